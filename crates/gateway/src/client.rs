@@ -1,0 +1,417 @@
+//! The async HTTP client: validates, signs and sends one operation, then reads and
+//! checks the answer. Transport errors are sorted into what the caller may do next
+//! (see [`GatewayError`]).
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+use url::Url;
+
+use crate::error::GatewayError;
+use crate::keys::{PrivateKey, PublicKey};
+use crate::sensitive::Sensitive;
+use crate::signing::{self, SignSettings};
+use crate::wire::{Bearer, MerNo, Operation};
+
+/// Everything but the secrets.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// `{base_url}` of the interface; `https` unless the host is loopback.
+    pub base_url: Url,
+    pub mer_no: MerNo,
+    /// The merchant's registered origin, sent as `Referer` on payin and payout calls.
+    pub referer: Option<String>,
+    pub lang: Option<String>,
+    pub order_type: Option<String>,
+    pub user_agent: String,
+    pub connect_timeout: Duration,
+    /// Whole-call limit; past it the outcome is unknown.
+    pub timeout: Duration,
+    /// Answers larger than this are refused unread.
+    pub max_response_bytes: usize,
+    pub sign_settings: SignSettings,
+}
+
+impl ClientConfig {
+    pub fn new(base_url: Url, mer_no: MerNo) -> Self {
+        Self {
+            base_url,
+            mer_no,
+            referer: None,
+            lang: None,
+            order_type: None,
+            user_agent: concat!("PayDesk/", env!("CARGO_PKG_VERSION")).to_string(),
+            connect_timeout: Duration::from_secs(5),
+            timeout: Duration::from_secs(30),
+            max_response_bytes: 16 * 1024 * 1024,
+            sign_settings: SignSettings::default(),
+        }
+    }
+}
+
+/// Keys and token. The private key signs requests; the gateway's public key, when
+/// known, verifies signed answers.
+#[derive(Debug, Clone)]
+pub struct Credentials {
+    pub private_key: Arc<PrivateKey>,
+    pub gateway_key: Option<PublicKey>,
+    pub bearer: Option<Sensitive<String>>,
+}
+
+/// Whether a signed answer's `sign` was checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignatureStatus {
+    /// The answer's `sign` verified with the gateway's public key.
+    Verified,
+    /// The operation's answers are not signed.
+    NotSigned,
+    /// No gateway public key is configured, so the `sign` was not checked.
+    Unchecked,
+}
+
+/// A successful answer.
+#[derive(Debug)]
+pub struct Answer<T> {
+    pub data: T,
+    pub code: String,
+    pub message: String,
+    pub signature: SignatureStatus,
+    pub latency: Duration,
+}
+
+/// True for `localhost`, 127.0.0.0/8 and ::1.
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+/// Refuses a base URL that is not https, unless it points at this machine.
+pub fn check_base_url(url: &Url) -> Result<(), GatewayError> {
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if is_loopback(url) => Ok(()),
+        "http" => Err(GatewayError::not_sent(format!(
+            "base URL {url} must use https: plain http is only allowed to a loopback address"
+        ))),
+        other => Err(GatewayError::not_sent(format!(
+            "base URL scheme {other:?} is not supported; use https"
+        ))),
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct GatewayClient {
+    http: reqwest::Client,
+    config: ClientConfig,
+    credentials: Credentials,
+}
+
+/// A request ready to go: the signed body and the canonical string it was signed over.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub body: Map<String, Value>,
+    pub canonical: String,
+}
+
+impl GatewayClient {
+    pub fn new(config: ClientConfig, credentials: Credentials) -> Result<Self, GatewayError> {
+        check_base_url(&config.base_url)?;
+        let http = reqwest::Client::builder()
+            .user_agent(config.user_agent.clone())
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| GatewayError::not_sent(format!("HTTP client: {e}")))?;
+        Ok(Self {
+            http,
+            config,
+            credentials,
+        })
+    }
+
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    pub fn mer_no(&self) -> MerNo {
+        self.config.mer_no
+    }
+
+    /// Validates and signs `op` without sending it.
+    pub fn prepare<O: Operation>(&self, op: &O) -> Result<Prepared, GatewayError> {
+        op.validate()?;
+        let mut body = match serde_json::to_value(op) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => return Err(GatewayError::not_sent("request body is not a JSON object")),
+            Err(e) => return Err(GatewayError::not_sent(format!("request body: {e}"))),
+        };
+        let signed = signing::sign_body(
+            &body,
+            &self.config.sign_settings,
+            &self.credentials.private_key,
+        )
+        .map_err(|e| GatewayError::not_sent(format!("signing: {e}")))?;
+        body.insert(op.sign_field().key().to_string(), Value::String(signed.sign));
+        Ok(Prepared {
+            body,
+            canonical: signed.canonical,
+        })
+    }
+
+    fn request<O: Operation>(&self, op: &O, body: &Map<String, Value>) -> Result<reqwest::RequestBuilder, GatewayError> {
+        let url = self
+            .config
+            .base_url
+            .join(O::PATH.trim_start_matches('/'))
+            .map_err(|e| GatewayError::not_sent(format!("URL for {}: {e}", O::PATH)))?;
+        let spec = op.headers();
+        let mut req = self
+            .http
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(serde_json::to_vec(body).map_err(|e| GatewayError::not_sent(e.to_string()))?);
+        if let Some(pt) = spec.payment_type {
+            req = req.header("paymentType", pt);
+        }
+        if spec.referer {
+            let origin = self.config.referer.as_deref().ok_or_else(|| {
+                GatewayError::not_sent("no registered origin (Referer) is configured for this profile")
+            })?;
+            req = req.header(reqwest::header::REFERER, origin);
+        }
+        match (spec.bearer, &self.credentials.bearer) {
+            (Bearer::Required | Bearer::IfAvailable, Some(token)) => {
+                req = req.bearer_auth(token.expose());
+            }
+            (Bearer::Required, None) => {
+                return Err(GatewayError::not_sent(format!(
+                    "{} needs a bearer access token and this profile has none",
+                    O::NAME
+                )));
+            }
+            _ => {}
+        }
+        if spec.lang_and_order_type {
+            if let Some(lang) = &self.config.lang {
+                req = req.header("lang", lang);
+            }
+            if let Some(ot) = &self.config.order_type {
+                req = req.header("orderType", ot);
+            }
+        }
+        Ok(req)
+    }
+
+    /// Validates, signs and sends `op`; reads, checks and decodes the answer.
+    pub async fn send<O: Operation>(&self, op: &O) -> Result<Answer<O::Output>, GatewayError> {
+        let prepared = self.prepare(op)?;
+        self.send_prepared(op, &prepared).await
+    }
+
+    /// Sends a body made by [`prepare`](Self::prepare) for `op`.
+    pub async fn send_prepared<O: Operation>(
+        &self,
+        op: &O,
+        prepared: &Prepared,
+    ) -> Result<Answer<O::Output>, GatewayError> {
+        let req = self.request(op, &prepared.body)?;
+        let started = Instant::now();
+        let result = self.exchange(req).await;
+        let latency = started.elapsed();
+        let outcome = result.and_then(|(status, bytes)| {
+            self.read_answer::<O>(status, &bytes, &prepared.body, latency)
+        });
+        match &outcome {
+            Ok(a) => tracing::debug!(op = O::NAME, code = %a.code, ?latency, "gateway answered"),
+            Err(e) => tracing::warn!(op = O::NAME, error = %e, ?latency, "gateway call failed"),
+        }
+        outcome
+    }
+
+    async fn exchange(&self, req: reqwest::RequestBuilder) -> Result<(u16, Vec<u8>), GatewayError> {
+        let mut resp = req.send().await.map_err(classify)?;
+        let status = resp.status().as_u16();
+        let cap = self.config.max_response_bytes;
+        if resp.content_length().is_some_and(|n| n > cap as u64) {
+            return Err(GatewayError::BadResponse {
+                reason: format!("answer larger than {cap} bytes"),
+            });
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| GatewayError::OutcomeUnknown {
+            reason: format!("the answer was cut off: {e}"),
+        })? {
+            if bytes.len() + chunk.len() > cap {
+                return Err(GatewayError::BadResponse {
+                    reason: format!("answer larger than {cap} bytes"),
+                });
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok((status, bytes))
+    }
+
+    fn read_answer<O: Operation>(
+        &self,
+        status: u16,
+        bytes: &[u8],
+        request: &Map<String, Value>,
+        latency: Duration,
+    ) -> Result<Answer<O::Output>, GatewayError> {
+        if status >= 500 {
+            return Err(GatewayError::OutcomeUnknown {
+                reason: format!("HTTP {status} from the gateway"),
+            });
+        }
+        let parsed = serde_json::from_slice::<Value>(bytes);
+        if status != 200 {
+            let message = parsed
+                .ok()
+                .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
+                .unwrap_or_else(|| snippet(bytes));
+            return Err(GatewayError::Http { status, message });
+        }
+        let envelope = match parsed {
+            Ok(Value::Object(m)) => m,
+            Ok(other) => {
+                return Err(GatewayError::BadResponse {
+                    reason: format!("expected a JSON object, got {}", json_kind(&other)),
+                });
+            }
+            Err(e) => {
+                return Err(GatewayError::BadResponse {
+                    reason: if bytes.is_empty() {
+                        "empty body".to_string()
+                    } else {
+                        format!("not JSON ({e}): {}", snippet(bytes))
+                    },
+                });
+            }
+        };
+        let code = match envelope.get("code") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            Some(other) => {
+                return Err(GatewayError::BadResponse {
+                    reason: format!("code must be a string, got {}", json_kind(other)),
+                });
+            }
+            None => return Err(GatewayError::BadResponse { reason: "code is missing".into() }),
+        };
+        let message = envelope
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        if !O::SUCCESS_CODES.contains(&code.as_str()) {
+            return Err(GatewayError::Rejected { code, message });
+        }
+        let signature = if O::RESPONSE_SIGNED {
+            self.check_signature(&envelope, request)?
+        } else {
+            SignatureStatus::NotSigned
+        };
+        let data = match envelope.get("data") {
+            None => Value::Null,
+            Some(Value::String(s)) if s.is_empty() => Value::Null,
+            Some(v) => v.clone(),
+        };
+        let was_null = data.is_null();
+        let data: O::Output = serde_path_to_error::deserialize(data).map_err(|e| {
+            let path = e.path().to_string();
+            GatewayError::BadResponse {
+                reason: if was_null {
+                    "data is missing".to_string()
+                } else if path == "." {
+                    format!("data: {}", e.inner())
+                } else {
+                    format!("data.{path}: {}", e.inner())
+                },
+            }
+        })?;
+        Ok(Answer {
+            data,
+            code,
+            message,
+            signature,
+            latency,
+        })
+    }
+
+    fn check_signature(
+        &self,
+        envelope: &Map<String, Value>,
+        request: &Map<String, Value>,
+    ) -> Result<SignatureStatus, GatewayError> {
+        let Some(key) = &self.credentials.gateway_key else {
+            return Ok(SignatureStatus::Unchecked);
+        };
+        let sign = match envelope.get("sign") {
+            Some(Value::String(s)) if !s.is_empty() => s,
+            _ => {
+                return Err(GatewayError::SignatureInvalid {
+                    reason: "the answer carries no sign".into(),
+                });
+            }
+        };
+        // The signed content is the original request parameters (signing.md).
+        let mut original = request.clone();
+        original.remove("sign");
+        original.remove("sing");
+        signing::verify_body(&original, &self.config.sign_settings, key, sign)
+            .map(|()| SignatureStatus::Verified)
+            .map_err(|e| GatewayError::SignatureInvalid {
+                reason: e.to_string(),
+            })
+    }
+}
+
+fn classify(e: reqwest::Error) -> GatewayError {
+    if e.is_builder() || e.is_connect() {
+        GatewayError::not_sent(format!("could not connect: {}", error_chain(&e)))
+    } else if e.is_timeout() {
+        GatewayError::OutcomeUnknown {
+            reason: format!("timed out waiting for the answer: {}", error_chain(&e)),
+        }
+    } else {
+        GatewayError::OutcomeUnknown {
+            reason: error_chain(&e),
+        }
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(inner) = src {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        src = inner.source();
+    }
+    s
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The start of a body, for error messages, with control characters removed.
+fn snippet(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(120)]);
+    text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+}

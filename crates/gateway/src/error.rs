@@ -1,0 +1,87 @@
+//! The client's error taxonomy. Each variant tells the caller what it may do next;
+//! for money that decides between "safe to retry" and "reconcile first".
+
+use crate::validate::FieldError;
+
+/// What the caller may do after an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NextStep {
+    /// Nothing reached the gateway: sending again (with the same `merOrderNo`) is safe.
+    Retry,
+    /// The request may have been acted on: look the order up (order list by
+    /// `merOrderNos`) before sending anything again.
+    Reconcile,
+    /// The gateway decided: fix the input or give up; resending the same thing gets
+    /// the same answer.
+    Stop,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    /// The request was never sent: a field failed validation, the body could not be
+    /// signed, the configuration is unusable, or the connection could not be opened.
+    /// Safe to retry once the cause is fixed.
+    #[error("not sent: {reason}")]
+    NotSent { reason: String },
+
+    /// A field of the request broke a rule; the request was not sent.
+    #[error("not sent: {0}")]
+    Invalid(FieldError),
+
+    /// The request left this machine but no complete answer came back (timeout,
+    /// connection reset, a 5xx from a proxy or the gateway). The gateway may have acted
+    /// on it: reconcile by querying before any retry, never resend blindly.
+    #[error("outcome unknown: {reason}")]
+    OutcomeUnknown { reason: String },
+
+    /// The gateway answered with a business failure `code` (not `00000`). Nothing was
+    /// done; the same request will fail the same way.
+    #[error("rejected by the gateway: {code} {message}")]
+    Rejected { code: String, message: String },
+
+    /// The gateway answered with an HTTP error status that carries meaning (the Vietnam
+    /// bank payin documents 400 for invalid input and 404 for a record not found).
+    #[error("HTTP {status}: {message}")]
+    Http { status: u16, message: String },
+
+    /// A complete answer arrived but could not be read (not JSON, wrong types, missing
+    /// `data`, too large). For an operation that moves money this is as good as an
+    /// unknown outcome: reconcile before any retry.
+    #[error("unreadable response: {reason}")]
+    BadResponse { reason: String },
+
+    /// The answer's `sign` did not verify with the gateway's public key, or a signed
+    /// answer came without one. Its data is not to be trusted or cached as verified.
+    #[error("response signature invalid: {reason}")]
+    SignatureInvalid { reason: String },
+}
+
+impl GatewayError {
+    pub fn not_sent(reason: impl Into<String>) -> Self {
+        Self::NotSent {
+            reason: reason.into(),
+        }
+    }
+
+    pub fn next_step(&self) -> NextStep {
+        match self {
+            Self::NotSent { .. } | Self::Invalid(_) => NextStep::Retry,
+            Self::OutcomeUnknown { .. } | Self::BadResponse { .. } | Self::SignatureInvalid { .. } => {
+                NextStep::Reconcile
+            }
+            Self::Http { status, .. } if *status >= 500 => NextStep::Reconcile,
+            Self::Rejected { .. } | Self::Http { .. } => NextStep::Stop,
+        }
+    }
+
+    /// True when the request may have taken effect at the gateway.
+    pub fn may_have_taken_effect(&self) -> bool {
+        self.next_step() == NextStep::Reconcile
+    }
+}
+
+impl From<FieldError> for GatewayError {
+    fn from(e: FieldError) -> Self {
+        Self::Invalid(e)
+    }
+}

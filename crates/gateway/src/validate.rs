@@ -1,0 +1,391 @@
+//! Field validators. Every failure names the wire field and the rule it broke, so a
+//! form can put the message on the right input and a CLI can print it as is.
+
+use std::fmt;
+use std::net::IpAddr;
+
+use chrono::NaiveDateTime;
+use serde::{Deserialize, Serialize};
+
+/// A validation failure: the wire name of the field and the rule, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldError {
+    pub field: String,
+    pub rule: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, rule: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            rule: rule.into(),
+        }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.rule)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+pub type Check = Result<(), FieldError>;
+
+/// Format of `dateLimit.from` and `dateLimit.to`.
+pub const DATE_TIME_FORMAT: &str = "%Y-%m-%d %H:%M:%S";
+/// Largest `pageSize` this project sends and the sandbox accepts.
+pub const MAX_PAGE_SIZE: u32 = 500;
+/// Longest order number accepted (the interface gives none; real gateways use 32-64).
+pub const MAX_ORDER_NO_LEN: usize = 64;
+
+pub fn required(field: &str, value: &str) -> Check {
+    if value.trim().is_empty() {
+        return Err(FieldError::new(field, "is required"));
+    }
+    Ok(())
+}
+
+/// Order numbers: 1 to 64 printable ASCII characters without spaces.
+pub fn order_no(field: &str, value: &str) -> Check {
+    required(field, value)?;
+    if value.len() > MAX_ORDER_NO_LEN {
+        return Err(FieldError::new(
+            field,
+            format!("must be at most {MAX_ORDER_NO_LEN} characters"),
+        ));
+    }
+    if !value.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(FieldError::new(
+            field,
+            "may only contain printable ASCII characters without spaces",
+        ));
+    }
+    Ok(())
+}
+
+/// A CLABE: 18 digits, a known bank code in the first three, and the check digit
+/// computed with the weights 3, 7, 1.
+pub fn clabe(field: &str, value: &str) -> Check {
+    if value.len() != 18 || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(FieldError::new(field, "must be exactly 18 digits"));
+    }
+    let digits: Vec<u32> = value.bytes().map(|b| u32::from(b - b'0')).collect();
+    let sum: u32 = digits[..17]
+        .iter()
+        .zip([3, 7, 1].iter().cycle())
+        .map(|(d, w)| (d * w) % 10)
+        .sum();
+    let check = (10 - sum % 10) % 10;
+    if check != digits[17] {
+        return Err(FieldError::new(
+            field,
+            format!("check digit is wrong (expected {check})"),
+        ));
+    }
+    let bank = &value[..3];
+    if clabe_bank(bank).is_none() {
+        return Err(FieldError::new(
+            field,
+            format!("bank code {bank} is not a known Mexican bank"),
+        ));
+    }
+    Ok(())
+}
+
+/// The bank a CLABE's first three digits name (Banxico's participant codes).
+pub fn clabe_bank(code: &str) -> Option<&'static str> {
+    CLABE_BANKS
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, name)| *name)
+}
+
+const CLABE_BANKS: &[(&str, &str)] = &[
+    ("002", "BANAMEX"),
+    ("006", "BANCOMEXT"),
+    ("009", "BANOBRAS"),
+    ("012", "BBVA MEXICO"),
+    ("014", "SANTANDER"),
+    ("019", "BANJERCITO"),
+    ("021", "HSBC"),
+    ("030", "BAJIO"),
+    ("036", "INBURSA"),
+    ("042", "MIFEL"),
+    ("044", "SCOTIABANK"),
+    ("058", "BANREGIO"),
+    ("059", "INVEX"),
+    ("060", "BANSI"),
+    ("062", "AFIRME"),
+    ("072", "BANORTE"),
+    ("106", "BANK OF AMERICA"),
+    ("108", "MUFG"),
+    ("110", "JP MORGAN"),
+    ("112", "BMONEX"),
+    ("113", "VE POR MAS"),
+    ("124", "CITI MEXICO"),
+    ("127", "AZTECA"),
+    ("128", "AUTOFIN"),
+    ("129", "BARCLAYS"),
+    ("130", "COMPARTAMOS"),
+    ("132", "MULTIVA"),
+    ("133", "ACTINVER"),
+    ("135", "NAFIN"),
+    ("136", "INTERCAM BANCO"),
+    ("137", "BANCOPPEL"),
+    ("138", "ABC CAPITAL"),
+    ("140", "CONSUBANCO"),
+    ("141", "VOLKSWAGEN"),
+    ("143", "CIBANCO"),
+    ("145", "BBASE"),
+    ("147", "BANKAOOL"),
+    ("148", "PAGATODO"),
+    ("150", "INMOBILIARIO"),
+    ("151", "DONDE"),
+    ("152", "BANCREA"),
+    ("154", "BANCO COVALTO"),
+    ("155", "ICBC"),
+    ("156", "SABADELL"),
+    ("157", "SHINHAN"),
+    ("158", "MIZUHO BANK"),
+    ("159", "BANK OF CHINA"),
+    ("160", "BANCO S3"),
+    ("166", "BANCO DEL BIENESTAR"),
+    ("167", "HEY BANCO"),
+    ("168", "HIPOTECARIA FEDERAL"),
+    ("600", "MONEXCB"),
+    ("601", "GBM"),
+    ("602", "MASARI"),
+    ("605", "VALUE"),
+    ("608", "VECTOR"),
+    ("610", "B&B"),
+    ("616", "FINAMEX"),
+    ("617", "VALMEX"),
+    ("620", "PROFUTURO"),
+    ("630", "CB INTERCAM"),
+    ("631", "CI BOLSA"),
+    ("634", "FINCOMUN"),
+    ("638", "NU MEXICO"),
+    ("646", "STP"),
+    ("652", "CREDICAPITAL"),
+    ("653", "KUSPIT"),
+    ("656", "UNAGRA"),
+    ("659", "ASP INTEGRA OPC"),
+    ("661", "ALTERNATIVOS"),
+    ("670", "LIBERTAD"),
+    ("677", "CAJA POP MEXICA"),
+    ("680", "CRISTOBAL COLON"),
+    ("683", "CAJA TELEFONIST"),
+    ("684", "TRANSFER"),
+    ("685", "FONDO FIRA"),
+    ("686", "INVERCAP"),
+    ("689", "FOMPED"),
+    ("699", "FONDEADORA"),
+    ("703", "TESORED"),
+    ("706", "ARCUS"),
+    ("710", "NVIO"),
+    ("722", "MERCADO PAGO"),
+    ("723", "CUENCA"),
+    ("728", "SPIN BY OXXO"),
+    ("901", "CLS"),
+    ("902", "INDEVAL"),
+];
+
+/// An IBAN: country-specific length and the mod-97 check, spaces allowed.
+pub fn iban(field: &str, value: &str) -> Check {
+    value
+        .parse::<iban::Iban>()
+        .map(|_| ())
+        .map_err(|e| FieldError::new(field, format!("is not a valid IBAN ({e})")))
+}
+
+/// A card number: 12 to 19 digits passing the Luhn check.
+pub fn card_number(field: &str, value: &str) -> Check {
+    if !(12..=19).contains(&value.len()) || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(FieldError::new(field, "must be 12 to 19 digits"));
+    }
+    let sum: u32 = value
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = u32::from(b - b'0');
+            if i % 2 == 1 {
+                let x = d * 2;
+                if x > 9 { x - 9 } else { x }
+            } else {
+                d
+            }
+        })
+        .sum();
+    if sum % 10 != 0 {
+        return Err(FieldError::new(field, "fails the Luhn check digit"));
+    }
+    Ok(())
+}
+
+/// Shows a card number as its first 6 and last 4 digits, the rest as `*`.
+pub fn mask_card(value: &str) -> String {
+    let n = value.chars().count();
+    if n <= 10 {
+        return "*".repeat(n);
+    }
+    value
+        .chars()
+        .enumerate()
+        .map(|(i, c)| if i < 6 || i >= n - 4 { c } else { '*' })
+        .collect()
+}
+
+pub fn email(field: &str, value: &str) -> Check {
+    if email_address::EmailAddress::is_valid(value) && value.contains('.') {
+        Ok(())
+    } else {
+        Err(FieldError::new(
+            field,
+            format!("must be an e-mail address such as name@example.com, got {value:?}"),
+        ))
+    }
+}
+
+/// IPv4 or IPv6 text.
+pub fn ip_address(field: &str, value: &str) -> Check {
+    value
+        .parse::<IpAddr>()
+        .map(|_| ())
+        .map_err(|_| FieldError::new(field, format!("must be an IPv4 or IPv6 address, got {value:?}")))
+}
+
+/// An absolute `http` or `https` URL with a host.
+pub fn url(field: &str, value: &str) -> Check {
+    match url::Url::parse(value) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
+        Ok(_) => Err(FieldError::new(field, "must be an http or https URL with a host")),
+        Err(e) => Err(FieldError::new(field, format!("is not a URL ({e})"))),
+    }
+}
+
+pub fn currency(field: &str, value: &str) -> Check {
+    crate::money::Currency::parse(value)
+        .map(|_| ())
+        .map_err(|rule| FieldError::new(field, rule))
+}
+
+/// A positive decimal string whose scale fits the currency's minor units.
+pub fn amount(field: &str, value: &str, currency_code: &str) -> Check {
+    let cur = crate::money::Currency::parse(currency_code)
+        .map_err(|rule| FieldError::new(field, format!("currency {rule}")))?;
+    crate::money::Money::parse(value, cur, field).map(|_| ())
+}
+
+/// `YYYY-MM-DD HH:MM:SS`, a real calendar date and time.
+pub fn date_time(field: &str, value: &str) -> Result<NaiveDateTime, FieldError> {
+    if value.len() != 19 {
+        return Err(FieldError::new(
+            field,
+            format!("must have the form YYYY-MM-DD HH:MM:SS, got {value:?}"),
+        ));
+    }
+    NaiveDateTime::parse_from_str(value, DATE_TIME_FORMAT).map_err(|_| {
+        FieldError::new(
+            field,
+            format!("must be a real date and time of the form YYYY-MM-DD HH:MM:SS, got {value:?}"),
+        )
+    })
+}
+
+pub fn page_num(field: &str, value: i64) -> Check {
+    if value < 1 {
+        return Err(FieldError::new(field, "must be 1 or more"));
+    }
+    Ok(())
+}
+
+pub fn page_size(field: &str, value: i64) -> Check {
+    if !(1..=i64::from(MAX_PAGE_SIZE)).contains(&value) {
+        return Err(FieldError::new(
+            field,
+            format!("must be between 1 and {MAX_PAGE_SIZE}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A file suffix with its leading dot, such as `.png`.
+pub fn suffix(field: &str, value: &str) -> Check {
+    let ok = value.len() >= 2
+        && value.len() <= 10
+        && value.starts_with('.')
+        && value[1..].bytes().all(|b| b.is_ascii_alphanumeric());
+    if ok {
+        Ok(())
+    } else {
+        Err(FieldError::new(
+            field,
+            format!("must be a file suffix with a leading dot such as .png, got {value:?}"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clabe_checks_length_digit_and_bank() {
+        clabe("clabe", "002010077777777771").unwrap();
+        assert!(clabe("clabe", "002010077777777772").unwrap_err().rule.contains("check digit"));
+        assert!(clabe("clabe", "00201007777777777").unwrap_err().rule.contains("18 digits"));
+        assert!(clabe("clabe", "00201007777777777a").is_err());
+        // A correct check digit on an unknown bank code (999).
+        let mut s = String::from("99901007777777777");
+        let sum: u32 = s.bytes().zip([3u32, 7, 1].iter().cycle()).map(|(b, w)| (u32::from(b - b'0') * w) % 10).sum();
+        s.push(char::from(b'0' + ((10 - sum % 10) % 10) as u8));
+        assert!(clabe("clabe", &s).unwrap_err().rule.contains("bank code 999"));
+    }
+
+    #[test]
+    fn iban_checks_country_length_and_mod97() {
+        iban("IBAN", "DE89370400440532013000").unwrap();
+        iban("IBAN", "GB82 WEST 1234 5698 7654 32").unwrap();
+        assert!(iban("IBAN", "DE89370400440532013001").is_err());
+        assert!(iban("IBAN", "DE8937040044053201300").is_err());
+    }
+
+    #[test]
+    fn card_numbers_use_luhn() {
+        card_number("cardNo", "4111111111111111").unwrap();
+        card_number("cardNo", "5555555555554444").unwrap();
+        assert!(card_number("cardNo", "4111111111111112").unwrap_err().rule.contains("Luhn"));
+        assert!(card_number("cardNo", "41111111111").is_err());
+        assert!(card_number("cardNo", "4111 1111 1111 1111").is_err());
+        assert_eq!(mask_card("4111111111111111"), "411111******1111");
+    }
+
+    #[test]
+    fn simple_formats() {
+        email("email", "buyer+tag@example.com").unwrap();
+        assert!(email("email", "not-an-email").is_err());
+        ip_address("ipAddress", "203.0.113.7").unwrap();
+        ip_address("ipAddress", "2001:db8::1").unwrap();
+        assert!(ip_address("ipAddress", "300.1.1.1").is_err());
+        url("notifyUrl", "https://shop.example/n").unwrap();
+        assert!(url("notifyUrl", "ftp://x").is_err());
+        assert!(url("notifyUrl", "shop.example").is_err());
+        currency("currencyCode", "MXN").unwrap();
+        assert!(currency("currencyCode", "mxn").is_err());
+        amount("sourceAmount", "2500.50", "MXN").unwrap();
+        assert!(amount("sourceAmount", "2500.505", "MXN").is_err());
+        date_time("dateLimit.from", "2026-11-01 00:00:00").unwrap();
+        assert!(date_time("dateLimit.from", "2026-02-30 00:00:00").is_err());
+        assert!(date_time("dateLimit.from", "2026-11-01T00:00:00").is_err());
+        page_size("pageSize", 500).unwrap();
+        assert!(page_size("pageSize", 501).is_err());
+        assert!(page_num("pageNum", 0).is_err());
+        suffix("suffix", ".png").unwrap();
+        assert!(suffix("suffix", "png").is_err());
+        let e = order_no("merOrderNo", "a b").unwrap_err();
+        assert_eq!(e.to_string(), "merOrderNo: may only contain printable ASCII characters without spaces");
+    }
+}
