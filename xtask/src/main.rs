@@ -1,1 +1,187 @@
-fn main(){}
+//! `cargo xtask`: the project's single entry point for set-up and checks.
+//!
+//! - `cargo xtask test`: installs what is missing, then runs every check CI runs:
+//!   formatting, clippy with warnings as errors, all tests, the dependency audit.
+//! - `cargo xtask audit`: the dependency audit alone.
+//!
+//! Every step says what it does before doing it. Std only, so it builds in seconds.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+type Result<T = ()> = std::result::Result<T, String>;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let task = args.first().map(String::as_str).unwrap_or("help");
+    let started = Instant::now();
+    let result = match task {
+        "test" => test(),
+        "audit" => audit(),
+        "setup" => setup(),
+        _ => {
+            eprintln!("usage: cargo xtask <test|setup|audit>");
+            eprintln!(
+                "  test   install what is missing, then fmt, clippy, all tests, audit (what CI runs)"
+            );
+            eprintln!("  setup  install what is missing (system packages, cargo tools)");
+            eprintln!("  audit  check dependencies against advisories and the project's bans");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => {
+            println!("==> xtask {task}: all done in {:.0?}", started.elapsed());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("==> xtask {task} FAILED: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Runs a command in the workspace root, echoing it, failing on a non-zero exit.
+fn run(what: &str, program: &str, args: &[&str]) -> Result {
+    println!("==> {what}: {program} {}", args.join(" "));
+    let t = Instant::now();
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("{what}: cannot start {program}: {e}"))?;
+    println!("    ({what} took {:.1?})", t.elapsed());
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status})"))
+    }
+}
+
+fn have(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn cargo_has(sub: &str) -> bool {
+    Command::new("cargo")
+        .args([sub, "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Installs a cargo tool from crates.io if it is missing.
+fn ensure_cargo_tool(sub: &str, krate: &str, version: &str) -> Result {
+    if cargo_has(sub) {
+        println!("==> {krate} is installed");
+        return Ok(());
+    }
+    run(
+        &format!("installing {krate} (missing)"),
+        "cargo",
+        &["install", krate, "--locked", "--version", version],
+    )
+}
+
+/// Debian packages the checks need; installs the missing ones with apt-get.
+fn ensure_apt(packages: &[&str]) -> Result {
+    let missing: Vec<&str> = packages
+        .iter()
+        .copied()
+        .filter(|p| {
+            !Command::new("dpkg-query")
+                .args(["-W", "-f=${Status}", p])
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
+        })
+        .collect();
+    if missing.is_empty() {
+        println!("==> system packages present: {}", packages.join(" "));
+        return Ok(());
+    }
+    if !have("apt-get") {
+        return Err(format!(
+            "missing system packages {} and no apt-get to install them; install them with your package manager",
+            missing.join(" ")
+        ));
+    }
+    run("refreshing the package lists", "apt-get", &["update", "-q"])?;
+    let mut args = vec!["install", "-y", "-q", "--no-install-recommends"];
+    args.extend(&missing);
+    run(
+        &format!("installing {}", missing.join(" ")),
+        "apt-get",
+        &args,
+    )
+}
+
+/// The system packages the whole test suite needs.
+const TEST_PACKAGES: &[&str] = &["build-essential", "pkg-config"];
+
+fn setup() -> Result {
+    ensure_apt(TEST_PACKAGES)?;
+    ensure_cargo_tool("deny", "cargo-deny", "0.19.6")
+}
+
+fn test() -> Result {
+    setup()?;
+    run(
+        "formatting check",
+        "cargo",
+        &["fmt", "--all", "--", "--check"],
+    )?;
+    run(
+        "clippy, warnings are errors",
+        "cargo",
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    run("Rust tests", "cargo", &["test", "--workspace", "--locked"])?;
+    audit()
+}
+
+/// The dependency audit. The RustSec database lives on GitHub; where it cannot be
+/// fetched (these machines reach only the package registries), the check says so and
+/// still enforces the project's bans, which name the advisories that matter to it.
+fn audit() -> Result {
+    ensure_cargo_tool("deny", "cargo-deny", "0.19.6")?;
+    let fetched = Command::new("cargo")
+        .args(["deny", "fetch", "db"])
+        .current_dir(root())
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if fetched {
+        run(
+            "dependency audit (advisories, bans, sources)",
+            "cargo",
+            &["deny", "--locked", "check", "advisories", "bans", "sources"],
+        )
+    } else {
+        println!(
+            "==> the RustSec advisory database could not be fetched (no route to GitHub from here);\n    checking the project's bans, which list the advisories it depends on (deny.toml)"
+        );
+        run(
+            "dependency audit (bans, sources)",
+            "cargo",
+            &["deny", "--locked", "check", "bans", "sources"],
+        )
+    }
+}

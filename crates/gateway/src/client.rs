@@ -159,14 +159,21 @@ impl GatewayClient {
             &self.credentials.private_key,
         )
         .map_err(|e| GatewayError::not_sent(format!("signing: {e}")))?;
-        body.insert(op.sign_field().key().to_string(), Value::String(signed.sign));
+        body.insert(
+            op.sign_field().key().to_string(),
+            Value::String(signed.sign),
+        );
         Ok(Prepared {
             body,
             canonical: signed.canonical,
         })
     }
 
-    fn request<O: Operation>(&self, op: &O, body: &Map<String, Value>) -> Result<reqwest::RequestBuilder, GatewayError> {
+    fn request<O: Operation>(
+        &self,
+        op: &O,
+        body: &Map<String, Value>,
+    ) -> Result<reqwest::RequestBuilder, GatewayError> {
         let url = self
             .config
             .base_url
@@ -183,7 +190,9 @@ impl GatewayClient {
         }
         if spec.referer {
             let origin = self.config.referer.as_deref().ok_or_else(|| {
-                GatewayError::not_sent("no registered origin (Referer) is configured for this profile")
+                GatewayError::not_sent(
+                    "no registered origin (Referer) is configured for this profile",
+                )
             })?;
             req = req.header(reqwest::header::REFERER, origin);
         }
@@ -246,9 +255,13 @@ impl GatewayClient {
             });
         }
         let mut bytes = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|e| GatewayError::OutcomeUnknown {
-            reason: format!("the answer was cut off: {e}"),
-        })? {
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| GatewayError::OutcomeUnknown {
+                reason: format!("the answer was cut off: {e}"),
+            })?
+        {
             if bytes.len() + chunk.len() > cap {
                 return Err(GatewayError::BadResponse {
                     reason: format!("answer larger than {cap} bytes"),
@@ -304,7 +317,11 @@ impl GatewayClient {
                     reason: format!("code must be a string, got {}", json_kind(other)),
                 });
             }
-            None => return Err(GatewayError::BadResponse { reason: "code is missing".into() }),
+            None => {
+                return Err(GatewayError::BadResponse {
+                    reason: "code is missing".into(),
+                });
+            }
         };
         let message = envelope
             .get("message")
@@ -413,5 +430,7 @@ fn json_kind(v: &Value) -> &'static str {
 /// The start of a body, for error messages, with control characters removed.
 fn snippet(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(120)]);
-    text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }

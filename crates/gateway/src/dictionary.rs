@@ -59,7 +59,10 @@ impl Meaning {
     /// A state after which the order will not move by itself (refunds and chargebacks
     /// can still follow a success, but a sync need not poll for them).
     pub fn is_final(self) -> bool {
-        !matches!(self, Self::Created | Self::Pending | Self::Submitted | Self::Processing)
+        !matches!(
+            self,
+            Self::Created | Self::Pending | Self::Submitted | Self::Processing
+        )
     }
 
     pub fn as_str(self) -> &'static str {
@@ -117,7 +120,12 @@ impl Default for StateDictionary {
             ),
             (
                 RefundState,
-                &[("1", Submitted), ("2", Processing), ("3", Success), ("4", Failed)],
+                &[
+                    ("1", Submitted),
+                    ("2", Processing),
+                    ("3", Success),
+                    ("4", Failed),
+                ],
             ),
             (
                 QueryStatus,
@@ -135,7 +143,10 @@ impl Default for StateDictionary {
         let entries = table
             .iter()
             .map(|(field, values)| {
-                let map = values.iter().map(|(raw, m)| ((*raw).to_string(), *m)).collect();
+                let map = values
+                    .iter()
+                    .map(|(raw, m)| ((*raw).to_string(), *m))
+                    .collect();
                 (*field, map)
             })
             .collect();
@@ -193,23 +204,53 @@ mod tests {
     fn default_reading_matches_design() {
         let d = StateDictionary::default();
         assert_eq!(d.meaning(StateField::PayCode, "2"), Some(Meaning::Pending));
-        assert_eq!(d.meaning(StateField::OrderState, "5"), Some(Meaning::Success));
-        assert_eq!(d.meaning(StateField::OrderState, "8"), Some(Meaning::ChargedBack));
-        assert_eq!(d.meaning(StateField::RefundState, "3"), Some(Meaning::Success));
-        assert_eq!(d.meaning(StateField::QueryStatus, "REFUNDED"), Some(Meaning::Refunded));
-        assert_eq!(d.raw_for(StateField::OrderState, Meaning::Pending), Some("2"));
+        assert_eq!(
+            d.meaning(StateField::OrderState, "5"),
+            Some(Meaning::Success)
+        );
+        assert_eq!(
+            d.meaning(StateField::OrderState, "8"),
+            Some(Meaning::ChargedBack)
+        );
+        assert_eq!(
+            d.meaning(StateField::RefundState, "3"),
+            Some(Meaning::Success)
+        );
+        assert_eq!(
+            d.meaning(StateField::QueryStatus, "REFUNDED"),
+            Some(Meaning::Refunded)
+        );
+        assert_eq!(
+            d.raw_for(StateField::OrderState, Meaning::Pending),
+            Some("2")
+        );
     }
 
     #[test]
     fn unknown_values_stay_raw_and_overrides_apply() {
         let d = StateDictionary::default();
         let r = d.read(StateField::OrderState, 42);
-        assert_eq!(r, Reading { raw: "42".into(), meaning: None });
+        assert_eq!(
+            r,
+            Reading {
+                raw: "42".into(),
+                meaning: None
+            }
+        );
 
         let mut o = BTreeMap::new();
-        o.insert(StateField::OrderState, BTreeMap::from([("42".to_string(), Meaning::Closed)]));
+        o.insert(
+            StateField::OrderState,
+            BTreeMap::from([("42".to_string(), Meaning::Closed)]),
+        );
         let d = StateDictionary::with_overrides(&o);
-        assert_eq!(d.meaning(StateField::OrderState, "42"), Some(Meaning::Closed));
-        assert_eq!(d.meaning(StateField::OrderState, "5"), Some(Meaning::Success));
+        assert_eq!(
+            d.meaning(StateField::OrderState, "42"),
+            Some(Meaning::Closed)
+        );
+        assert_eq!(
+            d.meaning(StateField::OrderState, "5"),
+            Some(Meaning::Success)
+        );
     }
 }

@@ -66,9 +66,9 @@ impl GatewayError {
     pub fn next_step(&self) -> NextStep {
         match self {
             Self::NotSent { .. } | Self::Invalid(_) => NextStep::Retry,
-            Self::OutcomeUnknown { .. } | Self::BadResponse { .. } | Self::SignatureInvalid { .. } => {
-                NextStep::Reconcile
-            }
+            Self::OutcomeUnknown { .. }
+            | Self::BadResponse { .. }
+            | Self::SignatureInvalid { .. } => NextStep::Reconcile,
             Self::Http { status, .. } if *status >= 500 => NextStep::Reconcile,
             Self::Rejected { .. } | Self::Http { .. } => NextStep::Stop,
         }

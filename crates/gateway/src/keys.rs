@@ -133,7 +133,12 @@ impl PrivateKey {
     pub fn sign(&self, message: &[u8]) -> Result<Vec<u8>, KeyError> {
         let mut sig = vec![0; self.pair.public_modulus_len()];
         self.pair
-            .sign(&signature::RSA_PKCS1_SHA256, &SystemRandom::new(), message, &mut sig)
+            .sign(
+                &signature::RSA_PKCS1_SHA256,
+                &SystemRandom::new(),
+                message,
+                &mut sig,
+            )
             .map_err(|_| KeyError::Sign)?;
         Ok(sig)
     }

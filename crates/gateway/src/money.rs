@@ -189,7 +189,9 @@ mod tests {
 
     #[test]
     fn amounts_must_be_positive_plain_decimals() {
-        for bad in ["0", "0.00", "-1.00", "1e3", " 1.00", "1,000.00", "", ".5", "5.", "abc"] {
+        for bad in [
+            "0", "0.00", "-1.00", "1e3", " 1.00", "1,000.00", "", ".5", "5.", "abc",
+        ] {
             assert!(
                 Money::parse(bad, cur("USD"), "sourceAmount").is_err(),
                 "{bad:?} accepted"

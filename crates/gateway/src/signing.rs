@@ -49,7 +49,9 @@ pub fn canonical_string(body: &Map<String, Value>, settings: &SignSettings) -> S
     let mut keys: Vec<&String> = body
         .iter()
         .filter(|(k, v)| {
-            !settings.excluded_keys.iter().any(|x| x == *k) && !(settings.skip_empty && is_empty(v))
+            let excluded = settings.excluded_keys.iter().any(|x| x == *k);
+            let dropped_as_empty = settings.skip_empty && is_empty(v);
+            !(excluded || dropped_as_empty)
         })
         .map(|(k, _)| k)
         .collect();
@@ -161,7 +163,9 @@ pub fn verify_body(
     key: &PublicKey,
     sign: &str,
 ) -> Result<(), VerifyError> {
-    let sig = B64.decode(sign.trim()).map_err(|_| VerifyError::NotBase64)?;
+    let sig = B64
+        .decode(sign.trim())
+        .map_err(|_| VerifyError::NotBase64)?;
     let canonical = canonical_string(body, settings);
     if key.verify(canonical.as_bytes(), &sig) {
         Ok(())
@@ -189,7 +193,10 @@ mod tests {
             canonical_string(&body, &SignSettings::default()),
             r#"a={"y":[],"z":""}&n=0&t=false"#
         );
-        let keep = SignSettings { skip_empty: false, excluded_keys: vec!["sign".into()] };
+        let keep = SignSettings {
+            skip_empty: false,
+            excluded_keys: vec!["sign".into()],
+        };
         assert_eq!(
             canonical_string(&body, &keep),
             r#"a={"y":[],"z":""}&b=&c=[]&d={}&e=null&n=0&signType=RSA256&t=false"#

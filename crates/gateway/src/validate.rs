@@ -219,7 +219,7 @@ pub fn card_number(field: &str, value: &str) -> Check {
             }
         })
         .sum();
-    if sum % 10 != 0 {
+    if !sum.is_multiple_of(10) {
         return Err(FieldError::new(field, "fails the Luhn check digit"));
     }
     Ok(())
@@ -251,17 +251,22 @@ pub fn email(field: &str, value: &str) -> Check {
 
 /// IPv4 or IPv6 text.
 pub fn ip_address(field: &str, value: &str) -> Check {
-    value
-        .parse::<IpAddr>()
-        .map(|_| ())
-        .map_err(|_| FieldError::new(field, format!("must be an IPv4 or IPv6 address, got {value:?}")))
+    value.parse::<IpAddr>().map(|_| ()).map_err(|_| {
+        FieldError::new(
+            field,
+            format!("must be an IPv4 or IPv6 address, got {value:?}"),
+        )
+    })
 }
 
 /// An absolute `http` or `https` URL with a host.
 pub fn url(field: &str, value: &str) -> Check {
     match url::Url::parse(value) {
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
-        Ok(_) => Err(FieldError::new(field, "must be an http or https URL with a host")),
+        Ok(_) => Err(FieldError::new(
+            field,
+            "must be an http or https URL with a host",
+        )),
         Err(e) => Err(FieldError::new(field, format!("is not a URL ({e})"))),
     }
 }
@@ -335,14 +340,33 @@ mod tests {
     #[test]
     fn clabe_checks_length_digit_and_bank() {
         clabe("clabe", "002010077777777771").unwrap();
-        assert!(clabe("clabe", "002010077777777772").unwrap_err().rule.contains("check digit"));
-        assert!(clabe("clabe", "00201007777777777").unwrap_err().rule.contains("18 digits"));
+        assert!(
+            clabe("clabe", "002010077777777772")
+                .unwrap_err()
+                .rule
+                .contains("check digit")
+        );
+        assert!(
+            clabe("clabe", "00201007777777777")
+                .unwrap_err()
+                .rule
+                .contains("18 digits")
+        );
         assert!(clabe("clabe", "00201007777777777a").is_err());
         // A correct check digit on an unknown bank code (999).
         let mut s = String::from("99901007777777777");
-        let sum: u32 = s.bytes().zip([3u32, 7, 1].iter().cycle()).map(|(b, w)| (u32::from(b - b'0') * w) % 10).sum();
+        let sum: u32 = s
+            .bytes()
+            .zip([3u32, 7, 1].iter().cycle())
+            .map(|(b, w)| (u32::from(b - b'0') * w) % 10)
+            .sum();
         s.push(char::from(b'0' + ((10 - sum % 10) % 10) as u8));
-        assert!(clabe("clabe", &s).unwrap_err().rule.contains("bank code 999"));
+        assert!(
+            clabe("clabe", &s)
+                .unwrap_err()
+                .rule
+                .contains("bank code 999")
+        );
     }
 
     #[test]
@@ -357,7 +381,12 @@ mod tests {
     fn card_numbers_use_luhn() {
         card_number("cardNo", "4111111111111111").unwrap();
         card_number("cardNo", "5555555555554444").unwrap();
-        assert!(card_number("cardNo", "4111111111111112").unwrap_err().rule.contains("Luhn"));
+        assert!(
+            card_number("cardNo", "4111111111111112")
+                .unwrap_err()
+                .rule
+                .contains("Luhn")
+        );
         assert!(card_number("cardNo", "41111111111").is_err());
         assert!(card_number("cardNo", "4111 1111 1111 1111").is_err());
         assert_eq!(mask_card("4111111111111111"), "411111******1111");
@@ -386,6 +415,9 @@ mod tests {
         suffix("suffix", ".png").unwrap();
         assert!(suffix("suffix", "png").is_err());
         let e = order_no("merOrderNo", "a b").unwrap_err();
-        assert_eq!(e.to_string(), "merOrderNo: may only contain printable ASCII characters without spaces");
+        assert_eq!(
+            e.to_string(),
+            "merOrderNo: may only contain printable ASCII characters without spaces"
+        );
     }
 }

@@ -1,8 +1,12 @@
 //! Every case of the independent vectors (`shared/vectors/signing.json`, copied here
 //! so the tests run anywhere) must pass byte for byte.
 
+#![allow(clippy::unwrap_used)]
+
 use base64::Engine as _;
-use paydesk_gateway::{PrivateKey, PublicKey, SignSettings, canonical_string, sign_body, verify_body};
+use paydesk_gateway::{
+    PrivateKey, PublicKey, SignSettings, canonical_string, sign_body, verify_body,
+};
 use serde_json::Value;
 
 fn vectors() -> Value {
@@ -15,8 +19,16 @@ fn key_text<'a>(v: &'a Value, name: &str, form: &str) -> &'a str {
 }
 
 fn settings(v: &Value) -> SignSettings {
-    let excluded = v["excluded_keys"].as_array().unwrap().iter().map(|k| k.as_str().unwrap().to_string()).collect();
-    SignSettings { excluded_keys: excluded, skip_empty: true }
+    let excluded = v["excluded_keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap().to_string())
+        .collect();
+    SignSettings {
+        excluded_keys: excluded,
+        skip_empty: true,
+    }
 }
 
 #[test]
@@ -39,12 +51,22 @@ fn every_sign_case_matches_byte_for_byte() {
         let name = case["name"].as_str().unwrap();
         let body = case["body"].as_object().unwrap();
         let key_name = case["key"].as_str().unwrap();
-        assert_eq!(canonical_string(body, &settings), case["canonical"].as_str().unwrap(), "canonical of {name}");
+        assert_eq!(
+            canonical_string(body, &settings),
+            case["canonical"].as_str().unwrap(),
+            "canonical of {name}"
+        );
         for form in ["private_pkcs8", "private_pkcs1"] {
-            let Some(text) = v["keys"][key_name][form].as_str() else { continue };
+            let Some(text) = v["keys"][key_name][form].as_str() else {
+                continue;
+            };
             let key = PrivateKey::from_text(text).unwrap();
             let signed = sign_body(body, &settings, &key).unwrap();
-            assert_eq!(signed.sign, case["signature"].as_str().unwrap(), "signature of {name} with {form}");
+            assert_eq!(
+                signed.sign,
+                case["signature"].as_str().unwrap(),
+                "signature of {name} with {form}"
+            );
             let public = PublicKey::from_text(key_text(&v, key_name, "public_spki")).unwrap();
             verify_body(body, &settings, &public, &signed.sign).unwrap();
         }
@@ -58,7 +80,13 @@ fn every_verify_case_gives_the_expected_verdict() {
     let settings = SignSettings::default();
     for case in v["verify_cases"].as_array().unwrap() {
         let name = case["name"].as_str().unwrap();
-        let ok = verify_body(case["request"].as_object().unwrap(), &settings, &gateway, case["response_sign"].as_str().unwrap()).is_ok();
+        let ok = verify_body(
+            case["request"].as_object().unwrap(),
+            &settings,
+            &gateway,
+            case["response_sign"].as_str().unwrap(),
+        )
+        .is_ok();
         assert_eq!(ok, case["valid"].as_bool().unwrap(), "{name}");
     }
 }
@@ -81,7 +109,10 @@ fn keys_load_in_every_accepted_form_and_agree_with_their_public_halves() {
     }
     let big = PrivateKey::from_text(key_text(&v, "merchant4096", "private_pkcs8")).unwrap();
     assert_eq!(big.bits(), 4096);
-    assert!(big.pkcs8_der().len() < 2560, "a 4096-bit key's DER must fit the Windows credential limit");
+    assert!(
+        big.pkcs8_der().len() < 2560,
+        "a 4096-bit key's DER must fit the Windows credential limit"
+    );
     let sig = big.sign(b"abc").unwrap();
     assert!(big.public_key().verify(b"abc", &sig));
     assert!(!big.public_key().verify(b"abd", &sig));
@@ -97,6 +128,9 @@ fn generated_keys_round_trip_and_bad_keys_are_refused() {
     assert_eq!(again.public_key(), key.public_key());
     assert!(PrivateKey::generate(1024).is_err());
     assert!(PrivateKey::from_text("not a key").is_err());
-    assert!(PrivateKey::from_text("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n").is_err());
+    assert!(
+        PrivateKey::from_text("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+            .is_err()
+    );
     assert!(PublicKey::from_text("QUJD").is_err());
 }

@@ -218,5 +218,9 @@ pub(crate) fn optional(
     value: &str,
     check: impl FnOnce(&str) -> Result<(), FieldError>,
 ) -> Result<(), FieldError> {
-    if value.is_empty() { Ok(()) } else { check(value) }
+    if value.is_empty() {
+        Ok(())
+    } else {
+        check(value)
+    }
 }

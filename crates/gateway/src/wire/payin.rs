@@ -5,7 +5,7 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use super::{optional, Bearer, Generation, HeaderSpec, MerNo, Operation};
+use super::{Bearer, Generation, HeaderSpec, MerNo, Operation, optional};
 use crate::validate::{self as v, FieldError};
 
 /// Fields every payin carries.
@@ -31,7 +31,11 @@ impl PayinCommon {
     pub fn validate(&self) -> Result<(), FieldError> {
         v::order_no("merOrderNo", &self.mer_order_no)?;
         v::currency("currencyCode", &self.currency_code)?;
-        v::amount("sourceAmount", &self.source_amount.to_string(), &self.currency_code)?;
+        v::amount(
+            "sourceAmount",
+            &self.source_amount.to_string(),
+            &self.currency_code,
+        )?;
         optional(&self.return_url, |s| v::url("returnUrl", s))?;
         v::required("notifyUrl", &self.notify_url)?;
         v::url("notifyUrl", &self.notify_url)?;
@@ -122,7 +126,10 @@ pub struct ProductInfo {
 fn check_quantity(field: &str, q: &str) -> Result<(), FieldError> {
     match q.parse::<u32>() {
         Ok(n) if n >= 1 && !q.starts_with('+') => Ok(()),
-        _ => Err(FieldError::new(field, "must be a whole number of 1 or more")),
+        _ => Err(FieldError::new(
+            field,
+            "must be a whole number of 1 or more",
+        )),
     }
 }
 
@@ -204,7 +211,11 @@ impl V1Method {
             Self::Pix(p) => {
                 v::required("name", &p.name)?;
                 v::required("socialSecurityNumber", &p.social_security_number)?;
-                if !p.social_security_number.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'-') {
+                if !p
+                    .social_security_number
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+                {
                     return Err(FieldError::new(
                         "socialSecurityNumber",
                         "may only contain digits, dots and dashes",
@@ -215,13 +226,19 @@ impl V1Method {
             Self::ApplePay(w) | Self::CashApp(w) => {
                 v::required("browser.userAgent", &w.browser.user_agent)?;
                 if w.products.is_empty() {
-                    return Err(FieldError::new("products", "must list at least one product"));
+                    return Err(FieldError::new(
+                        "products",
+                        "must list at least one product",
+                    ));
                 }
                 for (i, p) in w.products.iter().enumerate() {
                     v::required(&format!("products[{i}].productName"), &p.product_name)?;
                     check_quantity(&format!("products[{i}].quantity"), &p.quantity)?;
                     if p.price <= Decimal::ZERO {
-                        return Err(FieldError::new(format!("products[{i}].price"), "must be greater than zero"));
+                        return Err(FieldError::new(
+                            format!("products[{i}].price"),
+                            "must be greater than zero",
+                        ));
                     }
                 }
                 Ok(())
@@ -230,13 +247,22 @@ impl V1Method {
                 v::required("osType", &g.os_type)?;
                 v::required("terminal", &g.terminal)?;
                 if g.product_info_list.is_empty() {
-                    return Err(FieldError::new("productInfoList", "must list at least one product"));
+                    return Err(FieldError::new(
+                        "productInfoList",
+                        "must list at least one product",
+                    ));
                 }
                 for (i, p) in g.product_info_list.iter().enumerate() {
-                    v::required(&format!("productInfoList[{i}].productName"), &p.product_name)?;
+                    v::required(
+                        &format!("productInfoList[{i}].productName"),
+                        &p.product_name,
+                    )?;
                     check_quantity(&format!("productInfoList[{i}].quantity"), &p.quantity)?;
                     if p.price <= Decimal::ZERO {
-                        return Err(FieldError::new(format!("productInfoList[{i}].price"), "must be greater than zero"));
+                        return Err(FieldError::new(
+                            format!("productInfoList[{i}].price"),
+                            "must be greater than zero",
+                        ));
                     }
                 }
                 Ok(())
@@ -278,11 +304,19 @@ pub struct V1PayinResult {
     pub reference: Option<String>,
     #[serde(rename = "IBAN", default, skip_serializing_if = "Option::is_none")]
     pub iban: Option<String>,
-    #[serde(rename = "beneficialName", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "beneficialName",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub beneficial_name: Option<String>,
     #[serde(rename = "bankName", default, skip_serializing_if = "Option::is_none")]
     pub bank_name: Option<String>,
-    #[serde(rename = "bankAddress", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "bankAddress",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub bank_address: Option<String>,
     #[serde(rename = "BIC", default, skip_serializing_if = "Option::is_none")]
     pub bic: Option<String>,

@@ -3,7 +3,7 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use super::{optional, Bearer, Browser, Generation, HeaderSpec, MerNo, Operation, Product};
+use super::{Bearer, Browser, Generation, HeaderSpec, MerNo, Operation, Product, optional};
 use crate::validate::{self as v, FieldError};
 
 /// `data` of both payout answers (spelled `merorderNo`).
@@ -84,7 +84,10 @@ impl Operation for V2Payout {
             &self.ip_address,
         )?;
         if self.withdraw_type != "6" {
-            return Err(FieldError::new("withdrawType", "must be 6 for a CLABE payout"));
+            return Err(FieldError::new(
+                "withdrawType",
+                "must be 6 for a CLABE payout",
+            ));
         }
         if self.version != "V2.0.0" {
             return Err(FieldError::new("version", "must be V2.0.0"));
@@ -169,7 +172,10 @@ impl Operation for V1CardPayout {
             &self.ip_address,
         )?;
         if self.withdraw_type != "1" {
-            return Err(FieldError::new("withdrawType", "must be 1 for a card payout"));
+            return Err(FieldError::new(
+                "withdrawType",
+                "must be 1 for a card payout",
+            ));
         }
         v::card_number("cardNo", &self.card_no)?;
         v::required("benFirstName", &self.ben_first_name)?;
@@ -179,7 +185,10 @@ impl Operation for V1CardPayout {
             if s.len() == 2 && s.bytes().all(|b| b.is_ascii_uppercase()) {
                 Ok(())
             } else {
-                Err(FieldError::new("countryCode", "must be a 2-letter ISO 3166 code such as MX"))
+                Err(FieldError::new(
+                    "countryCode",
+                    "must be a 2-letter ISO 3166 code such as MX",
+                ))
             }
         })?;
         optional(&self.mobile, |s| {
@@ -187,7 +196,10 @@ impl Operation for V1CardPayout {
             if (6..=15).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) {
                 Ok(())
             } else {
-                Err(FieldError::new("mobile", "must be 6 to 15 digits with an optional leading +"))
+                Err(FieldError::new(
+                    "mobile",
+                    "must be 6 to 15 digits with an optional leading +",
+                ))
             }
         })?;
         v::required("beneficiaryType", &self.beneficiary_type)

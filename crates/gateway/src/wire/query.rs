@@ -3,7 +3,7 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use super::{Generation, HeaderSpec, MerNo, Operation, SignField, SUCCESS};
+use super::{Generation, HeaderSpec, MerNo, Operation, SUCCESS, SignField};
 use crate::validate::{self as v, FieldError};
 
 /// Operation 4: `POST /v2/order/query`, an order, refund or chargeback by `tradeNo`.
@@ -187,7 +187,10 @@ impl Operation for V2OrderList {
             let from = v::date_time("dateLimit.from", &d.from)?;
             let to = v::date_time("dateLimit.to", &d.to)?;
             if from > to {
-                return Err(FieldError::new("dateLimit.to", "must not be before dateLimit.from"));
+                return Err(FieldError::new(
+                    "dateLimit.to",
+                    "must not be before dateLimit.from",
+                ));
             }
         }
         v::page_num("pageNum", self.page_num)?;
@@ -300,7 +303,11 @@ impl Operation for V1RefundQuery {
     }
 
     fn sign_field(&self) -> SignField {
-        if self.sing_variant { SignField::Sing } else { SignField::Sign }
+        if self.sing_variant {
+            SignField::Sing
+        } else {
+            SignField::Sign
+        }
     }
 
     fn validate(&self) -> Result<(), FieldError> {

@@ -55,7 +55,10 @@ impl Operation for V1TransferOrderSubmit {
     fn validate(&self) -> Result<(), FieldError> {
         v::order_no("tradeNo", &self.trade_no)?;
         if self.info_list.is_empty() && self.file_list.is_empty() {
-            return Err(FieldError::new("infoList", "at least one information item or file is required"));
+            return Err(FieldError::new(
+                "infoList",
+                "at least one information item or file is required",
+            ));
         }
         for (i, item) in self.info_list.iter().enumerate() {
             v::required(&format!("infoList[{i}].infoType"), &item.info_type)?;
