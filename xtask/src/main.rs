@@ -131,7 +131,7 @@ const TEST_PACKAGES: &[&str] = &["build-essential", "pkg-config"];
 
 fn setup() -> Result {
     ensure_apt(TEST_PACKAGES)?;
-    ensure_cargo_tool("deny", "cargo-deny", "0.19.6")
+    ensure_cargo_tool("deny", "cargo-deny", "0.20.2")
 }
 
 fn test() -> Result {
@@ -162,7 +162,7 @@ fn test() -> Result {
 /// fetched (these machines reach only the package registries), the check says so and
 /// still enforces the project's bans, which name the advisories that matter to it.
 fn audit() -> Result {
-    ensure_cargo_tool("deny", "cargo-deny", "0.19.6")?;
+    ensure_cargo_tool("deny", "cargo-deny", "0.20.2")?;
     let fetched = Command::new("cargo")
         .args(["deny", "fetch", "db"])
         .current_dir(root())
