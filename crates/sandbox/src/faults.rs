@@ -20,8 +20,6 @@ pub struct Fault {
     /// Answer with a wrong `sign` (signed answers only).
     pub bad_signature_rate: f64,
     pub seed: u64,
-    #[serde(skip)]
-    rng: Option<fastrand::Rng>,
 }
 
 /// What happens to one request.
@@ -35,31 +33,41 @@ pub enum Injected {
 }
 
 impl Fault {
+    /// The fault with its random sequence started from its seed.
+    pub fn arm(self) -> Armed {
+        let rng = fastrand::Rng::with_seed(self.seed);
+        Armed { fault: self, rng }
+    }
+}
+
+/// A fault in force on a route, with its random sequence.
+#[derive(Debug, Clone)]
+pub struct Armed {
+    pub fault: Fault,
+    rng: fastrand::Rng,
+}
+
+impl Armed {
     pub fn latency(&self) -> Duration {
-        Duration::from_millis(self.latency_ms)
+        Duration::from_millis(self.fault.latency_ms)
     }
 
+    /// What happens to the next request.
     pub fn roll(&mut self) -> Injected {
-        let seed = self.seed;
-        let r = self
-            .rng
-            .get_or_insert_with(|| fastrand::Rng::with_seed(seed))
-            .f64();
-        let mut edge = self.error_rate;
-        if r < edge {
-            return Injected::Error;
-        }
-        edge += self.drop_rate;
-        if r < edge {
-            return Injected::Drop;
-        }
-        edge += self.malformed_rate;
-        if r < edge {
-            return Injected::Malformed;
-        }
-        edge += self.bad_signature_rate;
-        if r < edge {
-            return Injected::BadSignature;
+        let r = self.rng.f64();
+        let f = &self.fault;
+        let outcomes = [
+            (f.error_rate, Injected::Error),
+            (f.drop_rate, Injected::Drop),
+            (f.malformed_rate, Injected::Malformed),
+            (f.bad_signature_rate, Injected::BadSignature),
+        ];
+        let mut edge = 0.0;
+        for (rate, outcome) in outcomes {
+            edge += rate;
+            if r < edge {
+                return outcome;
+            }
         }
         Injected::None
     }

@@ -147,7 +147,7 @@ async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, bytes: Bytes) 
             .faults
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match faults.get_mut(route.path()).or(None) {
+        match faults.get_mut(route.path()) {
             Some(f) => (f.latency(), f.roll()),
             None => match faults.get_mut("*") {
                 Some(f) => (f.latency(), f.roll()),
@@ -406,7 +406,9 @@ fn run(
 ) -> Result<Done, Refusal> {
     match route {
         Route::V2Payment => {
-            let op: wire::V2Payment = decode(body)?;
+            let op = wire::V2Payment {
+                common: decode(body)?,
+            };
             check(&op)?;
             let o = create_payin(s, m, &op.common, "WECHAT")?;
             Ok(Done::data(json!(wire::V2PayinResult {
@@ -881,6 +883,8 @@ fn vn_bank(s: &Arc<Shared>, body: &Map<String, Value>, m: &Merchant) -> Result<D
         status: StatusCode::BAD_REQUEST,
         failure: f,
     };
+    // The common fields first: through `flatten` serde loses the failing field's name.
+    decode::<wire::PayinCommon>(body).map_err(bad)?;
     let op: wire::V1VnBankPayment = decode(body).map_err(bad)?;
     check(&op).map_err(bad)?;
     if op.common.currency_code != "VND" {

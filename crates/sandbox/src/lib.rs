@@ -23,7 +23,7 @@ use paydesk_gateway::{PrivateKey, PublicKey};
 use rust_decimal::Decimal;
 use tokio::sync::oneshot;
 
-pub use faults::Fault;
+pub use faults::{Armed, Fault, Injected};
 pub use model::{Balance, Card, Merchant, Order, State};
 pub use notify::{Notification, NotifyKind, RetryPolicy};
 pub use seed::SeedSpec;
@@ -57,7 +57,7 @@ pub enum SandboxError {
 pub(crate) struct Shared {
     pub state: RwLock<State>,
     pub notifications: Mutex<Vec<Notification>>,
-    pub faults: Mutex<BTreeMap<String, Fault>>,
+    pub faults: Mutex<BTreeMap<String, faults::Armed>>,
     pub store: Option<Mutex<Store>>,
     pub gateway_key: Arc<PrivateKey>,
     pub auto_complete_after: Option<Duration>,
@@ -245,7 +245,7 @@ impl Sandbox {
             .faults
             .lock()
             .unwrap_or_else(poisoned)
-            .insert(route.to_string(), fault);
+            .insert(route.to_string(), fault.arm());
     }
 
     pub fn clear_faults(&self) {

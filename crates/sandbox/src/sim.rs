@@ -548,16 +548,18 @@ async fn set_fault(
     s.faults
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .insert(b.route.clone(), b.fault);
+        .insert(b.route.clone(), b.fault.arm());
     axum::Json(json!({"route": b.route})).into_response()
 }
 
 async fn get_faults(AxState(s): AxState<Arc<Shared>>) -> Response {
-    let faults = s
+    let faults: std::collections::BTreeMap<String, Fault> = s
         .faults
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone();
+        .iter()
+        .map(|(route, armed)| (route.clone(), armed.fault.clone()))
+        .collect();
     axum::Json(json!(faults)).into_response()
 }
 
