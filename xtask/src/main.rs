@@ -3,6 +3,7 @@
 //! - `cargo xtask test`: installs what is missing, then runs every check CI runs:
 //!   formatting, clippy with warnings as errors, all tests, the dependency audit.
 //! - `cargo xtask audit`: the dependency audit alone.
+//! - `cargo xtask bench`: the benchmarks, printing their figures.
 //!
 //! Every step says what it does before doing it. Std only, so it builds in seconds.
 
@@ -21,6 +22,7 @@ fn main() -> ExitCode {
         "test" => test(),
         "audit" => audit(),
         "setup" => setup(),
+        "bench" => bench(),
         _ => {
             eprintln!("usage: cargo xtask <test|setup|audit>");
             eprintln!(
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
             );
             eprintln!("  setup  install what is missing (system packages, cargo tools)");
             eprintln!("  audit  check dependencies against advisories and the project's bans");
+            eprintln!("  bench  run the benchmarks and print their figures (see BENCHMARKS.md)");
             return ExitCode::from(2);
         }
     };
@@ -127,7 +130,7 @@ fn ensure_apt(packages: &[&str]) -> Result {
 }
 
 /// The system packages the whole test suite needs.
-const TEST_PACKAGES: &[&str] = &["build-essential", "pkg-config"];
+const TEST_PACKAGES: &[&str] = &["build-essential", "pkg-config", "curl"];
 
 fn setup() -> Result {
     ensure_apt(TEST_PACKAGES)?;
@@ -156,6 +159,27 @@ fn test() -> Result {
     )?;
     run("Rust tests", "cargo", &["test", "--workspace", "--locked"])?;
     audit()
+}
+
+/// The benchmarks: figures are printed, never asserted (BENCHMARKS.md records them).
+fn bench() -> Result {
+    run(
+        "sandbox: seeding and serving signed order-list pages",
+        "cargo",
+        &[
+            "run",
+            "--release",
+            "--locked",
+            "-p",
+            "paydesk-sandbox",
+            "--example",
+            "list_bench",
+            "--",
+            "1000000",
+            "10",
+            "4",
+        ],
+    )
 }
 
 /// The dependency audit. The RustSec database lives on GitHub; where it cannot be

@@ -145,7 +145,7 @@ pub fn keygen(a: KeygenArgs) -> Result<(), Failure> {
 }
 
 /// Creates the file with mode 0600 from the start, so the key is never readable by others.
-fn write_private(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     use std::io::Write;
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);

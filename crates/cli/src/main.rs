@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod keys;
+mod sandbox;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -28,6 +29,8 @@ enum Command {
     Verify(keys::VerifyArgs),
     /// Generate an RSA key pair: PKCS#8 private key (mode 0600) and SPKI public key, PEM.
     Keygen(keys::KeygenArgs),
+    /// Serve the sandbox gateway on 127.0.0.1 with a demo merchant, for trying PayDesk out.
+    Sandbox(sandbox::SandboxArgs),
 }
 
 /// A failure with the exit code it maps to.
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         Command::Sign(a) => keys::sign(a),
         Command::Verify(a) => keys::verify(a),
         Command::Keygen(a) => keys::keygen(a),
+        Command::Sandbox(a) => sandbox::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
