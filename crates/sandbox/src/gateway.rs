@@ -586,36 +586,21 @@ fn new_order(
 ) -> Order {
     let now = Utc::now();
     let trade_no = state.new_trade_no(now);
-    Order {
-        mer_order_no: if mer_order_no.is_empty() {
-            trade_no.clone()
-        } else {
-            mer_order_no.to_string()
-        },
+    let mer_order_no = if mer_order_no.is_empty() {
+        trade_no.clone()
+    } else {
+        mer_order_no.to_string()
+    };
+    Order::new(
         trade_no,
-        mer_no: m.mer_no,
+        m.mer_no,
+        mer_order_no,
         kind,
-        method: method.to_string(),
-        currency: currency.to_string(),
+        method,
+        currency,
         amount,
-        state: st::PENDING,
-        created: now,
-        updated: now,
-        notify_url: String::new(),
-        fee: Decimal::ZERO,
-        fixed_fee: Decimal::ZERO,
-        reserve: Decimal::ZERO,
-        reserve_released: false,
-        settled: false,
-        refunds: Vec::new(),
-        chargeback: None,
-        message: String::new(),
-        refusal_reason: String::new(),
-        card: String::new(),
-        account: String::new(),
-        pay_url: String::new(),
-        hold: false,
-    }
+        now,
+    )
 }
 
 fn create_payin(

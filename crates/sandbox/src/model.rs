@@ -144,6 +144,46 @@ pub struct Order {
 }
 
 impl Order {
+    /// A pending order with no fees, refunds or settlement yet.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        trade_no: String,
+        mer_no: u64,
+        mer_order_no: String,
+        kind: Kind,
+        method: &str,
+        currency: &str,
+        amount: Decimal,
+        created: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            trade_no,
+            mer_no,
+            mer_order_no,
+            kind,
+            method: method.to_string(),
+            currency: currency.to_string(),
+            amount,
+            state: st::PENDING,
+            created,
+            updated: created,
+            notify_url: String::new(),
+            fee: Decimal::ZERO,
+            fixed_fee: Decimal::ZERO,
+            reserve: Decimal::ZERO,
+            reserve_released: false,
+            settled: false,
+            refunds: Vec::new(),
+            chargeback: None,
+            message: String::new(),
+            refusal_reason: String::new(),
+            card: String::new(),
+            account: String::new(),
+            pay_url: String::new(),
+            hold: false,
+        }
+    }
+
     pub fn is_paid(&self) -> bool {
         matches!(
             self.state,

@@ -125,32 +125,18 @@ pub(crate) fn seed(s: &Arc<Shared>, spec: &SeedSpec) -> usize {
         };
         let trade_no = state.new_trade_no(created);
         let mer_order_no = format!("M{}", &trade_no[1..]);
-        let mut o = Order {
+        let kind = if payout { Kind::Payout } else { Kind::Payin };
+        let mut o = Order::new(
             trade_no,
-            mer_no: merchant.mer_no,
+            merchant.mer_no,
             mer_order_no,
-            kind: if payout { Kind::Payout } else { Kind::Payin },
-            method: method.to_string(),
-            currency: currency.to_string(),
+            kind,
+            method,
+            currency,
             amount,
-            state: st::PENDING,
             created,
-            updated: created,
-            notify_url: spec.notify_url.clone(),
-            fee: Decimal::ZERO,
-            fixed_fee: Decimal::ZERO,
-            reserve: Decimal::ZERO,
-            reserve_released: false,
-            settled: false,
-            refunds: Vec::new(),
-            chargeback: None,
-            message: String::new(),
-            refusal_reason: String::new(),
-            card: String::new(),
-            account: String::new(),
-            pay_url: String::new(),
-            hold: false,
-        };
+        );
+        o.notify_url = spec.notify_url.clone();
         if payout {
             o.fee = merchant.payout_fee.round_dp(units);
             o.account = if method == "CLABE" {

@@ -141,12 +141,14 @@ pub(crate) fn transition(s: &Arc<Shared>, trade_no: &str, t: Transition) -> Resu
     Ok(o)
 }
 
-fn refund(
-    s: &Arc<Shared>,
+/// The checks a refund and a chargeback share: a paid payin, and an amount above 0 and
+/// at most what is left of it (all of it when absent). Returns the index and amount.
+fn reversible(
+    state: &crate::model::State,
     trade_no: &str,
     amount: Option<Decimal>,
-) -> Result<Order, (StatusCode, String)> {
-    let mut state = s.write();
+    what: &str,
+) -> Result<(usize, Decimal), (StatusCode, String)> {
     let idx = state
         .index_of(trade_no)
         .ok_or((StatusCode::NOT_FOUND, format!("no order {trade_no}")))?;
@@ -154,7 +156,7 @@ fn refund(
     if o.kind != Kind::Payin || !matches!(o.state, st::SUCCESS | st::PARTLY_REFUNDED) {
         return Err((
             StatusCode::CONFLICT,
-            format!("order {trade_no} in state {} cannot be refunded", o.state),
+            format!("order {trade_no} in state {} cannot be {what}", o.state),
         ));
     }
     let left = o.amount - o.refunded();
@@ -165,6 +167,17 @@ fn refund(
             format!("amount must be above 0 and at most {left}"),
         ));
     }
+    Ok((idx, amount))
+}
+
+fn refund(
+    s: &Arc<Shared>,
+    trade_no: &str,
+    amount: Option<Decimal>,
+) -> Result<Order, (StatusCode, String)> {
+    let mut state = s.write();
+    let (idx, amount) = reversible(&state, trade_no, amount, "refunded")?;
+    let o = &state.orders[idx];
     // A refund comes out of the bucket the payin's money is in.
     let b = state.balance(o.mer_no, &o.currency);
     let room = if o.settled { b.available } else { b.unchecked };
@@ -206,27 +219,7 @@ fn chargeback(
     amount: Option<Decimal>,
 ) -> Result<Order, (StatusCode, String)> {
     let mut state = s.write();
-    let idx = state
-        .index_of(trade_no)
-        .ok_or((StatusCode::NOT_FOUND, format!("no order {trade_no}")))?;
-    let o = &state.orders[idx];
-    if o.kind != Kind::Payin || !matches!(o.state, st::SUCCESS | st::PARTLY_REFUNDED) {
-        return Err((
-            StatusCode::CONFLICT,
-            format!(
-                "order {trade_no} in state {} cannot be charged back",
-                o.state
-            ),
-        ));
-    }
-    let left = o.amount - o.refunded();
-    let amount = amount.unwrap_or(left);
-    if amount <= Decimal::ZERO || amount > left {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            format!("amount must be above 0 and at most {left}"),
-        ));
-    }
+    let (idx, amount) = reversible(&state, trade_no, amount, "charged back")?;
     state.update_order(idx, |o| {
         o.chargeback = Some(amount);
         o.state = st::CHARGED_BACK;
