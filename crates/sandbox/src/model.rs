@@ -320,7 +320,16 @@ pub struct State {
 }
 
 impl State {
+    /// Registers a merchant, or replaces one (its opening balances with it).
     pub fn add_merchant(&mut self, m: Merchant) {
+        if let Some(old) = self.merchants.get(&m.mer_no) {
+            for (cur, amount) in &old.opening {
+                self.balances
+                    .entry((m.mer_no, cur.clone()))
+                    .or_default()
+                    .available -= *amount;
+            }
+        }
         for (cur, amount) in &m.opening {
             let b = self.balances.entry((m.mer_no, cur.clone())).or_default();
             b.available += *amount;

@@ -1,0 +1,151 @@
+//! The built-in sandbox profile, the embedded default: on first use it makes a merchant
+//! key pair and token (in the keyring), starts the sandbox gateway in-process on
+//! loopback with its state in the profile's data folder, registers the merchant there,
+//! seeds demo data, and stores the sandbox's gateway key for answer verification.
+
+use std::time::Duration;
+
+use paydesk_sandbox::{Card, Running, Sandbox, SandboxConfig, SeedSpec, demo_merchant};
+use rust_decimal::Decimal;
+use sha2::{Digest, Sha256};
+
+use crate::error::{CoreError, CoreResult};
+use crate::profile::{Home, Profile, SANDBOX_PROFILE};
+use crate::secrets::Secrets;
+
+pub const SANDBOX_MER_NO: u64 = 10001;
+pub const SANDBOX_ORIGIN: &str = "https://desk.paydesk.local";
+/// Demo orders seeded on first start.
+pub const DEMO_ORDERS: usize = 3000;
+
+/// Creates the built-in profile and its secrets if missing; returns it.
+pub fn ensure_profile(home: &Home, secrets: &Secrets) -> CoreResult<Profile> {
+    let profile = match home.get(SANDBOX_PROFILE) {
+        Ok(p) => p,
+        Err(CoreError::NotFound { .. }) => {
+            let p = Profile {
+                name: SANDBOX_PROFILE.into(),
+                base_url: None,
+                mer_no: SANDBOX_MER_NO,
+                origin: SANDBOX_ORIGIN.into(),
+                lang: "en".into(),
+                order_type: None,
+                sign_settings: Default::default(),
+                state_overrides: Default::default(),
+                operator: std::env::var("USER").unwrap_or_else(|_| "operator".into()),
+                notify_url: String::new(),
+            };
+            home.put(p.clone())?;
+            p
+        }
+        Err(e) => return Err(e),
+    };
+    if secrets.merchant_key_info(&profile.name)?.is_none() {
+        secrets.generate_merchant_key(&profile.name, 2048)?;
+    }
+    if secrets.bearer(&profile.name)?.is_none() {
+        let seed = format!(
+            "{:?}{}",
+            chrono::Utc::now().timestamp_nanos_opt(),
+            std::process::id()
+        );
+        let token: String = Sha256::digest(seed.as_bytes())
+            .iter()
+            .take(16)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        secrets.set_bearer(&profile.name, &format!("sbx_{token}"))?;
+    }
+    Ok(profile)
+}
+
+/// The running in-process sandbox of the built-in profile.
+#[derive(Debug)]
+pub struct BuiltinSandbox {
+    running: Running,
+}
+
+impl BuiltinSandbox {
+    pub async fn start(home: &Home, secrets: &Secrets, profile: &Profile) -> CoreResult<Self> {
+        let db = home.dir().join("data").join("sandbox-gateway.sqlite");
+        std::fs::create_dir_all(home.dir().join("data"))?;
+        let config = SandboxConfig {
+            db: Some(db),
+            auto_complete_after: Some(Duration::from_secs(5)),
+            ..SandboxConfig::default()
+        };
+        let sandbox = Sandbox::new(config).map_err(|e| CoreError::Storage(e.to_string()))?;
+        let public = secrets.merchant_key(&profile.name)?.public_key();
+        let token = secrets
+            .bearer(&profile.name)?
+            .ok_or_else(|| CoreError::MissingSecret {
+                message: "the sandbox profile has no bearer token".into(),
+            })?;
+        let registered = sandbox.with_state(|s| s.merchants.get(&profile.mer_no).cloned());
+        let fresh = registered.is_none();
+        let current = registered.as_ref().is_some_and(|m| {
+            m.public_key == public.to_base64()
+                && m.tokens.iter().any(|t| t == token.expose())
+                && m.origins.contains(&profile.origin)
+        });
+        if !current {
+            // New, or the key, token or origin changed in Settings: register them again.
+            let mut m = demo_merchant(profile.mer_no, &public, &profile.origin, token.expose());
+            if let Some(old) = registered {
+                m.opening = old.opening;
+                m.card_notify_url = old.card_notify_url;
+            }
+            sandbox.add_merchant(m);
+        }
+        if fresh {
+            for (no, sub, holder, cur, opening) in [
+                (
+                    "CARD-0001",
+                    "SUB-0001",
+                    "Ana Lima",
+                    "USD",
+                    Decimal::new(50_000, 2),
+                ),
+                (
+                    "CARD-0002",
+                    "SUB-0002",
+                    "Wei Zhang",
+                    "EUR",
+                    Decimal::new(120_000, 2),
+                ),
+            ] {
+                sandbox.add_card(Card {
+                    mer_no: profile.mer_no,
+                    apply_order_no: no.into(),
+                    sub_mer_no: sub.into(),
+                    holder: holder.into(),
+                    currency: cur.into(),
+                    opening,
+                    balance: opening,
+                });
+            }
+            sandbox.seed(&SeedSpec {
+                mer_no: Some(profile.mer_no),
+                ..SeedSpec::new(DEMO_ORDERS)
+            });
+        }
+        secrets.set_gateway_key(&profile.name, &sandbox.gateway_public_key().to_pem())?;
+        let running = sandbox
+            .serve(
+                "127.0.0.1:0"
+                    .parse()
+                    .map_err(|_| CoreError::Internal("loopback address".into()))?,
+            )
+            .await
+            .map_err(|e| CoreError::Storage(format!("cannot start the sandbox gateway: {e}")))?;
+        Ok(Self { running })
+    }
+
+    pub fn base_url(&self) -> url::Url {
+        self.running.base_url()
+    }
+
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.running.sandbox
+    }
+}

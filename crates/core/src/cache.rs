@@ -1,0 +1,383 @@
+//! The order cache: batched upserts from the order list, and the filtered, sorted,
+//! searched pages the screens and the CLI read. Search by order or trade number
+//! fragment goes through an FTS5 trigram index, not a table scan.
+
+use paydesk_gateway::wire::OrderListItem;
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::db::now_ms;
+use crate::error::CoreResult;
+
+/// An order as the cache holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CachedOrder {
+    pub trade_no: String,
+    pub mer_order_no: String,
+    pub state: i64,
+    pub method: String,
+    pub currency: String,
+    pub source_amount: String,
+    pub handling_fee: Option<String>,
+    pub receive_amount: Option<String>,
+    pub settle_amount: Option<String>,
+    pub rolling_reserve: Option<String>,
+    pub transaction_fixed_fee: Option<String>,
+    pub refund_amount: Option<String>,
+    pub refund_currency: String,
+    pub settlement_currency: String,
+    pub rolling_reserve_status: Option<i64>,
+    pub settle: Option<i64>,
+    pub refusal_pay_reason: String,
+    pub message: String,
+    /// UTC millis: the start of the list window the order was found in.
+    pub created_at: i64,
+    pub synced_at: i64,
+    pub signature_verified: bool,
+}
+
+const COLUMNS: &str = "trade_no, mer_order_no, state, method, currency, source_amount, handling_fee, receive_amount, \
+    settle_amount, rolling_reserve, transaction_fixed_fee, refund_amount, refund_currency, settlement_currency, \
+    rolling_reserve_status, settle, refusal_pay_reason, message, created_at, synced_at, signature_verified";
+
+fn row_to_order(r: &rusqlite::Row<'_>) -> rusqlite::Result<CachedOrder> {
+    Ok(CachedOrder {
+        trade_no: r.get(0)?,
+        mer_order_no: r.get(1)?,
+        state: r.get(2)?,
+        method: r.get(3)?,
+        currency: r.get(4)?,
+        source_amount: r.get(5)?,
+        handling_fee: r.get(6)?,
+        receive_amount: r.get(7)?,
+        settle_amount: r.get(8)?,
+        rolling_reserve: r.get(9)?,
+        transaction_fixed_fee: r.get(10)?,
+        refund_amount: r.get(11)?,
+        refund_currency: r.get(12)?,
+        settlement_currency: r.get(13)?,
+        rolling_reserve_status: r.get(14)?,
+        settle: r.get(15)?,
+        refusal_pay_reason: r.get(16)?,
+        message: r.get(17)?,
+        created_at: r.get(18)?,
+        synced_at: r.get(19)?,
+        signature_verified: r.get(20)?,
+    })
+}
+
+/// An amount times 10^4 as an exact integer (amounts have at most 4 decimals here).
+pub fn amount_e4(d: Decimal) -> i64 {
+    let mut d = d;
+    d.rescale(4);
+    i64::try_from(d.mantissa()).unwrap_or(i64::MAX)
+}
+
+fn opt(d: Option<Decimal>) -> Option<String> {
+    d.map(|d| d.to_string())
+}
+
+/// Upserts a page of list items in one write transaction. `created_at` is the start of
+/// the window they came from; an order already cached keeps its first date. Returns
+/// the trade numbers whose state changed.
+pub fn upsert_items(
+    conn: &mut Connection,
+    mer_no: u64,
+    items: &[OrderListItem],
+    created_at: i64,
+    verified: bool,
+) -> CoreResult<usize> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let now = now_ms();
+    let mut changed = 0;
+    {
+        let mut old_state = tx.prepare_cached("SELECT state FROM orders WHERE trade_no = ?1")?;
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO orders (trade_no, mer_no, mer_order_no, state, currency, source_amount, amount_e4, handling_fee,
+                receive_amount, settle_amount, rolling_reserve, transaction_fixed_fee, exception_handling_fee, refund_amount,
+                settlement_currency, refund_currency, rolling_reserve_status, settle, refusal_pay_reason, message,
+                created_at, synced_at, signature_verified)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
+             ON CONFLICT (trade_no) DO UPDATE SET
+                state = excluded.state, handling_fee = excluded.handling_fee, receive_amount = excluded.receive_amount,
+                settle_amount = excluded.settle_amount, rolling_reserve = excluded.rolling_reserve,
+                transaction_fixed_fee = excluded.transaction_fixed_fee, exception_handling_fee = excluded.exception_handling_fee,
+                refund_amount = excluded.refund_amount, settlement_currency = excluded.settlement_currency,
+                refund_currency = excluded.refund_currency, rolling_reserve_status = excluded.rolling_reserve_status,
+                settle = excluded.settle, refusal_pay_reason = excluded.refusal_pay_reason, message = excluded.message,
+                synced_at = excluded.synced_at, signature_verified = excluded.signature_verified",
+        )?;
+        let mut fts = tx.prepare_cached(
+            "INSERT INTO orders_fts (rowid, trade_no, mer_order_no) VALUES (?1, ?2, ?3)",
+        )?;
+        let mut history = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'sync')")?;
+        for it in items {
+            let before: Option<i64> = old_state
+                .query_row([&it.trade_no], |r| r.get(0))
+                .optional()?;
+            insert.execute(params![
+                it.trade_no,
+                mer_no as i64,
+                it.mer_order_no,
+                it.state,
+                it.source_currency,
+                it.source_amount.to_string(),
+                amount_e4(it.source_amount),
+                opt(it.handling_fee),
+                opt(it.receive_amount),
+                opt(it.settle_amount),
+                opt(it.rolling_reserve),
+                opt(it.transaction_fixed_fee),
+                opt(it.exception_handling_fee),
+                opt(it.refund_amount),
+                it.settlement_currency,
+                it.refund_currency,
+                it.rolling_reserve_status,
+                it.settle,
+                it.refusal_pay_reason,
+                it.message,
+                created_at,
+                now,
+                verified,
+            ])?;
+            if before.is_none() {
+                fts.execute(params![
+                    tx.last_insert_rowid(),
+                    it.trade_no,
+                    it.mer_order_no
+                ])?;
+            }
+            if before != Some(it.state) {
+                history.execute(params![it.trade_no, it.state, now])?;
+                changed += 1;
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(changed)
+}
+
+/// Sort keys of the orders table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SortKey {
+    #[default]
+    Created,
+    Amount,
+    State,
+    TradeNo,
+}
+
+/// Filters of the orders table; every one optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OrderFilter {
+    /// UTC millis, inclusive.
+    pub from: Option<i64>,
+    /// UTC millis, exclusive.
+    pub to: Option<i64>,
+    pub states: Vec<i64>,
+    pub currencies: Vec<String>,
+    pub methods: Vec<String>,
+    pub min_amount: Option<String>,
+    pub max_amount: Option<String>,
+    /// A fragment of the order or trade number.
+    pub search: Option<String>,
+    pub sort: SortKey,
+    pub descending: bool,
+}
+
+impl OrderFilter {
+    /// The WHERE clause and its parameters.
+    fn clause(&self) -> CoreResult<(String, Vec<Sql>)> {
+        let mut parts: Vec<String> = Vec::new();
+        let mut args: Vec<Sql> = Vec::new();
+        if let Some(from) = self.from {
+            parts.push("created_at >= ?".into());
+            args.push(Sql::Integer(from));
+        }
+        if let Some(to) = self.to {
+            parts.push("created_at < ?".into());
+            args.push(Sql::Integer(to));
+        }
+        let list = |col: &str, n: usize| format!("{col} IN ({})", vec!["?"; n].join(","));
+        if !self.states.is_empty() {
+            parts.push(list("state", self.states.len()));
+            args.extend(self.states.iter().map(|s| Sql::Integer(*s)));
+        }
+        if !self.currencies.is_empty() {
+            parts.push(list("currency", self.currencies.len()));
+            args.extend(self.currencies.iter().map(|c| Sql::Text(c.clone())));
+        }
+        if !self.methods.is_empty() {
+            parts.push(list("method", self.methods.len()));
+            args.extend(self.methods.iter().map(|m| Sql::Text(m.clone())));
+        }
+        for (field, bound, op) in [
+            ("minAmount", &self.min_amount, ">="),
+            ("maxAmount", &self.max_amount, "<="),
+        ] {
+            if let Some(text) = bound.as_deref().filter(|t| !t.trim().is_empty()) {
+                let d = paydesk_gateway::money::parse_decimal(field, text.trim())?;
+                parts.push(format!("amount_e4 {op} ?"));
+                args.push(Sql::Integer(amount_e4(d)));
+            }
+        }
+        if let Some(frag) = self
+            .search
+            .as_deref()
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+        {
+            if frag.chars().count() >= 3 {
+                // The trigram index answers substrings of 3 characters or more.
+                let quoted = format!("\"{}\"", frag.replace('"', "\"\""));
+                parts.push("id IN (SELECT rowid FROM orders_fts WHERE orders_fts MATCH ?)".into());
+                args.push(Sql::Text(quoted));
+            } else {
+                // One or two characters: a prefix match, which the indexes serve.
+                parts.push(
+                    "(trade_no LIKE ? ESCAPE '\\' OR mer_order_no LIKE ? ESCAPE '\\')".into(),
+                );
+                let like = format!(
+                    "{}%",
+                    frag.replace('\\', "\\\\")
+                        .replace('%', "\\%")
+                        .replace('_', "\\_")
+                );
+                args.push(Sql::Text(like.clone()));
+                args.push(Sql::Text(like));
+            }
+        }
+        let clause = if parts.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", parts.join(" AND "))
+        };
+        Ok((clause, args))
+    }
+
+    fn order_by(&self) -> String {
+        let dir = if self.descending { "DESC" } else { "ASC" };
+        let col = match self.sort {
+            SortKey::Created => "created_at",
+            SortKey::Amount => "amount_e4",
+            SortKey::State => "state",
+            SortKey::TradeNo => "trade_no",
+        };
+        format!("ORDER BY {col} {dir}, trade_no {dir}")
+    }
+}
+
+/// One page of the orders table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderPage {
+    pub rows: Vec<CachedOrder>,
+    /// Rows matching the filter in all.
+    pub total: i64,
+    pub offset: i64,
+}
+
+/// A page of `limit` rows from `offset` (at most 1,000).
+pub fn query(
+    conn: &Connection,
+    filter: &OrderFilter,
+    offset: i64,
+    limit: i64,
+) -> CoreResult<OrderPage> {
+    let (clause, args) = filter.clause()?;
+    let limit = limit.clamp(1, 1000);
+    let sql = format!(
+        "SELECT {COLUMNS} FROM orders {clause} {} LIMIT {limit} OFFSET {}",
+        filter.order_by(),
+        offset.max(0)
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt
+        .query_map(params_from_iter(args.iter()), row_to_order)?
+        .collect::<Result<Vec<_>, _>>()?;
+    let total = count(conn, filter)?;
+    Ok(OrderPage {
+        rows,
+        total,
+        offset,
+    })
+}
+
+/// How many rows match.
+pub fn count(conn: &Connection, filter: &OrderFilter) -> CoreResult<i64> {
+    let (clause, args) = filter.clause()?;
+    let sql = format!("SELECT COUNT(*) FROM orders {clause}");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row(params_from_iter(args.iter()), |r| r.get(0))?)
+}
+
+/// Streams every matching row, in the filter's order, to `f` (for export).
+pub fn for_each(
+    conn: &Connection,
+    filter: &OrderFilter,
+    mut f: impl FnMut(&CachedOrder) -> CoreResult<()>,
+) -> CoreResult<()> {
+    let (clause, args) = filter.clause()?;
+    let sql = format!(
+        "SELECT {COLUMNS} FROM orders {clause} {}",
+        filter.order_by()
+    );
+    let mut stmt = conn.prepare(&sql)?;
+    let mut rows = stmt.query(params_from_iter(args.iter()))?;
+    while let Some(r) = rows.next()? {
+        f(&row_to_order(r)?)?;
+    }
+    Ok(())
+}
+
+pub fn get(conn: &Connection, trade_no: &str) -> CoreResult<Option<CachedOrder>> {
+    let sql = format!("SELECT {COLUMNS} FROM orders WHERE trade_no = ?1");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([trade_no], row_to_order)
+        .optional()?)
+}
+
+pub fn by_mer_order_no(conn: &Connection, mer_order_no: &str) -> CoreResult<Option<CachedOrder>> {
+    let sql = format!("SELECT {COLUMNS} FROM orders WHERE mer_order_no = ?1");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([mer_order_no], row_to_order)
+        .optional()?)
+}
+
+/// The states an order went through, as this desk saw them.
+pub fn history(conn: &Connection, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
+    let mut stmt = conn.prepare_cached("SELECT state, seen_at, source FROM order_history WHERE trade_no = ?1 ORDER BY seen_at, rowid")?;
+    let rows = stmt.query_map([trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+/// Records the method of an order this desk created (the list does not carry it).
+pub fn set_method(conn: &Connection, trade_no: &str, method: &str) -> CoreResult<()> {
+    conn.execute(
+        "UPDATE orders SET method = ?2 WHERE trade_no = ?1",
+        params![trade_no, method],
+    )?;
+    Ok(())
+}
+
+/// Trade numbers of orders not in a final state (to re-read on an incremental sync).
+pub fn open_orders(conn: &Connection) -> CoreResult<Vec<String>> {
+    let mut stmt =
+        conn.prepare("SELECT trade_no FROM orders WHERE state IN (1, 2) ORDER BY created_at")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+pub fn distinct_currencies(conn: &Connection) -> CoreResult<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT DISTINCT currency FROM orders ORDER BY currency")?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}

@@ -1,0 +1,84 @@
+//! The SQLite file: WAL, `busy_timeout`, embedded ordered migrations, and a refusal
+//! to open a database written by a newer PayDesk.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::Connection;
+use rusqlite_migration::{M, Migrations};
+
+use crate::error::CoreError;
+
+/// The migrations, in order. Never edit a released one: add the next.
+pub const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_cache.sql")];
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect())
+}
+
+/// The schema version this binary writes.
+pub fn schema_version() -> usize {
+    MIGRATIONS.len()
+}
+
+/// How a connection writes: the journal's commits must survive a power cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// `synchronous=NORMAL`: the cache, which the gateway can always refill.
+    Cache,
+    /// `synchronous=FULL`: the journal and the audit log.
+    Journal,
+}
+
+/// Opens (creating if needed) and migrates the database at `path`.
+pub fn open(path: &Path, durability: Durability) -> Result<Connection, CoreError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CoreError::Storage(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    let mut conn = Connection::open(path)?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(
+        None,
+        "synchronous",
+        match durability {
+            Durability::Cache => "NORMAL",
+            Durability::Journal => "FULL",
+        },
+    )?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    migrate(&mut conn)?;
+    Ok(conn)
+}
+
+/// Applies the pending migrations; refuses a database from a newer version.
+pub fn migrate(conn: &mut Connection) -> Result<(), CoreError> {
+    let found: usize = conn
+        .pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))?
+        .try_into()
+        .unwrap_or(0);
+    if found > schema_version() {
+        return Err(CoreError::Storage(format!(
+            "this database has schema version {found}, written by a newer PayDesk; this one knows up to {}. Update PayDesk, or move the file aside.",
+            schema_version()
+        )));
+    }
+    migrations()
+        .to_latest(conn)
+        .map_err(|e| CoreError::Storage(format!("database migration failed: {e}")))
+}
+
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_migrations_are_valid() {
+        migrations().validate().unwrap();
+    }
+}

@@ -1,0 +1,105 @@
+//! One error type with stable variants a caller (CLI, desktop app) acts on.
+
+use paydesk_gateway::{FieldError, GatewayError};
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error, Serialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum CoreError {
+    /// Input broke a rule; `field` is the wire or form field.
+    #[error("{field}: {rule}")]
+    Validation { field: String, rule: String },
+    /// The gateway said no.
+    #[error("rejected by the gateway: {gateway_code} {message}")]
+    Rejected {
+        gateway_code: String,
+        message: String,
+    },
+    /// The request may have reached the gateway: it is reconciled before anything is
+    /// sent again.
+    #[error("outcome unknown: {message}")]
+    OutcomeUnknown { message: String },
+    /// Nothing was sent (connection refused, configuration); safe to retry.
+    #[error("not sent: {message}")]
+    NotSent { message: String },
+    /// The gateway's answer could not be read.
+    #[error("unreadable answer from the gateway: {message}")]
+    BadResponse { message: String },
+    /// The answer's signature does not verify.
+    #[error("the gateway's signature does not verify: {message}")]
+    SignatureInvalid { message: String },
+    /// The OS keyring is missing, locked or not a real store.
+    #[error("keyring unavailable: {message}")]
+    KeyringUnavailable { message: String },
+    /// A secret that should be in the keyring is not.
+    #[error("missing secret: {message}")]
+    MissingSecret { message: String },
+    #[error("not found: {message}")]
+    NotFound { message: String },
+    /// The local database or files.
+    #[error("storage: {0}")]
+    Storage(String),
+    /// The operation was cancelled by the user.
+    #[error("cancelled")]
+    Cancelled,
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl CoreError {
+    pub fn validation(field: impl Into<String>, rule: impl Into<String>) -> Self {
+        Self::Validation {
+            field: field.into(),
+            rule: rule.into(),
+        }
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::NotFound {
+            message: message.into(),
+        }
+    }
+}
+
+impl From<FieldError> for CoreError {
+    fn from(e: FieldError) -> Self {
+        Self::Validation {
+            field: e.field,
+            rule: e.rule,
+        }
+    }
+}
+
+impl From<GatewayError> for CoreError {
+    fn from(e: GatewayError) -> Self {
+        match e {
+            GatewayError::Invalid(f) => f.into(),
+            GatewayError::NotSent { reason } => Self::NotSent { message: reason },
+            GatewayError::OutcomeUnknown { reason } => Self::OutcomeUnknown { message: reason },
+            GatewayError::Rejected { code, message } => Self::Rejected {
+                gateway_code: code,
+                message,
+            },
+            GatewayError::Http { status, message } => Self::Rejected {
+                gateway_code: format!("HTTP {status}"),
+                message,
+            },
+            GatewayError::BadResponse { reason } => Self::BadResponse { message: reason },
+            GatewayError::SignatureInvalid { reason } => Self::SignatureInvalid { message: reason },
+        }
+    }
+}
+
+impl From<rusqlite::Error> for CoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        Self::Storage(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for CoreError {
+    fn from(e: std::io::Error) -> Self {
+        Self::Storage(e.to_string())
+    }
+}
+
+pub type CoreResult<T> = Result<T, CoreError>;

@@ -1,0 +1,177 @@
+//! Export of the filtered order list, the whole set and not one page, to CSV or XLSX,
+//! streamed from the cache row by row. Dates carry an explicit time zone column.
+
+use std::path::Path;
+
+use chrono::{FixedOffset, TimeZone, Utc};
+use rusqlite::Connection;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::cache::{self, CachedOrder, OrderFilter};
+use crate::error::{CoreError, CoreResult};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Csv,
+    Xlsx,
+}
+
+impl Format {
+    /// From a file name's extension.
+    pub fn from_path(path: &Path) -> CoreResult<Self> {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("csv") => Ok(Self::Csv),
+            Some("xlsx") => Ok(Self::Xlsx),
+            _ => Err(CoreError::validation("path", "must end in .csv or .xlsx")),
+        }
+    }
+}
+
+pub const HEADERS: [&str; 18] = [
+    "tradeNo",
+    "merOrderNo",
+    "date",
+    "timeZone",
+    "state",
+    "stateMeaning",
+    "method",
+    "currency",
+    "sourceAmount",
+    "handlingFee",
+    "transactionFixedFee",
+    "receiveAmount",
+    "settleAmount",
+    "rollingReserve",
+    "refundAmount",
+    "settle",
+    "refusalPayReason",
+    "message",
+];
+
+fn zone_name(offset: FixedOffset) -> String {
+    let secs = offset.local_minus_utc();
+    let sign = if secs < 0 { '-' } else { '+' };
+    let secs = secs.abs();
+    format!("UTC{sign}{:02}:{:02}", secs / 3600, secs % 3600 / 60)
+}
+
+fn cells(
+    o: &CachedOrder,
+    dict: &paydesk_gateway::StateDictionary,
+    tz: FixedOffset,
+) -> [String; 18] {
+    let date = Utc
+        .timestamp_millis_opt(o.created_at)
+        .single()
+        .map(|t| t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string())
+        .unwrap_or_default();
+    let meaning = dict
+        .meaning(
+            paydesk_gateway::StateField::OrderState,
+            &o.state.to_string(),
+        )
+        .map_or("unknown", |m| m.as_str())
+        .to_string();
+    let s = |v: &Option<String>| v.clone().unwrap_or_default();
+    [
+        o.trade_no.clone(),
+        o.mer_order_no.clone(),
+        date,
+        zone_name(tz),
+        o.state.to_string(),
+        meaning,
+        o.method.clone(),
+        o.currency.clone(),
+        o.source_amount.clone(),
+        s(&o.handling_fee),
+        s(&o.transaction_fixed_fee),
+        s(&o.receive_amount),
+        s(&o.settle_amount),
+        s(&o.rolling_reserve),
+        s(&o.refund_amount),
+        o.settle.map(|v| v.to_string()).unwrap_or_default(),
+        o.refusal_pay_reason.clone(),
+        o.message.clone(),
+    ]
+}
+
+/// Columns that hold amounts (written as numbers in XLSX).
+const AMOUNT_COLUMNS: [usize; 7] = [8, 9, 10, 11, 12, 13, 14];
+
+/// Writes every order matching `filter` to `path`; `progress(done, total)` is called as
+/// rows are written. Returns the number of rows.
+pub fn export(
+    conn: &Connection,
+    filter: &OrderFilter,
+    path: &Path,
+    tz: FixedOffset,
+    dict: &paydesk_gateway::StateDictionary,
+    mut progress: impl FnMut(u64, u64),
+) -> CoreResult<u64> {
+    let format = Format::from_path(path)?;
+    let total = cache::count(conn, filter)? as u64;
+    let mut done = 0u64;
+    let tick = |done: u64, progress: &mut dyn FnMut(u64, u64)| {
+        if done.is_multiple_of(5000) {
+            progress(done, total);
+        }
+    };
+    let io = |e: &dyn std::fmt::Display| {
+        CoreError::Storage(format!("cannot write {}: {e}", path.display()))
+    };
+    match format {
+        Format::Csv => {
+            let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
+            w.write_record(HEADERS).map_err(|e| io(&e))?;
+            cache::for_each(conn, filter, |o| {
+                w.write_record(cells(o, dict, tz)).map_err(|e| io(&e))?;
+                done += 1;
+                tick(done, &mut progress);
+                Ok(())
+            })?;
+            w.flush().map_err(|e| io(&e))?;
+        }
+        Format::Xlsx => {
+            let mut book = rust_xlsxwriter::Workbook::new();
+            let sheet = book
+                .add_worksheet_with_constant_memory()
+                .map_err(|e| io(&e))?;
+            sheet.set_name("Orders").map_err(|e| io(&e))?;
+            let bold = rust_xlsxwriter::Format::new().set_bold();
+            for (c, h) in HEADERS.iter().enumerate() {
+                sheet
+                    .write_string_with_format(0, c as u16, *h, &bold)
+                    .map_err(|e| io(&e))?;
+            }
+            cache::for_each(conn, filter, |o| {
+                done += 1;
+                let row = u32::try_from(done).map_err(|_| {
+                    CoreError::validation("rows", "more rows than a worksheet holds")
+                })?;
+                for (c, value) in cells(o, dict, tz).into_iter().enumerate() {
+                    let number = AMOUNT_COLUMNS
+                        .contains(&c)
+                        .then(|| value.parse::<Decimal>().ok())
+                        .flatten();
+                    match number {
+                        Some(d) => sheet.write(row, c as u16, d).map(|_| ()),
+                        None => sheet.write_string(row, c as u16, value).map(|_| ()),
+                    }
+                    .map_err(|e| io(&e))?;
+                }
+                tick(done, &mut progress);
+                Ok(())
+            })?;
+            book.save(path).map_err(|e| io(&e))?;
+        }
+    }
+    progress(done, total);
+    Ok(done)
+}

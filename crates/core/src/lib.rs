@@ -1,0 +1,24 @@
+//! PayDesk's engine, with no Tauri in it: profiles, secrets in the OS keyring, the
+//! SQLite cache and journal, the sync engine, reconcile, the chained audit log, export,
+//! and the services the desktop app and the `paydesk` CLI are thin layers over.
+
+pub mod audit;
+pub mod builtin;
+pub mod cache;
+pub mod db;
+pub mod desk;
+pub mod error;
+pub mod export;
+pub mod journal;
+pub mod profile;
+pub mod review;
+pub mod secrets;
+pub mod sync;
+
+pub use desk::{Desk, Submitted, new_mer_order_no};
+pub use error::{CoreError, CoreResult};
+pub use profile::{Home, Profile};
+pub use secrets::{KeyringStore, MemoryStore, SecretStore, Secrets};
+
+/// The keyring service name every PayDesk secret is stored under.
+pub const KEYRING_SERVICE: &str = "PayDesk";

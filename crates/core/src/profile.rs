@@ -1,0 +1,204 @@
+//! Profiles: which gateway, which merchant, how to sign. Kept as one JSON file in the
+//! OS config directory (`PAYDESK_HOME` overrides it); secrets are not in it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use paydesk_gateway::dictionary::{Meaning, StateField};
+use paydesk_gateway::{SignSettings, StateDictionary};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CoreError, CoreResult};
+
+/// The name of the built-in sandbox profile.
+pub const SANDBOX_PROFILE: &str = "sandbox";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    pub name: String,
+    /// The gateway's `{base_url}`; `None` is the built-in sandbox.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    pub mer_no: u64,
+    /// The registered origin sent as `Referer`.
+    pub origin: String,
+    #[serde(default = "default_lang")]
+    pub lang: String,
+    #[serde(default)]
+    pub order_type: Option<String>,
+    #[serde(default)]
+    pub sign_settings: SignSettings,
+    #[serde(default)]
+    pub state_overrides: BTreeMap<StateField, BTreeMap<String, Meaning>>,
+    /// Who works at this desk; written into the audit log.
+    #[serde(default = "default_operator")]
+    pub operator: String,
+    /// Where the gateway sends notifications for orders made here.
+    #[serde(default)]
+    pub notify_url: String,
+}
+
+fn default_lang() -> String {
+    "en".into()
+}
+
+fn default_operator() -> String {
+    std::env::var("USER")
+        .or_else(|_| std::env::var("USERNAME"))
+        .unwrap_or_else(|_| "operator".into())
+}
+
+impl Profile {
+    pub fn is_sandbox(&self) -> bool {
+        self.base_url.is_none()
+    }
+
+    pub fn dictionary(&self) -> StateDictionary {
+        StateDictionary::with_overrides(&self.state_overrides)
+    }
+
+    /// Checks the fields a user types.
+    pub fn validate(&self) -> CoreResult<()> {
+        let name_ok = !self.name.is_empty()
+            && self.name.len() <= 40
+            && self
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !name_ok {
+            return Err(CoreError::validation(
+                "name",
+                "must be 1 to 40 letters, digits, - or _",
+            ));
+        }
+        if let Some(url) = &self.base_url {
+            let parsed = url::Url::parse(url)
+                .map_err(|e| CoreError::validation("baseUrl", format!("is not a URL ({e})")))?;
+            paydesk_gateway::client::check_base_url(&parsed)
+                .map_err(|e| CoreError::validation("baseUrl", e.to_string()))?;
+        }
+        if self.mer_no == 0 {
+            return Err(CoreError::validation(
+                "merNo",
+                "must be the merchant number the gateway gave you",
+            ));
+        }
+        paydesk_gateway::validate::url("origin", &self.origin)?;
+        if !self.notify_url.is_empty() {
+            paydesk_gateway::validate::url("notifyUrl", &self.notify_url)?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProfilesFile {
+    active: Option<String>,
+    profiles: Vec<Profile>,
+}
+
+/// The profiles file and the data directory next to it.
+#[derive(Debug, Clone)]
+pub struct Home {
+    dir: PathBuf,
+}
+
+impl Home {
+    /// `PAYDESK_HOME`, or the OS config directory's `PayDesk`.
+    pub fn from_env() -> CoreResult<Self> {
+        if let Ok(dir) = std::env::var("PAYDESK_HOME") {
+            return Ok(Self::at(dir));
+        }
+        let base = dirs::config_dir().ok_or_else(|| {
+            CoreError::Storage("no configuration directory on this system; set PAYDESK_HOME".into())
+        })?;
+        Ok(Self::at(base.join("PayDesk")))
+    }
+
+    pub fn at(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn file(&self) -> PathBuf {
+        self.dir.join("profiles.json")
+    }
+
+    /// The profile's database.
+    pub fn database(&self, profile: &str) -> PathBuf {
+        self.dir.join("data").join(format!("{profile}.sqlite"))
+    }
+
+    fn load(&self) -> CoreResult<ProfilesFile> {
+        match std::fs::read_to_string(self.file()) {
+            Ok(text) => serde_json::from_str(&text)
+                .map_err(|e| CoreError::Storage(format!("{}: {e}", self.file().display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProfilesFile::default()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn save(&self, f: &ProfilesFile) -> CoreResult<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let tmp = self.dir.join("profiles.json.tmp");
+        let text =
+            serde_json::to_string_pretty(f).map_err(|e| CoreError::Internal(e.to_string()))?;
+        std::fs::write(&tmp, text)?;
+        // Rename is atomic: a crash leaves the old file or the new one, never half.
+        std::fs::rename(&tmp, self.file())?;
+        Ok(())
+    }
+
+    pub fn profiles(&self) -> CoreResult<Vec<Profile>> {
+        Ok(self.load()?.profiles)
+    }
+
+    pub fn get(&self, name: &str) -> CoreResult<Profile> {
+        self.load()?
+            .profiles
+            .into_iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| CoreError::not_found(format!("no profile named {name:?}")))
+    }
+
+    /// Adds or replaces a profile.
+    pub fn put(&self, profile: Profile) -> CoreResult<()> {
+        profile.validate()?;
+        let mut f = self.load()?;
+        f.profiles.retain(|p| p.name != profile.name);
+        if f.active.is_none() {
+            f.active = Some(profile.name.clone());
+        }
+        f.profiles.push(profile);
+        f.profiles.sort_by(|a, b| a.name.cmp(&b.name));
+        self.save(&f)
+    }
+
+    pub fn remove(&self, name: &str) -> CoreResult<()> {
+        let mut f = self.load()?;
+        f.profiles.retain(|p| p.name != name);
+        if f.active.as_deref() == Some(name) {
+            f.active = f.profiles.first().map(|p| p.name.clone());
+        }
+        self.save(&f)
+    }
+
+    pub fn activate(&self, name: &str) -> CoreResult<()> {
+        let mut f = self.load()?;
+        if !f.profiles.iter().any(|p| p.name == name) {
+            return Err(CoreError::not_found(format!("no profile named {name:?}")));
+        }
+        f.active = Some(name.to_string());
+        self.save(&f)
+    }
+
+    /// The active profile's name, if any.
+    pub fn active(&self) -> CoreResult<Option<String>> {
+        Ok(self.load()?.active)
+    }
+}

@@ -1,0 +1,261 @@
+//! Secrets live only in the OS keyring: the merchant's private key (PKCS#8 DER bytes,
+//! so a 4096-bit key fits Windows' 2,560-byte limit), the gateway's public key, and the
+//! bearer token. Values come back wrapped in `Sensitive`, which never prints.
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex};
+
+use paydesk_gateway::{PrivateKey, PublicKey, Sensitive};
+
+use crate::error::{CoreError, CoreResult};
+
+/// A place for secrets. The real one is the OS keyring; tests of logic that does not
+/// concern the keyring use [`MemoryStore`].
+pub trait SecretStore: Send + Sync + Debug {
+    fn set(&self, name: &str, bytes: &[u8]) -> CoreResult<()>;
+    fn get(&self, name: &str) -> CoreResult<Option<Sensitive<Vec<u8>>>>;
+    fn delete(&self, name: &str) -> CoreResult<()>;
+}
+
+fn unavailable(e: keyring::Error) -> CoreError {
+    CoreError::KeyringUnavailable {
+        message: match e {
+            keyring::Error::NoStorageAccess(inner) => {
+                format!("the keyring is locked or refused access ({inner})")
+            }
+            keyring::Error::PlatformFailure(inner) => format!(
+                "the keyring service failed ({inner}); is a Secret Service (gnome-keyring, KWallet) running and unlocked?"
+            ),
+            other => other.to_string(),
+        },
+    }
+}
+
+/// The OS keyring (Secret Service on Linux, Keychain on macOS, Credential Manager on
+/// Windows), under one service name.
+#[derive(Debug, Clone)]
+pub struct KeyringStore {
+    service: String,
+}
+
+impl KeyringStore {
+    /// Opens the store after a probe that writes, reads back through a second handle,
+    /// and deletes a test entry. It refuses a store that is missing, locked, or keeps
+    /// nothing (keyring's in-memory mock, where a second handle sees no entry).
+    pub fn open(service: &str) -> CoreResult<Self> {
+        let store = Self {
+            service: service.to_string(),
+        };
+        store.probe()?;
+        Ok(store)
+    }
+
+    fn entry(&self, name: &str) -> CoreResult<keyring::Entry> {
+        keyring::Entry::new(&self.service, name).map_err(unavailable)
+    }
+
+    fn probe(&self) -> CoreResult<()> {
+        let name = format!(
+            "probe-{}-{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+        );
+        let marker = b"paydesk keyring probe";
+        self.entry(&name)?.set_secret(marker).map_err(unavailable)?;
+        let read = self.entry(&name)?.get_secret();
+        let cleanup = self.entry(&name)?.delete_credential();
+        match read {
+            Ok(bytes) if bytes == marker => {}
+            Ok(_) => {
+                return Err(CoreError::KeyringUnavailable {
+                    message: "the keyring returned something other than what was stored".into(),
+                });
+            }
+            Err(keyring::Error::NoEntry) => {
+                return Err(CoreError::KeyringUnavailable {
+                    message: "the keyring keeps nothing between handles (an in-memory mock, not the OS store)".into(),
+                });
+            }
+            Err(e) => return Err(unavailable(e)),
+        }
+        cleanup.map_err(unavailable)
+    }
+}
+
+impl SecretStore for KeyringStore {
+    fn set(&self, name: &str, bytes: &[u8]) -> CoreResult<()> {
+        self.entry(name)?.set_secret(bytes).map_err(unavailable)
+    }
+
+    fn get(&self, name: &str) -> CoreResult<Option<Sensitive<Vec<u8>>>> {
+        match self.entry(name)?.get_secret() {
+            Ok(bytes) => Ok(Some(Sensitive::new(bytes))),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
+    fn delete(&self, name: &str) -> CoreResult<()> {
+        match self.entry(name)?.delete_credential() {
+            Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+}
+
+/// Secrets in memory, for unit tests only.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    map: Mutex<HashMap<String, Vec<u8>>>,
+}
+
+impl SecretStore for MemoryStore {
+    fn set(&self, name: &str, bytes: &[u8]) -> CoreResult<()> {
+        self.map
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(name.to_string(), bytes.to_vec());
+        Ok(())
+    }
+
+    fn get(&self, name: &str) -> CoreResult<Option<Sensitive<Vec<u8>>>> {
+        Ok(self
+            .map
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)
+            .cloned()
+            .map(Sensitive::new))
+    }
+
+    fn delete(&self, name: &str) -> CoreResult<()> {
+        self.map
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(name);
+        Ok(())
+    }
+}
+
+/// A profile's secrets.
+#[derive(Debug, Clone)]
+pub struct Secrets {
+    store: Arc<dyn SecretStore>,
+}
+
+/// What the UI may show of a key: never the private half.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KeyInfo {
+    pub bits: usize,
+    pub public_pem: String,
+    pub public_base64: String,
+    pub fingerprint: String,
+}
+
+impl KeyInfo {
+    pub fn of(public: &PublicKey) -> Self {
+        Self {
+            bits: public.bits(),
+            public_pem: public.to_pem(),
+            public_base64: public.to_base64(),
+            fingerprint: public.fingerprint(),
+        }
+    }
+}
+
+impl Secrets {
+    pub fn new(store: Arc<dyn SecretStore>) -> Self {
+        Self { store }
+    }
+
+    fn name(profile: &str, what: &str) -> String {
+        format!("{profile}/{what}")
+    }
+
+    pub fn set_merchant_key(&self, profile: &str, key: &PrivateKey) -> CoreResult<KeyInfo> {
+        self.store
+            .set(&Self::name(profile, "merchant-key"), key.pkcs8_der())?;
+        Ok(KeyInfo::of(&key.public_key()))
+    }
+
+    /// Imports PEM PKCS#8, PEM PKCS#1 or bare base64 DER.
+    pub fn import_merchant_key(&self, profile: &str, text: &str) -> CoreResult<KeyInfo> {
+        let key = PrivateKey::from_text(text)
+            .map_err(|e| CoreError::validation("privateKey", e.to_string()))?;
+        self.set_merchant_key(profile, &key)
+    }
+
+    pub fn generate_merchant_key(&self, profile: &str, bits: usize) -> CoreResult<KeyInfo> {
+        let key =
+            PrivateKey::generate(bits).map_err(|e| CoreError::validation("bits", e.to_string()))?;
+        self.set_merchant_key(profile, &key)
+    }
+
+    pub fn merchant_key(&self, profile: &str) -> CoreResult<PrivateKey> {
+        let bytes = self
+            .store
+            .get(&Self::name(profile, "merchant-key"))?
+            .ok_or_else(|| CoreError::MissingSecret {
+                message: format!(
+                    "profile {profile:?} has no merchant private key; import or generate one"
+                ),
+            })?;
+        PrivateKey::from_pkcs8_der(bytes.expose())
+            .map_err(|e| CoreError::Storage(format!("the stored merchant key is unreadable: {e}")))
+    }
+
+    pub fn merchant_key_info(&self, profile: &str) -> CoreResult<Option<KeyInfo>> {
+        match self.merchant_key(profile) {
+            Ok(k) => Ok(Some(KeyInfo::of(&k.public_key()))),
+            Err(CoreError::MissingSecret { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub fn set_gateway_key(&self, profile: &str, text: &str) -> CoreResult<KeyInfo> {
+        let key = PublicKey::from_text(text)
+            .map_err(|e| CoreError::validation("gatewayPublicKey", e.to_string()))?;
+        self.store
+            .set(&Self::name(profile, "gateway-key"), key.spki_der())?;
+        Ok(KeyInfo::of(&key))
+    }
+
+    pub fn gateway_key(&self, profile: &str) -> CoreResult<Option<PublicKey>> {
+        match self.store.get(&Self::name(profile, "gateway-key"))? {
+            Some(der) => PublicKey::from_der(der.expose()).map(Some).map_err(|e| {
+                CoreError::Storage(format!("the stored gateway key is unreadable: {e}"))
+            }),
+            None => Ok(None),
+        }
+    }
+
+    pub fn set_bearer(&self, profile: &str, token: &str) -> CoreResult<()> {
+        if token.trim().is_empty() {
+            return Err(CoreError::validation("bearerToken", "must not be empty"));
+        }
+        self.store.set(
+            &Self::name(profile, "bearer-token"),
+            token.trim().as_bytes(),
+        )
+    }
+
+    pub fn bearer(&self, profile: &str) -> CoreResult<Option<Sensitive<String>>> {
+        Ok(self
+            .store
+            .get(&Self::name(profile, "bearer-token"))?
+            .map(|b| Sensitive::new(String::from_utf8_lossy(b.expose()).into_owned())))
+    }
+
+    /// Removes every secret of a profile.
+    pub fn forget(&self, profile: &str) -> CoreResult<()> {
+        for what in ["merchant-key", "gateway-key", "bearer-token"] {
+            self.store.delete(&Self::name(profile, what))?;
+        }
+        Ok(())
+    }
+
+    pub fn delete_merchant_key(&self, profile: &str) -> CoreResult<()> {
+        self.store.delete(&Self::name(profile, "merchant-key"))
+    }
+}

@@ -1,0 +1,363 @@
+//! The sync engine: pulls the V2 order list by date windows, fetches windows
+//! concurrently within a bound, upserts each page in one transaction, verifies every
+//! page's signature (an invalid one stops the sync and caches nothing of that page),
+//! re-reads orders that are not final, resumes where it stopped, and reports progress.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use chrono::{DateTime, Duration, Utc};
+use futures_util::StreamExt;
+use paydesk_gateway::wire::{DateLimit, MerNo, OrderListItem, V2OrderList};
+use paydesk_gateway::{GatewayClient, SignatureStatus};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use crate::cache;
+use crate::db::now_ms;
+use crate::error::{CoreError, CoreResult};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncOptions {
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+    /// Length of one window in hours (the cached date's precision).
+    pub window_hours: i64,
+    pub page_size: i64,
+    /// Windows fetched at once.
+    pub concurrency: usize,
+    /// Re-read every window, even those a previous sync completed.
+    pub full: bool,
+}
+
+impl SyncOptions {
+    /// The last `days` days, in daily windows.
+    pub fn last_days(days: i64) -> Self {
+        let to = Utc::now();
+        Self {
+            from: to - Duration::days(days),
+            to,
+            window_hours: 24,
+            page_size: 500,
+            concurrency: 4,
+            full: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncProgress {
+    pub windows_done: u64,
+    pub windows_total: u64,
+    pub pages: u64,
+    pub orders: u64,
+    pub orders_per_second: f64,
+    pub eta_seconds: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncReport {
+    pub progress: SyncProgress,
+    /// Windows skipped because a previous sync completed them.
+    pub windows_skipped: u64,
+    /// Orders whose state changed.
+    pub changed: u64,
+    /// Open orders re-read.
+    pub reread: u64,
+    pub seconds: f64,
+}
+
+/// Sync's connection to the cache and where it reports.
+#[derive(Debug, Clone)]
+pub struct SyncTarget {
+    pub conn: Arc<Mutex<Connection>>,
+    pub profile: String,
+    pub mer_no: u64,
+}
+
+/// A page on its way to the writer.
+struct Page {
+    window_start: i64,
+    window_end: i64,
+    page_num: i64,
+    total_pages: i64,
+    items: Vec<OrderListItem>,
+    verified: bool,
+}
+
+fn fmt(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+fn lock(conn: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
+    conn.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn windows(o: &SyncOptions) -> CoreResult<Vec<(DateTime<Utc>, DateTime<Utc>)>> {
+    if o.to <= o.from {
+        return Err(CoreError::validation("to", "must be after from"));
+    }
+    if !(1..=24 * 31).contains(&o.window_hours) {
+        return Err(CoreError::validation(
+            "windowHours",
+            "must be between 1 and 744",
+        ));
+    }
+    paydesk_gateway::validate::page_size("pageSize", o.page_size)?;
+    let step = Duration::hours(o.window_hours);
+    let mut out = Vec::new();
+    let mut start = o.from;
+    while start < o.to {
+        let end = (start + step).min(o.to);
+        // dateLimit is inclusive to the second: end one second before the next start.
+        out.push((start, end - Duration::seconds(1)));
+        start = end;
+    }
+    Ok(out)
+}
+
+fn window_complete(conn: &Connection, profile: &str, start: i64, end: i64) -> CoreResult<bool> {
+    let row: Option<(i64, i64)> = conn
+        .query_row(
+            "SELECT complete, window_end FROM sync_state WHERE profile = ?1 AND window_start = ?2",
+            params![profile, start],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    Ok(matches!(row, Some((1, e)) if e == end))
+}
+
+/// Runs a sync. `cancel` stops it between pages; what was written stays, and the next
+/// sync resumes with the windows not yet complete.
+pub async fn run(
+    client: &GatewayClient,
+    target: &SyncTarget,
+    opts: &SyncOptions,
+    cancel: Arc<AtomicBool>,
+    mut progress: impl FnMut(&SyncProgress) + Send,
+) -> CoreResult<SyncReport> {
+    let started = Instant::now();
+    let all = windows(opts)?;
+    let now = Utc::now();
+    // The window holding "now" is never complete: orders keep arriving in it.
+    let todo: Vec<(DateTime<Utc>, DateTime<Utc>)> = {
+        let conn = lock(&target.conn);
+        let mut todo = Vec::new();
+        for w in &all {
+            let done = !opts.full
+                && w.1 < now
+                && window_complete(
+                    &conn,
+                    &target.profile,
+                    w.0.timestamp_millis(),
+                    w.1.timestamp_millis(),
+                )?;
+            if !done {
+                todo.push(*w);
+            }
+        }
+        todo
+    };
+    let mut report = SyncReport {
+        windows_skipped: (all.len() - todo.len()) as u64,
+        ..SyncReport::default()
+    };
+    report.progress.windows_total = todo.len() as u64;
+
+    let (tx, mut rx) = mpsc::channel::<CoreResult<Page>>(opts.concurrency.max(1) * 2);
+    let fetch = {
+        let tx = tx.clone();
+        let cancel = cancel.clone();
+        let mer_no = target.mer_no;
+        let page_size = opts.page_size;
+        futures_util::stream::iter(todo.clone())
+            .map(move |(from, to)| {
+                let tx = tx.clone();
+                let cancel = cancel.clone();
+                async move {
+                    let mut page_num = 1;
+                    loop {
+                        if cancel.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let op = V2OrderList {
+                            mer_no: MerNo(mer_no),
+                            mer_order_nos: vec![],
+                            trade_nos: vec![],
+                            date_limit: Some(DateLimit {
+                                from: fmt(from),
+                                to: fmt(to),
+                            }),
+                            page_num,
+                            page_size,
+                            version: V2OrderList::VERSION.into(),
+                        };
+                        let page = client
+                            .send(&op)
+                            .await
+                            .map_err(CoreError::from)
+                            .map(|a| Page {
+                                window_start: from.timestamp_millis(),
+                                window_end: to.timestamp_millis(),
+                                page_num,
+                                total_pages: a.data.total_page.max(1),
+                                verified: a.signature == SignatureStatus::Verified,
+                                items: a.data.list,
+                            });
+                        let last = match &page {
+                            Ok(p) => p.page_num >= p.total_pages,
+                            Err(_) => true,
+                        };
+                        if tx.send(page).await.is_err() || last {
+                            return;
+                        }
+                        page_num += 1;
+                    }
+                }
+            })
+            .buffer_unordered(opts.concurrency.max(1))
+            .collect::<Vec<()>>()
+    };
+    drop(tx);
+
+    let writer = async {
+        let mut failure: Option<CoreError> = None;
+        while let Some(page) = rx.recv().await {
+            let page = match page {
+                Ok(p) => p,
+                Err(e) => {
+                    // Stop fetching; keep what was written.
+                    cancel.store(true, Ordering::Relaxed);
+                    failure.get_or_insert(e);
+                    continue;
+                }
+            };
+            let conn = target.conn.clone();
+            let profile = target.profile.clone();
+            let mer_no = target.mer_no;
+            // A page's upsert takes milliseconds; it runs on this task rather than on a
+            // blocking thread so that the engine works on any runtime.
+            let (changed, complete) = (|| -> CoreResult<(usize, bool)> {
+                let mut conn = lock(&conn);
+                let changed = cache::upsert_items(
+                    &mut conn,
+                    mer_no,
+                    &page.items,
+                    page.window_start,
+                    page.verified,
+                )?;
+                let complete = page.page_num >= page.total_pages;
+                conn.execute(
+                    "INSERT INTO sync_state (profile, window_start, window_end, pages_done, total_pages, complete, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     ON CONFLICT (profile, window_start) DO UPDATE SET window_end = excluded.window_end,
+                       pages_done = excluded.pages_done, total_pages = excluded.total_pages, complete = excluded.complete,
+                       updated_at = excluded.updated_at, error = NULL",
+                    params![profile, page.window_start, page.window_end, page.page_num, page.total_pages, complete, now_ms()],
+                )?;
+                Ok((changed, complete))
+            })()?;
+            report.changed += changed as u64;
+            let p = &mut report.progress;
+            p.pages += 1;
+            p.orders += page.items.len() as u64;
+            if complete {
+                p.windows_done += 1;
+            }
+            let secs = started.elapsed().as_secs_f64().max(1e-3);
+            p.orders_per_second = p.orders as f64 / secs;
+            p.eta_seconds = (p.windows_done > 0)
+                .then(|| secs / p.windows_done as f64 * (p.windows_total - p.windows_done) as f64);
+            progress(p);
+        }
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    };
+    let (_, written) = tokio::join!(fetch, writer);
+    if let Err(e) = written {
+        record_error(target, &e);
+        return Err(e);
+    }
+    if cancel.load(Ordering::Relaxed) {
+        return Err(CoreError::Cancelled);
+    }
+    report.reread = reread_open(client, target).await?;
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+fn record_error(target: &SyncTarget, e: &CoreError) {
+    let conn = lock(&target.conn);
+    let _ = conn.execute(
+        "INSERT INTO sync_state (profile, window_start, window_end, complete, updated_at, error) VALUES (?1, -1, -1, 0, ?2, ?3)
+         ON CONFLICT (profile, window_start) DO UPDATE SET updated_at = excluded.updated_at, error = excluded.error",
+        params![target.profile, now_ms(), e.to_string()],
+    );
+}
+
+/// The last failure of a sync, if the last sync failed (for the dashboard).
+pub fn last_error(conn: &Connection, profile: &str) -> CoreResult<Option<(i64, String)>> {
+    Ok(conn
+        .query_row(
+            "SELECT updated_at, error FROM sync_state WHERE profile = ?1 AND window_start = -1 AND error IS NOT NULL",
+            [profile],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
+}
+
+/// When a sync last wrote a page.
+pub fn last_synced(conn: &Connection, profile: &str) -> CoreResult<Option<i64>> {
+    Ok(conn.query_row(
+        "SELECT MAX(updated_at) FROM sync_state WHERE profile = ?1 AND window_start >= 0",
+        [profile],
+        |r| r.get(0),
+    )?)
+}
+
+/// Clears the failure mark after a successful sync.
+pub fn clear_error(conn: &Connection, profile: &str) -> CoreResult<()> {
+    conn.execute(
+        "DELETE FROM sync_state WHERE profile = ?1 AND window_start = -1",
+        [profile],
+    )?;
+    Ok(())
+}
+
+/// Re-reads cached orders that are not final, 100 trade numbers per request.
+async fn reread_open(client: &GatewayClient, target: &SyncTarget) -> CoreResult<u64> {
+    let open = cache::open_orders(&lock(&target.conn))?;
+    let mut n = 0;
+    for chunk in open.chunks(100) {
+        let op = V2OrderList {
+            mer_no: MerNo(target.mer_no),
+            mer_order_nos: vec![],
+            trade_nos: chunk.to_vec(),
+            date_limit: None,
+            page_num: 1,
+            page_size: 100,
+            version: V2OrderList::VERSION.into(),
+        };
+        let a = client.send(&op).await?;
+        let verified = a.signature == SignatureStatus::Verified;
+        // An order already cached keeps its date: `created_at` here is ignored on conflict.
+        cache::upsert_items(
+            &mut lock(&target.conn),
+            target.mer_no,
+            &a.data.list,
+            now_ms(),
+            verified,
+        )?;
+        n += a.data.list.len() as u64;
+    }
+    clear_error(&lock(&target.conn), &target.profile)?;
+    Ok(n)
+}
