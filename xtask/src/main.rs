@@ -133,7 +133,23 @@ fn ensure_apt(packages: &[&str]) -> Result {
 }
 
 /// The system packages the whole test suite needs.
-const TEST_PACKAGES: &[&str] = &["build-essential", "pkg-config", "curl"];
+/// The system packages the whole test suite needs: a C toolchain, libdbus for the
+/// keyring's Secret Service client, and a session bus with gnome-keyring for the tests
+/// that use the real keyring.
+const TEST_PACKAGES: &[&str] = &[
+    "build-essential",
+    "pkg-config",
+    "curl",
+    "libdbus-1-dev",
+    "dbus",
+    "dbus-x11",
+    "gnome-keyring",
+];
+
+/// Starts gnome-keyring's Secret Service, unlocked, inside the session bus that
+/// `dbus-run-session` made, with its keyrings in a fresh folder (so no earlier run's
+/// login keyring with another password is found), then runs the command.
+const WITH_KEYRING: &str = "d=$(mktemp -d); echo -n paydesk-test | XDG_DATA_HOME=\"$d\" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec \"$@\"";
 
 fn setup() -> Result {
     ensure_apt(TEST_PACKAGES)?;
@@ -180,9 +196,13 @@ fn rust_tests() -> Result<(u64, u64)> {
         "--tests",
         "--examples",
     ];
-    println!("==> Rust tests: cargo {}", args.join(" "));
+    println!(
+        "==> Rust tests, in a private D-Bus session with gnome-keyring (the real keyring): cargo {}",
+        args.join(" ")
+    );
     let t = Instant::now();
-    let mut child = Command::new("cargo")
+    let mut child = Command::new("dbus-run-session")
+        .args(["--", "sh", "-c", WITH_KEYRING, "sh", "cargo"])
         .args(args)
         .current_dir(root())
         .stdout(std::process::Stdio::piped())

@@ -381,3 +381,36 @@ pub fn distinct_currencies(conn: &Connection) -> CoreResult<Vec<String>> {
     let rows = stmt.query_map([], |r| r.get(0))?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
+
+/// Saves a filter set under `name` (replacing one of the same name).
+pub fn save_filter(conn: &Connection, name: &str, filter: &OrderFilter) -> CoreResult<()> {
+    if name.trim().is_empty() {
+        return Err(crate::error::CoreError::validation("name", "is required"));
+    }
+    let json = serde_json::to_string(filter)
+        .map_err(|e| crate::error::CoreError::Internal(e.to_string()))?;
+    conn.execute(
+        "INSERT INTO saved_filters (name, filter, created_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT (name) DO UPDATE SET filter = excluded.filter",
+        params![name.trim(), json, now_ms()],
+    )?;
+    Ok(())
+}
+
+pub fn saved_filters(conn: &Connection) -> CoreResult<Vec<(String, OrderFilter)>> {
+    let mut stmt = conn.prepare("SELECT name, filter FROM saved_filters ORDER BY name")?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (name, json) = row?;
+        if let Ok(f) = serde_json::from_str(&json) {
+            out.push((name, f));
+        }
+    }
+    Ok(out)
+}
+
+pub fn delete_filter(conn: &Connection, name: &str) -> CoreResult<()> {
+    conn.execute("DELETE FROM saved_filters WHERE name = ?1", [name])?;
+    Ok(())
+}

@@ -10,7 +10,10 @@ use rusqlite_migration::{M, Migrations};
 use crate::error::CoreError;
 
 /// The migrations, in order. Never edit a released one: add the next.
-pub const MIGRATIONS: &[&str] = &[include_str!("../migrations/0001_cache.sql")];
+pub const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/0001_cache.sql"),
+    include_str!("../migrations/0002_saved_filters.sql"),
+];
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(MIGRATIONS.iter().map(|sql| M::up(sql)).collect())

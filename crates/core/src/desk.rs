@@ -102,6 +102,9 @@ pub struct Desk {
     journal: Mutex<Connection>,
     dictionary: StateDictionary,
     sandbox: Option<BuiltinSandbox>,
+    /// Journal entries this desk is sending right now. A `sending` entry not in here
+    /// was left by a crash, and is reconciled.
+    in_flight: Mutex<std::collections::HashSet<i64>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -168,9 +171,16 @@ impl Desk {
             journal,
             dictionary,
             sandbox,
+            in_flight: Mutex::default(),
         };
         desk.reconcile_all().await?;
         Ok(desk)
+    }
+
+    /// Changes the time limit of every gateway call.
+    pub fn set_timeout(&mut self, timeout: std::time::Duration) -> CoreResult<()> {
+        self.client = self.client.with_timeout(timeout)?;
+        Ok(())
     }
 
     pub fn client(&self) -> &GatewayClient {
@@ -257,7 +267,10 @@ impl Desk {
         let entry = match began {
             Begin::Send(e) | Begin::Resend(e) => e,
             Begin::Exists(e) => {
+                let in_flight = lock(&self.in_flight).contains(&e.id);
                 let e = match e.status {
+                    // Still on its way in this or another window: wait for its answer.
+                    Status::Sending if in_flight => e,
                     // Not known: look it up before anything else.
                     Status::Unknown | Status::Sending => self.reconcile_entry(&e).await?,
                     _ => e,
@@ -270,7 +283,9 @@ impl Desk {
             }
         };
         let started = Instant::now();
+        lock(&self.in_flight).insert(entry.id);
         let r = self.client.send_prepared(op, &prepared).await;
+        lock(&self.in_flight).remove(&entry.id);
         let ids = format!("merOrderNo={mer_order_no}");
         self.audit(O::NAME, ids, &Self::result_code(&r), started);
         let conn = lock(&self.journal);
@@ -394,7 +409,8 @@ impl Desk {
         let mut out = Vec::new();
         let now = now_ms();
         for e in pending {
-            if e.next_check_at.is_some_and(|t| t > now) {
+            let in_flight = lock(&self.in_flight).contains(&e.id);
+            if in_flight || e.next_check_at.is_some_and(|t| t > now) {
                 out.push(e);
                 continue;
             }

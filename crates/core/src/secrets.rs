@@ -142,6 +142,7 @@ impl SecretStore for MemoryStore {
 #[derive(Debug, Clone)]
 pub struct Secrets {
     store: Arc<dyn SecretStore>,
+    service: Option<String>,
 }
 
 /// What the UI may show of a key: never the private half.
@@ -166,7 +167,20 @@ impl KeyInfo {
 
 impl Secrets {
     pub fn new(store: Arc<dyn SecretStore>) -> Self {
-        Self { store }
+        Self {
+            store,
+            service: None,
+        }
+    }
+
+    /// Labels the store with its keyring service name (shown in Settings).
+    pub fn with_service(mut self, service: &str) -> Self {
+        self.service = Some(service.to_string());
+        self
+    }
+
+    pub fn service(&self) -> Option<&str> {
+        self.service.as_deref()
     }
 
     fn name(profile: &str, what: &str) -> String {

@@ -99,6 +99,10 @@ fn lock(conn: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+fn ms(t: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(t).unwrap_or_default()
+}
+
 fn windows(o: &SyncOptions) -> CoreResult<Vec<(DateTime<Utc>, DateTime<Utc>)>> {
     if o.to <= o.from {
         return Err(CoreError::validation("to", "must be after from"));
@@ -110,14 +114,19 @@ fn windows(o: &SyncOptions) -> CoreResult<Vec<(DateTime<Utc>, DateTime<Utc>)>> {
         ));
     }
     paydesk_gateway::validate::page_size("pageSize", o.page_size)?;
-    let step = Duration::hours(o.window_hours);
+    // Windows sit on a fixed grid (multiples of the window length since the epoch,
+    // UTC), so a later sync finds the windows an earlier one completed.
+    let step_ms = o.window_hours * 3_600_000;
+    let to_ms = o.to.timestamp_millis().div_euclid(1000) * 1000;
+    let mut start = o.from.timestamp_millis().div_euclid(step_ms) * step_ms;
     let mut out = Vec::new();
-    let mut start = o.from;
-    while start < o.to {
-        let end = (start + step).min(o.to);
-        // dateLimit is inclusive to the second: end one second before the next start.
-        out.push((start, end - Duration::seconds(1)));
-        start = end;
+    while start < to_ms {
+        let end = (start + step_ms).min(to_ms);
+        if end - start >= 1000 {
+            // dateLimit is inclusive to the second: end one second before the next start.
+            out.push((ms(start), ms(end - 1000)));
+        }
+        start += step_ms;
     }
     Ok(out)
 }

@@ -137,6 +137,13 @@ impl GatewayClient {
         })
     }
 
+    /// The same client with another whole-call time limit.
+    pub fn with_timeout(&self, timeout: Duration) -> Result<Self, GatewayError> {
+        let mut config = self.config.clone();
+        config.timeout = timeout;
+        Self::new(config, self.credentials.clone())
+    }
+
     pub fn config(&self) -> &ClientConfig {
         &self.config
     }

@@ -19,6 +19,10 @@ pub struct Fault {
     pub malformed_rate: f64,
     /// Answer with a wrong `sign` (signed answers only).
     pub bad_signature_rate: f64,
+    /// Commit the operation, then hold the answer back for `hang_ms` (a client times out).
+    pub hang_rate: f64,
+    /// How long a hung answer is held; 30 s when 0.
+    pub hang_ms: u64,
     pub seed: u64,
 }
 
@@ -30,6 +34,7 @@ pub enum Injected {
     Drop,
     Malformed,
     BadSignature,
+    Hang,
 }
 
 impl Fault {
@@ -52,6 +57,14 @@ impl Armed {
         Duration::from_millis(self.fault.latency_ms)
     }
 
+    pub fn hang(&self) -> Duration {
+        Duration::from_millis(if self.fault.hang_ms == 0 {
+            30_000
+        } else {
+            self.fault.hang_ms
+        })
+    }
+
     /// What happens to the next request.
     pub fn roll(&mut self) -> Injected {
         let r = self.rng.f64();
@@ -61,6 +74,7 @@ impl Armed {
             (f.drop_rate, Injected::Drop),
             (f.malformed_rate, Injected::Malformed),
             (f.bad_signature_rate, Injected::BadSignature),
+            (f.hang_rate, Injected::Hang),
         ];
         let mut edge = 0.0;
         for (rate, outcome) in outcomes {

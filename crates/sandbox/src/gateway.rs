@@ -142,17 +142,23 @@ impl From<Failure> for Refusal {
 }
 
 async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, bytes: Bytes) -> Response {
-    let (latency, injected) = {
+    let (latency, injected, hang) = {
         let mut faults = s
             .faults
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match faults.get_mut(route.path()) {
-            Some(f) => (f.latency(), f.roll()),
-            None => match faults.get_mut("*") {
-                Some(f) => (f.latency(), f.roll()),
-                None => (std::time::Duration::ZERO, Injected::None),
-            },
+        let key = if faults.contains_key(route.path()) {
+            route.path()
+        } else {
+            "*"
+        };
+        match faults.get_mut(key) {
+            Some(f) => (f.latency(), f.roll(), f.hang()),
+            None => (
+                std::time::Duration::ZERO,
+                Injected::None,
+                std::time::Duration::ZERO,
+            ),
         }
     };
     if !latency.is_zero() {
@@ -194,6 +200,9 @@ async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, bytes: Bytes) 
         Ok(_) => StatusCode::OK,
         Err(r) => r.status,
     };
+    if injected == Injected::Hang {
+        tokio::time::sleep(hang).await;
+    }
     match injected {
         Injected::Drop => dropped_connection(),
         Injected::Malformed => {

@@ -1,0 +1,267 @@
+//! The desk against a sandbox on loopback, with the real keyring and real SQLite files:
+//! the built-in profile, sync, the journal under faults, and signatures.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use paydesk_core::cache::OrderFilter;
+use paydesk_core::journal::Status;
+use paydesk_core::sync::SyncOptions;
+use paydesk_core::{CoreError, Desk, Home, builtin, new_mer_order_no};
+use paydesk_gateway::wire::{MerNo, V2Payout};
+use paydesk_sandbox::{Fault, SeedSpec};
+
+fn payout(no: &str, amount: &str) -> V2Payout {
+    V2Payout {
+        mer_no: MerNo(common::MER),
+        mer_order_no: no.into(),
+        currency_code: "MXN".into(),
+        source_amount: amount.parse().unwrap(),
+        withdraw_type: "6".into(),
+        return_url: String::new(),
+        notify_url: "https://desk.example/n".into(),
+        sign_type: "RSA256".into(),
+        version: "V2.0.0".into(),
+        ip_address: "203.0.113.7".into(),
+        card_no: String::new(),
+        clabe: "002010077777777771".into(),
+    }
+}
+
+fn all_time() -> SyncOptions {
+    let mut o = SyncOptions::last_days(400);
+    o.to = chrono::Utc::now() + chrono::Duration::days(1);
+    o
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_built_in_sandbox_profile_works_with_no_set_up() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = Home::at(home_dir.path());
+    let secrets = common::secrets();
+    let profile = builtin::ensure_profile(&home, &secrets).unwrap();
+    assert!(profile.is_sandbox());
+    assert_eq!(home.active().unwrap().as_deref(), Some("sandbox"));
+    let desk = Desk::open(&home, secrets.clone(), "sandbox").await.unwrap();
+
+    let report = desk
+        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(report.progress.orders as usize, builtin::DEMO_ORDERS);
+    let page = desk.orders(&OrderFilter::default(), 0, 100).unwrap();
+    assert_eq!(page.total as usize, builtin::DEMO_ORDERS);
+    assert!(page.rows.iter().all(|o| o.signature_verified));
+
+    let detail = desk.order_detail(&page.rows[0].trade_no).await.unwrap();
+    assert_eq!(
+        detail.signature,
+        Some(paydesk_gateway::SignatureStatus::Verified)
+    );
+    assert_eq!(detail.live.unwrap().trade_no, page.rows[0].trade_no);
+
+    let usd = desk.balance("USD").await.unwrap();
+    assert!(!usd.total_balance.is_empty());
+    let dash = desk.dashboard().unwrap();
+    assert_eq!(dash.cached_orders as usize, builtin::DEMO_ORDERS);
+    assert_eq!(dash.balances.len(), 1);
+    assert!(!dash.days.is_empty());
+    assert!(dash.last_sync.is_some());
+    assert!(desk.audit_verify().unwrap().ok);
+    drop(desk);
+
+    // A second start finds everything where it was: same demo data, no second seeding.
+    let desk = Desk::open(&home, secrets.clone(), "sandbox").await.unwrap();
+    let n = desk
+        .sandbox()
+        .unwrap()
+        .sandbox()
+        .with_state(|s| s.orders.len());
+    assert_eq!(n, builtin::DEMO_ORDERS);
+    secrets.forget("sandbox").unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sync_of_100000_orders_matches_the_gateway_exactly_and_resumes() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = Home::at(home_dir.path());
+    let secrets = common::secrets();
+    let (running, _) = common::external_sandbox(&home, &secrets, "big").await;
+    running.sandbox.seed(&SeedSpec {
+        mer_no: Some(common::MER),
+        ..SeedSpec::new(100_000)
+    });
+    let desk = Desk::open(&home, secrets.clone(), "big").await.unwrap();
+
+    // Cancel part-way: what was written stays, and the next sync skips finished windows.
+    let cancel = Arc::new(AtomicBool::new(false));
+    let c2 = cancel.clone();
+    let r = desk
+        .sync(&all_time(), cancel, move |p| {
+            if p.orders > 20_000 {
+                c2.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        })
+        .await;
+    assert!(matches!(r, Err(CoreError::Cancelled)), "{r:?}");
+    let partial = desk.orders(&OrderFilter::default(), 0, 1).unwrap().total;
+    assert!(partial > 0 && partial < 100_000, "{partial}");
+
+    let report = desk
+        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    assert!(report.windows_skipped > 0);
+    let want: BTreeMap<String, i64> = running.sandbox.with_state(|s| {
+        s.orders
+            .iter()
+            .map(|o| (o.trade_no.clone(), o.state))
+            .collect()
+    });
+    let mut have = BTreeMap::new();
+    desk.with_cache(|c| {
+        paydesk_core::cache::for_each(c, &OrderFilter::default(), |o| {
+            have.insert(o.trade_no.clone(), o.state);
+            Ok(())
+        })
+    })
+    .unwrap();
+    assert_eq!(have.len(), 100_000);
+    assert!(have == want, "the cache differs from the gateway");
+    secrets.forget("big").unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_page_signature_stops_the_sync_and_caches_nothing_of_it() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = Home::at(home_dir.path());
+    let secrets = common::secrets();
+    let (running, _) = common::external_sandbox(&home, &secrets, "sig").await;
+    running.sandbox.seed(&SeedSpec {
+        mer_no: Some(common::MER),
+        ..SeedSpec::new(300)
+    });
+    let desk = Desk::open(&home, secrets.clone(), "sig").await.unwrap();
+    running.sandbox.set_fault(
+        "/v2/order/queryOrderList",
+        Fault {
+            bad_signature_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    let err = desk
+        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CoreError::SignatureInvalid { .. }), "{err}");
+    assert_eq!(desk.orders(&OrderFilter::default(), 0, 1).unwrap().total, 0);
+    assert!(
+        desk.dashboard().unwrap().sync_error.is_some(),
+        "the dashboard shows the failed sync"
+    );
+    secrets.forget("sig").unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_double_submit_sends_once() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = Home::at(home_dir.path());
+    let secrets = common::secrets();
+    let (running, _) = common::external_sandbox(&home, &secrets, "dbl").await;
+    let desk = Desk::open(&home, secrets.clone(), "dbl").await.unwrap();
+    let no = new_mer_order_no("PO");
+    let (a, b) = tokio::join!(
+        desk.payout_clabe(payout(&no, "10.00")),
+        desk.payout_clabe(payout(&no, "10.00"))
+    );
+    let accepted = [&a, &b]
+        .iter()
+        .filter(|r| matches!(r, Ok(s) if s.entry.status == Status::Accepted))
+        .count();
+    assert!(accepted >= 1, "{a:?} {b:?}");
+    let again = desk.payout_clabe(payout(&no, "10.00")).await.unwrap();
+    assert!(again.replayed);
+    let at_gateway = running
+        .sandbox
+        .with_state(|s| s.orders.iter().filter(|o| o.mer_order_no == no).count());
+    assert_eq!(at_gateway, 1);
+    // The journal keeps the account masked.
+    let e = &desk.journal_entries(&[], 10).unwrap()[0];
+    assert_eq!(e.request["clabe"], "002010********7771");
+    assert!(e.summary.contains("002010********7771"));
+    secrets.forget("dbl").unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_hundred_payouts_through_lost_answers_and_timeouts_land_exactly_once() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = Home::at(home_dir.path());
+    let secrets = common::secrets();
+    let (running, _) = common::external_sandbox(&home, &secrets, "faults").await;
+    running.sandbox.set_fault(
+        "/v2/payout",
+        Fault {
+            drop_rate: 0.2,
+            hang_rate: 0.1,
+            hang_ms: 3_000,
+            seed: 42,
+            ..Fault::default()
+        },
+    );
+    let mut desk = Desk::open(&home, secrets.clone(), "faults").await.unwrap();
+    desk.set_timeout(std::time::Duration::from_millis(800))
+        .unwrap();
+    let desk = Arc::new(desk);
+
+    let nos: Vec<String> = (0..500).map(|i| format!("FLT-{i:04}")).collect();
+    let mut tasks = Vec::new();
+    for chunk in nos.chunks(25) {
+        let desk = desk.clone();
+        let chunk = chunk.to_vec();
+        tasks.push(tokio::spawn(async move {
+            for no in chunk {
+                // What an operator (or the bulk runner) does: try, and on an unknown
+                // outcome try again; the journal reconciles before any resend.
+                let amount = if no.ends_with('7') { "10.13" } else { "10.00" };
+                for _ in 0..20 {
+                    match desk.payout_clabe(payout(&no, amount)).await {
+                        Ok(s) if matches!(s.entry.status, Status::Accepted | Status::Rejected) => {
+                            break;
+                        }
+                        Ok(_)
+                        | Err(CoreError::OutcomeUnknown { .. } | CoreError::BadResponse { .. }) => {
+                            continue;
+                        }
+                        Err(e) => panic!("{no}: {e}"),
+                    }
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let entries = desk.journal_entries(&[], 1000).unwrap();
+    assert_eq!(entries.len(), 500);
+    assert!(
+        entries.iter().all(|e| matches!(e.status, Status::Accepted)),
+        "every payout accepted (.13 ones fail later, at the gateway)"
+    );
+    let counts = running.sandbox.with_state(|s| {
+        let mut seen = HashSet::new();
+        let dup = s
+            .orders
+            .iter()
+            .filter(|o| !seen.insert(o.mer_order_no.clone()))
+            .count();
+        (s.orders.len(), dup)
+    });
+    assert_eq!(counts, (500, 0), "500 orders at the gateway, none twice");
+    running.sandbox.with_state(|s| s.check_ledger()).unwrap();
+    secrets.forget("faults").unwrap();
+}

@@ -1,0 +1,291 @@
+//! The database on real SQLite files: migrations from fresh and from the previous
+//! version, refusal of a newer one, the order cache's filters, sort and fragment search,
+//! export of every filtered row, and the audit chain catching an edit and a deletion.
+
+#![allow(clippy::unwrap_used)]
+
+use paydesk_core::audit::{self, Record};
+use paydesk_core::cache::{self, OrderFilter, SortKey};
+use paydesk_core::db::{self, Durability};
+use paydesk_gateway::StateDictionary;
+use paydesk_gateway::wire::OrderListItem;
+use rusqlite::Connection;
+
+fn item(n: usize, state: i64, currency: &str, amount: &str) -> OrderListItem {
+    OrderListItem {
+        state,
+        mer_order_no: format!("M-{n:06}"),
+        trade_no: format!("T2026{n:08}"),
+        source_amount: amount.parse().unwrap(),
+        source_currency: currency.into(),
+        settlement_currency: currency.into(),
+        ..OrderListItem::default()
+    }
+}
+
+#[test]
+fn migrates_fresh_and_previous_and_refuses_newer() {
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("fresh.sqlite");
+    let conn = db::open(&fresh, Durability::Cache).unwrap();
+    let v: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(v as usize, db::schema_version());
+    drop(conn);
+
+    // A database written by the previous version, with data in it.
+    let old = dir.path().join("old.sqlite");
+    {
+        let conn = Connection::open(&old).unwrap();
+        conn.execute_batch(db::MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO orders (trade_no, mer_no, mer_order_no, state, currency, source_amount, amount_e4, created_at, synced_at)
+             VALUES ('T1', 1, 'M1', 5, 'USD', '10.00', 100000, 0, 0)",
+            [],
+        )
+        .unwrap();
+    }
+    let conn = db::open(&old, Durability::Cache).unwrap();
+    assert_eq!(
+        cache::get(&conn, "T1").unwrap().unwrap().source_amount,
+        "10.00"
+    );
+    cache::save_filter(
+        &conn,
+        "usd",
+        &OrderFilter {
+            currencies: vec!["USD".into()],
+            ..OrderFilter::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(cache::saved_filters(&conn).unwrap()[0].0, "usd");
+    drop(conn);
+
+    // Written by a newer PayDesk: refused with a clear message, and left untouched.
+    let newer = dir.path().join("newer.sqlite");
+    Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    let err = db::open(&newer, Durability::Cache).unwrap_err().to_string();
+    assert!(err.contains("newer PayDesk"), "{err}");
+    let v: i64 = Connection::open(&newer)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, 99);
+}
+
+#[test]
+fn filters_sort_search_and_export_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut conn = db::open(&dir.path().join("c.sqlite"), Durability::Cache).unwrap();
+    let items: Vec<OrderListItem> = (0..3000)
+        .map(|n| {
+            let (state, cur) = match n % 3 {
+                0 => (5, "USD"),
+                1 => (2, "EUR"),
+                _ => (3, "USD"),
+            };
+            item(n, state, cur, &format!("{}.{:02}", 1 + n % 500, n % 100))
+        })
+        .collect();
+    for (i, chunk) in items.chunks(500).enumerate() {
+        let changed =
+            cache::upsert_items(&mut conn, 10001, chunk, i as i64 * 86_400_000, true).unwrap();
+        assert_eq!(changed, chunk.len());
+    }
+    // Upserting again changes nothing and keeps the first date.
+    assert_eq!(
+        cache::upsert_items(&mut conn, 10001, &items[..500], 999, true).unwrap(),
+        0
+    );
+    assert_eq!(
+        cache::get(&conn, &items[0].trade_no)
+            .unwrap()
+            .unwrap()
+            .created_at,
+        0
+    );
+
+    let usd_success = OrderFilter {
+        states: vec![5],
+        currencies: vec!["USD".into()],
+        ..OrderFilter::default()
+    };
+    let page = cache::query(&conn, &usd_success, 0, 100).unwrap();
+    assert_eq!(page.total, 1000);
+    assert!(
+        page.rows
+            .iter()
+            .all(|o| o.state == 5 && o.currency == "USD")
+    );
+    assert!(
+        page.rows
+            .windows(2)
+            .all(|w| w[0].created_at <= w[1].created_at)
+    );
+
+    let by_amount = OrderFilter {
+        sort: SortKey::Amount,
+        descending: true,
+        min_amount: Some("400".into()),
+        ..OrderFilter::default()
+    };
+    let page = cache::query(&conn, &by_amount, 0, 50).unwrap();
+    assert!(
+        page.rows
+            .windows(2)
+            .all(|w| w[0].source_amount.parse::<f64>().unwrap()
+                >= w[1].source_amount.parse::<f64>().unwrap())
+    );
+    assert!(page.rows.iter().all(
+        |o| o.source_amount.parse::<rust_decimal::Decimal>().unwrap() >= "400".parse().unwrap()
+    ));
+    let bad = OrderFilter {
+        min_amount: Some("1e3".into()),
+        ..OrderFilter::default()
+    };
+    assert!(
+        cache::query(&conn, &bad, 0, 10)
+            .unwrap_err()
+            .to_string()
+            .contains("minAmount")
+    );
+
+    // Fragment search: the middle of a trade number, the end of an order number, two characters.
+    let hit = cache::query(
+        &conn,
+        &OrderFilter {
+            search: Some("00001234".into()),
+            ..OrderFilter::default()
+        },
+        0,
+        10,
+    )
+    .unwrap();
+    assert_eq!(hit.total, 1);
+    assert_eq!(hit.rows[0].mer_order_no, "M-001234");
+    let hit = cache::query(
+        &conn,
+        &OrderFilter {
+            search: Some("-0029".into()),
+            ..OrderFilter::default()
+        },
+        0,
+        100,
+    )
+    .unwrap();
+    assert_eq!(hit.total, 100, "M-002900..M-002999");
+    let short = cache::query(
+        &conn,
+        &OrderFilter {
+            search: Some("M-".into()),
+            ..OrderFilter::default()
+        },
+        0,
+        1,
+    )
+    .unwrap();
+    assert_eq!(short.total, 3000);
+    let plan: String = conn
+        .query_row(
+            "EXPLAIN QUERY PLAN SELECT * FROM orders WHERE id IN (SELECT rowid FROM orders_fts WHERE orders_fts MATCH '\"1234\"')",
+            [],
+            |r| r.get(3),
+        )
+        .unwrap();
+    assert!(
+        !plan.contains("SCAN orders"),
+        "search must not scan the table: {plan}"
+    );
+
+    // Export writes every filtered row, not one page.
+    let dict = StateDictionary::default();
+    let csv_path = dir.path().join("out.csv");
+    let tz = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
+    let mut ticks = 0;
+    let n =
+        paydesk_core::export::export(&conn, &usd_success, &csv_path, tz, &dict, |_, _| ticks += 1)
+            .unwrap();
+    assert_eq!(n, 1000);
+    assert!(ticks >= 1);
+    let mut rd = csv::Reader::from_path(&csv_path).unwrap();
+    assert_eq!(
+        rd.headers().unwrap().iter().collect::<Vec<_>>(),
+        paydesk_core::export::HEADERS.to_vec()
+    );
+    let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 1000);
+    assert_eq!(&rows[0][3], "UTC+08:00");
+    assert_eq!(&rows[0][5], "success");
+    let xlsx = dir.path().join("out.xlsx");
+    assert_eq!(
+        paydesk_core::export::export(&conn, &usd_success, &xlsx, tz, &dict, |_, _| {}).unwrap(),
+        1000
+    );
+    assert!(std::fs::read(&xlsx).unwrap().starts_with(b"PK"));
+    assert!(
+        paydesk_core::export::export(
+            &conn,
+            &usd_success,
+            &dir.path().join("out.txt"),
+            tz,
+            &dict,
+            |_, _| {}
+        )
+        .is_err()
+    );
+}
+
+fn record(n: usize) -> Record<'static> {
+    Record {
+        profile: "p",
+        operator: "ana",
+        operation: "v2.payout",
+        identifiers: format!("merOrderNo=M{n}"),
+        result: "ok".into(),
+        latency_ms: 12,
+    }
+}
+
+#[test]
+fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.sqlite");
+    let mut conn = db::open(&path, Durability::Journal).unwrap();
+    for n in 0..20 {
+        audit::append(&mut conn, record(n)).unwrap();
+    }
+    let ok = audit::verify(&conn).unwrap();
+    assert!(ok.ok && ok.rows == 20, "{ok:?}");
+
+    let copy = |name: &str| {
+        let p = dir.path().join(name);
+        conn.execute("VACUUM INTO ?1", [p.to_str().unwrap()])
+            .unwrap();
+        Connection::open(p).unwrap()
+    };
+    let edited = copy("edited.sqlite");
+    edited
+        .execute("UPDATE audit_log SET result = 'E1012' WHERE id = 7", [])
+        .unwrap();
+    let check = audit::verify(&edited).unwrap();
+    assert_eq!((check.ok, check.broken_at), (false, Some(7)), "{check:?}");
+
+    let deleted = copy("deleted.sqlite");
+    deleted
+        .execute("DELETE FROM audit_log WHERE id = 12", [])
+        .unwrap();
+    let check = audit::verify(&deleted).unwrap();
+    assert_eq!((check.ok, check.broken_at), (false, Some(12)), "{check:?}");
+
+    let truncated = copy("truncated.sqlite");
+    truncated
+        .execute("DELETE FROM audit_log WHERE id = 20", [])
+        .unwrap();
+    assert!(!audit::verify(&truncated).unwrap().ok);
+}
