@@ -1,12 +1,20 @@
 //! `paydesk`: PayDesk from a terminal.
 //!
-//! Exit codes: 0 success; 1 a check failed (for `verify`: the signature is not valid);
-//! 2 bad input or usage (a one-line reason on stderr).
+//! Exit codes:
+//! - 0: success.
+//! - 1: the answer is no: a signature is not valid (`verify`), the gateway rejected the
+//!   request, the audit chain is broken.
+//! - 2: bad input or usage (a one-line reason on stderr).
+//! - 3: the outcome is unknown (the request may have reached the gateway); run
+//!   `paydesk journal reconcile`.
+//! - 4: the keyring is unavailable or a secret is missing.
+//! - 5: anything else (not sent, storage).
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod desk_cmds;
 mod keys;
 mod sandbox;
 
@@ -17,6 +25,8 @@ mod sandbox;
     about = "PayDesk, the payment gateway back office, from a terminal"
 )]
 struct Cli {
+    #[command(flatten)]
+    global: desk_cmds::Global,
     #[command(subcommand)]
     command: Command,
 }
@@ -31,6 +41,62 @@ enum Command {
     Keygen(keys::KeygenArgs),
     /// Serve the sandbox gateway on 127.0.0.1 with a demo merchant, for trying PayDesk out.
     Sandbox(sandbox::SandboxArgs),
+    /// Profiles and their keys (kept in the OS keyring).
+    #[command(subcommand)]
+    Profile(desk_cmds::ProfileCmd),
+    /// The local order cache: sync, list, show, export.
+    #[command(subcommand)]
+    Orders(desk_cmds::OrdersCmd),
+    /// Payins.
+    #[command(subcommand)]
+    Payin(PayinCmd),
+    /// Payouts, through the journal.
+    #[command(subcommand)]
+    Payout(desk_cmds::PayoutCmd),
+    /// Refund query (V1).
+    #[command(subcommand)]
+    Refund(RefundCmd),
+    /// Balances per currency (every answer is kept for the history).
+    Balance {
+        /// Currencies (default: every currency in the cache).
+        #[arg(long, value_delimiter = ',')]
+        currency: Vec<String>,
+    },
+    /// Card top-up and withdraw, through the journal.
+    #[command(subcommand)]
+    Card(desk_cmds::CardCmd),
+    /// Review documents for bank-transfer orders.
+    #[command(subcommand)]
+    Review(ReviewCmd),
+    /// The journal of money-moving calls.
+    #[command(subcommand)]
+    Journal(desk_cmds::JournalCmd),
+    /// The audit log.
+    #[command(subcommand)]
+    Audit(desk_cmds::AuditCmd),
+}
+
+#[derive(Debug, Subcommand)]
+enum PayinCmd {
+    /// Create a payin with any method.
+    Create(desk_cmds::PayinArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum RefundCmd {
+    /// Show a refund of an order.
+    Show {
+        #[arg(long)]
+        trade_no: String,
+        #[arg(long, default_value = "")]
+        refund_no: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ReviewCmd {
+    /// Submit information items and files (read, checked and encoded here).
+    Submit(desk_cmds::ReviewArgs),
 }
 
 /// A failure with the exit code it maps to.
@@ -40,25 +106,44 @@ pub enum Failure {
     Check(String),
     /// Exit 2: the input or the arguments are wrong.
     Input(String),
+    /// Exit 3: the outcome is unknown.
+    Unknown(String),
+    /// Exit 4: keyring.
+    Keyring(String),
+    /// Exit 5: anything else.
+    Other(String),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let g = &cli.global;
     let result = match cli.command {
         Command::Sign(a) => keys::sign(a),
         Command::Verify(a) => keys::verify(a),
         Command::Keygen(a) => keys::keygen(a),
         Command::Sandbox(a) => sandbox::run(a),
+        Command::Profile(c) => desk_cmds::profile(c, g),
+        Command::Orders(c) => desk_cmds::orders(c, g),
+        Command::Payin(PayinCmd::Create(a)) => desk_cmds::payin(a, g),
+        Command::Payout(c) => desk_cmds::payout(c, g),
+        Command::Refund(RefundCmd::Show {
+            trade_no,
+            refund_no,
+        }) => desk_cmds::refund(trade_no, refund_no, g),
+        Command::Balance { currency } => desk_cmds::balance(currency, g),
+        Command::Card(c) => desk_cmds::card(c, g),
+        Command::Review(ReviewCmd::Submit(a)) => desk_cmds::review(a, g),
+        Command::Journal(c) => desk_cmds::journal(c, g),
+        Command::Audit(c) => desk_cmds::audit(c, g),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Check(msg)) => {
-            eprintln!("{msg}");
-            ExitCode::from(1)
-        }
-        Err(Failure::Input(msg)) => {
-            eprintln!("error: {msg}");
-            ExitCode::from(2)
-        }
-    }
+    let (code, msg) = match result {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(Failure::Check(m)) => (1, m),
+        Err(Failure::Input(m)) => (2, format!("error: {m}")),
+        Err(Failure::Unknown(m)) => (3, format!("outcome unknown: {m}")),
+        Err(Failure::Keyring(m)) => (4, format!("keyring: {m}")),
+        Err(Failure::Other(m)) => (5, format!("error: {m}")),
+    };
+    eprintln!("{}", msg.replace('\n', " "));
+    ExitCode::from(code)
 }

@@ -85,7 +85,7 @@ impl BuiltinSandbox {
         let fresh = registered.is_none();
         let current = registered.as_ref().is_some_and(|m| {
             m.public_key == public.to_base64()
-                && m.tokens.iter().any(|t| t == token.expose())
+                && m.has_token(token.expose())
                 && m.origins.contains(&profile.origin)
         });
         if !current {

@@ -24,7 +24,7 @@ use rust_decimal::Decimal;
 use tokio::sync::oneshot;
 
 pub use faults::{Armed, Fault, Injected};
-pub use model::{Balance, Card, Merchant, Order, State};
+pub use model::{Balance, Card, Merchant, Order, State, token_digest};
 pub use notify::{Notification, NotifyKind, RetryPolicy};
 pub use seed::SeedSpec;
 use store::{Store, Touched};

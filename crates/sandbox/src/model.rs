@@ -31,6 +31,8 @@ pub struct Merchant {
     pub public_key: String,
     /// Registered origins (`scheme://host[:port]`) accepted in `Referer`.
     pub origins: Vec<String>,
+    /// Bearer tokens, kept as `sha256:<hex>` digests (as a real gateway keeps them);
+    /// plain tokens given at registration are digested by [`State::add_merchant`].
     pub tokens: Vec<String>,
     /// Percentage fee on payins (0.025 = 2.5%).
     pub fee_rate: Decimal,
@@ -49,7 +51,26 @@ pub struct Merchant {
     pub card_notify_url: String,
 }
 
+/// `sha256:<hex>` of a bearer token; a digest is returned as it is.
+pub fn token_digest(token: &str) -> String {
+    use sha2::Digest as _;
+    if token.starts_with("sha256:") {
+        return token.to_string();
+    }
+    let hex: String = sha2::Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
 impl Merchant {
+    /// Whether `token` is one of the merchant's.
+    pub fn has_token(&self, token: &str) -> bool {
+        let d = token_digest(token);
+        self.tokens.contains(&d)
+    }
+
     pub fn key(&self) -> Option<PublicKey> {
         PublicKey::from_text(&self.public_key).ok()
     }
@@ -321,7 +342,8 @@ pub struct State {
 
 impl State {
     /// Registers a merchant, or replaces one (its opening balances with it).
-    pub fn add_merchant(&mut self, m: Merchant) {
+    pub fn add_merchant(&mut self, mut m: Merchant) {
+        m.tokens = m.tokens.iter().map(|t| token_digest(t)).collect();
         if let Some(old) = self.merchants.get(&m.mer_no) {
             for (cur, amount) in &old.opening {
                 self.balances

@@ -97,7 +97,7 @@ pub(crate) fn seed(s: &Arc<Shared>, spec: &SeedSpec) -> usize {
             .map_or(2, paydesk_gateway::Currency::minor_units);
         let whole = match currency {
             "VND" => rng.i64(50_000..5_000_000),
-            "MXN" | "PHP" => rng.i64(100..50_000),
+            "MXN" | "PHP" => rng.i64(100..20_000),
             _ => rng.i64(5..2_000),
         };
         let mut amount = Decimal::from(whole);
@@ -174,6 +174,14 @@ pub(crate) fn seed(s: &Arc<Shared>, spec: &SeedSpec) -> usize {
             st::CLOSED => o.message = "closed: not paid in time".into(),
             st::PENDING => o.message = "pending".into(),
             _ => o.message = "success".into(),
+        }
+        if payout && o.state != st::FAILED {
+            // A payout the balance cannot carry fails, as it would at a real gateway.
+            let available = state.balance(o.mer_no, &o.currency).available;
+            if available < o.amount + o.fee {
+                o.state = st::FAILED;
+                o.refusal_reason = "insufficient balance".into();
+            }
         }
         state.insert_order(o);
     }
