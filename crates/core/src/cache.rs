@@ -80,9 +80,18 @@ fn opt(d: Option<Decimal>) -> Option<String> {
     d.map(|d| d.to_string())
 }
 
-/// Upserts a page of list items in one write transaction. `created_at` is the start of
-/// the window they came from; an order already cached keeps its first date. Returns
-/// the trade numbers whose state changed.
+/// One list item to cache: `created_at` is the start of the window it came from (an
+/// order already cached keeps its first date), `verified` whether its page's signature
+/// verified.
+#[derive(Debug, Clone, Copy)]
+pub struct Upsert<'a> {
+    pub item: &'a OrderListItem,
+    pub created_at: i64,
+    pub verified: bool,
+}
+
+/// Upserts a page of list items in one write transaction; returns how many orders are
+/// new or changed state.
 pub fn upsert_items(
     conn: &mut Connection,
     mer_no: u64,
@@ -90,35 +99,52 @@ pub fn upsert_items(
     created_at: i64,
     verified: bool,
 ) -> CoreResult<usize> {
+    let rows: Vec<Upsert<'_>> = items
+        .iter()
+        .map(|item| Upsert {
+            item,
+            created_at,
+            verified,
+        })
+        .collect();
+    upsert(conn, mer_no, &rows)
+}
+
+/// Upserts any number of items in one write transaction (the sync batches several
+/// pages: SQLite rewrites far fewer index pages per order that way).
+pub fn upsert(conn: &mut Connection, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let now = now_ms();
     let mut changed = 0;
     {
-        let mut old_state = tx.prepare_cached("SELECT state FROM orders WHERE trade_no = ?1")?;
+        // New orders (the bulk of a first sync) take one INSERT; an order already cached
+        // is read and updated, and a change of state goes into its history.
         let mut insert = tx.prepare_cached(
-            "INSERT INTO orders (trade_no, mer_no, mer_order_no, state, currency, source_amount, amount_e4, handling_fee,
+            "INSERT OR IGNORE INTO orders (trade_no, mer_no, mer_order_no, state, currency, source_amount, amount_e4, handling_fee,
                 receive_amount, settle_amount, rolling_reserve, transaction_fixed_fee, exception_handling_fee, refund_amount,
                 settlement_currency, refund_currency, rolling_reserve_status, settle, refusal_pay_reason, message,
                 created_at, synced_at, signature_verified)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)
-             ON CONFLICT (trade_no) DO UPDATE SET
-                state = excluded.state, handling_fee = excluded.handling_fee, receive_amount = excluded.receive_amount,
-                settle_amount = excluded.settle_amount, rolling_reserve = excluded.rolling_reserve,
-                transaction_fixed_fee = excluded.transaction_fixed_fee, exception_handling_fee = excluded.exception_handling_fee,
-                refund_amount = excluded.refund_amount, settlement_currency = excluded.settlement_currency,
-                refund_currency = excluded.refund_currency, rolling_reserve_status = excluded.rolling_reserve_status,
-                settle = excluded.settle, refusal_pay_reason = excluded.refusal_pay_reason, message = excluded.message,
-                synced_at = excluded.synced_at, signature_verified = excluded.signature_verified",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+        )?;
+        let mut current = tx.prepare_cached("SELECT state FROM orders WHERE trade_no = ?1")?;
+        let mut update = tx.prepare_cached(
+            "UPDATE orders SET state = ?2, handling_fee = ?3, receive_amount = ?4, settle_amount = ?5, rolling_reserve = ?6,
+                transaction_fixed_fee = ?7, exception_handling_fee = ?8, refund_amount = ?9, settlement_currency = ?10,
+                refund_currency = ?11, rolling_reserve_status = ?12, settle = ?13, refusal_pay_reason = ?14, message = ?15,
+                synced_at = ?16, signature_verified = ?17
+             WHERE trade_no = ?1",
         )?;
         let mut fts = tx.prepare_cached(
             "INSERT INTO orders_fts (rowid, trade_no, mer_order_no) VALUES (?1, ?2, ?3)",
         )?;
         let mut history = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'sync')")?;
-        for it in items {
-            let before: Option<i64> = old_state
-                .query_row([&it.trade_no], |r| r.get(0))
-                .optional()?;
-            insert.execute(params![
+        for &Upsert {
+            item: it,
+            created_at,
+            verified,
+        } in rows
+        {
+            let inserted = insert.execute(params![
                 it.trade_no,
                 mer_no as i64,
                 it.mer_order_no,
@@ -143,14 +169,38 @@ pub fn upsert_items(
                 now,
                 verified,
             ])?;
-            if before.is_none() {
+            if inserted == 1 {
+                // New: indexed for search; its first state is the row itself (first
+                // seen at `created_at`), so the history records only later changes.
                 fts.execute(params![
                     tx.last_insert_rowid(),
                     it.trade_no,
                     it.mer_order_no
                 ])?;
+                changed += 1;
+                continue;
             }
-            if before != Some(it.state) {
+            let old: i64 = current.query_row([&it.trade_no], |r| r.get(0))?;
+            update.execute(params![
+                it.trade_no,
+                it.state,
+                opt(it.handling_fee),
+                opt(it.receive_amount),
+                opt(it.settle_amount),
+                opt(it.rolling_reserve),
+                opt(it.transaction_fixed_fee),
+                opt(it.exception_handling_fee),
+                opt(it.refund_amount),
+                it.settlement_currency,
+                it.refund_currency,
+                it.rolling_reserve_status,
+                it.settle,
+                it.refusal_pay_reason,
+                it.message,
+                now,
+                verified,
+            ])?;
+            if old != it.state {
                 history.execute(params![it.trade_no, it.state, now])?;
                 changed += 1;
             }
@@ -268,7 +318,7 @@ impl OrderFilter {
             SortKey::State => "state",
             SortKey::TradeNo => "trade_no",
         };
-        format!("ORDER BY {col} {dir}, trade_no {dir}")
+        format!("ORDER BY {col} {dir}, id {dir}")
     }
 }
 
@@ -352,11 +402,22 @@ pub fn by_mer_order_no(conn: &Connection, mer_order_no: &str) -> CoreResult<Opti
         .optional()?)
 }
 
-/// The states an order went through, as this desk saw them.
+/// The states an order went through, as this desk saw them: (state, when, how).
+/// The first entry is the state the order had when it was first cached.
 pub fn history(conn: &Connection, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
     let mut stmt = conn.prepare_cached("SELECT state, seen_at, source FROM order_history WHERE trade_no = ?1 ORDER BY seen_at, rowid")?;
-    let rows = stmt.query_map([trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    let changes = stmt
+        .query_map([trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<Vec<(i64, i64, String)>, _>>()?;
+    let Some(order) = get(conn, trade_no)? else {
+        return Ok(changes);
+    };
+    // The first state is the one before the first recorded change (or the current one).
+    let first_state = changes.first().map_or(order.state, |_| order.state);
+    let first = (first_state, order.created_at, "first seen".to_string());
+    let mut out = vec![first];
+    out.extend(changes);
+    Ok(out)
 }
 
 /// Records the method of an order this desk created (the list does not carry it).

@@ -51,6 +51,14 @@ pub fn open(path: &Path, durability: Durability) -> Result<Connection, CoreError
         },
     )?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    // A million orders with their indexes are a few hundred MB: a 64 MB page cache and
+    // 64 MB of memory-mapped reads keep lists and syncs off the disk's slow path while
+    // the process stays well under 200 MB resident.
+    conn.pragma_update(None, "cache_size", -65_536)?;
+    conn.pragma_update(None, "mmap_size", 67_108_864)?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    // Checkpoint the WAL every ~40 MB rather than every 4 MB: a sync writes in batches.
+    conn.pragma_update(None, "wal_autocheckpoint", 10_000)?;
     migrate(&mut conn)?;
     Ok(conn)
 }

@@ -291,37 +291,25 @@ impl GatewayClient {
                 reason: format!("HTTP {status} from the gateway"),
             });
         }
-        let parsed = serde_json::from_slice::<Value>(bytes);
         if status != 200 {
-            let message = parsed
+            let message = serde_json::from_slice::<Value>(bytes)
                 .ok()
                 .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
                 .unwrap_or_else(|| snippet(bytes));
             return Err(GatewayError::Http { status, message });
         }
-        let envelope = match parsed {
-            Ok(Value::Object(m)) => m,
-            Ok(other) => {
-                return Err(GatewayError::BadResponse {
-                    reason: format!("expected a JSON object, got {}", json_kind(&other)),
-                });
-            }
-            Err(e) => {
-                return Err(GatewayError::BadResponse {
-                    reason: if bytes.is_empty() {
-                        "empty body".to_string()
-                    } else {
-                        format!("not JSON ({e}): {}", snippet(bytes))
-                    },
-                });
-            }
+        // One pass over the bytes: the envelope's members, with `data` kept raw and
+        // decoded straight into the operation's type.
+        let envelope = match serde_json::from_slice::<RawEnvelope<'_>>(bytes) {
+            Ok(e) => e,
+            Err(e) => return Err(unreadable(bytes, &e)),
         };
-        let code = match envelope.get("code") {
-            Some(Value::String(s)) => s.clone(),
+        let code = match envelope.code {
+            Some(Value::String(s)) => s,
             Some(Value::Number(n)) => n.to_string(),
             Some(other) => {
                 return Err(GatewayError::BadResponse {
-                    reason: format!("code must be a string, got {}", json_kind(other)),
+                    reason: format!("code must be a string, got {}", json_kind(&other)),
                 });
             }
             None => {
@@ -330,29 +318,29 @@ impl GatewayClient {
                 });
             }
         };
-        let message = envelope
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        let message = match envelope.message {
+            Some(Value::String(s)) => s,
+            _ => String::new(),
+        };
         if !O::SUCCESS_CODES.contains(&code.as_str()) {
             return Err(GatewayError::Rejected { code, message });
         }
         let signature = if O::RESPONSE_SIGNED {
-            self.check_signature(&envelope, request)?
+            self.check_signature(envelope.sign.as_deref(), request)?
         } else {
             SignatureStatus::NotSigned
         };
-        let data = match envelope.get("data") {
-            None => Value::Null,
-            Some(Value::String(s)) if s.is_empty() => Value::Null,
-            Some(v) => v.clone(),
-        };
-        let was_null = data.is_null();
-        let data: O::Output = serde_path_to_error::deserialize(data).map_err(|e| {
+        let raw = envelope
+            .data
+            .map(|d| d.get())
+            .filter(|d| !matches!(d.trim(), "null" | "\"\""));
+        let was_missing = raw.is_none();
+        let text = raw.unwrap_or("null");
+        let mut de = serde_json::Deserializer::from_str(text);
+        let data: O::Output = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             GatewayError::BadResponse {
-                reason: if was_null {
+                reason: if was_missing {
                     "data is missing".to_string()
                 } else if path == "." {
                     format!("data: {}", e.inner())
@@ -372,14 +360,14 @@ impl GatewayClient {
 
     fn check_signature(
         &self,
-        envelope: &Map<String, Value>,
+        sign: Option<&str>,
         request: &Map<String, Value>,
     ) -> Result<SignatureStatus, GatewayError> {
         let Some(key) = &self.credentials.gateway_key else {
             return Ok(SignatureStatus::Unchecked);
         };
-        let sign = match envelope.get("sign") {
-            Some(Value::String(s)) if !s.is_empty() => s,
+        let sign = match sign {
+            Some(s) if !s.is_empty() => s,
             _ => {
                 return Err(GatewayError::SignatureInvalid {
                     reason: "the answer carries no sign".into(),
@@ -396,6 +384,32 @@ impl GatewayClient {
                 reason: e.to_string(),
             })
     }
+}
+
+/// The envelope as read in one pass: `data` stays raw until its type is known.
+#[derive(serde::Deserialize)]
+struct RawEnvelope<'a> {
+    code: Option<Value>,
+    message: Option<Value>,
+    #[serde(borrow)]
+    data: Option<&'a serde_json::value::RawValue>,
+    sign: Option<String>,
+}
+
+/// Why a body is not a readable envelope.
+fn unreadable(bytes: &[u8], e: &serde_json::Error) -> GatewayError {
+    let reason = if bytes.iter().all(u8::is_ascii_whitespace) {
+        "empty body".to_string()
+    } else {
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(other) if !other.is_object() => {
+                format!("expected a JSON object, got {}", json_kind(&other))
+            }
+            Ok(_) => format!("not an answer envelope ({e})"),
+            Err(e) => format!("not JSON ({e}): {}", snippet(bytes)),
+        }
+    };
+    GatewayError::BadResponse { reason }
 }
 
 fn classify(e: reqwest::Error) -> GatewayError {

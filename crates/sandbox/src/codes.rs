@@ -2,7 +2,6 @@
 //! own code; the README has this table.
 
 use paydesk_gateway::wire::Envelope;
-use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Code {
@@ -123,7 +122,7 @@ impl Failure {
         }
     }
 
-    pub fn envelope(&self) -> Envelope<Value> {
+    pub fn envelope<T>(&self) -> Envelope<T> {
         Envelope::error(self.code.as_str(), self.message.clone())
     }
 }

@@ -17,6 +17,7 @@ use paydesk_gateway::wire::{self, Envelope, Operation};
 use paydesk_gateway::{Currency, SignSettings};
 use rust_decimal::Decimal;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::codes::{Code, Failure, Outcome};
@@ -104,22 +105,27 @@ pub(crate) fn routes(shared: Arc<Shared>) -> Router {
 /// A successful operation: its `data`, whether the answer is signed, an optional
 /// non-200 status (Vietnam bank), and the code to answer with.
 struct Done {
-    data: Value,
+    /// Serialized once, straight from the wire type (`None`: no `data` member).
+    data: Option<Box<RawValue>>,
     signed: bool,
     code: &'static str,
 }
 
+fn raw<T: serde::Serialize>(v: &T) -> Option<Box<RawValue>> {
+    serde_json::value::to_raw_value(v).ok()
+}
+
 impl Done {
-    fn data(data: Value) -> Self {
+    fn data<T: serde::Serialize>(data: T) -> Self {
         Self {
-            data,
+            data: raw(&data),
             signed: false,
             code: wire::SUCCESS,
         }
     }
-    fn signed(data: Value) -> Self {
+    fn signed<T: serde::Serialize>(data: T) -> Self {
         Self {
-            data,
+            data: raw(&data),
             signed: true,
             code: wire::SUCCESS,
         }
@@ -169,18 +175,17 @@ async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, bytes: Bytes) 
     }
     let body = match parse_object(&bytes) {
         Ok(b) => b,
-        Err(f) => return json_response(StatusCode::OK, &f.envelope()),
+        Err(f) => return json_response(StatusCode::OK, &f.envelope::<Value>()),
     };
     let result = gate(&s, route, &headers, &body)
         .and_then(|merchant| run(&s, route, &headers, &body, &merchant));
-    let mut envelope: Envelope<Value> = match &result {
+    let mut envelope: Envelope<Box<RawValue>> = match &result {
         Ok(done) => Envelope {
             code: done.code.to_string(),
             message: "success".into(),
-            data: if done.data.is_null() {
-                wire::Data::Absent
-            } else {
-                wire::Data::Value(done.data.clone())
+            data: match &done.data {
+                None => wire::Data::Absent,
+                Some(d) => wire::Data::Value(d.clone()),
             },
             sign: None,
             sign_type: None,
@@ -473,7 +478,7 @@ fn run(
                 op.amount,
             )?;
             Ok(Done {
-                data: json!(""),
+                data: raw(&""),
                 signed: false,
                 code: wire::SUCCESS,
             })
@@ -506,7 +511,7 @@ fn run(
             let record = order_record(o, &op.query_type)?;
             // The interface's own example answers this query with code 200.
             Ok(Done {
-                data: json!(record),
+                data: raw(&record),
                 signed: true,
                 code: "200",
             })
@@ -1108,7 +1113,7 @@ fn order_list(s: &Arc<Shared>, body: &Map<String, Value>, m: &Merchant) -> Resul
         total: total as i64,
         list,
     };
-    Ok(Done::signed(json!(page)))
+    Ok(Done::signed(&page))
 }
 
 fn file_kind_ok(suffix: &str, bytes: &[u8]) -> bool {
@@ -1200,7 +1205,7 @@ fn review(s: &Arc<Shared>, body: &Map<String, Value>, m: &Merchant) -> Result<Do
         },
     );
     Ok(Done {
-        data: Value::Null,
+        data: None,
         signed: false,
         code: wire::SUCCESS,
     })
