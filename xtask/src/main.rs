@@ -4,6 +4,7 @@
 //!   formatting, clippy with warnings as errors, all tests, the dependency audit.
 //! - `cargo xtask audit`: the dependency audit alone.
 //! - `cargo xtask bench`: the benchmarks, printing their figures.
+//! - `cargo xtask run`: PayDesk on the built-in sandbox.
 //!
 //! Every step says what it does before doing it. Std only, so it builds in seconds.
 
@@ -23,6 +24,7 @@ fn main() -> ExitCode {
         "audit" => audit(),
         "setup" => setup(),
         "bench" => bench(),
+        "run" => run_demo(),
         _ => {
             eprintln!("usage: cargo xtask <test|setup|audit>");
             eprintln!(
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
             eprintln!("  setup  install what is missing (system packages, cargo tools)");
             eprintln!("  audit  check dependencies against advisories and the project's bans");
             eprintln!("  bench  run the benchmarks and print their figures (see BENCHMARKS.md)");
+            eprintln!("  run    try PayDesk on the built-in sandbox");
             return ExitCode::from(2);
         }
     };
@@ -148,8 +151,16 @@ const TEST_PACKAGES: &[&str] = &[
 
 /// Starts gnome-keyring's Secret Service, unlocked, inside the session bus that
 /// `dbus-run-session` made, with its keyrings in a fresh folder (so no earlier run's
-/// login keyring with another password is found), then runs the command.
-const WITH_KEYRING: &str = "d=$(mktemp -d); echo -n paydesk-test | XDG_DATA_HOME=\"$d\" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec \"$@\"";
+/// login keyring with another password is found), waits until it owns its bus name
+/// (otherwise the first client would start a second, locked one), then runs the command.
+const WITH_KEYRING: &str = "d=$(mktemp -d); \
+    echo -n paydesk-test | XDG_DATA_HOME=\"$d\" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; \
+    for i in $(seq 50); do \
+      dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true && break; \
+      sleep 0.1; \
+    done; \
+    exec \"$@\"";
 
 fn setup() -> Result {
     ensure_apt(TEST_PACKAGES)?;
@@ -241,6 +252,39 @@ fn rust_tests() -> Result<(u64, u64)> {
         Ok((passed, failed))
     } else {
         Err(format!("Rust tests failed ({status}; {failed} failed)"))
+    }
+}
+
+/// Tries PayDesk on the built-in sandbox: builds the CLI, syncs the demo data, shows
+/// balances and the latest orders. Without a desktop session (no D-Bus), a private one
+/// with gnome-keyring is started for the keyring.
+fn run_demo() -> Result {
+    ensure_apt(TEST_PACKAGES)?;
+    run(
+        "building the paydesk command",
+        "cargo",
+        &["build", "--locked", "-p", "paydesk-cli"],
+    )?;
+    let bin = root().join("target").join("debug").join("paydesk");
+    let bin = bin.to_string_lossy().into_owned();
+    let script = format!(
+        "set -e; echo '==> syncing the built-in sandbox'; {bin} orders sync --days 90; \
+         echo '==> balances'; {bin} balance; \
+         echo '==> the ten latest orders'; {bin} orders list --limit 10 --desc; \
+         echo '==> the audit log'; {bin} audit verify; \
+         echo; echo 'Try more: {bin} --help (payin create, payout clabe, card topup, journal list, orders export ...)'"
+    );
+    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some() {
+        run("PayDesk on the built-in sandbox", "sh", &["-c", &script])
+    } else {
+        println!(
+            "==> no desktop session: starting a private D-Bus session with gnome-keyring for the keyring"
+        );
+        run(
+            "PayDesk on the built-in sandbox",
+            "dbus-run-session",
+            &["--", "sh", "-c", WITH_KEYRING, "sh", "sh", "-c", &script],
+        )
     }
 }
 

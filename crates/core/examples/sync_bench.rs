@@ -116,8 +116,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let synced = report.progress.orders;
     let sync_rate = synced as f64 / secs;
     println!(
-        "sync: {synced} orders in {} pages, {secs:.1} s: {sync_rate:.0} orders/s (signed pages of 500, 4 windows at once)",
-        report.progress.pages
+        "sync: {synced} orders in {} pages, {secs:.1} s: {sync_rate:.0} orders/s (signed pages of 500, {} windows at once)",
+        report.progress.pages, opts.concurrency
     );
     println!(
         "  of which writing to SQLite: {:.1} s",

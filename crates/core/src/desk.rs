@@ -756,6 +756,77 @@ impl Desk {
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 
+    /// The V2 order query of one type (`sales`, `refund`, `chargeback`, or another the
+    /// gateway knows); refund and chargeback records are cached.
+    pub async fn query_order(
+        &self,
+        trade_no: &str,
+        query_type: &str,
+    ) -> CoreResult<paydesk_gateway::Answer<wire::OrderRecord>> {
+        paydesk_gateway::validate::required("queryType", query_type)?;
+        let op = wire::V2OrderQuery {
+            version: "V4.0.0".into(),
+            mer_no: MerNo(self.profile.mer_no),
+            mer_order_no: String::new(),
+            trade_no: trade_no.to_string(),
+            query_type: query_type.to_string(),
+        };
+        let a = self
+            .query(&op, format!("tradeNo={trade_no} queryType={query_type}"))
+            .await?;
+        let d = &a.data;
+        let s = |v: Option<rust_decimal::Decimal>| v.map(|v| v.to_string());
+        let conn = lock(&self.cache);
+        if d.chargeback_amount.is_some() {
+            conn.execute(
+                "INSERT INTO chargebacks (trade_no, chargeback_amount, chargeback_currency, actual_chargeback_amount, actual_chargeback_currency, status, fetched_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (trade_no) DO UPDATE SET chargeback_amount = excluded.chargeback_amount, chargeback_currency = excluded.chargeback_currency,
+                   actual_chargeback_amount = excluded.actual_chargeback_amount, actual_chargeback_currency = excluded.actual_chargeback_currency,
+                   status = excluded.status, fetched_at = excluded.fetched_at",
+                params![trade_no, s(d.chargeback_amount), d.chargeback_currency, s(d.actual_chargeback_amount), d.actual_chargeback_currency, d.status, now_ms()],
+            )?;
+        }
+        if !d.refund_no.is_empty() {
+            conn.execute(
+                "INSERT INTO refunds (trade_no, refund_no, state, refund_amount, refund_currency, settle, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (trade_no, refund_no) DO UPDATE SET state = excluded.state, refund_amount = excluded.refund_amount, fetched_at = excluded.fetched_at",
+                params![trade_no, d.refund_no, d.state, s(d.refund_amount), d.refund_currency, d.settle, now_ms()],
+            )?;
+        }
+        drop(conn);
+        Ok(a)
+    }
+
+    /// Records a notification received at this desk's endpoint, with its signature
+    /// checked against the gateway's key.
+    pub fn record_notification(&self, body: &str) -> CoreResult<crate::events::Received> {
+        let received = crate::events::check(
+            body,
+            self.client.credentials_gateway_key(),
+            &self.profile.sign_settings,
+        )?;
+        lock(&self.cache).execute(
+            "INSERT INTO notifications (received_at, kind, trade_no, body, signature_ok) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![now_ms(), received.kind, received.trade_no, body, received.signature_ok],
+        )?;
+        Ok(received)
+    }
+
+    /// Notifications received, newest first.
+    pub fn notifications(&self, limit: i64) -> CoreResult<Vec<crate::events::Stored>> {
+        crate::events::list(&lock(&self.cache), limit)
+    }
+
+    /// Checks a pasted notification body's signature without storing it.
+    pub fn verify_notification(&self, body: &str) -> CoreResult<crate::events::Received> {
+        crate::events::check(
+            body,
+            self.client.credentials_gateway_key(),
+            &self.profile.sign_settings,
+        )
+    }
+
     /// The V1 refund query; the record is cached.
     pub async fn refund(&self, trade_no: &str, refund_no: &str) -> CoreResult<wire::RefundRecord> {
         let op = wire::V1RefundQuery {

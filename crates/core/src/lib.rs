@@ -8,6 +8,7 @@ pub mod cache;
 pub mod db;
 pub mod desk;
 pub mod error;
+pub mod events;
 pub mod export;
 pub mod journal;
 pub mod profile;

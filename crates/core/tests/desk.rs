@@ -265,3 +265,72 @@ async fn five_hundred_payouts_through_lost_answers_and_timeouts_land_exactly_onc
     running.sandbox.with_state(|s| s.check_ledger()).unwrap();
     secrets.forget("faults").unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = Home::at(home_dir.path());
+    let secrets = common::secrets();
+    let (running, _) = common::external_sandbox(&home, &secrets, "cb").await;
+    let desk = Desk::open(&home, secrets.clone(), "cb").await.unwrap();
+    let common = paydesk_gateway::wire::PayinCommon {
+        mer_no: MerNo(common::MER),
+        mer_order_no: new_mer_order_no("PI"),
+        currency_code: "CNY".into(),
+        source_amount: "88.00".parse().unwrap(),
+        return_url: String::new(),
+        // Nobody listens there: the sandbox keeps the signed notification and its attempts.
+        notify_url: "http://127.0.0.1:9/notify".into(),
+        ip_address: "203.0.113.7".into(),
+        user_id: String::new(),
+        email: String::new(),
+    };
+    let trade_no = desk.payin_v2(common).await.unwrap().entry.trade_no.unwrap();
+    let http = reqwest::Client::new();
+    for action in ["pay", "chargeback"] {
+        let url = running
+            .base_url()
+            .join(&format!("__sandbox/orders/{trade_no}/{action}"))
+            .unwrap();
+        assert!(
+            http.post(url)
+                .json(&serde_json::json!({}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .is_success()
+        );
+    }
+    let a = desk.query_order(&trade_no, "chargeback").await.unwrap();
+    assert_eq!(a.data.chargeback_amount, Some("88.00".parse().unwrap()));
+    let cached: String = desk
+        .with_cache(|c| {
+            Ok(c.query_row(
+                "SELECT chargeback_amount FROM chargebacks WHERE trade_no = ?1",
+                [&trade_no],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap();
+    assert_eq!(cached, "88.00");
+    let err = desk.query_order(&trade_no, "").await.unwrap_err();
+    assert!(matches!(err, CoreError::Validation { ref field, .. } if field == "queryType"));
+
+    let notes = running.sandbox.notifications();
+    assert!(notes.len() >= 2);
+    for n in &notes {
+        let body = serde_json::Value::Object(n.body.clone()).to_string();
+        let r = desk.record_notification(&body).unwrap();
+        assert!(r.signature_ok, "{r:?}");
+        let mut tampered = n.body.clone();
+        tampered.insert("sourceAmount".into(), serde_json::json!("1.00"));
+        let r = desk
+            .verify_notification(&serde_json::Value::Object(tampered).to_string())
+            .unwrap();
+        assert!(!r.signature_ok);
+    }
+    assert_eq!(desk.notifications(10).unwrap().len(), notes.len());
+    assert!(desk.verify_notification("not json").is_err());
+    secrets.forget("cb").unwrap();
+}

@@ -144,6 +144,11 @@ impl GatewayClient {
         Self::new(config, self.credentials.clone())
     }
 
+    /// The gateway's public key, if configured (verifies answers and notifications).
+    pub fn credentials_gateway_key(&self) -> Option<&PublicKey> {
+        self.credentials.gateway_key.as_ref()
+    }
+
     pub fn config(&self) -> &ClientConfig {
         &self.config
     }

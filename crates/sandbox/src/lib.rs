@@ -298,7 +298,7 @@ pub fn demo_merchant(mer_no: u64, public_key: &PublicKey, origin: &str, token: &
         opening: [
             ("USD", "250000.00"),
             ("EUR", "120000.00"),
-            ("MXN", "1500000.00"),
+            ("MXN", "6000000.00"),
             ("CNY", "800000.00"),
             ("BRL", "300000.00"),
         ]

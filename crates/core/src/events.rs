@@ -1,0 +1,82 @@
+//! Notifications from the gateway: their signature checked with the gateway's key over
+//! the canonical string of the body without its `sign` (signing.md), then kept.
+
+use paydesk_gateway::{PublicKey, SignSettings};
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::{CoreError, CoreResult};
+
+/// A notification as read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Received {
+    /// `notifyType` (pay, refund, chargeback, card, edd), raw.
+    pub kind: String,
+    pub trade_no: String,
+    pub signature_ok: bool,
+    /// Why the signature did not verify, or that there is no key to check it with.
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stored {
+    pub id: i64,
+    pub received_at: i64,
+    pub kind: String,
+    pub trade_no: String,
+    pub body: String,
+    pub signature_ok: bool,
+}
+
+/// Reads a body and checks its signature.
+pub fn check(body: &str, key: Option<&PublicKey>, settings: &SignSettings) -> CoreResult<Received> {
+    let map: Map<String, Value> = match serde_json::from_str::<Value>(body) {
+        Ok(Value::Object(m)) => m,
+        Ok(_) => return Err(CoreError::validation("body", "must be a JSON object")),
+        Err(e) => return Err(CoreError::validation("body", format!("is not JSON ({e})"))),
+    };
+    let text = |k: &str| {
+        map.get(k)
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| v.to_string())
+            })
+            .unwrap_or_default()
+    };
+    let (signature_ok, problem) = match (key, map.get("sign").and_then(Value::as_str)) {
+        (None, _) => (
+            false,
+            Some("no gateway public key is configured for this profile".to_string()),
+        ),
+        (Some(_), None) => (false, Some("the body has no sign".to_string())),
+        (Some(k), Some(sign)) => match paydesk_gateway::verify_body(&map, settings, k, sign) {
+            Ok(()) => (true, None),
+            Err(e) => (false, Some(e.to_string())),
+        },
+    };
+    Ok(Received {
+        kind: text("notifyType"),
+        trade_no: text("tradeNo"),
+        signature_ok,
+        problem,
+    })
+}
+
+pub fn list(conn: &Connection, limit: i64) -> CoreResult<Vec<Stored>> {
+    let mut stmt = conn.prepare("SELECT id, received_at, kind, trade_no, body, signature_ok FROM notifications ORDER BY id DESC LIMIT ?1")?;
+    let rows = stmt.query_map([limit], |r| {
+        Ok(Stored {
+            id: r.get(0)?,
+            received_at: r.get(1)?,
+            kind: r.get(2)?,
+            trade_no: r.get(3)?,
+            body: r.get(4)?,
+            signature_ok: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
