@@ -41,7 +41,9 @@ CREATE INDEX orders_amount ON orders (amount_e4, id);
 
 -- Fragment search on order and trade numbers without a table scan: a contentless
 -- trigram index whose rowid is `orders.id` (both numbers never change).
-CREATE VIRTUAL TABLE orders_fts USING fts5 (trade_no, mer_order_no, content = '', tokenize = 'trigram');
+CREATE VIRTUAL TABLE orders_fts USING fts5 (trade_no, mer_order_no, content = '', tokenize = 'trigram', columnsize = 0);
+-- Merge the index's segments less eagerly: syncs insert in large batches.
+INSERT INTO orders_fts (orders_fts, rank) VALUES ('automerge', 16);
 
 CREATE TABLE order_history (
     trade_no   TEXT NOT NULL,
