@@ -47,6 +47,21 @@ fn content_hash(prev: &str, e: &AuditEntry) -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+fn row_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEntry> {
+    Ok(AuditEntry {
+        id: r.get(0)?,
+        at: r.get(1)?,
+        profile: r.get(2)?,
+        operator: r.get(3)?,
+        operation: r.get(4)?,
+        identifiers: r.get(5)?,
+        result: r.get(6)?,
+        latency_ms: r.get(7)?,
+        prev_hash: r.get(8)?,
+        hash: r.get(9)?,
+    })
+}
+
 /// What to record.
 #[derive(Debug, Clone)]
 pub struct Record<'a> {
@@ -123,18 +138,7 @@ pub fn verify(conn: &Connection) -> CoreResult<ChainCheck> {
         problem: Some(why),
     };
     while let Some(r) = rows.next()? {
-        let e = AuditEntry {
-            id: r.get(0)?,
-            at: r.get(1)?,
-            profile: r.get(2)?,
-            operator: r.get(3)?,
-            operation: r.get(4)?,
-            identifiers: r.get(5)?,
-            result: r.get(6)?,
-            latency_ms: r.get(7)?,
-            prev_hash: r.get(8)?,
-            hash: r.get(9)?,
-        };
+        let e = row_entry(r)?;
         n += 1;
         if e.id != expected_id {
             return Ok(broken(
@@ -211,20 +215,7 @@ pub fn list(conn: &Connection, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
     )?;
     let rows = stmt.query_map(
         params![f.operation, f.text, f.from, f.to, f.limit.unwrap_or(500)],
-        |r| {
-            Ok(AuditEntry {
-                id: r.get(0)?,
-                at: r.get(1)?,
-                profile: r.get(2)?,
-                operator: r.get(3)?,
-                operation: r.get(4)?,
-                identifiers: r.get(5)?,
-                result: r.get(6)?,
-                latency_ms: r.get(7)?,
-                prev_hash: r.get(8)?,
-                hash: r.get(9)?,
-            })
-        },
+        row_entry,
     )?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }

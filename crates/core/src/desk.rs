@@ -80,6 +80,34 @@ pub struct Dashboard {
     pub cached_orders: i64,
 }
 
+/// The gateway's transaction number in an answer, where it has one.
+pub trait TradeNo {
+    fn trade_no(&self) -> Option<String>;
+}
+
+macro_rules! trade_no_field {
+    ($($t:ty),*) => {$(
+        impl TradeNo for $t {
+            fn trade_no(&self) -> Option<String> {
+                Some(self.trade_no.clone())
+            }
+        }
+    )*};
+}
+trade_no_field!(
+    wire::V2PayinResult,
+    wire::V1PayinResult,
+    wire::VnBankPayinResult,
+    wire::PayoutResult,
+    wire::WithdrawResult
+);
+
+impl TradeNo for wire::NoData {
+    fn trade_no(&self) -> Option<String> {
+        None
+    }
+}
+
 /// A card operation as the Cards screen lists it.
 struct CardOp<'a> {
     journal_id: i64,
@@ -252,8 +280,10 @@ impl Desk {
         op: &O,
         mer_order_no: &str,
         summary: &str,
-        trade_no_of: impl Fn(&O::Output) -> Option<String>,
-    ) -> CoreResult<Submitted<O::Output>> {
+    ) -> CoreResult<Submitted<O::Output>>
+    where
+        O::Output: TradeNo,
+    {
         let prepared = self.client.prepare(op)?;
         let body = Value::Object(prepared.body.clone());
         let began = journal::begin(
@@ -291,7 +321,7 @@ impl Desk {
         let conn = lock(&self.journal);
         match r {
             Ok(a) => {
-                let trade_no = trade_no_of(&a.data);
+                let trade_no = a.data.trade_no();
                 journal::finish(
                     &conn,
                     entry.id,
@@ -545,6 +575,23 @@ impl Desk {
         }
     }
 
+    /// A payin or payout through the journal; its method is remembered for the orders
+    /// table (the order list does not carry it).
+    async fn order<O: Operation>(
+        &self,
+        op: &O,
+        mer_order_no: &str,
+        method: &str,
+        summary: String,
+    ) -> CoreResult<Submitted<O::Output>>
+    where
+        O::Output: TradeNo,
+    {
+        let r = self.submit(op, mer_order_no, &summary).await?;
+        self.remember_method(r.entry.trade_no.as_deref(), method);
+        Ok(r)
+    }
+
     pub async fn payin_v2(
         &self,
         common: wire::PayinCommon,
@@ -554,13 +601,8 @@ impl Desk {
             common.source_amount, common.currency_code
         );
         let no = common.mer_order_no.clone();
-        let r = self
-            .submit(&wire::V2Payment { common }, &no, &summary, |d| {
-                Some(d.trade_no.clone())
-            })
-            .await?;
-        self.remember_method(r.entry.trade_no.as_deref(), "WECHAT");
-        Ok(r)
+        self.order(&wire::V2Payment { common }, &no, "WECHAT", summary)
+            .await
     }
 
     pub async fn payin_v1(
@@ -572,12 +614,8 @@ impl Desk {
             "payin {method} {} {}",
             op.common.source_amount, op.common.currency_code
         );
-        let no = op.common.mer_order_no.clone();
-        let r = self
-            .submit(&op, &no, &summary, |d| Some(d.trade_no.clone()))
-            .await?;
-        self.remember_method(r.entry.trade_no.as_deref(), method);
-        Ok(r)
+        self.order(&op, &op.common.mer_order_no, method, summary)
+            .await
     }
 
     pub async fn payin_vn_bank(
@@ -588,50 +626,32 @@ impl Desk {
             "payin VN_BANK {} {}",
             op.common.source_amount, op.common.currency_code
         );
-        let no = op.common.mer_order_no.clone();
-        let r = self
-            .submit(&op, &no, &summary, |d| Some(d.trade_no.clone()))
-            .await?;
-        self.remember_method(r.entry.trade_no.as_deref(), "VN_BANK");
-        Ok(r)
+        self.order(&op, &op.common.mer_order_no, "VN_BANK", summary)
+            .await
     }
 
     pub async fn payout_clabe(
         &self,
         op: wire::V2Payout,
     ) -> CoreResult<Submitted<wire::PayoutResult>> {
+        let account = paydesk_gateway::validate::mask_card(&op.clabe);
         let summary = format!(
-            "payout CLABE {} {} to {}",
-            op.source_amount,
-            op.currency_code,
-            paydesk_gateway::validate::mask_card(&op.clabe)
+            "payout CLABE {} {} to {account}",
+            op.source_amount, op.currency_code
         );
-        let no = op.mer_order_no.clone();
-        let r = self
-            .submit(&op, &no, &summary, |d| Some(d.trade_no.clone()))
-            .await?;
-        self.remember_method(r.entry.trade_no.as_deref(), "CLABE");
-        Ok(r)
+        self.order(&op, &op.mer_order_no, "CLABE", summary).await
     }
 
     pub async fn payout_card(
         &self,
         op: wire::V1CardPayout,
     ) -> CoreResult<Submitted<wire::PayoutResult>> {
+        let account = paydesk_gateway::validate::mask_card(&op.card_no);
         let summary = format!(
-            "payout CARD {} {} to {} {} {}",
-            op.source_amount,
-            op.currency_code,
-            op.ben_first_name,
-            op.ben_last_name,
-            paydesk_gateway::validate::mask_card(&op.card_no)
+            "payout CARD {} {} to {} {} {account}",
+            op.source_amount, op.currency_code, op.ben_first_name, op.ben_last_name
         );
-        let no = op.mer_order_no.clone();
-        let r = self
-            .submit(&op, &no, &summary, |d| Some(d.trade_no.clone()))
-            .await?;
-        self.remember_method(r.entry.trade_no.as_deref(), "CARD");
-        Ok(r)
+        self.order(&op, &op.mer_order_no, "CARD", summary).await
     }
 
     fn card_op(&self, op: CardOp<'_>) -> CoreResult<()> {
@@ -648,7 +668,7 @@ impl Desk {
             op.amount, op.currency, op.apply_order_no
         );
         let no = op.mer_order_no.clone();
-        let r = self.submit(&op, &no, &summary, |_| None).await;
+        let r = self.submit(&op, &no, &summary).await;
         if let Ok(s) = &r
             && !s.replayed
         {
@@ -678,9 +698,7 @@ impl Desk {
             "card withdraw {} {} from {}",
             op.amount, op.currency, op.apply_order_no
         );
-        let r = self
-            .submit(&op, reference, &summary, |d| Some(d.trade_no.clone()))
-            .await;
+        let r = self.submit(&op, reference, &summary).await;
         if let Ok(s) = &r
             && let (false, Some(d)) = (s.replayed, &s.data)
         {
@@ -885,7 +903,7 @@ impl Desk {
             op.info_list.len(),
             names.join(", ")
         );
-        let r = self.submit(&op, &key, &summary, |_| None).await;
+        let r = self.submit(&op, &key, &summary).await;
         let outcome = match &r {
             Ok(s) => s.entry.status.as_str().to_string(),
             Err(e) => format!("error: {e}"),
