@@ -1171,6 +1171,7 @@ fn review(s: &Arc<Shared>, body: &Map<String, Value>, m: &Merchant) -> Result<Do
             suffix: f.suffix.clone(),
             size: bytes.len(),
             sha256: hex_lower(&sha2::Sha256::digest(&bytes)),
+            content_base64: f.file_content.clone(),
         });
     }
     let mut state = s.write();

@@ -310,6 +310,9 @@ pub struct ReviewFile {
     pub size: usize,
     /// SHA-256 of the decoded bytes, hex.
     pub sha256: String,
+    /// The file as received (standard base64), served decoded by the simulation API.
+    #[serde(default)]
+    pub content_base64: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

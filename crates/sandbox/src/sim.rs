@@ -352,6 +352,7 @@ pub(crate) fn routes(shared: Arc<Shared>) -> Router {
         .route("/__sandbox/orders/{trade_no}/{action}", post(order_action))
         .route("/__sandbox/reviews", get(list_reviews))
         .route("/__sandbox/reviews/{id}/{decision}", post(decide_review))
+        .route("/__sandbox/reviews/{id}/files/{n}", get(review_file))
         .route("/__sandbox/notifications", get(list_notifications))
         .route("/__sandbox/seed", post(seed))
         .route("/__sandbox/reset", post(reset))
@@ -413,8 +414,37 @@ async fn order_action(
     Ok(axum::Json(order_json(&o)).into_response())
 }
 
+/// The reviews without their files' contents (see `reviews/{id}/files/{n}`).
 async fn list_reviews(AxState(s): AxState<Arc<Shared>>) -> Response {
-    axum::Json(json!(s.read().reviews)).into_response()
+    let mut reviews = s.read().reviews.clone();
+    for f in reviews.iter_mut().flat_map(|r| r.files.iter_mut()) {
+        f.content_base64.clear();
+    }
+    axum::Json(json!(reviews)).into_response()
+}
+
+/// One file of a review submission, decoded, with its type.
+async fn review_file(
+    AxState(s): AxState<Arc<Shared>>,
+    Path((id, n)): Path<(u64, usize)>,
+) -> ApiResult {
+    use base64::Engine as _;
+    let state = s.read();
+    let file = state
+        .reviews
+        .iter()
+        .find(|r| r.id == id)
+        .and_then(|r| r.files.get(n))
+        .ok_or_else(|| api_error(StatusCode::NOT_FOUND, format!("no file {n} in review {id}")))?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&file.content_base64)
+        .map_err(|e| api_error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    let ctype = match file.suffix.to_ascii_lowercase().as_str() {
+        ".png" => "image/png",
+        ".pdf" => "application/pdf",
+        _ => "image/jpeg",
+    };
+    Ok(([("content-type", ctype)], bytes).into_response())
 }
 
 async fn decide_review(

@@ -361,6 +361,17 @@ async fn v1_payins_for_every_method_answer_in_their_own_shape() {
             let reviews = r.sandbox.with_state(|s| s.reviews.clone());
             assert_eq!(reviews.len(), 1);
             assert_eq!(reviews[0].files[0].size, 12);
+            // The decoded file is served back as it was sent.
+            let url = r
+                .base_url()
+                .join(&format!("__sandbox/reviews/{}/files/0", reviews[0].id))
+                .unwrap();
+            let resp = reqwest::get(url).await.unwrap();
+            assert_eq!(resp.headers()["content-type"], "image/png");
+            assert_eq!(
+                resp.bytes().await.unwrap().as_ref(),
+                b"\x89PNG\r\n\x1a\nabcd"
+            );
         } else {
             assert!(a.data.pay_url.is_some());
         }
