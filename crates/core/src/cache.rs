@@ -138,6 +138,10 @@ pub fn upsert(conn: &mut Connection, mer_no: u64, rows: &[Upsert<'_>]) -> CoreRe
             "INSERT INTO orders_fts (rowid, trade_no, mer_order_no) VALUES (?1, ?2, ?3)",
         )?;
         let mut history = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'sync')")?;
+        let mut first_seen = tx.prepare_cached(
+            "SELECT (SELECT COUNT(*) FROM order_history WHERE trade_no = ?1), created_at FROM orders WHERE trade_no = ?1",
+        )?;
+        let mut first = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'first seen')")?;
         for &Upsert {
             item: it,
             created_at,
@@ -201,6 +205,12 @@ pub fn upsert(conn: &mut Connection, mer_no: u64, rows: &[Upsert<'_>]) -> CoreRe
                 verified,
             ])?;
             if old != it.state {
+                // The first change also records the state the order was first seen in.
+                let (seen, first_seen_at): (i64, i64) =
+                    first_seen.query_row([&it.trade_no], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                if seen == 0 {
+                    first.execute(params![it.trade_no, old, first_seen_at])?;
+                }
                 history.execute(params![it.trade_no, it.state, now])?;
                 changed += 1;
             }
@@ -402,22 +412,20 @@ pub fn by_mer_order_no(conn: &Connection, mer_order_no: &str) -> CoreResult<Opti
         .optional()?)
 }
 
-/// The states an order went through, as this desk saw them: (state, when, how).
-/// The first entry is the state the order had when it was first cached.
+/// The states an order went through, as this desk saw them: (state, when, how). The
+/// first is the state it was first cached in.
 pub fn history(conn: &Connection, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
     let mut stmt = conn.prepare_cached("SELECT state, seen_at, source FROM order_history WHERE trade_no = ?1 ORDER BY seen_at, rowid")?;
     let changes = stmt
         .query_map([trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<Result<Vec<(i64, i64, String)>, _>>()?;
-    let Some(order) = get(conn, trade_no)? else {
+    if !changes.is_empty() {
         return Ok(changes);
-    };
-    // The first state is the one before the first recorded change (or the current one).
-    let first_state = changes.first().map_or(order.state, |_| order.state);
-    let first = (first_state, order.created_at, "first seen".to_string());
-    let mut out = vec![first];
-    out.extend(changes);
-    Ok(out)
+    }
+    // Never changed: its one state, since it was first seen.
+    Ok(get(conn, trade_no)?
+        .map(|o| vec![(o.state, o.created_at, "first seen".to_string())])
+        .unwrap_or_default())
 }
 
 /// Records the method of an order this desk created (the list does not carry it).
@@ -429,11 +437,13 @@ pub fn set_method(conn: &Connection, trade_no: &str, method: &str) -> CoreResult
     Ok(())
 }
 
-/// Trade numbers of orders not in a final state (to re-read on an incremental sync).
-pub fn open_orders(conn: &Connection) -> CoreResult<Vec<String>> {
-    let mut stmt =
-        conn.prepare("SELECT trade_no FROM orders WHERE state IN (1, 2) ORDER BY created_at")?;
-    let rows = stmt.query_map([], |r| r.get(0))?;
+/// Trade numbers of orders not in a final state dated within `[from, to)` (to re-read
+/// on an incremental sync).
+pub fn open_orders(conn: &Connection, from: i64, to: i64) -> CoreResult<Vec<String>> {
+    let mut stmt = conn.prepare(
+        "SELECT trade_no FROM orders WHERE state IN (1, 2) AND created_at >= ?1 AND created_at < ?2 ORDER BY created_at",
+    )?;
+    let rows = stmt.query_map([from, to], |r| r.get(0))?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 

@@ -322,7 +322,14 @@ pub async fn run(
     if cancel.load(Ordering::Relaxed) {
         return Err(CoreError::Cancelled);
     }
-    report.reread = reread_open(client, target).await?;
+    // Orders still open in windows this run skipped as complete may have moved since.
+    report.reread = reread_open(
+        client,
+        target,
+        opts.from.timestamp_millis(),
+        opts.to.timestamp_millis(),
+    )
+    .await?;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -395,9 +402,15 @@ pub fn clear_error(conn: &Connection, profile: &str) -> CoreResult<()> {
     Ok(())
 }
 
-/// Re-reads cached orders that are not final, 100 trade numbers per request.
-async fn reread_open(client: &GatewayClient, target: &SyncTarget) -> CoreResult<u64> {
-    let open = cache::open_orders(&lock(&target.conn))?;
+/// Re-reads cached orders of the synced range that are not final, 100 trade numbers
+/// per request.
+async fn reread_open(
+    client: &GatewayClient,
+    target: &SyncTarget,
+    from: i64,
+    to: i64,
+) -> CoreResult<u64> {
+    let open = cache::open_orders(&lock(&target.conn), from, to)?;
     let mut n = 0;
     for chunk in open.chunks(100) {
         let op = V2OrderList {

@@ -334,3 +334,59 @@ async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
     assert!(desk.verify_notification("not json").is_err());
     secrets.forget("cb").unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_incremental_sync_rereads_open_orders_and_keeps_their_history() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = Home::at(home_dir.path());
+    let secrets = common::secrets();
+    let (running, _) = common::external_sandbox(&home, &secrets, "inc").await;
+    running.sandbox.seed(&SeedSpec {
+        mer_no: Some(common::MER),
+        ..SeedSpec::new(2000)
+    });
+    let desk = Desk::open(&home, secrets.clone(), "inc").await.unwrap();
+    let mut opts = all_time();
+    opts.to = chrono::Utc::now() - chrono::Duration::hours(1);
+    desk.sync(&opts, Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    let pending = desk
+        .orders(
+            &OrderFilter {
+                states: vec![2],
+                ..OrderFilter::default()
+            },
+            0,
+            1,
+        )
+        .unwrap()
+        .rows[0]
+        .clone();
+    let url = running
+        .base_url()
+        .join(&format!("__sandbox/orders/{}/pay", pending.trade_no))
+        .unwrap();
+    assert!(
+        reqwest::Client::new()
+            .post(url)
+            .json(&serde_json::json!({}))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .is_success()
+    );
+
+    let report = desk
+        .sync(&opts, Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(report.progress.pages, 0, "every window was complete");
+    assert!(report.reread >= 1);
+    let detail = desk.order_detail(&pending.trade_no).await.unwrap();
+    assert_eq!(detail.order.unwrap().state, 5);
+    let states: Vec<i64> = detail.history.iter().map(|h| h.0).collect();
+    assert_eq!(states, vec![2, 5], "first seen pending, then paid");
+    secrets.forget("inc").unwrap();
+}
