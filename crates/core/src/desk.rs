@@ -133,6 +133,8 @@ pub struct Desk {
     /// Journal entries this desk is sending right now. A `sending` entry not in here
     /// was left by a crash, and is reconciled.
     in_flight: Mutex<std::collections::HashSet<i64>>,
+    /// Anchors for deep pages, per filter; dropped whenever this desk writes orders.
+    anchors: Mutex<std::collections::HashMap<String, Arc<cache::Anchors>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -200,6 +202,7 @@ impl Desk {
             dictionary,
             sandbox,
             in_flight: Mutex::default(),
+            anchors: Mutex::default(),
         };
         desk.reconcile_all().await?;
         Ok(desk)
@@ -473,6 +476,7 @@ impl Desk {
         };
         let started = Instant::now();
         let r = sync::run(&self.client, &target, opts, cancel, progress).await;
+        self.orders_changed();
         let result = match &r {
             Ok(rep) => format!("ok {} orders", rep.progress.orders),
             Err(e) => format!("error {e}"),
@@ -490,8 +494,30 @@ impl Desk {
         r
     }
 
+    /// A page of the orders table. Pages past the first 10,000 rows are read after an
+    /// anchor (computed once per filter, until the next sync), so scrolling anywhere in
+    /// a million rows stays fast.
     pub fn orders(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {
-        cache::query(&lock(&self.cache), filter, offset, limit)
+        let conn = lock(&self.cache);
+        if offset < cache::ANCHOR_EVERY {
+            return cache::query(&conn, filter, offset, limit);
+        }
+        let key = filter.cache_key();
+        let cached = lock(&self.anchors).get(&key).cloned();
+        let anchors = match cached {
+            Some(a) => a,
+            None => {
+                let a = Arc::new(cache::anchors(&conn, filter)?);
+                lock(&self.anchors).insert(key, a.clone());
+                a
+            }
+        };
+        cache::query_anchored(&conn, filter, &anchors, offset, limit)
+    }
+
+    /// Forgets the deep-page anchors (the orders changed).
+    fn orders_changed(&self) {
+        lock(&self.anchors).clear();
     }
 
     /// The cached order, its history, and a live V2 query with its signature status.
@@ -572,6 +598,7 @@ impl Desk {
     fn remember_method(&self, trade_no: Option<&str>, method: &str) {
         if let Some(t) = trade_no {
             let _ = cache::set_method(&lock(&self.cache), t, method);
+            self.orders_changed();
         }
     }
 

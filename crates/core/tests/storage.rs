@@ -289,3 +289,50 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
         .unwrap();
     assert!(!audit::verify(&truncated).unwrap().ok);
 }
+
+#[test]
+fn anchored_deep_pages_equal_offset_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut conn = db::open(&dir.path().join("deep.sqlite"), Durability::Cache).unwrap();
+    let items: Vec<OrderListItem> = (0..25_000)
+        .map(|n| {
+            item(
+                n,
+                if n % 4 == 0 { 2 } else { 5 },
+                if n % 3 == 0 { "EUR" } else { "USD" },
+                &format!("{}.{:02}", n % 977, n % 100),
+            )
+        })
+        .collect();
+    for (i, chunk) in items.chunks(5000).enumerate() {
+        cache::upsert_items(&mut conn, 1, chunk, (i as i64 % 3) * 1000, true).unwrap();
+    }
+    let filters = [
+        OrderFilter::default(),
+        OrderFilter {
+            descending: true,
+            ..OrderFilter::default()
+        },
+        OrderFilter {
+            sort: SortKey::Amount,
+            ..OrderFilter::default()
+        },
+        OrderFilter {
+            sort: SortKey::TradeNo,
+            descending: true,
+            states: vec![5],
+            ..OrderFilter::default()
+        },
+    ];
+    for f in &filters {
+        let anchors = cache::anchors(&conn, f).unwrap();
+        let total = cache::count(&conn, f).unwrap();
+        assert_eq!(anchors.len() as i64, total / cache::ANCHOR_EVERY);
+        assert_eq!(anchors.total, total);
+        for offset in [0, 9_999, 10_000, 10_050, 19_990, 20_000, total - 50] {
+            let plain = cache::query(&conn, f, offset, 100).unwrap();
+            let anchored = cache::query_anchored(&conn, f, &anchors, offset, 100).unwrap();
+            assert_eq!(plain, anchored, "{f:?} at {offset}");
+        }
+    }
+}
