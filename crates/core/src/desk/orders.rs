@@ -1,0 +1,145 @@
+//! Orders: sync, the cached table (with anchored deep pages), detail, export.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use paydesk_gateway::wire::{self, MerNo};
+
+use super::{Desk, OrderDetail, lock};
+use crate::cache::{self, OrderFilter, OrderPage};
+use crate::error::CoreResult;
+use crate::sync::{self, SyncOptions, SyncProgress, SyncReport, SyncTarget};
+
+impl Desk {
+    pub async fn sync(
+        &self,
+        opts: &SyncOptions,
+        cancel: Arc<AtomicBool>,
+        progress: impl FnMut(&SyncProgress) + Send,
+    ) -> CoreResult<SyncReport> {
+        let target = SyncTarget {
+            conn: self.cache.clone(),
+            profile: self.profile.name.clone(),
+            mer_no: self.profile.mer_no,
+        };
+        let started = Instant::now();
+        let r = sync::run(&self.client, &target, opts, cancel, progress).await;
+        self.orders_changed();
+        let result = match &r {
+            Ok(rep) => format!("ok {} orders", rep.progress.orders),
+            Err(e) => format!("error {e}"),
+        };
+        self.audit(
+            "sync",
+            format!(
+                "from={} to={}",
+                opts.from.format("%F"),
+                opts.to.format("%F")
+            ),
+            &result,
+            started,
+        );
+        r
+    }
+
+    /// A page of the orders table. Pages past the first 10,000 rows are read after an
+    /// anchor (computed once per filter, until the next sync), so scrolling anywhere in
+    /// a million rows stays fast.
+    pub fn orders(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {
+        let conn = lock(&self.cache);
+        if offset < cache::ANCHOR_EVERY {
+            return cache::query(&conn, filter, offset, limit);
+        }
+        let key = filter.cache_key();
+        let cached = lock(&self.anchors).get(&key).cloned();
+        let anchors = match cached {
+            Some(a) => a,
+            None => {
+                let a = Arc::new(cache::anchors(&conn, filter)?);
+                lock(&self.anchors).insert(key, a.clone());
+                a
+            }
+        };
+        cache::query_anchored(&conn, filter, &anchors, offset, limit)
+    }
+
+    /// Forgets the deep-page anchors (the orders changed).
+    pub(super) fn orders_changed(&self) {
+        lock(&self.anchors).clear();
+    }
+
+    /// The cached order, its history, and a live V2 query with its signature status.
+    pub async fn order_detail(&self, trade_no: &str) -> CoreResult<OrderDetail> {
+        let (order, history) = {
+            let conn = lock(&self.cache);
+            (
+                cache::get(&conn, trade_no)?,
+                cache::history(&conn, trade_no)?,
+            )
+        };
+        let op = wire::V2OrderQuery {
+            version: "V4.0.0".into(),
+            mer_no: MerNo(self.profile.mer_no),
+            mer_order_no: order
+                .as_ref()
+                .map(|o| o.mer_order_no.clone())
+                .unwrap_or_default(),
+            trade_no: trade_no.to_string(),
+            query_type: "sales".into(),
+        };
+        match self.query(&op, format!("tradeNo={trade_no}")).await {
+            Ok(a) => Ok(OrderDetail {
+                order,
+                history,
+                live: Some(a.data),
+                signature: Some(a.signature),
+                live_error: None,
+            }),
+            Err(e) if order.is_some() => Ok(OrderDetail {
+                order,
+                history,
+                live: None,
+                signature: None,
+                live_error: Some(e.to_string()),
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Exports the filtered orders, every row, to CSV or XLSX.
+    pub fn export(
+        &self,
+        filter: &OrderFilter,
+        path: &Path,
+        tz: chrono::FixedOffset,
+        progress: impl FnMut(u64, u64),
+    ) -> CoreResult<u64> {
+        let started = Instant::now();
+        let r = crate::export::export(
+            &lock(&self.cache),
+            filter,
+            path,
+            tz,
+            &self.dictionary,
+            progress,
+        );
+        let result = match &r {
+            Ok(n) => format!("ok {n} rows"),
+            Err(e) => format!("error {e}"),
+        };
+        self.audit(
+            "export",
+            format!(
+                "file={}",
+                path.file_name()
+                    .and_then(|f| f.to_str())
+                    .unwrap_or_default()
+            ),
+            &result,
+            started,
+        );
+        r
+    }
+}
