@@ -1,0 +1,116 @@
+//! The commands over `paydesk-core`: profiles, orders, money, queries, journal, audit.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use paydesk_core::cache::{OrderFilter, SortKey};
+use paydesk_core::journal::Status;
+use paydesk_core::sync::SyncOptions;
+use paydesk_core::{
+    CoreError, Desk, Home, KeyringStore, Profile, Secrets, builtin, new_mer_order_no,
+};
+use paydesk_gateway::wire::{self, MerNo};
+use rust_decimal::Decimal;
+use serde::Serialize;
+
+use crate::Failure;
+
+mod money;
+mod orders;
+mod profile;
+mod records;
+
+pub use money::*;
+pub use orders::*;
+pub use profile::*;
+pub use records::*;
+
+#[derive(Debug, Args)]
+pub struct Global {
+    /// The profile to use (default: the active one; the built-in sandbox on first use).
+    #[arg(long, global = true, env = "PAYDESK_PROFILE")]
+    profile: Option<String>,
+    /// Print JSON for scripts instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+impl From<CoreError> for Failure {
+    fn from(e: CoreError) -> Self {
+        match e {
+            CoreError::Validation { .. } => Failure::Input(e.to_string()),
+            CoreError::Rejected { .. } | CoreError::SignatureInvalid { .. } => {
+                Failure::Check(e.to_string())
+            }
+            CoreError::OutcomeUnknown { .. } | CoreError::BadResponse { .. } => {
+                Failure::Unknown(e.to_string())
+            }
+            CoreError::KeyringUnavailable { .. } | CoreError::MissingSecret { .. } => {
+                Failure::Keyring(e.to_string())
+            }
+            _ => Failure::Other(e.to_string()),
+        }
+    }
+}
+
+fn home() -> Result<Home, Failure> {
+    Ok(Home::from_env()?)
+}
+
+fn secrets() -> Result<Secrets, Failure> {
+    let service = std::env::var("PAYDESK_KEYRING_SERVICE")
+        .unwrap_or_else(|_| paydesk_core::KEYRING_SERVICE.to_string());
+    let store = KeyringStore::open(&service)?;
+    Ok(Secrets::new(Arc::new(store)).with_service(&service))
+}
+
+/// The profile to open: the named one, the active one, or the built-in sandbox.
+fn profile_name(home: &Home, secrets: &Secrets, g: &Global) -> Result<String, Failure> {
+    if let Some(p) = &g.profile {
+        return Ok(p.clone());
+    }
+    match home.active()? {
+        Some(p) => Ok(p),
+        None => Ok(builtin::ensure_profile(home, secrets)?.name),
+    }
+}
+
+async fn open(g: &Global) -> Result<Desk, Failure> {
+    let home = home()?;
+    let secrets = secrets()?;
+    let name = profile_name(&home, &secrets, g)?;
+    if name == paydesk_core::profile::SANDBOX_PROFILE {
+        builtin::ensure_profile(&home, &secrets)?;
+    }
+    Ok(Desk::open(&home, secrets, &name).await?)
+}
+
+fn print<T: Serialize>(
+    g: &Global,
+    value: &T,
+    text: impl FnOnce() -> String,
+) -> Result<(), Failure> {
+    if g.json {
+        println!(
+            "{}",
+            serde_json::to_string(value).map_err(|e| Failure::Other(e.to_string()))?
+        );
+    } else {
+        println!("{}", text());
+    }
+    Ok(())
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Other(e.to_string()))
+}
+
+fn decimal(field: &str, text: &str) -> Result<Decimal, Failure> {
+    paydesk_gateway::money::parse_decimal(field, text).map_err(|e| Failure::Input(e.to_string()))
+}

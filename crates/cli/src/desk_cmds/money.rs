@@ -1,0 +1,427 @@
+//! Commands that move money or submit data, through the journal: payins, payouts,
+//! cards, review submissions.
+
+use super::*;
+
+#[derive(Debug, Args)]
+pub struct MoneyArgs {
+    #[arg(long)]
+    amount: String,
+    #[arg(long)]
+    currency: String,
+    /// Fixed once; give the same one to retry the same order (default: a new one).
+    #[arg(long)]
+    mer_order_no: Option<String>,
+    #[arg(long, default_value = "127.0.0.1")]
+    ip: String,
+    #[arg(long)]
+    notify_url: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PayinArgs {
+    /// WECHAT (V2), or for V1: WECHAT-V1, PIX, APPLE_PAY, CASH_APP, GCASH, SEPA, VN_BANK.
+    #[arg(long)]
+    method: String,
+    #[command(flatten)]
+    money: MoneyArgs,
+    #[arg(long, default_value = "")]
+    email: String,
+    #[arg(long, default_value = "")]
+    user_id: String,
+    #[arg(long, default_value = "")]
+    return_url: String,
+    /// PIX: payer name; SEPA: billing first and last name separated by a space.
+    #[arg(long, default_value = "")]
+    name: String,
+    /// PIX: CPF.
+    #[arg(long, default_value = "")]
+    ssn: String,
+    /// VN_BANK: bank id.
+    #[arg(long, default_value_t = 970436)]
+    vn_bank_id: i64,
+    #[arg(long, default_value = "Order")]
+    product: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PayoutCmd {
+    /// V2 payout to a CLABE (withdrawType 6).
+    Clabe {
+        #[command(flatten)]
+        money: MoneyArgs,
+        #[arg(long)]
+        clabe: String,
+    },
+    /// V1 payout to a card (withdrawType 1).
+    Card {
+        #[command(flatten)]
+        money: MoneyArgs,
+        #[arg(long)]
+        card_no: String,
+        #[arg(long)]
+        first_name: String,
+        #[arg(long)]
+        last_name: String,
+        #[arg(long, default_value = "")]
+        country: String,
+    },
+}
+
+fn notify(desk: &Desk, m: &MoneyArgs) -> String {
+    m.notify_url
+        .clone()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| {
+            if desk.profile.notify_url.is_empty() {
+                format!("{}/notify", desk.profile.origin.trim_end_matches('/'))
+            } else {
+                desk.profile.notify_url.clone()
+            }
+        })
+}
+
+fn show_submitted<T: Serialize>(g: &Global, s: &paydesk_core::Submitted<T>) -> Result<(), Failure> {
+    print(g, s, || {
+        let e = &s.entry;
+        let mut line = format!(
+            "journal #{} {} {}: {}",
+            e.id,
+            e.mer_order_no,
+            e.status.as_str(),
+            e.summary
+        );
+        if let Some(t) = &e.trade_no {
+            line.push_str(&format!(" (tradeNo {t})"));
+        }
+        if s.replayed {
+            line.push_str(" — already in the journal, nothing sent again");
+        }
+        line
+    })?;
+    match s.entry.status {
+        Status::Accepted => Ok(()),
+        Status::Rejected => Err(Failure::Check(format!(
+            "rejected: {} {}",
+            s.entry.code.clone().unwrap_or_default(),
+            s.entry.message.clone().unwrap_or_default()
+        ))),
+        Status::Unknown | Status::Sending => Err(Failure::Unknown(
+            "outcome unknown; run `paydesk journal reconcile`".into(),
+        )),
+        Status::Pending => Err(Failure::Other(
+            "not sent; safe to run again with the same --mer-order-no".into(),
+        )),
+    }
+}
+
+pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        let mer_order_no = a
+            .money
+            .mer_order_no
+            .clone()
+            .unwrap_or_else(|| new_mer_order_no("PI"));
+        let common = wire::PayinCommon {
+            mer_no: MerNo(desk.profile.mer_no),
+            mer_order_no,
+            currency_code: a.money.currency.clone(),
+            source_amount: decimal("sourceAmount", &a.money.amount)?,
+            return_url: a.return_url.clone(),
+            notify_url: notify(&desk, &a.money),
+            ip_address: a.money.ip.clone(),
+            user_id: a.user_id.clone(),
+            email: a.email.clone(),
+        };
+        let browser = wire::Browser {
+            screen_height: "1080".into(),
+            screen_width: "1920".into(),
+            time_zone_offset: "0".into(),
+            user_agent: "PayDesk CLI".into(),
+            visitor_id: "cli".into(),
+        };
+        let products = vec![wire::Product {
+            price: common.source_amount,
+            product_name: a.product.clone(),
+            product_url: String::new(),
+            quantity: "1".into(),
+            sku: "SKU".into(),
+        }];
+        let (first, last) = a.name.split_once(' ').unwrap_or((a.name.as_str(), ""));
+        let v1 = |method| wire::V1Payment {
+            common: common.clone(),
+            version: "V3.0.0".into(),
+            method,
+        };
+        match a.method.as_str() {
+            "WECHAT" => show_submitted(g, &desk.payin_v2(common).await?),
+            "WECHAT-V1" => show_submitted(
+                g,
+                &desk
+                    .payin_v1(v1(wire::V1Method::Wechat(wire::NoExtras {})))
+                    .await?,
+            ),
+            "PIX" => show_submitted(
+                g,
+                &desk
+                    .payin_v1(v1(wire::V1Method::Pix(wire::PixExtras {
+                        name: a.name.clone(),
+                        social_security_number: a.ssn.clone(),
+                    })))
+                    .await?,
+            ),
+            "APPLE_PAY" => show_submitted(
+                g,
+                &desk
+                    .payin_v1(v1(wire::V1Method::ApplePay(wire::WalletExtras {
+                        browser,
+                        products,
+                    })))
+                    .await?,
+            ),
+            "CASH_APP" => show_submitted(
+                g,
+                &desk
+                    .payin_v1(v1(wire::V1Method::CashApp(wire::WalletExtras {
+                        browser,
+                        products,
+                    })))
+                    .await?,
+            ),
+            "GCASH" => {
+                let list = vec![wire::ProductInfo {
+                    sku: "SKU".into(),
+                    product_name: a.product.clone(),
+                    price: common.source_amount,
+                    quantity: "1".into(),
+                }];
+                show_submitted(
+                    g,
+                    &desk
+                        .payin_v1(v1(wire::V1Method::Gcash(wire::GcashExtras {
+                            os_type: "ANDROID".into(),
+                            terminal: "APP".into(),
+                            product_info_list: list,
+                        })))
+                        .await?,
+                )
+            }
+            "SEPA" => show_submitted(
+                g,
+                &desk
+                    .payin_v1(v1(wire::V1Method::Sepa(wire::SepaExtras {
+                        user_agent: "PayDesk CLI".into(),
+                        billing_first_name: first.into(),
+                        billing_last_name: last.into(),
+                    })))
+                    .await?,
+            ),
+            "VN_BANK" => {
+                let op = wire::V1VnBankPayment {
+                    common,
+                    version: "V3.0.0".into(),
+                    payment_method_str: "BANK".into(),
+                    product_name: a.product.clone(),
+                    vn_bank_id: a.vn_bank_id,
+                };
+                show_submitted(g, &desk.payin_vn_bank(op).await?)
+            }
+            other => Err(Failure::Input(format!(
+                "--method: unknown method {other:?}"
+            ))),
+        }
+    })
+}
+
+pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        match cmd {
+            PayoutCmd::Clabe { money, clabe } => {
+                let op = wire::V2Payout {
+                    mer_no: MerNo(desk.profile.mer_no),
+                    mer_order_no: money
+                        .mer_order_no
+                        .clone()
+                        .unwrap_or_else(|| new_mer_order_no("PO")),
+                    currency_code: money.currency.clone(),
+                    source_amount: decimal("sourceAmount", &money.amount)?,
+                    withdraw_type: "6".into(),
+                    return_url: String::new(),
+                    notify_url: notify(&desk, &money),
+                    sign_type: "RSA256".into(),
+                    version: "V2.0.0".into(),
+                    ip_address: money.ip.clone(),
+                    card_no: String::new(),
+                    clabe,
+                };
+                show_submitted(g, &desk.payout_clabe(op).await?)
+            }
+            PayoutCmd::Card {
+                money,
+                card_no,
+                first_name,
+                last_name,
+                country,
+            } => {
+                let op = wire::V1CardPayout {
+                    mer_no: MerNo(desk.profile.mer_no),
+                    mer_order_no: money
+                        .mer_order_no
+                        .clone()
+                        .unwrap_or_else(|| new_mer_order_no("PO")),
+                    currency_code: money.currency.clone(),
+                    source_amount: decimal("sourceAmount", &money.amount)?,
+                    withdraw_type: "1".into(),
+                    return_url: String::new(),
+                    notify_url: notify(&desk, &money),
+                    version: "V3.0.0".into(),
+                    ip_address: money.ip.clone(),
+                    card_no,
+                    ben_first_name: first_name,
+                    ben_last_name: last_name,
+                    mobile: String::new(),
+                    address_line: String::new(),
+                    address_line2: String::new(),
+                    city: String::new(),
+                    state: String::new(),
+                    country_code: country,
+                    post_code: String::new(),
+                    email: String::new(),
+                    beneficiary_type: "individual".into(),
+                    browser: None,
+                    products: vec![],
+                };
+                show_submitted(g, &desk.payout_card(op).await?)
+            }
+        }
+    })
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CardCmd {
+    /// Load funds onto a card (V2 top-up).
+    Topup {
+        /// The card's application number.
+        #[arg(long)]
+        card: String,
+        #[arg(long, default_value = "")]
+        sub_mer_no: String,
+        #[arg(long)]
+        amount: String,
+        #[arg(long)]
+        currency: String,
+        #[arg(long)]
+        mer_order_no: Option<String>,
+        #[arg(long, default_value = "")]
+        remark: String,
+    },
+    /// Take funds off a card (V1 withdraw).
+    Withdraw {
+        #[arg(long)]
+        card: String,
+        #[arg(long)]
+        amount: String,
+        #[arg(long)]
+        currency: String,
+        /// This desk's number for the withdrawal (default: a new one).
+        #[arg(long)]
+        reference: Option<String>,
+    },
+    /// Card operations made from this desk.
+    History,
+}
+
+pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        match cmd {
+            CardCmd::Topup {
+                card,
+                sub_mer_no,
+                amount,
+                currency,
+                mer_order_no,
+                remark,
+            } => {
+                let op = wire::V2CardTopUp {
+                    mer_no: MerNo(desk.profile.mer_no),
+                    sub_mer_no: if sub_mer_no.is_empty() {
+                        card.clone()
+                    } else {
+                        sub_mer_no
+                    },
+                    mer_order_no: mer_order_no.unwrap_or_else(|| new_mer_order_no("TU")),
+                    apply_order_no: card,
+                    amount: decimal("amount", &amount)?,
+                    currency,
+                    remark,
+                    sign_type: "RSA256".into(),
+                    version: "V2.0.0".into(),
+                };
+                show_submitted(g, &desk.card_top_up(op).await?)
+            }
+            CardCmd::Withdraw {
+                card,
+                amount,
+                currency,
+                reference,
+            } => {
+                let op = wire::V1CardWithdraw {
+                    mer_no: MerNo(desk.profile.mer_no),
+                    apply_order_no: card,
+                    amount: decimal("amount", &amount)?,
+                    currency,
+                };
+                let reference = reference.unwrap_or_else(|| new_mer_order_no("WD"));
+                show_submitted(g, &desk.card_withdraw(op, &reference).await?)
+            }
+            CardCmd::History => {
+                let ops = desk.card_operations()?;
+                print(g, &ops, || {
+                    ops.iter()
+                        .map(|o| o.to_string())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+            }
+        }
+    })
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    #[arg(long)]
+    trade_no: String,
+    /// CODE=TEXT, e.g. 1="Invoice 55"; repeatable.
+    #[arg(long = "info", value_name = "CODE=TEXT")]
+    info: Vec<String>,
+    /// CODE=PATH, e.g. 21=passport.png; repeatable.
+    #[arg(long = "file", value_name = "CODE=PATH")]
+    file: Vec<String>,
+}
+
+fn pair(flag: &str, s: &str) -> Result<(String, String), Failure> {
+    s.split_once('=')
+        .map(|(a, b)| (a.trim().to_string(), b.to_string()))
+        .filter(|(a, _)| !a.is_empty())
+        .ok_or_else(|| Failure::Input(format!("--{flag}: must be CODE=VALUE, got {s:?}")))
+}
+
+pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
+    let info = a
+        .info
+        .iter()
+        .map(|s| pair("info", s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let files = a
+        .file
+        .iter()
+        .map(|s| pair("file", s).map(|(c, p)| (c, PathBuf::from(p))))
+        .collect::<Result<Vec<_>, _>>()?;
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        show_submitted(g, &desk.submit_review(&a.trade_no, info, files).await?)
+    })
+}

@@ -1,0 +1,185 @@
+//! `paydesk orders`: sync, list, show, export.
+
+use super::*;
+
+#[derive(Debug, Subcommand)]
+pub enum OrdersCmd {
+    /// Pull the order list into the local cache.
+    Sync {
+        /// How many days back.
+        #[arg(long, default_value_t = 90)]
+        days: i64,
+        /// Re-read windows an earlier sync completed.
+        #[arg(long)]
+        full: bool,
+        #[arg(long, default_value_t = 24)]
+        window_hours: i64,
+    },
+    /// List cached orders.
+    List {
+        #[command(flatten)]
+        filter: FilterArgs,
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+        #[arg(long, default_value_t = 0)]
+        offset: i64,
+    },
+    /// One order: the cached row, its history, and a live query with its signature status.
+    Show { trade_no: String },
+    /// Export the filtered orders (all of them) to .csv or .xlsx.
+    Export {
+        path: PathBuf,
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// Time zone offset for the date column, e.g. +08:00 (default UTC).
+        #[arg(long, default_value = "+00:00")]
+        tz: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct FilterArgs {
+    /// States, e.g. 5 or 2,5.
+    #[arg(long, value_delimiter = ',')]
+    state: Vec<i64>,
+    #[arg(long, value_delimiter = ',')]
+    currency: Vec<String>,
+    #[arg(long, value_delimiter = ',')]
+    method: Vec<String>,
+    /// A fragment of the order or trade number.
+    #[arg(long)]
+    search: Option<String>,
+    #[arg(long)]
+    min_amount: Option<String>,
+    #[arg(long)]
+    max_amount: Option<String>,
+    /// YYYY-MM-DD, inclusive.
+    #[arg(long)]
+    from: Option<String>,
+    /// YYYY-MM-DD, inclusive.
+    #[arg(long)]
+    to: Option<String>,
+    /// created, amount, state or trade-no.
+    #[arg(long, default_value = "created")]
+    sort: String,
+    #[arg(long)]
+    desc: bool,
+}
+
+fn day(field: &str, s: &str) -> Result<i64, Failure> {
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map(|d| {
+            d.and_hms_opt(0, 0, 0)
+                .unwrap_or_default()
+                .and_utc()
+                .timestamp_millis()
+        })
+        .map_err(|_| Failure::Input(format!("--{field}: must be a date YYYY-MM-DD, got {s:?}")))
+}
+
+impl FilterArgs {
+    fn filter(self) -> Result<OrderFilter, Failure> {
+        let sort = match self.sort.as_str() {
+            "created" => SortKey::Created,
+            "amount" => SortKey::Amount,
+            "state" => SortKey::State,
+            "trade-no" => SortKey::TradeNo,
+            other => {
+                return Err(Failure::Input(format!(
+                    "--sort: must be created, amount, state or trade-no, got {other:?}"
+                )));
+            }
+        };
+        Ok(OrderFilter {
+            from: self.from.as_deref().map(|s| day("from", s)).transpose()?,
+            to: self
+                .to
+                .as_deref()
+                .map(|s| day("to", s).map(|t| t + 86_400_000))
+                .transpose()?,
+            states: self.state,
+            currencies: self.currency,
+            methods: self.method,
+            min_amount: self.min_amount,
+            max_amount: self.max_amount,
+            search: self.search,
+            sort,
+            descending: self.desc,
+        })
+    }
+}
+
+fn bar(len: u64, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} {msg} [{bar:30}] {pos}/{len} ({per_sec}, eta {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    pb.set_message(what.to_string());
+    pb
+}
+
+pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        match cmd {
+            OrdersCmd::Sync { days, full, window_hours } => {
+                let mut opts = SyncOptions::last_days(days);
+                opts.full = full;
+                opts.window_hours = window_hours;
+                let pb = bar(0, "syncing windows");
+                if g.json {
+                    pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+                }
+                let report = desk
+                    .sync(&opts, Arc::new(AtomicBool::new(false)), |p| {
+                        pb.set_length(p.windows_total);
+                        pb.set_position(p.windows_done);
+                        pb.set_message(format!("{} orders, {:.0}/s", p.orders, p.orders_per_second));
+                    })
+                    .await;
+                pb.finish_and_clear();
+                let report = report?;
+                print(g, &report, || {
+                    format!(
+                        "synced {} orders in {} pages ({} windows, {} skipped as complete, {} changed) in {:.1} s",
+                        report.progress.orders, report.progress.pages, report.progress.windows_total, report.windows_skipped, report.changed, report.seconds
+                    )
+                })
+            }
+            OrdersCmd::List { filter, limit, offset } => {
+                let page = desk.orders(&filter.filter()?, offset, limit)?;
+                let dict = desk.dictionary().clone();
+                print(g, &page, || {
+                    let mut out = vec![format!("{} orders match; showing {}", page.total, page.rows.len())];
+                    for o in &page.rows {
+                        let meaning = dict.meaning(paydesk_gateway::StateField::OrderState, &o.state.to_string()).map_or("unknown", |m| m.as_str());
+                        out.push(format!("{:<22} {:<24} {:>14} {} {:<15} {}", o.trade_no, o.mer_order_no, o.source_amount, o.currency, meaning, o.method));
+                    }
+                    out.join("\n")
+                })
+            }
+            OrdersCmd::Show { trade_no } => {
+                let d = desk.order_detail(&trade_no).await?;
+                print(g, &d, || serde_json::to_string_pretty(&d).unwrap_or_default())
+            }
+            OrdersCmd::Export { path, filter, tz } => {
+                let offset: chrono::FixedOffset = tz.parse().map_err(|_| Failure::Input(format!("--tz: must be an offset such as +08:00, got {tz:?}")))?;
+                let pb = bar(0, "exporting");
+                if g.json {
+                    pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+                }
+                let n = desk.export(&filter.filter()?, &path, offset, |done, total| {
+                    pb.set_length(total);
+                    pb.set_position(done);
+                });
+                pb.finish_and_clear();
+                let n = n?;
+                print(g, &n, || format!("wrote {n} orders to {}", path.display()))
+            }
+        }
+    })
+}

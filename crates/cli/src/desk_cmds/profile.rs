@@ -1,0 +1,160 @@
+//! `paydesk profile`: profiles and their keys.
+
+use super::*;
+
+#[derive(Debug, Subcommand)]
+pub enum ProfileCmd {
+    /// List profiles; the active one is marked.
+    List,
+    /// Add (or replace) a profile for a real gateway.
+    Add(AddProfile),
+    /// Make a profile the active one.
+    Use { name: String },
+    /// Import the merchant private key (PEM PKCS#8, PEM PKCS#1, or bare base64 DER) into the keyring.
+    ImportKey {
+        /// The profile (default: the active one).
+        name: Option<String>,
+        #[arg(long, value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Generate a merchant key pair in the keyring; prints the public key to register.
+    GenerateKey {
+        name: Option<String>,
+        #[arg(long, default_value_t = 2048)]
+        bits: usize,
+    },
+    /// Show the public key and its fingerprint (never the private key).
+    ShowKey { name: Option<String> },
+    /// Store the gateway's public key (verifies signed answers).
+    SetGatewayKey {
+        name: Option<String>,
+        #[arg(long, value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Store the bearer access token, read from stdin.
+    SetToken { name: Option<String> },
+}
+
+#[derive(Debug, Args)]
+pub struct AddProfile {
+    name: String,
+    /// The gateway's base URL (https).
+    #[arg(long)]
+    base_url: String,
+    #[arg(long)]
+    mer_no: u64,
+    /// The origin registered with the gateway, sent as Referer.
+    #[arg(long)]
+    origin: String,
+    #[arg(long, default_value = "en")]
+    lang: String,
+    #[arg(long, default_value = "")]
+    notify_url: String,
+    /// Who works at this desk (the audit log names them).
+    #[arg(long)]
+    operator: Option<String>,
+}
+
+pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
+    let home = home()?;
+    let which = |n: Option<String>| -> Result<String, Failure> {
+        n.or(home.active()?)
+            .ok_or_else(|| Failure::Input("no profile given and none is active".into()))
+    };
+    match cmd {
+        ProfileCmd::List => {
+            let active = home.active()?;
+            let profiles = home.profiles()?;
+            print(g, &profiles, || {
+                profiles
+                    .iter()
+                    .map(|p| {
+                        let mark = if active.as_deref() == Some(&p.name) {
+                            "*"
+                        } else {
+                            " "
+                        };
+                        let url = p
+                            .base_url
+                            .clone()
+                            .unwrap_or_else(|| "built-in sandbox".into());
+                        format!("{mark} {:<16} merNo {:<8} {url}", p.name, p.mer_no)
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+        ProfileCmd::Add(a) => {
+            let p = Profile {
+                name: a.name.clone(),
+                base_url: Some(a.base_url),
+                mer_no: a.mer_no,
+                origin: a.origin,
+                lang: a.lang,
+                order_type: None,
+                sign_settings: Default::default(),
+                state_overrides: Default::default(),
+                operator: a
+                    .operator
+                    .unwrap_or_else(|| std::env::var("USER").unwrap_or_else(|_| "operator".into())),
+                notify_url: a.notify_url,
+            };
+            home.put(p)?;
+            print(g, &a.name, || {
+                format!("profile {} saved; import or generate its key next", a.name)
+            })
+        }
+        ProfileCmd::Use { name } => {
+            home.activate(&name)?;
+            print(g, &name, || format!("{name} is now the active profile"))
+        }
+        ProfileCmd::ImportKey { name, file } => {
+            let name = which(name)?;
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| Failure::Input(format!("cannot read {}: {e}", file.display())))?;
+            let info = secrets()?.import_merchant_key(&name, &text)?;
+            print(g, &info, || {
+                format!(
+                    "imported a {}-bit key; public key fingerprint {}",
+                    info.bits, info.fingerprint
+                )
+            })
+        }
+        ProfileCmd::GenerateKey { name, bits } => {
+            let name = which(name)?;
+            let info = secrets()?.generate_merchant_key(&name, bits)?;
+            print(g, &info, || {
+                format!("{}{}", info.public_pem, info.fingerprint)
+            })
+        }
+        ProfileCmd::ShowKey { name } => {
+            let name = which(name)?;
+            let info = secrets()?
+                .merchant_key_info(&name)?
+                .ok_or_else(|| Failure::Keyring(format!("profile {name} has no key")))?;
+            print(g, &info, || {
+                format!(
+                    "{}{} ({} bits)",
+                    info.public_pem, info.fingerprint, info.bits
+                )
+            })
+        }
+        ProfileCmd::SetGatewayKey { name, file } => {
+            let name = which(name)?;
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| Failure::Input(format!("cannot read {}: {e}", file.display())))?;
+            let info = secrets()?.set_gateway_key(&name, &text)?;
+            print(g, &info, || {
+                format!("gateway key stored: {}", info.fingerprint)
+            })
+        }
+        ProfileCmd::SetToken { name } => {
+            let name = which(name)?;
+            let mut token = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut token)
+                .map_err(|e| Failure::Input(e.to_string()))?;
+            secrets()?.set_bearer(&name, &token)?;
+            print(g, &true, || "token stored in the keyring".into())
+        }
+    }
+}
