@@ -125,6 +125,23 @@ async fn setup() -> (Env, Running, PrivateKey) {
     (env, running, key)
 }
 
+/// Waits until `sql` finds a row in the database (or the process ended, or 10 s passed).
+async fn wait_for_row(db: &Path, child: &mut std::process::Child, sql: &str) {
+    for _ in 0..2000 {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        if db.exists()
+            && let Ok(conn) =
+                Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            && conn.query_row(sql, [], |_| Ok(())).is_ok()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 fn integrity_ok(db: &Path) {
     let conn = Connection::open(db).unwrap();
     let r: String = conn
@@ -207,13 +224,18 @@ async fn operator_flows_survive_kill_9_and_leave_no_secret_behind() {
 
     // kill -9 during a sync, 50 times: the file stays intact and the sync resumes.
     for i in 0..50u64 {
+        // Kill once the sync is writing (never while it talks to the keyring at start),
+        // at a different moment each time.
+        let t0 = chrono::Utc::now().timestamp_millis() - 1;
         let mut child = env
             .cmd(&["orders", "sync", "--days", "120", "--window-hours", "6"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        tokio::time::sleep(Duration::from_millis(60 + (i * 37) % 400)).await;
+        let written = format!("SELECT 1 FROM sync_state WHERE updated_at > {t0}");
+        wait_for_row(&env.db(), &mut child, &written).await;
+        tokio::time::sleep(Duration::from_millis((i * 37) % 120)).await;
         child.kill().unwrap();
         child.wait().unwrap();
         if env.db().exists() {
@@ -262,7 +284,11 @@ async fn operator_flows_survive_kill_9_and_leave_no_secret_behind() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        tokio::time::sleep(Duration::from_millis((i * 53) % 500)).await;
+        // Kill once the intent is in the journal: before the request leaves, while the
+        // sandbox holds it (150 ms), or after it committed.
+        let intent = format!("SELECT 1 FROM journal WHERE mer_order_no = '{no}'");
+        wait_for_row(&env.db(), &mut child, &intent).await;
+        tokio::time::sleep(Duration::from_millis((i * 53) % 300)).await;
         child.kill().unwrap();
         child.wait().unwrap();
         integrity_ok(&env.db());

@@ -47,7 +47,12 @@ impl KeyringStore {
         let store = Self {
             service: service.to_string(),
         };
-        store.probe()?;
+        // A Secret Service that is still starting (or restarting) fails the first call:
+        // try once more before giving up.
+        if store.probe().is_err() {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            store.probe()?;
+        }
         Ok(store)
     }
 
