@@ -314,6 +314,8 @@ pub async fn run(
         written.is_err() || cancel.load(Ordering::Relaxed),
         Ordering::Relaxed,
     );
+    // A fetch waiting to hand over a page must not wait for a writer that stopped.
+    drop(rx);
     let _ = fetch.await;
     if let Err(e) = written {
         record_error(target, &e);
