@@ -23,3 +23,14 @@ pub use secrets::{KeyringStore, MemoryStore, SecretStore, Secrets};
 
 /// The keyring service name every PayDesk secret is stored under.
 pub const KEYRING_SERVICE: &str = "PayDesk";
+
+#[cfg(test)]
+mod tests {
+    /// The desktop app keeps one `Desk` in its managed state, shared across threads.
+    #[test]
+    fn the_desk_can_be_shared_across_threads() {
+        fn shared<T: Send + Sync + 'static>() {}
+        shared::<crate::Desk>();
+        shared::<crate::Secrets>();
+    }
+}
