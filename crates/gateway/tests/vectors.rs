@@ -134,3 +134,20 @@ fn generated_keys_round_trip_and_bad_keys_are_refused() {
     );
     assert!(PublicKey::from_text("QUJD").is_err());
 }
+
+#[test]
+fn the_copy_matches_the_shared_vectors_when_they_are_there() {
+    // The project keeps its own copy so tests run anywhere; where the shared folder
+    // sits beside the checkout (CI, developers), the copy must not have drifted.
+    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/vectors/signing.json");
+    if let Ok(text) = std::fs::read_to_string(&shared) {
+        let theirs: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            theirs,
+            vectors(),
+            "tests/vectors/signing.json differs from {}",
+            shared.display()
+        );
+    }
+}
