@@ -88,15 +88,13 @@ async fn the_built_in_sandbox_profile_works_with_no_set_up() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sync_of_100000_orders_matches_the_gateway_exactly_and_resumes() {
-    let home_dir = tempfile::tempdir().unwrap();
-    let home = Home::at(home_dir.path());
-    let secrets = common::secrets();
-    let (running, _) = common::external_sandbox(&home, &secrets, "big").await;
+    let f = common::Fixture::new("big").await;
+    let running = &f.running;
     running.sandbox.seed(&SeedSpec {
         mer_no: Some(common::MER),
         ..SeedSpec::new(100_000)
     });
-    let desk = Desk::open(&home, secrets.clone(), "big").await.unwrap();
+    let desk = f.desk().await;
 
     // Cancel part-way: what was written stays, and the next sync skips finished windows.
     let cancel = Arc::new(AtomicBool::new(false));
@@ -133,20 +131,17 @@ async fn sync_of_100000_orders_matches_the_gateway_exactly_and_resumes() {
     .unwrap();
     assert_eq!(have.len(), 100_000);
     assert!(have == want, "the cache differs from the gateway");
-    secrets.forget("big").unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_page_signature_stops_the_sync_and_caches_nothing_of_it() {
-    let home_dir = tempfile::tempdir().unwrap();
-    let home = Home::at(home_dir.path());
-    let secrets = common::secrets();
-    let (running, _) = common::external_sandbox(&home, &secrets, "sig").await;
+    let f = common::Fixture::new("sig").await;
+    let running = &f.running;
     running.sandbox.seed(&SeedSpec {
         mer_no: Some(common::MER),
         ..SeedSpec::new(300)
     });
-    let desk = Desk::open(&home, secrets.clone(), "sig").await.unwrap();
+    let desk = f.desk().await;
     running.sandbox.set_fault(
         "/v2/order/queryOrderList",
         Fault {
@@ -164,16 +159,13 @@ async fn a_bad_page_signature_stops_the_sync_and_caches_nothing_of_it() {
         desk.dashboard().unwrap().sync_error.is_some(),
         "the dashboard shows the failed sync"
     );
-    secrets.forget("sig").unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_double_submit_sends_once() {
-    let home_dir = tempfile::tempdir().unwrap();
-    let home = Home::at(home_dir.path());
-    let secrets = common::secrets();
-    let (running, _) = common::external_sandbox(&home, &secrets, "dbl").await;
-    let desk = Desk::open(&home, secrets.clone(), "dbl").await.unwrap();
+    let f = common::Fixture::new("dbl").await;
+    let running = &f.running;
+    let desk = f.desk().await;
     let no = new_mer_order_no("PO");
     let (a, b) = tokio::join!(
         desk.payout_clabe(payout(&no, "10.00")),
@@ -194,15 +186,12 @@ async fn a_double_submit_sends_once() {
     let e = &desk.journal_entries(&[], 10).unwrap()[0];
     assert_eq!(e.request["clabe"], "002010********7771");
     assert!(e.summary.contains("002010********7771"));
-    secrets.forget("dbl").unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_hundred_payouts_through_lost_answers_and_timeouts_land_exactly_once() {
-    let home_dir = tempfile::tempdir().unwrap();
-    let home = Home::at(home_dir.path());
-    let secrets = common::secrets();
-    let (running, _) = common::external_sandbox(&home, &secrets, "faults").await;
+    let f = common::Fixture::new("faults").await;
+    let running = &f.running;
     running.sandbox.set_fault(
         "/v2/payout",
         Fault {
@@ -213,7 +202,7 @@ async fn five_hundred_payouts_through_lost_answers_and_timeouts_land_exactly_onc
             ..Fault::default()
         },
     );
-    let mut desk = Desk::open(&home, secrets.clone(), "faults").await.unwrap();
+    let mut desk = f.desk().await;
     desk.set_timeout(std::time::Duration::from_millis(800))
         .unwrap();
     let desk = Arc::new(desk);
@@ -263,16 +252,13 @@ async fn five_hundred_payouts_through_lost_answers_and_timeouts_land_exactly_onc
     });
     assert_eq!(counts, (500, 0), "500 orders at the gateway, none twice");
     running.sandbox.with_state(|s| s.check_ledger()).unwrap();
-    secrets.forget("faults").unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
-    let home_dir = tempfile::tempdir().unwrap();
-    let home = Home::at(home_dir.path());
-    let secrets = common::secrets();
-    let (running, _) = common::external_sandbox(&home, &secrets, "cb").await;
-    let desk = Desk::open(&home, secrets.clone(), "cb").await.unwrap();
+    let f = common::Fixture::new("cb").await;
+    let running = &f.running;
+    let desk = f.desk().await;
     let common = paydesk_gateway::wire::PayinCommon {
         mer_no: MerNo(common::MER),
         mer_order_no: new_mer_order_no("PI"),
@@ -332,20 +318,17 @@ async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
     }
     assert_eq!(desk.notifications(10).unwrap().len(), notes.len());
     assert!(desk.verify_notification("not json").is_err());
-    secrets.forget("cb").unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_incremental_sync_rereads_open_orders_and_keeps_their_history() {
-    let home_dir = tempfile::tempdir().unwrap();
-    let home = Home::at(home_dir.path());
-    let secrets = common::secrets();
-    let (running, _) = common::external_sandbox(&home, &secrets, "inc").await;
+    let f = common::Fixture::new("inc").await;
+    let running = &f.running;
     running.sandbox.seed(&SeedSpec {
         mer_no: Some(common::MER),
         ..SeedSpec::new(2000)
     });
-    let desk = Desk::open(&home, secrets.clone(), "inc").await.unwrap();
+    let desk = f.desk().await;
     let mut opts = all_time();
     opts.to = chrono::Utc::now() - chrono::Duration::hours(1);
     desk.sync(&opts, Arc::new(AtomicBool::new(false)), |_| {})
@@ -388,5 +371,4 @@ async fn an_incremental_sync_rereads_open_orders_and_keeps_their_history() {
     assert_eq!(detail.order.unwrap().state, 5);
     let states: Vec<i64> = detail.history.iter().map(|h| h.0).collect();
     assert_eq!(states, vec![2, 5], "first seen pending, then paid");
-    secrets.forget("inc").unwrap();
 }

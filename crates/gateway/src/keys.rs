@@ -118,7 +118,7 @@ impl PrivateKey {
         &self.pkcs8
     }
 
-    /// PEM PKCS#8 (`BEGIN PRIVATE KEY`), for writing a key file.
+    /// PEM PKCS#8 (the `PRIVATE KEY` label), for writing a key file.
     pub fn to_pkcs8_pem(&self) -> String {
         pem::encode(&pem::Pem::new("PRIVATE KEY", self.pkcs8.clone()))
     }

@@ -44,6 +44,16 @@ pub struct Dashboard {
     pub cached_orders: i64,
 }
 
+fn snapshot(r: &rusqlite::Row<'_>) -> rusqlite::Result<BalanceSnapshot> {
+    Ok(BalanceSnapshot {
+        currency: r.get(0)?,
+        balance: r.get(1)?,
+        un_checked_balance: r.get(2)?,
+        total_balance: r.get(3)?,
+        taken_at: r.get(4)?,
+    })
+}
+
 impl Desk {
     /// A balance query; every answer is kept as a snapshot for the history chart.
     pub async fn balance(&self, currency: &str) -> CoreResult<BalanceSnapshot> {
@@ -75,15 +85,7 @@ impl Desk {
         let mut stmt = conn.prepare(
             "SELECT currency, balance, un_checked_balance, total_balance, taken_at FROM balance_snapshots WHERE currency = ?1 ORDER BY taken_at",
         )?;
-        let rows = stmt.query_map([currency], |r| {
-            Ok(BalanceSnapshot {
-                currency: r.get(0)?,
-                balance: r.get(1)?,
-                un_checked_balance: r.get(2)?,
-                total_balance: r.get(3)?,
-                taken_at: r.get(4)?,
-            })
-        })?;
+        let rows = stmt.query_map([currency], snapshot)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 
@@ -227,15 +229,7 @@ impl Desk {
             "SELECT currency, balance, un_checked_balance, total_balance, MAX(taken_at) FROM balance_snapshots GROUP BY currency ORDER BY currency",
         )?;
         let balances = stmt
-            .query_map([], |r| {
-                Ok(BalanceSnapshot {
-                    currency: r.get(0)?,
-                    balance: r.get(1)?,
-                    un_checked_balance: r.get(2)?,
-                    total_balance: r.get(3)?,
-                    taken_at: r.get(4)?,
-                })
-            })?
+            .query_map([], snapshot)?
             .collect::<Result<Vec<_>, _>>()?;
         let since = now_ms() - 30 * 86_400_000;
         let mut stmt = conn.prepare(

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use paydesk_core::{Home, KeyringStore, Profile, Secrets};
+use paydesk_core::{Desk, Home, KeyringStore, Profile, Secrets};
 use paydesk_sandbox::{Card, Running, Sandbox, SandboxConfig, demo_merchant};
 use rust_decimal::Decimal;
 
@@ -83,4 +83,42 @@ pub async fn external_sandbox(home: &Home, secrets: &Secrets, name: &str) -> (Ru
     };
     home.put(profile.clone()).unwrap();
     (running, profile)
+}
+
+/// A profile named `name` on a sandbox of its own, in a data folder of its own, with
+/// its secrets in the real keyring (forgotten when the fixture is dropped).
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub home: Home,
+    pub secrets: Secrets,
+    pub running: Running,
+    pub name: String,
+}
+
+impl Fixture {
+    pub async fn new(name: &str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        let secrets = secrets();
+        let (running, _) = external_sandbox(&home, &secrets, name).await;
+        Fixture {
+            dir,
+            home,
+            secrets,
+            running,
+            name: name.to_string(),
+        }
+    }
+
+    pub async fn desk(&self) -> Desk {
+        Desk::open(&self.home, self.secrets.clone(), &self.name)
+            .await
+            .unwrap()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = self.secrets.forget(&self.name);
+    }
 }
