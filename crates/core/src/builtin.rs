@@ -74,7 +74,7 @@ impl BuiltinSandbox {
             auto_complete_after: Some(Duration::from_secs(5)),
             ..SandboxConfig::default()
         };
-        let sandbox = Sandbox::new(config).map_err(|e| CoreError::Storage(e.to_string()))?;
+        let sandbox = Sandbox::new(config).map_err(|e| CoreError::storage(e.to_string()))?;
         let public = secrets.merchant_key(&profile.name)?.public_key();
         let token = secrets
             .bearer(&profile.name)?
@@ -134,10 +134,10 @@ impl BuiltinSandbox {
             .serve(
                 "127.0.0.1:0"
                     .parse()
-                    .map_err(|_| CoreError::Internal("loopback address".into()))?,
+                    .map_err(|_| CoreError::internal("loopback address"))?,
             )
             .await
-            .map_err(|e| CoreError::Storage(format!("cannot start the sandbox gateway: {e}")))?;
+            .map_err(|e| CoreError::storage(format!("cannot start the sandbox gateway: {e}")))?;
         Ok(Self { running })
     }
 

@@ -562,7 +562,7 @@ pub fn save_filter(conn: &Connection, name: &str, filter: &OrderFilter) -> CoreR
         return Err(crate::error::CoreError::validation("name", "is required"));
     }
     let json = serde_json::to_string(filter)
-        .map_err(|e| crate::error::CoreError::Internal(e.to_string()))?;
+        .map_err(|e| crate::error::CoreError::internal(e.to_string()))?;
     conn.execute(
         "INSERT INTO saved_filters (name, filter, created_at) VALUES (?1, ?2, ?3)
          ON CONFLICT (name) DO UPDATE SET filter = excluded.filter",

@@ -37,7 +37,7 @@ pub enum Durability {
 pub fn open(path: &Path, durability: Durability) -> Result<Connection, CoreError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
-            .map_err(|e| CoreError::Storage(format!("cannot create {}: {e}", dir.display())))?;
+            .map_err(|e| CoreError::storage(format!("cannot create {}: {e}", dir.display())))?;
     }
     let mut conn = Connection::open(path)?;
     conn.busy_timeout(Duration::from_secs(10))?;
@@ -70,14 +70,14 @@ pub fn migrate(conn: &mut Connection) -> Result<(), CoreError> {
         .try_into()
         .unwrap_or(0);
     if found > schema_version() {
-        return Err(CoreError::Storage(format!(
+        return Err(CoreError::storage(format!(
             "this database has schema version {found}, written by a newer PayDesk; this one knows up to {}. Update PayDesk, or move the file aside.",
             schema_version()
         )));
     }
     migrations()
         .to_latest(conn)
-        .map_err(|e| CoreError::Storage(format!("database migration failed: {e}")))
+        .map_err(|e| CoreError::storage(format!("database migration failed: {e}")))
 }
 
 pub fn now_ms() -> i64 {

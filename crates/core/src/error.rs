@@ -37,13 +37,13 @@ pub enum CoreError {
     #[error("not found: {message}")]
     NotFound { message: String },
     /// The local database or files.
-    #[error("storage: {0}")]
-    Storage(String),
+    #[error("storage: {message}")]
+    Storage { message: String },
     /// The operation was cancelled by the user.
     #[error("cancelled")]
     Cancelled,
-    #[error("internal error: {0}")]
-    Internal(String),
+    #[error("internal error: {message}")]
+    Internal { message: String },
 }
 
 impl CoreError {
@@ -51,6 +51,18 @@ impl CoreError {
         Self::Validation {
             field: field.into(),
             rule: rule.into(),
+        }
+    }
+
+    pub fn storage(message: impl Into<String>) -> Self {
+        Self::Storage {
+            message: message.into(),
+        }
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::Internal {
+            message: message.into(),
         }
     }
 
@@ -92,14 +104,85 @@ impl From<GatewayError> for CoreError {
 
 impl From<rusqlite::Error> for CoreError {
     fn from(e: rusqlite::Error) -> Self {
-        Self::Storage(e.to_string())
+        Self::storage(e.to_string())
     }
 }
 
 impl From<std::io::Error> for CoreError {
     fn from(e: std::io::Error) -> Self {
-        Self::Storage(e.to_string())
+        Self::storage(e.to_string())
     }
 }
 
 pub type CoreResult<T> = Result<T, CoreError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant crosses IPC as one JSON object with a stable `code`.
+    #[test]
+    fn every_variant_serializes_with_its_code() {
+        let all = [
+            CoreError::validation("clabe", "check digit is wrong"),
+            CoreError::Rejected {
+                gateway_code: "E1012".into(),
+                message: "balance".into(),
+            },
+            CoreError::OutcomeUnknown {
+                message: "timeout".into(),
+            },
+            CoreError::NotSent {
+                message: "refused".into(),
+            },
+            CoreError::BadResponse {
+                message: "html".into(),
+            },
+            CoreError::SignatureInvalid {
+                message: "mismatch".into(),
+            },
+            CoreError::KeyringUnavailable {
+                message: "locked".into(),
+            },
+            CoreError::MissingSecret {
+                message: "no key".into(),
+            },
+            CoreError::not_found("T1"),
+            CoreError::storage("disk full"),
+            CoreError::Cancelled,
+            CoreError::internal("bug"),
+        ];
+        let codes: Vec<String> = all
+            .iter()
+            .map(|e| {
+                serde_json::to_value(e).unwrap()["code"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                "validation",
+                "rejected",
+                "outcome_unknown",
+                "not_sent",
+                "bad_response",
+                "signature_invalid",
+                "keyring_unavailable",
+                "missing_secret",
+                "not_found",
+                "storage",
+                "cancelled",
+                "internal"
+            ]
+        );
+        let v =
+            serde_json::to_value(CoreError::validation("clabe", "check digit is wrong")).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"code": "validation", "field": "clabe", "rule": "check digit is wrong"})
+        );
+    }
+}

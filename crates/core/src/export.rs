@@ -124,7 +124,7 @@ pub fn export(
         }
     };
     let io = |e: &dyn std::fmt::Display| {
-        CoreError::Storage(format!("cannot write {}: {e}", path.display()))
+        CoreError::storage(format!("cannot write {}: {e}", path.display()))
     };
     match format {
         Format::Csv => {

@@ -198,7 +198,7 @@ pub fn queue(
         params![profile, operation, mer_order_no, mask_request(request).to_string(), summary, now],
     )?;
     get_by_key(conn, profile, operation, mer_order_no)?
-        .ok_or_else(|| CoreError::Internal("queued entry vanished".into()))
+        .ok_or_else(|| CoreError::internal("queued entry vanished"))
 }
 
 /// Records an answer (or the lack of one).

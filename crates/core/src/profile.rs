@@ -112,7 +112,7 @@ impl Home {
             return Ok(Self::at(dir));
         }
         let base = dirs::config_dir().ok_or_else(|| {
-            CoreError::Storage("no configuration directory on this system; set PAYDESK_HOME".into())
+            CoreError::storage("no configuration directory on this system; set PAYDESK_HOME")
         })?;
         Ok(Self::at(base.join("PayDesk")))
     }
@@ -137,7 +137,7 @@ impl Home {
     fn load(&self) -> CoreResult<ProfilesFile> {
         match std::fs::read_to_string(self.file()) {
             Ok(text) => serde_json::from_str(&text)
-                .map_err(|e| CoreError::Storage(format!("{}: {e}", self.file().display()))),
+                .map_err(|e| CoreError::storage(format!("{}: {e}", self.file().display()))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProfilesFile::default()),
             Err(e) => Err(e.into()),
         }
@@ -147,7 +147,7 @@ impl Home {
         std::fs::create_dir_all(&self.dir)?;
         let tmp = self.dir.join("profiles.json.tmp");
         let text =
-            serde_json::to_string_pretty(f).map_err(|e| CoreError::Internal(e.to_string()))?;
+            serde_json::to_string_pretty(f).map_err(|e| CoreError::internal(e.to_string()))?;
         std::fs::write(&tmp, text)?;
         // Rename is atomic: a crash leaves the old file or the new one, never half.
         std::fs::rename(&tmp, self.file())?;

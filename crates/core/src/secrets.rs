@@ -221,7 +221,7 @@ impl Secrets {
                 ),
             })?;
         PrivateKey::from_pkcs8_der(bytes.expose())
-            .map_err(|e| CoreError::Storage(format!("the stored merchant key is unreadable: {e}")))
+            .map_err(|e| CoreError::storage(format!("the stored merchant key is unreadable: {e}")))
     }
 
     pub fn merchant_key_info(&self, profile: &str) -> CoreResult<Option<KeyInfo>> {
@@ -243,7 +243,7 @@ impl Secrets {
     pub fn gateway_key(&self, profile: &str) -> CoreResult<Option<PublicKey>> {
         match self.store.get(&Self::name(profile, "gateway-key"))? {
             Some(der) => PublicKey::from_der(der.expose()).map(Some).map_err(|e| {
-                CoreError::Storage(format!("the stored gateway key is unreadable: {e}"))
+                CoreError::storage(format!("the stored gateway key is unreadable: {e}"))
             }),
             None => Ok(None),
         }

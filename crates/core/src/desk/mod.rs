@@ -134,8 +134,8 @@ impl Desk {
                 url::Url::parse(url).map_err(|e| CoreError::validation("baseUrl", e.to_string()))?
             }
             (None, None) => {
-                return Err(CoreError::Internal(
-                    "a profile without a base URL is the sandbox".into(),
+                return Err(CoreError::internal(
+                    "a profile without a base URL is the sandbox",
                 ));
             }
         };
