@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod builtin;
+pub mod bulk;
 pub mod cache;
 pub mod db;
 pub mod desk;

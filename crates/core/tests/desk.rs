@@ -372,3 +372,65 @@ async fn an_incremental_sync_rereads_open_orders_and_keeps_their_history() {
     let states: Vec<i64> = detail.history.iter().map(|h| h.0).collect();
     assert_eq!(states, vec![2, 5], "first seen pending, then paid");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
+    use paydesk_core::bulk;
+    let f = common::Fixture::new("bulk").await;
+    let desk = f.desk().await;
+    let mut csv = String::from("type,amount,currency,account,firstName,lastName,country\n");
+    for i in 0..100 {
+        let line = match i {
+            10 => "clabe,10.00,MXN,002010077777777772,,,\n".to_string(),
+            50 => "card,5.00,USD,4111111111111112,Ana,Lima,MX\n".to_string(),
+            90 => "clabe,1e3,MXN,002010077777777771,,,\n".to_string(),
+            _ if i % 2 == 0 => format!("clabe,{}.00,MXN,002010077777777771,,,\n", 10 + i),
+            _ => format!("card,{}.50,USD,4111111111111111,Ana,Lima,MX\n", 1 + i % 7),
+        };
+        csv.push_str(&line);
+    }
+    let path = f.dir.path().join("payouts.csv");
+    std::fs::write(&path, &csv).unwrap();
+    let ctx = bulk::BulkContext {
+        mer_no: common::MER,
+        notify_url: "https://desk.example/n".into(),
+        ip_address: "203.0.113.7".into(),
+    };
+    let file = bulk::read(&path, &ctx).unwrap();
+    assert_eq!(file.rows.len(), 97);
+    let errors: Vec<(usize, &str)> = file
+        .errors
+        .iter()
+        .map(|e| (e.line, e.field.as_str()))
+        .collect();
+    assert_eq!(
+        errors,
+        vec![(12, "account"), (52, "account"), (92, "amount")]
+    );
+
+    let mut ticks = Vec::new();
+    let results = desk
+        .bulk_payouts(&file, |done, total| ticks.push((done, total)))
+        .await
+        .unwrap();
+    assert_eq!(ticks.last(), Some(&(97, 97)));
+    assert_eq!(results.len(), 100);
+    assert_eq!(
+        results.iter().filter(|r| r.status == "accepted").count(),
+        97
+    );
+    assert_eq!(results.iter().filter(|r| r.status == "invalid").count(), 3);
+    let out = f.dir.path().join("payouts-result.csv");
+    bulk::write_results(&out, &results).unwrap();
+    assert_eq!(csv::Reader::from_path(&out).unwrap().records().count(), 100);
+
+    // The same file again: nothing is paid twice.
+    let again = desk
+        .bulk_payouts(&bulk::read(&path, &ctx).unwrap(), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(again.iter().filter(|r| r.status == "accepted").count(), 97);
+    let at_gateway = f.running.sandbox.with_state(|s| s.orders.len());
+    assert_eq!(at_gateway, 97);
+    assert_eq!(desk.journal_entries(&[], 1000).unwrap().len(), 97);
+}

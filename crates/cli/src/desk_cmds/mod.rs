@@ -114,3 +114,17 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 fn decimal(field: &str, text: &str) -> Result<Decimal, Failure> {
     paydesk_gateway::money::parse_decimal(field, text).map_err(|e| Failure::Input(e.to_string()))
 }
+
+/// A progress bar on stderr.
+fn bar(len: u64, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} {msg} [{bar:30}] {pos}/{len} ({per_sec}, eta {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    pb.set_message(what.to_string());
+    pb
+}

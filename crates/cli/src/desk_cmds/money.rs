@@ -66,6 +66,18 @@ pub enum PayoutCmd {
         #[arg(long, default_value = "")]
         country: String,
     },
+    /// Payouts from a CSV file (columns: type, amount, currency, account, firstName,
+    /// lastName, country, merOrderNo); every row is checked first, and the same file
+    /// run again pays nothing twice.
+    Bulk {
+        file: PathBuf,
+        /// Where to write each row's outcome (default: FILE with .result.csv).
+        #[arg(long)]
+        result: Option<PathBuf>,
+        /// Only check the file; send nothing.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 fn notify(desk: &Desk, m: &MoneyArgs) -> String {
@@ -238,6 +250,11 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
         match cmd {
+            PayoutCmd::Bulk {
+                file,
+                result,
+                check,
+            } => bulk(&desk, g, &file, result, check).await,
             PayoutCmd::Clabe { money, clabe } => {
                 let op = wire::V2Payout {
                     mer_no: MerNo(desk.profile.mer_no),
@@ -423,5 +440,61 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
         show_submitted(g, &desk.submit_review(&a.trade_no, info, files).await?)
+    })
+}
+
+async fn bulk(
+    desk: &Desk,
+    g: &Global,
+    file: &std::path::Path,
+    result: Option<PathBuf>,
+    check: bool,
+) -> Result<(), Failure> {
+    use paydesk_core::bulk;
+    let notify_url = if desk.profile.notify_url.is_empty() {
+        format!("{}/notify", desk.profile.origin.trim_end_matches('/'))
+    } else {
+        desk.profile.notify_url.clone()
+    };
+    let ctx = bulk::BulkContext {
+        mer_no: desk.profile.mer_no,
+        notify_url,
+        ip_address: "127.0.0.1".into(),
+    };
+    let checked = bulk::read(file, &ctx)?;
+    for e in &checked.errors {
+        eprintln!("line {}: {}: {}", e.line, e.field, e.rule);
+    }
+    if check {
+        return print(g, &checked.errors, || {
+            format!(
+                "{} rows ready to send, {} invalid",
+                checked.rows.len(),
+                checked.errors.len()
+            )
+        });
+    }
+    let pb = bar(checked.rows.len() as u64, "paying out");
+    if g.json {
+        pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let results = desk
+        .bulk_payouts(&checked, |done, _| pb.set_position(done as u64))
+        .await;
+    pb.finish_and_clear();
+    let results = results?;
+    let out = result.unwrap_or_else(|| file.with_extension("result.csv"));
+    bulk::write_results(&out, &results)?;
+    let count = |s: &str| results.iter().filter(|r| r.status == s).count();
+    print(g, &results, || {
+        format!(
+            "{} accepted, {} rejected, {} unknown, {} not sent, {} invalid; results in {}",
+            count("accepted"),
+            count("rejected"),
+            count("unknown"),
+            count("pending"),
+            count("invalid"),
+            out.display()
+        )
     })
 }

@@ -109,19 +109,6 @@ impl FilterArgs {
     }
 }
 
-fn bar(len: u64, what: &str) -> ProgressBar {
-    let pb = ProgressBar::new(len);
-    pb.set_style(
-        ProgressStyle::with_template(
-            "{spinner} {msg} [{bar:30}] {pos}/{len} ({per_sec}, eta {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    pb.set_message(what.to_string());
-    pb
-}
-
 pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;

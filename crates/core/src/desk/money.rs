@@ -5,9 +5,11 @@ use rusqlite::params;
 use serde_json::Value;
 
 use super::{Desk, Submitted, TradeNo, lock};
+use crate::bulk;
 use crate::cache;
 use crate::db::now_ms;
 use crate::error::CoreResult;
+use crate::journal;
 
 /// A card operation as the Cards screen lists it.
 struct CardOp<'a> {
@@ -227,5 +229,79 @@ impl Desk {
             params![r.as_ref().ok().map(|s| s.entry.id), trade_no, op.info_list.len() as i64, names.join(", "), outcome, now_ms()],
         )?;
         r
+    }
+
+    /// Sends a checked bulk payout file: every valid row is first written to the
+    /// journal (its `merOrderNo` fixed), then sent one by one; `progress(done, total)`
+    /// after each. Rows already in the journal are not sent again. Returns one result
+    /// per row of the file, invalid ones included.
+    pub async fn bulk_payouts(
+        &self,
+        file: &bulk::BulkFile,
+        mut progress: impl FnMut(usize, usize),
+    ) -> CoreResult<Vec<bulk::RowResult>> {
+        for (_, row) in &file.rows {
+            let (body, summary) = match row {
+                bulk::BulkPayout::Clabe(p) => (
+                    self.client.prepare(p)?.body,
+                    format!("bulk payout CLABE {} {}", p.source_amount, p.currency_code),
+                ),
+                bulk::BulkPayout::Card(p) => (
+                    self.client.prepare(p)?.body,
+                    format!("bulk payout CARD {} {}", p.source_amount, p.currency_code),
+                ),
+            };
+            journal::queue(
+                &mut lock(&self.journal),
+                &self.profile.name,
+                bulk::operation_of(row),
+                row.mer_order_no(),
+                &Value::Object(body),
+                &summary,
+            )?;
+        }
+        let mut results: Vec<bulk::RowResult> = file
+            .errors
+            .iter()
+            .map(|e| bulk::RowResult {
+                line: e.line,
+                mer_order_no: String::new(),
+                status: "invalid".into(),
+                trade_no: String::new(),
+                detail: format!("{}: {}", e.field, e.rule),
+            })
+            .collect();
+        let total = file.rows.len();
+        for (i, (line, row)) in file.rows.iter().enumerate() {
+            let sent = match row {
+                bulk::BulkPayout::Clabe(p) => self.payout_clabe(p.clone()).await,
+                bulk::BulkPayout::Card(p) => self.payout_card(p.clone()).await,
+            };
+            let (status, trade_no, detail) = match sent {
+                Ok(s) => (
+                    s.entry.status.as_str().to_string(),
+                    s.entry.trade_no.clone().unwrap_or_default(),
+                    s.entry.message.clone().unwrap_or_default(),
+                ),
+                Err(e @ crate::CoreError::Rejected { .. }) => {
+                    ("rejected".into(), String::new(), e.to_string())
+                }
+                Err(
+                    e @ (crate::CoreError::OutcomeUnknown { .. }
+                    | crate::CoreError::BadResponse { .. }),
+                ) => ("unknown".into(), String::new(), e.to_string()),
+                Err(e) => ("pending".into(), String::new(), e.to_string()),
+            };
+            results.push(bulk::RowResult {
+                line: *line,
+                mer_order_no: row.mer_order_no().to_string(),
+                status,
+                trade_no,
+                detail,
+            });
+            progress(i + 1, total);
+        }
+        results.sort_by_key(|r| r.line);
+        Ok(results)
     }
 }
