@@ -13,6 +13,7 @@ pub mod events;
 pub mod export;
 pub mod journal;
 pub mod profile;
+pub mod receiver;
 pub mod review;
 pub mod secrets;
 pub mod sync;

@@ -434,3 +434,58 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
     assert_eq!(at_gateway, 97);
     assert_eq!(desk.journal_entries(&[], 1000).unwrap().len(), 97);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notifications_reach_the_desks_endpoint_verified() {
+    let f = common::Fixture::new("rcv").await;
+    let desk = Arc::new(f.desk().await);
+    let receiver = paydesk_core::receiver::serve(desk.clone()).await.unwrap();
+    assert_eq!(desk.notify_url(), receiver.url());
+    let common = paydesk_gateway::wire::PayinCommon {
+        mer_no: MerNo(common::MER),
+        mer_order_no: new_mer_order_no("PI"),
+        currency_code: "CNY".into(),
+        source_amount: "12.00".parse().unwrap(),
+        return_url: String::new(),
+        notify_url: desk.notify_url(),
+        ip_address: "203.0.113.7".into(),
+        user_id: String::new(),
+        email: String::new(),
+    };
+    let trade_no = desk.payin_v2(common).await.unwrap().entry.trade_no.unwrap();
+    let url = f
+        .running
+        .base_url()
+        .join(&format!("__sandbox/orders/{trade_no}/pay"))
+        .unwrap();
+    assert!(
+        reqwest::Client::new()
+            .post(url)
+            .json(&serde_json::json!({}))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .is_success()
+    );
+    for _ in 0..100 {
+        if f.running
+            .sandbox
+            .notifications()
+            .iter()
+            .any(|n| n.delivered)
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let sent = f.running.sandbox.notifications();
+    assert!(sent[0].delivered, "{:?}", sent[0].attempts);
+    let got = desk.notifications(10).unwrap();
+    assert_eq!(got.len(), 1);
+    assert!(got[0].signature_ok);
+    assert_eq!(
+        (got[0].kind.as_str(), got[0].trade_no.as_str()),
+        ("pay", trade_no.as_str())
+    );
+}

@@ -84,13 +84,7 @@ fn notify(desk: &Desk, m: &MoneyArgs) -> String {
     m.notify_url
         .clone()
         .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| {
-            if desk.profile.notify_url.is_empty() {
-                format!("{}/notify", desk.profile.origin.trim_end_matches('/'))
-            } else {
-                desk.profile.notify_url.clone()
-            }
-        })
+        .unwrap_or_else(|| desk.notify_url())
 }
 
 fn show_submitted<T: Serialize>(g: &Global, s: &paydesk_core::Submitted<T>) -> Result<(), Failure> {
@@ -451,11 +445,7 @@ async fn bulk(
     check: bool,
 ) -> Result<(), Failure> {
     use paydesk_core::bulk;
-    let notify_url = if desk.profile.notify_url.is_empty() {
-        format!("{}/notify", desk.profile.origin.trim_end_matches('/'))
-    } else {
-        desk.profile.notify_url.clone()
-    };
+    let notify_url = desk.notify_url();
     let ctx = bulk::BulkContext {
         mer_no: desk.profile.mer_no,
         notify_url,

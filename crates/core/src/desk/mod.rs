@@ -94,6 +94,9 @@ pub struct Desk {
     /// Journal entries this desk is sending right now. A `sending` entry not in here
     /// was left by a crash, and is reconciled.
     in_flight: Mutex<std::collections::HashSet<i64>>,
+    /// Where notifications for orders made here go: the desk's own endpoint when it
+    /// runs ([`crate::receiver`]), else the profile's `notifyUrl`.
+    notify_url: Mutex<Option<String>>,
     /// Anchors for deep pages, per filter; dropped whenever this desk writes orders.
     anchors: Mutex<std::collections::HashMap<String, Arc<cache::Anchors>>>,
 }
@@ -164,9 +167,25 @@ impl Desk {
             sandbox,
             in_flight: Mutex::default(),
             anchors: Mutex::default(),
+            notify_url: Mutex::default(),
         };
         desk.reconcile_all().await?;
         Ok(desk)
+    }
+
+    /// The `notifyUrl` to put on payins and payouts made here.
+    pub fn notify_url(&self) -> String {
+        lock(&self.notify_url).clone().unwrap_or_else(|| {
+            if self.profile.notify_url.is_empty() {
+                format!("{}/notify", self.profile.origin.trim_end_matches('/'))
+            } else {
+                self.profile.notify_url.clone()
+            }
+        })
+    }
+
+    pub(crate) fn set_notify_url(&self, url: &str) {
+        *lock(&self.notify_url) = Some(url.to_string());
     }
 
     /// Changes the time limit of every gateway call.
