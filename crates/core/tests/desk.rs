@@ -489,3 +489,111 @@ async fn notifications_reach_the_desks_endpoint_verified() {
         ("pay", trade_no.as_str())
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_files_are_read_checked_and_encoded_in_rust() {
+    let f = common::Fixture::new("rev").await;
+    let desk = f.desk().await;
+    let op = paydesk_gateway::wire::V1Payment {
+        common: paydesk_gateway::wire::PayinCommon {
+            mer_no: MerNo(common::MER),
+            mer_order_no: new_mer_order_no("PI"),
+            currency_code: "EUR".into(),
+            source_amount: "250.00".parse().unwrap(),
+            return_url: String::new(),
+            notify_url: "https://desk.example/n".into(),
+            ip_address: "203.0.113.7".into(),
+            user_id: String::new(),
+            email: String::new(),
+        },
+        version: "V3.0.0".into(),
+        method: paydesk_gateway::wire::V1Method::Sepa(paydesk_gateway::wire::SepaExtras {
+            user_agent: "UA".into(),
+            billing_first_name: "Ana".into(),
+            billing_last_name: "Lima".into(),
+        }),
+    };
+    let sepa = desk.payin_v1(op).await.unwrap();
+    let trade_no = sepa.entry.trade_no.clone().unwrap();
+    assert_eq!(
+        sepa.data.unwrap().iban.as_deref(),
+        Some("DE89370400440532013000")
+    );
+
+    let dir = f.dir.path();
+    std::fs::write(dir.join("id.png"), b"\x89PNG\r\n\x1a\n0123456789").unwrap();
+    std::fs::write(dir.join("proof.pdf"), b"%PDF-1.7\n...").unwrap();
+    std::fs::write(dir.join("big.png"), vec![0u8; 5 * 1024 * 1024 + 1]).unwrap();
+    std::fs::write(dir.join("tool.exe"), b"MZ\x90\x00").unwrap();
+
+    let too_big = desk
+        .submit_review(
+            "RV-1",
+            &trade_no,
+            vec![],
+            vec![("21".into(), dir.join("big.png"))],
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&too_big, CoreError::Validation { field, rule } if field == "fileList[0]" && rule.contains("5 MiB")),
+        "{too_big}"
+    );
+    let wrong = desk
+        .submit_review(
+            "RV-1",
+            &trade_no,
+            vec![],
+            vec![("21".into(), dir.join("tool.exe"))],
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&wrong, CoreError::Validation { rule, .. } if rule.contains("not a PNG, JPEG or PDF")),
+        "{wrong}"
+    );
+
+    let files = vec![
+        ("21".to_string(), dir.join("id.png")),
+        ("22".to_string(), dir.join("proof.pdf")),
+    ];
+    let ok = desk
+        .submit_review(
+            "RV-1",
+            &trade_no,
+            vec![("1".into(), "Invoice 55".into())],
+            files.clone(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ok.entry.status, Status::Accepted);
+    let again = desk
+        .submit_review(
+            "RV-1",
+            &trade_no,
+            vec![("1".into(), "Invoice 55".into())],
+            files,
+        )
+        .await
+        .unwrap();
+    assert!(again.replayed, "the same reference is not sent twice");
+    let reviews = f.running.sandbox.with_state(|s| s.reviews.clone());
+    assert_eq!(reviews.len(), 1);
+    let sizes: Vec<(String, usize)> = reviews[0]
+        .files
+        .iter()
+        .map(|x| (x.suffix.clone(), x.size))
+        .collect();
+    assert_eq!(
+        sizes,
+        vec![(".png".to_string(), 18), (".pdf".to_string(), 12)]
+    );
+    // The journal keeps no file contents.
+    let e = &desk.journal_entries(&[], 10).unwrap()[0];
+    assert!(
+        e.request["fileList"][0]["fileContent"]
+            .as_str()
+            .unwrap()
+            .starts_with('<')
+    );
+}

@@ -411,6 +411,10 @@ pub struct ReviewArgs {
     /// CODE=PATH, e.g. 21=passport.png; repeatable.
     #[arg(long = "file", value_name = "CODE=PATH")]
     file: Vec<String>,
+    /// The submission's reference: give the one printed before to send a queued
+    /// submission again (default: a new one).
+    #[arg(long)]
+    reference: Option<String>,
 }
 
 fn pair(flag: &str, s: &str) -> Result<(String, String), Failure> {
@@ -433,7 +437,16 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
         .collect::<Result<Vec<_>, _>>()?;
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        show_submitted(g, &desk.submit_review(&a.trade_no, info, files).await?)
+        let reference = a
+            .reference
+            .clone()
+            .unwrap_or_else(|| new_mer_order_no("RV"));
+        show_submitted(
+            g,
+            &desk
+                .submit_review(&reference, &a.trade_no, info, files)
+                .await?,
+        )
     })
 }
 

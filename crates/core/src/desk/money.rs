@@ -187,9 +187,12 @@ impl Desk {
     }
 
     /// Submits review information and files for a bank-transfer order. Files are read,
-    /// checked (type by content, size) and base64-encoded here.
+    /// checked (type by content, size) and base64-encoded here. `reference` is the
+    /// submission's journal key: one that failed for a network reason stays queued and
+    /// is sent again by calling this with the same reference.
     pub async fn submit_review(
         &self,
+        reference: &str,
         trade_no: &str,
         info: Vec<(String, String)>,
         files: Vec<(String, std::path::PathBuf)>,
@@ -213,13 +216,13 @@ impl Desk {
                 .collect(),
             file_list,
         };
-        let key = format!("REVIEW-{trade_no}-{}", now_ms());
+        let key = reference;
         let summary = format!(
             "review for {trade_no}: {} information items, files {}",
             op.info_list.len(),
             names.join(", ")
         );
-        let r = self.submit(&op, &key, &summary).await;
+        let r = self.submit(&op, key, &summary).await;
         let outcome = match &r {
             Ok(s) => s.entry.status.as_str().to_string(),
             Err(e) => format!("error: {e}"),
