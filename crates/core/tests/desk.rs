@@ -300,6 +300,22 @@ async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
         })
         .unwrap();
     assert_eq!(cached, "88.00");
+    let listed = desk.reversals(Some(&trade_no)).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].kind.as_str(), listed[0].amount.as_deref()),
+        ("chargeback", Some("88.00"))
+    );
+    let audit_csv = f.dir.path().join("audit.csv");
+    let n = desk.export_audit(&Default::default(), &audit_csv).unwrap();
+    assert!(n >= 2);
+    assert_eq!(
+        csv::Reader::from_path(&audit_csv)
+            .unwrap()
+            .records()
+            .count(),
+        n
+    );
     let err = desk.query_order(&trade_no, "").await.unwrap_err();
     assert!(matches!(err, CoreError::Validation { ref field, .. } if field == "queryType"));
 

@@ -7,7 +7,7 @@ mod money;
 mod orders;
 mod queries;
 
-pub use queries::{BalanceSnapshot, Dashboard, DayFigures};
+pub use queries::{BalanceSnapshot, Dashboard, DayFigures, Reversal};
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

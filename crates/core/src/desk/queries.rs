@@ -264,4 +264,99 @@ impl Desk {
             last_sync,
         ))
     }
+
+    /// Refunds and chargebacks cached from queries, newest first; `trade_no` narrows
+    /// to one order.
+    pub fn reversals(&self, trade_no: Option<&str>) -> CoreResult<Vec<Reversal>> {
+        let conn = lock(&self.cache);
+        let mut stmt = conn.prepare(
+            "SELECT 'refund', trade_no, refund_no, state, refund_amount, refund_currency, trade_fee, settle, fetched_at FROM refunds
+               WHERE ?1 IS NULL OR trade_no = ?1
+             UNION ALL
+             SELECT 'chargeback', trade_no, '', status, chargeback_amount, chargeback_currency, NULL, NULL, fetched_at FROM chargebacks
+               WHERE ?1 IS NULL OR trade_no = ?1
+             ORDER BY 9 DESC",
+        )?;
+        let rows = stmt.query_map([trade_no], |r| {
+            Ok(Reversal {
+                kind: r.get(0)?,
+                trade_no: r.get(1)?,
+                refund_no: r.get(2)?,
+                state: r.get(3)?,
+                amount: r.get(4)?,
+                currency: r.get(5)?,
+                fee: r.get(6)?,
+                settle: r.get(7)?,
+                fetched_at: r.get(8)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Writes the audit log (filtered) to a CSV file; returns the number of rows.
+    pub fn export_audit(
+        &self,
+        f: &audit::AuditFilter,
+        path: &std::path::Path,
+    ) -> CoreResult<usize> {
+        let rows = audit::list(
+            &lock(&self.journal),
+            &audit::AuditFilter {
+                limit: Some(f.limit.unwrap_or(i64::MAX)),
+                ..f.clone()
+            },
+        )?;
+        let io = |e: &dyn std::fmt::Display| {
+            crate::CoreError::storage(format!("cannot write {}: {e}", path.display()))
+        };
+        let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
+        w.write_record([
+            "id",
+            "at",
+            "profile",
+            "operator",
+            "operation",
+            "identifiers",
+            "result",
+            "latencyMs",
+            "prevHash",
+            "hash",
+        ])
+        .map_err(|e| io(&e))?;
+        for r in &rows {
+            w.write_record([
+                r.id.to_string(),
+                chrono::DateTime::from_timestamp_millis(r.at)
+                    .map(|t| t.to_rfc3339())
+                    .unwrap_or_default(),
+                r.profile.clone(),
+                r.operator.clone(),
+                r.operation.clone(),
+                r.identifiers.clone(),
+                r.result.clone(),
+                r.latency_ms.to_string(),
+                r.prev_hash.clone(),
+                r.hash.clone(),
+            ])
+            .map_err(|e| io(&e))?;
+        }
+        w.flush().map_err(|e| io(&e))?;
+        Ok(rows.len())
+    }
+}
+
+/// A refund or chargeback as the Refunds screen lists it; `state` is raw (the V1 refund
+/// `state`, or the V2 query `status` of a chargeback).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reversal {
+    pub kind: String,
+    pub trade_no: String,
+    pub refund_no: String,
+    pub state: String,
+    pub amount: Option<String>,
+    pub currency: String,
+    pub fee: Option<String>,
+    pub settle: Option<i64>,
+    pub fetched_at: i64,
 }
