@@ -74,6 +74,9 @@ enum Command {
     /// The audit log.
     #[command(subcommand)]
     Audit(desk_cmds::AuditCmd),
+    /// Notifications from the gateway.
+    #[command(subcommand)]
+    Events(desk_cmds::EventsCmd),
 }
 
 #[derive(Debug, Subcommand)]
@@ -90,6 +93,11 @@ enum RefundCmd {
         trade_no: String,
         #[arg(long, default_value = "")]
         refund_no: String,
+    },
+    /// Refunds and chargebacks cached from earlier queries.
+    List {
+        #[arg(long)]
+        trade_no: Option<String>,
     },
 }
 
@@ -130,6 +138,8 @@ fn main() -> ExitCode {
             trade_no,
             refund_no,
         }) => desk_cmds::refund(trade_no, refund_no, g),
+        Command::Refund(RefundCmd::List { trade_no }) => desk_cmds::reversals(trade_no, g),
+        Command::Events(c) => desk_cmds::events(c, g),
         Command::Balance { currency } => desk_cmds::balance(currency, g),
         Command::Card(c) => desk_cmds::card(c, g),
         Command::Review(ReviewCmd::Submit(a)) => desk_cmds::review(a, g),

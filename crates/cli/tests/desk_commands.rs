@@ -142,6 +142,10 @@ async fn wait_for_row(db: &Path, child: &mut std::process::Child, sql: &str) {
     }
 }
 
+fn csv_rows(path: &Path) -> usize {
+    std::fs::read_to_string(path).unwrap().lines().count() - 1
+}
+
 fn integrity_ok(db: &Path) {
     let conn = Connection::open(db).unwrap();
     let r: String = conn
@@ -342,6 +346,20 @@ async fn operator_flows_survive_kill_9_and_leave_no_secret_behind() {
             .all(|e| e["status"] == "accepted")
     );
     env.ok(&["audit", "verify"]);
+    let audit_csv = env.home.path().join("audit.csv");
+    env.ok(&["audit", "export", audit_csv.to_str().unwrap()]);
+    assert!(csv_rows(&audit_csv) > 100, "every call is in the audit log");
+    let reversals: Value = serde_json::from_str(&env.ok(&["--json", "refund", "list"])).unwrap();
+    assert!(reversals.is_array());
+    let events: Value = serde_json::from_str(&env.ok(&["--json", "events", "list"])).unwrap();
+    assert!(events.is_array());
+    let garbled = env.run(&["events", "verify"], "not json");
+    assert_eq!(garbled.status.code(), Some(2));
+    let unsigned = env.run(
+        &["events", "verify"],
+        r#"{"notifyType":"pay","tradeNo":"T1"}"#,
+    );
+    assert_eq!(unsigned.status.code(), Some(1));
 
     // No private key, token or full card number in the database files or any output.
     let der_b64 = {

@@ -115,6 +115,12 @@ pub enum AuditCmd {
         #[arg(long, default_value_t = 50)]
         limit: i64,
     },
+    /// Write the log to a CSV file.
+    Export {
+        path: PathBuf,
+        #[arg(long)]
+        operation: Option<String>,
+    },
 }
 
 pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
@@ -132,6 +138,18 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
                 } else {
                     Err(Failure::Check("the audit log was tampered with".into()))
                 }
+            }
+            AuditCmd::Export { path, operation } => {
+                let n = desk.export_audit(
+                    &paydesk_core::audit::AuditFilter {
+                        operation,
+                        ..Default::default()
+                    },
+                    &path,
+                )?;
+                print(g, &n, || {
+                    format!("wrote {n} audit rows to {}", path.display())
+                })
             }
             AuditCmd::List { operation, limit } => {
                 let rows = desk.audit_list(&paydesk_core::audit::AuditFilter {
@@ -156,6 +174,83 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
                         .collect::<Vec<_>>()
                         .join("\n")
                 })
+            }
+        }
+    })
+}
+
+pub fn reversals(trade_no: Option<String>, g: &Global) -> Result<(), Failure> {
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        let rows = desk.reversals(trade_no.as_deref())?;
+        print(g, &rows, || {
+            rows.iter()
+                .map(|r| {
+                    format!(
+                        "{:<10} {:<22} {:<24} {:>12} {:<4} state {}",
+                        r.kind,
+                        r.trade_no,
+                        r.refund_no,
+                        r.amount.clone().unwrap_or_default(),
+                        r.currency,
+                        r.state
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    })
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EventsCmd {
+    /// Notifications received at this desk, newest first.
+    List {
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+    },
+    /// Check a notification body read from stdin against the gateway's key (exit 1 if
+    /// the signature is not valid).
+    Verify,
+}
+
+pub fn events(cmd: EventsCmd, g: &Global) -> Result<(), Failure> {
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        match cmd {
+            EventsCmd::List { limit } => {
+                let rows = desk.notifications(limit)?;
+                print(g, &rows, || {
+                    rows.iter()
+                        .map(|n| {
+                            format!(
+                                "#{:<5} {:<11} {:<22} signature {}",
+                                n.id,
+                                n.kind,
+                                n.trade_no,
+                                if n.signature_ok { "valid" } else { "INVALID" }
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+            }
+            EventsCmd::Verify => {
+                let mut body = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut body)
+                    .map_err(|e| Failure::Input(e.to_string()))?;
+                let r = desk.verify_notification(&body)?;
+                print(g, &r, || match &r.problem {
+                    None => format!("valid: {} notification for {}", r.kind, r.trade_no),
+                    Some(p) => format!("invalid: {p}"),
+                })?;
+                if r.signature_ok {
+                    Ok(())
+                } else {
+                    Err(Failure::Check(
+                        "the notification's signature is not valid".into(),
+                    ))
+                }
             }
         }
     })
