@@ -351,7 +351,7 @@ async fn magic_amounts_and_auto_completion() {
         .unwrap()
         .data
         .trade_no;
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     let state = |t: &str| r.sandbox.with_state(|s| s.order(t).unwrap().state);
     assert_eq!(state(&ok), 5);
     assert_eq!(state(&fail.trade_no), 3);
