@@ -149,18 +149,35 @@ const TEST_PACKAGES: &[&str] = &[
     "gnome-keyring",
 ];
 
-/// Starts gnome-keyring's Secret Service, unlocked, inside the session bus that
-/// `dbus-run-session` made, with its keyrings in a fresh folder (so no earlier run's
-/// login keyring with another password is found), waits until it owns its bus name
-/// (otherwise the first client would start a second, locked one), then runs the command.
+/// Inside the session bus that `dbus-run-session` made (with `xtask/dbus-session.conf`:
+/// no service activation), keeps gnome-keyring's Secret Service running and unlocked,
+/// with its keyrings in a fresh folder: if it ever exits, it is started again with the
+/// same folder and password, so the tests' secrets survive it. Waits until it owns its
+/// bus name, runs the command, then stops it (its own process group).
 const WITH_KEYRING: &str = "d=$(mktemp -d); \
-    echo -n paydesk-test | XDG_DATA_HOME=\"$d\" gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; \
+    setsid sh -c 'while :; do echo -n paydesk-test | XDG_DATA_HOME=\"$0\" gnome-keyring-daemon --foreground --unlock --components=secrets; sleep 0.1; done' \"$d\" >/dev/null 2>&1 & \
+    keeper=$!; \
     for i in $(seq 50); do \
       dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
         org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q true && break; \
       sleep 0.1; \
     done; \
-    exec \"$@\"";
+    \"$@\"; rc=$?; \
+    kill -- -$keeper 2>/dev/null; \
+    exit $rc";
+
+/// `dbus-run-session` with the project's session configuration.
+fn dbus_session_args() -> Vec<String> {
+    let conf = root().join("xtask").join("dbus-session.conf");
+    vec![
+        format!("--config-file={}", conf.display()),
+        "--".into(),
+        "sh".into(),
+        "-c".into(),
+        WITH_KEYRING.into(),
+        "sh".into(),
+    ]
+}
 
 fn setup() -> Result {
     ensure_apt(TEST_PACKAGES)?;
@@ -213,7 +230,8 @@ fn rust_tests() -> Result<(u64, u64)> {
     );
     let t = Instant::now();
     let mut child = Command::new("dbus-run-session")
-        .args(["--", "sh", "-c", WITH_KEYRING, "sh", "cargo"])
+        .args(dbus_session_args())
+        .arg("cargo")
         .args(args)
         .current_dir(root())
         .stdout(std::process::Stdio::piped())
@@ -280,11 +298,10 @@ fn run_demo() -> Result {
         println!(
             "==> no desktop session: starting a private D-Bus session with gnome-keyring for the keyring"
         );
-        run(
-            "PayDesk on the built-in sandbox",
-            "dbus-run-session",
-            &["--", "sh", "-c", WITH_KEYRING, "sh", "sh", "-c", &script],
-        )
+        let mut args = dbus_session_args();
+        args.extend(["sh".to_string(), "-c".to_string(), script]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run("PayDesk on the built-in sandbox", "dbus-run-session", &args)
     }
 }
 
