@@ -12,6 +12,7 @@ use crate::db::now_ms;
 use crate::error::CoreResult;
 
 /// An order as the cache holds it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CachedOrder {
@@ -221,6 +222,7 @@ pub fn upsert(conn: &mut Connection, mer_no: u64, rows: &[Upsert<'_>]) -> CoreRe
 }
 
 /// Sort keys of the orders table.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum SortKey {
@@ -232,6 +234,7 @@ pub enum SortKey {
 }
 
 /// Filters of the orders table; every one optional.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct OrderFilter {
@@ -341,6 +344,7 @@ impl OrderFilter {
 }
 
 /// One page of the orders table.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderPage {

@@ -3,6 +3,7 @@
 use paydesk_gateway::{FieldError, GatewayError};
 use serde::Serialize;
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, thiserror::Error, Serialize)]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum CoreError {

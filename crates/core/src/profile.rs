@@ -13,6 +13,7 @@ use crate::error::{CoreError, CoreResult};
 /// The name of the built-in sandbox profile.
 pub const SANDBOX_PROFILE: &str = "sandbox";
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Profile {

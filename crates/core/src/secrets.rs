@@ -151,6 +151,7 @@ pub struct Secrets {
 }
 
 /// What the UI may show of a key: never the private half.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct KeyInfo {
     pub bits: usize,

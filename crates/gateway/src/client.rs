@@ -61,6 +61,7 @@ pub struct Credentials {
 }
 
 /// Whether a signed answer's `sign` was checked.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SignatureStatus {

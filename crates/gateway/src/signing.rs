@@ -16,6 +16,7 @@ use crate::keys::{PrivateKey, PublicKey};
 
 /// How the canonical string is built. A real gateway that differs from the project's
 /// reading is met by changing these settings in a profile, not by code edits.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SignSettings {

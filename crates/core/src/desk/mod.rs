@@ -42,6 +42,7 @@ pub struct Submitted<T> {
 }
 
 /// An order's detail: the cached row, its history, and a live query when reachable.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderDetail {

@@ -9,7 +9,7 @@ use paydesk_gateway::wire::{self, MerNo};
 
 use super::{Desk, OrderDetail, lock};
 use crate::cache::{self, OrderFilter, OrderPage};
-use crate::error::CoreResult;
+use crate::error::{CoreError, CoreResult};
 use crate::sync::{self, SyncOptions, SyncProgress, SyncReport, SyncTarget};
 
 impl Desk {
@@ -106,6 +106,81 @@ impl Desk {
             }),
             Err(e) => Err(e),
         }
+    }
+
+    /// A simulation action of the built-in sandbox on one order (`pay`, `fail`, `close`,
+    /// `settle`, `release-reserve`, `refund`, `chargeback`), through its HTTP API, then
+    /// a re-read of the order's day so the cache shows the new state.
+    pub async fn simulate(
+        &self,
+        trade_no: &str,
+        action: &str,
+        amount: Option<&str>,
+    ) -> CoreResult<()> {
+        const ACTIONS: &[&str] = &[
+            "pay",
+            "fail",
+            "close",
+            "settle",
+            "release-reserve",
+            "refund",
+            "chargeback",
+        ];
+        let sandbox = self.sandbox.as_ref().ok_or_else(|| {
+            CoreError::validation("profile", "simulation actions exist only on the sandbox")
+        })?;
+        if !ACTIONS.contains(&action) {
+            return Err(CoreError::validation(
+                "action",
+                format!("must be one of {}", ACTIONS.join(", ")),
+            ));
+        }
+        paydesk_gateway::validate::required("tradeNo", trade_no)?;
+        let mut url = sandbox.base_url();
+        url.path_segments_mut()
+            .map_err(|()| CoreError::internal("sandbox URL"))?
+            .extend(["__sandbox", "orders", trade_no, action]);
+        let body = serde_json::json!({ "amount": amount.filter(|a| !a.trim().is_empty()) });
+        let started = Instant::now();
+        let sent = reqwest::Client::new().post(url).json(&body).send().await;
+        let r = match sent {
+            Ok(resp) if resp.status().is_success() => Ok(()),
+            Ok(resp) => {
+                let status = resp.status();
+                let v: serde_json::Value = resp.json().await.unwrap_or_default();
+                Err(CoreError::Rejected {
+                    gateway_code: format!("HTTP {}", status.as_u16()),
+                    message: v["error"].as_str().unwrap_or("refused").to_string(),
+                })
+            }
+            Err(e) => Err(CoreError::NotSent {
+                message: e.to_string(),
+            }),
+        };
+        self.audit(
+            "sandbox.simulate",
+            format!("tradeNo={trade_no} action={action}"),
+            if r.is_ok() { "ok" } else { "refused" },
+            started,
+        );
+        r?;
+        let created = lock(&self.cache)
+            .query_row(
+                "SELECT created_at FROM orders WHERE trade_no = ?1",
+                [trade_no],
+                |r| r.get::<_, i64>(0),
+            )
+            .ok();
+        if let Some(at) = created.and_then(chrono::DateTime::from_timestamp_millis) {
+            let opts = SyncOptions {
+                from: at,
+                to: at + chrono::Duration::days(1),
+                full: true,
+                ..SyncOptions::last_days(1)
+            };
+            self.sync(&opts, Arc::default(), |_| {}).await?;
+        }
+        Ok(())
     }
 
     /// Exports the filtered orders, every row, to CSV or XLSX.

@@ -12,6 +12,7 @@ use crate::error::CoreResult;
 use crate::journal::{self, Entry, Status};
 use crate::sync;
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BalanceSnapshot {
@@ -22,6 +23,7 @@ pub struct BalanceSnapshot {
     pub taken_at: i64,
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DayFigures {
@@ -32,6 +34,7 @@ pub struct DayFigures {
     pub volume: String,
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Dashboard {

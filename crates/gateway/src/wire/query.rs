@@ -21,6 +21,7 @@ pub struct V2OrderQuery {
 }
 
 /// The record of a V2 order query (`data`). Only `tradeNo` is sure to be present.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderRecord {
@@ -38,30 +39,37 @@ pub struct OrderRecord {
     #[serde(default)]
     pub message: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = String))]
     pub refund_amount: Option<Decimal>,
     #[serde(default)]
     pub refund_currency: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = String))]
     pub chargeback_amount: Option<Decimal>,
     #[serde(default)]
     pub chargeback_currency: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = String))]
     pub actual_chargeback_amount: Option<Decimal>,
     #[serde(default)]
     pub actual_chargeback_currency: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = String))]
     pub transaction_fixed_fee: Option<Decimal>,
     #[serde(default)]
     pub settle: Option<i64>,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = String))]
     pub gas_fee: Option<Decimal>,
     #[serde(default)]
     pub transaction_hash: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = String))]
     pub receive_amount: Option<Decimal>,
     #[serde(default)]
     pub currency_code: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = String))]
     pub source_amount: Option<Decimal>,
 }
 

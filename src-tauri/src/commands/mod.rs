@@ -1,0 +1,9 @@
+//! The IPC commands. Each one only adapts: it finds the desk in the managed state,
+//! calls one core service and returns its result or its `CoreError`, which crosses
+//! IPC as `{ "code": ..., ... }` for the UI to branch on.
+
+pub mod balances;
+pub mod orders;
+pub mod settings;
+
+pub type CmdResult<T> = Result<T, paydesk_core::CoreError>;

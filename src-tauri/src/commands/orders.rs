@@ -1,0 +1,261 @@
+//! The dashboard and the orders screen: pages of the cache, sync with progress and
+//! cancel, detail with a live query, sandbox simulation, export, saved filter sets.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use paydesk_core::CoreError;
+use paydesk_core::cache::{self, OrderFilter, OrderPage};
+use paydesk_core::desk::Dashboard;
+use paydesk_core::desk::OrderDetail;
+use paydesk_core::sync::{SyncOptions, SyncProgress, SyncReport};
+use paydesk_gateway::dictionary::{Meaning, StateField};
+use serde::{Deserialize, Serialize};
+use specta::Type;
+use tauri::State;
+use tauri::ipc::Channel;
+
+use super::CmdResult;
+use crate::state::{AppState, internal};
+
+#[tauri::command]
+#[specta::specta]
+pub async fn dashboard(state: State<'_, AppState>) -> CmdResult<Dashboard> {
+    state.desk().await?.dashboard()
+}
+
+/// The currencies seen in the cache.
+#[tauri::command]
+#[specta::specta]
+pub async fn currencies(state: State<'_, AppState>) -> CmdResult<Vec<String>> {
+    state
+        .desk()
+        .await?
+        .with_cache(|c| cache::distinct_currencies(c))
+}
+
+/// One raw value of a state field and what the profile's dictionary says it means.
+#[derive(Debug, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct StateMeaning {
+    pub field: StateField,
+    pub raw: String,
+    pub meaning: Meaning,
+}
+
+/// The profile's state dictionary, for labels and filters.
+#[tauri::command]
+#[specta::specta]
+pub async fn state_meanings(state: State<'_, AppState>) -> CmdResult<Vec<StateMeaning>> {
+    let desk = state.desk().await?;
+    let dict = desk.dictionary();
+    let fields = [
+        StateField::PayCode,
+        StateField::OrderState,
+        StateField::RefundState,
+        StateField::QueryStatus,
+        StateField::Settle,
+        StateField::RollingReserveStatus,
+    ];
+    Ok(fields
+        .into_iter()
+        .flat_map(|field| {
+            dict.entries(field).map(move |(raw, meaning)| StateMeaning {
+                field,
+                raw: raw.to_string(),
+                meaning,
+            })
+        })
+        .collect())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn orders_page(
+    state: State<'_, AppState>,
+    filter: OrderFilter,
+    offset: u32,
+    limit: u32,
+) -> CmdResult<OrderPage> {
+    let desk = state.desk().await?;
+    tokio::task::spawn_blocking(move || desk.orders(&filter, i64::from(offset), i64::from(limit)))
+        .await
+        .map_err(internal)?
+}
+
+/// Syncs the last `days` days (all of them again with `full`), sending progress on
+/// the channel; `orders_sync_cancel` stops it.
+#[tauri::command]
+#[specta::specta]
+pub async fn orders_sync(
+    state: State<'_, AppState>,
+    days: u32,
+    full: bool,
+    on_progress: Channel<SyncProgress>,
+) -> CmdResult<SyncReport> {
+    if !(1..=3650).contains(&days) {
+        return Err(CoreError::validation("days", "must be 1 to 3650"));
+    }
+    let desk = state.desk().await?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let mut running = state
+            .sync_cancel
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if running.is_some() {
+            return Err(CoreError::validation("sync", "a sync is already running"));
+        }
+        *running = Some(cancel.clone());
+    }
+    let opts = SyncOptions {
+        full,
+        ..SyncOptions::last_days(i64::from(days))
+    };
+    let r = desk
+        .sync(&opts, cancel, |p| {
+            let _ = on_progress.send(p.clone());
+        })
+        .await;
+    state
+        .sync_cancel
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
+    r
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn orders_sync_cancel(state: State<'_, AppState>) -> CmdResult<bool> {
+    let running = state
+        .sync_cancel
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    Ok(running.is_some_and(|c| {
+        c.store(true, Ordering::Relaxed);
+        true
+    }))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn order_detail(state: State<'_, AppState>, trade_no: String) -> CmdResult<OrderDetail> {
+    state.desk().await?.order_detail(trade_no.trim()).await
+}
+
+/// A sandbox simulation action on an order (only on the built-in sandbox).
+#[tauri::command]
+#[specta::specta]
+pub async fn sandbox_simulate(
+    state: State<'_, AppState>,
+    trade_no: String,
+    action: String,
+    amount: Option<String>,
+) -> CmdResult<()> {
+    state
+        .desk()
+        .await?
+        .simulate(&trade_no, &action, amount.as_deref())
+        .await
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportProgress {
+    pub done: u32,
+    pub total: u32,
+}
+
+/// Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the
+/// user's UTC offset; answers with the number of rows.
+#[tauri::command]
+#[specta::specta]
+pub async fn orders_export(
+    state: State<'_, AppState>,
+    filter: OrderFilter,
+    path: String,
+    utc_offset_minutes: i32,
+    on_progress: Channel<ExportProgress>,
+) -> CmdResult<u32> {
+    let path = std::path::PathBuf::from(path.trim());
+    if !path.is_absolute() {
+        return Err(CoreError::validation("path", "must be a full path"));
+    }
+    let tz = chrono::FixedOffset::east_opt(utc_offset_minutes.saturating_mul(60))
+        .ok_or_else(|| CoreError::validation("utcOffsetMinutes", "must be within ±24 hours"))?;
+    let desk = state.desk().await?;
+    let rows = tokio::task::spawn_blocking(move || {
+        desk.export(&filter, &path, tz, |done, total| {
+            let _ = on_progress.send(ExportProgress {
+                done: u32::try_from(done).unwrap_or(u32::MAX),
+                total: u32::try_from(total).unwrap_or(u32::MAX),
+            });
+        })
+    })
+    .await
+    .map_err(internal)??;
+    Ok(u32::try_from(rows).unwrap_or(u32::MAX))
+}
+
+/// A file name in the user's downloads folder for an export today.
+#[tauri::command]
+#[specta::specta]
+pub async fn default_export_path(xlsx: bool) -> CmdResult<String> {
+    let dir = dirs::download_dir()
+        .or_else(dirs::home_dir)
+        .unwrap_or_else(std::env::temp_dir);
+    let name = format!(
+        "paydesk-orders-{}.{}",
+        chrono::Local::now().format("%Y%m%d-%H%M%S"),
+        if xlsx { "xlsx" } else { "csv" }
+    );
+    Ok(dir.join(name).to_string_lossy().into_owned())
+}
+
+#[derive(Debug, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedFilter {
+    pub name: String,
+    pub filter: OrderFilter,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn filters_saved(state: State<'_, AppState>) -> CmdResult<Vec<SavedFilter>> {
+    let saved = state
+        .desk()
+        .await?
+        .with_cache(|c| cache::saved_filters(c))?;
+    Ok(saved
+        .into_iter()
+        .map(|(name, filter)| SavedFilter { name, filter })
+        .collect())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn filter_save(
+    state: State<'_, AppState>,
+    name: String,
+    filter: OrderFilter,
+) -> CmdResult<()> {
+    let name = name.trim().to_string();
+    if name.is_empty() || name.chars().count() > 60 {
+        return Err(CoreError::validation("name", "must be 1 to 60 characters"));
+    }
+    state
+        .desk()
+        .await?
+        .with_cache(|c| cache::save_filter(c, &name, &filter))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn filter_delete(state: State<'_, AppState>, name: String) -> CmdResult<()> {
+    state
+        .desk()
+        .await?
+        .with_cache(|c| cache::delete_filter(c, &name))
+}

@@ -1,0 +1,222 @@
+//! Settings: the app's status, profiles and their keys. No command returns key
+//! material but public keys and fingerprints.
+
+use paydesk_core::secrets::KeyInfo;
+use paydesk_core::{CoreError, Profile};
+use serde::Serialize;
+use specta::Type;
+use tauri::State;
+
+use super::CmdResult;
+use crate::state::AppState;
+
+/// What the banner and the status bar show.
+#[derive(Debug, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AppStatus {
+    pub profile: Profile,
+    /// The built-in sandbox: no real money moves.
+    pub sandbox: bool,
+    /// The gateway's address this desk talks to.
+    pub base_url: String,
+    pub keyring_service: String,
+    pub notify_url: String,
+    pub version: String,
+}
+
+#[derive(Debug, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Profiles {
+    pub active: String,
+    pub profiles: Vec<Profile>,
+}
+
+/// A profile's keys as the UI may see them.
+#[derive(Debug, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Keys {
+    pub merchant: Option<KeyInfo>,
+    pub gateway: Option<KeyInfo>,
+    pub has_token: bool,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn app_status(state: State<'_, AppState>) -> CmdResult<AppStatus> {
+    let desk = state.desk().await?;
+    Ok(AppStatus {
+        profile: desk.profile.clone(),
+        sandbox: desk.profile.is_sandbox(),
+        base_url: desk.client().config().base_url.to_string(),
+        keyring_service: state.service().to_string(),
+        notify_url: desk.notify_url(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    })
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn profiles(state: State<'_, AppState>) -> CmdResult<Profiles> {
+    Ok(Profiles {
+        active: state.active_profile()?,
+        profiles: state.home().profiles()?,
+    })
+}
+
+/// Adds or edits a profile (`previous` is its name before an edit). The built-in
+/// sandbox's gateway address cannot be set.
+#[tauri::command]
+#[specta::specta]
+pub async fn profile_save(
+    state: State<'_, AppState>,
+    profile: Profile,
+    previous: Option<String>,
+) -> CmdResult<()> {
+    let home = state.home();
+    let sandbox = paydesk_core::profile::SANDBOX_PROFILE;
+    if profile.name == sandbox && profile.base_url.is_some() {
+        return Err(CoreError::validation(
+            "baseUrl",
+            "the built-in sandbox has no gateway address; add a new profile for a real gateway",
+        ));
+    }
+    if profile.name != sandbox && profile.base_url.is_none() {
+        return Err(CoreError::validation("baseUrl", "is required"));
+    }
+    profile.validate()?;
+    let renamed = previous.as_deref().filter(|p| *p != profile.name);
+    let exists = home.get(&profile.name).is_ok();
+    if exists && (previous.is_none() || renamed.is_some()) {
+        return Err(CoreError::validation("name", "is already taken"));
+    }
+    if let Some(old) = renamed {
+        if old == sandbox {
+            return Err(CoreError::validation(
+                "name",
+                "the built-in sandbox cannot be renamed",
+            ));
+        }
+        return Err(CoreError::validation(
+            "name",
+            "cannot change: its keys and cache are kept under it (add a new profile instead)",
+        ));
+    }
+    let name = profile.name.clone();
+    home.put(profile)?;
+    state.close_if(&name).await;
+    Ok(())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn profile_switch(state: State<'_, AppState>, name: String) -> CmdResult<AppStatus> {
+    state.home().get(&name)?;
+    state.home().activate(&name)?;
+    state.close().await;
+    app_status(state).await
+}
+
+/// Removes a profile and its secrets (its cache file stays on disk).
+#[tauri::command]
+#[specta::specta]
+pub async fn profile_delete(state: State<'_, AppState>, name: String) -> CmdResult<()> {
+    if name == state.active_profile()? {
+        return Err(CoreError::validation(
+            "name",
+            "is the active profile; switch to another first",
+        ));
+    }
+    if name == paydesk_core::profile::SANDBOX_PROFILE {
+        return Err(CoreError::validation(
+            "name",
+            "the built-in sandbox cannot be removed",
+        ));
+    }
+    state.home().get(&name)?;
+    state.secrets()?.forget(&name)?;
+    state.home().remove(&name)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn keys(state: State<'_, AppState>, profile: String) -> CmdResult<Keys> {
+    let secrets = state.secrets()?;
+    Ok(Keys {
+        merchant: secrets.merchant_key_info(&profile)?,
+        gateway: secrets.gateway_key(&profile)?.map(|k| KeyInfo::of(&k)),
+        has_token: secrets.bearer(&profile)?.is_some(),
+    })
+}
+
+/// Imports the merchant's private key (PEM PKCS#8 or PKCS#1, or bare base64 DER);
+/// answers with its public half.
+#[tauri::command]
+#[specta::specta]
+pub async fn key_import(
+    state: State<'_, AppState>,
+    profile: String,
+    text: String,
+) -> CmdResult<KeyInfo> {
+    state.home().get(&profile)?;
+    let info = state.secrets()?.import_merchant_key(&profile, &text)?;
+    state.close_if(&profile).await;
+    Ok(info)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn key_generate(
+    state: State<'_, AppState>,
+    profile: String,
+    bits: u32,
+) -> CmdResult<KeyInfo> {
+    if ![2048, 3072, 4096].contains(&bits) {
+        return Err(CoreError::validation("bits", "must be 2048, 3072 or 4096"));
+    }
+    state.home().get(&profile)?;
+    let secrets = state.secrets()?;
+    let info =
+        tokio::task::spawn_blocking(move || secrets.generate_merchant_key(&profile, bits as usize))
+            .await
+            .map_err(crate::state::internal)??;
+    state.close().await;
+    Ok(info)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn key_delete(state: State<'_, AppState>, profile: String) -> CmdResult<()> {
+    state.secrets()?.delete_merchant_key(&profile)?;
+    state.close_if(&profile).await;
+    Ok(())
+}
+
+/// The gateway's public key, for checking the signatures of its answers.
+#[tauri::command]
+#[specta::specta]
+pub async fn gateway_key_set(
+    state: State<'_, AppState>,
+    profile: String,
+    text: String,
+) -> CmdResult<KeyInfo> {
+    state.home().get(&profile)?;
+    let info = state.secrets()?.set_gateway_key(&profile, &text)?;
+    state.close_if(&profile).await;
+    Ok(info)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn token_set(
+    state: State<'_, AppState>,
+    profile: String,
+    token: String,
+) -> CmdResult<()> {
+    if token.trim().is_empty() {
+        return Err(CoreError::validation("token", "is required"));
+    }
+    state.home().get(&profile)?;
+    state.secrets()?.set_bearer(&profile, token.trim())?;
+    state.close_if(&profile).await;
+    Ok(())
+}

@@ -1,0 +1,102 @@
+//! PayDesk's desktop app: a thin Tauri shell over `paydesk-core`. Commands only adapt
+//! (see `commands`), one managed state holds the open desk (`state`), progress travels
+//! on IPC channels, and the TypeScript bindings of every command and type are generated
+//! from here (`bindings`), committed as `ui/src/bindings.ts`.
+
+pub mod commands;
+pub mod state;
+
+use tauri::Runtime;
+use tauri_specta::{Builder, collect_commands};
+
+include!("command_names.rs");
+
+/// The names of the app's commands, as allow-listed by the build script.
+pub fn command_names() -> &'static [&'static str] {
+    COMMANDS
+}
+
+/// Every command, for the invoke handler and the bindings.
+pub fn specta_builder<R: Runtime>() -> Builder<R> {
+    use commands::{balances, orders, settings};
+    Builder::<R>::new()
+        .commands(collect_commands![
+            settings::app_status,
+            settings::profiles,
+            settings::profile_save,
+            settings::profile_switch,
+            settings::profile_delete,
+            settings::keys,
+            settings::key_import,
+            settings::key_generate,
+            settings::key_delete,
+            settings::gateway_key_set,
+            settings::token_set,
+            orders::dashboard,
+            orders::currencies,
+            orders::state_meanings,
+            orders::orders_page,
+            orders::orders_sync,
+            orders::orders_sync_cancel,
+            orders::order_detail,
+            orders::sandbox_simulate,
+            orders::orders_export,
+            orders::default_export_path,
+            orders::filters_saved,
+            orders::filter_save,
+            orders::filter_delete,
+            balances::balances,
+            balances::balance_history,
+        ])
+        // Amounts travel as decimal strings; the integers that cross (counts, millis)
+        // stay below 2^53.
+        .dangerously_cast_bigints_to_number()
+}
+
+/// Where the committed bindings live, relative to this crate.
+pub const BINDINGS_PATH: &str = "../ui/src/bindings.ts";
+
+/// Writes the TypeScript bindings to `path`.
+pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
+    specta_builder::<tauri::Wry>()
+        .export(
+            specta_typescript::Typescript::default().header(
+                "// Generated from Rust by tauri-specta (`cargo xtask bindings`). Do not edit.\n",
+            ),
+            path,
+        )
+        .map_err(|e| e.to_string())
+}
+
+/// Runs the app.
+pub fn run() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "paydesk=info,paydesk_core=info,warn".into()),
+        )
+        .init();
+    let state = match state::AppState::from_env() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("PayDesk cannot start: {e}");
+            std::process::exit(5);
+        }
+    };
+    let builder = specta_builder::<tauri::Wry>();
+    let app = tauri::Builder::default()
+        .manage(state)
+        .invoke_handler(builder.invoke_handler())
+        .setup(move |app| {
+            builder.mount_events(app);
+            Ok(())
+        })
+        .build(tauri::generate_context!());
+    match app {
+        Ok(app) => app.run(|_, _| {}),
+        Err(e) => {
+            eprintln!("PayDesk cannot start its window: {e}");
+            std::process::exit(5);
+        }
+    }
+}

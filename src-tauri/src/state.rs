@@ -1,0 +1,125 @@
+//! The app's one managed state: where profiles live, the keyring, and the open desk
+//! (opened on first use, reopened after the active profile or its secrets change).
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use paydesk_core::profile::SANDBOX_PROFILE;
+use paydesk_core::receiver::{self, Receiver};
+use paydesk_core::{CoreError, CoreResult, Desk, Home, KeyringStore, Secrets, builtin};
+
+#[derive(Debug)]
+pub struct AppState {
+    home: Home,
+    service: String,
+    secrets: Mutex<Option<Secrets>>,
+    open: tokio::sync::Mutex<Option<OpenDesk>>,
+    /// The running sync's cancel flag.
+    pub(crate) sync_cancel: Mutex<Option<Arc<AtomicBool>>>,
+}
+
+#[derive(Debug)]
+struct OpenDesk {
+    desk: Arc<Desk>,
+    /// The loopback notification endpoint; the sandbox's notifications arrive here.
+    _receiver: Receiver,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl AppState {
+    /// `PAYDESK_HOME` and `PAYDESK_KEYRING_SERVICE` as the CLI reads them.
+    pub fn from_env() -> CoreResult<Self> {
+        let service = std::env::var("PAYDESK_KEYRING_SERVICE")
+            .unwrap_or_else(|_| paydesk_core::KEYRING_SERVICE.to_string());
+        Ok(Self::new(Home::from_env()?, &service))
+    }
+
+    pub fn new(home: Home, service: &str) -> Self {
+        Self {
+            home,
+            service: service.to_string(),
+            secrets: Mutex::default(),
+            open: tokio::sync::Mutex::default(),
+            sync_cancel: Mutex::default(),
+        }
+    }
+
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    pub fn service(&self) -> &str {
+        &self.service
+    }
+
+    /// The keyring, probed on first use; a failed probe is tried again next time.
+    pub fn secrets(&self) -> CoreResult<Secrets> {
+        let mut slot = lock(&self.secrets);
+        if let Some(s) = slot.as_ref() {
+            return Ok(s.clone());
+        }
+        let store = KeyringStore::open(&self.service)?;
+        let s = Secrets::new(Arc::new(store)).with_service(&self.service);
+        *slot = Some(s.clone());
+        Ok(s)
+    }
+
+    /// The active profile's name; on first start, the built-in sandbox.
+    pub fn active_profile(&self) -> CoreResult<String> {
+        match self.home.active()? {
+            Some(p) => Ok(p),
+            None => Ok(builtin::ensure_profile(&self.home, &self.secrets()?)?.name),
+        }
+    }
+
+    /// The open desk, opening the active profile if none is.
+    pub async fn desk(&self) -> CoreResult<Arc<Desk>> {
+        let mut open = self.open.lock().await;
+        if let Some(o) = open.as_ref() {
+            return Ok(o.desk.clone());
+        }
+        let secrets = self.secrets()?;
+        let name = self.active_profile()?;
+        if name == SANDBOX_PROFILE {
+            builtin::ensure_profile(&self.home, &secrets)?;
+        }
+        let desk = Arc::new(Desk::open(&self.home, secrets, &name).await?);
+        let receiver = receiver::serve(desk.clone()).await?;
+        tracing::info!(profile = %name, notify = %receiver.url(), "desk open");
+        *open = Some(OpenDesk {
+            desk: desk.clone(),
+            _receiver: receiver,
+        });
+        Ok(desk)
+    }
+
+    /// Closes the open desk; the next command reopens the active profile with its
+    /// current settings and secrets.
+    pub async fn close(&self) {
+        if let Some(c) = lock(&self.sync_cancel).take() {
+            c.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        self.open.lock().await.take();
+    }
+
+    /// Closes the desk if it is `profile`'s.
+    pub async fn close_if(&self, profile: &str) {
+        let is_open = self
+            .open
+            .lock()
+            .await
+            .as_ref()
+            .is_some_and(|o| o.desk.profile.name == profile);
+        if is_open {
+            self.close().await;
+        }
+    }
+}
+
+/// Wraps an error that has no variant of its own.
+pub fn internal(e: impl std::fmt::Display) -> CoreError {
+    CoreError::internal(e.to_string())
+}

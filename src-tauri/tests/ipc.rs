@@ -1,0 +1,314 @@
+//! The app's IPC through Tauri's mock runtime, against the real keyring (the tests run
+//! inside a private D-Bus session with gnome-keyring) and real SQLite files: commands
+//! answer typed results, every error crosses as `{ "code": ... }`, no key material
+//! leaves the backend, the capability allows exactly the app's commands, the CSP is
+//! strict, and the committed TypeScript bindings are current.
+
+use std::path::Path;
+
+use paydesk_app::state::AppState;
+use paydesk_core::Home;
+use serde_json::{Value, json};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{
+    INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder, mock_context, noop_assets,
+};
+use tauri::webview::{InvokeRequest, WebviewWindow};
+
+fn crate_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+struct Fixture {
+    _app: tauri::App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+    _home: tempfile::TempDir,
+}
+
+/// The app on a fresh home, with its secrets under a keyring service of its own.
+fn app(test: &str) -> Fixture {
+    let home = tempfile::tempdir().expect("temp dir");
+    let service = format!("PayDesk-app-test-{test}-{}", std::process::id());
+    let state = AppState::new(Home::at(home.path()), &service);
+    let builder = paydesk_app::specta_builder::<MockRuntime>();
+    let app = mock_builder()
+        .manage(state)
+        .invoke_handler(builder.invoke_handler())
+        .build(mock_context(noop_assets()))
+        .expect("mock app");
+    let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .expect("mock window");
+    Fixture {
+        _app: app,
+        window,
+        _home: home,
+    }
+}
+
+fn invoke(f: &Fixture, cmd: &str, args: Value) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().expect("url"),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    get_ipc_response(&f.window, request).map(|body| body.deserialize::<Value>().expect("json body"))
+}
+
+fn empty_filter() -> Value {
+    json!({ "states": [], "currencies": [], "methods": [], "sort": "created", "descending": true })
+}
+
+#[test]
+fn the_built_in_sandbox_opens_and_its_orders_page_through_ipc() {
+    let f = app("open");
+    let status = invoke(&f, "app_status", json!({})).expect("app_status");
+    assert_eq!(status["sandbox"], true);
+    assert_eq!(status["profile"]["name"], "sandbox");
+    assert!(
+        status["baseUrl"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:")
+    );
+
+    let report = invoke(&f, "dashboard", json!({})).expect("dashboard");
+    assert_eq!(report["cachedOrders"], 0, "nothing is cached before a sync");
+
+    let page = invoke(
+        &f,
+        "orders_page",
+        json!({ "filter": empty_filter(), "offset": 0, "limit": 50 }),
+    )
+    .expect("orders_page");
+    assert_eq!(page["total"], 0);
+
+    let meanings = invoke(&f, "state_meanings", json!({})).expect("state_meanings");
+    let success = meanings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["field"] == "orderState" && m["raw"] == "5")
+        .expect("order state 5");
+    assert_eq!(success["meaning"], "success");
+}
+
+#[test]
+fn errors_cross_ipc_as_objects_with_a_stable_code_and_the_field() {
+    let f = app("errors");
+    let err = invoke(
+        &f,
+        "key_import",
+        json!({ "profile": "sandbox", "text": "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----" }),
+    );
+    // The sandbox profile does not exist until the desk first opens.
+    let err = err.expect_err("import into a missing profile");
+    assert_eq!(err["code"], "not_found", "{err}");
+
+    invoke(&f, "app_status", json!({})).expect("open the sandbox");
+    let err = invoke(
+        &f,
+        "key_import",
+        json!({ "profile": "sandbox", "text": "definitely not a key" }),
+    )
+    .expect_err("garbage key");
+    assert_eq!(err["code"], "validation", "{err}");
+    assert!(
+        err["field"].as_str().is_some_and(|f| !f.is_empty()),
+        "{err}"
+    );
+    assert!(err["rule"].as_str().is_some_and(|r| !r.is_empty()), "{err}");
+
+    let err = invoke(&f, "profile_switch", json!({ "name": "nobody" })).expect_err("unknown");
+    assert_eq!(err["code"], "not_found");
+
+    let err = invoke(
+        &f,
+        "orders_page",
+        json!({ "filter": { "minAmount": "12,5" }, "offset": 0, "limit": 10 }),
+    )
+    .expect_err("bad amount");
+    assert_eq!(err["code"], "validation");
+    assert_eq!(err["field"], "minAmount");
+
+    let err = invoke(
+        &f,
+        "profile_save",
+        json!({ "profile": {
+            "name": "live", "baseUrl": "http://gateway.example.com", "merNo": 7,
+            "origin": "https://shop.example.com"
+        }, "previous": null }),
+    )
+    .expect_err("plain http to a remote gateway");
+    assert_eq!(err["code"], "validation");
+    assert_eq!(err["field"], "baseUrl");
+
+    let err = invoke(
+        &f,
+        "key_generate",
+        json!({ "profile": "sandbox", "bits": 1024 }),
+    )
+    .expect_err("weak key");
+    assert_eq!(
+        err,
+        json!({ "code": "validation", "field": "bits", "rule": "must be 2048, 3072 or 4096" })
+    );
+}
+
+#[test]
+fn no_ipc_result_carries_private_key_material() {
+    let f = app("secrets");
+    invoke(&f, "app_status", json!({})).expect("open");
+    let keys = invoke(&f, "keys", json!({ "profile": "sandbox" })).expect("keys");
+    let text = keys.to_string();
+    assert!(keys["merchant"]["fingerprint"].as_str().is_some(), "{text}");
+    assert!(
+        keys["merchant"]["public_pem"]
+            .as_str()
+            .unwrap()
+            .contains("PUBLIC KEY")
+    );
+    assert!(
+        !text.contains("PRIVATE"),
+        "a private key crossed IPC: {text}"
+    );
+    assert_eq!(keys["hasToken"], true);
+    assert!(!text.contains("sbx_"), "the bearer token crossed IPC");
+
+    let profiles = invoke(&f, "profiles", json!({}))
+        .expect("profiles")
+        .to_string();
+    assert!(!profiles.contains("PRIVATE") && !profiles.contains("sbx_"));
+    let status = invoke(&f, "app_status", json!({}))
+        .expect("status")
+        .to_string();
+    assert!(!status.contains("PRIVATE") && !status.contains("sbx_"));
+}
+
+#[test]
+fn profiles_are_added_validated_and_kept_apart_from_the_sandbox() {
+    let f = app("profiles");
+    invoke(&f, "app_status", json!({})).expect("open");
+    let live = json!({
+        "name": "acme", "baseUrl": "https://gateway.example.com", "merNo": 20001,
+        "origin": "https://shop.example.com", "lang": "en", "orderType": null,
+        "signSettings": { "excludedKeys": ["sign"], "skipEmpty": true },
+        "stateOverrides": {}, "operator": "ana", "notifyUrl": ""
+    });
+    invoke(
+        &f,
+        "profile_save",
+        json!({ "profile": live, "previous": null }),
+    )
+    .expect("add");
+    let err = invoke(
+        &f,
+        "profile_save",
+        json!({ "profile": live, "previous": null }),
+    )
+    .expect_err("a second profile of the same name");
+    assert_eq!(err["field"], "name");
+    let list = invoke(&f, "profiles", json!({})).expect("profiles");
+    assert_eq!(list["active"], "sandbox");
+    let names: Vec<&str> = list["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["acme", "sandbox"], "listed by name");
+    let err = invoke(&f, "profile_delete", json!({ "name": "sandbox" })).expect_err("active");
+    assert_eq!(err["code"], "validation");
+    invoke(&f, "profile_delete", json!({ "name": "acme" })).expect("delete");
+}
+
+#[test]
+fn export_refuses_a_relative_path_naming_the_field() {
+    let f = app("export");
+    // The progress channel is never reached: the path is checked first.
+    let err = invoke(
+        &f,
+        "orders_export",
+        json!({ "filter": empty_filter(), "path": "orders.csv", "utcOffsetMinutes": 0, "onProgress": "__CHANNEL__:1" }),
+    )
+    .expect_err("relative path");
+    assert_eq!(err["code"], "validation", "{err}");
+    assert_eq!(err["field"], "path");
+}
+
+#[test]
+fn the_capability_allows_exactly_the_app_commands_and_no_plugin() {
+    let text = std::fs::read_to_string(crate_dir().join("capabilities/main.json")).unwrap();
+    let cap: Value = serde_json::from_str(&text).unwrap();
+    let perms: Vec<&str> = cap["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().expect("plain permission names"))
+        .collect();
+    let mut allowed: Vec<String> = perms
+        .iter()
+        .filter_map(|p| p.strip_prefix("allow-"))
+        .map(|c| c.replace('-', "_"))
+        .collect();
+    let mut commands: Vec<String> = paydesk_app::command_names()
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    allowed.sort();
+    commands.sort();
+    assert_eq!(
+        allowed, commands,
+        "the capability and the command list differ"
+    );
+    for p in &perms {
+        assert!(
+            p.starts_with("allow-") || p.starts_with("core:"),
+            "{p}: no plugin permission is open to the web view"
+        );
+    }
+    assert_eq!(cap["windows"], json!(["main"]));
+}
+
+#[test]
+fn the_content_security_policy_is_strict() {
+    let conf: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate_dir().join("tauri.conf.json")).unwrap(),
+    )
+    .unwrap();
+    let csp = &conf["app"]["security"]["csp"];
+    assert_eq!(csp["default-src"], "'self'");
+    assert_eq!(csp["script-src"], "'self'");
+    assert_eq!(csp["object-src"], "'none'");
+    let all = csp.to_string();
+    assert!(!all.contains("unsafe-eval"), "{all}");
+    assert!(
+        !all.contains("https:") && !all.contains('*'),
+        "no remote sources: {all}"
+    );
+    assert!(conf["app"]["withGlobalTauri"].is_null() || conf["app"]["withGlobalTauri"] == false);
+}
+
+/// The committed `ui/src/bindings.ts` must be what the commands generate now.
+/// `cargo xtask bindings` rewrites it (this test with `PAYDESK_WRITE_BINDINGS=1`).
+#[test]
+fn the_committed_typescript_bindings_are_current() {
+    let committed = crate_dir().join(paydesk_app::BINDINGS_PATH);
+    if std::env::var_os("PAYDESK_WRITE_BINDINGS").is_some() {
+        paydesk_app::export_bindings(&committed).expect("write bindings");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("bindings.ts");
+    paydesk_app::export_bindings(&fresh).expect("export bindings");
+    let want = std::fs::read_to_string(&fresh).unwrap();
+    let have = std::fs::read_to_string(&committed).unwrap_or_default();
+    assert!(
+        want == have,
+        "ui/src/bindings.ts is stale: run `cargo xtask bindings` and commit it"
+    );
+}

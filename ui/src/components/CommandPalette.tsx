@@ -1,0 +1,88 @@
+import { useDebouncedValue } from "@mantine/hooks";
+import { Spotlight, type SpotlightActionData, spotlight } from "@mantine/spotlight";
+import { IconReceipt, IconSearch } from "@tabler/icons-react";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { useNavigate } from "react-router";
+import { commands } from "../bindings";
+import { unwrap } from "../lib/ipc";
+import type { OrderFilter } from "../lib/types";
+import { SCREENS } from "./Shell";
+
+export const openPalette = () => spotlight.open();
+
+export const EMPTY_FILTER: OrderFilter = {
+  from: null,
+  to: null,
+  states: [],
+  currencies: [],
+  methods: [],
+  minAmount: null,
+  maxAmount: null,
+  search: null,
+  sort: "created",
+  descending: true,
+};
+
+/// Ctrl/Cmd+K: jump to a screen, or open an order by (a fragment of) its number.
+export function CommandPalette() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [query, setQuery] = useState("");
+  const [debounced] = useDebouncedValue(query.trim(), 150);
+  const matches = useQuery({
+    queryKey: ["palette", debounced],
+    enabled: debounced.length >= 3,
+    queryFn: () => unwrap(commands.ordersPage({ ...EMPTY_FILTER, search: debounced }, 0, 8)),
+  });
+  const openOrder = (tradeNo: string) => navigate(`/orders?order=${encodeURIComponent(tradeNo)}`);
+
+  const screens: SpotlightActionData[] = SCREENS.map((s) => ({
+    id: `screen-${s.path}`,
+    label: t(s.key),
+    group: t("palette.screens"),
+    leftSection: <s.icon size={18} />,
+    onClick: () => navigate(s.path),
+  }));
+  const orders: SpotlightActionData[] =
+    debounced.length >= 3
+      ? [
+          ...(matches.data?.rows ?? []).map((o) => ({
+            id: `order-${o.tradeNo}`,
+            label: o.tradeNo,
+            description: o.merOrderNo,
+            group: t("palette.orders"),
+            leftSection: <IconReceipt size={18} />,
+            onClick: () => openOrder(o.tradeNo),
+          })),
+          {
+            id: "open-typed",
+            label: t("palette.openOrder", { tradeNo: debounced }),
+            group: t("palette.orders"),
+            leftSection: <IconSearch size={18} />,
+            onClick: () => openOrder(debounced),
+          },
+        ]
+      : [];
+  const q = query.trim().toLowerCase();
+  const visibleScreens = screens.filter((a) => !q || String(a.label).toLowerCase().includes(q));
+
+  return (
+    <Spotlight
+      actions={[...visibleScreens, ...orders]}
+      filter={(_, actions) => actions}
+      query={query}
+      onQueryChange={setQuery}
+      shortcut={["mod + K"]}
+      nothingFound={t("palette.nothing")}
+      searchProps={{
+        leftSection: <IconSearch size={18} />,
+        placeholder: t("palette.placeholder"),
+        "aria-label": t("palette.placeholder"),
+      }}
+      scrollable
+      maxHeight={420}
+    />
+  );
+}

@@ -1,0 +1,52 @@
+import { Alert } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { IconAlertTriangle } from "@tabler/icons-react";
+import type { TFunction } from "i18next";
+import { useTranslation } from "react-i18next";
+import { coreError } from "../lib/ipc";
+import type { CoreError } from "../lib/types";
+
+/// One line for people, from anything thrown.
+export function errorText(t: TFunction, e: unknown): string {
+  return coreText(t, coreError(e));
+}
+
+/// One line for people, from the core error's code and fields.
+export function coreText(t: TFunction, c: CoreError): string {
+  switch (c.code) {
+    case "validation":
+      return t("errors.validation", { field: c.field, rule: c.rule });
+    case "rejected":
+      return t("errors.rejected", { code: c.gateway_code, message: c.message });
+    case "cancelled":
+      return t("errors.cancelled");
+    default:
+      return t(`errors.${c.code}`, { message: c.message });
+  }
+}
+
+export function ErrorAlert({ error, title }: { error: unknown; title?: string }) {
+  const { t } = useTranslation();
+  if (!error) return null;
+  return (
+    <Alert
+      color="red"
+      variant="light"
+      icon={<IconAlertTriangle size={18} />}
+      title={title ?? t("errors.title")}
+      role="alert"
+      data-testid="error-alert"
+      data-code={coreError(error).code}
+    >
+      {errorText(t, error)}
+    </Alert>
+  );
+}
+
+export function toastError(t: TFunction, e: unknown) {
+  notifications.show({ color: "red", title: t("errors.title"), message: errorText(t, e) });
+}
+
+export function toastOk(message: string) {
+  notifications.show({ color: "teal", message });
+}

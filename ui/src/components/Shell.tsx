@@ -1,0 +1,139 @@
+import {
+  ActionIcon,
+  AppShell,
+  Badge,
+  Button,
+  Center,
+  Group,
+  Loader,
+  NavLink,
+  Stack,
+  Text,
+  Title,
+  Tooltip,
+} from "@mantine/core";
+import {
+  IconCoins,
+  IconLayoutDashboard,
+  IconListDetails,
+  IconSearch,
+  IconSettings,
+} from "@tabler/icons-react";
+import { useTranslation } from "react-i18next";
+import { Outlet, useLocation, useNavigate } from "react-router";
+import { useAppStatus } from "../features/app/queries";
+import { SettingsPage } from "../features/settings/SettingsPage";
+import { CommandPalette, openPalette } from "./CommandPalette";
+import { ErrorAlert } from "./ErrorAlert";
+
+export const SCREENS = [
+  { path: "/", key: "nav.dashboard", icon: IconLayoutDashboard },
+  { path: "/orders", key: "nav.orders", icon: IconListDetails },
+  { path: "/balances", key: "nav.balances", icon: IconCoins },
+  { path: "/settings", key: "nav.settings", icon: IconSettings },
+] as const;
+
+function ModeBanner() {
+  const { t } = useTranslation();
+  const { data } = useAppStatus();
+  if (!data) return null;
+  return (
+    <Group gap="xs" data-testid="mode-banner" wrap="nowrap">
+      <Tooltip label={data.sandbox ? t("app.sandboxHint") : t("app.liveHint")}>
+        <Badge
+          color={data.sandbox ? "orange" : "red"}
+          variant="filled"
+          size="lg"
+          data-testid="mode-badge"
+        >
+          {data.sandbox ? t("app.sandbox") : t("app.live")}
+        </Badge>
+      </Tooltip>
+      <Text size="sm" data-testid="banner-profile">
+        {t("app.profile", { name: data.profile.name })}
+      </Text>
+      <Text size="sm" c="dimmed" data-testid="banner-merchant">
+        {t("app.merchant", { merNo: data.profile.merNo })}
+      </Text>
+    </Group>
+  );
+}
+
+export function Shell() {
+  const { t } = useTranslation();
+  const status = useAppStatus();
+  const navigate = useNavigate();
+  const location = useLocation();
+
+  if (status.isPending) {
+    return (
+      <Center h="100vh">
+        <Stack align="center">
+          <Loader />
+          <Text>{t("app.loading")}</Text>
+        </Stack>
+      </Center>
+    );
+  }
+
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 200, breakpoint: 0 }} padding="md">
+      <a href="#main" className="skip-link">
+        {t("app.skipToContent")}
+      </a>
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="md" wrap="nowrap">
+            <Title order={1} size="h4">
+              {t("app.name")}
+            </Title>
+            <ModeBanner />
+          </Group>
+          <Tooltip label={t("app.palette")}>
+            <ActionIcon
+              variant="default"
+              size="lg"
+              onClick={openPalette}
+              aria-label={t("app.palette")}
+              data-testid="palette-button"
+            >
+              <IconSearch size={18} />
+            </ActionIcon>
+          </Tooltip>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label={t("nav.main")}>
+        {SCREENS.map((s) => (
+          <NavLink
+            key={s.path}
+            label={t(s.key)}
+            leftSection={<s.icon size={18} />}
+            active={location.pathname === s.path}
+            onClick={() => navigate(s.path)}
+            component="button"
+            data-testid={`nav-${s.path === "/" ? "dashboard" : s.path.slice(1)}`}
+          />
+        ))}
+      </AppShell.Navbar>
+      <AppShell.Main id="main">
+        {status.isError ? (
+          <Stack>
+            <ErrorAlert error={status.error} title={t("app.startFailed")} />
+            <Group>
+              <Button onClick={() => status.refetch()}>{t("app.retry")}</Button>
+            </Group>
+            {location.pathname === "/settings" ? <SettingsPage /> : null}
+            {location.pathname !== "/settings" ? (
+              <Button variant="subtle" onClick={() => navigate("/settings")}>
+                {t("app.openSettings")}
+              </Button>
+            ) : null}
+          </Stack>
+        ) : (
+          <Outlet />
+        )}
+      </AppShell.Main>
+      <CommandPalette />
+    </AppShell>
+  );
+}

@@ -1,0 +1,154 @@
+import { LineChart } from "@mantine/charts";
+import {
+  Button,
+  Card,
+  Group,
+  Stack,
+  Table,
+  TagsInput,
+  Text,
+  Title,
+  UnstyledButton,
+} from "@mantine/core";
+import { IconRefresh } from "@tabler/icons-react";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { coreText, ErrorAlert } from "../../components/ErrorAlert";
+import { locale } from "../../i18n";
+import { chartValue, formatDateTime, formatMoney } from "../../lib/format";
+import { fieldOf } from "../../lib/ipc";
+import { useDashboard } from "../dashboard/queries";
+import { useBalanceHistory, useQueryBalances } from "./queries";
+
+function History({ currency }: { currency: string }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const q = useBalanceHistory(currency);
+  const data = (q.data ?? []).map((s) => ({
+    at: formatDateTime(s.takenAt, loc),
+    balance: chartValue(s.balance),
+    unchecked: chartValue(s.unCheckedBalance),
+    total: chartValue(s.totalBalance),
+  }));
+  return (
+    <Card withBorder data-testid="balance-history">
+      <Title order={3} size="h5" mb="sm">
+        {t("balances.historyOf", { currency })}
+      </Title>
+      <ErrorAlert error={q.error} />
+      {data.length === 0 ? (
+        <Text c="dimmed">{t("balances.noHistory")}</Text>
+      ) : (
+        <LineChart
+          h={260}
+          data={data}
+          dataKey="at"
+          withLegend
+          valueFormatter={(v) => new Intl.NumberFormat(loc).format(v)}
+          series={[
+            { name: "balance", label: t("balances.balance"), color: "teal.6" },
+            { name: "unchecked", label: t("balances.unchecked"), color: "yellow.6" },
+            { name: "total", label: t("balances.total"), color: "blue.6" },
+          ]}
+        />
+      )}
+    </Card>
+  );
+}
+
+export function BalancesPage() {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const [currencies, setCurrencies] = useState<string[]>([]);
+  const [shown, setShown] = useState<string | null>(null);
+  const run = useQueryBalances();
+  const dashboard = useDashboard();
+  const invalid = fieldOf(run.error);
+  const results = run.data;
+  const { mutate } = run;
+
+  // Query once on opening: the screen shows live figures, not only the last snapshot.
+  useEffect(() => {
+    mutate([]);
+  }, [mutate]);
+  useEffect(() => {
+    if (!shown && results?.[0]) setShown(results[0].currency);
+  }, [results, shown]);
+
+  return (
+    <Stack data-testid="screen-balances">
+      <Title order={2}>{t("balances.title")}</Title>
+      <Group align="flex-end">
+        <TagsInput
+          label={t("balances.currencies")}
+          description={t("balances.currenciesHint")}
+          value={currencies}
+          onChange={(v) => setCurrencies(v.map((c) => c.trim().toUpperCase()))}
+          error={invalid?.field === "currency" ? invalid.rule : undefined}
+          w={360}
+          data-testid="balance-currencies"
+        />
+        <Button
+          leftSection={<IconRefresh size={16} />}
+          loading={run.isPending}
+          onClick={() => run.mutate(currencies)}
+          data-testid="balance-query"
+        >
+          {t("balances.query")}
+        </Button>
+      </Group>
+      {invalid ? null : <ErrorAlert error={run.error} />}
+      {results && results.length === 0 ? <Text c="dimmed">{t("balances.none")}</Text> : null}
+      {results && results.length > 0 ? (
+        <Table striped highlightOnHover data-testid="balance-table">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t("balances.currency")}</Table.Th>
+              <Table.Th ta="right">{t("balances.balance")}</Table.Th>
+              <Table.Th ta="right">{t("balances.unchecked")}</Table.Th>
+              <Table.Th ta="right">{t("balances.total")}</Table.Th>
+              <Table.Th>{t("balances.takenAt")}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {results.map((r) => (
+              <Table.Tr key={r.currency} data-testid="balance-row" data-currency={r.currency}>
+                <Table.Td>
+                  <UnstyledButton
+                    onClick={() => setShown(r.currency)}
+                    fw={shown === r.currency ? 700 : 400}
+                    aria-label={t("balances.historyOf", { currency: r.currency })}
+                  >
+                    {r.currency}
+                  </UnstyledButton>
+                </Table.Td>
+                {r.snapshot ? (
+                  <>
+                    <Table.Td ta="right">
+                      {formatMoney(r.snapshot.balance, r.currency, loc)}
+                    </Table.Td>
+                    <Table.Td ta="right">
+                      {formatMoney(r.snapshot.unCheckedBalance, r.currency, loc)}
+                    </Table.Td>
+                    <Table.Td ta="right">
+                      {formatMoney(r.snapshot.totalBalance, r.currency, loc)}
+                    </Table.Td>
+                    <Table.Td>{formatDateTime(r.snapshot.takenAt, loc)}</Table.Td>
+                  </>
+                ) : (
+                  <Table.Td colSpan={4} c="red">
+                    {t("balances.failed")}: {r.error ? coreText(t, r.error) : ""}
+                  </Table.Td>
+                )}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      ) : null}
+      {!results && dashboard.data && dashboard.data.balances.length > 0 ? (
+        <Text c="dimmed">{t("common.loading")}</Text>
+      ) : null}
+      {shown ? <History currency={shown} /> : null}
+    </Stack>
+  );
+}

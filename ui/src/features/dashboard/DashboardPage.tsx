@@ -1,0 +1,208 @@
+import { BarChart } from "@mantine/charts";
+import {
+  Alert,
+  Button,
+  Card,
+  Group,
+  Loader,
+  SegmentedControl,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Title,
+} from "@mantine/core";
+import { IconRefresh } from "@tabler/icons-react";
+import { useMemo, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { useNavigate } from "react-router";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { locale } from "../../i18n";
+import { chartValue, formatCount, formatDateTime, formatDay, formatMoney } from "../../lib/format";
+import type { Dashboard } from "../../lib/types";
+import { useDashboard } from "./queries";
+
+function Balances({ data }: { data: Dashboard }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  if (data.balances.length === 0) return <Text c="dimmed">{t("dashboard.noBalances")}</Text>;
+  return (
+    <SimpleGrid cols={{ base: 2, md: 4 }} data-testid="dashboard-balances">
+      {data.balances.map((b) => (
+        <Card key={b.currency} withBorder padding="sm">
+          <Text size="sm" c="dimmed">
+            {b.currency} · {t("dashboard.available")}
+          </Text>
+          <Text size="lg" fw={600}>
+            {formatMoney(b.balance, b.currency, loc)}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {t("dashboard.unchecked")} {formatMoney(b.unCheckedBalance, b.currency, loc)} ·{" "}
+            {t("dashboard.total")} {formatMoney(b.totalBalance, b.currency, loc)}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {t("dashboard.asOf", { time: formatDateTime(b.takenAt, loc) })}
+          </Text>
+        </Card>
+      ))}
+    </SimpleGrid>
+  );
+}
+
+function Activity({ data }: { data: Dashboard }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const currencies = useMemo(
+    () => [...new Set(data.days.map((d) => d.currency))].sort(),
+    [data.days],
+  );
+  const [currency, setCurrency] = useState<string | null>(null);
+  const shown = currency ?? currencies[0] ?? "";
+  const perDay = useMemo(() => {
+    const byDay = new Map<number, Record<string, number | string>>();
+    for (const d of data.days) {
+      const row = byDay.get(d.day) ?? { day: formatDay(d.day, loc) };
+      row[d.currency] = ((row[d.currency] as number | undefined) ?? 0) + d.orders;
+      byDay.set(d.day, row);
+    }
+    return [...byDay.entries()].sort(([a], [b]) => a - b).map(([, r]) => r);
+  }, [data.days, loc]);
+  const volume = useMemo(
+    () =>
+      data.days
+        .filter((d) => d.currency === shown)
+        .sort((a, b) => a.day - b.day)
+        .map((d) => ({ day: formatDay(d.day, loc), volume: chartValue(d.volume) })),
+    [data.days, shown, loc],
+  );
+  const palette = ["teal.6", "blue.6", "grape.6", "orange.6", "cyan.6", "pink.6", "lime.6"];
+  if (data.days.length === 0) return <Text c="dimmed">{t("dashboard.noActivity")}</Text>;
+  return (
+    <SimpleGrid cols={{ base: 1, lg: 2 }}>
+      <Card withBorder>
+        <Title order={3} size="h5" mb="sm">
+          {t("dashboard.activity")}
+        </Title>
+        <BarChart
+          h={220}
+          data={perDay}
+          dataKey="day"
+          type="stacked"
+          withLegend
+          series={currencies.map((c, i) => ({ name: c, color: palette[i % palette.length] }))}
+          data-testid="chart-orders"
+        />
+      </Card>
+      <Card withBorder>
+        <Group justify="space-between" mb="sm">
+          <Title order={3} size="h5">
+            {t("dashboard.volume")}
+          </Title>
+          <SegmentedControl
+            size="xs"
+            aria-label={t("dashboard.currency")}
+            value={shown}
+            onChange={setCurrency}
+            data={currencies}
+          />
+        </Group>
+        <BarChart
+          h={220}
+          data={volume}
+          dataKey="day"
+          series={[{ name: "volume", label: shown, color: "teal.6" }]}
+          valueFormatter={(v) => new Intl.NumberFormat(loc).format(v)}
+        />
+      </Card>
+    </SimpleGrid>
+  );
+}
+
+function Attention({ data }: { data: Dashboard }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const nothing = data.unknownOutcomes.length === 0 && data.pendingReviews === 0 && !data.syncError;
+  return (
+    <Card withBorder data-testid="dashboard-attention">
+      <Title order={3} size="h5" mb="sm">
+        {t("dashboard.attention")}
+      </Title>
+      {nothing ? <Text c="dimmed">{t("dashboard.allClear")}</Text> : null}
+      {data.syncError ? (
+        <Alert color="red" variant="light" title={t("dashboard.syncError")} mb="sm">
+          {formatDateTime(data.syncError[0], loc)}: {data.syncError[1]}
+        </Alert>
+      ) : null}
+      {data.pendingReviews > 0 ? (
+        <Text mb="sm">
+          {t("dashboard.pendingReviews")}: {data.pendingReviews}
+        </Text>
+      ) : null}
+      {data.unknownOutcomes.length > 0 ? (
+        <>
+          <Text fw={600}>{t("dashboard.unknownOutcomes")}</Text>
+          <Text size="xs" c="dimmed" mb="xs">
+            {t("dashboard.unknownOutcomesHint")}
+          </Text>
+          <Table>
+            <Table.Tbody>
+              {data.unknownOutcomes.map((e) => (
+                <Table.Tr key={e.id}>
+                  <Table.Td>{e.merOrderNo}</Table.Td>
+                  <Table.Td>{e.summary}</Table.Td>
+                  <Table.Td>{formatDateTime(e.updatedAt, loc)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </>
+      ) : null}
+    </Card>
+  );
+}
+
+export function DashboardPage() {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const navigate = useNavigate();
+  const q = useDashboard();
+  return (
+    <Stack data-testid="screen-dashboard">
+      <Group justify="space-between">
+        <Title order={2}>{t("dashboard.title")}</Title>
+        <Button
+          variant="default"
+          leftSection={<IconRefresh size={16} />}
+          onClick={() => q.refetch()}
+          loading={q.isFetching}
+        >
+          {t("common.refresh")}
+        </Button>
+      </Group>
+      {q.isPending ? <Loader /> : null}
+      <ErrorAlert error={q.error} />
+      {q.data ? (
+        <>
+          <Group gap="xl">
+            <Text data-testid="dashboard-cached">
+              {t("dashboard.cachedOrders")}: <b>{formatCount(q.data.cachedOrders, loc)}</b>
+            </Text>
+            <Text data-testid="dashboard-last-sync">
+              {t("dashboard.lastSync")}:{" "}
+              <b>{q.data.lastSync ? formatDateTime(q.data.lastSync, loc) : t("common.never")}</b>
+            </Text>
+            <Button variant="subtle" size="compact-sm" onClick={() => navigate("/orders")}>
+              {t("nav.orders")}
+            </Button>
+          </Group>
+          <Title order={3} size="h4">
+            {t("dashboard.balances")}
+          </Title>
+          <Balances data={q.data} />
+          <Activity data={q.data} />
+          <Attention data={q.data} />
+        </>
+      ) : null}
+    </Stack>
+  );
+}

@@ -1,0 +1,9 @@
+import { useQuery } from "@tanstack/react-query";
+import { commands } from "../../bindings";
+import { unwrap } from "../../lib/ipc";
+
+export const dashboardKeys = { all: ["dashboard"] as const };
+
+export function useDashboard() {
+  return useQuery({ queryKey: dashboardKeys.all, queryFn: () => unwrap(commands.dashboard()) });
+}

@@ -1,0 +1,119 @@
+import {
+  Button,
+  Group,
+  Modal,
+  Progress,
+  SegmentedControl,
+  Stack,
+  Text,
+  TextInput,
+} from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { commands } from "../../bindings";
+import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
+import { locale } from "../../i18n";
+import { formatCount, timeZoneLabel } from "../../lib/format";
+import { fieldOf, unwrap } from "../../lib/ipc";
+import type { ExportProgress, OrderFilter } from "../../lib/types";
+import { useExport } from "./queries";
+
+interface Props {
+  opened: boolean;
+  onClose: () => void;
+  filter: OrderFilter;
+  total: number;
+}
+
+/// Exports every row of the current filter to CSV or XLSX, with progress.
+export function ExportModal({ opened, onClose, filter, total }: Props) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const [format, setFormat] = useState<"csv" | "xlsx">("csv");
+  const [path, setPath] = useState("");
+  const [progress, setProgress] = useState<ExportProgress | null>(null);
+  const run = useExport(setProgress);
+  const suggested = useQuery({
+    queryKey: ["export-path", format, opened],
+    enabled: opened,
+    queryFn: () => unwrap(commands.defaultExportPath(format === "xlsx")),
+    staleTime: 0,
+  });
+  useEffect(() => {
+    if (suggested.data) setPath(suggested.data);
+  }, [suggested.data]);
+  const pathError = fieldOf(run.error)?.field === "path" ? fieldOf(run.error)?.rule : undefined;
+
+  return (
+    <Modal opened={opened} onClose={onClose} title={t("orders.exportTitle")} size="lg">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          setProgress(null);
+          run.mutate(
+            { filter, path },
+            {
+              onSuccess: (n) =>
+                toastOk(t("orders.exportDone", { count: formatCount(n, loc), path })),
+            },
+          );
+        }}
+      >
+        <Stack>
+          <SegmentedControl
+            aria-label={t("orders.exportFormat")}
+            value={format}
+            onChange={(v) => setFormat(v === "xlsx" ? "xlsx" : "csv")}
+            data={[
+              { value: "csv", label: "CSV" },
+              { value: "xlsx", label: "XLSX" },
+            ]}
+          />
+          <TextInput
+            label={t("orders.exportPath")}
+            description={t("orders.exportPathHint")}
+            value={path}
+            onChange={(e) => setPath(e.currentTarget.value)}
+            error={pathError}
+            data-testid="export-path"
+          />
+          <Text size="sm" c="dimmed">
+            {t("orders.timeZone", { tz: timeZoneLabel() })}
+          </Text>
+          {run.isPending || progress ? (
+            <Stack gap={2}>
+              <Progress
+                value={progress && progress.total > 0 ? (100 * progress.done) / progress.total : 0}
+                animated={run.isPending}
+                aria-label={t("orders.export")}
+              />
+              {progress ? (
+                <Text size="xs" c="dimmed">
+                  {t("orders.exportProgress", {
+                    done: formatCount(progress.done, loc),
+                    total: formatCount(progress.total, loc),
+                  })}
+                </Text>
+              ) : null}
+            </Stack>
+          ) : null}
+          {run.isSuccess ? (
+            <Text data-testid="export-result" data-rows={run.data}>
+              {t("orders.exportDone", { count: formatCount(run.data, loc), path })}
+            </Text>
+          ) : null}
+          {pathError ? null : <ErrorAlert error={run.error} />}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {t("common.close")}
+            </Button>
+            <Button type="submit" loading={run.isPending} data-testid="export-run">
+              {t("orders.exportRun", { count: formatCount(total, loc) })}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,295 @@
+import {
+  Badge,
+  Button,
+  Card,
+  Drawer,
+  Group,
+  Loader,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Timeline,
+  Title,
+} from "@mantine/core";
+import { IconRefresh } from "@tabler/icons-react";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
+import { StateBadge } from "../../components/StateBadge";
+import { locale } from "../../i18n";
+import { formatDateTime, formatMoney } from "../../lib/format";
+import type { CachedOrder, OrderRecord, SignatureStatus } from "../../lib/types";
+import { useAppStatus } from "../app/queries";
+import { useOrderDetail, useSimulate } from "./queries";
+
+const SIG_COLOR: Record<SignatureStatus, string> = {
+  verified: "teal",
+  not_signed: "gray",
+  unchecked: "yellow",
+};
+
+function Rows({ rows }: { rows: [string, React.ReactNode][] }) {
+  return (
+    <Table>
+      <Table.Tbody>
+        {rows
+          .filter(([, v]) => v !== null && v !== undefined && v !== "")
+          .map(([k, v]) => (
+            <Table.Tr key={k}>
+              <Table.Th w={180}>{k}</Table.Th>
+              <Table.Td>{v}</Table.Td>
+            </Table.Tr>
+          ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+function Cached({ o }: { o: CachedOrder }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const m = (v: string | null) => (v ? formatMoney(v, o.currency, loc) : null);
+  const f = (k: string) => t(`detail.field.${k}`);
+  return (
+    <Rows
+      rows={[
+        [f("tradeNo"), o.tradeNo],
+        [f("merOrderNo"), o.merOrderNo],
+        [f("state"), <StateBadge key="s" field="orderState" raw={o.state} />],
+        [f("method"), o.method],
+        [f("sourceAmount"), m(o.sourceAmount)],
+        [f("handlingFee"), m(o.handlingFee)],
+        [f("receiveAmount"), m(o.receiveAmount)],
+        [
+          f("settleAmount"),
+          o.settleAmount
+            ? formatMoney(o.settleAmount, o.settlementCurrency || o.currency, loc)
+            : null,
+        ],
+        [f("rollingReserve"), m(o.rollingReserve)],
+        [
+          f("rollingReserveStatus"),
+          o.rollingReserveStatus === null ? null : (
+            <StateBadge key="r" field="rollingReserveStatus" raw={o.rollingReserveStatus} />
+          ),
+        ],
+        [f("transactionFixedFee"), m(o.transactionFixedFee)],
+        [
+          f("refundAmount"),
+          o.refundAmount ? formatMoney(o.refundAmount, o.refundCurrency || o.currency, loc) : null,
+        ],
+        [
+          f("settle"),
+          o.settle === null ? null : <StateBadge key="st" field="settle" raw={o.settle} />,
+        ],
+        [f("refusalPayReason"), o.refusalPayReason],
+        [f("message"), o.message],
+        [f("created"), formatDateTime(o.createdAt, loc)],
+        [f("synced"), formatDateTime(o.syncedAt, loc)],
+      ]}
+    />
+  );
+}
+
+function Live({ r }: { r: OrderRecord }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const f = (k: string) => t(`detail.field.${k}`);
+  const cur = r.currencyCode;
+  return (
+    <Rows
+      rows={[
+        [
+          f("status"),
+          r.status ? (
+            <span key="status" data-testid="detail-live-status" data-status={r.status}>
+              <StateBadge field="queryStatus" raw={r.status} />
+            </span>
+          ) : null,
+        ],
+        [f("sourceAmount"), r.sourceAmount ? formatMoney(r.sourceAmount, cur, loc) : null],
+        [f("receiveAmount"), r.receiveAmount ? formatMoney(r.receiveAmount, cur, loc) : null],
+        [
+          f("refundAmount"),
+          r.refundAmount ? formatMoney(r.refundAmount, r.refundCurrency || cur, loc) : null,
+        ],
+        [
+          f("chargebackAmount"),
+          r.chargebackAmount
+            ? formatMoney(r.chargebackAmount, r.chargebackCurrency || cur, loc)
+            : null,
+        ],
+        [
+          f("transactionFixedFee"),
+          r.transactionFixedFee ? formatMoney(r.transactionFixedFee, cur, loc) : null,
+        ],
+        [
+          f("settle"),
+          r.settle === null ? null : <StateBadge key="s" field="settle" raw={r.settle} />,
+        ],
+        [f("message"), r.message],
+      ]}
+    />
+  );
+}
+
+const ACTIONS = ["pay", "fail", "close", "settle", "release-reserve"] as const;
+
+function Simulation({ tradeNo }: { tradeNo: string }) {
+  const { t } = useTranslation();
+  const sim = useSimulate(tradeNo);
+  const [amount, setAmount] = useState("");
+  const run = (action: string, withAmount: boolean) =>
+    sim.mutate(
+      { action, amount: withAmount ? amount || null : null },
+      {
+        onSuccess: () => toastOk(t("detail.simulated", { action: t(`detail.action.${action}`) })),
+        onError: (e) => toastError(t, e),
+      },
+    );
+  return (
+    <Card withBorder data-testid="simulation">
+      <Title order={3} size="h5">
+        {t("detail.simulate")}
+      </Title>
+      <Text size="xs" c="dimmed" mb="sm">
+        {t("detail.simulateHint")}
+      </Text>
+      <Group gap="xs">
+        {ACTIONS.map((a) => (
+          <Button
+            key={a}
+            size="xs"
+            variant="light"
+            loading={sim.isPending && sim.variables?.action === a}
+            onClick={() => run(a, false)}
+            data-testid={`simulate-${a}`}
+          >
+            {t(`detail.action.${a}`)}
+          </Button>
+        ))}
+      </Group>
+      <Group gap="xs" mt="sm" align="flex-end">
+        <TextInput
+          size="xs"
+          label={t("detail.amount")}
+          value={amount}
+          onChange={(e) => setAmount(e.currentTarget.value)}
+          inputMode="decimal"
+          w={120}
+        />
+        <Button size="xs" variant="light" color="violet" onClick={() => run("refund", true)}>
+          {t("detail.action.refund")}
+        </Button>
+        <Button size="xs" variant="light" color="orange" onClick={() => run("chargeback", true)}>
+          {t("detail.action.chargeback")}
+        </Button>
+      </Group>
+      {sim.error ? (
+        <Text size="sm" c="red" mt="xs" role="alert">
+          {errorText(t, sim.error)}
+        </Text>
+      ) : null}
+    </Card>
+  );
+}
+
+export function OrderDetailDrawer({
+  tradeNo,
+  onClose,
+}: {
+  tradeNo: string | null;
+  onClose: () => void;
+}) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const q = useOrderDetail(tradeNo);
+  const status = useAppStatus();
+  const d = q.data;
+  return (
+    <Drawer
+      opened={!!tradeNo}
+      onClose={onClose}
+      position="right"
+      size="xl"
+      title={
+        <Title order={2} size="h4">
+          {t("detail.title", { tradeNo })}
+        </Title>
+      }
+    >
+      <Stack data-testid="order-detail" data-trade-no={tradeNo}>
+        <Group>
+          <Button
+            variant="default"
+            size="xs"
+            leftSection={<IconRefresh size={14} />}
+            onClick={() => q.refetch()}
+            loading={q.isFetching}
+            data-testid="detail-refresh"
+          >
+            {t("common.refresh")}
+          </Button>
+        </Group>
+        {q.isPending ? <Loader /> : null}
+        <ErrorAlert error={q.error} />
+        {d ? (
+          <>
+            <Card withBorder>
+              <Group justify="space-between" mb="xs">
+                <Title order={3} size="h5">
+                  {t("detail.live")}
+                </Title>
+                {d.signature ? (
+                  <Badge
+                    color={SIG_COLOR[d.signature]}
+                    variant="light"
+                    data-testid="detail-signature"
+                    data-status={d.signature}
+                  >
+                    {t("detail.signature")}: {t(`detail.sig.${d.signature}`)}
+                  </Badge>
+                ) : null}
+              </Group>
+              {d.live ? <Live r={d.live} /> : null}
+              {d.liveError ? (
+                <Text c="red" size="sm" role="alert">
+                  {t("detail.liveFailed", { error: d.liveError })}
+                </Text>
+              ) : null}
+            </Card>
+            <Card withBorder>
+              <Title order={3} size="h5" mb="xs">
+                {t("detail.cached")}
+              </Title>
+              {d.order ? <Cached o={d.order} /> : <Text c="dimmed">{t("detail.notCached")}</Text>}
+            </Card>
+            <Card withBorder>
+              <Title order={3} size="h5" mb="xs">
+                {t("detail.history")}
+              </Title>
+              {d.history.length === 0 ? (
+                <Text c="dimmed">{t("detail.historyEmpty")}</Text>
+              ) : (
+                <Timeline bulletSize={14} lineWidth={2} data-testid="detail-history">
+                  {d.history.map(([at, state, note]) => (
+                    <Timeline.Item
+                      key={`${at}-${state}`}
+                      title={<StateBadge field="orderState" raw={state} />}
+                    >
+                      <Text size="xs" c="dimmed">
+                        {formatDateTime(at, loc)} {note}
+                      </Text>
+                    </Timeline.Item>
+                  ))}
+                </Timeline>
+              )}
+            </Card>
+            {status.data?.sandbox && tradeNo ? <Simulation tradeNo={tradeNo} /> : null}
+          </>
+        ) : null}
+      </Stack>
+    </Drawer>
+  );
+}

@@ -1,0 +1,63 @@
+import { Button, Group, Stack, Text, Title } from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { IconFileExport } from "@tabler/icons-react";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { useSearchParams } from "react-router";
+import { EMPTY_FILTER } from "../../components/CommandPalette";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { locale } from "../../i18n";
+import { formatCount, timeZoneLabel } from "../../lib/format";
+import { fieldOf } from "../../lib/ipc";
+import type { OrderFilter } from "../../lib/types";
+import { ExportModal } from "./ExportModal";
+import { FilterBar } from "./FilterBar";
+import { OrderDetailDrawer } from "./OrderDetailDrawer";
+import { OrdersTable } from "./OrdersTable";
+import { useOrderPages } from "./queries";
+import { SyncPanel } from "./SyncPanel";
+
+export function OrdersPage() {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const [filter, setFilter] = useState<OrderFilter>(EMPTY_FILTER);
+  const [params, setParams] = useSearchParams();
+  const [exporting, exportModal] = useDisclosure(false);
+  const first = useOrderPages(filter, []).first;
+  const invalid = fieldOf(first.error);
+  const total = first.data?.total ?? 0;
+  const open = params.get("order");
+
+  return (
+    <Stack data-testid="screen-orders" gap="sm">
+      <Group justify="space-between" align="flex-start">
+        <Title order={2}>{t("orders.title")}</Title>
+        <SyncPanel />
+      </Group>
+      <FilterBar filter={filter} onChange={setFilter} invalid={invalid} />
+      {first.error && !invalid ? <ErrorAlert error={first.error} /> : null}
+      <Group justify="space-between">
+        <Text size="sm" data-testid="orders-count" data-total={total}>
+          {t("orders.rows", { n: formatCount(total, loc) })} ·{" "}
+          {t("orders.timeZone", { tz: timeZoneLabel() })}
+        </Text>
+        <Button
+          variant="default"
+          leftSection={<IconFileExport size={16} />}
+          onClick={exportModal.open}
+          disabled={total === 0}
+          data-testid="export-button"
+        >
+          {t("orders.export")}
+        </Button>
+      </Group>
+      <OrdersTable
+        filter={filter}
+        onSort={(sort, descending) => setFilter({ ...filter, sort, descending })}
+        onOpen={(tradeNo) => setParams({ order: tradeNo })}
+      />
+      <OrderDetailDrawer tradeNo={open} onClose={() => setParams({})} />
+      <ExportModal opened={exporting} onClose={exportModal.close} filter={filter} total={total} />
+    </Stack>
+  );
+}

@@ -1,0 +1,283 @@
+import { Box, Center, Skeleton, Text, ThemeIcon, Tooltip, UnstyledButton } from "@mantine/core";
+import { IconArrowDown, IconArrowUp, IconShieldCheck, IconShieldX } from "@tabler/icons-react";
+import {
+  type ColumnDef,
+  flexRender,
+  getCoreRowModel,
+  type SortingState,
+  useReactTable,
+} from "@tanstack/react-table";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useMemo, useRef } from "react";
+import { useTranslation } from "react-i18next";
+import { StateBadge, useMeaning } from "../../components/StateBadge";
+import { locale } from "../../i18n";
+import { formatDateTime, formatMoney } from "../../lib/format";
+import type { CachedOrder, OrderFilter, SortKey } from "../../lib/types";
+import { PAGE_SIZE, useOrderPages } from "./queries";
+
+const ROW_HEIGHT = 38;
+
+/// A row of the visible window: loaded, or still on its way.
+type Slot = { index: number; order: CachedOrder | null };
+
+const SORTABLE: Record<string, SortKey> = {
+  createdAt: "created",
+  sourceAmount: "amount",
+  state: "state",
+  tradeNo: "tradeNo",
+};
+
+interface Props {
+  filter: OrderFilter;
+  onSort: (sort: SortKey, descending: boolean) => void;
+  onOpen: (tradeNo: string) => void;
+}
+
+/// The orders table: a virtual window over every cached row that matches the filter.
+/// Only the rows on screen exist in the DOM, and only their pages (100 rows) are read
+/// from the cache, so a million rows scroll like a hundred.
+export function OrdersTable({ filter, onSort, onOpen }: Props) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const read = useMeaning();
+  const scrollRef = useRef<HTMLDivElement>(null);
+
+  const firstPage = useOrderPages(filter, []).first;
+  const total = firstPage.data?.total ?? 0;
+
+  const virtualizer = useVirtualizer({
+    count: total,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+  const items = virtualizer.getVirtualItems();
+  const pages = useMemo(() => {
+    const set = new Set<number>();
+    for (const it of items) set.add(Math.floor(it.index / PAGE_SIZE));
+    return [...set];
+  }, [items]);
+  const { rest } = useOrderPages(filter, pages);
+
+  const rowAt = (index: number): CachedOrder | null => {
+    const page = Math.floor(index / PAGE_SIZE);
+    const data = page === 0 ? firstPage.data : rest[pages.filter((p) => p > 0).indexOf(page)]?.data;
+    return data?.rows[index - page * PAGE_SIZE] ?? null;
+  };
+  const slots: Slot[] = items.map((it) => ({ index: it.index, order: rowAt(it.index) }));
+
+  const columns = useMemo<ColumnDef<Slot>[]>(
+    () => [
+      {
+        id: "createdAt",
+        header: t("orders.col.created"),
+        size: 210,
+        cell: ({ row }) => formatDateTime(row.original.order?.createdAt, loc),
+      },
+      {
+        id: "tradeNo",
+        header: t("orders.col.tradeNo"),
+        size: 220,
+        cell: ({ row }) => row.original.order?.tradeNo,
+      },
+      {
+        id: "merOrderNo",
+        header: t("orders.col.merOrderNo"),
+        size: 220,
+        enableSorting: false,
+        cell: ({ row }) => row.original.order?.merOrderNo,
+      },
+      {
+        id: "state",
+        header: t("orders.col.state"),
+        size: 140,
+        cell: ({ row }) =>
+          row.original.order ? (
+            <StateBadge field="orderState" raw={row.original.order.state} />
+          ) : null,
+      },
+      {
+        id: "method",
+        header: t("orders.col.method"),
+        size: 110,
+        enableSorting: false,
+        cell: ({ row }) => row.original.order?.method || "—",
+      },
+      {
+        id: "sourceAmount",
+        header: t("orders.col.amount"),
+        size: 170,
+        meta: { align: "right" },
+        cell: ({ row }) => {
+          const o = row.original.order;
+          return o ? formatMoney(o.sourceAmount, o.currency, loc) : null;
+        },
+      },
+      {
+        id: "fee",
+        header: t("orders.col.fee"),
+        size: 120,
+        enableSorting: false,
+        meta: { align: "right" },
+        cell: ({ row }) => {
+          const o = row.original.order;
+          return o?.handlingFee ? formatMoney(o.handlingFee, o.currency, loc) : "—";
+        },
+      },
+      {
+        id: "settle",
+        header: t("orders.col.settle"),
+        size: 120,
+        enableSorting: false,
+        cell: ({ row }) => {
+          const s = row.original.order?.settle;
+          return s === null || s === undefined ? "—" : read("settle", s).label;
+        },
+      },
+      {
+        id: "signature",
+        header: t("orders.col.signature"),
+        size: 90,
+        enableSorting: false,
+        cell: ({ row }) => {
+          const o = row.original.order;
+          if (!o) return null;
+          const label = o.signatureVerified ? t("orders.verified") : t("orders.notVerified");
+          return (
+            <Tooltip label={label}>
+              <ThemeIcon
+                variant="transparent"
+                color={o.signatureVerified ? "teal" : "red"}
+                aria-label={label}
+                role="img"
+              >
+                {o.signatureVerified ? <IconShieldCheck size={18} /> : <IconShieldX size={18} />}
+              </ThemeIcon>
+            </Tooltip>
+          );
+        },
+      },
+    ],
+    [t, loc, read],
+  );
+
+  const sortColumn = Object.entries(SORTABLE).find(([, k]) => k === filter.sort)?.[0];
+  const sorting: SortingState = sortColumn ? [{ id: sortColumn, desc: filter.descending }] : [];
+  const table = useReactTable({
+    data: slots,
+    columns,
+    state: { sorting },
+    manualSorting: true,
+    enableSortingRemoval: false,
+    onSortingChange: (updater) => {
+      const next = typeof updater === "function" ? updater(sorting) : updater;
+      const s = next[0];
+      const key = s ? SORTABLE[s.id] : undefined;
+      if (s && key) onSort(key, s.desc);
+    },
+    getCoreRowModel: getCoreRowModel(),
+  });
+  const width = table.getTotalSize();
+  const rows = table.getRowModel().rows;
+
+  return (
+    <Box
+      ref={scrollRef}
+      className="orders-scroll"
+      data-testid="orders-table"
+      data-total={total}
+      role="region"
+      aria-label={t("orders.title")}
+      tabIndex={0}
+    >
+      <table className="vtable" style={{ width }} aria-rowcount={total + 1}>
+        <thead className="vtable-head">
+          {table.getHeaderGroups().map((hg) => (
+            <tr key={hg.id} className="vtable-row" aria-rowindex={1}>
+              {hg.headers.map((h) => {
+                const sortable = h.column.getCanSort() && h.column.id in SORTABLE;
+                const dir = h.column.getIsSorted();
+                const label = flexRender(h.column.columnDef.header, h.getContext());
+                return (
+                  <th
+                    key={h.id}
+                    style={{ width: h.getSize() }}
+                    aria-sort={dir ? (dir === "desc" ? "descending" : "ascending") : undefined}
+                  >
+                    {sortable ? (
+                      <UnstyledButton
+                        onClick={h.column.getToggleSortingHandler()}
+                        className="vtable-sort"
+                        data-testid={`sort-${h.column.id}`}
+                        aria-label={t("orders.sortBy", { column: h.column.columnDef.header })}
+                      >
+                        {label}
+                        {dir === "asc" ? <IconArrowUp size={14} /> : null}
+                        {dir === "desc" ? <IconArrowDown size={14} /> : null}
+                      </UnstyledButton>
+                    ) : (
+                      label
+                    )}
+                  </th>
+                );
+              })}
+            </tr>
+          ))}
+        </thead>
+        <tbody
+          style={{ height: virtualizer.getTotalSize(), position: "relative", display: "block" }}
+        >
+          {rows.map((row, i) => {
+            const v = items[i];
+            if (!v) return null;
+            const o = row.original.order;
+            return (
+              <tr
+                key={v.key}
+                className="vtable-row vtable-body-row"
+                aria-rowindex={v.index + 2}
+                data-testid={o ? "order-row" : "order-row-loading"}
+                data-trade-no={o?.tradeNo}
+                tabIndex={o ? 0 : -1}
+                onClick={() => o && onOpen(o.tradeNo)}
+                onKeyDown={(e) => {
+                  if (o && (e.key === "Enter" || e.key === " ")) {
+                    e.preventDefault();
+                    onOpen(o.tradeNo);
+                  }
+                }}
+                style={{ transform: `translateY(${v.start}px)`, height: ROW_HEIGHT }}
+              >
+                {row.getVisibleCells().map((cell) => (
+                  <td
+                    key={cell.id}
+                    style={{
+                      width: cell.column.getSize(),
+                      textAlign:
+                        (cell.column.columnDef.meta as { align?: "right" } | undefined)?.align ??
+                        "left",
+                    }}
+                  >
+                    {o ? (
+                      flexRender(cell.column.columnDef.cell, cell.getContext())
+                    ) : (
+                      <Skeleton height={14} radius="sm" />
+                    )}
+                  </td>
+                ))}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {firstPage.isSuccess && total === 0 ? (
+        <Center p="xl">
+          <Text c="dimmed" data-testid="orders-empty">
+            {t("orders.noRows")}
+          </Text>
+        </Center>
+      ) : null}
+    </Box>
+  );
+}

@@ -1,0 +1,130 @@
+import {
+  keepPreviousData,
+  useMutation,
+  useQueries,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
+import { Channel } from "@tauri-apps/api/core";
+import { commands } from "../../bindings";
+import { unwrap } from "../../lib/ipc";
+import type { ExportProgress, OrderFilter, SyncProgress } from "../../lib/types";
+
+export const PAGE_SIZE = 100;
+
+export const orderKeys = {
+  all: ["orders"] as const,
+  page: (filter: OrderFilter, page: number) => ["orders", "page", filter, page] as const,
+  detail: (tradeNo: string) => ["orders", "detail", tradeNo] as const,
+  currencies: ["orders", "currencies"] as const,
+  filters: ["orders", "filters"] as const,
+};
+
+export function fetchPage(filter: OrderFilter, page: number) {
+  return unwrap(commands.ordersPage(filter, page * PAGE_SIZE, PAGE_SIZE));
+}
+
+/// The first page (for the total) and every page under the visible rows.
+export function useOrderPages(filter: OrderFilter, pages: number[]) {
+  const first = useQuery({
+    queryKey: orderKeys.page(filter, 0),
+    queryFn: () => fetchPage(filter, 0),
+    placeholderData: keepPreviousData,
+  });
+  const rest = useQueries({
+    queries: pages
+      .filter((p) => p > 0)
+      .map((p) => ({
+        queryKey: orderKeys.page(filter, p),
+        queryFn: () => fetchPage(filter, p),
+        staleTime: 30_000,
+      })),
+  });
+  return { first, rest };
+}
+
+export function useCurrencies() {
+  return useQuery({
+    queryKey: orderKeys.currencies,
+    queryFn: () => unwrap(commands.currencies()),
+  });
+}
+
+export function useOrderDetail(tradeNo: string | null) {
+  return useQuery({
+    queryKey: orderKeys.detail(tradeNo ?? ""),
+    enabled: !!tradeNo,
+    queryFn: () => unwrap(commands.orderDetail(tradeNo ?? "")),
+    staleTime: 0,
+  });
+}
+
+/// After anything that changes the cache: every list, the dashboard, the palette.
+export function useInvalidateOrders() {
+  const qc = useQueryClient();
+  return () =>
+    Promise.all([
+      qc.invalidateQueries({ queryKey: orderKeys.all }),
+      qc.invalidateQueries({ queryKey: ["dashboard"] }),
+      qc.invalidateQueries({ queryKey: ["palette"] }),
+    ]);
+}
+
+export function useSync(onProgress: (p: SyncProgress) => void) {
+  const invalidate = useInvalidateOrders();
+  return useMutation({
+    mutationFn: ({ days, full }: { days: number; full: boolean }) => {
+      const channel = new Channel<SyncProgress>();
+      channel.onmessage = onProgress;
+      return unwrap(commands.ordersSync(days, full, channel));
+    },
+    onSettled: () => invalidate(),
+  });
+}
+
+export function cancelSync() {
+  return unwrap(commands.ordersSyncCancel());
+}
+
+export function useSimulate(tradeNo: string) {
+  const invalidate = useInvalidateOrders();
+  return useMutation({
+    mutationFn: ({ action, amount }: { action: string; amount: string | null }) =>
+      unwrap(commands.sandboxSimulate(tradeNo, action, amount)),
+    onSuccess: () => invalidate(),
+  });
+}
+
+export function useExport(onProgress: (p: ExportProgress) => void) {
+  return useMutation({
+    mutationFn: ({ filter, path }: { filter: OrderFilter; path: string }) => {
+      const channel = new Channel<ExportProgress>();
+      channel.onmessage = onProgress;
+      return unwrap(commands.ordersExport(filter, path, -new Date().getTimezoneOffset(), channel));
+    },
+  });
+}
+
+export function useSavedFilters() {
+  return useQuery({
+    queryKey: orderKeys.filters,
+    queryFn: () => unwrap(commands.filtersSaved()),
+  });
+}
+
+export function useSaveFilter() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, filter }: { name: string; filter: OrderFilter }) =>
+      unwrap(commands.filterSave(name, filter)),
+    onSuccess: () => qc.invalidateQueries({ queryKey: orderKeys.filters }),
+  });
+}
+
+export function useDeleteFilter() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => unwrap(commands.filterDelete(name)),
+    onSuccess: () => qc.invalidateQueries({ queryKey: orderKeys.filters }),
+  });
+}

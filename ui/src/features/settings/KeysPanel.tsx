@@ -1,0 +1,296 @@
+import {
+  Badge,
+  Button,
+  Card,
+  Code,
+  CopyButton,
+  Group,
+  Modal,
+  PasswordInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  Textarea,
+  Title,
+} from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
+import type { KeyInfo } from "../../lib/types";
+import {
+  useDeleteKey,
+  useGenerateKey,
+  useImportKey,
+  useKeys,
+  useSetGatewayKey,
+  useSetToken,
+} from "./queries";
+
+function KeyView({ info, testid }: { info: KeyInfo; testid: string }) {
+  const { t } = useTranslation();
+  return (
+    <Stack gap={4} data-testid={testid}>
+      <Badge variant="light">{t("settings.bits", { bits: info.bits })}</Badge>
+      <Text size="sm" fw={600}>
+        {t("settings.fingerprint")}
+      </Text>
+      <Code data-testid={`${testid}-fingerprint`}>{info.fingerprint}</Code>
+      <Group justify="space-between">
+        <Text size="sm" fw={600}>
+          {t("settings.publicKey")}
+        </Text>
+        <CopyButton value={info.public_pem}>
+          {({ copied, copy }) => (
+            <Button size="compact-xs" variant="default" onClick={copy}>
+              {copied ? t("common.copied") : t("common.copy")}
+            </Button>
+          )}
+        </CopyButton>
+      </Group>
+      <Code block style={{ maxHeight: 140, overflow: "auto", fontSize: 11 }}>
+        {info.public_pem}
+      </Code>
+    </Stack>
+  );
+}
+
+/// The profile's keys: the merchant's private key (never shown, only its public half),
+/// the gateway's public key, the bearer token.
+export function KeysPanel({ profile }: { profile: string }) {
+  const { t } = useTranslation();
+  const keys = useKeys(profile);
+  const importKey = useImportKey();
+  const generate = useGenerateKey();
+  const del = useDeleteKey();
+  const gateway = useSetGatewayKey();
+  const token = useSetToken();
+  const [pem, setPem] = useState("");
+  const [gatewayPem, setGatewayPem] = useState("");
+  const [tokenText, setTokenText] = useState("");
+  const [bits, setBits] = useState("2048");
+  const [confirmGenerate, generateModal] = useDisclosure(false);
+  const [confirmDelete, deleteModal] = useDisclosure(false);
+  const merchant = keys.data?.merchant ?? null;
+
+  const runGenerate = () =>
+    generate.mutate(
+      { profile, bits: Number(bits) },
+      {
+        onSuccess: (k) => {
+          generateModal.close();
+          toastOk(t("settings.generated", { fingerprint: k.fingerprint }));
+        },
+        onError: (e) => toastError(t, e),
+      },
+    );
+
+  return (
+    <Stack data-testid="keys-panel">
+      <Title order={3} size="h4">
+        {t("settings.keys", { name: profile })}
+      </Title>
+      <ErrorAlert error={keys.error} />
+      <SimpleGrid cols={{ base: 1, lg: 2 }}>
+        <Card withBorder>
+          <Title order={4} size="h5">
+            {t("settings.merchantKey")}
+          </Title>
+          <Text size="xs" c="dimmed" mb="sm">
+            {t("settings.merchantKeyHint")}
+          </Text>
+          {merchant ? (
+            <KeyView info={merchant} testid="merchant-key" />
+          ) : (
+            <Text c="dimmed">{t("settings.noKey")}</Text>
+          )}
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              importKey.mutate(
+                { profile, text: pem },
+                {
+                  onSuccess: (k) => {
+                    setPem("");
+                    toastOk(t("settings.imported", { fingerprint: k.fingerprint }));
+                  },
+                },
+              );
+            }}
+          >
+            <Textarea
+              mt="md"
+              label={t("settings.importKey")}
+              description={t("settings.importHint")}
+              autosize
+              minRows={3}
+              maxRows={6}
+              value={pem}
+              onChange={(e) => setPem(e.currentTarget.value)}
+              error={importKey.error ? errorText(t, importKey.error) : undefined}
+              styles={{ input: { fontFamily: "monospace", fontSize: 11 } }}
+              data-testid="key-import-text"
+              autoComplete="off"
+              spellCheck={false}
+            />
+            <Group mt="xs">
+              <Button
+                type="submit"
+                size="xs"
+                loading={importKey.isPending}
+                disabled={!pem.trim()}
+                data-testid="key-import-run"
+              >
+                {t("settings.importRun")}
+              </Button>
+            </Group>
+          </form>
+          <Group mt="md" align="flex-end">
+            <Select
+              label={t("settings.generate")}
+              data={["2048", "3072", "4096"].map((b) => ({
+                value: b,
+                label: t("settings.bits", { bits: b }),
+              }))}
+              value={bits}
+              onChange={(v) => setBits(v ?? "2048")}
+              w={160}
+              allowDeselect={false}
+            />
+            <Button
+              size="sm"
+              variant="light"
+              loading={generate.isPending}
+              onClick={() => (merchant ? generateModal.open() : runGenerate())}
+            >
+              {t("settings.generate")}
+            </Button>
+            {merchant ? (
+              <Button size="sm" variant="subtle" color="red" onClick={deleteModal.open}>
+                {t("settings.deleteKey")}
+              </Button>
+            ) : null}
+          </Group>
+        </Card>
+        <Stack>
+          <Card withBorder>
+            <Title order={4} size="h5">
+              {t("settings.gatewayKey")}
+            </Title>
+            <Text size="xs" c="dimmed" mb="sm">
+              {t("settings.gatewayKeyHint")}
+            </Text>
+            {keys.data?.gateway ? (
+              <KeyView info={keys.data.gateway} testid="gateway-key" />
+            ) : (
+              <Text c="dimmed">{t("settings.noKey")}</Text>
+            )}
+            <Textarea
+              mt="md"
+              label={t("settings.setGatewayKey")}
+              autosize
+              minRows={2}
+              maxRows={5}
+              value={gatewayPem}
+              onChange={(e) => setGatewayPem(e.currentTarget.value)}
+              error={gateway.error ? errorText(t, gateway.error) : undefined}
+              styles={{ input: { fontFamily: "monospace", fontSize: 11 } }}
+              spellCheck={false}
+            />
+            <Group mt="xs">
+              <Button
+                size="xs"
+                disabled={!gatewayPem.trim()}
+                loading={gateway.isPending}
+                onClick={() =>
+                  gateway.mutate(
+                    { profile, text: gatewayPem },
+                    {
+                      onSuccess: () => {
+                        setGatewayPem("");
+                        toastOk(t("settings.gatewayKeySet"));
+                      },
+                    },
+                  )
+                }
+              >
+                {t("settings.setGatewayKey")}
+              </Button>
+            </Group>
+          </Card>
+          <Card withBorder>
+            <Title order={4} size="h5">
+              {t("settings.token")}
+            </Title>
+            <Text size="sm" mb="xs" c={keys.data?.hasToken ? "teal" : "dimmed"}>
+              {keys.data?.hasToken ? t("settings.tokenPresent") : t("settings.tokenMissing")}
+            </Text>
+            <Group align="flex-end">
+              <PasswordInput
+                label={t("settings.token")}
+                value={tokenText}
+                onChange={(e) => setTokenText(e.currentTarget.value)}
+                error={token.error ? errorText(t, token.error) : undefined}
+                autoComplete="off"
+                w={280}
+              />
+              <Button
+                size="sm"
+                disabled={!tokenText.trim()}
+                loading={token.isPending}
+                onClick={() =>
+                  token.mutate(
+                    { profile, token: tokenText },
+                    {
+                      onSuccess: () => {
+                        setTokenText("");
+                        toastOk(t("settings.tokenSet"));
+                      },
+                    },
+                  )
+                }
+              >
+                {t("settings.setToken")}
+              </Button>
+            </Group>
+          </Card>
+        </Stack>
+      </SimpleGrid>
+      <Modal opened={confirmGenerate} onClose={generateModal.close} title={t("settings.generate")}>
+        <Text mb="md">{t("settings.replaceWarning")}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={generateModal.close}>
+            {t("common.cancel")}
+          </Button>
+          <Button color="orange" loading={generate.isPending} onClick={runGenerate}>
+            {t("common.confirm")}
+          </Button>
+        </Group>
+      </Modal>
+      <Modal opened={confirmDelete} onClose={deleteModal.close} title={t("settings.deleteKey")}>
+        <Text mb="md">{t("settings.deleteKeyConfirm", { name: profile })}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={deleteModal.close}>
+            {t("common.cancel")}
+          </Button>
+          <Button
+            color="red"
+            loading={del.isPending}
+            onClick={() =>
+              del.mutate(profile, {
+                onSuccess: () => {
+                  deleteModal.close();
+                  toastOk(t("settings.keyDeleted"));
+                },
+                onError: (e) => toastError(t, e),
+              })
+            }
+          >
+            {t("common.delete")}
+          </Button>
+        </Group>
+      </Modal>
+    </Stack>
+  );
+}

@@ -1,0 +1,171 @@
+import {
+  Button,
+  Group,
+  Modal,
+  NumberInput,
+  Stack,
+  Switch,
+  TagsInput,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
+import { fieldOf } from "../../lib/ipc";
+import type { Profile } from "../../lib/types";
+import { useSaveProfile } from "./queries";
+
+export const NEW_PROFILE: Profile = {
+  name: "",
+  baseUrl: "https://",
+  merNo: 0,
+  origin: "https://",
+  lang: "en",
+  orderType: null,
+  signSettings: { excludedKeys: ["sign", "sing", "signType"], skipEmpty: true },
+  stateOverrides: {},
+  operator: "",
+  notifyUrl: "",
+};
+
+interface Props {
+  /// The profile to edit, or null to add one.
+  editing: Profile | null;
+  opened: boolean;
+  onClose: () => void;
+}
+
+export function ProfileForm({ editing, opened, onClose }: Props) {
+  const { t } = useTranslation();
+  const [p, setP] = useState<Profile>(editing ?? NEW_PROFILE);
+  const save = useSaveProfile();
+  const invalid = fieldOf(save.error);
+  const { reset } = save;
+  useEffect(() => {
+    if (opened) {
+      setP(editing ?? NEW_PROFILE);
+      reset();
+    }
+  }, [opened, editing, reset]);
+  const err = (f: string) => (invalid?.field === f ? invalid.rule : undefined);
+  const sandbox = editing !== null && editing.baseUrl === null;
+  const set = <K extends keyof Profile>(k: K, v: Profile[K]) => setP({ ...p, [k]: v });
+
+  return (
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      size="lg"
+      title={
+        <Title order={2} size="h4">
+          {editing ? t("settings.editProfile", { name: editing.name }) : t("settings.addProfile")}
+        </Title>
+      }
+    >
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate(
+            { profile: p, previous: editing?.name ?? null },
+            {
+              onSuccess: () => {
+                toastOk(t("settings.saved", { name: p.name }));
+                onClose();
+              },
+            },
+          );
+        }}
+        data-testid="profile-form"
+      >
+        <Stack gap="sm">
+          <TextInput
+            label={t("settings.field.name")}
+            value={p.name}
+            onChange={(e) => set("name", e.currentTarget.value)}
+            error={err("name")}
+            disabled={editing !== null}
+            required
+            data-testid="profile-name"
+          />
+          {sandbox ? null : (
+            <TextInput
+              label={t("settings.field.baseUrl")}
+              description={t("settings.field.baseUrlHint")}
+              value={p.baseUrl ?? ""}
+              onChange={(e) => set("baseUrl", e.currentTarget.value)}
+              error={err("baseUrl")}
+              required
+              data-testid="profile-base-url"
+            />
+          )}
+          <NumberInput
+            label={t("settings.field.merNo")}
+            value={p.merNo}
+            onChange={(v) => set("merNo", typeof v === "number" ? v : 0)}
+            error={err("merNo")}
+            allowDecimal={false}
+            allowNegative={false}
+            required
+            data-testid="profile-mer-no"
+          />
+          <TextInput
+            label={t("settings.field.origin")}
+            value={p.origin}
+            onChange={(e) => set("origin", e.currentTarget.value)}
+            error={err("origin")}
+            required
+          />
+          <Group grow>
+            <TextInput
+              label={t("settings.field.lang")}
+              value={p.lang}
+              onChange={(e) => set("lang", e.currentTarget.value)}
+              error={err("lang")}
+            />
+            <TextInput
+              label={t("settings.field.orderType")}
+              value={p.orderType ?? ""}
+              onChange={(e) => set("orderType", e.currentTarget.value || null)}
+            />
+          </Group>
+          <TextInput
+            label={t("settings.field.operator")}
+            value={p.operator}
+            onChange={(e) => set("operator", e.currentTarget.value)}
+          />
+          <TextInput
+            label={t("settings.field.notifyUrl")}
+            value={p.notifyUrl}
+            onChange={(e) => set("notifyUrl", e.currentTarget.value)}
+            error={err("notifyUrl")}
+          />
+          <Title order={3} size="h5">
+            {t("settings.signing")}
+          </Title>
+          <TagsInput
+            label={t("settings.field.excludedKeys")}
+            value={p.signSettings.excludedKeys}
+            onChange={(v) => set("signSettings", { ...p.signSettings, excludedKeys: v })}
+          />
+          <Switch
+            label={t("settings.field.skipEmpty")}
+            checked={p.signSettings.skipEmpty}
+            onChange={(e) =>
+              set("signSettings", { ...p.signSettings, skipEmpty: e.currentTarget.checked })
+            }
+          />
+          {invalid ? null : <ErrorAlert error={save.error} />}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {t("common.cancel")}
+            </Button>
+            <Button type="submit" loading={save.isPending} data-testid="profile-save">
+              {t("common.save")}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,211 @@
+import {
+  Badge,
+  Button,
+  Card,
+  Group,
+  Modal,
+  SegmentedControl,
+  Select,
+  Stack,
+  Table,
+  Text,
+  Title,
+  useMantineColorScheme,
+} from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { IconPlus } from "@tabler/icons-react";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { ErrorAlert, toastError, toastOk } from "../../components/ErrorAlert";
+import { LANGUAGES, type Language, setLanguage } from "../../i18n";
+import type { Profile } from "../../lib/types";
+import { useAppStatus } from "../app/queries";
+import { KeysPanel } from "./KeysPanel";
+import { ProfileForm } from "./ProfileForm";
+import { useDeleteProfile, useProfiles, useSwitchProfile } from "./queries";
+
+function Appearance() {
+  const { t, i18n } = useTranslation();
+  const { colorScheme, setColorScheme } = useMantineColorScheme();
+  return (
+    <Card withBorder>
+      <Title order={3} size="h4" mb="sm">
+        {t("settings.appearance")}
+      </Title>
+      <Group align="flex-end" gap="xl">
+        <Select
+          label={t("settings.language")}
+          data={LANGUAGES.map((l) => ({ value: l.value, label: l.label }))}
+          value={i18n.language}
+          onChange={(v) => v && setLanguage(v as Language)}
+          allowDeselect={false}
+          w={200}
+          data-testid="language-select"
+        />
+        <Stack gap={4}>
+          <Text size="sm" fw={500} id="theme-label">
+            {t("settings.theme")}
+          </Text>
+          <SegmentedControl
+            aria-labelledby="theme-label"
+            value={colorScheme}
+            onChange={(v) =>
+              setColorScheme(v === "dark" ? "dark" : v === "light" ? "light" : "auto")
+            }
+            data={[
+              { value: "light", label: t("settings.themeLight") },
+              { value: "dark", label: t("settings.themeDark") },
+              { value: "auto", label: t("settings.themeAuto") },
+            ]}
+            data-testid="theme-control"
+          />
+        </Stack>
+      </Group>
+    </Card>
+  );
+}
+
+export function SettingsPage() {
+  const { t } = useTranslation();
+  const profiles = useProfiles();
+  const status = useAppStatus();
+  const switchProfile = useSwitchProfile();
+  const remove = useDeleteProfile();
+  const [editing, setEditing] = useState<Profile | null>(null);
+  const [formOpen, form] = useDisclosure(false);
+  const [removing, setRemoving] = useState<string | null>(null);
+  const [keysOf, setKeysOf] = useState<string | null>(null);
+  const active = profiles.data?.active ?? null;
+  const shownKeys = keysOf ?? active;
+
+  return (
+    <Stack data-testid="screen-settings">
+      <Title order={2}>{t("settings.title")}</Title>
+      <Card withBorder>
+        <Group justify="space-between" mb="sm">
+          <Title order={3} size="h4">
+            {t("settings.profiles")}
+          </Title>
+          <Button
+            leftSection={<IconPlus size={16} />}
+            variant="light"
+            onClick={() => {
+              setEditing(null);
+              form.open();
+            }}
+            data-testid="profile-add"
+          >
+            {t("settings.addProfile")}
+          </Button>
+        </Group>
+        <ErrorAlert error={profiles.error ?? switchProfile.error} />
+        <Table>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t("settings.field.name")}</Table.Th>
+              <Table.Th>{t("settings.gateway")}</Table.Th>
+              <Table.Th>{t("settings.field.merNo")}</Table.Th>
+              <Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {profiles.data?.profiles.map((p) => (
+              <Table.Tr key={p.name} data-testid="profile-row" data-name={p.name}>
+                <Table.Td>
+                  <Group gap="xs">
+                    {p.name}
+                    {p.name === active ? (
+                      <Badge size="sm" variant="light">
+                        {t("settings.active")}
+                      </Badge>
+                    ) : null}
+                  </Group>
+                </Table.Td>
+                <Table.Td>{p.baseUrl ?? t("settings.builtin")}</Table.Td>
+                <Table.Td>{p.merNo}</Table.Td>
+                <Table.Td>
+                  <Group gap="xs" justify="flex-end">
+                    {p.name !== active ? (
+                      <Button
+                        size="compact-sm"
+                        variant="light"
+                        loading={switchProfile.isPending && switchProfile.variables === p.name}
+                        onClick={() =>
+                          switchProfile.mutate(p.name, {
+                            onSuccess: () => {
+                              setKeysOf(null);
+                              toastOk(t("settings.switched", { name: p.name }));
+                            },
+                          })
+                        }
+                      >
+                        {t("settings.use")}
+                      </Button>
+                    ) : null}
+                    <Button size="compact-sm" variant="default" onClick={() => setKeysOf(p.name)}>
+                      {t("settings.keysButton")}
+                    </Button>
+                    <Button
+                      size="compact-sm"
+                      variant="default"
+                      onClick={() => {
+                        setEditing(p);
+                        form.open();
+                      }}
+                    >
+                      {t("common.edit")}
+                    </Button>
+                    {p.name !== active && p.baseUrl !== null ? (
+                      <Button
+                        size="compact-sm"
+                        variant="subtle"
+                        color="red"
+                        onClick={() => setRemoving(p.name)}
+                      >
+                        {t("common.delete")}
+                      </Button>
+                    ) : null}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Card>
+      {shownKeys ? <KeysPanel profile={shownKeys} /> : null}
+      <Appearance />
+      {status.data ? (
+        <Text size="xs" c="dimmed">
+          {t("settings.keyring", { service: status.data.keyringService })} ·{" "}
+          {t("settings.version", { version: status.data.version })}
+        </Text>
+      ) : null}
+      <ProfileForm editing={editing} opened={formOpen} onClose={form.close} />
+      <Modal
+        opened={removing !== null}
+        onClose={() => setRemoving(null)}
+        title={t("common.delete")}
+      >
+        <Text mb="md">{t("settings.removeProfile", { name: removing })}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setRemoving(null)}>
+            {t("common.cancel")}
+          </Button>
+          <Button
+            color="red"
+            loading={remove.isPending}
+            onClick={() =>
+              removing &&
+              remove.mutate(removing, {
+                onSuccess: () => setRemoving(null),
+                onError: (e) => toastError(t, e),
+              })
+            }
+          >
+            {t("common.delete")}
+          </Button>
+        </Group>
+      </Modal>
+    </Stack>
+  );
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { formatDateTime, formatMoney, minorUnits, timeZoneLabel } from "./format";
+
+describe("formatMoney", () => {
+  it("pads to the currency's minor units and groups digits", () => {
+    expect(formatMoney("1234567.5", "USD", "en-US")).toBe("USD 1,234,567.50");
+    expect(formatMoney("100", "JPY", "en-US")).toBe("JPY 100");
+    expect(formatMoney("12.345", "KWD", "en-US")).toBe("KWD 12.345");
+  });
+
+  it("keeps every digit of amounts too large or too precise for a float", () => {
+    expect(formatMoney("90071992547409931.01", "EUR", "en-US")).toBe(
+      "EUR 90,071,992,547,409,931.01",
+    );
+    expect(formatMoney("0.1234", "USD", "en-US")).toBe("USD 0.1234");
+  });
+
+  it("formats negatives and other locales", () => {
+    expect(formatMoney("-5.1", "USD", "en-US")).toBe("-USD 5.10");
+    expect(formatMoney("1234.5", "CNY", "zh-CN")).toBe("CNY 1,234.50");
+  });
+
+  it("returns text that is not a decimal unchanged, and nothing for empty", () => {
+    expect(formatMoney("N/A", "USD", "en-US")).toBe("N/A");
+    expect(formatMoney("", "USD", "en-US")).toBe("");
+    expect(formatMoney(null, "USD", "en-US")).toBe("");
+  });
+
+  it("knows minor units", () => {
+    expect(minorUnits("USD")).toBe(2);
+    expect(minorUnits("JPY")).toBe(0);
+    expect(minorUnits("BHD")).toBe(3);
+  });
+});
+
+describe("dates", () => {
+  it("shows the time zone", () => {
+    const s = formatDateTime(Date.UTC(2026, 10, 22, 12, 0, 0), "en-US", "UTC");
+    expect(s).toContain("11/22/2026");
+    expect(s).toContain("UTC");
+  });
+
+  it("labels the offset", () => {
+    expect(timeZoneLabel(480)).toMatch(/\(UTC\+08:00\)$/);
+    expect(timeZoneLabel(-330)).toMatch(/\(UTC-05:30\)$/);
+  });
+});

@@ -1,0 +1,103 @@
+// Money and dates for people. Amounts arrive as exact decimal strings and are never
+// turned into floating point: the integer part is formatted as a BigInt (exact, with
+// the locale's grouping and currency sign), the fraction is kept digit for digit.
+
+const minorUnitsCache = new Map<string, number>();
+
+/// The ISO 4217 minor units of a currency (2 when the runtime does not know it).
+export function minorUnits(currency: string): number {
+  const cached = minorUnitsCache.get(currency);
+  if (cached !== undefined) return cached;
+  let digits = 2;
+  try {
+    digits =
+      new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions()
+        .maximumFractionDigits ?? 2;
+  } catch {
+    digits = 2;
+  }
+  minorUnitsCache.set(currency, digits);
+  return digits;
+}
+
+const DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?$/;
+
+/// Formats a decimal string as money in `locale`, padded to the currency's minor units
+/// (extra digits are kept, never rounded away). Text that is not a decimal is returned
+/// as it came, so nothing the gateway sent is hidden.
+export function formatMoney(amount: string | null | undefined, currency: string, locale: string) {
+  if (amount === null || amount === undefined || amount === "") return "";
+  const m = DECIMAL.exec(amount.trim());
+  if (!m) return amount;
+  const [, sign = "", int = "0", frac = ""] = m;
+  const digits = Math.max(minorUnits(currency), frac.length);
+  const fraction = frac.padEnd(digits, "0");
+  let parts: Intl.NumberFormatPart[];
+  try {
+    parts = new Intl.NumberFormat(locale, {
+      style: currency ? "currency" : "decimal",
+      currency: currency || undefined,
+      currencyDisplay: "code",
+      minimumFractionDigits: 0,
+      maximumFractionDigits: 0,
+    }).formatToParts(BigInt(sign === "-" ? `-${int}` : int));
+  } catch {
+    return `${amount} ${currency}`.trim();
+  }
+  const decimalSep =
+    new Intl.NumberFormat(locale).formatToParts(1.5).find((p) => p.type === "decimal")?.value ??
+    ".";
+  const lastInt = parts.map((p) => p.type).lastIndexOf("integer");
+  const out = parts.map((p) => p.value);
+  if (fraction && lastInt >= 0) out.splice(lastInt + 1, 0, decimalSep + fraction);
+  return out.join("").replace(/\u00a0/g, " ");
+}
+
+/// A date and time in the user's time zone, with the zone shown.
+export function formatDateTime(
+  millis: number | null | undefined,
+  locale: string,
+  timeZone?: string,
+) {
+  if (millis === null || millis === undefined) return "";
+  return new Intl.DateTimeFormat(locale, {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    timeZoneName: "short",
+    timeZone,
+  }).format(new Date(millis));
+}
+
+/// A day (for the UTC day buckets of the charts).
+export function formatDay(millis: number, locale: string) {
+  return new Intl.DateTimeFormat(locale, {
+    month: "2-digit",
+    day: "2-digit",
+    timeZone: "UTC",
+  }).format(new Date(millis));
+}
+
+/// The local zone's name and offset, e.g. "Asia/Shanghai (UTC+08:00)".
+export function timeZoneLabel(offsetMinutes = -new Date().getTimezoneOffset()) {
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone ?? "local";
+  const sign = offsetMinutes < 0 ? "-" : "+";
+  const abs = Math.abs(offsetMinutes);
+  const hh = String(Math.floor(abs / 60)).padStart(2, "0");
+  const mm = String(abs % 60).padStart(2, "0");
+  return `${name} (UTC${sign}${hh}:${mm})`;
+}
+
+/// A count in the locale (counts are integers well below 2^53).
+export function formatCount(n: number, locale: string) {
+  return new Intl.NumberFormat(locale).format(n);
+}
+
+/// Turns a decimal string into a number for a chart's axis only, never for arithmetic.
+export function chartValue(amount: string): number {
+  const n = Number(amount);
+  return Number.isFinite(n) ? n : 0;
+}

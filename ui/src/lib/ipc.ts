@@ -1,0 +1,33 @@
+// The bridge between the generated bindings and TanStack Query: a command's
+// `{status: "error", error}` becomes a thrown `IpcError` carrying the core's error, so
+// screens branch on `error.code`, never on message text.
+import type { CoreError } from "../lib/types";
+
+export class IpcError extends Error {
+  readonly core: CoreError;
+  constructor(core: CoreError) {
+    super(core.code);
+    this.name = "IpcError";
+    this.core = core;
+  }
+}
+
+type Result<T> = { status: "ok"; data: T } | { status: "error"; error: CoreError };
+
+export async function unwrap<T>(call: Promise<Result<T>>): Promise<T> {
+  const r = await call;
+  if (r.status === "error") throw new IpcError(r.error);
+  return r.data;
+}
+
+/// The core error behind anything thrown (a framework failure becomes `internal`).
+export function coreError(e: unknown): CoreError {
+  if (e instanceof IpcError) return e.core;
+  return { code: "internal", message: e instanceof Error ? e.message : String(e) };
+}
+
+/// The form field a validation error names, if any.
+export function fieldOf(e: unknown): { field: string; rule: string } | null {
+  const c = coreError(e);
+  return c.code === "validation" ? { field: c.field, rule: c.rule } : null;
+}
