@@ -13,7 +13,7 @@ pub fn run_app() -> Result {
     ensure_ui_deps()?;
     checks::build_ui()?;
     checks::build_app()?;
-    let bin = root().join("target").join("debug").join("paydesk-app");
+    let bin = checks::window_test_app();
     let bin = bin.to_string_lossy().into_owned();
     if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
         return Err(format!(

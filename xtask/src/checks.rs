@@ -149,7 +149,17 @@ pub fn build_ui() -> Result {
     run("building the UI", "npm", &["run", "--prefix", &ui, "build"])
 }
 
-/// The app binary serving the built UI (what `tauri build` compiles, unbundled).
+/// Where the window tests' build of the app is kept: `cargo test` rebuilds
+/// `target/debug/paydesk-app` without the bundled UI, so the tests use a copy.
+pub fn window_test_app() -> std::path::PathBuf {
+    root()
+        .join("target")
+        .join("window-tests")
+        .join("paydesk-app")
+}
+
+/// The app binary serving the built UI (what `tauri build` compiles, unbundled), and a
+/// copy of it for the window tests.
 pub fn build_app() -> Result {
     run(
         "building the desktop app",
@@ -162,14 +172,20 @@ pub fn build_app() -> Result {
             "--features",
             "custom-protocol",
         ],
-    )
+    )?;
+    let built = root().join("target").join("debug").join("paydesk-app");
+    let copy = window_test_app();
+    std::fs::create_dir_all(copy.parent().unwrap_or(&root()))
+        .and_then(|()| std::fs::copy(&built, &copy))
+        .map_err(|e| format!("cannot copy {} to {}: {e}", built.display(), copy.display()))?;
+    Ok(())
 }
 
 /// The tests in the app's real window: Xvfb, the private D-Bus session with
 /// gnome-keyring, tauri-driver and WebKitWebDriver, driven by WebdriverIO under node's
 /// test runner. Screenshots land in `artifacts/e2e/`.
 pub fn window_tests() -> Result<Tally> {
-    let app = root().join("target").join("debug").join("paydesk-app");
+    let app = window_test_app();
     let mut args = dbus_session_args();
     args.extend(
         [

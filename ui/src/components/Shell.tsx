@@ -4,6 +4,7 @@ import {
   Badge,
   Button,
   Center,
+  darken,
   Group,
   Loader,
   NavLink,
@@ -11,6 +12,7 @@ import {
   Text,
   Title,
   Tooltip,
+  useMantineTheme,
 } from "@mantine/core";
 import {
   IconCoins,
@@ -35,16 +37,18 @@ export const SCREENS = [
 
 function ModeBanner() {
   const { t } = useTranslation();
+  const theme = useMantineTheme();
   const { data } = useAppStatus();
   if (!data) return null;
   return (
     <Group gap="xs" data-testid="mode-banner" wrap="nowrap">
       <Tooltip label={data.sandbox ? t("app.sandboxHint") : t("app.liveHint")}>
         <Badge
-          color={data.sandbox ? "orange" : "red"}
+          color={data.sandbox ? darken(theme.colors.orange[9] ?? "#d9480f", 0.25) : "red.9"}
           variant="filled"
           size="lg"
           data-testid="mode-badge"
+          data-mode={data.sandbox ? "sandbox" : "live"}
         >
           {data.sandbox ? t("app.sandbox") : t("app.live")}
         </Badge>
@@ -77,7 +81,7 @@ export function Shell() {
   }
 
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 200, breakpoint: 0 }} padding="md">
+    <AppShell header={{ height: 56 }} navbar={{ width: 180, breakpoint: 0 }} padding="md">
       <a href="#main" className="skip-link">
         {t("app.skipToContent")}
       </a>

@@ -66,6 +66,7 @@ export const en = {
     loading: "Loading…",
     never: "Never",
     apply: "Apply",
+    clear: "Clear",
     reset: "Reset",
   },
   meaning: {

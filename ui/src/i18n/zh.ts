@@ -66,6 +66,7 @@ export const zh: Catalogue = {
     loading: "加载中…",
     never: "从未",
     apply: "应用",
+    clear: "清除",
     reset: "重置",
   },
   meaning: {

@@ -72,6 +72,20 @@ export function formatDateTime(
   }).format(new Date(millis));
 }
 
+/// A date and time in the user's time zone, without the zone (tables, whose header
+/// names it once).
+export function formatDateTimeShort(millis: number | null | undefined, locale: string) {
+  if (millis === null || millis === undefined) return "";
+  return new Intl.DateTimeFormat(locale, {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(new Date(millis));
+}
+
 /// A day (for the UTC day buckets of the charts).
 export function formatDay(millis: number, locale: string) {
   return new Intl.DateTimeFormat(locale, {

@@ -109,7 +109,7 @@ export function FilterBar({ filter, onChange, invalid }: Props) {
           onChange={(v) => onChange({ ...filter, states: v.map(Number) })}
           clearable
           w={200}
-          data-testid="filter-state"
+          id="filter-state"
         />
         <MultiSelect
           label={t("orders.currency")}

@@ -12,7 +12,7 @@ import { useMemo, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { StateBadge, useMeaning } from "../../components/StateBadge";
 import { locale } from "../../i18n";
-import { formatDateTime, formatMoney } from "../../lib/format";
+import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import type { CachedOrder, OrderFilter, SortKey } from "../../lib/types";
 import { PAGE_SIZE, useOrderPages } from "./queries";
 
@@ -72,26 +72,26 @@ export function OrdersTable({ filter, onSort, onOpen }: Props) {
       {
         id: "createdAt",
         header: t("orders.col.created"),
-        size: 210,
-        cell: ({ row }) => formatDateTime(row.original.order?.createdAt, loc),
+        size: 150,
+        cell: ({ row }) => formatDateTimeShort(row.original.order?.createdAt, loc),
       },
       {
         id: "tradeNo",
         header: t("orders.col.tradeNo"),
-        size: 220,
+        size: 180,
         cell: ({ row }) => row.original.order?.tradeNo,
       },
       {
         id: "merOrderNo",
         header: t("orders.col.merOrderNo"),
-        size: 220,
+        size: 180,
         enableSorting: false,
         cell: ({ row }) => row.original.order?.merOrderNo,
       },
       {
         id: "state",
         header: t("orders.col.state"),
-        size: 140,
+        size: 125,
         cell: ({ row }) =>
           row.original.order ? (
             <StateBadge field="orderState" raw={row.original.order.state} />
@@ -100,14 +100,14 @@ export function OrdersTable({ filter, onSort, onOpen }: Props) {
       {
         id: "method",
         header: t("orders.col.method"),
-        size: 110,
+        size: 90,
         enableSorting: false,
         cell: ({ row }) => row.original.order?.method || "—",
       },
       {
         id: "sourceAmount",
         header: t("orders.col.amount"),
-        size: 170,
+        size: 150,
         meta: { align: "right" },
         cell: ({ row }) => {
           const o = row.original.order;
@@ -117,7 +117,7 @@ export function OrdersTable({ filter, onSort, onOpen }: Props) {
       {
         id: "fee",
         header: t("orders.col.fee"),
-        size: 120,
+        size: 105,
         enableSorting: false,
         meta: { align: "right" },
         cell: ({ row }) => {
@@ -128,7 +128,7 @@ export function OrdersTable({ filter, onSort, onOpen }: Props) {
       {
         id: "settle",
         header: t("orders.col.settle"),
-        size: 120,
+        size: 100,
         enableSorting: false,
         cell: ({ row }) => {
           const s = row.original.order?.settle;
@@ -138,7 +138,7 @@ export function OrdersTable({ filter, onSort, onOpen }: Props) {
       {
         id: "signature",
         header: t("orders.col.signature"),
-        size: 90,
+        size: 70,
         enableSorting: false,
         cell: ({ row }) => {
           const o = row.original.order;

@@ -36,7 +36,12 @@ function KeyView({ info, testid }: { info: KeyInfo; testid: string }) {
       <Text size="sm" fw={600}>
         {t("settings.fingerprint")}
       </Text>
-      <Code data-testid={`${testid}-fingerprint`}>{info.fingerprint}</Code>
+      <Code
+        data-testid={`${testid}-fingerprint`}
+        style={{ whiteSpace: "normal", wordBreak: "break-all" }}
+      >
+        {info.fingerprint}
+      </Code>
       <Group justify="space-between">
         <Text size="sm" fw={600}>
           {t("settings.publicKey")}
@@ -49,7 +54,12 @@ function KeyView({ info, testid }: { info: KeyInfo; testid: string }) {
           )}
         </CopyButton>
       </Group>
-      <Code block style={{ maxHeight: 140, overflow: "auto", fontSize: 11 }}>
+      <Code
+        block
+        style={{ maxHeight: 140, overflow: "auto", fontSize: 11 }}
+        tabIndex={0}
+        aria-label={t("settings.publicKey")}
+      >
         {info.public_pem}
       </Code>
     </Stack>

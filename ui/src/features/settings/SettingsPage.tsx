@@ -40,7 +40,7 @@ function Appearance() {
           onChange={(v) => v && setLanguage(v as Language)}
           allowDeselect={false}
           w={200}
-          data-testid="language-select"
+          id="language-select"
         />
         <Stack gap={4}>
           <Text size="sm" fw={500} id="theme-label">

@@ -1,0 +1,169 @@
+// The desktop app in its real window against the built-in sandbox: what a user relies
+// on, screen by screen, with a screenshot and an accessibility check of each.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { helpers, startApp } from "./harness.mjs";
+
+let app;
+let browser;
+let h;
+const id = (x) => `[data-testid="${x}"]`;
+
+before(async () => {
+  app = await startApp();
+  browser = app.browser;
+  h = helpers(browser);
+});
+
+after(async () => {
+  await app?.stop();
+});
+
+async function total() {
+  const el = await h.waitFor(id("orders-count"));
+  return Number(await el.getAttribute("data-total"));
+}
+
+async function checkAxe(screen) {
+  const serious = await h.axe();
+  assert.deepEqual(serious, [], `${screen}: serious accessibility violations`);
+}
+
+test("opens on the dashboard of the built-in sandbox", async () => {
+  await h.waitFor(id("screen-dashboard"), 60_000);
+  const badge = await h.waitFor(id("mode-badge"));
+  assert.equal(await badge.getAttribute("data-mode"), "sandbox");
+  assert.match(await (await h.waitFor(id("banner-merchant"))).getText(), /10001/);
+  await h.shot("dashboard-empty");
+  await checkAxe("dashboard");
+});
+
+test("a sync fills the orders table", async () => {
+  await h.click(id("nav-orders"));
+  await h.waitFor(id("screen-orders"));
+  await h.click(id("sync-button"));
+  await h.waitFor(`${id("sync-progress")}[data-done="true"]`, 120_000);
+  await browser.waitUntil(async () => (await total()) > 1000, {
+    timeout: 20_000,
+    timeoutMsg: "the table did not fill after the sync",
+  });
+  await h.waitFor(id("order-row"));
+  const rows = await browser.$$(id("order-row"));
+  assert.ok(rows.length >= 10, `only ${rows.length} rows rendered`);
+  await h.shot("orders");
+  await checkAxe("orders");
+});
+
+test("a search by fragment finds an order", async () => {
+  const rows = await browser.$$(id("order-row"));
+  const tradeNo = await rows[5].getAttribute("data-trade-no");
+  const fragment = tradeNo.slice(-7);
+  await h.typeInto(`${id("orders-search")}`, fragment);
+  await browser.waitUntil(async () => (await total()) < 10, {
+    timeout: 10_000,
+    timeoutMsg: `searching ${fragment} did not narrow the table`,
+  });
+  const found = await browser.$$(id("order-row"));
+  const numbers = [];
+  for (const r of found) numbers.push(await r.getAttribute("data-trade-no"));
+  assert.ok(numbers.includes(tradeNo), `${tradeNo} not among ${numbers}`);
+  await h.typeInto(id("orders-search"), "");
+});
+
+test("an order's detail shows the verified response signature", async () => {
+  await browser.waitUntil(async () => (await total()) > 1000, { timeout: 10_000 });
+  const row = await h.waitFor(id("order-row"));
+  const tradeNo = await row.getAttribute("data-trade-no");
+  await row.click();
+  await h.waitFor(`${id("order-detail")}[data-trade-no="${tradeNo}"]`);
+  await h.waitFor(`${id("detail-signature")}[data-status="verified"]`);
+  await h.shot("order-detail");
+  await checkAxe("order detail");
+  await browser.keys("Escape");
+  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 5_000 });
+});
+
+test("a sandbox pay moves a pending order to success after refresh", async () => {
+  await h.choose("#filter-state", "Pending");
+  await browser.keys("Escape");
+  await browser.waitUntil(async () => (await total()) > 0, { timeout: 10_000 });
+  const pendingBefore = await total();
+  const row = await h.waitFor(id("order-row"));
+  const tradeNo = await row.getAttribute("data-trade-no");
+  await row.click();
+  await h.waitFor(`${id("detail-live-status")}[data-status="PENDING"]`);
+  await h.click(id("simulate-pay"));
+  await h.click(id("detail-refresh"));
+  await h.waitFor(`${id("detail-live-status")}[data-status="SUCCESS"]`, 20_000);
+  await h.shot("order-paid");
+  await browser.keys("Escape");
+  // The desk re-read the order's day: the cache no longer counts it as pending.
+  await browser.waitUntil(async () => (await total()) === pendingBefore - 1, {
+    timeout: 10_000,
+    timeoutMsg: `${tradeNo} still counted as pending`,
+  });
+});
+
+test("export writes every filtered row", async () => {
+  const expected = await total();
+  assert.ok(expected > 0);
+  await h.click(id("export-button"));
+  const file = path.join(app.home, "pending.csv");
+  await h.typeInto(id("export-path"), file);
+  await h.click(id("export-run"));
+  const result = await h.waitFor(id("export-result"), 30_000);
+  assert.equal(Number(await result.getAttribute("data-rows")), expected);
+  const lines = readFileSync(file, "utf8").trim().split(/\r?\n/);
+  assert.equal(lines.length, expected + 1, "a header and one line per filtered order");
+  await h.shot("export");
+  await browser.keys("Escape");
+});
+
+test("balances answer per currency", async () => {
+  await h.click(id("nav-balances"));
+  await h.waitFor(id("screen-balances"));
+  await h.waitFor(id("balance-row"), 20_000);
+  const rows = await browser.$$(id("balance-row"));
+  assert.ok(rows.length >= 1);
+  await h.waitFor(id("balance-history"));
+  await h.shot("balances");
+  await checkAxe("balances");
+});
+
+test("switching the language changes the labels", async () => {
+  await h.click(id("nav-settings"));
+  await h.waitFor(id("screen-settings"));
+  await h.shot("settings");
+  await checkAxe("settings");
+  await h.choose("#language-select", "简体中文");
+  await browser.waitUntil(
+    async () => (await (await browser.$(id("nav-orders"))).getText()) === "订单",
+    {
+      timeout: 5_000,
+      timeoutMsg: "the navigation did not turn Chinese",
+    },
+  );
+  await h.shot("settings-zh");
+  await h.choose("#language-select", "English");
+  await browser.waitUntil(
+    async () => (await (await browser.$(id("nav-orders"))).getText()) === "Orders",
+    {
+      timeout: 5_000,
+    },
+  );
+});
+
+test("importing a wrong key shows a clear error and keeps the current key", async () => {
+  const fingerprint = await (await h.waitFor(id("merchant-key-fingerprint"))).getText();
+  await h.typeInto(id("key-import-text"), "this is not a private key");
+  await h.click(id("key-import-run"));
+  const error = await h.waitFor(
+    `//*[contains(@class, "InputWrapper-error")][ancestor::*[.//*[@data-testid="key-import-text"]]]`,
+  );
+  const text = await error.getText();
+  assert.match(text, /\S+: \S+/, `the error names the field and the rule: ${text}`);
+  await h.shot("settings-key-error");
+  assert.equal(await (await h.waitFor(id("merchant-key-fingerprint"))).getText(), fingerprint);
+});

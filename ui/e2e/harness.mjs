@@ -1,0 +1,154 @@
+// Starts what the window tests need and stops it by its PID: a fresh PayDesk home,
+// tauri-driver (which starts WebKitWebDriver and the app), and a WebDriver session.
+// Runs inside the private D-Bus session with gnome-keyring and under Xvfb (xtask).
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { remote } from "webdriverio";
+
+const require = createRequire(import.meta.url);
+const APP = process.env.PAYDESK_APP ?? path.resolve("../target/debug/paydesk-app");
+export const ARTIFACTS = process.env.PAYDESK_ARTIFACTS ?? path.resolve("../artifacts/e2e");
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+async function waitForPort(port, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const ok = await new Promise((resolve) => {
+      const s = net.connect(port, "127.0.0.1", () => {
+        s.end();
+        resolve(true);
+      });
+      s.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`tauri-driver did not listen on ${port} within ${timeoutMs} ms`);
+}
+
+/// A session on the app, on a fresh home with a keyring service of its own.
+export async function startApp() {
+  const home = mkdtempSync(path.join(tmpdir(), "paydesk-e2e-"));
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const port = await freePort();
+  const nativePort = await freePort();
+  const driver = spawn(
+    "tauri-driver",
+    ["--port", String(port), "--native-port", String(nativePort)],
+    {
+      stdio: ["ignore", "inherit", "inherit"],
+      env: {
+        ...process.env,
+        PAYDESK_HOME: home,
+        PAYDESK_KEYRING_SERVICE: `PayDesk-e2e-${process.pid}`,
+        RUST_LOG: "warn",
+      },
+    },
+  );
+  await waitForPort(port, 15_000);
+  const browser = await remote({
+    hostname: "127.0.0.1",
+    port,
+    logLevel: "error",
+    connectionRetryCount: 1,
+    capabilities: {
+      browserName: "wry",
+      "wdio:enforceWebDriverClassic": true,
+      "tauri:options": { application: APP },
+    },
+  });
+  const stop = async () => {
+    try {
+      await browser.deleteSession();
+    } finally {
+      driver.kill("SIGTERM");
+      rmSync(home, { recursive: true, force: true });
+    }
+  };
+  return { browser, home, stop };
+}
+
+/// Helpers bound to one session.
+export function helpers(browser) {
+  const byTestId = (id) => `[data-testid="${id}"]`;
+  const shot = (name) => browser.saveScreenshot(path.join(ARTIFACTS, `${name}.png`));
+  const waitFor = async (selector, timeout = 20_000) => {
+    const el = await browser.$(selector);
+    await el.waitForExist({ timeout });
+    return el;
+  };
+  const click = async (selector) => {
+    const el = await waitFor(selector);
+    try {
+      await el.waitForClickable({ timeout: 10_000 });
+    } catch (e) {
+      await shot(`failed-click-${Date.now()}`);
+      throw e;
+    }
+    await el.click();
+    return el;
+  };
+  const typeInto = async (selector, text) => {
+    const el = await waitFor(selector);
+    await el.click();
+    // Select all and delete, as a person would: React sees every keystroke.
+    await browser.keys(["Control", "a"]);
+    await browser.keys("Backspace");
+    if (text) await el.addValue(text);
+    return el;
+  };
+  const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  /// axe-core on the page as it is now; the serious and critical violations.
+  const axe = async () => {
+    // Let opening transitions (drawers, modals) finish: axe measures what is painted.
+    await browser.pause(700);
+    await browser.execute(`${axeSource}; return true;`);
+    const violations = await browser.executeAsync((done) => {
+      // biome-ignore lint/suspicious/noExplicitAny: axe is injected as a global
+      const a = /** @type {any} */ (window).axe;
+      a.run(document, { resultTypes: ["violations"] }).then((r) =>
+        done(
+          r.violations.map((v) => ({
+            id: v.id,
+            impact: v.impact,
+            help: v.help,
+            nodes: v.nodes.slice(0, 3).map((n) => {
+              const d = n.any?.[0]?.data;
+              const colors = d?.fgColor
+                ? ` [${d.fgColor} on ${d.bgColor}: ${d.contrastRatio}]`
+                : "";
+              return `${n.target.join(" ")}${colors}: ${n.html.slice(0, 120)}`;
+            }),
+          })),
+        ),
+      );
+    });
+    return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  };
+  /// Picks an option of a Mantine select or multi-select.
+  /// With the keyboard, as a person without a mouse would: focus, ArrowDown, pick.
+  const choose = async (inputSelector, optionText) => {
+    const input = await waitFor(inputSelector);
+    await browser.execute((e) => e.focus(), input);
+    await browser.keys("ArrowDown");
+    const option = await waitFor(
+      `//*[@role="option"][contains(normalize-space(.), "${optionText}")]`,
+    );
+    await option.click();
+  };
+  return { byTestId, waitFor, click, typeInto, shot, axe, choose };
+}
