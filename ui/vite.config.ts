@@ -15,6 +15,6 @@ export default defineConfig({
   test: {
     environment: "jsdom",
     include: ["src/**/*.test.{ts,tsx}"],
-    setupFiles: ["src/test/setup.ts"],
+    setupFiles: ["src/test/setup.ts", "src/test/tauri.ts"],
   },
 });

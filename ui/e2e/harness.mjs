@@ -40,9 +40,10 @@ async function waitForPort(port, timeoutMs) {
   throw new Error(`tauri-driver did not listen on ${port} within ${timeoutMs} ms`);
 }
 
-/// A session on the app, on a fresh home with a keyring service of its own.
-export async function startApp() {
-  const home = mkdtempSync(path.join(tmpdir(), "paydesk-e2e-"));
+/// A session on the app, on a fresh home (or `home`, kept afterwards) with a keyring
+/// service of its own.
+export async function startApp({ home: given, app = APP } = {}) {
+  const home = given ?? mkdtempSync(path.join(tmpdir(), "paydesk-e2e-"));
   mkdirSync(ARTIFACTS, { recursive: true });
   const port = await freePort();
   const nativePort = await freePort();
@@ -54,7 +55,7 @@ export async function startApp() {
       env: {
         ...process.env,
         PAYDESK_HOME: home,
-        PAYDESK_KEYRING_SERVICE: `PayDesk-e2e-${process.pid}`,
+        PAYDESK_KEYRING_SERVICE: `PayDesk-e2e-${path.basename(home)}`,
         RUST_LOG: "warn",
       },
     },
@@ -68,7 +69,7 @@ export async function startApp() {
     capabilities: {
       browserName: "wry",
       "wdio:enforceWebDriverClassic": true,
-      "tauri:options": { application: APP },
+      "tauri:options": { application: app },
     },
   });
   const stop = async () => {
@@ -76,10 +77,11 @@ export async function startApp() {
       await browser.deleteSession();
     } finally {
       driver.kill("SIGTERM");
-      rmSync(home, { recursive: true, force: true });
+      await new Promise((r) => driver.once("exit", r));
+      if (!given) rmSync(home, { recursive: true, force: true });
     }
   };
-  return { browser, home, stop };
+  return { browser, home, stop, driverPid: driver.pid };
 }
 
 /// Helpers bound to one session.

@@ -70,3 +70,64 @@ pub fn package() -> Result {
         &["build", "--bundles", "deb", "--ci"],
     )
 }
+
+/// The desktop app's benchmark (release build): launch to an interactive dashboard,
+/// idle memory, and the IPC round trip of an orders page over 1,000,000 cached orders;
+/// then the size of the `.deb` if `cargo xtask package` made one.
+pub fn bench_app() -> Result {
+    ensure_apt(TEST_PACKAGES)?;
+    ensure_ui_deps()?;
+    crate::setup::ensure_tauri_driver()?;
+    checks::build_ui()?;
+    run(
+        "building the desktop app (release)",
+        "cargo",
+        &[
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "paydesk-app",
+            "--features",
+            "custom-protocol",
+        ],
+    )?;
+    let app = root().join("target").join("release").join("paydesk-app");
+    let mut args = dbus_session_args();
+    args.extend(
+        [
+            "xvfb-run",
+            "-a",
+            "-s",
+            "-screen 0 1280x800x24",
+            "node",
+            "bench/app-bench.mjs",
+        ]
+        .map(String::from),
+    );
+    println!("==> the app's benchmark: dbus-run-session … node bench/app-bench.mjs");
+    let status = std::process::Command::new("dbus-run-session")
+        .args(&args)
+        .env("PAYDESK_APP", &app)
+        .current_dir(root().join("ui"))
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err(format!("the app's benchmark failed ({status})"));
+    }
+    let bundle = root().join("target/release/bundle/deb");
+    for deb in std::fs::read_dir(&bundle).into_iter().flatten().flatten() {
+        let size = deb.metadata().map(|m| m.len()).unwrap_or(0);
+        println!(
+            "package {}: {:.1} MiB",
+            deb.file_name().to_string_lossy(),
+            size as f64 / 1_048_576.0
+        );
+    }
+    println!(
+        "binary {}: {:.1} MiB",
+        app.display(),
+        std::fs::metadata(&app).map(|m| m.len()).unwrap_or(0) as f64 / 1_048_576.0
+    );
+    Ok(())
+}

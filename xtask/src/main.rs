@@ -33,8 +33,9 @@ fn main() -> ExitCode {
         "run" => app::run_app(),
         "bindings" => app::bindings(),
         "package" => app::package(),
+        "bench-app" => app::bench_app(),
         _ => {
-            eprintln!("usage: cargo xtask <test|setup|audit|bench|run|bindings|package>");
+            eprintln!("usage: cargo xtask <test|setup|audit|bench|bench-app|run|bindings|package>");
             eprintln!(
                 "  test   install what is missing, then fmt, clippy, all tests, audit (what CI runs)"
             );
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
             eprintln!("  run    open the desktop app on the built-in sandbox");
             eprintln!("  bindings  regenerate ui/src/bindings.ts from the app's commands");
             eprintln!("  package   build the Linux .deb (release)");
+            eprintln!("  bench-app the desktop app's benchmark (release; see BENCHMARKS.md)");
             return ExitCode::from(2);
         }
     };

@@ -130,8 +130,10 @@ fn ensure_node() -> Result {
     }
 }
 
-/// The UI's npm packages, installed exactly from `ui/package-lock.json` when missing
-/// or older than the lock file.
+/// The UI's npm packages, installed at the versions of `ui/package-lock.json` when
+/// missing or older than the lock file. (`npm install --no-save` rather than `npm ci`:
+/// the lock made on Linux leaves out other platforms' optional packages, which
+/// `npm ci` counts as out of sync.)
 pub fn ensure_ui_deps() -> Result {
     ensure_node()?;
     let ui = root().join("ui");
@@ -151,7 +153,14 @@ pub fn ensure_ui_deps() -> Result {
     run(
         "installing the UI's npm packages (ui/package-lock.json)",
         "npm",
-        &["ci", "--prefix", "ui", "--no-audit", "--no-fund"],
+        &[
+            "install",
+            "--no-save",
+            "--prefix",
+            "ui",
+            "--no-audit",
+            "--no-fund",
+        ],
     )
 }
 

@@ -1,7 +1,10 @@
 //! Benchmark: 1,000,000 cached orders; filtered, sorted pages of 100 and fragment
 //! searches through the core's own API (`cache::query`). Prints p50/p95/max.
 //!
-//! cargo run --release -p paydesk-core --example cache_bench -- [ORDERS]
+//! cargo run --release -p paydesk-core --example cache_bench -- [ORDERS] [--fill FILE]
+//!
+//! With `--fill FILE`, the orders are written into that cache file (a profile's
+//! `data/NAME.sqlite`, for the desktop app's benchmark) and nothing is timed.
 
 use std::time::Instant;
 
@@ -22,8 +25,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1_000_000);
+    let args: Vec<String> = std::env::args().collect();
+    let fill = args
+        .iter()
+        .position(|a| a == "--fill")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from);
     let dir = tempfile::tempdir()?;
-    let mut conn = db::open(&dir.path().join("bench.sqlite"), Durability::Cache)?;
+    let path = fill
+        .clone()
+        .unwrap_or_else(|| dir.path().join("bench.sqlite"));
+    let mut conn = db::open(&path, Durability::Cache)?;
     let mut rng = fastrand::Rng::with_seed(7);
     let currencies = ["USD", "EUR", "CNY", "MXN", "BRL", "VND", "PHP"];
     let t = Instant::now();
@@ -47,6 +59,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cache::upsert_items(&mut conn, 10001, &items, window, true)?;
     }
     println!("filled {n} orders in {:.1} s", t.elapsed().as_secs_f64());
+    if fill.is_some() {
+        return Ok(());
+    }
 
     let mut page_times = Vec::new();
     for q in 0..300 {

@@ -213,11 +213,7 @@ export function OrderDetailDrawer({
       onClose={onClose}
       position="right"
       size="xl"
-      title={
-        <Title order={2} size="h4">
-          {t("detail.title", { tradeNo })}
-        </Title>
-      }
+      title={t("detail.title", { tradeNo })}
     >
       <Stack data-testid="order-detail" data-trade-no={tradeNo}>
         <Group>

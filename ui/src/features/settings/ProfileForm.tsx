@@ -57,11 +57,7 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
       opened={opened}
       onClose={onClose}
       size="lg"
-      title={
-        <Title order={2} size="h4">
-          {editing ? t("settings.editProfile", { name: editing.name }) : t("settings.addProfile")}
-        </Title>
-      }
+      title={editing ? t("settings.editProfile", { name: editing.name }) : t("settings.addProfile")}
     >
       <form
         onSubmit={(e) => {

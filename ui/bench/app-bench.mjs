@@ -1,0 +1,149 @@
+// The desktop app's benchmark (figures printed, never asserted; BENCHMARKS.md keeps
+// them): launch to an interactive dashboard, idle resident memory, and the round trip
+// of one orders page from the web view through IPC to a cache of 1,000,000 orders.
+// Run by `cargo xtask bench-app` under Xvfb and the private D-Bus session.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { startApp } from "../e2e/harness.mjs";
+
+const APP = process.env.PAYDESK_APP;
+const ORDERS = Number(process.env.PAYDESK_BENCH_ORDERS ?? 1_000_000);
+if (!APP) throw new Error("PAYDESK_APP must name the release build of the app");
+
+const pct = (values) => {
+  const v = [...values].sort((a, b) => a - b);
+  const at = (p) => v[Math.round((v.length - 1) * p)];
+  return { p50: at(0.5), p95: at(0.95), max: at(1) };
+};
+const fmt = ({ p50, p95, max }) =>
+  `p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, max ${max.toFixed(2)} ms`;
+
+/// The app's process and the web view processes it started, with their resident sizes.
+function residentKiB(binary) {
+  const procs = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map((pid) => {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, "utf8");
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const exe = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+        return { pid: Number(pid), ppid, exe, rss };
+      } catch {
+        return null;
+      }
+    })
+    .filter(Boolean);
+  const app = procs.find((p) => p.exe === binary);
+  if (!app) throw new Error(`no process of ${binary}`);
+  const children = procs.filter((p) => p.ppid === app.pid);
+  return { app: app.rss, webview: children.reduce((a, p) => a + p.rss, 0), children };
+}
+
+async function waitDashboard(browser, timeout) {
+  const el = await browser.$('[data-testid="dashboard-cached"]');
+  await el.waitForExist({ timeout });
+  return el;
+}
+
+const home = mkdtempSync(path.join(tmpdir(), "paydesk-bench-"));
+try {
+  // First start: the built-in sandbox profile, its keys in the keyring, its demo data.
+  let app = await startApp({ home, app: APP });
+  await waitDashboard(app.browser, 120_000);
+  await app.stop();
+
+  console.log(`filling the cache with ${ORDERS.toLocaleString("en")} orders…`);
+  const fill = spawnSync(
+    "cargo",
+    [
+      "run",
+      "--release",
+      "--locked",
+      "-q",
+      "-p",
+      "paydesk-core",
+      "--example",
+      "cache_bench",
+      "--",
+      String(ORDERS),
+      "--fill",
+      path.join(home, "data", "sandbox.sqlite"),
+    ],
+    { stdio: "inherit", cwd: path.resolve("..") },
+  );
+  if (fill.status !== 0) throw new Error("filling the cache failed");
+
+  const launches = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    app = await startApp({ home, app: APP });
+    const cached = await waitDashboard(app.browser, 60_000);
+    launches.push(performance.now() - t0);
+    if (i < 2) await app.stop();
+    else console.log(`dashboard shows: ${await cached.getText()}`);
+  }
+  console.log(
+    `launch to interactive dashboard (WebDriver session start included), 3 runs: ${launches
+      .map((t) => `${(t / 1000).toFixed(2)} s`)
+      .join(", ")} (cold first, then warm)`,
+  );
+
+  await app.browser.pause(10_000);
+  const mem = residentKiB(APP);
+  console.log(
+    `idle resident memory after 10 s: app ${(mem.app / 1024).toFixed(0)} MiB, web view processes ${(mem.webview / 1024).toFixed(0)} MiB (${mem.children.length}), together ${((mem.app + mem.webview) / 1024).toFixed(0)} MiB`,
+  );
+
+  const times = await app.browser.executeAsync((done) => {
+    const invoke = window.__TAURI_INTERNALS__.invoke;
+    const base = {
+      from: null,
+      to: null,
+      states: [],
+      currencies: [],
+      methods: [],
+      minAmount: null,
+      maxAmount: null,
+      search: null,
+      sort: "created",
+      descending: true,
+    };
+    const kinds = {
+      deep: () => ({ filter: base, offset: Math.floor(Math.random() * 9_990) * 100 }),
+      filtered: () => ({
+        filter: { ...base, states: [5], currencies: ["USD"] },
+        offset: Math.floor(Math.random() * 50) * 100,
+      }),
+      search: () => ({
+        filter: { ...base, search: String(Math.floor(Math.random() * 900_000) + 100_000) },
+        offset: 0,
+      }),
+    };
+    (async () => {
+      const out = {};
+      for (const [kind, make] of Object.entries(kinds)) {
+        const first = performance.now();
+        await invoke("orders_page", { ...make(), limit: 100 });
+        out[`${kind} (first)`] = [performance.now() - first];
+        const samples = [];
+        for (let i = 0; i < 300; i++) {
+          const t = performance.now();
+          await invoke("orders_page", { ...make(), limit: 100 });
+          samples.push(performance.now() - t);
+        }
+        out[kind] = samples;
+      }
+      done(out);
+    })();
+  });
+  for (const [kind, samples] of Object.entries(times)) {
+    console.log(`orders page of 100 through IPC, ${kind}: ${fmt(pct(samples))}`);
+  }
+  await app.stop();
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}

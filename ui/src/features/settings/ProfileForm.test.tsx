@@ -1,0 +1,36 @@
+import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { beforeEach, describe, expect, it } from "vitest";
+import { renderUi } from "../../test/render";
+import { invoke } from "../../test/tauri";
+import { ProfileForm } from "./ProfileForm";
+
+describe("the profile form", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+  });
+
+  it("sends the profile and shows the backend's validation error on its field", async () => {
+    invoke.mockRejectedValue({
+      code: "validation",
+      field: "baseUrl",
+      rule: "must be https unless the host is loopback",
+    });
+    renderUi(<ProfileForm editing={null} opened onClose={() => {}} />);
+    fireEvent.change(await screen.findByTestId("profile-name"), { target: { value: "acme" } });
+    fireEvent.change(screen.getByTestId("profile-base-url"), {
+      target: { value: "http://gateway.example.com" },
+    });
+    fireEvent.click(screen.getByTestId("profile-save"));
+    const error = await screen.findByText("must be https unless the host is loopback");
+    const input = screen.getByTestId("profile-base-url");
+    expect(input.getAttribute("aria-invalid")).toBe("true");
+    expect(input.getAttribute("aria-describedby")).toContain(error.id);
+    await waitFor(() => expect(invoke).toHaveBeenCalledTimes(1));
+    const [cmd, args] = invoke.mock.calls[0] ?? [];
+    expect(cmd).toBe("profile_save");
+    expect(args).toMatchObject({
+      profile: { name: "acme", baseUrl: "http://gateway.example.com" },
+      previous: null,
+    });
+  });
+});

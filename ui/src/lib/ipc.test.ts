@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { coreError, fieldOf, IpcError, unwrap } from "./ipc";
+
+describe("unwrap", () => {
+  it("answers the data of an ok result", async () => {
+    await expect(unwrap(Promise.resolve({ status: "ok" as const, data: 42 }))).resolves.toBe(42);
+  });
+
+  it("throws the core error of an error result, code intact", async () => {
+    const error = { code: "validation" as const, field: "clabe", rule: "check digit is wrong" };
+    const thrown = await unwrap(Promise.resolve({ status: "error" as const, error })).catch(
+      (e: unknown) => e,
+    );
+    expect(thrown).toBeInstanceOf(IpcError);
+    expect(coreError(thrown)).toEqual(error);
+    expect(fieldOf(thrown)).toEqual({ field: "clabe", rule: "check digit is wrong" });
+  });
+
+  it("reads anything else thrown as an internal error with no field", () => {
+    expect(coreError(new Error("boom"))).toEqual({ code: "internal", message: "boom" });
+    expect(fieldOf("boom")).toBeNull();
+  });
+});
