@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, beforeEach, test } from "node:test";
 import { helpers, startApp } from "./harness.mjs";
 
 let app;
@@ -19,6 +19,10 @@ before(async () => {
 
 after(async () => {
   await app?.stop();
+});
+
+beforeEach(async () => {
+  await h?.closeOverlays();
 });
 
 async function total() {
@@ -95,8 +99,14 @@ test("a sandbox pay moves a pending order to success after refresh", async () =>
   await row.click();
   await h.waitFor(`${id("detail-live-status")}[data-status="PENDING"]`);
   await h.click(id("simulate-pay"));
+  await h.waitFor(
+    `//*[contains(@class, "mantine-Notification-description")][contains(., "Pay done")]`,
+  );
   await h.click(id("detail-refresh"));
   await h.waitFor(`${id("detail-live-status")}[data-status="SUCCESS"]`, 20_000);
+  // The state history gained the success the desk saw on re-reading the order.
+  await h.waitFor(`${id("detail-history")} [data-meaning="pending"]`);
+  await h.waitFor(`${id("detail-history")} [data-meaning="success"]`);
   await h.shot("order-paid");
   await browser.keys("Escape");
   // The desk re-read the order's day: the cache no longer counts it as pending.
@@ -118,6 +128,22 @@ test("export writes every filtered row", async () => {
   const lines = readFileSync(file, "utf8").trim().split(/\r?\n/);
   assert.equal(lines.length, expected + 1, "a header and one line per filtered order");
   await h.shot("export");
+  await browser.keys("Escape");
+});
+
+test("the command palette opens an order by a fragment of its number", async () => {
+  const row = await h.waitFor(id("order-row"));
+  const tradeNo = await row.getAttribute("data-trade-no");
+  await h.click(id("nav-dashboard"));
+  await h.waitFor(id("screen-dashboard"));
+  await browser.keys(["Control", "k"]);
+  const search = await h.waitFor('input[aria-label="Go to a screen, or type an order number…"]');
+  await search.addValue(tradeNo.slice(-8));
+  const hit = await h.waitFor(`//button[contains(., "${tradeNo}")]`);
+  await h.shot("palette");
+  await hit.click();
+  await h.waitFor(`${id("order-detail")}[data-trade-no="${tradeNo}"]`);
+  await h.waitFor(id("screen-orders"));
   await browser.keys("Escape");
 });
 
@@ -155,7 +181,26 @@ test("switching the language changes the labels", async () => {
   );
 });
 
+test("the dark theme is readable", async () => {
+  await h.click(id("nav-settings"));
+  await h.click('//*[@data-testid="theme-control"]//label[normalize-space(.)="Dark"]');
+  await browser.waitUntil(
+    async () =>
+      (await browser.execute(() => document.documentElement.dataset.mantineColorScheme)) === "dark",
+    { timeout: 5_000, timeoutMsg: "the scheme did not turn dark" },
+  );
+  await h.shot("settings-dark");
+  await checkAxe("settings, dark");
+  await h.click(id("nav-orders"));
+  await h.waitFor(id("order-row"));
+  await h.shot("orders-dark");
+  await checkAxe("orders, dark");
+  await h.click(id("nav-settings"));
+  await h.click('//*[@data-testid="theme-control"]//label[normalize-space(.)="Light"]');
+});
+
 test("importing a wrong key shows a clear error and keeps the current key", async () => {
+  await h.click(id("nav-settings"));
   const fingerprint = await (await h.waitFor(id("merchant-key-fingerprint"))).getText();
   await h.typeInto(id("key-import-text"), "this is not a private key");
   await h.click(id("key-import-run"));

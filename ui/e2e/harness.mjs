@@ -90,8 +90,23 @@ export function helpers(browser) {
   const shot = (name) => browser.saveScreenshot(path.join(ARTIFACTS, `${name}.png`));
   const waitFor = async (selector, timeout = 20_000) => {
     const el = await browser.$(selector);
-    await el.waitForExist({ timeout });
+    try {
+      await el.waitForExist({ timeout });
+    } catch (e) {
+      await shot(`failed-wait-${Date.now()}`);
+      throw e;
+    }
     return el;
+  };
+  /// Closes whatever drawer, modal or palette is open, so one test's failure does not
+  /// hide the next test's screen.
+  const closeOverlays = async () => {
+    for (let i = 0; i < 3; i++) {
+      const open = await browser.$$('[role="dialog"]');
+      if (open.length === 0) return;
+      await browser.keys("Escape");
+      await browser.pause(300);
+    }
   };
   const click = async (selector) => {
     const el = await waitFor(selector);
@@ -120,9 +135,8 @@ export function helpers(browser) {
     await browser.pause(700);
     await browser.execute(`${axeSource}; return true;`);
     const violations = await browser.executeAsync((done) => {
-      // biome-ignore lint/suspicious/noExplicitAny: axe is injected as a global
-      const a = /** @type {any} */ (window).axe;
-      a.run(document, { resultTypes: ["violations"] }).then((r) =>
+      // axe-core was injected above as a global.
+      window.axe.run(document, { resultTypes: ["violations"] }).then((r) =>
         done(
           r.violations.map((v) => ({
             id: v.id,
@@ -152,5 +166,5 @@ export function helpers(browser) {
     );
     await option.click();
   };
-  return { byTestId, waitFor, click, typeInto, shot, axe, choose };
+  return { byTestId, waitFor, click, typeInto, shot, axe, choose, closeOverlays };
 }

@@ -38,7 +38,11 @@ const cssVariables: CSSVariablesResolver = (theme) => ({
       ]),
     ),
   },
-  dark: { "--mantine-color-dimmed": "var(--mantine-color-dark-1)" },
+  dark: {
+    "--mantine-color-dimmed": "var(--mantine-color-dark-1)",
+    "--mantine-primary-color-filled": "var(--mantine-color-teal-9)",
+    "--mantine-primary-color-filled-hover": darken(theme.colors.teal?.[9] ?? "#087f5b", 0.1),
+  },
 });
 
 /// The theme, with every close and clear button labelled in the user's language.
@@ -49,7 +53,7 @@ function useTheme() {
     const clear = { clearButtonProps: { "aria-label": t("common.clear") } };
     return createTheme({
       primaryColor: "teal",
-      primaryShade: { light: 9, dark: 8 },
+      primaryShade: 9,
       autoContrast: true,
       defaultRadius: "sm",
       fontFamily:

@@ -613,3 +613,66 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
             .starts_with('<')
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = Home::at(home_dir.path());
+    let secrets = common::secrets();
+    builtin::ensure_profile(&home, &secrets).unwrap();
+    let desk = Desk::open(&home, secrets.clone(), "sandbox").await.unwrap();
+    desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    let pending = OrderFilter {
+        states: vec![2],
+        ..OrderFilter::default()
+    };
+    let before = desk.orders(&pending, 0, 1).unwrap();
+    let order = before.rows[0].clone();
+
+    desk.simulate(&order.trade_no, "pay", None).await.unwrap();
+    let after = desk.orders(&pending, 0, 1).unwrap();
+    assert_eq!(
+        after.total,
+        before.total - 1,
+        "the cache re-read the order's day"
+    );
+    let detail = desk.order_detail(&order.trade_no).await.unwrap();
+    assert_eq!(detail.order.unwrap().state, 5);
+    assert_eq!(detail.live.unwrap().status, "SUCCESS");
+    assert!(
+        detail.history.iter().any(|(state, _, _)| *state == 5),
+        "{:?}",
+        detail.history
+    );
+
+    // Paying twice is a conflict the sandbox explains; a made-up action is refused here.
+    match desk.simulate(&order.trade_no, "pay", None).await {
+        Err(CoreError::Rejected { gateway_code, .. }) => assert_eq!(gateway_code, "HTTP 409"),
+        other => panic!("{other:?}"),
+    }
+    match desk.simulate(&order.trade_no, "explode", None).await {
+        Err(CoreError::Validation { field, .. }) => assert_eq!(field, "action"),
+        other => panic!("{other:?}"),
+    }
+    match desk.simulate("T-NOPE", "pay", None).await {
+        Err(CoreError::Rejected { gateway_code, .. }) => assert_eq!(gateway_code, "HTTP 404"),
+        other => panic!("{other:?}"),
+    }
+    secrets.forget("sandbox").unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulation_is_refused_on_a_real_gateway_profile() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = Home::at(home_dir.path());
+    let secrets = common::secrets();
+    let (_running, _) = common::external_sandbox(&home, &secrets, "ext").await;
+    let desk = Desk::open(&home, secrets.clone(), "ext").await.unwrap();
+    match desk.simulate("T1", "pay", None).await {
+        Err(CoreError::Validation { field, .. }) => assert_eq!(field, "profile"),
+        other => panic!("{other:?}"),
+    }
+    secrets.forget("ext").unwrap();
+}

@@ -47,6 +47,7 @@ pub struct Submitted<T> {
 #[serde(rename_all = "camelCase")]
 pub struct OrderDetail {
     pub order: Option<CachedOrder>,
+    /// Each state the order was seen in: (state, UTC millis, how it was seen).
     pub history: Vec<(i64, i64, String)>,
     pub live: Option<wire::OrderRecord>,
     pub signature: Option<SignatureStatus>,

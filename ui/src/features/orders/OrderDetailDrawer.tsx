@@ -232,6 +232,7 @@ export function OrderDetailDrawer({
         <ErrorAlert error={q.error} />
         {d ? (
           <>
+            {status.data?.sandbox && tradeNo && d.order ? <Simulation tradeNo={tradeNo} /> : null}
             <Card withBorder>
               <Group justify="space-between" mb="xs">
                 <Title order={3} size="h5">
@@ -269,7 +270,7 @@ export function OrderDetailDrawer({
                 <Text c="dimmed">{t("detail.historyEmpty")}</Text>
               ) : (
                 <Timeline bulletSize={14} lineWidth={2} data-testid="detail-history">
-                  {d.history.map(([at, state, note]) => (
+                  {d.history.map(([state, at, note]) => (
                     <Timeline.Item
                       key={`${at}-${state}`}
                       title={<StateBadge field="orderState" raw={state} />}
@@ -282,7 +283,6 @@ export function OrderDetailDrawer({
                 </Timeline>
               )}
             </Card>
-            {status.data?.sandbox && tradeNo ? <Simulation tradeNo={tradeNo} /> : null}
           </>
         ) : null}
       </Stack>
