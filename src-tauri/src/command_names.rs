@@ -29,4 +29,7 @@ const COMMANDS: &[&str] = &[
     "filter_delete",
     "balances",
     "balance_history",
+    "audit_list",
+    "audit_verify",
+    "audit_export",
 ];

@@ -18,7 +18,7 @@ pub fn command_names() -> &'static [&'static str] {
 
 /// Every command, for the invoke handler and the bindings.
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
-    use commands::{balances, orders, settings};
+    use commands::{activity, balances, orders, settings};
     Builder::<R>::new()
         .commands(collect_commands![
             settings::app_status,
@@ -47,6 +47,9 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             orders::filter_delete,
             balances::balances,
             balances::balance_history,
+            activity::audit_list,
+            activity::audit_verify,
+            activity::audit_export,
         ])
         // Amounts travel as decimal strings; the integers that cross (counts, millis)
         // stay below 2^53.

@@ -158,6 +158,27 @@ test("balances answer per currency", async () => {
   await checkAxe("balances");
 });
 
+test("the activity log lists what was done, its chain verifies, and it exports", async () => {
+  await h.click(id("nav-activity"));
+  await h.waitFor(id("screen-activity"));
+  await h.waitFor(`${id("audit-chain")}[data-ok="true"]`);
+  await h.waitFor(id("audit-row"));
+  await h.typeInto(id("audit-search"), "action=pay");
+  await browser.waitUntil(async () => (await browser.$$(id("audit-row"))).length === 1, {
+    timeout: 10_000,
+    timeoutMsg: "the simulated payment is not the one entry found",
+  });
+  const file = path.join(app.home, "activity.csv");
+  await h.typeInto(id("audit-export-path"), file);
+  await h.click(id("audit-export"));
+  const result = await h.waitFor(id("audit-export-result"));
+  const rows = Number(await result.getAttribute("data-rows"));
+  assert.equal(rows, 1);
+  assert.equal(readFileSync(file, "utf8").trim().split(/\r?\n/).length, rows + 1);
+  await h.shot("activity");
+  await checkAxe("activity");
+});
+
 test("switching the language changes the labels", async () => {
   await h.click(id("nav-settings"));
   await h.waitFor(id("screen-settings"));

@@ -66,6 +66,7 @@ export async function startApp({ home: given, app = APP } = {}) {
     port,
     logLevel: "error",
     connectionRetryCount: 1,
+    connectionRetryTimeout: 30_000,
     capabilities: {
       browserName: "wry",
       "wdio:enforceWebDriverClassic": true,
@@ -116,6 +117,17 @@ export function helpers(browser) {
       await shot(`failed-click-${Date.now()}`);
       throw e;
     }
+    // Drawers and modals slide in: click once the element has stopped moving.
+    let last = null;
+    await browser.waitUntil(
+      async () => {
+        const { x, y } = await el.getLocation();
+        const still = last !== null && last.x === x && last.y === y;
+        last = { x, y };
+        return still;
+      },
+      { timeout: 5_000, interval: 150 },
+    );
     await el.click();
     return el;
   };

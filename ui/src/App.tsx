@@ -18,6 +18,7 @@ import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { createHashRouter, RouterProvider } from "react-router";
 import { Shell } from "./components/Shell";
+import { ActivityPage } from "./features/activity/ActivityPage";
 import { BalancesPage } from "./features/balances/BalancesPage";
 import { DashboardPage } from "./features/dashboard/DashboardPage";
 import { OrdersPage } from "./features/orders/OrdersPage";
@@ -86,6 +87,7 @@ const router = createHashRouter([
       { index: true, element: <DashboardPage /> },
       { path: "orders", element: <OrdersPage /> },
       { path: "balances", element: <BalancesPage /> },
+      { path: "activity", element: <ActivityPage /> },
       { path: "settings", element: <SettingsPage /> },
     ],
   },

@@ -47,8 +47,11 @@ export const commands = {
 	 *  user's UTC offset; answers with the number of rows.
 	 */
 	ordersExport: (filter: OrderFilter_Deserialize, path: string, utcOffsetMinutes: number, onProgress: Channel<ExportProgress>) => typedError<number, CoreError>(__TAURI_INVOKE("orders_export", { filter, path, utcOffsetMinutes, onProgress })),
-	/**  A file name in the user's downloads folder for an export today. */
-	defaultExportPath: (xlsx: boolean) => typedError<string, CoreError>(__TAURI_INVOKE("default_export_path", { xlsx })),
+	/**
+	 *  A file name in the user's downloads folder for an export of `what` (`orders` or
+	 *  `activity`) now, with the extension of `format` (`csv` or `xlsx`).
+	 */
+	defaultExportPath: (what: string, format: string) => typedError<string, CoreError>(__TAURI_INVOKE("default_export_path", { what, format })),
 	filtersSaved: () => typedError<SavedFilter_Serialize[], CoreError>(__TAURI_INVOKE("filters_saved")),
 	filterSave: (name: string, filter: OrderFilter_Deserialize) => typedError<null, CoreError>(__TAURI_INVOKE("filter_save", { name, filter })),
 	filterDelete: (name: string) => typedError<null, CoreError>(__TAURI_INVOKE("filter_delete", { name })),
@@ -58,6 +61,12 @@ export const commands = {
 	 */
 	balances: (currencies: string[]) => typedError<BalanceResult_Serialize[], CoreError>(__TAURI_INVOKE("balances", { currencies })),
 	balanceHistory: (currency: string) => typedError<BalanceSnapshot[], CoreError>(__TAURI_INVOKE("balance_history", { currency })),
+	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
+	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry[], CoreError>(__TAURI_INVOKE("audit_list", { filter })),
+	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
+	auditVerify: () => typedError<ChainCheck_Serialize, CoreError>(__TAURI_INVOKE("audit_verify")),
+	/**  Writes every entry matching the filter to a CSV file; answers with the row count. */
+	auditExport: (filter: AuditFilter_Deserialize, path: string) => typedError<number, CoreError>(__TAURI_INVOKE("audit_export", { filter, path })),
 };
 
 /* Types */
@@ -86,6 +95,42 @@ export type AppStatus_Serialize = {
 	keyringService: string,
 	notifyUrl: string,
 	version: string,
+};
+
+export type AuditEntry = {
+	id: number,
+	at: number,
+	profile: string,
+	operator: string,
+	operation: string,
+	/**  `merOrderNo=...`, `tradeNo=...` and the like; never secrets or full card numbers. */
+	identifiers: string,
+	/**  `ok`, a gateway code, or an error kind. */
+	result: string,
+	latencyMs: number,
+	prevHash: string,
+	hash: string,
+};
+
+/**  Filters of the Activity screen and `paydesk audit list`. */
+export type AuditFilter = AuditFilter_Serialize | AuditFilter_Deserialize;
+
+/**  Filters of the Activity screen and `paydesk audit list`. */
+export type AuditFilter_Deserialize = {
+	operation?: string | null,
+	text?: string | null,
+	from?: number | null,
+	to?: number | null,
+	limit?: number | null,
+};
+
+/**  Filters of the Activity screen and `paydesk audit list`. */
+export type AuditFilter_Serialize = {
+	operation: string | null,
+	text: string | null,
+	from: number | null,
+	to: number | null,
+	limit: number | null,
 };
 
 /**
@@ -175,6 +220,27 @@ export type CachedOrder_Serialize = {
 	createdAt: number,
 	syncedAt: number,
 	signatureVerified: boolean,
+};
+
+/**  The result of checking the chain. */
+export type ChainCheck = ChainCheck_Serialize | ChainCheck_Deserialize;
+
+/**  The result of checking the chain. */
+export type ChainCheck_Deserialize = {
+	rows: number,
+	ok: boolean,
+	/**  The first row where the chain breaks, and why. */
+	brokenAt?: number | null,
+	problem?: string | null,
+};
+
+/**  The result of checking the chain. */
+export type ChainCheck_Serialize = {
+	rows: number,
+	ok: boolean,
+	/**  The first row where the chain breaks, and why. */
+	brokenAt: number | null,
+	problem: string | null,
 };
 
 export type CoreError = 
@@ -315,6 +381,7 @@ export type OrderDetail = OrderDetail_Serialize | OrderDetail_Deserialize;
 /**  An order's detail: the cached row, its history, and a live query when reachable. */
 export type OrderDetail_Deserialize = {
 	order?: CachedOrder_Deserialize | null,
+	/**  Each state the order was seen in: (state, UTC millis, how it was seen). */
 	history: ([number, number, string])[],
 	live?: OrderRecord_Deserialize | null,
 	signature?: SignatureStatus | null,
@@ -325,6 +392,7 @@ export type OrderDetail_Deserialize = {
 /**  An order's detail: the cached row, its history, and a live query when reachable. */
 export type OrderDetail_Serialize = {
 	order: CachedOrder_Serialize | null,
+	/**  Each state the order was seen in: (state, UTC millis, how it was seen). */
 	history: ([number, number, string])[],
 	live: OrderRecord_Serialize | null,
 	signature: SignatureStatus | null,

@@ -196,6 +196,7 @@ pub fn window_tests() -> Result<Tally> {
             "node",
             "--test",
             "--test-concurrency=1",
+            "--test-timeout=120000",
             "--test-reporter=spec",
             "e2e/",
         ]

@@ -12,6 +12,7 @@ use crate::error::CoreResult;
 
 const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditEntry {
@@ -112,6 +113,7 @@ pub fn append(conn: &mut Connection, r: Record<'_>) -> CoreResult<AuditEntry> {
 }
 
 /// The result of checking the chain.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChainCheck {
@@ -195,6 +197,7 @@ pub fn verify(conn: &Connection) -> CoreResult<ChainCheck> {
 }
 
 /// Filters of the Activity screen and `paydesk audit list`.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AuditFilter {

@@ -2,6 +2,7 @@
 //! calls one core service and returns its result or its `CoreError`, which crosses
 //! IPC as `{ "code": ..., ... }` for the UI to branch on.
 
+pub mod activity;
 pub mod balances;
 pub mod orders;
 pub mod settings;

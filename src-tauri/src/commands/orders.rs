@@ -199,17 +199,23 @@ pub async fn orders_export(
     Ok(u32::try_from(rows).unwrap_or(u32::MAX))
 }
 
-/// A file name in the user's downloads folder for an export today.
+/// A file name in the user's downloads folder for an export of `what` (`orders` or
+/// `activity`) now, with the extension of `format` (`csv` or `xlsx`).
 #[tauri::command]
 #[specta::specta]
-pub async fn default_export_path(xlsx: bool) -> CmdResult<String> {
+pub async fn default_export_path(what: String, format: String) -> CmdResult<String> {
+    if !["orders", "activity"].contains(&what.as_str()) {
+        return Err(CoreError::validation("what", "must be orders or activity"));
+    }
+    if !["csv", "xlsx"].contains(&format.as_str()) {
+        return Err(CoreError::validation("format", "must be csv or xlsx"));
+    }
     let dir = dirs::download_dir()
         .or_else(dirs::home_dir)
         .unwrap_or_else(std::env::temp_dir);
     let name = format!(
-        "paydesk-orders-{}.{}",
+        "paydesk-{what}-{}.{format}",
         chrono::Local::now().format("%Y%m%d-%H%M%S"),
-        if xlsx { "xlsx" } else { "csv" }
     );
     Ok(dir.join(name).to_string_lossy().into_owned())
 }

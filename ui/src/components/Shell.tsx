@@ -16,6 +16,7 @@ import {
 } from "@mantine/core";
 import {
   IconCoins,
+  IconHistory,
   IconLayoutDashboard,
   IconListDetails,
   IconSearch,
@@ -32,6 +33,7 @@ export const SCREENS = [
   { path: "/", key: "nav.dashboard", icon: IconLayoutDashboard },
   { path: "/orders", key: "nav.orders", icon: IconListDetails },
   { path: "/balances", key: "nav.balances", icon: IconCoins },
+  { path: "/activity", key: "nav.activity", icon: IconHistory },
   { path: "/settings", key: "nav.settings", icon: IconSettings },
 ] as const;
 

@@ -37,7 +37,7 @@ export function ExportModal({ opened, onClose, filter, total }: Props) {
   const suggested = useQuery({
     queryKey: ["export-path", format, opened],
     enabled: opened,
-    queryFn: () => unwrap(commands.defaultExportPath(format === "xlsx")),
+    queryFn: () => unwrap(commands.defaultExportPath("orders", format)),
     staleTime: 0,
   });
   useEffect(() => {

@@ -1,0 +1,62 @@
+//! Activity: the chained audit log, its check, and its export.
+
+use paydesk_core::CoreError;
+use paydesk_core::audit::{AuditEntry, AuditFilter, ChainCheck};
+use tauri::State;
+
+use super::CmdResult;
+use crate::state::{AppState, internal};
+
+/// The newest entries matching the filter (500 unless the filter says otherwise).
+#[tauri::command]
+#[specta::specta]
+pub async fn audit_list(
+    state: State<'_, AppState>,
+    filter: AuditFilter,
+) -> CmdResult<Vec<AuditEntry>> {
+    let desk = state.desk().await?;
+    let filter = AuditFilter {
+        limit: Some(filter.limit.unwrap_or(500).clamp(1, 10_000)),
+        ..filter
+    };
+    tokio::task::spawn_blocking(move || desk.audit_list(&filter))
+        .await
+        .map_err(internal)?
+}
+
+/// Walks the whole chain: every row's hash covers its content and the previous hash.
+#[tauri::command]
+#[specta::specta]
+pub async fn audit_verify(state: State<'_, AppState>) -> CmdResult<ChainCheck> {
+    let desk = state.desk().await?;
+    tokio::task::spawn_blocking(move || desk.audit_verify())
+        .await
+        .map_err(internal)?
+}
+
+/// Writes every entry matching the filter to a CSV file; answers with the row count.
+#[tauri::command]
+#[specta::specta]
+pub async fn audit_export(
+    state: State<'_, AppState>,
+    filter: AuditFilter,
+    path: String,
+) -> CmdResult<u32> {
+    let path = std::path::PathBuf::from(path.trim());
+    if !path.is_absolute() {
+        return Err(CoreError::validation("path", "must be a full path"));
+    }
+    let desk = state.desk().await?;
+    let n = tokio::task::spawn_blocking(move || {
+        desk.export_audit(
+            &AuditFilter {
+                limit: None,
+                ..filter
+            },
+            &path,
+        )
+    })
+    .await
+    .map_err(internal)??;
+    Ok(u32::try_from(n).unwrap_or(u32::MAX))
+}

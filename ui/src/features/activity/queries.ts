@@ -1,0 +1,42 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { commands } from "../../bindings";
+import { unwrap } from "../../lib/ipc";
+
+export type AuditQuery = { operation: string | null; text: string | null };
+
+const filterOf = (q: AuditQuery) => ({
+  operation: q.operation,
+  text: q.text,
+  from: null,
+  to: null,
+  limit: 500,
+});
+
+export function useAuditList(q: AuditQuery) {
+  return useQuery({
+    queryKey: ["activity", "list", q],
+    queryFn: () => unwrap(commands.auditList(filterOf(q))),
+  });
+}
+
+export function useAuditChain() {
+  return useQuery({
+    queryKey: ["activity", "chain"],
+    queryFn: () => unwrap(commands.auditVerify()),
+  });
+}
+
+export function useAuditExport() {
+  return useMutation({
+    mutationFn: ({ q, path }: { q: AuditQuery; path: string }) =>
+      unwrap(commands.auditExport({ ...filterOf(q), limit: null }, path)),
+  });
+}
+
+export function useDefaultPath() {
+  return useQuery({
+    queryKey: ["activity", "export-path"],
+    queryFn: () => unwrap(commands.defaultExportPath("activity", "csv")),
+    staleTime: 0,
+  });
+}
