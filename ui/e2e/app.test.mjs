@@ -137,14 +137,15 @@ test("the command palette opens an order by a fragment of its number", async () 
   await h.click(id("nav-dashboard"));
   await h.waitFor(id("screen-dashboard"));
   await browser.keys(["Control", "k"]);
-  const search = await h.waitFor('input[aria-label="Go to a screen, or type an order number…"]');
-  await search.addValue(tradeNo.slice(-8));
+  await h.typeInto(
+    'input[aria-label="Go to a screen, or type an order number…"]',
+    tradeNo.slice(-8),
+  );
   const hit = await h.waitFor(`//button[contains(., "${tradeNo}")]`);
   await h.shot("palette");
   await hit.click();
   await h.waitFor(`${id("order-detail")}[data-trade-no="${tradeNo}"]`);
   await h.waitFor(id("screen-orders"));
-  await browser.keys("Escape");
 });
 
 test("balances answer per currency", async () => {

@@ -57,6 +57,9 @@ export async function startApp({ home: given, app = APP } = {}) {
         PAYDESK_HOME: home,
         PAYDESK_KEYRING_SERVICE: `PayDesk-e2e-${path.basename(home)}`,
         RUST_LOG: "warn",
+        // No accessibility bus runs in the tests' private D-Bus session: GTK's bridge to
+        // it would only wait on calls that cannot be answered.
+        NO_AT_BRIDGE: "1",
       },
     },
   );
@@ -103,12 +106,25 @@ export function helpers(browser) {
   /// hide the next test's screen.
   const closeOverlays = async () => {
     for (let i = 0; i < 3; i++) {
-      const open = await browser.$$('[role="dialog"]');
-      if (open.length === 0) return;
-      await browser.keys("Escape");
-      await browser.pause(300);
+      const closers = await browser.$$(".mantine-Drawer-close, .mantine-Modal-close");
+      if (closers.length > 0) {
+        for (const c of closers) {
+          await c.click().catch(() => {});
+        }
+      } else if ((await browser.$$('[role="dialog"]')).length > 0) {
+        await browser.keys("Escape");
+      } else {
+        return;
+      }
+      await browser.pause(400);
     }
+    // Still open: leave the screen, which unmounts whatever it had open.
+    await browser.execute(() => {
+      window.location.hash = "#/";
+    });
+    await browser.pause(500);
   };
+
   const click = async (selector) => {
     const el = await waitFor(selector);
     try {
@@ -131,13 +147,24 @@ export function helpers(browser) {
     await el.click();
     return el;
   };
+  /// Replaces an input's text the way React sees typing: the native value setter,
+  /// then an `input` event. (WebKitWebDriver's simulated keystrokes into text fields
+  /// stalled on loaded machines.)
   const typeInto = async (selector, text) => {
     const el = await waitFor(selector);
     await el.click();
-    // Select all and delete, as a person would: React sees every keystroke.
-    await browser.keys(["Control", "a"]);
-    await browser.keys("Backspace");
-    if (text) await el.addValue(text);
+    await browser.execute(
+      (e, value) => {
+        const proto =
+          e instanceof HTMLTextAreaElement
+            ? HTMLTextAreaElement.prototype
+            : HTMLInputElement.prototype;
+        Object.getOwnPropertyDescriptor(proto, "value")?.set?.call(e, value);
+        e.dispatchEvent(new Event("input", { bubbles: true }));
+      },
+      el,
+      text,
+    );
     return el;
   };
   const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");

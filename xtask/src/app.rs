@@ -93,18 +93,7 @@ pub fn bench_app() -> Result {
         ],
     )?;
     let app = root().join("target").join("release").join("paydesk-app");
-    let mut args = dbus_session_args();
-    args.extend(
-        [
-            "xvfb-run",
-            "-a",
-            "-s",
-            "-screen 0 1280x800x24",
-            "node",
-            "bench/app-bench.mjs",
-        ]
-        .map(String::from),
-    );
+    let args = checks::window_session(&["node", "bench/app-bench.mjs"]);
     println!("==> the app's benchmark: dbus-run-session … node bench/app-bench.mjs");
     let status = std::process::Command::new("dbus-run-session")
         .args(&args)

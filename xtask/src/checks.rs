@@ -181,27 +181,28 @@ pub fn build_app() -> Result {
     Ok(())
 }
 
+/// `dbus-run-session` with gnome-keyring, then `xvfb-run` with a 1280×800 screen,
+/// around `command`: the session every run of the app's window needs here.
+pub fn window_session(command: &[&str]) -> Vec<String> {
+    let mut args = dbus_session_args();
+    args.extend(["xvfb-run", "-a", "-s", "-screen 0 1280x800x24"].map(String::from));
+    args.extend(command.iter().map(|a| a.to_string()));
+    args
+}
+
 /// The tests in the app's real window: Xvfb, the private D-Bus session with
 /// gnome-keyring, tauri-driver and WebKitWebDriver, driven by WebdriverIO under node's
 /// test runner. Screenshots land in `artifacts/e2e/`.
 pub fn window_tests() -> Result<Tally> {
     let app = window_test_app();
-    let mut args = dbus_session_args();
-    args.extend(
-        [
-            "xvfb-run",
-            "-a",
-            "-s",
-            "-screen 0 1280x800x24",
-            "node",
-            "--test",
-            "--test-concurrency=1",
-            "--test-timeout=120000",
-            "--test-reporter=spec",
-            "e2e/",
-        ]
-        .map(String::from),
-    );
+    let args = window_session(&[
+        "node",
+        "--test",
+        "--test-concurrency=1",
+        "--test-timeout=120000",
+        "--test-reporter=spec",
+        "e2e/",
+    ]);
     run_counting(
         "tests in the app's window (Xvfb, tauri-driver, WebKitWebDriver)",
         "dbus-run-session",

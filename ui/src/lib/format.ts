@@ -59,22 +59,20 @@ export function formatDateTime(
   locale: string,
   timeZone?: string,
 ) {
-  if (millis === null || millis === undefined) return "";
-  return new Intl.DateTimeFormat(locale, {
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    timeZoneName: "short",
-    timeZone,
-  }).format(new Date(millis));
+  return dateTime(millis, locale, { second: "2-digit", timeZoneName: "short", timeZone });
 }
 
 /// A date and time in the user's time zone, without the zone (tables, whose header
 /// names it once).
 export function formatDateTimeShort(millis: number | null | undefined, locale: string) {
+  return dateTime(millis, locale, { hourCycle: "h23" });
+}
+
+function dateTime(
+  millis: number | null | undefined,
+  locale: string,
+  extra: Intl.DateTimeFormatOptions,
+) {
   if (millis === null || millis === undefined) return "";
   return new Intl.DateTimeFormat(locale, {
     year: "numeric",
@@ -82,7 +80,7 @@ export function formatDateTimeShort(millis: number | null | undefined, locale: s
     day: "2-digit",
     hour: "2-digit",
     minute: "2-digit",
-    hourCycle: "h23",
+    ...extra,
   }).format(new Date(millis));
 }
 

@@ -5,7 +5,6 @@ import {
   Code,
   CopyButton,
   Group,
-  Modal,
   PasswordInput,
   Select,
   SimpleGrid,
@@ -17,6 +16,7 @@ import {
 import { useDisclosure } from "@mantine/hooks";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { ConfirmModal } from "../../components/ConfirmModal";
 import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
 import type { KeyInfo } from "../../lib/types";
 import {
@@ -267,40 +267,34 @@ export function KeysPanel({ profile }: { profile: string }) {
           </Card>
         </Stack>
       </SimpleGrid>
-      <Modal opened={confirmGenerate} onClose={generateModal.close} title={t("settings.generate")}>
-        <Text mb="md">{t("settings.replaceWarning")}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={generateModal.close}>
-            {t("common.cancel")}
-          </Button>
-          <Button color="orange" loading={generate.isPending} onClick={runGenerate}>
-            {t("common.confirm")}
-          </Button>
-        </Group>
-      </Modal>
-      <Modal opened={confirmDelete} onClose={deleteModal.close} title={t("settings.deleteKey")}>
-        <Text mb="md">{t("settings.deleteKeyConfirm", { name: profile })}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={deleteModal.close}>
-            {t("common.cancel")}
-          </Button>
-          <Button
-            color="red"
-            loading={del.isPending}
-            onClick={() =>
-              del.mutate(profile, {
-                onSuccess: () => {
-                  deleteModal.close();
-                  toastOk(t("settings.keyDeleted"));
-                },
-                onError: (e) => toastError(t, e),
-              })
-            }
-          >
-            {t("common.delete")}
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmModal
+        opened={confirmGenerate}
+        onClose={generateModal.close}
+        title={t("settings.generate")}
+        message={t("settings.replaceWarning")}
+        confirmLabel={t("common.confirm")}
+        color="orange"
+        loading={generate.isPending}
+        onConfirm={runGenerate}
+      />
+      <ConfirmModal
+        opened={confirmDelete}
+        onClose={deleteModal.close}
+        title={t("settings.deleteKey")}
+        message={t("settings.deleteKeyConfirm", { name: profile })}
+        confirmLabel={t("common.delete")}
+        color="red"
+        loading={del.isPending}
+        onConfirm={() =>
+          del.mutate(profile, {
+            onSuccess: () => {
+              deleteModal.close();
+              toastOk(t("settings.keyDeleted"));
+            },
+            onError: (e) => toastError(t, e),
+          })
+        }
+      />
     </Stack>
   );
 }

@@ -3,7 +3,6 @@ import {
   Button,
   Card,
   Group,
-  Modal,
   SegmentedControl,
   Select,
   Stack,
@@ -16,6 +15,7 @@ import { useDisclosure } from "@mantine/hooks";
 import { IconPlus } from "@tabler/icons-react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { ConfirmModal } from "../../components/ConfirmModal";
 import { ErrorAlert, toastError, toastOk } from "../../components/ErrorAlert";
 import { LANGUAGES, type Language, setLanguage } from "../../i18n";
 import type { Profile } from "../../lib/types";
@@ -181,31 +181,22 @@ export function SettingsPage() {
         </Text>
       ) : null}
       <ProfileForm editing={editing} opened={formOpen} onClose={form.close} />
-      <Modal
+      <ConfirmModal
         opened={removing !== null}
         onClose={() => setRemoving(null)}
         title={t("common.delete")}
-      >
-        <Text mb="md">{t("settings.removeProfile", { name: removing })}</Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setRemoving(null)}>
-            {t("common.cancel")}
-          </Button>
-          <Button
-            color="red"
-            loading={remove.isPending}
-            onClick={() =>
-              removing &&
-              remove.mutate(removing, {
-                onSuccess: () => setRemoving(null),
-                onError: (e) => toastError(t, e),
-              })
-            }
-          >
-            {t("common.delete")}
-          </Button>
-        </Group>
-      </Modal>
+        message={t("settings.removeProfile", { name: removing })}
+        confirmLabel={t("common.delete")}
+        color="red"
+        loading={remove.isPending}
+        onConfirm={() =>
+          removing &&
+          remove.mutate(removing, {
+            onSuccess: () => setRemoving(null),
+            onError: (e) => toastError(t, e),
+          })
+        }
+      />
     </Stack>
   );
 }
