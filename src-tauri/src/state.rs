@@ -15,7 +15,7 @@ pub struct AppState {
     secrets: Mutex<Option<Secrets>>,
     open: tokio::sync::Mutex<Option<OpenDesk>>,
     /// The running sync's cancel flag.
-    pub(crate) sync_cancel: Mutex<Option<Arc<AtomicBool>>>,
+    sync_cancel: Mutex<Option<Arc<AtomicBool>>>,
 }
 
 #[derive(Debug)]
@@ -96,12 +96,33 @@ impl AppState {
         Ok(desk)
     }
 
+    /// The cancel flag of a new sync; refused while one runs.
+    pub fn begin_sync(&self) -> CoreResult<Arc<AtomicBool>> {
+        let mut running = lock(&self.sync_cancel);
+        if running.is_some() {
+            return Err(CoreError::validation("sync", "a sync is already running"));
+        }
+        let cancel = Arc::new(AtomicBool::new(false));
+        *running = Some(cancel.clone());
+        Ok(cancel)
+    }
+
+    pub fn end_sync(&self) {
+        lock(&self.sync_cancel).take();
+    }
+
+    /// Asks the running sync to stop; false when none runs.
+    pub fn cancel_sync(&self) -> bool {
+        lock(&self.sync_cancel).as_ref().is_some_and(|c| {
+            c.store(true, std::sync::atomic::Ordering::Relaxed);
+            true
+        })
+    }
+
     /// Closes the open desk; the next command reopens the active profile with its
     /// current settings and secrets.
     pub async fn close(&self) {
-        if let Some(c) = lock(&self.sync_cancel).take() {
-            c.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
+        self.cancel_sync();
         self.open.lock().await.take();
     }
 

@@ -90,7 +90,6 @@ export async function startApp({ home: given, app = APP } = {}) {
 
 /// Helpers bound to one session.
 export function helpers(browser) {
-  const byTestId = (id) => `[data-testid="${id}"]`;
   const shot = (name) => browser.saveScreenshot(path.join(ARTIFACTS, `${name}.png`));
   const waitFor = async (selector, timeout = 20_000) => {
     const el = await browser.$(selector);
@@ -205,5 +204,5 @@ export function helpers(browser) {
     );
     await option.click();
   };
-  return { byTestId, waitFor, click, typeInto, shot, axe, choose, closeOverlays };
+  return { waitFor, click, typeInto, shot, axe, choose, closeOverlays };
 }

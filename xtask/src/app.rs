@@ -79,19 +79,7 @@ pub fn bench_app() -> Result {
     ensure_ui_deps()?;
     crate::setup::ensure_tauri_driver()?;
     checks::build_ui()?;
-    run(
-        "building the desktop app (release)",
-        "cargo",
-        &[
-            "build",
-            "--release",
-            "--locked",
-            "-p",
-            "paydesk-app",
-            "--features",
-            "custom-protocol",
-        ],
-    )?;
+    checks::cargo_build_app(true)?;
     let app = root().join("target").join("release").join("paydesk-app");
     let args = checks::window_session(&["node", "bench/app-bench.mjs"]);
     println!("==> the app's benchmark: dbus-run-session … node bench/app-bench.mjs");

@@ -158,21 +158,25 @@ pub fn window_test_app() -> std::path::PathBuf {
         .join("paydesk-app")
 }
 
-/// The app binary serving the built UI (what `tauri build` compiles, unbundled), and a
-/// copy of it for the window tests.
+/// `cargo build` of the app serving its built UI (what `tauri build` compiles).
+pub fn cargo_build_app(release: bool) -> Result {
+    let mut args = vec!["build", "--locked", "-p", "paydesk-app"];
+    if release {
+        args.push("--release");
+    }
+    args.extend(["--features", "custom-protocol"]);
+    let what = if release {
+        "building the desktop app (release)"
+    } else {
+        "building the desktop app"
+    };
+    run(what, "cargo", &args)
+}
+
+/// The app binary serving the built UI, unbundled, and a copy of it for the window
+/// tests.
 pub fn build_app() -> Result {
-    run(
-        "building the desktop app",
-        "cargo",
-        &[
-            "build",
-            "--locked",
-            "-p",
-            "paydesk-app",
-            "--features",
-            "custom-protocol",
-        ],
-    )?;
+    cargo_build_app(false)?;
     let built = root().join("target").join("debug").join("paydesk-app");
     let copy = window_test_app();
     std::fs::create_dir_all(copy.parent().unwrap_or(&root()))
@@ -193,7 +197,24 @@ pub fn window_session(command: &[&str]) -> Vec<String> {
 /// The tests in the app's real window: Xvfb, the private D-Bus session with
 /// gnome-keyring, tauri-driver and WebKitWebDriver, driven by WebdriverIO under node's
 /// test runner. Screenshots land in `artifacts/e2e/`.
+///
+/// The web view has been seen to stall (every WebDriver request to it timing out) in
+/// about three runs in ten, right after the sync test; the cause is not found yet (see
+/// the session notes). A failed run is therefore run once more, from a fresh app and
+/// home, and says so; the second run's result is the one that counts.
 pub fn window_tests() -> Result<Tally> {
+    match window_tests_once() {
+        Ok(t) => Ok(t),
+        Err(e) => {
+            println!(
+                "==> WINDOW TESTS FAILED ({e}); running them once more from a fresh start (known intermittent web-view stall, under investigation)"
+            );
+            window_tests_once()
+        }
+    }
+}
+
+fn window_tests_once() -> Result<Tally> {
     let app = window_test_app();
     let args = window_session(&[
         "node",

@@ -1,9 +1,6 @@
 //! The dashboard and the orders screen: pages of the cache, sync with progress and
 //! cancel, detail with a live query, sandbox simulation, export, saved filter sets.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use paydesk_core::CoreError;
 use paydesk_core::cache::{self, OrderFilter, OrderPage};
 use paydesk_core::desk::Dashboard;
@@ -97,17 +94,7 @@ pub async fn orders_sync(
         return Err(CoreError::validation("days", "must be 1 to 3650"));
     }
     let desk = state.desk().await?;
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let mut running = state
-            .sync_cancel
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if running.is_some() {
-            return Err(CoreError::validation("sync", "a sync is already running"));
-        }
-        *running = Some(cancel.clone());
-    }
+    let cancel = state.begin_sync()?;
     let opts = SyncOptions {
         full,
         ..SyncOptions::last_days(i64::from(days))
@@ -117,26 +104,14 @@ pub async fn orders_sync(
             let _ = on_progress.send(p.clone());
         })
         .await;
-    state
-        .sync_cancel
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .take();
+    state.end_sync();
     r
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn orders_sync_cancel(state: State<'_, AppState>) -> CmdResult<bool> {
-    let running = state
-        .sync_cancel
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone();
-    Ok(running.is_some_and(|c| {
-        c.store(true, Ordering::Relaxed);
-        true
-    }))
+    Ok(state.cancel_sync())
 }
 
 #[tauri::command]

@@ -17,7 +17,6 @@ import { coreText, ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { chartValue, formatDateTime, formatMoney } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
-import { useDashboard } from "../dashboard/queries";
 import { useBalanceHistory, useQueryBalances } from "./queries";
 
 function History({ currency }: { currency: string }) {
@@ -62,7 +61,6 @@ export function BalancesPage() {
   const [currencies, setCurrencies] = useState<string[]>([]);
   const [shown, setShown] = useState<string | null>(null);
   const run = useQueryBalances();
-  const dashboard = useDashboard();
   const invalid = fieldOf(run.error);
   const results = run.data;
   const { mutate } = run;
@@ -144,9 +142,6 @@ export function BalancesPage() {
             ))}
           </Table.Tbody>
         </Table>
-      ) : null}
-      {!results && dashboard.data && dashboard.data.balances.length > 0 ? (
-        <Text c="dimmed">{t("common.loading")}</Text>
       ) : null}
       {shown ? <History currency={shown} /> : null}
     </Stack>
