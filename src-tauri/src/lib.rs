@@ -18,7 +18,7 @@ pub fn command_names() -> &'static [&'static str] {
 
 /// Every command, for the invoke handler and the bindings.
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
-    use commands::{activity, balances, orders, settings};
+    use commands::{activity, balances, money, orders, records, settings};
     Builder::<R>::new()
         .commands(collect_commands![
             settings::app_status,
@@ -50,6 +50,28 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             activity::audit_list,
             activity::audit_verify,
             activity::audit_export,
+            money::order_no_new,
+            money::pay_url_open,
+            money::payin_create,
+            money::payout_preview,
+            money::payout_create,
+            money::journal_entry,
+            money::journal_reconcile,
+            money::journal_list,
+            money::bulk_check,
+            money::bulk_send,
+            money::card_move,
+            money::cards,
+            money::card_operations,
+            records::refund_query,
+            records::order_query,
+            records::reversals,
+            records::review_file_check,
+            records::review_submit,
+            records::review_resend,
+            records::review_list,
+            records::events,
+            records::event_verify,
         ])
         // Amounts travel as decimal strings; the integers that cross (counts, millis)
         // stay below 2^53.

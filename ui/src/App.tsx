@@ -20,8 +20,14 @@ import { createHashRouter, RouterProvider } from "react-router";
 import { Shell } from "./components/Shell";
 import { ActivityPage } from "./features/activity/ActivityPage";
 import { BalancesPage } from "./features/balances/BalancesPage";
+import { CardsPage } from "./features/cards/CardsPage";
 import { DashboardPage } from "./features/dashboard/DashboardPage";
+import { EventsPage } from "./features/events/EventsPage";
 import { OrdersPage } from "./features/orders/OrdersPage";
+import { PayinsPage } from "./features/payins/PayinsPage";
+import { PayoutsPage } from "./features/payouts/PayoutsPage";
+import { RefundsPage } from "./features/refunds/RefundsPage";
+import { ReviewPage } from "./features/review/ReviewPage";
 import { SettingsPage } from "./features/settings/SettingsPage";
 
 // Text on tinted ("light") backgrounds is darkened until it reaches 4.5:1 (WCAG AA)
@@ -86,6 +92,12 @@ const router = createHashRouter([
     children: [
       { index: true, element: <DashboardPage /> },
       { path: "orders", element: <OrdersPage /> },
+      { path: "payins", element: <PayinsPage /> },
+      { path: "payouts", element: <PayoutsPage /> },
+      { path: "refunds", element: <RefundsPage /> },
+      { path: "cards", element: <CardsPage /> },
+      { path: "review", element: <ReviewPage /> },
+      { path: "events", element: <EventsPage /> },
       { path: "balances", element: <BalancesPage /> },
       { path: "activity", element: <ActivityPage /> },
       { path: "settings", element: <SettingsPage /> },

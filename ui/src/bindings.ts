@@ -67,6 +67,65 @@ export const commands = {
 	auditVerify: () => typedError<ChainCheck_Serialize, CoreError>(__TAURI_INVOKE("audit_verify")),
 	/**  Writes every entry matching the filter to a CSV file; answers with the row count. */
 	auditExport: (filter: AuditFilter_Deserialize, path: string) => typedError<number, CoreError>(__TAURI_INVOKE("audit_export", { filter, path })),
+	/**
+	 *  A new merchant order number for a form that just opened (`PI` payin, `PO` payout,
+	 *  `TU` card top-up, `WD` card withdrawal, `RV` review submission).
+	 */
+	orderNoNew: (prefix: string) => typedError<string, CoreError>(__TAURI_INVOKE("order_no_new", { prefix })),
+	/**  Opens a payin's `payUrl` in the default browser; only http and https links. */
+	payUrlOpen: (url: string) => typedError<null, CoreError>(__TAURI_INVOKE("pay_url_open", { url })),
+	payinCreate: (form: PayinForm_Deserialize) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payin_create", { form })),
+	/**  Checks a payout and answers with what the confirmation step shows. */
+	payoutPreview: (form: PayoutForm_Deserialize) => typedError<PayoutPreview_Serialize, CoreError>(__TAURI_INVOKE("payout_preview", { form })),
+	/**
+	 *  Sends a confirmed payout. `lose_answer` (built-in sandbox only) makes the sandbox
+	 *  commit the payout and drop the connection, to see a lost answer handled for real.
+	 */
+	payoutCreate: (form: PayoutForm_Deserialize, loseAnswer: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payout_create", { form, loseAnswer })),
+	/**  One journal entry, as it stands now. */
+	journalEntry: (id: number) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_entry", { id })),
+	/**  Asks the gateway about an entry whose outcome is unknown (never sends it again). */
+	journalReconcile: (id: number) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_reconcile", { id })),
+	/**
+	 *  The newest journal entries of these operations (e.g. `v2.payout`, `v1.payout`; none
+	 *  for all).
+	 */
+	journalList: (operations: string[], limit: number) => typedError<Entry_Serialize[], CoreError>(__TAURI_INVOKE("journal_list", { operations, limit })),
+	/**
+	 *  Reads and checks a bulk payout CSV (columns: type, amount, currency, account,
+	 *  firstName, lastName, country, merOrderNo); nothing is written or sent.
+	 */
+	bulkCheck: (path: string) => typedError<BulkCheck_Serialize, CoreError>(__TAURI_INVOKE("bulk_check", { path })),
+	/**
+	 *  Sends every valid row of a bulk file (each first written to the journal; rows
+	 *  already there are not sent again) and writes the result file next to it.
+	 */
+	bulkSend: (path: string, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome, CoreError>(__TAURI_INVOKE("bulk_send", { path, onProgress })),
+	cardMove: (form: CardForm_Deserialize) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("card_move", { form })),
+	cards: () => typedError<CardSummary_Serialize[], CoreError>(__TAURI_INVOKE("cards")),
+	cardOperations: () => typedError<CardOperation_Serialize[], CoreError>(__TAURI_INVOKE("card_operations")),
+	/**  The V1 refund query of one refund; the record is cached. */
+	refundQuery: (tradeNo: string, refundNo: string) => typedError<RefundRecord_Serialize, CoreError>(__TAURI_INVOKE("refund_query", { tradeNo, refundNo })),
+	/**
+	 *  The V2 order query of one type (`sales`, `refund`, `chargeback`); refund and
+	 *  chargeback records are cached.
+	 */
+	orderQuery: (tradeNo: string, queryType: string) => typedError<OrderRecord_Serialize, CoreError>(__TAURI_INVOKE("order_query", { tradeNo, queryType })),
+	/**  Refunds and chargebacks cached from queries, newest first. */
+	reversals: (tradeNo: string | null) => typedError<Reversal_Serialize[], CoreError>(__TAURI_INVOKE("reversals", { tradeNo })),
+	/**
+	 *  Checks a file for a review submission (size, type by content) and answers with a
+	 *  preview; the file is read here, never in the web view.
+	 */
+	reviewFileCheck: (path: string) => typedError<FileCheck_Serialize, CoreError>(__TAURI_INVOKE("review_file_check", { path })),
+	reviewSubmit: (reference: string, request: ReviewRequest) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("review_submit", { reference, request })),
+	/**  Sends a queued submission again, with its reference. */
+	reviewResend: (reference: string) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("review_resend", { reference })),
+	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission[], CoreError>(__TAURI_INVOKE("review_list", { tradeNo })),
+	/**  Notifications received at this desk's endpoint, newest first. */
+	events: () => typedError<Event_Serialize[], CoreError>(__TAURI_INVOKE("events")),
+	/**  Checks a pasted notification body's signature with the gateway's key. */
+	eventVerify: (body: string) => typedError<Received_Serialize, CoreError>(__TAURI_INVOKE("event_verify", { body })),
 };
 
 /* Types */
@@ -167,6 +226,80 @@ export type BalanceSnapshot = {
 	takenAt: number,
 };
 
+/**  Bank details a SEPA payin answers with, for the payer's transfer. */
+export type BankDetails = {
+	reference: string,
+	iban: string,
+	beneficiary: string,
+	bankName: string,
+	bankAddress: string,
+	bic: string,
+};
+
+/**  The payer's browser, for APPLE_PAY and CASH_APP. */
+export type BrowserForm = BrowserForm_Serialize | BrowserForm_Deserialize;
+
+/**  The payer's browser, for APPLE_PAY and CASH_APP. */
+export type BrowserForm_Deserialize = {
+	screenHeight?: string,
+	screenWidth?: string,
+	timeZoneOffset?: string,
+	userAgent?: string,
+	visitorId?: string,
+};
+
+/**  The payer's browser, for APPLE_PAY and CASH_APP. */
+export type BrowserForm_Serialize = {
+	screenHeight: string,
+	screenWidth: string,
+	timeZoneOffset: string,
+	userAgent: string,
+	visitorId: string,
+};
+
+/**  A bulk payout file, checked: rows ready to send and rows with errors. */
+export type BulkCheck = BulkCheck_Serialize | BulkCheck_Deserialize;
+
+/**  A bulk payout file, checked: rows ready to send and rows with errors. */
+export type BulkCheck_Deserialize = {
+	path: string,
+	rows: BulkRow_Deserialize[],
+	errors: RowError[],
+};
+
+/**  A bulk payout file, checked: rows ready to send and rows with errors. */
+export type BulkCheck_Serialize = {
+	path: string,
+	rows: BulkRow_Serialize[],
+	errors: RowError[],
+};
+
+/**  How a bulk send ended: one result per line of the file, and where they were written. */
+export type BulkOutcome = {
+	results: RowResult[],
+	resultPath: string,
+};
+
+export type BulkProgress = {
+	done: number,
+	total: number,
+};
+
+/**  A bulk file's row as the preview shows it. */
+export type BulkRow = BulkRow_Serialize | BulkRow_Deserialize;
+
+/**  A bulk file's row as the preview shows it. */
+export type BulkRow_Deserialize = {
+	line: number,
+	payout: PayoutPreview_Deserialize,
+};
+
+/**  A bulk file's row as the preview shows it. */
+export type BulkRow_Serialize = {
+	line: number,
+	payout: PayoutPreview_Serialize,
+};
+
 /**  An order as the cache holds it. */
 export type CachedOrder = CachedOrder_Serialize | CachedOrder_Deserialize;
 
@@ -220,6 +353,111 @@ export type CachedOrder_Serialize = {
 	createdAt: number,
 	syncedAt: number,
 	signatureVerified: boolean,
+};
+
+/**  A card top-up or withdraw as filled in. */
+export type CardForm = CardForm_Serialize | CardForm_Deserialize;
+
+/**  A card top-up or withdraw as filled in. */
+export type CardForm_Deserialize = {
+	kind: CardMove,
+	/**  The card's application number (`applyOrderNo`). */
+	card: string,
+	/**
+	 *  The journal's key: the top-up's `merOrderNo`, or this desk's own number for a
+	 *  withdrawal (the interface gives it none).
+	 */
+	reference: string,
+	amount: string,
+	currency: string,
+	/**  Top-up: the sub-merchant account; empty means the card number. */
+	subMerNo?: string,
+	remark?: string,
+};
+
+/**  A card top-up or withdraw as filled in. */
+export type CardForm_Serialize = {
+	kind: CardMove,
+	/**  The card's application number (`applyOrderNo`). */
+	card: string,
+	/**
+	 *  The journal's key: the top-up's `merOrderNo`, or this desk's own number for a
+	 *  withdrawal (the interface gives it none).
+	 */
+	reference: string,
+	amount: string,
+	currency: string,
+	/**  Top-up: the sub-merchant account; empty means the card number. */
+	subMerNo: string,
+	remark: string,
+};
+
+export type CardMove = 
+/**  V2 top-up: loads funds onto the card. */
+"top_up" | 
+/**  V1 withdraw: takes funds off the card, for a fee. */
+"withdraw";
+
+/**  A card top-up or withdraw made from this desk. */
+export type CardOperation = CardOperation_Serialize | CardOperation_Deserialize;
+
+/**  A card top-up or withdraw made from this desk. */
+export type CardOperation_Deserialize = {
+	/**  `top_up` or `withdraw`. */
+	kind: string,
+	card: string,
+	amount: string,
+	currency: string,
+	/**  The gateway's fee on a withdrawal. */
+	fee?: string | null,
+	tradeNo?: string | null,
+	/**  The journal status it ended in. */
+	outcome: string,
+	at: number,
+	journalId?: number | null,
+};
+
+/**  A card top-up or withdraw made from this desk. */
+export type CardOperation_Serialize = {
+	/**  `top_up` or `withdraw`. */
+	kind: string,
+	card: string,
+	amount: string,
+	currency: string,
+	/**  The gateway's fee on a withdrawal. */
+	fee: string | null,
+	tradeNo: string | null,
+	/**  The journal status it ended in. */
+	outcome: string,
+	at: number,
+	journalId: number | null,
+};
+
+/**  A card as the Cards screen lists it. */
+export type CardSummary = CardSummary_Serialize | CardSummary_Deserialize;
+
+/**  A card as the Cards screen lists it. */
+export type CardSummary_Deserialize = {
+	card: string,
+	currency: string,
+	/**  Known on the built-in sandbox only (the interface shows no card query). */
+	holder?: string | null,
+	/**  Known on the built-in sandbox only. */
+	balance?: string | null,
+	operations: number,
+	lastAt?: number | null,
+};
+
+/**  A card as the Cards screen lists it. */
+export type CardSummary_Serialize = {
+	card: string,
+	currency: string,
+	/**  Known on the built-in sandbox only (the interface shows no card query). */
+	holder: string | null,
+	/**  Known on the built-in sandbox only. */
+	balance: string | null,
+	operations: number,
+	lastAt: number | null,
 };
 
 /**  The result of checking the chain. */
@@ -342,9 +580,55 @@ export type Entry_Serialize = {
 	nextCheckAt: number | null,
 };
 
+/**  A notification as the Events screen lists it. */
+export type Event = Event_Serialize | Event_Deserialize;
+
+/**  A notification as the Events screen lists it. */
+export type Event_Deserialize = {
+	/**  How many times the sandbox tried to deliver it (built-in sandbox only). */
+	attempts?: number | null,
+	delivered?: boolean | null,
+} & Stored;
+
+/**  A notification as the Events screen lists it. */
+export type Event_Serialize = {
+	/**  How many times the sandbox tried to deliver it (built-in sandbox only). */
+	attempts: number | null,
+	delivered: boolean | null,
+} & Stored;
+
 export type ExportProgress = {
 	done: number,
 	total: number,
+};
+
+/**  A file chosen for a review submission, as checked before anything is sent. */
+export type FileCheck = FileCheck_Serialize | FileCheck_Deserialize;
+
+/**  A file chosen for a review submission, as checked before anything is sent. */
+export type FileCheck_Deserialize = {
+	path: string,
+	name: string,
+	/**  `.png`, `.jpg` or `.pdf`, from the content. */
+	suffix: string,
+	size: number,
+	/**  A picture as a `data:` URL to show (pictures only). */
+	preview?: string | null,
+	/**  A PDF's page count, when it can be read. */
+	pages?: number | null,
+};
+
+/**  A file chosen for a review submission, as checked before anything is sent. */
+export type FileCheck_Serialize = {
+	path: string,
+	name: string,
+	/**  `.png`, `.jpg` or `.pdf`, from the content. */
+	suffix: string,
+	size: number,
+	/**  A picture as a `data:` URL to show (pictures only). */
+	preview: string | null,
+	/**  A PDF's page count, when it can be read. */
+	pages: number | null,
 };
 
 /**  What the UI may show of a key: never the private half. */
@@ -507,6 +791,184 @@ export type OrderRecord_Serialize = {
 	sourceAmount: string,
 };
 
+/**  A payin as filled in. Fields a method does not use are ignored. */
+export type PayinForm = PayinForm_Serialize | PayinForm_Deserialize;
+
+/**  A payin as filled in. Fields a method does not use are ignored. */
+export type PayinForm_Deserialize = {
+	method: PayinMethod,
+	/**  Fixed once per order: the same number sent twice is one order. */
+	merOrderNo: string,
+	amount: string,
+	currency: string,
+	email?: string,
+	userId?: string,
+	returnUrl?: string,
+	/**  Empty: 127.0.0.1. */
+	ipAddress?: string,
+	/**  Empty: the desk's notification endpoint (its loopback receiver on the sandbox). */
+	notifyUrl?: string,
+	/**  PIX: the payer's name. */
+	name?: string,
+	/**  PIX: the payer's CPF. */
+	socialSecurityNumber?: string,
+	/**  SEPA: billing names. */
+	firstName?: string,
+	lastName?: string,
+	/**  SEPA: the payer's user agent. */
+	userAgent?: string,
+	browser?: BrowserForm_Deserialize,
+	/**  APPLE_PAY, CASH_APP, GCASH. */
+	products?: ProductLine_Deserialize[],
+	/**  GCASH: `ANDROID`, `IOS`, ... */
+	osType?: string,
+	/**  GCASH: `APP`, `WAP`, ... */
+	terminal?: string,
+	/**  VN_BANK. */
+	paymentMethodStr?: string,
+	productName?: string,
+	vnBankId?: string,
+};
+
+/**  A payin as filled in. Fields a method does not use are ignored. */
+export type PayinForm_Serialize = {
+	method: PayinMethod,
+	/**  Fixed once per order: the same number sent twice is one order. */
+	merOrderNo: string,
+	amount: string,
+	currency: string,
+	email: string,
+	userId: string,
+	returnUrl: string,
+	/**  Empty: 127.0.0.1. */
+	ipAddress: string,
+	/**  Empty: the desk's notification endpoint (its loopback receiver on the sandbox). */
+	notifyUrl: string,
+	/**  PIX: the payer's name. */
+	name: string,
+	/**  PIX: the payer's CPF. */
+	socialSecurityNumber: string,
+	/**  SEPA: billing names. */
+	firstName: string,
+	lastName: string,
+	/**  SEPA: the payer's user agent. */
+	userAgent: string,
+	browser: BrowserForm_Serialize,
+	/**  APPLE_PAY, CASH_APP, GCASH. */
+	products: ProductLine_Serialize[],
+	/**  GCASH: `ANDROID`, `IOS`, ... */
+	osType: string,
+	/**  GCASH: `APP`, `WAP`, ... */
+	terminal: string,
+	/**  VN_BANK. */
+	paymentMethodStr: string,
+	productName: string,
+	vnBankId: string,
+};
+
+/**  Every payin method of the interface; `WechatV1` is WECHAT through the V1 path. */
+export type PayinMethod = "WECHAT" | "WECHAT_V1" | "PIX" | "APPLE_PAY" | "CASH_APP" | "GCASH" | "SEPA" | "VN_BANK";
+
+/**  A payout as filled in. */
+export type PayoutForm = PayoutForm_Serialize | PayoutForm_Deserialize;
+
+/**  A payout as filled in. */
+export type PayoutForm_Deserialize = {
+	kind: PayoutKind,
+	merOrderNo: string,
+	amount: string,
+	currency: string,
+	clabe?: string,
+	cardNo?: string,
+	firstName?: string,
+	lastName?: string,
+	countryCode?: string,
+	email?: string,
+	mobile?: string,
+	ipAddress?: string,
+	notifyUrl?: string,
+};
+
+/**  A payout as filled in. */
+export type PayoutForm_Serialize = {
+	kind: PayoutKind,
+	merOrderNo: string,
+	amount: string,
+	currency: string,
+	clabe: string,
+	cardNo: string,
+	firstName: string,
+	lastName: string,
+	countryCode: string,
+	email: string,
+	mobile: string,
+	ipAddress: string,
+	notifyUrl: string,
+};
+
+/**  The payout channels. */
+export type PayoutKind = 
+/**  V1 card payout (`withdrawType` 1). */
+"CARD" | 
+/**  V2 bank-CLABE payout (`withdrawType` 6). */
+"CLABE";
+
+/**  What the confirmation step shows before a payout leaves: nothing unmasked. */
+export type PayoutPreview = PayoutPreview_Serialize | PayoutPreview_Deserialize;
+
+/**  What the confirmation step shows before a payout leaves: nothing unmasked. */
+export type PayoutPreview_Deserialize = {
+	kind: PayoutKind,
+	merOrderNo: string,
+	/**  Normalised decimal string. */
+	amount: string,
+	currency: string,
+	/**  Empty for a CLABE payout (the interface carries no beneficiary name). */
+	beneficiary: string,
+	/**  First 6 and last 4 digits. */
+	account: string,
+	/**  The CLABE's bank, from its first three digits. */
+	bank?: string | null,
+};
+
+/**  What the confirmation step shows before a payout leaves: nothing unmasked. */
+export type PayoutPreview_Serialize = {
+	kind: PayoutKind,
+	merOrderNo: string,
+	/**  Normalised decimal string. */
+	amount: string,
+	currency: string,
+	/**  Empty for a CLABE payout (the interface carries no beneficiary name). */
+	beneficiary: string,
+	/**  First 6 and last 4 digits. */
+	account: string,
+	/**  The CLABE's bank, from its first three digits. */
+	bank: string | null,
+};
+
+/**  One product line of a wallet or GCASH payin. */
+export type ProductLine = ProductLine_Serialize | ProductLine_Deserialize;
+
+/**  One product line of a wallet or GCASH payin. */
+export type ProductLine_Deserialize = {
+	name?: string,
+	/**  Decimal string; empty means the payin's amount. */
+	price?: string,
+	quantity?: string,
+	sku?: string,
+	url?: string,
+};
+
+/**  One product line of a wallet or GCASH payin. */
+export type ProductLine_Serialize = {
+	name: string,
+	/**  Decimal string; empty means the payin's amount. */
+	price: string,
+	quantity: string,
+	sku: string,
+	url: string,
+};
+
 export type Profile = Profile_Serialize | Profile_Deserialize;
 
 export type Profile_Deserialize = {
@@ -553,6 +1015,206 @@ export type Profiles_Deserialize = {
 export type Profiles_Serialize = {
 	active: string,
 	profiles: Profile_Serialize[],
+};
+
+/**
+ *  What every money operation answers with: its journal entry (the record of what was
+ *  sent and how it ended) and what the gateway gave back this time.
+ */
+export type Receipt = Receipt_Serialize | Receipt_Deserialize;
+
+/**
+ *  What every money operation answers with: its journal entry (the record of what was
+ *  sent and how it ended) and what the gateway gave back this time.
+ */
+export type Receipt_Deserialize = {
+	entry: Entry_Deserialize,
+	/**
+	 *  True when nothing was sent because the entry already existed (a second click,
+	 *  a retry): `entry` tells how the first one ended.
+	 */
+	replayed: boolean,
+	tradeNo?: string | null,
+	/**  Where the payer pays (payins other than SEPA). */
+	payUrl?: string | null,
+	/**  SEPA payins. */
+	bank?: BankDetails | null,
+	/**  Card withdrawals. */
+	fee?: string | null,
+	/**  The gateway's message, when it sent one with its data (VN_BANK). */
+	message?: string | null,
+};
+
+/**
+ *  What every money operation answers with: its journal entry (the record of what was
+ *  sent and how it ended) and what the gateway gave back this time.
+ */
+export type Receipt_Serialize = {
+	entry: Entry_Serialize,
+	/**
+	 *  True when nothing was sent because the entry already existed (a second click,
+	 *  a retry): `entry` tells how the first one ended.
+	 */
+	replayed: boolean,
+	tradeNo: string | null,
+	/**  Where the payer pays (payins other than SEPA). */
+	payUrl: string | null,
+	/**  SEPA payins. */
+	bank: BankDetails | null,
+	/**  Card withdrawals. */
+	fee: string | null,
+	/**  The gateway's message, when it sent one with its data (VN_BANK). */
+	message: string | null,
+};
+
+/**  A notification as read. */
+export type Received = Received_Serialize | Received_Deserialize;
+
+/**  A notification as read. */
+export type Received_Deserialize = {
+	/**  `notifyType` (pay, refund, chargeback, card, edd), raw. */
+	kind: string,
+	tradeNo: string,
+	signatureOk: boolean,
+	/**  Why the signature did not verify, or that there is no key to check it with. */
+	problem?: string | null,
+};
+
+/**  A notification as read. */
+export type Received_Serialize = {
+	/**  `notifyType` (pay, refund, chargeback, card, edd), raw. */
+	kind: string,
+	tradeNo: string,
+	signatureOk: boolean,
+	/**  Why the signature did not verify, or that there is no key to check it with. */
+	problem: string | null,
+};
+
+/**  The V1 refund record (`data`). */
+export type RefundRecord = RefundRecord_Serialize | RefundRecord_Deserialize;
+
+/**  The V1 refund record (`data`). */
+export type RefundRecord_Deserialize = {
+	state?: string,
+	refundNo?: string,
+	tradeNo?: string,
+	message?: string,
+	merNo?: string,
+	merOrderNo?: string,
+	refundAmount?: string | null,
+	refundCurrency?: string,
+	refuseAmount?: string | null,
+	refuseCurrency?: string,
+	actualRefuseAmount?: string | null,
+	actualRefuseCurrency?: string,
+	tradeFee?: string | null,
+	settle?: number | null,
+	gasFee?: string | null,
+	transactionHash?: string,
+	receiveAmount?: string | null,
+};
+
+/**  The V1 refund record (`data`). */
+export type RefundRecord_Serialize = {
+	state: string,
+	refundNo: string,
+	tradeNo: string,
+	message: string,
+	merNo: string,
+	merOrderNo: string,
+	refundAmount: string | null,
+	refundCurrency: string,
+	refuseAmount: string | null,
+	refuseCurrency: string,
+	actualRefuseAmount: string | null,
+	actualRefuseCurrency: string,
+	tradeFee: string | null,
+	settle: number | null,
+	gasFee: string | null,
+	transactionHash: string,
+	receiveAmount: string | null,
+};
+
+/**
+ *  A refund or chargeback as the Refunds screen lists it; `state` is raw (the V1 refund
+ *  `state`, or the V2 query `status` of a chargeback).
+ */
+export type Reversal = Reversal_Serialize | Reversal_Deserialize;
+
+/**
+ *  A refund or chargeback as the Refunds screen lists it; `state` is raw (the V1 refund
+ *  `state`, or the V2 query `status` of a chargeback).
+ */
+export type Reversal_Deserialize = {
+	kind: string,
+	tradeNo: string,
+	refundNo: string,
+	state: string,
+	amount?: string | null,
+	currency: string,
+	fee?: string | null,
+	settle?: number | null,
+	fetchedAt: number,
+};
+
+/**
+ *  A refund or chargeback as the Refunds screen lists it; `state` is raw (the V1 refund
+ *  `state`, or the V2 query `status` of a chargeback).
+ */
+export type Reversal_Serialize = {
+	kind: string,
+	tradeNo: string,
+	refundNo: string,
+	state: string,
+	amount: string | null,
+	currency: string,
+	fee: string | null,
+	settle: number | null,
+	fetchedAt: number,
+};
+
+/**  What a review submission sends, as kept for a resend: items and file paths. */
+export type ReviewRequest = {
+	tradeNo: string,
+	/**  (`infoType` code, content). */
+	info: ([string, string])[],
+	/**  (`fileType` code, full path). */
+	files: ([string, string])[],
+};
+
+/**  A review submission made from this desk: what went, and how it ended. */
+export type ReviewSubmission = {
+	id: number,
+	/**  The journal key; sending again with it never makes a second submission. */
+	reference: string,
+	tradeNo: string,
+	infoCount: number,
+	files: string,
+	/**
+	 *  The journal status (`accepted`, `rejected`, `pending` = queued, `unknown`), or
+	 *  `error: ...` when nothing could be sent (a file failed its checks).
+	 */
+	outcome: string,
+	at: number,
+	/**  True when it failed for a network reason and can be sent again. */
+	queued: boolean,
+};
+
+/**  A row that failed its checks: 1-based line number in the file, field and rule. */
+export type RowError = {
+	line: number,
+	field: string,
+	rule: string,
+};
+
+/**  The outcome of one row, as the result file lists it. */
+export type RowResult = {
+	line: number,
+	merOrderNo: string,
+	/**  `accepted`, `rejected`, `unknown`, `pending` (not sent) or `invalid`. */
+	status: string,
+	tradeNo: string,
+	detail: string,
 };
 
 export type SavedFilter = SavedFilter_Serialize | SavedFilter_Deserialize;
@@ -626,6 +1288,16 @@ export type Status =
  *  anything is sent again.
  */
 "unknown";
+
+/**  A notification as kept. */
+export type Stored = {
+	id: number,
+	receivedAt: number,
+	kind: string,
+	tradeNo: string,
+	body: string,
+	signatureOk: boolean,
+};
 
 export type SyncProgress = SyncProgress_Serialize | SyncProgress_Deserialize;
 

@@ -26,6 +26,14 @@ pub enum BulkPayout {
 }
 
 impl BulkPayout {
+    /// What a person checks before the file is sent (account masked).
+    pub fn preview(&self) -> crate::forms::PayoutPreview {
+        match self {
+            Self::Clabe(p) => crate::forms::clabe_preview(p),
+            Self::Card(p) => crate::forms::card_preview(p),
+        }
+    }
+
     pub fn mer_order_no(&self) -> &str {
         match self {
             Self::Clabe(p) => &p.mer_order_no,
@@ -35,6 +43,7 @@ impl BulkPayout {
 }
 
 /// A row that failed its checks: 1-based line number in the file, field and rule.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RowError {
@@ -211,6 +220,7 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
 }
 
 /// The outcome of one row, as the result file lists it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RowResult {

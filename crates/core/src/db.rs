@@ -13,6 +13,7 @@ use crate::error::CoreError;
 pub const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_cache.sql"),
     include_str!("../migrations/0002_saved_filters.sql"),
+    include_str!("../migrations/0003_review_queue.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::error::{CoreError, CoreResult};
 
 /// A notification as read.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Received {
@@ -20,6 +21,8 @@ pub struct Received {
     pub problem: Option<String>,
 }
 
+/// A notification as kept.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stored {

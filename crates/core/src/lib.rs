@@ -11,6 +11,7 @@ pub mod desk;
 pub mod error;
 pub mod events;
 pub mod export;
+pub mod forms;
 pub mod journal;
 pub mod profile;
 pub mod receiver;
@@ -18,7 +19,9 @@ pub mod review;
 pub mod secrets;
 pub mod sync;
 
-pub use desk::{Desk, Submitted, new_mer_order_no};
+pub use desk::{
+    CardOperation, CardSummary, Desk, ReviewRequest, ReviewSubmission, Submitted, new_mer_order_no,
+};
 pub use error::{CoreError, CoreResult};
 pub use profile::{Home, Profile};
 pub use secrets::{KeyringStore, MemoryStore, SecretStore, Secrets};

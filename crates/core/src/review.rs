@@ -24,6 +24,76 @@ pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// A file chosen for a review submission, as checked before anything is sent.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileCheck {
+    pub path: String,
+    pub name: String,
+    /// `.png`, `.jpg` or `.pdf`, from the content.
+    pub suffix: String,
+    pub size: u64,
+    /// A picture as a `data:` URL to show (pictures only).
+    pub preview: Option<String>,
+    /// A PDF's page count, when it can be read.
+    pub pages: Option<u32>,
+}
+
+/// Checks a file the way [`read_file`] will (size, type by content) and answers with
+/// what the person needs to see before sending it.
+pub fn inspect(path: &Path) -> CoreResult<FileCheck> {
+    let item = read_file(0, "preview", path).map_err(|e| match e {
+        CoreError::Validation { rule, .. } => CoreError::validation("file", rule),
+        other => other,
+    })?;
+    let size = std::fs::metadata(path)?.len();
+    let (preview, pages) = match item.suffix.as_str() {
+        ".png" => (
+            Some(format!("data:image/png;base64,{}", item.file_content)),
+            None,
+        ),
+        ".jpg" => (
+            Some(format!("data:image/jpeg;base64,{}", item.file_content)),
+            None,
+        ),
+        _ => {
+            let bytes = std::fs::read(path)?;
+            (None, pdf_pages(&bytes))
+        }
+    };
+    Ok(FileCheck {
+        path: path.display().to_string(),
+        name: path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("file")
+            .to_string(),
+        suffix: item.suffix,
+        size,
+        preview,
+        pages,
+    })
+}
+
+/// Counts `/Type /Page` objects (not `/Pages`): enough for an uncompressed or a
+/// typical PDF; `None` when none are visible (object streams).
+fn pdf_pages(bytes: &[u8]) -> Option<u32> {
+    let mut n = 0u32;
+    let mut i = 0;
+    while let Some(p) = bytes[i..].windows(5).position(|w| w == b"/Type") {
+        let mut j = i + p + 5;
+        while j < bytes.len() && bytes[j] == b' ' {
+            j += 1;
+        }
+        if bytes[j..].starts_with(b"/Page") && !bytes[j..].starts_with(b"/Pages") {
+            n += 1;
+        }
+        i = j;
+    }
+    (n > 0).then_some(n)
+}
+
 /// Reads `path` into a `fileList` item of type `code`.
 pub fn read_file(index: usize, code: &str, path: &Path) -> CoreResult<FileItem> {
     let field = format!("fileList[{index}]");
@@ -66,4 +136,32 @@ pub fn read_file(index: usize, code: &str, path: &Path) -> CoreResult<FileItem> 
         file_name: name,
         suffix: suffix.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inspect_previews_pictures_and_counts_pdf_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let png = dir.path().join("id.png");
+        std::fs::write(&png, b"\x89PNG\r\n\x1a\nxx").unwrap();
+        let c = inspect(&png).unwrap();
+        assert_eq!((c.suffix.as_str(), c.size), (".png", 10));
+        assert!(c.preview.unwrap().starts_with("data:image/png;base64,"));
+        let pdf = dir.path().join("proof.pdf");
+        std::fs::write(
+            &pdf,
+            b"%PDF-1.4\n1 0 obj << /Type /Pages /Count 2 >> endobj 2 0 obj << /Type /Page >> endobj 3 0 obj <</Type/Page>> endobj",
+        )
+        .unwrap();
+        let c = inspect(&pdf).unwrap();
+        assert_eq!((c.pages, c.preview), (Some(2), None));
+        let exe = dir.path().join("tool.exe");
+        std::fs::write(&exe, b"MZ").unwrap();
+        assert!(
+            matches!(inspect(&exe), Err(CoreError::Validation { field, .. }) if field == "file")
+        );
+    }
 }

@@ -545,9 +545,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
     let too_big = desk
         .submit_review(
             "RV-1",
-            &trade_no,
-            vec![],
-            vec![("21".into(), dir.join("big.png"))],
+            &review(&trade_no, vec![], vec![("21".into(), dir.join("big.png"))]),
         )
         .await
         .unwrap_err();
@@ -558,9 +556,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
     let wrong = desk
         .submit_review(
             "RV-1",
-            &trade_no,
-            vec![],
-            vec![("21".into(), dir.join("tool.exe"))],
+            &review(&trade_no, vec![], vec![("21".into(), dir.join("tool.exe"))]),
         )
         .await
         .unwrap_err();
@@ -573,12 +569,50 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
         ("21".to_string(), dir.join("id.png")),
         ("22".to_string(), dir.join("proof.pdf")),
     ];
+    // A submission that cannot reach the gateway (it is down) stays queued, and is
+    // sent again later with its reference.
+    let online = f.home.get(&f.name).unwrap();
+    f.home
+        .put(paydesk_core::Profile {
+            base_url: Some("http://127.0.0.1:9/".into()),
+            ..online.clone()
+        })
+        .unwrap();
+    let offline = f.desk().await;
+    let queued = offline
+        .submit_review(
+            "RV-0",
+            &review(
+                &trade_no,
+                vec![("1".into(), "Invoice 54".into())],
+                files.clone(),
+            ),
+        )
+        .await;
+    assert!(queued.is_err());
+    let listed = desk.review_submissions(Some(&trade_no)).unwrap();
+    assert!(
+        listed[0].queued && listed[0].reference == "RV-0",
+        "{listed:?}"
+    );
+    drop(offline);
+    f.home.put(online).unwrap();
+    let resent = desk.review_resend("RV-0").await.unwrap();
+    assert_eq!(resent.entry.status, Status::Accepted);
+    let listed = desk.review_submissions(Some(&trade_no)).unwrap();
+    assert_eq!(listed.len(), 1, "a resend updates its submission");
+    assert!(
+        !listed[0].queued && listed[0].outcome == "accepted",
+        "{listed:?}"
+    );
     let ok = desk
         .submit_review(
             "RV-1",
-            &trade_no,
-            vec![("1".into(), "Invoice 55".into())],
-            files.clone(),
+            &review(
+                &trade_no,
+                vec![("1".into(), "Invoice 55".into())],
+                files.clone(),
+            ),
         )
         .await
         .unwrap();
@@ -586,16 +620,14 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
     let again = desk
         .submit_review(
             "RV-1",
-            &trade_no,
-            vec![("1".into(), "Invoice 55".into())],
-            files,
+            &review(&trade_no, vec![("1".into(), "Invoice 55".into())], files),
         )
         .await
         .unwrap();
     assert!(again.replayed, "the same reference is not sent twice");
     let reviews = f.running.sandbox.with_state(|s| s.reviews.clone());
-    assert_eq!(reviews.len(), 1);
-    let sizes: Vec<(String, usize)> = reviews[0]
+    assert_eq!(reviews.len(), 2, "RV-0 and RV-1, each once");
+    let sizes: Vec<(String, usize)> = reviews[1]
         .files
         .iter()
         .map(|x| (x.suffix.clone(), x.size))
@@ -675,4 +707,19 @@ async fn simulation_is_refused_on_a_real_gateway_profile() {
         other => panic!("{other:?}"),
     }
     secrets.forget("ext").unwrap();
+}
+
+fn review(
+    trade_no: &str,
+    info: Vec<(String, String)>,
+    files: Vec<(String, std::path::PathBuf)>,
+) -> paydesk_core::ReviewRequest {
+    paydesk_core::ReviewRequest {
+        trade_no: trade_no.to_string(),
+        info,
+        files: files
+            .into_iter()
+            .map(|(c, p)| (c, p.display().to_string()))
+            .collect(),
+    }
 }

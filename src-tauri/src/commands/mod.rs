@@ -4,7 +4,9 @@
 
 pub mod activity;
 pub mod balances;
+pub mod money;
 pub mod orders;
+pub mod records;
 pub mod settings;
 
 pub type CmdResult<T> = Result<T, paydesk_core::CoreError>;

@@ -15,11 +15,17 @@ import {
   useMantineTheme,
 } from "@mantine/core";
 import {
+  IconArrowBackUp,
+  IconBell,
+  IconCash,
   IconCoins,
+  IconCreditCard,
+  IconFileUpload,
   IconHistory,
   IconLayoutDashboard,
   IconListDetails,
   IconSearch,
+  IconSend,
   IconSettings,
 } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
@@ -32,6 +38,12 @@ import { ErrorAlert } from "./ErrorAlert";
 export const SCREENS = [
   { path: "/", key: "nav.dashboard", icon: IconLayoutDashboard },
   { path: "/orders", key: "nav.orders", icon: IconListDetails },
+  { path: "/payins", key: "nav.payins", icon: IconCash },
+  { path: "/payouts", key: "nav.payouts", icon: IconSend },
+  { path: "/refunds", key: "nav.refunds", icon: IconArrowBackUp },
+  { path: "/cards", key: "nav.cards", icon: IconCreditCard },
+  { path: "/review", key: "nav.review", icon: IconFileUpload },
+  { path: "/events", key: "nav.events", icon: IconBell },
   { path: "/balances", key: "nav.balances", icon: IconCoins },
   { path: "/activity", key: "nav.activity", icon: IconHistory },
   { path: "/settings", key: "nav.settings", icon: IconSettings },

@@ -31,3 +31,15 @@ export function fieldOf(e: unknown): { field: string; rule: string } | null {
   const c = coreError(e);
   return c.code === "validation" ? { field: c.field, rule: c.rule } : null;
 }
+
+/// The rule a validation error states, when it names one of `fields` (or an item of
+/// one, e.g. `products[0].price` for `products`): what a form shows under that field.
+export function fieldError(e: unknown, ...fields: string[]): string | undefined {
+  const f = fieldOf(e);
+  if (!f) return undefined;
+  return fields.some(
+    (x) => f.field === x || f.field.startsWith(`${x}[`) || f.field.startsWith(`${x}.`),
+  )
+    ? f.rule
+    : undefined;
+}

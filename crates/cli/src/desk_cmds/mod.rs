@@ -12,8 +12,6 @@ use paydesk_core::sync::SyncOptions;
 use paydesk_core::{
     CoreError, Desk, Home, KeyringStore, Profile, Secrets, builtin, new_mer_order_no,
 };
-use paydesk_gateway::wire::{self, MerNo};
-use rust_decimal::Decimal;
 use serde::Serialize;
 
 use crate::Failure;
@@ -109,10 +107,6 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::Other(e.to_string()))
-}
-
-fn decimal(field: &str, text: &str) -> Result<Decimal, Failure> {
-    paydesk_gateway::money::parse_decimal(field, text).map_err(|e| Failure::Input(e.to_string()))
 }
 
 /// A progress bar on stderr.

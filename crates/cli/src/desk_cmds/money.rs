@@ -2,6 +2,11 @@
 //! cards, review submissions.
 
 use super::*;
+use paydesk_core::ReviewRequest;
+use paydesk_core::forms::{
+    BrowserForm, CardForm, CardMove, PayinForm, PayinMethod, PayoutForm, PayoutKind, ProductLine,
+    Receipt,
+};
 
 #[derive(Debug, Args)]
 pub struct MoneyArgs {
@@ -80,13 +85,6 @@ pub enum PayoutCmd {
     },
 }
 
-fn notify(desk: &Desk, m: &MoneyArgs) -> String {
-    m.notify_url
-        .clone()
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| desk.notify_url())
-}
-
 fn show_submitted<T: Serialize>(g: &Global, s: &paydesk_core::Submitted<T>) -> Result<(), Failure> {
     print(g, s, || {
         let e = &s.entry;
@@ -121,192 +119,112 @@ fn show_submitted<T: Serialize>(g: &Global, s: &paydesk_core::Submitted<T>) -> R
     }
 }
 
+/// Prints a receipt and turns its journal status into the exit status.
+fn show_receipt(g: &Global, r: &Receipt) -> Result<(), Failure> {
+    show_submitted(
+        g,
+        &paydesk_core::Submitted {
+            entry: r.entry.clone(),
+            data: Some(r),
+            replayed: r.replayed,
+        },
+    )
+}
+
 pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
-    runtime()?.block_on(async {
-        let desk = open(g).await?;
-        let mer_order_no = a
+    let method = PayinMethod::parse(&a.method).map_err(|e| Failure::Input(format!("--{e}")))?;
+    let (first, last) = a.name.split_once(' ').unwrap_or((a.name.as_str(), ""));
+    let product = ProductLine {
+        name: a.product.clone(),
+        quantity: "1".into(),
+        sku: "SKU".into(),
+        ..ProductLine::default()
+    };
+    let form = PayinForm {
+        method,
+        mer_order_no: a
             .money
             .mer_order_no
             .clone()
-            .unwrap_or_else(|| new_mer_order_no("PI"));
-        let common = wire::PayinCommon {
-            mer_no: MerNo(desk.profile.mer_no),
-            mer_order_no,
-            currency_code: a.money.currency.clone(),
-            source_amount: decimal("sourceAmount", &a.money.amount)?,
-            return_url: a.return_url.clone(),
-            notify_url: notify(&desk, &a.money),
-            ip_address: a.money.ip.clone(),
-            user_id: a.user_id.clone(),
-            email: a.email.clone(),
-        };
-        let browser = wire::Browser {
+            .unwrap_or_else(|| new_mer_order_no("PI")),
+        amount: a.money.amount.clone(),
+        currency: a.money.currency.clone(),
+        email: a.email.clone(),
+        user_id: a.user_id.clone(),
+        return_url: a.return_url.clone(),
+        ip_address: a.money.ip.clone(),
+        notify_url: a.money.notify_url.clone().unwrap_or_default(),
+        name: a.name.clone(),
+        social_security_number: a.ssn.clone(),
+        first_name: first.into(),
+        last_name: last.into(),
+        user_agent: "PayDesk CLI".into(),
+        browser: BrowserForm {
             screen_height: "1080".into(),
             screen_width: "1920".into(),
             time_zone_offset: "0".into(),
             user_agent: "PayDesk CLI".into(),
             visitor_id: "cli".into(),
-        };
-        let products = vec![wire::Product {
-            price: common.source_amount,
-            product_name: a.product.clone(),
-            product_url: String::new(),
-            quantity: "1".into(),
-            sku: "SKU".into(),
-        }];
-        let (first, last) = a.name.split_once(' ').unwrap_or((a.name.as_str(), ""));
-        let v1 = |method| wire::V1Payment {
-            common: common.clone(),
-            version: "V3.0.0".into(),
-            method,
-        };
-        match a.method.as_str() {
-            "WECHAT" => show_submitted(g, &desk.payin_v2(common).await?),
-            "WECHAT-V1" => show_submitted(
-                g,
-                &desk
-                    .payin_v1(v1(wire::V1Method::Wechat(wire::NoExtras {})))
-                    .await?,
-            ),
-            "PIX" => show_submitted(
-                g,
-                &desk
-                    .payin_v1(v1(wire::V1Method::Pix(wire::PixExtras {
-                        name: a.name.clone(),
-                        social_security_number: a.ssn.clone(),
-                    })))
-                    .await?,
-            ),
-            "APPLE_PAY" => show_submitted(
-                g,
-                &desk
-                    .payin_v1(v1(wire::V1Method::ApplePay(wire::WalletExtras {
-                        browser,
-                        products,
-                    })))
-                    .await?,
-            ),
-            "CASH_APP" => show_submitted(
-                g,
-                &desk
-                    .payin_v1(v1(wire::V1Method::CashApp(wire::WalletExtras {
-                        browser,
-                        products,
-                    })))
-                    .await?,
-            ),
-            "GCASH" => {
-                let list = vec![wire::ProductInfo {
-                    sku: "SKU".into(),
-                    product_name: a.product.clone(),
-                    price: common.source_amount,
-                    quantity: "1".into(),
-                }];
-                show_submitted(
-                    g,
-                    &desk
-                        .payin_v1(v1(wire::V1Method::Gcash(wire::GcashExtras {
-                            os_type: "ANDROID".into(),
-                            terminal: "APP".into(),
-                            product_info_list: list,
-                        })))
-                        .await?,
-                )
-            }
-            "SEPA" => show_submitted(
-                g,
-                &desk
-                    .payin_v1(v1(wire::V1Method::Sepa(wire::SepaExtras {
-                        user_agent: "PayDesk CLI".into(),
-                        billing_first_name: first.into(),
-                        billing_last_name: last.into(),
-                    })))
-                    .await?,
-            ),
-            "VN_BANK" => {
-                let op = wire::V1VnBankPayment {
-                    common,
-                    version: "V3.0.0".into(),
-                    payment_method_str: "BANK".into(),
-                    product_name: a.product.clone(),
-                    vn_bank_id: a.vn_bank_id,
-                };
-                show_submitted(g, &desk.payin_vn_bank(op).await?)
-            }
-            other => Err(Failure::Input(format!(
-                "--method: unknown method {other:?}"
-            ))),
-        }
+        },
+        products: vec![product],
+        os_type: "ANDROID".into(),
+        terminal: "APP".into(),
+        payment_method_str: "BANK".into(),
+        product_name: a.product.clone(),
+        vn_bank_id: a.vn_bank_id.to_string(),
+    };
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        show_receipt(g, &desk.payin(&form).await?)
     })
 }
 
 pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
+    let form = |kind, money: &MoneyArgs| PayoutForm {
+        kind,
+        mer_order_no: money
+            .mer_order_no
+            .clone()
+            .unwrap_or_else(|| new_mer_order_no("PO")),
+        amount: money.amount.clone(),
+        currency: money.currency.clone(),
+        clabe: String::new(),
+        card_no: String::new(),
+        first_name: String::new(),
+        last_name: String::new(),
+        country_code: String::new(),
+        email: String::new(),
+        mobile: String::new(),
+        ip_address: money.ip.clone(),
+        notify_url: money.notify_url.clone().unwrap_or_default(),
+    };
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        match cmd {
+        let form = match cmd {
             PayoutCmd::Bulk {
                 file,
                 result,
                 check,
-            } => bulk(&desk, g, &file, result, check).await,
-            PayoutCmd::Clabe { money, clabe } => {
-                let op = wire::V2Payout {
-                    mer_no: MerNo(desk.profile.mer_no),
-                    mer_order_no: money
-                        .mer_order_no
-                        .clone()
-                        .unwrap_or_else(|| new_mer_order_no("PO")),
-                    currency_code: money.currency.clone(),
-                    source_amount: decimal("sourceAmount", &money.amount)?,
-                    withdraw_type: "6".into(),
-                    return_url: String::new(),
-                    notify_url: notify(&desk, &money),
-                    sign_type: "RSA256".into(),
-                    version: "V2.0.0".into(),
-                    ip_address: money.ip.clone(),
-                    card_no: String::new(),
-                    clabe,
-                };
-                show_submitted(g, &desk.payout_clabe(op).await?)
-            }
+            } => return bulk(&desk, g, &file, result, check).await,
+            PayoutCmd::Clabe { money, clabe } => PayoutForm {
+                clabe,
+                ..form(PayoutKind::Clabe, &money)
+            },
             PayoutCmd::Card {
                 money,
                 card_no,
                 first_name,
                 last_name,
                 country,
-            } => {
-                let op = wire::V1CardPayout {
-                    mer_no: MerNo(desk.profile.mer_no),
-                    mer_order_no: money
-                        .mer_order_no
-                        .clone()
-                        .unwrap_or_else(|| new_mer_order_no("PO")),
-                    currency_code: money.currency.clone(),
-                    source_amount: decimal("sourceAmount", &money.amount)?,
-                    withdraw_type: "1".into(),
-                    return_url: String::new(),
-                    notify_url: notify(&desk, &money),
-                    version: "V3.0.0".into(),
-                    ip_address: money.ip.clone(),
-                    card_no,
-                    ben_first_name: first_name,
-                    ben_last_name: last_name,
-                    mobile: String::new(),
-                    address_line: String::new(),
-                    address_line2: String::new(),
-                    city: String::new(),
-                    state: String::new(),
-                    country_code: country,
-                    post_code: String::new(),
-                    email: String::new(),
-                    beneficiary_type: "individual".into(),
-                    browser: None,
-                    products: vec![],
-                };
-                show_submitted(g, &desk.payout_card(op).await?)
-            }
-        }
+            } => PayoutForm {
+                card_no,
+                first_name,
+                last_name,
+                country_code: country,
+                ..form(PayoutKind::Card, &money)
+            },
+        };
+        show_receipt(g, &desk.payout(&form).await?)
     })
 }
 
@@ -347,7 +265,7 @@ pub enum CardCmd {
 pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        match cmd {
+        let form = match cmd {
             CardCmd::Topup {
                 card,
                 sub_mer_no,
@@ -355,49 +273,53 @@ pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
                 currency,
                 mer_order_no,
                 remark,
-            } => {
-                let op = wire::V2CardTopUp {
-                    mer_no: MerNo(desk.profile.mer_no),
-                    sub_mer_no: if sub_mer_no.is_empty() {
-                        card.clone()
-                    } else {
-                        sub_mer_no
-                    },
-                    mer_order_no: mer_order_no.unwrap_or_else(|| new_mer_order_no("TU")),
-                    apply_order_no: card,
-                    amount: decimal("amount", &amount)?,
-                    currency,
-                    remark,
-                    sign_type: "RSA256".into(),
-                    version: "V2.0.0".into(),
-                };
-                show_submitted(g, &desk.card_top_up(op).await?)
-            }
+            } => CardForm {
+                kind: CardMove::TopUp,
+                card,
+                reference: mer_order_no.unwrap_or_else(|| new_mer_order_no("TU")),
+                amount,
+                currency,
+                sub_mer_no,
+                remark,
+            },
             CardCmd::Withdraw {
                 card,
                 amount,
                 currency,
                 reference,
-            } => {
-                let op = wire::V1CardWithdraw {
-                    mer_no: MerNo(desk.profile.mer_no),
-                    apply_order_no: card,
-                    amount: decimal("amount", &amount)?,
-                    currency,
-                };
-                let reference = reference.unwrap_or_else(|| new_mer_order_no("WD"));
-                show_submitted(g, &desk.card_withdraw(op, &reference).await?)
-            }
+            } => CardForm {
+                kind: CardMove::Withdraw,
+                card,
+                reference: reference.unwrap_or_else(|| new_mer_order_no("WD")),
+                amount,
+                currency,
+                sub_mer_no: String::new(),
+                remark: String::new(),
+            },
             CardCmd::History => {
                 let ops = desk.card_operations()?;
-                print(g, &ops, || {
+                return print(g, &ops, || {
                     ops.iter()
-                        .map(|o| o.to_string())
+                        .map(|o| {
+                            format!(
+                                "{} {} {} {} {}{}",
+                                o.kind,
+                                o.card,
+                                o.amount,
+                                o.currency,
+                                o.outcome,
+                                o.fee
+                                    .as_ref()
+                                    .map(|f| format!(" (fee {f})"))
+                                    .unwrap_or_default()
+                            )
+                        })
                         .collect::<Vec<_>>()
                         .join("\n")
-                })
+                });
             }
-        }
+        };
+        show_receipt(g, &desk.card(&form).await?)
     })
 }
 
@@ -433,7 +355,7 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
     let files = a
         .file
         .iter()
-        .map(|s| pair("file", s).map(|(c, p)| (c, PathBuf::from(p))))
+        .map(|s| pair("file", s))
         .collect::<Result<Vec<_>, _>>()?;
     runtime()?.block_on(async {
         let desk = open(g).await?;
@@ -444,7 +366,14 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
         show_submitted(
             g,
             &desk
-                .submit_review(&reference, &a.trade_no, info, files)
+                .submit_review(
+                    &reference,
+                    &ReviewRequest {
+                        trade_no: a.trade_no.clone(),
+                        info,
+                        files,
+                    },
+                )
                 .await?,
         )
     })

@@ -7,7 +7,8 @@ mod money;
 mod orders;
 mod queries;
 
-pub use queries::{BalanceSnapshot, Dashboard, DayFigures, Reversal};
+pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
+pub use queries::{BalanceSnapshot, Dashboard, DayFigures, Event, Reversal};
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -436,6 +437,31 @@ impl Desk {
 
     pub fn journal_entries(&self, statuses: &[Status], limit: i64) -> CoreResult<Vec<Entry>> {
         journal::list(&lock(&self.journal), &self.profile.name, statuses, limit)
+    }
+
+    /// An operation's outcome as a receipt even when the call failed after its journal
+    /// entry was written (refused, outcome unknown, not sent): the entry tells how it
+    /// stands and what happens next. A failure before that (a broken rule) stays an error.
+    pub fn receipt_or_error(
+        &self,
+        operation: &str,
+        key: &str,
+        r: CoreResult<crate::forms::Receipt>,
+    ) -> CoreResult<crate::forms::Receipt> {
+        match r {
+            Err(e) if !matches!(e, CoreError::Validation { .. }) => {
+                match journal::get_by_key(
+                    &lock(&self.journal),
+                    &self.profile.name,
+                    operation,
+                    key.trim(),
+                )? {
+                    Some(entry) => Ok(crate::forms::Receipt::new(entry, false)),
+                    None => Err(e),
+                }
+            }
+            other => other,
+        }
     }
 
     pub fn journal_entry(&self, id: i64) -> CoreResult<Entry> {

@@ -4,15 +4,86 @@ use paydesk_gateway::wire::{self, MerNo, Operation};
 use rusqlite::params;
 use serde_json::Value;
 
+use serde::{Deserialize, Serialize};
+
 use super::{Desk, Submitted, TradeNo, lock};
 use crate::bulk;
 use crate::cache;
 use crate::db::now_ms;
-use crate::error::CoreResult;
+use crate::error::{CoreError, CoreResult};
+use crate::forms::{
+    BankDetails, CardForm, CardOp, Filler, PayinForm, PayinOp, PayoutForm, PayoutOp, PayoutPreview,
+    Receipt,
+};
 use crate::journal;
 
+/// A card top-up or withdraw made from this desk.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CardOperation {
+    /// `top_up` or `withdraw`.
+    pub kind: String,
+    pub card: String,
+    pub amount: String,
+    pub currency: String,
+    /// The gateway's fee on a withdrawal.
+    pub fee: Option<String>,
+    pub trade_no: Option<String>,
+    /// The journal status it ended in.
+    pub outcome: String,
+    pub at: i64,
+    pub journal_id: Option<i64>,
+}
+
+/// A card as the Cards screen lists it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CardSummary {
+    pub card: String,
+    pub currency: String,
+    /// Known on the built-in sandbox only (the interface shows no card query).
+    pub holder: Option<String>,
+    /// Known on the built-in sandbox only.
+    pub balance: Option<String>,
+    pub operations: u32,
+    pub last_at: Option<i64>,
+}
+
+/// A review submission made from this desk: what went, and how it ended.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewSubmission {
+    pub id: i64,
+    /// The journal key; sending again with it never makes a second submission.
+    pub reference: String,
+    pub trade_no: String,
+    pub info_count: i64,
+    pub files: String,
+    /// The journal status (`accepted`, `rejected`, `pending` = queued, `unknown`), or
+    /// `error: ...` when nothing could be sent (a file failed its checks).
+    pub outcome: String,
+    pub at: i64,
+    /// True when it failed for a network reason and can be sent again.
+    pub queued: bool,
+}
+
+/// What a review submission sends, as kept for a resend: items and file paths.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewRequest {
+    pub trade_no: String,
+    /// (`infoType` code, content).
+    pub info: Vec<(String, String)>,
+    /// (`fileType` code, full path).
+    pub files: Vec<(String, String)>,
+}
+
 /// A card operation as the Cards screen lists it.
-struct CardOp<'a> {
+struct CardRow<'a> {
     journal_id: i64,
     kind: &'a str,
     card: &'a str,
@@ -110,7 +181,7 @@ impl Desk {
         self.order(&op, &op.mer_order_no, "CARD", summary).await
     }
 
-    fn card_op(&self, op: CardOp<'_>) -> CoreResult<()> {
+    fn card_op(&self, op: CardRow<'_>) -> CoreResult<()> {
         lock(&self.cache).execute(
             "INSERT INTO card_operations (journal_id, kind, card, amount, currency, fee, trade_no, outcome, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![op.journal_id, op.kind, op.card, op.amount, op.currency, op.fee, op.trade_no, op.outcome, now_ms()],
@@ -129,7 +200,7 @@ impl Desk {
             && !s.replayed
         {
             let amount = op.amount.to_string();
-            self.card_op(CardOp {
+            self.card_op(CardRow {
                 journal_id: s.entry.id,
                 kind: "top_up",
                 card: &op.apply_order_no,
@@ -159,7 +230,7 @@ impl Desk {
             && let (false, Some(d)) = (s.replayed, &s.data)
         {
             let amount = op.amount.to_string();
-            self.card_op(CardOp {
+            self.card_op(CardRow {
                 journal_id: s.entry.id,
                 kind: "withdraw",
                 card: &op.apply_order_no,
@@ -173,65 +244,178 @@ impl Desk {
         r
     }
 
-    pub fn card_operations(&self) -> CoreResult<Vec<Value>> {
+    /// Card operations made from this desk, newest first.
+    pub fn card_operations(&self) -> CoreResult<Vec<CardOperation>> {
         let conn = lock(&self.cache);
-        let mut stmt = conn.prepare("SELECT kind, card, amount, currency, fee, trade_no, outcome, at FROM card_operations ORDER BY id DESC LIMIT 1000")?;
+        let mut stmt = conn.prepare("SELECT kind, card, amount, currency, fee, trade_no, outcome, at, journal_id FROM card_operations ORDER BY id DESC LIMIT 1000")?;
         let rows = stmt.query_map([], |r| {
-            Ok(serde_json::json!({
-                "kind": r.get::<_, String>(0)?, "card": r.get::<_, String>(1)?, "amount": r.get::<_, String>(2)?,
-                "currency": r.get::<_, String>(3)?, "fee": r.get::<_, Option<String>>(4)?, "tradeNo": r.get::<_, Option<String>>(5)?,
-                "outcome": r.get::<_, String>(6)?, "at": r.get::<_, i64>(7)?,
-            }))
+            Ok(CardOperation {
+                kind: r.get(0)?,
+                card: r.get(1)?,
+                amount: r.get(2)?,
+                currency: r.get(3)?,
+                fee: r.get(4)?,
+                trade_no: r.get(5)?,
+                outcome: r.get(6)?,
+                at: r.get(7)?,
+                journal_id: r.get(8)?,
+            })
         })?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// The cards known from this desk's operations (and, on the built-in sandbox, the
+    /// sandbox's own cards with their balances).
+    pub fn cards(&self) -> CoreResult<Vec<CardSummary>> {
+        let ops = self.card_operations()?;
+        let mut cards: std::collections::BTreeMap<String, CardSummary> = Default::default();
+        if let Some(sb) = &self.sandbox {
+            let mer_no = self.profile.mer_no;
+            sb.sandbox().with_state(|s| {
+                for c in s.cards.values().filter(|c| c.mer_no == mer_no) {
+                    cards.insert(
+                        c.apply_order_no.clone(),
+                        CardSummary {
+                            card: c.apply_order_no.clone(),
+                            currency: c.currency.clone(),
+                            holder: Some(c.holder.clone()),
+                            balance: Some(c.balance.to_string()),
+                            operations: 0,
+                            last_at: None,
+                        },
+                    );
+                }
+            });
+        }
+        for op in ops.iter().rev() {
+            let c = cards.entry(op.card.clone()).or_insert_with(|| CardSummary {
+                card: op.card.clone(),
+                currency: op.currency.clone(),
+                holder: None,
+                balance: None,
+                operations: 0,
+                last_at: None,
+            });
+            c.operations += 1;
+            c.last_at = Some(op.at);
+        }
+        Ok(cards.into_values().collect())
     }
 
     /// Submits review information and files for a bank-transfer order. Files are read,
     /// checked (type by content, size) and base64-encoded here. `reference` is the
     /// submission's journal key: one that failed for a network reason stays queued and
-    /// is sent again by calling this with the same reference.
+    /// is sent again by [`Desk::review_resend`] (or this with the same reference).
     pub async fn submit_review(
         &self,
         reference: &str,
-        trade_no: &str,
-        info: Vec<(String, String)>,
-        files: Vec<(String, std::path::PathBuf)>,
+        req: &ReviewRequest,
     ) -> CoreResult<Submitted<wire::NoData>> {
+        paydesk_gateway::validate::required("tradeNo", req.trade_no.trim())?;
+        paydesk_gateway::validate::required("reference", reference.trim())?;
+        let trade_no = req.trade_no.trim();
+        if req.info.is_empty() && req.files.is_empty() {
+            return Err(CoreError::validation(
+                "infoList",
+                "add at least one information item or file",
+            ));
+        }
+        for (i, (code, content)) in req.info.iter().enumerate() {
+            paydesk_gateway::validate::required(&format!("infoList[{i}].infoType"), code.trim())?;
+            paydesk_gateway::validate::required(
+                &format!("infoList[{i}].infoContent"),
+                content.trim(),
+            )?;
+        }
         let mut file_list = Vec::new();
         let mut names = Vec::new();
-        for (i, (code, path)) in files.iter().enumerate() {
-            let item = crate::review::read_file(i, code, path)?;
-            names.push(item.file_name.clone());
+        for (i, (code, path)) in req.files.iter().enumerate() {
+            let item = crate::review::read_file(i, code, std::path::Path::new(path))?;
+            names.push(format!("{}{}", item.file_name, item.suffix));
             file_list.push(item);
         }
         let op = wire::V1TransferOrderSubmit {
             mer_no: MerNo(self.profile.mer_no),
             trade_no: trade_no.to_string(),
-            info_list: info
-                .into_iter()
+            info_list: req
+                .info
+                .iter()
                 .map(|(t, c)| wire::InfoItem {
-                    info_type: t,
-                    info_content: c,
+                    info_type: t.trim().to_string(),
+                    info_content: c.trim().to_string(),
                 })
                 .collect(),
             file_list,
         };
-        let key = reference;
         let summary = format!(
             "review for {trade_no}: {} information items, files {}",
             op.info_list.len(),
             names.join(", ")
         );
-        let r = self.submit(&op, key, &summary).await;
+        let r = self.submit(&op, reference, &summary).await;
         let outcome = match &r {
             Ok(s) => s.entry.status.as_str().to_string(),
-            Err(e) => format!("error: {e}"),
+            Err(e) => match journal::get_by_key(
+                &lock(&self.journal),
+                &self.profile.name,
+                wire::V1TransferOrderSubmit::NAME,
+                reference,
+            ) {
+                Ok(Some(entry)) => entry.status.as_str().to_string(),
+                _ => format!("error: {e}"),
+            },
         };
-        lock(&self.cache).execute(
-            "INSERT INTO review_submissions (journal_id, trade_no, info_count, files, outcome, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![r.as_ref().ok().map(|s| s.entry.id), trade_no, op.info_list.len() as i64, names.join(", "), outcome, now_ms()],
+        let request = serde_json::to_string(req).unwrap_or_default();
+        let conn = lock(&self.cache);
+        let updated = conn.execute(
+            "UPDATE review_submissions SET outcome = ?2, at = ?3, journal_id = coalesce(journal_id, ?4) WHERE reference = ?1",
+            params![reference, outcome, now_ms(), r.as_ref().ok().map(|s| s.entry.id)],
         )?;
+        if updated == 0 {
+            conn.execute(
+                "INSERT INTO review_submissions (journal_id, trade_no, info_count, files, outcome, at, reference, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![r.as_ref().ok().map(|s| s.entry.id), trade_no, op.info_list.len() as i64, names.join(", "), outcome, now_ms(), reference, request],
+            )?;
+        }
         r
+    }
+
+    /// Sends a queued review submission again, with the same reference.
+    pub async fn review_resend(&self, reference: &str) -> CoreResult<Submitted<wire::NoData>> {
+        let request: String = lock(&self.cache)
+            .query_row(
+                "SELECT request FROM review_submissions WHERE reference = ?1",
+                [reference],
+                |r| r.get(0),
+            )
+            .map_err(|_| CoreError::not_found(format!("no review submission {reference}")))?;
+        let req: ReviewRequest = serde_json::from_str(&request)
+            .map_err(|e| CoreError::storage(format!("review submission {reference}: {e}")))?;
+        self.submit_review(reference, &req).await
+    }
+
+    /// Review submissions, newest first; `trade_no` narrows to one order.
+    pub fn review_submissions(&self, trade_no: Option<&str>) -> CoreResult<Vec<ReviewSubmission>> {
+        let conn = lock(&self.cache);
+        let mut stmt = conn.prepare(
+            "SELECT id, reference, trade_no, info_count, files, outcome, at FROM review_submissions
+             WHERE ?1 IS NULL OR trade_no = ?1 ORDER BY at DESC, id DESC LIMIT 1000",
+        )?;
+        let rows = stmt.query_map([trade_no], |r| {
+            let outcome: String = r.get(5)?;
+            let reference: String = r.get(1)?;
+            Ok(ReviewSubmission {
+                id: r.get(0)?,
+                queued: outcome == "pending" && !reference.is_empty(),
+                reference,
+                trade_no: r.get(2)?,
+                info_count: r.get(3)?,
+                files: r.get(4)?,
+                outcome,
+                at: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 
     /// Sends a checked bulk payout file: every valid row is first written to the
@@ -306,5 +490,103 @@ impl Desk {
         }
         results.sort_by_key(|r| r.line);
         Ok(results)
+    }
+
+    fn filler(&self) -> (u64, String) {
+        (self.profile.mer_no, self.notify_url())
+    }
+
+    /// A payin as filled in, through the journal.
+    pub async fn payin(&self, form: &PayinForm) -> CoreResult<Receipt> {
+        let (mer_no, notify_url) = self.filler();
+        let op = form.build(&Filler {
+            mer_no,
+            notify_url: &notify_url,
+        })?;
+        Ok(match op {
+            PayinOp::V2(op) => {
+                let s = self.payin_v2(op.common).await?;
+                let mut r = Receipt::new(s.entry, s.replayed);
+                r.pay_url = s.data.map(|d| d.pay_url).filter(|u| !u.is_empty());
+                r
+            }
+            PayinOp::V1(op) => {
+                let s = self.payin_v1(op).await?;
+                let mut r = Receipt::new(s.entry, s.replayed);
+                if let Some(d) = s.data {
+                    r.pay_url = d.pay_url.clone().filter(|u| !u.is_empty());
+                    if d.iban.is_some() || d.reference.is_some() {
+                        r.bank = Some(BankDetails {
+                            reference: d.reference.unwrap_or_default(),
+                            iban: d.iban.unwrap_or_default(),
+                            beneficiary: d.beneficial_name.unwrap_or_default(),
+                            bank_name: d.bank_name.unwrap_or_default(),
+                            bank_address: d.bank_address.unwrap_or_default(),
+                            bic: d.bic.unwrap_or_default(),
+                        });
+                    }
+                }
+                r
+            }
+            PayinOp::VnBank(op) => {
+                let s = self.payin_vn_bank(op).await?;
+                let mut r = Receipt::new(s.entry, s.replayed);
+                r.message = s.data.map(|d| d.message).filter(|m| !m.is_empty());
+                r
+            }
+        })
+    }
+
+    /// Checks a payout form and answers with what the confirmation step shows; nothing
+    /// is written or sent.
+    pub fn payout_preview(&self, form: &PayoutForm) -> CoreResult<PayoutPreview> {
+        let (mer_no, notify_url) = self.filler();
+        let op = form.build(&Filler {
+            mer_no,
+            notify_url: &notify_url,
+        })?;
+        match &op {
+            PayoutOp::Card(p) => self.client.prepare(p).map(|_| ())?,
+            PayoutOp::Clabe(p) => self.client.prepare(p).map(|_| ())?,
+        }
+        Ok(op.preview())
+    }
+
+    /// A payout as filled in (and confirmed), through the journal.
+    pub async fn payout(&self, form: &PayoutForm) -> CoreResult<Receipt> {
+        let (mer_no, notify_url) = self.filler();
+        let s = match form.build(&Filler {
+            mer_no,
+            notify_url: &notify_url,
+        })? {
+            PayoutOp::Card(op) => self.payout_card(op).await?,
+            PayoutOp::Clabe(op) => self.payout_clabe(op).await?,
+        };
+        Ok(Receipt::new(s.entry, s.replayed))
+    }
+
+    /// A card top-up or withdraw as filled in, through the journal.
+    pub async fn card(&self, form: &CardForm) -> CoreResult<Receipt> {
+        let (mer_no, notify_url) = self.filler();
+        Ok(
+            match form.build(&Filler {
+                mer_no,
+                notify_url: &notify_url,
+            })? {
+                CardOp::TopUp(op) => {
+                    let s = self.card_top_up(op).await?;
+                    Receipt::new(s.entry, s.replayed)
+                }
+                CardOp::Withdraw(op, reference) => {
+                    let s = self.card_withdraw(op, &reference).await?;
+                    let mut r = Receipt::new(s.entry, s.replayed);
+                    if let Some(d) = s.data {
+                        r.trade_no = Some(d.trade_no);
+                        r.fee = Some(d.fee);
+                    }
+                    r
+                }
+            },
+        )
     }
 }

@@ -261,6 +261,7 @@ pub struct V1RefundQuery {
 }
 
 /// The V1 refund record (`data`).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RefundRecord {
@@ -277,26 +278,32 @@ pub struct RefundRecord {
     #[serde(default)]
     pub mer_order_no: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = Option<String>))]
     pub refund_amount: Option<Decimal>,
     #[serde(default)]
     pub refund_currency: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = Option<String>))]
     pub refuse_amount: Option<Decimal>,
     #[serde(default)]
     pub refuse_currency: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = Option<String>))]
     pub actual_refuse_amount: Option<Decimal>,
     #[serde(default)]
     pub actual_refuse_currency: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = Option<String>))]
     pub trade_fee: Option<Decimal>,
     #[serde(default)]
     pub settle: Option<i64>,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = Option<String>))]
     pub gas_fee: Option<Decimal>,
     #[serde(default)]
     pub transaction_hash: String,
     #[serde(default, with = "super::serde_util::opt_dec")]
+    #[cfg_attr(feature = "specta", specta(type = Option<String>))]
     pub receive_amount: Option<Decimal>,
 }
 

@@ -1,0 +1,730 @@
+//! What a person fills in to move money (payin, payout, card top-up or withdraw), as
+//! the desktop app's forms and the CLI's arguments give it, and the one receipt every
+//! such operation answers with. Turning a form into its wire operation happens here,
+//! once; the wire operation's own `validate` names the field of any broken rule.
+
+use paydesk_gateway::money::parse_decimal;
+use paydesk_gateway::validate as v;
+use paydesk_gateway::wire::{self, MerNo};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CoreError, CoreResult};
+use crate::journal::Entry;
+
+/// Every payin method of the interface; `WechatV1` is WECHAT through the V1 path.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PayinMethod {
+    Wechat,
+    WechatV1,
+    Pix,
+    ApplePay,
+    CashApp,
+    Gcash,
+    Sepa,
+    VnBank,
+}
+
+impl PayinMethod {
+    pub const ALL: [PayinMethod; 8] = [
+        Self::Wechat,
+        Self::WechatV1,
+        Self::Pix,
+        Self::ApplePay,
+        Self::CashApp,
+        Self::Gcash,
+        Self::Sepa,
+        Self::VnBank,
+    ];
+
+    /// The name used on the command line and in the UI (`WECHAT-V1` for the V1 path).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Wechat => "WECHAT",
+            Self::WechatV1 => "WECHAT-V1",
+            Self::Pix => "PIX",
+            Self::ApplePay => "APPLE_PAY",
+            Self::CashApp => "CASH_APP",
+            Self::Gcash => "GCASH",
+            Self::Sepa => "SEPA",
+            Self::VnBank => "VN_BANK",
+        }
+    }
+
+    /// The journal's name of the operation this method is sent with.
+    pub fn operation(self) -> &'static str {
+        use paydesk_gateway::wire::Operation;
+        match self {
+            Self::Wechat => wire::V2Payment::NAME,
+            Self::VnBank => wire::V1VnBankPayment::NAME,
+            _ => wire::V1Payment::NAME,
+        }
+    }
+
+    pub fn parse(s: &str) -> CoreResult<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name() == s || (s == "WECHAT_V1" && *m == Self::WechatV1))
+            .ok_or_else(|| {
+                let names: Vec<_> = Self::ALL.iter().map(|m| m.name()).collect();
+                CoreError::validation("method", format!("must be one of {}", names.join(", ")))
+            })
+    }
+}
+
+/// One product line of a wallet or GCASH payin.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ProductLine {
+    pub name: String,
+    /// Decimal string; empty means the payin's amount.
+    pub price: String,
+    pub quantity: String,
+    pub sku: String,
+    pub url: String,
+}
+
+/// The payer's browser, for APPLE_PAY and CASH_APP.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct BrowserForm {
+    pub screen_height: String,
+    pub screen_width: String,
+    pub time_zone_offset: String,
+    pub user_agent: String,
+    pub visitor_id: String,
+}
+
+/// A payin as filled in. Fields a method does not use are ignored.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PayinForm {
+    pub method: PayinMethod,
+    /// Fixed once per order: the same number sent twice is one order.
+    pub mer_order_no: String,
+    pub amount: String,
+    pub currency: String,
+    #[serde(default)]
+    pub email: String,
+    #[serde(default)]
+    pub user_id: String,
+    #[serde(default)]
+    pub return_url: String,
+    /// Empty: 127.0.0.1.
+    #[serde(default)]
+    pub ip_address: String,
+    /// Empty: the desk's notification endpoint (its loopback receiver on the sandbox).
+    #[serde(default)]
+    pub notify_url: String,
+    /// PIX: the payer's name.
+    #[serde(default)]
+    pub name: String,
+    /// PIX: the payer's CPF.
+    #[serde(default)]
+    pub social_security_number: String,
+    /// SEPA: billing names.
+    #[serde(default)]
+    pub first_name: String,
+    #[serde(default)]
+    pub last_name: String,
+    /// SEPA: the payer's user agent.
+    #[serde(default)]
+    pub user_agent: String,
+    #[serde(default)]
+    pub browser: BrowserForm,
+    /// APPLE_PAY, CASH_APP, GCASH.
+    #[serde(default)]
+    pub products: Vec<ProductLine>,
+    /// GCASH: `ANDROID`, `IOS`, ...
+    #[serde(default)]
+    pub os_type: String,
+    /// GCASH: `APP`, `WAP`, ...
+    #[serde(default)]
+    pub terminal: String,
+    /// VN_BANK.
+    #[serde(default)]
+    pub payment_method_str: String,
+    #[serde(default)]
+    pub product_name: String,
+    #[serde(default)]
+    pub vn_bank_id: String,
+}
+
+/// The payout channels.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PayoutKind {
+    /// V1 card payout (`withdrawType` 1).
+    Card,
+    /// V2 bank-CLABE payout (`withdrawType` 6).
+    Clabe,
+}
+
+impl PayoutKind {
+    /// The journal's name of the operation.
+    pub fn operation(self) -> &'static str {
+        use paydesk_gateway::wire::Operation;
+        match self {
+            Self::Card => wire::V1CardPayout::NAME,
+            Self::Clabe => wire::V2Payout::NAME,
+        }
+    }
+}
+
+/// A payout as filled in.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PayoutForm {
+    pub kind: PayoutKind,
+    pub mer_order_no: String,
+    pub amount: String,
+    pub currency: String,
+    #[serde(default)]
+    pub clabe: String,
+    #[serde(default)]
+    pub card_no: String,
+    #[serde(default)]
+    pub first_name: String,
+    #[serde(default)]
+    pub last_name: String,
+    #[serde(default)]
+    pub country_code: String,
+    #[serde(default)]
+    pub email: String,
+    #[serde(default)]
+    pub mobile: String,
+    #[serde(default)]
+    pub ip_address: String,
+    #[serde(default)]
+    pub notify_url: String,
+}
+
+/// What the confirmation step shows before a payout leaves: nothing unmasked.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PayoutPreview {
+    pub kind: PayoutKind,
+    pub mer_order_no: String,
+    /// Normalised decimal string.
+    pub amount: String,
+    pub currency: String,
+    /// Empty for a CLABE payout (the interface carries no beneficiary name).
+    pub beneficiary: String,
+    /// First 6 and last 4 digits.
+    pub account: String,
+    /// The CLABE's bank, from its first three digits.
+    pub bank: Option<String>,
+}
+
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CardMove {
+    /// V2 top-up: loads funds onto the card.
+    TopUp,
+    /// V1 withdraw: takes funds off the card, for a fee.
+    Withdraw,
+}
+
+impl CardMove {
+    /// The journal's name of the operation.
+    pub fn operation(self) -> &'static str {
+        use paydesk_gateway::wire::Operation;
+        match self {
+            Self::TopUp => wire::V2CardTopUp::NAME,
+            Self::Withdraw => wire::V1CardWithdraw::NAME,
+        }
+    }
+}
+
+/// A card top-up or withdraw as filled in.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CardForm {
+    pub kind: CardMove,
+    /// The card's application number (`applyOrderNo`).
+    pub card: String,
+    /// The journal's key: the top-up's `merOrderNo`, or this desk's own number for a
+    /// withdrawal (the interface gives it none).
+    pub reference: String,
+    pub amount: String,
+    pub currency: String,
+    /// Top-up: the sub-merchant account; empty means the card number.
+    #[serde(default)]
+    pub sub_mer_no: String,
+    #[serde(default)]
+    pub remark: String,
+}
+
+/// Bank details a SEPA payin answers with, for the payer's transfer.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BankDetails {
+    pub reference: String,
+    pub iban: String,
+    pub beneficiary: String,
+    pub bank_name: String,
+    pub bank_address: String,
+    pub bic: String,
+}
+
+/// What every money operation answers with: its journal entry (the record of what was
+/// sent and how it ended) and what the gateway gave back this time.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Receipt {
+    pub entry: Entry,
+    /// True when nothing was sent because the entry already existed (a second click,
+    /// a retry): `entry` tells how the first one ended.
+    pub replayed: bool,
+    pub trade_no: Option<String>,
+    /// Where the payer pays (payins other than SEPA).
+    pub pay_url: Option<String>,
+    /// SEPA payins.
+    pub bank: Option<BankDetails>,
+    /// Card withdrawals.
+    pub fee: Option<String>,
+    /// The gateway's message, when it sent one with its data (VN_BANK).
+    pub message: Option<String>,
+}
+
+impl Receipt {
+    pub fn new(entry: Entry, replayed: bool) -> Self {
+        Self {
+            trade_no: entry.trade_no.clone(),
+            entry,
+            replayed,
+            pay_url: None,
+            bank: None,
+            fee: None,
+            message: None,
+        }
+    }
+}
+
+/// Who the desk is when it fills in the rest of a form.
+pub(crate) struct Filler<'a> {
+    pub mer_no: u64,
+    pub notify_url: &'a str,
+}
+
+fn or<'a>(value: &'a str, default: &'a str) -> &'a str {
+    if value.trim().is_empty() {
+        default
+    } else {
+        value.trim()
+    }
+}
+
+fn amount(field: &str, text: &str) -> CoreResult<Decimal> {
+    v::required(field, text.trim())?;
+    Ok(parse_decimal(field, text.trim())?)
+}
+
+/// The order number a form carries; it must be there (the UI fixes one when the form
+/// opens, the CLI when it starts) so that a second send is the same order.
+fn order_no(field: &str, value: &str) -> CoreResult<String> {
+    v::required(field, value.trim())?;
+    v::order_no(field, value.trim())?;
+    Ok(value.trim().to_string())
+}
+
+/// A product line with its price read.
+struct Line {
+    name: String,
+    price: Decimal,
+    quantity: String,
+    sku: String,
+    url: String,
+}
+
+/// A payin's wire operation.
+pub(crate) enum PayinOp {
+    V2(wire::V2Payment),
+    V1(wire::V1Payment),
+    VnBank(wire::V1VnBankPayment),
+}
+
+impl PayinForm {
+    pub(crate) fn build(&self, who: &Filler<'_>) -> CoreResult<PayinOp> {
+        let source_amount = amount("sourceAmount", &self.amount)?;
+        let common = wire::PayinCommon {
+            mer_no: MerNo(who.mer_no),
+            mer_order_no: order_no("merOrderNo", &self.mer_order_no)?,
+            currency_code: self.currency.trim().to_uppercase(),
+            source_amount,
+            return_url: self.return_url.trim().to_string(),
+            notify_url: or(&self.notify_url, who.notify_url).to_string(),
+            ip_address: or(&self.ip_address, "127.0.0.1").to_string(),
+            user_id: self.user_id.trim().to_string(),
+            email: self.email.trim().to_string(),
+        };
+        let lines = |field: &str| -> CoreResult<Vec<Line>> {
+            self.products
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let price = if p.price.trim().is_empty() {
+                        source_amount
+                    } else {
+                        amount(&format!("{field}[{i}].price"), &p.price)?
+                    };
+                    Ok(Line {
+                        name: p.name.trim().to_string(),
+                        price,
+                        quantity: or(&p.quantity, "1").to_string(),
+                        sku: p.sku.trim().to_string(),
+                        url: p.url.trim().to_string(),
+                    })
+                })
+                .collect()
+        };
+        let v1 = |method| wire::V1Payment {
+            common: common.clone(),
+            version: "V3.0.0".into(),
+            method,
+        };
+        let wallet = || -> CoreResult<wire::WalletExtras> {
+            let b = &self.browser;
+            Ok(wire::WalletExtras {
+                browser: wire::Browser {
+                    screen_height: b.screen_height.trim().to_string(),
+                    screen_width: b.screen_width.trim().to_string(),
+                    time_zone_offset: b.time_zone_offset.trim().to_string(),
+                    user_agent: b.user_agent.trim().to_string(),
+                    visitor_id: b.visitor_id.trim().to_string(),
+                },
+                products: lines("products")?
+                    .into_iter()
+                    .map(|l| wire::Product {
+                        price: l.price,
+                        product_name: l.name,
+                        product_url: l.url,
+                        quantity: l.quantity,
+                        sku: l.sku,
+                    })
+                    .collect(),
+            })
+        };
+        Ok(match self.method {
+            PayinMethod::Wechat => PayinOp::V2(wire::V2Payment { common }),
+            PayinMethod::WechatV1 => PayinOp::V1(v1(wire::V1Method::Wechat(wire::NoExtras {}))),
+            PayinMethod::Pix => PayinOp::V1(v1(wire::V1Method::Pix(wire::PixExtras {
+                name: self.name.trim().to_string(),
+                social_security_number: self.social_security_number.trim().to_string(),
+            }))),
+            PayinMethod::ApplePay => PayinOp::V1(v1(wire::V1Method::ApplePay(wallet()?))),
+            PayinMethod::CashApp => PayinOp::V1(v1(wire::V1Method::CashApp(wallet()?))),
+            PayinMethod::Gcash => PayinOp::V1(v1(wire::V1Method::Gcash(wire::GcashExtras {
+                os_type: self.os_type.trim().to_string(),
+                terminal: self.terminal.trim().to_string(),
+                product_info_list: lines("productInfoList")?
+                    .into_iter()
+                    .map(|l| wire::ProductInfo {
+                        sku: l.sku,
+                        product_name: l.name,
+                        price: l.price,
+                        quantity: l.quantity,
+                    })
+                    .collect(),
+            }))),
+            PayinMethod::Sepa => PayinOp::V1(v1(wire::V1Method::Sepa(wire::SepaExtras {
+                user_agent: self.user_agent.trim().to_string(),
+                billing_first_name: self.first_name.trim().to_string(),
+                billing_last_name: self.last_name.trim().to_string(),
+            }))),
+            PayinMethod::VnBank => {
+                v::required("vnBankId", self.vn_bank_id.trim())?;
+                let vn_bank_id = self.vn_bank_id.trim().parse::<i64>().map_err(|_| {
+                    CoreError::validation("vnBankId", "must be a whole number (the bank's id)")
+                })?;
+                PayinOp::VnBank(wire::V1VnBankPayment {
+                    common,
+                    version: "V3.0.0".into(),
+                    payment_method_str: self.payment_method_str.trim().to_string(),
+                    product_name: self.product_name.trim().to_string(),
+                    vn_bank_id,
+                })
+            }
+        })
+    }
+}
+
+/// A payout's wire operation (one at a time, short-lived: boxing the larger variant
+/// would buy nothing).
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum PayoutOp {
+    Card(wire::V1CardPayout),
+    Clabe(wire::V2Payout),
+}
+
+impl PayoutForm {
+    pub(crate) fn build(&self, who: &Filler<'_>) -> CoreResult<PayoutOp> {
+        let mer_order_no = order_no("merOrderNo", &self.mer_order_no)?;
+        let source_amount = amount("sourceAmount", &self.amount)?;
+        let currency_code = self.currency.trim().to_uppercase();
+        let notify_url = or(&self.notify_url, who.notify_url).to_string();
+        let ip_address = or(&self.ip_address, "127.0.0.1").to_string();
+        Ok(match self.kind {
+            PayoutKind::Clabe => {
+                let clabe: String = self.clabe.chars().filter(|c| !c.is_whitespace()).collect();
+                v::required("clabe", &clabe)?;
+                PayoutOp::Clabe(wire::V2Payout {
+                    mer_no: MerNo(who.mer_no),
+                    mer_order_no,
+                    currency_code,
+                    source_amount,
+                    withdraw_type: "6".into(),
+                    return_url: String::new(),
+                    notify_url,
+                    sign_type: "RSA256".into(),
+                    version: "V2.0.0".into(),
+                    ip_address,
+                    card_no: String::new(),
+                    clabe,
+                })
+            }
+            PayoutKind::Card => {
+                let card_no: String = self
+                    .card_no
+                    .chars()
+                    .filter(|c| !c.is_whitespace() && *c != '-')
+                    .collect();
+                v::required("cardNo", &card_no)?;
+                v::required("benFirstName", self.first_name.trim())?;
+                v::required("benLastName", self.last_name.trim())?;
+                PayoutOp::Card(wire::V1CardPayout {
+                    mer_no: MerNo(who.mer_no),
+                    mer_order_no,
+                    currency_code,
+                    source_amount,
+                    withdraw_type: "1".into(),
+                    return_url: String::new(),
+                    notify_url,
+                    version: "V3.0.0".into(),
+                    ip_address,
+                    card_no,
+                    ben_first_name: self.first_name.trim().to_string(),
+                    ben_last_name: self.last_name.trim().to_string(),
+                    mobile: self.mobile.trim().to_string(),
+                    address_line: String::new(),
+                    address_line2: String::new(),
+                    city: String::new(),
+                    state: String::new(),
+                    country_code: self.country_code.trim().to_uppercase(),
+                    post_code: String::new(),
+                    email: self.email.trim().to_string(),
+                    beneficiary_type: "individual".into(),
+                    browser: None,
+                    products: vec![],
+                })
+            }
+        })
+    }
+}
+
+impl PayoutOp {
+    pub(crate) fn preview(&self) -> PayoutPreview {
+        match self {
+            Self::Clabe(p) => clabe_preview(p),
+            Self::Card(p) => card_preview(p),
+        }
+    }
+}
+
+pub fn clabe_preview(p: &wire::V2Payout) -> PayoutPreview {
+    PayoutPreview {
+        kind: PayoutKind::Clabe,
+        mer_order_no: p.mer_order_no.clone(),
+        amount: p.source_amount.to_string(),
+        currency: p.currency_code.clone(),
+        beneficiary: String::new(),
+        account: v::mask_card(&p.clabe),
+        bank: p.clabe.get(..3).and_then(v::clabe_bank).map(str::to_string),
+    }
+}
+
+pub fn card_preview(p: &wire::V1CardPayout) -> PayoutPreview {
+    PayoutPreview {
+        kind: PayoutKind::Card,
+        mer_order_no: p.mer_order_no.clone(),
+        amount: p.source_amount.to_string(),
+        currency: p.currency_code.clone(),
+        beneficiary: format!("{} {}", p.ben_first_name, p.ben_last_name),
+        account: v::mask_card(&p.card_no),
+        bank: None,
+    }
+}
+
+/// A card operation's wire form.
+pub(crate) enum CardOp {
+    TopUp(wire::V2CardTopUp),
+    Withdraw(wire::V1CardWithdraw, String),
+}
+
+impl CardForm {
+    pub(crate) fn build(&self, who: &Filler<'_>) -> CoreResult<CardOp> {
+        let card = self.card.trim().to_string();
+        v::required("card", &card)?;
+        let reference = order_no("reference", &self.reference)?;
+        let value = amount("amount", &self.amount)?;
+        let currency = self.currency.trim().to_uppercase();
+        Ok(match self.kind {
+            CardMove::TopUp => CardOp::TopUp(wire::V2CardTopUp {
+                mer_no: MerNo(who.mer_no),
+                sub_mer_no: or(&self.sub_mer_no, &card).to_string(),
+                mer_order_no: reference,
+                apply_order_no: card,
+                amount: value,
+                currency,
+                remark: self.remark.trim().to_string(),
+                sign_type: "RSA256".into(),
+                version: "V2.0.0".into(),
+            }),
+            CardMove::Withdraw => CardOp::Withdraw(
+                wire::V1CardWithdraw {
+                    mer_no: MerNo(who.mer_no),
+                    apply_order_no: card,
+                    amount: value,
+                    currency,
+                },
+                reference,
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use paydesk_gateway::wire::Operation;
+
+    const WHO: Filler<'static> = Filler {
+        mer_no: 10001,
+        notify_url: "http://127.0.0.1:9/notify",
+    };
+
+    fn payin(method: PayinMethod) -> PayinForm {
+        PayinForm {
+            method,
+            mer_order_no: "PI1".into(),
+            amount: "12.50".into(),
+            currency: "usd".into(),
+            email: String::new(),
+            user_id: String::new(),
+            return_url: String::new(),
+            ip_address: String::new(),
+            notify_url: String::new(),
+            name: String::new(),
+            social_security_number: String::new(),
+            first_name: String::new(),
+            last_name: String::new(),
+            user_agent: String::new(),
+            browser: BrowserForm::default(),
+            products: vec![],
+            os_type: String::new(),
+            terminal: String::new(),
+            payment_method_str: String::new(),
+            product_name: String::new(),
+            vn_bank_id: String::new(),
+        }
+    }
+
+    fn field_of(r: CoreResult<()>) -> String {
+        match r {
+            Err(CoreError::Validation { field, .. }) => field,
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    }
+
+    fn check(op: PayinOp) -> CoreResult<()> {
+        match op {
+            PayinOp::V2(o) => o.validate()?,
+            PayinOp::V1(o) => o.validate()?,
+            PayinOp::VnBank(o) => o.validate()?,
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_payin_form_fills_in_the_desk_and_the_defaults() {
+        let PayinOp::V2(op) = payin(PayinMethod::Wechat).build(&WHO).unwrap() else {
+            panic!("WECHAT is the V2 payin");
+        };
+        assert_eq!(op.common.currency_code, "USD");
+        assert_eq!(op.common.notify_url, WHO.notify_url);
+        assert_eq!(op.common.ip_address, "127.0.0.1");
+        assert_eq!(op.common.source_amount.to_string(), "12.50");
+        op.validate().unwrap();
+    }
+
+    #[test]
+    fn each_method_names_its_own_missing_field() {
+        assert_eq!(
+            field_of(check(payin(PayinMethod::Pix).build(&WHO).unwrap())),
+            "name"
+        );
+        assert_eq!(
+            field_of(check(payin(PayinMethod::Sepa).build(&WHO).unwrap())),
+            "userAgent"
+        );
+        assert_eq!(
+            field_of(check(payin(PayinMethod::ApplePay).build(&WHO).unwrap())),
+            "browser.userAgent"
+        );
+        assert_eq!(
+            field_of(payin(PayinMethod::VnBank).build(&WHO).map(|_| ())),
+            "vnBankId"
+        );
+        let mut bad_amount = payin(PayinMethod::Wechat);
+        bad_amount.amount = "12,5".into();
+        assert_eq!(field_of(bad_amount.build(&WHO).map(|_| ())), "sourceAmount");
+        let mut no_number = payin(PayinMethod::Wechat);
+        no_number.mer_order_no = " ".into();
+        assert_eq!(field_of(no_number.build(&WHO).map(|_| ())), "merOrderNo");
+    }
+
+    #[test]
+    fn a_payout_preview_masks_the_account_and_names_the_clabe_bank() {
+        let form = PayoutForm {
+            kind: PayoutKind::Clabe,
+            mer_order_no: "PO1".into(),
+            amount: "100".into(),
+            currency: "MXN".into(),
+            clabe: "002 010 077777777771".into(),
+            card_no: String::new(),
+            first_name: String::new(),
+            last_name: String::new(),
+            country_code: String::new(),
+            email: String::new(),
+            mobile: String::new(),
+            ip_address: String::new(),
+            notify_url: String::new(),
+        };
+        let op = form.build(&WHO).unwrap();
+        let p = op.preview();
+        assert_eq!(p.account, "002010********7771");
+        assert_eq!(p.bank.as_deref(), Some("BANAMEX"));
+        let card = PayoutForm {
+            kind: PayoutKind::Card,
+            card_no: "4111 1111 1111 1111".into(),
+            first_name: "Ana".into(),
+            last_name: "Lima".into(),
+            ..form
+        };
+        let p = card.build(&WHO).unwrap().preview();
+        assert_eq!(p.account, "411111******1111");
+        assert_eq!(p.beneficiary, "Ana Lima");
+    }
+}

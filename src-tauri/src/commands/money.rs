@@ -1,0 +1,247 @@
+//! Payins, payouts (one, or a bulk file), card top-ups and withdrawals: each goes
+//! through the core's journal, keyed by the order number the form fixed when it opened,
+//! so a second click or a retry never makes a second order.
+
+use paydesk_core::CoreError;
+use paydesk_core::bulk::{self, RowError, RowResult};
+use paydesk_core::forms::{CardForm, PayinForm, PayoutForm, PayoutKind, PayoutPreview, Receipt};
+use paydesk_core::journal::{Entry, Status};
+use paydesk_core::{CardOperation, CardSummary, new_mer_order_no};
+use serde::{Deserialize, Serialize};
+use specta::Type;
+use tauri::State;
+use tauri::ipc::Channel;
+
+use super::CmdResult;
+use crate::state::{AppState, internal};
+
+/// A new merchant order number for a form that just opened (`PI` payin, `PO` payout,
+/// `TU` card top-up, `WD` card withdrawal, `RV` review submission).
+#[tauri::command]
+#[specta::specta]
+pub fn order_no_new(prefix: String) -> CmdResult<String> {
+    match prefix.as_str() {
+        "PI" | "PO" | "TU" | "WD" | "RV" => Ok(new_mer_order_no(&prefix)),
+        _ => Err(CoreError::validation(
+            "prefix",
+            "must be PI, PO, TU, WD or RV",
+        )),
+    }
+}
+
+/// Opens a payin's `payUrl` in the default browser; only http and https links.
+#[tauri::command]
+#[specta::specta]
+pub fn pay_url_open(url: String) -> CmdResult<()> {
+    let url = url.trim();
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Err(CoreError::validation(
+            "payUrl",
+            "must be an http or https link",
+        ));
+    }
+    open::that_detached(url).map_err(|e| CoreError::internal(format!("cannot open a browser: {e}")))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn payin_create(state: State<'_, AppState>, form: PayinForm) -> CmdResult<Receipt> {
+    let desk = state.desk().await?;
+    let r = desk.payin(&form).await;
+    desk.receipt_or_error(form.method.operation(), &form.mer_order_no, r)
+}
+
+/// Checks a payout and answers with what the confirmation step shows.
+#[tauri::command]
+#[specta::specta]
+pub async fn payout_preview(
+    state: State<'_, AppState>,
+    form: PayoutForm,
+) -> CmdResult<PayoutPreview> {
+    state.desk().await?.payout_preview(&form)
+}
+
+/// Sends a confirmed payout. `lose_answer` (built-in sandbox only) makes the sandbox
+/// commit the payout and drop the connection, to see a lost answer handled for real.
+#[tauri::command]
+#[specta::specta]
+pub async fn payout_create(
+    state: State<'_, AppState>,
+    form: PayoutForm,
+    lose_answer: bool,
+) -> CmdResult<Receipt> {
+    let desk = state.desk().await?;
+    let r = if lose_answer {
+        let route = match form.kind {
+            PayoutKind::Card => "/payout",
+            PayoutKind::Clabe => "/v2/payout",
+        };
+        desk.sandbox_lose_answers(route, true)?;
+        let r = desk.payout(&form).await;
+        desk.sandbox_lose_answers(route, false)?;
+        r
+    } else {
+        desk.payout(&form).await
+    };
+    desk.receipt_or_error(form.kind.operation(), &form.mer_order_no, r)
+}
+
+/// One journal entry, as it stands now.
+#[tauri::command]
+#[specta::specta]
+pub async fn journal_entry(state: State<'_, AppState>, id: i64) -> CmdResult<Entry> {
+    state.desk().await?.journal_entry(id)
+}
+
+/// Asks the gateway about an entry whose outcome is unknown (never sends it again).
+#[tauri::command]
+#[specta::specta]
+pub async fn journal_reconcile(state: State<'_, AppState>, id: i64) -> CmdResult<Entry> {
+    let desk = state.desk().await?;
+    let e = desk.journal_entry(id)?;
+    match e.status {
+        Status::Unknown | Status::Sending => desk.reconcile_entry(&e).await,
+        _ => Ok(e),
+    }
+}
+
+/// The newest journal entries of these operations (e.g. `v2.payout`, `v1.payout`; none
+/// for all).
+#[tauri::command]
+#[specta::specta]
+pub async fn journal_list(
+    state: State<'_, AppState>,
+    operations: Vec<String>,
+    limit: u32,
+) -> CmdResult<Vec<Entry>> {
+    let desk = state.desk().await?;
+    let all = desk.journal_entries(&[], i64::from(limit.clamp(1, 1000)) * 4)?;
+    Ok(all
+        .into_iter()
+        .filter(|e| operations.is_empty() || operations.contains(&e.operation))
+        .take(limit as usize)
+        .collect())
+}
+
+/// A bulk file's row as the preview shows it.
+#[derive(Debug, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct BulkRow {
+    pub line: u32,
+    pub payout: PayoutPreview,
+}
+
+/// A bulk payout file, checked: rows ready to send and rows with errors.
+#[derive(Debug, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct BulkCheck {
+    pub path: String,
+    pub rows: Vec<BulkRow>,
+    pub errors: Vec<RowError>,
+}
+
+/// How a bulk send ended: one result per line of the file, and where they were written.
+#[derive(Debug, Serialize, Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct BulkOutcome {
+    pub results: Vec<RowResult>,
+    pub result_path: String,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct BulkProgress {
+    pub done: u32,
+    pub total: u32,
+}
+
+fn bulk_path(path: &str) -> CmdResult<std::path::PathBuf> {
+    let p = std::path::PathBuf::from(path.trim());
+    if !p.is_absolute() {
+        return Err(CoreError::validation("path", "must be a full path"));
+    }
+    Ok(p)
+}
+
+async fn read_bulk(
+    state: &State<'_, AppState>,
+    path: &str,
+) -> CmdResult<(std::sync::Arc<paydesk_core::Desk>, bulk::BulkFile)> {
+    let p = bulk_path(path)?;
+    let desk = state.desk().await?;
+    let ctx = bulk::BulkContext {
+        mer_no: desk.profile.mer_no,
+        notify_url: desk.notify_url(),
+        ip_address: "127.0.0.1".into(),
+    };
+    let file = tokio::task::spawn_blocking(move || bulk::read(&p, &ctx))
+        .await
+        .map_err(internal)??;
+    Ok((desk, file))
+}
+
+/// Reads and checks a bulk payout CSV (columns: type, amount, currency, account,
+/// firstName, lastName, country, merOrderNo); nothing is written or sent.
+#[tauri::command]
+#[specta::specta]
+pub async fn bulk_check(state: State<'_, AppState>, path: String) -> CmdResult<BulkCheck> {
+    let (_, file) = read_bulk(&state, &path).await?;
+    Ok(BulkCheck {
+        path,
+        rows: file
+            .rows
+            .iter()
+            .map(|(line, p)| BulkRow {
+                line: u32::try_from(*line).unwrap_or(u32::MAX),
+                payout: p.preview(),
+            })
+            .collect(),
+        errors: file.errors,
+    })
+}
+
+/// Sends every valid row of a bulk file (each first written to the journal; rows
+/// already there are not sent again) and writes the result file next to it.
+#[tauri::command]
+#[specta::specta]
+pub async fn bulk_send(
+    state: State<'_, AppState>,
+    path: String,
+    on_progress: Channel<BulkProgress>,
+) -> CmdResult<BulkOutcome> {
+    let (desk, file) = read_bulk(&state, &path).await?;
+    let results = desk
+        .bulk_payouts(&file, |done, total| {
+            let _ = on_progress.send(BulkProgress {
+                done: u32::try_from(done).unwrap_or(u32::MAX),
+                total: u32::try_from(total).unwrap_or(u32::MAX),
+            });
+        })
+        .await?;
+    let out = bulk_path(&path)?.with_extension("result.csv");
+    bulk::write_results(&out, &results)?;
+    Ok(BulkOutcome {
+        results,
+        result_path: out.display().to_string(),
+    })
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn card_move(state: State<'_, AppState>, form: CardForm) -> CmdResult<Receipt> {
+    let desk = state.desk().await?;
+    let r = desk.card(&form).await;
+    desk.receipt_or_error(form.kind.operation(), &form.reference, r)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn cards(state: State<'_, AppState>) -> CmdResult<Vec<CardSummary>> {
+    state.desk().await?.cards()
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn card_operations(state: State<'_, AppState>) -> CmdResult<Vec<CardOperation>> {
+    state.desk().await?.card_operations()
+}

@@ -1,0 +1,130 @@
+//! Refunds and chargebacks, review submissions, and the notifications received.
+
+use paydesk_core::desk::{Event, Reversal};
+use paydesk_core::events::Received;
+use paydesk_core::forms::Receipt;
+use paydesk_core::review::{self, FileCheck};
+use paydesk_core::{ReviewRequest, ReviewSubmission};
+use paydesk_gateway::wire::{Operation, OrderRecord, RefundRecord, V1TransferOrderSubmit};
+use tauri::State;
+
+use super::CmdResult;
+use crate::state::{AppState, internal};
+
+/// The V1 refund query of one refund; the record is cached.
+#[tauri::command]
+#[specta::specta]
+pub async fn refund_query(
+    state: State<'_, AppState>,
+    trade_no: String,
+    refund_no: String,
+) -> CmdResult<RefundRecord> {
+    paydesk_gateway::validate::required("tradeNo", trade_no.trim())?;
+    paydesk_gateway::validate::required("refundNo", refund_no.trim())?;
+    state
+        .desk()
+        .await?
+        .refund(trade_no.trim(), refund_no.trim())
+        .await
+}
+
+/// The V2 order query of one type (`sales`, `refund`, `chargeback`); refund and
+/// chargeback records are cached.
+#[tauri::command]
+#[specta::specta]
+pub async fn order_query(
+    state: State<'_, AppState>,
+    trade_no: String,
+    query_type: String,
+) -> CmdResult<OrderRecord> {
+    paydesk_gateway::validate::required("tradeNo", trade_no.trim())?;
+    Ok(state
+        .desk()
+        .await?
+        .query_order(trade_no.trim(), query_type.trim())
+        .await?
+        .data)
+}
+
+/// Refunds and chargebacks cached from queries, newest first.
+#[tauri::command]
+#[specta::specta]
+pub async fn reversals(
+    state: State<'_, AppState>,
+    trade_no: Option<String>,
+) -> CmdResult<Vec<Reversal>> {
+    let t = trade_no
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty());
+    state.desk().await?.reversals(t.as_deref())
+}
+
+/// Checks a file for a review submission (size, type by content) and answers with a
+/// preview; the file is read here, never in the web view.
+#[tauri::command]
+#[specta::specta]
+pub async fn review_file_check(path: String) -> CmdResult<FileCheck> {
+    let p = std::path::PathBuf::from(path.trim());
+    if !p.is_absolute() {
+        return Err(paydesk_core::CoreError::validation(
+            "file",
+            "must be a full path",
+        ));
+    }
+    tokio::task::spawn_blocking(move || review::inspect(&p))
+        .await
+        .map_err(internal)?
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn review_submit(
+    state: State<'_, AppState>,
+    reference: String,
+    request: ReviewRequest,
+) -> CmdResult<Receipt> {
+    let s = state
+        .desk()
+        .await?
+        .submit_review(&reference, &request)
+        .await?;
+    Ok(Receipt::new(s.entry, s.replayed))
+}
+
+/// Sends a queued submission again, with its reference.
+#[tauri::command]
+#[specta::specta]
+pub async fn review_resend(state: State<'_, AppState>, reference: String) -> CmdResult<Receipt> {
+    let desk = state.desk().await?;
+    let r = desk
+        .review_resend(&reference)
+        .await
+        .map(|s| Receipt::new(s.entry, s.replayed));
+    desk.receipt_or_error(V1TransferOrderSubmit::NAME, &reference, r)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn review_list(
+    state: State<'_, AppState>,
+    trade_no: Option<String>,
+) -> CmdResult<Vec<ReviewSubmission>> {
+    let t = trade_no
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty());
+    state.desk().await?.review_submissions(t.as_deref())
+}
+
+/// Notifications received at this desk's endpoint, newest first.
+#[tauri::command]
+#[specta::specta]
+pub async fn events(state: State<'_, AppState>) -> CmdResult<Vec<Event>> {
+    state.desk().await?.events(500)
+}
+
+/// Checks a pasted notification body's signature with the gateway's key.
+#[tauri::command]
+#[specta::specta]
+pub async fn event_verify(state: State<'_, AppState>, body: String) -> CmdResult<Received> {
+    state.desk().await?.verify_notification(&body)
+}

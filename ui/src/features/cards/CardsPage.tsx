@@ -1,0 +1,292 @@
+import {
+  Autocomplete,
+  Badge,
+  Button,
+  Card,
+  Group,
+  Modal,
+  SegmentedControl,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  UnstyledButton,
+} from "@mantine/core";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { commands } from "../../bindings";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { ReceiptView } from "../../components/ReceiptView";
+import { locale } from "../../i18n";
+import { formatDateTimeShort, formatMoney } from "../../lib/format";
+import { fieldError, fieldOf, unwrap } from "../../lib/ipc";
+import type { CardForm, CardMove } from "../../lib/types";
+import { useMoneyChanged, useOrderNo } from "../money/queries";
+
+function useCards() {
+  return useQuery({ queryKey: ["cards", "list"], queryFn: () => unwrap(commands.cards()) });
+}
+
+function useCardOperations() {
+  return useQuery({
+    queryKey: ["cards", "operations"],
+    queryFn: () => unwrap(commands.cardOperations()),
+  });
+}
+
+function MoveForm({ kind }: { kind: CardMove }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const cards = useCards();
+  const [reference, renew] = useOrderNo(kind === "top_up" ? "TU" : "WD");
+  const [card, setCard] = useState("");
+  const [amount, setAmount] = useState("");
+  const [currency, setCurrency] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const changed = useMoneyChanged();
+  const move = useMutation({
+    mutationFn: (f: CardForm) => unwrap(commands.cardMove(f)),
+    onSettled: changed,
+  });
+  const known = cards.data ?? [];
+  const form: CardForm = { kind, card, reference, amount, currency, subMerNo: "", remark: "" };
+  const err = (...f: string[]) => fieldError(move.error, ...f);
+  const receipt = move.data;
+  return (
+    <Card withBorder>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!card.trim()) return;
+          setConfirming(true);
+        }}
+      >
+        <Stack gap="sm">
+          <Autocomplete
+            label={t("cards.card")}
+            required
+            data={known.map((c) => c.card)}
+            value={card}
+            onChange={(v) => {
+              setCard(v);
+              const found = known.find((c) => c.card === v);
+              if (found) setCurrency(found.currency);
+            }}
+            error={err("card", "applyOrderNo", "subMerNo")}
+            data-testid="card-card"
+          />
+          <Group grow align="flex-start">
+            <TextInput
+              label={t("cards.amount")}
+              required
+              inputMode="decimal"
+              value={amount}
+              onChange={(e) => setAmount(e.currentTarget.value)}
+              error={err("amount")}
+              data-testid="card-amount"
+            />
+            <TextInput
+              label={t("cards.currency")}
+              required
+              maxLength={3}
+              value={currency}
+              onChange={(e) => setCurrency(e.currentTarget.value.toUpperCase())}
+              error={err("currency")}
+              data-testid="card-currency"
+            />
+          </Group>
+          <TextInput
+            label={t("cards.reference")}
+            value={reference}
+            readOnly
+            description={t("payins.merOrderNoHint")}
+          />
+          {kind === "withdraw" && (
+            <Text size="sm" c="dimmed">
+              {t("cards.feeHint")}
+            </Text>
+          )}
+          {fieldOf(move.error) && (
+            <Text c="red" size="sm" data-testid="card-field-error">
+              {t("errors.validation", fieldOf(move.error) ?? { field: "", rule: "" })}
+            </Text>
+          )}
+          {move.error && !fieldOf(move.error) && <ErrorAlert error={move.error} />}
+          {receipt ? (
+            <Button
+              w="fit-content"
+              onClick={() => {
+                move.reset();
+                renew();
+                setAmount("");
+              }}
+              data-testid="card-next"
+            >
+              {t("cards.another")}
+            </Button>
+          ) : (
+            <Button type="submit" w="fit-content" disabled={!reference} data-testid="card-review">
+              {t(kind === "top_up" ? "cards.topUp" : "cards.withdraw")}
+            </Button>
+          )}
+          {receipt && (
+            <ReceiptView receipt={receipt}>
+              {receipt.fee !== null && (
+                <Text size="sm" data-testid="card-fee">
+                  {t("cards.fee", { fee: formatMoney(receipt.fee, currency, loc) })}
+                </Text>
+              )}
+            </ReceiptView>
+          )}
+        </Stack>
+      </form>
+      <Modal
+        opened={confirming}
+        onClose={() => setConfirming(false)}
+        title={t("cards.confirmTitle")}
+        centered
+      >
+        <Stack data-testid="card-confirm">
+          <Text>
+            {t(kind === "top_up" ? "cards.confirmTopUp" : "cards.confirmWithdraw", {
+              amount: formatMoney(amount, currency, loc),
+              card,
+            })}
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setConfirming(false)}>
+              {t("common.cancel")}
+            </Button>
+            <Button
+              color="red"
+              loading={move.isPending}
+              onClick={() => {
+                if (move.isPending) return;
+                move.mutate(form, { onSettled: () => setConfirming(false) });
+              }}
+              data-testid="card-send"
+            >
+              {t("common.confirm")}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </Card>
+  );
+}
+
+export function CardsPage() {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const [kind, setKind] = useState<CardMove>("top_up");
+  const cards = useCards();
+  const ops = useCardOperations();
+  const [selected, setSelected] = useState<string | null>(null);
+  const history = (ops.data ?? []).filter((o) => !selected || o.card === selected);
+  return (
+    <Stack data-testid="screen-cards">
+      <Title order={2}>{t("cards.title")}</Title>
+      <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
+        <Stack>
+          <SegmentedControl
+            value={kind}
+            onChange={(v) => setKind(v as CardMove)}
+            data={[
+              { value: "top_up", label: t("cards.topUp") },
+              { value: "withdraw", label: t("cards.withdraw") },
+            ]}
+            data-testid="card-kind"
+          />
+          <MoveForm key={kind} kind={kind} />
+        </Stack>
+        <Card withBorder>
+          <Title order={4} mb="xs">
+            {t("cards.known")}
+          </Title>
+          {cards.error && <ErrorAlert error={cards.error} />}
+          <Table highlightOnHover data-testid="cards-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t("cards.card")}</Table.Th>
+                <Table.Th>{t("cards.holder")}</Table.Th>
+                <Table.Th>{t("cards.balance")}</Table.Th>
+                <Table.Th>{t("cards.operations")}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {(cards.data ?? []).map((c) => (
+                <Table.Tr
+                  key={c.card}
+                  data-card={c.card}
+                  bg={selected === c.card ? "var(--mantine-color-default-hover)" : undefined}
+                >
+                  <Table.Td>
+                    <UnstyledButton
+                      fz="sm"
+                      td="underline"
+                      aria-pressed={selected === c.card}
+                      onClick={() => setSelected(selected === c.card ? null : c.card)}
+                    >
+                      {c.card}
+                    </UnstyledButton>
+                  </Table.Td>
+                  <Table.Td>{c.holder ?? "—"}</Table.Td>
+                  <Table.Td data-testid={`card-balance-${c.card}`} data-balance={c.balance ?? ""}>
+                    {c.balance !== null
+                      ? formatMoney(c.balance, c.currency, loc)
+                      : t("cards.balanceUnknown")}
+                  </Table.Td>
+                  <Table.Td>{c.operations}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Card>
+      </SimpleGrid>
+      <Card withBorder>
+        <Group justify="space-between" mb="xs">
+          <Title order={4}>
+            {selected ? t("cards.historyOf", { card: selected }) : t("cards.history")}
+          </Title>
+          {selected && (
+            <Button size="xs" variant="default" onClick={() => setSelected(null)}>
+              {t("cards.allCards")}
+            </Button>
+          )}
+        </Group>
+        {ops.error && <ErrorAlert error={ops.error} />}
+        <Table data-testid="card-history">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t("cards.when")}</Table.Th>
+              <Table.Th>{t("cards.kind")}</Table.Th>
+              <Table.Th>{t("cards.card")}</Table.Th>
+              <Table.Th>{t("cards.amount")}</Table.Th>
+              <Table.Th>{t("cards.feeColumn")}</Table.Th>
+              <Table.Th>{t("cards.outcome")}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {history.map((o) => (
+              <Table.Tr key={`${o.at}-${o.journalId ?? o.card}`}>
+                <Table.Td>{formatDateTimeShort(o.at, loc)}</Table.Td>
+                <Table.Td>{t(o.kind === "withdraw" ? "cards.withdraw" : "cards.topUp")}</Table.Td>
+                <Table.Td>{o.card}</Table.Td>
+                <Table.Td>{formatMoney(o.amount, o.currency, loc)}</Table.Td>
+                <Table.Td>{o.fee ? formatMoney(o.fee, o.currency, loc) : ""}</Table.Td>
+                <Table.Td>
+                  <Badge variant="light">
+                    {t(`journal.${o.outcome}`, { defaultValue: o.outcome })}
+                  </Badge>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Card>
+    </Stack>
+  );
+}

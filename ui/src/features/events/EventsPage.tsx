@@ -1,0 +1,190 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Code,
+  Group,
+  Stack,
+  Table,
+  Text,
+  Textarea,
+  Title,
+} from "@mantine/core";
+import { IconRefresh } from "@tabler/icons-react";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { Fragment, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { commands } from "../../bindings";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { locale } from "../../i18n";
+import { formatDateTimeShort, timeZoneLabel } from "../../lib/format";
+import { fieldError, unwrap } from "../../lib/ipc";
+
+function pretty(body: string) {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function SignatureBadge({ ok }: { ok: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <Badge
+      color={ok ? "teal" : "red"}
+      variant="light"
+      data-testid="event-signature"
+      data-ok={String(ok)}
+    >
+      {t(ok ? "events.valid" : "events.invalid")}
+    </Badge>
+  );
+}
+
+function Verify() {
+  const { t } = useTranslation();
+  const [body, setBody] = useState("");
+  const verify = useMutation({ mutationFn: (b: string) => unwrap(commands.eventVerify(b)) });
+  const r = verify.data;
+  return (
+    <Card withBorder>
+      <Title order={4} mb="xs">
+        {t("events.verifyTitle")}
+      </Title>
+      <Textarea
+        label={t("events.body")}
+        description={t("events.bodyHint")}
+        autosize
+        minRows={4}
+        maxRows={12}
+        value={body}
+        onChange={(e) => {
+          setBody(e.currentTarget.value);
+          verify.reset();
+        }}
+        error={fieldError(verify.error, "body")}
+        styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
+        data-testid="verify-body"
+      />
+      <Button
+        mt="sm"
+        onClick={() => verify.mutate(body)}
+        loading={verify.isPending}
+        data-testid="verify-button"
+      >
+        {t("events.verify")}
+      </Button>
+      {verify.error && !fieldError(verify.error, "body") && <ErrorAlert error={verify.error} />}
+      {r && (
+        <Alert
+          mt="sm"
+          color={r.signatureOk ? "teal" : "red"}
+          variant="light"
+          data-testid="verify-result"
+          data-ok={String(r.signatureOk)}
+        >
+          <Stack gap={4}>
+            <Text fw={500}>{t(r.signatureOk ? "events.verifiedOk" : "events.verifiedBad")}</Text>
+            <Text size="sm">
+              {t("events.kindOrder", { kind: r.kind || "—", tradeNo: r.tradeNo || "—" })}
+            </Text>
+            {r.problem && <Text size="sm">{r.problem}</Text>}
+          </Stack>
+        </Alert>
+      )}
+    </Card>
+  );
+}
+
+export function EventsPage() {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const list = useQuery({
+    queryKey: ["events"],
+    queryFn: () => unwrap(commands.events()),
+    refetchInterval: 5000,
+  });
+  const [open, setOpen] = useState<number | null>(null);
+  return (
+    <Stack data-testid="screen-events">
+      <Group justify="space-between">
+        <Title order={2}>{t("events.title")}</Title>
+        <Button
+          variant="default"
+          leftSection={<IconRefresh size={16} />}
+          loading={list.isFetching}
+          onClick={() => list.refetch()}
+        >
+          {t("common.refresh")}
+        </Button>
+      </Group>
+      <Text size="sm" c="dimmed">
+        {t("events.intro")}
+      </Text>
+      <Card withBorder>
+        {list.error && <ErrorAlert error={list.error} />}
+        {list.data?.length === 0 ? (
+          <Text c="dimmed" size="sm">
+            {t("events.none")}
+          </Text>
+        ) : (
+          <Table.ScrollContainer minWidth={700}>
+            <Table data-testid="events-table" highlightOnHover>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t("events.received", { zone: timeZoneLabel() })}</Table.Th>
+                  <Table.Th>{t("events.kind")}</Table.Th>
+                  <Table.Th>{t("events.tradeNo")}</Table.Th>
+                  <Table.Th>{t("events.signature")}</Table.Th>
+                  <Table.Th>{t("events.attempts")}</Table.Th>
+                  <Table.Th />
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {(list.data ?? []).map((e) => (
+                  <Fragment key={e.id}>
+                    <Table.Tr data-trade-no={e.tradeNo} data-kind={e.kind}>
+                      <Table.Td>{formatDateTimeShort(e.receivedAt, loc)}</Table.Td>
+                      <Table.Td>{t(`events.kinds.${e.kind}`, { defaultValue: e.kind })}</Table.Td>
+                      <Table.Td>{e.tradeNo}</Table.Td>
+                      <Table.Td>
+                        <SignatureBadge ok={e.signatureOk} />
+                      </Table.Td>
+                      <Table.Td>
+                        {e.attempts === null
+                          ? "—"
+                          : t(e.delivered ? "events.delivered" : "events.tries", {
+                              count: e.attempts,
+                            })}
+                      </Table.Td>
+                      <Table.Td>
+                        <Button
+                          size="compact-xs"
+                          variant="subtle"
+                          aria-expanded={open === e.id}
+                          onClick={() => setOpen(open === e.id ? null : e.id)}
+                        >
+                          {t(open === e.id ? "events.hideBody" : "events.showBody")}
+                        </Button>
+                      </Table.Td>
+                    </Table.Tr>
+                    {open === e.id && (
+                      <Table.Tr>
+                        <Table.Td colSpan={6}>
+                          <Code block>{pretty(e.body)}</Code>
+                        </Table.Td>
+                      </Table.Tr>
+                    )}
+                  </Fragment>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Card>
+      <Verify />
+    </Stack>
+  );
+}

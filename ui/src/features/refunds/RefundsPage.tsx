@@ -1,0 +1,287 @@
+import {
+  Badge,
+  Button,
+  Card,
+  Group,
+  SegmentedControl,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { commands } from "../../bindings";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { useMeaning } from "../../components/StateBadge";
+import { locale } from "../../i18n";
+import { formatDateTimeShort, formatMoney } from "../../lib/format";
+import { fieldError, unwrap } from "../../lib/ipc";
+import type { StateField } from "../../lib/types";
+
+type Row = [label: string, value: string | null | undefined];
+
+function Record({ rows, testId }: { rows: Row[]; testId: string }) {
+  return (
+    <Table withRowBorders={false} verticalSpacing={2} data-testid={testId}>
+      <Table.Tbody>
+        {rows
+          .filter(([, v]) => v !== null && v !== undefined && v !== "")
+          .map(([k, v]) => (
+            <Table.Tr key={k}>
+              <Table.Th w={200}>{k}</Table.Th>
+              <Table.Td>{v}</Table.Td>
+            </Table.Tr>
+          ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+function useStateText() {
+  const read = useMeaning();
+  return (field: StateField, raw: string | number | null | undefined) =>
+    raw === null || raw === undefined || raw === "" ? "" : `${read(field, raw).label} (${raw})`;
+}
+
+function RefundLookup() {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const qc = useQueryClient();
+  const state = useStateText();
+  const [tradeNo, setTradeNo] = useState("");
+  const [refundNo, setRefundNo] = useState("");
+  const q = useMutation({
+    mutationFn: () => unwrap(commands.refundQuery(tradeNo, refundNo)),
+    onSettled: () => qc.invalidateQueries({ queryKey: ["reversals"] }),
+  });
+  const r = q.data;
+  return (
+    <Card withBorder>
+      <Title order={4} mb="xs">
+        {t("refunds.v1Title")}
+      </Title>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          q.mutate();
+        }}
+      >
+        <Group align="flex-start" grow>
+          <TextInput
+            label={t("refunds.tradeNo")}
+            required
+            value={tradeNo}
+            onChange={(e) => setTradeNo(e.currentTarget.value)}
+            error={fieldError(q.error, "tradeNo")}
+            data-testid="refund-trade-no"
+          />
+          <TextInput
+            label={t("refunds.refundNo")}
+            required
+            value={refundNo}
+            onChange={(e) => setRefundNo(e.currentTarget.value)}
+            error={fieldError(q.error, "refundNo")}
+            data-testid="refund-refund-no"
+          />
+        </Group>
+        <Button type="submit" mt="sm" loading={q.isPending} data-testid="refund-lookup">
+          {t("refunds.lookUp")}
+        </Button>
+      </form>
+      {q.error && !fieldError(q.error, "tradeNo", "refundNo") && <ErrorAlert error={q.error} />}
+      {r && (
+        <Record
+          testId="refund-record"
+          rows={[
+            [t("refunds.state"), state("refundState", r.state)],
+            [t("refunds.refundNo"), r.refundNo],
+            [t("refunds.amount"), formatMoney(r.refundAmount, r.refundCurrency, loc)],
+            [t("refunds.refused"), formatMoney(r.refuseAmount, r.refuseCurrency, loc)],
+            [
+              t("refunds.actualRefused"),
+              formatMoney(r.actualRefuseAmount, r.actualRefuseCurrency, loc),
+            ],
+            [t("refunds.fee"), formatMoney(r.tradeFee, r.refundCurrency, loc)],
+            [t("refunds.received"), formatMoney(r.receiveAmount, r.refundCurrency, loc)],
+            [t("refunds.settle"), state("settle", r.settle)],
+            [t("refunds.message"), r.message],
+          ]}
+        />
+      )}
+    </Card>
+  );
+}
+
+function OrderLookup() {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const qc = useQueryClient();
+  const state = useStateText();
+  const [tradeNo, setTradeNo] = useState("");
+  const [queryType, setQueryType] = useState("refund");
+  const q = useMutation({
+    mutationFn: () => unwrap(commands.orderQuery(tradeNo, queryType)),
+    onSettled: () => qc.invalidateQueries({ queryKey: ["reversals"] }),
+  });
+  const r = q.data;
+  return (
+    <Card withBorder>
+      <Title order={4} mb="xs">
+        {t("refunds.v2Title")}
+      </Title>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          q.mutate();
+        }}
+      >
+        <Group align="flex-start" grow>
+          <TextInput
+            label={t("refunds.tradeNo")}
+            required
+            value={tradeNo}
+            onChange={(e) => setTradeNo(e.currentTarget.value)}
+            error={fieldError(q.error, "tradeNo")}
+            data-testid="query-trade-no"
+          />
+          <Select
+            label={t("refunds.queryType")}
+            allowDeselect={false}
+            value={queryType}
+            onChange={(v) => setQueryType(v ?? "refund")}
+            data={["sales", "refund", "chargeback"].map((x) => ({
+              value: x,
+              label: t(`refunds.types.${x}`),
+            }))}
+            error={fieldError(q.error, "queryType")}
+          />
+        </Group>
+        <Button type="submit" mt="sm" loading={q.isPending} data-testid="query-lookup">
+          {t("refunds.lookUp")}
+        </Button>
+      </form>
+      {q.error && !fieldError(q.error, "tradeNo", "queryType") && <ErrorAlert error={q.error} />}
+      {r && (
+        <Record
+          testId="query-record"
+          rows={[
+            [t("refunds.orderState"), state("orderState", r.state)],
+            [t("refunds.status"), state("queryStatus", r.status)],
+            [t("refunds.refundNo"), r.refundNo],
+            [t("refunds.amount"), formatMoney(r.refundAmount, r.refundCurrency, loc)],
+            [t("refunds.chargeback"), formatMoney(r.chargebackAmount, r.chargebackCurrency, loc)],
+            [
+              t("refunds.actualChargeback"),
+              formatMoney(r.actualChargebackAmount, r.actualChargebackCurrency, loc),
+            ],
+            [t("refunds.fixedFee"), r.transactionFixedFee],
+            [t("refunds.settle"), state("settle", r.settle)],
+            [t("refunds.message"), r.message],
+          ]}
+        />
+      )}
+    </Card>
+  );
+}
+
+function Cached() {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const state = useStateText();
+  const [tradeNo, setTradeNo] = useState("");
+  const [kind, setKind] = useState("all");
+  const [debounced] = useDebouncedValue(tradeNo.trim(), 250);
+  const list = useQuery({
+    queryKey: ["reversals", debounced],
+    queryFn: () => unwrap(commands.reversals(debounced || null)),
+  });
+  const rows = (list.data ?? []).filter((r) => kind === "all" || r.kind === kind);
+  return (
+    <Card withBorder>
+      <Group justify="space-between" mb="xs" align="flex-end">
+        <Title order={4}>{t("refunds.cached")}</Title>
+        <Group align="flex-end">
+          <TextInput
+            label={t("refunds.tradeNo")}
+            size="xs"
+            value={tradeNo}
+            onChange={(e) => setTradeNo(e.currentTarget.value)}
+          />
+          <SegmentedControl
+            size="xs"
+            value={kind}
+            onChange={setKind}
+            data={[
+              { value: "all", label: t("common.all") },
+              { value: "refund", label: t("refunds.refund") },
+              { value: "chargeback", label: t("refunds.chargebackKind") },
+            ]}
+          />
+        </Group>
+      </Group>
+      {list.error && <ErrorAlert error={list.error} />}
+      {rows.length === 0 ? (
+        <Text c="dimmed" size="sm">
+          {t("refunds.noneCached")}
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={700}>
+          <Table data-testid="reversals-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t("refunds.kind")}</Table.Th>
+                <Table.Th>{t("refunds.tradeNo")}</Table.Th>
+                <Table.Th>{t("refunds.refundNo")}</Table.Th>
+                <Table.Th>{t("refunds.amount")}</Table.Th>
+                <Table.Th>{t("refunds.fee")}</Table.Th>
+                <Table.Th>{t("refunds.state")}</Table.Th>
+                <Table.Th>{t("refunds.settle")}</Table.Th>
+                <Table.Th>{t("refunds.fetched")}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((r) => (
+                <Table.Tr key={`${r.kind}-${r.tradeNo}-${r.refundNo}`}>
+                  <Table.Td>
+                    <Badge variant="light" color={r.kind === "refund" ? "violet" : "orange"}>
+                      {t(r.kind === "refund" ? "refunds.refund" : "refunds.chargebackKind")}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{r.tradeNo}</Table.Td>
+                  <Table.Td>{r.refundNo}</Table.Td>
+                  <Table.Td>{formatMoney(r.amount, r.currency, loc)}</Table.Td>
+                  <Table.Td>{formatMoney(r.fee, r.currency, loc)}</Table.Td>
+                  <Table.Td>
+                    {state(r.kind === "refund" ? "refundState" : "queryStatus", r.state)}
+                  </Table.Td>
+                  <Table.Td>{state("settle", r.settle)}</Table.Td>
+                  <Table.Td>{formatDateTimeShort(r.fetchedAt, loc)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Card>
+  );
+}
+
+export function RefundsPage() {
+  const { t } = useTranslation();
+  return (
+    <Stack data-testid="screen-refunds">
+      <Title order={2}>{t("refunds.title")}</Title>
+      <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
+        <RefundLookup />
+        <OrderLookup />
+      </SimpleGrid>
+      <Cached />
+    </Stack>
+  );
+}
