@@ -27,7 +27,12 @@ import type { CardForm, CardMove } from "../../lib/types";
 import { useMoneyChanged, useOrderNo } from "../money/queries";
 
 function useCards() {
-  return useQuery({ queryKey: ["cards", "list"], queryFn: () => unwrap(commands.cards()) });
+  // Sandbox balances move when an operation completes, a few seconds after it is sent.
+  return useQuery({
+    queryKey: ["cards", "list"],
+    queryFn: () => unwrap(commands.cards()),
+    refetchInterval: 3000,
+  });
 }
 
 function useCardOperations() {

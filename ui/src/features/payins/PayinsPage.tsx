@@ -136,6 +136,16 @@ function PayResult({ receipt }: { receipt: Receipt }) {
 }
 
 /// HTTP 400 and 404 of the Vietnam-bank payin, said plainly.
+function HttpRefusal({ code }: { code: string | null }) {
+  const { t } = useTranslation();
+  if (code !== "HTTP 404" && code !== "HTTP 400") return null;
+  return (
+    <Alert color="red" variant="light" data-testid="payin-http-refusal">
+      {t(code === "HTTP 404" ? "payins.vn404" : "payins.vn400")}
+    </Alert>
+  );
+}
+
 function PayinError({ error }: { error: unknown }) {
   const { t } = useTranslation();
   const c = coreError(error);
@@ -499,6 +509,7 @@ export function PayinsPage() {
                 {t("payins.result")}
               </Title>
               <ReceiptView receipt={receipt}>
+                {receipt.entry.status === "rejected" && <HttpRefusal code={receipt.entry.code} />}
                 <PayResult receipt={receipt} />
               </ReceiptView>
             </Card>

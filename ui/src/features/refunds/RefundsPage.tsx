@@ -124,7 +124,7 @@ function OrderLookup() {
   const qc = useQueryClient();
   const state = useStateText();
   const [tradeNo, setTradeNo] = useState("");
-  const [queryType, setQueryType] = useState("refund");
+  const [queryType, setQueryType] = useState("sales");
   const q = useMutation({
     mutationFn: () => unwrap(commands.orderQuery(tradeNo, queryType)),
     onSettled: () => qc.invalidateQueries({ queryKey: ["reversals"] }),
@@ -154,12 +154,13 @@ function OrderLookup() {
             label={t("refunds.queryType")}
             allowDeselect={false}
             value={queryType}
-            onChange={(v) => setQueryType(v ?? "refund")}
+            onChange={(v) => setQueryType(v ?? "sales")}
             data={["sales", "refund", "chargeback"].map((x) => ({
               value: x,
               label: t(`refunds.types.${x}`),
             }))}
             error={fieldError(q.error, "queryType")}
+            data-testid="query-type"
           />
         </Group>
         <Button type="submit" mt="sm" loading={q.isPending} data-testid="query-lookup">

@@ -167,7 +167,7 @@ export function ReviewPage() {
   const [dragging, setDragging] = useState(false);
   const [fileError, setFileError] = useState<string | null>(null);
   const changed = useMoneyChanged();
-  const check = useMutation({ mutationFn: (p: string) => unwrap(commands.reviewFileCheck(p)) });
+  const [checking, setChecking] = useState(false);
   const submit = useMutation({
     mutationFn: () =>
       unwrap(
@@ -185,9 +185,11 @@ export function ReviewPage() {
   const add = useCallback(
     async (paths: string[]) => {
       setFileError(null);
+      setChecking(true);
       for (const p of paths) {
         try {
-          const c = await check.mutateAsync(p);
+          // Read and checked in Rust (size, type by content), never in the web view.
+          const c = await unwrap(commands.reviewFileCheck(p));
           setFiles((fs) =>
             fs.some((f) => f.check.path === c.path) ? fs : [...fs, { check: c, code: "21" }],
           );
@@ -195,8 +197,9 @@ export function ReviewPage() {
           setFileError(errorText(t, e));
         }
       }
+      setChecking(false);
     },
-    [check, t],
+    [t],
   );
 
   useEffect(() => {
@@ -320,7 +323,7 @@ export function ReviewPage() {
                 <Button
                   type="submit"
                   variant="default"
-                  loading={check.isPending}
+                  loading={checking}
                   data-testid="review-add-file"
                 >
                   {t("review.addFile")}
