@@ -1,7 +1,7 @@
 // Starts what the window tests need and stops it by its PID: a fresh PayDesk home,
 // tauri-driver (which starts WebKitWebDriver and the app), and a WebDriver session.
 // Runs inside the private D-Bus session with gnome-keyring and under Xvfb (xtask).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import net from "node:net";
@@ -38,6 +38,20 @@ async function waitForPort(port, timeoutMs) {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`tauri-driver did not listen on ${port} within ${timeoutMs} ms`);
+}
+
+/// Every process started under `pid` (WebKitWebDriver, the app, its web processes).
+function descendants(pid) {
+  let children = [];
+  try {
+    children = execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    // `ps` exits 1 when there are none.
+  }
+  return children.flatMap((c) => [c, ...descendants(c)]);
 }
 
 /// A session on the app, on a fresh home (or `home`, kept afterwards) with a keyring
@@ -77,9 +91,19 @@ export async function startApp({ home: given, app = APP } = {}) {
     },
   });
   const stop = async () => {
+    // Known before the session ends: a session lost to a crashed page leaves the app
+    // running unless it is stopped by its PID.
+    const started = descendants(driver.pid);
     try {
-      await browser.deleteSession();
+      await browser.deleteSession().catch(() => {});
     } finally {
+      for (const pid of started) {
+        try {
+          process.kill(pid, "SIGTERM");
+        } catch {
+          // Already gone.
+        }
+      }
       driver.kill("SIGTERM");
       await new Promise((r) => driver.once("exit", r));
       if (!given) rmSync(home, { recursive: true, force: true });

@@ -57,12 +57,17 @@ async function receiptStatus(statuses, timeout = 30_000) {
   return last;
 }
 
-/// An element's text once it shows some (modals fade in: their text reads empty first).
+/// An element's text once it has some.
 async function text(selector) {
   const el = await h.waitFor(selector);
   let t = "";
   try {
-    await browser.waitUntil(async () => (t = await el.getText()) !== "", { timeout: 10_000 });
+    // The DOM's text, not WebDriver's "visible text": WebKitWebDriver answered that
+    // with nothing for Mantine alerts shown on screen, and once hung the page on it.
+    await browser.waitUntil(
+      async () => (t = (await browser.execute((e) => e.textContent ?? "", el)).trim()) !== "",
+      { timeout: 10_000 },
+    );
   } catch {
     await h.shot(`failed-text-${Date.now()}`);
     throw new Error(`${selector} shows no text`);

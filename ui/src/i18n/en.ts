@@ -410,6 +410,8 @@ export const en = {
     notVerified: "Not verified",
   },
   detail: {
+    review: "Upload review documents",
+    reversals: "Refunds and chargebacks",
     title: "Order {{tradeNo}}",
     cached: "In the cache",
     live: "Live from the gateway",

@@ -407,6 +407,8 @@ export const zh: Catalogue = {
     notVerified: "未验证",
   },
   detail: {
+    review: "上传审核资料",
+    reversals: "退款与拒付",
     title: "订单 {{tradeNo}}",
     cached: "缓存中的数据",
     live: "网关实时数据",

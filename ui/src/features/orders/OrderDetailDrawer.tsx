@@ -12,9 +12,10 @@ import {
   Timeline,
   Title,
 } from "@mantine/core";
-import { IconRefresh } from "@tabler/icons-react";
+import { IconArrowBackUp, IconFileUpload, IconRefresh } from "@tabler/icons-react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { useNavigate } from "react-router";
 import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
 import { StateBadge } from "../../components/StateBadge";
 import { locale } from "../../i18n";
@@ -206,6 +207,7 @@ export function OrderDetailDrawer({
   const loc = locale(i18n.language);
   const q = useOrderDetail(tradeNo);
   const status = useAppStatus();
+  const navigate = useNavigate();
   const d = q.data;
   return (
     <Drawer
@@ -226,6 +228,32 @@ export function OrderDetailDrawer({
             data-testid="detail-refresh"
           >
             {t("common.refresh")}
+          </Button>
+          {d?.order?.method === "SEPA" && tradeNo ? (
+            <Button
+              variant="default"
+              size="xs"
+              leftSection={<IconFileUpload size={14} />}
+              onClick={() => {
+                onClose();
+                navigate(`/review?tradeNo=${encodeURIComponent(tradeNo)}`);
+              }}
+              data-testid="detail-review"
+            >
+              {t("detail.review")}
+            </Button>
+          ) : null}
+          <Button
+            variant="default"
+            size="xs"
+            leftSection={<IconArrowBackUp size={14} />}
+            onClick={() => {
+              if (!tradeNo) return;
+              onClose();
+              navigate(`/refunds?tradeNo=${encodeURIComponent(tradeNo)}`);
+            }}
+          >
+            {t("detail.reversals")}
           </Button>
         </Group>
         {q.isPending ? <Loader /> : null}

@@ -16,6 +16,7 @@ import { useDebouncedValue } from "@mantine/hooks";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { useSearchParams } from "react-router";
 import { commands } from "../../bindings";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useMeaning } from "../../components/StateBadge";
@@ -49,12 +50,12 @@ function useStateText() {
     raw === null || raw === undefined || raw === "" ? "" : `${read(field, raw).label} (${raw})`;
 }
 
-function RefundLookup() {
+function RefundLookup({ initial }: { initial: string }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const qc = useQueryClient();
   const state = useStateText();
-  const [tradeNo, setTradeNo] = useState("");
+  const [tradeNo, setTradeNo] = useState(initial);
   const [refundNo, setRefundNo] = useState("");
   const q = useMutation({
     mutationFn: () => unwrap(commands.refundQuery(tradeNo, refundNo)),
@@ -118,12 +119,12 @@ function RefundLookup() {
   );
 }
 
-function OrderLookup() {
+function OrderLookup({ initial }: { initial: string }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const qc = useQueryClient();
   const state = useStateText();
-  const [tradeNo, setTradeNo] = useState("");
+  const [tradeNo, setTradeNo] = useState(initial);
   const [queryType, setQueryType] = useState("sales");
   const q = useMutation({
     mutationFn: () => unwrap(commands.orderQuery(tradeNo, queryType)),
@@ -191,11 +192,11 @@ function OrderLookup() {
   );
 }
 
-function Cached() {
+function Cached({ initial }: { initial: string }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const state = useStateText();
-  const [tradeNo, setTradeNo] = useState("");
+  const [tradeNo, setTradeNo] = useState(initial);
   const [kind, setKind] = useState("all");
   const [debounced] = useDebouncedValue(tradeNo.trim(), 250);
   const list = useQuery({
@@ -275,14 +276,16 @@ function Cached() {
 
 export function RefundsPage() {
   const { t } = useTranslation();
+  const [params] = useSearchParams();
+  const initial = params.get("tradeNo") ?? "";
   return (
     <Stack data-testid="screen-refunds">
       <Title order={2}>{t("refunds.title")}</Title>
       <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
-        <RefundLookup />
-        <OrderLookup />
+        <RefundLookup initial={initial} />
+        <OrderLookup initial={initial} />
       </SimpleGrid>
-      <Cached />
+      <Cached initial={initial} />
     </Stack>
   );
 }
