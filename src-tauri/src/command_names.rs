@@ -48,6 +48,7 @@ const COMMANDS: &[&str] = &[
     "refund_query",
     "order_query",
     "reversals",
+    "files_pick",
     "review_file_check",
     "review_submit",
     "review_resend",

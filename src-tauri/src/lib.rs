@@ -6,7 +6,7 @@
 pub mod commands;
 pub mod state;
 
-use tauri::Runtime;
+use tauri::{Manager, Runtime};
 use tauri_specta::{Builder, collect_commands};
 
 include!("command_names.rs");
@@ -66,6 +66,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             records::refund_query,
             records::order_query,
             records::reversals,
+            records::files_pick,
             records::review_file_check,
             records::review_submit,
             records::review_resend,
@@ -93,6 +94,27 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
+/// The native file picker (`tauri-plugin-dialog`, from Rust only).
+fn pick(app: &tauri::AppHandle, purpose: state::PickPurpose) -> Vec<std::path::PathBuf> {
+    use tauri_plugin_dialog::DialogExt;
+    let d = app.dialog().file();
+    let picked = match purpose {
+        state::PickPurpose::Review => d
+            .add_filter("PNG, JPEG, PDF", &["png", "jpg", "jpeg", "pdf"])
+            .blocking_pick_files()
+            .unwrap_or_default(),
+        state::PickPurpose::Bulk => d
+            .add_filter("CSV", &["csv"])
+            .blocking_pick_file()
+            .into_iter()
+            .collect(),
+    };
+    picked
+        .into_iter()
+        .filter_map(|p| p.into_path().ok())
+        .collect()
+}
+
 /// Runs the app.
 pub fn run() {
     tracing_subscriber::fmt()
@@ -110,10 +132,16 @@ pub fn run() {
     };
     let builder = specta_builder::<tauri::Wry>();
     let app = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
         .manage(state)
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);
+            let handle = app.handle().clone();
+            app.state::<state::AppState>()
+                .set_picker(state::Picker(Box::new(move |purpose| {
+                    pick(&handle, purpose)
+                })));
             Ok(())
         })
         .build(tauri::generate_context!());

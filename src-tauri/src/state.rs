@@ -16,6 +16,27 @@ pub struct AppState {
     open: tokio::sync::Mutex<Option<OpenDesk>>,
     /// The running sync's cancel flag.
     sync_cancel: Mutex<Option<Arc<AtomicBool>>>,
+    /// The system's file picker (set when the window starts; none under the mock
+    /// runtime).
+    picker: std::sync::OnceLock<Picker>,
+}
+
+/// What a file picker is for: review documents (pictures and PDFs, several) or a bulk
+/// payout file (one CSV).
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum PickPurpose {
+    Review,
+    Bulk,
+}
+
+/// Opens the system's file picker and blocks until it closes: the chosen paths.
+pub struct Picker(pub Box<dyn Fn(PickPurpose) -> Vec<std::path::PathBuf> + Send + Sync>);
+
+impl std::fmt::Debug for Picker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Picker")
+    }
 }
 
 #[derive(Debug)]
@@ -44,7 +65,16 @@ impl AppState {
             secrets: Mutex::default(),
             open: tokio::sync::Mutex::default(),
             sync_cancel: Mutex::default(),
+            picker: std::sync::OnceLock::new(),
         }
+    }
+
+    pub fn set_picker(&self, picker: Picker) {
+        let _ = self.picker.set(picker);
+    }
+
+    pub fn picker(&self) -> Option<&Picker> {
+        self.picker.get()
     }
 
     pub fn home(&self) -> &Home {

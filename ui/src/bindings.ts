@@ -114,6 +114,11 @@ export const commands = {
 	/**  Refunds and chargebacks cached from queries, newest first. */
 	reversals: (tradeNo: string | null) => typedError<Reversal_Serialize[], CoreError>(__TAURI_INVOKE("reversals", { tradeNo })),
 	/**
+	 *  The system's file picker, opened from Rust (the web view has no dialog or file
+	 *  permission); the chosen full paths, none when cancelled.
+	 */
+	filesPick: (purpose: PickPurpose) => typedError<string[], CoreError>(__TAURI_INVOKE("files_pick", { purpose })),
+	/**
 	 *  Checks a file for a review submission (size, type by content) and answers with a
 	 *  preview; the file is read here, never in the web view.
 	 */
@@ -945,6 +950,12 @@ export type PayoutPreview_Serialize = {
 	/**  The CLABE's bank, from its first three digits. */
 	bank: string | null,
 };
+
+/**
+ *  What a file picker is for: review documents (pictures and PDFs, several) or a bulk
+ *  payout file (one CSV).
+ */
+export type PickPurpose = "review" | "bulk";
 
 /**  One product line of a wallet or GCASH payin. */
 export type ProductLine = ProductLine_Serialize | ProductLine_Deserialize;

@@ -9,7 +9,7 @@ use paydesk_gateway::wire::{Operation, OrderRecord, RefundRecord, V1TransferOrde
 use tauri::State;
 
 use super::CmdResult;
-use crate::state::{AppState, internal};
+use crate::state::{AppState, PickPurpose, internal};
 
 /// The V1 refund query of one refund; the record is cached.
 #[tauri::command]
@@ -127,4 +127,25 @@ pub async fn events(state: State<'_, AppState>) -> CmdResult<Vec<Event>> {
 #[specta::specta]
 pub async fn event_verify(state: State<'_, AppState>, body: String) -> CmdResult<Received> {
     state.desk().await?.verify_notification(&body)
+}
+
+/// The system's file picker, opened from Rust (the web view has no dialog or file
+/// permission); the chosen full paths, none when cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn files_pick(
+    state: State<'_, AppState>,
+    purpose: PickPurpose,
+) -> CmdResult<Vec<String>> {
+    if state.picker().is_none() {
+        return Err(paydesk_core::CoreError::internal(
+            "no file picker in this window",
+        ));
+    }
+    let picked = tokio::task::block_in_place(|| state.picker().map(|p| (p.0)(purpose)));
+    Ok(picked
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| p.display().to_string())
+        .collect())
 }

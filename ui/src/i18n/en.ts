@@ -55,6 +55,7 @@ export const en = {
     title: "Something went wrong",
   },
   common: {
+    browse: "Browse…",
     refresh: "Refresh",
     save: "Save",
     cancel: "Cancel",

@@ -55,6 +55,7 @@ export const zh: Catalogue = {
     title: "出错了",
   },
   common: {
+    browse: "浏览…",
     refresh: "刷新",
     save: "保存",
     cancel: "取消",

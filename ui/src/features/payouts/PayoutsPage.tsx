@@ -14,12 +14,13 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
+import { IconFolderOpen } from "@tabler/icons-react";
 import { useMutation } from "@tanstack/react-query";
 import { Channel } from "@tauri-apps/api/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
-import { ErrorAlert } from "../../components/ErrorAlert";
+import { ErrorAlert, toastError } from "../../components/ErrorAlert";
 import { JournalBadge, ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTimeShort, formatMoney } from "../../lib/format";
@@ -331,6 +332,23 @@ function Bulk() {
               style={{ flex: 1 }}
               data-testid="bulk-path"
             />
+            <Button
+              variant="default"
+              leftSection={<IconFolderOpen size={16} />}
+              onClick={() =>
+                unwrap(commands.filesPick("bulk"))
+                  .then((paths) => {
+                    const [first] = paths;
+                    if (!first) return;
+                    setPath(first);
+                    send.reset();
+                    check.mutate(first);
+                  })
+                  .catch((e) => toastError(t, e))
+              }
+            >
+              {t("common.browse")}
+            </Button>
             <Button
               variant="default"
               loading={check.isPending}

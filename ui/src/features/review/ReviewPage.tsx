@@ -16,7 +16,13 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { IconFileTypePdf, IconPlus, IconTrash, IconUpload } from "@tabler/icons-react";
+import {
+  IconFileTypePdf,
+  IconFolderOpen,
+  IconPlus,
+  IconTrash,
+  IconUpload,
+} from "@tabler/icons-react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { useCallback, useEffect, useState } from "react";
@@ -327,6 +333,17 @@ export function ReviewPage() {
                   data-testid="review-add-file"
                 >
                   {t("review.addFile")}
+                </Button>
+                <Button
+                  variant="default"
+                  leftSection={<IconFolderOpen size={16} />}
+                  onClick={() =>
+                    unwrap(commands.filesPick("review"))
+                      .then(add)
+                      .catch((e) => toastError(t, e))
+                  }
+                >
+                  {t("common.browse")}
                 </Button>
               </Group>
             </form>
