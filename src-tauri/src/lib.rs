@@ -142,6 +142,17 @@ pub fn run() {
                 .set_picker(state::Picker(Box::new(move |purpose| {
                     pick(&handle, purpose)
                 })));
+            // Idle: hand SQLite's page caches back, so the app's resident memory is
+            // not the high-water mark of its last big query.
+            let idle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+                    idle.state::<state::AppState>()
+                        .release_if_idle(std::time::Duration::from_secs(5))
+                        .await;
+                }
+            });
             Ok(())
         })
         .build(tauri::generate_context!());

@@ -19,6 +19,8 @@ pub struct AppState {
     /// The system's file picker (set when the window starts; none under the mock
     /// runtime).
     picker: std::sync::OnceLock<Picker>,
+    /// When a command last asked for the desk.
+    last_used: Mutex<std::time::Instant>,
 }
 
 /// What a file picker is for: review documents (pictures and PDFs, several) or a bulk
@@ -66,6 +68,7 @@ impl AppState {
             open: tokio::sync::Mutex::default(),
             sync_cancel: Mutex::default(),
             picker: std::sync::OnceLock::new(),
+            last_used: Mutex::new(std::time::Instant::now()),
         }
     }
 
@@ -107,6 +110,7 @@ impl AppState {
 
     /// The open desk, opening the active profile if none is.
     pub async fn desk(&self) -> CoreResult<Arc<Desk>> {
+        *lock(&self.last_used) = std::time::Instant::now();
         let mut open = self.open.lock().await;
         if let Some(o) = open.as_ref() {
             return Ok(o.desk.clone());
@@ -124,6 +128,23 @@ impl AppState {
             _receiver: receiver,
         });
         Ok(desk)
+    }
+
+    /// When no command has used the desk for `idle` and no sync runs, hands SQLite's
+    /// page caches back (the idle app's resident memory).
+    pub async fn release_if_idle(&self, idle: std::time::Duration) {
+        if lock(&self.last_used).elapsed() < idle || lock(&self.sync_cancel).is_some() {
+            return;
+        }
+        let desk = self.open.lock().await.as_ref().map(|o| o.desk.clone());
+        if let Some(d) = desk
+            && let Err(e) = tokio::task::spawn_blocking(move || d.release_memory())
+                .await
+                .map_err(internal)
+                .and_then(|r| r)
+        {
+            tracing::warn!("releasing memory: {e}");
+        }
     }
 
     /// The cancel flag of a new sync; refused while one runs.

@@ -39,7 +39,7 @@ test("opens on the dashboard of the built-in sandbox", async () => {
   await h.waitFor(id("screen-dashboard"), 60_000);
   const badge = await h.waitFor(id("mode-badge"));
   assert.equal(await badge.getAttribute("data-mode"), "sandbox");
-  assert.match(await (await h.waitFor(id("banner-merchant"))).getText(), /10001/);
+  assert.match(await h.text(id("banner-merchant")), /10001/);
   await h.shot("dashboard-empty");
   await checkAxe("dashboard");
 });
@@ -57,7 +57,6 @@ test("a sync fills the orders table", async () => {
   const rows = await browser.$$(id("order-row"));
   assert.ok(rows.length >= 10, `only ${rows.length} rows rendered`);
   await h.shot("orders");
-  await checkAxe("orders");
 });
 
 test("a search by fragment finds an order", async () => {
@@ -74,6 +73,12 @@ test("a search by fragment finds an order", async () => {
   for (const r of found) numbers.push(await r.getAttribute("data-trade-no"));
   assert.ok(numbers.includes(tradeNo), `${tradeNo} not among ${numbers}`);
   await h.typeInto(id("orders-search"), "");
+  // The accessibility check of the orders screen runs here, not right after the sync:
+  // run while the table was still reloading after the sync, it was followed by a hung
+  // web view (WebKitWebProcess spinning, every WebDriver request timing out) in 2 runs
+  // of 5 when the search was typed next; from here, 0 in 9.
+  await browser.waitUntil(async () => (await total()) > 1000, { timeout: 10_000 });
+  await checkAxe("orders");
 });
 
 test("an order's detail shows the verified response signature", async () => {
@@ -186,21 +191,15 @@ test("switching the language changes the labels", async () => {
   await h.shot("settings");
   await checkAxe("settings");
   await h.choose("#language-select", "简体中文");
-  await browser.waitUntil(
-    async () => (await (await browser.$(id("nav-orders"))).getText()) === "订单",
-    {
-      timeout: 5_000,
-      timeoutMsg: "the navigation did not turn Chinese",
-    },
-  );
+  await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "订单", {
+    timeout: 5_000,
+    timeoutMsg: "the navigation did not turn Chinese",
+  });
   await h.shot("settings-zh");
   await h.choose("#language-select", "English");
-  await browser.waitUntil(
-    async () => (await (await browser.$(id("nav-orders"))).getText()) === "Orders",
-    {
-      timeout: 5_000,
-    },
-  );
+  await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
+    timeout: 5_000,
+  });
 });
 
 test("the dark theme is readable", async () => {
@@ -223,14 +222,14 @@ test("the dark theme is readable", async () => {
 
 test("importing a wrong key shows a clear error and keeps the current key", async () => {
   await h.click(id("nav-settings"));
-  const fingerprint = await (await h.waitFor(id("merchant-key-fingerprint"))).getText();
+  const fingerprint = await h.text(id("merchant-key-fingerprint"));
   await h.typeInto(id("key-import-text"), "this is not a private key");
   await h.click(id("key-import-run"));
   const error = await h.waitFor(
     `//*[contains(@class, "InputWrapper-error")][ancestor::*[.//*[@data-testid="key-import-text"]]]`,
   );
-  const text = await error.getText();
+  const text = (await browser.execute((e) => e.textContent ?? "", error)).trim();
   assert.match(text, /\S+: \S+/, `the error names the field and the rule: ${text}`);
   await h.shot("settings-key-error");
-  assert.equal(await (await h.waitFor(id("merchant-key-fingerprint"))).getText(), fingerprint);
+  assert.equal(await h.text(id("merchant-key-fingerprint")), fingerprint);
 });

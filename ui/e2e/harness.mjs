@@ -228,5 +228,22 @@ export function helpers(browser) {
     );
     await option.click();
   };
-  return { waitFor, click, typeInto, shot, axe, choose, closeOverlays };
+  /// An element's text once it has some: the DOM's text, not WebDriver's "visible
+  /// text", which WebKitWebDriver answered with nothing for Mantine alerts on screen
+  /// and once hung the page on.
+  const text = async (selector) => {
+    const el = await waitFor(selector);
+    let t = "";
+    try {
+      await browser.waitUntil(
+        async () => (t = (await browser.execute((e) => e.textContent ?? "", el)).trim()) !== "",
+        { timeout: 10_000 },
+      );
+    } catch {
+      await shot(`failed-text-${Date.now()}`);
+      throw new Error(`${selector} shows no text`);
+    }
+    return t;
+  };
+  return { waitFor, click, typeInto, shot, axe, choose, closeOverlays, text };
 }

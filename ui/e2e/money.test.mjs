@@ -57,24 +57,6 @@ async function receiptStatus(statuses, timeout = 30_000) {
   return last;
 }
 
-/// An element's text once it has some.
-async function text(selector) {
-  const el = await h.waitFor(selector);
-  let t = "";
-  try {
-    // The DOM's text, not WebDriver's "visible text": WebKitWebDriver answered that
-    // with nothing for Mantine alerts shown on screen, and once hung the page on it.
-    await browser.waitUntil(
-      async () => (t = (await browser.execute((e) => e.textContent ?? "", el)).trim()) !== "",
-      { timeout: 10_000 },
-    );
-  } catch {
-    await h.shot(`failed-text-${Date.now()}`);
-    throw new Error(`${selector} shows no text`);
-  }
-  return t;
-}
-
 const METHODS = [
   ["WECHAT", "WeChat Pay (V2)", "CNY"],
   ["WECHAT_V1", "WeChat Pay (V1)", "CNY"],
@@ -108,13 +90,13 @@ test("a payin of every method goes through to its result", async () => {
     await h.click(id("payin-submit"));
     const status = await receiptStatus(["accepted", "rejected", "unknown"]);
     assert.equal(status, "accepted", `${method} was not accepted`);
-    payinTradeNos[method] = await text(id("receipt-trade-no"));
+    payinTradeNos[method] = await h.text(id("receipt-trade-no"));
     if (method === "SEPA") {
-      assert.match(await text(id("bank-iban")), /^[A-Z]{2}\d{2}/);
-      assert.ok((await text(id("bank-reference"))).length > 0);
+      assert.match(await h.text(id("bank-iban")), /^[A-Z]{2}\d{2}/);
+      assert.ok((await h.text(id("bank-reference"))).length > 0);
       await h.shot("payin-sepa");
     } else if (method !== "VN_BANK") {
-      assert.match(await text(id("pay-url")), /^https:\/\//, `${method} has no payment link`);
+      assert.match(await h.text(id("pay-url")), /^https:\/\//, `${method} has no payment link`);
       await h.waitFor(id("payin-qr"));
     }
     if (method === "WECHAT") {
@@ -130,8 +112,8 @@ test("a payin of every method goes through to its result", async () => {
   await h.typeInto(id("payin-vn-bank"), "123");
   await h.click(id("payin-submit"));
   assert.equal(await receiptStatus(["accepted", "rejected", "unknown"]), "rejected");
-  assert.match(await text(id("payin-http-refusal")), /HTTP 404/);
-  assert.match(await text(id("receipt-rejected")), /vnBankId 123/);
+  assert.match(await h.text(id("payin-http-refusal")), /HTTP 404/);
+  assert.match(await h.text(id("receipt-rejected")), /vnBankId 123/);
   await h.shot("payin-vn-404");
 });
 
@@ -150,7 +132,7 @@ test("a card payout and a CLABE payout; a bad CLABE is refused on its field", as
     await h.typeInto(id("payout-first-name"), "Ana");
     await h.typeInto(id("payout-last-name"), "Lima");
   });
-  assert.equal(await text(id("confirm-account")), "411111******1111");
+  assert.equal(await h.text(id("confirm-account")), "411111******1111");
   await h.shot("payout-confirm");
   await checkAxe("payout confirmation");
   await h.click(id("payout-send"));
@@ -193,7 +175,7 @@ test("a payout whose answer the sandbox drops ends accepted, with no duplicate",
   assert.notEqual(first, "rejected");
   await h.shot("payout-unknown");
   assert.equal(await receiptStatus(["accepted"], 40_000), "accepted");
-  const merOrderNo = await text(id("receipt-mer-order-no"));
+  const merOrderNo = await h.text(id("receipt-mer-order-no"));
   // One journal entry, and the gateway holds one order with that number.
   await browser.waitUntil(
     async () => (await browser.$$(`[data-mer-order-no="${merOrderNo}"]`)).length === 1,
@@ -273,7 +255,7 @@ test("a top-up and a withdraw move the card's balance", async () => {
   });
   await h.click(id("card-next"));
   await cardMove("withdraw", "15.00");
-  assert.ok((await text(id("card-fee"))).length > 0, "the withdrawal fee is shown");
+  assert.ok((await h.text(id("card-fee"))).length > 0, "the withdrawal fee is shown");
   await browser.waitUntil(async () => (await cardBalance("CARD-0001")) < start + 40, {
     timeout: 30_000,
     timeoutMsg: "the withdrawal did not reach the card's balance",
@@ -318,7 +300,7 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
   });
   await h.typeInto(id("review-path"), big);
   await h.click(id("review-add-file"));
-  assert.match(await text(id("review-file-error")), /5 MiB|5242880/);
+  assert.match(await h.text(id("review-file-error")), /5 MiB|5242880/);
   assert.equal((await browser.$$(id("review-file"))).length, 2, "the oversized file is not added");
   await h.shot("review");
   await checkAxe("review");
@@ -366,8 +348,7 @@ test("the refunds screen queries an order and lists what it cached", async () =>
   await h.typeInto(id("query-trade-no"), payinTradeNos.WECHAT);
   await h.choose(id("query-type"), "Sale");
   await h.click(id("query-lookup"));
-  const rec = await h.waitFor(id("query-record"));
-  assert.match(await rec.getText(), /\S/);
+  assert.match(await h.text(id("query-record")), /\S/);
   await h.shot("refunds");
   await checkAxe("refunds");
 });

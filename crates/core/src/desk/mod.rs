@@ -214,6 +214,15 @@ impl Desk {
         self.sandbox.as_ref()
     }
 
+    /// Hands SQLite's page caches (of the cache and the journal connections) back to the
+    /// allocator: what an idle desktop app does so that its resident memory is not the
+    /// high-water mark of its last big query. The next query reads from the OS cache.
+    pub fn release_memory(&self) -> CoreResult<()> {
+        lock(&self.cache).execute_batch("PRAGMA shrink_memory")?;
+        lock(&self.journal).execute_batch("PRAGMA shrink_memory")?;
+        Ok(())
+    }
+
     /// Runs `f` on the cache connection.
     pub fn with_cache<R>(&self, f: impl FnOnce(&mut Connection) -> CoreResult<R>) -> CoreResult<R> {
         f(&mut lock(&self.cache))

@@ -13,7 +13,7 @@ import {
   Title,
 } from "@mantine/core";
 import { IconRefresh } from "@tabler/icons-react";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -21,6 +21,8 @@ import { locale } from "../../i18n";
 import { chartValue, formatCount, formatDateTime, formatDay, formatMoney } from "../../lib/format";
 import type { Dashboard } from "../../lib/types";
 import { useDashboard } from "./queries";
+
+const DASHBOARD_READY = "paydesk:dashboard-ready";
 
 function Balances({ data }: { data: Dashboard }) {
   const { t, i18n } = useTranslation();
@@ -166,6 +168,13 @@ export function DashboardPage() {
   const loc = locale(i18n.language);
   const navigate = useNavigate();
   const q = useDashboard();
+  const ready = !!q.data;
+  useEffect(() => {
+    // The launch benchmark reads this mark: the dashboard's figures are on screen.
+    if (ready && performance.getEntriesByName(DASHBOARD_READY).length === 0) {
+      performance.mark(DASHBOARD_READY);
+    }
+  }, [ready]);
   return (
     <Stack data-testid="screen-dashboard">
       <Group justify="space-between">
