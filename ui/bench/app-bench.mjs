@@ -67,11 +67,13 @@ function startedAtMs(binary) {
 async function appLaunchMs(browser, binary) {
   let ready = null;
   await browser.waitUntil(
-    async () =>
-      (ready = await browser.execute(() => {
+    async () => {
+      ready = await browser.execute(() => {
         const m = performance.getEntriesByName("paydesk:dashboard-ready")[0];
         return m ? performance.timeOrigin + m.startTime : null;
-      })) !== null,
+      });
+      return ready !== null;
+    },
     { timeout: 30_000 },
   );
   return ready - startedAtMs(binary);

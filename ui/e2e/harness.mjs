@@ -236,7 +236,10 @@ export function helpers(browser) {
     let t = "";
     try {
       await browser.waitUntil(
-        async () => (t = (await browser.execute((e) => e.textContent ?? "", el)).trim()) !== "",
+        async () => {
+          t = (await browser.execute((e) => e.textContent ?? "", el)).trim();
+          return t !== "";
+        },
         { timeout: 10_000 },
       );
     } catch {
