@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coreError, fieldOf, IpcError, unwrap } from "./ipc";
+import { coreError, fieldError, fieldOf, IpcError, unwrap } from "./ipc";
 
 describe("unwrap", () => {
   it("answers the data of an ok result", async () => {
@@ -19,5 +19,24 @@ describe("unwrap", () => {
   it("reads anything else thrown as an internal error with no field", () => {
     expect(coreError(new Error("boom"))).toEqual({ code: "internal", message: "boom" });
     expect(fieldOf("boom")).toBeNull();
+  });
+});
+
+describe("fieldError", () => {
+  const invalid = (field: string) =>
+    new IpcError({ code: "validation", field, rule: "must be greater than zero" });
+
+  it("puts a rule under the field it names, or under the list an item belongs to", () => {
+    expect(fieldError(invalid("sourceAmount"), "sourceAmount")).toBe("must be greater than zero");
+    expect(fieldError(invalid("products[1].price"), "products")).toBe("must be greater than zero");
+    expect(fieldError(invalid("browser.userAgent"), "browser")).toBe("must be greater than zero");
+  });
+
+  it("leaves other fields and other errors alone", () => {
+    expect(fieldError(invalid("sourceAmountX"), "sourceAmount")).toBeUndefined();
+    expect(fieldError(invalid("clabe"), "cardNo", "sourceAmount")).toBeUndefined();
+    expect(
+      fieldError(new IpcError({ code: "not_sent", message: "refused" }), "clabe"),
+    ).toBeUndefined();
   });
 });
