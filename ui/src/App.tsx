@@ -18,16 +18,7 @@ import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { createHashRouter, RouterProvider } from "react-router";
 import { Shell } from "./components/Shell";
-import { ActivityPage } from "./features/activity/ActivityPage";
-import { BalancesPage } from "./features/balances/BalancesPage";
-import { CardsPage } from "./features/cards/CardsPage";
 import { DashboardPage } from "./features/dashboard/DashboardPage";
-import { EventsPage } from "./features/events/EventsPage";
-import { OrdersPage } from "./features/orders/OrdersPage";
-import { PayinsPage } from "./features/payins/PayinsPage";
-import { PayoutsPage } from "./features/payouts/PayoutsPage";
-import { RefundsPage } from "./features/refunds/RefundsPage";
-import { ReviewPage } from "./features/review/ReviewPage";
 import { SettingsPage } from "./features/settings/SettingsPage";
 
 // Text on tinted ("light") backgrounds is darkened until it reaches 4.5:1 (WCAG AA)
@@ -88,21 +79,39 @@ export const queryClient = new QueryClient({
   },
 });
 
+/// A screen's code, loaded the first time it is opened: the first paint (the dashboard)
+/// parses only what it shows.
+function page<M extends Record<string, unknown>>(load: () => Promise<M>, name: keyof M) {
+  return async () => ({ Component: (await load())[name] as React.ComponentType });
+}
+
 const router = createHashRouter([
   {
     path: "/",
     element: <Shell />,
     children: [
       { index: true, element: <DashboardPage /> },
-      { path: "orders", element: <OrdersPage /> },
-      { path: "payins", element: <PayinsPage /> },
-      { path: "payouts", element: <PayoutsPage /> },
-      { path: "refunds", element: <RefundsPage /> },
-      { path: "cards", element: <CardsPage /> },
-      { path: "review", element: <ReviewPage /> },
-      { path: "events", element: <EventsPage /> },
-      { path: "balances", element: <BalancesPage /> },
-      { path: "activity", element: <ActivityPage /> },
+      { path: "orders", lazy: page(() => import("./features/orders/OrdersPage"), "OrdersPage") },
+      { path: "payins", lazy: page(() => import("./features/payins/PayinsPage"), "PayinsPage") },
+      {
+        path: "payouts",
+        lazy: page(() => import("./features/payouts/PayoutsPage"), "PayoutsPage"),
+      },
+      {
+        path: "refunds",
+        lazy: page(() => import("./features/refunds/RefundsPage"), "RefundsPage"),
+      },
+      { path: "cards", lazy: page(() => import("./features/cards/CardsPage"), "CardsPage") },
+      { path: "review", lazy: page(() => import("./features/review/ReviewPage"), "ReviewPage") },
+      { path: "events", lazy: page(() => import("./features/events/EventsPage"), "EventsPage") },
+      {
+        path: "balances",
+        lazy: page(() => import("./features/balances/BalancesPage"), "BalancesPage"),
+      },
+      {
+        path: "activity",
+        lazy: page(() => import("./features/activity/ActivityPage"), "ActivityPage"),
+      },
       { path: "settings", element: <SettingsPage /> },
     ],
   },
