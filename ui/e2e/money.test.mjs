@@ -288,6 +288,8 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
   );
 
   await go("review");
+  // The window hands dropped files to the screen (the listener is allowed and set up).
+  await h.waitFor(`${id("review-drop")}[data-ready="true"]`);
   await h.typeInto(id("review-trade-no"), tradeNo);
   await h.typeInto(id("review-info-0"), "Invoice 55");
   for (const f of [png, pdf]) {

@@ -278,6 +278,7 @@ export const en = {
     infoContent: "Content",
     addInfo: "Add information",
     removeInfo: "Remove information",
+    noDrop: "Dropping files is not available here: use Browse or a path",
     drop: "Drop pictures or PDFs here",
     limits: "PNG, JPEG or PDF, at most {{max}} each",
     path: "Or a file's full path",

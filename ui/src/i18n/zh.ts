@@ -276,6 +276,7 @@ export const zh: Catalogue = {
     infoContent: "内容",
     addInfo: "添加信息",
     removeInfo: "移除信息",
+    noDrop: "此处无法拖放文件：请使用“浏览”或输入路径",
     drop: "将图片或 PDF 拖放到这里",
     limits: "PNG、JPEG 或 PDF，每个最多 {{max}}",
     path: "或输入文件完整路径",

@@ -171,6 +171,8 @@ export function ReviewPage() {
   const [files, setFiles] = useState<Chosen[]>([]);
   const [path, setPath] = useState("");
   const [dragging, setDragging] = useState(false);
+  /// Whether the window delivers dropped files here (listening may be refused).
+  const [dropReady, setDropReady] = useState(false);
   const [fileError, setFileError] = useState<string | null>(null);
   const changed = useMoneyChanged();
   const [checking, setChecking] = useState(false);
@@ -222,9 +224,12 @@ export function ReviewPage() {
       })
       .then((u) => {
         if (gone) u();
-        else unlisten = u;
+        else {
+          unlisten = u;
+          setDropReady(true);
+        }
       })
-      .catch(() => {});
+      .catch(() => setDropReady(false));
     return () => {
       gone = true;
       unlisten?.();
@@ -302,10 +307,11 @@ export function ReviewPage() {
                 borderColor: dragging ? "var(--mantine-primary-color-filled)" : undefined,
               }}
               data-testid="review-drop"
+              data-ready={dropReady}
             >
               <Stack gap="xs" align="center">
                 <IconUpload size={28} aria-hidden />
-                <Text size="sm">{t("review.drop")}</Text>
+                <Text size="sm">{t(dropReady ? "review.drop" : "review.noDrop")}</Text>
                 <Text size="xs" c="dimmed">
                   {t("review.limits", { max: "5 MiB" })}
                 </Text>
