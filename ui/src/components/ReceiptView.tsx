@@ -96,7 +96,11 @@ export function ReceiptView({ receipt, children }: { receipt: Receipt; children?
       )}
       {entry.status === "rejected" && (
         <Alert color="red" variant="light" data-testid="receipt-rejected">
-          {t("receipt.rejected", { code: entry.code ?? "", message: entry.message ?? "" })}
+          {t("receipt.rejected", {
+            // The message of an HTTP refusal already starts with its status.
+            code: entry.code && !(entry.message ?? "").startsWith(entry.code) ? entry.code : "",
+            message: entry.message ?? "",
+          })}
         </Alert>
       )}
       {entry.status === "pending" && (
