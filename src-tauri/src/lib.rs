@@ -142,6 +142,14 @@ pub fn run() {
                 .set_picker(state::Picker(Box::new(move |purpose| {
                     pick(&handle, purpose)
                 })));
+            // Open the active profile's desk while the web view loads the UI: its first
+            // command then finds it open.
+            let warm = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                if let Err(e) = warm.state::<state::AppState>().desk().await {
+                    tracing::warn!("the desk did not open at start: {e}");
+                }
+            });
             // Idle: hand SQLite's page caches back, so the app's resident memory is
             // not the high-water mark of its last big query.
             let idle = app.handle().clone();

@@ -20,18 +20,27 @@ const pct = (values) => {
 const fmt = ({ p50, p95, max }) =>
   `p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, max ${max.toFixed(2)} ms`;
 
-/// The app's process and the web view processes it started, with their resident sizes.
-function residentKiB(binary) {
+/// The app's process and the web view processes it started, each with its resident
+/// size, its proportional share (PSS: shared libraries split among the processes that
+/// map them) and its anonymous (private, heap) part, in KiB.
+function memoryKiB(binary) {
   const procs = readdirSync("/proc")
     .filter((d) => /^\d+$/.test(d))
     .map((pid) => {
       try {
-        const status = readFileSync(`/proc/${pid}/status`, "utf8");
         const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
         const exe = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
         const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-        const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-        return { pid: Number(pid), ppid, exe, rss };
+        const r = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+        const pick = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, "m").exec(r)?.[1] ?? 0);
+        return {
+          pid: Number(pid),
+          ppid,
+          exe,
+          rss: pick("Rss"),
+          pss: pick("Pss"),
+          anon: pick("Anonymous"),
+        };
       } catch {
         return null;
       }
@@ -40,7 +49,8 @@ function residentKiB(binary) {
   const app = procs.find((p) => p.exe === binary);
   if (!app) throw new Error(`no process of ${binary}`);
   const children = procs.filter((p) => p.ppid === app.pid);
-  return { app: app.rss, webview: children.reduce((a, p) => a + p.rss, 0), children };
+  const sum = (k) => children.reduce((a, p) => a + p[k], 0);
+  return { app, webview: { rss: sum("rss"), pss: sum("pss"), anon: sum("anon") }, children };
 }
 
 /// When the app's process started, in epoch milliseconds (/proc: clock ticks since boot;
@@ -136,7 +146,13 @@ try {
   );
 
   await app.browser.pause(10_000);
-  const mem = residentKiB(APP);
+  const mem = memoryKiB(APP);
+  const mib = (k) => `${(k / 1024).toFixed(0)} MiB`;
+  const line = (m) => `RSS ${mib(m.rss)}, PSS ${mib(m.pss)}, anonymous ${mib(m.anon)}`;
+  console.log(`idle memory after 10 s, the app's process: ${line(mem.app)}`);
+  console.log(
+    `idle memory after 10 s, its ${mem.children.length} web view processes (WebKit): ${line(mem.webview)}`,
+  );
   console.log(
     `idle resident memory after 10 s: app ${(mem.app / 1024).toFixed(0)} MiB, web view processes ${(mem.webview / 1024).toFixed(0)} MiB (${mem.children.length}), together ${((mem.app + mem.webview) / 1024).toFixed(0)} MiB`,
   );

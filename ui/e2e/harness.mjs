@@ -70,7 +70,7 @@ export async function startApp({ home: given, app = APP } = {}) {
         ...process.env,
         PAYDESK_HOME: home,
         PAYDESK_KEYRING_SERVICE: `PayDesk-e2e-${path.basename(home)}`,
-        RUST_LOG: "warn",
+        RUST_LOG: process.env.PAYDESK_LOG ?? "warn",
         // No accessibility bus runs in the tests' private D-Bus session: GTK's bridge to
         // it would only wait on calls that cannot be answered.
         NO_AT_BRIDGE: "1",

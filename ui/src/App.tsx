@@ -19,6 +19,7 @@ import { useTranslation } from "react-i18next";
 import { createHashRouter, RouterProvider } from "react-router";
 import { Shell } from "./components/Shell";
 import { DashboardPage } from "./features/dashboard/DashboardPage";
+import { dashboardQuery } from "./features/dashboard/queries";
 import { SettingsPage } from "./features/settings/SettingsPage";
 
 // Text on tinted ("light") backgrounds is darkened until it reaches 4.5:1 (WCAG AA)
@@ -83,6 +84,12 @@ export const queryClient = new QueryClient({
 /// parses only what it shows.
 function page<M extends Record<string, unknown>>(load: () => Promise<M>, name: keyof M) {
   return async () => ({ Component: (await load())[name] as React.ComponentType });
+}
+
+// The first screen's figures are asked for at once, alongside the app's status, rather
+// than after it.
+if (window.location.hash === "" || window.location.hash === "#/") {
+  void queryClient.prefetchQuery(dashboardQuery);
 }
 
 const router = createHashRouter([

@@ -18,7 +18,13 @@ use crate::state::{AppState, internal};
 #[tauri::command]
 #[specta::specta]
 pub async fn dashboard(state: State<'_, AppState>) -> CmdResult<Dashboard> {
-    state.desk().await?.dashboard()
+    let desk = state.desk().await?;
+    let started = std::time::Instant::now();
+    let d = tokio::task::spawn_blocking(move || desk.dashboard())
+        .await
+        .map_err(internal)?;
+    tracing::info!(ms = started.elapsed().as_millis(), "dashboard figures read");
+    d
 }
 
 /// The currencies seen in the cache.

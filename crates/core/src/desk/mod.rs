@@ -128,12 +128,14 @@ impl Desk {
     /// Opens `profile_name` (the built-in sandbox starts itself), then reconciles any
     /// outcome left unknown by an earlier run.
     pub async fn open(home: &Home, secrets: Secrets, profile_name: &str) -> CoreResult<Desk> {
+        let started = Instant::now();
         let profile = home.get(profile_name)?;
         let sandbox = if profile.is_sandbox() {
             Some(BuiltinSandbox::start(home, &secrets, &profile).await?)
         } else {
             None
         };
+        let sandbox_ms = started.elapsed().as_millis();
         let base = match (&sandbox, &profile.base_url) {
             (Some(sb), _) => sb.base_url(),
             (None, Some(url)) => {
@@ -156,6 +158,7 @@ impl Desk {
             bearer: secrets.bearer(&profile.name)?,
         };
         let client = GatewayClient::new(config, credentials)?;
+        let secrets_ms = started.elapsed().as_millis();
         let path = home.database(&profile.name);
         let cache = Arc::new(Mutex::new(db::open(&path, Durability::Cache)?));
         let journal = Mutex::new(db::open(&path, Durability::Journal)?);
@@ -172,7 +175,16 @@ impl Desk {
             anchors: Mutex::default(),
             notify_url: Mutex::default(),
         };
+        let db_ms = started.elapsed().as_millis();
         desk.reconcile_all().await?;
+        tracing::info!(
+            profile = %desk.profile.name,
+            sandbox_ms,
+            secrets_ms,
+            db_ms,
+            total_ms = started.elapsed().as_millis(),
+            "desk opened (cumulative times)"
+        );
         Ok(desk)
     }
 

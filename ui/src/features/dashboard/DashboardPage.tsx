@@ -1,26 +1,28 @@
-import { BarChart } from "@mantine/charts";
 import {
   Alert,
   Button,
   Card,
   Group,
   Loader,
-  SegmentedControl,
   SimpleGrid,
+  Skeleton,
   Stack,
   Table,
   Text,
   Title,
 } from "@mantine/core";
 import { IconRefresh } from "@tabler/icons-react";
-import { useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
-import { chartValue, formatCount, formatDateTime, formatDay, formatMoney } from "../../lib/format";
+import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
 import type { Dashboard } from "../../lib/types";
 import { useDashboard } from "./queries";
+
+/// The charts' code (a charting library) loads after the figures are on screen.
+const DayCharts = lazy(() => import("./DayCharts").then((m) => ({ default: m.DayCharts })));
 
 const DASHBOARD_READY = "paydesk:dashboard-ready";
 
@@ -47,75 +49,6 @@ function Balances({ data }: { data: Dashboard }) {
           </Text>
         </Card>
       ))}
-    </SimpleGrid>
-  );
-}
-
-function Activity({ data }: { data: Dashboard }) {
-  const { t, i18n } = useTranslation();
-  const loc = locale(i18n.language);
-  const currencies = useMemo(
-    () => [...new Set(data.days.map((d) => d.currency))].sort(),
-    [data.days],
-  );
-  const [currency, setCurrency] = useState<string | null>(null);
-  const shown = currency ?? currencies[0] ?? "";
-  const perDay = useMemo(() => {
-    const byDay = new Map<number, Record<string, number | string>>();
-    for (const d of data.days) {
-      const row = byDay.get(d.day) ?? { day: formatDay(d.day, loc) };
-      row[d.currency] = ((row[d.currency] as number | undefined) ?? 0) + d.orders;
-      byDay.set(d.day, row);
-    }
-    return [...byDay.entries()].sort(([a], [b]) => a - b).map(([, r]) => r);
-  }, [data.days, loc]);
-  const volume = useMemo(
-    () =>
-      data.days
-        .filter((d) => d.currency === shown)
-        .sort((a, b) => a.day - b.day)
-        .map((d) => ({ day: formatDay(d.day, loc), volume: chartValue(d.volume) })),
-    [data.days, shown, loc],
-  );
-  const palette = ["teal.6", "blue.6", "grape.6", "orange.6", "cyan.6", "pink.6", "lime.6"];
-  if (data.days.length === 0) return <Text c="dimmed">{t("dashboard.noActivity")}</Text>;
-  return (
-    <SimpleGrid cols={{ base: 1, lg: 2 }}>
-      <Card withBorder>
-        <Title order={3} size="h5" mb="sm">
-          {t("dashboard.activity")}
-        </Title>
-        <BarChart
-          h={220}
-          data={perDay}
-          dataKey="day"
-          type="stacked"
-          withLegend
-          series={currencies.map((c, i) => ({ name: c, color: palette[i % palette.length] }))}
-          data-testid="chart-orders"
-        />
-      </Card>
-      <Card withBorder>
-        <Group justify="space-between" mb="sm">
-          <Title order={3} size="h5">
-            {t("dashboard.volume")}
-          </Title>
-          <SegmentedControl
-            size="xs"
-            aria-label={t("dashboard.currency")}
-            value={shown}
-            onChange={setCurrency}
-            data={currencies}
-          />
-        </Group>
-        <BarChart
-          h={220}
-          data={volume}
-          dataKey="day"
-          series={[{ name: "volume", label: shown, color: "teal.6" }]}
-          valueFormatter={(v) => new Intl.NumberFormat(loc).format(v)}
-        />
-      </Card>
     </SimpleGrid>
   );
 }
@@ -208,7 +141,9 @@ export function DashboardPage() {
             {t("dashboard.balances")}
           </Title>
           <Balances data={q.data} />
-          <Activity data={q.data} />
+          <Suspense fallback={<Skeleton h={260} />}>
+            <DayCharts data={q.data} />
+          </Suspense>
           <Attention data={q.data} />
         </>
       ) : null}

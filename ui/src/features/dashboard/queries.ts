@@ -4,6 +4,11 @@ import { unwrap } from "../../lib/ipc";
 
 export const dashboardKeys = { all: ["dashboard"] as const };
 
+export const dashboardQuery = {
+  queryKey: dashboardKeys.all,
+  queryFn: () => unwrap(commands.dashboard()),
+};
+
 export function useDashboard() {
-  return useQuery({ queryKey: dashboardKeys.all, queryFn: () => unwrap(commands.dashboard()) });
+  return useQuery(dashboardQuery);
 }
