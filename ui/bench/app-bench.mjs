@@ -59,17 +59,20 @@ function startedAtMs(binary) {
   const btime = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
   const ticks =
     Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+  // The newest: the previous run's process may still be exiting.
+  let newest = null;
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       if (readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] !== binary) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const start = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
-      return btime * 1000 + (start * 1000) / ticks;
+      newest = Math.max(newest ?? 0, start);
     } catch {
       // Gone meanwhile.
     }
   }
-  throw new Error(`no process of ${binary}`);
+  if (newest === null) throw new Error(`no process of ${binary}`);
+  return btime * 1000 + (newest * 1000) / ticks;
 }
 
 /// From the app's process start to the dashboard's figures on screen (the UI's
@@ -152,9 +155,6 @@ try {
   console.log(`idle memory after 10 s, the app's process: ${line(mem.app)}`);
   console.log(
     `idle memory after 10 s, its ${mem.children.length} web view processes (WebKit): ${line(mem.webview)}`,
-  );
-  console.log(
-    `idle resident memory after 10 s: app ${(mem.app / 1024).toFixed(0)} MiB, web view processes ${(mem.webview / 1024).toFixed(0)} MiB (${mem.children.length}), together ${((mem.app + mem.webview) / 1024).toFixed(0)} MiB`,
   );
 
   const times = await app.browser.executeAsync((done) => {
