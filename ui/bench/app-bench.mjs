@@ -53,10 +53,10 @@ function memoryKiB(binary) {
   return { app, webview: { rss: sum("rss"), pss: sum("pss"), anon: sum("anon") }, children };
 }
 
-/// When the app's process started, in epoch milliseconds (/proc: clock ticks since boot;
-/// 10 ms resolution).
+/// When the app's process started, in epoch milliseconds: its start in clock ticks
+/// since boot (/proc/PID/stat), placed against the uptime read now (/proc/uptime) and
+/// the wall clock now; 10 ms resolution. (/proc/stat's `btime` is rounded to the second.)
 function startedAtMs(binary) {
-  const btime = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
   const ticks =
     Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
   // The newest: the previous run's process may still be exiting.
@@ -72,7 +72,8 @@ function startedAtMs(binary) {
     }
   }
   if (newest === null) throw new Error(`no process of ${binary}`);
-  return btime * 1000 + (newest * 1000) / ticks;
+  const uptimeMs = Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]) * 1000;
+  return Date.now() - (uptimeMs - (newest * 1000) / ticks);
 }
 
 /// From the app's process start to the dashboard's figures on screen (the UI's
