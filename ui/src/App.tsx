@@ -10,10 +10,8 @@ import {
   Select,
   TagsInput,
 } from "@mantine/core";
-import { DatePickerInput, DatesProvider } from "@mantine/dates";
 import { Notifications } from "@mantine/notifications";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import "dayjs/locale/zh-cn";
 import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { createHashRouter, RouterProvider } from "react-router";
@@ -67,7 +65,6 @@ function useTheme() {
         Select: Select.extend({ defaultProps: clear }),
         MultiSelect: MultiSelect.extend({ defaultProps: clear }),
         TagsInput: TagsInput.extend({ defaultProps: clear }),
-        DatePickerInput: DatePickerInput.extend({ defaultProps: clear }),
       },
     });
   }, [t]);
@@ -125,16 +122,13 @@ const router = createHashRouter([
 ]);
 
 export function App() {
-  const { i18n } = useTranslation();
   const theme = useTheme();
   return (
     <MantineProvider theme={theme} defaultColorScheme="auto" cssVariablesResolver={cssVariables}>
-      <DatesProvider settings={{ locale: i18n.language === "zh" ? "zh-cn" : "en" }}>
-        <QueryClientProvider client={queryClient}>
-          <Notifications position="bottom-right" />
-          <RouterProvider router={router} />
-        </QueryClientProvider>
-      </DatesProvider>
+      <QueryClientProvider client={queryClient}>
+        <Notifications position="bottom-right" />
+        <RouterProvider router={router} />
+      </QueryClientProvider>
     </MantineProvider>
   );
 }

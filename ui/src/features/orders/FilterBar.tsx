@@ -8,7 +8,8 @@ import {
   TextInput,
   Tooltip,
 } from "@mantine/core";
-import { DatePickerInput } from "@mantine/dates";
+import { DatePickerInput, DatesProvider } from "@mantine/dates";
+import "dayjs/locale/zh-cn";
 import { useDebouncedCallback, useDisclosure } from "@mantine/hooks";
 import { IconDeviceFloppy, IconFilterOff, IconSearch, IconTrash } from "@tabler/icons-react";
 import { useState } from "react";
@@ -54,7 +55,7 @@ interface Props {
 }
 
 export function FilterBar({ filter, onChange, invalid }: Props) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const meanings = useStateMeanings();
   const currencies = useCurrencies();
   const saved = useSavedFilters();
@@ -89,19 +90,22 @@ export function FilterBar({ filter, onChange, invalid }: Props) {
           w={300}
           data-testid="orders-search"
         />
-        <DatePickerInput
-          type="range"
-          label={t("orders.dateRange")}
-          clearable
-          allowSingleDateInRange
-          w={230}
-          value={[toDate(filter.from), toDate(filter.to === null ? null : filter.to - DAY)]}
-          onChange={([from, to]) => {
-            const start = dayStart(from);
-            const end = dayStart(to);
-            onChange({ ...filter, from: start, to: end === null ? null : end + DAY });
-          }}
-        />
+        <DatesProvider settings={{ locale: i18n.language === "zh" ? "zh-cn" : "en" }}>
+          <DatePickerInput
+            type="range"
+            clearButtonProps={{ "aria-label": t("common.clear") }}
+            label={t("orders.dateRange")}
+            clearable
+            allowSingleDateInRange
+            w={230}
+            value={[toDate(filter.from), toDate(filter.to === null ? null : filter.to - DAY)]}
+            onChange={([from, to]) => {
+              const start = dayStart(from);
+              const end = dayStart(to);
+              onChange({ ...filter, from: start, to: end === null ? null : end + DAY });
+            }}
+          />
+        </DatesProvider>
         <MultiSelect
           label={t("orders.state")}
           data={stateOptions}
