@@ -279,7 +279,15 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
   const pdf = path.join(files, "invoice.pdf");
   writeFileSync(
     pdf,
-    "%PDF-1.4\n1 0 obj << /Type /Pages /Count 1 >> endobj 2 0 obj << /Type /Page >> endobj\n%%EOF\n",
+    [
+      "%PDF-1.4",
+      "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
+      "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj",
+      "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 280] >> endobj",
+      "trailer << /Root 1 0 R >>",
+      "%%EOF",
+      "",
+    ].join("\n"),
   );
   const big = path.join(files, "scan.png");
   writeFileSync(
@@ -300,6 +308,8 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
     timeout: 10_000,
     timeoutMsg: "the two files were not added",
   });
+  // The PDF's first page is drawn as its preview.
+  await h.waitFor(`${id("pdf-thumb")}[data-drawn="true"]`);
   await h.typeInto(id("review-path"), big);
   await h.click(id("review-add-file"));
   assert.match(await h.text(id("review-file-error")), /5 MiB|5242880/);

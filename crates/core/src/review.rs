@@ -34,7 +34,8 @@ pub struct FileCheck {
     /// `.png`, `.jpg` or `.pdf`, from the content.
     pub suffix: String,
     pub size: u64,
-    /// A picture as a `data:` URL to show (pictures only).
+    /// The file as a `data:` URL, for the screen's preview (a picture, or a PDF whose
+    /// first page the screen draws).
     pub preview: Option<String>,
     /// A PDF's page count, when it can be read.
     pub pages: Option<u32>,
@@ -59,7 +60,10 @@ pub fn inspect(path: &Path) -> CoreResult<FileCheck> {
         ),
         _ => {
             let bytes = std::fs::read(path)?;
-            (None, pdf_pages(&bytes))
+            (
+                Some(format!("data:application/pdf;base64,{}", item.file_content)),
+                pdf_pages(&bytes),
+            )
         }
     };
     Ok(FileCheck {
@@ -157,7 +161,12 @@ mod tests {
         )
         .unwrap();
         let c = inspect(&pdf).unwrap();
-        assert_eq!((c.pages, c.preview), (Some(2), None));
+        assert_eq!(c.pages, Some(2));
+        assert!(
+            c.preview
+                .unwrap()
+                .starts_with("data:application/pdf;base64,")
+        );
         let exe = dir.path().join("tool.exe");
         std::fs::write(&exe, b"MZ").unwrap();
         assert!(

@@ -36,6 +36,7 @@ import { formatCount, formatDateTimeShort } from "../../lib/format";
 import { fieldError, fieldOf, unwrap } from "../../lib/ipc";
 import type { FileCheck } from "../../lib/types";
 import { useMoneyChanged, useOrderNo } from "../money/queries";
+import { PdfThumb } from "./PdfThumb";
 
 /// Codes the interface shows in its examples; others are typed in.
 const INFO_CODES = ["1", "2"];
@@ -59,7 +60,9 @@ function FilePreview({
   return (
     <Paper withBorder p="xs" data-testid="review-file" data-name={f.check.name}>
       <Group wrap="nowrap" align="flex-start">
-        {f.check.preview ? (
+        {f.check.suffix === ".pdf" && f.check.preview ? (
+          <PdfThumb dataUrl={f.check.preview} label={f.check.name} />
+        ) : f.check.preview ? (
           <Image src={f.check.preview} alt={f.check.name} w={72} h={72} fit="contain" />
         ) : (
           <IconFileTypePdf size={56} aria-hidden />
@@ -132,9 +135,10 @@ function History({ tradeNo }: { tradeNo: string }) {
               <Table.Td>
                 {t("review.itemsAndFiles", { info: s.infoCount, files: s.files || "—" })}
               </Table.Td>
-              <Table.Td>
+              <Table.Td style={{ whiteSpace: "nowrap" }}>
                 <Badge
                   variant="light"
+                  style={{ overflow: "visible" }}
                   color={s.outcome === "accepted" ? "teal" : s.queued ? "yellow" : "gray"}
                 >
                   {s.queued
