@@ -274,6 +274,8 @@ export const en = {
       "Information and documents for a bank-transfer order under review. Files are checked and encoded by the app (PNG, JPEG or PDF, at most {{max}} each).",
     tradeNo: "Trade number",
     info: "Information",
+    codesHint:
+      "Codes 1 and 2 (information) and 21 and 22 (files) are the ones the interface shows in its examples; it does not document their meanings. Any other code the gateway gave you can be typed.",
     infoType: "Type code",
     infoContent: "Content",
     addInfo: "Add information",

@@ -272,6 +272,8 @@ export const zh: Catalogue = {
       "为审核中的银行转账订单提交信息和文件。文件由应用校验并编码（PNG、JPEG 或 PDF，每个最多 {{max}}）。",
     tradeNo: "交易号",
     info: "信息",
+    codesHint:
+      "接口示例中出现的代码为 1、2（信息）和 21、22（文件），接口未说明其含义。也可输入网关提供的其他代码。",
     infoType: "类型代码",
     infoContent: "内容",
     addInfo: "添加信息",

@@ -262,6 +262,9 @@ export function ReviewPage() {
             <Text size="sm" fw={500}>
               {t("review.info")}
             </Text>
+            <Text size="xs" c="dimmed">
+              {t("review.codesHint")}
+            </Text>
             {info.map((item, i) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: items have no identity but their place
               <Group key={i} align="flex-start" wrap="nowrap">
