@@ -2,7 +2,7 @@ import { Alert, Badge, Code, CopyButton, Group, Loader, Stack, Table, Text } fro
 import { IconCheck, IconCopy } from "@tabler/icons-react";
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
-import { useReconcile } from "../features/money/queries";
+import { cannotBeAsked, useReconcile } from "../features/money/queries";
 import { locale } from "../i18n";
 import { formatDateTime } from "../lib/format";
 import type { Entry, JournalStatus, Receipt } from "../lib/types";
@@ -81,7 +81,12 @@ export function ReceiptView({ receipt, children }: { receipt: Receipt; children?
           {t("receipt.replayed")}
         </Alert>
       )}
-      {(entry.status === "unknown" || entry.status === "sending") && (
+      {entry.status === "unknown" && cannotBeAsked(entry) && (
+        <Alert color="orange" variant="light" data-testid="receipt-unknown">
+          {t("receipt.cannotAsk", { message: entry.message ?? "" })}
+        </Alert>
+      )}
+      {(entry.status === "unknown" || entry.status === "sending") && !cannotBeAsked(entry) && (
         <Alert color="orange" variant="light" data-testid="receipt-reconciling">
           <Group gap="xs">
             <Loader size="xs" />

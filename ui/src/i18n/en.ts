@@ -95,6 +95,8 @@ export const en = {
     unknown: "Unknown ({{raw}})",
   },
   receipt: {
+    cannotAsk:
+      "Outcome unknown, and the gateway offers no way to ask about this call: {{message}}. It is not sent again from here.",
     replayed:
       "Already in the journal: nothing was sent again. This is how the first request stands.",
     reconciling:

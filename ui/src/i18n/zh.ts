@@ -95,6 +95,7 @@ export const zh: Catalogue = {
     unknown: "未知（{{raw}}）",
   },
   receipt: {
+    cannotAsk: "结果未知，且网关没有可查询此调用的接口：{{message}}。本机不会再次发送。",
     replayed: "日志中已有此请求：没有再次发送。以下为首次请求的状态。",
     reconciling:
       "结果未知：正在向网关查询是否已到达（已查询 {{attempts}} 次，下次 {{next}}）。绝不会盲目重发。",

@@ -26,7 +26,9 @@ export function useReconcile(entry: Entry | null) {
     queryFn: () => unwrap(commands.journalReconcile(entry?.id ?? 0)),
     enabled: unresolved,
     refetchInterval: (q) => {
-      const s = q.state.data?.status;
+      const e = q.state.data;
+      if (e && cannotBeAsked(e)) return false;
+      const s = e?.status;
       return s === "unknown" || s === "sending" || s === undefined ? 2000 : false;
     },
   });
@@ -53,4 +55,10 @@ export function useMoneyChanged() {
 
 export function useOpenPayUrl() {
   return useMutation({ mutationFn: (url: string) => unwrap(commands.payUrlOpen(url)) });
+}
+
+/// An unknown outcome the gateway cannot be asked about (a card withdrawal, a review
+/// submission: the interface gives no query for them): its next check is never.
+export function cannotBeAsked(e: Entry) {
+  return e.nextCheckAt !== null && e.nextCheckAt > Date.now() + 365 * 86_400_000;
 }
