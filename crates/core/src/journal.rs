@@ -256,25 +256,28 @@ pub fn get_by_key(
         .optional()?)
 }
 
-/// Entries, newest first, optionally of some statuses.
+/// Entries, newest first, optionally only of some statuses and some operations (both
+/// filtered in the query, so `limit` counts matching entries).
 pub fn list(
     conn: &Connection,
     profile: &str,
     statuses: &[Status],
+    operations: &[&str],
     limit: i64,
 ) -> CoreResult<Vec<Entry>> {
+    let statuses: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
+    let json = |v: &[&str]| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
     let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM journal WHERE profile = ?1 ORDER BY id DESC LIMIT ?2"
+        "SELECT {COLUMNS} FROM journal WHERE profile = ?1
+           AND (?2 = '[]' OR status IN (SELECT value FROM json_each(?2)))
+           AND (?3 = '[]' OR operation IN (SELECT value FROM json_each(?3)))
+         ORDER BY id DESC LIMIT ?4"
     ))?;
-    let rows = stmt.query_map(params![profile, limit], row)?;
-    let all = rows.collect::<Result<Vec<_>, _>>()?;
-    Ok(if statuses.is_empty() {
-        all
-    } else {
-        all.into_iter()
-            .filter(|e| statuses.contains(&e.status))
-            .collect()
-    })
+    let rows = stmt.query_map(
+        params![profile, json(&statuses), json(operations), limit],
+        row,
+    )?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
 /// Entries whose outcome is not known: `unknown`, and `sending` left by a crash.

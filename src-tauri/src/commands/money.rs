@@ -114,13 +114,11 @@ pub async fn journal_list(
     operations: Vec<String>,
     limit: u32,
 ) -> CmdResult<Vec<Entry>> {
-    let desk = state.desk().await?;
-    let all = desk.journal_entries(&[], i64::from(limit.clamp(1, 1000)) * 4)?;
-    Ok(all
-        .into_iter()
-        .filter(|e| operations.is_empty() || operations.contains(&e.operation))
-        .take(limit as usize)
-        .collect())
+    let ops: Vec<&str> = operations.iter().map(String::as_str).collect();
+    state
+        .desk()
+        .await?
+        .journal_entries_of(&ops, i64::from(limit.clamp(1, 1000)))
 }
 
 /// A bulk file's row as the preview shows it.

@@ -457,7 +457,24 @@ impl Desk {
     }
 
     pub fn journal_entries(&self, statuses: &[Status], limit: i64) -> CoreResult<Vec<Entry>> {
-        journal::list(&lock(&self.journal), &self.profile.name, statuses, limit)
+        journal::list(
+            &lock(&self.journal),
+            &self.profile.name,
+            statuses,
+            &[],
+            limit,
+        )
+    }
+
+    /// The newest entries of these operations (e.g. `v2.payout`), whatever their status.
+    pub fn journal_entries_of(&self, operations: &[&str], limit: i64) -> CoreResult<Vec<Entry>> {
+        journal::list(
+            &lock(&self.journal),
+            &self.profile.name,
+            &[],
+            operations,
+            limit,
+        )
     }
 
     /// An operation's outcome as a receipt even when the call failed after its journal

@@ -254,6 +254,7 @@ impl Desk {
             &lock(&self.journal),
             &self.profile.name,
             &[Status::Unknown, Status::Sending],
+            &[],
             100,
         )?;
         Ok(Dashboard {
