@@ -288,3 +288,38 @@ pub fn unresolved(conn: &Connection, profile: &str) -> CoreResult<Vec<Entry>> {
     let rows = stmt.query_map([profile], row)?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_limit_counts_only_matching_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut conn =
+            crate::db::open(&dir.path().join("j.sqlite"), crate::db::Durability::Journal).unwrap();
+        let body = serde_json::json!({});
+        let mut ids = Vec::new();
+        for (i, op) in ["v2.payout", "v1.payment", "v1.payment", "v1.payment"]
+            .iter()
+            .enumerate()
+        {
+            match begin(&mut conn, "p", op, &format!("N{i}"), &body, "s").unwrap() {
+                Begin::Send(e) => ids.push(e.id),
+                other => panic!("{other:?}"),
+            }
+        }
+        finish(&conn, ids[0], Status::Unknown, None, None, Some("lost")).unwrap();
+        let payouts = list(&conn, "p", &[], &["v2.payout"], 1).unwrap();
+        assert_eq!(
+            payouts.len(),
+            1,
+            "the older payout is found past newer payins"
+        );
+        assert_eq!(payouts[0].mer_order_no, "N0");
+        let unknown = list(&conn, "p", &[Status::Unknown], &[], 1).unwrap();
+        assert_eq!(unknown[0].id, ids[0]);
+        assert_eq!(list(&conn, "p", &[], &[], 10).unwrap().len(), 4);
+        assert!(list(&conn, "other", &[], &[], 10).unwrap().is_empty());
+    }
+}
