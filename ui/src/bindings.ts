@@ -617,7 +617,10 @@ export type FileCheck_Deserialize = {
 	/**  `.png`, `.jpg` or `.pdf`, from the content. */
 	suffix: string,
 	size: number,
-	/**  A picture as a `data:` URL to show (pictures only). */
+	/**
+	 *  The file as a `data:` URL, for the screen's preview (a picture, or a PDF whose
+	 *  first page the screen draws).
+	 */
 	preview?: string | null,
 	/**  A PDF's page count, when it can be read. */
 	pages?: number | null,
@@ -630,7 +633,10 @@ export type FileCheck_Serialize = {
 	/**  `.png`, `.jpg` or `.pdf`, from the content. */
 	suffix: string,
 	size: number,
-	/**  A picture as a `data:` URL to show (pictures only). */
+	/**
+	 *  The file as a `data:` URL, for the screen's preview (a picture, or a PDF whose
+	 *  first page the screen draws).
+	 */
 	preview: string | null,
 	/**  A PDF's page count, when it can be read. */
 	pages: number | null,
