@@ -189,9 +189,11 @@ export function PayinsPage() {
     create.mutate({ ...form, merOrderNo: orderNo });
   };
   const next = () => {
+    // A refused payin keeps what was typed, to correct it under a new order number.
+    const refused = receipt?.entry.status === "rejected";
     create.reset();
     renewOrderNo();
-    setForm(blankForm(m));
+    if (!refused) setForm(blankForm(m));
   };
 
   return (

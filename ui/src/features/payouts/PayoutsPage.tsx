@@ -245,10 +245,13 @@ function SinglePayout({ kind }: { kind: PayoutKind }) {
               {receipt ? (
                 <Button
                   onClick={() => {
+                    // A refused payout keeps what was typed, to correct it under a new
+                    // order number.
+                    const refused = receipt.entry.status === "rejected";
                     send.reset();
                     preview.reset();
                     renew();
-                    setForm(blank(kind));
+                    if (!refused) setForm(blank(kind));
                     setLoseAnswer(false);
                   }}
                   data-testid="payout-next"
