@@ -19,8 +19,9 @@ pub struct AppState {
     /// The system's file picker (set when the window starts; none under the mock
     /// runtime).
     picker: std::sync::OnceLock<Picker>,
-    /// When a command last asked for the desk.
-    last_used: Mutex<std::time::Instant>,
+    /// When a command last asked for the desk; none once the idle desk's memory was
+    /// handed back (until the next command).
+    last_used: Mutex<Option<std::time::Instant>>,
 }
 
 /// What a file picker is for: review documents (pictures and PDFs, several) or a bulk
@@ -68,7 +69,7 @@ impl AppState {
             open: tokio::sync::Mutex::default(),
             sync_cancel: Mutex::default(),
             picker: std::sync::OnceLock::new(),
-            last_used: Mutex::new(std::time::Instant::now()),
+            last_used: Mutex::new(Some(std::time::Instant::now())),
         }
     }
 
@@ -110,7 +111,7 @@ impl AppState {
 
     /// The open desk, opening the active profile if none is.
     pub async fn desk(&self) -> CoreResult<Arc<Desk>> {
-        *lock(&self.last_used) = std::time::Instant::now();
+        *lock(&self.last_used) = Some(std::time::Instant::now());
         let mut open = self.open.lock().await;
         if let Some(o) = open.as_ref() {
             return Ok(o.desk.clone());
@@ -131,10 +132,16 @@ impl AppState {
     }
 
     /// When no command has used the desk for `idle` and no sync runs, hands SQLite's
-    /// page caches back (the idle app's resident memory).
+    /// page caches back (the idle app's resident memory), once per idle stretch.
     pub async fn release_if_idle(&self, idle: std::time::Duration) {
-        if lock(&self.last_used).elapsed() < idle || lock(&self.sync_cancel).is_some() {
-            return;
+        {
+            let mut last = lock(&self.last_used);
+            let idle_now = last.is_some_and(|t| t.elapsed() >= idle);
+            if !idle_now || lock(&self.sync_cancel).is_some() {
+                return;
+            }
+            // Once per idle stretch: the next command starts another.
+            *last = None;
         }
         let desk = self.open.lock().await.as_ref().map(|o| o.desk.clone());
         if let Some(d) = desk

@@ -357,6 +357,33 @@ pub(crate) enum PayinOp {
 }
 
 impl PayinForm {
+    /// A payin with only what every method needs; the rest empty.
+    pub fn new(method: PayinMethod, mer_order_no: &str, amount: &str, currency: &str) -> Self {
+        Self {
+            method,
+            mer_order_no: mer_order_no.to_string(),
+            amount: amount.to_string(),
+            currency: currency.to_string(),
+            email: String::new(),
+            user_id: String::new(),
+            return_url: String::new(),
+            ip_address: String::new(),
+            notify_url: String::new(),
+            name: String::new(),
+            social_security_number: String::new(),
+            first_name: String::new(),
+            last_name: String::new(),
+            user_agent: String::new(),
+            browser: BrowserForm::default(),
+            products: vec![],
+            os_type: String::new(),
+            terminal: String::new(),
+            payment_method_str: String::new(),
+            product_name: String::new(),
+            vn_bank_id: String::new(),
+        }
+    }
+
     pub(crate) fn build(&self, who: &Filler<'_>) -> CoreResult<PayinOp> {
         let source_amount = amount("sourceAmount", &self.amount)?;
         let common = wire::PayinCommon {
@@ -470,6 +497,25 @@ pub(crate) enum PayoutOp {
 }
 
 impl PayoutForm {
+    /// A payout with its money fields; account and beneficiary empty.
+    pub fn new(kind: PayoutKind, mer_order_no: &str, amount: &str, currency: &str) -> Self {
+        Self {
+            kind,
+            mer_order_no: mer_order_no.to_string(),
+            amount: amount.to_string(),
+            currency: currency.to_string(),
+            clabe: String::new(),
+            card_no: String::new(),
+            first_name: String::new(),
+            last_name: String::new(),
+            country_code: String::new(),
+            email: String::new(),
+            mobile: String::new(),
+            ip_address: String::new(),
+            notify_url: String::new(),
+        }
+    }
+
     pub(crate) fn build(&self, who: &Filler<'_>) -> CoreResult<PayoutOp> {
         let mer_order_no = order_no("merOrderNo", &self.mer_order_no)?;
         let source_amount = amount("sourceAmount", &self.amount)?;
@@ -616,29 +662,7 @@ mod tests {
     };
 
     fn payin(method: PayinMethod) -> PayinForm {
-        PayinForm {
-            method,
-            mer_order_no: "PI1".into(),
-            amount: "12.50".into(),
-            currency: "usd".into(),
-            email: String::new(),
-            user_id: String::new(),
-            return_url: String::new(),
-            ip_address: String::new(),
-            notify_url: String::new(),
-            name: String::new(),
-            social_security_number: String::new(),
-            first_name: String::new(),
-            last_name: String::new(),
-            user_agent: String::new(),
-            browser: BrowserForm::default(),
-            products: vec![],
-            os_type: String::new(),
-            terminal: String::new(),
-            payment_method_str: String::new(),
-            product_name: String::new(),
-            vn_bank_id: String::new(),
-        }
+        PayinForm::new(method, "PI1", "12.50", "usd")
     }
 
     fn field_of(r: CoreResult<()>) -> String {
@@ -698,19 +722,8 @@ mod tests {
     #[test]
     fn a_payout_preview_masks_the_account_and_names_the_clabe_bank() {
         let form = PayoutForm {
-            kind: PayoutKind::Clabe,
-            mer_order_no: "PO1".into(),
-            amount: "100".into(),
-            currency: "MXN".into(),
             clabe: "002 010 077777777771".into(),
-            card_no: String::new(),
-            first_name: String::new(),
-            last_name: String::new(),
-            country_code: String::new(),
-            email: String::new(),
-            mobile: String::new(),
-            ip_address: String::new(),
-            notify_url: String::new(),
+            ..PayoutForm::new(PayoutKind::Clabe, "PO1", "100", "MXN")
         };
         let op = form.build(&WHO).unwrap();
         let p = op.preview();

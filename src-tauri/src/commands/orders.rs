@@ -23,7 +23,7 @@ pub async fn dashboard(state: State<'_, AppState>) -> CmdResult<Dashboard> {
     let d = tokio::task::spawn_blocking(move || desk.dashboard())
         .await
         .map_err(internal)?;
-    tracing::info!(ms = started.elapsed().as_millis(), "dashboard figures read");
+    tracing::debug!(ms = started.elapsed().as_millis(), "dashboard figures read");
     d
 }
 

@@ -137,14 +137,11 @@ pub async fn files_pick(
     state: State<'_, AppState>,
     purpose: PickPurpose,
 ) -> CmdResult<Vec<String>> {
-    if state.picker().is_none() {
-        return Err(paydesk_core::CoreError::internal(
-            "no file picker in this window",
-        ));
-    }
-    let picked = tokio::task::block_in_place(|| state.picker().map(|p| (p.0)(purpose)));
+    let picker = state
+        .picker()
+        .ok_or_else(|| paydesk_core::CoreError::internal("no file picker in this window"))?;
+    let picked = tokio::task::block_in_place(|| (picker.0)(purpose));
     Ok(picked
-        .unwrap_or_default()
         .into_iter()
         .map(|p| p.display().to_string())
         .collect())

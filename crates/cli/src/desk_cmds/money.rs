@@ -181,22 +181,17 @@ pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
 
 pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
     let form = |kind, money: &MoneyArgs| PayoutForm {
-        kind,
-        mer_order_no: money
-            .mer_order_no
-            .clone()
-            .unwrap_or_else(|| new_mer_order_no("PO")),
-        amount: money.amount.clone(),
-        currency: money.currency.clone(),
-        clabe: String::new(),
-        card_no: String::new(),
-        first_name: String::new(),
-        last_name: String::new(),
-        country_code: String::new(),
-        email: String::new(),
-        mobile: String::new(),
         ip_address: money.ip.clone(),
         notify_url: money.notify_url.clone().unwrap_or_default(),
+        ..PayoutForm::new(
+            kind,
+            &money
+                .mer_order_no
+                .clone()
+                .unwrap_or_else(|| new_mer_order_no("PO")),
+            &money.amount,
+            &money.currency,
+        )
     };
     runtime()?.block_on(async {
         let desk = open(g).await?;
