@@ -1,9 +1,9 @@
-import { Alert } from "@mantine/core";
+import { Alert, Text } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { IconAlertTriangle } from "@tabler/icons-react";
 import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
-import { coreError } from "../lib/ipc";
+import { coreError, fieldOf } from "../lib/ipc";
 import type { CoreError } from "../lib/types";
 
 /// One line for people, from anything thrown.
@@ -49,4 +49,18 @@ export function toastError(t: TFunction, e: unknown) {
 
 export function toastOk(message: string) {
   notifications.show({ color: "teal", message });
+}
+
+/// A form's failure: a broken rule as one line naming the field (the field shows it
+/// too, when the form has it), anything else as an alert.
+export function FormError({ error, testId }: { error: unknown; testId: string }) {
+  const { t } = useTranslation();
+  if (!error) return null;
+  const f = fieldOf(error);
+  if (!f) return <ErrorAlert error={error} />;
+  return (
+    <Text c="red" size="sm" data-testid={testId} data-field={f.field}>
+      {t("errors.validation", f)}
+    </Text>
+  );
 }

@@ -492,17 +492,18 @@ impl Desk {
         Ok(results)
     }
 
-    fn filler(&self) -> (u64, String) {
-        (self.profile.mer_no, self.notify_url())
+    /// Builds a form's wire operation with this desk's merchant and notification URL.
+    fn fill<T>(&self, build: impl FnOnce(&Filler<'_>) -> CoreResult<T>) -> CoreResult<T> {
+        let notify_url = self.notify_url();
+        build(&Filler {
+            mer_no: self.profile.mer_no,
+            notify_url: &notify_url,
+        })
     }
 
     /// A payin as filled in, through the journal.
     pub async fn payin(&self, form: &PayinForm) -> CoreResult<Receipt> {
-        let (mer_no, notify_url) = self.filler();
-        let op = form.build(&Filler {
-            mer_no,
-            notify_url: &notify_url,
-        })?;
+        let op = self.fill(|who| form.build(who))?;
         Ok(match op {
             PayinOp::V2(op) => {
                 let s = self.payin_v2(op.common).await?;
@@ -540,11 +541,7 @@ impl Desk {
     /// Checks a payout form and answers with what the confirmation step shows; nothing
     /// is written or sent.
     pub fn payout_preview(&self, form: &PayoutForm) -> CoreResult<PayoutPreview> {
-        let (mer_no, notify_url) = self.filler();
-        let op = form.build(&Filler {
-            mer_no,
-            notify_url: &notify_url,
-        })?;
+        let op = self.fill(|who| form.build(who))?;
         match &op {
             PayoutOp::Card(p) => self.client.prepare(p).map(|_| ())?,
             PayoutOp::Clabe(p) => self.client.prepare(p).map(|_| ())?,
@@ -554,11 +551,7 @@ impl Desk {
 
     /// A payout as filled in (and confirmed), through the journal.
     pub async fn payout(&self, form: &PayoutForm) -> CoreResult<Receipt> {
-        let (mer_no, notify_url) = self.filler();
-        let s = match form.build(&Filler {
-            mer_no,
-            notify_url: &notify_url,
-        })? {
+        let s = match self.fill(|who| form.build(who))? {
             PayoutOp::Card(op) => self.payout_card(op).await?,
             PayoutOp::Clabe(op) => self.payout_clabe(op).await?,
         };
@@ -567,26 +560,20 @@ impl Desk {
 
     /// A card top-up or withdraw as filled in, through the journal.
     pub async fn card(&self, form: &CardForm) -> CoreResult<Receipt> {
-        let (mer_no, notify_url) = self.filler();
-        Ok(
-            match form.build(&Filler {
-                mer_no,
-                notify_url: &notify_url,
-            })? {
-                CardOp::TopUp(op) => {
-                    let s = self.card_top_up(op).await?;
-                    Receipt::new(s.entry, s.replayed)
+        Ok(match self.fill(|who| form.build(who))? {
+            CardOp::TopUp(op) => {
+                let s = self.card_top_up(op).await?;
+                Receipt::new(s.entry, s.replayed)
+            }
+            CardOp::Withdraw(op, reference) => {
+                let s = self.card_withdraw(op, &reference).await?;
+                let mut r = Receipt::new(s.entry, s.replayed);
+                if let Some(d) = s.data {
+                    r.trade_no = Some(d.trade_no);
+                    r.fee = Some(d.fee);
                 }
-                CardOp::Withdraw(op, reference) => {
-                    let s = self.card_withdraw(op, &reference).await?;
-                    let mut r = Receipt::new(s.entry, s.replayed);
-                    if let Some(d) = s.data {
-                        r.trade_no = Some(d.trade_no);
-                        r.fee = Some(d.fee);
-                    }
-                    r
-                }
-            },
-        )
+                r
+            }
+        })
     }
 }

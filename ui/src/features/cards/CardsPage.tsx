@@ -18,11 +18,11 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
-import { ErrorAlert } from "../../components/ErrorAlert";
+import { ErrorAlert, FormError } from "../../components/ErrorAlert";
 import { ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
-import { fieldError, fieldOf, unwrap } from "../../lib/ipc";
+import { fieldError, unwrap } from "../../lib/ipc";
 import type { CardForm, CardMove } from "../../lib/types";
 import { useMoneyChanged, useOrderNo } from "../money/queries";
 
@@ -114,12 +114,7 @@ function MoveForm({ kind }: { kind: CardMove }) {
               {t("cards.feeHint")}
             </Text>
           )}
-          {fieldOf(move.error) && (
-            <Text c="red" size="sm" data-testid="card-field-error">
-              {t("errors.validation", fieldOf(move.error) ?? { field: "", rule: "" })}
-            </Text>
-          )}
-          {move.error && !fieldOf(move.error) && <ErrorAlert error={move.error} />}
+          <FormError error={move.error} testId="card-field-error" />
           {receipt ? (
             <Button
               w="fit-content"

@@ -17,9 +17,9 @@ import { QRCodeSVG } from "qrcode.react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
-import { ErrorAlert, toastError } from "../../components/ErrorAlert";
+import { FormError, toastError } from "../../components/ErrorAlert";
 import { CopyValue, ReceiptView } from "../../components/ReceiptView";
-import { coreError, fieldError, fieldOf, unwrap } from "../../lib/ipc";
+import { fieldError, unwrap } from "../../lib/ipc";
 import type { PayinForm, PayinMethod, ProductLine, Receipt } from "../../lib/types";
 import { useMoneyChanged, useOpenPayUrl, useOrderNo } from "../money/queries";
 
@@ -144,25 +144,6 @@ function HttpRefusal({ code }: { code: string | null }) {
       {t(code === "HTTP 404" ? "payins.vn404" : "payins.vn400")}
     </Alert>
   );
-}
-
-function PayinError({ error }: { error: unknown }) {
-  const { t } = useTranslation();
-  const c = coreError(error);
-  if (c.code === "rejected" && (c.gateway_code === "HTTP 404" || c.gateway_code === "HTTP 400")) {
-    return (
-      <Alert
-        color="red"
-        title={t(c.gateway_code === "HTTP 404" ? "payins.vn404" : "payins.vn400")}
-        data-testid="error-alert"
-        data-code="rejected"
-      >
-        {c.message}
-      </Alert>
-    );
-  }
-  if (fieldOf(error)) return null;
-  return <ErrorAlert error={error} />;
 }
 
 export function PayinsPage() {
@@ -495,16 +476,11 @@ export function PayinsPage() {
                   </Button>
                 )}
               </Group>
-              {fieldOf(create.error) && (
-                <Text c="red" size="sm" data-testid="payin-field-error">
-                  {t("errors.validation", fieldOf(create.error) ?? { field: "", rule: "" })}
-                </Text>
-              )}
+              <FormError error={create.error} testId="payin-field-error" />
             </Stack>
           </form>
         </Card>
         <Stack>
-          {create.error && <PayinError error={create.error} />}
           {receipt ? (
             <Card withBorder>
               <Title order={4} mb="xs">

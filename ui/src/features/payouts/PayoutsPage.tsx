@@ -20,11 +20,11 @@ import { Channel } from "@tauri-apps/api/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
-import { ErrorAlert, toastError } from "../../components/ErrorAlert";
+import { ErrorAlert, FormError, toastError } from "../../components/ErrorAlert";
 import { JournalBadge, ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTimeShort, formatMoney } from "../../lib/format";
-import { fieldError, fieldOf, unwrap } from "../../lib/ipc";
+import { fieldError, unwrap } from "../../lib/ipc";
 import type { BulkProgress, PayoutForm, PayoutKind, PayoutPreview } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
 import { useJournalList, useMoneyChanged, useOrderNo } from "../money/queries";
@@ -228,19 +228,7 @@ function SinglePayout({ kind }: { kind: PayoutKind }) {
                 data-testid="payout-lose-answer"
               />
             )}
-            {fieldOf(preview.error ?? send.error) && (
-              <Text
-                c="red"
-                size="sm"
-                data-testid="payout-field-error"
-                data-field={fieldOf(preview.error ?? send.error)?.field}
-              >
-                {t(
-                  "errors.validation",
-                  fieldOf(preview.error ?? send.error) ?? { field: "", rule: "" },
-                )}
-              </Text>
-            )}
+            <FormError error={preview.error ?? send.error} testId="payout-field-error" />
             <Group>
               {receipt ? (
                 <Button
@@ -273,8 +261,6 @@ function SinglePayout({ kind }: { kind: PayoutKind }) {
         </form>
       </Card>
       <Stack>
-        {send.error && !fieldOf(send.error) && <ErrorAlert error={send.error} />}
-        {preview.error && !fieldOf(preview.error) && <ErrorAlert error={preview.error} />}
         {receipt && (
           <Card withBorder>
             <Title order={4} mb="xs">

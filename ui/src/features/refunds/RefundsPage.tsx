@@ -14,7 +14,7 @@ import {
 } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import { commands } from "../../bindings";
@@ -50,22 +50,37 @@ function useStateText() {
     raw === null || raw === undefined || raw === "" ? "" : `${read(field, raw).label} (${raw})`;
 }
 
-function RefundLookup({ initial }: { initial: string }) {
-  const { t, i18n } = useTranslation();
-  const loc = locale(i18n.language);
+/// One lookup: a trade number and the query's own inputs, the gateway's record below,
+/// kept in the cache (the list underneath follows).
+function Lookup<T>({
+  title,
+  id,
+  initial,
+  fields,
+  inputs,
+  query,
+  rows,
+}: {
+  title: string;
+  id: string;
+  initial: string;
+  /// The wire fields of the inputs, whose broken rules show on them.
+  fields: string[];
+  inputs: (error: unknown) => ReactNode;
+  query: (tradeNo: string) => Promise<T>;
+  rows: (record: T) => Row[];
+}) {
+  const { t } = useTranslation();
   const qc = useQueryClient();
-  const state = useStateText();
   const [tradeNo, setTradeNo] = useState(initial);
-  const [refundNo, setRefundNo] = useState("");
   const q = useMutation({
-    mutationFn: () => unwrap(commands.refundQuery(tradeNo, refundNo)),
+    mutationFn: () => query(tradeNo),
     onSettled: () => qc.invalidateQueries({ queryKey: ["reversals"] }),
   });
-  const r = q.data;
   return (
     <Card withBorder>
       <Title order={4} mb="xs">
-        {t("refunds.v1Title")}
+        {title}
       </Title>
       <form
         onSubmit={(e) => {
@@ -80,115 +95,101 @@ function RefundLookup({ initial }: { initial: string }) {
             value={tradeNo}
             onChange={(e) => setTradeNo(e.currentTarget.value)}
             error={fieldError(q.error, "tradeNo")}
-            data-testid="refund-trade-no"
+            data-testid={`${id}-trade-no`}
           />
-          <TextInput
-            label={t("refunds.refundNo")}
-            required
-            value={refundNo}
-            onChange={(e) => setRefundNo(e.currentTarget.value)}
-            error={fieldError(q.error, "refundNo")}
-            data-testid="refund-refund-no"
-          />
+          {inputs(q.error)}
         </Group>
-        <Button type="submit" mt="sm" loading={q.isPending} data-testid="refund-lookup">
+        <Button type="submit" mt="sm" loading={q.isPending} data-testid={`${id}-lookup`}>
           {t("refunds.lookUp")}
         </Button>
       </form>
-      {q.error && !fieldError(q.error, "tradeNo", "refundNo") && <ErrorAlert error={q.error} />}
-      {r && (
-        <Record
-          testId="refund-record"
-          rows={[
-            [t("refunds.state"), state("refundState", r.state)],
-            [t("refunds.refundNo"), r.refundNo],
-            [t("refunds.amount"), formatMoney(r.refundAmount, r.refundCurrency, loc)],
-            [t("refunds.refused"), formatMoney(r.refuseAmount, r.refuseCurrency, loc)],
-            [
-              t("refunds.actualRefused"),
-              formatMoney(r.actualRefuseAmount, r.actualRefuseCurrency, loc),
-            ],
-            [t("refunds.fee"), formatMoney(r.tradeFee, r.refundCurrency, loc)],
-            [t("refunds.received"), formatMoney(r.receiveAmount, r.refundCurrency, loc)],
-            [t("refunds.settle"), state("settle", r.settle)],
-            [t("refunds.message"), r.message],
-          ]}
+      {q.error && !fieldError(q.error, "tradeNo", ...fields) && <ErrorAlert error={q.error} />}
+      {q.data && <Record testId={`${id}-record`} rows={rows(q.data)} />}
+    </Card>
+  );
+}
+
+function RefundLookup({ initial }: { initial: string }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const state = useStateText();
+  const [refundNo, setRefundNo] = useState("");
+  return (
+    <Lookup
+      title={t("refunds.v1Title")}
+      id="refund"
+      initial={initial}
+      fields={["refundNo"]}
+      inputs={(error) => (
+        <TextInput
+          label={t("refunds.refundNo")}
+          required
+          value={refundNo}
+          onChange={(e) => setRefundNo(e.currentTarget.value)}
+          error={fieldError(error, "refundNo")}
+          data-testid="refund-refund-no"
         />
       )}
-    </Card>
+      query={(tradeNo) => unwrap(commands.refundQuery(tradeNo, refundNo))}
+      rows={(r) => [
+        [t("refunds.state"), state("refundState", r.state)],
+        [t("refunds.refundNo"), r.refundNo],
+        [t("refunds.amount"), formatMoney(r.refundAmount, r.refundCurrency, loc)],
+        [t("refunds.refused"), formatMoney(r.refuseAmount, r.refuseCurrency, loc)],
+        [
+          t("refunds.actualRefused"),
+          formatMoney(r.actualRefuseAmount, r.actualRefuseCurrency, loc),
+        ],
+        [t("refunds.fee"), formatMoney(r.tradeFee, r.refundCurrency, loc)],
+        [t("refunds.received"), formatMoney(r.receiveAmount, r.refundCurrency, loc)],
+        [t("refunds.settle"), state("settle", r.settle)],
+        [t("refunds.message"), r.message],
+      ]}
+    />
   );
 }
 
 function OrderLookup({ initial }: { initial: string }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
-  const qc = useQueryClient();
   const state = useStateText();
-  const [tradeNo, setTradeNo] = useState(initial);
   const [queryType, setQueryType] = useState("sales");
-  const q = useMutation({
-    mutationFn: () => unwrap(commands.orderQuery(tradeNo, queryType)),
-    onSettled: () => qc.invalidateQueries({ queryKey: ["reversals"] }),
-  });
-  const r = q.data;
   return (
-    <Card withBorder>
-      <Title order={4} mb="xs">
-        {t("refunds.v2Title")}
-      </Title>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          q.mutate();
-        }}
-      >
-        <Group align="flex-start" grow>
-          <TextInput
-            label={t("refunds.tradeNo")}
-            required
-            value={tradeNo}
-            onChange={(e) => setTradeNo(e.currentTarget.value)}
-            error={fieldError(q.error, "tradeNo")}
-            data-testid="query-trade-no"
-          />
-          <Select
-            label={t("refunds.queryType")}
-            allowDeselect={false}
-            value={queryType}
-            onChange={(v) => setQueryType(v ?? "sales")}
-            data={["sales", "refund", "chargeback"].map((x) => ({
-              value: x,
-              label: t(`refunds.types.${x}`),
-            }))}
-            error={fieldError(q.error, "queryType")}
-            data-testid="query-type"
-          />
-        </Group>
-        <Button type="submit" mt="sm" loading={q.isPending} data-testid="query-lookup">
-          {t("refunds.lookUp")}
-        </Button>
-      </form>
-      {q.error && !fieldError(q.error, "tradeNo", "queryType") && <ErrorAlert error={q.error} />}
-      {r && (
-        <Record
-          testId="query-record"
-          rows={[
-            [t("refunds.orderState"), state("orderState", r.state)],
-            [t("refunds.status"), state("queryStatus", r.status)],
-            [t("refunds.refundNo"), r.refundNo],
-            [t("refunds.amount"), formatMoney(r.refundAmount, r.refundCurrency, loc)],
-            [t("refunds.chargeback"), formatMoney(r.chargebackAmount, r.chargebackCurrency, loc)],
-            [
-              t("refunds.actualChargeback"),
-              formatMoney(r.actualChargebackAmount, r.actualChargebackCurrency, loc),
-            ],
-            [t("refunds.fixedFee"), r.transactionFixedFee],
-            [t("refunds.settle"), state("settle", r.settle)],
-            [t("refunds.message"), r.message],
-          ]}
+    <Lookup
+      title={t("refunds.v2Title")}
+      id="query"
+      initial={initial}
+      fields={["queryType"]}
+      inputs={(error) => (
+        <Select
+          label={t("refunds.queryType")}
+          allowDeselect={false}
+          value={queryType}
+          onChange={(v) => setQueryType(v ?? "sales")}
+          data={["sales", "refund", "chargeback"].map((x) => ({
+            value: x,
+            label: t(`refunds.types.${x}`),
+          }))}
+          error={fieldError(error, "queryType")}
+          data-testid="query-type"
         />
       )}
-    </Card>
+      query={(tradeNo) => unwrap(commands.orderQuery(tradeNo, queryType))}
+      rows={(r) => [
+        [t("refunds.orderState"), state("orderState", r.state)],
+        [t("refunds.status"), state("queryStatus", r.status)],
+        [t("refunds.refundNo"), r.refundNo],
+        [t("refunds.amount"), formatMoney(r.refundAmount, r.refundCurrency, loc)],
+        [t("refunds.chargeback"), formatMoney(r.chargebackAmount, r.chargebackCurrency, loc)],
+        [
+          t("refunds.actualChargeback"),
+          formatMoney(r.actualChargebackAmount, r.actualChargebackCurrency, loc),
+        ],
+        [t("refunds.fixedFee"), r.transactionFixedFee],
+        [t("refunds.settle"), state("settle", r.settle)],
+        [t("refunds.message"), r.message],
+      ]}
+    />
   );
 }
 

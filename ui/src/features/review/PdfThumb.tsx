@@ -25,17 +25,20 @@ export function PdfThumb({
       const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
       // No eval: the window's content security policy forbids it.
       const doc = await pdfjs.getDocument({ data: bytes, isEvalSupported: false }).promise;
-      const page = await doc.getPage(1);
-      const base = page.getViewport({ scale: 1 });
-      const viewport = page.getViewport({
-        scale: (size * window.devicePixelRatio) / Math.max(base.width, base.height),
-      });
-      const c = canvas.current;
-      if (cancelled || !c) return;
-      c.width = Math.ceil(viewport.width);
-      c.height = Math.ceil(viewport.height);
-      await page.render({ canvas: c, viewport }).promise;
-      await doc.destroy();
+      try {
+        const page = await doc.getPage(1);
+        const base = page.getViewport({ scale: 1 });
+        const viewport = page.getViewport({
+          scale: (size * window.devicePixelRatio) / Math.max(base.width, base.height),
+        });
+        const c = canvas.current;
+        if (cancelled || !c) return;
+        c.width = Math.ceil(viewport.width);
+        c.height = Math.ceil(viewport.height);
+        await page.render({ canvas: c, viewport }).promise;
+      } finally {
+        await doc.destroy();
+      }
       if (!cancelled) setState("drawn");
     })().catch(() => {
       if (!cancelled) setState("failed");

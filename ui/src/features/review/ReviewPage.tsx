@@ -29,11 +29,11 @@ import { useCallback, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import { commands } from "../../bindings";
-import { ErrorAlert, errorText, toastError } from "../../components/ErrorAlert";
+import { ErrorAlert, errorText, FormError, toastError } from "../../components/ErrorAlert";
 import { ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTimeShort } from "../../lib/format";
-import { fieldError, fieldOf, unwrap } from "../../lib/ipc";
+import { fieldError, unwrap } from "../../lib/ipc";
 import type { FileCheck } from "../../lib/types";
 import { useMoneyChanged, useOrderNo } from "../money/queries";
 import { PdfThumb } from "./PdfThumb";
@@ -379,12 +379,7 @@ export function ReviewPage() {
               </Text>
             )}
             {submit.isPending && <Progress value={100} animated aria-label={t("review.sending")} />}
-            {fieldOf(submit.error) && (
-              <Text c="red" size="sm" data-testid="review-field-error">
-                {t("errors.validation", fieldOf(submit.error) ?? { field: "", rule: "" })}
-              </Text>
-            )}
-            {submit.error && !fieldOf(submit.error) && <ErrorAlert error={submit.error} />}
+            <FormError error={submit.error} testId="review-field-error" />
             {receipt ? (
               <Button
                 w="fit-content"
