@@ -115,6 +115,27 @@ fn pick(app: &tauri::AppHandle, purpose: state::PickPurpose) -> Vec<std::path::P
         .collect()
 }
 
+/// Draws the web view without GPU compositing unless `PAYDESK_GPU=1`: WebKitGTK's
+/// compositor holds about 75 MiB of layers in the web process even while idle, and the
+/// desk's screens (tables, forms, one chart) paint fast enough on the CPU. Set before
+/// the UI's first frame. Other platforms' web views are left as they are.
+fn software_rendering<R: Runtime>(window: &tauri::WebviewWindow<R>) {
+    #[cfg(target_os = "linux")]
+    if std::env::var("PAYDESK_GPU").as_deref() != Ok("1") {
+        let done = window.with_webview(|view| {
+            use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};
+            if let Some(settings) = WebViewExt::settings(&view.inner()) {
+                settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
+            }
+        });
+        if let Err(e) = done {
+            tracing::warn!("the web view keeps GPU compositing: {e}");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = window;
+}
+
 /// Runs the app.
 pub fn run() {
     tracing_subscriber::fmt()
@@ -137,6 +158,9 @@ pub fn run() {
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);
+            if let Some(window) = app.get_webview_window("main") {
+                software_rendering(&window);
+            }
             let handle = app.handle().clone();
             app.state::<state::AppState>()
                 .set_picker(state::Picker(Box::new(move |purpose| {

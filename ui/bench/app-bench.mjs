@@ -2,8 +2,8 @@
 // them): launch to an interactive dashboard, idle resident memory, and the round trip
 // of one orders page from the web view through IPC to a cache of 1,000,000 orders.
 // Run by `cargo xtask bench-app` under Xvfb and the private D-Bus session.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startApp } from "../e2e/harness.mjs";
@@ -20,11 +20,11 @@ const pct = (values) => {
 const fmt = ({ p50, p95, max }) =>
   `p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, max ${max.toFixed(2)} ms`;
 
-/// The app's process and the web view processes it started, each with its resident
-/// size, its proportional share (PSS: shared libraries split among the processes that
-/// map them) and its anonymous (private, heap) part, in KiB.
-function memoryKiB(binary) {
-  const procs = readdirSync("/proc")
+/// Every process now, with its parent, its command, its resident size, its proportional
+/// share (PSS: shared libraries split among the processes that map them) and its
+/// anonymous (private, heap) part, in KiB.
+function processes() {
+  return readdirSync("/proc")
     .filter((d) => /^\d+$/.test(d))
     .map((pid) => {
       try {
@@ -46,11 +46,42 @@ function memoryKiB(binary) {
       }
     })
     .filter(Boolean);
-  const app = procs.find((p) => p.exe === binary);
-  if (!app) throw new Error(`no process of ${binary}`);
+}
+
+/// A process (found by its binary, or its PID) and the web view processes it started,
+/// summed; and the whole: the process and its web view processes together.
+function memoryKiB(binaryOrPid) {
+  const procs = processes();
+  const app = procs.find((p) => p.exe === binaryOrPid || p.pid === binaryOrPid);
+  if (!app) throw new Error(`no process ${binaryOrPid}`);
   const children = procs.filter((p) => p.ppid === app.pid);
-  const sum = (k) => children.reduce((a, p) => a + p[k], 0);
-  return { app, webview: { rss: sum("rss"), pss: sum("pss"), anon: sum("anon") }, children };
+  const sum = (list, k) => list.reduce((a, p) => a + p[k], 0);
+  const total = (list) => ({
+    rss: sum(list, "rss"),
+    pss: sum(list, "pss"),
+    anon: sum(list, "anon"),
+  });
+  return { app, webview: total(children), whole: total([app, ...children]), children };
+}
+
+/// WebKitGTK's own floor: its MiniBrowser showing one line of text, drawn as the app
+/// draws (no GPU compositing), measured like the app. `null` where WebKitGTK's
+/// MiniBrowser is not installed.
+async function engineFloorKiB() {
+  const browser = readdirSync("/usr/lib")
+    .map((d) => path.join("/usr/lib", d, "webkit2gtk-4.1", "MiniBrowser"))
+    .find((p) => existsSync(p));
+  if (!browser) return null;
+  const child = spawn(browser, ["data:text/html,<p>PayDesk</p>"], {
+    stdio: "ignore",
+    env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: "1" },
+  });
+  try {
+    await new Promise((r) => setTimeout(r, 12_000));
+    return memoryKiB(child.pid);
+  } finally {
+    child.kill("SIGTERM");
+  }
 }
 
 /// When the app's process started, in epoch milliseconds: its start in clock ticks
@@ -157,6 +188,7 @@ try {
   console.log(
     `idle memory after 10 s, its ${mem.children.length} web view processes (WebKit): ${line(mem.webview)}`,
   );
+  console.log(`idle memory after 10 s, the app as a whole: ${line(mem.whole)}`);
 
   const times = await app.browser.executeAsync((done) => {
     const invoke = window.__TAURI_INTERNALS__.invoke;
@@ -204,6 +236,13 @@ try {
     console.log(`orders page of 100 through IPC, ${kind}: ${fmt(pct(samples))}`);
   }
   await app.stop();
+
+  const floor = await engineFloorKiB();
+  console.log(
+    floor
+      ? `WebKitGTK's floor (its MiniBrowser on one line of text, no GPU compositing), as a whole: ${line(floor.whole)}`
+      : "WebKitGTK's floor: its MiniBrowser is not installed, not measured",
+  );
 } finally {
   rmSync(home, { recursive: true, force: true });
 }
