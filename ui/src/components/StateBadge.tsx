@@ -1,4 +1,5 @@
 import { Badge } from "@mantine/core";
+import { useCallback } from "react";
 import { useTranslation } from "react-i18next";
 import { useStateMeanings } from "../features/app/queries";
 import type { Meaning, StateField } from "../lib/types";
@@ -25,14 +26,19 @@ const COLORS: Partial<Record<Meaning, string>> = {
 export function useMeaning() {
   const { t } = useTranslation();
   const { data } = useStateMeanings();
-  return (field: StateField, raw: string | number | null | undefined) => {
-    const text = raw === null || raw === undefined ? "" : String(raw);
-    const m = data?.find((e) => e.field === field && e.raw === text)?.meaning;
-    return {
-      meaning: m,
-      label: m ? t(`meaning.${m}`) : t("meaning.unknown", { raw: text }),
-    };
-  };
+  // One function while the meanings and the language stay: tables build their columns
+  // from it, and a new one each render would remount every cell.
+  return useCallback(
+    (field: StateField, raw: string | number | null | undefined) => {
+      const text = raw === null || raw === undefined ? "" : String(raw);
+      const m = data?.find((e) => e.field === field && e.raw === text)?.meaning;
+      return {
+        meaning: m,
+        label: m ? t(`meaning.${m}`) : t("meaning.unknown", { raw: text }),
+      };
+    },
+    [t, data],
+  );
 }
 
 export function StateBadge({ field, raw }: { field: StateField; raw: string | number }) {

@@ -169,6 +169,12 @@ export function OrdersTable({ filter, onSort, onOpen }: Props) {
     columns,
     state: { sorting },
     manualSorting: true,
+    // The table neither pages nor expands rows (the virtualizer and the cache do). Left
+    // on, every new window of rows (a new `data` array each render) queued a reset of
+    // the page index: a state update, so another render, so another reset, for ever.
+    // React broke the loop with "Maximum update depth exceeded" after each keystroke,
+    // and when it did not, the web view hung with the page spinning.
+    autoResetAll: false,
     enableSortingRemoval: false,
     onSortingChange: (updater) => {
       const next = typeof updater === "function" ? updater(sorting) : updater;

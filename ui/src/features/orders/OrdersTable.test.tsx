@@ -1,0 +1,57 @@
+import { screen, waitFor } from "@testing-library/react";
+import { Profiler } from "react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { EMPTY_FILTER } from "../../components/CommandPalette";
+import { renderUi } from "../../test/render";
+import { invoke } from "../../test/tauri";
+import { OrdersTable } from "./OrdersTable";
+
+const order = (n: number) => ({
+  tradeNo: `T${n}`,
+  merOrderNo: `M${n}`,
+  state: 5,
+  method: "",
+  currency: "USD",
+  sourceAmount: "10.00",
+  refundCurrency: "",
+  settlementCurrency: "",
+  refusalPayReason: "",
+  message: "",
+  createdAt: 1_795_000_000_000,
+  syncedAt: 1_795_000_000_000,
+  signatureVerified: true,
+});
+
+describe("the orders table", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+    invoke.mockImplementation((cmd: string) =>
+      Promise.resolve(
+        cmd === "orders_page" ? { rows: [1, 2, 3].map(order), total: 3, offset: 0 } : [],
+      ),
+    );
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  // A new window of rows each render once queued a reset of the table's page index,
+  // which rendered again, for ever: React stopped it with "Maximum update depth
+  // exceeded" after a keystroke, or the web view hung.
+  it("stops rendering once its rows are on screen", async () => {
+    const errors = vi.spyOn(console, "error");
+    // jsdom lays nothing out: the table's scroll area is given the size it has on screen.
+    vi.spyOn(Element.prototype, "clientWidth", "get").mockReturnValue(1000);
+    vi.spyOn(Element.prototype, "clientHeight", "get").mockReturnValue(400);
+    let commits = 0;
+    renderUi(
+      <Profiler id="orders" onRender={() => commits++}>
+        <OrdersTable filter={EMPTY_FILTER} onSort={() => {}} onOpen={() => {}} />
+      </Profiler>,
+    );
+    await waitFor(() => expect(screen.getAllByTestId("order-row")).toHaveLength(3));
+    await new Promise((r) => setTimeout(r, 100));
+    const settled = commits;
+    await new Promise((r) => setTimeout(r, 400));
+    expect(commits - settled).toBe(0);
+    expect(errors.mock.calls.flat().join(" ")).not.toMatch(/Maximum update depth/);
+  });
+});
