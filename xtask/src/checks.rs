@@ -196,27 +196,9 @@ pub fn window_session(command: &[&str]) -> Vec<String> {
 
 /// The tests in the app's real window: Xvfb, the private D-Bus session with
 /// gnome-keyring, tauri-driver and WebKitWebDriver, driven by WebdriverIO under node's
-/// test runner. Screenshots land in `artifacts/e2e/`.
-///
-/// The web view has been seen to hang (WebKitWebProcess spinning in JavaScript, every
-/// WebDriver request timing out) when the orders screen's accessibility check ran during
-/// the table's reload right after a sync and a search was typed next: 2 runs in 5. With
-/// the check moved after the search it has not been seen again (0 in 9), but its cause
-/// inside the page is not known, so a failed run is still run once more, from a fresh
-/// app and home, and says so; the second run's result is the one that counts.
+/// test runner. Screenshots land in `artifacts/e2e/`. A failure fails the run: nothing
+/// is retried.
 pub fn window_tests() -> Result<Tally> {
-    match window_tests_once() {
-        Ok(t) => Ok(t),
-        Err(e) => {
-            println!(
-                "==> WINDOW TESTS FAILED ({e}); running them once more from a fresh start (an intermittent web-view hang was seen here; see window_tests in xtask/src/checks.rs)"
-            );
-            window_tests_once()
-        }
-    }
-}
-
-fn window_tests_once() -> Result<Tally> {
     let app = window_test_app();
     let args = window_session(&[
         "node",
