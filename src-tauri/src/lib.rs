@@ -115,13 +115,15 @@ fn pick(app: &tauri::AppHandle, purpose: state::PickPurpose) -> Vec<std::path::P
         .collect()
 }
 
-/// Draws the web view without GPU compositing unless `PAYDESK_GPU=1`: WebKitGTK's
-/// compositor holds about 75 MiB of layers in the web process even while idle, and the
-/// desk's screens (tables, forms, one chart) paint fast enough on the CPU. Set before
-/// the UI's first frame. Other platforms' web views are left as they are.
+/// With `PAYDESK_SOFTWARE_RENDERING=1`, draws the web view without GPU compositing:
+/// WebKitGTK's compositor holds about 90 MiB of layers in the web process even while
+/// idle, and without it the desk's screens still paint on the CPU; the first screen
+/// takes about 0.3 s longer (BENCHMARKS.md), so it is a choice, not the default. It
+/// also helps where a GPU driver leaves WebKitGTK's window blank. Other platforms' web
+/// views are left as they are.
 fn software_rendering<R: Runtime>(window: &tauri::WebviewWindow<R>) {
     #[cfg(target_os = "linux")]
-    if std::env::var("PAYDESK_GPU").as_deref() != Ok("1") {
+    if std::env::var("PAYDESK_SOFTWARE_RENDERING").as_deref() == Ok("1") {
         let done = window.with_webview(|view| {
             use webkit2gtk::{HardwareAccelerationPolicy, SettingsExt, WebViewExt};
             if let Some(settings) = WebViewExt::settings(&view.inner()) {

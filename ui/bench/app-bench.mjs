@@ -237,6 +237,27 @@ try {
   }
   await app.stop();
 
+  // The same app drawing without GPU compositing (the app's opt-in), warm.
+  process.env.PAYDESK_SOFTWARE_RENDERING = "1";
+  const soft = [];
+  for (let i = 0; i < 2; i++) {
+    app = await startApp({ home, app: APP });
+    await waitDashboard(app.browser, 60_000);
+    soft.push(await appLaunchMs(app.browser, APP));
+    if (i < 1) await app.stop();
+  }
+  await app.browser.pause(10_000);
+  const softMem = memoryKiB(APP);
+  await app.stop();
+  delete process.env.PAYDESK_SOFTWARE_RENDERING;
+  console.log(
+    `with PAYDESK_SOFTWARE_RENDERING=1: launch, the app alone, 2 warm runs: ${soft
+      .map((t) => `${(t / 1000).toFixed(2)} s`)
+      .join(
+        ", ",
+      )}; idle memory after 10 s, the app as a whole: ${line(softMem.whole)} (its process: ${line(softMem.app)})`,
+  );
+
   const floor = await engineFloorKiB();
   console.log(
     floor

@@ -114,11 +114,11 @@ export async function startApp({ home: given, app = APP } = {}) {
 
 /// Helpers bound to one session.
 export function helpers(browser) {
-  /// The window as it is now, saved as an artifact. The app draws without GPU compositing
-  /// (see `software_rendering` in src-tauri), and WebKitGTK then answers a screenshot only
-  /// once it draws a new frame: a still page would keep the request waiting until it times
-  /// out. So one pixel in the bottom-right corner changes by 1% opacity every frame while
-  /// the screenshot is taken, and is removed after.
+  /// The window as it is now, saved as an artifact. When the app draws without GPU
+  /// compositing (`PAYDESK_SOFTWARE_RENDERING=1`), WebKitGTK answers a screenshot only once
+  /// it draws a new frame: a still page would keep the request waiting until it times out.
+  /// So one pixel in the bottom-right corner changes by 1% opacity every frame while the
+  /// screenshot is taken, and is removed after.
   const shot = async (name) => {
     await browser.execute(() => {
       const pixel = document.createElement("div");
