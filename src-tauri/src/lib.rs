@@ -119,8 +119,9 @@ fn pick(app: &tauri::AppHandle, purpose: state::PickPurpose) -> Vec<std::path::P
 /// WebKitGTK's compositor holds about 90 MiB of layers in the web process even while
 /// idle, and without it the desk's screens still paint on the CPU; the first screen
 /// takes about 0.3 s longer (BENCHMARKS.md), so it is a choice, not the default. It
-/// also helps where a GPU driver leaves WebKitGTK's window blank. Other platforms' web
-/// views are left as they are.
+/// also helps where a GPU driver leaves WebKitGTK's window blank. (WebKitWebDriver's
+/// screenshots of a still page then wait for a new frame and time out: the window tests
+/// run with compositing.) Other platforms' web views are left as they are.
 fn software_rendering<R: Runtime>(window: &tauri::WebviewWindow<R>) {
     #[cfg(target_os = "linux")]
     if std::env::var("PAYDESK_SOFTWARE_RENDERING").as_deref() == Ok("1") {

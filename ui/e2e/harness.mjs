@@ -114,34 +114,7 @@ export async function startApp({ home: given, app = APP } = {}) {
 
 /// Helpers bound to one session.
 export function helpers(browser) {
-  /// The window as it is now, saved as an artifact. When the app draws without GPU
-  /// compositing (`PAYDESK_SOFTWARE_RENDERING=1`), WebKitGTK answers a screenshot only once
-  /// it draws a new frame: a still page would keep the request waiting until it times out.
-  /// So one pixel in the bottom-right corner changes by 1% opacity every frame while the
-  /// screenshot is taken, and is removed after.
-  const shot = async (name) => {
-    await browser.execute(() => {
-      const pixel = document.createElement("div");
-      pixel.dataset.frameKeeper = "";
-      pixel.style.cssText =
-        "position:fixed;right:0;bottom:0;width:1px;height:1px;pointer-events:none;z-index:2147483647";
-      document.body.append(pixel);
-      let n = 0;
-      const tick = () => {
-        if (!pixel.isConnected) return;
-        pixel.style.background = n++ % 2 ? "rgba(0,0,0,0.01)" : "rgba(0,0,0,0.02)";
-        requestAnimationFrame(tick);
-      };
-      requestAnimationFrame(tick);
-    });
-    try {
-      await browser.saveScreenshot(path.join(ARTIFACTS, `${name}.png`));
-    } finally {
-      await browser.execute(() => {
-        for (const p of document.querySelectorAll("[data-frame-keeper]")) p.remove();
-      });
-    }
-  };
+  const shot = (name) => browser.saveScreenshot(path.join(ARTIFACTS, `${name}.png`));
   const waitFor = async (selector, timeout = 20_000) => {
     const el = await browser.$(selector);
     try {
