@@ -69,8 +69,14 @@ impl GatewayError {
             Self::OutcomeUnknown { .. }
             | Self::BadResponse { .. }
             | Self::SignatureInvalid { .. } => NextStep::Reconcile,
-            Self::Http { status, .. } if *status >= 500 => NextStep::Reconcile,
-            Self::Rejected { .. } | Self::Http { .. } => NextStep::Stop,
+            // Only the statuses the interface documents (the Vietnam bank payin's 400
+            // and 404) are answers; any other (a 403, 408, 409 or 429 from a proxy or a
+            // load balancer, a 5xx) may come after the gateway acted.
+            Self::Http {
+                status: 400 | 404, ..
+            } => NextStep::Stop,
+            Self::Http { .. } => NextStep::Reconcile,
+            Self::Rejected { .. } => NextStep::Stop,
         }
     }
 

@@ -582,6 +582,14 @@ async fn v1_vn_bank_payment_is_signed_and_maps_400_and_404() {
         "{err}"
     );
     assert_eq!(err.next_step(), NextStep::Stop);
+    // Statuses the interface does not document (a proxy's or a load balancer's, after
+    // the gateway may have acted) are no answer: the outcome is looked up.
+    for status in [403u16, 408, 409, 429] {
+        mock.reply(Reply::Raw(status, "text/plain", b"busy".to_vec()));
+        let err = client(&mock).send(&vn()).await.unwrap_err();
+        assert!(matches!(err, GatewayError::Http { .. }), "{err}");
+        assert_eq!(err.next_step(), NextStep::Reconcile, "HTTP {status}");
+    }
 }
 
 #[tokio::test]
