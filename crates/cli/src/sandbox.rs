@@ -40,6 +40,10 @@ struct ConfigFile {
     merchants: Vec<Merchant>,
     #[serde(default)]
     cards: Vec<Card>,
+    /// How the sandbox behaves where the interface leaves it open: e.g.
+    /// `{"acceptReusedOrderNo": true, "listLagMs": 8000}`.
+    #[serde(default)]
+    behaviour: paydesk_sandbox::Behaviour,
 }
 
 const DEMO_MER_NO: u64 = 10001;
@@ -109,6 +113,18 @@ async fn serve(a: SandboxArgs) -> Result<(), Failure> {
         for c in file.cards {
             sandbox.add_card(c);
         }
+        if file.behaviour != paydesk_sandbox::Behaviour::default() {
+            eprintln!(
+                "behaviour: reused merOrderNo {}, order list shows new orders after {} ms",
+                if file.behaviour.accept_reused_order_no {
+                    "taken as a new order"
+                } else {
+                    "refused (E1011)"
+                },
+                file.behaviour.list_lag_ms
+            );
+        }
+        sandbox.set_behaviour(file.behaviour);
     }
     if a.seed_orders > 0 {
         let n = sandbox.seed(&SeedSpec::new(a.seed_orders));

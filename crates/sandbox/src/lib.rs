@@ -24,6 +24,7 @@ use rust_decimal::Decimal;
 use tokio::sync::oneshot;
 
 pub use faults::{Armed, Fault, Injected};
+// `Behaviour` is defined below, next to the configuration that carries it.
 pub use model::{Balance, Card, Merchant, Order, State, token_digest};
 pub use notify::{Notification, NotifyKind, RetryPolicy};
 pub use seed::SeedSpec;
@@ -40,6 +41,19 @@ pub struct SandboxConfig {
     /// `None` leaves them to the simulation API.
     pub auto_complete_after: Option<Duration>,
     pub retry: RetryPolicy,
+    pub behaviour: Behaviour,
+}
+
+/// Ways a real gateway may behave that the interface does not rule out, for tests of a
+/// desk that must not rely on the gateway to save it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Behaviour {
+    /// Take a reused `merOrderNo` as a new order (a second payment) instead of
+    /// refusing it with E1011. The order list by `merOrderNos` shows the first.
+    pub accept_reused_order_no: bool,
+    /// The order list shows a new order only this many milliseconds after it was made.
+    pub list_lag_ms: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -62,6 +76,13 @@ pub(crate) struct Shared {
     pub gateway_key: Arc<PrivateKey>,
     pub auto_complete_after: Option<Duration>,
     pub retry: RetryPolicy,
+    pub behaviour: RwLock<Behaviour>,
+}
+
+impl Shared {
+    pub(crate) fn behaviour(&self) -> Behaviour {
+        self.behaviour.read().unwrap_or_else(poisoned).clone()
+    }
 }
 
 fn poisoned<T>(e: std::sync::PoisonError<T>) -> T {
@@ -185,6 +206,7 @@ impl Sandbox {
                 gateway_key,
                 auto_complete_after: config.auto_complete_after,
                 retry: config.retry,
+                behaviour: RwLock::new(config.behaviour),
             }),
         })
     }
@@ -246,6 +268,26 @@ impl Sandbox {
             .lock()
             .unwrap_or_else(poisoned)
             .insert(route.to_string(), fault.arm());
+    }
+
+    /// Changes how the sandbox behaves where the interface leaves it open.
+    pub fn set_behaviour(&self, b: Behaviour) {
+        *self.shared.behaviour.write().unwrap_or_else(poisoned) = b;
+    }
+
+    pub fn behaviour(&self) -> Behaviour {
+        self.shared.behaviour()
+    }
+
+    /// How many orders the merchant has under this `merOrderNo` (more than one only
+    /// when reused numbers are accepted).
+    pub fn orders_numbered(&self, mer_no: u64, mer_order_no: &str) -> usize {
+        self.with_state(|s| {
+            s.orders
+                .iter()
+                .filter(|o| o.mer_no == mer_no && o.mer_order_no == mer_order_no)
+                .count()
+        })
     }
 
     pub fn clear_faults(&self) {

@@ -394,8 +394,10 @@ impl State {
         let idx = self.orders.len();
         self.apply(&o, Balance::default(), Decimal::ZERO);
         self.by_trade.insert(o.trade_no.clone(), idx);
+        // A reused number (only when the sandbox accepts them) keeps its first order.
         self.by_mer_order
-            .insert((o.mer_no, o.mer_order_no.clone()), idx);
+            .entry((o.mer_no, o.mer_order_no.clone()))
+            .or_insert(idx);
         let times = self.by_time.entry(o.mer_no).or_default();
         let key = (o.created.timestamp_millis(), idx);
         // Orders mostly arrive in time order: appending is the common case.
@@ -491,7 +493,8 @@ impl State {
         for (idx, o) in self.orders.iter().enumerate() {
             self.by_trade.insert(o.trade_no.clone(), idx);
             self.by_mer_order
-                .insert((o.mer_no, o.mer_order_no.clone()), idx);
+                .entry((o.mer_no, o.mer_order_no.clone()))
+                .or_insert(idx);
             self.by_time
                 .entry(o.mer_no)
                 .or_default()

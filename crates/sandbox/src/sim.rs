@@ -360,6 +360,10 @@ pub(crate) fn routes(shared: Arc<Shared>) -> Router {
             "/__sandbox/faults",
             post(set_fault).delete(clear_faults).get(get_faults),
         )
+        .route(
+            "/__sandbox/behaviour",
+            post(set_behaviour).get(get_behaviour),
+        )
         .route("/__sandbox/merchants", post(add_merchant))
         .route("/__sandbox/cards", post(add_card).get(list_cards))
         .route("/__sandbox/ledger", get(ledger))
@@ -592,6 +596,22 @@ async fn clear_faults(AxState(s): AxState<Arc<Shared>>) -> Response {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clear();
     axum::Json(json!({"cleared": true})).into_response()
+}
+
+/// Sets how the sandbox behaves where the interface leaves it open (see
+/// [`crate::Behaviour`]): a reused `merOrderNo` taken as a new order, a lagging list.
+async fn set_behaviour(
+    AxState(s): AxState<Arc<Shared>>,
+    axum::Json(b): axum::Json<crate::Behaviour>,
+) -> Response {
+    *s.behaviour
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = b.clone();
+    axum::Json(json!(b)).into_response()
+}
+
+async fn get_behaviour(AxState(s): AxState<Arc<Shared>>) -> Response {
+    axum::Json(json!(s.behaviour())).into_response()
 }
 
 async fn add_merchant(

@@ -35,7 +35,12 @@ pub(crate) const MAGIC_FAIL: u32 = 13;
 pub(crate) const MAGIC_HOLD: u32 = 44;
 pub(crate) const MAGIC_CLOSE: u32 = 55;
 
-pub(super) fn duplicate(state: &State, mer_no: u64, mer_order_no: &str) -> Outcome<()> {
+/// Refuses a `merOrderNo` the merchant used before, unless the sandbox behaves as a
+/// gateway that takes a reused number as a new order (see [`crate::Behaviour`]).
+pub(super) fn duplicate(s: &Shared, state: &State, mer_no: u64, mer_order_no: &str) -> Outcome<()> {
+    if s.behaviour().accept_reused_order_no {
+        return Ok(());
+    }
     if state.by_mer_order(mer_no, mer_order_no).is_some() {
         return Err(Failure::new(
             Code::DuplicateOrder,
@@ -80,7 +85,7 @@ pub(super) fn create_payin(
     method: &str,
 ) -> Outcome<Order> {
     let mut state = s.write();
-    duplicate(&state, m.mer_no, &c.mer_order_no)?;
+    duplicate(s, &state, m.mer_no, &c.mer_order_no)?;
     let mut o = new_order(
         &mut state,
         m,
@@ -131,7 +136,7 @@ pub(super) fn create_payout(
     account: String,
 ) -> Outcome<Order> {
     let mut state = s.write();
-    duplicate(&state, m.mer_no, mer_order_no)?;
+    duplicate(s, &state, m.mer_no, mer_order_no)?;
     let fee = round(m.payout_fee, currency);
     let available = state.balance(m.mer_no, currency).available;
     if available < amount + fee {
@@ -204,7 +209,7 @@ pub(super) fn card_operation(
         ));
     }
     if let Some(no) = mer_order_no {
-        duplicate(&state, m.mer_no, no)?;
+        duplicate(s, &state, m.mer_no, no)?;
     }
     let mut o = new_order(
         &mut state,

@@ -165,6 +165,15 @@ pub(super) fn order_list(
         None => None,
     };
     let state = s.read();
+    // A gateway whose list lags shows an order only some time after it was made.
+    let lag = i64::try_from(s.behaviour().list_lag_ms).unwrap_or(i64::MAX);
+    let shown_until = chrono::Utc::now().timestamp_millis().saturating_sub(lag);
+    let window = if lag > 0 {
+        let (from, to) = window.unwrap_or((i64::MIN, i64::MAX));
+        Some((from, to.min(shown_until)))
+    } else {
+        window
+    };
     let in_window = |o: &Order| {
         window.is_none_or(|(from, to)| (from..=to).contains(&o.created.timestamp_millis()))
     };

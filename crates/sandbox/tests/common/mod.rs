@@ -43,6 +43,7 @@ pub fn config(db: Option<std::path::PathBuf>) -> SandboxConfig {
             base: Duration::from_millis(40),
             max_attempts: 6,
         },
+        behaviour: Default::default(),
     }
 }
 
