@@ -120,6 +120,9 @@ pub enum Failure {
     Keyring(String),
     /// Exit 5: anything else.
     Other(String),
+    /// Exit 6: the same payment is already in the journal under another order number
+    /// (unresolved, or accepted lately); nothing was sent.
+    Duplicate(String),
 }
 
 fn main() -> ExitCode {
@@ -153,6 +156,7 @@ fn main() -> ExitCode {
         Err(Failure::Unknown(m)) => (3, format!("outcome unknown: {m}")),
         Err(Failure::Keyring(m)) => (4, format!("keyring: {m}")),
         Err(Failure::Other(m)) => (5, format!("error: {m}")),
+        Err(Failure::Duplicate(m)) => (6, format!("not sent: {m}")),
     };
     eprintln!("{}", msg.replace('\n', " "));
     ExitCode::from(code)

@@ -97,6 +97,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         state_overrides: Default::default(),
         operator: "bench".into(),
         notify_url: String::new(),
+        safety: Default::default(),
     })?;
     let desk = Desk::open(&home, secrets, "bench").await?;
     let before = rss_kib("VmRSS:");

@@ -34,6 +34,7 @@ pub fn ensure_profile(home: &Home, secrets: &Secrets) -> CoreResult<Profile> {
                 state_overrides: Default::default(),
                 operator: std::env::var("USER").unwrap_or_else(|_| "operator".into()),
                 notify_url: String::new(),
+                safety: Default::default(),
             };
             home.put(p.clone())?;
             p

@@ -5,8 +5,10 @@
 //! Columns (header row required, order free): `type` (`clabe` or `card`), `amount`,
 //! `currency`, `account` (the CLABE or the card number), and for cards `firstName`,
 //! `lastName`, optional `country`; optional `merOrderNo`. A row without `merOrderNo`
-//! gets one derived from the file's content and the row number, so running the same
-//! file again never pays twice.
+//! gets one derived from the row's own content (and its occurrence among identical
+//! rows), never from the rest of the file: fixing one row, re-saving the file in Excel
+//! or adding rows changes no other row's number, so the same file (or the result file,
+//! which writes each number back) run again pays nothing twice.
 
 use std::path::Path;
 
@@ -40,6 +42,98 @@ impl BulkPayout {
             Self::Card(p) => &p.mer_order_no,
         }
     }
+
+    pub fn set_mer_order_no(&mut self, no: &str) {
+        match self {
+            Self::Clabe(p) => p.mer_order_no = no.to_string(),
+            Self::Card(p) => p.mer_order_no = no.to_string(),
+        }
+    }
+
+    /// The currency and the amount.
+    pub fn money(&self) -> (&str, rust_decimal::Decimal) {
+        match self {
+            Self::Clabe(p) => (&p.currency_code, p.source_amount),
+            Self::Card(p) => (&p.currency_code, p.source_amount),
+        }
+    }
+}
+
+/// What a bulk run does with a valid row.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowAction {
+    /// New, never sent, refused before (sent again under the next number of its
+    /// chain), or proven not at the gateway: sent.
+    Send,
+    /// Accepted before: not sent again.
+    Paid,
+    /// Sent before with an unknown outcome: looked up, never sent blind.
+    LookUp,
+    /// Not sent without a confirmation: a changed version of a payout that is accepted
+    /// or unresolved under the same number, or the same payout as an earlier one under
+    /// another number.
+    Held,
+}
+
+/// A valid row as the preview shows it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedRow {
+    pub line: usize,
+    /// The number the row goes (or went) under.
+    pub mer_order_no: String,
+    pub payout: crate::forms::PayoutPreview,
+    pub action: RowAction,
+    /// Why, for people.
+    pub reason: String,
+    /// The earlier journal entry's number this row was matched with.
+    pub earlier: Option<String>,
+}
+
+/// A row with its final number, for the run.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub line: usize,
+    pub payout: BulkPayout,
+    pub action: RowAction,
+    pub reason: String,
+    pub earlier: Option<String>,
+    pub fingerprint: String,
+}
+
+/// What the rows of one currency add up to.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CurrencyTotal {
+    pub currency: String,
+    pub count: u32,
+    /// Decimal string.
+    pub amount: String,
+    /// The fees these payouts will likely cost, from the last cached payout in this
+    /// currency; `None` when not known (the gateway states no fee before a payout).
+    pub fee_estimate: Option<String>,
+    pub fee_basis: Option<String>,
+}
+
+/// What sending a checked file would do now.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BulkPlan {
+    pub rows: Vec<PlannedRow>,
+    pub errors: Vec<RowError>,
+    pub to_send: u32,
+    pub paid: u32,
+    pub look_up: u32,
+    pub held: u32,
+    /// Per currency, the rows that will be sent.
+    pub totals: Vec<CurrencyTotal>,
+    /// Per currency, the held rows (sent too if confirmed).
+    pub held_totals: Vec<CurrencyTotal>,
 }
 
 /// A row that failed its checks: 1-based line number in the file, field and rule.
@@ -53,10 +147,24 @@ pub struct RowError {
 }
 
 /// The file read and checked.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct BulkFile {
     pub rows: Vec<(usize, BulkPayout)>,
     pub errors: Vec<RowError>,
+    /// The header row as read.
+    pub headers: Vec<String>,
+    /// Every record of the file by line, as read (written back to the result file).
+    pub records: Vec<(usize, Vec<String>)>,
+    /// Lines whose `merOrderNo` was given in the file (not derived).
+    pub explicit: std::collections::BTreeSet<usize>,
+}
+
+/// The number a row without `merOrderNo` goes under: `B` and 20 hexadecimal digits of
+/// a SHA-256 over the row's normalised content and its occurrence among identical rows.
+pub fn row_number(content: &str, occurrence: usize) -> String {
+    let digest = Sha256::digest(format!("{content}#{occurrence}").as_bytes());
+    let hex: String = digest.iter().take(10).map(|b| format!("{b:02x}")).collect();
+    format!("B{hex}")
 }
 
 #[derive(Debug, Deserialize)]
@@ -97,11 +205,8 @@ pub fn read(path: &Path, ctx: &BulkContext) -> CoreResult<BulkFile> {
 
 /// Checks the rows of a bulk payout file held in memory.
 pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
-    let digest: String = Sha256::digest(bytes)
-        .iter()
-        .take(4)
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    // A spreadsheet may save a byte order mark; it is not part of the first column's name.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(bytes);
@@ -118,11 +223,17 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
         }
     }
     let mut out = BulkFile {
-        rows: Vec::new(),
-        errors: Vec::new(),
+        headers: headers.iter().map(str::to_string).collect(),
+        ..BulkFile::default()
     };
+    let mut occurrences: std::collections::HashMap<String, usize> = Default::default();
+    let mut numbers: std::collections::HashMap<String, usize> = Default::default();
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
+        if let Ok(r) = &record {
+            out.records
+                .push((line, r.iter().map(str::to_string).collect()));
+        }
         let fail = |field: &str, rule: String| RowError {
             line,
             field: field.to_string(),
@@ -135,11 +246,6 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                 continue;
             }
         };
-        let mer_order_no = if row.mer_order_no.is_empty() {
-            format!("BULK{digest}-{line:05}")
-        } else {
-            row.mer_order_no.clone()
-        };
         let amount = match paydesk_gateway::money::parse_decimal("amount", &row.amount) {
             Ok(a) => a,
             Err(e) => {
@@ -147,6 +253,32 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                 continue;
             }
         };
+        let mer_order_no = if row.mer_order_no.is_empty() {
+            let content = [
+                row.kind.to_ascii_lowercase(),
+                amount.normalize().to_string(),
+                row.currency.to_ascii_uppercase(),
+                row.account.clone(),
+                row.first_name.clone(),
+                row.last_name.clone(),
+                row.country.to_ascii_uppercase(),
+            ]
+            .join("|");
+            let n = occurrences.entry(content.clone()).or_insert(0);
+            *n += 1;
+            row_number(&content, *n)
+        } else {
+            out.explicit.insert(line);
+            row.mer_order_no.clone()
+        };
+        if let Some(first) = numbers.get(&mer_order_no) {
+            out.errors.push(fail(
+                "merOrderNo",
+                format!("{mer_order_no} is already used on line {first}; each row needs its own"),
+            ));
+            continue;
+        }
+        numbers.insert(mer_order_no.clone(), line);
         let payout = match row.kind.to_ascii_lowercase().as_str() {
             "clabe" => BulkPayout::Clabe(wire::V2Payout {
                 mer_no: MerNo(ctx.mer_no),
@@ -226,29 +358,69 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
 pub struct RowResult {
     pub line: usize,
     pub mer_order_no: String,
-    /// `accepted`, `rejected`, `unknown`, `pending` (not sent) or `invalid`.
+    /// `accepted`, `rejected`, `unknown`, `pending` (not sent), `held` (not sent: the
+    /// same as, or a changed version of, an earlier payout) or `invalid`.
     pub status: String,
     pub trade_no: String,
     pub detail: String,
 }
 
-/// Writes the result file (CSV) with one line per row of the input, valid or not.
-pub fn write_results(path: &Path, results: &[RowResult]) -> CoreResult<()> {
+/// Columns the result file adds (and replaces when its input was a result file).
+const RESULT_COLUMNS: [&str; 4] = ["status", "tradeNo", "detail", "line"];
+
+/// Writes the result file (CSV): every row of the input with its columns as read, the
+/// `merOrderNo` each row went under written back (so the result file, fixed and sent
+/// again, keeps every row's identity), and its status, trade number and detail. Cells
+/// that a spreadsheet would run as a formula are written as text.
+pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> CoreResult<()> {
     let io = |e: &dyn std::fmt::Display| {
         CoreError::storage(format!("cannot write {}: {e}", path.display()))
     };
+    let keep: Vec<usize> = (0..file.headers.len())
+        .filter(|&i| !RESULT_COLUMNS.contains(&file.headers[i].as_str()))
+        .collect();
+    let number_at = file.headers.iter().position(|h| h == "merOrderNo");
+    let mut header: Vec<String> = keep.iter().map(|&i| file.headers[i].clone()).collect();
+    if number_at.is_none() {
+        header.push("merOrderNo".into());
+    }
+    header.extend(["status", "tradeNo", "detail", "line"].map(String::from));
     let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
-    w.write_record(["line", "merOrderNo", "status", "tradeNo", "detail"])
-        .map_err(|e| io(&e))?;
+    w.write_record(&header).map_err(|e| io(&e))?;
+    let records: std::collections::HashMap<usize, &Vec<String>> =
+        file.records.iter().map(|(l, r)| (*l, r)).collect();
     for r in results {
-        w.write_record([
-            r.line.to_string(),
-            r.mer_order_no.clone(),
+        let source = records.get(&r.line);
+        let mut out: Vec<String> = keep
+            .iter()
+            .map(|&i| {
+                if Some(i) == number_at && !r.mer_order_no.is_empty() {
+                    r.mer_order_no.clone()
+                } else {
+                    source.and_then(|s| s.get(i)).cloned().unwrap_or_default()
+                }
+            })
+            .collect();
+        if number_at.is_none() {
+            out.push(r.mer_order_no.clone());
+        }
+        out.extend([
             r.status.clone(),
             r.trade_no.clone(),
             r.detail.clone(),
-        ])
-        .map_err(|e| io(&e))?;
+            r.line.to_string(),
+        ]);
+        // Numbers and amounts are written as read; every other text is kept from
+        // becoming a formula in a spreadsheet.
+        let out: Vec<String> = out
+            .iter()
+            .zip(&header)
+            .map(|(c, h)| match h.as_str() {
+                "merOrderNo" | "amount" | "line" => c.clone(),
+                _ => crate::export::safe_cell(c),
+            })
+            .collect();
+        w.write_record(&out).map_err(|e| io(&e))?;
     }
     w.flush().map_err(|e| io(&e))
 }

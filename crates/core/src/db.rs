@@ -14,6 +14,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0001_cache.sql"),
     include_str!("../migrations/0002_saved_filters.sql"),
     include_str!("../migrations/0003_review_queue.sql"),
+    include_str!("../migrations/0004_intents.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

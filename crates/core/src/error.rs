@@ -40,6 +40,19 @@ pub enum CoreError {
     /// The local database or files.
     #[error("storage: {message}")]
     Storage { message: String },
+    /// The same intent (operation, account, amount, currency, beneficiary) is in the
+    /// journal under another order number, unresolved or accepted lately: nothing was
+    /// sent. Retry that order with its number, or confirm a second, deliberate one.
+    #[error(
+        "the same request is already in the journal as merOrderNo {earlier_mer_order_no} ({earlier_status}, {age_secs} s ago: {summary}); nothing was sent"
+    )]
+    Duplicate {
+        earlier_id: i64,
+        earlier_mer_order_no: String,
+        earlier_status: String,
+        age_secs: i64,
+        summary: String,
+    },
     /// The operation was cancelled by the user.
     #[error("cancelled")]
     Cancelled,
@@ -149,6 +162,13 @@ mod tests {
                 message: "no key".into(),
             },
             CoreError::not_found("T1"),
+            CoreError::Duplicate {
+                earlier_id: 1,
+                earlier_mer_order_no: "PO1".into(),
+                earlier_status: "unknown".into(),
+                age_secs: 5,
+                summary: "payout".into(),
+            },
             CoreError::storage("disk full"),
             CoreError::Cancelled,
             CoreError::internal("bug"),
@@ -174,6 +194,7 @@ mod tests {
                 "keyring_unavailable",
                 "missing_secret",
                 "not_found",
+                "duplicate",
                 "storage",
                 "cancelled",
                 "internal"

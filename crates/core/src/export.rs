@@ -62,6 +62,15 @@ fn zone_name(offset: FixedOffset) -> String {
     format!("UTC{sign}{:02}:{:02}", secs / 3600, secs % 3600 / 60)
 }
 
+/// A text cell as a spreadsheet will not run it: one that starts with `=`, `+`, `-`,
+/// `@`, a tab or a carriage return (a formula, or a formula's way in) gets a leading `'`.
+pub fn safe_cell(text: &str) -> String {
+    match text.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{text}"),
+        _ => text.to_string(),
+    }
+}
+
 fn cells(
     o: &CachedOrder,
     dict: &paydesk_gateway::StateDictionary,

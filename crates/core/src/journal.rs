@@ -71,6 +71,14 @@ pub struct Entry {
     pub created_at: i64,
     pub updated_at: i64,
     pub next_check_at: Option<i64>,
+    /// What the request does (see [`fingerprint`]): equal for the same intent.
+    pub fingerprint: String,
+    /// When the request last left (UTC millis); `None` if it never did.
+    pub sent_at: Option<i64>,
+    /// Lookups since then that did not find it at the gateway.
+    pub lookups: i64,
+    /// How an operator resolved an outcome by hand, and why.
+    pub resolution: Option<String>,
 }
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
@@ -91,10 +99,14 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
         created_at: r.get(11)?,
         updated_at: r.get(12)?,
         next_check_at: r.get(13)?,
+        fingerprint: r.get(14)?,
+        sent_at: r.get(15)?,
+        lookups: r.get(16)?,
+        resolution: r.get(17)?,
     })
 }
 
-const COLUMNS: &str = "id, profile, operation, mer_order_no, request, summary, status, trade_no, code, message, attempts, created_at, updated_at, next_check_at";
+const COLUMNS: &str = "id, profile, operation, mer_order_no, request, summary, status, trade_no, code, message, attempts, created_at, updated_at, next_check_at, fingerprint, sent_at, lookups, resolution";
 
 /// Masks what must never be stored: card numbers and CLABEs (first 6, last 4), and
 /// replaces file contents by their size.
@@ -122,60 +134,239 @@ pub fn mask_request(v: &Value) -> Value {
     }
 }
 
+/// Request members that say how or where a request travels, not what it does: two
+/// requests that differ only in these are the same intent.
+const NOT_INTENT: &[&str] = &[
+    "merOrderNo",
+    "sign",
+    "sing",
+    "signType",
+    "version",
+    "notifyUrl",
+    "returnUrl",
+    "ipAddress",
+    "browser",
+    "userAgent",
+    "timestamp",
+];
+
+/// The fingerprint of what a request does: a SHA-256 over the operation and the
+/// request's members (sorted, amounts normalised, `merOrderNo` and the members of
+/// [`NOT_INTENT`] left out). Card numbers and file contents take part before they are
+/// masked; only the digest is stored.
+pub fn fingerprint(operation: &str, request: &Value) -> String {
+    fn canonical(v: &Value, key: &str, out: &mut String) {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                out.push('{');
+                for k in keys {
+                    if NOT_INTENT.contains(&k.as_str()) {
+                        continue;
+                    }
+                    out.push_str(k);
+                    out.push('=');
+                    canonical(&m[k], k, out);
+                    out.push(';');
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for i in items {
+                    canonical(i, key, out);
+                    out.push(',');
+                }
+                out.push(']');
+            }
+            Value::String(s) if matches!(key, "sourceAmount" | "amount") => {
+                match s.trim().parse::<rust_decimal::Decimal>() {
+                    Ok(d) => out.push_str(&d.normalize().to_string()),
+                    Err(_) => out.push_str(s),
+                }
+            }
+            Value::String(s) => out.push_str(&serde_json::to_string(s.trim()).unwrap_or_default()),
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    use sha2::{Digest, Sha256};
+    let mut text = format!("{operation}|");
+    canonical(request, "", &mut text);
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// How long a claim on an entry lasts when its holder cannot be seen to have died:
+/// longer than any request's time limit.
+pub const CLAIM_LEASE_MS: i64 = 120_000;
+
+/// A claim of this process on an entry: `pid:nonce`, unique per claim.
+fn new_claim() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{}:{}-{}",
+        std::process::id(),
+        now_ms(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// True while `holder` (a claim) may still be at work: its lease has not run out, and
+/// its process has not been seen to exit (on Linux a process that died, e.g. by
+/// `kill -9`, gives its claims up at once; elsewhere when the lease ends).
+fn claim_live(holder: Option<&str>, until: Option<i64>, now: i64) -> bool {
+    let (Some(holder), Some(until)) = (holder, until) else {
+        return false;
+    };
+    if until <= now {
+        return false;
+    }
+    let pid = holder.split(':').next().and_then(|p| p.parse::<u32>().ok());
+    match pid {
+        Some(pid) if pid == std::process::id() => true,
+        Some(pid) if cfg!(target_os = "linux") => {
+            std::path::Path::new(&format!("/proc/{pid}")).exists()
+        }
+        _ => true,
+    }
+}
+
+/// A claim this process holds on an entry: only its holder sends or looks it up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim(pub String);
+
+/// What a new intent is.
+#[derive(Debug, Clone, Copy)]
+pub struct Intent<'a> {
+    pub operation: &'a str,
+    pub mer_order_no: &'a str,
+    /// The request as it will be sent (masked before it is stored).
+    pub request: &'a Value,
+    pub summary: &'a str,
+    /// [`fingerprint`] of the request.
+    pub fingerprint: &'a str,
+}
+
+/// The rule against paying one intent twice under two numbers.
+#[derive(Debug, Clone, Copy)]
+pub struct Guard {
+    /// An accepted entry with the same fingerprint younger than this is a duplicate.
+    pub window_ms: i64,
+    /// The operator confirmed that this is a second, deliberate one.
+    pub allow_duplicate: bool,
+}
+
 /// What [`begin`] found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Begin {
-    /// A new intent, written as `sending`: send it now.
-    Send(Entry),
-    /// An existing entry that was safe to send again (`pending`), now `sending`.
-    Resend(Entry),
+    /// A new intent, written as `sending` and claimed: send it now.
+    Send(Entry, Claim),
+    /// An existing entry that was safe to send again (`pending`), now `sending` and
+    /// claimed.
+    Resend(Entry, Claim),
     /// An entry that must not be sent now: finished, in flight, or unknown.
     Exists(Entry),
+    /// A new number, but the same intent is unresolved or was accepted within the
+    /// window: the earlier entry. Nothing was written.
+    Duplicate(Entry),
+    /// The number is in the journal for another request (a reused number must carry
+    /// the same request). Nothing was written.
+    Mismatch(Entry),
+}
+
+/// The newest entry with this fingerprint that is unresolved (pending, sending,
+/// unknown) or was accepted within `window_ms`, other than those numbered in `except`.
+pub fn same_intent(
+    conn: &Connection,
+    profile: &str,
+    fingerprint: &str,
+    window_ms: i64,
+    except: &[&str],
+) -> CoreResult<Option<Entry>> {
+    let except = serde_json::to_string(except).unwrap_or_else(|_| "[]".into());
+    Ok(conn
+        .query_row(
+            &format!(
+                "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
+                   AND (status IN ('pending', 'sending', 'unknown')
+                        OR (status = 'accepted' AND created_at > ?3))
+                   AND mer_order_no NOT IN (SELECT value FROM json_each(?4))
+                 ORDER BY id DESC LIMIT 1"
+            ),
+            params![profile, fingerprint, now_ms() - window_ms, except],
+            row,
+        )
+        .optional()?)
 }
 
 /// Writes the intent (or takes up the existing one) in one immediate transaction, so
-/// two clicks or two processes cannot both send.
+/// two clicks or two processes cannot both send. A new number is first checked against
+/// the journal for the same intent ([`Guard`]); an existing number against its request.
 pub fn begin(
     conn: &mut Connection,
     profile: &str,
-    operation: &str,
-    mer_order_no: &str,
-    request: &Value,
-    summary: &str,
+    intent: Intent<'_>,
+    guard: Guard,
 ) -> CoreResult<Begin> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let existing = tx
         .query_row(
-            &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND operation = ?2 AND mer_order_no = ?3"),
-            params![profile, operation, mer_order_no],
+            &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND mer_order_no = ?2 ORDER BY operation = ?3 DESC, id LIMIT 1"),
+            params![profile, intent.mer_order_no, intent.operation],
             row,
         )
         .optional()?;
     let now = now_ms();
+    let claim = Claim(new_claim());
     let out = match existing {
         None => {
+            if !guard.allow_duplicate
+                && let Some(earlier) =
+                    same_intent(&tx, profile, intent.fingerprint, guard.window_ms, &[])?
+            {
+                return Ok(Begin::Duplicate(earlier));
+            }
             tx.execute(
-                "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'sending', 1, ?6, ?6)",
-                params![profile, operation, mer_order_no, mask_request(request).to_string(), summary, now],
+                "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint, claimed_by, claimed_until, sent_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'sending', 1, ?6, ?6, ?7, ?8, ?9, ?6)",
+                params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint, claim.0, now + CLAIM_LEASE_MS],
             )?;
             let id = tx.last_insert_rowid();
-            Begin::Send(tx.query_row(
-                &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
-                [id],
-                row,
-            )?)
+            Begin::Send(
+                tx.query_row(
+                    &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
+                    [id],
+                    row,
+                )?,
+                claim,
+            )
+        }
+        Some(e)
+            if e.operation != intent.operation
+                || (!e.fingerprint.is_empty() && e.fingerprint != intent.fingerprint) =>
+        {
+            Begin::Mismatch(e)
         }
         Some(e) if e.status == Status::Pending => {
             tx.execute(
-                "UPDATE journal SET status = 'sending', attempts = attempts + 1, updated_at = ?2 WHERE id = ?1",
-                params![e.id, now],
+                "UPDATE journal SET status = 'sending', attempts = attempts + 1, updated_at = ?2,
+                        claimed_by = ?3, claimed_until = ?4, sent_at = ?2, lookups = 0, next_check_at = NULL
+                 WHERE id = ?1",
+                params![e.id, now, claim.0, now + CLAIM_LEASE_MS],
             )?;
-            Begin::Resend(tx.query_row(
-                &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
-                [e.id],
-                row,
-            )?)
+            Begin::Resend(
+                tx.query_row(
+                    &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
+                    [e.id],
+                    row,
+                )?,
+                claim,
+            )
         }
         Some(e) => Begin::Exists(e),
     };
@@ -183,43 +374,112 @@ pub fn begin(
     Ok(out)
 }
 
-/// Writes an intent as `pending` without sending (bulk payouts queue their rows).
-pub fn queue(
-    conn: &mut Connection,
-    profile: &str,
-    operation: &str,
-    mer_order_no: &str,
-    request: &Value,
-    summary: &str,
-) -> CoreResult<Entry> {
+/// Writes an intent as `pending` without sending (bulk payouts queue their rows). An
+/// entry already under this number is left as it is.
+pub fn queue(conn: &mut Connection, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {
     let now = now_ms();
     conn.execute(
-        "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6)
+        "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6, ?7)
          ON CONFLICT (profile, operation, mer_order_no) DO NOTHING",
-        params![profile, operation, mer_order_no, mask_request(request).to_string(), summary, now],
+        params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint],
     )?;
-    get_by_key(conn, profile, operation, mer_order_no)?
+    get_by_key(conn, profile, intent.operation, intent.mer_order_no)?
         .ok_or_else(|| CoreError::internal("queued entry vanished"))
 }
 
-/// Records an answer (or the lack of one).
-pub fn finish(
-    conn: &Connection,
-    id: i64,
-    status: Status,
-    trade_no: Option<&str>,
-    code: Option<&str>,
-    message: Option<&str>,
-) -> CoreResult<()> {
+/// Claims an entry for a lookup (or a send) unless another claim on it is live.
+/// `None`: someone else is at work on it.
+pub fn claim(conn: &mut Connection, id: i64) -> CoreResult<Option<(Entry, Claim)>> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let current: Option<(Option<String>, Option<i64>)> = tx
+        .query_row(
+            "SELECT claimed_by, claimed_until FROM journal WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((holder, until)) = current else {
+        return Ok(None);
+    };
     let now = now_ms();
-    let next_check = (status == Status::Unknown).then_some(now);
+    if claim_live(holder.as_deref(), until, now) {
+        return Ok(None);
+    }
+    let claim = Claim(new_claim());
+    tx.execute(
+        "UPDATE journal SET claimed_by = ?2, claimed_until = ?3 WHERE id = ?1",
+        params![id, claim.0, now + CLAIM_LEASE_MS],
+    )?;
+    let entry = tx.query_row(
+        &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
+        [id],
+        row,
+    )?;
+    tx.commit()?;
+    Ok(Some((entry, claim)))
+}
+
+/// True while a process (this or another) is sending or looking up this entry.
+pub fn in_flight(conn: &Connection, id: i64) -> CoreResult<bool> {
+    let current: Option<(Option<String>, Option<i64>)> = conn
+        .query_row(
+            "SELECT claimed_by, claimed_until FROM journal WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    Ok(current.is_some_and(|(h, u)| claim_live(h.as_deref(), u, now_ms())))
+}
+
+/// Gives a claim up without recording anything.
+pub fn release(conn: &Connection, id: i64, claim: &Claim) -> CoreResult<()> {
     conn.execute(
-        "UPDATE journal SET status = ?2, trade_no = COALESCE(?3, trade_no), code = ?4, message = ?5, updated_at = ?6, next_check_at = ?7
-         WHERE id = ?1",
-        params![id, status.as_str(), trade_no, code, message, now, next_check],
+        "UPDATE journal SET claimed_by = NULL, claimed_until = NULL WHERE id = ?1 AND claimed_by = ?2",
+        params![id, claim.0],
     )?;
     Ok(())
+}
+
+/// An answer (or the lack of one) to record.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome<'a> {
+    pub status: Status,
+    pub trade_no: Option<&'a str>,
+    pub code: Option<&'a str>,
+    pub message: Option<&'a str>,
+}
+
+/// Records an outcome and gives the claim up. States only move forward: an accepted
+/// entry stays accepted, and a rejected one can only turn out accepted (found at the
+/// gateway after all). Returns false when the entry had moved past this outcome.
+pub fn finish(conn: &Connection, id: i64, claim: &Claim, o: Outcome<'_>) -> CoreResult<bool> {
+    let now = now_ms();
+    let next_check = (o.status == Status::Unknown).then_some(now);
+    let changed = conn.execute(
+        "UPDATE journal SET status = ?2, trade_no = COALESCE(?3, trade_no), code = ?4, message = ?5, updated_at = ?6, next_check_at = ?7
+         WHERE id = ?1 AND status != 'accepted' AND (status != 'rejected' OR ?2 = 'accepted')",
+        params![id, o.status.as_str(), o.trade_no, o.code, o.message, now, next_check],
+    )?;
+    release(conn, id, claim)?;
+    Ok(changed == 1)
+}
+
+/// A lookup that did not find the entry: it stays unknown, counted, looked up again
+/// from `next_check_at`.
+pub fn not_found_yet(
+    conn: &Connection,
+    id: i64,
+    claim: &Claim,
+    next_check_at: i64,
+    message: &str,
+) -> CoreResult<()> {
+    conn.execute(
+        "UPDATE journal SET status = 'unknown', lookups = lookups + 1, next_check_at = ?2, message = ?3, code = 'not_found_yet', updated_at = ?4
+         WHERE id = ?1 AND status IN ('unknown', 'sending')",
+        params![id, next_check_at, message, now_ms()],
+    )?;
+    release(conn, id, claim)
 }
 
 /// Puts off the next reconcile attempt of an unknown entry.
@@ -229,6 +489,25 @@ pub fn defer(conn: &Connection, id: i64, until: i64, message: &str) -> CoreResul
         params![id, until, message, now_ms()],
     )?;
     Ok(())
+}
+
+/// An operator's own resolution of an outcome the gateway cannot be asked about: the
+/// entry becomes accepted (`done`) or pending (to be sent again with the same key),
+/// with who and why kept on it.
+pub fn resolve(
+    conn: &Connection,
+    id: i64,
+    claim: &Claim,
+    done: bool,
+    resolution: &str,
+) -> CoreResult<bool> {
+    let changed = conn.execute(
+        "UPDATE journal SET status = ?2, resolution = ?3, message = ?3, code = 'resolved', updated_at = ?4, next_check_at = NULL
+         WHERE id = ?1 AND status IN ('unknown', 'sending')",
+        params![id, if done { "accepted" } else { "pending" }, resolution, now_ms()],
+    )?;
+    release(conn, id, claim)?;
+    Ok(changed == 1)
 }
 
 pub fn get(conn: &Connection, id: i64) -> CoreResult<Option<Entry>> {
@@ -251,6 +530,21 @@ pub fn get_by_key(
         .query_row(
             &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND operation = ?2 AND mer_order_no = ?3"),
             params![profile, operation, mer_order_no],
+            row,
+        )
+        .optional()?)
+}
+
+/// The entry under a merchant order number, whatever its operation.
+pub fn get_by_number(
+    conn: &Connection,
+    profile: &str,
+    mer_order_no: &str,
+) -> CoreResult<Option<Entry>> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND mer_order_no = ?2 ORDER BY id LIMIT 1"),
+            params![profile, mer_order_no],
             row,
         )
         .optional()?)
@@ -293,23 +587,66 @@ pub fn unresolved(conn: &Connection, profile: &str) -> CoreResult<Vec<Entry>> {
 mod tests {
     use super::*;
 
+    fn open() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn =
+            crate::db::open(&dir.path().join("j.sqlite"), crate::db::Durability::Journal).unwrap();
+        (dir, conn)
+    }
+
+    const GUARD: Guard = Guard {
+        window_ms: 24 * 3_600_000,
+        allow_duplicate: false,
+    };
+
+    fn start(conn: &mut Connection, op: &str, no: &str, body: &Value) -> Begin {
+        let fp = fingerprint(op, body);
+        begin(
+            conn,
+            "p",
+            Intent {
+                operation: op,
+                mer_order_no: no,
+                request: body,
+                summary: "s",
+                fingerprint: &fp,
+            },
+            GUARD,
+        )
+        .unwrap()
+    }
+
+    fn sent(b: Begin) -> (Entry, Claim) {
+        match b {
+            Begin::Send(e, c) | Begin::Resend(e, c) => (e, c),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn outcome(status: Status) -> Outcome<'static> {
+        Outcome {
+            status,
+            trade_no: None,
+            code: None,
+            message: Some("m"),
+        }
+    }
+
     #[test]
     fn a_list_limit_counts_only_matching_entries() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut conn =
-            crate::db::open(&dir.path().join("j.sqlite"), crate::db::Durability::Journal).unwrap();
-        let body = serde_json::json!({});
+        let (_dir, mut conn) = open();
         let mut ids = Vec::new();
+        let mut claims = Vec::new();
         for (i, op) in ["v2.payout", "v1.payment", "v1.payment", "v1.payment"]
             .iter()
             .enumerate()
         {
-            match begin(&mut conn, "p", op, &format!("N{i}"), &body, "s").unwrap() {
-                Begin::Send(e) => ids.push(e.id),
-                other => panic!("{other:?}"),
-            }
+            let body = serde_json::json!({ "n": i });
+            let (e, c) = sent(start(&mut conn, op, &format!("N{i}"), &body));
+            ids.push(e.id);
+            claims.push(c);
         }
-        finish(&conn, ids[0], Status::Unknown, None, None, Some("lost")).unwrap();
+        finish(&conn, ids[0], &claims[0], outcome(Status::Unknown)).unwrap();
         let payouts = list(&conn, "p", &[], &["v2.payout"], 1).unwrap();
         assert_eq!(
             payouts.len(),
@@ -321,5 +658,117 @@ mod tests {
         assert_eq!(unknown[0].id, ids[0]);
         assert_eq!(list(&conn, "p", &[], &[], 10).unwrap().len(), 4);
         assert!(list(&conn, "other", &[], &[], 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_fingerprint_is_what_the_request_does() {
+        let a = serde_json::json!({"merOrderNo": "A", "sourceAmount": "10.00", "currencyCode": "MXN", "clabe": "002010077777777771", "notifyUrl": "http://x", "sign": "s1"});
+        let b = serde_json::json!({"merOrderNo": "B", "sourceAmount": "10", "currencyCode": "MXN", "clabe": "002010077777777771", "notifyUrl": "http://y", "sign": "s2"});
+        let c = serde_json::json!({"merOrderNo": "A", "sourceAmount": "10.01", "currencyCode": "MXN", "clabe": "002010077777777771"});
+        assert_eq!(fingerprint("v2.payout", &a), fingerprint("v2.payout", &b));
+        assert_ne!(fingerprint("v2.payout", &a), fingerprint("v2.payout", &c));
+        assert_ne!(fingerprint("v2.payout", &a), fingerprint("v1.payout", &a));
+    }
+
+    #[test]
+    fn a_new_number_for_an_unresolved_or_recent_intent_is_a_duplicate() {
+        let (_dir, mut conn) = open();
+        let body = serde_json::json!({"sourceAmount": "10.00", "clabe": "1"});
+        let (first, claim) = sent(start(&mut conn, "v2.payout", "N1", &body));
+        finish(&conn, first.id, &claim, outcome(Status::Unknown)).unwrap();
+        match start(&mut conn, "v2.payout", "N2", &body) {
+            Begin::Duplicate(e) => assert_eq!(e.mer_order_no, "N1"),
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            get_by_number(&conn, "p", "N2").unwrap().is_none(),
+            "nothing written"
+        );
+        // Confirmed by the operator: a second one goes.
+        let fp = fingerprint("v2.payout", &body);
+        let second = begin(
+            &mut conn,
+            "p",
+            Intent {
+                operation: "v2.payout",
+                mer_order_no: "N2",
+                request: &body,
+                summary: "s",
+                fingerprint: &fp,
+            },
+            Guard {
+                allow_duplicate: true,
+                ..GUARD
+            },
+        )
+        .unwrap();
+        assert!(matches!(second, Begin::Send(..)));
+        // The same number with another request is refused.
+        let other = serde_json::json!({"sourceAmount": "99.00", "clabe": "1"});
+        assert!(matches!(
+            start(&mut conn, "v2.payout", "N1", &other),
+            Begin::Mismatch(_)
+        ));
+        // A rejected intent is no duplicate: sending it again under a new number is fine.
+        let body3 = serde_json::json!({"sourceAmount": "3.00", "clabe": "1"});
+        let (e3, c3) = sent(start(&mut conn, "v2.payout", "N3", &body3));
+        finish(&conn, e3.id, &c3, outcome(Status::Rejected)).unwrap();
+        assert!(matches!(
+            start(&mut conn, "v2.payout", "N4", &body3),
+            Begin::Send(..)
+        ));
+    }
+
+    #[test]
+    fn states_only_move_forward() {
+        let (_dir, mut conn) = open();
+        let body = serde_json::json!({"x": 1});
+        let (e, c) = sent(start(&mut conn, "v2.payout", "N1", &body));
+        assert!(finish(&conn, e.id, &c, outcome(Status::Accepted)).unwrap());
+        for later in [Status::Pending, Status::Unknown, Status::Rejected] {
+            let (_, c) = claim(&mut conn, e.id).unwrap().unwrap();
+            assert!(!finish(&conn, e.id, &c, outcome(later)).unwrap());
+            assert_eq!(get(&conn, e.id).unwrap().unwrap().status, Status::Accepted);
+        }
+        let (r, c) = sent(start(
+            &mut conn,
+            "v2.payout",
+            "N2",
+            &serde_json::json!({"x": 2}),
+        ));
+        finish(&conn, r.id, &c, outcome(Status::Rejected)).unwrap();
+        let (_, c) = claim(&mut conn, r.id).unwrap().unwrap();
+        assert!(!finish(&conn, r.id, &c, outcome(Status::Pending)).unwrap());
+        let (_, c) = claim(&mut conn, r.id).unwrap().unwrap();
+        assert!(
+            finish(&conn, r.id, &c, outcome(Status::Accepted)).unwrap(),
+            "found at the gateway after all"
+        );
+    }
+
+    #[test]
+    fn a_live_claim_keeps_others_out_and_a_dead_process_gives_it_up() {
+        let (_dir, mut conn) = open();
+        let (e, c) = sent(start(&mut conn, "v2.payout", "N1", &serde_json::json!({})));
+        assert!(in_flight(&conn, e.id).unwrap());
+        assert!(claim(&mut conn, e.id).unwrap().is_none(), "being sent");
+        release(&conn, e.id, &c).unwrap();
+        assert!(claim(&mut conn, e.id).unwrap().is_some());
+        // A claim left by a process that no longer runs (pid far past pid_max).
+        conn.execute(
+            "UPDATE journal SET claimed_by = '999999999:1-1', claimed_until = ?2 WHERE id = ?1",
+            params![e.id, now_ms() + CLAIM_LEASE_MS],
+        )
+        .unwrap();
+        if cfg!(target_os = "linux") {
+            assert!(claim(&mut conn, e.id).unwrap().is_some());
+        }
+        // A lease that ran out.
+        conn.execute(
+            "UPDATE journal SET claimed_by = '1:1-1', claimed_until = ?2 WHERE id = ?1",
+            params![e.id, now_ms() - 1],
+        )
+        .unwrap();
+        assert!(claim(&mut conn, e.id).unwrap().is_some());
     }
 }

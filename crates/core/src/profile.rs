@@ -38,6 +38,63 @@ pub struct Profile {
     /// Where the gateway sends notifications for orders made here.
     #[serde(default)]
     pub notify_url: String,
+    /// How this desk keeps from paying one intent twice.
+    #[serde(default)]
+    pub safety: Safety,
+}
+
+/// The money-safety settings of a profile (see the README's "What safety costs").
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Safety {
+    /// A new order number for an intent accepted within this many hours (or still
+    /// unresolved) is refused unless the operator confirms a second one.
+    pub duplicate_window_hours: u32,
+    /// After a lost answer, "not found" counts as "not found yet" for this many seconds
+    /// since the request left (a gateway's order list may show a new order late).
+    pub not_found_grace_secs: u32,
+    /// ...and for at least this many lookups.
+    pub not_found_lookups: u32,
+    /// Codes with which the gateway refuses a reused `merOrderNo`. On a resend, such a
+    /// refusal is taken as evidence that the order exists, and looked up.
+    pub duplicate_codes: Vec<String>,
+}
+
+impl Default for Safety {
+    fn default() -> Self {
+        Self {
+            duplicate_window_hours: 24,
+            not_found_grace_secs: 300,
+            not_found_lookups: 3,
+            duplicate_codes: vec!["E1011".into()],
+        }
+    }
+}
+
+impl Safety {
+    /// Checks the values a user types.
+    pub fn validate(&self) -> CoreResult<()> {
+        if self.duplicate_window_hours == 0 || self.duplicate_window_hours > 24 * 90 {
+            return Err(CoreError::validation(
+                "safety.duplicateWindowHours",
+                "must be between 1 and 2160 hours (90 days)",
+            ));
+        }
+        if self.not_found_grace_secs > 7 * 24 * 3600 {
+            return Err(CoreError::validation(
+                "safety.notFoundGraceSecs",
+                "must be at most 604800 seconds (7 days)",
+            ));
+        }
+        if self.not_found_lookups == 0 || self.not_found_lookups > 100 {
+            return Err(CoreError::validation(
+                "safety.notFoundLookups",
+                "must be between 1 and 100",
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn default_lang() -> String {
@@ -89,7 +146,7 @@ impl Profile {
         if !self.notify_url.is_empty() {
             paydesk_gateway::validate::url("notifyUrl", &self.notify_url)?;
         }
-        Ok(())
+        self.safety.validate()
     }
 }
 

@@ -49,6 +49,12 @@ impl From<CoreError> for Failure {
             CoreError::KeyringUnavailable { .. } | CoreError::MissingSecret { .. } => {
                 Failure::Keyring(e.to_string())
             }
+            CoreError::Duplicate {
+                ref earlier_mer_order_no,
+                ..
+            } => Failure::Duplicate(format!(
+                "{e}. To retry that order: the same command with --mer-order-no {earlier_mer_order_no}; to send a second one on purpose: add --allow-duplicate"
+            )),
             _ => Failure::Other(e.to_string()),
         }
     }

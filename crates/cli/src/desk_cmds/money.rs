@@ -21,6 +21,11 @@ pub struct MoneyArgs {
     ip: String,
     #[arg(long)]
     notify_url: Option<String>,
+    /// Send although the same payment is in the journal under another number
+    /// (unresolved, or accepted within the profile's window): a second one on purpose.
+    /// Written to the audit log.
+    #[arg(long)]
+    allow_duplicate: bool,
 }
 
 #[derive(Debug, Args)]
@@ -79,17 +84,56 @@ pub enum PayoutCmd {
         /// Where to write each row's outcome (default: FILE with .result.csv).
         #[arg(long)]
         result: Option<PathBuf>,
-        /// Only check the file; send nothing.
+        /// Only check the file and say what a run would do; send nothing.
         #[arg(long)]
         check: bool,
+        /// Also send the rows held back (changed since they were sent, or the same as
+        /// an earlier payout): each is a new payout, written to the audit log.
+        #[arg(long)]
+        include_held: bool,
+        /// Do not ask for the confirmation (scripts): the plan is printed, then sent.
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
+}
+
+/// The next step after an outcome, naming the order number: how to look it up, and how
+/// to retry that same order (never under a new number).
+fn next_step(e: &paydesk_core::journal::Entry) -> String {
+    let no = &e.mer_order_no;
+    // Card withdrawals and review submissions are keyed by this desk's own reference:
+    // the gateway cannot be asked about them.
+    use paydesk_gateway::wire::{Operation, V1CardWithdraw, V1TransferOrderSubmit};
+    let lookup_possible =
+        e.operation != V1CardWithdraw::NAME && e.operation != V1TransferOrderSubmit::NAME;
+    let flag = if lookup_possible {
+        "--mer-order-no"
+    } else {
+        "--reference"
+    };
+    let detail = e.message.clone().unwrap_or_default();
+    match e.status {
+        Status::Unknown | Status::Sending if lookup_possible => format!(
+            "{no} (journal #{}): {detail}. Look it up: `paydesk journal reconcile --mer-order-no {no}`; to retry this same order, run the same command with {flag} {no} (it is looked up first and sent again only if the gateway does not have it); never under a new number",
+            e.id
+        ),
+        Status::Unknown | Status::Sending => format!(
+            "{no} (journal #{}): the gateway cannot be asked about this call. Check the card's or the order's history, then `paydesk journal resolve {} --done --reason \"...\"` if it went through, or `--retry --reason \"...\"` and run the same command with {flag} {no}",
+            e.id, e.id
+        ),
+        Status::Pending => format!(
+            "{no} (journal #{}) was not sent ({detail}); safe to run the same command again with {flag} {no}",
+            e.id
+        ),
+        _ => String::new(),
+    }
 }
 
 fn show_submitted<T: Serialize>(g: &Global, s: &paydesk_core::Submitted<T>) -> Result<(), Failure> {
     print(g, s, || {
         let e = &s.entry;
         let mut line = format!(
-            "journal #{} {} {}: {}",
+            "journal #{} merOrderNo {} {}: {}",
             e.id,
             e.mer_order_no,
             e.status.as_str(),
@@ -103,19 +147,17 @@ fn show_submitted<T: Serialize>(g: &Global, s: &paydesk_core::Submitted<T>) -> R
         }
         line
     })?;
-    match s.entry.status {
+    let e = &s.entry;
+    match e.status {
         Status::Accepted => Ok(()),
         Status::Rejected => Err(Failure::Check(format!(
-            "rejected: {} {}",
-            s.entry.code.clone().unwrap_or_default(),
-            s.entry.message.clone().unwrap_or_default()
+            "{} rejected: {} {}",
+            e.mer_order_no,
+            e.code.clone().unwrap_or_default(),
+            e.message.clone().unwrap_or_default()
         ))),
-        Status::Unknown | Status::Sending => Err(Failure::Unknown(
-            "outcome unknown; run `paydesk journal reconcile`".into(),
-        )),
-        Status::Pending => Err(Failure::Other(
-            "not sent; safe to run again with the same --mer-order-no".into(),
-        )),
+        Status::Unknown | Status::Sending => Err(Failure::Unknown(next_step(e))),
+        Status::Pending => Err(Failure::Other(next_step(e))),
     }
 }
 
@@ -129,6 +171,20 @@ fn show_receipt(g: &Global, r: &Receipt) -> Result<(), Failure> {
             replayed: r.replayed,
         },
     )
+}
+
+/// Prints an operation's outcome (a receipt even when the call failed after its
+/// journal entry was written, so the order number is always named) and turns its
+/// journal status into the exit status.
+async fn finish(
+    desk: &Desk,
+    g: &Global,
+    operation: &str,
+    key: &str,
+    r: paydesk_core::CoreResult<Receipt>,
+) -> Result<(), Failure> {
+    let r = desk.receipt_or_error(operation, key, r)?;
+    show_receipt(g, &r)
 }
 
 pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
@@ -173,9 +229,14 @@ pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
         product_name: a.product.clone(),
         vn_bank_id: a.vn_bank_id.to_string(),
     };
+    let allow = a.money.allow_duplicate;
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        show_receipt(g, &desk.payin(&form).await?)
+        if allow {
+            desk.allow_duplicate_once(&form.mer_order_no);
+        }
+        let r = desk.payin(&form).await;
+        finish(&desk, g, form.method.operation(), &form.mer_order_no, r).await
     })
 }
 
@@ -195,31 +256,51 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
     };
     runtime()?.block_on(async {
         let desk = open(g).await?;
+        let allow;
         let form = match cmd {
             PayoutCmd::Bulk {
                 file,
                 result,
                 check,
-            } => return bulk(&desk, g, &file, result, check).await,
-            PayoutCmd::Clabe { money, clabe } => PayoutForm {
-                clabe,
-                ..form(PayoutKind::Clabe, &money)
-            },
+                include_held,
+                yes,
+            } => {
+                let how = BulkRun {
+                    check,
+                    include_held,
+                    yes,
+                };
+                return bulk(&desk, g, &file, result, how).await;
+            }
+            PayoutCmd::Clabe { money, clabe } => {
+                allow = money.allow_duplicate;
+                PayoutForm {
+                    clabe,
+                    ..form(PayoutKind::Clabe, &money)
+                }
+            }
             PayoutCmd::Card {
                 money,
                 card_no,
                 first_name,
                 last_name,
                 country,
-            } => PayoutForm {
-                card_no,
-                first_name,
-                last_name,
-                country_code: country,
-                ..form(PayoutKind::Card, &money)
-            },
+            } => {
+                allow = money.allow_duplicate;
+                PayoutForm {
+                    card_no,
+                    first_name,
+                    last_name,
+                    country_code: country,
+                    ..form(PayoutKind::Card, &money)
+                }
+            }
         };
-        show_receipt(g, &desk.payout(&form).await?)
+        if allow {
+            desk.allow_duplicate_once(&form.mer_order_no);
+        }
+        let r = desk.payout(&form).await;
+        finish(&desk, g, form.kind.operation(), &form.mer_order_no, r).await
     })
 }
 
@@ -240,6 +321,9 @@ pub enum CardCmd {
         mer_order_no: Option<String>,
         #[arg(long, default_value = "")]
         remark: String,
+        /// Send although the same request is in the journal under another number.
+        #[arg(long)]
+        allow_duplicate: bool,
     },
     /// Take funds off a card (V1 withdraw).
     Withdraw {
@@ -252,6 +336,9 @@ pub enum CardCmd {
         /// This desk's number for the withdrawal (default: a new one).
         #[arg(long)]
         reference: Option<String>,
+        /// Send although the same request is in the journal under another number.
+        #[arg(long)]
+        allow_duplicate: bool,
     },
     /// Card operations made from this desk.
     History,
@@ -260,6 +347,7 @@ pub enum CardCmd {
 pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
+        let allow;
         let form = match cmd {
             CardCmd::Topup {
                 card,
@@ -268,29 +356,37 @@ pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
                 currency,
                 mer_order_no,
                 remark,
-            } => CardForm {
-                kind: CardMove::TopUp,
-                card,
-                reference: mer_order_no.unwrap_or_else(|| new_mer_order_no("TU")),
-                amount,
-                currency,
-                sub_mer_no,
-                remark,
-            },
+                allow_duplicate,
+            } => {
+                allow = allow_duplicate;
+                CardForm {
+                    kind: CardMove::TopUp,
+                    card,
+                    reference: mer_order_no.unwrap_or_else(|| new_mer_order_no("TU")),
+                    amount,
+                    currency,
+                    sub_mer_no,
+                    remark,
+                }
+            }
             CardCmd::Withdraw {
                 card,
                 amount,
                 currency,
                 reference,
-            } => CardForm {
-                kind: CardMove::Withdraw,
-                card,
-                reference: reference.unwrap_or_else(|| new_mer_order_no("WD")),
-                amount,
-                currency,
-                sub_mer_no: String::new(),
-                remark: String::new(),
-            },
+                allow_duplicate,
+            } => {
+                allow = allow_duplicate;
+                CardForm {
+                    kind: CardMove::Withdraw,
+                    card,
+                    reference: reference.unwrap_or_else(|| new_mer_order_no("WD")),
+                    amount,
+                    currency,
+                    sub_mer_no: String::new(),
+                    remark: String::new(),
+                }
+            }
             CardCmd::History => {
                 let ops = desk.card_operations()?;
                 return print(g, &ops, || {
@@ -314,7 +410,11 @@ pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
                 });
             }
         };
-        show_receipt(g, &desk.card(&form).await?)
+        if allow {
+            desk.allow_duplicate_once(&form.reference);
+        }
+        let r = desk.card(&form).await;
+        finish(&desk, g, form.kind.operation(), &form.reference, r).await
     })
 }
 
@@ -332,6 +432,9 @@ pub struct ReviewArgs {
     /// submission again (default: a new one).
     #[arg(long)]
     reference: Option<String>,
+    /// Send although the same submission is in the journal under another reference.
+    #[arg(long)]
+    allow_duplicate: bool,
 }
 
 fn pair(flag: &str, s: &str) -> Result<(String, String), Failure> {
@@ -358,20 +461,47 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
             .reference
             .clone()
             .unwrap_or_else(|| new_mer_order_no("RV"));
-        show_submitted(
-            g,
-            &desk
-                .submit_review(
-                    &reference,
-                    &ReviewRequest {
-                        trade_no: a.trade_no.clone(),
-                        info,
-                        files,
-                    },
-                )
-                .await?,
-        )
+        if a.allow_duplicate {
+            desk.allow_duplicate_once(&reference);
+        }
+        let r = desk
+            .submit_review(
+                &reference,
+                &ReviewRequest {
+                    trade_no: a.trade_no.clone(),
+                    info,
+                    files,
+                },
+            )
+            .await;
+        match r {
+            Ok(s) => show_submitted(g, &s),
+            Err(e) => match desk.journal_entry_by_key(
+                <paydesk_gateway::wire::V1TransferOrderSubmit as paydesk_gateway::wire::Operation>::NAME,
+                &reference,
+            )? {
+                Some(entry) if !matches!(e, paydesk_core::CoreError::Validation { .. }) => {
+                    show_submitted(
+                        g,
+                        &paydesk_core::Submitted::<()> {
+                            entry,
+                            data: None,
+                            replayed: false,
+                        },
+                    )
+                }
+                _ => Err(e.into()),
+            },
+        }
     })
+}
+
+/// How a bulk command runs.
+#[derive(Debug, Clone, Copy)]
+struct BulkRun {
+    check: bool,
+    include_held: bool,
+    yes: bool,
 }
 
 async fn bulk(
@@ -379,7 +509,7 @@ async fn bulk(
     g: &Global,
     file: &std::path::Path,
     result: Option<PathBuf>,
-    check: bool,
+    how: BulkRun,
 ) -> Result<(), Failure> {
     use paydesk_core::bulk;
     let notify_url = desk.notify_url();
@@ -392,36 +522,104 @@ async fn bulk(
     for e in &checked.errors {
         eprintln!("line {}: {}: {}", e.line, e.field, e.rule);
     }
-    if check {
-        return print(g, &checked.errors, || {
-            format!(
-                "{} rows ready to send, {} invalid",
-                checked.rows.len(),
-                checked.errors.len()
-            )
-        });
+    let plan = desk.bulk_plan(&checked)?;
+    for r in plan
+        .rows
+        .iter()
+        .filter(|r| r.action == bulk::RowAction::Held)
+    {
+        eprintln!("line {}: held: {}", r.line, r.reason);
     }
-    let pb = bar(checked.rows.len() as u64, "paying out");
+    let totals = |t: &[bulk::CurrencyTotal]| {
+        t.iter()
+            .map(|t| {
+                format!(
+                    "{} {} in {} payouts, fees {}",
+                    t.amount,
+                    t.currency,
+                    t.count,
+                    t.fee_basis
+                        .clone()
+                        .unwrap_or_else(|| "not given before sending".into())
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let held_sent = if how.include_held { plan.held } else { 0 };
+    let summary = format!(
+        "{} rows to send ({}), {} already paid, {} to look up (sent before, outcome unknown), {} held{}, {} invalid",
+        plan.to_send + held_sent,
+        if plan.totals.is_empty() && held_sent == 0 {
+            "nothing".to_string()
+        } else {
+            totals(&plan.totals)
+        },
+        plan.paid,
+        plan.look_up,
+        plan.held,
+        if plan.held > 0 && !how.include_held {
+            " (not sent: add --include-held to send them as new payouts)"
+        } else if plan.held > 0 {
+            " (sent as new payouts)"
+        } else {
+            ""
+        },
+        plan.errors.len()
+    );
+    if how.check {
+        return print(g, &plan, || summary.clone());
+    }
+    if !how.yes {
+        use std::io::IsTerminal;
+        if !std::io::stdin().is_terminal() {
+            return Err(Failure::Input(format!(
+                "{summary}. Sending needs a confirmation: run it in a terminal, or add --yes"
+            )));
+        }
+        eprint!("{summary}.\nSend them? Type yes to send: ");
+        let mut answer = String::new();
+        std::io::stdin()
+            .read_line(&mut answer)
+            .map_err(|e| Failure::Other(e.to_string()))?;
+        if answer.trim() != "yes" {
+            return Err(Failure::Check("nothing sent".into()));
+        }
+    } else if !g.json {
+        eprintln!("{summary}");
+    }
+    let expected = plan.to_send as usize + held_sent as usize;
+    let pb = bar((expected + plan.look_up as usize) as u64, "paying out");
     if g.json {
         pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let results = desk
-        .bulk_payouts(&checked, |done, _| pb.set_position(done as u64))
+        .bulk_payouts(&checked, how.include_held, Some(expected), |done, _| {
+            pb.set_position(done as u64)
+        })
         .await;
     pb.finish_and_clear();
     let results = results?;
     let out = result.unwrap_or_else(|| file.with_extension("result.csv"));
-    bulk::write_results(&out, &results)?;
+    bulk::write_results(&out, &checked, &results)?;
     let count = |s: &str| results.iter().filter(|r| r.status == s).count();
     print(g, &results, || {
         format!(
-            "{} accepted, {} rejected, {} unknown, {} not sent, {} invalid; results in {}",
+            "{} accepted, {} rejected, {} unknown, {} not sent, {} held, {} invalid; results (with each row's merOrderNo, to fix and send again) in {}",
             count("accepted"),
             count("rejected"),
             count("unknown"),
             count("pending"),
+            count("held"),
             count("invalid"),
             out.display()
         )
-    })
+    })?;
+    if count("unknown") > 0 {
+        return Err(Failure::Unknown(format!(
+            "{} rows have an unknown outcome: `paydesk journal reconcile` looks them up, and running the same file again sends only what the gateway proves it does not have",
+            count("unknown")
+        )));
+    }
+    Ok(())
 }

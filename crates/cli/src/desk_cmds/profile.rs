@@ -50,6 +50,17 @@ pub struct AddProfile {
     lang: String,
     #[arg(long, default_value = "")]
     notify_url: String,
+    /// A new order number for the same payment accepted within this many hours (or
+    /// still unresolved) is refused unless --allow-duplicate is given.
+    #[arg(long, default_value_t = 24)]
+    duplicate_window_hours: u32,
+    /// After a lost answer, "not found" at the gateway counts as "not found yet" for
+    /// this many seconds (its order list may show a new order late).
+    #[arg(long, default_value_t = 300)]
+    not_found_grace_secs: u32,
+    /// ...and for at least this many lookups.
+    #[arg(long, default_value_t = 3)]
+    not_found_lookups: u32,
     /// Who works at this desk (the audit log names them).
     #[arg(long)]
     operator: Option<String>,
@@ -98,6 +109,12 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                     .operator
                     .unwrap_or_else(|| std::env::var("USER").unwrap_or_else(|_| "operator".into())),
                 notify_url: a.notify_url,
+                safety: paydesk_core::profile::Safety {
+                    duplicate_window_hours: a.duplicate_window_hours,
+                    not_found_grace_secs: a.not_found_grace_secs,
+                    not_found_lookups: a.not_found_lookups,
+                    ..Default::default()
+                },
             };
             home.put(p)?;
             print(g, &a.name, || {

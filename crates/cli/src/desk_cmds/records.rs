@@ -65,8 +65,31 @@ pub enum JournalCmd {
         #[arg(long, default_value_t = 50)]
         limit: i64,
     },
-    /// Look up every unknown outcome at the gateway.
-    Reconcile,
+    /// Look up unknown outcomes at the gateway now (all, or one); exit 3 while any is
+    /// still unknown. Nothing is ever sent again by this command.
+    Reconcile {
+        /// Only the entry with this order number (or reference).
+        #[arg(long)]
+        mer_order_no: Option<String>,
+        /// Only the entry with this journal number.
+        #[arg(long, conflicts_with = "mer_order_no")]
+        id: Option<i64>,
+    },
+    /// Resolve by hand an unknown card withdrawal or review submission (the gateway
+    /// cannot be asked about them), after checking the card's or the order's history.
+    Resolve {
+        /// The journal number (`journal list` shows it).
+        id: i64,
+        /// It went through: mark it done.
+        #[arg(long, conflicts_with = "retry", required_unless_present = "retry")]
+        done: bool,
+        /// It did not: make it sendable again with the same reference.
+        #[arg(long)]
+        retry: bool,
+        /// What you checked (kept on the entry and in the audit log).
+        #[arg(long)]
+        reason: String,
+    },
 }
 
 pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
@@ -83,25 +106,79 @@ pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
                     .collect::<Result<Vec<_>, _>>()?;
                 desk.journal_entries(&statuses, limit)?
             }
-            JournalCmd::Reconcile => desk.reconcile_all().await?,
+            JournalCmd::Reconcile { mer_order_no, id } => {
+                let one = match (mer_order_no, id) {
+                    (Some(no), _) => Some(desk.journal_entry_by_number(&no)?.ok_or_else(|| {
+                        Failure::Input(format!("--mer-order-no: no journal entry {no:?}"))
+                    })?),
+                    (None, Some(id)) => Some(desk.journal_entry(id)?),
+                    (None, None) => None,
+                };
+                let entries = match one {
+                    Some(e) => vec![desk.reconcile_entry(&e, true).await?],
+                    None => desk.reconcile_all(true).await?,
+                };
+                return show_reconciled(g, &entries);
+            }
+            JournalCmd::Resolve {
+                id,
+                done,
+                retry: _,
+                reason,
+            } => vec![desk.resolve_entry(id, done, &reason)?],
         };
         print(g, &entries, || {
             entries
                 .iter()
-                .map(|e| {
-                    format!(
-                        "#{:<5} {:<10} {:<26} {:<22} {}",
-                        e.id,
-                        e.status.as_str(),
-                        e.mer_order_no,
-                        e.trade_no.clone().unwrap_or_default(),
-                        e.summary
-                    )
-                })
+                .map(entry_line)
                 .collect::<Vec<_>>()
                 .join("\n")
         })
     })
+}
+
+fn entry_line(e: &paydesk_core::journal::Entry) -> String {
+    format!(
+        "#{:<5} {:<10} {:<26} {:<22} {}",
+        e.id,
+        e.status.as_str(),
+        e.mer_order_no,
+        e.trade_no.clone().unwrap_or_default(),
+        e.summary
+    )
+}
+
+/// Each looked-up entry with how it stands and why; exit 3 while any is unknown.
+fn show_reconciled(g: &Global, entries: &[paydesk_core::journal::Entry]) -> Result<(), Failure> {
+    print(g, &entries, || {
+        if entries.is_empty() {
+            return "no unknown outcomes".into();
+        }
+        entries
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}\n       {}",
+                    entry_line(e),
+                    e.message.clone().unwrap_or_default()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    })?;
+    let unknown: Vec<&str> = entries
+        .iter()
+        .filter(|e| matches!(e.status, Status::Unknown | Status::Sending))
+        .map(|e| e.mer_order_no.as_str())
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Unknown(format!(
+            "still unknown: {}; looked up again by the next `paydesk journal reconcile` (never sent again before the gateway proves it does not have them)",
+            unknown.join(", ")
+        )))
+    }
 }
 
 #[derive(Debug, Subcommand)]

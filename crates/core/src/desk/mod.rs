@@ -27,7 +27,7 @@ use crate::builtin::BuiltinSandbox;
 use crate::cache::{self, CachedOrder};
 use crate::db::{self, Durability, now_ms};
 use crate::error::{CoreError, CoreResult};
-use crate::journal::{self, Begin, Entry, Status};
+use crate::journal::{self, Begin, Claim, Entry, Guard, Intent, Outcome, Status};
 use crate::profile::{Home, Profile};
 use crate::secrets::Secrets;
 
@@ -94,9 +94,9 @@ pub struct Desk {
     journal: Mutex<Connection>,
     dictionary: StateDictionary,
     sandbox: Option<BuiltinSandbox>,
-    /// Journal entries this desk is sending right now. A `sending` entry not in here
-    /// was left by a crash, and is reconciled.
-    in_flight: Mutex<std::collections::HashSet<i64>>,
+    /// Order numbers the operator confirmed as a second, deliberate request for an
+    /// intent already in the journal (taken by the next [`Desk::submit`] of that number).
+    allowed_duplicates: Mutex<std::collections::HashSet<String>>,
     /// Where notifications for orders made here go: the desk's own endpoint when it
     /// runs ([`crate::receiver`]), else the profile's `notifyUrl`.
     notify_url: Mutex<Option<String>>,
@@ -122,6 +122,13 @@ pub fn new_mer_order_no(prefix: &str) -> String {
         now.format("%y%m%d%H%M%S"),
         now.timestamp_subsec_millis()
     )
+}
+
+/// A time (UTC millis) as people read it in a message: `HH:MM:SS UTC`.
+fn utc_time(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%H:%M:%S UTC").to_string())
+        .unwrap_or_else(|| "later".into())
 }
 
 impl Desk {
@@ -171,12 +178,12 @@ impl Desk {
             journal,
             dictionary,
             sandbox,
-            in_flight: Mutex::default(),
+            allowed_duplicates: Mutex::default(),
             anchors: Mutex::default(),
             notify_url: Mutex::default(),
         };
         let db_ms = started.elapsed().as_millis();
-        desk.reconcile_all().await?;
+        desk.reconcile_all(false).await?;
         tracing::info!(
             profile = %desk.profile.name,
             sandbox_ms,
@@ -279,9 +286,41 @@ impl Desk {
         Ok(r?)
     }
 
+    /// Lets the next submit of `mer_order_no` go ahead although the same intent is in
+    /// the journal under another number: the operator confirmed a second, deliberate
+    /// one. The override is written to the audit log when it is used.
+    pub fn allow_duplicate_once(&self, mer_order_no: &str) {
+        lock(&self.allowed_duplicates).insert(mer_order_no.trim().to_string());
+    }
+
+    fn guard(&self, allow_duplicate: bool) -> Guard {
+        Guard {
+            window_ms: i64::from(self.profile.safety.duplicate_window_hours) * 3_600_000,
+            allow_duplicate,
+        }
+    }
+
+    /// The earlier entry of the same intent that a new order number would repeat:
+    /// unresolved, or accepted within the profile's window. What the app shows before
+    /// it asks for a second confirmation.
+    pub fn same_intent(&self, operation: &str, request: &Value) -> CoreResult<Option<Entry>> {
+        let fp = journal::fingerprint(operation, request);
+        journal::same_intent(
+            &lock(&self.journal),
+            &self.profile.name,
+            &fp,
+            self.guard(false).window_ms,
+            &[],
+        )
+    }
+
     /// Sends an operation that moves money or submits data, through the journal:
     /// the intent is committed before the request leaves, `mer_order_no` is the entry's
-    /// fixed key, and an existing entry is never sent twice.
+    /// fixed key, and an existing entry is never sent twice. A new number for an intent
+    /// that is unresolved or was accepted lately is refused ([`CoreError::Duplicate`])
+    /// unless [`Desk::allow_duplicate_once`] confirmed it; an existing number with
+    /// another request is refused. An unknown entry is looked up, and sent again (same
+    /// number) only once the lookups prove it is not at the gateway.
     pub async fn submit<O: Operation>(
         &self,
         op: &O,
@@ -293,97 +332,215 @@ impl Desk {
     {
         let prepared = self.client.prepare(op)?;
         let body = Value::Object(prepared.body.clone());
-        let began = journal::begin(
-            &mut lock(&self.journal),
+        let fp = journal::fingerprint(O::NAME, &body);
+        let allow_duplicate = lock(&self.allowed_duplicates).remove(mer_order_no);
+        let intent = Intent {
+            operation: O::NAME,
+            mer_order_no,
+            request: &body,
+            summary,
+            fingerprint: &fp,
+        };
+        // Twice at most: an unknown entry that its lookups prove absent goes again now.
+        for _ in 0..2 {
+            let began = journal::begin(
+                &mut lock(&self.journal),
+                &self.profile.name,
+                intent,
+                self.guard(allow_duplicate),
+            )?;
+            let (entry, claim) = match began {
+                Begin::Send(e, claim) => {
+                    let earlier = if allow_duplicate {
+                        journal::same_intent(
+                            &lock(&self.journal),
+                            &self.profile.name,
+                            &fp,
+                            self.guard(false).window_ms,
+                            &[mer_order_no],
+                        )?
+                    } else {
+                        None
+                    };
+                    if let Some(earlier) = earlier {
+                        self.audit(
+                            "duplicate_override",
+                            format!(
+                                "merOrderNo={mer_order_no} earlier={} ({})",
+                                earlier.mer_order_no,
+                                earlier.status.as_str()
+                            ),
+                            "confirmed",
+                            Instant::now(),
+                        );
+                    }
+                    (e, claim)
+                }
+                Begin::Resend(e, claim) => (e, claim),
+                Begin::Exists(e) => {
+                    let e = match e.status {
+                        Status::Unknown | Status::Sending => self.reconcile_entry(&e, true).await?,
+                        _ => e,
+                    };
+                    if e.status == Status::Pending {
+                        continue;
+                    }
+                    return Ok(Submitted {
+                        entry: e,
+                        data: None,
+                        replayed: true,
+                    });
+                }
+                Begin::Duplicate(earlier) => {
+                    return Err(CoreError::Duplicate {
+                        earlier_id: earlier.id,
+                        age_secs: (now_ms() - earlier.created_at).max(0) / 1000,
+                        earlier_status: earlier.status.as_str().into(),
+                        earlier_mer_order_no: earlier.mer_order_no,
+                        summary: earlier.summary,
+                    });
+                }
+                Begin::Mismatch(e) => {
+                    return Err(CoreError::validation(
+                        "merOrderNo",
+                        format!(
+                            "{mer_order_no} is already in the journal for another request ({}: {}); a number is reused only for the same request",
+                            e.operation, e.summary
+                        ),
+                    ));
+                }
+            };
+            return self.send_claimed(op, &prepared, entry, claim).await;
+        }
+        let entry = journal::get_by_key(
+            &lock(&self.journal),
             &self.profile.name,
             O::NAME,
             mer_order_no,
-            &body,
-            summary,
-        )?;
-        let entry = match began {
-            Begin::Send(e) | Begin::Resend(e) => e,
-            Begin::Exists(e) => {
-                let in_flight = lock(&self.in_flight).contains(&e.id);
-                let e = match e.status {
-                    // Still on its way in this or another window: wait for its answer.
-                    Status::Sending if in_flight => e,
-                    // Not known: look it up before anything else.
-                    Status::Unknown | Status::Sending => self.reconcile_entry(&e).await?,
-                    _ => e,
-                };
-                return Ok(Submitted {
-                    entry: e,
-                    data: None,
-                    replayed: true,
-                });
-            }
-        };
+        )?
+        .ok_or_else(|| CoreError::internal("journal entry vanished"))?;
+        Ok(Submitted {
+            entry,
+            data: None,
+            replayed: true,
+        })
+    }
+
+    /// Sends an entry this desk has claimed, and records the answer.
+    async fn send_claimed<O: Operation>(
+        &self,
+        op: &O,
+        prepared: &paydesk_gateway::Prepared,
+        entry: Entry,
+        claim: Claim,
+    ) -> CoreResult<Submitted<O::Output>>
+    where
+        O::Output: TradeNo,
+    {
         let started = Instant::now();
-        lock(&self.in_flight).insert(entry.id);
-        let r = self.client.send_prepared(op, &prepared).await;
-        lock(&self.in_flight).remove(&entry.id);
-        let ids = format!("merOrderNo={mer_order_no}");
+        let r = self.client.send_prepared(op, prepared).await;
+        let ids = format!("merOrderNo={}", entry.mer_order_no);
         self.audit(O::NAME, ids, &Self::result_code(&r), started);
-        let conn = lock(&self.journal);
-        match r {
+        let e = match r {
             Ok(a) => {
                 let trade_no = a.data.trade_no();
+                let conn = lock(&self.journal);
                 journal::finish(
                     &conn,
                     entry.id,
-                    Status::Accepted,
-                    trade_no.as_deref(),
-                    Some(&a.code),
-                    Some(&a.message),
+                    &claim,
+                    Outcome {
+                        status: Status::Accepted,
+                        trade_no: trade_no.as_deref(),
+                        code: Some(&a.code),
+                        message: Some(&a.message),
+                    },
                 )?;
                 let entry = journal::get(&conn, entry.id)?.unwrap_or(entry);
-                Ok(Submitted {
+                return Ok(Submitted {
                     entry,
                     data: Some(a.data),
                     replayed: false,
-                })
+                });
             }
-            Err(e) => {
-                let (status, code) = match (&e, e.next_step()) {
-                    (GatewayError::Rejected { code, .. }, _) => {
-                        (Status::Rejected, Some(code.clone()))
+            Err(e) => e,
+        };
+        let message = e.to_string();
+        let (status, code) = match &e {
+            GatewayError::Rejected { code, .. } if entry.attempts > 1 => {
+                // A refusal of a resend may mean the first attempt arrived after all
+                // (a reused number refused): look before believing it.
+                match self.look_up(&entry.mer_order_no).await {
+                    Ok(Some(trade_no)) => {
+                        let conn = lock(&self.journal);
+                        let note = format!(
+                            "the resend was refused ({code}), and the order is at the gateway: the first attempt arrived"
+                        );
+                        journal::finish(
+                            &conn,
+                            entry.id,
+                            &claim,
+                            Outcome {
+                                status: Status::Accepted,
+                                trade_no: Some(&trade_no),
+                                code: Some("reconciled"),
+                                message: Some(&note),
+                            },
+                        )?;
+                        let entry = journal::get(&conn, entry.id)?.unwrap_or(entry);
+                        return Ok(Submitted {
+                            entry,
+                            data: None,
+                            replayed: false,
+                        });
                     }
-                    (GatewayError::Http { status, .. }, NextStep::Stop) => {
-                        (Status::Rejected, Some(format!("HTTP {status}")))
+                    _ if self.profile.safety.duplicate_codes.contains(code) => {
+                        (Status::Unknown, Some(code.clone()))
                     }
-                    (_, NextStep::Retry) => (Status::Pending, None),
-                    (_, _) => (Status::Unknown, None),
-                };
-                journal::finish(
-                    &conn,
-                    entry.id,
-                    status,
-                    None,
-                    code.as_deref(),
-                    Some(&e.to_string()),
-                )?;
-                drop(conn);
-                Err(e.into())
+                    _ => (Status::Rejected, Some(code.clone())),
+                }
             }
-        }
+            GatewayError::Rejected { code, .. } => (Status::Rejected, Some(code.clone())),
+            GatewayError::Http { status, .. } if e.next_step() == NextStep::Stop => {
+                (Status::Rejected, Some(format!("HTTP {status}")))
+            }
+            _ if e.next_step() == NextStep::Retry => (Status::Pending, None),
+            _ => (Status::Unknown, None),
+        };
+        journal::finish(
+            &lock(&self.journal),
+            entry.id,
+            &claim,
+            Outcome {
+                status,
+                trade_no: None,
+                code: code.as_deref(),
+                message: Some(&message),
+            },
+        )?;
+        Err(match (status, e) {
+            (Status::Unknown, GatewayError::Rejected { code, message }) => {
+                CoreError::OutcomeUnknown {
+                    message: format!(
+                        "the resend was refused ({code} {message}) but the order is not in the gateway's list yet"
+                    ),
+                }
+            }
+            (Status::Unknown, GatewayError::Http { status, message }) => {
+                CoreError::OutcomeUnknown {
+                    message: format!("HTTP {status}: {message}"),
+                }
+            }
+            (_, e) => e.into(),
+        })
     }
 
-    /// Looks an entry up at the gateway (order list by `merOrderNos`): found means
-    /// accepted; not found means it never arrived, and it may be sent again with the
-    /// same `merOrderNo`. A failed lookup puts the next try off with backoff.
-    pub async fn reconcile_entry(&self, e: &Entry) -> CoreResult<Entry> {
-        if e.operation == wire::V1CardWithdraw::NAME
-            || e.operation == wire::V1TransferOrderSubmit::NAME
-        {
-            // These calls carry no merchant order number the gateway can be asked about.
-            let msg = "the gateway cannot be asked about this call: check the card's or the order's history before sending it again";
-            journal::defer(&lock(&self.journal), e.id, i64::MAX, msg)?;
-            return Ok(journal::get(&lock(&self.journal), e.id)?.unwrap_or_else(|| e.clone()));
-        }
+    /// Asks the gateway's order list for a merchant order number: its trade number
+    /// when listed.
+    async fn look_up(&self, mer_order_no: &str) -> Result<Option<String>, GatewayError> {
         let op = wire::V2OrderList {
             mer_no: MerNo(self.profile.mer_no),
-            mer_order_nos: vec![e.mer_order_no.clone()],
+            mer_order_nos: vec![mer_order_no.to_string()],
             trade_nos: vec![],
             date_limit: None,
             page_num: 1,
@@ -394,66 +551,174 @@ impl Desk {
         let r = self.client.send(&op).await;
         self.audit(
             "reconcile",
-            format!("merOrderNo={}", e.mer_order_no),
+            format!("merOrderNo={mer_order_no}"),
             &Self::result_code(&r),
             started,
         );
+        Ok(r?
+            .data
+            .list
+            .into_iter()
+            .find(|i| i.mer_order_no == mer_order_no && !i.trade_no.trim().is_empty())
+            .map(|i| i.trade_no))
+    }
+
+    /// Looks an entry up at the gateway (order list by `merOrderNos`), under a claim in
+    /// the database so that two processes never look up or send one entry at once.
+    /// Found means accepted. Not found means "not found yet" until the profile's grace
+    /// period since the request left has passed and enough lookups were made; only
+    /// then is it pending (safe to send again, with the same `merOrderNo`). A failed
+    /// lookup puts the next one off with backoff. Not due yet (`force` false): as is.
+    pub async fn reconcile_entry(&self, e: &Entry, force: bool) -> CoreResult<Entry> {
+        let current = || -> CoreResult<Entry> {
+            Ok(journal::get(&lock(&self.journal), e.id)?.unwrap_or_else(|| e.clone()))
+        };
+        if e.operation == wire::V1CardWithdraw::NAME
+            || e.operation == wire::V1TransferOrderSubmit::NAME
+        {
+            // These calls carry no merchant order number the gateway can be asked about.
+            let msg = "the gateway cannot be asked about this call: check the card's or the order's history, then mark it done or send it again with the same reference";
+            journal::defer(&lock(&self.journal), e.id, i64::MAX, msg)?;
+            return current();
+        }
+        let Some((e, claim)) = journal::claim(&mut lock(&self.journal), e.id)? else {
+            // Another process (or window) is sending or looking it up right now.
+            return current();
+        };
+        let due = force || e.next_check_at.is_none_or(|t| t <= now_ms());
+        if !matches!(e.status, Status::Unknown | Status::Sending) || !due {
+            journal::release(&lock(&self.journal), e.id, &claim)?;
+            return current();
+        }
+        let r = self.look_up(&e.mer_order_no).await;
         let conn = lock(&self.journal);
+        let now = now_ms();
         match r {
-            Ok(a) => match a
-                .data
-                .list
-                .iter()
-                .find(|i| i.mer_order_no == e.mer_order_no)
-            {
-                Some(found) => {
+            Ok(Some(trade_no)) => {
+                journal::finish(
+                    &conn,
+                    e.id,
+                    &claim,
+                    Outcome {
+                        status: Status::Accepted,
+                        trade_no: Some(&trade_no),
+                        code: Some("reconciled"),
+                        message: Some("found at the gateway"),
+                    },
+                )?;
+            }
+            Ok(None) => {
+                let safety = &self.profile.safety;
+                let left = e.sent_at.unwrap_or(e.created_at);
+                let grace_ends = left + i64::from(safety.not_found_grace_secs) * 1000;
+                let lookups = e.lookups + 1;
+                if now >= grace_ends && lookups >= i64::from(safety.not_found_lookups) {
+                    let note = format!(
+                        "not at the gateway after {lookups} lookups over {} s: safe to send again with the same merOrderNo",
+                        (now - left) / 1000
+                    );
                     journal::finish(
                         &conn,
                         e.id,
-                        Status::Accepted,
-                        Some(&found.trade_no),
-                        Some("reconciled"),
-                        Some("found at the gateway"),
+                        &claim,
+                        Outcome {
+                            status: Status::Pending,
+                            trade_no: None,
+                            code: Some("not_found"),
+                            message: Some(&note),
+                        },
                     )?;
+                } else {
+                    // Backoff from 2 s, never past the end of the grace period by much.
+                    let wait = (2000 * 2i64.pow(lookups.clamp(0, 8) as u32)).min(60_000);
+                    let next = (now + wait).min(grace_ends.max(now + 1000));
+                    let note = format!(
+                        "not found yet (lookup {lookups}); the gateway's list may show a new order late. Looked up again from {}; sent again (same merOrderNo) only if still not found after {}",
+                        utc_time(next),
+                        utc_time(grace_ends)
+                    );
+                    journal::not_found_yet(&conn, e.id, &claim, next, &note)?;
                 }
-                None => {
-                    journal::finish(
-                        &conn,
-                        e.id,
-                        Status::Pending,
-                        None,
-                        Some("not_found"),
-                        Some("not at the gateway: safe to send again with the same merOrderNo"),
-                    )?;
-                }
-            },
+            }
             Err(err) => {
                 let wait = 1000 * 2i64.pow(e.attempts.clamp(0, 8) as u32);
                 journal::defer(
                     &conn,
                     e.id,
-                    now_ms() + wait.min(300_000),
-                    &format!("reconcile failed: {err}"),
+                    now + wait.min(300_000),
+                    &format!("lookup failed: {err}"),
                 )?;
+                journal::release(&conn, e.id, &claim)?;
             }
         }
-        Ok(journal::get(&conn, e.id)?.unwrap_or_else(|| e.clone()))
+        Ok(journal::get(&conn, e.id)?.unwrap_or(e))
     }
 
-    /// Reconciles every unknown outcome (at every start and on demand).
-    pub async fn reconcile_all(&self) -> CoreResult<Vec<Entry>> {
+    /// Reconciles every unknown outcome that is due (at every start), or every one
+    /// now (`force`: an operator asked).
+    pub async fn reconcile_all(&self, force: bool) -> CoreResult<Vec<Entry>> {
         let pending = journal::unresolved(&lock(&self.journal), &self.profile.name)?;
         let mut out = Vec::new();
-        let now = now_ms();
         for e in pending {
-            let in_flight = lock(&self.in_flight).contains(&e.id);
-            if in_flight || e.next_check_at.is_some_and(|t| t > now) {
-                out.push(e);
-                continue;
-            }
-            out.push(self.reconcile_entry(&e).await?);
+            out.push(self.reconcile_entry(&e, force).await?);
         }
         Ok(out)
+    }
+
+    /// An operator's resolution of an outcome the gateway cannot be asked about (a card
+    /// withdrawal, a review submission): `done` marks it accepted, otherwise it becomes
+    /// pending, to be sent again with the same reference. The reason is kept on the
+    /// entry and in the audit log.
+    pub fn resolve_entry(&self, id: i64, done: bool, reason: &str) -> CoreResult<Entry> {
+        let reason = reason.trim();
+        if reason.chars().count() < 3 {
+            return Err(CoreError::validation(
+                "reason",
+                "say why (at least 3 characters): what you checked",
+            ));
+        }
+        let e = self.journal_entry(id)?;
+        if !matches!(e.status, Status::Unknown | Status::Sending) {
+            return Err(CoreError::validation(
+                "id",
+                format!(
+                    "journal #{id} is {}, not unknown: nothing to resolve",
+                    e.status.as_str()
+                ),
+            ));
+        }
+        if e.operation != wire::V1CardWithdraw::NAME
+            && e.operation != wire::V1TransferOrderSubmit::NAME
+        {
+            return Err(CoreError::validation(
+                "id",
+                format!(
+                    "journal #{id} ({}) can be looked up at the gateway: reconcile it instead",
+                    e.operation
+                ),
+            ));
+        }
+        let Some((_, claim)) = journal::claim(&mut lock(&self.journal), id)? else {
+            return Err(CoreError::validation(
+                "id",
+                format!(
+                    "journal #{id} is being sent or looked up right now: try again in a moment"
+                ),
+            ));
+        };
+        let note = format!(
+            "{} by {}: {reason}",
+            if done { "marked done" } else { "to send again" },
+            self.profile.operator
+        );
+        journal::resolve(&lock(&self.journal), id, &claim, done, &note)?;
+        self.audit(
+            "journal_resolve",
+            format!("id={id} merOrderNo={}", e.mer_order_no),
+            if done { "done" } else { "retry" },
+            Instant::now(),
+        );
+        self.journal_entry(id)
     }
 
     pub fn journal_entries(&self, statuses: &[Status], limit: i64) -> CoreResult<Vec<Entry>> {
@@ -500,6 +765,21 @@ impl Desk {
             }
             other => other,
         }
+    }
+
+    /// The entry of an operation under its key (order number or reference), if any.
+    pub fn journal_entry_by_key(&self, operation: &str, key: &str) -> CoreResult<Option<Entry>> {
+        journal::get_by_key(
+            &lock(&self.journal),
+            &self.profile.name,
+            operation,
+            key.trim(),
+        )
+    }
+
+    /// The entry under a merchant order number (or reference), whatever its operation.
+    pub fn journal_entry_by_number(&self, key: &str) -> CoreResult<Option<Entry>> {
+        journal::get_by_number(&lock(&self.journal), &self.profile.name, key.trim())
     }
 
     pub fn journal_entry(&self, id: i64) -> CoreResult<Entry> {

@@ -15,7 +15,7 @@ use crate::forms::{
     BankDetails, CardForm, CardOp, Filler, PayinForm, PayinOp, PayoutForm, PayoutOp, PayoutPreview,
     Receipt,
 };
-use crate::journal;
+use crate::journal::{self, Status};
 
 /// A card top-up or withdraw made from this desk.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -418,34 +418,305 @@ impl Desk {
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 
-    /// Sends a checked bulk payout file: every valid row is first written to the
-    /// journal (its `merOrderNo` fixed), then sent one by one; `progress(done, total)`
-    /// after each. Rows already in the journal are not sent again. Returns one result
-    /// per row of the file, invalid ones included.
+    /// What a bulk run would do with each row of a checked file, as the journal stands
+    /// now; nothing is written or sent. See [`bulk::BulkPlan`].
+    pub fn bulk_plan(&self, file: &bulk::BulkFile) -> CoreResult<bulk::BulkPlan> {
+        let planned = self.plan_rows(file, false)?;
+        let mut plan = bulk::BulkPlan {
+            errors: file.errors.clone(),
+            ..bulk::BulkPlan::default()
+        };
+        let mut totals: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)> =
+            Default::default();
+        let mut held: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)> =
+            Default::default();
+        for p in &planned {
+            let (currency, amount) = p.payout.money();
+            match p.action {
+                bulk::RowAction::Send => {
+                    plan.to_send += 1;
+                    let t = totals.entry(currency.to_string()).or_default();
+                    t.0 += 1;
+                    t.1 += amount;
+                }
+                bulk::RowAction::Paid => plan.paid += 1,
+                bulk::RowAction::LookUp => plan.look_up += 1,
+                bulk::RowAction::Held => {
+                    plan.held += 1;
+                    let t = held.entry(currency.to_string()).or_default();
+                    t.0 += 1;
+                    t.1 += amount;
+                }
+            }
+            plan.rows.push(bulk::PlannedRow {
+                line: p.line,
+                mer_order_no: p.payout.mer_order_no().to_string(),
+                payout: p.payout.preview(),
+                action: p.action,
+                reason: p.reason.clone(),
+                earlier: p.earlier.clone(),
+            });
+        }
+        let total = |m: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)>| {
+            m.into_iter()
+                .map(|(currency, (count, amount))| {
+                    let fee = self.payout_fee_estimate(&currency);
+                    bulk::CurrencyTotal {
+                        fee_estimate: fee
+                            .as_ref()
+                            .map(|(f, _)| (*f * rust_decimal::Decimal::from(count)).to_string()),
+                        fee_basis: fee.map(|(_, b)| b),
+                        currency,
+                        count,
+                        amount: amount.to_string(),
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        plan.totals = total(totals);
+        plan.held_totals = total(held);
+        Ok(plan)
+    }
+
+    /// The fee of one payout in `currency`, as the last cached payout of this desk in
+    /// that currency shows it (the gateway states no fee before a payout is made), with
+    /// where the figure comes from. `None` when no such payout is cached.
+    fn payout_fee_estimate(&self, currency: &str) -> Option<(rust_decimal::Decimal, String)> {
+        let row: Option<(Option<String>, Option<String>, String)> = lock(&self.cache)
+            .query_row(
+                "SELECT handling_fee, transaction_fixed_fee, mer_order_no FROM orders
+                 WHERE currency = ?1 AND method IN ('CLABE', 'CARD')
+                   AND (handling_fee IS NOT NULL OR transaction_fixed_fee IS NOT NULL)
+                 ORDER BY id DESC LIMIT 1",
+                [currency],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .ok();
+        let (fee, fixed, no) = row?;
+        let d = |v: Option<String>| {
+            v.and_then(|s| s.parse::<rust_decimal::Decimal>().ok())
+                .unwrap_or_default()
+        };
+        let each = d(fee) + d(fixed);
+        Some((
+            each,
+            format!("estimated: {each} {currency} per payout, as on payout {no}"),
+        ))
+    }
+
+    /// Each valid row with the number it goes (or went) under and what is done with it.
+    /// `include_held`: rows held for a confirmation are sent (the operator confirmed).
+    fn plan_rows(
+        &self,
+        file: &bulk::BulkFile,
+        include_held: bool,
+    ) -> CoreResult<Vec<bulk::Planned>> {
+        let numbers: Vec<String> = file
+            .rows
+            .iter()
+            .map(|(_, r)| r.mer_order_no().to_string())
+            .collect();
+        let conn = lock(&self.journal);
+        let window = i64::from(self.profile.safety.duplicate_window_hours) * 3_600_000;
+        let mut out = Vec::with_capacity(file.rows.len());
+        for (line, row) in &file.rows {
+            let fp = journal::fingerprint(
+                bulk::operation_of(row),
+                &Value::Object(match row {
+                    bulk::BulkPayout::Clabe(p) => self.client.prepare(p)?.body,
+                    bulk::BulkPayout::Card(p) => self.client.prepare(p)?.body,
+                }),
+            );
+            let mut planned = bulk::Planned {
+                line: *line,
+                payout: row.clone(),
+                action: bulk::RowAction::Send,
+                reason: String::new(),
+                earlier: None,
+                fingerprint: fp.clone(),
+            };
+            let base = row.mer_order_no().to_string();
+            let mut number = base.clone();
+            let mut changed_from: Option<journal::Entry> = None;
+            let mut found = None;
+            // A number refused before goes again under the next of its chain
+            // (`-R1`, `-R2`, ...): the same every run, so a crash never gives a row two.
+            for k in 1..=50 {
+                match journal::get_by_number(&conn, &self.profile.name, &number)? {
+                    None => break,
+                    Some(e) if e.status == Status::Rejected => {
+                        number = format!("{base}-R{k}");
+                    }
+                    Some(e) if e.fingerprint.is_empty() || e.fingerprint == fp => {
+                        found = Some(e);
+                        break;
+                    }
+                    Some(e) if changed_from.is_none() && include_held => {
+                        // Changed since it was sent; confirmed: a number of its own.
+                        number = format!("{base}-C{}", &fp[..8]);
+                        changed_from = Some(e);
+                    }
+                    Some(e) => {
+                        planned.action = bulk::RowAction::Held;
+                        planned.reason = format!(
+                            "changed since it was sent as {} ({}: {}); sent only when you confirm, under a new number",
+                            e.mer_order_no,
+                            e.status.as_str(),
+                            e.summary
+                        );
+                        planned.earlier = Some(e.mer_order_no);
+                        break;
+                    }
+                }
+            }
+            if planned.action == bulk::RowAction::Held {
+                out.push(planned);
+                continue;
+            }
+            planned.payout.set_mer_order_no(&number);
+            match found {
+                Some(e) => {
+                    (planned.action, planned.reason) = match e.status {
+                        Status::Accepted => (
+                            bulk::RowAction::Paid,
+                            format!(
+                                "paid before as {}{}",
+                                e.mer_order_no,
+                                e.trade_no
+                                    .as_ref()
+                                    .map(|t| format!(" (tradeNo {t})"))
+                                    .unwrap_or_default()
+                            ),
+                        ),
+                        Status::Pending => (bulk::RowAction::Send, "not sent yet".into()),
+                        _ => (
+                            bulk::RowAction::LookUp,
+                            format!(
+                                "sent before, outcome unknown: looked up, not sent again ({})",
+                                e.message.clone().unwrap_or_default()
+                            ),
+                        ),
+                    };
+                    planned.earlier = Some(e.mer_order_no);
+                }
+                None => {
+                    let mut except: Vec<&str> = numbers.iter().map(String::as_str).collect();
+                    except.push(&number);
+                    if let Some(e) = changed_from {
+                        planned.reason = format!(
+                            "changed since it was sent as {} ({}); confirmed: sent as {number}",
+                            e.mer_order_no,
+                            e.status.as_str()
+                        );
+                        planned.earlier = Some(e.mer_order_no);
+                    } else if let Some(e) =
+                        journal::same_intent(&conn, &self.profile.name, &fp, window, &except)?
+                    {
+                        let age = (now_ms() - e.created_at).max(0) / 60_000;
+                        let why = format!(
+                            "the same payout as {} ({}, {age} min ago: {})",
+                            e.mer_order_no,
+                            e.status.as_str(),
+                            e.summary
+                        );
+                        if include_held {
+                            planned.reason = format!("{why}; confirmed as a second one");
+                        } else {
+                            planned.action = bulk::RowAction::Held;
+                            planned.reason =
+                                format!("{why}; sent only when you confirm a second one");
+                        }
+                        planned.earlier = Some(e.mer_order_no);
+                    } else {
+                        planned.reason = "new".into();
+                    }
+                }
+            }
+            out.push(planned);
+        }
+        Ok(out)
+    }
+
+    /// Sends a checked bulk payout file. The plan ([`Desk::bulk_plan`]) is made again
+    /// from the journal as it stands: every row to send is first written to the journal
+    /// (its `merOrderNo` fixed), then sent one by one; rows paid before are not sent;
+    /// rows with an unknown outcome are looked up, never sent blind; held rows go only
+    /// with `include_held` (each such override is audited). `expected` is the number of
+    /// rows to send the operator confirmed: if the plan now says otherwise (the file or
+    /// the journal changed), nothing is sent. `progress(done, total)` after each row.
+    /// Returns one result per row of the file, invalid ones included.
     pub async fn bulk_payouts(
         &self,
         file: &bulk::BulkFile,
+        include_held: bool,
+        expected: Option<usize>,
         mut progress: impl FnMut(usize, usize),
     ) -> CoreResult<Vec<bulk::RowResult>> {
-        for (_, row) in &file.rows {
-            let (body, summary) = match row {
-                bulk::BulkPayout::Clabe(p) => (
-                    self.client.prepare(p)?.body,
-                    format!("bulk payout CLABE {} {}", p.source_amount, p.currency_code),
+        let planned = self.plan_rows(file, include_held)?;
+        let sending = planned
+            .iter()
+            .filter(|p| p.action == bulk::RowAction::Send)
+            .count();
+        if let Some(n) = expected
+            && n != sending
+        {
+            return Err(CoreError::validation(
+                "file",
+                format!(
+                    "{sending} rows would be sent now, not the {n} confirmed: the file or the journal changed since the preview; check it again"
                 ),
-                bulk::BulkPayout::Card(p) => (
-                    self.client.prepare(p)?.body,
-                    format!("bulk payout CARD {} {}", p.source_amount, p.currency_code),
+            ));
+        }
+        for p in planned.iter().filter(|p| p.action == bulk::RowAction::Send) {
+            let (body, summary) = match &p.payout {
+                bulk::BulkPayout::Clabe(o) => (
+                    self.client.prepare(o)?.body,
+                    format!(
+                        "bulk payout CLABE {} {} to {}",
+                        o.source_amount,
+                        o.currency_code,
+                        paydesk_gateway::validate::mask_card(&o.clabe)
+                    ),
+                ),
+                bulk::BulkPayout::Card(o) => (
+                    self.client.prepare(o)?.body,
+                    format!(
+                        "bulk payout CARD {} {} to {} {} {}",
+                        o.source_amount,
+                        o.currency_code,
+                        o.ben_first_name,
+                        o.ben_last_name,
+                        paydesk_gateway::validate::mask_card(&o.card_no)
+                    ),
                 ),
             };
+            let body = Value::Object(body);
+            let no = p.payout.mer_order_no();
+            let known =
+                journal::get_by_number(&lock(&self.journal), &self.profile.name, no)?.is_some();
             journal::queue(
                 &mut lock(&self.journal),
                 &self.profile.name,
-                bulk::operation_of(row),
-                row.mer_order_no(),
-                &Value::Object(body),
-                &summary,
+                journal::Intent {
+                    operation: bulk::operation_of(&p.payout),
+                    mer_order_no: no,
+                    request: &body,
+                    summary: &summary,
+                    fingerprint: &p.fingerprint,
+                },
             )?;
+            if include_held && !known && p.earlier.is_some() {
+                self.audit(
+                    "duplicate_override",
+                    format!(
+                        "merOrderNo={no} earlier={} (bulk line {})",
+                        p.earlier.clone().unwrap_or_default(),
+                        p.line
+                    ),
+                    "confirmed",
+                    std::time::Instant::now(),
+                );
+            }
         }
         let mut results: Vec<bulk::RowResult> = file
             .errors
@@ -458,35 +729,59 @@ impl Desk {
                 detail: format!("{}: {}", e.field, e.rule),
             })
             .collect();
-        let total = file.rows.len();
-        for (i, (line, row)) in file.rows.iter().enumerate() {
-            let sent = match row {
-                bulk::BulkPayout::Clabe(p) => self.payout_clabe(p.clone()).await,
-                bulk::BulkPayout::Card(p) => self.payout_card(p.clone()).await,
+        let total = planned
+            .iter()
+            .filter(|p| matches!(p.action, bulk::RowAction::Send | bulk::RowAction::LookUp))
+            .count();
+        let mut done = 0;
+        for p in &planned {
+            let no = p.payout.mer_order_no().to_string();
+            let result = |status: &str, trade_no: Option<String>, detail: String| bulk::RowResult {
+                line: p.line,
+                mer_order_no: no.clone(),
+                status: status.into(),
+                trade_no: trade_no.unwrap_or_default(),
+                detail,
             };
-            let (status, trade_no, detail) = match sent {
-                Ok(s) => (
-                    s.entry.status.as_str().to_string(),
-                    s.entry.trade_no.clone().unwrap_or_default(),
+            match p.action {
+                bulk::RowAction::Held => {
+                    results.push(bulk::RowResult {
+                        mer_order_no: String::new(),
+                        ..result("held", None, p.reason.clone())
+                    });
+                    continue;
+                }
+                bulk::RowAction::Paid => {
+                    let e = journal::get_by_number(&lock(&self.journal), &self.profile.name, &no)?;
+                    results.push(result(
+                        "accepted",
+                        e.and_then(|e| e.trade_no),
+                        p.reason.clone(),
+                    ));
+                    continue;
+                }
+                bulk::RowAction::Send | bulk::RowAction::LookUp => {}
+            }
+            let sent = match &p.payout {
+                bulk::BulkPayout::Clabe(o) => self.payout_clabe(o.clone()).await,
+                bulk::BulkPayout::Card(o) => self.payout_card(o.clone()).await,
+            };
+            let entry = journal::get_by_number(&lock(&self.journal), &self.profile.name, &no)?;
+            results.push(match (sent, entry) {
+                (Ok(s), _) => result(
+                    s.entry.status.as_str(),
+                    s.entry.trade_no.clone(),
                     s.entry.message.clone().unwrap_or_default(),
                 ),
-                Err(e @ crate::CoreError::Rejected { .. }) => {
-                    ("rejected".into(), String::new(), e.to_string())
-                }
-                Err(
-                    e @ (crate::CoreError::OutcomeUnknown { .. }
-                    | crate::CoreError::BadResponse { .. }),
-                ) => ("unknown".into(), String::new(), e.to_string()),
-                Err(e) => ("pending".into(), String::new(), e.to_string()),
-            };
-            results.push(bulk::RowResult {
-                line: *line,
-                mer_order_no: row.mer_order_no().to_string(),
-                status,
-                trade_no,
-                detail,
+                (Err(e), Some(entry)) => result(
+                    entry.status.as_str(),
+                    entry.trade_no.clone(),
+                    entry.message.clone().unwrap_or_else(|| e.to_string()),
+                ),
+                (Err(e), None) => result("pending", None, e.to_string()),
             });
-            progress(i + 1, total);
+            done += 1;
+            progress(done, total);
         }
         results.sort_by_key(|r| r.line);
         Ok(results)

@@ -80,6 +80,7 @@ pub async fn external_sandbox(home: &Home, secrets: &Secrets, name: &str) -> (Ru
         state_overrides: Default::default(),
         operator: "tester".into(),
         notify_url: String::new(),
+        safety: Default::default(),
     };
     home.put(profile.clone()).unwrap();
     (running, profile)
