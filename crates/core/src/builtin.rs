@@ -60,6 +60,22 @@ pub fn ensure_profile(home: &Home, secrets: &Secrets) -> CoreResult<Profile> {
     Ok(profile)
 }
 
+/// How the built-in sandbox behaves where the interface is silent, from
+/// `PAYDESK_SANDBOX_BEHAVIOUR` (JSON, e.g. `{"listLagMs": 15000, "acceptReusedOrderNo":
+/// true}`): to try, or test, the desk against a gateway whose list shows new orders
+/// late or that takes a reused order number as a new order. Unset: the default.
+fn behaviour_from_env() -> CoreResult<paydesk_sandbox::Behaviour> {
+    match std::env::var("PAYDESK_SANDBOX_BEHAVIOUR") {
+        Ok(text) if !text.trim().is_empty() => serde_json::from_str(&text).map_err(|e| {
+            CoreError::validation(
+                "PAYDESK_SANDBOX_BEHAVIOUR",
+                format!("must be JSON such as {{\"listLagMs\": 15000}}: {e}"),
+            )
+        }),
+        _ => Ok(paydesk_sandbox::Behaviour::default()),
+    }
+}
+
 /// The running in-process sandbox of the built-in profile.
 #[derive(Debug)]
 pub struct BuiltinSandbox {
@@ -73,6 +89,7 @@ impl BuiltinSandbox {
         let config = SandboxConfig {
             db: Some(db),
             auto_complete_after: Some(Duration::from_secs(5)),
+            behaviour: behaviour_from_env()?,
             ..SandboxConfig::default()
         };
         let sandbox = Sandbox::new(config).map_err(|e| CoreError::storage(e.to_string()))?;

@@ -252,3 +252,69 @@ async fn two_desks_on_one_profile_never_look_up_or_send_one_entry_at_once() {
     );
     assert_eq!(orders_numbered(&f, "TWO-2"), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_withdrawal_is_resolved_by_the_operator_with_a_reason() {
+    use paydesk_gateway::wire::V1CardWithdraw;
+    let f = fixture("wd", 300, 3).await;
+    let sb = &f.running.sandbox;
+    let desk = f.desk().await;
+    let op = || V1CardWithdraw {
+        mer_no: MerNo(common::MER),
+        apply_order_no: "CARD-1".into(),
+        amount: "5.00".parse().unwrap(),
+        currency: "USD".into(),
+    };
+    sb.set_fault(
+        "/card/withdraw",
+        Fault {
+            drop_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    assert!(desk.card_withdraw(op(), "WD-1").await.is_err());
+    sb.clear_faults();
+    // The gateway cannot be asked: it stays unknown, saying what to do.
+    let e = desk.journal_entry_by_number("WD-1").unwrap().unwrap();
+    let e = desk.reconcile_entry(&e, true).await.unwrap();
+    assert_eq!(e.status, Status::Unknown);
+    assert!(e.message.unwrap().contains("mark it done"));
+    // Sending it again under its reference is not possible while it is unknown.
+    let again = desk.card_withdraw(op(), "WD-1").await.unwrap();
+    assert!(again.replayed);
+    assert_eq!(sb.with_state(|s| s.orders.len()), 1);
+    // A resolution needs a reason.
+    let err = desk.resolve_entry(e.id, true, " ").unwrap_err();
+    assert!(matches!(&err, CoreError::Validation { field, .. } if field == "reason"));
+    let done = desk
+        .resolve_entry(e.id, true, "card history shows the 5.00 debit")
+        .unwrap();
+    assert_eq!(done.status, Status::Accepted);
+    assert!(done.resolution.unwrap().contains("card history"));
+    assert_eq!(audits(&desk, "journal_resolve").len(), 1);
+    // Resolving a resolved entry is refused.
+    assert!(desk.resolve_entry(e.id, false, "again please").is_err());
+
+    // Another one that never arrived: the operator makes it sendable again.
+    sb.set_fault(
+        "/card/withdraw",
+        Fault {
+            error_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    let op2 = || V1CardWithdraw {
+        amount: "6.00".parse().unwrap(),
+        ..op()
+    };
+    assert!(desk.card_withdraw(op2(), "WD-2").await.is_err());
+    sb.clear_faults();
+    let e2 = desk.journal_entry_by_number("WD-2").unwrap().unwrap();
+    assert_eq!(e2.status, Status::Unknown);
+    desk.resolve_entry(e2.id, false, "no debit on the card after an hour")
+        .unwrap();
+    let sent = desk.card_withdraw(op2(), "WD-2").await.unwrap();
+    assert_eq!(sent.entry.status, Status::Accepted);
+    assert_eq!(sent.entry.attempts, 2, "the same reference, sent again");
+    assert_eq!(sb.with_state(|s| s.orders.len()), 2);
+}
