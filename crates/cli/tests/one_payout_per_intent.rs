@@ -223,7 +223,10 @@ async fn kill_9_during_a_bulk_run_of_2000_rows_then_to_the_end_pays_each_row_onc
                 finished = true;
                 break;
             }
+            // Unknown outcomes looked up, or proven absent and left for the next run
+            // (a run never sends what its confirmation did not show).
             Some(3) => tokio::time::sleep(Duration::from_millis(1_200)).await,
+            Some(5) if String::from_utf8_lossy(&out.stderr).contains("were not sent") => {}
             other => panic!("exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
         }
     }

@@ -6,7 +6,7 @@
 //! `currency`, `account` (the CLABE or the card number), and for cards `firstName`,
 //! `lastName`, optional `country`; optional `merOrderNo`. A row without `merOrderNo`
 //! gets one derived from the row's own content (and its occurrence among identical
-//! rows), never from the rest of the file: fixing one row, re-saving the file in Excel
+//! rows) under the profile's key (the desk makes it), never from the rest of the file: fixing one row, re-saving the file in Excel
 //! or adding rows changes no other row's number, so the same file (or the result file,
 //! which writes each number back) run again pays nothing twice.
 
@@ -14,7 +14,6 @@ use std::path::Path;
 
 use paydesk_gateway::wire::{self, MerNo, Operation};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::{CoreError, CoreResult};
 
@@ -134,6 +133,11 @@ pub struct BulkPlan {
     pub totals: Vec<CurrencyTotal>,
     /// Per currency, the held rows (sent too if confirmed).
     pub held_totals: Vec<CurrencyTotal>,
+    /// What is confirmed: a digest of the rows that will be sent (number, amount,
+    /// currency, account). Sending checks it against the plan made again then.
+    pub digest: String,
+    /// The same with the held rows included.
+    pub digest_with_held: String,
 }
 
 /// A row that failed its checks: 1-based line number in the file, field and rule.
@@ -155,17 +159,15 @@ pub struct BulkFile {
     pub headers: Vec<String>,
     /// Every record of the file by line, as read (written back to the result file).
     pub records: Vec<(usize, Vec<String>)>,
-    /// Lines whose `merOrderNo` was given in the file (not derived).
-    pub explicit: std::collections::BTreeSet<usize>,
+    /// For each line without a `merOrderNo`: its normalised content and its occurrence
+    /// among identical rows (`content#n`), from which the desk makes its number (`B`
+    /// and a keyed digest, see `Desk::bulk_plan`). Until then such a row carries
+    /// [`UNNUMBERED`].
+    pub derived: std::collections::BTreeMap<usize, String>,
 }
 
-/// The number a row without `merOrderNo` goes under: `B` and 20 hexadecimal digits of
-/// a SHA-256 over the row's normalised content and its occurrence among identical rows.
-pub fn row_number(content: &str, occurrence: usize) -> String {
-    let digest = Sha256::digest(format!("{content}#{occurrence}").as_bytes());
-    let hex: String = digest.iter().take(10).map(|b| format!("{b:02x}")).collect();
-    format!("B{hex}")
-}
+/// The placeholder number of a row whose number the desk has yet to make.
+pub const UNNUMBERED: &str = "B-UNNUMBERED";
 
 #[derive(Debug, Deserialize)]
 struct Row {
@@ -266,12 +268,14 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             .join("|");
             let n = occurrences.entry(content.clone()).or_insert(0);
             *n += 1;
-            row_number(&content, *n)
+            out.derived.insert(line, format!("{content}#{n}"));
+            UNNUMBERED.to_string()
         } else {
-            out.explicit.insert(line);
             row.mer_order_no.clone()
         };
-        if let Some(first) = numbers.get(&mer_order_no) {
+        if mer_order_no != UNNUMBERED
+            && let Some(first) = numbers.get(&mer_order_no)
+        {
             out.errors.push(fail(
                 "merOrderNo",
                 format!("{mer_order_no} is already used on line {first}; each row needs its own"),
@@ -312,7 +316,7 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                 address_line2: String::new(),
                 city: String::new(),
                 state: String::new(),
-                country_code: row.country.clone(),
+                country_code: row.country.to_ascii_uppercase(),
                 post_code: String::new(),
                 email: String::new(),
                 beneficiary_type: "individual".into(),

@@ -150,11 +150,12 @@ const NOT_INTENT: &[&str] = &[
     "timestamp",
 ];
 
-/// The fingerprint of what a request does: a SHA-256 over the operation and the
-/// request's members (sorted, amounts normalised, `merOrderNo` and the members of
-/// [`NOT_INTENT`] left out). Card numbers and file contents take part before they are
-/// masked; only the digest is stored.
-pub fn fingerprint(operation: &str, request: &Value) -> String {
+/// The fingerprint of what a request does: an HMAC-SHA-256 under the profile's intent
+/// key (in the keyring) over the operation and the request's members (sorted, amounts
+/// normalised, `merOrderNo` and the members of [`NOT_INTENT`] left out). Card numbers
+/// and file contents take part before they are masked; only the keyed digest is stored,
+/// so the masked request next to it does not let the middle digits be guessed.
+pub fn fingerprint(key: &[u8], operation: &str, request: &Value) -> String {
     fn canonical(v: &Value, key: &str, out: &mut String) {
         match v {
             Value::Object(m) => {
@@ -190,12 +191,18 @@ pub fn fingerprint(operation: &str, request: &Value) -> String {
             other => out.push_str(&other.to_string()),
         }
     }
-    use sha2::{Digest, Sha256};
     let mut text = format!("{operation}|");
     canonical(request, "", &mut text);
-    Sha256::digest(text.as_bytes())
+    keyed_digest(key, &text, 16)
+}
+
+/// The first `bytes` bytes of HMAC-SHA-256(`key`, `text`), in hexadecimal.
+pub fn keyed_digest(key: &[u8], text: &str, bytes: usize) -> String {
+    let key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, key);
+    aws_lc_rs::hmac::sign(&key, text.as_bytes())
+        .as_ref()
         .iter()
-        .take(16)
+        .take(bytes)
         .map(|b| format!("{b:02x}"))
         .collect()
 }
@@ -280,7 +287,8 @@ pub enum Begin {
 }
 
 /// The newest entry with this fingerprint that is unresolved (pending, sending,
-/// unknown) or was accepted within `window_ms`, other than those numbered in `except`.
+/// unknown) or was accepted within `window_ms` (counted from when it was found
+/// accepted), other than those numbered in `except`.
 pub fn same_intent(
     conn: &Connection,
     profile: &str,
@@ -294,7 +302,7 @@ pub fn same_intent(
             &format!(
                 "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
                    AND (status IN ('pending', 'sending', 'unknown')
-                        OR (status = 'accepted' AND created_at > ?3))
+                        OR (status = 'accepted' AND updated_at > ?3))
                    AND mer_order_no NOT IN (SELECT value FROM json_each(?4))
                  ORDER BY id DESC LIMIT 1"
             ),
@@ -302,6 +310,24 @@ pub fn same_intent(
             row,
         )
         .optional()?)
+}
+
+/// Every entry with this fingerprint that is unresolved or was accepted within
+/// `window_ms`, newest first (a hundred at most).
+pub fn same_intents(
+    conn: &Connection,
+    profile: &str,
+    fingerprint: &str,
+    window_ms: i64,
+) -> CoreResult<Vec<Entry>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
+           AND (status IN ('pending', 'sending', 'unknown')
+                OR (status = 'accepted' AND updated_at > ?3))
+         ORDER BY id DESC LIMIT 100"
+    ))?;
+    let rows = stmt.query_map(params![profile, fingerprint, now_ms() - window_ms], row)?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
 /// Writes the intent (or takes up the existing one) in one immediate transaction, so
@@ -594,13 +620,15 @@ mod tests {
         (dir, conn)
     }
 
+    const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
+
     const GUARD: Guard = Guard {
         window_ms: 24 * 3_600_000,
         allow_duplicate: false,
     };
 
     fn start(conn: &mut Connection, op: &str, no: &str, body: &Value) -> Begin {
-        let fp = fingerprint(op, body);
+        let fp = fingerprint(KEY, op, body);
         begin(
             conn,
             "p",
@@ -665,9 +693,15 @@ mod tests {
         let a = serde_json::json!({"merOrderNo": "A", "sourceAmount": "10.00", "currencyCode": "MXN", "clabe": "002010077777777771", "notifyUrl": "http://x", "sign": "s1"});
         let b = serde_json::json!({"merOrderNo": "B", "sourceAmount": "10", "currencyCode": "MXN", "clabe": "002010077777777771", "notifyUrl": "http://y", "sign": "s2"});
         let c = serde_json::json!({"merOrderNo": "A", "sourceAmount": "10.01", "currencyCode": "MXN", "clabe": "002010077777777771"});
-        assert_eq!(fingerprint("v2.payout", &a), fingerprint("v2.payout", &b));
-        assert_ne!(fingerprint("v2.payout", &a), fingerprint("v2.payout", &c));
-        assert_ne!(fingerprint("v2.payout", &a), fingerprint("v1.payout", &a));
+        let f = |op: &str, v: &Value| fingerprint(KEY, op, v);
+        assert_eq!(f("v2.payout", &a), f("v2.payout", &b));
+        assert_ne!(f("v2.payout", &a), f("v2.payout", &c));
+        assert_ne!(f("v2.payout", &a), f("v1.payout", &a));
+        assert_ne!(
+            f("v2.payout", &a),
+            fingerprint(b"another key of 32 bytes, really!", "v2.payout", &a),
+            "keyed: the digest cannot be recomputed without the keyring's key"
+        );
     }
 
     #[test]
@@ -685,7 +719,7 @@ mod tests {
             "nothing written"
         );
         // Confirmed by the operator: a second one goes.
-        let fp = fingerprint("v2.payout", &body);
+        let fp = fingerprint(KEY, "v2.payout", &body);
         let second = begin(
             &mut conn,
             "p",

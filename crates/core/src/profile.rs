@@ -43,7 +43,8 @@ pub struct Profile {
     pub safety: Safety,
 }
 
-/// The money-safety settings of a profile (see the README's "What safety costs").
+/// The money-safety settings of a profile (the README's "One payout per intent" says
+/// what each costs a user).
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]

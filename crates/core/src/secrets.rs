@@ -267,9 +267,24 @@ impl Secrets {
             .map(|b| Sensitive::new(String::from_utf8_lossy(b.expose()).into_owned())))
     }
 
+    /// The profile's key for intent fingerprints and bulk row numbers (32 random bytes,
+    /// made on first use): what the journal stores of a request's full account is an
+    /// HMAC under this key, so the database alone cannot give the card number back.
+    pub fn intent_key(&self, profile: &str) -> CoreResult<Sensitive<Vec<u8>>> {
+        let name = Self::name(profile, "intent-key");
+        if let Some(k) = self.store.get(&name)?.filter(|k| k.expose().len() == 32) {
+            return Ok(k);
+        }
+        let mut key = vec![0u8; 32];
+        aws_lc_rs::rand::fill(&mut key)
+            .map_err(|_| CoreError::internal("no random bytes for the intent key"))?;
+        self.store.set(&name, &key)?;
+        Ok(Sensitive::new(key))
+    }
+
     /// Removes every secret of a profile.
     pub fn forget(&self, profile: &str) -> CoreResult<()> {
-        for what in ["merchant-key", "gateway-key", "bearer-token"] {
+        for what in ["merchant-key", "gateway-key", "bearer-token", "intent-key"] {
             self.store.delete(&Self::name(profile, what))?;
         }
         Ok(())

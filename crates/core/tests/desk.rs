@@ -431,9 +431,11 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
         vec![(12, "account"), (52, "account"), (92, "amount")]
     );
 
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!(plan.to_send, 97);
     let mut ticks = Vec::new();
     let results = desk
-        .bulk_payouts(&file, false, Some(97), |done, total| {
+        .bulk_payouts(&file, false, Some(&plan.digest), |done, total| {
             ticks.push((done, total))
         })
         .await
@@ -451,7 +453,7 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
 
     // The same file again: nothing is paid twice.
     let again = desk
-        .bulk_payouts(&bulk::read(&path, &ctx).unwrap(), false, Some(0), |_, _| {})
+        .bulk_payouts(&bulk::read(&path, &ctx).unwrap(), false, None, |_, _| {})
         .await
         .unwrap();
     assert_eq!(again.iter().filter(|r| r.status == "accepted").count(), 97);

@@ -69,8 +69,8 @@ impl GatewayError {
             Self::OutcomeUnknown { .. }
             | Self::BadResponse { .. }
             | Self::SignatureInvalid { .. } => NextStep::Reconcile,
-            // Only the statuses the interface documents (the Vietnam bank payin's 400
-            // and 404) are answers; any other (a 403, 408, 409 or 429 from a proxy or a
+            // Only the statuses the interface documents are answers: 400 and 404, named
+            // for the Vietnam bank payin (no other operation documents a status); any other (a 403, 408, 409 or 429 from a proxy or a
             // load balancer, a 5xx) may come after the gateway acted.
             Self::Http {
                 status: 400 | 404, ..

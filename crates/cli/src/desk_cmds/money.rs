@@ -547,13 +547,22 @@ async fn bulk(
             .join("; ")
     };
     let held_sent = if how.include_held { plan.held } else { 0 };
+    let mut sent_totals = totals(&plan.totals);
+    if held_sent > 0 {
+        sent_totals = format!(
+            "{}{}held rows: {}",
+            sent_totals,
+            if sent_totals.is_empty() { "" } else { "; " },
+            totals(&plan.held_totals)
+        );
+    }
     let summary = format!(
-        "{} rows to send ({}), {} already paid, {} to look up (sent before, outcome unknown), {} held{}, {} invalid",
+        "{} rows to send ({}), {} already paid, {} to look up (sent before, outcome unknown; looked up, not sent), {} held{}, {} invalid",
         plan.to_send + held_sent,
-        if plan.totals.is_empty() && held_sent == 0 {
+        if sent_totals.is_empty() {
             "nothing".to_string()
         } else {
-            totals(&plan.totals)
+            sent_totals
         },
         plan.paid,
         plan.look_up,
@@ -588,8 +597,15 @@ async fn bulk(
     } else if !g.json {
         eprintln!("{summary}");
     }
-    let expected = plan.to_send as usize + held_sent as usize;
-    let pb = bar((expected + plan.look_up as usize) as u64, "paying out");
+    let expected = if how.include_held {
+        &plan.digest_with_held
+    } else {
+        &plan.digest
+    };
+    let pb = bar(
+        u64::from(plan.to_send + held_sent + plan.look_up),
+        "paying out",
+    );
     if g.json {
         pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
@@ -608,17 +624,23 @@ async fn bulk(
             "{} accepted, {} rejected, {} unknown, {} not sent, {} held, {} invalid; results (with each row's merOrderNo, to fix and send again) in {}",
             count("accepted"),
             count("rejected"),
-            count("unknown"),
+            count("unknown") + count("sending"),
             count("pending"),
             count("held"),
             count("invalid"),
             out.display()
         )
     })?;
-    if count("unknown") > 0 {
+    let unknown = count("unknown") + count("sending");
+    if unknown > 0 {
         return Err(Failure::Unknown(format!(
-            "{} rows have an unknown outcome: `paydesk journal reconcile` looks them up, and running the same file again sends only what the gateway proves it does not have",
-            count("unknown")
+            "{unknown} rows have an unknown outcome: `paydesk journal reconcile` looks them up, and running the same file again sends only what the gateway proves it does not have"
+        )));
+    }
+    if count("pending") > 0 {
+        return Err(Failure::Other(format!(
+            "{} rows were not sent (see the result file); running the same file again sends them under the same numbers",
+            count("pending")
         )));
     }
     Ok(())

@@ -97,6 +97,8 @@ pub struct Desk {
     /// Order numbers the operator confirmed as a second, deliberate request for an
     /// intent already in the journal (taken by the next [`Desk::submit`] of that number).
     allowed_duplicates: Mutex<std::collections::HashSet<String>>,
+    /// The key of intent fingerprints and bulk row numbers (from the keyring).
+    intent_key: paydesk_gateway::Sensitive<Vec<u8>>,
     /// Where notifications for orders made here go: the desk's own endpoint when it
     /// runs ([`crate::receiver`]), else the profile's `notifyUrl`.
     notify_url: Mutex<Option<String>>,
@@ -122,6 +124,15 @@ pub fn new_mer_order_no(prefix: &str) -> String {
         now.format("%y%m%d%H%M%S"),
         now.timestamp_subsec_millis()
     )
+}
+
+/// What the order list says of a merchant order number.
+#[derive(Debug)]
+enum Listed {
+    Found(String),
+    /// Listed, but with no trade number: there, not proven.
+    WithoutTradeNo,
+    Absent,
 }
 
 /// A time (UTC millis) as people read it in a message: `HH:MM:SS UTC`.
@@ -165,6 +176,7 @@ impl Desk {
             bearer: secrets.bearer(&profile.name)?,
         };
         let client = GatewayClient::new(config, credentials)?;
+        let intent_key = secrets.intent_key(&profile.name)?;
         let secrets_ms = started.elapsed().as_millis();
         let path = home.database(&profile.name);
         let cache = Arc::new(Mutex::new(db::open(&path, Durability::Cache)?));
@@ -179,6 +191,7 @@ impl Desk {
             dictionary,
             sandbox,
             allowed_duplicates: Mutex::default(),
+            intent_key,
             anchors: Mutex::default(),
             notify_url: Mutex::default(),
         };
@@ -300,18 +313,19 @@ impl Desk {
         }
     }
 
-    /// The earlier entry of the same intent that a new order number would repeat:
-    /// unresolved, or accepted within the profile's window. What the app shows before
-    /// it asks for a second confirmation.
-    pub fn same_intent(&self, operation: &str, request: &Value) -> CoreResult<Option<Entry>> {
-        let fp = journal::fingerprint(operation, request);
-        journal::same_intent(
-            &lock(&self.journal),
-            &self.profile.name,
-            &fp,
-            self.guard(false).window_ms,
-            &[],
-        )
+    /// The fingerprint of an operation's request ([`journal::fingerprint`]), its
+    /// payment method (a header, not a member) included.
+    pub(crate) fn fingerprint_of<O: Operation>(&self, op: &O, body: &Value) -> String {
+        let name = match op.headers().payment_type {
+            Some(t) => format!("{}/{t}", O::NAME),
+            None => O::NAME.to_string(),
+        };
+        journal::fingerprint(self.intent_key.expose(), &name, body)
+    }
+
+    /// A keyed digest for this profile (bulk row numbers).
+    pub(crate) fn keyed(&self, text: &str, bytes: usize) -> String {
+        journal::keyed_digest(self.intent_key.expose(), text, bytes)
     }
 
     /// Sends an operation that moves money or submits data, through the journal:
@@ -332,7 +346,7 @@ impl Desk {
     {
         let prepared = self.client.prepare(op)?;
         let body = Value::Object(prepared.body.clone());
-        let fp = journal::fingerprint(O::NAME, &body);
+        let fp = self.fingerprint_of(op, &body);
         let allow_duplicate = lock(&self.allowed_duplicates).remove(mer_order_no);
         let intent = Intent {
             operation: O::NAME,
@@ -467,11 +481,13 @@ impl Desk {
         };
         let message = e.to_string();
         let (status, code) = match &e {
-            GatewayError::Rejected { code, .. } if entry.attempts > 1 => {
+            GatewayError::Rejected { code, .. }
+                if entry.attempts > 1 && Self::can_look_up(&entry.operation) =>
+            {
                 // A refusal of a resend may mean the first attempt arrived after all
                 // (a reused number refused): look before believing it.
                 match self.look_up(&entry.mer_order_no).await {
-                    Ok(Some(trade_no)) => {
+                    Ok(Listed::Found(trade_no)) => {
                         let conn = lock(&self.journal);
                         let note = format!(
                             "the resend was refused ({code}), and the order is at the gateway: the first attempt arrived"
@@ -494,10 +510,13 @@ impl Desk {
                             replayed: false,
                         });
                     }
+                    // Not proven absent (the lookup failed, or the list names it without
+                    // a trade number), or refused as a reused number: still unknown.
+                    Err(_) | Ok(Listed::WithoutTradeNo) => (Status::Unknown, Some(code.clone())),
                     _ if self.profile.safety.duplicate_codes.contains(code) => {
                         (Status::Unknown, Some(code.clone()))
                     }
-                    _ => (Status::Rejected, Some(code.clone())),
+                    Ok(Listed::Absent) => (Status::Rejected, Some(code.clone())),
                 }
             }
             GatewayError::Rejected { code, .. } => (Status::Rejected, Some(code.clone())),
@@ -535,9 +554,15 @@ impl Desk {
         })
     }
 
-    /// Asks the gateway's order list for a merchant order number: its trade number
-    /// when listed.
-    async fn look_up(&self, mer_order_no: &str) -> Result<Option<String>, GatewayError> {
+    /// True for operations whose merchant order number the order list can be asked
+    /// about (not card withdrawals and review submissions, keyed by this desk's own
+    /// reference).
+    fn can_look_up(operation: &str) -> bool {
+        operation != wire::V1CardWithdraw::NAME && operation != wire::V1TransferOrderSubmit::NAME
+    }
+
+    /// Asks the gateway's order list for a merchant order number.
+    async fn look_up(&self, mer_order_no: &str) -> Result<Listed, GatewayError> {
         let op = wire::V2OrderList {
             mer_no: MerNo(self.profile.mer_no),
             mer_order_nos: vec![mer_order_no.to_string()],
@@ -555,12 +580,20 @@ impl Desk {
             &Self::result_code(&r),
             started,
         );
-        Ok(r?
-            .data
+        let page = r?.data;
+        let mut listed = Listed::Absent;
+        for i in page
             .list
             .into_iter()
-            .find(|i| i.mer_order_no == mer_order_no && !i.trade_no.trim().is_empty())
-            .map(|i| i.trade_no))
+            .filter(|i| i.mer_order_no == mer_order_no)
+        {
+            if i.trade_no.trim().is_empty() {
+                listed = Listed::WithoutTradeNo;
+            } else {
+                return Ok(Listed::Found(i.trade_no));
+            }
+        }
+        Ok(listed)
     }
 
     /// Looks an entry up at the gateway (order list by `merOrderNos`), under a claim in
@@ -573,9 +606,7 @@ impl Desk {
         let current = || -> CoreResult<Entry> {
             Ok(journal::get(&lock(&self.journal), e.id)?.unwrap_or_else(|| e.clone()))
         };
-        if e.operation == wire::V1CardWithdraw::NAME
-            || e.operation == wire::V1TransferOrderSubmit::NAME
-        {
+        if !Self::can_look_up(&e.operation) {
             // These calls carry no merchant order number the gateway can be asked about.
             let msg = "the gateway cannot be asked about this call: check the card's or the order's history, then mark it done or send it again with the same reference";
             journal::defer(&lock(&self.journal), e.id, i64::MAX, msg)?;
@@ -594,7 +625,7 @@ impl Desk {
         let conn = lock(&self.journal);
         let now = now_ms();
         match r {
-            Ok(Some(trade_no)) => {
+            Ok(Listed::Found(trade_no)) => {
                 journal::finish(
                     &conn,
                     e.id,
@@ -607,7 +638,12 @@ impl Desk {
                     },
                 )?;
             }
-            Ok(None) => {
+            Ok(Listed::WithoutTradeNo) => {
+                let note =
+                    "listed by the gateway without a trade number: not sent again; looked up later";
+                journal::not_found_yet(&conn, e.id, &claim, now + 60_000, note)?;
+            }
+            Ok(Listed::Absent) => {
                 let safety = &self.profile.safety;
                 let left = e.sent_at.unwrap_or(e.created_at);
                 let grace_ends = left + i64::from(safety.not_found_grace_secs) * 1000;

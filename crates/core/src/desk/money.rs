@@ -424,6 +424,8 @@ impl Desk {
         let planned = self.plan_rows(file, false)?;
         let mut plan = bulk::BulkPlan {
             errors: file.errors.clone(),
+            digest: self.plan_digest(&planned),
+            digest_with_held: self.plan_digest(&self.plan_rows(file, true)?),
             ..bulk::BulkPlan::default()
         };
         let mut totals: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)> =
@@ -504,6 +506,25 @@ impl Desk {
         ))
     }
 
+    /// A digest of the rows a plan sends: what the operator confirms.
+    fn plan_digest(&self, planned: &[bulk::Planned]) -> String {
+        let text: String = planned
+            .iter()
+            .filter(|p| p.action == bulk::RowAction::Send)
+            .map(|p| {
+                let (currency, amount) = p.payout.money();
+                format!(
+                    "{}|{}|{currency}|{}|{};",
+                    p.line,
+                    p.payout.mer_order_no(),
+                    amount.normalize(),
+                    p.fingerprint
+                )
+            })
+            .collect();
+        self.keyed(&format!("plan|{text}"), 16)
+    }
+
     /// Each valid row with the number it goes (or went) under and what is done with it.
     /// `include_held`: rows held for a confirmation are sent (the operator confirmed).
     fn plan_rows(
@@ -511,36 +532,55 @@ impl Desk {
         file: &bulk::BulkFile,
         include_held: bool,
     ) -> CoreResult<Vec<bulk::Planned>> {
-        let numbers: Vec<String> = file
+        // A row's base number: the one given, or `B` and a keyed digest of its content.
+        let bases: Vec<String> = file
             .rows
             .iter()
-            .map(|(_, r)| r.mer_order_no().to_string())
+            .map(|(line, r)| match file.derived.get(line) {
+                Some(content) => format!("B{}", self.keyed(&format!("bulk|{content}"), 10)),
+                None => r.mer_order_no().to_string(),
+            })
             .collect();
+        let ours = |no: &str| {
+            bases.iter().any(|b| {
+                no == b
+                    || no
+                        .strip_prefix(b.as_str())
+                        .is_some_and(|r| r.starts_with('-'))
+            })
+        };
         let conn = lock(&self.journal);
         let window = i64::from(self.profile.safety.duplicate_window_hours) * 3_600_000;
+        let now = now_ms();
+        let days = |e: &journal::Entry| (now - e.updated_at).max(0) / 86_400_000;
         let mut out = Vec::with_capacity(file.rows.len());
-        for (line, row) in &file.rows {
-            let fp = journal::fingerprint(
-                bulk::operation_of(row),
-                &Value::Object(match row {
-                    bulk::BulkPayout::Clabe(p) => self.client.prepare(p)?.body,
-                    bulk::BulkPayout::Card(p) => self.client.prepare(p)?.body,
-                }),
-            );
+        for ((line, row), base) in file.rows.iter().zip(&bases) {
+            let mut payout = row.clone();
+            payout.set_mer_order_no(base);
+            let fp = match &payout {
+                bulk::BulkPayout::Clabe(p) => {
+                    self.fingerprint_of(p, &Value::Object(self.client.prepare(p)?.body))
+                }
+                bulk::BulkPayout::Card(p) => {
+                    self.fingerprint_of(p, &Value::Object(self.client.prepare(p)?.body))
+                }
+            };
             let mut planned = bulk::Planned {
                 line: *line,
-                payout: row.clone(),
+                payout,
                 action: bulk::RowAction::Send,
                 reason: String::new(),
                 earlier: None,
                 fingerprint: fp.clone(),
             };
-            let base = row.mer_order_no().to_string();
             let mut number = base.clone();
             let mut changed_from: Option<journal::Entry> = None;
+            let mut paid_long_ago: Option<journal::Entry> = None;
             let mut found = None;
-            // A number refused before goes again under the next of its chain
-            // (`-R1`, `-R2`, ...): the same every run, so a crash never gives a row two.
+            // A number refused before, or paid longer ago than the profile's window (the
+            // same payout again, e.g. next month's payroll), goes under the next of its
+            // chain (`-R1`, `-R2`, ...): the same every run, so a crash never gives a row
+            // two numbers.
             for k in 1..=50 {
                 match journal::get_by_number(&conn, &self.profile.name, &number)? {
                     None => break,
@@ -548,8 +588,13 @@ impl Desk {
                         number = format!("{base}-R{k}");
                     }
                     Some(e) if e.fingerprint.is_empty() || e.fingerprint == fp => {
-                        found = Some(e);
-                        break;
+                        if e.status == Status::Accepted && e.updated_at <= now - window {
+                            number = format!("{base}-R{k}");
+                            paid_long_ago = Some(e);
+                        } else {
+                            found = Some(e);
+                            break;
+                        }
                     }
                     Some(e) if changed_from.is_none() && include_held => {
                         // Changed since it was sent; confirmed: a number of its own.
@@ -574,62 +619,76 @@ impl Desk {
                 continue;
             }
             planned.payout.set_mer_order_no(&number);
-            match found {
-                Some(e) => {
-                    (planned.action, planned.reason) = match e.status {
-                        Status::Accepted => (
-                            bulk::RowAction::Paid,
+            if let Some(e) = found {
+                (planned.action, planned.reason) = match e.status {
+                    Status::Accepted => (
+                        bulk::RowAction::Paid,
+                        format!(
+                            "paid before as {}{}",
+                            e.mer_order_no,
+                            e.trade_no
+                                .as_ref()
+                                .map(|t| format!(" (tradeNo {t})"))
+                                .unwrap_or_default()
+                        ),
+                    ),
+                    Status::Pending => (bulk::RowAction::Send, "not sent yet".into()),
+                    _ => (
+                        bulk::RowAction::LookUp,
+                        format!(
+                            "sent before, outcome unknown: looked up in this run, never sent blind ({})",
+                            e.message.clone().unwrap_or_default()
+                        ),
+                    ),
+                };
+                planned.earlier = Some(e.mer_order_no);
+                out.push(planned);
+                continue;
+            }
+            // A new number: held if it repeats a payout that is not this file's.
+            let repeats = if let Some(e) = changed_from {
+                Some(format!(
+                    "changed since it was sent as {} ({})",
+                    e.mer_order_no,
+                    e.status.as_str()
+                ))
+                .map(|why| (why, e.mer_order_no))
+            } else if let Some(e) = paid_long_ago {
+                Some((
+                    format!(
+                        "the same payout was paid {} days ago as {}",
+                        days(&e),
+                        e.mer_order_no
+                    ),
+                    e.mer_order_no,
+                ))
+            } else {
+                journal::same_intents(&conn, &self.profile.name, &fp, window)?
+                    .into_iter()
+                    .find(|e| !ours(&e.mer_order_no))
+                    .map(|e| {
+                        let age = (now - e.created_at).max(0) / 60_000;
+                        (
                             format!(
-                                "paid before as {}{}",
+                                "the same payout as {} ({}, {age} min ago: {})",
                                 e.mer_order_no,
-                                e.trade_no
-                                    .as_ref()
-                                    .map(|t| format!(" (tradeNo {t})"))
-                                    .unwrap_or_default()
+                                e.status.as_str(),
+                                e.summary
                             ),
-                        ),
-                        Status::Pending => (bulk::RowAction::Send, "not sent yet".into()),
-                        _ => (
-                            bulk::RowAction::LookUp,
-                            format!(
-                                "sent before, outcome unknown: looked up, not sent again ({})",
-                                e.message.clone().unwrap_or_default()
-                            ),
-                        ),
-                    };
-                    planned.earlier = Some(e.mer_order_no);
-                }
-                None => {
-                    let mut except: Vec<&str> = numbers.iter().map(String::as_str).collect();
-                    except.push(&number);
-                    if let Some(e) = changed_from {
-                        planned.reason = format!(
-                            "changed since it was sent as {} ({}); confirmed: sent as {number}",
                             e.mer_order_no,
-                            e.status.as_str()
-                        );
-                        planned.earlier = Some(e.mer_order_no);
-                    } else if let Some(e) =
-                        journal::same_intent(&conn, &self.profile.name, &fp, window, &except)?
-                    {
-                        let age = (now_ms() - e.created_at).max(0) / 60_000;
-                        let why = format!(
-                            "the same payout as {} ({}, {age} min ago: {})",
-                            e.mer_order_no,
-                            e.status.as_str(),
-                            e.summary
-                        );
-                        if include_held {
-                            planned.reason = format!("{why}; confirmed as a second one");
-                        } else {
-                            planned.action = bulk::RowAction::Held;
-                            planned.reason =
-                                format!("{why}; sent only when you confirm a second one");
-                        }
-                        planned.earlier = Some(e.mer_order_no);
+                        )
+                    })
+            };
+            match repeats {
+                None => planned.reason = "new".into(),
+                Some((why, earlier)) => {
+                    if include_held {
+                        planned.reason = format!("{why}; confirmed: sent as {number}");
                     } else {
-                        planned.reason = "new".into();
+                        planned.action = bulk::RowAction::Held;
+                        planned.reason = format!("{why}; sent only when you confirm a new payout");
                     }
+                    planned.earlier = Some(earlier);
                 }
             }
             out.push(planned);
@@ -640,31 +699,27 @@ impl Desk {
     /// Sends a checked bulk payout file. The plan ([`Desk::bulk_plan`]) is made again
     /// from the journal as it stands: every row to send is first written to the journal
     /// (its `merOrderNo` fixed), then sent one by one; rows paid before are not sent;
-    /// rows with an unknown outcome are looked up, never sent blind; held rows go only
-    /// with `include_held` (each such override is audited). `expected` is the number of
-    /// rows to send the operator confirmed: if the plan now says otherwise (the file or
-    /// the journal changed), nothing is sent. `progress(done, total)` after each row.
-    /// Returns one result per row of the file, invalid ones included.
+    /// rows with an unknown outcome are looked up in this run, never sent (a later run
+    /// sends those the gateway proves it lacks, after a new confirmation); held rows go
+    /// only with `include_held` (each such override is audited). `expected` is the
+    /// plan's digest the operator confirmed ([`bulk::BulkPlan::digest`], or
+    /// `digest_with_held`): if the plan made now differs (the file or the journal
+    /// changed), nothing is sent. `progress(done, total)` after each row. Returns one
+    /// result per row of the file, invalid ones included.
     pub async fn bulk_payouts(
         &self,
         file: &bulk::BulkFile,
         include_held: bool,
-        expected: Option<usize>,
+        expected: Option<&str>,
         mut progress: impl FnMut(usize, usize),
     ) -> CoreResult<Vec<bulk::RowResult>> {
         let planned = self.plan_rows(file, include_held)?;
-        let sending = planned
-            .iter()
-            .filter(|p| p.action == bulk::RowAction::Send)
-            .count();
-        if let Some(n) = expected
-            && n != sending
+        if let Some(confirmed) = expected
+            && confirmed != self.plan_digest(&planned)
         {
             return Err(CoreError::validation(
                 "file",
-                format!(
-                    "{sending} rows would be sent now, not the {n} confirmed: the file or the journal changed since the preview; check it again"
-                ),
+                "the rows to send are not the ones confirmed: the file or the journal changed since the preview; check it again",
             ));
         }
         for p in planned.iter().filter(|p| p.action == bulk::RowAction::Send) {
@@ -762,9 +817,18 @@ impl Desk {
                 }
                 bulk::RowAction::Send | bulk::RowAction::LookUp => {}
             }
-            let sent = match &p.payout {
-                bulk::BulkPayout::Clabe(o) => self.payout_clabe(o.clone()).await,
-                bulk::BulkPayout::Card(o) => self.payout_card(o.clone()).await,
+            let sent = match (&p.action, &p.payout) {
+                (bulk::RowAction::LookUp, _) => {
+                    let e = journal::get_by_number(&lock(&self.journal), &self.profile.name, &no)?
+                        .ok_or_else(|| CoreError::internal("journal entry vanished"))?;
+                    self.reconcile_entry(&e, true).await.map(|entry| Submitted {
+                        entry,
+                        data: None,
+                        replayed: true,
+                    })
+                }
+                (_, bulk::BulkPayout::Clabe(o)) => self.payout_clabe(o.clone()).await,
+                (_, bulk::BulkPayout::Card(o)) => self.payout_card(o.clone()).await,
             };
             let entry = journal::get_by_number(&lock(&self.journal), &self.profile.name, &no)?;
             results.push(match (sent, entry) {
