@@ -39,6 +39,8 @@ const COMMANDS: &[&str] = &[
     "payout_create",
     "journal_entry",
     "journal_reconcile",
+    "journal_resolve",
+    "bulk_result_open",
     "journal_list",
     "bulk_check",
     "bulk_send",

@@ -57,6 +57,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             money::payout_create,
             money::journal_entry,
             money::journal_reconcile,
+            money::journal_resolve,
+            money::bulk_result_open,
             money::journal_list,
             money::bulk_check,
             money::bulk_send,

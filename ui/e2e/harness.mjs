@@ -55,8 +55,8 @@ function descendants(pid) {
 }
 
 /// A session on the app, on a fresh home (or `home`, kept afterwards) with a keyring
-/// service of its own.
-export async function startApp({ home: given, app = APP } = {}) {
+/// service of its own; `env` is added to the app's environment.
+export async function startApp({ home: given, app = APP, env = {} } = {}) {
   const home = given ?? mkdtempSync(path.join(tmpdir(), "paydesk-e2e-"));
   mkdirSync(ARTIFACTS, { recursive: true });
   const port = await freePort();
@@ -74,6 +74,7 @@ export async function startApp({ home: given, app = APP } = {}) {
         // No accessibility bus runs in the tests' private D-Bus session: GTK's bridge to
         // it would only wait on calls that cannot be answered.
         NO_AT_BRIDGE: "1",
+        ...env,
       },
     },
   );

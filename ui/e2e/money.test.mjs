@@ -218,6 +218,10 @@ test("bulk payouts: 100 rows, 3 bad ones refused before anything is sent", async
   await h.shot("payouts-bulk-preview");
   await checkAxe("bulk preview");
   await h.click(id("bulk-send"));
+  // Nothing is sent before the confirmation, which shows the count and the totals.
+  const confirm = await h.waitFor(id("bulk-confirm"));
+  assert.equal(await confirm.getAttribute("data-to-send"), "97");
+  await h.click(id("bulk-confirm-send"));
   const result = await h.waitFor(id("bulk-result"), 100_000);
   assert.equal(await result.getAttribute("data-accepted"), "97");
   assert.equal(await result.getAttribute("data-invalid"), "3");

@@ -74,18 +74,32 @@ export const commands = {
 	orderNoNew: (prefix: string) => typedError<string, CoreError>(__TAURI_INVOKE("order_no_new", { prefix })),
 	/**  Opens a payin's `payUrl` in the default browser; only http and https links. */
 	payUrlOpen: (url: string) => typedError<null, CoreError>(__TAURI_INVOKE("pay_url_open", { url })),
-	payinCreate: (form: PayinForm_Deserialize) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payin_create", { form })),
+	payinCreate: (form: PayinForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payin_create", { form, allowDuplicate })),
 	/**  Checks a payout and answers with what the confirmation step shows. */
 	payoutPreview: (form: PayoutForm_Deserialize) => typedError<PayoutPreview_Serialize, CoreError>(__TAURI_INVOKE("payout_preview", { form })),
 	/**
 	 *  Sends a confirmed payout. `lose_answer` (built-in sandbox only) makes the sandbox
 	 *  commit the payout and drop the connection, to see a lost answer handled for real.
+	 *  `allow_duplicate`: the operator confirmed a second payout of an intent that is in
+	 *  the journal under another number (the first try answers with a `duplicate` error
+	 *  naming it).
 	 */
-	payoutCreate: (form: PayoutForm_Deserialize, loseAnswer: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payout_create", { form, loseAnswer })),
+	payoutCreate: (form: PayoutForm_Deserialize, loseAnswer: boolean, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payout_create", { form, loseAnswer, allowDuplicate })),
 	/**  One journal entry, as it stands now. */
 	journalEntry: (id: number) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_entry", { id })),
 	/**  Asks the gateway about an entry whose outcome is unknown (never sends it again). */
 	journalReconcile: (id: number) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_reconcile", { id })),
+	/**
+	 *  Resolves by hand an unknown card withdrawal or review submission (the gateway
+	 *  cannot be asked about them): `done` marks it accepted, otherwise it can be sent
+	 *  again with the same reference. The reason is kept and audited.
+	 */
+	journalResolve: (id: number, done: boolean, reason: string) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_resolve", { id, done, reason })),
+	/**
+	 *  Opens a bulk run's result file (`*.result.csv`, written by [`bulk_send`]) in the
+	 *  program the system uses for CSV files.
+	 */
+	bulkResultOpen: (path: string) => typedError<null, CoreError>(__TAURI_INVOKE("bulk_result_open", { path })),
 	/**
 	 *  The newest journal entries of these operations (e.g. `v2.payout`, `v1.payout`; none
 	 *  for all).
@@ -97,11 +111,14 @@ export const commands = {
 	 */
 	bulkCheck: (path: string) => typedError<BulkCheck_Serialize, CoreError>(__TAURI_INVOKE("bulk_check", { path })),
 	/**
-	 *  Sends every valid row of a bulk file (each first written to the journal; rows
-	 *  already there are not sent again) and writes the result file next to it.
+	 *  Sends the rows of a bulk file the operator confirmed (each first written to the
+	 *  journal; rows paid before are not sent again, unknown ones are looked up; held rows
+	 *  only with `include_held`) and writes the result file next to it. `expected` is the
+	 *  digest of the plan the confirmation showed (`digest`, or `digestWithHeld`): if the
+	 *  plan made again now differs, nothing is sent.
 	 */
-	bulkSend: (path: string, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome, CoreError>(__TAURI_INVOKE("bulk_send", { path, onProgress })),
-	cardMove: (form: CardForm_Deserialize) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("card_move", { form })),
+	bulkSend: (path: string, includeHeld: boolean, expected: string, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome, CoreError>(__TAURI_INVOKE("bulk_send", { path, includeHeld, expected, onProgress })),
+	cardMove: (form: CardForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("card_move", { form, allowDuplicate })),
 	cards: () => typedError<CardSummary_Serialize[], CoreError>(__TAURI_INVOKE("cards")),
 	cardOperations: () => typedError<CardOperation_Serialize[], CoreError>(__TAURI_INVOKE("card_operations")),
 	/**  The V1 refund query of one refund; the record is cached. */
@@ -123,7 +140,7 @@ export const commands = {
 	 *  preview; the file is read here, never in the web view.
 	 */
 	reviewFileCheck: (path: string) => typedError<FileCheck_Serialize, CoreError>(__TAURI_INVOKE("review_file_check", { path })),
-	reviewSubmit: (reference: string, request: ReviewRequest) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("review_submit", { reference, request })),
+	reviewSubmit: (reference: string, request: ReviewRequest, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("review_submit", { reference, request, allowDuplicate })),
 	/**  Sends a queued submission again, with its reference. */
 	reviewResend: (reference: string) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("review_resend", { reference })),
 	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission[], CoreError>(__TAURI_INVOKE("review_list", { tradeNo })),
@@ -262,21 +279,28 @@ export type BrowserForm_Serialize = {
 	visitorId: string,
 };
 
-/**  A bulk payout file, checked: rows ready to send and rows with errors. */
+/**
+ *  A bulk payout file, checked against the journal: what sending it would do with each
+ *  row, the counts, and the totals per currency.
+ */
 export type BulkCheck = BulkCheck_Serialize | BulkCheck_Deserialize;
 
-/**  A bulk payout file, checked: rows ready to send and rows with errors. */
+/**
+ *  A bulk payout file, checked against the journal: what sending it would do with each
+ *  row, the counts, and the totals per currency.
+ */
 export type BulkCheck_Deserialize = {
 	path: string,
-	rows: BulkRow_Deserialize[],
-	errors: RowError[],
+	plan: BulkPlan_Deserialize,
 };
 
-/**  A bulk payout file, checked: rows ready to send and rows with errors. */
+/**
+ *  A bulk payout file, checked against the journal: what sending it would do with each
+ *  row, the counts, and the totals per currency.
+ */
 export type BulkCheck_Serialize = {
 	path: string,
-	rows: BulkRow_Serialize[],
-	errors: RowError[],
+	plan: BulkPlan_Serialize,
 };
 
 /**  How a bulk send ended: one result per line of the file, and where they were written. */
@@ -285,24 +309,54 @@ export type BulkOutcome = {
 	resultPath: string,
 };
 
+/**  What sending a checked file would do now. */
+export type BulkPlan = BulkPlan_Serialize | BulkPlan_Deserialize;
+
+/**  What sending a checked file would do now. */
+export type BulkPlan_Deserialize = {
+	rows: PlannedRow_Deserialize[],
+	errors: RowError[],
+	toSend: number,
+	paid: number,
+	lookUp: number,
+	held: number,
+	/**  Per currency, the rows that will be sent. */
+	totals: CurrencyTotal_Deserialize[],
+	/**  Per currency, the held rows (sent too if confirmed). */
+	heldTotals: CurrencyTotal_Deserialize[],
+	/**
+	 *  What is confirmed: a digest of the rows that will be sent (number, amount,
+	 *  currency, account). Sending checks it against the plan made again then.
+	 */
+	digest: string,
+	/**  The same with the held rows included. */
+	digestWithHeld: string,
+};
+
+/**  What sending a checked file would do now. */
+export type BulkPlan_Serialize = {
+	rows: PlannedRow_Serialize[],
+	errors: RowError[],
+	toSend: number,
+	paid: number,
+	lookUp: number,
+	held: number,
+	/**  Per currency, the rows that will be sent. */
+	totals: CurrencyTotal_Serialize[],
+	/**  Per currency, the held rows (sent too if confirmed). */
+	heldTotals: CurrencyTotal_Serialize[],
+	/**
+	 *  What is confirmed: a digest of the rows that will be sent (number, amount,
+	 *  currency, account). Sending checks it against the plan made again then.
+	 */
+	digest: string,
+	/**  The same with the held rows included. */
+	digestWithHeld: string,
+};
+
 export type BulkProgress = {
 	done: number,
 	total: number,
-};
-
-/**  A bulk file's row as the preview shows it. */
-export type BulkRow = BulkRow_Serialize | BulkRow_Deserialize;
-
-/**  A bulk file's row as the preview shows it. */
-export type BulkRow_Deserialize = {
-	line: number,
-	payout: PayoutPreview_Deserialize,
-};
-
-/**  A bulk file's row as the preview shows it. */
-export type BulkRow_Serialize = {
-	line: number,
-	payout: PayoutPreview_Serialize,
 };
 
 /**  An order as the cache holds it. */
@@ -508,8 +562,45 @@ export type CoreError =
 { code: "missing_secret"; message: string } | { code: "not_found"; message: string } | 
 /**  The local database or files. */
 { code: "storage"; message: string } | 
+/**
+ *  The same intent (operation, account, amount, currency, beneficiary) is in the
+ *  journal under another order number, unresolved or accepted lately: nothing was
+ *  sent. Retry that order with its number, or confirm a second, deliberate one.
+ */
+{ code: "duplicate"; earlier_id: number; earlier_mer_order_no: string; earlier_status: string; age_secs: number; summary: string } | 
 /**  The operation was cancelled by the user. */
 { code: "cancelled" } | { code: "internal"; message: string };
+
+/**  What the rows of one currency add up to. */
+export type CurrencyTotal = CurrencyTotal_Serialize | CurrencyTotal_Deserialize;
+
+/**  What the rows of one currency add up to. */
+export type CurrencyTotal_Deserialize = {
+	currency: string,
+	count: number,
+	/**  Decimal string. */
+	amount: string,
+	/**
+	 *  The fees these payouts will likely cost, from the last cached payout in this
+	 *  currency; `None` when not known (the gateway states no fee before a payout).
+	 */
+	feeEstimate?: string | null,
+	feeBasis?: string | null,
+};
+
+/**  What the rows of one currency add up to. */
+export type CurrencyTotal_Serialize = {
+	currency: string,
+	count: number,
+	/**  Decimal string. */
+	amount: string,
+	/**
+	 *  The fees these payouts will likely cost, from the last cached payout in this
+	 *  currency; `None` when not known (the gateway states no fee before a payout).
+	 */
+	feeEstimate: string | null,
+	feeBasis: string | null,
+};
 
 export type Dashboard = Dashboard_Serialize | Dashboard_Deserialize;
 
@@ -562,6 +653,14 @@ export type Entry_Deserialize = {
 	createdAt: number,
 	updatedAt: number,
 	nextCheckAt?: number | null,
+	/**  What the request does (see [`fingerprint`]): equal for the same intent. */
+	fingerprint: string,
+	/**  When the request last left (UTC millis); `None` if it never did. */
+	sentAt?: number | null,
+	/**  Lookups since then that did not find it at the gateway. */
+	lookups: number,
+	/**  How an operator resolved an outcome by hand, and why. */
+	resolution?: string | null,
 };
 
 export type Entry_Serialize = {
@@ -583,6 +682,14 @@ export type Entry_Serialize = {
 	createdAt: number,
 	updatedAt: number,
 	nextCheckAt: number | null,
+	/**  What the request does (see [`fingerprint`]): equal for the same intent. */
+	fingerprint: string,
+	/**  When the request last left (UTC millis); `None` if it never did. */
+	sentAt: number | null,
+	/**  Lookups since then that did not find it at the gateway. */
+	lookups: number,
+	/**  How an operator resolved an outcome by hand, and why. */
+	resolution: string | null,
 };
 
 /**  A notification as the Events screen lists it. */
@@ -963,6 +1070,35 @@ export type PayoutPreview_Serialize = {
  */
 export type PickPurpose = "review" | "bulk";
 
+/**  A valid row as the preview shows it. */
+export type PlannedRow = PlannedRow_Serialize | PlannedRow_Deserialize;
+
+/**  A valid row as the preview shows it. */
+export type PlannedRow_Deserialize = {
+	line: number,
+	/**  The number the row goes (or went) under. */
+	merOrderNo: string,
+	payout: PayoutPreview_Deserialize,
+	action: RowAction,
+	/**  Why, for people. */
+	reason: string,
+	/**  The earlier journal entry's number this row was matched with. */
+	earlier?: string | null,
+};
+
+/**  A valid row as the preview shows it. */
+export type PlannedRow_Serialize = {
+	line: number,
+	/**  The number the row goes (or went) under. */
+	merOrderNo: string,
+	payout: PayoutPreview_Serialize,
+	action: RowAction,
+	/**  Why, for people. */
+	reason: string,
+	/**  The earlier journal entry's number this row was matched with. */
+	earlier: string | null,
+};
+
 /**  One product line of a wallet or GCASH payin. */
 export type ProductLine = ProductLine_Serialize | ProductLine_Deserialize;
 
@@ -1003,6 +1139,8 @@ export type Profile_Deserialize = {
 	operator?: string,
 	/**  Where the gateway sends notifications for orders made here. */
 	notifyUrl?: string,
+	/**  How this desk keeps from paying one intent twice. */
+	safety?: Safety_Deserialize,
 };
 
 export type Profile_Serialize = {
@@ -1020,6 +1158,8 @@ export type Profile_Serialize = {
 	operator: string,
 	/**  Where the gateway sends notifications for orders made here. */
 	notifyUrl: string,
+	/**  How this desk keeps from paying one intent twice. */
+	safety: Safety_Serialize,
 };
 
 export type Profiles = Profiles_Serialize | Profiles_Deserialize;
@@ -1217,6 +1357,24 @@ export type ReviewSubmission = {
 	queued: boolean,
 };
 
+/**  What a bulk run does with a valid row. */
+export type RowAction = 
+/**
+ *  New, never sent, refused before (sent again under the next number of its
+ *  chain), or proven not at the gateway: sent.
+ */
+"send" | 
+/**  Accepted before: not sent again. */
+"paid" | 
+/**  Sent before with an unknown outcome: looked up, never sent blind. */
+"look_up" | 
+/**
+ *  Not sent without a confirmation: a changed version of a payout that is accepted
+ *  or unresolved under the same number, or the same payout as an earlier one under
+ *  another number.
+ */
+"held";
+
 /**  A row that failed its checks: 1-based line number in the file, field and rule. */
 export type RowError = {
 	line: number,
@@ -1228,10 +1386,58 @@ export type RowError = {
 export type RowResult = {
 	line: number,
 	merOrderNo: string,
-	/**  `accepted`, `rejected`, `unknown`, `pending` (not sent) or `invalid`. */
+	/**
+	 *  `accepted`, `rejected`, `unknown`, `pending` (not sent), `held` (not sent: the
+	 *  same as, or a changed version of, an earlier payout) or `invalid`.
+	 */
 	status: string,
 	tradeNo: string,
 	detail: string,
+};
+
+/**  The money-safety settings of a profile (see the README's "What safety costs"). */
+export type Safety = Safety_Serialize | Safety_Deserialize;
+
+/**  The money-safety settings of a profile (see the README's "What safety costs"). */
+export type Safety_Deserialize = {
+	/**
+	 *  A new order number for an intent accepted within this many hours (or still
+	 *  unresolved) is refused unless the operator confirms a second one.
+	 */
+	duplicateWindowHours?: number,
+	/**
+	 *  After a lost answer, "not found" counts as "not found yet" for this many seconds
+	 *  since the request left (a gateway's order list may show a new order late).
+	 */
+	notFoundGraceSecs?: number,
+	/**  ...and for at least this many lookups. */
+	notFoundLookups?: number,
+	/**
+	 *  Codes with which the gateway refuses a reused `merOrderNo`. On a resend, such a
+	 *  refusal is taken as evidence that the order exists, and looked up.
+	 */
+	duplicateCodes?: string[],
+};
+
+/**  The money-safety settings of a profile (see the README's "What safety costs"). */
+export type Safety_Serialize = {
+	/**
+	 *  A new order number for an intent accepted within this many hours (or still
+	 *  unresolved) is refused unless the operator confirms a second one.
+	 */
+	duplicateWindowHours: number,
+	/**
+	 *  After a lost answer, "not found" counts as "not found yet" for this many seconds
+	 *  since the request left (a gateway's order list may show a new order late).
+	 */
+	notFoundGraceSecs: number,
+	/**  ...and for at least this many lookups. */
+	notFoundLookups: number,
+	/**
+	 *  Codes with which the gateway refuses a reused `merOrderNo`. On a resend, such a
+	 *  refusal is taken as evidence that the order exists, and looked up.
+	 */
+	duplicateCodes: string[],
 };
 
 export type SavedFilter = SavedFilter_Serialize | SavedFilter_Deserialize;

@@ -3,7 +3,7 @@
 //! so a second click or a retry never makes a second order.
 
 use paydesk_core::CoreError;
-use paydesk_core::bulk::{self, RowError, RowResult};
+use paydesk_core::bulk::{self, BulkPlan, RowResult};
 use paydesk_core::forms::{CardForm, PayinForm, PayoutForm, PayoutKind, PayoutPreview, Receipt};
 use paydesk_core::journal::{Entry, Status};
 use paydesk_core::{CardOperation, CardSummary, new_mer_order_no};
@@ -45,8 +45,15 @@ pub fn pay_url_open(url: String) -> CmdResult<()> {
 
 #[tauri::command]
 #[specta::specta]
-pub async fn payin_create(state: State<'_, AppState>, form: PayinForm) -> CmdResult<Receipt> {
+pub async fn payin_create(
+    state: State<'_, AppState>,
+    form: PayinForm,
+    allow_duplicate: bool,
+) -> CmdResult<Receipt> {
     let desk = state.desk().await?;
+    if allow_duplicate {
+        desk.allow_duplicate_once(&form.mer_order_no);
+    }
     let r = desk.payin(&form).await;
     desk.receipt_or_error(form.method.operation(), &form.mer_order_no, r)
 }
@@ -63,14 +70,21 @@ pub async fn payout_preview(
 
 /// Sends a confirmed payout. `lose_answer` (built-in sandbox only) makes the sandbox
 /// commit the payout and drop the connection, to see a lost answer handled for real.
+/// `allow_duplicate`: the operator confirmed a second payout of an intent that is in
+/// the journal under another number (the first try answers with a `duplicate` error
+/// naming it).
 #[tauri::command]
 #[specta::specta]
 pub async fn payout_create(
     state: State<'_, AppState>,
     form: PayoutForm,
     lose_answer: bool,
+    allow_duplicate: bool,
 ) -> CmdResult<Receipt> {
     let desk = state.desk().await?;
+    if allow_duplicate {
+        desk.allow_duplicate_once(&form.mer_order_no);
+    }
     let r = if lose_answer {
         let route = match form.kind {
             PayoutKind::Card => "/payout",
@@ -100,9 +114,23 @@ pub async fn journal_reconcile(state: State<'_, AppState>, id: i64) -> CmdResult
     let desk = state.desk().await?;
     let e = desk.journal_entry(id)?;
     match e.status {
-        Status::Unknown | Status::Sending => desk.reconcile_entry(&e).await,
+        Status::Unknown | Status::Sending => desk.reconcile_entry(&e, false).await,
         _ => Ok(e),
     }
+}
+
+/// Resolves by hand an unknown card withdrawal or review submission (the gateway
+/// cannot be asked about them): `done` marks it accepted, otherwise it can be sent
+/// again with the same reference. The reason is kept and audited.
+#[tauri::command]
+#[specta::specta]
+pub async fn journal_resolve(
+    state: State<'_, AppState>,
+    id: i64,
+    done: bool,
+    reason: String,
+) -> CmdResult<Entry> {
+    state.desk().await?.resolve_entry(id, done, &reason)
 }
 
 /// The newest journal entries of these operations (e.g. `v2.payout`, `v1.payout`; none
@@ -121,21 +149,13 @@ pub async fn journal_list(
         .journal_entries_of(&ops, i64::from(limit.clamp(1, 1000)))
 }
 
-/// A bulk file's row as the preview shows it.
-#[derive(Debug, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct BulkRow {
-    pub line: u32,
-    pub payout: PayoutPreview,
-}
-
-/// A bulk payout file, checked: rows ready to send and rows with errors.
+/// A bulk payout file, checked against the journal: what sending it would do with each
+/// row, the counts, and the totals per currency.
 #[derive(Debug, Serialize, Deserialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub struct BulkCheck {
     pub path: String,
-    pub rows: Vec<BulkRow>,
-    pub errors: Vec<RowError>,
+    pub plan: BulkPlan,
 }
 
 /// How a bulk send ended: one result per line of the file, and where they were written.
@@ -144,6 +164,22 @@ pub struct BulkCheck {
 pub struct BulkOutcome {
     pub results: Vec<RowResult>,
     pub result_path: String,
+}
+
+/// Opens a bulk run's result file (`*.result.csv`, written by [`bulk_send`]) in the
+/// program the system uses for CSV files.
+#[tauri::command]
+#[specta::specta]
+pub fn bulk_result_open(path: String) -> CmdResult<()> {
+    let p = bulk_path(&path)?;
+    if !p.to_string_lossy().ends_with(".result.csv") || !p.is_file() {
+        return Err(CoreError::validation(
+            "path",
+            "must be a bulk run's result file (*.result.csv)",
+        ));
+    }
+    open::that_detached(&p)
+        .map_err(|e| CoreError::internal(format!("cannot open {}: {e}", p.display())))
 }
 
 #[derive(Debug, Clone, Serialize, Type)]
@@ -183,33 +219,30 @@ async fn read_bulk(
 #[tauri::command]
 #[specta::specta]
 pub async fn bulk_check(state: State<'_, AppState>, path: String) -> CmdResult<BulkCheck> {
-    let (_, file) = read_bulk(&state, &path).await?;
+    let (desk, file) = read_bulk(&state, &path).await?;
     Ok(BulkCheck {
         path,
-        rows: file
-            .rows
-            .iter()
-            .map(|(line, p)| BulkRow {
-                line: u32::try_from(*line).unwrap_or(u32::MAX),
-                payout: p.preview(),
-            })
-            .collect(),
-        errors: file.errors,
+        plan: desk.bulk_plan(&file)?,
     })
 }
 
-/// Sends every valid row of a bulk file (each first written to the journal; rows
-/// already there are not sent again) and writes the result file next to it.
+/// Sends the rows of a bulk file the operator confirmed (each first written to the
+/// journal; rows paid before are not sent again, unknown ones are looked up; held rows
+/// only with `include_held`) and writes the result file next to it. `expected` is the
+/// digest of the plan the confirmation showed (`digest`, or `digestWithHeld`): if the
+/// plan made again now differs, nothing is sent.
 #[tauri::command]
 #[specta::specta]
 pub async fn bulk_send(
     state: State<'_, AppState>,
     path: String,
+    include_held: bool,
+    expected: String,
     on_progress: Channel<BulkProgress>,
 ) -> CmdResult<BulkOutcome> {
     let (desk, file) = read_bulk(&state, &path).await?;
     let results = desk
-        .bulk_payouts(&file, |done, total| {
+        .bulk_payouts(&file, include_held, Some(&expected), |done, total| {
             let _ = on_progress.send(BulkProgress {
                 done: u32::try_from(done).unwrap_or(u32::MAX),
                 total: u32::try_from(total).unwrap_or(u32::MAX),
@@ -217,7 +250,7 @@ pub async fn bulk_send(
         })
         .await?;
     let out = bulk_path(&path)?.with_extension("result.csv");
-    bulk::write_results(&out, &results)?;
+    bulk::write_results(&out, &file, &results)?;
     Ok(BulkOutcome {
         results,
         result_path: out.display().to_string(),
@@ -226,8 +259,15 @@ pub async fn bulk_send(
 
 #[tauri::command]
 #[specta::specta]
-pub async fn card_move(state: State<'_, AppState>, form: CardForm) -> CmdResult<Receipt> {
+pub async fn card_move(
+    state: State<'_, AppState>,
+    form: CardForm,
+    allow_duplicate: bool,
+) -> CmdResult<Receipt> {
     let desk = state.desk().await?;
+    if allow_duplicate {
+        desk.allow_duplicate_once(&form.reference);
+    }
     let r = desk.card(&form).await;
     desk.receipt_or_error(form.kind.operation(), &form.reference, r)
 }

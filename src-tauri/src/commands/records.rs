@@ -82,13 +82,17 @@ pub async fn review_submit(
     state: State<'_, AppState>,
     reference: String,
     request: ReviewRequest,
+    allow_duplicate: bool,
 ) -> CmdResult<Receipt> {
-    let s = state
-        .desk()
-        .await?
+    let desk = state.desk().await?;
+    if allow_duplicate {
+        desk.allow_duplicate_once(&reference);
+    }
+    let r = desk
         .submit_review(&reference, &request)
-        .await?;
-    Ok(Receipt::new(s.entry, s.replayed))
+        .await
+        .map(|s| Receipt::new(s.entry, s.replayed));
+    desk.receipt_or_error(V1TransferOrderSubmit::NAME, &reference, r)
 }
 
 /// Sends a queued submission again, with its reference.

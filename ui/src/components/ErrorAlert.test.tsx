@@ -18,6 +18,18 @@ describe("error lines", () => {
       "The gateway refused: E1012 balance",
     );
     expect(coreText(t, { code: "cancelled" })).toBe("Cancelled");
+    expect(
+      coreText(t, {
+        code: "duplicate",
+        earlier_id: 3,
+        earlier_mer_order_no: "PO-1",
+        earlier_status: "accepted",
+        age_secs: 90,
+        summary: "payout 5.00 USD",
+      }),
+    ).toBe(
+      "Nothing was sent: the same payout 5.00 USD is already in the journal as PO-1 (Accepted).",
+    );
   });
 
   it("exist for every code, in English and Chinese", async () => {
@@ -32,6 +44,14 @@ describe("error lines", () => {
       { code: "missing_secret", message: "m" },
       { code: "not_found", message: "m" },
       { code: "storage", message: "m" },
+      {
+        code: "duplicate",
+        earlier_id: 1,
+        earlier_mer_order_no: "PO1",
+        earlier_status: "unknown",
+        age_secs: 60,
+        summary: "s",
+      },
       { code: "cancelled" },
       { code: "internal", message: "m" },
     ];

@@ -18,6 +18,12 @@ export function coreText(t: TFunction, c: CoreError): string {
       return t("errors.validation", { field: c.field, rule: c.rule });
     case "rejected":
       return t("errors.rejected", { code: c.gateway_code, message: c.message });
+    case "duplicate":
+      return t("errors.duplicate", {
+        merOrderNo: c.earlier_mer_order_no,
+        status: t(`journal.${c.earlier_status}`, { defaultValue: c.earlier_status }),
+        summary: c.summary,
+      });
     case "cancelled":
       return t("errors.cancelled");
     default:

@@ -1,11 +1,31 @@
-import { Alert, Badge, Code, CopyButton, Group, Loader, Stack, Table, Text } from "@mantine/core";
+import {
+  Alert,
+  Badge,
+  Button,
+  Code,
+  CopyButton,
+  Group,
+  Loader,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+} from "@mantine/core";
 import { IconCheck, IconCopy } from "@tabler/icons-react";
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { cannotBeAsked, useReconcile } from "../features/money/queries";
+import {
+  cannotBeAsked,
+  canResolve,
+  newest,
+  useReconcile,
+  useResolve,
+} from "../features/money/queries";
 import { locale } from "../i18n";
 import { formatDateTime } from "../lib/format";
+import { fieldError } from "../lib/ipc";
 import type { Entry, JournalStatus, Receipt } from "../lib/types";
+import { ErrorAlert } from "./ErrorAlert";
 
 const COLORS: Record<JournalStatus, string> = {
   pending: "gray",
@@ -62,14 +82,95 @@ export function CopyValue({
   );
 }
 
+/// What to do next with an entry, for people.
+function nextStep(e: Entry): string {
+  if (e.status === "unknown" || e.status === "sending") {
+    return cannotBeAsked(e) || canResolve(e) ? "resolve" : "wait";
+  }
+  return e.status;
+}
+
+/// The form that settles by hand an unknown outcome the gateway cannot be asked about
+/// (a card withdrawal, a review submission): what the operator checked, and the verdict.
+function ResolveForm({ entry, onRetry }: { entry: Entry; onRetry?: () => void }) {
+  const { t } = useTranslation();
+  const [reason, setReason] = useState("");
+  const resolve = useResolve();
+  const run = (done: boolean) => {
+    if (resolve.isPending) return;
+    resolve.mutate(
+      { id: entry.id, done, reason },
+      {
+        onSuccess: (e) => {
+          // Made safe to send again: send it, with the same reference.
+          if (!done && e.status === "pending") onRetry?.();
+        },
+      },
+    );
+  };
+  const reasonError = fieldError(resolve.error, "reason");
+  return (
+    <Stack gap="xs" data-testid="resolve-form">
+      <Text size="sm">{t("receipt.resolveIntro")}</Text>
+      <TextInput
+        label={t("receipt.resolveReason")}
+        description={t("receipt.resolveReasonHint")}
+        required
+        value={reason}
+        onChange={(e) => setReason(e.currentTarget.value)}
+        error={reasonError}
+        data-testid="resolve-reason"
+      />
+      <Group gap="xs">
+        <Button
+          size="xs"
+          color="teal"
+          loading={resolve.isPending && resolve.variables?.done === true}
+          disabled={resolve.isPending}
+          onClick={() => run(true)}
+          data-testid="resolve-done"
+        >
+          {t("receipt.resolveDone")}
+        </Button>
+        <Button
+          size="xs"
+          variant="default"
+          loading={resolve.isPending && resolve.variables?.done === false}
+          disabled={resolve.isPending}
+          onClick={() => run(false)}
+          data-testid="resolve-retry"
+        >
+          {t("receipt.resolveRetry")}
+        </Button>
+      </Group>
+      {resolve.error && !reasonError && <ErrorAlert error={resolve.error} />}
+    </Stack>
+  );
+}
+
 /// What a money operation came to: its journal entry (reconciled live while its outcome
-/// is unknown), the gateway's numbers, and anything else the caller shows.
-export function ReceiptView({ receipt, children }: { receipt: Receipt; children?: ReactNode }) {
+/// is unknown, or resolved by hand when the gateway cannot be asked), the gateway's
+/// numbers, the next step, and anything else the caller shows. `onRetry` sends the same
+/// request again under the same number (offered when the entry is known not sent).
+export function ReceiptView({
+  receipt,
+  children,
+  onRetry,
+  retrying = false,
+  retryTestId = "receipt-retry-same",
+}: {
+  receipt: Receipt;
+  children?: ReactNode;
+  onRetry?: () => void;
+  retrying?: boolean;
+  retryTestId?: string;
+}) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const reconcile = useReconcile(receipt.entry);
-  const entry: Entry = reconcile.data ?? receipt.entry;
+  const entry: Entry = newest(receipt.entry, reconcile.data);
   const tradeNo = entry.tradeNo ?? receipt.tradeNo;
+  const step = nextStep(entry);
   return (
     <Stack gap="xs" data-testid="receipt" data-status={entry.status}>
       <Group gap="sm">
@@ -88,7 +189,7 @@ export function ReceiptView({ receipt, children }: { receipt: Receipt; children?
       )}
       {(entry.status === "unknown" || entry.status === "sending") && !cannotBeAsked(entry) && (
         <Alert color="orange" variant="light" data-testid="receipt-reconciling">
-          <Group gap="xs">
+          <Group gap="xs" wrap="nowrap">
             <Loader size="xs" />
             <Text size="sm">
               {t("receipt.reconciling", {
@@ -109,9 +210,14 @@ export function ReceiptView({ receipt, children }: { receipt: Receipt; children?
         </Alert>
       )}
       {entry.status === "pending" && (
-        <Alert color="gray" variant="light">
+        <Alert color="gray" variant="light" data-testid="receipt-pending">
           {t("receipt.pending", { message: entry.message ?? "" })}
         </Alert>
+      )}
+      {entry.resolution && (
+        <Text size="sm" data-testid="receipt-resolution">
+          {t("receipt.resolution", { resolution: entry.resolution })}
+        </Text>
       )}
       <Table withRowBorders={false} verticalSpacing={2}>
         <Table.Tbody>
@@ -133,6 +239,23 @@ export function ReceiptView({ receipt, children }: { receipt: Receipt; children?
           )}
         </Table.Tbody>
       </Table>
+      <Text size="sm" fw={500} data-testid="receipt-next" data-step={step}>
+        {t(`receipt.next.${step}`, { merOrderNo: entry.merOrderNo })}
+      </Text>
+      {entry.status === "pending" && onRetry && (
+        <Button
+          color="red"
+          w="fit-content"
+          loading={retrying}
+          onClick={() => {
+            if (!retrying) onRetry();
+          }}
+          data-testid={retryTestId}
+        >
+          {t("receipt.retrySame", { merOrderNo: entry.merOrderNo })}
+        </Button>
+      )}
+      {canResolve(entry) && <ResolveForm key={entry.id} entry={entry} onRetry={onRetry} />}
       <Text size="xs" c="dimmed">
         {t("receipt.journal", { id: entry.id, at: formatDateTime(entry.updatedAt, loc) })}
       </Text>

@@ -49,6 +49,8 @@ export const en = {
     missing_secret: "A secret is missing from the keyring: {{message}}",
     not_found: "Not found: {{message}}",
     storage: "Local storage error: {{message}}",
+    duplicate:
+      "Nothing was sent: the same {{summary}} is already in the journal as {{merOrderNo}} ({{status}}).",
     cancelled: "Cancelled",
     internal: "Internal error: {{message}}",
     unexpected: "Unexpected error: {{message}}",
@@ -106,6 +108,38 @@ export const en = {
     merOrderNo: "Order number",
     tradeNo: "Trade number",
     journal: "Journal entry #{{id}}, updated {{at}}",
+    next: {
+      accepted: "Next step: nothing. Quote {{merOrderNo}} in any question to the gateway.",
+      rejected:
+        "Next step: correct the details and send them again; they go under a new number, {{merOrderNo}} is not used again.",
+      pending:
+        "Next step: send it again with the same order number {{merOrderNo}}, never under a new one.",
+      wait: "Next step: wait while {{merOrderNo}} is looked up. Do not make it again under a new number: that is refused until you confirm a second payment.",
+      resolve:
+        "Next step: find out from the gateway (or the card's statement) whether {{merOrderNo}} went through, then say so below.",
+    },
+    retrySame: "Send again with the same order number {{merOrderNo}}",
+    resolution: "Resolved by hand: {{resolution}}",
+    resolveIntro:
+      "The gateway cannot be asked about this operation. Once you know how it ended, record it here.",
+    resolveReason: "What you checked",
+    resolveReasonHint: "Required, kept in the journal and the audit log (at least 3 characters)",
+    resolveDone: "Mark as done",
+    resolveRetry: "Send again with the same reference",
+  },
+  duplicate: {
+    title: "Already in the journal under another number",
+    body: "The same {{summary}} was made {{age}} as {{merOrderNo}} ({{status}}).",
+    nothingSent: "Nothing was sent.",
+    adviceOpen:
+      "Its outcome is not settled yet: follow {{merOrderNo}} rather than making it again, or it may be paid twice.",
+    adviceAccepted:
+      "{{merOrderNo}} was accepted. Send a new one only if this is a second, separate payment.",
+    showEarlier: "Show {{merOrderNo}}",
+    hideEarlier: "Hide {{merOrderNo}}",
+    confirmCheck: "I confirm this is a second, separate payment",
+    confirmHint: "It is sent under the new number and recorded in the audit log as confirmed.",
+    confirmSend: "Send a second one",
   },
   payins: {
     title: "Payins",
@@ -189,6 +223,10 @@ export const en = {
     loseAnswerHint:
       "The sandbox takes the payout, then drops the connection: see how an unknown outcome is reconciled.",
     another: "New payout",
+    anotherHint: "Start a new payout under a new order number.",
+    anotherOpen: "New payout (a different one)",
+    anotherOpenHint:
+      "This payout is still being looked up. The same payout under a new number is refused until you confirm it is a second one.",
     review: "Review payout",
     result: "Result",
     bulkIntro:
@@ -204,7 +242,49 @@ export const en = {
     kind: "Kind",
     account: "Account",
     bulkDone:
-      "{{accepted}} accepted, {{rejected}} rejected, {{unknown}} unknown, {{pending}} not sent, {{invalid}} invalid. Results written to {{path}}",
+      "{{accepted}} accepted, {{rejected}} rejected, {{unknown}} unknown, {{pending}} not sent, {{held}} held, {{invalid}} invalid. Results written to {{path}}",
+    bulkOpenResult: "Open result file",
+    countToSend: "To send: {{count}}",
+    countPaid: "Already paid: {{count}}",
+    countLookUp: "To look up: {{count}}",
+    countHeld: "Held: {{count}}",
+    countInvalid: "Invalid: {{count}}",
+    action: "Action",
+    outcome: "Outcome",
+    reason: "Why",
+    earlier: "Earlier: {{merOrderNo}}",
+    tradeNoIs: "Trade number {{tradeNo}}",
+    actions: {
+      send: "Send",
+      paid: "Already paid",
+      look_up: "Look up",
+      held: "Held",
+    },
+    rowStatus: {
+      accepted: "Accepted",
+      rejected: "Rejected",
+      unknown: "Unknown outcome",
+      sending: "Sending",
+      pending: "Not sent",
+      held: "Held, not sent",
+      invalid: "Invalid",
+    },
+    count: "Payouts",
+    total: "Total",
+    fees: "Fees",
+    feeEstimate: "about {{fee}} (estimate)",
+    feesUnknown: "Fees not given by the gateway before sending",
+    bulkConfirmTitle: "Confirm the bulk payouts",
+    bulkConfirmCount: "Payouts to send now: {{count}}",
+    bulkConfirmSkipped:
+      "Not sent again: {{paid}} already paid. Looked up, never sent blind: {{lookUp}} with an unknown outcome.",
+    bulkConfirmHint:
+      "Money leaves when you confirm. If the file or the journal changed since the check, nothing is sent.",
+    bulkHeldTitle: "Held rows",
+    bulkHeldIntro:
+      "These rows repeat or change a payout that is already paid or still open. They are not sent unless you tick the box.",
+    bulkIncludeHeld: "Also send the held rows ({{count}}) as new payouts",
+    bulkIncludeHeldHint: "Each is sent under a new number and recorded in the audit log.",
     recent: "Recent payouts (journal)",
     when: "Updated",
     status: "Status",
@@ -526,8 +606,15 @@ export const en = {
       orderType: "Order type header",
       excludedKeys: "Keys left out of the signature",
       skipEmpty: "Leave out empty values when signing",
+      duplicateWindowHours: "Duplicate window (hours)",
+      duplicateWindowHoursHint:
+        "A payout with the same details as one accepted within this many hours (or still open) needs a second confirmation.",
+      notFoundGraceSecs: "Not-found grace (seconds)",
+      notFoundGraceSecsHint:
+        "After a lost answer, a payout is only sent again once the gateway has not found it for this long.",
     },
     signing: "Signing",
+    safety: "Money safety",
     keys: "Keys of {{name}}",
     merchantKey: "Merchant private key",
     merchantKeyHint: "Kept only in the system keyring; only its public half is ever shown.",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDateTime, formatMoney, minorUnits, timeZoneLabel } from "./format";
+import { formatAge, formatDateTime, formatMoney, minorUnits, timeZoneLabel } from "./format";
 
 describe("formatMoney", () => {
   it("pads to the currency's minor units and groups digits", () => {
@@ -43,5 +43,14 @@ describe("dates", () => {
   it("labels the offset", () => {
     expect(timeZoneLabel(480)).toMatch(/\(UTC\+08:00\)$/);
     expect(timeZoneLabel(-330)).toMatch(/\(UTC-05:30\)$/);
+  });
+});
+
+describe("formatAge", () => {
+  it("says how long ago in the largest whole unit", () => {
+    expect(formatAge(42, "en-US")).toBe("42 seconds ago");
+    expect(formatAge(300, "en-US")).toBe("5 minutes ago");
+    expect(formatAge(7_300, "en-US")).toBe("2 hours ago");
+    expect(formatAge(3 * 86_400 + 5, "en-US")).toBe("3 days ago");
   });
 });

@@ -113,3 +113,13 @@ export function chartValue(amount: string): number {
   const n = Number(amount);
   return Number.isFinite(n) ? n : 0;
 }
+
+/// How long ago, from an age in seconds, in the locale's words ("5 minutes ago").
+export function formatAge(seconds: number, locale: string) {
+  const s = Math.max(0, Math.round(seconds));
+  const rtf = new Intl.RelativeTimeFormat(locale, { numeric: "always" });
+  if (s < 60) return rtf.format(-s, "second");
+  if (s < 3_600) return rtf.format(-Math.floor(s / 60), "minute");
+  if (s < 86_400) return rtf.format(-Math.floor(s / 3_600), "hour");
+  return rtf.format(-Math.floor(s / 86_400), "day");
+}

@@ -1,5 +1,9 @@
 // jsdom lacks what Mantine measures with.
-import { vi } from "vitest";
+import { cleanup } from "@testing-library/react";
+import { afterEach, vi } from "vitest";
+
+// Each test starts on an empty page (no globals: Testing Library cannot do it itself).
+afterEach(cleanup);
 
 Object.defineProperty(window, "matchMedia", {
   writable: true,

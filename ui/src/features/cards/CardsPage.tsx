@@ -18,12 +18,13 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
+import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { ErrorAlert, FormError } from "../../components/ErrorAlert";
 import { ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import { fieldError, unwrap } from "../../lib/ipc";
-import type { CardForm, CardMove } from "../../lib/types";
+import type { CardForm, CardMove, Receipt } from "../../lib/types";
 import { useMoneyChanged, useOrderNo } from "../money/queries";
 
 function useCards() {
@@ -52,20 +53,35 @@ function MoveForm({ kind }: { kind: CardMove }) {
   const [currency, setCurrency] = useState("");
   const [confirming, setConfirming] = useState(false);
   const changed = useMoneyChanged();
+  const dup = useDuplicate();
   const move = useMutation({
-    mutationFn: (f: CardForm) => unwrap(commands.cardMove(f)),
-    onSettled: changed,
+    mutationFn: (v: { form: CardForm; allowDuplicate: boolean }) =>
+      unwrap(commands.cardMove(v.form, v.allowDuplicate)),
+    onSettled: (data, error) => {
+      changed();
+      dup.settle(data, error);
+    },
   });
   const known = cards.data ?? [];
   const form: CardForm = { kind, card, reference, amount, currency, subMerNo: "", remark: "" };
   const err = (...f: string[]) => fieldError(move.error, ...f);
-  const receipt = move.data;
+  // A resend under the same reference keeps the receipt it was made from until it answers.
+  const [kept, setKept] = useState<Receipt | undefined>(undefined);
+  const receipt = move.data ?? (move.isPending ? kept : undefined);
+  /// The operation as sent, again under its reference (`allowDuplicate` once confirmed).
+  const resend = (allowDuplicate: boolean) => {
+    const sent = move.variables?.form;
+    if (!sent || move.isPending) return;
+    setKept(receipt);
+    move.mutate({ form: sent, allowDuplicate });
+  };
   return (
     <Card withBorder>
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (!card.trim()) return;
+          if (!card.trim() || receipt || move.isPending) return;
+          dup.clear();
           setConfirming(true);
         }}
       >
@@ -114,12 +130,22 @@ function MoveForm({ kind }: { kind: CardMove }) {
               {t("cards.feeHint")}
             </Text>
           )}
-          <FormError error={move.error} testId="card-field-error" />
+          <FormError
+            error={duplicateOf(move.error) ? null : move.error}
+            testId="card-field-error"
+          />
+          <DuplicateGuard
+            duplicate={dup.duplicate}
+            sending={move.isPending}
+            onConfirm={() => resend(true)}
+          />
           {receipt ? (
             <Button
               w="fit-content"
               onClick={() => {
                 move.reset();
+                dup.clear();
+                setKept(undefined);
                 renew();
                 setAmount("");
               }}
@@ -133,7 +159,12 @@ function MoveForm({ kind }: { kind: CardMove }) {
             </Button>
           )}
           {receipt && (
-            <ReceiptView receipt={receipt}>
+            <ReceiptView
+              receipt={receipt}
+              onRetry={() => resend(false)}
+              retrying={move.isPending}
+              retryTestId="card-retry-same"
+            >
               {receipt.fee !== null && (
                 <Text size="sm" data-testid="card-fee">
                   {t("cards.fee", { fee: formatMoney(receipt.fee, currency, loc) })}
@@ -165,7 +196,10 @@ function MoveForm({ kind }: { kind: CardMove }) {
               loading={move.isPending}
               onClick={() => {
                 if (move.isPending) return;
-                move.mutate(form, { onSettled: () => setConfirming(false) });
+                move.mutate(
+                  { form, allowDuplicate: false },
+                  { onSettled: () => setConfirming(false) },
+                );
               }}
               data-testid="card-send"
             >

@@ -22,14 +22,67 @@ export function useOrderNo(prefix: OrderPrefix) {
 export function useReconcile(entry: Entry | null) {
   const unresolved = entry !== null && (entry.status === "unknown" || entry.status === "sending");
   return useQuery({
-    queryKey: ["journal", "reconcile", entry?.id],
-    queryFn: () => unwrap(commands.journalReconcile(entry?.id ?? 0)),
+    ...reconcileOptions(entry?.id),
     enabled: unresolved,
     refetchInterval: (q) => {
       const e = q.state.data;
       if (e && cannotBeAsked(e)) return false;
       const s = e?.status;
       return s === "unknown" || s === "sending" || s === undefined ? 2000 : false;
+    },
+  });
+}
+
+function reconcileKey(id: number | undefined) {
+  return ["journal", "reconcile", id] as const;
+}
+
+/// One entry's live state: a lookup never replaces a later state (a resolution written
+/// while a lookup was under way) with an earlier one.
+function reconcileOptions(id: number | undefined) {
+  return {
+    queryKey: reconcileKey(id),
+    queryFn: () => unwrap(commands.journalReconcile(id ?? 0)),
+    structuralSharing: (old: unknown, next: unknown) => {
+      const o = old as Entry | undefined;
+      const n = next as Entry;
+      return o && n && o.id === n.id && o.updatedAt > n.updatedAt ? o : n;
+    },
+  };
+}
+
+/// The later of two states of one entry (a reconciled or resolved one replaces the one
+/// a receipt came with, and a new receipt for the same entry replaces both).
+export function newest(a: Entry, b: Entry | undefined | null): Entry {
+  return b && b.id === a.id && b.updatedAt >= a.updatedAt ? b : a;
+}
+
+/// A receipt's entry as it stands now, from what `ReceiptView` reconciles or resolves
+/// (this only reads: it never asks the gateway itself).
+export function useEntryNow(entry: Entry | null): Entry | null {
+  const q = useQuery({ ...reconcileOptions(entry?.id), enabled: false });
+  return entry ? newest(entry, q.data) : null;
+}
+
+/// Operations the gateway cannot be asked about: an unknown outcome of theirs is
+/// resolved by hand (`journalResolve`).
+export const RESOLVABLE = ["v1.card.withdraw", "v1.submit.transferOrder"];
+
+export function canResolve(e: Entry) {
+  return (e.status === "unknown" || e.status === "sending") && RESOLVABLE.includes(e.operation);
+}
+
+/// Resolves an unknown outcome by hand: `done` marks it accepted, otherwise it may be
+/// sent again with the same number. The entry's new state replaces the reconciled one.
+export function useResolve() {
+  const qc = useQueryClient();
+  const changed = useMoneyChanged();
+  return useMutation({
+    mutationFn: (v: { id: number; done: boolean; reason: string }) =>
+      unwrap(commands.journalResolve(v.id, v.done, v.reason)),
+    onSuccess: (e) => {
+      qc.setQueryData(reconcileKey(e.id), e);
+      changed();
     },
   });
 }

@@ -17,11 +17,12 @@ import { QRCodeSVG } from "qrcode.react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
+import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { FormError, toastError } from "../../components/ErrorAlert";
 import { CopyValue, ReceiptView } from "../../components/ReceiptView";
 import { fieldError, unwrap } from "../../lib/ipc";
 import type { PayinForm, PayinMethod, ProductLine, Receipt } from "../../lib/types";
-import { useMoneyChanged, useOpenPayUrl, useOrderNo } from "../money/queries";
+import { useEntryNow, useMoneyChanged, useOpenPayUrl, useOrderNo } from "../money/queries";
 
 const METHODS: PayinMethod[] = [
   "WECHAT",
@@ -151,9 +152,14 @@ export function PayinsPage() {
   const [orderNo, renewOrderNo] = useOrderNo("PI");
   const [form, setForm] = useState(() => blankForm("WECHAT"));
   const changed = useMoneyChanged();
+  const dup = useDuplicate();
   const create = useMutation({
-    mutationFn: (f: PayinForm) => unwrap(commands.payinCreate(f)),
-    onSettled: changed,
+    mutationFn: (v: { form: PayinForm; allowDuplicate: boolean }) =>
+      unwrap(commands.payinCreate(v.form, v.allowDuplicate)),
+    onSettled: (data, error) => {
+      changed();
+      dup.settle(data, error);
+    },
   });
   const set = <K extends keyof typeof form>(k: K, v: (typeof form)[K]) =>
     setForm((f) => ({ ...f, [k]: v }));
@@ -164,15 +170,28 @@ export function PayinsPage() {
     }));
   const err = (...fields: string[]) => fieldError(create.error, ...fields);
   const m = form.method;
-  const receipt = create.data;
+  // A resend under the same number keeps the receipt it was made from until it answers.
+  const [kept, setKept] = useState<Receipt | undefined>(undefined);
+  const receipt = create.data ?? (create.isPending ? kept : undefined);
+  const entry = useEntryNow(receipt?.entry ?? null);
   const submit = () => {
-    if (!orderNo || create.isPending) return;
-    create.mutate({ ...form, merOrderNo: orderNo });
+    if (!orderNo || create.isPending || receipt) return;
+    dup.clear();
+    create.mutate({ form: { ...form, merOrderNo: orderNo }, allowDuplicate: false });
+  };
+  /// The payin as sent, again under its number (`allowDuplicate` once confirmed).
+  const resend = (allowDuplicate: boolean) => {
+    const sent = create.variables?.form;
+    if (!sent || create.isPending) return;
+    setKept(receipt);
+    create.mutate({ form: sent, allowDuplicate });
   };
   const next = () => {
     // A refused payin keeps what was typed, to correct it under a new order number.
-    const refused = receipt?.entry.status === "rejected";
+    const refused = entry?.status === "rejected";
     create.reset();
+    dup.clear();
+    setKept(undefined);
     renewOrderNo();
     if (!refused) setForm(blankForm(m));
   };
@@ -202,6 +221,7 @@ export function PayinsPage() {
                   const method = v as PayinMethod;
                   setForm((f) => ({ ...f, method, currency: CURRENCY[method] }));
                   create.reset();
+                  dup.clear();
                 }}
                 data-testid="payin-method"
                 disabled={!!receipt}
@@ -476,7 +496,15 @@ export function PayinsPage() {
                   </Button>
                 )}
               </Group>
-              <FormError error={create.error} testId="payin-field-error" />
+              <FormError
+                error={duplicateOf(create.error) ? null : create.error}
+                testId="payin-field-error"
+              />
+              <DuplicateGuard
+                duplicate={dup.duplicate}
+                sending={create.isPending}
+                onConfirm={() => resend(true)}
+              />
             </Stack>
           </form>
         </Card>
@@ -486,7 +514,12 @@ export function PayinsPage() {
               <Title order={4} mb="xs">
                 {t("payins.result")}
               </Title>
-              <ReceiptView receipt={receipt}>
+              <ReceiptView
+                receipt={receipt}
+                onRetry={() => resend(false)}
+                retrying={create.isPending}
+                retryTestId="payin-retry-same"
+              >
                 {receipt.entry.status === "rejected" && <HttpRefusal code={receipt.entry.code} />}
                 <PayResult receipt={receipt} />
               </ReceiptView>

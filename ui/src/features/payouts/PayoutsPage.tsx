@@ -1,5 +1,6 @@
 import {
   Alert,
+  Badge,
   Button,
   Card,
   Checkbox,
@@ -13,21 +14,32 @@ import {
   Text,
   TextInput,
   Title,
+  Tooltip,
 } from "@mantine/core";
-import { IconFolderOpen } from "@tabler/icons-react";
+import { IconFileSpreadsheet, IconFolderOpen } from "@tabler/icons-react";
 import { useMutation } from "@tanstack/react-query";
 import { Channel } from "@tauri-apps/api/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
+import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { ErrorAlert, FormError, toastError } from "../../components/ErrorAlert";
 import { JournalBadge, ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTimeShort, formatMoney } from "../../lib/format";
 import { fieldError, unwrap } from "../../lib/ipc";
-import type { BulkProgress, PayoutForm, PayoutKind, PayoutPreview } from "../../lib/types";
+import type {
+  BulkPlan,
+  BulkProgress,
+  CurrencyTotal,
+  PayoutForm,
+  PayoutKind,
+  PayoutPreview,
+  Receipt,
+  RowAction,
+} from "../../lib/types";
 import { useAppStatus } from "../app/queries";
-import { useJournalList, useMoneyChanged, useOrderNo } from "../money/queries";
+import { useEntryNow, useJournalList, useMoneyChanged, useOrderNo } from "../money/queries";
 
 const blank = (kind: PayoutKind): Omit<PayoutForm, "merOrderNo"> => ({
   kind,
@@ -110,30 +122,53 @@ function Confirm({
   );
 }
 
-function SinglePayout({ kind }: { kind: PayoutKind }) {
+export function SinglePayout({ kind }: { kind: PayoutKind }) {
   const { t } = useTranslation();
   const status = useAppStatus();
   const [orderNo, renew] = useOrderNo("PO");
   const [form, setForm] = useState(() => blank(kind));
   const [loseAnswer, setLoseAnswer] = useState(false);
   const changed = useMoneyChanged();
+  const dup = useDuplicate();
   const preview = useMutation({ mutationFn: (f: PayoutForm) => unwrap(commands.payoutPreview(f)) });
   const send = useMutation({
-    mutationFn: (f: PayoutForm) => unwrap(commands.payoutCreate(f, loseAnswer)),
-    onSettled: changed,
+    mutationFn: (v: { form: PayoutForm; allowDuplicate: boolean }) =>
+      unwrap(commands.payoutCreate(v.form, loseAnswer, v.allowDuplicate)),
+    onSettled: (data, error) => {
+      changed();
+      dup.settle(data, error);
+    },
   });
   const set = <K extends keyof typeof form>(k: K, v: (typeof form)[K]) =>
     setForm((f) => ({ ...f, [k]: v }));
   const err = (...f: string[]) => fieldError(preview.error ?? send.error, ...f);
   const full = { ...form, merOrderNo: orderNo };
-  const receipt = send.data;
+  // A resend under the same number keeps the receipt it was made from until it answers.
+  const [kept, setKept] = useState<Receipt | undefined>(undefined);
+  const receipt = send.data ?? (send.isPending ? kept : undefined);
+  const entry = useEntryNow(receipt?.entry ?? null);
+  const open = entry?.status === "unknown" || entry?.status === "sending";
+  const notSent = entry?.status === "pending";
+  /// The same payout again, under the number it was sent with (the confirmation is not
+  /// shown again: it was given for this number).
+  const resend = (allowDuplicate: boolean) => {
+    const sent = send.variables?.form;
+    if (!sent || send.isPending) return;
+    preview.reset();
+    setKept(receipt);
+    send.mutate({ form: sent, allowDuplicate });
+  };
+  const formError = preview.error ?? (duplicateOf(send.error) ? null : send.error);
   return (
     <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
       <Card withBorder>
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (orderNo) preview.mutate(full);
+            if (!orderNo || send.isPending || receipt) return;
+            send.reset();
+            dup.clear();
+            preview.mutate(full);
           }}
         >
           <Stack gap="sm">
@@ -228,35 +263,56 @@ function SinglePayout({ kind }: { kind: PayoutKind }) {
                 data-testid="payout-lose-answer"
               />
             )}
-            <FormError error={preview.error ?? send.error} testId="payout-field-error" />
+            <FormError error={formError} testId="payout-field-error" />
+            <DuplicateGuard
+              duplicate={dup.duplicate}
+              sending={send.isPending}
+              onConfirm={() => resend(true)}
+            />
             <Group>
               {receipt ? (
-                <Button
-                  onClick={() => {
-                    // A refused payout keeps what was typed, to correct it under a new
-                    // order number.
-                    const refused = receipt.entry.status === "rejected";
-                    send.reset();
-                    preview.reset();
-                    renew();
-                    if (!refused) setForm(blank(kind));
-                    setLoseAnswer(false);
-                  }}
-                  data-testid="payout-next"
+                <Tooltip
+                  label={t(open ? "payouts.anotherOpenHint" : "payouts.anotherHint")}
+                  multiline
+                  w={320}
                 >
-                  {t("payouts.another")}
-                </Button>
+                  <Button
+                    // While this payout's outcome is open, or it waits to be sent again
+                    // under its number, a new one is not the next step.
+                    variant={open || notSent ? "default" : "filled"}
+                    onClick={() => {
+                      // A refused payout keeps what was typed, to correct it under a new
+                      // order number.
+                      const refused = entry?.status === "rejected";
+                      send.reset();
+                      preview.reset();
+                      dup.clear();
+                      setKept(undefined);
+                      renew();
+                      if (!refused) setForm(blank(kind));
+                      setLoseAnswer(false);
+                    }}
+                    data-testid="payout-next"
+                  >
+                    {t(open ? "payouts.anotherOpen" : "payouts.another")}
+                  </Button>
+                </Tooltip>
               ) : (
                 <Button
                   type="submit"
                   loading={preview.isPending}
-                  disabled={!orderNo}
+                  disabled={!orderNo || send.isPending}
                   data-testid="payout-review"
                 >
                   {t("payouts.review")}
                 </Button>
               )}
             </Group>
+            {receipt && open && (
+              <Text size="sm" c="dimmed" data-testid="payout-next-hint">
+                {t("payouts.anotherOpenHint")}
+              </Text>
+            )}
           </Stack>
         </form>
       </Card>
@@ -266,40 +322,252 @@ function SinglePayout({ kind }: { kind: PayoutKind }) {
             <Title order={4} mb="xs">
               {t("payouts.result")}
             </Title>
-            <ReceiptView receipt={receipt} />
+            <ReceiptView
+              receipt={receipt}
+              onRetry={() => resend(false)}
+              retrying={send.isPending}
+              retryTestId="payout-retry-same"
+            />
           </Card>
         )}
       </Stack>
       <Confirm
-        preview={preview.data && !receipt && !send.error ? preview.data : null}
+        preview={preview.data && !receipt && !send.error && !dup.duplicate ? preview.data : null}
         sending={send.isPending}
         onCancel={() => preview.reset()}
         onConfirm={() => {
-          if (!send.isPending) send.mutate(full);
+          if (!send.isPending) send.mutate({ form: full, allowDuplicate: false });
         }}
       />
     </SimpleGrid>
   );
 }
 
-function Bulk() {
+const ACTION_COLORS: Record<RowAction, string> = {
+  send: "blue",
+  paid: "teal",
+  look_up: "orange",
+  held: "yellow",
+};
+
+const RESULT_COLORS: Record<string, string> = {
+  accepted: "teal",
+  rejected: "red",
+  unknown: "orange",
+  sending: "orange",
+  pending: "gray",
+  held: "yellow",
+  invalid: "red",
+};
+
+function ResultBadge({ status }: { status: string }) {
+  const { t } = useTranslation();
+  return (
+    <Badge
+      color={RESULT_COLORS[status] ?? "gray"}
+      variant="light"
+      data-testid="bulk-row-status"
+      data-status={status}
+    >
+      {t(`payouts.rowStatus.${status}`, { defaultValue: status })}
+    </Badge>
+  );
+}
+
+/// Per currency: how many, how much, and the fees (an estimate from an earlier payout,
+/// or said to be unknown: the gateway states no fee before a payout).
+function Totals({ totals, testId }: { totals: CurrencyTotal[]; testId: string }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  if (totals.length === 0) return null;
+  return (
+    <Table withRowBorders={false} verticalSpacing={2} data-testid={testId}>
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>{t("payouts.currency")}</Table.Th>
+          <Table.Th>{t("payouts.count")}</Table.Th>
+          <Table.Th>{t("payouts.total")}</Table.Th>
+          <Table.Th>{t("payouts.fees")}</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {totals.map((x) => (
+          <Table.Tr key={x.currency} data-currency={x.currency} data-amount={x.amount}>
+            <Table.Td>{x.currency}</Table.Td>
+            <Table.Td>{formatCount(x.count, loc)}</Table.Td>
+            <Table.Td>{formatMoney(x.amount, x.currency, loc)}</Table.Td>
+            <Table.Td data-fee={x.feeEstimate ?? ""}>
+              {x.feeEstimate !== null ? (
+                <Stack gap={0}>
+                  <Text size="sm">
+                    {t("payouts.feeEstimate", { fee: formatMoney(x.feeEstimate, x.currency, loc) })}
+                  </Text>
+                  {x.feeBasis && (
+                    <Text size="xs" c="dimmed">
+                      {x.feeBasis}
+                    </Text>
+                  )}
+                </Stack>
+              ) : (
+                <Text size="sm" c="dimmed">
+                  {t("payouts.feesUnknown")}
+                </Text>
+              )}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+/// The last word before a bulk run: what will be sent, how much, what it may cost, and
+/// the held rows, which go only when ticked (unticked each time it opens).
+function BulkConfirm({
+  plan,
+  opened,
+  sending,
+  onCancel,
+  onConfirm,
+}: {
+  plan: BulkPlan;
+  opened: boolean;
+  sending: boolean;
+  onCancel: () => void;
+  onConfirm: (includeHeld: boolean, expected: string) => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Modal
+      opened={opened}
+      onClose={onCancel}
+      title={t("payouts.bulkConfirmTitle")}
+      size="lg"
+      centered
+    >
+      <BulkConfirmBody plan={plan} sending={sending} onCancel={onCancel} onConfirm={onConfirm} />
+    </Modal>
+  );
+}
+
+function BulkConfirmBody({
+  plan,
+  sending,
+  onCancel,
+  onConfirm,
+}: {
+  plan: BulkPlan;
+  sending: boolean;
+  onCancel: () => void;
+  onConfirm: (includeHeld: boolean, expected: string) => void;
+}) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const [includeHeld, setIncludeHeld] = useState(false);
+  const count = plan.toSend + (includeHeld ? plan.held : 0);
+  const held = plan.rows.filter((r) => r.action === "held");
+  return (
+    <Stack data-testid="bulk-confirm" data-to-send={plan.toSend} data-held={plan.held}>
+      <Text fw={500}>{t("payouts.bulkConfirmCount", { count: plan.toSend })}</Text>
+      <Totals totals={plan.totals} testId="bulk-confirm-totals" />
+      {(plan.paid > 0 || plan.lookUp > 0) && (
+        <Text size="sm" c="dimmed">
+          {t("payouts.bulkConfirmSkipped", { paid: plan.paid, lookUp: plan.lookUp })}
+        </Text>
+      )}
+      {held.length > 0 && (
+        <Alert color="yellow" variant="light" title={t("payouts.bulkHeldTitle")}>
+          <Stack gap="xs">
+            <Text size="sm">{t("payouts.bulkHeldIntro")}</Text>
+            <Table.ScrollContainer minWidth={480} mah={200}>
+              <Table verticalSpacing={2} data-testid="bulk-held-rows">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t("payouts.line")}</Table.Th>
+                    <Table.Th>{t("payouts.amount")}</Table.Th>
+                    <Table.Th>{t("payouts.account")}</Table.Th>
+                    <Table.Th>{t("payouts.reason")}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {held.map((r) => (
+                    <Table.Tr key={r.line}>
+                      <Table.Td>{r.line}</Table.Td>
+                      <Table.Td>{formatMoney(r.payout.amount, r.payout.currency, loc)}</Table.Td>
+                      <Table.Td>{r.payout.account}</Table.Td>
+                      <Table.Td>
+                        <Text size="xs">{r.reason}</Text>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+            <Checkbox
+              label={t("payouts.bulkIncludeHeld", { count: plan.held })}
+              description={t("payouts.bulkIncludeHeldHint")}
+              checked={includeHeld}
+              onChange={(e) => setIncludeHeld(e.currentTarget.checked)}
+              data-testid="bulk-include-held"
+            />
+            <Totals totals={plan.heldTotals} testId="bulk-held-totals" />
+          </Stack>
+        </Alert>
+      )}
+      <Text size="sm" c="dimmed">
+        {t("payouts.bulkConfirmHint")}
+      </Text>
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onCancel}>
+          {t("common.cancel")}
+        </Button>
+        <Button
+          color="red"
+          disabled={count === 0}
+          loading={sending}
+          onClick={() => {
+            if (!sending && count > 0)
+              onConfirm(includeHeld, includeHeld ? plan.digestWithHeld : plan.digest);
+          }}
+          data-testid="bulk-confirm-send"
+        >
+          {t("payouts.bulkSend", { count })}
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+export function Bulk() {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const [path, setPath] = useState("");
   const [progress, setProgress] = useState<BulkProgress | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const changed = useMoneyChanged();
   const check = useMutation({ mutationFn: (p: string) => unwrap(commands.bulkCheck(p)) });
   const send = useMutation({
-    mutationFn: (p: string) => {
+    mutationFn: (v: { path: string; includeHeld: boolean; expected: string }) => {
       const ch = new Channel<BulkProgress>();
       ch.onmessage = setProgress;
-      return unwrap(commands.bulkSend(p, ch));
+      return unwrap(commands.bulkSend(v.path, v.includeHeld, v.expected, ch));
     },
     onSettled: changed,
   });
+  const openResult = useMutation({
+    mutationFn: (p: string) => unwrap(commands.bulkResultOpen(p)),
+    onError: (e) => toastError(t, e),
+  });
   const c = check.data;
+  const plan = c?.plan;
   const out = send.data;
   const count = (s: string) => out?.results.filter((r) => r.status === s).length ?? 0;
+  const results = new Map((out?.results ?? []).map((r) => [r.line, r]));
+  const startOver = () => {
+    check.reset();
+    send.reset();
+    setConfirming(false);
+  };
   return (
     <Stack>
       <Card withBorder>
@@ -314,8 +582,7 @@ function Bulk() {
               value={path}
               onChange={(e) => {
                 setPath(e.currentTarget.value);
-                check.reset();
-                send.reset();
+                startOver();
               }}
               error={fieldError(check.error, "path", "file")}
               style={{ flex: 1 }}
@@ -324,13 +591,14 @@ function Bulk() {
             <Button
               variant="default"
               leftSection={<IconFolderOpen size={16} />}
+              disabled={send.isPending}
               onClick={() =>
                 unwrap(commands.filesPick("bulk"))
                   .then((paths) => {
                     const [first] = paths;
                     if (!first) return;
                     setPath(first);
-                    send.reset();
+                    startOver();
                     check.mutate(first);
                   })
                   .catch((e) => toastError(t, e))
@@ -341,7 +609,11 @@ function Bulk() {
             <Button
               variant="default"
               loading={check.isPending}
-              onClick={() => check.mutate(path)}
+              disabled={send.isPending}
+              onClick={() => {
+                send.reset();
+                check.mutate(path);
+              }}
               data-testid="bulk-check"
             >
               {t("payouts.bulkCheck")}
@@ -352,31 +624,51 @@ function Bulk() {
           )}
         </Stack>
       </Card>
-      {c && (
+      {c && plan && (
         <Card
           withBorder
           data-testid="bulk-preview"
-          data-rows={c.rows.length}
-          data-errors={c.errors.length}
+          data-rows={plan.rows.length}
+          data-errors={plan.errors.length}
+          data-to-send={plan.toSend}
+          data-paid={plan.paid}
+          data-look-up={plan.lookUp}
+          data-held={plan.held}
         >
-          <Group justify="space-between" mb="xs">
-            <Text fw={500}>
-              {t("payouts.bulkSummary", {
-                ok: formatCount(c.rows.length, loc),
-                bad: formatCount(c.errors.length, loc),
-              })}
-            </Text>
+          <Group justify="space-between" mb="xs" align="flex-start">
+            <Stack gap={4}>
+              <Text fw={500}>
+                {t("payouts.bulkSummary", {
+                  ok: formatCount(plan.rows.length, loc),
+                  bad: formatCount(plan.errors.length, loc),
+                })}
+              </Text>
+              <Group gap="xs" data-testid="bulk-counts">
+                <Badge color={ACTION_COLORS.send} variant="light">
+                  {t("payouts.countToSend", { count: plan.toSend })}
+                </Badge>
+                <Badge color={ACTION_COLORS.paid} variant="light">
+                  {t("payouts.countPaid", { count: plan.paid })}
+                </Badge>
+                <Badge color={ACTION_COLORS.look_up} variant="light">
+                  {t("payouts.countLookUp", { count: plan.lookUp })}
+                </Badge>
+                <Badge color={ACTION_COLORS.held} variant="light">
+                  {t("payouts.countHeld", { count: plan.held })}
+                </Badge>
+                <Badge color="red" variant="light">
+                  {t("payouts.countInvalid", { count: plan.errors.length })}
+                </Badge>
+              </Group>
+            </Stack>
             <Button
               color="red"
-              disabled={c.rows.length === 0 || !!out}
+              disabled={(plan.toSend === 0 && plan.held === 0) || !!out}
               loading={send.isPending}
-              onClick={() => {
-                setProgress(null);
-                send.mutate(c.path);
-              }}
+              onClick={() => setConfirming(true)}
               data-testid="bulk-send"
             >
-              {t("payouts.bulkSend", { count: c.rows.length })}
+              {t("payouts.bulkSend", { count: plan.toSend })}
             </Button>
           </Group>
           {send.isPending && (
@@ -388,10 +680,11 @@ function Bulk() {
               data-testid="bulk-progress"
             />
           )}
-          {c.errors.length > 0 && (
-            <Alert color="red" variant="light" mb="xs" title={t("payouts.bulkErrors")}>
+          <Totals totals={plan.totals} testId="bulk-totals" />
+          {plan.errors.length > 0 && (
+            <Alert color="red" variant="light" my="xs" title={t("payouts.bulkErrors")}>
               <Stack gap={2} data-testid="bulk-errors">
-                {c.errors.map((e) => (
+                {plan.errors.map((e) => (
                   <Text size="sm" key={`${e.line}-${e.field}`}>
                     {t("payouts.bulkError", { line: e.line, field: e.field, rule: e.rule })}
                   </Text>
@@ -399,8 +692,8 @@ function Bulk() {
               </Stack>
             </Alert>
           )}
-          <Table.ScrollContainer minWidth={600} mah={320}>
-            <Table striped stickyHeader>
+          <Table.ScrollContainer minWidth={900} mah={420}>
+            <Table striped stickyHeader data-testid="bulk-rows">
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>{t("payouts.line")}</Table.Th>
@@ -409,22 +702,86 @@ function Bulk() {
                   <Table.Th>{t("payouts.account")}</Table.Th>
                   <Table.Th>{t("payouts.beneficiary")}</Table.Th>
                   <Table.Th>{t("payouts.merOrderNo")}</Table.Th>
+                  <Table.Th>{t("payouts.action")}</Table.Th>
+                  {out && <Table.Th>{t("payouts.outcome")}</Table.Th>}
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
-                {c.rows.map((r) => (
-                  <Table.Tr key={r.line}>
-                    <Table.Td>{r.line}</Table.Td>
-                    <Table.Td>{r.payout.kind}</Table.Td>
-                    <Table.Td>{formatMoney(r.payout.amount, r.payout.currency, loc)}</Table.Td>
-                    <Table.Td>{r.payout.account}</Table.Td>
-                    <Table.Td>{r.payout.beneficiary || r.payout.bank}</Table.Td>
-                    <Table.Td>{r.payout.merOrderNo}</Table.Td>
-                  </Table.Tr>
-                ))}
+                {plan.rows.map((r) => {
+                  const res = results.get(r.line);
+                  const no = res?.merOrderNo || r.merOrderNo;
+                  return (
+                    <Table.Tr
+                      key={r.line}
+                      data-line={r.line}
+                      data-action={r.action}
+                      data-mer-order-no={no}
+                      data-outcome={res?.status ?? ""}
+                    >
+                      <Table.Td>{r.line}</Table.Td>
+                      <Table.Td>{r.payout.kind}</Table.Td>
+                      <Table.Td>{formatMoney(r.payout.amount, r.payout.currency, loc)}</Table.Td>
+                      <Table.Td>{r.payout.account}</Table.Td>
+                      <Table.Td>{r.payout.beneficiary || r.payout.bank}</Table.Td>
+                      <Table.Td>{no}</Table.Td>
+                      <Table.Td>
+                        <Stack gap={2}>
+                          <Badge
+                            color={ACTION_COLORS[r.action]}
+                            variant="light"
+                            data-testid="bulk-row-action"
+                          >
+                            {t(`payouts.actions.${r.action}`)}
+                          </Badge>
+                          {r.reason && (
+                            <Text size="xs" c="dimmed">
+                              {r.reason}
+                            </Text>
+                          )}
+                          {r.earlier && r.earlier !== no && (
+                            <Text size="xs" c="dimmed">
+                              {t("payouts.earlier", { merOrderNo: r.earlier })}
+                            </Text>
+                          )}
+                        </Stack>
+                      </Table.Td>
+                      {out && (
+                        <Table.Td>
+                          {res && (
+                            <Stack gap={2}>
+                              <ResultBadge status={res.status} />
+                              {res.tradeNo && (
+                                <Text size="xs">
+                                  {t("payouts.tradeNoIs", { tradeNo: res.tradeNo })}
+                                </Text>
+                              )}
+                              {res.detail && (
+                                <Text size="xs" c="dimmed">
+                                  {res.detail}
+                                </Text>
+                              )}
+                            </Stack>
+                          )}
+                        </Table.Td>
+                      )}
+                    </Table.Tr>
+                  );
+                })}
               </Table.Tbody>
             </Table>
           </Table.ScrollContainer>
+          <BulkConfirm
+            plan={plan}
+            opened={confirming}
+            sending={send.isPending}
+            onCancel={() => setConfirming(false)}
+            onConfirm={(includeHeld, expected) => {
+              if (send.isPending) return;
+              setProgress(null);
+              setConfirming(false);
+              send.mutate({ path: c.path, includeHeld, expected });
+            }}
+          />
         </Card>
       )}
       {send.error && <ErrorAlert error={send.error} />}
@@ -435,15 +792,34 @@ function Bulk() {
           data-testid="bulk-result"
           data-accepted={count("accepted")}
           data-invalid={count("invalid")}
+          data-held={count("held")}
+          data-rejected={count("rejected")}
+          data-unknown={count("unknown")}
+          data-pending={count("pending")}
         >
-          {t("payouts.bulkDone", {
-            accepted: count("accepted"),
-            rejected: count("rejected"),
-            unknown: count("unknown"),
-            pending: count("pending"),
-            invalid: count("invalid"),
-            path: out.resultPath,
-          })}
+          <Stack gap="xs">
+            <Text size="sm">
+              {t("payouts.bulkDone", {
+                accepted: count("accepted"),
+                rejected: count("rejected"),
+                unknown: count("unknown"),
+                pending: count("pending"),
+                held: count("held"),
+                invalid: count("invalid"),
+                path: out.resultPath,
+              })}
+            </Text>
+            <Button
+              variant="default"
+              w="fit-content"
+              leftSection={<IconFileSpreadsheet size={16} />}
+              loading={openResult.isPending}
+              onClick={() => openResult.mutate(out.resultPath)}
+              data-testid="bulk-open-result"
+            >
+              {t("payouts.bulkOpenResult")}
+            </Button>
+          </Stack>
         </Alert>
       )}
     </Stack>

@@ -29,12 +29,13 @@ import { useCallback, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import { commands } from "../../bindings";
+import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { ErrorAlert, errorText, FormError, toastError } from "../../components/ErrorAlert";
 import { ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTimeShort } from "../../lib/format";
 import { fieldError, unwrap } from "../../lib/ipc";
-import type { FileCheck } from "../../lib/types";
+import type { FileCheck, Receipt, ReviewRequest } from "../../lib/types";
 import { useMoneyChanged, useOrderNo } from "../money/queries";
 import { PdfThumb } from "./PdfThumb";
 
@@ -180,19 +181,30 @@ export function ReviewPage() {
   const [fileError, setFileError] = useState<string | null>(null);
   const changed = useMoneyChanged();
   const [checking, setChecking] = useState(false);
+  const dup = useDuplicate();
+  // A resend under the same reference keeps the receipt it was made from until it answers.
+  const [kept, setKept] = useState<Receipt | undefined>(undefined);
   const submit = useMutation({
-    mutationFn: () =>
-      unwrap(
-        commands.reviewSubmit(reference, {
-          tradeNo,
-          info: info
-            .filter((i) => i.content.trim())
-            .map((i) => [i.code, i.content] as [string, string]),
-          files: files.map((f) => [f.code, f.check.path] as [string, string]),
-        }),
-      ),
-    onSettled: changed,
+    mutationFn: (v: { reference: string; request: ReviewRequest; allowDuplicate: boolean }) =>
+      unwrap(commands.reviewSubmit(v.reference, v.request, v.allowDuplicate)),
+    onSettled: (data, error) => {
+      changed();
+      dup.settle(data, error);
+    },
   });
+  const request = (): ReviewRequest => ({
+    tradeNo,
+    info: info.filter((i) => i.content.trim()).map((i) => [i.code, i.content] as [string, string]),
+    files: files.map((f) => [f.code, f.check.path] as [string, string]),
+  });
+  const receipt = submit.data ?? (submit.isPending ? kept : undefined);
+  /// The submission as sent, again under its reference (`allowDuplicate` once confirmed).
+  const resend = (allowDuplicate: boolean) => {
+    const sent = submit.variables;
+    if (!sent || submit.isPending) return;
+    setKept(receipt);
+    submit.mutate({ ...sent, allowDuplicate });
+  };
 
   const add = useCallback(
     async (paths: string[]) => {
@@ -240,7 +252,6 @@ export function ReviewPage() {
     };
   }, [add]);
 
-  const receipt = submit.data;
   const total = files.reduce((n, f) => n + f.check.size, 0);
   return (
     <Stack data-testid="screen-review">
@@ -379,12 +390,22 @@ export function ReviewPage() {
               </Text>
             )}
             {submit.isPending && <Progress value={100} animated aria-label={t("review.sending")} />}
-            <FormError error={submit.error} testId="review-field-error" />
+            <FormError
+              error={duplicateOf(submit.error) ? null : submit.error}
+              testId="review-field-error"
+            />
+            <DuplicateGuard
+              duplicate={dup.duplicate}
+              sending={submit.isPending}
+              onConfirm={() => resend(true)}
+            />
             {receipt ? (
               <Button
                 w="fit-content"
                 onClick={() => {
                   submit.reset();
+                  dup.clear();
+                  setKept(undefined);
                   renew();
                   setFiles([]);
                   setInfo([{ code: "1", content: "" }]);
@@ -398,13 +419,24 @@ export function ReviewPage() {
                 w="fit-content"
                 loading={submit.isPending}
                 disabled={!reference}
-                onClick={() => submit.mutate()}
+                onClick={() => {
+                  if (submit.isPending) return;
+                  dup.clear();
+                  submit.mutate({ reference, request: request(), allowDuplicate: false });
+                }}
                 data-testid="review-submit"
               >
                 {t("review.submit")}
               </Button>
             )}
-            {receipt && <ReceiptView receipt={receipt} />}
+            {receipt && (
+              <ReceiptView
+                receipt={receipt}
+                onRetry={() => resend(false)}
+                retrying={submit.isPending}
+                retryTestId="review-retry-same"
+              />
+            )}
           </Stack>
         </Card>
         <History tradeNo={tradeNo.trim()} />

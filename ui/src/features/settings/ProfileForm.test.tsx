@@ -29,8 +29,35 @@ describe("the profile form", () => {
     const [cmd, args] = invoke.mock.calls[0] ?? [];
     expect(cmd).toBe("profile_save");
     expect(args).toMatchObject({
-      profile: { name: "acme", baseUrl: "http://gateway.example.com" },
+      profile: {
+        name: "acme",
+        baseUrl: "http://gateway.example.com",
+        safety: {
+          duplicateWindowHours: 24,
+          notFoundGraceSecs: 300,
+          notFoundLookups: 3,
+          duplicateCodes: ["E1011"],
+        },
+      },
       previous: null,
     });
+  });
+
+  it("shows a safety setting's error on its field", async () => {
+    invoke.mockRejectedValue({
+      code: "validation",
+      field: "safety.duplicateWindowHours",
+      rule: "must be between 1 and 2160",
+    });
+    renderUi(<ProfileForm editing={null} opened onClose={() => {}} />);
+    fireEvent.change(await screen.findByTestId("profile-name"), { target: { value: "acme" } });
+    fireEvent.change(screen.getByTestId("profile-duplicate-window"), { target: { value: "48" } });
+    fireEvent.click(screen.getByTestId("profile-save"));
+    await screen.findByText("must be between 1 and 2160");
+    expect(screen.getByTestId("profile-duplicate-window").getAttribute("aria-invalid")).toBe(
+      "true",
+    );
+    const [, args] = invoke.mock.calls[0] ?? [];
+    expect(args.profile.safety.duplicateWindowHours).toBe(48);
   });
 });

@@ -6,6 +6,7 @@ import {
   Stack,
   Switch,
   TagsInput,
+  Text,
   TextInput,
   Title,
 } from "@mantine/core";
@@ -27,6 +28,12 @@ export const NEW_PROFILE: Profile = {
   stateOverrides: {},
   operator: "",
   notifyUrl: "",
+  safety: {
+    duplicateWindowHours: 24,
+    notFoundGraceSecs: 300,
+    notFoundLookups: 3,
+    duplicateCodes: ["E1011"],
+  },
 };
 
 interface Props {
@@ -151,6 +158,44 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
               set("signSettings", { ...p.signSettings, skipEmpty: e.currentTarget.checked })
             }
           />
+          <Title order={3} size="h5">
+            {t("settings.safety")}
+          </Title>
+          <NumberInput
+            label={t("settings.field.duplicateWindowHours")}
+            description={t("settings.field.duplicateWindowHoursHint")}
+            value={p.safety.duplicateWindowHours}
+            onChange={(v) =>
+              set("safety", { ...p.safety, duplicateWindowHours: typeof v === "number" ? v : 0 })
+            }
+            error={err("safety.duplicateWindowHours")}
+            min={1}
+            max={2160}
+            allowDecimal={false}
+            allowNegative={false}
+            required
+            data-testid="profile-duplicate-window"
+          />
+          <NumberInput
+            label={t("settings.field.notFoundGraceSecs")}
+            description={t("settings.field.notFoundGraceSecsHint")}
+            value={p.safety.notFoundGraceSecs}
+            onChange={(v) =>
+              set("safety", { ...p.safety, notFoundGraceSecs: typeof v === "number" ? v : 0 })
+            }
+            error={err("safety.notFoundGraceSecs")}
+            min={0}
+            max={604800}
+            allowDecimal={false}
+            allowNegative={false}
+            required
+            data-testid="profile-not-found-grace"
+          />
+          {invalid?.field === "safety.notFoundLookups" && (
+            <Text c="red" size="sm" data-testid="profile-safety-error">
+              {t("errors.validation", invalid)}
+            </Text>
+          )}
           {invalid ? null : <ErrorAlert error={save.error} />}
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>

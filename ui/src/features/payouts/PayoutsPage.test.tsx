@@ -1,0 +1,204 @@
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { BulkCheck, BulkOutcome, Entry, PlannedRow, Receipt } from "../../lib/types";
+import { renderUi } from "../../test/render";
+import { invoke } from "../../test/tauri";
+import { Bulk, SinglePayout } from "./PayoutsPage";
+
+const row = (line: number, action: PlannedRow["action"], no: string): PlannedRow => ({
+  line,
+  merOrderNo: no,
+  payout: {
+    kind: "CLABE",
+    merOrderNo: no,
+    amount: "10.00",
+    currency: "MXN",
+    beneficiary: "",
+    account: "002010******7771",
+    bank: "BANAMEX",
+  },
+  action,
+  reason: action === "held" ? "the same payout as PO-OLD" : "new",
+  earlier: action === "held" ? "PO-OLD" : null,
+});
+
+const checked: BulkCheck = {
+  path: "/tmp/p.csv",
+  plan: {
+    rows: [row(2, "send", "B1"), row(3, "paid", "B2"), row(4, "held", "B3")],
+    errors: [{ line: 5, field: "amount", rule: "not a number" }],
+    toSend: 1,
+    paid: 1,
+    lookUp: 0,
+    held: 1,
+    totals: [{ currency: "MXN", count: 1, amount: "10.00", feeEstimate: null, feeBasis: null }],
+    heldTotals: [
+      {
+        currency: "MXN",
+        count: 1,
+        amount: "10.00",
+        feeEstimate: "1.50",
+        feeBasis: "estimated: 1.50 MXN per payout, as on payout PO-9",
+      },
+    ],
+    digest: "d-send",
+    digestWithHeld: "d-send-and-held",
+  },
+};
+
+const outcome: BulkOutcome = {
+  resultPath: "/tmp/p.result.csv",
+  results: [
+    { line: 2, merOrderNo: "B1", status: "accepted", tradeNo: "T1", detail: "" },
+    { line: 3, merOrderNo: "B2", status: "accepted", tradeNo: "T0", detail: "paid before" },
+    { line: 4, merOrderNo: "B3", status: "accepted", tradeNo: "T3", detail: "" },
+    { line: 5, merOrderNo: "", status: "invalid", tradeNo: "", detail: "amount: not a number" },
+  ],
+};
+
+describe("the bulk tab", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+  });
+
+  it("previews the plan, confirms with the held rows only when ticked, and shows each row's outcome", async () => {
+    invoke.mockImplementation((cmd: string) => {
+      if (cmd === "bulk_check") return Promise.resolve(checked);
+      if (cmd === "bulk_send") return Promise.resolve(outcome);
+      if (cmd === "bulk_result_open") return Promise.resolve(null);
+      return Promise.reject({ code: "internal", message: `unexpected ${cmd}` });
+    });
+    renderUi(<Bulk />);
+    fireEvent.change(screen.getByTestId("bulk-path"), { target: { value: "/tmp/p.csv" } });
+    fireEvent.click(screen.getByTestId("bulk-check"));
+    const preview = await screen.findByTestId("bulk-preview");
+    expect(preview.getAttribute("data-rows")).toBe("3");
+    expect(preview.getAttribute("data-errors")).toBe("1");
+    expect(within(preview).getByTestId("bulk-totals").textContent).toContain(
+      "Fees not given by the gateway before sending",
+    );
+    expect(
+      [...preview.querySelectorAll("[data-action]")].map((r) => r.getAttribute("data-action")),
+    ).toEqual(["send", "paid", "held"]);
+
+    fireEvent.click(screen.getByTestId("bulk-send"));
+    const confirm = await screen.findByTestId("bulk-confirm");
+    expect(invoke.mock.calls.some(([c]) => c === "bulk_send")).toBe(false);
+    const includeHeld = within(confirm).getByTestId("bulk-include-held");
+    expect(includeHeld).toHaveProperty("checked", false);
+    fireEvent.click(includeHeld);
+    const send = within(confirm).getByTestId("bulk-confirm-send");
+    expect(send.textContent).toBe("Send 2 payouts");
+    fireEvent.click(send);
+
+    const result = await screen.findByTestId("bulk-result");
+    expect(result.getAttribute("data-accepted")).toBe("3");
+    expect(result.getAttribute("data-invalid")).toBe("1");
+    expect(result.getAttribute("data-held")).toBe("0");
+    const [, args] = invoke.mock.calls.find(([c]) => c === "bulk_send") ?? [];
+    expect(args).toMatchObject({
+      path: "/tmp/p.csv",
+      includeHeld: true,
+      expected: "d-send-and-held",
+    });
+    expect(
+      [...preview.querySelectorAll("[data-outcome]")].map((r) => r.getAttribute("data-outcome")),
+    ).toEqual(["accepted", "accepted", "accepted"]);
+
+    fireEvent.click(screen.getByTestId("bulk-open-result"));
+    await waitFor(() =>
+      expect(invoke.mock.calls.find(([c]) => c === "bulk_result_open")?.[1]).toEqual({
+        path: "/tmp/p.result.csv",
+      }),
+    );
+  });
+});
+
+const entry = (over: Partial<Entry>): Entry => ({
+  id: 4,
+  profile: "sandbox",
+  operation: "v2.payout",
+  merOrderNo: "PO-1",
+  request: {},
+  summary: "payout CLABE 77.00 MXN",
+  status: "pending",
+  tradeNo: null,
+  code: null,
+  message: "not found at the gateway after 3 lookups",
+  attempts: 3,
+  createdAt: 1_700_000_000_000,
+  updatedAt: 1_700_000_000_000,
+  nextCheckAt: null,
+  fingerprint: "f",
+  sentAt: 1_700_000_000_000,
+  lookups: 3,
+  resolution: null,
+  ...over,
+});
+
+const receipt = (e: Entry): Receipt => ({
+  entry: e,
+  replayed: false,
+  tradeNo: e.tradeNo,
+  payUrl: null,
+  bank: null,
+  fee: null,
+  message: null,
+});
+
+describe("a single payout", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+  });
+
+  it("is sent again under the same number once proven not at the gateway", async () => {
+    let creates = 0;
+    invoke.mockImplementation((cmd: string) => {
+      if (cmd === "app_status") return Promise.reject({ code: "internal", message: "none" });
+      if (cmd === "order_no_new") return Promise.resolve("PO-1");
+      if (cmd === "payout_preview") {
+        return Promise.resolve({
+          kind: "CLABE",
+          merOrderNo: "PO-1",
+          amount: "77.00",
+          currency: "MXN",
+          beneficiary: "",
+          account: "002010******7771",
+          bank: "BANAMEX",
+        });
+      }
+      if (cmd === "payout_create") {
+        creates += 1;
+        return Promise.resolve(
+          receipt(
+            creates === 1
+              ? entry({})
+              : entry({ status: "accepted", tradeNo: "T9", updatedAt: 1_700_000_009_000 }),
+          ),
+        );
+      }
+      return Promise.reject({ code: "internal", message: `unexpected ${cmd}` });
+    });
+    renderUi(<SinglePayout kind="CLABE" />);
+    await waitFor(() => expect(invoke.mock.calls.some(([c]) => c === "order_no_new")).toBe(true));
+    fireEvent.change(screen.getByTestId("payout-amount"), { target: { value: "77.00" } });
+    fireEvent.change(screen.getByTestId("payout-clabe"), {
+      target: { value: "002010077777777771" },
+    });
+    await waitFor(() => expect(screen.getByDisplayValue("PO-1")).toBeTruthy());
+    fireEvent.click(screen.getByTestId("payout-review"));
+    fireEvent.click(await screen.findByTestId("payout-send"));
+
+    const retry = await screen.findByTestId("payout-retry-same");
+    expect(screen.getByTestId("receipt-next").getAttribute("data-step")).toBe("pending");
+    fireEvent.click(retry);
+    await waitFor(() =>
+      expect(screen.getByTestId("receipt").getAttribute("data-status")).toBe("accepted"),
+    );
+    const sent = invoke.mock.calls.filter(([c]) => c === "payout_create").map(([, a]) => a);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toEqual(sent[0]);
+    expect(sent[1]).toMatchObject({ form: { merOrderNo: "PO-1" }, allowDuplicate: false });
+    expect(screen.queryByTestId("payout-retry-same")).toBeNull();
+  });
+});
