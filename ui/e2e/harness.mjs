@@ -249,5 +249,19 @@ export function helpers(browser) {
     }
     return t;
   };
-  return { waitFor, click, typeInto, shot, axe, choose, closeOverlays, text };
+  /// Waits for the receipt to reach one of `statuses`; answers with the one it reached.
+  const receiptStatus = async (statuses, timeout = 30_000) => {
+    let last = "";
+    await browser.waitUntil(
+      async () => {
+        const r = await browser.$('[data-testid="receipt"]');
+        if (!(await r.isExisting())) return false;
+        last = await r.getAttribute("data-status");
+        return statuses.includes(last);
+      },
+      { timeout, timeoutMsg: `the receipt did not reach ${statuses} (last: ${last})` },
+    );
+    return last;
+  };
+  return { waitFor, click, typeInto, shot, axe, choose, closeOverlays, text, receiptStatus };
 }

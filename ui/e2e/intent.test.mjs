@@ -22,19 +22,7 @@ after(async () => {
   await app?.stop();
 });
 
-async function receiptStatus(statuses, timeout = 30_000) {
-  let last = "";
-  await browser.waitUntil(
-    async () => {
-      const r = await browser.$(id("receipt"));
-      if (!(await r.isExisting())) return false;
-      last = await r.getAttribute("data-status");
-      return statuses.includes(last);
-    },
-    { timeout, timeoutMsg: `the receipt did not reach ${statuses} (last: ${last})` },
-  );
-  return last;
-}
+const receiptStatus = (statuses, timeout) => h.receiptStatus(statuses, timeout);
 
 async function fillClabe(amount) {
   await h.typeInto(id("payout-amount"), amount);

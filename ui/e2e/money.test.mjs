@@ -42,20 +42,7 @@ async function go(screen) {
   await h.waitFor(id(`screen-${screen}`));
 }
 
-/// Waits for the receipt to reach one of `statuses`; answers with the one it reached.
-async function receiptStatus(statuses, timeout = 30_000) {
-  let last = "";
-  await browser.waitUntil(
-    async () => {
-      const r = await browser.$(id("receipt"));
-      if (!(await r.isExisting())) return false;
-      last = await r.getAttribute("data-status");
-      return statuses.includes(last);
-    },
-    { timeout, timeoutMsg: `the receipt did not reach ${statuses} (last: ${last})` },
-  );
-  return last;
-}
+const receiptStatus = (statuses, timeout) => h.receiptStatus(statuses, timeout);
 
 const METHODS = [
   ["WECHAT", "WeChat Pay (V2)", "CNY"],

@@ -9,29 +9,13 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use common::payout;
 use paydesk_core::cache::OrderFilter;
 use paydesk_core::journal::Status;
 use paydesk_core::sync::SyncOptions;
 use paydesk_core::{CoreError, Desk, Home, builtin, new_mer_order_no};
-use paydesk_gateway::wire::{MerNo, V2Payout};
+use paydesk_gateway::wire::MerNo;
 use paydesk_sandbox::{Fault, SeedSpec};
-
-fn payout(no: &str, amount: &str) -> V2Payout {
-    V2Payout {
-        mer_no: MerNo(common::MER),
-        mer_order_no: no.into(),
-        currency_code: "MXN".into(),
-        source_amount: amount.parse().unwrap(),
-        withdraw_type: "6".into(),
-        return_url: String::new(),
-        notify_url: "https://desk.example/n".into(),
-        sign_type: "RSA256".into(),
-        version: "V2.0.0".into(),
-        ip_address: "203.0.113.7".into(),
-        card_no: String::new(),
-        clabe: "002010077777777771".into(),
-    }
-}
 
 fn all_time() -> SyncOptions {
     let mut o = SyncOptions::last_days(400);

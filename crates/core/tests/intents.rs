@@ -8,28 +8,12 @@ mod common;
 
 use std::sync::Arc;
 
+use common::payout;
 use paydesk_core::CoreError;
 use paydesk_core::journal::Status;
 use paydesk_core::profile::Safety;
-use paydesk_gateway::wire::{MerNo, V2Payout};
+use paydesk_gateway::wire::MerNo;
 use paydesk_sandbox::{Behaviour, Fault};
-
-fn payout(no: &str, amount: &str) -> V2Payout {
-    V2Payout {
-        mer_no: MerNo(common::MER),
-        mer_order_no: no.into(),
-        currency_code: "MXN".into(),
-        source_amount: amount.parse().unwrap(),
-        withdraw_type: "6".into(),
-        return_url: String::new(),
-        notify_url: "https://desk.example/n".into(),
-        sign_type: "RSA256".into(),
-        version: "V2.0.0".into(),
-        ip_address: "203.0.113.7".into(),
-        card_no: String::new(),
-        clabe: "002010077777777771".into(),
-    }
-}
 
 /// A fixture whose profile has these safety settings.
 async fn fixture(name: &str, grace_secs: u32, lookups: u32) -> common::Fixture {

@@ -123,3 +123,21 @@ impl Drop for Fixture {
         let _ = self.secrets.forget(&self.name);
     }
 }
+
+/// A CLABE payout of the test merchant, to the sandbox's good CLABE.
+pub fn payout(no: &str, amount: &str) -> paydesk_gateway::wire::V2Payout {
+    paydesk_gateway::wire::V2Payout {
+        mer_no: paydesk_gateway::wire::MerNo(MER),
+        mer_order_no: no.into(),
+        currency_code: "MXN".into(),
+        source_amount: amount.parse().unwrap(),
+        withdraw_type: "6".into(),
+        return_url: String::new(),
+        notify_url: "https://desk.example/n".into(),
+        sign_type: "RSA256".into(),
+        version: "V2.0.0".into(),
+        ip_address: "203.0.113.7".into(),
+        card_no: String::new(),
+        clabe: "002010077777777771".into(),
+    }
+}
