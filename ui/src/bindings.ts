@@ -1395,10 +1395,16 @@ export type RowResult = {
 	detail: string,
 };
 
-/**  The money-safety settings of a profile (see the README's "What safety costs"). */
+/**
+ *  The money-safety settings of a profile (the README's "One payout per intent" says
+ *  what each costs a user).
+ */
 export type Safety = Safety_Serialize | Safety_Deserialize;
 
-/**  The money-safety settings of a profile (see the README's "What safety costs"). */
+/**
+ *  The money-safety settings of a profile (the README's "One payout per intent" says
+ *  what each costs a user).
+ */
 export type Safety_Deserialize = {
 	/**
 	 *  A new order number for an intent accepted within this many hours (or still
@@ -1419,7 +1425,10 @@ export type Safety_Deserialize = {
 	duplicateCodes?: string[],
 };
 
-/**  The money-safety settings of a profile (see the README's "What safety costs"). */
+/**
+ *  The money-safety settings of a profile (the README's "One payout per intent" says
+ *  what each costs a user).
+ */
 export type Safety_Serialize = {
 	/**
 	 *  A new order number for an intent accepted within this many hours (or still
