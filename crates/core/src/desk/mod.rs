@@ -314,13 +314,16 @@ impl Desk {
     }
 
     /// The fingerprint of an operation's request ([`journal::fingerprint`]), its
-    /// payment method (a header, not a member) included.
-    pub(crate) fn fingerprint_of<O: Operation>(&self, op: &O, body: &Value) -> String {
+    /// payment method (a header, not a member) included. Made from the request's
+    /// members, not its signed body: the signature is no part of the intent, and a
+    /// bulk plan fingerprints every row without signing it.
+    pub(crate) fn fingerprint_of<O: Operation>(&self, op: &O) -> CoreResult<String> {
+        let body = serde_json::to_value(op).map_err(|e| CoreError::internal(e.to_string()))?;
         let name = match op.headers().payment_type {
             Some(t) => format!("{}/{t}", O::NAME),
             None => O::NAME.to_string(),
         };
-        journal::fingerprint(self.intent_key.expose(), &name, body)
+        Ok(journal::fingerprint(self.intent_key.expose(), &name, &body))
     }
 
     /// A keyed digest for this profile (bulk row numbers).
@@ -346,7 +349,7 @@ impl Desk {
     {
         let prepared = self.client.prepare(op)?;
         let body = Value::Object(prepared.body.clone());
-        let fp = self.fingerprint_of(op, &body);
+        let fp = self.fingerprint_of(op)?;
         let allow_duplicate = lock(&self.allowed_duplicates).remove(mer_order_no);
         let intent = Intent {
             operation: O::NAME,
@@ -458,19 +461,8 @@ impl Desk {
         let e = match r {
             Ok(a) => {
                 let trade_no = a.data.trade_no();
-                let conn = lock(&self.journal);
-                journal::finish(
-                    &conn,
-                    entry.id,
-                    &claim,
-                    Outcome {
-                        status: Status::Accepted,
-                        trade_no: trade_no.as_deref(),
-                        code: Some(&a.code),
-                        message: Some(&a.message),
-                    },
-                )?;
-                let entry = journal::get(&conn, entry.id)?.unwrap_or(entry);
+                let entry =
+                    self.accepted(entry, &claim, trade_no.as_deref(), &a.code, &a.message)?;
                 return Ok(Submitted {
                     entry,
                     data: Some(a.data),
@@ -488,22 +480,11 @@ impl Desk {
                 // (a reused number refused): look before believing it.
                 match self.look_up(&entry.mer_order_no).await {
                     Ok(Listed::Found(trade_no)) => {
-                        let conn = lock(&self.journal);
                         let note = format!(
                             "the resend was refused ({code}), and the order is at the gateway: the first attempt arrived"
                         );
-                        journal::finish(
-                            &conn,
-                            entry.id,
-                            &claim,
-                            Outcome {
-                                status: Status::Accepted,
-                                trade_no: Some(&trade_no),
-                                code: Some("reconciled"),
-                                message: Some(&note),
-                            },
-                        )?;
-                        let entry = journal::get(&conn, entry.id)?.unwrap_or(entry);
+                        let entry =
+                            self.accepted(entry, &claim, Some(&trade_no), "reconciled", &note)?;
                         return Ok(Submitted {
                             entry,
                             data: None,
@@ -552,6 +533,30 @@ impl Desk {
             }
             (_, e) => e.into(),
         })
+    }
+
+    /// Records an entry this desk holds the claim of as accepted; the entry as it is now.
+    fn accepted(
+        &self,
+        entry: Entry,
+        claim: &Claim,
+        trade_no: Option<&str>,
+        code: &str,
+        message: &str,
+    ) -> CoreResult<Entry> {
+        let conn = lock(&self.journal);
+        journal::finish(
+            &conn,
+            entry.id,
+            claim,
+            Outcome {
+                status: Status::Accepted,
+                trade_no,
+                code: Some(code),
+                message: Some(message),
+            },
+        )?;
+        Ok(journal::get(&conn, entry.id)?.unwrap_or(entry))
     }
 
     /// True for operations whose merchant order number the order list can be asked

@@ -2,7 +2,6 @@
 
 use paydesk_gateway::wire::{self, MerNo, Operation};
 use rusqlite::params;
-use serde_json::Value;
 
 use serde::{Deserialize, Serialize};
 
@@ -558,12 +557,8 @@ impl Desk {
             let mut payout = row.clone();
             payout.set_mer_order_no(base);
             let fp = match &payout {
-                bulk::BulkPayout::Clabe(p) => {
-                    self.fingerprint_of(p, &Value::Object(self.client.prepare(p)?.body))
-                }
-                bulk::BulkPayout::Card(p) => {
-                    self.fingerprint_of(p, &Value::Object(self.client.prepare(p)?.body))
-                }
+                bulk::BulkPayout::Clabe(p) => self.fingerprint_of(p)?,
+                bulk::BulkPayout::Card(p) => self.fingerprint_of(p)?,
             };
             let mut planned = bulk::Planned {
                 line: *line,
@@ -723,9 +718,10 @@ impl Desk {
             ));
         }
         for p in planned.iter().filter(|p| p.action == bulk::RowAction::Send) {
+            // The request as it will go, unsigned (it is signed when it is sent).
             let (body, summary) = match &p.payout {
                 bulk::BulkPayout::Clabe(o) => (
-                    self.client.prepare(o)?.body,
+                    serde_json::to_value(o).map_err(|e| CoreError::internal(e.to_string()))?,
                     format!(
                         "bulk payout CLABE {} {} to {}",
                         o.source_amount,
@@ -734,7 +730,7 @@ impl Desk {
                     ),
                 ),
                 bulk::BulkPayout::Card(o) => (
-                    self.client.prepare(o)?.body,
+                    serde_json::to_value(o).map_err(|e| CoreError::internal(e.to_string()))?,
                     format!(
                         "bulk payout CARD {} {} to {} {} {}",
                         o.source_amount,
@@ -745,7 +741,6 @@ impl Desk {
                     ),
                 ),
             };
-            let body = Value::Object(body);
             let no = p.payout.mer_order_no();
             let known =
                 journal::get_by_number(&lock(&self.journal), &self.profile.name, no)?.is_some();
