@@ -16,6 +16,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 mod app;
+mod audit;
 mod checks;
 mod setup;
 
@@ -27,7 +28,7 @@ fn main() -> ExitCode {
     let started = Instant::now();
     let result = match task {
         "test" => test(),
-        "audit" => audit(),
+        "audit" => audit::audit(),
         "setup" => setup::setup(),
         "bench" => bench(),
         "run" => app::run_app(),
@@ -40,7 +41,9 @@ fn main() -> ExitCode {
                 "  test   install what is missing, then fmt, clippy, all tests, audit (what CI runs)"
             );
             eprintln!("  setup  install what is missing (system packages, cargo tools)");
-            eprintln!("  audit  check dependencies against advisories and the project's bans");
+            eprintln!(
+                "  audit  check dependencies against the RustSec advisories (offline snapshot here) and the bans"
+            );
             eprintln!("  bench  run the benchmarks and print their figures (see BENCHMARKS.md)");
             eprintln!("  run    open the desktop app on the built-in sandbox");
             eprintln!("  bindings  regenerate ui/src/bindings.ts from the app's commands");
@@ -120,7 +123,7 @@ fn test() -> Result {
     let rust = checks::rust_tests()?;
     checks::build_app()?;
     let window = checks::window_tests()?;
-    audit()?;
+    audit::audit()?;
     println!("==> xtask test: every check passed");
     // The closing line CI reads: every test counted, across all suites.
     println!(
@@ -150,32 +153,4 @@ fn bench() -> Result {
             "4",
         ],
     )
-}
-
-/// The dependency audit. The RustSec database lives on GitHub; where it cannot be
-/// fetched (these machines reach only the package registries), the check says so and
-/// still enforces the project's bans, which name the advisories that matter to it.
-fn audit() -> Result {
-    setup::ensure_cargo_tool("deny", "cargo-deny", "0.20.2")?;
-    let fetched = Command::new("cargo")
-        .args(["deny", "fetch", "db"])
-        .current_dir(root())
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if fetched {
-        run(
-            "dependency audit (advisories, bans, sources)",
-            "cargo",
-            &["deny", "--locked", "check", "advisories", "bans", "sources"],
-        )
-    } else {
-        println!(
-            "==> the RustSec advisory database could not be fetched (no route to GitHub from here);\n    checking the project's bans, which list the advisories it depends on (deny.toml)"
-        );
-        run(
-            "dependency audit (bans, sources)",
-            "cargo",
-            &["deny", "--locked", "check", "bans", "sources"],
-        )
-    }
 }
