@@ -45,8 +45,9 @@ impl std::fmt::Debug for Picker {
 #[derive(Debug)]
 struct OpenDesk {
     desk: Arc<Desk>,
-    /// The loopback notification endpoint; the sandbox's notifications arrive here.
-    _receiver: Receiver,
+    /// The loopback notification endpoint, for profiles whose notifications come to
+    /// the desk (the built-in sandbox, or `notifyAtDesk`); others use their `notifyUrl`.
+    _receiver: Option<Receiver>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -122,8 +123,12 @@ impl AppState {
             builtin::ensure_profile(&self.home, &secrets)?;
         }
         let desk = Arc::new(Desk::open(&self.home, secrets, &name).await?);
-        let receiver = receiver::serve(desk.clone()).await?;
-        tracing::info!(profile = %name, notify = %receiver.url(), "desk open");
+        let receiver = if desk.profile.notifies_desk() {
+            Some(receiver::serve(desk.clone()).await?)
+        } else {
+            None
+        };
+        tracing::info!(profile = %name, notify = ?desk.notify_target(), "desk open");
         *open = Some(OpenDesk {
             desk: desk.clone(),
             _receiver: receiver,

@@ -71,8 +71,9 @@ fn settings(exclude: Option<Vec<String>>, keep_empty: bool) -> SignSettings {
     s
 }
 
-fn read_key_file(path: &Path) -> Result<String, Failure> {
+fn read_key_file(path: &Path) -> Result<zeroize::Zeroizing<String>, Failure> {
     std::fs::read_to_string(path)
+        .map(zeroize::Zeroizing::new)
         .map_err(|e| Failure::Input(format!("cannot read {}: {e}", path.display())))
 }
 

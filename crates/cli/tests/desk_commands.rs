@@ -29,21 +29,29 @@ async fn operator_flows_survive_kill_9_and_leave_no_secret_behind() {
     assert_eq!(list[0]["name"], "ext");
     let show = env.ok(&["profile", "show-key", "ext"]);
     assert!(show.contains("BEGIN PUBLIC KEY") && !show.contains("PRIVATE"));
-    let card = env.ok(&[
-        "--json",
-        "payout",
-        "card",
-        "--amount",
-        "5.00",
-        "--currency",
-        "USD",
-        "--card-no",
-        CARD_NO,
-        "--first-name",
-        "Ana",
-        "--last-name",
-        "Lima",
-    ]);
+    // The card number comes on stdin (or at a prompt without echo), never as an argument.
+    let card = env.run(
+        &[
+            "--json",
+            "payout",
+            "card",
+            "--amount",
+            "5.00",
+            "--currency",
+            "USD",
+            "--first-name",
+            "Ana",
+            "--last-name",
+            "Lima",
+        ],
+        &format!("{CARD_NO}\n"),
+    );
+    assert!(
+        card.status.success(),
+        "{}",
+        String::from_utf8_lossy(&card.stderr)
+    );
+    let card = String::from_utf8(card.stdout).unwrap();
     let card: Value = serde_json::from_str(&card).unwrap();
     assert_eq!(card["entry"]["status"], "accepted");
     let bad = env.run(

@@ -96,7 +96,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         sign_settings: Default::default(),
         state_overrides: Default::default(),
         operator: "bench".into(),
-        notify_url: String::new(),
+        notify_url: "http://127.0.0.1:9/notify".into(),
+        notify_at_desk: false,
+        proxy: String::new(),
         safety: Default::default(),
     })?;
     let desk = Desk::open(&home, secrets, "bench").await?;

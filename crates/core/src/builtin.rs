@@ -34,6 +34,8 @@ pub fn ensure_profile(home: &Home, secrets: &Secrets) -> CoreResult<Profile> {
                 state_overrides: Default::default(),
                 operator: std::env::var("USER").unwrap_or_else(|_| "operator".into()),
                 notify_url: String::new(),
+                notify_at_desk: false,
+                proxy: String::new(),
                 safety: Default::default(),
             };
             home.put(p.clone())?;
@@ -85,7 +87,8 @@ pub struct BuiltinSandbox {
 impl BuiltinSandbox {
     pub async fn start(home: &Home, secrets: &Secrets, profile: &Profile) -> CoreResult<Self> {
         let db = home.dir().join("data").join("sandbox-gateway.sqlite");
-        std::fs::create_dir_all(home.dir().join("data"))?;
+        crate::private_fs::dir(&home.dir().join("data"))?;
+        crate::private_fs::file(&db)?;
         let config = SandboxConfig {
             db: Some(db),
             auto_complete_after: Some(Duration::from_secs(5)),

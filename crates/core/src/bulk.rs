@@ -169,7 +169,7 @@ pub struct BulkFile {
 /// The placeholder number of a row whose number the desk has yet to make.
 pub const UNNUMBERED: &str = "B-UNNUMBERED";
 
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 struct Row {
     #[serde(rename = "type", default)]
     kind: String,

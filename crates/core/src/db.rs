@@ -38,9 +38,12 @@ pub enum Durability {
 /// Opens (creating if needed) and migrates the database at `path`.
 pub fn open(path: &Path, durability: Durability) -> Result<Connection, CoreError> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
+        crate::private_fs::dir(dir)
             .map_err(|e| CoreError::storage(format!("cannot create {}: {e}", dir.display())))?;
     }
+    // Readable by the user only (the -wal and -shm files take the database's mode).
+    crate::private_fs::file(path)
+        .map_err(|e| CoreError::storage(format!("cannot create {}: {e}", path.display())))?;
     let mut conn = Connection::open(path)?;
     conn.busy_timeout(Duration::from_secs(10))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;

@@ -62,13 +62,35 @@ fn zone_name(offset: FixedOffset) -> String {
     format!("UTC{sign}{:02}:{:02}", secs / 3600, secs % 3600 / 60)
 }
 
-/// A text cell as a spreadsheet will not run it: one that starts with `=`, `+`, `-`,
+/// A CSV cell as a spreadsheet will not run it: text that starts with `=`, `+`, `-`,
 /// `@`, a tab or a carriage return (a formula, or a formula's way in) gets a leading `'`.
+/// A plain decimal number (`-12.50`) is left as it is: it cannot be a formula.
 pub fn safe_cell(text: &str) -> String {
     match text.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{text}"),
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') if text.parse::<Decimal>().is_err() => {
+            format!("'{text}")
+        }
         _ => text.to_string(),
     }
+}
+
+/// [`safe_cell`] over a whole record.
+pub fn safe_record<I: IntoIterator<Item = S>, S: AsRef<str>>(cells: I) -> Vec<String> {
+    cells.into_iter().map(|c| safe_cell(c.as_ref())).collect()
+}
+
+/// The XLSX number format that shows an amount with its currency's minor digits
+/// (`0.00` for USD, `0` for JPY, `0.000` for BHD); two digits for an unknown code.
+fn amount_format(currency: &str) -> rust_xlsxwriter::Format {
+    let digits = paydesk_gateway::money::Currency::parse(currency)
+        .map(|c| c.minor_units())
+        .unwrap_or(2);
+    let pattern = if digits == 0 {
+        "#,##0".to_string()
+    } else {
+        format!("#,##0.{}", "0".repeat(digits as usize))
+    };
+    rust_xlsxwriter::Format::new().set_num_format(pattern)
 }
 
 fn cells(
@@ -140,7 +162,8 @@ pub fn export(
             let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
             w.write_record(HEADERS).map_err(|e| io(&e))?;
             cache::for_each(conn, filter, |o| {
-                w.write_record(cells(o, dict, tz)).map_err(|e| io(&e))?;
+                w.write_record(safe_record(cells(o, dict, tz)))
+                    .map_err(|e| io(&e))?;
                 done += 1;
                 tick(done, &mut progress);
                 Ok(())
@@ -154,6 +177,7 @@ pub fn export(
                 .map_err(|e| io(&e))?;
             sheet.set_name("Orders").map_err(|e| io(&e))?;
             let bold = rust_xlsxwriter::Format::new().set_bold();
+            let mut formats = std::collections::HashMap::new();
             for (c, h) in HEADERS.iter().enumerate() {
                 sheet
                     .write_string_with_format(0, c as u16, *h, &bold)
@@ -164,13 +188,21 @@ pub fn export(
                 let row = u32::try_from(done).map_err(|_| {
                     CoreError::validation("rows", "more rows than a worksheet holds")
                 })?;
+                let money = formats
+                    .entry(o.currency.clone())
+                    .or_insert_with(|| amount_format(&o.currency))
+                    .clone();
                 for (c, value) in cells(o, dict, tz).into_iter().enumerate() {
                     let number = AMOUNT_COLUMNS
                         .contains(&c)
                         .then(|| value.parse::<Decimal>().ok())
                         .flatten();
+                    // Strings are written as strings (never read as a formula); amounts
+                    // as numbers shown with the currency's digits.
                     match number {
-                        Some(d) => sheet.write(row, c as u16, d).map(|_| ()),
+                        Some(d) => sheet
+                            .write_with_format(row, c as u16, d, &money)
+                            .map(|_| ()),
                         None => sheet.write_string(row, c as u16, value).map(|_| ()),
                     }
                     .map_err(|e| io(&e))?;

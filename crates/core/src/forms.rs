@@ -101,7 +101,7 @@ pub struct BrowserForm {
 
 /// A payin as filled in. Fields a method does not use are ignored.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PayinForm {
     pub method: PayinMethod,
@@ -179,7 +179,7 @@ impl PayoutKind {
 
 /// A payout as filled in.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PayoutForm {
     pub kind: PayoutKind,
@@ -741,3 +741,5 @@ mod tests {
         assert_eq!(p.beneficiary, "Ana Lima");
     }
 }
+
+paydesk_gateway::masked_debug!(PayoutForm, PayinForm);

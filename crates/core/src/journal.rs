@@ -108,30 +108,10 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
 
 const COLUMNS: &str = "id, profile, operation, mer_order_no, request, summary, status, trade_no, code, message, attempts, created_at, updated_at, next_check_at, fingerprint, sent_at, lookups, resolution";
 
-/// Masks what must never be stored: card numbers and CLABEs (first 6, last 4), and
-/// replaces file contents by their size.
+/// Masks what must never be stored: card numbers and CLABEs (first 6, last 4), tax ids
+/// (last 2), file contents replaced by their size, signatures left out.
 pub fn mask_request(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| *k != "sign" && *k != "sing")
-                .map(|(k, v)| {
-                    let masked = match (k.as_str(), v) {
-                        ("cardNo" | "clabe", Value::String(s)) => {
-                            Value::String(paydesk_gateway::validate::mask_card(s))
-                        }
-                        ("fileContent", Value::String(s)) => {
-                            Value::String(format!("<{} base64 characters>", s.len()))
-                        }
-                        _ => mask_request(v),
-                    };
-                    (k.clone(), masked)
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(mask_request).collect()),
-        other => other.clone(),
-    }
+    paydesk_gateway::redact::masked_json(v)
 }
 
 /// Request members that say how or where a request travels, not what it does: two

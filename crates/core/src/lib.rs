@@ -13,6 +13,7 @@ pub mod events;
 pub mod export;
 pub mod forms;
 pub mod journal;
+pub mod private_fs;
 pub mod profile;
 pub mod receiver;
 pub mod review;

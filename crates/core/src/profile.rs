@@ -35,9 +35,22 @@ pub struct Profile {
     /// Who works at this desk; written into the audit log.
     #[serde(default = "default_operator")]
     pub operator: String,
-    /// Where the gateway sends notifications for orders made here.
+    /// Where the gateway sends notifications for orders made here (the merchant's
+    /// backend, or a tunnel to this desk). Required for a real gateway unless
+    /// `notifyAtDesk` is chosen.
     #[serde(default)]
     pub notify_url: String,
+    /// Notifications go to this desk's own receiver on loopback
+    /// (`http://127.0.0.1:<port>/notify`, running while the app is open) instead of
+    /// `notifyUrl`: for a gateway on this machine, such as `paydesk sandbox serve`. The
+    /// built-in sandbox always uses it.
+    #[serde(default)]
+    pub notify_at_desk: bool,
+    /// An explicit HTTP(S) proxy to the gateway (`http://proxy.corp:3128`), where a
+    /// company requires one. Empty: the environment's proxy variables apply to a
+    /// remote gateway; a gateway on loopback is always reached directly.
+    #[serde(default)]
+    pub proxy: String,
     /// How this desk keeps from paying one intent twice.
     #[serde(default)]
     pub safety: Safety,
@@ -108,7 +121,30 @@ fn default_operator() -> String {
         .unwrap_or_else(|_| "operator".into())
 }
 
+/// Why a real gateway's profile needs a notification URL.
+pub const NOTIFY_URL_RULE: &str = "is required for a real gateway: the URL where the merchant's \
+     backend receives the gateway's notifications (or choose to receive them at this desk)";
+
+/// Where the gateway is told to send notifications about orders made at a desk.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum NotifyTarget {
+    /// This desk's loopback receiver (the built-in sandbox, or `notifyAtDesk`).
+    /// `url` is `None` where no receiver runs (the CLI).
+    Desk { url: Option<String> },
+    /// The profile's `notifyUrl`.
+    Profile { url: String },
+    /// A real gateway's profile without a `notifyUrl` (saved by an older version).
+    Missing,
+}
+
 impl Profile {
+    /// Whether notifications for this profile go to the desk's own receiver.
+    pub fn notifies_desk(&self) -> bool {
+        self.notify_at_desk || (self.is_sandbox() && self.notify_url.is_empty())
+    }
+
     pub fn is_sandbox(&self) -> bool {
         self.base_url.is_none()
     }
@@ -137,6 +173,12 @@ impl Profile {
             paydesk_gateway::client::check_base_url(&parsed)
                 .map_err(|e| CoreError::validation("baseUrl", e.to_string()))?;
         }
+        if !self.proxy.is_empty() {
+            let parsed = url::Url::parse(&self.proxy)
+                .map_err(|e| CoreError::validation("proxy", format!("is not a URL ({e})")))?;
+            paydesk_gateway::client::check_proxy(&parsed)
+                .map_err(|rule| CoreError::validation("proxy", rule))?;
+        }
         if self.mer_no == 0 {
             return Err(CoreError::validation(
                 "merNo",
@@ -146,6 +188,8 @@ impl Profile {
         paydesk_gateway::validate::url("origin", &self.origin)?;
         if !self.notify_url.is_empty() {
             paydesk_gateway::validate::url("notifyUrl", &self.notify_url)?;
+        } else if !self.is_sandbox() && !self.notify_at_desk {
+            return Err(CoreError::validation("notifyUrl", NOTIFY_URL_RULE));
         }
         self.safety.validate()
     }
@@ -203,11 +247,11 @@ impl Home {
     }
 
     fn save(&self, f: &ProfilesFile) -> CoreResult<()> {
-        std::fs::create_dir_all(&self.dir)?;
+        crate::private_fs::dir(&self.dir)?;
         let tmp = self.dir.join("profiles.json.tmp");
         let text =
             serde_json::to_string_pretty(f).map_err(|e| CoreError::internal(e.to_string()))?;
-        std::fs::write(&tmp, text)?;
+        crate::private_fs::write(&tmp, text.as_bytes())?;
         // Rename is atomic: a crash leaves the old file or the new one, never half.
         std::fs::rename(&tmp, self.file())?;
         Ok(())

@@ -449,16 +449,39 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_reach_the_desks_endpoint_verified() {
     let f = common::Fixture::new("rcv").await;
+    // Without `notifyAtDesk` the profile's own URL is used, receiver or not.
     let desk = Arc::new(f.desk().await);
+    let _receiver = paydesk_core::receiver::serve(desk.clone()).await.unwrap();
+    assert_eq!(desk.notify_url().unwrap(), "http://127.0.0.1:9/notify");
+    drop(desk);
+    // Chosen explicitly, the desk's receiver is where notifications go.
+    let online = f.home.get(&f.name).unwrap();
+    f.home
+        .put(paydesk_core::Profile {
+            notify_at_desk: true,
+            ..online
+        })
+        .unwrap();
+    let desk = Arc::new(f.desk().await);
+    assert!(
+        desk.notify_url().is_err(),
+        "no receiver runs yet: the desk must refuse rather than invent an address"
+    );
     let receiver = paydesk_core::receiver::serve(desk.clone()).await.unwrap();
-    assert_eq!(desk.notify_url(), receiver.url());
+    assert_eq!(desk.notify_url().unwrap(), receiver.url());
+    assert_eq!(
+        desk.notify_target(),
+        paydesk_core::profile::NotifyTarget::Desk {
+            url: Some(receiver.url())
+        }
+    );
     let common = paydesk_gateway::wire::PayinCommon {
         mer_no: MerNo(common::MER),
         mer_order_no: new_mer_order_no("PI"),
         currency_code: "CNY".into(),
         source_amount: "12.00".parse().unwrap(),
         return_url: String::new(),
-        notify_url: desk.notify_url(),
+        notify_url: desk.notify_url().unwrap(),
         ip_address: "203.0.113.7".into(),
         user_id: String::new(),
         email: String::new(),

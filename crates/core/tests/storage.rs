@@ -336,3 +336,72 @@ fn anchored_deep_pages_equal_offset_pages() {
         }
     }
 }
+
+/// The text of one file inside an XLSX (a zip).
+fn xlsx_part(path: &std::path::Path, part: &str) -> String {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name(part).unwrap(), &mut text).unwrap();
+    text
+}
+
+#[test]
+fn exports_neutralise_formula_cells_and_keep_amounts_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut conn = db::open(&dir.path().join("c.sqlite"), Durability::Cache).unwrap();
+    let hostile = "=HYPERLINK(\"https://evil.example\",\"Refund\")";
+    let items = vec![
+        OrderListItem {
+            message: hostile.into(),
+            refusal_pay_reason: "@SUM(A1:A9)".into(),
+            ..item(1, 5, "USD", "12.5")
+        },
+        OrderListItem {
+            message: "-2+3".into(),
+            ..item(2, 5, "JPY", "1500")
+        },
+        item(3, 5, "BHD", "1.234"),
+    ];
+    cache::upsert_items(&mut conn, 1, &items, 0, true).unwrap();
+    let all = OrderFilter::default();
+    let dict = StateDictionary::default();
+    let tz = chrono::FixedOffset::east_opt(0).unwrap();
+
+    let csv_path = dir.path().join("orders.csv");
+    paydesk_core::export::export(&conn, &all, &csv_path, tz, &dict, |_, _| {}).unwrap();
+    let rows: Vec<csv::StringRecord> = csv::Reader::from_path(&csv_path)
+        .unwrap()
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    let by_no = |no: &str| rows.iter().find(|r| &r[1] == no).unwrap().clone();
+    let one = by_no("M-000001");
+    assert_eq!(
+        &one[17],
+        format!("'{hostile}"),
+        "a formula is written as text"
+    );
+    assert_eq!(&one[16], "'@SUM(A1:A9)");
+    assert_eq!(&by_no("M-000002")[17], "'-2+3");
+    assert_eq!(&one[8], "12.5", "a plain amount stays a number");
+
+    let xlsx = dir.path().join("orders.xlsx");
+    paydesk_core::export::export(&conn, &all, &xlsx, tz, &dict, |_, _| {}).unwrap();
+    let sheet = xlsx_part(&xlsx, "xl/worksheets/sheet1.xml");
+    assert!(!sheet.contains("<f>"), "no cell is a formula: {sheet}");
+    assert!(
+        sheet.contains("HYPERLINK"),
+        "the message is kept, as a string"
+    );
+    // Amounts are numbers (`<v>`, no string type), shown with the currency's digits.
+    for amount in ["12.5", "1500", "1.234"] {
+        assert!(
+            sheet.contains(&format!("<v>{amount}</v>")),
+            "{amount} as a number: {sheet}"
+        );
+    }
+    let styles = xlsx_part(&xlsx, "xl/styles.xml");
+    for pattern in ["#,##0.00", "#,##0.000", "formatCode=\"#,##0\""] {
+        assert!(styles.contains(pattern), "{pattern}: {styles}");
+    }
+}

@@ -32,6 +32,10 @@ pub struct ClientConfig {
     /// Answers larger than this are refused unread.
     pub max_response_bytes: usize,
     pub sign_settings: SignSettings,
+    /// An explicit HTTP(S) proxy for a remote gateway (a company's egress proxy). Without
+    /// one the usual `HTTPS_PROXY`/`ALL_PROXY`/`NO_PROXY` variables apply to a remote
+    /// gateway. A loopback gateway is always reached directly.
+    pub proxy: Option<Url>,
 }
 
 impl ClientConfig {
@@ -47,8 +51,40 @@ impl ClientConfig {
             timeout: Duration::from_secs(30),
             max_response_bytes: 16 * 1024 * 1024,
             sign_settings: SignSettings::default(),
+            proxy: None,
         }
     }
+}
+
+/// The URL of an operation: `{base_url}` keeps its path whether or not it ends in `/`
+/// (`https://gw.example/api` + `/v2/payout` is `https://gw.example/api/v2/payout`).
+pub fn endpoint(base: &Url, path: &str) -> Result<Url, url::ParseError> {
+    let mut base = base.clone();
+    if !base.path().ends_with('/') {
+        let with_slash = format!("{}/", base.path());
+        base.set_path(&with_slash);
+    }
+    base.set_query(None);
+    base.set_fragment(None);
+    base.join(path.trim_start_matches('/'))
+}
+
+/// Checks an explicit proxy: http or https, a host, and no user name or password (they
+/// would be kept in the profiles file, outside the keyring).
+pub fn check_proxy(url: &Url) -> Result<(), String> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err("must be an http:// or https:// proxy URL".into());
+    }
+    if url.host().is_none() {
+        return Err("must name the proxy's host".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(
+            "must not carry a user name or password (they would be stored outside the keyring)"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// Keys and token. The private key signs requests; the gateway's public key, when
@@ -124,11 +160,22 @@ pub struct Prepared {
 impl GatewayClient {
     pub fn new(config: ClientConfig, credentials: Credentials) -> Result<Self, GatewayError> {
         check_base_url(&config.base_url)?;
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .user_agent(config.user_agent.clone())
             .connect_timeout(config.connect_timeout)
             .timeout(config.timeout)
-            .redirect(reqwest::redirect::Policy::none())
+            .redirect(reqwest::redirect::Policy::none());
+        if is_loopback(&config.base_url) {
+            // Plain http with the bearer token never goes to a proxy from the environment.
+            builder = builder.no_proxy();
+        } else if let Some(proxy) = &config.proxy {
+            check_proxy(proxy).map_err(|rule| GatewayError::not_sent(format!("proxy {rule}")))?;
+            // An explicit proxy replaces the environment's.
+            let proxy = reqwest::Proxy::all(proxy.as_str())
+                .map_err(|e| GatewayError::not_sent(format!("proxy: {e}")))?;
+            builder = builder.proxy(proxy);
+        }
+        let http = builder
             .build()
             .map_err(|e| GatewayError::not_sent(format!("HTTP client: {e}")))?;
         Ok(Self {
@@ -187,10 +234,7 @@ impl GatewayClient {
         op: &O,
         body: &Map<String, Value>,
     ) -> Result<reqwest::RequestBuilder, GatewayError> {
-        let url = self
-            .config
-            .base_url
-            .join(O::PATH.trim_start_matches('/'))
+        let url = endpoint(&self.config.base_url, O::PATH)
             .map_err(|e| GatewayError::not_sent(format!("URL for {}: {e}", O::PATH)))?;
         let spec = op.headers();
         let mut req = self

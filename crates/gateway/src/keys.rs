@@ -2,7 +2,9 @@
 //! either), generation, export, RSA256 signing and verification, and fingerprints.
 //!
 //! A private key never prints: its `Debug` shows only the size and the fingerprint of
-//! its public half, and it implements neither `Display` nor `Serialize`.
+//! its public half, and it implements neither `Display` nor `Serialize`. The DER and PEM
+//! copies of it made here are zeroized when dropped (aws-lc clears the key pair's own
+//! memory when it frees it).
 
 use std::fmt;
 
@@ -13,6 +15,7 @@ use aws_lc_rs::signature::{self, KeyPair as _, RsaKeyPair, UnparsedPublicKey};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use sha2::{Digest as _, Sha256};
+use zeroize::Zeroizing;
 
 pub const MIN_BITS: usize = 2048;
 pub const MAX_BITS: usize = 4096;
@@ -37,22 +40,24 @@ pub enum KeyError {
 
 /// Decodes PEM (any of the accepted labels) or bare base64 DER into DER bytes and
 /// the PEM label, if any.
-fn decode_text(text: &str) -> Result<(Option<String>, Vec<u8>), KeyError> {
+fn decode_text(text: &str) -> Result<(Option<String>, Zeroizing<Vec<u8>>), KeyError> {
     let t = text.trim();
     if t.starts_with("-----BEGIN") {
         let p = pem::parse(t).map_err(|_| KeyError::NotPemOrBase64)?;
-        return Ok((Some(p.tag().to_string()), p.contents().to_vec()));
+        let tag = p.tag().to_string();
+        return Ok((Some(tag), Zeroizing::new(p.into_contents())));
     }
-    let compact: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+    let compact: Zeroizing<String> =
+        Zeroizing::new(t.chars().filter(|c| !c.is_whitespace()).collect());
     B64.decode(compact.as_bytes())
-        .map(|der| (None, der))
+        .map(|der| (None, Zeroizing::new(der)))
         .map_err(|_| KeyError::NotPemOrBase64)
 }
 
 /// A merchant's (or the sandbox gateway's) RSA private key.
 pub struct PrivateKey {
     pair: RsaKeyPair,
-    pkcs8: Vec<u8>,
+    pkcs8: Zeroizing<Vec<u8>>,
 }
 
 impl PrivateKey {
@@ -89,10 +94,12 @@ impl PrivateKey {
         if !(MIN_BITS..=MAX_BITS).contains(&bits) {
             return Err(KeyError::BadSize(bits));
         }
-        let pkcs8 = AsDer::<Pkcs8V1Der>::as_der(&pair)
-            .map_err(|_| KeyError::Unreadable("PKCS#8"))?
-            .as_ref()
-            .to_vec();
+        let pkcs8 = Zeroizing::new(
+            AsDer::<Pkcs8V1Der>::as_der(&pair)
+                .map_err(|_| KeyError::Unreadable("PKCS#8"))?
+                .as_ref()
+                .to_vec(),
+        );
         Ok(Self { pair, pkcs8 })
     }
 
@@ -119,8 +126,11 @@ impl PrivateKey {
     }
 
     /// PEM PKCS#8 (the `PRIVATE KEY` label), for writing a key file.
-    pub fn to_pkcs8_pem(&self) -> String {
-        pem::encode(&pem::Pem::new("PRIVATE KEY", self.pkcs8.clone()))
+    pub fn to_pkcs8_pem(&self) -> Zeroizing<String> {
+        let block = pem::Pem::new("PRIVATE KEY", self.pkcs8.to_vec());
+        let text = Zeroizing::new(pem::encode(&block));
+        drop(Zeroizing::new(block.into_contents()));
+        text
     }
 
     pub fn public_key(&self) -> PublicKey {

@@ -10,6 +10,7 @@ pub mod dictionary;
 pub mod error;
 pub mod keys;
 pub mod money;
+pub mod redact;
 pub mod sensitive;
 pub mod signing;
 pub mod validate;

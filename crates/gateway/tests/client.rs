@@ -623,6 +623,12 @@ async fn v1_card_payout() {
         browser: None,
         products: vec![],
     };
+    // A `{:?}` of the request (a log line, a panic) never shows the card number whole.
+    let printed = format!("{op:?}");
+    assert!(
+        printed.contains("411111******1111") && !printed.contains("4111111111111111"),
+        "{printed}"
+    );
     let a = client(&mock).send(&op).await.unwrap();
     assert_eq!(a.data.trade_no, "T3");
     let c = mock.last();
@@ -921,4 +927,102 @@ fn https_is_required_off_loopback() {
             "{bad}"
         );
     }
+}
+
+fn balance_answer() -> Reply {
+    Reply::Json(ok(
+        json!({"currency": "USD", "balance": "1.00", "unCheckedBalance": "0", "totalBalance": "1.00"}),
+    ))
+}
+
+fn balance_query() -> V2BalanceQuery {
+    V2BalanceQuery {
+        mer_no: MerNo(10001),
+        currency: "USD".into(),
+    }
+}
+
+#[tokio::test]
+async fn a_base_url_keeps_its_path_with_or_without_a_trailing_slash() {
+    let mock = Mock::start().await;
+    for base in ["api", "api/", "gw/v1"] {
+        mock.reply(balance_answer());
+        let url = mock.base.join(base).unwrap();
+        let _ = client_for(url, Some("tok-123"))
+            .send(&balance_query())
+            .await;
+        let expected = format!("/{}/v2/balance/query", base.trim_end_matches('/'));
+        assert_eq!(mock.last().path, expected, "base {base}");
+    }
+    let base: url::Url = "https://gw.example/api".parse().unwrap();
+    assert_eq!(
+        paydesk_gateway::client::endpoint(&base, "/v2/payout")
+            .unwrap()
+            .as_str(),
+        "https://gw.example/api/v2/payout"
+    );
+}
+
+/// A TCP listener standing in for a proxy: it records the first line of each
+/// connection (a proxy request names its target there) and closes it.
+async fn fake_proxy() -> (url::Url, Arc<Mutex<Vec<String>>>) {
+    use tokio::io::AsyncBufReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap())
+        .parse()
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let mut lines = tokio::io::BufReader::new(stream).lines();
+            if let Ok(Some(first)) = lines.next_line().await {
+                s.lock().unwrap().push(first);
+            }
+        }
+    });
+    (url, seen)
+}
+
+#[tokio::test]
+async fn a_loopback_gateway_is_reached_directly_and_a_remote_one_through_the_explicit_proxy() {
+    let (proxy, seen) = fake_proxy().await;
+    let mock = Mock::start().await;
+    mock.reply(balance_answer());
+    let mut cfg = ClientConfig::new(mock.base.clone(), MerNo(10001));
+    cfg.proxy = Some(proxy.clone());
+    let creds = || Credentials {
+        private_key: Arc::new(PrivateKey::from_text(&key("merchant", "private_pkcs8")).unwrap()),
+        gateway_key: Some(PublicKey::from_text(&key("gateway", "public_spki")).unwrap()),
+        bearer: Some(Sensitive::new("tok-123".to_string())),
+    };
+    GatewayClient::new(cfg, creds())
+        .unwrap()
+        .send(&balance_query())
+        .await
+        .unwrap();
+    assert_eq!(mock.last().path, "/v2/balance/query");
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "the loopback call went through the proxy"
+    );
+
+    let mut remote =
+        ClientConfig::new("https://gateway.example/api".parse().unwrap(), MerNo(10001));
+    remote.proxy = Some(proxy);
+    remote.timeout = Duration::from_secs(3);
+    let err = GatewayClient::new(remote, creds())
+        .unwrap()
+        .send(&balance_query())
+        .await
+        .unwrap_err();
+    assert!(!matches!(err, GatewayError::Invalid(_)), "{err}");
+    assert_eq!(
+        seen.lock().unwrap().first().map(String::as_str),
+        Some("CONNECT gateway.example:443 HTTP/1.1"),
+        "the remote call must go through the explicit proxy"
+    );
+
+    let with_password = "http://ana:secret@proxy.corp:3128".parse().unwrap();
+    assert!(paydesk_gateway::client::check_proxy(&with_password).is_err());
 }

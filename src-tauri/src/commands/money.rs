@@ -205,7 +205,7 @@ async fn read_bulk(
     let desk = state.desk().await?;
     let ctx = bulk::BulkContext {
         mer_no: desk.profile.mer_no,
-        notify_url: desk.notify_url(),
+        notify_url: desk.notify_url()?,
         ip_address: "127.0.0.1".into(),
     };
     let file = tokio::task::spawn_blocking(move || bulk::read(&p, &ctx))

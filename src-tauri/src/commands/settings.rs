@@ -1,6 +1,7 @@
 //! Settings: the app's status, profiles and their keys. No command returns key
 //! material but public keys and fingerprints.
 
+use paydesk_core::profile::NotifyTarget;
 use paydesk_core::secrets::KeyInfo;
 use paydesk_core::{CoreError, Profile};
 use serde::Serialize;
@@ -20,7 +21,8 @@ pub struct AppStatus {
     /// The gateway's address this desk talks to.
     pub base_url: String,
     pub keyring_service: String,
-    pub notify_url: String,
+    /// Where the gateway is told to send notifications about orders made here.
+    pub notify: NotifyTarget,
     pub version: String,
 }
 
@@ -49,7 +51,7 @@ pub async fn app_status(state: State<'_, AppState>) -> CmdResult<AppStatus> {
         sandbox: desk.profile.is_sandbox(),
         base_url: desk.client().config().base_url.to_string(),
         keyring_service: state.service().to_string(),
-        notify_url: desk.notify_url(),
+        notify: desk.notify_target(),
         version: env!("CARGO_PKG_VERSION").to_string(),
     })
 }
@@ -157,6 +159,7 @@ pub async fn key_import(
     profile: String,
     text: String,
 ) -> CmdResult<KeyInfo> {
+    let text = zeroize::Zeroizing::new(text);
     state.home().get(&profile)?;
     let info = state.secrets()?.import_merchant_key(&profile, &text)?;
     state.close_if(&profile).await;
@@ -212,6 +215,7 @@ pub async fn token_set(
     profile: String,
     token: String,
 ) -> CmdResult<()> {
+    let token = zeroize::Zeroizing::new(token);
     if token.trim().is_empty() {
         return Err(CoreError::validation("token", "is required"));
     }

@@ -44,9 +44,10 @@ pub struct PayinArgs {
     /// PIX: payer name; SEPA: billing first and last name separated by a space.
     #[arg(long, default_value = "")]
     name: String,
-    /// PIX: CPF.
-    #[arg(long, default_value = "")]
-    ssn: String,
+    /// Refused: a CPF given as an argument shows in `ps` and the shell's history. PIX
+    /// reads it from stdin, or asks for it without echo.
+    #[arg(long, hide = true)]
+    ssn: Option<String>,
     /// VN_BANK: bank id.
     #[arg(long, default_value_t = 970436)]
     vn_bank_id: i64,
@@ -67,8 +68,10 @@ pub enum PayoutCmd {
     Card {
         #[command(flatten)]
         money: MoneyArgs,
-        #[arg(long)]
-        card_no: String,
+        /// Refused: a card number given as an argument shows in `ps` and the shell's
+        /// history. It is read from stdin (one line), or asked for without echo.
+        #[arg(long, hide = true)]
+        card_no: Option<String>,
         #[arg(long)]
         first_name: String,
         #[arg(long)]
@@ -95,6 +98,38 @@ pub enum PayoutCmd {
         #[arg(long, short = 'y')]
         yes: bool,
     },
+}
+
+/// Card numbers and tax ids never come as arguments (`ps`, shell history): `flag` was given.
+fn refuse_argument(flag: &str, what: &str) -> Failure {
+    Failure::Input(format!(
+        "--{flag}: a {what} is not taken as an argument (arguments show in `ps` and in the \
+         shell's history); leave --{flag} out, then type it when asked (no echo) or give it \
+         on stdin, one line"
+    ))
+}
+
+/// A card number or tax id: typed at a prompt that does not echo it when stdin is a
+/// terminal, otherwise the first line of stdin. Zeroized when dropped.
+fn read_private(field: &str, prompt: &str) -> Result<zeroize::Zeroizing<String>, Failure> {
+    use std::io::IsTerminal;
+    let raw = zeroize::Zeroizing::new(if std::io::stdin().is_terminal() {
+        rpassword::prompt_password(prompt)
+            .map_err(|e| Failure::Input(format!("{field}: cannot read it at the prompt: {e}")))?
+    } else {
+        let mut line = String::new();
+        std::io::stdin()
+            .read_line(&mut line)
+            .map_err(|e| Failure::Input(format!("{field}: cannot read stdin: {e}")))?;
+        line
+    });
+    let value = zeroize::Zeroizing::new(raw.trim().to_string());
+    if value.is_empty() {
+        return Err(Failure::Input(format!(
+            "{field}: is required; type it when asked, or give it on stdin (one line)"
+        )));
+    }
+    Ok(value)
 }
 
 /// The next step after an outcome, naming the order number: how to look it up, and how
@@ -189,6 +224,14 @@ async fn finish(
 
 pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
     let method = PayinMethod::parse(&a.method).map_err(|e| Failure::Input(format!("--{e}")))?;
+    if a.ssn.is_some() {
+        return Err(refuse_argument("ssn", "CPF"));
+    }
+    let ssn = if method == PayinMethod::Pix {
+        read_private("socialSecurityNumber", "The payer's CPF (not shown): ")?
+    } else {
+        zeroize::Zeroizing::new(String::new())
+    };
     let (first, last) = a.name.split_once(' ').unwrap_or((a.name.as_str(), ""));
     let product = ProductLine {
         name: a.product.clone(),
@@ -211,7 +254,7 @@ pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
         ip_address: a.money.ip.clone(),
         notify_url: a.money.notify_url.clone().unwrap_or_default(),
         name: a.name.clone(),
-        social_security_number: a.ssn.clone(),
+        social_security_number: ssn.to_string(),
         first_name: first.into(),
         last_name: last.into(),
         user_agent: "PayDesk CLI".into(),
@@ -286,9 +329,13 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
                 last_name,
                 country,
             } => {
+                if card_no.is_some() {
+                    return Err(refuse_argument("card-no", "card number"));
+                }
+                let card_no = read_private("cardNo", "Card number (not shown): ")?;
                 allow = money.allow_duplicate;
                 PayoutForm {
-                    card_no,
+                    card_no: card_no.to_string(),
                     first_name,
                     last_name,
                     country_code: country,
@@ -512,7 +559,7 @@ async fn bulk(
     how: BulkRun,
 ) -> Result<(), Failure> {
     use paydesk_core::bulk;
-    let notify_url = desk.notify_url();
+    let notify_url = desk.notify_url()?;
     let ctx = bulk::BulkContext {
         mer_no: desk.profile.mer_no,
         notify_url,

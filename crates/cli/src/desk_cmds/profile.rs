@@ -48,8 +48,18 @@ pub struct AddProfile {
     origin: String,
     #[arg(long, default_value = "en")]
     lang: String,
+    /// Where the merchant's backend receives the gateway's notifications (required
+    /// unless --notify-at-desk).
     #[arg(long, default_value = "")]
     notify_url: String,
+    /// Send notifications to the desk app's own loopback receiver instead (for a
+    /// gateway on this machine, such as `paydesk sandbox serve`).
+    #[arg(long)]
+    notify_at_desk: bool,
+    /// An explicit HTTP(S) proxy to the gateway (default: the environment's proxy
+    /// variables; a gateway on loopback is always reached directly).
+    #[arg(long, default_value = "")]
+    proxy: String,
     /// A new order number for the same payment accepted within this many hours (or
     /// still unresolved) is refused unless --allow-duplicate is given.
     #[arg(long, default_value_t = 24)]
@@ -109,6 +119,8 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                     .operator
                     .unwrap_or_else(|| std::env::var("USER").unwrap_or_else(|_| "operator".into())),
                 notify_url: a.notify_url,
+                notify_at_desk: a.notify_at_desk,
+                proxy: a.proxy,
                 safety: paydesk_core::profile::Safety {
                     duplicate_window_hours: a.duplicate_window_hours,
                     not_found_grace_secs: a.not_found_grace_secs,
@@ -127,8 +139,10 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
         }
         ProfileCmd::ImportKey { name, file } => {
             let name = which(name)?;
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| Failure::Input(format!("cannot read {}: {e}", file.display())))?;
+            let text = zeroize::Zeroizing::new(
+                std::fs::read_to_string(&file)
+                    .map_err(|e| Failure::Input(format!("cannot read {}: {e}", file.display())))?,
+            );
             let info = secrets()?.import_merchant_key(&name, &text)?;
             print(g, &info, || {
                 format!(
@@ -167,7 +181,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
         }
         ProfileCmd::SetToken { name } => {
             let name = which(name)?;
-            let mut token = String::new();
+            let mut token = zeroize::Zeroizing::new(String::new());
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut token)
                 .map_err(|e| Failure::Input(e.to_string()))?;
             secrets()?.set_bearer(&name, &token)?;

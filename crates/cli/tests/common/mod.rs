@@ -12,6 +12,8 @@ use paydesk_sandbox::{Card, Running, Sandbox, SandboxConfig, demo_merchant};
 use rusqlite::Connection;
 
 pub const ORIGIN: &str = "https://desk.example";
+/// The merchant backend's notification URL of the test profile (the gateway is told it).
+pub const NOTIFY_URL: &str = "https://merchant.example/paydesk/notify";
 pub const TOKEN: &str = "tok-cli-secret-7f3a9";
 
 pub struct Env {
@@ -106,6 +108,8 @@ pub async fn setup_with(profile_args: &[&str]) -> (Env, Running, PrivateKey) {
         "10001",
         "--origin",
         ORIGIN,
+        "--notify-url",
+        NOTIFY_URL,
         "--operator",
         "ana",
     ]

@@ -28,7 +28,7 @@ use crate::cache::{self, CachedOrder};
 use crate::db::{self, Durability, now_ms};
 use crate::error::{CoreError, CoreResult};
 use crate::journal::{self, Begin, Claim, Entry, Guard, Intent, Outcome, Status};
-use crate::profile::{Home, Profile};
+use crate::profile::{Home, NotifyTarget, Profile};
 use crate::secrets::Secrets;
 
 /// An operation that went through the journal: its entry, and the gateway's data when
@@ -170,6 +170,12 @@ impl Desk {
         config.lang = Some(profile.lang.clone());
         config.order_type = profile.order_type.clone();
         config.sign_settings = profile.sign_settings.clone();
+        if !profile.proxy.is_empty() {
+            config.proxy = Some(
+                url::Url::parse(&profile.proxy)
+                    .map_err(|e| CoreError::validation("proxy", e.to_string()))?,
+            );
+        }
         let credentials = Credentials {
             private_key: Arc::new(secrets.merchant_key(&profile.name)?),
             gateway_key: secrets.gateway_key(&profile.name)?,
@@ -208,15 +214,42 @@ impl Desk {
         Ok(desk)
     }
 
-    /// The `notifyUrl` to put on payins and payouts made here.
-    pub fn notify_url(&self) -> String {
-        lock(&self.notify_url).clone().unwrap_or_else(|| {
-            if self.profile.notify_url.is_empty() {
-                format!("{}/notify", self.profile.origin.trim_end_matches('/'))
-            } else {
-                self.profile.notify_url.clone()
+    /// Where notifications about orders made here go.
+    pub fn notify_target(&self) -> NotifyTarget {
+        if self.profile.notifies_desk() {
+            return NotifyTarget::Desk {
+                url: lock(&self.notify_url).clone(),
+            };
+        }
+        if self.profile.notify_url.is_empty() {
+            NotifyTarget::Missing
+        } else {
+            NotifyTarget::Profile {
+                url: self.profile.notify_url.clone(),
             }
-        })
+        }
+    }
+
+    /// The `notifyUrl` to put on payins and payouts made here.
+    pub fn notify_url(&self) -> CoreResult<String> {
+        match self.notify_target() {
+            NotifyTarget::Profile { url } | NotifyTarget::Desk { url: Some(url) } => Ok(url),
+            // The built-in sandbox from the CLI: no receiver runs; the sandbox's own
+            // origin stands in (its notifications are kept in its state either way).
+            NotifyTarget::Desk { url: None } if self.profile.is_sandbox() => Ok(format!(
+                "{}/notify",
+                self.profile.origin.trim_end_matches('/')
+            )),
+            NotifyTarget::Desk { url: None } => Err(CoreError::validation(
+                "notifyUrl",
+                "this profile receives notifications at the desk, whose receiver runs only in \
+                 the app; set a notifyUrl on the profile to create orders from here",
+            )),
+            NotifyTarget::Missing => Err(CoreError::validation(
+                "notifyUrl",
+                crate::profile::NOTIFY_URL_RULE,
+            )),
+        }
     }
 
     pub(crate) fn set_notify_url(&self, url: &str) {

@@ -847,12 +847,20 @@ impl Desk {
     }
 
     /// Builds a form's wire operation with this desk's merchant and notification URL.
+    /// A form's own `notifyUrl` wins; without one, a profile that has none is refused
+    /// with the reason (never an invented address).
     fn fill<T>(&self, build: impl FnOnce(&Filler<'_>) -> CoreResult<T>) -> CoreResult<T> {
-        let notify_url = self.notify_url();
-        build(&Filler {
+        let desk_url = self.notify_url();
+        let built = build(&Filler {
             mer_no: self.profile.mer_no,
-            notify_url: &notify_url,
-        })
+            notify_url: desk_url.as_deref().unwrap_or(""),
+        });
+        match (built, desk_url) {
+            (Err(CoreError::Validation { field, .. }), Err(why)) if field == "notifyUrl" => {
+                Err(why)
+            }
+            (built, _) => built,
+        }
     }
 
     /// A payin as filled in, through the journal.

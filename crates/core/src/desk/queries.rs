@@ -379,7 +379,7 @@ impl Desk {
         ])
         .map_err(|e| io(&e))?;
         for r in &rows {
-            w.write_record([
+            w.write_record(crate::export::safe_record([
                 r.id.to_string(),
                 chrono::DateTime::from_timestamp_millis(r.at)
                     .map(|t| t.to_rfc3339())
@@ -392,7 +392,7 @@ impl Desk {
                 r.latency_ms.to_string(),
                 r.prev_hash.clone(),
                 r.hash.clone(),
-            ])
+            ]))
             .map_err(|e| io(&e))?;
         }
         w.flush().map_err(|e| io(&e))?;

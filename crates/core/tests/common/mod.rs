@@ -79,7 +79,10 @@ pub async fn external_sandbox(home: &Home, secrets: &Secrets, name: &str) -> (Ru
         sign_settings: Default::default(),
         state_overrides: Default::default(),
         operator: "tester".into(),
-        notify_url: String::new(),
+        // A closed port: the served sandbox keeps retrying, nothing listens.
+        notify_url: "http://127.0.0.1:9/notify".into(),
+        notify_at_desk: false,
+        proxy: String::new(),
         safety: Default::default(),
     };
     home.put(profile.clone()).unwrap();

@@ -136,7 +136,7 @@ fn check_quantity(field: &str, q: &str) -> Result<(), FieldError> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct NoExtras {}
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PixExtras {
     pub name: String,
@@ -395,3 +395,5 @@ impl Operation for V1VnBankPayment {
         Ok(())
     }
 }
+
+crate::masked_debug!(PixExtras);

@@ -36,7 +36,7 @@ fn check_money_fields(
 }
 
 /// Operation 2: `POST /v2/payout`, a bank-CLABE payout (`withdrawType` `6`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct V2Payout {
     pub mer_no: MerNo,
@@ -104,7 +104,7 @@ impl Operation for V2Payout {
 }
 
 /// Operation 8: `POST /payout`, a card payout (`withdrawType` `1`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct V1CardPayout {
     pub mer_no: MerNo,
@@ -205,3 +205,5 @@ impl Operation for V1CardPayout {
         v::required("beneficiaryType", &self.beneficiary_type)
     }
 }
+
+crate::masked_debug!(V2Payout, V1CardPayout);

@@ -1,0 +1,75 @@
+//! Files and folders readable by the user only: the data folder (mode 0700), the
+//! profiles file and every SQLite database (0600; SQLite gives its `-wal` and `-shm`
+//! files the database's mode). Existing files from an older version are tightened when
+//! opened. On Windows the files live under the user's own profile folder, whose ACL
+//! already keeps other users out.
+
+use std::io;
+use std::path::Path;
+
+/// Creates `path` (and its parents) and makes `path` itself private.
+pub fn dir(path: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(path)?;
+    restrict(path, 0o700)
+}
+
+/// Creates `path` empty and private if it is missing; tightens it if it is not private.
+pub fn file(path: &Path) -> io::Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    opts.open(path)?;
+    restrict(path, 0o600)
+}
+
+/// Writes `bytes` to a private file.
+pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    file(path)?;
+    std::fs::write(path, bytes)
+}
+
+#[cfg(unix)]
+fn restrict(path: &Path, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let now = std::fs::metadata(path)?.permissions().mode() & 0o777;
+    if now & !mode != 0 {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn restrict(_: &Path, _: u32) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    fn mode(p: &std::path::Path) -> u32 {
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn new_and_old_files_end_up_private() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("home").join("data");
+        super::dir(&d).unwrap();
+        assert_eq!(mode(&d), 0o700);
+        let f = d.join("old.sqlite");
+        std::fs::write(&f, b"x").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        super::file(&f).unwrap();
+        assert_eq!(mode(&f), 0o600);
+        assert_eq!(
+            std::fs::read(&f).unwrap(),
+            b"x",
+            "an existing file keeps its content"
+        );
+    }
+}
