@@ -199,6 +199,16 @@ fn profiles_are_added_validated_and_kept_apart_from_the_sandbox() {
         "signSettings": { "excludedKeys": ["sign"], "skipEmpty": true },
         "stateOverrides": {}, "operator": "ana", "notifyUrl": ""
     });
+    // A real gateway's profile needs a notification URL (or the desk's receiver).
+    let err = invoke(
+        &f,
+        "profile_save",
+        json!({ "profile": live, "previous": null }),
+    )
+    .expect_err("no notifyUrl");
+    assert_eq!(err["field"], "notifyUrl", "{err}");
+    let mut live = live;
+    live["notifyUrl"] = json!("https://shop.example.com/paydesk/notify");
     invoke(
         &f,
         "profile_save",
@@ -311,4 +321,107 @@ fn the_committed_typescript_bindings_are_current() {
         want == have,
         "ui/src/bindings.ts is stale: run `cargo xtask bindings` and commit it"
     );
+}
+
+/// A live profile made in the app: the gateway is told the profile's own notifyUrl (the
+/// merchant's backend), no loopback receiver stands in for it, and the status says so.
+#[test]
+fn a_live_profiles_payin_carries_its_own_notify_url() {
+    const NOTIFY: &str = "https://merchant.example/paydesk/notify";
+    const ORIGIN: &str = "https://shop.example.com";
+    let f = app("live-notify");
+    let status = invoke(&f, "app_status", json!({})).expect("open");
+    assert_eq!(
+        status["notify"]["kind"], "desk",
+        "the built-in sandbox: {status}"
+    );
+    assert!(
+        status["notify"]["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("http://127.0.0.1:")),
+        "{status}"
+    );
+
+    // A gateway of its own on loopback (the sandbox, served), for a "live" profile.
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let sandbox = paydesk_sandbox::Sandbox::new(paydesk_sandbox::SandboxConfig::default()).unwrap();
+    let running = rt
+        .block_on(sandbox.serve("127.0.0.1:0".parse().unwrap()))
+        .unwrap();
+    let profile = json!({
+        "name": "acme", "baseUrl": running.base_url().to_string(), "merNo": 20001,
+        "origin": ORIGIN, "lang": "en", "orderType": null,
+        "signSettings": { "excludedKeys": ["sign"], "skipEmpty": true },
+        "stateOverrides": {}, "operator": "ana", "notifyUrl": NOTIFY
+    });
+    invoke(
+        &f,
+        "profile_save",
+        json!({ "profile": profile, "previous": null }),
+    )
+    .expect("add");
+    let key = invoke(
+        &f,
+        "key_generate",
+        json!({ "profile": "acme", "bits": 2048 }),
+    )
+    .expect("key");
+    let public =
+        paydesk_gateway::PublicKey::from_text(key["public_pem"].as_str().unwrap()).unwrap();
+    running.sandbox.add_merchant(paydesk_sandbox::demo_merchant(
+        20001, &public, ORIGIN, "tok-ipc",
+    ));
+    invoke(
+        &f,
+        "gateway_key_set",
+        json!({ "profile": "acme", "text": running.sandbox.gateway_public_key().to_pem() }),
+    )
+    .expect("gateway key");
+    invoke(
+        &f,
+        "token_set",
+        json!({ "profile": "acme", "token": "tok-ipc" }),
+    )
+    .expect("token");
+    let status = invoke(&f, "profile_switch", json!({ "name": "acme" })).expect("switch");
+    assert_eq!(
+        status["notify"],
+        json!({ "kind": "profile", "url": NOTIFY }),
+        "{status}"
+    );
+
+    let form = json!({
+        "method": "WECHAT", "merOrderNo": "PI-IPC-NOTIFY-1", "amount": "12.00", "currency": "CNY",
+        "email": "", "userId": "", "returnUrl": "", "ipAddress": "203.0.113.7", "notifyUrl": "",
+        "name": "", "socialSecurityNumber": "", "firstName": "", "lastName": "",
+        "userAgent": "test", "browser": { "screenHeight": "1", "screenWidth": "1",
+        "timeZoneOffset": "0", "userAgent": "test", "visitorId": "t" },
+        "products": [], "osType": "ANDROID", "terminal": "APP", "paymentMethodStr": "BANK",
+        "productName": "", "vnBankId": "970436"
+    });
+    let receipt = invoke(
+        &f,
+        "payin_create",
+        json!({ "form": form, "allowDuplicate": false }),
+    )
+    .expect("payin");
+    assert_eq!(receipt["entry"]["status"], "accepted", "{receipt}");
+    let told: Vec<String> = running.sandbox.with_state(|s| {
+        s.orders
+            .iter()
+            .filter(|o| o.mer_order_no == "PI-IPC-NOTIFY-1")
+            .map(|o| o.notify_url.clone())
+            .collect()
+    });
+    assert_eq!(
+        told,
+        [NOTIFY],
+        "the gateway must be told the profile's notifyUrl"
+    );
+    drop(running);
+    drop(rt);
 }

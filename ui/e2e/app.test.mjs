@@ -166,6 +166,8 @@ test("the activity log lists what was done, its chain verifies, and it exports",
   await h.click(id("nav-activity"));
   await h.waitFor(id("screen-activity"));
   await h.waitFor(`${id("audit-chain")}[data-ok="true"]`);
+  // It says what it checked, truncation against the keyring's record included.
+  await h.waitFor(`${id("audit-checked")} [data-anchored="true"]`);
   await h.waitFor(id("audit-row"));
   await h.typeInto(id("audit-search"), "action=pay");
   await browser.waitUntil(async () => (await browser.$$(id("audit-row"))).length === 1, {

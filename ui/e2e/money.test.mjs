@@ -319,6 +319,10 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
 
 test("a notification from the sandbox appears in Events with a valid signature", async () => {
   await go("events");
+  // The screen says where this profile's notifications go: the built-in sandbox's come
+  // to this desk's loopback receiver.
+  const target = await h.waitFor(`${id("notify-target")}[data-kind="desk"]`);
+  assert.match(await target.getText(), /http:\/\/127\.0\.0\.1:\d+\/notify/);
   // The sandbox completes the payins a few seconds after they are made and notifies
   // this desk's loopback endpoint.
   const wanted = Object.values(payinTradeNos);

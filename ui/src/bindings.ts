@@ -162,7 +162,8 @@ export type AppStatus_Deserialize = {
 	/**  The gateway's address this desk talks to. */
 	baseUrl: string,
 	keyringService: string,
-	notifyUrl: string,
+	/**  Where the gateway is told to send notifications about orders made here. */
+	notify: NotifyTarget_Deserialize,
 	version: string,
 };
 
@@ -174,7 +175,8 @@ export type AppStatus_Serialize = {
 	/**  The gateway's address this desk talks to. */
 	baseUrl: string,
 	keyringService: string,
-	notifyUrl: string,
+	/**  Where the gateway is told to send notifications about orders made here. */
+	notify: NotifyTarget_Serialize,
 	version: string,
 };
 
@@ -519,25 +521,47 @@ export type CardSummary_Serialize = {
 	lastAt: number | null,
 };
 
-/**  The result of checking the chain. */
+/**  The result of checking the chain, with what was checked. */
 export type ChainCheck = ChainCheck_Serialize | ChainCheck_Deserialize;
 
-/**  The result of checking the chain. */
+/**  The result of checking the chain, with what was checked. */
 export type ChainCheck_Deserialize = {
+	/**  Rows read from the database. */
 	rows: number,
 	ok: boolean,
 	/**  The first row where the chain breaks, and why. */
 	brokenAt?: number | null,
 	problem?: string | null,
+	/**
+	 *  The first row sealed with the keyring's key; rows before it (written by an
+	 *  older version) are checked by plain SHA-256 only. `None`: no keyed row yet.
+	 */
+	keyedFrom?: number | null,
+	/**
+	 *  The row count the keyring recorded at the last append (the truncation check);
+	 *  `None` when the keyring holds no record for this log yet.
+	 */
+	anchoredRows?: number | null,
 };
 
-/**  The result of checking the chain. */
+/**  The result of checking the chain, with what was checked. */
 export type ChainCheck_Serialize = {
+	/**  Rows read from the database. */
 	rows: number,
 	ok: boolean,
 	/**  The first row where the chain breaks, and why. */
 	brokenAt: number | null,
 	problem: string | null,
+	/**
+	 *  The first row sealed with the keyring's key; rows before it (written by an
+	 *  older version) are checked by plain SHA-256 only. `None`: no keyed row yet.
+	 */
+	keyedFrom: number | null,
+	/**
+	 *  The row count the keyring recorded at the last append (the truncation check);
+	 *  `None` when the keyring holds no record for this log yet.
+	 */
+	anchoredRows: number | null,
 };
 
 export type CoreError = 
@@ -776,6 +800,33 @@ export type Keys_Serialize = {
 
 /**  The meaning of a state value, one vocabulary for every field. */
 export type Meaning = "created" | "pending" | "success" | "failed" | "closed" | "refunded" | "partly_refunded" | "charged_back" | "submitted" | "processing" | "not_settled" | "settled" | "held" | "released";
+
+/**  Where the gateway is told to send notifications about orders made at a desk. */
+export type NotifyTarget = NotifyTarget_Serialize | NotifyTarget_Deserialize;
+
+/**  Where the gateway is told to send notifications about orders made at a desk. */
+export type NotifyTarget_Deserialize = 
+/**
+ *  This desk's loopback receiver (the built-in sandbox, or `notifyAtDesk`).
+ *  `url` is `None` where no receiver runs (the CLI).
+ */
+{ kind: "desk"; url?: string | null } | 
+/**  The profile's `notifyUrl`. */
+{ kind: "profile"; url: string } | 
+/**  A real gateway's profile without a `notifyUrl` (saved by an older version). */
+{ kind: "missing" };
+
+/**  Where the gateway is told to send notifications about orders made at a desk. */
+export type NotifyTarget_Serialize = 
+/**
+ *  This desk's loopback receiver (the built-in sandbox, or `notifyAtDesk`).
+ *  `url` is `None` where no receiver runs (the CLI).
+ */
+{ kind: "desk"; url: string | null } | 
+/**  The profile's `notifyUrl`. */
+{ kind: "profile"; url: string } | 
+/**  A real gateway's profile without a `notifyUrl` (saved by an older version). */
+{ kind: "missing" };
 
 /**  An order's detail: the cached row, its history, and a live query when reachable. */
 export type OrderDetail = OrderDetail_Serialize | OrderDetail_Deserialize;
@@ -1137,8 +1188,25 @@ export type Profile_Deserialize = {
 	stateOverrides?: Partial<{ [key in StateField]: { [key in string]: Meaning } }>,
 	/**  Who works at this desk; written into the audit log. */
 	operator?: string,
-	/**  Where the gateway sends notifications for orders made here. */
+	/**
+	 *  Where the gateway sends notifications for orders made here (the merchant's
+	 *  backend, or a tunnel to this desk). Required for a real gateway unless
+	 *  `notifyAtDesk` is chosen.
+	 */
 	notifyUrl?: string,
+	/**
+	 *  Notifications go to this desk's own receiver on loopback
+	 *  (`http://127.0.0.1:<port>/notify`, running while the app is open) instead of
+	 *  `notifyUrl`: for a gateway on this machine, such as `paydesk sandbox serve`. The
+	 *  built-in sandbox always uses it.
+	 */
+	notifyAtDesk?: boolean,
+	/**
+	 *  An explicit HTTP(S) proxy to the gateway (`http://proxy.corp:3128`), where a
+	 *  company requires one. Empty: the environment's proxy variables apply to a
+	 *  remote gateway; a gateway on loopback is always reached directly.
+	 */
+	proxy?: string,
 	/**  How this desk keeps from paying one intent twice. */
 	safety?: Safety_Deserialize,
 };
@@ -1156,8 +1224,25 @@ export type Profile_Serialize = {
 	stateOverrides: Partial<{ [key in StateField]: { [key in string]: Meaning } }>,
 	/**  Who works at this desk; written into the audit log. */
 	operator: string,
-	/**  Where the gateway sends notifications for orders made here. */
+	/**
+	 *  Where the gateway sends notifications for orders made here (the merchant's
+	 *  backend, or a tunnel to this desk). Required for a real gateway unless
+	 *  `notifyAtDesk` is chosen.
+	 */
 	notifyUrl: string,
+	/**
+	 *  Notifications go to this desk's own receiver on loopback
+	 *  (`http://127.0.0.1:<port>/notify`, running while the app is open) instead of
+	 *  `notifyUrl`: for a gateway on this machine, such as `paydesk sandbox serve`. The
+	 *  built-in sandbox always uses it.
+	 */
+	notifyAtDesk: boolean,
+	/**
+	 *  An explicit HTTP(S) proxy to the gateway (`http://proxy.corp:3128`), where a
+	 *  company requires one. Empty: the environment's proxy variables apply to a
+	 *  remote gateway; a gateway on loopback is always reached directly.
+	 */
+	proxy: string,
 	/**  How this desk keeps from paying one intent twice. */
 	safety: Safety_Serialize,
 };

@@ -1,14 +1,25 @@
 //! The audit log: every operation with time, profile, operator, identifiers, result and
-//! latency. Each row's `hash` is SHA-256 over the previous row's hash and this row's
-//! content, and a head row records the last hash and the count, so an edited, deleted
-//! or truncated row is detected by [`verify`].
+//! latency, as a chain that someone with write access to the database cannot rewrite
+//! or shorten unnoticed:
+//!
+//! - each row's `hash` is an HMAC-SHA-256, under a per-profile key kept in the OS
+//!   keyring (`audit-key`), over the previous row's hash and this row's content: a row
+//!   cannot be changed, inserted or re-chained without the key;
+//! - after each append the row count and the last row's hash are recorded in the keyring
+//!   too (the [`Anchor`]): rows deleted from the end, or both tables emptied, no longer
+//!   reach the count the keyring holds;
+//! - `audit_head` in the database keeps the same count and hash for a quick check.
+//!
+//! Rows written before the key existed (an older version) were chained with plain
+//! SHA-256; [`verify`] checks those by hash and says from which row the keyed chain
+//! starts.
 
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::db::now_ms;
-use crate::error::CoreResult;
+use crate::error::{CoreError, CoreResult};
 
 const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -30,8 +41,20 @@ pub struct AuditEntry {
     pub hash: String,
 }
 
-fn content_hash(prev: &str, e: &AuditEntry) -> String {
-    let content = serde_json::json!([
+/// What the keyring records of a profile's chain after each append.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Anchor {
+    /// The first row sealed with the keyring's key (rows before it are older).
+    pub first_keyed: i64,
+    /// Rows in the log after the append.
+    pub count: i64,
+    pub last_id: i64,
+    pub last_hash: String,
+}
+
+fn content(e: &AuditEntry) -> String {
+    serde_json::json!([
         e.id,
         e.at,
         e.profile,
@@ -40,12 +63,32 @@ fn content_hash(prev: &str, e: &AuditEntry) -> String {
         e.identifiers,
         e.result,
         e.latency_ms
-    ]);
+    ])
+    .to_string()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The hash of rows written before the chain was keyed.
+fn plain_hash(prev: &str, e: &AuditEntry) -> String {
     let mut h = Sha256::new();
     h.update(prev.as_bytes());
     h.update(b"\n");
-    h.update(content.to_string().as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    h.update(content(e).as_bytes());
+    hex(&h.finalize())
+}
+
+fn keyed_hash(key: &[u8], prev: &str, e: &AuditEntry) -> String {
+    let key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, key);
+    let text = format!("{prev}\n{}", content(e));
+    hex(aws_lc_rs::hmac::sign(&key, text.as_bytes()).as_ref())
+}
+
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && aws_lc_rs::constant_time::verify_slices_are_equal(a.as_bytes(), b.as_bytes()).is_ok()
 }
 
 fn row_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEntry> {
@@ -74,17 +117,30 @@ pub struct Record<'a> {
     pub latency_ms: i64,
 }
 
-/// Appends a row to the chain, in its own immediate transaction.
-pub fn append(conn: &mut Connection, r: Record<'_>) -> CoreResult<AuditEntry> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let head: Option<(i64, String, i64)> = tx
+fn db_head(conn: &Connection) -> CoreResult<Option<(i64, String, i64)>> {
+    Ok(conn
         .query_row(
             "SELECT last_id, last_hash, count FROM audit_head WHERE one = 1",
             [],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
-        .optional()?;
-    let (last_id, prev, count) = head.unwrap_or((0, GENESIS.to_string(), 0));
+        .optional()?)
+}
+
+/// Appends a row to the chain, sealed with `key`, in its own immediate transaction.
+/// `first_keyed` is the keyring anchor's (`None` before the first keyed row). Returns
+/// the row and the anchor to record in the keyring once it is committed.
+pub fn append(
+    conn: &mut Connection,
+    r: Record<'_>,
+    key: &[u8],
+    first_keyed: Option<i64>,
+) -> CoreResult<(AuditEntry, Anchor)> {
+    if key.len() < 32 {
+        return Err(CoreError::internal("the audit key is too short"));
+    }
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let (last_id, prev, count) = db_head(&tx)?.unwrap_or((0, GENESIS.to_string(), 0));
     let mut e = AuditEntry {
         id: last_id + 1,
         at: now_ms(),
@@ -97,7 +153,7 @@ pub fn append(conn: &mut Connection, r: Record<'_>) -> CoreResult<AuditEntry> {
         prev_hash: prev,
         hash: String::new(),
     };
-    e.hash = content_hash(&e.prev_hash, &e);
+    e.hash = keyed_hash(key, &e.prev_hash, &e);
     tx.execute(
         "INSERT INTO audit_log (id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -109,41 +165,68 @@ pub fn append(conn: &mut Connection, r: Record<'_>) -> CoreResult<AuditEntry> {
         params![e.id, e.hash, count + 1],
     )?;
     tx.commit()?;
-    Ok(e)
+    let anchor = Anchor {
+        first_keyed: first_keyed.unwrap_or(e.id).min(e.id),
+        count: count + 1,
+        last_id: e.id,
+        last_hash: e.hash.clone(),
+    };
+    Ok((e, anchor))
 }
 
-/// The result of checking the chain.
+/// The result of checking the chain, with what was checked.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChainCheck {
+    /// Rows read from the database.
     pub rows: i64,
     pub ok: bool,
     /// The first row where the chain breaks, and why.
     pub broken_at: Option<i64>,
     pub problem: Option<String>,
+    /// The first row sealed with the keyring's key; rows before it (written by an
+    /// older version) are checked by plain SHA-256 only. `None`: no keyed row yet.
+    pub keyed_from: Option<i64>,
+    /// The row count the keyring recorded at the last append (the truncation check);
+    /// `None` when the keyring holds no record for this log yet.
+    pub anchored_rows: Option<i64>,
 }
 
-/// Walks the whole chain.
-pub fn verify(conn: &Connection) -> CoreResult<ChainCheck> {
+/// Walks the whole chain: ids without gaps, each row linked to the one before, each
+/// row's seal (keyed from `anchor.first_keyed`), the database's head record, and the
+/// keyring's `anchor` (count and last hash: nothing cut from the end).
+pub fn verify(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
     let mut stmt = conn.prepare(
         "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log ORDER BY id",
     )?;
     let mut rows = stmt.query([])?;
+    let first_keyed = anchor.map(|a| a.first_keyed);
     let mut prev = GENESIS.to_string();
     let mut expected_id = 1;
     let mut n = 0;
-    let broken = |id: i64, n: i64, why: String| ChainCheck {
-        rows: n,
-        ok: false,
-        broken_at: Some(id),
-        problem: Some(why),
+    let mut anchored_hash = None;
+    let mut check = ChainCheck {
+        rows: 0,
+        ok: true,
+        broken_at: None,
+        problem: None,
+        keyed_from: first_keyed,
+        anchored_rows: anchor.map(|a| a.count),
+    };
+    let broken = |mut c: ChainCheck, id: i64, n: i64, why: String| {
+        c.rows = n;
+        c.ok = false;
+        c.broken_at = Some(id);
+        c.problem = Some(why);
+        c
     };
     while let Some(r) = rows.next()? {
         let e = row_entry(r)?;
         n += 1;
         if e.id != expected_id {
             return Ok(broken(
+                check,
                 expected_id,
                 n,
                 format!("row {expected_id} is missing"),
@@ -151,48 +234,84 @@ pub fn verify(conn: &Connection) -> CoreResult<ChainCheck> {
         }
         if e.prev_hash != prev {
             return Ok(broken(
+                check,
                 e.id,
                 n,
                 format!("row {} does not follow the row before it", e.id),
             ));
         }
-        if content_hash(&prev, &e) != e.hash {
+        // From the first keyed row on, only the keyed seal counts; before it, a row may
+        // be an older plain one (or keyed, written while another desk started the key).
+        let sealed = same(&keyed_hash(key, &prev, &e), &e.hash)
+            || (first_keyed.is_none_or(|k| e.id < k) && same(&plain_hash(&prev, &e), &e.hash));
+        if !sealed {
             return Ok(broken(
+                check,
                 e.id,
                 n,
-                format!("row {} was changed after it was written", e.id),
+                format!(
+                    "row {} was changed after it was written (its seal does not match)",
+                    e.id
+                ),
             ));
+        }
+        if anchor.is_some_and(|a| a.last_id == e.id) {
+            anchored_hash = Some(e.hash.clone());
         }
         prev = e.hash;
         expected_id += 1;
     }
-    let head: Option<(i64, String, i64)> = conn
-        .query_row(
-            "SELECT last_id, last_hash, count FROM audit_head WHERE one = 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional()?;
-    match head {
+    if let Some(a) = anchor {
+        if n < a.count {
+            return Ok(broken(
+                check,
+                n + 1,
+                n,
+                format!(
+                    "the log ends at row {n}, but the keyring recorded {} rows: rows {} to {} were removed",
+                    a.count,
+                    n + 1,
+                    a.last_id
+                ),
+            ));
+        }
+        if anchored_hash
+            .as_deref()
+            .is_none_or(|h| !same(h, &a.last_hash))
+        {
+            return Ok(broken(
+                check,
+                a.last_id,
+                n,
+                format!("row {} is not the row the keyring recorded", a.last_id),
+            ));
+        }
+    }
+    match db_head(conn)? {
         Some((last_id, last_hash, count))
             if last_id != expected_id - 1 || last_hash != prev || count != n =>
         {
-            Ok(broken(
+            check = broken(
+                check,
                 expected_id,
                 n,
                 format!(
-                    "the log ends at row {} but {count} rows up to row {last_id} were written",
+                    "the log ends at row {} but its head record says {count} rows up to row {last_id}",
                     expected_id - 1
                 ),
-            ))
+            );
+            Ok(check)
         }
-        None if n > 0 => Ok(broken(1, n, "the chain's head record is missing".into())),
-        _ => Ok(ChainCheck {
-            rows: n,
-            ok: true,
-            broken_at: None,
-            problem: None,
-        }),
+        None if n > 0 => Ok(broken(
+            check,
+            1,
+            n,
+            "the chain's head record is missing".into(),
+        )),
+        _ => {
+            check.rows = n;
+            Ok(check)
+        }
     }
 }
 

@@ -88,13 +88,40 @@ impl KeyringStore {
     }
 }
 
+/// Runs a keyring call again, twice at most, when the Secret Service dropped it (a
+/// daemon restarting, a D-Bus hiccup): every call here is idempotent.
+fn retried<T>(mut call: impl FnMut() -> keyring::Result<T>) -> keyring::Result<T> {
+    let mut tries = 0;
+    loop {
+        match call() {
+            Err(keyring::Error::PlatformFailure(_) | keyring::Error::NoStorageAccess(_))
+                if tries < 2 =>
+            {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(250 * tries));
+            }
+            other => return other,
+        }
+    }
+}
+
 impl SecretStore for KeyringStore {
     fn set(&self, name: &str, bytes: &[u8]) -> CoreResult<()> {
-        self.entry(name)?.set_secret(bytes).map_err(unavailable)
+        if bytes.len() > MAX_SECRET_BYTES {
+            return Err(CoreError::KeyringUnavailable {
+                message: format!(
+                    "{name} is {} bytes; a keyring credential holds at most {MAX_SECRET_BYTES}",
+                    bytes.len()
+                ),
+            });
+        }
+        let entry = self.entry(name)?;
+        retried(|| entry.set_secret(bytes)).map_err(unavailable)
     }
 
     fn get(&self, name: &str) -> CoreResult<Option<Sensitive<Vec<u8>>>> {
-        match self.entry(name)?.get_secret() {
+        let entry = self.entry(name)?;
+        match retried(|| entry.get_secret()) {
             Ok(bytes) => Ok(Some(Sensitive::new(bytes))),
             Err(keyring::Error::NoEntry) => Ok(None),
             Err(e) => Err(unavailable(e)),
@@ -102,12 +129,18 @@ impl SecretStore for KeyringStore {
     }
 
     fn delete(&self, name: &str) -> CoreResult<()> {
-        match self.entry(name)?.delete_credential() {
+        let entry = self.entry(name)?;
+        match retried(|| entry.delete_credential()) {
             Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
             Err(e) => Err(unavailable(e)),
         }
     }
 }
+
+/// The most a stored secret may hold: Windows' Credential Manager keeps at most 2,560
+/// bytes per credential (`CRED_MAX_CREDENTIAL_BLOB_SIZE`). A 4096-bit key as PKCS#8 DER
+/// is about 2,375 bytes; PEM would not fit, so keys are stored as DER.
+pub const MAX_SECRET_BYTES: usize = 2560;
 
 /// Secrets in memory, for unit tests only.
 #[derive(Debug, Default)]
@@ -254,6 +287,14 @@ impl Secrets {
         if token.trim().is_empty() {
             return Err(CoreError::validation("bearerToken", "must not be empty"));
         }
+        if token.trim().len() > MAX_SECRET_BYTES {
+            return Err(CoreError::validation(
+                "bearerToken",
+                format!(
+                    "must be at most {MAX_SECRET_BYTES} bytes (what a system keyring credential holds on Windows)"
+                ),
+            ));
+        }
         self.store.set(
             &Self::name(profile, "bearer-token"),
             token.trim().as_bytes(),
@@ -271,20 +312,54 @@ impl Secrets {
     /// made on first use): what the journal stores of a request's full account is an
     /// HMAC under this key, so the database alone cannot give the card number back.
     pub fn intent_key(&self, profile: &str) -> CoreResult<Sensitive<Vec<u8>>> {
-        let name = Self::name(profile, "intent-key");
+        self.random_key(profile, "intent-key")
+    }
+
+    /// The profile's key that seals its audit chain (32 random bytes, made on first use):
+    /// whoever can write the database but not read the keyring cannot forge a row.
+    pub fn audit_key(&self, profile: &str) -> CoreResult<Sensitive<Vec<u8>>> {
+        self.random_key(profile, "audit-key")
+    }
+
+    /// What the keyring recorded of the audit chain at its last append.
+    pub fn audit_anchor(&self, profile: &str) -> CoreResult<Option<crate::audit::Anchor>> {
+        match self.store.get(&Self::name(profile, "audit-anchor"))? {
+            Some(bytes) => serde_json::from_slice(bytes.expose())
+                .map(Some)
+                .map_err(|e| {
+                    CoreError::storage(format!("the keyring's audit anchor is unreadable: {e}"))
+                }),
+            None => Ok(None),
+        }
+    }
+
+    pub fn set_audit_anchor(&self, profile: &str, anchor: &crate::audit::Anchor) -> CoreResult<()> {
+        let bytes = serde_json::to_vec(anchor).map_err(|e| CoreError::internal(e.to_string()))?;
+        self.store.set(&Self::name(profile, "audit-anchor"), &bytes)
+    }
+
+    fn random_key(&self, profile: &str, what: &str) -> CoreResult<Sensitive<Vec<u8>>> {
+        let name = Self::name(profile, what);
         if let Some(k) = self.store.get(&name)?.filter(|k| k.expose().len() == 32) {
             return Ok(k);
         }
         let mut key = vec![0u8; 32];
         aws_lc_rs::rand::fill(&mut key)
-            .map_err(|_| CoreError::internal("no random bytes for the intent key"))?;
+            .map_err(|_| CoreError::internal("no random bytes for a key"))?;
         self.store.set(&name, &key)?;
         Ok(Sensitive::new(key))
     }
 
     /// Removes every secret of a profile.
     pub fn forget(&self, profile: &str) -> CoreResult<()> {
-        for what in ["merchant-key", "gateway-key", "bearer-token", "intent-key"] {
+        for what in [
+            "merchant-key",
+            "gateway-key",
+            "bearer-token",
+            "intent-key",
+            "audit-key",
+            "audit-anchor",
+        ] {
             self.store.delete(&Self::name(profile, what))?;
         }
         Ok(())

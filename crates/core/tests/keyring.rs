@@ -44,6 +44,46 @@ fn the_probe_accepts_a_real_store_and_secrets_round_trip() {
     );
 }
 
+/// Windows' Credential Manager keeps at most 2,560 bytes per credential
+/// (CRED_MAX_CREDENTIAL_BLOB_SIZE): the largest key the desk accepts (4096 bits, kept as
+/// PKCS#8 DER), imported or generated, and every other secret must fit, and a larger one
+/// is refused on every system alike, naming the field.
+#[test]
+fn every_secret_fits_windows_credential_limit() {
+    use paydesk_core::secrets::MAX_SECRET_BYTES;
+    assert_eq!(MAX_SECRET_BYTES, 2560);
+    let secrets = common::secrets();
+    let largest = paydesk_gateway::PrivateKey::generate(paydesk_gateway::keys::MAX_BITS).unwrap();
+    assert!(
+        largest.pkcs8_der().len() <= MAX_SECRET_BYTES,
+        "a {}-bit key is {} bytes",
+        paydesk_gateway::keys::MAX_BITS,
+        largest.pkcs8_der().len()
+    );
+    // Imported as PEM PKCS#8 (about 3.3 kB of text), it is stored as DER and fits.
+    let pem = largest.to_pkcs8_pem();
+    assert!(pem.len() > MAX_SECRET_BYTES);
+    let info = secrets.import_merchant_key("win", &pem).unwrap();
+    assert_eq!(info.bits, 4096);
+    assert_eq!(
+        secrets
+            .merchant_key("win")
+            .unwrap()
+            .public_key()
+            .fingerprint(),
+        largest.public_key().fingerprint()
+    );
+    // A bearer token longer than a credential holds is refused before the keyring.
+    let long = "t".repeat(MAX_SECRET_BYTES + 1);
+    let err = secrets.set_bearer("win", &long).unwrap_err();
+    assert!(
+        matches!(err, CoreError::Validation { ref field, .. } if field == "bearerToken"),
+        "{err:?}"
+    );
+    secrets.forget("win").unwrap();
+}
+
+#[cfg(target_os = "linux")]
 #[test]
 fn without_a_secret_service_the_probe_refuses_with_a_clear_error() {
     // A child process with no session bus: the store is missing.
@@ -58,6 +98,7 @@ fn without_a_secret_service_the_probe_refuses_with_a_clear_error() {
     assert!(text.contains("refused: keyring unavailable"), "{text}");
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 #[ignore = "run by the test above in a process without a session bus"]
 fn probe_without_bus() {

@@ -252,16 +252,33 @@ fn record(n: usize) -> Record<'static> {
     }
 }
 
+const AUDIT_KEY: [u8; 32] = [7; 32];
+
+/// What someone with write access to the database, but not to the keyring, can do to
+/// the audit log: each is caught, naming the row.
 #[test]
 fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.sqlite");
     let mut conn = db::open(&path, Durability::Journal).unwrap();
+    let mut anchor = None;
     for n in 0..20 {
-        audit::append(&mut conn, record(n)).unwrap();
+        let first = anchor.as_ref().map(|a: &audit::Anchor| a.first_keyed);
+        anchor = Some(
+            audit::append(&mut conn, record(n), &AUDIT_KEY, first)
+                .unwrap()
+                .1,
+        );
     }
-    let ok = audit::verify(&conn).unwrap();
+    let anchor = anchor.unwrap();
+    assert_eq!(
+        (anchor.first_keyed, anchor.count, anchor.last_id),
+        (1, 20, 20)
+    );
+    let ok = audit::verify(&conn, &AUDIT_KEY, Some(&anchor)).unwrap();
     assert!(ok.ok && ok.rows == 20, "{ok:?}");
+    assert_eq!((ok.keyed_from, ok.anchored_rows), (Some(1), Some(20)));
+    let check = |c: &Connection| audit::verify(c, &AUDIT_KEY, Some(&anchor)).unwrap();
 
     let copy = |name: &str| {
         let p = dir.path().join(name);
@@ -273,21 +290,81 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
     edited
         .execute("UPDATE audit_log SET result = 'E1012' WHERE id = 7", [])
         .unwrap();
-    let check = audit::verify(&edited).unwrap();
-    assert_eq!((check.ok, check.broken_at), (false, Some(7)), "{check:?}");
+    let c = check(&edited);
+    assert_eq!((c.ok, c.broken_at), (false, Some(7)), "{c:?}");
 
     let deleted = copy("deleted.sqlite");
     deleted
         .execute("DELETE FROM audit_log WHERE id = 12", [])
         .unwrap();
-    let check = audit::verify(&deleted).unwrap();
-    assert_eq!((check.ok, check.broken_at), (false, Some(12)), "{check:?}");
+    let c = check(&deleted);
+    assert_eq!((c.ok, c.broken_at), (false, Some(12)), "{c:?}");
 
+    // The last rows and the head record, made consistent again: the keyring's count
+    // still says 20.
     let truncated = copy("truncated.sqlite");
     truncated
-        .execute("DELETE FROM audit_log WHERE id = 20", [])
+        .execute_batch(
+            "DELETE FROM audit_log WHERE id > 15;
+             UPDATE audit_head SET last_id = 15, count = 15,
+               last_hash = (SELECT hash FROM audit_log WHERE id = 15);",
+        )
         .unwrap();
-    assert!(!audit::verify(&truncated).unwrap().ok);
+    let c = check(&truncated);
+    assert_eq!((c.ok, c.broken_at), (false, Some(16)), "{c:?}");
+    assert!(c.problem.unwrap().contains("keyring recorded 20 rows"));
+
+    // Both tables emptied.
+    let emptied = copy("emptied.sqlite");
+    emptied
+        .execute_batch("DELETE FROM audit_log; DELETE FROM audit_head;")
+        .unwrap();
+    let c = check(&emptied);
+    assert!(!c.ok && c.rows == 0, "{c:?}");
+
+    // A row rewritten and the chain after it recomputed with plain SHA-256 (what the
+    // old chain allowed): the keyed seal does not match.
+    let rechained = copy("rechained.sqlite");
+    rechained
+        .execute("UPDATE audit_log SET result = 'forged' WHERE id = 20", [])
+        .unwrap();
+    let forged: String = {
+        use sha2::Digest;
+        let (prev, at): (String, i64) = rechained
+            .query_row(
+                "SELECT prev_hash, at FROM audit_log WHERE id = 20",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        let content = serde_json::json!([
+            20,
+            at,
+            "p",
+            "ana",
+            "v2.payout",
+            "merOrderNo=M19",
+            "forged",
+            12
+        ]);
+        let mut h = sha2::Sha256::new();
+        h.update(prev.as_bytes());
+        h.update(b"\n");
+        h.update(content.to_string().as_bytes());
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    };
+    rechained
+        .execute("UPDATE audit_log SET hash = ?1 WHERE id = 20; ", [&forged])
+        .unwrap();
+    rechained
+        .execute("UPDATE audit_head SET last_hash = ?1", [&forged])
+        .unwrap();
+    let c = check(&rechained);
+    assert_eq!((c.ok, c.broken_at), (false, Some(20)), "{c:?}");
+
+    // The wrong key (another profile's) does not verify either.
+    let c = audit::verify(&conn, &[8; 32], Some(&anchor)).unwrap();
+    assert!(!c.ok);
 }
 
 #[test]

@@ -389,6 +389,14 @@ export const en = {
     intro:
       "Notifications the gateway sent to this desk's endpoint, each with its signature checked with the gateway's key.",
     none: "No notifications yet.",
+    target: {
+      desk: "This profile's notifications come to this desk, at {{url}}, and are listed here.",
+      notRunning: "(the receiver is not running)",
+      profile:
+        "This profile's notifications go to {{url}} (your backend), not to this desk: they are not listed here. Use the check below to verify one your backend received.",
+      missing:
+        "This profile has no notification URL: the desk refuses payins and payouts until one is set in Settings.",
+    },
     received: "Received ({{zone}})",
     kind: "Kind",
     tradeNo: "Trade number",
@@ -570,6 +578,20 @@ export const en = {
     chainBroken: "The audit chain is broken",
     brokenAt: "At entry {{row}}: {{problem}}",
     verify: "Check the chain",
+    checked: {
+      title: "What the check covers",
+      links: "{{rows}} entries, numbered without a gap, each linked to the one before",
+      sealAll: "Every entry's seal (HMAC-SHA-256 under this profile's key in the system keyring)",
+      sealFrom:
+        "Entries from {{row}} on by their seal (HMAC-SHA-256 under this profile's key in the system keyring); earlier ones, written by an older version, by SHA-256 only",
+      sealNone:
+        "No entry is sealed with the keyring's key yet: entries are checked by SHA-256 only",
+      anchor:
+        "Nothing removed from the end: the keyring recorded {{rows}} entries and the last one's seal at the last write",
+      noAnchor:
+        "Removal from the end NOT checked: the keyring holds no record of this log yet (made at the next write)",
+      head: "The database's own head record (entry count and last seal)",
+    },
     operation: "Operation",
     search: "Identifier or result",
     at: "Time",
@@ -603,6 +625,14 @@ export const en = {
       lang: "Gateway language",
       operator: "Operator (written in the audit log)",
       notifyUrl: "Notification URL",
+      notifyUrlHint:
+        "Where your backend receives the gateway's notifications about orders made at this desk (required for a real gateway)",
+      notifyAtDesk: "Receive notifications at this desk instead",
+      notifyAtDeskHint:
+        "The desk's own receiver on this machine (http://127.0.0.1:…/notify, while the app runs): only for a gateway on this machine",
+      proxy: "Proxy",
+      proxyHint:
+        "Optional http(s) proxy to the gateway, without a password. Empty: the system's proxy variables apply; a gateway on this machine is always reached directly",
       orderType: "Order type header",
       excludedKeys: "Keys left out of the signature",
       skipEmpty: "Leave out empty values when signing",

@@ -297,6 +297,19 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
             &money.currency,
         )
     };
+    // Refused, or read from stdin, before anything else: a card number never waits for
+    // the keyring.
+    let card_no = match &cmd {
+        PayoutCmd::Card {
+            card_no: Some(_), ..
+        } => {
+            return Err(refuse_argument("card-no", "card number"));
+        }
+        PayoutCmd::Card { card_no: None, .. } => {
+            Some(read_private("cardNo", "Card number (not shown): ")?)
+        }
+        _ => None,
+    };
     runtime()?.block_on(async {
         let desk = open(g).await?;
         let allow;
@@ -324,18 +337,14 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
             }
             PayoutCmd::Card {
                 money,
-                card_no,
                 first_name,
                 last_name,
                 country,
+                ..
             } => {
-                if card_no.is_some() {
-                    return Err(refuse_argument("card-no", "card number"));
-                }
-                let card_no = read_private("cardNo", "Card number (not shown): ")?;
                 allow = money.allow_duplicate;
                 PayoutForm {
-                    card_no: card_no.to_string(),
+                    card_no: card_no.as_deref().cloned().unwrap_or_default(),
                     first_name,
                     last_name,
                     country_code: country,

@@ -200,15 +200,41 @@ pub enum AuditCmd {
     },
 }
 
+/// What `audit verify` checked, one line each.
+fn checked_lines(c: &paydesk_core::audit::ChainCheck) -> Vec<String> {
+    let mut lines = vec![format!(
+        "  - {} rows read, numbered 1 to {} without a gap, each linked to the row before",
+        c.rows, c.rows
+    )];
+    lines.push(match c.keyed_from {
+        Some(1) => "  - every row's seal (HMAC-SHA-256 under this profile's key in the OS keyring)".into(),
+        Some(k) => format!(
+            "  - rows {k} on: their seal (HMAC-SHA-256 under this profile's key in the OS keyring); rows before {k}, written by an older version, by plain SHA-256 only"
+        ),
+        None => "  - no row is sealed with the keyring's key yet: rows are checked by plain SHA-256 only".into(),
+    });
+    lines.push(match c.anchored_rows {
+        Some(n) => format!(
+            "  - nothing cut from the end: the keyring recorded {n} rows and the last one's seal at the last write"
+        ),
+        None => "  - truncation NOT checked: the keyring holds no record of this log yet (it is made at the next write)".into(),
+    });
+    lines.push("  - the database's head record (row count and last seal)".into());
+    lines
+}
+
 pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
         match cmd {
             AuditCmd::Verify => {
                 let check = desk.audit_verify()?;
-                print(g, &check, || match &check.problem {
-                    None => format!("audit chain intact: {} rows", check.rows),
-                    Some(p) => format!("audit chain BROKEN: {p}"),
+                print(g, &check, || {
+                    let head = match &check.problem {
+                        None => format!("audit chain intact: {} rows", check.rows),
+                        Some(p) => format!("audit chain BROKEN: {p}"),
+                    };
+                    format!("{head}\nchecked:\n{}", checked_lines(&check).join("\n"))
                 })?;
                 if check.ok {
                     Ok(())

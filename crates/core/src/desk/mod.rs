@@ -99,6 +99,10 @@ pub struct Desk {
     allowed_duplicates: Mutex<std::collections::HashSet<String>>,
     /// The key of intent fingerprints and bulk row numbers (from the keyring).
     intent_key: paydesk_gateway::Sensitive<Vec<u8>>,
+    /// The key that seals the audit chain (from the keyring), and the first keyed row
+    /// as the keyring's anchor records it (`None` until this profile's first keyed row).
+    audit_key: paydesk_gateway::Sensitive<Vec<u8>>,
+    audit_first_keyed: Mutex<Option<i64>>,
     /// Where notifications for orders made here go: the desk's own endpoint when it
     /// runs ([`crate::receiver`]), else the profile's `notifyUrl`.
     notify_url: Mutex<Option<String>>,
@@ -183,6 +187,8 @@ impl Desk {
         };
         let client = GatewayClient::new(config, credentials)?;
         let intent_key = secrets.intent_key(&profile.name)?;
+        let audit_key = secrets.audit_key(&profile.name)?;
+        let audit_first_keyed = secrets.audit_anchor(&profile.name)?.map(|a| a.first_keyed);
         let secrets_ms = started.elapsed().as_millis();
         let path = home.database(&profile.name);
         let cache = Arc::new(Mutex::new(db::open(&path, Durability::Cache)?));
@@ -198,6 +204,8 @@ impl Desk {
             sandbox,
             allowed_duplicates: Mutex::default(),
             intent_key,
+            audit_key,
+            audit_first_keyed: Mutex::new(audit_first_keyed),
             anchors: Mutex::default(),
             notify_url: Mutex::default(),
         };
@@ -302,8 +310,23 @@ impl Desk {
             result: result.to_string(),
             latency_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
         };
-        if let Err(e) = audit::append(&mut lock(&self.journal), r) {
-            tracing::error!(error = %e, operation, "audit log write failed");
+        let first_keyed = *lock(&self.audit_first_keyed);
+        let appended = audit::append(
+            &mut lock(&self.journal),
+            r,
+            self.audit_key.expose(),
+            first_keyed,
+        );
+        match appended {
+            // Recorded after the commit: a crash in between leaves the keyring one row
+            // behind (still a valid anchor), never ahead of the database.
+            Ok((_, anchor)) => {
+                *lock(&self.audit_first_keyed) = Some(anchor.first_keyed);
+                if let Err(e) = self.secrets.set_audit_anchor(&self.profile.name, &anchor) {
+                    tracing::error!(error = %e, operation, "audit anchor not recorded in the keyring");
+                }
+            }
+            Err(e) => tracing::error!(error = %e, operation, "audit log write failed"),
         }
     }
 

@@ -240,7 +240,12 @@ impl Desk {
     }
 
     pub fn audit_verify(&self) -> CoreResult<audit::ChainCheck> {
-        audit::verify(&lock(&self.journal))
+        let anchor = self.secrets.audit_anchor(&self.profile.name)?;
+        audit::verify(
+            &lock(&self.journal),
+            self.audit_key.expose(),
+            anchor.as_ref(),
+        )
     }
 
     pub fn audit_list(&self, f: &audit::AuditFilter) -> CoreResult<Vec<audit::AuditEntry>> {

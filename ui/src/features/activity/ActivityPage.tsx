@@ -4,6 +4,7 @@ import {
   Button,
   Card,
   Group,
+  List,
   Loader,
   ScrollArea,
   Stack,
@@ -29,32 +30,53 @@ function Chain() {
   if (chain.isPending) return <Loader size="sm" />;
   if (chain.error) return <ErrorAlert error={chain.error} />;
   const c = chain.data;
+  const seal =
+    c.keyedFrom === null
+      ? t("activity.checked.sealNone")
+      : c.keyedFrom === 1
+        ? t("activity.checked.sealAll")
+        : t("activity.checked.sealFrom", { row: formatCount(c.keyedFrom, loc) });
+  const anchor =
+    c.anchoredRows === null
+      ? t("activity.checked.noAnchor")
+      : t("activity.checked.anchor", { rows: formatCount(c.anchoredRows, loc) });
   return (
-    <Group gap="sm">
-      {c.ok ? (
-        <Badge color="teal" variant="light" size="lg" data-testid="audit-chain" data-ok="true">
-          {t("activity.chainOk", { rows: formatCount(c.rows, loc) })}
-        </Badge>
-      ) : (
-        <Alert
-          color="red"
-          title={t("activity.chainBroken")}
-          data-testid="audit-chain"
-          data-ok="false"
+    <Stack gap="xs">
+      <Group gap="sm">
+        {c.ok ? (
+          <Badge color="teal" variant="light" size="lg" data-testid="audit-chain" data-ok="true">
+            {t("activity.chainOk", { rows: formatCount(c.rows, loc) })}
+          </Badge>
+        ) : (
+          <Alert
+            color="red"
+            title={t("activity.chainBroken")}
+            data-testid="audit-chain"
+            data-ok="false"
+          >
+            {t("activity.brokenAt", { row: c.brokenAt ?? "?", problem: c.problem ?? "" })}
+          </Alert>
+        )}
+        <Button
+          variant="default"
+          size="xs"
+          leftSection={<IconRefresh size={14} />}
+          loading={chain.isFetching}
+          onClick={() => chain.refetch()}
         >
-          {t("activity.brokenAt", { row: c.brokenAt ?? "?", problem: c.problem ?? "" })}
-        </Alert>
-      )}
-      <Button
-        variant="default"
-        size="xs"
-        leftSection={<IconRefresh size={14} />}
-        loading={chain.isFetching}
-        onClick={() => chain.refetch()}
-      >
-        {t("activity.verify")}
-      </Button>
-    </Group>
+          {t("activity.verify")}
+        </Button>
+      </Group>
+      <Text size="sm" fw={500}>
+        {t("activity.checked.title")}
+      </Text>
+      <List size="sm" spacing={2} data-testid="audit-checked">
+        <List.Item>{t("activity.checked.links", { rows: formatCount(c.rows, loc) })}</List.Item>
+        <List.Item>{seal}</List.Item>
+        <List.Item data-anchored={c.anchoredRows !== null}>{anchor}</List.Item>
+        <List.Item>{t("activity.checked.head")}</List.Item>
+      </List>
+    </Stack>
   );
 }
 

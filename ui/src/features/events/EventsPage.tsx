@@ -20,6 +20,35 @@ import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatDateTimeShort, timeZoneLabel } from "../../lib/format";
 import { fieldError, unwrap } from "../../lib/ipc";
+import { useAppStatus } from "../app/queries";
+
+/// Where this profile's notifications go: the desk's receiver (and so this list), the
+/// profile's own URL (the merchant's backend: they do not come here), or nowhere yet.
+function NotifyTargetNote() {
+  const { t } = useTranslation();
+  const status = useAppStatus();
+  const target = status.data?.notify;
+  if (!target) return null;
+  if (target.kind === "desk") {
+    return (
+      <Alert color="blue" variant="light" data-testid="notify-target" data-kind="desk">
+        {t("events.target.desk", { url: target.url ?? t("events.target.notRunning") })}
+      </Alert>
+    );
+  }
+  if (target.kind === "profile") {
+    return (
+      <Alert color="yellow" variant="light" data-testid="notify-target" data-kind="profile">
+        {t("events.target.profile", { url: target.url })}
+      </Alert>
+    );
+  }
+  return (
+    <Alert color="red" variant="light" data-testid="notify-target" data-kind="missing">
+      {t("events.target.missing")}
+    </Alert>
+  );
+}
 
 function pretty(body: string) {
   try {
@@ -123,6 +152,7 @@ export function EventsPage() {
       <Text size="sm" c="dimmed">
         {t("events.intro")}
       </Text>
+      <NotifyTargetNote />
       <Card withBorder>
         {list.error && <ErrorAlert error={list.error} />}
         {list.data?.length === 0 ? (

@@ -61,3 +61,32 @@ describe("the profile form", () => {
     expect(args.profile.safety.duplicateWindowHours).toBe(48);
   });
 });
+
+describe("the profile form's notification and proxy settings", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+  });
+
+  it("sends notifyAtDesk and the proxy, and shows a proxy error on its field", async () => {
+    invoke.mockRejectedValue({
+      code: "validation",
+      field: "proxy",
+      rule: "must not carry a user name or password (they would be stored outside the keyring)",
+    });
+    renderUi(<ProfileForm editing={null} opened onClose={() => {}} />);
+    fireEvent.change(await screen.findByTestId("profile-name"), { target: { value: "acme" } });
+    fireEvent.click(screen.getByTestId("profile-notify-at-desk"));
+    expect(screen.getByTestId("profile-notify-url").hasAttribute("disabled")).toBe(true);
+    fireEvent.change(screen.getByTestId("profile-proxy"), {
+      target: { value: "http://ana:pw@proxy.corp:3128" },
+    });
+    fireEvent.click(screen.getByTestId("profile-save"));
+    await screen.findByText(/must not carry a user name or password/);
+    expect(screen.getByTestId("profile-proxy").getAttribute("aria-invalid")).toBe("true");
+    const [, args] = invoke.mock.calls[0] ?? [];
+    expect(args.profile).toMatchObject({
+      notifyAtDesk: true,
+      proxy: "http://ana:pw@proxy.corp:3128",
+    });
+  });
+});

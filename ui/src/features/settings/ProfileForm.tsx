@@ -28,6 +28,8 @@ export const NEW_PROFILE: Profile = {
   stateOverrides: {},
   operator: "",
   notifyUrl: "",
+  notifyAtDesk: false,
+  proxy: "",
   safety: {
     duplicateWindowHours: 24,
     notFoundGraceSecs: 300,
@@ -139,9 +141,29 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
           />
           <TextInput
             label={t("settings.field.notifyUrl")}
+            description={t("settings.field.notifyUrlHint")}
             value={p.notifyUrl}
             onChange={(e) => set("notifyUrl", e.currentTarget.value)}
             error={err("notifyUrl")}
+            withAsterisk={!p.notifyAtDesk && p.baseUrl !== null}
+            disabled={p.notifyAtDesk}
+            data-testid="profile-notify-url"
+          />
+          <Switch
+            label={t("settings.field.notifyAtDesk")}
+            description={t("settings.field.notifyAtDeskHint")}
+            checked={p.notifyAtDesk}
+            onChange={(e) => set("notifyAtDesk", e.currentTarget.checked)}
+            data-testid="profile-notify-at-desk"
+          />
+          <TextInput
+            label={t("settings.field.proxy")}
+            description={t("settings.field.proxyHint")}
+            placeholder="http://proxy.example:3128"
+            value={p.proxy}
+            onChange={(e) => set("proxy", e.currentTarget.value)}
+            error={err("proxy")}
+            data-testid="profile-proxy"
           />
           <Title order={3} size="h5">
             {t("settings.signing")}
