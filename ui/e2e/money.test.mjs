@@ -321,8 +321,8 @@ test("a notification from the sandbox appears in Events with a valid signature",
   await go("events");
   // The screen says where this profile's notifications go: the built-in sandbox's come
   // to this desk's loopback receiver.
-  const target = await h.waitFor(`${id("notify-target")}[data-kind="desk"]`);
-  assert.match(await target.getText(), /http:\/\/127\.0\.0\.1:\d+\/notify/);
+  await h.waitFor(`${id("notify-target")}[data-kind="desk"]`);
+  assert.match(await h.text(id("notify-target")), /http:\/\/127\.0\.0\.1:\d+\/notify/);
   // The sandbox completes the payins a few seconds after they are made and notifies
   // this desk's loopback endpoint.
   const wanted = Object.values(payinTradeNos);

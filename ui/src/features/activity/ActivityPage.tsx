@@ -99,10 +99,10 @@ export function ActivityPage() {
 
   return (
     <Stack data-testid="screen-activity">
-      <Group justify="space-between">
-        <Title order={2}>{t("activity.title")}</Title>
+      <Title order={2}>{t("activity.title")}</Title>
+      <Card withBorder padding="sm">
         <Chain />
-      </Group>
+      </Card>
       <Group align="flex-end">
         <TextInput
           label={t("activity.operation")}
