@@ -542,6 +542,11 @@ export type ChainCheck_Deserialize = {
 	 *  `None` when the keyring holds no record for this log yet.
 	 */
 	anchoredRows?: number | null,
+	/**
+	 *  An entry that could not be written (the log is incomplete since), as the keyring
+	 *  recorded it when it happened: when, and why.
+	 */
+	alert?: string | null,
 };
 
 /**  The result of checking the chain, with what was checked. */
@@ -562,6 +567,11 @@ export type ChainCheck_Serialize = {
 	 *  `None` when the keyring holds no record for this log yet.
 	 */
 	anchoredRows: number | null,
+	/**
+	 *  An entry that could not be written (the log is incomplete since), as the keyring
+	 *  recorded it when it happened: when, and why.
+	 */
+	alert: string | null,
 };
 
 export type CoreError = 

@@ -17,6 +17,10 @@ use common::*;
 const CARD_NO: &str = "4111111111111111";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(target_os = "linux"),
+    ignore = "a killed process's claim is freed at once only on Linux (/proc); elsewhere after its 120 s lease"
+)]
 async fn operator_flows_survive_kill_9_and_leave_no_secret_behind() {
     let (mut env, running, key) = setup().await;
     running.sandbox.seed(&SeedSpec {

@@ -88,6 +88,41 @@ async fn a_payout_tells_the_gateway_the_profiles_notify_url() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("proxy"), "{}", stderr(&out));
+    // The desk's loopback receiver is for a gateway on this machine only, and a base
+    // URL with a query would lose it.
+    let remote = |extra: &[&str], base: &str| {
+        let mut args = vec![
+            "profile",
+            "add",
+            "remote",
+            "--base-url",
+            base,
+            "--mer-no",
+            "7",
+            "--origin",
+            ORIGIN,
+        ];
+        args.extend_from_slice(extra);
+        args.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    for (args, field) in [
+        (
+            remote(&["--notify-at-desk"], "https://gateway.example"),
+            "notifyAtDesk",
+        ),
+        (
+            remote(
+                &["--notify-url", NOTIFY_URL],
+                "https://gateway.example/api?v=2",
+            ),
+            "baseUrl",
+        ),
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = env.run(&args, "");
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(field), "{field}: {}", stderr(&out));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -322,4 +357,24 @@ async fn audit_verify_says_what_it_checked_and_catches_a_cut_end() {
         said.contains("BROKEN") && said.contains(&format!("keyring recorded {rows} rows")),
         "{said}"
     );
+    // The desk goes on working; its next entries are not written over the cut, so the
+    // alarm stands, and the failed write is on record too.
+    env.ok(&[
+        "payout",
+        "clabe",
+        "--amount",
+        "9.00",
+        "--currency",
+        "MXN",
+        "--clabe",
+        CLABE,
+    ]);
+    let out = env.run(&["audit", "verify"], "");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(&format!("keyring recorded {rows} rows")),
+        "{said}"
+    );
+    assert!(said.contains("could NOT be written"), "{said}");
 }

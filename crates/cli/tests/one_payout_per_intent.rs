@@ -176,6 +176,10 @@ fn result_rows(path: &std::path::Path) -> HashMap<String, (String, String, Strin
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(target_os = "linux"),
+    ignore = "a killed process's claim is freed at once only on Linux (/proc); elsewhere after its 120 s lease"
+)]
 async fn kill_9_during_a_bulk_run_of_2000_rows_then_to_the_end_pays_each_row_once() {
     let (mut env, running, _) =
         setup_with(&["--not-found-grace-secs", "2", "--not-found-lookups", "1"]).await;

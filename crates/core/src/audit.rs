@@ -127,20 +127,59 @@ fn db_head(conn: &Connection) -> CoreResult<Option<(i64, String, i64)>> {
         .optional()?)
 }
 
+/// Why the log cannot be continued: what the keyring recorded is no longer in the
+/// database (rows cut from the end, the tables emptied, the anchored row rewritten).
+fn continuity(conn: &Connection, count: i64, anchor: &Anchor) -> CoreResult<Option<String>> {
+    if count < anchor.count {
+        return Ok(Some(format!(
+            "the log holds {count} rows, but the keyring recorded {} rows: rows {} to {} were removed",
+            anchor.count,
+            count + 1,
+            anchor.last_id
+        )));
+    }
+    let hash: Option<String> = conn
+        .query_row(
+            "SELECT hash FROM audit_log WHERE id = ?1",
+            [anchor.last_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if hash.as_deref().is_none_or(|h| !same(h, &anchor.last_hash)) {
+        return Ok(Some(format!(
+            "row {} is not the row the keyring recorded",
+            anchor.last_id
+        )));
+    }
+    Ok(None)
+}
+
 /// Appends a row to the chain, sealed with `key`, in its own immediate transaction.
-/// `first_keyed` is the keyring anchor's (`None` before the first keyed row). Returns
-/// the row and the anchor to record in the keyring once it is committed.
+/// `anchor` is what the keyring holds now: a database that no longer reaches it is not
+/// continued (the append fails, so a cut end cannot be papered over by the next row). Returns the row and the anchor to record in the
+/// keyring once it is committed.
+///
+/// A failed append leaves the log incomplete; the desk records that in the keyring
+/// (`audit-alert`) and [`verify`] reports it.
 pub fn append(
     conn: &mut Connection,
     r: Record<'_>,
     key: &[u8],
-    first_keyed: Option<i64>,
+    anchor: Option<&Anchor>,
 ) -> CoreResult<(AuditEntry, Anchor)> {
     if key.len() < 32 {
         return Err(CoreError::internal("the audit key is too short"));
     }
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let (last_id, prev, count) = db_head(&tx)?.unwrap_or((0, GENESIS.to_string(), 0));
+    if let Some(a) = anchor
+        && let Some(problem) = continuity(&tx, count, a)?
+    {
+        return Err(CoreError::storage(format!(
+            "the audit log is not continued: {problem}"
+        )));
+    }
+    let first_keyed = anchor.map(|a| a.first_keyed);
     let mut e = AuditEntry {
         id: last_id + 1,
         at: now_ms(),
@@ -191,12 +230,46 @@ pub struct ChainCheck {
     /// The row count the keyring recorded at the last append (the truncation check);
     /// `None` when the keyring holds no record for this log yet.
     pub anchored_rows: Option<i64>,
+    /// An entry that could not be written (the log is incomplete since), as the keyring
+    /// recorded it when it happened: when, and why.
+    pub alert: Option<String>,
 }
 
 /// Walks the whole chain: ids without gaps, each row linked to the one before, each
 /// row's seal (keyed from `anchor.first_keyed`), the database's head record, and the
 /// keyring's `anchor` (count and last hash: nothing cut from the end).
 pub fn verify(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
+    // One read transaction: the rows and the head record from the same snapshot, even
+    // while another desk appends.
+    let tx = conn.unchecked_transaction()?;
+    let check = verify_in(&tx, key, anchor)?;
+    tx.finish()?;
+    Ok(check)
+}
+
+/// [`verify`], and an entry the desk could not write (the keyring's `audit-alert`)
+/// makes the log broken from that point: it is incomplete.
+pub fn verify_with_alert(
+    conn: &Connection,
+    key: &[u8],
+    anchor: Option<&Anchor>,
+    alert: Option<String>,
+) -> CoreResult<ChainCheck> {
+    let mut check = verify(conn, key, anchor)?;
+    if let Some(why) = alert {
+        if check.ok {
+            check.ok = false;
+            check.broken_at = Some(check.rows + 1);
+            check.problem = Some(format!(
+                "an entry could not be written, so the log is incomplete: {why}"
+            ));
+        }
+        check.alert = Some(why);
+    }
+    Ok(check)
+}
+
+fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
     let mut stmt = conn.prepare(
         "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log ORDER BY id",
     )?;
@@ -213,6 +286,7 @@ pub fn verify(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreRes
         problem: None,
         keyed_from: first_keyed,
         anchored_rows: anchor.map(|a| a.count),
+        alert: None,
     };
     let broken = |mut c: ChainCheck, id: i64, n: i64, why: String| {
         c.rows = n;

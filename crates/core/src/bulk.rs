@@ -150,8 +150,9 @@ pub struct RowError {
     pub rule: String,
 }
 
-/// The file read and checked.
-#[derive(Debug, Clone, Default)]
+/// The file read and checked. Its `Debug` prints counts only: the records hold full
+/// account numbers.
+#[derive(Clone, Default)]
 pub struct BulkFile {
     pub rows: Vec<(usize, BulkPayout)>,
     pub errors: Vec<RowError>,
@@ -164,6 +165,17 @@ pub struct BulkFile {
     /// and a keyed digest, see `Desk::bulk_plan`). Until then such a row carries
     /// [`UNNUMBERED`].
     pub derived: std::collections::BTreeMap<usize, String>,
+}
+
+impl std::fmt::Debug for BulkFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BulkFile")
+            .field("rows", &self.rows.len())
+            .field("errors", &self.errors)
+            .field("headers", &self.headers)
+            .field("records", &self.records.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// The placeholder number of a row whose number the desk has yet to make.
@@ -270,6 +282,14 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             *n += 1;
             out.derived.insert(line, format!("{content}#{n}"));
             UNNUMBERED.to_string()
+        } else if row.mer_order_no.starts_with(['=', '+', '-', '@']) {
+            // Its result file is opened in a spreadsheet and may be sent again: a number
+            // that must be escaped there would come back as another number.
+            out.errors.push(fail(
+                "merOrderNo",
+                "must not start with =, +, - or @ (a spreadsheet would run it as a formula)".into(),
+            ));
+            continue;
         } else {
             row.mer_order_no.clone()
         };
@@ -389,6 +409,8 @@ pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> Cor
         header.push("merOrderNo".into());
     }
     header.extend(["status", "tradeNo", "detail", "line"].map(String::from));
+    // It repeats the input's full account numbers: readable by the user only.
+    crate::private_fs::file(path).map_err(|e| io(&e))?;
     let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
     w.write_record(&header).map_err(|e| io(&e))?;
     let records: std::collections::HashMap<usize, &Vec<String>> =
@@ -414,17 +436,10 @@ pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> Cor
             r.detail.clone(),
             r.line.to_string(),
         ]);
-        // Numbers and amounts are written as read; every other text is kept from
-        // becoming a formula in a spreadsheet.
-        let out: Vec<String> = out
-            .iter()
-            .zip(&header)
-            .map(|(c, h)| match h.as_str() {
-                "merOrderNo" | "amount" | "line" => c.clone(),
-                _ => crate::export::safe_cell(c),
-            })
-            .collect();
-        w.write_record(&out).map_err(|e| io(&e))?;
+        // No cell may become a formula in a spreadsheet (the file is opened from the
+        // screen): plain numbers stay as they are.
+        w.write_record(crate::export::safe_record(&out))
+            .map_err(|e| io(&e))?;
     }
     w.flush().map_err(|e| io(&e))
 }

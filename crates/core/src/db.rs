@@ -15,6 +15,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0002_saved_filters.sql"),
     include_str!("../migrations/0003_review_queue.sql"),
     include_str!("../migrations/0004_intents.sql"),
+    include_str!("../migrations/0005_keyed_audit.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {
@@ -56,6 +57,12 @@ pub fn open(path: &Path, durability: Durability) -> Result<Connection, CoreError
         },
     )?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    // On macOS, FULL alone does not reach the disk's platter: the journal (and the
+    // audit chain whose anchor the keyring keeps) must survive a power cut.
+    #[cfg(target_os = "macos")]
+    if matches!(durability, Durability::Journal) {
+        conn.pragma_update(None, "fullfsync", "ON")?;
+    }
     // A million orders with their indexes are a few hundred MB: a 64 MB page cache and
     // 64 MB of memory-mapped reads keep lists and syncs off the disk's slow path while
     // the process stays well under 200 MB resident.

@@ -136,6 +136,20 @@ fn cells(
 /// Columns that hold amounts (written as numbers in XLSX).
 const AMOUNT_COLUMNS: [usize; 7] = [8, 9, 10, 11, 12, 13, 14];
 
+/// The currency an amount column is in, where the gateway says it: the source amount
+/// in the order's currency, the settlement in the settlement currency, the refund in
+/// the refund currency. The fees, the amount received and the reserve come without one:
+/// they are written as the exact numbers given, with no digits assumed.
+fn column_currency(o: &CachedOrder, column: usize) -> Option<&str> {
+    let code = match column {
+        8 => o.currency.as_str(),
+        12 => o.settlement_currency.as_str(),
+        14 => o.refund_currency.as_str(),
+        _ => "",
+    };
+    Some(code).filter(|c| !c.is_empty())
+}
+
 /// Writes every order matching `filter` to `path`; `progress(done, total)` is called as
 /// rows are written. Returns the number of rows.
 pub fn export(
@@ -188,22 +202,25 @@ pub fn export(
                 let row = u32::try_from(done).map_err(|_| {
                     CoreError::validation("rows", "more rows than a worksheet holds")
                 })?;
-                let money = formats
-                    .entry(o.currency.clone())
-                    .or_insert_with(|| amount_format(&o.currency))
-                    .clone();
                 for (c, value) in cells(o, dict, tz).into_iter().enumerate() {
                     let number = AMOUNT_COLUMNS
                         .contains(&c)
                         .then(|| value.parse::<Decimal>().ok())
                         .flatten();
                     // Strings are written as strings (never read as a formula); amounts
-                    // as numbers shown with the currency's digits.
-                    match number {
-                        Some(d) => sheet
-                            .write_with_format(row, c as u16, d, &money)
-                            .map(|_| ()),
-                        None => sheet.write_string(row, c as u16, value).map(|_| ()),
+                    // as numbers, shown with their currency's digits where it is given.
+                    let format = column_currency(o, c).map(|cur| {
+                        formats
+                            .entry(cur.to_string())
+                            .or_insert_with(|| amount_format(cur))
+                            .clone()
+                    });
+                    match (number, format) {
+                        (Some(d), Some(f)) => {
+                            sheet.write_with_format(row, c as u16, d, &f).map(|_| ())
+                        }
+                        (Some(d), None) => sheet.write(row, c as u16, d).map(|_| ()),
+                        (None, _) => sheet.write_string(row, c as u16, value).map(|_| ()),
                     }
                     .map_err(|e| io(&e))?;
                 }

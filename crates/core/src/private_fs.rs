@@ -48,6 +48,7 @@ fn restrict(_: &Path, _: u32) -> io::Result<()> {
 }
 
 #[cfg(all(test, unix))]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
 

@@ -172,6 +172,24 @@ impl Profile {
                 .map_err(|e| CoreError::validation("baseUrl", format!("is not a URL ({e})")))?;
             paydesk_gateway::client::check_base_url(&parsed)
                 .map_err(|e| CoreError::validation("baseUrl", e.to_string()))?;
+            if !parsed.username().is_empty() || parsed.password().is_some() {
+                return Err(CoreError::validation(
+                    "baseUrl",
+                    "must not carry a user name or password (the token is kept in the keyring)",
+                ));
+            }
+            if parsed.query().is_some() || parsed.fragment().is_some() {
+                return Err(CoreError::validation(
+                    "baseUrl",
+                    "must not have a query (?...) or a fragment (#...): operations are added to its path",
+                ));
+            }
+            if self.notify_at_desk && !paydesk_gateway::client::is_loopback(&parsed) {
+                return Err(CoreError::validation(
+                    "notifyAtDesk",
+                    "is only for a gateway on this machine (a loopback base URL): a remote gateway cannot reach this desk's receiver; give the notifyUrl of your backend",
+                ));
+            }
         }
         if !self.proxy.is_empty() {
             let parsed = url::Url::parse(&self.proxy)
@@ -282,13 +300,33 @@ impl Home {
         self.save(&f)
     }
 
+    /// Removes a profile. Its database is kept, renamed `NAME.removed-<time>.sqlite`:
+    /// its journal and audit log stay readable, and a new profile of the same name
+    /// starts afresh (its audit chain under a new key).
     pub fn remove(&self, name: &str) -> CoreResult<()> {
         let mut f = self.load()?;
         f.profiles.retain(|p| p.name != name);
         if f.active.as_deref() == Some(name) {
             f.active = f.profiles.first().map(|p| p.name.clone());
         }
-        self.save(&f)
+        self.save(&f)?;
+        let db = self.database(name);
+        if db.exists() {
+            let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+            for suffix in ["", "-wal", "-shm"] {
+                let from = PathBuf::from(format!("{}{suffix}", db.display()));
+                let to = self
+                    .dir
+                    .join("data")
+                    .join(format!("{name}.removed-{stamp}.sqlite{suffix}"));
+                if from.exists() {
+                    std::fs::rename(&from, &to).map_err(|e| {
+                        CoreError::storage(format!("cannot move {} aside: {e}", from.display()))
+                    })?;
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn activate(&self, name: &str) -> CoreResult<()> {

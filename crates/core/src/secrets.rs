@@ -338,6 +338,24 @@ impl Secrets {
         self.store.set(&Self::name(profile, "audit-anchor"), &bytes)
     }
 
+    /// Records, once, that an audit entry could not be written (the first reason stays).
+    pub fn set_audit_alert(&self, profile: &str, why: &str) -> CoreResult<()> {
+        let name = Self::name(profile, "audit-alert");
+        if self.store.get(&name)?.is_none() {
+            let text: String = why.chars().take(1000).collect();
+            self.store.set(&name, text.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// Why an audit entry could not be written, if one ever could not.
+    pub fn audit_alert(&self, profile: &str) -> CoreResult<Option<String>> {
+        Ok(self
+            .store
+            .get(&Self::name(profile, "audit-alert"))?
+            .map(|b| String::from_utf8_lossy(b.expose()).into_owned()))
+    }
+
     fn random_key(&self, profile: &str, what: &str) -> CoreResult<Sensitive<Vec<u8>>> {
         let name = Self::name(profile, what);
         if let Some(k) = self.store.get(&name)?.filter(|k| k.expose().len() == 32) {
@@ -347,7 +365,11 @@ impl Secrets {
         aws_lc_rs::rand::fill(&mut key)
             .map_err(|_| CoreError::internal("no random bytes for a key"))?;
         self.store.set(&name, &key)?;
-        Ok(Sensitive::new(key))
+        // Two desks opening at once may both make one: whichever the keyring kept is
+        // the key, for both.
+        let kept = self.store.get(&name)?.filter(|k| k.expose().len() == 32);
+        let mine = Sensitive::new(key);
+        Ok(kept.unwrap_or(mine))
     }
 
     /// Removes every secret of a profile.
@@ -359,6 +381,7 @@ impl Secrets {
             "intent-key",
             "audit-key",
             "audit-anchor",
+            "audit-alert",
         ] {
             self.store.delete(&Self::name(profile, what))?;
         }

@@ -459,6 +459,7 @@ async fn notifications_reach_the_desks_endpoint_verified() {
     f.home
         .put(paydesk_core::Profile {
             notify_at_desk: true,
+            notify_url: String::new(),
             ..online
         })
         .unwrap();
@@ -739,5 +740,53 @@ fn review(
             .into_iter()
             .map(|(c, p)| (c, p.display().to_string()))
             .collect(),
+    }
+}
+
+/// A bulk file is opened in a spreadsheet and its result file is sent again: an order
+/// number a spreadsheet would run is refused on its line, and no cell of the result file
+/// can become a formula (plain numbers stay numbers).
+#[test]
+fn bulk_files_carry_no_formula_in_or_out() {
+    use paydesk_core::bulk;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.csv");
+    std::fs::write(
+        &path,
+        "type,amount,currency,account,firstName,lastName,country,merOrderNo\n\
+         clabe,10.00,MXN,002010077777777771,,,,=HYPERLINK(\"x\")\n\
+         card,5.00,USD,4111111111111111,=cmd,Lima,MX,PO-FORMULA-2\n",
+    )
+    .unwrap();
+    let ctx = bulk::BulkContext {
+        mer_no: common::MER,
+        notify_url: "https://desk.example/n".into(),
+        ip_address: "203.0.113.7".into(),
+    };
+    let file = bulk::read(&path, &ctx).unwrap();
+    let errors: Vec<(usize, &str)> = file
+        .errors
+        .iter()
+        .map(|e| (e.line, e.field.as_str()))
+        .collect();
+    assert_eq!(errors, vec![(2, "merOrderNo")]);
+    assert!(!format!("{file:?}").contains("4111111111111111"));
+    let results = vec![bulk::RowResult {
+        line: 3,
+        mer_order_no: "PO-FORMULA-2".into(),
+        status: "accepted".into(),
+        trade_no: "T1".into(),
+        detail: "-".into(),
+    }];
+    let out = dir.path().join("out.csv");
+    bulk::write_results(&out, &file, &results).unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("'=cmd"), "{text}");
+    assert!(text.contains(",5.00,"), "the amount stays a number: {text}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "it repeats full account numbers");
     }
 }

@@ -254,6 +254,16 @@ fn record(n: usize) -> Record<'static> {
 
 const AUDIT_KEY: [u8; 32] = [7; 32];
 
+/// How rows were chained before the key: SHA-256 over the previous hash and the content.
+fn plain(prev: &str, content: &str) -> String {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(prev.as_bytes());
+    h.update(b"\n");
+    h.update(content.as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// What someone with write access to the database, but not to the keyring, can do to
 /// the audit log: each is caught, naming the row.
 #[test]
@@ -261,11 +271,10 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.sqlite");
     let mut conn = db::open(&path, Durability::Journal).unwrap();
-    let mut anchor = None;
+    let mut anchor: Option<audit::Anchor> = None;
     for n in 0..20 {
-        let first = anchor.as_ref().map(|a: &audit::Anchor| a.first_keyed);
         anchor = Some(
-            audit::append(&mut conn, record(n), &AUDIT_KEY, first)
+            audit::append(&mut conn, record(n), &AUDIT_KEY, anchor.as_ref())
                 .unwrap()
                 .1,
         );
@@ -314,13 +323,34 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
     assert_eq!((c.ok, c.broken_at), (false, Some(16)), "{c:?}");
     assert!(c.problem.unwrap().contains("keyring recorded 20 rows"));
 
-    // Both tables emptied.
-    let emptied = copy("emptied.sqlite");
+    // The next entry is not written on top of the cut: the log is not continued, so
+    // the keyring's record (and the alarm) stands.
+    let mut cut = truncated;
+    let err = audit::append(&mut cut, record(99), &AUDIT_KEY, Some(&anchor)).unwrap_err();
+    assert!(err.to_string().contains("not continued"), "{err}");
+    assert!(!check(&cut).ok);
+    // An entry that could not be written is reported until someone looks into it.
+    let c = audit::verify_with_alert(
+        &conn,
+        &AUDIT_KEY,
+        Some(&anchor),
+        Some("v2.payout at noon: disk full".into()),
+    )
+    .unwrap();
+    assert!(
+        !c.ok && c.problem.unwrap().contains("incomplete"),
+        "{:?}",
+        c.alert
+    );
+
+    // Both tables emptied: caught, and not restarted from row 1 either.
+    let mut emptied = copy("emptied.sqlite");
     emptied
         .execute_batch("DELETE FROM audit_log; DELETE FROM audit_head;")
         .unwrap();
     let c = check(&emptied);
     assert!(!c.ok && c.rows == 0, "{c:?}");
+    assert!(audit::append(&mut emptied, record(0), &AUDIT_KEY, Some(&anchor)).is_err());
 
     // A row rewritten and the chain after it recomputed with plain SHA-256 (what the
     // old chain allowed): the keyed seal does not match.
@@ -329,7 +359,6 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
         .execute("UPDATE audit_log SET result = 'forged' WHERE id = 20", [])
         .unwrap();
     let forged: String = {
-        use sha2::Digest;
         let (prev, at): (String, i64) = rechained
             .query_row(
                 "SELECT prev_hash, at FROM audit_log WHERE id = 20",
@@ -347,11 +376,7 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
             "forged",
             12
         ]);
-        let mut h = sha2::Sha256::new();
-        h.update(prev.as_bytes());
-        h.update(b"\n");
-        h.update(content.to_string().as_bytes());
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        plain(&prev, &content.to_string())
     };
     rechained
         .execute("UPDATE audit_log SET hash = ?1 WHERE id = 20; ", [&forged])
@@ -361,6 +386,47 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
         .unwrap();
     let c = check(&rechained);
     assert_eq!((c.ok, c.broken_at), (false, Some(20)), "{c:?}");
+
+    // A log begun by an older version (plain SHA-256 rows, no anchor) goes on keyed:
+    // the older rows are checked by hash, the new ones by their seal.
+    let legacy = copy("legacy.sqlite");
+    let mut legacy = legacy;
+    legacy
+        .execute_batch(
+            "DELETE FROM audit_log WHERE id > 3; UPDATE audit_head SET last_id = 3, count = 3;",
+        )
+        .unwrap();
+    let mut prev = "0".repeat(64);
+    for id in 1..=3_i64 {
+        let (at, ops): (i64, String) = legacy
+            .query_row(
+                "SELECT at, identifiers FROM audit_log WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        let content = serde_json::json!([id, at, "p", "ana", "v2.payout", ops, "ok", 12]);
+        let hash = plain(&prev, &content.to_string());
+        legacy
+            .execute(
+                "UPDATE audit_log SET prev_hash = ?1, hash = ?2 WHERE id = ?3",
+                rusqlite::params![prev, hash, id],
+            )
+            .unwrap();
+        prev = hash;
+    }
+    legacy
+        .execute("UPDATE audit_head SET last_hash = ?1", [&prev])
+        .unwrap();
+    let c = audit::verify(&legacy, &AUDIT_KEY, None).unwrap();
+    assert!(
+        c.ok && c.keyed_from.is_none() && c.anchored_rows.is_none(),
+        "{c:?}"
+    );
+    let (_, first) = audit::append(&mut legacy, record(3), &AUDIT_KEY, None).unwrap();
+    assert_eq!((first.first_keyed, first.count), (4, 4));
+    let c = audit::verify(&legacy, &AUDIT_KEY, Some(&first)).unwrap();
+    assert!(c.ok && c.keyed_from == Some(4), "{c:?}");
 
     // The wrong key (another profile's) does not verify either.
     let c = audit::verify(&conn, &[8; 32], Some(&anchor)).unwrap();

@@ -151,10 +151,17 @@ pub struct GatewayClient {
 }
 
 /// A request ready to go: the signed body and the canonical string it was signed over.
-#[derive(Debug, Clone)]
+/// Its `Debug` masks card numbers and leaves the signature and canonical string out.
+#[derive(Clone)]
 pub struct Prepared {
     pub body: Map<String, Value>,
     pub canonical: String,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        crate::redact::debug_masked("Prepared", &self.body, f)
+    }
 }
 
 impl GatewayClient {

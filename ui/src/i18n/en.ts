@@ -591,6 +591,8 @@ export const en = {
       noAnchor:
         "Removal from the end NOT checked: the keyring holds no record of this log yet (made at the next write)",
       head: "The database's own head record (entry count and last seal)",
+      noAlert: "No failed write recorded in the keyring",
+      alert: "An entry could NOT be written, so the log is incomplete from there: {{why}}",
     },
     operation: "Operation",
     search: "Identifier or result",

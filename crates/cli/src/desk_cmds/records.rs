@@ -220,6 +220,10 @@ fn checked_lines(c: &paydesk_core::audit::ChainCheck) -> Vec<String> {
         None => "  - truncation NOT checked: the keyring holds no record of this log yet (it is made at the next write)".into(),
     });
     lines.push("  - the database's head record (row count and last seal)".into());
+    lines.push(match &c.alert {
+        Some(why) => format!("  - an entry could NOT be written (recorded in the keyring): {why}"),
+        None => "  - no failed write recorded in the keyring".into(),
+    });
     lines
 }
 

@@ -99,10 +99,10 @@ pub struct Desk {
     allowed_duplicates: Mutex<std::collections::HashSet<String>>,
     /// The key of intent fingerprints and bulk row numbers (from the keyring).
     intent_key: paydesk_gateway::Sensitive<Vec<u8>>,
-    /// The key that seals the audit chain (from the keyring), and the first keyed row
-    /// as the keyring's anchor records it (`None` until this profile's first keyed row).
+    /// The key that seals the audit chain (from the keyring), and the keyring's anchor
+    /// as this desk last read or wrote it (used if the keyring cannot be read once).
     audit_key: paydesk_gateway::Sensitive<Vec<u8>>,
-    audit_first_keyed: Mutex<Option<i64>>,
+    audit_anchor: Mutex<Option<audit::Anchor>>,
     /// Where notifications for orders made here go: the desk's own endpoint when it
     /// runs ([`crate::receiver`]), else the profile's `notifyUrl`.
     notify_url: Mutex<Option<String>>,
@@ -188,7 +188,7 @@ impl Desk {
         let client = GatewayClient::new(config, credentials)?;
         let intent_key = secrets.intent_key(&profile.name)?;
         let audit_key = secrets.audit_key(&profile.name)?;
-        let audit_first_keyed = secrets.audit_anchor(&profile.name)?.map(|a| a.first_keyed);
+        let audit_anchor = secrets.audit_anchor(&profile.name)?;
         let secrets_ms = started.elapsed().as_millis();
         let path = home.database(&profile.name);
         let cache = Arc::new(Mutex::new(db::open(&path, Durability::Cache)?));
@@ -205,7 +205,7 @@ impl Desk {
             allowed_duplicates: Mutex::default(),
             intent_key,
             audit_key,
-            audit_first_keyed: Mutex::new(audit_first_keyed),
+            audit_anchor: Mutex::new(audit_anchor),
             anchors: Mutex::default(),
             notify_url: Mutex::default(),
         };
@@ -248,6 +248,10 @@ impl Desk {
                 "{}/notify",
                 self.profile.origin.trim_end_matches('/')
             )),
+            // No receiver runs here (the CLI): the profile's own URL, if it has one.
+            NotifyTarget::Desk { url: None } if !self.profile.notify_url.is_empty() => {
+                Ok(self.profile.notify_url.clone())
+            }
             NotifyTarget::Desk { url: None } => Err(CoreError::validation(
                 "notifyUrl",
                 "this profile receives notifications at the desk, whose receiver runs only in \
@@ -310,23 +314,42 @@ impl Desk {
             result: result.to_string(),
             latency_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
         };
-        let first_keyed = *lock(&self.audit_first_keyed);
+        // The keyring's anchor now (another desk may have written since); the last one
+        // known here if the keyring cannot be read this once.
+        let anchor = match self.secrets.audit_anchor(&self.profile.name) {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::warn!(error = %e, "audit anchor unreadable; using the last one known");
+                lock(&self.audit_anchor).clone()
+            }
+        };
         let appended = audit::append(
             &mut lock(&self.journal),
             r,
             self.audit_key.expose(),
-            first_keyed,
+            anchor.as_ref(),
         );
         match appended {
             // Recorded after the commit: a crash in between leaves the keyring one row
             // behind (still a valid anchor), never ahead of the database.
             Ok((_, anchor)) => {
-                *lock(&self.audit_first_keyed) = Some(anchor.first_keyed);
                 if let Err(e) = self.secrets.set_audit_anchor(&self.profile.name, &anchor) {
                     tracing::error!(error = %e, operation, "audit anchor not recorded in the keyring");
                 }
+                *lock(&self.audit_anchor) = Some(anchor);
             }
-            Err(e) => tracing::error!(error = %e, operation, "audit log write failed"),
+            // The log is incomplete from here: said by `audit verify` from now on.
+            Err(e) => {
+                tracing::error!(error = %e, operation, "audit log write failed");
+                let why = format!(
+                    "{} at {}: {e}",
+                    operation,
+                    chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC")
+                );
+                if let Err(k) = self.secrets.set_audit_alert(&self.profile.name, &why) {
+                    tracing::error!(error = %k, "audit alert not recorded in the keyring");
+                }
+            }
         }
     }
 

@@ -847,25 +847,32 @@ impl Desk {
     }
 
     /// Builds a form's wire operation with this desk's merchant and notification URL.
-    /// A form's own `notifyUrl` wins; without one, a profile that has none is refused
-    /// with the reason (never an invented address).
-    fn fill<T>(&self, build: impl FnOnce(&Filler<'_>) -> CoreResult<T>) -> CoreResult<T> {
+    /// `form_notify` is the form's own `notifyUrl` (`None` for operations that carry
+    /// none, such as card moves): it wins; without one, a profile that has none is
+    /// refused with the reason before anything is written (never an invented address).
+    fn fill<T>(
+        &self,
+        form_notify: Option<&str>,
+        build: impl FnOnce(&Filler<'_>) -> CoreResult<T>,
+    ) -> CoreResult<T> {
         let desk_url = self.notify_url();
-        let built = build(&Filler {
+        if let (Some(own), Err(why)) = (form_notify, &desk_url)
+            && own.trim().is_empty()
+        {
+            return Err(match why {
+                CoreError::Validation { field, rule } => CoreError::validation(field, rule),
+                other => CoreError::validation("notifyUrl", other.to_string()),
+            });
+        }
+        build(&Filler {
             mer_no: self.profile.mer_no,
             notify_url: desk_url.as_deref().unwrap_or(""),
-        });
-        match (built, desk_url) {
-            (Err(CoreError::Validation { field, .. }), Err(why)) if field == "notifyUrl" => {
-                Err(why)
-            }
-            (built, _) => built,
-        }
+        })
     }
 
     /// A payin as filled in, through the journal.
     pub async fn payin(&self, form: &PayinForm) -> CoreResult<Receipt> {
-        let op = self.fill(|who| form.build(who))?;
+        let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
         Ok(match op {
             PayinOp::V2(op) => {
                 let s = self.payin_v2(op.common).await?;
@@ -903,7 +910,7 @@ impl Desk {
     /// Checks a payout form and answers with what the confirmation step shows; nothing
     /// is written or sent.
     pub fn payout_preview(&self, form: &PayoutForm) -> CoreResult<PayoutPreview> {
-        let op = self.fill(|who| form.build(who))?;
+        let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
         match &op {
             PayoutOp::Card(p) => self.client.prepare(p).map(|_| ())?,
             PayoutOp::Clabe(p) => self.client.prepare(p).map(|_| ())?,
@@ -913,7 +920,7 @@ impl Desk {
 
     /// A payout as filled in (and confirmed), through the journal.
     pub async fn payout(&self, form: &PayoutForm) -> CoreResult<Receipt> {
-        let s = match self.fill(|who| form.build(who))? {
+        let s = match self.fill(Some(&form.notify_url), |who| form.build(who))? {
             PayoutOp::Card(op) => self.payout_card(op).await?,
             PayoutOp::Clabe(op) => self.payout_clabe(op).await?,
         };
@@ -922,7 +929,7 @@ impl Desk {
 
     /// A card top-up or withdraw as filled in, through the journal.
     pub async fn card(&self, form: &CardForm) -> CoreResult<Receipt> {
-        Ok(match self.fill(|who| form.build(who))? {
+        Ok(match self.fill(None, |who| form.build(who))? {
             CardOp::TopUp(op) => {
                 let s = self.card_top_up(op).await?;
                 Receipt::new(s.entry, s.replayed)

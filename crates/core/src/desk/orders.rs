@@ -142,7 +142,12 @@ impl Desk {
             .extend(["__sandbox", "orders", trade_no, action]);
         let body = serde_json::json!({ "amount": amount.filter(|a| !a.trim().is_empty()) });
         let started = Instant::now();
-        let sent = reqwest::Client::new().post(url).json(&body).send().await;
+        // The built-in sandbox is on loopback: never through a proxy.
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .map_err(|e| CoreError::internal(format!("HTTP client: {e}")))?;
+        let sent = client.post(url).json(&body).send().await;
         let r = match sent {
             Ok(resp) if resp.status().is_success() => Ok(()),
             Ok(resp) => {

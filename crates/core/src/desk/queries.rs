@@ -241,10 +241,12 @@ impl Desk {
 
     pub fn audit_verify(&self) -> CoreResult<audit::ChainCheck> {
         let anchor = self.secrets.audit_anchor(&self.profile.name)?;
-        audit::verify(
+        let alert = self.secrets.audit_alert(&self.profile.name)?;
+        audit::verify_with_alert(
             &lock(&self.journal),
             self.audit_key.expose(),
             anchor.as_ref(),
+            alert,
         )
     }
 

@@ -75,6 +75,11 @@ function Chain() {
         <List.Item>{seal}</List.Item>
         <List.Item data-anchored={c.anchoredRows !== null}>{anchor}</List.Item>
         <List.Item>{t("activity.checked.head")}</List.Item>
+        <List.Item data-alert={c.alert !== null}>
+          {c.alert === null
+            ? t("activity.checked.noAlert")
+            : t("activity.checked.alert", { why: c.alert })}
+        </List.Item>
       </List>
     </Stack>
   );

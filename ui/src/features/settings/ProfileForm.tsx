@@ -154,6 +154,7 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
             description={t("settings.field.notifyAtDeskHint")}
             checked={p.notifyAtDesk}
             onChange={(e) => set("notifyAtDesk", e.currentTarget.checked)}
+            error={err("notifyAtDesk")}
             data-testid="profile-notify-at-desk"
           />
           <TextInput
