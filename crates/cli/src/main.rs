@@ -158,6 +158,10 @@ fn main() -> ExitCode {
         Err(Failure::Other(m)) => (5, format!("error: {m}")),
         Err(Failure::Duplicate(m)) => (6, format!("not sent: {m}")),
     };
-    eprintln!("{}", msg.replace('\n', " "));
+    // A message may quote the gateway: printed safely, and cut if it is long.
+    eprintln!(
+        "{}",
+        paydesk_gateway::redact::terminal_safe(&msg.replace('\n', " "), 4_000)
+    );
     ExitCode::from(code)
 }

@@ -2,6 +2,7 @@
 //! SQLite cache and journal, the sync engine, reconcile, the chained audit log, export,
 //! and the services the desktop app and the `paydesk` CLI are thin layers over.
 
+pub mod answers;
 pub mod audit;
 pub mod builtin;
 pub mod bulk;

@@ -204,6 +204,35 @@ impl Profile {
             ));
         }
         paydesk_gateway::validate::url("origin", &self.origin)?;
+        // Sent as headers or written in the audit log: no control characters.
+        let tag_ok = |s: &str| {
+            (1..=35).contains(&s.len())
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        };
+        if !tag_ok(&self.lang) {
+            return Err(CoreError::validation(
+                "lang",
+                "must be a language tag such as en or zh-CN (letters, digits, -)",
+            ));
+        }
+        if let Some(t) = &self.order_type
+            && !(t.len() <= 64 && t.bytes().all(|b| b.is_ascii_graphic()))
+        {
+            return Err(CoreError::validation(
+                "orderType",
+                "must be up to 64 printable ASCII characters without spaces",
+            ));
+        }
+        if self.operator.trim().is_empty()
+            || self.operator.chars().count() > 80
+            || self.operator.chars().any(char::is_control)
+        {
+            return Err(CoreError::validation(
+                "operator",
+                "must be 1 to 80 characters without control characters",
+            ));
+        }
         if !self.notify_url.is_empty() {
             paydesk_gateway::validate::url("notifyUrl", &self.notify_url)?;
         } else if !self.is_sandbox() && !self.notify_at_desk {

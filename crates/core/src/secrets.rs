@@ -287,6 +287,12 @@ impl Secrets {
         if token.trim().is_empty() {
             return Err(CoreError::validation("bearerToken", "must not be empty"));
         }
+        if !token.trim().bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(CoreError::validation(
+                "bearerToken",
+                "must be printable ASCII without spaces or line breaks (it is sent in a header)",
+            ));
+        }
         if token.trim().len() > MAX_SECRET_BYTES {
             return Err(CoreError::validation(
                 "bearerToken",

@@ -34,9 +34,11 @@ pub struct SyncOptions {
 }
 
 impl SyncOptions {
-    /// The last `days` days, in daily windows.
+    /// The last `days` days, in daily windows (a value outside 0 to [`MAX_SYNC_DAYS`]
+    /// is taken at that bound here, and refused by the sync's checks).
     pub fn last_days(days: i64) -> Self {
         let to = Utc::now();
+        let days = days.clamp(-1, MAX_SYNC_DAYS + 1);
         Self {
             from: to - Duration::days(days),
             to,
@@ -112,9 +114,21 @@ fn ms(t: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_millis(t).unwrap_or_default()
 }
 
+/// The longest span a sync covers: ten years.
+pub const MAX_SYNC_DAYS: i64 = 3650;
+
 fn windows(o: &SyncOptions) -> CoreResult<Vec<(DateTime<Utc>, DateTime<Utc>)>> {
     if o.to <= o.from {
-        return Err(CoreError::validation("to", "must be after from"));
+        return Err(CoreError::validation(
+            "days",
+            "must be 1 or more (to must be after from)",
+        ));
+    }
+    if o.to - o.from > Duration::days(MAX_SYNC_DAYS) {
+        return Err(CoreError::validation(
+            "days",
+            format!("must be at most {MAX_SYNC_DAYS} (ten years)"),
+        ));
     }
     if !(1..=24 * 31).contains(&o.window_hours) {
         return Err(CoreError::validation(
@@ -223,19 +237,22 @@ pub async fn run(
                                 page_size,
                                 version: V2OrderList::VERSION.into(),
                             };
-                            let page =
-                                client
-                                    .send(&op)
-                                    .await
-                                    .map_err(CoreError::from)
-                                    .map(|a| Page {
-                                        window_start: from.timestamp_millis(),
-                                        window_end: to.timestamp_millis(),
-                                        page_num,
-                                        total_pages: a.data.total_page.max(1),
-                                        verified: a.signature == SignatureStatus::Verified,
-                                        items: a.data.list,
-                                    });
+                            let page = client
+                                .send(&op)
+                                .await
+                                .map_err(CoreError::from)
+                                .and_then(|a| {
+                                    crate::answers::order_page(&a.data, page_size)?;
+                                    Ok(a)
+                                })
+                                .map(|a| Page {
+                                    window_start: from.timestamp_millis(),
+                                    window_end: to.timestamp_millis(),
+                                    page_num,
+                                    total_pages: a.data.total_page.max(1),
+                                    verified: a.signature == SignatureStatus::Verified,
+                                    items: a.data.list,
+                                });
                             let last = match &page {
                                 Ok(p) => p.page_num >= p.total_pages,
                                 Err(_) => true,

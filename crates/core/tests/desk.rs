@@ -790,3 +790,45 @@ fn bulk_files_carry_no_formula_in_or_out() {
         assert_eq!(mode, 0o600, "it repeats full account numbers");
     }
 }
+
+/// A gateway that says "success" without a trade number the desk can keep: the payout
+/// is not believed as accepted; it is unknown, and the lookup finds its real number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_success_without_a_usable_trade_number_is_unknown_until_looked_up() {
+    let f = common::Fixture::new("blank").await;
+    let running = &f.running;
+    let desk = f.desk().await;
+    running.sandbox.set_fault(
+        "/v2/payout",
+        Fault {
+            blank_trade_no_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    let no = new_mer_order_no("PO");
+    let err = desk.payout_clabe(payout(&no, "12.00")).await.unwrap_err();
+    assert!(
+        matches!(&err, CoreError::OutcomeUnknown { message } if message.contains("tradeNo: is empty")),
+        "{err}"
+    );
+    let entry = desk.journal_entry_by_number(&no).unwrap().unwrap();
+    assert_eq!(
+        (entry.status, entry.trade_no.clone()),
+        (Status::Unknown, None)
+    );
+    running.sandbox.clear_faults();
+    let real = running.sandbox.with_state(|s| {
+        s.orders
+            .iter()
+            .find(|o| o.mer_order_no == no)
+            .map(|o| o.trade_no.clone())
+            .unwrap()
+    });
+    let done = desk.reconcile_entry(&entry, true).await.unwrap();
+    assert_eq!(done.status, Status::Accepted);
+    assert_eq!(done.trade_no.as_deref(), Some(real.as_str()));
+    let at_gateway = running
+        .sandbox
+        .with_state(|s| s.orders.iter().filter(|o| o.mer_order_no == no).count());
+    assert_eq!(at_gateway, 1, "looked up, never sent again");
+}

@@ -80,12 +80,12 @@ impl PrivateKey {
     }
 
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, KeyError> {
-        let pair = RsaKeyPair::from_pkcs8(der).map_err(|_| KeyError::Unreadable("PKCS#8"))?;
+        let pair = RsaKeyPair::from_pkcs8(der).map_err(|_| unreadable(der, "PKCS#8"))?;
         Self::checked(pair)
     }
 
     pub fn from_pkcs1_der(der: &[u8]) -> Result<Self, KeyError> {
-        let pair = RsaKeyPair::from_der(der).map_err(|_| KeyError::Unreadable("PKCS#1"))?;
+        let pair = RsaKeyPair::from_der(der).map_err(|_| unreadable(der, "PKCS#1"))?;
         Self::checked(pair)
     }
 
@@ -240,6 +240,59 @@ impl fmt::Debug for PublicKey {
 }
 
 /// Bit length of the modulus in a PKCS#1 `RSAPublicKey` DER: the first INTEGER.
+/// Why aws-lc refused a private key: its size, when the DER says a size outside the
+/// accepted range (aws-lc refuses keys under 2048 bits as unreadable), else unreadable.
+fn unreadable(der: &[u8], form: &'static str) -> KeyError {
+    match private_modulus_bits(der) {
+        Some(bits) if !(MIN_BITS..=MAX_BITS).contains(&bits) => KeyError::BadSize(bits),
+        _ => KeyError::Unreadable(form),
+    }
+}
+
+/// The modulus size of an RSA private key in PKCS#8 or PKCS#1 DER.
+fn private_modulus_bits(der: &[u8]) -> Option<usize> {
+    /// The tag, and the content's range, of the element at `at`.
+    fn tlv(b: &[u8], at: usize) -> Option<(u8, usize, usize)> {
+        let tag = *b.get(at)?;
+        let first = *b.get(at + 1)?;
+        let (len, start) = if first < 0x80 {
+            (usize::from(first), at + 2)
+        } else {
+            let n = usize::from(first & 0x7f);
+            if n == 0 || n > 4 {
+                return None;
+            }
+            let mut len = 0usize;
+            for k in 0..n {
+                len = (len << 8) | usize::from(*b.get(at + 2 + k)?);
+            }
+            (len, at + 2 + n)
+        };
+        let end = start.checked_add(len)?;
+        (end <= b.len()).then_some((tag, start, end))
+    }
+    let (tag, body, _) = tlv(der, 0)?;
+    (tag == 0x30).then_some(())?;
+    let (tag, _, version_end) = tlv(der, body)?;
+    (tag == 0x02).then_some(())?;
+    let (next, start, end) = tlv(der, version_end)?;
+    match next {
+        // PKCS#8: AlgorithmIdentifier, then the PKCS#1 key in an OCTET STRING.
+        0x30 => {
+            let (tag, inner, inner_end) = tlv(der, end)?;
+            (tag == 0x04).then_some(())?;
+            private_modulus_bits(der.get(inner..inner_end)?)
+        }
+        // PKCS#1: the modulus.
+        0x02 => {
+            let n = der.get(start..end)?;
+            let n = &n[n.iter().position(|&b| b != 0)?..];
+            Some(n.len() * 8 - n[0].leading_zeros() as usize)
+        }
+        _ => None,
+    }
+}
+
 fn modulus_bits(pkcs1: &[u8]) -> Option<usize> {
     fn read_len(b: &[u8], i: &mut usize) -> Option<usize> {
         let first = *b.get(*i)?;

@@ -133,11 +133,21 @@ pub fn parse_decimal(field: &str, text: &str) -> Result<Decimal, FieldError> {
 }
 
 /// Checks that `amount` is positive and fits `currency`'s minor units.
+/// The largest amount a request may carry: a quadrillion (10^15) in any currency, far
+/// above any real payment, far below what arithmetic on it could overflow.
+pub const MAX_AMOUNT: i64 = 1_000_000_000_000_000;
+
 pub fn check_amount(field: &str, amount: Decimal, currency: Currency) -> Result<(), FieldError> {
     if amount <= Decimal::ZERO {
         return Err(FieldError::new(
             field,
             format!("must be greater than zero, got {amount}"),
+        ));
+    }
+    if amount > Decimal::from(MAX_AMOUNT) {
+        return Err(FieldError::new(
+            field,
+            format!("must be at most {MAX_AMOUNT}"),
         ));
     }
     let units = currency.minor_units();

@@ -99,3 +99,52 @@ mod tests {
         assert!(!text.contains("4111111111111111") && !text.contains("abc"));
     }
 }
+
+/// Text from outside (a gateway's code or message, a file's cell) made safe to print on
+/// a terminal or a screen: control characters other than newline and tab, and the
+/// characters that reorder text (bidi controls), are shown escaped (`\u{1b}`); text
+/// longer than `max` characters is cut with a marker saying how much was left out.
+pub fn terminal_safe(text: &str, max: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max + 64));
+    for (i, c) in text.chars().enumerate() {
+        if i >= max {
+            let left = text.chars().count() - i;
+            out.push_str(&format!("… [{left} more characters not shown]"));
+            break;
+        }
+        let bidi = matches!(
+            c,
+            '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        );
+        if (c.is_control() && c != '\n' && c != '\t') || bidi {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod terminal_tests {
+    use super::terminal_safe;
+
+    #[test]
+    fn escapes_controls_and_bidi_and_cuts_long_text() {
+        assert_eq!(
+            terminal_safe("ok\x1b[2J\0 \u{202E}txt", 100),
+            "ok\\u{1b}[2J\\u{0} \\u{202e}txt"
+        );
+        assert_eq!(
+            terminal_safe("line 1\nline 2\tend", 100),
+            "line 1\nline 2\tend"
+        );
+        let long = "x".repeat(5000);
+        let cut = terminal_safe(&long, 10);
+        assert_eq!(
+            cut,
+            format!("{}… [4990 more characters not shown]", "x".repeat(10))
+        );
+        assert_eq!(terminal_safe("交易成功", 100), "交易成功");
+    }
+}

@@ -48,6 +48,33 @@ pub fn required(field: &str, value: &str) -> Check {
 }
 
 /// Order numbers: 1 to 64 printable ASCII characters without spaces.
+/// The longest trade number the desk keeps.
+pub const MAX_TRADE_NO_LEN: usize = 64;
+
+/// A trade number the desk can believe, keep and show: 1 to 64 printable ASCII
+/// characters without spaces.
+pub fn trade_no(field: &str, value: &str) -> Check {
+    if value.is_empty() {
+        return Err(FieldError::new(field, "is empty"));
+    }
+    if value.len() > MAX_TRADE_NO_LEN {
+        return Err(FieldError::new(
+            field,
+            format!(
+                "is {} characters long; at most {MAX_TRADE_NO_LEN}",
+                value.chars().count()
+            ),
+        ));
+    }
+    if !value.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(FieldError::new(
+            field,
+            "may only contain printable ASCII characters without spaces",
+        ));
+    }
+    Ok(())
+}
+
 pub fn order_no(field: &str, value: &str) -> Check {
     required(field, value)?;
     if value.len() > MAX_ORDER_NO_LEN {

@@ -151,3 +151,21 @@ fn the_copy_matches_the_shared_vectors_when_they_are_there() {
         );
     }
 }
+
+/// A key below the size rule is refused naming the rule (aws-lc would only say it
+/// cannot read it): a throwaway 1024-bit test key, in both private forms.
+#[test]
+fn a_1024_bit_key_is_refused_by_its_size() {
+    for file in ["rsa1024-pkcs8.pem", "rsa1024-pkcs1.pem"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(file);
+        let text = std::fs::read_to_string(path).unwrap();
+        let err = paydesk_gateway::PrivateKey::from_text(&text).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the key has 1024 bits; keys from 2048 to 4096 bits are accepted",
+            "{file}"
+        );
+    }
+}

@@ -21,6 +21,9 @@ pub struct Fault {
     pub bad_signature_rate: f64,
     /// Commit the operation, then hold the answer back for `hang_ms` (a client times out).
     pub hang_rate: f64,
+    /// Commit the operation, then answer success with its `tradeNo` blank (a gateway
+    /// that says yes without saying under which number).
+    pub blank_trade_no_rate: f64,
     /// How long a hung answer is held; 30 s when 0.
     pub hang_ms: u64,
     pub seed: u64,
@@ -35,6 +38,7 @@ pub enum Injected {
     Malformed,
     BadSignature,
     Hang,
+    BlankTradeNo,
 }
 
 impl Fault {
@@ -75,6 +79,7 @@ impl Armed {
             (f.malformed_rate, Injected::Malformed),
             (f.bad_signature_rate, Injected::BadSignature),
             (f.hang_rate, Injected::Hang),
+            (f.blank_trade_no_rate, Injected::BlankTradeNo),
         ];
         let mut edge = 0.0;
         for (rate, outcome) in outcomes {

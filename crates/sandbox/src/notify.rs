@@ -97,6 +97,19 @@ pub(crate) async fn deliver(shared: Arc<Shared>, id: u64) {
         else {
             return;
         };
+        // Never its own simulation API (a notifyUrl of `.../__sandbox/reset` would wipe
+        // its orders): such a notification is given up at once.
+        if is_simulation_api(&url) {
+            shared.update_notification(id, |note| {
+                note.attempts.push(Attempt {
+                    at: Utc::now(),
+                    status: None,
+                    detail: "not sent: the notifyUrl is the sandbox's simulation API".into(),
+                });
+                note.gave_up = true;
+            });
+            return;
+        }
         let result = client.post(&url).json(&body).send().await;
         let attempt = match result {
             Ok(resp) => {
@@ -129,4 +142,14 @@ pub(crate) async fn deliver(shared: Arc<Shared>, id: u64) {
             tokio::time::sleep(policy.base * 2u32.saturating_pow(n)).await;
         }
     }
+}
+
+/// True for a URL under `/__sandbox/`, the simulation API, on any host.
+pub(crate) fn is_simulation_api(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|u| {
+        u.path()
+            .trim_start_matches('/')
+            .to_ascii_lowercase()
+            .starts_with("__sandbox")
+    })
 }

@@ -378,3 +378,23 @@ async fn bad_requests_get_an_error_envelope_and_the_server_lives_on() {
     let (status, _) = sim(&r, "/__sandbox/health", json!({})).await;
     assert!(status == 200 || status == 405);
 }
+
+/// An amount no arithmetic can hold (Decimal's maximum), signed and well formed
+/// otherwise: answered with the E1007 envelope, and the server lives on.
+#[tokio::test]
+async fn an_amount_beyond_any_payment_gets_e1007_not_a_panic() {
+    let r = start().await;
+    let huge = "79228162514264337593543950335";
+    let (code, message) = code_of(
+        &r,
+        "/v2/payment",
+        PAYIN_HEADERS,
+        with(payin_body("HUGE-1"), "sourceAmount", json!(huge)),
+    )
+    .await;
+    assert_eq!(code, "E1007", "{message}");
+    assert!(message.contains("sourceAmount"), "{message}");
+    // Still answering.
+    let (code, _) = code_of(&r, "/v2/payment", PAYIN_HEADERS, payin_body("HUGE-2")).await;
+    assert_eq!(code, "00000");
+}

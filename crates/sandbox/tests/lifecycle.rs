@@ -358,3 +358,34 @@ async fn magic_amounts_and_auto_completion() {
     assert_eq!(state(&hold), 2);
     assert_eq!(state(&close), 4);
 }
+
+/// A payin whose notifyUrl is the sandbox's own reset: the notification is given up,
+/// never sent, and the orders stay.
+#[tokio::test]
+async fn a_notify_url_on_the_simulation_api_is_never_called() {
+    let r = start().await;
+    let c = client(&r);
+    let mut common = payin("RESET-1", "10.00", "CNY");
+    common.notify_url = r.base_url().join("__sandbox/reset").unwrap().to_string();
+    let trade_no = c.send(&V2Payment { common }).await.unwrap().data.trade_no;
+    sim(&r, &format!("/__sandbox/orders/{trade_no}/pay"), json!({})).await;
+    let mut given_up = false;
+    for _ in 0..100 {
+        given_up = r.sandbox.notifications().iter().any(|n| {
+            n.gave_up
+                && n.attempts
+                    .iter()
+                    .any(|a| a.detail.contains("simulation API"))
+        });
+        if given_up {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(given_up, "{:?}", r.sandbox.notifications());
+    assert_eq!(
+        r.sandbox.with_state(|s| s.orders.len()),
+        1,
+        "the orders stay"
+    );
+}

@@ -43,9 +43,9 @@ impl From<CoreError> for Failure {
             CoreError::Rejected { .. } | CoreError::SignatureInvalid { .. } => {
                 Failure::Check(e.to_string())
             }
-            CoreError::OutcomeUnknown { .. } | CoreError::BadResponse { .. } => {
-                Failure::Unknown(e.to_string())
-            }
+            // `main` says "outcome unknown:" once.
+            CoreError::OutcomeUnknown { message } => Failure::Unknown(message),
+            CoreError::BadResponse { .. } => Failure::Unknown(e.to_string()),
             CoreError::KeyringUnavailable { .. } | CoreError::MissingSecret { .. } => {
                 Failure::Keyring(e.to_string())
             }
@@ -103,10 +103,18 @@ fn print<T: Serialize>(
             serde_json::to_string(value).map_err(|e| Failure::Other(e.to_string()))?
         );
     } else {
-        println!("{}", text());
+        // What the gateway or a file said is printed safely: no terminal escapes, no
+        // reordering characters, no megabyte of text.
+        println!(
+            "{}",
+            paydesk_gateway::redact::terminal_safe(&text(), TERMINAL_MAX)
+        );
     }
     Ok(())
 }
+
+/// The most characters one printed answer shows (a listing of many rows fits).
+const TERMINAL_MAX: usize = 200_000;
 
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
     tokio::runtime::Builder::new_multi_thread()

@@ -10,7 +10,8 @@ use paydesk_core::forms::{
 
 #[derive(Debug, Args)]
 pub struct MoneyArgs {
-    #[arg(long)]
+    /// A positive decimal with at most the currency's minor digits.
+    #[arg(long, allow_hyphen_values = true)]
     amount: String,
     #[arg(long)]
     currency: String,
@@ -49,7 +50,8 @@ pub struct PayinArgs {
     #[arg(long, hide = true)]
     ssn: Option<String>,
     /// VN_BANK: bank id.
-    #[arg(long, default_value_t = 970436)]
+    #[arg(long, default_value_t = 970436, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(i64).range(1..))]
     vn_bank_id: i64,
     #[arg(long, default_value = "Order")]
     product: String,
@@ -369,7 +371,7 @@ pub enum CardCmd {
         card: String,
         #[arg(long, default_value = "")]
         sub_mer_no: String,
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         amount: String,
         #[arg(long)]
         currency: String,
@@ -385,7 +387,7 @@ pub enum CardCmd {
     Withdraw {
         #[arg(long)]
         card: String,
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         amount: String,
         #[arg(long)]
         currency: String,

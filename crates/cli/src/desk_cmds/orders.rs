@@ -6,22 +6,29 @@ use super::*;
 pub enum OrdersCmd {
     /// Pull the order list into the local cache.
     Sync {
-        /// How many days back.
-        #[arg(long, default_value_t = 90)]
+        /// How many days back (1 to 3650).
+        #[arg(long, default_value_t = 90, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(i64).range(1..=paydesk_core::sync::MAX_SYNC_DAYS))]
         days: i64,
         /// Re-read windows an earlier sync completed.
         #[arg(long)]
         full: bool,
-        #[arg(long, default_value_t = 24)]
+        /// Hours per window (1 to 744).
+        #[arg(long, default_value_t = 24, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(i64).range(1..=744))]
         window_hours: i64,
     },
     /// List cached orders.
     List {
         #[command(flatten)]
         filter: FilterArgs,
-        #[arg(long, default_value_t = 50)]
+        /// Rows to show (1 to 10000).
+        #[arg(long, default_value_t = 50, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(i64).range(1..=10_000))]
         limit: i64,
-        #[arg(long, default_value_t = 0)]
+        /// Rows to skip (0 or more).
+        #[arg(long, default_value_t = 0, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(i64).range(0..))]
         offset: i64,
     },
     /// One order: the cached row, its history, and a live query with its signature status.
@@ -49,9 +56,9 @@ pub struct FilterArgs {
     /// A fragment of the order or trade number.
     #[arg(long)]
     search: Option<String>,
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     min_amount: Option<String>,
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     max_amount: Option<String>,
     /// YYYY-MM-DD, inclusive.
     #[arg(long)]

@@ -20,7 +20,8 @@ pub enum ProfileCmd {
     /// Generate a merchant key pair in the keyring; prints the public key to register.
     GenerateKey {
         name: Option<String>,
-        #[arg(long, default_value_t = 2048)]
+        /// 2048, 3072 or 4096.
+        #[arg(long, default_value_t = 2048, allow_negative_numbers = true)]
         bits: usize,
     },
     /// Show the public key and its fingerprint (never the private key).
@@ -41,8 +42,9 @@ pub struct AddProfile {
     /// The gateway's base URL (https).
     #[arg(long)]
     base_url: String,
-    #[arg(long)]
-    mer_no: u64,
+    /// The merchant number the gateway gave you (1 or more).
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..))]
+    mer_no: i64,
     /// The origin registered with the gateway, sent as Referer.
     #[arg(long)]
     origin: String,
@@ -62,14 +64,17 @@ pub struct AddProfile {
     proxy: String,
     /// A new order number for the same payment accepted within this many hours (or
     /// still unresolved) is refused unless --allow-duplicate is given.
-    #[arg(long, default_value_t = 24)]
+    #[arg(long, default_value_t = 24, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u32).range(1..=2160))]
     duplicate_window_hours: u32,
     /// After a lost answer, "not found" at the gateway counts as "not found yet" for
     /// this many seconds (its order list may show a new order late).
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u32).range(0..=604_800))]
     not_found_grace_secs: u32,
     /// ...and for at least this many lookups.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
     not_found_lookups: u32,
     /// Who works at this desk (the audit log names them).
     #[arg(long)]
@@ -109,7 +114,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
             let p = Profile {
                 name: a.name.clone(),
                 base_url: Some(a.base_url),
-                mer_no: a.mer_no,
+                mer_no: u64::try_from(a.mer_no).unwrap_or_default(),
                 origin: a.origin,
                 lang: a.lang,
                 order_type: None,

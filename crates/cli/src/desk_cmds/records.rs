@@ -62,7 +62,9 @@ pub enum JournalCmd {
         /// Only these statuses (pending, sending, accepted, rejected, unknown).
         #[arg(long, value_delimiter = ',')]
         status: Vec<String>,
-        #[arg(long, default_value_t = 50)]
+        /// Rows to show (1 to 10000).
+        #[arg(long, default_value_t = 50, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(i64).range(1..=10_000))]
         limit: i64,
     },
     /// Look up unknown outcomes at the gateway now (all, or one); exit 3 while any is
@@ -79,6 +81,7 @@ pub enum JournalCmd {
     /// cannot be asked about them), after checking the card's or the order's history.
     Resolve {
         /// The journal number (`journal list` shows it).
+        #[arg(allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..))]
         id: i64,
         /// It went through: mark it done.
         #[arg(long, conflicts_with = "retry", required_unless_present = "retry")]
@@ -189,7 +192,9 @@ pub enum AuditCmd {
     List {
         #[arg(long)]
         operation: Option<String>,
-        #[arg(long, default_value_t = 50)]
+        /// Rows to show (1 to 10000).
+        #[arg(long, default_value_t = 50, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(i64).range(1..=10_000))]
         limit: i64,
     },
     /// Write the log to a CSV file.
@@ -313,7 +318,9 @@ pub fn reversals(trade_no: Option<String>, g: &Global) -> Result<(), Failure> {
 pub enum EventsCmd {
     /// Notifications received at this desk, newest first.
     List {
-        #[arg(long, default_value_t = 50)]
+        /// Rows to show (1 to 10000).
+        #[arg(long, default_value_t = 50, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(i64).range(1..=10_000))]
         limit: i64,
     },
     /// Check a notification body read from stdin against the gateway's key (exit 1 if

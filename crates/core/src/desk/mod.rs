@@ -540,13 +540,36 @@ impl Desk {
         let e = match r {
             Ok(a) => {
                 let trade_no = a.data.trade_no();
-                let entry =
-                    self.accepted(entry, &claim, trade_no.as_deref(), &a.code, &a.message)?;
-                return Ok(Submitted {
-                    entry,
-                    data: Some(a.data),
-                    replayed: false,
-                });
+                // A "success" without a trade number the desk can keep is not believed:
+                // the outcome is unknown, and found out by looking the order up.
+                let unusable = trade_no
+                    .as_deref()
+                    .and_then(|t| paydesk_gateway::validate::trade_no("tradeNo", t).err());
+                let Some(broken) = unusable else {
+                    let entry =
+                        self.accepted(entry, &claim, trade_no.as_deref(), &a.code, &a.message)?;
+                    return Ok(Submitted {
+                        entry,
+                        data: Some(a.data),
+                        replayed: false,
+                    });
+                };
+                let message = format!(
+                    "the gateway answered {} without a usable trade number ({}: {}); the order is looked up before anything else",
+                    a.code, broken.field, broken.rule
+                );
+                journal::finish(
+                    &lock(&self.journal),
+                    entry.id,
+                    &claim,
+                    Outcome {
+                        status: Status::Unknown,
+                        trade_no: None,
+                        code: Some(&a.code),
+                        message: Some(&message),
+                    },
+                )?;
+                return Err(CoreError::OutcomeUnknown { message });
             }
             Err(e) => e,
         };
@@ -665,19 +688,41 @@ impl Desk {
             started,
         );
         let page = r?.data;
+        let doubt = |why: String| GatewayError::BadResponse {
+            reason: format!("the order list for merOrderNo {mer_order_no} {why}"),
+        };
+        // A list that says it holds more than it shows cannot prove an order absent.
+        let shown = i64::try_from(page.list.len()).unwrap_or(i64::MAX);
+        if page.total > shown || page.total < 0 {
+            return Err(doubt(format!(
+                "says it holds {} orders but shows {shown}",
+                page.total
+            )));
+        }
         let mut listed = Listed::Absent;
+        let mut found: Option<String> = None;
         for i in page
             .list
             .into_iter()
             .filter(|i| i.mer_order_no == mer_order_no)
         {
-            if i.trade_no.trim().is_empty() {
+            if paydesk_gateway::validate::trade_no("tradeNo", &i.trade_no).is_err() {
+                // Listed, but without a trade number the desk can keep: not proven.
                 listed = Listed::WithoutTradeNo;
-            } else {
-                return Ok(Listed::Found(i.trade_no));
+                continue;
+            }
+            match &found {
+                Some(t) if *t != i.trade_no => {
+                    // Two orders under one number: which one is ours is not known.
+                    return Err(doubt(format!(
+                        "names two trade numbers ({t} and {})",
+                        i.trade_no
+                    )));
+                }
+                _ => found = Some(i.trade_no),
             }
         }
-        Ok(listed)
+        Ok(found.map_or(listed, Listed::Found))
     }
 
     /// Looks an entry up at the gateway (order list by `merOrderNos`), under a claim in

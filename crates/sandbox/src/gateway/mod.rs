@@ -193,6 +193,9 @@ async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, bytes: Bytes) 
             message: "success".into(),
             data: match &done.data {
                 None => wire::Data::Absent,
+                Some(d) if injected == Injected::BlankTradeNo => {
+                    wire::Data::Value(blank_trade_no(d))
+                }
                 Some(d) => wire::Data::Value(d.clone()),
             },
             sign: None,
@@ -220,7 +223,11 @@ async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, bytes: Bytes) 
         Injected::Drop => dropped_connection(),
         Injected::Malformed => {
             let text = serde_json::to_string(&envelope).unwrap_or_default();
-            let cut = text.len() / 2;
+            // Half of it, cut on a character boundary (the text may hold any character).
+            let mut cut = text.len() / 2;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
             (
                 StatusCode::OK,
                 [("content-type", "application/json")],
@@ -230,6 +237,15 @@ async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, bytes: Bytes) 
         }
         _ => json_response(status, &envelope),
     }
+}
+
+/// The answer's data with its `tradeNo` blank.
+fn blank_trade_no(data: &RawValue) -> Box<RawValue> {
+    let mut v: Value = serde_json::from_str(data.get()).unwrap_or(Value::Null);
+    if let Some(t) = v.get_mut("tradeNo") {
+        *t = Value::String(String::new());
+    }
+    serde_json::value::to_raw_value(&v).unwrap_or_else(|_| data.to_owned())
 }
 
 fn json_response<T: serde::Serialize>(status: StatusCode, v: &T) -> Response {

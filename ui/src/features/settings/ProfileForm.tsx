@@ -138,6 +138,8 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
             label={t("settings.field.operator")}
             value={p.operator}
             onChange={(e) => set("operator", e.currentTarget.value)}
+            error={err("operator")}
+            withAsterisk
           />
           <TextInput
             label={t("settings.field.notifyUrl")}
