@@ -24,9 +24,16 @@ fn broken(field: String, rule: impl Into<String>) -> CoreError {
     }
 }
 
-/// A page of the order list, asked with `page_size`: no more items than asked, counts
-/// that agree and are bounded, no trade number twice, and every item by [`item`].
-pub fn order_page(page: &OrderListPage, page_size: i64) -> CoreResult<()> {
+/// A page of the order list, asked with `asked` a page: no more items than a page holds,
+/// counts that agree and are bounded, no trade number twice. A page that fails is not
+/// cached at all; its items are then checked one by one with [`item`].
+pub fn order_page(page: &OrderListPage, asked: i64) -> CoreResult<()> {
+    // A gateway may serve fewer a page than asked, and say so.
+    let page_size = if (1..=asked).contains(&page.page_size) {
+        page.page_size
+    } else {
+        asked
+    };
     let shown = i64::try_from(page.list.len()).unwrap_or(i64::MAX);
     if shown > page_size {
         return Err(broken(
@@ -52,7 +59,9 @@ pub fn order_page(page: &OrderListPage, page_size: i64) -> CoreResult<()> {
     }
     let mut seen = HashSet::new();
     for (n, i) in page.list.iter().enumerate() {
-        item(i).map_err(|(field, rule)| broken(format!("item {} {field}", n + 1), rule))?;
+        if i.trade_no.is_empty() {
+            continue;
+        }
         if !seen.insert(i.trade_no.as_str()) {
             return Err(broken(
                 format!("item {} tradeNo", n + 1),
@@ -82,7 +91,7 @@ pub fn item(i: &OrderListItem) -> Result<(), (&'static str, String)> {
     let digits = currency.minor_units();
     if i.source_amount < Decimal::ZERO
         || i.source_amount > Decimal::from(paydesk_gateway::money::MAX_AMOUNT)
-        || i.source_amount.scale() > digits
+        || i.source_amount.normalize().scale() > digits
     {
         return Err((
             "sourceAmount",
@@ -121,7 +130,9 @@ pub fn item(i: &OrderListItem) -> Result<(), (&'static str, String)> {
             if v < Decimal::ZERO && !signed {
                 return Err((field, format!("is {v}; it must not be negative")));
             }
-            if v.abs() > Decimal::from(paydesk_gateway::money::MAX_AMOUNT) || v.scale() > 8 {
+            if v.abs() > Decimal::from(paydesk_gateway::money::MAX_AMOUNT)
+                || v.normalize().scale() > 8
+            {
                 return Err((field, format!("is {v}; it is out of range")));
             }
         }
@@ -136,6 +147,25 @@ pub fn item(i: &OrderListItem) -> Result<(), (&'static str, String)> {
         }
     }
     Ok(())
+}
+
+/// The items of a checked page that keep the desk's rules, and for those that do not,
+/// their position, field and rule: those are not cached (and said so).
+pub fn usable_items(list: Vec<OrderListItem>) -> (Vec<OrderListItem>, Vec<String>) {
+    let mut kept = Vec::with_capacity(list.len());
+    let mut refused = Vec::new();
+    for (n, i) in list.into_iter().enumerate() {
+        match item(&i) {
+            Ok(()) => kept.push(i),
+            Err((field, rule)) => refused.push(format!(
+                "item {} ({}) {field} {}",
+                n + 1,
+                paydesk_gateway::redact::terminal_safe(&i.trade_no, 64),
+                paydesk_gateway::redact::terminal_safe(&rule, 300)
+            )),
+        }
+    }
+    (kept, refused)
 }
 
 #[cfg(test)]
@@ -166,6 +196,16 @@ mod tests {
         }
     }
 
+    trait TapSize {
+        fn tap_size(self, n: i64) -> Self;
+    }
+    impl TapSize for OrderListPage {
+        fn tap_size(mut self, n: i64) -> Self {
+            self.page_size = n;
+            self
+        }
+    }
+
     fn said(p: &OrderListPage) -> String {
         order_page(p, 2).unwrap_err().to_string()
     }
@@ -178,12 +218,23 @@ mod tests {
         assert!(said(&page(vec![good(1)], 3, 1_000_000_000)).contains("totalPage"));
         assert!(said(&page(vec![good(1)], 500_000_000_000, 250_000_000_000)).contains("total"));
         assert!(said(&page(vec![good(1), good(1)], 2, 1)).contains("appears twice"));
+        // A gateway that serves 1 a page and says so.
+        order_page(&page(vec![good(1)], 3, 3).tap_size(1), 2).unwrap();
         let bad = |f: fn(&mut OrderListItem)| {
             let mut i = good(1);
             f(&mut i);
-            said(&page(vec![i], 1, 1))
+            let (kept, refused) = usable_items(vec![good(2), i]);
+            assert_eq!(kept.len(), 1, "the good item is kept");
+            refused.join("; ")
         };
-        assert!(bad(|i| i.trade_no = String::new()).contains("item 1 tradeNo is empty"));
+        assert!(bad(|i| i.trade_no = String::new()).contains("item 2 () tradeNo is empty"));
+        // "50000.00" yen is 50000 yen: trailing zeros are not digits.
+        let yen = OrderListItem {
+            source_currency: "JPY".into(),
+            source_amount: Decimal::new(5_000_000, 2),
+            ..good(3)
+        };
+        assert!(item(&yen).is_ok());
         assert!(bad(|i| i.trade_no = "T1\u{0}\u{202e}".into()).contains("tradeNo"));
         assert!(bad(|i| i.source_currency = "usd".into()).contains("sourceCurrency"));
         assert!(bad(|i| i.source_currency = "XXZ".into()).contains("sourceCurrency"));

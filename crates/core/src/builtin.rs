@@ -32,7 +32,16 @@ pub fn ensure_profile(home: &Home, secrets: &Secrets) -> CoreResult<Profile> {
                 order_type: None,
                 sign_settings: Default::default(),
                 state_overrides: Default::default(),
-                operator: std::env::var("USER").unwrap_or_else(|_| "operator".into()),
+                operator: std::env::var("USER")
+                    .ok()
+                    .map(|u| {
+                        u.chars()
+                            .filter(|c| !c.is_control())
+                            .take(80)
+                            .collect::<String>()
+                    })
+                    .filter(|u| !u.trim().is_empty())
+                    .unwrap_or_else(|| "operator".into()),
                 notify_url: String::new(),
                 notify_at_desk: false,
                 proxy: String::new(),

@@ -16,6 +16,7 @@ pub const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/0003_review_queue.sql"),
     include_str!("../migrations/0004_intents.sql"),
     include_str!("../migrations/0005_keyed_audit.sql"),
+    include_str!("../migrations/0006_answered.sql"),
 ];
 
 fn migrations() -> Migrations<'static> {

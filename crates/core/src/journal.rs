@@ -476,6 +476,27 @@ pub fn not_found_yet(
     release(conn, id, claim)
 }
 
+/// Marks an entry the gateway answered "success" for (without a trade number the desk
+/// could keep): never sent again, whatever its order list says.
+pub fn mark_answered(conn: &Connection, id: i64) -> CoreResult<()> {
+    conn.execute(
+        "UPDATE journal SET answered_ok = 1, updated_at = ?2 WHERE id = ?1",
+        params![id, now_ms()],
+    )?;
+    Ok(())
+}
+
+/// Whether the gateway answered "success" for this entry ([`mark_answered`]).
+pub fn answered(conn: &Connection, id: i64) -> CoreResult<bool> {
+    Ok(conn
+        .query_row("SELECT answered_ok FROM journal WHERE id = ?1", [id], |r| {
+            r.get::<_, i64>(0)
+        })
+        .optional()?
+        .unwrap_or(0)
+        != 0)
+}
+
 /// Puts off the next reconcile attempt of an unknown entry.
 pub fn defer(conn: &Connection, id: i64, until: i64, message: &str) -> CoreResult<()> {
     conn.execute(

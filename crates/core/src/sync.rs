@@ -251,7 +251,16 @@ pub async fn run(
                                     page_num,
                                     total_pages: a.data.total_page.max(1),
                                     verified: a.signature == SignatureStatus::Verified,
-                                    items: a.data.list,
+                                    items: {
+                                        // Items that break the desk's rules are not
+                                        // cached; the rest of the page is.
+                                        let (kept, refused) =
+                                            crate::answers::usable_items(a.data.list);
+                                        for why in &refused {
+                                            tracing::warn!(%why, "order not cached");
+                                        }
+                                        kept
+                                    },
                                 });
                             let last = match &page {
                                 Ok(p) => p.page_num >= p.total_pages,

@@ -797,6 +797,18 @@ fn bulk_files_carry_no_formula_in_or_out() {
 async fn a_success_without_a_usable_trade_number_is_unknown_until_looked_up() {
     let f = common::Fixture::new("blank").await;
     let running = &f.running;
+    // No grace at all: an order not listed would be "absent" at the first lookup.
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(paydesk_core::Profile {
+            safety: paydesk_core::profile::Safety {
+                not_found_grace_secs: 0,
+                not_found_lookups: 1,
+                ..p.safety.clone()
+            },
+            ..p
+        })
+        .unwrap();
     let desk = f.desk().await;
     running.sandbox.set_fault(
         "/v2/payout",
@@ -817,6 +829,31 @@ async fn a_success_without_a_usable_trade_number_is_unknown_until_looked_up() {
         (Status::Unknown, None)
     );
     running.sandbox.clear_faults();
+    // The gateway's list does not show it yet: since the gateway said yes, it is never
+    // taken as absent, and never sent again, however often it is looked up.
+    running.sandbox.set_behaviour(paydesk_sandbox::Behaviour {
+        accept_reused_order_no: true,
+        list_lag_ms: 3_600_000,
+    });
+    for _ in 0..3 {
+        let e = desk.reconcile_entry(&entry, true).await.unwrap();
+        assert_eq!(e.status, Status::Unknown, "{:?}", e.message);
+        // The operator runs the same payout again: still unknown, nothing sent.
+        let again = desk.payout_clabe(payout(&no, "12.00")).await;
+        assert!(
+            again
+                .as_ref()
+                .map_or(true, |s| s.entry.status == Status::Unknown),
+            "{again:?}"
+        );
+        let sent = running
+            .sandbox
+            .with_state(|s| s.orders.iter().filter(|o| o.mer_order_no == no).count());
+        assert_eq!(sent, 1);
+    }
+    running
+        .sandbox
+        .set_behaviour(paydesk_sandbox::Behaviour::default());
     let real = running.sandbox.with_state(|s| {
         s.orders
             .iter()

@@ -239,18 +239,18 @@ impl fmt::Debug for PublicKey {
     }
 }
 
-/// Bit length of the modulus in a PKCS#1 `RSAPublicKey` DER: the first INTEGER.
 /// Why aws-lc refused a private key: its size, when the DER says a size outside the
 /// accepted range (aws-lc refuses keys under 2048 bits as unreadable), else unreadable.
 fn unreadable(der: &[u8], form: &'static str) -> KeyError {
-    match private_modulus_bits(der) {
+    match private_modulus_bits(der, true) {
         Some(bits) if !(MIN_BITS..=MAX_BITS).contains(&bits) => KeyError::BadSize(bits),
         _ => KeyError::Unreadable(form),
     }
 }
 
-/// The modulus size of an RSA private key in PKCS#8 or PKCS#1 DER.
-fn private_modulus_bits(der: &[u8]) -> Option<usize> {
+/// The modulus size of an RSA private key in PKCS#8 (`outer`: it wraps PKCS#1 once, no
+/// deeper) or PKCS#1 DER.
+fn private_modulus_bits(der: &[u8], outer: bool) -> Option<usize> {
     /// The tag, and the content's range, of the element at `at`.
     fn tlv(b: &[u8], at: usize) -> Option<(u8, usize, usize)> {
         let tag = *b.get(at)?;
@@ -278,10 +278,10 @@ fn private_modulus_bits(der: &[u8]) -> Option<usize> {
     let (next, start, end) = tlv(der, version_end)?;
     match next {
         // PKCS#8: AlgorithmIdentifier, then the PKCS#1 key in an OCTET STRING.
-        0x30 => {
+        0x30 if outer => {
             let (tag, inner, inner_end) = tlv(der, end)?;
             (tag == 0x04).then_some(())?;
-            private_modulus_bits(der.get(inner..inner_end)?)
+            private_modulus_bits(der.get(inner..inner_end)?, false)
         }
         // PKCS#1: the modulus.
         0x02 => {
@@ -293,6 +293,7 @@ fn private_modulus_bits(der: &[u8]) -> Option<usize> {
     }
 }
 
+/// Bit length of the modulus in a PKCS#1 `RSAPublicKey` DER: the first INTEGER.
 fn modulus_bits(pkcs1: &[u8]) -> Option<usize> {
     fn read_len(b: &[u8], i: &mut usize) -> Option<usize> {
         let first = *b.get(*i)?;

@@ -132,11 +132,12 @@ pub fn parse_decimal(field: &str, text: &str) -> Result<Decimal, FieldError> {
         .map_err(|e| FieldError::new(field, format!("is not a usable decimal ({e}): {text:?}")))
 }
 
-/// Checks that `amount` is positive and fits `currency`'s minor units.
 /// The largest amount a request may carry: a quadrillion (10^15) in any currency, far
 /// above any real payment, far below what arithmetic on it could overflow.
 pub const MAX_AMOUNT: i64 = 1_000_000_000_000_000;
 
+/// Checks that `amount` is positive, at most [`MAX_AMOUNT`], and fits `currency`'s
+/// minor units.
 pub fn check_amount(field: &str, amount: Decimal, currency: Currency) -> Result<(), FieldError> {
     if amount <= Decimal::ZERO {
         return Err(FieldError::new(

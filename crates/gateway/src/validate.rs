@@ -47,7 +47,6 @@ pub fn required(field: &str, value: &str) -> Check {
     Ok(())
 }
 
-/// Order numbers: 1 to 64 printable ASCII characters without spaces.
 /// The longest trade number the desk keeps.
 pub const MAX_TRADE_NO_LEN: usize = 64;
 
@@ -60,10 +59,7 @@ pub fn trade_no(field: &str, value: &str) -> Check {
     if value.len() > MAX_TRADE_NO_LEN {
         return Err(FieldError::new(
             field,
-            format!(
-                "is {} characters long; at most {MAX_TRADE_NO_LEN}",
-                value.chars().count()
-            ),
+            format!("is {} bytes long; at most {MAX_TRADE_NO_LEN}", value.len()),
         ));
     }
     if !value.bytes().all(|b| b.is_ascii_graphic()) {
@@ -75,6 +71,7 @@ pub fn trade_no(field: &str, value: &str) -> Check {
     Ok(())
 }
 
+/// Order numbers: 1 to 64 printable ASCII characters without spaces.
 pub fn order_no(field: &str, value: &str) -> Check {
     required(field, value)?;
     if value.len() > MAX_ORDER_NO_LEN {

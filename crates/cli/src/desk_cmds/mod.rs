@@ -105,16 +105,17 @@ fn print<T: Serialize>(
     } else {
         // What the gateway or a file said is printed safely: no terminal escapes, no
         // reordering characters, no megabyte of text.
-        println!(
-            "{}",
-            paydesk_gateway::redact::terminal_safe(&text(), TERMINAL_MAX)
-        );
+        let shown: Vec<String> = text()
+            .split('\n')
+            .map(|line| paydesk_gateway::redact::terminal_safe(line, LINE_MAX))
+            .collect();
+        println!("{}", shown.join("\n"));
     }
     Ok(())
 }
 
-/// The most characters one printed answer shows (a listing of many rows fits).
-const TERMINAL_MAX: usize = 200_000;
+/// The most characters one printed line shows (a listing has as many lines as rows).
+const LINE_MAX: usize = 4_000;
 
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
     tokio::runtime::Builder::new_multi_thread()

@@ -578,7 +578,12 @@ async fn bulk(
     };
     let checked = bulk::read(file, &ctx)?;
     for e in &checked.errors {
-        eprintln!("line {}: {}: {}", e.line, e.field, e.rule);
+        eprintln!(
+            "line {}: {}: {}",
+            e.line,
+            e.field,
+            paydesk_gateway::redact::terminal_safe(&e.rule, 1_000)
+        );
     }
     let plan = desk.bulk_plan(&checked)?;
     for r in plan
@@ -586,7 +591,11 @@ async fn bulk(
         .iter()
         .filter(|r| r.action == bulk::RowAction::Held)
     {
-        eprintln!("line {}: held: {}", r.line, r.reason);
+        eprintln!(
+            "line {}: held: {}",
+            r.line,
+            paydesk_gateway::redact::terminal_safe(&r.reason, 1_000)
+        );
     }
     let totals = |t: &[bulk::CurrencyTotal]| {
         t.iter()

@@ -555,20 +555,25 @@ impl Desk {
                     });
                 };
                 let message = format!(
-                    "the gateway answered {} without a usable trade number ({}: {}); the order is looked up before anything else",
+                    "the gateway answered {} without a usable trade number ({}: {}); never sent again, looked up until the gateway lists it",
                     a.code, broken.field, broken.rule
                 );
-                journal::finish(
-                    &lock(&self.journal),
-                    entry.id,
-                    &claim,
-                    Outcome {
-                        status: Status::Unknown,
-                        trade_no: None,
-                        code: Some(&a.code),
-                        message: Some(&message),
-                    },
-                )?;
+                {
+                    let conn = lock(&self.journal);
+                    // Marked first: whatever happens next, it is never sent again.
+                    journal::mark_answered(&conn, entry.id)?;
+                    journal::finish(
+                        &conn,
+                        entry.id,
+                        &claim,
+                        Outcome {
+                            status: Status::Unknown,
+                            trade_no: None,
+                            code: Some(&a.code),
+                            message: Some(&message),
+                        },
+                    )?;
+                }
                 return Err(CoreError::OutcomeUnknown { message });
             }
             Err(e) => e,
@@ -676,7 +681,7 @@ impl Desk {
             trade_nos: vec![],
             date_limit: None,
             page_num: 1,
-            page_size: 10,
+            page_size: 50,
             version: wire::V2OrderList::VERSION.into(),
         };
         let started = Instant::now();
@@ -691,14 +696,8 @@ impl Desk {
         let doubt = |why: String| GatewayError::BadResponse {
             reason: format!("the order list for merOrderNo {mer_order_no} {why}"),
         };
-        // A list that says it holds more than it shows cannot prove an order absent.
         let shown = i64::try_from(page.list.len()).unwrap_or(i64::MAX);
-        if page.total > shown || page.total < 0 {
-            return Err(doubt(format!(
-                "says it holds {} orders but shows {shown}",
-                page.total
-            )));
-        }
+        let complete = (0..=shown).contains(&page.total);
         let mut listed = Listed::Absent;
         let mut found: Option<String> = None;
         for i in page
@@ -722,7 +721,21 @@ impl Desk {
                 _ => found = Some(i.trade_no),
             }
         }
-        Ok(found.map_or(listed, Listed::Found))
+        match found {
+            // Two orders under one number on a page the list says is not all of them:
+            // another may be on the next page.
+            Some(t) if complete => Ok(Listed::Found(t)),
+            Some(t) => Err(doubt(format!(
+                "shows {t} but says it holds {} orders, of which it shows {shown}",
+                page.total
+            ))),
+            // A list that says it holds more than it shows cannot prove an order absent.
+            None if !complete => Err(doubt(format!(
+                "says it holds {} orders but shows {shown}",
+                page.total
+            ))),
+            None => Ok(listed),
+        }
     }
 
     /// Looks an entry up at the gateway (order list by `merOrderNos`), under a claim in
@@ -777,7 +790,15 @@ impl Desk {
                 let left = e.sent_at.unwrap_or(e.created_at);
                 let grace_ends = left + i64::from(safety.not_found_grace_secs) * 1000;
                 let lookups = e.lookups + 1;
-                if now >= grace_ends && lookups >= i64::from(safety.not_found_lookups) {
+                if journal::answered(&conn, e.id)? {
+                    // The gateway said yes: not listed yet is never "not there".
+                    let wait = (2000 * 2i64.pow(lookups.clamp(0, 8) as u32)).min(300_000);
+                    let note = format!(
+                        "the gateway answered success without a usable trade number and does not list the order yet (lookup {lookups}); never sent again, looked up again from {}",
+                        utc_time(now + wait)
+                    );
+                    journal::not_found_yet(&conn, e.id, &claim, now + wait, &note)?;
+                } else if now >= grace_ends && lookups >= i64::from(safety.not_found_lookups) {
                     let note = format!(
                         "not at the gateway after {lookups} lookups over {} s: safe to send again with the same merOrderNo",
                         (now - left) / 1000

@@ -132,6 +132,7 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
               label={t("settings.field.orderType")}
               value={p.orderType ?? ""}
               onChange={(e) => set("orderType", e.currentTarget.value || null)}
+              error={err("orderType")}
             />
           </Group>
           <TextInput
