@@ -29,6 +29,49 @@ pub struct Fault {
     pub seed: u64,
 }
 
+/// The longest `latencyMs` and `hangMs` the simulation API takes: two minutes.
+pub const MAX_FAULT_MS: u64 = 120_000;
+
+/// The settings of [`Fault`] that are durations in milliseconds, as the JSON names them.
+pub(crate) const DURATION_FIELDS: [&str; 2] = ["latencyMs", "hangMs"];
+/// The settings of [`Fault`] that are rates, as the JSON names them.
+pub(crate) const RATE_FIELDS: [&str; 6] = [
+    "errorRate",
+    "dropRate",
+    "malformedRate",
+    "badSignatureRate",
+    "hangRate",
+    "blankTradeNoRate",
+];
+
+impl Fault {
+    /// The bounds the simulation API enforces: durations at most [`MAX_FAULT_MS`],
+    /// rates from 0 to 1 (NaN refused). The message names the field and the rule.
+    pub fn check(&self) -> Result<(), String> {
+        for (field, ms) in DURATION_FIELDS.iter().zip([self.latency_ms, self.hang_ms]) {
+            if ms > MAX_FAULT_MS {
+                return Err(format!(
+                    "{field}: must be an integer from 0 to {MAX_FAULT_MS} (milliseconds)"
+                ));
+            }
+        }
+        let rates = [
+            self.error_rate,
+            self.drop_rate,
+            self.malformed_rate,
+            self.bad_signature_rate,
+            self.hang_rate,
+            self.blank_trade_no_rate,
+        ];
+        for (field, rate) in RATE_FIELDS.iter().zip(rates) {
+            if !(0.0..=1.0).contains(&rate) {
+                return Err(format!("{field}: must be a number from 0 to 1"));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What happens to one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Injected {

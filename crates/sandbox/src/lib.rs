@@ -4,6 +4,7 @@
 //! and optional SQLite persistence. Tests start it in-process on a free loopback port.
 
 pub mod codes;
+mod extract;
 mod faults;
 mod gateway;
 pub mod model;
@@ -23,11 +24,14 @@ use paydesk_gateway::{PrivateKey, PublicKey};
 use rust_decimal::Decimal;
 use tokio::sync::oneshot;
 
-pub use faults::{Armed, Fault, Injected};
+pub use extract::{MAX_DRAIN_BYTES, MAX_SIM_BODY_BYTES};
+pub use faults::{Armed, Fault, Injected, MAX_FAULT_MS};
+pub use gateway::{MAX_BODY_BYTES, MAX_FILE_BYTES, MAX_TOTAL_FILE_BYTES};
 // `Behaviour` is defined below, next to the configuration that carries it.
 pub use model::{Balance, Card, Merchant, Order, State, token_digest};
 pub use notify::{Notification, NotifyKind, RetryPolicy};
-pub use seed::SeedSpec;
+pub use seed::{MAX_SEED_COUNT, SeedSpec};
+pub use sim::SIMULATION_ROUTES;
 use store::{Store, Touched};
 
 /// How a sandbox starts.
@@ -54,6 +58,21 @@ pub struct Behaviour {
     pub accept_reused_order_no: bool,
     /// The order list shows a new order only this many milliseconds after it was made.
     pub list_lag_ms: u64,
+}
+
+/// The longest list lag the simulation API takes: one hour.
+pub const MAX_LIST_LAG_MS: u64 = 3_600_000;
+
+impl Behaviour {
+    /// The bounds the simulation API enforces (`listLagMs` at most [`MAX_LIST_LAG_MS`]).
+    pub fn check(&self) -> Result<(), String> {
+        if self.list_lag_ms > MAX_LIST_LAG_MS {
+            return Err(format!(
+                "listLagMs: must be an integer from 0 to {MAX_LIST_LAG_MS} (milliseconds)"
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -230,11 +249,12 @@ impl Sandbox {
         );
     }
 
-    /// Registers (or replaces) a card.
+    /// Registers (or replaces) a card; its balance is the opening balance moved by the
+    /// card's orders so far (see [`State::put_card`]).
     pub fn add_card(&self, c: Card) {
         let mut state = self.shared.write();
         let key = (c.mer_no, c.apply_order_no.clone());
-        state.cards.insert(key.clone(), c);
+        state.put_card(c);
         self.shared.persist(
             &state,
             &Touched {
@@ -294,9 +314,19 @@ impl Sandbox {
         self.shared.faults.lock().unwrap_or_else(poisoned).clear();
     }
 
-    /// Every route: the 11 operations and the simulation API.
+    /// Every route: the 11 operations and the simulation API. A path that is neither
+    /// is answered 404 in the shape of its neighbours: `{"error"}` under
+    /// `/__sandbox/`, an envelope elsewhere.
     pub fn router(&self) -> Router {
-        gateway::routes(self.shared.clone()).merge(sim::routes(self.shared.clone()))
+        gateway::routes(self.shared.clone())
+            .merge(sim::routes(self.shared.clone()))
+            .fallback(not_found)
+            .layer(axum::middleware::from_fn(extract::whole_body))
+    }
+
+    /// The gateway operations' paths (every one is a POST).
+    pub fn gateway_paths() -> &'static [&'static str] {
+        &gateway::PATHS
     }
 
     /// Serves on `addr` (use port 0 for a free port).
@@ -321,6 +351,18 @@ impl Sandbox {
             shutdown: Some(tx),
             join: Some(join),
         })
+    }
+}
+
+/// No route: `{"error"}` for a path under `/__sandbox/` (in any case, with any
+/// number of leading slashes), the gateway's envelope for any other.
+async fn not_found(method: axum::http::Method, uri: axum::http::Uri) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    let path = uri.path();
+    if extract::under_sandbox(path) {
+        sim::not_found(method, uri).await.into_response()
+    } else {
+        gateway::not_found(&method, path)
     }
 }
 

@@ -74,6 +74,86 @@ impl Merchant {
     pub fn key(&self) -> Option<PublicKey> {
         PublicKey::from_text(&self.public_key).ok()
     }
+
+    /// The checks the simulation API makes before registering a merchant: a usable
+    /// key, origins and notification URL, and every rate, fee and opening balance
+    /// within [`MAX_RATE_SCALE`] / [`MAX_FEE_SCALE`] and [`MAX_MONEY`], so no
+    /// arithmetic on them can overflow or round. The message names the field.
+    pub fn check(&self) -> Result<(), String> {
+        if self.mer_no == 0 {
+            return Err("mer_no: must be a positive merchant number".into());
+        }
+        if self.key().is_none() {
+            return Err("public_key: not an RSA public key of 2048 to 4096 bits".into());
+        }
+        for (i, o) in self.origins.iter().enumerate() {
+            if !is_http_url(o) {
+                return Err(format!("origins[{i}]: must be an http or https origin"));
+            }
+        }
+        for (i, t) in self.tokens.iter().enumerate() {
+            if t.is_empty() || t.chars().any(char::is_control) {
+                return Err(format!(
+                    "tokens[{i}]: must be non-empty, without control characters"
+                ));
+            }
+        }
+        if !self.card_notify_url.is_empty() && !is_http_url(&self.card_notify_url) {
+            return Err("card_notify_url: must be an http or https URL".into());
+        }
+        for (field, rate) in [
+            ("fee_rate", self.fee_rate),
+            ("reserve_rate", self.reserve_rate),
+            ("withdraw_fee_rate", self.withdraw_fee_rate),
+        ] {
+            if rate < Decimal::ZERO
+                || rate > Decimal::ONE
+                || rate.normalize().scale() > MAX_RATE_SCALE
+            {
+                return Err(format!(
+                    "{field}: must be from 0 to 1 with at most {MAX_RATE_SCALE} decimal places"
+                ));
+            }
+        }
+        for (field, fee) in [
+            ("fixed_fee", self.fixed_fee),
+            ("payout_fee", self.payout_fee),
+        ] {
+            check_money(field, fee, MAX_FEE_SCALE)?;
+        }
+        for (cur, amount) in &self.opening {
+            let units = paydesk_gateway::Currency::parse(cur)
+                .map_err(|e| format!("opening.{cur}: the currency {e}"))?
+                .minor_units();
+            check_money(&format!("opening.{cur}"), *amount, units)?;
+        }
+        Ok(())
+    }
+}
+
+/// Opening balances, fees and card balances the simulation API takes: at most this
+/// (10^15, the gateway's largest amount).
+pub const MAX_MONEY: i64 = paydesk_gateway::money::MAX_AMOUNT;
+/// Decimal places of a merchant's rates (0.025 = 2.5 %).
+pub const MAX_RATE_SCALE: u32 = 6;
+/// Decimal places of a merchant's fixed fees.
+pub const MAX_FEE_SCALE: u32 = 4;
+
+fn check_money(field: &str, amount: Decimal, scale: u32) -> Result<(), String> {
+    if amount < Decimal::ZERO
+        || amount > Decimal::from(MAX_MONEY)
+        || amount.normalize().scale() > scale
+    {
+        return Err(format!(
+            "{field}: must be from 0 to {MAX_MONEY} with at most {scale} decimal places"
+        ));
+    }
+    Ok(())
+}
+
+fn is_http_url(text: &str) -> bool {
+    url::Url::parse(text)
+        .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
 }
 
 /// A merchant's money in one currency.
@@ -302,6 +382,23 @@ pub struct Card {
     pub balance: Decimal,
 }
 
+impl Card {
+    /// The checks the simulation API makes before registering a card: a merchant
+    /// number, an `applyOrderNo` the gateway's operations can name, an ISO 4217
+    /// currency and an opening balance from 0 to [`MAX_MONEY`] in its minor units.
+    pub fn check(&self) -> Result<(), String> {
+        if self.mer_no == 0 {
+            return Err("mer_no: must be a positive merchant number".into());
+        }
+        paydesk_gateway::validate::order_no("apply_order_no", &self.apply_order_no)
+            .map_err(|e| e.to_string())?;
+        let units = paydesk_gateway::Currency::parse(&self.currency)
+            .map_err(|e| format!("currency: {e}"))?
+            .minor_units();
+        check_money("opening", self.opening, units)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReviewFile {
     pub file_type: String,
@@ -360,6 +457,21 @@ impl State {
             b.available += *amount;
         }
         self.merchants.insert(m.mer_no, m);
+    }
+
+    /// Registers (or replaces) a card. Its balance is its opening balance moved by the
+    /// top-ups and withdrawals already made on it (the `balance` given is ignored), so
+    /// replacing a card keeps the ledger whole.
+    pub fn put_card(&mut self, mut c: Card) {
+        let key = (c.mer_no, c.apply_order_no.clone());
+        c.balance = c.opening
+            + self
+                .orders
+                .iter()
+                .filter(|o| o.mer_no == c.mer_no && o.card == c.apply_order_no)
+                .map(Order::card_effect)
+                .sum::<Decimal>();
+        self.cards.insert(key, c);
     }
 
     pub fn balance(&self, mer_no: u64, currency: &str) -> Balance {

@@ -78,10 +78,12 @@ impl Default for RetryPolicy {
 /// Delivers notification `id` until it is acknowledged or the attempts run out.
 pub(crate) async fn deliver(shared: Arc<Shared>, id: u64) {
     // A gateway on this machine: the operator's proxy variables are not its own (and
-    // must never see loopback traffic).
+    // must never see loopback traffic). No redirects: a receiver answering 307 to the
+    // simulation API would otherwise get the signed POST replayed there.
     let client = match reqwest::Client::builder()
         .timeout(Duration::from_secs(10))
         .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
         .build()
     {
         Ok(c) => c,
@@ -139,17 +141,63 @@ pub(crate) async fn deliver(shared: Arc<Shared>, id: u64) {
             return;
         }
         if !last {
-            tokio::time::sleep(policy.base * 2u32.saturating_pow(n)).await;
+            tokio::time::sleep(policy.base.saturating_mul(2u32.saturating_pow(n))).await;
         }
     }
 }
 
-/// True for a URL under `/__sandbox/`, the simulation API, on any host.
-pub(crate) fn is_simulation_api(url: &str) -> bool {
-    url::Url::parse(url).is_ok_and(|u| {
-        u.path()
-            .trim_start_matches('/')
-            .to_ascii_lowercase()
-            .starts_with("__sandbox")
-    })
+/// True for a URL that may reach the simulation API (`/__sandbox/`), on any host: a
+/// path segment starting with `__sandbox` (any case) once the path is read the way a
+/// server might read it. The `url` crate has already resolved `.` and `..` (also
+/// `%2e`) and backslashes; on top of that percent-escapes are decoded (repeatedly, for
+/// `%255F`), empty segments (`//`) dropped and dot segments the decoding revealed
+/// resolved. A URL that does not parse is not one (it is never sent either).
+pub fn is_simulation_api(url: &str) -> bool {
+    let Ok(u) = url::Url::parse(url) else {
+        return false;
+    };
+    let mut path = u.path().to_string();
+    for _ in 0..8 {
+        let decoded = percent_decode(&path);
+        if decoded == path {
+            break;
+        }
+        path = decoded;
+    }
+    let mut segments: Vec<&str> = Vec::new();
+    for seg in path.split(['/', '\\']) {
+        match seg.trim() {
+            "" | "." => {}
+            ".." => {
+                segments.pop();
+            }
+            s => segments.push(s),
+        }
+    }
+    segments
+        .iter()
+        .any(|s| s.to_ascii_lowercase().starts_with("__sandbox"))
+}
+
+/// `%XX` escapes decoded (invalid UTF-8 replaced); a `%` without two hex digits kept.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

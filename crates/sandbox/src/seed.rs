@@ -44,6 +44,57 @@ impl SeedSpec {
     }
 }
 
+/// The most orders one `POST /__sandbox/seed` adds.
+pub const MAX_SEED_COUNT: usize = 100_000;
+
+/// Seeded dates: from the first second of 1970 to the last of 9999.
+const FIRST_YEAR: i32 = 1970;
+const LAST_YEAR: i32 = 9999;
+
+impl SeedSpec {
+    /// The bounds the simulation API enforces: `count` from 1 to [`MAX_SEED_COUNT`],
+    /// `from` and `to` as `YYYY-MM-DD HH:MM:SS` in the years 1970 to 9999 with `from`
+    /// not after `to`, and `notifyUrl` empty or an http(s) URL. The message names the
+    /// field and the rule.
+    pub fn check(&self) -> Result<(), String> {
+        if !(1..=MAX_SEED_COUNT).contains(&self.count) {
+            return Err(format!("count: must be 1 to {MAX_SEED_COUNT}"));
+        }
+        let time = |field: &str, text: &Option<String>| -> Result<Option<DateTime<Utc>>, String> {
+            let Some(text) = text else { return Ok(None) };
+            let rule = || {
+                format!(
+                    "{field}: must be YYYY-MM-DD HH:MM:SS in the years {FIRST_YEAR} to {LAST_YEAR}"
+                )
+            };
+            let t = paydesk_gateway::validate::date_time(field, text).map_err(|_| rule())?;
+            if !(FIRST_YEAR..=LAST_YEAR).contains(&chrono::Datelike::year(&t)) {
+                return Err(rule());
+            }
+            Ok(Some(t.and_utc()))
+        };
+        let from = time("from", &self.from)?;
+        let to = time("to", &self.to)?;
+        let to = to.unwrap_or_else(Utc::now);
+        if let Some(from) = from
+            && from > to
+        {
+            return Err(if self.to.is_some() {
+                "from: must not be after to".to_string()
+            } else {
+                "from: must not be in the future when to is absent (it is now)".to_string()
+            });
+        }
+        if !self.notify_url.is_empty()
+            && !url::Url::parse(&self.notify_url)
+                .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+        {
+            return Err("notifyUrl: must be empty or an http or https URL".into());
+        }
+        Ok(())
+    }
+}
+
 const PAYIN_METHODS: &[(&str, &[&str])] = &[
     ("WECHAT", &["CNY"]),
     ("PIX", &["BRL"]),
@@ -71,8 +122,11 @@ pub(crate) fn seed(s: &Arc<Shared>, spec: &SeedSpec) -> usize {
     else {
         return 0;
     };
+    // Checked arithmetic throughout: a date near the ends of chrono's range (which
+    // `check` refuses, but the Rust API does not) must not panic.
     let to = parse_time(spec.to.as_deref()).unwrap_or_else(Utc::now);
-    let from = parse_time(spec.from.as_deref()).unwrap_or(to - Duration::days(90));
+    let from = parse_time(spec.from.as_deref())
+        .unwrap_or_else(|| to.checked_sub_signed(Duration::days(90)).unwrap_or(to));
     let span = (to - from).num_milliseconds().max(1);
     let mut rng = fastrand::Rng::with_seed(spec.seed);
     let first = state.orders.len();
@@ -80,8 +134,11 @@ pub(crate) fn seed(s: &Arc<Shared>, spec: &SeedSpec) -> usize {
     let hundred = Decimal::ONE_HUNDRED;
     for i in 0..spec.count {
         let offset = (span as i128 * i as i128 / spec.count.max(1) as i128) as i64;
-        let created =
-            from + Duration::milliseconds(offset + rng.i64(0..1000).min(span - offset).max(0));
+        let created = from
+            .checked_add_signed(Duration::milliseconds(
+                offset + rng.i64(0..1000).min(span - offset).max(0),
+            ))
+            .unwrap_or(from);
         let payout = rng.u8(0..100) < 12;
         let (method, currency) = if payout {
             if rng.bool() {
@@ -158,7 +215,9 @@ pub(crate) fn seed(s: &Arc<Shared>, spec: &SeedSpec) -> usize {
                 refund_no: format!("R{}-1", o.trade_no),
                 amount: part,
                 state: 3,
-                created: created + Duration::hours(6),
+                created: created
+                    .checked_add_signed(Duration::hours(6))
+                    .unwrap_or(created),
             };
             match state_value {
                 st::REFUNDED => o.refunds.push(refund(amount)),

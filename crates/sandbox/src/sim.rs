@@ -5,16 +5,17 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Path, State as AxState};
-use axum::http::StatusCode;
+use axum::extract::State as AxState;
+use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, post};
 use chrono::Utc;
 use paydesk_gateway::SignSettings;
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::extract::{OptJson, SimJson, SimPath, from_map};
 use crate::faults::Fault;
 use crate::model::{Card, Kind, Merchant, Order, Refund, st};
 use crate::notify::{Notification, NotifyKind};
@@ -22,10 +23,21 @@ use crate::seed::SeedSpec;
 use crate::store::Touched;
 use crate::{Shared, gateway};
 
-type ApiResult = Result<Response, (StatusCode, axum::Json<Value>)>;
+/// A simulation API error: a 4xx status and `{"error": "..."}`.
+pub(crate) type ApiError = (StatusCode, axum::Json<Value>);
 
-fn api_error(status: StatusCode, msg: impl Into<String>) -> (StatusCode, axum::Json<Value>) {
-    (status, axum::Json(json!({"error": msg.into()})))
+type ApiResult = Result<Response, ApiError>;
+
+/// Error messages are cut to this many characters (they may quote what was sent).
+const MAX_ERROR_CHARS: usize = 1000;
+
+pub(crate) fn api_error(status: StatusCode, msg: impl Into<String>) -> ApiError {
+    let mut msg: String = msg.into();
+    if let Some((cut, _)) = msg.char_indices().nth(MAX_ERROR_CHARS) {
+        msg.truncate(cut);
+        msg.push('…');
+    }
+    (status, axum::Json(json!({"error": msg})))
 }
 
 /// The bank details a SEPA payin answers with.
@@ -164,7 +176,21 @@ fn reversible(
     if amount <= Decimal::ZERO || amount > left {
         return Err((
             StatusCode::BAD_REQUEST,
-            format!("amount must be above 0 and at most {left}"),
+            format!("amount: must be above 0 and at most {left}"),
+        ));
+    }
+    // A part of a cent would leave balances no currency can show (and, at Decimal's
+    // 28 digits, sums that round).
+    let units = paydesk_gateway::Currency::parse(&o.currency)
+        .map_or(2, paydesk_gateway::Currency::minor_units);
+    if amount.normalize().scale() > units {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            format!(
+                "amount: has {} decimal places but {} allows at most {units}",
+                amount.normalize().scale(),
+                o.currency
+            ),
         ));
     }
     Ok((idx, amount))
@@ -329,10 +355,8 @@ struct AmountBody {
     amount: Option<String>,
 }
 
-fn parse_amount(
-    body: Option<axum::Json<AmountBody>>,
-) -> Result<Option<Decimal>, (StatusCode, axum::Json<Value>)> {
-    match body.and_then(|b| b.0.amount) {
+fn parse_amount(body: Option<AmountBody>) -> Result<Option<Decimal>, ApiError> {
+    match body.and_then(|b| b.amount) {
         None => Ok(None),
         Some(a) => paydesk_gateway::money::parse_decimal("amount", &a)
             .map(Some)
@@ -344,37 +368,97 @@ fn order_json(o: &Order) -> Value {
     json!({"order": o, "listItem": gateway::list_item(o)})
 }
 
+/// Every call of the simulation API: its path (as the router has it) and methods.
+pub const SIMULATION_ROUTES: &[(&str, &[&str])] = &[
+    ("/__sandbox/health", &["GET"]),
+    ("/__sandbox/gateway-key", &["GET"]),
+    ("/__sandbox/orders/{trade_no}", &["GET"]),
+    ("/__sandbox/orders/{trade_no}/{action}", &["POST"]),
+    ("/__sandbox/reviews", &["GET"]),
+    ("/__sandbox/reviews/{id}/{decision}", &["POST"]),
+    ("/__sandbox/reviews/{id}/files/{n}", &["GET"]),
+    ("/__sandbox/notifications", &["GET"]),
+    ("/__sandbox/seed", &["POST"]),
+    ("/__sandbox/reset", &["POST"]),
+    ("/__sandbox/faults", &["POST", "DELETE", "GET"]),
+    ("/__sandbox/behaviour", &["POST", "GET"]),
+    ("/__sandbox/merchants", &["POST"]),
+    ("/__sandbox/cards", &["POST", "GET"]),
+    ("/__sandbox/ledger", &["GET"]),
+];
+
+/// The handlers of one path of [`SIMULATION_ROUTES`].
+fn method_router(path: &str) -> Option<MethodRouter<Arc<Shared>>> {
+    Some(match path {
+        "/__sandbox/health" => get(|| async { "ok" }),
+        "/__sandbox/gateway-key" => get(gateway_key),
+        "/__sandbox/orders/{trade_no}" => get(show_order),
+        "/__sandbox/orders/{trade_no}/{action}" => post(order_action),
+        "/__sandbox/reviews" => get(list_reviews),
+        "/__sandbox/reviews/{id}/{decision}" => post(decide_review),
+        "/__sandbox/reviews/{id}/files/{n}" => get(review_file),
+        "/__sandbox/notifications" => get(list_notifications),
+        "/__sandbox/seed" => post(seed),
+        "/__sandbox/reset" => post(reset),
+        "/__sandbox/faults" => post(set_fault).delete(clear_faults).get(get_faults),
+        "/__sandbox/behaviour" => post(set_behaviour).get(get_behaviour),
+        "/__sandbox/merchants" => post(add_merchant),
+        "/__sandbox/cards" => post(add_card).get(list_cards),
+        "/__sandbox/ledger" => get(ledger),
+        _ => return None,
+    })
+}
+
 pub(crate) fn routes(shared: Arc<Shared>) -> Router {
-    Router::new()
-        .route("/__sandbox/health", get(|| async { "ok" }))
-        .route("/__sandbox/gateway-key", get(gateway_key))
-        .route("/__sandbox/orders/{trade_no}", get(show_order))
-        .route("/__sandbox/orders/{trade_no}/{action}", post(order_action))
-        .route("/__sandbox/reviews", get(list_reviews))
-        .route("/__sandbox/reviews/{id}/{decision}", post(decide_review))
-        .route("/__sandbox/reviews/{id}/files/{n}", get(review_file))
-        .route("/__sandbox/notifications", get(list_notifications))
-        .route("/__sandbox/seed", post(seed))
-        .route("/__sandbox/reset", post(reset))
-        .route(
-            "/__sandbox/faults",
-            post(set_fault).delete(clear_faults).get(get_faults),
-        )
-        .route(
-            "/__sandbox/behaviour",
-            post(set_behaviour).get(get_behaviour),
-        )
-        .route("/__sandbox/merchants", post(add_merchant))
-        .route("/__sandbox/cards", post(add_card).get(list_cards))
-        .route("/__sandbox/ledger", get(ledger))
+    let mut router = Router::new();
+    for (path, _) in SIMULATION_ROUTES {
+        if let Some(m) = method_router(path) {
+            router = router.route(path, m);
+        }
+    }
+    router
+        .method_not_allowed_fallback(wrong_method)
         .with_state(shared)
+}
+
+/// A simulation path asked with a method it does not serve.
+async fn wrong_method(method: Method, uri: Uri) -> ApiError {
+    let path = uri.path();
+    let allowed = SIMULATION_ROUTES
+        .iter()
+        .find(|(p, _)| same_route(p, path))
+        .map_or_else(String::new, |(_, m)| m.join(", "));
+    api_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{method} {path}: method not allowed (this call takes {allowed})"),
+    )
+}
+
+/// Whether `path` fits the route template `route` (`{name}` takes one segment).
+fn same_route(route: &str, path: &str) -> bool {
+    let (r, p): (Vec<&str>, Vec<&str>) = (route.split('/').collect(), path.split('/').collect());
+    r.len() == p.len() && r.iter().zip(&p).all(|(r, p)| r.starts_with('{') || r == p)
+}
+
+/// A path under `/__sandbox/` that names no call.
+pub(crate) async fn not_found(method: Method, uri: Uri) -> ApiError {
+    api_error(
+        StatusCode::NOT_FOUND,
+        format!(
+            "{method} {}: no such simulation call (see the README's simulation API table)",
+            uri.path()
+        ),
+    )
 }
 
 async fn gateway_key(AxState(s): AxState<Arc<Shared>>) -> String {
     s.gateway_key.public_key().to_pem()
 }
 
-async fn show_order(AxState(s): AxState<Arc<Shared>>, Path(trade_no): Path<String>) -> ApiResult {
+async fn show_order(
+    AxState(s): AxState<Arc<Shared>>,
+    SimPath(trade_no): SimPath<String>,
+) -> ApiResult {
     let state = s.read();
     let o = state
         .order(&trade_no)
@@ -384,8 +468,8 @@ async fn show_order(AxState(s): AxState<Arc<Shared>>, Path(trade_no): Path<Strin
 
 async fn order_action(
     AxState(s): AxState<Arc<Shared>>,
-    Path((trade_no, action)): Path<(String, String)>,
-    body: Option<axum::Json<AmountBody>>,
+    SimPath((trade_no, action)): SimPath<(String, String)>,
+    OptJson(body): OptJson<AmountBody>,
 ) -> ApiResult {
     let result = match action.as_str() {
         "refund" => refund(&s, &trade_no, parse_amount(body)?),
@@ -430,7 +514,7 @@ async fn list_reviews(AxState(s): AxState<Arc<Shared>>) -> Response {
 /// One file of a review submission, decoded, with its type.
 async fn review_file(
     AxState(s): AxState<Arc<Shared>>,
-    Path((id, n)): Path<(u64, usize)>,
+    SimPath((id, n)): SimPath<(u64, usize)>,
 ) -> ApiResult {
     use base64::Engine as _;
     let state = s.read();
@@ -453,7 +537,7 @@ async fn review_file(
 
 async fn decide_review(
     AxState(s): AxState<Arc<Shared>>,
-    Path((id, decision)): Path<(u64, String)>,
+    SimPath((id, decision)): SimPath<(u64, String)>,
 ) -> ApiResult {
     let status = match decision.as_str() {
         "approve" => "approved",
@@ -519,8 +603,37 @@ async fn list_notifications(AxState(s): AxState<Arc<Shared>>) -> Response {
 
 async fn seed(
     AxState(s): AxState<Arc<Shared>>,
-    axum::Json(spec): axum::Json<SeedSpec>,
+    SimJson(body): SimJson<Map<String, Value>>,
 ) -> ApiResult {
+    let max = crate::seed::MAX_SEED_COUNT;
+    let count = body.get("count").and_then(Value::as_u64);
+    if !count.is_some_and(|n| (1..=max as u64).contains(&n)) {
+        return Err(api_error(
+            StatusCode::BAD_REQUEST,
+            format!("count: must be 1 to {max}"),
+        ));
+    }
+    let spec: SeedSpec = from_map(body)?;
+    spec.check()
+        .map_err(|e| api_error(StatusCode::BAD_REQUEST, e))?;
+    {
+        let state = s.read();
+        match spec.mer_no {
+            Some(m) if !state.merchants.contains_key(&m) => {
+                return Err(api_error(
+                    StatusCode::NOT_FOUND,
+                    format!("merNo: no merchant {m} is registered"),
+                ));
+            }
+            None if state.merchants.is_empty() => {
+                return Err(api_error(
+                    StatusCode::NOT_FOUND,
+                    "merNo: no merchant is registered",
+                ));
+            }
+            _ => {}
+        }
+    }
     let s2 = s.clone();
     let added = tokio::task::spawn_blocking(move || crate::seed::seed(&s2, &spec))
         .await
@@ -561,22 +674,54 @@ async fn reset(AxState(s): AxState<Arc<Shared>>) -> Response {
     axum::Json(json!({"reset": true})).into_response()
 }
 
-#[derive(Debug, Deserialize)]
-struct FaultBody {
-    route: String,
-    #[serde(flatten)]
-    fault: Fault,
+/// A fault from the body of `POST faults`: `route` and the [`Fault`] settings, each
+/// within its bounds, and nothing else.
+fn fault_body(mut body: Map<String, Value>) -> Result<(String, Fault), ApiError> {
+    use crate::faults::{DURATION_FIELDS, MAX_FAULT_MS, RATE_FIELDS};
+    let bad = |msg: String| api_error(StatusCode::BAD_REQUEST, msg);
+    let route = match body.remove("route") {
+        Some(Value::String(r)) if r == "*" || gateway::PATHS.contains(&r.as_str()) => r,
+        _ => {
+            return Err(bad(format!(
+                "route: must be * or one of the gateway paths {}",
+                gateway::PATHS.join(", ")
+            )));
+        }
+    };
+    for (key, v) in &body {
+        if DURATION_FIELDS.contains(&key.as_str()) {
+            if v.as_u64().is_none_or(|ms| ms > MAX_FAULT_MS) {
+                return Err(bad(format!(
+                    "{key}: must be an integer from 0 to {MAX_FAULT_MS} (milliseconds)"
+                )));
+            }
+        } else if RATE_FIELDS.contains(&key.as_str()) {
+            if !v.as_f64().is_some_and(|r| (0.0..=1.0).contains(&r)) {
+                return Err(bad(format!("{key}: must be a number from 0 to 1")));
+            }
+        } else if key != "seed" {
+            return Err(bad(format!(
+                "{key}: not a fault setting (route, {}, {}, seed)",
+                DURATION_FIELDS.join(", "),
+                RATE_FIELDS.join(", ")
+            )));
+        }
+    }
+    let fault: Fault = from_map(body)?;
+    fault.check().map_err(bad)?;
+    Ok((route, fault))
 }
 
 async fn set_fault(
     AxState(s): AxState<Arc<Shared>>,
-    axum::Json(b): axum::Json<FaultBody>,
-) -> Response {
+    SimJson(body): SimJson<Map<String, Value>>,
+) -> ApiResult {
+    let (route, fault) = fault_body(body)?;
     s.faults
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .insert(b.route.clone(), b.fault.arm());
-    axum::Json(json!({"route": b.route})).into_response()
+        .insert(route.clone(), fault.arm());
+    Ok(axum::Json(json!({"route": route})).into_response())
 }
 
 async fn get_faults(AxState(s): AxState<Arc<Shared>>) -> Response {
@@ -602,12 +747,40 @@ async fn clear_faults(AxState(s): AxState<Arc<Shared>>) -> Response {
 /// [`crate::Behaviour`]): a reused `merOrderNo` taken as a new order, a lagging list.
 async fn set_behaviour(
     AxState(s): AxState<Arc<Shared>>,
-    axum::Json(b): axum::Json<crate::Behaviour>,
-) -> Response {
+    SimJson(body): SimJson<Map<String, Value>>,
+) -> ApiResult {
+    let max = crate::MAX_LIST_LAG_MS;
+    for (key, v) in &body {
+        match key.as_str() {
+            "acceptReusedOrderNo" if v.is_boolean() => {}
+            "acceptReusedOrderNo" => {
+                return Err(api_error(
+                    StatusCode::BAD_REQUEST,
+                    "acceptReusedOrderNo: must be true or false",
+                ));
+            }
+            "listLagMs" if v.as_u64().is_some_and(|ms| ms <= max) => {}
+            "listLagMs" => {
+                return Err(api_error(
+                    StatusCode::BAD_REQUEST,
+                    format!("listLagMs: must be an integer from 0 to {max} (milliseconds)"),
+                ));
+            }
+            other => {
+                return Err(api_error(
+                    StatusCode::BAD_REQUEST,
+                    format!("{other}: not a behaviour setting (acceptReusedOrderNo, listLagMs)"),
+                ));
+            }
+        }
+    }
+    let b: crate::Behaviour = from_map(body)?;
+    b.check()
+        .map_err(|e| api_error(StatusCode::BAD_REQUEST, e))?;
     *s.behaviour
         .write()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = b.clone();
-    axum::Json(json!(b)).into_response()
+    Ok(axum::Json(json!(b)).into_response())
 }
 
 async fn get_behaviour(AxState(s): AxState<Arc<Shared>>) -> Response {
@@ -616,14 +789,10 @@ async fn get_behaviour(AxState(s): AxState<Arc<Shared>>) -> Response {
 
 async fn add_merchant(
     AxState(s): AxState<Arc<Shared>>,
-    axum::Json(m): axum::Json<Merchant>,
+    SimJson(m): SimJson<Merchant>,
 ) -> ApiResult {
-    if m.key().is_none() {
-        return Err(api_error(
-            StatusCode::BAD_REQUEST,
-            "publicKey: not an RSA public key of 2048 to 4096 bits",
-        ));
-    }
+    m.check()
+        .map_err(|e| api_error(StatusCode::BAD_REQUEST, e))?;
     let mut state = s.write();
     let mer_no = m.mer_no;
     state.add_merchant(m);
@@ -637,20 +806,12 @@ async fn add_merchant(
     Ok(axum::Json(json!({"merNo": mer_no})).into_response())
 }
 
-async fn add_card(
-    AxState(s): AxState<Arc<Shared>>,
-    axum::Json(mut c): axum::Json<Card>,
-) -> ApiResult {
-    if paydesk_gateway::Currency::parse(&c.currency).is_err() {
-        return Err(api_error(
-            StatusCode::BAD_REQUEST,
-            "currency: not an ISO 4217 code",
-        ));
-    }
-    c.balance = c.opening;
+async fn add_card(AxState(s): AxState<Arc<Shared>>, SimJson(c): SimJson<Card>) -> ApiResult {
+    c.check()
+        .map_err(|e| api_error(StatusCode::BAD_REQUEST, e))?;
     let mut state = s.write();
     let key = (c.mer_no, c.apply_order_no.clone());
-    state.cards.insert(key.clone(), c);
+    state.put_card(c);
     s.persist(
         &state,
         &Touched {
@@ -669,10 +830,6 @@ async fn list_cards(AxState(s): AxState<Arc<Shared>>) -> Response {
 async fn ledger(AxState(s): AxState<Arc<Shared>>) -> Response {
     match s.read().check_ledger() {
         Ok(()) => axum::Json(json!({"consistent": true})).into_response(),
-        Err(e) => (
-            StatusCode::CONFLICT,
-            axum::Json(json!({"consistent": false, "error": e})),
-        )
-            .into_response(),
+        Err(e) => api_error(StatusCode::CONFLICT, format!("ledger: {e}")).into_response(),
     }
 }

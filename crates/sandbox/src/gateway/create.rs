@@ -286,8 +286,16 @@ pub(super) fn v1_payment(
         .into());
     }
     let common: wire::PayinCommon = decode(body)?;
-    let method = wire::V1Method::from_body(&payment_type, &Value::Object(body.clone()))
-        .map_err(|e| decode_error(&e.to_string()))?;
+    // The method's extras, as `V1Method::from_body` reads them, but through `decode`
+    // so that a failure names its field (`products[0].price`).
+    let method = match payment_type.as_str() {
+        "PIX" => wire::V1Method::Pix(decode(body)?),
+        "APPLE_PAY" => wire::V1Method::ApplePay(decode(body)?),
+        "CASH_APP" => wire::V1Method::CashApp(decode(body)?),
+        "GCASH" => wire::V1Method::Gcash(decode(body)?),
+        "SEPA" => wire::V1Method::Sepa(decode(body)?),
+        _ => wire::V1Method::Wechat(wire::NoExtras {}),
+    };
     let version = body
         .get("version")
         .and_then(Value::as_str)
@@ -299,6 +307,7 @@ pub(super) fn v1_payment(
         method,
     };
     check(&op)?;
+    check_prices(&op.method, &op.common.currency_code)?;
     if op.version != "V3.0.0" {
         return Err(Failure::new(Code::BadVersion, "version must be V3.0.0").into());
     }
@@ -323,14 +332,28 @@ pub(super) fn v1_payment(
     Ok(Done::data(json!(result)))
 }
 
-pub(super) fn decode_error(inner: &str) -> Failure {
-    match inner.strip_prefix("missing field `") {
-        Some(rest) => Failure::new(
-            Code::MissingField,
-            format!("{} is required", rest.split('`').next().unwrap_or_default()),
-        ),
-        None => Failure::new(Code::BadFormat, inner.to_string()),
+/// Product prices are amounts like any other: above 0, at most the largest amount,
+/// in the order currency's minor units (E1007 naming the item otherwise).
+fn check_prices(method: &wire::V1Method, currency: &str) -> Outcome<()> {
+    let prices: Vec<(String, Decimal)> = match method {
+        wire::V1Method::ApplePay(w) | wire::V1Method::CashApp(w) => w
+            .products
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (format!("products[{i}].price"), p.price))
+            .collect(),
+        wire::V1Method::Gcash(g) => g
+            .product_info_list
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (format!("productInfoList[{i}].price"), p.price))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (field, price) in prices {
+        v::amount(&field, &price.to_string(), currency).map_err(field_failure)?;
     }
+    Ok(())
 }
 
 /// Vietnamese bank ids the sandbox knows; another id is answered with HTTP 404.

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{DefaultBodyLimit, State as AxState};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::State as AxState;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use base64::Engine as _;
@@ -21,6 +21,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::codes::{Code, Failure, Outcome};
+use crate::extract::Read;
 use crate::faults::Injected;
 use crate::model::{Kind, Merchant, Order, Review, ReviewFile, State, st};
 use crate::store::Touched;
@@ -38,6 +39,21 @@ use records::*;
 pub const MAX_FILE_BYTES: usize = 5 * 1024 * 1024;
 /// Review files: at most this many bytes together.
 pub const MAX_TOTAL_FILE_BYTES: usize = 20 * 1024 * 1024;
+/// Request bodies of the operations: at most this many bytes (review files are base64
+/// inside JSON: the file limits plus their encoding, and 1 MiB for the rest). A larger
+/// body is answered with the E1014 envelope.
+pub const MAX_BODY_BYTES: usize = MAX_TOTAL_FILE_BYTES.div_ceil(3) * 4 + 1024 * 1024;
+
+/// The paths of the 11 operations, in the interface's order.
+pub const PATHS: [&str; 11] = {
+    let mut paths = [""; 11];
+    let mut i = 0;
+    while i < Route::ALL.len() {
+        paths[i] = Route::ALL[i].path();
+        i += 1;
+    }
+    paths
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Route {
@@ -55,7 +71,21 @@ enum Route {
 }
 
 impl Route {
-    fn path(self) -> &'static str {
+    const ALL: [Route; 11] = [
+        Self::V2Payment,
+        Self::V2Payout,
+        Self::V2TopUp,
+        Self::V2Query,
+        Self::V2List,
+        Self::V2Balance,
+        Self::V1Payment,
+        Self::V1Payout,
+        Self::V1Query,
+        Self::V1Review,
+        Self::V1Withdraw,
+    ];
+
+    const fn path(self) -> &'static str {
         match self {
             Self::V2Payment => wire::V2Payment::PATH,
             Self::V2Payout => wire::V2Payout::PATH,
@@ -84,30 +114,53 @@ impl Route {
 }
 
 pub(crate) fn routes(shared: Arc<Shared>) -> Router {
-    let r = |route: Route| {
-        post(
-            move |AxState(s): AxState<Arc<Shared>>, headers: HeaderMap, body: Bytes| async move {
-                handle(s, route, headers, body).await
-            },
-        )
-    };
-    Router::new()
-        .route(Route::V2Payment.path(), r(Route::V2Payment))
-        .route(Route::V2Payout.path(), r(Route::V2Payout))
-        .route(Route::V2TopUp.path(), r(Route::V2TopUp))
-        .route(Route::V2Query.path(), r(Route::V2Query))
-        .route(Route::V2List.path(), r(Route::V2List))
-        .route(Route::V2Balance.path(), r(Route::V2Balance))
-        .route(Route::V1Payment.path(), r(Route::V1Payment))
-        .route(Route::V1Payout.path(), r(Route::V1Payout))
-        .route(Route::V1Query.path(), r(Route::V1Query))
-        .route(Route::V1Review.path(), r(Route::V1Review))
-        .route(Route::V1Withdraw.path(), r(Route::V1Withdraw))
-        // Review files are base64 inside JSON: allow the file limits plus their encoding.
-        .layer(DefaultBodyLimit::max(
-            MAX_TOTAL_FILE_BYTES / 3 * 4 + 1024 * 1024,
-        ))
+    let mut router = Router::new();
+    for route in Route::ALL {
+        // The body is read by `handle` itself, within `MAX_BODY_BYTES`, so that a body
+        // too large is answered with the envelope (axum's own limit answers plain text).
+        router = router.route(
+            route.path(),
+            post(
+                move |AxState(s): AxState<Arc<Shared>>, headers: HeaderMap, body: Body| async move {
+                    handle(s, route, headers, body).await
+                },
+            ),
+        );
+    }
+    router
+        .method_not_allowed_fallback(wrong_method)
         .with_state(shared)
+}
+
+/// An envelope with `code` and `message` only, under `status`.
+fn refusal(status: StatusCode, code: Code, message: impl Into<String>) -> Response {
+    json_response(status, &Failure::new(code, message).envelope::<Value>())
+}
+
+/// An operation's path asked with another method than POST: HTTP 405 and the E1005
+/// envelope (the operation takes a JSON object, POSTed).
+async fn wrong_method(method: Method, uri: Uri) -> Response {
+    let mut r = refusal(
+        StatusCode::METHOD_NOT_ALLOWED,
+        Code::NotJsonObject,
+        format!(
+            "{method} {}: the operation takes a JSON object, POSTed",
+            uri.path()
+        ),
+    );
+    r.headers_mut().insert(
+        axum::http::header::ALLOW,
+        axum::http::HeaderValue::from_static("POST"),
+    );
+    r
+}
+
+/// A path that is no operation (and not under `/__sandbox/`): HTTP 404 with an
+/// envelope whose `code` is `404`.
+pub(crate) fn not_found(method: &Method, path: &str) -> Response {
+    let envelope: Envelope<Value> =
+        Envelope::error("404", format!("{method} {path}: no operation at this path"));
+    json_response(StatusCode::NOT_FOUND, &envelope)
 }
 
 /// A successful operation: its `data`, whether the answer is signed, an optional
@@ -155,7 +208,34 @@ impl From<Failure> for Refusal {
     }
 }
 
-async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, bytes: Bytes) -> Response {
+/// A body over [`MAX_BODY_BYTES`]: E1014 under HTTP 200, as every business failure.
+pub(crate) fn too_large() -> Response {
+    refusal(
+        StatusCode::OK,
+        Code::FileTooLarge,
+        format!(
+            "the body is over {MAX_BODY_BYTES} bytes, the most accepted (review files: \
+             {MAX_FILE_BYTES} bytes each, {MAX_TOTAL_FILE_BYTES} together, in base64)"
+        ),
+    )
+}
+
+/// A body that broke off: E1005 (the client has likely gone).
+pub(crate) fn broken(e: &str) -> Response {
+    refusal(
+        StatusCode::OK,
+        Code::NotJsonObject,
+        format!("the body could not be read: {e}"),
+    )
+}
+
+async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, body: Body) -> Response {
+    // `extract::whole_body` has read it whole already; the limit holds here all the same.
+    let bytes = match crate::extract::read_limited(&headers, body, MAX_BODY_BYTES).await {
+        Read::Whole(b) => b,
+        Read::TooLarge => return too_large(),
+        Read::Broken(e) => return broken(&e),
+    };
     let (latency, injected, hang) = {
         let mut faults = s
             .faults
