@@ -1659,6 +1659,13 @@ export type SyncReport_Deserialize = {
 	seconds: number | null,
 	/**  Of `seconds`, the time spent writing to the cache. */
 	writeSeconds: number | null,
+	/**
+	 *  Orders the gateway listed that break the desk's rules and were not cached: how
+	 *  many, and the first [`MAX_REFUSED_SHOWN`] with their field and rule. Their
+	 *  windows stay incomplete, so the next sync reads them again.
+	 */
+	refusedCount: number,
+	refused: string[],
 };
 
 export type SyncReport_Serialize = {
@@ -1672,6 +1679,13 @@ export type SyncReport_Serialize = {
 	seconds: number | null,
 	/**  Of `seconds`, the time spent writing to the cache. */
 	writeSeconds: number | null,
+	/**
+	 *  Orders the gateway listed that break the desk's rules and were not cached: how
+	 *  many, and the first [`MAX_REFUSED_SHOWN`] with their field and rule. Their
+	 *  windows stay incomplete, so the next sync reads them again.
+	 */
+	refusedCount: number,
+	refused: string[],
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };

@@ -1,6 +1,5 @@
 //! `sign`, `verify` and `keygen`: the signing rule of `signing.md` from a terminal.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -72,16 +71,14 @@ fn settings(exclude: Option<Vec<String>>, keep_empty: bool) -> SignSettings {
 }
 
 fn read_key_file(path: &Path) -> Result<zeroize::Zeroizing<String>, Failure> {
-    std::fs::read_to_string(path)
+    paydesk_core::input::read_text(path, paydesk_core::input::MAX_KEY_BYTES)
         .map(zeroize::Zeroizing::new)
-        .map_err(|e| Failure::Input(format!("cannot read {}: {e}", path.display())))
+        .map_err(Failure::Input)
 }
 
 fn read_body() -> Result<Map<String, Value>, Failure> {
-    let mut text = String::new();
-    std::io::stdin()
-        .read_to_string(&mut text)
-        .map_err(|e| Failure::Input(format!("cannot read stdin: {e}")))?;
+    let text = paydesk_core::input::read_stdin(paydesk_core::input::MAX_DOCUMENT_BYTES)
+        .map_err(Failure::Input)?;
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(Failure::Input("stdin must hold a JSON object".into())),

@@ -126,7 +126,20 @@ pub enum Failure {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // clap quotes what was typed in its errors: printed safely like everything else.
+    let cli = Cli::try_parse().unwrap_or_else(|e| {
+        let text = e.render().to_string();
+        let safe: Vec<String> = text
+            .split('\n')
+            .map(|line| paydesk_gateway::redact::terminal_safe(line, 4_000))
+            .collect();
+        if e.use_stderr() {
+            eprint!("{}", safe.join("\n"));
+        } else {
+            print!("{}", safe.join("\n"));
+        }
+        std::process::exit(e.exit_code());
+    });
     let g = &cli.global;
     let result = match cli.command {
         Command::Sign(a) => keys::sign(a),

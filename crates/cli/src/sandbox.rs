@@ -22,9 +22,9 @@ pub struct SandboxArgs {
     /// JSON file with merchants and cards to register (see crates/sandbox/README.md).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Seed this many realistic orders over the last 90 days.
-    #[arg(long, default_value_t = 0)]
-    seed_orders: usize,
+    /// Seed this many realistic orders over the last 90 days (0 to 1000000).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    seed_orders: u64,
     /// Complete pending payins and payouts after this many seconds (0: never by itself).
     #[arg(long, default_value_t = 5)]
     auto_complete_secs: u64,
@@ -53,7 +53,7 @@ const DEMO_TOKEN: &str = "sandbox-demo-token";
 /// The demo merchant's key: loaded from `dir` if there, generated (and written) otherwise.
 fn demo_key(dir: &std::path::Path) -> Result<PublicKey, Failure> {
     let private = dir.join("private_key.pem");
-    if let Ok(text) = std::fs::read_to_string(&private) {
+    if let Ok(text) = paydesk_core::input::read_text(&private, paydesk_core::input::MAX_KEY_BYTES) {
         let key = PrivateKey::from_text(&text)
             .map_err(|e| Failure::Input(format!("{}: {e}", private.display())))?;
         return Ok(key.public_key());
@@ -96,11 +96,16 @@ async fn serve(a: SandboxArgs) -> Result<(), Failure> {
         });
     }
     if let Some(path) = &a.config {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Failure::Input(format!("cannot read {}: {e}", path.display())))?;
+        let text = paydesk_core::input::read_text(path, paydesk_core::input::MAX_DOCUMENT_BYTES)
+            .map_err(Failure::Input)?;
         let file: ConfigFile = serde_json::from_str(&text)
             .map_err(|e| Failure::Input(format!("{}: {e}", path.display())))?;
+        let refuse = |what: String, why: String| {
+            Failure::Input(format!("{}: {what}: {why}", path.display()))
+        };
         for m in file.merchants {
+            m.check()
+                .map_err(|why| refuse(format!("merchant {}", m.mer_no), why))?;
             if m.key().is_none() {
                 return Err(Failure::Input(format!(
                     "{}: merchant {}: publicKey is not an RSA public key",
@@ -111,6 +116,8 @@ async fn serve(a: SandboxArgs) -> Result<(), Failure> {
             sandbox.add_merchant(m);
         }
         for c in file.cards {
+            c.check()
+                .map_err(|why| refuse(format!("card {}", c.apply_order_no), why))?;
             sandbox.add_card(c);
         }
         if file.behaviour != paydesk_sandbox::Behaviour::default() {
@@ -124,10 +131,15 @@ async fn serve(a: SandboxArgs) -> Result<(), Failure> {
                 file.behaviour.list_lag_ms
             );
         }
+        file.behaviour
+            .check()
+            .map_err(|why| refuse("behaviour".into(), why))?;
         sandbox.set_behaviour(file.behaviour);
     }
     if a.seed_orders > 0 {
-        let n = sandbox.seed(&SeedSpec::new(a.seed_orders));
+        let n = sandbox.seed(&SeedSpec::new(
+            usize::try_from(a.seed_orders).unwrap_or(usize::MAX),
+        ));
         eprintln!("seeded {n} orders");
     }
     let gateway_key = sandbox.gateway_public_key();

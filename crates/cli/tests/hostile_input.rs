@@ -199,3 +199,251 @@ async fn a_success_without_a_trade_number_is_unknown_and_a_lookup_settles_it() {
     });
     assert_eq!(paid, 1, "looked up, never sent again");
 }
+
+/// Files and streams that never end or never open: a device, a device behind a symlink,
+/// a FIFO without a writer, an endless stdin. Each is refused at once naming the rule;
+/// nothing is read until memory runs out, nothing waits for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endless_files_and_streams_are_refused_at_once() {
+    let (mut env, _running, _) = setup().await;
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("passport.png");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    let fifo = dir.path().join("payouts.csv");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let big = dir.path().join("big.png");
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.resize(5 * 1024 * 1024 + 1, 0);
+    std::fs::write(&big, &png).unwrap();
+    let (link, fifo, big) = (
+        link.to_str().unwrap(),
+        fifo.to_str().unwrap(),
+        big.to_str().unwrap(),
+    );
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "payout".into(),
+                "bulk".into(),
+                "--check".into(),
+                "/dev/zero".into(),
+            ],
+            "not a regular file",
+        ),
+        (
+            vec![
+                "payout".into(),
+                "bulk".into(),
+                "--check".into(),
+                fifo.into(),
+            ],
+            "not a regular file",
+        ),
+        (
+            vec![
+                "review".into(),
+                "submit".into(),
+                "--trade-no".into(),
+                "T1".into(),
+                "--file".into(),
+                format!("21={link}"),
+            ],
+            "not a regular file",
+        ),
+        (
+            vec![
+                "review".into(),
+                "submit".into(),
+                "--trade-no".into(),
+                "T1".into(),
+                "--file".into(),
+                format!("21={big}"),
+            ],
+            "larger than",
+        ),
+        (
+            vec![
+                "profile".into(),
+                "import-key".into(),
+                "ext".into(),
+                "--file".into(),
+                "/dev/zero".into(),
+            ],
+            "not a regular file",
+        ),
+        (
+            vec![
+                "profile".into(),
+                "set-gateway-key".into(),
+                "ext".into(),
+                "--file".into(),
+                fifo.into(),
+            ],
+            "not a regular file",
+        ),
+    ];
+    for (args, said) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let started = std::time::Instant::now();
+        let out = env.run(&args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(said), "{args:?}: {}", stderr(&out));
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "{args:?} waited"
+        );
+    }
+    // An endless stdin: the token and a notification body are cut at their bound.
+    for args in [
+        &["profile", "set-token", "ext"][..],
+        &["events", "verify"][..],
+    ] {
+        let out = env
+            .cmd(args)
+            .stdin(std::fs::File::open("/dev/zero").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("stdin is larger than"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    // The refused token did not replace the good one.
+    env.ok(&["balance", "--currency", "MXN"]);
+}
+
+/// Random hostile arguments to the desk's commands, for a bounded time: every run ends
+/// with an exit code the CLI documents (never 101, a panic), and nothing it prints
+/// carries a terminal escape or a bidi control.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_arguments_fuzzed_end_in_a_clear_answer() {
+    let (mut env, _running, _) = setup().await;
+    let hostile = [
+        "-1",
+        "0",
+        "1e309",
+        "99999999999999999999999999999",
+        "NaN",
+        "0x10",
+        "",
+        " ",
+        "--",
+        "\u{1b}[2J",
+        "T1\u{202e}gpj.exe",
+        "\u{7}\u{8}",
+        "../../etc/passwd",
+        "USD\r\nX: 1",
+        "usd",
+        "12.345",
+        "-0.00",
+        "1,5",
+        "𝟙𝟚",
+        "%s%n",
+        "'; DROP TABLE orders; --",
+    ];
+    let long = "9".repeat(10_000);
+    let templates: Vec<Vec<&str>> = vec![
+        vec!["orders", "list", "--limit", "@", "--min-amount", "@"],
+        vec!["orders", "list", "--search", "@", "--from", "@"],
+        vec!["orders", "sync", "--days", "@"],
+        vec!["orders", "show", "@"],
+        vec!["balance", "--currency", "@"],
+        vec!["refund", "show", "--trade-no", "@", "--refund-no", "@"],
+        vec!["journal", "list", "--limit", "@"],
+        vec!["journal", "reconcile", "--mer-order-no", "@"],
+        vec!["journal", "reconcile", "--id", "@"],
+        vec![
+            "payout",
+            "clabe",
+            "--amount",
+            "@",
+            "--currency",
+            "@",
+            "--clabe",
+            "@",
+        ],
+        vec![
+            "payin",
+            "create",
+            "--method",
+            "@",
+            "--amount",
+            "@",
+            "--currency",
+            "MXN",
+        ],
+        vec![
+            "payin",
+            "create",
+            "--method",
+            "WECHAT",
+            "--amount",
+            "1.00",
+            "--currency",
+            "USD",
+            "--notify-url",
+            "@",
+        ],
+        vec![
+            "card",
+            "topup",
+            "--card",
+            "@",
+            "--amount",
+            "@",
+            "--currency",
+            "USD",
+        ],
+        vec!["audit", "list", "--limit", "@"],
+        vec!["events", "list", "--limit", "@"],
+        vec!["profile", "add", "@", "--base-url", "@", "--mer-no", "@"],
+    ];
+    let mut rng = fastrand::Rng::with_seed(0xc11);
+    let started = std::time::Instant::now();
+    let (mut cases, mut failures) = (0, Vec::new());
+    while started.elapsed() < std::time::Duration::from_secs(10) {
+        cases += 1;
+        let t = &templates[rng.usize(..templates.len())];
+        let args: Vec<&str> = t
+            .iter()
+            .map(|a| {
+                if *a != "@" {
+                    a
+                } else if rng.u8(..10) == 0 {
+                    long.as_str()
+                } else {
+                    hostile[rng.usize(..hostile.len())]
+                }
+            })
+            .collect();
+        let out = env.run(&args, "");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let code = out.status.code();
+        if !matches!(code, Some(0..=5)) || text.contains("panicked") {
+            failures.push(format!("{args:?}: exit {code:?}: {text}"));
+        }
+        if let Some(c) = text.chars().find(|c| {
+            (c.is_control() && *c != '\n' && *c != '\t')
+                || matches!(*c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        }) {
+            failures.push(format!("{args:?}: printed {c:?}"));
+        }
+    }
+    println!(
+        "fuzz CLI arguments: {cases} cases, failures: {}",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -77,71 +77,218 @@ pub fn order_page(page: &OrderListPage, asked: i64) -> CoreResult<()> {
 /// any other currency named valid.
 pub fn item(i: &OrderListItem) -> Result<(), (&'static str, String)> {
     trade_no("tradeNo", &i.trade_no).map_err(|e| ("tradeNo", e.rule))?;
-    let currency = Currency::parse(&i.source_currency)
-        .map_err(|rule| ("sourceCurrency", format!("{:?} {rule}", i.source_currency)))?;
-    if i.source_currency != currency.code() {
-        return Err((
-            "sourceCurrency",
-            format!(
-                "{:?} must be the upper-case ISO 4217 code",
-                i.source_currency
-            ),
-        ));
-    }
-    let digits = currency.minor_units();
-    if i.source_amount < Decimal::ZERO
-        || i.source_amount > Decimal::from(paydesk_gateway::money::MAX_AMOUNT)
-        || i.source_amount.normalize().scale() > digits
-    {
-        return Err((
-            "sourceAmount",
-            format!(
-                "is {}; it must be 0 to {} with at most {digits} decimal places for {}",
-                i.source_amount,
-                paydesk_gateway::money::MAX_AMOUNT,
-                currency.code()
-            ),
-        ));
-    }
-    for (field, code) in [
-        ("settlementCurrency", &i.settlement_currency),
-        ("refundCurrency", &i.refund_currency),
-    ] {
-        if !code.is_empty() && Currency::parse(code).map(|c| c.code()) != Ok(code.as_str()) {
-            return Err((
-                field,
-                format!("{code:?} is not an upper-case ISO 4217 code"),
-            ));
-        }
-    }
+    let currency = iso("sourceCurrency", &i.source_currency)?;
+    amount("sourceAmount", i.source_amount, Some(currency), false)?;
+    let settlement = optional_iso("settlementCurrency", &i.settlement_currency)?;
+    let refund = optional_iso("refundCurrency", &i.refund_currency)?;
     // Fees and refunds are never negative; what is received or settled may be (a
     // payout, a chargeback).
     let amounts = [
-        ("handlingFee", i.handling_fee, false),
-        ("receiveAmount", i.receive_amount, true),
-        ("settleAmount", i.settle_amount, true),
-        ("rollingReserve", i.rolling_reserve, true),
-        ("transactionFixedFee", i.transaction_fixed_fee, false),
-        ("exceptionHandlingFee", i.exception_handling_fee, false),
-        ("refundAmount", i.refund_amount, false),
+        ("handlingFee", i.handling_fee, None, false),
+        ("receiveAmount", i.receive_amount, None, true),
+        ("settleAmount", i.settle_amount, settlement, true),
+        ("rollingReserve", i.rolling_reserve, None, true),
+        ("transactionFixedFee", i.transaction_fixed_fee, None, false),
+        (
+            "exceptionHandlingFee",
+            i.exception_handling_fee,
+            None,
+            false,
+        ),
+        ("refundAmount", i.refund_amount, refund, false),
     ];
-    for (field, value, signed) in amounts {
+    for (field, value, currency, signed) in amounts {
         if let Some(v) = value {
-            if v < Decimal::ZERO && !signed {
-                return Err((field, format!("is {v}; it must not be negative")));
-            }
-            if v.abs() > Decimal::from(paydesk_gateway::money::MAX_AMOUNT)
-                || v.normalize().scale() > 8
-            {
-                return Err((field, format!("is {v}; it is out of range")));
-            }
+            amount(field, v, currency, signed)?;
         }
     }
-    for (field, text) in [
+    text_bounds(&[
         ("merOrderNo", &i.mer_order_no),
         ("message", &i.message),
         ("refusalPayReason", &i.refusal_pay_reason),
-    ] {
+    ])
+}
+
+/// A currency code as the desk keeps it: an upper-case ISO 4217 code. Codes outside
+/// the standard (a crypto token, a gateway's private code) are refused and named: the
+/// interface shows only currency-code strings, and the desk's money is ISO 4217.
+fn iso(field: &'static str, code: &str) -> Result<Currency, (&'static str, String)> {
+    match Currency::parse(code) {
+        Ok(c) if c.code() == code => Ok(c),
+        Ok(_) | Err(_) => Err((
+            field,
+            format!("{code:?} is not an upper-case ISO 4217 code"),
+        )),
+    }
+}
+
+/// An amount in `currency` (when named): within range, at most its digits (8 when no
+/// currency is named), and not negative unless `signed`.
+fn amount(
+    field: &'static str,
+    v: Decimal,
+    currency: Option<Currency>,
+    signed: bool,
+) -> Result<(), (&'static str, String)> {
+    let digits = currency.map_or(8, Currency::minor_units);
+    if v < Decimal::ZERO && !signed {
+        return Err((field, format!("is {v}; it must not be negative")));
+    }
+    if v.abs() > Decimal::from(paydesk_gateway::money::MAX_AMOUNT) || v.normalize().scale() > digits
+    {
+        return Err((
+            field,
+            format!(
+                "is {v}; it must be at most {} with at most {digits} decimal places{}",
+                paydesk_gateway::money::MAX_AMOUNT,
+                currency
+                    .map(|c| format!(" for {}", c.code()))
+                    .unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A currency field that may be empty (not given) and is otherwise ISO 4217.
+fn optional_iso(
+    field: &'static str,
+    code: &str,
+) -> Result<Option<Currency>, (&'static str, String)> {
+    if code.is_empty() {
+        Ok(None)
+    } else {
+        iso(field, code).map(Some)
+    }
+}
+
+fn record_error(what: &str, (field, rule): (&'static str, String)) -> CoreError {
+    CoreError::BadResponse {
+        message: format!(
+            "the gateway's {what}: {field} {}",
+            paydesk_gateway::redact::terminal_safe(&rule, 300)
+        ),
+    }
+}
+
+/// A balance answer: the currency asked for, and amounts in its digits (they may be
+/// negative: a balance can be overdrawn by chargebacks).
+pub fn balance(asked: &str, r: &paydesk_gateway::wire::BalanceRecord) -> CoreResult<()> {
+    let check = || {
+        let c = iso("currency", &r.currency)?;
+        if r.currency != asked {
+            return Err((
+                "currency",
+                format!(
+                    "is {:?}, but the balance in {asked} was asked for",
+                    r.currency
+                ),
+            ));
+        }
+        amount("balance", r.balance, Some(c), true)?;
+        amount("unCheckedBalance", r.un_checked_balance, Some(c), true)?;
+        amount("totalBalance", r.total_balance, Some(c), true)
+    };
+    check().map_err(|e| record_error("balance answer", e))
+}
+
+/// The V2 order query's record: the order asked for, usable numbers, ISO currencies and
+/// amounts in their digits, none of them negative.
+pub fn order_record(
+    trade_no: &str,
+    query_type: &str,
+    r: &paydesk_gateway::wire::OrderRecord,
+) -> CoreResult<()> {
+    let check = || {
+        if r.trade_no != trade_no {
+            return Err((
+                "tradeNo",
+                format!("is {:?}, but order {trade_no} was asked for", r.trade_no),
+            ));
+        }
+        if query_type == "refund" || !r.refund_no.is_empty() {
+            paydesk_gateway::validate::trade_no("refundNo", &r.refund_no)
+                .map_err(|e| ("refundNo", e.rule))?;
+        }
+        let source = optional_iso("currencyCode", &r.currency_code)?;
+        let refund = optional_iso("refundCurrency", &r.refund_currency)?;
+        let chargeback = optional_iso("chargebackCurrency", &r.chargeback_currency)?;
+        let actual = optional_iso("actualChargebackCurrency", &r.actual_chargeback_currency)?;
+        for (field, v, c) in [
+            ("sourceAmount", r.source_amount, source),
+            ("refundAmount", r.refund_amount, refund),
+            ("chargebackAmount", r.chargeback_amount, chargeback),
+            ("actualChargebackAmount", r.actual_chargeback_amount, actual),
+            ("transactionFixedFee", r.transaction_fixed_fee, None),
+            ("gasFee", r.gas_fee, None),
+        ] {
+            if let Some(v) = v {
+                amount(field, v, c, false)?;
+            }
+        }
+        if let Some(v) = r.receive_amount {
+            amount("receiveAmount", v, None, true)?;
+        }
+        text_bounds(&[
+            ("merOrderNo", &r.mer_order_no),
+            ("message", &r.message),
+            ("status", &r.status),
+            ("transactionHash", &r.transaction_hash),
+        ])
+    };
+    check().map_err(|e| record_error("order record", e))
+}
+
+/// The V1 refund query's record: the refund asked for (or, asked for none, a usable
+/// refund number), on the order asked for, with ISO currencies and amounts.
+pub fn refund_record(
+    trade_no: &str,
+    refund_no: &str,
+    r: &paydesk_gateway::wire::RefundRecord,
+) -> CoreResult<()> {
+    let check = || {
+        paydesk_gateway::validate::trade_no("refundNo", &r.refund_no)
+            .map_err(|e| ("refundNo", e.rule))?;
+        if !refund_no.is_empty() && r.refund_no != refund_no {
+            return Err((
+                "refundNo",
+                format!("is {:?}, but refund {refund_no} was asked for", r.refund_no),
+            ));
+        }
+        if !r.trade_no.is_empty() && r.trade_no != trade_no {
+            return Err((
+                "tradeNo",
+                format!("is {:?}, but order {trade_no} was asked for", r.trade_no),
+            ));
+        }
+        let refund = optional_iso("refundCurrency", &r.refund_currency)?;
+        let refuse = optional_iso("refuseCurrency", &r.refuse_currency)?;
+        let actual = optional_iso("actualRefuseCurrency", &r.actual_refuse_currency)?;
+        for (field, v, c) in [
+            ("refundAmount", r.refund_amount, refund),
+            ("refuseAmount", r.refuse_amount, refuse),
+            ("actualRefuseAmount", r.actual_refuse_amount, actual),
+            ("tradeFee", r.trade_fee, None),
+            ("gasFee", r.gas_fee, None),
+        ] {
+            if let Some(v) = v {
+                amount(field, v, c, false)?;
+            }
+        }
+        if let Some(v) = r.receive_amount {
+            amount("receiveAmount", v, None, true)?;
+        }
+        text_bounds(&[
+            ("state", &r.state),
+            ("message", &r.message),
+            ("transactionHash", &r.transaction_hash),
+        ])
+    };
+    check().map_err(|e| record_error("refund record", e))
+}
+
+fn text_bounds(fields: &[(&'static str, &String)]) -> Result<(), (&'static str, String)> {
+    for (field, text) in fields {
         if text.chars().count() > 2_000 {
             return Err((field, "is longer than 2000 characters".into()));
         }
@@ -242,6 +389,69 @@ mod tests {
         assert!(bad(|i| i.source_amount = Decimal::new(1, 9)).contains("sourceAmount"));
         assert!(bad(|i| i.handling_fee = Some(Decimal::new(-5, 1))).contains("handlingFee"));
         assert!(bad(|i| i.refund_currency = "eur".into()).contains("refundCurrency"));
+        // Balances: the currency asked for, in its digits.
+        let bal = |currency: &str, balance: Decimal| paydesk_gateway::wire::BalanceRecord {
+            currency: currency.into(),
+            balance,
+            un_checked_balance: Decimal::ZERO,
+            total_balance: balance,
+        };
+        balance("USD", &bal("USD", Decimal::new(-1050, 2))).unwrap();
+        let wrong = balance("USD", &bal("EUR", Decimal::ONE))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            wrong.contains("currency is \"EUR\", but the balance in USD"),
+            "{wrong}"
+        );
+        assert!(balance("JPY", &bal("JPY", Decimal::new(15, 1))).is_err());
+        // Order and refund records: the one asked for, nothing negative.
+        let record = paydesk_gateway::wire::OrderRecord {
+            trade_no: "T1".into(),
+            refund_no: "R1".into(),
+            refund_amount: Some(Decimal::new(500, 2)),
+            refund_currency: "USD".into(),
+            ..serde_json::from_str(r#"{"tradeNo":"T1"}"#).unwrap()
+        };
+        order_record("T1", "refund", &record).unwrap();
+        assert!(
+            order_record("T2", "sales", &record)
+                .unwrap_err()
+                .to_string()
+                .contains("tradeNo")
+        );
+        let negative = paydesk_gateway::wire::OrderRecord {
+            refund_amount: Some(Decimal::new(-5, 0)),
+            ..record.clone()
+        };
+        assert!(
+            order_record("T1", "refund", &negative)
+                .unwrap_err()
+                .to_string()
+                .contains("refundAmount")
+        );
+        let blank = paydesk_gateway::wire::OrderRecord {
+            refund_no: " ".into(),
+            ..record
+        };
+        assert!(
+            order_record("T1", "refund", &blank)
+                .unwrap_err()
+                .to_string()
+                .contains("refundNo")
+        );
+        let refund = |no: &str, amount: i64| paydesk_gateway::wire::RefundRecord {
+            refund_no: no.into(),
+            trade_no: "T1".into(),
+            refund_amount: Some(Decimal::new(amount, 2)),
+            refund_currency: "USD".into(),
+            ..serde_json::from_str("{}").unwrap()
+        };
+        refund_record("T1", "R1", &refund("R1", 500)).unwrap();
+        refund_record("T1", "", &refund("R9", 500)).unwrap();
+        assert!(refund_record("T1", "R1", &refund("R2", 500)).is_err());
+        assert!(refund_record("T1", "", &refund("", 500)).is_err());
+        assert!(refund_record("T1", "R1", &refund("R1", -500)).is_err());
         // Quoted safely: a control character in the rule's text is escaped.
         let text = bad(|i| i.source_currency = "\u{1b}[2J".into());
         assert!(!text.contains('\u{1b}'), "{text}");

@@ -211,10 +211,18 @@ pub struct BulkContext {
 
 /// Reads and checks a bulk payout file; nothing is sent.
 pub fn read(path: &Path, ctx: &BulkContext) -> CoreResult<BulkFile> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        CoreError::validation("file", format!("cannot read {}: {e}", path.display()))
-    })?;
+    let bytes = crate::input::read_file(path, crate::input::MAX_DOCUMENT_BYTES)
+        .map_err(|rule| CoreError::validation("file", rule))?;
     parse(&bytes, ctx)
+}
+
+/// A cell without the `'` that [`crate::export::safe_cell`] put before a leading
+/// `=`, `+`, `-`, `@`, tab or carriage return.
+fn unmark(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest,
+        _ => cell,
+    }
 }
 
 /// Checks the rows of a bulk payout file held in memory.
@@ -244,6 +252,10 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
     let mut numbers: std::collections::HashMap<String, usize> = Default::default();
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
+        // A result file written by the desk marks a cell a spreadsheet would run as a
+        // formula with a leading `'` (`export::safe_cell`); read back, that mark goes, so
+        // the row is the one that was sent and not "changed".
+        let record = record.map(|r| r.iter().map(unmark).collect::<csv::StringRecord>());
         if let Ok(r) = &record {
             out.records
                 .push((line, r.iter().map(str::to_string).collect()));

@@ -13,6 +13,7 @@ pub mod error;
 pub mod events;
 pub mod export;
 pub mod forms;
+pub mod input;
 pub mod journal;
 pub mod private_fs;
 pub mod profile;

@@ -234,7 +234,7 @@ impl Profile {
             ));
         }
         if !self.notify_url.is_empty() {
-            paydesk_gateway::validate::url("notifyUrl", &self.notify_url)?;
+            paydesk_gateway::validate::notify_url("notifyUrl", &self.notify_url)?;
         } else if !self.is_sandbox() && !self.notify_at_desk {
             return Err(CoreError::validation("notifyUrl", NOTIFY_URL_RULE));
         }

@@ -10,6 +10,8 @@ use crate::error::{CoreError, CoreResult};
 
 /// Largest file accepted (the sandbox's documented limit; real gateways are similar).
 pub const MAX_FILE_BYTES: u64 = 5 * 1024 * 1024;
+/// All files of one review submission together (the gateway's limit).
+pub const MAX_TOTAL_BYTES: u64 = 20 * 1024 * 1024;
 
 /// The suffix that matches a file's content, if it is an allowed type.
 pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
@@ -48,7 +50,10 @@ pub fn inspect(path: &Path) -> CoreResult<FileCheck> {
         CoreError::Validation { rule, .. } => CoreError::validation("file", rule),
         other => other,
     })?;
-    let size = std::fs::metadata(path)?.len();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&item.file_content)
+        .unwrap_or_default();
+    let size = bytes.len() as u64;
     let (preview, pages) = match item.suffix.as_str() {
         ".png" => (
             Some(format!("data:image/png;base64,{}", item.file_content)),
@@ -58,13 +63,10 @@ pub fn inspect(path: &Path) -> CoreResult<FileCheck> {
             Some(format!("data:image/jpeg;base64,{}", item.file_content)),
             None,
         ),
-        _ => {
-            let bytes = std::fs::read(path)?;
-            (
-                Some(format!("data:application/pdf;base64,{}", item.file_content)),
-                pdf_pages(&bytes),
-            )
-        }
+        _ => (
+            Some(format!("data:application/pdf;base64,{}", item.file_content)),
+            pdf_pages(&bytes),
+        ),
     };
     Ok(FileCheck {
         path: path.display().to_string(),
@@ -107,22 +109,8 @@ pub fn read_file(index: usize, code: &str, path: &Path) -> CoreResult<FileItem> 
             "is required",
         ));
     }
-    let meta = std::fs::metadata(path).map_err(|e| {
-        CoreError::validation(&field, format!("cannot read {}: {e}", path.display()))
-    })?;
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(CoreError::validation(
-            &field,
-            format!(
-                "{} is {} bytes; at most {MAX_FILE_BYTES} bytes (5 MiB) are accepted",
-                path.display(),
-                meta.len()
-            ),
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| {
-        CoreError::validation(&field, format!("cannot read {}: {e}", path.display()))
-    })?;
+    let bytes = crate::input::read_file(path, MAX_FILE_BYTES)
+        .map_err(|rule| CoreError::validation(&field, format!("{rule} (5 MiB per file)")))?;
     let suffix = sniff(&bytes).ok_or_else(|| {
         CoreError::validation(
             &field,

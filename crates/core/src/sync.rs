@@ -76,6 +76,22 @@ pub struct SyncReport {
     pub seconds: f64,
     /// Of `seconds`, the time spent writing to the cache.
     pub write_seconds: f64,
+    /// Orders the gateway listed that break the desk's rules and were not cached: how
+    /// many, and the first [`MAX_REFUSED_SHOWN`] with their field and rule. Their
+    /// windows stay incomplete, so the next sync reads them again.
+    pub refused_count: u64,
+    pub refused: Vec<String>,
+}
+
+/// How many refused orders a sync report names (the count covers them all).
+pub const MAX_REFUSED_SHOWN: usize = 50;
+
+impl SyncReport {
+    fn refuse(&mut self, why: Vec<String>) {
+        self.refused_count += why.len() as u64;
+        let room = MAX_REFUSED_SHOWN.saturating_sub(self.refused.len());
+        self.refused.extend(why.into_iter().take(room));
+    }
 }
 
 /// Sync's connection to the cache and where it reports.
@@ -99,6 +115,10 @@ struct Page {
     total_pages: i64,
     items: Vec<OrderListItem>,
     verified: bool,
+    /// Items of this page not cached, each with the field and rule it broke.
+    refused: Vec<String>,
+    /// No item of the window was refused so far: only then can it be complete.
+    clean: bool,
 }
 
 fn fmt(t: DateTime<Utc>) -> String {
@@ -221,6 +241,7 @@ pub async fn run(
                     let client = &client;
                     async move {
                         let mut page_num = 1;
+                        let mut clean = true;
                         loop {
                             if cancel.load(Ordering::Relaxed) {
                                 return;
@@ -245,22 +266,22 @@ pub async fn run(
                                     crate::answers::order_page(&a.data, page_size)?;
                                     Ok(a)
                                 })
-                                .map(|a| Page {
-                                    window_start: from.timestamp_millis(),
-                                    window_end: to.timestamp_millis(),
-                                    page_num,
-                                    total_pages: a.data.total_page.max(1),
-                                    verified: a.signature == SignatureStatus::Verified,
-                                    items: {
-                                        // Items that break the desk's rules are not
-                                        // cached; the rest of the page is.
-                                        let (kept, refused) =
-                                            crate::answers::usable_items(a.data.list);
-                                        for why in &refused {
-                                            tracing::warn!(%why, "order not cached");
-                                        }
-                                        kept
-                                    },
+                                .map(|a| {
+                                    // Items that break the desk's rules are not cached;
+                                    // the rest of the page is.
+                                    let (items, refused) =
+                                        crate::answers::usable_items(a.data.list);
+                                    clean &= refused.is_empty();
+                                    Page {
+                                        window_start: from.timestamp_millis(),
+                                        window_end: to.timestamp_millis(),
+                                        page_num,
+                                        total_pages: a.data.total_page.max(1),
+                                        verified: a.signature == SignatureStatus::Verified,
+                                        items,
+                                        refused,
+                                        clean,
+                                    }
                                 });
                             let last = match &page {
                                 Ok(p) => p.page_num >= p.total_pages,
@@ -318,6 +339,12 @@ pub async fn run(
             let changed = write_batch(target, &batch)?;
             report.write_seconds += w.elapsed().as_secs_f64();
             report.changed += changed as u64;
+            for page in &mut batch {
+                for why in &page.refused {
+                    tracing::warn!(%why, "order not cached");
+                }
+                report.refuse(std::mem::take(&mut page.refused));
+            }
             let p = &mut report.progress;
             for page in &batch {
                 p.pages += 1;
@@ -358,6 +385,7 @@ pub async fn run(
         target,
         opts.from.timestamp_millis(),
         opts.to.timestamp_millis(),
+        &mut report,
     )
     .await?;
     report.seconds = started.elapsed().as_secs_f64();
@@ -387,7 +415,7 @@ fn write_batch(target: &SyncTarget, batch: &[Page]) -> CoreResult<usize> {
              ON CONFLICT (profile, window_start) DO UPDATE SET window_end = excluded.window_end,
                pages_done = MAX(pages_done, excluded.pages_done), total_pages = excluded.total_pages,
                complete = MAX(complete, excluded.complete), updated_at = excluded.updated_at, error = NULL",
-            params![target.profile, page.window_start, page.window_end, page.page_num, page.total_pages, page.page_num >= page.total_pages, now_ms()],
+            params![target.profile, page.window_start, page.window_end, page.page_num, page.total_pages, page.clean && page.page_num >= page.total_pages, now_ms()],
         )?;
     }
     tx.commit()?;
@@ -439,6 +467,7 @@ async fn reread_open(
     target: &SyncTarget,
     from: i64,
     to: i64,
+    report: &mut SyncReport,
 ) -> CoreResult<u64> {
     let open = cache::open_orders(&lock(&target.conn), from, to)?;
     let mut n = 0;
@@ -453,16 +482,29 @@ async fn reread_open(
             version: V2OrderList::VERSION.into(),
         };
         let a = client.send(&op).await?;
+        crate::answers::order_page(&a.data, 100)?;
         let verified = a.signature == SignatureStatus::Verified;
+        let (mut items, mut refused) = crate::answers::usable_items(a.data.list);
+        items.retain(|i| {
+            let asked = chunk.contains(&i.trade_no);
+            if !asked {
+                refused.push(format!(
+                    "{} tradeNo was not asked for",
+                    paydesk_gateway::redact::terminal_safe(&i.trade_no, 64)
+                ));
+            }
+            asked
+        });
+        report.refuse(refused);
         // An order already cached keeps its date: `created_at` here is ignored on conflict.
         cache::upsert_items(
             &mut lock(&target.conn),
             target.mer_no,
-            &a.data.list,
+            &items,
             now_ms(),
             verified,
         )?;
-        n += a.data.list.len() as u64;
+        n += items.len() as u64;
     }
     clear_error(&lock(&target.conn), &target.profile)?;
     Ok(n)

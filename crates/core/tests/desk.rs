@@ -380,6 +380,47 @@ async fn an_incremental_sync_rereads_open_orders_and_keeps_their_history() {
     assert_eq!(states, vec![2, 5], "first seen pending, then paid");
 }
 
+/// The operator previews a bulk file, then it is edited (an account changed) before
+/// the confirmation is sent: what goes is what was previewed, or nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bulk_file_edited_after_its_preview_sends_nothing() {
+    use paydesk_core::bulk;
+    let f = common::Fixture::new("bulkedit").await;
+    let desk = f.desk().await;
+    let path = f.dir.path().join("edited.csv");
+    let header = "type,amount,currency,account,firstName,lastName,country,merOrderNo\n";
+    std::fs::write(
+        &path,
+        format!("{header}clabe,10.00,MXN,002010077777777771,,,,PO-EDIT-1\n"),
+    )
+    .unwrap();
+    let ctx = bulk::BulkContext {
+        mer_no: common::MER,
+        notify_url: "https://desk.example/n".into(),
+        ip_address: "203.0.113.7".into(),
+    };
+    let previewed = desk.bulk_plan(&bulk::read(&path, &ctx).unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        format!("{header}clabe,10.00,MXN,012180000000000008,,,,PO-EDIT-1\n"),
+    )
+    .unwrap();
+    let err = desk
+        .bulk_payouts(
+            &bulk::read(&path, &ctx).unwrap(),
+            false,
+            Some(&previewed.digest),
+            |_, _| {},
+        )
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("not the ones confirmed"), "{err}");
+    assert!(
+        desk.journal_entry_by_number("PO-EDIT-1").unwrap().is_none(),
+        "nothing was written to the journal, so nothing was sent"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
     use paydesk_core::bulk;
@@ -783,6 +824,14 @@ fn bulk_files_carry_no_formula_in_or_out() {
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("'=cmd"), "{text}");
     assert!(text.contains(",5.00,"), "the amount stays a number: {text}");
+    // Read back (the operator sends the result file again), the mark is gone: the row
+    // is the one that was sent, under its number, not a "changed" row.
+    let again = bulk::read(&out, &ctx).unwrap();
+    // (The result file holds the rows with a result, so this one is its line 2.)
+    let (_, row) = again.rows.iter().find(|(line, _)| *line == 2).unwrap();
+    assert_eq!(row.mer_order_no(), "PO-FORMULA-2");
+    let (_, cells) = again.records.iter().find(|(line, _)| *line == 2).unwrap();
+    assert_eq!(cells[4], "=cmd", "{cells:?}");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

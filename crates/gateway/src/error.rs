@@ -57,6 +57,34 @@ pub enum GatewayError {
 }
 
 impl GatewayError {
+    /// The error with every text from outside (the gateway's code and message, a
+    /// decoder's quote of the answer) made safe to show: control and bidi characters
+    /// escaped, long texts cut with a marker.
+    pub fn shown_safely(self) -> Self {
+        use crate::redact::terminal_safe as safe;
+        const TEXT: usize = 500;
+        match self {
+            Self::OutcomeUnknown { reason } => Self::OutcomeUnknown {
+                reason: safe(&reason, TEXT),
+            },
+            Self::Rejected { code, message } => Self::Rejected {
+                code: safe(&code, 40),
+                message: safe(&message, TEXT),
+            },
+            Self::Http { status, message } => Self::Http {
+                status,
+                message: safe(&message, TEXT),
+            },
+            Self::BadResponse { reason } => Self::BadResponse {
+                reason: safe(&reason, TEXT),
+            },
+            Self::SignatureInvalid { reason } => Self::SignatureInvalid {
+                reason: safe(&reason, TEXT),
+            },
+            other => other,
+        }
+    }
+
     pub fn not_sent(reason: impl Into<String>) -> Self {
         Self::NotSent {
             reason: reason.into(),

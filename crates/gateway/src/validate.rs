@@ -295,6 +295,28 @@ pub fn url(field: &str, value: &str) -> Check {
     }
 }
 
+/// A notification URL: [`url`], and not an address of the built-in sandbox's own
+/// simulation API (a path segment `__sandbox`, however written): a notification there
+/// would drive or wipe the sandbox instead of reaching the merchant.
+pub fn notify_url(field: &str, value: &str) -> Check {
+    url(field, value)?;
+    let parsed = url::Url::parse(value).map_err(|e| FieldError::new(field, e.to_string()))?;
+    let simulation = parsed.path_segments().into_iter().flatten().any(|segment| {
+        segment
+            .to_ascii_lowercase()
+            .replace("%5f", "_")
+            .trim_matches(|c| c == '.' || c == ' ')
+            == "__sandbox"
+    });
+    if simulation {
+        return Err(FieldError::new(
+            field,
+            "must not point at the sandbox's simulation API (/__sandbox/)",
+        ));
+    }
+    Ok(())
+}
+
 pub fn currency(field: &str, value: &str) -> Check {
     crate::money::Currency::parse(value)
         .map(|_| ())
@@ -426,6 +448,16 @@ mod tests {
         url("notifyUrl", "https://shop.example/n").unwrap();
         assert!(url("notifyUrl", "ftp://x").is_err());
         assert!(url("notifyUrl", "shop.example").is_err());
+        notify_url("notifyUrl", "http://127.0.0.1:8700/notify").unwrap();
+        for hostile in [
+            "http://127.0.0.1:8700/__sandbox/reset",
+            "http://127.0.0.1:8700//__sandbox/reset",
+            "http://127.0.0.1:8700/x/../__sandbox/reset",
+            "http://LOCALHOST:8700/%5F%5Fsandbox/reset",
+            "http://127.0.0.1:8700/__SANDBOX/seed",
+        ] {
+            assert!(notify_url("notifyUrl", hostile).is_err(), "{hostile}");
+        }
         currency("currencyCode", "MXN").unwrap();
         assert!(currency("currencyCode", "mxn").is_err());
         amount("sourceAmount", "2500.50", "MXN").unwrap();

@@ -461,6 +461,9 @@ export const en = {
     syncProgress: "{{done}} of {{total}} windows · {{orders}} orders · {{rate}} orders/s",
     syncDone: "Sync finished: {{orders}} orders read, {{changed}} changed",
     syncCancelled: "Sync cancelled; the next sync resumes where it stopped",
+    syncRefused:
+      "{{count}} orders the gateway listed break the desk's rules and were not cached; their days are read again at the next sync.",
+    syncRefusedMore: "…and {{count}} more",
     cancelSync: "Cancel sync",
     search: "Order or trade number",
     searchPlaceholder: "Search by a fragment of the order or trade number",
@@ -513,7 +516,8 @@ export const en = {
     notCached: "This order is not in the cache yet.",
     signature: "Response signature",
     sig: {
-      verified: "Verified with the gateway's key",
+      verified:
+        "Verified with the gateway's key. It covers our request, not the record; the record was checked to be this order.",
       not_signed: "This answer is not signed",
       unchecked: "Not checked: no gateway key configured",
     },

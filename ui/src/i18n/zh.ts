@@ -448,6 +448,9 @@ export const zh: Catalogue = {
     syncProgress: "{{done}} / {{total}} 个时间段 · {{orders}} 笔订单 · 每秒 {{rate}} 笔",
     syncDone: "同步完成：读取 {{orders}} 笔订单，{{changed}} 笔有变化",
     syncCancelled: "同步已取消；下次同步会从中断处继续",
+    syncRefused:
+      "网关列出的 {{count}} 笔订单不符合本系统的规则，未写入缓存；下次同步会重新读取这些日期。",
+    syncRefusedMore: "……另有 {{count}} 笔",
     cancelSync: "取消同步",
     search: "订单号或交易号",
     searchPlaceholder: "按订单号或交易号的片段搜索",
@@ -500,7 +503,7 @@ export const zh: Catalogue = {
     notCached: "此订单尚未缓存。",
     signature: "应答签名",
     sig: {
-      verified: "已用网关公钥验证",
+      verified: "已用网关公钥验证。签名覆盖的是我们的请求，而非记录本身；已核对该记录就是本订单。",
       not_signed: "此应答没有签名",
       unchecked: "未验证：未配置网关公钥",
     },

@@ -119,10 +119,19 @@ fn read_private(field: &str, prompt: &str) -> Result<zeroize::Zeroizing<String>,
         rpassword::prompt_password(prompt)
             .map_err(|e| Failure::Input(format!("{field}: cannot read it at the prompt: {e}")))?
     } else {
+        // One line, bounded: an endless stream without a newline is cut and refused.
         let mut line = String::new();
-        std::io::stdin()
-            .read_line(&mut line)
-            .map_err(|e| Failure::Input(format!("{field}: cannot read stdin: {e}")))?;
+        std::io::BufRead::read_line(
+            &mut std::io::Read::take(std::io::stdin().lock(), 1024),
+            &mut line,
+        )
+        .map_err(|e| Failure::Input(format!("{field}: cannot read stdin: {e}")))?;
+        if line.len() >= 1024 {
+            zeroize::Zeroize::zeroize(&mut line);
+            return Err(Failure::Input(format!(
+                "{field}: the line on stdin is longer than 1024 bytes"
+            )));
+        }
         line
     });
     let value = zeroize::Zeroizing::new(raw.trim().to_string());

@@ -138,10 +138,20 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 pb.finish_and_clear();
                 let report = report?;
                 print(g, &report, || {
-                    format!(
+                    let mut text = format!(
                         "synced {} orders in {} pages ({} windows, {} skipped as complete, {} changed) in {:.1} s",
                         report.progress.orders, report.progress.pages, report.progress.windows_total, report.windows_skipped, report.changed, report.seconds
-                    )
+                    );
+                    if report.refused_count > 0 {
+                        text.push_str(&format!(
+                            "\n{} orders the gateway listed break the desk's rules and were not cached (their windows are read again next time):",
+                            report.refused_count
+                        ));
+                        for why in &report.refused {
+                            text.push_str(&format!("\n  {why}"));
+                        }
+                    }
+                    text
                 })
             }
             OrdersCmd::List { filter, limit, offset } => {
@@ -158,7 +168,19 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
             }
             OrdersCmd::Show { trade_no } => {
                 let d = desk.order_detail(&trade_no).await?;
-                print(g, &d, || serde_json::to_string_pretty(&d).unwrap_or_default())
+                print(g, &d, || {
+                    let covers = match d.signature {
+                        Some(paydesk_gateway::SignatureStatus::Verified) => format!(
+                            "the answer's signature verified with the gateway's key; it covers our request for {trade_no}, not the record, which was checked to be that order and to keep the desk's rules"
+                        ),
+                        Some(paydesk_gateway::SignatureStatus::Unchecked) => {
+                            "the answer's signature was not checked: no gateway key is configured".into()
+                        }
+                        Some(paydesk_gateway::SignatureStatus::NotSigned) => "the answer is not signed".into(),
+                        None => "no live answer".into(),
+                    };
+                    format!("{}\n{covers}", serde_json::to_string_pretty(&d).unwrap_or_default())
+                })
             }
             OrdersCmd::Export { path, filter, tz } => {
                 let offset: chrono::FixedOffset = tz.parse().map_err(|_| Failure::Input(format!("--tz: must be an offset such as +08:00, got {tz:?}")))?;

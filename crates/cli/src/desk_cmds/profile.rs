@@ -145,8 +145,8 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
         ProfileCmd::ImportKey { name, file } => {
             let name = which(name)?;
             let text = zeroize::Zeroizing::new(
-                std::fs::read_to_string(&file)
-                    .map_err(|e| Failure::Input(format!("cannot read {}: {e}", file.display())))?,
+                paydesk_core::input::read_text(&file, paydesk_core::input::MAX_KEY_BYTES)
+                    .map_err(Failure::Input)?,
             );
             let info = secrets()?.import_merchant_key(&name, &text)?;
             print(g, &info, || {
@@ -177,8 +177,8 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
         }
         ProfileCmd::SetGatewayKey { name, file } => {
             let name = which(name)?;
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| Failure::Input(format!("cannot read {}: {e}", file.display())))?;
+            let text = paydesk_core::input::read_text(&file, paydesk_core::input::MAX_KEY_BYTES)
+                .map_err(Failure::Input)?;
             let info = secrets()?.set_gateway_key(&name, &text)?;
             print(g, &info, || {
                 format!("gateway key stored: {}", info.fingerprint)
@@ -186,9 +186,10 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
         }
         ProfileCmd::SetToken { name } => {
             let name = which(name)?;
-            let mut token = zeroize::Zeroizing::new(String::new());
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut token)
-                .map_err(|e| Failure::Input(e.to_string()))?;
+            let token = zeroize::Zeroizing::new(
+                paydesk_core::input::read_stdin(paydesk_core::input::MAX_KEY_BYTES)
+                    .map_err(Failure::Input)?,
+            );
             secrets()?.set_bearer(&name, &token)?;
             print(g, &true, || "token stored in the keyring".into())
         }

@@ -350,9 +350,8 @@ pub fn events(cmd: EventsCmd, g: &Global) -> Result<(), Failure> {
                 })
             }
             EventsCmd::Verify => {
-                let mut body = String::new();
-                std::io::Read::read_to_string(&mut std::io::stdin(), &mut body)
-                    .map_err(|e| Failure::Input(e.to_string()))?;
+                let body = paydesk_core::input::read_stdin(paydesk_core::input::MAX_DOCUMENT_BYTES)
+                    .map_err(Failure::Input)?;
                 let r = desk.verify_notification(&body)?;
                 print(g, &r, || match &r.problem {
                     None => format!("valid: {} notification for {}", r.kind, r.trade_no),

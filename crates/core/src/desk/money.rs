@@ -328,8 +328,20 @@ impl Desk {
         }
         let mut file_list = Vec::new();
         let mut names = Vec::new();
+        let mut total = 0u64;
         for (i, (code, path)) in req.files.iter().enumerate() {
             let item = crate::review::read_file(i, code, std::path::Path::new(path))?;
+            // base64 holds 3 bytes in 4 characters.
+            total += item.file_content.len() as u64 / 4 * 3;
+            if total > crate::review::MAX_TOTAL_BYTES {
+                return Err(CoreError::validation(
+                    "fileList",
+                    format!(
+                        "the files add up to more than {} bytes (20 MiB), the most one review takes; send them in two reviews",
+                        crate::review::MAX_TOTAL_BYTES
+                    ),
+                ));
+            }
             names.push(format!("{}{}", item.file_name, item.suffix));
             file_list.push(item);
         }
@@ -856,6 +868,9 @@ impl Desk {
         build: impl FnOnce(&Filler<'_>) -> CoreResult<T>,
     ) -> CoreResult<T> {
         let desk_url = self.notify_url();
+        if let Some(own) = form_notify.map(str::trim).filter(|u| !u.is_empty()) {
+            paydesk_gateway::validate::notify_url("notifyUrl", own)?;
+        }
         if let (Some(own), Err(why)) = (form_notify, &desk_url)
             && own.trim().is_empty()
         {

@@ -89,7 +89,28 @@ impl Desk {
             trade_no: trade_no.to_string(),
             query_type: "sales".into(),
         };
-        match self.query(&op, format!("tradeNo={trade_no}")).await {
+        let live = self
+            .query(&op, format!("tradeNo={trade_no}"))
+            .await
+            .and_then(|a| {
+                crate::answers::order_record(trade_no, "sales", &a.data)?;
+                // The signature covers our request, not the record: the record must be
+                // the order the cache knows under this trade number.
+                if let Some(o) = &order
+                    && !a.data.mer_order_no.is_empty()
+                    && a.data.mer_order_no != o.mer_order_no
+                {
+                    return Err(crate::CoreError::BadResponse {
+                        message: format!(
+                            "the gateway's order record: merOrderNo is {}, but order {trade_no} is {}",
+                            paydesk_gateway::redact::terminal_safe(&a.data.mer_order_no, 80),
+                            o.mer_order_no
+                        ),
+                    });
+                }
+                Ok(a)
+            });
+        match live {
             Ok(a) => Ok(OrderDetail {
                 order,
                 history,

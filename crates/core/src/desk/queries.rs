@@ -69,6 +69,7 @@ impl Desk {
                 format!("currency={currency}"),
             )
             .await?;
+        crate::answers::balance(currency, &a.data)?;
         let s = BalanceSnapshot {
             currency: a.data.currency.clone(),
             balance: a.data.balance.to_string(),
@@ -110,6 +111,7 @@ impl Desk {
         let a = self
             .query(&op, format!("tradeNo={trade_no} queryType={query_type}"))
             .await?;
+        crate::answers::order_record(trade_no, query_type, &a.data)?;
         let d = &a.data;
         let s = |v: Option<rust_decimal::Decimal>| v.map(|v| v.to_string());
         let conn = lock(&self.cache);
@@ -228,6 +230,7 @@ impl Desk {
         let a = self
             .query(&op, format!("tradeNo={trade_no} refundNo={refund_no}"))
             .await?;
+        crate::answers::refund_record(trade_no, refund_no, &a.data)?;
         let d = &a.data;
         lock(&self.cache).execute(
             "INSERT INTO refunds (trade_no, refund_no, state, refund_amount, refund_currency, trade_fee, settle, receive_amount, fetched_at)

@@ -1,4 +1,14 @@
-import { Button, Checkbox, Group, NumberInput, Progress, Stack, Text } from "@mantine/core";
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Group,
+  List,
+  NumberInput,
+  Progress,
+  Stack,
+  Text,
+} from "@mantine/core";
 import { IconCloudDownload, IconPlayerStop } from "@tabler/icons-react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -96,6 +106,26 @@ export function SyncPanel() {
               : t("orders.syncing")}
           </Text>
         </Stack>
+      ) : null}
+      {sync.data && sync.data.refusedCount > 0 ? (
+        <Alert
+          color="orange"
+          data-testid="sync-refused"
+          title={t("orders.syncRefused", { count: sync.data.refusedCount })}
+        >
+          <List size="xs">
+            {sync.data.refused.map((why) => (
+              <List.Item key={why}>{why}</List.Item>
+            ))}
+          </List>
+          {sync.data.refusedCount > sync.data.refused.length ? (
+            <Text size="xs" c="dimmed">
+              {t("orders.syncRefusedMore", {
+                count: sync.data.refusedCount - sync.data.refused.length,
+              })}
+            </Text>
+          ) : null}
+        </Alert>
       ) : null}
       {cancelled ? (
         <Text size="sm" c="dimmed">

@@ -66,6 +66,8 @@ describe("orders queries over IPC", () => {
           reread: 0,
           seconds: 2,
           writeSeconds: 1,
+          refusedCount: 0,
+          refused: [],
         });
       },
     );
