@@ -200,7 +200,7 @@ pub fn order_record(
     r: &paydesk_gateway::wire::OrderRecord,
 ) -> CoreResult<()> {
     let check = || {
-        if r.trade_no != trade_no {
+        if !r.trade_no.is_empty() && r.trade_no != trade_no {
             return Err((
                 "tradeNo",
                 format!("is {:?}, but order {trade_no} was asked for", r.trade_no),
@@ -217,8 +217,6 @@ pub fn order_record(
         for (field, v, c) in [
             ("sourceAmount", r.source_amount, source),
             ("refundAmount", r.refund_amount, refund),
-            ("chargebackAmount", r.chargeback_amount, chargeback),
-            ("actualChargebackAmount", r.actual_chargeback_amount, actual),
             ("transactionFixedFee", r.transaction_fixed_fee, None),
             ("gasFee", r.gas_fee, None),
         ] {
@@ -226,10 +224,18 @@ pub fn order_record(
                 amount(field, v, c, false)?;
             }
         }
-        if let Some(v) = r.receive_amount {
-            amount("receiveAmount", v, None, true)?;
+        // A chargeback may be written as a debit (negative); received amounts too.
+        for (field, v, c) in [
+            ("chargebackAmount", r.chargeback_amount, chargeback),
+            ("actualChargebackAmount", r.actual_chargeback_amount, actual),
+            ("receiveAmount", r.receive_amount, None),
+        ] {
+            if let Some(v) = v {
+                amount(field, v, c, true)?;
+            }
         }
         text_bounds(&[
+            ("state", &r.state),
             ("merOrderNo", &r.mer_order_no),
             ("message", &r.message),
             ("status", &r.status),
@@ -247,8 +253,10 @@ pub fn refund_record(
     r: &paydesk_gateway::wire::RefundRecord,
 ) -> CoreResult<()> {
     let check = || {
-        paydesk_gateway::validate::trade_no("refundNo", &r.refund_no)
-            .map_err(|e| ("refundNo", e.rule))?;
+        if !refund_no.is_empty() || !r.refund_no.is_empty() {
+            paydesk_gateway::validate::trade_no("refundNo", &r.refund_no)
+                .map_err(|e| ("refundNo", e.rule))?;
+        }
         if !refund_no.is_empty() && r.refund_no != refund_no {
             return Err((
                 "refundNo",
@@ -430,6 +438,15 @@ mod tests {
                 .to_string()
                 .contains("refundAmount")
         );
+        // Not given is not broken: a record without a trade number is the one asked for.
+        let quiet = paydesk_gateway::wire::OrderRecord {
+            trade_no: String::new(),
+            ..negative.clone()
+        };
+        assert!(
+            order_record("T1", "refund", &quiet)
+                .is_err_and(|e| e.to_string().contains("refundAmount"))
+        );
         let blank = paydesk_gateway::wire::OrderRecord {
             refund_no: " ".into(),
             ..record
@@ -450,7 +467,8 @@ mod tests {
         refund_record("T1", "R1", &refund("R1", 500)).unwrap();
         refund_record("T1", "", &refund("R9", 500)).unwrap();
         assert!(refund_record("T1", "R1", &refund("R2", 500)).is_err());
-        assert!(refund_record("T1", "", &refund("", 500)).is_err());
+        refund_record("T1", "", &refund("", 500)).unwrap();
+        assert!(refund_record("T1", "R1", &refund("", 500)).is_err());
         assert!(refund_record("T1", "R1", &refund("R1", -500)).is_err());
         // Quoted safely: a control character in the rule's text is escaped.
         let text = bad(|i| i.source_currency = "\u{1b}[2J".into());

@@ -61,9 +61,10 @@ pub fn check(body: &str, key: Option<&PublicKey>, settings: &SignSettings) -> Co
             Err(e) => (false, Some(e.to_string())),
         },
     };
+    // Kept and shown: escaped and bounded, whatever the body (signed or not) says.
     Ok(Received {
-        kind: text("notifyType"),
-        trade_no: text("tradeNo"),
+        kind: paydesk_gateway::redact::terminal_safe(&text("notifyType"), 64),
+        trade_no: paydesk_gateway::redact::terminal_safe(&text("tradeNo"), 64),
         signature_ok,
         problem,
     })

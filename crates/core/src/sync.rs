@@ -414,7 +414,8 @@ fn write_batch(target: &SyncTarget, batch: &[Page]) -> CoreResult<usize> {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
              ON CONFLICT (profile, window_start) DO UPDATE SET window_end = excluded.window_end,
                pages_done = MAX(pages_done, excluded.pages_done), total_pages = excluded.total_pages,
-               complete = MAX(complete, excluded.complete), updated_at = excluded.updated_at, error = NULL",
+               complete = CASE WHEN excluded.pages_done >= excluded.total_pages THEN excluded.complete ELSE MAX(complete, excluded.complete) END,
+               updated_at = excluded.updated_at, error = NULL",
             params![target.profile, page.window_start, page.window_end, page.page_num, page.total_pages, page.clean && page.page_num >= page.total_pages, now_ms()],
         )?;
     }

@@ -382,23 +382,6 @@ impl GatewayClient {
             _ => String::new(),
         };
         if !O::SUCCESS_CODES.contains(&code.as_str()) {
-            // A refusal that names a trade number contradicts itself (a refused order
-            // has none): not believed either way, so a money call stays unknown and is
-            // looked up instead of being taken as refused and made again.
-            let named = envelope
-                .data
-                .and_then(|d| serde_json::from_str::<Value>(d.get()).ok())
-                .and_then(|d| d.get("tradeNo").and_then(Value::as_str).map(str::to_string))
-                .filter(|t| !t.trim().is_empty());
-            if let Some(trade_no) = named {
-                return Err(GatewayError::BadResponse {
-                    reason: format!(
-                        "the gateway refused ({}) yet named trade number {}: a contradiction",
-                        crate::redact::terminal_safe(&code, 40),
-                        crate::redact::terminal_safe(&trade_no, 64)
-                    ),
-                });
-            }
             return Err(GatewayError::Rejected { code, message });
         }
         let signature = if O::RESPONSE_SIGNED {

@@ -302,11 +302,18 @@ pub fn notify_url(field: &str, value: &str) -> Check {
     url(field, value)?;
     let parsed = url::Url::parse(value).map_err(|e| FieldError::new(field, e.to_string()))?;
     let simulation = parsed.path_segments().into_iter().flatten().any(|segment| {
-        segment
-            .to_ascii_lowercase()
-            .replace("%5f", "_")
+        // Percent-escapes undone (repeatedly: `%255F` is `%5F` is `_`), case ignored.
+        let mut text = segment.to_string();
+        for _ in 0..4 {
+            let decoded = percent_decode(&text);
+            if decoded == text {
+                break;
+            }
+            text = decoded;
+        }
+        text.to_ascii_lowercase()
             .trim_matches(|c| c == '.' || c == ' ')
-            == "__sandbox"
+            .starts_with("__sandbox")
     });
     if simulation {
         return Err(FieldError::new(
@@ -315,6 +322,29 @@ pub fn notify_url(field: &str, value: &str) -> Check {
         ));
     }
     Ok(())
+}
+
+/// `%XX` escapes undone once (invalid ones kept as written).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push(u8::try_from(h * 16 + l).unwrap_or(b'%'));
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 pub fn currency(field: &str, value: &str) -> Check {
@@ -455,6 +485,9 @@ mod tests {
             "http://127.0.0.1:8700/x/../__sandbox/reset",
             "http://LOCALHOST:8700/%5F%5Fsandbox/reset",
             "http://127.0.0.1:8700/__SANDBOX/seed",
+            "http://127.0.0.1:8700/__sandbox2/hook",
+            "http://127.0.0.1:8700/%5F%5Fs%61ndbox/x",
+            "http://127.0.0.1:8700/%255F%255Fsandbox/x",
         ] {
             assert!(notify_url("notifyUrl", hostile).is_err(), "{hostile}");
         }

@@ -59,6 +59,10 @@ pub struct OrderDetail {
 /// The gateway's transaction number in an answer, where it has one.
 pub trait TradeNo {
     fn trade_no(&self) -> Option<String>;
+    /// The order number the answer says it is about, where it echoes one.
+    fn echoed_mer_order_no(&self) -> Option<&str> {
+        None
+    }
 }
 
 macro_rules! trade_no_field {
@@ -67,6 +71,9 @@ macro_rules! trade_no_field {
             fn trade_no(&self) -> Option<String> {
                 Some(self.trade_no.clone())
             }
+            fn echoed_mer_order_no(&self) -> Option<&str> {
+                Some(self.mer_order_no.as_str()).filter(|n| !n.is_empty())
+            }
         }
     )*};
 }
@@ -74,9 +81,14 @@ trade_no_field!(
     wire::V2PayinResult,
     wire::V1PayinResult,
     wire::VnBankPayinResult,
-    wire::PayoutResult,
-    wire::WithdrawResult
+    wire::PayoutResult
 );
+
+impl TradeNo for wire::WithdrawResult {
+    fn trade_no(&self) -> Option<String> {
+        Some(self.trade_no.clone())
+    }
+}
 
 impl TradeNo for wire::NoData {
     fn trade_no(&self) -> Option<String> {
@@ -542,12 +554,30 @@ impl Desk {
                 let trade_no = a.data.trade_no();
                 // A "success" without a trade number the desk can keep is not believed:
                 // the outcome is unknown, and found out by looking the order up.
-                let unusable = trade_no
+                let mut unusable = trade_no
                     .as_deref()
                     .and_then(|t| paydesk_gateway::validate::trade_no("tradeNo", t).err());
+                // A success about another order number is not this order's answer.
+                if let Some(echo) = a.data.echoed_mer_order_no()
+                    && echo != entry.mer_order_no
+                {
+                    unusable.get_or_insert(paydesk_gateway::validate::FieldError::new(
+                        "merOrderNo",
+                        format!(
+                            "names {}, not {}",
+                            paydesk_gateway::redact::terminal_safe(echo, 64),
+                            entry.mer_order_no
+                        ),
+                    ));
+                }
                 let Some(broken) = unusable else {
-                    let entry =
-                        self.accepted(entry, &claim, trade_no.as_deref(), &a.code, &a.message)?;
+                    let entry = self.accepted(
+                        entry,
+                        &claim,
+                        trade_no.as_deref(),
+                        &paydesk_gateway::redact::terminal_safe(&a.code, 40),
+                        &paydesk_gateway::redact::terminal_safe(&a.message, 500),
+                    )?;
                     return Ok(Submitted {
                         entry,
                         data: Some(a.data),
@@ -556,7 +586,9 @@ impl Desk {
                 };
                 let message = format!(
                     "the gateway answered {} without a usable trade number ({}: {}); never sent again, looked up until the gateway lists it",
-                    a.code, broken.field, broken.rule
+                    paydesk_gateway::redact::terminal_safe(&a.code, 40),
+                    broken.field,
+                    broken.rule
                 );
                 {
                     let conn = lock(&self.journal);

@@ -229,13 +229,25 @@ impl Desk {
             && let (false, Some(d)) = (s.replayed, &s.data)
         {
             let amount = op.amount.to_string();
+            // The fee as a number in the card's currency, or not kept (not given).
+            let fee = d
+                .fee
+                .trim()
+                .parse::<rust_decimal::Decimal>()
+                .ok()
+                .filter(|f| {
+                    !f.is_sign_negative()
+                        && *f <= rust_decimal::Decimal::from(paydesk_gateway::money::MAX_AMOUNT)
+                        && f.normalize().scale() <= 8
+                })
+                .map(|f| f.to_string());
             self.card_op(CardRow {
                 journal_id: s.entry.id,
                 kind: "withdraw",
                 card: &op.apply_order_no,
                 amount: &amount,
                 currency: &op.currency,
-                fee: Some(&d.fee),
+                fee: fee.as_deref(),
                 trade_no: Some(&d.trade_no),
                 outcome: s.entry.status.as_str(),
             })?;

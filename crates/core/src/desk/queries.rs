@@ -232,6 +232,10 @@ impl Desk {
             .await?;
         crate::answers::refund_record(trade_no, refund_no, &a.data)?;
         let d = &a.data;
+        if d.refund_no.is_empty() {
+            // Nothing to keep it under: shown, not cached.
+            return Ok(a.data);
+        }
         lock(&self.cache).execute(
             "INSERT INTO refunds (trade_no, refund_no, state, refund_amount, refund_currency, trade_fee, settle, receive_amount, fetched_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
