@@ -16,12 +16,7 @@ use crate::error::{CoreError, CoreResult};
 pub const MAX_ORDERS_PER_WINDOW: i64 = 10_000_000;
 
 fn broken(field: String, rule: impl Into<String>) -> CoreError {
-    CoreError::BadResponse {
-        message: format!(
-            "the gateway's order list: {field} {}",
-            paydesk_gateway::redact::terminal_safe(&rule.into(), 300)
-        ),
-    }
+    record_error("order list", (&field, rule.into()))
 }
 
 /// A page of the order list, asked with `asked` a page: no more items than a page holds,
@@ -83,25 +78,23 @@ pub fn item(i: &OrderListItem) -> Result<(), (&'static str, String)> {
     let refund = optional_iso("refundCurrency", &i.refund_currency)?;
     // Fees and refunds are never negative; what is received or settled may be (a
     // payout, a chargeback).
-    let amounts = [
-        ("handlingFee", i.handling_fee, None, false),
-        ("receiveAmount", i.receive_amount, None, true),
-        ("settleAmount", i.settle_amount, settlement, true),
-        ("rollingReserve", i.rolling_reserve, None, true),
-        ("transactionFixedFee", i.transaction_fixed_fee, None, false),
-        (
-            "exceptionHandlingFee",
-            i.exception_handling_fee,
-            None,
-            false,
-        ),
-        ("refundAmount", i.refund_amount, refund, false),
-    ];
-    for (field, value, currency, signed) in amounts {
-        if let Some(v) = value {
-            amount(field, v, currency, signed)?;
-        }
-    }
+    amounts(
+        &[
+            ("handlingFee", i.handling_fee, None),
+            ("transactionFixedFee", i.transaction_fixed_fee, None),
+            ("exceptionHandlingFee", i.exception_handling_fee, None),
+            ("refundAmount", i.refund_amount, refund),
+        ],
+        false,
+    )?;
+    amounts(
+        &[
+            ("receiveAmount", i.receive_amount, None),
+            ("settleAmount", i.settle_amount, settlement),
+            ("rollingReserve", i.rolling_reserve, None),
+        ],
+        true,
+    )?;
     text_bounds(&[
         ("merOrderNo", &i.mer_order_no),
         ("message", &i.message),
@@ -162,7 +155,7 @@ fn optional_iso(
     }
 }
 
-fn record_error(what: &str, (field, rule): (&'static str, String)) -> CoreError {
+fn record_error(what: &str, (field, rule): (&str, String)) -> CoreError {
     CoreError::BadResponse {
         message: format!(
             "the gateway's {what}: {field} {}",
@@ -200,12 +193,7 @@ pub fn order_record(
     r: &paydesk_gateway::wire::OrderRecord,
 ) -> CoreResult<()> {
     let check = || {
-        if !r.trade_no.is_empty() && r.trade_no != trade_no {
-            return Err((
-                "tradeNo",
-                format!("is {:?}, but order {trade_no} was asked for", r.trade_no),
-            ));
-        }
+        the_one_asked("tradeNo", &r.trade_no, trade_no)?;
         if query_type == "refund" || !r.refund_no.is_empty() {
             paydesk_gateway::validate::trade_no("refundNo", &r.refund_no)
                 .map_err(|e| ("refundNo", e.rule))?;
@@ -214,26 +202,24 @@ pub fn order_record(
         let refund = optional_iso("refundCurrency", &r.refund_currency)?;
         let chargeback = optional_iso("chargebackCurrency", &r.chargeback_currency)?;
         let actual = optional_iso("actualChargebackCurrency", &r.actual_chargeback_currency)?;
-        for (field, v, c) in [
-            ("sourceAmount", r.source_amount, source),
-            ("refundAmount", r.refund_amount, refund),
-            ("transactionFixedFee", r.transaction_fixed_fee, None),
-            ("gasFee", r.gas_fee, None),
-        ] {
-            if let Some(v) = v {
-                amount(field, v, c, false)?;
-            }
-        }
+        amounts(
+            &[
+                ("sourceAmount", r.source_amount, source),
+                ("refundAmount", r.refund_amount, refund),
+                ("transactionFixedFee", r.transaction_fixed_fee, None),
+                ("gasFee", r.gas_fee, None),
+            ],
+            false,
+        )?;
         // A chargeback may be written as a debit (negative); received amounts too.
-        for (field, v, c) in [
-            ("chargebackAmount", r.chargeback_amount, chargeback),
-            ("actualChargebackAmount", r.actual_chargeback_amount, actual),
-            ("receiveAmount", r.receive_amount, None),
-        ] {
-            if let Some(v) = v {
-                amount(field, v, c, true)?;
-            }
-        }
+        amounts(
+            &[
+                ("chargebackAmount", r.chargeback_amount, chargeback),
+                ("actualChargebackAmount", r.actual_chargeback_amount, actual),
+                ("receiveAmount", r.receive_amount, None),
+            ],
+            true,
+        )?;
         text_bounds(&[
             ("state", &r.state),
             ("merOrderNo", &r.mer_order_no),
@@ -257,35 +243,24 @@ pub fn refund_record(
             paydesk_gateway::validate::trade_no("refundNo", &r.refund_no)
                 .map_err(|e| ("refundNo", e.rule))?;
         }
-        if !refund_no.is_empty() && r.refund_no != refund_no {
-            return Err((
-                "refundNo",
-                format!("is {:?}, but refund {refund_no} was asked for", r.refund_no),
-            ));
+        if !refund_no.is_empty() {
+            the_one_asked("refundNo", &r.refund_no, refund_no)?;
         }
-        if !r.trade_no.is_empty() && r.trade_no != trade_no {
-            return Err((
-                "tradeNo",
-                format!("is {:?}, but order {trade_no} was asked for", r.trade_no),
-            ));
-        }
+        the_one_asked("tradeNo", &r.trade_no, trade_no)?;
         let refund = optional_iso("refundCurrency", &r.refund_currency)?;
         let refuse = optional_iso("refuseCurrency", &r.refuse_currency)?;
         let actual = optional_iso("actualRefuseCurrency", &r.actual_refuse_currency)?;
-        for (field, v, c) in [
-            ("refundAmount", r.refund_amount, refund),
-            ("refuseAmount", r.refuse_amount, refuse),
-            ("actualRefuseAmount", r.actual_refuse_amount, actual),
-            ("tradeFee", r.trade_fee, None),
-            ("gasFee", r.gas_fee, None),
-        ] {
-            if let Some(v) = v {
-                amount(field, v, c, false)?;
-            }
-        }
-        if let Some(v) = r.receive_amount {
-            amount("receiveAmount", v, None, true)?;
-        }
+        amounts(
+            &[
+                ("refundAmount", r.refund_amount, refund),
+                ("refuseAmount", r.refuse_amount, refuse),
+                ("actualRefuseAmount", r.actual_refuse_amount, actual),
+                ("tradeFee", r.trade_fee, None),
+                ("gasFee", r.gas_fee, None),
+            ],
+            false,
+        )?;
+        amounts(&[("receiveAmount", r.receive_amount, None)], true)?;
         text_bounds(&[
             ("state", &r.state),
             ("message", &r.message),
@@ -293,6 +268,31 @@ pub fn refund_record(
         ])
     };
     check().map_err(|e| record_error("refund record", e))
+}
+
+/// Each amount given, checked with [`amount`].
+fn amounts(
+    list: &[(&'static str, Option<Decimal>, Option<Currency>)],
+    signed: bool,
+) -> Result<(), (&'static str, String)> {
+    for (field, v, c) in list {
+        if let Some(v) = v {
+            amount(field, *v, *c, signed)?;
+        }
+    }
+    Ok(())
+}
+
+/// An order number the answer gives (empty: not given) is the one asked for.
+fn the_one_asked(
+    field: &'static str,
+    given: &str,
+    asked: &str,
+) -> Result<(), (&'static str, String)> {
+    if !given.is_empty() && given != asked {
+        return Err((field, format!("is {given:?}, but {asked} was asked for")));
+    }
+    Ok(())
 }
 
 fn text_bounds(fields: &[(&'static str, &String)]) -> Result<(), (&'static str, String)> {

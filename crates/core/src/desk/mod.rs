@@ -585,7 +585,7 @@ impl Desk {
                     });
                 };
                 let message = format!(
-                    "the gateway answered {} without a usable trade number ({}: {}); never sent again, looked up until the gateway lists it",
+                    "the gateway answered {} without a usable trade number for this order ({}: {}); never sent again, looked up until the gateway lists it",
                     paydesk_gateway::redact::terminal_safe(&a.code, 40),
                     broken.field,
                     broken.rule
