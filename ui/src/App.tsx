@@ -16,9 +16,8 @@ import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { createHashRouter, RouterProvider } from "react-router";
 import { Shell } from "./components/Shell";
-import { DashboardPage } from "./features/dashboard/DashboardPage";
 import { dashboardQuery } from "./features/dashboard/queries";
-import { SettingsPage } from "./features/settings/SettingsPage";
+import { screenRoutes } from "./screens";
 
 // Text on tinted ("light") backgrounds is darkened until it reaches 4.5:1 (WCAG AA)
 // in the light scheme; filled buttons use the ninth shade for the same reason.
@@ -77,12 +76,6 @@ export const queryClient = new QueryClient({
   },
 });
 
-/// A screen's code, loaded the first time it is opened: the first paint (the dashboard)
-/// parses only what it shows.
-function page<M extends Record<string, unknown>>(load: () => Promise<M>, name: keyof M) {
-  return async () => ({ Component: (await load())[name] as React.ComponentType });
-}
-
 // The first screen's figures are asked for at once, alongside the app's status, rather
 // than after it.
 if (window.location.hash === "" || window.location.hash === "#/") {
@@ -93,31 +86,7 @@ const router = createHashRouter([
   {
     path: "/",
     element: <Shell />,
-    children: [
-      { index: true, element: <DashboardPage /> },
-      { path: "orders", lazy: page(() => import("./features/orders/OrdersPage"), "OrdersPage") },
-      { path: "payins", lazy: page(() => import("./features/payins/PayinsPage"), "PayinsPage") },
-      {
-        path: "payouts",
-        lazy: page(() => import("./features/payouts/PayoutsPage"), "PayoutsPage"),
-      },
-      {
-        path: "refunds",
-        lazy: page(() => import("./features/refunds/RefundsPage"), "RefundsPage"),
-      },
-      { path: "cards", lazy: page(() => import("./features/cards/CardsPage"), "CardsPage") },
-      { path: "review", lazy: page(() => import("./features/review/ReviewPage"), "ReviewPage") },
-      { path: "events", lazy: page(() => import("./features/events/EventsPage"), "EventsPage") },
-      {
-        path: "balances",
-        lazy: page(() => import("./features/balances/BalancesPage"), "BalancesPage"),
-      },
-      {
-        path: "activity",
-        lazy: page(() => import("./features/activity/ActivityPage"), "ActivityPage"),
-      },
-      { path: "settings", element: <SettingsPage /> },
-    ],
+    children: screenRoutes(),
   },
 ]);
 

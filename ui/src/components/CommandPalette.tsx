@@ -2,28 +2,29 @@ import { useDebouncedValue } from "@mantine/hooks";
 import { Spotlight, type SpotlightActionData, spotlight } from "@mantine/spotlight";
 import { IconReceipt, IconSearch } from "@tabler/icons-react";
 import { useQuery } from "@tanstack/react-query";
+import type { TFunction } from "i18next";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import { commands } from "../bindings";
+import { EMPTY_FILTER } from "../features/orders/queries";
 import { unwrap } from "../lib/ipc";
-import type { OrderFilter } from "../lib/types";
-import { SCREENS } from "./Shell";
+import { SCREENS } from "../screens";
 
 export const openPalette = () => spotlight.open();
 
-export const EMPTY_FILTER: OrderFilter = {
-  from: null,
-  to: null,
-  states: [],
-  currencies: [],
-  methods: [],
-  minAmount: null,
-  maxAmount: null,
-  search: null,
-  sort: "created",
-  descending: true,
-};
+/// One action per registered screen, which opens it.
+export function screenActions(t: TFunction, navigate: (path: string) => void) {
+  return SCREENS.map(
+    (s): SpotlightActionData => ({
+      id: `screen-${s.path}`,
+      label: t(s.label),
+      group: t("palette.screens"),
+      leftSection: <s.icon size={18} />,
+      onClick: () => navigate(s.path),
+    }),
+  );
+}
 
 /// Ctrl/Cmd+K: jump to a screen, or open an order by (a fragment of) its number.
 export function CommandPalette() {
@@ -38,13 +39,7 @@ export function CommandPalette() {
   });
   const openOrder = (tradeNo: string) => navigate(`/orders?order=${encodeURIComponent(tradeNo)}`);
 
-  const screens: SpotlightActionData[] = SCREENS.map((s) => ({
-    id: `screen-${s.path}`,
-    label: t(s.key),
-    group: t("palette.screens"),
-    leftSection: <s.icon size={18} />,
-    onClick: () => navigate(s.path),
-  }));
+  const screens = screenActions(t, navigate);
   const orders: SpotlightActionData[] =
     debounced.length >= 3
       ? [

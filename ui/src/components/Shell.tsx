@@ -14,40 +14,32 @@ import {
   Tooltip,
   useMantineTheme,
 } from "@mantine/core";
-import {
-  IconArrowBackUp,
-  IconBell,
-  IconCash,
-  IconCoins,
-  IconCreditCard,
-  IconFileUpload,
-  IconHistory,
-  IconLayoutDashboard,
-  IconListDetails,
-  IconSearch,
-  IconSend,
-  IconSettings,
-} from "@tabler/icons-react";
+import { IconSearch } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
 import { Outlet, useLocation, useNavigate } from "react-router";
 import { useAppStatus } from "../features/app/queries";
 import { SettingsPage } from "../features/settings/SettingsPage";
+import { SCREENS } from "../screens";
 import { CommandPalette, openPalette } from "./CommandPalette";
 import { ErrorAlert } from "./ErrorAlert";
 
-export const SCREENS = [
-  { path: "/", key: "nav.dashboard", icon: IconLayoutDashboard },
-  { path: "/orders", key: "nav.orders", icon: IconListDetails },
-  { path: "/payins", key: "nav.payins", icon: IconCash },
-  { path: "/payouts", key: "nav.payouts", icon: IconSend },
-  { path: "/refunds", key: "nav.refunds", icon: IconArrowBackUp },
-  { path: "/cards", key: "nav.cards", icon: IconCreditCard },
-  { path: "/review", key: "nav.review", icon: IconFileUpload },
-  { path: "/events", key: "nav.events", icon: IconBell },
-  { path: "/balances", key: "nav.balances", icon: IconCoins },
-  { path: "/activity", key: "nav.activity", icon: IconHistory },
-  { path: "/settings", key: "nav.settings", icon: IconSettings },
-] as const;
+/// One entry per registered screen, the current one marked.
+export function ScreenNav() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const location = useLocation();
+  return SCREENS.map((s) => (
+    <NavLink
+      key={s.path}
+      label={t(s.label)}
+      leftSection={<s.icon size={18} />}
+      active={location.pathname === s.path}
+      onClick={() => navigate(s.path)}
+      component="button"
+      data-testid={`nav-${s.id}`}
+    />
+  ));
+}
 
 function ModeBanner() {
   const { t } = useTranslation();
@@ -121,17 +113,7 @@ export function Shell() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label={t("nav.main")}>
-        {SCREENS.map((s) => (
-          <NavLink
-            key={s.path}
-            label={t(s.key)}
-            leftSection={<s.icon size={18} />}
-            active={location.pathname === s.path}
-            onClick={() => navigate(s.path)}
-            component="button"
-            data-testid={`nav-${s.path === "/" ? "dashboard" : s.path.slice(1)}`}
-          />
-        ))}
+        <ScreenNav />
       </AppShell.Navbar>
       <AppShell.Main id="main">
         {status.isError ? (

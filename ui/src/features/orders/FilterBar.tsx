@@ -14,11 +14,16 @@ import { useDebouncedCallback, useDisclosure } from "@mantine/hooks";
 import { IconDeviceFloppy, IconFilterOff, IconSearch, IconTrash } from "@tabler/icons-react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { EMPTY_FILTER } from "../../components/CommandPalette";
 import { errorText, toastError, toastOk } from "../../components/ErrorAlert";
 import type { OrderFilter } from "../../lib/types";
 import { useStateMeanings } from "../app/queries";
-import { useCurrencies, useDeleteFilter, useSavedFilters, useSaveFilter } from "./queries";
+import {
+  EMPTY_FILTER,
+  useCurrencies,
+  useDeleteFilter,
+  useSavedFilters,
+  useSaveFilter,
+} from "./queries";
 
 /// The payment methods of the interface (known only for orders created at this desk).
 const METHODS = [

@@ -4,7 +4,6 @@ import { IconFileExport } from "@tabler/icons-react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
-import { EMPTY_FILTER } from "../../components/CommandPalette";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatCount, timeZoneLabel } from "../../lib/format";
@@ -14,7 +13,7 @@ import { ExportModal } from "./ExportModal";
 import { FilterBar } from "./FilterBar";
 import { OrderDetailDrawer } from "./OrderDetailDrawer";
 import { OrdersTable } from "./OrdersTable";
-import { useOrderPages } from "./queries";
+import { EMPTY_FILTER, useOrderPages } from "./queries";
 import { SyncPanel } from "./SyncPanel";
 
 export function OrdersPage() {

@@ -1,10 +1,10 @@
 import { screen, waitFor } from "@testing-library/react";
 import { Profiler } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { EMPTY_FILTER } from "../../components/CommandPalette";
 import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
 import { OrdersTable } from "./OrdersTable";
+import { EMPTY_FILTER } from "./queries";
 
 const order = (n: number) => ({
   tradeNo: `T${n}`,

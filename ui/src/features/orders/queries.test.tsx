@@ -1,10 +1,9 @@
 import { act, waitFor } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
-import { EMPTY_FILTER } from "../../components/CommandPalette";
 import type { SyncProgress } from "../../lib/types";
 import { renderQueryHook } from "../../test/render";
 import { invoke } from "../../test/tauri";
-import { PAGE_SIZE, useOrderPages, useSync } from "./queries";
+import { EMPTY_FILTER, PAGE_SIZE, useOrderPages, useSync } from "./queries";
 
 const page = (offset: number, total: number) => ({
   rows: [],

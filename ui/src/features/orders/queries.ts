@@ -12,6 +12,20 @@ import type { ExportProgress, OrderFilter, SyncProgress } from "../../lib/types"
 
 export const PAGE_SIZE = 100;
 
+/// No filter: every order, newest first.
+export const EMPTY_FILTER: OrderFilter = {
+  from: null,
+  to: null,
+  states: [],
+  currencies: [],
+  methods: [],
+  minAmount: null,
+  maxAmount: null,
+  search: null,
+  sort: "created",
+  descending: true,
+};
+
 export const orderKeys = {
   all: ["orders"] as const,
   page: (filter: OrderFilter, page: number) => ["orders", "page", filter, page] as const,
