@@ -1,8 +1,9 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
+import { type AuditQuery, activityKeys } from "./keys";
 
-export type AuditQuery = { operation: string | null; text: string | null };
+export type { AuditQuery };
 
 const filterOf = (q: AuditQuery) => ({
   operation: q.operation,
@@ -14,14 +15,14 @@ const filterOf = (q: AuditQuery) => ({
 
 export function useAuditList(q: AuditQuery) {
   return useQuery({
-    queryKey: ["activity", "list", q],
+    queryKey: activityKeys.list(q),
     queryFn: () => unwrap(commands.auditList(filterOf(q))),
   });
 }
 
 export function useAuditChain() {
   return useQuery({
-    queryKey: ["activity", "chain"],
+    queryKey: activityKeys.chain,
     queryFn: () => unwrap(commands.auditVerify()),
   });
 }
@@ -35,7 +36,7 @@ export function useAuditExport() {
 
 export function useDefaultPath() {
   return useQuery({
-    queryKey: ["activity", "export-path"],
+    queryKey: activityKeys.exportPath,
     queryFn: () => unwrap(commands.defaultExportPath("activity", "csv")),
     staleTime: 0,
   });

@@ -1,11 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
-
-export const appKeys = {
-  status: ["app", "status"] as const,
-  meanings: ["app", "meanings"] as const,
-};
+import { appKeys } from "./keys";
 
 export function useAppStatus() {
   return useQuery({ queryKey: appKeys.status, queryFn: () => unwrap(commands.appStatus()) });

@@ -1,10 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
-
-export const balanceKeys = {
-  history: (currency: string) => ["balances", "history", currency] as const,
-};
+import { dashboardKeys } from "../dashboard/keys";
+import { balanceKeys } from "./keys";
 
 export function useQueryBalances() {
   const qc = useQueryClient();
@@ -12,8 +10,8 @@ export function useQueryBalances() {
     mutationFn: (currencies: string[]) => unwrap(commands.balances(currencies)),
     onSuccess: () =>
       Promise.all([
-        qc.invalidateQueries({ queryKey: ["balances"] }),
-        qc.invalidateQueries({ queryKey: ["dashboard"] }),
+        qc.invalidateQueries({ queryKey: balanceKeys.all }),
+        qc.invalidateQueries({ queryKey: dashboardKeys.all }),
       ]),
   });
 }

@@ -1,8 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
-
-export const dashboardKeys = { all: ["dashboard"] as const };
+import { dashboardKeys } from "./keys";
 
 export const dashboardQuery = {
   queryKey: dashboardKeys.all,

@@ -3,6 +3,11 @@ import { useCallback, useEffect, useState } from "react";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
 import type { Entry } from "../../lib/types";
+import { cardKeys } from "../cards/keys";
+import { dashboardKeys } from "../dashboard/keys";
+import { orderKeys } from "../orders/keys";
+import { reviewKeys } from "../review/keys";
+import { journalKeys } from "./keys";
 
 export type OrderPrefix = "PI" | "PO" | "TU" | "WD" | "RV";
 
@@ -33,15 +38,11 @@ export function useReconcile(entry: Entry | null) {
   });
 }
 
-function reconcileKey(id: number | undefined) {
-  return ["journal", "reconcile", id] as const;
-}
-
 /// One entry's live state: a lookup never replaces a later state (a resolution written
 /// while a lookup was under way) with an earlier one.
 function reconcileOptions(id: number | undefined) {
   return {
-    queryKey: reconcileKey(id),
+    queryKey: journalKeys.reconcile(id),
     queryFn: () => unwrap(commands.journalReconcile(id ?? 0)),
     structuralSharing: (old: unknown, next: unknown) => {
       const o = old as Entry | undefined;
@@ -81,7 +82,7 @@ export function useResolve() {
     mutationFn: (v: { id: number; done: boolean; reason: string }) =>
       unwrap(commands.journalResolve(v.id, v.done, v.reason)),
     onSuccess: (e) => {
-      qc.setQueryData(reconcileKey(e.id), e);
+      qc.setQueryData(journalKeys.reconcile(e.id), e);
       changed();
     },
   });
@@ -89,7 +90,7 @@ export function useResolve() {
 
 export function useJournalList(operations: string[]) {
   return useQuery({
-    queryKey: ["journal", "list", operations],
+    queryKey: journalKeys.list(operations),
     queryFn: () => unwrap(commands.journalList(operations, 50)),
   });
 }
@@ -98,11 +99,11 @@ export function useJournalList(operations: string[]) {
 export function useMoneyChanged() {
   const qc = useQueryClient();
   return useCallback(() => {
-    void qc.invalidateQueries({ queryKey: ["journal"] });
-    void qc.invalidateQueries({ queryKey: ["cards"] });
-    void qc.invalidateQueries({ queryKey: ["dashboard"] });
-    void qc.invalidateQueries({ queryKey: ["orders"] });
-    void qc.invalidateQueries({ queryKey: ["review"] });
+    void qc.invalidateQueries({ queryKey: journalKeys.all });
+    void qc.invalidateQueries({ queryKey: cardKeys.all });
+    void qc.invalidateQueries({ queryKey: dashboardKeys.all });
+    void qc.invalidateQueries({ queryKey: orderKeys.all });
+    void qc.invalidateQueries({ queryKey: reviewKeys.all });
   }, [qc]);
 }
 

@@ -9,6 +9,9 @@ import { Channel } from "@tauri-apps/api/core";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
 import type { ExportProgress, OrderFilter, SyncProgress } from "../../lib/types";
+import { dashboardKeys } from "../dashboard/keys";
+import { paletteKeys } from "../palette/keys";
+import { orderKeys } from "./keys";
 
 export const PAGE_SIZE = 100;
 
@@ -24,14 +27,6 @@ export const EMPTY_FILTER: OrderFilter = {
   search: null,
   sort: "created",
   descending: true,
-};
-
-export const orderKeys = {
-  all: ["orders"] as const,
-  page: (filter: OrderFilter, page: number) => ["orders", "page", filter, page] as const,
-  detail: (tradeNo: string) => ["orders", "detail", tradeNo] as const,
-  currencies: ["orders", "currencies"] as const,
-  filters: ["orders", "filters"] as const,
 };
 
 export function fetchPage(filter: OrderFilter, page: number) {
@@ -79,8 +74,8 @@ export function useInvalidateOrders() {
   return () =>
     Promise.all([
       qc.invalidateQueries({ queryKey: orderKeys.all }),
-      qc.invalidateQueries({ queryKey: ["dashboard"] }),
-      qc.invalidateQueries({ queryKey: ["palette"] }),
+      qc.invalidateQueries({ queryKey: dashboardKeys.all }),
+      qc.invalidateQueries({ queryKey: paletteKeys.all }),
     ]);
 }
 

@@ -2,11 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
 import type { Profile } from "../../lib/types";
-
-export const settingsKeys = {
-  profiles: ["settings", "profiles"] as const,
-  keys: (profile: string) => ["settings", "keys", profile] as const,
-};
+import { settingsKeys } from "./keys";
 
 export function useProfiles() {
   return useQuery({ queryKey: settingsKeys.profiles, queryFn: () => unwrap(commands.profiles()) });
@@ -40,7 +36,7 @@ export function useSwitchProfile() {
   return useMutation({
     mutationFn: (name: string) => unwrap(commands.profileSwitch(name)),
     onSuccess: () => {
-      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== "settings" });
+      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== settingsKeys.all[0] });
       return qc.invalidateQueries();
     },
   });

@@ -1,0 +1,3 @@
+export const dashboardKeys = {
+  all: ["dashboard"] as const,
+};

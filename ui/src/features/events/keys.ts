@@ -1,0 +1,3 @@
+export const eventKeys = {
+  all: ["events"] as const,
+};

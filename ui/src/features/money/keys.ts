@@ -1,0 +1,7 @@
+/// The journal of what this desk sent: its lists, one entry, and one entry's live state.
+export const journalKeys = {
+  all: ["journal"] as const,
+  list: (operations: string[]) => ["journal", "list", operations] as const,
+  entry: (id: number) => ["journal", "entry", id] as const,
+  reconcile: (id: number | undefined) => ["journal", "reconcile", id] as const,
+};

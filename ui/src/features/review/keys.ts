@@ -1,0 +1,4 @@
+export const reviewKeys = {
+  all: ["review"] as const,
+  list: (tradeNo: string) => ["review", "list", tradeNo] as const,
+};

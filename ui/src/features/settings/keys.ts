@@ -1,0 +1,5 @@
+export const settingsKeys = {
+  all: ["settings"] as const,
+  profiles: ["settings", "profiles"] as const,
+  keys: (profile: string) => ["settings", "keys", profile] as const,
+};
