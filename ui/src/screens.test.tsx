@@ -1,8 +1,8 @@
 import { fireEvent, screen } from "@testing-library/react";
 import { createMemoryRouter, matchRoutes, type RouteObject, RouterProvider } from "react-router";
 import { describe, expect, it, vi } from "vitest";
-import { screenActions } from "./components/CommandPalette";
 import { ScreenNav } from "./components/Shell";
+import { screenActions } from "./features/palette/CommandPalette";
 import i18n from "./i18n";
 import { en } from "./i18n/en";
 import { zh } from "./i18n/zh";

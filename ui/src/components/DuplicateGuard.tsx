@@ -1,12 +1,11 @@
 import { Alert, Button, Card, Checkbox, Group, Loader, Stack, Text } from "@mantine/core";
 import { IconAlertTriangle } from "@tabler/icons-react";
-import { useQuery } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../bindings";
+import { useJournalEntry } from "../features/money/queries";
 import { locale } from "../i18n";
 import { formatAge } from "../lib/format";
-import { coreError, unwrap } from "../lib/ipc";
+import { coreError } from "../lib/ipc";
 import type { CoreError, Receipt } from "../lib/types";
 import { ErrorAlert } from "./ErrorAlert";
 import { ReceiptView } from "./ReceiptView";
@@ -34,10 +33,7 @@ export function useDuplicate() {
 }
 
 function Earlier({ id }: { id: number }) {
-  const entry = useQuery({
-    queryKey: ["journal", "entry", id],
-    queryFn: () => unwrap(commands.journalEntry(id)),
-  });
+  const entry = useJournalEntry(id);
   if (entry.error) return <ErrorAlert error={entry.error} />;
   if (!entry.data) return <Loader size="sm" />;
   const receipt: Receipt = {

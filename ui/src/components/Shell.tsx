@@ -18,9 +18,9 @@ import { IconSearch } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
 import { Outlet, useLocation, useNavigate } from "react-router";
 import { useAppStatus } from "../features/app/queries";
+import { CommandPalette, openPalette } from "../features/palette/CommandPalette";
 import { SettingsPage } from "../features/settings/SettingsPage";
 import { SCREENS } from "../screens";
-import { CommandPalette, openPalette } from "./CommandPalette";
 import { ErrorAlert } from "./ErrorAlert";
 
 /// One entry per registered screen, the current one marked.

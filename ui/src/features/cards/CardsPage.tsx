@@ -14,34 +14,17 @@ import {
   Title,
   UnstyledButton,
 } from "@mantine/core";
-import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { ErrorAlert, FormError } from "../../components/ErrorAlert";
 import { ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
-import { fieldError, unwrap } from "../../lib/ipc";
+import { fieldError } from "../../lib/ipc";
 import type { CardForm, CardMove, Receipt } from "../../lib/types";
-import { useMoneyChanged, useOrderNo } from "../money/queries";
-
-function useCards() {
-  // Sandbox balances move when an operation completes, a few seconds after it is sent.
-  return useQuery({
-    queryKey: ["cards", "list"],
-    queryFn: () => unwrap(commands.cards()),
-    refetchInterval: 3000,
-  });
-}
-
-function useCardOperations() {
-  return useQuery({
-    queryKey: ["cards", "operations"],
-    queryFn: () => unwrap(commands.cardOperations()),
-  });
-}
+import { useOrderNo } from "../money/queries";
+import { useCardMove, useCardOperations, useCards } from "./queries";
 
 function MoveForm({ kind }: { kind: CardMove }) {
   const { t, i18n } = useTranslation();
@@ -52,16 +35,8 @@ function MoveForm({ kind }: { kind: CardMove }) {
   const [amount, setAmount] = useState("");
   const [currency, setCurrency] = useState("");
   const [confirming, setConfirming] = useState(false);
-  const changed = useMoneyChanged();
   const dup = useDuplicate();
-  const move = useMutation({
-    mutationFn: (v: { form: CardForm; allowDuplicate: boolean }) =>
-      unwrap(commands.cardMove(v.form, v.allowDuplicate)),
-    onSettled: (data, error) => {
-      changed();
-      dup.settle(data, error);
-    },
-  });
+  const move = useCardMove(dup.settle);
   const known = cards.data ?? [];
   const form: CardForm = { kind, card, reference, amount, currency, subMerNo: "", remark: "" };
   const err = (...f: string[]) => fieldError(move.error, ...f);

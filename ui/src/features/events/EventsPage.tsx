@@ -12,15 +12,14 @@ import {
   Title,
 } from "@mantine/core";
 import { IconRefresh } from "@tabler/icons-react";
-import { useMutation, useQuery } from "@tanstack/react-query";
 import { Fragment, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatDateTimeShort, timeZoneLabel } from "../../lib/format";
-import { fieldError, unwrap } from "../../lib/ipc";
+import { fieldError } from "../../lib/ipc";
 import { useAppStatus } from "../app/queries";
+import { useEvents, useVerifyEvent } from "./queries";
 
 /// Where this profile's notifications go: the desk's receiver (and so this list), the
 /// profile's own URL (the merchant's backend: they do not come here), or nowhere yet.
@@ -75,7 +74,7 @@ function SignatureBadge({ ok }: { ok: boolean }) {
 function Verify() {
   const { t } = useTranslation();
   const [body, setBody] = useState("");
-  const verify = useMutation({ mutationFn: (b: string) => unwrap(commands.eventVerify(b)) });
+  const verify = useVerifyEvent();
   const r = verify.data;
   return (
     <Card withBorder>
@@ -130,11 +129,7 @@ function Verify() {
 export function EventsPage() {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
-  const list = useQuery({
-    queryKey: ["events"],
-    queryFn: () => unwrap(commands.events()),
-    refetchInterval: 5000,
-  });
+  const list = useEvents();
   const [open, setOpen] = useState<number | null>(null);
   return (
     <Stack data-testid="screen-events">

@@ -107,6 +107,31 @@ export function useMoneyChanged() {
   }, [qc]);
 }
 
+/// What a form does once its create call is answered, besides refreshing the lists: the
+/// duplicate guard's `settle`.
+export type Settled = (data: unknown, error: unknown) => void;
+
+/// A call that may move money (or send a document): once answered, whatever shows money
+/// is stale, and then `onSettled` learns the answer.
+export function useMoneyMutation<T, V>(send: (v: V) => Promise<T>, onSettled?: Settled) {
+  const changed = useMoneyChanged();
+  return useMutation({
+    mutationFn: send,
+    onSettled: (data, error) => {
+      changed();
+      onSettled?.(data, error);
+    },
+  });
+}
+
+/// An earlier journal entry, looked up live (the one a duplicate refusal names).
+export function useJournalEntry(id: number) {
+  return useQuery({
+    queryKey: journalKeys.entry(id),
+    queryFn: () => unwrap(commands.journalEntry(id)),
+  });
+}
+
 export function useOpenPayUrl() {
   return useMutation({ mutationFn: (url: string) => unwrap(commands.payUrlOpen(url)) });
 }

@@ -8,16 +8,14 @@ import {
   Text,
   TextInput,
 } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatCount, timeZoneLabel } from "../../lib/format";
-import { fieldOf, unwrap } from "../../lib/ipc";
+import { fieldOf } from "../../lib/ipc";
 import type { ExportProgress, OrderFilter } from "../../lib/types";
-import { useExport } from "./queries";
+import { useExport, useSuggestedExportPath } from "./queries";
 
 interface Props {
   opened: boolean;
@@ -34,12 +32,7 @@ export function ExportModal({ opened, onClose, filter, total }: Props) {
   const [path, setPath] = useState("");
   const [progress, setProgress] = useState<ExportProgress | null>(null);
   const run = useExport(setProgress);
-  const suggested = useQuery({
-    queryKey: ["export-path", format, opened],
-    enabled: opened,
-    queryFn: () => unwrap(commands.defaultExportPath("orders", format)),
-    staleTime: 0,
-  });
+  const suggested = useSuggestedExportPath(format, opened);
   useEffect(() => {
     if (suggested.data) setPath(suggested.data);
   }, [suggested.data]);

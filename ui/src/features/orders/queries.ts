@@ -114,6 +114,16 @@ export function useExport(onProgress: (p: ExportProgress) => void) {
   });
 }
 
+/// The file name an export of `format` suggests, asked for each time the export opens.
+export function useSuggestedExportPath(format: "csv" | "xlsx", opened: boolean) {
+  return useQuery({
+    queryKey: orderKeys.exportPath(format, opened),
+    enabled: opened,
+    queryFn: () => unwrap(commands.defaultExportPath("orders", format)),
+    staleTime: 0,
+  });
+}
+
 export function useSavedFilters() {
   return useQuery({
     queryKey: orderKeys.filters,

@@ -12,17 +12,16 @@ import {
   Title,
 } from "@mantine/core";
 import { IconExternalLink, IconPlus, IconTrash } from "@tabler/icons-react";
-import { useMutation } from "@tanstack/react-query";
 import { QRCodeSVG } from "qrcode.react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { FormError, toastError } from "../../components/ErrorAlert";
 import { CopyValue, ReceiptView } from "../../components/ReceiptView";
-import { fieldError, unwrap } from "../../lib/ipc";
+import { fieldError } from "../../lib/ipc";
 import type { PayinForm, PayinMethod, ProductLine, Receipt } from "../../lib/types";
-import { useEntryNow, useMoneyChanged, useOpenPayUrl, useOrderNo } from "../money/queries";
+import { useEntryNow, useOpenPayUrl, useOrderNo } from "../money/queries";
+import { useCreatePayin } from "./queries";
 
 const METHODS: PayinMethod[] = [
   "WECHAT",
@@ -151,16 +150,8 @@ export function PayinsPage() {
   const { t } = useTranslation();
   const [orderNo, renewOrderNo] = useOrderNo("PI");
   const [form, setForm] = useState(() => blankForm("WECHAT"));
-  const changed = useMoneyChanged();
   const dup = useDuplicate();
-  const create = useMutation({
-    mutationFn: (v: { form: PayinForm; allowDuplicate: boolean }) =>
-      unwrap(commands.payinCreate(v.form, v.allowDuplicate)),
-    onSettled: (data, error) => {
-      changed();
-      dup.settle(data, error);
-    },
-  });
+  const create = useCreatePayin(dup.settle);
   const set = <K extends keyof typeof form>(k: K, v: (typeof form)[K]) =>
     setForm((f) => ({ ...f, [k]: v }));
   const setProduct = (i: number, k: keyof ProductLine, v: string) =>

@@ -17,17 +17,14 @@ import {
   Tooltip,
 } from "@mantine/core";
 import { IconFileSpreadsheet, IconFolderOpen } from "@tabler/icons-react";
-import { useMutation } from "@tanstack/react-query";
-import { Channel } from "@tauri-apps/api/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { ErrorAlert, FormError, toastError } from "../../components/ErrorAlert";
 import { JournalBadge, ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTimeShort, formatMoney } from "../../lib/format";
-import { fieldError, unwrap } from "../../lib/ipc";
+import { fieldError } from "../../lib/ipc";
 import type {
   BulkPlan,
   BulkProgress,
@@ -39,7 +36,15 @@ import type {
   RowAction,
 } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
-import { useEntryNow, useJournalList, useMoneyChanged, useOrderNo } from "../money/queries";
+import { useEntryNow, useJournalList, useOrderNo } from "../money/queries";
+import {
+  pickBulkFile,
+  useBulkCheck,
+  useBulkSend,
+  useCreatePayout,
+  useOpenBulkResult,
+  usePayoutPreview,
+} from "./queries";
 
 const blank = (kind: PayoutKind): Omit<PayoutForm, "merOrderNo"> => ({
   kind,
@@ -128,17 +133,9 @@ export function SinglePayout({ kind }: { kind: PayoutKind }) {
   const [orderNo, renew] = useOrderNo("PO");
   const [form, setForm] = useState(() => blank(kind));
   const [loseAnswer, setLoseAnswer] = useState(false);
-  const changed = useMoneyChanged();
   const dup = useDuplicate();
-  const preview = useMutation({ mutationFn: (f: PayoutForm) => unwrap(commands.payoutPreview(f)) });
-  const send = useMutation({
-    mutationFn: (v: { form: PayoutForm; allowDuplicate: boolean }) =>
-      unwrap(commands.payoutCreate(v.form, loseAnswer, v.allowDuplicate)),
-    onSettled: (data, error) => {
-      changed();
-      dup.settle(data, error);
-    },
-  });
+  const preview = usePayoutPreview();
+  const send = useCreatePayout(dup.settle);
   const set = <K extends keyof typeof form>(k: K, v: (typeof form)[K]) =>
     setForm((f) => ({ ...f, [k]: v }));
   const err = (...f: string[]) => fieldError(preview.error ?? send.error, ...f);
@@ -156,7 +153,7 @@ export function SinglePayout({ kind }: { kind: PayoutKind }) {
     if (!sent || send.isPending) return;
     preview.reset();
     setKept(receipt);
-    send.mutate({ form: sent, allowDuplicate });
+    send.mutate({ form: sent, loseAnswer, allowDuplicate });
   };
   const formError = preview.error ?? (duplicateOf(send.error) ? null : send.error);
   return (
@@ -336,7 +333,7 @@ export function SinglePayout({ kind }: { kind: PayoutKind }) {
         sending={send.isPending}
         onCancel={() => preview.reset()}
         onConfirm={() => {
-          if (!send.isPending) send.mutate({ form: full, allowDuplicate: false });
+          if (!send.isPending) send.mutate({ form: full, loseAnswer, allowDuplicate: false });
         }}
       />
     </SimpleGrid>
@@ -544,20 +541,9 @@ export function Bulk() {
   const [path, setPath] = useState("");
   const [progress, setProgress] = useState<BulkProgress | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const changed = useMoneyChanged();
-  const check = useMutation({ mutationFn: (p: string) => unwrap(commands.bulkCheck(p)) });
-  const send = useMutation({
-    mutationFn: (v: { path: string; includeHeld: boolean; expected: string }) => {
-      const ch = new Channel<BulkProgress>();
-      ch.onmessage = setProgress;
-      return unwrap(commands.bulkSend(v.path, v.includeHeld, v.expected, ch));
-    },
-    onSettled: changed,
-  });
-  const openResult = useMutation({
-    mutationFn: (p: string) => unwrap(commands.bulkResultOpen(p)),
-    onError: (e) => toastError(t, e),
-  });
+  const check = useBulkCheck();
+  const send = useBulkSend(setProgress);
+  const openResult = useOpenBulkResult((e) => toastError(t, e));
   const c = check.data;
   const plan = c?.plan;
   const out = send.data;
@@ -593,7 +579,7 @@ export function Bulk() {
               leftSection={<IconFolderOpen size={16} />}
               disabled={send.isPending}
               onClick={() =>
-                unwrap(commands.filesPick("bulk"))
+                pickBulkFile()
                   .then((paths) => {
                     const [first] = paths;
                     if (!first) return;

@@ -13,17 +13,17 @@ import {
   Title,
 } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { UseMutationResult } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
-import { commands } from "../../bindings";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useMeaning } from "../../components/StateBadge";
 import { locale } from "../../i18n";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
-import { fieldError, unwrap } from "../../lib/ipc";
+import { fieldError } from "../../lib/ipc";
 import type { StateField } from "../../lib/types";
+import { useOrderLookup, useRefundLookup, useReversals } from "./queries";
 
 type Row = [label: string, value: string | null | undefined];
 
@@ -58,7 +58,7 @@ function Lookup<T>({
   initial,
   fields,
   inputs,
-  query,
+  lookup: q,
   rows,
 }: {
   title: string;
@@ -67,16 +67,11 @@ function Lookup<T>({
   /// The wire fields of the inputs, whose broken rules show on them.
   fields: string[];
   inputs: (error: unknown) => ReactNode;
-  query: (tradeNo: string) => Promise<T>;
+  lookup: UseMutationResult<T, Error, string>;
   rows: (record: T) => Row[];
 }) {
   const { t } = useTranslation();
-  const qc = useQueryClient();
   const [tradeNo, setTradeNo] = useState(initial);
-  const q = useMutation({
-    mutationFn: () => query(tradeNo),
-    onSettled: () => qc.invalidateQueries({ queryKey: ["reversals"] }),
-  });
   return (
     <Card withBorder>
       <Title order={4} mb="xs">
@@ -85,7 +80,7 @@ function Lookup<T>({
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          q.mutate();
+          q.mutate(tradeNo);
         }}
       >
         <Group align="flex-start" grow>
@@ -114,6 +109,7 @@ function RefundLookup({ initial }: { initial: string }) {
   const loc = locale(i18n.language);
   const state = useStateText();
   const [refundNo, setRefundNo] = useState("");
+  const lookup = useRefundLookup(refundNo);
   return (
     <Lookup
       title={t("refunds.v1Title")}
@@ -130,7 +126,7 @@ function RefundLookup({ initial }: { initial: string }) {
           data-testid="refund-refund-no"
         />
       )}
-      query={(tradeNo) => unwrap(commands.refundQuery(tradeNo, refundNo))}
+      lookup={lookup}
       rows={(r) => [
         [t("refunds.state"), state("refundState", r.state)],
         [t("refunds.refundNo"), r.refundNo],
@@ -154,6 +150,7 @@ function OrderLookup({ initial }: { initial: string }) {
   const loc = locale(i18n.language);
   const state = useStateText();
   const [queryType, setQueryType] = useState("sales");
+  const lookup = useOrderLookup(queryType);
   return (
     <Lookup
       title={t("refunds.v2Title")}
@@ -174,7 +171,7 @@ function OrderLookup({ initial }: { initial: string }) {
           data-testid="query-type"
         />
       )}
-      query={(tradeNo) => unwrap(commands.orderQuery(tradeNo, queryType))}
+      lookup={lookup}
       rows={(r) => [
         [t("refunds.orderState"), state("orderState", r.state)],
         [t("refunds.status"), state("queryStatus", r.status)],
@@ -200,10 +197,7 @@ function Cached({ initial }: { initial: string }) {
   const [tradeNo, setTradeNo] = useState(initial);
   const [kind, setKind] = useState("all");
   const [debounced] = useDebouncedValue(tradeNo.trim(), 250);
-  const list = useQuery({
-    queryKey: ["reversals", debounced],
-    queryFn: () => unwrap(commands.reversals(debounced || null)),
-  });
+  const list = useReversals(debounced);
   const rows = (list.data ?? []).filter((r) => kind === "all" || r.kind === kind);
   return (
     <Card withBorder>

@@ -23,21 +23,26 @@ import {
   IconTrash,
   IconUpload,
 } from "@tabler/icons-react";
-import { useMutation, useQuery } from "@tanstack/react-query";
-import { getCurrentWebview } from "@tauri-apps/api/webview";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
-import { commands } from "../../bindings";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { ErrorAlert, errorText, FormError, toastError } from "../../components/ErrorAlert";
 import { ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTimeShort } from "../../lib/format";
-import { fieldError, unwrap } from "../../lib/ipc";
+import { fieldError } from "../../lib/ipc";
 import type { FileCheck, Receipt, ReviewRequest } from "../../lib/types";
-import { useMoneyChanged, useOrderNo } from "../money/queries";
+import { useOrderNo } from "../money/queries";
 import { PdfThumb } from "./PdfThumb";
+import {
+  checkReviewFile,
+  pickReviewFiles,
+  useDroppedFiles,
+  useReviewList,
+  useReviewResend,
+  useReviewSubmit,
+} from "./queries";
 
 /// Codes the interface shows in its examples; others are typed in.
 const INFO_CODES = ["1", "2"];
@@ -102,16 +107,8 @@ function FilePreview({
 function History({ tradeNo }: { tradeNo: string }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
-  const changed = useMoneyChanged();
-  const list = useQuery({
-    queryKey: ["review", "list", tradeNo],
-    queryFn: () => unwrap(commands.reviewList(tradeNo || null)),
-  });
-  const resend = useMutation({
-    mutationFn: (reference: string) => unwrap(commands.reviewResend(reference)),
-    onSettled: changed,
-    onError: (e) => toastError(t, e),
-  });
+  const list = useReviewList(tradeNo);
+  const resend = useReviewResend((e) => toastError(t, e));
   return (
     <Card withBorder>
       <Title order={4} mb="xs">
@@ -175,23 +172,12 @@ export function ReviewPage() {
   const [info, setInfo] = useState<Info[]>([{ code: "1", content: "" }]);
   const [files, setFiles] = useState<Chosen[]>([]);
   const [path, setPath] = useState("");
-  const [dragging, setDragging] = useState(false);
-  /// Whether the window delivers dropped files here (listening may be refused).
-  const [dropReady, setDropReady] = useState(false);
   const [fileError, setFileError] = useState<string | null>(null);
-  const changed = useMoneyChanged();
   const [checking, setChecking] = useState(false);
   const dup = useDuplicate();
   // A resend under the same reference keeps the receipt it was made from until it answers.
   const [kept, setKept] = useState<Receipt | undefined>(undefined);
-  const submit = useMutation({
-    mutationFn: (v: { reference: string; request: ReviewRequest; allowDuplicate: boolean }) =>
-      unwrap(commands.reviewSubmit(v.reference, v.request, v.allowDuplicate)),
-    onSettled: (data, error) => {
-      changed();
-      dup.settle(data, error);
-    },
-  });
+  const submit = useReviewSubmit(dup.settle);
   const request = (): ReviewRequest => ({
     tradeNo,
     info: info.filter((i) => i.content.trim()).map((i) => [i.code, i.content] as [string, string]),
@@ -212,8 +198,7 @@ export function ReviewPage() {
       setChecking(true);
       for (const p of paths) {
         try {
-          // Read and checked in Rust (size, type by content), never in the web view.
-          const c = await unwrap(commands.reviewFileCheck(p));
+          const c = await checkReviewFile(p);
           setFiles((fs) =>
             fs.some((f) => f.check.path === c.path) ? fs : [...fs, { check: c, code: "21" }],
           );
@@ -226,31 +211,7 @@ export function ReviewPage() {
     [t],
   );
 
-  useEffect(() => {
-    let unlisten: (() => void) | undefined;
-    let gone = false;
-    getCurrentWebview()
-      .onDragDropEvent((e) => {
-        if (e.payload.type === "enter" || e.payload.type === "over") setDragging(true);
-        else if (e.payload.type === "leave") setDragging(false);
-        else {
-          setDragging(false);
-          void add(e.payload.paths);
-        }
-      })
-      .then((u) => {
-        if (gone) u();
-        else {
-          unlisten = u;
-          setDropReady(true);
-        }
-      })
-      .catch(() => setDropReady(false));
-    return () => {
-      gone = true;
-      unlisten?.();
-    };
-  }, [add]);
+  const { dragging, ready: dropReady } = useDroppedFiles(add);
 
   const total = files.reduce((n, f) => n + f.check.size, 0);
   return (
@@ -362,7 +323,7 @@ export function ReviewPage() {
                   variant="default"
                   leftSection={<IconFolderOpen size={16} />}
                   onClick={() =>
-                    unwrap(commands.filesPick("review"))
+                    pickReviewFiles()
                       .then(add)
                       .catch((e) => toastError(t, e))
                   }

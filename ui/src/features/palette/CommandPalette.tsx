@@ -1,15 +1,12 @@
 import { useDebouncedValue } from "@mantine/hooks";
 import { Spotlight, type SpotlightActionData, spotlight } from "@mantine/spotlight";
 import { IconReceipt, IconSearch } from "@tabler/icons-react";
-import { useQuery } from "@tanstack/react-query";
 import type { TFunction } from "i18next";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
-import { commands } from "../bindings";
-import { EMPTY_FILTER } from "../features/orders/queries";
-import { unwrap } from "../lib/ipc";
-import { SCREENS } from "../screens";
+import { SCREENS } from "../../screens";
+import { usePaletteOrders } from "./queries";
 
 export const openPalette = () => spotlight.open();
 
@@ -32,11 +29,7 @@ export function CommandPalette() {
   const navigate = useNavigate();
   const [query, setQuery] = useState("");
   const [debounced] = useDebouncedValue(query.trim(), 150);
-  const matches = useQuery({
-    queryKey: ["palette", debounced],
-    enabled: debounced.length >= 3,
-    queryFn: () => unwrap(commands.ordersPage({ ...EMPTY_FILTER, search: debounced }, 0, 8)),
-  });
+  const matches = usePaletteOrders(debounced);
   const openOrder = (tradeNo: string) => navigate(`/orders?order=${encodeURIComponent(tradeNo)}`);
 
   const screens = screenActions(t, navigate);

@@ -1,0 +1,44 @@
+import { useMutation } from "@tanstack/react-query";
+import { Channel } from "@tauri-apps/api/core";
+import { commands } from "../../bindings";
+import { unwrap } from "../../lib/ipc";
+import type { BulkProgress, PayoutForm } from "../../lib/types";
+import { type Settled, useMoneyMutation } from "../money/queries";
+
+/// The payout as the gateway will be asked for it, checked and masked, for confirming.
+export function usePayoutPreview() {
+  return useMutation({ mutationFn: (f: PayoutForm) => unwrap(commands.payoutPreview(f)) });
+}
+
+/// `loseAnswer` (sandbox only) has the sandbox drop the answer after doing the payout.
+export function useCreatePayout(onSettled?: Settled) {
+  return useMoneyMutation(
+    (v: { form: PayoutForm; loseAnswer: boolean; allowDuplicate: boolean }) =>
+      unwrap(commands.payoutCreate(v.form, v.loseAnswer, v.allowDuplicate)),
+    onSettled,
+  );
+}
+
+export function useBulkCheck() {
+  return useMutation({ mutationFn: (path: string) => unwrap(commands.bulkCheck(path)) });
+}
+
+export function useBulkSend(onProgress: (p: BulkProgress) => void) {
+  return useMoneyMutation((v: { path: string; includeHeld: boolean; expected: string }) => {
+    const channel = new Channel<BulkProgress>();
+    channel.onmessage = onProgress;
+    return unwrap(commands.bulkSend(v.path, v.includeHeld, v.expected, channel));
+  });
+}
+
+export function useOpenBulkResult(onError: (e: unknown) => void) {
+  return useMutation({
+    mutationFn: (path: string) => unwrap(commands.bulkResultOpen(path)),
+    onError,
+  });
+}
+
+/// The bulk file the user picks in the system's file dialog (none if cancelled).
+export function pickBulkFile() {
+  return unwrap(commands.filesPick("bulk"));
+}

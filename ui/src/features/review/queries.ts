@@ -1,0 +1,79 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
+import { useEffect, useState } from "react";
+import { commands } from "../../bindings";
+import { unwrap } from "../../lib/ipc";
+import type { ReviewRequest } from "../../lib/types";
+import { type Settled, useMoneyChanged, useMoneyMutation } from "../money/queries";
+import { reviewKeys } from "./keys";
+
+/// The submissions made, of one order when `tradeNo` is given.
+export function useReviewList(tradeNo: string) {
+  return useQuery({
+    queryKey: reviewKeys.list(tradeNo),
+    queryFn: () => unwrap(commands.reviewList(tradeNo || null)),
+  });
+}
+
+/// Sends a queued submission again, under its reference.
+export function useReviewResend(onError: (e: unknown) => void) {
+  const changed = useMoneyChanged();
+  return useMutation({
+    mutationFn: (reference: string) => unwrap(commands.reviewResend(reference)),
+    onSettled: changed,
+    onError,
+  });
+}
+
+export function useReviewSubmit(onSettled?: Settled) {
+  return useMoneyMutation(
+    (v: { reference: string; request: ReviewRequest; allowDuplicate: boolean }) =>
+      unwrap(commands.reviewSubmit(v.reference, v.request, v.allowDuplicate)),
+    onSettled,
+  );
+}
+
+/// A file for a submission, read and checked in Rust (size, type by content), never in
+/// the web view.
+export function checkReviewFile(path: string) {
+  return unwrap(commands.reviewFileCheck(path));
+}
+
+/// The files the user picks in the system's file dialog (none if cancelled).
+export function pickReviewFiles() {
+  return unwrap(commands.filesPick("review"));
+}
+
+/// Files dropped on the window, handed to `onDrop`; whether something is being dragged
+/// over it, and whether the window delivers dropped files at all (listening may be
+/// refused).
+export function useDroppedFiles(onDrop: (paths: string[]) => unknown) {
+  const [dragging, setDragging] = useState(false);
+  const [ready, setReady] = useState(false);
+  useEffect(() => {
+    let unlisten: (() => void) | undefined;
+    let gone = false;
+    getCurrentWebview()
+      .onDragDropEvent((e) => {
+        if (e.payload.type === "enter" || e.payload.type === "over") setDragging(true);
+        else if (e.payload.type === "leave") setDragging(false);
+        else {
+          setDragging(false);
+          void onDrop(e.payload.paths);
+        }
+      })
+      .then((u) => {
+        if (gone) u();
+        else {
+          unlisten = u;
+          setReady(true);
+        }
+      })
+      .catch(() => setReady(false));
+    return () => {
+      gone = true;
+      unlisten?.();
+    };
+  }, [onDrop]);
+  return { dragging, ready };
+}
