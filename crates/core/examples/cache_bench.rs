@@ -1,5 +1,5 @@
 //! Benchmark: 1,000,000 cached orders; filtered, sorted pages of 100 and fragment
-//! searches through the core's own API (`cache::query`). Prints p50/p95/max.
+//! searches through the core's own API (`Orders::query`). Prints p50/p95/max.
 //!
 //! cargo run --release -p paydesk-core --example cache_bench -- [ORDERS] [--fill FILE]
 //!
@@ -8,8 +8,8 @@
 
 use std::time::Instant;
 
-use paydesk_core::cache::{self, OrderFilter, SortKey};
-use paydesk_core::db::{self, Durability};
+use paydesk_core::store::orders::{OrderFilter, Orders, SortKey};
+use paydesk_core::store::{self as db, Durability};
 use paydesk_gateway::wire::OrderListItem;
 
 const BATCH: usize = 5000;
@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = fill
         .clone()
         .unwrap_or_else(|| dir.path().join("bench.sqlite"));
-    let mut conn = db::open(&path, Durability::Cache)?;
+    let conn = db::open(&path, Durability::Cache)?;
     let mut rng = fastrand::Rng::with_seed(7);
     let currencies = ["USD", "EUR", "CNY", "MXN", "BRL", "VND", "PHP"];
     let t = Instant::now();
@@ -56,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect();
         let window = start + (chunk as i64 * 300 / n.div_ceil(BATCH).max(1) as i64) * day;
-        cache::upsert_items(&mut conn, 10001, &items, window, true)?;
+        Orders::on(&conn).upsert_items(10001, &items, window, true)?;
     }
     println!("filled {n} orders in {:.1} s", t.elapsed().as_secs_f64());
     if fill.is_some() {
@@ -74,7 +74,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let offset = rng.i64(0..5_000) / 100 * 100;
         let t = Instant::now();
-        let page = cache::query(&conn, &f, offset, 100)?;
+        let page = Orders::on(&conn).query(&f, offset, 100)?;
         page_times.push(t.elapsed().as_secs_f64() * 1000.0);
         assert!(page.rows.len() <= 100);
     }
@@ -87,8 +87,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..50 {
         let offset = rng.i64(0..(n as i64 - 100).max(1));
         let t = Instant::now();
-        cache::query(
-            &conn,
+        Orders::on(&conn).query(
             &OrderFilter {
                 sort: SortKey::Created,
                 ..OrderFilter::default()
@@ -109,7 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..OrderFilter::default()
     };
     let t = Instant::now();
-    let anchors = cache::anchors(&conn, &all)?;
+    let anchors = Orders::on(&conn).anchors(&all)?;
     println!(
         "anchors for deep pages: {} computed in {:.0} ms (once per filter until the next sync)",
         anchors.len(),
@@ -119,7 +118,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..300 {
         let offset = rng.i64(0..(n as i64 - 100).max(1));
         let t = Instant::now();
-        cache::query_anchored(&conn, &all, &anchors, offset, 100)?;
+        Orders::on(&conn).query_anchored(&all, &anchors, offset, 100)?;
         anchored.push(t.elapsed().as_secs_f64() * 1000.0);
     }
     let (p50, p95, max) = pct(anchored);
@@ -136,8 +135,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             format!("M2026{k:09}")[7..].to_string()
         };
         let t = Instant::now();
-        let page = cache::query(
-            &conn,
+        let page = Orders::on(&conn).query(
             &OrderFilter {
                 search: Some(frag),
                 ..OrderFilter::default()

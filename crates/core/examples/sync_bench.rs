@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use paydesk_core::cache::{self, OrderFilter};
+use paydesk_core::store::orders::{self, OrderFilter};
 use paydesk_core::sync::SyncOptions;
 use paydesk_core::{Desk, Home, MemoryStore, Profile, Secrets};
 use paydesk_gateway::PrivateKey;
@@ -137,26 +137,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The raw insert of the same rows into the same schema, one transaction, no network.
     let mut items = Vec::with_capacity(synced as usize);
-    desk.with_cache(|c| {
-        cache::for_each(c, &OrderFilter::default(), |o| {
-            items.push(paydesk_gateway::wire::OrderListItem {
-                state: o.state,
-                mer_order_no: o.mer_order_no.clone(),
-                trade_no: o.trade_no.clone(),
-                source_amount: o.source_amount.parse().unwrap_or_default(),
-                source_currency: o.currency.clone(),
-                handling_fee: o.handling_fee.as_deref().and_then(|v| v.parse().ok()),
-                receive_amount: o.receive_amount.as_deref().and_then(|v| v.parse().ok()),
-                settlement_currency: o.settlement_currency.clone(),
-                message: o.message.clone(),
-                ..Default::default()
-            });
-            Ok(())
-        })
+    desk.for_each_order(&OrderFilter::default(), |o| {
+        items.push(paydesk_gateway::wire::OrderListItem {
+            state: o.state,
+            mer_order_no: o.mer_order_no.clone(),
+            trade_no: o.trade_no.clone(),
+            source_amount: o.source_amount.parse().unwrap_or_default(),
+            source_currency: o.currency.clone(),
+            handling_fee: o.handling_fee.as_deref().and_then(|v| v.parse().ok()),
+            receive_amount: o.receive_amount.as_deref().and_then(|v| v.parse().ok()),
+            settlement_currency: o.settlement_currency.clone(),
+            message: o.message.clone(),
+            ..Default::default()
+        });
+        Ok(())
     })?;
-    let raw = paydesk_core::db::open(
+    let raw = paydesk_core::store::open(
         &dir.path().join("raw.sqlite"),
-        paydesk_core::db::Durability::Cache,
+        paydesk_core::store::Durability::Cache,
     )?;
     let t = Instant::now();
     raw.execute_batch("BEGIN")?;
@@ -176,7 +174,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 it.state,
                 it.source_currency,
                 it.source_amount.to_string(),
-                cache::amount_e4(it.source_amount),
+                orders::amount_e4(it.source_amount),
                 it.handling_fee.map(|v| v.to_string()),
                 it.receive_amount.map(|v| v.to_string()),
                 it.settlement_currency,

@@ -2,7 +2,6 @@
 //! the canonical string of the body without its `sign` (signing.md), then kept.
 
 use paydesk_gateway::{PublicKey, SignSettings};
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -21,18 +20,7 @@ pub struct Received {
     pub problem: Option<String>,
 }
 
-/// A notification as kept.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Stored {
-    pub id: i64,
-    pub received_at: i64,
-    pub kind: String,
-    pub trade_no: String,
-    pub body: String,
-    pub signature_ok: bool,
-}
+pub use crate::store::notifications::Stored;
 
 /// Reads a body and checks its signature.
 pub fn check(body: &str, key: Option<&PublicKey>, settings: &SignSettings) -> CoreResult<Received> {
@@ -68,19 +56,4 @@ pub fn check(body: &str, key: Option<&PublicKey>, settings: &SignSettings) -> Co
         signature_ok,
         problem,
     })
-}
-
-pub fn list(conn: &Connection, limit: i64) -> CoreResult<Vec<Stored>> {
-    let mut stmt = conn.prepare("SELECT id, received_at, kind, trade_no, body, signature_ok FROM notifications ORDER BY id DESC LIMIT ?1")?;
-    let rows = stmt.query_map([limit], |r| {
-        Ok(Stored {
-            id: r.get(0)?,
-            received_at: r.get(1)?,
-            kind: r.get(2)?,
-            trade_no: r.get(3)?,
-            body: r.get(4)?,
-            signature_ok: r.get(5)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }

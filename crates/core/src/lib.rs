@@ -3,23 +3,20 @@
 //! and the services the desktop app and the `paydesk` CLI are thin layers over.
 
 pub mod answers;
-pub mod audit;
 pub mod builtin;
 pub mod bulk;
-pub mod cache;
-pub mod db;
 pub mod desk;
 pub mod error;
 pub mod events;
 pub mod export;
 pub mod forms;
 pub mod input;
-pub mod journal;
 pub mod private_fs;
 pub mod profile;
 pub mod receiver;
 pub mod review;
 pub mod secrets;
+pub mod store;
 pub mod sync;
 
 pub use desk::{
@@ -28,6 +25,8 @@ pub use desk::{
 pub use error::{CoreError, CoreResult};
 pub use profile::{Home, Profile};
 pub use secrets::{KeyringStore, MemoryStore, SecretStore, Secrets};
+/// The journal and the audit log are tables of the store; their types keep these paths.
+pub use store::{audit, journal};
 
 /// The keyring service name every PayDesk secret is stored under.
 pub const KEYRING_SERVICE: &str = "PayDesk";

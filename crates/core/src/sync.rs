@@ -11,13 +11,14 @@ use chrono::{DateTime, Duration, Utc};
 use futures_util::StreamExt;
 use paydesk_gateway::wire::{DateLimit, MerNo, OrderListItem, V2OrderList};
 use paydesk_gateway::{GatewayClient, SignatureStatus};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use crate::cache;
-use crate::db::now_ms;
 use crate::error::{CoreError, CoreResult};
+use crate::store::orders::{Orders, Upsert};
+use crate::store::sync_state::{PageDone, SyncState};
+use crate::store::{self};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -100,6 +101,9 @@ pub struct SyncTarget {
     pub conn: Arc<Mutex<Connection>>,
     pub profile: String,
     pub mer_no: u64,
+    /// The order states the profile's dictionary does not call final: orders in them
+    /// are re-read by an incremental sync.
+    pub open_states: Vec<i64>,
 }
 
 /// Orders written in one transaction, at most (a little over).
@@ -174,17 +178,6 @@ fn windows(o: &SyncOptions) -> CoreResult<Vec<(DateTime<Utc>, DateTime<Utc>)>> {
     Ok(out)
 }
 
-fn window_complete(conn: &Connection, profile: &str, start: i64, end: i64) -> CoreResult<bool> {
-    let row: Option<(i64, i64)> = conn
-        .query_row(
-            "SELECT complete, window_end FROM sync_state WHERE profile = ?1 AND window_start = ?2",
-            params![profile, start],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    Ok(matches!(row, Some((1, e)) if e == end))
-}
-
 /// Runs a sync. `cancel` stops it between pages; what was written stays, and the next
 /// sync resumes with the windows not yet complete.
 pub async fn run(
@@ -204,8 +197,7 @@ pub async fn run(
         for w in &all {
             let done = !opts.full
                 && w.1 < now
-                && window_complete(
-                    &conn,
+                && SyncState::on(&conn).window_complete(
                     &target.profile,
                     w.0.timestamp_millis(),
                     w.1.timestamp_millis(),
@@ -395,70 +387,41 @@ pub async fn run(
 /// Writes a batch of pages and their windows' progress in one transaction. A page
 /// runs in milliseconds, on the calling task, so the engine works on any runtime.
 fn write_batch(target: &SyncTarget, batch: &[Page]) -> CoreResult<usize> {
-    let mut conn = lock(&target.conn);
-    let rows: Vec<cache::Upsert<'_>> = batch
+    let conn = lock(&target.conn);
+    let rows: Vec<Upsert<'_>> = batch
         .iter()
         .flat_map(|p| {
-            p.items.iter().map(move |item| cache::Upsert {
+            p.items.iter().map(move |item| Upsert {
                 item,
                 created_at: p.window_start,
                 verified: p.verified,
             })
         })
         .collect();
-    let changed = cache::upsert(&mut conn, target.mer_no, &rows)?;
-    let tx = conn.transaction()?;
-    for page in batch {
-        tx.execute(
-            "INSERT INTO sync_state (profile, window_start, window_end, pages_done, total_pages, complete, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT (profile, window_start) DO UPDATE SET window_end = excluded.window_end,
-               pages_done = MAX(pages_done, excluded.pages_done), total_pages = excluded.total_pages,
-               complete = CASE WHEN excluded.pages_done >= excluded.total_pages THEN excluded.complete ELSE MAX(complete, excluded.complete) END,
-               updated_at = excluded.updated_at, error = NULL",
-            params![target.profile, page.window_start, page.window_end, page.page_num, page.total_pages, page.clean && page.page_num >= page.total_pages, now_ms()],
-        )?;
-    }
-    tx.commit()?;
-    Ok(changed)
+    store::atomic(&conn, || {
+        let changed = Orders::on(&conn).upsert(target.mer_no, &rows)?;
+        let progress = SyncState::on(&conn);
+        for page in batch {
+            progress.page_done(
+                &target.profile,
+                PageDone {
+                    window_start: page.window_start,
+                    window_end: page.window_end,
+                    page_num: page.page_num,
+                    total_pages: page.total_pages,
+                    clean: page.clean,
+                },
+            )?;
+        }
+        Ok(changed)
+    })
 }
 
 fn record_error(target: &SyncTarget, e: &CoreError) {
     let conn = lock(&target.conn);
-    let _ = conn.execute(
-        "INSERT INTO sync_state (profile, window_start, window_end, complete, updated_at, error) VALUES (?1, -1, -1, 0, ?2, ?3)
-         ON CONFLICT (profile, window_start) DO UPDATE SET updated_at = excluded.updated_at, error = excluded.error",
-        params![target.profile, now_ms(), e.to_string()],
-    );
-}
-
-/// The last failure of a sync, if the last sync failed (for the dashboard).
-pub fn last_error(conn: &Connection, profile: &str) -> CoreResult<Option<(i64, String)>> {
-    Ok(conn
-        .query_row(
-            "SELECT updated_at, error FROM sync_state WHERE profile = ?1 AND window_start = -1 AND error IS NOT NULL",
-            [profile],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?)
-}
-
-/// When a sync last wrote a page.
-pub fn last_synced(conn: &Connection, profile: &str) -> CoreResult<Option<i64>> {
-    Ok(conn.query_row(
-        "SELECT MAX(updated_at) FROM sync_state WHERE profile = ?1 AND window_start >= 0",
-        [profile],
-        |r| r.get(0),
-    )?)
-}
-
-/// Clears the failure mark after a successful sync.
-pub fn clear_error(conn: &Connection, profile: &str) -> CoreResult<()> {
-    conn.execute(
-        "DELETE FROM sync_state WHERE profile = ?1 AND window_start = -1",
-        [profile],
-    )?;
-    Ok(())
+    if let Err(w) = SyncState::on(&conn).record_error(&target.profile, &e.to_string()) {
+        tracing::warn!(error = %w, "sync failure not recorded");
+    }
 }
 
 /// Re-reads cached orders of the synced range that are not final, 100 trade numbers
@@ -470,7 +433,7 @@ async fn reread_open(
     to: i64,
     report: &mut SyncReport,
 ) -> CoreResult<u64> {
-    let open = cache::open_orders(&lock(&target.conn), from, to)?;
+    let open = Orders::on(&lock(&target.conn)).open_orders(&target.open_states, from, to)?;
     let mut n = 0;
     for chunk in open.chunks(100) {
         let op = V2OrderList {
@@ -498,15 +461,14 @@ async fn reread_open(
         });
         report.refuse(refused);
         // An order already cached keeps its date: `created_at` here is ignored on conflict.
-        cache::upsert_items(
-            &mut lock(&target.conn),
+        Orders::on(&lock(&target.conn)).upsert_items(
             target.mer_no,
             &items,
-            now_ms(),
+            store::now_ms(),
             verified,
         )?;
         n += items.len() as u64;
     }
-    clear_error(&lock(&target.conn), &target.profile)?;
+    SyncState::on(&lock(&target.conn)).clear_error(&target.profile)?;
     Ok(n)
 }

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use common::payout;
-use paydesk_core::cache::OrderFilter;
 use paydesk_core::journal::Status;
+use paydesk_core::store::orders::OrderFilter;
 use paydesk_core::sync::SyncOptions;
 use paydesk_core::{CoreError, Desk, Home, builtin, new_mer_order_no};
 use paydesk_gateway::wire::MerNo;
@@ -106,11 +106,9 @@ async fn sync_of_100000_orders_matches_the_gateway_exactly_and_resumes() {
             .collect()
     });
     let mut have = BTreeMap::new();
-    desk.with_cache(|c| {
-        paydesk_core::cache::for_each(c, &OrderFilter::default(), |o| {
-            have.insert(o.trade_no.clone(), o.state);
-            Ok(())
-        })
+    desk.for_each_order(&OrderFilter::default(), |o| {
+        have.insert(o.trade_no.clone(), o.state);
+        Ok(())
     })
     .unwrap();
     assert_eq!(have.len(), 100_000);
@@ -287,15 +285,18 @@ async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
     }
     let a = desk.query_order(&trade_no, "chargeback").await.unwrap();
     assert_eq!(a.data.chargeback_amount, Some("88.00".parse().unwrap()));
-    let cached: String = desk
-        .with_cache(|c| {
-            Ok(c.query_row(
-                "SELECT chargeback_amount FROM chargebacks WHERE trade_no = ?1",
-                [&trade_no],
-                |r| r.get(0),
-            )?)
-        })
-        .unwrap();
+    // As kept in the file, read as another program would.
+    let cached: String = rusqlite::Connection::open_with_flags(
+        f.home.database(&f.name),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap()
+    .query_row(
+        "SELECT chargeback_amount FROM chargebacks WHERE trade_no = ?1",
+        [&trade_no],
+        |r| r.get(0),
+    )
+    .unwrap();
     assert_eq!(cached, "88.00");
     let listed = desk.reversals(Some(&trade_no)).unwrap();
     assert_eq!(listed.len(), 1);

@@ -257,8 +257,12 @@ fn shown_safely(text: &str) -> Result<(), String> {
 }
 
 /// The desk's rules over what it cached.
-fn cache_keeps_the_rules(desk: &paydesk_core::Desk) -> Result<(), String> {
-    desk.with_cache(|conn| {
+fn cache_keeps_the_rules(db: &std::path::Path) -> Result<(), String> {
+    // Read from the file itself, as another program would.
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|e| e.to_string())?;
+    (|| -> rusqlite::Result<Vec<String>> {
         let mut bad = Vec::new();
         let mut stmt = conn.prepare(
             "SELECT trade_no, currency, source_amount, coalesce(handling_fee, '0'), coalesce(refund_amount, '0') FROM orders",
@@ -304,7 +308,7 @@ fn cache_keeps_the_rules(desk: &paydesk_core::Desk) -> Result<(), String> {
             }
         }
         Ok(bad)
-    })
+    })()
     .map_err(|e| e.to_string())
     .and_then(|bad| if bad.is_empty() { Ok(()) } else { Err(format!("cached against the rules: {bad:?}")) })
 }
@@ -347,12 +351,12 @@ async fn hostile_answers_never_panic_never_pollute_the_cache_never_pay_twice() {
     .await
     .unwrap();
     let known: Vec<String> = desk
-        .with_cache(|c| {
-            let mut s = c.prepare("SELECT trade_no FROM orders LIMIT 10")?;
-            let rows = s.query_map([], |r| r.get(0))?;
-            Ok(rows.collect::<Result<Vec<String>, _>>()?)
-        })
-        .unwrap();
+        .orders(&Default::default(), 0, 10)
+        .unwrap()
+        .rows
+        .into_iter()
+        .map(|o| o.trade_no)
+        .collect();
     assert!(!known.is_empty());
 
     proxy.hostile.store(true, Ordering::Relaxed);
@@ -408,7 +412,7 @@ async fn hostile_answers_never_panic_never_pollute_the_cache_never_pay_twice() {
         {
             failures.push(format!("{what}: the error {why}"));
         }
-        if let Err(why) = cache_keeps_the_rules(&desk) {
+        if let Err(why) = cache_keeps_the_rules(&f.home.database(&f.name)) {
             failures.push(format!("{what}: {why}"));
         }
         for (no, _) in &payouts {

@@ -4,9 +4,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-use paydesk_core::audit::{self, Record};
-use paydesk_core::cache::{self, OrderFilter, SortKey};
-use paydesk_core::db::{self, Durability};
+use paydesk_core::audit::{self, AuditLog, Record};
+use paydesk_core::store::filters::SavedFilters;
+use paydesk_core::store::orders::{self, OrderFilter, Orders, SortKey};
+use paydesk_core::store::{self as db, Durability};
 use paydesk_gateway::StateDictionary;
 use paydesk_gateway::wire::OrderListItem;
 use rusqlite::Connection;
@@ -21,6 +22,99 @@ fn item(n: usize, state: i64, currency: &str, amount: &str) -> OrderListItem {
         settlement_currency: currency.into(),
         ..OrderListItem::default()
     }
+}
+
+/// GitButler's reasoning: a newer desk that only added to the schema must not lock out
+/// the older desk on the same file (a team upgrades one desk at a time). A change older
+/// code cannot read is refused with a clear message and leaves the file untouched.
+#[test]
+fn an_older_desk_opens_a_newer_database_only_when_the_change_is_compatible() {
+    let dir = tempfile::tempdir().unwrap();
+    let current = db::MIGRATIONS.last().unwrap().oldest_reader;
+    let mut additive = db::MIGRATIONS.to_vec();
+    additive.push(db::Migration {
+        sql: "CREATE TABLE statement_lines (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+              ALTER TABLE orders ADD COLUMN note TEXT;",
+        oldest_reader: current,
+    });
+    let path = dir.path().join("additive.sqlite");
+    {
+        let newer = db::open_with(&path, Durability::Cache, &additive).unwrap();
+        Orders::on(&newer)
+            .upsert_items(1, &[item(1, 5, "USD", "10.00")], 0, true)
+            .unwrap();
+    }
+    // This binary, one schema version behind, reads and writes it.
+    let older = db::open(&path, Durability::Cache).unwrap();
+    let first = Orders::on(&older)
+        .get(&item(1, 5, "USD", "10.00").trade_no)
+        .unwrap();
+    assert_eq!(first.unwrap().source_amount, "10.00");
+    Orders::on(&older)
+        .upsert_items(1, &[item(2, 2, "MXN", "7.5")], 0, true)
+        .unwrap();
+    assert_eq!(Orders::on(&older).count_all().unwrap(), 2);
+    let v: i64 = older
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        v as usize,
+        additive.len(),
+        "the newer version stays recorded"
+    );
+    drop(older);
+    // And the newer binary opens it again as its own.
+    db::open_with(&path, Durability::Cache, &additive).unwrap();
+
+    let mut breaking = db::MIGRATIONS.to_vec();
+    breaking.push(db::Migration {
+        sql: "ALTER TABLE orders RENAME COLUMN state TO state_code;",
+        oldest_reader: db::MIGRATIONS.len() + 1,
+    });
+    let path = dir.path().join("breaking.sqlite");
+    drop(db::open_with(&path, Durability::Cache, &breaking).unwrap());
+    let err = db::open(&path, Durability::Cache).unwrap_err().to_string();
+    assert!(
+        err.contains("newer PayDesk") && err.contains("cannot read"),
+        "{err}"
+    );
+    let v: i64 = Connection::open(&path)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(v as usize, breaking.len(), "left untouched");
+}
+
+/// Writes made through a store handle inside a caller's transaction commit or roll back
+/// with it; on their own they are atomic.
+#[test]
+fn store_handles_join_the_callers_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut conn = db::open(&dir.path().join("tx.sqlite"), Durability::Cache).unwrap();
+    {
+        let tx = conn.transaction().unwrap();
+        Orders::on(&tx)
+            .upsert_items(1, &[item(1, 5, "USD", "1.00")], 0, true)
+            .unwrap();
+        SavedFilters::on(&tx)
+            .save("all", &OrderFilter::default())
+            .unwrap();
+        // Dropped without commit: nothing stays.
+    }
+    assert_eq!(Orders::on(&conn).count_all().unwrap(), 0);
+    assert!(SavedFilters::on(&conn).all().unwrap().is_empty());
+    let r: Result<(), paydesk_core::CoreError> = db::atomic(&conn, || {
+        Orders::on(&conn).upsert_items(1, &[item(2, 5, "USD", "1.00")], 0, true)?;
+        Err(paydesk_core::CoreError::internal("stop"))
+    });
+    assert!(r.is_err());
+    assert_eq!(Orders::on(&conn).count_all().unwrap(), 0, "rolled back");
+    let tx = conn.transaction().unwrap();
+    Orders::on(&tx)
+        .upsert_items(1, &[item(3, 5, "USD", "1.00")], 0, true)
+        .unwrap();
+    tx.commit().unwrap();
+    assert_eq!(Orders::on(&conn).count_all().unwrap(), 1);
 }
 
 #[test]
@@ -38,7 +132,7 @@ fn migrates_fresh_and_previous_and_refuses_newer() {
     let old = dir.path().join("old.sqlite");
     {
         let conn = Connection::open(&old).unwrap();
-        conn.execute_batch(db::MIGRATIONS[0]).unwrap();
+        conn.execute_batch(db::MIGRATIONS[0].sql).unwrap();
         conn.pragma_update(None, "user_version", 1).unwrap();
         conn.execute(
             "INSERT INTO orders (trade_no, mer_no, mer_order_no, state, currency, source_amount, amount_e4, created_at, synced_at)
@@ -49,19 +143,19 @@ fn migrates_fresh_and_previous_and_refuses_newer() {
     }
     let conn = db::open(&old, Durability::Cache).unwrap();
     assert_eq!(
-        cache::get(&conn, "T1").unwrap().unwrap().source_amount,
+        Orders::on(&conn).get("T1").unwrap().unwrap().source_amount,
         "10.00"
     );
-    cache::save_filter(
-        &conn,
-        "usd",
-        &OrderFilter {
-            currencies: vec!["USD".into()],
-            ..OrderFilter::default()
-        },
-    )
-    .unwrap();
-    assert_eq!(cache::saved_filters(&conn).unwrap()[0].0, "usd");
+    SavedFilters::on(&conn)
+        .save(
+            "usd",
+            &OrderFilter {
+                currencies: vec!["USD".into()],
+                ..OrderFilter::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(SavedFilters::on(&conn).all().unwrap()[0].0, "usd");
     drop(conn);
 
     // Written by a newer PayDesk: refused with a clear message, and left untouched.
@@ -82,7 +176,7 @@ fn migrates_fresh_and_previous_and_refuses_newer() {
 #[test]
 fn filters_sort_search_and_export_every_row() {
     let dir = tempfile::tempdir().unwrap();
-    let mut conn = db::open(&dir.path().join("c.sqlite"), Durability::Cache).unwrap();
+    let conn = db::open(&dir.path().join("c.sqlite"), Durability::Cache).unwrap();
     let items: Vec<OrderListItem> = (0..3000)
         .map(|n| {
             let (state, cur) = match n % 3 {
@@ -94,17 +188,21 @@ fn filters_sort_search_and_export_every_row() {
         })
         .collect();
     for (i, chunk) in items.chunks(500).enumerate() {
-        let changed =
-            cache::upsert_items(&mut conn, 10001, chunk, i as i64 * 86_400_000, true).unwrap();
+        let changed = Orders::on(&conn)
+            .upsert_items(10001, chunk, i as i64 * 86_400_000, true)
+            .unwrap();
         assert_eq!(changed, chunk.len());
     }
     // Upserting again changes nothing and keeps the first date.
     assert_eq!(
-        cache::upsert_items(&mut conn, 10001, &items[..500], 999, true).unwrap(),
+        Orders::on(&conn)
+            .upsert_items(10001, &items[..500], 999, true)
+            .unwrap(),
         0
     );
     assert_eq!(
-        cache::get(&conn, &items[0].trade_no)
+        Orders::on(&conn)
+            .get(&items[0].trade_no)
             .unwrap()
             .unwrap()
             .created_at,
@@ -116,7 +214,7 @@ fn filters_sort_search_and_export_every_row() {
         currencies: vec!["USD".into()],
         ..OrderFilter::default()
     };
-    let page = cache::query(&conn, &usd_success, 0, 100).unwrap();
+    let page = Orders::on(&conn).query(&usd_success, 0, 100).unwrap();
     assert_eq!(page.total, 1000);
     assert!(
         page.rows
@@ -135,7 +233,7 @@ fn filters_sort_search_and_export_every_row() {
         min_amount: Some("400".into()),
         ..OrderFilter::default()
     };
-    let page = cache::query(&conn, &by_amount, 0, 50).unwrap();
+    let page = Orders::on(&conn).query(&by_amount, 0, 50).unwrap();
     assert!(
         page.rows
             .windows(2)
@@ -150,46 +248,47 @@ fn filters_sort_search_and_export_every_row() {
         ..OrderFilter::default()
     };
     assert!(
-        cache::query(&conn, &bad, 0, 10)
+        Orders::on(&conn)
+            .query(&bad, 0, 10)
             .unwrap_err()
             .to_string()
             .contains("minAmount")
     );
 
     // Fragment search: the middle of a trade number, the end of an order number, two characters.
-    let hit = cache::query(
-        &conn,
-        &OrderFilter {
-            search: Some("00001234".into()),
-            ..OrderFilter::default()
-        },
-        0,
-        10,
-    )
-    .unwrap();
+    let hit = Orders::on(&conn)
+        .query(
+            &OrderFilter {
+                search: Some("00001234".into()),
+                ..OrderFilter::default()
+            },
+            0,
+            10,
+        )
+        .unwrap();
     assert_eq!(hit.total, 1);
     assert_eq!(hit.rows[0].mer_order_no, "M-001234");
-    let hit = cache::query(
-        &conn,
-        &OrderFilter {
-            search: Some("-0029".into()),
-            ..OrderFilter::default()
-        },
-        0,
-        100,
-    )
-    .unwrap();
+    let hit = Orders::on(&conn)
+        .query(
+            &OrderFilter {
+                search: Some("-0029".into()),
+                ..OrderFilter::default()
+            },
+            0,
+            100,
+        )
+        .unwrap();
     assert_eq!(hit.total, 100, "M-002900..M-002999");
-    let short = cache::query(
-        &conn,
-        &OrderFilter {
-            search: Some("M-".into()),
-            ..OrderFilter::default()
-        },
-        0,
-        1,
-    )
-    .unwrap();
+    let short = Orders::on(&conn)
+        .query(
+            &OrderFilter {
+                search: Some("M-".into()),
+                ..OrderFilter::default()
+            },
+            0,
+            1,
+        )
+        .unwrap();
     assert_eq!(short.total, 3000);
     let plan: String = conn
         .query_row(
@@ -270,11 +369,12 @@ fn plain(prev: &str, content: &str) -> String {
 fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.sqlite");
-    let mut conn = db::open(&path, Durability::Journal).unwrap();
+    let conn = db::open(&path, Durability::Journal).unwrap();
     let mut anchor: Option<audit::Anchor> = None;
     for n in 0..20 {
         anchor = Some(
-            audit::append(&mut conn, record(n), &AUDIT_KEY, anchor.as_ref())
+            AuditLog::on(&conn)
+                .append(record(n), &AUDIT_KEY, anchor.as_ref())
                 .unwrap()
                 .1,
         );
@@ -284,10 +384,12 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
         (anchor.first_keyed, anchor.count, anchor.last_id),
         (1, 20, 20)
     );
-    let ok = audit::verify(&conn, &AUDIT_KEY, Some(&anchor)).unwrap();
+    let ok = AuditLog::on(&conn)
+        .verify(&AUDIT_KEY, Some(&anchor))
+        .unwrap();
     assert!(ok.ok && ok.rows == 20, "{ok:?}");
     assert_eq!((ok.keyed_from, ok.anchored_rows), (Some(1), Some(20)));
-    let check = |c: &Connection| audit::verify(c, &AUDIT_KEY, Some(&anchor)).unwrap();
+    let check = |c: &Connection| AuditLog::on(c).verify(&AUDIT_KEY, Some(&anchor)).unwrap();
 
     let copy = |name: &str| {
         let p = dir.path().join(name);
@@ -325,18 +427,20 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
 
     // The next entry is not written on top of the cut: the log is not continued, so
     // the keyring's record (and the alarm) stands.
-    let mut cut = truncated;
-    let err = audit::append(&mut cut, record(99), &AUDIT_KEY, Some(&anchor)).unwrap_err();
+    let cut = truncated;
+    let err = AuditLog::on(&cut)
+        .append(record(99), &AUDIT_KEY, Some(&anchor))
+        .unwrap_err();
     assert!(err.to_string().contains("not continued"), "{err}");
     assert!(!check(&cut).ok);
     // An entry that could not be written is reported until someone looks into it.
-    let c = audit::verify_with_alert(
-        &conn,
-        &AUDIT_KEY,
-        Some(&anchor),
-        Some("v2.payout at noon: disk full".into()),
-    )
-    .unwrap();
+    let c = AuditLog::on(&conn)
+        .verify_with_alert(
+            &AUDIT_KEY,
+            Some(&anchor),
+            Some("v2.payout at noon: disk full".into()),
+        )
+        .unwrap();
     assert!(
         !c.ok && c.problem.unwrap().contains("incomplete"),
         "{:?}",
@@ -344,13 +448,17 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
     );
 
     // Both tables emptied: caught, and not restarted from row 1 either.
-    let mut emptied = copy("emptied.sqlite");
+    let emptied = copy("emptied.sqlite");
     emptied
         .execute_batch("DELETE FROM audit_log; DELETE FROM audit_head;")
         .unwrap();
     let c = check(&emptied);
     assert!(!c.ok && c.rows == 0, "{c:?}");
-    assert!(audit::append(&mut emptied, record(0), &AUDIT_KEY, Some(&anchor)).is_err());
+    assert!(
+        AuditLog::on(&emptied)
+            .append(record(0), &AUDIT_KEY, Some(&anchor))
+            .is_err()
+    );
 
     // A row rewritten and the chain after it recomputed with plain SHA-256 (what the
     // old chain allowed): the keyed seal does not match.
@@ -390,7 +498,7 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
     // A log begun by an older version (plain SHA-256 rows, no anchor) goes on keyed:
     // the older rows are checked by hash, the new ones by their seal.
     let legacy = copy("legacy.sqlite");
-    let mut legacy = legacy;
+    let legacy = legacy;
     legacy
         .execute_batch(
             "DELETE FROM audit_log WHERE id > 3; UPDATE audit_head SET last_id = 3, count = 3;",
@@ -418,25 +526,29 @@ fn the_audit_chain_detects_an_edit_a_deletion_and_a_truncation() {
     legacy
         .execute("UPDATE audit_head SET last_hash = ?1", [&prev])
         .unwrap();
-    let c = audit::verify(&legacy, &AUDIT_KEY, None).unwrap();
+    let c = AuditLog::on(&legacy).verify(&AUDIT_KEY, None).unwrap();
     assert!(
         c.ok && c.keyed_from.is_none() && c.anchored_rows.is_none(),
         "{c:?}"
     );
-    let (_, first) = audit::append(&mut legacy, record(3), &AUDIT_KEY, None).unwrap();
+    let (_, first) = AuditLog::on(&legacy)
+        .append(record(3), &AUDIT_KEY, None)
+        .unwrap();
     assert_eq!((first.first_keyed, first.count), (4, 4));
-    let c = audit::verify(&legacy, &AUDIT_KEY, Some(&first)).unwrap();
+    let c = AuditLog::on(&legacy)
+        .verify(&AUDIT_KEY, Some(&first))
+        .unwrap();
     assert!(c.ok && c.keyed_from == Some(4), "{c:?}");
 
     // The wrong key (another profile's) does not verify either.
-    let c = audit::verify(&conn, &[8; 32], Some(&anchor)).unwrap();
+    let c = AuditLog::on(&conn).verify(&[8; 32], Some(&anchor)).unwrap();
     assert!(!c.ok);
 }
 
 #[test]
 fn anchored_deep_pages_equal_offset_pages() {
     let dir = tempfile::tempdir().unwrap();
-    let mut conn = db::open(&dir.path().join("deep.sqlite"), Durability::Cache).unwrap();
+    let conn = db::open(&dir.path().join("deep.sqlite"), Durability::Cache).unwrap();
     let items: Vec<OrderListItem> = (0..25_000)
         .map(|n| {
             item(
@@ -448,7 +560,9 @@ fn anchored_deep_pages_equal_offset_pages() {
         })
         .collect();
     for (i, chunk) in items.chunks(5000).enumerate() {
-        cache::upsert_items(&mut conn, 1, chunk, (i as i64 % 3) * 1000, true).unwrap();
+        Orders::on(&conn)
+            .upsert_items(1, chunk, (i as i64 % 3) * 1000, true)
+            .unwrap();
     }
     let filters = [
         OrderFilter::default(),
@@ -468,13 +582,15 @@ fn anchored_deep_pages_equal_offset_pages() {
         },
     ];
     for f in &filters {
-        let anchors = cache::anchors(&conn, f).unwrap();
-        let total = cache::count(&conn, f).unwrap();
-        assert_eq!(anchors.len() as i64, total / cache::ANCHOR_EVERY);
+        let anchors = Orders::on(&conn).anchors(f).unwrap();
+        let total = Orders::on(&conn).count(f).unwrap();
+        assert_eq!(anchors.len() as i64, total / orders::ANCHOR_EVERY);
         assert_eq!(anchors.total, total);
         for offset in [0, 9_999, 10_000, 10_050, 19_990, 20_000, total - 50] {
-            let plain = cache::query(&conn, f, offset, 100).unwrap();
-            let anchored = cache::query_anchored(&conn, f, &anchors, offset, 100).unwrap();
+            let plain = Orders::on(&conn).query(f, offset, 100).unwrap();
+            let anchored = Orders::on(&conn)
+                .query_anchored(f, &anchors, offset, 100)
+                .unwrap();
             assert_eq!(plain, anchored, "{f:?} at {offset}");
         }
     }
@@ -491,7 +607,7 @@ fn xlsx_part(path: &std::path::Path, part: &str) -> String {
 #[test]
 fn exports_neutralise_formula_cells_and_keep_amounts_typed() {
     let dir = tempfile::tempdir().unwrap();
-    let mut conn = db::open(&dir.path().join("c.sqlite"), Durability::Cache).unwrap();
+    let conn = db::open(&dir.path().join("c.sqlite"), Durability::Cache).unwrap();
     let hostile = "=HYPERLINK(\"https://evil.example\",\"Refund\")";
     let items = vec![
         OrderListItem {
@@ -505,7 +621,7 @@ fn exports_neutralise_formula_cells_and_keep_amounts_typed() {
         },
         item(3, 5, "BHD", "1.234"),
     ];
-    cache::upsert_items(&mut conn, 1, &items, 0, true).unwrap();
+    Orders::on(&conn).upsert_items(1, &items, 0, true).unwrap();
     let all = OrderFilter::default();
     let dict = StateDictionary::default();
     let tz = chrono::FixedOffset::east_opt(0).unwrap();

@@ -1,7 +1,6 @@
 //! Balances per currency and their history.
 
 use paydesk_core::CoreError;
-use paydesk_core::cache;
 use paydesk_core::desk::BalanceSnapshot;
 use serde::Serialize;
 use specta::Type;
@@ -35,7 +34,7 @@ pub async fn balances(
         .filter(|c| !c.is_empty())
         .collect();
     if list.is_empty() {
-        list = desk.with_cache(|c| cache::distinct_currencies(c))?;
+        list = desk.order_currencies()?;
     }
     for c in &list {
         paydesk_gateway::money::Currency::parse(c)

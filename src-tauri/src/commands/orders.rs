@@ -2,9 +2,9 @@
 //! cancel, detail with a live query, sandbox simulation, export, saved filter sets.
 
 use paydesk_core::CoreError;
-use paydesk_core::cache::{self, OrderFilter, OrderPage};
 use paydesk_core::desk::Dashboard;
 use paydesk_core::desk::OrderDetail;
+use paydesk_core::store::orders::{OrderFilter, OrderPage};
 use paydesk_core::sync::{SyncOptions, SyncProgress, SyncReport};
 use paydesk_gateway::dictionary::{Meaning, StateField};
 use serde::{Deserialize, Serialize};
@@ -31,10 +31,7 @@ pub async fn dashboard(state: State<'_, AppState>) -> CmdResult<Dashboard> {
 #[tauri::command]
 #[specta::specta]
 pub async fn currencies(state: State<'_, AppState>) -> CmdResult<Vec<String>> {
-    state
-        .desk()
-        .await?
-        .with_cache(|c| cache::distinct_currencies(c))
+    state.desk().await?.order_currencies()
 }
 
 /// One raw value of a state field and what the profile's dictionary says it means.
@@ -211,10 +208,7 @@ pub struct SavedFilter {
 #[tauri::command]
 #[specta::specta]
 pub async fn filters_saved(state: State<'_, AppState>) -> CmdResult<Vec<SavedFilter>> {
-    let saved = state
-        .desk()
-        .await?
-        .with_cache(|c| cache::saved_filters(c))?;
+    let saved = state.desk().await?.saved_filters()?;
     Ok(saved
         .into_iter()
         .map(|(name, filter)| SavedFilter { name, filter })
@@ -232,17 +226,11 @@ pub async fn filter_save(
     if name.is_empty() || name.chars().count() > 60 {
         return Err(CoreError::validation("name", "must be 1 to 60 characters"));
     }
-    state
-        .desk()
-        .await?
-        .with_cache(|c| cache::save_filter(c, &name, &filter))
+    state.desk().await?.save_filter(&name, &filter)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn filter_delete(state: State<'_, AppState>, name: String) -> CmdResult<()> {
-    state
-        .desk()
-        .await?
-        .with_cache(|c| cache::delete_filter(c, &name))
+    state.desk().await?.delete_filter(&name)
 }

@@ -6,8 +6,8 @@ use std::sync::atomic::AtomicBool;
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use paydesk_core::cache::{OrderFilter, SortKey};
 use paydesk_core::journal::Status;
+use paydesk_core::store::orders::{OrderFilter, SortKey};
 use paydesk_core::sync::SyncOptions;
 use paydesk_core::{
     CoreError, Desk, Home, KeyringStore, Profile, Secrets, builtin, new_mer_order_no,

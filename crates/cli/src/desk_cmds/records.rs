@@ -28,7 +28,7 @@ pub fn balance(currency: Vec<String>, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
         let currencies = if currency.is_empty() {
-            let seen = desk.with_cache(|c| paydesk_core::cache::distinct_currencies(c))?;
+            let seen = desk.order_currencies()?;
             if seen.is_empty() {
                 vec!["USD".to_string()]
             } else {

@@ -22,14 +22,15 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::audit::{self, Record};
+use crate::audit::{self, AuditLog, Record};
 use crate::builtin::BuiltinSandbox;
-use crate::cache::{self, CachedOrder};
-use crate::db::{self, Durability, now_ms};
 use crate::error::{CoreError, CoreResult};
-use crate::journal::{self, Begin, Claim, Entry, Guard, Intent, Outcome, Status};
+use crate::journal::{self, Begin, Claim, Entry, Guard, Intent, Journal, Outcome, Status};
 use crate::profile::{Home, NotifyTarget, Profile};
 use crate::secrets::Secrets;
+use crate::store::filters::SavedFilters;
+use crate::store::orders::{CachedOrder, Orders};
+use crate::store::{self, Durability, now_ms};
 
 /// An operation that went through the journal: its entry, and the gateway's data when
 /// this call got an answer.
@@ -119,7 +120,7 @@ pub struct Desk {
     /// runs ([`crate::receiver`]), else the profile's `notifyUrl`.
     notify_url: Mutex<Option<String>>,
     /// Anchors for deep pages, per filter; dropped whenever this desk writes orders.
-    anchors: Mutex<std::collections::HashMap<String, Arc<cache::Anchors>>>,
+    anchors: Mutex<std::collections::HashMap<String, Arc<crate::store::orders::Anchors>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -203,8 +204,8 @@ impl Desk {
         let audit_anchor = secrets.audit_anchor(&profile.name)?;
         let secrets_ms = started.elapsed().as_millis();
         let path = home.database(&profile.name);
-        let cache = Arc::new(Mutex::new(db::open(&path, Durability::Cache)?));
-        let journal = Mutex::new(db::open(&path, Durability::Journal)?);
+        let cache = Arc::new(Mutex::new(store::open(&path, Durability::Cache)?));
+        let journal = Mutex::new(store::open(&path, Durability::Journal)?);
         let dictionary = profile.dictionary();
         let desk = Desk {
             profile,
@@ -307,14 +308,32 @@ impl Desk {
     /// allocator: what an idle desktop app does so that its resident memory is not the
     /// high-water mark of its last big query. The next query reads from the OS cache.
     pub fn release_memory(&self) -> CoreResult<()> {
-        lock(&self.cache).execute_batch("PRAGMA shrink_memory")?;
-        lock(&self.journal).execute_batch("PRAGMA shrink_memory")?;
+        store::shrink_memory(&lock(&self.cache))?;
+        store::shrink_memory(&lock(&self.journal))?;
         Ok(())
     }
 
-    /// Runs `f` on the cache connection.
-    pub fn with_cache<R>(&self, f: impl FnOnce(&mut Connection) -> CoreResult<R>) -> CoreResult<R> {
-        f(&mut lock(&self.cache))
+    /// The currencies of the cached orders, sorted.
+    pub fn order_currencies(&self) -> CoreResult<Vec<String>> {
+        Orders::on(&lock(&self.cache)).distinct_currencies()
+    }
+
+    /// The saved filter sets of the orders table, by name.
+    pub fn saved_filters(&self) -> CoreResult<Vec<(String, crate::store::orders::OrderFilter)>> {
+        SavedFilters::on(&lock(&self.cache)).all()
+    }
+
+    /// Saves a filter set under `name` (replacing one of the same name).
+    pub fn save_filter(
+        &self,
+        name: &str,
+        filter: &crate::store::orders::OrderFilter,
+    ) -> CoreResult<()> {
+        SavedFilters::on(&lock(&self.cache)).save(name, filter)
+    }
+
+    pub fn delete_filter(&self, name: &str) -> CoreResult<()> {
+        SavedFilters::on(&lock(&self.cache)).delete(name)
     }
 
     fn audit(&self, operation: &str, identifiers: String, result: &str, started: Instant) {
@@ -335,12 +354,8 @@ impl Desk {
                 lock(&self.audit_anchor).clone()
             }
         };
-        let appended = audit::append(
-            &mut lock(&self.journal),
-            r,
-            self.audit_key.expose(),
-            anchor.as_ref(),
-        );
+        let appended =
+            AuditLog::on(&lock(&self.journal)).append(r, self.audit_key.expose(), anchor.as_ref());
         match appended {
             // Recorded after the commit: a crash in between leaves the keyring one row
             // behind (still a valid anchor), never ahead of the database.
@@ -451,8 +466,7 @@ impl Desk {
         };
         // Twice at most: an unknown entry that its lookups prove absent goes again now.
         for _ in 0..2 {
-            let began = journal::begin(
-                &mut lock(&self.journal),
+            let began = Journal::on(&lock(&self.journal)).begin(
                 &self.profile.name,
                 intent,
                 self.guard(allow_duplicate),
@@ -460,8 +474,7 @@ impl Desk {
             let (entry, claim) = match began {
                 Begin::Send(e, claim) => {
                     let earlier = if allow_duplicate {
-                        journal::same_intent(
-                            &lock(&self.journal),
+                        Journal::on(&lock(&self.journal)).same_intent(
                             &self.profile.name,
                             &fp,
                             self.guard(false).window_ms,
@@ -520,13 +533,9 @@ impl Desk {
             };
             return self.send_claimed(op, &prepared, entry, claim).await;
         }
-        let entry = journal::get_by_key(
-            &lock(&self.journal),
-            &self.profile.name,
-            O::NAME,
-            mer_order_no,
-        )?
-        .ok_or_else(|| CoreError::internal("journal entry vanished"))?;
+        let entry = Journal::on(&lock(&self.journal))
+            .get_by_key(&self.profile.name, O::NAME, mer_order_no)?
+            .ok_or_else(|| CoreError::internal("journal entry vanished"))?;
         Ok(Submitted {
             entry,
             data: None,
@@ -593,9 +602,8 @@ impl Desk {
                 {
                     let conn = lock(&self.journal);
                     // Marked first: whatever happens next, it is never sent again.
-                    journal::mark_answered(&conn, entry.id)?;
-                    journal::finish(
-                        &conn,
+                    Journal::on(&conn).mark_answered(entry.id)?;
+                    Journal::on(&conn).finish(
                         entry.id,
                         &claim,
                         Outcome {
@@ -646,8 +654,7 @@ impl Desk {
             _ if e.next_step() == NextStep::Retry => (Status::Pending, None),
             _ => (Status::Unknown, None),
         };
-        journal::finish(
-            &lock(&self.journal),
+        Journal::on(&lock(&self.journal)).finish(
             entry.id,
             &claim,
             Outcome {
@@ -684,8 +691,7 @@ impl Desk {
         message: &str,
     ) -> CoreResult<Entry> {
         let conn = lock(&self.journal);
-        journal::finish(
-            &conn,
+        Journal::on(&conn).finish(
             entry.id,
             claim,
             Outcome {
@@ -695,7 +701,7 @@ impl Desk {
                 message: Some(message),
             },
         )?;
-        Ok(journal::get(&conn, entry.id)?.unwrap_or(entry))
+        Ok(Journal::on(&conn).get(entry.id)?.unwrap_or(entry))
     }
 
     /// True for operations whose merchant order number the order list can be asked
@@ -778,21 +784,23 @@ impl Desk {
     /// lookup puts the next one off with backoff. Not due yet (`force` false): as is.
     pub async fn reconcile_entry(&self, e: &Entry, force: bool) -> CoreResult<Entry> {
         let current = || -> CoreResult<Entry> {
-            Ok(journal::get(&lock(&self.journal), e.id)?.unwrap_or_else(|| e.clone()))
+            Ok(Journal::on(&lock(&self.journal))
+                .get(e.id)?
+                .unwrap_or_else(|| e.clone()))
         };
         if !Self::can_look_up(&e.operation) {
             // These calls carry no merchant order number the gateway can be asked about.
             let msg = "the gateway cannot be asked about this call: check the card's or the order's history, then mark it done or send it again with the same reference";
-            journal::defer(&lock(&self.journal), e.id, i64::MAX, msg)?;
+            Journal::on(&lock(&self.journal)).defer(e.id, i64::MAX, msg)?;
             return current();
         }
-        let Some((e, claim)) = journal::claim(&mut lock(&self.journal), e.id)? else {
+        let Some((e, claim)) = Journal::on(&lock(&self.journal)).claim(e.id)? else {
             // Another process (or window) is sending or looking it up right now.
             return current();
         };
         let due = force || e.next_check_at.is_none_or(|t| t <= now_ms());
         if !matches!(e.status, Status::Unknown | Status::Sending) || !due {
-            journal::release(&lock(&self.journal), e.id, &claim)?;
+            Journal::on(&lock(&self.journal)).release(e.id, &claim)?;
             return current();
         }
         let r = self.look_up(&e.mer_order_no).await;
@@ -800,8 +808,7 @@ impl Desk {
         let now = now_ms();
         match r {
             Ok(Listed::Found(trade_no)) => {
-                journal::finish(
-                    &conn,
+                Journal::on(&conn).finish(
                     e.id,
                     &claim,
                     Outcome {
@@ -815,28 +822,27 @@ impl Desk {
             Ok(Listed::WithoutTradeNo) => {
                 let note =
                     "listed by the gateway without a trade number: not sent again; looked up later";
-                journal::not_found_yet(&conn, e.id, &claim, now + 60_000, note)?;
+                Journal::on(&conn).not_found_yet(e.id, &claim, now + 60_000, note)?;
             }
             Ok(Listed::Absent) => {
                 let safety = &self.profile.safety;
                 let left = e.sent_at.unwrap_or(e.created_at);
                 let grace_ends = left + i64::from(safety.not_found_grace_secs) * 1000;
                 let lookups = e.lookups + 1;
-                if journal::answered(&conn, e.id)? {
+                if Journal::on(&conn).answered(e.id)? {
                     // The gateway said yes: not listed yet is never "not there".
                     let wait = (2000 * 2i64.pow(lookups.clamp(0, 8) as u32)).min(300_000);
                     let note = format!(
                         "the gateway answered success without a usable trade number and does not list the order yet (lookup {lookups}); never sent again, looked up again from {}",
                         utc_time(now + wait)
                     );
-                    journal::not_found_yet(&conn, e.id, &claim, now + wait, &note)?;
+                    Journal::on(&conn).not_found_yet(e.id, &claim, now + wait, &note)?;
                 } else if now >= grace_ends && lookups >= i64::from(safety.not_found_lookups) {
                     let note = format!(
                         "not at the gateway after {lookups} lookups over {} s: safe to send again with the same merOrderNo",
                         (now - left) / 1000
                     );
-                    journal::finish(
-                        &conn,
+                    Journal::on(&conn).finish(
                         e.id,
                         &claim,
                         Outcome {
@@ -855,27 +861,26 @@ impl Desk {
                         utc_time(next),
                         utc_time(grace_ends)
                     );
-                    journal::not_found_yet(&conn, e.id, &claim, next, &note)?;
+                    Journal::on(&conn).not_found_yet(e.id, &claim, next, &note)?;
                 }
             }
             Err(err) => {
                 let wait = 1000 * 2i64.pow(e.attempts.clamp(0, 8) as u32);
-                journal::defer(
-                    &conn,
+                Journal::on(&conn).defer(
                     e.id,
                     now + wait.min(300_000),
                     &format!("lookup failed: {err}"),
                 )?;
-                journal::release(&conn, e.id, &claim)?;
+                Journal::on(&conn).release(e.id, &claim)?;
             }
         }
-        Ok(journal::get(&conn, e.id)?.unwrap_or(e))
+        Ok(Journal::on(&conn).get(e.id)?.unwrap_or(e))
     }
 
     /// Reconciles every unknown outcome that is due (at every start), or every one
     /// now (`force`: an operator asked).
     pub async fn reconcile_all(&self, force: bool) -> CoreResult<Vec<Entry>> {
-        let pending = journal::unresolved(&lock(&self.journal), &self.profile.name)?;
+        let pending = Journal::on(&lock(&self.journal)).unresolved(&self.profile.name)?;
         let mut out = Vec::new();
         for e in pending {
             out.push(self.reconcile_entry(&e, force).await?);
@@ -916,7 +921,7 @@ impl Desk {
                 ),
             ));
         }
-        let Some((_, claim)) = journal::claim(&mut lock(&self.journal), id)? else {
+        let Some((_, claim)) = Journal::on(&lock(&self.journal)).claim(id)? else {
             return Err(CoreError::validation(
                 "id",
                 format!(
@@ -929,7 +934,7 @@ impl Desk {
             if done { "marked done" } else { "to send again" },
             self.profile.operator
         );
-        journal::resolve(&lock(&self.journal), id, &claim, done, &note)?;
+        Journal::on(&lock(&self.journal)).resolve(id, &claim, done, &note)?;
         self.audit(
             "journal_resolve",
             format!("id={id} merOrderNo={}", e.mer_order_no),
@@ -940,24 +945,12 @@ impl Desk {
     }
 
     pub fn journal_entries(&self, statuses: &[Status], limit: i64) -> CoreResult<Vec<Entry>> {
-        journal::list(
-            &lock(&self.journal),
-            &self.profile.name,
-            statuses,
-            &[],
-            limit,
-        )
+        Journal::on(&lock(&self.journal)).list(&self.profile.name, statuses, &[], limit)
     }
 
     /// The newest entries of these operations (e.g. `v2.payout`), whatever their status.
     pub fn journal_entries_of(&self, operations: &[&str], limit: i64) -> CoreResult<Vec<Entry>> {
-        journal::list(
-            &lock(&self.journal),
-            &self.profile.name,
-            &[],
-            operations,
-            limit,
-        )
+        Journal::on(&lock(&self.journal)).list(&self.profile.name, &[], operations, limit)
     }
 
     /// An operation's outcome as a receipt even when the call failed after its journal
@@ -971,8 +964,7 @@ impl Desk {
     ) -> CoreResult<crate::forms::Receipt> {
         match r {
             Err(e) if !matches!(e, CoreError::Validation { .. }) => {
-                match journal::get_by_key(
-                    &lock(&self.journal),
+                match Journal::on(&lock(&self.journal)).get_by_key(
                     &self.profile.name,
                     operation,
                     key.trim(),
@@ -987,21 +979,17 @@ impl Desk {
 
     /// The entry of an operation under its key (order number or reference), if any.
     pub fn journal_entry_by_key(&self, operation: &str, key: &str) -> CoreResult<Option<Entry>> {
-        journal::get_by_key(
-            &lock(&self.journal),
-            &self.profile.name,
-            operation,
-            key.trim(),
-        )
+        Journal::on(&lock(&self.journal)).get_by_key(&self.profile.name, operation, key.trim())
     }
 
     /// The entry under a merchant order number (or reference), whatever its operation.
     pub fn journal_entry_by_number(&self, key: &str) -> CoreResult<Option<Entry>> {
-        journal::get_by_number(&lock(&self.journal), &self.profile.name, key.trim())
+        Journal::on(&lock(&self.journal)).get_by_number(&self.profile.name, key.trim())
     }
 
     pub fn journal_entry(&self, id: i64) -> CoreResult<Entry> {
-        journal::get(&lock(&self.journal), id)?
+        Journal::on(&lock(&self.journal))
+            .get(id)?
             .ok_or_else(|| CoreError::not_found(format!("no journal entry {id}")))
     }
 }

@@ -1,39 +1,24 @@
 //! Money through the journal: payins, payouts, cards, review submissions.
 
 use paydesk_gateway::wire::{self, MerNo, Operation};
-use rusqlite::params;
 
 use serde::{Deserialize, Serialize};
 
 use super::{Desk, Submitted, TradeNo, lock};
 use crate::bulk;
-use crate::cache;
-use crate::db::now_ms;
 use crate::error::{CoreError, CoreResult};
 use crate::forms::{
     BankDetails, CardForm, CardOp, Filler, PayinForm, PayinOp, PayoutForm, PayoutOp, PayoutPreview,
     Receipt,
 };
-use crate::journal::{self, Status};
+use crate::journal::{self, Journal, Status};
+use crate::store::cards::{CardOperations, NewCardOperation};
+use crate::store::now_ms;
+use crate::store::orders::Orders;
+use crate::store::reviews::{Outcome as ReviewOutcome, Reviews};
 
-/// A card top-up or withdraw made from this desk.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CardOperation {
-    /// `top_up` or `withdraw`.
-    pub kind: String,
-    pub card: String,
-    pub amount: String,
-    pub currency: String,
-    /// The gateway's fee on a withdrawal.
-    pub fee: Option<String>,
-    pub trade_no: Option<String>,
-    /// The journal status it ended in.
-    pub outcome: String,
-    pub at: i64,
-    pub journal_id: Option<i64>,
-}
+pub use crate::store::cards::CardOperation;
+pub use crate::store::reviews::ReviewSubmission;
 
 /// A card as the Cards screen lists it.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -50,25 +35,6 @@ pub struct CardSummary {
     pub last_at: Option<i64>,
 }
 
-/// A review submission made from this desk: what went, and how it ended.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReviewSubmission {
-    pub id: i64,
-    /// The journal key; sending again with it never makes a second submission.
-    pub reference: String,
-    pub trade_no: String,
-    pub info_count: i64,
-    pub files: String,
-    /// The journal status (`accepted`, `rejected`, `pending` = queued, `unknown`), or
-    /// `error: ...` when nothing could be sent (a file failed its checks).
-    pub outcome: String,
-    pub at: i64,
-    /// True when it failed for a network reason and can be sent again.
-    pub queued: bool,
-}
-
 /// What a review submission sends, as kept for a resend: items and file paths.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,22 +47,10 @@ pub struct ReviewRequest {
     pub files: Vec<(String, String)>,
 }
 
-/// A card operation as the Cards screen lists it.
-struct CardRow<'a> {
-    journal_id: i64,
-    kind: &'a str,
-    card: &'a str,
-    amount: &'a str,
-    currency: &'a str,
-    fee: Option<&'a str>,
-    trade_no: Option<&'a str>,
-    outcome: &'a str,
-}
-
 impl Desk {
     fn remember_method(&self, trade_no: Option<&str>, method: &str) {
         if let Some(t) = trade_no {
-            let _ = cache::set_method(&lock(&self.cache), t, method);
+            let _ = Orders::on(&lock(&self.cache)).set_method(t, method);
             self.orders_changed();
         }
     }
@@ -180,12 +134,8 @@ impl Desk {
         self.order(&op, &op.mer_order_no, "CARD", summary).await
     }
 
-    fn card_op(&self, op: CardRow<'_>) -> CoreResult<()> {
-        lock(&self.cache).execute(
-            "INSERT INTO card_operations (journal_id, kind, card, amount, currency, fee, trade_no, outcome, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![op.journal_id, op.kind, op.card, op.amount, op.currency, op.fee, op.trade_no, op.outcome, now_ms()],
-        )?;
-        Ok(())
+    fn card_op(&self, op: NewCardOperation<'_>) -> CoreResult<()> {
+        CardOperations::on(&lock(&self.cache)).add(op)
     }
 
     pub async fn card_top_up(&self, op: wire::V2CardTopUp) -> CoreResult<Submitted<wire::NoData>> {
@@ -199,7 +149,7 @@ impl Desk {
             && !s.replayed
         {
             let amount = op.amount.to_string();
-            self.card_op(CardRow {
+            self.card_op(NewCardOperation {
                 journal_id: s.entry.id,
                 kind: "top_up",
                 card: &op.apply_order_no,
@@ -241,7 +191,7 @@ impl Desk {
                         && f.normalize().scale() <= 8
                 })
                 .map(|f| f.to_string());
-            self.card_op(CardRow {
+            self.card_op(NewCardOperation {
                 journal_id: s.entry.id,
                 kind: "withdraw",
                 card: &op.apply_order_no,
@@ -257,22 +207,7 @@ impl Desk {
 
     /// Card operations made from this desk, newest first.
     pub fn card_operations(&self) -> CoreResult<Vec<CardOperation>> {
-        let conn = lock(&self.cache);
-        let mut stmt = conn.prepare("SELECT kind, card, amount, currency, fee, trade_no, outcome, at, journal_id FROM card_operations ORDER BY id DESC LIMIT 1000")?;
-        let rows = stmt.query_map([], |r| {
-            Ok(CardOperation {
-                kind: r.get(0)?,
-                card: r.get(1)?,
-                amount: r.get(2)?,
-                currency: r.get(3)?,
-                fee: r.get(4)?,
-                trade_no: r.get(5)?,
-                outcome: r.get(6)?,
-                at: r.get(7)?,
-                journal_id: r.get(8)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        CardOperations::on(&lock(&self.cache)).latest()
     }
 
     /// The cards known from this desk's operations (and, on the built-in sandbox, the
@@ -378,8 +313,7 @@ impl Desk {
         let r = self.submit(&op, reference, &summary).await;
         let outcome = match &r {
             Ok(s) => s.entry.status.as_str().to_string(),
-            Err(e) => match journal::get_by_key(
-                &lock(&self.journal),
+            Err(e) => match Journal::on(&lock(&self.journal)).get_by_key(
                 &self.profile.name,
                 wire::V1TransferOrderSubmit::NAME,
                 reference,
@@ -389,29 +323,24 @@ impl Desk {
             },
         };
         let request = serde_json::to_string(req).unwrap_or_default();
-        let conn = lock(&self.cache);
-        let updated = conn.execute(
-            "UPDATE review_submissions SET outcome = ?2, at = ?3, journal_id = coalesce(journal_id, ?4) WHERE reference = ?1",
-            params![reference, outcome, now_ms(), r.as_ref().ok().map(|s| s.entry.id)],
-        )?;
-        if updated == 0 {
-            conn.execute(
-                "INSERT INTO review_submissions (journal_id, trade_no, info_count, files, outcome, at, reference, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![r.as_ref().ok().map(|s| s.entry.id), trade_no, op.info_list.len() as i64, names.join(", "), outcome, now_ms(), reference, request],
-            )?;
-        }
+        let files = names.join(", ");
+        Reviews::on(&lock(&self.cache)).record(ReviewOutcome {
+            reference,
+            journal_id: r.as_ref().ok().map(|s| s.entry.id),
+            trade_no,
+            info_count: op.info_list.len() as i64,
+            files: &files,
+            outcome: &outcome,
+            request: &request,
+        })?;
         r
     }
 
     /// Sends a queued review submission again, with the same reference.
     pub async fn review_resend(&self, reference: &str) -> CoreResult<Submitted<wire::NoData>> {
-        let request: String = lock(&self.cache)
-            .query_row(
-                "SELECT request FROM review_submissions WHERE reference = ?1",
-                [reference],
-                |r| r.get(0),
-            )
-            .map_err(|_| CoreError::not_found(format!("no review submission {reference}")))?;
+        let request = Reviews::on(&lock(&self.cache))
+            .request(reference)?
+            .ok_or_else(|| CoreError::not_found(format!("no review submission {reference}")))?;
         let req: ReviewRequest = serde_json::from_str(&request)
             .map_err(|e| CoreError::storage(format!("review submission {reference}: {e}")))?;
         self.submit_review(reference, &req).await
@@ -419,26 +348,7 @@ impl Desk {
 
     /// Review submissions, newest first; `trade_no` narrows to one order.
     pub fn review_submissions(&self, trade_no: Option<&str>) -> CoreResult<Vec<ReviewSubmission>> {
-        let conn = lock(&self.cache);
-        let mut stmt = conn.prepare(
-            "SELECT id, reference, trade_no, info_count, files, outcome, at FROM review_submissions
-             WHERE ?1 IS NULL OR trade_no = ?1 ORDER BY at DESC, id DESC LIMIT 1000",
-        )?;
-        let rows = stmt.query_map([trade_no], |r| {
-            let outcome: String = r.get(5)?;
-            let reference: String = r.get(1)?;
-            Ok(ReviewSubmission {
-                id: r.get(0)?,
-                queued: outcome == "pending" && !reference.is_empty(),
-                reference,
-                trade_no: r.get(2)?,
-                info_count: r.get(3)?,
-                files: r.get(4)?,
-                outcome,
-                at: r.get(6)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        Reviews::on(&lock(&self.cache)).latest(trade_no)
     }
 
     /// What a bulk run would do with each row of a checked file, as the journal stands
@@ -507,17 +417,15 @@ impl Desk {
     /// that currency shows it (the gateway states no fee before a payout is made), with
     /// where the figure comes from. `None` when no such payout is cached.
     fn payout_fee_estimate(&self, currency: &str) -> Option<(rust_decimal::Decimal, String)> {
-        let row: Option<(Option<String>, Option<String>, String)> = lock(&self.cache)
-            .query_row(
-                "SELECT handling_fee, transaction_fixed_fee, mer_order_no FROM orders
-                 WHERE currency = ?1 AND method IN ('CLABE', 'CARD')
-                   AND (handling_fee IS NOT NULL OR transaction_fixed_fee IS NOT NULL)
-                 ORDER BY id DESC LIMIT 1",
-                [currency],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .ok();
-        let (fee, fixed, no) = row?;
+        let row = Orders::on(&lock(&self.cache))
+            .last_payout_fee(currency)
+            .ok()
+            .flatten();
+        let crate::store::orders::PayoutFee {
+            handling_fee: fee,
+            fixed_fee: fixed,
+            mer_order_no: no,
+        } = row?;
         let d = |v: Option<String>| {
             v.and_then(|s| s.parse::<rust_decimal::Decimal>().ok())
                 .unwrap_or_default()
@@ -601,7 +509,7 @@ impl Desk {
             // chain (`-R1`, `-R2`, ...): the same every run, so a crash never gives a row
             // two numbers.
             for k in 1..=50 {
-                match journal::get_by_number(&conn, &self.profile.name, &number)? {
+                match Journal::on(&conn).get_by_number(&self.profile.name, &number)? {
                     None => break,
                     Some(e) if e.status == Status::Rejected => {
                         number = format!("{base}-R{k}");
@@ -682,7 +590,8 @@ impl Desk {
                     e.mer_order_no,
                 ))
             } else {
-                journal::same_intents(&conn, &self.profile.name, &fp, window)?
+                Journal::on(&conn)
+                    .same_intents(&self.profile.name, &fp, window)?
                     .into_iter()
                     .find(|e| !ours(&e.mer_order_no))
                     .map(|e| {
@@ -766,10 +675,10 @@ impl Desk {
                 ),
             };
             let no = p.payout.mer_order_no();
-            let known =
-                journal::get_by_number(&lock(&self.journal), &self.profile.name, no)?.is_some();
-            journal::queue(
-                &mut lock(&self.journal),
+            let known = Journal::on(&lock(&self.journal))
+                .get_by_number(&self.profile.name, no)?
+                .is_some();
+            Journal::on(&lock(&self.journal)).queue(
                 &self.profile.name,
                 journal::Intent {
                     operation: bulk::operation_of(&p.payout),
@@ -826,7 +735,8 @@ impl Desk {
                     continue;
                 }
                 bulk::RowAction::Paid => {
-                    let e = journal::get_by_number(&lock(&self.journal), &self.profile.name, &no)?;
+                    let e =
+                        Journal::on(&lock(&self.journal)).get_by_number(&self.profile.name, &no)?;
                     results.push(result(
                         "accepted",
                         e.and_then(|e| e.trade_no),
@@ -838,7 +748,8 @@ impl Desk {
             }
             let sent = match (&p.action, &p.payout) {
                 (bulk::RowAction::LookUp, _) => {
-                    let e = journal::get_by_number(&lock(&self.journal), &self.profile.name, &no)?
+                    let e = Journal::on(&lock(&self.journal))
+                        .get_by_number(&self.profile.name, &no)?
                         .ok_or_else(|| CoreError::internal("journal entry vanished"))?;
                     self.reconcile_entry(&e, true).await.map(|entry| Submitted {
                         entry,
@@ -849,7 +760,7 @@ impl Desk {
                 (_, bulk::BulkPayout::Clabe(o)) => self.payout_clabe(o.clone()).await,
                 (_, bulk::BulkPayout::Card(o)) => self.payout_card(o.clone()).await,
             };
-            let entry = journal::get_by_number(&lock(&self.journal), &self.profile.name, &no)?;
+            let entry = Journal::on(&lock(&self.journal)).get_by_number(&self.profile.name, &no)?;
             results.push(match (sent, entry) {
                 (Ok(s), _) => result(
                     s.entry.status.as_str(),

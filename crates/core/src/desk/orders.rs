@@ -8,8 +8,8 @@ use std::time::Instant;
 use paydesk_gateway::wire::{self, MerNo};
 
 use super::{Desk, OrderDetail, lock};
-use crate::cache::{self, OrderFilter, OrderPage};
 use crate::error::{CoreError, CoreResult};
+use crate::store::orders::{self, OrderFilter, OrderPage, Orders};
 use crate::sync::{self, SyncOptions, SyncProgress, SyncReport, SyncTarget};
 
 impl Desk {
@@ -23,6 +23,7 @@ impl Desk {
             conn: self.cache.clone(),
             profile: self.profile.name.clone(),
             mer_no: self.profile.mer_no,
+            open_states: self.open_states(),
         };
         let started = Instant::now();
         let r = sync::run(&self.client, &target, opts, cancel, progress).await;
@@ -49,20 +50,39 @@ impl Desk {
     /// a million rows stays fast.
     pub fn orders(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {
         let conn = lock(&self.cache);
-        if offset < cache::ANCHOR_EVERY {
-            return cache::query(&conn, filter, offset, limit);
+        if offset < orders::ANCHOR_EVERY {
+            return Orders::on(&conn).query(filter, offset, limit);
         }
         let key = filter.cache_key();
         let cached = lock(&self.anchors).get(&key).cloned();
         let anchors = match cached {
             Some(a) => a,
             None => {
-                let a = Arc::new(cache::anchors(&conn, filter)?);
+                let a = Arc::new(Orders::on(&conn).anchors(filter)?);
                 lock(&self.anchors).insert(key, a.clone());
                 a
             }
         };
-        cache::query_anchored(&conn, filter, &anchors, offset, limit)
+        Orders::on(&conn).query_anchored(filter, &anchors, offset, limit)
+    }
+
+    /// Streams every cached order matching `filter`, in its order, to `f`.
+    pub fn for_each_order(
+        &self,
+        filter: &OrderFilter,
+        f: impl FnMut(&crate::store::orders::CachedOrder) -> CoreResult<()>,
+    ) -> CoreResult<()> {
+        Orders::on(&lock(&self.cache)).for_each(filter, f)
+    }
+
+    /// The order states the profile's dictionary does not call final (the raw values
+    /// that are numbers; the order list's `state` is one).
+    pub(super) fn open_states(&self) -> Vec<i64> {
+        self.dictionary
+            .entries(paydesk_gateway::StateField::OrderState)
+            .filter(|(_, meaning)| !meaning.is_final())
+            .filter_map(|(raw, _)| raw.parse().ok())
+            .collect()
     }
 
     /// Forgets the deep-page anchors (the orders changed).
@@ -75,8 +95,8 @@ impl Desk {
         let (order, history) = {
             let conn = lock(&self.cache);
             (
-                cache::get(&conn, trade_no)?,
-                cache::history(&conn, trade_no)?,
+                Orders::on(&conn).get(trade_no)?,
+                Orders::on(&conn).history(trade_no)?,
             )
         };
         let op = wire::V2OrderQuery {
@@ -190,13 +210,7 @@ impl Desk {
             started,
         );
         r?;
-        let created = lock(&self.cache)
-            .query_row(
-                "SELECT created_at FROM orders WHERE trade_no = ?1",
-                [trade_no],
-                |r| r.get::<_, i64>(0),
-            )
-            .ok();
+        let created = Orders::on(&lock(&self.cache)).created_at(trade_no)?;
         if let Some(at) = created.and_then(chrono::DateTime::from_timestamp_millis) {
             let opts = SyncOptions {
                 from: at,

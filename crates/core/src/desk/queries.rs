@@ -2,37 +2,23 @@
 //! the audit log, the dashboard.
 
 use paydesk_gateway::wire::{self, MerNo};
-use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use super::{Desk, lock};
-use crate::audit;
-use crate::db::now_ms;
+use crate::audit::{self, AuditLog};
 use crate::error::CoreResult;
-use crate::journal::{self, Entry, Status};
-use crate::sync;
+use crate::journal::{Entry, Journal, Status};
+use crate::store::balances::Balances;
+use crate::store::notifications::Notifications;
+use crate::store::now_ms;
+use crate::store::orders::Orders;
+use crate::store::reversals::{ChargebackSeen, RefundSeen, Reversals};
+use crate::store::reviews::Reviews;
+use crate::store::sync_state::SyncState;
 
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BalanceSnapshot {
-    pub currency: String,
-    pub balance: String,
-    pub un_checked_balance: String,
-    pub total_balance: String,
-    pub taken_at: i64,
-}
-
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DayFigures {
-    /// UTC day start, millis.
-    pub day: i64,
-    pub currency: String,
-    pub orders: i64,
-    pub volume: String,
-}
+pub use crate::store::balances::BalanceSnapshot;
+pub use crate::store::orders::DayFigures;
+pub use crate::store::reversals::Reversal;
 
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -45,16 +31,6 @@ pub struct Dashboard {
     pub sync_error: Option<(i64, String)>,
     pub last_sync: Option<i64>,
     pub cached_orders: i64,
-}
-
-fn snapshot(r: &rusqlite::Row<'_>) -> rusqlite::Result<BalanceSnapshot> {
-    Ok(BalanceSnapshot {
-        currency: r.get(0)?,
-        balance: r.get(1)?,
-        un_checked_balance: r.get(2)?,
-        total_balance: r.get(3)?,
-        taken_at: r.get(4)?,
-    })
 }
 
 impl Desk {
@@ -77,20 +53,12 @@ impl Desk {
             total_balance: a.data.total_balance.to_string(),
             taken_at: now_ms(),
         };
-        lock(&self.cache).execute(
-            "INSERT INTO balance_snapshots (currency, balance, un_checked_balance, total_balance, taken_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![s.currency, s.balance, s.un_checked_balance, s.total_balance, s.taken_at],
-        )?;
+        Balances::on(&lock(&self.cache)).add(&s)?;
         Ok(s)
     }
 
     pub fn balance_history(&self, currency: &str) -> CoreResult<Vec<BalanceSnapshot>> {
-        let conn = lock(&self.cache);
-        let mut stmt = conn.prepare(
-            "SELECT currency, balance, un_checked_balance, total_balance, taken_at FROM balance_snapshots WHERE currency = ?1 ORDER BY taken_at",
-        )?;
-        let rows = stmt.query_map([currency], snapshot)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        Balances::on(&lock(&self.cache)).history(currency)
     }
 
     /// The V2 order query of one type (`sales`, `refund`, `chargeback`, or another the
@@ -113,24 +81,29 @@ impl Desk {
             .await?;
         crate::answers::order_record(trade_no, query_type, &a.data)?;
         let d = &a.data;
-        let s = |v: Option<rust_decimal::Decimal>| v.map(|v| v.to_string());
         let conn = lock(&self.cache);
+        let cached = Reversals::on(&conn);
         if d.chargeback_amount.is_some() {
-            conn.execute(
-                "INSERT INTO chargebacks (trade_no, chargeback_amount, chargeback_currency, actual_chargeback_amount, actual_chargeback_currency, status, fetched_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT (trade_no) DO UPDATE SET chargeback_amount = excluded.chargeback_amount, chargeback_currency = excluded.chargeback_currency,
-                   actual_chargeback_amount = excluded.actual_chargeback_amount, actual_chargeback_currency = excluded.actual_chargeback_currency,
-                   status = excluded.status, fetched_at = excluded.fetched_at",
-                params![trade_no, s(d.chargeback_amount), d.chargeback_currency, s(d.actual_chargeback_amount), d.actual_chargeback_currency, d.status, now_ms()],
-            )?;
+            cached.chargeback(ChargebackSeen {
+                trade_no,
+                amount: d.chargeback_amount,
+                currency: &d.chargeback_currency,
+                actual_amount: d.actual_chargeback_amount,
+                actual_currency: &d.actual_chargeback_currency,
+                status: &d.status,
+            })?;
         }
         if !d.refund_no.is_empty() {
-            conn.execute(
-                "INSERT INTO refunds (trade_no, refund_no, state, refund_amount, refund_currency, settle, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT (trade_no, refund_no) DO UPDATE SET state = excluded.state, refund_amount = excluded.refund_amount, fetched_at = excluded.fetched_at",
-                params![trade_no, d.refund_no, d.state, s(d.refund_amount), d.refund_currency, d.settle, now_ms()],
-            )?;
+            cached.refund_from_order_query(RefundSeen {
+                trade_no,
+                refund_no: &d.refund_no,
+                state: &d.state,
+                amount: d.refund_amount,
+                currency: &d.refund_currency,
+                fee: None,
+                settle: d.settle,
+                receive_amount: None,
+            })?;
         }
         drop(conn);
         Ok(a)
@@ -144,16 +117,18 @@ impl Desk {
             self.client.credentials_gateway_key(),
             &self.profile.sign_settings,
         )?;
-        lock(&self.cache).execute(
-            "INSERT INTO notifications (received_at, kind, trade_no, body, signature_ok) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![now_ms(), received.kind, received.trade_no, body, received.signature_ok],
+        Notifications::on(&lock(&self.cache)).add(
+            &received.kind,
+            &received.trade_no,
+            body,
+            received.signature_ok,
         )?;
         Ok(received)
     }
 
     /// Notifications received, newest first.
     pub fn notifications(&self, limit: i64) -> CoreResult<Vec<crate::events::Stored>> {
-        crate::events::list(&lock(&self.cache), limit)
+        Notifications::on(&lock(&self.cache)).latest(limit)
     }
 
     /// Notifications received, newest first, each with the built-in sandbox's record
@@ -236,21 +211,23 @@ impl Desk {
             // Nothing to keep it under: shown, not cached.
             return Ok(a.data);
         }
-        lock(&self.cache).execute(
-            "INSERT INTO refunds (trade_no, refund_no, state, refund_amount, refund_currency, trade_fee, settle, receive_amount, fetched_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-             ON CONFLICT (trade_no, refund_no) DO UPDATE SET state = excluded.state, refund_amount = excluded.refund_amount,
-               trade_fee = excluded.trade_fee, settle = excluded.settle, receive_amount = excluded.receive_amount, fetched_at = excluded.fetched_at",
-            params![trade_no, d.refund_no, d.state, d.refund_amount.map(|v| v.to_string()), d.refund_currency, d.trade_fee.map(|v| v.to_string()), d.settle, d.receive_amount.map(|v| v.to_string()), now_ms()],
-        )?;
+        Reversals::on(&lock(&self.cache)).refund(RefundSeen {
+            trade_no,
+            refund_no: &d.refund_no,
+            state: &d.state,
+            amount: d.refund_amount,
+            currency: &d.refund_currency,
+            fee: d.trade_fee,
+            settle: d.settle,
+            receive_amount: d.receive_amount,
+        })?;
         Ok(a.data)
     }
 
     pub fn audit_verify(&self) -> CoreResult<audit::ChainCheck> {
         let anchor = self.secrets.audit_anchor(&self.profile.name)?;
         let alert = self.secrets.audit_alert(&self.profile.name)?;
-        audit::verify_with_alert(
-            &lock(&self.journal),
+        AuditLog::on(&lock(&self.journal)).verify_with_alert(
             self.audit_key.expose(),
             anchor.as_ref(),
             alert,
@@ -258,14 +235,13 @@ impl Desk {
     }
 
     pub fn audit_list(&self, f: &audit::AuditFilter) -> CoreResult<Vec<audit::AuditEntry>> {
-        audit::list(&lock(&self.journal), f)
+        AuditLog::on(&lock(&self.journal)).list(f)
     }
 
     pub fn dashboard(&self) -> CoreResult<Dashboard> {
         let (balances, days, pending_reviews, cached_orders, sync_error, last_sync) =
             self.dashboard_figures()?;
-        let unknown_outcomes = journal::list(
-            &lock(&self.journal),
+        let unknown_outcomes = Journal::on(&lock(&self.journal)).list(
             &self.profile.name,
             &[Status::Unknown, Status::Sending],
             &[],
@@ -294,36 +270,12 @@ impl Desk {
         Option<i64>,
     )> {
         let conn = lock(&self.cache);
-        let mut stmt = conn.prepare(
-            "SELECT currency, balance, un_checked_balance, total_balance, MAX(taken_at) FROM balance_snapshots GROUP BY currency ORDER BY currency",
-        )?;
-        let balances = stmt
-            .query_map([], snapshot)?
-            .collect::<Result<Vec<_>, _>>()?;
-        let since = now_ms() - 30 * 86_400_000;
-        let mut stmt = conn.prepare(
-            "SELECT (created_at / 86400000) * 86400000 AS day, currency, COUNT(*), SUM(amount_e4) FROM orders
-             WHERE created_at >= ?1 GROUP BY day, currency ORDER BY day, currency",
-        )?;
-        let days = stmt
-            .query_map([since], |r| {
-                let e4: i64 = r.get(3)?;
-                Ok(DayFigures {
-                    day: r.get(0)?,
-                    currency: r.get(1)?,
-                    orders: r.get(2)?,
-                    volume: rust_decimal::Decimal::new(e4, 4).normalize().to_string(),
-                })
-            })?
-            .collect::<Result<Vec<_>, _>>()?;
-        let pending_reviews: i64 = conn.query_row(
-            "SELECT COUNT(*) FROM review_submissions WHERE outcome NOT IN ('accepted', 'rejected')",
-            [],
-            |r| r.get(0),
-        )?;
-        let cached_orders: i64 = conn.query_row("SELECT COUNT(*) FROM orders", [], |r| r.get(0))?;
-        let sync_error = sync::last_error(&conn, &self.profile.name)?;
-        let last_sync = sync::last_synced(&conn, &self.profile.name)?;
+        let balances = Balances::on(&conn).latest()?;
+        let days = Orders::on(&conn).day_figures(now_ms() - 30 * 86_400_000)?;
+        let pending_reviews = Reviews::on(&conn).pending_count()?;
+        let cached_orders = Orders::on(&conn).count_all()?;
+        let sync_error = SyncState::on(&conn).last_error(&self.profile.name)?;
+        let last_sync = SyncState::on(&conn).last_synced(&self.profile.name)?;
         Ok((
             balances,
             days,
@@ -337,29 +289,7 @@ impl Desk {
     /// Refunds and chargebacks cached from queries, newest first; `trade_no` narrows
     /// to one order.
     pub fn reversals(&self, trade_no: Option<&str>) -> CoreResult<Vec<Reversal>> {
-        let conn = lock(&self.cache);
-        let mut stmt = conn.prepare(
-            "SELECT 'refund', trade_no, refund_no, state, refund_amount, refund_currency, trade_fee, settle, fetched_at FROM refunds
-               WHERE ?1 IS NULL OR trade_no = ?1
-             UNION ALL
-             SELECT 'chargeback', trade_no, '', status, chargeback_amount, chargeback_currency, NULL, NULL, fetched_at FROM chargebacks
-               WHERE ?1 IS NULL OR trade_no = ?1
-             ORDER BY 9 DESC",
-        )?;
-        let rows = stmt.query_map([trade_no], |r| {
-            Ok(Reversal {
-                kind: r.get(0)?,
-                trade_no: r.get(1)?,
-                refund_no: r.get(2)?,
-                state: r.get(3)?,
-                amount: r.get(4)?,
-                currency: r.get(5)?,
-                fee: r.get(6)?,
-                settle: r.get(7)?,
-                fetched_at: r.get(8)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        Reversals::on(&lock(&self.cache)).list(trade_no)
     }
 
     /// Writes the audit log (filtered) to a CSV file; returns the number of rows.
@@ -368,13 +298,10 @@ impl Desk {
         f: &audit::AuditFilter,
         path: &std::path::Path,
     ) -> CoreResult<usize> {
-        let rows = audit::list(
-            &lock(&self.journal),
-            &audit::AuditFilter {
-                limit: Some(f.limit.unwrap_or(i64::MAX)),
-                ..f.clone()
-            },
-        )?;
+        let rows = AuditLog::on(&lock(&self.journal)).list(&audit::AuditFilter {
+            limit: Some(f.limit.unwrap_or(i64::MAX)),
+            ..f.clone()
+        })?;
         let io = |e: &dyn std::fmt::Display| {
             crate::CoreError::storage(format!("cannot write {}: {e}", path.display()))
         };
@@ -424,21 +351,4 @@ pub struct Event {
     /// How many times the sandbox tried to deliver it (built-in sandbox only).
     pub attempts: Option<u32>,
     pub delivered: Option<bool>,
-}
-
-/// A refund or chargeback as the Refunds screen lists it; `state` is raw (the V1 refund
-/// `state`, or the V2 query `status` of a chargeback).
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Reversal {
-    pub kind: String,
-    pub trade_no: String,
-    pub refund_no: String,
-    pub state: String,
-    pub amount: Option<String>,
-    pub currency: String,
-    pub fee: Option<String>,
-    pub settle: Option<i64>,
-    pub fetched_at: i64,
 }

@@ -18,7 +18,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::db::now_ms;
+use super::now_ms;
 use crate::error::{CoreError, CoreResult};
 
 const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -161,8 +161,8 @@ fn continuity(conn: &Connection, count: i64, anchor: &Anchor) -> CoreResult<Opti
 ///
 /// A failed append leaves the log incomplete; the desk records that in the keyring
 /// (`audit-alert`) and [`verify`] reports it.
-pub fn append(
-    conn: &mut Connection,
+fn append(
+    tx: &Connection,
     r: Record<'_>,
     key: &[u8],
     anchor: Option<&Anchor>,
@@ -170,10 +170,9 @@ pub fn append(
     if key.len() < 32 {
         return Err(CoreError::internal("the audit key is too short"));
     }
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let (last_id, prev, count) = db_head(&tx)?.unwrap_or((0, GENESIS.to_string(), 0));
+    let (last_id, prev, count) = db_head(tx)?.unwrap_or((0, GENESIS.to_string(), 0));
     if let Some(a) = anchor
-        && let Some(problem) = continuity(&tx, count, a)?
+        && let Some(problem) = continuity(tx, count, a)?
     {
         return Err(CoreError::storage(format!(
             "the audit log is not continued: {problem}"
@@ -203,7 +202,6 @@ pub fn append(
          ON CONFLICT (one) DO UPDATE SET last_id = excluded.last_id, last_hash = excluded.last_hash, count = excluded.count",
         params![e.id, e.hash, count + 1],
     )?;
-    tx.commit()?;
     let anchor = Anchor {
         first_keyed: first_keyed.unwrap_or(e.id).min(e.id),
         count: count + 1,
@@ -238,7 +236,11 @@ pub struct ChainCheck {
 /// Walks the whole chain: ids without gaps, each row linked to the one before, each
 /// row's seal (keyed from `anchor.first_keyed`), the database's head record, and the
 /// keyring's `anchor` (count and last hash: nothing cut from the end).
-pub fn verify(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
+fn verify(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
+    if !conn.is_autocommit() {
+        // Inside the caller's transaction: its snapshot already.
+        return verify_in(conn, key, anchor);
+    }
     // One read transaction: the rows and the head record from the same snapshot, even
     // while another desk appends.
     let tx = conn.unchecked_transaction()?;
@@ -249,7 +251,7 @@ pub fn verify(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreRes
 
 /// [`verify`], and an entry the desk could not write (the keyring's `audit-alert`)
 /// makes the log broken from that point: it is incomplete.
-pub fn verify_with_alert(
+fn verify_with_alert(
     conn: &Connection,
     key: &[u8],
     anchor: Option<&Anchor>,
@@ -401,7 +403,7 @@ pub struct AuditFilter {
     pub limit: Option<i64>,
 }
 
-pub fn list(conn: &Connection, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
+fn list(conn: &Connection, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
     let mut stmt = conn.prepare(
         "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log
          WHERE (?1 IS NULL OR operation = ?1)
@@ -414,4 +416,54 @@ pub fn list(conn: &Connection, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
         row_entry,
     )?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+/// The audit log of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct AuditLog<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> AuditLog<'c> {
+    pub fn on(conn: &'c Connection) -> Self {
+        AuditLog { conn }
+    }
+
+    /// Appends a row to the chain, sealed with `key`, atomically. `anchor` is what the
+    /// keyring holds now: a database that no longer reaches it is not continued (the
+    /// append fails, so a cut end cannot be papered over by the next row). Returns the
+    /// row and the anchor to record in the keyring once it is committed.
+    ///
+    /// A failed append leaves the log incomplete; the desk records that in the keyring
+    /// (`audit-alert`) and [`AuditLog::verify`] reports it.
+    pub fn append(
+        &self,
+        r: Record<'_>,
+        key: &[u8],
+        anchor: Option<&Anchor>,
+    ) -> CoreResult<(AuditEntry, Anchor)> {
+        super::atomic(self.conn, || append(self.conn, r, key, anchor))
+    }
+
+    /// Walks the whole chain: ids without gaps, each row linked to the one before, each
+    /// row's seal (keyed from `anchor.first_keyed`), the database's head record, and the
+    /// keyring's `anchor` (count and last hash: nothing cut from the end).
+    pub fn verify(&self, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
+        verify(self.conn, key, anchor)
+    }
+
+    /// [`AuditLog::verify`], and an entry the desk could not write (the keyring's
+    /// `audit-alert`) makes the log broken from that point: it is incomplete.
+    pub fn verify_with_alert(
+        &self,
+        key: &[u8],
+        anchor: Option<&Anchor>,
+        alert: Option<String>,
+    ) -> CoreResult<ChainCheck> {
+        verify_with_alert(self.conn, key, anchor, alert)
+    }
+
+    /// Rows matching `f`, newest first (500 unless `f.limit` says).
+    pub fn list(&self, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
+        list(self.conn, f)
+    }
 }

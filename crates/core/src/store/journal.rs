@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::db::now_ms;
+use super::now_ms;
 use crate::error::{CoreError, CoreResult};
 
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -266,175 +266,6 @@ pub enum Begin {
     Mismatch(Entry),
 }
 
-/// The newest entry with this fingerprint that is unresolved (pending, sending,
-/// unknown) or was accepted within `window_ms` (counted from when it was found
-/// accepted), other than those numbered in `except`.
-pub fn same_intent(
-    conn: &Connection,
-    profile: &str,
-    fingerprint: &str,
-    window_ms: i64,
-    except: &[&str],
-) -> CoreResult<Option<Entry>> {
-    let except = serde_json::to_string(except).unwrap_or_else(|_| "[]".into());
-    Ok(conn
-        .query_row(
-            &format!(
-                "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
-                   AND (status IN ('pending', 'sending', 'unknown')
-                        OR (status = 'accepted' AND updated_at > ?3))
-                   AND mer_order_no NOT IN (SELECT value FROM json_each(?4))
-                 ORDER BY id DESC LIMIT 1"
-            ),
-            params![profile, fingerprint, now_ms() - window_ms, except],
-            row,
-        )
-        .optional()?)
-}
-
-/// Every entry with this fingerprint that is unresolved or was accepted within
-/// `window_ms`, newest first (a hundred at most).
-pub fn same_intents(
-    conn: &Connection,
-    profile: &str,
-    fingerprint: &str,
-    window_ms: i64,
-) -> CoreResult<Vec<Entry>> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
-           AND (status IN ('pending', 'sending', 'unknown')
-                OR (status = 'accepted' AND updated_at > ?3))
-         ORDER BY id DESC LIMIT 100"
-    ))?;
-    let rows = stmt.query_map(params![profile, fingerprint, now_ms() - window_ms], row)?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
-}
-
-/// Writes the intent (or takes up the existing one) in one immediate transaction, so
-/// two clicks or two processes cannot both send. A new number is first checked against
-/// the journal for the same intent ([`Guard`]); an existing number against its request.
-pub fn begin(
-    conn: &mut Connection,
-    profile: &str,
-    intent: Intent<'_>,
-    guard: Guard,
-) -> CoreResult<Begin> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let existing = tx
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND mer_order_no = ?2 ORDER BY operation = ?3 DESC, id LIMIT 1"),
-            params![profile, intent.mer_order_no, intent.operation],
-            row,
-        )
-        .optional()?;
-    let now = now_ms();
-    let claim = Claim(new_claim());
-    let out = match existing {
-        None => {
-            if !guard.allow_duplicate
-                && let Some(earlier) =
-                    same_intent(&tx, profile, intent.fingerprint, guard.window_ms, &[])?
-            {
-                return Ok(Begin::Duplicate(earlier));
-            }
-            tx.execute(
-                "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint, claimed_by, claimed_until, sent_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'sending', 1, ?6, ?6, ?7, ?8, ?9, ?6)",
-                params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint, claim.0, now + CLAIM_LEASE_MS],
-            )?;
-            let id = tx.last_insert_rowid();
-            Begin::Send(
-                tx.query_row(
-                    &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
-                    [id],
-                    row,
-                )?,
-                claim,
-            )
-        }
-        Some(e)
-            if e.operation != intent.operation
-                || (!e.fingerprint.is_empty() && e.fingerprint != intent.fingerprint) =>
-        {
-            Begin::Mismatch(e)
-        }
-        Some(e) if e.status == Status::Pending => {
-            tx.execute(
-                "UPDATE journal SET status = 'sending', attempts = attempts + 1, updated_at = ?2,
-                        claimed_by = ?3, claimed_until = ?4, sent_at = ?2, lookups = 0, next_check_at = NULL
-                 WHERE id = ?1",
-                params![e.id, now, claim.0, now + CLAIM_LEASE_MS],
-            )?;
-            Begin::Resend(
-                tx.query_row(
-                    &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
-                    [e.id],
-                    row,
-                )?,
-                claim,
-            )
-        }
-        Some(e) => Begin::Exists(e),
-    };
-    tx.commit()?;
-    Ok(out)
-}
-
-/// Writes an intent as `pending` without sending (bulk payouts queue their rows). An
-/// entry already under this number is left as it is.
-pub fn queue(conn: &mut Connection, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {
-    let now = now_ms();
-    conn.execute(
-        "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6, ?7)
-         ON CONFLICT (profile, operation, mer_order_no) DO NOTHING",
-        params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint],
-    )?;
-    get_by_key(conn, profile, intent.operation, intent.mer_order_no)?
-        .ok_or_else(|| CoreError::internal("queued entry vanished"))
-}
-
-/// Claims an entry for a lookup (or a send) unless another claim on it is live.
-/// `None`: someone else is at work on it.
-pub fn claim(conn: &mut Connection, id: i64) -> CoreResult<Option<(Entry, Claim)>> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let current: Option<(Option<String>, Option<i64>)> = tx
-        .query_row(
-            "SELECT claimed_by, claimed_until FROM journal WHERE id = ?1",
-            [id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    let Some((holder, until)) = current else {
-        return Ok(None);
-    };
-    let now = now_ms();
-    if claim_live(holder.as_deref(), until, now) {
-        return Ok(None);
-    }
-    let claim = Claim(new_claim());
-    tx.execute(
-        "UPDATE journal SET claimed_by = ?2, claimed_until = ?3 WHERE id = ?1",
-        params![id, claim.0, now + CLAIM_LEASE_MS],
-    )?;
-    let entry = tx.query_row(
-        &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
-        [id],
-        row,
-    )?;
-    tx.commit()?;
-    Ok(Some((entry, claim)))
-}
-
-/// Gives a claim up without recording anything.
-pub fn release(conn: &Connection, id: i64, claim: &Claim) -> CoreResult<()> {
-    conn.execute(
-        "UPDATE journal SET claimed_by = NULL, claimed_until = NULL WHERE id = ?1 AND claimed_by = ?2",
-        params![id, claim.0],
-    )?;
-    Ok(())
-}
-
 /// An answer (or the lack of one) to record.
 #[derive(Debug, Clone, Copy)]
 pub struct Outcome<'a> {
@@ -444,158 +275,341 @@ pub struct Outcome<'a> {
     pub message: Option<&'a str>,
 }
 
-/// Records an outcome and gives the claim up. States only move forward: an accepted
-/// entry stays accepted, and a rejected one can only turn out accepted (found at the
-/// gateway after all). Returns false when the entry had moved past this outcome.
-pub fn finish(conn: &Connection, id: i64, claim: &Claim, o: Outcome<'_>) -> CoreResult<bool> {
-    let now = now_ms();
-    let next_check = (o.status == Status::Unknown).then_some(now);
-    let changed = conn.execute(
+/// The journal of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Journal<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> Journal<'c> {
+    pub fn on(conn: &'c Connection) -> Self {
+        Journal { conn }
+    }
+
+    /// The newest entry with this fingerprint that is unresolved (pending, sending,
+    /// unknown) or was accepted within `window_ms` (counted from when it was found
+    /// accepted), other than those numbered in `except`.
+    pub fn same_intent(
+        &self,
+        profile: &str,
+        fingerprint: &str,
+        window_ms: i64,
+        except: &[&str],
+    ) -> CoreResult<Option<Entry>> {
+        let except = serde_json::to_string(except).unwrap_or_else(|_| "[]".into());
+        Ok(self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
+                   AND (status IN ('pending', 'sending', 'unknown')
+                        OR (status = 'accepted' AND updated_at > ?3))
+                   AND mer_order_no NOT IN (SELECT value FROM json_each(?4))
+                 ORDER BY id DESC LIMIT 1"
+                ),
+                params![profile, fingerprint, now_ms() - window_ms, except],
+                row,
+            )
+            .optional()?)
+    }
+
+    /// Every entry with this fingerprint that is unresolved or was accepted within
+    /// `window_ms`, newest first (a hundred at most).
+    pub fn same_intents(
+        &self,
+        profile: &str,
+        fingerprint: &str,
+        window_ms: i64,
+    ) -> CoreResult<Vec<Entry>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
+           AND (status IN ('pending', 'sending', 'unknown')
+                OR (status = 'accepted' AND updated_at > ?3))
+         ORDER BY id DESC LIMIT 100"
+        ))?;
+        let rows = stmt.query_map(params![profile, fingerprint, now_ms() - window_ms], row)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Writes the intent (or takes up the existing one) in one immediate transaction, so
+    /// two clicks or two processes cannot both send. A new number is first checked against
+    /// the journal for the same intent ([`Guard`]); an existing number against its request.
+    pub fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
+        super::atomic(self.conn, || self.begin_in(profile, intent, guard))
+    }
+
+    fn begin_in(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
+        let tx = self.conn;
+        let existing = tx
+        .query_row(
+            &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND mer_order_no = ?2 ORDER BY operation = ?3 DESC, id LIMIT 1"),
+            params![profile, intent.mer_order_no, intent.operation],
+            row,
+        )
+        .optional()?;
+        let now = now_ms();
+        let claim = Claim(new_claim());
+        let out = match existing {
+            None => {
+                if !guard.allow_duplicate
+                    && let Some(earlier) =
+                        self.same_intent(profile, intent.fingerprint, guard.window_ms, &[])?
+                {
+                    return Ok(Begin::Duplicate(earlier));
+                }
+                tx.execute(
+                "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint, claimed_by, claimed_until, sent_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'sending', 1, ?6, ?6, ?7, ?8, ?9, ?6)",
+                params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint, claim.0, now + CLAIM_LEASE_MS],
+            )?;
+                let id = tx.last_insert_rowid();
+                Begin::Send(
+                    tx.query_row(
+                        &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
+                        [id],
+                        row,
+                    )?,
+                    claim,
+                )
+            }
+            Some(e)
+                if e.operation != intent.operation
+                    || (!e.fingerprint.is_empty() && e.fingerprint != intent.fingerprint) =>
+            {
+                Begin::Mismatch(e)
+            }
+            Some(e) if e.status == Status::Pending => {
+                tx.execute(
+                "UPDATE journal SET status = 'sending', attempts = attempts + 1, updated_at = ?2,
+                        claimed_by = ?3, claimed_until = ?4, sent_at = ?2, lookups = 0, next_check_at = NULL
+                 WHERE id = ?1",
+                params![e.id, now, claim.0, now + CLAIM_LEASE_MS],
+            )?;
+                Begin::Resend(
+                    tx.query_row(
+                        &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
+                        [e.id],
+                        row,
+                    )?,
+                    claim,
+                )
+            }
+            Some(e) => Begin::Exists(e),
+        };
+        Ok(out)
+    }
+
+    /// Writes an intent as `pending` without sending (bulk payouts queue their rows). An
+    /// entry already under this number is left as it is.
+    pub fn queue(&self, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {
+        let now = now_ms();
+        self.conn.execute(
+        "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6, ?7)
+         ON CONFLICT (profile, operation, mer_order_no) DO NOTHING",
+        params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint],
+    )?;
+        self.get_by_key(profile, intent.operation, intent.mer_order_no)?
+            .ok_or_else(|| CoreError::internal("queued entry vanished"))
+    }
+
+    /// Claims an entry for a lookup (or a send) unless another claim on it is live.
+    /// `None`: someone else is at work on it.
+    pub fn claim(&self, id: i64) -> CoreResult<Option<(Entry, Claim)>> {
+        super::atomic(self.conn, || self.claim_in(id))
+    }
+
+    fn claim_in(&self, id: i64) -> CoreResult<Option<(Entry, Claim)>> {
+        let tx = self.conn;
+        let current: Option<(Option<String>, Option<i64>)> = tx
+            .query_row(
+                "SELECT claimed_by, claimed_until FROM journal WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((holder, until)) = current else {
+            return Ok(None);
+        };
+        let now = now_ms();
+        if claim_live(holder.as_deref(), until, now) {
+            return Ok(None);
+        }
+        let claim = Claim(new_claim());
+        tx.execute(
+            "UPDATE journal SET claimed_by = ?2, claimed_until = ?3 WHERE id = ?1",
+            params![id, claim.0, now + CLAIM_LEASE_MS],
+        )?;
+        let entry = tx.query_row(
+            &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
+            [id],
+            row,
+        )?;
+        Ok(Some((entry, claim)))
+    }
+
+    /// Gives a claim up without recording anything.
+    pub fn release(&self, id: i64, claim: &Claim) -> CoreResult<()> {
+        self.conn.execute(
+        "UPDATE journal SET claimed_by = NULL, claimed_until = NULL WHERE id = ?1 AND claimed_by = ?2",
+        params![id, claim.0],
+    )?;
+        Ok(())
+    }
+
+    /// Records an outcome and gives the claim up. States only move forward: an accepted
+    /// entry stays accepted, and a rejected one can only turn out accepted (found at the
+    /// gateway after all). Returns false when the entry had moved past this outcome.
+    pub fn finish(&self, id: i64, claim: &Claim, o: Outcome<'_>) -> CoreResult<bool> {
+        let now = now_ms();
+        let next_check = (o.status == Status::Unknown).then_some(now);
+        let changed = self.conn.execute(
         "UPDATE journal SET status = ?2, trade_no = COALESCE(?3, trade_no), code = ?4, message = ?5, updated_at = ?6, next_check_at = ?7
          WHERE id = ?1 AND status != 'accepted' AND (status != 'rejected' OR ?2 = 'accepted')",
         params![id, o.status.as_str(), o.trade_no, o.code, o.message, now, next_check],
     )?;
-    release(conn, id, claim)?;
-    Ok(changed == 1)
-}
+        self.release(id, claim)?;
+        Ok(changed == 1)
+    }
 
-/// A lookup that did not find the entry: it stays unknown, counted, looked up again
-/// from `next_check_at`.
-pub fn not_found_yet(
-    conn: &Connection,
-    id: i64,
-    claim: &Claim,
-    next_check_at: i64,
-    message: &str,
-) -> CoreResult<()> {
-    conn.execute(
+    /// A lookup that did not find the entry: it stays unknown, counted, looked up again
+    /// from `next_check_at`.
+    pub fn not_found_yet(
+        &self,
+        id: i64,
+        claim: &Claim,
+        next_check_at: i64,
+        message: &str,
+    ) -> CoreResult<()> {
+        self.conn.execute(
         "UPDATE journal SET status = 'unknown', lookups = lookups + 1, next_check_at = ?2, message = ?3, code = 'not_found_yet', updated_at = ?4
          WHERE id = ?1 AND status IN ('unknown', 'sending')",
         params![id, next_check_at, message, now_ms()],
     )?;
-    release(conn, id, claim)
-}
+        self.release(id, claim)
+    }
 
-/// Marks an entry the gateway answered "success" for (without a trade number the desk
-/// could keep): never sent again, whatever its order list says.
-pub fn mark_answered(conn: &Connection, id: i64) -> CoreResult<()> {
-    conn.execute(
-        "UPDATE journal SET answered_ok = 1, updated_at = ?2 WHERE id = ?1",
-        params![id, now_ms()],
-    )?;
-    Ok(())
-}
+    /// Marks an entry the gateway answered "success" for (without a trade number the desk
+    /// could keep): never sent again, whatever its order list says.
+    pub fn mark_answered(&self, id: i64) -> CoreResult<()> {
+        self.conn.execute(
+            "UPDATE journal SET answered_ok = 1, updated_at = ?2 WHERE id = ?1",
+            params![id, now_ms()],
+        )?;
+        Ok(())
+    }
 
-/// Whether the gateway answered "success" for this entry ([`mark_answered`]).
-pub fn answered(conn: &Connection, id: i64) -> CoreResult<bool> {
-    Ok(conn
-        .query_row("SELECT answered_ok FROM journal WHERE id = ?1", [id], |r| {
-            r.get::<_, i64>(0)
-        })
-        .optional()?
-        .unwrap_or(0)
-        != 0)
-}
+    /// Whether the gateway answered "success" for this entry ([`mark_answered`]).
+    pub fn answered(&self, id: i64) -> CoreResult<bool> {
+        Ok(self
+            .conn
+            .query_row("SELECT answered_ok FROM journal WHERE id = ?1", [id], |r| {
+                r.get::<_, i64>(0)
+            })
+            .optional()?
+            .unwrap_or(0)
+            != 0)
+    }
 
-/// Puts off the next reconcile attempt of an unknown entry.
-pub fn defer(conn: &Connection, id: i64, until: i64, message: &str) -> CoreResult<()> {
-    conn.execute(
-        "UPDATE journal SET next_check_at = ?2, message = ?3, updated_at = ?4 WHERE id = ?1",
-        params![id, until, message, now_ms()],
-    )?;
-    Ok(())
-}
+    /// Puts off the next reconcile attempt of an unknown entry.
+    pub fn defer(&self, id: i64, until: i64, message: &str) -> CoreResult<()> {
+        self.conn.execute(
+            "UPDATE journal SET next_check_at = ?2, message = ?3, updated_at = ?4 WHERE id = ?1",
+            params![id, until, message, now_ms()],
+        )?;
+        Ok(())
+    }
 
-/// An operator's own resolution of an outcome the gateway cannot be asked about: the
-/// entry becomes accepted (`done`) or pending (to be sent again with the same key),
-/// with who and why kept on it.
-pub fn resolve(
-    conn: &Connection,
-    id: i64,
-    claim: &Claim,
-    done: bool,
-    resolution: &str,
-) -> CoreResult<bool> {
-    let changed = conn.execute(
+    /// An operator's own resolution of an outcome the gateway cannot be asked about: the
+    /// entry becomes accepted (`done`) or pending (to be sent again with the same key),
+    /// with who and why kept on it.
+    pub fn resolve(
+        &self,
+        id: i64,
+        claim: &Claim,
+        done: bool,
+        resolution: &str,
+    ) -> CoreResult<bool> {
+        let changed = self.conn.execute(
         "UPDATE journal SET status = ?2, resolution = ?3, message = ?3, code = 'resolved', updated_at = ?4, next_check_at = NULL
          WHERE id = ?1 AND status IN ('unknown', 'sending')",
         params![id, if done { "accepted" } else { "pending" }, resolution, now_ms()],
     )?;
-    release(conn, id, claim)?;
-    Ok(changed == 1)
-}
+        self.release(id, claim)?;
+        Ok(changed == 1)
+    }
 
-pub fn get(conn: &Connection, id: i64) -> CoreResult<Option<Entry>> {
-    Ok(conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
-            [id],
-            row,
-        )
-        .optional()?)
-}
+    pub fn get(&self, id: i64) -> CoreResult<Option<Entry>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
+                [id],
+                row,
+            )
+            .optional()?)
+    }
 
-pub fn get_by_key(
-    conn: &Connection,
-    profile: &str,
-    operation: &str,
-    mer_order_no: &str,
-) -> CoreResult<Option<Entry>> {
-    Ok(conn
+    pub fn get_by_key(
+        &self,
+        profile: &str,
+        operation: &str,
+        mer_order_no: &str,
+    ) -> CoreResult<Option<Entry>> {
+        Ok(self
+            .conn
         .query_row(
             &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND operation = ?2 AND mer_order_no = ?3"),
             params![profile, operation, mer_order_no],
             row,
         )
         .optional()?)
-}
+    }
 
-/// The entry under a merchant order number, whatever its operation.
-pub fn get_by_number(
-    conn: &Connection,
-    profile: &str,
-    mer_order_no: &str,
-) -> CoreResult<Option<Entry>> {
-    Ok(conn
+    /// The entry under a merchant order number, whatever its operation.
+    pub fn get_by_number(&self, profile: &str, mer_order_no: &str) -> CoreResult<Option<Entry>> {
+        Ok(self
+            .conn
         .query_row(
             &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND mer_order_no = ?2 ORDER BY id LIMIT 1"),
             params![profile, mer_order_no],
             row,
         )
         .optional()?)
-}
+    }
 
-/// Entries, newest first, optionally only of some statuses and some operations (both
-/// filtered in the query, so `limit` counts matching entries).
-pub fn list(
-    conn: &Connection,
-    profile: &str,
-    statuses: &[Status],
-    operations: &[&str],
-    limit: i64,
-) -> CoreResult<Vec<Entry>> {
-    let statuses: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
-    let json = |v: &[&str]| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM journal WHERE profile = ?1
+    /// Entries, newest first, optionally only of some statuses and some operations (both
+    /// filtered in the query, so `limit` counts matching entries).
+    pub fn list(
+        &self,
+        profile: &str,
+        statuses: &[Status],
+        operations: &[&str],
+        limit: i64,
+    ) -> CoreResult<Vec<Entry>> {
+        let statuses: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
+        let json = |v: &[&str]| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM journal WHERE profile = ?1
            AND (?2 = '[]' OR status IN (SELECT value FROM json_each(?2)))
            AND (?3 = '[]' OR operation IN (SELECT value FROM json_each(?3)))
          ORDER BY id DESC LIMIT ?4"
-    ))?;
-    let rows = stmt.query_map(
-        params![profile, json(&statuses), json(operations), limit],
-        row,
-    )?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
-}
+        ))?;
+        let rows = stmt.query_map(
+            params![profile, json(&statuses), json(operations), limit],
+            row,
+        )?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
 
-/// Entries whose outcome is not known: `unknown`, and `sending` left by a crash.
-pub fn unresolved(conn: &Connection, profile: &str) -> CoreResult<Vec<Entry>> {
-    let mut stmt = conn.prepare(&format!(
+    /// Entries whose outcome is not known: `unknown`, and `sending` left by a crash.
+    pub fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>> {
+        let mut stmt = self.conn.prepare(&format!(
         "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND status IN ('unknown', 'sending') ORDER BY id"
     ))?;
-    let rows = stmt.query_map([profile], row)?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        let rows = stmt.query_map([profile], row)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
 }
 
 #[cfg(test)]
@@ -604,8 +618,11 @@ mod tests {
 
     fn open() -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().unwrap();
-        let conn =
-            crate::db::open(&dir.path().join("j.sqlite"), crate::db::Durability::Journal).unwrap();
+        let conn = crate::store::open(
+            &dir.path().join("j.sqlite"),
+            crate::store::Durability::Journal,
+        )
+        .unwrap();
         (dir, conn)
     }
 
@@ -618,19 +635,19 @@ mod tests {
 
     fn start(conn: &mut Connection, op: &str, no: &str, body: &Value) -> Begin {
         let fp = fingerprint(KEY, op, body);
-        begin(
-            conn,
-            "p",
-            Intent {
-                operation: op,
-                mer_order_no: no,
-                request: body,
-                summary: "s",
-                fingerprint: &fp,
-            },
-            GUARD,
-        )
-        .unwrap()
+        Journal::on(conn)
+            .begin(
+                "p",
+                Intent {
+                    operation: op,
+                    mer_order_no: no,
+                    request: body,
+                    summary: "s",
+                    fingerprint: &fp,
+                },
+                GUARD,
+            )
+            .unwrap()
     }
 
     fn sent(b: Begin) -> (Entry, Claim) {
@@ -663,18 +680,29 @@ mod tests {
             ids.push(e.id);
             claims.push(c);
         }
-        finish(&conn, ids[0], &claims[0], outcome(Status::Unknown)).unwrap();
-        let payouts = list(&conn, "p", &[], &["v2.payout"], 1).unwrap();
+        Journal::on(&conn)
+            .finish(ids[0], &claims[0], outcome(Status::Unknown))
+            .unwrap();
+        let payouts = Journal::on(&conn)
+            .list("p", &[], &["v2.payout"], 1)
+            .unwrap();
         assert_eq!(
             payouts.len(),
             1,
             "the older payout is found past newer payins"
         );
         assert_eq!(payouts[0].mer_order_no, "N0");
-        let unknown = list(&conn, "p", &[Status::Unknown], &[], 1).unwrap();
+        let unknown = Journal::on(&conn)
+            .list("p", &[Status::Unknown], &[], 1)
+            .unwrap();
         assert_eq!(unknown[0].id, ids[0]);
-        assert_eq!(list(&conn, "p", &[], &[], 10).unwrap().len(), 4);
-        assert!(list(&conn, "other", &[], &[], 10).unwrap().is_empty());
+        assert_eq!(Journal::on(&conn).list("p", &[], &[], 10).unwrap().len(), 4);
+        assert!(
+            Journal::on(&conn)
+                .list("other", &[], &[], 10)
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
@@ -698,33 +726,38 @@ mod tests {
         let (_dir, mut conn) = open();
         let body = serde_json::json!({"sourceAmount": "10.00", "clabe": "1"});
         let (first, claim) = sent(start(&mut conn, "v2.payout", "N1", &body));
-        finish(&conn, first.id, &claim, outcome(Status::Unknown)).unwrap();
+        Journal::on(&conn)
+            .finish(first.id, &claim, outcome(Status::Unknown))
+            .unwrap();
         match start(&mut conn, "v2.payout", "N2", &body) {
             Begin::Duplicate(e) => assert_eq!(e.mer_order_no, "N1"),
             other => panic!("{other:?}"),
         }
         assert!(
-            get_by_number(&conn, "p", "N2").unwrap().is_none(),
+            Journal::on(&conn)
+                .get_by_number("p", "N2")
+                .unwrap()
+                .is_none(),
             "nothing written"
         );
         // Confirmed by the operator: a second one goes.
         let fp = fingerprint(KEY, "v2.payout", &body);
-        let second = begin(
-            &mut conn,
-            "p",
-            Intent {
-                operation: "v2.payout",
-                mer_order_no: "N2",
-                request: &body,
-                summary: "s",
-                fingerprint: &fp,
-            },
-            Guard {
-                allow_duplicate: true,
-                ..GUARD
-            },
-        )
-        .unwrap();
+        let second = Journal::on(&conn)
+            .begin(
+                "p",
+                Intent {
+                    operation: "v2.payout",
+                    mer_order_no: "N2",
+                    request: &body,
+                    summary: "s",
+                    fingerprint: &fp,
+                },
+                Guard {
+                    allow_duplicate: true,
+                    ..GUARD
+                },
+            )
+            .unwrap();
         assert!(matches!(second, Begin::Send(..)));
         // The same number with another request is refused.
         let other = serde_json::json!({"sourceAmount": "99.00", "clabe": "1"});
@@ -735,7 +768,9 @@ mod tests {
         // A rejected intent is no duplicate: sending it again under a new number is fine.
         let body3 = serde_json::json!({"sourceAmount": "3.00", "clabe": "1"});
         let (e3, c3) = sent(start(&mut conn, "v2.payout", "N3", &body3));
-        finish(&conn, e3.id, &c3, outcome(Status::Rejected)).unwrap();
+        Journal::on(&conn)
+            .finish(e3.id, &c3, outcome(Status::Rejected))
+            .unwrap();
         assert!(matches!(
             start(&mut conn, "v2.payout", "N4", &body3),
             Begin::Send(..)
@@ -747,11 +782,18 @@ mod tests {
         let (_dir, mut conn) = open();
         let body = serde_json::json!({"x": 1});
         let (e, c) = sent(start(&mut conn, "v2.payout", "N1", &body));
-        assert!(finish(&conn, e.id, &c, outcome(Status::Accepted)).unwrap());
+        assert!(
+            Journal::on(&conn)
+                .finish(e.id, &c, outcome(Status::Accepted))
+                .unwrap()
+        );
         for later in [Status::Pending, Status::Unknown, Status::Rejected] {
-            let (_, c) = claim(&mut conn, e.id).unwrap().unwrap();
-            assert!(!finish(&conn, e.id, &c, outcome(later)).unwrap());
-            assert_eq!(get(&conn, e.id).unwrap().unwrap().status, Status::Accepted);
+            let (_, c) = Journal::on(&conn).claim(e.id).unwrap().unwrap();
+            assert!(!Journal::on(&conn).finish(e.id, &c, outcome(later)).unwrap());
+            assert_eq!(
+                Journal::on(&conn).get(e.id).unwrap().unwrap().status,
+                Status::Accepted
+            );
         }
         let (r, c) = sent(start(
             &mut conn,
@@ -759,12 +801,20 @@ mod tests {
             "N2",
             &serde_json::json!({"x": 2}),
         ));
-        finish(&conn, r.id, &c, outcome(Status::Rejected)).unwrap();
-        let (_, c) = claim(&mut conn, r.id).unwrap().unwrap();
-        assert!(!finish(&conn, r.id, &c, outcome(Status::Pending)).unwrap());
-        let (_, c) = claim(&mut conn, r.id).unwrap().unwrap();
+        Journal::on(&conn)
+            .finish(r.id, &c, outcome(Status::Rejected))
+            .unwrap();
+        let (_, c) = Journal::on(&conn).claim(r.id).unwrap().unwrap();
         assert!(
-            finish(&conn, r.id, &c, outcome(Status::Accepted)).unwrap(),
+            !Journal::on(&conn)
+                .finish(r.id, &c, outcome(Status::Pending))
+                .unwrap()
+        );
+        let (_, c) = Journal::on(&conn).claim(r.id).unwrap().unwrap();
+        assert!(
+            Journal::on(&conn)
+                .finish(r.id, &c, outcome(Status::Accepted))
+                .unwrap(),
             "found at the gateway after all"
         );
     }
@@ -773,9 +823,12 @@ mod tests {
     fn a_live_claim_keeps_others_out_and_a_dead_process_gives_it_up() {
         let (_dir, mut conn) = open();
         let (e, c) = sent(start(&mut conn, "v2.payout", "N1", &serde_json::json!({})));
-        assert!(claim(&mut conn, e.id).unwrap().is_none(), "being sent");
-        release(&conn, e.id, &c).unwrap();
-        assert!(claim(&mut conn, e.id).unwrap().is_some());
+        assert!(
+            Journal::on(&conn).claim(e.id).unwrap().is_none(),
+            "being sent"
+        );
+        Journal::on(&conn).release(e.id, &c).unwrap();
+        assert!(Journal::on(&conn).claim(e.id).unwrap().is_some());
         // A claim left by a process that no longer runs (pid far past pid_max).
         conn.execute(
             "UPDATE journal SET claimed_by = '999999999:1-1', claimed_until = ?2 WHERE id = ?1",
@@ -783,7 +836,7 @@ mod tests {
         )
         .unwrap();
         if cfg!(target_os = "linux") {
-            assert!(claim(&mut conn, e.id).unwrap().is_some());
+            assert!(Journal::on(&conn).claim(e.id).unwrap().is_some());
         }
         // A lease that ran out.
         conn.execute(
@@ -791,6 +844,6 @@ mod tests {
             params![e.id, now_ms() - 1],
         )
         .unwrap();
-        assert!(claim(&mut conn, e.id).unwrap().is_some());
+        assert!(Journal::on(&conn).claim(e.id).unwrap().is_some());
     }
 }

@@ -1,0 +1,65 @@
+//! `balance_snapshots`: every balance answer, kept for the history chart.
+
+use rusqlite::{Connection, params};
+use serde::{Deserialize, Serialize};
+
+use crate::error::CoreResult;
+
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BalanceSnapshot {
+    pub currency: String,
+    pub balance: String,
+    pub un_checked_balance: String,
+    pub total_balance: String,
+    pub taken_at: i64,
+}
+
+fn snapshot(r: &rusqlite::Row<'_>) -> rusqlite::Result<BalanceSnapshot> {
+    Ok(BalanceSnapshot {
+        currency: r.get(0)?,
+        balance: r.get(1)?,
+        un_checked_balance: r.get(2)?,
+        total_balance: r.get(3)?,
+        taken_at: r.get(4)?,
+    })
+}
+
+/// The balance snapshots of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Balances<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> Balances<'c> {
+    pub fn on(conn: &'c Connection) -> Self {
+        Balances { conn }
+    }
+
+    pub fn add(&self, s: &BalanceSnapshot) -> CoreResult<()> {
+        self.conn.execute(
+            "INSERT INTO balance_snapshots (currency, balance, un_checked_balance, total_balance, taken_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![s.currency, s.balance, s.un_checked_balance, s.total_balance, s.taken_at],
+        )?;
+        Ok(())
+    }
+
+    /// Every snapshot of `currency`, oldest first.
+    pub fn history(&self, currency: &str) -> CoreResult<Vec<BalanceSnapshot>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT currency, balance, un_checked_balance, total_balance, taken_at FROM balance_snapshots WHERE currency = ?1 ORDER BY taken_at",
+        )?;
+        let rows = stmt.query_map([currency], snapshot)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// The latest snapshot of each currency, by currency.
+    pub fn latest(&self) -> CoreResult<Vec<BalanceSnapshot>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT currency, balance, un_checked_balance, total_balance, MAX(taken_at) FROM balance_snapshots GROUP BY currency ORDER BY currency",
+        )?;
+        let rows = stmt.query_map([], snapshot)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+}

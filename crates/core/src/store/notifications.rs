@@ -1,0 +1,64 @@
+//! `notifications`: the gateway's notifications received at this desk, as received,
+//! with whether their signature verified.
+
+use rusqlite::{Connection, params};
+use serde::{Deserialize, Serialize};
+
+use super::now_ms;
+use crate::error::CoreResult;
+
+/// A notification as kept.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stored {
+    pub id: i64,
+    pub received_at: i64,
+    pub kind: String,
+    pub trade_no: String,
+    pub body: String,
+    pub signature_ok: bool,
+}
+
+/// The notifications of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Notifications<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> Notifications<'c> {
+    pub fn on(conn: &'c Connection) -> Self {
+        Notifications { conn }
+    }
+
+    /// Keeps a notification received now.
+    pub fn add(
+        &self,
+        kind: &str,
+        trade_no: &str,
+        body: &str,
+        signature_ok: bool,
+    ) -> CoreResult<()> {
+        self.conn.execute(
+            "INSERT INTO notifications (received_at, kind, trade_no, body, signature_ok) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![now_ms(), kind, trade_no, body, signature_ok],
+        )?;
+        Ok(())
+    }
+
+    /// The latest `limit`, newest first.
+    pub fn latest(&self, limit: i64) -> CoreResult<Vec<Stored>> {
+        let mut stmt = self.conn.prepare("SELECT id, received_at, kind, trade_no, body, signature_ok FROM notifications ORDER BY id DESC LIMIT ?1")?;
+        let rows = stmt.query_map([limit], |r| {
+            Ok(Stored {
+                id: r.get(0)?,
+                received_at: r.get(1)?,
+                kind: r.get(2)?,
+                trade_no: r.get(3)?,
+                body: r.get(4)?,
+                signature_ok: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+}

@@ -1,0 +1,663 @@
+//! `orders`, its search index `orders_fts` and its state history `order_history`: the
+//! order cache. Batched upserts from the order list, and the filtered, sorted, searched
+//! pages the screens and the CLI read. Search by order or trade number fragment goes
+//! through an FTS5 trigram index, not a table scan.
+
+use paydesk_gateway::wire::OrderListItem;
+use rusqlite::types::Value as Sql;
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use super::now_ms;
+use crate::error::CoreResult;
+
+/// An order as the cache holds it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CachedOrder {
+    pub trade_no: String,
+    pub mer_order_no: String,
+    pub state: i64,
+    pub method: String,
+    pub currency: String,
+    pub source_amount: String,
+    pub handling_fee: Option<String>,
+    pub receive_amount: Option<String>,
+    pub settle_amount: Option<String>,
+    pub rolling_reserve: Option<String>,
+    pub transaction_fixed_fee: Option<String>,
+    pub refund_amount: Option<String>,
+    pub refund_currency: String,
+    pub settlement_currency: String,
+    pub rolling_reserve_status: Option<i64>,
+    pub settle: Option<i64>,
+    pub refusal_pay_reason: String,
+    pub message: String,
+    /// UTC millis: the start of the list window the order was found in.
+    pub created_at: i64,
+    pub synced_at: i64,
+    pub signature_verified: bool,
+}
+
+const COLUMNS: &str = "trade_no, mer_order_no, state, method, currency, source_amount, handling_fee, receive_amount, \
+    settle_amount, rolling_reserve, transaction_fixed_fee, refund_amount, refund_currency, settlement_currency, \
+    rolling_reserve_status, settle, refusal_pay_reason, message, created_at, synced_at, signature_verified";
+
+fn row_to_order(r: &rusqlite::Row<'_>) -> rusqlite::Result<CachedOrder> {
+    Ok(CachedOrder {
+        trade_no: r.get(0)?,
+        mer_order_no: r.get(1)?,
+        state: r.get(2)?,
+        method: r.get(3)?,
+        currency: r.get(4)?,
+        source_amount: r.get(5)?,
+        handling_fee: r.get(6)?,
+        receive_amount: r.get(7)?,
+        settle_amount: r.get(8)?,
+        rolling_reserve: r.get(9)?,
+        transaction_fixed_fee: r.get(10)?,
+        refund_amount: r.get(11)?,
+        refund_currency: r.get(12)?,
+        settlement_currency: r.get(13)?,
+        rolling_reserve_status: r.get(14)?,
+        settle: r.get(15)?,
+        refusal_pay_reason: r.get(16)?,
+        message: r.get(17)?,
+        created_at: r.get(18)?,
+        synced_at: r.get(19)?,
+        signature_verified: r.get(20)?,
+    })
+}
+
+/// An amount times 10^4 as an exact integer (amounts have at most 4 decimals here).
+pub fn amount_e4(d: Decimal) -> i64 {
+    let mut d = d;
+    d.rescale(4);
+    i64::try_from(d.mantissa()).unwrap_or(i64::MAX)
+}
+
+fn opt(d: Option<Decimal>) -> Option<String> {
+    d.map(|d| d.to_string())
+}
+
+/// One list item to cache: `created_at` is the start of the window it came from (an
+/// order already cached keeps its first date), `verified` whether its page's signature
+/// verified.
+#[derive(Debug, Clone, Copy)]
+pub struct Upsert<'a> {
+    pub item: &'a OrderListItem,
+    pub created_at: i64,
+    pub verified: bool,
+}
+
+/// The order cache of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Orders<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> Orders<'c> {
+    pub fn on(conn: &'c Connection) -> Self {
+        Orders { conn }
+    }
+
+    /// Upserts a page of list items atomically; returns how many orders are new or changed
+    /// state.
+    pub fn upsert_items(
+        &self,
+        mer_no: u64,
+        items: &[OrderListItem],
+        created_at: i64,
+        verified: bool,
+    ) -> CoreResult<usize> {
+        let rows: Vec<Upsert<'_>> = items
+            .iter()
+            .map(|item| Upsert {
+                item,
+                created_at,
+                verified,
+            })
+            .collect();
+        self.upsert(mer_no, &rows)
+    }
+
+    /// Upserts any number of items atomically (the sync batches several pages: SQLite
+    /// rewrites far fewer index pages per order that way). Inside a caller's transaction it
+    /// commits with it.
+    pub fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
+        super::atomic(self.conn, || self.upsert_in(mer_no, rows))
+    }
+
+    fn upsert_in(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
+        let tx = self.conn;
+        let now = now_ms();
+        let mut changed = 0;
+        {
+            // New orders (the bulk of a first sync) take one INSERT; an order already cached
+            // is read and updated, and a change of state goes into its history.
+            let mut insert = tx.prepare_cached(
+            "INSERT OR IGNORE INTO orders (trade_no, mer_no, mer_order_no, state, currency, source_amount, amount_e4, handling_fee,
+                receive_amount, settle_amount, rolling_reserve, transaction_fixed_fee, exception_handling_fee, refund_amount,
+                settlement_currency, refund_currency, rolling_reserve_status, settle, refusal_pay_reason, message,
+                created_at, synced_at, signature_verified)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+        )?;
+            let mut current = tx.prepare_cached("SELECT state FROM orders WHERE trade_no = ?1")?;
+            let mut update = tx.prepare_cached(
+            "UPDATE orders SET state = ?2, handling_fee = ?3, receive_amount = ?4, settle_amount = ?5, rolling_reserve = ?6,
+                transaction_fixed_fee = ?7, exception_handling_fee = ?8, refund_amount = ?9, settlement_currency = ?10,
+                refund_currency = ?11, rolling_reserve_status = ?12, settle = ?13, refusal_pay_reason = ?14, message = ?15,
+                synced_at = ?16, signature_verified = ?17
+             WHERE trade_no = ?1",
+        )?;
+            let mut fts = tx.prepare_cached(
+                "INSERT INTO orders_fts (rowid, trade_no, mer_order_no) VALUES (?1, ?2, ?3)",
+            )?;
+            let mut history = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'sync')")?;
+            let mut first_seen = tx.prepare_cached(
+            "SELECT (SELECT COUNT(*) FROM order_history WHERE trade_no = ?1), created_at FROM orders WHERE trade_no = ?1",
+        )?;
+            let mut first = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'first seen')")?;
+            for &Upsert {
+                item: it,
+                created_at,
+                verified,
+            } in rows
+            {
+                let inserted = insert.execute(params![
+                    it.trade_no,
+                    mer_no as i64,
+                    it.mer_order_no,
+                    it.state,
+                    it.source_currency,
+                    it.source_amount.to_string(),
+                    amount_e4(it.source_amount),
+                    opt(it.handling_fee),
+                    opt(it.receive_amount),
+                    opt(it.settle_amount),
+                    opt(it.rolling_reserve),
+                    opt(it.transaction_fixed_fee),
+                    opt(it.exception_handling_fee),
+                    opt(it.refund_amount),
+                    it.settlement_currency,
+                    it.refund_currency,
+                    it.rolling_reserve_status,
+                    it.settle,
+                    it.refusal_pay_reason,
+                    it.message,
+                    created_at,
+                    now,
+                    verified,
+                ])?;
+                if inserted == 1 {
+                    // New: indexed for search; its first state is the row itself (first
+                    // seen at `created_at`), so the history records only later changes.
+                    fts.execute(params![
+                        tx.last_insert_rowid(),
+                        it.trade_no,
+                        it.mer_order_no
+                    ])?;
+                    changed += 1;
+                    continue;
+                }
+                let old: i64 = current.query_row([&it.trade_no], |r| r.get(0))?;
+                update.execute(params![
+                    it.trade_no,
+                    it.state,
+                    opt(it.handling_fee),
+                    opt(it.receive_amount),
+                    opt(it.settle_amount),
+                    opt(it.rolling_reserve),
+                    opt(it.transaction_fixed_fee),
+                    opt(it.exception_handling_fee),
+                    opt(it.refund_amount),
+                    it.settlement_currency,
+                    it.refund_currency,
+                    it.rolling_reserve_status,
+                    it.settle,
+                    it.refusal_pay_reason,
+                    it.message,
+                    now,
+                    verified,
+                ])?;
+                if old != it.state {
+                    // The first change also records the state the order was first seen in.
+                    let (seen, first_seen_at): (i64, i64) =
+                        first_seen.query_row([&it.trade_no], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                    if seen == 0 {
+                        first.execute(params![it.trade_no, old, first_seen_at])?;
+                    }
+                    history.execute(params![it.trade_no, it.state, now])?;
+                    changed += 1;
+                }
+            }
+        }
+        Ok(changed)
+    }
+}
+
+/// Sort keys of the orders table.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SortKey {
+    #[default]
+    Created,
+    Amount,
+    State,
+    TradeNo,
+}
+
+/// Filters of the orders table; every one optional.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OrderFilter {
+    /// UTC millis, inclusive.
+    pub from: Option<i64>,
+    /// UTC millis, exclusive.
+    pub to: Option<i64>,
+    pub states: Vec<i64>,
+    pub currencies: Vec<String>,
+    pub methods: Vec<String>,
+    pub min_amount: Option<String>,
+    pub max_amount: Option<String>,
+    /// A fragment of the order or trade number.
+    pub search: Option<String>,
+    pub sort: SortKey,
+    pub descending: bool,
+}
+
+impl OrderFilter {
+    /// The WHERE clause and its parameters.
+    fn clause(&self) -> CoreResult<(String, Vec<Sql>)> {
+        let mut parts: Vec<String> = Vec::new();
+        let mut args: Vec<Sql> = Vec::new();
+        if let Some(from) = self.from {
+            parts.push("created_at >= ?".into());
+            args.push(Sql::Integer(from));
+        }
+        if let Some(to) = self.to {
+            parts.push("created_at < ?".into());
+            args.push(Sql::Integer(to));
+        }
+        let list = |col: &str, n: usize| format!("{col} IN ({})", vec!["?"; n].join(","));
+        if !self.states.is_empty() {
+            parts.push(list("state", self.states.len()));
+            args.extend(self.states.iter().map(|s| Sql::Integer(*s)));
+        }
+        if !self.currencies.is_empty() {
+            parts.push(list("currency", self.currencies.len()));
+            args.extend(self.currencies.iter().map(|c| Sql::Text(c.clone())));
+        }
+        if !self.methods.is_empty() {
+            parts.push(list("method", self.methods.len()));
+            args.extend(self.methods.iter().map(|m| Sql::Text(m.clone())));
+        }
+        for (field, bound, op) in [
+            ("minAmount", &self.min_amount, ">="),
+            ("maxAmount", &self.max_amount, "<="),
+        ] {
+            if let Some(text) = bound.as_deref().filter(|t| !t.trim().is_empty()) {
+                let d = paydesk_gateway::money::parse_decimal(field, text.trim())?;
+                parts.push(format!("amount_e4 {op} ?"));
+                args.push(Sql::Integer(amount_e4(d)));
+            }
+        }
+        if let Some(frag) = self
+            .search
+            .as_deref()
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+        {
+            if frag.chars().count() >= 3 {
+                // The trigram index answers substrings of 3 characters or more.
+                let quoted = format!("\"{}\"", frag.replace('"', "\"\""));
+                parts.push("id IN (SELECT rowid FROM orders_fts WHERE orders_fts MATCH ?)".into());
+                args.push(Sql::Text(quoted));
+            } else {
+                // One or two characters: a prefix match, which the indexes serve.
+                parts.push(
+                    "(trade_no LIKE ? ESCAPE '\\' OR mer_order_no LIKE ? ESCAPE '\\')".into(),
+                );
+                let like = format!(
+                    "{}%",
+                    frag.replace('\\', "\\\\")
+                        .replace('%', "\\%")
+                        .replace('_', "\\_")
+                );
+                args.push(Sql::Text(like.clone()));
+                args.push(Sql::Text(like));
+            }
+        }
+        let clause = if parts.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", parts.join(" AND "))
+        };
+        Ok((clause, args))
+    }
+
+    fn sort_column(&self) -> &'static str {
+        match self.sort {
+            SortKey::Created => "created_at",
+            SortKey::Amount => "amount_e4",
+            SortKey::State => "state",
+            SortKey::TradeNo => "trade_no",
+        }
+    }
+
+    fn order_by(&self) -> String {
+        let dir = if self.descending { "DESC" } else { "ASC" };
+        format!("ORDER BY {} {dir}, id {dir}", self.sort_column())
+    }
+
+    /// A stable key for caching anchors of this filter and sort.
+    pub fn cache_key(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// One page of the orders table.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderPage {
+    pub rows: Vec<CachedOrder>,
+    /// Rows matching the filter in all.
+    pub total: i64,
+    pub offset: i64,
+}
+
+impl Orders<'_> {
+    /// A page of `limit` rows from `offset` (at most 1,000).
+    pub fn query(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {
+        let (clause, args) = filter.clause()?;
+        let limit = limit.clamp(1, 1000);
+        let sql = format!(
+            "SELECT {COLUMNS} FROM orders {clause} {} LIMIT {limit} OFFSET {}",
+            filter.order_by(),
+            offset.max(0)
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt
+            .query_map(params_from_iter(args.iter()), row_to_order)?
+            .collect::<Result<Vec<_>, _>>()?;
+        let total = self.count(filter)?;
+        Ok(OrderPage {
+            rows,
+            total,
+            offset,
+        })
+    }
+}
+
+/// The sort key of a row, for reading a page as "after this row".
+#[derive(Debug, Clone, PartialEq)]
+pub struct Anchor {
+    value: Sql,
+    id: i64,
+}
+
+/// Rows between two anchors.
+pub const ANCHOR_EVERY: i64 = 10_000;
+
+/// The sort keys of every `ANCHOR_EVERY`-th row of a filtered, sorted set, and how many
+/// rows it has.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Anchors {
+    keys: Vec<Anchor>,
+    pub total: i64,
+}
+
+impl Anchors {
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+impl Orders<'_> {
+    /// The anchors of the filtered, sorted set: one pass over the index (about 0.1 s per
+    /// million rows).
+    pub fn anchors(&self, filter: &OrderFilter) -> CoreResult<Anchors> {
+        let (clause, args) = filter.clause()?;
+        let sql = format!(
+            "SELECT {}, id FROM orders {clause} {}",
+            filter.sort_column(),
+            filter.order_by()
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params_from_iter(args.iter()))?;
+        let mut keys = Vec::new();
+        let mut n: i64 = 0;
+        while let Some(r) = rows.next()? {
+            n += 1;
+            if n % ANCHOR_EVERY == 0 {
+                keys.push(Anchor {
+                    value: r.get(0)?,
+                    id: r.get(1)?,
+                });
+            }
+        }
+        Ok(Anchors { keys, total: n })
+    }
+
+    /// A page of `limit` rows from `offset`, read after the nearest anchor so that pages
+    /// deep in a million rows cost what pages near the top do. `anchors` must come from
+    /// [`anchors`] for the same filter over the same data.
+    pub fn query_anchored(
+        &self,
+        filter: &OrderFilter,
+        anchors: &Anchors,
+        offset: i64,
+        limit: i64,
+    ) -> CoreResult<OrderPage> {
+        let offset = offset.max(0);
+        let k = usize::try_from(offset / ANCHOR_EVERY).unwrap_or(0);
+        let Some(anchor) = k.checked_sub(1).and_then(|i| anchors.keys.get(i)) else {
+            return self.query(filter, offset, limit);
+        };
+        let (clause, mut args) = filter.clause()?;
+        let op = if filter.descending { "<" } else { ">" };
+        let after = format!("({}, id) {op} (?, ?)", filter.sort_column());
+        let clause = if clause.is_empty() {
+            format!("WHERE {after}")
+        } else {
+            format!("{clause} AND {after}")
+        };
+        args.push(anchor.value.clone());
+        args.push(Sql::Integer(anchor.id));
+        let limit = limit.clamp(1, 1000);
+        let rest = offset - (k as i64) * ANCHOR_EVERY;
+        let sql = format!(
+            "SELECT {COLUMNS} FROM orders {clause} {} LIMIT {limit} OFFSET {rest}",
+            filter.order_by()
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt
+            .query_map(params_from_iter(args.iter()), row_to_order)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(OrderPage {
+            rows,
+            total: anchors.total,
+            offset,
+        })
+    }
+
+    /// How many rows match.
+    pub fn count(&self, filter: &OrderFilter) -> CoreResult<i64> {
+        let (clause, args) = filter.clause()?;
+        let sql = format!("SELECT COUNT(*) FROM orders {clause}");
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row(params_from_iter(args.iter()), |r| r.get(0))?)
+    }
+
+    /// Streams every matching row, in the filter's order, to `f` (for export).
+    pub fn for_each(
+        &self,
+        filter: &OrderFilter,
+        mut f: impl FnMut(&CachedOrder) -> CoreResult<()>,
+    ) -> CoreResult<()> {
+        let (clause, args) = filter.clause()?;
+        let sql = format!(
+            "SELECT {COLUMNS} FROM orders {clause} {}",
+            filter.order_by()
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params_from_iter(args.iter()))?;
+        while let Some(r) = rows.next()? {
+            f(&row_to_order(r)?)?;
+        }
+        Ok(())
+    }
+
+    pub fn get(&self, trade_no: &str) -> CoreResult<Option<CachedOrder>> {
+        let sql = format!("SELECT {COLUMNS} FROM orders WHERE trade_no = ?1");
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row([trade_no], row_to_order)
+            .optional()?)
+    }
+
+    pub fn by_mer_order_no(&self, mer_order_no: &str) -> CoreResult<Option<CachedOrder>> {
+        let sql = format!("SELECT {COLUMNS} FROM orders WHERE mer_order_no = ?1");
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row([mer_order_no], row_to_order)
+            .optional()?)
+    }
+
+    /// The states an order went through, as this desk saw them: (state, when, how). The
+    /// first is the state it was first cached in.
+    pub fn history(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
+        let mut stmt = self.conn.prepare_cached("SELECT state, seen_at, source FROM order_history WHERE trade_no = ?1 ORDER BY seen_at, rowid")?;
+        let changes = stmt
+            .query_map([trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<Vec<(i64, i64, String)>, _>>()?;
+        if !changes.is_empty() {
+            return Ok(changes);
+        }
+        // Never changed: its one state, since it was first seen.
+        Ok(self
+            .get(trade_no)?
+            .map(|o| vec![(o.state, o.created_at, "first seen".to_string())])
+            .unwrap_or_default())
+    }
+
+    /// Records the method of an order this desk created (the list does not carry it).
+    pub fn set_method(&self, trade_no: &str, method: &str) -> CoreResult<()> {
+        self.conn.execute(
+            "UPDATE orders SET method = ?2 WHERE trade_no = ?1",
+            params![trade_no, method],
+        )?;
+        Ok(())
+    }
+
+    /// Trade numbers of orders in one of the `open` states (those the profile's dictionary
+    /// does not call final) dated within `[from, to)`, to re-read on an incremental sync.
+    pub fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>> {
+        let open = serde_json::to_string(open).unwrap_or_else(|_| "[]".into());
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT trade_no FROM orders WHERE state IN (SELECT value FROM json_each(?1))
+           AND created_at >= ?2 AND created_at < ?3 ORDER BY created_at",
+        )?;
+        let rows = stmt.query_map(params![open, from, to], |r| r.get(0))?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    pub fn distinct_currencies(&self) -> CoreResult<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT currency FROM orders ORDER BY currency")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// The fee of the last cached payout (`CLABE` or `CARD`) in `currency` that shows one.
+    pub fn last_payout_fee(&self, currency: &str) -> CoreResult<Option<PayoutFee>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT handling_fee, transaction_fixed_fee, mer_order_no FROM orders
+             WHERE currency = ?1 AND method IN ('CLABE', 'CARD')
+               AND (handling_fee IS NOT NULL OR transaction_fixed_fee IS NOT NULL)
+             ORDER BY id DESC LIMIT 1",
+                [currency],
+                |r| {
+                    Ok(PayoutFee {
+                        handling_fee: r.get(0)?,
+                        fixed_fee: r.get(1)?,
+                        mer_order_no: r.get(2)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// When the cache dates an order (the start of the window it was found in).
+    pub fn created_at(&self, trade_no: &str) -> CoreResult<Option<i64>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT created_at FROM orders WHERE trade_no = ?1",
+                [trade_no],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Orders and volume per UTC day and currency since `since` (UTC millis).
+    pub fn day_figures(&self, since: i64) -> CoreResult<Vec<DayFigures>> {
+        let mut stmt = self.conn.prepare(
+        "SELECT (created_at / 86400000) * 86400000 AS day, currency, COUNT(*), SUM(amount_e4) FROM orders
+         WHERE created_at >= ?1 GROUP BY day, currency ORDER BY day, currency",
+    )?;
+        let rows = stmt.query_map([since], |r| {
+            let e4: i64 = r.get(3)?;
+            Ok(DayFigures {
+                day: r.get(0)?,
+                currency: r.get(1)?,
+                orders: r.get(2)?,
+                volume: Decimal::new(e4, 4).normalize().to_string(),
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// How many orders the cache holds.
+    pub fn count_all(&self) -> CoreResult<i64> {
+        Ok(self
+            .conn
+            .query_row("SELECT COUNT(*) FROM orders", [], |r| r.get(0))?)
+    }
+}
+
+/// A cached payout's fees, as the gateway's list gave them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayoutFee {
+    pub handling_fee: Option<String>,
+    pub fixed_fee: Option<String>,
+    pub mer_order_no: String,
+}
+
+/// Orders and volume of one UTC day in one currency.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DayFigures {
+    /// UTC day start, millis.
+    pub day: i64,
+    pub currency: String,
+    pub orders: i64,
+    pub volume: String,
+}

@@ -1,0 +1,128 @@
+//! `refunds` and `chargebacks`: refund and chargeback records cached from the gateway's
+//! order and refund queries.
+
+use rusqlite::{Connection, params};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use super::now_ms;
+use crate::error::CoreResult;
+
+/// A refund or chargeback as the Refunds screen lists it; `state` is raw (the V1 refund
+/// `state`, or the V2 query `status` of a chargeback).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reversal {
+    pub kind: String,
+    pub trade_no: String,
+    pub refund_no: String,
+    pub state: String,
+    pub amount: Option<String>,
+    pub currency: String,
+    pub fee: Option<String>,
+    pub settle: Option<i64>,
+    pub fetched_at: i64,
+}
+
+/// A refund as an answer gave it (fields the answer did not carry are `None` and keep
+/// what was cached).
+#[derive(Debug, Clone, Copy)]
+pub struct RefundSeen<'a> {
+    pub trade_no: &'a str,
+    pub refund_no: &'a str,
+    pub state: &'a str,
+    pub amount: Option<Decimal>,
+    pub currency: &'a str,
+    pub fee: Option<Decimal>,
+    pub settle: Option<i64>,
+    pub receive_amount: Option<Decimal>,
+}
+
+/// A chargeback as the V2 order query gave it.
+#[derive(Debug, Clone, Copy)]
+pub struct ChargebackSeen<'a> {
+    pub trade_no: &'a str,
+    pub amount: Option<Decimal>,
+    pub currency: &'a str,
+    pub actual_amount: Option<Decimal>,
+    pub actual_currency: &'a str,
+    pub status: &'a str,
+}
+
+fn text(d: Option<Decimal>) -> Option<String> {
+    d.map(|d| d.to_string())
+}
+
+/// The cached refunds and chargebacks of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Reversals<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> Reversals<'c> {
+    pub fn on(conn: &'c Connection) -> Self {
+        Reversals { conn }
+    }
+
+    /// A refund from the V2 order query (`queryType=refund`): its fee, settlement and
+    /// received amount, when cached already, stay as the refund query gave them.
+    pub fn refund_from_order_query(&self, r: RefundSeen<'_>) -> CoreResult<()> {
+        self.conn.execute(
+            "INSERT INTO refunds (trade_no, refund_no, state, refund_amount, refund_currency, settle, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (trade_no, refund_no) DO UPDATE SET state = excluded.state, refund_amount = excluded.refund_amount, fetched_at = excluded.fetched_at",
+            params![r.trade_no, r.refund_no, r.state, text(r.amount), r.currency, r.settle, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// A refund from the refund query, with every field it carries.
+    pub fn refund(&self, r: RefundSeen<'_>) -> CoreResult<()> {
+        self.conn.execute(
+            "INSERT INTO refunds (trade_no, refund_no, state, refund_amount, refund_currency, trade_fee, settle, receive_amount, fetched_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT (trade_no, refund_no) DO UPDATE SET state = excluded.state, refund_amount = excluded.refund_amount,
+               trade_fee = excluded.trade_fee, settle = excluded.settle, receive_amount = excluded.receive_amount, fetched_at = excluded.fetched_at",
+            params![r.trade_no, r.refund_no, r.state, text(r.amount), r.currency, text(r.fee), r.settle, text(r.receive_amount), now_ms()],
+        )?;
+        Ok(())
+    }
+
+    pub fn chargeback(&self, c: ChargebackSeen<'_>) -> CoreResult<()> {
+        self.conn.execute(
+            "INSERT INTO chargebacks (trade_no, chargeback_amount, chargeback_currency, actual_chargeback_amount, actual_chargeback_currency, status, fetched_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (trade_no) DO UPDATE SET chargeback_amount = excluded.chargeback_amount, chargeback_currency = excluded.chargeback_currency,
+               actual_chargeback_amount = excluded.actual_chargeback_amount, actual_chargeback_currency = excluded.actual_chargeback_currency,
+               status = excluded.status, fetched_at = excluded.fetched_at",
+            params![c.trade_no, text(c.amount), c.currency, text(c.actual_amount), c.actual_currency, c.status, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// Refunds and chargebacks, newest first; `trade_no` narrows to one order.
+    pub fn list(&self, trade_no: Option<&str>) -> CoreResult<Vec<Reversal>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT 'refund', trade_no, refund_no, state, refund_amount, refund_currency, trade_fee, settle, fetched_at FROM refunds
+               WHERE ?1 IS NULL OR trade_no = ?1
+             UNION ALL
+             SELECT 'chargeback', trade_no, '', status, chargeback_amount, chargeback_currency, NULL, NULL, fetched_at FROM chargebacks
+               WHERE ?1 IS NULL OR trade_no = ?1
+             ORDER BY 9 DESC",
+        )?;
+        let rows = stmt.query_map([trade_no], |r| {
+            Ok(Reversal {
+                kind: r.get(0)?,
+                trade_no: r.get(1)?,
+                refund_no: r.get(2)?,
+                state: r.get(3)?,
+                amount: r.get(4)?,
+                currency: r.get(5)?,
+                fee: r.get(6)?,
+                settle: r.get(7)?,
+                fetched_at: r.get(8)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+}

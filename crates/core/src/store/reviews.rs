@@ -1,0 +1,114 @@
+//! `review_submissions`: review documents sent (or queued) from this desk for
+//! bank-transfer orders, with the request kept for a resend (file paths, not contents).
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use super::now_ms;
+use crate::error::CoreResult;
+
+/// A review submission made from this desk: what went, and how it ended.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewSubmission {
+    pub id: i64,
+    /// The journal key; sending again with it never makes a second submission.
+    pub reference: String,
+    pub trade_no: String,
+    pub info_count: i64,
+    pub files: String,
+    /// The journal status (`accepted`, `rejected`, `pending` = queued, `unknown`), or
+    /// `error: ...` when nothing could be sent (a file failed its checks).
+    pub outcome: String,
+    pub at: i64,
+    /// True when it failed for a network reason and can be sent again.
+    pub queued: bool,
+}
+
+/// A submission's outcome to record under its reference.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome<'a> {
+    pub reference: &'a str,
+    pub journal_id: Option<i64>,
+    pub trade_no: &'a str,
+    pub info_count: i64,
+    pub files: &'a str,
+    pub outcome: &'a str,
+    /// The request as kept for a resend (JSON).
+    pub request: &'a str,
+}
+
+/// The review submissions of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Reviews<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> Reviews<'c> {
+    pub fn on(conn: &'c Connection) -> Self {
+        Reviews { conn }
+    }
+
+    /// Records how a submission ended: its row updated if the reference has one, else
+    /// a new row.
+    pub fn record(&self, o: Outcome<'_>) -> CoreResult<()> {
+        super::atomic(self.conn, || {
+            let updated = self.conn.execute(
+                "UPDATE review_submissions SET outcome = ?2, at = ?3, journal_id = coalesce(journal_id, ?4) WHERE reference = ?1",
+                params![o.reference, o.outcome, now_ms(), o.journal_id],
+            )?;
+            if updated == 0 {
+                self.conn.execute(
+                    "INSERT INTO review_submissions (journal_id, trade_no, info_count, files, outcome, at, reference, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![o.journal_id, o.trade_no, o.info_count, o.files, o.outcome, now_ms(), o.reference, o.request],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The request kept for a resend under `reference`, if any.
+    pub fn request(&self, reference: &str) -> CoreResult<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT request FROM review_submissions WHERE reference = ?1",
+                [reference],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// The latest 1,000, newest first; `trade_no` narrows to one order.
+    pub fn latest(&self, trade_no: Option<&str>) -> CoreResult<Vec<ReviewSubmission>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, reference, trade_no, info_count, files, outcome, at FROM review_submissions
+             WHERE ?1 IS NULL OR trade_no = ?1 ORDER BY at DESC, id DESC LIMIT 1000",
+        )?;
+        let rows = stmt.query_map([trade_no], |r| {
+            let outcome: String = r.get(5)?;
+            let reference: String = r.get(1)?;
+            Ok(ReviewSubmission {
+                id: r.get(0)?,
+                queued: outcome == "pending" && !reference.is_empty(),
+                reference,
+                trade_no: r.get(2)?,
+                info_count: r.get(3)?,
+                files: r.get(4)?,
+                outcome,
+                at: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// How many submissions have no final answer yet.
+    pub fn pending_count(&self) -> CoreResult<i64> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM review_submissions WHERE outcome NOT IN ('accepted', 'rejected')",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+}

@@ -1,0 +1,105 @@
+//! `sync_state`: how far each sync window got (pages done of how many, complete or
+//! not), and the last sync failure of a profile (the row with `window_start = -1`).
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::now_ms;
+use crate::error::CoreResult;
+
+/// One page's progress in its window.
+#[derive(Debug, Clone, Copy)]
+pub struct PageDone {
+    pub window_start: i64,
+    pub window_end: i64,
+    pub page_num: i64,
+    pub total_pages: i64,
+    /// Nothing of the window was refused so far: only then can it be complete.
+    pub clean: bool,
+}
+
+/// The sync progress of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct SyncState<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> SyncState<'c> {
+    pub fn on(conn: &'c Connection) -> Self {
+        SyncState { conn }
+    }
+
+    /// Whether the window `[start, end]` was read to its last page with nothing refused.
+    pub fn window_complete(&self, profile: &str, start: i64, end: i64) -> CoreResult<bool> {
+        let row: Option<(i64, i64)> = self
+            .conn
+            .query_row(
+                "SELECT complete, window_end FROM sync_state WHERE profile = ?1 AND window_start = ?2",
+                params![profile, start],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        Ok(matches!(row, Some((1, e)) if e == end))
+    }
+
+    /// Records a page read; the last page of a window decides whether it is complete.
+    pub fn page_done(&self, profile: &str, p: PageDone) -> CoreResult<()> {
+        self.conn.prepare_cached(
+            "INSERT INTO sync_state (profile, window_start, window_end, pages_done, total_pages, complete, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (profile, window_start) DO UPDATE SET window_end = excluded.window_end,
+               pages_done = MAX(pages_done, excluded.pages_done), total_pages = excluded.total_pages,
+               complete = CASE WHEN excluded.pages_done >= excluded.total_pages THEN excluded.complete ELSE MAX(complete, excluded.complete) END,
+               updated_at = excluded.updated_at, error = NULL",
+        )?
+        .execute(params![
+            profile,
+            p.window_start,
+            p.window_end,
+            p.page_num,
+            p.total_pages,
+            p.clean && p.page_num >= p.total_pages,
+            now_ms()
+        ])?;
+        Ok(())
+    }
+
+    /// Records why the last sync failed (for the dashboard).
+    pub fn record_error(&self, profile: &str, error: &str) -> CoreResult<()> {
+        self.conn.execute(
+            "INSERT INTO sync_state (profile, window_start, window_end, complete, updated_at, error) VALUES (?1, -1, -1, 0, ?2, ?3)
+             ON CONFLICT (profile, window_start) DO UPDATE SET updated_at = excluded.updated_at, error = excluded.error",
+            params![profile, now_ms(), error],
+        )?;
+        Ok(())
+    }
+
+    /// The last failure of a sync, if the last sync failed: when, and why.
+    pub fn last_error(&self, profile: &str) -> CoreResult<Option<(i64, String)>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT updated_at, error FROM sync_state WHERE profile = ?1 AND window_start = -1 AND error IS NOT NULL",
+                [profile],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// When a sync last wrote a page.
+    pub fn last_synced(&self, profile: &str) -> CoreResult<Option<i64>> {
+        Ok(self.conn.query_row(
+            "SELECT MAX(updated_at) FROM sync_state WHERE profile = ?1 AND window_start >= 0",
+            [profile],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Clears the failure mark after a successful sync.
+    pub fn clear_error(&self, profile: &str) -> CoreResult<()> {
+        self.conn.execute(
+            "DELETE FROM sync_state WHERE profile = ?1 AND window_start = -1",
+            [profile],
+        )?;
+        Ok(())
+    }
+}
