@@ -3,7 +3,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { BulkCheck, BulkOutcome, Entry, PlannedRow, Receipt } from "../../lib/types";
 import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
-import { Bulk, SinglePayout } from "./PayoutsPage";
+import { BulkPayouts } from "./BulkPayouts";
+import { SinglePayout } from "./SinglePayout";
 
 const row = (line: number, action: PlannedRow["action"], no: string): PlannedRow => ({
   line,
@@ -68,7 +69,7 @@ describe("the bulk tab", () => {
       if (cmd === "bulk_result_open") return Promise.resolve(null);
       return Promise.reject({ code: "internal", message: `unexpected ${cmd}` });
     });
-    renderUi(<Bulk />);
+    renderUi(<BulkPayouts />);
     fireEvent.change(screen.getByTestId("bulk-path"), { target: { value: "/tmp/p.csv" } });
     fireEvent.click(screen.getByTestId("bulk-check"));
     const preview = await screen.findByTestId("bulk-preview");

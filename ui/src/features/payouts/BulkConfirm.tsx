@@ -1,0 +1,124 @@
+import { Alert, Button, Checkbox, Group, Modal, Stack, Table, Text } from "@mantine/core";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { locale } from "../../i18n";
+import { formatMoney } from "../../lib/format";
+import type { BulkPlan } from "../../lib/types";
+import { Totals } from "./Totals";
+
+/// The last word before a bulk run: what will be sent, how much, what it may cost, and
+/// the held rows, which go only when ticked (unticked each time it opens).
+export function BulkConfirm({
+  plan,
+  opened,
+  sending,
+  onCancel,
+  onConfirm,
+}: {
+  plan: BulkPlan;
+  opened: boolean;
+  sending: boolean;
+  onCancel: () => void;
+  onConfirm: (includeHeld: boolean, expected: string) => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Modal
+      opened={opened}
+      onClose={onCancel}
+      title={t("payouts.bulkConfirmTitle")}
+      size="lg"
+      centered
+    >
+      <BulkConfirmBody plan={plan} sending={sending} onCancel={onCancel} onConfirm={onConfirm} />
+    </Modal>
+  );
+}
+
+function BulkConfirmBody({
+  plan,
+  sending,
+  onCancel,
+  onConfirm,
+}: {
+  plan: BulkPlan;
+  sending: boolean;
+  onCancel: () => void;
+  onConfirm: (includeHeld: boolean, expected: string) => void;
+}) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const [includeHeld, setIncludeHeld] = useState(false);
+  const count = plan.toSend + (includeHeld ? plan.held : 0);
+  const held = plan.rows.filter((r) => r.action === "held");
+  return (
+    <Stack data-testid="bulk-confirm" data-to-send={plan.toSend} data-held={plan.held}>
+      <Text fw={500}>{t("payouts.bulkConfirmCount", { count: plan.toSend })}</Text>
+      <Totals totals={plan.totals} testId="bulk-confirm-totals" />
+      {(plan.paid > 0 || plan.lookUp > 0) && (
+        <Text size="sm" c="dimmed">
+          {t("payouts.bulkConfirmSkipped", { paid: plan.paid, lookUp: plan.lookUp })}
+        </Text>
+      )}
+      {held.length > 0 && (
+        <Alert color="yellow" variant="light" title={t("payouts.bulkHeldTitle")}>
+          <Stack gap="xs">
+            <Text size="sm">{t("payouts.bulkHeldIntro")}</Text>
+            <Table.ScrollContainer minWidth={480} mah={200}>
+              <Table verticalSpacing={2} data-testid="bulk-held-rows">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t("payouts.line")}</Table.Th>
+                    <Table.Th>{t("payouts.amount")}</Table.Th>
+                    <Table.Th>{t("payouts.account")}</Table.Th>
+                    <Table.Th>{t("payouts.reason")}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {held.map((r) => (
+                    <Table.Tr key={r.line}>
+                      <Table.Td>{r.line}</Table.Td>
+                      <Table.Td>{formatMoney(r.payout.amount, r.payout.currency, loc)}</Table.Td>
+                      <Table.Td>{r.payout.account}</Table.Td>
+                      <Table.Td>
+                        <Text size="xs">{r.reason}</Text>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+            <Checkbox
+              label={t("payouts.bulkIncludeHeld", { count: plan.held })}
+              description={t("payouts.bulkIncludeHeldHint")}
+              checked={includeHeld}
+              onChange={(e) => setIncludeHeld(e.currentTarget.checked)}
+              data-testid="bulk-include-held"
+            />
+            <Totals totals={plan.heldTotals} testId="bulk-held-totals" />
+          </Stack>
+        </Alert>
+      )}
+      <Text size="sm" c="dimmed">
+        {t("payouts.bulkConfirmHint")}
+      </Text>
+      <Group justify="flex-end">
+        <Button variant="default" onClick={onCancel}>
+          {t("common.cancel")}
+        </Button>
+        <Button
+          color="red"
+          disabled={count === 0}
+          loading={sending}
+          onClick={() => {
+            if (!sending && count > 0)
+              onConfirm(includeHeld, includeHeld ? plan.digestWithHeld : plan.digest);
+          }}
+          data-testid="bulk-confirm-send"
+        >
+          {t("payouts.bulkSend", { count })}
+        </Button>
+      </Group>
+    </Stack>
+  );
+}

@@ -1,0 +1,111 @@
+import { Button, Card, Group, Stack, Text, TextInput } from "@mantine/core";
+import { IconFolderOpen } from "@tabler/icons-react";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { ErrorAlert, toastError } from "../../components/ErrorAlert";
+import { fieldError } from "../../lib/ipc";
+import type { BulkProgress } from "../../lib/types";
+import { BulkConfirm } from "./BulkConfirm";
+import { BulkPreview } from "./BulkPreview";
+import { BulkResult } from "./BulkResult";
+import { pickBulkFile, useBulkCheck, useBulkSend } from "./queries";
+
+/// A file of payouts: checked (nothing sent), previewed, confirmed, sent, its outcome.
+export function BulkPayouts() {
+  const { t } = useTranslation();
+  const [path, setPath] = useState("");
+  const [progress, setProgress] = useState<BulkProgress | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const check = useBulkCheck();
+  const send = useBulkSend(setProgress);
+  const c = check.data;
+  const plan = c?.plan;
+  const out = send.data;
+  const startOver = () => {
+    check.reset();
+    send.reset();
+    setConfirming(false);
+  };
+  return (
+    <Stack>
+      <Card withBorder>
+        <Stack gap="sm">
+          <Text size="sm" c="dimmed">
+            {t("payouts.bulkIntro")}
+          </Text>
+          <Group align="flex-end">
+            <TextInput
+              label={t("payouts.bulkFile")}
+              placeholder="/home/me/payouts.csv"
+              value={path}
+              onChange={(e) => {
+                setPath(e.currentTarget.value);
+                startOver();
+              }}
+              error={fieldError(check.error, "path", "file")}
+              style={{ flex: 1 }}
+              data-testid="bulk-path"
+            />
+            <Button
+              variant="default"
+              leftSection={<IconFolderOpen size={16} />}
+              disabled={send.isPending}
+              onClick={() =>
+                pickBulkFile()
+                  .then((paths) => {
+                    const [first] = paths;
+                    if (!first) return;
+                    setPath(first);
+                    startOver();
+                    check.mutate(first);
+                  })
+                  .catch((e) => toastError(t, e))
+              }
+            >
+              {t("common.browse")}
+            </Button>
+            <Button
+              variant="default"
+              loading={check.isPending}
+              disabled={send.isPending}
+              onClick={() => {
+                send.reset();
+                check.mutate(path);
+              }}
+              data-testid="bulk-check"
+            >
+              {t("payouts.bulkCheck")}
+            </Button>
+          </Group>
+          {check.error && !fieldError(check.error, "path", "file") && (
+            <ErrorAlert error={check.error} />
+          )}
+        </Stack>
+      </Card>
+      {c && plan && (
+        <BulkPreview
+          plan={plan}
+          out={out}
+          sending={send.isPending}
+          progress={progress}
+          onSend={() => setConfirming(true)}
+        >
+          <BulkConfirm
+            plan={plan}
+            opened={confirming}
+            sending={send.isPending}
+            onCancel={() => setConfirming(false)}
+            onConfirm={(includeHeld, expected) => {
+              if (send.isPending) return;
+              setProgress(null);
+              setConfirming(false);
+              send.mutate({ path: c.path, includeHeld, expected });
+            }}
+          />
+        </BulkPreview>
+      )}
+      {send.error && <ErrorAlert error={send.error} />}
+      {out && <BulkResult out={out} />}
+    </Stack>
+  );
+}

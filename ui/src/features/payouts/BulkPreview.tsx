@@ -1,0 +1,101 @@
+import { Alert, Badge, Button, Card, Group, Progress, Stack, Text } from "@mantine/core";
+import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+import { locale } from "../../i18n";
+import { formatCount } from "../../lib/format";
+import type { BulkOutcome, BulkPlan, BulkProgress } from "../../lib/types";
+import { ACTION_COLORS, BulkRows } from "./BulkRows";
+import { Totals } from "./Totals";
+
+/// A checked bulk file: how many rows go, are skipped, held or invalid, the totals,
+/// each row, and the button that asks for the confirmation (`children`).
+export function BulkPreview({
+  plan,
+  out,
+  sending,
+  progress,
+  onSend,
+  children,
+}: {
+  plan: BulkPlan;
+  out: BulkOutcome | undefined;
+  sending: boolean;
+  progress: BulkProgress | null;
+  onSend: () => void;
+  children: ReactNode;
+}) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  return (
+    <Card
+      withBorder
+      data-testid="bulk-preview"
+      data-rows={plan.rows.length}
+      data-errors={plan.errors.length}
+      data-to-send={plan.toSend}
+      data-paid={plan.paid}
+      data-look-up={plan.lookUp}
+      data-held={plan.held}
+    >
+      <Group justify="space-between" mb="xs" align="flex-start">
+        <Stack gap={4}>
+          <Text fw={500}>
+            {t("payouts.bulkSummary", {
+              ok: formatCount(plan.rows.length, loc),
+              bad: formatCount(plan.errors.length, loc),
+            })}
+          </Text>
+          <Group gap="xs" data-testid="bulk-counts">
+            <Badge color={ACTION_COLORS.send} variant="light">
+              {t("payouts.countToSend", { count: plan.toSend })}
+            </Badge>
+            <Badge color={ACTION_COLORS.paid} variant="light">
+              {t("payouts.countPaid", { count: plan.paid })}
+            </Badge>
+            <Badge color={ACTION_COLORS.look_up} variant="light">
+              {t("payouts.countLookUp", { count: plan.lookUp })}
+            </Badge>
+            <Badge color={ACTION_COLORS.held} variant="light">
+              {t("payouts.countHeld", { count: plan.held })}
+            </Badge>
+            <Badge color="red" variant="light">
+              {t("payouts.countInvalid", { count: plan.errors.length })}
+            </Badge>
+          </Group>
+        </Stack>
+        <Button
+          color="red"
+          disabled={(plan.toSend === 0 && plan.held === 0) || !!out}
+          loading={sending}
+          onClick={onSend}
+          data-testid="bulk-send"
+        >
+          {t("payouts.bulkSend", { count: plan.toSend })}
+        </Button>
+      </Group>
+      {sending && (
+        <Progress
+          value={progress && progress.total > 0 ? (100 * progress.done) / progress.total : 0}
+          animated
+          aria-label={t("payouts.bulkProgress")}
+          mb="xs"
+          data-testid="bulk-progress"
+        />
+      )}
+      <Totals totals={plan.totals} testId="bulk-totals" />
+      {plan.errors.length > 0 && (
+        <Alert color="red" variant="light" my="xs" title={t("payouts.bulkErrors")}>
+          <Stack gap={2} data-testid="bulk-errors">
+            {plan.errors.map((e) => (
+              <Text size="sm" key={`${e.line}-${e.field}`}>
+                {t("payouts.bulkError", { line: e.line, field: e.field, rule: e.rule })}
+              </Text>
+            ))}
+          </Stack>
+        </Alert>
+      )}
+      <BulkRows plan={plan} out={out} />
+      {children}
+    </Card>
+  );
+}

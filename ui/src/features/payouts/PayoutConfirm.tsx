@@ -1,0 +1,72 @@
+import { Button, Group, Modal, Stack, Table, Text } from "@mantine/core";
+import { useTranslation } from "react-i18next";
+import { locale } from "../../i18n";
+import { formatMoney } from "../../lib/format";
+import type { PayoutPreview } from "../../lib/types";
+
+/// The payout as it will be sent, masked, with the last word before sending.
+export function PayoutConfirm({
+  preview,
+  onConfirm,
+  onCancel,
+  sending,
+}: {
+  preview: PayoutPreview | null;
+  onConfirm: () => void;
+  onCancel: () => void;
+  sending: boolean;
+}) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  return (
+    <Modal opened={!!preview} onClose={onCancel} title={t("payouts.confirmTitle")} centered>
+      {preview && (
+        <Stack data-testid="payout-confirm">
+          <Table withRowBorders={false}>
+            <Table.Tbody>
+              <Table.Tr>
+                <Table.Th>{t("payouts.amount")}</Table.Th>
+                <Table.Td data-testid="confirm-amount">
+                  {formatMoney(preview.amount, preview.currency, loc)}
+                </Table.Td>
+              </Table.Tr>
+              {preview.beneficiary && (
+                <Table.Tr>
+                  <Table.Th>{t("payouts.beneficiary")}</Table.Th>
+                  <Table.Td>{preview.beneficiary}</Table.Td>
+                </Table.Tr>
+              )}
+              <Table.Tr>
+                <Table.Th>
+                  {t(preview.kind === "CLABE" ? "payouts.clabe" : "payouts.cardNo")}
+                </Table.Th>
+                <Table.Td data-testid="confirm-account">{preview.account}</Table.Td>
+              </Table.Tr>
+              {preview.bank && (
+                <Table.Tr>
+                  <Table.Th>{t("payouts.bank")}</Table.Th>
+                  <Table.Td>{preview.bank}</Table.Td>
+                </Table.Tr>
+              )}
+              <Table.Tr>
+                <Table.Th>{t("payouts.merOrderNo")}</Table.Th>
+                <Table.Td>{preview.merOrderNo}</Table.Td>
+              </Table.Tr>
+            </Table.Tbody>
+          </Table>
+          <Text size="sm" c="dimmed">
+            {t("payouts.confirmHint")}
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onCancel}>
+              {t("common.cancel")}
+            </Button>
+            <Button color="red" loading={sending} onClick={onConfirm} data-testid="payout-send">
+              {t("payouts.send")}
+            </Button>
+          </Group>
+        </Stack>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,186 @@
+import {
+  Button,
+  Card,
+  Checkbox,
+  Group,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+} from "@mantine/core";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
+import { FormError } from "../../components/ErrorAlert";
+import { ReceiptView } from "../../components/ReceiptView";
+import { fieldError } from "../../lib/ipc";
+import type { PayoutKind, Receipt } from "../../lib/types";
+import { useAppStatus } from "../app/queries";
+import { useEntryNow, useOrderNo } from "../money/queries";
+import { PayoutConfirm } from "./PayoutConfirm";
+import { blankPayout, CardFields, ClabeFields, type FieldsProps } from "./PayoutFields";
+import { useCreatePayout, usePayoutPreview } from "./queries";
+
+/// One payout of one kind: typed, previewed, confirmed, sent, and its receipt.
+export function SinglePayout({ kind }: { kind: PayoutKind }) {
+  const { t } = useTranslation();
+  const status = useAppStatus();
+  const [orderNo, renew] = useOrderNo("PO");
+  const [form, setForm] = useState(() => blankPayout(kind));
+  const [loseAnswer, setLoseAnswer] = useState(false);
+  const dup = useDuplicate();
+  const preview = usePayoutPreview();
+  const send = useCreatePayout(dup.settle);
+  const set: FieldsProps["set"] = (k, v) => setForm((f) => ({ ...f, [k]: v }));
+  const err = (...f: string[]) => fieldError(preview.error ?? send.error, ...f);
+  const full = { ...form, merOrderNo: orderNo };
+  // A resend under the same number keeps the receipt it was made from until it answers.
+  const [kept, setKept] = useState<Receipt | undefined>(undefined);
+  const receipt = send.data ?? (send.isPending ? kept : undefined);
+  const entry = useEntryNow(receipt?.entry ?? null);
+  const open = entry?.status === "unknown" || entry?.status === "sending";
+  const notSent = entry?.status === "pending";
+  /// The same payout again, under the number it was sent with (the confirmation is not
+  /// shown again: it was given for this number).
+  const resend = (allowDuplicate: boolean) => {
+    const sent = send.variables?.form;
+    if (!sent || send.isPending) return;
+    preview.reset();
+    setKept(receipt);
+    send.mutate({ form: sent, loseAnswer, allowDuplicate });
+  };
+  const formError = preview.error ?? (duplicateOf(send.error) ? null : send.error);
+  return (
+    <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
+      <Card withBorder>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!orderNo || send.isPending || receipt) return;
+            send.reset();
+            dup.clear();
+            preview.mutate(full);
+          }}
+        >
+          <Stack gap="sm">
+            <TextInput
+              label={t("payouts.merOrderNo")}
+              value={orderNo}
+              readOnly
+              description={t("payins.merOrderNoHint")}
+            />
+            <Group grow align="flex-start">
+              <TextInput
+                label={t("payouts.amount")}
+                required
+                inputMode="decimal"
+                value={form.amount}
+                onChange={(e) => set("amount", e.currentTarget.value)}
+                error={err("sourceAmount")}
+                data-testid="payout-amount"
+              />
+              <TextInput
+                label={t("payouts.currency")}
+                required
+                maxLength={3}
+                value={form.currency}
+                onChange={(e) => set("currency", e.currentTarget.value.toUpperCase())}
+                error={err("currencyCode")}
+                data-testid="payout-currency"
+              />
+            </Group>
+            {kind === "CLABE" ? (
+              <ClabeFields form={form} set={set} err={err} />
+            ) : (
+              <CardFields form={form} set={set} err={err} />
+            )}
+            {status.data?.sandbox && (
+              <Checkbox
+                label={t("payouts.loseAnswer")}
+                description={t("payouts.loseAnswerHint")}
+                checked={loseAnswer}
+                onChange={(e) => setLoseAnswer(e.currentTarget.checked)}
+                data-testid="payout-lose-answer"
+              />
+            )}
+            <FormError error={formError} testId="payout-field-error" />
+            <DuplicateGuard
+              duplicate={dup.duplicate}
+              sending={send.isPending}
+              onConfirm={() => resend(true)}
+            />
+            <Group>
+              {receipt ? (
+                <Tooltip
+                  label={t(open ? "payouts.anotherOpenHint" : "payouts.anotherHint")}
+                  multiline
+                  w={320}
+                >
+                  <Button
+                    // While this payout's outcome is open, or it waits to be sent again
+                    // under its number, a new one is not the next step.
+                    variant={open || notSent ? "default" : "filled"}
+                    onClick={() => {
+                      // A refused payout keeps what was typed, to correct it under a new
+                      // order number.
+                      const refused = entry?.status === "rejected";
+                      send.reset();
+                      preview.reset();
+                      dup.clear();
+                      setKept(undefined);
+                      renew();
+                      if (!refused) setForm(blankPayout(kind));
+                      setLoseAnswer(false);
+                    }}
+                    data-testid="payout-next"
+                  >
+                    {t(open ? "payouts.anotherOpen" : "payouts.another")}
+                  </Button>
+                </Tooltip>
+              ) : (
+                <Button
+                  type="submit"
+                  loading={preview.isPending}
+                  disabled={!orderNo || send.isPending}
+                  data-testid="payout-review"
+                >
+                  {t("payouts.review")}
+                </Button>
+              )}
+            </Group>
+            {receipt && open && (
+              <Text size="sm" c="dimmed" data-testid="payout-next-hint">
+                {t("payouts.anotherOpenHint")}
+              </Text>
+            )}
+          </Stack>
+        </form>
+      </Card>
+      <Stack>
+        {receipt && (
+          <Card withBorder>
+            <Title order={4} mb="xs">
+              {t("payouts.result")}
+            </Title>
+            <ReceiptView
+              receipt={receipt}
+              onRetry={() => resend(false)}
+              retrying={send.isPending}
+              retryTestId="payout-retry-same"
+            />
+          </Card>
+        )}
+      </Stack>
+      <PayoutConfirm
+        preview={preview.data && !receipt && !send.error && !dup.duplicate ? preview.data : null}
+        sending={send.isPending}
+        onCancel={() => preview.reset()}
+        onConfirm={() => {
+          if (!send.isPending) send.mutate({ form: full, loseAnswer, allowDuplicate: false });
+        }}
+      />
+    </SimpleGrid>
+  );
+}
