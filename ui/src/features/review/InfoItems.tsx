@@ -1,0 +1,71 @@
+import { ActionIcon, Autocomplete, Button, Group, TextInput } from "@mantine/core";
+import { IconPlus, IconTrash } from "@tabler/icons-react";
+import { useTranslation } from "react-i18next";
+import { fieldError } from "../../lib/ipc";
+
+/// Information type codes the interface shows in its examples; others are typed in.
+const INFO_CODES = ["1", "2"];
+
+/// One item of information about the order: its type code and its text.
+export type Info = { code: string; content: string };
+
+export const blankInfo = (): Info[] => [{ code: "1", content: "" }];
+
+/// The items of information, each editable and removable, and a button that adds one;
+/// `error` is the submission's, whose broken rules show on the item they name.
+export function InfoItems({
+  info,
+  onChange,
+  error,
+}: {
+  info: Info[];
+  onChange: (info: Info[]) => void;
+  error: unknown;
+}) {
+  const { t } = useTranslation();
+  return (
+    <>
+      {info.map((item, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: items have no identity but their place
+        <Group key={i} align="flex-start" wrap="nowrap">
+          <Autocomplete
+            label={t("review.infoType")}
+            w={120}
+            data={INFO_CODES}
+            value={item.code}
+            onChange={(v) => onChange(info.map((x, j) => (j === i ? { ...x, code: v } : x)))}
+            error={fieldError(error, `infoList[${i}].infoType`)}
+          />
+          <TextInput
+            label={t("review.infoContent")}
+            style={{ flex: 1 }}
+            value={item.content}
+            onChange={(e) => {
+              const v = e.currentTarget.value;
+              onChange(info.map((x, j) => (j === i ? { ...x, content: v } : x)));
+            }}
+            error={fieldError(error, `infoList[${i}].infoContent`)}
+            data-testid={`review-info-${i}`}
+          />
+          <ActionIcon
+            variant="subtle"
+            mt={26}
+            aria-label={t("review.removeInfo")}
+            onClick={() => onChange(info.filter((_, j) => j !== i))}
+          >
+            <IconTrash size={16} />
+          </ActionIcon>
+        </Group>
+      ))}
+      <Button
+        variant="default"
+        size="xs"
+        w="fit-content"
+        leftSection={<IconPlus size={14} />}
+        onClick={() => onChange([...info, { code: "1", content: "" }])}
+      >
+        {t("review.addInfo")}
+      </Button>
+    </>
+  );
+}
