@@ -3,8 +3,6 @@ import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
 import { type AuditQuery, activityKeys } from "./keys";
 
-export type { AuditQuery };
-
 const filterOf = (q: AuditQuery) => ({
   operation: q.operation,
   text: q.text,
