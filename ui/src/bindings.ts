@@ -104,7 +104,7 @@ export const commands = {
 	 *  The newest journal entries of these operations (e.g. `v2.payout`, `v1.payout`; none
 	 *  for all).
 	 */
-	journalList: (operations: string[], limit: number) => typedError<Entry_Serialize[], CoreError>(__TAURI_INVOKE("journal_list", { operations, limit })),
+	journalList: (operations: JournalOperation[], limit: number) => typedError<Entry_Serialize[], CoreError>(__TAURI_INVOKE("journal_list", { operations, limit })),
 	/**
 	 *  Reads and checks a bulk payout CSV (columns: type, amount, currency, account,
 	 *  firstName, lastName, country, merOrderNo); nothing is written or sent.
@@ -127,7 +127,7 @@ export const commands = {
 	 *  The V2 order query of one type (`sales`, `refund`, `chargeback`); refund and
 	 *  chargeback records are cached.
 	 */
-	orderQuery: (tradeNo: string, queryType: string) => typedError<OrderRecord_Serialize, CoreError>(__TAURI_INVOKE("order_query", { tradeNo, queryType })),
+	orderQuery: (tradeNo: string, queryType: QueryType) => typedError<OrderRecord_Serialize, CoreError>(__TAURI_INVOKE("order_query", { tradeNo, queryType })),
 	/**  Refunds and chargebacks cached from queries, newest first. */
 	reversals: (tradeNo: string | null) => typedError<Reversal_Serialize[], CoreError>(__TAURI_INVOKE("reversals", { tradeNo })),
 	/**
@@ -658,6 +658,7 @@ export type Dashboard_Serialize = {
 	cachedOrders: number,
 };
 
+/**  Orders and volume of one UTC day in one currency. */
 export type DayFigures = {
 	/**  UTC day start, millis. */
 	day: number,
@@ -695,6 +696,12 @@ export type Entry_Deserialize = {
 	lookups: number,
 	/**  How an operator resolved an outcome by hand, and why. */
 	resolution?: string | null,
+	/**
+	 *  Whether the gateway can be asked about this call's outcome: false for a card
+	 *  withdrawal or a review submission, which carry no merchant order number the
+	 *  interface can look up (an unknown outcome of those is settled by the operator).
+	 */
+	canBeLookedUp: boolean,
 };
 
 export type Entry_Serialize = {
@@ -724,6 +731,12 @@ export type Entry_Serialize = {
 	lookups: number,
 	/**  How an operator resolved an outcome by hand, and why. */
 	resolution: string | null,
+	/**
+	 *  Whether the gateway can be asked about this call's outcome: false for a card
+	 *  withdrawal or a review submission, which carry no merchant order number the
+	 *  interface can look up (an unknown outcome of those is settled by the operator).
+	 */
+	canBeLookedUp: boolean,
 };
 
 /**  A notification as the Events screen lists it. */
@@ -782,6 +795,9 @@ export type FileCheck_Serialize = {
 	/**  A PDF's page count, when it can be read. */
 	pages: number | null,
 };
+
+/**  The operations the journal records, as their journal names (`v2.payout`, ...). */
+export type JournalOperation = "v2.payment" | "v1.payment" | "v1.payment.vn_bank" | "v2.payout" | "v1.payout" | "v2.card.topUp" | "v1.card.withdraw" | "v1.submit.transferOrder";
 
 /**  What the UI may show of a key: never the private half. */
 export type KeyInfo = {
@@ -1269,6 +1285,11 @@ export type Profiles_Serialize = {
 	profiles: Profile_Serialize[],
 };
 
+/**  The kinds of record the V2 order query answers with. */
+export type QueryType = 
+/**  The order itself. */
+"sales" | "refund" | "chargeback";
+
 /**
  *  What every money operation answers with: its journal entry (the record of what was
  *  sent and how it ended) and what the gateway gave back this time.
@@ -1481,14 +1502,23 @@ export type RowError = {
 export type RowResult = {
 	line: number,
 	merOrderNo: string,
-	/**
-	 *  `accepted`, `rejected`, `unknown`, `pending` (not sent), `held` (not sent: the
-	 *  same as, or a changed version of, an earlier payout) or `invalid`.
-	 */
-	status: string,
+	status: RowStatus,
 	tradeNo: string,
 	detail: string,
 };
+
+/**  How a row ended. */
+export type RowStatus = "accepted" | "rejected" | 
+/**  Sent, outcome unknown: looked up, never sent blind. */
+"unknown" | 
+/**  Leaving when the run stopped: as unknown. */
+"sending" | 
+/**  Not sent (it can be, under the same number). */
+"pending" | 
+/**  Not sent: the same as, or a changed version of, an earlier payout. */
+"held" | 
+/**  Failed its checks. */
+"invalid";
 
 /**
  *  The money-safety settings of a profile (the README's "One payout per intent" says

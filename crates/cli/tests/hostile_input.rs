@@ -54,7 +54,7 @@ async fn numbers_out_of_range_and_control_characters_are_refused_naming_the_rule
                 CLABE,
             ],
             "",
-            "sourceAmount: must be greater than zero",
+            "amount: must be greater than zero",
         ),
         (
             vec!["profile", "set-token", "ext"],

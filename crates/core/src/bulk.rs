@@ -12,51 +12,11 @@
 
 use std::path::Path;
 
-use paydesk_gateway::wire::{self, MerNo, Operation};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, CoreResult};
-
-/// One valid row, ready to send. (A file holds thousands of rows at most: boxing the
-/// larger variant would buy nothing.)
-#[derive(Debug, Clone)]
-#[allow(clippy::large_enum_variant)]
-pub enum BulkPayout {
-    Clabe(wire::V2Payout),
-    Card(wire::V1CardPayout),
-}
-
-impl BulkPayout {
-    /// What a person checks before the file is sent (account masked).
-    pub fn preview(&self) -> crate::forms::PayoutPreview {
-        match self {
-            Self::Clabe(p) => crate::forms::clabe_preview(p),
-            Self::Card(p) => crate::forms::card_preview(p),
-        }
-    }
-
-    pub fn mer_order_no(&self) -> &str {
-        match self {
-            Self::Clabe(p) => &p.mer_order_no,
-            Self::Card(p) => &p.mer_order_no,
-        }
-    }
-
-    pub fn set_mer_order_no(&mut self, no: &str) {
-        match self {
-            Self::Clabe(p) => p.mer_order_no = no.to_string(),
-            Self::Card(p) => p.mer_order_no = no.to_string(),
-        }
-    }
-
-    /// The currency and the amount.
-    pub fn money(&self) -> (&str, rust_decimal::Decimal) {
-        match self {
-            Self::Clabe(p) => (&p.currency_code, p.source_amount),
-            Self::Card(p) => (&p.currency_code, p.source_amount),
-        }
-    }
-}
+use crate::forms::{Filler, PayoutForm, PayoutKind, PayoutOp};
+use paydesk_gateway::wire::{self, Operation};
 
 /// What a bulk run does with a valid row.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -96,7 +56,7 @@ pub struct PlannedRow {
 #[derive(Debug, Clone)]
 pub struct Planned {
     pub line: usize,
-    pub payout: BulkPayout,
+    pub payout: PayoutOp,
     pub action: RowAction,
     pub reason: String,
     pub earlier: Option<String>,
@@ -154,7 +114,7 @@ pub struct RowError {
 /// account numbers.
 #[derive(Clone, Default)]
 pub struct BulkFile {
-    pub rows: Vec<(usize, BulkPayout)>,
+    pub rows: Vec<(usize, PayoutOp)>,
     pub errors: Vec<RowError>,
     /// The header row as read.
     pub headers: Vec<String>,
@@ -315,46 +275,10 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             continue;
         }
         numbers.insert(mer_order_no.clone(), line);
-        let payout = match row.kind.to_ascii_lowercase().as_str() {
-            "clabe" => BulkPayout::Clabe(wire::V2Payout {
-                mer_no: MerNo(ctx.mer_no),
-                mer_order_no,
-                currency_code: row.currency.clone(),
-                source_amount: amount,
-                withdraw_type: "6".into(),
-                return_url: String::new(),
-                notify_url: ctx.notify_url.clone(),
-                sign_type: "RSA256".into(),
-                version: "V2.0.0".into(),
-                ip_address: ctx.ip_address.clone(),
-                card_no: String::new(),
-                clabe: row.account.clone(),
-            }),
-            "card" => BulkPayout::Card(wire::V1CardPayout {
-                mer_no: MerNo(ctx.mer_no),
-                mer_order_no,
-                currency_code: row.currency.clone(),
-                source_amount: amount,
-                withdraw_type: "1".into(),
-                return_url: String::new(),
-                notify_url: ctx.notify_url.clone(),
-                version: "V3.0.0".into(),
-                ip_address: ctx.ip_address.clone(),
-                card_no: row.account.clone(),
-                ben_first_name: row.first_name.clone(),
-                ben_last_name: row.last_name.clone(),
-                mobile: String::new(),
-                address_line: String::new(),
-                address_line2: String::new(),
-                city: String::new(),
-                state: String::new(),
-                country_code: row.country.to_ascii_uppercase(),
-                post_code: String::new(),
-                email: String::new(),
-                beneficiary_type: "individual".into(),
-                browser: None,
-                products: vec![],
-            }),
+        // The same form as a single payout: one set of rules for both.
+        let kind = match row.kind.to_ascii_lowercase().as_str() {
+            "clabe" => PayoutKind::Clabe,
+            "card" => PayoutKind::Card,
             other => {
                 out.errors.push(fail(
                     "type",
@@ -363,28 +287,96 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                 continue;
             }
         };
-        let checked = match &payout {
-            BulkPayout::Clabe(p) => p.validate(),
-            BulkPayout::Card(p) => p.validate(),
+        let form = PayoutForm {
+            clabe: if kind == PayoutKind::Clabe {
+                row.account.clone()
+            } else {
+                String::new()
+            },
+            card_no: if kind == PayoutKind::Card {
+                row.account.clone()
+            } else {
+                String::new()
+            },
+            first_name: row.first_name.clone(),
+            last_name: row.last_name.clone(),
+            country_code: row.country.clone(),
+            ip_address: ctx.ip_address.clone(),
+            notify_url: ctx.notify_url.clone(),
+            ..PayoutForm::new(kind, &mer_order_no, &row.amount, &row.currency)
         };
+        let who = Filler {
+            mer_no: ctx.mer_no,
+            notify_url: &ctx.notify_url,
+        };
+        let checked = form.build(&who).and_then(|payout| {
+            let wire = match &payout {
+                PayoutOp::Clabe(p) => p.validate(),
+                PayoutOp::Card(p) => p.validate(),
+            };
+            wire.map(|()| payout).map_err(CoreError::from)
+        });
         match checked {
             // Report the file's column names, not the wire's.
-            Err(e) => {
-                let field = match e.field.as_str() {
+            Err(CoreError::Validation { field, rule }) => {
+                let field = match crate::forms::payout_field(&field) {
                     "clabe" | "cardNo" => "account",
-                    "sourceAmount" => "amount",
-                    "currencyCode" => "currency",
-                    "benFirstName" => "firstName",
-                    "benLastName" => "lastName",
                     "countryCode" => "country",
                     other => other,
                 };
-                out.errors.push(fail(field, e.rule));
+                out.errors.push(fail(field, rule));
             }
-            Ok(()) => out.rows.push((line, payout)),
+            Err(e) => out.errors.push(fail("row", e.to_string())),
+            Ok(payout) => out.rows.push((line, payout)),
         }
     }
     Ok(out)
+}
+
+/// How a row ended.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowStatus {
+    Accepted,
+    Rejected,
+    /// Sent, outcome unknown: looked up, never sent blind.
+    Unknown,
+    /// Leaving when the run stopped: as unknown.
+    Sending,
+    /// Not sent (it can be, under the same number).
+    Pending,
+    /// Not sent: the same as, or a changed version of, an earlier payout.
+    Held,
+    /// Failed its checks.
+    Invalid,
+}
+
+impl RowStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Accepted => "accepted",
+            Self::Rejected => "rejected",
+            Self::Unknown => "unknown",
+            Self::Sending => "sending",
+            Self::Pending => "pending",
+            Self::Held => "held",
+            Self::Invalid => "invalid",
+        }
+    }
+}
+
+impl From<crate::journal::Status> for RowStatus {
+    fn from(s: crate::journal::Status) -> Self {
+        use crate::journal::Status;
+        match s {
+            Status::Pending => Self::Pending,
+            Status::Sending => Self::Sending,
+            Status::Accepted => Self::Accepted,
+            Status::Rejected => Self::Rejected,
+            Status::Unknown => Self::Unknown,
+        }
+    }
 }
 
 /// The outcome of one row, as the result file lists it.
@@ -394,9 +386,7 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
 pub struct RowResult {
     pub line: usize,
     pub mer_order_no: String,
-    /// `accepted`, `rejected`, `unknown`, `pending` (not sent), `held` (not sent: the
-    /// same as, or a changed version of, an earlier payout) or `invalid`.
-    pub status: String,
+    pub status: RowStatus,
     pub trade_no: String,
     pub detail: String,
 }
@@ -443,7 +433,7 @@ pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> Cor
             out.push(r.mer_order_no.clone());
         }
         out.extend([
-            r.status.clone(),
+            r.status.as_str().to_string(),
             r.trade_no.clone(),
             r.detail.clone(),
             r.line.to_string(),
@@ -457,9 +447,9 @@ pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> Cor
 }
 
 /// The name of the operation a row goes through, for the journal.
-pub fn operation_of(p: &BulkPayout) -> &'static str {
+pub fn operation_of(p: &PayoutOp) -> &'static str {
     match p {
-        BulkPayout::Clabe(_) => wire::V2Payout::NAME,
-        BulkPayout::Card(_) => wire::V1CardPayout::NAME,
+        PayoutOp::Clabe(_) => <wire::V2Payout as Operation>::NAME,
+        PayoutOp::Card(_) => <wire::V1CardPayout as Operation>::NAME,
     }
 }

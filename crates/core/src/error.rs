@@ -61,6 +61,18 @@ pub enum CoreError {
 }
 
 impl CoreError {
+    /// The same error, a validation error naming its field as `name` says (the wire's
+    /// name of a field becomes the form's).
+    pub fn in_terms(self, name: impl Fn(&str) -> &str) -> Self {
+        match self {
+            Self::Validation { field, rule } => Self::Validation {
+                field: name(&field).to_string(),
+                rule,
+            },
+            other => other,
+        }
+    }
+
     pub fn validation(field: impl Into<String>, rule: impl Into<String>) -> Self {
         Self::Validation {
             field: field.into(),

@@ -177,6 +177,38 @@ impl PayoutKind {
     }
 }
 
+/// The payin form's name of a wire field: an error names what the operator filled in.
+pub fn payin_field(wire: &str) -> &str {
+    match wire {
+        "sourceAmount" => "amount",
+        "currencyCode" => "currency",
+        "billingFirstName" => "firstName",
+        "billingLastName" => "lastName",
+        other => other,
+    }
+}
+
+/// The payout form's name of a wire field (also the bulk file's, through
+/// [`crate::bulk`]'s column names).
+pub fn payout_field(wire: &str) -> &str {
+    match wire {
+        "sourceAmount" => "amount",
+        "currencyCode" => "currency",
+        "benFirstName" => "firstName",
+        "benLastName" => "lastName",
+        other => other,
+    }
+}
+
+/// The card form's name of a wire field.
+pub fn card_field(wire: &str) -> &str {
+    match wire {
+        "applyOrderNo" => "card",
+        "merOrderNo" => "reference",
+        other => other,
+    }
+}
+
 /// A payout as filled in.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -314,7 +346,8 @@ impl Receipt {
 }
 
 /// Who the desk is when it fills in the rest of a form.
-pub(crate) struct Filler<'a> {
+#[derive(Debug)]
+pub struct Filler<'a> {
     pub mer_no: u64,
     pub notify_url: &'a str,
 }
@@ -419,7 +452,7 @@ impl PayinForm {
         };
         let v1 = |method| wire::V1Payment {
             common: common.clone(),
-            version: "V3.0.0".into(),
+            version: wire::V1Payment::VERSION.into(),
             method,
         };
         let wallet = || -> CoreResult<wire::WalletExtras> {
@@ -478,7 +511,7 @@ impl PayinForm {
                 })?;
                 PayinOp::VnBank(wire::V1VnBankPayment {
                     common,
-                    version: "V3.0.0".into(),
+                    version: wire::V1VnBankPayment::VERSION.into(),
                     payment_method_str: self.payment_method_str.trim().to_string(),
                     product_name: self.product_name.trim().to_string(),
                     vn_bank_id,
@@ -488,10 +521,12 @@ impl PayinForm {
     }
 }
 
-/// A payout's wire operation (one at a time, short-lived: boxing the larger variant
-/// would buy nothing).
+/// A payout's wire operation: a single payout as filled in, or a row of a bulk file,
+/// built by [`PayoutForm::build`] either way. (A bulk file holds thousands of rows at
+/// most: boxing the larger variant would buy nothing.)
+#[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)]
-pub(crate) enum PayoutOp {
+pub enum PayoutOp {
     Card(wire::V1CardPayout),
     Clabe(wire::V2Payout),
 }
@@ -516,7 +551,7 @@ impl PayoutForm {
         }
     }
 
-    pub(crate) fn build(&self, who: &Filler<'_>) -> CoreResult<PayoutOp> {
+    pub fn build(&self, who: &Filler<'_>) -> CoreResult<PayoutOp> {
         let mer_order_no = order_no("merOrderNo", &self.mer_order_no)?;
         let source_amount = amount("sourceAmount", &self.amount)?;
         let currency_code = self.currency.trim().to_uppercase();
@@ -526,20 +561,15 @@ impl PayoutForm {
             PayoutKind::Clabe => {
                 let clabe: String = self.clabe.chars().filter(|c| !c.is_whitespace()).collect();
                 v::required("clabe", &clabe)?;
-                PayoutOp::Clabe(wire::V2Payout {
-                    mer_no: MerNo(who.mer_no),
+                PayoutOp::Clabe(wire::V2Payout::new(
+                    MerNo(who.mer_no),
                     mer_order_no,
                     currency_code,
                     source_amount,
-                    withdraw_type: "6".into(),
-                    return_url: String::new(),
-                    notify_url,
-                    sign_type: "RSA256".into(),
-                    version: "V2.0.0".into(),
-                    ip_address,
-                    card_no: String::new(),
                     clabe,
-                })
+                    notify_url,
+                    ip_address,
+                ))
             }
             PayoutKind::Card => {
                 let card_no: String = self
@@ -551,29 +581,20 @@ impl PayoutForm {
                 v::required("benFirstName", self.first_name.trim())?;
                 v::required("benLastName", self.last_name.trim())?;
                 PayoutOp::Card(wire::V1CardPayout {
-                    mer_no: MerNo(who.mer_no),
-                    mer_order_no,
-                    currency_code,
-                    source_amount,
-                    withdraw_type: "1".into(),
-                    return_url: String::new(),
-                    notify_url,
-                    version: "V3.0.0".into(),
-                    ip_address,
-                    card_no,
-                    ben_first_name: self.first_name.trim().to_string(),
-                    ben_last_name: self.last_name.trim().to_string(),
                     mobile: self.mobile.trim().to_string(),
-                    address_line: String::new(),
-                    address_line2: String::new(),
-                    city: String::new(),
-                    state: String::new(),
                     country_code: self.country_code.trim().to_uppercase(),
-                    post_code: String::new(),
                     email: self.email.trim().to_string(),
-                    beneficiary_type: "individual".into(),
-                    browser: None,
-                    products: vec![],
+                    ..wire::V1CardPayout::new(
+                        MerNo(who.mer_no),
+                        mer_order_no,
+                        currency_code,
+                        source_amount,
+                        card_no,
+                        self.first_name.trim().to_string(),
+                        self.last_name.trim().to_string(),
+                        notify_url,
+                        ip_address,
+                    )
                 })
             }
         })
@@ -581,10 +602,33 @@ impl PayoutForm {
 }
 
 impl PayoutOp {
-    pub(crate) fn preview(&self) -> PayoutPreview {
+    /// What a person checks before it is sent (account masked).
+    pub fn preview(&self) -> PayoutPreview {
         match self {
             Self::Clabe(p) => clabe_preview(p),
             Self::Card(p) => card_preview(p),
+        }
+    }
+
+    pub fn mer_order_no(&self) -> &str {
+        match self {
+            Self::Clabe(p) => &p.mer_order_no,
+            Self::Card(p) => &p.mer_order_no,
+        }
+    }
+
+    pub fn set_mer_order_no(&mut self, no: &str) {
+        match self {
+            Self::Clabe(p) => p.mer_order_no = no.to_string(),
+            Self::Card(p) => p.mer_order_no = no.to_string(),
+        }
+    }
+
+    /// The currency and the amount.
+    pub fn money(&self) -> (&str, rust_decimal::Decimal) {
+        match self {
+            Self::Clabe(p) => (&p.currency_code, p.source_amount),
+            Self::Card(p) => (&p.currency_code, p.source_amount),
         }
     }
 }
@@ -627,17 +671,15 @@ impl CardForm {
         let value = amount("amount", &self.amount)?;
         let currency = self.currency.trim().to_uppercase();
         Ok(match self.kind {
-            CardMove::TopUp => CardOp::TopUp(wire::V2CardTopUp {
-                mer_no: MerNo(who.mer_no),
-                sub_mer_no: or(&self.sub_mer_no, &card).to_string(),
-                mer_order_no: reference,
-                apply_order_no: card,
-                amount: value,
+            CardMove::TopUp => CardOp::TopUp(wire::V2CardTopUp::new(
+                MerNo(who.mer_no),
+                or(&self.sub_mer_no, &card).to_string(),
+                reference,
+                card,
+                value,
                 currency,
-                remark: self.remark.trim().to_string(),
-                sign_type: "RSA256".into(),
-                version: "V2.0.0".into(),
-            }),
+                self.remark.trim().to_string(),
+            )),
             CardMove::Withdraw => CardOp::Withdraw(
                 wire::V1CardWithdraw {
                     mer_no: MerNo(who.mer_no),

@@ -250,8 +250,7 @@ pub async fn run(
                                 page_size,
                                 version: V2OrderList::VERSION.into(),
                             };
-                            let page = client
-                                .send(&op)
+                            let page = crate::desk::ask(client, &op)
                                 .await
                                 .map_err(CoreError::from)
                                 .and_then(|a| {
@@ -445,7 +444,7 @@ async fn reread_open(
             page_size: 100,
             version: V2OrderList::VERSION.into(),
         };
-        let a = client.send(&op).await?;
+        let a = crate::desk::ask(client, &op).await?;
         crate::answers::order_page(&a.data, 100)?;
         let verified = a.signature == SignatureStatus::Verified;
         let (mut items, mut refused) = crate::answers::usable_items(a.data.list);

@@ -475,10 +475,19 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
     assert_eq!(ticks.last(), Some(&(97, 97)));
     assert_eq!(results.len(), 100);
     assert_eq!(
-        results.iter().filter(|r| r.status == "accepted").count(),
+        results
+            .iter()
+            .filter(|r| r.status == bulk::RowStatus::Accepted)
+            .count(),
         97
     );
-    assert_eq!(results.iter().filter(|r| r.status == "invalid").count(), 3);
+    assert_eq!(
+        results
+            .iter()
+            .filter(|r| r.status == bulk::RowStatus::Invalid)
+            .count(),
+        3
+    );
     let out = f.dir.path().join("payouts-result.csv");
     bulk::write_results(&out, &file, &results).unwrap();
     assert_eq!(csv::Reader::from_path(&out).unwrap().records().count(), 100);
@@ -488,7 +497,13 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
         .bulk_payouts(&bulk::read(&path, &ctx).unwrap(), false, None, |_, _| {})
         .await
         .unwrap();
-    assert_eq!(again.iter().filter(|r| r.status == "accepted").count(), 97);
+    assert_eq!(
+        again
+            .iter()
+            .filter(|r| r.status == bulk::RowStatus::Accepted)
+            .count(),
+        97
+    );
     let at_gateway = f.running.sandbox.with_state(|s| s.orders.len());
     assert_eq!(at_gateway, 97);
     assert_eq!(desk.journal_entries(&[], 1000).unwrap().len(), 97);
@@ -822,7 +837,7 @@ fn bulk_files_carry_no_formula_in_or_out() {
     let results = vec![bulk::RowResult {
         line: 3,
         mer_order_no: "PO-FORMULA-2".into(),
-        status: "accepted".into(),
+        status: bulk::RowStatus::Accepted,
         trade_no: "T1".into(),
         detail: "-".into(),
     }];

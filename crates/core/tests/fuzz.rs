@@ -97,7 +97,9 @@ fn at<'a>(v: &'a mut Value, path: &[String]) -> Option<&'a mut Value> {
 /// One hostile rewrite of an answer. On a money call's answer (`money`), a success that
 /// names another well-formed trade number is not made: it cannot be told from the truth
 /// when it arrives (those answers are not signed), and the interface gives nothing to
-/// check it against.
+/// check it against. Nor is a list item about one of our payouts given another
+/// well-formed trade number (the same limit, on the lookup that settles an unknown
+/// outcome).
 fn rewrite(
     rng: &mut fastrand::Rng,
     money: bool,
@@ -121,7 +123,17 @@ fn rewrite(
                     && value
                         .as_str()
                         .is_some_and(|t| paydesk_gateway::validate::trade_no("t", t).is_ok());
-                if money && swaps_the_number {
+                // The same holds for a list item about one of our payouts (what a lookup
+                // after an unknown outcome reads): another well-formed number for our
+                // merOrderNo in an unsigned answer is indistinguishable from the truth.
+                let about_our_payout = p.len() >= 2 && {
+                    let mut sibling = p[..p.len() - 1].to_vec();
+                    sibling.push("merOrderNo".into());
+                    at(&mut v, &sibling)
+                        .and_then(|n| n.as_str())
+                        .is_some_and(|n| n.starts_with("FZ"))
+                };
+                if (money || about_our_payout) && swaps_the_number {
                     value = json!("");
                 }
                 if let Some(slot) = at(&mut v, p) {

@@ -5,6 +5,7 @@
 use paydesk_core::CoreError;
 use paydesk_core::bulk::{self, BulkPlan, RowResult};
 use paydesk_core::forms::{CardForm, PayinForm, PayoutForm, PayoutKind, PayoutPreview, Receipt};
+use paydesk_core::journal::JournalOperation;
 use paydesk_core::journal::{Entry, Status};
 use paydesk_core::{CardOperation, CardSummary, new_mer_order_no};
 use serde::{Deserialize, Serialize};
@@ -139,14 +140,13 @@ pub async fn journal_resolve(
 #[specta::specta]
 pub async fn journal_list(
     state: State<'_, AppState>,
-    operations: Vec<String>,
+    operations: Vec<JournalOperation>,
     limit: u32,
 ) -> CmdResult<Vec<Entry>> {
-    let ops: Vec<&str> = operations.iter().map(String::as_str).collect();
     state
         .desk()
         .await?
-        .journal_entries_of(&ops, i64::from(limit.clamp(1, 1000)))
+        .journal_entries_of(&operations, i64::from(limit.clamp(1, 1000)))
 }
 
 /// A bulk payout file, checked against the journal: what sending it would do with each

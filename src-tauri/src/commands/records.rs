@@ -1,6 +1,6 @@
 //! Refunds and chargebacks, review submissions, and the notifications received.
 
-use paydesk_core::desk::{Event, Reversal};
+use paydesk_core::desk::{Event, QueryType, Reversal};
 use paydesk_core::events::Received;
 use paydesk_core::forms::Receipt;
 use paydesk_core::review::{self, FileCheck};
@@ -35,13 +35,13 @@ pub async fn refund_query(
 pub async fn order_query(
     state: State<'_, AppState>,
     trade_no: String,
-    query_type: String,
+    query_type: QueryType,
 ) -> CmdResult<OrderRecord> {
     paydesk_gateway::validate::required("tradeNo", trade_no.trim())?;
     Ok(state
         .desk()
         .await?
-        .query_order(trade_no.trim(), query_type.trim())
+        .query_order(trade_no.trim(), query_type.as_str())
         .await?
         .data)
 }

@@ -49,7 +49,7 @@ pub async fn app_status(state: State<'_, AppState>) -> CmdResult<AppStatus> {
     Ok(AppStatus {
         profile: desk.profile.clone(),
         sandbox: desk.profile.is_sandbox(),
-        base_url: desk.client().config().base_url.to_string(),
+        base_url: desk.base_url().to_string(),
         keyring_service: state.service().to_string(),
         notify: desk.notify_target(),
         version: env!("CARGO_PKG_VERSION").to_string(),

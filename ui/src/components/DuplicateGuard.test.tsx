@@ -44,6 +44,7 @@ const entry = (over: Partial<Entry>): Entry => ({
   sentAt: 1_700_000_000_000,
   lookups: 2,
   resolution: null,
+  canBeLookedUp: true,
   ...over,
 });
 
@@ -148,7 +149,8 @@ describe("the receipt of an outcome the gateway cannot be asked about", () => {
       id: 9,
       operation: "v1.card.withdraw",
       merOrderNo: "WD-1",
-      nextCheckAt: Date.now() + 400 * 86_400_000,
+      nextCheckAt: null,
+      canBeLookedUp: false,
     });
     // The journal as the backend keeps it: a lookup answers the entry as it stands.
     let now = withdraw;

@@ -694,7 +694,7 @@ async fn bulk(
     let results = results?;
     let out = result.unwrap_or_else(|| file.with_extension("result.csv"));
     bulk::write_results(&out, &checked, &results)?;
-    let count = |s: &str| results.iter().filter(|r| r.status == s).count();
+    let count = |s: &str| results.iter().filter(|r| r.status.as_str() == s).count();
     print(g, &results, || {
         format!(
             "{} accepted, {} rejected, {} unknown, {} not sent, {} held, {} invalid; results (with each row's merOrderNo, to fix and send again) in {}",

@@ -8,7 +8,7 @@ mod orders;
 mod queries;
 
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
-pub use queries::{BalanceSnapshot, Dashboard, DayFigures, Event, Reversal};
+pub use queries::{BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal};
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -141,6 +141,21 @@ pub fn new_mer_order_no(prefix: &str) -> String {
         now.format("%y%m%d%H%M%S"),
         now.timestamp_subsec_millis()
     )
+}
+
+/// Sends a query: an operation that moves nothing. One that moves money does not
+/// compile here; it goes through [`Desk::submit`] and the journal.
+pub(crate) async fn ask<O: Operation>(
+    client: &GatewayClient,
+    op: &O,
+) -> Result<paydesk_gateway::Answer<O::Output>, GatewayError> {
+    const {
+        assert!(
+            !O::MOVES_MONEY,
+            "an operation that moves money goes through Desk::submit and the journal"
+        )
+    };
+    client.send(op).await
 }
 
 /// What the order list says of a merchant order number.
@@ -287,8 +302,10 @@ impl Desk {
         Ok(())
     }
 
-    pub fn client(&self) -> &GatewayClient {
-        &self.client
+    /// The gateway's address this desk talks to. (The client itself stays inside the
+    /// engine: a front end that held it could send a payout past the journal.)
+    pub fn base_url(&self) -> &url::Url {
+        &self.client.config().base_url
     }
 
     pub fn dictionary(&self) -> &StateDictionary {
@@ -400,7 +417,7 @@ impl Desk {
         identifiers: String,
     ) -> CoreResult<paydesk_gateway::Answer<O::Output>> {
         let started = Instant::now();
-        let r = self.client.send(op).await;
+        let r = ask(&self.client, op).await;
         self.audit(O::NAME, identifiers, &Self::result_code(&r), started);
         Ok(r?)
     }
@@ -453,6 +470,12 @@ impl Desk {
     where
         O::Output: TradeNo,
     {
+        const {
+            assert!(
+                O::MOVES_MONEY,
+                "Desk::submit is for operations that move money or submit data"
+            )
+        };
         let prepared = self.client.prepare(op)?;
         let body = Value::Object(prepared.body.clone());
         let fp = self.fingerprint_of(op)?;
@@ -620,9 +643,7 @@ impl Desk {
         };
         let message = e.to_string();
         let (status, code) = match &e {
-            GatewayError::Rejected { code, .. }
-                if entry.attempts > 1 && Self::can_look_up(&entry.operation) =>
-            {
+            GatewayError::Rejected { code, .. } if entry.attempts > 1 && entry.can_be_looked_up => {
                 // A refusal of a resend may mean the first attempt arrived after all
                 // (a reused number refused): look before believing it.
                 match self.look_up(&entry.mer_order_no).await {
@@ -704,13 +725,6 @@ impl Desk {
         Ok(Journal::on(&conn).get(entry.id)?.unwrap_or(entry))
     }
 
-    /// True for operations whose merchant order number the order list can be asked
-    /// about (not card withdrawals and review submissions, keyed by this desk's own
-    /// reference).
-    fn can_look_up(operation: &str) -> bool {
-        operation != wire::V1CardWithdraw::NAME && operation != wire::V1TransferOrderSubmit::NAME
-    }
-
     /// Asks the gateway's order list for a merchant order number.
     async fn look_up(&self, mer_order_no: &str) -> Result<Listed, GatewayError> {
         let op = wire::V2OrderList {
@@ -723,7 +737,7 @@ impl Desk {
             version: wire::V2OrderList::VERSION.into(),
         };
         let started = Instant::now();
-        let r = self.client.send(&op).await;
+        let r = ask(&self.client, &op).await;
         self.audit(
             "reconcile",
             format!("merOrderNo={mer_order_no}"),
@@ -788,10 +802,10 @@ impl Desk {
                 .get(e.id)?
                 .unwrap_or_else(|| e.clone()))
         };
-        if !Self::can_look_up(&e.operation) {
+        if !e.can_be_looked_up {
             // These calls carry no merchant order number the gateway can be asked about.
             let msg = "the gateway cannot be asked about this call: check the card's or the order's history, then mark it done or send it again with the same reference";
-            Journal::on(&lock(&self.journal)).defer(e.id, i64::MAX, msg)?;
+            Journal::on(&lock(&self.journal)).note(e.id, msg)?;
             return current();
         }
         let Some((e, claim)) = Journal::on(&lock(&self.journal)).claim(e.id)? else {
@@ -949,8 +963,13 @@ impl Desk {
     }
 
     /// The newest entries of these operations (e.g. `v2.payout`), whatever their status.
-    pub fn journal_entries_of(&self, operations: &[&str], limit: i64) -> CoreResult<Vec<Entry>> {
-        Journal::on(&lock(&self.journal)).list(&self.profile.name, &[], operations, limit)
+    pub fn journal_entries_of(
+        &self,
+        operations: &[journal::JournalOperation],
+        limit: i64,
+    ) -> CoreResult<Vec<Entry>> {
+        let names: Vec<&str> = operations.iter().map(|o| o.name()).collect();
+        Journal::on(&lock(&self.journal)).list(&self.profile.name, &[], &names, limit)
     }
 
     /// An operation's outcome as a receipt even when the call failed after its journal

@@ -489,8 +489,8 @@ impl Desk {
             let mut payout = row.clone();
             payout.set_mer_order_no(base);
             let fp = match &payout {
-                bulk::BulkPayout::Clabe(p) => self.fingerprint_of(p)?,
-                bulk::BulkPayout::Card(p) => self.fingerprint_of(p)?,
+                PayoutOp::Clabe(p) => self.fingerprint_of(p)?,
+                PayoutOp::Card(p) => self.fingerprint_of(p)?,
             };
             let mut planned = bulk::Planned {
                 line: *line,
@@ -653,7 +653,7 @@ impl Desk {
         for p in planned.iter().filter(|p| p.action == bulk::RowAction::Send) {
             // The request as it will go, unsigned (it is signed when it is sent).
             let (body, summary) = match &p.payout {
-                bulk::BulkPayout::Clabe(o) => (
+                PayoutOp::Clabe(o) => (
                     serde_json::to_value(o).map_err(|e| CoreError::internal(e.to_string()))?,
                     format!(
                         "bulk payout CLABE {} {} to {}",
@@ -662,7 +662,7 @@ impl Desk {
                         paydesk_gateway::validate::mask_card(&o.clabe)
                     ),
                 ),
-                bulk::BulkPayout::Card(o) => (
+                PayoutOp::Card(o) => (
                     serde_json::to_value(o).map_err(|e| CoreError::internal(e.to_string()))?,
                     format!(
                         "bulk payout CARD {} {} to {} {} {}",
@@ -707,7 +707,7 @@ impl Desk {
             .map(|e| bulk::RowResult {
                 line: e.line,
                 mer_order_no: String::new(),
-                status: "invalid".into(),
+                status: bulk::RowStatus::Invalid,
                 trade_no: String::new(),
                 detail: format!("{}: {}", e.field, e.rule),
             })
@@ -719,18 +719,20 @@ impl Desk {
         let mut done = 0;
         for p in &planned {
             let no = p.payout.mer_order_no().to_string();
-            let result = |status: &str, trade_no: Option<String>, detail: String| bulk::RowResult {
-                line: p.line,
-                mer_order_no: no.clone(),
-                status: status.into(),
-                trade_no: trade_no.unwrap_or_default(),
-                detail,
+            let result = |status: bulk::RowStatus, trade_no: Option<String>, detail: String| {
+                bulk::RowResult {
+                    line: p.line,
+                    mer_order_no: no.clone(),
+                    status,
+                    trade_no: trade_no.unwrap_or_default(),
+                    detail,
+                }
             };
             match p.action {
                 bulk::RowAction::Held => {
                     results.push(bulk::RowResult {
                         mer_order_no: String::new(),
-                        ..result("held", None, p.reason.clone())
+                        ..result(bulk::RowStatus::Held, None, p.reason.clone())
                     });
                     continue;
                 }
@@ -738,7 +740,7 @@ impl Desk {
                     let e =
                         Journal::on(&lock(&self.journal)).get_by_number(&self.profile.name, &no)?;
                     results.push(result(
-                        "accepted",
+                        bulk::RowStatus::Accepted,
                         e.and_then(|e| e.trade_no),
                         p.reason.clone(),
                     ));
@@ -757,22 +759,22 @@ impl Desk {
                         replayed: true,
                     })
                 }
-                (_, bulk::BulkPayout::Clabe(o)) => self.payout_clabe(o.clone()).await,
-                (_, bulk::BulkPayout::Card(o)) => self.payout_card(o.clone()).await,
+                (_, PayoutOp::Clabe(o)) => self.payout_clabe(o.clone()).await,
+                (_, PayoutOp::Card(o)) => self.payout_card(o.clone()).await,
             };
             let entry = Journal::on(&lock(&self.journal)).get_by_number(&self.profile.name, &no)?;
             results.push(match (sent, entry) {
                 (Ok(s), _) => result(
-                    s.entry.status.as_str(),
+                    s.entry.status.into(),
                     s.entry.trade_no.clone(),
                     s.entry.message.clone().unwrap_or_default(),
                 ),
                 (Err(e), Some(entry)) => result(
-                    entry.status.as_str(),
+                    entry.status.into(),
                     entry.trade_no.clone(),
                     entry.message.clone().unwrap_or_else(|| e.to_string()),
                 ),
-                (Err(e), None) => result("pending", None, e.to_string()),
+                (Err(e), None) => result(bulk::RowStatus::Pending, None, e.to_string()),
             });
             done += 1;
             progress(done, total);
@@ -808,8 +810,38 @@ impl Desk {
         })
     }
 
+    // The forms' entry points: an error names the field the operator filled in (the
+    // form's vocabulary), whatever layer found it.
+
     /// A payin as filled in, through the journal.
     pub async fn payin(&self, form: &PayinForm) -> CoreResult<Receipt> {
+        self.payin_in(form)
+            .await
+            .map_err(|e| e.in_terms(crate::forms::payin_field))
+    }
+
+    /// Checks a payout form and answers with what the confirmation step shows; nothing
+    /// is written or sent.
+    pub fn payout_preview(&self, form: &PayoutForm) -> CoreResult<PayoutPreview> {
+        self.payout_preview_in(form)
+            .map_err(|e| e.in_terms(crate::forms::payout_field))
+    }
+
+    /// A payout as filled in (and confirmed), through the journal.
+    pub async fn payout(&self, form: &PayoutForm) -> CoreResult<Receipt> {
+        self.payout_in(form)
+            .await
+            .map_err(|e| e.in_terms(crate::forms::payout_field))
+    }
+
+    /// A card top-up or withdraw as filled in, through the journal.
+    pub async fn card(&self, form: &CardForm) -> CoreResult<Receipt> {
+        self.card_in(form)
+            .await
+            .map_err(|e| e.in_terms(crate::forms::card_field))
+    }
+
+    async fn payin_in(&self, form: &PayinForm) -> CoreResult<Receipt> {
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
         Ok(match op {
             PayinOp::V2(op) => {
@@ -847,7 +879,7 @@ impl Desk {
 
     /// Checks a payout form and answers with what the confirmation step shows; nothing
     /// is written or sent.
-    pub fn payout_preview(&self, form: &PayoutForm) -> CoreResult<PayoutPreview> {
+    fn payout_preview_in(&self, form: &PayoutForm) -> CoreResult<PayoutPreview> {
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
         match &op {
             PayoutOp::Card(p) => self.client.prepare(p).map(|_| ())?,
@@ -857,7 +889,7 @@ impl Desk {
     }
 
     /// A payout as filled in (and confirmed), through the journal.
-    pub async fn payout(&self, form: &PayoutForm) -> CoreResult<Receipt> {
+    async fn payout_in(&self, form: &PayoutForm) -> CoreResult<Receipt> {
         let s = match self.fill(Some(&form.notify_url), |who| form.build(who))? {
             PayoutOp::Card(op) => self.payout_card(op).await?,
             PayoutOp::Clabe(op) => self.payout_clabe(op).await?,
@@ -866,7 +898,7 @@ impl Desk {
     }
 
     /// A card top-up or withdraw as filled in, through the journal.
-    pub async fn card(&self, form: &CardForm) -> CoreResult<Receipt> {
+    async fn card_in(&self, form: &CardForm) -> CoreResult<Receipt> {
         Ok(match self.fill(None, |who| form.build(who))? {
             CardOp::TopUp(op) => {
                 let s = self.card_top_up(op).await?;

@@ -100,14 +100,15 @@ impl Desk {
             )
         };
         let op = wire::V2OrderQuery {
-            version: "V4.0.0".into(),
-            mer_no: MerNo(self.profile.mer_no),
             mer_order_no: order
                 .as_ref()
                 .map(|o| o.mer_order_no.clone())
                 .unwrap_or_default(),
-            trade_no: trade_no.to_string(),
-            query_type: "sales".into(),
+            ..wire::V2OrderQuery::new(
+                MerNo(self.profile.mer_no),
+                trade_no.to_string(),
+                wire::V2OrderQuery::SALES.into(),
+            )
         };
         let live = self
             .query(&op, format!("tradeNo={trade_no}"))

@@ -33,6 +33,28 @@ pub struct Dashboard {
     pub cached_orders: i64,
 }
 
+/// The kinds of record the V2 order query answers with.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryType {
+    /// The order itself.
+    Sales,
+    Refund,
+    Chargeback,
+}
+
+impl QueryType {
+    /// The interface's `queryType`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sales => "sales",
+            Self::Refund => "refund",
+            Self::Chargeback => "chargeback",
+        }
+    }
+}
+
 impl Desk {
     /// A balance query; every answer is kept as a snapshot for the history chart.
     pub async fn balance(&self, currency: &str) -> CoreResult<BalanceSnapshot> {
@@ -69,13 +91,11 @@ impl Desk {
         query_type: &str,
     ) -> CoreResult<paydesk_gateway::Answer<wire::OrderRecord>> {
         paydesk_gateway::validate::required("queryType", query_type)?;
-        let op = wire::V2OrderQuery {
-            version: "V4.0.0".into(),
-            mer_no: MerNo(self.profile.mer_no),
-            mer_order_no: String::new(),
-            trade_no: trade_no.to_string(),
-            query_type: query_type.to_string(),
-        };
+        let op = wire::V2OrderQuery::new(
+            MerNo(self.profile.mer_no),
+            trade_no.to_string(),
+            query_type.to_string(),
+        );
         let a = self
             .query(&op, format!("tradeNo={trade_no} queryType={query_type}"))
             .await?;
@@ -196,9 +216,9 @@ impl Desk {
         let op = wire::V1RefundQuery {
             mer_no: MerNo(self.profile.mer_no),
             mer_order_no: String::new(),
-            version: "V3.0.0".into(),
+            version: wire::V1RefundQuery::VERSION.into(),
             trade_no: trade_no.to_string(),
-            query_type: "refund".into(),
+            query_type: wire::V1RefundQuery::REFUND.into(),
             refund_no: refund_no.to_string(),
             sing_variant: false,
         };

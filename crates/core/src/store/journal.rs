@@ -79,15 +79,80 @@ pub struct Entry {
     pub lookups: i64,
     /// How an operator resolved an outcome by hand, and why.
     pub resolution: Option<String>,
+    /// Whether the gateway can be asked about this call's outcome: false for a card
+    /// withdrawal or a review submission, which carry no merchant order number the
+    /// interface can look up (an unknown outcome of those is settled by the operator).
+    pub can_be_looked_up: bool,
+}
+
+/// The operations the journal records, as their journal names (`v2.payout`, ...).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum JournalOperation {
+    #[serde(rename = "v2.payment")]
+    V2Payment,
+    #[serde(rename = "v1.payment")]
+    V1Payment,
+    #[serde(rename = "v1.payment.vn_bank")]
+    V1VnBankPayment,
+    #[serde(rename = "v2.payout")]
+    V2Payout,
+    #[serde(rename = "v1.payout")]
+    V1CardPayout,
+    #[serde(rename = "v2.card.topUp")]
+    V2CardTopUp,
+    #[serde(rename = "v1.card.withdraw")]
+    V1CardWithdraw,
+    #[serde(rename = "v1.submit.transferOrder")]
+    V1TransferOrderSubmit,
+}
+
+impl JournalOperation {
+    pub const ALL: [Self; 8] = [
+        Self::V2Payment,
+        Self::V1Payment,
+        Self::V1VnBankPayment,
+        Self::V2Payout,
+        Self::V1CardPayout,
+        Self::V2CardTopUp,
+        Self::V1CardWithdraw,
+        Self::V1TransferOrderSubmit,
+    ];
+
+    /// The name the journal stores (the wire operation's `NAME`).
+    pub fn name(self) -> &'static str {
+        use paydesk_gateway::wire::{self, Operation};
+        match self {
+            Self::V2Payment => wire::V2Payment::NAME,
+            Self::V1Payment => wire::V1Payment::NAME,
+            Self::V1VnBankPayment => wire::V1VnBankPayment::NAME,
+            Self::V2Payout => wire::V2Payout::NAME,
+            Self::V1CardPayout => wire::V1CardPayout::NAME,
+            Self::V2CardTopUp => wire::V2CardTopUp::NAME,
+            Self::V1CardWithdraw => wire::V1CardWithdraw::NAME,
+            Self::V1TransferOrderSubmit => wire::V1TransferOrderSubmit::NAME,
+        }
+    }
+}
+
+/// Whether the gateway can be asked about the outcome of `operation` (by its merchant
+/// order number in the order list).
+pub fn can_be_looked_up(operation: &str) -> bool {
+    use paydesk_gateway::wire::{self, Operation};
+    operation != wire::V1CardWithdraw::NAME && operation != wire::V1TransferOrderSubmit::NAME
 }
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
     let request: String = r.get(4)?;
     let status: String = r.get(6)?;
+    let operation: String = r.get(2)?;
+    // Before `can_be_looked_up`, "never" was written as the largest time: read as none.
+    let next_check_at: Option<i64> = r.get::<_, Option<i64>>(13)?.filter(|t| *t != i64::MAX);
     Ok(Entry {
+        can_be_looked_up: can_be_looked_up(&operation),
         id: r.get(0)?,
         profile: r.get(1)?,
-        operation: r.get(2)?,
+        operation,
         mer_order_no: r.get(3)?,
         request: serde_json::from_str(&request).unwrap_or(Value::Null),
         summary: r.get(5)?,
@@ -98,7 +163,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
         attempts: r.get(10)?,
         created_at: r.get(11)?,
         updated_at: r.get(12)?,
-        next_check_at: r.get(13)?,
+        next_check_at,
         fingerprint: r.get(14)?,
         sent_at: r.get(15)?,
         lookups: r.get(16)?,
@@ -511,6 +576,16 @@ impl<'c> Journal<'c> {
             != 0)
     }
 
+    /// Records why an entry waits for the operator (its outcome cannot be looked up): a
+    /// message, and no next check.
+    pub fn note(&self, id: i64, message: &str) -> CoreResult<()> {
+        self.conn.execute(
+            "UPDATE journal SET next_check_at = NULL, message = ?2, updated_at = ?3 WHERE id = ?1",
+            params![id, message, now_ms()],
+        )?;
+        Ok(())
+    }
+
     /// Puts off the next reconcile attempt of an unknown entry.
     pub fn defer(&self, id: i64, until: i64, message: &str) -> CoreResult<()> {
         self.conn.execute(
@@ -624,6 +699,17 @@ mod tests {
         )
         .unwrap();
         (dir, conn)
+    }
+
+    /// The names in the bindings are the names the journal stores.
+    #[test]
+    fn journal_operations_serialize_as_their_journal_names() {
+        for op in JournalOperation::ALL {
+            assert_eq!(
+                serde_json::to_value(op).unwrap(),
+                serde_json::json!(op.name())
+            );
+        }
     }
 
     const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";

@@ -26,6 +26,34 @@ pub struct V2CardTopUp {
     pub version: String,
 }
 
+impl V2CardTopUp {
+    pub const SIGN_TYPE: &'static str = "RSA256";
+    pub const VERSION: &'static str = "V2.0.0";
+
+    /// A top-up with the protocol's constants set.
+    pub fn new(
+        mer_no: MerNo,
+        sub_mer_no: String,
+        mer_order_no: String,
+        apply_order_no: String,
+        amount: Decimal,
+        currency: String,
+        remark: String,
+    ) -> Self {
+        Self {
+            mer_no,
+            sub_mer_no,
+            mer_order_no,
+            apply_order_no,
+            amount,
+            currency,
+            remark,
+            sign_type: Self::SIGN_TYPE.into(),
+            version: Self::VERSION.into(),
+        }
+    }
+}
+
 impl Operation for V2CardTopUp {
     type Output = NoData;
     const NAME: &'static str = "v2.card.topUp";
@@ -48,7 +76,7 @@ impl Operation for V2CardTopUp {
         v::order_no("applyOrderNo", &self.apply_order_no)?;
         v::currency("currency", &self.currency)?;
         v::amount("amount", &self.amount.to_string(), &self.currency)?;
-        if self.version != "V2.0.0" {
+        if self.version != Self::VERSION {
             return Err(FieldError::new("version", "must be V2.0.0"));
         }
         Ok(())

@@ -288,6 +288,11 @@ pub struct V1Payment {
     pub method: V1Method,
 }
 
+impl V1Payment {
+    /// The interface's version of the V1 payin.
+    pub const VERSION: &'static str = "V3.0.0";
+}
+
 /// `data` of a V1 payin answer (spelled `merorderNo`). SEPA answers carry bank
 /// details instead of `payUrl`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -355,6 +360,10 @@ pub struct V1VnBankPayment {
     pub payment_method_str: String,
     pub product_name: String,
     pub vn_bank_id: i64,
+}
+
+impl V1VnBankPayment {
+    pub const VERSION: &'static str = "V3.0.0";
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

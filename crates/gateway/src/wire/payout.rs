@@ -58,6 +58,39 @@ pub struct V2Payout {
     pub clabe: String,
 }
 
+impl V2Payout {
+    /// `withdrawType` of a CLABE payout.
+    pub const WITHDRAW_TYPE: &'static str = "6";
+    pub const SIGN_TYPE: &'static str = "RSA256";
+    pub const VERSION: &'static str = "V2.0.0";
+
+    /// A CLABE payout with the protocol's constants set and no return URL or card.
+    pub fn new(
+        mer_no: MerNo,
+        mer_order_no: String,
+        currency_code: String,
+        source_amount: Decimal,
+        clabe: String,
+        notify_url: String,
+        ip_address: String,
+    ) -> Self {
+        Self {
+            mer_no,
+            mer_order_no,
+            currency_code,
+            source_amount,
+            withdraw_type: Self::WITHDRAW_TYPE.into(),
+            return_url: String::new(),
+            notify_url,
+            sign_type: Self::SIGN_TYPE.into(),
+            version: Self::VERSION.into(),
+            ip_address,
+            card_no: String::new(),
+            clabe,
+        }
+    }
+}
+
 impl Operation for V2Payout {
     type Output = PayoutResult;
     const NAME: &'static str = "v2.payout";
@@ -83,13 +116,13 @@ impl Operation for V2Payout {
             &self.notify_url,
             &self.ip_address,
         )?;
-        if self.withdraw_type != "6" {
+        if self.withdraw_type != Self::WITHDRAW_TYPE {
             return Err(FieldError::new(
                 "withdrawType",
                 "must be 6 for a CLABE payout",
             ));
         }
-        if self.version != "V2.0.0" {
+        if self.version != Self::VERSION {
             return Err(FieldError::new("version", "must be V2.0.0"));
         }
         optional(&self.card_no, |s| {
@@ -146,6 +179,55 @@ pub struct V1CardPayout {
     pub products: Vec<Product>,
 }
 
+impl V1CardPayout {
+    /// `withdrawType` of a card payout.
+    pub const WITHDRAW_TYPE: &'static str = "1";
+    pub const VERSION: &'static str = "V3.0.0";
+    /// The beneficiary type this desk sends: a person.
+    pub const INDIVIDUAL: &'static str = "individual";
+
+    /// A card payout to a person with the protocol's constants set; the beneficiary's
+    /// optional details (mobile, address, email, country) empty.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        mer_no: MerNo,
+        mer_order_no: String,
+        currency_code: String,
+        source_amount: Decimal,
+        card_no: String,
+        ben_first_name: String,
+        ben_last_name: String,
+        notify_url: String,
+        ip_address: String,
+    ) -> Self {
+        Self {
+            mer_no,
+            mer_order_no,
+            currency_code,
+            source_amount,
+            withdraw_type: Self::WITHDRAW_TYPE.into(),
+            return_url: String::new(),
+            notify_url,
+            version: Self::VERSION.into(),
+            ip_address,
+            card_no,
+            ben_first_name,
+            ben_last_name,
+            mobile: String::new(),
+            address_line: String::new(),
+            address_line2: String::new(),
+            city: String::new(),
+            state: String::new(),
+            country_code: String::new(),
+            post_code: String::new(),
+            email: String::new(),
+            beneficiary_type: Self::INDIVIDUAL.into(),
+            browser: None,
+            products: vec![],
+        }
+    }
+}
+
 impl Operation for V1CardPayout {
     type Output = PayoutResult;
     const NAME: &'static str = "v1.payout";
@@ -171,7 +253,7 @@ impl Operation for V1CardPayout {
             &self.notify_url,
             &self.ip_address,
         )?;
-        if self.withdraw_type != "1" {
+        if self.withdraw_type != Self::WITHDRAW_TYPE {
             return Err(FieldError::new(
                 "withdrawType",
                 "must be 1 for a card payout",

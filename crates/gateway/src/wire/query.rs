@@ -20,6 +20,24 @@ pub struct V2OrderQuery {
     pub query_type: String,
 }
 
+impl V2OrderQuery {
+    pub const VERSION: &'static str = "V4.0.0";
+    /// The interface's query type: the order itself.
+    pub const SALES: &'static str = "sales";
+
+    /// A query of `trade_no` of `query_type` (`sales`, `refund`, `chargeback`, or
+    /// another the gateway knows), without a merchant order number.
+    pub fn new(mer_no: MerNo, trade_no: String, query_type: String) -> Self {
+        Self {
+            version: Self::VERSION.into(),
+            mer_no,
+            mer_order_no: String::new(),
+            trade_no,
+            query_type,
+        }
+    }
+}
+
 /// The record of a V2 order query (`data`). Only `tradeNo` is sure to be present.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -258,6 +276,12 @@ pub struct V1RefundQuery {
     pub refund_no: String,
     #[serde(skip)]
     pub sing_variant: bool,
+}
+
+impl V1RefundQuery {
+    pub const VERSION: &'static str = "V3.0.0";
+    /// The interface's query type of a refund.
+    pub const REFUND: &'static str = "refund";
 }
 
 /// The V1 refund record (`data`).

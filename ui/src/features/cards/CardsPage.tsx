@@ -71,7 +71,7 @@ function MoveForm({ kind }: { kind: CardMove }) {
               const found = known.find((c) => c.card === v);
               if (found) setCurrency(found.currency);
             }}
-            error={err("card", "applyOrderNo", "subMerNo")}
+            error={err("card", "subMerNo")}
             data-testid="card-card"
           />
           <Group grow align="flex-start">

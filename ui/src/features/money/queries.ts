@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useState } from "react";
-import { commands } from "../../bindings";
+import { commands, type JournalOperation } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
 import type { Entry } from "../../lib/types";
 import { cardKeys } from "../cards/keys";
@@ -88,7 +88,7 @@ export function useResolve() {
   });
 }
 
-export function useJournalList(operations: string[]) {
+export function useJournalList(operations: JournalOperation[]) {
   return useQuery({
     queryKey: journalKeys.list(operations),
     queryFn: () => unwrap(commands.journalList(operations, 50)),
@@ -136,8 +136,8 @@ export function useOpenPayUrl() {
   return useMutation({ mutationFn: (url: string) => unwrap(commands.payUrlOpen(url)) });
 }
 
-/// An unknown outcome the gateway cannot be asked about (a card withdrawal, a review
-/// submission: the interface gives no query for them): its next check is never.
+/// An outcome the gateway cannot be asked about (a card withdrawal, a review
+/// submission: the interface gives no query for them), as the backend says.
 export function cannotBeAsked(e: Entry) {
-  return e.nextCheckAt !== null && e.nextCheckAt > Date.now() + 365 * 86_400_000;
+  return !e.canBeLookedUp;
 }

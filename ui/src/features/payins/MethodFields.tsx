@@ -38,7 +38,7 @@ export function SepaFields({ form, set, err }: FieldsProps) {
           required
           value={form.firstName}
           onChange={(e) => set("firstName", e.currentTarget.value)}
-          error={err("billingFirstName")}
+          error={err("firstName")}
           data-testid="payin-first-name"
         />
         <TextInput
@@ -46,7 +46,7 @@ export function SepaFields({ form, set, err }: FieldsProps) {
           required
           value={form.lastName}
           onChange={(e) => set("lastName", e.currentTarget.value)}
-          error={err("billingLastName")}
+          error={err("lastName")}
           data-testid="payin-last-name"
         />
       </Group>

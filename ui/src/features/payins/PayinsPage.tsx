@@ -104,7 +104,7 @@ export function PayinsPage() {
                   required
                   value={form.amount}
                   onChange={(e) => set("amount", e.currentTarget.value)}
-                  error={err("sourceAmount")}
+                  error={err("amount")}
                   inputMode="decimal"
                   data-testid="payin-amount"
                 />
@@ -113,7 +113,7 @@ export function PayinsPage() {
                   required
                   value={form.currency}
                   onChange={(e) => set("currency", e.currentTarget.value.toUpperCase())}
-                  error={err("currencyCode")}
+                  error={err("currency")}
                   maxLength={3}
                   data-testid="payin-currency"
                 />

@@ -64,7 +64,7 @@ export function CardFields({ form, set, err }: FieldsProps) {
           required
           value={form.firstName}
           onChange={(e) => set("firstName", e.currentTarget.value)}
-          error={err("benFirstName")}
+          error={err("firstName")}
           data-testid="payout-first-name"
         />
         <TextInput
@@ -72,7 +72,7 @@ export function CardFields({ form, set, err }: FieldsProps) {
           required
           value={form.lastName}
           onChange={(e) => set("lastName", e.currentTarget.value)}
-          error={err("benLastName")}
+          error={err("lastName")}
           data-testid="payout-last-name"
         />
       </Group>

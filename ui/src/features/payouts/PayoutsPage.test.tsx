@@ -133,6 +133,7 @@ const entry = (over: Partial<Entry>): Entry => ({
   fingerprint: "f",
   sentAt: 1_700_000_000_000,
   lookups: 3,
+  canBeLookedUp: true,
   resolution: null,
   ...over,
 });

@@ -78,7 +78,7 @@ export function SinglePayout({ kind }: { kind: PayoutKind }) {
                 inputMode="decimal"
                 value={form.amount}
                 onChange={(e) => set("amount", e.currentTarget.value)}
-                error={err("sourceAmount")}
+                error={err("amount")}
                 data-testid="payout-amount"
               />
               <TextInput
@@ -87,7 +87,7 @@ export function SinglePayout({ kind }: { kind: PayoutKind }) {
                 maxLength={3}
                 value={form.currency}
                 onChange={(e) => set("currency", e.currentTarget.value.toUpperCase())}
-                error={err("currencyCode")}
+                error={err("currency")}
                 data-testid="payout-currency"
               />
             </Group>

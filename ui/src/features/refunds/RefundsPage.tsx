@@ -17,6 +17,7 @@ import type { UseMutationResult } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
+import type { QueryType } from "../../bindings";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useMeaning } from "../../components/StateBadge";
 import { locale } from "../../i18n";
@@ -24,6 +25,8 @@ import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import { fieldError } from "../../lib/ipc";
 import type { StateField } from "../../lib/types";
 import { useOrderLookup, useRefundLookup, useReversals } from "./queries";
+
+const QUERY_TYPES: QueryType[] = ["sales", "refund", "chargeback"];
 
 type Row = [label: string, value: string | null | undefined];
 
@@ -149,7 +152,7 @@ function OrderLookup({ initial }: { initial: string }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const state = useStateText();
-  const [queryType, setQueryType] = useState("sales");
+  const [queryType, setQueryType] = useState<QueryType>("sales");
   const lookup = useOrderLookup(queryType);
   return (
     <Lookup
@@ -162,8 +165,8 @@ function OrderLookup({ initial }: { initial: string }) {
           label={t("refunds.queryType")}
           allowDeselect={false}
           value={queryType}
-          onChange={(v) => setQueryType(v ?? "sales")}
-          data={["sales", "refund", "chargeback"].map((x) => ({
+          onChange={(v) => setQueryType((v as QueryType | null) ?? "sales")}
+          data={QUERY_TYPES.map((x) => ({
             value: x,
             label: t(`refunds.types.${x}`),
           }))}

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { commands } from "../../bindings";
+import { commands, type QueryType } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
 import { reversalKeys } from "./keys";
 
@@ -17,7 +17,7 @@ export function useRefundLookup(refundNo: string) {
   return useLookup((tradeNo) => unwrap(commands.refundQuery(tradeNo, refundNo)));
 }
 
-export function useOrderLookup(queryType: string) {
+export function useOrderLookup(queryType: QueryType) {
   return useLookup((tradeNo) => unwrap(commands.orderQuery(tradeNo, queryType)));
 }
 
