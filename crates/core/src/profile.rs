@@ -13,6 +13,10 @@ use crate::error::{CoreError, CoreResult};
 /// The name of the built-in sandbox profile.
 pub const SANDBOX_PROFILE: &str = "sandbox";
 
+/// Why the built-in sandbox profile takes no gateway address.
+pub const SANDBOX_HAS_NO_BASE_URL: &str =
+    "the built-in sandbox has no gateway address; add a new profile for a real gateway";
+
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -316,7 +320,66 @@ impl Home {
             .ok_or_else(|| CoreError::not_found(format!("no profile named {name:?}")))
     }
 
-    /// Adds or replaces a profile.
+    /// Adds a profile (`previous` is `None`) or edits one (`previous` is its name
+    /// before the edit), by the desk's rules, for every front end alike: the built-in
+    /// sandbox has no gateway address and keeps its name; every other profile has one;
+    /// a name is taken once; a profile is never renamed (its keys and cache are kept
+    /// under its name).
+    pub fn save_profile(&self, profile: Profile, previous: Option<&str>) -> CoreResult<()> {
+        if profile.name == SANDBOX_PROFILE && profile.base_url.is_some() {
+            return Err(CoreError::validation("baseUrl", SANDBOX_HAS_NO_BASE_URL));
+        }
+        if profile.name != SANDBOX_PROFILE && profile.base_url.is_none() {
+            return Err(CoreError::validation("baseUrl", "is required"));
+        }
+        profile.validate()?;
+        let renamed = previous.filter(|p| *p != profile.name);
+        let exists = self.get(&profile.name).is_ok();
+        if exists && (previous.is_none() || renamed.is_some()) {
+            return Err(CoreError::validation("name", "is already taken"));
+        }
+        if let Some(old) = renamed {
+            return Err(CoreError::validation(
+                "name",
+                if old == SANDBOX_PROFILE {
+                    "the built-in sandbox cannot be renamed"
+                } else {
+                    "cannot change: its keys and cache are kept under it (add a new profile instead)"
+                },
+            ));
+        }
+        if previous.is_some() && !exists {
+            return Err(CoreError::not_found(format!(
+                "no profile named {:?}",
+                profile.name
+            )));
+        }
+        self.put(profile)
+    }
+
+    /// Removes a profile and its secrets, by the desk's rules: not the active one, never
+    /// the built-in sandbox. Its database is kept aside (see [`Home::remove`]).
+    pub fn remove_profile(&self, secrets: &crate::Secrets, name: &str) -> CoreResult<()> {
+        if self.active()?.as_deref() == Some(name) {
+            return Err(CoreError::validation(
+                "name",
+                "is the active profile; switch to another first",
+            ));
+        }
+        if name == SANDBOX_PROFILE {
+            return Err(CoreError::validation(
+                "name",
+                "the built-in sandbox cannot be removed",
+            ));
+        }
+        self.get(name)?;
+        secrets.forget(name)?;
+        self.remove(name)
+    }
+
+    /// Adds or replaces a profile, with no rule but the profile's own checks: the
+    /// built-in profile's set-up writes it; people's edits go through
+    /// [`Home::save_profile`].
     pub fn put(&self, profile: Profile) -> CoreResult<()> {
         profile.validate()?;
         let mut f = self.load()?;
@@ -370,5 +433,96 @@ impl Home {
     /// The active profile's name, if any.
     pub fn active(&self) -> CoreResult<Option<String>> {
         Ok(self.load()?.active)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn real(name: &str) -> Profile {
+        Profile {
+            name: name.into(),
+            base_url: Some("https://gw.example".into()),
+            mer_no: 10001,
+            origin: "https://shop.example".into(),
+            lang: "en".into(),
+            order_type: None,
+            sign_settings: Default::default(),
+            state_overrides: Default::default(),
+            operator: "tester".into(),
+            notify_url: "https://shop.example/notify".into(),
+            notify_at_desk: false,
+            proxy: String::new(),
+            safety: Default::default(),
+        }
+    }
+
+    fn field(e: CoreError) -> (String, String) {
+        match e {
+            CoreError::Validation { field, rule } => (field, rule),
+            other => panic!("{other}"),
+        }
+    }
+
+    /// The rules every front end gets from here (the app's form and `paydesk profile`).
+    #[test]
+    fn profiles_are_saved_and_removed_by_one_set_of_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        let secrets = crate::Secrets::new(std::sync::Arc::new(crate::MemoryStore::default()));
+        home.put(Profile {
+            base_url: None,
+            ..real(SANDBOX_PROFILE)
+        })
+        .unwrap();
+        // The built-in sandbox is never given a gateway address (the CLI once replaced it).
+        let e = home.save_profile(real(SANDBOX_PROFILE), None).unwrap_err();
+        assert_eq!(field(e), ("baseUrl".into(), SANDBOX_HAS_NO_BASE_URL.into()));
+        let e = home
+            .save_profile(real(SANDBOX_PROFILE), Some(SANDBOX_PROFILE))
+            .unwrap_err();
+        assert_eq!(field(e).0, "baseUrl");
+        assert!(home.get(SANDBOX_PROFILE).unwrap().is_sandbox(), "unchanged");
+        // A real gateway's profile needs its address; a name is taken once.
+        let e = home
+            .save_profile(
+                Profile {
+                    base_url: None,
+                    ..real("live")
+                },
+                None,
+            )
+            .unwrap_err();
+        assert_eq!(field(e), ("baseUrl".into(), "is required".into()));
+        home.save_profile(real("live"), None).unwrap();
+        let e = home.save_profile(real("live"), None).unwrap_err();
+        assert_eq!(field(e), ("name".into(), "is already taken".into()));
+        // Edited in place, never renamed.
+        home.save_profile(
+            Profile {
+                mer_no: 10002,
+                ..real("live")
+            },
+            Some("live"),
+        )
+        .unwrap();
+        assert_eq!(home.get("live").unwrap().mer_no, 10002);
+        let e = home.save_profile(real("live2"), Some("live")).unwrap_err();
+        assert_eq!(field(e).0, "name");
+        assert!(home.get("live2").is_err());
+        // Removed: never the active one, never the sandbox.
+        home.activate("live").unwrap();
+        assert_eq!(
+            field(home.remove_profile(&secrets, "live").unwrap_err()).0,
+            "name"
+        );
+        home.activate(SANDBOX_PROFILE).unwrap();
+        assert_eq!(
+            field(home.remove_profile(&secrets, SANDBOX_PROFILE).unwrap_err()).0,
+            "name"
+        );
+        home.remove_profile(&secrets, "live").unwrap();
+        assert!(home.get("live").is_err());
     }
 }

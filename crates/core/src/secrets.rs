@@ -239,7 +239,11 @@ impl Secrets {
         self.set_merchant_key(profile, &key)
     }
 
+    /// Generates a merchant key of `bits` (2048, 3072 or 4096) and keeps it.
     pub fn generate_merchant_key(&self, profile: &str, bits: usize) -> CoreResult<KeyInfo> {
+        if ![2048, 3072, 4096].contains(&bits) {
+            return Err(CoreError::validation("bits", "must be 2048, 3072 or 4096"));
+        }
         let key =
             PrivateKey::generate(bits).map_err(|e| CoreError::validation("bits", e.to_string()))?;
         self.set_merchant_key(profile, &key)

@@ -158,6 +158,55 @@ pub(crate) async fn ask<O: Operation>(
     client.send(op).await
 }
 
+/// What it means, at `now`, that the gateway's list does not show an entry's order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum NotListed {
+    /// Not there after the grace period and enough lookups: safe to send again, with
+    /// the same `merOrderNo`.
+    SafeToSend { note: String },
+    /// Not there yet: looked up again at `at` (UTC millis).
+    LookAgain { at: i64, note: String },
+}
+
+/// The grace and backoff rule of a lookup that did not find the order, as a function of
+/// time: `now` is passed in, so the rule is tested at any moment without waiting.
+/// `answered`: the gateway said success (without a usable trade number), so "not
+/// listed" is never "not there".
+fn not_listed(e: &Entry, answered: bool, safety: &crate::profile::Safety, now: i64) -> NotListed {
+    let left = e.sent_at.unwrap_or(e.created_at);
+    let grace_ends = left + i64::from(safety.not_found_grace_secs) * 1000;
+    let lookups = e.lookups + 1;
+    let backoff = 2000 * 2i64.pow(lookups.clamp(0, 8) as u32);
+    if answered {
+        let at = now + backoff.min(300_000);
+        return NotListed::LookAgain {
+            at,
+            note: format!(
+                "the gateway answered success without a usable trade number and does not list the order yet (lookup {lookups}); never sent again, looked up again from {}",
+                utc_time(at)
+            ),
+        };
+    }
+    if now >= grace_ends && lookups >= i64::from(safety.not_found_lookups) {
+        return NotListed::SafeToSend {
+            note: format!(
+                "not at the gateway after {lookups} lookups over {} s: safe to send again with the same merOrderNo",
+                (now - left) / 1000
+            ),
+        };
+    }
+    // Backoff from 2 s, never past the end of the grace period by much.
+    let at = (now + backoff.min(60_000)).min(grace_ends.max(now + 1000));
+    NotListed::LookAgain {
+        at,
+        note: format!(
+            "not found yet (lookup {lookups}); the gateway's list may show a new order late. Looked up again from {}; sent again (same merOrderNo) only if still not found after {}",
+            utc_time(at),
+            utc_time(grace_ends)
+        ),
+    }
+}
+
 /// What the order list says of a merchant order number.
 #[derive(Debug)]
 enum Listed {
@@ -839,43 +888,23 @@ impl Desk {
                 Journal::on(&conn).not_found_yet(e.id, &claim, now + 60_000, note)?;
             }
             Ok(Listed::Absent) => {
-                let safety = &self.profile.safety;
-                let left = e.sent_at.unwrap_or(e.created_at);
-                let grace_ends = left + i64::from(safety.not_found_grace_secs) * 1000;
-                let lookups = e.lookups + 1;
-                if Journal::on(&conn).answered(e.id)? {
-                    // The gateway said yes: not listed yet is never "not there".
-                    let wait = (2000 * 2i64.pow(lookups.clamp(0, 8) as u32)).min(300_000);
-                    let note = format!(
-                        "the gateway answered success without a usable trade number and does not list the order yet (lookup {lookups}); never sent again, looked up again from {}",
-                        utc_time(now + wait)
-                    );
-                    Journal::on(&conn).not_found_yet(e.id, &claim, now + wait, &note)?;
-                } else if now >= grace_ends && lookups >= i64::from(safety.not_found_lookups) {
-                    let note = format!(
-                        "not at the gateway after {lookups} lookups over {} s: safe to send again with the same merOrderNo",
-                        (now - left) / 1000
-                    );
-                    Journal::on(&conn).finish(
-                        e.id,
-                        &claim,
-                        Outcome {
-                            status: Status::Pending,
-                            trade_no: None,
-                            code: Some("not_found"),
-                            message: Some(&note),
-                        },
-                    )?;
-                } else {
-                    // Backoff from 2 s, never past the end of the grace period by much.
-                    let wait = (2000 * 2i64.pow(lookups.clamp(0, 8) as u32)).min(60_000);
-                    let next = (now + wait).min(grace_ends.max(now + 1000));
-                    let note = format!(
-                        "not found yet (lookup {lookups}); the gateway's list may show a new order late. Looked up again from {}; sent again (same merOrderNo) only if still not found after {}",
-                        utc_time(next),
-                        utc_time(grace_ends)
-                    );
-                    Journal::on(&conn).not_found_yet(e.id, &claim, next, &note)?;
+                let answered = Journal::on(&conn).answered(e.id)?;
+                match not_listed(&e, answered, &self.profile.safety, now) {
+                    NotListed::SafeToSend { note } => {
+                        Journal::on(&conn).finish(
+                            e.id,
+                            &claim,
+                            Outcome {
+                                status: Status::Pending,
+                                trade_no: None,
+                                code: Some("not_found"),
+                                message: Some(&note),
+                            },
+                        )?;
+                    }
+                    NotListed::LookAgain { at, note } => {
+                        Journal::on(&conn).not_found_yet(e.id, &claim, at, &note)?;
+                    }
                 }
             }
             Err(err) => {
@@ -1010,5 +1039,76 @@ impl Desk {
         Journal::on(&lock(&self.journal))
             .get(id)?
             .ok_or_else(|| CoreError::not_found(format!("no journal entry {id}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sent_at(t: i64, lookups: i64) -> Entry {
+        Entry {
+            id: 1,
+            profile: "p".into(),
+            operation: "v2.payout".into(),
+            mer_order_no: "PO-1".into(),
+            request: Value::Null,
+            summary: String::new(),
+            status: Status::Unknown,
+            trade_no: None,
+            code: None,
+            message: None,
+            attempts: 1,
+            created_at: t,
+            updated_at: t,
+            next_check_at: None,
+            fingerprint: String::new(),
+            sent_at: Some(t),
+            lookups,
+            resolution: None,
+            can_be_looked_up: true,
+        }
+    }
+
+    /// The grace and the backoff at chosen moments: no test has to wait for them.
+    #[test]
+    fn not_found_is_not_yet_until_the_grace_and_the_lookups_are_spent() {
+        let safety = crate::profile::Safety {
+            not_found_grace_secs: 300,
+            not_found_lookups: 3,
+            ..Default::default()
+        };
+        let t0 = 1_800_000_000_000;
+        // Just sent: looked up again in 4 s, then 8 s, ... never sent again yet.
+        let at =
+            |lookups: i64, now: i64| match not_listed(&sent_at(t0, lookups), false, &safety, now) {
+                NotListed::LookAgain { at, .. } => at,
+                other => panic!("{other:?}"),
+            };
+        assert_eq!(at(0, t0 + 1_000), t0 + 1_000 + 4_000);
+        assert_eq!(at(1, t0 + 5_000), t0 + 5_000 + 8_000);
+        // The backoff stops at a minute, and never runs far past the grace period.
+        assert_eq!(at(7, t0 + 10_000), t0 + 10_000 + 60_000);
+        assert_eq!(at(7, t0 + 290_000), t0 + 300_000);
+        // Grace over but too few lookups: still not yet, looked up again within a second.
+        assert_eq!(at(1, t0 + 400_000), t0 + 400_000 + 1_000);
+        // Grace over and enough lookups: safe to send again, with the same number.
+        assert!(matches!(
+            not_listed(&sent_at(t0, 2), false, &safety, t0 + 300_000),
+            NotListed::SafeToSend { .. }
+        ));
+        // One lookup short at the very end of the grace: not yet.
+        assert!(matches!(
+            not_listed(&sent_at(t0, 1), false, &safety, t0 + 300_000),
+            NotListed::LookAgain { .. }
+        ));
+        // The gateway said success: never safe to send again, however long it takes.
+        match not_listed(&sent_at(t0, 50), true, &safety, t0 + 86_400_000) {
+            NotListed::LookAgain { at, note } => {
+                assert_eq!(at, t0 + 86_400_000 + 300_000);
+                assert!(note.contains("never sent again"));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
