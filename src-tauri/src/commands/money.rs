@@ -55,8 +55,7 @@ pub async fn payin_create(
     if allow_duplicate {
         desk.allow_duplicate_once(&form.mer_order_no);
     }
-    let r = desk.payin(&form).await;
-    desk.receipt_or_error(form.method.operation(), &form.mer_order_no, r)
+    desk.payin(&form).await
 }
 
 /// Checks a payout and answers with what the confirmation step shows.
@@ -86,7 +85,7 @@ pub async fn payout_create(
     if allow_duplicate {
         desk.allow_duplicate_once(&form.mer_order_no);
     }
-    let r = if lose_answer {
+    if lose_answer {
         let route = match form.kind {
             PayoutKind::Card => "/payout",
             PayoutKind::Clabe => "/v2/payout",
@@ -97,8 +96,7 @@ pub async fn payout_create(
         r
     } else {
         desk.payout(&form).await
-    };
-    desk.receipt_or_error(form.kind.operation(), &form.mer_order_no, r)
+    }
 }
 
 /// One journal entry, as it stands now.
@@ -268,8 +266,7 @@ pub async fn card_move(
     if allow_duplicate {
         desk.allow_duplicate_once(&form.reference);
     }
-    let r = desk.card(&form).await;
-    desk.receipt_or_error(form.kind.operation(), &form.reference, r)
+    desk.card(&form).await
 }
 
 #[tauri::command]

@@ -5,7 +5,7 @@ use paydesk_core::events::Received;
 use paydesk_core::forms::Receipt;
 use paydesk_core::review::{self, FileCheck};
 use paydesk_core::{ReviewRequest, ReviewSubmission};
-use paydesk_gateway::wire::{Operation, OrderRecord, RefundRecord, V1TransferOrderSubmit};
+use paydesk_gateway::wire::{OrderRecord, RefundRecord};
 use tauri::State;
 
 use super::CmdResult;
@@ -88,23 +88,14 @@ pub async fn review_submit(
     if allow_duplicate {
         desk.allow_duplicate_once(&reference);
     }
-    let r = desk
-        .submit_review(&reference, &request)
-        .await
-        .map(|s| Receipt::new(s.entry, s.replayed));
-    desk.receipt_or_error(V1TransferOrderSubmit::NAME, &reference, r)
+    desk.review(&reference, &request).await
 }
 
 /// Sends a queued submission again, with its reference.
 #[tauri::command]
 #[specta::specta]
 pub async fn review_resend(state: State<'_, AppState>, reference: String) -> CmdResult<Receipt> {
-    let desk = state.desk().await?;
-    let r = desk
-        .review_resend(&reference)
-        .await
-        .map(|s| Receipt::new(s.entry, s.replayed));
-    desk.receipt_or_error(V1TransferOrderSubmit::NAME, &reference, r)
+    state.desk().await?.review_again(&reference).await
 }
 
 #[tauri::command]

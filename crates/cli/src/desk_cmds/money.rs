@@ -219,18 +219,11 @@ fn show_receipt(g: &Global, r: &Receipt) -> Result<(), Failure> {
     )
 }
 
-/// Prints an operation's outcome (a receipt even when the call failed after its
-/// journal entry was written, so the order number is always named) and turns its
-/// journal status into the exit status.
-async fn finish(
-    desk: &Desk,
-    g: &Global,
-    operation: &str,
-    key: &str,
-    r: paydesk_core::CoreResult<Receipt>,
-) -> Result<(), Failure> {
-    let r = desk.receipt_or_error(operation, key, r)?;
-    show_receipt(g, &r)
+/// Prints an operation's outcome (the core answers with a receipt even when the call
+/// failed after its journal entry was written, so the order number is always named) and
+/// turns its journal status into the exit status.
+fn finish(g: &Global, r: paydesk_core::CoreResult<Receipt>) -> Result<(), Failure> {
+    show_receipt(g, &r?)
 }
 
 pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
@@ -290,7 +283,7 @@ pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
             desk.allow_duplicate_once(&form.mer_order_no);
         }
         let r = desk.payin(&form).await;
-        finish(&desk, g, form.method.operation(), &form.mer_order_no, r).await
+        finish(g, r)
     })
 }
 
@@ -367,7 +360,7 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
             desk.allow_duplicate_once(&form.mer_order_no);
         }
         let r = desk.payout(&form).await;
-        finish(&desk, g, form.kind.operation(), &form.mer_order_no, r).await
+        finish(g, r)
     })
 }
 
@@ -481,7 +474,7 @@ pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
             desk.allow_duplicate_once(&form.reference);
         }
         let r = desk.card(&form).await;
-        finish(&desk, g, form.kind.operation(), &form.reference, r).await
+        finish(g, r)
     })
 }
 
@@ -532,7 +525,7 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
             desk.allow_duplicate_once(&reference);
         }
         let r = desk
-            .submit_review(
+            .review(
                 &reference,
                 &ReviewRequest {
                     trade_no: a.trade_no.clone(),
@@ -541,25 +534,7 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
                 },
             )
             .await;
-        match r {
-            Ok(s) => show_submitted(g, &s),
-            Err(e) => match desk.journal_entry_by_key(
-                <paydesk_gateway::wire::V1TransferOrderSubmit as paydesk_gateway::wire::Operation>::NAME,
-                &reference,
-            )? {
-                Some(entry) if !matches!(e, paydesk_core::CoreError::Validation { .. }) => {
-                    show_submitted(
-                        g,
-                        &paydesk_core::Submitted::<()> {
-                            entry,
-                            data: None,
-                            replayed: false,
-                        },
-                    )
-                }
-                _ => Err(e.into()),
-            },
-        }
+        finish(g, r)
     })
 }
 

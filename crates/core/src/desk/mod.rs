@@ -1004,7 +1004,7 @@ impl Desk {
     /// An operation's outcome as a receipt even when the call failed after its journal
     /// entry was written (refused, outcome unknown, not sent): the entry tells how it
     /// stands and what happens next. A failure before that (a broken rule) stays an error.
-    pub fn receipt_or_error(
+    pub(crate) fn receipt_or_error(
         &self,
         operation: &str,
         key: &str,

@@ -810,14 +810,36 @@ impl Desk {
         })
     }
 
-    // The forms' entry points: an error names the field the operator filled in (the
-    // form's vocabulary), whatever layer found it.
+    // The forms' entry points, one per operation for every front end: an error names
+    // the field the operator filled in (the form's vocabulary), whatever layer found it;
+    // a failure after the journal entry exists comes back as that entry's receipt (how
+    // it stands, what happens next).
 
     /// A payin as filled in, through the journal.
     pub async fn payin(&self, form: &PayinForm) -> CoreResult<Receipt> {
-        self.payin_in(form)
+        let r = self
+            .payin_in(form)
             .await
-            .map_err(|e| e.in_terms(crate::forms::payin_field))
+            .map_err(|e| e.in_terms(crate::forms::payin_field));
+        self.receipt_or_error(form.method.operation(), &form.mer_order_no, r)
+    }
+
+    /// A review submission under `reference`, through the journal.
+    pub async fn review(&self, reference: &str, req: &ReviewRequest) -> CoreResult<Receipt> {
+        let r = self
+            .submit_review(reference, req)
+            .await
+            .map(|s| Receipt::new(s.entry, s.replayed));
+        self.receipt_or_error(wire::V1TransferOrderSubmit::NAME, reference, r)
+    }
+
+    /// A queued review submission sent again, under its reference.
+    pub async fn review_again(&self, reference: &str) -> CoreResult<Receipt> {
+        let r = self
+            .review_resend(reference)
+            .await
+            .map(|s| Receipt::new(s.entry, s.replayed));
+        self.receipt_or_error(wire::V1TransferOrderSubmit::NAME, reference, r)
     }
 
     /// Checks a payout form and answers with what the confirmation step shows; nothing
@@ -829,16 +851,20 @@ impl Desk {
 
     /// A payout as filled in (and confirmed), through the journal.
     pub async fn payout(&self, form: &PayoutForm) -> CoreResult<Receipt> {
-        self.payout_in(form)
+        let r = self
+            .payout_in(form)
             .await
-            .map_err(|e| e.in_terms(crate::forms::payout_field))
+            .map_err(|e| e.in_terms(crate::forms::payout_field));
+        self.receipt_or_error(form.kind.operation(), &form.mer_order_no, r)
     }
 
     /// A card top-up or withdraw as filled in, through the journal.
     pub async fn card(&self, form: &CardForm) -> CoreResult<Receipt> {
-        self.card_in(form)
+        let r = self
+            .card_in(form)
             .await
-            .map_err(|e| e.in_terms(crate::forms::card_field))
+            .map_err(|e| e.in_terms(crate::forms::card_field));
+        self.receipt_or_error(form.kind.operation(), &form.reference, r)
     }
 
     async fn payin_in(&self, form: &PayinForm) -> CoreResult<Receipt> {
