@@ -97,6 +97,25 @@ async fn numbers_out_of_range_and_control_characters_are_refused_naming_the_rule
             "",
             "lang",
         ),
+        // The app's rule too (one rule in the core): the built-in sandbox is never given
+        // a gateway address, where the CLI once replaced it silently.
+        (
+            vec![
+                "profile",
+                "add",
+                "sandbox",
+                "--base-url",
+                "https://gw.example",
+                "--mer-no",
+                "5",
+                "--origin",
+                ORIGIN,
+                "--notify-url",
+                NOTIFY_URL,
+            ],
+            "",
+            "baseUrl: the built-in sandbox has no gateway address",
+        ),
         (
             vec![
                 "profile",

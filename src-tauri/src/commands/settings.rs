@@ -1,9 +1,9 @@
 //! Settings: the app's status, profiles and their keys. No command returns key
 //! material but public keys and fingerprints.
 
+use paydesk_core::Profile;
 use paydesk_core::profile::NotifyTarget;
 use paydesk_core::secrets::KeyInfo;
-use paydesk_core::{CoreError, Profile};
 use serde::Serialize;
 use specta::Type;
 use tauri::State;
@@ -74,37 +74,8 @@ pub async fn profile_save(
     profile: Profile,
     previous: Option<String>,
 ) -> CmdResult<()> {
-    let home = state.home();
-    let sandbox = paydesk_core::profile::SANDBOX_PROFILE;
-    if profile.name == sandbox && profile.base_url.is_some() {
-        return Err(CoreError::validation(
-            "baseUrl",
-            "the built-in sandbox has no gateway address; add a new profile for a real gateway",
-        ));
-    }
-    if profile.name != sandbox && profile.base_url.is_none() {
-        return Err(CoreError::validation("baseUrl", "is required"));
-    }
-    profile.validate()?;
-    let renamed = previous.as_deref().filter(|p| *p != profile.name);
-    let exists = home.get(&profile.name).is_ok();
-    if exists && (previous.is_none() || renamed.is_some()) {
-        return Err(CoreError::validation("name", "is already taken"));
-    }
-    if let Some(old) = renamed {
-        if old == sandbox {
-            return Err(CoreError::validation(
-                "name",
-                "the built-in sandbox cannot be renamed",
-            ));
-        }
-        return Err(CoreError::validation(
-            "name",
-            "cannot change: its keys and cache are kept under it (add a new profile instead)",
-        ));
-    }
     let name = profile.name.clone();
-    home.put(profile)?;
+    state.home().save_profile(profile, previous.as_deref())?;
     state.close_if(&name).await;
     Ok(())
 }
@@ -122,21 +93,7 @@ pub async fn profile_switch(state: State<'_, AppState>, name: String) -> CmdResu
 #[tauri::command]
 #[specta::specta]
 pub async fn profile_delete(state: State<'_, AppState>, name: String) -> CmdResult<()> {
-    if name == state.active_profile()? {
-        return Err(CoreError::validation(
-            "name",
-            "is the active profile; switch to another first",
-        ));
-    }
-    if name == paydesk_core::profile::SANDBOX_PROFILE {
-        return Err(CoreError::validation(
-            "name",
-            "the built-in sandbox cannot be removed",
-        ));
-    }
-    state.home().get(&name)?;
-    state.secrets()?.forget(&name)?;
-    state.home().remove(&name)
+    state.home().remove_profile(&state.secrets()?, &name)
 }
 
 #[tauri::command]
@@ -173,9 +130,6 @@ pub async fn key_generate(
     profile: String,
     bits: u32,
 ) -> CmdResult<KeyInfo> {
-    if ![2048, 3072, 4096].contains(&bits) {
-        return Err(CoreError::validation("bits", "must be 2048, 3072 or 4096"));
-    }
     state.home().get(&profile)?;
     let secrets = state.secrets()?;
     let info =
@@ -216,9 +170,6 @@ pub async fn token_set(
     token: String,
 ) -> CmdResult<()> {
     let token = zeroize::Zeroizing::new(token);
-    if token.trim().is_empty() {
-        return Err(CoreError::validation("token", "is required"));
-    }
     state.home().get(&profile)?;
     state.secrets()?.set_bearer(&profile, token.trim())?;
     state.close_if(&profile).await;

@@ -6,8 +6,11 @@ use super::*;
 pub enum ProfileCmd {
     /// List profiles; the active one is marked.
     List,
-    /// Add (or replace) a profile for a real gateway.
+    /// Add a profile for a real gateway (`--replace` to change one; its keys stay).
     Add(AddProfile),
+    /// Remove a profile and its keyring secrets (not the active one, never the built-in
+    /// sandbox); its database is kept aside.
+    Remove { name: String },
     /// Make a profile the active one.
     Use { name: String },
     /// Import the merchant private key (PEM PKCS#8, PEM PKCS#1, or bare base64 DER) into the keyring.
@@ -79,6 +82,9 @@ pub struct AddProfile {
     /// Who works at this desk (the audit log names them).
     #[arg(long)]
     operator: Option<String>,
+    /// Replace the profile of this name (its keys and cache stay under it).
+    #[arg(long)]
+    replace: bool,
 }
 
 pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
@@ -133,9 +139,17 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                     ..Default::default()
                 },
             };
-            home.put(p)?;
+            home.save_profile(p, a.replace.then_some(a.name.as_str()))?;
             print(g, &a.name, || {
                 format!("profile {} saved; import or generate its key next", a.name)
+            })
+        }
+        ProfileCmd::Remove { name } => {
+            home.remove_profile(&secrets()?, &name)?;
+            print(g, &name, || {
+                format!(
+                    "profile {name} removed; its secrets are deleted and its database kept aside"
+                )
             })
         }
         ProfileCmd::Use { name } => {
