@@ -5,6 +5,7 @@
 pub mod answers;
 pub mod builtin;
 pub mod bulk;
+pub mod clock;
 pub mod desk;
 pub mod error;
 pub mod events;

@@ -30,7 +30,7 @@ use crate::profile::{Home, NotifyTarget, Profile};
 use crate::secrets::Secrets;
 use crate::store::filters::SavedFilters;
 use crate::store::orders::{CachedOrder, Orders};
-use crate::store::{self, Durability, now_ms};
+use crate::store::{self, Durability};
 
 /// An operation that went through the journal: its entry, and the gateway's data when
 /// this call got an answer.
@@ -119,6 +119,8 @@ pub struct Desk {
     /// Where notifications for orders made here go: the desk's own endpoint when it
     /// runs ([`crate::receiver`]), else the profile's `notifyUrl`.
     notify_url: Mutex<Option<String>>,
+    /// Where "now" comes from for the journal's timing rules (grace, backoff, windows).
+    clock: Arc<dyn crate::clock::Clock>,
     /// Anchors for deep pages, per filter; dropped whenever this desk writes orders.
     anchors: Mutex<std::collections::HashMap<String, Arc<crate::store::orders::Anchors>>>,
 }
@@ -280,6 +282,7 @@ impl Desk {
             dictionary,
             sandbox,
             allowed_duplicates: Mutex::default(),
+            clock: Arc::new(crate::clock::SystemClock),
             intent_key,
             audit_key,
             audit_anchor: Mutex::new(audit_anchor),
@@ -343,6 +346,12 @@ impl Desk {
 
     pub(crate) fn set_notify_url(&self, url: &str) {
         *lock(&self.notify_url) = Some(url.to_string());
+    }
+
+    /// Sets where "now" comes from for the journal's timing rules (a test moves a
+    /// [`crate::clock::ShiftedClock`] instead of sleeping).
+    pub fn set_clock(&mut self, clock: Arc<dyn crate::clock::Clock>) {
+        self.clock = clock;
     }
 
     /// Changes the time limit of every gateway call.
@@ -587,7 +596,7 @@ impl Desk {
                 Begin::Duplicate(earlier) => {
                     return Err(CoreError::Duplicate {
                         earlier_id: earlier.id,
-                        age_secs: (now_ms() - earlier.created_at).max(0) / 1000,
+                        age_secs: (self.clock.now_ms() - earlier.created_at).max(0) / 1000,
                         earlier_status: earlier.status.as_str().into(),
                         earlier_mer_order_no: earlier.mer_order_no,
                         summary: earlier.summary,
@@ -861,14 +870,14 @@ impl Desk {
             // Another process (or window) is sending or looking it up right now.
             return current();
         };
-        let due = force || e.next_check_at.is_none_or(|t| t <= now_ms());
+        let due = force || e.next_check_at.is_none_or(|t| t <= self.clock.now_ms());
         if !matches!(e.status, Status::Unknown | Status::Sending) || !due {
             Journal::on(&lock(&self.journal)).release(e.id, &claim)?;
             return current();
         }
         let r = self.look_up(&e.mer_order_no).await;
         let conn = lock(&self.journal);
-        let now = now_ms();
+        let now = self.clock.now_ms();
         match r {
             Ok(Listed::Found(trade_no)) => {
                 Journal::on(&conn).finish(

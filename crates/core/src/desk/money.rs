@@ -13,7 +13,7 @@ use crate::forms::{
 };
 use crate::journal::{self, Journal, Status};
 use crate::store::cards::{CardOperations, NewCardOperation};
-use crate::store::now_ms;
+
 use crate::store::orders::Orders;
 use crate::store::reviews::{Outcome as ReviewOutcome, Reviews};
 
@@ -482,7 +482,7 @@ impl Desk {
         };
         let conn = lock(&self.journal);
         let window = i64::from(self.profile.safety.duplicate_window_hours) * 3_600_000;
-        let now = now_ms();
+        let now = self.clock.now_ms();
         let days = |e: &journal::Entry| (now - e.updated_at).max(0) / 86_400_000;
         let mut out = Vec::with_capacity(file.rows.len());
         for ((line, row), base) in file.rows.iter().zip(&bases) {
