@@ -7,6 +7,7 @@ use paydesk_core::desk::Dashboard;
 use paydesk_core::desk::OrderDetail;
 use paydesk_core::sync::{SyncOptions, SyncProgress, SyncReport};
 use paydesk_gateway::dictionary::{Meaning, StateField};
+use paydesk_session::SimulateAction;
 use serde::{Deserialize, Serialize};
 use specta::Type;
 use tauri::State;
@@ -135,10 +136,11 @@ pub async fn sandbox_simulate(
     action: String,
     amount: Option<String>,
 ) -> CmdResult<()> {
+    let action: SimulateAction = action.parse()?;
     state
-        .desk()
+        .opened()
         .await?
-        .simulate(&trade_no, &action, amount.as_deref())
+        .simulate(&trade_no, action, amount.as_deref())
         .await
 }
 

@@ -82,7 +82,8 @@ pub struct AddProfile {
 }
 
 pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
-    let home = home()?;
+    let session = session()?;
+    let home = session.home();
     let which = |n: Option<String>| -> Result<String, Failure> {
         n.or(home.active()?)
             .ok_or_else(|| Failure::Input("no profile given and none is active".into()))
@@ -148,7 +149,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                 paydesk_core::input::read_text(&file, paydesk_core::input::MAX_KEY_BYTES)
                     .map_err(Failure::Input)?,
             );
-            let info = secrets()?.import_merchant_key(&name, &text)?;
+            let info = session.secrets()?.import_merchant_key(&name, &text)?;
             print(g, &info, || {
                 format!(
                     "imported a {}-bit key; public key fingerprint {}",
@@ -158,14 +159,15 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
         }
         ProfileCmd::GenerateKey { name, bits } => {
             let name = which(name)?;
-            let info = secrets()?.generate_merchant_key(&name, bits)?;
+            let info = session.secrets()?.generate_merchant_key(&name, bits)?;
             print(g, &info, || {
                 format!("{}{}", info.public_pem, info.fingerprint)
             })
         }
         ProfileCmd::ShowKey { name } => {
             let name = which(name)?;
-            let info = secrets()?
+            let info = session
+                .secrets()?
                 .merchant_key_info(&name)?
                 .ok_or_else(|| Failure::Keyring(format!("profile {name} has no key")))?;
             print(g, &info, || {
@@ -179,7 +181,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
             let name = which(name)?;
             let text = paydesk_core::input::read_text(&file, paydesk_core::input::MAX_KEY_BYTES)
                 .map_err(Failure::Input)?;
-            let info = secrets()?.set_gateway_key(&name, &text)?;
+            let info = session.secrets()?.set_gateway_key(&name, &text)?;
             print(g, &info, || {
                 format!("gateway key stored: {}", info.fingerprint)
             })
@@ -190,7 +192,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                 paydesk_core::input::read_stdin(paydesk_core::input::MAX_KEY_BYTES)
                     .map_err(Failure::Input)?,
             );
-            secrets()?.set_bearer(&name, &token)?;
+            session.secrets()?.set_bearer(&name, &token)?;
             print(g, &true, || "token stored in the keyring".into())
         }
     }

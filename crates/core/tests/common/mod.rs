@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use paydesk_core::{Desk, Home, KeyringStore, Profile, Secrets};
+use paydesk_core::{Desk, Endpoint, Home, KeyringStore, Profile, Secrets};
 use paydesk_sandbox::{Card, Running, Sandbox, SandboxConfig, demo_merchant};
 use rust_decimal::Decimal;
 
@@ -115,9 +115,14 @@ impl Fixture {
     }
 
     pub async fn desk(&self) -> Desk {
-        Desk::open(&self.home, self.secrets.clone(), &self.name)
-            .await
-            .unwrap()
+        Desk::open(
+            &self.home,
+            self.secrets.clone(),
+            &self.name,
+            Endpoint::Profile,
+        )
+        .await
+        .unwrap()
     }
 }
 
