@@ -82,8 +82,10 @@ impl Session {
     }
 
     /// Opens `profile` (default: the active one; the built-in sandbox on first use),
-    /// starting the built-in sandbox's gateway when the profile is the sandbox, then
-    /// reconciles the outcomes an earlier run left unknown.
+    /// starting the built-in sandbox's gateway when the profile is the sandbox. Nothing
+    /// goes over the network and nothing is started beside the desk: outcomes an
+    /// earlier run left unknown are not reconciled here (see [`Session::start`] and
+    /// [`Desk::reconcile_all`]).
     pub async fn open(&self, profile: Option<&str>) -> CoreResult<OpenDesk> {
         let started = Instant::now();
         let secrets = self.secrets()?;
@@ -110,7 +112,7 @@ impl Session {
             },
             None => Endpoint::Profile,
         };
-        let desk = Desk::open(&self.home, secrets, &name, endpoint).await?;
+        let desk = Desk::open(&self.home, secrets, &name, endpoint)?;
         tracing::info!(
             profile = %name,
             sandbox_ms,
@@ -125,7 +127,9 @@ impl Session {
     }
 
     /// Opens `profile` as a long-running front end (the app) keeps it: with the
-    /// notification receiver where the profile's notifications come to the desk.
+    /// notification receiver where the profile's notifications come to the desk, and
+    /// the start-up reconcile of unknown outcomes running in the background (see
+    /// [`OpenDesk::reconcile_in_background`]).
     pub async fn start(&self, profile: Option<&str>) -> CoreResult<OpenDesk> {
         let mut open = self.open(profile).await?;
         if open.desk.profile.notifies_desk() {
@@ -136,6 +140,7 @@ impl Session {
             notify = ?open.desk.notify_target(),
             "desk open"
         );
+        open.reconcile_in_background();
         Ok(open)
     }
 }
@@ -171,6 +176,27 @@ impl OpenDesk {
     /// The desk's notification endpoint, when it runs.
     pub fn receiver(&self) -> Option<&Receiver> {
         self.receiver.as_ref()
+    }
+
+    /// Reconciles every unknown outcome that is due (what every start does) without
+    /// holding up the caller. A failure is logged; the entries stay unknown, shown as
+    /// such, and are looked up again later or when an operator asks.
+    pub fn reconcile_in_background(&self) -> tokio::task::JoinHandle<()> {
+        let desk = self.desk.clone();
+        tokio::spawn(async move {
+            match desk.reconcile_all(false).await {
+                Ok(entries) => tracing::info!(
+                    profile = %desk.profile.name,
+                    entries = entries.len(),
+                    "start-up reconcile done"
+                ),
+                Err(e) => tracing::error!(
+                    profile = %desk.profile.name,
+                    error = %e,
+                    "start-up reconcile failed; unknown outcomes stay unknown"
+                ),
+            }
+        })
     }
 
     /// A simulation action on one order (built-in sandbox only), audited; then the

@@ -1,14 +1,17 @@
 //! Opening a desk on a gateway of its own (not the built-in sandbox) through the
-//! session: the notification receiver, and the sandbox's control refused.
+//! session: no network at opening, the start-up reconcile in the background, the
+//! notification receiver, and the sandbox's control refused.
 
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use paydesk_core::journal::Status;
 use paydesk_core::{CoreError, Profile, new_mer_order_no};
 use paydesk_gateway::wire::MerNo;
+use paydesk_sandbox::Fault;
 use paydesk_session::{SimulateAction, receiver};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -31,6 +34,74 @@ async fn simulation_and_lost_answers_are_refused_on_a_real_gateway_profile() {
         desk.journal_entries(&[], 10).unwrap().is_empty(),
         "nothing was sent"
     );
+}
+
+/// A payout whose answer is lost: committed at the gateway, unknown at the desk.
+async fn lose_a_payout(f: &common::Fixture, no: &str, amount: &str) -> i64 {
+    let lose = Fault {
+        drop_rate: 1.0,
+        ..Fault::default()
+    };
+    f.running.sandbox.set_fault("/v2/payout", lose);
+    let desk = f.session.open(Some(&f.name)).await.unwrap();
+    let form = common::payout_form(no, amount);
+    let r = desk.payout(&form).await;
+    let receipt = desk
+        .receipt_or_error(form.kind.operation(), &form.mer_order_no, r)
+        .unwrap();
+    f.running.sandbox.clear_faults();
+    assert_eq!(receipt.entry.status, Status::Unknown, "{receipt:?}");
+    receipt.entry.id
+}
+
+/// The app's start reconciles in the background what an earlier run left unknown; a
+/// desk opens without waiting on its gateway, even one that never answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_start_up_reconcile_runs_in_the_background_and_opening_waits_on_no_gateway() {
+    let f = common::Fixture::new("bg").await;
+    let id = lose_a_payout(&f, "PO-BG-1", "10.00").await;
+    let desk = f.session.start(Some("bg")).await.unwrap();
+    let t = Instant::now();
+    let entry = loop {
+        let e = desk.journal_entry(id).unwrap();
+        if e.status != Status::Unknown || t.elapsed() > Duration::from_secs(20) {
+            break e;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(entry.status, Status::Accepted, "{entry:?}");
+    assert!(entry.trade_no.is_some());
+    let at_gateway = f.running.sandbox.orders_numbered(common::MER, "PO-BG-1");
+    assert_eq!(at_gateway, 1, "looked up, never sent again");
+    drop(desk);
+
+    // Another lost answer; then the gateway moves to an address that takes connections
+    // and never answers (a lookup there waits for the client's time limit).
+    lose_a_payout(&f, "PO-BG-2", "11.00").await;
+    let black_hole = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let online = f.session.home().get("bg").unwrap();
+    f.session
+        .home()
+        .put(Profile {
+            base_url: Some(format!("http://{}/", black_hole.local_addr().unwrap())),
+            ..online
+        })
+        .unwrap();
+    for starting in [false, true] {
+        let t = Instant::now();
+        let desk = if starting {
+            f.session.start(Some("bg")).await.unwrap()
+        } else {
+            f.session.open(Some("bg")).await.unwrap()
+        };
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "opening (start: {starting}) waited on the gateway: {:?}",
+            t.elapsed()
+        );
+        let unknown = desk.journal_entries(&[Status::Unknown], 10).unwrap();
+        assert_eq!(unknown.len(), 1, "still unknown, and shown as such");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -67,9 +67,12 @@ fn session() -> Result<Session, Failure> {
 }
 
 /// The desk of the profile asked for (default: the active one; the built-in sandbox on
-/// first use).
+/// first use), once the outcomes an earlier run left unknown are looked up, as every
+/// start does: the command then sees them as they stand.
 async fn open(g: &Global) -> Result<OpenDesk, Failure> {
-    Ok(session()?.open(g.profile.as_deref()).await?)
+    let desk = session()?.open(g.profile.as_deref()).await?;
+    desk.reconcile_all(false).await?;
+    Ok(desk)
 }
 
 fn print<T: Serialize>(

@@ -160,9 +160,11 @@ fn utc_time(ms: i64) -> String {
 }
 
 impl Desk {
-    /// Opens `profile_name` on the gateway `endpoint` names, then reconciles any
-    /// outcome left unknown by an earlier run.
-    pub async fn open(
+    /// Opens `profile_name` on the gateway `endpoint` names. Nothing goes over the
+    /// network: outcomes left unknown by an earlier run are reconciled by
+    /// [`Desk::reconcile_all`], which the caller runs after opening (the app in the
+    /// background, the CLI before its command).
+    pub fn open(
         home: &Home,
         secrets: Secrets,
         profile_name: &str,
@@ -224,7 +226,6 @@ impl Desk {
             anchors: Mutex::default(),
             notify_url: Mutex::default(),
         };
-        desk.reconcile_all(false).await?;
         tracing::info!(
             profile = %desk.profile.name,
             secrets_ms,

@@ -114,15 +114,18 @@ impl Fixture {
         }
     }
 
+    /// The profile's desk, opened as every front end opens it: then the outcomes an
+    /// earlier desk left unknown are reconciled (the app does it in the background).
     pub async fn desk(&self) -> Desk {
-        Desk::open(
+        let desk = Desk::open(
             &self.home,
             self.secrets.clone(),
             &self.name,
             Endpoint::Profile,
         )
-        .await
-        .unwrap()
+        .unwrap();
+        desk.reconcile_all(false).await.unwrap();
+        desk
     }
 }
 
