@@ -133,10 +133,9 @@ pub async fn order_detail(state: State<'_, AppState>, trade_no: String) -> CmdRe
 pub async fn sandbox_simulate(
     state: State<'_, AppState>,
     trade_no: String,
-    action: String,
+    action: SimulateAction,
     amount: Option<String>,
 ) -> CmdResult<()> {
-    let action: SimulateAction = action.parse()?;
     state
         .opened()
         .await?
