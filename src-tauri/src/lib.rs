@@ -1,7 +1,8 @@
-//! PayDesk's desktop app: a thin Tauri shell over `paydesk-core`. Commands only adapt
-//! (see `commands`), one managed state holds the open desk (`state`), progress travels
-//! on IPC channels, and the TypeScript bindings of every command and type are generated
-//! from here (`bindings`), committed as `ui/src/bindings.ts`.
+//! PayDesk's desktop app: a thin Tauri shell over `paydesk-session` (opening desks, the
+//! built-in sandbox and its control) and `paydesk-core` (the desk's services). Commands
+//! only adapt (see `commands`), one managed state holds the open desk (`state`),
+//! progress travels on IPC channels, and the TypeScript bindings of every command and
+//! type are generated from here (`bindings`), committed as `ui/src/bindings.ts`.
 
 pub mod commands;
 pub mod state;
@@ -145,8 +146,9 @@ fn software_rendering<R: Runtime>(window: &tauri::WebviewWindow<R>) {
 pub fn run() {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "paydesk=info,paydesk_core=info,warn".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                "paydesk=info,paydesk_core=info,paydesk_session=info,warn".into()
+            }),
         )
         .init();
     let state = match state::AppState::from_env() {

@@ -1,19 +1,17 @@
-//! The app's one managed state: where profiles live, the keyring, and the open desk
-//! (opened on first use, reopened after the active profile or its secrets change).
+//! The app's one managed state: the session (where profiles live, the keyring) and the
+//! open desk (opened on first use, reopened after the active profile or its secrets
+//! change).
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use paydesk_core::profile::SANDBOX_PROFILE;
-use paydesk_core::receiver::{self, Receiver};
-use paydesk_core::{CoreError, CoreResult, Desk, Home, KeyringStore, Secrets, builtin};
+use paydesk_core::{CoreError, CoreResult, Desk, Home, Secrets};
+use paydesk_session::{OpenDesk, Session};
 
 #[derive(Debug)]
 pub struct AppState {
-    home: Home,
-    service: String,
-    secrets: Mutex<Option<Secrets>>,
-    open: tokio::sync::Mutex<Option<OpenDesk>>,
+    session: Session,
+    open: tokio::sync::Mutex<Option<Arc<OpenDesk>>>,
     /// The running sync's cancel flag.
     sync_cancel: Mutex<Option<Arc<AtomicBool>>>,
     /// The system's file picker (set when the window starts; none under the mock
@@ -42,14 +40,6 @@ impl std::fmt::Debug for Picker {
     }
 }
 
-#[derive(Debug)]
-struct OpenDesk {
-    desk: Arc<Desk>,
-    /// The loopback notification endpoint, for profiles whose notifications come to
-    /// the desk (the built-in sandbox, or `notifyAtDesk`); others use their `notifyUrl`.
-    _receiver: Option<Receiver>,
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -57,16 +47,16 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl AppState {
     /// `PAYDESK_HOME` and `PAYDESK_KEYRING_SERVICE` as the CLI reads them.
     pub fn from_env() -> CoreResult<Self> {
-        let service = std::env::var("PAYDESK_KEYRING_SERVICE")
-            .unwrap_or_else(|_| paydesk_core::KEYRING_SERVICE.to_string());
-        Ok(Self::new(Home::from_env()?, &service))
+        Ok(Self::with_session(Session::from_env()?))
     }
 
     pub fn new(home: Home, service: &str) -> Self {
+        Self::with_session(Session::new(home, service))
+    }
+
+    fn with_session(session: Session) -> Self {
         Self {
-            home,
-            service: service.to_string(),
-            secrets: Mutex::default(),
+            session,
             open: tokio::sync::Mutex::default(),
             sync_cancel: Mutex::default(),
             picker: std::sync::OnceLock::new(),
@@ -83,57 +73,39 @@ impl AppState {
     }
 
     pub fn home(&self) -> &Home {
-        &self.home
+        self.session.home()
     }
 
     pub fn service(&self) -> &str {
-        &self.service
+        self.session.service()
     }
 
     /// The keyring, probed on first use; a failed probe is tried again next time.
     pub fn secrets(&self) -> CoreResult<Secrets> {
-        let mut slot = lock(&self.secrets);
-        if let Some(s) = slot.as_ref() {
-            return Ok(s.clone());
-        }
-        let store = KeyringStore::open(&self.service)?;
-        let s = Secrets::new(Arc::new(store)).with_service(&self.service);
-        *slot = Some(s.clone());
-        Ok(s)
+        self.session.secrets()
     }
 
     /// The active profile's name; on first start, the built-in sandbox.
     pub fn active_profile(&self) -> CoreResult<String> {
-        match self.home.active()? {
-            Some(p) => Ok(p),
-            None => Ok(builtin::ensure_profile(&self.home, &self.secrets()?)?.name),
+        self.session.active_profile()
+    }
+
+    /// The open desk with what runs for it, starting the active profile's if none is
+    /// open (its start-up reconcile then runs in the background).
+    pub async fn opened(&self) -> CoreResult<Arc<OpenDesk>> {
+        *lock(&self.last_used) = Some(std::time::Instant::now());
+        let mut open = self.open.lock().await;
+        if let Some(o) = open.as_ref() {
+            return Ok(o.clone());
         }
+        let o = Arc::new(self.session.start(None).await?);
+        *open = Some(o.clone());
+        Ok(o)
     }
 
     /// The open desk, opening the active profile if none is.
     pub async fn desk(&self) -> CoreResult<Arc<Desk>> {
-        *lock(&self.last_used) = Some(std::time::Instant::now());
-        let mut open = self.open.lock().await;
-        if let Some(o) = open.as_ref() {
-            return Ok(o.desk.clone());
-        }
-        let secrets = self.secrets()?;
-        let name = self.active_profile()?;
-        if name == SANDBOX_PROFILE {
-            builtin::ensure_profile(&self.home, &secrets)?;
-        }
-        let desk = Arc::new(Desk::open(&self.home, secrets, &name).await?);
-        let receiver = if desk.profile.notifies_desk() {
-            Some(receiver::serve(desk.clone()).await?)
-        } else {
-            None
-        };
-        tracing::info!(profile = %name, notify = ?desk.notify_target(), "desk open");
-        *open = Some(OpenDesk {
-            desk: desk.clone(),
-            _receiver: receiver,
-        });
-        Ok(desk)
+        Ok(self.opened().await?.desk().clone())
     }
 
     /// When no command has used the desk for `idle` and no sync runs, hands SQLite's
@@ -148,7 +120,7 @@ impl AppState {
             // Once per idle stretch: the next command starts another.
             *last = None;
         }
-        let desk = self.open.lock().await.as_ref().map(|o| o.desk.clone());
+        let desk = self.open.lock().await.as_ref().map(|o| o.desk().clone());
         if let Some(d) = desk
             && let Err(e) = tokio::task::spawn_blocking(move || d.release_memory())
                 .await
@@ -196,7 +168,7 @@ impl AppState {
             .lock()
             .await
             .as_ref()
-            .is_some_and(|o| o.desk.profile.name == profile);
+            .is_some_and(|o| o.profile.name == profile);
         if is_open {
             self.close().await;
         }

@@ -41,7 +41,7 @@ export const commands = {
 	ordersSyncCancel: () => typedError<boolean, CoreError>(__TAURI_INVOKE("orders_sync_cancel")),
 	orderDetail: (tradeNo: string) => typedError<OrderDetail_Serialize, CoreError>(__TAURI_INVOKE("order_detail", { tradeNo })),
 	/**  A sandbox simulation action on an order (only on the built-in sandbox). */
-	sandboxSimulate: (tradeNo: string, action: string, amount: string | null) => typedError<null, CoreError>(__TAURI_INVOKE("sandbox_simulate", { tradeNo, action, amount })),
+	sandboxSimulate: (tradeNo: string, action: SimulateAction, amount: string | null) => typedError<null, CoreError>(__TAURI_INVOKE("sandbox_simulate", { tradeNo, action, amount })),
 	/**
 	 *  Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the
 	 *  user's UTC offset; answers with the number of rows.
@@ -1605,6 +1605,16 @@ export type SignatureStatus =
 "not_signed" | 
 /**  No gateway public key is configured, so the `sign` was not checked. */
 "unchecked";
+
+/**
+ *  A simulation action of the built-in sandbox on one order (its simulation API's
+ *  `/__sandbox/orders/{tradeNo}/{action}`).
+ */
+export type SimulateAction = "pay" | "fail" | "close" | "settle" | "release-reserve" | 
+/**  All of what is left of a paid payin, or the amount given. */
+"refund" | 
+/**  All of what is left of a paid payin, or the amount given. */
+"chargeback";
 
 /**  Sort keys of the orders table. */
 export type SortKey = "created" | "amount" | "state" | "tradeNo";

@@ -101,7 +101,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         proxy: String::new(),
         safety: Default::default(),
     })?;
-    let desk = Desk::open(&home, secrets, "bench").await?;
+    let desk = Desk::open(&home, secrets, "bench", paydesk_core::Endpoint::Profile)?;
     let before = rss_kib("VmRSS:");
     let mut peak_during = 0;
     let mut opts = SyncOptions::last_days(92);

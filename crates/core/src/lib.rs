@@ -1,12 +1,14 @@
 //! PayDesk's engine, with no Tauri in it: profiles, secrets in the OS keyring, the
 //! SQLite cache and journal, the sync engine, reconcile, the chained audit log, export,
-//! and the services the desktop app and the `paydesk` CLI are thin layers over.
+//! and the services the desktop app and the `paydesk` CLI are thin layers over. It
+//! ships without its test double: which gateway a desk talks to (a profile's base URL,
+//! or the built-in sandbox that `paydesk-session` runs) is the caller's [`Endpoint`].
 
 pub mod answers;
-pub mod builtin;
 pub mod bulk;
 pub mod clock;
 pub mod desk;
+pub mod endpoint;
 pub mod error;
 pub mod events;
 pub mod export;
@@ -14,7 +16,6 @@ pub mod forms;
 pub mod input;
 pub mod private_fs;
 pub mod profile;
-pub mod receiver;
 pub mod review;
 pub mod secrets;
 pub mod store;
@@ -23,6 +24,7 @@ pub mod sync;
 pub use desk::{
     CardOperation, CardSummary, Desk, ReviewRequest, ReviewSubmission, Submitted, new_mer_order_no,
 };
+pub use endpoint::{CardBalance, Delivery, Endpoint, SandboxControl};
 pub use error::{CoreError, CoreResult};
 pub use profile::{Home, Profile};
 pub use secrets::{KeyringStore, MemoryStore, SecretStore, Secrets};

@@ -1,5 +1,6 @@
 //! The desk against a sandbox on loopback, with the real keyring and real SQLite files:
-//! the built-in profile, sync, the journal under faults, and signatures.
+//! sync, the journal under faults, and signatures. (The built-in profile, the
+//! notification receiver and the simulation actions are `paydesk-session`'s tests.)
 
 #![allow(clippy::unwrap_used)]
 
@@ -13,7 +14,7 @@ use common::payout;
 use paydesk_core::journal::Status;
 use paydesk_core::store::orders::OrderFilter;
 use paydesk_core::sync::SyncOptions;
-use paydesk_core::{CoreError, Desk, Home, builtin, new_mer_order_no};
+use paydesk_core::{CoreError, new_mer_order_no};
 use paydesk_gateway::wire::MerNo;
 use paydesk_sandbox::{Fault, SeedSpec};
 
@@ -21,53 +22,6 @@ fn all_time() -> SyncOptions {
     let mut o = SyncOptions::last_days(400);
     o.to = chrono::Utc::now() + chrono::Duration::days(1);
     o
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_built_in_sandbox_profile_works_with_no_set_up() {
-    let home_dir = tempfile::tempdir().unwrap();
-    let home = Home::at(home_dir.path());
-    let secrets = common::secrets();
-    let profile = builtin::ensure_profile(&home, &secrets).unwrap();
-    assert!(profile.is_sandbox());
-    assert_eq!(home.active().unwrap().as_deref(), Some("sandbox"));
-    let desk = Desk::open(&home, secrets.clone(), "sandbox").await.unwrap();
-
-    let report = desk
-        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
-        .await
-        .unwrap();
-    assert_eq!(report.progress.orders as usize, builtin::DEMO_ORDERS);
-    let page = desk.orders(&OrderFilter::default(), 0, 100).unwrap();
-    assert_eq!(page.total as usize, builtin::DEMO_ORDERS);
-    assert!(page.rows.iter().all(|o| o.signature_verified));
-
-    let detail = desk.order_detail(&page.rows[0].trade_no).await.unwrap();
-    assert_eq!(
-        detail.signature,
-        Some(paydesk_gateway::SignatureStatus::Verified)
-    );
-    assert_eq!(detail.live.unwrap().trade_no, page.rows[0].trade_no);
-
-    let usd = desk.balance("USD").await.unwrap();
-    assert!(!usd.total_balance.is_empty());
-    let dash = desk.dashboard().unwrap();
-    assert_eq!(dash.cached_orders as usize, builtin::DEMO_ORDERS);
-    assert_eq!(dash.balances.len(), 1);
-    assert!(!dash.days.is_empty());
-    assert!(dash.last_sync.is_some());
-    assert!(desk.audit_verify().unwrap().ok);
-    drop(desk);
-
-    // A second start finds everything where it was: same demo data, no second seeding.
-    let desk = Desk::open(&home, secrets.clone(), "sandbox").await.unwrap();
-    let n = desk
-        .sandbox()
-        .unwrap()
-        .sandbox()
-        .with_state(|s| s.orders.len());
-    assert_eq!(n, builtin::DEMO_ORDERS);
-    secrets.forget("sandbox").unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -510,85 +464,6 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn notifications_reach_the_desks_endpoint_verified() {
-    let f = common::Fixture::new("rcv").await;
-    // Without `notifyAtDesk` the profile's own URL is used, receiver or not.
-    let desk = Arc::new(f.desk().await);
-    let _receiver = paydesk_core::receiver::serve(desk.clone()).await.unwrap();
-    assert_eq!(desk.notify_url().unwrap(), "http://127.0.0.1:9/notify");
-    drop(desk);
-    // Chosen explicitly, the desk's receiver is where notifications go.
-    let online = f.home.get(&f.name).unwrap();
-    f.home
-        .put(paydesk_core::Profile {
-            notify_at_desk: true,
-            notify_url: String::new(),
-            ..online
-        })
-        .unwrap();
-    let desk = Arc::new(f.desk().await);
-    assert!(
-        desk.notify_url().is_err(),
-        "no receiver runs yet: the desk must refuse rather than invent an address"
-    );
-    let receiver = paydesk_core::receiver::serve(desk.clone()).await.unwrap();
-    assert_eq!(desk.notify_url().unwrap(), receiver.url());
-    assert_eq!(
-        desk.notify_target(),
-        paydesk_core::profile::NotifyTarget::Desk {
-            url: Some(receiver.url())
-        }
-    );
-    let common = paydesk_gateway::wire::PayinCommon {
-        mer_no: MerNo(common::MER),
-        mer_order_no: new_mer_order_no("PI"),
-        currency_code: "CNY".into(),
-        source_amount: "12.00".parse().unwrap(),
-        return_url: String::new(),
-        notify_url: desk.notify_url().unwrap(),
-        ip_address: "203.0.113.7".into(),
-        user_id: String::new(),
-        email: String::new(),
-    };
-    let trade_no = desk.payin_v2(common).await.unwrap().entry.trade_no.unwrap();
-    let url = f
-        .running
-        .base_url()
-        .join(&format!("__sandbox/orders/{trade_no}/pay"))
-        .unwrap();
-    assert!(
-        reqwest::Client::new()
-            .post(url)
-            .json(&serde_json::json!({}))
-            .send()
-            .await
-            .unwrap()
-            .status()
-            .is_success()
-    );
-    for _ in 0..100 {
-        if f.running
-            .sandbox
-            .notifications()
-            .iter()
-            .any(|n| n.delivered)
-        {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    let sent = f.running.sandbox.notifications();
-    assert!(sent[0].delivered, "{:?}", sent[0].attempts);
-    let got = desk.notifications(10).unwrap();
-    assert_eq!(got.len(), 1);
-    assert!(got[0].signature_ok);
-    assert_eq!(
-        (got[0].kind.as_str(), got[0].trade_no.as_str()),
-        ("pay", trade_no.as_str())
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn review_files_are_read_checked_and_encoded_in_rust() {
     let f = common::Fixture::new("rev").await;
     let desk = f.desk().await;
@@ -726,69 +601,6 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
             .unwrap()
             .starts_with('<')
     );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
-    let home_dir = tempfile::tempdir().unwrap();
-    let home = Home::at(home_dir.path());
-    let secrets = common::secrets();
-    builtin::ensure_profile(&home, &secrets).unwrap();
-    let desk = Desk::open(&home, secrets.clone(), "sandbox").await.unwrap();
-    desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
-        .await
-        .unwrap();
-    let pending = OrderFilter {
-        states: vec![2],
-        ..OrderFilter::default()
-    };
-    let before = desk.orders(&pending, 0, 1).unwrap();
-    let order = before.rows[0].clone();
-
-    desk.simulate(&order.trade_no, "pay", None).await.unwrap();
-    let after = desk.orders(&pending, 0, 1).unwrap();
-    assert_eq!(
-        after.total,
-        before.total - 1,
-        "the cache re-read the order's day"
-    );
-    let detail = desk.order_detail(&order.trade_no).await.unwrap();
-    assert_eq!(detail.order.unwrap().state, 5);
-    assert_eq!(detail.live.unwrap().status, "SUCCESS");
-    assert!(
-        detail.history.iter().any(|(state, _, _)| *state == 5),
-        "{:?}",
-        detail.history
-    );
-
-    // Paying twice is a conflict the sandbox explains; a made-up action is refused here.
-    match desk.simulate(&order.trade_no, "pay", None).await {
-        Err(CoreError::Rejected { gateway_code, .. }) => assert_eq!(gateway_code, "HTTP 409"),
-        other => panic!("{other:?}"),
-    }
-    match desk.simulate(&order.trade_no, "explode", None).await {
-        Err(CoreError::Validation { field, .. }) => assert_eq!(field, "action"),
-        other => panic!("{other:?}"),
-    }
-    match desk.simulate("T-NOPE", "pay", None).await {
-        Err(CoreError::Rejected { gateway_code, .. }) => assert_eq!(gateway_code, "HTTP 404"),
-        other => panic!("{other:?}"),
-    }
-    secrets.forget("sandbox").unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn simulation_is_refused_on_a_real_gateway_profile() {
-    let home_dir = tempfile::tempdir().unwrap();
-    let home = Home::at(home_dir.path());
-    let secrets = common::secrets();
-    let (_running, _) = common::external_sandbox(&home, &secrets, "ext").await;
-    let desk = Desk::open(&home, secrets.clone(), "ext").await.unwrap();
-    match desk.simulate("T1", "pay", None).await {
-        Err(CoreError::Validation { field, .. }) => assert_eq!(field, "profile"),
-        other => panic!("{other:?}"),
-    }
-    secrets.forget("ext").unwrap();
 }
 
 fn review(

@@ -1,6 +1,6 @@
 //! The IPC commands. Each one only adapts: it finds the desk in the managed state,
-//! calls one core service and returns its result or its `CoreError`, which crosses
-//! IPC as `{ "code": ..., ... }` for the UI to branch on.
+//! calls one session or core service and returns its result or its `CoreError`, which
+//! crosses IPC as `{ "code": ..., ... }` for the UI to branch on.
 
 pub mod activity;
 pub mod balances;

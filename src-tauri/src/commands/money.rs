@@ -4,7 +4,7 @@
 
 use paydesk_core::CoreError;
 use paydesk_core::bulk::{self, BulkPlan, RowResult};
-use paydesk_core::forms::{CardForm, PayinForm, PayoutForm, PayoutKind, PayoutPreview, Receipt};
+use paydesk_core::forms::{CardForm, PayinForm, PayoutForm, PayoutPreview, Receipt};
 use paydesk_core::journal::JournalOperation;
 use paydesk_core::journal::{Entry, Status};
 use paydesk_core::{CardOperation, CardSummary, new_mer_order_no};
@@ -81,19 +81,12 @@ pub async fn payout_create(
     lose_answer: bool,
     allow_duplicate: bool,
 ) -> CmdResult<Receipt> {
-    let desk = state.desk().await?;
+    let desk = state.opened().await?;
     if allow_duplicate {
         desk.allow_duplicate_once(&form.mer_order_no);
     }
     if lose_answer {
-        let route = match form.kind {
-            PayoutKind::Card => "/payout",
-            PayoutKind::Clabe => "/v2/payout",
-        };
-        desk.sandbox_lose_answers(route, true)?;
-        let r = desk.payout(&form).await;
-        desk.sandbox_lose_answers(route, false)?;
-        r
+        desk.payout_losing_answer(&form).await
     } else {
         desk.payout(&form).await
     }

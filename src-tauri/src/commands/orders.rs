@@ -7,6 +7,7 @@ use paydesk_core::desk::OrderDetail;
 use paydesk_core::store::orders::{OrderFilter, OrderPage};
 use paydesk_core::sync::{SyncOptions, SyncProgress, SyncReport};
 use paydesk_gateway::dictionary::{Meaning, StateField};
+use paydesk_session::SimulateAction;
 use serde::{Deserialize, Serialize};
 use specta::Type;
 use tauri::State;
@@ -129,13 +130,13 @@ pub async fn order_detail(state: State<'_, AppState>, trade_no: String) -> CmdRe
 pub async fn sandbox_simulate(
     state: State<'_, AppState>,
     trade_no: String,
-    action: String,
+    action: SimulateAction,
     amount: Option<String>,
 ) -> CmdResult<()> {
     state
-        .desk()
+        .opened()
         .await?
-        .simulate(&trade_no, &action, amount.as_deref())
+        .simulate(&trade_no, action, amount.as_deref())
         .await
 }
 

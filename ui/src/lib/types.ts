@@ -40,6 +40,7 @@ export type {
   RowResult,
   Safety_Serialize as Safety,
   SignatureStatus,
+  SimulateAction,
   SortKey,
   StateField,
   Status as JournalStatus,

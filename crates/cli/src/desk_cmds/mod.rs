@@ -1,4 +1,5 @@
-//! The commands over `paydesk-core`: profiles, orders, money, queries, journal, audit.
+//! The commands over `paydesk-session` and `paydesk-core`: profiles, orders, money,
+//! queries, journal, audit.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,9 +10,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use paydesk_core::journal::Status;
 use paydesk_core::store::orders::{OrderFilter, SortKey};
 use paydesk_core::sync::SyncOptions;
-use paydesk_core::{
-    CoreError, Desk, Home, KeyringStore, Profile, Secrets, builtin, new_mer_order_no,
-};
+use paydesk_core::{CoreError, Desk, Profile, new_mer_order_no};
+use paydesk_session::{OpenDesk, Session};
 use serde::Serialize;
 
 use crate::Failure;
@@ -60,36 +60,19 @@ impl From<CoreError> for Failure {
     }
 }
 
-fn home() -> Result<Home, Failure> {
-    Ok(Home::from_env()?)
+/// Where profiles live and the keyring, from `PAYDESK_HOME` and
+/// `PAYDESK_KEYRING_SERVICE`.
+fn session() -> Result<Session, Failure> {
+    Ok(Session::from_env()?)
 }
 
-fn secrets() -> Result<Secrets, Failure> {
-    let service = std::env::var("PAYDESK_KEYRING_SERVICE")
-        .unwrap_or_else(|_| paydesk_core::KEYRING_SERVICE.to_string());
-    let store = KeyringStore::open(&service)?;
-    Ok(Secrets::new(Arc::new(store)).with_service(&service))
-}
-
-/// The profile to open: the named one, the active one, or the built-in sandbox.
-fn profile_name(home: &Home, secrets: &Secrets, g: &Global) -> Result<String, Failure> {
-    if let Some(p) = &g.profile {
-        return Ok(p.clone());
-    }
-    match home.active()? {
-        Some(p) => Ok(p),
-        None => Ok(builtin::ensure_profile(home, secrets)?.name),
-    }
-}
-
-async fn open(g: &Global) -> Result<Desk, Failure> {
-    let home = home()?;
-    let secrets = secrets()?;
-    let name = profile_name(&home, &secrets, g)?;
-    if name == paydesk_core::profile::SANDBOX_PROFILE {
-        builtin::ensure_profile(&home, &secrets)?;
-    }
-    Ok(Desk::open(&home, secrets, &name).await?)
+/// The desk of the profile asked for (default: the active one; the built-in sandbox on
+/// first use), once the outcomes an earlier run left unknown are looked up, as every
+/// start does: the command then sees them as they stand.
+async fn open(g: &Global) -> Result<OpenDesk, Failure> {
+    let desk = session()?.open(g.profile.as_deref()).await?;
+    desk.reconcile_all(false).await?;
+    Ok(desk)
 }
 
 fn print<T: Serialize>(

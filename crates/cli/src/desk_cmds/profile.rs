@@ -88,7 +88,8 @@ pub struct AddProfile {
 }
 
 pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
-    let home = home()?;
+    let session = session()?;
+    let home = session.home();
     let which = |n: Option<String>| -> Result<String, Failure> {
         n.or(home.active()?)
             .ok_or_else(|| Failure::Input("no profile given and none is active".into()))
@@ -145,7 +146,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
             })
         }
         ProfileCmd::Remove { name } => {
-            home.remove_profile(&secrets()?, &name)?;
+            home.remove_profile(&session.secrets()?, &name)?;
             print(g, &name, || {
                 format!(
                     "profile {name} removed; its secrets are deleted and its database kept aside"
@@ -162,7 +163,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                 paydesk_core::input::read_text(&file, paydesk_core::input::MAX_KEY_BYTES)
                     .map_err(Failure::Input)?,
             );
-            let info = secrets()?.import_merchant_key(&name, &text)?;
+            let info = session.secrets()?.import_merchant_key(&name, &text)?;
             print(g, &info, || {
                 format!(
                     "imported a {}-bit key; public key fingerprint {}",
@@ -172,14 +173,15 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
         }
         ProfileCmd::GenerateKey { name, bits } => {
             let name = which(name)?;
-            let info = secrets()?.generate_merchant_key(&name, bits)?;
+            let info = session.secrets()?.generate_merchant_key(&name, bits)?;
             print(g, &info, || {
                 format!("{}{}", info.public_pem, info.fingerprint)
             })
         }
         ProfileCmd::ShowKey { name } => {
             let name = which(name)?;
-            let info = secrets()?
+            let info = session
+                .secrets()?
                 .merchant_key_info(&name)?
                 .ok_or_else(|| Failure::Keyring(format!("profile {name} has no key")))?;
             print(g, &info, || {
@@ -193,7 +195,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
             let name = which(name)?;
             let text = paydesk_core::input::read_text(&file, paydesk_core::input::MAX_KEY_BYTES)
                 .map_err(Failure::Input)?;
-            let info = secrets()?.set_gateway_key(&name, &text)?;
+            let info = session.secrets()?.set_gateway_key(&name, &text)?;
             print(g, &info, || {
                 format!("gateway key stored: {}", info.fingerprint)
             })
@@ -204,7 +206,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                 paydesk_core::input::read_stdin(paydesk_core::input::MAX_KEY_BYTES)
                     .map_err(Failure::Input)?,
             );
-            secrets()?.set_bearer(&name, &token)?;
+            session.secrets()?.set_bearer(&name, &token)?;
             print(g, &true, || "token stored in the keyring".into())
         }
     }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::audit::{self, AuditLog, Record};
-use crate::builtin::BuiltinSandbox;
+use crate::endpoint::{Endpoint, SandboxControl};
 use crate::error::{CoreError, CoreResult};
 use crate::journal::{self, Begin, Claim, Entry, Guard, Intent, Journal, Outcome, Status};
 use crate::profile::{Home, NotifyTarget, Profile};
@@ -106,7 +106,8 @@ pub struct Desk {
     cache: Arc<Mutex<Connection>>,
     journal: Mutex<Connection>,
     dictionary: StateDictionary,
-    sandbox: Option<BuiltinSandbox>,
+    /// The records of a gateway the caller runs for this desk (the built-in sandbox).
+    control: Option<Arc<dyn SandboxControl>>,
     /// Order numbers the operator confirmed as a second, deliberate request for an
     /// intent already in the journal (taken by the next [`Desk::submit`] of that number).
     allowed_duplicates: Mutex<std::collections::HashSet<String>>,
@@ -117,7 +118,7 @@ pub struct Desk {
     audit_key: paydesk_gateway::Sensitive<Vec<u8>>,
     audit_anchor: Mutex<Option<audit::Anchor>>,
     /// Where notifications for orders made here go: the desk's own endpoint when it
-    /// runs ([`crate::receiver`]), else the profile's `notifyUrl`.
+    /// runs (the session layer's receiver), else the profile's `notifyUrl`.
     notify_url: Mutex<Option<String>>,
     /// Where "now" comes from for the journal's timing rules (grace, backoff, windows).
     clock: Arc<dyn crate::clock::Clock>,
@@ -226,25 +227,29 @@ fn utc_time(ms: i64) -> String {
 }
 
 impl Desk {
-    /// Opens `profile_name` (the built-in sandbox starts itself), then reconciles any
-    /// outcome left unknown by an earlier run.
-    pub async fn open(home: &Home, secrets: Secrets, profile_name: &str) -> CoreResult<Desk> {
+    /// Opens `profile_name` on the gateway `endpoint` names. Nothing goes over the
+    /// network: outcomes left unknown by an earlier run are reconciled by
+    /// [`Desk::reconcile_all`], which the caller runs after opening (the app in the
+    /// background, the CLI before its command).
+    pub fn open(
+        home: &Home,
+        secrets: Secrets,
+        profile_name: &str,
+        endpoint: Endpoint,
+    ) -> CoreResult<Desk> {
         let started = Instant::now();
         let profile = home.get(profile_name)?;
-        let sandbox = if profile.is_sandbox() {
-            Some(BuiltinSandbox::start(home, &secrets, &profile).await?)
-        } else {
-            None
-        };
-        let sandbox_ms = started.elapsed().as_millis();
-        let base = match (&sandbox, &profile.base_url) {
-            (Some(sb), _) => sb.base_url(),
-            (None, Some(url)) => {
-                url::Url::parse(url).map_err(|e| CoreError::validation("baseUrl", e.to_string()))?
-            }
-            (None, None) => {
+        let (base, control) = match (endpoint, &profile.base_url) {
+            (Endpoint::Local { base_url, control }, _) => (base_url, Some(control)),
+            (Endpoint::Profile, Some(url)) => (
+                url::Url::parse(url)
+                    .map_err(|e| CoreError::validation("baseUrl", e.to_string()))?,
+                None,
+            ),
+            (Endpoint::Profile, None) => {
                 return Err(CoreError::internal(
-                    "a profile without a base URL is the sandbox",
+                    "a profile without a base URL is the built-in sandbox, whose gateway the \
+                     session layer starts: open it there",
                 ));
             }
         };
@@ -280,7 +285,7 @@ impl Desk {
             cache,
             journal,
             dictionary,
-            sandbox,
+            control,
             allowed_duplicates: Mutex::default(),
             clock: Arc::new(crate::clock::SystemClock),
             intent_key,
@@ -289,13 +294,9 @@ impl Desk {
             anchors: Mutex::default(),
             notify_url: Mutex::default(),
         };
-        let db_ms = started.elapsed().as_millis();
-        desk.reconcile_all(false).await?;
         tracing::info!(
             profile = %desk.profile.name,
-            sandbox_ms,
             secrets_ms,
-            db_ms,
             total_ms = started.elapsed().as_millis(),
             "desk opened (cumulative times)"
         );
@@ -344,7 +345,8 @@ impl Desk {
         }
     }
 
-    pub(crate) fn set_notify_url(&self, url: &str) {
+    /// The desk's own notification endpoint runs at `url` (set by the layer that runs it).
+    pub fn set_notify_url(&self, url: &str) {
         *lock(&self.notify_url) = Some(url.to_string());
     }
 
@@ -372,11 +374,6 @@ impl Desk {
 
     pub fn secrets(&self) -> &Secrets {
         &self.secrets
-    }
-
-    /// The in-process sandbox of the built-in profile.
-    pub fn sandbox(&self) -> Option<&BuiltinSandbox> {
-        self.sandbox.as_ref()
     }
 
     /// Hands SQLite's page caches (of the cache and the journal connections) back to the

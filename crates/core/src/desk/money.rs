@@ -215,23 +215,20 @@ impl Desk {
     pub fn cards(&self) -> CoreResult<Vec<CardSummary>> {
         let ops = self.card_operations()?;
         let mut cards: std::collections::BTreeMap<String, CardSummary> = Default::default();
-        if let Some(sb) = &self.sandbox {
-            let mer_no = self.profile.mer_no;
-            sb.sandbox().with_state(|s| {
-                for c in s.cards.values().filter(|c| c.mer_no == mer_no) {
-                    cards.insert(
-                        c.apply_order_no.clone(),
-                        CardSummary {
-                            card: c.apply_order_no.clone(),
-                            currency: c.currency.clone(),
-                            holder: Some(c.holder.clone()),
-                            balance: Some(c.balance.to_string()),
-                            operations: 0,
-                            last_at: None,
-                        },
-                    );
-                }
-            });
+        if let Some(control) = &self.control {
+            for c in control.cards(self.profile.mer_no) {
+                cards.insert(
+                    c.card.clone(),
+                    CardSummary {
+                        card: c.card,
+                        currency: c.currency,
+                        holder: Some(c.holder),
+                        balance: Some(c.balance.to_string()),
+                        operations: 0,
+                        last_at: None,
+                    },
+                );
+            }
         }
         for op in ops.iter().rev() {
             let c = cards.entry(op.card.clone()).or_insert_with(|| CardSummary {

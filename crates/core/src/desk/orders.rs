@@ -8,7 +8,7 @@ use std::time::Instant;
 use paydesk_gateway::wire::{self, MerNo};
 
 use super::{Desk, OrderDetail, lock};
-use crate::error::{CoreError, CoreResult};
+use crate::error::CoreResult;
 use crate::store::orders::{self, OrderFilter, OrderPage, Orders};
 use crate::sync::{self, SyncOptions, SyncProgress, SyncReport, SyncTarget};
 
@@ -150,63 +150,22 @@ impl Desk {
         }
     }
 
-    /// A simulation action of the built-in sandbox on one order (`pay`, `fail`, `close`,
-    /// `settle`, `release-reserve`, `refund`, `chargeback`), through its HTTP API, then
-    /// a re-read of the order's day so the cache shows the new state.
-    pub async fn simulate(
+    /// A step taken on one order outside the gateway's interface by the layer that runs
+    /// the gateway (a simulation action of the built-in sandbox): audited as `operation`
+    /// with `identifiers`, then, when it went through, the order's day is read again so
+    /// that the cache shows its new state.
+    pub async fn order_step(
         &self,
+        operation: &str,
         trade_no: &str,
-        action: &str,
-        amount: Option<&str>,
+        identifiers: String,
+        step: impl Future<Output = CoreResult<()>>,
     ) -> CoreResult<()> {
-        const ACTIONS: &[&str] = &[
-            "pay",
-            "fail",
-            "close",
-            "settle",
-            "release-reserve",
-            "refund",
-            "chargeback",
-        ];
-        let sandbox = self.sandbox.as_ref().ok_or_else(|| {
-            CoreError::validation("profile", "simulation actions exist only on the sandbox")
-        })?;
-        if !ACTIONS.contains(&action) {
-            return Err(CoreError::validation(
-                "action",
-                format!("must be one of {}", ACTIONS.join(", ")),
-            ));
-        }
-        paydesk_gateway::validate::required("tradeNo", trade_no)?;
-        let mut url = sandbox.base_url();
-        url.path_segments_mut()
-            .map_err(|()| CoreError::internal("sandbox URL"))?
-            .extend(["__sandbox", "orders", trade_no, action]);
-        let body = serde_json::json!({ "amount": amount.filter(|a| !a.trim().is_empty()) });
         let started = Instant::now();
-        // The built-in sandbox is on loopback: never through a proxy.
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .build()
-            .map_err(|e| CoreError::internal(format!("HTTP client: {e}")))?;
-        let sent = client.post(url).json(&body).send().await;
-        let r = match sent {
-            Ok(resp) if resp.status().is_success() => Ok(()),
-            Ok(resp) => {
-                let status = resp.status();
-                let v: serde_json::Value = resp.json().await.unwrap_or_default();
-                Err(CoreError::Rejected {
-                    gateway_code: format!("HTTP {}", status.as_u16()),
-                    message: v["error"].as_str().unwrap_or("refused").to_string(),
-                })
-            }
-            Err(e) => Err(CoreError::NotSent {
-                message: e.to_string(),
-            }),
-        };
+        let r = step.await;
         self.audit(
-            "sandbox.simulate",
-            format!("tradeNo={trade_no} action={action}"),
+            operation,
+            identifiers,
             if r.is_ok() { "ok" } else { "refused" },
             started,
         );

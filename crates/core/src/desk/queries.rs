@@ -151,14 +151,15 @@ impl Desk {
         Notifications::on(&lock(&self.cache)).latest(limit)
     }
 
-    /// Notifications received, newest first, each with the built-in sandbox's record
-    /// of its delivery (attempts, delivered) when this desk runs on it.
+    /// Notifications received, newest first, each with the gateway's record of its
+    /// delivery (attempts, delivered) when the caller runs that gateway (the built-in
+    /// sandbox).
     pub fn events(&self, limit: i64) -> CoreResult<Vec<Event>> {
         let stored = self.notifications(limit)?;
         let sent = self
-            .sandbox
+            .control
             .as_ref()
-            .map(|sb| sb.sandbox().notifications())
+            .map(|c| c.deliveries())
             .unwrap_or_default();
         Ok(stored
             .into_iter()
@@ -166,40 +167,14 @@ impl Desk {
                 let sign = serde_json::from_str::<serde_json::Value>(&n.body)
                     .ok()
                     .and_then(|v| v.get("sign").and_then(|s| s.as_str()).map(str::to_string));
-                let delivery = sent.iter().find(|x| {
-                    sign.is_some() && x.body.get("sign").and_then(|s| s.as_str()) == sign.as_deref()
-                });
+                let delivery = sent.iter().find(|x| sign.is_some() && x.sign == sign);
                 Event {
-                    attempts: delivery.map(|d| u32::try_from(d.attempts.len()).unwrap_or(u32::MAX)),
+                    attempts: delivery.map(|d| d.attempts),
                     delivered: delivery.map(|d| d.delivered),
                     stored: n,
                 }
             })
             .collect())
-    }
-
-    /// On the built-in sandbox: from now on, commit each request to `route` and drop the
-    /// connection without an answer (`lose` true), or answer normally again (false).
-    /// What a lost answer does to a payout is then seen for real.
-    pub fn sandbox_lose_answers(&self, route: &str, lose: bool) -> CoreResult<()> {
-        let sb = self.sandbox.as_ref().ok_or_else(|| {
-            crate::CoreError::validation(
-                "profile",
-                "lost answers can be simulated only on the sandbox",
-            )
-        })?;
-        if lose {
-            sb.sandbox().set_fault(
-                route,
-                paydesk_sandbox::Fault {
-                    drop_rate: 1.0,
-                    ..Default::default()
-                },
-            );
-        } else {
-            sb.sandbox().clear_faults();
-        }
-        Ok(())
     }
 
     /// Checks a pasted notification body's signature without storing it.

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use paydesk_core::{Desk, Home, KeyringStore, Profile, Secrets};
+use paydesk_core::{Desk, Endpoint, Home, KeyringStore, Profile, Secrets};
 use paydesk_sandbox::{Card, Running, Sandbox, SandboxConfig, demo_merchant};
 use rust_decimal::Decimal;
 
@@ -114,10 +114,18 @@ impl Fixture {
         }
     }
 
+    /// The profile's desk, opened as every front end opens it: then the outcomes an
+    /// earlier desk left unknown are reconciled (the app does it in the background).
     pub async fn desk(&self) -> Desk {
-        Desk::open(&self.home, self.secrets.clone(), &self.name)
-            .await
-            .unwrap()
+        let desk = Desk::open(
+            &self.home,
+            self.secrets.clone(),
+            &self.name,
+            Endpoint::Profile,
+        )
+        .unwrap();
+        desk.reconcile_all(false).await.unwrap();
+        desk
     }
 }
 

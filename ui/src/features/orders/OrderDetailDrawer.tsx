@@ -20,7 +20,7 @@ import { ErrorAlert, errorText, toastError, toastOk } from "../../components/Err
 import { StateBadge } from "../../components/StateBadge";
 import { locale } from "../../i18n";
 import { formatDateTime, formatMoney } from "../../lib/format";
-import type { CachedOrder, OrderRecord, SignatureStatus } from "../../lib/types";
+import type { CachedOrder, OrderRecord, SignatureStatus, SimulateAction } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
 import { useOrderDetail, useSimulate } from "./queries";
 
@@ -135,13 +135,13 @@ function Live({ r }: { r: OrderRecord }) {
   );
 }
 
-const ACTIONS = ["pay", "fail", "close", "settle", "release-reserve"] as const;
+const ACTIONS: readonly SimulateAction[] = ["pay", "fail", "close", "settle", "release-reserve"];
 
 function Simulation({ tradeNo }: { tradeNo: string }) {
   const { t } = useTranslation();
   const sim = useSimulate(tradeNo);
   const [amount, setAmount] = useState("");
-  const run = (action: string, withAmount: boolean) =>
+  const run = (action: SimulateAction, withAmount: boolean) =>
     sim.mutate(
       { action, amount: withAmount ? amount || null : null },
       {

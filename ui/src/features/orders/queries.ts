@@ -8,7 +8,7 @@ import {
 import { Channel } from "@tauri-apps/api/core";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
-import type { ExportProgress, OrderFilter, SyncProgress } from "../../lib/types";
+import type { ExportProgress, OrderFilter, SimulateAction, SyncProgress } from "../../lib/types";
 import { dashboardKeys } from "../dashboard/keys";
 import { paletteKeys } from "../palette/keys";
 import { orderKeys } from "./keys";
@@ -98,7 +98,7 @@ export function cancelSync() {
 export function useSimulate(tradeNo: string) {
   const invalidate = useInvalidateOrders();
   return useMutation({
-    mutationFn: ({ action, amount }: { action: string; amount: string | null }) =>
+    mutationFn: ({ action, amount }: { action: SimulateAction; amount: string | null }) =>
       unwrap(commands.sandboxSimulate(tradeNo, action, amount)),
     onSuccess: () => invalidate(),
   });

@@ -9,9 +9,8 @@ use paydesk_sandbox::{Card, Running, Sandbox, SandboxConfig, SeedSpec, demo_merc
 use rust_decimal::Decimal;
 use sha2::{Digest, Sha256};
 
-use crate::error::{CoreError, CoreResult};
-use crate::profile::{Home, Profile, SANDBOX_PROFILE};
-use crate::secrets::Secrets;
+use paydesk_core::profile::SANDBOX_PROFILE;
+use paydesk_core::{CoreError, CoreResult, Home, Profile, Secrets};
 
 pub const SANDBOX_MER_NO: u64 = 10001;
 pub const SANDBOX_ORIGIN: &str = "https://desk.paydesk.local";
@@ -96,8 +95,8 @@ pub struct BuiltinSandbox {
 impl BuiltinSandbox {
     pub async fn start(home: &Home, secrets: &Secrets, profile: &Profile) -> CoreResult<Self> {
         let db = home.dir().join("data").join("sandbox-gateway.sqlite");
-        crate::private_fs::dir(&home.dir().join("data"))?;
-        crate::private_fs::file(&db)?;
+        paydesk_core::private_fs::dir(&home.dir().join("data"))?;
+        paydesk_core::private_fs::file(&db)?;
         let config = SandboxConfig {
             db: Some(db),
             auto_complete_after: Some(Duration::from_secs(5)),

@@ -11,8 +11,7 @@ use axum::http::StatusCode;
 use axum::routing::post;
 use tokio::sync::oneshot;
 
-use crate::Desk;
-use crate::error::{CoreError, CoreResult};
+use paydesk_core::{CoreError, CoreResult, Desk};
 
 /// A running endpoint; dropping it stops the listener.
 #[derive(Debug)]

@@ -1,0 +1,253 @@
+//! The layer both front ends (the desktop app and the `paydesk` CLI) stand on, above the
+//! engine: where profiles live, the keyring, the active profile, and opening a desk,
+//! which for the built-in sandbox profile means starting the sandbox gateway in-process
+//! and handing the desk its address. Here too is what runs beside an open desk (the
+//! notification receiver, the start-up reconcile) and the sandbox's control: simulation
+//! actions, lost answers, card balances and notification deliveries.
+
+pub mod builtin;
+mod control;
+pub mod receiver;
+
+use std::ops::Deref;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use paydesk_core::forms::{PayoutForm, PayoutKind, Receipt};
+use paydesk_core::profile::SANDBOX_PROFILE;
+use paydesk_core::{CoreError, CoreResult, Desk, Endpoint, Home, KeyringStore, Secrets};
+use paydesk_gateway::wire;
+
+pub use builtin::BuiltinSandbox;
+pub use control::SimulateAction;
+pub use receiver::Receiver;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Where profiles live and the keyring their secrets are kept in.
+#[derive(Debug)]
+pub struct Session {
+    home: Home,
+    service: String,
+    /// The keyring, probed on first use; a failed probe is tried again next time.
+    secrets: Mutex<Option<Secrets>>,
+}
+
+impl Session {
+    /// `PAYDESK_HOME` (or the user's data folder) and `PAYDESK_KEYRING_SERVICE` (or
+    /// `PayDesk`).
+    pub fn from_env() -> CoreResult<Self> {
+        let service = std::env::var("PAYDESK_KEYRING_SERVICE")
+            .unwrap_or_else(|_| paydesk_core::KEYRING_SERVICE.to_string());
+        Ok(Self::new(Home::from_env()?, &service))
+    }
+
+    pub fn new(home: Home, service: &str) -> Self {
+        Self {
+            home,
+            service: service.to_string(),
+            secrets: Mutex::default(),
+        }
+    }
+
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    /// The keyring service name secrets are stored under.
+    pub fn service(&self) -> &str {
+        &self.service
+    }
+
+    /// The keyring, probed on first use; a failed probe is tried again next time.
+    pub fn secrets(&self) -> CoreResult<Secrets> {
+        let mut slot = lock(&self.secrets);
+        if let Some(s) = slot.as_ref() {
+            return Ok(s.clone());
+        }
+        let store = KeyringStore::open(&self.service)?;
+        let s = Secrets::new(Arc::new(store)).with_service(&self.service);
+        *slot = Some(s.clone());
+        Ok(s)
+    }
+
+    /// The active profile's name; on first start, the built-in sandbox (created then).
+    pub fn active_profile(&self) -> CoreResult<String> {
+        match self.home.active()? {
+            Some(p) => Ok(p),
+            None => Ok(builtin::ensure_profile(&self.home, &self.secrets()?)?.name),
+        }
+    }
+
+    /// Opens `profile` (default: the active one; the built-in sandbox on first use),
+    /// starting the built-in sandbox's gateway when the profile is the sandbox. Nothing
+    /// goes over the network and nothing is started beside the desk: outcomes an
+    /// earlier run left unknown are not reconciled here (see [`Session::start`] and
+    /// [`Desk::reconcile_all`]).
+    pub async fn open(&self, profile: Option<&str>) -> CoreResult<OpenDesk> {
+        let started = Instant::now();
+        let secrets = self.secrets()?;
+        let name = match profile {
+            Some(p) => p.to_string(),
+            None => self.active_profile()?,
+        };
+        if name == SANDBOX_PROFILE {
+            builtin::ensure_profile(&self.home, &secrets)?;
+        }
+        let profile = self.home.get(&name)?;
+        let sandbox = if profile.is_sandbox() {
+            Some(Arc::new(
+                BuiltinSandbox::start(&self.home, &secrets, &profile).await?,
+            ))
+        } else {
+            None
+        };
+        let sandbox_ms = started.elapsed().as_millis();
+        let endpoint = match &sandbox {
+            Some(sb) => Endpoint::Local {
+                base_url: sb.base_url(),
+                control: sb.clone(),
+            },
+            None => Endpoint::Profile,
+        };
+        let desk = Desk::open(&self.home, secrets, &name, endpoint)?;
+        tracing::info!(
+            profile = %name,
+            sandbox_ms,
+            total_ms = started.elapsed().as_millis(),
+            "desk opened"
+        );
+        Ok(OpenDesk {
+            desk: Arc::new(desk),
+            sandbox,
+            receiver: None,
+        })
+    }
+
+    /// Opens `profile` as a long-running front end (the app) keeps it: with the
+    /// notification receiver where the profile's notifications come to the desk, and
+    /// the start-up reconcile of unknown outcomes running in the background (see
+    /// [`OpenDesk::reconcile_in_background`]).
+    pub async fn start(&self, profile: Option<&str>) -> CoreResult<OpenDesk> {
+        let mut open = self.open(profile).await?;
+        if open.desk.profile.notifies_desk() {
+            open.receiver = Some(receiver::serve(open.desk.clone()).await?);
+        }
+        tracing::info!(
+            profile = %open.desk.profile.name,
+            notify = ?open.desk.notify_target(),
+            "desk open"
+        );
+        open.reconcile_in_background();
+        Ok(open)
+    }
+}
+
+/// An open desk and what runs for it: the built-in sandbox's gateway, and the
+/// notification receiver when one was started. Dropping it stops the receiver; the
+/// sandbox stops with the last user of the desk.
+#[derive(Debug)]
+pub struct OpenDesk {
+    desk: Arc<Desk>,
+    sandbox: Option<Arc<BuiltinSandbox>>,
+    receiver: Option<Receiver>,
+}
+
+impl Deref for OpenDesk {
+    type Target = Desk;
+
+    fn deref(&self) -> &Desk {
+        &self.desk
+    }
+}
+
+impl OpenDesk {
+    pub fn desk(&self) -> &Arc<Desk> {
+        &self.desk
+    }
+
+    /// The in-process gateway of the built-in sandbox profile.
+    pub fn sandbox(&self) -> Option<&BuiltinSandbox> {
+        self.sandbox.as_deref()
+    }
+
+    /// The desk's notification endpoint, when it runs.
+    pub fn receiver(&self) -> Option<&Receiver> {
+        self.receiver.as_ref()
+    }
+
+    /// Reconciles every unknown outcome that is due (what every start does) without
+    /// holding up the caller. A failure is logged; the entries stay unknown, shown as
+    /// such, and are looked up again later or when an operator asks.
+    pub fn reconcile_in_background(&self) -> tokio::task::JoinHandle<()> {
+        let desk = self.desk.clone();
+        tokio::spawn(async move {
+            match desk.reconcile_all(false).await {
+                Ok(entries) => tracing::info!(
+                    profile = %desk.profile.name,
+                    entries = entries.len(),
+                    "start-up reconcile done"
+                ),
+                Err(e) => tracing::error!(
+                    profile = %desk.profile.name,
+                    error = %e,
+                    "start-up reconcile failed; unknown outcomes stay unknown"
+                ),
+            }
+        })
+    }
+
+    /// A simulation action on one order (built-in sandbox only), audited; then the
+    /// order's day is read again so that the cache shows its new state.
+    pub async fn simulate(
+        &self,
+        trade_no: &str,
+        action: SimulateAction,
+        amount: Option<&str>,
+    ) -> CoreResult<()> {
+        let sandbox = self.sandbox.as_ref().ok_or_else(|| {
+            CoreError::validation("profile", "simulation actions exist only on the sandbox")
+        })?;
+        paydesk_gateway::validate::required("tradeNo", trade_no)?;
+        self.desk
+            .order_step(
+                "sandbox.simulate",
+                trade_no,
+                format!("tradeNo={trade_no} action={action}"),
+                sandbox.act(trade_no, action, amount),
+            )
+            .await
+    }
+
+    /// Sends a confirmed payout that the built-in sandbox commits and then drops the
+    /// connection of without an answer, to see a lost answer handled for real; refused
+    /// on any other profile.
+    pub async fn payout_losing_answer(&self, form: &PayoutForm) -> CoreResult<Receipt> {
+        let sandbox = self.sandbox.as_ref().ok_or_else(|| {
+            CoreError::validation(
+                "profile",
+                "lost answers can be simulated only on the sandbox",
+            )
+        })?;
+        match form.kind {
+            PayoutKind::Card => sandbox.lose_answers::<wire::V1CardPayout>(),
+            PayoutKind::Clabe => sandbox.lose_answers::<wire::V2Payout>(),
+        }
+        let r = self.desk.payout(form).await;
+        sandbox.clear_faults();
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The desktop app keeps its open desk in its managed state, shared across threads.
+    #[test]
+    fn an_open_desk_can_be_shared_across_threads() {
+        fn shared<T: Send + Sync + 'static>() {}
+        shared::<crate::OpenDesk>();
+        shared::<crate::Session>();
+    }
+}

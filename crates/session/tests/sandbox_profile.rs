@@ -1,0 +1,166 @@
+//! The built-in sandbox profile opened through the session, with the real keyring and
+//! real SQLite files: no set-up, the simulation actions, lost answers.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use paydesk_core::CoreError;
+use paydesk_core::journal::Status;
+use paydesk_core::store::orders::OrderFilter;
+use paydesk_core::sync::SyncOptions;
+use paydesk_session::{SimulateAction, builtin};
+
+fn all_time() -> SyncOptions {
+    let mut o = SyncOptions::last_days(400);
+    o.to = chrono::Utc::now() + chrono::Duration::days(1);
+    o
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_built_in_sandbox_profile_works_with_no_set_up() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let session = common::session(home_dir.path());
+    let secrets = session.secrets().unwrap();
+    let home = session.home();
+    let profile = builtin::ensure_profile(home, &secrets).unwrap();
+    assert!(profile.is_sandbox());
+    assert_eq!(home.active().unwrap().as_deref(), Some("sandbox"));
+    let desk = session.open(Some("sandbox")).await.unwrap();
+
+    let report = desk
+        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(report.progress.orders as usize, builtin::DEMO_ORDERS);
+    let page = desk.orders(&OrderFilter::default(), 0, 100).unwrap();
+    assert_eq!(page.total as usize, builtin::DEMO_ORDERS);
+    assert!(page.rows.iter().all(|o| o.signature_verified));
+
+    let detail = desk.order_detail(&page.rows[0].trade_no).await.unwrap();
+    assert_eq!(
+        detail.signature,
+        Some(paydesk_gateway::SignatureStatus::Verified)
+    );
+    assert_eq!(detail.live.unwrap().trade_no, page.rows[0].trade_no);
+
+    let usd = desk.balance("USD").await.unwrap();
+    assert!(!usd.total_balance.is_empty());
+    let dash = desk.dashboard().unwrap();
+    assert_eq!(dash.cached_orders as usize, builtin::DEMO_ORDERS);
+    assert_eq!(dash.balances.len(), 1);
+    assert!(!dash.days.is_empty());
+    assert!(dash.last_sync.is_some());
+    assert!(desk.audit_verify().unwrap().ok);
+    // The sandbox's own cards, with their balances, through the desk's control.
+    let cards = desk.cards().unwrap();
+    assert_eq!(cards.len(), 2, "{cards:?}");
+    assert!(
+        cards
+            .iter()
+            .all(|c| c.balance.is_some() && c.holder.is_some())
+    );
+    drop(desk);
+
+    // A second start finds everything where it was: same demo data, no second seeding.
+    let desk = session.open(None).await.unwrap();
+    let n = desk
+        .sandbox()
+        .unwrap()
+        .sandbox()
+        .with_state(|s| s.orders.len());
+    assert_eq!(n, builtin::DEMO_ORDERS);
+    secrets.forget("sandbox").unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let session = common::session(home_dir.path());
+    let secrets = session.secrets().unwrap();
+    builtin::ensure_profile(session.home(), &secrets).unwrap();
+    let desk = session.open(Some("sandbox")).await.unwrap();
+    desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    let pending = OrderFilter {
+        states: vec![2],
+        ..OrderFilter::default()
+    };
+    let before = desk.orders(&pending, 0, 1).unwrap();
+    let order = before.rows[0].clone();
+
+    desk.simulate(&order.trade_no, SimulateAction::Pay, None)
+        .await
+        .unwrap();
+    let after = desk.orders(&pending, 0, 1).unwrap();
+    assert_eq!(
+        after.total,
+        before.total - 1,
+        "the cache re-read the order's day"
+    );
+    let detail = desk.order_detail(&order.trade_no).await.unwrap();
+    assert_eq!(detail.order.unwrap().state, 5);
+    assert_eq!(detail.live.unwrap().status, "SUCCESS");
+    assert!(
+        detail.history.iter().any(|(state, _, _)| *state == 5),
+        "{:?}",
+        detail.history
+    );
+
+    // Paying twice is a conflict the sandbox explains; a made-up action is refused here.
+    match desk
+        .simulate(&order.trade_no, SimulateAction::Pay, None)
+        .await
+    {
+        Err(CoreError::Rejected { gateway_code, .. }) => assert_eq!(gateway_code, "HTTP 409"),
+        other => panic!("{other:?}"),
+    }
+    match "explode".parse::<SimulateAction>() {
+        Err(CoreError::Validation { field, .. }) => assert_eq!(field, "action"),
+        other => panic!("{other:?}"),
+    }
+    match desk.simulate("T-NOPE", SimulateAction::Pay, None).await {
+        Err(CoreError::Rejected { gateway_code, .. }) => assert_eq!(gateway_code, "HTTP 404"),
+        other => panic!("{other:?}"),
+    }
+    // Each step is in the audit log.
+    let steps = desk
+        .audit_list(&paydesk_core::audit::AuditFilter::default())
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.operation == "sandbox.simulate")
+        .count();
+    assert_eq!(steps, 3);
+    secrets.forget("sandbox").unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_answer_leaves_the_payout_unknown_and_only_that_payout() {
+    let home_dir = tempfile::tempdir().unwrap();
+    let session = common::session(home_dir.path());
+    let secrets = session.secrets().unwrap();
+    let desk = session.open(None).await.unwrap();
+
+    let form = common::payout_form("PO-LOST-1", "10.00");
+    // The core answers with the entry's receipt although the answer was lost.
+    let receipt = desk.payout_losing_answer(&form).await.unwrap();
+    assert_eq!(receipt.entry.status, Status::Unknown, "{receipt:?}");
+    let at_gateway = desk
+        .sandbox()
+        .unwrap()
+        .sandbox()
+        .orders_numbered(desk.profile.mer_no, "PO-LOST-1");
+    assert_eq!(at_gateway, 1, "committed before the answer was lost");
+
+    // The fault is gone after that payout: the next one is answered.
+    let next = desk
+        .payout(&common::payout_form("PO-LOST-2", "11.00"))
+        .await
+        .unwrap();
+    assert_eq!(next.entry.status, Status::Accepted, "{next:?}");
+    secrets.forget("sandbox").unwrap();
+}
