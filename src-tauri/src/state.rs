@@ -2,7 +2,6 @@
 //! open desk (opened on first use, reopened after the active profile or its secrets
 //! change).
 
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use paydesk_core::{CoreError, CoreResult, Desk, Home, Secrets};
@@ -12,8 +11,6 @@ use paydesk_session::{OpenDesk, Session};
 pub struct AppState {
     session: Session,
     open: tokio::sync::Mutex<Option<Arc<OpenDesk>>>,
-    /// The running sync's cancel flag.
-    sync_cancel: Mutex<Option<Arc<AtomicBool>>>,
     /// The system's file picker (set when the window starts; none under the mock
     /// runtime).
     picker: std::sync::OnceLock<Picker>,
@@ -58,7 +55,6 @@ impl AppState {
         Self {
             session,
             open: tokio::sync::Mutex::default(),
-            sync_cancel: Mutex::default(),
             picker: std::sync::OnceLock::new(),
             last_used: Mutex::new(Some(std::time::Instant::now())),
         }
@@ -114,14 +110,14 @@ impl AppState {
         {
             let mut last = lock(&self.last_used);
             let idle_now = last.is_some_and(|t| t.elapsed() >= idle);
-            if !idle_now || lock(&self.sync_cancel).is_some() {
+            if !idle_now {
                 return;
             }
             // Once per idle stretch: the next command starts another.
             *last = None;
         }
         let desk = self.open.lock().await.as_ref().map(|o| o.desk().clone());
-        if let Some(d) = desk
+        if let Some(d) = desk.filter(|d| !d.syncing())
             && let Err(e) = tokio::task::spawn_blocking(move || d.release_memory())
                 .await
                 .map_err(internal)
@@ -131,34 +127,12 @@ impl AppState {
         }
     }
 
-    /// The cancel flag of a new sync; refused while one runs.
-    pub fn begin_sync(&self) -> CoreResult<Arc<AtomicBool>> {
-        let mut running = lock(&self.sync_cancel);
-        if running.is_some() {
-            return Err(CoreError::validation("sync", "a sync is already running"));
-        }
-        let cancel = Arc::new(AtomicBool::new(false));
-        *running = Some(cancel.clone());
-        Ok(cancel)
-    }
-
-    pub fn end_sync(&self) {
-        lock(&self.sync_cancel).take();
-    }
-
-    /// Asks the running sync to stop; false when none runs.
-    pub fn cancel_sync(&self) -> bool {
-        lock(&self.sync_cancel).as_ref().is_some_and(|c| {
-            c.store(true, std::sync::atomic::Ordering::Relaxed);
-            true
-        })
-    }
-
     /// Closes the open desk; the next command reopens the active profile with its
     /// current settings and secrets.
     pub async fn close(&self) {
-        self.cancel_sync();
-        self.open.lock().await.take();
+        if let Some(open) = self.open.lock().await.take() {
+            open.desk().cancel_sync();
+        }
     }
 
     /// Closes the desk if it is `profile`'s.

@@ -32,19 +32,35 @@ async fn sync_of_100000_orders_matches_the_gateway_exactly_and_resumes() {
         mer_no: Some(common::MER),
         ..SeedSpec::new(100_000)
     });
-    let desk = f.desk().await;
+    let desk = Arc::new(f.desk().await);
 
-    // Cancel part-way: what was written stays, and the next sync skips finished windows.
-    let cancel = Arc::new(AtomicBool::new(false));
-    let c2 = cancel.clone();
-    let r = desk
-        .sync(&all_time(), cancel, move |p| {
-            if p.orders > 20_000 {
-                c2.store(true, std::sync::atomic::Ordering::Relaxed);
-            }
+    // One sync at a time: a second is refused while the first runs. Cancelled part-way
+    // (as the Orders screen's Cancel does): what was written stays, and the next sync
+    // skips finished windows.
+    let seen = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let first = {
+        let (desk, seen) = (desk.clone(), seen.clone());
+        tokio::spawn(async move {
+            desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), move |p| {
+                seen.store(p.orders, std::sync::atomic::Ordering::Relaxed);
+            })
+            .await
         })
+    };
+    while seen.load(std::sync::atomic::Ordering::Relaxed) <= 20_000 && !first.is_finished() {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let second = desk
+        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
         .await;
+    assert!(
+        matches!(&second, Err(CoreError::Validation { field, .. }) if field == "sync"),
+        "{second:?}"
+    );
+    assert!(desk.cancel_sync());
+    let r = first.await.unwrap();
     assert!(matches!(r, Err(CoreError::Cancelled)), "{r:?}");
+    assert!(!desk.syncing());
     let partial = desk.orders(&OrderFilter::default(), 0, 1).unwrap().total;
     assert!(partial > 0 && partial < 100_000, "{partial}");
 

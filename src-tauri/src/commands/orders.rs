@@ -94,28 +94,23 @@ pub async fn orders_sync(
     full: bool,
     on_progress: Channel<SyncProgress>,
 ) -> CmdResult<SyncReport> {
-    if !(1..=3650).contains(&days) {
-        return Err(CoreError::validation("days", "must be 1 to 3650"));
-    }
     let desk = state.desk().await?;
-    let cancel = state.begin_sync()?;
     let opts = SyncOptions {
         full,
         ..SyncOptions::last_days(i64::from(days))
     };
     let r = desk
-        .sync(&opts, cancel, |p| {
+        .sync(&opts, std::sync::Arc::default(), |p| {
             let _ = on_progress.send(p.clone());
         })
         .await;
-    state.end_sync();
     r
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn orders_sync_cancel(state: State<'_, AppState>) -> CmdResult<bool> {
-    Ok(state.cancel_sync())
+    Ok(state.desk().await?.cancel_sync())
 }
 
 #[tauri::command]
@@ -223,10 +218,6 @@ pub async fn filter_save(
     name: String,
     filter: OrderFilter,
 ) -> CmdResult<()> {
-    let name = name.trim().to_string();
-    if name.is_empty() || name.chars().count() > 60 {
-        return Err(CoreError::validation("name", "must be 1 to 60 characters"));
-    }
     state.desk().await?.save_filter(&name, &filter)
 }
 

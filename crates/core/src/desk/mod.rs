@@ -120,6 +120,8 @@ pub struct Desk {
     /// Where notifications for orders made here go: the desk's own endpoint when it
     /// runs (the session layer's receiver), else the profile's `notifyUrl`.
     notify_url: Mutex<Option<String>>,
+    /// The running sync's cancel flag: one sync at a time on a desk.
+    sync_running: Mutex<Option<Arc<std::sync::atomic::AtomicBool>>>,
     /// Where "now" comes from for the journal's timing rules (grace, backoff, windows).
     clock: Arc<dyn crate::clock::Clock>,
     /// Anchors for deep pages, per filter; dropped whenever this desk writes orders.
@@ -288,6 +290,7 @@ impl Desk {
             control,
             allowed_duplicates: Mutex::default(),
             clock: Arc::new(crate::clock::SystemClock),
+            sync_running: Mutex::default(),
             intent_key,
             audit_key,
             audit_anchor: Mutex::new(audit_anchor),

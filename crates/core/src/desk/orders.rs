@@ -8,12 +8,55 @@ use std::time::Instant;
 use paydesk_gateway::wire::{self, MerNo};
 
 use super::{Desk, OrderDetail, lock};
-use crate::error::CoreResult;
+use crate::error::{CoreError, CoreResult};
 use crate::store::orders::{self, OrderFilter, OrderPage, Orders};
 use crate::sync::{self, SyncOptions, SyncProgress, SyncReport, SyncTarget};
 
+/// Clears the desk's running sync when the sync ends (or its future is dropped).
+struct SyncSlot<'a>(&'a std::sync::Mutex<Option<Arc<AtomicBool>>>);
+
+impl Drop for SyncSlot<'_> {
+    fn drop(&mut self) {
+        lock(self.0).take();
+    }
+}
+
 impl Desk {
+    /// Syncs the order cache, one sync at a time on this desk (a second is refused while
+    /// one runs); [`Desk::cancel_sync`] or `cancel` stops it between pages.
     pub async fn sync(
+        &self,
+        opts: &SyncOptions,
+        cancel: Arc<AtomicBool>,
+        progress: impl FnMut(&SyncProgress) + Send,
+    ) -> CoreResult<SyncReport> {
+        {
+            let mut running = lock(&self.sync_running);
+            if running.is_some() {
+                return Err(CoreError::validation("sync", "a sync is already running"));
+            }
+            *running = Some(cancel.clone());
+        }
+        let _slot = SyncSlot(&self.sync_running);
+        self.sync_unguarded(opts, cancel, progress).await
+    }
+
+    /// Asks the running sync to stop; false when none runs.
+    pub fn cancel_sync(&self) -> bool {
+        lock(&self.sync_running).as_ref().is_some_and(|c| {
+            c.store(true, std::sync::atomic::Ordering::Relaxed);
+            true
+        })
+    }
+
+    /// Whether a sync runs on this desk.
+    pub fn syncing(&self) -> bool {
+        lock(&self.sync_running).is_some()
+    }
+
+    /// A sync without the one-at-a-time rule: the desk's own re-read of one order's day,
+    /// which may run beside the operator's sync.
+    async fn sync_unguarded(
         &self,
         opts: &SyncOptions,
         cancel: Arc<AtomicBool>,
@@ -178,7 +221,7 @@ impl Desk {
                 full: true,
                 ..SyncOptions::last_days(1)
             };
-            self.sync(&opts, Arc::default(), |_| {}).await?;
+            self.sync_unguarded(&opts, Arc::default(), |_| {}).await?;
         }
         Ok(())
     }

@@ -19,14 +19,15 @@ impl<'c> SavedFilters<'c> {
 
     /// Saves a filter set under `name` (replacing one of the same name).
     pub fn save(&self, name: &str, filter: &OrderFilter) -> CoreResult<()> {
-        if name.trim().is_empty() {
-            return Err(CoreError::validation("name", "is required"));
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 60 {
+            return Err(CoreError::validation("name", "must be 1 to 60 characters"));
         }
         let json = serde_json::to_string(filter).map_err(|e| CoreError::internal(e.to_string()))?;
         self.conn.execute(
             "INSERT INTO saved_filters (name, filter, created_at) VALUES (?1, ?2, ?3)
          ON CONFLICT (name) DO UPDATE SET filter = excluded.filter",
-            params![name.trim(), json, now_ms()],
+            params![name, json, now_ms()],
         )?;
         Ok(())
     }
