@@ -99,12 +99,10 @@ pub async fn orders_sync(
         full,
         ..SyncOptions::last_days(i64::from(days))
     };
-    let r = desk
-        .sync(&opts, std::sync::Arc::default(), |p| {
-            let _ = on_progress.send(p.clone());
-        })
-        .await;
-    r
+    desk.sync(&opts, std::sync::Arc::default(), |p| {
+        let _ = on_progress.send(p.clone());
+    })
+    .await
 }
 
 #[tauri::command]
