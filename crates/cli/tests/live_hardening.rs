@@ -290,7 +290,8 @@ async fn proxies_from_the_environment_never_see_loopback_traffic_and_files_are_p
 async fn audit_verify_says_what_it_checked_and_catches_a_cut_end() {
     let (mut env, running, _) = setup().await;
     fund(&running);
-    // An operator name that a spreadsheet would run as a formula.
+    // An operator name that a spreadsheet would run as a formula (the profile changed in
+    // place: `--replace`, or the name is taken).
     let base = running.base_url().to_string();
     env.ok(&[
         "profile",
@@ -306,6 +307,7 @@ async fn audit_verify_says_what_it_checked_and_catches_a_cut_end() {
         NOTIFY_URL,
         "--operator",
         "=2+5",
+        "--replace",
     ]);
     for n in 0..3 {
         env.ok(&[
