@@ -8,7 +8,7 @@ import {
   Text,
   TextInput,
 } from "@mantine/core";
-import { useEffect, useState } from "react";
+import { memo, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
@@ -25,7 +25,7 @@ interface Props {
 }
 
 /// Exports every row of the current filter to CSV or XLSX, with progress.
-export function ExportModal({ opened, onClose, filter, total }: Props) {
+export const ExportModal = memo(function ExportModal({ opened, onClose, filter, total }: Props) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const [format, setFormat] = useState<"csv" | "xlsx">("csv");
@@ -109,4 +109,4 @@ export function ExportModal({ opened, onClose, filter, total }: Props) {
       </form>
     </Modal>
   );
-}
+});

@@ -12,7 +12,7 @@ import { DatePickerInput, DatesProvider } from "@mantine/dates";
 import "dayjs/locale/zh-cn";
 import { useDebouncedCallback, useDisclosure } from "@mantine/hooks";
 import { IconDeviceFloppy, IconFilterOff, IconSearch, IconTrash } from "@tabler/icons-react";
-import { useState } from "react";
+import { memo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { errorText, toastError, toastOk } from "../../components/ErrorAlert";
 import type { OrderFilter } from "../../lib/types";
@@ -59,7 +59,7 @@ interface Props {
   invalid: { field: string; rule: string } | null;
 }
 
-export function FilterBar({ filter, onChange, invalid }: Props) {
+export const FilterBar = memo(function FilterBar({ filter, onChange, invalid }: Props) {
   const { t, i18n } = useTranslation();
   const meanings = useStateMeanings();
   const currencies = useCurrencies();
@@ -245,4 +245,4 @@ export function FilterBar({ filter, onChange, invalid }: Props) {
       </Modal>
     </>
   );
-}
+});

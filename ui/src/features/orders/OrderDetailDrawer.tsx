@@ -15,7 +15,7 @@ import {
 import { IconArrowBackUp, IconFileUpload, IconRefresh } from "@tabler/icons-react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { useNavigate } from "react-router";
+import { useLocation, useNavigate } from "react-router";
 import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
 import { StateBadge } from "../../components/StateBadge";
 import { locale } from "../../i18n";
@@ -209,10 +209,22 @@ export function OrderDetailDrawer({
   const status = useAppStatus();
   const navigate = useNavigate();
   const d = q.data;
+  // Closing (Escape, the close button, a click outside) hides the drawer at once, in
+  // this component's own state, instead of once the router has rendered the screen
+  // under the address without the order; asked again while it closes, it does not
+  // navigate again. Any later address (the order opened again included) is a new key.
+  const location = useLocation();
+  const [closedAt, setClosedAt] = useState<string | null>(null);
+  const opened = !!tradeNo && closedAt !== location.key;
+  const close = () => {
+    if (!opened) return;
+    setClosedAt(location.key);
+    onClose();
+  };
   return (
     <Drawer
-      opened={!!tradeNo}
-      onClose={onClose}
+      opened={opened}
+      onClose={close}
       position="right"
       size="xl"
       title={t("detail.title", { tradeNo })}
@@ -235,7 +247,7 @@ export function OrderDetailDrawer({
               size="xs"
               leftSection={<IconFileUpload size={14} />}
               onClick={() => {
-                onClose();
+                close();
                 navigate(`/review?tradeNo=${encodeURIComponent(tradeNo)}`);
               }}
               data-testid="detail-review"
@@ -249,7 +261,7 @@ export function OrderDetailDrawer({
             leftSection={<IconArrowBackUp size={14} />}
             onClick={() => {
               if (!tradeNo) return;
-              onClose();
+              close();
               navigate(`/refunds?tradeNo=${encodeURIComponent(tradeNo)}`);
             }}
           >

@@ -1,9 +1,9 @@
 import { Button, Group, Stack, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { IconFileExport } from "@tabler/icons-react";
-import { useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { useSearchParams } from "react-router";
+import { useNavigate, useSearchParams } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatCount, timeZoneLabel } from "../../lib/format";
@@ -20,12 +20,28 @@ export function OrdersPage() {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const [filter, setFilter] = useState<OrderFilter>(EMPTY_FILTER);
-  const [params, setParams] = useSearchParams();
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
   const [exporting, exportModal] = useDisclosure(false);
   const first = useOrderPages(filter, []).first;
-  const invalid = fieldOf(first.error);
+  const invalid = useMemo(() => fieldOf(first.error), [first.error]);
   const total = first.data?.total ?? 0;
   const open = params.get("order");
+  // The open order lives in the address (`?order=`), so every change of it renders this
+  // screen again. The callbacks below keep their identity (the router's `navigate` does;
+  // `setSearchParams` changes with every address), so the table, the filters and the
+  // sync panel, memoized, are not rendered again when an order's detail opens or closes:
+  // only the drawer is.
+  const openOrder = useCallback(
+    (tradeNo: string) => void navigate(`?${new URLSearchParams({ order: tradeNo })}`),
+    [navigate],
+  );
+  const closeOrder = useCallback(() => void navigate("?"), [navigate]);
+  const sortBy = useCallback(
+    (sort: OrderFilter["sort"], descending: boolean) =>
+      setFilter((f) => ({ ...f, sort, descending })),
+    [],
+  );
 
   return (
     <Stack data-testid="screen-orders" gap="sm">
@@ -50,12 +66,8 @@ export function OrdersPage() {
           {t("orders.export")}
         </Button>
       </Group>
-      <OrdersTable
-        filter={filter}
-        onSort={(sort, descending) => setFilter({ ...filter, sort, descending })}
-        onOpen={(tradeNo) => setParams({ order: tradeNo })}
-      />
-      <OrderDetailDrawer tradeNo={open} onClose={() => setParams({})} />
+      <OrdersTable filter={filter} onSort={sortBy} onOpen={openOrder} />
+      <OrderDetailDrawer tradeNo={open} onClose={closeOrder} />
       <ExportModal opened={exporting} onClose={exportModal.close} filter={filter} total={total} />
     </Stack>
   );

@@ -8,7 +8,7 @@ import {
   useReactTable,
 } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useMemo, useRef } from "react";
+import { memo, useMemo, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { StateBadge, useMeaning } from "../../components/StateBadge";
 import { locale } from "../../i18n";
@@ -37,7 +37,7 @@ interface Props {
 /// The orders table: a virtual window over every cached row that matches the filter.
 /// Only the rows on screen exist in the DOM, and only their pages (100 rows) are read
 /// from the cache, so a million rows scroll like a hundred.
-export function OrdersTable({ filter, onSort, onOpen }: Props) {
+export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }: Props) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const read = useMeaning();
@@ -286,4 +286,4 @@ export function OrdersTable({ filter, onSort, onOpen }: Props) {
       ) : null}
     </Box>
   );
-}
+});

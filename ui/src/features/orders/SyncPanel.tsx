@@ -10,7 +10,7 @@ import {
   Text,
 } from "@mantine/core";
 import { IconCloudDownload, IconPlayerStop } from "@tabler/icons-react";
-import { useState } from "react";
+import { memo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
@@ -20,7 +20,7 @@ import type { SyncProgress } from "../../lib/types";
 import { cancelSync, useSync } from "./queries";
 
 /// Sync from the gateway into the cache, with a progress bar and cancel.
-export function SyncPanel() {
+export const SyncPanel = memo(function SyncPanel() {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const [days, setDays] = useState<number>(90);
@@ -136,4 +136,4 @@ export function SyncPanel() {
       )}
     </Stack>
   );
-}
+});
