@@ -112,6 +112,10 @@ test("a sandbox pay moves a pending order to success after refresh", async () =>
   await h.waitFor(`${id("detail-history")} [data-meaning="success"]`);
   await h.shot("order-paid");
   await browser.keys("Escape");
+  // Closed, not closing: the next test starts on the orders screen, and a drawer still on
+  // its way out (its transition takes seconds on a loaded machine) is what the next
+  // test's closeOverlays would click at, then give up on and leave the screen.
+  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 10_000 });
   // The desk re-read the order's day: the cache no longer counts it as pending.
   await browser.waitUntil(async () => (await total()) === pendingBefore - 1, {
     timeout: 10_000,
@@ -132,6 +136,8 @@ test("export writes every filtered row", async () => {
   assert.equal(lines.length, expected + 1, "a header and one line per filtered order");
   await h.shot("export");
   await browser.keys("Escape");
+  // Closed, not closing (as after the order's detail above).
+  await (await browser.$(id("export-path"))).waitForExist({ reverse: true, timeout: 10_000 });
 });
 
 test("the command palette opens an order by a fragment of its number", async () => {
