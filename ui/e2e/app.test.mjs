@@ -239,3 +239,25 @@ test("importing a wrong key shows a clear error and keeps the current key", asyn
   await h.shot("settings-key-error");
   assert.equal(await h.text(id("merchant-key-fingerprint")), fingerprint);
 });
+
+test("the built-in sandbox takes no gateway address: the app says what the CLI says", async () => {
+  // One rule in the core for both front ends (the CLI's `profile add sandbox
+  // --base-url ...` gets the same words: crates/cli/tests/hostile_input.rs).
+  await h.click(id("nav-settings"));
+  await h.click(id("profile-add"));
+  await h.waitFor(id("profile-form"));
+  await h.typeInto(id("profile-name"), "sandbox");
+  await h.typeInto(id("profile-base-url"), "https://gw.example");
+  await h.typeInto(id("profile-mer-no"), "10001");
+  await h.click(id("profile-save"));
+  const error = await h.waitFor(
+    `//*[@data-testid="profile-base-url"]/ancestor::*[contains(@class, "InputWrapper-root")][1]//*[contains(@class, "InputWrapper-error")]`,
+  );
+  const text = (await browser.execute((e) => e.textContent ?? "", error)).trim();
+  assert.match(text, /the built-in sandbox has no gateway address/);
+  await h.shot("settings-sandbox-address");
+  await browser.keys("Escape");
+  // Nothing changed: the sandbox profile is still the built-in one.
+  const row = await h.waitFor(`${id("profile-row")}[data-name="sandbox"]`);
+  assert.doesNotMatch(await row.getText(), /gw\.example/);
+});
