@@ -115,6 +115,26 @@ fn store_handles_join_the_callers_transaction() {
         .unwrap();
     tx.commit().unwrap();
     assert_eq!(Orders::on(&conn).count_all().unwrap(), 1);
+    // The journal's intent must be committed before a request leaves: inside someone
+    // else's transaction it is refused, never left for that transaction to commit.
+    let tx = conn.transaction().unwrap();
+    let body = serde_json::json!({ "n": 1 });
+    let begun = paydesk_core::journal::Journal::on(&tx).begin(
+        "p",
+        paydesk_core::journal::Intent {
+            operation: "v2.payout",
+            mer_order_no: "PO-TX-1",
+            request: &body,
+            summary: "s",
+            fingerprint: "f",
+        },
+        paydesk_core::journal::Guard {
+            window_ms: 1,
+            allow_duplicate: false,
+        },
+    );
+    assert!(begun.is_err(), "{begun:?}");
+    drop(tx);
 }
 
 #[test]

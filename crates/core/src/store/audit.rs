@@ -441,7 +441,7 @@ impl<'c> AuditLog<'c> {
         key: &[u8],
         anchor: Option<&Anchor>,
     ) -> CoreResult<(AuditEntry, Anchor)> {
-        super::atomic(self.conn, || append(self.conn, r, key, anchor))
+        super::committed(self.conn, || append(self.conn, r, key, anchor))
     }
 
     /// Walks the whole chain: ids without gaps, each row linked to the one before, each

@@ -400,7 +400,7 @@ impl<'c> Journal<'c> {
     /// two clicks or two processes cannot both send. A new number is first checked against
     /// the journal for the same intent ([`Guard`]); an existing number against its request.
     pub fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
-        super::atomic(self.conn, || self.begin_in(profile, intent, guard))
+        super::committed(self.conn, || self.begin_in(profile, intent, guard))
     }
 
     fn begin_in(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
@@ -481,7 +481,7 @@ impl<'c> Journal<'c> {
     /// Claims an entry for a lookup (or a send) unless another claim on it is live.
     /// `None`: someone else is at work on it.
     pub fn claim(&self, id: i64) -> CoreResult<Option<(Entry, Claim)>> {
-        super::atomic(self.conn, || self.claim_in(id))
+        super::committed(self.conn, || self.claim_in(id))
     }
 
     fn claim_in(&self, id: i64) -> CoreResult<Option<(Entry, Claim)>> {

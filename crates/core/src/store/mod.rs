@@ -232,6 +232,19 @@ pub fn atomic<R>(conn: &Connection, f: impl FnOnce() -> CoreResult<R>) -> CoreRe
     Ok(r)
 }
 
+/// Runs `f` in a transaction of its own, committed when `f` returns: for writes whose
+/// commit must be durable before anything else happens (the journal's intent before a
+/// request leaves, a claim, an audit row before its anchor goes to the keyring). Inside
+/// a caller's transaction it refuses: its commit would be the caller's to make.
+pub fn committed<R>(conn: &Connection, f: impl FnOnce() -> CoreResult<R>) -> CoreResult<R> {
+    if !conn.is_autocommit() {
+        return Err(CoreError::internal(
+            "this write commits on its own and cannot run inside another transaction",
+        ));
+    }
+    atomic(conn, f)
+}
+
 /// Hands SQLite's page cache of `conn` back to the allocator.
 pub fn shrink_memory(conn: &Connection) -> CoreResult<()> {
     conn.execute_batch("PRAGMA shrink_memory")?;
