@@ -28,17 +28,49 @@ fn run_counting(
         .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
         .current_dir(dir)
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("{what}: cannot start {program}: {e}"))?;
+    // Both streams, echoed where they were going and counted line by line (nextest
+    // reports on stderr, cargo test and the others on stdout).
+    let (lines, seen) = std::sync::mpsc::channel::<String>();
+    let readers: Vec<_> = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    .enumerate()
+    .map(|(i, stream)| {
+        let lines = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream)
+                .lines()
+                .map_while(std::result::Result::ok)
+            {
+                if i == 0 {
+                    println!("{line}");
+                } else {
+                    eprintln!("{line}");
+                }
+                let _ = lines.send(line);
+            }
+        })
+    })
+    .collect();
+    drop(lines);
     let mut tally = (0, 0);
-    if let Some(out) = child.stdout.take() {
-        for line in BufReader::new(out)
-            .lines()
-            .map_while(std::result::Result::ok)
-        {
-            println!("{line}");
-            count(&strip_ansi(&line), &mut tally);
-        }
+    for line in seen {
+        count(&strip_ansi(&line), &mut tally);
+    }
+    for r in readers {
+        let _ = r.join();
     }
     let status = child.wait().map_err(|e| e.to_string())?;
     println!(
@@ -84,35 +116,80 @@ fn number_before(text: &str, word: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// The Rust tests of the whole workspace, the keyring's inside a private D-Bus session.
+/// The Rust tests of the whole workspace under cargo-nextest (test binaries in parallel,
+/// each test in its own process), the keyring's inside a private D-Bus session. Clippy
+/// lints every workspace crate as this build compiles it (warnings are errors): the same
+/// lints as `cargo clippy --workspace --all-targets -- -D warnings` without a second,
+/// check-only build of every dependency.
 pub fn rust_tests() -> Result<Tally> {
     let mut args = dbus_session_args();
     args.extend(
         [
             "cargo",
-            "test",
+            "nextest",
+            "run",
             "--workspace",
             "--locked",
             "--lib",
             "--bins",
             "--tests",
             "--examples",
+            "--profile",
+            "ci",
         ]
         .map(String::from),
     );
+    let driver = clippy_driver()?;
     run_counting(
-        "Rust tests, in a private D-Bus session with gnome-keyring (the real keyring)",
+        "Rust tests (cargo-nextest) with clippy as the compiler of workspace crates, in a private D-Bus session with gnome-keyring (the real keyring)",
         "dbus-run-session",
         &args,
         &root(),
-        &[],
-        |line, tally| {
-            if let Some(rest) = line.strip_prefix("test result: ") {
-                tally.0 += number_before(rest, " passed");
-                tally.1 += number_before(rest, " failed");
-            }
-        },
+        &[
+            ("RUSTC_WORKSPACE_WRAPPER", driver),
+            // How `cargo clippy` hands its arguments to the driver.
+            (
+                "CLIPPY_ARGS",
+                "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".into(),
+            ),
+        ],
+        count_nextest,
     )
+}
+
+/// Counts from nextest's closing line:
+/// `Summary [ 245s] 151 tests run: 150 passed, 1 failed, 1 skipped`.
+fn count_nextest(line: &str, tally: &mut Tally) {
+    let line = line.trim_start();
+    if !line.starts_with("Summary") {
+        return;
+    }
+    if let Some(at) = line.find(" run: ") {
+        let rest = &line[at..];
+        tally.0 += number_before(rest, " passed");
+        tally.1 += number_before(rest, " failed") + number_before(rest, " timed out");
+    }
+}
+
+/// The path of the toolchain's `clippy-driver` (the rustup proxy beside `cargo`
+/// resolves it for the project's toolchain).
+fn clippy_driver() -> Result<String> {
+    let out = Command::new("rustup")
+        .args(["which", "clippy-driver"])
+        .current_dir(root())
+        .output();
+    if let Ok(o) = out
+        && o.status.success()
+    {
+        let path = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        if !path.is_empty() {
+            return Ok(path);
+        }
+    }
+    if crate::have("clippy-driver") {
+        return Ok("clippy-driver".into());
+    }
+    Err("clippy-driver is missing: install it with `rustup component add clippy`".into())
 }
 
 /// The UI: type check, linter, unit tests (Vitest), production build.
@@ -250,5 +327,16 @@ mod tests {
         assert_eq!(number_before("  1 failed | 6 passed (7)", " passed"), 6);
         let vitest = "\u{1b}[2m      Tests \u{1b}[22m \u{1b}[1m\u{1b}[32m7 passed\u{1b}[39m";
         assert_eq!(strip_ansi(vitest).trim(), "Tests  7 passed");
+        let mut tally = (0, 0);
+        super::count_nextest(
+            "     Summary [ 245.727s] 151 tests run: 151 passed (2 slow), 1 skipped",
+            &mut tally,
+        );
+        super::count_nextest(
+            "     Summary [  12.100s] 9 tests run: 6 passed, 2 failed, 1 timed out, 0 skipped",
+            &mut tally,
+        );
+        super::count_nextest("        PASS [   2.009s] (64/151) x::y summary", &mut tally);
+        assert_eq!(tally, (157, 3));
     }
 }

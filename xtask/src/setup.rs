@@ -184,6 +184,7 @@ pub fn ensure_tauri_driver() -> Result {
 pub fn setup() -> Result {
     ensure_apt(TEST_PACKAGES)?;
     ensure_cargo_tool("deny", "cargo-deny", "0.20.2")?;
+    ensure_cargo_tool("nextest", "cargo-nextest", "0.9.143")?;
     ensure_tauri_driver()?;
     ensure_ui_deps()
 }
