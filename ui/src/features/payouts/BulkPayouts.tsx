@@ -1,6 +1,6 @@
 import { Button, Card, Group, Stack, Text, TextInput } from "@mantine/core";
 import { IconFolderOpen } from "@tabler/icons-react";
-import { useState } from "react";
+import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastError } from "../../components/ErrorAlert";
 import { fieldError } from "../../lib/ipc";
@@ -11,9 +11,13 @@ import { BulkResult } from "./BulkResult";
 import { pickBulkFile, useBulkCheck, useBulkSend } from "./queries";
 
 /// A file of payouts: checked (nothing sent), previewed, confirmed, sent, its outcome.
-export function BulkPayouts() {
+/// The path typed is held by the caller, so it outlives this form when its tab is left.
+export function BulkPayouts({
+  path: [path, setPath],
+}: {
+  path: readonly [string, Dispatch<SetStateAction<string>>];
+}) {
   const { t } = useTranslation();
-  const [path, setPath] = useState("");
   const [progress, setProgress] = useState<BulkProgress | null>(null);
   const [confirming, setConfirming] = useState(false);
   const check = useBulkCheck();

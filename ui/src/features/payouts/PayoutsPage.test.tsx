@@ -1,10 +1,31 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { useState } from "react";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { BulkCheck, BulkOutcome, Entry, PlannedRow, Receipt } from "../../lib/types";
+import type {
+  BulkCheck,
+  BulkOutcome,
+  Entry,
+  PayoutKind,
+  PlannedRow,
+  Receipt,
+} from "../../lib/types";
 import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
 import { BulkPayouts } from "./BulkPayouts";
+import { blankPayout } from "./PayoutFields";
+import { PayoutsPage } from "./PayoutsPage";
 import { SinglePayout } from "./SinglePayout";
+
+/// A form alone, holding what is typed as the payouts screen does.
+function OnePayout({ kind }: { kind: PayoutKind }) {
+  const draft = useState(() => blankPayout(kind));
+  return <SinglePayout kind={kind} draft={draft} />;
+}
+
+function Bulk() {
+  const path = useState("");
+  return <BulkPayouts path={path} />;
+}
 
 const row = (line: number, action: PlannedRow["action"], no: string): PlannedRow => ({
   line,
@@ -69,7 +90,7 @@ describe("the bulk tab", () => {
       if (cmd === "bulk_result_open") return Promise.resolve(null);
       return Promise.reject({ code: "internal", message: `unexpected ${cmd}` });
     });
-    renderUi(<BulkPayouts />);
+    renderUi(<Bulk />);
     fireEvent.change(screen.getByTestId("bulk-path"), { target: { value: "/tmp/p.csv" } });
     fireEvent.click(screen.getByTestId("bulk-check"));
     const preview = await screen.findByTestId("bulk-preview");
@@ -181,7 +202,7 @@ describe("a single payout", () => {
       }
       return Promise.reject({ code: "internal", message: `unexpected ${cmd}` });
     });
-    renderUi(<SinglePayout kind="CLABE" />);
+    renderUi(<OnePayout kind="CLABE" />);
     await waitFor(() => expect(invoke.mock.calls.some(([c]) => c === "order_no_new")).toBe(true));
     fireEvent.change(screen.getByTestId("payout-amount"), { target: { value: "77.00" } });
     fireEvent.change(screen.getByTestId("payout-clabe"), {
@@ -202,5 +223,45 @@ describe("a single payout", () => {
     expect(sent[1]).toEqual(sent[0]);
     expect(sent[1]).toMatchObject({ form: { merOrderNo: "PO-1" }, allowDuplicate: false });
     expect(screen.queryByTestId("payout-retry-same")).toBeNull();
+  });
+});
+
+describe("the payout tabs", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+    invoke.mockImplementation((cmd: string) => {
+      if (cmd === "order_no_new") return Promise.resolve("PO-1");
+      if (cmd === "journal_list") return Promise.resolve([]);
+      return Promise.reject({ code: "internal", message: `unexpected ${cmd}` });
+    });
+  });
+
+  it("keep what was typed in each tab when another one is opened and left", async () => {
+    renderUi(<PayoutsPage />);
+    const typeIn = (testId: string, value: string) =>
+      fireEvent.change(screen.getByTestId(testId), { target: { value } });
+    typeIn("payout-amount", "12.34");
+    typeIn("payout-card-no", "4111111111111111");
+    fireEvent.click(screen.getByTestId("tab-clabe"));
+    await screen.findByTestId("payout-clabe");
+    expect(screen.getByTestId("payout-amount")).toHaveProperty("value", "");
+    typeIn("payout-amount", "77.00");
+    typeIn("payout-clabe", "002010077777777771");
+    fireEvent.click(screen.getByTestId("tab-bulk"));
+    typeIn("bulk-path", "/tmp/p.csv");
+
+    fireEvent.click(screen.getByTestId("tab-card"));
+    await screen.findByTestId("payout-card-no");
+    expect(screen.getByTestId("payout-amount")).toHaveProperty("value", "12.34");
+    expect(screen.getByTestId("payout-card-no")).toHaveProperty("value", "4111111111111111");
+    fireEvent.click(screen.getByTestId("tab-clabe"));
+    await screen.findByTestId("payout-clabe");
+    expect(screen.getByTestId("payout-amount")).toHaveProperty("value", "77.00");
+    expect(screen.getByTestId("payout-clabe")).toHaveProperty("value", "002010077777777771");
+    expect(screen.getByTestId("payout-currency")).toHaveProperty("value", "MXN");
+    fireEvent.click(screen.getByTestId("tab-bulk"));
+    expect(screen.getByTestId("bulk-path")).toHaveProperty("value", "/tmp/p.csv");
+    // One of each field on screen: the hidden tabs' fields are not in the page.
+    expect(screen.queryAllByTestId("payout-amount")).toHaveLength(0);
   });
 });

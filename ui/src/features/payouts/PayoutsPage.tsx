@@ -1,11 +1,31 @@
 import { Stack, Tabs, Title } from "@mantine/core";
+import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
+import type { PayoutKind } from "../../lib/types";
 import { BulkPayouts } from "./BulkPayouts";
+import { blankPayout, type PayoutDraft } from "./PayoutFields";
 import { RecentPayouts } from "./RecentPayouts";
 import { SinglePayout } from "./SinglePayout";
 
+/// What was typed in each tab, held by the page: a hidden tab's panel is unmounted (so
+/// each field's test id names one element on screen), and its fields are not lost with it.
+function useDrafts() {
+  const [drafts, setDrafts] = useState<Record<PayoutKind, PayoutDraft>>(() => ({
+    CARD: blankPayout("CARD"),
+    CLABE: blankPayout("CLABE"),
+  }));
+  const [bulkPath, setBulkPath] = useState("");
+  const draft = (kind: PayoutKind) => {
+    const set: Dispatch<SetStateAction<PayoutDraft>> = (next) =>
+      setDrafts((d) => ({ ...d, [kind]: typeof next === "function" ? next(d[kind]) : next }));
+    return [drafts[kind], set] as const;
+  };
+  return { draft, bulk: [bulkPath, setBulkPath] as const };
+}
+
 export function PayoutsPage() {
   const { t } = useTranslation();
+  const { draft, bulk } = useDrafts();
   return (
     <Stack data-testid="screen-payouts">
       <Title order={2}>{t("payouts.title")}</Title>
@@ -22,13 +42,13 @@ export function PayoutsPage() {
           </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="card" pt="md">
-          <SinglePayout kind="CARD" />
+          <SinglePayout kind="CARD" draft={draft("CARD")} />
         </Tabs.Panel>
         <Tabs.Panel value="clabe" pt="md">
-          <SinglePayout kind="CLABE" />
+          <SinglePayout kind="CLABE" draft={draft("CLABE")} />
         </Tabs.Panel>
         <Tabs.Panel value="bulk" pt="md">
-          <BulkPayouts />
+          <BulkPayouts path={bulk} />
         </Tabs.Panel>
       </Tabs>
       <RecentPayouts />

@@ -10,7 +10,7 @@ import {
   Title,
   Tooltip,
 } from "@mantine/core";
-import { useState } from "react";
+import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { FormError } from "../../components/ErrorAlert";
@@ -20,15 +20,28 @@ import type { PayoutKind, Receipt } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
 import { useEntryNow, useOrderNo } from "../money/queries";
 import { PayoutConfirm } from "./PayoutConfirm";
-import { blankPayout, CardFields, ClabeFields, type FieldsProps } from "./PayoutFields";
+import {
+  blankPayout,
+  CardFields,
+  ClabeFields,
+  type FieldsProps,
+  type PayoutDraft,
+} from "./PayoutFields";
 import { useCreatePayout, usePayoutPreview } from "./queries";
 
-/// One payout of one kind: typed, previewed, confirmed, sent, and its receipt.
-export function SinglePayout({ kind }: { kind: PayoutKind }) {
+/// One payout of one kind: typed, previewed, confirmed, sent, and its receipt. What is
+/// typed (`draft`) is held by the caller, so it outlives this form when its tab is left.
+export function SinglePayout({
+  kind,
+  draft,
+}: {
+  kind: PayoutKind;
+  draft: readonly [PayoutDraft, Dispatch<SetStateAction<PayoutDraft>>];
+}) {
   const { t } = useTranslation();
   const status = useAppStatus();
   const [orderNo, renew] = useOrderNo("PO");
-  const [form, setForm] = useState(() => blankPayout(kind));
+  const [form, setForm] = draft;
   const [loseAnswer, setLoseAnswer] = useState(false);
   const dup = useDuplicate();
   const preview = usePayoutPreview();
