@@ -672,8 +672,8 @@ export type Entry = Entry_Serialize | Entry_Deserialize;
 export type Entry_Deserialize = {
 	id: number,
 	profile: string,
-	/**  The operation's name, e.g. `v2.payout`. */
-	operation: string,
+	/**  The operation (its journal name on the wire of IPC, e.g. `v2.payout`). */
+	operation: JournalOperation,
 	/**  Fixed once, reused by every resubmission. */
 	merOrderNo: string,
 	/**  The request as sent, card numbers masked and file contents left out. */
@@ -707,8 +707,8 @@ export type Entry_Deserialize = {
 export type Entry_Serialize = {
 	id: number,
 	profile: string,
-	/**  The operation's name, e.g. `v2.payout`. */
-	operation: string,
+	/**  The operation (its journal name on the wire of IPC, e.g. `v2.payout`). */
+	operation: JournalOperation,
 	/**  Fixed once, reused by every resubmission. */
 	merOrderNo: string,
 	/**  The request as sent, card numbers masked and file contents left out. */

@@ -149,9 +149,7 @@ fn next_step(e: &paydesk_core::journal::Entry) -> String {
     let no = &e.mer_order_no;
     // Card withdrawals and review submissions are keyed by this desk's own reference:
     // the gateway cannot be asked about them.
-    use paydesk_gateway::wire::{Operation, V1CardWithdraw, V1TransferOrderSubmit};
-    let lookup_possible =
-        e.operation != V1CardWithdraw::NAME && e.operation != V1TransferOrderSubmit::NAME;
+    let lookup_possible = e.operation.can_be_looked_up();
     let flag = if lookup_possible {
         "--mer-order-no"
     } else {

@@ -962,9 +962,7 @@ impl Desk {
                 ),
             ));
         }
-        if e.operation != wire::V1CardWithdraw::NAME
-            && e.operation != wire::V1TransferOrderSubmit::NAME
-        {
+        if e.operation.can_be_looked_up() {
             return Err(CoreError::validation(
                 "id",
                 format!(
@@ -1054,12 +1052,13 @@ impl Desk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::journal::JournalOperation;
 
     fn sent_at(t: i64, lookups: i64) -> Entry {
         Entry {
             id: 1,
             profile: "p".into(),
-            operation: "v2.payout".into(),
+            operation: JournalOperation::V2Payout,
             mer_order_no: "PO-1".into(),
             request: Value::Null,
             summary: String::new(),

@@ -55,8 +55,8 @@ impl Status {
 pub struct Entry {
     pub id: i64,
     pub profile: String,
-    /// The operation's name, e.g. `v2.payout`.
-    pub operation: String,
+    /// The operation (its journal name on the wire of IPC, e.g. `v2.payout`).
+    pub operation: JournalOperation,
     /// Fixed once, reused by every resubmission.
     pub mer_order_no: String,
     /// The request as sent, card numbers masked and file contents left out.
@@ -133,23 +133,41 @@ impl JournalOperation {
             Self::V1TransferOrderSubmit => wire::V1TransferOrderSubmit::NAME,
         }
     }
+
+    /// The operation the journal stores as `name`, if this PayDesk knows it.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|o| o.name() == name)
+    }
+
+    /// Whether the gateway can be asked about the outcome (by the merchant order number
+    /// in the order list): not for a card withdrawal or a review submission, which carry
+    /// only this desk's own reference.
+    pub fn can_be_looked_up(self) -> bool {
+        !matches!(self, Self::V1CardWithdraw | Self::V1TransferOrderSubmit)
+    }
 }
 
-/// Whether the gateway can be asked about the outcome of `operation` (by its merchant
-/// order number in the order list).
-pub fn can_be_looked_up(operation: &str) -> bool {
-    use paydesk_gateway::wire::{self, Operation};
-    operation != wire::V1CardWithdraw::NAME && operation != wire::V1TransferOrderSubmit::NAME
+impl std::fmt::Display for JournalOperation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
     let request: String = r.get(4)?;
     let status: String = r.get(6)?;
-    let operation: String = r.get(2)?;
+    let name: String = r.get(2)?;
+    let operation = JournalOperation::from_name(&name).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            2,
+            rusqlite::types::Type::Text,
+            format!("journal operation {name:?} is not one this PayDesk knows (written by a newer version?)").into(),
+        )
+    })?;
     // Before `can_be_looked_up`, "never" was written as the largest time: read as none.
     let next_check_at: Option<i64> = r.get::<_, Option<i64>>(13)?.filter(|t| *t != i64::MAX);
     Ok(Entry {
-        can_be_looked_up: can_be_looked_up(&operation),
+        can_be_looked_up: operation.can_be_looked_up(),
         id: r.get(0)?,
         profile: r.get(1)?,
         operation,
@@ -438,7 +456,7 @@ impl<'c> Journal<'c> {
                 )
             }
             Some(e)
-                if e.operation != intent.operation
+                if e.operation.name() != intent.operation
                     || (!e.fingerprint.is_empty() && e.fingerprint != intent.fingerprint) =>
             {
                 Begin::Mismatch(e)
@@ -709,7 +727,23 @@ mod tests {
                 serde_json::to_value(op).unwrap(),
                 serde_json::json!(op.name())
             );
+            assert_eq!(JournalOperation::from_name(op.name()), Some(op));
         }
+        assert_eq!(JournalOperation::from_name("v9.payout"), None);
+    }
+
+    #[test]
+    fn an_entry_of_an_operation_this_desk_does_not_know_is_an_error_naming_it() {
+        let (_dir, mut conn) = open();
+        let body = serde_json::json!({"sourceAmount": "1.00"});
+        let (e, _) = sent(start(&mut conn, "v2.payout", "PO-9", &body));
+        conn.execute(
+            "UPDATE journal SET operation = 'v9.payout' WHERE id = ?1",
+            [e.id],
+        )
+        .unwrap();
+        let err = Journal::on(&conn).get(e.id).unwrap_err().to_string();
+        assert!(err.contains("v9.payout"), "{err}");
     }
 
     const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";

@@ -65,12 +65,10 @@ export function useEntryNow(entry: Entry | null): Entry | null {
   return entry ? newest(entry, q.data) : null;
 }
 
-/// Operations the gateway cannot be asked about: an unknown outcome of theirs is
-/// resolved by hand (`journalResolve`).
-export const RESOLVABLE = ["v1.card.withdraw", "v1.submit.transferOrder"];
-
+/// An unknown outcome the gateway cannot be asked about (a card withdrawal, a review
+/// submission: the core says which) is resolved by hand (`journalResolve`).
 export function canResolve(e: Entry) {
-  return (e.status === "unknown" || e.status === "sending") && RESOLVABLE.includes(e.operation);
+  return (e.status === "unknown" || e.status === "sending") && !e.canBeLookedUp;
 }
 
 /// Resolves an unknown outcome by hand: `done` marks it accepted, otherwise it may be
