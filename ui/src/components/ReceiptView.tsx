@@ -22,8 +22,8 @@ import {
   useResolve,
 } from "../features/money/queries";
 import { locale } from "../i18n";
+import { useFieldErrors } from "../lib/fieldErrors";
 import { formatDateTime } from "../lib/format";
-import { fieldError } from "../lib/ipc";
 import type { Entry, JournalStatus, Receipt } from "../lib/types";
 import { ErrorAlert } from "./ErrorAlert";
 
@@ -108,7 +108,8 @@ function ResolveForm({ entry, onRetry }: { entry: Entry; onRetry?: () => void })
       },
     );
   };
-  const reasonError = fieldError(resolve.error, "reason");
+  const failure = useFieldErrors(resolve.error);
+  const reasonError = failure.err("reason");
   return (
     <Stack gap="xs" data-testid="resolve-form">
       <Text size="sm">{t("receipt.resolveIntro")}</Text>
@@ -117,7 +118,10 @@ function ResolveForm({ entry, onRetry }: { entry: Entry; onRetry?: () => void })
         description={t("receipt.resolveReasonHint")}
         required
         value={reason}
-        onChange={(e) => setReason(e.currentTarget.value)}
+        onChange={(e) => {
+          failure.edited("reason");
+          setReason(e.currentTarget.value);
+        }}
         error={reasonError}
         data-testid="resolve-reason"
       />

@@ -20,8 +20,8 @@ import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/Dupl
 import { ErrorAlert, FormError } from "../../components/ErrorAlert";
 import { ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
+import { useFieldErrors } from "../../lib/fieldErrors";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
-import { fieldError } from "../../lib/ipc";
 import type { CardForm, CardMove, Receipt } from "../../lib/types";
 import { useOrderNo } from "../money/queries";
 import { useCardMove, useCardOperations, useCards } from "./queries";
@@ -39,7 +39,8 @@ function MoveForm({ kind }: { kind: CardMove }) {
   const move = useCardMove(dup.settle);
   const known = cards.data ?? [];
   const form: CardForm = { kind, card, reference, amount, currency, subMerNo: "", remark: "" };
-  const err = (...f: string[]) => fieldError(move.error, ...f);
+  const failure = useFieldErrors(move.error);
+  const err = failure.err;
   // A resend under the same reference keeps the receipt it was made from until it answers.
   const [kept, setKept] = useState<Receipt | undefined>(undefined);
   const receipt = move.data ?? (move.isPending ? kept : undefined);
@@ -67,6 +68,7 @@ function MoveForm({ kind }: { kind: CardMove }) {
             data={known.map((c) => c.card)}
             value={card}
             onChange={(v) => {
+              failure.edited("card", "subMerNo");
               setCard(v);
               const found = known.find((c) => c.card === v);
               if (found) setCurrency(found.currency);
@@ -80,7 +82,10 @@ function MoveForm({ kind }: { kind: CardMove }) {
               required
               inputMode="decimal"
               value={amount}
-              onChange={(e) => setAmount(e.currentTarget.value)}
+              onChange={(e) => {
+                failure.edited("amount");
+                setAmount(e.currentTarget.value);
+              }}
               error={err("amount")}
               data-testid="card-amount"
             />
@@ -89,7 +94,10 @@ function MoveForm({ kind }: { kind: CardMove }) {
               required
               maxLength={3}
               value={currency}
-              onChange={(e) => setCurrency(e.currentTarget.value.toUpperCase())}
+              onChange={(e) => {
+                failure.edited("currency");
+                setCurrency(e.currentTarget.value.toUpperCase());
+              }}
               error={err("currency")}
               data-testid="card-currency"
             />
@@ -106,7 +114,7 @@ function MoveForm({ kind }: { kind: CardMove }) {
             </Text>
           )}
           <FormError
-            error={duplicateOf(move.error) ? null : move.error}
+            error={duplicateOf(failure.error) ? null : failure.error}
             testId="card-field-error"
           />
           <DuplicateGuard

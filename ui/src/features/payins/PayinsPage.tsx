@@ -13,7 +13,7 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { FormError } from "../../components/ErrorAlert";
-import { fieldError } from "../../lib/ipc";
+import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayinMethod, ProductLine, Receipt } from "../../lib/types";
 import { useEntryNow, useOrderNo } from "../money/queries";
 import { BrowserFields, GcashFields, PixFields, SepaFields, VnBankFields } from "./MethodFields";
@@ -28,13 +28,19 @@ export function PayinsPage() {
   const [form, setForm] = useState(() => blankPayin("WECHAT"));
   const dup = useDuplicate();
   const create = useCreatePayin(dup.settle);
-  const set: FieldsProps["set"] = (k, v) => setForm((f) => ({ ...f, [k]: v }));
-  const setProduct = (i: number, k: keyof ProductLine, v: string) =>
+  const failure = useFieldErrors(create.error);
+  const set: FieldsProps["set"] = (k, v) => {
+    failure.edited(k);
+    setForm((f) => ({ ...f, [k]: v }));
+  };
+  const setProduct = (i: number, k: keyof ProductLine, v: string) => {
+    failure.edited(`products[${i}]`, `productInfoList[${i}]`);
     setForm((f) => ({
       ...f,
       products: f.products.map((p, j) => (j === i ? { ...p, [k]: v } : p)),
     }));
-  const err = (...fields: string[]) => fieldError(create.error, ...fields);
+  };
+  const err = failure.err;
   const m = form.method;
   // A resend under the same number keeps the receipt it was made from until it answers.
   const [kept, setKept] = useState<Receipt | undefined>(undefined);
@@ -164,7 +170,7 @@ export function PayinsPage() {
                 )}
               </Group>
               <FormError
-                error={duplicateOf(create.error) ? null : create.error}
+                error={duplicateOf(failure.error) ? null : failure.error}
                 testId="payin-field-error"
               />
               <DuplicateGuard

@@ -265,3 +265,44 @@ describe("the payout tabs", () => {
     expect(screen.queryAllByTestId("payout-amount")).toHaveLength(0);
   });
 });
+
+describe("a payout's field errors", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+    invoke.mockImplementation((cmd: string) => {
+      if (cmd === "order_no_new") return Promise.resolve("PO-1");
+      if (cmd === "payout_preview") {
+        return Promise.reject({ code: "validation", field: "amount", rule: "not a number" });
+      }
+      return Promise.reject({ code: "internal", message: `unexpected ${cmd}` });
+    });
+  });
+
+  it("go as soon as the field they name is changed, and stay while others are", async () => {
+    renderUi(<OnePayout kind="CLABE" />);
+    await waitFor(() => expect(screen.getByDisplayValue("PO-1")).toBeTruthy());
+    const amount = screen.getByTestId("payout-amount");
+    fireEvent.change(amount, { target: { value: "7x" } });
+    fireEvent.change(screen.getByTestId("payout-clabe"), {
+      target: { value: "002010077777777771" },
+    });
+    fireEvent.click(screen.getByTestId("payout-review"));
+    expect(await screen.findByTestId("payout-field-error")).toBeTruthy();
+    expect(amount.getAttribute("aria-invalid")).toBe("true");
+
+    fireEvent.change(screen.getByTestId("payout-clabe"), {
+      target: { value: "002010077777777772" },
+    });
+    expect(amount.getAttribute("aria-invalid")).toBe("true");
+    expect(screen.getByTestId("payout-field-error")).toBeTruthy();
+
+    fireEvent.change(amount, { target: { value: "77.00" } });
+    expect(amount.getAttribute("aria-invalid")).not.toBe("true");
+    expect(screen.queryByTestId("payout-field-error")).toBeNull();
+
+    // Sent again and refused again: the new refusal shows.
+    fireEvent.click(screen.getByTestId("payout-review"));
+    expect(await screen.findByTestId("payout-field-error")).toBeTruthy();
+    expect(amount.getAttribute("aria-invalid")).toBe("true");
+  });
+});

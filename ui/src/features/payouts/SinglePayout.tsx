@@ -15,7 +15,7 @@ import { useTranslation } from "react-i18next";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { FormError } from "../../components/ErrorAlert";
 import { ReceiptView } from "../../components/ReceiptView";
-import { fieldError } from "../../lib/ipc";
+import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayoutKind, Receipt } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
 import { useEntryNow, useOrderNo } from "../money/queries";
@@ -46,8 +46,12 @@ export function SinglePayout({
   const dup = useDuplicate();
   const preview = usePayoutPreview();
   const send = useCreatePayout(dup.settle);
-  const set: FieldsProps["set"] = (k, v) => setForm((f) => ({ ...f, [k]: v }));
-  const err = (...f: string[]) => fieldError(preview.error ?? send.error, ...f);
+  const failure = useFieldErrors(preview.error ?? send.error);
+  const set: FieldsProps["set"] = (k, v) => {
+    failure.edited(k);
+    setForm((f) => ({ ...f, [k]: v }));
+  };
+  const err = failure.err;
   const full = { ...form, merOrderNo: orderNo };
   // A resend under the same number keeps the receipt it was made from until it answers.
   const [kept, setKept] = useState<Receipt | undefined>(undefined);
@@ -64,7 +68,7 @@ export function SinglePayout({
     setKept(receipt);
     send.mutate({ form: sent, loseAnswer, allowDuplicate });
   };
-  const formError = preview.error ?? (duplicateOf(send.error) ? null : send.error);
+  const formError = duplicateOf(failure.error) ? null : failure.error;
   return (
     <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
       <Card withBorder>

@@ -21,8 +21,8 @@ import type { QueryType } from "../../bindings";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useMeaning } from "../../components/StateBadge";
 import { locale } from "../../i18n";
+import { type FieldErrors, useFieldErrors } from "../../lib/fieldErrors";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
-import { fieldError } from "../../lib/ipc";
 import type { StateField } from "../../lib/types";
 import { useOrderLookup, useRefundLookup, useReversals } from "./queries";
 
@@ -69,12 +69,13 @@ function Lookup<T>({
   initial: string;
   /// The wire fields of the inputs, whose broken rules show on them.
   fields: string[];
-  inputs: (error: unknown) => ReactNode;
+  inputs: (failure: FieldErrors) => ReactNode;
   lookup: UseMutationResult<T, Error, string>;
   rows: (record: T) => Row[];
 }) {
   const { t } = useTranslation();
   const [tradeNo, setTradeNo] = useState(initial);
+  const failure = useFieldErrors(q.error);
   return (
     <Card withBorder>
       <Title order={4} mb="xs">
@@ -91,17 +92,20 @@ function Lookup<T>({
             label={t("refunds.tradeNo")}
             required
             value={tradeNo}
-            onChange={(e) => setTradeNo(e.currentTarget.value)}
-            error={fieldError(q.error, "tradeNo")}
+            onChange={(e) => {
+              failure.edited("tradeNo");
+              setTradeNo(e.currentTarget.value);
+            }}
+            error={failure.err("tradeNo")}
             data-testid={`${id}-trade-no`}
           />
-          {inputs(q.error)}
+          {inputs(failure)}
         </Group>
         <Button type="submit" mt="sm" loading={q.isPending} data-testid={`${id}-lookup`}>
           {t("refunds.lookUp")}
         </Button>
       </form>
-      {q.error && !fieldError(q.error, "tradeNo", ...fields) && <ErrorAlert error={q.error} />}
+      {!failure.err("tradeNo", ...fields) && <ErrorAlert error={failure.error} />}
       {q.data && <Record testId={`${id}-record`} rows={rows(q.data)} />}
     </Card>
   );
@@ -119,13 +123,16 @@ function RefundLookup({ initial }: { initial: string }) {
       id="refund"
       initial={initial}
       fields={["refundNo"]}
-      inputs={(error) => (
+      inputs={(failure) => (
         <TextInput
           label={t("refunds.refundNo")}
           required
           value={refundNo}
-          onChange={(e) => setRefundNo(e.currentTarget.value)}
-          error={fieldError(error, "refundNo")}
+          onChange={(e) => {
+            failure.edited("refundNo");
+            setRefundNo(e.currentTarget.value);
+          }}
+          error={failure.err("refundNo")}
           data-testid="refund-refund-no"
         />
       )}
@@ -160,17 +167,20 @@ function OrderLookup({ initial }: { initial: string }) {
       id="query"
       initial={initial}
       fields={["queryType"]}
-      inputs={(error) => (
+      inputs={(failure) => (
         <Select
           label={t("refunds.queryType")}
           allowDeselect={false}
           value={queryType}
-          onChange={(v) => setQueryType((v as QueryType | null) ?? "sales")}
+          onChange={(v) => {
+            failure.edited("queryType");
+            setQueryType((v as QueryType | null) ?? "sales");
+          }}
           data={QUERY_TYPES.map((x) => ({
             value: x,
             label: t(`refunds.types.${x}`),
           }))}
-          error={fieldError(error, "queryType")}
+          error={failure.err("queryType")}
           data-testid="query-type"
         />
       )}

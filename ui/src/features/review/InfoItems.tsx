@@ -1,7 +1,6 @@
 import { ActionIcon, Autocomplete, Button, Group, TextInput } from "@mantine/core";
 import { IconPlus, IconTrash } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
-import { fieldError } from "../../lib/ipc";
 
 /// Information type codes the interface shows in its examples; others are typed in.
 const INFO_CODES = ["1", "2"];
@@ -12,15 +11,18 @@ export type Info = { code: string; content: string };
 export const blankInfo = (): Info[] => [{ code: "1", content: "" }];
 
 /// The items of information, each editable and removable, and a button that adds one;
-/// `error` is the submission's, whose broken rules show on the item they name.
+/// `err` gives the submission's broken rule an item names, and `edited` hears of each
+/// item changed (both as `useFieldErrors` has them).
 export function InfoItems({
   info,
   onChange,
-  error,
+  err,
+  edited,
 }: {
   info: Info[];
   onChange: (info: Info[]) => void;
-  error: unknown;
+  err: (...fields: string[]) => string | undefined;
+  edited: (...fields: string[]) => void;
 }) {
   const { t } = useTranslation();
   return (
@@ -33,8 +35,11 @@ export function InfoItems({
             w={120}
             data={INFO_CODES}
             value={item.code}
-            onChange={(v) => onChange(info.map((x, j) => (j === i ? { ...x, code: v } : x)))}
-            error={fieldError(error, `infoList[${i}].infoType`)}
+            onChange={(v) => {
+              edited(`infoList[${i}].infoType`);
+              onChange(info.map((x, j) => (j === i ? { ...x, code: v } : x)));
+            }}
+            error={err(`infoList[${i}].infoType`)}
           />
           <TextInput
             label={t("review.infoContent")}
@@ -42,9 +47,10 @@ export function InfoItems({
             value={item.content}
             onChange={(e) => {
               const v = e.currentTarget.value;
+              edited(`infoList[${i}].infoContent`);
               onChange(info.map((x, j) => (j === i ? { ...x, content: v } : x)));
             }}
-            error={fieldError(error, `infoList[${i}].infoContent`)}
+            error={err(`infoList[${i}].infoContent`)}
             data-testid={`review-info-${i}`}
           />
           <ActionIcon

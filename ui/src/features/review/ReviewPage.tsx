@@ -5,7 +5,7 @@ import { useSearchParams } from "react-router";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { FormError } from "../../components/ErrorAlert";
 import { ReceiptView } from "../../components/ReceiptView";
-import { fieldError } from "../../lib/ipc";
+import { useFieldErrors } from "../../lib/fieldErrors";
 import type { Receipt, ReviewRequest } from "../../lib/types";
 import { useOrderNo } from "../money/queries";
 import type { Chosen } from "./FilePreview";
@@ -25,6 +25,7 @@ export function ReviewPage() {
   // A resend under the same reference keeps the receipt it was made from until it answers.
   const [kept, setKept] = useState<Receipt | undefined>(undefined);
   const submit = useReviewSubmit(dup.settle);
+  const failure = useFieldErrors(submit.error);
   const request = (): ReviewRequest => ({
     tradeNo,
     info: info.filter((i) => i.content.trim()).map((i) => [i.code, i.content] as [string, string]),
@@ -52,8 +53,11 @@ export function ReviewPage() {
               label={t("review.tradeNo")}
               required
               value={tradeNo}
-              onChange={(e) => setTradeNo(e.currentTarget.value)}
-              error={fieldError(submit.error, "tradeNo")}
+              onChange={(e) => {
+                failure.edited("tradeNo");
+                setTradeNo(e.currentTarget.value);
+              }}
+              error={failure.err("tradeNo")}
               data-testid="review-trade-no"
             />
             <Text size="sm" fw={500}>
@@ -62,11 +66,11 @@ export function ReviewPage() {
             <Text size="xs" c="dimmed">
               {t("review.codesHint")}
             </Text>
-            <InfoItems info={info} onChange={setInfo} error={submit.error} />
+            <InfoItems info={info} onChange={setInfo} err={failure.err} edited={failure.edited} />
             <ReviewFiles files={files} setFiles={setFiles} />
             {submit.isPending && <Progress value={100} animated aria-label={t("review.sending")} />}
             <FormError
-              error={duplicateOf(submit.error) ? null : submit.error}
+              error={duplicateOf(failure.error) ? null : failure.error}
               testId="review-field-error"
             />
             <DuplicateGuard

@@ -60,6 +60,26 @@ describe("the profile form", () => {
     const [, args] = invoke.mock.calls[0] ?? [];
     expect(args.profile.safety.duplicateWindowHours).toBe(48);
   });
+
+  it("clears a field's error once that field is changed, not when another one is", async () => {
+    invoke.mockRejectedValue({
+      code: "validation",
+      field: "baseUrl",
+      rule: "must be https unless the host is loopback",
+    });
+    renderUi(<ProfileForm editing={null} opened onClose={() => {}} />);
+    fireEvent.change(await screen.findByTestId("profile-name"), { target: { value: "acme" } });
+    const url = screen.getByTestId("profile-base-url");
+    fireEvent.change(url, { target: { value: "http://gateway.example.com" } });
+    fireEvent.click(screen.getByTestId("profile-save"));
+    await screen.findByText("must be https unless the host is loopback");
+    fireEvent.change(screen.getByTestId("profile-name"), { target: { value: "acme2" } });
+    expect(url.getAttribute("aria-invalid")).toBe("true");
+    fireEvent.change(url, { target: { value: "https://gateway.example.com" } });
+    expect(screen.queryByText("must be https unless the host is loopback")).toBeNull();
+    expect(url.getAttribute("aria-invalid")).not.toBe("true");
+    expect(screen.queryByTestId("error-alert")).toBeNull();
+  });
 });
 
 describe("the profile form's notification and proxy settings", () => {

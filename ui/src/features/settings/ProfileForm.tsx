@@ -13,6 +13,7 @@ import {
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
+import { useFieldErrors } from "../../lib/fieldErrors";
 import { fieldOf } from "../../lib/ipc";
 import type { Profile } from "../../lib/types";
 import { useSaveProfile } from "./queries";
@@ -49,7 +50,8 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
   const { t } = useTranslation();
   const [p, setP] = useState<Profile>(editing ?? NEW_PROFILE);
   const save = useSaveProfile();
-  const invalid = fieldOf(save.error);
+  const failure = useFieldErrors(save.error);
+  const invalid = fieldOf(failure.error);
   const { reset } = save;
   useEffect(() => {
     if (opened) {
@@ -59,7 +61,11 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
   }, [opened, editing, reset]);
   const err = (f: string) => (invalid?.field === f ? invalid.rule : undefined);
   const sandbox = editing !== null && editing.baseUrl === null;
-  const set = <K extends keyof Profile>(k: K, v: Profile[K]) => setP({ ...p, [k]: v });
+  /// `field` names what was edited when it is inside `k` (a safety setting).
+  const set = <K extends keyof Profile>(k: K, v: Profile[K], field: string = k) => {
+    failure.edited(field);
+    setP({ ...p, [k]: v });
+  };
 
   return (
     <Modal
@@ -192,7 +198,11 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
             description={t("settings.field.duplicateWindowHoursHint")}
             value={p.safety.duplicateWindowHours}
             onChange={(v) =>
-              set("safety", { ...p.safety, duplicateWindowHours: typeof v === "number" ? v : 0 })
+              set(
+                "safety",
+                { ...p.safety, duplicateWindowHours: typeof v === "number" ? v : 0 },
+                "safety.duplicateWindowHours",
+              )
             }
             error={err("safety.duplicateWindowHours")}
             min={1}
@@ -207,7 +217,11 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
             description={t("settings.field.notFoundGraceSecsHint")}
             value={p.safety.notFoundGraceSecs}
             onChange={(v) =>
-              set("safety", { ...p.safety, notFoundGraceSecs: typeof v === "number" ? v : 0 })
+              set(
+                "safety",
+                { ...p.safety, notFoundGraceSecs: typeof v === "number" ? v : 0 },
+                "safety.notFoundGraceSecs",
+              )
             }
             error={err("safety.notFoundGraceSecs")}
             min={0}
@@ -222,7 +236,7 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
               {t("errors.validation", invalid)}
             </Text>
           )}
-          {invalid ? null : <ErrorAlert error={save.error} />}
+          {fieldOf(save.error) ? null : <ErrorAlert error={save.error} />}
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               {t("common.cancel")}
