@@ -15,6 +15,7 @@ import {
   useMantineTheme,
 } from "@mantine/core";
 import { IconSearch } from "@tabler/icons-react";
+import { useLayoutEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { Outlet, useLocation, useNavigate } from "react-router";
 import { useAppStatus } from "../features/app/queries";
@@ -69,11 +70,22 @@ function ModeBanner() {
   );
 }
 
+/// Every screen opens at its top: the page scrolls as a whole (the window, shared by all
+/// screens), so without this a screen opened from far down another one starts far down.
+/// Within a screen (a drawer's order in the address) the position stays.
+function useScreensOpenAtTop(pathname: string) {
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the screen changes
+  useLayoutEffect(() => {
+    window.scrollTo(0, 0);
+  }, [pathname]);
+}
+
 export function Shell() {
   const { t } = useTranslation();
   const status = useAppStatus();
   const navigate = useNavigate();
   const location = useLocation();
+  useScreensOpenAtTop(location.pathname);
 
   if (status.isPending) {
     return (
