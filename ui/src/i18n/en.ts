@@ -233,8 +233,9 @@ export const en = {
       "A CSV file with the columns type, amount, currency, account, firstName, lastName, country, merOrderNo. Every row is checked first; running the same file again pays nothing twice.",
     bulkFile: "CSV file (full path)",
     bulkCheck: "Check file",
-    bulkSummary: "{{ok}} rows ready, {{bad}} with errors",
-    bulkSend: "Send {{count}} payouts",
+    bulkSummary: "Rows ready: {{ok}}; with errors: {{bad}}",
+    bulkSend_one: "Send {{count, number}} payout",
+    bulkSend_other: "Send {{count, number}} payouts",
     bulkProgress: "Bulk payouts sent",
     bulkErrors: "Rows that will not be sent",
     bulkError: "Line {{line}}: {{field}}: {{rule}}",
@@ -283,7 +284,8 @@ export const en = {
     bulkHeldTitle: "Held rows",
     bulkHeldIntro:
       "These rows repeat or change a payout that is already paid or still open. They are not sent unless you tick the box.",
-    bulkIncludeHeld: "Also send the held rows ({{count}}) as new payouts",
+    bulkIncludeHeld_one: "Also send the {{count, number}} held row as a new payout",
+    bulkIncludeHeld_other: "Also send the {{count, number}} held rows as new payouts",
     bulkIncludeHeldHint: "Each is sent under a new number and recorded in the audit log.",
     recent: "Recent payouts (journal)",
     when: "Updated",
@@ -368,7 +370,8 @@ export const en = {
     path: "Or a file's full path",
     addFile: "Add file",
     fileType: "File type code",
-    fileFacts: "{{kind}}, {{size}} bytes",
+    fileFacts_one: "{{kind}}, {{count, number}} byte",
+    fileFacts_other: "{{kind}}, {{count, number}} bytes",
     pages: "pages: {{count}}",
     removeFile: "Remove {{name}}",
     large: "These files are large together; sending may take a while.",
@@ -380,7 +383,8 @@ export const en = {
     when: "When",
     files: "Sent",
     outcome: "Outcome",
-    itemsAndFiles: "{{info}} information items; {{files}}",
+    itemsAndFiles_one: "{{count, number}} information item; {{files}}",
+    itemsAndFiles_other: "{{count, number}} information items; {{files}}",
     queued: "Queued (not sent)",
     resend: "Send again",
   },
@@ -458,12 +462,17 @@ export const en = {
     syncDays: "Days to sync",
     syncFull: "Read every window again",
     syncing: "Syncing…",
-    syncProgress: "{{done}} of {{total}} windows · {{orders}} orders · {{rate}} orders/s",
-    syncDone: "Sync finished: {{orders}} orders read, {{changed}} changed",
+    syncProgress: "{{windows}} · {{orders}} · {{rate}} per second",
+    syncWindows_one: "{{done}} of {{count, number}} window",
+    syncWindows_other: "{{done}} of {{count, number}} windows",
+    syncDone_one: "Sync finished: {{count, number}} order read, {{changed}} changed",
+    syncDone_other: "Sync finished: {{count, number}} orders read, {{changed}} changed",
     syncCancelled: "Sync cancelled; the next sync resumes where it stopped",
-    syncRefused:
-      "{{count}} orders the gateway listed break the desk's rules and were not cached; their days are read again at the next sync.",
-    syncRefusedMore: "…and {{count}} more",
+    syncRefused_one:
+      "{{count, number}} order the gateway listed breaks the desk's rules and was not cached; its day is read again at the next sync.",
+    syncRefused_other:
+      "{{count, number}} orders the gateway listed break the desk's rules and were not cached; their days are read again at the next sync.",
+    syncRefusedMore: "…and {{count, number}} more",
     cancelSync: "Cancel sync",
     search: "Order or trade number",
     searchPlaceholder: "Search by a fragment of the order or trade number",
@@ -480,7 +489,8 @@ export const en = {
     filterName: "Name of the filter set",
     filterSaved: 'Filter set "{{name}}" saved',
     deleteFilter: "Delete filter set",
-    rows: "{{n}} orders",
+    rows_one: "{{count, number}} order",
+    rows_other: "{{count, number}} orders",
     noRows: "No orders match. Sync, or change the filters.",
     col: {
       tradeNo: "Trade number",
@@ -499,9 +509,12 @@ export const en = {
     exportFormat: "Format",
     exportPath: "File",
     exportPathHint: "A full path; the file is overwritten if it exists.",
-    exportRun: "Export {{count}} orders",
-    exportProgress: "{{done}} of {{total}} rows",
-    exportDone: "{{count}} orders written to {{path}}",
+    exportRun_one: "Export {{count, number}} order",
+    exportRun_other: "Export {{count, number}} orders",
+    exportProgress_one: "{{done}} of {{count, number}} row",
+    exportProgress_other: "{{done}} of {{count, number}} rows",
+    exportDone_one: "{{count, number}} order written to {{path}}",
+    exportDone_other: "{{count, number}} orders written to {{path}}",
     timeZone: "Times in {{tz}}",
     verified: "Verified",
     notVerified: "Not verified",
@@ -578,20 +591,25 @@ export const en = {
   },
   activity: {
     title: "Activity",
-    chainOk: "Audit chain intact: {{rows}} entries",
+    chainOk_one: "Audit chain intact: {{count, number}} entry",
+    chainOk_other: "Audit chain intact: {{count, number}} entries",
     chainBroken: "The audit chain is broken",
     brokenAt: "At entry {{row}}: {{problem}}",
     verify: "Check the chain",
     checked: {
       title: "What the check covers",
-      links: "{{rows}} entries, numbered without a gap, each linked to the one before",
+      links_one: "{{count, number}} entry, numbered from the start of the chain",
+      links_other:
+        "{{count, number}} entries, numbered without a gap, each linked to the one before",
       sealAll: "Every entry's seal (HMAC-SHA-256 under this profile's key in the system keyring)",
       sealFrom:
         "Entries from {{row}} on by their seal (HMAC-SHA-256 under this profile's key in the system keyring); earlier ones, written by an older version, by SHA-256 only",
       sealNone:
         "No entry is sealed with the keyring's key yet: entries are checked by SHA-256 only",
-      anchor:
-        "Nothing removed from the end: the keyring recorded {{rows}} entries and the last one's seal at the last write",
+      anchor_one:
+        "Nothing removed from the end: the keyring recorded {{count, number}} entry and its seal at the last write",
+      anchor_other:
+        "Nothing removed from the end: the keyring recorded {{count, number}} entries and the last one's seal at the last write",
       noAnchor:
         "Removal from the end NOT checked: the keyring holds no record of this log yet (made at the next write)",
       head: "The database's own head record (entry count and last seal)",
@@ -608,7 +626,8 @@ export const en = {
     empty: "No entry matches.",
     exportPath: "Export to (CSV)",
     export: "Export",
-    exported: "{{count}} entries written to {{path}}",
+    exported_one: "{{count, number}} entry written to {{path}}",
+    exported_other: "{{count, number}} entries written to {{path}}",
   },
   settings: {
     title: "Settings",
@@ -690,5 +709,12 @@ export const en = {
   },
 } as const;
 
-type Widen<T> = { -readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
+/// Another language's catalogue: the same keys, but a plural's forms are the language's
+/// own (i18next picks `key_<category>` by `Intl.PluralRules`): Chinese has only `_other`,
+/// so the English-only `_one` forms are left out.
+type Widen<T> = {
+  -readonly [K in keyof T as K extends `${string}_one` ? never : K]: T[K] extends string
+    ? string
+    : Widen<T[K]>;
+};
 export type Catalogue = Widen<typeof en>;

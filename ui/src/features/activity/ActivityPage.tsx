@@ -39,13 +39,13 @@ function Chain() {
   const anchor =
     c.anchoredRows === null
       ? t("activity.checked.noAnchor")
-      : t("activity.checked.anchor", { rows: formatCount(c.anchoredRows, loc) });
+      : t("activity.checked.anchor", { count: c.anchoredRows });
   return (
     <Stack gap="xs">
       <Group gap="sm">
         {c.ok ? (
           <Badge color="teal" variant="light" size="lg" data-testid="audit-chain" data-ok="true">
-            {t("activity.chainOk", { rows: formatCount(c.rows, loc) })}
+            {t("activity.chainOk", { count: c.rows })}
           </Badge>
         ) : (
           <Alert
@@ -71,7 +71,7 @@ function Chain() {
         {t("activity.checked.title")}
       </Text>
       <List size="sm" spacing={2} data-testid="audit-checked">
-        <List.Item>{t("activity.checked.links", { rows: formatCount(c.rows, loc) })}</List.Item>
+        <List.Item>{t("activity.checked.links", { count: c.rows })}</List.Item>
         <List.Item>{seal}</List.Item>
         <List.Item data-anchored={c.anchoredRows !== null}>{anchor}</List.Item>
         <List.Item>{t("activity.checked.head")}</List.Item>
@@ -178,8 +178,7 @@ export function ActivityPage() {
           exp.mutate(
             { q, path },
             {
-              onSuccess: (n) =>
-                toastOk(t("activity.exported", { count: formatCount(n, loc), path })),
+              onSuccess: (n) => toastOk(t("activity.exported", { count: n, path })),
             },
           );
         }}
@@ -205,7 +204,7 @@ export function ActivityPage() {
         </Group>
         {exp.isSuccess ? (
           <Text size="sm" mt="xs" data-testid="audit-export-result" data-rows={exp.data}>
-            {t("activity.exported", { count: formatCount(exp.data, loc), path })}
+            {t("activity.exported", { count: exp.data, path })}
           </Text>
         ) : null}
         {pathError ? null : <ErrorAlert error={exp.error} />}

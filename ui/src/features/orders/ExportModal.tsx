@@ -47,8 +47,7 @@ export const ExportModal = memo(function ExportModal({ opened, onClose, filter, 
           run.mutate(
             { filter, path },
             {
-              onSuccess: (n) =>
-                toastOk(t("orders.exportDone", { count: formatCount(n, loc), path })),
+              onSuccess: (n) => toastOk(t("orders.exportDone", { count: n, path })),
             },
           );
         }}
@@ -85,7 +84,7 @@ export const ExportModal = memo(function ExportModal({ opened, onClose, filter, 
                 <Text size="xs" c="dimmed">
                   {t("orders.exportProgress", {
                     done: formatCount(progress.done, loc),
-                    total: formatCount(progress.total, loc),
+                    count: progress.total,
                   })}
                 </Text>
               ) : null}
@@ -93,7 +92,7 @@ export const ExportModal = memo(function ExportModal({ opened, onClose, filter, 
           ) : null}
           {run.isSuccess ? (
             <Text data-testid="export-result" data-rows={run.data}>
-              {t("orders.exportDone", { count: formatCount(run.data, loc), path })}
+              {t("orders.exportDone", { count: run.data, path })}
             </Text>
           ) : null}
           {pathError ? null : <ErrorAlert error={run.error} />}
@@ -102,7 +101,7 @@ export const ExportModal = memo(function ExportModal({ opened, onClose, filter, 
               {t("common.close")}
             </Button>
             <Button type="submit" loading={run.isPending} data-testid="export-run">
-              {t("orders.exportRun", { count: formatCount(total, loc) })}
+              {t("orders.exportRun", { count: total })}
             </Button>
           </Group>
         </Stack>

@@ -5,8 +5,7 @@ import { useCallback, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate, useSearchParams } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { locale } from "../../i18n";
-import { formatCount, timeZoneLabel } from "../../lib/format";
+import { timeZoneLabel } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import type { OrderFilter } from "../../lib/types";
 import { ExportModal } from "./ExportModal";
@@ -17,8 +16,7 @@ import { EMPTY_FILTER, useOrderPages } from "./queries";
 import { SyncPanel } from "./SyncPanel";
 
 export function OrdersPage() {
-  const { t, i18n } = useTranslation();
-  const loc = locale(i18n.language);
+  const { t } = useTranslation();
   const [filter, setFilter] = useState<OrderFilter>(EMPTY_FILTER);
   const [params] = useSearchParams();
   const navigate = useNavigate();
@@ -53,8 +51,7 @@ export function OrdersPage() {
       {first.error && !invalid ? <ErrorAlert error={first.error} /> : null}
       <Group justify="space-between">
         <Text size="sm" data-testid="orders-count" data-total={total}>
-          {t("orders.rows", { n: formatCount(total, loc) })} ·{" "}
-          {t("orders.timeZone", { tz: timeZoneLabel() })}
+          {t("orders.rows", { count: total })} · {t("orders.timeZone", { tz: timeZoneLabel() })}
         </Text>
         <Button
           variant="default"

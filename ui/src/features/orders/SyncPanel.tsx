@@ -76,7 +76,7 @@ export const SyncPanel = memo(function SyncPanel() {
                   onSuccess: (r) =>
                     toastOk(
                       t("orders.syncDone", {
-                        orders: formatCount(r.progress.orders, loc),
+                        count: r.progress.orders,
                         changed: formatCount(r.changed, loc),
                       }),
                     ),
@@ -98,9 +98,11 @@ export const SyncPanel = memo(function SyncPanel() {
           <Text size="xs" c="dimmed">
             {progress
               ? t("orders.syncProgress", {
-                  done: formatCount(progress.windowsDone, loc),
-                  total: formatCount(progress.windowsTotal, loc),
-                  orders: formatCount(progress.orders, loc),
+                  windows: t("orders.syncWindows", {
+                    done: formatCount(progress.windowsDone, loc),
+                    count: progress.windowsTotal,
+                  }),
+                  orders: t("orders.rows", { count: progress.orders }),
                   rate: formatCount(Math.round(progress.ordersPerSecond ?? 0), loc),
                 })
               : t("orders.syncing")}

@@ -1,8 +1,6 @@
 import { ActionIcon, Autocomplete, Group, Image, Paper, Stack, Text } from "@mantine/core";
 import { IconFileTypePdf, IconTrash } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
-import { locale } from "../../i18n";
-import { formatCount } from "../../lib/format";
 import type { FileCheck } from "../../lib/types";
 import { PdfThumb } from "./PdfThumb";
 
@@ -22,8 +20,7 @@ export function FilePreview({
   onCode: (c: string) => void;
   onRemove: () => void;
 }) {
-  const { t, i18n } = useTranslation();
-  const loc = locale(i18n.language);
+  const { t } = useTranslation();
   return (
     <Paper withBorder p="xs" data-testid="review-file" data-name={f.check.name}>
       <Group wrap="nowrap" align="flex-start">
@@ -41,7 +38,7 @@ export function FilePreview({
           <Text size="xs" c="dimmed">
             {t("review.fileFacts", {
               kind: f.check.suffix.slice(1).toUpperCase(),
-              size: formatCount(f.check.size, loc),
+              count: f.check.size,
             })}
             {f.check.pages !== null ? ` · ${t("review.pages", { count: f.check.pages })}` : ""}
           </Text>

@@ -33,7 +33,7 @@ export function ReviewHistory({ tradeNo }: { tradeNo: string }) {
               <Table.Td>{formatDateTimeShort(s.at, loc)}</Table.Td>
               <Table.Td>{s.tradeNo}</Table.Td>
               <Table.Td>
-                {t("review.itemsAndFiles", { info: s.infoCount, files: s.files || "—" })}
+                {t("review.itemsAndFiles", { count: s.infoCount, files: s.files || "—" })}
               </Table.Td>
               <Table.Td style={{ whiteSpace: "nowrap" }}>
                 <Badge
