@@ -6,6 +6,7 @@
 //! With `--fill FILE`, the orders are written into that cache file (a profile's
 //! `data/NAME.sqlite`, for the desktop app's benchmark) and nothing is timed.
 
+use paydesk_core::store::prelude::*;
 use std::time::Instant;
 
 use paydesk_core::store::orders::{OrderFilter, Orders, SortKey};

@@ -4,12 +4,11 @@
 use std::path::Path;
 
 use chrono::{FixedOffset, TimeZone, Utc};
-use rusqlite::Connection;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, CoreResult};
-use crate::store::orders::{CachedOrder, OrderFilter, Orders};
+use crate::store::orders::{CachedOrder, OrderFilter, OrderStore};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -153,7 +152,7 @@ fn column_currency(o: &CachedOrder, column: usize) -> Option<&str> {
 /// Writes every order matching `filter` to `path`; `progress(done, total)` is called as
 /// rows are written. Returns the number of rows.
 pub fn export(
-    conn: &Connection,
+    orders: &dyn OrderStore,
     filter: &OrderFilter,
     path: &Path,
     tz: FixedOffset,
@@ -161,7 +160,7 @@ pub fn export(
     mut progress: impl FnMut(u64, u64),
 ) -> CoreResult<u64> {
     let format = Format::from_path(path)?;
-    let total = Orders::on(conn).count(filter)? as u64;
+    let total = orders.count(filter)? as u64;
     let mut done = 0u64;
     let tick = |done: u64, progress: &mut dyn FnMut(u64, u64)| {
         if done.is_multiple_of(5000) {
@@ -175,7 +174,7 @@ pub fn export(
         Format::Csv => {
             let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
             w.write_record(HEADERS).map_err(|e| io(&e))?;
-            Orders::on(conn).for_each(filter, |o| {
+            orders.for_each(filter, &mut |o| {
                 w.write_record(safe_record(cells(o, dict, tz)))
                     .map_err(|e| io(&e))?;
                 done += 1;
@@ -197,7 +196,7 @@ pub fn export(
                     .write_string_with_format(0, c as u16, *h, &bold)
                     .map_err(|e| io(&e))?;
             }
-            Orders::on(conn).for_each(filter, |o| {
+            orders.for_each(filter, &mut |o| {
                 done += 1;
                 let row = u32::try_from(done).map_err(|_| {
                     CoreError::validation("rows", "more rows than a worksheet holds")

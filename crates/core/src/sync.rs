@@ -3,21 +3,21 @@
 //! page's signature (an invalid one stops the sync and caches nothing of that page),
 //! re-reads orders that are not final, resumes where it stopped, and reports progress.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
 use futures_util::StreamExt;
 use paydesk_gateway::wire::{DateLimit, MerNo, OrderListItem, V2OrderList};
 use paydesk_gateway::{GatewayClient, SignatureStatus};
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use crate::error::{CoreError, CoreResult};
-use crate::store::orders::{Orders, Upsert};
-use crate::store::sync_state::{PageDone, SyncState};
+use crate::store::Store;
+use crate::store::orders::Upsert;
+use crate::store::sync_state::PageDone;
 use crate::store::{self};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -98,7 +98,7 @@ impl SyncReport {
 /// Sync's connection to the cache and where it reports.
 #[derive(Debug, Clone)]
 pub struct SyncTarget {
-    pub conn: Arc<Mutex<Connection>>,
+    pub store: Arc<Store>,
     pub profile: String,
     pub mer_no: u64,
     /// The order states the profile's dictionary does not call final: orders in them
@@ -127,11 +127,6 @@ struct Page {
 
 fn fmt(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M:%S").to_string()
-}
-
-fn lock(conn: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
-    conn.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn ms(t: i64) -> DateTime<Utc> {
@@ -192,12 +187,12 @@ pub async fn run(
     let now = Utc::now();
     // The window holding "now" is never complete: orders keep arriving in it.
     let todo: Vec<(DateTime<Utc>, DateTime<Utc>)> = {
-        let conn = lock(&target.conn);
+        let progress = target.store.sync_state();
         let mut todo = Vec::new();
         for w in &all {
             let done = !opts.full
                 && w.1 < now
-                && SyncState::on(&conn).window_complete(
+                && progress.window_complete(
                     &target.profile,
                     w.0.timestamp_millis(),
                     w.1.timestamp_millis(),
@@ -386,7 +381,6 @@ pub async fn run(
 /// Writes a batch of pages and their windows' progress in one transaction. A page
 /// runs in milliseconds, on the calling task, so the engine works on any runtime.
 fn write_batch(target: &SyncTarget, batch: &[Page]) -> CoreResult<usize> {
-    let conn = lock(&target.conn);
     let rows: Vec<Upsert<'_>> = batch
         .iter()
         .flat_map(|p| {
@@ -397,11 +391,10 @@ fn write_batch(target: &SyncTarget, batch: &[Page]) -> CoreResult<usize> {
             })
         })
         .collect();
-    store::atomic(&conn, || {
-        let changed = Orders::on(&conn).upsert(target.mer_no, &rows)?;
-        let progress = SyncState::on(&conn);
+    target.store.cache_atomic(|tx| {
+        let changed = tx.orders.upsert(target.mer_no, &rows)?;
         for page in batch {
-            progress.page_done(
+            tx.sync_state.page_done(
                 &target.profile,
                 PageDone {
                     window_start: page.window_start,
@@ -417,8 +410,11 @@ fn write_batch(target: &SyncTarget, batch: &[Page]) -> CoreResult<usize> {
 }
 
 fn record_error(target: &SyncTarget, e: &CoreError) {
-    let conn = lock(&target.conn);
-    if let Err(w) = SyncState::on(&conn).record_error(&target.profile, &e.to_string()) {
+    if let Err(w) = target
+        .store
+        .sync_state()
+        .record_error(&target.profile, &e.to_string())
+    {
         tracing::warn!(error = %w, "sync failure not recorded");
     }
 }
@@ -432,7 +428,10 @@ async fn reread_open(
     to: i64,
     report: &mut SyncReport,
 ) -> CoreResult<u64> {
-    let open = Orders::on(&lock(&target.conn)).open_orders(&target.open_states, from, to)?;
+    let open = target
+        .store
+        .orders()
+        .open_orders(&target.open_states, from, to)?;
     let mut n = 0;
     for chunk in open.chunks(100) {
         let op = V2OrderList {
@@ -460,14 +459,12 @@ async fn reread_open(
         });
         report.refuse(refused);
         // An order already cached keeps its date: `created_at` here is ignored on conflict.
-        Orders::on(&lock(&target.conn)).upsert_items(
-            target.mer_no,
-            &items,
-            store::now_ms(),
-            verified,
-        )?;
+        target
+            .store
+            .orders()
+            .upsert_items(target.mer_no, &items, store::now_ms(), verified)?;
         n += items.len() as u64;
     }
-    SyncState::on(&lock(&target.conn)).clear_error(&target.profile)?;
+    target.store.sync_state().clear_error(&target.profile)?;
     Ok(n)
 }

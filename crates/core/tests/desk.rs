@@ -382,6 +382,21 @@ async fn an_incremental_sync_rereads_open_orders_and_keeps_their_history() {
     assert_eq!(detail.order.unwrap().state, 5);
     let states: Vec<i64> = detail.history.iter().map(|h| h.0).collect();
     assert_eq!(states, vec![2, 5], "first seen pending, then paid");
+
+    // A filter is saved under a name of 1 to 60 characters (trimmed), whatever the store.
+    let pending_only = OrderFilter {
+        states: vec![2],
+        ..OrderFilter::default()
+    };
+    for bad in ["", "   ", &"x".repeat(61)] {
+        let e = desk.save_filter(bad, &pending_only).unwrap_err();
+        assert!(e.to_string().contains("1 to 60 characters"), "{e}");
+    }
+    desk.save_filter("  Pending  ", &pending_only).unwrap();
+    let saved = desk.saved_filters().unwrap();
+    assert_eq!(saved.len(), 1);
+    assert_eq!(saved[0].0, "Pending");
+    assert_eq!(saved[0].1.states, vec![2]);
 }
 
 /// The operator previews a bulk file, then it is edited (an account changed) before

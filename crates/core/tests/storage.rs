@@ -7,6 +7,7 @@
 use paydesk_core::audit::{self, AuditLog, Record};
 use paydesk_core::store::filters::SavedFilters;
 use paydesk_core::store::orders::{self, OrderFilter, Orders, SortKey};
+use paydesk_core::store::prelude::*;
 use paydesk_core::store::{self as db, Durability};
 use paydesk_gateway::StateDictionary;
 use paydesk_gateway::wire::OrderListItem;
@@ -93,10 +94,10 @@ fn store_handles_join_the_callers_transaction() {
     let mut conn = db::open(&dir.path().join("tx.sqlite"), Durability::Cache).unwrap();
     {
         let tx = conn.transaction().unwrap();
-        Orders::on(&tx)
+        Orders::on(&*tx)
             .upsert_items(1, &[item(1, 5, "USD", "1.00")], 0, true)
             .unwrap();
-        SavedFilters::on(&tx)
+        SavedFilters::on(&*tx)
             .save("all", &OrderFilter::default())
             .unwrap();
         // Dropped without commit: nothing stays.
@@ -110,7 +111,7 @@ fn store_handles_join_the_callers_transaction() {
     assert!(r.is_err());
     assert_eq!(Orders::on(&conn).count_all().unwrap(), 0, "rolled back");
     let tx = conn.transaction().unwrap();
-    Orders::on(&tx)
+    Orders::on(&*tx)
         .upsert_items(1, &[item(3, 5, "USD", "1.00")], 0, true)
         .unwrap();
     tx.commit().unwrap();
@@ -119,7 +120,7 @@ fn store_handles_join_the_callers_transaction() {
     // else's transaction it is refused, never left for that transaction to commit.
     let tx = conn.transaction().unwrap();
     let body = serde_json::json!({ "n": 1 });
-    let begun = paydesk_core::journal::Journal::on(&tx).begin(
+    let begun = paydesk_core::journal::Journal::on(&*tx).begin(
         "p",
         paydesk_core::journal::Intent {
             operation: "v2.payout",
@@ -327,9 +328,15 @@ fn filters_sort_search_and_export_every_row() {
     let csv_path = dir.path().join("out.csv");
     let tz = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
     let mut ticks = 0;
-    let n =
-        paydesk_core::export::export(&conn, &usd_success, &csv_path, tz, &dict, |_, _| ticks += 1)
-            .unwrap();
+    let n = paydesk_core::export::export(
+        &Orders::on(&conn),
+        &usd_success,
+        &csv_path,
+        tz,
+        &dict,
+        |_, _| ticks += 1,
+    )
+    .unwrap();
     assert_eq!(n, 1000);
     assert!(ticks >= 1);
     let mut rd = csv::Reader::from_path(&csv_path).unwrap();
@@ -343,13 +350,21 @@ fn filters_sort_search_and_export_every_row() {
     assert_eq!(&rows[0][5], "success");
     let xlsx = dir.path().join("out.xlsx");
     assert_eq!(
-        paydesk_core::export::export(&conn, &usd_success, &xlsx, tz, &dict, |_, _| {}).unwrap(),
+        paydesk_core::export::export(
+            &Orders::on(&conn),
+            &usd_success,
+            &xlsx,
+            tz,
+            &dict,
+            |_, _| {}
+        )
+        .unwrap(),
         1000
     );
     assert!(std::fs::read(&xlsx).unwrap().starts_with(b"PK"));
     assert!(
         paydesk_core::export::export(
-            &conn,
+            &Orders::on(&conn),
             &usd_success,
             &dir.path().join("out.txt"),
             tz,
@@ -647,7 +662,8 @@ fn exports_neutralise_formula_cells_and_keep_amounts_typed() {
     let tz = chrono::FixedOffset::east_opt(0).unwrap();
 
     let csv_path = dir.path().join("orders.csv");
-    paydesk_core::export::export(&conn, &all, &csv_path, tz, &dict, |_, _| {}).unwrap();
+    paydesk_core::export::export(&Orders::on(&conn), &all, &csv_path, tz, &dict, |_, _| {})
+        .unwrap();
     let rows: Vec<csv::StringRecord> = csv::Reader::from_path(&csv_path)
         .unwrap()
         .records()
@@ -665,7 +681,7 @@ fn exports_neutralise_formula_cells_and_keep_amounts_typed() {
     assert_eq!(&one[8], "12.5", "a plain amount stays a number");
 
     let xlsx = dir.path().join("orders.xlsx");
-    paydesk_core::export::export(&conn, &all, &xlsx, tz, &dict, |_, _| {}).unwrap();
+    paydesk_core::export::export(&Orders::on(&conn), &all, &xlsx, tz, &dict, |_, _| {}).unwrap();
     let sheet = xlsx_part(&xlsx, "xl/worksheets/sheet1.xml");
     assert!(!sheet.contains("<f>"), "no cell is a formula: {sheet}");
     assert!(

@@ -18,19 +18,17 @@ use paydesk_gateway::{
     ClientConfig, Credentials, GatewayClient, GatewayError, NextStep, SignatureStatus,
     StateDictionary,
 };
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::audit::{self, AuditLog, Record};
+use crate::audit::{self, Record};
 use crate::endpoint::{Endpoint, SandboxControl};
 use crate::error::{CoreError, CoreResult};
-use crate::journal::{self, Begin, Claim, Entry, Guard, Intent, Journal, Outcome, Status};
+use crate::journal::{self, Begin, Claim, Entry, Guard, Intent, Outcome, Status};
 use crate::profile::{Home, NotifyTarget, Profile};
 use crate::secrets::Secrets;
-use crate::store::filters::SavedFilters;
-use crate::store::orders::{CachedOrder, Orders};
-use crate::store::{self, Durability};
+use crate::store::Store;
+use crate::store::orders::CachedOrder;
 
 /// An operation that went through the journal: its entry, and the gateway's data when
 /// this call got an answer.
@@ -103,8 +101,8 @@ pub struct Desk {
     pub profile: Profile,
     secrets: Secrets,
     client: GatewayClient,
-    cache: Arc<Mutex<Connection>>,
-    journal: Mutex<Connection>,
+    /// The cache, the journal and the audit log.
+    store: Arc<Store>,
     dictionary: StateDictionary,
     /// The records of a gateway the caller runs for this desk (the built-in sandbox).
     control: Option<Arc<dyn SandboxControl>>,
@@ -277,15 +275,13 @@ impl Desk {
         let audit_anchor = secrets.audit_anchor(&profile.name)?;
         let secrets_ms = started.elapsed().as_millis();
         let path = home.database(&profile.name);
-        let cache = Arc::new(Mutex::new(store::open(&path, Durability::Cache)?));
-        let journal = Mutex::new(store::open(&path, Durability::Journal)?);
+        let store = Store::open_sqlite(&path)?;
         let dictionary = profile.dictionary();
         let desk = Desk {
             profile,
             secrets,
             client,
-            cache,
-            journal,
+            store,
             dictionary,
             control,
             allowed_duplicates: Mutex::default(),
@@ -383,19 +379,17 @@ impl Desk {
     /// allocator: what an idle desktop app does so that its resident memory is not the
     /// high-water mark of its last big query. The next query reads from the OS cache.
     pub fn release_memory(&self) -> CoreResult<()> {
-        store::shrink_memory(&lock(&self.cache))?;
-        store::shrink_memory(&lock(&self.journal))?;
-        Ok(())
+        self.store.shrink_memory()
     }
 
     /// The currencies of the cached orders, sorted.
     pub fn order_currencies(&self) -> CoreResult<Vec<String>> {
-        Orders::on(&lock(&self.cache)).distinct_currencies()
+        self.store.orders().distinct_currencies()
     }
 
     /// The saved filter sets of the orders table, by name.
     pub fn saved_filters(&self) -> CoreResult<Vec<(String, crate::store::orders::OrderFilter)>> {
-        SavedFilters::on(&lock(&self.cache)).all()
+        self.store.filters().all()
     }
 
     /// Saves a filter set under `name` (replacing one of the same name).
@@ -404,11 +398,15 @@ impl Desk {
         name: &str,
         filter: &crate::store::orders::OrderFilter,
     ) -> CoreResult<()> {
-        SavedFilters::on(&lock(&self.cache)).save(name, filter)
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 60 {
+            return Err(CoreError::validation("name", "must be 1 to 60 characters"));
+        }
+        self.store.filters().save(name, filter)
     }
 
     pub fn delete_filter(&self, name: &str) -> CoreResult<()> {
-        SavedFilters::on(&lock(&self.cache)).delete(name)
+        self.store.filters().delete(name)
     }
 
     fn audit(&self, operation: &str, identifiers: String, result: &str, started: Instant) {
@@ -429,8 +427,10 @@ impl Desk {
                 lock(&self.audit_anchor).clone()
             }
         };
-        let appended =
-            AuditLog::on(&lock(&self.journal)).append(r, self.audit_key.expose(), anchor.as_ref());
+        let appended = self
+            .store
+            .audit()
+            .append(r, self.audit_key.expose(), anchor.as_ref());
         match appended {
             // Recorded after the commit: a crash in between leaves the keyring one row
             // behind (still a valid anchor), never ahead of the database.
@@ -547,7 +547,7 @@ impl Desk {
         };
         // Twice at most: an unknown entry that its lookups prove absent goes again now.
         for _ in 0..2 {
-            let began = Journal::on(&lock(&self.journal)).begin(
+            let began = self.store.journal().begin(
                 &self.profile.name,
                 intent,
                 self.guard(allow_duplicate),
@@ -555,7 +555,7 @@ impl Desk {
             let (entry, claim) = match began {
                 Begin::Send(e, claim) => {
                     let earlier = if allow_duplicate {
-                        Journal::on(&lock(&self.journal)).same_intent(
+                        self.store.journal().same_intent(
                             &self.profile.name,
                             &fp,
                             self.guard(false).window_ms,
@@ -614,7 +614,9 @@ impl Desk {
             };
             return self.send_claimed(op, &prepared, entry, claim).await;
         }
-        let entry = Journal::on(&lock(&self.journal))
+        let entry = self
+            .store
+            .journal()
             .get_by_key(&self.profile.name, O::NAME, mer_order_no)?
             .ok_or_else(|| CoreError::internal("journal entry vanished"))?;
         Ok(Submitted {
@@ -681,10 +683,10 @@ impl Desk {
                     broken.rule
                 );
                 {
-                    let conn = lock(&self.journal);
+                    let journal = self.store.journal();
                     // Marked first: whatever happens next, it is never sent again.
-                    Journal::on(&conn).mark_answered(entry.id)?;
-                    Journal::on(&conn).finish(
+                    journal.mark_answered(entry.id)?;
+                    journal.finish(
                         entry.id,
                         &claim,
                         Outcome {
@@ -733,7 +735,7 @@ impl Desk {
             _ if e.next_step() == NextStep::Retry => (Status::Pending, None),
             _ => (Status::Unknown, None),
         };
-        Journal::on(&lock(&self.journal)).finish(
+        self.store.journal().finish(
             entry.id,
             &claim,
             Outcome {
@@ -769,8 +771,8 @@ impl Desk {
         code: &str,
         message: &str,
     ) -> CoreResult<Entry> {
-        let conn = lock(&self.journal);
-        Journal::on(&conn).finish(
+        let journal = self.store.journal();
+        journal.finish(
             entry.id,
             claim,
             Outcome {
@@ -780,7 +782,7 @@ impl Desk {
                 message: Some(message),
             },
         )?;
-        Ok(Journal::on(&conn).get(entry.id)?.unwrap_or(entry))
+        Ok(journal.get(entry.id)?.unwrap_or(entry))
     }
 
     /// Asks the gateway's order list for a merchant order number.
@@ -856,31 +858,29 @@ impl Desk {
     /// lookup puts the next one off with backoff. Not due yet (`force` false): as is.
     pub async fn reconcile_entry(&self, e: &Entry, force: bool) -> CoreResult<Entry> {
         let current = || -> CoreResult<Entry> {
-            Ok(Journal::on(&lock(&self.journal))
-                .get(e.id)?
-                .unwrap_or_else(|| e.clone()))
+            Ok(self.store.journal().get(e.id)?.unwrap_or_else(|| e.clone()))
         };
         if !e.can_be_looked_up {
             // These calls carry no merchant order number the gateway can be asked about.
             let msg = "the gateway cannot be asked about this call: check the card's or the order's history, then mark it done or send it again with the same reference";
-            Journal::on(&lock(&self.journal)).note(e.id, msg)?;
+            self.store.journal().note(e.id, msg)?;
             return current();
         }
-        let Some((e, claim)) = Journal::on(&lock(&self.journal)).claim(e.id)? else {
+        let Some((e, claim)) = self.store.journal().claim(e.id)? else {
             // Another process (or window) is sending or looking it up right now.
             return current();
         };
         let due = force || e.next_check_at.is_none_or(|t| t <= self.clock.now_ms());
         if !matches!(e.status, Status::Unknown | Status::Sending) || !due {
-            Journal::on(&lock(&self.journal)).release(e.id, &claim)?;
+            self.store.journal().release(e.id, &claim)?;
             return current();
         }
         let r = self.look_up(&e.mer_order_no).await;
-        let conn = lock(&self.journal);
+        let journal = self.store.journal();
         let now = self.clock.now_ms();
         match r {
             Ok(Listed::Found(trade_no)) => {
-                Journal::on(&conn).finish(
+                journal.finish(
                     e.id,
                     &claim,
                     Outcome {
@@ -894,13 +894,13 @@ impl Desk {
             Ok(Listed::WithoutTradeNo) => {
                 let note =
                     "listed by the gateway without a trade number: not sent again; looked up later";
-                Journal::on(&conn).not_found_yet(e.id, &claim, now + 60_000, note)?;
+                journal.not_found_yet(e.id, &claim, now + 60_000, note)?;
             }
             Ok(Listed::Absent) => {
-                let answered = Journal::on(&conn).answered(e.id)?;
+                let answered = journal.answered(e.id)?;
                 match not_listed(&e, answered, &self.profile.safety, now) {
                     NotListed::SafeToSend { note } => {
-                        Journal::on(&conn).finish(
+                        journal.finish(
                             e.id,
                             &claim,
                             Outcome {
@@ -912,27 +912,27 @@ impl Desk {
                         )?;
                     }
                     NotListed::LookAgain { at, note } => {
-                        Journal::on(&conn).not_found_yet(e.id, &claim, at, &note)?;
+                        journal.not_found_yet(e.id, &claim, at, &note)?;
                     }
                 }
             }
             Err(err) => {
                 let wait = 1000 * 2i64.pow(e.attempts.clamp(0, 8) as u32);
-                Journal::on(&conn).defer(
+                journal.defer(
                     e.id,
                     now + wait.min(300_000),
                     &format!("lookup failed: {err}"),
                 )?;
-                Journal::on(&conn).release(e.id, &claim)?;
+                journal.release(e.id, &claim)?;
             }
         }
-        Ok(Journal::on(&conn).get(e.id)?.unwrap_or(e))
+        Ok(journal.get(e.id)?.unwrap_or(e))
     }
 
     /// Reconciles every unknown outcome that is due (at every start), or every one
     /// now (`force`: an operator asked).
     pub async fn reconcile_all(&self, force: bool) -> CoreResult<Vec<Entry>> {
-        let pending = Journal::on(&lock(&self.journal)).unresolved(&self.profile.name)?;
+        let pending = self.store.journal().unresolved(&self.profile.name)?;
         let mut out = Vec::new();
         for e in pending {
             out.push(self.reconcile_entry(&e, force).await?);
@@ -971,7 +971,7 @@ impl Desk {
                 ),
             ));
         }
-        let Some((_, claim)) = Journal::on(&lock(&self.journal)).claim(id)? else {
+        let Some((_, claim)) = self.store.journal().claim(id)? else {
             return Err(CoreError::validation(
                 "id",
                 format!(
@@ -984,7 +984,7 @@ impl Desk {
             if done { "marked done" } else { "to send again" },
             self.profile.operator
         );
-        Journal::on(&lock(&self.journal)).resolve(id, &claim, done, &note)?;
+        self.store.journal().resolve(id, &claim, done, &note)?;
         self.audit(
             "journal_resolve",
             format!("id={id} merOrderNo={}", e.mer_order_no),
@@ -995,7 +995,9 @@ impl Desk {
     }
 
     pub fn journal_entries(&self, statuses: &[Status], limit: i64) -> CoreResult<Vec<Entry>> {
-        Journal::on(&lock(&self.journal)).list(&self.profile.name, statuses, &[], limit)
+        self.store
+            .journal()
+            .list(&self.profile.name, statuses, &[], limit)
     }
 
     /// The newest entries of these operations (e.g. `v2.payout`), whatever their status.
@@ -1005,7 +1007,9 @@ impl Desk {
         limit: i64,
     ) -> CoreResult<Vec<Entry>> {
         let names: Vec<&str> = operations.iter().map(|o| o.name()).collect();
-        Journal::on(&lock(&self.journal)).list(&self.profile.name, &[], &names, limit)
+        self.store
+            .journal()
+            .list(&self.profile.name, &[], &names, limit)
     }
 
     /// An operation's outcome as a receipt even when the call failed after its journal
@@ -1019,11 +1023,11 @@ impl Desk {
     ) -> CoreResult<crate::forms::Receipt> {
         match r {
             Err(e) if !matches!(e, CoreError::Validation { .. }) => {
-                match Journal::on(&lock(&self.journal)).get_by_key(
-                    &self.profile.name,
-                    operation,
-                    key.trim(),
-                )? {
+                match self
+                    .store
+                    .journal()
+                    .get_by_key(&self.profile.name, operation, key.trim())?
+                {
                     Some(entry) => Ok(crate::forms::Receipt::new(entry, false)),
                     None => Err(e),
                 }
@@ -1034,16 +1038,21 @@ impl Desk {
 
     /// The entry of an operation under its key (order number or reference), if any.
     pub fn journal_entry_by_key(&self, operation: &str, key: &str) -> CoreResult<Option<Entry>> {
-        Journal::on(&lock(&self.journal)).get_by_key(&self.profile.name, operation, key.trim())
+        self.store
+            .journal()
+            .get_by_key(&self.profile.name, operation, key.trim())
     }
 
     /// The entry under a merchant order number (or reference), whatever its operation.
     pub fn journal_entry_by_number(&self, key: &str) -> CoreResult<Option<Entry>> {
-        Journal::on(&lock(&self.journal)).get_by_number(&self.profile.name, key.trim())
+        self.store
+            .journal()
+            .get_by_number(&self.profile.name, key.trim())
     }
 
     pub fn journal_entry(&self, id: i64) -> CoreResult<Entry> {
-        Journal::on(&lock(&self.journal))
+        self.store
+            .journal()
             .get(id)?
             .ok_or_else(|| CoreError::not_found(format!("no journal entry {id}")))
     }

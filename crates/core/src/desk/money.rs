@@ -4,18 +4,17 @@ use paydesk_gateway::wire::{self, MerNo, Operation};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Desk, Submitted, TradeNo, lock};
+use super::{Desk, Submitted, TradeNo};
 use crate::bulk;
 use crate::error::{CoreError, CoreResult};
 use crate::forms::{
     BankDetails, CardForm, CardOp, Filler, PayinForm, PayinOp, PayoutForm, PayoutOp, PayoutPreview,
     Receipt,
 };
-use crate::journal::{self, Journal, Status};
-use crate::store::cards::{CardOperations, NewCardOperation};
+use crate::journal::{self, Status};
+use crate::store::cards::NewCardOperation;
 
-use crate::store::orders::Orders;
-use crate::store::reviews::{Outcome as ReviewOutcome, Reviews};
+use crate::store::reviews::Outcome as ReviewOutcome;
 
 pub use crate::store::cards::CardOperation;
 pub use crate::store::reviews::ReviewSubmission;
@@ -50,7 +49,7 @@ pub struct ReviewRequest {
 impl Desk {
     fn remember_method(&self, trade_no: Option<&str>, method: &str) {
         if let Some(t) = trade_no {
-            let _ = Orders::on(&lock(&self.cache)).set_method(t, method);
+            let _ = self.store.orders().set_method(t, method);
             self.orders_changed();
         }
     }
@@ -135,7 +134,7 @@ impl Desk {
     }
 
     fn card_op(&self, op: NewCardOperation<'_>) -> CoreResult<()> {
-        CardOperations::on(&lock(&self.cache)).add(op)
+        self.store.cards().add(op)
     }
 
     pub async fn card_top_up(&self, op: wire::V2CardTopUp) -> CoreResult<Submitted<wire::NoData>> {
@@ -207,7 +206,7 @@ impl Desk {
 
     /// Card operations made from this desk, newest first.
     pub fn card_operations(&self) -> CoreResult<Vec<CardOperation>> {
-        CardOperations::on(&lock(&self.cache)).latest()
+        self.store.cards().latest()
     }
 
     /// The cards known from this desk's operations (and, on the built-in sandbox, the
@@ -310,7 +309,7 @@ impl Desk {
         let r = self.submit(&op, reference, &summary).await;
         let outcome = match &r {
             Ok(s) => s.entry.status.as_str().to_string(),
-            Err(e) => match Journal::on(&lock(&self.journal)).get_by_key(
+            Err(e) => match self.store.journal().get_by_key(
                 &self.profile.name,
                 wire::V1TransferOrderSubmit::NAME,
                 reference,
@@ -321,7 +320,7 @@ impl Desk {
         };
         let request = serde_json::to_string(req).unwrap_or_default();
         let files = names.join(", ");
-        Reviews::on(&lock(&self.cache)).record(ReviewOutcome {
+        self.store.reviews().record(ReviewOutcome {
             reference,
             journal_id: r.as_ref().ok().map(|s| s.entry.id),
             trade_no,
@@ -335,7 +334,9 @@ impl Desk {
 
     /// Sends a queued review submission again, with the same reference.
     pub async fn review_resend(&self, reference: &str) -> CoreResult<Submitted<wire::NoData>> {
-        let request = Reviews::on(&lock(&self.cache))
+        let request = self
+            .store
+            .reviews()
             .request(reference)?
             .ok_or_else(|| CoreError::not_found(format!("no review submission {reference}")))?;
         let req: ReviewRequest = serde_json::from_str(&request)
@@ -345,7 +346,7 @@ impl Desk {
 
     /// Review submissions, newest first; `trade_no` narrows to one order.
     pub fn review_submissions(&self, trade_no: Option<&str>) -> CoreResult<Vec<ReviewSubmission>> {
-        Reviews::on(&lock(&self.cache)).latest(trade_no)
+        self.store.reviews().latest(trade_no)
     }
 
     /// What a bulk run would do with each row of a checked file, as the journal stands
@@ -414,10 +415,7 @@ impl Desk {
     /// that currency shows it (the gateway states no fee before a payout is made), with
     /// where the figure comes from. `None` when no such payout is cached.
     fn payout_fee_estimate(&self, currency: &str) -> Option<(rust_decimal::Decimal, String)> {
-        let row = Orders::on(&lock(&self.cache))
-            .last_payout_fee(currency)
-            .ok()
-            .flatten();
+        let row = self.store.orders().last_payout_fee(currency).ok().flatten();
         let crate::store::orders::PayoutFee {
             handling_fee: fee,
             fixed_fee: fixed,
@@ -477,7 +475,7 @@ impl Desk {
                         .is_some_and(|r| r.starts_with('-'))
             })
         };
-        let conn = lock(&self.journal);
+        let journal = self.store.journal();
         let window = i64::from(self.profile.safety.duplicate_window_hours) * 3_600_000;
         let now = self.clock.now_ms();
         let days = |e: &journal::Entry| (now - e.updated_at).max(0) / 86_400_000;
@@ -506,7 +504,7 @@ impl Desk {
             // chain (`-R1`, `-R2`, ...): the same every run, so a crash never gives a row
             // two numbers.
             for k in 1..=50 {
-                match Journal::on(&conn).get_by_number(&self.profile.name, &number)? {
+                match journal.get_by_number(&self.profile.name, &number)? {
                     None => break,
                     Some(e) if e.status == Status::Rejected => {
                         number = format!("{base}-R{k}");
@@ -587,7 +585,7 @@ impl Desk {
                     e.mer_order_no,
                 ))
             } else {
-                Journal::on(&conn)
+                journal
                     .same_intents(&self.profile.name, &fp, window)?
                     .into_iter()
                     .find(|e| !ours(&e.mer_order_no))
@@ -672,10 +670,12 @@ impl Desk {
                 ),
             };
             let no = p.payout.mer_order_no();
-            let known = Journal::on(&lock(&self.journal))
+            let known = self
+                .store
+                .journal()
                 .get_by_number(&self.profile.name, no)?
                 .is_some();
-            Journal::on(&lock(&self.journal)).queue(
+            self.store.journal().queue(
                 &self.profile.name,
                 journal::Intent {
                     operation: bulk::operation_of(&p.payout),
@@ -734,8 +734,10 @@ impl Desk {
                     continue;
                 }
                 bulk::RowAction::Paid => {
-                    let e =
-                        Journal::on(&lock(&self.journal)).get_by_number(&self.profile.name, &no)?;
+                    let e = self
+                        .store
+                        .journal()
+                        .get_by_number(&self.profile.name, &no)?;
                     results.push(result(
                         bulk::RowStatus::Accepted,
                         e.and_then(|e| e.trade_no),
@@ -747,7 +749,9 @@ impl Desk {
             }
             let sent = match (&p.action, &p.payout) {
                 (bulk::RowAction::LookUp, _) => {
-                    let e = Journal::on(&lock(&self.journal))
+                    let e = self
+                        .store
+                        .journal()
                         .get_by_number(&self.profile.name, &no)?
                         .ok_or_else(|| CoreError::internal("journal entry vanished"))?;
                     self.reconcile_entry(&e, true).await.map(|entry| Submitted {
@@ -759,7 +763,10 @@ impl Desk {
                 (_, PayoutOp::Clabe(o)) => self.payout_clabe(o.clone()).await,
                 (_, PayoutOp::Card(o)) => self.payout_card(o.clone()).await,
             };
-            let entry = Journal::on(&lock(&self.journal)).get_by_number(&self.profile.name, &no)?;
+            let entry = self
+                .store
+                .journal()
+                .get_by_number(&self.profile.name, &no)?;
             results.push(match (sent, entry) {
                 (Ok(s), _) => result(
                     s.entry.status.into(),

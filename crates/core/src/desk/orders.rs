@@ -9,7 +9,7 @@ use paydesk_gateway::wire::{self, MerNo};
 
 use super::{Desk, OrderDetail, lock};
 use crate::error::{CoreError, CoreResult};
-use crate::store::orders::{self, OrderFilter, OrderPage, Orders};
+use crate::store::orders::{self, OrderFilter, OrderPage};
 use crate::sync::{self, SyncOptions, SyncProgress, SyncReport, SyncTarget};
 
 /// Clears the desk's running sync when the sync ends (or its future is dropped).
@@ -63,7 +63,7 @@ impl Desk {
         progress: impl FnMut(&SyncProgress) + Send,
     ) -> CoreResult<SyncReport> {
         let target = SyncTarget {
-            conn: self.cache.clone(),
+            store: self.store.clone(),
             profile: self.profile.name.clone(),
             mer_no: self.profile.mer_no,
             open_states: self.open_states(),
@@ -92,30 +92,30 @@ impl Desk {
     /// anchor (computed once per filter, until the next sync), so scrolling anywhere in
     /// a million rows stays fast.
     pub fn orders(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {
-        let conn = lock(&self.cache);
+        let cached_orders = self.store.orders();
         if offset < orders::ANCHOR_EVERY {
-            return Orders::on(&conn).query(filter, offset, limit);
+            return cached_orders.query(filter, offset, limit);
         }
         let key = filter.cache_key();
         let cached = lock(&self.anchors).get(&key).cloned();
         let anchors = match cached {
             Some(a) => a,
             None => {
-                let a = Arc::new(Orders::on(&conn).anchors(filter)?);
+                let a = Arc::new(cached_orders.anchors(filter)?);
                 lock(&self.anchors).insert(key, a.clone());
                 a
             }
         };
-        Orders::on(&conn).query_anchored(filter, &anchors, offset, limit)
+        cached_orders.query_anchored(filter, &anchors, offset, limit)
     }
 
     /// Streams every cached order matching `filter`, in its order, to `f`.
     pub fn for_each_order(
         &self,
         filter: &OrderFilter,
-        f: impl FnMut(&crate::store::orders::CachedOrder) -> CoreResult<()>,
+        mut f: impl FnMut(&crate::store::orders::CachedOrder) -> CoreResult<()>,
     ) -> CoreResult<()> {
-        Orders::on(&lock(&self.cache)).for_each(filter, f)
+        self.store.orders().for_each(filter, &mut f)
     }
 
     /// The order states the profile's dictionary does not call final (the raw values
@@ -136,11 +136,8 @@ impl Desk {
     /// The cached order, its history, and a live V2 query with its signature status.
     pub async fn order_detail(&self, trade_no: &str) -> CoreResult<OrderDetail> {
         let (order, history) = {
-            let conn = lock(&self.cache);
-            (
-                Orders::on(&conn).get(trade_no)?,
-                Orders::on(&conn).history(trade_no)?,
-            )
+            let orders = self.store.orders();
+            (orders.get(trade_no)?, orders.history(trade_no)?)
         };
         let op = wire::V2OrderQuery {
             mer_order_no: order
@@ -213,7 +210,7 @@ impl Desk {
             started,
         );
         r?;
-        let created = Orders::on(&lock(&self.cache)).created_at(trade_no)?;
+        let created = self.store.orders().created_at(trade_no)?;
         if let Some(at) = created.and_then(chrono::DateTime::from_timestamp_millis) {
             let opts = SyncOptions {
                 from: at,
@@ -236,7 +233,7 @@ impl Desk {
     ) -> CoreResult<u64> {
         let started = Instant::now();
         let r = crate::export::export(
-            &lock(&self.cache),
+            &*self.store.orders(),
             filter,
             path,
             tz,

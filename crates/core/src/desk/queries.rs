@@ -4,17 +4,12 @@
 use paydesk_gateway::wire::{self, MerNo};
 use serde::{Deserialize, Serialize};
 
-use super::{Desk, lock};
-use crate::audit::{self, AuditLog};
+use super::Desk;
+use crate::audit::{self};
 use crate::error::CoreResult;
-use crate::journal::{Entry, Journal, Status};
-use crate::store::balances::Balances;
-use crate::store::notifications::Notifications;
+use crate::journal::{Entry, Status};
 use crate::store::now_ms;
-use crate::store::orders::Orders;
-use crate::store::reversals::{ChargebackSeen, RefundSeen, Reversals};
-use crate::store::reviews::Reviews;
-use crate::store::sync_state::SyncState;
+use crate::store::reversals::{ChargebackSeen, RefundSeen};
 
 pub use crate::store::balances::BalanceSnapshot;
 pub use crate::store::orders::DayFigures;
@@ -75,12 +70,12 @@ impl Desk {
             total_balance: a.data.total_balance.to_string(),
             taken_at: now_ms(),
         };
-        Balances::on(&lock(&self.cache)).add(&s)?;
+        self.store.balances().add(&s)?;
         Ok(s)
     }
 
     pub fn balance_history(&self, currency: &str) -> CoreResult<Vec<BalanceSnapshot>> {
-        Balances::on(&lock(&self.cache)).history(currency)
+        self.store.balances().history(currency)
     }
 
     /// The V2 order query of one type (`sales`, `refund`, `chargeback`, or another the
@@ -101,8 +96,7 @@ impl Desk {
             .await?;
         crate::answers::order_record(trade_no, query_type, &a.data)?;
         let d = &a.data;
-        let conn = lock(&self.cache);
-        let cached = Reversals::on(&conn);
+        let cached = self.store.reversals();
         if d.chargeback_amount.is_some() {
             cached.chargeback(ChargebackSeen {
                 trade_no,
@@ -125,7 +119,7 @@ impl Desk {
                 receive_amount: None,
             })?;
         }
-        drop(conn);
+        drop(cached);
         Ok(a)
     }
 
@@ -137,7 +131,7 @@ impl Desk {
             self.client.credentials_gateway_key(),
             &self.profile.sign_settings,
         )?;
-        Notifications::on(&lock(&self.cache)).add(
+        self.store.notifications().add(
             &received.kind,
             &received.trade_no,
             body,
@@ -148,7 +142,7 @@ impl Desk {
 
     /// Notifications received, newest first.
     pub fn notifications(&self, limit: i64) -> CoreResult<Vec<crate::events::Stored>> {
-        Notifications::on(&lock(&self.cache)).latest(limit)
+        self.store.notifications().latest(limit)
     }
 
     /// Notifications received, newest first, each with the gateway's record of its
@@ -206,7 +200,7 @@ impl Desk {
             // Nothing to keep it under: shown, not cached.
             return Ok(a.data);
         }
-        Reversals::on(&lock(&self.cache)).refund(RefundSeen {
+        self.store.reversals().refund(RefundSeen {
             trade_no,
             refund_no: &d.refund_no,
             state: &d.state,
@@ -222,21 +216,19 @@ impl Desk {
     pub fn audit_verify(&self) -> CoreResult<audit::ChainCheck> {
         let anchor = self.secrets.audit_anchor(&self.profile.name)?;
         let alert = self.secrets.audit_alert(&self.profile.name)?;
-        AuditLog::on(&lock(&self.journal)).verify_with_alert(
-            self.audit_key.expose(),
-            anchor.as_ref(),
-            alert,
-        )
+        self.store
+            .audit()
+            .verify_with_alert(self.audit_key.expose(), anchor.as_ref(), alert)
     }
 
     pub fn audit_list(&self, f: &audit::AuditFilter) -> CoreResult<Vec<audit::AuditEntry>> {
-        AuditLog::on(&lock(&self.journal)).list(f)
+        self.store.audit().list(f)
     }
 
     pub fn dashboard(&self) -> CoreResult<Dashboard> {
         let (balances, days, pending_reviews, cached_orders, sync_error, last_sync) =
             self.dashboard_figures()?;
-        let unknown_outcomes = Journal::on(&lock(&self.journal)).list(
+        let unknown_outcomes = self.store.journal().list(
             &self.profile.name,
             &[Status::Unknown, Status::Sending],
             &[],
@@ -264,13 +256,15 @@ impl Desk {
         Option<(i64, String)>,
         Option<i64>,
     )> {
-        let conn = lock(&self.cache);
-        let balances = Balances::on(&conn).latest()?;
-        let days = Orders::on(&conn).day_figures(now_ms() - 30 * 86_400_000)?;
-        let pending_reviews = Reviews::on(&conn).pending_count()?;
-        let cached_orders = Orders::on(&conn).count_all()?;
-        let sync_error = SyncState::on(&conn).last_error(&self.profile.name)?;
-        let last_sync = SyncState::on(&conn).last_synced(&self.profile.name)?;
+        let balances = self.store.balances().latest()?;
+        let days = self
+            .store
+            .orders()
+            .day_figures(now_ms() - 30 * 86_400_000)?;
+        let pending_reviews = self.store.reviews().pending_count()?;
+        let cached_orders = self.store.orders().count_all()?;
+        let sync_error = self.store.sync_state().last_error(&self.profile.name)?;
+        let last_sync = self.store.sync_state().last_synced(&self.profile.name)?;
         Ok((
             balances,
             days,
@@ -284,7 +278,7 @@ impl Desk {
     /// Refunds and chargebacks cached from queries, newest first; `trade_no` narrows
     /// to one order.
     pub fn reversals(&self, trade_no: Option<&str>) -> CoreResult<Vec<Reversal>> {
-        Reversals::on(&lock(&self.cache)).list(trade_no)
+        self.store.reversals().list(trade_no)
     }
 
     /// Writes the audit log (filtered) to a CSV file; returns the number of rows.
@@ -293,7 +287,7 @@ impl Desk {
         f: &audit::AuditFilter,
         path: &std::path::Path,
     ) -> CoreResult<usize> {
-        let rows = AuditLog::on(&lock(&self.journal)).list(&audit::AuditFilter {
+        let rows = self.store.audit().list(&audit::AuditFilter {
             limit: Some(f.limit.unwrap_or(i64::MAX)),
             ..f.clone()
         })?;

@@ -14,6 +14,8 @@
 //! SHA-256; [`verify`] checks those by hash and says from which row the keyed chain
 //! starts.
 
+use std::ops::Deref;
+
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -417,17 +419,8 @@ fn list(conn: &Connection, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
     )?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
-/// The audit log of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
-pub struct AuditLog<'c> {
-    conn: &'c Connection,
-}
-
-impl<'c> AuditLog<'c> {
-    pub fn on(conn: &'c Connection) -> Self {
-        AuditLog { conn }
-    }
-
+/// The audit log: a keyed hash chain of every operation.
+pub trait AuditStore {
     /// Appends a row to the chain, sealed with `key`, atomically. `anchor` is what the
     /// keyring holds now: a database that no longer reaches it is not continued (the
     /// append fails, so a cut end cannot be papered over by the next row). Returns the
@@ -435,35 +428,67 @@ impl<'c> AuditLog<'c> {
     ///
     /// A failed append leaves the log incomplete; the desk records that in the keyring
     /// (`audit-alert`) and [`AuditLog::verify`] reports it.
-    pub fn append(
+    fn append(
+        &self,
+        r: Record<'_>,
+        key: &[u8],
+        anchor: Option<&Anchor>,
+    ) -> CoreResult<(AuditEntry, Anchor)>;
+
+    /// Walks the whole chain: ids without gaps, each row linked to the one before, each
+    /// row's seal (keyed from `anchor.first_keyed`), the database's head record, and the
+    /// keyring's `anchor` (count and last hash: nothing cut from the end).
+    fn verify(&self, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck>;
+
+    /// [`AuditLog::verify`], and an entry the desk could not write (the keyring's
+    /// `audit-alert`) makes the log broken from that point: it is incomplete.
+    fn verify_with_alert(
+        &self,
+        key: &[u8],
+        anchor: Option<&Anchor>,
+        alert: Option<String>,
+    ) -> CoreResult<ChainCheck>;
+
+    /// Rows matching `f`, newest first (500 unless `f.limit` says).
+    fn list(&self, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>>;
+}
+
+/// The audit log of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct AuditLog<C> {
+    conn: C,
+}
+
+impl<C: Deref<Target = Connection>> AuditLog<C> {
+    pub fn on(conn: C) -> Self {
+        AuditLog { conn }
+    }
+}
+
+impl<C: Deref<Target = Connection>> AuditStore for AuditLog<C> {
+    fn append(
         &self,
         r: Record<'_>,
         key: &[u8],
         anchor: Option<&Anchor>,
     ) -> CoreResult<(AuditEntry, Anchor)> {
-        super::committed(self.conn, || append(self.conn, r, key, anchor))
+        super::committed(&self.conn, || append(&self.conn, r, key, anchor))
     }
 
-    /// Walks the whole chain: ids without gaps, each row linked to the one before, each
-    /// row's seal (keyed from `anchor.first_keyed`), the database's head record, and the
-    /// keyring's `anchor` (count and last hash: nothing cut from the end).
-    pub fn verify(&self, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
-        verify(self.conn, key, anchor)
+    fn verify(&self, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
+        verify(&self.conn, key, anchor)
     }
 
-    /// [`AuditLog::verify`], and an entry the desk could not write (the keyring's
-    /// `audit-alert`) makes the log broken from that point: it is incomplete.
-    pub fn verify_with_alert(
+    fn verify_with_alert(
         &self,
         key: &[u8],
         anchor: Option<&Anchor>,
         alert: Option<String>,
     ) -> CoreResult<ChainCheck> {
-        verify_with_alert(self.conn, key, anchor, alert)
+        verify_with_alert(&self.conn, key, anchor, alert)
     }
 
-    /// Rows matching `f`, newest first (500 unless `f.limit` says).
-    pub fn list(&self, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
-        list(self.conn, f)
+    fn list(&self, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
+        list(&self.conn, f)
     }
 }

@@ -1,5 +1,7 @@
 //! `balance_snapshots`: every balance answer, kept for the history chart.
 
+use std::ops::Deref;
+
 use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
@@ -26,18 +28,31 @@ fn snapshot(r: &rusqlite::Row<'_>) -> rusqlite::Result<BalanceSnapshot> {
     })
 }
 
-/// The balance snapshots of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
-pub struct Balances<'c> {
-    conn: &'c Connection,
+/// Balance snapshots per currency.
+pub trait BalanceStore {
+    fn add(&self, s: &BalanceSnapshot) -> CoreResult<()>;
+
+    /// Every snapshot of `currency`, oldest first.
+    fn history(&self, currency: &str) -> CoreResult<Vec<BalanceSnapshot>>;
+
+    /// The latest snapshot of each currency, by currency.
+    fn latest(&self) -> CoreResult<Vec<BalanceSnapshot>>;
 }
 
-impl<'c> Balances<'c> {
-    pub fn on(conn: &'c Connection) -> Self {
+/// The balance snapshots of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Balances<C> {
+    conn: C,
+}
+
+impl<C: Deref<Target = Connection>> Balances<C> {
+    pub fn on(conn: C) -> Self {
         Balances { conn }
     }
+}
 
-    pub fn add(&self, s: &BalanceSnapshot) -> CoreResult<()> {
+impl<C: Deref<Target = Connection>> BalanceStore for Balances<C> {
+    fn add(&self, s: &BalanceSnapshot) -> CoreResult<()> {
         self.conn.execute(
             "INSERT INTO balance_snapshots (currency, balance, un_checked_balance, total_balance, taken_at) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![s.currency, s.balance, s.un_checked_balance, s.total_balance, s.taken_at],
@@ -45,8 +60,7 @@ impl<'c> Balances<'c> {
         Ok(())
     }
 
-    /// Every snapshot of `currency`, oldest first.
-    pub fn history(&self, currency: &str) -> CoreResult<Vec<BalanceSnapshot>> {
+    fn history(&self, currency: &str) -> CoreResult<Vec<BalanceSnapshot>> {
         let mut stmt = self.conn.prepare(
             "SELECT currency, balance, un_checked_balance, total_balance, taken_at FROM balance_snapshots WHERE currency = ?1 ORDER BY taken_at",
         )?;
@@ -54,8 +68,7 @@ impl<'c> Balances<'c> {
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 
-    /// The latest snapshot of each currency, by currency.
-    pub fn latest(&self) -> CoreResult<Vec<BalanceSnapshot>> {
+    fn latest(&self) -> CoreResult<Vec<BalanceSnapshot>> {
         let mut stmt = self.conn.prepare(
             "SELECT currency, balance, un_checked_balance, total_balance, MAX(taken_at) FROM balance_snapshots GROUP BY currency ORDER BY currency",
         )?;

@@ -1,5 +1,7 @@
 //! `card_operations`: card top-ups and withdrawals made from this desk.
 
+use std::ops::Deref;
+
 use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
@@ -38,18 +40,28 @@ pub struct NewCardOperation<'a> {
     pub outcome: &'a str,
 }
 
-/// The card operations of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
-pub struct CardOperations<'c> {
-    conn: &'c Connection,
+/// Card top-ups and withdrawals made here.
+pub trait CardStore {
+    fn add(&self, op: NewCardOperation<'_>) -> CoreResult<()>;
+
+    /// The latest 1,000, newest first.
+    fn latest(&self) -> CoreResult<Vec<CardOperation>>;
 }
 
-impl<'c> CardOperations<'c> {
-    pub fn on(conn: &'c Connection) -> Self {
+/// The card operations of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct CardOperations<C> {
+    conn: C,
+}
+
+impl<C: Deref<Target = Connection>> CardOperations<C> {
+    pub fn on(conn: C) -> Self {
         CardOperations { conn }
     }
+}
 
-    pub fn add(&self, op: NewCardOperation<'_>) -> CoreResult<()> {
+impl<C: Deref<Target = Connection>> CardStore for CardOperations<C> {
+    fn add(&self, op: NewCardOperation<'_>) -> CoreResult<()> {
         self.conn.execute(
             "INSERT INTO card_operations (journal_id, kind, card, amount, currency, fee, trade_no, outcome, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![op.journal_id, op.kind, op.card, op.amount, op.currency, op.fee, op.trade_no, op.outcome, now_ms()],
@@ -57,8 +69,7 @@ impl<'c> CardOperations<'c> {
         Ok(())
     }
 
-    /// The latest 1,000, newest first.
-    pub fn latest(&self) -> CoreResult<Vec<CardOperation>> {
+    fn latest(&self) -> CoreResult<Vec<CardOperation>> {
         let mut stmt = self.conn.prepare("SELECT kind, card, amount, currency, fee, trade_no, outcome, at, journal_id FROM card_operations ORDER BY id DESC LIMIT 1000")?;
         let rows = stmt.query_map([], |r| {
             Ok(CardOperation {

@@ -1,28 +1,38 @@
 //! `saved_filters`: named filter sets of the orders table.
 
+use std::ops::Deref;
+
 use rusqlite::{Connection, params};
 
 use super::now_ms;
 use super::orders::OrderFilter;
 use crate::error::{CoreError, CoreResult};
 
-/// The saved filters of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
-pub struct SavedFilters<'c> {
-    conn: &'c Connection,
+/// Saved order filters.
+pub trait FilterStore {
+    /// Saves a filter set under `name` (replacing one of the same name); the desk has
+    /// checked the name ([`crate::Desk::save_filter`]).
+    fn save(&self, name: &str, filter: &OrderFilter) -> CoreResult<()>;
+
+    fn all(&self) -> CoreResult<Vec<(String, OrderFilter)>>;
+
+    fn delete(&self, name: &str) -> CoreResult<()>;
 }
 
-impl<'c> SavedFilters<'c> {
-    pub fn on(conn: &'c Connection) -> Self {
+/// The saved filters of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct SavedFilters<C> {
+    conn: C,
+}
+
+impl<C: Deref<Target = Connection>> SavedFilters<C> {
+    pub fn on(conn: C) -> Self {
         SavedFilters { conn }
     }
+}
 
-    /// Saves a filter set under `name` (replacing one of the same name).
-    pub fn save(&self, name: &str, filter: &OrderFilter) -> CoreResult<()> {
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > 60 {
-            return Err(CoreError::validation("name", "must be 1 to 60 characters"));
-        }
+impl<C: Deref<Target = Connection>> FilterStore for SavedFilters<C> {
+    fn save(&self, name: &str, filter: &OrderFilter) -> CoreResult<()> {
         let json = serde_json::to_string(filter).map_err(|e| CoreError::internal(e.to_string()))?;
         self.conn.execute(
             "INSERT INTO saved_filters (name, filter, created_at) VALUES (?1, ?2, ?3)
@@ -32,7 +42,7 @@ impl<'c> SavedFilters<'c> {
         Ok(())
     }
 
-    pub fn all(&self) -> CoreResult<Vec<(String, OrderFilter)>> {
+    fn all(&self) -> CoreResult<Vec<(String, OrderFilter)>> {
         let mut stmt = self
             .conn
             .prepare("SELECT name, filter FROM saved_filters ORDER BY name")?;
@@ -47,7 +57,7 @@ impl<'c> SavedFilters<'c> {
         Ok(out)
     }
 
-    pub fn delete(&self, name: &str) -> CoreResult<()> {
+    fn delete(&self, name: &str) -> CoreResult<()> {
         self.conn
             .execute("DELETE FROM saved_filters WHERE name = ?1", [name])?;
         Ok(())

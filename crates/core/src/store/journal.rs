@@ -3,6 +3,8 @@
 //! leaves, with its `merOrderNo` fixed once; the outcome is recorded as accepted,
 //! rejected or unknown. Card numbers are stored masked; file contents not at all.
 
+use std::ops::Deref;
+
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -358,71 +360,117 @@ pub struct Outcome<'a> {
     pub message: Option<&'a str>,
 }
 
-/// The journal of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
-pub struct Journal<'c> {
-    conn: &'c Connection,
-}
-
-impl<'c> Journal<'c> {
-    pub fn on(conn: &'c Connection) -> Self {
-        Journal { conn }
-    }
-
+/// The journal: every call that moves money or submits data, written before it is sent.
+pub trait JournalStore {
     /// The newest entry with this fingerprint that is unresolved (pending, sending,
     /// unknown) or was accepted within `window_ms` (counted from when it was found
     /// accepted), other than those numbered in `except`.
-    pub fn same_intent(
+    fn same_intent(
         &self,
         profile: &str,
         fingerprint: &str,
         window_ms: i64,
         except: &[&str],
-    ) -> CoreResult<Option<Entry>> {
-        let except = serde_json::to_string(except).unwrap_or_else(|_| "[]".into());
-        Ok(self
-            .conn
-            .query_row(
-                &format!(
-                    "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
-                   AND (status IN ('pending', 'sending', 'unknown')
-                        OR (status = 'accepted' AND updated_at > ?3))
-                   AND mer_order_no NOT IN (SELECT value FROM json_each(?4))
-                 ORDER BY id DESC LIMIT 1"
-                ),
-                params![profile, fingerprint, now_ms() - window_ms, except],
-                row,
-            )
-            .optional()?)
-    }
+    ) -> CoreResult<Option<Entry>>;
 
     /// Every entry with this fingerprint that is unresolved or was accepted within
     /// `window_ms`, newest first (a hundred at most).
-    pub fn same_intents(
+    fn same_intents(
         &self,
         profile: &str,
         fingerprint: &str,
         window_ms: i64,
-    ) -> CoreResult<Vec<Entry>> {
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
-           AND (status IN ('pending', 'sending', 'unknown')
-                OR (status = 'accepted' AND updated_at > ?3))
-         ORDER BY id DESC LIMIT 100"
-        ))?;
-        let rows = stmt.query_map(params![profile, fingerprint, now_ms() - window_ms], row)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
-    }
+    ) -> CoreResult<Vec<Entry>>;
 
     /// Writes the intent (or takes up the existing one) in one immediate transaction, so
     /// two clicks or two processes cannot both send. A new number is first checked against
     /// the journal for the same intent ([`Guard`]); an existing number against its request.
-    pub fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
-        super::committed(self.conn, || self.begin_in(profile, intent, guard))
+    fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin>;
+
+    /// Writes an intent as `pending` without sending (bulk payouts queue their rows). An
+    /// entry already under this number is left as it is.
+    fn queue(&self, profile: &str, intent: Intent<'_>) -> CoreResult<Entry>;
+
+    /// Claims an entry for a lookup (or a send) unless another claim on it is live.
+    /// `None`: someone else is at work on it.
+    fn claim(&self, id: i64) -> CoreResult<Option<(Entry, Claim)>>;
+
+    /// Gives a claim up without recording anything.
+    fn release(&self, id: i64, claim: &Claim) -> CoreResult<()>;
+
+    /// Records an outcome and gives the claim up. States only move forward: an accepted
+    /// entry stays accepted, and a rejected one can only turn out accepted (found at the
+    /// gateway after all). Returns false when the entry had moved past this outcome.
+    fn finish(&self, id: i64, claim: &Claim, o: Outcome<'_>) -> CoreResult<bool>;
+
+    /// A lookup that did not find the entry: it stays unknown, counted, looked up again
+    /// from `next_check_at`.
+    fn not_found_yet(
+        &self,
+        id: i64,
+        claim: &Claim,
+        next_check_at: i64,
+        message: &str,
+    ) -> CoreResult<()>;
+
+    /// Marks an entry the gateway answered "success" for (without a trade number the desk
+    /// could keep): never sent again, whatever its order list says.
+    fn mark_answered(&self, id: i64) -> CoreResult<()>;
+
+    /// Whether the gateway answered "success" for this entry ([`mark_answered`]).
+    fn answered(&self, id: i64) -> CoreResult<bool>;
+
+    /// Records why an entry waits for the operator (its outcome cannot be looked up): a
+    /// message, and no next check.
+    fn note(&self, id: i64, message: &str) -> CoreResult<()>;
+
+    /// Puts off the next reconcile attempt of an unknown entry.
+    fn defer(&self, id: i64, until: i64, message: &str) -> CoreResult<()>;
+
+    /// An operator's own resolution of an outcome the gateway cannot be asked about: the
+    /// entry becomes accepted (`done`) or pending (to be sent again with the same key),
+    /// with who and why kept on it.
+    fn resolve(&self, id: i64, claim: &Claim, done: bool, resolution: &str) -> CoreResult<bool>;
+
+    fn get(&self, id: i64) -> CoreResult<Option<Entry>>;
+
+    fn get_by_key(
+        &self,
+        profile: &str,
+        operation: &str,
+        mer_order_no: &str,
+    ) -> CoreResult<Option<Entry>>;
+
+    /// The entry under a merchant order number, whatever its operation.
+    fn get_by_number(&self, profile: &str, mer_order_no: &str) -> CoreResult<Option<Entry>>;
+
+    /// Entries, newest first, optionally only of some statuses and some operations (both
+    /// filtered in the query, so `limit` counts matching entries).
+    fn list(
+        &self,
+        profile: &str,
+        statuses: &[Status],
+        operations: &[&str],
+        limit: i64,
+    ) -> CoreResult<Vec<Entry>>;
+
+    /// Entries whose outcome is not known: `unknown`, and `sending` left by a crash.
+    fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>>;
+}
+
+/// The journal of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Journal<C> {
+    conn: C,
+}
+
+impl<C: Deref<Target = Connection>> Journal<C> {
+    pub fn on(conn: C) -> Self {
+        Journal { conn }
     }
 
     fn begin_in(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
-        let tx = self.conn;
+        let tx: &Connection = &self.conn;
         let existing = tx
         .query_row(
             &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND mer_order_no = ?2 ORDER BY operation = ?3 DESC, id LIMIT 1"),
@@ -482,28 +530,8 @@ impl<'c> Journal<'c> {
         Ok(out)
     }
 
-    /// Writes an intent as `pending` without sending (bulk payouts queue their rows). An
-    /// entry already under this number is left as it is.
-    pub fn queue(&self, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {
-        let now = now_ms();
-        self.conn.execute(
-        "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6, ?7)
-         ON CONFLICT (profile, operation, mer_order_no) DO NOTHING",
-        params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint],
-    )?;
-        self.get_by_key(profile, intent.operation, intent.mer_order_no)?
-            .ok_or_else(|| CoreError::internal("queued entry vanished"))
-    }
-
-    /// Claims an entry for a lookup (or a send) unless another claim on it is live.
-    /// `None`: someone else is at work on it.
-    pub fn claim(&self, id: i64) -> CoreResult<Option<(Entry, Claim)>> {
-        super::committed(self.conn, || self.claim_in(id))
-    }
-
     fn claim_in(&self, id: i64) -> CoreResult<Option<(Entry, Claim)>> {
-        let tx = self.conn;
+        let tx: &Connection = &self.conn;
         let current: Option<(Option<String>, Option<i64>)> = tx
             .query_row(
                 "SELECT claimed_by, claimed_until FROM journal WHERE id = ?1",
@@ -530,9 +558,70 @@ impl<'c> Journal<'c> {
         )?;
         Ok(Some((entry, claim)))
     }
+}
 
-    /// Gives a claim up without recording anything.
-    pub fn release(&self, id: i64, claim: &Claim) -> CoreResult<()> {
+impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
+    fn same_intent(
+        &self,
+        profile: &str,
+        fingerprint: &str,
+        window_ms: i64,
+        except: &[&str],
+    ) -> CoreResult<Option<Entry>> {
+        let except = serde_json::to_string(except).unwrap_or_else(|_| "[]".into());
+        Ok(self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
+                   AND (status IN ('pending', 'sending', 'unknown')
+                        OR (status = 'accepted' AND updated_at > ?3))
+                   AND mer_order_no NOT IN (SELECT value FROM json_each(?4))
+                 ORDER BY id DESC LIMIT 1"
+                ),
+                params![profile, fingerprint, now_ms() - window_ms, except],
+                row,
+            )
+            .optional()?)
+    }
+
+    fn same_intents(
+        &self,
+        profile: &str,
+        fingerprint: &str,
+        window_ms: i64,
+    ) -> CoreResult<Vec<Entry>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
+           AND (status IN ('pending', 'sending', 'unknown')
+                OR (status = 'accepted' AND updated_at > ?3))
+         ORDER BY id DESC LIMIT 100"
+        ))?;
+        let rows = stmt.query_map(params![profile, fingerprint, now_ms() - window_ms], row)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
+        super::committed(&self.conn, || self.begin_in(profile, intent, guard))
+    }
+
+    fn queue(&self, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {
+        let now = now_ms();
+        self.conn.execute(
+        "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6, ?7)
+         ON CONFLICT (profile, operation, mer_order_no) DO NOTHING",
+        params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint],
+    )?;
+        self.get_by_key(profile, intent.operation, intent.mer_order_no)?
+            .ok_or_else(|| CoreError::internal("queued entry vanished"))
+    }
+
+    fn claim(&self, id: i64) -> CoreResult<Option<(Entry, Claim)>> {
+        super::committed(&self.conn, || self.claim_in(id))
+    }
+
+    fn release(&self, id: i64, claim: &Claim) -> CoreResult<()> {
         self.conn.execute(
         "UPDATE journal SET claimed_by = NULL, claimed_until = NULL WHERE id = ?1 AND claimed_by = ?2",
         params![id, claim.0],
@@ -540,10 +629,7 @@ impl<'c> Journal<'c> {
         Ok(())
     }
 
-    /// Records an outcome and gives the claim up. States only move forward: an accepted
-    /// entry stays accepted, and a rejected one can only turn out accepted (found at the
-    /// gateway after all). Returns false when the entry had moved past this outcome.
-    pub fn finish(&self, id: i64, claim: &Claim, o: Outcome<'_>) -> CoreResult<bool> {
+    fn finish(&self, id: i64, claim: &Claim, o: Outcome<'_>) -> CoreResult<bool> {
         let now = now_ms();
         let next_check = (o.status == Status::Unknown).then_some(now);
         let changed = self.conn.execute(
@@ -555,9 +641,7 @@ impl<'c> Journal<'c> {
         Ok(changed == 1)
     }
 
-    /// A lookup that did not find the entry: it stays unknown, counted, looked up again
-    /// from `next_check_at`.
-    pub fn not_found_yet(
+    fn not_found_yet(
         &self,
         id: i64,
         claim: &Claim,
@@ -572,9 +656,7 @@ impl<'c> Journal<'c> {
         self.release(id, claim)
     }
 
-    /// Marks an entry the gateway answered "success" for (without a trade number the desk
-    /// could keep): never sent again, whatever its order list says.
-    pub fn mark_answered(&self, id: i64) -> CoreResult<()> {
+    fn mark_answered(&self, id: i64) -> CoreResult<()> {
         self.conn.execute(
             "UPDATE journal SET answered_ok = 1, updated_at = ?2 WHERE id = ?1",
             params![id, now_ms()],
@@ -582,8 +664,7 @@ impl<'c> Journal<'c> {
         Ok(())
     }
 
-    /// Whether the gateway answered "success" for this entry ([`mark_answered`]).
-    pub fn answered(&self, id: i64) -> CoreResult<bool> {
+    fn answered(&self, id: i64) -> CoreResult<bool> {
         Ok(self
             .conn
             .query_row("SELECT answered_ok FROM journal WHERE id = ?1", [id], |r| {
@@ -594,9 +675,7 @@ impl<'c> Journal<'c> {
             != 0)
     }
 
-    /// Records why an entry waits for the operator (its outcome cannot be looked up): a
-    /// message, and no next check.
-    pub fn note(&self, id: i64, message: &str) -> CoreResult<()> {
+    fn note(&self, id: i64, message: &str) -> CoreResult<()> {
         self.conn.execute(
             "UPDATE journal SET next_check_at = NULL, message = ?2, updated_at = ?3 WHERE id = ?1",
             params![id, message, now_ms()],
@@ -604,8 +683,7 @@ impl<'c> Journal<'c> {
         Ok(())
     }
 
-    /// Puts off the next reconcile attempt of an unknown entry.
-    pub fn defer(&self, id: i64, until: i64, message: &str) -> CoreResult<()> {
+    fn defer(&self, id: i64, until: i64, message: &str) -> CoreResult<()> {
         self.conn.execute(
             "UPDATE journal SET next_check_at = ?2, message = ?3, updated_at = ?4 WHERE id = ?1",
             params![id, until, message, now_ms()],
@@ -613,16 +691,7 @@ impl<'c> Journal<'c> {
         Ok(())
     }
 
-    /// An operator's own resolution of an outcome the gateway cannot be asked about: the
-    /// entry becomes accepted (`done`) or pending (to be sent again with the same key),
-    /// with who and why kept on it.
-    pub fn resolve(
-        &self,
-        id: i64,
-        claim: &Claim,
-        done: bool,
-        resolution: &str,
-    ) -> CoreResult<bool> {
+    fn resolve(&self, id: i64, claim: &Claim, done: bool, resolution: &str) -> CoreResult<bool> {
         let changed = self.conn.execute(
         "UPDATE journal SET status = ?2, resolution = ?3, message = ?3, code = 'resolved', updated_at = ?4, next_check_at = NULL
          WHERE id = ?1 AND status IN ('unknown', 'sending')",
@@ -632,7 +701,7 @@ impl<'c> Journal<'c> {
         Ok(changed == 1)
     }
 
-    pub fn get(&self, id: i64) -> CoreResult<Option<Entry>> {
+    fn get(&self, id: i64) -> CoreResult<Option<Entry>> {
         Ok(self
             .conn
             .query_row(
@@ -643,7 +712,7 @@ impl<'c> Journal<'c> {
             .optional()?)
     }
 
-    pub fn get_by_key(
+    fn get_by_key(
         &self,
         profile: &str,
         operation: &str,
@@ -659,8 +728,7 @@ impl<'c> Journal<'c> {
         .optional()?)
     }
 
-    /// The entry under a merchant order number, whatever its operation.
-    pub fn get_by_number(&self, profile: &str, mer_order_no: &str) -> CoreResult<Option<Entry>> {
+    fn get_by_number(&self, profile: &str, mer_order_no: &str) -> CoreResult<Option<Entry>> {
         Ok(self
             .conn
         .query_row(
@@ -671,9 +739,7 @@ impl<'c> Journal<'c> {
         .optional()?)
     }
 
-    /// Entries, newest first, optionally only of some statuses and some operations (both
-    /// filtered in the query, so `limit` counts matching entries).
-    pub fn list(
+    fn list(
         &self,
         profile: &str,
         statuses: &[Status],
@@ -695,8 +761,7 @@ impl<'c> Journal<'c> {
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 
-    /// Entries whose outcome is not known: `unknown`, and `sending` left by a crash.
-    pub fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>> {
+    fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>> {
         let mut stmt = self.conn.prepare(&format!(
         "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND status IN ('unknown', 'sending') ORDER BY id"
     ))?;

@@ -10,6 +10,7 @@
 //! older readers working, and is refused with a clear message otherwise.
 
 pub mod audit;
+mod backend;
 pub mod balances;
 pub mod cards;
 pub mod filters;
@@ -19,6 +20,22 @@ pub mod orders;
 pub mod reversals;
 pub mod reviews;
 pub mod sync_state;
+
+pub use backend::{CacheTx, Store};
+
+/// The table traits, for code that uses a table handle directly (tests, benchmarks).
+pub mod prelude {
+    pub use super::audit::AuditStore;
+    pub use super::balances::BalanceStore;
+    pub use super::cards::CardStore;
+    pub use super::filters::FilterStore;
+    pub use super::journal::JournalStore;
+    pub use super::notifications::NotificationStore;
+    pub use super::orders::OrderStore;
+    pub use super::reversals::ReversalStore;
+    pub use super::reviews::ReviewStore;
+    pub use super::sync_state::SyncStateStore;
+}
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,6 +1,8 @@
 //! `notifications`: the gateway's notifications received at this desk, as received,
 //! with whether their signature verified.
 
+use std::ops::Deref;
+
 use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
@@ -20,25 +22,29 @@ pub struct Stored {
     pub signature_ok: bool,
 }
 
-/// The notifications of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
-pub struct Notifications<'c> {
-    conn: &'c Connection,
+/// Notifications received from the gateway.
+pub trait NotificationStore {
+    /// Keeps a notification received now.
+    fn add(&self, kind: &str, trade_no: &str, body: &str, signature_ok: bool) -> CoreResult<()>;
+
+    /// The latest `limit`, newest first.
+    fn latest(&self, limit: i64) -> CoreResult<Vec<Stored>>;
 }
 
-impl<'c> Notifications<'c> {
-    pub fn on(conn: &'c Connection) -> Self {
+/// The notifications of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Notifications<C> {
+    conn: C,
+}
+
+impl<C: Deref<Target = Connection>> Notifications<C> {
+    pub fn on(conn: C) -> Self {
         Notifications { conn }
     }
+}
 
-    /// Keeps a notification received now.
-    pub fn add(
-        &self,
-        kind: &str,
-        trade_no: &str,
-        body: &str,
-        signature_ok: bool,
-    ) -> CoreResult<()> {
+impl<C: Deref<Target = Connection>> NotificationStore for Notifications<C> {
+    fn add(&self, kind: &str, trade_no: &str, body: &str, signature_ok: bool) -> CoreResult<()> {
         self.conn.execute(
             "INSERT INTO notifications (received_at, kind, trade_no, body, signature_ok) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![now_ms(), kind, trade_no, body, signature_ok],
@@ -46,8 +52,7 @@ impl<'c> Notifications<'c> {
         Ok(())
     }
 
-    /// The latest `limit`, newest first.
-    pub fn latest(&self, limit: i64) -> CoreResult<Vec<Stored>> {
+    fn latest(&self, limit: i64) -> CoreResult<Vec<Stored>> {
         let mut stmt = self.conn.prepare("SELECT id, received_at, kind, trade_no, body, signature_ok FROM notifications ORDER BY id DESC LIMIT ?1")?;
         let rows = stmt.query_map([limit], |r| {
             Ok(Stored {

@@ -3,6 +3,8 @@
 //! pages the screens and the CLI read. Search by order or trade number fragment goes
 //! through an FTS5 trigram index, not a table scan.
 
+use std::ops::Deref;
+
 use paydesk_gateway::wire::OrderListItem;
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
@@ -92,46 +94,93 @@ pub struct Upsert<'a> {
     pub verified: bool,
 }
 
-/// The order cache of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
-pub struct Orders<'c> {
-    conn: &'c Connection,
-}
+/// The order cache: orders as the gateway last listed them, their history and search.
+pub trait OrderStore {
+    /// The anchors of the filtered, sorted set: one pass over the index (about 0.1 s per
+    /// million rows).
+    fn anchors(&self, filter: &OrderFilter) -> CoreResult<Anchors>;
 
-impl<'c> Orders<'c> {
-    pub fn on(conn: &'c Connection) -> Self {
-        Orders { conn }
-    }
+    /// A page of `limit` rows from `offset`, read after the nearest anchor so that pages
+    /// deep in a million rows cost what pages near the top do. `anchors` must come from
+    /// [`anchors`] for the same filter over the same data.
+    fn query_anchored(
+        &self,
+        filter: &OrderFilter,
+        anchors: &Anchors,
+        offset: i64,
+        limit: i64,
+    ) -> CoreResult<OrderPage>;
+
+    /// How many rows match.
+    fn count(&self, filter: &OrderFilter) -> CoreResult<i64>;
+
+    /// Streams every matching row, in the filter's order, to `f` (for export).
+    fn for_each(
+        &self,
+        filter: &OrderFilter,
+        f: &mut dyn FnMut(&CachedOrder) -> CoreResult<()>,
+    ) -> CoreResult<()>;
+
+    fn get(&self, trade_no: &str) -> CoreResult<Option<CachedOrder>>;
+
+    fn by_mer_order_no(&self, mer_order_no: &str) -> CoreResult<Option<CachedOrder>>;
+
+    /// The states an order went through, as this desk saw them: (state, when, how). The
+    /// first is the state it was first cached in.
+    fn history(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>>;
+
+    /// Records the method of an order this desk created (the list does not carry it).
+    fn set_method(&self, trade_no: &str, method: &str) -> CoreResult<()>;
+
+    /// Trade numbers of orders in one of the `open` states (those the profile's dictionary
+    /// does not call final) dated within `[from, to)`, to re-read on an incremental sync.
+    fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>>;
+
+    fn distinct_currencies(&self) -> CoreResult<Vec<String>>;
+
+    /// The fee of the last cached payout (`CLABE` or `CARD`) in `currency` that shows one.
+    fn last_payout_fee(&self, currency: &str) -> CoreResult<Option<PayoutFee>>;
+
+    /// When the cache dates an order (the start of the window it was found in).
+    fn created_at(&self, trade_no: &str) -> CoreResult<Option<i64>>;
+
+    /// Orders and volume per UTC day and currency since `since` (UTC millis).
+    fn day_figures(&self, since: i64) -> CoreResult<Vec<DayFigures>>;
+
+    /// How many orders the cache holds.
+    fn count_all(&self) -> CoreResult<i64>;
+    /// A page of `limit` rows from `offset` (at most 1,000).
+    fn query(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage>;
 
     /// Upserts a page of list items atomically; returns how many orders are new or changed
     /// state.
-    pub fn upsert_items(
+    fn upsert_items(
         &self,
         mer_no: u64,
         items: &[OrderListItem],
         created_at: i64,
         verified: bool,
-    ) -> CoreResult<usize> {
-        let rows: Vec<Upsert<'_>> = items
-            .iter()
-            .map(|item| Upsert {
-                item,
-                created_at,
-                verified,
-            })
-            .collect();
-        self.upsert(mer_no, &rows)
-    }
+    ) -> CoreResult<usize>;
 
     /// Upserts any number of items atomically (the sync batches several pages: SQLite
     /// rewrites far fewer index pages per order that way). Inside a caller's transaction it
     /// commits with it.
-    pub fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
-        super::atomic(self.conn, || self.upsert_in(mer_no, rows))
+    fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize>;
+}
+
+/// The order cache of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Orders<C> {
+    conn: C,
+}
+
+impl<C: Deref<Target = Connection>> Orders<C> {
+    pub fn on(conn: C) -> Self {
+        Orders { conn }
     }
 
     fn upsert_in(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
-        let tx = self.conn;
+        let tx: &Connection = &self.conn;
         let now = now_ms();
         let mut changed = 0;
         {
@@ -235,6 +284,252 @@ impl<'c> Orders<'c> {
             }
         }
         Ok(changed)
+    }
+}
+
+impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
+    fn upsert_items(
+        &self,
+        mer_no: u64,
+        items: &[OrderListItem],
+        created_at: i64,
+        verified: bool,
+    ) -> CoreResult<usize> {
+        let rows: Vec<Upsert<'_>> = items
+            .iter()
+            .map(|item| Upsert {
+                item,
+                created_at,
+                verified,
+            })
+            .collect();
+        self.upsert(mer_no, &rows)
+    }
+
+    fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
+        super::atomic(&self.conn, || self.upsert_in(mer_no, rows))
+    }
+
+    fn query(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {
+        let (clause, args) = filter.clause()?;
+        let limit = limit.clamp(1, 1000);
+        let sql = format!(
+            "SELECT {COLUMNS} FROM orders {clause} {} LIMIT {limit} OFFSET {}",
+            filter.order_by(),
+            offset.max(0)
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt
+            .query_map(params_from_iter(args.iter()), row_to_order)?
+            .collect::<Result<Vec<_>, _>>()?;
+        let total = self.count(filter)?;
+        Ok(OrderPage {
+            rows,
+            total,
+            offset,
+        })
+    }
+
+    fn anchors(&self, filter: &OrderFilter) -> CoreResult<Anchors> {
+        let (clause, args) = filter.clause()?;
+        let sql = format!(
+            "SELECT {}, id FROM orders {clause} {}",
+            filter.sort_column(),
+            filter.order_by()
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params_from_iter(args.iter()))?;
+        let mut keys = Vec::new();
+        let mut n: i64 = 0;
+        while let Some(r) = rows.next()? {
+            n += 1;
+            if n % ANCHOR_EVERY == 0 {
+                keys.push(Anchor {
+                    value: r.get(0)?,
+                    id: r.get(1)?,
+                });
+            }
+        }
+        Ok(Anchors { keys, total: n })
+    }
+
+    fn query_anchored(
+        &self,
+        filter: &OrderFilter,
+        anchors: &Anchors,
+        offset: i64,
+        limit: i64,
+    ) -> CoreResult<OrderPage> {
+        let offset = offset.max(0);
+        let k = usize::try_from(offset / ANCHOR_EVERY).unwrap_or(0);
+        let Some(anchor) = k.checked_sub(1).and_then(|i| anchors.keys.get(i)) else {
+            return self.query(filter, offset, limit);
+        };
+        let (clause, mut args) = filter.clause()?;
+        let op = if filter.descending { "<" } else { ">" };
+        let after = format!("({}, id) {op} (?, ?)", filter.sort_column());
+        let clause = if clause.is_empty() {
+            format!("WHERE {after}")
+        } else {
+            format!("{clause} AND {after}")
+        };
+        args.push(anchor.value.clone());
+        args.push(Sql::Integer(anchor.id));
+        let limit = limit.clamp(1, 1000);
+        let rest = offset - (k as i64) * ANCHOR_EVERY;
+        let sql = format!(
+            "SELECT {COLUMNS} FROM orders {clause} {} LIMIT {limit} OFFSET {rest}",
+            filter.order_by()
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt
+            .query_map(params_from_iter(args.iter()), row_to_order)?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(OrderPage {
+            rows,
+            total: anchors.total,
+            offset,
+        })
+    }
+
+    fn count(&self, filter: &OrderFilter) -> CoreResult<i64> {
+        let (clause, args) = filter.clause()?;
+        let sql = format!("SELECT COUNT(*) FROM orders {clause}");
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row(params_from_iter(args.iter()), |r| r.get(0))?)
+    }
+
+    fn for_each(
+        &self,
+        filter: &OrderFilter,
+        f: &mut dyn FnMut(&CachedOrder) -> CoreResult<()>,
+    ) -> CoreResult<()> {
+        let (clause, args) = filter.clause()?;
+        let sql = format!(
+            "SELECT {COLUMNS} FROM orders {clause} {}",
+            filter.order_by()
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params_from_iter(args.iter()))?;
+        while let Some(r) = rows.next()? {
+            f(&row_to_order(r)?)?;
+        }
+        Ok(())
+    }
+
+    fn get(&self, trade_no: &str) -> CoreResult<Option<CachedOrder>> {
+        let sql = format!("SELECT {COLUMNS} FROM orders WHERE trade_no = ?1");
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row([trade_no], row_to_order)
+            .optional()?)
+    }
+
+    fn by_mer_order_no(&self, mer_order_no: &str) -> CoreResult<Option<CachedOrder>> {
+        let sql = format!("SELECT {COLUMNS} FROM orders WHERE mer_order_no = ?1");
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row([mer_order_no], row_to_order)
+            .optional()?)
+    }
+
+    fn history(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
+        let mut stmt = self.conn.prepare_cached("SELECT state, seen_at, source FROM order_history WHERE trade_no = ?1 ORDER BY seen_at, rowid")?;
+        let changes = stmt
+            .query_map([trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<Vec<(i64, i64, String)>, _>>()?;
+        if !changes.is_empty() {
+            return Ok(changes);
+        }
+        // Never changed: its one state, since it was first seen.
+        Ok(self
+            .get(trade_no)?
+            .map(|o| vec![(o.state, o.created_at, "first seen".to_string())])
+            .unwrap_or_default())
+    }
+
+    fn set_method(&self, trade_no: &str, method: &str) -> CoreResult<()> {
+        self.conn.execute(
+            "UPDATE orders SET method = ?2 WHERE trade_no = ?1",
+            params![trade_no, method],
+        )?;
+        Ok(())
+    }
+
+    fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>> {
+        let open = serde_json::to_string(open).unwrap_or_else(|_| "[]".into());
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT trade_no FROM orders WHERE state IN (SELECT value FROM json_each(?1))
+           AND created_at >= ?2 AND created_at < ?3 ORDER BY created_at",
+        )?;
+        let rows = stmt.query_map(params![open, from, to], |r| r.get(0))?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    fn distinct_currencies(&self) -> CoreResult<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT currency FROM orders ORDER BY currency")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    fn last_payout_fee(&self, currency: &str) -> CoreResult<Option<PayoutFee>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT handling_fee, transaction_fixed_fee, mer_order_no FROM orders
+             WHERE currency = ?1 AND method IN ('CLABE', 'CARD')
+               AND (handling_fee IS NOT NULL OR transaction_fixed_fee IS NOT NULL)
+             ORDER BY id DESC LIMIT 1",
+                [currency],
+                |r| {
+                    Ok(PayoutFee {
+                        handling_fee: r.get(0)?,
+                        fixed_fee: r.get(1)?,
+                        mer_order_no: r.get(2)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    fn created_at(&self, trade_no: &str) -> CoreResult<Option<i64>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT created_at FROM orders WHERE trade_no = ?1",
+                [trade_no],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    fn day_figures(&self, since: i64) -> CoreResult<Vec<DayFigures>> {
+        let mut stmt = self.conn.prepare(
+        "SELECT (created_at / 86400000) * 86400000 AS day, currency, COUNT(*), SUM(amount_e4) FROM orders
+         WHERE created_at >= ?1 GROUP BY day, currency ORDER BY day, currency",
+    )?;
+        let rows = stmt.query_map([since], |r| {
+            let e4: i64 = r.get(3)?;
+            Ok(DayFigures {
+                day: r.get(0)?,
+                currency: r.get(1)?,
+                orders: r.get(2)?,
+                volume: Decimal::new(e4, 4).normalize().to_string(),
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    fn count_all(&self) -> CoreResult<i64> {
+        Ok(self
+            .conn
+            .query_row("SELECT COUNT(*) FROM orders", [], |r| r.get(0))?)
     }
 }
 
@@ -371,29 +666,6 @@ pub struct OrderPage {
     pub offset: i64,
 }
 
-impl Orders<'_> {
-    /// A page of `limit` rows from `offset` (at most 1,000).
-    pub fn query(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {
-        let (clause, args) = filter.clause()?;
-        let limit = limit.clamp(1, 1000);
-        let sql = format!(
-            "SELECT {COLUMNS} FROM orders {clause} {} LIMIT {limit} OFFSET {}",
-            filter.order_by(),
-            offset.max(0)
-        );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt
-            .query_map(params_from_iter(args.iter()), row_to_order)?
-            .collect::<Result<Vec<_>, _>>()?;
-        let total = self.count(filter)?;
-        Ok(OrderPage {
-            rows,
-            total,
-            offset,
-        })
-    }
-}
-
 /// The sort key of a row, for reading a page as "after this row".
 #[derive(Debug, Clone, PartialEq)]
 pub struct Anchor {
@@ -419,226 +691,6 @@ impl Anchors {
 
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
-    }
-}
-
-impl Orders<'_> {
-    /// The anchors of the filtered, sorted set: one pass over the index (about 0.1 s per
-    /// million rows).
-    pub fn anchors(&self, filter: &OrderFilter) -> CoreResult<Anchors> {
-        let (clause, args) = filter.clause()?;
-        let sql = format!(
-            "SELECT {}, id FROM orders {clause} {}",
-            filter.sort_column(),
-            filter.order_by()
-        );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params_from_iter(args.iter()))?;
-        let mut keys = Vec::new();
-        let mut n: i64 = 0;
-        while let Some(r) = rows.next()? {
-            n += 1;
-            if n % ANCHOR_EVERY == 0 {
-                keys.push(Anchor {
-                    value: r.get(0)?,
-                    id: r.get(1)?,
-                });
-            }
-        }
-        Ok(Anchors { keys, total: n })
-    }
-
-    /// A page of `limit` rows from `offset`, read after the nearest anchor so that pages
-    /// deep in a million rows cost what pages near the top do. `anchors` must come from
-    /// [`anchors`] for the same filter over the same data.
-    pub fn query_anchored(
-        &self,
-        filter: &OrderFilter,
-        anchors: &Anchors,
-        offset: i64,
-        limit: i64,
-    ) -> CoreResult<OrderPage> {
-        let offset = offset.max(0);
-        let k = usize::try_from(offset / ANCHOR_EVERY).unwrap_or(0);
-        let Some(anchor) = k.checked_sub(1).and_then(|i| anchors.keys.get(i)) else {
-            return self.query(filter, offset, limit);
-        };
-        let (clause, mut args) = filter.clause()?;
-        let op = if filter.descending { "<" } else { ">" };
-        let after = format!("({}, id) {op} (?, ?)", filter.sort_column());
-        let clause = if clause.is_empty() {
-            format!("WHERE {after}")
-        } else {
-            format!("{clause} AND {after}")
-        };
-        args.push(anchor.value.clone());
-        args.push(Sql::Integer(anchor.id));
-        let limit = limit.clamp(1, 1000);
-        let rest = offset - (k as i64) * ANCHOR_EVERY;
-        let sql = format!(
-            "SELECT {COLUMNS} FROM orders {clause} {} LIMIT {limit} OFFSET {rest}",
-            filter.order_by()
-        );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt
-            .query_map(params_from_iter(args.iter()), row_to_order)?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(OrderPage {
-            rows,
-            total: anchors.total,
-            offset,
-        })
-    }
-
-    /// How many rows match.
-    pub fn count(&self, filter: &OrderFilter) -> CoreResult<i64> {
-        let (clause, args) = filter.clause()?;
-        let sql = format!("SELECT COUNT(*) FROM orders {clause}");
-        Ok(self
-            .conn
-            .prepare_cached(&sql)?
-            .query_row(params_from_iter(args.iter()), |r| r.get(0))?)
-    }
-
-    /// Streams every matching row, in the filter's order, to `f` (for export).
-    pub fn for_each(
-        &self,
-        filter: &OrderFilter,
-        mut f: impl FnMut(&CachedOrder) -> CoreResult<()>,
-    ) -> CoreResult<()> {
-        let (clause, args) = filter.clause()?;
-        let sql = format!(
-            "SELECT {COLUMNS} FROM orders {clause} {}",
-            filter.order_by()
-        );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params_from_iter(args.iter()))?;
-        while let Some(r) = rows.next()? {
-            f(&row_to_order(r)?)?;
-        }
-        Ok(())
-    }
-
-    pub fn get(&self, trade_no: &str) -> CoreResult<Option<CachedOrder>> {
-        let sql = format!("SELECT {COLUMNS} FROM orders WHERE trade_no = ?1");
-        Ok(self
-            .conn
-            .prepare_cached(&sql)?
-            .query_row([trade_no], row_to_order)
-            .optional()?)
-    }
-
-    pub fn by_mer_order_no(&self, mer_order_no: &str) -> CoreResult<Option<CachedOrder>> {
-        let sql = format!("SELECT {COLUMNS} FROM orders WHERE mer_order_no = ?1");
-        Ok(self
-            .conn
-            .prepare_cached(&sql)?
-            .query_row([mer_order_no], row_to_order)
-            .optional()?)
-    }
-
-    /// The states an order went through, as this desk saw them: (state, when, how). The
-    /// first is the state it was first cached in.
-    pub fn history(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
-        let mut stmt = self.conn.prepare_cached("SELECT state, seen_at, source FROM order_history WHERE trade_no = ?1 ORDER BY seen_at, rowid")?;
-        let changes = stmt
-            .query_map([trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<Result<Vec<(i64, i64, String)>, _>>()?;
-        if !changes.is_empty() {
-            return Ok(changes);
-        }
-        // Never changed: its one state, since it was first seen.
-        Ok(self
-            .get(trade_no)?
-            .map(|o| vec![(o.state, o.created_at, "first seen".to_string())])
-            .unwrap_or_default())
-    }
-
-    /// Records the method of an order this desk created (the list does not carry it).
-    pub fn set_method(&self, trade_no: &str, method: &str) -> CoreResult<()> {
-        self.conn.execute(
-            "UPDATE orders SET method = ?2 WHERE trade_no = ?1",
-            params![trade_no, method],
-        )?;
-        Ok(())
-    }
-
-    /// Trade numbers of orders in one of the `open` states (those the profile's dictionary
-    /// does not call final) dated within `[from, to)`, to re-read on an incremental sync.
-    pub fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>> {
-        let open = serde_json::to_string(open).unwrap_or_else(|_| "[]".into());
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT trade_no FROM orders WHERE state IN (SELECT value FROM json_each(?1))
-           AND created_at >= ?2 AND created_at < ?3 ORDER BY created_at",
-        )?;
-        let rows = stmt.query_map(params![open, from, to], |r| r.get(0))?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
-    }
-
-    pub fn distinct_currencies(&self) -> CoreResult<Vec<String>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT DISTINCT currency FROM orders ORDER BY currency")?;
-        let rows = stmt.query_map([], |r| r.get(0))?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
-    }
-
-    /// The fee of the last cached payout (`CLABE` or `CARD`) in `currency` that shows one.
-    pub fn last_payout_fee(&self, currency: &str) -> CoreResult<Option<PayoutFee>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT handling_fee, transaction_fixed_fee, mer_order_no FROM orders
-             WHERE currency = ?1 AND method IN ('CLABE', 'CARD')
-               AND (handling_fee IS NOT NULL OR transaction_fixed_fee IS NOT NULL)
-             ORDER BY id DESC LIMIT 1",
-                [currency],
-                |r| {
-                    Ok(PayoutFee {
-                        handling_fee: r.get(0)?,
-                        fixed_fee: r.get(1)?,
-                        mer_order_no: r.get(2)?,
-                    })
-                },
-            )
-            .optional()?)
-    }
-
-    /// When the cache dates an order (the start of the window it was found in).
-    pub fn created_at(&self, trade_no: &str) -> CoreResult<Option<i64>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT created_at FROM orders WHERE trade_no = ?1",
-                [trade_no],
-                |r| r.get(0),
-            )
-            .optional()?)
-    }
-
-    /// Orders and volume per UTC day and currency since `since` (UTC millis).
-    pub fn day_figures(&self, since: i64) -> CoreResult<Vec<DayFigures>> {
-        let mut stmt = self.conn.prepare(
-        "SELECT (created_at / 86400000) * 86400000 AS day, currency, COUNT(*), SUM(amount_e4) FROM orders
-         WHERE created_at >= ?1 GROUP BY day, currency ORDER BY day, currency",
-    )?;
-        let rows = stmt.query_map([since], |r| {
-            let e4: i64 = r.get(3)?;
-            Ok(DayFigures {
-                day: r.get(0)?,
-                currency: r.get(1)?,
-                orders: r.get(2)?,
-                volume: Decimal::new(e4, 4).normalize().to_string(),
-            })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
-    }
-
-    /// How many orders the cache holds.
-    pub fn count_all(&self) -> CoreResult<i64> {
-        Ok(self
-            .conn
-            .query_row("SELECT COUNT(*) FROM orders", [], |r| r.get(0))?)
     }
 }
 

@@ -1,6 +1,8 @@
 //! `refunds` and `chargebacks`: refund and chargeback records cached from the gateway's
 //! order and refund queries.
 
+use std::ops::Deref;
+
 use rusqlite::{Connection, params};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -54,20 +56,35 @@ fn text(d: Option<Decimal>) -> Option<String> {
     d.map(|d| d.to_string())
 }
 
-/// The cached refunds and chargebacks of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
-pub struct Reversals<'c> {
-    conn: &'c Connection,
-}
-
-impl<'c> Reversals<'c> {
-    pub fn on(conn: &'c Connection) -> Self {
-        Reversals { conn }
-    }
-
+/// Refunds and chargebacks as last queried.
+pub trait ReversalStore {
     /// A refund from the V2 order query (`queryType=refund`): its fee, settlement and
     /// received amount, when cached already, stay as the refund query gave them.
-    pub fn refund_from_order_query(&self, r: RefundSeen<'_>) -> CoreResult<()> {
+    fn refund_from_order_query(&self, r: RefundSeen<'_>) -> CoreResult<()>;
+
+    /// A refund from the refund query, with every field it carries.
+    fn refund(&self, r: RefundSeen<'_>) -> CoreResult<()>;
+
+    fn chargeback(&self, c: ChargebackSeen<'_>) -> CoreResult<()>;
+
+    /// Refunds and chargebacks, newest first; `trade_no` narrows to one order.
+    fn list(&self, trade_no: Option<&str>) -> CoreResult<Vec<Reversal>>;
+}
+
+/// The cached refunds and chargebacks of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Reversals<C> {
+    conn: C,
+}
+
+impl<C: Deref<Target = Connection>> Reversals<C> {
+    pub fn on(conn: C) -> Self {
+        Reversals { conn }
+    }
+}
+
+impl<C: Deref<Target = Connection>> ReversalStore for Reversals<C> {
+    fn refund_from_order_query(&self, r: RefundSeen<'_>) -> CoreResult<()> {
         self.conn.execute(
             "INSERT INTO refunds (trade_no, refund_no, state, refund_amount, refund_currency, settle, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
              ON CONFLICT (trade_no, refund_no) DO UPDATE SET state = excluded.state, refund_amount = excluded.refund_amount, fetched_at = excluded.fetched_at",
@@ -76,8 +93,7 @@ impl<'c> Reversals<'c> {
         Ok(())
     }
 
-    /// A refund from the refund query, with every field it carries.
-    pub fn refund(&self, r: RefundSeen<'_>) -> CoreResult<()> {
+    fn refund(&self, r: RefundSeen<'_>) -> CoreResult<()> {
         self.conn.execute(
             "INSERT INTO refunds (trade_no, refund_no, state, refund_amount, refund_currency, trade_fee, settle, receive_amount, fetched_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
@@ -88,7 +104,7 @@ impl<'c> Reversals<'c> {
         Ok(())
     }
 
-    pub fn chargeback(&self, c: ChargebackSeen<'_>) -> CoreResult<()> {
+    fn chargeback(&self, c: ChargebackSeen<'_>) -> CoreResult<()> {
         self.conn.execute(
             "INSERT INTO chargebacks (trade_no, chargeback_amount, chargeback_currency, actual_chargeback_amount, actual_chargeback_currency, status, fetched_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -100,8 +116,7 @@ impl<'c> Reversals<'c> {
         Ok(())
     }
 
-    /// Refunds and chargebacks, newest first; `trade_no` narrows to one order.
-    pub fn list(&self, trade_no: Option<&str>) -> CoreResult<Vec<Reversal>> {
+    fn list(&self, trade_no: Option<&str>) -> CoreResult<Vec<Reversal>> {
         let mut stmt = self.conn.prepare(
             "SELECT 'refund', trade_no, refund_no, state, refund_amount, refund_currency, trade_fee, settle, fetched_at FROM refunds
                WHERE ?1 IS NULL OR trade_no = ?1

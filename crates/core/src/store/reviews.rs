@@ -1,6 +1,8 @@
 //! `review_submissions`: review documents sent (or queued) from this desk for
 //! bank-transfer orders, with the request kept for a resend (file paths, not contents).
 
+use std::ops::Deref;
+
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
@@ -39,21 +41,37 @@ pub struct Outcome<'a> {
     pub request: &'a str,
 }
 
-/// The review submissions of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
-pub struct Reviews<'c> {
-    conn: &'c Connection,
-}
-
-impl<'c> Reviews<'c> {
-    pub fn on(conn: &'c Connection) -> Self {
-        Reviews { conn }
-    }
-
+/// Review submissions and their outcomes.
+pub trait ReviewStore {
     /// Records how a submission ended: its row updated if the reference has one, else
     /// a new row.
-    pub fn record(&self, o: Outcome<'_>) -> CoreResult<()> {
-        super::atomic(self.conn, || {
+    fn record(&self, o: Outcome<'_>) -> CoreResult<()>;
+
+    /// The request kept for a resend under `reference`, if any.
+    fn request(&self, reference: &str) -> CoreResult<Option<String>>;
+
+    /// The latest 1,000, newest first; `trade_no` narrows to one order.
+    fn latest(&self, trade_no: Option<&str>) -> CoreResult<Vec<ReviewSubmission>>;
+
+    /// How many submissions have no final answer yet.
+    fn pending_count(&self) -> CoreResult<i64>;
+}
+
+/// The review submissions of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Reviews<C> {
+    conn: C,
+}
+
+impl<C: Deref<Target = Connection>> Reviews<C> {
+    pub fn on(conn: C) -> Self {
+        Reviews { conn }
+    }
+}
+
+impl<C: Deref<Target = Connection>> ReviewStore for Reviews<C> {
+    fn record(&self, o: Outcome<'_>) -> CoreResult<()> {
+        super::atomic(&self.conn, || {
             let updated = self.conn.execute(
                 "UPDATE review_submissions SET outcome = ?2, at = ?3, journal_id = coalesce(journal_id, ?4) WHERE reference = ?1",
                 params![o.reference, o.outcome, now_ms(), o.journal_id],
@@ -68,8 +86,7 @@ impl<'c> Reviews<'c> {
         })
     }
 
-    /// The request kept for a resend under `reference`, if any.
-    pub fn request(&self, reference: &str) -> CoreResult<Option<String>> {
+    fn request(&self, reference: &str) -> CoreResult<Option<String>> {
         Ok(self
             .conn
             .query_row(
@@ -80,8 +97,7 @@ impl<'c> Reviews<'c> {
             .optional()?)
     }
 
-    /// The latest 1,000, newest first; `trade_no` narrows to one order.
-    pub fn latest(&self, trade_no: Option<&str>) -> CoreResult<Vec<ReviewSubmission>> {
+    fn latest(&self, trade_no: Option<&str>) -> CoreResult<Vec<ReviewSubmission>> {
         let mut stmt = self.conn.prepare(
             "SELECT id, reference, trade_no, info_count, files, outcome, at FROM review_submissions
              WHERE ?1 IS NULL OR trade_no = ?1 ORDER BY at DESC, id DESC LIMIT 1000",
@@ -103,8 +119,7 @@ impl<'c> Reviews<'c> {
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 
-    /// How many submissions have no final answer yet.
-    pub fn pending_count(&self) -> CoreResult<i64> {
+    fn pending_count(&self) -> CoreResult<i64> {
         Ok(self.conn.query_row(
             "SELECT COUNT(*) FROM review_submissions WHERE outcome NOT IN ('accepted', 'rejected')",
             [],

@@ -1,6 +1,8 @@
 //! `sync_state`: how far each sync window got (pages done of how many, complete or
 //! not), and the last sync failure of a profile (the row with `window_start = -1`).
 
+use std::ops::Deref;
+
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::now_ms;
@@ -17,19 +19,41 @@ pub struct PageDone {
     pub clean: bool,
 }
 
-/// The sync progress of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
-pub struct SyncState<'c> {
-    conn: &'c Connection,
+/// How far each sync window has been read.
+pub trait SyncStateStore {
+    /// Whether the window `[start, end]` was read to its last page with nothing refused.
+    fn window_complete(&self, profile: &str, start: i64, end: i64) -> CoreResult<bool>;
+
+    /// Records a page read; the last page of a window decides whether it is complete.
+    fn page_done(&self, profile: &str, p: PageDone) -> CoreResult<()>;
+
+    /// Records why the last sync failed (for the dashboard).
+    fn record_error(&self, profile: &str, error: &str) -> CoreResult<()>;
+
+    /// The last failure of a sync, if the last sync failed: when, and why.
+    fn last_error(&self, profile: &str) -> CoreResult<Option<(i64, String)>>;
+
+    /// When a sync last wrote a page.
+    fn last_synced(&self, profile: &str) -> CoreResult<Option<i64>>;
+
+    /// Clears the failure mark after a successful sync.
+    fn clear_error(&self, profile: &str) -> CoreResult<()>;
 }
 
-impl<'c> SyncState<'c> {
-    pub fn on(conn: &'c Connection) -> Self {
+/// The sync progress of one database (a connection or a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct SyncState<C> {
+    conn: C,
+}
+
+impl<C: Deref<Target = Connection>> SyncState<C> {
+    pub fn on(conn: C) -> Self {
         SyncState { conn }
     }
+}
 
-    /// Whether the window `[start, end]` was read to its last page with nothing refused.
-    pub fn window_complete(&self, profile: &str, start: i64, end: i64) -> CoreResult<bool> {
+impl<C: Deref<Target = Connection>> SyncStateStore for SyncState<C> {
+    fn window_complete(&self, profile: &str, start: i64, end: i64) -> CoreResult<bool> {
         let row: Option<(i64, i64)> = self
             .conn
             .query_row(
@@ -41,8 +65,7 @@ impl<'c> SyncState<'c> {
         Ok(matches!(row, Some((1, e)) if e == end))
     }
 
-    /// Records a page read; the last page of a window decides whether it is complete.
-    pub fn page_done(&self, profile: &str, p: PageDone) -> CoreResult<()> {
+    fn page_done(&self, profile: &str, p: PageDone) -> CoreResult<()> {
         self.conn.prepare_cached(
             "INSERT INTO sync_state (profile, window_start, window_end, pages_done, total_pages, complete, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -63,8 +86,7 @@ impl<'c> SyncState<'c> {
         Ok(())
     }
 
-    /// Records why the last sync failed (for the dashboard).
-    pub fn record_error(&self, profile: &str, error: &str) -> CoreResult<()> {
+    fn record_error(&self, profile: &str, error: &str) -> CoreResult<()> {
         self.conn.execute(
             "INSERT INTO sync_state (profile, window_start, window_end, complete, updated_at, error) VALUES (?1, -1, -1, 0, ?2, ?3)
              ON CONFLICT (profile, window_start) DO UPDATE SET updated_at = excluded.updated_at, error = excluded.error",
@@ -73,8 +95,7 @@ impl<'c> SyncState<'c> {
         Ok(())
     }
 
-    /// The last failure of a sync, if the last sync failed: when, and why.
-    pub fn last_error(&self, profile: &str) -> CoreResult<Option<(i64, String)>> {
+    fn last_error(&self, profile: &str) -> CoreResult<Option<(i64, String)>> {
         Ok(self
             .conn
             .query_row(
@@ -85,8 +106,7 @@ impl<'c> SyncState<'c> {
             .optional()?)
     }
 
-    /// When a sync last wrote a page.
-    pub fn last_synced(&self, profile: &str) -> CoreResult<Option<i64>> {
+    fn last_synced(&self, profile: &str) -> CoreResult<Option<i64>> {
         Ok(self.conn.query_row(
             "SELECT MAX(updated_at) FROM sync_state WHERE profile = ?1 AND window_start >= 0",
             [profile],
@@ -94,8 +114,7 @@ impl<'c> SyncState<'c> {
         )?)
     }
 
-    /// Clears the failure mark after a successful sync.
-    pub fn clear_error(&self, profile: &str) -> CoreResult<()> {
+    fn clear_error(&self, profile: &str) -> CoreResult<()> {
         self.conn.execute(
             "DELETE FROM sync_state WHERE profile = ?1 AND window_start = -1",
             [profile],

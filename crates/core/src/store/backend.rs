@@ -1,0 +1,151 @@
+//! [`Store`]: what a desk keeps its records in, behind the table traits
+//! ([`JournalStore`], [`OrderStore`], ...). The desk asks the store for a table and calls
+//! the trait; it never sees a connection. SQLite is the one backend today: the profile's
+//! file opened twice, one connection for the cache and one for the journal and the audit
+//! log (so a long sync batch never holds up a payout's intent). A second backend (the
+//! team's PostgreSQL database) is a second [`Backend`] variant whose tables implement the
+//! same traits; nothing above the store changes.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use rusqlite::Connection;
+
+use super::audit::{AuditLog, AuditStore};
+use super::balances::{BalanceStore, Balances};
+use super::cards::{CardOperations, CardStore};
+use super::filters::{FilterStore, SavedFilters};
+use super::journal::{Journal, JournalStore};
+use super::notifications::{NotificationStore, Notifications};
+use super::orders::{OrderStore, Orders};
+use super::reversals::{ReversalStore, Reversals};
+use super::reviews::{ReviewStore, Reviews};
+use super::sync_state::{SyncState, SyncStateStore};
+use super::{Durability, atomic, shrink_memory};
+use crate::error::CoreResult;
+
+/// Where a desk keeps its cache, journal and audit log. Cheap to share (`Arc`).
+#[derive(Debug)]
+pub struct Store {
+    backend: Backend,
+}
+
+#[derive(Debug)]
+enum Backend {
+    Sqlite {
+        cache: Mutex<Connection>,
+        journal: Mutex<Connection>,
+    },
+}
+
+/// The cache's tables on one transaction: what [`Store::cache_atomic`] hands its closure.
+#[allow(missing_debug_implementations)]
+pub struct CacheTx<'a> {
+    pub orders: &'a dyn OrderStore,
+    pub sync_state: &'a dyn SyncStateStore,
+}
+
+fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Store {
+    /// The SQLite file at `path` (created and migrated if needed).
+    pub fn open_sqlite(path: &Path) -> CoreResult<Arc<Self>> {
+        let cache = super::open(path, Durability::Cache)?;
+        let journal = super::open(path, Durability::Journal)?;
+        Ok(Arc::new(Store {
+            backend: Backend::Sqlite {
+                cache: Mutex::new(cache),
+                journal: Mutex::new(journal),
+            },
+        }))
+    }
+
+    pub fn journal(&self) -> Box<dyn JournalStore + '_> {
+        match &self.backend {
+            Backend::Sqlite { journal, .. } => Box::new(Journal::on(lock(journal))),
+        }
+    }
+
+    pub fn audit(&self) -> Box<dyn AuditStore + '_> {
+        match &self.backend {
+            Backend::Sqlite { journal, .. } => Box::new(AuditLog::on(lock(journal))),
+        }
+    }
+
+    pub fn orders(&self) -> Box<dyn OrderStore + '_> {
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(Orders::on(lock(cache))),
+        }
+    }
+
+    pub fn sync_state(&self) -> Box<dyn SyncStateStore + '_> {
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(SyncState::on(lock(cache))),
+        }
+    }
+
+    pub fn filters(&self) -> Box<dyn FilterStore + '_> {
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(SavedFilters::on(lock(cache))),
+        }
+    }
+
+    pub fn balances(&self) -> Box<dyn BalanceStore + '_> {
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(Balances::on(lock(cache))),
+        }
+    }
+
+    pub fn cards(&self) -> Box<dyn CardStore + '_> {
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(CardOperations::on(lock(cache))),
+        }
+    }
+
+    pub fn reviews(&self) -> Box<dyn ReviewStore + '_> {
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(Reviews::on(lock(cache))),
+        }
+    }
+
+    pub fn reversals(&self) -> Box<dyn ReversalStore + '_> {
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(Reversals::on(lock(cache))),
+        }
+    }
+
+    pub fn notifications(&self) -> Box<dyn NotificationStore + '_> {
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(Notifications::on(lock(cache))),
+        }
+    }
+
+    /// Runs `f` on the cache's tables in one transaction: all of it is written or none.
+    pub fn cache_atomic<R>(&self, f: impl FnOnce(&CacheTx<'_>) -> CoreResult<R>) -> CoreResult<R> {
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => {
+                let conn = lock(cache);
+                let orders = Orders::on(&*conn);
+                let sync_state = SyncState::on(&*conn);
+                atomic(&conn, || {
+                    f(&CacheTx {
+                        orders: &orders,
+                        sync_state: &sync_state,
+                    })
+                })
+            }
+        }
+    }
+
+    /// Hands the backend's page caches back to the allocator.
+    pub fn shrink_memory(&self) -> CoreResult<()> {
+        match &self.backend {
+            Backend::Sqlite { cache, journal } => {
+                shrink_memory(&lock(cache))?;
+                shrink_memory(&lock(journal))
+            }
+        }
+    }
+}
