@@ -24,6 +24,7 @@ import {
 import { locale } from "../i18n";
 import { useFieldErrors } from "../lib/fieldErrors";
 import { formatDateTime } from "../lib/format";
+import { entrySummary } from "../lib/summary";
 import type { Entry, JournalStatus, Receipt } from "../lib/types";
 import { ErrorAlert } from "./ErrorAlert";
 
@@ -179,7 +180,9 @@ export function ReceiptView({
     <Stack gap="xs" data-testid="receipt" data-status={entry.status}>
       <Group gap="sm">
         <JournalBadge status={entry.status} />
-        <Text size="sm">{entry.summary}</Text>
+        <Text size="sm" data-testid="receipt-summary">
+          {entrySummary(entry, t, loc)}
+        </Text>
       </Group>
       {receipt.replayed && (
         <Alert color="blue" variant="light" data-testid="receipt-replayed">

@@ -127,6 +127,15 @@ export const en = {
     resolveDone: "Mark as done",
     resolveRetry: "Send again with the same reference",
   },
+  summary: {
+    payin: "Payin {{method}} {{amount}}",
+    payoutClabe: "CLABE payout {{amount}} to {{account}}",
+    payoutCard: "Card payout {{amount}} to {{name}} {{account}}",
+    topUp: "Card top-up {{amount}} to {{card}}",
+    withdraw: "Card withdrawal {{amount}} from {{card}}",
+    review_one: "Review of {{tradeNo}}: {{count, number}} information item; files: {{files}}",
+    review_other: "Review of {{tradeNo}}: {{count, number}} information items; files: {{files}}",
+  },
   duplicate: {
     title: "Already in the journal under another number",
     body: "The same {{summary}} was made {{age}} as {{merOrderNo}} ({{status}}).",

@@ -121,6 +121,14 @@ export const zh: Catalogue = {
     resolveDone: "标记为已完成",
     resolveRetry: "使用同一参考号重新发送",
   },
+  summary: {
+    payin: "收款 {{method}} {{amount}}",
+    payoutClabe: "CLABE 付款 {{amount}}，收款账户 {{account}}",
+    payoutCard: "银行卡付款 {{amount}}，收款人 {{name}} {{account}}",
+    topUp: "卡片充值 {{amount}}，卡片 {{card}}",
+    withdraw: "卡片提现 {{amount}}，卡片 {{card}}",
+    review_other: "{{tradeNo}} 的审核资料：{{count, number}} 条信息；文件：{{files}}",
+  },
   duplicate: {
     title: "日志中已有相同操作（另一订单号）",
     body: "相同的 {{summary}} 已于{{age}}以订单号 {{merOrderNo}} 创建（{{status}}）。",

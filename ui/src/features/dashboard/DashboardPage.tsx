@@ -18,6 +18,7 @@ import { useNavigate } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
+import { entrySummary } from "../../lib/summary";
 import type { Dashboard } from "../../lib/types";
 import { useDashboard } from "./queries";
 
@@ -84,7 +85,7 @@ function Attention({ data }: { data: Dashboard }) {
               {data.unknownOutcomes.map((e) => (
                 <Table.Tr key={e.id}>
                   <Table.Td>{e.merOrderNo}</Table.Td>
-                  <Table.Td>{e.summary}</Table.Td>
+                  <Table.Td>{entrySummary(e, t, loc)}</Table.Td>
                   <Table.Td>{formatDateTime(e.updatedAt, loc)}</Table.Td>
                 </Table.Tr>
               ))}

@@ -14,6 +14,7 @@ import { invoke } from "../../test/tauri";
 import { BulkPayouts } from "./BulkPayouts";
 import { blankPayout } from "./PayoutFields";
 import { PayoutsPage } from "./PayoutsPage";
+import { RecentPayouts } from "./RecentPayouts";
 import { SinglePayout } from "./SinglePayout";
 
 /// A form alone, holding what is typed as the payouts screen does.
@@ -304,5 +305,24 @@ describe("a payout's field errors", () => {
     fireEvent.click(screen.getByTestId("payout-review"));
     expect(await screen.findByTestId("payout-field-error")).toBeTruthy();
     expect(amount.getAttribute("aria-invalid")).toBe("true");
+  });
+});
+
+describe("the recent payouts", () => {
+  it("write each payout's money in the desk's one format, not as the backend typed it", async () => {
+    invoke.mockReset();
+    invoke.mockImplementation((cmd: string) =>
+      cmd === "journal_list"
+        ? Promise.resolve([
+            entry({
+              summary: "payout CLABE 1500 MXN to 002010******7771",
+              request: { sourceAmount: "1500", currencyCode: "MXN", clabe: "002010******7771" },
+            }),
+          ])
+        : Promise.reject({ code: "internal", message: `unexpected ${cmd}` }),
+    );
+    renderUi(<RecentPayouts />);
+    const row = await screen.findByText(/CLABE payout/);
+    expect(row.textContent).toBe("CLABE payout MXN 1,500.00 to 002010******7771");
   });
 });

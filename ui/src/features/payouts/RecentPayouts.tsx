@@ -4,6 +4,7 @@ import { ErrorAlert } from "../../components/ErrorAlert";
 import { JournalBadge } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatDateTimeShort } from "../../lib/format";
+import { entrySummary } from "../../lib/summary";
 import { useJournalList } from "../money/queries";
 
 /// The payouts this desk sent lately, as the journal has them.
@@ -35,7 +36,7 @@ export function RecentPayouts() {
                 <Table.Td>
                   <JournalBadge status={e.status} />
                 </Table.Td>
-                <Table.Td>{e.summary}</Table.Td>
+                <Table.Td>{entrySummary(e, t, loc)}</Table.Td>
                 <Table.Td>{e.merOrderNo}</Table.Td>
                 <Table.Td>{e.tradeNo ?? ""}</Table.Td>
               </Table.Tr>
