@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { formatAge, formatDateTime, formatMoney, minorUnits, timeZoneLabel } from "./format";
+import {
+  formatAge,
+  formatDateTime,
+  formatDateTimeShort,
+  formatMoney,
+  minorUnits,
+  timeZoneLabel,
+} from "./format";
 
 describe("formatMoney", () => {
   it("pads to the currency's minor units and groups digits", () => {
@@ -34,15 +41,22 @@ describe("formatMoney", () => {
 });
 
 describe("dates", () => {
-  it("shows the time zone", () => {
-    const s = formatDateTime(Date.UTC(2026, 10, 22, 12, 0, 0), "en-US", "UTC");
-    expect(s).toContain("11/22/2026");
-    expect(s).toContain("UTC");
+  it("write the zone after the time, in every language", () => {
+    const at = Date.UTC(2026, 10, 23, 1, 54, 25);
+    expect(formatDateTime(at, "en-US", "UTC")).toBe("2026-11-23 01:54:25 UTC");
+    expect(formatDateTime(at, "zh-CN", "UTC")).toBe("2026-11-23 01:54:25 UTC");
+    expect(formatDateTimeShort(at, "zh-CN", "UTC")).toBe("2026-11-23 01:54");
+    expect(formatDateTime(Date.UTC(2026, 10, 23, 0, 5, 0), "en-US", "UTC")).toBe(
+      "2026-11-23 00:05:00 UTC",
+    );
+    expect(formatDateTime(null, "en-US")).toBe("");
   });
 
-  it("labels the offset", () => {
-    expect(timeZoneLabel(480)).toMatch(/\(UTC\+08:00\)$/);
-    expect(timeZoneLabel(-330)).toMatch(/\(UTC-05:30\)$/);
+  it("labels the offset, and a zone that is UTC once", () => {
+    expect(timeZoneLabel(480, "Asia/Shanghai")).toBe("Asia/Shanghai (UTC+08:00)");
+    expect(timeZoneLabel(-330, "America/Somewhere")).toBe("America/Somewhere (UTC-05:30)");
+    expect(timeZoneLabel(0, "UTC")).toBe("UTC");
+    expect(timeZoneLabel(0, "Etc/UTC")).toBe("UTC");
   });
 });
 

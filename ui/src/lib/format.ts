@@ -53,35 +53,50 @@ export function formatMoney(amount: string | null | undefined, currency: string,
   return out.join("").replace(/\u00a0/g, " ");
 }
 
-/// A date and time in the user's time zone, with the zone shown.
+/// A date and time in the user's time zone (or `timeZone`), the zone after the time:
+/// "2026-11-23 01:54:25 UTC" in every language, so dates read and sort alike.
 export function formatDateTime(
   millis: number | null | undefined,
   locale: string,
   timeZone?: string,
 ) {
-  return dateTime(millis, locale, { second: "2-digit", timeZoneName: "short", timeZone });
+  if (millis === null || millis === undefined) return "";
+  const p = dateParts(millis, locale, timeZone, true);
+  return `${p.date} ${p.time}:${p.second} ${p.zone}`.trim();
 }
 
-/// A date and time in the user's time zone, without the zone (tables, whose header
-/// names it once).
-export function formatDateTimeShort(millis: number | null | undefined, locale: string) {
-  return dateTime(millis, locale, { hourCycle: "h23" });
-}
-
-function dateTime(
+/// A date and time to the minute in the user's time zone, without the zone (tables,
+/// whose header names it once).
+export function formatDateTimeShort(
   millis: number | null | undefined,
   locale: string,
-  extra: Intl.DateTimeFormatOptions,
+  timeZone?: string,
 ) {
   if (millis === null || millis === undefined) return "";
-  return new Intl.DateTimeFormat(locale, {
+  const p = dateParts(millis, locale, timeZone, false);
+  return `${p.date} ${p.time}`;
+}
+
+function dateParts(millis: number, locale: string, timeZone: string | undefined, zone: boolean) {
+  const parts = new Intl.DateTimeFormat(locale, {
     year: "numeric",
     month: "2-digit",
     day: "2-digit",
     hour: "2-digit",
     minute: "2-digit",
-    ...extra,
-  }).format(new Date(millis));
+    second: "2-digit",
+    hourCycle: "h23",
+    timeZone,
+    ...(zone ? { timeZoneName: "short" as const } : {}),
+  }).formatToParts(new Date(millis));
+  const get = (type: Intl.DateTimeFormatPartTypes) =>
+    parts.find((x) => x.type === type)?.value ?? "";
+  return {
+    date: `${get("year")}-${get("month")}-${get("day")}`,
+    time: `${get("hour")}:${get("minute")}`,
+    second: get("second"),
+    zone: get("timeZoneName"),
+  };
 }
 
 /// A day (for the UTC day buckets of the charts).
@@ -93,14 +108,21 @@ export function formatDay(millis: number, locale: string) {
   }).format(new Date(millis));
 }
 
-/// The local zone's name and offset, e.g. "Asia/Shanghai (UTC+08:00)".
-export function timeZoneLabel(offsetMinutes = -new Date().getTimezoneOffset()) {
-  const name = Intl.DateTimeFormat().resolvedOptions().timeZone ?? "local";
+/// The local zone's name and offset, e.g. "Asia/Shanghai (UTC+08:00)"; a zone that is
+/// UTC itself is said once, "UTC".
+export function timeZoneLabel(
+  offsetMinutes = -new Date().getTimezoneOffset(),
+  name: string | undefined = Intl.DateTimeFormat().resolvedOptions().timeZone,
+) {
   const sign = offsetMinutes < 0 ? "-" : "+";
   const abs = Math.abs(offsetMinutes);
   const hh = String(Math.floor(abs / 60)).padStart(2, "0");
   const mm = String(abs % 60).padStart(2, "0");
-  return `${name} (UTC${sign}${hh}:${mm})`;
+  const offset = `UTC${sign}${hh}:${mm}`;
+  if (!name || /^(Etc\/)?(UTC|UCT|GMT|Zulu|Universal|Greenwich)$/i.test(name)) {
+    return offsetMinutes === 0 ? "UTC" : offset;
+  }
+  return `${name} (${offset})`;
 }
 
 /// A count in the locale (counts are integers well below 2^53).
