@@ -384,10 +384,28 @@ export type CachedOrder_Deserialize = {
 	settle?: number | null,
 	refusalPayReason: string,
 	message: string,
-	/**  UTC millis: the start of the list window the order was found in. */
+	/**
+	 *  UTC millis: when this desk made the order if it did ([`CachedOrder::made_at`]),
+	 *  else the start of the list window it was found in (its day: the list carries no
+	 *  time of day).
+	 */
 	createdAt: number,
-	syncedAt: number,
+	/**
+	 *  When a sync last read it from the gateway's list; `None` for an order this desk
+	 *  made that no list has shown yet.
+	 */
+	syncedAt?: number | null,
 	signatureVerified: boolean,
+	/**
+	 *  Payin, payout, top-up or withdrawal, where the journal knows it (the list does
+	 *  not say); `None`: not given by the gateway.
+	 */
+	kind?: OrderKind | null,
+	/**
+	 *  UTC millis when this desk (or a colleague on the same journal) made the order;
+	 *  `None` when only its day is known.
+	 */
+	madeAt?: number | null,
 };
 
 /**  An order as the cache holds it. */
@@ -410,10 +428,28 @@ export type CachedOrder_Serialize = {
 	settle: number | null,
 	refusalPayReason: string,
 	message: string,
-	/**  UTC millis: the start of the list window the order was found in. */
+	/**
+	 *  UTC millis: when this desk made the order if it did ([`CachedOrder::made_at`]),
+	 *  else the start of the list window it was found in (its day: the list carries no
+	 *  time of day).
+	 */
 	createdAt: number,
-	syncedAt: number,
+	/**
+	 *  When a sync last read it from the gateway's list; `None` for an order this desk
+	 *  made that no list has shown yet.
+	 */
+	syncedAt: number | null,
 	signatureVerified: boolean,
+	/**
+	 *  Payin, payout, top-up or withdrawal, where the journal knows it (the list does
+	 *  not say); `None`: not given by the gateway.
+	 */
+	kind: OrderKind | null,
+	/**
+	 *  UTC millis when this desk (or a colleague on the same journal) made the order;
+	 *  `None` when only its day is known.
+	 */
+	madeAt: number | null,
 };
 
 /**  A card top-up or withdraw as filled in. */
@@ -891,6 +927,8 @@ export type OrderFilter_Deserialize = {
 	states?: number[],
 	currencies?: string[],
 	methods?: string[],
+	/**  Orders of these kinds (as the journal knows them). */
+	kinds?: OrderKind[],
 	minAmount?: string | null,
 	maxAmount?: string | null,
 	/**  A fragment of the order or trade number. */
@@ -908,6 +946,8 @@ export type OrderFilter_Serialize = {
 	states: number[],
 	currencies: string[],
 	methods: string[],
+	/**  Orders of these kinds (as the journal knows them). */
+	kinds: OrderKind[],
 	minAmount: string | null,
 	maxAmount: string | null,
 	/**  A fragment of the order or trade number. */
@@ -915,6 +955,9 @@ export type OrderFilter_Serialize = {
 	sort: SortKey,
 	descending: boolean,
 };
+
+/**  What an order is, as the journal that made it knows. */
+export type OrderKind = "payin" | "payout" | "topUp" | "withdraw";
 
 /**  One page of the orders table. */
 export type OrderPage = OrderPage_Serialize | OrderPage_Deserialize;

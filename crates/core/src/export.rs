@@ -33,7 +33,7 @@ impl Format {
     }
 }
 
-pub const HEADERS: [&str; 18] = [
+pub const HEADERS: [&str; 19] = [
     "tradeNo",
     "merOrderNo",
     "date",
@@ -52,6 +52,7 @@ pub const HEADERS: [&str; 18] = [
     "settle",
     "refusalPayReason",
     "message",
+    "kind",
 ];
 
 fn zone_name(offset: FixedOffset) -> String {
@@ -96,12 +97,18 @@ fn cells(
     o: &CachedOrder,
     dict: &paydesk_gateway::StateDictionary,
     tz: FixedOffset,
-) -> [String; 18] {
-    let date = Utc
-        .timestamp_millis_opt(o.created_at)
-        .single()
-        .map(|t| t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string())
-        .unwrap_or_default();
+) -> [String; 19] {
+    // The time of day is known only for an order the journal made; the gateway's list
+    // gives its day (UTC), which is written as a day, in UTC, never as a midnight.
+    let at = Utc.timestamp_millis_opt(o.created_at).single();
+    let (date, zone) = match (at, o.made_at) {
+        (Some(t), Some(_)) => (
+            t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string(),
+            zone_name(tz),
+        ),
+        (Some(t), None) => (t.format("%Y-%m-%d").to_string(), "UTC".to_string()),
+        (None, _) => (String::new(), String::new()),
+    };
     let meaning = dict
         .meaning(
             paydesk_gateway::StateField::OrderState,
@@ -114,7 +121,7 @@ fn cells(
         o.trade_no.clone(),
         o.mer_order_no.clone(),
         date,
-        zone_name(tz),
+        zone,
         o.state.to_string(),
         meaning,
         o.method.clone(),
@@ -129,6 +136,7 @@ fn cells(
         o.settle.map(|v| v.to_string()).unwrap_or_default(),
         o.refusal_pay_reason.clone(),
         o.message.clone(),
+        o.kind.map(|k| k.as_str().to_string()).unwrap_or_default(),
     ]
 }
 

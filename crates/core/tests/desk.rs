@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 use common::payout;
 use paydesk_core::journal::Status;
-use paydesk_core::store::orders::OrderFilter;
+use paydesk_core::store::orders::{OrderFilter, OrderKind};
 use paydesk_core::sync::SyncOptions;
 use paydesk_core::{CoreError, new_mer_order_no};
 use paydesk_gateway::wire::MerNo;
@@ -138,6 +138,46 @@ async fn a_double_submit_sends_once() {
     let e = &desk.journal_entries(&[], 10).unwrap()[0];
     assert_eq!(e.request["clabe"], "002010********7771");
     assert!(e.summary.contains("002010********7771"));
+
+    // The order is in the cache at once, with what the journal knows and the list does
+    // not say: a payout, by CLABE, made at the time the intent was written; no list has
+    // shown it yet.
+    let mine = OrderFilter {
+        kinds: vec![OrderKind::Payout],
+        ..OrderFilter::default()
+    };
+    let page = desk.orders(&mine, 0, 10).unwrap();
+    assert_eq!(page.total, 1);
+    let o = &page.rows[0];
+    assert_eq!(o.mer_order_no, no);
+    assert_eq!(o.kind, Some(OrderKind::Payout));
+    assert_eq!(o.method, "CLABE");
+    assert_eq!(o.made_at, Some(e.created_at));
+    assert_eq!(o.created_at, e.created_at, "dated by the time it was made");
+    assert_eq!(o.synced_at, None);
+    assert_eq!(
+        (o.currency.as_str(), o.source_amount.as_str()),
+        ("MXN", "10.00")
+    );
+    let payins = OrderFilter {
+        kinds: vec![OrderKind::Payin],
+        ..OrderFilter::default()
+    };
+    assert_eq!(desk.orders(&payins, 0, 10).unwrap().total, 0);
+    // A sync confirms it and keeps what the journal knew.
+    desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    let o = desk.orders(&mine, 0, 10).unwrap().rows[0].clone();
+    assert!(o.synced_at.is_some(), "confirmed by the list");
+    assert_eq!(o.kind, Some(OrderKind::Payout));
+    assert_eq!(o.method, "CLABE");
+    assert_eq!(o.made_at, Some(e.created_at));
+    assert_eq!(o.created_at, e.created_at);
+    assert_eq!(
+        desk.orders(&OrderFilter::default(), 0, 10).unwrap().total,
+        1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -809,4 +849,50 @@ async fn a_success_without_a_usable_trade_number_is_unknown_until_looked_up() {
         .sandbox
         .with_state(|s| s.orders.iter().filter(|o| o.mer_order_no == no).count());
     assert_eq!(at_gateway, 1, "looked up, never sent again");
+}
+
+/// Opening an order reads it again from the gateway's list: the cached row agrees with
+/// the live answer without waiting for a sync.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_opened_shows_the_gateways_state_in_its_cached_row() {
+    let f = common::Fixture::new("live").await;
+    let running = &f.running;
+    running.sandbox.seed(&SeedSpec {
+        mer_no: Some(common::MER),
+        ..SeedSpec::new(200)
+    });
+    let desk = f.desk().await;
+    desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    let pending = OrderFilter {
+        states: vec![2],
+        ..OrderFilter::default()
+    };
+    let order = desk.orders(&pending, 0, 1).unwrap().rows[0].clone();
+    let url = running
+        .base_url()
+        .join(&format!("__sandbox/orders/{}/pay", order.trade_no))
+        .unwrap();
+    let paid = reqwest::Client::new()
+        .post(url)
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert!(paid.status().is_success());
+    let detail = desk.order_detail(&order.trade_no).await.unwrap();
+    assert!(detail.live.is_some());
+    let cached = detail.order.unwrap();
+    assert_eq!(cached.state, 5, "the cache took the list's state at once");
+    let states: Vec<i64> = detail.history.iter().map(|h| h.0).collect();
+    assert_eq!(states, vec![2, 5]);
+    let still_pending = desk.orders(&pending, 0, 1000).unwrap();
+    assert!(
+        still_pending
+            .rows
+            .iter()
+            .all(|o| o.trade_no != order.trade_no),
+        "a paid order no longer shows as pending"
+    );
 }

@@ -346,8 +346,11 @@ fn filters_sort_search_and_export_every_row() {
     );
     let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 1000);
-    assert_eq!(&rows[0][3], "UTC+08:00");
+    // Listed orders carry their day only: written as a UTC day, never as a midnight.
+    assert_eq!(&rows[0][3], "UTC");
+    assert_eq!(rows[0][2].len(), "2026-11-23".len(), "{}", &rows[0][2]);
     assert_eq!(&rows[0][5], "success");
+    assert_eq!(&rows[0][18], "", "the kind is not given by the gateway");
     let xlsx = dir.path().join("out.xlsx");
     assert_eq!(
         paydesk_core::export::export(
@@ -699,4 +702,62 @@ fn exports_neutralise_formula_cells_and_keep_amounts_typed() {
     for pattern in ["#,##0.00", "#,##0.000", "formatCode=\"#,##0\""] {
         assert!(styles.contains(pattern), "{pattern}: {styles}");
     }
+}
+
+/// Orders the journal made before the desk cached what it knew of them get their kind
+/// and time when the database is migrated; an exported made order has its time of day
+/// in the asked zone, a listed one its day only.
+#[test]
+fn migration_8_dates_and_kinds_orders_the_journal_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m8.sqlite");
+    {
+        let conn = db::open_with(&path, Durability::Cache, &db::MIGRATIONS[..7]).unwrap();
+        conn.execute_batch(
+            "INSERT INTO orders (trade_no, mer_no, mer_order_no, state, currency, source_amount, amount_e4, created_at, synced_at)
+             VALUES ('T1', 1, 'PO-1', 2, 'MXN', '10.00', 100000, 1795000000000, 1795000000000),
+                    ('T2', 1, 'X-2', 5, 'MXN', '20.00', 200000, 1795000000000, 1795000000000);
+             INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, trade_no, created_at, updated_at)
+             VALUES ('p', 'v2.payout', 'PO-1', '{}', 's', 'accepted', 'T1', 1795000123456, 1795000124000);",
+        )
+        .unwrap();
+    }
+    let conn = db::open(&path, Durability::Cache).unwrap();
+    let made = Orders::on(&conn).get("T1").unwrap().unwrap();
+    assert_eq!(made.kind, Some(orders::OrderKind::Payout));
+    assert_eq!(made.made_at, Some(1_795_000_123_456));
+    let listed = Orders::on(&conn).get("T2").unwrap().unwrap();
+    assert_eq!((listed.kind, listed.made_at), (None, None));
+
+    let csv_path = dir.path().join("m8.csv");
+    let tz = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
+    let by_trade_no = OrderFilter {
+        sort: SortKey::TradeNo,
+        ..OrderFilter::default()
+    };
+    let dict = StateDictionary::default();
+    paydesk_core::export::export(
+        &Orders::on(&conn),
+        &by_trade_no,
+        &csv_path,
+        tz,
+        &dict,
+        |_, _| {},
+    )
+    .unwrap();
+    let rows: Vec<csv::StringRecord> = csv::Reader::from_path(&csv_path)
+        .unwrap()
+        .records()
+        .map(Result::unwrap)
+        .collect();
+    // T1 was made at 2026-11-18 11:08:43.456 UTC: 19:08:43 at UTC+08:00.
+    assert_eq!(
+        (&rows[0][0], &rows[0][2], &rows[0][3]),
+        ("T1", "2026-11-18 19:08:43", "UTC+08:00")
+    );
+    assert_eq!(&rows[0][18], "payout");
+    assert_eq!(
+        (&rows[1][0], &rows[1][2], &rows[1][3]),
+        ("T2", "2026-11-18", "UTC")
+    );
 }

@@ -145,3 +145,10 @@ export function formatAge(seconds: number, locale: string) {
   if (s < 86_400) return rtf.format(-Math.floor(s / 3_600), "hour");
   return rtf.format(-Math.floor(s / 86_400), "day");
 }
+
+/// A UTC day, "2026-11-23": the date of an order the gateway's list gives without a time
+/// (it is never shown as a midnight).
+export function formatUtcDay(millis: number | null | undefined) {
+  if (millis === null || millis === undefined) return "";
+  return new Date(millis).toISOString().slice(0, 10);
+}

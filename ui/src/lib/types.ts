@@ -21,6 +21,7 @@ export type {
   KeyInfo,
   Meaning,
   OrderFilter_Serialize as OrderFilter,
+  OrderKind,
   OrderRecord_Serialize as OrderRecord,
   PayinForm_Serialize as PayinForm,
   PayinMethod,

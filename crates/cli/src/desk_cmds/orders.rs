@@ -53,6 +53,10 @@ pub struct FilterArgs {
     currency: Vec<String>,
     #[arg(long, value_delimiter = ',')]
     method: Vec<String>,
+    /// Kinds, as the journal knows them: payin, payout, top-up, withdraw (orders this
+    /// desk did not make have none).
+    #[arg(long, value_delimiter = ',')]
+    kind: Vec<KindArg>,
     /// A fragment of the order or trade number.
     #[arg(long)]
     search: Option<String>,
@@ -71,6 +75,36 @@ pub struct FilterArgs {
     sort: String,
     #[arg(long)]
     desc: bool,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum KindArg {
+    Payin,
+    Payout,
+    TopUp,
+    Withdraw,
+}
+
+impl From<KindArg> for OrderKind {
+    fn from(k: KindArg) -> Self {
+        match k {
+            KindArg::Payin => OrderKind::Payin,
+            KindArg::Payout => OrderKind::Payout,
+            KindArg::TopUp => OrderKind::TopUp,
+            KindArg::Withdraw => OrderKind::Withdraw,
+        }
+    }
+}
+
+/// How the list names a kind: as the `--kind` argument does, `-` when not known.
+fn kind_name(k: Option<OrderKind>) -> &'static str {
+    match k {
+        Some(OrderKind::Payin) => "payin",
+        Some(OrderKind::Payout) => "payout",
+        Some(OrderKind::TopUp) => "top-up",
+        Some(OrderKind::Withdraw) => "withdraw",
+        None => "-",
+    }
 }
 
 fn day(field: &str, s: &str) -> Result<i64, Failure> {
@@ -107,6 +141,7 @@ impl FilterArgs {
             states: self.state,
             currencies: self.currency,
             methods: self.method,
+            kinds: self.kind.into_iter().map(OrderKind::from).collect(),
             min_amount: self.min_amount,
             max_amount: self.max_amount,
             search: self.search,
@@ -161,7 +196,8 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                     let mut out = vec![format!("{} orders match; showing {}", page.total, page.rows.len())];
                     for o in &page.rows {
                         let meaning = dict.meaning(paydesk_gateway::StateField::OrderState, &o.state.to_string()).map_or("unknown", |m| m.as_str());
-                        out.push(format!("{:<22} {:<24} {:>14} {} {:<15} {}", o.trade_no, o.mer_order_no, o.source_amount, o.currency, meaning, o.method));
+                        let method = if o.method.is_empty() { "-" } else { o.method.as_str() };
+                        out.push(format!("{:<22} {:<24} {:>14} {} {:<15} {:<8} {}", o.trade_no, o.mer_order_no, o.source_amount, o.currency, meaning, kind_name(o.kind), method));
                     }
                     out.join("\n")
                 })

@@ -3,6 +3,7 @@
 //! submit and reconcile, and the audit trail; orders, money and queries in the
 //! submodules.
 
+mod made;
 mod money;
 mod orders;
 mod queries;
@@ -58,6 +59,10 @@ pub struct OrderDetail {
 /// The gateway's transaction number in an answer, where it has one.
 pub trait TradeNo {
     fn trade_no(&self) -> Option<String>;
+    /// The answer's `payCode`, where it has one (payins and payouts).
+    fn pay_code(&self) -> Option<i64> {
+        None
+    }
     /// The order number the answer says it is about, where it echoes one.
     fn echoed_mer_order_no(&self) -> Option<&str> {
         None
@@ -69,6 +74,9 @@ macro_rules! trade_no_field {
         impl TradeNo for $t {
             fn trade_no(&self) -> Option<String> {
                 Some(self.trade_no.clone())
+            }
+            fn pay_code(&self) -> Option<i64> {
+                Some(self.pay_code)
             }
             fn echoed_mer_order_no(&self) -> Option<&str> {
                 Some(self.mer_order_no.as_str()).filter(|n| !n.is_empty())
@@ -213,7 +221,9 @@ fn not_listed(e: &Entry, answered: bool, safety: &crate::profile::Safety, now: i
 /// What the order list says of a merchant order number.
 #[derive(Debug)]
 enum Listed {
-    Found(String),
+    /// Listed with a trade number: the list's item for the order, and whether the
+    /// list's signature was verified.
+    Found(Box<wire::OrderListItem>, bool),
     /// Listed, but with no trade number: there, not proven.
     WithoutTradeNo,
     Absent,
@@ -670,6 +680,7 @@ impl Desk {
                         &paydesk_gateway::redact::terminal_safe(&a.code, 40),
                         &paydesk_gateway::redact::terminal_safe(&a.message, 500),
                     )?;
+                    self.cache_made(&entry, None, a.data.pay_code());
                     return Ok(Submitted {
                         entry,
                         data: Some(a.data),
@@ -707,12 +718,19 @@ impl Desk {
                 // A refusal of a resend may mean the first attempt arrived after all
                 // (a reused number refused): look before believing it.
                 match self.look_up(&entry.mer_order_no).await {
-                    Ok(Listed::Found(trade_no)) => {
+                    Ok(Listed::Found(item, verified)) => {
                         let note = format!(
                             "the resend was refused ({code}), and the order is at the gateway: the first attempt arrived"
                         );
-                        let entry =
-                            self.accepted(entry, &claim, Some(&trade_no), "reconciled", &note)?;
+                        let entry = self.accepted(
+                            entry,
+                            &claim,
+                            Some(&item.trade_no),
+                            "reconciled",
+                            &note,
+                        )?;
+                        self.cache_listed(&item, entry.created_at, verified);
+                        self.cache_made(&entry, None, None);
                         return Ok(Submitted {
                             entry,
                             data: None,
@@ -804,14 +822,16 @@ impl Desk {
             &Self::result_code(&r),
             started,
         );
-        let page = r?.data;
+        let answer = r?;
+        let verified = answer.signature == paydesk_gateway::SignatureStatus::Verified;
+        let page = answer.data;
         let doubt = |why: String| GatewayError::BadResponse {
             reason: format!("the order list for merOrderNo {mer_order_no} {why}"),
         };
         let shown = i64::try_from(page.list.len()).unwrap_or(i64::MAX);
         let complete = (0..=shown).contains(&page.total);
         let mut listed = Listed::Absent;
-        let mut found: Option<String> = None;
+        let mut found: Option<wire::OrderListItem> = None;
         for i in page
             .list
             .into_iter()
@@ -823,23 +843,23 @@ impl Desk {
                 continue;
             }
             match &found {
-                Some(t) if *t != i.trade_no => {
+                Some(t) if t.trade_no != i.trade_no => {
                     // Two orders under one number: which one is ours is not known.
                     return Err(doubt(format!(
-                        "names two trade numbers ({t} and {})",
-                        i.trade_no
+                        "names two trade numbers ({} and {})",
+                        t.trade_no, i.trade_no
                     )));
                 }
-                _ => found = Some(i.trade_no),
+                _ => found = Some(i),
             }
         }
         match found {
             // Two orders under one number on a page the list says is not all of them:
             // another may be on the next page.
-            Some(t) if complete => Ok(Listed::Found(t)),
+            Some(t) if complete => Ok(Listed::Found(Box::new(t), verified)),
             Some(t) => Err(doubt(format!(
-                "shows {t} but says it holds {} orders, of which it shows {shown}",
-                page.total
+                "shows {} but says it holds {} orders, of which it shows {shown}",
+                t.trade_no, page.total
             ))),
             // A list that says it holds more than it shows cannot prove an order absent.
             None if !complete => Err(doubt(format!(
@@ -879,17 +899,22 @@ impl Desk {
         let journal = self.store.journal();
         let now = self.clock.now_ms();
         match r {
-            Ok(Listed::Found(trade_no)) => {
+            Ok(Listed::Found(item, verified)) => {
                 journal.finish(
                     e.id,
                     &claim,
                     Outcome {
                         status: Status::Accepted,
-                        trade_no: Some(&trade_no),
+                        trade_no: Some(&item.trade_no),
                         code: Some("reconciled"),
                         message: Some("found at the gateway"),
                     },
                 )?;
+                let now_entry = journal.get(e.id)?.unwrap_or_else(|| e.clone());
+                drop(journal);
+                self.cache_listed(&item, now_entry.created_at, verified);
+                self.cache_made(&now_entry, None, None);
+                return Ok(now_entry);
             }
             Ok(Listed::WithoutTradeNo) => {
                 let note =

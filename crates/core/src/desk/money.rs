@@ -47,15 +47,8 @@ pub struct ReviewRequest {
 }
 
 impl Desk {
-    fn remember_method(&self, trade_no: Option<&str>, method: &str) {
-        if let Some(t) = trade_no {
-            let _ = self.store.orders().set_method(t, method);
-            self.orders_changed();
-        }
-    }
-
-    /// A payin or payout through the journal; its method is remembered for the orders
-    /// table (the order list does not carry it).
+    /// A payin or payout through the journal; the order is cached at once with its
+    /// method (the order list does not carry it).
     async fn order<O: Operation>(
         &self,
         op: &O,
@@ -67,7 +60,10 @@ impl Desk {
         O::Output: TradeNo,
     {
         let r = self.submit(op, mer_order_no, &summary).await?;
-        self.remember_method(r.entry.trade_no.as_deref(), method);
+        if r.entry.status == Status::Accepted {
+            // The method travels in a header, not in the request the journal keeps.
+            self.cache_made(&r.entry, Some(method), None);
+        }
         Ok(r)
     }
 

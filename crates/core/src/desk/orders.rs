@@ -134,43 +134,52 @@ impl Desk {
     }
 
     /// The cached order, its history, and a live V2 query with its signature status.
+    /// The cached row is read again from the gateway's list at the same time, so that
+    /// what the page shows live and cached agree (a failed re-read leaves it as it was).
     pub async fn order_detail(&self, trade_no: &str) -> CoreResult<OrderDetail> {
-        let (order, history) = {
-            let orders = self.store.orders();
-            (orders.get(trade_no)?, orders.history(trade_no)?)
-        };
+        let mer_order_no = self
+            .store
+            .orders()
+            .get(trade_no)?
+            .map(|o| o.mer_order_no)
+            .unwrap_or_default();
         let op = wire::V2OrderQuery {
-            mer_order_no: order
-                .as_ref()
-                .map(|o| o.mer_order_no.clone())
-                .unwrap_or_default(),
+            mer_order_no,
             ..wire::V2OrderQuery::new(
                 MerNo(self.profile.mer_no),
                 trade_no.to_string(),
                 wire::V2OrderQuery::SALES.into(),
             )
         };
-        let live = self
-            .query(&op, format!("tradeNo={trade_no}"))
-            .await
-            .and_then(|a| {
-                crate::answers::order_record(trade_no, "sales", &a.data)?;
-                // The signature covers our request, not the record: the record must be
-                // the order the cache knows under this trade number.
-                if let Some(o) = &order
-                    && !a.data.mer_order_no.is_empty()
-                    && a.data.mer_order_no != o.mer_order_no
-                {
-                    return Err(crate::CoreError::BadResponse {
-                        message: format!(
-                            "the gateway's order record: merOrderNo is {}, but order {trade_no} is {}",
-                            paydesk_gateway::redact::terminal_safe(&a.data.mer_order_no, 80),
-                            o.mer_order_no
-                        ),
-                    });
-                }
-                Ok(a)
-            });
+        let (relisted, queried) = tokio::join!(
+            self.relist(trade_no),
+            self.query(&op, format!("tradeNo={trade_no}"))
+        );
+        if let Err(e) = relisted {
+            tracing::info!(error = %e, trade_no, "order not read again from the list");
+        }
+        let (order, history) = {
+            let orders = self.store.orders();
+            (orders.get(trade_no)?, orders.history(trade_no)?)
+        };
+        let live = queried.and_then(|a| {
+            crate::answers::order_record(trade_no, "sales", &a.data)?;
+            // The signature covers our request, not the record: the record must be
+            // the order the cache knows under this trade number.
+            if let Some(o) = &order
+                && !a.data.mer_order_no.is_empty()
+                && a.data.mer_order_no != o.mer_order_no
+            {
+                return Err(crate::CoreError::BadResponse {
+                    message: format!(
+                        "the gateway's order record: merOrderNo is {}, but order {trade_no} is {}",
+                        paydesk_gateway::redact::terminal_safe(&a.data.mer_order_no, 80),
+                        o.mer_order_no
+                    ),
+                });
+            }
+            Ok(a)
+        });
         match live {
             Ok(a) => Ok(OrderDetail {
                 order,

@@ -86,6 +86,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../migrations/0007_schema_compat.sql"),
         oldest_reader: 7,
     },
+    // Adds two columns and an index: older desks keep working.
+    Migration {
+        sql: include_str!("../../migrations/0008_made_orders.sql"),
+        oldest_reader: 7,
+    },
 ];
 
 fn migrations(list: &[Migration]) -> Migrations<'static> {

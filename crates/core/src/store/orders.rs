@@ -37,15 +37,72 @@ pub struct CachedOrder {
     pub settle: Option<i64>,
     pub refusal_pay_reason: String,
     pub message: String,
-    /// UTC millis: the start of the list window the order was found in.
+    /// UTC millis: when this desk made the order if it did ([`CachedOrder::made_at`]),
+    /// else the start of the list window it was found in (its day: the list carries no
+    /// time of day).
     pub created_at: i64,
-    pub synced_at: i64,
+    /// When a sync last read it from the gateway's list; `None` for an order this desk
+    /// made that no list has shown yet.
+    pub synced_at: Option<i64>,
     pub signature_verified: bool,
+    /// Payin, payout, top-up or withdrawal, where the journal knows it (the list does
+    /// not say); `None`: not given by the gateway.
+    pub kind: Option<OrderKind>,
+    /// UTC millis when this desk (or a colleague on the same journal) made the order;
+    /// `None` when only its day is known.
+    pub made_at: Option<i64>,
+}
+
+/// What an order is, as the journal that made it knows.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum OrderKind {
+    Payin,
+    Payout,
+    TopUp,
+    Withdraw,
+}
+
+impl OrderKind {
+    pub const ALL: [Self; 4] = [Self::Payin, Self::Payout, Self::TopUp, Self::Withdraw];
+
+    /// The name the cache stores (`payin`, `payout`, `topUp`, `withdraw`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Payin => "payin",
+            Self::Payout => "payout",
+            Self::TopUp => "topUp",
+            Self::Withdraw => "withdraw",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// An order this desk made, as the journal knows it the moment the gateway accepts it:
+/// cached at once, confirmed (and its state updated) by the next sync.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MadeOrder {
+    pub trade_no: String,
+    pub mer_order_no: String,
+    pub kind: OrderKind,
+    /// `''` when not known.
+    pub method: String,
+    pub currency: String,
+    pub amount: Decimal,
+    /// The order-list state the answer implies (the dictionary's reading of its payCode,
+    /// or "created").
+    pub state: i64,
+    /// UTC millis when the journal recorded the intent.
+    pub made_at: i64,
 }
 
 const COLUMNS: &str = "trade_no, mer_order_no, state, method, currency, source_amount, handling_fee, receive_amount, \
     settle_amount, rolling_reserve, transaction_fixed_fee, refund_amount, refund_currency, settlement_currency, \
-    rolling_reserve_status, settle, refusal_pay_reason, message, created_at, synced_at, signature_verified";
+    rolling_reserve_status, settle, refusal_pay_reason, message, created_at, synced_at, signature_verified, kind, made_at";
 
 fn row_to_order(r: &rusqlite::Row<'_>) -> rusqlite::Result<CachedOrder> {
     Ok(CachedOrder {
@@ -68,8 +125,11 @@ fn row_to_order(r: &rusqlite::Row<'_>) -> rusqlite::Result<CachedOrder> {
         refusal_pay_reason: r.get(16)?,
         message: r.get(17)?,
         created_at: r.get(18)?,
-        synced_at: r.get(19)?,
+        // 0: made here, not yet in a list.
+        synced_at: Some(r.get::<_, i64>(19)?).filter(|t| *t > 0),
         signature_verified: r.get(20)?,
+        kind: OrderKind::parse(&r.get::<_, String>(21)?),
+        made_at: r.get(22)?,
     })
 }
 
@@ -129,8 +189,10 @@ pub trait OrderStore {
     /// first is the state it was first cached in.
     fn history(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>>;
 
-    /// Records the method of an order this desk created (the list does not carry it).
-    fn set_method(&self, trade_no: &str, method: &str) -> CoreResult<()>;
+    /// Caches an order this desk made (or adds what the journal knows to the cached
+    /// row: kind, method where the list gave none, the time it was made). A row a list
+    /// already showed keeps the list's state and figures.
+    fn record_made(&self, mer_no: u64, order: &MadeOrder) -> CoreResult<()>;
 
     /// Trade numbers of orders in one of the `open` states (those the profile's dictionary
     /// does not call final) dated within `[from, to)`, to re-read on an incremental sync.
@@ -206,9 +268,9 @@ impl<C: Deref<Target = Connection>> Orders<C> {
             )?;
             let mut history = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'sync')")?;
             let mut first_seen = tx.prepare_cached(
-            "SELECT (SELECT COUNT(*) FROM order_history WHERE trade_no = ?1), created_at FROM orders WHERE trade_no = ?1",
+            "SELECT (SELECT COUNT(*) FROM order_history WHERE trade_no = ?1), created_at, made_at IS NOT NULL FROM orders WHERE trade_no = ?1",
         )?;
-            let mut first = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'first seen')")?;
+            let mut first = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, ?4)")?;
             for &Upsert {
                 item: it,
                 created_at,
@@ -273,10 +335,11 @@ impl<C: Deref<Target = Connection>> Orders<C> {
                 ])?;
                 if old != it.state {
                     // The first change also records the state the order was first seen in.
-                    let (seen, first_seen_at): (i64, i64) =
-                        first_seen.query_row([&it.trade_no], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                    let (seen, first_seen_at, made_here): (i64, i64, bool) = first_seen
+                        .query_row([&it.trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
                     if seen == 0 {
-                        first.execute(params![it.trade_no, old, first_seen_at])?;
+                        let how = if made_here { "made here" } else { "first seen" };
+                        first.execute(params![it.trade_no, old, first_seen_at, how])?;
                     }
                     history.execute(params![it.trade_no, it.state, now])?;
                     changed += 1;
@@ -445,19 +508,55 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
         if !changes.is_empty() {
             return Ok(changes);
         }
-        // Never changed: its one state, since it was first seen.
+        // Never changed: its one state, since it was made here or first seen.
         Ok(self
             .get(trade_no)?
-            .map(|o| vec![(o.state, o.created_at, "first seen".to_string())])
+            .map(|o| {
+                let how = if o.made_at.is_some() {
+                    "made here"
+                } else {
+                    "first seen"
+                };
+                vec![(o.state, o.created_at, how.to_string())]
+            })
             .unwrap_or_default())
     }
 
-    fn set_method(&self, trade_no: &str, method: &str) -> CoreResult<()> {
-        self.conn.execute(
-            "UPDATE orders SET method = ?2 WHERE trade_no = ?1",
-            params![trade_no, method],
-        )?;
-        Ok(())
+    fn record_made(&self, mer_no: u64, o: &MadeOrder) -> CoreResult<()> {
+        super::atomic(&self.conn, || {
+            let inserted = self.conn.execute(
+                "INSERT INTO orders (trade_no, mer_no, mer_order_no, state, method, currency, source_amount, amount_e4,
+                    created_at, synced_at, signature_verified, kind, made_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, 0, ?10, ?9)
+                 ON CONFLICT (trade_no) DO NOTHING",
+                params![
+                    o.trade_no,
+                    mer_no as i64,
+                    o.mer_order_no,
+                    o.state,
+                    o.method,
+                    o.currency,
+                    o.amount.to_string(),
+                    amount_e4(o.amount),
+                    o.made_at,
+                    o.kind.as_str(),
+                ],
+            )?;
+            if inserted == 1 {
+                self.conn.execute(
+                    "INSERT INTO orders_fts (rowid, trade_no, mer_order_no) VALUES (?1, ?2, ?3)",
+                    params![self.conn.last_insert_rowid(), o.trade_no, o.mer_order_no],
+                )?;
+            } else {
+                self.conn.execute(
+                    "UPDATE orders SET kind = ?2, made_at = ?3, created_at = ?3,
+                        method = CASE WHEN method = '' THEN ?4 ELSE method END
+                     WHERE trade_no = ?1",
+                    params![o.trade_no, o.kind.as_str(), o.made_at, o.method],
+                )?;
+            }
+            Ok(())
+        })
     }
 
     fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>> {
@@ -557,6 +656,8 @@ pub struct OrderFilter {
     pub states: Vec<i64>,
     pub currencies: Vec<String>,
     pub methods: Vec<String>,
+    /// Orders of these kinds (as the journal knows them).
+    pub kinds: Vec<OrderKind>,
     pub min_amount: Option<String>,
     pub max_amount: Option<String>,
     /// A fragment of the order or trade number.
@@ -590,6 +691,10 @@ impl OrderFilter {
         if !self.methods.is_empty() {
             parts.push(list("method", self.methods.len()));
             args.extend(self.methods.iter().map(|m| Sql::Text(m.clone())));
+        }
+        if !self.kinds.is_empty() {
+            parts.push(list("kind", self.kinds.len()));
+            args.extend(self.kinds.iter().map(|k| Sql::Text(k.as_str().into())));
         }
         for (field, bound, op) in [
             ("minAmount", &self.min_amount, ">="),

@@ -15,7 +15,7 @@ import { IconDeviceFloppy, IconFilterOff, IconSearch, IconTrash } from "@tabler/
 import { memo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { errorText, toastError, toastOk } from "../../components/ErrorAlert";
-import type { OrderFilter } from "../../lib/types";
+import type { OrderFilter, OrderKind } from "../../lib/types";
 import { useStateMeanings } from "../app/queries";
 import {
   EMPTY_FILTER,
@@ -37,6 +37,9 @@ const METHODS = [
   "CLABE",
   "CARD",
 ];
+
+/// The kinds the journal knows (orders this desk, or a colleague on its journal, made).
+const KINDS: OrderKind[] = ["payin", "payout", "topUp", "withdraw"];
 
 const DAY = 86_400_000;
 
@@ -128,6 +131,15 @@ export const FilterBar = memo(function FilterBar({ filter, onChange, invalid }: 
           clearable
           searchable
           w={160}
+        />
+        <MultiSelect
+          label={t("orders.col.kind")}
+          data={KINDS.map((k) => ({ value: k, label: t(`orders.kind.${k}`) }))}
+          value={filter.kinds}
+          onChange={(v) => onChange({ ...filter, kinds: v as OrderKind[] })}
+          clearable
+          w={160}
+          data-testid="filter-kind"
         />
         <MultiSelect
           label={t("orders.method")}

@@ -19,7 +19,7 @@ import { useLocation, useNavigate } from "react-router";
 import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
 import { StateBadge } from "../../components/StateBadge";
 import { locale } from "../../i18n";
-import { formatDateTime, formatMoney } from "../../lib/format";
+import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderRecord, SignatureStatus, SimulateAction } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
 import { useOrderDetail, useSimulate } from "./queries";
@@ -52,13 +52,19 @@ function Cached({ o }: { o: CachedOrder }) {
   const loc = locale(i18n.language);
   const m = (v: string | null) => (v ? formatMoney(v, o.currency, loc) : null);
   const f = (k: string) => t(`detail.field.${k}`);
+  const notGiven = (
+    <Text key="ng" span c="dimmed" size="sm" title={t("orders.notGivenWhy")}>
+      {t("orders.notGiven")}
+    </Text>
+  );
   return (
     <Rows
       rows={[
         [f("tradeNo"), o.tradeNo],
         [f("merOrderNo"), o.merOrderNo],
         [f("state"), <StateBadge key="s" field="orderState" raw={o.state} />],
-        [f("method"), o.method],
+        [f("kind"), o.kind ? t(`orders.kind.${o.kind}`) : notGiven],
+        [f("method"), o.method || notGiven],
         [f("sourceAmount"), m(o.sourceAmount)],
         [f("handlingFee"), m(o.handlingFee)],
         [f("receiveAmount"), m(o.receiveAmount)],
@@ -86,8 +92,20 @@ function Cached({ o }: { o: CachedOrder }) {
         ],
         [f("refusalPayReason"), o.refusalPayReason],
         [f("message"), o.message],
-        [f("created"), formatDateTime(o.createdAt, loc)],
-        [f("synced"), formatDateTime(o.syncedAt, loc)],
+        [
+          f("created"),
+          o.madeAt !== null ? (
+            `${formatDateTime(o.madeAt, loc)} · ${t("orders.madeHere")}`
+          ) : (
+            <span key="c" data-testid="detail-day-only">
+              {formatUtcDay(o.createdAt)} · {t("orders.dayOnly")}
+            </span>
+          ),
+        ],
+        [
+          f("synced"),
+          o.syncedAt !== null ? formatDateTime(o.syncedAt, loc) : t("orders.notListedYet"),
+        ],
       ]}
     />
   );

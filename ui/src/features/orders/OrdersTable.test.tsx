@@ -1,12 +1,13 @@
 import { screen, waitFor } from "@testing-library/react";
 import { Profiler } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { CachedOrder } from "../../lib/types";
 import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
 import { OrdersTable } from "./OrdersTable";
 import { EMPTY_FILTER } from "./queries";
 
-const order = (n: number) => ({
+const order = (n: number): CachedOrder => ({
   tradeNo: `T${n}`,
   merOrderNo: `M${n}`,
   state: 5,
@@ -20,6 +21,16 @@ const order = (n: number) => ({
   createdAt: 1_795_000_000_000,
   syncedAt: 1_795_000_000_000,
   signatureVerified: true,
+  handlingFee: null,
+  receiveAmount: null,
+  settleAmount: null,
+  rollingReserve: null,
+  transactionFixedFee: null,
+  refundAmount: null,
+  rollingReserveStatus: null,
+  settle: null,
+  kind: null,
+  madeAt: null,
 });
 
 describe("the orders table", () => {
@@ -53,5 +64,34 @@ describe("the orders table", () => {
     await new Promise((r) => setTimeout(r, 400));
     expect(commits - settled).toBe(0);
     expect(errors.mock.calls.flat().join(" ")).not.toMatch(/Maximum update depth/);
+  });
+
+  // The gateway's list gives an order's day, not its time, and not whether it is a payin
+  // or a payout: the table says so instead of showing midnight and a dash. An order made
+  // here has its time and its type from the journal.
+  it("shows a listed order's day only and says what the gateway does not give", async () => {
+    vi.spyOn(Element.prototype, "clientWidth", "get").mockReturnValue(1000);
+    vi.spyOn(Element.prototype, "clientHeight", "get").mockReturnValue(400);
+    const made: CachedOrder = {
+      ...order(2),
+      kind: "payout",
+      method: "CLABE",
+      madeAt: 1_795_000_123_456,
+      createdAt: 1_795_000_123_456,
+      syncedAt: null,
+    };
+    invoke.mockImplementation((cmd: string) =>
+      Promise.resolve(cmd === "orders_page" ? { rows: [order(1), made], total: 2, offset: 0 } : []),
+    );
+    renderUi(<OrdersTable filter={EMPTY_FILTER} onSort={() => {}} onOpen={() => {}} />);
+    await waitFor(() => expect(screen.getAllByTestId("order-row")).toHaveLength(2));
+    const [listed, mine] = screen.getAllByTestId("order-row");
+    expect(listed?.textContent).toContain("2026-11-18");
+    expect(listed?.textContent).not.toMatch(/00:00/);
+    expect(listed?.textContent).toContain("Not given");
+    expect(mine?.textContent).toMatch(/2026-11-18 \d\d:\d\d/);
+    expect(mine?.textContent).toContain("Payout");
+    expect(mine?.textContent).toContain("CLABE");
+    expect(mine?.textContent).not.toContain("Not given");
   });
 });

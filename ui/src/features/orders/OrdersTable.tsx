@@ -12,7 +12,7 @@ import { memo, useMemo, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { StateBadge, useMeaning } from "../../components/StateBadge";
 import { locale } from "../../i18n";
-import { formatDateTimeShort, formatMoney } from "../../lib/format";
+import { formatDateTimeShort, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderFilter, SortKey } from "../../lib/types";
 import { PAGE_SIZE, useOrderPages } from "./queries";
 
@@ -32,6 +32,18 @@ interface Props {
   filter: OrderFilter;
   onSort: (sort: SortKey, descending: boolean) => void;
   onOpen: (tradeNo: string) => void;
+}
+
+/// What the gateway's list does not say, said as such (muted, with the reason on hover).
+function NotGiven() {
+  const { t } = useTranslation();
+  return (
+    <Tooltip label={t("orders.notGivenWhy")}>
+      <Text span c="dimmed" size="sm">
+        {t("orders.notGiven")}
+      </Text>
+    </Tooltip>
+  );
 }
 
 /// The orders table: a virtual window over every cached row that matches the filter.
@@ -73,7 +85,28 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
         id: "createdAt",
         header: t("orders.col.created"),
         size: 150,
-        cell: ({ row }) => formatDateTimeShort(row.original.order?.createdAt, loc),
+        cell: ({ row }) => {
+          const o = row.original.order;
+          if (!o) return null;
+          // The time of day is known for orders made here; the gateway's list gives the day.
+          if (o.madeAt !== null) return formatDateTimeShort(o.madeAt, loc);
+          return (
+            <Tooltip label={t("orders.dayOnly")}>
+              <span data-testid="day-only">{formatUtcDay(o.createdAt)}</span>
+            </Tooltip>
+          );
+        },
+      },
+      {
+        id: "kind",
+        header: t("orders.col.kind"),
+        size: 90,
+        enableSorting: false,
+        cell: ({ row }) => {
+          const o = row.original.order;
+          if (!o) return null;
+          return o.kind ? t(`orders.kind.${o.kind}`) : <NotGiven />;
+        },
       },
       {
         id: "tradeNo",
@@ -102,7 +135,11 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
         header: t("orders.col.method"),
         size: 90,
         enableSorting: false,
-        cell: ({ row }) => row.original.order?.method || "—",
+        cell: ({ row }) => {
+          const o = row.original.order;
+          if (!o) return null;
+          return o.method ? o.method : <NotGiven />;
+        },
       },
       {
         id: "sourceAmount",

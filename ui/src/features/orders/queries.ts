@@ -22,6 +22,7 @@ export const EMPTY_FILTER: OrderFilter = {
   states: [],
   currencies: [],
   methods: [],
+  kinds: [],
   minAmount: null,
   maxAmount: null,
   search: null,
