@@ -6,6 +6,7 @@ import type { Entry } from "../../lib/types";
 import { cardKeys } from "../cards/keys";
 import { dashboardKeys } from "../dashboard/keys";
 import { orderKeys } from "../orders/keys";
+import { paletteKeys } from "../palette/keys";
 import { reviewKeys } from "../review/keys";
 import { journalKeys } from "./keys";
 
@@ -26,7 +27,8 @@ export function useOrderNo(prefix: OrderPrefix) {
 /// the gateway, every two seconds, never sent again.
 export function useReconcile(entry: Entry | null) {
   const unresolved = entry !== null && (entry.status === "unknown" || entry.status === "sending");
-  return useQuery({
+  const changed = useMoneyChanged();
+  const q = useQuery({
     ...reconcileOptions(entry?.id),
     enabled: unresolved,
     refetchInterval: (q) => {
@@ -36,6 +38,14 @@ export function useReconcile(entry: Entry | null) {
       return s === "unknown" || s === "sending" || s === undefined ? 2000 : false;
     },
   });
+  // Once the outcome is known (accepted, refused, pending again), every list that shows
+  // the entry or its order is stale: the journal tables, the orders, the palette.
+  const settled = q.data && q.data.status !== "unknown" && q.data.status !== "sending";
+  const settledAt = settled ? q.data?.updatedAt : undefined;
+  useEffect(() => {
+    if (settledAt !== undefined) changed();
+  }, [settledAt, changed]);
+  return q;
 }
 
 /// One entry's live state: a lookup never replaces a later state (a resolution written
@@ -101,6 +111,7 @@ export function useMoneyChanged() {
     void qc.invalidateQueries({ queryKey: cardKeys.all });
     void qc.invalidateQueries({ queryKey: dashboardKeys.all });
     void qc.invalidateQueries({ queryKey: orderKeys.all });
+    void qc.invalidateQueries({ queryKey: paletteKeys.all });
     void qc.invalidateQueries({ queryKey: reviewKeys.all });
   }, [qc]);
 }
