@@ -655,7 +655,8 @@ export type CurrencyTotal_Deserialize = {
 	 *  currency; `None` when not known (the gateway states no fee before a payout).
 	 */
 	feeEstimate?: string | null,
-	feeBasis?: string | null,
+	/**  The payout (merchant order number) whose fee the estimate is taken from. */
+	feeFrom?: string | null,
 };
 
 /**  What the rows of one currency add up to. */
@@ -669,7 +670,8 @@ export type CurrencyTotal_Serialize = {
 	 *  currency; `None` when not known (the gateway states no fee before a payout).
 	 */
 	feeEstimate: string | null,
-	feeBasis: string | null,
+	/**  The payout (merchant order number) whose fee the estimate is taken from. */
+	feeFrom: string | null,
 };
 
 export type Dashboard = Dashboard_Serialize | Dashboard_Deserialize;
@@ -1167,6 +1169,15 @@ export type PayoutPreview_Deserialize = {
 	account: string,
 	/**  The CLABE's bank, from its first three digits. */
 	bank?: string | null,
+	/**
+	 *  The fee this payout will likely cost, as the last cached payout in its currency
+	 *  shows it; `None` when not known (the gateway states no fee before a payout).
+	 */
+	estimatedFee?: string | null,
+	/**  The payout (merchant order number) the fee estimate is taken from. */
+	estimatedFeeFrom?: string | null,
+	/**  The amount plus the estimated fee: what the balance likely goes down by. */
+	estimatedTotal?: string | null,
 };
 
 /**  What the confirmation step shows before a payout leaves: nothing unmasked. */
@@ -1182,6 +1193,15 @@ export type PayoutPreview_Serialize = {
 	account: string,
 	/**  The CLABE's bank, from its first three digits. */
 	bank: string | null,
+	/**
+	 *  The fee this payout will likely cost, as the last cached payout in its currency
+	 *  shows it; `None` when not known (the gateway states no fee before a payout).
+	 */
+	estimatedFee: string | null,
+	/**  The payout (merchant order number) the fee estimate is taken from. */
+	estimatedFeeFrom: string | null,
+	/**  The amount plus the estimated fee: what the balance likely goes down by. */
+	estimatedTotal: string | null,
 };
 
 /**

@@ -75,7 +75,8 @@ pub struct CurrencyTotal {
     /// The fees these payouts will likely cost, from the last cached payout in this
     /// currency; `None` when not known (the gateway states no fee before a payout).
     pub fee_estimate: Option<String>,
-    pub fee_basis: Option<String>,
+    /// The payout (merchant order number) whose fee the estimate is taken from.
+    pub fee_from: Option<String>,
 }
 
 /// What sending a checked file would do now.

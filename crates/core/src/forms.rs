@@ -254,6 +254,13 @@ pub struct PayoutPreview {
     pub account: String,
     /// The CLABE's bank, from its first three digits.
     pub bank: Option<String>,
+    /// The fee this payout will likely cost, as the last cached payout in its currency
+    /// shows it; `None` when not known (the gateway states no fee before a payout).
+    pub estimated_fee: Option<String>,
+    /// The payout (merchant order number) the fee estimate is taken from.
+    pub estimated_fee_from: Option<String>,
+    /// The amount plus the estimated fee: what the balance likely goes down by.
+    pub estimated_total: Option<String>,
 }
 
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -642,6 +649,9 @@ pub fn clabe_preview(p: &wire::V2Payout) -> PayoutPreview {
         beneficiary: String::new(),
         account: v::mask_card(&p.clabe),
         bank: p.clabe.get(..3).and_then(v::clabe_bank).map(str::to_string),
+        estimated_fee: None,
+        estimated_fee_from: None,
+        estimated_total: None,
     }
 }
 
@@ -654,6 +664,9 @@ pub fn card_preview(p: &wire::V1CardPayout) -> PayoutPreview {
         beneficiary: format!("{} {}", p.ben_first_name, p.ben_last_name),
         account: v::mask_card(&p.card_no),
         bank: None,
+        estimated_fee: None,
+        estimated_fee_from: None,
+        estimated_total: None,
     }
 }
 

@@ -178,6 +178,39 @@ async fn a_double_submit_sends_once() {
         desk.orders(&OrderFilter::default(), 0, 10).unwrap().total,
         1
     );
+
+    // The next payout's confirmation shows the fee the listed one cost, and the total.
+    let fee = o
+        .handling_fee
+        .clone()
+        .expect("the list gives the payout's fee");
+    let fixed = o
+        .transaction_fixed_fee
+        .clone()
+        .unwrap_or_else(|| "0".into());
+    let each = fee.parse::<rust_decimal::Decimal>().unwrap()
+        + fixed.parse::<rust_decimal::Decimal>().unwrap();
+    let preview = desk
+        .payout_preview(&paydesk_core::forms::PayoutForm {
+            kind: paydesk_core::forms::PayoutKind::Clabe,
+            mer_order_no: new_mer_order_no("PO"),
+            amount: "25.00".into(),
+            currency: "MXN".into(),
+            clabe: "002010077777777771".into(),
+            card_no: String::new(),
+            first_name: String::new(),
+            last_name: String::new(),
+            country_code: String::new(),
+            email: String::new(),
+            mobile: String::new(),
+            ip_address: String::new(),
+            notify_url: String::new(),
+        })
+        .unwrap();
+    assert_eq!(preview.estimated_fee, Some(each.to_string()));
+    assert_eq!(preview.estimated_fee_from.as_deref(), Some(no.as_str()));
+    let total = "25.00".parse::<rust_decimal::Decimal>().unwrap() + each;
+    assert_eq!(preview.estimated_total, Some(total.to_string()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

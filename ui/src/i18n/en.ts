@@ -284,6 +284,10 @@ export const en = {
     fees: "Fees",
     feeEstimate: "about {{fee}} (estimate)",
     feesUnknown: "Fees not given by the gateway before sending",
+    feeFrom: "as on payout {{no}}",
+    fee: "Fee",
+    totalDebited: "Total debited",
+    totalEstimate: "about {{total}} (estimate)",
     bulkConfirmTitle: "Confirm the bulk payouts",
     bulkConfirmCount: "Payouts to send now: {{count}}",
     bulkConfirmSkipped:

@@ -273,6 +273,10 @@ export const zh: Catalogue = {
     fees: "手续费",
     feeEstimate: "约 {{fee}}（估算）",
     feesUnknown: "网关在发送前不提供手续费",
+    feeFrom: "按付款 {{no}} 的手续费",
+    fee: "手续费",
+    totalDebited: "扣款总额",
+    totalEstimate: "约 {{total}}（估算）",
     bulkConfirmTitle: "确认批量付款",
     bulkConfirmCount: "现在将发送的付款：{{count}} 笔",
     bulkConfirmSkipped:

@@ -587,9 +587,11 @@ async fn bulk(
                     t.amount,
                     t.currency,
                     t.count,
-                    t.fee_basis
-                        .clone()
-                        .unwrap_or_else(|| "not given before sending".into())
+                    match (&t.fee_estimate, &t.fee_from) {
+                        (Some(fee), Some(from)) =>
+                            format!("about {fee} {} (as on payout {from})", t.currency),
+                        _ => "not given before sending".into(),
+                    }
                 )
             })
             .collect::<Vec<_>>()

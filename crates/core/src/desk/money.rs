@@ -394,7 +394,7 @@ impl Desk {
                         fee_estimate: fee
                             .as_ref()
                             .map(|(f, _)| (*f * rust_decimal::Decimal::from(count)).to_string()),
-                        fee_basis: fee.map(|(_, b)| b),
+                        fee_from: fee.map(|(_, from)| from),
                         currency,
                         count,
                         amount: amount.to_string(),
@@ -407,9 +407,9 @@ impl Desk {
         Ok(plan)
     }
 
-    /// The fee of one payout in `currency`, as the last cached payout of this desk in
-    /// that currency shows it (the gateway states no fee before a payout is made), with
-    /// where the figure comes from. `None` when no such payout is cached.
+    /// The fee of one payout in `currency`, as the last cached payout in that currency
+    /// shows it (the gateway states no fee before a payout is made), and the merchant
+    /// order number of that payout. `None` when no such payout is cached.
     fn payout_fee_estimate(&self, currency: &str) -> Option<(rust_decimal::Decimal, String)> {
         let row = self.store.orders().last_payout_fee(currency).ok().flatten();
         let crate::store::orders::PayoutFee {
@@ -421,11 +421,7 @@ impl Desk {
             v.and_then(|s| s.parse::<rust_decimal::Decimal>().ok())
                 .unwrap_or_default()
         };
-        let each = d(fee) + d(fixed);
-        Some((
-            each,
-            format!("estimated: {each} {currency} per payout, as on payout {no}"),
-        ))
+        Some((d(fee) + d(fixed), no))
     }
 
     /// A digest of the rows a plan sends: what the operator confirms.
@@ -911,7 +907,14 @@ impl Desk {
             PayoutOp::Card(p) => self.client.prepare(p).map(|_| ())?,
             PayoutOp::Clabe(p) => self.client.prepare(p).map(|_| ())?,
         }
-        Ok(op.preview())
+        let mut preview = op.preview();
+        let (currency, amount) = op.money();
+        if let Some((fee, from)) = self.payout_fee_estimate(currency) {
+            preview.estimated_fee = Some(fee.to_string());
+            preview.estimated_total = Some((amount + fee).to_string());
+            preview.estimated_fee_from = Some(from);
+        }
+        Ok(preview)
     }
 
     /// A payout as filled in (and confirmed), through the journal.

@@ -582,7 +582,7 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
             .conn
             .query_row(
                 "SELECT handling_fee, transaction_fixed_fee, mer_order_no FROM orders
-             WHERE currency = ?1 AND method IN ('CLABE', 'CARD')
+             WHERE currency = ?1 AND method IN ('CLABE', 'CARD') AND kind IN ('payout', '')
                AND (handling_fee IS NOT NULL OR transaction_fixed_fee IS NOT NULL)
              ORDER BY id DESC LIMIT 1",
                 [currency],

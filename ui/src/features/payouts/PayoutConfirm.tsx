@@ -49,6 +49,39 @@ export function PayoutConfirm({
                 </Table.Tr>
               )}
               <Table.Tr>
+                <Table.Th>{t("payouts.fee")}</Table.Th>
+                <Table.Td data-testid="confirm-fee">
+                  {preview.estimatedFee !== null ? (
+                    <Stack gap={0}>
+                      <Text size="sm">
+                        {t("payouts.feeEstimate", {
+                          fee: formatMoney(preview.estimatedFee, preview.currency, loc),
+                        })}
+                      </Text>
+                      {preview.estimatedFeeFrom && (
+                        <Text size="xs" c="dimmed">
+                          {t("payouts.feeFrom", { no: preview.estimatedFeeFrom })}
+                        </Text>
+                      )}
+                    </Stack>
+                  ) : (
+                    <Text size="sm" c="dimmed">
+                      {t("payouts.feesUnknown")}
+                    </Text>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>{t("payouts.totalDebited")}</Table.Th>
+                <Table.Td data-testid="confirm-total">
+                  {preview.estimatedTotal !== null
+                    ? t("payouts.totalEstimate", {
+                        total: formatMoney(preview.estimatedTotal, preview.currency, loc),
+                      })
+                    : formatMoney(preview.amount, preview.currency, loc)}
+                </Table.Td>
+              </Table.Tr>
+              <Table.Tr>
                 <Table.Th>{t("payouts.merOrderNo")}</Table.Th>
                 <Table.Td>{preview.merOrderNo}</Table.Td>
               </Table.Tr>

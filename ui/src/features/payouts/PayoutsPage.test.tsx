@@ -39,6 +39,9 @@ const row = (line: number, action: PlannedRow["action"], no: string): PlannedRow
     beneficiary: "",
     account: "002010******7771",
     bank: "BANAMEX",
+    estimatedFee: null,
+    estimatedFeeFrom: null,
+    estimatedTotal: null,
   },
   action,
   reason: action === "held" ? "the same payout as PO-OLD" : "new",
@@ -54,14 +57,14 @@ const checked: BulkCheck = {
     paid: 1,
     lookUp: 0,
     held: 1,
-    totals: [{ currency: "MXN", count: 1, amount: "10.00", feeEstimate: null, feeBasis: null }],
+    totals: [{ currency: "MXN", count: 1, amount: "10.00", feeEstimate: null, feeFrom: null }],
     heldTotals: [
       {
         currency: "MXN",
         count: 1,
         amount: "10.00",
         feeEstimate: "1.50",
-        feeBasis: "estimated: 1.50 MXN per payout, as on payout PO-9",
+        feeFrom: "PO-9",
       },
     ],
     digest: "d-send",
@@ -189,6 +192,9 @@ describe("a single payout", () => {
           beneficiary: "",
           account: "002010******7771",
           bank: "BANAMEX",
+          estimatedFee: "1.50",
+          estimatedFeeFrom: "PO-0",
+          estimatedTotal: "78.50",
         });
       }
       if (cmd === "payout_create") {
@@ -211,6 +217,11 @@ describe("a single payout", () => {
     });
     await waitFor(() => expect(screen.getByDisplayValue("PO-1")).toBeTruthy());
     fireEvent.click(screen.getByTestId("payout-review"));
+    // The confirmation says what the payout likely costs and debits, and from where.
+    const fee = await screen.findByTestId("confirm-fee");
+    expect(fee.textContent).toContain("MXN 1.50");
+    expect(fee.textContent).toContain("PO-0");
+    expect(screen.getByTestId("confirm-total").textContent).toContain("MXN 78.50");
     fireEvent.click(await screen.findByTestId("payout-send"));
 
     const retry = await screen.findByTestId("payout-retry-same");

@@ -32,9 +32,9 @@ export function Totals({ totals, testId }: { totals: CurrencyTotal[]; testId: st
                   <Text size="sm">
                     {t("payouts.feeEstimate", { fee: formatMoney(x.feeEstimate, x.currency, loc) })}
                   </Text>
-                  {x.feeBasis && (
+                  {x.feeFrom && (
                     <Text size="xs" c="dimmed">
-                      {x.feeBasis}
+                      {t("payouts.feeFrom", { no: x.feeFrom })}
                     </Text>
                   )}
                 </Stack>
