@@ -179,6 +179,25 @@ async fn a_double_submit_sends_once() {
         1
     );
 
+    // Activity finds the payout by its trade number and says its amount.
+    let trade_no = o.trade_no.clone();
+    let found = desk
+        .audit_list(&paydesk_core::audit::AuditFilter {
+            operation: Some("v2.payout".into()),
+            text: Some(trade_no.clone()),
+            from: None,
+            to: None,
+            limit: None,
+        })
+        .unwrap();
+    assert!(!found.is_empty(), "the accepted send is found by its trade number");
+    assert!(found[0].identifiers.contains(&no));
+    assert!(
+        found[0].identifiers.contains("amount=10.00 MXN"),
+        "{}",
+        found[0].identifiers
+    );
+
     // The next payout's confirmation shows the fee the listed one cost, and the total.
     let fee = o
         .handling_fee

@@ -229,6 +229,26 @@ enum Listed {
     Absent,
 }
 
+/// What an audit row of a money call names, so that Activity finds it by any of them:
+/// the merchant order number, the trade number once the gateway gave one, and the
+/// amount and currency the request carried.
+fn money_identifiers(entry: &Entry, trade_no: Option<String>) -> String {
+    let mut ids = format!("merOrderNo={}", entry.mer_order_no);
+    if let Some(t) = trade_no.filter(|t| !t.is_empty()) {
+        ids.push_str(&format!(
+            " tradeNo={}",
+            paydesk_gateway::redact::terminal_safe(&t, 64)
+        ));
+    }
+    let field = |k: &str| entry.request.get(k).and_then(Value::as_str);
+    let amount = field("sourceAmount").or_else(|| field("amount"));
+    let currency = field("currencyCode").or_else(|| field("currency"));
+    if let (Some(a), Some(c)) = (amount, currency) {
+        ids.push_str(&format!(" amount={a} {c}"));
+    }
+    ids
+}
+
 /// A time (UTC millis) as people read it in a message: `HH:MM:SS UTC`.
 fn utc_time(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
@@ -649,8 +669,12 @@ impl Desk {
     {
         let started = Instant::now();
         let r = self.client.send_prepared(op, prepared).await;
-        let ids = format!("merOrderNo={}", entry.mer_order_no);
-        self.audit(O::NAME, ids, &Self::result_code(&r), started);
+        self.audit(
+            O::NAME,
+            money_identifiers(&entry, r.as_ref().ok().and_then(|a| a.data.trade_no())),
+            &Self::result_code(&r),
+            started,
+        );
         let e = match r {
             Ok(a) => {
                 let trade_no = a.data.trade_no();
