@@ -29,6 +29,7 @@ const COMMANDS: &[&str] = &[
     "filter_delete",
     "balances",
     "balance_history",
+    "balances_latest",
     "audit_list",
     "audit_verify",
     "audit_export",

@@ -48,6 +48,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             orders::filter_delete,
             balances::balances,
             balances::balance_history,
+            balances::balances_latest,
             activity::audit_list,
             activity::audit_verify,
             activity::audit_export,

@@ -61,6 +61,8 @@ export const commands = {
 	 */
 	balances: (currencies: string[]) => typedError<BalanceResult_Serialize[], CoreError>(__TAURI_INVOKE("balances", { currencies })),
 	balanceHistory: (currency: string) => typedError<BalanceSnapshot[], CoreError>(__TAURI_INVOKE("balance_history", { currency })),
+	/**  The last snapshot of each currency (no request to the gateway). */
+	balancesLatest: () => typedError<BalanceSnapshot[], CoreError>(__TAURI_INVOKE("balances_latest")),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
 	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry[], CoreError>(__TAURI_INVOKE("audit_list", { filter })),
 	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */

@@ -190,7 +190,10 @@ async fn a_double_submit_sends_once() {
             limit: None,
         })
         .unwrap();
-    assert!(!found.is_empty(), "the accepted send is found by its trade number");
+    assert!(
+        !found.is_empty(),
+        "the accepted send is found by its trade number"
+    );
     assert!(found[0].identifiers.contains(&no));
     assert!(
         found[0].identifiers.contains("amount=10.00 MXN"),

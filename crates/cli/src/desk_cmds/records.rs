@@ -27,31 +27,31 @@ pub fn refund(trade_no: String, refund_no: String, g: &Global) -> Result<(), Fai
 pub fn balance(currency: Vec<String>, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        let currencies = if currency.is_empty() {
-            let seen = desk.order_currencies()?;
-            if seen.is_empty() {
-                vec!["USD".to_string()]
-            } else {
-                seen
-            }
-        } else {
-            currency
-        };
-        let mut out = Vec::new();
-        for c in currencies {
-            out.push(desk.balance(&c).await?);
+        let out = desk.balances(&currency).await?;
+        if out.is_empty() {
+            return Err(Failure::Input(
+                "no currency to ask about: the cache has no orders yet; name one with --currency"
+                    .into(),
+            ));
         }
         print(g, &out, || {
             out.iter()
-                .map(|b| {
-                    format!(
+                .map(|r| match (&r.snapshot, &r.error) {
+                    (Some(b), _) => format!(
                         "{:<4} balance {:>16}  unchecked {:>16}  total {:>16}",
                         b.currency, b.balance, b.un_checked_balance, b.total_balance
-                    )
+                    ),
+                    (None, Some(e)) => format!("{:<4} not answered: {e}", r.currency),
+                    (None, None) => format!("{:<4} not answered", r.currency),
                 })
                 .collect::<Vec<_>>()
                 .join("\n")
-        })
+        })?;
+        // Every currency is shown; a failed one still fails the command.
+        match out.into_iter().find_map(|r| r.error) {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
     })
 }
 

@@ -9,7 +9,9 @@ mod orders;
 mod queries;
 
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
-pub use queries::{BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal};
+pub use queries::{
+    BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
+};
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

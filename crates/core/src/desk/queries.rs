@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Desk;
 use crate::audit::{self};
-use crate::error::CoreResult;
+use crate::error::{CoreError, CoreResult};
 use crate::journal::{Entry, Status};
 use crate::store::now_ms;
 use crate::store::reversals::{ChargebackSeen, RefundSeen};
@@ -50,7 +50,57 @@ impl QueryType {
     }
 }
 
+/// One currency's balance query: the answer, or why it failed (one currency's failure
+/// does not hide the others).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BalanceResult {
+    pub currency: String,
+    pub snapshot: Option<BalanceSnapshot>,
+    pub error: Option<CoreError>,
+}
+
 impl Desk {
+    /// The balance of each of `currencies` (ISO 4217 codes, any case), or of every
+    /// currency the cache has seen when none is named; each answer is kept as a snapshot.
+    /// A code that is not a currency refuses the whole request before anything is asked.
+    pub async fn balances(&self, currencies: &[String]) -> CoreResult<Vec<BalanceResult>> {
+        let mut list: Vec<String> = currencies
+            .iter()
+            .map(|c| c.trim().to_ascii_uppercase())
+            .filter(|c| !c.is_empty())
+            .collect();
+        if list.is_empty() {
+            list = self.order_currencies()?;
+        }
+        for c in &list {
+            paydesk_gateway::money::Currency::parse(c)
+                .map_err(|rule| CoreError::validation("currency", rule))?;
+        }
+        let mut seen = std::collections::HashSet::new();
+        list.retain(|c| seen.insert(c.clone()));
+        let mut out = Vec::with_capacity(list.len());
+        for currency in list {
+            let r = self.balance(&currency).await;
+            let (snapshot, error) = match r {
+                Ok(s) => (Some(s), None),
+                Err(e) => (None, Some(e)),
+            };
+            out.push(BalanceResult {
+                currency,
+                snapshot,
+                error,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The last snapshot of each currency, as the balances screen opens (no request).
+    pub fn latest_balances(&self) -> CoreResult<Vec<BalanceSnapshot>> {
+        self.store.balances().latest()
+    }
+
     /// A balance query; every answer is kept as a snapshot for the history chart.
     pub async fn balance(&self, currency: &str) -> CoreResult<BalanceSnapshot> {
         let a = self

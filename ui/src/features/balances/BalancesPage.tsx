@@ -17,7 +17,8 @@ import { coreText, ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { chartValue, formatDateTime, formatMoney } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
-import { useBalanceHistory, useQueryBalances } from "./queries";
+import type { BalanceResult } from "../../lib/types";
+import { useBalanceHistory, useLatestBalances, useQueryBalances } from "./queries";
 
 function History({ currency }: { currency: string }) {
   const { t, i18n } = useTranslation();
@@ -61,14 +62,18 @@ export function BalancesPage() {
   const [currencies, setCurrencies] = useState<string[]>([]);
   const [shown, setShown] = useState<string | null>(null);
   const run = useQueryBalances();
+  const latest = useLatestBalances();
   const invalid = fieldOf(run.error);
-  const results = run.data;
   const { mutate } = run;
-
-  // Query once on opening: the screen shows live figures, not only the last snapshot.
+  // The screen opens with the last snapshots (each with the time it was taken); the
+  // gateway is asked when the user asks, or once if nothing was ever asked.
+  const results: BalanceResult[] | undefined =
+    run.data ??
+    latest.data?.map((snapshot) => ({ currency: snapshot.currency, snapshot, error: null }));
+  const neverAsked = latest.data !== undefined && latest.data.length === 0;
   useEffect(() => {
-    mutate([]);
-  }, [mutate]);
+    if (neverAsked) mutate([]);
+  }, [neverAsked, mutate]);
   useEffect(() => {
     if (!shown && results?.[0]) setShown(results[0].currency);
   }, [results, shown]);

@@ -1,4 +1,5 @@
 export const balanceKeys = {
   all: ["balances"] as const,
+  latest: ["balances", "latest"] as const,
   history: (currency: string) => ["balances", "history", currency] as const,
 };

@@ -16,6 +16,15 @@ export function useQueryBalances() {
   });
 }
 
+/// The last snapshot of each currency: what the screen opens with, without asking the
+/// gateway (each question is a request and an audit entry).
+export function useLatestBalances() {
+  return useQuery({
+    queryKey: balanceKeys.latest,
+    queryFn: () => unwrap(commands.balancesLatest()),
+  });
+}
+
 export function useBalanceHistory(currency: string | null) {
   return useQuery({
     queryKey: balanceKeys.history(currency ?? ""),

@@ -29,7 +29,9 @@ const unknown: Entry = {
 };
 
 describe("an unknown outcome reconciled", () => {
-  beforeEach(() => invoke.mockReset());
+  beforeEach(() => {
+    invoke.mockReset();
+  });
 
   // The receipt once said ACCEPTED while the payouts table beside it still said
   // UNKNOWN OUTCOME, and the new order was not in Orders or the palette.
