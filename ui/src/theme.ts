@@ -1,4 +1,5 @@
 import {
+  Badge,
   type CSSVariablesResolver,
   createTheme,
   Drawer,
@@ -57,6 +58,9 @@ export function useTheme() {
       fontFamily:
         "system-ui, -apple-system, 'Segoe UI', 'Noto Sans', 'Noto Sans CJK SC', sans-serif",
       components: {
+        // A badge is as wide as its word: in a squeezed table column Mantine lets it
+        // shrink and cuts its label to an ellipsis ("已…" for both 已受理 and 已拒绝).
+        Badge: Badge.extend({ styles: { root: { minWidth: "max-content" } } }),
         Modal: Modal.extend({ defaultProps: { closeButtonProps: close } }),
         Drawer: Drawer.extend({ defaultProps: { closeButtonProps: close } }),
         Notification: Notification.extend({ defaultProps: { closeButtonProps: close } }),

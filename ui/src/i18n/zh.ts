@@ -237,7 +237,7 @@ export const zh: Catalogue = {
     bulkProgress: "已发送的批量付款",
     bulkErrors: "不会发送的行",
     bulkError: "第 {{line}} 行：{{field}}：{{rule}}",
-    line: "行",
+    line: "行号",
     kind: "类型",
     account: "账户",
     bulkDone:

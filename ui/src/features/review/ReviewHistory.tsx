@@ -17,51 +17,61 @@ export function ReviewHistory({ tradeNo }: { tradeNo: string }) {
         {tradeNo ? t("review.historyOf", { tradeNo }) : t("review.history")}
       </Title>
       {list.error && <ErrorAlert error={list.error} />}
-      <Table data-testid="review-history">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t("review.when")}</Table.Th>
-            <Table.Th>{t("review.tradeNo")}</Table.Th>
-            <Table.Th>{t("review.files")}</Table.Th>
-            <Table.Th>{t("review.outcome")}</Table.Th>
-            <Table.Th />
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {(list.data ?? []).map((s) => (
-            <Table.Tr key={s.id} data-outcome={s.outcome}>
-              <Table.Td>{formatDateTimeShort(s.at, loc)}</Table.Td>
-              <Table.Td>{s.tradeNo}</Table.Td>
-              <Table.Td>
-                {t("review.itemsAndFiles", { count: s.infoCount, files: s.files || "—" })}
-              </Table.Td>
-              <Table.Td style={{ whiteSpace: "nowrap" }}>
-                <Badge
-                  variant="light"
-                  style={{ overflow: "visible" }}
-                  color={s.outcome === "accepted" ? "teal" : s.queued ? "yellow" : "gray"}
-                >
-                  {s.queued
-                    ? t("review.queued")
-                    : t(`journal.${s.outcome}`, { defaultValue: s.outcome })}
-                </Badge>
-              </Table.Td>
-              <Table.Td>
-                {s.queued && (
-                  <Button
-                    size="xs"
-                    variant="default"
-                    loading={resend.isPending && resend.variables === s.reference}
-                    onClick={() => resend.mutate(s.reference)}
-                  >
-                    {t("review.resend")}
-                  </Button>
-                )}
-              </Table.Td>
+      <Table.ScrollContainer minWidth={520}>
+        <Table data-testid="review-history">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t("review.when")}</Table.Th>
+              <Table.Th>{t("review.tradeNo")}</Table.Th>
+              <Table.Th>{t("review.files")}</Table.Th>
+              <Table.Th>{t("review.outcome")}</Table.Th>
+              <Table.Th />
             </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+          </Table.Thead>
+          <Table.Tbody>
+            {(list.data ?? []).map((s) => (
+              <Table.Tr key={s.id} data-outcome={s.outcome}>
+                <Table.Td>{formatDateTimeShort(s.at, loc)}</Table.Td>
+                <Table.Td>{s.tradeNo}</Table.Td>
+                <Table.Td>
+                  {t("review.itemsAndFiles", { count: s.infoCount, files: s.files || "—" })}
+                </Table.Td>
+                <Table.Td style={{ whiteSpace: "nowrap" }}>
+                  <Badge
+                    variant="light"
+                    data-testid="review-outcome"
+                    color={
+                      s.queued
+                        ? "yellow"
+                        : s.outcome === "accepted"
+                          ? "teal"
+                          : s.outcome === "rejected"
+                            ? "red"
+                            : "gray"
+                    }
+                  >
+                    {s.queued
+                      ? t("review.queued")
+                      : t(`journal.${s.outcome}`, { defaultValue: s.outcome })}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>
+                  {s.queued && (
+                    <Button
+                      size="xs"
+                      variant="default"
+                      loading={resend.isPending && resend.variables === s.reference}
+                      onClick={() => resend.mutate(s.reference)}
+                    >
+                      {t("review.resend")}
+                    </Button>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
     </Card>
   );
 }
