@@ -14,7 +14,7 @@ import {
   Title,
   UnstyledButton,
 } from "@mantine/core";
-import { useState } from "react";
+import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { ErrorAlert, FormError } from "../../components/ErrorAlert";
@@ -26,14 +26,26 @@ import type { CardForm, CardMove, Receipt } from "../../lib/types";
 import { useOrderNo } from "../money/queries";
 import { useCardMove, useCardOperations, useCards } from "./queries";
 
-function MoveForm({ kind }: { kind: CardMove }) {
+/// What is typed for one kind of operation, held by the screen so that switching between
+/// top-up and withdrawal loses neither.
+type CardDraft = { card: string; amount: string; currency: string };
+const BLANK: CardDraft = { card: "", amount: "", currency: "" };
+
+function MoveForm({
+  kind,
+  draft: [draft, setDraft],
+}: {
+  kind: CardMove;
+  draft: readonly [CardDraft, Dispatch<SetStateAction<CardDraft>>];
+}) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const cards = useCards();
   const [reference, renew] = useOrderNo(kind === "top_up" ? "TU" : "WD");
-  const [card, setCard] = useState("");
-  const [amount, setAmount] = useState("");
-  const [currency, setCurrency] = useState("");
+  const { card, amount, currency } = draft;
+  const setCard = (v: string) => setDraft((d) => ({ ...d, card: v }));
+  const setAmount = (v: string) => setDraft((d) => ({ ...d, amount: v }));
+  const setCurrency = (v: string) => setDraft((d) => ({ ...d, currency: v }));
   const [confirming, setConfirming] = useState(false);
   const dup = useDuplicate();
   const move = useCardMove(dup.settle);
@@ -199,6 +211,12 @@ export function CardsPage() {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const [kind, setKind] = useState<CardMove>("top_up");
+  const [drafts, setDrafts] = useState<Record<CardMove, CardDraft>>({
+    top_up: BLANK,
+    withdraw: BLANK,
+  });
+  const setDraft: Dispatch<SetStateAction<CardDraft>> = (next) =>
+    setDrafts((d) => ({ ...d, [kind]: typeof next === "function" ? next(d[kind]) : next }));
   const cards = useCards();
   const ops = useCardOperations();
   const [selected, setSelected] = useState<string | null>(null);
@@ -217,7 +235,7 @@ export function CardsPage() {
             ]}
             data-testid="card-kind"
           />
-          <MoveForm key={kind} kind={kind} />
+          <MoveForm key={kind} kind={kind} draft={[drafts[kind], setDraft]} />
         </Stack>
         <Card withBorder>
           <Title order={4} mb="xs">

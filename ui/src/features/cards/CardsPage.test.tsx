@@ -1,0 +1,35 @@
+import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { beforeEach, describe, expect, it } from "vitest";
+import { renderUi } from "../../test/render";
+import { invoke } from "../../test/tauri";
+import { CardsPage } from "./CardsPage";
+
+describe("the cards screen", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+    invoke.mockImplementation((cmd: string) =>
+      Promise.resolve(cmd === "order_no_new" ? "TU-1" : []),
+    );
+  });
+
+  it("keeps what was typed for a top-up and for a withdrawal when switching between them", async () => {
+    renderUi(<CardsPage />);
+    const typeIn = (testId: string, value: string) =>
+      fireEvent.change(screen.getByTestId(testId), { target: { value } });
+    await waitFor(() => expect(screen.getByDisplayValue("TU-1")).toBeTruthy());
+    typeIn("card-card", "APP-7");
+    typeIn("card-amount", "12.50");
+    typeIn("card-currency", "usd");
+
+    fireEvent.click(screen.getByLabelText("Withdraw"));
+    await waitFor(() => expect(screen.getByTestId("card-amount")).toHaveProperty("value", ""));
+    typeIn("card-amount", "3.00");
+
+    fireEvent.click(screen.getByLabelText("Top up"));
+    await waitFor(() => expect(screen.getByTestId("card-amount")).toHaveProperty("value", "12.50"));
+    expect(screen.getByTestId("card-card")).toHaveProperty("value", "APP-7");
+    expect(screen.getByTestId("card-currency")).toHaveProperty("value", "USD");
+    fireEvent.click(screen.getByLabelText("Withdraw"));
+    await waitFor(() => expect(screen.getByTestId("card-amount")).toHaveProperty("value", "3.00"));
+  });
+});
