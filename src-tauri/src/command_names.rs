@@ -22,6 +22,7 @@ const COMMANDS: &[&str] = &[
     "orders_sync_cancel",
     "order_detail",
     "sandbox_simulate",
+    "sandbox_actions",
     "orders_export",
     "default_export_path",
     "filters_saved",

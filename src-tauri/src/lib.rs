@@ -41,6 +41,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             orders::orders_sync_cancel,
             orders::order_detail,
             orders::sandbox_simulate,
+            orders::sandbox_actions,
             orders::orders_export,
             orders::default_export_path,
             orders::filters_saved,

@@ -43,6 +43,11 @@ export const commands = {
 	/**  A sandbox simulation action on an order (only on the built-in sandbox). */
 	sandboxSimulate: (tradeNo: string, action: SimulateAction, amount: string | null) => typedError<null, CoreError>(__TAURI_INVOKE("sandbox_simulate", { tradeNo, action, amount })),
 	/**
+	 *  The sandbox simulation actions that apply to a cached order now (none on a real
+	 *  gateway's profile).
+	 */
+	sandboxActions: (tradeNo: string) => typedError<SimulateAction[], CoreError>(__TAURI_INVOKE("sandbox_actions", { tradeNo })),
+	/**
 	 *  Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the
 	 *  user's UTC offset; answers with the number of rows.
 	 */

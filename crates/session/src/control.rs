@@ -5,8 +5,10 @@
 use std::fmt;
 use std::str::FromStr;
 
+use paydesk_core::store::orders::{CachedOrder, OrderKind};
 use paydesk_core::{CardBalance, CoreError, CoreResult, Delivery, SandboxControl};
 use paydesk_gateway::wire::Operation;
+use paydesk_gateway::{Meaning, StateDictionary, StateField};
 use serde::{Deserialize, Serialize};
 
 use crate::builtin::BuiltinSandbox;
@@ -49,6 +51,31 @@ impl SimulateAction {
             Self::ReleaseReserve => "release-reserve",
             Self::Refund => "refund",
             Self::Chargeback => "chargeback",
+        }
+    }
+}
+
+impl SimulateAction {
+    /// Whether the built-in sandbox takes this action on `order`, as the cache knows
+    /// it: its state read with `dictionary`, its kind where the journal knows it (an
+    /// order of unknown kind may be a payin). Pay, fail and close move an open order;
+    /// settle and release the reserve, a paid payin not yet settled or released; refund
+    /// and chargeback, a paid payin not wholly refunded.
+    pub fn applies_to(self, order: &CachedOrder, dictionary: &StateDictionary) -> bool {
+        use Meaning::*;
+        let meaning = dictionary.meaning(StateField::OrderState, &order.state.to_string());
+        let payin = matches!(order.kind, None | Some(OrderKind::Payin));
+        let paid = matches!(
+            meaning,
+            Some(Success | PartlyRefunded | Refunded | ChargedBack)
+        );
+        match self {
+            Self::Pay | Self::Fail | Self::Close => matches!(meaning, Some(Created | Pending)),
+            Self::Settle => payin && paid && order.settle != Some(1),
+            Self::ReleaseReserve => payin && paid && order.rolling_reserve_status != Some(1),
+            Self::Refund | Self::Chargeback => {
+                payin && matches!(meaning, Some(Success | PartlyRefunded))
+            }
         }
     }
 }

@@ -199,8 +199,25 @@ impl OpenDesk {
         })
     }
 
+    /// The simulation actions the built-in sandbox takes on a cached order now (none on
+    /// any other profile, or for an order the cache does not hold).
+    pub fn simulation_actions(&self, trade_no: &str) -> CoreResult<Vec<SimulateAction>> {
+        if self.sandbox.is_none() {
+            return Ok(Vec::new());
+        }
+        let Some(order) = self.desk.cached_order(trade_no)? else {
+            return Ok(Vec::new());
+        };
+        let dictionary = self.desk.dictionary();
+        Ok(SimulateAction::ALL
+            .into_iter()
+            .filter(|a| a.applies_to(&order, dictionary))
+            .collect())
+    }
+
     /// A simulation action on one order (built-in sandbox only), audited; then the
-    /// order's day is read again so that the cache shows its new state.
+    /// order's day is read again so that the cache shows its new state. An action the
+    /// cached order's kind and state do not allow is refused before the sandbox is asked.
     pub async fn simulate(
         &self,
         trade_no: &str,
@@ -211,6 +228,25 @@ impl OpenDesk {
             CoreError::validation("profile", "simulation actions exist only on the sandbox")
         })?;
         paydesk_gateway::validate::required("tradeNo", trade_no)?;
+        if let Some(order) = self.desk.cached_order(trade_no)?
+            && !action.applies_to(&order, self.desk.dictionary())
+        {
+            return Err(CoreError::validation(
+                "action",
+                format!(
+                    "{action} does not apply to order {} in its state ({}) and kind ({})",
+                    order.trade_no,
+                    self.desk
+                        .dictionary()
+                        .meaning(
+                            paydesk_gateway::StateField::OrderState,
+                            &order.state.to_string()
+                        )
+                        .map_or("unknown", |m| m.as_str()),
+                    order.kind.map_or("not given", |k| k.as_str()),
+                ),
+            ));
+        }
         self.desk
             .order_step(
                 "sandbox.simulate",

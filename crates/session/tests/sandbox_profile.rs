@@ -93,6 +93,15 @@ async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
     let before = desk.orders(&pending, 0, 1).unwrap();
     let order = before.rows[0].clone();
 
+    // A pending order can be paid, failed or closed; nothing else.
+    assert_eq!(
+        desk.simulation_actions(&order.trade_no).unwrap(),
+        vec![
+            SimulateAction::Pay,
+            SimulateAction::Fail,
+            SimulateAction::Close
+        ]
+    );
     desk.simulate(&order.trade_no, SimulateAction::Pay, None)
         .await
         .unwrap();
@@ -111,12 +120,19 @@ async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
         detail.history
     );
 
-    // Paying twice is a conflict the sandbox explains; a made-up action is refused here.
+    // Paid, it can be refunded or charged back, not paid again: an action that does not
+    // apply is refused before the sandbox is asked, naming the rule; a made-up one too.
+    let now = desk.simulation_actions(&order.trade_no).unwrap();
+    assert!(now.contains(&SimulateAction::Refund), "{now:?}");
+    assert!(!now.contains(&SimulateAction::Pay), "{now:?}");
     match desk
         .simulate(&order.trade_no, SimulateAction::Pay, None)
         .await
     {
-        Err(CoreError::Rejected { gateway_code, .. }) => assert_eq!(gateway_code, "HTTP 409"),
+        Err(CoreError::Validation { field, rule }) => {
+            assert_eq!(field, "action");
+            assert!(rule.contains("success"), "{rule}");
+        }
         other => panic!("{other:?}"),
     }
     match "explode".parse::<SimulateAction>() {
@@ -134,7 +150,7 @@ async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
         .into_iter()
         .filter(|r| r.operation == "sandbox.simulate")
         .count();
-    assert_eq!(steps, 3);
+    assert_eq!(steps, 2, "the refused action never reached the sandbox");
     secrets.forget("sandbox").unwrap();
 }
 

@@ -117,6 +117,17 @@ pub async fn order_detail(state: State<'_, AppState>, trade_no: String) -> CmdRe
     state.desk().await?.order_detail(trade_no.trim()).await
 }
 
+/// The sandbox simulation actions that apply to a cached order now (none on a real
+/// gateway's profile).
+#[tauri::command]
+#[specta::specta]
+pub async fn sandbox_actions(
+    state: State<'_, AppState>,
+    trade_no: String,
+) -> CmdResult<Vec<SimulateAction>> {
+    state.opened().await?.simulation_actions(trade_no.trim())
+}
+
 /// A sandbox simulation action on an order (only on the built-in sandbox).
 #[tauri::command]
 #[specta::specta]

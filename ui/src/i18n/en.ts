@@ -563,6 +563,7 @@ export const en = {
     history: "State history",
     historyEmpty: "No state change recorded.",
     simulate: "Sandbox simulation",
+    simulateNone: "No simulation applies to this order in its state.",
     simulateHint: "Acts on the built-in sandbox gateway, then re-reads the order.",
     simulated: "Sandbox: {{action}} done",
     amount: "Amount",

@@ -535,6 +535,7 @@ export const zh: Catalogue = {
     history: "状态历史",
     historyEmpty: "没有状态变化记录。",
     simulate: "沙盒模拟",
+    simulateNone: "此订单当前状态下没有可用的模拟操作。",
     simulateHint: "在内置沙盒网关上执行，然后重新读取订单。",
     simulated: "沙盒：{{action}} 已完成",
     amount: "金额",

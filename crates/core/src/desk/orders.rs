@@ -128,6 +128,14 @@ impl Desk {
             .collect()
     }
 
+    /// The cached order under a trade number, if the cache holds it (no request).
+    pub fn cached_order(
+        &self,
+        trade_no: &str,
+    ) -> CoreResult<Option<crate::store::orders::CachedOrder>> {
+        self.store.orders().get(trade_no.trim())
+    }
+
     /// Forgets the deep-page anchors (the orders changed).
     pub(super) fn orders_changed(&self) {
         lock(&self.anchors).clear();

@@ -22,7 +22,7 @@ import { locale } from "../../i18n";
 import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderRecord, SignatureStatus, SimulateAction } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
-import { useOrderDetail, useSimulate } from "./queries";
+import { useOrderDetail, useSimulate, useSimulationActions } from "./queries";
 
 const SIG_COLOR: Record<SignatureStatus, string> = {
   verified: "teal",
@@ -155,9 +155,13 @@ function Live({ r }: { r: OrderRecord }) {
 
 const ACTIONS: readonly SimulateAction[] = ["pay", "fail", "close", "settle", "release-reserve"];
 
-function Simulation({ tradeNo }: { tradeNo: string }) {
+export function Simulation({ tradeNo }: { tradeNo: string }) {
   const { t } = useTranslation();
   const sim = useSimulate(tradeNo);
+  const actions = useSimulationActions(tradeNo);
+  const applicable = actions.data ?? [];
+  const can = (a: SimulateAction) => applicable.includes(a);
+  const amountActions = can("refund") || can("chargeback");
   const [amount, setAmount] = useState("");
   const run = (action: SimulateAction, withAmount: boolean) =>
     sim.mutate(
@@ -176,7 +180,7 @@ function Simulation({ tradeNo }: { tradeNo: string }) {
         {t("detail.simulateHint")}
       </Text>
       <Group gap="xs">
-        {ACTIONS.map((a) => (
+        {ACTIONS.filter(can).map((a) => (
           <Button
             key={a}
             size="xs"
@@ -189,22 +193,45 @@ function Simulation({ tradeNo }: { tradeNo: string }) {
           </Button>
         ))}
       </Group>
-      <Group gap="xs" mt="sm" align="flex-end">
-        <TextInput
-          size="xs"
-          label={t("detail.amount")}
-          value={amount}
-          onChange={(e) => setAmount(e.currentTarget.value)}
-          inputMode="decimal"
-          w={120}
-        />
-        <Button size="xs" variant="light" color="violet" onClick={() => run("refund", true)}>
-          {t("detail.action.refund")}
-        </Button>
-        <Button size="xs" variant="light" color="orange" onClick={() => run("chargeback", true)}>
-          {t("detail.action.chargeback")}
-        </Button>
-      </Group>
+      {actions.data && applicable.length === 0 ? (
+        <Text size="sm" c="dimmed" data-testid="simulate-none">
+          {t("detail.simulateNone")}
+        </Text>
+      ) : null}
+      {amountActions ? (
+        <Group gap="xs" mt="sm" align="flex-end">
+          <TextInput
+            size="xs"
+            label={t("detail.amount")}
+            value={amount}
+            onChange={(e) => setAmount(e.currentTarget.value)}
+            inputMode="decimal"
+            w={120}
+          />
+          {can("refund") ? (
+            <Button
+              size="xs"
+              variant="light"
+              color="violet"
+              onClick={() => run("refund", true)}
+              data-testid="simulate-refund"
+            >
+              {t("detail.action.refund")}
+            </Button>
+          ) : null}
+          {can("chargeback") ? (
+            <Button
+              size="xs"
+              variant="light"
+              color="orange"
+              onClick={() => run("chargeback", true)}
+              data-testid="simulate-chargeback"
+            >
+              {t("detail.action.chargeback")}
+            </Button>
+          ) : null}
+        </Group>
+      ) : null}
       {sim.error ? (
         <Text size="sm" c="red" mt="xs" role="alert">
           {errorText(t, sim.error)}

@@ -96,6 +96,15 @@ export function cancelSync() {
   return unwrap(commands.ordersSyncCancel());
 }
 
+/// The simulation actions the built-in sandbox takes on this order now (the core's
+/// rule: by the order's state and, where known, its kind).
+export function useSimulationActions(tradeNo: string) {
+  return useQuery({
+    queryKey: orderKeys.actions(tradeNo),
+    queryFn: () => unwrap(commands.sandboxActions(tradeNo)),
+  });
+}
+
 export function useSimulate(tradeNo: string) {
   const invalidate = useInvalidateOrders();
   return useMutation({
