@@ -56,6 +56,11 @@ test("a sync fills the orders table", async () => {
   await h.waitFor(id("order-row"));
   const rows = await browser.$$(id("order-row"));
   assert.ok(rows.length >= 10, `only ${rows.length} rows rendered`);
+  // A listed order has its day, not a midnight, and no type the gateway did not give.
+  const first = await rows[0].getText();
+  assert.doesNotMatch(first, /00:00/);
+  assert.match(first, /Not given/);
+  assert.ok(await rows[0].$(id("day-only")).isExisting(), "the date is the day only");
   await h.shot("orders");
   // Right after the sync, while the table reloads, and before the search below: the
   // moment the table once rendered in a loop until the web view hung (OrdersTable.tsx).

@@ -120,10 +120,16 @@ test("a card payout and a CLABE payout; a bad CLABE is refused on its field", as
     await h.typeInto(id("payout-last-name"), "Lima");
   });
   assert.equal(await h.text(id("confirm-account")), "411111******1111");
+  // The confirmation says what the payout costs: the fee (an estimate, or that the
+  // gateway gives none before sending) and the total debited.
+  assert.match(await h.text(id("confirm-total")), /USD 25\.00/);
+  assert.ok((await h.text(id("confirm-fee"))).length > 0);
+  await browser.pause(400); // the modal's opening transition, for the screenshot
   await h.shot("payout-confirm");
   await checkAxe("payout confirmation");
   await h.click(id("payout-send"));
   assert.equal(await receiptStatus(["accepted", "rejected", "unknown"]), "accepted");
+  const cardTradeNo = await h.text(id("receipt-trade-no"));
   await h.click(id("payout-next"));
 
   await payout("clabe", async () => {
@@ -146,6 +152,18 @@ test("a card payout and a CLABE payout; a bad CLABE is refused on its field", as
   );
   await h.shot("payouts");
   await checkAxe("payouts");
+
+  // The payout is in Orders at once, without a sync: a payout, by card, at the time it
+  // was made (the gateway's list gives neither its type nor its time).
+  await go("orders");
+  await h.typeInto(id("orders-search"), cardTradeNo);
+  const made = `${id("order-row")}[data-trade-no="${cardTradeNo}"]`;
+  await h.waitFor(made, 10_000);
+  const text = await browser.execute((sel) => document.querySelector(sel)?.textContent ?? "", made);
+  assert.match(text, /Payout/);
+  assert.match(text, /CARD/);
+  assert.match(text, /\d{4}-\d\d-\d\d \d\d:\d\d/, `no time of day in ${text}`);
+  await h.typeInto(id("orders-search"), "");
 });
 
 test("a payout whose answer the sandbox drops ends accepted, with no duplicate", async () => {

@@ -288,6 +288,7 @@ export const en = {
     fee: "Fee",
     totalDebited: "Total debited",
     totalEstimate: "about {{total}} (estimate)",
+    totalPlusFee: "{{amount}} plus the fee",
     bulkConfirmTitle: "Confirm the bulk payouts",
     bulkConfirmCount: "Payouts to send now: {{count}}",
     bulkConfirmSkipped:

@@ -277,6 +277,7 @@ export const zh: Catalogue = {
     fee: "手续费",
     totalDebited: "扣款总额",
     totalEstimate: "约 {{total}}（估算）",
+    totalPlusFee: "{{amount}} 加手续费",
     bulkConfirmTitle: "确认批量付款",
     bulkConfirmCount: "现在将发送的付款：{{count}} 笔",
     bulkConfirmSkipped:

@@ -19,7 +19,13 @@ export function PayoutConfirm({
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   return (
-    <Modal opened={!!preview} onClose={onCancel} title={t("payouts.confirmTitle")} centered>
+    <Modal
+      opened={!!preview}
+      onClose={onCancel}
+      title={t("payouts.confirmTitle")}
+      centered
+      size="lg"
+    >
       {preview && (
         <Stack data-testid="payout-confirm">
           <Table withRowBorders={false}>
@@ -78,7 +84,9 @@ export function PayoutConfirm({
                     ? t("payouts.totalEstimate", {
                         total: formatMoney(preview.estimatedTotal, preview.currency, loc),
                       })
-                    : formatMoney(preview.amount, preview.currency, loc)}
+                    : t("payouts.totalPlusFee", {
+                        amount: formatMoney(preview.amount, preview.currency, loc),
+                      })}
                 </Table.Td>
               </Table.Tr>
               <Table.Tr>
