@@ -23,6 +23,7 @@ const COMMANDS: &[&str] = &[
     "order_detail",
     "sandbox_simulate",
     "sandbox_actions",
+    "order_find",
     "orders_export",
     "default_export_path",
     "filters_saved",

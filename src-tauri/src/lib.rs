@@ -42,6 +42,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             orders::order_detail,
             orders::sandbox_simulate,
             orders::sandbox_actions,
+            orders::order_find,
             orders::orders_export,
             orders::default_export_path,
             orders::filters_saved,

@@ -155,11 +155,22 @@ test("the command palette opens an order by a fragment of its number", async () 
     'input[aria-label="Go to a screen, or type an order number…"]',
     tradeNo.slice(-8),
   );
-  const hit = await h.waitFor(`//button[contains(., "${tradeNo}")]`);
+  await h.waitFor(`//button[contains(., "${tradeNo}")]`);
   await h.shot("palette");
-  await hit.click();
+  // Enter opens the first match.
+  await browser.keys(["Enter"]);
   await h.waitFor(`${id("order-detail")}[data-trade-no="${tradeNo}"]`);
   await h.waitFor(id("screen-orders"));
+  await h.closeOverlays();
+
+  // A number nobody knows is looked up first, and said not to exist: nothing opens.
+  await browser.keys(["Control", "k"]);
+  await h.typeInto('input[aria-label="Go to a screen, or type an order number…"]', "NOPE-3002");
+  await h.waitFor('//button[contains(., "Look up order NOPE-3002")]');
+  await browser.keys(["Enter"]);
+  await h.waitFor('//*[contains(text(), "No order numbered NOPE-3002")]', 10_000);
+  assert.equal(await browser.$(`${id("order-detail")}[data-trade-no="NOPE-3002"]`).isExisting(), false);
+  await h.closeOverlays();
 });
 
 test("balances answer per currency", async () => {

@@ -48,6 +48,11 @@ export const commands = {
 	 */
 	sandboxActions: (tradeNo: string) => typedError<SimulateAction[], CoreError>(__TAURI_INVOKE("sandbox_actions", { tradeNo })),
 	/**
+	 *  The trade number of an order by its trade or merchant order number (the cache, then
+	 *  the gateway's list); none when neither knows it.
+	 */
+	orderFind: (number: string) => typedError<string | null, CoreError>(__TAURI_INVOKE("order_find", { number })),
+	/**
 	 *  Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the
 	 *  user's UTC offset; answers with the number of rows.
 	 */

@@ -950,4 +950,38 @@ async fn an_order_opened_shows_the_gateways_state_in_its_cached_row() {
             .all(|o| o.trade_no != order.trade_no),
         "a paid order no longer shows as pending"
     );
+
+    // An order is found by its whole number: from the cache, else from the gateway's
+    // list (an order made elsewhere since the sync); a number nobody knows is none.
+    assert_eq!(
+        desk.find_order(&order.mer_order_no).await.unwrap(),
+        Some(order.trade_no.clone())
+    );
+    let known: HashSet<String> = running
+        .sandbox
+        .with_state(|s| s.orders.iter().map(|o| o.trade_no.clone()).collect());
+    running.sandbox.seed(&SeedSpec {
+        mer_no: Some(common::MER),
+        seed: 77,
+        ..SeedSpec::new(3)
+    });
+    let elsewhere = running.sandbox.with_state(|s| {
+        s.orders
+            .iter()
+            .find(|o| !known.contains(&o.trade_no))
+            .map(|o| (o.trade_no.clone(), o.mer_order_no.clone()))
+            .unwrap()
+    });
+    assert!(desk.cached_order(&elsewhere.0).unwrap().is_none());
+    assert_eq!(
+        desk.find_order(&elsewhere.0).await.unwrap(),
+        Some(elsewhere.0.clone())
+    );
+    assert_eq!(
+        desk.find_order(&elsewhere.1).await.unwrap(),
+        Some(elsewhere.0.clone())
+    );
+    assert_eq!(desk.find_order("NOPE-3002").await.unwrap(), None);
+    let empty = desk.find_order("  ").await.unwrap_err().to_string();
+    assert!(empty.contains("number"), "{empty}");
 }

@@ -117,6 +117,14 @@ pub async fn order_detail(state: State<'_, AppState>, trade_no: String) -> CmdRe
     state.desk().await?.order_detail(trade_no.trim()).await
 }
 
+/// The trade number of an order by its trade or merchant order number (the cache, then
+/// the gateway's list); none when neither knows it.
+#[tauri::command]
+#[specta::specta]
+pub async fn order_find(state: State<'_, AppState>, number: String) -> CmdResult<Option<String>> {
+    state.desk().await?.find_order(&number).await
+}
+
 /// The sandbox simulation actions that apply to a cached order now (none on a real
 /// gateway's profile).
 #[tauri::command]

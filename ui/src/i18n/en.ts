@@ -36,6 +36,8 @@ export const en = {
     screens: "Screens",
     orders: "Orders",
     openOrder: "Open order {{tradeNo}}",
+    lookUp: "Look up order {{number}} at the gateway",
+    notFound: "No order numbered {{number}} in the cache or at the gateway.",
   },
   errors: {
     validation: "{{field}}: {{rule}}",

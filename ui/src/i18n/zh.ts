@@ -37,6 +37,8 @@ export const zh: Catalogue = {
     screens: "页面",
     orders: "订单",
     openOrder: "打开订单 {{tradeNo}}",
+    lookUp: "在网关查找订单 {{number}}",
+    notFound: "缓存和网关中都没有编号为 {{number}} 的订单。",
   },
   errors: {
     validation: "{{field}}：{{rule}}",

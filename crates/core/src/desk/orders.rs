@@ -128,6 +128,69 @@ impl Desk {
             .collect()
     }
 
+    /// The trade number of the order numbered `number` (a trade number or a merchant
+    /// order number, whole): from the cache, else from the gateway's order list (one
+    /// request per kind of number). `None` when neither knows it, so nothing opens an
+    /// order that does not exist.
+    pub async fn find_order(&self, number: &str) -> CoreResult<Option<String>> {
+        let number = number.trim();
+        paydesk_gateway::validate::required("number", number)?;
+        if number.chars().count() > 64 || number.chars().any(char::is_control) {
+            return Err(crate::CoreError::validation(
+                "number",
+                "must be an order or trade number: at most 64 characters, no control characters",
+            ));
+        }
+        let cached = self.store.orders();
+        if let Some(o) = cached.get(number)?.or(cached.by_mer_order_no(number)?) {
+            return Ok(Some(o.trade_no));
+        }
+        drop(cached);
+        for by_trade_no in [true, false] {
+            // A number that cannot be of this kind is not asked about.
+            let fits = if by_trade_no {
+                paydesk_gateway::validate::trade_no("tradeNo", number).is_ok()
+            } else {
+                paydesk_gateway::validate::order_no("merOrderNo", number).is_ok()
+            };
+            if !fits {
+                continue;
+            }
+            let op = wire::V2OrderList {
+                mer_no: MerNo(self.profile.mer_no),
+                mer_order_nos: if by_trade_no {
+                    vec![]
+                } else {
+                    vec![number.to_string()]
+                },
+                trade_nos: if by_trade_no {
+                    vec![number.to_string()]
+                } else {
+                    vec![]
+                },
+                date_limit: None,
+                page_num: 1,
+                page_size: 10,
+                version: wire::V2OrderList::VERSION.into(),
+            };
+            let key = if by_trade_no { "tradeNo" } else { "merOrderNo" };
+            let a = self.query(&op, format!("{key}={number}")).await?;
+            crate::answers::order_page(&a.data, 10)?;
+            let (items, _refused) = crate::answers::usable_items(a.data.list);
+            // Only an item that is the order asked for: a list may answer with others.
+            if let Some(i) = items.into_iter().find(|i| {
+                if by_trade_no {
+                    i.trade_no == number
+                } else {
+                    i.mer_order_no == number
+                }
+            }) {
+                return Ok(Some(i.trade_no));
+            }
+        }
+        Ok(None)
+    }
+
     /// The cached order under a trade number, if the cache holds it (no request).
     pub fn cached_order(
         &self,
