@@ -155,13 +155,22 @@ pub fn rust_tests() -> Result<Tally> {
         ],
         count_nextest,
     )
+    .and_then(|tally| {
+        // A run that found no test (a filter, a broken harness) proves nothing.
+        if tally.0 == 0 {
+            Err("the Rust tests ran no test".into())
+        } else {
+            Ok(tally)
+        }
+    })
 }
 
 /// Counts from nextest's closing line:
 /// `Summary [ 245s] 151 tests run: 150 passed, 1 failed, 1 skipped`.
 fn count_nextest(line: &str, tally: &mut Tally) {
     let line = line.trim_start();
-    if !line.starts_with("Summary") {
+    // nextest's own closing line: "Summary [" and its duration, never a test's output.
+    if !line.starts_with("Summary [") {
         return;
     }
     if let Some(at) = line.find(" run: ") {

@@ -7,9 +7,10 @@ ALTER TABLE orders ADD COLUMN kind TEXT NOT NULL DEFAULT '';
 ALTER TABLE orders ADD COLUMN made_at INTEGER;
 CREATE INDEX orders_kind ON orders (kind, created_at, id);
 
--- Orders already cached that the journal made: dated by the time they were made.
+-- Orders already cached that the journal made (the same trade and order numbers; the
+-- first accepted entry if there are several): dated by the time the request left.
 UPDATE orders
-SET kind = CASE journal.operation
+SET kind = CASE j.operation
         WHEN 'v2.payment' THEN 'payin'
         WHEN 'v1.payment' THEN 'payin'
         WHEN 'v1.payment.vn_bank' THEN 'payin'
@@ -19,7 +20,12 @@ SET kind = CASE journal.operation
         WHEN 'v1.card.withdraw' THEN 'withdraw'
         ELSE ''
     END,
-    made_at = journal.created_at,
-    created_at = journal.created_at
-FROM journal
-WHERE journal.trade_no = orders.trade_no AND journal.status = 'accepted';
+    made_at = j.at,
+    created_at = j.at
+FROM (
+    SELECT trade_no, mer_order_no, operation, COALESCE(sent_at, created_at) AS at, MIN(id)
+    FROM journal
+    WHERE status = 'accepted' AND trade_no IS NOT NULL
+    GROUP BY trade_no, mer_order_no
+) AS j
+WHERE j.trade_no = orders.trade_no AND j.mer_order_no = orders.mer_order_no;

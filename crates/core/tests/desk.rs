@@ -152,8 +152,9 @@ async fn a_double_submit_sends_once() {
     assert_eq!(o.mer_order_no, no);
     assert_eq!(o.kind, Some(OrderKind::Payout));
     assert_eq!(o.method, "CLABE");
-    assert_eq!(o.made_at, Some(e.created_at));
-    assert_eq!(o.created_at, e.created_at, "dated by the time it was made");
+    let made = e.sent_at.expect("the request left");
+    assert_eq!(o.made_at, Some(made));
+    assert_eq!(o.created_at, made, "dated by the time it was made");
     assert_eq!(o.synced_at, None);
     assert_eq!(
         (o.currency.as_str(), o.source_amount.as_str()),
@@ -172,8 +173,8 @@ async fn a_double_submit_sends_once() {
     assert!(o.synced_at.is_some(), "confirmed by the list");
     assert_eq!(o.kind, Some(OrderKind::Payout));
     assert_eq!(o.method, "CLABE");
-    assert_eq!(o.made_at, Some(e.created_at));
-    assert_eq!(o.created_at, e.created_at);
+    assert_eq!(o.made_at, Some(made));
+    assert_eq!(o.created_at, made);
     assert_eq!(
         desk.orders(&OrderFilter::default(), 0, 10).unwrap().total,
         1

@@ -761,3 +761,60 @@ fn migration_8_dates_and_kinds_orders_the_journal_made() {
         ("T2", "2026-11-18", "UTC")
     );
 }
+
+/// What the journal knows is added only to the order it made: a cached row under the
+/// same trade number with another order number is someone else's and keeps its data;
+/// without a state from the answer, nothing is cached from the journal alone.
+#[test]
+fn an_order_made_here_never_relabels_another_and_never_gets_an_invented_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = db::open(&dir.path().join("made.sqlite"), Durability::Cache).unwrap();
+    let theirs = item(9, 5, "MXN", "7.00");
+    Orders::on(&conn)
+        .upsert_items(1, std::slice::from_ref(&theirs), 1_795_000_000_000, true)
+        .unwrap();
+    let made = |trade_no: &str, state: Option<i64>| orders::MadeOrder {
+        trade_no: trade_no.into(),
+        mer_order_no: "PO-MINE".into(),
+        kind: orders::OrderKind::Payout,
+        method: "CLABE".into(),
+        currency: "MXN".into(),
+        amount: "10.00".parse().unwrap(),
+        state,
+        made_at: 1_795_000_123_456,
+    };
+    // The answer named a trade number the cache holds for another order: left alone.
+    assert!(
+        !Orders::on(&conn)
+            .record_made(1, &made(&theirs.trade_no, Some(2)))
+            .unwrap()
+    );
+    let row = Orders::on(&conn).get(&theirs.trade_no).unwrap().unwrap();
+    assert_eq!(
+        (row.kind, row.made_at, row.mer_order_no.as_str()),
+        (None, None, theirs.mer_order_no.as_str())
+    );
+    // No state given and nothing cached: nothing is written.
+    assert!(
+        !Orders::on(&conn)
+            .record_made(1, &made("T-NEW", None))
+            .unwrap()
+    );
+    assert!(Orders::on(&conn).get("T-NEW").unwrap().is_none());
+    // With a state: cached at once, as a payout made at its time, not yet listed.
+    assert!(
+        Orders::on(&conn)
+            .record_made(1, &made("T-NEW", Some(2)))
+            .unwrap()
+    );
+    let mine = Orders::on(&conn).get("T-NEW").unwrap().unwrap();
+    assert_eq!(
+        (mine.state, mine.kind, mine.made_at, mine.synced_at),
+        (
+            2,
+            Some(orders::OrderKind::Payout),
+            Some(1_795_000_123_456),
+            None
+        )
+    );
+}

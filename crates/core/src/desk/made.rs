@@ -19,7 +19,7 @@ use crate::store::orders::{MadeOrder, OrderKind};
 /// where the caller knows it (it travels in a header, not in the request kept); payouts,
 /// top-ups and withdrawals name theirs by their operation. `state` is the order-list
 /// state the answer implies.
-pub fn made_order(entry: &Entry, method: Option<&str>, state: i64) -> Option<MadeOrder> {
+pub fn made_order(entry: &Entry, method: Option<&str>, state: Option<i64>) -> Option<MadeOrder> {
     use JournalOperation as Op;
     let trade_no = entry.trade_no.clone().filter(|t| !t.is_empty())?;
     let (kind, by_operation, amount_key, currency_key) = match entry.operation {
@@ -51,16 +51,16 @@ pub fn made_order(entry: &Entry, method: Option<&str>, state: i64) -> Option<Mad
         currency,
         amount,
         state,
-        made_at: entry.created_at,
+        made_at: entry.sent_at.unwrap_or(entry.created_at),
     })
 }
 
 /// The order-list state a fresh answer implies: the state meaning what its `payCode`
-/// means (pending, success, failed), else the one meaning "created"; `None` if the
-/// profile's dictionary has neither.
+/// means (pending, success, failed; "created" for a code the dictionary does not know);
+/// `None` without a payCode, or if the profile's dictionary has no such state.
 pub fn made_state(dictionary: &StateDictionary, pay_code: Option<i64>) -> Option<i64> {
-    let meaning = pay_code
-        .and_then(|c| dictionary.meaning(StateField::PayCode, &c.to_string()))
+    let meaning = dictionary
+        .meaning(StateField::PayCode, &pay_code?.to_string())
         .unwrap_or(Meaning::Created);
     let state_of = |m: Meaning| {
         dictionary
@@ -77,9 +77,9 @@ impl Desk {
     /// An order the cache does not hold is left for a sync (the list gives no date to
     /// file it under). Returns whether the list showed it.
     pub(super) async fn relist(&self, trade_no: &str) -> CoreResult<bool> {
-        if self.store.orders().get(trade_no)?.is_none() {
+        let Some(cached) = self.store.orders().get(trade_no)? else {
             return Ok(false);
-        }
+        };
         let op = V2OrderList {
             mer_no: MerNo(self.profile.mer_no),
             mer_order_nos: vec![],
@@ -93,7 +93,11 @@ impl Desk {
         crate::answers::order_page(&a.data, 10)?;
         let verified = a.signature == SignatureStatus::Verified;
         let (items, _refused) = crate::answers::usable_items(a.data.list);
-        let Some(item) = items.into_iter().find(|i| i.trade_no == trade_no) else {
+        // Only the order the cache holds: the same trade and merchant order numbers.
+        let Some(item) = items
+            .into_iter()
+            .find(|i| i.trade_no == trade_no && i.mer_order_no == cached.mer_order_no)
+        else {
             return Ok(false);
         };
         self.cache_listed(&item, crate::store::now_ms(), verified);
@@ -103,6 +107,12 @@ impl Desk {
     /// Caches what a live answer of the order list said of one order (a lookup), as a
     /// sync would: the cache shows what the gateway last said.
     pub(super) fn cache_listed(&self, item: &OrderListItem, created_at: i64, verified: bool) {
+        // Checked against the desk's rules as a sync checks every item.
+        let (kept, refused) = crate::answers::usable_items(vec![item.clone()]);
+        if kept.is_empty() {
+            tracing::warn!(trade_no = %item.trade_no, ?refused, "listed order not cached: it breaks the desk's rules");
+            return;
+        }
         let r = self.store.orders().upsert_items(
             self.profile.mer_no,
             std::slice::from_ref(item),
@@ -118,14 +128,20 @@ impl Desk {
     /// Caches the order an accepted entry made (see [`made_order`]). The cache is a
     /// view: a failure here is logged and the next sync brings the order anyway.
     pub(super) fn cache_made(&self, entry: &Entry, method: Option<&str>, pay_code: Option<i64>) {
-        let Some(state) = made_state(&self.dictionary, pay_code) else {
-            return;
-        };
+        let state = made_state(&self.dictionary, pay_code);
         let Some(order) = made_order(entry, method, state) else {
             return;
         };
-        if let Err(e) = self.store.orders().record_made(self.profile.mer_no, &order) {
-            tracing::warn!(error = %e, trade_no = %order.trade_no, "order made here not cached");
+        match self.store.orders().record_made(self.profile.mer_no, &order) {
+            Ok(true) => {}
+            Ok(false) if state.is_some() => tracing::warn!(
+                trade_no = %order.trade_no,
+                "the cache holds this trade number under another order number: not relabelled"
+            ),
+            Ok(false) => {}
+            Err(e) => {
+                tracing::warn!(error = %e, trade_no = %order.trade_no, "order made here not cached")
+            }
         }
         self.orders_changed();
     }
@@ -167,7 +183,7 @@ mod tests {
             serde_json::json!({"sourceAmount": "1500.00", "currencyCode": "MXN", "clabe": "002010******7771"}),
             Some("T1"),
         );
-        let o = made_order(&clabe, None, 2).unwrap();
+        let o = made_order(&clabe, None, Some(2)).unwrap();
         assert_eq!(o.kind, OrderKind::Payout);
         assert_eq!(o.method, "CLABE");
         assert_eq!(
@@ -178,16 +194,19 @@ mod tests {
             o.made_at, 1_795_000_123_456,
             "the time the journal recorded the intent"
         );
-        assert_eq!(o.state, 2);
+        assert_eq!(o.state, Some(2));
 
         let payin = entry(
             JournalOperation::V1Payment,
             serde_json::json!({"sourceAmount": "88.5", "currencyCode": "EUR"}),
             Some("T2"),
         );
-        assert_eq!(made_order(&payin, Some("SEPA"), 1).unwrap().method, "SEPA");
         assert_eq!(
-            made_order(&payin, None, 1).unwrap().method,
+            made_order(&payin, Some("SEPA"), Some(1)).unwrap().method,
+            "SEPA"
+        );
+        assert_eq!(
+            made_order(&payin, None, Some(1)).unwrap().method,
             "",
             "not known: not invented"
         );
@@ -198,7 +217,7 @@ mod tests {
             Some("T3"),
         );
         assert_eq!(
-            made_order(&withdraw, None, 1).unwrap().kind,
+            made_order(&withdraw, None, None).unwrap().kind,
             OrderKind::Withdraw
         );
 
@@ -207,7 +226,7 @@ mod tests {
             made_order(
                 &entry(JournalOperation::V2Payout, clabe.request.clone(), None),
                 None,
-                2
+                Some(2)
             )
             .is_none()
         );
@@ -219,7 +238,7 @@ mod tests {
                     Some("T4")
                 ),
                 None,
-                2
+                Some(2)
             )
             .is_none()
         );
@@ -231,7 +250,7 @@ mod tests {
                     Some("T5")
                 ),
                 None,
-                2
+                Some(2)
             )
             .is_none()
         );
@@ -255,7 +274,11 @@ mod tests {
             Some(3),
             "payCode 1 failed: state 3 failed"
         );
-        assert_eq!(made_state(&d, None), Some(1), "no payCode: created");
+        assert_eq!(
+            made_state(&d, None),
+            None,
+            "no payCode: no state is invented"
+        );
         assert_eq!(
             made_state(&d, Some(99)),
             Some(1),

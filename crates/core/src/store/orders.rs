@@ -93,10 +93,12 @@ pub struct MadeOrder {
     pub method: String,
     pub currency: String,
     pub amount: Decimal,
-    /// The order-list state the answer implies (the dictionary's reading of its payCode,
-    /// or "created").
-    pub state: i64,
-    /// UTC millis when the journal recorded the intent.
+    /// The order-list state the answer implies (the dictionary's reading of its
+    /// payCode); `None` when the answer gave none: then the order is not cached from the
+    /// journal alone (no state is invented), only added to a row a list already gave.
+    pub state: Option<i64>,
+    /// UTC millis when the request that the gateway accepted left (the intent's time if
+    /// the journal has no sending time).
     pub made_at: i64,
 }
 
@@ -191,8 +193,10 @@ pub trait OrderStore {
 
     /// Caches an order this desk made (or adds what the journal knows to the cached
     /// row: kind, method where the list gave none, the time it was made). A row a list
-    /// already showed keeps the list's state and figures.
-    fn record_made(&self, mer_no: u64, order: &MadeOrder) -> CoreResult<()>;
+    /// already showed keeps the list's state and figures; a row under the same trade
+    /// number with another merchant order number is not ours and is left alone (returns
+    /// false); without a state the order is only added to a row already cached.
+    fn record_made(&self, mer_no: u64, order: &MadeOrder) -> CoreResult<bool>;
 
     /// Trade numbers of orders in one of the `open` states (those the profile's dictionary
     /// does not call final) dated within `[from, to)`, to re-read on an incremental sync.
@@ -260,7 +264,7 @@ impl<C: Deref<Target = Connection>> Orders<C> {
             "UPDATE orders SET state = ?2, handling_fee = ?3, receive_amount = ?4, settle_amount = ?5, rolling_reserve = ?6,
                 transaction_fixed_fee = ?7, exception_handling_fee = ?8, refund_amount = ?9, settlement_currency = ?10,
                 refund_currency = ?11, rolling_reserve_status = ?12, settle = ?13, refusal_pay_reason = ?14, message = ?15,
-                synced_at = ?16, signature_verified = ?17
+                synced_at = ?16, signature_verified = ?17, currency = ?18, source_amount = ?19, amount_e4 = ?20
              WHERE trade_no = ?1",
         )?;
             let mut fts = tx.prepare_cached(
@@ -332,6 +336,10 @@ impl<C: Deref<Target = Connection>> Orders<C> {
                     it.message,
                     now,
                     verified,
+                    // What the list says, over what this desk sent (an order made here).
+                    it.source_currency,
+                    it.source_amount.to_string(),
+                    amount_e4(it.source_amount),
                 ])?;
                 if old != it.state {
                     // The first change also records the state the order was first seen in.
@@ -522,8 +530,24 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
             .unwrap_or_default())
     }
 
-    fn record_made(&self, mer_no: u64, o: &MadeOrder) -> CoreResult<()> {
+    fn record_made(&self, mer_no: u64, o: &MadeOrder) -> CoreResult<bool> {
         super::atomic(&self.conn, || {
+            let Some(state) = o.state else {
+                let updated = self.conn.execute(
+                    "UPDATE orders SET kind = ?2, made_at = ?3, created_at = ?3,
+                        method = CASE WHEN method = '' THEN ?4 ELSE method END
+                     WHERE trade_no = ?1 AND mer_order_no = ?5 AND mer_no = ?6",
+                    params![
+                        o.trade_no,
+                        o.kind.as_str(),
+                        o.made_at,
+                        o.method,
+                        o.mer_order_no,
+                        mer_no as i64
+                    ],
+                )?;
+                return Ok(updated == 1);
+            };
             let inserted = self.conn.execute(
                 "INSERT INTO orders (trade_no, mer_no, mer_order_no, state, method, currency, source_amount, amount_e4,
                     created_at, synced_at, signature_verified, kind, made_at)
@@ -533,7 +557,7 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
                     o.trade_no,
                     mer_no as i64,
                     o.mer_order_no,
-                    o.state,
+                    state,
                     o.method,
                     o.currency,
                     o.amount.to_string(),
@@ -547,15 +571,22 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
                     "INSERT INTO orders_fts (rowid, trade_no, mer_order_no) VALUES (?1, ?2, ?3)",
                     params![self.conn.last_insert_rowid(), o.trade_no, o.mer_order_no],
                 )?;
-            } else {
-                self.conn.execute(
-                    "UPDATE orders SET kind = ?2, made_at = ?3, created_at = ?3,
-                        method = CASE WHEN method = '' THEN ?4 ELSE method END
-                     WHERE trade_no = ?1",
-                    params![o.trade_no, o.kind.as_str(), o.made_at, o.method],
-                )?;
+                return Ok(true);
             }
-            Ok(())
+            let updated = self.conn.execute(
+                "UPDATE orders SET kind = ?2, made_at = ?3, created_at = ?3,
+                    method = CASE WHEN method = '' THEN ?4 ELSE method END
+                 WHERE trade_no = ?1 AND mer_order_no = ?5 AND mer_no = ?6",
+                params![
+                    o.trade_no,
+                    o.kind.as_str(),
+                    o.made_at,
+                    o.method,
+                    o.mer_order_no,
+                    mer_no as i64
+                ],
+            )?;
+            Ok(updated == 1)
         })
     }
 
