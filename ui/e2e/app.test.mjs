@@ -169,7 +169,10 @@ test("the command palette opens an order by a fragment of its number", async () 
   await h.waitFor('//button[contains(., "Look up order NOPE-3002")]');
   await browser.keys(["Enter"]);
   await h.waitFor('//*[contains(text(), "No order numbered NOPE-3002")]', 10_000);
-  assert.equal(await browser.$(`${id("order-detail")}[data-trade-no="NOPE-3002"]`).isExisting(), false);
+  assert.equal(
+    await browser.$(`${id("order-detail")}[data-trade-no="NOPE-3002"]`).isExisting(),
+    false,
+  );
   await h.closeOverlays();
 });
 
