@@ -291,6 +291,7 @@ export const en = {
     totalDebited: "Total debited",
     totalEstimate: "about {{total}} (estimate)",
     totalPlusFee: "{{amount}} plus the fee",
+    noBeneficiary: "None (a CLABE payout carries no name)",
     bulkConfirmTitle: "Confirm the bulk payouts",
     bulkConfirmCount: "Payouts to send now: {{count}}",
     bulkConfirmSkipped:
@@ -708,6 +709,7 @@ export const en = {
     bits: "{{bits}}-bit RSA",
     fingerprint: "SHA-256 fingerprint",
     publicKey: "Public key (register it with the gateway)",
+    gatewayPublicKey: "The gateway's public key (it checks the gateway's answers)",
     importKey: "Import a private key",
     importHint: "PEM (PKCS#8 or PKCS#1) or bare base64 DER",
     importRun: "Import",

@@ -280,6 +280,7 @@ export const zh: Catalogue = {
     totalDebited: "扣款总额",
     totalEstimate: "约 {{total}}（估算）",
     totalPlusFee: "{{amount}} 加手续费",
+    noBeneficiary: "无（CLABE 付款不含姓名）",
     bulkConfirmTitle: "确认批量付款",
     bulkConfirmCount: "现在将发送的付款：{{count}} 笔",
     bulkConfirmSkipped:
@@ -669,6 +670,7 @@ export const zh: Catalogue = {
     bits: "{{bits}} 位 RSA",
     fingerprint: "SHA-256 指纹",
     publicKey: "公钥（请登记到网关）",
+    gatewayPublicKey: "网关公钥（用于验证网关的应答）",
     importKey: "导入私钥",
     importHint: "PEM（PKCS#8 或 PKCS#1）或纯 base64 DER",
     importRun: "导入",

@@ -71,8 +71,21 @@ export function BulkRows({ plan, out }: { plan: BulkPlan; out: BulkOutcome | und
                 <Table.Td>{r.line}</Table.Td>
                 <Table.Td>{r.payout.kind}</Table.Td>
                 <Table.Td>{formatMoney(r.payout.amount, r.payout.currency, loc)}</Table.Td>
-                <Table.Td>{r.payout.account}</Table.Td>
-                <Table.Td>{r.payout.beneficiary || r.payout.bank}</Table.Td>
+                <Table.Td>
+                  {r.payout.account}
+                  {r.payout.bank ? (
+                    <Text span size="xs" c="dimmed">
+                      {` · ${r.payout.bank}`}
+                    </Text>
+                  ) : null}
+                </Table.Td>
+                <Table.Td data-testid="bulk-beneficiary">
+                  {r.payout.beneficiary || (
+                    <Text span size="sm" c="dimmed">
+                      {t("payouts.noBeneficiary")}
+                    </Text>
+                  )}
+                </Table.Td>
                 <Table.Td>{no}</Table.Td>
                 <Table.Td>
                   <Stack gap={2}>

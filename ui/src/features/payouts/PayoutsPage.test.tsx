@@ -100,6 +100,10 @@ describe("the bulk tab", () => {
     const preview = await screen.findByTestId("bulk-preview");
     expect(preview.getAttribute("data-rows")).toBe("3");
     expect(preview.getAttribute("data-errors")).toBe("1");
+    // A CLABE row carries no name: said so, not replaced by the bank.
+    const named = within(preview).getAllByTestId("bulk-beneficiary")[0];
+    expect(named?.textContent).toContain("None");
+    expect(named?.textContent).not.toContain("BANAMEX");
     expect(within(preview).getByTestId("bulk-totals").textContent).toContain(
       "Fees not given by the gateway before sending",
     );

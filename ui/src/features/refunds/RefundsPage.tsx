@@ -49,8 +49,12 @@ function Record({ rows, testId }: { rows: Row[]; testId: string }) {
 
 function useStateText() {
   const read = useMeaning();
-  return (field: StateField, raw: string | number | null | undefined) =>
-    raw === null || raw === undefined || raw === "" ? "" : `${read(field, raw).label} (${raw})`;
+  // A known value reads "Success (3)"; an unknown one's label already names it once.
+  return (field: StateField, raw: string | number | null | undefined) => {
+    if (raw === null || raw === undefined || raw === "") return "";
+    const r = read(field, raw);
+    return r.meaning ? `${r.label} (${raw})` : r.label;
+  };
 }
 
 /// One lookup: a trade number and the query's own inputs, the gateway's record below,

@@ -28,7 +28,9 @@ import {
   useSetToken,
 } from "./queries";
 
-function KeyView({ info, testid }: { info: KeyInfo; testid: string }) {
+/// A public key's size, fingerprint and PEM; `label` says what the key is for (the
+/// merchant's is registered with the gateway; the gateway's checks its answers).
+function KeyView({ info, testid, label }: { info: KeyInfo; testid: string; label: string }) {
   const { t } = useTranslation();
   return (
     <Stack gap={4} data-testid={testid}>
@@ -44,7 +46,7 @@ function KeyView({ info, testid }: { info: KeyInfo; testid: string }) {
       </Code>
       <Group justify="space-between">
         <Text size="sm" fw={600}>
-          {t("settings.publicKey")}
+          {label}
         </Text>
         <CopyButton value={info.public_pem}>
           {({ copied, copy }) => (
@@ -58,7 +60,7 @@ function KeyView({ info, testid }: { info: KeyInfo; testid: string }) {
         block
         style={{ maxHeight: 140, overflow: "auto", fontSize: 11 }}
         tabIndex={0}
-        aria-label={t("settings.publicKey")}
+        aria-label={label}
       >
         {info.public_pem}
       </Code>
@@ -111,7 +113,7 @@ export function KeysPanel({ profile }: { profile: string }) {
             {t("settings.merchantKeyHint")}
           </Text>
           {merchant ? (
-            <KeyView info={merchant} testid="merchant-key" />
+            <KeyView info={merchant} testid="merchant-key" label={t("settings.publicKey")} />
           ) : (
             <Text c="dimmed">{t("settings.noKey")}</Text>
           )}
@@ -192,7 +194,11 @@ export function KeysPanel({ profile }: { profile: string }) {
               {t("settings.gatewayKeyHint")}
             </Text>
             {keys.data?.gateway ? (
-              <KeyView info={keys.data.gateway} testid="gateway-key" />
+              <KeyView
+                info={keys.data.gateway}
+                testid="gateway-key"
+                label={t("settings.gatewayPublicKey")}
+              />
             ) : (
               <Text c="dimmed">{t("settings.noKey")}</Text>
             )}
