@@ -71,6 +71,10 @@ pub fn made_state(dictionary: &StateDictionary, pay_code: Option<i64>) -> Option
     state_of(meaning).or_else(|| state_of(Meaning::Created))
 }
 
+/// How long a row read from the list stays fresh enough not to be read again when its
+/// page opens.
+const RELIST_AFTER_MS: i64 = 60_000;
+
 impl Desk {
     /// Reads a cached order again from the gateway's order list and caches what it
     /// says, as a sync would: what the order page shows live is what the cache keeps.
@@ -80,6 +84,19 @@ impl Desk {
         let Some(cached) = self.store.orders().get(trade_no)? else {
             return Ok(false);
         };
+        // In a final state and read from the list within the last minute: as fresh as a
+        // sync would make it, so no request (and no audit entry) each time its page
+        // opens. An order that can still move by itself is always read again.
+        let is_final = self
+            .dictionary()
+            .meaning(StateField::OrderState, &cached.state.to_string())
+            .is_some_and(|m| m.is_final());
+        let fresh = cached
+            .synced_at
+            .is_some_and(|at| crate::store::now_ms() - at < RELIST_AFTER_MS);
+        if is_final && fresh {
+            return Ok(false);
+        }
         let op = V2OrderList {
             mer_no: MerNo(self.profile.mer_no),
             mer_order_nos: vec![],

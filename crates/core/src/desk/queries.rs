@@ -63,7 +63,7 @@ pub struct BalanceResult {
 
 impl Desk {
     /// The balance of each of `currencies` (ISO 4217 codes, any case), or of every
-    /// currency the cache has seen when none is named; each answer is kept as a snapshot.
+    /// currency the desk knows ([`Desk::currencies`]) when none is named; each answer is kept as a snapshot.
     /// A code that is not a currency refuses the whole request before anything is asked.
     pub async fn balances(&self, currencies: &[String]) -> CoreResult<Vec<BalanceResult>> {
         let mut list: Vec<String> = currencies
@@ -72,7 +72,7 @@ impl Desk {
             .filter(|c| !c.is_empty())
             .collect();
         if list.is_empty() {
-            list = self.order_currencies()?;
+            list = self.currencies()?;
         }
         for c in &list {
             paydesk_gateway::money::Currency::parse(c)
@@ -158,10 +158,13 @@ impl Desk {
             })?;
         }
         if !d.refund_no.is_empty() {
+            // The V2 record's `state` is the order's, whatever was asked (the project's
+            // reading; the sandbox answers so): the refund's own state comes only from
+            // the V1 refund query, so none is cached from here.
             cached.refund_from_order_query(RefundSeen {
                 trade_no,
                 refund_no: &d.refund_no,
-                state: &d.state,
+                state: "",
                 amount: d.refund_amount,
                 currency: &d.refund_currency,
                 fee: None,
@@ -306,23 +309,17 @@ impl Desk {
         Option<(i64, String)>,
         Option<i64>,
     )> {
-        let balances = self.store.balances().latest()?;
-        let days = self
-            .store
-            .orders()
-            .day_figures(now_ms() - 30 * 86_400_000)?;
-        let pending_reviews = self.store.reviews().pending_count()?;
-        let cached_orders = self.store.orders().count_all()?;
-        let sync_error = self.store.sync_state().last_error(&self.profile.name)?;
-        let last_sync = self.store.sync_state().last_synced(&self.profile.name)?;
-        Ok((
-            balances,
-            days,
-            pending_reviews,
-            cached_orders,
-            sync_error,
-            last_sync,
-        ))
+        // One moment's cache, under one lock: the figures agree with each other.
+        self.store.cache_atomic(|c| {
+            Ok((
+                c.balances.latest()?,
+                c.orders.day_figures(now_ms() - 30 * 86_400_000)?,
+                c.reviews.pending_count()?,
+                c.orders.count_all()?,
+                c.sync_state.last_error(&self.profile.name)?,
+                c.sync_state.last_synced(&self.profile.name)?,
+            ))
+        })
     }
 
     /// Refunds and chargebacks cached from queries, newest first; `trade_no` narrows

@@ -43,6 +43,8 @@ enum Backend {
 pub struct CacheTx<'a> {
     pub orders: &'a dyn OrderStore,
     pub sync_state: &'a dyn SyncStateStore,
+    pub balances: &'a dyn BalanceStore,
+    pub reviews: &'a dyn ReviewStore,
 }
 
 fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
@@ -122,17 +124,22 @@ impl Store {
         }
     }
 
-    /// Runs `f` on the cache's tables in one transaction: all of it is written or none.
+    /// Runs `f` on the cache's tables in one transaction: all of it is written or none,
+    /// and what it reads is one moment's cache (a screen's figures agree).
     pub fn cache_atomic<R>(&self, f: impl FnOnce(&CacheTx<'_>) -> CoreResult<R>) -> CoreResult<R> {
         match &self.backend {
             Backend::Sqlite { cache, .. } => {
                 let conn = lock(cache);
                 let orders = Orders::on(&*conn);
                 let sync_state = SyncState::on(&*conn);
+                let balances = Balances::on(&*conn);
+                let reviews = Reviews::on(&*conn);
                 atomic(&conn, || {
                     f(&CacheTx {
                         orders: &orders,
                         sync_state: &sync_state,
+                        balances: &balances,
+                        reviews: &reviews,
                     })
                 })
             }

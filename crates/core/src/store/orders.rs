@@ -80,6 +80,16 @@ impl OrderKind {
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.as_str() == s)
     }
+
+    /// What it is called in a sentence ("a payout").
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Payin => "payin",
+            Self::Payout => "payout",
+            Self::TopUp => "card top-up",
+            Self::Withdraw => "card withdrawal",
+        }
+    }
 }
 
 /// An order this desk made, as the journal knows it the moment the gateway accepts it:
@@ -531,22 +541,27 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
     }
 
     fn record_made(&self, mer_no: u64, o: &MadeOrder) -> CoreResult<bool> {
+        // Dates and labels the row of this very order (same trade, order and merchant
+        // numbers), never another; the method fills only a blank one.
+        let label = || -> CoreResult<bool> {
+            let updated = self.conn.execute(
+                "UPDATE orders SET kind = ?2, made_at = ?3, created_at = ?3,
+                    method = CASE WHEN method = '' THEN ?4 ELSE method END
+                 WHERE trade_no = ?1 AND mer_order_no = ?5 AND mer_no = ?6",
+                params![
+                    o.trade_no,
+                    o.kind.as_str(),
+                    o.made_at,
+                    o.method,
+                    o.mer_order_no,
+                    mer_no as i64
+                ],
+            )?;
+            Ok(updated == 1)
+        };
         super::atomic(&self.conn, || {
             let Some(state) = o.state else {
-                let updated = self.conn.execute(
-                    "UPDATE orders SET kind = ?2, made_at = ?3, created_at = ?3,
-                        method = CASE WHEN method = '' THEN ?4 ELSE method END
-                     WHERE trade_no = ?1 AND mer_order_no = ?5 AND mer_no = ?6",
-                    params![
-                        o.trade_no,
-                        o.kind.as_str(),
-                        o.made_at,
-                        o.method,
-                        o.mer_order_no,
-                        mer_no as i64
-                    ],
-                )?;
-                return Ok(updated == 1);
+                return label();
             };
             let inserted = self.conn.execute(
                 "INSERT INTO orders (trade_no, mer_no, mer_order_no, state, method, currency, source_amount, amount_e4,
@@ -573,20 +588,7 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
                 )?;
                 return Ok(true);
             }
-            let updated = self.conn.execute(
-                "UPDATE orders SET kind = ?2, made_at = ?3, created_at = ?3,
-                    method = CASE WHEN method = '' THEN ?4 ELSE method END
-                 WHERE trade_no = ?1 AND mer_order_no = ?5 AND mer_no = ?6",
-                params![
-                    o.trade_no,
-                    o.kind.as_str(),
-                    o.made_at,
-                    o.method,
-                    o.mer_order_no,
-                    mer_no as i64
-                ],
-            )?;
-            Ok(updated == 1)
+            label()
         })
     }
 
