@@ -113,8 +113,8 @@ test("a sandbox pay moves a pending order to success after refresh", async () =>
   await h.click(id("detail-refresh"));
   await h.waitFor(`${id("detail-live-status")}[data-status="SUCCESS"]`, 20_000);
   // The state history gained the success the desk saw on re-reading the order.
-  await h.waitFor(`${id("detail-history")} [data-meaning="pending"]`);
-  await h.waitFor(`${id("detail-history")} [data-meaning="success"]`);
+  await h.waitFor(`${id("detail-timeline")} [data-meaning="pending"]`);
+  await h.waitFor(`${id("detail-timeline")} [data-meaning="success"]`);
   await h.shot("order-paid");
   await browser.keys("Escape");
   // Closed, not closing: the next test starts on the orders screen, and a drawer still on

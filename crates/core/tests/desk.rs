@@ -475,9 +475,8 @@ async fn an_incremental_sync_rereads_open_orders_and_keeps_their_history() {
     assert_eq!(report.progress.pages, 0, "every window was complete");
     assert!(report.reread >= 1);
     let detail = desk.order_detail(&pending.trade_no).await.unwrap();
-    assert_eq!(detail.order.unwrap().state, 5);
-    let states: Vec<i64> = detail.history.iter().map(|h| h.0).collect();
-    assert_eq!(states, vec![2, 5], "first seen pending, then paid");
+    assert_eq!(detail.order.as_ref().unwrap().state, 5);
+    assert_eq!(detail.states(), vec![2, 5], "first seen pending, then paid");
 
     // A filter is saved under a name of 1 to 60 characters (trimmed), whatever the store.
     let pending_only = OrderFilter {
@@ -755,6 +754,70 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
             .unwrap()
             .starts_with('<')
     );
+
+    // The order's timeline tells it all, oldest first: the payin made here (its state
+    // and its request), the submissions, and the audit entries naming the order.
+    use paydesk_core::desk::TimelineEvent as T;
+    let timeline = desk.order_timeline(&trade_no).unwrap();
+    assert!(
+        timeline.windows(2).all(|w| w[0].at() <= w[1].at()),
+        "{timeline:?}"
+    );
+    assert!(
+        timeline.iter().any(
+            |e| matches!(e, T::Request { operation, status: Status::Accepted, .. }
+            if *operation == paydesk_core::journal::JournalOperation::V1Payment)
+        ),
+        "{timeline:?}"
+    );
+    let references: Vec<&str> = timeline
+        .iter()
+        .filter_map(|e| match e {
+            T::Review {
+                reference, outcome, ..
+            } if outcome == "accepted" => Some(reference.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(references, vec!["RV-0", "RV-1"], "{timeline:?}");
+    assert!(
+        timeline
+            .iter()
+            .any(|e| matches!(e, T::Audit { operation, .. } if operation == "v1.payment")),
+        "{timeline:?}"
+    );
+
+    // A payout is no bank transfer: its review is refused before anything is read or
+    // sent, naming the order and the rule.
+    let payout = desk
+        .payout_clabe(paydesk_gateway::wire::V2Payout::new(
+            MerNo(common::MER),
+            new_mer_order_no("PO"),
+            "MXN".into(),
+            "10.00".parse().unwrap(),
+            "002010077777777771".into(),
+            "https://desk.example/n".into(),
+            "203.0.113.7".into(),
+        ))
+        .await
+        .unwrap();
+    let payout_no = payout.entry.trade_no.unwrap();
+    let sent_before = f.running.sandbox.with_state(|s| s.reviews.len());
+    let refused = desk
+        .submit_review(
+            "RV-2",
+            &review(&payout_no, vec![("1".into(), "x".into())], vec![]),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, CoreError::Validation { field, rule } if field == "tradeNo" && rule.contains("is a payout") && rule.contains("SEPA")),
+        "{refused}"
+    );
+    assert_eq!(
+        f.running.sandbox.with_state(|s| s.reviews.len()),
+        sent_before
+    );
 }
 
 fn review(
@@ -939,10 +1002,9 @@ async fn an_order_opened_shows_the_gateways_state_in_its_cached_row() {
     assert!(paid.status().is_success());
     let detail = desk.order_detail(&order.trade_no).await.unwrap();
     assert!(detail.live.is_some());
-    let cached = detail.order.unwrap();
+    let cached = detail.order.clone().unwrap();
     assert_eq!(cached.state, 5, "the cache took the list's state at once");
-    let states: Vec<i64> = detail.history.iter().map(|h| h.0).collect();
-    assert_eq!(states, vec![2, 5]);
+    assert_eq!(detail.states(), vec![2, 5]);
     let still_pending = desk.orders(&pending, 0, 1000).unwrap();
     assert!(
         still_pending

@@ -218,12 +218,15 @@ impl OpenDesk {
     /// A simulation action on one order (built-in sandbox only), audited; then the
     /// order's day is read again so that the cache shows its new state. An action the
     /// cached order's kind and state do not allow is refused before the sandbox is asked.
+    /// A refund or chargeback is then looked up through the gateway's interface, as a
+    /// user would, and cached: the answer is the refund's number (the V1 refund query
+    /// needs it), `None` for other actions or when the lookup failed.
     pub async fn simulate(
         &self,
         trade_no: &str,
         action: SimulateAction,
         amount: Option<&str>,
-    ) -> CoreResult<()> {
+    ) -> CoreResult<Option<String>> {
         let sandbox = self.sandbox.as_ref().ok_or_else(|| {
             CoreError::validation("profile", "simulation actions exist only on the sandbox")
         })?;
@@ -254,7 +257,19 @@ impl OpenDesk {
                 format!("tradeNo={trade_no} action={action}"),
                 sandbox.act(trade_no, action, amount),
             )
-            .await
+            .await?;
+        let query_type = match action {
+            SimulateAction::Refund => "refund",
+            SimulateAction::Chargeback => "chargeback",
+            _ => return Ok(None),
+        };
+        match self.desk.query_order(trade_no, query_type).await {
+            Ok(a) => Ok(Some(a.data.refund_no).filter(|n| !n.is_empty())),
+            Err(e) => {
+                tracing::info!(error = %e, trade_no, "the reversal was not looked up");
+                Ok(None)
+            }
+        }
     }
 
     /// Sends a confirmed payout that the built-in sandbox commits and then drops the

@@ -112,13 +112,9 @@ async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
         "the cache re-read the order's day"
     );
     let detail = desk.order_detail(&order.trade_no).await.unwrap();
+    assert!(detail.states().contains(&5), "{:?}", detail.timeline);
     assert_eq!(detail.order.unwrap().state, 5);
     assert_eq!(detail.live.unwrap().status, "SUCCESS");
-    assert!(
-        detail.history.iter().any(|(state, _, _)| *state == 5),
-        "{:?}",
-        detail.history
-    );
 
     // Paid, it can be refunded or charged back, not paid again: an action that does not
     // apply is refused before the sandbox is asked, naming the rule; a made-up one too.
@@ -135,6 +131,20 @@ async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
         }
         other => panic!("{other:?}"),
     }
+    // A refund's number comes back (the V1 refund query needs it) and the order's
+    // timeline shows the refund under it, with its amount.
+    let refund_no = desk
+        .simulate(&order.trade_no, SimulateAction::Refund, Some("1.00"))
+        .await
+        .unwrap()
+        .expect("the refund's number");
+    let timeline = desk.desk().order_timeline(&order.trade_no).unwrap();
+    assert!(
+        timeline.iter().any(|e| matches!(e,
+            paydesk_core::desk::TimelineEvent::Reversal { refund_no: n, amount: Some(a), state, .. }
+                if *n == refund_no && a == "1.00" && state.is_empty())),
+        "{timeline:?}"
+    );
     match "explode".parse::<SimulateAction>() {
         Err(CoreError::Validation { field, .. }) => assert_eq!(field, "action"),
         other => panic!("{other:?}"),
@@ -150,7 +160,7 @@ async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
         .into_iter()
         .filter(|r| r.operation == "sandbox.simulate")
         .count();
-    assert_eq!(steps, 2, "the refused action never reached the sandbox");
+    assert_eq!(steps, 3, "the refused action never reached the sandbox");
     secrets.forget("sandbox").unwrap();
 }
 

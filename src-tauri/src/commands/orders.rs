@@ -28,11 +28,11 @@ pub async fn dashboard(state: State<'_, AppState>) -> CmdResult<Dashboard> {
     d
 }
 
-/// The currencies seen in the cache.
+/// The merchant's currencies the desk knows (its orders' and balances').
 #[tauri::command]
 #[specta::specta]
 pub async fn currencies(state: State<'_, AppState>) -> CmdResult<Vec<String>> {
-    state.desk().await?.order_currencies()
+    state.desk().await?.currencies()
 }
 
 /// One raw value of a state field and what the profile's dictionary says it means.
@@ -144,7 +144,7 @@ pub async fn sandbox_simulate(
     trade_no: String,
     action: SimulateAction,
     amount: Option<String>,
-) -> CmdResult<()> {
+) -> CmdResult<Option<String>> {
     state
         .opened()
         .await?
@@ -160,20 +160,19 @@ pub struct ExportProgress {
 }
 
 /// Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the
-/// user's UTC offset; answers with the number of rows.
+/// user's UTC offset; answers with the number of rows. A file already there is replaced
+/// only with `overwrite` (the user confirmed it).
 #[tauri::command]
 #[specta::specta]
 pub async fn orders_export(
     state: State<'_, AppState>,
     filter: OrderFilter,
     path: String,
+    overwrite: bool,
     utc_offset_minutes: i32,
     on_progress: Channel<ExportProgress>,
 ) -> CmdResult<u32> {
-    let path = std::path::PathBuf::from(path.trim());
-    if !path.is_absolute() {
-        return Err(CoreError::validation("path", "must be a full path"));
-    }
+    let path = super::export_target(&path, overwrite)?;
     let tz = chrono::FixedOffset::east_opt(utc_offset_minutes.saturating_mul(60))
         .ok_or_else(|| CoreError::validation("utcOffsetMinutes", "must be within ±24 hours"))?;
     let desk = state.desk().await?;
@@ -209,6 +208,39 @@ pub async fn default_export_path(what: String, format: String) -> CmdResult<Stri
         chrono::Local::now().format("%Y%m%d-%H%M%S"),
     );
     Ok(dir.join(name).to_string_lossy().into_owned())
+}
+
+/// The system's save dialog for an export (`format` `csv` or `xlsx`), opened on the
+/// suggested file: the path chosen (the dialog asked before replacing a file that is
+/// there), none when cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_save_as(
+    state: State<'_, AppState>,
+    format: String,
+    suggested: String,
+) -> CmdResult<Option<String>> {
+    let extension = match format.as_str() {
+        "csv" => "csv",
+        "xlsx" => "xlsx",
+        _ => return Err(CoreError::validation("format", "must be csv or xlsx")),
+    };
+    let picker = state
+        .picker()
+        .ok_or_else(|| CoreError::internal("no file dialog in this window"))?;
+    let asked = crate::state::Pick::Save {
+        extension,
+        suggested: std::path::PathBuf::from(suggested.trim()),
+    };
+    let chosen = tokio::task::block_in_place(|| (picker.0)(asked));
+    Ok(chosen.into_iter().next().map(|p| p.display().to_string()))
+}
+
+/// Whether a file is at `path` already (the export asks before replacing it).
+#[tauri::command]
+#[specta::specta]
+pub async fn file_exists(path: String) -> CmdResult<bool> {
+    Ok(std::path::Path::new(path.trim()).exists())
 }
 
 #[derive(Debug, Serialize, Deserialize, Type)]

@@ -7,11 +7,13 @@ mod made;
 mod money;
 mod orders;
 mod queries;
+mod timeline;
 
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
 pub use queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
 };
+pub use timeline::TimelineEvent;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -44,18 +46,31 @@ pub struct Submitted<T> {
     pub replayed: bool,
 }
 
-/// An order's detail: the cached row, its history, and a live query when reachable.
+/// An order's detail: the cached row, its timeline, and a live query when reachable.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderDetail {
     pub order: Option<CachedOrder>,
-    /// Each state the order was seen in: (state, UTC millis, how it was seen).
-    pub history: Vec<(i64, i64, String)>,
     pub live: Option<wire::OrderRecord>,
     pub signature: Option<SignatureStatus>,
     /// Why the live query failed, if it did.
     pub live_error: Option<String>,
+    /// What the desk knows happened to the order, oldest first.
+    pub timeline: Vec<TimelineEvent>,
+}
+
+impl OrderDetail {
+    /// The states the order was seen in, in the order they were seen.
+    pub fn states(&self) -> Vec<i64> {
+        self.timeline
+            .iter()
+            .filter_map(|e| match e {
+                TimelineEvent::State { state, .. } => Some(*state),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// The gateway's transaction number in an answer, where it has one.
@@ -414,9 +429,21 @@ impl Desk {
         self.store.shrink_memory()
     }
 
-    /// The currencies of the cached orders, sorted.
-    pub fn order_currencies(&self) -> CoreResult<Vec<String>> {
-        self.store.orders().distinct_currencies()
+    /// The merchant's currencies as the desk knows them: those of its cached orders and
+    /// of its balance snapshots, sorted, each once (what forms offer first).
+    pub fn currencies(&self) -> CoreResult<Vec<String>> {
+        let mut all = self.store.orders().distinct_currencies()?;
+        all.extend(
+            self.store
+                .balances()
+                .latest()?
+                .into_iter()
+                .map(|b| b.currency),
+        );
+        all.retain(|c| !c.trim().is_empty());
+        all.sort();
+        all.dedup();
+        Ok(all)
     }
 
     /// The saved filter sets of the orders table, by name.
@@ -560,6 +587,21 @@ impl Desk {
     where
         O::Output: TradeNo,
     {
+        self.submit_order(op, mer_order_no, summary, None).await
+    }
+
+    /// [`Desk::submit`] of an order whose payment `method` the desk knows (it travels
+    /// in a header the journal does not keep): the order is cached with it when made.
+    pub(super) async fn submit_order<O: Operation>(
+        &self,
+        op: &O,
+        mer_order_no: &str,
+        summary: &str,
+        method: Option<&str>,
+    ) -> CoreResult<Submitted<O::Output>>
+    where
+        O::Output: TradeNo,
+    {
         const {
             assert!(
                 O::MOVES_MONEY,
@@ -644,7 +686,7 @@ impl Desk {
                     ));
                 }
             };
-            return self.send_claimed(op, &prepared, entry, claim).await;
+            return self.send_claimed(op, &prepared, entry, claim, method).await;
         }
         let entry = self
             .store
@@ -665,6 +707,7 @@ impl Desk {
         prepared: &paydesk_gateway::Prepared,
         entry: Entry,
         claim: Claim,
+        method: Option<&str>,
     ) -> CoreResult<Submitted<O::Output>>
     where
         O::Output: TradeNo,
@@ -706,7 +749,7 @@ impl Desk {
                         &paydesk_gateway::redact::terminal_safe(&a.code, 40),
                         &paydesk_gateway::redact::terminal_safe(&a.message, 500),
                     )?;
-                    self.cache_made(&entry, None, a.data.pay_code());
+                    self.cache_made(&entry, method, a.data.pay_code());
                     return Ok(Submitted {
                         entry,
                         data: Some(a.data),
@@ -756,7 +799,7 @@ impl Desk {
                             &note,
                         )?;
                         self.cache_listed(&item, entry.created_at, verified);
-                        self.cache_made(&entry, None, None);
+                        self.cache_made(&entry, method, None);
                         return Ok(Submitted {
                             entry,
                             data: None,

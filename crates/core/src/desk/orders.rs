@@ -204,7 +204,7 @@ impl Desk {
         lock(&self.anchors).clear();
     }
 
-    /// The cached order, its history, and a live V2 query with its signature status.
+    /// The cached order, its timeline, and a live V2 query with its signature status.
     /// The cached row is read again from the gateway's list at the same time, so that
     /// what the page shows live and cached agree (a failed re-read leaves it as it was).
     pub async fn order_detail(&self, trade_no: &str) -> CoreResult<OrderDetail> {
@@ -229,10 +229,8 @@ impl Desk {
         if let Err(e) = relisted {
             tracing::info!(error = %e, trade_no, "order not read again from the list");
         }
-        let (order, history) = {
-            let orders = self.store.orders();
-            (orders.get(trade_no)?, orders.history(trade_no)?)
-        };
+        let order = self.store.orders().get(trade_no)?;
+        let timeline = self.order_timeline(trade_no)?;
         let live = queried.and_then(|a| {
             crate::answers::order_record(trade_no, "sales", &a.data)?;
             // The signature covers our request, not the record: the record must be
@@ -254,17 +252,17 @@ impl Desk {
         match live {
             Ok(a) => Ok(OrderDetail {
                 order,
-                history,
                 live: Some(a.data),
                 signature: Some(a.signature),
                 live_error: None,
+                timeline,
             }),
             Err(e) if order.is_some() => Ok(OrderDetail {
                 order,
-                history,
                 live: None,
                 signature: None,
                 live_error: Some(e.to_string()),
+                timeline,
             }),
             Err(e) => Err(e),
         }

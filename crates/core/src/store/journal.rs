@@ -434,6 +434,11 @@ pub trait JournalStore {
 
     fn get(&self, id: i64) -> CoreResult<Option<Entry>>;
 
+    /// Every entry about one order: made under its merchant order number, or answered
+    /// with its trade number (a card withdrawal, a review submission), oldest first.
+    fn of_order(&self, profile: &str, trade_no: &str, mer_order_no: &str)
+    -> CoreResult<Vec<Entry>>;
+
     fn get_by_key(
         &self,
         profile: &str,
@@ -758,6 +763,21 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
             params![profile, json(&statuses), json(operations), limit],
             row,
         )?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    fn of_order(
+        &self,
+        profile: &str,
+        trade_no: &str,
+        mer_order_no: &str,
+    ) -> CoreResult<Vec<Entry>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM journal WHERE profile = ?1
+               AND ((?3 <> '' AND mer_order_no = ?3) OR (?2 <> '' AND trade_no = ?2))
+             ORDER BY id LIMIT 200"
+        ))?;
+        let rows = stmt.query_map(params![profile, trade_no, mer_order_no], row)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 

@@ -29,6 +29,9 @@ pub trait NotificationStore {
 
     /// The latest `limit`, newest first.
     fn latest(&self, limit: i64) -> CoreResult<Vec<Stored>>;
+
+    /// Those about one order, oldest first.
+    fn of_order(&self, trade_no: &str) -> CoreResult<Vec<Stored>>;
 }
 
 /// The notifications of one database (a connection or a transaction).
@@ -54,16 +57,24 @@ impl<C: Deref<Target = Connection>> NotificationStore for Notifications<C> {
 
     fn latest(&self, limit: i64) -> CoreResult<Vec<Stored>> {
         let mut stmt = self.conn.prepare("SELECT id, received_at, kind, trade_no, body, signature_ok FROM notifications ORDER BY id DESC LIMIT ?1")?;
-        let rows = stmt.query_map([limit], |r| {
-            Ok(Stored {
-                id: r.get(0)?,
-                received_at: r.get(1)?,
-                kind: r.get(2)?,
-                trade_no: r.get(3)?,
-                body: r.get(4)?,
-                signature_ok: r.get(5)?,
-            })
-        })?;
+        let rows = stmt.query_map([limit], stored)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
+
+    fn of_order(&self, trade_no: &str) -> CoreResult<Vec<Stored>> {
+        let mut stmt = self.conn.prepare("SELECT id, received_at, kind, trade_no, body, signature_ok FROM notifications WHERE trade_no = ?1 ORDER BY id LIMIT 200")?;
+        let rows = stmt.query_map([trade_no], stored)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+}
+
+fn stored(r: &rusqlite::Row<'_>) -> rusqlite::Result<Stored> {
+    Ok(Stored {
+        id: r.get(0)?,
+        received_at: r.get(1)?,
+        kind: r.get(2)?,
+        trade_no: r.get(3)?,
+        body: r.get(4)?,
+        signature_ok: r.get(5)?,
+    })
 }

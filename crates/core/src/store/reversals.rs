@@ -58,8 +58,9 @@ fn text(d: Option<Decimal>) -> Option<String> {
 
 /// Refunds and chargebacks as last queried.
 pub trait ReversalStore {
-    /// A refund from the V2 order query (`queryType=refund`): its fee, settlement and
-    /// received amount, when cached already, stay as the refund query gave them.
+    /// A refund from the V2 order query: its fee, settlement and received amount, when
+    /// cached already, stay as the refund query gave them; an empty `state` (the V2
+    /// record's `state` is the order's) keeps the state the refund query gave, or none.
     fn refund_from_order_query(&self, r: RefundSeen<'_>) -> CoreResult<()>;
 
     /// A refund from the refund query, with every field it carries.
@@ -87,7 +88,9 @@ impl<C: Deref<Target = Connection>> ReversalStore for Reversals<C> {
     fn refund_from_order_query(&self, r: RefundSeen<'_>) -> CoreResult<()> {
         self.conn.execute(
             "INSERT INTO refunds (trade_no, refund_no, state, refund_amount, refund_currency, settle, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT (trade_no, refund_no) DO UPDATE SET state = excluded.state, refund_amount = excluded.refund_amount, fetched_at = excluded.fetched_at",
+             ON CONFLICT (trade_no, refund_no) DO UPDATE SET
+               state = CASE WHEN excluded.state = '' THEN refunds.state ELSE excluded.state END,
+               refund_amount = excluded.refund_amount, fetched_at = excluded.fetched_at",
             params![r.trade_no, r.refund_no, r.state, text(r.amount), r.currency, r.settle, now_ms()],
         )?;
         Ok(())

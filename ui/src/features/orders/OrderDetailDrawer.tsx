@@ -9,7 +9,6 @@ import {
   Table,
   Text,
   TextInput,
-  Timeline,
   Title,
 } from "@mantine/core";
 import { IconArrowBackUp, IconFileUpload, IconRefresh } from "@tabler/icons-react";
@@ -22,6 +21,7 @@ import { locale } from "../../i18n";
 import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderRecord, SignatureStatus, SimulateAction } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
+import { OrderTimeline } from "./OrderTimeline";
 import { useOrderDetail, useSimulate, useSimulationActions } from "./queries";
 
 const SIG_COLOR: Record<SignatureStatus, string> = {
@@ -167,7 +167,12 @@ export function Simulation({ tradeNo }: { tradeNo: string }) {
     sim.mutate(
       { action, amount: withAmount ? amount || null : null },
       {
-        onSuccess: () => toastOk(t("detail.simulated", { action: t(`detail.action.${action}`) })),
+        onSuccess: (refundNo) =>
+          toastOk(
+            refundNo
+              ? t("detail.simulatedRefund", { action: t(`detail.action.${action}`), refundNo })
+              : t("detail.simulated", { action: t(`detail.action.${action}`) }),
+          ),
         onError: (e) => toastError(t, e),
       },
     );
@@ -248,8 +253,7 @@ export function OrderDetailDrawer({
   tradeNo: string | null;
   onClose: () => void;
 }) {
-  const { t, i18n } = useTranslation();
-  const loc = locale(i18n.language);
+  const { t } = useTranslation();
   const q = useOrderDetail(tradeNo);
   const status = useAppStatus();
   const navigate = useNavigate();
@@ -349,24 +353,9 @@ export function OrderDetailDrawer({
             </Card>
             <Card withBorder>
               <Title order={3} size="h5" mb="xs">
-                {t("detail.history")}
+                {t("detail.timeline")}
               </Title>
-              {d.history.length === 0 ? (
-                <Text c="dimmed">{t("detail.historyEmpty")}</Text>
-              ) : (
-                <Timeline bulletSize={14} lineWidth={2} data-testid="detail-history">
-                  {d.history.map(([state, at, note]) => (
-                    <Timeline.Item
-                      key={`${at}-${state}`}
-                      title={<StateBadge field="orderState" raw={state} />}
-                    >
-                      <Text size="xs" c="dimmed">
-                        {formatDateTime(at, loc)} {note}
-                      </Text>
-                    </Timeline.Item>
-                  ))}
-                </Timeline>
-              )}
+              <OrderTimeline events={d.timeline} />
             </Card>
           </>
         ) : null}

@@ -116,10 +116,20 @@ export function useSimulate(tradeNo: string) {
 
 export function useExport(onProgress: (p: ExportProgress) => void) {
   return useMutation({
-    mutationFn: ({ filter, path }: { filter: OrderFilter; path: string }) => {
+    mutationFn: ({
+      filter,
+      path,
+      overwrite,
+    }: {
+      filter: OrderFilter;
+      path: string;
+      overwrite: boolean;
+    }) => {
       const channel = new Channel<ExportProgress>();
       channel.onmessage = onProgress;
-      return unwrap(commands.ordersExport(filter, path, -new Date().getTimezoneOffset(), channel));
+      return unwrap(
+        commands.ordersExport(filter, path, overwrite, -new Date().getTimezoneOffset(), channel),
+      );
     },
   });
 }

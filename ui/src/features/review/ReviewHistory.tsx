@@ -1,4 +1,5 @@
 import { Badge, Button, Card, Table, Title } from "@mantine/core";
+import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastError } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
@@ -50,9 +51,7 @@ export function ReviewHistory({ tradeNo }: { tradeNo: string }) {
                             : "gray"
                     }
                   >
-                    {s.queued
-                      ? t("review.queued")
-                      : t(`journal.${s.outcome}`, { defaultValue: s.outcome })}
+                    {s.queued ? t("review.queued") : reviewOutcome(t, s.outcome)}
                   </Badge>
                 </Table.Td>
                 <Table.Td>
@@ -74,4 +73,13 @@ export function ReviewHistory({ tradeNo }: { tradeNo: string }) {
       </Table.ScrollContainer>
     </Card>
   );
+}
+
+/// A submission's outcome in the user's words: a journal status, or why nothing was sent
+/// (the desk's own reason, quoted).
+export function reviewOutcome(t: TFunction, outcome: string): string {
+  if (outcome.startsWith("error: ")) {
+    return t("review.notSent", { why: outcome.slice("error: ".length) });
+  }
+  return t(`journal.${outcome}`, { defaultValue: outcome });
 }
