@@ -26,6 +26,8 @@ const COMMANDS: &[&str] = &[
     "order_find",
     "orders_export",
     "default_export_path",
+    "export_save_as",
+    "file_exists",
     "filters_saved",
     "filter_save",
     "filter_delete",

@@ -45,6 +45,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             orders::order_find,
             orders::orders_export,
             orders::default_export_path,
+            orders::export_save_as,
+            orders::file_exists,
             orders::filters_saved,
             orders::filter_save,
             orders::filter_delete,
@@ -100,10 +102,33 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// The native file picker (`tauri-plugin-dialog`, from Rust only).
-fn pick(app: &tauri::AppHandle, purpose: state::PickPurpose) -> Vec<std::path::PathBuf> {
+/// The native file dialogs (`tauri-plugin-dialog`, from Rust only).
+fn pick(app: &tauri::AppHandle, pick: state::Pick) -> Vec<std::path::PathBuf> {
     use tauri_plugin_dialog::DialogExt;
     let d = app.dialog().file();
+    let purpose = match pick {
+        state::Pick::Open(purpose) => purpose,
+        state::Pick::Save {
+            extension,
+            suggested,
+        } => {
+            let d = match suggested.parent() {
+                Some(dir) => d.set_directory(dir),
+                None => d,
+            };
+            let name = suggested
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return d
+                .add_filter(extension.to_ascii_uppercase(), &[extension])
+                .set_file_name(name)
+                .blocking_save_file()
+                .and_then(|p| p.into_path().ok())
+                .into_iter()
+                .collect();
+        }
+    };
     let picked = match purpose {
         state::PickPurpose::Review => d
             .add_filter("PNG, JPEG, PDF", &["png", "jpg", "jpeg", "pdf"])
@@ -173,9 +198,7 @@ pub fn run() {
             }
             let handle = app.handle().clone();
             app.state::<state::AppState>()
-                .set_picker(state::Picker(Box::new(move |purpose| {
-                    pick(&handle, purpose)
-                })));
+                .set_picker(state::Picker(Box::new(move |asked| pick(&handle, asked))));
             // Open the active profile's desk while the web view loads the UI: its first
             // command then finds it open.
             let warm = app.handle().clone();

@@ -28,8 +28,20 @@ pub enum PickPurpose {
     Bulk,
 }
 
-/// Opens the system's file picker and blocks until it closes: the chosen paths.
-pub struct Picker(pub Box<dyn Fn(PickPurpose) -> Vec<std::path::PathBuf> + Send + Sync>);
+/// What the system's file dialog is asked: files to open, or where to save an export
+/// (`extension` `csv` or `xlsx`, `suggested` its full path). The save dialog itself asks
+/// before it replaces a file that is there.
+#[derive(Debug, Clone)]
+pub enum Pick {
+    Open(PickPurpose),
+    Save {
+        extension: &'static str,
+        suggested: std::path::PathBuf,
+    },
+}
+
+/// Opens the system's file dialog and blocks until it closes: the chosen paths.
+pub struct Picker(pub Box<dyn Fn(Pick) -> Vec<std::path::PathBuf> + Send + Sync>);
 
 impl std::fmt::Debug for Picker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -243,11 +243,42 @@ fn export_refuses_a_relative_path_naming_the_field() {
     let err = invoke(
         &f,
         "orders_export",
-        json!({ "filter": empty_filter(), "path": "orders.csv", "utcOffsetMinutes": 0, "onProgress": "__CHANNEL__:1" }),
+        json!({ "filter": empty_filter(), "path": "orders.csv", "overwrite": false, "utcOffsetMinutes": 0, "onProgress": "__CHANNEL__:1" }),
     )
     .expect_err("relative path");
     assert_eq!(err["code"], "validation", "{err}");
     assert_eq!(err["field"], "path");
+
+    // A file already there is never replaced without the user's yes: refused, named,
+    // and left as it was; the UI asks first (`file_exists`).
+    let dir = tempfile::tempdir().unwrap();
+    let there = dir.path().join("orders.csv");
+    std::fs::write(&there, "kept").unwrap();
+    let path = there.display().to_string();
+    assert_eq!(
+        invoke(&f, "file_exists", json!({ "path": path })).unwrap(),
+        json!(true)
+    );
+    let err = invoke(
+        &f,
+        "orders_export",
+        json!({ "filter": empty_filter(), "path": path, "overwrite": false, "utcOffsetMinutes": 0, "onProgress": "__CHANNEL__:1" }),
+    )
+    .expect_err("a file is there");
+    assert_eq!(err["field"], "path", "{err}");
+    assert!(
+        err["rule"].as_str().unwrap().contains("already there"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&there).unwrap(), "kept");
+    let err = invoke(
+        &f,
+        "audit_export",
+        json!({ "filter": {}, "path": path, "overwrite": false }),
+    )
+    .expect_err("a file is there");
+    assert_eq!(err["field"], "path", "{err}");
+    assert_eq!(std::fs::read_to_string(&there).unwrap(), "kept");
 }
 
 #[test]

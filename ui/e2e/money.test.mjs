@@ -246,7 +246,7 @@ async function cardMove(kind, amount) {
   }
   await h.typeInto(id("card-card"), "CARD-0001");
   await browser.keys("Escape");
-  await h.typeInto(id("card-currency"), "USD");
+  await h.choose(id("card-currency"), "USD");
   await h.typeInto(id("card-amount"), amount);
   await h.click(id("card-review"));
   await h.waitFor(id("card-confirm"));
@@ -308,6 +308,9 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
   // The window hands dropped files to the screen (the listener is allowed and set up).
   await h.waitFor(`${id("review-drop")}[data-ready="true"]`);
   await h.typeInto(id("review-trade-no"), tradeNo);
+  // Review types come from a list, each with its code beside it.
+  await h.choose(id("review-info-type-0"), "Remark · 2");
+  assert.equal(await (await h.waitFor(id("review-info-type-0"))).getValue(), "Remark · 2");
   await h.typeInto(id("review-info-0"), "Invoice 55");
   for (const f of [png, pdf]) {
     await h.typeInto(id("review-path"), f);
@@ -333,6 +336,16 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
     { timeout: 10_000, timeoutMsg: "the submission is not in the order's history" },
   );
   await h.shot("review-sent");
+  // The order's own page lists the submission in its timeline, and offers the upload.
+  await go("orders");
+  await h.typeInto(id("orders-search"), tradeNo);
+  await h.click(`${id("order-row")}[data-trade-no="${tradeNo}"]`);
+  await h.waitFor(`${id("timeline-item")}[data-type="review"]`, 20_000);
+  await h.waitFor(`${id("timeline-item")}[data-type="request"]`);
+  await h.waitFor(id("detail-review"));
+  await h.shot("order-timeline");
+  await browser.keys("Escape");
+  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 10_000 });
 });
 
 test("a notification from the sandbox appears in Events with a valid signature", async () => {

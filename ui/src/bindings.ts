@@ -28,7 +28,7 @@ export const commands = {
 	gatewayKeySet: (profile: string, text: string) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("gateway_key_set", { profile, text })),
 	tokenSet: (profile: string, token: string) => typedError<null, CoreError>(__TAURI_INVOKE("token_set", { profile, token })),
 	dashboard: () => typedError<Dashboard_Serialize, CoreError>(__TAURI_INVOKE("dashboard")),
-	/**  The currencies seen in the cache. */
+	/**  The merchant's currencies the desk knows (its orders' and balances'). */
 	currencies: () => typedError<string[], CoreError>(__TAURI_INVOKE("currencies")),
 	/**  The profile's state dictionary, for labels and filters. */
 	stateMeanings: () => typedError<StateMeaning[], CoreError>(__TAURI_INVOKE("state_meanings")),
@@ -41,7 +41,7 @@ export const commands = {
 	ordersSyncCancel: () => typedError<boolean, CoreError>(__TAURI_INVOKE("orders_sync_cancel")),
 	orderDetail: (tradeNo: string) => typedError<OrderDetail_Serialize, CoreError>(__TAURI_INVOKE("order_detail", { tradeNo })),
 	/**  A sandbox simulation action on an order (only on the built-in sandbox). */
-	sandboxSimulate: (tradeNo: string, action: SimulateAction, amount: string | null) => typedError<null, CoreError>(__TAURI_INVOKE("sandbox_simulate", { tradeNo, action, amount })),
+	sandboxSimulate: (tradeNo: string, action: SimulateAction, amount: string | null) => typedError<string | null, CoreError>(__TAURI_INVOKE("sandbox_simulate", { tradeNo, action, amount })),
 	/**
 	 *  The sandbox simulation actions that apply to a cached order now (none on a real
 	 *  gateway's profile).
@@ -54,14 +54,23 @@ export const commands = {
 	orderFind: (number: string) => typedError<string | null, CoreError>(__TAURI_INVOKE("order_find", { number })),
 	/**
 	 *  Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the
-	 *  user's UTC offset; answers with the number of rows.
+	 *  user's UTC offset; answers with the number of rows. A file already there is replaced
+	 *  only with `overwrite` (the user confirmed it).
 	 */
-	ordersExport: (filter: OrderFilter_Deserialize, path: string, utcOffsetMinutes: number, onProgress: Channel<ExportProgress>) => typedError<number, CoreError>(__TAURI_INVOKE("orders_export", { filter, path, utcOffsetMinutes, onProgress })),
+	ordersExport: (filter: OrderFilter_Deserialize, path: string, overwrite: boolean, utcOffsetMinutes: number, onProgress: Channel<ExportProgress>) => typedError<number, CoreError>(__TAURI_INVOKE("orders_export", { filter, path, overwrite, utcOffsetMinutes, onProgress })),
 	/**
 	 *  A file name in the user's downloads folder for an export of `what` (`orders` or
 	 *  `activity`) now, with the extension of `format` (`csv` or `xlsx`).
 	 */
 	defaultExportPath: (what: string, format: string) => typedError<string, CoreError>(__TAURI_INVOKE("default_export_path", { what, format })),
+	/**
+	 *  The system's save dialog for an export (`format` `csv` or `xlsx`), opened on the
+	 *  suggested file: the path chosen (the dialog asked before replacing a file that is
+	 *  there), none when cancelled.
+	 */
+	exportSaveAs: (format: string, suggested: string) => typedError<string | null, CoreError>(__TAURI_INVOKE("export_save_as", { format, suggested })),
+	/**  Whether a file is at `path` already (the export asks before replacing it). */
+	fileExists: (path: string) => typedError<boolean, CoreError>(__TAURI_INVOKE("file_exists", { path })),
 	filtersSaved: () => typedError<SavedFilter_Serialize[], CoreError>(__TAURI_INVOKE("filters_saved")),
 	filterSave: (name: string, filter: OrderFilter_Deserialize) => typedError<null, CoreError>(__TAURI_INVOKE("filter_save", { name, filter })),
 	filterDelete: (name: string) => typedError<null, CoreError>(__TAURI_INVOKE("filter_delete", { name })),
@@ -77,8 +86,11 @@ export const commands = {
 	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry[], CoreError>(__TAURI_INVOKE("audit_list", { filter })),
 	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
 	auditVerify: () => typedError<ChainCheck_Serialize, CoreError>(__TAURI_INVOKE("audit_verify")),
-	/**  Writes every entry matching the filter to a CSV file; answers with the row count. */
-	auditExport: (filter: AuditFilter_Deserialize, path: string) => typedError<number, CoreError>(__TAURI_INVOKE("audit_export", { filter, path })),
+	/**
+	 *  Writes every entry matching the filter to a CSV file; answers with the row count.
+	 *  A file already there is replaced only with `overwrite`.
+	 */
+	auditExport: (filter: AuditFilter_Deserialize, path: string, overwrite: boolean) => typedError<number, CoreError>(__TAURI_INVOKE("audit_export", { filter, path, overwrite })),
 	/**
 	 *  A new merchant order number for a form that just opened (`PI` payin, `PO` payout,
 	 *  `TU` card top-up, `WD` card withdrawal, `RV` review submission).
@@ -904,29 +916,29 @@ export type NotifyTarget_Serialize =
 /**  A real gateway's profile without a `notifyUrl` (saved by an older version). */
 { kind: "missing" };
 
-/**  An order's detail: the cached row, its history, and a live query when reachable. */
+/**  An order's detail: the cached row, its timeline, and a live query when reachable. */
 export type OrderDetail = OrderDetail_Serialize | OrderDetail_Deserialize;
 
-/**  An order's detail: the cached row, its history, and a live query when reachable. */
+/**  An order's detail: the cached row, its timeline, and a live query when reachable. */
 export type OrderDetail_Deserialize = {
 	order?: CachedOrder_Deserialize | null,
-	/**  Each state the order was seen in: (state, UTC millis, how it was seen). */
-	history: ([number, number, string])[],
 	live?: OrderRecord_Deserialize | null,
 	signature?: SignatureStatus | null,
 	/**  Why the live query failed, if it did. */
 	liveError?: string | null,
+	/**  What the desk knows happened to the order, oldest first. */
+	timeline: TimelineEvent_Deserialize[],
 };
 
-/**  An order's detail: the cached row, its history, and a live query when reachable. */
+/**  An order's detail: the cached row, its timeline, and a live query when reachable. */
 export type OrderDetail_Serialize = {
 	order: CachedOrder_Serialize | null,
-	/**  Each state the order was seen in: (state, UTC millis, how it was seen). */
-	history: ([number, number, string])[],
 	live: OrderRecord_Serialize | null,
 	signature: SignatureStatus | null,
 	/**  Why the live query failed, if it did. */
 	liveError: string | null,
+	/**  What the desk knows happened to the order, oldest first. */
+	timeline: TimelineEvent_Serialize[],
 };
 
 /**  Filters of the orders table; every one optional. */
@@ -1802,6 +1814,51 @@ export type SyncReport_Serialize = {
 	refusedCount: number,
 	refused: string[],
 };
+
+/**  One thing that happened to an order, with when the desk learned of it (UTC millis). */
+export type TimelineEvent = TimelineEvent_Serialize | TimelineEvent_Deserialize;
+
+/**  One thing that happened to an order, with when the desk learned of it (UTC millis). */
+export type TimelineEvent_Deserialize = 
+/**
+ *  The order was seen in `state` (a list state code): `how` is `made here`,
+ *  `first seen` or `sync`.
+ */
+{ type: "state"; at: number; state: number; how: string } | 
+/**
+ *  A journal entry about the order (the request that made it, a card operation, a
+ *  review submission) as it stands now.
+ */
+{ type: "request"; at: number; id: number; operation: JournalOperation; status: Status; merOrderNo: string; code?: string | null } | 
+/**  A refund or chargeback as a query last gave it (`at` is when it was fetched). */
+{ type: "reversal"; at: number; kind: string; refundNo: string; state: string; amount?: string | null; currency: string } | 
+/**  A notification the gateway sent about the order. */
+{ type: "notification"; at: number; id: number; kind: string; signatureOk: boolean } | 
+/**  Review documents submitted for the order. */
+{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string } | 
+/**  An audit entry naming the order. */
+{ type: "audit"; at: number; id: number; operation: string; operator: string; result: string };
+
+/**  One thing that happened to an order, with when the desk learned of it (UTC millis). */
+export type TimelineEvent_Serialize = 
+/**
+ *  The order was seen in `state` (a list state code): `how` is `made here`,
+ *  `first seen` or `sync`.
+ */
+{ type: "state"; at: number; state: number; how: string } | 
+/**
+ *  A journal entry about the order (the request that made it, a card operation, a
+ *  review submission) as it stands now.
+ */
+{ type: "request"; at: number; id: number; operation: JournalOperation; status: Status; merOrderNo: string; code: string | null } | 
+/**  A refund or chargeback as a query last gave it (`at` is when it was fetched). */
+{ type: "reversal"; at: number; kind: string; refundNo: string; state: string; amount: string | null; currency: string } | 
+/**  A notification the gateway sent about the order. */
+{ type: "notification"; at: number; id: number; kind: string; signatureOk: boolean } | 
+/**  Review documents submitted for the order. */
+{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string } | 
+/**  An audit entry naming the order. */
+{ type: "audit"; at: number; id: number; operation: string; operator: string; result: string };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

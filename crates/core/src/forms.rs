@@ -754,9 +754,10 @@ mod tests {
             field_of(check(payin(PayinMethod::Pix).build(&WHO).unwrap())),
             "name"
         );
+        // SEPA: the payer's name; their browser is optional (the desk does not know it).
         assert_eq!(
             field_of(check(payin(PayinMethod::Sepa).build(&WHO).unwrap())),
-            "userAgent"
+            "billingFirstName"
         );
         assert_eq!(
             field_of(check(payin(PayinMethod::ApplePay).build(&WHO).unwrap())),

@@ -1,6 +1,5 @@
 //! Activity: the chained audit log, its check, and its export.
 
-use paydesk_core::CoreError;
 use paydesk_core::audit::{AuditEntry, AuditFilter, ChainCheck};
 use tauri::State;
 
@@ -35,17 +34,16 @@ pub async fn audit_verify(state: State<'_, AppState>) -> CmdResult<ChainCheck> {
 }
 
 /// Writes every entry matching the filter to a CSV file; answers with the row count.
+/// A file already there is replaced only with `overwrite`.
 #[tauri::command]
 #[specta::specta]
 pub async fn audit_export(
     state: State<'_, AppState>,
     filter: AuditFilter,
     path: String,
+    overwrite: bool,
 ) -> CmdResult<u32> {
-    let path = std::path::PathBuf::from(path.trim());
-    if !path.is_absolute() {
-        return Err(CoreError::validation("path", "must be a full path"));
-    }
+    let path = super::export_target(&path, overwrite)?;
     let desk = state.desk().await?;
     let n = tokio::task::spawn_blocking(move || {
         desk.export_audit(

@@ -10,3 +10,25 @@ pub mod records;
 pub mod settings;
 
 pub type CmdResult<T> = Result<T, paydesk_core::CoreError>;
+
+/// Where an export goes: a full path, and not a file that is there unless the user
+/// confirmed replacing it (`overwrite`; the save dialog asks that itself).
+pub(crate) fn export_target(path: &str, overwrite: bool) -> CmdResult<std::path::PathBuf> {
+    let path = std::path::PathBuf::from(path.trim());
+    if !path.is_absolute() {
+        return Err(paydesk_core::CoreError::validation(
+            "path",
+            "must be a full path",
+        ));
+    }
+    if !overwrite && path.exists() {
+        return Err(paydesk_core::CoreError::validation(
+            "path",
+            format!(
+                "{} is already there: confirm to replace it, or choose another name",
+                path.display()
+            ),
+        ));
+    }
+    Ok(path)
+}

@@ -135,7 +135,7 @@ pub async fn files_pick(
     let picker = state
         .picker()
         .ok_or_else(|| paydesk_core::CoreError::internal("no file picker in this window"))?;
-    let picked = tokio::task::block_in_place(|| (picker.0)(purpose));
+    let picked = tokio::task::block_in_place(|| (picker.0)(crate::state::Pick::Open(purpose)));
     Ok(picked
         .into_iter()
         .map(|p| p.display().to_string())

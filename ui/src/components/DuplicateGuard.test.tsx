@@ -101,7 +101,11 @@ describe("the duplicate guard", () => {
         return Promise.resolve(receipt);
       }
       if (cmd === "journal_entry" || cmd === "journal_reconcile") {
-        return Promise.resolve(entry({}));
+        return Promise.resolve(
+          entry({
+            request: { sourceAmount: "88.00", currencyCode: "MXN", clabe: "0020******7771" },
+          }),
+        );
       }
       return Promise.reject({ code: "internal", message: `unexpected ${cmd}` });
     });
@@ -110,6 +114,9 @@ describe("the duplicate guard", () => {
 
     const guard = await screen.findByTestId("duplicate-guard");
     expect(guard.textContent).toContain("PO-EARLIER-1");
+    // The earlier request in the user's words, not the desk's English line.
+    await waitFor(() => expect(guard.textContent).toContain("CLABE payout"));
+    expect(guard.textContent).not.toContain("payout CLABE");
     expect(guard.textContent).toContain("Nothing was sent.");
     expect(guard.getAttribute("data-earlier-status")).toBe("unknown");
 

@@ -6,6 +6,7 @@ import { useJournalEntry } from "../features/money/queries";
 import { locale } from "../i18n";
 import { formatAge } from "../lib/format";
 import { coreError } from "../lib/ipc";
+import { entrySummary } from "../lib/summary";
 import type { CoreError, Receipt } from "../lib/types";
 import { ErrorAlert } from "./ErrorAlert";
 import { ReceiptView } from "./ReceiptView";
@@ -66,6 +67,14 @@ function Guard({
   const [showEarlier, setShowEarlier] = useState(false);
   const [confirmed, setConfirmed] = useState(false);
   const status = t(`journal.${d.earlier_status}`, { defaultValue: d.earlier_status });
+  // The earlier entry in the user's words, read from its request; the desk's own line
+  // (English) only if the entry cannot be read.
+  const earlier = useJournalEntry(d.earlier_id);
+  const summary = earlier.data
+    ? entrySummary(earlier.data, t, loc)
+    : earlier.error
+      ? d.summary
+      : "…";
   return (
     <Alert
       color="orange"
@@ -79,7 +88,7 @@ function Guard({
       <Stack gap="sm">
         <Text size="sm">
           {t("duplicate.body", {
-            summary: d.summary,
+            summary,
             merOrderNo: d.earlier_mer_order_no,
             status,
             age: formatAge(d.age_secs, loc),

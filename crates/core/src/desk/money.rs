@@ -59,12 +59,8 @@ impl Desk {
     where
         O::Output: TradeNo,
     {
-        let r = self.submit(op, mer_order_no, &summary).await?;
-        if r.entry.status == Status::Accepted {
-            // The method travels in a header, not in the request the journal keeps.
-            self.cache_made(&r.entry, Some(method), None);
-        }
-        Ok(r)
+        self.submit_order(op, mer_order_no, &summary, Some(method))
+            .await
     }
 
     pub async fn payin_v2(
@@ -252,6 +248,7 @@ impl Desk {
         paydesk_gateway::validate::required("tradeNo", req.trade_no.trim())?;
         paydesk_gateway::validate::required("reference", reference.trim())?;
         let trade_no = req.trade_no.trim();
+        self.reviewable(trade_no)?;
         if req.info.is_empty() && req.files.is_empty() {
             return Err(CoreError::validation(
                 "infoList",
@@ -326,6 +323,34 @@ impl Desk {
             request: &request,
         })?;
         r
+    }
+
+    /// Refuses, before anything is read or sent, a review of an order the desk knows is
+    /// not a bank transfer: review documents are for bank-transfer (SEPA) payins only. An
+    /// order whose method the desk does not know (listed, not made here) goes to the
+    /// gateway, which decides.
+    fn reviewable(&self, trade_no: &str) -> CoreResult<()> {
+        let Some(order) = self.store.orders().get(trade_no)? else {
+            return Ok(());
+        };
+        let kind = order
+            .kind
+            .filter(|k| *k != crate::store::orders::OrderKind::Payin);
+        let method = Some(order.method.as_str()).filter(|m| !m.is_empty() && *m != "SEPA");
+        if kind.is_none() && method.is_none() {
+            return Ok(());
+        }
+        let what = match (kind, method) {
+            (Some(k), _) => format!("a {}", k.label()),
+            (None, Some(m)) => format!("a {m} payin"),
+            (None, None) => unreachable!("checked above"),
+        };
+        Err(CoreError::validation(
+            "tradeNo",
+            format!(
+                "order {trade_no} is {what}: review documents are only for bank-transfer (SEPA) payins"
+            ),
+        ))
     }
 
     /// Sends a queued review submission again, with the same reference.

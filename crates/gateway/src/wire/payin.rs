@@ -160,6 +160,10 @@ pub struct GcashExtras {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SepaExtras {
+    /// The payer's browser, when the merchant knows it (a back office entering a bank
+    /// transfer for a payer does not): the interface names the field, not whether it is
+    /// required, so an empty one is left out rather than filled with the desk's own.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub user_agent: String,
     pub billing_first_name: String,
     pub billing_last_name: String,
@@ -268,7 +272,6 @@ impl V1Method {
                 Ok(())
             }
             Self::Sepa(s) => {
-                v::required("userAgent", &s.user_agent)?;
                 v::required("billingFirstName", &s.billing_first_name)?;
                 v::required("billingLastName", &s.billing_last_name)
             }
@@ -406,3 +409,25 @@ impl Operation for V1VnBankPayment {
 }
 
 crate::masked_debug!(PixExtras);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sepa_payin_without_the_payers_browser_leaves_the_field_out() {
+        let extras = |ua: &str| SepaExtras {
+            user_agent: ua.into(),
+            billing_first_name: "Ana".into(),
+            billing_last_name: "Lima".into(),
+        };
+        let unknown = serde_json::to_value(extras("")).unwrap();
+        assert_eq!(
+            unknown,
+            serde_json::json!({"billingFirstName": "Ana", "billingLastName": "Lima"})
+        );
+        assert!(V1Method::Sepa(extras("")).validate().is_ok());
+        let known = serde_json::to_value(extras("Mozilla/5.0")).unwrap();
+        assert_eq!(known["userAgent"], "Mozilla/5.0");
+    }
+}

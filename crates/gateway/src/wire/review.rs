@@ -5,12 +5,6 @@ use serde::{Deserialize, Serialize};
 use super::{Generation, HeaderSpec, MerNo, NoData, Operation};
 use crate::validate::{self as v, FieldError};
 
-/// `infoType` codes whose meaning the project knows (only `1` and `2` appear in the
-/// interface's examples); others are sent and shown raw.
-pub const INFO_TYPES: &[(&str, &str)] = &[("1", "invoice or order reference"), ("2", "remark")];
-/// `fileType` codes whose meaning the project knows (only `21` and `22` appear).
-pub const FILE_TYPES: &[(&str, &str)] = &[("21", "identity document"), ("22", "proof of payment")];
-
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InfoItem {

@@ -7,6 +7,7 @@ import {
   List,
   Loader,
   ScrollArea,
+  Select,
   Stack,
   Table,
   Text,
@@ -21,6 +22,8 @@ import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTime } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
+import { OPERATIONS, operationLabel } from "../../lib/operations";
+import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
 import { useAuditChain, useAuditExport, useAuditList, useDefaultPath } from "./queries";
 
 function Chain() {
@@ -95,6 +98,12 @@ export function ActivityPage() {
   const q = useMemo(() => ({ operation: op || null, text: txt || null }), [op, txt]);
   const list = useAuditList(q);
   const exp = useAuditExport();
+  const target = useSaveTarget((to, overwrite) =>
+    exp.mutate(
+      { q, path: to, overwrite },
+      { onSuccess: (n) => toastOk(t("activity.exported", { count: n, path: to })) },
+    ),
+  );
   const suggested = useDefaultPath();
   const [path, setPath] = useState("");
   useEffect(() => {
@@ -109,12 +118,16 @@ export function ActivityPage() {
         <Chain />
       </Card>
       <Group align="flex-end">
-        <TextInput
+        <Select
           label={t("activity.operation")}
-          placeholder="v2.payout"
-          value={operation}
-          onChange={(e) => setOperation(e.currentTarget.value)}
-          w={200}
+          placeholder={t("common.all")}
+          clearable
+          searchable
+          data={OPERATIONS.map((op) => ({ value: op, label: operationLabel(t, op) }))}
+          value={operation || null}
+          onChange={(v) => setOperation(v ?? "")}
+          w={260}
+          data-testid="audit-operation"
         />
         <TextInput
           label={t("activity.search")}
@@ -147,7 +160,7 @@ export function ActivityPage() {
                     <Table.Td>{e.id}</Table.Td>
                     <Table.Td>{formatDateTime(e.at, loc)}</Table.Td>
                     <Table.Td>{e.operator}</Table.Td>
-                    <Table.Td>{e.operation}</Table.Td>
+                    <Table.Td title={e.operation}>{operationLabel(t, e.operation)}</Table.Td>
                     <Table.Td style={{ wordBreak: "break-all" }}>{e.identifiers}</Table.Td>
                     <Table.Td>
                       <Badge
@@ -175,23 +188,22 @@ export function ActivityPage() {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          exp.mutate(
-            { q, path },
-            {
-              onSuccess: (n) => toastOk(t("activity.exported", { count: n, path })),
-            },
-          );
+          void target.submit(path);
         }}
       >
         <Group align="flex-end">
           <TextInput
             label={t("activity.exportPath")}
             value={path}
-            onChange={(e) => setPath(e.currentTarget.value)}
+            onChange={(e) => {
+              target.dismiss();
+              setPath(e.currentTarget.value);
+            }}
             error={pathError}
             w={460}
             data-testid="audit-export-path"
           />
+          <ChooseButton onClick={() => void target.choose("csv", path, setPath)} />
           <Button
             type="submit"
             variant="default"
@@ -202,6 +214,7 @@ export function ActivityPage() {
             {t("activity.export")}
           </Button>
         </Group>
+        <ReplaceQuestion path={target.asking} onReplace={target.replace} onKeep={target.dismiss} />
         {exp.isSuccess ? (
           <Text size="sm" mt="xs" data-testid="audit-export-result" data-rows={exp.data}>
             {t("activity.exported", { count: exp.data, path })}

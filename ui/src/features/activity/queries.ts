@@ -27,8 +27,8 @@ export function useAuditChain() {
 
 export function useAuditExport() {
   return useMutation({
-    mutationFn: ({ q, path }: { q: AuditQuery; path: string }) =>
-      unwrap(commands.auditExport({ ...filterOf(q), limit: null }, path)),
+    mutationFn: ({ q, path, overwrite }: { q: AuditQuery; path: string; overwrite: boolean }) =>
+      unwrap(commands.auditExport({ ...filterOf(q), limit: null }, path, overwrite)),
   });
 }
 

@@ -19,7 +19,10 @@ describe("the cards screen", () => {
     await waitFor(() => expect(screen.getByDisplayValue("TU-1")).toBeTruthy());
     typeIn("card-card", "APP-7");
     typeIn("card-amount", "12.50");
+    // The currency is chosen from the list (searched by code), never typed free.
+    fireEvent.click(screen.getByTestId("card-currency"));
     typeIn("card-currency", "usd");
+    fireEvent.click(await screen.findByText("USD · US Dollar"));
 
     fireEvent.click(screen.getByLabelText("Withdraw"));
     await waitFor(() => expect(screen.getByTestId("card-amount")).toHaveProperty("value", ""));
@@ -28,7 +31,7 @@ describe("the cards screen", () => {
     fireEvent.click(screen.getByLabelText("Top up"));
     await waitFor(() => expect(screen.getByTestId("card-amount")).toHaveProperty("value", "12.50"));
     expect(screen.getByTestId("card-card")).toHaveProperty("value", "APP-7");
-    expect(screen.getByTestId("card-currency")).toHaveProperty("value", "USD");
+    expect(screen.getByTestId("card-currency")).toHaveProperty("value", "USD · US Dollar");
     fireEvent.click(screen.getByLabelText("Withdraw"));
     await waitFor(() => expect(screen.getByTestId("card-amount")).toHaveProperty("value", "3.00"));
   });

@@ -23,6 +23,7 @@ import { locale } from "../../i18n";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import type { CardForm, CardMove, Receipt } from "../../lib/types";
+import { CurrencySelect } from "../money/CurrencySelect";
 import { useOrderNo } from "../money/queries";
 import { useCardMove, useCardOperations, useCards } from "./queries";
 
@@ -101,17 +102,15 @@ function MoveForm({
               error={err("amount")}
               data-testid="card-amount"
             />
-            <TextInput
+            <CurrencySelect
               label={t("cards.currency")}
-              required
-              maxLength={3}
               value={currency}
-              onChange={(e) => {
+              onChange={(c) => {
                 failure.edited("currency");
-                setCurrency(e.currentTarget.value.toUpperCase());
+                setCurrency(c);
               }}
               error={err("currency")}
-              data-testid="card-currency"
+              testId="card-currency"
             />
           </Group>
           <TextInput

@@ -15,6 +15,7 @@ import { locale } from "../../i18n";
 import { formatCount, timeZoneLabel } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import type { ExportProgress, OrderFilter } from "../../lib/types";
+import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
 import { useExport, useSuggestedExportPath } from "./queries";
 
 interface Props {
@@ -37,19 +38,20 @@ export const ExportModal = memo(function ExportModal({ opened, onClose, filter, 
     if (suggested.data) setPath(suggested.data);
   }, [suggested.data]);
   const pathError = fieldOf(run.error)?.field === "path" ? fieldOf(run.error)?.rule : undefined;
+  const target = useSaveTarget((to, overwrite) => {
+    setProgress(null);
+    run.mutate(
+      { filter, path: to, overwrite },
+      { onSuccess: (n) => toastOk(t("orders.exportDone", { count: n, path: to })) },
+    );
+  });
 
   return (
     <Modal opened={opened} onClose={onClose} title={t("orders.exportTitle")} size="lg">
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          setProgress(null);
-          run.mutate(
-            { filter, path },
-            {
-              onSuccess: (n) => toastOk(t("orders.exportDone", { count: n, path })),
-            },
-          );
+          void target.submit(path);
         }}
       >
         <Stack>
@@ -62,13 +64,25 @@ export const ExportModal = memo(function ExportModal({ opened, onClose, filter, 
               { value: "xlsx", label: "XLSX" },
             ]}
           />
-          <TextInput
-            label={t("orders.exportPath")}
-            description={t("orders.exportPathHint")}
-            value={path}
-            onChange={(e) => setPath(e.currentTarget.value)}
-            error={pathError}
-            data-testid="export-path"
+          <Group align="flex-end" wrap="nowrap">
+            <TextInput
+              label={t("orders.exportPath")}
+              description={t("orders.exportPathHint")}
+              value={path}
+              onChange={(e) => {
+                target.dismiss();
+                setPath(e.currentTarget.value);
+              }}
+              error={pathError}
+              style={{ flex: 1 }}
+              data-testid="export-path"
+            />
+            <ChooseButton onClick={() => void target.choose(format, path, setPath)} />
+          </Group>
+          <ReplaceQuestion
+            path={target.asking}
+            onReplace={target.replace}
+            onKeep={target.dismiss}
           />
           <Text size="sm" c="dimmed">
             {t("orders.timeZone", { tz: timeZoneLabel() })}

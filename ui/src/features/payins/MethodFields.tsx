@@ -52,7 +52,7 @@ export function SepaFields({ form, set, err }: FieldsProps) {
       </Group>
       <TextInput
         label={t("payins.userAgent")}
-        required
+        description={t("payins.userAgentOptional")}
         value={form.userAgent}
         onChange={(e) => set("userAgent", e.currentTarget.value)}
         error={err("userAgent")}

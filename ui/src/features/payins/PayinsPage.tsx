@@ -15,6 +15,7 @@ import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/Dupl
 import { FormError } from "../../components/ErrorAlert";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayinMethod, ProductLine, Receipt } from "../../lib/types";
+import { CurrencySelect } from "../money/CurrencySelect";
 import { useEntryNow, useOrderNo } from "../money/queries";
 import { BrowserFields, GcashFields, PixFields, SepaFields, VnBankFields } from "./MethodFields";
 import { blankPayin, CURRENCY, type FieldsProps, METHODS, WALLETS } from "./methods";
@@ -114,14 +115,12 @@ export function PayinsPage() {
                   inputMode="decimal"
                   data-testid="payin-amount"
                 />
-                <TextInput
+                <CurrencySelect
                   label={t("payins.currency")}
-                  required
                   value={form.currency}
-                  onChange={(e) => set("currency", e.currentTarget.value.toUpperCase())}
+                  onChange={(c) => set("currency", c)}
                   error={err("currency")}
-                  maxLength={3}
-                  data-testid="payin-currency"
+                  testId="payin-currency"
                 />
               </Group>
               <Group grow align="flex-start">

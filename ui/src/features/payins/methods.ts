@@ -50,7 +50,8 @@ export function blankPayin(method: PayinMethod): PayinDraft {
     socialSecurityNumber: "",
     firstName: "",
     lastName: "",
-    userAgent: navigator.userAgent,
+    // The payer's browser is not the desk's: left empty unless the payer's is known.
+    userAgent: "",
     browser: {
       screenHeight: String(window.screen.height),
       screenWidth: String(window.screen.width),

@@ -274,7 +274,7 @@ describe("the payout tabs", () => {
     await screen.findByTestId("payout-clabe");
     expect(screen.getByTestId("payout-amount")).toHaveProperty("value", "77.00");
     expect(screen.getByTestId("payout-clabe")).toHaveProperty("value", "002010077777777771");
-    expect(screen.getByTestId("payout-currency")).toHaveProperty("value", "MXN");
+    expect(screen.getByTestId("payout-currency")).toHaveProperty("value", "MXN · Mexican Peso");
     fireEvent.click(screen.getByTestId("tab-bulk"));
     expect(screen.getByTestId("bulk-path")).toHaveProperty("value", "/tmp/p.csv");
     // One of each field on screen: the hidden tabs' fields are not in the page.

@@ -18,6 +18,7 @@ import { ReceiptView } from "../../components/ReceiptView";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayoutKind, Receipt } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
+import { CurrencySelect } from "../money/CurrencySelect";
 import { useEntryNow, useOrderNo } from "../money/queries";
 import { PayoutConfirm } from "./PayoutConfirm";
 import {
@@ -98,14 +99,12 @@ export function SinglePayout({
                 error={err("amount")}
                 data-testid="payout-amount"
               />
-              <TextInput
+              <CurrencySelect
                 label={t("payouts.currency")}
-                required
-                maxLength={3}
                 value={form.currency}
-                onChange={(e) => set("currency", e.currentTarget.value.toUpperCase())}
+                onChange={(c) => set("currency", c)}
                 error={err("currency")}
-                data-testid="payout-currency"
+                testId="payout-currency"
               />
             </Group>
             {kind === "CLABE" ? (

@@ -272,7 +272,8 @@ function Cached({ initial }: { initial: string }) {
                   <Table.Td>{formatMoney(r.amount, r.currency, loc)}</Table.Td>
                   <Table.Td>{formatMoney(r.fee, r.currency, loc)}</Table.Td>
                   <Table.Td>
-                    {state(r.kind === "refund" ? "refundState" : "queryStatus", r.state)}
+                    {state(r.kind === "refund" ? "refundState" : "queryStatus", r.state) ||
+                      t("orders.notGiven")}
                   </Table.Td>
                   <Table.Td>{state("settle", r.settle)}</Table.Td>
                   <Table.Td>{formatDateTimeShort(r.fetchedAt, loc)}</Table.Td>

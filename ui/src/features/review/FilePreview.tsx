@@ -1,11 +1,9 @@
-import { ActionIcon, Autocomplete, Group, Image, Paper, Stack, Text } from "@mantine/core";
+import { ActionIcon, Group, Image, Paper, Stack, Text } from "@mantine/core";
 import { IconFileTypePdf, IconTrash } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
 import type { FileCheck } from "../../lib/types";
+import { CodeSelect } from "./CodeSelect";
 import { PdfThumb } from "./PdfThumb";
-
-/// File type codes the interface shows in its examples; others are typed in.
-const FILE_CODES = ["21", "22"];
 
 /// A file chosen for the submission, as Rust checked it, with its type code.
 export type Chosen = { check: FileCheck; code: string };
@@ -42,12 +40,13 @@ export function FilePreview({
             })}
             {f.check.pages !== null ? ` · ${t("review.pages", { count: f.check.pages })}` : ""}
           </Text>
-          <Autocomplete
+          <CodeSelect
+            kind="file"
             label={t("review.fileType")}
             size="xs"
-            data={FILE_CODES}
             value={f.code}
             onChange={onCode}
+            testId="review-file-type"
           />
         </Stack>
         <ActionIcon

@@ -1,9 +1,7 @@
-import { ActionIcon, Autocomplete, Button, Group, TextInput } from "@mantine/core";
+import { ActionIcon, Button, Group, TextInput } from "@mantine/core";
 import { IconPlus, IconTrash } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
-
-/// Information type codes the interface shows in its examples; others are typed in.
-const INFO_CODES = ["1", "2"];
+import { CodeSelect } from "./CodeSelect";
 
 /// One item of information about the order: its type code and its text.
 export type Info = { code: string; content: string };
@@ -30,16 +28,16 @@ export function InfoItems({
       {info.map((item, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: items have no identity but their place
         <Group key={i} align="flex-start" wrap="nowrap">
-          <Autocomplete
+          <CodeSelect
+            kind="info"
             label={t("review.infoType")}
-            w={120}
-            data={INFO_CODES}
             value={item.code}
             onChange={(v) => {
               edited(`infoList[${i}].infoType`);
               onChange(info.map((x, j) => (j === i ? { ...x, code: v } : x)));
             }}
             error={err(`infoList[${i}].infoType`)}
+            testId={`review-info-type-${i}`}
           />
           <TextInput
             label={t("review.infoContent")}
