@@ -1,6 +1,7 @@
-import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { cleanup, fireEvent, screen, waitFor } from "@testing-library/react";
 import { createMemoryRouter, RouterProvider } from "react-router";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { CachedOrder } from "../../lib/types";
 import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
 import { OrdersPage } from "./OrdersPage";
@@ -48,5 +49,98 @@ describe("the orders screen's detail drawer", () => {
     await router.navigate("/orders?order=T1");
     const detail = await screen.findByTestId("order-detail");
     expect(detail.getAttribute("data-trade-no")).toBe("T1");
+  });
+});
+
+const order: CachedOrder = {
+  tradeNo: "T1",
+  merOrderNo: "M1",
+  state: 7,
+  method: "",
+  currency: "USD",
+  sourceAmount: "10.00",
+  refundCurrency: "",
+  settlementCurrency: "",
+  refusalPayReason: "",
+  message: "",
+  createdAt: 1_795_000_000_000,
+  syncedAt: 1_795_000_000_000,
+  signatureVerified: true,
+  handlingFee: null,
+  receiveAmount: null,
+  settleAmount: null,
+  rollingReserve: null,
+  transactionFixedFee: null,
+  refundAmount: null,
+  rollingReserveStatus: null,
+  settle: null,
+  kind: null,
+  madeAt: null,
+};
+
+const headers = () =>
+  [...document.querySelectorAll('[data-testid="orders-table"] th')].map((h) => h.textContent);
+
+describe("the orders screen's column chooser", () => {
+  beforeEach(() => {
+    localStorage.clear();
+    invoke.mockReset();
+    invoke.mockImplementation((cmd: string) =>
+      Promise.resolve(
+        cmd === "orders_page"
+          ? { rows: [order], total: 1, offset: 0 }
+          : cmd === "state_meanings"
+            ? []
+            : [],
+      ),
+    );
+    // jsdom lays nothing out: the table's scroll area is given the size it has on screen.
+    vi.spyOn(Element.prototype, "clientWidth", "get").mockReturnValue(1000);
+    vi.spyOn(Element.prototype, "clientHeight", "get").mockReturnValue(400);
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  it("hides a column, and the table still hides it when the screen opens again", async () => {
+    const first = ordersAt("/orders");
+    await screen.findByTestId("order-row");
+    expect(headers()).toContain("Fee");
+    fireEvent.click(screen.getByTestId("column-chooser"));
+    const fee = await screen.findByRole("checkbox", { name: "Fee" });
+    expect((fee as HTMLInputElement).checked).toBe(true);
+    fireEvent.click(fee);
+    await waitFor(() => expect(headers()).not.toContain("Fee"));
+    expect(headers()).toContain("Amount");
+    expect(screen.getByTestId("order-row").querySelectorAll("td")).toHaveLength(headers().length);
+    expect(JSON.parse(localStorage.getItem("paydesk.orders.hiddenColumns") ?? "[]")).toEqual([
+      "fee",
+    ]);
+    first.router.dispose();
+    cleanup();
+    ordersAt("/orders");
+    await screen.findByTestId("order-row");
+    expect(headers()).not.toContain("Fee");
+  });
+
+  it("keeps at least one column", async () => {
+    localStorage.setItem(
+      "paydesk.orders.hiddenColumns",
+      JSON.stringify([
+        "createdAt",
+        "kind",
+        "tradeNo",
+        "merOrderNo",
+        "state",
+        "method",
+        "sourceAmount",
+        "fee",
+        "settle",
+      ]),
+    );
+    ordersAt("/orders");
+    await screen.findByTestId("order-row");
+    expect(headers()).toEqual(["Signature"]);
+    fireEvent.click(screen.getByTestId("column-chooser"));
+    const last = await screen.findByRole("checkbox", { name: "Signature" });
+    expect((last as HTMLInputElement).disabled).toBe(true);
   });
 });

@@ -6,6 +6,7 @@ import {
   getCoreRowModel,
   type SortingState,
   useReactTable,
+  type VisibilityState,
 } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useMemo, useRef } from "react";
@@ -14,9 +15,13 @@ import { StateBadge, useMeaning } from "../../components/StateBadge";
 import { locale } from "../../i18n";
 import { formatDateTimeShort, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderFilter, SortKey } from "../../lib/types";
+import { ORDER_COLUMNS, type OrderColumn } from "./columns";
 import { PAGE_SIZE, useOrderPages } from "./queries";
 
-const ROW_HEIGHT = 38;
+/// A row's height: one line of text or a badge, so a 1280×800 window shows 20 rows.
+export const ROW_HEIGHT = 28;
+
+const columnWidth = (id: OrderColumn) => ORDER_COLUMNS.find((c) => c.id === id)?.size ?? 120;
 
 /// A row of the visible window: loaded, or still on its way.
 type Slot = { index: number; order: CachedOrder | null };
@@ -32,7 +37,11 @@ interface Props {
   filter: OrderFilter;
   onSort: (sort: SortKey, descending: boolean) => void;
   onOpen: (tradeNo: string) => void;
+  /// The columns the user hid (the column chooser's).
+  hidden?: string[];
 }
+
+const NONE: string[] = [];
 
 /// What the gateway's list does not say, said as such (muted, with the reason on hover).
 function NotGiven() {
@@ -49,7 +58,12 @@ function NotGiven() {
 /// The orders table: a virtual window over every cached row that matches the filter.
 /// Only the rows on screen exist in the DOM, and only their pages (100 rows) are read
 /// from the cache, so a million rows scroll like a hundred.
-export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }: Props) {
+export const OrdersTable = memo(function OrdersTable({
+  filter,
+  onSort,
+  onOpen,
+  hidden = NONE,
+}: Props) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const read = useMeaning();
@@ -84,7 +98,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
       {
         id: "createdAt",
         header: t("orders.col.created"),
-        size: 150,
+        size: columnWidth("createdAt"),
         cell: ({ row }) => {
           const o = row.original.order;
           if (!o) return null;
@@ -100,7 +114,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
       {
         id: "kind",
         header: t("orders.col.kind"),
-        size: 90,
+        size: columnWidth("kind"),
         enableSorting: false,
         cell: ({ row }) => {
           const o = row.original.order;
@@ -111,20 +125,20 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
       {
         id: "tradeNo",
         header: t("orders.col.tradeNo"),
-        size: 180,
+        size: columnWidth("tradeNo"),
         cell: ({ row }) => row.original.order?.tradeNo,
       },
       {
         id: "merOrderNo",
         header: t("orders.col.merOrderNo"),
-        size: 180,
+        size: columnWidth("merOrderNo"),
         enableSorting: false,
         cell: ({ row }) => row.original.order?.merOrderNo,
       },
       {
         id: "state",
         header: t("orders.col.state"),
-        size: 125,
+        size: columnWidth("state"),
         cell: ({ row }) =>
           row.original.order ? (
             <StateBadge field="orderState" raw={row.original.order.state} />
@@ -133,7 +147,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
       {
         id: "method",
         header: t("orders.col.method"),
-        size: 90,
+        size: columnWidth("method"),
         enableSorting: false,
         cell: ({ row }) => {
           const o = row.original.order;
@@ -144,7 +158,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
       {
         id: "sourceAmount",
         header: t("orders.col.amount"),
-        size: 150,
+        size: columnWidth("sourceAmount"),
         meta: { align: "right" },
         cell: ({ row }) => {
           const o = row.original.order;
@@ -154,7 +168,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
       {
         id: "fee",
         header: t("orders.col.fee"),
-        size: 105,
+        size: columnWidth("fee"),
         enableSorting: false,
         meta: { align: "right" },
         cell: ({ row }) => {
@@ -165,7 +179,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
       {
         id: "settle",
         header: t("orders.col.settle"),
-        size: 100,
+        size: columnWidth("settle"),
         enableSorting: false,
         cell: ({ row }) => {
           const s = row.original.order?.settle;
@@ -175,7 +189,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
       {
         id: "signature",
         header: t("orders.col.signature"),
-        size: 70,
+        size: columnWidth("signature"),
         enableSorting: false,
         cell: ({ row }) => {
           const o = row.original.order;
@@ -201,10 +215,14 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
 
   const sortColumn = Object.entries(SORTABLE).find(([, k]) => k === filter.sort)?.[0];
   const sorting: SortingState = sortColumn ? [{ id: sortColumn, desc: filter.descending }] : [];
+  const columnVisibility = useMemo<VisibilityState>(
+    () => Object.fromEntries(hidden.map((id) => [id, false])),
+    [hidden],
+  );
   const table = useReactTable({
     data: slots,
     columns,
-    state: { sorting },
+    state: { sorting, columnVisibility },
     manualSorting: true,
     // The table neither pages nor expands rows (the virtualizer and the cache do). Left
     // on, every new window of rows (a new `data` array each render) queued a reset of
@@ -227,7 +245,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
   return (
     <Box
       ref={scrollRef}
-      className="orders-scroll"
+      className="orders-table"
       data-testid="orders-table"
       data-total={total}
       role="region"
@@ -239,6 +257,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
           {table.getHeaderGroups().map((hg) => (
             <tr key={hg.id} className="vtable-row" aria-rowindex={1}>
               {hg.headers.map((h) => {
+                const header = t(ORDER_COLUMNS.find((c) => c.id === h.column.id)?.label ?? "");
                 const sortable = h.column.getCanSort() && h.column.id in SORTABLE;
                 const dir = h.column.getIsSorted();
                 const label = flexRender(h.column.columnDef.header, h.getContext());
@@ -246,6 +265,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
                   <th
                     key={h.id}
                     style={{ width: h.getSize() }}
+                    title={header}
                     aria-sort={dir ? (dir === "desc" ? "descending" : "ascending") : undefined}
                   >
                     {sortable ? (
@@ -253,7 +273,7 @@ export const OrdersTable = memo(function OrdersTable({ filter, onSort, onOpen }:
                         onClick={h.column.getToggleSortingHandler()}
                         className="vtable-sort"
                         data-testid={`sort-${h.column.id}`}
-                        aria-label={t("orders.sortBy", { column: h.column.columnDef.header })}
+                        aria-label={t("orders.sortBy", { column: header })}
                       >
                         {label}
                         {dir === "asc" ? <IconArrowUp size={14} /> : null}
