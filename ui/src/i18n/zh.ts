@@ -509,7 +509,7 @@ export const zh: Catalogue = {
     syncFull: "全部重新同步",
     syncFullHint: "之前已同步完成的日期也重新读取，而不只是尚未同步的日期。",
     syncing: "同步中…",
-    syncProgress: "{{days}} · {{orders}}",
+    syncProgress: "{{days}}，共 {{orders}}",
     syncRate_other: "每秒读取 {{count, number}} 笔订单",
     syncDaysRead_other: "已读取 {{done}} / {{count, number}} 天",
     syncDone_other: "同步完成：读取 {{count, number}} 笔订单，{{changed}} 笔有变化",

@@ -8,7 +8,8 @@ describe("the sync panel", () => {
   beforeEach(() => invoke.mockReset());
 
   // Orders the gateway listed against the desk's rules are not cached: the person
-  // who synced sees how many, and which field broke which rule.
+  // who synced sees how many, and which field (by its label, not its wire name) broke
+  // which rule.
   it("names the orders it did not cache", async () => {
     invoke.mockImplementation((cmd: string) => {
       if (cmd !== "orders_sync") return Promise.resolve(null);
@@ -34,7 +35,36 @@ describe("the sync panel", () => {
     fireEvent.click(screen.getByTestId("sync-button"));
     const alert = await waitFor(() => screen.getByTestId("sync-refused"));
     expect(alert.textContent).toContain("51 orders the gateway listed break the desk's rules");
-    expect(alert.textContent).toContain('sourceCurrency "usd" is not an upper-case ISO 4217 code');
+    expect(alert.textContent).toContain(
+      'Order T9: Currency "usd" is not an upper-case ISO 4217 code',
+    );
+    expect(alert.textContent).not.toContain("sourceCurrency");
     expect(alert.textContent).toContain("and 50 more");
+  });
+
+  // Progress is told in days of the period synced, the choice to read everything again
+  // in words a person uses (the engine's "windows" are days).
+  it("counts progress in days and offers to sync everything again", async () => {
+    invoke.mockImplementation(
+      (cmd: string, args: { onProgress?: { onmessage: (p: unknown) => void } }) => {
+        if (cmd !== "orders_sync") return Promise.resolve(null);
+        args.onProgress?.onmessage({
+          windowsTotal: 91,
+          windowsDone: 12,
+          pages: 3,
+          orders: 250,
+          ordersPerSecond: 100,
+          etaSeconds: null,
+        });
+        return new Promise(() => {});
+      },
+    );
+    renderUi(<SyncPanel />);
+    expect(screen.getByLabelText("Sync everything again")).toBeTruthy();
+    expect(document.body.textContent).not.toMatch(/window/i);
+    fireEvent.click(screen.getByTestId("sync-button"));
+    const progress = await screen.findByTestId("sync-progress");
+    await waitFor(() => expect(progress.textContent).toContain("12 of 91 days read"));
+    expect(progress.textContent).toContain("250 orders");
   });
 });

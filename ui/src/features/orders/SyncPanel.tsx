@@ -1,13 +1,16 @@
 import {
   Alert,
+  Box,
   Button,
   Checkbox,
   Group,
   List,
   NumberInput,
   Progress,
+  ScrollArea,
   Stack,
   Text,
+  Tooltip,
 } from "@mantine/core";
 import { IconCloudDownload, IconPlayerStop } from "@tabler/icons-react";
 import { memo, useState } from "react";
@@ -18,6 +21,7 @@ import { formatCount } from "../../lib/format";
 import { coreError } from "../../lib/ipc";
 import type { SyncProgress } from "../../lib/types";
 import { cancelSync, useSync } from "./queries";
+import { refusalText } from "./refusal";
 
 /// Sync from the gateway into the cache, with a progress bar and cancel.
 export const SyncPanel = memo(function SyncPanel() {
@@ -34,31 +38,73 @@ export const SyncPanel = memo(function SyncPanel() {
       : 0;
 
   return (
-    <Stack gap="xs">
-      <Group align="flex-end" gap="sm">
-        <NumberInput
-          label={t("orders.syncDays")}
-          value={days}
-          min={1}
-          max={3650}
-          clampBehavior="strict"
-          allowDecimal={false}
-          onChange={(v) => setDays(typeof v === "number" ? v : 90)}
-          w={130}
-          disabled={sync.isPending}
-        />
-        <Checkbox
-          label={t("orders.syncFull")}
-          checked={full}
-          onChange={(e) => setFull(e.currentTarget.checked)}
-          disabled={sync.isPending}
-          mb={8}
-        />
+    <Stack gap={4} align="flex-end">
+      <Group align="center" gap="sm" wrap="nowrap">
+        {sync.isPending || (progress && sync.isSuccess) ? (
+          <Stack gap={2} w={260} data-testid="sync-progress" data-done={sync.isSuccess}>
+            <Progress
+              size="sm"
+              value={sync.isSuccess ? 100 : pct}
+              animated={sync.isPending}
+              aria-label={t("orders.syncing")}
+            />
+            <Text
+              size="xs"
+              c="dimmed"
+              lh={1.2}
+              title={
+                progress
+                  ? t("orders.syncRate", { count: Math.round(progress.ordersPerSecond ?? 0) })
+                  : undefined
+              }
+            >
+              {progress
+                ? t("orders.syncProgress", {
+                    days: t("orders.syncDaysRead", {
+                      done: formatCount(progress.windowsDone, loc),
+                      count: progress.windowsTotal,
+                    }),
+                    orders: t("orders.rows", { count: progress.orders }),
+                  })
+                : t("orders.syncing")}
+            </Text>
+          </Stack>
+        ) : null}
+        <Group gap={6} wrap="nowrap">
+          <Text component="label" htmlFor="sync-days" size="sm">
+            {t("orders.syncDays")}
+          </Text>
+          <NumberInput
+            id="sync-days"
+            size="xs"
+            value={days}
+            min={1}
+            max={3650}
+            clampBehavior="strict"
+            allowDecimal={false}
+            onChange={(v) => setDays(typeof v === "number" ? v : 90)}
+            w={72}
+            disabled={sync.isPending}
+          />
+        </Group>
+        <Tooltip label={t("orders.syncFullHint")} multiline w={280}>
+          <Box>
+            <Checkbox
+              size="xs"
+              label={t("orders.syncFull")}
+              checked={full}
+              onChange={(e) => setFull(e.currentTarget.checked)}
+              disabled={sync.isPending}
+              data-testid="sync-full"
+            />
+          </Box>
+        </Tooltip>
         {sync.isPending ? (
           <Button
+            size="xs"
             color="red"
             variant="light"
-            leftSection={<IconPlayerStop size={16} />}
+            leftSection={<IconPlayerStop size={14} />}
             onClick={() => void cancelSync()}
             data-testid="sync-cancel"
           >
@@ -66,7 +112,8 @@ export const SyncPanel = memo(function SyncPanel() {
           </Button>
         ) : (
           <Button
-            leftSection={<IconCloudDownload size={16} />}
+            size="xs"
+            leftSection={<IconCloudDownload size={14} />}
             data-testid="sync-button"
             onClick={() => {
               setProgress(null);
@@ -88,38 +135,21 @@ export const SyncPanel = memo(function SyncPanel() {
           </Button>
         )}
       </Group>
-      {sync.isPending || (progress && sync.isSuccess) ? (
-        <Stack gap={2} data-testid="sync-progress" data-done={sync.isSuccess}>
-          <Progress
-            value={sync.isSuccess ? 100 : pct}
-            animated={sync.isPending}
-            aria-label={t("orders.syncing")}
-          />
-          <Text size="xs" c="dimmed">
-            {progress
-              ? t("orders.syncProgress", {
-                  windows: t("orders.syncWindows", {
-                    done: formatCount(progress.windowsDone, loc),
-                    count: progress.windowsTotal,
-                  }),
-                  orders: t("orders.rows", { count: progress.orders }),
-                  rate: formatCount(Math.round(progress.ordersPerSecond ?? 0), loc),
-                })
-              : t("orders.syncing")}
-          </Text>
-        </Stack>
-      ) : null}
       {sync.data && sync.data.refusedCount > 0 ? (
         <Alert
           color="orange"
+          p="xs"
+          maw={640}
           data-testid="sync-refused"
           title={t("orders.syncRefused", { count: sync.data.refusedCount })}
         >
-          <List size="xs">
-            {sync.data.refused.map((why) => (
-              <List.Item key={why}>{why}</List.Item>
-            ))}
-          </List>
+          <ScrollArea.Autosize mah={96}>
+            <List size="xs">
+              {sync.data.refused.map((why) => (
+                <List.Item key={why}>{refusalText(t, why)}</List.Item>
+              ))}
+            </List>
+          </ScrollArea.Autosize>
           {sync.data.refusedCount > sync.data.refused.length ? (
             <Text size="xs" c="dimmed">
               {t("orders.syncRefusedMore", {
