@@ -4,6 +4,7 @@ import {
   Button,
   Card,
   Code,
+  Drawer,
   Group,
   Stack,
   Table,
@@ -12,12 +13,13 @@ import {
   Title,
 } from "@mantine/core";
 import { IconRefresh } from "@tabler/icons-react";
-import { Fragment, useState } from "react";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
-import { formatDateTimeShort, timeZoneLabel } from "../../lib/format";
+import { formatDateTime, formatDateTimeShort, timeZoneLabel } from "../../lib/format";
 import { fieldError } from "../../lib/ipc";
+import type { NotificationEvent } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
 import { useEvents, useVerifyEvent } from "./queries";
 
@@ -71,6 +73,41 @@ function SignatureBadge({ ok }: { ok: boolean }) {
   );
 }
 
+/// A notification's body beside the list, not inside it: opened in a row, a long body
+/// pushed the rest of the list off the screen.
+function BodyDrawer({ event, onClose }: { event: NotificationEvent | null; onClose: () => void }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  return (
+    <Drawer
+      opened={event !== null}
+      onClose={onClose}
+      position="right"
+      size="lg"
+      title={
+        event
+          ? t("events.bodyOf", {
+              kind: t(`events.kinds.${event.kind}`, { defaultValue: event.kind }),
+              tradeNo: event.tradeNo,
+            })
+          : null
+      }
+    >
+      {event ? (
+        <Stack gap="xs" data-testid="event-body" data-trade-no={event.tradeNo}>
+          <Group gap="xs">
+            <SignatureBadge ok={event.signatureOk} />
+            <Text size="sm" c="dimmed">
+              {formatDateTime(event.receivedAt, loc)}
+            </Text>
+          </Group>
+          <Code block>{pretty(event.body)}</Code>
+        </Stack>
+      ) : null}
+    </Drawer>
+  );
+}
+
 function Verify() {
   const { t } = useTranslation();
   const [body, setBody] = useState("");
@@ -98,6 +135,7 @@ function Verify() {
       />
       <Button
         mt="sm"
+        style={{ alignSelf: "flex-start" }}
         onClick={() => verify.mutate(body)}
         loading={verify.isPending}
         data-testid="verify-button"
@@ -116,7 +154,10 @@ function Verify() {
           <Stack gap={4}>
             <Text fw={500}>{t(r.signatureOk ? "events.verifiedOk" : "events.verifiedBad")}</Text>
             <Text size="sm">
-              {t("events.kindOrder", { kind: r.kind || "—", tradeNo: r.tradeNo || "—" })}
+              {t("events.kindOrder", {
+                kind: r.kind ? t(`events.kinds.${r.kind}`, { defaultValue: r.kind }) : "—",
+                tradeNo: r.tradeNo || "—",
+              })}
             </Text>
             {r.problem && <Text size="sm">{r.problem}</Text>}
           </Stack>
@@ -169,40 +210,32 @@ export function EventsPage() {
               </Table.Thead>
               <Table.Tbody>
                 {(list.data ?? []).map((e) => (
-                  <Fragment key={e.id}>
-                    <Table.Tr data-trade-no={e.tradeNo} data-kind={e.kind}>
-                      <Table.Td>{formatDateTimeShort(e.receivedAt, loc)}</Table.Td>
-                      <Table.Td>{t(`events.kinds.${e.kind}`, { defaultValue: e.kind })}</Table.Td>
-                      <Table.Td>{e.tradeNo}</Table.Td>
-                      <Table.Td>
-                        <SignatureBadge ok={e.signatureOk} />
-                      </Table.Td>
-                      <Table.Td>
-                        {e.attempts === null
-                          ? "—"
-                          : t(e.delivered ? "events.delivered" : "events.tries", {
-                              count: e.attempts,
-                            })}
-                      </Table.Td>
-                      <Table.Td>
-                        <Button
-                          size="compact-xs"
-                          variant="subtle"
-                          aria-expanded={open === e.id}
-                          onClick={() => setOpen(open === e.id ? null : e.id)}
-                        >
-                          {t(open === e.id ? "events.hideBody" : "events.showBody")}
-                        </Button>
-                      </Table.Td>
-                    </Table.Tr>
-                    {open === e.id && (
-                      <Table.Tr>
-                        <Table.Td colSpan={6}>
-                          <Code block>{pretty(e.body)}</Code>
-                        </Table.Td>
-                      </Table.Tr>
-                    )}
-                  </Fragment>
+                  <Table.Tr key={e.id} data-trade-no={e.tradeNo} data-kind={e.kind}>
+                    <Table.Td>{formatDateTimeShort(e.receivedAt, loc)}</Table.Td>
+                    <Table.Td>{t(`events.kinds.${e.kind}`, { defaultValue: e.kind })}</Table.Td>
+                    <Table.Td>{e.tradeNo}</Table.Td>
+                    <Table.Td>
+                      <SignatureBadge ok={e.signatureOk} />
+                    </Table.Td>
+                    <Table.Td>
+                      {e.attempts === null
+                        ? "—"
+                        : t(e.delivered ? "events.delivered" : "events.tries", {
+                            count: e.attempts,
+                          })}
+                    </Table.Td>
+                    <Table.Td>
+                      <Button
+                        size="compact-xs"
+                        variant="subtle"
+                        aria-haspopup="dialog"
+                        onClick={() => setOpen(e.id)}
+                        data-testid="event-show-body"
+                      >
+                        {t("events.showBody")}
+                      </Button>
+                    </Table.Td>
+                  </Table.Tr>
                 ))}
               </Table.Tbody>
             </Table>
@@ -210,6 +243,10 @@ export function EventsPage() {
         )}
       </Card>
       <Verify />
+      <BodyDrawer
+        event={list.data?.find((e) => e.id === open) ?? null}
+        onClose={() => setOpen(null)}
+      />
     </Stack>
   );
 }
