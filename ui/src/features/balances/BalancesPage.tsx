@@ -14,6 +14,7 @@ import { IconRefresh } from "@tabler/icons-react";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { coreText, ErrorAlert } from "../../components/ErrorAlert";
+import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
 import { locale } from "../../i18n";
 import { chartValue, formatDateTime, formatMoney } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
@@ -29,7 +30,15 @@ function History({ currency }: { currency: string }) {
     balance: chartValue(s.balance),
     unchecked: chartValue(s.unCheckedBalance),
     total: chartValue(s.totalBalance),
+    [EXACT]: { balance: s.balance, unchecked: s.unCheckedBalance, total: s.totalBalance },
   }));
+  const series = [
+    { name: "balance", label: t("balances.balance"), color: "teal.6" },
+    { name: "unchecked", label: t("balances.unchecked"), color: "yellow.6" },
+    { name: "total", label: t("balances.total"), color: "blue.6" },
+  ];
+  // The axis gives the scale ("12K"); the tooltip the exact amounts with the currency.
+  const axis = new Intl.NumberFormat(loc, { notation: "compact", maximumFractionDigits: 1 });
   return (
     <Card withBorder data-testid="balance-history">
       <Title order={3} size="h5" mb="sm">
@@ -44,12 +53,18 @@ function History({ currency }: { currency: string }) {
           data={data}
           dataKey="at"
           withLegend
-          valueFormatter={(v) => new Intl.NumberFormat(loc).format(v)}
-          series={[
-            { name: "balance", label: t("balances.balance"), color: "teal.6" },
-            { name: "unchecked", label: t("balances.unchecked"), color: "yellow.6" },
-            { name: "total", label: t("balances.total"), color: "blue.6" },
-          ]}
+          valueFormatter={(v) => axis.format(v)}
+          series={series}
+          tooltipProps={{
+            content: ({ label, payload }) => (
+              <MoneyChartTooltip
+                label={label}
+                payload={payload}
+                series={series}
+                currency={currency}
+              />
+            ),
+          }}
         />
       )}
     </Card>

@@ -1,7 +1,8 @@
-import { BarChart } from "@mantine/charts";
+import { BarChart, ChartTooltip } from "@mantine/charts";
 import { Card, Group, SegmentedControl, SimpleGrid, Text, Title } from "@mantine/core";
 import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
 import { locale } from "../../i18n";
 import { chartValue, formatDay } from "../../lib/format";
 import type { Dashboard } from "../../lib/types";
@@ -31,10 +32,23 @@ export function DayCharts({ data }: { data: Dashboard }) {
       data.days
         .filter((d) => d.currency === shown)
         .sort((a, b) => a.day - b.day)
-        .map((d) => ({ day: formatDay(d.day, loc), volume: chartValue(d.volume) })),
+        .map((d) => ({
+          day: formatDay(d.day, loc),
+          volume: chartValue(d.volume),
+          [EXACT]: { volume: d.volume },
+        })),
     [data.days, shown, loc],
   );
+  const volumeSeries = [
+    { name: "volume", label: t("dashboard.volumeOf", { currency: shown }), color: "teal.6" },
+  ];
+  // The axis gives the scale ("12K"); the tooltip the exact amount with its currency.
+  const axis = new Intl.NumberFormat(loc, { notation: "compact", maximumFractionDigits: 1 });
   const palette = ["teal.6", "blue.6", "grape.6", "orange.6", "cyan.6", "pink.6", "lime.6"];
+  const orderSeries = currencies.map((c, i) => ({
+    name: c,
+    color: palette[i % palette.length] ?? "teal.6",
+  }));
   if (data.days.length === 0) return <Text c="dimmed">{t("dashboard.noActivity")}</Text>;
   return (
     <SimpleGrid cols={{ base: 1, lg: 2 }}>
@@ -48,7 +62,18 @@ export function DayCharts({ data }: { data: Dashboard }) {
           dataKey="day"
           type="stacked"
           withLegend
-          series={currencies.map((c, i) => ({ name: c, color: palette[i % palette.length] }))}
+          series={orderSeries}
+          tooltipProps={{
+            // Counts, said as orders: "USD 12" would read as an amount.
+            content: ({ label, payload }) => (
+              <ChartTooltip
+                label={label}
+                payload={payload}
+                series={orderSeries}
+                valueFormatter={(v) => t("orders.rows", { count: v })}
+              />
+            ),
+          }}
           data-testid="chart-orders"
         />
       </Card>
@@ -69,8 +94,19 @@ export function DayCharts({ data }: { data: Dashboard }) {
           h={220}
           data={volume}
           dataKey="day"
-          series={[{ name: "volume", label: shown, color: "teal.6" }]}
-          valueFormatter={(v) => new Intl.NumberFormat(loc).format(v)}
+          series={volumeSeries}
+          valueFormatter={(v) => axis.format(v)}
+          tooltipProps={{
+            content: ({ label, payload }) => (
+              <MoneyChartTooltip
+                label={label}
+                payload={payload}
+                series={volumeSeries}
+                currency={shown}
+              />
+            ),
+          }}
+          data-testid="chart-volume"
         />
       </Card>
     </SimpleGrid>
