@@ -1244,8 +1244,10 @@ export type PlannedRow_Deserialize = {
 	merOrderNo: string,
 	payout: PayoutPreview_Deserialize,
 	action: RowAction,
-	/**  Why, for people. */
+	/**  Why, in English (the CLI and the result file). */
 	reason: string,
+	/**  Why, as facts the UI words in the user's language. */
+	why: RowReason_Deserialize,
 	/**  The earlier journal entry's number this row was matched with. */
 	earlier?: string | null,
 };
@@ -1257,8 +1259,10 @@ export type PlannedRow_Serialize = {
 	merOrderNo: string,
 	payout: PayoutPreview_Serialize,
 	action: RowAction,
-	/**  Why, for people. */
+	/**  Why, in English (the CLI and the result file). */
 	reason: string,
+	/**  Why, as facts the UI words in the user's language. */
+	why: RowReason_Serialize,
 	/**  The earlier journal entry's number this row was matched with. */
 	earlier: string | null,
 };
@@ -1584,6 +1588,51 @@ export type RowError = {
 	field: string,
 	rule: string,
 };
+
+/**
+ *  Why a row is sent, held, looked up or already paid: the facts, for any language.
+ *  `earlier` is the journal entry's order number it was matched with; `confirmed_as`
+ *  the new number a row the operator confirmed goes under (none while it is held).
+ */
+export type RowReason = RowReason_Serialize | RowReason_Deserialize;
+
+/**
+ *  Why a row is sent, held, looked up or already paid: the facts, for any language.
+ *  `earlier` is the journal entry's order number it was matched with; `confirmed_as`
+ *  the new number a row the operator confirmed goes under (none while it is held).
+ */
+export type RowReason_Deserialize = 
+/**  Nothing in the journal like it. */
+{ kind: "new" } | 
+/**  In the journal under its number, never sent. */
+{ kind: "notSentYet" } | { kind: "paidBefore"; earlier: string; tradeNo?: string | null } | 
+/**  Sent before, outcome unknown (`message`: the journal's last word on it). */
+{ kind: "lookUp"; earlier: string; message: string } | 
+/**  The row differs from what was sent under its number. */
+{ kind: "changed"; earlier: string; status: string; confirmedAs?: string | null } | 
+/**  The same payout was paid longer ago than the profile's window. */
+{ kind: "paidDaysAgo"; earlier: string; days: number; confirmedAs?: string | null } | 
+/**  The same payout was made lately under a number that is not this file's. */
+{ kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs?: string | null };
+
+/**
+ *  Why a row is sent, held, looked up or already paid: the facts, for any language.
+ *  `earlier` is the journal entry's order number it was matched with; `confirmed_as`
+ *  the new number a row the operator confirmed goes under (none while it is held).
+ */
+export type RowReason_Serialize = 
+/**  Nothing in the journal like it. */
+{ kind: "new" } | 
+/**  In the journal under its number, never sent. */
+{ kind: "notSentYet" } | { kind: "paidBefore"; earlier: string; tradeNo: string | null } | 
+/**  Sent before, outcome unknown (`message`: the journal's last word on it). */
+{ kind: "lookUp"; earlier: string; message: string } | 
+/**  The row differs from what was sent under its number. */
+{ kind: "changed"; earlier: string; status: string; confirmedAs: string | null } | 
+/**  The same payout was paid longer ago than the profile's window. */
+{ kind: "paidDaysAgo"; earlier: string; days: number; confirmedAs: string | null } | 
+/**  The same payout was made lately under a number that is not this file's. */
+{ kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs: string | null };
 
 /**  The outcome of one row, as the result file lists it. */
 export type RowResult = {

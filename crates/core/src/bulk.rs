@@ -46,10 +46,113 @@ pub struct PlannedRow {
     pub mer_order_no: String,
     pub payout: crate::forms::PayoutPreview,
     pub action: RowAction,
-    /// Why, for people.
+    /// Why, in English (the CLI and the result file).
     pub reason: String,
+    /// Why, as facts the UI words in the user's language.
+    pub why: RowReason,
     /// The earlier journal entry's number this row was matched with.
     pub earlier: Option<String>,
+}
+
+/// Why a row is sent, held, looked up or already paid: the facts, for any language.
+/// `earlier` is the journal entry's order number it was matched with; `confirmed_as`
+/// the new number a row the operator confirmed goes under (none while it is held).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum RowReason {
+    /// Nothing in the journal like it.
+    New,
+    /// In the journal under its number, never sent.
+    NotSentYet,
+    #[serde(rename_all = "camelCase")]
+    PaidBefore {
+        earlier: String,
+        trade_no: Option<String>,
+    },
+    /// Sent before, outcome unknown (`message`: the journal's last word on it).
+    #[serde(rename_all = "camelCase")]
+    LookUp { earlier: String, message: String },
+    /// The row differs from what was sent under its number.
+    #[serde(rename_all = "camelCase")]
+    Changed {
+        earlier: String,
+        status: String,
+        confirmed_as: Option<String>,
+    },
+    /// The same payout was paid longer ago than the profile's window.
+    #[serde(rename_all = "camelCase")]
+    PaidDaysAgo {
+        earlier: String,
+        days: i64,
+        confirmed_as: Option<String>,
+    },
+    /// The same payout was made lately under a number that is not this file's.
+    #[serde(rename_all = "camelCase")]
+    SameRecent {
+        earlier: String,
+        status: String,
+        minutes: i64,
+        confirmed_as: Option<String>,
+    },
+}
+
+impl std::fmt::Display for RowReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let then = |f: &mut std::fmt::Formatter<'_>, confirmed: &Option<String>, held: &str| {
+            match confirmed {
+                Some(n) => write!(f, "; confirmed: sent as {n}"),
+                None => f.write_str(held),
+            }
+        };
+        match self {
+            Self::New => f.write_str("new"),
+            Self::NotSentYet => f.write_str("not sent yet"),
+            Self::PaidBefore { earlier, trade_no } => {
+                write!(f, "paid before as {earlier}")?;
+                match trade_no {
+                    Some(t) => write!(f, " (tradeNo {t})"),
+                    None => Ok(()),
+                }
+            }
+            Self::LookUp { earlier, message } => write!(
+                f,
+                "sent before as {earlier}, outcome unknown: looked up in this run, never sent blind ({message})"
+            ),
+            Self::Changed {
+                earlier,
+                status,
+                confirmed_as,
+            } => {
+                write!(f, "changed since it was sent as {earlier} ({status})")?;
+                then(
+                    f,
+                    confirmed_as,
+                    "; sent only when you confirm, under a new number",
+                )
+            }
+            Self::PaidDaysAgo {
+                earlier,
+                days,
+                confirmed_as,
+            } => {
+                write!(f, "the same payout was paid {days} days ago as {earlier}")?;
+                then(f, confirmed_as, "; sent only when you confirm a new payout")
+            }
+            Self::SameRecent {
+                earlier,
+                status,
+                minutes,
+                confirmed_as,
+            } => {
+                write!(
+                    f,
+                    "the same payout as {earlier} ({status}, {minutes} min ago)"
+                )?;
+                then(f, confirmed_as, "; sent only when you confirm a new payout")
+            }
+        }
+    }
 }
 
 /// A row with its final number, for the run.
@@ -58,7 +161,7 @@ pub struct Planned {
     pub line: usize,
     pub payout: PayoutOp,
     pub action: RowAction,
-    pub reason: String,
+    pub why: RowReason,
     pub earlier: Option<String>,
     pub fingerprint: String,
 }

@@ -247,6 +247,25 @@ export const en = {
     vn400: "The gateway refused the input (HTTP 400)",
   },
   payouts: {
+    why: {
+      new: "New",
+      notSentYet: "In the journal, not sent yet",
+      paidBefore: "Paid before as {{earlier}}",
+      paidBeforeTrade: "Paid before as {{earlier}} (trade number {{tradeNo}})",
+      lookUp:
+        "Sent before as {{earlier}}, outcome unknown: looked up in this run, never sent blind",
+      lookUpSaid:
+        "Sent before as {{earlier}}, outcome unknown: looked up in this run, never sent blind. The journal says: “{{message}}”",
+      changed: "Changed since it was sent as {{earlier}} ({{status}}).",
+      paidDaysAgo_one: "The same payout was paid {{count, number}} day ago as {{earlier}}.",
+      paidDaysAgo_other: "The same payout was paid {{count, number}} days ago as {{earlier}}.",
+      sameRecent_one: "The same payout as {{earlier}} ({{status}}, {{count, number}} minute ago).",
+      sameRecent_other:
+        "The same payout as {{earlier}} ({{status}}, {{count, number}} minutes ago).",
+      heldNewNumber: "Sent only when you confirm, under a new number.",
+      heldNewPayout: "Sent only when you confirm it is a new payout.",
+      confirmedAs: "Confirmed: sent as {{number}}.",
+    },
     title: "Payouts",
     card: "Card payout",
     clabeTab: "CLABE payout",

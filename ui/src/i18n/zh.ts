@@ -238,6 +238,21 @@ export const zh: Catalogue = {
     vn400: "网关拒绝了输入（HTTP 400）",
   },
   payouts: {
+    why: {
+      new: "新的",
+      notSentYet: "已在日志中，尚未发送",
+      paidBefore: "此前已作为 {{earlier}} 付款",
+      paidBeforeTrade: "此前已作为 {{earlier}} 付款（交易号 {{tradeNo}}）",
+      lookUp: "此前已作为 {{earlier}} 发送，结果未知：本次运行中查询，绝不盲目重发",
+      lookUpSaid:
+        "此前已作为 {{earlier}} 发送，结果未知：本次运行中查询，绝不盲目重发。日志记录：“{{message}}”",
+      changed: "自作为 {{earlier}} 发送后已更改（{{status}}）。",
+      paidDaysAgo_other: "相同的付款已于 {{count, number}} 天前作为 {{earlier}} 支付。",
+      sameRecent_other: "与 {{earlier}} 相同的付款（{{status}}，{{count, number}} 分钟前）。",
+      heldNewNumber: "仅在您确认后以新编号发送。",
+      heldNewPayout: "仅在您确认这是一笔新付款后发送。",
+      confirmedAs: "已确认：以 {{number}} 发送。",
+    },
     title: "付款",
     card: "银行卡付款",
     clabeTab: "CLABE 付款",

@@ -407,7 +407,8 @@ impl Desk {
                 mer_order_no: p.payout.mer_order_no().to_string(),
                 payout: p.payout.preview(),
                 action: p.action,
-                reason: p.reason.clone(),
+                reason: p.why.to_string(),
+                why: p.why.clone(),
                 earlier: p.earlier.clone(),
             });
         }
@@ -508,7 +509,7 @@ impl Desk {
                 line: *line,
                 payout,
                 action: bulk::RowAction::Send,
-                reason: String::new(),
+                why: bulk::RowReason::New,
                 earlier: None,
                 fingerprint: fp.clone(),
             };
@@ -542,12 +543,11 @@ impl Desk {
                     }
                     Some(e) => {
                         planned.action = bulk::RowAction::Held;
-                        planned.reason = format!(
-                            "changed since it was sent as {} ({}: {}); sent only when you confirm, under a new number",
-                            e.mer_order_no,
-                            e.status.as_str(),
-                            e.summary
-                        );
+                        planned.why = bulk::RowReason::Changed {
+                            earlier: e.mer_order_no.clone(),
+                            status: e.status.as_str().into(),
+                            confirmed_as: None,
+                        };
                         planned.earlier = Some(e.mer_order_no);
                         break;
                     }
@@ -559,25 +559,21 @@ impl Desk {
             }
             planned.payout.set_mer_order_no(&number);
             if let Some(e) = found {
-                (planned.action, planned.reason) = match e.status {
+                (planned.action, planned.why) = match e.status {
                     Status::Accepted => (
                         bulk::RowAction::Paid,
-                        format!(
-                            "paid before as {}{}",
-                            e.mer_order_no,
-                            e.trade_no
-                                .as_ref()
-                                .map(|t| format!(" (tradeNo {t})"))
-                                .unwrap_or_default()
-                        ),
+                        bulk::RowReason::PaidBefore {
+                            earlier: e.mer_order_no.clone(),
+                            trade_no: e.trade_no.clone(),
+                        },
                     ),
-                    Status::Pending => (bulk::RowAction::Send, "not sent yet".into()),
+                    Status::Pending => (bulk::RowAction::Send, bulk::RowReason::NotSentYet),
                     _ => (
                         bulk::RowAction::LookUp,
-                        format!(
-                            "sent before, outcome unknown: looked up in this run, never sent blind ({})",
-                            e.message.clone().unwrap_or_default()
-                        ),
+                        bulk::RowReason::LookUp {
+                            earlier: e.mer_order_no.clone(),
+                            message: e.message.clone().unwrap_or_default(),
+                        },
                     ),
                 };
                 planned.earlier = Some(e.mer_order_no);
@@ -585,51 +581,42 @@ impl Desk {
                 continue;
             }
             // A new number: held if it repeats a payout that is not this file's.
+            let confirmed_as = include_held.then(|| number.clone());
             let repeats = if let Some(e) = changed_from {
-                Some(format!(
-                    "changed since it was sent as {} ({})",
-                    e.mer_order_no,
-                    e.status.as_str()
-                ))
-                .map(|why| (why, e.mer_order_no))
+                Some(bulk::RowReason::Changed {
+                    earlier: e.mer_order_no,
+                    status: e.status.as_str().into(),
+                    confirmed_as,
+                })
             } else if let Some(e) = paid_long_ago {
-                Some((
-                    format!(
-                        "the same payout was paid {} days ago as {}",
-                        days(&e),
-                        e.mer_order_no
-                    ),
-                    e.mer_order_no,
-                ))
+                Some(bulk::RowReason::PaidDaysAgo {
+                    days: days(&e),
+                    earlier: e.mer_order_no,
+                    confirmed_as,
+                })
             } else {
                 journal
                     .same_intents(&self.profile.name, &fp, window)?
                     .into_iter()
                     .find(|e| !ours(&e.mer_order_no))
-                    .map(|e| {
-                        let age = (now - e.created_at).max(0) / 60_000;
-                        (
-                            format!(
-                                "the same payout as {} ({}, {age} min ago: {})",
-                                e.mer_order_no,
-                                e.status.as_str(),
-                                e.summary
-                            ),
-                            e.mer_order_no,
-                        )
+                    .map(|e| bulk::RowReason::SameRecent {
+                        minutes: (now - e.created_at).max(0) / 60_000,
+                        status: e.status.as_str().into(),
+                        earlier: e.mer_order_no,
+                        confirmed_as,
                     })
             };
-            match repeats {
-                None => planned.reason = "new".into(),
-                Some((why, earlier)) => {
-                    if include_held {
-                        planned.reason = format!("{why}; confirmed: sent as {number}");
-                    } else {
-                        planned.action = bulk::RowAction::Held;
-                        planned.reason = format!("{why}; sent only when you confirm a new payout");
-                    }
-                    planned.earlier = Some(earlier);
+            if let Some(why) = repeats {
+                if !include_held {
+                    planned.action = bulk::RowAction::Held;
                 }
+                planned.earlier = match &why {
+                    bulk::RowReason::Changed { earlier, .. }
+                    | bulk::RowReason::PaidDaysAgo { earlier, .. }
+                    | bulk::RowReason::SameRecent { earlier, .. } => Some(earlier.clone()),
+                    _ => None,
+                };
+                planned.why = why;
             }
             out.push(planned);
         }
@@ -746,7 +733,7 @@ impl Desk {
                 bulk::RowAction::Held => {
                     results.push(bulk::RowResult {
                         mer_order_no: String::new(),
-                        ..result(bulk::RowStatus::Held, None, p.reason.clone())
+                        ..result(bulk::RowStatus::Held, None, p.why.to_string())
                     });
                     continue;
                 }
@@ -758,7 +745,7 @@ impl Desk {
                     results.push(result(
                         bulk::RowStatus::Accepted,
                         e.and_then(|e| e.trade_no),
-                        p.reason.clone(),
+                        p.why.to_string(),
                     ));
                     continue;
                 }

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { locale } from "../../i18n";
 import { formatMoney } from "../../lib/format";
 import type { BulkPlan } from "../../lib/types";
+import { rowReason } from "./reason";
 import { Totals } from "./Totals";
 
 /// The last word before a bulk run: what will be sent, how much, what it may cost, and
@@ -81,7 +82,7 @@ function BulkConfirmBody({
                       <Table.Td>{formatMoney(r.payout.amount, r.payout.currency, loc)}</Table.Td>
                       <Table.Td>{r.payout.account}</Table.Td>
                       <Table.Td>
-                        <Text size="xs">{r.reason}</Text>
+                        <Text size="xs">{rowReason(t, r.why)}</Text>
                       </Table.Td>
                     </Table.Tr>
                   ))}

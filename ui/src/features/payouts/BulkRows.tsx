@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { locale } from "../../i18n";
 import { formatMoney } from "../../lib/format";
 import type { BulkOutcome, BulkPlan, RowAction } from "../../lib/types";
+import { rowReason } from "./reason";
 
 export const ACTION_COLORS: Record<RowAction, string> = {
   send: "blue",
@@ -96,11 +97,9 @@ export function BulkRows({ plan, out }: { plan: BulkPlan; out: BulkOutcome | und
                     >
                       {t(`payouts.actions.${r.action}`)}
                     </Badge>
-                    {r.reason && (
-                      <Text size="xs" c="dimmed">
-                        {r.reason}
-                      </Text>
-                    )}
+                    <Text size="xs" c="dimmed" data-testid="bulk-row-reason">
+                      {rowReason(t, r.why)}
+                    </Text>
                     {r.earlier && r.earlier !== no && (
                       <Text size="xs" c="dimmed">
                         {t("payouts.earlier", { merOrderNo: r.earlier })}

@@ -44,7 +44,11 @@ const row = (line: number, action: PlannedRow["action"], no: string): PlannedRow
     estimatedTotal: null,
   },
   action,
-  reason: action === "held" ? "the same payout as PO-OLD" : "new",
+  reason: action === "held" ? "the same payout as PO-OLD (accepted, 5 min ago)" : "new",
+  why:
+    action === "held"
+      ? { kind: "sameRecent", earlier: "PO-OLD", status: "accepted", minutes: 5, confirmedAs: null }
+      : { kind: "new" },
   earlier: action === "held" ? "PO-OLD" : null,
 });
 
@@ -110,6 +114,11 @@ describe("the bulk tab", () => {
     expect(
       [...preview.querySelectorAll("[data-action]")].map((r) => r.getAttribute("data-action")),
     ).toEqual(["send", "paid", "held"]);
+    // Why a row is held, in the user's words, not the desk's English line.
+    const reasons = within(preview).getAllByTestId("bulk-row-reason");
+    expect(reasons[2]?.textContent).toBe(
+      "The same payout as PO-OLD (Accepted, 5 minutes ago). Sent only when you confirm it is a new payout.",
+    );
 
     fireEvent.click(screen.getByTestId("bulk-send"));
     const confirm = await screen.findByTestId("bulk-confirm");
