@@ -1,7 +1,7 @@
 // The desktop app in its real window against the built-in sandbox: what a user relies
 // on, screen by screen, with a screenshot and an accessibility check of each.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 import { helpers, startApp } from "./harness.mjs";
@@ -140,6 +140,20 @@ test("export writes every filtered row", async () => {
   const lines = readFileSync(file, "utf8").trim().split(/\r?\n/);
   assert.equal(lines.length, expected + 1, "a header and one line per filtered order");
   await h.shot("export");
+  // The same file again: nothing is replaced until the user says so.
+  writeFileSync(file, "kept");
+  await h.click(id("export-run"));
+  await h.waitFor(id("replace-question"));
+  assert.equal(readFileSync(file, "utf8"), "kept", "not replaced before the answer");
+  await h.shot("export-replace");
+  await h.click(id("replace-no"));
+  assert.equal(readFileSync(file, "utf8"), "kept");
+  await h.click(id("export-run"));
+  await h.click(id("replace-yes"));
+  await browser.waitUntil(
+    async () => readFileSync(file, "utf8").trim().split(/\r?\n/).length === expected + 1,
+    { timeout: 30_000, timeoutMsg: "the export did not replace the file once confirmed" },
+  );
   await browser.keys("Escape");
   // Closed, not closing (as after the order's detail above).
   await (await browser.$(id("export-path"))).waitForExist({ reverse: true, timeout: 10_000 });

@@ -343,6 +343,8 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
   await h.waitFor(`${id("timeline-item")}[data-type="review"]`, 20_000);
   await h.waitFor(`${id("timeline-item")}[data-type="request"]`);
   await h.waitFor(id("detail-review"));
+  const timeline = await h.waitFor(id("detail-timeline"));
+  await browser.execute((e) => e.scrollIntoView({ block: "center" }), timeline);
   await h.shot("order-timeline");
   await browser.keys("Escape");
   await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 10_000 });

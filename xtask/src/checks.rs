@@ -283,14 +283,16 @@ pub fn window_session(command: &[&str]) -> Vec<String> {
 /// The tests in the app's real window: Xvfb, the private D-Bus session with
 /// gnome-keyring, tauri-driver and WebKitWebDriver, driven by WebdriverIO under node's
 /// test runner. Screenshots land in `artifacts/e2e/`. A failure fails the run: nothing
-/// is retried.
+/// is retried. Node applies `--test-timeout` to each file as well as to each test: a
+/// file of several flows (money.test.mjs, about 80 s alone on 2 cores) gets 5 minutes,
+/// and a hung step still fails the run.
 pub fn window_tests() -> Result<Tally> {
     let app = window_test_app();
     let args = window_session(&[
         "node",
         "--test",
         "--test-concurrency=1",
-        "--test-timeout=120000",
+        "--test-timeout=300000",
         "--test-reporter=spec",
         "e2e/",
     ]);

@@ -440,7 +440,7 @@ export const en = {
     tradeNo: "Trade number",
     info: "Information",
     codesHint:
-      "Codes 1 and 2 (information) and 21 and 22 (files) are the ones the interface shows in its examples; it does not document their meanings. Any other code the gateway gave you can be typed.",
+      "Codes 1 and 2 (information) and 21 and 22 (files) are the ones in the interface's examples, named as PayDesk reads them. Type the number of any other code the gateway's reference pages give.",
     infoType: "Information type",
     infoContent: "Content",
     addInfo: "Add information",
@@ -648,6 +648,11 @@ export const en = {
     notVerified: "Not verified",
   },
   detail: {
+    sigShort: {
+      verified: "Signature verified",
+      not_signed: "Not signed",
+      unchecked: "Signature not checked",
+    },
     timeline: "Timeline",
     timelineEmpty: "Nothing recorded about this order yet.",
     how: {

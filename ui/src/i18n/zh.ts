@@ -423,7 +423,7 @@ export const zh: Catalogue = {
     tradeNo: "交易号",
     info: "信息",
     codesHint:
-      "接口示例中出现的代码为 1、2（信息）和 21、22（文件），接口未说明其含义。也可输入网关提供的其他代码。",
+      "接口示例中出现的代码为 1、2（信息）和 21、22（文件），名称为 PayDesk 的理解。其他代码请输入网关参考页给出的数字。",
     infoType: "信息类型",
     infoContent: "内容",
     addInfo: "添加信息",
@@ -614,6 +614,11 @@ export const zh: Catalogue = {
     notVerified: "未验证",
   },
   detail: {
+    sigShort: {
+      verified: "签名已验证",
+      not_signed: "未签名",
+      unchecked: "签名未检查",
+    },
     timeline: "时间线",
     timelineEmpty: "尚无该订单的记录。",
     how: {

@@ -661,6 +661,11 @@ impl Desk {
                     if e.status == Status::Pending {
                         continue;
                     }
+                    if e.status == Status::Accepted && method.is_some() {
+                        // Run again (or reconciled just now): the cached order gets the
+                        // method the journal's request does not keep.
+                        self.cache_made(&e, method, None);
+                    }
                     return Ok(Submitted {
                         entry: e,
                         data: None,

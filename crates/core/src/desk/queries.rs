@@ -310,7 +310,7 @@ impl Desk {
         Option<i64>,
     )> {
         // One moment's cache, under one lock: the figures agree with each other.
-        self.store.cache_atomic(|c| {
+        self.store.cache_read(|c| {
             Ok((
                 c.balances.latest()?,
                 c.orders.day_figures(now_ms() - 30 * 86_400_000)?,

@@ -80,6 +80,14 @@ impl TimelineEvent {
     }
 }
 
+/// Audit operations that only read the gateway: left out of a timeline.
+const READS: &[&str] = &[
+    "v2.order.query",
+    "v2.order.queryOrderList",
+    "v1.order.query",
+    "v2.balance.query",
+];
+
 /// Whether an audit entry's identifiers (`key=value` words) name one of `numbers`
 /// exactly (a search for `T100` must not take `T1001`).
 fn names_any(identifiers: &str, numbers: &[&str]) -> bool {
@@ -150,6 +158,10 @@ impl Desk {
                 ..AuditFilter::default()
             })?;
             for a in found {
+                // Lookups (opening this page is one) say nothing happened to the order.
+                if READS.contains(&a.operation.as_str()) {
+                    continue;
+                }
                 if names_any(&a.identifiers, &numbers)
                     && !audited
                         .iter()

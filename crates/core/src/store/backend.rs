@@ -124,8 +124,29 @@ impl Store {
         }
     }
 
-    /// Runs `f` on the cache's tables in one transaction: all of it is written or none,
-    /// and what it reads is one moment's cache (a screen's figures agree).
+    /// Runs `f` on the cache's tables in one read transaction (deferred: it takes no
+    /// write lock, so the journal's writes never wait for it): what it reads is one
+    /// moment's cache, so a screen's figures agree. Writes in it are rolled back.
+    pub fn cache_read<R>(&self, f: impl FnOnce(&CacheTx<'_>) -> CoreResult<R>) -> CoreResult<R> {
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => {
+                let conn = lock(cache);
+                let tx = conn.unchecked_transaction()?;
+                let orders = Orders::on(&*tx);
+                let sync_state = SyncState::on(&*tx);
+                let balances = Balances::on(&*tx);
+                let reviews = Reviews::on(&*tx);
+                f(&CacheTx {
+                    orders: &orders,
+                    sync_state: &sync_state,
+                    balances: &balances,
+                    reviews: &reviews,
+                })
+            }
+        }
+    }
+
+    /// Runs `f` on the cache's tables in one transaction: all of it is written or none.
     pub fn cache_atomic<R>(&self, f: impl FnOnce(&CacheTx<'_>) -> CoreResult<R>) -> CoreResult<R> {
         match &self.backend {
             Backend::Sqlite { cache, .. } => {

@@ -334,10 +334,15 @@ export function OrderDetailDrawer({
                     data-testid="detail-signature"
                     data-status={d.signature}
                   >
-                    {t("detail.signature")}: {t(`detail.sig.${d.signature}`)}
+                    {t(`detail.sigShort.${d.signature}`)}
                   </Badge>
                 ) : null}
               </Group>
+              {d.signature ? (
+                <Text size="xs" c="dimmed" mb="xs">
+                  {t("detail.signature")}: {t(`detail.sig.${d.signature}`)}
+                </Text>
+              ) : null}
               {d.live ? <Live r={d.live} /> : null}
               {d.liveError ? (
                 <Text c="red" size="sm" role="alert">
