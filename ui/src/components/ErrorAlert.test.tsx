@@ -12,10 +12,10 @@ describe("error lines", () => {
 
   it("name the field and the rule, or the gateway's code and message", () => {
     expect(coreText(t, { code: "validation", field: "merNo", rule: "must be a number" })).toBe(
-      "merNo: must be a number",
+      "Merchant number: must be a number",
     );
     expect(coreText(t, { code: "rejected", gateway_code: "E1012", message: "balance" })).toBe(
-      "The gateway refused: E1012 balance",
+      "The gateway refused it (E1012). The gateway's message: “balance”",
     );
     expect(coreText(t, { code: "cancelled" })).toBe("Cancelled");
     expect(

@@ -15,7 +15,11 @@ export function errorText(t: TFunction, e: unknown): string {
 export function coreText(t: TFunction, c: CoreError): string {
   switch (c.code) {
     case "validation":
-      return t("errors.validation", { field: c.field, rule: c.rule });
+      // The field by its label where the desk has one, not its wire name.
+      return t("errors.validation", {
+        field: t(`fields.${c.field}`, { defaultValue: c.field }),
+        rule: c.rule,
+      });
     case "rejected":
       return t("errors.rejected", { code: c.gateway_code, message: c.message });
     case "duplicate":
