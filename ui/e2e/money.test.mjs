@@ -345,6 +345,8 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
   await h.waitFor(id("detail-review"));
   const timeline = await h.waitFor(id("detail-timeline"));
   await browser.execute((e) => e.scrollIntoView({ block: "center" }), timeline);
+  // Painted after the scroll before it is taken (WebKit draws the drawer on the next frame).
+  await browser.pause(500);
   await h.shot("order-timeline");
   await browser.keys("Escape");
   await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 10_000 });

@@ -62,7 +62,7 @@ export function ReplaceQuestion({
       title={t("files.existsTitle")}
       data-testid="replace-question"
     >
-      <Text size="sm" style={{ wordBreak: "break-all" }}>
+      <Text size="sm" style={{ overflowWrap: "anywhere" }}>
         {t("files.exists", { path })}
       </Text>
       <Group mt="xs" gap="xs">
