@@ -25,6 +25,9 @@ beforeEach(async () => {
   await h?.closeOverlays();
 });
 
+/// The command palette's search field.
+const PALETTE = 'input[aria-label="Go to a screen, or type an order number…"]';
+
 async function total() {
   const el = await h.waitFor(id("orders-count"));
   return Number(await el.getAttribute("data-total"));
@@ -165,21 +168,25 @@ test("the command palette opens an order by a fragment of its number", async () 
   await h.click(id("nav-dashboard"));
   await h.waitFor(id("screen-dashboard"));
   await browser.keys(["Control", "k"]);
-  await h.typeInto(
-    'input[aria-label="Go to a screen, or type an order number…"]',
-    tradeNo.slice(-8),
-  );
+  await h.typeInto(PALETTE, tradeNo.slice(-8));
   await h.waitFor(`//button[contains(., "${tradeNo}")]`);
   await h.shot("palette");
   // Enter opens the first match.
   await browser.keys(["Enter"]);
   await h.waitFor(`${id("order-detail")}[data-trade-no="${tradeNo}"]`);
   await h.waitFor(id("screen-orders"));
-  await h.closeOverlays();
+  // The palette is gone first (while its overlay fades, it takes the clicks meant for
+  // the drawer), then the drawer is closed with Escape until it is gone.
+  await (await browser.$(PALETTE)).waitForExist({ reverse: true, timeout: 10_000 });
+  for (let i = 0; i < 5 && (await (await browser.$(id("order-detail"))).isExisting()); i++) {
+    await browser.keys("Escape");
+    await browser.pause(600);
+  }
+  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 10_000 });
 
   // A number nobody knows is looked up first, and said not to exist: nothing opens.
   await browser.keys(["Control", "k"]);
-  await h.typeInto('input[aria-label="Go to a screen, or type an order number…"]', "NOPE-3002");
+  await h.typeInto(PALETTE, "NOPE-3002");
   await h.waitFor('//button[contains(., "Look up order NOPE-3002")]');
   await browser.keys(["Enter"]);
   await h.waitFor('//*[contains(text(), "No order numbered NOPE-3002")]', 10_000);
