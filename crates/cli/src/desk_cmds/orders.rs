@@ -31,7 +31,7 @@ pub enum OrdersCmd {
               value_parser = clap::value_parser!(i64).range(0..))]
         offset: i64,
     },
-    /// One order: the cached row, its history, and a live query with its signature status.
+    /// One order: the cached row, its timeline, and a live query with its signature status.
     Show { trade_no: String },
     /// Export the filtered orders (all of them) to .csv or .xlsx.
     Export {

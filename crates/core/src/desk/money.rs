@@ -337,13 +337,10 @@ impl Desk {
             .kind
             .filter(|k| *k != crate::store::orders::OrderKind::Payin);
         let method = Some(order.method.as_str()).filter(|m| !m.is_empty() && *m != "SEPA");
-        if kind.is_none() && method.is_none() {
-            return Ok(());
-        }
         let what = match (kind, method) {
             (Some(k), _) => format!("a {}", k.label()),
             (None, Some(m)) => format!("a {m} payin"),
-            (None, None) => unreachable!("checked above"),
+            (None, None) => return Ok(()),
         };
         Err(CoreError::validation(
             "tradeNo",
