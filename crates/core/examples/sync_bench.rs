@@ -100,13 +100,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         notify_at_desk: false,
         proxy: String::new(),
         safety: Default::default(),
+        sync: Default::default(),
     })?;
     let desk = Desk::open(&home, secrets, "bench", paydesk_core::Endpoint::Profile)?;
     let before = rss_kib("VmRSS:");
     let mut peak_during = 0;
     let mut opts = SyncOptions::last_days(92);
     if let Ok(c) = std::env::var("SYNC_CONCURRENCY") {
-        opts.concurrency = c.parse()?;
+        opts.in_flight = c.parse()?;
     }
     opts.to = chrono::Utc::now() + chrono::Duration::hours(1);
     let t = Instant::now();
@@ -120,7 +121,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sync_rate = synced as f64 / secs;
     println!(
         "sync: {synced} orders in {} pages, {secs:.1} s: {sync_rate:.0} orders/s (signed pages of 500, {} windows at once)",
-        report.progress.pages, opts.concurrency
+        report.progress.pages, opts.in_flight
     );
     println!(
         "  of which writing to SQLite: {:.1} s",

@@ -58,6 +58,64 @@ pub struct Profile {
     /// How this desk keeps from paying one intent twice.
     #[serde(default)]
     pub safety: Safety,
+    /// How this desk reads the gateway's order list.
+    #[serde(default)]
+    pub sync: SyncSettings,
+}
+
+/// How a desk reads the gateway's order list, and how fast it may ask (the interface
+/// gives no page size limit and no rate limit; a real gateway has both).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SyncSettings {
+    /// Orders asked for a page: the largest the gateway accepts reads fastest.
+    pub page_size: u32,
+    /// Requests to the gateway in flight at once during a sync.
+    pub in_flight: u32,
+    /// The gateway's rate limit in requests per second, kept by every request of this
+    /// desk; 0: none.
+    pub rate_limit: u32,
+}
+
+impl Default for SyncSettings {
+    fn default() -> Self {
+        Self {
+            page_size: crate::sync::DEFAULT_PAGE_SIZE as u32,
+            in_flight: crate::sync::DEFAULT_IN_FLIGHT as u32,
+            rate_limit: 0,
+        }
+    }
+}
+
+/// The highest rate limit a profile may set, in requests per second.
+pub const MAX_RATE_LIMIT: u32 = 10_000;
+
+impl SyncSettings {
+    /// Checks the values a user types.
+    pub fn validate(&self) -> CoreResult<()> {
+        let most = paydesk_gateway::validate::MAX_PAGE_SIZE;
+        if !(1..=most).contains(&self.page_size) {
+            return Err(CoreError::validation(
+                "sync.pageSize",
+                format!("must be between 1 and {most} orders"),
+            ));
+        }
+        let most = crate::sync::MAX_IN_FLIGHT as u32;
+        if !(1..=most).contains(&self.in_flight) {
+            return Err(CoreError::validation(
+                "sync.inFlight",
+                format!("must be between 1 and {most} requests"),
+            ));
+        }
+        if self.rate_limit > MAX_RATE_LIMIT {
+            return Err(CoreError::validation(
+                "sync.rateLimit",
+                format!("must be between 0 (no limit) and {MAX_RATE_LIMIT} requests per second"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The money-safety settings of a profile (the README's "One payout per intent" says
@@ -242,7 +300,8 @@ impl Profile {
         } else if !self.is_sandbox() && !self.notify_at_desk {
             return Err(CoreError::validation("notifyUrl", NOTIFY_URL_RULE));
         }
-        self.safety.validate()
+        self.safety.validate()?;
+        self.sync.validate()
     }
 }
 
@@ -455,6 +514,7 @@ mod tests {
             notify_at_desk: false,
             proxy: String::new(),
             safety: Default::default(),
+            sync: Default::default(),
         }
     }
 

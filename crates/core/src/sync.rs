@@ -1,16 +1,20 @@
-//! The sync engine: pulls the V2 order list by date windows, fetches windows
-//! concurrently within a bound, upserts each page in one transaction, verifies every
-//! page's signature (an invalid one stops the sync and caches nothing of that page),
-//! re-reads orders that are not final, resumes where it stopped, and reports progress.
+//! The sync engine: pulls the V2 order list by date windows, newest first, with a
+//! bounded number of requests in flight kept full across windows (empty stretches
+//! counted with one request, a window's pages asked at once); upserts pages in batches
+//! on a writer thread; verifies every page's signature (an invalid one stops the sync
+//! and caches nothing of that page); asks a lost page again; re-reads orders that are
+//! not final; resumes where it stopped; and reports progress with the time left.
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
 use futures_util::StreamExt;
-use paydesk_gateway::wire::{DateLimit, MerNo, OrderListItem, V2OrderList};
-use paydesk_gateway::{GatewayClient, SignatureStatus};
+use paydesk_gateway::wire::{DateLimit, MerNo, OrderListItem, OrderListPage, V2OrderList};
+use paydesk_gateway::{Answer, GatewayClient, GatewayError, SignatureStatus};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
@@ -28,11 +32,19 @@ pub struct SyncOptions {
     /// Length of one window in hours (the cached date's precision).
     pub window_hours: i64,
     pub page_size: i64,
-    /// Windows fetched at once.
-    pub concurrency: usize,
+    /// Requests to the gateway in flight at once, at most (kept full across windows).
+    pub in_flight: usize,
     /// Re-read every window, even those a previous sync completed.
     pub full: bool,
 }
+
+/// The page size a sync asks for unless the profile says otherwise: the largest the
+/// sandbox serves.
+pub const DEFAULT_PAGE_SIZE: i64 = 500;
+/// Requests in flight unless the profile says otherwise.
+pub const DEFAULT_IN_FLIGHT: usize = 8;
+/// The most requests in flight a profile may set.
+pub const MAX_IN_FLIGHT: usize = 64;
 
 impl SyncOptions {
     /// The last `days` days, in daily windows (a value outside 0 to [`MAX_SYNC_DAYS`]
@@ -44,8 +56,8 @@ impl SyncOptions {
             from: to - Duration::days(days),
             to,
             window_hours: 24,
-            page_size: 500,
-            concurrency: 6,
+            page_size: DEFAULT_PAGE_SIZE,
+            in_flight: DEFAULT_IN_FLIGHT,
             full: false,
         }
     }
@@ -59,7 +71,13 @@ pub struct SyncProgress {
     pub windows_total: u64,
     pub pages: u64,
     pub orders: u64,
+    /// The orders the run's windows hold, as the gateway's counts say so far (windows
+    /// not counted yet are estimated from those that are); none before the first count.
+    pub orders_expected: Option<u64>,
+    /// Requests sent to the gateway so far (counts, pages and pages asked again).
+    pub requests: u64,
     pub orders_per_second: f64,
+    /// The time left at the rate so far; none until something is counted.
     pub eta_seconds: Option<f64>,
 }
 
@@ -82,6 +100,10 @@ pub struct SyncReport {
     /// windows stay incomplete, so the next sync reads them again.
     pub refused_count: u64,
     pub refused: Vec<String>,
+    /// Requests sent to the gateway by the windows' reading (counts, pages, pages asked
+    /// again), and of those, the ones that asked a lost page again.
+    pub requests: u64,
+    pub retries: u64,
 }
 
 /// How many refused orders a sync report names (the count covers them all).
@@ -115,14 +137,25 @@ const BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 struct Page {
     window_start: i64,
     window_end: i64,
-    page_num: i64,
     total_pages: i64,
     items: Vec<OrderListItem>,
     verified: bool,
     /// Items of this page not cached, each with the field and rule it broke.
     refused: Vec<String>,
-    /// No item of the window was refused so far: only then can it be complete.
-    clean: bool,
+}
+
+impl Page {
+    /// The one page of a window the gateway counted empty.
+    fn empty((from, to): (DateTime<Utc>, DateTime<Utc>)) -> Self {
+        Page {
+            window_start: from.timestamp_millis(),
+            window_end: to.timestamp_millis(),
+            total_pages: 1,
+            items: Vec::new(),
+            verified: true,
+            refused: Vec::new(),
+        }
+    }
 }
 
 fn fmt(t: DateTime<Utc>) -> String {
@@ -173,8 +206,89 @@ fn windows(o: &SyncOptions) -> CoreResult<Vec<(DateTime<Utc>, DateTime<Utc>)>> {
     Ok(out)
 }
 
+/// A unit of fetching: page `page` of one window, or (`span` > 1) a count of `span`
+/// adjacent windows, asked as one page of one order to learn whether they hold any.
+/// Ordered newest first (`window` 0 is the newest window of the run), then by page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Job {
+    window: usize,
+    page: i64,
+    span: usize,
+    /// The orders of this job were already counted in the expected total (it came from
+    /// a wider count).
+    counted: bool,
+}
+
+impl Job {
+    fn page(window: usize, page: i64, counted: bool) -> Self {
+        Job {
+            window,
+            page,
+            span: 1,
+            counted,
+        }
+    }
+
+    /// A count of `span` windows from `window` on, or the first page of the window
+    /// when the span is one.
+    fn count(window: usize, span: usize, counted: bool) -> Self {
+        Job {
+            window,
+            page: if span == 1 { 1 } else { 0 },
+            span,
+            counted,
+        }
+    }
+}
+
+/// The widest span of windows counted with one request (a sparse stretch of days costs
+/// one request instead of one per day).
+pub const MAX_SPAN: usize = 32;
+/// Orders per window, on average, from which a counted span is taken to have orders in
+/// most of its windows (read one by one) rather than in a few (split in halves).
+const DENSE: usize = 4;
+/// How often a page whose answer was lost (time-out, cut, HTTP 5xx or 429, no
+/// connection) is asked again before the sync stops; reading a page changes nothing at
+/// the gateway.
+const RETRIES: u32 = 3;
+/// The first pause before asking again; it doubles each time.
+const RETRY_PAUSE: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Whether a failed read may be asked again: its answer was lost on the way, not
+/// refused or unreadable.
+fn worth_retrying(e: &GatewayError) -> bool {
+    matches!(
+        e,
+        GatewayError::OutcomeUnknown { .. }
+            | GatewayError::NotSent { .. }
+            | GatewayError::Http {
+                status: 429 | 502 | 503 | 504,
+                ..
+            }
+    )
+}
+
+/// What the fetching tells the writer and the progress.
+#[derive(Debug, Default)]
+struct Counts {
+    /// Orders the gateway said the run's windows hold, as far as counted.
+    expected: AtomicU64,
+    /// Windows whose count is known.
+    windows_counted: AtomicU64,
+    requests: AtomicU64,
+    retries: AtomicU64,
+}
+
 /// Runs a sync. `cancel` stops it between pages; what was written stays, and the next
 /// sync resumes with the windows not yet complete.
+///
+/// The windows of the run are read newest first, so the newest days are cached first.
+/// Adjacent windows are first counted together (one request of one order for up to
+/// [`MAX_SPAN`] windows): an empty stretch is then complete at once, a dense one is
+/// split into its windows, a sparse one in halves. A window's first page says how
+/// many pages it has, and the others are asked at once. At most `in_flight` requests
+/// are out at any time, kept full across windows; the writer runs on its own thread
+/// while the next pages arrive.
 pub async fn run(
     client: &GatewayClient,
     target: &SyncTarget,
@@ -183,10 +297,16 @@ pub async fn run(
     mut progress: impl FnMut(&SyncProgress) + Send,
 ) -> CoreResult<SyncReport> {
     let started = Instant::now();
+    if !(1..=MAX_IN_FLIGHT).contains(&opts.in_flight) {
+        return Err(CoreError::validation(
+            "inFlight",
+            format!("must be between 1 and {MAX_IN_FLIGHT}"),
+        ));
+    }
     let all = windows(opts)?;
     let now = Utc::now();
     // The window holding "now" is never complete: orders keep arriving in it.
-    let todo: Vec<(DateTime<Utc>, DateTime<Utc>)> = {
+    let mut todo: Vec<(DateTime<Utc>, DateTime<Utc>)> = {
         let progress = target.store.sync_state();
         let mut todo = Vec::new();
         for w in &all {
@@ -203,92 +323,34 @@ pub async fn run(
         }
         todo
     };
+    // Newest first.
+    todo.reverse();
     let mut report = SyncReport {
         windows_skipped: (all.len() - todo.len()) as u64,
         ..SyncReport::default()
     };
     report.progress.windows_total = todo.len() as u64;
+    let counts = Arc::new(Counts::default());
 
-    let (tx, mut rx) = mpsc::channel::<CoreResult<Page>>(opts.concurrency.max(1) * 2);
-    // The fetching runs as its own task, so pages keep arriving while this task writes
+    // Room for a few batches' worth of pages: the requests stay in flight while the
+    // writer works, and memory stays bounded.
+    let (tx, mut rx) = mpsc::channel::<CoreResult<Page>>(PAGES_QUEUED);
+    // The fetching runs as its own task, so pages keep arriving while the writer writes
     // the previous ones to SQLite.
-    let fetch = {
-        let client = client.clone();
-        let cancel = cancel.clone();
-        let mer_no = target.mer_no;
-        let page_size = opts.page_size;
-        let concurrency = opts.concurrency.max(1);
-        let todo = todo.clone();
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            futures_util::stream::iter(todo)
-                .map(|(from, to)| {
-                    let tx = tx.clone();
-                    let cancel = cancel.clone();
-                    let client = &client;
-                    async move {
-                        let mut page_num = 1;
-                        let mut clean = true;
-                        loop {
-                            if cancel.load(Ordering::Relaxed) {
-                                return;
-                            }
-                            let op = V2OrderList {
-                                mer_no: MerNo(mer_no),
-                                mer_order_nos: vec![],
-                                trade_nos: vec![],
-                                date_limit: Some(DateLimit {
-                                    from: fmt(from),
-                                    to: fmt(to),
-                                }),
-                                page_num,
-                                page_size,
-                                version: V2OrderList::VERSION.into(),
-                            };
-                            let page = crate::desk::ask(client, &op)
-                                .await
-                                .map_err(CoreError::from)
-                                .and_then(|a| {
-                                    crate::answers::order_page(&a.data, page_size)?;
-                                    Ok(a)
-                                })
-                                .map(|a| {
-                                    // Items that break the desk's rules are not cached;
-                                    // the rest of the page is.
-                                    let (items, refused) =
-                                        crate::answers::usable_items(a.data.list);
-                                    clean &= refused.is_empty();
-                                    Page {
-                                        window_start: from.timestamp_millis(),
-                                        window_end: to.timestamp_millis(),
-                                        page_num,
-                                        total_pages: a.data.total_page.max(1),
-                                        verified: a.signature == SignatureStatus::Verified,
-                                        items,
-                                        refused,
-                                        clean,
-                                    }
-                                });
-                            let last = match &page {
-                                Ok(p) => p.page_num >= p.total_pages,
-                                Err(_) => true,
-                            };
-                            if tx.send(page).await.is_err() || last {
-                                return;
-                            }
-                            page_num += 1;
-                        }
-                    }
-                })
-                .buffer_unordered(concurrency)
-                .collect::<Vec<()>>()
-                .await;
-        })
-    };
-    drop(tx);
+    let fetch = tokio::spawn(fetch_all(
+        client.clone(),
+        target.mer_no,
+        opts.page_size,
+        opts.in_flight,
+        todo,
+        cancel.clone(),
+        counts.clone(),
+        tx,
+    ));
 
     let writer = async {
         let mut failure: Option<CoreError> = None;
+        let mut windows: HashMap<i64, WindowSeen> = HashMap::new();
         while let Some(first) = rx.recv().await {
             // Take whatever else arrives soon, up to BATCH_ROWS orders, into one transaction.
             let mut batch = Vec::new();
@@ -306,7 +368,7 @@ pub async fn run(
                         failure.get_or_insert(e);
                     }
                 }
-                if rows < BATCH_ROWS {
+                if rows < BATCH_ROWS && failure.is_none() {
                     // Wait a little for more: fewer, larger transactions rewrite far fewer
                     // index pages, which is what bounds the sync's speed.
                     next = match rx.try_recv() {
@@ -321,8 +383,37 @@ pub async fn run(
             if batch.is_empty() {
                 continue;
             }
+            // A window is complete when every one of its pages is written, whatever the
+            // order they came in, and nothing of it was refused.
+            let mut done = Vec::with_capacity(batch.len());
+            let mut windows_done = 0;
+            for p in &batch {
+                let seen = windows.entry(p.window_start).or_default();
+                seen.pages += 1;
+                seen.total_pages = seen.total_pages.max(p.total_pages);
+                seen.clean &= p.refused.is_empty();
+                let complete = seen.pages >= seen.total_pages;
+                if complete && !seen.counted {
+                    seen.counted = true;
+                    windows_done += 1;
+                }
+                done.push(PageDone {
+                    window_start: p.window_start,
+                    window_end: p.window_end,
+                    page_num: seen.pages,
+                    total_pages: seen.total_pages,
+                    clean: seen.clean && complete,
+                });
+            }
             let w = Instant::now();
-            let changed = write_batch(target, &batch)?;
+            let (changed, mut batch) = {
+                let target = target.clone();
+                tokio::task::spawn_blocking(move || {
+                    write_batch(&target, &batch, &done).map(|n| (n, batch))
+                })
+                .await
+                .map_err(|e| CoreError::storage(format!("the cache writer stopped: {e}")))??
+            };
             report.write_seconds += w.elapsed().as_secs_f64();
             report.changed += changed as u64;
             for page in &mut batch {
@@ -332,17 +423,12 @@ pub async fn run(
                 report.refuse(std::mem::take(&mut page.refused));
             }
             let p = &mut report.progress;
+            p.windows_done += windows_done;
             for page in &batch {
                 p.pages += 1;
                 p.orders += page.items.len() as u64;
-                if page.page_num >= page.total_pages {
-                    p.windows_done += 1;
-                }
             }
-            let secs = started.elapsed().as_secs_f64().max(1e-3);
-            p.orders_per_second = p.orders as f64 / secs;
-            p.eta_seconds = (p.windows_done > 0)
-                .then(|| secs / p.windows_done as f64 * (p.windows_total - p.windows_done) as f64);
+            counts.update(p, started);
             progress(p);
         }
         match failure {
@@ -358,6 +444,8 @@ pub async fn run(
     // A fetch waiting to hand over a page must not wait for a writer that stopped.
     drop(rx);
     let _ = fetch.await;
+    report.requests = counts.requests.load(Ordering::Relaxed);
+    report.retries = counts.retries.load(Ordering::Relaxed);
     if let Err(e) = written {
         record_error(target, &e);
         return Err(e);
@@ -378,9 +466,250 @@ pub async fn run(
     Ok(report)
 }
 
-/// Writes a batch of pages and their windows' progress in one transaction. A page
-/// runs in milliseconds, on the calling task, so the engine works on any runtime.
-fn write_batch(target: &SyncTarget, batch: &[Page]) -> CoreResult<usize> {
+/// Pages waiting for the writer, at most.
+const PAGES_QUEUED: usize = 160;
+
+/// What the writer has seen of one window in this run.
+#[derive(Debug)]
+struct WindowSeen {
+    pages: i64,
+    total_pages: i64,
+    clean: bool,
+    counted: bool,
+}
+
+impl Default for WindowSeen {
+    fn default() -> Self {
+        WindowSeen {
+            pages: 0,
+            total_pages: 1,
+            clean: true,
+            counted: false,
+        }
+    }
+}
+
+impl Counts {
+    /// Fills the rate, the expected total and the time left into `p`.
+    fn update(&self, p: &mut SyncProgress, started: Instant) {
+        let secs = started.elapsed().as_secs_f64().max(1e-3);
+        p.orders_per_second = p.orders as f64 / secs;
+        let counted = self.windows_counted.load(Ordering::Relaxed);
+        let expected = self.expected.load(Ordering::Relaxed);
+        // Windows not counted yet are taken to hold as many as the counted ones, on
+        // average.
+        let estimate = if counted == 0 {
+            None
+        } else if counted >= p.windows_total {
+            Some(expected)
+        } else {
+            let per_window = expected as f64 / counted as f64;
+            Some(expected + (per_window * (p.windows_total - counted) as f64) as u64)
+        };
+        p.orders_expected = estimate.map(|e| e.max(p.orders));
+        p.requests = self.requests.load(Ordering::Relaxed);
+        p.eta_seconds = match estimate {
+            _ if p.windows_done >= p.windows_total => Some(0.0),
+            Some(e) if p.orders_per_second > 0.0 => {
+                Some(e.saturating_sub(p.orders) as f64 / p.orders_per_second)
+            }
+            _ => None,
+        };
+    }
+}
+
+/// Asks for every page of `todo` (newest first) with at most `in_flight` requests out,
+/// and hands each page to the writer; the first failure that asking again does not
+/// cure is handed over instead, and ends the fetching.
+#[allow(clippy::too_many_arguments)]
+async fn fetch_all(
+    client: GatewayClient,
+    mer_no: u64,
+    page_size: i64,
+    in_flight: usize,
+    todo: Vec<(DateTime<Utc>, DateTime<Utc>)>,
+    cancel: Arc<AtomicBool>,
+    counts: Arc<Counts>,
+    tx: mpsc::Sender<CoreResult<Page>>,
+) {
+    let mut queue: BinaryHeap<Reverse<Job>> = BinaryHeap::new();
+    // Runs of adjacent windows (newest first) are counted together, up to MAX_SPAN.
+    let mut i = 0;
+    while i < todo.len() {
+        let mut span = 1;
+        while span < MAX_SPAN
+            && i + span < todo.len()
+            && adjacent(todo[i + span], todo[i + span - 1])
+        {
+            span += 1;
+        }
+        queue.push(Reverse(Job::count(i, span, false)));
+        i += span;
+    }
+    // The pages each window was found to have (from its first page, or a later one).
+    let mut pages: HashMap<usize, i64> = HashMap::new();
+    let mut running = futures_util::stream::FuturesUnordered::new();
+    let ask = |job: Job| {
+        let client = &client;
+        let cancel = &cancel;
+        let counts = &counts;
+        let (from, to) = (todo[job.window + job.span - 1].0, todo[job.window].1);
+        async move {
+            let size = if job.span > 1 { 1 } else { page_size };
+            let answer = read_page(
+                client,
+                mer_no,
+                from,
+                to,
+                job.page.max(1),
+                size,
+                cancel,
+                counts,
+            )
+            .await;
+            (job, answer)
+        }
+    };
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return;
+        }
+        while running.len() < in_flight {
+            let Some(Reverse(job)) = queue.pop() else {
+                break;
+            };
+            running.push(ask(job));
+        }
+        let Some((job, answer)) = running.next().await else {
+            return;
+        };
+        let page = match answer {
+            Ok(page) => page,
+            Err(CoreError::Cancelled) => return,
+            Err(e) => {
+                let _ = tx.send(Err(e)).await;
+                return;
+            }
+        };
+        if !job.counted && job.page <= 1 {
+            counts.expected.fetch_add(
+                u64::try_from(page.data.total).unwrap_or(0),
+                Ordering::Relaxed,
+            );
+            counts
+                .windows_counted
+                .fetch_add(job.span as u64, Ordering::Relaxed);
+        }
+        if job.span > 1 {
+            let total = usize::try_from(page.data.total).unwrap_or(0);
+            if total == 0 {
+                // Nothing in any of them: each is complete with one empty page.
+                for &w in &todo[job.window..job.window + job.span] {
+                    if tx.send(Ok(Page::empty(w))).await.is_err() {
+                        return;
+                    }
+                }
+            } else if total >= DENSE * job.span {
+                // Dense: most windows likely hold orders, so each is read on its own.
+                for w in job.window..job.window + job.span {
+                    queue.push(Reverse(Job::page(w, 1, true)));
+                }
+            } else {
+                // Sparse: halves, until the empty stretches are found.
+                let newer = job.span / 2;
+                queue.push(Reverse(Job::count(job.window, newer, true)));
+                queue.push(Reverse(Job::count(
+                    job.window + newer,
+                    job.span - newer,
+                    true,
+                )));
+            }
+            continue;
+        }
+        let total_pages = page.data.total_page.max(1);
+        let known = pages.entry(job.window).or_insert(1);
+        if total_pages > *known {
+            // The rest of the window's pages, all at once.
+            for p in *known + 1..=total_pages {
+                queue.push(Reverse(Job::page(job.window, p, true)));
+            }
+            *known = total_pages;
+        }
+        // Items that break the desk's rules are not cached; the rest of the page is.
+        let verified = page.signature == SignatureStatus::Verified;
+        let (items, refused) = crate::answers::usable_items(page.data.list);
+        let (from, to) = todo[job.window];
+        let page = Page {
+            window_start: from.timestamp_millis(),
+            window_end: to.timestamp_millis(),
+            total_pages,
+            items,
+            verified,
+            refused,
+        };
+        if tx.send(Ok(page)).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Whether window `older` ends right before `newer` starts.
+fn adjacent(older: (DateTime<Utc>, DateTime<Utc>), newer: (DateTime<Utc>, DateTime<Utc>)) -> bool {
+    older.1 + Duration::seconds(1) == newer.0
+}
+
+/// One page of the list for `[from, to]`, checked; a lost answer is asked again up to
+/// [`RETRIES`] times.
+#[allow(clippy::too_many_arguments)]
+async fn read_page(
+    client: &GatewayClient,
+    mer_no: u64,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+    page_num: i64,
+    page_size: i64,
+    cancel: &AtomicBool,
+    counts: &Counts,
+) -> CoreResult<Answer<OrderListPage>> {
+    let op = V2OrderList {
+        mer_no: MerNo(mer_no),
+        mer_order_nos: vec![],
+        trade_nos: vec![],
+        date_limit: Some(DateLimit {
+            from: fmt(from),
+            to: fmt(to),
+        }),
+        page_num,
+        page_size,
+        version: V2OrderList::VERSION.into(),
+    };
+    let mut pause = RETRY_PAUSE;
+    let mut attempt = 0;
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(CoreError::Cancelled);
+        }
+        counts.requests.fetch_add(1, Ordering::Relaxed);
+        match crate::desk::ask(client, &op).await {
+            Ok(a) => {
+                crate::answers::order_page(&a.data, page_size)?;
+                return Ok(a);
+            }
+            Err(e) if attempt < RETRIES && worth_retrying(&e) => {
+                tracing::info!(error = %e, page_num, "order list page lost; asking again");
+                counts.retries.fetch_add(1, Ordering::Relaxed);
+                attempt += 1;
+                tokio::time::sleep(pause).await;
+                pause *= 2;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Writes a batch of pages and their windows' progress in one transaction (on a
+/// blocking thread of the runtime, so the fetching goes on meanwhile).
+fn write_batch(target: &SyncTarget, batch: &[Page], done: &[PageDone]) -> CoreResult<usize> {
     let rows: Vec<Upsert<'_>> = batch
         .iter()
         .flat_map(|p| {
@@ -393,17 +722,8 @@ fn write_batch(target: &SyncTarget, batch: &[Page]) -> CoreResult<usize> {
         .collect();
     target.store.cache_atomic(|tx| {
         let changed = tx.orders.upsert(target.mer_no, &rows)?;
-        for page in batch {
-            tx.sync_state.page_done(
-                &target.profile,
-                PageDone {
-                    window_start: page.window_start,
-                    window_end: page.window_end,
-                    page_num: page.page_num,
-                    total_pages: page.total_pages,
-                    clean: page.clean,
-                },
-            )?;
+        for page in done {
+            tx.sync_state.page_done(&target.profile, *page)?;
         }
         Ok(changed)
     })

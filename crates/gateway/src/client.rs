@@ -36,6 +36,9 @@ pub struct ClientConfig {
     /// one the usual `HTTPS_PROXY`/`ALL_PROXY`/`NO_PROXY` variables apply to a remote
     /// gateway. A loopback gateway is always reached directly.
     pub proxy: Option<Url>,
+    /// The gateway's rate limit in requests per second, if it has one: requests leave
+    /// at most this often, evenly spaced (see [`Pacer`]). `None`: no limit.
+    pub rate_limit: Option<std::num::NonZeroU32>,
 }
 
 impl ClientConfig {
@@ -52,6 +55,7 @@ impl ClientConfig {
             max_response_bytes: 16 * 1024 * 1024,
             sign_settings: SignSettings::default(),
             proxy: None,
+            rate_limit: None,
         }
     }
 }
@@ -148,6 +152,36 @@ pub struct GatewayClient {
     http: reqwest::Client,
     config: ClientConfig,
     credentials: Credentials,
+    /// Shared by every clone, so a desk's requests together keep the rate limit.
+    pacer: Option<Arc<Pacer>>,
+}
+
+/// Keeps requests under a rate limit of `n` per second: each leaves at least
+/// `1.02 / n` seconds after the one before it (the 2% leave room for the way to the
+/// gateway being a little faster for one request than for the one `n` before it, so
+/// that no second ever sees more than `n` arrive). Waiters are served in turn.
+#[derive(Debug)]
+pub struct Pacer {
+    gap: Duration,
+    last: tokio::sync::Mutex<Option<tokio::time::Instant>>,
+}
+
+impl Pacer {
+    pub fn new(per_second: std::num::NonZeroU32) -> Self {
+        Pacer {
+            gap: Duration::from_secs_f64(1.02 / f64::from(per_second.get())),
+            last: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// Waits until the next request may leave, and takes that moment.
+    pub async fn wait(&self) {
+        let mut last = self.last.lock().await;
+        if let Some(at) = *last {
+            tokio::time::sleep_until(at + self.gap).await;
+        }
+        *last = Some(tokio::time::Instant::now());
+    }
 }
 
 /// A request ready to go: the signed body and the canonical string it was signed over.
@@ -185,18 +219,22 @@ impl GatewayClient {
         let http = builder
             .build()
             .map_err(|e| GatewayError::not_sent(format!("HTTP client: {e}")))?;
+        let pacer = config.rate_limit.map(|n| Arc::new(Pacer::new(n)));
         Ok(Self {
             http,
             config,
             credentials,
+            pacer,
         })
     }
 
-    /// The same client with another whole-call time limit.
+    /// The same client with another whole-call time limit (sharing this one's pace).
     pub fn with_timeout(&self, timeout: Duration) -> Result<Self, GatewayError> {
         let mut config = self.config.clone();
         config.timeout = timeout;
-        Self::new(config, self.credentials.clone())
+        let mut client = Self::new(config, self.credentials.clone())?;
+        client.pacer = self.pacer.clone();
+        Ok(client)
     }
 
     /// The gateway's public key, if configured (verifies answers and notifications).
@@ -296,6 +334,9 @@ impl GatewayClient {
         prepared: &Prepared,
     ) -> Result<Answer<O::Output>, GatewayError> {
         let req = self.request(op, &prepared.body)?;
+        if let Some(pacer) = &self.pacer {
+            pacer.wait().await;
+        }
         let started = Instant::now();
         let result = self.exchange(req).await;
         let latency = started.elapsed();

@@ -45,6 +45,7 @@ pub fn ensure_profile(home: &Home, secrets: &Secrets) -> CoreResult<Profile> {
                 notify_at_desk: false,
                 proxy: String::new(),
                 safety: Default::default(),
+                sync: Default::default(),
             };
             home.put(p.clone())?;
             p

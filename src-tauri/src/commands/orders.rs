@@ -97,7 +97,7 @@ pub async fn orders_sync(
     let desk = state.desk().await?;
     let opts = SyncOptions {
         full,
-        ..SyncOptions::last_days(i64::from(days))
+        ..desk.sync_options(i64::from(days))
     };
     desk.sync(&opts, std::sync::Arc::default(), |p| {
         let _ = on_progress.send(p.clone());

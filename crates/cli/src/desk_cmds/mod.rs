@@ -9,7 +9,6 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use paydesk_core::journal::Status;
 use paydesk_core::store::orders::{OrderFilter, OrderKind, SortKey};
-use paydesk_core::sync::SyncOptions;
 use paydesk_core::{CoreError, Desk, Profile, new_mer_order_no};
 use paydesk_session::{OpenDesk, Session};
 use serde::Serialize;

@@ -156,7 +156,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
         let desk = open(g).await?;
         match cmd {
             OrdersCmd::Sync { days, full, window_hours } => {
-                let mut opts = SyncOptions::last_days(days);
+                let mut opts = desk.sync_options(days);
                 opts.full = full;
                 opts.window_hours = window_hours;
                 let pb = bar(0, "syncing windows");

@@ -79,6 +79,20 @@ pub struct AddProfile {
     #[arg(long, default_value_t = 3, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     not_found_lookups: u32,
+    /// Orders asked for in one page of the order list: the largest the gateway
+    /// accepts reads fastest.
+    #[arg(long, default_value_t = 500, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u32).range(1..=500))]
+    page_size: u32,
+    /// Requests to the gateway in flight at once during a sync.
+    #[arg(long, default_value_t = 8, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    in_flight: u32,
+    /// The gateway's rate limit in requests per second, kept by every request of
+    /// this desk (0: no limit).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    rate_limit: u32,
     /// Who works at this desk (the audit log names them).
     #[arg(long)]
     operator: Option<String>,
@@ -138,6 +152,11 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                     not_found_grace_secs: a.not_found_grace_secs,
                     not_found_lookups: a.not_found_lookups,
                     ..Default::default()
+                },
+                sync: paydesk_core::profile::SyncSettings {
+                    page_size: a.page_size,
+                    in_flight: a.in_flight,
+                    rate_limit: a.rate_limit,
                 },
             };
             home.save_profile(p, a.replace.then_some(a.name.as_str()))?;

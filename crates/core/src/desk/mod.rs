@@ -305,6 +305,7 @@ impl Desk {
         config.lang = Some(profile.lang.clone());
         config.order_type = profile.order_type.clone();
         config.sign_settings = profile.sign_settings.clone();
+        config.rate_limit = std::num::NonZeroU32::new(profile.sync.rate_limit);
         if !profile.proxy.is_empty() {
             config.proxy = Some(
                 url::Url::parse(&profile.proxy)

@@ -22,6 +22,16 @@ impl Drop for SyncSlot<'_> {
 }
 
 impl Desk {
+    /// A sync of the last `days` days with this profile's page size and requests in
+    /// flight.
+    pub fn sync_options(&self, days: i64) -> SyncOptions {
+        SyncOptions {
+            page_size: i64::from(self.profile.sync.page_size),
+            in_flight: self.profile.sync.in_flight as usize,
+            ..SyncOptions::last_days(days)
+        }
+    }
+
     /// Syncs the order cache, one sync at a time on this desk (a second is refused while
     /// one runs); [`Desk::cancel_sync`] or `cancel` stops it between pages.
     pub async fn sync(
@@ -294,7 +304,7 @@ impl Desk {
                 from: at,
                 to: at + chrono::Duration::days(1),
                 full: true,
-                ..SyncOptions::last_days(1)
+                ..self.sync_options(1)
             };
             self.sync_unguarded(&opts, Arc::default(), |_| {}).await?;
         }

@@ -84,6 +84,7 @@ pub async fn external_sandbox(home: &Home, secrets: &Secrets, name: &str) -> (Ru
         notify_at_desk: false,
         proxy: String::new(),
         safety: Default::default(),
+        sync: Default::default(),
     };
     home.put(profile.clone()).unwrap();
     (running, profile)

@@ -67,6 +67,7 @@ pub async fn external_sandbox(home: &Home, secrets: &Secrets, name: &str) -> Run
         notify_at_desk: false,
         proxy: String::new(),
         safety: Default::default(),
+        sync: Default::default(),
     })
     .unwrap();
     running
