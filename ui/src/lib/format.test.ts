@@ -3,6 +3,7 @@ import {
   formatAge,
   formatDateTime,
   formatDateTimeShort,
+  formatDuration,
   formatMoney,
   minorUnits,
   timeZoneLabel,
@@ -66,5 +67,20 @@ describe("formatAge", () => {
     expect(formatAge(300, "en-US")).toBe("5 minutes ago");
     expect(formatAge(7_300, "en-US")).toBe("2 hours ago");
     expect(formatAge(3 * 86_400 + 5, "en-US")).toBe("3 days ago");
+  });
+});
+
+describe("formatDuration", () => {
+  it("says a time left in the two largest units that matter, in both languages", () => {
+    expect(formatDuration(0, "en-US")).toBe("0 sec");
+    expect(formatDuration(45.4, "en-US")).toBe("45 sec");
+    expect(formatDuration(130, "en-US")).toBe("2 min");
+    expect(formatDuration(3_599, "en-US")).toBe("1 hr");
+    expect(formatDuration(3_900, "en-US")).toBe("1 hr 5 min");
+    expect(formatDuration(2 * 86_400 + 3 * 3_600 + 60, "en-US")).toBe("2 days 3 hr");
+    expect(formatDuration(86_400, "en-US")).toBe("1 day");
+    expect(formatDuration(130, "zh-CN")).toBe("2分钟");
+    expect(formatDuration(3_900, "zh-CN")).toBe("1小时5分钟");
+    expect(formatDuration(-5, "en-US")).toBe("0 sec");
   });
 });

@@ -152,3 +152,26 @@ export function formatUtcDay(millis: number | null | undefined) {
   if (millis === null || millis === undefined) return "";
   return new Date(millis).toISOString().slice(0, 10);
 }
+
+/// A length of time in the locale's short units, to the two largest that matter: "45 sec",
+/// "2 min", "1 hr 5 min", "2 days 3 hr"; "1小时5分钟" in Chinese. Minutes are rounded, so
+/// an estimate does not pretend to the second once it is over a minute.
+export function formatDuration(seconds: number, locale: string) {
+  const s = Math.max(0, Math.round(seconds));
+  const unit = (n: number, u: "second" | "minute" | "hour" | "day") =>
+    new Intl.NumberFormat(locale, { style: "unit", unit: u, unitDisplay: "short" }).format(n);
+  const two = (big: string, small: string | null) =>
+    small === null
+      ? big
+      : new Intl.ListFormat(locale, { type: "unit", style: "narrow" }).format([big, small]);
+  if (s < 60) return unit(s, "second");
+  const minutes = Math.round(s / 60);
+  if (minutes < 60) return unit(minutes, "minute");
+  if (minutes < 24 * 60) {
+    const m = minutes % 60;
+    return two(unit(Math.floor(minutes / 60), "hour"), m > 0 ? unit(m, "minute") : null);
+  }
+  const hours = Math.round(s / 3_600);
+  const h = hours % 24;
+  return two(unit(Math.floor(hours / 24), "day"), h > 0 ? unit(h, "hour") : null);
+}
