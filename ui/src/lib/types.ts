@@ -47,4 +47,5 @@ export type {
   StateField,
   Status as JournalStatus,
   SyncProgress_Deserialize as SyncProgress,
+  SyncReport_Serialize as SyncReport,
 } from "../bindings";

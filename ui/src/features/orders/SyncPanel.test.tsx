@@ -20,13 +20,17 @@ describe("the sync panel", () => {
           pages: 1,
           orders: 3,
           ordersPerSecond: 3,
-          etaSeconds: null,
+          etaSeconds: 0,
+          ordersExpected: 3,
+          requests: 2,
         },
         windowsSkipped: 0,
         changed: 3,
         reread: 0,
         seconds: 1,
         writeSeconds: 0,
+        requests: 2,
+        retries: 0,
         refusedCount: 51,
         refused: ['item 2 (T9) sourceCurrency "usd" is not an upper-case ISO 4217 code'],
       });
@@ -42,29 +46,148 @@ describe("the sync panel", () => {
     expect(alert.textContent).toContain("and 50 more");
   });
 
-  // Progress is told in days of the period synced, the choice to read everything again
-  // in words a person uses (the engine's "windows" are days).
-  it("counts progress in days and offers to sync everything again", async () => {
-    invoke.mockImplementation(
-      (cmd: string, args: { onProgress?: { onmessage: (p: unknown) => void } }) => {
-        if (cmd !== "orders_sync") return Promise.resolve(null);
-        args.onProgress?.onmessage({
-          windowsTotal: 91,
-          windowsDone: 12,
-          pages: 3,
-          orders: 250,
-          ordersPerSecond: 100,
-          etaSeconds: null,
-        });
-        return new Promise(() => {});
-      },
-    );
+  // Before the gateway has counted any day, progress is told in days of the period synced,
+  // the choice to read everything again in words a person uses (the engine's "windows"
+  // are days), and the time left is said to be unknown rather than guessed.
+  it("counts progress in days until the gateway has counted orders", async () => {
+    syncing(progress({ windowsDone: 12, orders: 250, ordersPerSecond: 100 }));
     renderUi(<SyncPanel />);
     expect(screen.getByLabelText("Sync everything again")).toBeTruthy();
     expect(document.body.textContent).not.toMatch(/window/i);
     fireEvent.click(screen.getByTestId("sync-button"));
-    const progress = await screen.findByTestId("sync-progress");
-    await waitFor(() => expect(progress.textContent).toContain("12 of 91 days read"));
-    expect(progress.textContent).toContain("250 orders");
+    const panel = await screen.findByTestId("sync-progress");
+    await waitFor(() =>
+      expect(screen.getByTestId("sync-read").textContent).toBe("12 of 91 days read · 250 orders"),
+    );
+    expect(screen.getByTestId("sync-pace").textContent).toBe(
+      "100 orders/s · time left not known yet",
+    );
+    expect(bar()).toBe(Math.round((100 * 12) / 91));
+    expect(panel.getAttribute("title")).toContain("12 of 91 days read");
+  });
+
+  // Once the gateway has counted some days, the line says orders read of those expected,
+  // "~" while days not counted yet are estimated, the rate and the time left; the bar
+  // follows the orders, the tooltip keeps days and requests.
+  it("says orders read of about those expected, the rate and the time left", async () => {
+    syncing(
+      progress({
+        windowsDone: 30,
+        orders: 12_400,
+        ordersExpected: 1_000_000,
+        ordersPerSecond: 25_300.4,
+        etaSeconds: 130,
+        requests: 77,
+      }),
+    );
+    renderUi(<SyncPanel />);
+    fireEvent.click(screen.getByTestId("sync-button"));
+    const panel = await screen.findByTestId("sync-progress");
+    await waitFor(() =>
+      expect(screen.getByTestId("sync-read").textContent).toBe("12,400 of ~1,000,000 orders"),
+    );
+    expect(screen.getByTestId("sync-pace").textContent).toBe("25,300 orders/s · about 2 min left");
+    expect(bar()).toBe(1);
+    const title = panel.getAttribute("title") ?? "";
+    expect(title).toContain("30 of 91 days read · 77 requests sent to the gateway");
+    expect(title).toContain("an estimate until every day is counted");
+  });
+
+  it("drops the estimate's mark once every day is counted", async () => {
+    syncing(
+      progress({
+        windowsDone: 91,
+        orders: 600_000,
+        ordersExpected: 1_000_000,
+        ordersPerSecond: 30_000,
+        etaSeconds: 3_900,
+      }),
+    );
+    renderUi(<SyncPanel />);
+    fireEvent.click(screen.getByTestId("sync-button"));
+    const panel = await screen.findByTestId("sync-progress");
+    await waitFor(() =>
+      expect(screen.getByTestId("sync-read").textContent).toBe("600,000 of 1,000,000 orders"),
+    );
+    expect(screen.getByTestId("sync-pace").textContent).toBe(
+      "30,000 orders/s · about 1 hr 5 min left",
+    );
+    expect(bar()).toBe(60);
+    expect(panel.getAttribute("title")).not.toContain("estimate");
+  });
+
+  it("says what was read and how long it took once finished", async () => {
+    invoke.mockImplementation((cmd: string) => {
+      if (cmd !== "orders_sync") return Promise.resolve(null);
+      return Promise.resolve(
+        report({ orders: 1_000_000, ordersPerSecond: 25_000, requests: 2_003, seconds: 40 }),
+      );
+    });
+    renderUi(<SyncPanel />);
+    fireEvent.click(screen.getByTestId("sync-button"));
+    await waitFor(() =>
+      expect(screen.getByTestId("sync-progress").getAttribute("data-done")).toBe("true"),
+    );
+    expect(screen.getByTestId("sync-read").textContent).toBe("1,000,000 orders read");
+    expect(screen.getByTestId("sync-pace").textContent).toBe("25,000 orders/s · took 40 sec");
+    expect(bar()).toBe(100);
   });
 });
+
+type Progress = {
+  windowsDone: number;
+  windowsTotal: number;
+  pages: number;
+  orders: number;
+  ordersPerSecond: number | null;
+  etaSeconds: number | null;
+  ordersExpected: number | null;
+  requests: number;
+};
+
+function progress(p: Partial<Progress>): Progress {
+  return {
+    windowsTotal: 91,
+    windowsDone: 0,
+    pages: 3,
+    orders: 0,
+    ordersPerSecond: null,
+    etaSeconds: null,
+    ordersExpected: null,
+    requests: 3,
+    ...p,
+  };
+}
+
+function report(p: Partial<Progress> & { seconds: number | null }) {
+  const { seconds, ...rest } = p;
+  return {
+    progress: progress({ windowsDone: 91, etaSeconds: 0, ...rest }),
+    windowsSkipped: 0,
+    changed: 12,
+    reread: 0,
+    seconds,
+    writeSeconds: 0,
+    requests: p.requests ?? 3,
+    retries: 0,
+    refusedCount: 0,
+    refused: [],
+  };
+}
+
+/// A sync that sends `p` and runs on.
+function syncing(p: Progress) {
+  invoke.mockImplementation(
+    (cmd: string, args: { onProgress?: { onmessage: (p: unknown) => void } }) => {
+      if (cmd !== "orders_sync") return Promise.resolve(null);
+      args.onProgress?.onmessage(p);
+      return new Promise(() => {});
+    },
+  );
+}
+
+/// The bar's value, in whole percent.
+function bar() {
+  const now = screen.getByRole("progressbar").getAttribute("aria-valuenow");
+  return Math.round(Number(now));
+}

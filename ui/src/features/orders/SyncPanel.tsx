@@ -17,11 +17,11 @@ import { memo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
-import { formatCount } from "../../lib/format";
 import { coreError } from "../../lib/ipc";
 import type { SyncProgress } from "../../lib/types";
 import { cancelSync, useSync } from "./queries";
 import { refusalText } from "./refusal";
+import { syncDoneText, syncLine } from "./syncText";
 
 /// Sync from the gateway into the cache, with a progress bar and cancel.
 export const SyncPanel = memo(function SyncPanel() {
@@ -32,42 +32,39 @@ export const SyncPanel = memo(function SyncPanel() {
   const [progress, setProgress] = useState<SyncProgress | null>(null);
   const sync = useSync(setProgress);
   const cancelled = sync.error && coreError(sync.error).code === "cancelled";
-  const pct =
-    progress && progress.windowsTotal > 0
-      ? (100 * progress.windowsDone) / progress.windowsTotal
-      : 0;
+  const report = sync.isSuccess ? sync.data : null;
+  const shown = report?.progress ?? progress;
+  const line = shown ? syncLine(t, shown, loc, report) : null;
 
   return (
     <Stack gap={4} align="flex-end">
       <Group align="center" gap="sm" wrap="nowrap">
-        {sync.isPending || (progress && sync.isSuccess) ? (
-          <Stack gap={2} w={260} data-testid="sync-progress" data-done={sync.isSuccess}>
+        {sync.isPending || report ? (
+          // As high as the buttons beside it (30px), so the title row, and the table's
+          // 20 rows under it, keep their height with two lines of text.
+          <Stack
+            gap={1}
+            w={260}
+            h={30}
+            justify="center"
+            title={line?.detail}
+            data-testid="sync-progress"
+            data-done={sync.isSuccess}
+          >
             <Progress
-              size="sm"
-              value={sync.isSuccess ? 100 : pct}
+              size={3}
+              value={line?.percent ?? 0}
               animated={sync.isPending}
               aria-label={t("orders.syncing")}
             />
-            <Text
-              size="xs"
-              c="dimmed"
-              lh={1.2}
-              title={
-                progress
-                  ? t("orders.syncRate", { count: Math.round(progress.ordersPerSecond ?? 0) })
-                  : undefined
-              }
-            >
-              {progress
-                ? t("orders.syncProgress", {
-                    days: t("orders.syncDaysRead", {
-                      done: formatCount(progress.windowsDone, loc),
-                      count: progress.windowsTotal,
-                    }),
-                    orders: t("orders.rows", { count: progress.orders }),
-                  })
-                : t("orders.syncing")}
+            <Text size="xs" c="dimmed" lh={1.08} truncate="end" data-testid="sync-read">
+              {line ? line.read : t("orders.syncing")}
             </Text>
+            {line ? (
+              <Text size="xs" c="dimmed" lh={1.08} truncate="end" data-testid="sync-pace">
+                {line.pace}
+              </Text>
+            ) : null}
           </Stack>
         ) : null}
         <Group gap={6} wrap="nowrap">
@@ -120,13 +117,7 @@ export const SyncPanel = memo(function SyncPanel() {
               sync.mutate(
                 { days, full },
                 {
-                  onSuccess: (r) =>
-                    toastOk(
-                      t("orders.syncDone", {
-                        count: r.progress.orders,
-                        changed: formatCount(r.changed, loc),
-                      }),
-                    ),
+                  onSuccess: (r) => toastOk(syncDoneText(t, r, loc)),
                 },
               );
             }}

@@ -53,6 +53,8 @@ describe("orders queries over IPC", () => {
       orders: 1500,
       ordersPerSecond: 750,
       etaSeconds: 2,
+      ordersExpected: 1500,
+      requests: 4,
     };
     invoke.mockImplementation(
       (cmd: string, args: { onProgress: { onmessage: (p: SyncProgress) => void } }) => {
@@ -65,6 +67,8 @@ describe("orders queries over IPC", () => {
           reread: 0,
           seconds: 2,
           writeSeconds: 1,
+          requests: 4,
+          retries: 0,
           refusedCount: 0,
           refused: [],
         });
