@@ -872,9 +872,19 @@ export const en = {
       notFoundGraceSecs: "Not-found grace (seconds)",
       notFoundGraceSecsHint:
         "After a lost answer, a payout is only sent again once the gateway has not found it for this long.",
+      pageSize: "Orders per page",
+      pageSizeHint:
+        "How many orders one request asks the gateway for (1–500); the most the gateway accepts reads fastest.",
+      inFlight: "Requests at once",
+      inFlightHint:
+        "How many requests to the gateway a sync keeps waiting for answers at the same time (1–64).",
+      rateLimit: "Gateway's limit (requests per second)",
+      rateLimitHint:
+        "The most requests per second the gateway allows; every request from this desk keeps to it. 0: no limit.",
     },
     signing: "Signing",
     safety: "Money safety",
+    readingOrders: "Reading the order list",
     keys: "Keys of {{name}}",
     merchantKey: "Merchant private key",
     merchantKeyHint: "Kept only in the system keyring; only its public half is ever shown.",

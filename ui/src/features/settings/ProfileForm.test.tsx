@@ -110,3 +110,42 @@ describe("the profile form's notification and proxy settings", () => {
     });
   });
 });
+
+describe("the profile form's settings for reading the order list", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+  });
+
+  it("sends the sync settings, each said in plain words, and shows a rule on its field", async () => {
+    invoke.mockRejectedValue({
+      code: "validation",
+      field: "sync.inFlight",
+      rule: "must be between 1 and 64 requests",
+    });
+    renderUi(<ProfileForm editing={null} opened onClose={() => {}} />);
+    fireEvent.change(await screen.findByTestId("profile-name"), { target: { value: "acme" } });
+    expect(screen.getByText("Reading the order list")).toBeTruthy();
+    const pageSize = screen.getByLabelText(/Orders per page/);
+    expect((pageSize as HTMLInputElement).value).toBe("500");
+    expect(screen.getByText(/the most the gateway accepts reads fastest/)).toBeTruthy();
+    const rate = screen.getByLabelText(/Gateway's limit \(requests per second\)/);
+    expect((rate as HTMLInputElement).value).toBe("0");
+    expect(rate.getAttribute("aria-describedby")).toBeTruthy();
+    expect(screen.getByText(/0: no limit/)).toBeTruthy();
+    fireEvent.change(pageSize, { target: { value: "200" } });
+    fireEvent.change(screen.getByTestId("profile-sync-inFlight"), { target: { value: "16" } });
+    fireEvent.change(rate, { target: { value: "50" } });
+    fireEvent.click(screen.getByTestId("profile-save"));
+    const error = await screen.findByText("must be between 1 and 64 requests");
+    const inFlight = screen.getByTestId("profile-sync-inFlight");
+    expect(inFlight.getAttribute("aria-invalid")).toBe("true");
+    expect(inFlight.getAttribute("aria-describedby")).toContain(error.id);
+    expect(pageSize.getAttribute("aria-invalid")).not.toBe("true");
+    const [cmd, args] = invoke.mock.calls[0] ?? [];
+    expect(cmd).toBe("profile_save");
+    expect(args.profile.sync).toEqual({ pageSize: 200, inFlight: 16, rateLimit: 50 });
+    // Changing the field answers its rule until the next save.
+    fireEvent.change(inFlight, { target: { value: "12" } });
+    expect(screen.queryByText("must be between 1 and 64 requests")).toBeNull();
+  });
+});

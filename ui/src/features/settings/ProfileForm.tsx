@@ -37,7 +37,15 @@ export const NEW_PROFILE: Profile = {
     notFoundLookups: 3,
     duplicateCodes: ["E1011"],
   },
+  sync: { pageSize: 500, inFlight: 8, rateLimit: 0 },
 };
+
+/// The sync settings, in the order shown, with the bounds the core checks them against.
+const SYNC_FIELDS = [
+  { key: "pageSize", min: 1, max: 500 },
+  { key: "inFlight", min: 1, max: 64 },
+  { key: "rateLimit", min: 0, max: 10_000 },
+] as const;
 
 interface Props {
   /// The profile to edit, or null to add one.
@@ -61,7 +69,7 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
   }, [opened, editing, reset]);
   const err = (f: string) => (invalid?.field === f ? invalid.rule : undefined);
   const sandbox = editing !== null && editing.baseUrl === null;
-  /// `field` names what was edited when it is inside `k` (a safety setting).
+  /// `field` names what was edited when it is inside `k` (a safety or sync setting).
   const set = <K extends keyof Profile>(k: K, v: Profile[K], field: string = k) => {
     failure.edited(field);
     setP({ ...p, [k]: v });
@@ -236,6 +244,27 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
               {t("errors.validation", invalid)}
             </Text>
           )}
+          <Title order={3} size="h5">
+            {t("settings.readingOrders")}
+          </Title>
+          {SYNC_FIELDS.map(({ key, min, max }) => (
+            <NumberInput
+              key={key}
+              label={t(`settings.field.${key}`)}
+              description={t(`settings.field.${key}Hint`)}
+              value={p.sync[key]}
+              onChange={(v) =>
+                set("sync", { ...p.sync, [key]: typeof v === "number" ? v : 0 }, `sync.${key}`)
+              }
+              error={err(`sync.${key}`)}
+              min={min}
+              max={max}
+              allowDecimal={false}
+              allowNegative={false}
+              required
+              data-testid={`profile-sync-${key}`}
+            />
+          ))}
           {fieldOf(save.error) ? null : <ErrorAlert error={save.error} />}
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
