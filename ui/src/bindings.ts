@@ -1326,6 +1326,8 @@ export type Profile_Deserialize = {
 	proxy?: string,
 	/**  How this desk keeps from paying one intent twice. */
 	safety?: Safety_Deserialize,
+	/**  How this desk reads the gateway's order list. */
+	sync?: SyncSettings_Deserialize,
 };
 
 export type Profile_Serialize = {
@@ -1362,6 +1364,8 @@ export type Profile_Serialize = {
 	proxy: string,
 	/**  How this desk keeps from paying one intent twice. */
 	safety: Safety_Serialize,
+	/**  How this desk reads the gateway's order list. */
+	sync: SyncSettings_Serialize,
 };
 
 export type Profiles = Profiles_Serialize | Profiles_Deserialize;
@@ -1809,7 +1813,15 @@ export type SyncProgress_Deserialize = {
 	windowsTotal: number,
 	pages: number,
 	orders: number,
+	/**
+	 *  The orders the run's windows hold, as the gateway's counts say so far (windows
+	 *  not counted yet are estimated from those that are); none before the first count.
+	 */
+	ordersExpected?: number | null,
+	/**  Requests sent to the gateway so far (counts, pages and pages asked again). */
+	requests: number,
 	ordersPerSecond: number | null,
+	/**  The time left at the rate so far; none until something is counted. */
 	etaSeconds?: number | null,
 };
 
@@ -1818,7 +1830,15 @@ export type SyncProgress_Serialize = {
 	windowsTotal: number,
 	pages: number,
 	orders: number,
+	/**
+	 *  The orders the run's windows hold, as the gateway's counts say so far (windows
+	 *  not counted yet are estimated from those that are); none before the first count.
+	 */
+	ordersExpected: number | null,
+	/**  Requests sent to the gateway so far (counts, pages and pages asked again). */
+	requests: number,
 	ordersPerSecond: number | null,
+	/**  The time left at the rate so far; none until something is counted. */
 	etaSeconds: number | null,
 };
 
@@ -1842,6 +1862,12 @@ export type SyncReport_Deserialize = {
 	 */
 	refusedCount: number,
 	refused: string[],
+	/**
+	 *  Requests sent to the gateway by the windows' reading (counts, pages, pages asked
+	 *  again), and of those, the ones that asked a lost page again.
+	 */
+	requests: number,
+	retries: number,
 };
 
 export type SyncReport_Serialize = {
@@ -1862,6 +1888,50 @@ export type SyncReport_Serialize = {
 	 */
 	refusedCount: number,
 	refused: string[],
+	/**
+	 *  Requests sent to the gateway by the windows' reading (counts, pages, pages asked
+	 *  again), and of those, the ones that asked a lost page again.
+	 */
+	requests: number,
+	retries: number,
+};
+
+/**
+ *  How a desk reads the gateway's order list, and how fast it may ask (the interface
+ *  gives no page size limit and no rate limit; a real gateway has both).
+ */
+export type SyncSettings = SyncSettings_Serialize | SyncSettings_Deserialize;
+
+/**
+ *  How a desk reads the gateway's order list, and how fast it may ask (the interface
+ *  gives no page size limit and no rate limit; a real gateway has both).
+ */
+export type SyncSettings_Deserialize = {
+	/**  Orders asked for a page: the largest the gateway accepts reads fastest. */
+	pageSize?: number,
+	/**  Requests to the gateway in flight at once during a sync. */
+	inFlight?: number,
+	/**
+	 *  The gateway's rate limit in requests per second, kept by every request of this
+	 *  desk; 0: none.
+	 */
+	rateLimit?: number,
+};
+
+/**
+ *  How a desk reads the gateway's order list, and how fast it may ask (the interface
+ *  gives no page size limit and no rate limit; a real gateway has both).
+ */
+export type SyncSettings_Serialize = {
+	/**  Orders asked for a page: the largest the gateway accepts reads fastest. */
+	pageSize: number,
+	/**  Requests to the gateway in flight at once during a sync. */
+	inFlight: number,
+	/**
+	 *  The gateway's rate limit in requests per second, kept by every request of this
+	 *  desk; 0: none.
+	 */
+	rateLimit: number,
 };
 
 /**  One thing that happened to an order, with when the desk learned of it (UTC millis). */

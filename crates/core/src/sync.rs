@@ -370,9 +370,12 @@ pub async fn run(
                 }
                 if rows < BATCH_ROWS && failure.is_none() {
                     // Wait a little for more: fewer, larger transactions rewrite far fewer
-                    // index pages, which is what bounds the sync's speed.
+                    // index pages, which is what bounds the sync's speed. The first
+                    // orders are written at once, so the newest show without waiting.
+                    let eager = report.progress.orders == 0 && rows > 0;
                     next = match rx.try_recv() {
                         Ok(p) => Some(p),
+                        Err(_) if eager => None,
                         Err(_) => tokio::time::timeout(BATCH_WAIT, rx.recv())
                             .await
                             .ok()

@@ -151,6 +151,41 @@ impl FilterArgs {
     }
 }
 
+/// The sync's progress bar: orders read of those expected.
+fn sync_bar() -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::new(0);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} syncing [{bar:30}] {pos}/{len} orders {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    pb
+}
+
+/// The rest of the sync's progress line: days read, rate, time left.
+fn sync_line(p: &paydesk_core::sync::SyncProgress) -> String {
+    let left = match p.eta_seconds {
+        Some(s) if s.is_finite() => format!("{} left", human_secs(s)),
+        _ => "time left not known yet".into(),
+    };
+    format!(
+        "· {} of {} days read · {:.0} orders/s · {left}",
+        p.windows_done, p.windows_total, p.orders_per_second
+    )
+}
+
+/// Seconds as "42 s", "3 min 5 s" or "1 h 2 min".
+fn human_secs(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
 pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
@@ -159,23 +194,26 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 let mut opts = desk.sync_options(days);
                 opts.full = full;
                 opts.window_hours = window_hours;
-                let pb = bar(0, "syncing windows");
+                let pb = sync_bar();
                 if g.json {
                     pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
                 }
                 let report = desk
                     .sync(&opts, Arc::new(AtomicBool::new(false)), |p| {
-                        pb.set_length(p.windows_total);
-                        pb.set_position(p.windows_done);
-                        pb.set_message(format!("{} orders, {:.0}/s", p.orders, p.orders_per_second));
+                        // Orders against the gateway's count (estimated for the windows not
+                        // counted yet), at the rate so far, with the time that leaves.
+                        pb.set_length(p.orders_expected.unwrap_or(0).max(p.orders));
+                        pb.set_position(p.orders);
+                        pb.set_message(sync_line(p));
                     })
                     .await;
                 pb.finish_and_clear();
                 let report = report?;
                 print(g, &report, || {
                     let mut text = format!(
-                        "synced {} orders in {} pages ({} windows, {} skipped as complete, {} changed) in {:.1} s",
-                        report.progress.orders, report.progress.pages, report.progress.windows_total, report.windows_skipped, report.changed, report.seconds
+                        "synced {} orders in {} pages ({} windows, {} skipped as complete, {} changed) in {:.1} s ({:.0} orders/s; {} requests, {} of them asking a lost page again)",
+                        report.progress.orders, report.progress.pages, report.progress.windows_total, report.windows_skipped, report.changed, report.seconds,
+                        report.progress.orders as f64 / report.seconds.max(1e-3), report.requests, report.retries
                     );
                     if report.refused_count > 0 {
                         text.push_str(&format!(
