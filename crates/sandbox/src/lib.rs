@@ -12,6 +12,7 @@ pub mod notify;
 mod seed;
 mod sim;
 mod store;
+mod traffic;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -33,6 +34,7 @@ pub use notify::{Notification, NotifyKind, RetryPolicy};
 pub use seed::{MAX_SEED_COUNT, SeedSpec};
 pub use sim::SIMULATION_ROUTES;
 use store::{Store, Touched};
+pub use traffic::{TRAFFIC_WINDOW, Traffic};
 
 /// How a sandbox starts.
 #[derive(Debug, Clone, Default)]
@@ -96,6 +98,8 @@ pub(crate) struct Shared {
     pub auto_complete_after: Option<Duration>,
     pub retry: RetryPolicy,
     pub behaviour: RwLock<Behaviour>,
+    /// What reached the server (see [`Sandbox::traffic`]).
+    pub traffic: Mutex<traffic::Log>,
 }
 
 impl Shared {
@@ -226,6 +230,7 @@ impl Sandbox {
                 auto_complete_after: config.auto_complete_after,
                 retry: config.retry,
                 behaviour: RwLock::new(config.behaviour),
+                traffic: Mutex::default(),
             }),
         })
     }
@@ -314,6 +319,18 @@ impl Sandbox {
         self.shared.faults.lock().unwrap_or_else(poisoned).clear();
     }
 
+    /// The gateway traffic since the start or the last [`Sandbox::reset_traffic`]:
+    /// requests to the operations, the most in any one second, per path, and the TCP
+    /// connections accepted.
+    pub fn traffic(&self) -> Traffic {
+        self.shared.traffic().snapshot()
+    }
+
+    /// Zeroes the traffic counters; returns what they were.
+    pub fn reset_traffic(&self) -> Traffic {
+        self.shared.take_traffic()
+    }
+
     /// Every route: the 11 operations and the simulation API. A path that is neither
     /// is answered 404 in the shape of its neighbours: `{"error"}` under
     /// `/__sandbox/`, an envelope elsewhere.
@@ -322,6 +339,11 @@ impl Sandbox {
             .merge(sim::routes(self.shared.clone()))
             .fallback(not_found)
             .layer(axum::middleware::from_fn(extract::whole_body))
+            // Outermost: a request is counted as it arrives, before its body is read.
+            .layer(axum::middleware::from_fn_with_state(
+                self.shared.clone(),
+                traffic::count,
+            ))
     }
 
     /// The gateway operations' paths (every one is a POST).
@@ -329,10 +351,12 @@ impl Sandbox {
         &gateway::PATHS
     }
 
-    /// Serves on `addr` (use port 0 for a free port).
+    /// Serves on `addr` (use port 0 for a free port), counting the connections it
+    /// accepts in [`Sandbox::traffic`].
     pub async fn serve(self, addr: SocketAddr) -> Result<Running, SandboxError> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
+        let listener = traffic::CountingListener::new(listener, self.shared.clone());
         let (tx, rx) = oneshot::channel::<()>();
         let app = self.router();
         let join = tokio::spawn(async move {

@@ -1,6 +1,7 @@
 //! The simulation API under `/__sandbox/` (not part of the gateway interface): drive
 //! orders through their lifecycle, refund, charge back, settle, decide reviews, inspect
-//! notifications, seed, reset, inject faults, register merchants and cards.
+//! notifications, seed, reset, inject faults, register merchants and cards, count
+//! the traffic.
 
 use std::sync::Arc;
 
@@ -385,6 +386,7 @@ pub const SIMULATION_ROUTES: &[(&str, &[&str])] = &[
     ("/__sandbox/merchants", &["POST"]),
     ("/__sandbox/cards", &["POST", "GET"]),
     ("/__sandbox/ledger", &["GET"]),
+    ("/__sandbox/traffic", &["GET", "DELETE"]),
 ];
 
 /// The handlers of one path of [`SIMULATION_ROUTES`].
@@ -405,6 +407,7 @@ fn method_router(path: &str) -> Option<MethodRouter<Arc<Shared>>> {
         "/__sandbox/merchants" => post(add_merchant),
         "/__sandbox/cards" => post(add_card).get(list_cards),
         "/__sandbox/ledger" => get(ledger),
+        "/__sandbox/traffic" => get(crate::traffic::show).delete(crate::traffic::reset),
         _ => return None,
     })
 }

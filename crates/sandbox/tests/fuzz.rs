@@ -794,8 +794,8 @@ async fn fuzz_every_route() {
         .collect();
     assert_eq!(
         routes.len(),
-        11 + 15,
-        "every route: 11 operations, 15 simulation calls"
+        11 + 16,
+        "every route: 11 operations, 16 simulation calls"
     );
 
     let http = reqwest::Client::builder()
