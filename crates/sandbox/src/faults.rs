@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 pub struct Fault {
     /// Added before the request is handled.
     pub latency_ms: u64,
+    /// A random extra on top of `latency_ms`, uniform from 0 to this many
+    /// milliseconds, drawn per request from the seed.
+    pub latency_jitter_ms: u64,
     /// Answer HTTP 503 before doing anything.
     pub error_rate: f64,
     /// Commit the operation, then drop the connection without an answer.
@@ -29,11 +32,12 @@ pub struct Fault {
     pub seed: u64,
 }
 
-/// The longest `latencyMs` and `hangMs` the simulation API takes: two minutes.
+/// The longest `latencyMs`, `latencyJitterMs` and `hangMs` the simulation API takes
+/// (each): two minutes.
 pub const MAX_FAULT_MS: u64 = 120_000;
 
 /// The settings of [`Fault`] that are durations in milliseconds, as the JSON names them.
-pub(crate) const DURATION_FIELDS: [&str; 2] = ["latencyMs", "hangMs"];
+pub(crate) const DURATION_FIELDS: [&str; 3] = ["latencyMs", "latencyJitterMs", "hangMs"];
 /// The settings of [`Fault`] that are rates, as the JSON names them.
 pub(crate) const RATE_FIELDS: [&str; 6] = [
     "errorRate",
@@ -48,7 +52,8 @@ impl Fault {
     /// The bounds the simulation API enforces: durations at most [`MAX_FAULT_MS`],
     /// rates from 0 to 1 (NaN refused). The message names the field and the rule.
     pub fn check(&self) -> Result<(), String> {
-        for (field, ms) in DURATION_FIELDS.iter().zip([self.latency_ms, self.hang_ms]) {
+        let durations = [self.latency_ms, self.latency_jitter_ms, self.hang_ms];
+        for (field, ms) in DURATION_FIELDS.iter().zip(durations) {
             if ms > MAX_FAULT_MS {
                 return Err(format!(
                     "{field}: must be an integer from 0 to {MAX_FAULT_MS} (milliseconds)"
@@ -84,24 +89,41 @@ pub enum Injected {
     BlankTradeNo,
 }
 
+/// Mixed into the seed for the jitter's own sequence (any odd constant would do).
+const JITTER_STREAM: u64 = 0x9E37_79B9_7F4A_7C15;
+
 impl Fault {
-    /// The fault with its random sequence started from its seed.
+    /// The fault with its random sequences started from its seed.
     pub fn arm(self) -> Armed {
         let rng = fastrand::Rng::with_seed(self.seed);
-        Armed { fault: self, rng }
+        let jitter = fastrand::Rng::with_seed(self.seed ^ JITTER_STREAM);
+        Armed {
+            fault: self,
+            rng,
+            jitter,
+        }
     }
 }
 
-/// A fault in force on a route, with its random sequence.
+/// A fault in force on a route, with its random sequences: one for what happens to
+/// each request, one for its latency's jitter. Kept apart, so adding a jitter to a
+/// fault leaves which requests fail as it was for the same seed.
 #[derive(Debug, Clone)]
 pub struct Armed {
     pub fault: Fault,
     rng: fastrand::Rng,
+    jitter: fastrand::Rng,
 }
 
 impl Armed {
-    pub fn latency(&self) -> Duration {
-        Duration::from_millis(self.fault.latency_ms)
+    /// The delay before the next request is handled: `latencyMs` plus a uniform draw
+    /// from 0 to `latencyJitterMs` (none drawn when that is 0).
+    pub fn latency(&mut self) -> Duration {
+        let extra = match self.fault.latency_jitter_ms {
+            0 => 0,
+            max => self.jitter.u64(0..=max),
+        };
+        Duration::from_millis(self.fault.latency_ms.saturating_add(extra))
     }
 
     pub fn hang(&self) -> Duration {

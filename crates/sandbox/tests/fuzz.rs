@@ -511,7 +511,7 @@ fn sim_template(rng: &mut fastrand::Rng, path: &str) -> Option<Value> {
         "/__sandbox/seed" => json!({"count": rng.usize(1..4), "merNo": MER, "seed": rng.u64(..),
             "from": "2026-01-01 00:00:00", "to": "2026-03-31 23:59:59", "notifyUrl": NOTIFY}),
         "/__sandbox/faults" => {
-            json!({"route": (["*", "/v2/payout"][rng.usize(0..2)]), "latencyMs": 0, "errorRate": 0.0,
+            json!({"route": (["*", "/v2/payout"][rng.usize(0..2)]), "latencyMs": 0, "latencyJitterMs": 0, "errorRate": 0.0,
             "dropRate": 0.0, "malformedRate": 0.0, "badSignatureRate": 0.0, "hangRate": 0.0, "hangMs": 0,
             "blankTradeNoRate": 0.0, "seed": 7})
         }
