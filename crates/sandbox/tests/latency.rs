@@ -1,5 +1,6 @@
 //! Latency faults: a random jitter on top of the fixed latency, within its bounds and
-//! reproducible from the seed.
+//! reproducible from the seed, and a delay that holds one request without holding
+//! the server.
 
 #![allow(clippy::unwrap_used)]
 
@@ -8,7 +9,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use paydesk_gateway::wire::{MerNo, V2BalanceQuery};
+use paydesk_gateway::wire::{MerNo, Operation as _, V2BalanceQuery, V2OrderList};
 use paydesk_sandbox::{Fault, MAX_FAULT_MS};
 use serde_json::json;
 
@@ -127,4 +128,34 @@ async fn the_simulation_api_takes_a_jitter_within_its_bounds() {
             t.elapsed()
         );
     }
+}
+
+/// A delayed request waits on a timer, not on the server: on one thread, 8 order
+/// lists each held 200 ms are answered together, in far less than 8 × 200 ms.
+#[tokio::test]
+async fn a_latency_fault_delays_requests_without_holding_the_server() {
+    let r = start().await;
+    r.sandbox.set_fault(V2OrderList::PATH, jittered(200, 0, 0));
+    let c = client(&r);
+    let started = Instant::now();
+    let lists = (0..8).map(|i| {
+        let c = &c;
+        async move {
+            let t = Instant::now();
+            let no = format!("LAT-{i}");
+            c.send(&list_by_mer_order(&[no.as_str()])).await.unwrap();
+            t.elapsed()
+        }
+    });
+    let each = futures_util::future::join_all(lists).await;
+    let all = started.elapsed();
+    assert!(
+        each.iter().all(|d| *d >= Duration::from_millis(200)),
+        "{each:?}"
+    );
+    assert!(all < Duration::from_millis(1_000), "8 lists took {all:?}");
+    let t = r.sandbox.traffic();
+    assert_eq!(t.requests, 8);
+    // They arrived together, before any was answered.
+    assert_eq!(t.max_per_second, 8, "{t:?}");
 }
