@@ -14,6 +14,8 @@
 //!   every order already cached, a few changed state), for the update path.
 //!
 //! cargo run --release -p paydesk-core --example writer_bench -- [ORDERS] [ROUNDS]
+//!
+//! With `WRITER_ONLY=1` only the writer's first pass runs (for a profiler).
 
 use std::time::Instant;
 
@@ -115,7 +117,7 @@ fn make(n: usize) -> Vec<Window> {
                 (amount * reserve_rate).round_dp(units),
             )
         };
-        let paid = !payout && matches!(state, 5 | 6 | 7 | 8);
+        let paid = !payout && matches!(state, 5..=8);
         let settled = paid && now - created > Duration::days(3);
         let net = amount - fee - fixed_fee - reserve;
         let refunded = match state {
@@ -343,6 +345,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (writer, changed) = sync_path(&store, &pages_in_order)?;
         assert_eq!(changed, n, "every order is new");
         assert_eq!(store.orders().count_all()?, n as i64);
+        if std::env::var_os("WRITER_ONLY").is_some() {
+            println!(
+                "round {round}: writer {:.0} orders/s ({writer:.2} s)",
+                n as f64 / writer
+            );
+            continue;
+        }
         let raw_secs = raw(&dir.path().join("raw.sqlite"), &pages_in_order)?;
         let (w, r) = (n as f64 / writer, n as f64 / raw_secs);
         println!(

@@ -11,8 +11,9 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use super::now_ms;
 use crate::error::CoreResult;
+
+mod write;
 
 /// An order as the cache holds it.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -152,10 +153,6 @@ pub fn amount_e4(d: Decimal) -> i64 {
     i64::try_from(d.mantissa()).unwrap_or(i64::MAX)
 }
 
-fn opt(d: Option<Decimal>) -> Option<String> {
-    d.map(|d| d.to_string())
-}
-
 /// One list item to cache: `created_at` is the start of the window it came from (an
 /// order already cached keeps its first date), `verified` whether its page's signature
 /// verified.
@@ -256,115 +253,7 @@ impl<C: Deref<Target = Connection>> Orders<C> {
     }
 
     fn upsert_in(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
-        let tx: &Connection = &self.conn;
-        let now = now_ms();
-        let mut changed = 0;
-        {
-            // New orders (the bulk of a first sync) take one INSERT; an order already cached
-            // is read and updated, and a change of state goes into its history.
-            let mut insert = tx.prepare_cached(
-            "INSERT OR IGNORE INTO orders (trade_no, mer_no, mer_order_no, state, currency, source_amount, amount_e4, handling_fee,
-                receive_amount, settle_amount, rolling_reserve, transaction_fixed_fee, exception_handling_fee, refund_amount,
-                settlement_currency, refund_currency, rolling_reserve_status, settle, refusal_pay_reason, message,
-                created_at, synced_at, signature_verified)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
-        )?;
-            let mut current = tx.prepare_cached("SELECT state FROM orders WHERE trade_no = ?1")?;
-            let mut update = tx.prepare_cached(
-            "UPDATE orders SET state = ?2, handling_fee = ?3, receive_amount = ?4, settle_amount = ?5, rolling_reserve = ?6,
-                transaction_fixed_fee = ?7, exception_handling_fee = ?8, refund_amount = ?9, settlement_currency = ?10,
-                refund_currency = ?11, rolling_reserve_status = ?12, settle = ?13, refusal_pay_reason = ?14, message = ?15,
-                synced_at = ?16, signature_verified = ?17, currency = ?18, source_amount = ?19, amount_e4 = ?20
-             WHERE trade_no = ?1",
-        )?;
-            let mut fts = tx.prepare_cached(
-                "INSERT INTO orders_fts (rowid, trade_no, mer_order_no) VALUES (?1, ?2, ?3)",
-            )?;
-            let mut history = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'sync')")?;
-            let mut first_seen = tx.prepare_cached(
-            "SELECT (SELECT COUNT(*) FROM order_history WHERE trade_no = ?1), created_at, made_at IS NOT NULL FROM orders WHERE trade_no = ?1",
-        )?;
-            let mut first = tx.prepare_cached("INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, ?4)")?;
-            for &Upsert {
-                item: it,
-                created_at,
-                verified,
-            } in rows
-            {
-                let inserted = insert.execute(params![
-                    it.trade_no,
-                    mer_no as i64,
-                    it.mer_order_no,
-                    it.state,
-                    it.source_currency,
-                    it.source_amount.to_string(),
-                    amount_e4(it.source_amount),
-                    opt(it.handling_fee),
-                    opt(it.receive_amount),
-                    opt(it.settle_amount),
-                    opt(it.rolling_reserve),
-                    opt(it.transaction_fixed_fee),
-                    opt(it.exception_handling_fee),
-                    opt(it.refund_amount),
-                    it.settlement_currency,
-                    it.refund_currency,
-                    it.rolling_reserve_status,
-                    it.settle,
-                    it.refusal_pay_reason,
-                    it.message,
-                    created_at,
-                    now,
-                    verified,
-                ])?;
-                if inserted == 1 {
-                    // New: indexed for search; its first state is the row itself (first
-                    // seen at `created_at`), so the history records only later changes.
-                    fts.execute(params![
-                        tx.last_insert_rowid(),
-                        it.trade_no,
-                        it.mer_order_no
-                    ])?;
-                    changed += 1;
-                    continue;
-                }
-                let old: i64 = current.query_row([&it.trade_no], |r| r.get(0))?;
-                update.execute(params![
-                    it.trade_no,
-                    it.state,
-                    opt(it.handling_fee),
-                    opt(it.receive_amount),
-                    opt(it.settle_amount),
-                    opt(it.rolling_reserve),
-                    opt(it.transaction_fixed_fee),
-                    opt(it.exception_handling_fee),
-                    opt(it.refund_amount),
-                    it.settlement_currency,
-                    it.refund_currency,
-                    it.rolling_reserve_status,
-                    it.settle,
-                    it.refusal_pay_reason,
-                    it.message,
-                    now,
-                    verified,
-                    // What the list says, over what this desk sent (an order made here).
-                    it.source_currency,
-                    it.source_amount.to_string(),
-                    amount_e4(it.source_amount),
-                ])?;
-                if old != it.state {
-                    // The first change also records the state the order was first seen in.
-                    let (seen, first_seen_at, made_here): (i64, i64, bool) = first_seen
-                        .query_row([&it.trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-                    if seen == 0 {
-                        let how = if made_here { "made here" } else { "first seen" };
-                        first.execute(params![it.trade_no, old, first_seen_at, how])?;
-                    }
-                    history.execute(params![it.trade_no, it.state, now])?;
-                    changed += 1;
-                }
-            }
-        }
-        Ok(changed)
+        write::upsert(&self.conn, mer_no, rows)
     }
 }
 
