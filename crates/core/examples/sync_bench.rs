@@ -42,8 +42,9 @@ fn reset_peak() {
 /// first line of stdin, on a free port; each further line sets the order list's
 /// latency in milliseconds, answered by `ok`.
 async fn serve(n: usize) -> Result<(), Box<dyn std::error::Error>> {
-    let mut lines = std::io::stdin().lock().lines();
-    let pem = lines.next().ok_or("no key")??.replace('|', "\n");
+    let mut first = String::new();
+    std::io::stdin().read_line(&mut first)?;
+    let pem = first.trim_end().replace('|', "\n");
     let public = paydesk_gateway::PublicKey::from_text(&pem)?;
     let sb = paydesk_sandbox::Sandbox::new(paydesk_sandbox::SandboxConfig::default())?;
     sb.add_merchant(paydesk_sandbox::demo_merchant(
@@ -71,7 +72,7 @@ async fn serve(n: usize) -> Result<(), Box<dyn std::error::Error>> {
     // The lines are read on a thread of their own: the server keeps serving meanwhile.
     let (tx, mut rx) = tokio::sync::mpsc::channel::<String>(1);
     std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
+        for line in std::io::stdin().lines().map_while(Result::ok) {
             if tx.blocking_send(line).is_err() {
                 break;
             }

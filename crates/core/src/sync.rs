@@ -6,7 +6,7 @@
 //! not final; resumes where it stopped; and reports progress with the time left.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -145,6 +145,25 @@ struct Page {
 }
 
 impl Page {
+    /// A page of `window` with the items the gateway listed: those that break the
+    /// desk's rules are not cached, and are named.
+    fn listed(
+        (from, to): (DateTime<Utc>, DateTime<Utc>),
+        list: Vec<OrderListItem>,
+        verified: bool,
+        total_pages: i64,
+    ) -> Self {
+        let (items, refused) = crate::answers::usable_items(list);
+        Page {
+            window_start: from.timestamp_millis(),
+            window_end: to.timestamp_millis(),
+            total_pages,
+            items,
+            verified,
+            refused,
+        }
+    }
+
     /// The one page of a window the gateway counted empty.
     fn empty((from, to): (DateTime<Utc>, DateTime<Utc>)) -> Self {
         Page {
@@ -206,47 +225,82 @@ fn windows(o: &SyncOptions) -> CoreResult<Vec<(DateTime<Utc>, DateTime<Utc>)>> {
     Ok(out)
 }
 
-/// A unit of fetching: page `page` of one window, or (`span` > 1) a count of `span`
-/// adjacent windows, asked as one page of one order to learn whether they hold any.
-/// Ordered newest first (`window` 0 is the newest window of the run), then by page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// A unit of fetching: page `page` of one window, or (`span` > 1) the first page of
+/// `span` adjacent windows read together. Ordered newest first (`window` 0 is the
+/// newest window of the run), then by page.
+#[derive(Debug, Clone)]
 struct Job {
     window: usize,
     page: i64,
     span: usize,
     /// The orders of this job were already counted in the expected total (it came from
-    /// a wider count).
+    /// a wider read).
     counted: bool,
+    /// When this job is the newer half of a span whose orders are all known: that span,
+    /// so the older half's orders are those of the span less this half's.
+    whole: Option<Arc<Known>>,
+}
+
+/// The orders of `span` windows from `window` on, all of them (one page held them).
+#[derive(Debug)]
+struct Known {
+    window: usize,
+    span: usize,
+    items: Vec<OrderListItem>,
+    verified: bool,
 }
 
 impl Job {
-    fn page(window: usize, page: i64, counted: bool) -> Self {
+    fn key(&self) -> (usize, i64, usize) {
+        (self.window, self.page, self.span)
+    }
+
+    fn page(window: usize, page: i64) -> Self {
         Job {
             window,
             page,
             span: 1,
-            counted,
+            counted: true,
+            whole: None,
         }
     }
 
-    /// A count of `span` windows from `window` on, or the first page of the window
-    /// when the span is one.
-    fn count(window: usize, span: usize, counted: bool) -> Self {
+    /// The first page of `span` windows from `window` on read together (of the window
+    /// when the span is one).
+    fn span(window: usize, span: usize, counted: bool, whole: Option<Arc<Known>>) -> Self {
         Job {
             window,
-            page: if span == 1 { 1 } else { 0 },
+            page: 1,
             span,
             counted,
+            whole,
         }
     }
 }
 
-/// The widest span of windows counted with one request (a sparse stretch of days costs
-/// one request instead of one per day).
+impl PartialEq for Job {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Job {}
+
+impl PartialOrd for Job {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Job {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+/// The widest span of windows read together with one request (a sparse stretch of
+/// days costs a few requests instead of one a day).
 pub const MAX_SPAN: usize = 32;
-/// Orders per window, on average, from which a counted span is taken to have orders in
-/// most of its windows (read one by one) rather than in a few (split in halves).
-const DENSE: usize = 4;
 /// How often a page whose answer was lost (time-out, cut, HTTP 5xx or 429, no
 /// connection) is asked again before the sync stops; reading a page changes nothing at
 /// the gateway.
@@ -325,6 +379,7 @@ pub async fn run(
     };
     // Newest first.
     todo.reverse();
+    let newest_open = todo.first().is_some_and(|w| w.1 >= now);
     let mut report = SyncReport {
         windows_skipped: (all.len() - todo.len()) as u64,
         ..SyncReport::default()
@@ -342,6 +397,7 @@ pub async fn run(
         target.mer_no,
         opts.page_size,
         opts.in_flight,
+        newest_open,
         todo,
         cancel.clone(),
         counts.clone(),
@@ -524,29 +580,39 @@ impl Counts {
 /// Asks for every page of `todo` (newest first) with at most `in_flight` requests out,
 /// and hands each page to the writer; the first failure that asking again does not
 /// cure is handed over instead, and ends the fetching.
+///
+/// Up to [`MAX_SPAN`] adjacent windows are first read together (one request). What one
+/// page holds whole is split without asking again for all of it: the newer half is
+/// read, and the older half's orders are the span's less the newer half's (an answer
+/// that does not fit that, as when an order was added meanwhile, has the older half
+/// read too). A span with more than a page is read window by window when it holds half
+/// a page a window or more, else split in halves, each read. The window
+/// holding "now" (`newest_open`) is always read on its own.
 #[allow(clippy::too_many_arguments)]
 async fn fetch_all(
     client: GatewayClient,
     mer_no: u64,
     page_size: i64,
     in_flight: usize,
+    newest_open: bool,
     todo: Vec<(DateTime<Utc>, DateTime<Utc>)>,
     cancel: Arc<AtomicBool>,
     counts: Arc<Counts>,
     tx: mpsc::Sender<CoreResult<Page>>,
 ) {
     let mut queue: BinaryHeap<Reverse<Job>> = BinaryHeap::new();
-    // Runs of adjacent windows (newest first) are counted together, up to MAX_SPAN.
     let mut i = 0;
     while i < todo.len() {
         let mut span = 1;
-        while span < MAX_SPAN
-            && i + span < todo.len()
-            && adjacent(todo[i + span], todo[i + span - 1])
-        {
-            span += 1;
+        if !(i == 0 && newest_open) {
+            while span < MAX_SPAN
+                && i + span < todo.len()
+                && adjacent(todo[i + span], todo[i + span - 1])
+            {
+                span += 1;
+            }
         }
-        queue.push(Reverse(Job::count(i, span, false)));
+        queue.push(Reverse(Job::span(i, span, false, None)));
         i += span;
     }
     // The pages each window was found to have (from its first page, or a later one).
@@ -558,21 +624,14 @@ async fn fetch_all(
         let counts = &counts;
         let (from, to) = (todo[job.window + job.span - 1].0, todo[job.window].1);
         async move {
-            let size = if job.span > 1 { 1 } else { page_size };
             let answer = read_page(
-                client,
-                mer_no,
-                from,
-                to,
-                job.page.max(1),
-                size,
-                cancel,
-                counts,
+                client, mer_no, from, to, job.page, page_size, cancel, counts,
             )
             .await;
             (job, answer)
         }
     };
+    let mut ready: Vec<Page> = Vec::new();
     loop {
         if cancel.load(Ordering::Relaxed) {
             return;
@@ -594,7 +653,7 @@ async fn fetch_all(
                 return;
             }
         };
-        if !job.counted && job.page <= 1 {
+        if !job.counted && job.page == 1 {
             counts.expected.fetch_add(
                 u64::try_from(page.data.total).unwrap_or(0),
                 Ordering::Relaxed,
@@ -603,57 +662,117 @@ async fn fetch_all(
                 .windows_counted
                 .fetch_add(job.span as u64, Ordering::Relaxed);
         }
+        let verified = page.signature == SignatureStatus::Verified;
+        let total = page.data.total;
+        let list = page.data.list;
+        // One page holds every order the request's windows have.
+        let whole = usize::try_from(page.data.total).is_ok_and(|t| t == list.len())
+            && page.data.total_page <= 1
+            && list.iter().all(|i| !i.trade_no.is_empty());
+        if let Some(known) = &job.whole {
+            // The older half of a span known whole: what this newer half does not hold.
+            let older = job.window + job.span;
+            let span = known.window + known.span - older;
+            match less(&known.items, &list).filter(|_| whole) {
+                Some(rest) => settle(
+                    (older, span),
+                    rest,
+                    known.verified && verified,
+                    &todo,
+                    &mut queue,
+                    &mut ready,
+                ),
+                None => queue.push(Reverse(Job::span(older, span, true, None))),
+            }
+        }
         if job.span > 1 {
-            let total = usize::try_from(page.data.total).unwrap_or(0);
-            if total == 0 {
-                // Nothing in any of them: each is complete with one empty page.
-                for &w in &todo[job.window..job.window + job.span] {
-                    if tx.send(Ok(Page::empty(w))).await.is_err() {
-                        return;
-                    }
-                }
-            } else if total >= DENSE * job.span {
-                // Dense: most windows likely hold orders, so each is read on its own.
+            if whole {
+                settle(
+                    (job.window, job.span),
+                    list,
+                    verified,
+                    &todo,
+                    &mut queue,
+                    &mut ready,
+                );
+            } else if total > job.span as i64 * page_size / 2 {
+                // Half a page a window or more: each window is read on its own.
                 for w in job.window..job.window + job.span {
-                    queue.push(Reverse(Job::page(w, 1, true)));
+                    queue.push(Reverse(Job::page(w, 1)));
                 }
             } else {
-                // Sparse: halves, until the empty stretches are found.
+                // More than a page, but few a window: a busy day among quiet ones, found
+                // by halves.
                 let newer = job.span / 2;
-                queue.push(Reverse(Job::count(job.window, newer, true)));
-                queue.push(Reverse(Job::count(
+                queue.push(Reverse(Job::span(job.window, newer, true, None)));
+                queue.push(Reverse(Job::span(
                     job.window + newer,
                     job.span - newer,
                     true,
+                    None,
                 )));
             }
-            continue;
-        }
-        let total_pages = page.data.total_page.max(1);
-        let known = pages.entry(job.window).or_insert(1);
-        if total_pages > *known {
-            // The rest of the window's pages, all at once.
-            for p in *known + 1..=total_pages {
-                queue.push(Reverse(Job::page(job.window, p, true)));
+        } else {
+            let total_pages = page.data.total_page.max(1);
+            let known = pages.entry(job.window).or_insert(1);
+            if total_pages > *known {
+                // The rest of the window's pages, all at once.
+                for p in *known + 1..=total_pages {
+                    queue.push(Reverse(Job::page(job.window, p)));
+                }
+                *known = total_pages;
             }
-            *known = total_pages;
+            ready.push(Page::listed(todo[job.window], list, verified, total_pages));
         }
-        // Items that break the desk's rules are not cached; the rest of the page is.
-        let verified = page.signature == SignatureStatus::Verified;
-        let (items, refused) = crate::answers::usable_items(page.data.list);
-        let (from, to) = todo[job.window];
-        let page = Page {
-            window_start: from.timestamp_millis(),
-            window_end: to.timestamp_millis(),
-            total_pages,
-            items,
-            verified,
-            refused,
-        };
-        if tx.send(Ok(page)).await.is_err() {
-            return;
+        for page in ready.drain(..) {
+            if tx.send(Ok(page)).await.is_err() {
+                return;
+            }
         }
     }
+}
+
+/// Windows `(window, span)` whose orders are all `items`: with none, each window is
+/// complete with an empty page; one window is its page; more are split, the newer half
+/// read and the older half worked out from it.
+fn settle(
+    (window, span): (usize, usize),
+    items: Vec<OrderListItem>,
+    verified: bool,
+    todo: &[(DateTime<Utc>, DateTime<Utc>)],
+    queue: &mut BinaryHeap<Reverse<Job>>,
+    ready: &mut Vec<Page>,
+) {
+    if items.is_empty() {
+        ready.extend(todo[window..window + span].iter().map(|&w| Page::empty(w)));
+    } else if span == 1 {
+        ready.push(Page::listed(todo[window], items, verified, 1));
+    } else {
+        let known = Arc::new(Known {
+            window,
+            span,
+            items,
+            verified,
+        });
+        queue.push(Reverse(Job::span(window, span / 2, true, Some(known))));
+    }
+}
+
+/// The orders of `whole` that are not in `part`, if every order of `part` is one of
+/// `whole`'s (by trade number).
+fn less(whole: &[OrderListItem], part: &[OrderListItem]) -> Option<Vec<OrderListItem>> {
+    let in_part: HashSet<&str> = part.iter().map(|i| i.trade_no.as_str()).collect();
+    let in_whole: HashSet<&str> = whole.iter().map(|i| i.trade_no.as_str()).collect();
+    if !in_part.is_subset(&in_whole) || in_part.len() != part.len() {
+        return None;
+    }
+    Some(
+        whole
+            .iter()
+            .filter(|i| !in_part.contains(i.trade_no.as_str()))
+            .cloned()
+            .collect(),
+    )
 }
 
 /// Whether window `older` ends right before `newer` starts.
