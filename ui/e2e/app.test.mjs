@@ -56,6 +56,12 @@ test("a sync fills the orders table", async () => {
     timeout: 20_000,
     timeoutMsg: "the table did not fill after the sync",
   });
+  // The finished sync says how many orders it read, how fast, and how long it took, with
+  // the same count the table shows.
+  const read = await h.text(id("sync-read"));
+  assert.match(read, /^[\d,]+ orders read$/);
+  assert.equal(Number(read.replace(/\D/g, "")), await total());
+  assert.match(await h.text(id("sync-pace")), /^[\d,]+ orders\/s · took \d/);
   await h.waitFor(id("order-row"));
   const rows = await browser.$$(id("order-row"));
   assert.ok(rows.length >= 10, `only ${rows.length} rows rendered`);
