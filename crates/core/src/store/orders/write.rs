@@ -41,21 +41,31 @@ fn insert_sql(rows: usize) -> String {
     sql
 }
 
+/// Binds an amount as its decimal string, formatted into `buf` (SQLite copies it on
+/// binding: no allocation per amount).
+fn bind_decimal(
+    stmt: &mut Statement<'_>,
+    i: usize,
+    d: Option<Decimal>,
+    buf: &mut String,
+) -> CoreResult<()> {
+    match d {
+        Some(d) => {
+            buf.clear();
+            write!(buf, "{d}").ok();
+            stmt.raw_bind_parameter(i, buf.as_str())?;
+        }
+        None => stmt.raw_bind_parameter(i, rusqlite::types::Null)?,
+    }
+    Ok(())
+}
+
 /// Binds one order's parameters from `base` (in [`insert_sql`]'s order). Amounts are
-/// formatted into `buf`, which SQLite copies on binding: no allocation per amount.
+/// formatted into `buf`.
 fn bind(stmt: &mut Statement<'_>, base: usize, u: &Upsert<'_>, buf: &mut String) -> CoreResult<()> {
     let it = u.item;
-    let mut dec = |stmt: &mut Statement<'_>, i: usize, d: Option<Decimal>| -> CoreResult<()> {
-        match d {
-            Some(d) => {
-                buf.clear();
-                write!(buf, "{d}").ok();
-                stmt.raw_bind_parameter(i, buf.as_str())?;
-            }
-            None => stmt.raw_bind_parameter(i, rusqlite::types::Null)?,
-        }
-        Ok(())
-    };
+    let mut dec =
+        |stmt: &mut Statement<'_>, i: usize, d: Option<Decimal>| bind_decimal(stmt, i, d, buf);
     stmt.raw_bind_parameter(base, it.trade_no.as_str())?;
     stmt.raw_bind_parameter(base + 1, it.mer_order_no.as_str())?;
     stmt.raw_bind_parameter(base + 2, it.state)?;
@@ -174,6 +184,39 @@ pub(super) fn upsert(tx: &Connection, mer_no: u64, rows: &[Upsert<'_>]) -> CoreR
     update_cached(tx, &sorted, &fate, before, now).map(|changed| inserted + changed)
 }
 
+/// Binds `?1` to `?17` of the UPDATEs in [`update_cached`].
+fn bind_update(
+    stmt: &mut Statement<'_>,
+    id: i64,
+    u: &Upsert<'_>,
+    now: i64,
+    buf: &mut String,
+) -> CoreResult<()> {
+    let it = u.item;
+    stmt.raw_bind_parameter(1, id)?;
+    for (i, d) in [
+        (2, it.handling_fee),
+        (3, it.receive_amount),
+        (4, it.settle_amount),
+        (5, it.rolling_reserve),
+        (6, it.transaction_fixed_fee),
+        (7, it.exception_handling_fee),
+        (8, it.refund_amount),
+        (17, Some(it.source_amount)),
+    ] {
+        bind_decimal(stmt, i, d, buf)?;
+    }
+    stmt.raw_bind_parameter(9, it.settlement_currency.as_str())?;
+    stmt.raw_bind_parameter(10, it.refund_currency.as_str())?;
+    stmt.raw_bind_parameter(11, it.rolling_reserve_status)?;
+    stmt.raw_bind_parameter(12, it.settle)?;
+    stmt.raw_bind_parameter(13, it.refusal_pay_reason.as_str())?;
+    stmt.raw_bind_parameter(14, it.message.as_str())?;
+    stmt.raw_bind_parameter(15, now)?;
+    stmt.raw_bind_parameter(16, u.verified)?;
+    Ok(())
+}
+
 /// Updates the orders that were cached before (in the batch's sorted order); a change
 /// of state goes into the history. Returns how many changed state.
 fn update_cached(
@@ -183,14 +226,18 @@ fn update_cached(
     before: i64,
     now: i64,
 ) -> CoreResult<usize> {
-    let mut current = tx.prepare_cached("SELECT id, state FROM orders WHERE trade_no = ?1")?;
-    let mut update = tx.prepare_cached(
-        "UPDATE orders SET state = ?2, handling_fee = ?3, receive_amount = ?4, settle_amount = ?5, rolling_reserve = ?6,
-            transaction_fixed_fee = ?7, exception_handling_fee = ?8, refund_amount = ?9, settlement_currency = ?10,
-            refund_currency = ?11, rolling_reserve_status = ?12, settle = ?13, refusal_pay_reason = ?14, message = ?15,
-            synced_at = ?16, signature_verified = ?17, currency = ?18, source_amount = ?19, amount_e4 = ?20
-         WHERE id = ?1",
-    )?;
+    let mut current =
+        tx.prepare_cached("SELECT id, state, currency, amount_e4 FROM orders WHERE trade_no = ?1")?;
+    // An order whose state, currency and amount are as cached (most of a re-sync) is
+    // updated without its indexed columns, so SQLite rewrites the row and no index.
+    let light = "UPDATE orders SET handling_fee = ?2, receive_amount = ?3, settle_amount = ?4, rolling_reserve = ?5,
+            transaction_fixed_fee = ?6, exception_handling_fee = ?7, refund_amount = ?8, settlement_currency = ?9,
+            refund_currency = ?10, rolling_reserve_status = ?11, settle = ?12, refusal_pay_reason = ?13, message = ?14,
+            synced_at = ?15, signature_verified = ?16, source_amount = ?17";
+    let mut same = tx.prepare_cached(&format!("{light} WHERE id = ?1"))?;
+    let mut moved = tx.prepare_cached(&format!(
+        "{light}, state = ?18, currency = ?19, amount_e4 = ?20 WHERE id = ?1"
+    ))?;
     let mut history = tx.prepare_cached(
         "INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'sync')",
     )?;
@@ -201,42 +248,33 @@ fn update_cached(
     let mut first = tx.prepare_cached(
         "INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, ?4)",
     )?;
-    let opt = |d: Option<Decimal>| d.map(|d| d.to_string());
+    let mut buf = String::with_capacity(32);
     let mut changed = 0;
     for (u, f) in sorted.iter().zip(fate) {
         if *f == Fate::Inserted {
             continue;
         }
         let it = u.item;
-        let (id, old): (i64, i64) =
-            current.query_row([&it.trade_no], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let (id, old, currency, e4): (i64, i64, String, i64) = current
+            .query_row([&it.trade_no], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?;
         if *f == Fate::Unknown && id > before {
             // Inserted by this batch's INSERT pass.
             continue;
         }
-        update.execute(params![
-            id,
-            it.state,
-            opt(it.handling_fee),
-            opt(it.receive_amount),
-            opt(it.settle_amount),
-            opt(it.rolling_reserve),
-            opt(it.transaction_fixed_fee),
-            opt(it.exception_handling_fee),
-            opt(it.refund_amount),
-            it.settlement_currency,
-            it.refund_currency,
-            it.rolling_reserve_status,
-            it.settle,
-            it.refusal_pay_reason,
-            it.message,
-            now,
-            u.verified,
-            // What the list says, over what this desk sent (an order made here).
-            it.source_currency,
-            it.source_amount.to_string(),
-            amount_e4(it.source_amount),
-        ])?;
+        let amount = amount_e4(it.source_amount);
+        // What the list says, over what this desk sent (an order made here).
+        let stmt = if old == it.state && currency == it.source_currency && e4 == amount {
+            &mut same
+        } else {
+            moved.raw_bind_parameter(18, it.state)?;
+            moved.raw_bind_parameter(19, it.source_currency.as_str())?;
+            moved.raw_bind_parameter(20, amount)?;
+            &mut moved
+        };
+        bind_update(stmt, id, u, now, &mut buf)?;
+        stmt.raw_execute()?;
         if old != it.state {
             // The first change also records the state the order was first seen in.
             let (seen, first_seen_at, made_here): (i64, i64, bool) = first_seen
