@@ -298,6 +298,14 @@ impl Ord for Job {
     }
 }
 
+/// How long after a window ends it may still gain orders (a gateway's list can show an
+/// order late, and clocks differ): a window that ended less than this ago is read on
+/// its own, never taken as complete, and read again by the next sync.
+pub const SETTLE_MARGIN: std::time::Duration = std::time::Duration::from_secs(3600);
+/// Pages of one window asked for ahead of the last one answered, at most (a gateway
+/// that claims millions of pages is read as it answers, not queued all at once).
+const PAGES_AHEAD: i64 = 64;
+
 /// The widest span of windows read together with one request (a sparse stretch of
 /// days costs a few requests instead of one a day).
 pub const MAX_SPAN: usize = 32;
@@ -358,14 +366,15 @@ pub async fn run(
         ));
     }
     let all = windows(opts)?;
-    let now = Utc::now();
-    // The window holding "now" is never complete: orders keep arriving in it.
+    // A window that ended less than SETTLE_MARGIN ago (or holds "now") is never complete:
+    // orders keep arriving in it.
+    let settled = Utc::now() - Duration::from_std(SETTLE_MARGIN).unwrap_or_default();
     let mut todo: Vec<(DateTime<Utc>, DateTime<Utc>)> = {
         let progress = target.store.sync_state();
         let mut todo = Vec::new();
         for w in &all {
             let done = !opts.full
-                && w.1 < now
+                && w.1 < settled
                 && progress.window_complete(
                     &target.profile,
                     w.0.timestamp_millis(),
@@ -379,7 +388,9 @@ pub async fn run(
     };
     // Newest first.
     todo.reverse();
-    let newest_open = todo.first().is_some_and(|w| w.1 >= now);
+    // The open windows are the newest ones: read each on its own.
+    let open = todo.iter().take_while(|w| w.1 >= settled).count();
+    let settled_ms = settled.timestamp_millis();
     let mut report = SyncReport {
         windows_skipped: (all.len() - todo.len()) as u64,
         ..SyncReport::default()
@@ -397,7 +408,7 @@ pub async fn run(
         target.mer_no,
         opts.page_size,
         opts.in_flight,
-        newest_open,
+        open,
         todo,
         cancel.clone(),
         counts.clone(),
@@ -452,6 +463,7 @@ pub async fn run(
                 seen.total_pages = seen.total_pages.max(p.total_pages);
                 seen.clean &= p.refused.is_empty();
                 let complete = seen.pages >= seen.total_pages;
+                let open = p.window_end >= settled_ms;
                 if complete && !seen.counted {
                     seen.counted = true;
                     windows_done += 1;
@@ -461,7 +473,7 @@ pub async fn run(
                     window_end: p.window_end,
                     page_num: seen.pages,
                     total_pages: seen.total_pages,
-                    clean: seen.clean && complete,
+                    clean: seen.clean && complete && !open,
                 });
             }
             let w = Instant::now();
@@ -502,7 +514,7 @@ pub async fn run(
     );
     // A fetch waiting to hand over a page must not wait for a writer that stopped.
     drop(rx);
-    let _ = fetch.await;
+    let fetched = fetch.await;
     report.requests = counts.requests.load(Ordering::Relaxed);
     report.retries = counts.retries.load(Ordering::Relaxed);
     if let Err(e) = written {
@@ -511,6 +523,12 @@ pub async fn run(
     }
     if cancel.load(Ordering::Relaxed) {
         return Err(CoreError::Cancelled);
+    }
+    if let Err(e) = fetched {
+        // The fetching stopped without saying why (it panicked): not a finished sync.
+        let e = CoreError::storage(format!("the sync's reading stopped: {e}"));
+        record_error(target, &e);
+        return Err(e);
     }
     // Orders still open in windows this run skipped as complete may have moved since.
     report.reread = reread_open(
@@ -586,15 +604,24 @@ impl Counts {
 /// read, and the older half's orders are the span's less the newer half's (an answer
 /// that does not fit that, as when an order was added meanwhile, has the older half
 /// read too). A span with more than a page is read window by window when it holds half
-/// a page a window or more, else split in halves, each read. The window
-/// holding "now" (`newest_open`) is always read on its own.
+/// a page a window or more, else split in halves, each read; a span the gateway refuses
+/// (a date range it finds too long, a count over the desk's bound) is read window by
+/// window. The `open` newest windows (they may still gain orders) are each read on
+/// their own, never as part of a span.
+///
+/// Working the older half out of the newer one takes the gateway's list of a past
+/// stretch to be the same from one request to the next, as a list filtered by the
+/// orders' dates is. An order the newer half should have listed and did not would be
+/// put on the older half's days (the day of any listed order is the desk's reading of
+/// which window listed it, so a gateway that lies about windows misplaces orders
+/// whatever the desk does).
 #[allow(clippy::too_many_arguments)]
 async fn fetch_all(
     client: GatewayClient,
     mer_no: u64,
     page_size: i64,
     in_flight: usize,
-    newest_open: bool,
+    open: usize,
     todo: Vec<(DateTime<Utc>, DateTime<Utc>)>,
     cancel: Arc<AtomicBool>,
     counts: Arc<Counts>,
@@ -604,7 +631,7 @@ async fn fetch_all(
     let mut i = 0;
     while i < todo.len() {
         let mut span = 1;
-        if !(i == 0 && newest_open) {
+        if i >= open {
             while span < MAX_SPAN
                 && i + span < todo.len()
                 && adjacent(todo[i + span], todo[i + span - 1])
@@ -615,8 +642,9 @@ async fn fetch_all(
         queue.push(Reverse(Job::span(i, span, false, None)));
         i += span;
     }
-    // The pages each window was found to have (from its first page, or a later one).
-    let mut pages: HashMap<usize, i64> = HashMap::new();
+    // The pages each window was found to have (from its first page, or a later one), and
+    // the last page asked for.
+    let mut pages: HashMap<usize, (i64, i64)> = HashMap::new();
     let mut running = futures_util::stream::FuturesUnordered::new();
     let ask = |job: Job| {
         let client = &client;
@@ -648,6 +676,15 @@ async fn fetch_all(
         let page = match answer {
             Ok(page) => page,
             Err(CoreError::Cancelled) => return,
+            Err(e @ (CoreError::Rejected { .. } | CoreError::BadResponse { .. }))
+                if job.span > 1 =>
+            {
+                tracing::info!(error = %e, span = job.span, "windows read one by one");
+                for w in job.window..job.window + job.span {
+                    queue.push(Reverse(Job::span(w, 1, job.counted, None)));
+                }
+                continue;
+            }
             Err(e) => {
                 let _ = tx.send(Err(e)).await;
                 return;
@@ -714,13 +751,13 @@ async fn fetch_all(
             }
         } else {
             let total_pages = page.data.total_page.max(1);
-            let known = pages.entry(job.window).or_insert(1);
-            if total_pages > *known {
-                // The rest of the window's pages, all at once.
-                for p in *known + 1..=total_pages {
-                    queue.push(Reverse(Job::page(job.window, p)));
-                }
-                *known = total_pages;
+            let (known, asked) = pages.entry(job.window).or_insert((1, 1));
+            *known = (*known).max(total_pages);
+            // The rest of the window's pages at once, up to PAGES_AHEAD past this one.
+            let upto = (*known).min(job.page.saturating_add(PAGES_AHEAD));
+            while *asked < upto {
+                *asked += 1;
+                queue.push(Reverse(Job::page(job.window, *asked)));
             }
             ready.push(Page::listed(todo[job.window], list, verified, total_pages));
         }

@@ -24,7 +24,9 @@ pub trait SyncStateStore {
     /// Whether the window `[start, end]` was read to its last page with nothing refused.
     fn window_complete(&self, profile: &str, start: i64, end: i64) -> CoreResult<bool>;
 
-    /// Records a page read; the last page of a window decides whether it is complete.
+    /// Records a page read; the last page of a window decides whether it is complete. A
+    /// page of a window that now ends later than when it was last read (today's, read
+    /// again after it grew) takes its completeness away until its last page is in.
     fn page_done(&self, profile: &str, p: PageDone) -> CoreResult<()>;
 
     /// Records why the last sync failed (for the dashboard).
@@ -71,7 +73,8 @@ impl<C: Deref<Target = Connection>> SyncStateStore for SyncState<C> {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
              ON CONFLICT (profile, window_start) DO UPDATE SET window_end = excluded.window_end,
                pages_done = MAX(pages_done, excluded.pages_done), total_pages = excluded.total_pages,
-               complete = CASE WHEN excluded.pages_done >= excluded.total_pages THEN excluded.complete ELSE MAX(complete, excluded.complete) END,
+               complete = CASE WHEN excluded.pages_done >= excluded.total_pages THEN excluded.complete
+                 WHEN window_end = excluded.window_end THEN MAX(complete, excluded.complete) ELSE 0 END,
                updated_at = excluded.updated_at, error = NULL",
         )?
         .execute(params![
@@ -120,5 +123,44 @@ impl<C: Deref<Target = Connection>> SyncStateStore for SyncState<C> {
             [profile],
         )?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::store::{Durability, open};
+
+    fn page(end: i64, page_num: i64, total_pages: i64, clean: bool) -> PageDone {
+        PageDone {
+            window_start: 0,
+            window_end: end,
+            page_num,
+            total_pages,
+            clean,
+        }
+    }
+
+    /// Today's window read complete at 10:00, then read again after midnight to its
+    /// full end: its first page alone does not make the longer window complete, and a
+    /// run stopped there leaves it to be read again.
+    #[test]
+    fn a_window_that_grew_is_complete_only_when_its_last_page_is_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = open(&dir.path().join("c.sqlite"), Durability::Cache).unwrap();
+        let s = SyncState::on(&conn);
+        s.page_done("p", page(36_000_000, 1, 1, true)).unwrap();
+        assert!(s.window_complete("p", 0, 36_000_000).unwrap());
+        s.page_done("p", page(86_399_000, 1, 3, false)).unwrap();
+        assert!(!s.window_complete("p", 0, 86_399_000).unwrap());
+        assert!(!s.window_complete("p", 0, 36_000_000).unwrap());
+        s.page_done("p", page(86_399_000, 2, 3, false)).unwrap();
+        assert!(!s.window_complete("p", 0, 86_399_000).unwrap());
+        s.page_done("p", page(86_399_000, 3, 3, true)).unwrap();
+        assert!(s.window_complete("p", 0, 86_399_000).unwrap());
+        // Read again whole (the same end): a page short of the last keeps it complete.
+        s.page_done("p", page(86_399_000, 1, 3, false)).unwrap();
+        assert!(s.window_complete("p", 0, 86_399_000).unwrap());
     }
 }
