@@ -397,6 +397,15 @@ pub async fn run(
     };
     report.progress.windows_total = todo.len() as u64;
     let counts = Arc::new(Counts::default());
+    // Under a rate limit, more requests in flight than two seconds' worth only wait at
+    // the limit, and every other request of the desk (a payout sent meanwhile) would wait
+    // behind them: at most two seconds' worth are out.
+    let in_flight = match client.config().rate_limit {
+        Some(limit) => opts
+            .in_flight
+            .min(usize::try_from(limit.get().saturating_mul(2)).unwrap_or(usize::MAX)),
+        None => opts.in_flight,
+    };
 
     // Room for a few batches' worth of pages: the requests stay in flight while the
     // writer works, and memory stays bounded.
@@ -407,7 +416,7 @@ pub async fn run(
         client.clone(),
         target.mer_no,
         opts.page_size,
-        opts.in_flight,
+        in_flight,
         open,
         todo,
         cancel.clone(),

@@ -159,7 +159,12 @@ pub struct GatewayClient {
 /// Keeps requests under a rate limit of `n` per second: each leaves at least
 /// `1.02 / n` seconds after the one before it (the 2% leave room for the way to the
 /// gateway being a little faster for one request than for the one `n` before it, so
-/// that no second ever sees more than `n` arrive). Waiters are served in turn.
+/// that no second ever sees more than `n` arrive). Waiters are served in turn, so a
+/// request waits behind those already waiting: a caller that sends many at once (the
+/// sync) keeps few of them waiting (the journal's time a request left is taken before
+/// this wait, so a lost answer's grace counts from up to that wait too early). A request
+/// that must open a connection first reaches the gateway later than its turn; the 2%
+/// cover the jitter of open connections, not a slow handshake.
 #[derive(Debug)]
 pub struct Pacer {
     gap: Duration,
