@@ -32,6 +32,22 @@ const BATCH_ROWS: usize = 40_000;
 const WINDOWS_AT_ONCE: usize = 6;
 const MER_NO: u64 = 10001;
 
+/// CPU seconds (user and system) this process has used, from `/proc/self/stat` (in
+/// USER_HZ ticks, 100 a second on Linux): on a machine shared with other builds, a
+/// steadier figure than the wall clock.
+fn cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    // Fields 14 and 15 of the line; the 12th and 13th after the name.
+    let ticks: u64 = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum();
+    ticks as f64 / 100.0
+}
+
 /// One daily window's orders, in the list's order.
 struct Window {
     start: i64,
@@ -241,8 +257,9 @@ fn write_batch(
 fn sync_path(
     store: &Store,
     pages: &[Page<'_>],
-) -> Result<(f64, usize), Box<dyn std::error::Error>> {
+) -> Result<(f64, f64, usize), Box<dyn std::error::Error>> {
     let t = Instant::now();
+    let c = cpu();
     let mut changed = 0;
     let mut batch: Vec<&Page<'_>> = Vec::new();
     let mut rows = 0;
@@ -258,15 +275,19 @@ fn sync_path(
     if !batch.is_empty() {
         changed += write_batch(store, &batch, true)?;
     }
-    Ok((t.elapsed().as_secs_f64(), changed))
+    Ok((t.elapsed().as_secs_f64(), cpu() - c, changed))
 }
 
 /// The plain insert: one transaction, one prepared statement per table, one row per
 /// statement, the upsert's columns and the search index's row.
-fn raw(path: &std::path::Path, pages: &[Page<'_>]) -> Result<f64, Box<dyn std::error::Error>> {
+fn raw(
+    path: &std::path::Path,
+    pages: &[Page<'_>],
+) -> Result<(f64, f64), Box<dyn std::error::Error>> {
     let conn = db::open(path, Durability::Cache)?;
     let now = db::now_ms();
     let t = Instant::now();
+    let c = cpu();
     let tx = conn.unchecked_transaction()?;
     {
         let mut ins = tx.prepare(
@@ -316,7 +337,7 @@ fn raw(path: &std::path::Path, pages: &[Page<'_>]) -> Result<f64, Box<dyn std::e
         }
     }
     tx.commit()?;
-    Ok(t.elapsed().as_secs_f64())
+    Ok((t.elapsed().as_secs_f64(), cpu() - c))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -342,21 +363,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let pages_in_order = pages(&windows);
         let store = Store::open_sqlite(&dir.path().join("cache.sqlite"))?;
-        let (writer, changed) = sync_path(&store, &pages_in_order)?;
+        let (writer, writer_cpu, changed) = sync_path(&store, &pages_in_order)?;
         assert_eq!(changed, n, "every order is new");
         assert_eq!(store.orders().count_all()?, n as i64);
         if std::env::var_os("WRITER_ONLY").is_some() {
             println!(
-                "round {round}: writer {:.0} orders/s ({writer:.2} s)",
+                "round {round}: writer {:.0} orders/s ({writer:.2} s, CPU {writer_cpu:.2} s)",
                 n as f64 / writer
             );
             continue;
         }
-        let raw_secs = raw(&dir.path().join("raw.sqlite"), &pages_in_order)?;
+        let (raw_secs, raw_cpu) = raw(&dir.path().join("raw.sqlite"), &pages_in_order)?;
         let (w, r) = (n as f64 / writer, n as f64 / raw_secs);
         println!(
-            "round {round}: writer (sync's path, batches of {BATCH_ROWS}) {w:.0} orders/s ({writer:.2} s); raw insert {r:.0} rows/s ({raw_secs:.2} s); writer / raw {:.2}",
-            w / r
+            "round {round}: writer (sync's path, batches of {BATCH_ROWS}) {w:.0} orders/s ({writer:.2} s, CPU {writer_cpu:.2} s); raw insert {r:.0} rows/s ({raw_secs:.2} s, CPU {raw_cpu:.2} s); writer / raw {:.2} by the clock, {:.2} by CPU",
+            w / r,
+            raw_cpu / writer_cpu
         );
         ratios.push(w / r);
         drop(pages_in_order);
@@ -371,10 +393,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         let pages_in_order = pages(&windows);
-        let (again, changed) = sync_path(&store, &pages_in_order)?;
+        let (again, again_cpu, changed) = sync_path(&store, &pages_in_order)?;
         assert_eq!(changed, n.div_ceil(50), "the changed orders are counted");
         println!(
-            "  re-sync of the same {n} orders ({changed} changed state): {:.0} orders/s ({again:.2} s)",
+            "  re-sync of the same {n} orders ({changed} changed state): {:.0} orders/s ({again:.2} s, CPU {again_cpu:.2} s)",
             n as f64 / again
         );
     }
