@@ -33,11 +33,6 @@ fn status_kib(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Starts the peak resident size (VmHWM) over from the present one.
-fn reset_peak() {
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
-
 /// The child: a sandbox with `n` orders over 92 days and the merchant key from the
 /// first line of stdin, on a free port; each further line sets the order list's
 /// latency in milliseconds, answered by `ok`.
@@ -106,6 +101,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.get(1).map(String::as_str) == Some("--serve") {
         return serve(args[2].parse()?).await;
     }
+    if args.get(1).map(String::as_str) == Some("--sync") {
+        return sync_run(&args[2..]).await;
+    }
     let n: usize = args
         .get(1)
         .and_then(|a| a.parse().ok())
@@ -148,58 +146,89 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("|---|---|---|---|---|---|---|");
 
-    let mut loopback: Option<(f64, tempfile::TempDir, Desk)> = None;
     for &latency in &latencies {
         writeln!(to_child, "{latency}")?;
         let ok = lines.next().ok_or("the sandbox child stopped")??;
         if ok != "ok" {
             return Err(format!("the sandbox child said {ok:?}").into());
         }
-        let dir = tempfile::tempdir()?;
-        let desk = open_desk(&dir, &base, &gateway_pem, &merchant)?;
-        let opts = SyncOptions {
-            in_flight,
-            page_size,
-            to: chrono::Utc::now() + chrono::Duration::hours(1),
-            ..SyncOptions::last_days(93)
-        };
-        reset_peak();
-        let t = Instant::now();
-        let report = desk
-            .sync(&opts, Arc::new(AtomicBool::new(false)), |_| {})
-            .await?;
-        let secs = t.elapsed().as_secs_f64();
-        let peak = status_kib("VmHWM:") / 1024;
-        let rate = report.progress.orders as f64 / secs;
-        let (bound, share) = if latency == 0 {
-            (
-                "none (loopback: the CPU bounds it)".to_string(),
-                "-".to_string(),
-            )
-        } else {
-            let bound = in_flight as f64 * page_size as f64 / (latency as f64 / 1000.0);
-            (
-                format!("{bound:.0} orders/s"),
-                format!("{:.2}", rate / bound),
-            )
-        };
-        println!(
-            "| {latency} ms | {} orders in {secs:.1} s: {rate:.0} orders/s | {bound} | {share} | {} ({} asked again) | {:.1} s | {peak} MiB |",
-            report.progress.orders, report.requests, report.retries, report.write_seconds
-        );
-        if latency == 0 {
-            loopback = Some((rate, dir, desk));
+        // Each run in a process of its own, so its peak memory is its own.
+        let mut run = Command::new(std::env::current_exe()?)
+            .args([
+                "--sync",
+                &base,
+                &latency.to_string(),
+                &in_flight.to_string(),
+                &page_size.to_string(),
+            ])
+            .stdin(Stdio::piped())
+            .spawn()?;
+        if let Some(mut stdin) = run.stdin.take() {
+            writeln!(stdin, "{}", merchant.to_pkcs8_pem().replace('\n', "|"))?;
+            writeln!(stdin, "{}", gateway_pem.replace('\n', "|"))?;
+        }
+        let status = run.wait()?;
+        if !status.success() {
+            return Err(format!("the sync at {latency} ms failed ({status})").into());
         }
     }
     drop(to_child);
     let _ = child.kill();
     let _ = child.wait();
+    Ok(())
+}
 
-    if let Some((sync_rate, dir, desk)) = loopback {
+/// One sync run (a process of its own): the merchant's key and the gateway's key on
+/// stdin, a line each; prints its row of the table, and at latency 0 the raw insert of
+/// the same rows.
+async fn sync_run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    let [base, latency, in_flight, page_size] = args else {
+        return Err("--sync BASE LATENCY IN_FLIGHT PAGE_SIZE".into());
+    };
+    let (latency, in_flight, page_size): (u64, usize, i64) =
+        (latency.parse()?, in_flight.parse()?, page_size.parse()?);
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    let merchant = PrivateKey::from_text(&line.trim_end().replace('|', "\n"))?;
+    line.clear();
+    std::io::stdin().read_line(&mut line)?;
+    let gateway_pem = line.trim_end().replace('|', "\n");
+    let dir = tempfile::tempdir()?;
+    let desk = open_desk(&dir, base, &gateway_pem, &merchant)?;
+    let opts = SyncOptions {
+        in_flight,
+        page_size,
+        to: chrono::Utc::now() + chrono::Duration::hours(1),
+        ..SyncOptions::last_days(93)
+    };
+    let t = Instant::now();
+    let report = desk
+        .sync(&opts, Arc::new(AtomicBool::new(false)), |_| {})
+        .await?;
+    let secs = t.elapsed().as_secs_f64();
+    let peak = status_kib("VmHWM:") / 1024;
+    let rate = report.progress.orders as f64 / secs;
+    let (bound, share) = if latency == 0 {
+        (
+            "none (loopback: the CPU bounds it)".to_string(),
+            "-".to_string(),
+        )
+    } else {
+        let bound = in_flight as f64 * page_size as f64 / (latency as f64 / 1000.0);
+        (
+            format!("{bound:.0} orders/s"),
+            format!("{:.2}", rate / bound),
+        )
+    };
+    println!(
+        "| {latency} ms | {} orders in {secs:.1} s: {rate:.0} orders/s | {bound} | {share} | {} ({} asked again) | {:.1} s | {peak} MiB |",
+        report.progress.orders, report.requests, report.retries, report.write_seconds
+    );
+    if latency == 0 {
         let raw_rate = raw_insert(&dir, &desk)?;
         println!(
             "raw SQLite insert of the same rows into the same schema (one transaction, a prepared statement per row): {raw_rate:.0} rows/s; the loopback sync is {:.2}× of it",
-            sync_rate / raw_rate
+            rate / raw_rate
         );
     }
     Ok(())

@@ -386,6 +386,21 @@ pub async fn run(
         }
         todo
     };
+    // The stretches of windows skipped as complete, as `[start, end)` in UTC millis.
+    let mut skipped: Vec<(i64, i64)> = Vec::new();
+    {
+        let read: HashSet<i64> = todo.iter().map(|w| w.0.timestamp_millis()).collect();
+        for w in all
+            .iter()
+            .filter(|w| !read.contains(&w.0.timestamp_millis()))
+        {
+            let (start, end) = (w.0.timestamp_millis(), w.1.timestamp_millis() + 1000);
+            match skipped.last_mut() {
+                Some(last) if last.1 == start => last.1 = end,
+                _ => skipped.push((start, end)),
+            }
+        }
+    }
     // Newest first.
     todo.reverse();
     // The open windows are the newest ones: read each on its own.
@@ -540,14 +555,7 @@ pub async fn run(
         return Err(e);
     }
     // Orders still open in windows this run skipped as complete may have moved since.
-    report.reread = reread_open(
-        client,
-        target,
-        opts.from.timestamp_millis(),
-        opts.to.timestamp_millis(),
-        &mut report,
-    )
-    .await?;
+    report.reread = reread_open(client, target, &skipped, in_flight, &mut report).await?;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -907,31 +915,52 @@ fn record_error(target: &SyncTarget, e: &CoreError) {
     }
 }
 
-/// Re-reads cached orders of the synced range that are not final, 100 trade numbers
-/// per request.
+/// The list's page of the orders numbered `chunk` (at most 100).
+async fn ask_numbers(
+    client: &GatewayClient,
+    mer_no: u64,
+    chunk: Vec<String>,
+) -> (Vec<String>, Result<Answer<OrderListPage>, GatewayError>) {
+    let op = V2OrderList {
+        mer_no: MerNo(mer_no),
+        mer_order_nos: vec![],
+        trade_nos: chunk.clone(),
+        date_limit: None,
+        page_num: 1,
+        page_size: 100,
+        version: V2OrderList::VERSION.into(),
+    };
+    let answer = crate::desk::ask(client, &op).await;
+    (chunk, answer)
+}
+
+/// Re-reads the cached orders that are not final in `ranges` (the windows this run
+/// skipped as complete: those it read are fresh), 100 trade numbers a request, up to
+/// `in_flight` requests at once.
 async fn reread_open(
     client: &GatewayClient,
     target: &SyncTarget,
-    from: i64,
-    to: i64,
+    ranges: &[(i64, i64)],
+    in_flight: usize,
     report: &mut SyncReport,
 ) -> CoreResult<u64> {
-    let open = target
-        .store
-        .orders()
-        .open_orders(&target.open_states, from, to)?;
+    let mut open = Vec::new();
+    for &(from, to) in ranges {
+        open.extend(
+            target
+                .store
+                .orders()
+                .open_orders(&target.open_states, from, to)?,
+        );
+    }
+    let chunks: Vec<Vec<String>> = open.chunks(100).map(<[String]>::to_vec).collect();
+    let asks = chunks
+        .into_iter()
+        .map(|chunk| ask_numbers(client, target.mer_no, chunk));
+    let mut answers = futures_util::stream::iter(asks).buffer_unordered(in_flight);
     let mut n = 0;
-    for chunk in open.chunks(100) {
-        let op = V2OrderList {
-            mer_no: MerNo(target.mer_no),
-            mer_order_nos: vec![],
-            trade_nos: chunk.to_vec(),
-            date_limit: None,
-            page_num: 1,
-            page_size: 100,
-            version: V2OrderList::VERSION.into(),
-        };
-        let a = crate::desk::ask(client, &op).await?;
+    while let Some((chunk, answer)) = answers.next().await {
+        let a = answer?;
         crate::answers::order_page(&a.data, 100)?;
         let verified = a.signature == SignatureStatus::Verified;
         let (mut items, mut refused) = crate::answers::usable_items(a.data.list);
