@@ -123,21 +123,42 @@ fn test() -> Result {
 
 /// The benchmarks: figures are printed, never asserted (BENCHMARKS.md records them).
 fn bench() -> Result {
-    run(
-        "sandbox: seeding and serving signed order-list pages",
-        "cargo",
-        &[
+    let example = |what: &str, package: &str, name: &str, args: &[&str]| {
+        let mut all = vec![
             "run",
             "--release",
             "--locked",
             "-p",
-            "paydesk-sandbox",
+            package,
             "--example",
-            "list_bench",
+            name,
             "--",
-            "1000000",
-            "10",
-            "4",
-        ],
+        ];
+        all.extend_from_slice(args);
+        run(what, "cargo", &all)
+    };
+    example(
+        "sandbox: seeding and serving signed order-list pages",
+        "paydesk-sandbox",
+        "list_bench",
+        &["1000000", "10", "4"],
+    )?;
+    example(
+        "cache: filtered pages and fragment search over 1,000,000 orders",
+        "paydesk-core",
+        "cache_bench",
+        &["1000000"],
+    )?;
+    example(
+        "the sync's writer against a raw insert of the same rows",
+        "paydesk-core",
+        "writer_bench",
+        &["1000000"],
+    )?;
+    example(
+        "sync of 1,000,000 orders at 0, 50, 150 and 300 ms of latency",
+        "paydesk-core",
+        "sync_bench",
+        &["1000000", "0,50,150,300"],
     )
 }
