@@ -186,5 +186,12 @@ pub fn setup() -> Result {
     ensure_cargo_tool("deny", "cargo-deny", "0.20.2")?;
     ensure_cargo_tool("nextest", "cargo-nextest", "0.9.143")?;
     ensure_tauri_driver()?;
+    // Every locked crate, for every platform: a build fetches only this machine's, and
+    // the layering test reads the whole graph offline (`cargo metadata --offline`).
+    crate::run(
+        "fetching every locked crate (cargo fetch --locked)",
+        "cargo",
+        &["fetch", "--locked"],
+    )?;
     ensure_ui_deps()
 }

@@ -33,6 +33,21 @@ fn status_kib(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU seconds (user and system) process `pid` has used (`self` for this one), from
+/// `/proc/PID/stat` (USER_HZ ticks, 100 a second on Linux).
+fn cpu(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    // Fields 14 and 15 of the line: the 12th and 13th after the name.
+    let ticks: u64 = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum();
+    ticks as f64 / 100.0
+}
+
 /// The child: a sandbox with `n` orders over 92 days and the merchant key from the
 /// first line of stdin, on a free port; each further line sets the order list's
 /// latency in milliseconds, answered by `ok`.
@@ -142,9 +157,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "settings: pages of {page_size}, {in_flight} requests in flight, no rate limit, daily windows"
     );
     println!(
-        "| latency | sync | bound (in flight × page / latency) | of the bound | requests | of which writing | peak RSS while syncing |"
+        "| latency | sync | bound (in flight × page / latency) | of the bound | requests | of which writing | CPU: desk, sandbox (of 2 cores × time) | peak RSS while syncing |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
+    let sandbox_pid = child.id().to_string();
 
     for &latency in &latencies {
         writeln!(to_child, "{latency}")?;
@@ -156,6 +172,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut run = Command::new(std::env::current_exe()?)
             .args([
                 "--sync",
+                &sandbox_pid,
                 &base,
                 &latency.to_string(),
                 &in_flight.to_string(),
@@ -182,8 +199,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// stdin, a line each; prints its row of the table, and at latency 0 the raw insert of
 /// the same rows.
 async fn sync_run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
-    let [base, latency, in_flight, page_size] = args else {
-        return Err("--sync BASE LATENCY IN_FLIGHT PAGE_SIZE".into());
+    let [sandbox_pid, base, latency, in_flight, page_size] = args else {
+        return Err("--sync SANDBOX_PID BASE LATENCY IN_FLIGHT PAGE_SIZE".into());
     };
     let (latency, in_flight, page_size): (u64, usize, i64) =
         (latency.parse()?, in_flight.parse()?, page_size.parse()?);
@@ -201,11 +218,13 @@ async fn sync_run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         to: chrono::Utc::now() + chrono::Duration::hours(1),
         ..SyncOptions::last_days(93)
     };
+    let (desk_cpu, sandbox_cpu) = (cpu("self"), cpu(sandbox_pid));
     let t = Instant::now();
     let report = desk
         .sync(&opts, Arc::new(AtomicBool::new(false)), |_| {})
         .await?;
     let secs = t.elapsed().as_secs_f64();
+    let (desk_cpu, sandbox_cpu) = (cpu("self") - desk_cpu, cpu(sandbox_pid) - sandbox_cpu);
     let peak = status_kib("VmHWM:") / 1024;
     let rate = report.progress.orders as f64 / secs;
     let (bound, share) = if latency == 0 {
@@ -221,8 +240,13 @@ async fn sync_run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         )
     };
     println!(
-        "| {latency} ms | {} orders in {secs:.1} s: {rate:.0} orders/s | {bound} | {share} | {} ({} asked again) | {:.1} s | {peak} MiB |",
-        report.progress.orders, report.requests, report.retries, report.write_seconds
+        "| {latency} ms | {} orders in {secs:.1} s: {rate:.0} orders/s | {bound} | {share} | {} ({} asked again) | {:.1} s | {desk_cpu:.1} s, {sandbox_cpu:.1} s ({:.0}% of {:.1} s) | {peak} MiB |",
+        report.progress.orders,
+        report.requests,
+        report.retries,
+        report.write_seconds,
+        (desk_cpu + sandbox_cpu) / (2.0 * secs) * 100.0,
+        2.0 * secs
     );
     if latency == 0 {
         let raw_rate = raw_insert(&dir, &desk)?;

@@ -664,19 +664,19 @@ async fn fetch_all(
     // The pages each window was found to have (from its first page, or a later one), and
     // the last page asked for.
     let mut pages: HashMap<usize, (i64, i64)> = HashMap::new();
-    let mut running = futures_util::stream::FuturesUnordered::new();
-    let ask = |job: Job| {
-        let client = &client;
-        let cancel = &cancel;
-        let counts = &counts;
+    // Each request is a task of its own, so the signing of requests and the reading of
+    // answers use every core; the set aborts what is still out when the fetching ends.
+    let mut running = tokio::task::JoinSet::new();
+    let ask = |running: &mut tokio::task::JoinSet<_>, job: Job| {
+        let (client, cancel, counts) = (client.clone(), cancel.clone(), counts.clone());
         let (from, to) = (todo[job.window + job.span - 1].0, todo[job.window].1);
-        async move {
+        running.spawn(async move {
             let answer = read_page(
-                client, mer_no, from, to, job.page, page_size, cancel, counts,
+                &client, mer_no, from, to, job.page, page_size, &cancel, &counts,
             )
             .await;
             (job, answer)
-        }
+        });
     };
     let mut ready: Vec<Page> = Vec::new();
     loop {
@@ -687,10 +687,16 @@ async fn fetch_all(
             let Some(Reverse(job)) = queue.pop() else {
                 break;
             };
-            running.push(ask(job));
+            ask(&mut running, job);
         }
-        let Some((job, answer)) = running.next().await else {
-            return;
+        let (job, answer) = match running.join_next().await {
+            None => return,
+            Some(Ok(done)) => done,
+            Some(Err(e)) => {
+                let e = CoreError::storage(format!("a page's reading stopped: {e}"));
+                let _ = tx.send(Err(e)).await;
+                return;
+            }
         };
         let page = match answer {
             Ok(page) => page,
