@@ -132,6 +132,8 @@ pub struct SyncTarget {
 const BATCH_ROWS: usize = 40_000;
 /// How long the writer waits for more pages before writing what it has.
 const BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+/// Orders from which the writer writes a batch without waiting for more.
+const BATCH_MIN: usize = 5_000;
 
 /// A page on its way to the writer.
 struct Page {
@@ -460,13 +462,17 @@ pub async fn run(
                     }
                 }
                 if rows < BATCH_ROWS && failure.is_none() {
-                    // Wait a little for more: fewer, larger transactions rewrite far fewer
-                    // index pages, which is what bounds the sync's speed. The first
-                    // orders are written at once, so the newest show without waiting.
+                    // Take what is waiting, and wait a little for more while the batch is
+                    // small: fewer, larger transactions rewrite far fewer index pages. A
+                    // batch of BATCH_MIN or more is written as soon as nothing more is
+                    // waiting, so when pages come slower than they are written the batches
+                    // stay short and the pages waiting never fill up (which would stop the
+                    // requests in flight). The first orders are written at once, so the
+                    // newest show without waiting.
                     let eager = report.progress.orders == 0 && rows > 0;
                     next = match rx.try_recv() {
                         Ok(p) => Some(p),
-                        Err(_) if eager => None,
+                        Err(_) if eager || rows >= BATCH_MIN => None,
                         Err(_) => tokio::time::timeout(BATCH_WAIT, rx.recv())
                             .await
                             .ok()
