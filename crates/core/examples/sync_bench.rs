@@ -23,6 +23,10 @@ use paydesk_core::sync::SyncOptions;
 use paydesk_core::{Desk, Home, MemoryStore, Profile, Secrets};
 use paydesk_gateway::PrivateKey;
 
+#[path = "common/proc_stat.rs"]
+mod proc_stat;
+use proc_stat::cpu;
+
 fn status_kib(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .unwrap_or_default()
@@ -31,21 +35,6 @@ fn status_kib(field: &str) -> u64 {
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
-}
-
-/// CPU seconds (user and system) process `pid` has used (`self` for this one), from
-/// `/proc/PID/stat` (USER_HZ ticks, 100 a second on Linux).
-fn cpu(pid: &str) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    // Fields 14 and 15 of the line: the 12th and 13th after the name.
-    let ticks: u64 = after_name
-        .split_whitespace()
-        .skip(11)
-        .take(2)
-        .filter_map(|f| f.parse::<u64>().ok())
-        .sum();
-    ticks as f64 / 100.0
 }
 
 /// The child: a sandbox with `n` orders over 92 days and the merchant key from the

@@ -26,26 +26,19 @@ use paydesk_core::store::{self as db, Durability, Store};
 use paydesk_gateway::wire::OrderListItem;
 use rust_decimal::Decimal;
 
+#[path = "common/proc_stat.rs"]
+mod proc_stat;
+
 const DAYS: i64 = 92;
 const PAGE: usize = 500;
 const BATCH_ROWS: usize = 40_000;
 const WINDOWS_AT_ONCE: usize = 6;
 const MER_NO: u64 = 10001;
 
-/// CPU seconds (user and system) this process has used, from `/proc/self/stat` (in
-/// USER_HZ ticks, 100 a second on Linux): on a machine shared with other builds, a
-/// steadier figure than the wall clock.
+/// CPU seconds (user and system) this process has used: on a machine shared with other
+/// builds, a steadier figure than the wall clock.
 fn cpu() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    // Fields 14 and 15 of the line; the 12th and 13th after the name.
-    let ticks: u64 = after_name
-        .split_whitespace()
-        .skip(11)
-        .take(2)
-        .filter_map(|f| f.parse::<u64>().ok())
-        .sum();
-    ticks as f64 / 100.0
+    proc_stat::cpu("self")
 }
 
 /// One daily window's orders, in the list's order.
