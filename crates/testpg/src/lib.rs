@@ -1,0 +1,1 @@
+//! A scratch PostgreSQL server for tests (written next).
