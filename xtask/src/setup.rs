@@ -74,6 +74,8 @@ pub const TEST_PACKAGES: &[&str] = &[
     "xvfb",
     "xauth",
     "webkit2gtk-driver",
+    // The team desk's tests start a scratch PostgreSQL server from it (paydesk-testpg).
+    "postgresql",
 ];
 
 /// Inside the session bus that `dbus-run-session` made (with `xtask/dbus-session.conf`:
