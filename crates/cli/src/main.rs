@@ -77,6 +77,13 @@ enum Command {
     /// Notifications from the gateway.
     #[command(subcommand)]
     Events(desk_cmds::EventsCmd),
+    /// A team on a shared PostgreSQL database: schema, members, rules, requests, the
+    /// signer's worker.
+    #[command(subcommand)]
+    Team(desk_cmds::TeamCmd),
+    /// Requests waiting for approval: list, show, approve, reject.
+    #[command(subcommand)]
+    Approvals(desk_cmds::ApprovalsCmd),
 }
 
 #[derive(Debug, Subcommand)]
@@ -161,6 +168,8 @@ fn main() -> ExitCode {
         Command::Review(ReviewCmd::Submit(a)) => desk_cmds::review(a, g),
         Command::Journal(c) => desk_cmds::journal(c, g),
         Command::Audit(c) => desk_cmds::audit(c, g),
+        Command::Team(c) => desk_cmds::team(c, g),
+        Command::Approvals(c) => desk_cmds::approvals(c, g),
     };
     let (code, msg) = match result {
         Ok(()) => return ExitCode::SUCCESS,

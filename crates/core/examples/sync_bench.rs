@@ -273,6 +273,7 @@ fn open_desk(
         proxy: String::new(),
         safety: Default::default(),
         sync: Default::default(),
+        team: None,
     })?;
     Ok(Desk::open(
         &home,

@@ -20,6 +20,7 @@ pub mod review;
 pub mod secrets;
 pub mod store;
 pub mod sync;
+pub mod team;
 
 pub use desk::{
     CardOperation, CardSummary, Desk, ReviewRequest, ReviewSubmission, Submitted, new_mer_order_no,

@@ -61,6 +61,10 @@ pub struct Profile {
     /// How this desk reads the gateway's order list.
     #[serde(default)]
     pub sync: SyncSettings,
+    /// A team profile: the team's PostgreSQL database (the password in the keyring).
+    /// `None`: a single desk on its own SQLite file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<crate::store::pg::PgConfig>,
 }
 
 /// How a desk reads the gateway's order list, and how fast it may ask (the interface
@@ -515,6 +519,7 @@ mod tests {
             proxy: String::new(),
             safety: Default::default(),
             sync: Default::default(),
+            team: None,
         }
     }
 

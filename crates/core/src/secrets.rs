@@ -318,6 +318,32 @@ impl Secrets {
             .map(|b| Sensitive::new(String::from_utf8_lossy(b.expose()).into_owned())))
     }
 
+    /// The password of a team profile's database user.
+    pub fn set_team_password(&self, profile: &str, password: &str) -> CoreResult<()> {
+        if password.is_empty() {
+            return Err(CoreError::validation("team.password", "must not be empty"));
+        }
+        if password.len() > MAX_SECRET_BYTES {
+            return Err(CoreError::validation(
+                "team.password",
+                format!("must be at most {MAX_SECRET_BYTES} bytes"),
+            ));
+        }
+        self.store
+            .set(&Self::name(profile, "team-password"), password.as_bytes())
+    }
+
+    pub fn team_password(&self, profile: &str) -> CoreResult<Sensitive<String>> {
+        self.store
+            .get(&Self::name(profile, "team-password"))?
+            .map(|b| Sensitive::new(String::from_utf8_lossy(b.expose()).into_owned()))
+            .ok_or_else(|| CoreError::MissingSecret {
+                message: format!(
+                    "the team database's password of profile {profile} is not in the keyring"
+                ),
+            })
+    }
+
     /// The profile's key for intent fingerprints and bulk row numbers (32 random bytes,
     /// made on first use): what the journal stores of a request's full account is an
     /// HMAC under this key, so the database alone cannot give the card number back.
@@ -388,6 +414,7 @@ impl Secrets {
             "merchant-key",
             "gateway-key",
             "bearer-token",
+            "team-password",
             "intent-key",
             "audit-key",
             "audit-anchor",

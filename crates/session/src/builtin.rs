@@ -46,6 +46,7 @@ pub fn ensure_profile(home: &Home, secrets: &Secrets) -> CoreResult<Profile> {
                 proxy: String::new(),
                 safety: Default::default(),
                 sync: Default::default(),
+                team: None,
             };
             home.put(p.clone())?;
             p

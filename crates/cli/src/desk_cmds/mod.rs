@@ -19,11 +19,13 @@ mod money;
 mod orders;
 mod profile;
 mod records;
+mod team;
 
 pub use money::*;
 pub use orders::*;
 pub use profile::*;
 pub use records::*;
+pub use team::*;
 
 #[derive(Debug, Args)]
 pub struct Global {

@@ -37,6 +37,8 @@ pub enum ProfileCmd {
     },
     /// Store the bearer access token, read from stdin.
     SetToken { name: Option<String> },
+    /// Store a team profile's database password, read from stdin.
+    SetTeamPassword { name: Option<String> },
 }
 
 #[derive(Debug, Args)]
@@ -99,6 +101,18 @@ pub struct AddProfile {
     /// Replace the profile of this name (its keys and cache stay under it).
     #[arg(long)]
     replace: bool,
+    /// A team profile: the host of the team's PostgreSQL database (TLS is required
+    /// unless it is this machine). The password goes to the keyring with
+    /// `profile set-team-password`.
+    #[arg(long, requires_all = ["team_database", "team_user"])]
+    team_host: Option<String>,
+    #[arg(long, default_value_t = 5432)]
+    team_port: u16,
+    #[arg(long)]
+    team_database: Option<String>,
+    /// This desk's database user (a member of the team).
+    #[arg(long)]
+    team_user: Option<String>,
 }
 
 pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
@@ -157,6 +171,19 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                     page_size: a.page_size,
                     in_flight: a.in_flight,
                     rate_limit: a.rate_limit,
+                },
+                team: match a.team_host {
+                    Some(host) => {
+                        let cfg = paydesk_core::store::pg::PgConfig {
+                            host,
+                            port: a.team_port,
+                            database: a.team_database.unwrap_or_default(),
+                            user: a.team_user.unwrap_or_default(),
+                        };
+                        cfg.validate()?;
+                        Some(cfg)
+                    }
+                    None => None,
                 },
             };
             home.save_profile(p, a.replace.then_some(a.name.as_str()))?;
@@ -227,6 +254,19 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
             );
             session.secrets()?.set_bearer(&name, &token)?;
             print(g, &true, || "token stored in the keyring".into())
+        }
+        ProfileCmd::SetTeamPassword { name } => {
+            let name = which(name)?;
+            let password = zeroize::Zeroizing::new(
+                paydesk_core::input::read_stdin(paydesk_core::input::MAX_KEY_BYTES)
+                    .map_err(Failure::Input)?,
+            );
+            session
+                .secrets()?
+                .set_team_password(&name, password.trim_end_matches(['\r', '\n']))?;
+            print(g, &true, || {
+                "the team database's password is stored in the keyring".into()
+            })
         }
     }
 }

@@ -323,7 +323,15 @@ impl Desk {
         let audit_anchor = secrets.audit_anchor(&profile.name)?;
         let secrets_ms = started.elapsed().as_millis();
         let path = home.database(&profile.name);
-        let store = Store::open_sqlite(&path)?;
+        let store = match &profile.team {
+            // A team desk: the journal and the audit log are the team's, on its database.
+            Some(cfg) => {
+                let password = secrets.team_password(&profile.name)?;
+                let link = crate::store::pg::PgLink::connect(cfg, password.expose())?;
+                Store::open_team(&path, Arc::new(link), profile.mer_no as i64)?
+            }
+            None => Store::open_sqlite(&path)?,
+        };
         let dictionary = profile.dictionary();
         let desk = Desk {
             profile,
@@ -411,6 +419,11 @@ impl Desk {
 
     /// The gateway's address this desk talks to. (The client itself stays inside the
     /// engine: a front end that held it could send a payout past the journal.)
+    /// The team's database, when this desk is a team profile's.
+    pub fn team_link(&self) -> Option<&Arc<crate::store::pg::PgLink>> {
+        self.store.team_link()
+    }
+
     pub fn base_url(&self) -> &url::Url {
         &self.client.config().base_url
     }

@@ -85,6 +85,7 @@ pub async fn external_sandbox(home: &Home, secrets: &Secrets, name: &str) -> (Ru
         proxy: String::new(),
         safety: Default::default(),
         sync: Default::default(),
+        team: None,
     };
     home.put(profile.clone()).unwrap();
     (running, profile)

@@ -68,6 +68,7 @@ pub async fn external_sandbox(home: &Home, secrets: &Secrets, name: &str) -> Run
         proxy: String::new(),
         safety: Default::default(),
         sync: Default::default(),
+        team: None,
     })
     .unwrap();
     running

@@ -1,0 +1,493 @@
+//! `paydesk team` and `paydesk approvals`: a team's database, its members and rules,
+//! requests, approvals, and the signer's worker.
+
+use std::time::Duration;
+
+use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
+use paydesk_core::team::{self, Request, RequestState, RuleInput, Team, TeamRole};
+
+use super::*;
+
+#[derive(Debug, Subcommand)]
+pub enum TeamCmd {
+    /// Create or update the team's schema, roles and policies in a database, as its
+    /// owner (a role with CREATEROLE, or a superuser). The password is read from
+    /// PAYDESK_TEAM_PASSWORD or asked for.
+    Init {
+        #[command(flatten)]
+        db: DbArgs,
+        /// The merchant the team works for.
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
+        mer_no: i64,
+    },
+    /// The team's members.
+    #[command(subcommand)]
+    User(UserCmd),
+    /// Approval rules.
+    #[command(subcommand)]
+    Rules(RulesCmd),
+    /// Make a request for approval (makers).
+    #[command(subcommand)]
+    Request(RequestCmd),
+    /// Who this profile's team user is, and its roles.
+    Whoami,
+    /// Execute approved requests as they come (signers; the key stays in this
+    /// machine's keyring). Stops on Ctrl-C.
+    Worker {
+        /// Execute what is waiting now, then stop.
+        #[arg(long)]
+        once: bool,
+        /// Look for approved requests at least this often (seconds), besides the
+        /// database's notifications.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        poll_secs: u64,
+    },
+}
+
+/// Where the team's database is.
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    #[arg(long)]
+    host: String,
+    #[arg(long, default_value_t = 5432)]
+    port: u16,
+    #[arg(long)]
+    database: String,
+    #[arg(long)]
+    user: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCmd {
+    /// Add a member with a role, or give one a new role and password (admins). The
+    /// password is read from PAYDESK_NEW_PASSWORD or asked for.
+    Add {
+        name: String,
+        #[arg(long)]
+        role: String,
+    },
+    /// List the members and their roles.
+    List,
+    /// Remove a member (their login is disabled; what they did stays in the log).
+    Remove { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCmd {
+    List,
+    /// Add a rule or change the approvals of an existing one (admins).
+    Set {
+        /// payout, payin or * (any).
+        #[arg(long, default_value = "payout")]
+        operation: String,
+        /// An ISO 4217 code or * (any).
+        #[arg(long)]
+        currency: String,
+        /// The rule applies to requests whose total is above this amount.
+        #[arg(long)]
+        above: String,
+        /// Distinct approvers other than the maker (1 to 5).
+        #[arg(long)]
+        approvals: i32,
+    },
+    Remove {
+        id: i64,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RequestCmd {
+    /// A CLABE payout.
+    Payout {
+        #[arg(long)]
+        amount: String,
+        #[arg(long)]
+        currency: String,
+        #[arg(long)]
+        clabe: String,
+        /// Fixed now if not given.
+        #[arg(long)]
+        mer_order_no: Option<String>,
+    },
+    /// A bulk payout file (CSV), approved as one batch.
+    Bulk { file: PathBuf },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ApprovalsCmd {
+    /// Requests (default: those waiting for approval).
+    List {
+        /// waiting, approved, rejected, executing, done, or all.
+        #[arg(long, default_value = "waiting")]
+        state: String,
+    },
+    /// A request and its rows.
+    Show {
+        id: i64,
+    },
+    Approve {
+        id: i64,
+    },
+    Reject {
+        id: i64,
+        #[arg(long)]
+        reason: String,
+    },
+}
+
+/// A password from an environment variable, or asked for on the terminal.
+fn password(var: &str, prompt: &str) -> Result<zeroize::Zeroizing<String>, Failure> {
+    if let Ok(p) = std::env::var(var) {
+        return Ok(zeroize::Zeroizing::new(p));
+    }
+    rpassword::prompt_password(prompt)
+        .map(zeroize::Zeroizing::new)
+        .map_err(|e| Failure::Input(format!("cannot read the password: {e}")))
+}
+
+/// The team of the profile asked for (its database user's password in the keyring).
+fn connect(g: &Global) -> Result<Team, Failure> {
+    let session = session()?;
+    let name = match &g.profile {
+        Some(n) => n.clone(),
+        None => session.active_profile()?,
+    };
+    let profile = session.home().get(&name)?;
+    let cfg = profile.team.clone().ok_or_else(|| {
+        Failure::Input(format!(
+            "profile {name} is not a team profile (add one with `paydesk profile add ... --team-host H --team-database D --team-user U`)"
+        ))
+    })?;
+    let password = session.secrets()?.team_password(&name)?;
+    Ok(Team::connect(&cfg, password.expose())?)
+}
+
+fn request_line(r: &Request) -> String {
+    format!(
+        "#{:<5} {:<9} {:<7} {:>14} {} {:>5} rows  by {:<12} {}/{} approvals  {}",
+        r.id,
+        r.state.as_str(),
+        r.operation,
+        r.total,
+        r.currency,
+        r.row_count,
+        r.maker,
+        r.approvals(),
+        r.approvals_needed,
+        r.summary
+    )
+}
+
+pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
+    match cmd {
+        TeamCmd::Init { db, mer_no } => {
+            let cfg = PgConfig {
+                host: db.host,
+                port: db.port,
+                database: db.database,
+                user: db.user,
+            };
+            let pw = password("PAYDESK_TEAM_PASSWORD", "the database owner's password: ")?;
+            let link = PgLink::connect(&cfg, &pw)?;
+            let applied = init_team(&link, mer_no)?;
+            print(g, &applied, || {
+                format!(
+                    "the team schema of merchant {mer_no} is ready in {} ({applied} migration(s) applied); add members with `paydesk team user add`",
+                    cfg.database
+                )
+            })
+        }
+        TeamCmd::Whoami => {
+            let t = connect(g)?;
+            let me = t.me().clone();
+            print(g, &me, || {
+                let roles: Vec<&str> = me.roles.iter().map(|r| r.as_str()).collect();
+                format!(
+                    "{} ({}) in the team of merchant {}",
+                    me.name,
+                    if roles.is_empty() {
+                        "no team role".to_string()
+                    } else {
+                        roles.join(", ")
+                    },
+                    t.mer_no()
+                )
+            })
+        }
+        TeamCmd::User(UserCmd::Add { name, role }) => {
+            let role = TeamRole::parse(&role)?;
+            let t = connect(g)?;
+            let pw = password("PAYDESK_NEW_PASSWORD", &format!("{name}'s new password: "))?;
+            t.add_member(&name, role, &pw)?;
+            print(g, &true, || {
+                format!("{name} is a {} of the team", role.as_str())
+            })
+        }
+        TeamCmd::User(UserCmd::List) => {
+            let members = connect(g)?.members()?;
+            print(g, &members, || {
+                members
+                    .iter()
+                    .map(|m| {
+                        let roles: Vec<&str> = m.roles.iter().map(|r| r.as_str()).collect();
+                        format!(
+                            "{:<20} {:<30} added by {}",
+                            m.name,
+                            roles.join(","),
+                            m.added_by
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+        TeamCmd::User(UserCmd::Remove { name }) => {
+            connect(g)?.remove_member(&name)?;
+            print(g, &true, || format!("{name} was removed from the team"))
+        }
+        TeamCmd::Rules(RulesCmd::List) => {
+            let rules = connect(g)?.rules()?;
+            print(g, &rules, || {
+                if rules.is_empty() {
+                    return "no rules: requests need no approval".into();
+                }
+                rules
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "#{:<4} {:<7} {:<4} above {:>14}: {} approver(s)",
+                            r.id, r.operation, r.currency, r.above, r.approvals
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+        TeamCmd::Rules(RulesCmd::Set {
+            operation,
+            currency,
+            above,
+            approvals,
+        }) => {
+            let rule = connect(g)?.set_rule(&RuleInput {
+                operation,
+                currency,
+                above,
+                approvals,
+            })?;
+            print(g, &rule, || {
+                format!(
+                    "rule #{}: {} {} above {} needs {} approver(s)",
+                    rule.id, rule.operation, rule.currency, rule.above, rule.approvals
+                )
+            })
+        }
+        TeamCmd::Rules(RulesCmd::Remove { id }) => {
+            connect(g)?.remove_rule(id)?;
+            print(g, &true, || format!("rule #{id} removed"))
+        }
+        TeamCmd::Request(RequestCmd::Payout {
+            amount,
+            currency,
+            clabe,
+            mer_order_no,
+        }) => {
+            let form = paydesk_core::forms::PayoutForm {
+                kind: paydesk_core::forms::PayoutKind::Clabe,
+                mer_order_no: mer_order_no.unwrap_or_default(),
+                amount,
+                currency,
+                clabe,
+                card_no: String::new(),
+                first_name: String::new(),
+                last_name: String::new(),
+                country_code: String::new(),
+                email: String::new(),
+                mobile: String::new(),
+                ip_address: String::new(),
+                notify_url: String::new(),
+            };
+            let r = connect(g)?.request_payout(&form)?;
+            print(g, &r, || request_line(&r))
+        }
+        TeamCmd::Request(RequestCmd::Bulk { file }) => {
+            let bytes =
+                paydesk_core::input::read_file(&file, paydesk_core::input::MAX_DOCUMENT_BYTES)
+                    .map_err(|rule| Failure::Input(format!("file: {rule}")))?;
+            let r = connect(g)?.request_bulk(&file.to_string_lossy(), &bytes)?;
+            print(g, &r, || request_line(&r))
+        }
+        TeamCmd::Worker { once, poll_secs } => worker(g, once, poll_secs),
+    }
+}
+
+fn worker(g: &Global, once: bool, poll_secs: u64) -> Result<(), Failure> {
+    let rt = runtime()?;
+    rt.block_on(async {
+        let desk = open(g).await?;
+        let link = desk
+            .team_link()
+            .cloned()
+            .ok_or_else(|| Failure::Input("the worker runs on a team profile".into()))?;
+        let t = Team::on(link)?;
+        if !t.has_role(TeamRole::Signer) {
+            return Err(Failure::Input(format!(
+                "{} is not a signer of the team: only signers execute requests",
+                t.me().name
+            )));
+        }
+        if once {
+            let mut done = Vec::new();
+            while let Some(e) = team::execute_next(&desk, &t).await? {
+                let finished = e.done;
+                done.push(e);
+                if !finished {
+                    break;
+                }
+            }
+            return print(g, &done, || {
+                if done.is_empty() {
+                    return "nothing to execute".into();
+                }
+                done.iter()
+                    .map(executed_line)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                s.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        eprintln!(
+            "working for merchant {} as {}; Ctrl-C stops",
+            t.mer_no(),
+            t.me().name
+        );
+        let json = g.json;
+        team::work(
+            &desk,
+            &t,
+            &stop,
+            Duration::from_secs(poll_secs),
+            |e| {
+                if json {
+                    println!("{}", serde_json::to_string(e).unwrap_or_default());
+                } else {
+                    println!("{}", executed_line(e));
+                }
+            },
+            |e| {
+                eprintln!(
+                    "{}",
+                    paydesk_gateway::redact::terminal_safe(&e.to_string(), LINE_MAX)
+                )
+            },
+        )
+        .await?;
+        Ok(())
+    })
+}
+
+fn executed_line(e: &team::Executed) -> String {
+    format!(
+        "request #{}: {} accepted, {} rejected, {} failed, {} unknown{}",
+        e.request,
+        e.accepted,
+        e.rejected,
+        e.failed,
+        e.unknown,
+        if e.done {
+            ""
+        } else {
+            " (taken up again later)"
+        }
+    )
+}
+
+pub fn approvals(cmd: ApprovalsCmd, g: &Global) -> Result<(), Failure> {
+    let t = connect(g)?;
+    match cmd {
+        ApprovalsCmd::List { state } => {
+            let states = match state.as_str() {
+                "all" => vec![],
+                "waiting" => vec![RequestState::Waiting],
+                "approved" => vec![RequestState::Approved],
+                "rejected" => vec![RequestState::Rejected],
+                "executing" => vec![RequestState::Executing],
+                "done" => vec![RequestState::Done],
+                other => {
+                    return Err(Failure::Input(format!(
+                        "--state {other:?}: waiting, approved, rejected, executing, done or all"
+                    )));
+                }
+            };
+            let list = t.requests(&states, 500)?;
+            print(g, &list, || {
+                if list.is_empty() {
+                    return "no requests".into();
+                }
+                list.iter().map(request_line).collect::<Vec<_>>().join("\n")
+            })
+        }
+        ApprovalsCmd::Show { id } => {
+            let r = t.request(id)?;
+            let rows = t.rows(id)?;
+            #[derive(Serialize)]
+            struct Shown<'a> {
+                request: &'a Request,
+                rows: &'a [team::RequestRow],
+            }
+            print(
+                g,
+                &Shown {
+                    request: &r,
+                    rows: &rows,
+                },
+                || {
+                    let mut out = vec![request_line(&r)];
+                    for d in &r.decisions {
+                        out.push(format!(
+                            "  {} by {}{}",
+                            if d.approve { "approved" } else { "rejected" },
+                            d.member,
+                            d.reason
+                                .as_deref()
+                                .map(|x| format!(": {x}"))
+                                .unwrap_or_default()
+                        ));
+                    }
+                    if let Some(o) = &r.outcome {
+                        out.push(format!("  outcome: {o}"));
+                    }
+                    for row in &rows {
+                        out.push(format!(
+                            "  {:>5} {:<28} {:>14} {:<30} {:<9} {}",
+                            row.row_no,
+                            row.mer_order_no,
+                            row.amount,
+                            row.beneficiary,
+                            row.state.as_str(),
+                            row.trade_no
+                                .as_deref()
+                                .or(row.message.as_deref())
+                                .unwrap_or("")
+                        ));
+                    }
+                    out.join("\n")
+                },
+            )
+        }
+        ApprovalsCmd::Approve { id } => {
+            let r = t.approve(id)?;
+            print(g, &r, || request_line(&r))
+        }
+        ApprovalsCmd::Reject { id, reason } => {
+            let r = t.reject(id, &reason)?;
+            print(g, &r, || request_line(&r))
+        }
+    }
+}

@@ -1,0 +1,454 @@
+//! The team's PostgreSQL database: the connection ([`PgLink`]), the schema and its
+//! roles (`team init`), and the tables a team shares (the journal, the audit log, the
+//! requests waiting for approval). rust-postgres's async client (tokio-postgres) is
+//! driven on a thread of its own, so the store's handles stay synchronous like
+//! SQLite's: a call blocks its caller until the answer is back, whatever runtime (or
+//! none) the caller is on.
+//!
+//! The rules of a team live in the database, not in this code: roles, grants and
+//! row-level security say who may read, request, approve and execute
+//! (`schema/0001_team.sql`); a desk only asks.
+
+pub mod audit;
+pub mod journal;
+pub mod team;
+
+use std::future::Future;
+use std::net::IpAddr;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use serde::{Deserialize, Serialize};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{AsyncMessage, Client, Row};
+
+use crate::error::{CoreError, CoreResult};
+
+/// Where a team's database is. The password is in the keyring, never here.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PgConfig {
+    pub host: String,
+    pub port: u16,
+    pub database: String,
+    pub user: String,
+}
+
+impl PgConfig {
+    /// True when the host is this machine (TLS may then be left out).
+    pub fn is_loopback(&self) -> bool {
+        let host = self.host.trim();
+        host.eq_ignore_ascii_case("localhost")
+            || host.starts_with('/')
+            || host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    }
+
+    /// The connection's rules, each naming its field.
+    pub fn validate(&self) -> CoreResult<()> {
+        if self.host.trim().is_empty() {
+            return Err(CoreError::validation(
+                "team.host",
+                "the database's host is required",
+            ));
+        }
+        if self.port == 0 {
+            return Err(CoreError::validation("team.port", "the port is 1 to 65535"));
+        }
+        if self.database.trim().is_empty() {
+            return Err(CoreError::validation(
+                "team.database",
+                "the database's name is required",
+            ));
+        }
+        // Any role may connect (the owner who runs `team init` too); members added by
+        // the team follow USER_NAME_RULE.
+        if self.user.is_empty() || self.user.len() > 63 || self.user.chars().any(char::is_control) {
+            return Err(CoreError::validation(
+                "team.user",
+                "the database user: 1 to 63 characters, no control characters",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The rule of a team member's database user name (it becomes a PostgreSQL role).
+pub const USER_NAME_RULE: &str =
+    "1 to 50 characters: lowercase letters, digits and underscores, starting with a letter";
+
+/// A member's name as a role: plain, so it never needs quoting and cannot be taken for
+/// one of the team's own roles.
+pub fn valid_user_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_lowercase())
+        && name.len() <= 50
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !name.starts_with("paydesk_")
+        && !name.starts_with("pg_")
+}
+
+/// A notification the database sent on a channel this link listens to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub channel: String,
+    pub payload: String,
+}
+
+/// One connection to the team's database, usable from any thread or runtime.
+pub struct PgLink {
+    client: Mutex<Client>,
+    backend_pid: i32,
+    notices: Mutex<mpsc::Receiver<Notice>>,
+    user: String,
+}
+
+impl std::fmt::Debug for PgLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgLink")
+            .field("user", &self.user)
+            .field("backend_pid", &self.backend_pid)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs a future of the client on the calling thread. The connection itself is driven
+/// by its own thread, so this never needs (nor disturbs) the caller's runtime.
+fn block<F: Future>(f: F) -> F::Output {
+    futures_executor::block_on(f)
+}
+
+/// A database error as the engine's: what PostgreSQL said, with its SQLSTATE, and a
+/// refusal by the team's rules (permission, row-level security, a check of ours) as a
+/// validation error naming the rule.
+pub fn db_error(e: tokio_postgres::Error) -> CoreError {
+    if let Some(db) = e.as_db_error() {
+        let code = db.code().code();
+        let message = db.message().to_string();
+        return match code {
+            // insufficient_privilege, raise_exception from our own rules, check_violation
+            "42501" | "P0001" | "23514" => CoreError::validation("team", message),
+            "28P01" | "28000" => CoreError::validation("team.password", message),
+            "3D000" => CoreError::validation("team.database", message),
+            _ => CoreError::storage(format!("PostgreSQL {code}: {message}")),
+        };
+    }
+    CoreError::storage(format!("PostgreSQL: {e}"))
+}
+
+impl PgLink {
+    /// Connects as `cfg.user`. TLS (verified against the system's roots) unless the
+    /// host is loopback; a non-loopback host without TLS is refused by the client.
+    pub fn connect(cfg: &PgConfig, password: &str) -> CoreResult<PgLink> {
+        cfg.validate()?;
+        let mut config = tokio_postgres::Config::new();
+        config
+            .host(cfg.host.trim())
+            .port(cfg.port)
+            .dbname(cfg.database.trim())
+            .user(&cfg.user)
+            .password(password)
+            .application_name("paydesk")
+            .connect_timeout(std::time::Duration::from_secs(10));
+        let loopback = cfg.is_loopback();
+        config.ssl_mode(if loopback {
+            tokio_postgres::config::SslMode::Prefer
+        } else {
+            tokio_postgres::config::SslMode::Require
+        });
+        let (client_tx, client_rx) = mpsc::sync_channel::<CoreResult<Client>>(1);
+        let (notice_tx, notice_rx) = mpsc::channel::<Notice>();
+        std::thread::Builder::new()
+            .name("paydesk-pg".into())
+            .spawn(move || {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        let _ = client_tx.send(Err(CoreError::internal(e.to_string())));
+                        return;
+                    }
+                };
+                rt.block_on(async move {
+                    let tls = match tls_connector() {
+                        Ok(tls) => tls,
+                        Err(e) => {
+                            let _ = client_tx.send(Err(e));
+                            return;
+                        }
+                    };
+                    let connected = config
+                        .connect(tls)
+                        .await
+                        .map(|(c, conn)| (c, Box::pin(drive(conn, notice_tx)) as DriveFut));
+                    match connected {
+                        Ok((client, driver)) => {
+                            if client_tx.send(Ok(client)).is_ok() {
+                                driver.await;
+                            }
+                        }
+                        Err(e) => {
+                            let _ = client_tx.send(Err(connect_error(e)));
+                        }
+                    }
+                });
+            })
+            .map_err(|e| CoreError::internal(e.to_string()))?;
+        let client = client_rx
+            .recv()
+            .map_err(|_| CoreError::internal("the database thread ended"))??;
+        let backend_pid: i32 = block(client.query_one("SELECT pg_backend_pid()", &[]))
+            .map_err(db_error)?
+            .get(0);
+        Ok(PgLink {
+            client: Mutex::new(client),
+            backend_pid,
+            notices: Mutex::new(notice_rx),
+            user: cfg.user.clone(),
+        })
+    }
+
+    /// The database user this link is (its role).
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
+    /// The server process serving this link (claims name it, so a dead holder is seen).
+    pub fn backend_pid(&self) -> i32 {
+        self.backend_pid
+    }
+
+    fn client(&self) -> MutexGuard<'_, Client> {
+        self.client.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<Vec<Row>> {
+        let c = self.client();
+        block(c.query(sql, params)).map_err(db_error)
+    }
+
+    pub(crate) fn query_opt(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> CoreResult<Option<Row>> {
+        let c = self.client();
+        block(c.query_opt(sql, params)).map_err(db_error)
+    }
+
+    pub(crate) fn query_one(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<Row> {
+        let c = self.client();
+        block(c.query_one(sql, params)).map_err(db_error)
+    }
+
+    pub(crate) fn execute(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<u64> {
+        let c = self.client();
+        block(c.execute(sql, params)).map_err(db_error)
+    }
+
+    pub(crate) fn batch(&self, sql: &str) -> CoreResult<()> {
+        let c = self.client();
+        block(c.batch_execute(sql)).map_err(db_error)
+    }
+
+    /// Runs `f` in one transaction on this link (nothing else uses the link meanwhile):
+    /// committed when `f` returns `Ok`, rolled back otherwise.
+    pub(crate) fn atomic<T>(&self, f: impl FnOnce(&Tx<'_>) -> CoreResult<T>) -> CoreResult<T> {
+        let c = self.client();
+        block(c.batch_execute("BEGIN")).map_err(db_error)?;
+        let tx = Tx { client: &c };
+        match f(&tx) {
+            Ok(v) => {
+                block(c.batch_execute("COMMIT")).map_err(db_error)?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = block(c.batch_execute("ROLLBACK"));
+                Err(e)
+            }
+        }
+    }
+
+    /// Starts listening on `channel` (a plain identifier of ours).
+    pub fn listen(&self, channel: &str) -> CoreResult<()> {
+        debug_assert!(channel.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+        self.batch(&format!("LISTEN {channel}"))
+    }
+
+    /// Waits up to `timeout` for a notification; `None` when none came.
+    pub fn wait_notice(&self, timeout: std::time::Duration) -> Option<Notice> {
+        let rx = self.notices.lock().unwrap_or_else(PoisonError::into_inner);
+        rx.recv_timeout(timeout).ok()
+    }
+
+    /// Whether the connection is still open.
+    pub fn is_closed(&self) -> bool {
+        self.client().is_closed()
+    }
+}
+
+/// The client of a link inside [`PgLink::atomic`].
+pub struct Tx<'a> {
+    client: &'a Client,
+}
+
+impl std::fmt::Debug for Tx<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tx")
+    }
+}
+
+impl Tx<'_> {
+    pub(crate) fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<Vec<Row>> {
+        block(self.client.query(sql, params)).map_err(db_error)
+    }
+
+    pub(crate) fn query_opt(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> CoreResult<Option<Row>> {
+        block(self.client.query_opt(sql, params)).map_err(db_error)
+    }
+
+    pub(crate) fn query_one(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<Row> {
+        block(self.client.query_one(sql, params)).map_err(db_error)
+    }
+
+    pub(crate) fn execute(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<u64> {
+        block(self.client.execute(sql, params)).map_err(db_error)
+    }
+
+    pub(crate) fn batch(&self, sql: &str) -> CoreResult<()> {
+        block(self.client.batch_execute(sql)).map_err(db_error)
+    }
+}
+
+type DriveFut = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// Drives a connection until it closes, passing its notifications on.
+async fn drive<S, T>(mut conn: tokio_postgres::Connection<S, T>, notices: mpsc::Sender<Notice>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    loop {
+        let msg = std::future::poll_fn(|cx| conn.poll_message(cx)).await;
+        match msg {
+            Some(Ok(AsyncMessage::Notification(n))) => {
+                let _ = notices.send(Notice {
+                    channel: n.channel().to_string(),
+                    payload: n.payload().to_string(),
+                });
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, "the team database's connection failed");
+                break;
+            }
+            None => break,
+        }
+    }
+}
+
+fn connect_error(e: tokio_postgres::Error) -> CoreError {
+    if e.as_db_error().is_some() {
+        return db_error(e);
+    }
+    CoreError::NotSent {
+        message: format!("cannot reach the team's database: {e}"),
+    }
+}
+
+/// TLS for the team's database: rustls with the operating system's roots (as the
+/// gateway's client).
+fn tls_connector() -> CoreResult<tokio_postgres_rustls::MakeRustlsConnect> {
+    use rustls_platform_verifier::BuilderVerifierExt;
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| CoreError::internal(e.to_string()))?
+        .with_platform_verifier()
+        .map_err(|e| CoreError::internal(e.to_string()))?
+        .with_no_client_auth();
+    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+}
+
+/// The team schema's migrations, in order; applied by `team init` (as the database's
+/// owner), never by a member's desk. Never edit a released one: add the next.
+pub const TEAM_MIGRATIONS: &[&str] = &[include_str!("schema/0001_team.sql")];
+
+/// Creates or brings up to date the team's schema, roles and policies. `link` must be a
+/// role that may create roles and own the schema (the database's owner with
+/// CREATEROLE, or a superuser). `mer_no` is the merchant the team works for: a
+/// database holds one merchant's team.
+pub fn init_team(link: &PgLink, mer_no: i64) -> CoreResult<usize> {
+    link.batch(
+        "CREATE SCHEMA IF NOT EXISTS paydesk;
+         CREATE TABLE IF NOT EXISTS paydesk.schema_migrations (
+             version integer PRIMARY KEY,
+             applied_at timestamptz NOT NULL DEFAULT now(),
+             applied_by text NOT NULL DEFAULT session_user
+         );",
+    )?;
+    let mut applied = 0;
+    for (i, sql) in TEAM_MIGRATIONS.iter().enumerate() {
+        let version = i as i32 + 1;
+        link.atomic(|tx| {
+            tx.batch("LOCK TABLE paydesk.schema_migrations IN EXCLUSIVE MODE")?;
+            let done = tx
+                .query_opt(
+                    "SELECT 1 FROM paydesk.schema_migrations WHERE version = $1",
+                    &[&version],
+                )?
+                .is_some();
+            if !done {
+                tx.batch(sql)?;
+                tx.execute(
+                    "INSERT INTO paydesk.schema_migrations (version) VALUES ($1)",
+                    &[&version],
+                )?;
+                applied += 1;
+            }
+            Ok(())
+        })?;
+    }
+    link.atomic(|tx| {
+        let row = tx.query_opt("SELECT mer_no FROM paydesk.team WHERE id = 1", &[])?;
+        match row {
+            Some(r) => {
+                let existing: i64 = r.get(0);
+                if existing != mer_no {
+                    return Err(CoreError::validation(
+                        "merNo",
+                        format!("this database is the team of merchant {existing}, not {mer_no}"),
+                    ));
+                }
+            }
+            None => {
+                tx.execute(
+                    "INSERT INTO paydesk.team (id, mer_no) VALUES (1, $1)",
+                    &[&mer_no],
+                )?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(applied)
+}
+
+/// The version of the team schema in the database, 0 if `team init` never ran.
+pub fn team_schema_version(link: &PgLink) -> CoreResult<i32> {
+    let row = link.query_one(
+        "SELECT CASE WHEN to_regclass('paydesk.schema_migrations') IS NULL THEN 0
+                ELSE (SELECT coalesce(max(version), 0) FROM paydesk.schema_migrations) END",
+        &[],
+    )?;
+    Ok(row.get(0))
+}

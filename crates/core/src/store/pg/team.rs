@@ -1,0 +1,626 @@
+//! The team's requests, decisions, approval rules and members, as the database keeps
+//! them. Every statement runs as the member's own database user: what a role may not
+//! do, the database refuses (grants, row-level security, the schema's triggers), and
+//! the refusal comes back as a validation error naming the team's rule.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_postgres::Row;
+
+use super::{PgLink, Tx};
+use crate::error::{CoreError, CoreResult};
+
+/// The team's roles, each a PostgreSQL group role `paydesk_<role>`.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum TeamRole {
+    /// Orders, balances, reports.
+    Viewer,
+    /// Order look-up, review submissions.
+    Support,
+    /// Makes payin, payout and bulk requests.
+    Maker,
+    /// Approves or rejects others' requests, never their own.
+    Approver,
+    /// Holds the merchant key and executes approved requests.
+    Signer,
+    /// Members, roles, rules.
+    Admin,
+}
+
+impl TeamRole {
+    pub const ALL: [TeamRole; 6] = [
+        Self::Viewer,
+        Self::Support,
+        Self::Maker,
+        Self::Approver,
+        Self::Signer,
+        Self::Admin,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Viewer => "viewer",
+            Self::Support => "support",
+            Self::Maker => "maker",
+            Self::Approver => "approver",
+            Self::Signer => "signer",
+            Self::Admin => "admin",
+        }
+    }
+
+    pub fn parse(s: &str) -> CoreResult<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s.trim().to_ascii_lowercase())
+            .ok_or_else(|| {
+                CoreError::validation(
+                    "role",
+                    format!(
+                        "{s:?} is not a team role: one of viewer, support, maker, approver, signer, admin"
+                    ),
+                )
+            })
+    }
+}
+
+/// A member of the team: a database user and the team roles it holds.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub name: String,
+    pub roles: Vec<TeamRole>,
+    /// Who added the member (empty for the session's own user when not in the list).
+    pub added_by: String,
+    /// UTC millis; `None` when the member was not added through `team user add`.
+    pub added_at: Option<i64>,
+}
+
+/// An approval rule: requests of `operation` (`payout`, `payin` or `*`) in `currency`
+/// (or `*`) whose total is above `above` need `approvals` distinct approvers.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rule {
+    pub id: i64,
+    pub operation: String,
+    pub currency: String,
+    /// Decimal string.
+    pub above: String,
+    pub approvals: i32,
+    pub created_by: String,
+}
+
+/// Where a request stands.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestState {
+    Waiting,
+    Approved,
+    Rejected,
+    Executing,
+    Done,
+}
+
+impl RequestState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Waiting => "waiting",
+            Self::Approved => "approved",
+            Self::Rejected => "rejected",
+            Self::Executing => "executing",
+            Self::Done => "done",
+        }
+    }
+
+    fn parse(s: &str) -> CoreResult<Self> {
+        Ok(match s {
+            "waiting" => Self::Waiting,
+            "approved" => Self::Approved,
+            "rejected" => Self::Rejected,
+            "executing" => Self::Executing,
+            "done" => Self::Done,
+            other => {
+                return Err(CoreError::storage(format!(
+                    "a request in state {other:?}, which this desk does not know"
+                )));
+            }
+        })
+    }
+}
+
+/// An approval or a rejection.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    pub member: String,
+    pub approve: bool,
+    pub reason: Option<String>,
+    pub decided_at: i64,
+}
+
+/// A request: one order, or a bulk file's rows as one batch.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    pub id: i64,
+    /// `payout` or `payin`.
+    pub operation: String,
+    pub currency: String,
+    /// Decimal string: the sum of the rows.
+    pub total: String,
+    pub row_count: i32,
+    /// For people: the beneficiary (masked) or the file.
+    pub summary: String,
+    /// The bulk file (name and SHA-256), if any.
+    pub source: Option<String>,
+    pub maker: String,
+    pub approvals_needed: i32,
+    pub decisions: Vec<Decision>,
+    pub state: RequestState,
+    pub created_at: i64,
+    pub decided_at: Option<i64>,
+    /// The signer executing or who executed it.
+    pub claimed_by: Option<String>,
+    pub finished_at: Option<i64>,
+    /// How it ended (rows accepted, rejected), or why it was rejected.
+    pub outcome: Option<String>,
+}
+
+impl Request {
+    /// Distinct approvals by members other than the maker.
+    pub fn approvals(&self) -> usize {
+        self.decisions
+            .iter()
+            .filter(|d| d.approve && d.member != self.maker)
+            .count()
+    }
+}
+
+/// What a row of a request came to.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowState {
+    Waiting,
+    Accepted,
+    Rejected,
+    Unknown,
+    Failed,
+}
+
+impl RowState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Waiting => "waiting",
+            Self::Accepted => "accepted",
+            Self::Rejected => "rejected",
+            Self::Unknown => "unknown",
+            Self::Failed => "failed",
+        }
+    }
+
+    /// Final: the signer has nothing more to do for the row.
+    pub fn is_final(self) -> bool {
+        matches!(self, Self::Accepted | Self::Rejected | Self::Failed)
+    }
+
+    fn parse(s: &str) -> Self {
+        match s {
+            "accepted" => Self::Accepted,
+            "rejected" => Self::Rejected,
+            "failed" => Self::Failed,
+            "waiting" => Self::Waiting,
+            _ => Self::Unknown,
+        }
+    }
+}
+
+/// One row of a request.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestRow {
+    pub row_no: i32,
+    pub mer_order_no: String,
+    /// Decimal string.
+    pub amount: String,
+    /// Masked account and name, for people.
+    pub beneficiary: String,
+    /// The form the signer fills the order from (no card number).
+    #[cfg_attr(feature = "specta", specta(skip))]
+    #[serde(skip_serializing)]
+    pub form: Value,
+    pub state: RowState,
+    pub trade_no: Option<String>,
+    pub message: Option<String>,
+}
+
+/// A row to request.
+#[derive(Debug, Clone)]
+pub struct NewRow<'a> {
+    pub mer_order_no: &'a str,
+    /// Decimal string.
+    pub amount: &'a str,
+    pub form: &'a Value,
+    pub beneficiary: &'a str,
+}
+
+/// A request to make.
+#[derive(Debug, Clone)]
+pub struct NewRequest<'a> {
+    pub operation: &'a str,
+    pub currency: &'a str,
+    /// Decimal string; the sum of the rows' amounts.
+    pub total: &'a str,
+    pub summary: &'a str,
+    pub source: Option<&'a str>,
+    pub rows: Vec<NewRow<'a>>,
+}
+
+const REQUEST_COLUMNS: &str = "id, operation, currency, total::text, row_count, summary, source, maker, \
+     approvals_needed, state, (extract(epoch FROM created_at) * 1000)::bigint, \
+     (extract(epoch FROM decided_at) * 1000)::bigint, claimed_by, \
+     (extract(epoch FROM finished_at) * 1000)::bigint, outcome";
+
+fn request_row(r: &Row) -> CoreResult<Request> {
+    Ok(Request {
+        id: r.get(0),
+        operation: r.get(1),
+        currency: r.get(2),
+        total: trim_decimal(r.get(3)),
+        row_count: r.get(4),
+        summary: r.get(5),
+        source: r.get(6),
+        maker: r.get(7),
+        approvals_needed: r.get(8),
+        state: RequestState::parse(r.get(9))?,
+        created_at: r.get(10),
+        decided_at: r.get(11),
+        claimed_by: r.get(12),
+        finished_at: r.get(13),
+        outcome: r.get(14),
+        decisions: Vec::new(),
+    })
+}
+
+/// `numeric(24, 6)` as text without the trailing zeros of its scale.
+fn trim_decimal(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// The team's tables as one member sees them.
+#[derive(Debug, Clone, Copy)]
+pub struct TeamTables<'a> {
+    link: &'a PgLink,
+}
+
+impl<'a> TeamTables<'a> {
+    pub fn on(link: &'a PgLink) -> Self {
+        TeamTables { link }
+    }
+
+    /// The merchant the team works for, its idle lock (minutes) and the salt of bulk
+    /// rows' numbers.
+    pub fn settings(&self) -> CoreResult<(i64, i32, String)> {
+        let r = self.link.query_opt(
+            "SELECT mer_no, idle_lock_minutes, number_salt FROM paydesk.team WHERE id = 1",
+            &[],
+        )?;
+        let r = r.ok_or_else(|| {
+            CoreError::validation(
+                "team",
+                "this database has no team yet: run `paydesk team init` as its owner",
+            )
+        })?;
+        Ok((r.get(0), r.get(1), r.get(2)))
+    }
+
+    /// The session's user and its roles.
+    pub fn me(&self) -> CoreResult<Member> {
+        let r = self.link.query_one(
+            "SELECT session_user::text, paydesk.roles_of(session_user), m.added_by,
+                    (extract(epoch FROM m.added_at) * 1000)::bigint
+             FROM (SELECT 1) one LEFT JOIN paydesk.members m ON m.name = session_user::text",
+            &[],
+        )?;
+        member_row(&r)
+    }
+
+    pub fn members(&self) -> CoreResult<Vec<Member>> {
+        let rows = self.link.query(
+            "SELECT name, paydesk.roles_of(name::name), added_by,
+                    (extract(epoch FROM added_at) * 1000)::bigint
+             FROM paydesk.members ORDER BY name",
+            &[],
+        )?;
+        rows.iter().map(member_row).collect()
+    }
+
+    /// Adds (or gives a new role and password to) a member: `verifier` is the
+    /// password's SCRAM-SHA-256 verifier, never the password.
+    pub fn add_member(&self, name: &str, role: TeamRole, verifier: &str) -> CoreResult<()> {
+        self.link.execute(
+            "SELECT paydesk.add_member($1, $2, $3)",
+            &[&name, &role.as_str(), &verifier],
+        )?;
+        Ok(())
+    }
+
+    pub fn remove_member(&self, name: &str) -> CoreResult<()> {
+        self.link
+            .execute("SELECT paydesk.remove_member($1)", &[&name])?;
+        Ok(())
+    }
+
+    pub fn rules(&self) -> CoreResult<Vec<Rule>> {
+        let rows = self.link.query(
+            "SELECT id, operation, currency, above::text, approvals, created_by
+             FROM paydesk.rules ORDER BY operation, currency, above",
+            &[],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| Rule {
+                id: r.get(0),
+                operation: r.get(1),
+                currency: r.get(2),
+                above: trim_decimal(r.get(3)),
+                approvals: r.get(4),
+                created_by: r.get(5),
+            })
+            .collect())
+    }
+
+    /// Sets the approvals a rule asks (adding the rule if it is new).
+    pub fn set_rule(
+        &self,
+        operation: &str,
+        currency: &str,
+        above: &str,
+        approvals: i32,
+    ) -> CoreResult<i64> {
+        let r = self.link.query_one(
+            "INSERT INTO paydesk.rules (operation, currency, above, approvals)
+             VALUES ($1, $2, $3::text::numeric, $4)
+             ON CONFLICT (operation, currency, above) DO UPDATE SET approvals = excluded.approvals
+             RETURNING id",
+            &[&operation, &currency, &above, &approvals],
+        )?;
+        Ok(r.get(0))
+    }
+
+    pub fn remove_rule(&self, id: i64) -> CoreResult<bool> {
+        Ok(self
+            .link
+            .execute("DELETE FROM paydesk.rules WHERE id = $1", &[&id])?
+            > 0)
+    }
+
+    /// The approvals the rules ask of a request like this one.
+    pub fn approvals_needed(
+        &self,
+        operation: &str,
+        currency: &str,
+        total: &str,
+    ) -> CoreResult<i32> {
+        let r = self.link.query_one(
+            "SELECT paydesk.approvals_needed($1, $2, $3::text::numeric)",
+            &[&operation, &currency, &total],
+        )?;
+        Ok(r.get(0))
+    }
+
+    /// Makes a request with its rows in one transaction (the database checks the rows
+    /// add up to it, and sets its maker, state and approvals).
+    pub fn make(&self, new: &NewRequest<'_>) -> CoreResult<Request> {
+        let row_count = i32::try_from(new.rows.len())
+            .map_err(|_| CoreError::validation("rows", "too many rows for one request"))?;
+        let id = self.link.atomic(|tx| {
+            let r = tx.query_one(
+                "INSERT INTO paydesk.requests (operation, currency, total, row_count, summary, source)
+                 VALUES ($1, $2, $3::text::numeric, $4, $5, $6) RETURNING id",
+                &[
+                    &new.operation,
+                    &new.currency,
+                    &new.total,
+                    &row_count,
+                    &new.summary,
+                    &new.source,
+                ],
+            )?;
+            let id: i64 = r.get(0);
+            for (i, row) in new.rows.iter().enumerate() {
+                let row_no = i as i32 + 1;
+                tx.execute(
+                    "INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary)
+                     VALUES ($1, $2, $3, $4::text::numeric, $5, $6)",
+                    &[&id, &row_no, &row.mer_order_no, &row.amount, &row.form, &row.beneficiary],
+                )?;
+            }
+            Ok(id)
+        })?;
+        self.request(id)?
+            .ok_or_else(|| CoreError::internal("the request just made is not readable"))
+    }
+
+    /// Requests, newest first, of some states (all when empty).
+    pub fn requests(&self, states: &[RequestState], limit: i64) -> CoreResult<Vec<Request>> {
+        let states: Vec<&str> = states.iter().map(|s| s.as_str()).collect();
+        let rows = self.link.query(
+            &format!(
+                "SELECT {REQUEST_COLUMNS} FROM paydesk.requests
+                 WHERE cardinality($1::text[]) = 0 OR state = ANY($1)
+                 ORDER BY id DESC LIMIT $2"
+            ),
+            &[&states, &limit],
+        )?;
+        let mut out = rows
+            .iter()
+            .map(request_row)
+            .collect::<CoreResult<Vec<_>>>()?;
+        let ids: Vec<i64> = out.iter().map(|r| r.id).collect();
+        let decisions = self.link.query(
+            "SELECT request_id, member, decision = 'approve', reason,
+                    (extract(epoch FROM decided_at) * 1000)::bigint
+             FROM paydesk.decisions WHERE request_id = ANY($1) ORDER BY decided_at",
+            &[&ids],
+        )?;
+        for d in &decisions {
+            let id: i64 = d.get(0);
+            if let Some(r) = out.iter_mut().find(|r| r.id == id) {
+                r.decisions.push(decision_row(d));
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn request(&self, id: i64) -> CoreResult<Option<Request>> {
+        let Some(r) = self.link.query_opt(
+            &format!("SELECT {REQUEST_COLUMNS} FROM paydesk.requests WHERE id = $1"),
+            &[&id],
+        )?
+        else {
+            return Ok(None);
+        };
+        let mut request = request_row(&r)?;
+        let decisions = self.link.query(
+            "SELECT request_id, member, decision = 'approve', reason,
+                    (extract(epoch FROM decided_at) * 1000)::bigint
+             FROM paydesk.decisions WHERE request_id = $1 ORDER BY decided_at",
+            &[&id],
+        )?;
+        request.decisions = decisions.iter().map(decision_row).collect();
+        Ok(Some(request))
+    }
+
+    pub fn rows(&self, id: i64) -> CoreResult<Vec<RequestRow>> {
+        let rows = self.link.query(
+            "SELECT row_no, mer_order_no, amount::text, beneficiary, form, status, trade_no, message
+             FROM paydesk.request_rows WHERE request_id = $1 ORDER BY row_no",
+            &[&id],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| RequestRow {
+                row_no: r.get(0),
+                mer_order_no: r.get(1),
+                amount: trim_decimal(r.get(2)),
+                beneficiary: r.get(3),
+                form: r.get(4),
+                state: RowState::parse(r.get(5)),
+                trade_no: r.get(6),
+                message: r.get(7),
+            })
+            .collect())
+    }
+
+    /// Approves (`reason` optional) or rejects (`reason` required) a waiting request.
+    pub fn decide(&self, id: i64, approve: bool, reason: Option<&str>) -> CoreResult<Request> {
+        let decision = if approve { "approve" } else { "reject" };
+        self.link.execute(
+            "INSERT INTO paydesk.decisions (request_id, decision, reason) VALUES ($1, $2, $3)",
+            &[&id, &decision, &reason],
+        )?;
+        self.request(id)?
+            .ok_or_else(|| CoreError::not_found(format!("request {id}")))
+    }
+
+    /// A signer takes the oldest approved request no other signer holds, or one whose
+    /// signer died (its connection is gone) or gave it back a while ago. The claim
+    /// names this connection's server process: it dies with the connection.
+    pub fn claim_next(&self, retry_after_secs: i32) -> CoreResult<Option<Request>> {
+        let r = self.link.atomic(|tx: &Tx<'_>| {
+            tx.query_opt(
+                &format!(
+                    "UPDATE paydesk.requests SET state = 'executing', claimed_pid = pg_backend_pid()
+                     WHERE id = (
+                         SELECT id FROM paydesk.requests q
+                         WHERE q.state = 'approved'
+                            OR (q.state = 'executing' AND q.claimed_pid IS NOT NULL
+                                AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = q.claimed_pid))
+                            OR (q.state = 'executing' AND q.claimed_pid IS NULL
+                                AND q.claimed_at < now() - make_interval(secs => $1))
+                         ORDER BY id
+                         FOR UPDATE SKIP LOCKED
+                         LIMIT 1)
+                     RETURNING {REQUEST_COLUMNS}"
+                ),
+                &[&f64::from(retry_after_secs)],
+            )
+        })?;
+        r.map(|r| request_row(&r)).transpose()
+    }
+
+    /// Records a row's outcome (while its request is executing).
+    pub fn row_outcome(
+        &self,
+        id: i64,
+        row_no: i32,
+        state: RowState,
+        trade_no: Option<&str>,
+        message: Option<&str>,
+    ) -> CoreResult<()> {
+        self.link.execute(
+            "UPDATE paydesk.request_rows SET status = $3, trade_no = $4, message = $5
+             WHERE request_id = $1 AND row_no = $2",
+            &[&id, &row_no, &state.as_str(), &trade_no, &message],
+        )?;
+        Ok(())
+    }
+
+    /// Ends an execution: done with its outcome, or given back (rows still unknown) to
+    /// be taken up again later.
+    pub fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()> {
+        let n = if done {
+            self.link.execute(
+                "UPDATE paydesk.requests SET state = 'done', outcome = $2
+                 WHERE id = $1 AND state = 'executing' AND claimed_pid = pg_backend_pid()",
+                &[&id, &outcome],
+            )?
+        } else {
+            self.link.execute(
+                "UPDATE paydesk.requests SET claimed_pid = NULL, outcome = $2
+                 WHERE id = $1 AND state = 'executing' AND claimed_pid = pg_backend_pid()",
+                &[&id, &outcome],
+            )?
+        };
+        if n == 0 {
+            return Err(CoreError::storage(format!(
+                "request {id} is no longer held by this signer"
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn member_row(r: &Row) -> CoreResult<Member> {
+    let roles: Vec<String> = r.get(1);
+    Ok(Member {
+        name: r.get(0),
+        roles: roles
+            .iter()
+            .filter_map(|s| TeamRole::parse(s).ok())
+            .collect(),
+        added_by: r.get::<_, Option<String>>(2).unwrap_or_default(),
+        added_at: r.get(3),
+    })
+}
+
+fn decision_row(r: &Row) -> Decision {
+    Decision {
+        member: r.get(1),
+        approve: r.get(2),
+        reason: r.get(3),
+        decided_at: r.get(4),
+    }
+}

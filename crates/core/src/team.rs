@@ -1,0 +1,544 @@
+//! A team desk: a member's connection to the team's database ([`Team`]), what each
+//! role does through it (makers request, approvers decide, admins keep members and
+//! rules), and the signer's worker ([`execute_next`], [`work`]) that executes approved
+//! requests through the journal, exactly once, whoever else is working.
+//!
+//! What a role may do is decided by the database (roles, grants, row-level security,
+//! the schema's triggers), not here: this module checks a request's fields so a
+//! mistake gets a clear error before it reaches the database, and passes the
+//! database's refusals on.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use sha2::Digest;
+
+use crate::desk::Desk;
+use crate::error::{CoreError, CoreResult};
+use crate::forms::{Filler, PayoutForm, PayoutKind, PayoutOp};
+use crate::journal::Status;
+pub use crate::store::pg::team::{
+    Decision, Member, Request, RequestRow, RequestState, RowState, Rule, TeamRole,
+};
+use crate::store::pg::team::{NewRequest, NewRow, TeamTables};
+use crate::store::pg::{PgConfig, PgLink};
+
+/// A member's open connection to the team.
+#[derive(Debug, Clone)]
+pub struct Team {
+    link: Arc<PgLink>,
+    mer_no: i64,
+    idle_lock_minutes: i32,
+    salt: String,
+    me: Member,
+}
+
+/// A rule as an admin sets it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleInput {
+    /// `payout`, `payin` or `*`.
+    pub operation: String,
+    /// An ISO 4217 code or `*`.
+    pub currency: String,
+    /// Decimal string: the rule applies to totals above it.
+    pub above: String,
+    /// Distinct approvers other than the maker: 1 to 5.
+    pub approvals: i32,
+}
+
+impl Team {
+    /// Connects as the member `cfg.user`.
+    pub fn connect(cfg: &PgConfig, password: &str) -> CoreResult<Team> {
+        Self::on(Arc::new(PgLink::connect(cfg, password)?))
+    }
+
+    /// A team on a link already open.
+    pub fn on(link: Arc<PgLink>) -> CoreResult<Team> {
+        let tables = TeamTables::on(&link);
+        let (mer_no, idle_lock_minutes, salt) = tables.settings()?;
+        let me = tables.me()?;
+        Ok(Team {
+            link,
+            mer_no,
+            idle_lock_minutes,
+            salt,
+            me,
+        })
+    }
+
+    pub fn link(&self) -> &Arc<PgLink> {
+        &self.link
+    }
+
+    fn tables(&self) -> TeamTables<'_> {
+        TeamTables::on(&self.link)
+    }
+
+    /// The merchant the team works for.
+    pub fn mer_no(&self) -> i64 {
+        self.mer_no
+    }
+
+    /// Minutes without activity after which a team desk locks.
+    pub fn idle_lock_minutes(&self) -> i32 {
+        self.idle_lock_minutes
+    }
+
+    /// This member: name and roles, as the database says.
+    pub fn me(&self) -> &Member {
+        &self.me
+    }
+
+    pub fn has_role(&self, role: TeamRole) -> bool {
+        self.me.roles.contains(&role)
+    }
+
+    /// Requests a CLABE payout: its number fixed now, executed by a signer once the
+    /// approvals the rules ask are in.
+    pub fn request_payout(&self, form: &PayoutForm) -> CoreResult<Request> {
+        let form = self.checked_form(form)?;
+        let op = form
+            .build(&self.filler())
+            .map_err(|e| e.in_terms(crate::forms::payout_field))?;
+        let preview = op.preview();
+        let form_json = form_value(&form)?;
+        let beneficiary = beneficiary(&preview);
+        let summary = format!("{} {} to {}", preview.amount, preview.currency, beneficiary);
+        self.tables().make(&NewRequest {
+            operation: "payout",
+            currency: &preview.currency,
+            total: &preview.amount,
+            summary: &summary,
+            source: None,
+            rows: vec![NewRow {
+                mer_order_no: &form.mer_order_no,
+                amount: &preview.amount,
+                form: &form_json,
+                beneficiary: &beneficiary,
+            }],
+        })
+    }
+
+    /// Requests a bulk payout file as one batch: every row checked first (a file with
+    /// an error is refused whole, each error naming its line and field), one currency
+    /// per batch. Rows without a `merOrderNo` get one made from their content, so the
+    /// same file sent again is refused by the database instead of paid twice.
+    pub fn request_bulk(&self, name: &str, bytes: &[u8]) -> CoreResult<Request> {
+        let ctx = crate::bulk::BulkContext {
+            mer_no: self.mer_no as u64,
+            // Checked here, not kept: the signer's desk sends its own notification URL.
+            notify_url: "https://signer.invalid/notify".into(),
+            ip_address: "127.0.0.1".into(),
+        };
+        let file = crate::bulk::parse(bytes, &ctx)?;
+        if let Some(e) = file.errors.first() {
+            return Err(CoreError::validation(
+                "file",
+                format!(
+                    "{} row(s) have errors; the first, line {}: {} {}",
+                    file.errors.len(),
+                    e.line,
+                    e.field,
+                    e.rule
+                ),
+            ));
+        }
+        if file.rows.is_empty() {
+            return Err(CoreError::validation("file", "the file has no payout rows"));
+        }
+        let mut currency = None::<String>;
+        let mut total = Decimal::ZERO;
+        let mut forms = Vec::with_capacity(file.rows.len());
+        for (line, op) in &file.rows {
+            let p = match op {
+                PayoutOp::Clabe(p) => p,
+                PayoutOp::Card(_) => {
+                    return Err(CoreError::validation(
+                        "type",
+                        format!(
+                            "line {line}: card payouts are not requested through a team (a card number is never stored in the team's database); send them from a single desk"
+                        ),
+                    ));
+                }
+            };
+            match &currency {
+                None => currency = Some(p.currency_code.clone()),
+                Some(c) if *c != p.currency_code => {
+                    return Err(CoreError::validation(
+                        "currency",
+                        format!(
+                            "line {line}: {} in a batch of {c}: one currency per batch",
+                            p.currency_code
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
+            total += p.source_amount;
+            let number = match file.derived.get(line) {
+                Some(content) => self.bulk_number(content),
+                None => p.mer_order_no.clone(),
+            };
+            let mut op = op.clone();
+            op.set_mer_order_no(&number);
+            let form = PayoutForm {
+                kind: PayoutKind::Clabe,
+                mer_order_no: number,
+                amount: p.source_amount.normalize().to_string(),
+                currency: p.currency_code.clone(),
+                clabe: p.clabe.clone(),
+                card_no: String::new(),
+                first_name: String::new(),
+                last_name: String::new(),
+                country_code: String::new(),
+                email: String::new(),
+                mobile: String::new(),
+                ip_address: String::new(),
+                notify_url: String::new(),
+            };
+            forms.push((form_value(&form)?, op.preview(), form));
+        }
+        let currency = currency.unwrap_or_default();
+        let digest = hex::encode(sha2::Sha256::digest(bytes));
+        let source = format!("{} (SHA-256 {})", file_name(name), &digest[..16]);
+        let total_text = total.normalize().to_string();
+        let summary = format!(
+            "{} payouts, {} {} from {}",
+            forms.len(),
+            total_text,
+            currency,
+            file_name(name)
+        );
+        let beneficiaries: Vec<String> = forms.iter().map(|(_, p, _)| beneficiary(p)).collect();
+        let rows = forms
+            .iter()
+            .zip(&beneficiaries)
+            .map(|((json, _, form), b)| NewRow {
+                mer_order_no: &form.mer_order_no,
+                amount: &form.amount,
+                form: json,
+                beneficiary: b,
+            })
+            .collect();
+        self.tables().make(&NewRequest {
+            operation: "payout",
+            currency: &currency,
+            total: &total_text,
+            summary: &summary,
+            source: Some(&source),
+            rows,
+        })
+    }
+
+    /// A bulk row's number from its content and the team's salt.
+    fn bulk_number(&self, content: &str) -> String {
+        let mut h = sha2::Sha256::new();
+        h.update(self.salt.as_bytes());
+        h.update([0x1f]);
+        h.update(content.as_bytes());
+        let d = hex::encode(h.finalize());
+        format!("T{}", &d[..24])
+    }
+
+    fn filler(&self) -> Filler<'static> {
+        Filler {
+            mer_no: self.mer_no as u64,
+            notify_url: "",
+        }
+    }
+
+    /// A payout form a team may carry: CLABE only, its number given or made now.
+    fn checked_form(&self, form: &PayoutForm) -> CoreResult<PayoutForm> {
+        if form.kind == PayoutKind::Card || !form.card_no.trim().is_empty() {
+            return Err(CoreError::validation(
+                "kind",
+                "card payouts are not requested through a team (a card number is never stored in the team's database); send them from a single desk",
+            ));
+        }
+        let mut form = form.clone();
+        if form.mer_order_no.trim().is_empty() {
+            form.mer_order_no = crate::desk::new_mer_order_no("T");
+        }
+        form.mer_order_no = form.mer_order_no.trim().to_string();
+        form.notify_url.clear();
+        Ok(form)
+    }
+
+    /// Requests, newest first (all states when `states` is empty).
+    pub fn requests(&self, states: &[RequestState], limit: i64) -> CoreResult<Vec<Request>> {
+        self.tables().requests(states, limit.clamp(1, 10_000))
+    }
+
+    pub fn request(&self, id: i64) -> CoreResult<Request> {
+        self.tables()
+            .request(id)?
+            .ok_or_else(|| CoreError::not_found(format!("request {id}")))
+    }
+
+    pub fn rows(&self, id: i64) -> CoreResult<Vec<RequestRow>> {
+        self.tables().rows(id)
+    }
+
+    /// Approves a waiting request (not one's own: the database refuses it).
+    pub fn approve(&self, id: i64) -> CoreResult<Request> {
+        self.tables().decide(id, true, None)
+    }
+
+    /// Rejects a waiting request, with the reason (3 characters at least).
+    pub fn reject(&self, id: i64, reason: &str) -> CoreResult<Request> {
+        let reason = reason.trim();
+        if reason.chars().count() < 3 {
+            return Err(CoreError::validation(
+                "reason",
+                "a rejection says why, in 3 characters at least",
+            ));
+        }
+        self.tables().decide(id, false, Some(reason))
+    }
+
+    pub fn rules(&self) -> CoreResult<Vec<Rule>> {
+        self.tables().rules()
+    }
+
+    /// Adds a rule or changes the approvals of an existing one (admins only).
+    pub fn set_rule(&self, rule: &RuleInput) -> CoreResult<Rule> {
+        let operation = rule.operation.trim().to_ascii_lowercase();
+        if !["payout", "payin", "*"].contains(&operation.as_str()) {
+            return Err(CoreError::validation(
+                "operation",
+                "payout, payin or * (any)",
+            ));
+        }
+        let currency = rule.currency.trim().to_ascii_uppercase();
+        if currency != "*" {
+            paydesk_gateway::money::Currency::parse(&currency)
+                .map_err(|e| CoreError::validation("currency", e))?;
+        }
+        let above: Decimal = rule.above.trim().parse().map_err(|_| {
+            CoreError::validation("above", "a decimal amount such as 10000 or 10000.50")
+        })?;
+        if above.is_sign_negative() {
+            return Err(CoreError::validation("above", "0 or more"));
+        }
+        if !(1..=5).contains(&rule.approvals) {
+            return Err(CoreError::validation("approvals", "1 to 5 approvers"));
+        }
+        let above = above.normalize().to_string();
+        let id = self
+            .tables()
+            .set_rule(&operation, &currency, &above, rule.approvals)?;
+        self.rules()?
+            .into_iter()
+            .find(|r| r.id == id)
+            .ok_or_else(|| CoreError::internal("the rule just set is not readable"))
+    }
+
+    pub fn remove_rule(&self, id: i64) -> CoreResult<()> {
+        if self.tables().remove_rule(id)? {
+            Ok(())
+        } else {
+            Err(CoreError::not_found(format!("rule {id}")))
+        }
+    }
+
+    pub fn members(&self) -> CoreResult<Vec<Member>> {
+        self.tables().members()
+    }
+
+    /// Adds a member with one role (admins only). Only the password's SCRAM verifier
+    /// reaches the database.
+    pub fn add_member(&self, name: &str, role: TeamRole, password: &str) -> CoreResult<()> {
+        if !crate::store::pg::valid_user_name(name) {
+            return Err(CoreError::validation(
+                "name",
+                crate::store::pg::USER_NAME_RULE,
+            ));
+        }
+        if password.chars().count() < 12 {
+            return Err(CoreError::validation("password", "12 characters at least"));
+        }
+        let verifier = postgres_protocol::password::scram_sha_256(password.as_bytes());
+        self.tables().add_member(name, role, &verifier)
+    }
+
+    pub fn remove_member(&self, name: &str) -> CoreResult<()> {
+        self.tables().remove_member(name)
+    }
+}
+
+fn file_name(name: &str) -> &str {
+    std::path::Path::new(name)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(name)
+}
+
+fn beneficiary(p: &crate::forms::PayoutPreview) -> String {
+    match &p.bank {
+        Some(bank) => format!("CLABE {} ({bank})", p.account),
+        None => format!("CLABE {}", p.account),
+    }
+}
+
+fn form_value(form: &PayoutForm) -> CoreResult<serde_json::Value> {
+    serde_json::to_value(form).map_err(|e| CoreError::internal(e.to_string()))
+}
+
+/// What one execution of a request came to.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Executed {
+    pub request: i64,
+    pub accepted: u32,
+    pub rejected: u32,
+    pub failed: u32,
+    /// Rows whose outcome is not known yet: the request is taken up again later.
+    pub unknown: u32,
+    pub done: bool,
+}
+
+/// Seconds before a request given back with rows still unknown is taken up again.
+pub const RETRY_AFTER_SECS: i32 = 30;
+
+/// A signer executes the oldest approved request nobody else holds (or one whose
+/// signer died): each row through the journal (`Desk::payout`), with its number fixed
+/// when the request was made. A row already in the journal is never sent again: a
+/// lost answer is looked up. `None` when nothing waits.
+pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Executed>> {
+    if desk.profile.mer_no as i64 != team.mer_no {
+        return Err(CoreError::validation(
+            "merNo",
+            format!(
+                "this desk signs for merchant {}, the team works for {}",
+                desk.profile.mer_no, team.mer_no
+            ),
+        ));
+    }
+    let tables = team.tables();
+    let Some(request) = tables.claim_next(RETRY_AFTER_SECS)? else {
+        return Ok(None);
+    };
+    let mut out = Executed {
+        request: request.id,
+        accepted: 0,
+        rejected: 0,
+        failed: 0,
+        unknown: 0,
+        done: false,
+    };
+    for row in tables.rows(request.id)? {
+        if row.state.is_final() {
+            match row.state {
+                RowState::Accepted => out.accepted += 1,
+                RowState::Rejected => out.rejected += 1,
+                _ => out.failed += 1,
+            }
+            continue;
+        }
+        let (state, trade_no, message) = match serde_json::from_value::<PayoutForm>(row.form) {
+            Err(e) => (
+                RowState::Failed,
+                None,
+                Some(format!("the request's row cannot be read: {e}")),
+            ),
+            Ok(form) if form.mer_order_no != row.mer_order_no || form.kind == PayoutKind::Card => (
+                RowState::Failed,
+                None,
+                Some("the row's form does not match its order number".to_string()),
+            ),
+            Ok(form) => match desk.payout(&form).await {
+                Ok(r) => match r.entry.status {
+                    Status::Accepted => (RowState::Accepted, r.entry.trade_no.clone(), None),
+                    Status::Rejected => (
+                        RowState::Rejected,
+                        None,
+                        Some(
+                            [r.entry.code.clone(), r.entry.message.clone()]
+                                .into_iter()
+                                .flatten()
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                        ),
+                    ),
+                    Status::Pending | Status::Sending | Status::Unknown => {
+                        (RowState::Unknown, None, r.entry.message.clone())
+                    }
+                },
+                Err(e @ (CoreError::Validation { .. } | CoreError::Duplicate { .. })) => {
+                    (RowState::Failed, None, Some(e.to_string()))
+                }
+                Err(e) => (RowState::Unknown, None, Some(e.to_string())),
+            },
+        };
+        tables.row_outcome(
+            request.id,
+            row.row_no,
+            state,
+            trade_no.as_deref(),
+            message.as_deref(),
+        )?;
+        match state {
+            RowState::Accepted => out.accepted += 1,
+            RowState::Rejected => out.rejected += 1,
+            RowState::Failed => out.failed += 1,
+            RowState::Unknown | RowState::Waiting => out.unknown += 1,
+        }
+    }
+    out.done = out.unknown == 0;
+    let outcome = format!(
+        "{} accepted, {} rejected, {} failed, {} unknown",
+        out.accepted, out.rejected, out.failed, out.unknown
+    );
+    tables.finish(request.id, out.done, &outcome)?;
+    Ok(Some(out))
+}
+
+/// The signer's loop: executes approved requests as they come (woken by the
+/// database's notifications, and every `poll` at the latest), until `stop` is set.
+/// Errors of one round are reported to `on_error` and the loop goes on.
+pub async fn work(
+    desk: &Desk,
+    team: &Team,
+    stop: &AtomicBool,
+    poll: Duration,
+    mut on_done: impl FnMut(&Executed),
+    mut on_error: impl FnMut(&CoreError),
+) -> CoreResult<()> {
+    team.link.listen("paydesk_requests")?;
+    while !stop.load(Ordering::Relaxed) {
+        match execute_next(desk, team).await {
+            Ok(Some(done)) => {
+                on_done(&done);
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => on_error(&e),
+        }
+        if team.link.is_closed() {
+            return Err(CoreError::NotSent {
+                message: "the connection to the team's database was lost".into(),
+            });
+        }
+        // Wait for a notification (on a blocking thread: the link's wait blocks).
+        let link = team.link.clone();
+        let step = poll.min(Duration::from_millis(500));
+        let mut waited = Duration::ZERO;
+        while waited < poll && !stop.load(Ordering::Relaxed) {
+            let l = link.clone();
+            let got = tokio::task::spawn_blocking(move || l.wait_notice(step))
+                .await
+                .map_err(|e| CoreError::internal(e.to_string()))?;
+            if got.is_some() {
+                break;
+            }
+            waited += step;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,418 @@
+//! A team on a real PostgreSQL server (Debian's package, started in a scratch folder):
+//! what each role may do, enforced by the database even through plain SQL; four-eyes
+//! approval by the rules; and two signers executing approved requests at once through
+//! the shared journal against a sandbox gateway, every row paid exactly once.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::Arc;
+
+use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
+use paydesk_core::team::{self, RequestState, RowState, RuleInput, Team, TeamRole};
+use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_testpg::TestPg;
+
+const DB: &str = "team";
+const PASSWORD: &str = "correct-horse-battery";
+const CLABE: &str = "002010077777777771";
+
+fn cfg(pg: &TestPg, user: &str) -> PgConfig {
+    PgConfig {
+        host: pg.host().into(),
+        port: pg.port(),
+        database: DB.into(),
+        user: user.into(),
+    }
+}
+
+fn member(pg: &TestPg, user: &str) -> Team {
+    Team::connect(&cfg(pg, user), PASSWORD).unwrap()
+}
+
+/// A server with the team schema, its members, and the rules of the example.
+fn team_db() -> TestPg {
+    let pg = TestPg::start().unwrap();
+    pg.create_database(DB).unwrap();
+    let owner = PgLink::connect(&cfg(&pg, pg.superuser()), pg.superuser_password()).unwrap();
+    assert_eq!(init_team(&owner, common::MER as i64).unwrap(), 1);
+    // Run twice: nothing more to apply, and the merchant must match.
+    assert_eq!(init_team(&owner, common::MER as i64).unwrap(), 0);
+    assert!(matches!(
+        init_team(&owner, 999),
+        Err(CoreError::Validation { .. })
+    ));
+    let owner = Team::on(Arc::new(owner)).unwrap();
+    owner
+        .add_member("alice", TeamRole::Admin, PASSWORD)
+        .unwrap();
+    let admin = member(&pg, "alice");
+    for (name, role) in [
+        ("mark", TeamRole::Maker),
+        ("ann", TeamRole::Approver),
+        ("abe", TeamRole::Approver),
+        ("sam", TeamRole::Signer),
+        ("sid", TeamRole::Signer),
+        ("vic", TeamRole::Viewer),
+        ("sue", TeamRole::Support),
+        // Both a maker and an approver: four eyes still holds for their own requests.
+        ("max", TeamRole::Maker),
+        ("max", TeamRole::Approver),
+    ] {
+        admin.add_member(name, role, PASSWORD).unwrap();
+    }
+    for (above, approvals) in [("10000", 1), ("100000", 2)] {
+        admin
+            .set_rule(&RuleInput {
+                operation: "payout".into(),
+                currency: "MXN".into(),
+                above: above.into(),
+                approvals,
+            })
+            .unwrap();
+    }
+    pg
+}
+
+fn payout_form(amount: &str, no: &str) -> paydesk_core::forms::PayoutForm {
+    paydesk_core::forms::PayoutForm {
+        kind: paydesk_core::forms::PayoutKind::Clabe,
+        mer_order_no: no.into(),
+        amount: amount.into(),
+        currency: "MXN".into(),
+        clabe: CLABE.into(),
+        card_no: String::new(),
+        first_name: String::new(),
+        last_name: String::new(),
+        country_code: String::new(),
+        email: String::new(),
+        mobile: String::new(),
+        ip_address: String::new(),
+        notify_url: String::new(),
+    }
+}
+
+fn refused(r: Result<String, String>, what: &str, needle: &str) {
+    match r {
+        Ok(out) => panic!("{what}: the database allowed it ({out})"),
+        Err(e) => assert!(
+            e.contains(needle),
+            "{what}: refused, but not for {needle:?}: {e}"
+        ),
+    }
+}
+
+#[test]
+fn each_role_is_held_to_its_work_by_the_database_itself() {
+    let pg = team_db();
+    let maker = member(&pg, "mark");
+    let waiting = maker
+        .request_payout(&payout_form("50000", "T-ROLE-1"))
+        .unwrap();
+    assert_eq!(waiting.state, RequestState::Waiting);
+    assert_eq!(waiting.approvals_needed, 1);
+    assert_eq!(waiting.maker, "mark");
+    let id = waiting.id.to_string();
+    let sql = |user: &str, q: &str| pg.psql_as(user, PASSWORD, DB, q);
+
+    // A maker cannot approve, nor move a request, nor pass as someone else.
+    refused(
+        sql(
+            "mark",
+            &format!(
+                "INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve')"
+            ),
+        ),
+        "a maker approving",
+        "permission denied",
+    );
+    refused(
+        sql(
+            "mark",
+            &format!("UPDATE paydesk.requests SET state = 'approved' WHERE id = {id}"),
+        ),
+        "a maker approving by update",
+        "permission denied",
+    );
+    // What the maker writes for the maker, state or approvals is overwritten.
+    sql(
+        "mark",
+        "INSERT INTO paydesk.requests (operation, currency, total, row_count, summary) VALUES ('payout', 'MXN', 1, 1, 'x')",
+    )
+    .map(|_| panic!("a request without its rows was committed"))
+    .unwrap_err();
+
+    // An approver who made the request cannot approve it, even by plain SQL.
+    let own = member(&pg, "max")
+        .request_payout(&payout_form("20000", "T-ROLE-2"))
+        .unwrap();
+    refused(
+        sql(
+            "max",
+            &format!(
+                "INSERT INTO paydesk.decisions (request_id, decision) VALUES ({}, 'approve')",
+                own.id
+            ),
+        ),
+        "approving one's own request",
+        "four eyes",
+    );
+    let err = member(&pg, "max").approve(own.id).unwrap_err();
+    assert!(matches!(err, CoreError::Validation { .. }), "{err}");
+    assert!(err.to_string().contains("four eyes"), "{err}");
+
+    // A signer cannot execute a request that is not approved: the row is out of reach.
+    sql(
+        "sam",
+        &format!("UPDATE paydesk.requests SET state = 'executing' WHERE id = {id}"),
+    )
+    .unwrap();
+    assert_eq!(
+        sql(
+            "vic",
+            &format!("SELECT state FROM paydesk.requests WHERE id = {id}")
+        )
+        .unwrap()
+        .trim(),
+        "waiting"
+    );
+    // Nor approve.
+    refused(
+        sql(
+            "sam",
+            &format!(
+                "INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve')"
+            ),
+        ),
+        "a signer approving",
+        "permission denied",
+    );
+    // A viewer reads, and makes nothing.
+    refused(
+        sql(
+            "vic",
+            "INSERT INTO paydesk.requests (operation, currency, total, row_count, summary) VALUES ('payout', 'MXN', 1, 1, 'x')",
+        ),
+        "a viewer making a request",
+        "permission denied",
+    );
+    // Support sees no requests at all.
+    refused(
+        sql("sue", "SELECT count(*) FROM paydesk.requests"),
+        "support reading requests",
+        "permission denied",
+    );
+    // Only signers write the journal; nobody rewrites the audit log or a decision.
+    refused(
+        sql(
+            "mark",
+            "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status, created_at, updated_at) VALUES (1, 'p', 'v2.payout', 'X', '{}', 's', 'accepted', 0, 0)",
+        ),
+        "a maker writing the journal",
+        "permission denied",
+    );
+    for user in ["alice", "ann", "sam"] {
+        refused(
+            sql(user, "DELETE FROM paydesk.audit_log"),
+            "deleting the audit log",
+            "permission denied",
+        );
+    }
+    // Only admins keep rules and members.
+    refused(
+        sql(
+            "ann",
+            "INSERT INTO paydesk.rules (operation, currency, above, approvals) VALUES ('payout', 'MXN', 0, 1)",
+        ),
+        "an approver adding a rule",
+        "permission denied",
+    );
+    refused(
+        sql(
+            "mark",
+            "SELECT paydesk.add_member('eve', 'admin', 'SCRAM-SHA-256$x')",
+        ),
+        "a maker adding an admin",
+        "permission denied",
+    );
+    // Rejecting needs a reason, in the database too.
+    refused(
+        sql(
+            "ann",
+            &format!(
+                "INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'reject')"
+            ),
+        ),
+        "a rejection without a reason",
+        "check constraint",
+    );
+
+    // The audit log has every step with the database user who took it.
+    let log = sql(
+        "alice",
+        "SELECT db_user || ' ' || operation FROM paydesk.audit_log ORDER BY id",
+    )
+    .unwrap();
+    assert!(log.contains("mark team.request"), "{log}");
+    assert!(log.contains("alice team.member.add"), "{log}");
+    assert!(log.contains("alice team.rule.insert"), "{log}");
+}
+
+#[test]
+fn four_eyes_by_amount_and_a_rejection_with_its_reason() {
+    let pg = team_db();
+    let maker = member(&pg, "mark");
+    let (ann, abe) = (member(&pg, "ann"), member(&pg, "abe"));
+    assert_eq!(ann.me().roles, vec![TeamRole::Approver]);
+
+    // Under 10,000: no approval needed.
+    let small = maker.request_payout(&payout_form("500", "T-4E-1")).unwrap();
+    assert_eq!(
+        (small.state, small.approvals_needed),
+        (RequestState::Approved, 0)
+    );
+    // Above 100,000: two distinct approvers other than the maker.
+    let big = maker
+        .request_payout(&payout_form("150000", "T-4E-2"))
+        .unwrap();
+    assert_eq!(
+        (big.state, big.approvals_needed),
+        (RequestState::Waiting, 2)
+    );
+    let after_one = ann.approve(big.id).unwrap();
+    assert_eq!(after_one.state, RequestState::Waiting);
+    assert!(ann.approve(big.id).is_err(), "one approver counted twice");
+    let after_two = abe.approve(big.id).unwrap();
+    assert_eq!(after_two.state, RequestState::Approved);
+    assert_eq!(after_two.approvals(), 2);
+
+    let doubtful = maker
+        .request_payout(&payout_form("20000", "T-4E-3"))
+        .unwrap();
+    let e = ann.reject(doubtful.id, " ").unwrap_err();
+    assert!(
+        matches!(e, CoreError::Validation { ref field, .. } if field == "reason"),
+        "{e}"
+    );
+    let rejected = ann.reject(doubtful.id, "wrong beneficiary").unwrap();
+    assert_eq!(rejected.state, RequestState::Rejected);
+    assert!(rejected.outcome.unwrap().contains("wrong beneficiary"));
+    assert!(
+        abe.approve(doubtful.id).is_err(),
+        "a rejected request was approved"
+    );
+
+    // The same number twice is refused by the database.
+    let e = maker
+        .request_payout(&payout_form("700", "T-4E-1"))
+        .unwrap_err();
+    assert!(e.to_string().contains("duplicate key"), "{e}");
+    // Card payouts never reach the team's database.
+    let mut card = payout_form("700", "T-4E-4");
+    card.kind = paydesk_core::forms::PayoutKind::Card;
+    card.card_no = "4111111111111111".into();
+    assert!(matches!(
+        maker.request_payout(&card),
+        Err(CoreError::Validation { .. })
+    ));
+    let rules = abe.rules().unwrap();
+    assert_eq!(rules.len(), 2);
+}
+
+/// A signer's desk: a team profile on the sandbox, its key in the keyring.
+async fn signer_desk(f: &common::Fixture, pg: &TestPg, user: &str) -> Desk {
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(Profile {
+            team: Some(cfg(pg, user)),
+            ..p
+        })
+        .unwrap();
+    f.secrets.set_team_password(&f.name, PASSWORD).unwrap();
+    Desk::open(&f.home, f.secrets.clone(), &f.name, Endpoint::Profile).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_signers_execute_an_approved_batch_once_and_a_file_sent_again_is_refused() {
+    let pg = team_db();
+    let f = common::Fixture::new("signer").await;
+    let desk_a = signer_desk(&f, &pg, "sam").await;
+    let desk_b = signer_desk(&f, &pg, "sid").await;
+    let (sam, sid) = (member(&pg, "sam"), member(&pg, "sid"));
+
+    let maker = member(&pg, "mark");
+    let mut csv = String::from("type,amount,currency,account,firstName,lastName,country\n");
+    for i in 0..12 {
+        csv.push_str(&format!("clabe,{}.00,MXN,{CLABE},,,MX\n", 20_000 + i));
+    }
+    let batch = maker.request_bulk("payroll.csv", csv.as_bytes()).unwrap();
+    assert_eq!(batch.row_count, 12);
+    assert_eq!(batch.total, "240066");
+    assert_eq!(batch.approvals_needed, 2);
+    // Nothing is executed before it is approved.
+    assert!(team::execute_next(&desk_a, &sam).await.unwrap().is_none());
+    member(&pg, "ann").approve(batch.id).unwrap();
+    assert!(team::execute_next(&desk_a, &sam).await.unwrap().is_none());
+    member(&pg, "abe").approve(batch.id).unwrap();
+    let single = maker
+        .request_payout(&payout_form("300", "T-SINGLE-1"))
+        .unwrap();
+
+    // Both signers at once: each request is executed by one of them.
+    let (a, b) = tokio::join!(
+        async {
+            let mut n = Vec::new();
+            while let Some(e) = team::execute_next(&desk_a, &sam).await.unwrap() {
+                n.push(e);
+            }
+            n
+        },
+        async {
+            let mut n = Vec::new();
+            while let Some(e) = team::execute_next(&desk_b, &sid).await.unwrap() {
+                n.push(e);
+            }
+            n
+        }
+    );
+    let mut executed: Vec<i64> = a.iter().chain(&b).map(|e| e.request).collect();
+    executed.sort();
+    assert_eq!(executed, vec![batch.id, single.id]);
+    assert!(
+        a.iter()
+            .chain(&b)
+            .all(|e| e.done && e.unknown == 0 && e.failed == 0 && e.rejected == 0)
+    );
+
+    let rows = maker.rows(batch.id).unwrap();
+    assert_eq!(rows.len(), 12);
+    for row in &rows {
+        assert_eq!(row.state, RowState::Accepted, "{row:?}");
+        assert!(row.trade_no.is_some());
+        assert_eq!(
+            f.running
+                .sandbox
+                .orders_numbered(common::MER, &row.mer_order_no),
+            1,
+            "row {} paid other than once",
+            row.row_no
+        );
+        let entry = desk_a
+            .journal_entry_by_number(&row.mer_order_no)
+            .unwrap()
+            .unwrap();
+        assert_eq!(entry.trade_no, row.trade_no);
+    }
+    assert_eq!(maker.request(batch.id).unwrap().state, RequestState::Done);
+    assert_eq!(
+        f.running.sandbox.orders_numbered(common::MER, "T-SINGLE-1"),
+        1
+    );
+
+    // The same file again: its rows carry the same numbers, and the database refuses them.
+    let e = maker
+        .request_bulk("payroll.csv", csv.as_bytes())
+        .unwrap_err();
+    assert!(e.to_string().contains("duplicate key"), "{e}");
+}
