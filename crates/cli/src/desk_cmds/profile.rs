@@ -7,7 +7,7 @@ pub enum ProfileCmd {
     /// List profiles; the active one is marked.
     List,
     /// Add a profile for a real gateway (`--replace` to change one; its keys stay).
-    Add(AddProfile),
+    Add(Box<AddProfile>),
     /// Remove a profile and its keyring secrets (not the active one, never the built-in
     /// sandbox); its database is kept aside.
     Remove { name: String },
