@@ -40,7 +40,7 @@ impl Status {
         }
     }
 
-    fn parse(s: &str) -> Self {
+    pub(crate) fn parse(s: &str) -> Self {
         match s {
             "pending" => Self::Pending,
             "sending" => Self::Sending,
@@ -277,7 +277,7 @@ pub fn keyed_digest(key: &[u8], text: &str, bytes: usize) -> String {
 pub const CLAIM_LEASE_MS: i64 = 120_000;
 
 /// A claim of this process on an entry: `pid:nonce`, unique per claim.
-fn new_claim() -> String {
+pub(crate) fn new_claim() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     format!(
