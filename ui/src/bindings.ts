@@ -1228,6 +1228,14 @@ export type PayoutPreview_Serialize = {
 	estimatedTotal: string | null,
 };
 
+/**  Where a team's database is. The password is in the keyring, never here. */
+export type PgConfig = {
+	host: string,
+	port: number,
+	database: string,
+	user: string,
+};
+
 /**
  *  What a file picker is for: review documents (pictures and PDFs, several) or a bulk
  *  payout file (one CSV).
@@ -1328,6 +1336,11 @@ export type Profile_Deserialize = {
 	safety?: Safety_Deserialize,
 	/**  How this desk reads the gateway's order list. */
 	sync?: SyncSettings_Deserialize,
+	/**
+	 *  A team profile: the team's PostgreSQL database (the password in the keyring).
+	 *  `None`: a single desk on its own SQLite file.
+	 */
+	team?: PgConfig | null,
 };
 
 export type Profile_Serialize = {
@@ -1366,6 +1379,11 @@ export type Profile_Serialize = {
 	safety: Safety_Serialize,
 	/**  How this desk reads the gateway's order list. */
 	sync: SyncSettings_Serialize,
+	/**
+	 *  A team profile: the team's PostgreSQL database (the password in the keyring).
+	 *  `None`: a single desk on its own SQLite file.
+	 */
+	team?: PgConfig,
 };
 
 export type Profiles = Profiles_Serialize | Profiles_Deserialize;
