@@ -186,21 +186,13 @@ impl Team {
             };
             let mut op = op.clone();
             op.set_mer_order_no(&number);
-            let form = PayoutForm {
-                kind: PayoutKind::Clabe,
-                mer_order_no: number,
-                amount: p.source_amount.normalize().to_string(),
-                currency: p.currency_code.clone(),
-                clabe: p.clabe.clone(),
-                card_no: String::new(),
-                first_name: String::new(),
-                last_name: String::new(),
-                country_code: String::new(),
-                email: String::new(),
-                mobile: String::new(),
-                ip_address: String::new(),
-                notify_url: String::new(),
-            };
+            let mut form = PayoutForm::new(
+                PayoutKind::Clabe,
+                &number,
+                &p.source_amount.normalize().to_string(),
+                &p.currency_code,
+            );
+            form.clabe = p.clabe.clone();
             forms.push((form_value(&form)?, op.preview(), form));
         }
         let currency = currency.unwrap_or_default();

@@ -76,21 +76,14 @@ fn team_db() -> TestPg {
 }
 
 fn payout_form(amount: &str, no: &str) -> paydesk_core::forms::PayoutForm {
-    paydesk_core::forms::PayoutForm {
-        kind: paydesk_core::forms::PayoutKind::Clabe,
-        mer_order_no: no.into(),
-        amount: amount.into(),
-        currency: "MXN".into(),
-        clabe: CLABE.into(),
-        card_no: String::new(),
-        first_name: String::new(),
-        last_name: String::new(),
-        country_code: String::new(),
-        email: String::new(),
-        mobile: String::new(),
-        ip_address: String::new(),
-        notify_url: String::new(),
-    }
+    let mut form = paydesk_core::forms::PayoutForm::new(
+        paydesk_core::forms::PayoutKind::Clabe,
+        no,
+        amount,
+        "MXN",
+    );
+    form.clabe = CLABE.into();
+    form
 }
 
 fn refused(r: Result<String, String>, what: &str, needle: &str) {

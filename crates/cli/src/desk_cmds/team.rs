@@ -292,21 +292,13 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             clabe,
             mer_order_no,
         }) => {
-            let form = paydesk_core::forms::PayoutForm {
-                kind: paydesk_core::forms::PayoutKind::Clabe,
-                mer_order_no: mer_order_no.unwrap_or_default(),
-                amount,
-                currency,
-                clabe,
-                card_no: String::new(),
-                first_name: String::new(),
-                last_name: String::new(),
-                country_code: String::new(),
-                email: String::new(),
-                mobile: String::new(),
-                ip_address: String::new(),
-                notify_url: String::new(),
-            };
+            let mut form = paydesk_core::forms::PayoutForm::new(
+                paydesk_core::forms::PayoutKind::Clabe,
+                &mer_order_no.unwrap_or_default(),
+                &amount,
+                &currency,
+            );
+            form.clabe = clabe;
             let r = connect(g)?.request_payout(&form)?;
             print(g, &r, || request_line(&r))
         }
