@@ -56,6 +56,10 @@ pub enum CoreError {
     /// The operation was cancelled by the user.
     #[error("cancelled")]
     Cancelled,
+    /// The team desk locked itself after a stretch without activity: the member's
+    /// password is asked again before anything else is done.
+    #[error("locked: {message}")]
+    Locked { message: String },
     #[error("internal error: {message}")]
     Internal { message: String },
 }
@@ -183,6 +187,9 @@ mod tests {
             },
             CoreError::storage("disk full"),
             CoreError::Cancelled,
+            CoreError::Locked {
+                message: "idle".into(),
+            },
             CoreError::internal("bug"),
         ];
         let codes: Vec<String> = all
@@ -209,6 +216,7 @@ mod tests {
                 "duplicate",
                 "storage",
                 "cancelled",
+                "locked",
                 "internal"
             ]
         );

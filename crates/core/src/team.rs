@@ -330,6 +330,26 @@ impl Team {
             .ok_or_else(|| CoreError::internal("the rule just set is not readable"))
     }
 
+    /// The rule that asks a request's approvals, among `rules` as they are now: the
+    /// matching rule (operation and currency, or `*`; total above its threshold) with
+    /// the most approvers, the highest threshold among equals. `None` when no rule
+    /// applies, or when the rules changed since the request was made and none asks what
+    /// it was given (its `approvals_needed` is fixed when it is made).
+    pub fn rule_for<'r>(rules: &'r [Rule], request: &Request) -> Option<&'r Rule> {
+        let total: Decimal = request.total.parse().ok()?;
+        rules
+            .iter()
+            .filter(|r| r.operation == request.operation || r.operation == "*")
+            .filter(|r| r.currency == request.currency || r.currency == "*")
+            .filter_map(|r| Some((r, r.above.parse::<Decimal>().ok()?)))
+            .filter(|(_, above)| total > *above)
+            .max_by(|(a, a_above), (b, b_above)| {
+                a.approvals.cmp(&b.approvals).then(a_above.cmp(b_above))
+            })
+            .map(|(r, _)| r)
+            .filter(|r| r.approvals == request.approvals_needed)
+    }
+
     pub fn remove_rule(&self, id: i64) -> CoreResult<()> {
         if self.tables().remove_rule(id)? {
             Ok(())
@@ -533,4 +553,63 @@ pub async fn work(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(id: i64, operation: &str, currency: &str, above: &str, approvals: i32) -> Rule {
+        Rule {
+            id,
+            operation: operation.into(),
+            currency: currency.into(),
+            above: above.into(),
+            approvals,
+            created_by: "ana".into(),
+        }
+    }
+
+    fn request(total: &str, needed: i32) -> Request {
+        Request {
+            id: 1,
+            operation: "payout".into(),
+            currency: "MXN".into(),
+            total: total.into(),
+            row_count: 1,
+            summary: "s".into(),
+            source: None,
+            maker: "mia".into(),
+            approvals_needed: needed,
+            decisions: vec![],
+            state: RequestState::Waiting,
+            created_at: 0,
+            decided_at: None,
+            claimed_by: None,
+            finished_at: None,
+            outcome: None,
+        }
+    }
+
+    #[test]
+    fn the_rule_that_applies_is_the_one_that_asks_the_most() {
+        let rules = [
+            rule(1, "payout", "MXN", "10000", 1),
+            rule(2, "payout", "MXN", "100000", 2),
+            rule(3, "*", "*", "50000", 1),
+            rule(4, "payin", "MXN", "0", 3),
+            rule(5, "payout", "USD", "0", 3),
+        ];
+        let id = |total: &str, needed: i32| {
+            Team::rule_for(&rules, &request(total, needed)).map(|r| r.id)
+        };
+        assert_eq!(id("5000", 0), None, "under every threshold");
+        assert_eq!(id("10000", 0), None, "a threshold is 'above', not 'from'");
+        assert_eq!(id("10000.01", 1), Some(1));
+        // 1 and 3 both ask one approver: the higher threshold says why.
+        assert_eq!(id("60000", 1), Some(3));
+        assert_eq!(id("100000.5", 2), Some(2));
+        // Made when the rules asked something else: no current rule explains it.
+        assert_eq!(id("100000.5", 1), None);
+    }
 }

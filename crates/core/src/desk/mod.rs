@@ -125,7 +125,14 @@ impl TradeNo for wire::NoData {
 pub struct Desk {
     pub profile: Profile,
     secrets: Secrets,
-    client: GatewayClient,
+    /// The signed client of the gateway: `None` on a team desk that holds no merchant
+    /// key (a maker's, an approver's, a viewer's): it works on the team's data and makes
+    /// requests; a signer executes them.
+    client: Option<GatewayClient>,
+    /// The gateway's address and public key, kept apart from the client so that a desk
+    /// without the key still says where its team's gateway is and checks notifications.
+    base_url: url::Url,
+    gateway_key: Option<paydesk_gateway::PublicKey>,
     /// The cache, the journal and the audit log.
     store: Arc<Store>,
     dictionary: StateDictionary,
@@ -312,19 +319,33 @@ impl Desk {
                     .map_err(|e| CoreError::validation("proxy", e.to_string()))?,
             );
         }
-        let credentials = Credentials {
-            private_key: Arc::new(secrets.merchant_key(&profile.name)?),
-            gateway_key: secrets.gateway_key(&profile.name)?,
-            bearer: secrets.bearer(&profile.name)?,
+        let gateway_key = secrets.gateway_key(&profile.name)?;
+        let base_url = config.base_url.clone();
+        // A team desk without the merchant key is a desk of the team's data only.
+        let private_key = match secrets.merchant_key(&profile.name) {
+            Ok(key) => Some(key),
+            Err(CoreError::MissingSecret { .. }) if profile.team.is_some() => None,
+            Err(e) => return Err(e),
         };
-        let client = GatewayClient::new(config, credentials)?;
+        let client = match private_key {
+            Some(key) => Some(GatewayClient::new(
+                config,
+                Credentials {
+                    private_key: Arc::new(key),
+                    gateway_key: gateway_key.clone(),
+                    bearer: secrets.bearer(&profile.name)?,
+                },
+            )?),
+            None => None,
+        };
         let intent_key = secrets.intent_key(&profile.name)?;
         let audit_key = secrets.audit_key(&profile.name)?;
         let audit_anchor = secrets.audit_anchor(&profile.name)?;
         let secrets_ms = started.elapsed().as_millis();
         let path = home.database(&profile.name);
         let store = match &profile.team {
-            // A team desk: the journal and the audit log are the team's, on its database.
+            // A team desk: everything is the team's, on its database; the read model on a
+            // second link, so a long sync batch never holds up the journal.
             Some(cfg) => {
                 let password = secrets.team_password(&profile.name)?;
                 let link = crate::store::pg::PgLink::connect(cfg, password.expose())?;
@@ -337,6 +358,8 @@ impl Desk {
             profile,
             secrets,
             client,
+            base_url,
+            gateway_key,
             store,
             dictionary,
             control,
@@ -413,7 +436,9 @@ impl Desk {
 
     /// Changes the time limit of every gateway call.
     pub fn set_timeout(&mut self, timeout: std::time::Duration) -> CoreResult<()> {
-        self.client = self.client.with_timeout(timeout)?;
+        if let Some(client) = &self.client {
+            self.client = Some(client.with_timeout(timeout)?);
+        }
         Ok(())
     }
 
@@ -424,8 +449,35 @@ impl Desk {
         self.store.team_link()
     }
 
+    /// This desk's member's connection to the team, on a team profile: who the member
+    /// is and what the database lets them do (read from the database each time).
+    pub fn team(&self) -> CoreResult<Option<crate::team::Team>> {
+        self.store
+            .team_link()
+            .map(|link| crate::team::Team::on(link.clone()))
+            .transpose()
+    }
+
     pub fn base_url(&self) -> &url::Url {
-        &self.client.config().base_url
+        &self.base_url
+    }
+
+    /// Whether this desk holds the merchant key and talks to the gateway (a single desk,
+    /// or a team's signer); a team desk without it works on the team's data only.
+    pub fn holds_key(&self) -> bool {
+        self.client.is_some()
+    }
+
+    /// The gateway client, or why this desk has none.
+    pub(crate) fn client(&self) -> CoreResult<&GatewayClient> {
+        self.client.as_ref().ok_or_else(|| {
+            CoreError::validation(
+                "team",
+                "this desk holds no merchant key: only the team's signer (a signer desk or \
+                 `paydesk team worker`) talks to the gateway; make a request for approval \
+                 instead",
+            )
+        })
     }
 
     pub fn dictionary(&self) -> &StateDictionary {
@@ -548,7 +600,7 @@ impl Desk {
         identifiers: String,
     ) -> CoreResult<paydesk_gateway::Answer<O::Output>> {
         let started = Instant::now();
-        let r = ask(&self.client, op).await;
+        let r = ask(self.client()?, op).await;
         self.audit(O::NAME, identifiers, &Self::result_code(&r), started);
         Ok(r?)
     }
@@ -622,7 +674,7 @@ impl Desk {
                 "Desk::submit is for operations that move money or submit data"
             )
         };
-        let prepared = self.client.prepare(op)?;
+        let prepared = self.client()?.prepare(op)?;
         let body = Value::Object(prepared.body.clone());
         let fp = self.fingerprint_of(op)?;
         let allow_duplicate = lock(&self.allowed_duplicates).remove(mer_order_no);
@@ -732,7 +784,7 @@ impl Desk {
         O::Output: TradeNo,
     {
         let started = Instant::now();
-        let r = self.client.send_prepared(op, prepared).await;
+        let r = self.client()?.send_prepared(op, prepared).await;
         self.audit(
             O::NAME,
             money_identifiers(&entry, r.as_ref().ok().and_then(|a| a.data.trade_no())),
@@ -903,7 +955,10 @@ impl Desk {
             version: wire::V2OrderList::VERSION.into(),
         };
         let started = Instant::now();
-        let r = ask(&self.client, &op).await;
+        let client = self.client().map_err(|e| GatewayError::NotSent {
+            reason: e.to_string(),
+        })?;
+        let r = ask(client, &op).await;
         self.audit(
             "reconcile",
             format!("merOrderNo={mer_order_no}"),
@@ -1045,6 +1100,10 @@ impl Desk {
     /// Reconciles every unknown outcome that is due (at every start), or every one
     /// now (`force`: an operator asked).
     pub async fn reconcile_all(&self, force: bool) -> CoreResult<Vec<Entry>> {
+        if !self.holds_key() {
+            // A team desk without the key: the team's signer reconciles the journal.
+            return Ok(Vec::new());
+        }
         let pending = self.store.journal().unresolved(&self.profile.name)?;
         let mut out = Vec::new();
         for e in pending {

@@ -79,7 +79,7 @@ impl Desk {
             open_states: self.open_states(),
         };
         let started = Instant::now();
-        let r = sync::run(&self.client, &target, opts, cancel, progress).await;
+        let r = sync::run(self.client()?, &target, opts, cancel, progress).await;
         self.orders_changed();
         let result = match &r {
             Ok(rep) => format!("ok {} orders", rep.progress.orders),

@@ -179,11 +179,8 @@ impl Desk {
     /// Records a notification received at this desk's endpoint, with its signature
     /// checked against the gateway's key.
     pub fn record_notification(&self, body: &str) -> CoreResult<crate::events::Received> {
-        let received = crate::events::check(
-            body,
-            self.client.credentials_gateway_key(),
-            &self.profile.sign_settings,
-        )?;
+        let received =
+            crate::events::check(body, self.gateway_key.as_ref(), &self.profile.sign_settings)?;
         self.store.notifications().add(
             &received.kind,
             &received.trade_no,
@@ -226,11 +223,7 @@ impl Desk {
 
     /// Checks a pasted notification body's signature without storing it.
     pub fn verify_notification(&self, body: &str) -> CoreResult<crate::events::Received> {
-        crate::events::check(
-            body,
-            self.client.credentials_gateway_key(),
-            &self.profile.sign_settings,
-        )
+        crate::events::check(body, self.gateway_key.as_ref(), &self.profile.sign_settings)
     }
 
     /// The V1 refund query; the record is cached.
