@@ -19,7 +19,7 @@ pub fn command_names() -> &'static [&'static str] {
 
 /// Every command, for the invoke handler and the bindings.
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
-    use commands::{activity, balances, money, orders, records, settings};
+    use commands::{activity, balances, money, orders, records, settings, team};
     Builder::<R>::new()
         .commands(collect_commands![
             settings::app_status,
@@ -81,6 +81,18 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             records::review_list,
             records::events,
             records::event_verify,
+            team::team_status,
+            team::team_requests,
+            team::team_request,
+            team::team_approve,
+            team::team_reject,
+            team::team_request_payout,
+            team::team_request_bulk,
+            team::team_test,
+            team::team_password_set,
+            team::session_touch,
+            team::session_lock,
+            team::session_unlock,
         ])
         // Amounts travel as decimal strings; the integers that cross (counts, millis)
         // stay below 2^53.

@@ -17,6 +17,30 @@ pub struct AppState {
     /// When a command last asked for the desk; none once the idle desk's memory was
     /// handed back (until the next command).
     last_used: Mutex<Option<std::time::Instant>>,
+    /// A team desk's idle lock.
+    idle: Mutex<IdleLock>,
+}
+
+/// A team profile locks after a stretch without the member's activity (the window
+/// reports key presses and clicks; the screens' own polling is not activity) and asks
+/// the member's database password again (PCI DSS 8.2.8). A single desk never locks.
+#[derive(Debug)]
+struct IdleLock {
+    last_activity: std::time::Instant,
+    /// The team's idle time, once a team desk is open.
+    after: Option<std::time::Duration>,
+    locked: bool,
+}
+
+impl IdleLock {
+    fn locked_error(&self) -> CoreError {
+        let minutes = self.after.map_or(0, |d| d.as_secs() / 60);
+        CoreError::Locked {
+            message: format!(
+                "the team desk locked after {minutes} minutes without activity: enter your password"
+            ),
+        }
+    }
 }
 
 /// What a file picker is for: review documents (pictures and PDFs, several) or a bulk
@@ -69,6 +93,11 @@ impl AppState {
             open: tokio::sync::Mutex::default(),
             picker: std::sync::OnceLock::new(),
             last_used: Mutex::new(Some(std::time::Instant::now())),
+            idle: Mutex::new(IdleLock {
+                last_activity: std::time::Instant::now(),
+                after: None,
+                locked: false,
+            }),
         }
     }
 
@@ -102,13 +131,97 @@ impl AppState {
     /// open (its start-up reconcile then runs in the background).
     pub async fn opened(&self) -> CoreResult<Arc<OpenDesk>> {
         *lock(&self.last_used) = Some(std::time::Instant::now());
+        if let Err(e) = self.check_idle() {
+            // Locked: the team's connections close until the member unlocks.
+            self.close().await;
+            return Err(e);
+        }
         let mut open = self.open.lock().await;
         if let Some(o) = open.as_ref() {
             return Ok(o.clone());
         }
         let o = Arc::new(self.session.start(None).await?);
+        let team = o.desk().team()?;
+        {
+            let mut idle = lock(&self.idle);
+            idle.after = team.map(|t| {
+                std::time::Duration::from_secs(
+                    u64::try_from(t.idle_lock_minutes()).unwrap_or(15) * 60,
+                )
+            });
+            idle.last_activity = std::time::Instant::now();
+        }
         *open = Some(o.clone());
         Ok(o)
+    }
+
+    /// Refuses while the team desk is locked, and locks it once the member has been
+    /// idle for the team's idle time.
+    fn check_idle(&self) -> CoreResult<()> {
+        let mut idle = lock(&self.idle);
+        if !idle.locked
+            && let Some(after) = idle.after
+            && idle.last_activity.elapsed() >= after
+        {
+            idle.locked = true;
+            tracing::info!("team desk locked after {} s idle", after.as_secs());
+        }
+        if idle.locked {
+            return Err(idle.locked_error());
+        }
+        Ok(())
+    }
+
+    /// The member did something in the window.
+    pub fn touch(&self) -> CoreResult<()> {
+        self.check_idle()?;
+        lock(&self.idle).last_activity = std::time::Instant::now();
+        Ok(())
+    }
+
+    /// Locks the team desk now (the window's own idle timer ran out, or the member
+    /// asked); a single desk has nothing to lock.
+    pub async fn lock_now(&self) -> bool {
+        let locks = {
+            let mut idle = lock(&self.idle);
+            if idle.after.is_some() {
+                idle.locked = true;
+            }
+            idle.locked
+        };
+        if locks {
+            self.close().await;
+        }
+        locks
+    }
+
+    /// The lock's state: (locked, the team's idle time in minutes when a team desk is
+    /// open).
+    pub fn lock_state(&self) -> (bool, Option<u64>) {
+        let idle = lock(&self.idle);
+        (idle.locked, idle.after.map(|d| d.as_secs() / 60))
+    }
+
+    /// Unlocks once the database accepted the member's password for the active team
+    /// profile (checked by connecting as the member).
+    pub async fn unlock(&self, password: &str) -> CoreResult<()> {
+        let profile = self.home().get(&self.active_profile()?)?;
+        let Some(cfg) = profile.team.clone() else {
+            let mut idle = lock(&self.idle);
+            idle.locked = false;
+            idle.after = None;
+            return Ok(());
+        };
+        let password = zeroize::Zeroizing::new(password.to_string());
+        tokio::task::spawn_blocking(move || {
+            paydesk_core::store::pg::PgLink::connect(&cfg, &password).map(drop)
+        })
+        .await
+        .map_err(internal)??;
+        let mut idle = lock(&self.idle);
+        idle.locked = false;
+        idle.last_activity = std::time::Instant::now();
+        Ok(())
     }
 
     /// The open desk, opening the active profile if none is.

@@ -172,6 +172,36 @@ export const commands = {
 	events: () => typedError<Event_Serialize[], CoreError>(__TAURI_INVOKE("events")),
 	/**  Checks a pasted notification body's signature with the gateway's key. */
 	eventVerify: (body: string) => typedError<Received_Serialize, CoreError>(__TAURI_INVOKE("event_verify", { body })),
+	/**  The member on a team desk; none on a single desk. */
+	teamStatus: () => typedError<TeamStatus | null, CoreError>(__TAURI_INVOKE("team_status")),
+	/**  Requests in the given states (every state when empty), newest first. */
+	teamRequests: (states: RequestState[], limit: number) => typedError<RequestView_Serialize[], CoreError>(__TAURI_INVOKE("team_requests", { states, limit })),
+	teamRequest: (id: number) => typedError<RequestDetail_Serialize, CoreError>(__TAURI_INVOKE("team_request", { id })),
+	/**  Approves a request (approvers only, never the maker: the database refuses). */
+	teamApprove: (id: number) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_approve", { id })),
+	/**  Rejects a request with the reason (3 characters at least). */
+	teamReject: (id: number, reason: string) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_reject", { id, reason })),
+	/**
+	 *  Requests a CLABE payout for approval (makers): its number is fixed now; a signer
+	 *  executes it once the approvals the rules ask are in.
+	 */
+	teamRequestPayout: (form: PayoutForm_Deserialize) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_request_payout", { form })),
+	/**  Requests a bulk payout file for approval as one batch (makers). */
+	teamRequestBulk: (path: string) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_request_bulk", { path })),
+	/**
+	 *  Tests a team connection before it is saved: connects as the member with `password`
+	 *  (or, when empty, the password the keyring keeps for `profile`) and says who the
+	 *  database says the member is.
+	 */
+	teamTest: (profile: string, config: PgConfig, password: string) => typedError<TeamProbe, CoreError>(__TAURI_INVOKE("team_test", { profile, config, password })),
+	/**  Keeps the member's database password in the keyring. */
+	teamPasswordSet: (profile: string, password: string) => typedError<null, CoreError>(__TAURI_INVOKE("team_password_set", { profile, password })),
+	/**  The member did something in the window (sent at most every few seconds). */
+	sessionTouch: () => typedError<LockState_Serialize, CoreError>(__TAURI_INVOKE("session_touch")),
+	/**  Locks the team desk now (the window's idle timer ran out, or the member asked). */
+	sessionLock: () => typedError<LockState_Serialize, CoreError>(__TAURI_INVOKE("session_lock")),
+	/**  Unlocks the team desk with the member's database password. */
+	sessionUnlock: (password: string) => typedError<LockState_Serialize, CoreError>(__TAURI_INVOKE("session_unlock", { password })),
 };
 
 /* Types */
@@ -663,7 +693,12 @@ export type CoreError =
  */
 { code: "duplicate"; earlier_id: number; earlier_mer_order_no: string; earlier_status: string; age_secs: number; summary: string } | 
 /**  The operation was cancelled by the user. */
-{ code: "cancelled" } | { code: "internal"; message: string };
+{ code: "cancelled" } | 
+/**
+ *  The team desk locked itself after a stretch without activity: the member's
+ *  password is asked again before anything else is done.
+ */
+{ code: "locked"; message: string } | { code: "internal"; message: string };
 
 /**  What the rows of one currency add up to. */
 export type CurrencyTotal = CurrencyTotal_Serialize | CurrencyTotal_Deserialize;
@@ -727,6 +762,25 @@ export type DayFigures = {
 	currency: string,
 	orders: number,
 	volume: string,
+};
+
+/**  An approval or a rejection. */
+export type Decision = Decision_Serialize | Decision_Deserialize;
+
+/**  An approval or a rejection. */
+export type Decision_Deserialize = {
+	member: string,
+	approve: boolean,
+	reason?: string | null,
+	decidedAt: number,
+};
+
+/**  An approval or a rejection. */
+export type Decision_Serialize = {
+	member: string,
+	approve: boolean,
+	reason: string | null,
+	decidedAt: number,
 };
 
 export type Entry = Entry_Serialize | Entry_Deserialize;
@@ -884,6 +938,23 @@ export type Keys_Serialize = {
 	merchant: KeyInfo | null,
 	gateway: KeyInfo | null,
 	hasToken: boolean,
+};
+
+/**  The idle lock as the window needs it. */
+export type LockState = LockState_Serialize | LockState_Deserialize;
+
+/**  The idle lock as the window needs it. */
+export type LockState_Deserialize = {
+	locked: boolean,
+	/**  The team's idle time when a team desk is open; none on a single desk. */
+	idleLockMinutes?: number | null,
+};
+
+/**  The idle lock as the window needs it. */
+export type LockState_Serialize = {
+	locked: boolean,
+	/**  The team's idle time when a team desk is open; none on a single desk. */
+	idleLockMinutes: number | null,
 };
 
 /**  The meaning of a state value, one vocabulary for every field. */
@@ -1521,6 +1592,143 @@ export type RefundRecord_Serialize = {
 	receiveAmount: string | null,
 };
 
+/**  A request: one order, or a bulk file's rows as one batch. */
+export type Request = Request_Serialize | Request_Deserialize;
+
+/**  One request with its rows (masked beneficiaries, never a card number). */
+export type RequestDetail = RequestDetail_Serialize | RequestDetail_Deserialize;
+
+/**  One request with its rows (masked beneficiaries, never a card number). */
+export type RequestDetail_Deserialize = {
+	view: RequestView_Deserialize,
+	rows: RequestRow_Deserialize[],
+};
+
+/**  One request with its rows (masked beneficiaries, never a card number). */
+export type RequestDetail_Serialize = {
+	view: RequestView_Serialize,
+	rows: RequestRow_Serialize[],
+};
+
+/**  One row of a request. */
+export type RequestRow = RequestRow_Serialize | RequestRow_Deserialize;
+
+/**  One row of a request. */
+export type RequestRow_Deserialize = {
+	rowNo: number,
+	merOrderNo: string,
+	/**  Decimal string. */
+	amount: string,
+	/**  Masked account and name, for people. */
+	beneficiary: string,
+	state: RowState,
+	tradeNo?: string | null,
+	message?: string | null,
+};
+
+/**  One row of a request. */
+export type RequestRow_Serialize = {
+	rowNo: number,
+	merOrderNo: string,
+	/**  Decimal string. */
+	amount: string,
+	/**  Masked account and name, for people. */
+	beneficiary: string,
+	state: RowState,
+	tradeNo: string | null,
+	message: string | null,
+};
+
+/**  Where a request stands. */
+export type RequestState = "waiting" | "approved" | "rejected" | "executing" | "done";
+
+/**  A request as the Approvals screen shows it. */
+export type RequestView = RequestView_Serialize | RequestView_Deserialize;
+
+/**  A request as the Approvals screen shows it. */
+export type RequestView_Deserialize = {
+	request: Request_Deserialize,
+	/**
+	 *  The rule that asks its approvals, as the rules are now (none when no rule
+	 *  applies, or when the rules changed since it was made).
+	 */
+	rule?: Rule | null,
+	/**  Distinct approvals by members other than the maker. */
+	approvals: number,
+	/**  The member made it (and so may not approve it). */
+	mine: boolean,
+	/**  The member already approved or rejected it. */
+	decidedByMe: boolean,
+};
+
+/**  A request as the Approvals screen shows it. */
+export type RequestView_Serialize = {
+	request: Request_Serialize,
+	/**
+	 *  The rule that asks its approvals, as the rules are now (none when no rule
+	 *  applies, or when the rules changed since it was made).
+	 */
+	rule: Rule | null,
+	/**  Distinct approvals by members other than the maker. */
+	approvals: number,
+	/**  The member made it (and so may not approve it). */
+	mine: boolean,
+	/**  The member already approved or rejected it. */
+	decidedByMe: boolean,
+};
+
+/**  A request: one order, or a bulk file's rows as one batch. */
+export type Request_Deserialize = {
+	id: number,
+	/**  `payout` or `payin`. */
+	operation: string,
+	currency: string,
+	/**  Decimal string: the sum of the rows. */
+	total: string,
+	rowCount: number,
+	/**  For people: the beneficiary (masked) or the file. */
+	summary: string,
+	/**  The bulk file (name and SHA-256), if any. */
+	source?: string | null,
+	maker: string,
+	approvalsNeeded: number,
+	decisions: Decision_Deserialize[],
+	state: RequestState,
+	createdAt: number,
+	decidedAt?: number | null,
+	/**  The signer executing or who executed it. */
+	claimedBy?: string | null,
+	finishedAt?: number | null,
+	/**  How it ended (rows accepted, rejected), or why it was rejected. */
+	outcome?: string | null,
+};
+
+/**  A request: one order, or a bulk file's rows as one batch. */
+export type Request_Serialize = {
+	id: number,
+	/**  `payout` or `payin`. */
+	operation: string,
+	currency: string,
+	/**  Decimal string: the sum of the rows. */
+	total: string,
+	rowCount: number,
+	/**  For people: the beneficiary (masked) or the file. */
+	summary: string,
+	/**  The bulk file (name and SHA-256), if any. */
+	source: string | null,
+	maker: string,
+	approvalsNeeded: number,
+	decisions: Decision_Serialize[],
+	state: RequestState,
+	createdAt: number,
+	decidedAt: number | null,
+	/**  The signer executing or who executed it. */
+	claimedBy: string | null,
+	finishedAt: number | null,
+	/**  How it ended (rows accepted, rejected), or why it was rejected. */
+	outcome: string | null,
+};
+
 /**
  *  A refund or chargeback as the Refunds screen lists it; `state` is raw (the V1 refund
  *  `state`, or the V2 query `status` of a chargeback).
@@ -1665,6 +1873,9 @@ export type RowResult = {
 	detail: string,
 };
 
+/**  What a row of a request came to. */
+export type RowState = "waiting" | "accepted" | "rejected" | "unknown" | "failed";
+
 /**  How a row ended. */
 export type RowStatus = "accepted" | "rejected" | 
 /**  Sent, outcome unknown: looked up, never sent blind. */
@@ -1677,6 +1888,20 @@ export type RowStatus = "accepted" | "rejected" |
 "held" | 
 /**  Failed its checks. */
 "invalid";
+
+/**
+ *  An approval rule: requests of `operation` (`payout`, `payin` or `*`) in `currency`
+ *  (or `*`) whose total is above `above` need `approvals` distinct approvers.
+ */
+export type Rule = {
+	id: number,
+	operation: string,
+	currency: string,
+	/**  Decimal string. */
+	above: string,
+	approvals: number,
+	createdBy: string,
+};
 
 /**
  *  The money-safety settings of a profile (the README's "One payout per intent" says
@@ -1950,6 +2175,47 @@ export type SyncSettings_Serialize = {
 	 *  desk; 0: none.
 	 */
 	rateLimit: number,
+};
+
+/**  What a connection test found. */
+export type TeamProbe = {
+	user: string,
+	roles: TeamRole[],
+	merNo: number,
+	/**  The team schema's version in the database. */
+	schemaVersion: number,
+	/**  TLS is required (the host is not this machine). */
+	tlsRequired: boolean,
+};
+
+/**  The team's roles, each a PostgreSQL group role `paydesk_<role>`. */
+export type TeamRole = 
+/**  Orders, balances, reports. */
+"viewer" | 
+/**  Order look-up, review submissions. */
+"support" | 
+/**  Makes payin, payout and bulk requests. */
+"maker" | 
+/**  Approves or rejects others' requests, never their own. */
+"approver" | 
+/**  Holds the merchant key and executes approved requests. */
+"signer" | 
+/**  Members, roles, rules. */
+"admin";
+
+/**  What the banner and the screens know of the member on a team desk. */
+export type TeamStatus = {
+	/**  The member's database user. */
+	user: string,
+	roles: TeamRole[],
+	merNo: number,
+	/**  Minutes without activity after which the desk locks. */
+	idleLockMinutes: number,
+	/**  This desk holds the merchant key (a signer's desk): it talks to the gateway. */
+	holdsKey: boolean,
+	host: string,
+	port: number,
+	database: string,
 };
 
 /**  One thing that happened to an order, with when the desk learned of it (UTC millis). */

@@ -8,6 +8,7 @@ pub mod money;
 pub mod orders;
 pub mod records;
 pub mod settings;
+pub mod team;
 
 pub type CmdResult<T> = Result<T, paydesk_core::CoreError>;
 

@@ -180,7 +180,7 @@ pub struct BulkProgress {
     pub total: u32,
 }
 
-fn bulk_path(path: &str) -> CmdResult<std::path::PathBuf> {
+pub(crate) fn bulk_path(path: &str) -> CmdResult<std::path::PathBuf> {
     let p = std::path::PathBuf::from(path.trim());
     if !p.is_absolute() {
         return Err(CoreError::validation("path", "must be a full path"));
