@@ -1,13 +1,17 @@
 import { MantineProvider } from "@mantine/core";
 import { Notifications } from "@mantine/notifications";
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createHashRouter, RouterProvider } from "react-router";
 import { Shell } from "./components/Shell";
 import { dashboardQuery } from "./features/dashboard/queries";
+import { lockOnError } from "./features/team/lock";
 import { screenRoutes } from "./screens";
 import { cssVariables, useTheme } from "./theme";
 
 export const queryClient = new QueryClient({
+  // A team desk that locked itself refuses every command: any refusal shows the lock.
+  queryCache: new QueryCache({ onError: lockOnError }),
+  mutationCache: new MutationCache({ onError: lockOnError }),
   defaultOptions: {
     queries: { retry: false, refetchOnWindowFocus: false, staleTime: 5_000 },
     mutations: { retry: false },

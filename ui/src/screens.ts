@@ -5,6 +5,7 @@ import {
   IconArrowBackUp,
   IconBell,
   IconCash,
+  IconChecklist,
   IconCoins,
   IconCreditCard,
   IconFileUpload,
@@ -70,6 +71,13 @@ export const SCREENS: readonly Screen[] = [
     label: "nav.payouts",
     icon: IconSend,
     page: lazy(() => import("./features/payouts/PayoutsPage"), "PayoutsPage"),
+  },
+  {
+    id: "approvals",
+    path: "/approvals",
+    label: "nav.approvals",
+    icon: IconChecklist,
+    page: lazy(() => import("./features/team/ApprovalsPage"), "ApprovalsPage"),
   },
   {
     id: "refunds",

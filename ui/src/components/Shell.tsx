@@ -21,6 +21,8 @@ import { Outlet, useLocation, useNavigate } from "react-router";
 import { useAppStatus } from "../features/app/queries";
 import { CommandPalette, openPalette } from "../features/palette/CommandPalette";
 import { SettingsPage } from "../features/settings/SettingsPage";
+import { IdleLock } from "../features/team/IdleLock";
+import { useTeamStatus } from "../features/team/queries";
 import { SCREENS } from "../screens";
 import { ErrorAlert } from "./ErrorAlert";
 
@@ -66,7 +68,37 @@ function ModeBanner() {
       <Text size="sm" c="dimmed" data-testid="banner-merchant">
         {t("app.merchant", { merNo: data.profile.merNo })}
       </Text>
+      <TeamMember />
     </Group>
+  );
+}
+
+/// On a team desk: the member (database user) and the roles the database gave them, and
+/// whether this desk holds the merchant key.
+function TeamMember() {
+  const { t } = useTranslation();
+  const team = useTeamStatus().data;
+  if (!team) return null;
+  const roles = team.roles.map((r) => t(`team.role.${r}`)).join(", ");
+  return (
+    <Tooltip
+      label={t(team.holdsKey ? "team.bannerSignerHint" : "team.bannerNoKeyHint", {
+        host: team.host,
+        database: team.database,
+      })}
+      multiline
+      w={320}
+    >
+      <Badge
+        variant="outline"
+        size="lg"
+        data-testid="banner-member"
+        data-roles={team.roles.join(",")}
+      >
+        {t("team.banner", { user: team.user, roles })}
+        {team.holdsKey ? "" : ` · ${t("team.noKeyShort")}`}
+      </Badge>
+    </Tooltip>
   );
 }
 
@@ -146,6 +178,7 @@ export function Shell() {
         )}
       </AppShell.Main>
       <CommandPalette />
+      <IdleLock />
     </AppShell>
   );
 }

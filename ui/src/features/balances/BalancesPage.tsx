@@ -19,6 +19,7 @@ import { locale } from "../../i18n";
 import { chartValue, formatDateTime, formatMoney } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import type { BalanceResult } from "../../lib/types";
+import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
 import { useBalanceHistory, useLatestBalances, useQueryBalances } from "./queries";
 
 function History({ currency }: { currency: string }) {
@@ -77,6 +78,7 @@ export function BalancesPage() {
   const [currencies, setCurrencies] = useState<string[]>([]);
   const [shown, setShown] = useState<string | null>(null);
   const run = useQueryBalances();
+  const closed = useGatewayClosed();
   const latest = useLatestBalances();
   const invalid = fieldOf(run.error);
   const { mutate } = run;
@@ -95,6 +97,7 @@ export function BalancesPage() {
 
   return (
     <Stack data-testid="screen-balances">
+      <GatewayNotice />
       <Title order={2}>{t("balances.title")}</Title>
       <Group align="flex-end">
         <TagsInput
@@ -109,6 +112,7 @@ export function BalancesPage() {
         <Button
           leftSection={<IconRefresh size={16} />}
           loading={run.isPending}
+          disabled={!!closed}
           onClick={() => run.mutate(currencies)}
           data-testid="balance-query"
         >

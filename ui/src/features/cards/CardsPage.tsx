@@ -25,6 +25,7 @@ import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import type { CardForm, CardMove, Receipt } from "../../lib/types";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { useOrderNo } from "../money/queries";
+import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
 import { useCardMove, useCardOperations, useCards } from "./queries";
 
 /// What is typed for one kind of operation, held by the screen so that switching between
@@ -48,6 +49,7 @@ function MoveForm({
   const setAmount = (v: string) => setDraft((d) => ({ ...d, amount: v }));
   const setCurrency = (v: string) => setDraft((d) => ({ ...d, currency: v }));
   const [confirming, setConfirming] = useState(false);
+  const closed = useGatewayClosed();
   const dup = useDuplicate();
   const move = useCardMove(dup.settle);
   const known = cards.data ?? [];
@@ -148,7 +150,12 @@ function MoveForm({
               {t("cards.another")}
             </Button>
           ) : (
-            <Button type="submit" w="fit-content" disabled={!reference} data-testid="card-review">
+            <Button
+              type="submit"
+              w="fit-content"
+              disabled={!reference || !!closed}
+              data-testid="card-review"
+            >
               {t(kind === "top_up" ? "cards.topUp" : "cards.withdraw")}
             </Button>
           )}
@@ -222,6 +229,7 @@ export function CardsPage() {
   const history = (ops.data ?? []).filter((o) => !selected || o.card === selected);
   return (
     <Stack data-testid="screen-cards">
+      <GatewayNotice />
       <Title order={2}>{t("cards.title")}</Title>
       <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
         <Stack>

@@ -89,8 +89,8 @@ describe("the orders screen's column chooser", () => {
       Promise.resolve(
         cmd === "orders_page"
           ? { rows: [order], total: 1, offset: 0 }
-          : cmd === "state_meanings"
-            ? []
+          : cmd === "team_status"
+            ? null
             : [],
       ),
     );

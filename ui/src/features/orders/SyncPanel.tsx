@@ -19,6 +19,7 @@ import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { coreError } from "../../lib/ipc";
 import type { SyncProgress } from "../../lib/types";
+import { useGatewayClosed } from "../team/GatewayNotice";
 import { cancelSync, useSync } from "./queries";
 import { refusalText } from "./refusal";
 import { syncDoneText, syncLine } from "./syncText";
@@ -26,6 +27,7 @@ import { syncDoneText, syncLine } from "./syncText";
 /// Sync from the gateway into the cache, with a progress bar and cancel.
 export const SyncPanel = memo(function SyncPanel() {
   const { t, i18n } = useTranslation();
+  const closed = useGatewayClosed();
   const loc = locale(i18n.language);
   const [days, setDays] = useState<number>(90);
   const [full, setFull] = useState(false);
@@ -112,6 +114,8 @@ export const SyncPanel = memo(function SyncPanel() {
             size="xs"
             leftSection={<IconCloudDownload size={14} />}
             data-testid="sync-button"
+            disabled={!!closed}
+            title={closed}
             onClick={() => {
               setProgress(null);
               sync.mutate(

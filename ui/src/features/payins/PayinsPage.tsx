@@ -17,6 +17,7 @@ import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayinMethod, ProductLine, Receipt } from "../../lib/types";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { useEntryNow, useOrderNo } from "../money/queries";
+import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
 import { BrowserFields, GcashFields, PixFields, SepaFields, VnBankFields } from "./MethodFields";
 import { blankPayin, CURRENCY, type FieldsProps, METHODS, WALLETS } from "./methods";
 import { PayinResult } from "./PayinResult";
@@ -29,6 +30,7 @@ export function PayinsPage() {
   const [form, setForm] = useState(() => blankPayin("WECHAT"));
   const dup = useDuplicate();
   const create = useCreatePayin(dup.settle);
+  const closed = useGatewayClosed();
   const failure = useFieldErrors(create.error);
   const set: FieldsProps["set"] = (k, v) => {
     failure.edited(k);
@@ -71,6 +73,7 @@ export function PayinsPage() {
 
   return (
     <Stack data-testid="screen-payins">
+      <GatewayNotice />
       <Title order={2}>{t("payins.title")}</Title>
       <Text c="dimmed" size="sm">
         {t("payins.intro")}
@@ -161,7 +164,8 @@ export function PayinsPage() {
                   <Button
                     type="submit"
                     loading={create.isPending}
-                    disabled={!orderNo}
+                    disabled={!orderNo || !!closed}
+                    title={closed}
                     data-testid="payin-submit"
                   >
                     {t("payins.create")}

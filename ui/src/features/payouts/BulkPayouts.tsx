@@ -5,6 +5,9 @@ import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastError } from "../../components/ErrorAlert";
 import { fieldError } from "../../lib/ipc";
 import type { BulkProgress } from "../../lib/types";
+import { GatewayNotice } from "../team/GatewayNotice";
+import { useAccess, useRequestBulk } from "../team/queries";
+import { RequestMade } from "../team/RequestMade";
 import { BulkConfirm } from "./BulkConfirm";
 import { BulkPreview } from "./BulkPreview";
 import { BulkResult } from "./BulkResult";
@@ -22,16 +25,23 @@ export function BulkPayouts({
   const [confirming, setConfirming] = useState(false);
   const check = useBulkCheck();
   const send = useBulkSend(setProgress);
+  const request = useRequestBulk();
+  const access = useAccess();
+  // A team desk without the merchant key requests approval of the file as one batch.
+  const asRequest = !access.gateway;
+  const requestClosed = asRequest && !access.has("maker") ? t("team.notMaker") : undefined;
   const c = check.data;
   const plan = c?.plan;
   const out = send.data;
   const startOver = () => {
     check.reset();
     send.reset();
+    request.reset();
     setConfirming(false);
   };
   return (
     <Stack>
+      {asRequest ? <GatewayNotice instead={t("payouts.bulkRequestInstead")} /> : null}
       <Card withBorder>
         <Stack gap="sm">
           <Text size="sm" c="dimmed">
@@ -90,9 +100,14 @@ export function BulkPayouts({
         <BulkPreview
           plan={plan}
           out={out}
-          sending={send.isPending}
+          sending={send.isPending || request.isPending}
           progress={progress}
-          onSend={() => setConfirming(true)}
+          onSend={() => {
+            if (!asRequest) setConfirming(true);
+            else if (!request.isPending && !request.data) request.mutate(c.path);
+          }}
+          sendLabel={asRequest ? t("payouts.bulkRequest", { count: plan.rows.length }) : undefined}
+          sendClosed={requestClosed ?? (request.data ? t("payouts.bulkRequested") : undefined)}
         >
           <BulkConfirm
             plan={plan}
@@ -109,6 +124,8 @@ export function BulkPayouts({
         </BulkPreview>
       )}
       {send.error && <ErrorAlert error={send.error} />}
+      {request.error && <ErrorAlert error={request.error} />}
+      {request.data && <RequestMade view={request.data} />}
       {out && <BulkResult out={out} />}
     </Stack>
   );

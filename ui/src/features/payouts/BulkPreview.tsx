@@ -16,6 +16,8 @@ export function BulkPreview({
   progress,
   onSend,
   children,
+  sendLabel,
+  sendClosed,
 }: {
   plan: BulkPlan;
   out: BulkOutcome | undefined;
@@ -23,6 +25,10 @@ export function BulkPreview({
   progress: BulkProgress | null;
   onSend: () => void;
   children: ReactNode;
+  /// The button's own words (a team maker requests approval instead of sending).
+  sendLabel?: string;
+  /// Why the button is closed, if it is.
+  sendClosed?: string;
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -65,12 +71,13 @@ export function BulkPreview({
         </Stack>
         <Button
           color="red"
-          disabled={(plan.toSend === 0 && plan.held === 0) || !!out}
+          disabled={(plan.toSend === 0 && plan.held === 0) || !!out || !!sendClosed}
+          title={sendClosed}
           loading={sending}
           onClick={onSend}
           data-testid="bulk-send"
         >
-          {t("payouts.bulkSend", { count: plan.toSend })}
+          {sendLabel ?? t("payouts.bulkSend", { count: plan.toSend })}
         </Button>
       </Group>
       {sending && (

@@ -10,11 +10,14 @@ export function PayoutConfirm({
   onConfirm,
   onCancel,
   sending,
+  asRequest = false,
 }: {
   preview: PayoutPreview | null;
   onConfirm: () => void;
   onCancel: () => void;
   sending: boolean;
+  /// A team desk without the key: confirming makes a request for approval.
+  asRequest?: boolean;
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -96,14 +99,19 @@ export function PayoutConfirm({
             </Table.Tbody>
           </Table>
           <Text size="sm" c="dimmed">
-            {t("payouts.confirmHint")}
+            {t(asRequest ? "payouts.requestHint" : "payouts.confirmHint")}
           </Text>
           <Group justify="flex-end">
             <Button variant="default" onClick={onCancel}>
               {t("common.cancel")}
             </Button>
-            <Button color="red" loading={sending} onClick={onConfirm} data-testid="payout-send">
-              {t("payouts.send")}
+            <Button
+              color={asRequest ? "blue" : "red"}
+              loading={sending}
+              onClick={onConfirm}
+              data-testid="payout-send"
+            >
+              {t(asRequest ? "payouts.requestApproval" : "payouts.send")}
             </Button>
           </Group>
         </Stack>

@@ -20,6 +20,9 @@ import type { PayoutKind, Receipt } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { useEntryNow, useOrderNo } from "../money/queries";
+import { GatewayNotice } from "../team/GatewayNotice";
+import { useAccess, useRequestPayout } from "../team/queries";
+import { RequestMade } from "../team/RequestMade";
 import { PayoutConfirm } from "./PayoutConfirm";
 import {
   blankPayout,
@@ -47,7 +50,19 @@ export function SinglePayout({
   const dup = useDuplicate();
   const preview = usePayoutPreview();
   const send = useCreatePayout(dup.settle);
-  const failure = useFieldErrors(preview.error ?? send.error);
+  // A team desk without the merchant key requests approval instead of sending; a card
+  // payout cannot be requested (the team's database never holds a card number).
+  const access = useAccess();
+  const asRequest = !access.gateway;
+  const request = useRequestPayout();
+  const requestClosed = !asRequest
+    ? undefined
+    : kind === "CARD"
+      ? t("team.cardNeedsSigner")
+      : access.has("maker")
+        ? undefined
+        : t("team.notMaker");
+  const failure = useFieldErrors(preview.error ?? send.error ?? request.error);
   const set: FieldsProps["set"] = (k, v) => {
     failure.edited(k);
     setForm((f) => ({ ...f, [k]: v }));
@@ -76,13 +91,16 @@ export function SinglePayout({
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (!orderNo || send.isPending || receipt) return;
+            if (!orderNo || send.isPending || receipt || request.data || requestClosed) return;
             send.reset();
             dup.clear();
             preview.mutate(full);
           }}
         >
           <Stack gap="sm">
+            {asRequest ? (
+              <GatewayNotice instead={requestClosed ?? t("payouts.requestInstead")} />
+            ) : null}
             <TextInput
               label={t("payouts.merOrderNo")}
               value={orderNo}
@@ -128,7 +146,7 @@ export function SinglePayout({
               onConfirm={() => resend(true)}
             />
             <Group>
-              {receipt ? (
+              {receipt || request.data ? (
                 <Tooltip
                   label={t(open ? "payouts.anotherOpenHint" : "payouts.anotherHint")}
                   multiline
@@ -143,6 +161,7 @@ export function SinglePayout({
                       // order number.
                       const refused = entry?.status === "rejected";
                       send.reset();
+                      request.reset();
                       preview.reset();
                       dup.clear();
                       setKept(undefined);
@@ -159,10 +178,11 @@ export function SinglePayout({
                 <Button
                   type="submit"
                   loading={preview.isPending}
-                  disabled={!orderNo || send.isPending}
+                  disabled={!orderNo || send.isPending || !!requestClosed}
+                  title={requestClosed}
                   data-testid="payout-review"
                 >
-                  {t("payouts.review")}
+                  {t(asRequest ? "payouts.reviewRequest" : "payouts.review")}
                 </Button>
               )}
             </Group>
@@ -175,6 +195,7 @@ export function SinglePayout({
         </form>
       </Card>
       <Stack>
+        {request.data && <RequestMade view={request.data} />}
         {receipt && (
           <Card withBorder>
             <Title order={4} mb="xs">
@@ -190,11 +211,25 @@ export function SinglePayout({
         )}
       </Stack>
       <PayoutConfirm
-        preview={preview.data && !receipt && !send.error && !dup.duplicate ? preview.data : null}
-        sending={send.isPending}
+        preview={
+          preview.data &&
+          !receipt &&
+          !request.data &&
+          !send.error &&
+          !request.error &&
+          !dup.duplicate
+            ? preview.data
+            : null
+        }
+        sending={send.isPending || request.isPending}
+        asRequest={asRequest}
         onCancel={() => preview.reset()}
         onConfirm={() => {
-          if (!send.isPending) send.mutate({ form: full, loseAnswer, allowDuplicate: false });
+          if (asRequest) {
+            if (!request.isPending) request.mutate(full);
+          } else if (!send.isPending) {
+            send.mutate({ form: full, loseAnswer, allowDuplicate: false });
+          }
         }}
       />
     </SimpleGrid>

@@ -24,6 +24,7 @@ import { locale } from "../../i18n";
 import { type FieldErrors, useFieldErrors } from "../../lib/fieldErrors";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import type { StateField } from "../../lib/types";
+import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
 import { useOrderLookup, useRefundLookup, useReversals } from "./queries";
 
 const QUERY_TYPES: QueryType[] = ["sales", "refund", "chargeback"];
@@ -80,6 +81,7 @@ function Lookup<T>({
   const { t } = useTranslation();
   const [tradeNo, setTradeNo] = useState(initial);
   const failure = useFieldErrors(q.error);
+  const closed = useGatewayClosed();
   return (
     <Card withBorder>
       <Title order={4} mb="xs">
@@ -105,7 +107,13 @@ function Lookup<T>({
           />
           {inputs(failure)}
         </Group>
-        <Button type="submit" mt="sm" loading={q.isPending} data-testid={`${id}-lookup`}>
+        <Button
+          type="submit"
+          mt="sm"
+          loading={q.isPending}
+          disabled={!!closed}
+          data-testid={`${id}-lookup`}
+        >
           {t("refunds.lookUp")}
         </Button>
       </form>
@@ -293,6 +301,7 @@ export function RefundsPage() {
   const initial = params.get("tradeNo") ?? "";
   return (
     <Stack data-testid="screen-refunds">
+      <GatewayNotice />
       <Title order={2}>{t("refunds.title")}</Title>
       <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
         <RefundLookup initial={initial} />

@@ -8,6 +8,7 @@ import { ReceiptView } from "../../components/ReceiptView";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { Receipt, ReviewRequest } from "../../lib/types";
 import { useOrderNo } from "../money/queries";
+import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
 import type { Chosen } from "./FilePreview";
 import { blankInfo, type Info, InfoItems } from "./InfoItems";
 import { useReviewSubmit } from "./queries";
@@ -19,6 +20,7 @@ export function ReviewPage() {
   const [params] = useSearchParams();
   const [tradeNo, setTradeNo] = useState(params.get("tradeNo") ?? "");
   const [reference, renew] = useOrderNo("RV");
+  const closed = useGatewayClosed();
   const [info, setInfo] = useState<Info[]>(blankInfo);
   const [files, setFiles] = useState<Chosen[]>([]);
   const dup = useDuplicate();
@@ -42,6 +44,7 @@ export function ReviewPage() {
 
   return (
     <Stack data-testid="screen-review">
+      <GatewayNotice />
       <Title order={2}>{t("review.title")}</Title>
       <Text size="sm" c="dimmed">
         {t("review.intro", { max: "5 MiB" })}
@@ -97,7 +100,7 @@ export function ReviewPage() {
               <Button
                 w="fit-content"
                 loading={submit.isPending}
-                disabled={!reference}
+                disabled={!reference || !!closed}
                 onClick={() => {
                   if (submit.isPending) return;
                   dup.clear();

@@ -16,7 +16,9 @@ import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import { fieldOf } from "../../lib/ipc";
 import type { Profile } from "../../lib/types";
+import { useTeamPasswordSet } from "../team/queries";
 import { useSaveProfile } from "./queries";
+import { TeamFields } from "./TeamFields";
 
 export const NEW_PROFILE: Profile = {
   name: "",
@@ -58,12 +60,15 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
   const { t } = useTranslation();
   const [p, setP] = useState<Profile>(editing ?? NEW_PROFILE);
   const save = useSaveProfile();
-  const failure = useFieldErrors(save.error);
+  const teamPassword = useTeamPasswordSet();
+  const [password, setPassword] = useState("");
+  const failure = useFieldErrors(save.error ?? teamPassword.error);
   const invalid = fieldOf(failure.error);
   const { reset } = save;
   useEffect(() => {
     if (opened) {
       setP(editing ?? NEW_PROFILE);
+      setPassword("");
       reset();
     }
   }, [opened, editing, reset]);
@@ -89,8 +94,17 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
             { profile: p, previous: editing?.name ?? null },
             {
               onSuccess: () => {
-                toastOk(t("settings.saved", { name: p.name }));
-                onClose();
+                const done = () => {
+                  setPassword("");
+                  toastOk(t("settings.saved", { name: p.name }));
+                  onClose();
+                };
+                // The member's password goes to the keyring, once the profile is there.
+                if (p.team && password) {
+                  teamPassword.mutate({ profile: p.name, password }, { onSuccess: done });
+                } else {
+                  done();
+                }
               },
             },
           );
@@ -265,12 +279,29 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
               data-testid={`profile-sync-${key}`}
             />
           ))}
+          {sandbox ? null : (
+            <TeamFields
+              profile={p.name}
+              team={p.team}
+              setTeam={(team, field) => set("team", team, field)}
+              password={password}
+              setPassword={setPassword}
+              err={err}
+            />
+          )}
           {fieldOf(save.error) ? null : <ErrorAlert error={save.error} />}
+          {teamPassword.error && !fieldOf(teamPassword.error) ? (
+            <ErrorAlert error={teamPassword.error} />
+          ) : null}
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               {t("common.cancel")}
             </Button>
-            <Button type="submit" loading={save.isPending} data-testid="profile-save">
+            <Button
+              type="submit"
+              loading={save.isPending || teamPassword.isPending}
+              data-testid="profile-save"
+            >
               {t("common.save")}
             </Button>
           </Group>

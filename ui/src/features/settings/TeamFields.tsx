@@ -1,0 +1,153 @@
+import {
+  Alert,
+  Button,
+  Group,
+  NumberInput,
+  PasswordInput,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import { IconPlugConnected } from "@tabler/icons-react";
+import { useTranslation } from "react-i18next";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { fieldOf } from "../../lib/ipc";
+import type { PgConfig } from "../../lib/types";
+import { useTeamTest } from "../team/queries";
+
+export const NEW_TEAM: PgConfig = { host: "", port: 5432, database: "paydesk", user: "" };
+
+/// A profile's team database: where it is, the member's user, the password (kept in the
+/// keyring when the profile is saved; never shown again), and a connection test that
+/// says who the database says the member is.
+export function TeamFields({
+  profile,
+  team,
+  setTeam,
+  password,
+  setPassword,
+  err,
+}: {
+  profile: string;
+  team: PgConfig | undefined;
+  setTeam: (t: PgConfig | undefined, field: string) => void;
+  password: string;
+  setPassword: (p: string) => void;
+  err: (field: string) => string | undefined;
+}) {
+  const { t } = useTranslation();
+  const test = useTeamTest();
+  const probe = test.data;
+  const testField = fieldOf(test.error)?.field;
+  const set = (k: keyof PgConfig, v: string | number) => {
+    test.reset();
+    if (team) setTeam({ ...team, [k]: v }, `team.${k}`);
+  };
+  return (
+    <Stack gap="sm" data-testid="profile-team">
+      <Title order={3} size="h5">
+        {t("settings.team.title")}
+      </Title>
+      <Switch
+        label={t("settings.team.enabled")}
+        description={t("settings.team.enabledHint")}
+        checked={!!team}
+        onChange={(e) => {
+          test.reset();
+          setTeam(e.currentTarget.checked ? NEW_TEAM : undefined, "team");
+        }}
+        data-testid="profile-team-enabled"
+      />
+      {team ? (
+        <>
+          <Group grow align="flex-start">
+            <TextInput
+              label={t("settings.team.host")}
+              value={team.host}
+              onChange={(e) => set("host", e.currentTarget.value)}
+              error={err("team.host")}
+              required
+              data-testid="profile-team-host"
+            />
+            <NumberInput
+              label={t("settings.team.port")}
+              value={team.port}
+              onChange={(v) => set("port", typeof v === "number" ? v : 0)}
+              error={err("team.port")}
+              min={1}
+              max={65535}
+              allowDecimal={false}
+              allowNegative={false}
+              required
+              data-testid="profile-team-port"
+            />
+          </Group>
+          <Group grow align="flex-start">
+            <TextInput
+              label={t("settings.team.database")}
+              value={team.database}
+              onChange={(e) => set("database", e.currentTarget.value)}
+              error={err("team.database")}
+              required
+              data-testid="profile-team-database"
+            />
+            <TextInput
+              label={t("settings.team.user")}
+              value={team.user}
+              onChange={(e) => set("user", e.currentTarget.value)}
+              error={err("team.user")}
+              required
+              data-testid="profile-team-user"
+            />
+          </Group>
+          <PasswordInput
+            label={t("settings.team.password")}
+            description={t("settings.team.passwordHint")}
+            value={password}
+            onChange={(e) => {
+              test.reset();
+              setPassword(e.currentTarget.value);
+            }}
+            error={err("team.password")}
+            autoComplete="new-password"
+            data-testid="profile-team-password"
+          />
+          <Text size="xs" c="dimmed">
+            {t("settings.team.tls")}
+          </Text>
+          <Group>
+            <Button
+              variant="default"
+              leftSection={<IconPlugConnected size={16} />}
+              loading={test.isPending}
+              onClick={() => test.mutate({ profile, config: team, password })}
+              data-testid="profile-team-test"
+            >
+              {t("settings.team.test")}
+            </Button>
+          </Group>
+          {probe ? (
+            <Alert color="teal" data-testid="profile-team-ok">
+              {t("settings.team.ok", {
+                user: probe.user,
+                roles:
+                  probe.roles.map((r) => t(`team.role.${r}`)).join(", ") ||
+                  t("settings.team.noRole"),
+                merNo: probe.merNo,
+                version: probe.schemaVersion,
+              })}{" "}
+              {t(probe.tlsRequired ? "settings.team.withTls" : "settings.team.loopback")}
+            </Alert>
+          ) : null}
+          {test.error ? (
+            <div data-testid="profile-team-failed" data-field={testField}>
+              <ErrorAlert error={test.error} title={t("settings.team.failed")} />
+            </div>
+          ) : null}
+        </>
+      ) : null}
+    </Stack>
+  );
+}

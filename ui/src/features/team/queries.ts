@@ -1,0 +1,114 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { TFunction } from "i18next";
+import { commands } from "../../bindings";
+import { unwrap } from "../../lib/ipc";
+import type { PayoutForm, PgConfig, RequestState, TeamRole, TeamStatus } from "../../lib/types";
+import { appKeys } from "../app/keys";
+import { teamKeys } from "./keys";
+
+/// Other members' approvals and the signer's execution reach this desk by polling the
+/// team's database: a waiting list a few seconds old at most.
+export const LIVE_MS = 4_000;
+
+/// The member on a team desk (`null` on a single desk).
+export function useTeamStatus() {
+  return useQuery({
+    queryKey: teamKeys.status,
+    queryFn: () => unwrap(commands.teamStatus()),
+    staleTime: 30_000,
+  });
+}
+
+export function useRequests(states: readonly RequestState[], enabled = true) {
+  return useQuery({
+    queryKey: teamKeys.requests(states),
+    queryFn: () => unwrap(commands.teamRequests([...states], 500)),
+    refetchInterval: LIVE_MS,
+    enabled,
+  });
+}
+
+export function useRequest(id: number | null) {
+  return useQuery({
+    queryKey: teamKeys.request(id ?? 0),
+    queryFn: () => unwrap(commands.teamRequest(id ?? 0)),
+    enabled: id !== null,
+    refetchInterval: LIVE_MS,
+  });
+}
+
+function useTeamMutation<V, T>(fn: (v: V) => Promise<T>) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    onSettled: () => qc.invalidateQueries({ queryKey: teamKeys.all }),
+  });
+}
+
+export function useApprove() {
+  return useTeamMutation((id: number) => unwrap(commands.teamApprove(id)));
+}
+
+export function useReject() {
+  return useTeamMutation((v: { id: number; reason: string }) =>
+    unwrap(commands.teamReject(v.id, v.reason)),
+  );
+}
+
+export function useRequestPayout() {
+  return useTeamMutation((form: PayoutForm) => unwrap(commands.teamRequestPayout(form)));
+}
+
+export function useRequestBulk() {
+  return useTeamMutation((path: string) => unwrap(commands.teamRequestBulk(path)));
+}
+
+export function useTeamTest() {
+  return useMutation({
+    mutationFn: (v: { profile: string; config: PgConfig; password: string }) =>
+      unwrap(commands.teamTest(v.profile, v.config, v.password)),
+  });
+}
+
+export function useTeamPasswordSet() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (v: { profile: string; password: string }) =>
+      unwrap(commands.teamPasswordSet(v.profile, v.password)),
+    onSuccess: () =>
+      Promise.all([
+        qc.invalidateQueries({ queryKey: teamKeys.all }),
+        qc.invalidateQueries({ queryKey: appKeys.all }),
+      ]),
+  });
+}
+
+/// What this desk may do, as the team's database says: whether it talks to the gateway
+/// (a single desk, or a team desk holding the merchant key) and the member's roles.
+/// `reason` says why an action is closed, for the screens to show next to it.
+export interface Access {
+  /// `null` on a single desk; undefined while it is read.
+  team: TeamStatus | null | undefined;
+  gateway: boolean;
+  has: (role: TeamRole) => boolean;
+  reason: (t: TFunction) => string | undefined;
+}
+
+export function access(team: TeamStatus | null | undefined): Access {
+  const gateway = team === null || team === undefined || team.holdsKey;
+  return {
+    team,
+    gateway,
+    has: (role) => team === null || team === undefined || team.roles.includes(role),
+    reason: (t) =>
+      gateway
+        ? undefined
+        : t("team.noKey", {
+            roles: team?.roles.map((r) => t(`team.role.${r}`)).join(", "),
+          }),
+  };
+}
+
+export function useAccess(): Access {
+  return access(useTeamStatus().data);
+}
