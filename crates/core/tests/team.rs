@@ -36,7 +36,10 @@ fn team_db() -> TestPg {
     let pg = TestPg::start().unwrap();
     pg.create_database(DB).unwrap();
     let owner = PgLink::connect(&cfg(&pg, pg.superuser()), pg.superuser_password()).unwrap();
-    assert_eq!(init_team(&owner, common::MER as i64).unwrap(), 1);
+    assert_eq!(
+        init_team(&owner, common::MER as i64).unwrap(),
+        paydesk_core::store::pg::TEAM_MIGRATIONS.len()
+    );
     // Run twice: nothing more to apply, and the merchant must match.
     assert_eq!(init_team(&owner, common::MER as i64).unwrap(), 0);
     assert!(matches!(

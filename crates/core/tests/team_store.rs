@@ -45,8 +45,8 @@ impl Team {
         init_team(&link, MER_NO).unwrap();
         let link = Arc::new(link);
         let dir = tempfile::tempdir().unwrap();
-        let store =
-            Store::open_team(&dir.path().join("cache.sqlite"), link.clone(), MER_NO).unwrap();
+        let cache = connect(&pg, pg.superuser(), pg.superuser_password());
+        let store = Store::open_team(link.clone(), Arc::new(cache), MER_NO).unwrap();
         Team {
             pg,
             link,

@@ -348,8 +348,9 @@ impl Desk {
             // second link, so a long sync batch never holds up the journal.
             Some(cfg) => {
                 let password = secrets.team_password(&profile.name)?;
-                let link = crate::store::pg::PgLink::connect(cfg, password.expose())?;
-                Store::open_team(&path, Arc::new(link), profile.mer_no as i64)?
+                let journal = crate::store::pg::PgLink::connect(cfg, password.expose())?;
+                let cache = crate::store::pg::PgLink::connect(cfg, password.expose())?;
+                Store::open_team(Arc::new(journal), Arc::new(cache), profile.mer_no as i64)?
             }
             None => Store::open_sqlite(&path)?,
         };

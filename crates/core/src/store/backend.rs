@@ -1,10 +1,14 @@
 //! [`Store`]: what a desk keeps its records in, behind the table traits
 //! ([`JournalStore`], [`OrderStore`], ...). The desk asks the store for a table and calls
-//! the trait; it never sees a connection. SQLite is the one backend today: the profile's
-//! file opened twice, one connection for the cache and one for the journal and the audit
-//! log (so a long sync batch never holds up a payout's intent). A second backend (the
-//! team's PostgreSQL database) is a second [`Backend`] variant whose tables implement the
-//! same traits; nothing above the store changes.
+//! the trait; it never sees a connection. Two backends implement the same traits:
+//!
+//! - SQLite, a desk's own: the profile's file opened twice, one connection for the cache
+//!   and one for the journal and the audit log (so a long sync batch never holds up a
+//!   payout's intent).
+//! - The team's PostgreSQL database, shared by a team's desks: two links likewise, one
+//!   for the journal and the audit log, one for the read model (the cache's tables).
+//!
+//! Nothing above the store knows which one a desk has.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -18,9 +22,13 @@ use super::filters::{FilterStore, SavedFilters};
 use super::journal::{Journal, JournalStore};
 use super::notifications::{NotificationStore, Notifications};
 use super::orders::{OrderStore, Orders};
-use super::pg::PgLink;
 use super::pg::audit::PgAudit;
+use super::pg::cache::{
+    PgBalances, PgCards, PgFilters, PgNotifications, PgReversals, PgReviews, PgSyncState,
+};
 use super::pg::journal::PgJournal;
+use super::pg::orders::PgOrders;
+use super::pg::{PgLink, Tx};
 use super::reversals::{ReversalStore, Reversals};
 use super::reviews::{ReviewStore, Reviews};
 use super::sync_state::{SyncState, SyncStateStore};
@@ -33,18 +41,20 @@ pub struct Store {
     backend: Backend,
 }
 
+// One per desk, behind an `Arc`: the size of a variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Backend {
     Sqlite {
         cache: Mutex<Connection>,
         journal: Mutex<Connection>,
     },
-    /// A team desk: the journal and the audit log in the team's PostgreSQL database,
-    /// shared by every desk of the team; the cache's tables in the desk's own SQLite
-    /// file until the team's shared read model replaces them.
+    /// A team desk: everything in the team's PostgreSQL database, shared by every desk
+    /// of the team (of merchant `mer_no`); the read model on a link of its own, so a
+    /// long sync batch never holds up the journal.
     Team {
-        cache: Mutex<Connection>,
-        link: Arc<PgLink>,
+        journal: Arc<PgLink>,
+        cache: Arc<PgLink>,
         mer_no: i64,
     },
 }
@@ -63,29 +73,40 @@ fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
 }
 
 impl Store {
-    fn cache(&self) -> &Mutex<Connection> {
-        match &self.backend {
-            Backend::Sqlite { cache, .. } | Backend::Team { cache, .. } => cache,
+    /// A team desk's store on the team's database (the team of merchant `mer_no`): the
+    /// journal and the audit log on `journal`, the read model on `cache` (two links to
+    /// the same database, as a member).
+    /// Refused with a clear message when `team init` has not brought the database's
+    /// schema up to this PayDesk's.
+    pub fn open_team(
+        journal: Arc<PgLink>,
+        cache: Arc<PgLink>,
+        mer_no: i64,
+    ) -> CoreResult<Arc<Self>> {
+        let found = super::pg::team_schema_version(&journal)?;
+        let ours = super::pg::TEAM_MIGRATIONS.len();
+        if usize::try_from(found).unwrap_or(0) < ours {
+            return Err(crate::error::CoreError::validation(
+                "team",
+                format!(
+                    "the team's database has schema version {found}, this PayDesk needs {ours}: \
+                     the database's owner runs `paydesk team init` to bring it up to date"
+                ),
+            ));
         }
-    }
-
-    /// A team desk's store: the journal and the audit log on the team's database
-    /// (`link`, the team of merchant `mer_no`), the cache in the SQLite file at `path`.
-    pub fn open_team(path: &Path, link: Arc<PgLink>, mer_no: i64) -> CoreResult<Arc<Self>> {
-        let cache = super::open(path, Durability::Cache)?;
         Ok(Arc::new(Store {
             backend: Backend::Team {
-                cache: Mutex::new(cache),
-                link,
+                journal,
+                cache,
                 mer_no,
             },
         }))
     }
 
-    /// The team's database, on a team desk.
+    /// The team's database (the journal's link), on a team desk.
     pub fn team_link(&self) -> Option<&Arc<PgLink>> {
         match &self.backend {
-            Backend::Team { link, .. } => Some(link),
+            Backend::Team { journal, .. } => Some(journal),
             Backend::Sqlite { .. } => None,
         }
     }
@@ -105,56 +126,84 @@ impl Store {
     pub fn journal(&self) -> Box<dyn JournalStore + '_> {
         match &self.backend {
             Backend::Sqlite { journal, .. } => Box::new(Journal::on(lock(journal))),
-            Backend::Team { link, mer_no, .. } => Box::new(PgJournal::on(link, *mer_no)),
+            Backend::Team {
+                journal, mer_no, ..
+            } => Box::new(PgJournal::on(journal, *mer_no)),
         }
     }
 
     pub fn audit(&self) -> Box<dyn AuditStore + '_> {
         match &self.backend {
             Backend::Sqlite { journal, .. } => Box::new(AuditLog::on(lock(journal))),
-            Backend::Team { link, .. } => Box::new(PgAudit::on(link)),
+            Backend::Team { journal, .. } => Box::new(PgAudit::on(journal)),
         }
     }
 
     pub fn orders(&self) -> Box<dyn OrderStore + '_> {
-        Box::new(Orders::on(lock(self.cache())))
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(Orders::on(lock(cache))),
+            Backend::Team { cache, mer_no, .. } => Box::new(PgOrders::on(cache, *mer_no)),
+        }
     }
 
     pub fn sync_state(&self) -> Box<dyn SyncStateStore + '_> {
-        Box::new(SyncState::on(lock(self.cache())))
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(SyncState::on(lock(cache))),
+            Backend::Team { cache, mer_no, .. } => Box::new(PgSyncState::on(cache, *mer_no)),
+        }
     }
 
     pub fn filters(&self) -> Box<dyn FilterStore + '_> {
-        Box::new(SavedFilters::on(lock(self.cache())))
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(SavedFilters::on(lock(cache))),
+            Backend::Team { cache, mer_no, .. } => Box::new(PgFilters::on(cache, *mer_no)),
+        }
     }
 
     pub fn balances(&self) -> Box<dyn BalanceStore + '_> {
-        Box::new(Balances::on(lock(self.cache())))
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(Balances::on(lock(cache))),
+            Backend::Team { cache, mer_no, .. } => Box::new(PgBalances::on(cache, *mer_no)),
+        }
     }
 
     pub fn cards(&self) -> Box<dyn CardStore + '_> {
-        Box::new(CardOperations::on(lock(self.cache())))
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(CardOperations::on(lock(cache))),
+            Backend::Team { cache, mer_no, .. } => Box::new(PgCards::on(cache, *mer_no)),
+        }
     }
 
     pub fn reviews(&self) -> Box<dyn ReviewStore + '_> {
-        Box::new(Reviews::on(lock(self.cache())))
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(Reviews::on(lock(cache))),
+            Backend::Team { cache, mer_no, .. } => Box::new(PgReviews::on(cache, *mer_no)),
+        }
     }
 
     pub fn reversals(&self) -> Box<dyn ReversalStore + '_> {
-        Box::new(Reversals::on(lock(self.cache())))
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(Reversals::on(lock(cache))),
+            Backend::Team { cache, mer_no, .. } => Box::new(PgReversals::on(cache, *mer_no)),
+        }
     }
 
     pub fn notifications(&self) -> Box<dyn NotificationStore + '_> {
-        Box::new(Notifications::on(lock(self.cache())))
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => Box::new(Notifications::on(lock(cache))),
+            Backend::Team { cache, mer_no, .. } => Box::new(PgNotifications::on(cache, *mer_no)),
+        }
     }
 
-    /// Runs `f` on the cache's tables in one read transaction (deferred: it takes no
-    /// write lock, so the journal's writes never wait for it): what it reads is one
-    /// moment's cache, so a screen's figures agree. Writes in it are rolled back.
+    /// Runs `f` on the cache's tables in one read transaction: what it reads is one
+    /// moment's cache, so a screen's figures agree. On SQLite a deferred transaction (it
+    /// takes no write lock, so the journal's writes never wait for it; writes in it are
+    /// rolled back); on the team's database a read-only one with one snapshot
+    /// (repeatable read; writes in it are refused).
     pub fn cache_read<R>(&self, f: impl FnOnce(&CacheTx<'_>) -> CoreResult<R>) -> CoreResult<R> {
-        {
-            {
-                let conn = lock(self.cache());
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => {
+                let conn = lock(cache);
                 let tx = conn.unchecked_transaction()?;
                 let orders = Orders::on(&*tx);
                 let sync_state = SyncState::on(&*tx);
@@ -167,14 +216,15 @@ impl Store {
                     reviews: &reviews,
                 })
             }
+            Backend::Team { cache, mer_no, .. } => cache.read(|tx| pg_tables(tx, *mer_no, f)),
         }
     }
 
     /// Runs `f` on the cache's tables in one transaction: all of it is written or none.
     pub fn cache_atomic<R>(&self, f: impl FnOnce(&CacheTx<'_>) -> CoreResult<R>) -> CoreResult<R> {
-        {
-            {
-                let conn = lock(self.cache());
+        match &self.backend {
+            Backend::Sqlite { cache, .. } => {
+                let conn = lock(cache);
                 let orders = Orders::on(&*conn);
                 let sync_state = SyncState::on(&*conn);
                 let balances = Balances::on(&*conn);
@@ -188,17 +238,37 @@ impl Store {
                     })
                 })
             }
+            Backend::Team { cache, mer_no, .. } => cache.atomic(|tx| pg_tables(tx, *mer_no, f)),
         }
     }
 
-    /// Hands the backend's page caches back to the allocator.
+    /// Hands the backend's page caches back to the allocator (the team's database keeps
+    /// its caches on its server).
     pub fn shrink_memory(&self) -> CoreResult<()> {
         match &self.backend {
             Backend::Sqlite { cache, journal } => {
                 shrink_memory(&lock(cache))?;
                 shrink_memory(&lock(journal))
             }
-            Backend::Team { cache, .. } => shrink_memory(&lock(cache)),
+            Backend::Team { .. } => Ok(()),
         }
     }
+}
+
+/// The read model's tables on one transaction of the team's database.
+fn pg_tables<R>(
+    tx: &Tx<'_>,
+    mer_no: i64,
+    f: impl FnOnce(&CacheTx<'_>) -> CoreResult<R>,
+) -> CoreResult<R> {
+    let orders = PgOrders::in_run(tx, mer_no);
+    let sync_state = PgSyncState::in_run(tx, mer_no);
+    let balances = PgBalances::in_run(tx, mer_no);
+    let reviews = PgReviews::in_run(tx, mer_no);
+    f(&CacheTx {
+        orders: &orders,
+        sync_state: &sync_state,
+        balances: &balances,
+        reviews: &reviews,
+    })
 }

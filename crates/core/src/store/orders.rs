@@ -662,7 +662,7 @@ impl OrderFilter {
         Ok((clause, args))
     }
 
-    fn sort_column(&self) -> &'static str {
+    pub(crate) fn sort_column(&self) -> &'static str {
         match self.sort {
             SortKey::Created => "created_at",
             SortKey::Amount => "amount_e4",
@@ -671,7 +671,7 @@ impl OrderFilter {
         }
     }
 
-    fn order_by(&self) -> String {
+    pub(crate) fn order_by(&self) -> String {
         let dir = if self.descending { "DESC" } else { "ASC" };
         format!("ORDER BY {} {dir}, id {dir}", self.sort_column())
     }
@@ -700,6 +700,33 @@ pub struct Anchor {
     id: i64,
 }
 
+impl Anchor {
+    /// An anchor of a sort on a number (the date, the amount, the state).
+    pub(crate) fn number(value: i64, id: i64) -> Self {
+        Anchor {
+            value: Sql::Integer(value),
+            id,
+        }
+    }
+
+    /// An anchor of a sort on a text (the trade number).
+    pub(crate) fn text(value: String, id: i64) -> Self {
+        Anchor {
+            value: Sql::Text(value),
+            id,
+        }
+    }
+
+    /// The sort key as a number or a text, and the row's id.
+    pub(crate) fn key(&self) -> (Option<i64>, Option<&str>, i64) {
+        match &self.value {
+            Sql::Integer(v) => (Some(*v), None, self.id),
+            Sql::Text(t) => (None, Some(t.as_str()), self.id),
+            _ => (None, None, self.id),
+        }
+    }
+}
+
 /// Rows between two anchors.
 pub const ANCHOR_EVERY: i64 = 10_000;
 
@@ -712,6 +739,17 @@ pub struct Anchors {
 }
 
 impl Anchors {
+    pub(crate) fn new(keys: Vec<Anchor>, total: i64) -> Self {
+        Anchors { keys, total }
+    }
+
+    /// The anchor before the page at `offset`, and where that page starts after it.
+    pub(crate) fn before(&self, offset: i64) -> Option<(&Anchor, i64)> {
+        let k = usize::try_from(offset / ANCHOR_EVERY).unwrap_or(0);
+        let anchor = k.checked_sub(1).and_then(|i| self.keys.get(i))?;
+        Some((anchor, offset - (k as i64) * ANCHOR_EVERY))
+    }
+
     pub fn len(&self) -> usize {
         self.keys.len()
     }

@@ -10,7 +10,10 @@
 //! (`schema/0001_team.sql`); a desk only asks.
 
 pub mod audit;
+pub mod cache;
 pub mod journal;
+pub mod orders;
+mod run;
 pub mod team;
 
 use std::future::Future;
@@ -18,8 +21,10 @@ use std::net::IpAddr;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use futures_util::{StreamExt, pin_mut};
 use serde::{Deserialize, Serialize};
-use tokio_postgres::types::ToSql;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{AsyncMessage, Client, Row};
 
 use crate::error::{CoreError, CoreResult};
@@ -275,6 +280,54 @@ impl PgLink {
         }
     }
 
+    /// Runs `f` in one read-only transaction with one snapshot (repeatable read): what it
+    /// reads is one moment's data, so a screen's figures agree; it never waits for a
+    /// writer nor holds one up.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Tx<'_>) -> CoreResult<T>) -> CoreResult<T> {
+        let c = self.client();
+        block(c.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"))
+            .map_err(db_error)?;
+        let tx = Tx { client: &c };
+        let out = f(&tx);
+        let end = if out.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        let ended = block(c.batch_execute(end)).map_err(db_error);
+        let out = out?;
+        ended?;
+        Ok(out)
+    }
+
+    /// Streams the rows of `sql` to `f` as they arrive.
+    pub(crate) fn stream(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        f: &mut dyn FnMut(&Row) -> CoreResult<()>,
+    ) -> CoreResult<()> {
+        let c = self.client();
+        stream_on(&c, sql, params, f)
+    }
+
+    /// Writes `rows` (of `types`) through `COPY ... FROM STDIN (FORMAT binary)` (`sql`);
+    /// returns how many the server took.
+    pub(crate) fn copy_in<'r>(
+        &self,
+        sql: &str,
+        types: &[Type],
+        rows: impl Iterator<Item = Vec<&'r (dyn ToSql + Sync)>>,
+    ) -> CoreResult<u64> {
+        let c = self.client();
+        block(async {
+            let sink = c.copy_in(sql).await?;
+            let writer = BinaryCopyInWriter::new(sink, types);
+            pin_mut!(writer);
+            for row in rows {
+                writer.as_mut().write(&row).await?;
+            }
+            writer.finish().await
+        })
+        .map_err(db_error)
+    }
+
     /// Starts listening on `channel` (a plain identifier of ours).
     pub fn listen(&self, channel: &str) -> CoreResult<()> {
         debug_assert!(channel.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
@@ -328,6 +381,34 @@ impl Tx<'_> {
     pub(crate) fn batch(&self, sql: &str) -> CoreResult<()> {
         block(self.client.batch_execute(sql)).map_err(db_error)
     }
+
+    pub(crate) fn stream(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        f: &mut dyn FnMut(&Row) -> CoreResult<()>,
+    ) -> CoreResult<()> {
+        stream_on(self.client, sql, params, f)
+    }
+}
+
+fn stream_on(
+    client: &Client,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+    f: &mut dyn FnMut(&Row) -> CoreResult<()>,
+) -> CoreResult<()> {
+    block(async {
+        let rows = client
+            .query_raw(sql, params.iter().copied())
+            .await
+            .map_err(db_error)?;
+        pin_mut!(rows);
+        while let Some(row) = rows.next().await {
+            f(&row.map_err(db_error)?)?;
+        }
+        Ok(())
+    })
 }
 
 type DriveFut = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -382,7 +463,10 @@ fn tls_connector() -> CoreResult<tokio_postgres_rustls::MakeRustlsConnect> {
 
 /// The team schema's migrations, in order; applied by `team init` (as the database's
 /// owner), never by a member's desk. Never edit a released one: add the next.
-pub const TEAM_MIGRATIONS: &[&str] = &[include_str!("schema/0001_team.sql")];
+pub const TEAM_MIGRATIONS: &[&str] = &[
+    include_str!("schema/0001_team.sql"),
+    include_str!("schema/0002_read_model.sql"),
+];
 
 /// Creates or brings up to date the team's schema, roles and policies. `link` must be a
 /// role that may create roles and own the schema (the database's owner with

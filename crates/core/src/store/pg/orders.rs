@@ -1,0 +1,487 @@
+//! The team's order cache on PostgreSQL (`paydesk.orders`, `paydesk.order_history`): the
+//! same [`OrderStore`] as the desk's SQLite cache, shared by the team. Fragment search
+//! on order and trade numbers goes through pg_trgm's GIN indexes (`ILIKE '%…%'`), as the
+//! SQLite cache's goes through its FTS5 trigram index; the sync's batches are written by
+//! one statement each ([`write`]).
+
+use std::fmt::Write as _;
+
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+use super::PgLink;
+use super::run::{Run, atomically, col};
+use crate::error::{CoreError, CoreResult};
+use crate::store::orders::{
+    ANCHOR_EVERY, Anchor, Anchors, CachedOrder, DayFigures, MadeOrder, OrderFilter, OrderKind,
+    OrderPage, OrderStore, PayoutFee, SortKey, Upsert, amount_e4,
+};
+
+mod write;
+
+/// The columns of a [`CachedOrder`], in the order [`order`] reads them.
+const COLUMNS: &str = "trade_no, mer_order_no, state, method, currency, source_amount::text, handling_fee::text, \
+    receive_amount::text, settle_amount::text, rolling_reserve::text, transaction_fixed_fee::text, refund_amount::text, \
+    refund_currency, settlement_currency, rolling_reserve_status, settle, refusal_pay_reason, message, created_at, \
+    synced_at, signature_verified, kind, made_at";
+
+fn order(r: &Row) -> CoreResult<CachedOrder> {
+    let synced_at: i64 = col(r, 19)?;
+    let kind: String = col(r, 21)?;
+    Ok(CachedOrder {
+        trade_no: col(r, 0)?,
+        mer_order_no: col(r, 1)?,
+        state: col(r, 2)?,
+        method: col(r, 3)?,
+        currency: col(r, 4)?,
+        source_amount: col(r, 5)?,
+        handling_fee: col(r, 6)?,
+        receive_amount: col(r, 7)?,
+        settle_amount: col(r, 8)?,
+        rolling_reserve: col(r, 9)?,
+        transaction_fixed_fee: col(r, 10)?,
+        refund_amount: col(r, 11)?,
+        refund_currency: col(r, 12)?,
+        settlement_currency: col(r, 13)?,
+        rolling_reserve_status: col(r, 14)?,
+        settle: col(r, 15)?,
+        refusal_pay_reason: col(r, 16)?,
+        message: col(r, 17)?,
+        created_at: col(r, 18)?,
+        // 0: made by the team, not yet in a list.
+        synced_at: Some(synced_at).filter(|t| *t > 0),
+        signature_verified: col(r, 20)?,
+        kind: OrderKind::parse(&kind),
+        made_at: col(r, 22)?,
+    })
+}
+
+type Arg = Box<dyn ToSql + Sync + Send>;
+
+/// A WHERE clause and its parameters (`$1` is always the merchant).
+struct Where {
+    parts: Vec<String>,
+    args: Vec<Arg>,
+}
+
+impl Where {
+    fn new(mer_no: i64) -> Self {
+        Where {
+            parts: vec!["mer_no = $1".into()],
+            args: vec![Box::new(mer_no)],
+        }
+    }
+
+    /// Adds a parameter; returns its placeholder.
+    fn arg(&mut self, v: Arg) -> String {
+        self.args.push(v);
+        format!("${}", self.args.len())
+    }
+
+    /// `col = $n` for one value (so a sorted index still gives the order), `col =
+    /// ANY($n)` for several.
+    fn one_of<T: ToSql + Sync + Send + Clone + 'static>(&mut self, col: &str, values: &[T]) {
+        match values {
+            [] => {}
+            [one] => {
+                let p = self.arg(Box::new(one.clone()));
+                self.parts.push(format!("{col} = {p}"));
+            }
+            many => {
+                let p = self.arg(Box::new(many.to_vec()));
+                self.parts.push(format!("{col} = ANY({p})"));
+            }
+        }
+    }
+
+    fn sql(&self) -> String {
+        format!("WHERE {}", self.parts.join(" AND "))
+    }
+
+    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+        self.args
+            .iter()
+            .map(|a| a.as_ref() as &(dyn ToSql + Sync))
+            .collect()
+    }
+}
+
+/// `text` for ILIKE, its wildcards and the escape character taken literally.
+fn like_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    for c in text.chars() {
+        if matches!(c, '\\' | '%' | '_') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The filter as PostgreSQL's WHERE clause, with SQLite's meaning: the same bounds,
+/// lists and amount rules (errors naming the field), and the number search
+/// case-insensitive like FTS5's trigram index (a substring from 3 characters, a prefix
+/// below).
+fn clause(f: &OrderFilter, mer_no: i64) -> CoreResult<Where> {
+    let mut w = Where::new(mer_no);
+    if let Some(from) = f.from {
+        let p = w.arg(Box::new(from));
+        w.parts.push(format!("created_at >= {p}"));
+    }
+    if let Some(to) = f.to {
+        let p = w.arg(Box::new(to));
+        w.parts.push(format!("created_at < {p}"));
+    }
+    w.one_of("state", &f.states);
+    w.one_of("currency", &f.currencies);
+    w.one_of("method", &f.methods);
+    let kinds: Vec<String> = f.kinds.iter().map(|k| k.as_str().to_string()).collect();
+    w.one_of("kind", &kinds);
+    for (field, bound, op) in [
+        ("minAmount", &f.min_amount, ">="),
+        ("maxAmount", &f.max_amount, "<="),
+    ] {
+        if let Some(text) = bound.as_deref().filter(|t| !t.trim().is_empty()) {
+            let d = paydesk_gateway::money::parse_decimal(field, text.trim())?;
+            let p = w.arg(Box::new(amount_e4(d)));
+            w.parts.push(format!("amount_e4 {op} {p}"));
+        }
+    }
+    if let Some(frag) = f.search.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        let pattern = if frag.chars().count() >= 3 {
+            format!("%{}%", like_escape(frag))
+        } else {
+            format!("{}%", like_escape(frag))
+        };
+        let p = w.arg(Box::new(pattern));
+        w.parts
+            .push(format!("(trade_no ILIKE {p} OR mer_order_no ILIKE {p})"));
+    }
+    Ok(w)
+}
+
+/// The order cache of the team of merchant `mer_no`, on a link or in a transaction.
+#[derive(Clone, Copy)]
+pub struct PgOrders<'a> {
+    run: &'a dyn Run,
+    mer_no: i64,
+}
+
+impl std::fmt::Debug for PgOrders<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgOrders")
+            .field("mer_no", &self.mer_no)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> PgOrders<'a> {
+    /// The order cache on `link`, each call on its own (a write in a transaction of its own).
+    pub fn on(link: &'a PgLink, mer_no: i64) -> Self {
+        PgOrders { run: link, mer_no }
+    }
+
+    pub(crate) fn in_run(run: &'a dyn Run, mer_no: i64) -> Self {
+        PgOrders { run, mer_no }
+    }
+
+    /// The merchant a write names must be the team's: rows of another would never be read.
+    fn check_merchant(&self, mer_no: u64) -> CoreResult<()> {
+        if i64::try_from(mer_no).ok() != Some(self.mer_no) {
+            return Err(CoreError::validation(
+                "merNo",
+                format!("this is the team of merchant {}, not {mer_no}", self.mer_no),
+            ));
+        }
+        Ok(())
+    }
+
+    fn page(&self, sql: &str, w: &Where) -> CoreResult<Vec<CachedOrder>> {
+        self.run.rows(sql, &w.params())?.iter().map(order).collect()
+    }
+}
+
+impl OrderStore for PgOrders<'_> {
+    fn anchors(&self, filter: &OrderFilter) -> CoreResult<Anchors> {
+        let w = clause(filter, self.mer_no)?;
+        let dir = if filter.descending { "DESC" } else { "ASC" };
+        let sort = filter.sort_column();
+        // Numbered on the server: only every ANCHOR_EVERY-th row (and the last, for the
+        // total) comes back, not the whole sorted set.
+        let sql = format!(
+            "SELECT v, id, rn FROM (
+                 SELECT {sort} AS v, id, row_number() OVER w AS rn, lead(id) OVER w IS NULL AS last
+                 FROM paydesk.orders {} WINDOW w AS (ORDER BY {sort} {dir}, id {dir})
+             ) s WHERE rn % {ANCHOR_EVERY} = 0 OR last ORDER BY rn",
+            w.sql()
+        );
+        let mut keys = Vec::new();
+        let mut total = 0;
+        for r in self.run.rows(&sql, &w.params())? {
+            let rn: i64 = col(&r, 2)?;
+            total = rn;
+            if rn % ANCHOR_EVERY == 0 {
+                let id: i64 = col(&r, 1)?;
+                keys.push(match filter.sort {
+                    SortKey::TradeNo => Anchor::text(col(&r, 0)?, id),
+                    SortKey::Created | SortKey::Amount | SortKey::State => {
+                        Anchor::number(col(&r, 0)?, id)
+                    }
+                });
+            }
+        }
+        Ok(Anchors::new(keys, total))
+    }
+
+    fn query_anchored(
+        &self,
+        filter: &OrderFilter,
+        anchors: &Anchors,
+        offset: i64,
+        limit: i64,
+    ) -> CoreResult<OrderPage> {
+        let offset = offset.max(0);
+        let Some((anchor, rest)) = anchors.before(offset) else {
+            return self.query(filter, offset, limit);
+        };
+        let mut w = clause(filter, self.mer_no)?;
+        let (number, text, id) = anchor.key();
+        let value = match (number, text) {
+            (Some(n), _) => w.arg(Box::new(n)),
+            (None, Some(t)) => w.arg(Box::new(t.to_string())),
+            (None, None) => return Err(CoreError::internal("an anchor without a sort key")),
+        };
+        let after_id = w.arg(Box::new(id));
+        let op = if filter.descending { "<" } else { ">" };
+        w.parts.push(format!(
+            "({}, id) {op} ({value}, {after_id})",
+            filter.sort_column()
+        ));
+        let limit = limit.clamp(1, 1000);
+        let sql = format!(
+            "SELECT {COLUMNS} FROM paydesk.orders {} {} LIMIT {limit} OFFSET {rest}",
+            w.sql(),
+            filter.order_by()
+        );
+        Ok(OrderPage {
+            rows: self.page(&sql, &w)?,
+            total: anchors.total,
+            offset,
+        })
+    }
+
+    fn count(&self, filter: &OrderFilter) -> CoreResult<i64> {
+        let w = clause(filter, self.mer_no)?;
+        let sql = format!("SELECT count(*) FROM paydesk.orders {}", w.sql());
+        col(&self.run.one(&sql, &w.params())?, 0)
+    }
+
+    fn for_each(
+        &self,
+        filter: &OrderFilter,
+        f: &mut dyn FnMut(&CachedOrder) -> CoreResult<()>,
+    ) -> CoreResult<()> {
+        let w = clause(filter, self.mer_no)?;
+        let sql = format!(
+            "SELECT {COLUMNS} FROM paydesk.orders {} {}",
+            w.sql(),
+            filter.order_by()
+        );
+        self.run.each(&sql, &w.params(), &mut |r| f(&order(r)?))
+    }
+
+    fn get(&self, trade_no: &str) -> CoreResult<Option<CachedOrder>> {
+        let sql =
+            format!("SELECT {COLUMNS} FROM paydesk.orders WHERE mer_no = $1 AND trade_no = $2");
+        self.run
+            .row(&sql, &[&self.mer_no, &trade_no])?
+            .as_ref()
+            .map(order)
+            .transpose()
+    }
+
+    fn by_mer_order_no(&self, mer_order_no: &str) -> CoreResult<Option<CachedOrder>> {
+        // Served by the trigram index (pg_trgm answers equality too).
+        let sql = format!(
+            "SELECT {COLUMNS} FROM paydesk.orders WHERE mer_no = $1 AND mer_order_no = $2 ORDER BY id LIMIT 1"
+        );
+        self.run
+            .row(&sql, &[&self.mer_no, &mer_order_no])?
+            .as_ref()
+            .map(order)
+            .transpose()
+    }
+
+    fn history(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
+        let rows = self.run.rows(
+            "SELECT state, seen_at, source FROM paydesk.order_history
+              WHERE mer_no = $1 AND trade_no = $2 ORDER BY seen_at, id",
+            &[&self.mer_no, &trade_no],
+        )?;
+        let changes = rows
+            .iter()
+            .map(|r| Ok((col(r, 0)?, col(r, 1)?, col(r, 2)?)))
+            .collect::<CoreResult<Vec<(i64, i64, String)>>>()?;
+        if !changes.is_empty() {
+            return Ok(changes);
+        }
+        // Never changed: its one state, since it was made here or first seen.
+        Ok(self
+            .get(trade_no)?
+            .map(|o| {
+                let how = if o.made_at.is_some() {
+                    "made here"
+                } else {
+                    "first seen"
+                };
+                vec![(o.state, o.created_at, how.to_string())]
+            })
+            .unwrap_or_default())
+    }
+
+    fn record_made(&self, mer_no: u64, o: &MadeOrder) -> CoreResult<bool> {
+        self.check_merchant(mer_no)?;
+        let mer_no = self.mer_no;
+        atomically(self.run, |run| write::record_made(run, mer_no, o))
+    }
+
+    fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>> {
+        let rows = self.run.rows(
+            "SELECT trade_no FROM paydesk.orders WHERE mer_no = $1 AND state = ANY($2)
+               AND created_at >= $3 AND created_at < $4 ORDER BY created_at, id",
+            &[&self.mer_no, &open, &from, &to],
+        )?;
+        rows.iter().map(|r| col(r, 0)).collect()
+    }
+
+    fn distinct_currencies(&self) -> CoreResult<Vec<String>> {
+        let rows = self.run.rows(
+            "SELECT DISTINCT currency FROM paydesk.orders WHERE mer_no = $1 ORDER BY currency",
+            &[&self.mer_no],
+        )?;
+        rows.iter().map(|r| col(r, 0)).collect()
+    }
+
+    fn last_payout_fee(&self, currency: &str) -> CoreResult<Option<PayoutFee>> {
+        let row = self.run.row(
+            "SELECT handling_fee::text, transaction_fixed_fee::text, mer_order_no FROM paydesk.orders
+              WHERE mer_no = $1 AND currency = $2 AND method IN ('CLABE', 'CARD') AND kind IN ('payout', '')
+                AND (handling_fee IS NOT NULL OR transaction_fixed_fee IS NOT NULL)
+              ORDER BY id DESC LIMIT 1",
+            &[&self.mer_no, &currency],
+        )?;
+        row.map(|r| {
+            Ok(PayoutFee {
+                handling_fee: col(&r, 0)?,
+                fixed_fee: col(&r, 1)?,
+                mer_order_no: col(&r, 2)?,
+            })
+        })
+        .transpose()
+    }
+
+    fn created_at(&self, trade_no: &str) -> CoreResult<Option<i64>> {
+        self.run
+            .row(
+                "SELECT created_at FROM paydesk.orders WHERE mer_no = $1 AND trade_no = $2",
+                &[&self.mer_no, &trade_no],
+            )?
+            .map(|r| col(&r, 0))
+            .transpose()
+    }
+
+    fn day_figures(&self, since: i64) -> CoreResult<Vec<DayFigures>> {
+        let rows = self.run.rows(
+            "SELECT (created_at / 86400000) * 86400000 AS day, currency, count(*), sum(amount_e4)::bigint
+               FROM paydesk.orders WHERE mer_no = $1 AND created_at >= $2
+              GROUP BY day, currency ORDER BY day, currency",
+            &[&self.mer_no, &since],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let e4: i64 = col(r, 3)?;
+                Ok(DayFigures {
+                    day: col(r, 0)?,
+                    currency: col(r, 1)?,
+                    orders: col(r, 2)?,
+                    volume: rust_decimal::Decimal::new(e4, 4).normalize().to_string(),
+                })
+            })
+            .collect()
+    }
+
+    fn count_all(&self) -> CoreResult<i64> {
+        col(
+            &self.run.one(
+                "SELECT count(*) FROM paydesk.orders WHERE mer_no = $1",
+                &[&self.mer_no],
+            )?,
+            0,
+        )
+    }
+
+    fn query(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {
+        let w = clause(filter, self.mer_no)?;
+        let limit = limit.clamp(1, 1000);
+        let mut sql = format!(
+            "SELECT {COLUMNS} FROM paydesk.orders {} {}",
+            w.sql(),
+            filter.order_by()
+        );
+        write!(sql, " LIMIT {limit} OFFSET {}", offset.max(0)).ok();
+        let rows = self.page(&sql, &w)?;
+        let total = self.count(filter)?;
+        Ok(OrderPage {
+            rows,
+            total,
+            offset,
+        })
+    }
+
+    fn upsert_items(
+        &self,
+        mer_no: u64,
+        items: &[paydesk_gateway::wire::OrderListItem],
+        created_at: i64,
+        verified: bool,
+    ) -> CoreResult<usize> {
+        let rows: Vec<Upsert<'_>> = items
+            .iter()
+            .map(|item| Upsert {
+                item,
+                created_at,
+                verified,
+            })
+            .collect();
+        self.upsert(mer_no, &rows)
+    }
+
+    fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
+        self.check_merchant(mer_no)?;
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        let mer_no = self.mer_no;
+        atomically(self.run, |run| write::upsert(run, mer_no, rows))
+    }
+}
+
+/// For the benchmark only: the raw speed of the server, `items` copied by `COPY ...
+/// FROM STDIN (FORMAT binary)` into a plain table of the same columns with no index
+/// (`paydesk_bench_copy`, made anew). Returns how many rows were copied.
+#[doc(hidden)]
+pub fn bench_raw_copy(
+    link: &PgLink,
+    mer_no: i64,
+    items: &[paydesk_gateway::wire::OrderListItem],
+    created_at: i64,
+) -> CoreResult<u64> {
+    write::raw_copy(link, mer_no, items, created_at)
+}
+
+/// For the benchmark only: brings the planner's statistics and the visibility map up to
+/// date after a bulk load (what autovacuum does on a live server).
+#[doc(hidden)]
+pub fn bench_vacuum(link: &PgLink) -> CoreResult<()> {
+    link.batch("VACUUM ANALYZE paydesk.orders")
+}
