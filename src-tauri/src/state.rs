@@ -33,6 +33,22 @@ struct IdleLock {
 }
 
 impl IdleLock {
+    /// Refuses while locked, and locks once `now` is the idle time past the member's
+    /// last activity.
+    fn check(&mut self, now: std::time::Instant) -> CoreResult<()> {
+        if !self.locked
+            && let Some(after) = self.after
+            && now.saturating_duration_since(self.last_activity) >= after
+        {
+            self.locked = true;
+            tracing::info!("team desk locked after {} s idle", after.as_secs());
+        }
+        if self.locked {
+            return Err(self.locked_error());
+        }
+        Ok(())
+    }
+
     fn locked_error(&self) -> CoreError {
         let minutes = self.after.map_or(0, |d| d.as_secs() / 60);
         CoreError::Locked {
@@ -158,18 +174,7 @@ impl AppState {
     /// Refuses while the team desk is locked, and locks it once the member has been
     /// idle for the team's idle time.
     fn check_idle(&self) -> CoreResult<()> {
-        let mut idle = lock(&self.idle);
-        if !idle.locked
-            && let Some(after) = idle.after
-            && idle.last_activity.elapsed() >= after
-        {
-            idle.locked = true;
-            tracing::info!("team desk locked after {} s idle", after.as_secs());
-        }
-        if idle.locked {
-            return Err(idle.locked_error());
-        }
-        Ok(())
+        lock(&self.idle).check(std::time::Instant::now())
     }
 
     /// The member did something in the window.
@@ -277,4 +282,42 @@ impl AppState {
 /// Wraps an error that has no variant of its own.
 pub fn internal(e: impl std::fmt::Display) -> CoreError {
     CoreError::internal(e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::IdleLock;
+
+    #[test]
+    fn a_team_desk_locks_after_its_idle_time_and_activity_puts_it_off() {
+        let start = Instant::now();
+        let mut idle = IdleLock {
+            last_activity: start,
+            after: Some(Duration::from_secs(15 * 60)),
+            locked: false,
+        };
+        let at = |s: u64| start + Duration::from_secs(s);
+        assert!(idle.check(at(14 * 60)).is_ok());
+        // Activity at 14 min: still open at 28 min, locked at 29.
+        idle.last_activity = at(14 * 60);
+        assert!(idle.check(at(28 * 60)).is_ok());
+        let e = idle.check(at(29 * 60)).unwrap_err();
+        assert!(e.to_string().contains("15 minutes"), "{e}");
+        // Locked stays locked, whatever comes after.
+        idle.last_activity = at(29 * 60);
+        assert!(idle.check(at(29 * 60)).is_err());
+    }
+
+    #[test]
+    fn a_single_desk_never_locks() {
+        let start = Instant::now();
+        let mut idle = IdleLock {
+            last_activity: start,
+            after: None,
+            locked: false,
+        };
+        assert!(idle.check(start + Duration::from_secs(86_400)).is_ok());
+    }
 }
