@@ -945,6 +945,7 @@ export const en = {
     signer: "Signer",
     outcome: "Outcome",
     notYet: "Not yet",
+    none: "None",
     decisions: "Decisions",
     noDecisions: "No decision yet.",
     decisionApprove: "{{member}} approved at {{time}}",

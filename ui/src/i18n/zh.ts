@@ -889,6 +889,7 @@ export const zh: Catalogue = {
     signer: "签名方",
     outcome: "结果",
     notYet: "尚无",
+    none: "无",
     decisions: "决定",
     noDecisions: "尚无决定。",
     decisionApprove: "{{member}} 于 {{time}} 批准",

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { RequestView, TeamStatus } from "../../lib/types";
 import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
-import { ApprovalsPage } from "./ApprovalsPage";
+import { ApprovalsPage, beneficiaryOf } from "./ApprovalsPage";
 import { access } from "./queries";
 
 const approver: TeamStatus = {
@@ -134,6 +134,15 @@ describe("the approvals screen", () => {
     mock(null, []);
     page();
     await screen.findByTestId("approvals-single-desk");
+  });
+});
+
+describe("the beneficiary column", () => {
+  it("shows a payout's beneficiary without the amount, and a file's summary as it is", () => {
+    expect(beneficiaryOf("12500.50 MXN to CLABE 002010********7771 (BANAMEX)")).toBe(
+      "CLABE 002010********7771 (BANAMEX)",
+    );
+    expect(beneficiaryOf("payroll.csv: 40 rows")).toBe("payroll.csv: 40 rows");
   });
 });
 

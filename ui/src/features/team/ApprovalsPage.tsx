@@ -65,6 +65,14 @@ export function ruleText(t: TFunction, rule: TeamRule | null, view: RequestView)
   });
 }
 
+/// Who or what a request pays: a single payout's masked beneficiary (its summary reads
+/// "<amount> <currency> to <beneficiary>", and the amount has a column of its own), or a
+/// bulk file's summary as it is.
+export function beneficiaryOf(summary: string): string {
+  const m = /^\S+ [A-Z]{3} to (.+)$/.exec(summary);
+  return m?.[1] ?? summary;
+}
+
 /// Why the member may not approve or reject a request, if they may not.
 function closedBecause(t: TFunction, team: TeamStatus, v: RequestView): string | undefined {
   if (v.request.state !== "waiting") return t("approvals.notWaiting");
@@ -231,8 +239,15 @@ function RequestDrawer({ id, onClose }: { id: number | null; onClose: () => void
                   [t("approvals.madeLabel"), formatDateTime(r.createdAt, lang)],
                   [t("approvals.ruleLabel"), ruleText(t, d.view.rule, d.view)],
                   [t("approvals.state"), t(`approvals.states.${r.state}`)],
-                  [t("approvals.signer"), r.claimedBy ?? t("approvals.notYet")],
-                  [t("approvals.outcome"), r.outcome ?? t("approvals.notYet")],
+                  [
+                    t("approvals.signer"),
+                    r.claimedBy ??
+                      t(r.state === "rejected" ? "approvals.none" : "approvals.notYet"),
+                  ],
+                  [
+                    t("approvals.outcome"),
+                    r.outcome ?? t(r.state === "rejected" ? "approvals.none" : "approvals.notYet"),
+                  ],
                 ] as const
               ).map(([k, v]) => (
                 <Table.Tr key={k}>
@@ -382,6 +397,7 @@ export function ApprovalsPage() {
                           setOpen(r.id);
                         }}
                         aria-label={t("approvals.openRequest", { id: r.id })}
+                        data-testid={`open-${r.id}`}
                       >
                         {r.id}
                       </Button>
@@ -398,7 +414,7 @@ export function ApprovalsPage() {
                     </Table.Td>
                     <Table.Td data-testid={`summary-${r.id}`}>
                       <Text size="sm" lineClamp={2}>
-                        {r.summary}
+                        {beneficiaryOf(r.summary)}
                       </Text>
                     </Table.Td>
                     <Table.Td>
@@ -419,7 +435,13 @@ export function ApprovalsPage() {
                       </Badge>
                     </Table.Td>
                     <Table.Td>
-                      <Decide team={member} view={v} onReject={setRejecting} />
+                      {r.state === "waiting" ? (
+                        <Decide team={member} view={v} onReject={setRejecting} />
+                      ) : (
+                        <Text size="xs" c="dimmed" lineClamp={2}>
+                          {r.outcome ?? "—"}
+                        </Text>
+                      )}
                     </Table.Td>
                   </Table.Tr>
                 );
