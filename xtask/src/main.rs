@@ -160,5 +160,11 @@ fn bench() -> Result {
         "paydesk-core",
         "sync_bench",
         &["1000000", "0,50,150,300"],
+    )?;
+    example(
+        "the team's read model on PostgreSQL: 1,000,000 orders upserted, pages and search",
+        "paydesk-core",
+        "pg_bench",
+        &["1000000"],
     )
 }
