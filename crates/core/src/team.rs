@@ -16,9 +16,11 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
+use paydesk_gateway::wire::Operation as _;
+
 use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
-use crate::forms::{Filler, PayoutForm, PayoutKind, PayoutOp};
+use crate::forms::{CardForm, CardMove, Filler, PayinForm, PayoutForm, PayoutKind, PayoutOp};
 use crate::journal::Status;
 pub use crate::store::pg::team::{
     Decision, Member, Request, RequestRow, RequestState, RowState, Rule, TeamRole,
@@ -103,8 +105,13 @@ impl Team {
     pub fn request_payout(&self, form: &PayoutForm) -> CoreResult<Request> {
         let form = self.checked_form(form)?;
         let op = form
-            .build(&self.filler())
+            .build(&self.checking_filler())
             .map_err(|e| e.in_terms(crate::forms::payout_field))?;
+        match &op {
+            PayoutOp::Card(o) => o.validate(),
+            PayoutOp::Clabe(o) => o.validate(),
+        }
+        .map_err(|e| CoreError::from(e).in_terms(crate::forms::payout_field))?;
         let preview = op.preview();
         let form_json = form_value(&form)?;
         let beneficiary = beneficiary(&preview);
@@ -119,6 +126,86 @@ impl Team {
                 mer_order_no: &form.mer_order_no,
                 amount: &preview.amount,
                 form: &form_json,
+                beneficiary: &beneficiary,
+            }],
+        })
+    }
+
+    /// Requests a payin (its number fixed now): the signer creates it once approved, and
+    /// the row's message then carries the payment link for the customer. A PIX payer's
+    /// tax id is never kept in the team's database: such a payin is made at the signer's
+    /// desk.
+    pub fn request_payin(&self, form: &PayinForm) -> CoreResult<Request> {
+        if !form.social_security_number.trim().is_empty() {
+            return Err(CoreError::validation(
+                "socialSecurityNumber",
+                "a payer's tax id is never kept in the team's database: make this payin at the signer's desk",
+            ));
+        }
+        let mut form = form.clone();
+        form.mer_order_no = fixed_number(&form.mer_order_no);
+        form.notify_url.clear();
+        let op = form
+            .build(&self.checking_filler())
+            .map_err(|e| e.in_terms(crate::forms::payin_field))?;
+        match &op {
+            crate::forms::PayinOp::V2(o) => o.validate(),
+            crate::forms::PayinOp::V1(o) => o.validate(),
+            crate::forms::PayinOp::VnBank(o) => o.validate(),
+        }
+        .map_err(|e| CoreError::from(e).in_terms(crate::forms::payin_field))?;
+        let (amount, currency) = money_of(&form.amount, &form.currency)?;
+        let who = [form.name.trim(), form.email.trim()]
+            .into_iter()
+            .find(|s| !s.is_empty())
+            .map(mask_person)
+            .unwrap_or_else(|| "a customer".into());
+        let beneficiary = format!("{} payin from {who}", form.method.name());
+        self.tables().make(&NewRequest {
+            operation: "payin",
+            currency: &currency,
+            total: &amount,
+            summary: &format!("{amount} {currency} to {beneficiary}"),
+            source: None,
+            rows: vec![NewRow {
+                mer_order_no: &form.mer_order_no,
+                amount: &amount,
+                form: &to_value(&form)?,
+                beneficiary: &beneficiary,
+            }],
+        })
+    }
+
+    /// Requests a card's top-up or withdrawal (its reference fixed now).
+    pub fn request_card(&self, form: &CardForm) -> CoreResult<Request> {
+        let mut form = form.clone();
+        form.reference = fixed_number(&form.reference);
+        let op = form
+            .build(&self.checking_filler())
+            .map_err(|e| e.in_terms(crate::forms::card_field))?;
+        match &op {
+            crate::forms::CardOp::TopUp(o) => o.validate(),
+            crate::forms::CardOp::Withdraw(o, _) => o.validate(),
+        }
+        .map_err(|e| CoreError::from(e).in_terms(crate::forms::card_field))?;
+        let (amount, currency) = money_of(&form.amount, &form.currency)?;
+        let (operation, beneficiary) = match form.kind {
+            CardMove::TopUp => ("top_up", format!("top-up of card {}", form.card.trim())),
+            CardMove::Withdraw => (
+                "withdraw",
+                format!("withdrawal from card {}", form.card.trim()),
+            ),
+        };
+        self.tables().make(&NewRequest {
+            operation,
+            currency: &currency,
+            total: &amount,
+            summary: &format!("{amount} {currency} to {beneficiary}"),
+            source: None,
+            rows: vec![NewRow {
+                mer_order_no: &form.reference,
+                amount: &amount,
+                form: &to_value(&form)?,
                 beneficiary: &beneficiary,
             }],
         })
@@ -237,10 +324,13 @@ impl Team {
         format!("T{}", &d[..24])
     }
 
-    fn filler(&self) -> Filler<'static> {
+    /// What a request's form is checked with, by the wire's own rules, when it is made:
+    /// the signer's desk sends its own notification URL, so a stand-in fills that field
+    /// here (the form keeps none).
+    fn checking_filler(&self) -> Filler<'static> {
         Filler {
             mer_no: self.mer_no as u64,
-            notify_url: "",
+            notify_url: "https://signer.invalid/notify",
         }
     }
 
@@ -300,10 +390,10 @@ impl Team {
     /// Adds a rule or changes the approvals of an existing one (admins only).
     pub fn set_rule(&self, rule: &RuleInput) -> CoreResult<Rule> {
         let operation = rule.operation.trim().to_ascii_lowercase();
-        if !["payout", "payin", "*"].contains(&operation.as_str()) {
+        if !["payout", "payin", "top_up", "withdraw", "*"].contains(&operation.as_str()) {
             return Err(CoreError::validation(
                 "operation",
-                "payout, payin or * (any)",
+                "payout, payin, top_up, withdraw or * (any)",
             ));
         }
         let currency = rule.currency.trim().to_ascii_uppercase();
@@ -398,7 +488,50 @@ fn beneficiary(p: &crate::forms::PayoutPreview) -> String {
 }
 
 fn form_value(form: &PayoutForm) -> CoreResult<serde_json::Value> {
+    to_value(form)
+}
+
+fn to_value(form: &impl Serialize) -> CoreResult<serde_json::Value> {
     serde_json::to_value(form).map_err(|e| CoreError::internal(e.to_string()))
+}
+
+/// A request's number: the one given, or one made now.
+fn fixed_number(given: &str) -> String {
+    match given.trim() {
+        "" => crate::desk::new_mer_order_no("T"),
+        n => n.to_string(),
+    }
+}
+
+/// An amount and its currency as a request keeps them (checked by the form's own rules
+/// before this): the decimal as written.
+fn money_of(amount: &str, currency: &str) -> CoreResult<(String, String)> {
+    let value: Decimal = amount
+        .trim()
+        .parse()
+        .map_err(|_| CoreError::validation("amount", "a decimal amount such as 100 or 100.50"))?;
+    if value <= Decimal::ZERO {
+        return Err(CoreError::validation("amount", "more than 0"));
+    }
+    let currency = currency.trim().to_uppercase();
+    paydesk_gateway::money::Currency::parse(&currency)
+        .map_err(|e| CoreError::validation("currency", e))?;
+    Ok((value.to_string(), currency))
+}
+
+/// A payer as the team's members see them: the first two characters of a name or an
+/// email's local part, the rest hidden (the domain of an email stays).
+fn mask_person(who: &str) -> String {
+    let (local, domain) = who
+        .split_once('@')
+        .map_or((who, None), |(l, d)| (l, Some(d)));
+    let shown: String = local.chars().take(2).collect();
+    let hidden = local.chars().count().saturating_sub(2).min(8);
+    let masked = format!("{shown}{}", "*".repeat(hidden));
+    match domain {
+        Some(d) => format!("{masked}@{d}"),
+        None => masked,
+    }
 }
 
 /// What one execution of a request came to.
@@ -444,7 +577,7 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
         unknown: 0,
         done: false,
     };
-    for row in tables.rows(request.id)? {
+    for row in tables.rows_with_forms(request.id)? {
         if row.state.is_final() {
             match row.state {
                 RowState::Accepted => out.accepted += 1,
@@ -453,41 +586,7 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
             }
             continue;
         }
-        let (state, trade_no, message) = match serde_json::from_value::<PayoutForm>(row.form) {
-            Err(e) => (
-                RowState::Failed,
-                None,
-                Some(format!("the request's row cannot be read: {e}")),
-            ),
-            Ok(form) if form.mer_order_no != row.mer_order_no || form.kind == PayoutKind::Card => (
-                RowState::Failed,
-                None,
-                Some("the row's form does not match its order number".to_string()),
-            ),
-            Ok(form) => match desk.payout(&form).await {
-                Ok(r) => match r.entry.status {
-                    Status::Accepted => (RowState::Accepted, r.entry.trade_no.clone(), None),
-                    Status::Rejected => (
-                        RowState::Rejected,
-                        None,
-                        Some(
-                            [r.entry.code.clone(), r.entry.message.clone()]
-                                .into_iter()
-                                .flatten()
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                        ),
-                    ),
-                    Status::Pending | Status::Sending | Status::Unknown => {
-                        (RowState::Unknown, None, r.entry.message.clone())
-                    }
-                },
-                Err(e @ (CoreError::Validation { .. } | CoreError::Duplicate { .. })) => {
-                    (RowState::Failed, None, Some(e.to_string()))
-                }
-                Err(e) => (RowState::Unknown, None, Some(e.to_string())),
-            },
-        };
+        let (state, trade_no, message) = execute_row(desk, &request.operation, &row).await;
         tables.row_outcome(
             request.id,
             row.row_no,
@@ -509,6 +608,89 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     );
     tables.finish(request.id, out.done, &outcome)?;
     Ok(Some(out))
+}
+
+/// One row through the journal, by its request's operation: the order's number is the
+/// row's, fixed when the request was made. What it came to, the trade number, and a
+/// message (the gateway's refusal, a payin's payment link, why it is not known yet).
+async fn execute_row(
+    desk: &Desk,
+    operation: &str,
+    row: &RequestRow,
+) -> (RowState, Option<String>, Option<String>) {
+    let mismatch = || {
+        (
+            RowState::Failed,
+            None,
+            Some("the row's form does not match its order number".to_string()),
+        )
+    };
+    let unreadable = |e: serde_json::Error| {
+        (
+            RowState::Failed,
+            None,
+            Some(format!("the request's row cannot be read: {e}")),
+        )
+    };
+    let form = row.form.clone();
+    let sent = match operation {
+        "payout" => match serde_json::from_value::<PayoutForm>(form) {
+            Err(e) => return unreadable(e),
+            Ok(f) if f.mer_order_no != row.mer_order_no || f.kind == PayoutKind::Card => {
+                return mismatch();
+            }
+            Ok(f) => desk.payout(&f).await,
+        },
+        "payin" => match serde_json::from_value::<PayinForm>(form) {
+            Err(e) => return unreadable(e),
+            Ok(f) if f.mer_order_no != row.mer_order_no => return mismatch(),
+            Ok(f) => desk.payin(&f).await,
+        },
+        "top_up" | "withdraw" => match serde_json::from_value::<CardForm>(form) {
+            Err(e) => return unreadable(e),
+            Ok(f)
+                if f.reference != row.mer_order_no
+                    || (f.kind == CardMove::TopUp) != (operation == "top_up") =>
+            {
+                return mismatch();
+            }
+            Ok(f) => desk.card(&f).await,
+        },
+        other => {
+            return (
+                RowState::Failed,
+                None,
+                Some(format!("this signer does not know the operation {other:?}")),
+            );
+        }
+    };
+    match sent {
+        Ok(r) => match r.entry.status {
+            Status::Accepted => (
+                RowState::Accepted,
+                r.entry.trade_no.clone().or(r.trade_no.clone()),
+                r.pay_url.map(|u| format!("payment link: {u}")),
+            ),
+            Status::Rejected => (
+                RowState::Rejected,
+                None,
+                Some(
+                    [r.entry.code.clone(), r.entry.message.clone()]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+            ),
+            Status::Pending | Status::Sending | Status::Unknown => {
+                (RowState::Unknown, None, r.entry.message.clone())
+            }
+        },
+        Err(e @ (CoreError::Validation { .. } | CoreError::Duplicate { .. })) => {
+            (RowState::Failed, None, Some(e.to_string()))
+        }
+        Err(e) => (RowState::Unknown, None, Some(e.to_string())),
+    }
 }
 
 /// The signer's loop: executes approved requests as they come (woken by the

@@ -412,3 +412,126 @@ async fn two_signers_execute_an_approved_batch_once_and_a_file_sent_again_is_ref
         .unwrap_err();
     assert!(e.to_string().contains("duplicate key"), "{e}");
 }
+
+/// A maker requests a payin and a card's top-up and withdrawal besides payouts; an
+/// approver approves them; the signer executes each once, by its operation. The forms
+/// (full accounts, payers) are the signer's to read: the database refuses them to every
+/// other member, and never takes a payer's tax id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
+    use paydesk_core::forms::{CardForm, CardMove, PayinForm, PayinMethod};
+    let pg = team_db();
+    let admin = member(&pg, "alice");
+    for operation in ["payin", "top_up", "withdraw"] {
+        admin
+            .set_rule(&RuleInput {
+                operation: operation.into(),
+                currency: "*".into(),
+                above: "0".into(),
+                approvals: 1,
+            })
+            .unwrap();
+    }
+    let f = common::Fixture::new("more-requests").await;
+    let desk = signer_desk(&f, &pg, "sam").await;
+    let (maker, ann, sam) = (member(&pg, "mark"), member(&pg, "ann"), member(&pg, "sam"));
+
+    // A form the gateway's rules refuse is refused when it is made, naming the field,
+    // not when the signer sends it.
+    let wallet = PayinForm::new(PayinMethod::CashApp, "T-PI-0", "25.50", "USD");
+    match maker.request_payin(&wallet) {
+        Err(CoreError::Validation { field, .. }) => assert_eq!(field, "browser.userAgent"),
+        other => panic!("{other:?}"),
+    }
+    let mut payin = PayinForm::new(PayinMethod::Wechat, "T-PI-1", "25.50", "USD");
+    payin.email = "lucia.perez@example.com".into();
+    let payin = maker.request_payin(&payin).unwrap();
+    assert_eq!(payin.operation, "payin");
+    assert_eq!(payin.approvals_needed, 1);
+    assert_eq!(
+        payin.summary,
+        "25.50 USD to WECHAT payin from lu********@example.com"
+    );
+    let mut pix = PayinForm::new(PayinMethod::Pix, "T-PI-2", "20", "BRL");
+    pix.name = "Ana Lima".into();
+    pix.social_security_number = "12345678909".into();
+    match maker.request_payin(&pix) {
+        Err(CoreError::Validation { field, .. }) => assert_eq!(field, "socialSecurityNumber"),
+        other => panic!("a tax id reached the team: {other:?}"),
+    }
+    let card = |kind, reference: &str, amount: &str| CardForm {
+        kind,
+        card: "CARD-1".into(),
+        reference: reference.into(),
+        amount: amount.into(),
+        currency: "USD".into(),
+        sub_mer_no: String::new(),
+        remark: String::new(),
+    };
+    let top_up = maker
+        .request_card(&card(CardMove::TopUp, "T-TU-1", "40"))
+        .unwrap();
+    let withdraw = maker
+        .request_card(&card(CardMove::Withdraw, "T-WD-1", "15"))
+        .unwrap();
+    assert_eq!(top_up.operation, "top_up");
+    assert_eq!(withdraw.operation, "withdraw");
+    // A bad form is refused before it reaches the database, naming the field.
+    match maker.request_card(&card(CardMove::TopUp, "T-TU-2", "-1")) {
+        Err(CoreError::Validation { field, .. }) => assert_eq!(field, "amount"),
+        other => panic!("{other:?}"),
+    }
+
+    // Only the signer reads a row's form.
+    let forms = |user: &str| {
+        pg.psql_as(
+            user,
+            PASSWORD,
+            DB,
+            "SELECT form FROM paydesk.request_rows ORDER BY request_id LIMIT 1",
+        )
+    };
+    for user in ["ann", "mark", "vic"] {
+        refused(forms(user), user, "permission denied");
+    }
+    assert!(forms("sam").unwrap().contains("T-PI-1"));
+    let masked = pg
+        .psql_as(
+            "ann",
+            PASSWORD,
+            DB,
+            "SELECT beneficiary FROM paydesk.request_rows ORDER BY request_id LIMIT 1",
+        )
+        .unwrap();
+    assert!(masked.contains("WECHAT payin"), "{masked}");
+    assert!(ann.rows(payin.id).unwrap()[0].form.is_null());
+
+    for r in [&payin, &top_up, &withdraw] {
+        ann.approve(r.id).unwrap();
+    }
+    let mut executed = 0;
+    while let Some(done) = team::execute_next(&desk, &sam).await.unwrap() {
+        assert!(done.done, "{done:?}");
+        assert_eq!(done.accepted, 1, "{done:?}: {:?}", ann.rows(done.request));
+        executed += 1;
+    }
+    assert_eq!(executed, 3);
+    let row = &ann.rows(payin.id).unwrap()[0];
+    assert_eq!(row.state, RowState::Accepted);
+    assert!(row.trade_no.is_some());
+    assert!(
+        row.message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("payment link: http")),
+        "{row:?}"
+    );
+    for r in [&top_up, &withdraw] {
+        assert_eq!(ann.request(r.id).unwrap().state, RequestState::Done);
+        assert_eq!(ann.rows(r.id).unwrap()[0].state, RowState::Accepted);
+    }
+    // Once each, by number, in the shared journal.
+    for no in ["T-PI-1", "T-TU-1", "T-WD-1"] {
+        assert!(desk.journal_entry_by_number(no).unwrap().is_some(), "{no}");
+    }
+    assert_eq!(team::execute_next(&desk, &sam).await.unwrap(), None);
+}

@@ -466,6 +466,7 @@ fn tls_connector() -> CoreResult<tokio_postgres_rustls::MakeRustlsConnect> {
 pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0001_team.sql"),
     include_str!("schema/0002_read_model.sql"),
+    include_str!("schema/0003_more_requests.sql"),
 ];
 
 /// Creates or brings up to date the team's schema, roles and policies. `link` must be a

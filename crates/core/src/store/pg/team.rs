@@ -503,10 +503,24 @@ impl<'a> TeamTables<'a> {
         Ok(Some(request))
     }
 
+    /// A request's rows as every member may read them: without their forms (which carry
+    /// the full account; only a signer reads them, see [`TeamTables::rows_with_forms`]).
     pub fn rows(&self, id: i64) -> CoreResult<Vec<RequestRow>> {
+        self.rows_with(id, "NULL::jsonb")
+    }
+
+    /// A request's rows with the forms a signer executes them from (signers only: the
+    /// database refuses the forms to every other role).
+    pub fn rows_with_forms(&self, id: i64) -> CoreResult<Vec<RequestRow>> {
+        self.rows_with(id, "form")
+    }
+
+    fn rows_with(&self, id: i64, form: &str) -> CoreResult<Vec<RequestRow>> {
         let rows = self.link.query(
-            "SELECT row_no, mer_order_no, amount::text, beneficiary, form, status, trade_no, message
-             FROM paydesk.request_rows WHERE request_id = $1 ORDER BY row_no",
+            &format!(
+                "SELECT row_no, mer_order_no, amount::text, beneficiary, {form}, status, trade_no, message
+                 FROM paydesk.request_rows WHERE request_id = $1 ORDER BY row_no"
+            ),
             &[&id],
         )?;
         Ok(rows
@@ -516,7 +530,7 @@ impl<'a> TeamTables<'a> {
                 mer_order_no: r.get(1),
                 amount: trim_decimal(r.get(2)),
                 beneficiary: r.get(3),
-                form: r.get(4),
+                form: r.get::<_, Option<Value>>(4).unwrap_or(Value::Null),
                 state: RowState::parse(r.get(5)),
                 trade_no: r.get(6),
                 message: r.get(7),
