@@ -225,11 +225,33 @@ fn finish(g: &Global, r: paydesk_core::CoreResult<Receipt>) -> Result<(), Failur
 }
 
 pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
+    let form = payin_form(&a, true)?;
+    let allow = a.money.allow_duplicate;
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        if allow {
+            desk.allow_duplicate_once(&form.mer_order_no);
+        }
+        let r = desk.payin(&form).await;
+        finish(g, r)
+    })
+}
+
+impl PayinArgs {
+    /// Whether the order number was given (else one is made).
+    pub fn has_number(&self) -> bool {
+        self.money.mer_order_no.is_some()
+    }
+}
+
+/// The payin the arguments describe. `ask_tax_id`: a PIX payer's CPF is read from stdin
+/// (never an argument); a team's request never carries one.
+pub fn payin_form(a: &PayinArgs, ask_tax_id: bool) -> Result<PayinForm, Failure> {
     let method = PayinMethod::parse(&a.method).map_err(|e| Failure::Input(format!("--{e}")))?;
     if a.ssn.is_some() {
         return Err(refuse_argument("ssn", "CPF"));
     }
-    let ssn = if method == PayinMethod::Pix {
+    let ssn = if method == PayinMethod::Pix && ask_tax_id {
         read_private("socialSecurityNumber", "The payer's CPF (not shown): ")?
     } else {
         zeroize::Zeroizing::new(String::new())
@@ -241,7 +263,7 @@ pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
         sku: "SKU".into(),
         ..ProductLine::default()
     };
-    let form = PayinForm {
+    Ok(PayinForm {
         method,
         mer_order_no: a
             .money
@@ -273,15 +295,6 @@ pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
         payment_method_str: "BANK".into(),
         product_name: a.product.clone(),
         vn_bank_id: a.vn_bank_id.to_string(),
-    };
-    let allow = a.money.allow_duplicate;
-    runtime()?.block_on(async {
-        let desk = open(g).await?;
-        if allow {
-            desk.allow_duplicate_once(&form.mer_order_no);
-        }
-        let r = desk.payin(&form).await;
-        finish(g, r)
     })
 }
 

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use paydesk_core::forms::CardMove;
 use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
 use paydesk_core::team::{self, Request, RequestState, RuleInput, Team, TeamRole};
 
@@ -77,7 +78,7 @@ pub enum RulesCmd {
     List,
     /// Add a rule or change the approvals of an existing one (admins).
     Set {
-        /// payout, payin or * (any).
+        /// payout, payin, top_up, withdraw or * (any).
         #[arg(long, default_value = "payout")]
         operation: String,
         /// An ISO 4217 code or * (any).
@@ -111,6 +112,35 @@ pub enum RequestCmd {
     },
     /// A bulk payout file (CSV), approved as one batch.
     Bulk { file: PathBuf },
+    /// A payin: once a signer creates it, `approvals show` gives its payment link. (A
+    /// PIX payer's tax id is never kept by the team: make PIX payins at the signer's
+    /// desk.)
+    Payin(Box<super::money::PayinArgs>),
+    /// A card's top-up.
+    TopUp {
+        /// The card's application number.
+        #[arg(long)]
+        card: String,
+        #[arg(long, allow_hyphen_values = true)]
+        amount: String,
+        #[arg(long)]
+        currency: String,
+        /// Fixed now if not given.
+        #[arg(long)]
+        reference: Option<String>,
+    },
+    /// A card's withdrawal.
+    Withdraw {
+        #[arg(long)]
+        card: String,
+        #[arg(long, allow_hyphen_values = true)]
+        amount: String,
+        #[arg(long)]
+        currency: String,
+        /// Fixed now if not given.
+        #[arg(long)]
+        reference: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -309,8 +339,50 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             let r = connect(g)?.request_bulk(&file.to_string_lossy(), &bytes)?;
             print(g, &r, || request_line(&r))
         }
+        TeamCmd::Request(RequestCmd::Payin(a)) => {
+            let mut form = super::money::payin_form(&a, false)?;
+            if !a.has_number() {
+                // The team makes the number (a CLI default would be a desk's).
+                form.mer_order_no.clear();
+            }
+            let r = connect(g)?.request_payin(&form)?;
+            print(g, &r, || request_line(&r))
+        }
+        TeamCmd::Request(RequestCmd::TopUp {
+            card,
+            amount,
+            currency,
+            reference,
+        }) => card_request(g, CardMove::TopUp, card, amount, currency, reference),
+        TeamCmd::Request(RequestCmd::Withdraw {
+            card,
+            amount,
+            currency,
+            reference,
+        }) => card_request(g, CardMove::Withdraw, card, amount, currency, reference),
         TeamCmd::Worker { once, poll_secs } => worker(g, once, poll_secs),
     }
+}
+
+fn card_request(
+    g: &Global,
+    kind: CardMove,
+    card: String,
+    amount: String,
+    currency: String,
+    reference: Option<String>,
+) -> Result<(), Failure> {
+    let form = paydesk_core::forms::CardForm {
+        kind,
+        card,
+        reference: reference.unwrap_or_default(),
+        amount,
+        currency,
+        sub_mer_no: String::new(),
+        remark: String::new(),
+    };
+    let r = connect(g)?.request_card(&form)?;
+    print(g, &r, || request_line(&r))
 }
 
 fn worker(g: &Global, once: bool, poll_secs: u64) -> Result<(), Failure> {
