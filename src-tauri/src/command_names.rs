@@ -69,6 +69,8 @@ const COMMANDS: &[&str] = &[
     "team_reject",
     "team_request_payout",
     "team_request_bulk",
+    "team_request_payin",
+    "team_request_card",
     "team_test",
     "team_password_set",
     "session_touch",

@@ -88,6 +88,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             team::team_reject,
             team::team_request_payout,
             team::team_request_bulk,
+            team::team_request_payin,
+            team::team_request_card,
             team::team_test,
             team::team_password_set,
             team::session_touch,

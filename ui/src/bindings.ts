@@ -189,6 +189,13 @@ export const commands = {
 	/**  Requests a bulk payout file for approval as one batch (makers). */
 	teamRequestBulk: (path: string) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_request_bulk", { path })),
 	/**
+	 *  Requests a payin for approval (makers): once a signer creates it, the row's message
+	 *  carries the payment link for the customer.
+	 */
+	teamRequestPayin: (form: PayinForm_Deserialize) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_request_payin", { form })),
+	/**  Requests a card's top-up or withdrawal for approval (makers). */
+	teamRequestCard: (form: CardForm_Deserialize) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_request_card", { form })),
+	/**
 	 *  Tests a team connection before it is saved: connects as the member with `password`
 	 *  (or, when empty, the password the keyring keeps for `profile`) and says who the
 	 *  database says the member is.

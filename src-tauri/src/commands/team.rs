@@ -3,7 +3,7 @@
 //! lock. The database decides what a member may do (roles, grants, row-level security,
 //! four-eyes triggers); these commands only carry its answers.
 
-use paydesk_core::forms::PayoutForm;
+use paydesk_core::forms::{CardForm, PayinForm, PayoutForm};
 use paydesk_core::store::pg::{PgConfig, PgLink};
 use paydesk_core::team::{Request, RequestRow, RequestState, Rule, Team, TeamRole};
 use paydesk_core::{CoreError, Desk};
@@ -208,6 +208,35 @@ pub async fn team_request_payout(
 ) -> CmdResult<RequestView> {
     with_team(&state, move |_, team| {
         let r = team.request_payout(&form)?;
+        Ok(view(team, &team.rules()?, r))
+    })
+    .await
+}
+
+/// Requests a payin for approval (makers): once a signer creates it, the row's message
+/// carries the payment link for the customer.
+#[tauri::command]
+#[specta::specta]
+pub async fn team_request_payin(
+    state: State<'_, AppState>,
+    form: PayinForm,
+) -> CmdResult<RequestView> {
+    with_team(&state, move |_, team| {
+        let r = team.request_payin(&form)?;
+        Ok(view(team, &team.rules()?, r))
+    })
+    .await
+}
+
+/// Requests a card's top-up or withdrawal for approval (makers).
+#[tauri::command]
+#[specta::specta]
+pub async fn team_request_card(
+    state: State<'_, AppState>,
+    form: CardForm,
+) -> CmdResult<RequestView> {
+    with_team(&state, move |_, team| {
+        let r = team.request_card(&form)?;
         Ok(view(team, &team.rules()?, r))
     })
     .await

@@ -217,6 +217,9 @@ export const en = {
     confirmSend: "Send a second one",
   },
   payins: {
+    requestApproval: "Request approval",
+    requestInstead:
+      "Fill in a payin and request its approval: the signer creates it, and its payment link shows on the request.",
     title: "Payins",
     intro:
       "Create a payin with any method of the gateway. The order number is fixed when the form opens, so a second click never makes a second order.",
@@ -405,6 +408,8 @@ export const en = {
     summary: "Summary",
   },
   cards: {
+    requestInstead:
+      "A maker requests a top-up or a withdrawal for approval here: the signer sends it once approved.",
     title: "Cards",
     card: "Card (application number)",
     amount: "Amount",
@@ -923,7 +928,13 @@ export const en = {
     rule_other: "{{operation}} in {{currency}} above {{above}}: {{count}} approvers",
     anyOperation: "Any request",
     anyCurrency: "any currency",
-    op: { payout: "Payouts", payin: "Payins" },
+    op: {
+      payout: "Payouts",
+      payin: "Payins",
+      top_up: "Card top-ups",
+      withdraw: "Card withdrawals",
+    },
+    message: "Message",
     notWaiting: "Only a waiting request is approved or rejected.",
     notApprover: "Your roles ({{roles}}) may not approve: an approver does.",
     ownRequest: "You made this request: another approver decides it (four eyes).",

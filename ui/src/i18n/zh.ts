@@ -208,6 +208,8 @@ export const zh: Catalogue = {
     confirmSend: "发送第二笔",
   },
   payins: {
+    requestApproval: "提交审批",
+    requestInstead: "填写代收并提交审批：由签名方创建，支付链接显示在请求上。",
     title: "收款",
     intro:
       "使用网关的任一支付方式创建收款。订单号在表单打开时即已固定，重复点击不会产生第二笔订单。",
@@ -384,6 +386,7 @@ export const zh: Catalogue = {
     summary: "摘要",
   },
   cards: {
+    requestInstead: "制单人可在此提交充值或提现审批：批准后由签名方发送。",
     title: "卡片",
     card: "卡片（申请编号）",
     amount: "金额",
@@ -867,7 +870,8 @@ export const zh: Catalogue = {
     rule_other: "{{currency}} {{operation}}超过 {{above}}：{{count}} 名审批人",
     anyOperation: "任何请求",
     anyCurrency: "任何币种",
-    op: { payout: "代付", payin: "代收" },
+    op: { payout: "代付", payin: "代收", top_up: "卡充值", withdraw: "卡提现" },
+    message: "消息",
     notWaiting: "只能批准或拒绝待审批的请求。",
     notApprover: "您的角色（{{roles}}）不能审批：由审批人审批。",
     ownRequest: "这是您提交的请求：由另一位审批人决定（双人复核）。",

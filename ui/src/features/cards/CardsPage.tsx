@@ -25,7 +25,9 @@ import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import type { CardForm, CardMove, Receipt } from "../../lib/types";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { useOrderNo } from "../money/queries";
-import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
+import { GatewayNotice } from "../team/GatewayNotice";
+import { useAccess, useRequestCard } from "../team/queries";
+import { RequestMade } from "../team/RequestMade";
 import { useCardMove, useCardOperations, useCards } from "./queries";
 
 /// What is typed for one kind of operation, held by the screen so that switching between
@@ -49,12 +51,16 @@ function MoveForm({
   const setAmount = (v: string) => setDraft((d) => ({ ...d, amount: v }));
   const setCurrency = (v: string) => setDraft((d) => ({ ...d, currency: v }));
   const [confirming, setConfirming] = useState(false);
-  const closed = useGatewayClosed();
+  // A team desk without the key: a maker requests the move's approval instead.
+  const access = useAccess();
+  const asRequest = !access.gateway;
+  const request = useRequestCard();
+  const closed = asRequest && !access.has("maker") ? t("team.notMaker") : undefined;
   const dup = useDuplicate();
   const move = useCardMove(dup.settle);
   const known = cards.data ?? [];
   const form: CardForm = { kind, card, reference, amount, currency, subMerNo: "", remark: "" };
-  const failure = useFieldErrors(move.error);
+  const failure = useFieldErrors(move.error ?? request.error);
   const err = failure.err;
   // A resend under the same reference keeps the receipt it was made from until it answers.
   const [kept, setKept] = useState<Receipt | undefined>(undefined);
@@ -71,7 +77,7 @@ function MoveForm({
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (!card.trim() || receipt || move.isPending) return;
+          if (!card.trim() || receipt || request.data || move.isPending || closed) return;
           dup.clear();
           setConfirming(true);
         }}
@@ -135,11 +141,12 @@ function MoveForm({
             sending={move.isPending}
             onConfirm={() => resend(true)}
           />
-          {receipt ? (
+          {receipt || request.data ? (
             <Button
               w="fit-content"
               onClick={() => {
                 move.reset();
+                request.reset();
                 dup.clear();
                 setKept(undefined);
                 renew();
@@ -159,6 +166,7 @@ function MoveForm({
               {t(kind === "top_up" ? "cards.topUp" : "cards.withdraw")}
             </Button>
           )}
+          {request.data && <RequestMade view={request.data} />}
           {receipt && (
             <ReceiptView
               receipt={receipt}
@@ -193,9 +201,15 @@ function MoveForm({
               {t("common.cancel")}
             </Button>
             <Button
-              color="red"
-              loading={move.isPending}
+              color={asRequest ? "blue" : "red"}
+              loading={move.isPending || request.isPending}
               onClick={() => {
+                if (asRequest) {
+                  if (!request.isPending) {
+                    request.mutate(form, { onSettled: () => setConfirming(false) });
+                  }
+                  return;
+                }
                 if (move.isPending) return;
                 move.mutate(
                   { form, allowDuplicate: false },
@@ -204,7 +218,7 @@ function MoveForm({
               }}
               data-testid="card-send"
             >
-              {t("common.confirm")}
+              {t(asRequest ? "payouts.requestApproval" : "common.confirm")}
             </Button>
           </Group>
         </Stack>
@@ -229,7 +243,7 @@ export function CardsPage() {
   const history = (ops.data ?? []).filter((o) => !selected || o.card === selected);
   return (
     <Stack data-testid="screen-cards">
-      <GatewayNotice />
+      <GatewayNotice instead={t("cards.requestInstead")} />
       <Title order={2}>{t("cards.title")}</Title>
       <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
         <Stack>

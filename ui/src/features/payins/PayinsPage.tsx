@@ -17,7 +17,9 @@ import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayinMethod, ProductLine, Receipt } from "../../lib/types";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { useEntryNow, useOrderNo } from "../money/queries";
-import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
+import { GatewayNotice } from "../team/GatewayNotice";
+import { useAccess, useRequestPayin } from "../team/queries";
+import { RequestMade } from "../team/RequestMade";
 import { BrowserFields, GcashFields, PixFields, SepaFields, VnBankFields } from "./MethodFields";
 import { blankPayin, CURRENCY, type FieldsProps, METHODS, WALLETS } from "./methods";
 import { PayinResult } from "./PayinResult";
@@ -30,8 +32,13 @@ export function PayinsPage() {
   const [form, setForm] = useState(() => blankPayin("WECHAT"));
   const dup = useDuplicate();
   const create = useCreatePayin(dup.settle);
-  const closed = useGatewayClosed();
-  const failure = useFieldErrors(create.error);
+  // A team desk without the key: a maker requests the payin's approval instead; the
+  // signer creates it and its payment link shows on the request.
+  const access = useAccess();
+  const asRequest = !access.gateway;
+  const request = useRequestPayin();
+  const closed = asRequest && !access.has("maker") ? t("team.notMaker") : undefined;
+  const failure = useFieldErrors(create.error ?? request.error);
   const set: FieldsProps["set"] = (k, v) => {
     failure.edited(k);
     setForm((f) => ({ ...f, [k]: v }));
@@ -50,6 +57,12 @@ export function PayinsPage() {
   const receipt = create.data ?? (create.isPending ? kept : undefined);
   const entry = useEntryNow(receipt?.entry ?? null);
   const submit = () => {
+    if (asRequest) {
+      if (!request.isPending && !request.data && !closed) {
+        request.mutate({ ...form, merOrderNo: orderNo });
+      }
+      return;
+    }
     if (!orderNo || create.isPending || receipt) return;
     dup.clear();
     create.mutate({ form: { ...form, merOrderNo: orderNo }, allowDuplicate: false });
@@ -65,6 +78,7 @@ export function PayinsPage() {
     // A refused payin keeps what was typed, to correct it under a new order number.
     const refused = entry?.status === "rejected";
     create.reset();
+    request.reset();
     dup.clear();
     setKept(undefined);
     renewOrderNo();
@@ -73,8 +87,8 @@ export function PayinsPage() {
 
   return (
     <Stack data-testid="screen-payins">
-      <GatewayNotice />
       <Title order={2}>{t("payins.title")}</Title>
+      {asRequest ? <GatewayNotice instead={closed ?? t("payins.requestInstead")} /> : null}
       <Text c="dimmed" size="sm">
         {t("payins.intro")}
       </Text>
@@ -156,19 +170,19 @@ export function PayinsPage() {
               )}
               {m === "VN_BANK" && <VnBankFields form={form} set={set} err={err} />}
               <Group>
-                {receipt ? (
+                {receipt || request.data ? (
                   <Button onClick={next} data-testid="payin-next">
                     {t("payins.another")}
                   </Button>
                 ) : (
                   <Button
                     type="submit"
-                    loading={create.isPending}
+                    loading={create.isPending || request.isPending}
                     disabled={!orderNo || !!closed}
                     title={closed}
                     data-testid="payin-submit"
                   >
-                    {t("payins.create")}
+                    {t(asRequest ? "payins.requestApproval" : "payins.create")}
                   </Button>
                 )}
               </Group>
@@ -184,7 +198,15 @@ export function PayinsPage() {
             </Stack>
           </form>
         </Card>
-        <PayinResult receipt={receipt} onRetry={() => resend(false)} retrying={create.isPending} />
+        {request.data ? (
+          <RequestMade view={request.data} />
+        ) : (
+          <PayinResult
+            receipt={receipt}
+            onRetry={() => resend(false)}
+            retrying={create.isPending}
+          />
+        )}
       </SimpleGrid>
     </Stack>
   );

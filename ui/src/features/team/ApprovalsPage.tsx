@@ -285,6 +285,7 @@ function RequestDrawer({ id, onClose }: { id: number | null; onClose: () => void
                 <Table.Th>{t("approvals.beneficiary")}</Table.Th>
                 <Table.Th>{t("approvals.rowState")}</Table.Th>
                 <Table.Th>{t("approvals.tradeNo")}</Table.Th>
+                <Table.Th>{t("approvals.message")}</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -302,6 +303,15 @@ function RequestDrawer({ id, onClose }: { id: number | null; onClose: () => void
                     </Tooltip>
                   </Table.Td>
                   <Table.Td ff="monospace">{row.tradeNo ?? "—"}</Table.Td>
+                  <Table.Td>
+                    <Text
+                      size="sm"
+                      style={{ wordBreak: "break-all" }}
+                      data-testid={`row-message-${row.rowNo}`}
+                    >
+                      {row.message ?? "—"}
+                    </Text>
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -2,7 +2,15 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TFunction } from "i18next";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
-import type { PayoutForm, PgConfig, RequestState, TeamRole, TeamStatus } from "../../lib/types";
+import type {
+  CardForm,
+  PayinForm,
+  PayoutForm,
+  PgConfig,
+  RequestState,
+  TeamRole,
+  TeamStatus,
+} from "../../lib/types";
 import { appKeys } from "../app/keys";
 import { teamKeys } from "./keys";
 
@@ -57,6 +65,14 @@ export function useReject() {
 
 export function useRequestPayout() {
   return useTeamMutation((form: PayoutForm) => unwrap(commands.teamRequestPayout(form)));
+}
+
+export function useRequestPayin() {
+  return useTeamMutation((form: PayinForm) => unwrap(commands.teamRequestPayin(form)));
+}
+
+export function useRequestCard() {
+  return useTeamMutation((form: CardForm) => unwrap(commands.teamRequestCard(form)));
 }
 
 export function useRequestBulk() {
