@@ -693,26 +693,80 @@ async fn execute_row(
     }
 }
 
+/// What the signer's worker keeps up besides executing requests: the team's read model
+/// synced from the gateway (the last `days` days; windows a sync completed are skipped)
+/// and a balance snapshot of every currency, every `every`, so that every member's desk
+/// shows orders and balances without the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Upkeep {
+    pub every: Duration,
+    pub days: i64,
+}
+
+/// One round of upkeep: a sync, then the balances. Says what it did in one line.
+pub async fn upkeep(desk: &Desk, days: i64) -> CoreResult<String> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let report = desk.sync(&desk.sync_options(days), cancel, |_| {}).await?;
+    let balances = desk.balances(&[]).await?;
+    let taken = balances.iter().filter(|b| b.snapshot.is_some()).count();
+    let failed: Vec<String> = balances
+        .iter()
+        .filter_map(|b| b.error.as_ref().map(|e| format!("{}: {e}", b.currency)))
+        .collect();
+    let mut line = format!(
+        "synced {} orders ({} changed) in {:.1} s; balances of {taken} currencies",
+        report.progress.orders, report.changed, report.seconds
+    );
+    if !failed.is_empty() {
+        line.push_str(&format!("; not read: {}", failed.join(", ")));
+    }
+    Ok(line)
+}
+
+/// What the signer's loop reports as it goes.
+#[derive(Debug)]
+pub enum WorkEvent<'a> {
+    /// A request executed (or given back with rows still unknown).
+    Executed(&'a Executed),
+    /// A round of upkeep, in one line.
+    Upkeep(&'a str),
+    /// A round failed; the loop goes on.
+    Error(&'a CoreError),
+}
+
 /// The signer's loop: executes approved requests as they come (woken by the
-/// database's notifications, and every `poll` at the latest), until `stop` is set.
-/// Errors of one round are reported to `on_error` and the loop goes on.
+/// database's notifications, and every `poll` at the latest), and between them keeps
+/// the read model and the balances up (`keep`), until `stop` is set. Errors of one
+/// round are reported and the loop goes on.
 pub async fn work(
     desk: &Desk,
     team: &Team,
     stop: &AtomicBool,
     poll: Duration,
-    mut on_done: impl FnMut(&Executed),
-    mut on_error: impl FnMut(&CoreError),
+    keep: Option<Upkeep>,
+    mut on_event: impl FnMut(WorkEvent<'_>),
 ) -> CoreResult<()> {
     team.link.listen("paydesk_requests")?;
+    let mut last_upkeep: Option<std::time::Instant> = None;
     while !stop.load(Ordering::Relaxed) {
         match execute_next(desk, team).await {
             Ok(Some(done)) => {
-                on_done(&done);
+                on_event(WorkEvent::Executed(&done));
                 continue;
             }
             Ok(None) => {}
-            Err(e) => on_error(&e),
+            Err(e) => on_event(WorkEvent::Error(&e)),
+        }
+        if let Some(k) = keep
+            && last_upkeep.is_none_or(|t| t.elapsed() >= k.every)
+        {
+            last_upkeep = Some(std::time::Instant::now());
+            match upkeep(desk, k.days).await {
+                Ok(line) => on_event(WorkEvent::Upkeep(&line)),
+                Err(e) => on_event(WorkEvent::Error(&e)),
+            }
+            // Requests approved meanwhile go first.
+            continue;
         }
         if team.link.is_closed() {
             return Err(CoreError::NotSent {

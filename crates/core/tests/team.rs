@@ -535,3 +535,72 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
     }
     assert_eq!(team::execute_next(&desk, &sam).await.unwrap(), None);
 }
+
+/// The signer's upkeep fills the team's read model and balance history; a viewer's
+/// desk, which holds no key, shows the same orders and balances, and is refused what
+/// talks to the gateway.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_signers_upkeep_is_what_a_keyless_viewer_desk_shows() {
+    let pg = team_db();
+    let f = common::Fixture::new("upkeep").await;
+    f.running.sandbox.seed(&paydesk_sandbox::SeedSpec {
+        mer_no: Some(common::MER),
+        from: Some(
+            (chrono::Utc::now() - chrono::Duration::days(20))
+                .format("%Y-%m-%d %H:%M:%S")
+                .to_string(),
+        ),
+        ..paydesk_sandbox::SeedSpec::new(300)
+    });
+    let desk = signer_desk(&f, &pg, "sam").await;
+    assert!(desk.holds_key());
+    let line = team::upkeep(&desk, 30).await.unwrap();
+    assert!(line.starts_with("synced "), "{line}");
+    let signer_view = desk.dashboard().unwrap();
+    assert_eq!(
+        signer_view.cached_orders, 300,
+        "the sandbox's orders of the last 20 days"
+    );
+    assert!(!signer_view.balances.is_empty());
+
+    // The viewer's profile: the same team, its own member, no merchant key.
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(Profile {
+            name: "vic-desk".into(),
+            team: Some(cfg(&pg, "vic")),
+            ..p
+        })
+        .unwrap();
+    f.secrets.set_team_password("vic-desk", PASSWORD).unwrap();
+    let viewer = Desk::open(&f.home, f.secrets.clone(), "vic-desk", Endpoint::Profile).unwrap();
+    assert!(!viewer.holds_key());
+    let seen = viewer.dashboard().unwrap();
+    assert_eq!(seen.cached_orders, signer_view.cached_orders);
+    assert_eq!(seen.last_sync, signer_view.last_sync);
+    let figures = |b: &[paydesk_core::desk::BalanceSnapshot]| {
+        b.iter()
+            .map(|s| (s.currency.clone(), s.balance.clone(), s.taken_at))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(figures(&seen.balances), figures(&signer_view.balances));
+    match viewer.balances(&[]).await {
+        Ok(list) => assert!(
+            list.iter().all(
+                |b| matches!(&b.error, Some(CoreError::Validation { field, .. }) if field == "team")
+            ),
+            "{list:?}"
+        ),
+        Err(e) => panic!("{e}"),
+    }
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    match viewer.sync(&viewer.sync_options(1), cancel, |_| {}).await {
+        Err(CoreError::Validation { field, rule }) => {
+            assert_eq!(field, "team");
+            assert!(rule.contains("no merchant key"), "{rule}");
+        }
+        other => panic!("a viewer's desk synced: {other:?}"),
+    }
+    // Nothing to reconcile on a desk that never sends.
+    assert!(viewer.reconcile_all(true).await.unwrap().is_empty());
+}

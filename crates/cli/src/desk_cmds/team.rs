@@ -42,6 +42,13 @@ pub enum TeamCmd {
         /// database's notifications.
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
         poll_secs: u64,
+        /// Between requests, sync the team's orders from the gateway and snapshot the
+        /// balances this often (minutes; 0: never), so members' desks show them.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=1440))]
+        sync_every_mins: u64,
+        /// The days each of those syncs covers (windows already complete are skipped).
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(i64).range(1..=3660))]
+        sync_days: i64,
     },
 }
 
@@ -360,7 +367,18 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             currency,
             reference,
         }) => card_request(g, CardMove::Withdraw, card, amount, currency, reference),
-        TeamCmd::Worker { once, poll_secs } => worker(g, once, poll_secs),
+        TeamCmd::Worker {
+            once,
+            poll_secs,
+            sync_every_mins,
+            sync_days,
+        } => {
+            let keep = (sync_every_mins > 0).then(|| team::Upkeep {
+                every: Duration::from_secs(sync_every_mins * 60),
+                days: sync_days,
+            });
+            worker(g, once, poll_secs, keep)
+        }
     }
 }
 
@@ -385,7 +403,12 @@ fn card_request(
     print(g, &r, || request_line(&r))
 }
 
-fn worker(g: &Global, once: bool, poll_secs: u64) -> Result<(), Failure> {
+fn worker(
+    g: &Global,
+    once: bool,
+    poll_secs: u64,
+    keep: Option<team::Upkeep>,
+) -> Result<(), Failure> {
     let rt = runtime()?;
     rt.block_on(async {
         let desk = open(g).await?;
@@ -437,18 +460,17 @@ fn worker(g: &Global, once: bool, poll_secs: u64) -> Result<(), Failure> {
             &t,
             &stop,
             Duration::from_secs(poll_secs),
-            |e| {
-                if json {
+            keep,
+            |event| match event {
+                team::WorkEvent::Executed(e) if json => {
                     println!("{}", serde_json::to_string(e).unwrap_or_default());
-                } else {
-                    println!("{}", executed_line(e));
                 }
-            },
-            |e| {
-                eprintln!(
+                team::WorkEvent::Executed(e) => println!("{}", executed_line(e)),
+                team::WorkEvent::Upkeep(line) => eprintln!("{line}"),
+                team::WorkEvent::Error(e) => eprintln!(
                     "{}",
                     paydesk_gateway::redact::terminal_safe(&e.to_string(), LINE_MAX)
-                )
+                ),
             },
         )
         .await?;
