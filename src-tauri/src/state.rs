@@ -154,7 +154,15 @@ impl AppState {
         }
         let mut open = self.open.lock().await;
         if let Some(o) = open.as_ref() {
-            return Ok(o.clone());
+            if !o.desk().team_connection_lost() {
+                return Ok(o.clone());
+            }
+            // The team's database went away (restarted, network): open the desk again.
+            tracing::warn!(
+                "the connection to the team's database was lost; opening the desk again"
+            );
+            o.desk().cancel_sync();
+            *open = None;
         }
         let o = Arc::new(self.session.start(None).await?);
         let team = o.desk().team()?;

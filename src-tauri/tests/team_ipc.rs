@@ -185,7 +185,10 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     let asked = invoke(&f, "balances", json!({ "currencies": ["MXN"] })).expect("answered");
     let e = &asked[0]["error"];
     assert_eq!(e["field"], "team", "{asked}");
-    assert!(e["rule"].as_str().unwrap().contains("no merchant key"), "{e}");
+    assert!(
+        e["rule"].as_str().unwrap().contains("no merchant key"),
+        "{e}"
+    );
     assert_eq!(asked[0]["snapshot"], Value::Null);
     // ... and an approver makes no request.
     let e =
@@ -207,6 +210,18 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     assert_eq!(open["locked"], false);
     let all = invoke(&f, "team_requests", json!({ "states": [], "limit": 50 })).expect("again");
     assert_eq!(all.as_array().unwrap().len(), 1);
+
+    // The database drops the desk's connections (a restart, a network cut): the next
+    // command opens the desk again instead of failing from then on.
+    pg.psql_super(
+        DB,
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'ana'",
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let again = invoke(&f, "team_requests", json!({ "states": [], "limit": 50 }))
+        .expect("reopened after the connections were dropped");
+    assert_eq!(again.as_array().unwrap().len(), 1);
 }
 
 fn form_json() -> Value {

@@ -450,6 +450,13 @@ impl Desk {
         self.store.team_link()
     }
 
+    /// On a team desk, whether a connection to the team's database was lost: whoever
+    /// holds the desk opens it again (a link does not reconnect by itself, so that a
+    /// claim never outlives the connection that took it).
+    pub fn team_connection_lost(&self) -> bool {
+        self.store.team_connection_lost()
+    }
+
     /// This desk's member's connection to the team, on a team profile: who the member
     /// is and what the database lets them do (read from the database each time).
     pub fn team(&self) -> CoreResult<Option<crate::team::Team>> {

@@ -111,6 +111,15 @@ impl Store {
         }
     }
 
+    /// On a team desk, whether a connection to the team's database was lost (the server
+    /// restarted, the network dropped): the desk is then opened again.
+    pub fn team_connection_lost(&self) -> bool {
+        match &self.backend {
+            Backend::Team { journal, cache, .. } => journal.is_closed() || cache.is_closed(),
+            Backend::Sqlite { .. } => false,
+        }
+    }
+
     /// The SQLite file at `path` (created and migrated if needed).
     pub fn open_sqlite(path: &Path) -> CoreResult<Arc<Self>> {
         let cache = super::open(path, Durability::Cache)?;
