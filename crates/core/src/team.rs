@@ -123,6 +123,7 @@ impl Team {
             summary: &summary,
             source: None,
             rows: vec![NewRow {
+                line: None,
                 mer_order_no: &form.mer_order_no,
                 amount: &preview.amount,
                 form: &form_json,
@@ -168,6 +169,7 @@ impl Team {
             summary: &format!("{amount} {currency} to {beneficiary}"),
             source: None,
             rows: vec![NewRow {
+                line: None,
                 mer_order_no: &form.mer_order_no,
                 amount: &amount,
                 form: &to_value(&form)?,
@@ -203,6 +205,7 @@ impl Team {
             summary: &format!("{amount} {currency} to {beneficiary}"),
             source: None,
             rows: vec![NewRow {
+                line: None,
                 mer_order_no: &form.reference,
                 amount: &amount,
                 form: &to_value(&form)?,
@@ -214,7 +217,9 @@ impl Team {
     /// Requests a bulk payout file as one batch: every row checked first (a file with
     /// an error is refused whole, each error naming its line and field), one currency
     /// per batch. Rows without a `merOrderNo` get one made from their content, so the
-    /// same file sent again is refused by the database instead of paid twice.
+    /// same file sent again is refused by the database instead of paid twice, while a
+    /// file fixed after its request was rejected goes again, its unchanged rows under
+    /// the same numbers (a rejected request's numbers are free: it was never sent).
     pub fn request_bulk(&self, name: &str, bytes: &[u8]) -> CoreResult<Request> {
         let ctx = crate::bulk::BulkContext {
             mer_no: self.mer_no as u64,
@@ -280,7 +285,7 @@ impl Team {
                 &p.currency_code,
             );
             form.clabe = p.clabe.clone();
-            forms.push((form_value(&form)?, op.preview(), form));
+            forms.push((form_value(&form)?, op.preview(), form, *line));
         }
         let currency = currency.unwrap_or_default();
         let digest = hex::encode(sha2::Sha256::digest(bytes));
@@ -293,11 +298,12 @@ impl Team {
             currency,
             file_name(name)
         );
-        let beneficiaries: Vec<String> = forms.iter().map(|(_, p, _)| beneficiary(p)).collect();
+        let beneficiaries: Vec<String> = forms.iter().map(|(_, p, _, _)| beneficiary(p)).collect();
         let rows = forms
             .iter()
             .zip(&beneficiaries)
-            .map(|((json, _, form), b)| NewRow {
+            .map(|((json, _, form, line), b)| NewRow {
+                line: Some(*line),
                 mer_order_no: &form.mer_order_no,
                 amount: &form.amount,
                 form: json,

@@ -299,11 +299,15 @@ fn four_eyes_by_amount_and_a_rejection_with_its_reason() {
         "a rejected request was approved"
     );
 
-    // The same number twice is refused by the database.
+    // The same number twice is refused, naming the request that holds it.
     let e = maker
         .request_payout(&payout_form("700", "T-4E-1"))
         .unwrap_err();
-    assert!(e.to_string().contains("duplicate key"), "{e}");
+    let held = format!(
+        "merOrderNo T-4E-1 is already in request #{} (approved)",
+        small.id
+    );
+    assert!(e.to_string().contains(&held), "{e}");
     // Card payouts never reach the team's database.
     let mut card = payout_form("700", "T-4E-4");
     card.kind = paydesk_core::forms::PayoutKind::Card;
@@ -406,11 +410,15 @@ async fn two_signers_execute_an_approved_batch_once_and_a_file_sent_again_is_ref
         1
     );
 
-    // The same file again: its rows carry the same numbers, and the database refuses them.
+    // The same file again: its rows carry the same numbers, and they are refused.
     let e = maker
         .request_bulk("payroll.csv", csv.as_bytes())
         .unwrap_err();
-    assert!(e.to_string().contains("duplicate key"), "{e}");
+    let held = format!(
+        "12 rows have numbers already requested; the first, line 2: merOrderNo {} is already in request #{} (done); a file sent again is refused",
+        rows[0].mer_order_no, batch.id
+    );
+    assert!(e.to_string().contains(&held), "{e}");
 }
 
 /// A maker requests a payin and a card's top-up and withdrawal besides payouts; an

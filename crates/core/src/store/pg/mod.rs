@@ -127,6 +127,9 @@ fn block<F: Future>(f: F) -> F::Output {
     futures_executor::block_on(f)
 }
 
+/// The unique index that gives a merchant order number to one live request row.
+pub(crate) const LIVE_NUMBER_INDEX: &str = "request_rows_live_number";
+
 /// A database error as the engine's: what PostgreSQL said, with its SQLSTATE, and a
 /// refusal by the team's rules (permission, row-level security, a check of ours) as a
 /// validation error naming the rule.
@@ -139,6 +142,11 @@ pub fn db_error(e: tokio_postgres::Error) -> CoreError {
             "42501" | "P0001" | "23514" => CoreError::validation("team", message),
             "28P01" | "28000" => CoreError::validation("team.password", message),
             "3D000" => CoreError::validation("team.database", message),
+            // A number already in a live request row (the team's rule, not a fault):
+            // `TeamTables::make` names the request that holds it.
+            "23505" if db.constraint() == Some(LIVE_NUMBER_INDEX) => {
+                CoreError::validation("merOrderNo", message)
+            }
             _ => CoreError::storage(format!("PostgreSQL {code}: {message}")),
         };
     }
@@ -467,6 +475,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0001_team.sql"),
     include_str!("schema/0002_read_model.sql"),
     include_str!("schema/0003_more_requests.sql"),
+    include_str!("schema/0004_live_numbers.sql"),
 ];
 
 /// Creates or brings up to date the team's schema, roles and policies. `link` must be a

@@ -244,6 +244,8 @@ pub struct RequestRow {
 /// A row to request.
 #[derive(Debug, Clone)]
 pub struct NewRow<'a> {
+    /// The bulk file's line the row comes from (named when the row is refused).
+    pub line: Option<usize>,
     pub mer_order_no: &'a str,
     /// Decimal string.
     pub amount: &'a str,
@@ -421,11 +423,21 @@ impl<'a> TeamTables<'a> {
     }
 
     /// Makes a request with its rows in one transaction (the database checks the rows
-    /// add up to it, and sets its maker, state and approvals).
+    /// add up to it, and sets its maker, state and approvals). A number already in a
+    /// live row (its request waiting, approved, executing or done) or in the signers'
+    /// journal is refused, naming where it is; only a rejected request's numbers are
+    /// free again. The database's unique index over live rows is what holds this when
+    /// makers race: the check before the insert only makes the refusal clear.
     pub fn make(&self, new: &NewRequest<'_>) -> CoreResult<Request> {
         let row_count = i32::try_from(new.rows.len())
             .map_err(|_| CoreError::validation("rows", "too many rows for one request"))?;
-        let id = self.link.atomic(|tx| {
+        repeated_number(new)?;
+        let numbers: Vec<&str> = new.rows.iter().map(|r| r.mer_order_no).collect();
+        let made = self.link.atomic(|tx| {
+            let holders = tx.query(NUMBER_HOLDERS, &[&numbers])?;
+            if let Some(e) = numbers_taken(new, &holders) {
+                return Err(e);
+            }
             let r = tx.query_one(
                 "INSERT INTO paydesk.requests (operation, currency, total, row_count, summary, source)
                  VALUES ($1, $2, $3::text::numeric, $4, $5, $6) RETURNING id",
@@ -448,7 +460,18 @@ impl<'a> TeamTables<'a> {
                 )?;
             }
             Ok(id)
-        })?;
+        });
+        let id = match made {
+            // Another maker's request took a number between the check and the insert;
+            // the index made this one wait until it was committed, so it is seen now.
+            Err(CoreError::Validation { field, rule }) if field == "merOrderNo" => {
+                let holders = self.link.query(NUMBER_HOLDERS, &[&numbers])?;
+                return Err(
+                    numbers_taken(new, &holders).unwrap_or(CoreError::Validation { field, rule })
+                );
+            }
+            made => made?,
+        };
         self.request(id)?
             .ok_or_else(|| CoreError::internal("the request just made is not readable"))
     }
@@ -615,6 +638,94 @@ impl<'a> TeamTables<'a> {
         }
         Ok(())
     }
+}
+
+/// Where numbers are taken: live request rows (with their request and its state), then
+/// the signers' journal (with the entry's status, no request).
+const NUMBER_HOLDERS: &str = "SELECT rr.mer_order_no, rr.request_id, q.state
+       FROM paydesk.request_rows rr JOIN paydesk.requests q ON q.id = rr.request_id
+      WHERE rr.live AND rr.mer_order_no = ANY($1::text[])
+     UNION ALL
+     SELECT j.mer_order_no, NULL::bigint, j.status
+       FROM paydesk.journal j
+      WHERE j.mer_no = (SELECT mer_no FROM paydesk.team WHERE id = 1)
+        AND j.mer_order_no = ANY($1::text[])";
+
+/// Where a row is, for people: its line in the file, or nothing for a single order.
+fn row_place(row: &NewRow<'_>) -> String {
+    row.line.map(|l| format!("line {l}: ")).unwrap_or_default()
+}
+
+/// What a maker does next about a number already taken.
+fn taken_hint(new: &NewRequest<'_>) -> &'static str {
+    if new.source.is_some() {
+        "a file sent again is refused (only a rejected request's rows may be requested again)"
+    } else {
+        "an order number is requested once (only a rejected request's number may be requested again)"
+    }
+}
+
+/// The refusal of a request some of whose numbers `holders` ([`NUMBER_HOLDERS`]) hold:
+/// the first such row (in the request's order), where its number is, and how many rows
+/// are refused in all. `None` when no row is.
+fn numbers_taken(new: &NewRequest<'_>, holders: &[Row]) -> Option<CoreError> {
+    let held = |no: &str| {
+        let mut found: Vec<(Option<i64>, String)> = holders
+            .iter()
+            .filter(|h| h.get::<_, &str>(0) == no)
+            .map(|h| (h.get(1), h.get(2)))
+            .collect();
+        // A request names the holder better than the journal does.
+        found.sort_by_key(|(id, _)| id.is_none());
+        found.into_iter().next()
+    };
+    let mut refused = new
+        .rows
+        .iter()
+        .filter_map(|r| held(r.mer_order_no).map(|h| (r, h)));
+    let (row, (request, state)) = refused.next()?;
+    let more = refused.count();
+    let place = match request {
+        Some(id) => format!("request #{id} ({state})"),
+        None => format!("the signers' journal ({state}): it was sent before"),
+    };
+    let first = format!(
+        "{}merOrderNo {} is already in {place}; {}",
+        row_place(row),
+        row.mer_order_no,
+        taken_hint(new)
+    );
+    let rule = if more == 0 {
+        first
+    } else {
+        format!(
+            "{} rows have numbers already requested; the first, {first}",
+            more + 1
+        )
+    };
+    Some(CoreError::validation("merOrderNo", rule))
+}
+
+/// A number given to two rows of the same request.
+fn repeated_number(new: &NewRequest<'_>) -> CoreResult<()> {
+    let mut seen = std::collections::HashMap::new();
+    for row in &new.rows {
+        if let Some(earlier) = seen.insert(row.mer_order_no, row) {
+            let earlier = earlier
+                .line
+                .map(|l| format!("line {l}'s"))
+                .unwrap_or_else(|| "another row's".into());
+            return Err(CoreError::validation(
+                "merOrderNo",
+                format!(
+                    "{}merOrderNo {} is also {earlier}: one number per payout",
+                    row_place(row),
+                    row.mer_order_no
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn member_row(r: &Row) -> CoreResult<Member> {
