@@ -180,6 +180,22 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     let approved = invoke(&f, "team_approve", json!({ "id": made.id })).expect("approve");
     assert_eq!(approved["request"]["state"], "approved");
     assert_eq!(approved["approvals"], 1);
+    // Every step in the team's audit log, with the database user who took it.
+    let log = invoke(
+        &f,
+        "audit_list",
+        json!({ "filter": { "operation": null, "text": null, "from": null, "to": null, "limit": 100 } }),
+    )
+    .expect("audit");
+    let by = |user: &str| {
+        log.as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["dbUser"] == user)
+            .count()
+    };
+    assert!(by("mia") >= 1, "the request, by its maker: {log}");
+    assert!(by("ana") >= 1, "the approval, by its approver: {log}");
 
     // Nothing that talks to the gateway runs on this desk.
     let asked = invoke(&f, "balances", json!({ "currencies": ["MXN"] })).expect("answered");

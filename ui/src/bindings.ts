@@ -83,7 +83,7 @@ export const commands = {
 	/**  The last snapshot of each currency (no request to the gateway). */
 	balancesLatest: () => typedError<BalanceSnapshot[], CoreError>(__TAURI_INVOKE("balances_latest")),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
-	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry[], CoreError>(__TAURI_INVOKE("audit_list", { filter })),
+	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry_Serialize[], CoreError>(__TAURI_INVOKE("audit_list", { filter })),
 	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
 	auditVerify: () => typedError<ChainCheck_Serialize, CoreError>(__TAURI_INVOKE("audit_verify")),
 	/**
@@ -241,7 +241,9 @@ export type AppStatus_Serialize = {
 	version: string,
 };
 
-export type AuditEntry = {
+export type AuditEntry = AuditEntry_Serialize | AuditEntry_Deserialize;
+
+export type AuditEntry_Deserialize = {
 	id: number,
 	at: number,
 	profile: string,
@@ -254,6 +256,31 @@ export type AuditEntry = {
 	latencyMs: number,
 	prevHash: string,
 	hash: string,
+	/**
+	 *  The database user who wrote the row, on a team's log (the database sets it, and
+	 *  seals it into the row); none on a desk's own log.
+	 */
+	dbUser?: string | null,
+};
+
+export type AuditEntry_Serialize = {
+	id: number,
+	at: number,
+	profile: string,
+	operator: string,
+	operation: string,
+	/**  `merOrderNo=...`, `tradeNo=...` and the like; never secrets or full card numbers. */
+	identifiers: string,
+	/**  `ok`, a gateway code, or an error kind. */
+	result: string,
+	latencyMs: number,
+	prevHash: string,
+	hash: string,
+	/**
+	 *  The database user who wrote the row, on a team's log (the database sets it, and
+	 *  seals it into the row); none on a desk's own log.
+	 */
+	dbUser: string | null,
 };
 
 /**  Filters of the Activity screen and `paydesk audit list`. */

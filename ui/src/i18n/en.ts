@@ -813,6 +813,7 @@ export const en = {
     failed: "Failed",
   },
   activity: {
+    dbUser: "Database user",
     title: "Activity",
     chainOk_one: "Audit chain intact: {{count, number}} entry",
     chainOk_other: "Audit chain intact: {{count, number}} entries",

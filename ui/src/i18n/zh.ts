@@ -767,6 +767,7 @@ export const zh: Catalogue = {
     failed: "失败",
   },
   activity: {
+    dbUser: "数据库用户",
     title: "操作记录",
     chainOk_other: "审计链完整：{{count, number}} 条记录",
     chainBroken: "审计链已被破坏",

@@ -346,6 +346,7 @@ impl Desk {
             "latencyMs",
             "prevHash",
             "hash",
+            "dbUser",
         ])
         .map_err(|e| io(&e))?;
         for r in &rows {
@@ -362,6 +363,7 @@ impl Desk {
                 r.latency_ms.to_string(),
                 r.prev_hash.clone(),
                 r.hash.clone(),
+                r.db_user.clone().unwrap_or_default(),
             ]))
             .map_err(|e| io(&e))?;
         }

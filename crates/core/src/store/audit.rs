@@ -41,6 +41,10 @@ pub struct AuditEntry {
     pub latency_ms: i64,
     pub prev_hash: String,
     pub hash: String,
+    /// The database user who wrote the row, on a team's log (the database sets it, and
+    /// seals it into the row); none on a desk's own log.
+    #[serde(default)]
+    pub db_user: Option<String>,
 }
 
 /// What the keyring records of a profile's chain after each append.
@@ -105,6 +109,7 @@ fn row_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEntry> {
         latency_ms: r.get(7)?,
         prev_hash: r.get(8)?,
         hash: r.get(9)?,
+        db_user: None,
     })
 }
 
@@ -192,6 +197,7 @@ fn append(
         latency_ms: r.latency_ms,
         prev_hash: prev,
         hash: String::new(),
+        db_user: None,
     };
     e.hash = keyed_hash(key, &e.prev_hash, &e);
     tx.execute(

@@ -97,6 +97,8 @@ export function ActivityPage() {
   const [txt] = useDebouncedValue(text.trim(), 250);
   const q = useMemo(() => ({ operation: op || null, text: txt || null }), [op, txt]);
   const list = useAuditList(q);
+  // A team's log names the database user of each row: its own column.
+  const teamLog = (list.data ?? []).some((e) => e.dbUser);
   const exp = useAuditExport();
   const target = useSaveTarget((to, overwrite) =>
     exp.mutate(
@@ -148,6 +150,7 @@ export function ActivityPage() {
                   <Table.Th>#</Table.Th>
                   <Table.Th>{t("activity.at")}</Table.Th>
                   <Table.Th>{t("activity.operator")}</Table.Th>
+                  {teamLog ? <Table.Th>{t("activity.dbUser")}</Table.Th> : null}
                   <Table.Th>{t("activity.operation")}</Table.Th>
                   <Table.Th>{t("activity.identifiers")}</Table.Th>
                   <Table.Th>{t("activity.result")}</Table.Th>
@@ -160,6 +163,9 @@ export function ActivityPage() {
                     <Table.Td>{e.id}</Table.Td>
                     <Table.Td>{formatDateTime(e.at, loc)}</Table.Td>
                     <Table.Td>{e.operator}</Table.Td>
+                    {teamLog ? (
+                      <Table.Td data-testid="audit-db-user">{e.dbUser ?? ""}</Table.Td>
+                    ) : null}
                     <Table.Td title={e.operation}>{operationLabel(t, e.operation)}</Table.Td>
                     <Table.Td style={{ wordBreak: "break-all" }}>{e.identifiers}</Table.Td>
                     <Table.Td>

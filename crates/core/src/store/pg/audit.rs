@@ -51,6 +51,7 @@ fn sealed(r: &Row) -> CoreResult<Sealed> {
             latency_ms: get(r, 7)?,
             prev_hash: get(r, 9)?,
             hash: get(r, 10)?,
+            db_user: Some(get(r, 8)?),
         },
         db_user: get(r, 8)?,
     })
