@@ -406,3 +406,94 @@ fn a_number_taken_by_a_transaction_not_yet_committed_is_refused_by_the_index() {
     });
     slow.unwrap();
 }
+
+/// A team database of the previous version (0001 to 0003) with a rejected and a
+/// waiting request: the migration frees the rejected request's number only.
+#[test]
+fn the_migration_frees_the_numbers_of_requests_rejected_before_it() {
+    use paydesk_core::store::pg::TEAM_MIGRATIONS;
+    let pg = TestPg::start().unwrap();
+    pg.create_database(DB).unwrap();
+    let su = |q: &str| pg.psql_super(DB, q).unwrap();
+    su("CREATE SCHEMA paydesk;
+        CREATE TABLE paydesk.schema_migrations (
+            version integer PRIMARY KEY,
+            applied_at timestamptz NOT NULL DEFAULT now(),
+            applied_by text NOT NULL DEFAULT session_user);");
+    let before = TEAM_MIGRATIONS.len() - 1;
+    for (i, m) in TEAM_MIGRATIONS[..before].iter().enumerate() {
+        su(&format!(
+            "BEGIN;\n{m}\nINSERT INTO paydesk.schema_migrations (version) VALUES ({});\nCOMMIT;",
+            i + 1
+        ));
+    }
+    su(&format!(
+        "INSERT INTO paydesk.team (id, mer_no) VALUES (1, {});
+         INSERT INTO paydesk.rules (operation, currency, above, approvals) VALUES ('payout', 'MXN', 0, 1);
+         CREATE ROLE mark LOGIN PASSWORD '{PASSWORD}'; GRANT paydesk_maker TO mark;
+         CREATE ROLE ann LOGIN PASSWORD '{PASSWORD}'; GRANT paydesk_approver TO ann;",
+        common::MER
+    ));
+    for no in ["T-OLD-R", "T-OLD-W"] {
+        pg.psql_as(
+            "mark",
+            PASSWORD,
+            DB,
+            &format!(
+                "BEGIN;
+                 INSERT INTO paydesk.requests (operation, currency, total, row_count, summary)
+                      VALUES ('payout', 'MXN', 2000, 1, 'before 0004');
+                 INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary)
+                      VALUES (currval('paydesk.requests_id_seq'), 1, '{no}', 2000, '{{}}'::jsonb, 'CLABE x');
+                 COMMIT;"
+            ),
+        )
+        .unwrap();
+    }
+    let id_of = |no: &str| -> i64 {
+        su(&format!(
+            "SELECT request_id FROM paydesk.request_rows WHERE mer_order_no = '{no}'"
+        ))
+        .trim()
+        .parse()
+        .unwrap()
+    };
+    let (rejected, waiting) = (id_of("T-OLD-R"), id_of("T-OLD-W"));
+    pg.psql_as(
+        "ann",
+        PASSWORD,
+        DB,
+        &format!(
+            "INSERT INTO paydesk.decisions (request_id, decision, reason) VALUES ({rejected}, 'reject', 'wrong account')"
+        ),
+    )
+    .unwrap();
+
+    let owner = PgLink::connect(&cfg(&pg, pg.superuser()), pg.superuser_password()).unwrap();
+    assert_eq!(init_team(&owner, common::MER as i64).unwrap(), 1);
+    let mark = member(&pg, "mark");
+    let form = |no: &str| {
+        let mut form = paydesk_core::forms::PayoutForm::new(
+            paydesk_core::forms::PayoutKind::Clabe,
+            no,
+            "2000",
+            "MXN",
+        );
+        form.clabe = CLABE.into();
+        form
+    };
+    let again = mark.request_payout(&form("T-OLD-R")).unwrap();
+    assert_eq!(again.state, RequestState::Waiting);
+    refused_by(
+        mark.request_payout(&form("T-OLD-W")),
+        waiting,
+        "waiting",
+        "an order number is requested once",
+    );
+    refused_by(
+        mark.request_payout(&form("T-OLD-R")),
+        again.id,
+        "waiting",
+        "an order number is requested once",
+    );
+}

@@ -1,0 +1,374 @@
+//! One payout per intent through a team, as an operator runs the `paydesk` command on
+//! a real PostgreSQL server, against a sandbox that takes a reused `merOrderNo` as a
+//! new order (nothing relies on the gateway refusing it):
+//!
+//! - a maker who requests the same payout twice without `--mer-order-no` (a double
+//!   click, or a re-run after "unknown") makes two requests under two numbers; both
+//!   approved, the signer pays one: the second row fails on the journal's duplicate
+//!   guard;
+//! - a payout whose answer is lost (the gateway commits it and drops the connection),
+//!   with the profile's default grace of 300 s before an order not found may be sent
+//!   again: the row stays unknown, the request is given back and taken up again, never
+//!   rejected nor sent twice, and its number stays taken.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use paydesk_sandbox::{Behaviour, Fault, Running};
+use paydesk_testpg::TestPg;
+
+const PASSWORD: &str = "correct-horse-battery";
+const CLABE: &str = "002010077777777771";
+
+fn fund(running: &Running) {
+    let mut m = running.sandbox.with_state(|s| s.merchants[&10001].clone());
+    *m.opening.entry("MXN".into()).or_default() += rust_decimal::Decimal::from(10_000_000);
+    running.sandbox.add_merchant(m);
+}
+
+/// A team profile `name` for the database user `user` (password in the keyring).
+fn team_profile(env: &mut Env, pg: &TestPg, base: &str, name: &str, user: &str) {
+    let port = pg.port().to_string();
+    env.ok(&[
+        "profile",
+        "add",
+        name,
+        "--base-url",
+        base,
+        "--mer-no",
+        "10001",
+        "--origin",
+        ORIGIN,
+        "--notify-url",
+        NOTIFY_URL,
+        "--team-host",
+        pg.host(),
+        "--team-port",
+        &port,
+        "--team-database",
+        "team",
+        "--team-user",
+        user,
+    ]);
+    let out = env.run(&["profile", "set-team-password", name], PASSWORD);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A team set up through the command: the signer's profile `ext` (user sam, the key,
+/// the profile's default safety settings), a maker's `mk` (mark) and an approver's
+/// `ap` (ann); MXN payouts above 100 need one approval.
+async fn team() -> (Env, Running, TestPg) {
+    let pg = TestPg::start().unwrap();
+    pg.create_database("team").unwrap();
+    let port = pg.port().to_string();
+    let (mut env, running, _key) = setup_with(&[
+        "--team-host",
+        "127.0.0.1",
+        "--team-port",
+        &port,
+        "--team-database",
+        "team",
+        "--team-user",
+        "sam",
+    ])
+    .await;
+    fund(&running);
+    let base = running.base_url().to_string();
+    let out = env
+        .cmd(&[
+            "team",
+            "init",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port,
+            "--database",
+            "team",
+            "--user",
+            pg.superuser(),
+            "--mer-no",
+            "10001",
+        ])
+        .env("PAYDESK_TEAM_PASSWORD", pg.superuser_password())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    team_profile(&mut env, &pg, &base, "owner", pg.superuser());
+    let out = env.run(
+        &["profile", "set-team-password", "owner"],
+        pg.superuser_password(),
+    );
+    assert!(out.status.success());
+    for (name, role) in [("mark", "maker"), ("ann", "approver"), ("sam", "signer")] {
+        let out = env
+            .cmd(&[
+                "--profile",
+                "owner",
+                "team",
+                "user",
+                "add",
+                name,
+                "--role",
+                role,
+            ])
+            .env("PAYDESK_NEW_PASSWORD", PASSWORD)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = env.run(&["profile", "set-team-password", "ext"], PASSWORD);
+    assert!(out.status.success());
+    env.ok(&[
+        "--profile",
+        "owner",
+        "team",
+        "rules",
+        "set",
+        "--currency",
+        "MXN",
+        "--above",
+        "100",
+        "--approvals",
+        "1",
+    ]);
+    team_profile(&mut env, &pg, &base, "mk", "mark");
+    team_profile(&mut env, &pg, &base, "ap", "ann");
+    (env, running, pg)
+}
+
+/// `paydesk team request payout` as the maker, without a number: the request's id.
+fn request_payout(env: &mut Env, amount: &str) -> i64 {
+    let made: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "--profile",
+        "mk",
+        "--json",
+        "team",
+        "request",
+        "payout",
+        "--amount",
+        amount,
+        "--currency",
+        "MXN",
+        "--clabe",
+        CLABE,
+    ]))
+    .unwrap();
+    assert_eq!(made["state"], "waiting", "{made}");
+    made["id"].as_i64().unwrap()
+}
+
+/// One column of the team's database, as the superuser reads it.
+fn sql(pg: &TestPg, q: &str) -> String {
+    pg.psql_super("team", q).unwrap().trim().to_string()
+}
+
+fn row_of(pg: &TestPg, id: i64) -> (String, String, String) {
+    let line = sql(
+        pg,
+        &format!(
+            "SELECT mer_order_no || '|' || status || '|' || coalesce(message, '')
+               FROM paydesk.request_rows WHERE request_id = {id}"
+        ),
+    );
+    let mut parts = line.splitn(3, '|').map(str::to_string);
+    (
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+        parts.next().unwrap_or_default(),
+    )
+}
+
+fn orders_of_amount(running: &Running, amount: &str) -> usize {
+    let amount: rust_decimal::Decimal = amount.parse().unwrap();
+    running
+        .sandbox
+        .with_state(|s| s.orders.iter().filter(|o| o.amount == amount).count())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_payout_requested_twice_without_a_number_is_paid_once() {
+    let (mut env, running, pg) = team().await;
+    running.sandbox.set_behaviour(Behaviour {
+        accept_reused_order_no: true,
+        list_lag_ms: 0,
+    });
+
+    // A double click: the same command twice, each request under a number of its own.
+    let first = request_payout(&mut env, "1500.00");
+    let second = request_payout(&mut env, "1500.00");
+    assert_ne!(first, second);
+    let (no_1, _, _) = row_of(&pg, first);
+    let (no_2, _, _) = row_of(&pg, second);
+    assert_ne!(no_1, no_2);
+    for id in [first, second] {
+        env.ok(&["--profile", "ap", "approvals", "approve", &id.to_string()]);
+    }
+
+    let out = env.ok(&["--profile", "ext", "team", "worker", "--once"]);
+    assert!(
+        out.contains(&format!(
+            "request #{first}: 1 accepted, 0 rejected, 0 failed, 0 unknown"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "request #{second}: 0 accepted, 0 rejected, 1 failed, 0 unknown"
+        )),
+        "{out}"
+    );
+    let (_, status, _) = row_of(&pg, first);
+    assert_eq!(status, "accepted");
+    let (_, status, message) = row_of(&pg, second);
+    assert_eq!(status, "failed");
+    assert!(
+        message.contains(&format!(
+            "the same request is already in the journal as merOrderNo {no_1} (accepted"
+        )) && message.contains("nothing was sent"),
+        "{message}"
+    );
+    for id in [first, second] {
+        let shown = env.ok(&["--profile", "ap", "approvals", "show", &id.to_string()]);
+        assert!(shown.contains("done"), "{shown}");
+    }
+    // Exactly one payout reached the gateway, under the first number.
+    assert_eq!(orders_of_amount(&running, "1500"), 1);
+    assert_eq!(running.sandbox.orders_numbered(10001, &no_1), 1);
+    assert_eq!(running.sandbox.orders_numbered(10001, &no_2), 0);
+    // Nothing more to do, and a third run pays nothing.
+    let out = env.ok(&["--profile", "ext", "team", "worker", "--once"]);
+    assert!(out.contains("nothing to execute"), "{out}");
+    assert_eq!(orders_of_amount(&running, "1500"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_answer_leaves_the_row_unknown_and_the_payout_sent_once() {
+    let (mut env, running, pg) = team().await;
+    // The gateway takes a reused number, and its order list shows a new order only
+    // after ten minutes: no lookup within the 300 s grace finds the order.
+    running.sandbox.set_behaviour(Behaviour {
+        accept_reused_order_no: true,
+        list_lag_ms: 600_000,
+    });
+    // The payout is committed, and its answer lost.
+    running.sandbox.set_fault(
+        "/v2/payout",
+        Fault {
+            drop_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    let id = request_payout(&mut env, "2500.00");
+    env.ok(&["--profile", "ap", "approvals", "approve", &id.to_string()]);
+    let (no, _, _) = row_of(&pg, id);
+
+    let out = env.ok(&["--profile", "ext", "team", "worker", "--once"]);
+    assert!(
+        out.contains(&format!(
+            "request #{id}: 0 accepted, 0 rejected, 0 failed, 1 unknown (taken up again later)"
+        )),
+        "{out}"
+    );
+    assert_eq!(running.sandbox.orders_numbered(10001, &no), 1);
+    let given_back = |pg: &TestPg| {
+        sql(
+            pg,
+            &format!(
+                "SELECT state || ' ' || (claimed_pid IS NULL)::text || ' ' || outcome
+                   FROM paydesk.requests WHERE id = {id}"
+            ),
+        )
+    };
+    assert_eq!(
+        given_back(&pg),
+        "executing true 0 accepted, 0 rejected, 0 failed, 1 unknown"
+    );
+    let (_, status, _) = row_of(&pg, id);
+    assert_eq!(status, "unknown");
+
+    // The gateway answers again. The request is taken up as soon as its retry time is
+    // over (brought forward here rather than waited for): the order is still not listed
+    // and the grace is not over, so it is looked up, not sent again.
+    running.sandbox.set_fault("/v2/payout", Fault::default());
+    sql(
+        &pg,
+        &format!(
+            "UPDATE paydesk.requests SET claimed_at = now() - interval '1 minute' WHERE id = {id}"
+        ),
+    );
+    let out = env.ok(&["--profile", "ext", "team", "worker", "--once"]);
+    assert!(
+        out.contains(&format!(
+            "request #{id}: 0 accepted, 0 rejected, 0 failed, 1 unknown"
+        )),
+        "{out}"
+    );
+    assert_eq!(
+        given_back(&pg),
+        "executing true 0 accepted, 0 rejected, 0 failed, 1 unknown"
+    );
+    let (_, status, _) = row_of(&pg, id);
+    assert_eq!(status, "unknown");
+    assert_eq!(
+        sql(
+            &pg,
+            &format!(
+                "SELECT status || ' ' || attempts FROM paydesk.journal WHERE mer_order_no = '{no}'"
+            )
+        ),
+        "unknown 1"
+    );
+    // Never rejected: no rejection, and the number stays taken.
+    assert_eq!(
+        sql(
+            &pg,
+            &format!(
+                "SELECT count(*) FROM paydesk.decisions WHERE request_id = {id} AND decision = 'reject'"
+            )
+        ),
+        "0"
+    );
+    let out = env.run(
+        &[
+            "--profile",
+            "mk",
+            "team",
+            "request",
+            "payout",
+            "--amount",
+            "2500.00",
+            "--currency",
+            "MXN",
+            "--clabe",
+            CLABE,
+            "--mer-order-no",
+            &no,
+        ],
+        "",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "merOrderNo {no} is already in request #{id} (executing)"
+        )),
+        "{stderr}"
+    );
+    // Once at the gateway, whatever was run.
+    assert_eq!(running.sandbox.orders_numbered(10001, &no), 1);
+    assert_eq!(orders_of_amount(&running, "2500"), 1);
+}
