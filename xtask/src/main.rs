@@ -166,5 +166,11 @@ fn bench() -> Result {
         "paydesk-core",
         "pg_bench",
         &["1000000"],
+    )?;
+    example(
+        "the team: from an approval to its execution by the signer's worker, 200 requests",
+        "paydesk-core",
+        "team_latency_bench",
+        &["200"],
     )
 }
