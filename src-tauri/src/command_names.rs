@@ -34,6 +34,7 @@ const COMMANDS: &[&str] = &[
     "balances",
     "balance_history",
     "balances_latest",
+    "balances_overview",
     "audit_list",
     "audit_verify",
     "audit_export",

@@ -53,6 +53,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             balances::balances,
             balances::balance_history,
             balances::balances_latest,
+            balances::balances_overview,
             activity::audit_list,
             activity::audit_verify,
             activity::audit_export,

@@ -32,3 +32,23 @@ pub async fn balance_history(
 ) -> CmdResult<Vec<BalanceSnapshot>> {
     state.desk().await?.balance_history(currency.trim())
 }
+
+/// Every profile's last balances, last sync and unknown outcomes, with totals per
+/// currency (read from each profile's own store; no gateway is asked). The totals are
+/// converted to `target` only with the rates the user gives.
+#[tauri::command]
+#[specta::specta]
+pub async fn balances_overview(
+    state: State<'_, AppState>,
+    target: Option<String>,
+    rates: Vec<paydesk_core::overview::ConversionRate>,
+) -> CmdResult<paydesk_core::overview::Overview> {
+    let home = state.home().clone();
+    let secrets = state.secrets()?;
+    tokio::task::spawn_blocking(move || {
+        let to = target.as_deref().filter(|t| !t.trim().is_empty());
+        paydesk_core::overview::overview(&home, &secrets, to.map(|t| (t, rates.as_slice())))
+    })
+    .await
+    .map_err(crate::state::internal)?
+}

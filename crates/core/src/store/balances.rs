@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::CoreResult;
 
 #[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BalanceSnapshot {
     pub currency: String,
