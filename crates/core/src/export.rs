@@ -33,7 +33,7 @@ impl Format {
     }
 }
 
-pub const HEADERS: [&str; 19] = [
+pub const HEADERS: [&str; 20] = [
     "tradeNo",
     "merOrderNo",
     "date",
@@ -53,9 +53,10 @@ pub const HEADERS: [&str; 19] = [
     "refusalPayReason",
     "message",
     "kind",
+    "exceptionHandlingFee",
 ];
 
-fn zone_name(offset: FixedOffset) -> String {
+pub(crate) fn zone_name(offset: FixedOffset) -> String {
     let secs = offset.local_minus_utc();
     let sign = if secs < 0 { '-' } else { '+' };
     let secs = secs.abs();
@@ -81,7 +82,7 @@ pub fn safe_record<I: IntoIterator<Item = S>, S: AsRef<str>>(cells: I) -> Vec<St
 
 /// The XLSX number format that shows an amount with its currency's minor digits
 /// (`0.00` for USD, `0` for JPY, `0.000` for BHD); two digits for an unknown code.
-fn amount_format(currency: &str) -> rust_xlsxwriter::Format {
+pub(crate) fn amount_format(currency: &str) -> rust_xlsxwriter::Format {
     let digits = paydesk_gateway::money::Currency::parse(currency)
         .map(|c| c.minor_units())
         .unwrap_or(2);
@@ -93,11 +94,11 @@ fn amount_format(currency: &str) -> rust_xlsxwriter::Format {
     rust_xlsxwriter::Format::new().set_num_format(pattern)
 }
 
-fn cells(
+pub(crate) fn cells(
     o: &CachedOrder,
     dict: &paydesk_gateway::StateDictionary,
     tz: FixedOffset,
-) -> [String; 19] {
+) -> [String; 20] {
     // The time of day is known only for an order the journal made; the gateway's list
     // gives its day (UTC), which is written as a day, in UTC, never as a midnight.
     let at = Utc.timestamp_millis_opt(o.created_at).single();
@@ -137,17 +138,18 @@ fn cells(
         o.refusal_pay_reason.clone(),
         o.message.clone(),
         o.kind.map(|k| k.as_str().to_string()).unwrap_or_default(),
+        s(&o.exception_handling_fee),
     ]
 }
 
 /// Columns that hold amounts (written as numbers in XLSX).
-const AMOUNT_COLUMNS: [usize; 7] = [8, 9, 10, 11, 12, 13, 14];
+pub(crate) const AMOUNT_COLUMNS: [usize; 8] = [8, 9, 10, 11, 12, 13, 14, 19];
 
 /// The currency an amount column is in, where the gateway says it: the source amount
 /// in the order's currency, the settlement in the settlement currency, the refund in
 /// the refund currency. The fees, the amount received and the reserve come without one:
 /// they are written as the exact numbers given, with no digits assumed.
-fn column_currency(o: &CachedOrder, column: usize) -> Option<&str> {
+pub(crate) fn column_currency(o: &CachedOrder, column: usize) -> Option<&str> {
     let code = match column {
         8 => o.currency.as_str(),
         12 => o.settlement_currency.as_str(),
@@ -155,6 +157,35 @@ fn column_currency(o: &CachedOrder, column: usize) -> Option<&str> {
         _ => "",
     };
     Some(code).filter(|c| !c.is_empty())
+}
+
+/// Writes one order's `cells` on `row` of `sheet`: strings as strings (never read as a
+/// formula), amounts as numbers, shown with their currency's digits where it is given.
+pub(crate) fn write_row(
+    sheet: &mut rust_xlsxwriter::Worksheet,
+    row: u32,
+    o: &CachedOrder,
+    cells: [String; 20],
+    formats: &mut std::collections::HashMap<String, rust_xlsxwriter::Format>,
+) -> Result<(), rust_xlsxwriter::XlsxError> {
+    for (c, value) in cells.into_iter().enumerate() {
+        let number = AMOUNT_COLUMNS
+            .contains(&c)
+            .then(|| value.parse::<Decimal>().ok())
+            .flatten();
+        let format = column_currency(o, c).map(|cur| {
+            formats
+                .entry(cur.to_string())
+                .or_insert_with(|| amount_format(cur))
+                .clone()
+        });
+        match (number, format) {
+            (Some(d), Some(f)) => sheet.write_with_format(row, c as u16, d, &f).map(|_| ()),
+            (Some(d), None) => sheet.write(row, c as u16, d).map(|_| ()),
+            (None, _) => sheet.write_string(row, c as u16, value).map(|_| ()),
+        }?;
+    }
+    Ok(())
 }
 
 /// Writes every order matching `filter` to `path`; `progress(done, total)` is called as
@@ -209,28 +240,7 @@ pub fn export(
                 let row = u32::try_from(done).map_err(|_| {
                     CoreError::validation("rows", "more rows than a worksheet holds")
                 })?;
-                for (c, value) in cells(o, dict, tz).into_iter().enumerate() {
-                    let number = AMOUNT_COLUMNS
-                        .contains(&c)
-                        .then(|| value.parse::<Decimal>().ok())
-                        .flatten();
-                    // Strings are written as strings (never read as a formula); amounts
-                    // as numbers, shown with their currency's digits where it is given.
-                    let format = column_currency(o, c).map(|cur| {
-                        formats
-                            .entry(cur.to_string())
-                            .or_insert_with(|| amount_format(cur))
-                            .clone()
-                    });
-                    match (number, format) {
-                        (Some(d), Some(f)) => {
-                            sheet.write_with_format(row, c as u16, d, &f).map(|_| ())
-                        }
-                        (Some(d), None) => sheet.write(row, c as u16, d).map(|_| ()),
-                        (None, _) => sheet.write_string(row, c as u16, value).map(|_| ()),
-                    }
-                    .map_err(|e| io(&e))?;
-                }
+                write_row(sheet, row, o, cells(o, dict, tz), &mut formats).map_err(|e| io(&e))?;
                 tick(done, &mut progress);
                 Ok(())
             })?;

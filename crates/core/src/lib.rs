@@ -19,6 +19,7 @@ pub mod private_fs;
 pub mod profile;
 pub mod review;
 pub mod secrets;
+pub mod statement;
 pub mod store;
 pub mod sync;
 pub mod team;

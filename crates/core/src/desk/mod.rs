@@ -7,6 +7,7 @@ mod made;
 mod money;
 mod orders;
 mod queries;
+mod reports;
 mod timeline;
 
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};

@@ -52,6 +52,8 @@ pub struct CachedOrder {
     /// UTC millis when this desk (or a colleague on the same journal) made the order;
     /// `None` when only its day is known.
     pub made_at: Option<i64>,
+    /// `exceptionHandlingFee` as the list gave it.
+    pub exception_handling_fee: Option<String>,
 }
 
 /// What an order is, as the journal that made it knows.
@@ -115,7 +117,8 @@ pub struct MadeOrder {
 
 const COLUMNS: &str = "trade_no, mer_order_no, state, method, currency, source_amount, handling_fee, receive_amount, \
     settle_amount, rolling_reserve, transaction_fixed_fee, refund_amount, refund_currency, settlement_currency, \
-    rolling_reserve_status, settle, refusal_pay_reason, message, created_at, synced_at, signature_verified, kind, made_at";
+    rolling_reserve_status, settle, refusal_pay_reason, message, created_at, synced_at, signature_verified, kind, made_at, \
+    exception_handling_fee";
 
 fn row_to_order(r: &rusqlite::Row<'_>) -> rusqlite::Result<CachedOrder> {
     Ok(CachedOrder {
@@ -143,6 +146,7 @@ fn row_to_order(r: &rusqlite::Row<'_>) -> rusqlite::Result<CachedOrder> {
         signature_verified: r.get(20)?,
         kind: OrderKind::parse(&r.get::<_, String>(21)?),
         made_at: r.get(22)?,
+        exception_handling_fee: r.get(23)?,
     })
 }
 
@@ -222,6 +226,11 @@ pub trait OrderStore {
 
     /// How many orders the cache holds.
     fn count_all(&self) -> CoreResult<i64>;
+
+    /// The sums a statement is made of: the orders matching `filter` grouped by
+    /// currency, kind, state, settlement and reserve status (a few hundred groups at most,
+    /// however many orders), counted and summed in the database.
+    fn statement_groups(&self, filter: &OrderFilter) -> CoreResult<Vec<StatementGroup>>;
     /// A page of `limit` rows from `offset` (at most 1,000).
     fn query(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage>;
 
@@ -552,6 +561,50 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
             .conn
             .query_row("SELECT COUNT(*) FROM orders", [], |r| r.get(0))?)
     }
+
+    fn statement_groups(&self, filter: &OrderFilter) -> CoreResult<Vec<StatementGroup>> {
+        let (clause, args) = filter.clause()?;
+        // Amounts are decimal text: each is summed as an exact integer of 10^-4 units
+        // (the cache's precision, as `amount_e4`); a REAL holds every such amount below
+        // 10^11 exactly enough for ROUND to give the integer back.
+        let e4 = |col: &str| format!("SUM(CAST(ROUND(CAST({col} AS REAL) * 10000) AS INTEGER))");
+        let sql = format!(
+            "SELECT currency, kind, state, settle, rolling_reserve_status, COUNT(*), SUM(amount_e4), {}, {}, {}, {}, {}, {}, {}
+             FROM orders {clause} GROUP BY currency, kind, state, settle, rolling_reserve_status",
+            e4("handling_fee"),
+            e4("transaction_fixed_fee"),
+            e4("exception_handling_fee"),
+            e4("rolling_reserve"),
+            e4("refund_amount"),
+            e4("settle_amount"),
+            e4("receive_amount"),
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
+            let d = |i: usize| -> rusqlite::Result<Decimal> {
+                Ok(Decimal::new(r.get::<_, Option<i64>>(i)?.unwrap_or(0), 4).normalize())
+            };
+            Ok(StatementGroup {
+                currency: r.get(0)?,
+                kind: OrderKind::parse(&r.get::<_, String>(1)?),
+                state: r.get(2)?,
+                settle: r.get(3)?,
+                reserve_status: r.get(4)?,
+                count: r.get(5)?,
+                sums: GroupSums {
+                    amount: d(6)?,
+                    handling_fee: d(7)?,
+                    fixed_fee: d(8)?,
+                    exception_fee: d(9)?,
+                    rolling_reserve: d(10)?,
+                    refund_amount: d(11)?,
+                    settle_amount: d(12)?,
+                    receive_amount: d(13)?,
+                },
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
 }
 
 /// Sort keys of the orders table.
@@ -580,6 +633,13 @@ pub struct OrderFilter {
     pub methods: Vec<String>,
     /// Orders of these kinds (as the journal knows them).
     pub kinds: Vec<OrderKind>,
+    /// Also (or, with no `kinds`, only) the orders whose kind the journal does not know
+    /// (the gateway's list does not say).
+    pub unknown_kind: bool,
+    /// `settle` values (the dictionary's: 0 not settled, 1 settled); -1: not given.
+    pub settles: Vec<i64>,
+    /// `rollingReserveStatus` values (0 held, 1 released); -1: not given.
+    pub reserve_statuses: Vec<i64>,
     pub min_amount: Option<String>,
     pub max_amount: Option<String>,
     /// A fragment of the order or trade number.
@@ -614,9 +674,19 @@ impl OrderFilter {
             parts.push(list("method", self.methods.len()));
             args.extend(self.methods.iter().map(|m| Sql::Text(m.clone())));
         }
-        if !self.kinds.is_empty() {
-            parts.push(list("kind", self.kinds.len()));
-            args.extend(self.kinds.iter().map(|k| Sql::Text(k.as_str().into())));
+        let kinds = self.kind_names();
+        if !kinds.is_empty() {
+            parts.push(list("kind", kinds.len()));
+            args.extend(kinds.into_iter().map(|k| Sql::Text(k.into())));
+        }
+        for (col, values) in [
+            ("settle", &self.settles),
+            ("rolling_reserve_status", &self.reserve_statuses),
+        ] {
+            if !values.is_empty() {
+                parts.push(list(&format!("COALESCE({col}, -1)"), values.len()));
+                args.extend(values.iter().map(|v| Sql::Integer(*v)));
+            }
         }
         for (field, bound, op) in [
             ("minAmount", &self.min_amount, ">="),
@@ -660,6 +730,15 @@ impl OrderFilter {
             format!("WHERE {}", parts.join(" AND "))
         };
         Ok((clause, args))
+    }
+
+    /// The `kind` column's values the filter asks for (`''`: not known); empty: any.
+    pub(crate) fn kind_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = self.kinds.iter().map(|k| k.as_str()).collect();
+        if self.unknown_kind {
+            names.push("");
+        }
+        names
     }
 
     pub(crate) fn sort_column(&self) -> &'static str {
@@ -777,4 +856,32 @@ pub struct DayFigures {
     pub currency: String,
     pub orders: i64,
     pub volume: String,
+}
+
+/// Orders of one currency, kind, state, settlement and reserve status, counted and
+/// summed ([`OrderStore::statement_groups`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatementGroup {
+    pub currency: String,
+    /// `None`: the journal does not know it.
+    pub kind: Option<OrderKind>,
+    pub state: i64,
+    pub settle: Option<i64>,
+    pub reserve_status: Option<i64>,
+    pub count: i64,
+    pub sums: GroupSums,
+}
+
+/// The sums of a group's amounts (a field the gateway left out counts as zero).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct GroupSums {
+    /// `sourceAmount`.
+    pub amount: Decimal,
+    pub handling_fee: Decimal,
+    pub fixed_fee: Decimal,
+    pub exception_fee: Decimal,
+    pub rolling_reserve: Decimal,
+    pub refund_amount: Decimal,
+    pub settle_amount: Decimal,
+    pub receive_amount: Decimal,
 }

@@ -13,8 +13,8 @@ use super::PgLink;
 use super::run::{Run, atomically, col};
 use crate::error::{CoreError, CoreResult};
 use crate::store::orders::{
-    ANCHOR_EVERY, Anchor, Anchors, CachedOrder, DayFigures, MadeOrder, OrderFilter, OrderKind,
-    OrderPage, OrderStore, PayoutFee, SortKey, Upsert, amount_e4,
+    ANCHOR_EVERY, Anchor, Anchors, CachedOrder, DayFigures, GroupSums, MadeOrder, OrderFilter,
+    OrderKind, OrderPage, OrderStore, PayoutFee, SortKey, StatementGroup, Upsert, amount_e4,
 };
 
 mod write;
@@ -23,7 +23,7 @@ mod write;
 const COLUMNS: &str = "trade_no, mer_order_no, state, method, currency, source_amount::text, handling_fee::text, \
     receive_amount::text, settle_amount::text, rolling_reserve::text, transaction_fixed_fee::text, refund_amount::text, \
     refund_currency, settlement_currency, rolling_reserve_status, settle, refusal_pay_reason, message, created_at, \
-    synced_at, signature_verified, kind, made_at";
+    synced_at, signature_verified, kind, made_at, exception_handling_fee::text";
 
 fn order(r: &Row) -> CoreResult<CachedOrder> {
     let synced_at: i64 = col(r, 19)?;
@@ -53,6 +53,7 @@ fn order(r: &Row) -> CoreResult<CachedOrder> {
         signature_verified: col(r, 20)?,
         kind: OrderKind::parse(&kind),
         made_at: col(r, 22)?,
+        exception_handling_fee: col(r, 23)?,
     })
 }
 
@@ -135,8 +136,10 @@ fn clause(f: &OrderFilter, mer_no: i64) -> CoreResult<Where> {
     w.one_of("state", &f.states);
     w.one_of("currency", &f.currencies);
     w.one_of("method", &f.methods);
-    let kinds: Vec<String> = f.kinds.iter().map(|k| k.as_str().to_string()).collect();
+    let kinds: Vec<String> = f.kind_names().into_iter().map(String::from).collect();
     w.one_of("kind", &kinds);
+    w.one_of("COALESCE(settle, -1)", &f.settles);
+    w.one_of("COALESCE(rolling_reserve_status, -1)", &f.reserve_statuses);
     for (field, bound, op) in [
         ("minAmount", &f.min_amount, ">="),
         ("maxAmount", &f.max_amount, "<="),
@@ -418,6 +421,56 @@ impl OrderStore for PgOrders<'_> {
             )?,
             0,
         )
+    }
+
+    fn statement_groups(&self, filter: &OrderFilter) -> CoreResult<Vec<StatementGroup>> {
+        let w = clause(filter, self.mer_no)?;
+        // numeric sums are exact; coalesced to 0 and read back as text.
+        let sum = |col: &str| format!("coalesce(sum({col}), 0)::text");
+        let sql = format!(
+            "SELECT currency, kind, state, settle, rolling_reserve_status, count(*), {}, {}, {}, {}, {}, {}, {}, {}
+               FROM paydesk.orders {} GROUP BY currency, kind, state, settle, rolling_reserve_status",
+            sum("source_amount"),
+            sum("handling_fee"),
+            sum("transaction_fixed_fee"),
+            sum("exception_handling_fee"),
+            sum("rolling_reserve"),
+            sum("refund_amount"),
+            sum("settle_amount"),
+            sum("receive_amount"),
+            w.sql()
+        );
+        self.run
+            .rows(&sql, &w.params())?
+            .iter()
+            .map(|r| {
+                let d = |i: usize| -> CoreResult<rust_decimal::Decimal> {
+                    let text: String = col(r, i)?;
+                    text.parse::<rust_decimal::Decimal>()
+                        .map(|d| d.normalize())
+                        .map_err(|e| CoreError::internal(format!("a sum {text:?}: {e}")))
+                };
+                let kind: String = col(r, 1)?;
+                Ok(StatementGroup {
+                    currency: col(r, 0)?,
+                    kind: OrderKind::parse(&kind),
+                    state: col(r, 2)?,
+                    settle: col(r, 3)?,
+                    reserve_status: col(r, 4)?,
+                    count: col(r, 5)?,
+                    sums: GroupSums {
+                        amount: d(6)?,
+                        handling_fee: d(7)?,
+                        fixed_fee: d(8)?,
+                        exception_fee: d(9)?,
+                        rolling_reserve: d(10)?,
+                        refund_amount: d(11)?,
+                        settle_amount: d(12)?,
+                        receive_amount: d(13)?,
+                    },
+                })
+            })
+            .collect()
     }
 
     fn query(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {

@@ -1,0 +1,72 @@
+//! Reports: the statement of a period, two periods side by side, and its export.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::Desk;
+use crate::error::CoreResult;
+use crate::statement::export::StatementExport;
+use crate::statement::{Comparison, Period, Statement};
+
+impl Desk {
+    /// The statement of `period` for `currency` (every currency when `None`), from the
+    /// cache.
+    pub fn statement(&self, period: Period, currency: Option<&str>) -> CoreResult<Statement> {
+        Statement::build(&*self.store.orders(), &self.dictionary, period, currency)
+    }
+
+    /// `current` and `previous` side by side (this month against the last).
+    pub fn statement_compare(
+        &self,
+        current: Period,
+        previous: Period,
+        currency: Option<&str>,
+    ) -> CoreResult<Comparison> {
+        Ok(Statement::compare(
+            self.statement(current, currency)?,
+            self.statement(previous, currency)?,
+        ))
+    }
+
+    /// Writes the statement of `period` to `path` (.csv or .xlsx), dated in `tz`, made
+    /// now by the desk's clock; returns it with what the file carries (rows, SHA-256).
+    pub fn export_statement(
+        &self,
+        period: Period,
+        currency: Option<&str>,
+        path: &Path,
+        tz: chrono::FixedOffset,
+    ) -> CoreResult<(Statement, StatementExport)> {
+        let started = Instant::now();
+        let r = self.statement(period, currency).and_then(|s| {
+            let made = crate::statement::export::export(
+                &*self.store.orders(),
+                &s,
+                &self.dictionary,
+                path,
+                tz,
+                self.clock.now_ms(),
+            )?;
+            Ok((s, made))
+        });
+        let result = match &r {
+            Ok((_, e)) => format!("ok {} rows sha256={}", e.rows, e.sha256),
+            Err(e) => format!("error {e}"),
+        };
+        self.audit(
+            "statement.export",
+            format!(
+                "file={} from={} to={} currency={}",
+                path.file_name()
+                    .and_then(|f| f.to_str())
+                    .unwrap_or_default(),
+                period.from,
+                period.to,
+                currency.unwrap_or("all")
+            ),
+            &result,
+            started,
+        );
+        r
+    }
+}

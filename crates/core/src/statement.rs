@@ -1,0 +1,646 @@
+//! Statements: what the cached orders of a period add up to, per currency. Payins and
+//! payouts by state, fees by kind, rolling reserve held and released, refunds,
+//! chargebacks, settled and not settled, and the net. The database groups and sums
+//! ([`OrderStore::statement_groups`]); this module only adds the groups up, so a month of
+//! a million orders costs one indexed pass.
+//!
+//! Every figure carries the [`OrderFilter`] of the orders behind it: the figure is the
+//! sum of its [`Field`] over exactly the orders that filter lists, so a screen opens the
+//! Orders screen with it and an export of that filter adds up to the figure.
+//!
+//! What the cache cannot tell: the gateway's list does not say whether an order is a
+//! payin or a payout, so orders the journal did not make are counted as payins
+//! ([`Flow::unclassified`] says how many); a chargeback's amount is the order's amount
+//! (the list gives none); and an order is in the period by its cached date (the day of
+//! the list window it was found in, or the time this desk made it).
+
+use paydesk_gateway::{Meaning, StateDictionary, StateField};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CoreError, CoreResult};
+use crate::store::orders::{GroupSums, OrderFilter, OrderKind, OrderStore, StatementGroup};
+
+pub mod export;
+
+/// A period `[from, to)`, UTC millis: the caller turns its days in its time zone into
+/// these bounds.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Period {
+    pub from: i64,
+    pub to: i64,
+}
+
+impl Period {
+    pub fn new(from: i64, to: i64) -> CoreResult<Self> {
+        if to <= from {
+            return Err(CoreError::validation("to", "must be after from"));
+        }
+        Ok(Period { from, to })
+    }
+
+    /// The period of the same length just before this one (last month against this,
+    /// when the caller gives calendar months it makes [`Period::new`] itself).
+    pub fn previous(&self) -> Self {
+        Period {
+            from: self.from - (self.to - self.from),
+            to: self.from,
+        }
+    }
+}
+
+/// Which amount of an order a figure sums.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Field {
+    SourceAmount,
+    HandlingFee,
+    TransactionFixedFee,
+    ExceptionHandlingFee,
+    RollingReserve,
+    RefundAmount,
+    SettleAmount,
+    ReceiveAmount,
+}
+
+impl Field {
+    fn of(self, s: &GroupSums) -> Decimal {
+        match self {
+            Self::SourceAmount => s.amount,
+            Self::HandlingFee => s.handling_fee,
+            Self::TransactionFixedFee => s.fixed_fee,
+            Self::ExceptionHandlingFee => s.exception_fee,
+            Self::RollingReserve => s.rolling_reserve,
+            Self::RefundAmount => s.refund_amount,
+            Self::SettleAmount => s.settle_amount,
+            Self::ReceiveAmount => s.receive_amount,
+        }
+    }
+
+    /// The order list's (and the orders export's) name of the field.
+    pub fn wire_name(self) -> &'static str {
+        match self {
+            Self::SourceAmount => "sourceAmount",
+            Self::HandlingFee => "handlingFee",
+            Self::TransactionFixedFee => "transactionFixedFee",
+            Self::ExceptionHandlingFee => "exceptionHandlingFee",
+            Self::RollingReserve => "rollingReserve",
+            Self::RefundAmount => "refundAmount",
+            Self::SettleAmount => "settleAmount",
+            Self::ReceiveAmount => "receiveAmount",
+        }
+    }
+}
+
+/// A count and an amount, and the orders behind them: `amount` is the sum of `field`
+/// over the orders `filter` lists, `count` how many they are.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Figure {
+    pub count: i64,
+    /// A decimal string.
+    pub amount: String,
+    pub field: Field,
+    pub filter: OrderFilter,
+}
+
+/// The orders of one raw state.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateLine {
+    pub state: i64,
+    /// The profile's dictionary's reading (`success`, `failed`, ...); `None`: a state
+    /// it does not know, shown raw.
+    pub meaning: Option<Meaning>,
+    pub figure: Figure,
+}
+
+/// Payins or payouts of a currency: by state, and by what the states mean.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Flow {
+    pub all: Figure,
+    pub by_state: Vec<StateLine>,
+    /// Paid: success, and the refunded, partly refunded and charged back (they were paid).
+    pub succeeded: Figure,
+    /// Failed or closed.
+    pub failed: Figure,
+    /// Created or pending.
+    pub pending: Figure,
+    /// Orders counted here whose kind the journal does not know (the list does not say).
+    pub unclassified: i64,
+}
+
+/// Fees by kind over a flow's paid orders, and their total.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fees {
+    pub handling: Figure,
+    pub fixed: Figure,
+    pub exception: Figure,
+    pub total: String,
+}
+
+/// Paid payins settled or not: how many, their amount, and what the gateway says was
+/// settled and is received.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settlement {
+    pub amount: Figure,
+    pub settle_amount: Figure,
+    pub receive_amount: Figure,
+}
+
+/// One currency's statement.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CurrencyStatement {
+    pub currency: String,
+    pub payins: Flow,
+    pub payin_fees: Fees,
+    /// Rolling reserve of paid payins still held (status held, or not given).
+    pub reserve_held: Figure,
+    pub reserve_released: Figure,
+    /// `refundAmount` of refunded and partly refunded payins.
+    pub refunds: Figure,
+    /// Charged-back payins, at their amount.
+    pub chargebacks: Figure,
+    pub settled: Settlement,
+    /// Not settled, or settlement not given.
+    pub not_settled: Settlement,
+    pub payouts: Flow,
+    pub payout_fees: Fees,
+    /// Paid payins less their fees, the reserve still held, refunds and chargebacks,
+    /// less paid payouts and their fees: what the period's orders leave on the balance.
+    pub net: String,
+}
+
+/// A statement of a period, for one currency or all.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Statement {
+    pub period: Period,
+    /// The currency asked for; `None`: all.
+    pub currency: Option<String>,
+    /// Every order behind the statement (the period, the currency).
+    pub filter: OrderFilter,
+    pub orders: i64,
+    pub currencies: Vec<CurrencyStatement>,
+}
+
+/// What the dictionary's meanings make of a state, for a statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Paid,
+    Failed,
+    Pending,
+    Other,
+}
+
+fn class(m: Option<Meaning>) -> Class {
+    match m {
+        Some(
+            Meaning::Success | Meaning::Refunded | Meaning::PartlyRefunded | Meaning::ChargedBack,
+        ) => Class::Paid,
+        Some(Meaning::Failed | Meaning::Closed) => Class::Failed,
+        Some(Meaning::Created | Meaning::Pending) => Class::Pending,
+        _ => Class::Other,
+    }
+}
+
+/// Raw values of `field` the dictionary reads as one of `meanings`, as numbers.
+fn raws(dict: &StateDictionary, field: StateField, meanings: &[Meaning]) -> Vec<i64> {
+    let mut v: Vec<i64> = dict
+        .entries(field)
+        .filter(|(_, m)| meanings.contains(m))
+        .filter_map(|(raw, _)| raw.parse().ok())
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Adds up groups into figures, each with the filter of exactly the orders it counts.
+struct Builder<'a> {
+    dict: &'a StateDictionary,
+    base: OrderFilter,
+    groups: Vec<StatementGroup>,
+    /// The states seen, raw values with their meaning.
+    states: Vec<(i64, Option<Meaning>)>,
+}
+
+/// Which orders of a currency a figure counts.
+#[derive(Clone, Default)]
+struct Pick {
+    payouts: bool,
+    states: Vec<i64>,
+    settles: Vec<i64>,
+    reserves: Vec<i64>,
+}
+
+impl Builder<'_> {
+    fn meaning(&self, state: i64) -> Option<Meaning> {
+        self.dict
+            .meaning(StateField::OrderState, &state.to_string())
+    }
+
+    fn states_of(&self, c: Class) -> Vec<i64> {
+        // The dictionary's states of that class, and any seen (a profile may override).
+        let mut v: Vec<i64> = self
+            .dict
+            .entries(StateField::OrderState)
+            .filter(|(_, m)| class(Some(*m)) == c)
+            .filter_map(|(raw, _)| raw.parse().ok())
+            .collect();
+        v.extend(
+            self.states
+                .iter()
+                .filter(|(_, m)| class(*m) == c)
+                .map(|(s, _)| *s),
+        );
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    fn filter(&self, currency: &str, p: &Pick) -> OrderFilter {
+        let mut f = self.base.clone();
+        f.currencies = vec![currency.to_string()];
+        if p.payouts {
+            f.kinds = vec![OrderKind::Payout];
+            f.unknown_kind = false;
+        } else {
+            f.kinds = vec![OrderKind::Payin];
+            f.unknown_kind = true;
+        }
+        f.states = p.states.clone();
+        f.settles = p.settles.clone();
+        f.reserve_statuses = p.reserves.clone();
+        f
+    }
+
+    fn matches(g: &StatementGroup, currency: &str, p: &Pick) -> bool {
+        let kind_ok = if p.payouts {
+            g.kind == Some(OrderKind::Payout)
+        } else {
+            matches!(g.kind, Some(OrderKind::Payin) | None)
+        };
+        let any = |list: &[i64], v: i64| list.is_empty() || list.contains(&v);
+        g.currency == currency
+            && kind_ok
+            && any(&p.states, g.state)
+            && any(&p.settles, g.settle.unwrap_or(-1))
+            && any(&p.reserves, g.reserve_status.unwrap_or(-1))
+    }
+
+    fn figure(&self, currency: &str, p: &Pick, field: Field) -> Figure {
+        let (count, amount) = self
+            .groups
+            .iter()
+            .filter(|g| Self::matches(g, currency, p))
+            .fold((0, Decimal::ZERO), |(n, a), g| {
+                (n + g.count, a + field.of(&g.sums))
+            });
+        Figure {
+            count,
+            amount: amount.normalize().to_string(),
+            field,
+            filter: self.filter(currency, p),
+        }
+    }
+
+    fn flow(&self, currency: &str, payouts: bool) -> Flow {
+        let pick = |states: Vec<i64>| Pick {
+            payouts,
+            states,
+            ..Pick::default()
+        };
+        let mut by_state: Vec<StateLine> = self
+            .states
+            .iter()
+            .map(|(state, meaning)| StateLine {
+                state: *state,
+                meaning: *meaning,
+                figure: self.figure(currency, &pick(vec![*state]), Field::SourceAmount),
+            })
+            .filter(|l| l.figure.count > 0)
+            .collect();
+        by_state.sort_by_key(|l| l.state);
+        let unclassified = if payouts {
+            0
+        } else {
+            self.groups
+                .iter()
+                .filter(|g| g.currency == currency && g.kind.is_none())
+                .map(|g| g.count)
+                .sum()
+        };
+        Flow {
+            all: self.figure(currency, &pick(vec![]), Field::SourceAmount),
+            by_state,
+            succeeded: self.figure(
+                currency,
+                &pick(self.states_of(Class::Paid)),
+                Field::SourceAmount,
+            ),
+            failed: self.figure(
+                currency,
+                &pick(self.states_of(Class::Failed)),
+                Field::SourceAmount,
+            ),
+            pending: self.figure(
+                currency,
+                &pick(self.states_of(Class::Pending)),
+                Field::SourceAmount,
+            ),
+            unclassified,
+        }
+    }
+
+    fn fees(&self, currency: &str, paid: &Pick) -> Fees {
+        let handling = self.figure(currency, paid, Field::HandlingFee);
+        let fixed = self.figure(currency, paid, Field::TransactionFixedFee);
+        let exception = self.figure(currency, paid, Field::ExceptionHandlingFee);
+        let total = [&handling, &fixed, &exception]
+            .iter()
+            .map(|f| dec(&f.amount))
+            .sum::<Decimal>();
+        Fees {
+            handling,
+            fixed,
+            exception,
+            total: total.normalize().to_string(),
+        }
+    }
+
+    fn settlement(&self, currency: &str, p: &Pick) -> Settlement {
+        Settlement {
+            amount: self.figure(currency, p, Field::SourceAmount),
+            settle_amount: self.figure(currency, p, Field::SettleAmount),
+            receive_amount: self.figure(currency, p, Field::ReceiveAmount),
+        }
+    }
+
+    fn currency(&self, currency: &str) -> CurrencyStatement {
+        let dict = self.dict;
+        let paid = Pick {
+            states: self.states_of(Class::Paid),
+            ..Pick::default()
+        };
+        let with_states = |meanings: &[Meaning]| Pick {
+            states: raws(dict, StateField::OrderState, meanings),
+            ..Pick::default()
+        };
+        let mut held = raws(dict, StateField::RollingReserveStatus, &[Meaning::Held]);
+        held.insert(0, -1);
+        let mut not_settled = raws(dict, StateField::Settle, &[Meaning::NotSettled]);
+        not_settled.insert(0, -1);
+        let payins = self.flow(currency, false);
+        let payin_fees = self.fees(currency, &paid);
+        let reserve_held = self.figure(
+            currency,
+            &Pick {
+                reserves: held,
+                ..paid.clone()
+            },
+            Field::RollingReserve,
+        );
+        let reserve_released = self.figure(
+            currency,
+            &Pick {
+                reserves: raws(dict, StateField::RollingReserveStatus, &[Meaning::Released]),
+                ..paid.clone()
+            },
+            Field::RollingReserve,
+        );
+        let refunds = self.figure(
+            currency,
+            &with_states(&[Meaning::Refunded, Meaning::PartlyRefunded]),
+            Field::RefundAmount,
+        );
+        let chargebacks = self.figure(
+            currency,
+            &with_states(&[Meaning::ChargedBack]),
+            Field::SourceAmount,
+        );
+        let settled = self.settlement(
+            currency,
+            &Pick {
+                settles: raws(dict, StateField::Settle, &[Meaning::Settled]),
+                ..paid.clone()
+            },
+        );
+        let not_settled = self.settlement(
+            currency,
+            &Pick {
+                settles: not_settled,
+                ..paid.clone()
+            },
+        );
+        let payouts = self.flow(currency, true);
+        let payout_fees = self.fees(
+            currency,
+            &Pick {
+                payouts: true,
+                ..paid.clone()
+            },
+        );
+        let net = dec(&payins.succeeded.amount)
+            - dec(&payin_fees.total)
+            - dec(&reserve_held.amount)
+            - dec(&refunds.amount)
+            - dec(&chargebacks.amount)
+            - dec(&payouts.succeeded.amount)
+            - dec(&payout_fees.total);
+        CurrencyStatement {
+            currency: currency.to_string(),
+            payins,
+            payin_fees,
+            reserve_held,
+            reserve_released,
+            refunds,
+            chargebacks,
+            settled,
+            not_settled,
+            payouts,
+            payout_fees,
+            net: net.normalize().to_string(),
+        }
+    }
+}
+
+/// A figure's amount back as a number (it was written from one).
+fn dec(text: &str) -> Decimal {
+    text.parse().unwrap_or(Decimal::ZERO)
+}
+
+impl Statement {
+    /// The statement of `period` for `currency` (all when `None`) from the cache.
+    pub fn build(
+        orders: &dyn OrderStore,
+        dict: &StateDictionary,
+        period: Period,
+        currency: Option<&str>,
+    ) -> CoreResult<Self> {
+        let currency = currency.map(str::trim).filter(|c| !c.is_empty());
+        if let Some(c) = currency
+            && (c.len() != 3 || !c.bytes().all(|b| b.is_ascii_uppercase()))
+        {
+            return Err(CoreError::validation(
+                "currency",
+                "must be a three-letter ISO code such as USD",
+            ));
+        }
+        let filter = OrderFilter {
+            from: Some(period.from),
+            to: Some(period.to),
+            currencies: currency.map(|c| vec![c.to_string()]).unwrap_or_default(),
+            ..OrderFilter::default()
+        };
+        let groups = orders.statement_groups(&filter)?;
+        Ok(Self::from_groups(dict, period, currency, filter, groups))
+    }
+
+    /// The statement of already summed groups (what [`Statement::build`] reads).
+    pub fn from_groups(
+        dict: &StateDictionary,
+        period: Period,
+        currency: Option<&str>,
+        filter: OrderFilter,
+        groups: Vec<StatementGroup>,
+    ) -> Self {
+        let mut currencies: Vec<String> = groups.iter().map(|g| g.currency.clone()).collect();
+        currencies.sort();
+        currencies.dedup();
+        let mut states: Vec<i64> = groups.iter().map(|g| g.state).collect();
+        states.sort_unstable();
+        states.dedup();
+        let orders = groups.iter().map(|g| g.count).sum();
+        let mut b = Builder {
+            dict,
+            base: filter.clone(),
+            groups,
+            states: Vec::new(),
+        };
+        b.states = states.into_iter().map(|s| (s, b.meaning(s))).collect();
+        // Top-ups and withdrawals move a card's money, not the merchant's sales: they
+        // are behind the statement's filter but in none of its figures.
+        Statement {
+            period,
+            currency: currency.map(String::from),
+            filter,
+            orders,
+            currencies: currencies.iter().map(|c| b.currency(c)).collect(),
+        }
+    }
+
+    /// Two periods side by side: figures of `current` against `previous`, per currency
+    /// either has.
+    pub fn compare(current: Statement, previous: Statement) -> Comparison {
+        let mut codes: Vec<String> = current
+            .currencies
+            .iter()
+            .chain(&previous.currencies)
+            .map(|c| c.currency.clone())
+            .collect();
+        codes.sort();
+        codes.dedup();
+        let find =
+            |s: &Statement, code: &str| s.currencies.iter().find(|c| c.currency == code).cloned();
+        let currencies = codes
+            .iter()
+            .map(|code| {
+                let (a, b) = (find(&current, code), find(&previous, code));
+                let pick = |f: fn(&CurrencyStatement) -> &str| {
+                    Change::new(
+                        a.as_ref().map_or(Decimal::ZERO, |c| dec(f(c))),
+                        b.as_ref().map_or(Decimal::ZERO, |c| dec(f(c))),
+                    )
+                };
+                CurrencyChange {
+                    currency: code.clone(),
+                    payins: pick(|c| &c.payins.succeeded.amount),
+                    fees: pick(|c| &c.payin_fees.total),
+                    refunds: pick(|c| &c.refunds.amount),
+                    chargebacks: pick(|c| &c.chargebacks.amount),
+                    payouts: pick(|c| &c.payouts.succeeded.amount),
+                    net: pick(|c| &c.net),
+                }
+            })
+            .collect();
+        Comparison {
+            current,
+            previous,
+            currencies,
+        }
+    }
+}
+
+/// Two statements side by side.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Comparison {
+    pub current: Statement,
+    pub previous: Statement,
+    pub currencies: Vec<CurrencyChange>,
+}
+
+/// The main figures of one currency in both periods.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CurrencyChange {
+    pub currency: String,
+    /// Paid payins.
+    pub payins: Change,
+    /// Payin fees.
+    pub fees: Change,
+    pub refunds: Change,
+    pub chargebacks: Change,
+    /// Paid payouts.
+    pub payouts: Change,
+    pub net: Change,
+}
+
+/// A figure now and before, the difference, and the difference in percent of before
+/// (`None` when before was zero), to two decimals.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    pub current: String,
+    pub previous: String,
+    pub difference: String,
+    pub percent: Option<String>,
+}
+
+impl Change {
+    fn new(current: Decimal, previous: Decimal) -> Self {
+        let difference = current - previous;
+        let percent = (!previous.is_zero()).then(|| {
+            (difference * Decimal::ONE_HUNDRED / previous.abs())
+                .round_dp(2)
+                .normalize()
+                .to_string()
+        });
+        Change {
+            current: current.normalize().to_string(),
+            previous: previous.normalize().to_string(),
+            difference: difference.normalize().to_string(),
+            percent,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,337 @@
+//! The statement's arithmetic on hand-built orders, through the SQLite cache's grouping.
+
+use paydesk_gateway::wire::OrderListItem;
+use rusqlite::Connection;
+use rust_decimal::Decimal;
+
+use super::*;
+use crate::store::orders::{MadeOrder, Orders};
+
+fn d(s: &str) -> Decimal {
+    s.parse().unwrap()
+}
+
+fn o(n: u32, currency: &str, state: i64, amount: &str) -> OrderListItem {
+    OrderListItem {
+        state,
+        mer_order_no: format!("M{n:06}"),
+        trade_no: format!("T{n:06}"),
+        source_amount: d(amount),
+        source_currency: currency.into(),
+        settlement_currency: currency.into(),
+        ..OrderListItem::default()
+    }
+}
+
+/// The orders of the period [1000, 2000) and two outside it.
+fn cache() -> Connection {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::store::migrate(&mut conn).unwrap();
+    let opt = |s: &str| Some(d(s));
+    let a = OrderListItem {
+        handling_fee: opt("0.1"),
+        transaction_fixed_fee: opt("0.2"),
+        exception_handling_fee: opt("0.05"),
+        rolling_reserve: opt("10"),
+        rolling_reserve_status: Some(0),
+        settle: Some(1),
+        settle_amount: opt("89.65"),
+        receive_amount: opt("89.65"),
+        ..o(1, "USD", 5, "100.00")
+    };
+    let c = OrderListItem {
+        handling_fee: opt("0.2"),
+        rolling_reserve: opt("2"),
+        rolling_reserve_status: Some(1),
+        settle: Some(0),
+        receive_amount: opt("17.8"),
+        refund_amount: opt("20"),
+        ..o(3, "USD", 6, "20")
+    };
+    let dd = OrderListItem {
+        handling_fee: opt("0.3"),
+        rolling_reserve: opt("3"),
+        receive_amount: opt("26.7"),
+        ..o(4, "USD", 8, "30")
+    };
+    let e = OrderListItem {
+        handling_fee: opt("1"),
+        ..o(5, "USD", 3, "40")
+    };
+    let g = OrderListItem {
+        handling_fee: opt("0.0001"),
+        rolling_reserve: opt("0"),
+        rolling_reserve_status: Some(0),
+        settle: Some(1),
+        settle_amount: opt("5"),
+        receive_amount: opt("9.9999"),
+        refund_amount: opt("5"),
+        ..o(7, "USD", 7, "10")
+    };
+    let p = OrderListItem {
+        handling_fee: opt("1.5"),
+        transaction_fixed_fee: opt("0.5"),
+        ..o(8, "USD", 5, "25")
+    };
+    let eur = OrderListItem {
+        handling_fee: opt("0.1"),
+        settle: Some(1),
+        ..o(9, "EUR", 5, "10.10")
+    };
+    let jpy = OrderListItem {
+        handling_fee: opt("30"),
+        ..o(10, "JPY", 5, "1000")
+    };
+    let orders = Orders::on(&conn);
+    let inside = vec![a, c, dd, e, o(6, "USD", 2, "60"), g, p, eur, jpy];
+    orders.upsert_items(1, &inside, 1500, true).unwrap();
+    orders
+        .upsert_items(1, &[o(11, "USD", 5, "7")], 2000, true)
+        .unwrap();
+    orders
+        .upsert_items(1, &[o(12, "USD", 5, "9")], 999, true)
+        .unwrap();
+    for (n, kind) in [(1, OrderKind::Payin), (8, OrderKind::Payout)] {
+        let made = MadeOrder {
+            trade_no: format!("T{n:06}"),
+            mer_order_no: format!("M{n:06}"),
+            kind,
+            method: String::new(),
+            currency: "USD".into(),
+            amount: Decimal::ZERO,
+            state: None,
+            made_at: 1500,
+        };
+        assert!(orders.record_made(1, &made).unwrap());
+    }
+    conn
+}
+
+fn statement(conn: &Connection, currency: Option<&str>, period: Period) -> Statement {
+    Statement::build(
+        &Orders::on(conn),
+        &StateDictionary::default(),
+        period,
+        currency,
+    )
+    .unwrap()
+}
+
+fn fig(f: &Figure) -> (i64, Decimal) {
+    (f.count, d(&f.amount))
+}
+
+/// Every figure of a currency, with a name.
+fn figures(c: &CurrencyStatement) -> Vec<(String, &Figure)> {
+    let mut v: Vec<(String, &Figure)> = Vec::new();
+    for (name, flow) in [("payins", &c.payins), ("payouts", &c.payouts)] {
+        v.push((format!("{name}.all"), &flow.all));
+        v.push((format!("{name}.succeeded"), &flow.succeeded));
+        v.push((format!("{name}.failed"), &flow.failed));
+        v.push((format!("{name}.pending"), &flow.pending));
+        for l in &flow.by_state {
+            v.push((format!("{name}.state{}", l.state), &l.figure));
+        }
+    }
+    for (name, fees) in [("payinFees", &c.payin_fees), ("payoutFees", &c.payout_fees)] {
+        v.push((format!("{name}.handling"), &fees.handling));
+        v.push((format!("{name}.fixed"), &fees.fixed));
+        v.push((format!("{name}.exception"), &fees.exception));
+    }
+    for (name, s) in [("settled", &c.settled), ("notSettled", &c.not_settled)] {
+        v.push((format!("{name}.amount"), &s.amount));
+        v.push((format!("{name}.settleAmount"), &s.settle_amount));
+        v.push((format!("{name}.receiveAmount"), &s.receive_amount));
+    }
+    v.push(("reserveHeld".into(), &c.reserve_held));
+    v.push(("reserveReleased".into(), &c.reserve_released));
+    v.push(("refunds".into(), &c.refunds));
+    v.push(("chargebacks".into(), &c.chargebacks));
+    v
+}
+
+fn field_of(o: &crate::store::orders::CachedOrder, f: Field) -> Decimal {
+    let v = match f {
+        Field::SourceAmount => Some(o.source_amount.clone()),
+        Field::HandlingFee => o.handling_fee.clone(),
+        Field::TransactionFixedFee => o.transaction_fixed_fee.clone(),
+        Field::ExceptionHandlingFee => o.exception_handling_fee.clone(),
+        Field::RollingReserve => o.rolling_reserve.clone(),
+        Field::RefundAmount => o.refund_amount.clone(),
+        Field::SettleAmount => o.settle_amount.clone(),
+        Field::ReceiveAmount => o.receive_amount.clone(),
+    };
+    v.map_or(Decimal::ZERO, |s| d(&s))
+}
+
+#[test]
+fn every_figure_of_a_period_in_several_currencies() {
+    let conn = cache();
+    let s = statement(&conn, None, Period::new(1000, 2000).unwrap());
+    assert_eq!(s.orders, 9);
+    let codes: Vec<&str> = s.currencies.iter().map(|c| c.currency.as_str()).collect();
+    assert_eq!(codes, ["EUR", "JPY", "USD"]);
+    let usd = &s.currencies[2];
+    assert_eq!(fig(&usd.payins.all), (6, d("260")));
+    assert_eq!(
+        usd.payins.unclassified, 5,
+        "all but the one the journal made"
+    );
+    assert_eq!(fig(&usd.payins.succeeded), (4, d("160")));
+    assert_eq!(fig(&usd.payins.failed), (1, d("40")));
+    assert_eq!(fig(&usd.payins.pending), (1, d("60")));
+    let states: Vec<(i64, Option<Meaning>, i64)> = usd
+        .payins
+        .by_state
+        .iter()
+        .map(|l| (l.state, l.meaning, l.figure.count))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            (2, Some(Meaning::Pending), 1),
+            (3, Some(Meaning::Failed), 1),
+            (5, Some(Meaning::Success), 1),
+            (6, Some(Meaning::Refunded), 1),
+            (7, Some(Meaning::PartlyRefunded), 1),
+            (8, Some(Meaning::ChargedBack), 1),
+        ]
+    );
+    // Fees of paid payins only (the failed one's 1 is not charged), summed exactly:
+    // 0.1 + 0.2 + 0.3 + 0.0001, never 0.6000000000000001.
+    assert_eq!(usd.payin_fees.handling.amount, "0.6001");
+    assert_eq!(usd.payin_fees.fixed.amount, "0.2");
+    assert_eq!(usd.payin_fees.exception.amount, "0.05");
+    assert_eq!(usd.payin_fees.total, "0.8501");
+    assert_eq!(fig(&usd.reserve_held), (3, d("13")), "held, and not given");
+    assert_eq!(fig(&usd.reserve_released), (1, d("2")));
+    assert_eq!(fig(&usd.refunds), (2, d("25")));
+    assert_eq!(fig(&usd.chargebacks), (1, d("30")));
+    assert_eq!(fig(&usd.settled.amount), (2, d("110")));
+    assert_eq!(usd.settled.settle_amount.amount, "94.65");
+    assert_eq!(usd.settled.receive_amount.amount, "99.6499");
+    assert_eq!(fig(&usd.not_settled.amount), (2, d("50")));
+    assert_eq!(usd.not_settled.settle_amount.amount, "0");
+    assert_eq!(usd.not_settled.receive_amount.amount, "44.5");
+    assert_eq!(fig(&usd.payouts.succeeded), (1, d("25")));
+    assert_eq!(usd.payouts.unclassified, 0);
+    assert_eq!(usd.payout_fees.total, "2");
+    // 160 - 0.8501 - 13 - 25 - 30 - 25 - 2
+    assert_eq!(usd.net, "64.1499");
+    assert_eq!(s.currencies[0].net, "10", "EUR 10.10 less 0.1");
+    assert_eq!(s.currencies[1].net, "970", "JPY 1000 less 30");
+}
+
+/// A figure is the sum of its field over exactly the orders its filter lists.
+#[test]
+fn every_figure_is_the_sum_over_its_filter() {
+    let conn = cache();
+    let s = statement(&conn, None, Period::new(1000, 2000).unwrap());
+    let orders = Orders::on(&conn);
+    for c in &s.currencies {
+        for (name, f) in figures(c) {
+            let (mut n, mut sum) = (0, Decimal::ZERO);
+            orders
+                .for_each(&f.filter, &mut |o| {
+                    n += 1;
+                    sum += field_of(o, f.field);
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!((n, sum), fig(f), "{} {name}", c.currency);
+        }
+    }
+    assert_eq!(orders.count(&s.filter).unwrap(), s.orders);
+}
+
+#[test]
+fn one_currency_and_an_empty_period() {
+    let conn = cache();
+    let s = statement(&conn, Some("EUR"), Period::new(1000, 2000).unwrap());
+    assert_eq!(s.orders, 1);
+    assert_eq!(s.currencies.len(), 1);
+    assert_eq!(s.filter.currencies, ["EUR"]);
+    let empty = statement(&conn, None, Period::new(5000, 6000).unwrap());
+    assert_eq!((empty.orders, empty.currencies.len()), (0, 0));
+    let cmp = Statement::compare(
+        statement(&conn, None, Period::new(1000, 2000).unwrap()),
+        empty,
+    );
+    let usd = cmp.currencies.iter().find(|c| c.currency == "USD").unwrap();
+    assert_eq!(usd.net.previous, "0");
+    assert_eq!(usd.net.difference, "64.1499");
+    assert_eq!(usd.net.percent, None, "no percent of zero");
+    assert!(Period::new(2000, 1000).is_err());
+    let bad = Statement::build(
+        &Orders::on(&conn),
+        &StateDictionary::default(),
+        Period::new(1000, 2000).unwrap(),
+        Some("usd; DROP"),
+    );
+    assert!(bad.is_err());
+}
+
+#[test]
+fn a_comparison_in_percent() {
+    let c = Change::new(d("150"), d("120"));
+    assert_eq!(
+        (c.difference.as_str(), c.percent.as_deref()),
+        ("30", Some("25"))
+    );
+    let c = Change::new(d("1"), d("3"));
+    assert_eq!(c.percent.as_deref(), Some("-66.67"));
+    assert_eq!(
+        Period::new(1000, 2000).unwrap().previous(),
+        Period { from: 0, to: 1000 }
+    );
+}
+
+#[test]
+fn exports_carry_their_header_and_the_same_digest() {
+    let conn = cache();
+    let s = statement(&conn, None, Period::new(1000, 2000).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let tz = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
+    let dict = StateDictionary::default();
+    let csv = export::export(
+        &Orders::on(&conn),
+        &s,
+        &dict,
+        &dir.path().join("s.csv"),
+        tz,
+        86_400_000,
+    )
+    .unwrap();
+    let xlsx = export::export(
+        &Orders::on(&conn),
+        &s,
+        &dict,
+        &dir.path().join("s.xlsx"),
+        tz,
+        86_400_000,
+    )
+    .unwrap();
+    assert_eq!(csv.rows, 9);
+    assert_eq!(csv.sha256, xlsx.sha256);
+    let text = std::fs::read_to_string(dir.path().join("s.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "statement,PayDesk statement");
+    assert_eq!(lines[1], "from,1970-01-01 08:00:01");
+    assert!(lines.contains(&"timeZone,UTC+08:00"));
+    assert!(lines.contains(&"madeAt,1970-01-02 08:00:00"));
+    assert!(lines.contains(&"rows,9"));
+    assert!(lines.contains(&format!("sha256,{}", csv.sha256).as_str()));
+    assert!(text.contains("USD,net,net,,,,64.1499"));
+    assert!(std::fs::metadata(dir.path().join("s.xlsx")).unwrap().len() > 1000);
+    assert!(
+        export::export(
+            &Orders::on(&conn),
+            &s,
+            &dict,
+            &dir.path().join("s.pdf"),
+            tz,
+            0
+        )
+        .is_err()
+    );
+}
