@@ -47,6 +47,9 @@ enum Command {
     /// The local order cache: sync, list, show, export.
     #[command(subcommand)]
     Orders(desk_cmds::OrdersCmd),
+    /// Reports from the local cache: statements of a period (CSV, XLSX).
+    #[command(subcommand)]
+    Report(desk_cmds::ReportCmd),
     /// Payins.
     #[command(subcommand)]
     Payin(PayinCmd),
@@ -155,6 +158,7 @@ fn main() -> ExitCode {
         Command::Sandbox(a) => sandbox::run(a),
         Command::Profile(c) => desk_cmds::profile(c, g),
         Command::Orders(c) => desk_cmds::orders(c, g),
+        Command::Report(c) => desk_cmds::report(c, g),
         Command::Payin(PayinCmd::Create(a)) => desk_cmds::payin(a, g),
         Command::Payout(c) => desk_cmds::payout(c, g),
         Command::Refund(RefundCmd::Show {

@@ -41,6 +41,29 @@ impl Period {
         Ok(Period { from, to })
     }
 
+    /// The days `first` to `last`, both included, in the time zone `tz` (a statement of
+    /// November in Shanghai starts at 2026-11-01 00:00 +08:00).
+    pub fn days(
+        first: chrono::NaiveDate,
+        last: chrono::NaiveDate,
+        tz: chrono::FixedOffset,
+    ) -> CoreResult<Self> {
+        if last < first {
+            return Err(CoreError::validation("to", "must not be before from"));
+        }
+        let start = |day: chrono::NaiveDate| {
+            day.and_hms_opt(0, 0, 0)
+                .map(|t| t.and_utc().timestamp_millis() - i64::from(tz.local_minus_utc()) * 1000)
+        };
+        let next = last
+            .succ_opt()
+            .ok_or_else(|| CoreError::validation("to", "is past the last day there is"))?;
+        match (start(first), start(next)) {
+            (Some(from), Some(to)) => Self::new(from, to),
+            _ => Err(CoreError::validation("from", "not a day")),
+        }
+    }
+
     /// The period of the same length just before this one (last month against this,
     /// when the caller gives calendar months it makes [`Period::new`] itself).
     pub fn previous(&self) -> Self {
@@ -49,6 +72,29 @@ impl Period {
             to: self.from,
         }
     }
+}
+
+/// A time zone as a statement takes it: `UTC`, `Z`, or an offset such as `+08:00`
+/// (`field` names the argument in the error). Zone names such as `Asia/Shanghai` need
+/// the time zone database, which PayDesk does not carry: the error says to give the
+/// offset.
+pub fn parse_zone(field: &str, text: &str) -> CoreResult<chrono::FixedOffset> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("utc") || t.eq_ignore_ascii_case("z") {
+        return chrono::FixedOffset::east_opt(0).ok_or_else(|| CoreError::internal("UTC"));
+    }
+    let t = t.strip_prefix("UTC").unwrap_or(t);
+    t.parse::<chrono::FixedOffset>().map_err(|_| {
+        let hint = if t.contains('/') {
+            " (zone names are not known here: give its offset, e.g. +08:00 for Asia/Shanghai)"
+        } else {
+            ""
+        };
+        CoreError::validation(
+            field,
+            format!("must be UTC or an offset such as +08:00, got {text:?}{hint}"),
+        )
+    })
 }
 
 /// Which amount of an order a figure sums.

@@ -19,12 +19,14 @@ mod money;
 mod orders;
 mod profile;
 mod records;
+mod report;
 mod team;
 
 pub use money::*;
 pub use orders::*;
 pub use profile::*;
 pub use records::*;
+pub use report::*;
 pub use team::*;
 
 #[derive(Debug, Args)]

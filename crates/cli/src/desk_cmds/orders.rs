@@ -147,6 +147,7 @@ impl FilterArgs {
             search: self.search,
             sort,
             descending: self.desc,
+            ..OrderFilter::default()
         })
     }
 }

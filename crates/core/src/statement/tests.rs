@@ -335,3 +335,21 @@ fn exports_carry_their_header_and_the_same_digest() {
         .is_err()
     );
 }
+
+#[test]
+fn days_in_a_time_zone_and_zones() {
+    let day = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+    let tz = parse_zone("tz", "+08:00").unwrap();
+    let p = Period::days(day("2026-11-01"), day("2026-11-30"), tz).unwrap();
+    // 2026-10-31 16:00 UTC to 2026-11-30 16:00 UTC.
+    assert_eq!(p.from, 1_793_462_400_000);
+    assert_eq!(p.to - p.from, 30 * 86_400_000);
+    assert_eq!(parse_zone("tz", "UTC").unwrap().local_minus_utc(), 0);
+    assert_eq!(
+        parse_zone("tz", "UTC-05:00").unwrap().local_minus_utc(),
+        -5 * 3600
+    );
+    let e = parse_zone("tz", "Asia/Shanghai").unwrap_err().to_string();
+    assert!(e.contains("tz") && e.contains("+08:00"), "{e}");
+    assert!(Period::days(day("2026-11-02"), day("2026-11-01"), tz).is_err());
+}

@@ -1,0 +1,131 @@
+//! `paydesk report statement`: a scheduler's command writes the statement of a period to
+//! CSV and XLSX with its header lines (filter, time zone, rows, SHA-256), and refuses bad
+//! arguments naming them, before opening a desk.
+
+#![allow(clippy::unwrap_used)]
+
+use paydesk_sandbox::SeedSpec;
+use serde_json::Value;
+
+mod common;
+use common::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_statement_to_csv_and_xlsx_with_its_header() {
+    let (mut env, running, _key) = setup().await;
+    let today = chrono::Utc::now().date_naive();
+    let first = today - chrono::Duration::days(20);
+    running.sandbox.seed(&SeedSpec {
+        mer_no: Some(10001),
+        from: Some(format!("{first} 00:00:00")),
+        ..SeedSpec::new(400)
+    });
+    env.ok(&["orders", "sync", "--days", "30"]);
+    let dir = env.home.path().to_path_buf();
+    let (from, to) = (first.to_string(), today.to_string());
+    let mut made = Vec::new();
+    for name in ["s.csv", "s.xlsx"] {
+        let out = dir.join(name);
+        let json: Value = serde_json::from_str(&env.ok(&[
+            "--json",
+            "report",
+            "statement",
+            "--from",
+            &from,
+            "--to",
+            &to,
+            "--tz",
+            "+08:00",
+            "--out",
+            out.to_str().unwrap(),
+        ]))
+        .unwrap();
+        made.push(json);
+    }
+    let (csv, xlsx) = (&made[0], &made[1]);
+    let rows = csv["export"]["rows"].as_u64().unwrap();
+    assert!(rows > 300, "{rows} orders behind a statement of 400 seeded");
+    assert_eq!(csv["export"]["rows"], xlsx["export"]["rows"]);
+    assert_eq!(csv["export"]["sha256"], xlsx["export"]["sha256"]);
+    assert_eq!(csv["statement"]["orders"].as_u64(), Some(rows));
+
+    let text = std::fs::read_to_string(dir.join("s.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "statement,PayDesk statement");
+    assert_eq!(lines[1], format!("from,{from} 00:00:00"));
+    assert!(lines.contains(&"timeZone,UTC+08:00"));
+    assert!(lines.contains(&"currency,all"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("filter,") && l.contains("\"\"from\"\""))
+    );
+    assert!(lines.contains(&format!("rows,{rows}").as_str()));
+    let sha = csv["export"]["sha256"].as_str().unwrap();
+    assert_eq!(sha.len(), 64);
+    assert!(lines.contains(&format!("sha256,{sha}").as_str()));
+    assert!(lines.iter().any(|l| l.starts_with("tradeNo,merOrderNo")));
+    // The XLSX is a workbook (a zip) with a sheet per currency and the orders.
+    let bytes = std::fs::read(dir.join("s.xlsx")).unwrap();
+    assert_eq!(&bytes[..2], b"PK");
+
+    // One currency; the same run twice gives the same rows and digest.
+    let again = |env: &mut Env| -> Value {
+        serde_json::from_str(&env.ok(&[
+            "--json",
+            "report",
+            "statement",
+            "--from",
+            &from,
+            "--to",
+            &to,
+            "--currency",
+            "usd",
+            "--out",
+            dir.join("usd.csv").to_str().unwrap(),
+        ]))
+        .unwrap()
+    };
+    let (a, b) = (again(&mut env), again(&mut env));
+    assert_eq!(a["export"]["sha256"], b["export"]["sha256"]);
+    assert_eq!(a["statement"]["currency"], "USD");
+
+    // Bad arguments: exit 2, the argument named.
+    for (flag, value, named) in [
+        ("--tz", "Asia/Shanghai", "tz"),
+        ("--tz", "+25:00", "tz"),
+        ("--out", "s.pdf", "--out"),
+        ("--from", "2026-13-01", "--from"),
+        ("--currency", "DOLLARS", "currency"),
+    ] {
+        let mut all = vec!["report", "statement"];
+        for (k, v) in [
+            ("--from", from.as_str()),
+            ("--to", to.as_str()),
+            ("--out", "x.csv"),
+        ] {
+            if k != flag {
+                all.extend([k, v]);
+            }
+        }
+        all.extend([flag, value]);
+        let out = env.run(&all, "");
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
+        assert!(err.contains(named), "{all:?}: {err}");
+    }
+    let out = env.run(
+        &[
+            "report",
+            "statement",
+            "--from",
+            &to,
+            "--to",
+            &from,
+            "--out",
+            "x.csv",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
