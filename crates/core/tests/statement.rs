@@ -1,0 +1,244 @@
+//! Statements on real data: on the sandbox, every figure of a synced statement equals
+//! the sum of its field over the orders export of its filter (the file a finance team
+//! would check it against); and the same orders give the same statement on the team's
+//! PostgreSQL read model as on a desk's SQLite cache.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use paydesk_core::statement::{CurrencyStatement, Figure, Period, Statement};
+use paydesk_core::store::orders::{MadeOrder, OrderKind, Orders};
+use paydesk_core::store::pg::orders::PgOrders;
+use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
+use paydesk_core::store::prelude::*;
+use paydesk_core::store::{self as db, Durability};
+use paydesk_gateway::StateDictionary;
+use paydesk_gateway::wire::OrderListItem;
+use paydesk_testpg::TestPg;
+use rust_decimal::Decimal;
+
+const DAY: i64 = 86_400_000;
+
+/// Every figure of a currency, with a name.
+fn figures(c: &CurrencyStatement) -> Vec<(String, &Figure)> {
+    let mut v: Vec<(String, &Figure)> = Vec::new();
+    for (name, flow) in [("payins", &c.payins), ("payouts", &c.payouts)] {
+        v.push((format!("{name}.all"), &flow.all));
+        v.push((format!("{name}.succeeded"), &flow.succeeded));
+        v.push((format!("{name}.failed"), &flow.failed));
+        v.push((format!("{name}.pending"), &flow.pending));
+        for l in &flow.by_state {
+            v.push((format!("{name}.state{}", l.state), &l.figure));
+        }
+    }
+    for (name, fees) in [("payinFees", &c.payin_fees), ("payoutFees", &c.payout_fees)] {
+        v.push((format!("{name}.handling"), &fees.handling));
+        v.push((format!("{name}.fixed"), &fees.fixed));
+        v.push((format!("{name}.exception"), &fees.exception));
+    }
+    for (name, s) in [("settled", &c.settled), ("notSettled", &c.not_settled)] {
+        v.push((format!("{name}.amount"), &s.amount));
+        v.push((format!("{name}.settleAmount"), &s.settle_amount));
+        v.push((format!("{name}.receiveAmount"), &s.receive_amount));
+    }
+    v.push(("reserveHeld".into(), &c.reserve_held));
+    v.push(("reserveReleased".into(), &c.reserve_released));
+    v.push(("refunds".into(), &c.refunds));
+    v.push(("chargebacks".into(), &c.chargebacks));
+    v
+}
+
+/// Rows of a CSV orders export and the sum of one of its columns.
+fn csv_sum(path: &std::path::Path, column: &str) -> (i64, Decimal) {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let at = r
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == column)
+        .unwrap();
+    let (mut n, mut sum) = (0, Decimal::ZERO);
+    for row in r.records() {
+        let row = row.unwrap();
+        n += 1;
+        let cell = &row[at];
+        if !cell.is_empty() {
+            sum += cell.parse::<Decimal>().unwrap();
+        }
+    }
+    (n, sum)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_statement_adds_up_to_the_orders_export_of_each_figure() {
+    let f = common::Fixture::new("statement").await;
+    f.running.sandbox.seed(&paydesk_sandbox::SeedSpec {
+        mer_no: Some(common::MER),
+        seed: 11,
+        ..paydesk_sandbox::SeedSpec::new(1_500)
+    });
+    let desk = f.desk().await;
+    // Payouts this desk made are known as payouts (the list does not say).
+    for (i, amount) in ["120", "35.50", "8"].iter().enumerate() {
+        let mut form = paydesk_core::forms::PayoutForm::new(
+            paydesk_core::forms::PayoutKind::Clabe,
+            &format!("ST-PAYOUT-{i}"),
+            amount,
+            "MXN",
+        );
+        form.clabe = "002010077777777771".into();
+        desk.payout(&form).await.unwrap();
+    }
+    desk.sync(
+        &desk.sync_options(100),
+        Arc::new(AtomicBool::new(false)),
+        |_| {},
+    )
+    .await
+    .unwrap();
+    let now = chrono::Utc::now().timestamp_millis();
+    let period = Period::new(now - 60 * DAY, now + DAY).unwrap();
+    let s = desk.statement(period, None).unwrap();
+    assert!(s.orders > 900, "{} orders in 60 of 90 days", s.orders);
+    assert!(s.currencies.len() > 2);
+    let mxn = s.currencies.iter().find(|c| c.currency == "MXN").unwrap();
+    assert_eq!(mxn.payouts.all.count, 3);
+    assert_eq!(mxn.payouts.all.amount, "163.5");
+
+    let dir = tempfile::tempdir().unwrap();
+    let utc = chrono::FixedOffset::east_opt(0).unwrap();
+    let mut checked = 0;
+    for c in &s.currencies {
+        for (name, fig) in figures(c) {
+            let path = dir.path().join(format!("{}-{name}.csv", c.currency));
+            desk.export(&fig.filter, &path, utc, |_, _| {}).unwrap();
+            let (n, sum) = csv_sum(&path, fig.field.wire_name());
+            assert_eq!(
+                (n, sum),
+                (fig.count, fig.amount.parse::<Decimal>().unwrap()),
+                "{} {name}",
+                c.currency
+            );
+            checked += 1;
+        }
+        // The net is its figures' arithmetic.
+        let amt = |f: &Figure| f.amount.parse::<Decimal>().unwrap();
+        let fees = |t: &str| t.parse::<Decimal>().unwrap();
+        assert_eq!(
+            c.net.parse::<Decimal>().unwrap(),
+            amt(&c.payins.succeeded)
+                - fees(&c.payin_fees.total)
+                - amt(&c.reserve_held)
+                - amt(&c.refunds)
+                - amt(&c.chargebacks)
+                - amt(&c.payouts.succeeded)
+                - fees(&c.payout_fees.total),
+            "{}",
+            c.currency
+        );
+    }
+    assert!(checked > 100);
+    // Every order behind the statement, and its export.
+    let all = dir.path().join("all.csv");
+    let rows = desk.export(&s.filter, &all, utc, |_, _| {}).unwrap();
+    assert_eq!(rows as i64, s.orders);
+    let (statement, made) = desk
+        .export_statement(period, None, &dir.path().join("s.xlsx"), utc)
+        .unwrap();
+    assert_eq!(statement, s);
+    assert_eq!(made.rows as i64, s.orders);
+}
+
+fn item(n: usize, rng: &mut fastrand::Rng) -> OrderListItem {
+    let currency = ["USD", "EUR", "JPY", "MXN"][n % 4];
+    let state = [5, 5, 5, 2, 3, 4, 6, 7, 8, 1][rng.usize(0..10)];
+    let amount = Decimal::new(rng.i64(100..1_000_000), 2);
+    let mut dec = |lo: i64, hi: i64, scale: u32| Some(Decimal::new(rng.i64(lo..hi), scale));
+    OrderListItem {
+        state,
+        mer_order_no: format!("M-{n:06}"),
+        trade_no: format!("T2026{n:08}"),
+        source_amount: amount,
+        source_currency: currency.into(),
+        settlement_currency: currency.into(),
+        handling_fee: dec(0, 5_000, 4),
+        transaction_fixed_fee: dec(0, 100, 2),
+        exception_handling_fee: if n % 7 == 0 { dec(1, 99, 2) } else { None },
+        rolling_reserve: dec(0, 20_000, 3),
+        rolling_reserve_status: [Some(0), Some(1), None][n % 3],
+        settle: [Some(1), Some(0), None, Some(1)][n % 4],
+        settle_amount: dec(0, 900_000, 2),
+        receive_amount: dec(0, 900_000, 4),
+        refund_amount: if matches!(state, 6 | 7) {
+            dec(1, 50_000, 2)
+        } else {
+            None
+        },
+        ..OrderListItem::default()
+    }
+}
+
+#[test]
+fn the_same_orders_give_the_same_statement_on_postgres_and_on_sqlite() {
+    let pg = TestPg::start().unwrap();
+    pg.create_database("team").unwrap();
+    let cfg = PgConfig {
+        host: pg.host().into(),
+        port: pg.port(),
+        database: "team".into(),
+        user: pg.superuser().into(),
+    };
+    let owner = PgLink::connect(&cfg, pg.superuser_password()).unwrap();
+    let mer = common::MER as i64;
+    init_team(&owner, mer).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let conn = db::open(&dir.path().join("cache.sqlite"), Durability::Cache).unwrap();
+    let sqlite = Orders::on(&conn);
+    let team = PgOrders::on(&owner, mer);
+    let mut rng = fastrand::Rng::with_seed(3);
+    let items: Vec<OrderListItem> = (0..3_000).map(|n| item(n, &mut rng)).collect();
+    for (day, chunk) in items.chunks(100).enumerate() {
+        for o in [&sqlite as &dyn OrderStore, &team] {
+            o.upsert_items(common::MER, chunk, day as i64 * DAY, true)
+                .unwrap();
+        }
+    }
+    for n in (0..3_000).step_by(13) {
+        let made = MadeOrder {
+            trade_no: format!("T2026{n:08}"),
+            mer_order_no: format!("M-{n:06}"),
+            kind: if n % 2 == 0 {
+                OrderKind::Payout
+            } else {
+                OrderKind::Payin
+            },
+            method: String::new(),
+            currency: String::new(),
+            amount: Decimal::ZERO,
+            state: None,
+            made_at: (n as i64 / 100) * DAY + 1,
+        };
+        for o in [&sqlite as &dyn OrderStore, &team] {
+            assert!(o.record_made(common::MER, &made).unwrap());
+        }
+    }
+    let dict = StateDictionary::default();
+    for (period, currency) in [
+        (Period::new(0, 30 * DAY).unwrap(), None),
+        (Period::new(3 * DAY, 17 * DAY).unwrap(), None),
+        (Period::new(3 * DAY, 17 * DAY).unwrap(), Some("JPY")),
+        (Period::new(100 * DAY, 101 * DAY).unwrap(), None),
+    ] {
+        let a = Statement::build(&sqlite, &dict, period, currency).unwrap();
+        let b = Statement::build(&team, &dict, period, currency).unwrap();
+        assert_eq!(a, b, "{period:?} {currency:?}");
+        if period.from == 0 {
+            assert_eq!(a.orders, 3_000);
+            assert_eq!(a.currencies.len(), 4);
+        }
+    }
+}
