@@ -167,7 +167,11 @@ fn item(n: usize, rng: &mut fastrand::Rng) -> OrderListItem {
         settlement_currency: currency.into(),
         handling_fee: dec(0, 5_000, 4),
         transaction_fixed_fee: dec(0, 100, 2),
-        exception_handling_fee: if n % 7 == 0 { dec(1, 99, 2) } else { None },
+        exception_handling_fee: if n.is_multiple_of(7) {
+            dec(1, 99, 2)
+        } else {
+            None
+        },
         rolling_reserve: dec(0, 20_000, 3),
         rolling_reserve_status: [Some(0), Some(1), None][n % 3],
         settle: [Some(1), Some(0), None, Some(1)][n % 4],
@@ -207,11 +211,11 @@ fn the_same_orders_give_the_same_statement_on_postgres_and_on_sqlite() {
                 .unwrap();
         }
     }
-    for n in (0..3_000).step_by(13) {
+    for n in (0..3_000usize).step_by(13) {
         let made = MadeOrder {
             trade_no: format!("T2026{n:08}"),
             mer_order_no: format!("M-{n:06}"),
-            kind: if n % 2 == 0 {
+            kind: if n.is_multiple_of(2) {
                 OrderKind::Payout
             } else {
                 OrderKind::Payin
