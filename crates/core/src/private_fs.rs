@@ -7,10 +7,26 @@
 use std::io;
 use std::path::Path;
 
-/// Creates `path` (and its parents) and makes `path` itself private.
+/// Creates `path` (and its parents) and makes `path` itself private. A shared folder
+/// that is there already (sticky, such as `/tmp`, when a home or a database is put right
+/// in it) is left as it is: tightening it would lock every other user and service out.
 pub fn dir(path: &Path) -> io::Result<()> {
     std::fs::create_dir_all(path)?;
+    if shared(path)? {
+        return Ok(());
+    }
     restrict(path, 0o700)
+}
+
+#[cfg(unix)]
+fn shared(path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::PermissionsExt;
+    Ok(std::fs::metadata(path)?.permissions().mode() & 0o1000 != 0)
+}
+
+#[cfg(not(unix))]
+fn shared(_: &Path) -> io::Result<bool> {
+    Ok(false)
 }
 
 /// Creates `path` empty and private if it is missing; tightens it if it is not private.
@@ -72,5 +88,16 @@ mod tests {
             b"x",
             "an existing file keeps its content"
         );
+    }
+
+    #[test]
+    fn a_shared_folder_is_never_tightened() {
+        let t = tempfile::tempdir().unwrap();
+        let shared = t.path().join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        super::dir(&shared).unwrap();
+        let all = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(all, 0o1777, "a home or database right in /tmp leaves /tmp alone");
     }
 }
