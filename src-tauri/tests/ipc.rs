@@ -456,3 +456,81 @@ fn a_live_profiles_payin_carries_its_own_notify_url() {
     drop(running);
     drop(rt);
 }
+
+#[test]
+fn the_overview_sums_every_profiles_last_balances_and_converts_only_with_given_rates() {
+    let f = app("overview");
+    invoke(&f, "app_status", json!({})).expect("open");
+    let asked = invoke(&f, "balances", json!({ "currencies": ["MXN", "USD"] })).expect("balances");
+    let asked = asked.as_array().unwrap();
+    assert!(
+        asked.iter().all(|a| a["snapshot"].is_object()),
+        "the sandbox answers both: {asked:?}"
+    );
+    // A second profile, never opened on this machine.
+    let live = json!({
+        "name": "acme", "baseUrl": "https://gateway.example.com", "merNo": 20001,
+        "origin": "https://shop.example.com", "lang": "en", "orderType": null,
+        "signSettings": { "excludedKeys": ["sign"], "skipEmpty": true },
+        "stateOverrides": {}, "operator": "ana",
+        "notifyUrl": "https://shop.example.com/paydesk/notify"
+    });
+    invoke(
+        &f,
+        "profile_save",
+        json!({ "profile": live, "previous": null }),
+    )
+    .expect("add");
+    let o = invoke(
+        &f,
+        "balances_overview",
+        json!({ "target": null, "rates": [] }),
+    )
+    .expect("overview");
+    let rows = o["profiles"].as_array().unwrap();
+    let row = |name: &str| rows.iter().find(|r| r["profile"] == name).unwrap().clone();
+    assert_eq!(row("acme")["neverOpened"], true);
+    let sandbox = row("sandbox");
+    assert_eq!(sandbox["sandbox"], true);
+    assert_eq!(sandbox["balances"].as_array().unwrap().len(), asked.len());
+    assert_eq!(sandbox["unknownOutcomes"], 0);
+    // The totals are the sandbox's own (the only profile with snapshots), currency by
+    // currency; nothing converted.
+    for a in asked {
+        let snap = &a["snapshot"];
+        let total = o["totals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["currency"] == snap["currency"])
+            .unwrap();
+        let dec = |v: &Value| {
+            v.as_str()
+                .unwrap()
+                .parse::<rust_decimal::Decimal>()
+                .unwrap()
+        };
+        assert_eq!(dec(&total["totalBalance"]), dec(&snap["totalBalance"]));
+        assert_eq!(total["profiles"], 1);
+    }
+    assert_eq!(o["converted"], Value::Null);
+    // With a target and no rate: only the target's own total, the others named.
+    let first = asked[0]["currency"].as_str().unwrap();
+    let c = invoke(
+        &f,
+        "balances_overview",
+        json!({ "target": first, "rates": [] }),
+    )
+    .expect("converted");
+    assert_eq!(
+        c["converted"]["missing"].as_array().unwrap().len(),
+        asked.len() - 1
+    );
+    let e = invoke(
+        &f,
+        "balances_overview",
+        json!({ "target": first, "rates": [{ "currency": "XXX", "rate": "-2" }] }),
+    )
+    .expect_err("a negative rate");
+    assert_eq!(e["field"], "rate");
+}
