@@ -82,6 +82,12 @@ export const commands = {
 	balanceHistory: (currency: string) => typedError<BalanceSnapshot[], CoreError>(__TAURI_INVOKE("balance_history", { currency })),
 	/**  The last snapshot of each currency (no request to the gateway). */
 	balancesLatest: () => typedError<BalanceSnapshot[], CoreError>(__TAURI_INVOKE("balances_latest")),
+	/**
+	 *  Every profile's last balances, last sync and unknown outcomes, with totals per
+	 *  currency (read from each profile's own store; no gateway is asked). The totals are
+	 *  converted to `target` only with the rates the user gives.
+	 */
+	balancesOverview: (target: string | null, rates: ConversionRate[]) => typedError<Overview_Serialize, CoreError>(__TAURI_INVOKE("balances_overview", { target, rates })),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
 	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry_Serialize[], CoreError>(__TAURI_INVOKE("audit_list", { filter })),
 	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
@@ -494,6 +500,8 @@ export type CachedOrder_Deserialize = {
 	 *  `None` when only its day is known.
 	 */
 	madeAt?: number | null,
+	/**  `exceptionHandlingFee` as the list gave it. */
+	exceptionHandlingFee?: string | null,
 };
 
 /**  An order as the cache holds it. */
@@ -538,6 +546,8 @@ export type CachedOrder_Serialize = {
 	 *  `None` when only its day is known.
 	 */
 	madeAt: number | null,
+	/**  `exceptionHandlingFee` as the list gave it. */
+	exceptionHandlingFee: string | null,
 };
 
 /**  A card top-up or withdraw as filled in. */
@@ -698,6 +708,25 @@ export type ChainCheck_Serialize = {
 	alert: string | null,
 };
 
+/**  A rate the user gave: one unit of `currency` is `rate` of the target currency. */
+export type ConversionRate = {
+	currency: string,
+	/**  Decimal string. */
+	rate: string,
+};
+
+/**  The totals converted to one currency with the user's rates. */
+export type ConvertedTotal = {
+	currency: string,
+	/**
+	 *  Decimal string: the sum of the totals whose currency has a rate (or is the
+	 *  target itself).
+	 */
+	totalBalance: string,
+	/**  Currencies left out for want of a rate. */
+	missing: string[],
+};
+
 export type CoreError = 
 /**  Input broke a rule; `field` is the wire or form field. */
 { code: "validation"; field: string; rule: string } | 
@@ -733,6 +762,18 @@ export type CoreError =
  *  password is asked again before anything else is done.
  */
 { code: "locked"; message: string } | { code: "internal"; message: string };
+
+/**  The total of one currency over the profiles that hold it. */
+export type CurrencySum = {
+	currency: string,
+	/**  Decimal strings: the sums of the profiles' last snapshots. */
+	balance: string,
+	totalBalance: string,
+	/**  How many profiles hold a snapshot of it. */
+	profiles: number,
+	/**  The oldest snapshot summed (UTC millis): a total is as old as its oldest part. */
+	oldest: number,
+};
 
 /**  What the rows of one currency add up to. */
 export type CurrencyTotal = CurrencyTotal_Serialize | CurrencyTotal_Deserialize;
@@ -1060,6 +1101,15 @@ export type OrderFilter_Deserialize = {
 	methods?: string[],
 	/**  Orders of these kinds (as the journal knows them). */
 	kinds?: OrderKind[],
+	/**
+	 *  Also (or, with no `kinds`, only) the orders whose kind the journal does not know
+	 *  (the gateway's list does not say).
+	 */
+	unknownKind?: boolean,
+	/**  `settle` values (the dictionary's: 0 not settled, 1 settled); -1: not given. */
+	settles?: number[],
+	/**  `rollingReserveStatus` values (0 held, 1 released); -1: not given. */
+	reserveStatuses?: number[],
 	minAmount?: string | null,
 	maxAmount?: string | null,
 	/**  A fragment of the order or trade number. */
@@ -1079,6 +1129,15 @@ export type OrderFilter_Serialize = {
 	methods: string[],
 	/**  Orders of these kinds (as the journal knows them). */
 	kinds: OrderKind[],
+	/**
+	 *  Also (or, with no `kinds`, only) the orders whose kind the journal does not know
+	 *  (the gateway's list does not say).
+	 */
+	unknownKind: boolean,
+	/**  `settle` values (the dictionary's: 0 not settled, 1 settled); -1: not given. */
+	settles: number[],
+	/**  `rollingReserveStatus` values (0 held, 1 released); -1: not given. */
+	reserveStatuses: number[],
 	minAmount: string | null,
 	maxAmount: string | null,
 	/**  A fragment of the order or trade number. */
@@ -1158,6 +1217,20 @@ export type OrderRecord_Serialize = {
 	receiveAmount: string,
 	currencyCode: string,
 	sourceAmount: string,
+};
+
+export type Overview = Overview_Serialize | Overview_Deserialize;
+
+export type Overview_Deserialize = {
+	profiles: ProfileFigures_Deserialize[],
+	totals: CurrencySum[],
+	converted?: ConvertedTotal | null,
+};
+
+export type Overview_Serialize = {
+	profiles: ProfileFigures_Serialize[],
+	totals: CurrencySum[],
+	converted: ConvertedTotal | null,
 };
 
 /**  A payin as filled in. Fields a method does not use are ignored. */
@@ -1404,6 +1477,49 @@ export type ProductLine_Serialize = {
 };
 
 export type Profile = Profile_Serialize | Profile_Deserialize;
+
+/**  One profile's figures. */
+export type ProfileFigures = ProfileFigures_Serialize | ProfileFigures_Deserialize;
+
+/**  One profile's figures. */
+export type ProfileFigures_Deserialize = {
+	profile: string,
+	merNo: number,
+	/**  The built-in sandbox: no real money. */
+	sandbox: boolean,
+	/**  A team profile (its figures are the team's database's). */
+	team: boolean,
+	/**  The last snapshot of each currency; empty when none was ever taken. */
+	balances: BalanceSnapshot[],
+	/**  UTC millis of the last sync; none when the profile never synced. */
+	lastSync?: number | null,
+	/**  Journal entries whose outcome is not known yet. */
+	unknownOutcomes: number,
+	/**  The profile was never opened on this machine (no store yet). */
+	neverOpened: boolean,
+	/**  Why the profile's figures could not be read (its store, its team's database). */
+	error?: string | null,
+};
+
+/**  One profile's figures. */
+export type ProfileFigures_Serialize = {
+	profile: string,
+	merNo: number,
+	/**  The built-in sandbox: no real money. */
+	sandbox: boolean,
+	/**  A team profile (its figures are the team's database's). */
+	team: boolean,
+	/**  The last snapshot of each currency; empty when none was ever taken. */
+	balances: BalanceSnapshot[],
+	/**  UTC millis of the last sync; none when the profile never synced. */
+	lastSync: number | null,
+	/**  Journal entries whose outcome is not known yet. */
+	unknownOutcomes: number,
+	/**  The profile was never opened on this machine (no store yet). */
+	neverOpened: boolean,
+	/**  Why the profile's figures could not be read (its store, its team's database). */
+	error: string | null,
+};
 
 export type Profile_Deserialize = {
 	name: string,

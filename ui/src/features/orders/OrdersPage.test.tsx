@@ -71,6 +71,7 @@ const order: CachedOrder = {
   settleAmount: null,
   rollingReserve: null,
   transactionFixedFee: null,
+  exceptionHandlingFee: null,
   refundAmount: null,
   rollingReserveStatus: null,
   settle: null,

@@ -26,6 +26,7 @@ const order = (n: number): CachedOrder => ({
   settleAmount: null,
   rollingReserve: null,
   transactionFixedFee: null,
+  exceptionHandlingFee: null,
   refundAmount: null,
   rollingReserveStatus: null,
   settle: null,

@@ -18,9 +18,8 @@ import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { coreError } from "../../lib/ipc";
-import type { SyncProgress } from "../../lib/types";
 import { useGatewayClosed } from "../team/GatewayNotice";
-import { cancelSync, useSync } from "./queries";
+import { cancelSync, useLastSync, useSync, useSyncProgress } from "./queries";
 import { refusalText } from "./refusal";
 import { syncDoneText, syncLine } from "./syncText";
 
@@ -31,17 +30,20 @@ export const SyncPanel = memo(function SyncPanel() {
   const loc = locale(i18n.language);
   const [days, setDays] = useState<number>(90);
   const [full, setFull] = useState(false);
-  const [progress, setProgress] = useState<SyncProgress | null>(null);
-  const sync = useSync(setProgress);
-  const cancelled = sync.error && coreError(sync.error).code === "cancelled";
-  const report = sync.isSuccess ? sync.data : null;
+  const sync = useSync();
+  const last = useLastSync();
+  const progress = useSyncProgress();
+  const pending = last?.status === "pending";
+  const error = last?.status === "error" ? last.error : null;
+  const cancelled = !!error && coreError(error).code === "cancelled";
+  const report = last?.status === "success" ? (last.data ?? null) : null;
   const shown = report?.progress ?? progress;
   const line = shown ? syncLine(t, shown, loc, report) : null;
 
   return (
     <Stack gap={4} align="flex-end">
       <Group align="center" gap="sm" wrap="nowrap">
-        {sync.isPending || report ? (
+        {pending || report ? (
           // As high as the buttons beside it (30px), so the title row, and the table's
           // 20 rows under it, keep their height with two lines of text.
           <Stack
@@ -51,12 +53,12 @@ export const SyncPanel = memo(function SyncPanel() {
             justify="center"
             title={line?.detail}
             data-testid="sync-progress"
-            data-done={sync.isSuccess}
+            data-done={last?.status === "success"}
           >
             <Progress
               size={3}
               value={line?.percent ?? 0}
-              animated={sync.isPending}
+              animated={pending}
               aria-label={t("orders.syncing")}
             />
             <Text size="xs" c="dimmed" lh={1.08} truncate="end" data-testid="sync-read">
@@ -83,7 +85,7 @@ export const SyncPanel = memo(function SyncPanel() {
             allowDecimal={false}
             onChange={(v) => setDays(typeof v === "number" ? v : 90)}
             w={72}
-            disabled={sync.isPending}
+            disabled={pending}
           />
         </Group>
         <Tooltip label={t("orders.syncFullHint")} multiline w={280}>
@@ -93,12 +95,12 @@ export const SyncPanel = memo(function SyncPanel() {
               label={t("orders.syncFull")}
               checked={full}
               onChange={(e) => setFull(e.currentTarget.checked)}
-              disabled={sync.isPending}
+              disabled={pending}
               data-testid="sync-full"
             />
           </Box>
         </Tooltip>
-        {sync.isPending ? (
+        {pending ? (
           <Button
             size="xs"
             color="red"
@@ -117,7 +119,6 @@ export const SyncPanel = memo(function SyncPanel() {
             disabled={!!closed}
             title={closed}
             onClick={() => {
-              setProgress(null);
               sync.mutate(
                 { days, full },
                 {
@@ -130,25 +131,25 @@ export const SyncPanel = memo(function SyncPanel() {
           </Button>
         )}
       </Group>
-      {sync.data && sync.data.refusedCount > 0 ? (
+      {report && report.refusedCount > 0 ? (
         <Alert
           color="orange"
           p="xs"
           maw={640}
           data-testid="sync-refused"
-          title={t("orders.syncRefused", { count: sync.data.refusedCount })}
+          title={t("orders.syncRefused", { count: report.refusedCount })}
         >
           <ScrollArea.Autosize mah={96}>
             <List size="xs">
-              {sync.data.refused.map((why) => (
+              {report.refused.map((why) => (
                 <List.Item key={why}>{refusalText(t, why)}</List.Item>
               ))}
             </List>
           </ScrollArea.Autosize>
-          {sync.data.refusedCount > sync.data.refused.length ? (
+          {report.refusedCount > report.refused.length ? (
             <Text size="xs" c="dimmed">
               {t("orders.syncRefusedMore", {
-                count: sync.data.refusedCount - sync.data.refused.length,
+                count: report.refusedCount - report.refused.length,
               })}
             </Text>
           ) : null}
@@ -159,7 +160,7 @@ export const SyncPanel = memo(function SyncPanel() {
           {t("orders.syncCancelled")}
         </Text>
       ) : (
-        <ErrorAlert error={sync.error} />
+        <ErrorAlert error={error} />
       )}
     </Stack>
   );

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { SyncProgress } from "../../lib/types";
 import { renderQueryHook } from "../../test/render";
 import { invoke } from "../../test/tauri";
-import { EMPTY_FILTER, PAGE_SIZE, useOrderPages, useSync } from "./queries";
+import { EMPTY_FILTER, PAGE_SIZE, useOrderPages, useSync, useSyncProgress } from "./queries";
 
 const page = (offset: number, total: number) => ({
   rows: [],
@@ -45,7 +45,7 @@ describe("orders queries over IPC", () => {
   });
 
   it("pass sync progress from the channel to the screen", async () => {
-    const seen: SyncProgress[] = [];
+    const seen: (SyncProgress | null)[] = [];
     const progress = {
       windowsDone: 3,
       windowsTotal: 90,
@@ -74,8 +74,9 @@ describe("orders queries over IPC", () => {
         });
       },
     );
-    const { result } = renderQueryHook(() => useSync((p) => seen.push(p)));
-    await act(() => result.current.mutateAsync({ days: 90, full: false }));
+    const { result } = renderQueryHook(() => ({ sync: useSync(), progress: useSyncProgress() }));
+    await act(() => result.current.sync.mutateAsync({ days: 90, full: false }));
+    seen.push(result.current.progress);
     expect(seen).toEqual([progress]);
     expect(invoke.mock.calls[0]?.[1]).toMatchObject({ days: 90, full: false });
   });

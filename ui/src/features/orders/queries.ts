@@ -1,14 +1,22 @@
 import {
   keepPreviousData,
   useMutation,
+  useMutationState,
   useQueries,
   useQuery,
   useQueryClient,
 } from "@tanstack/react-query";
 import { Channel } from "@tauri-apps/api/core";
+import { useSyncExternalStore } from "react";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
-import type { ExportProgress, OrderFilter, SimulateAction, SyncProgress } from "../../lib/types";
+import type {
+  ExportProgress,
+  OrderFilter,
+  SimulateAction,
+  SyncProgress,
+  SyncReport,
+} from "../../lib/types";
 import { dashboardKeys } from "../dashboard/keys";
 import { paletteKeys } from "../palette/keys";
 import { orderKeys } from "./keys";
@@ -23,6 +31,9 @@ export const EMPTY_FILTER: OrderFilter = {
   currencies: [],
   methods: [],
   kinds: [],
+  unknownKind: false,
+  settles: [],
+  reserveStatuses: [],
   minAmount: null,
   maxAmount: null,
   search: null,
@@ -80,16 +91,63 @@ export function useInvalidateOrders() {
     ]);
 }
 
-export function useSync(onProgress: (p: SyncProgress) => void) {
+/// Every sync is one mutation of this key, whoever starts it (the Orders screen's button,
+/// the first run's load of the sandbox's demo orders): the Orders screen shows the last
+/// one, with its progress, even when another screen started it.
+export const SYNC_KEY = ["orders", "sync"] as const;
+
+let syncProgress: SyncProgress | null = null;
+const progressListeners = new Set<() => void>();
+function setSyncProgress(p: SyncProgress | null) {
+  syncProgress = p;
+  for (const l of progressListeners) l();
+}
+
+/// The running (or last) sync's progress.
+export function useSyncProgress(): SyncProgress | null {
+  return useSyncExternalStore(
+    (l) => {
+      progressListeners.add(l);
+      return () => progressListeners.delete(l);
+    },
+    () => syncProgress,
+  );
+}
+
+export function useSync() {
   const invalidate = useInvalidateOrders();
   return useMutation({
-    mutationFn: ({ days, full }: { days: number; full: boolean }) => {
+    mutationKey: SYNC_KEY,
+    mutationFn: ({ days, full }: { days: number; full: boolean; firstRun?: boolean }) => {
+      setSyncProgress(null);
       const channel = new Channel<SyncProgress>();
-      channel.onmessage = onProgress;
+      channel.onmessage = setSyncProgress;
       return unwrap(commands.ordersSync(days, full, channel));
     },
     onSettled: () => invalidate(),
   });
+}
+
+/// The last sync of this session, whoever started it: its status, report or error, and
+/// whether it was the first run's.
+export function useLastSync():
+  | {
+      status: "idle" | "pending" | "success" | "error";
+      data: SyncReport | undefined;
+      error: unknown;
+      firstRun: boolean;
+    }
+  | undefined {
+  const all = useMutationState({
+    filters: { mutationKey: SYNC_KEY },
+    select: (m) => ({
+      status: m.state.status,
+      data: m.state.data as SyncReport | undefined,
+      error: m.state.error as unknown,
+      firstRun: !!(m.state.variables as { firstRun?: boolean } | undefined)?.firstRun,
+    }),
+  });
+  return all.at(-1);
 }
 
 export function cancelSync() {
