@@ -263,5 +263,29 @@ export function helpers(browser) {
     );
     return last;
   };
-  return { waitFor, click, typeInto, shot, axe, choose, closeOverlays, text, receiptStatus };
+  /// Waits until the first run's load of the sandbox's demo orders has finished (or was
+  /// not needed): the page's root says `data-first-sync`.
+  const firstRunDone = async (timeout = 180_000) => {
+    let state = "";
+    await browser.waitUntil(
+      async () => {
+        state = await browser.execute(() => document.documentElement.dataset.firstSync ?? "");
+        return state === "done" || state === "none" || state === "failed";
+      },
+      { timeout, timeoutMsg: "the first run's load of the demo orders did not finish" },
+    );
+    return state;
+  };
+  return {
+    waitFor,
+    click,
+    typeInto,
+    shot,
+    axe,
+    choose,
+    closeOverlays,
+    text,
+    receiptStatus,
+    firstRunDone,
+  };
 }

@@ -84,6 +84,7 @@ const headers = () =>
 
 test("after a sync, the orders table fills the window: 20 rows, one scroll", async () => {
   await h.waitFor(id("screen-dashboard"), 60_000);
+  await h.firstRunDone();
   await h.click(id("nav-orders"));
   await h.waitFor(id("screen-orders"));
   await h.click(id("sync-button"));

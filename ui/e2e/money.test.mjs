@@ -21,6 +21,8 @@ before(async () => {
   h = helpers(browser);
   files = mkdtempSync(path.join(tmpdir(), "paydesk-e2e-files-"));
   await h.waitFor(id("screen-dashboard"), 60_000);
+  // The first run loads the sandbox's demo orders: done before the flows below sync.
+  await h.firstRunDone();
 });
 
 after(async () => {

@@ -19,6 +19,7 @@ import { useLayoutEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { Outlet, useLocation, useNavigate } from "react-router";
 import { useAppStatus } from "../features/app/queries";
+import { FirstRunSync } from "../features/dashboard/FirstRun";
 import { CommandPalette, openPalette } from "../features/palette/CommandPalette";
 import { SettingsPage } from "../features/settings/SettingsPage";
 import { IdleLock } from "../features/team/IdleLock";
@@ -179,6 +180,7 @@ export function Shell() {
       </AppShell.Main>
       <CommandPalette />
       <IdleLock />
+      <FirstRunSync />
     </AppShell>
   );
 }

@@ -20,6 +20,7 @@ import { chartValue, formatDateTime, formatMoney } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import type { BalanceResult } from "../../lib/types";
 import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
+import { AllProfiles } from "./AllProfiles";
 import { useBalanceHistory, useLatestBalances, useQueryBalances } from "./queries";
 
 function History({ currency }: { currency: string }) {
@@ -89,8 +90,9 @@ export function BalancesPage() {
     latest.data?.map((snapshot) => ({ currency: snapshot.currency, snapshot, error: null }));
   const neverAsked = latest.data !== undefined && latest.data.length === 0;
   useEffect(() => {
-    if (neverAsked) mutate([]);
-  }, [neverAsked, mutate]);
+    // Not on a desk without the key: the team's signer takes the snapshots.
+    if (neverAsked && !closed) mutate([]);
+  }, [neverAsked, closed, mutate]);
   useEffect(() => {
     if (!shown && results?.[0]) setShown(results[0].currency);
   }, [results, shown]);
@@ -168,6 +170,7 @@ export function BalancesPage() {
         </Table>
       ) : null}
       {shown ? <History currency={shown} /> : null}
+      <AllProfiles />
     </Stack>
   );
 }

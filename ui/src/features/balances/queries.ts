@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
+import type { ConversionRate } from "../../lib/types";
 import { dashboardKeys } from "../dashboard/keys";
 import { balanceKeys } from "./keys";
 
@@ -30,5 +31,14 @@ export function useBalanceHistory(currency: string | null) {
     queryKey: balanceKeys.history(currency ?? ""),
     enabled: !!currency,
     queryFn: () => unwrap(commands.balanceHistory(currency ?? "")),
+  });
+}
+
+/// Every profile's last balances, last sync and unknown outcomes, with totals per
+/// currency; converted to `target` only with the rates the user gave.
+export function useOverview(target: string | null, rates: ConversionRate[]) {
+  return useQuery({
+    queryKey: balanceKeys.overview(target ?? "", JSON.stringify(rates)),
+    queryFn: () => unwrap(commands.balancesOverview(target, rates)),
   });
 }

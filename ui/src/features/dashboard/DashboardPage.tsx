@@ -20,6 +20,7 @@ import { locale } from "../../i18n";
 import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
 import { entrySummary } from "../../lib/summary";
 import type { Dashboard } from "../../lib/types";
+import { FirstRunProgress } from "./FirstRun";
 import { useDashboard } from "./queries";
 
 /// The charts' code (a charting library) loads after the figures are on screen.
@@ -122,6 +123,7 @@ export function DashboardPage() {
           {t("common.refresh")}
         </Button>
       </Group>
+      <FirstRunProgress />
       {q.isPending ? <Loader /> : null}
       <ErrorAlert error={q.error} />
       {q.data ? (

@@ -432,7 +432,7 @@ export function ApprovalsPage() {
                         {ruleText(t, v.rule, v)}
                       </Text>
                     </Table.Td>
-                    <Table.Td data-testid={`approvals-${r.id}`}>
+                    <Table.Td data-testid={`approvals-${r.id}`} style={{ whiteSpace: "nowrap" }}>
                       {t("approvals.count", { done: v.approvals, needed: r.approvalsNeeded })}
                     </Table.Td>
                     <Table.Td>
