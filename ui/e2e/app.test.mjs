@@ -221,6 +221,15 @@ test("balances answer per currency", async () => {
   await h.waitFor(id("balance-history"));
   await h.shot("balances");
   await checkAxe("balances");
+  // Every profile in one table: here the sandbox's, its totals those of its own
+  // snapshots, currency by currency.
+  const row = await h.waitFor(`${id("all-profiles-row")}[data-profile="sandbox"]`, 20_000);
+  assert.match(await browser.execute((e) => e.textContent ?? "", row), /Merchant 10001/);
+  const totals = await browser.$$(id("all-profiles-total"));
+  assert.equal(totals.length, rows.length, "a total for each currency the sandbox holds");
+  const all = await h.waitFor(id("all-profiles"));
+  await all.scrollIntoView();
+  await h.shot("balances-all-profiles");
 });
 
 test("the activity log lists what was done, its chain verifies, and it exports", async () => {
