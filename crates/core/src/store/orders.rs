@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::CoreResult;
 
+mod statement;
 mod write;
 
 /// An order as the cache holds it.
@@ -564,46 +565,7 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
 
     fn statement_groups(&self, filter: &OrderFilter) -> CoreResult<Vec<StatementGroup>> {
         let (clause, args) = filter.clause()?;
-        // Amounts are decimal text: each is summed as an exact integer of 10^-4 units
-        // (the cache's precision, as `amount_e4`); a REAL holds every such amount below
-        // 10^11 exactly enough for ROUND to give the integer back.
-        let e4 = |col: &str| format!("SUM(CAST(ROUND(CAST({col} AS REAL) * 10000) AS INTEGER))");
-        let sql = format!(
-            "SELECT currency, kind, state, settle, rolling_reserve_status, COUNT(*), SUM(amount_e4), {}, {}, {}, {}, {}, {}, {}
-             FROM orders {clause} GROUP BY currency, kind, state, settle, rolling_reserve_status",
-            e4("handling_fee"),
-            e4("transaction_fixed_fee"),
-            e4("exception_handling_fee"),
-            e4("rolling_reserve"),
-            e4("refund_amount"),
-            e4("settle_amount"),
-            e4("receive_amount"),
-        );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
-            let d = |i: usize| -> rusqlite::Result<Decimal> {
-                Ok(Decimal::new(r.get::<_, Option<i64>>(i)?.unwrap_or(0), 4).normalize())
-            };
-            Ok(StatementGroup {
-                currency: r.get(0)?,
-                kind: OrderKind::parse(&r.get::<_, String>(1)?),
-                state: r.get(2)?,
-                settle: r.get(3)?,
-                reserve_status: r.get(4)?,
-                count: r.get(5)?,
-                sums: GroupSums {
-                    amount: d(6)?,
-                    handling_fee: d(7)?,
-                    fixed_fee: d(8)?,
-                    exception_fee: d(9)?,
-                    rolling_reserve: d(10)?,
-                    refund_amount: d(11)?,
-                    settle_amount: d(12)?,
-                    receive_amount: d(13)?,
-                },
-            })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        statement::groups(&self.conn, &clause, &args)
     }
 }
 

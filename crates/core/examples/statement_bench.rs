@@ -1,0 +1,123 @@
+//! Benchmark: a month's statement over 1,000,000 cached orders (300 days of them, about
+//! 100,000 in a month), every currency and one, through the core's own API
+//! (`Statement::build` on the SQLite cache); and the month's CSV and XLSX exports.
+//! Prints p50/p95/max.
+//!
+//! cargo run --release -p paydesk-core --example statement_bench -- [ORDERS] [--fill FILE]
+//!
+//! With `--fill FILE`, the orders are written into that cache file and nothing is timed.
+
+use std::time::Instant;
+
+use paydesk_core::statement::{Period, Statement};
+use paydesk_core::store::orders::Orders;
+use paydesk_core::store::prelude::*;
+use paydesk_core::store::{self as db, Durability};
+use paydesk_gateway::StateDictionary;
+use paydesk_gateway::wire::OrderListItem;
+use rust_decimal::Decimal;
+
+const BATCH: usize = 5000;
+const DAY: i64 = 86_400_000;
+
+fn pct(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let at = |p: f64| v[((v.len() as f64 - 1.0) * p).round() as usize];
+    (at(0.5), at(0.95), at(1.0))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
+    let args: Vec<String> = std::env::args().collect();
+    let fill = args
+        .iter()
+        .position(|a| a == "--fill")
+        .and_then(|i| args.get(i + 1))
+        .map(std::path::PathBuf::from);
+    let dir = tempfile::tempdir()?;
+    let path = fill
+        .clone()
+        .unwrap_or_else(|| dir.path().join("bench.sqlite"));
+    let conn = db::open(&path, Durability::Cache)?;
+    let mut rng = fastrand::Rng::with_seed(7);
+    let currencies = ["USD", "EUR", "CNY", "MXN", "BRL", "VND", "PHP"];
+    let start = 1_767_225_600_000i64; // 2026-01-01
+    let t = Instant::now();
+    for chunk in 0..n.div_ceil(BATCH) {
+        let items: Vec<OrderListItem> = (0..BATCH.min(n - chunk * BATCH))
+            .map(|i| {
+                let k = chunk * BATCH + i;
+                let amount = Decimal::new(rng.i64(100..1_000_000), 2);
+                let paid = rng.u8(0..10) < 7;
+                let fee = |rate: i64| Some((amount * Decimal::new(rate, 4)).round_dp(2));
+                OrderListItem {
+                    state: [5, 5, 5, 2, 3, 4, 6, 7, 8][rng.usize(0..9)],
+                    mer_order_no: format!("M2026{k:09}"),
+                    trade_no: format!("T2026{:09}{:03}", k, rng.u32(0..1000)),
+                    source_amount: amount,
+                    source_currency: currencies[rng.usize(0..currencies.len())].into(),
+                    handling_fee: fee(250),
+                    transaction_fixed_fee: Some(Decimal::new(30, 2)),
+                    exception_handling_fee: Some(Decimal::ZERO),
+                    rolling_reserve: fee(500),
+                    rolling_reserve_status: Some(i64::from(rng.bool())),
+                    settle: Some(i64::from(paid)),
+                    settle_amount: if paid { fee(9000) } else { Some(Decimal::ZERO) },
+                    receive_amount: fee(9200),
+                    ..OrderListItem::default()
+                }
+            })
+            .collect();
+        let window = start + (chunk as i64 * 300 / n.div_ceil(BATCH).max(1) as i64) * DAY;
+        Orders::on(&conn).upsert_items(10001, &items, window, true)?;
+    }
+    println!("filled {n} orders in {:.1} s", t.elapsed().as_secs_f64());
+    if fill.is_some() {
+        return Ok(());
+    }
+
+    let dict = StateDictionary::default();
+    let orders = Orders::on(&conn);
+    for currency in [None, Some("USD")] {
+        let mut times = Vec::new();
+        let mut in_month = 0;
+        for q in 0..40 {
+            // Months 1 to 9 of the 300 days, in turn.
+            let from = start + (q % 9 + 1) * 30 * DAY;
+            let period = Period::new(from, from + 30 * DAY)?;
+            let t = Instant::now();
+            let s = Statement::build(&orders, &dict, period, currency)?;
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            in_month = s.orders;
+        }
+        let (p50, p95, max) = pct(times);
+        println!(
+            "a month's statement ({}, {in_month} orders): p50 {p50:.1} ms, p95 {p95:.1} ms, max {max:.1} ms",
+            currency.unwrap_or("every currency")
+        );
+    }
+
+    let period = Period::new(start + 30 * DAY, start + 60 * DAY)?;
+    let s = Statement::build(&orders, &dict, period, None)?;
+    let utc = chrono::FixedOffset::east_opt(0).ok_or("UTC")?;
+    for name in ["month.csv", "month.xlsx"] {
+        let t = Instant::now();
+        let made = paydesk_core::statement::export::export(
+            &orders,
+            &s,
+            &dict,
+            &dir.path().join(name),
+            utc,
+            0,
+        )?;
+        println!(
+            "the month's statement to {name} with its {} orders: {:.2} s",
+            made.rows,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
