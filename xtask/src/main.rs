@@ -150,6 +150,12 @@ fn bench() -> Result {
         &["1000000"],
     )?;
     example(
+        "statements: a month's statement over 1,000,000 cached orders, and its exports",
+        "paydesk-core",
+        "statement_bench",
+        &["1000000"],
+    )?;
+    example(
         "the sync's writer against a raw insert of the same rows",
         "paydesk-core",
         "writer_bench",
