@@ -35,6 +35,8 @@ const COMMANDS: &[&str] = &[
     "balance_history",
     "balances_latest",
     "balances_overview",
+    "report_statement",
+    "report_export",
     "audit_list",
     "audit_verify",
     "audit_export",

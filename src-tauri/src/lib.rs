@@ -19,7 +19,7 @@ pub fn command_names() -> &'static [&'static str] {
 
 /// Every command, for the invoke handler and the bindings.
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
-    use commands::{activity, balances, money, orders, records, settings, team};
+    use commands::{activity, balances, money, orders, records, reports, settings, team};
     Builder::<R>::new()
         .commands(collect_commands![
             settings::app_status,
@@ -54,6 +54,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             balances::balance_history,
             balances::balances_latest,
             balances::balances_overview,
+            reports::report_statement,
+            reports::report_export,
             activity::audit_list,
             activity::audit_verify,
             activity::audit_export,

@@ -7,6 +7,7 @@ pub mod balances;
 pub mod money;
 pub mod orders;
 pub mod records;
+pub mod reports;
 pub mod settings;
 pub mod team;
 

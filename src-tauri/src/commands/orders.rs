@@ -189,13 +189,16 @@ pub async fn orders_export(
     Ok(u32::try_from(rows).unwrap_or(u32::MAX))
 }
 
-/// A file name in the user's downloads folder for an export of `what` (`orders` or
-/// `activity`) now, with the extension of `format` (`csv` or `xlsx`).
+/// A file name in the user's downloads folder for an export of `what` (`orders`,
+/// `activity`, `statement`) now, with the extension of `format` (`csv` or `xlsx`).
 #[tauri::command]
 #[specta::specta]
 pub async fn default_export_path(what: String, format: String) -> CmdResult<String> {
-    if !["orders", "activity"].contains(&what.as_str()) {
-        return Err(CoreError::validation("what", "must be orders or activity"));
+    if !["orders", "activity", "statement"].contains(&what.as_str()) {
+        return Err(CoreError::validation(
+            "what",
+            "must be orders, activity or statement",
+        ));
     }
     if !["csv", "xlsx"].contains(&format.as_str()) {
         return Err(CoreError::validation("format", "must be csv or xlsx"));
