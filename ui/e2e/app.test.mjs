@@ -232,6 +232,52 @@ test("balances answer per currency", async () => {
   await h.shot("balances-all-profiles");
 });
 
+test("the reports screen: a month's statement against the month before, its figures open their orders, and it exports", async () => {
+  await h.click(id("nav-reports"));
+  await h.waitFor(id("screen-reports"));
+  // The demo orders span 90 days: the last 30 days have some of every currency.
+  await h.click('//*[@data-testid="reports-period"]//label[normalize-space(.)="Days…"]');
+  const day = (d) => d.toISOString().slice(0, 10);
+  const now = new Date();
+  await h.typeInto(id("reports-from"), day(new Date(now.getTime() - 29 * 86_400_000)));
+  await h.typeInto(id("reports-to"), day(now));
+  const orders = await h.waitFor(id("reports-orders"), 20_000);
+  await browser.waitUntil(async () => Number(await orders.getAttribute("data-orders")) > 100, {
+    timeout: 20_000,
+    timeoutMsg: "the statement counts no orders of the last 30 days",
+  });
+  const cards = await browser.$$(id("statement-currency"));
+  assert.ok(cards.length >= 2, "a statement per currency");
+  await h.shot("reports");
+  await checkAxe("reports");
+  // A figure opens the orders behind it, the filter said above the table.
+  const cur = await cards[0].getAttribute("data-currency");
+  const open = await browser.$(id(`open-${cur}-payinsPaid`));
+  const count = Number(
+    (
+      await browser.execute(
+        (e) => e.closest("tr")?.querySelectorAll("td")[1]?.textContent ?? "",
+        open,
+      )
+    ).replace(/\D/g, ""),
+  );
+  await open.click();
+  await h.waitFor(id("screen-orders"));
+  await browser.waitUntil(async () => (await total()) === count, {
+    timeout: 15_000,
+    timeoutMsg: `the orders behind the figure are not the ${count} it counts`,
+  });
+  // Back to the statement, exported to XLSX with its digest.
+  await h.click(id("nav-reports"));
+  await h.waitFor(id("statement-export-path"));
+  const file = path.join(app.home, "statement.xlsx");
+  await h.typeInto(id("statement-export-path"), file);
+  await h.click(id("statement-export"));
+  const made = await h.waitFor(id("statement-exported"), 20_000);
+  assert.ok(Number(await made.getAttribute("data-rows")) > 100);
+  assert.ok(readFileSync(file).subarray(0, 2).toString() === "PK", "an XLSX (zip) file");
+});
+
 test("the activity log lists what was done, its chain verifies, and it exports", async () => {
   await h.click(id("nav-activity"));
   await h.waitFor(id("screen-activity"));
@@ -266,6 +312,12 @@ test("switching the language changes the labels", async () => {
     timeoutMsg: "the navigation did not turn Chinese",
   });
   await h.shot("settings-zh");
+  // The statement in Chinese.
+  await h.click(id("nav-reports"));
+  await h.waitFor(id("statement-currency"), 20_000);
+  assert.match(await h.text(id("reports-days")), /对比/);
+  await h.shot("reports-zh");
+  await h.click(id("nav-settings"));
   await h.choose("#language-select", "English");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
     timeout: 5_000,

@@ -88,6 +88,17 @@ export const commands = {
 	 *  converted to `target` only with the rates the user gives.
 	 */
 	balancesOverview: (target: string | null, rates: ConversionRate[]) => typedError<Overview_Serialize, CoreError>(__TAURI_INVOKE("balances_overview", { target, rates })),
+	/**
+	 *  The statement of the days `from` to `to` (both included), beside the days
+	 *  `previous_from` to `previous_to` (this month against the last), for one currency or
+	 *  all. Every figure carries the filter of the orders behind it.
+	 */
+	reportStatement: (from: string, to: string, previousFrom: string, previousTo: string, utcOffsetMinutes: number, currency: string | null) => typedError<Comparison_Serialize, CoreError>(__TAURI_INVOKE("report_statement", { from, to, previousFrom, previousTo, utcOffsetMinutes, currency })),
+	/**
+	 *  Writes the statement of the days `from` to `to` to `path` (.xlsx or .csv), with its
+	 *  filter, time zone, the time it was made, its rows and their SHA-256.
+	 */
+	reportExport: (from: string, to: string, utcOffsetMinutes: number, currency: string | null, path: string, overwrite: boolean) => typedError<StatementExport, CoreError>(__TAURI_INVOKE("report_export", { from, to, utcOffsetMinutes, currency, path, overwrite })),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
 	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry_Serialize[], CoreError>(__TAURI_INVOKE("audit_list", { filter })),
 	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
@@ -708,6 +719,51 @@ export type ChainCheck_Serialize = {
 	alert: string | null,
 };
 
+/**
+ *  A figure now and before, the difference, and the difference in percent of before
+ *  (`None` when before was zero), to two decimals.
+ */
+export type Change = Change_Serialize | Change_Deserialize;
+
+/**
+ *  A figure now and before, the difference, and the difference in percent of before
+ *  (`None` when before was zero), to two decimals.
+ */
+export type Change_Deserialize = {
+	current: string,
+	previous: string,
+	difference: string,
+	percent?: string | null,
+};
+
+/**
+ *  A figure now and before, the difference, and the difference in percent of before
+ *  (`None` when before was zero), to two decimals.
+ */
+export type Change_Serialize = {
+	current: string,
+	previous: string,
+	difference: string,
+	percent: string | null,
+};
+
+/**  Two statements side by side. */
+export type Comparison = Comparison_Serialize | Comparison_Deserialize;
+
+/**  Two statements side by side. */
+export type Comparison_Deserialize = {
+	current: Statement_Deserialize,
+	previous: Statement_Deserialize,
+	currencies: CurrencyChange_Deserialize[],
+};
+
+/**  Two statements side by side. */
+export type Comparison_Serialize = {
+	current: Statement_Serialize,
+	previous: Statement_Serialize,
+	currencies: CurrencyChange_Serialize[],
+};
+
 /**  A rate the user gave: one unit of `currency` is `rate` of the target currency. */
 export type ConversionRate = {
 	currency: string,
@@ -762,6 +818,88 @@ export type CoreError =
  *  password is asked again before anything else is done.
  */
 { code: "locked"; message: string } | { code: "internal"; message: string };
+
+/**  The main figures of one currency in both periods. */
+export type CurrencyChange = CurrencyChange_Serialize | CurrencyChange_Deserialize;
+
+/**  The main figures of one currency in both periods. */
+export type CurrencyChange_Deserialize = {
+	currency: string,
+	/**  Paid payins. */
+	payins: Change_Deserialize,
+	/**  Payin fees. */
+	fees: Change_Deserialize,
+	refunds: Change_Deserialize,
+	chargebacks: Change_Deserialize,
+	/**  Paid payouts. */
+	payouts: Change_Deserialize,
+	net: Change_Deserialize,
+};
+
+/**  The main figures of one currency in both periods. */
+export type CurrencyChange_Serialize = {
+	currency: string,
+	/**  Paid payins. */
+	payins: Change_Serialize,
+	/**  Payin fees. */
+	fees: Change_Serialize,
+	refunds: Change_Serialize,
+	chargebacks: Change_Serialize,
+	/**  Paid payouts. */
+	payouts: Change_Serialize,
+	net: Change_Serialize,
+};
+
+/**  One currency's statement. */
+export type CurrencyStatement = CurrencyStatement_Serialize | CurrencyStatement_Deserialize;
+
+/**  One currency's statement. */
+export type CurrencyStatement_Deserialize = {
+	currency: string,
+	payins: Flow_Deserialize,
+	payinFees: Fees_Deserialize,
+	/**  Rolling reserve of paid payins still held (status held, or not given). */
+	reserveHeld: Figure_Deserialize,
+	reserveReleased: Figure_Deserialize,
+	/**  `refundAmount` of refunded and partly refunded payins. */
+	refunds: Figure_Deserialize,
+	/**  Charged-back payins, at their amount. */
+	chargebacks: Figure_Deserialize,
+	settled: Settlement_Deserialize,
+	/**  Not settled, or settlement not given. */
+	notSettled: Settlement_Deserialize,
+	payouts: Flow_Deserialize,
+	payoutFees: Fees_Deserialize,
+	/**
+	 *  Paid payins less their fees, the reserve still held, refunds and chargebacks,
+	 *  less paid payouts and their fees: what the period's orders leave on the balance.
+	 */
+	net: string,
+};
+
+/**  One currency's statement. */
+export type CurrencyStatement_Serialize = {
+	currency: string,
+	payins: Flow_Serialize,
+	payinFees: Fees_Serialize,
+	/**  Rolling reserve of paid payins still held (status held, or not given). */
+	reserveHeld: Figure_Serialize,
+	reserveReleased: Figure_Serialize,
+	/**  `refundAmount` of refunded and partly refunded payins. */
+	refunds: Figure_Serialize,
+	/**  Charged-back payins, at their amount. */
+	chargebacks: Figure_Serialize,
+	settled: Settlement_Serialize,
+	/**  Not settled, or settlement not given. */
+	notSettled: Settlement_Serialize,
+	payouts: Flow_Serialize,
+	payoutFees: Fees_Serialize,
+	/**
+	 *  Paid payins less their fees, the reserve still held, refunds and chargebacks,
+	 *  less paid payouts and their fees: what the period's orders leave on the balance.
+	 */
+	net: string,
+};
 
 /**  The total of one currency over the profiles that hold it. */
 export type CurrencySum = {
@@ -952,6 +1090,58 @@ export type ExportProgress = {
 	total: number,
 };
 
+/**  Fees by kind over a flow's paid orders, and their total. */
+export type Fees = Fees_Serialize | Fees_Deserialize;
+
+/**  Fees by kind over a flow's paid orders, and their total. */
+export type Fees_Deserialize = {
+	handling: Figure_Deserialize,
+	fixed: Figure_Deserialize,
+	exception: Figure_Deserialize,
+	total: string,
+};
+
+/**  Fees by kind over a flow's paid orders, and their total. */
+export type Fees_Serialize = {
+	handling: Figure_Serialize,
+	fixed: Figure_Serialize,
+	exception: Figure_Serialize,
+	total: string,
+};
+
+/**  Which amount of an order a figure sums. */
+export type Field = "sourceAmount" | "handlingFee" | "transactionFixedFee" | "exceptionHandlingFee" | "rollingReserve" | "refundAmount" | "settleAmount" | "receiveAmount";
+
+/**
+ *  A count and an amount, and the orders behind them: `amount` is the sum of `field`
+ *  over the orders `filter` lists, `count` how many they are.
+ */
+export type Figure = Figure_Serialize | Figure_Deserialize;
+
+/**
+ *  A count and an amount, and the orders behind them: `amount` is the sum of `field`
+ *  over the orders `filter` lists, `count` how many they are.
+ */
+export type Figure_Deserialize = {
+	count: number,
+	/**  A decimal string. */
+	amount: string,
+	field: Field,
+	filter: OrderFilter_Deserialize,
+};
+
+/**
+ *  A count and an amount, and the orders behind them: `amount` is the sum of `field`
+ *  over the orders `filter` lists, `count` how many they are.
+ */
+export type Figure_Serialize = {
+	count: number,
+	/**  A decimal string. */
+	amount: string,
+	field: Field,
+	filter: OrderFilter_Serialize,
+};
+
 /**  A file chosen for a review submission, as checked before anything is sent. */
 export type FileCheck = FileCheck_Serialize | FileCheck_Deserialize;
 
@@ -985,6 +1175,37 @@ export type FileCheck_Serialize = {
 	preview: string | null,
 	/**  A PDF's page count, when it can be read. */
 	pages: number | null,
+};
+
+/**  Payins or payouts of a currency: by state, and by what the states mean. */
+export type Flow = Flow_Serialize | Flow_Deserialize;
+
+/**  Payins or payouts of a currency: by state, and by what the states mean. */
+export type Flow_Deserialize = {
+	all: Figure_Deserialize,
+	byState: StateLine_Deserialize[],
+	/**  Paid: success, and the refunded, partly refunded and charged back (they were paid). */
+	succeeded: Figure_Deserialize,
+	/**  Failed or closed. */
+	failed: Figure_Deserialize,
+	/**  Created or pending. */
+	pending: Figure_Deserialize,
+	/**  Orders counted here whose kind the journal does not know (the list does not say). */
+	unclassified: number,
+};
+
+/**  Payins or payouts of a currency: by state, and by what the states mean. */
+export type Flow_Serialize = {
+	all: Figure_Serialize,
+	byState: StateLine_Serialize[],
+	/**  Paid: success, and the refunded, partly refunded and charged back (they were paid). */
+	succeeded: Figure_Serialize,
+	/**  Failed or closed. */
+	failed: Figure_Serialize,
+	/**  Created or pending. */
+	pending: Figure_Serialize,
+	/**  Orders counted here whose kind the journal does not know (the list does not say). */
+	unclassified: number,
 };
 
 /**  The operations the journal records, as their journal names (`v2.payout`, ...). */
@@ -1404,6 +1625,15 @@ export type PayoutPreview_Serialize = {
 	estimatedFeeFrom: string | null,
 	/**  The amount plus the estimated fee: what the balance likely goes down by. */
 	estimatedTotal: string | null,
+};
+
+/**
+ *  A period `[from, to)`, UTC millis: the caller turns its days in its time zone into
+ *  these bounds.
+ */
+export type Period = {
+	from: number,
+	to: number,
 };
 
 /**  Where a team's database is. The password is in the keyring, never here. */
@@ -2120,6 +2350,32 @@ export type SavedFilter_Serialize = {
 };
 
 /**
+ *  Paid payins settled or not: how many, their amount, and what the gateway says was
+ *  settled and is received.
+ */
+export type Settlement = Settlement_Serialize | Settlement_Deserialize;
+
+/**
+ *  Paid payins settled or not: how many, their amount, and what the gateway says was
+ *  settled and is received.
+ */
+export type Settlement_Deserialize = {
+	amount: Figure_Deserialize,
+	settleAmount: Figure_Deserialize,
+	receiveAmount: Figure_Deserialize,
+};
+
+/**
+ *  Paid payins settled or not: how many, their amount, and what the gateway says was
+ *  settled and is received.
+ */
+export type Settlement_Serialize = {
+	amount: Figure_Serialize,
+	settleAmount: Figure_Serialize,
+	receiveAmount: Figure_Serialize,
+};
+
+/**
  *  How the canonical string is built. A real gateway that differs from the project's
  *  reading is met by changing these settings in a profile, not by code edits.
  */
@@ -2167,11 +2423,72 @@ export type StateField =
 /**  `rollingReserveStatus` of list items. */
 "rollingReserveStatus";
 
+/**  The orders of one raw state. */
+export type StateLine = StateLine_Serialize | StateLine_Deserialize;
+
+/**  The orders of one raw state. */
+export type StateLine_Deserialize = {
+	state: number,
+	/**
+	 *  The profile's dictionary's reading (`success`, `failed`, ...); `None`: a state
+	 *  it does not know, shown raw.
+	 */
+	meaning?: Meaning | null,
+	figure: Figure_Deserialize,
+};
+
+/**  The orders of one raw state. */
+export type StateLine_Serialize = {
+	state: number,
+	/**
+	 *  The profile's dictionary's reading (`success`, `failed`, ...); `None`: a state
+	 *  it does not know, shown raw.
+	 */
+	meaning: Meaning | null,
+	figure: Figure_Serialize,
+};
+
 /**  One raw value of a state field and what the profile's dictionary says it means. */
 export type StateMeaning = {
 	field: StateField,
 	raw: string,
 	meaning: Meaning,
+};
+
+/**  A statement of a period, for one currency or all. */
+export type Statement = Statement_Serialize | Statement_Deserialize;
+
+/**  What a statement export wrote. */
+export type StatementExport = {
+	/**  Orders behind the statement, written on its orders sheet (or section). */
+	rows: number,
+	/**  SHA-256 of those rows, hex. */
+	sha256: string,
+	/**  UTC millis. */
+	madeAt: number,
+	timeZone: string,
+};
+
+/**  A statement of a period, for one currency or all. */
+export type Statement_Deserialize = {
+	period: Period,
+	/**  The currency asked for; `None`: all. */
+	currency?: string | null,
+	/**  Every order behind the statement (the period, the currency). */
+	filter: OrderFilter_Deserialize,
+	orders: number,
+	currencies: CurrencyStatement_Deserialize[],
+};
+
+/**  A statement of a period, for one currency or all. */
+export type Statement_Serialize = {
+	period: Period,
+	/**  The currency asked for; `None`: all. */
+	currency: string | null,
+	/**  Every order behind the statement (the period, the currency). */
+	filter: OrderFilter_Serialize,
+	orders: number,
+	currencies: CurrencyStatement_Serialize[],
 };
 
 export type Status = 

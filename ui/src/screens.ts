@@ -12,6 +12,7 @@ import {
   IconHistory,
   IconLayoutDashboard,
   IconListDetails,
+  IconReportMoney,
   IconSend,
   IconSettings,
   type TablerIcon,
@@ -113,6 +114,13 @@ export const SCREENS: readonly Screen[] = [
     label: "nav.balances",
     icon: IconCoins,
     page: lazy(() => import("./features/balances/BalancesPage"), "BalancesPage"),
+  },
+  {
+    id: "reports",
+    path: "/reports",
+    label: "nav.reports",
+    icon: IconReportMoney,
+    page: lazy(() => import("./features/reports/ReportsPage"), "ReportsPage"),
   },
   {
     id: "activity",

@@ -1,9 +1,9 @@
-import { Box, Button, Group, Text, Title } from "@mantine/core";
+import { Badge, Box, Button, CloseButton, Group, Text, Title } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { IconFileExport } from "@tabler/icons-react";
 import { useCallback, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { useNavigate, useSearchParams } from "react-router";
+import { useLocation, useNavigate, useSearchParams } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { timeZoneLabel } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
@@ -18,9 +18,44 @@ import { EMPTY_FILTER, useOrderPages } from "./queries";
 import { SyncPanel } from "./SyncPanel";
 import "./orders.css";
 
+/// What another screen (a statement's figure) opened the orders with: its filter.
+function openedWith(state: unknown): OrderFilter {
+  const f = (state as { filter?: OrderFilter } | null)?.filter;
+  return f ? { ...EMPTY_FILTER, ...f } : EMPTY_FILTER;
+}
+
+/// The filters the bar has no control for (a statement's: settled or not, the rolling
+/// reserve held or released, orders of a kind the journal does not know), said in words
+/// with a way to drop them, so the table never shows fewer rows than the bar explains.
+function HiddenFilters({ filter, onClear }: { filter: OrderFilter; onClear: () => void }) {
+  const { t } = useTranslation();
+  const said: string[] = [
+    ...filter.settles.map((v) => t(`orders.hidden.settle.${v}`, { defaultValue: `settle ${v}` })),
+    ...filter.reserveStatuses.map((v) =>
+      t(`orders.hidden.reserve.${v}`, { defaultValue: `reserve ${v}` }),
+    ),
+    ...(filter.unknownKind ? [t("orders.hidden.unknownKind")] : []),
+  ];
+  if (said.length === 0) return null;
+  return (
+    <Group gap="xs" data-testid="orders-hidden-filters">
+      <Text size="sm" c="dimmed">
+        {t("orders.hidden.title")}
+      </Text>
+      {said.map((s) => (
+        <Badge key={s} variant="light">
+          {s}
+        </Badge>
+      ))}
+      <CloseButton size="sm" aria-label={t("orders.hidden.clear")} onClick={onClear} />
+    </Group>
+  );
+}
+
 export function OrdersPage() {
   const { t } = useTranslation();
-  const [filter, setFilter] = useState<OrderFilter>(EMPTY_FILTER);
+  const location = useLocation();
+  const [filter, setFilter] = useState<OrderFilter>(() => openedWith(location.state));
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const [exporting, exportModal] = useDisclosure(false);
@@ -74,6 +109,12 @@ export function OrdersPage() {
           </Button>
         </Group>
       </Group>
+      <HiddenFilters
+        filter={filter}
+        onClear={() =>
+          setFilter((f) => ({ ...f, settles: [], reserveStatuses: [], unknownKind: false }))
+        }
+      />
       {first.error && !invalid ? <ErrorAlert error={first.error} /> : null}
       <OrdersTable filter={filter} onSort={sortBy} onOpen={openOrder} hidden={columns.hidden} />
       <OrderDetailDrawer tradeNo={open} onClose={closeOrder} />

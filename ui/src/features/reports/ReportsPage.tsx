@@ -1,0 +1,401 @@
+import { BarChart } from "@mantine/charts";
+import {
+  Button,
+  Card,
+  Group,
+  SegmentedControl,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  UnstyledButton,
+} from "@mantine/core";
+import { IconFileExport } from "@tabler/icons-react";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import type { TFunction } from "i18next";
+import { useEffect, useMemo, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { useNavigate } from "react-router";
+import { commands } from "../../bindings";
+import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
+import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
+import { locale } from "../../i18n";
+import { chartValue, formatCount, formatMoney, timeZoneLabel } from "../../lib/format";
+import { fieldOf, unwrap } from "../../lib/ipc";
+import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
+import { useCurrencies } from "../orders/queries";
+import { type Days, type PeriodKind, periodDays, ymd } from "./period";
+
+type Comparison = Awaited<ReturnType<typeof fetchStatement>>;
+type CurrencyStatement = Comparison["current"]["currencies"][number];
+type Figure = CurrencyStatement["payins"]["all"];
+
+const offset = () => -new Date().getTimezoneOffset();
+
+function fetchStatement(days: Days, currency: string | null) {
+  return unwrap(
+    commands.reportStatement(
+      days.from,
+      days.to,
+      days.previousFrom,
+      days.previousTo,
+      offset(),
+      currency,
+    ),
+  );
+}
+
+/// One line of a currency's statement: its figure (count, amount, the orders behind it)
+/// or a plain amount (a total of fees, the net).
+interface Line {
+  key: string;
+  label: string;
+  figure?: Figure;
+  amount: string;
+  /// A heading's line, or the net: shown stronger.
+  strong?: boolean;
+}
+
+function lines(t: TFunction, c: CurrencyStatement): Line[] {
+  const f = (key: string, figure: Figure): Line => ({
+    key,
+    label: t(`reports.line.${key}`),
+    figure,
+    amount: figure.amount,
+  });
+  return [
+    f("payinsPaid", c.payins.succeeded),
+    f("payinsFailed", c.payins.failed),
+    f("payinsPending", c.payins.pending),
+    f("handlingFee", c.payinFees.handling),
+    f("fixedFee", c.payinFees.fixed),
+    f("exceptionFee", c.payinFees.exception),
+    { key: "payinFees", label: t("reports.line.payinFees"), amount: c.payinFees.total },
+    f("reserveHeld", c.reserveHeld),
+    f("reserveReleased", c.reserveReleased),
+    f("refunds", c.refunds),
+    f("chargebacks", c.chargebacks),
+    f("settled", c.settled.amount),
+    f("notSettled", c.notSettled.amount),
+    f("payoutsPaid", c.payouts.succeeded),
+    f("payoutsFailed", c.payouts.failed),
+    f("payoutsPending", c.payouts.pending),
+    { key: "payoutFees", label: t("reports.line.payoutFees"), amount: c.payoutFees.total },
+    { key: "net", label: t("reports.line.net"), amount: c.net, strong: true },
+  ];
+}
+
+/// The change from the period before, in percent (none when there was nothing before).
+function change(now: string, before: string | undefined): string | null {
+  if (before === undefined) return null;
+  const a = Number(now);
+  const b = Number(before);
+  if (!Number.isFinite(a) || !Number.isFinite(b) || b === 0) return null;
+  const pct = ((a - b) * 100) / Math.abs(b);
+  return `${pct > 0 ? "+" : ""}${pct.toFixed(1)} %`;
+}
+
+function CurrencyCard({
+  current,
+  previous,
+}: {
+  current: CurrencyStatement;
+  previous: CurrencyStatement | undefined;
+}) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const navigate = useNavigate();
+  const cur = current.currency;
+  const before = new Map(previous ? lines(t, previous).map((l) => [l.key, l.amount]) : []);
+  const shown = lines(t, current);
+  const series = [
+    { name: "now", label: t("reports.thisPeriod"), color: "teal.6" },
+    { name: "before", label: t("reports.previousPeriod"), color: "gray.5" },
+  ];
+  const chart = ["payinsPaid", "payinFees", "refunds", "chargebacks", "payoutsPaid", "net"].map(
+    (key) => {
+      const l = shown.find((x) => x.key === key);
+      return {
+        line: l?.label ?? key,
+        now: chartValue(l?.amount ?? "0"),
+        before: chartValue(before.get(key) ?? "0"),
+        [EXACT]: { now: l?.amount ?? "0", before: before.get(key) ?? "0" },
+      };
+    },
+  );
+  return (
+    <Card withBorder data-testid="statement-currency" data-currency={cur}>
+      <Stack>
+        <Group justify="space-between">
+          <Title order={3} size="h4">
+            {cur}
+          </Title>
+          <Text size="sm" c="dimmed">
+            {t("reports.net")}{" "}
+            <Text span fw={700} data-testid={`net-${cur}`}>
+              {formatMoney(current.net, cur, loc)}
+            </Text>
+          </Text>
+        </Group>
+        <SimpleGrid cols={{ base: 1, xl: 2 }}>
+          <Table withRowBorders={false} verticalSpacing={4} data-testid={`statement-${cur}`}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th />
+                <Table.Th ta="right">{t("reports.count")}</Table.Th>
+                <Table.Th ta="right">{t("reports.thisPeriod")}</Table.Th>
+                <Table.Th ta="right">{t("reports.previousPeriod")}</Table.Th>
+                <Table.Th ta="right">{t("reports.change")}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {shown.map((l) => (
+                <Table.Tr key={l.key} data-line={l.key}>
+                  <Table.Td fw={l.strong ? 700 : undefined}>{l.label}</Table.Td>
+                  <Table.Td ta="right">{l.figure ? formatCount(l.figure.count, loc) : ""}</Table.Td>
+                  <Table.Td
+                    ta="right"
+                    fw={l.strong ? 700 : undefined}
+                    style={{ whiteSpace: "nowrap" }}
+                  >
+                    {l.figure && l.figure.count > 0 ? (
+                      <UnstyledButton
+                        onClick={() => navigate("/orders", { state: { filter: l.figure?.filter } })}
+                        title={t("reports.openOrders", { line: l.label })}
+                        data-testid={`open-${cur}-${l.key}`}
+                        style={{ textDecoration: "underline dotted" }}
+                      >
+                        {formatMoney(l.amount, cur, loc)}
+                      </UnstyledButton>
+                    ) : (
+                      formatMoney(l.amount, cur, loc)
+                    )}
+                  </Table.Td>
+                  <Table.Td ta="right" c="dimmed" style={{ whiteSpace: "nowrap" }}>
+                    {before.has(l.key) ? formatMoney(before.get(l.key), cur, loc) : "—"}
+                  </Table.Td>
+                  <Table.Td ta="right" c="dimmed">
+                    {change(l.amount, before.get(l.key)) ?? "—"}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+          <BarChart
+            h={320}
+            data={chart}
+            dataKey="line"
+            orientation="vertical"
+            yAxisProps={{ width: 110 }}
+            series={series}
+            withLegend
+            tooltipProps={{
+              content: ({ label, payload }) => (
+                <MoneyChartTooltip label={label} payload={payload} series={series} currency={cur} />
+              ),
+            }}
+          />
+        </SimpleGrid>
+      </Stack>
+    </Card>
+  );
+}
+
+function ExportBar({ days, currency }: { days: Days; currency: string | null }) {
+  const { t } = useTranslation();
+  const [format, setFormat] = useState<"xlsx" | "csv">("xlsx");
+  const [path, setPath] = useState("");
+  const suggested = useQuery({
+    queryKey: ["reports", "exportPath", format],
+    queryFn: () => unwrap(commands.defaultExportPath("statement", format)),
+    staleTime: 0,
+  });
+  useEffect(() => {
+    if (suggested.data) setPath(suggested.data);
+  }, [suggested.data]);
+  const run = useMutation({
+    mutationFn: (v: { path: string; overwrite: boolean }) =>
+      unwrap(commands.reportExport(days.from, days.to, offset(), currency, v.path, v.overwrite)),
+  });
+  const target = useSaveTarget((to, overwrite) =>
+    run.mutate(
+      { path: to, overwrite },
+      {
+        onSuccess: (made) =>
+          toastOk(
+            t("reports.exported", { count: made.rows, path: to, sha: made.sha256.slice(0, 12) }),
+          ),
+      },
+    ),
+  );
+  const pathError = fieldOf(run.error)?.field === "path" ? fieldOf(run.error)?.rule : undefined;
+  return (
+    <Card withBorder>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void target.submit(path);
+        }}
+      >
+        <Stack gap="xs">
+          <Group align="flex-end" wrap="nowrap">
+            <SegmentedControl
+              aria-label={t("orders.exportFormat")}
+              value={format}
+              onChange={(v) => setFormat(v === "csv" ? "csv" : "xlsx")}
+              data={[
+                { value: "xlsx", label: "XLSX" },
+                { value: "csv", label: "CSV" },
+              ]}
+            />
+            <TextInput
+              label={t("reports.exportPath")}
+              value={path}
+              onChange={(e) => {
+                target.dismiss();
+                setPath(e.currentTarget.value);
+              }}
+              error={pathError}
+              style={{ flex: 1 }}
+              data-testid="statement-export-path"
+            />
+            <ChooseButton onClick={() => void target.choose(format, path, setPath)} />
+            <Button
+              type="submit"
+              leftSection={<IconFileExport size={16} />}
+              loading={run.isPending}
+              data-testid="statement-export"
+            >
+              {t("reports.export")}
+            </Button>
+          </Group>
+          <ReplaceQuestion
+            path={target.asking}
+            onReplace={target.replace}
+            onKeep={target.dismiss}
+          />
+          {run.data ? (
+            <Text size="sm" data-testid="statement-exported" data-rows={run.data.rows}>
+              {t("reports.exportedLine", {
+                count: run.data.rows,
+                sha: run.data.sha256,
+                zone: run.data.timeZone,
+              })}
+            </Text>
+          ) : null}
+          {pathError ? null : <ErrorAlert error={run.error} />}
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+/// A statement of a period (a day, a week, a month, or days of the user's choosing),
+/// for one currency or all, from the cache, beside the period before it; every figure
+/// opens the orders behind it; exported to XLSX or CSV with its filter, time zone, rows
+/// and their SHA-256.
+export function ReportsPage() {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const [kind, setKind] = useState<PeriodKind>("month");
+  const today = ymd(new Date());
+  const [custom, setCustom] = useState({ from: today, to: today });
+  const [currency, setCurrency] = useState<string | null>(null);
+  const currencies = useCurrencies();
+  const days = useMemo(() => periodDays(kind, new Date(), custom), [kind, custom]);
+  const statement = useQuery({
+    queryKey: ["reports", "statement", days, currency],
+    queryFn: () => fetchStatement(days as Days, currency),
+    enabled: days !== null,
+  });
+  const data = statement.data;
+  return (
+    <Stack data-testid="screen-reports">
+      <Title order={2}>{t("reports.title")}</Title>
+      <Group align="flex-end">
+        <SegmentedControl
+          value={kind}
+          onChange={(v) => setKind(v as PeriodKind)}
+          data={(["day", "week", "month", "lastMonth", "custom"] as const).map((k) => ({
+            value: k,
+            label: t(`reports.period.${k}`),
+          }))}
+          data-testid="reports-period"
+        />
+        {kind === "custom" ? (
+          <>
+            <TextInput
+              type="date"
+              label={t("reports.from")}
+              value={custom.from}
+              onChange={(e) => {
+                const from = e.currentTarget.value;
+                setCustom((c) => ({ ...c, from }));
+              }}
+              data-testid="reports-from"
+            />
+            <TextInput
+              type="date"
+              label={t("reports.to")}
+              value={custom.to}
+              onChange={(e) => {
+                const to = e.currentTarget.value;
+                setCustom((c) => ({ ...c, to }));
+              }}
+              error={days === null ? t("reports.badDays") : undefined}
+              data-testid="reports-to"
+            />
+          </>
+        ) : null}
+        <Select
+          label={t("reports.currency")}
+          placeholder={t("reports.allCurrencies")}
+          data={currencies.data ?? []}
+          value={currency}
+          onChange={setCurrency}
+          clearable
+          w={180}
+          data-testid="reports-currency"
+        />
+      </Group>
+      {days ? (
+        <Text size="sm" c="dimmed" data-testid="reports-days">
+          {t("reports.days", {
+            from: days.from,
+            to: days.to,
+            previousFrom: days.previousFrom,
+            previousTo: days.previousTo,
+            zone: timeZoneLabel(),
+          })}
+        </Text>
+      ) : null}
+      <ErrorAlert error={statement.error} />
+      {data ? (
+        <>
+          <Text size="sm" data-testid="reports-orders" data-orders={data.current.orders}>
+            {t("reports.orders", {
+              count: data.current.orders,
+              formatted: formatCount(data.current.orders, loc),
+            })}
+          </Text>
+          {data.current.currencies.length === 0 ? (
+            <Text c="dimmed" data-testid="reports-empty">
+              {t("reports.empty")}
+            </Text>
+          ) : null}
+          {data.current.currencies.map((c) => (
+            <CurrencyCard
+              key={c.currency}
+              current={c}
+              previous={data.previous.currencies.find((p) => p.currency === c.currency)}
+            />
+          ))}
+          {days ? <ExportBar days={days} currency={currency} /> : null}
+        </>
+      ) : null}
+    </Stack>
+  );
+}
