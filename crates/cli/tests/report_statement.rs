@@ -1,5 +1,5 @@
 //! `paydesk report statement`: a scheduler's command writes the statement of a period to
-//! CSV and XLSX with its header lines (filter, time zone, rows, SHA-256), and refuses bad
+//! CSV, XLSX and PDF with its header lines (filter, time zone, rows, SHA-256), and refuses bad
 //! arguments naming them, before opening a desk.
 
 #![allow(clippy::unwrap_used)]
@@ -24,7 +24,7 @@ async fn a_statement_to_csv_and_xlsx_with_its_header() {
     let dir = env.home.path().to_path_buf();
     let (from, to) = (first.to_string(), today.to_string());
     let mut made = Vec::new();
-    for name in ["s.csv", "s.xlsx"] {
+    for name in ["s.csv", "s.xlsx", "s.pdf"] {
         let out = dir.join(name);
         let json: Value = serde_json::from_str(&env.ok(&[
             "--json",
@@ -42,11 +42,12 @@ async fn a_statement_to_csv_and_xlsx_with_its_header() {
         .unwrap();
         made.push(json);
     }
-    let (csv, xlsx) = (&made[0], &made[1]);
+    let (csv, xlsx, pdf) = (&made[0], &made[1], &made[2]);
     let rows = csv["export"]["rows"].as_u64().unwrap();
     assert!(rows > 300, "{rows} orders behind a statement of 400 seeded");
     assert_eq!(csv["export"]["rows"], xlsx["export"]["rows"]);
     assert_eq!(csv["export"]["sha256"], xlsx["export"]["sha256"]);
+    assert_eq!(csv["export"]["sha256"], pdf["export"]["sha256"]);
     assert_eq!(csv["statement"]["orders"].as_u64(), Some(rows));
 
     let text = std::fs::read_to_string(dir.join("s.csv")).unwrap();
@@ -68,6 +69,12 @@ async fn a_statement_to_csv_and_xlsx_with_its_header() {
     // The XLSX is a workbook (a zip) with a sheet per currency and the orders.
     let bytes = std::fs::read(dir.join("s.xlsx")).unwrap();
     assert_eq!(&bytes[..2], b"PK");
+    // The PDF: printable, with the merchant and the digest.
+    let pdf_bytes = std::fs::read(dir.join("s.pdf")).unwrap();
+    let body = String::from_utf8_lossy(&pdf_bytes);
+    assert!(body.starts_with("%PDF-"));
+    assert!(body.contains("(ext (merNo 10001))"));
+    assert!(body.contains(&format!("({sha})")));
 
     // One currency; the same run twice gives the same rows and digest.
     let again = |env: &mut Env| -> Value {
@@ -94,7 +101,7 @@ async fn a_statement_to_csv_and_xlsx_with_its_header() {
     for (flag, value, named) in [
         ("--tz", "Asia/Shanghai", "tz"),
         ("--tz", "+25:00", "tz"),
-        ("--out", "s.pdf", "--out"),
+        ("--out", "s.txt", "--out"),
         ("--from", "2026-13-01", "--from"),
         ("--currency", "DOLLARS", "currency"),
     ] {

@@ -103,7 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let period = Period::new(start + 30 * DAY, start + 60 * DAY)?;
     let s = Statement::build(&orders, &dict, period, None)?;
     let utc = chrono::FixedOffset::east_opt(0).ok_or("UTC")?;
-    for name in ["month.csv", "month.xlsx"] {
+    for name in ["month.csv", "month.xlsx", "month.pdf"] {
         let t = Instant::now();
         let made = paydesk_core::statement::export::export(
             &orders,
@@ -112,6 +112,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &dir.path().join(name),
             utc,
             0,
+            "bench",
         )?;
         println!(
             "the month's statement to {name} with its {} orders: {:.2} s",

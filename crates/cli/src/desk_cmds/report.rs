@@ -1,11 +1,11 @@
-//! `paydesk report`: statements of a period, for a scheduler.
+//! `paydesk report`: statements of a period (CSV, XLSX, PDF), for a scheduler.
 
 use super::*;
 
 #[derive(Debug, Subcommand)]
 pub enum ReportCmd {
     /// The statement of the days --from to --to (both included) from the local cache,
-    /// written to --out (.csv or .xlsx). Sync first (`paydesk orders sync`) for figures
+    /// written to --out (.csv, .xlsx or .pdf). Sync first (`paydesk orders sync`) for figures
     /// as of now.
     Statement {
         /// First day, YYYY-MM-DD.
@@ -21,7 +21,7 @@ pub enum ReportCmd {
         /// such as +08:00.
         #[arg(long, default_value = "UTC", allow_hyphen_values = true)]
         tz: String,
-        /// The file to write: .csv or .xlsx.
+        /// The file to write: .csv, .xlsx or .pdf.
         #[arg(long)]
         out: PathBuf,
     },
@@ -50,10 +50,10 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
         .map(str::to_ascii_lowercase)
         .as_deref()
     {
-        Some("csv" | "xlsx") => {}
+        Some("csv" | "xlsx" | "pdf") => {}
         _ => {
             return Err(Failure::Input(format!(
-                "--out: must end in .csv or .xlsx (PDF is not written yet), got {}",
+                "--out: must end in .csv, .xlsx or .pdf, got {}",
                 out.display()
             )));
         }

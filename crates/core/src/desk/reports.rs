@@ -28,8 +28,9 @@ impl Desk {
         ))
     }
 
-    /// Writes the statement of `period` to `path` (.csv or .xlsx), dated in `tz`, made
-    /// now by the desk's clock; returns it with what the file carries (rows, SHA-256).
+    /// Writes the statement of `period` to `path` (.csv, .xlsx or .pdf), dated in `tz`,
+    /// made now by the desk's clock, naming the profile and its merchant number; returns
+    /// it with what the file carries (rows, SHA-256).
     pub fn export_statement(
         &self,
         period: Period,
@@ -46,6 +47,7 @@ impl Desk {
                 path,
                 tz,
                 self.clock.now_ms(),
+                &format!("{} (merNo {})", self.profile.name, self.profile.mer_no),
             )?;
             Ok((s, made))
         });

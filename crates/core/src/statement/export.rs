@@ -1,6 +1,7 @@
-//! A statement to CSV or XLSX, with what a finance team files it with: its filter, time
-//! zone, the time it was made, how many orders are behind it and a SHA-256 of those
-//! orders' rows, so a later export of the same statement can be compared.
+//! A statement to CSV, XLSX or PDF, with what a finance team files it with: the
+//! merchant, its filter, time zone, the time it was made, how many orders are behind it
+//! and a SHA-256 of those orders' rows, so a later export of the same statement can be
+//! compared.
 //!
 //! The rows hashed are the orders behind the statement as the orders export writes them
 //! (the same cells, oldest first), each a JSON array of its cells on a line of its own:
@@ -38,6 +39,7 @@ pub struct StatementExport {
 enum Format {
     Csv,
     Xlsx,
+    Pdf,
 }
 
 fn format_of(path: &Path) -> CoreResult<Format> {
@@ -49,21 +51,25 @@ fn format_of(path: &Path) -> CoreResult<Format> {
     {
         Some("csv") => Ok(Format::Csv),
         Some("xlsx") => Ok(Format::Xlsx),
-        _ => Err(CoreError::validation("path", "must end in .csv or .xlsx")),
+        Some("pdf") => Ok(Format::Pdf),
+        _ => Err(CoreError::validation(
+            "path",
+            "must end in .csv, .xlsx or .pdf",
+        )),
     }
 }
 
 /// One line of a statement's table.
-struct Line<'a> {
-    currency: &'a str,
-    section: &'static str,
-    item: String,
-    state: Option<i64>,
-    meaning: &'static str,
-    count: Option<i64>,
-    amount: String,
-    field: &'static str,
-    filter: Option<&'a OrderFilter>,
+pub(super) struct Line<'a> {
+    pub currency: &'a str,
+    pub section: &'static str,
+    pub item: String,
+    pub state: Option<i64>,
+    pub meaning: &'static str,
+    pub count: Option<i64>,
+    pub amount: String,
+    pub field: &'static str,
+    pub filter: Option<&'a OrderFilter>,
 }
 
 const LINE_HEADERS: [&str; 9] = [
@@ -160,6 +166,7 @@ fn when(millis: i64, tz: FixedOffset) -> String {
 /// The header lines (name, value) every export starts with.
 fn header(
     s: &Statement,
+    merchant: &str,
     tz: FixedOffset,
     made_at: i64,
     rows: u64,
@@ -173,6 +180,7 @@ fn header(
             "currency",
             s.currency.clone().unwrap_or_else(|| "all".into()),
         ),
+        ("merchant", merchant.to_string()),
         ("timeZone", zone_name(tz)),
         ("madeAt", when(made_at, tz)),
         (
@@ -213,8 +221,9 @@ pub fn digest(
     Ok((n, hex::encode(h.finalize())))
 }
 
-/// Writes `s` to `path` (.csv or .xlsx): header lines, the statement's lines per
-/// currency, and the orders behind it.
+/// Writes `s` to `path` (.csv, .xlsx or .pdf): header lines (`merchant` names whose
+/// statement it is), the statement's lines per currency, and (CSV and XLSX) the orders
+/// behind it.
 pub fn export(
     orders: &dyn OrderStore,
     s: &Statement,
@@ -222,11 +231,12 @@ pub fn export(
     path: &Path,
     tz: FixedOffset,
     made_at: i64,
+    merchant: &str,
 ) -> CoreResult<StatementExport> {
     let format = format_of(path)?;
     // Hashed first: the header that carries the hash comes before the rows.
     let (rows, sha) = digest(orders, s, dict, tz)?;
-    let head = header(s, tz, made_at, rows, &sha);
+    let head = header(s, merchant, tz, made_at, rows, &sha);
     let io = |e: &dyn std::fmt::Display| {
         CoreError::storage(format!("cannot write {}: {e}", path.display()))
     };
@@ -270,6 +280,12 @@ pub fn export(
         }
         Format::Xlsx => {
             write_xlsx(orders, s, dict, path, tz, made_at, &head).map_err(|e| io(&e))?
+        }
+        Format::Pdf => {
+            let codes: Vec<&str> = s.currencies.iter().map(|c| c.currency.as_str()).collect();
+            let heading = super::pdf::Heading { pairs: &head };
+            let bytes = super::pdf::write(&heading, &lines(s), &codes);
+            std::fs::write(path, bytes).map_err(|e| io(&e))?;
         }
     }
     Ok(StatementExport {

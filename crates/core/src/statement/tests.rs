@@ -293,47 +293,48 @@ fn exports_carry_their_header_and_the_same_digest() {
     let dir = tempfile::tempdir().unwrap();
     let tz = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
     let dict = StateDictionary::default();
-    let csv = export::export(
-        &Orders::on(&conn),
-        &s,
-        &dict,
-        &dir.path().join("s.csv"),
-        tz,
-        86_400_000,
-    )
-    .unwrap();
-    let xlsx = export::export(
-        &Orders::on(&conn),
-        &s,
-        &dict,
-        &dir.path().join("s.xlsx"),
-        tz,
-        86_400_000,
-    )
-    .unwrap();
+    let write = |name: &str| {
+        export::export(
+            &Orders::on(&conn),
+            &s,
+            &dict,
+            &dir.path().join(name),
+            tz,
+            86_400_000,
+            "Demo (merNo 10001)",
+        )
+    };
+    let csv = write("s.csv").unwrap();
+    let xlsx = write("s.xlsx").unwrap();
+    let pdf = write("s.pdf").unwrap();
     assert_eq!(csv.rows, 9);
     assert_eq!(csv.sha256, xlsx.sha256);
+    assert_eq!(csv.sha256, pdf.sha256);
     let text = std::fs::read_to_string(dir.path().join("s.csv")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "statement,PayDesk statement");
     assert_eq!(lines[1], "from,1970-01-01 08:00:01");
     assert!(lines.contains(&"timeZone,UTC+08:00"));
+    assert!(lines.contains(&"merchant,Demo (merNo 10001)"));
     assert!(lines.contains(&"madeAt,1970-01-02 08:00:00"));
     assert!(lines.contains(&"rows,9"));
     assert!(lines.contains(&format!("sha256,{}", csv.sha256).as_str()));
     assert!(text.contains("USD,net,net,,,,64.1499"));
     assert!(std::fs::metadata(dir.path().join("s.xlsx")).unwrap().len() > 1000);
+    // The PDF: its pages, its text in the standard fonts, the figures as printed.
+    let bytes = std::fs::read(dir.path().join("s.pdf")).unwrap();
+    let body = String::from_utf8_lossy(&bytes);
+    assert!(body.starts_with("%PDF-"), "{}", &body[..20]);
+    assert!(body.contains("/Count 2"), "two pages for three currencies");
+    assert!(body.contains("/Helvetica"));
     assert!(
-        export::export(
-            &Orders::on(&conn),
-            &s,
-            &dict,
-            &dir.path().join("s.pdf"),
-            tz,
-            0
-        )
-        .is_err()
+        body.contains("(64.1499)"),
+        "the net, in USD's digits and more"
     );
+    assert!(body.contains("(1,000)"), "JPY without decimals, grouped");
+    assert!(body.contains(&format!("({})", csv.sha256)));
+    assert!(body.contains("(Demo (merNo 10001))"), "the merchant");
+    assert!(write("s.txt").is_err());
 }
 
 #[test]
