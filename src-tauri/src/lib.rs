@@ -235,6 +235,15 @@ pub fn run() {
                         .await;
                 }
             });
+            // Balance history on a schedule (the profile's `balancesEveryMins`) while
+            // the desk runs.
+            let scheduled = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                    scheduled.state::<state::AppState>().snapshot_if_due().await;
+                }
+            });
             Ok(())
         })
         .build(tauri::generate_context!());

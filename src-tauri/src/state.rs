@@ -265,6 +265,30 @@ impl AppState {
         }
     }
 
+    /// The open desk, if one is (none is opened for this: a background task must not
+    /// open a desk, nor count as the member's activity).
+    pub async fn open_desk(&self) -> Option<Arc<Desk>> {
+        self.open.lock().await.as_ref().map(|o| o.desk().clone())
+    }
+
+    /// The profile's scheduled balance snapshot, when the open desk is due one.
+    pub async fn snapshot_if_due(&self) {
+        if lock(&self.idle).locked {
+            return;
+        }
+        let Some(desk) = self.open_desk().await else {
+            return;
+        };
+        match desk
+            .snapshot_balances_if_due(chrono::Utc::now().timestamp_millis())
+            .await
+        {
+            Ok(Some(n)) => tracing::info!(currencies = n, "scheduled balance snapshot"),
+            Ok(None) => {}
+            Err(e) => tracing::warn!("scheduled balance snapshot: {e}"),
+        }
+    }
+
     /// Closes the open desk; the next command reopens the active profile with its
     /// current settings and secrets.
     pub async fn close(&self) {
@@ -290,6 +314,21 @@ impl AppState {
 /// Wraps an error that has no variant of its own.
 pub fn internal(e: impl std::fmt::Display) -> CoreError {
     CoreError::internal(e.to_string())
+}
+
+/// A balance snapshot of `currencies` (every currency the desk knows when empty) in the
+/// background, after a sync or a money movement: the balance history follows what
+/// happened, not only the Balances screen's button. A failure is logged, never shown
+/// as the command's: what the command did stands.
+pub fn snapshot_after(desk: Arc<Desk>, currencies: Vec<String>) {
+    if !desk.holds_key() {
+        return;
+    }
+    tauri::async_runtime::spawn(async move {
+        if let Err(e) = desk.balances(&currencies).await {
+            tracing::warn!("balance snapshot after a change: {e}");
+        }
+    });
 }
 
 #[cfg(test)]

@@ -59,8 +59,8 @@ export const commands = {
 	 */
 	ordersExport: (filter: OrderFilter_Deserialize, path: string, overwrite: boolean, utcOffsetMinutes: number, onProgress: Channel<ExportProgress>) => typedError<number, CoreError>(__TAURI_INVOKE("orders_export", { filter, path, overwrite, utcOffsetMinutes, onProgress })),
 	/**
-	 *  A file name in the user's downloads folder for an export of `what` (`orders` or
-	 *  `activity`) now, with the extension of `format` (`csv` or `xlsx`).
+	 *  A file name in the user's downloads folder for an export of `what` (`orders`,
+	 *  `activity`, `statement`) now, with the extension of `format` (`csv` or `xlsx`).
 	 */
 	defaultExportPath: (what: string, format: string) => typedError<string, CoreError>(__TAURI_INVOKE("default_export_path", { what, format })),
 	/**
@@ -2626,6 +2626,11 @@ export type SyncSettings_Deserialize = {
 	 *  desk; 0: none.
 	 */
 	rateLimit?: number,
+	/**
+	 *  While the desk runs, a balance snapshot of every currency when the last one is
+	 *  this old (minutes; 0: only on request, after a sync and after money moves).
+	 */
+	balancesEveryMins?: number,
 };
 
 /**
@@ -2642,6 +2647,11 @@ export type SyncSettings_Serialize = {
 	 *  desk; 0: none.
 	 */
 	rateLimit: number,
+	/**
+	 *  While the desk runs, a balance snapshot of every currency when the last one is
+	 *  this old (minutes; 0: only on request, after a sync and after money moves).
+	 */
+	balancesEveryMins: number,
 };
 
 /**  What a connection test found. */

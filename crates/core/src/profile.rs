@@ -80,7 +80,13 @@ pub struct SyncSettings {
     /// The gateway's rate limit in requests per second, kept by every request of this
     /// desk; 0: none.
     pub rate_limit: u32,
+    /// While the desk runs, a balance snapshot of every currency when the last one is
+    /// this old (minutes; 0: only on request, after a sync and after money moves).
+    pub balances_every_mins: u32,
 }
+
+/// Minutes between scheduled balance snapshots unless the profile says otherwise.
+pub const DEFAULT_BALANCES_EVERY_MINS: u32 = 60;
 
 impl Default for SyncSettings {
     fn default() -> Self {
@@ -88,6 +94,7 @@ impl Default for SyncSettings {
             page_size: crate::sync::DEFAULT_PAGE_SIZE as u32,
             in_flight: crate::sync::DEFAULT_IN_FLIGHT as u32,
             rate_limit: 0,
+            balances_every_mins: DEFAULT_BALANCES_EVERY_MINS,
         }
     }
 }
@@ -116,6 +123,12 @@ impl SyncSettings {
             return Err(CoreError::validation(
                 "sync.rateLimit",
                 format!("must be between 0 (no limit) and {MAX_RATE_LIMIT} requests per second"),
+            ));
+        }
+        if self.balances_every_mins > 24 * 60 {
+            return Err(CoreError::validation(
+                "sync.balancesEveryMins",
+                "must be between 0 (not on a schedule) and 1440 minutes (a day)",
             ));
         }
         Ok(())

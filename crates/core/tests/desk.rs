@@ -1048,3 +1048,66 @@ async fn an_order_opened_shows_the_gateways_state_in_its_cached_row() {
     let empty = desk.find_order("  ").await.unwrap_err().to_string();
     assert!(empty.contains("number"), "{empty}");
 }
+
+/// Balance history on a schedule: a snapshot of every currency the desk knows once the
+/// last one is as old as the profile says, not before; never with the schedule off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn balance_snapshots_are_taken_when_the_schedule_says() {
+    let f = common::Fixture::new("snapshots").await;
+    f.running.sandbox.seed(&SeedSpec {
+        mer_no: Some(common::MER),
+        ..SeedSpec::new(200)
+    });
+    let desk = f.desk().await;
+    let now = chrono::Utc::now().timestamp_millis();
+    assert_eq!(
+        desk.snapshot_balances_if_due(now).await.unwrap(),
+        None,
+        "no currency known yet: nothing to ask"
+    );
+    let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    desk.sync(&desk.sync_options(90), cancel, |_| {})
+        .await
+        .unwrap();
+    let currencies = desk.currencies().unwrap().len();
+    assert!(currencies > 0);
+    let taken = desk.snapshot_balances_if_due(now).await.unwrap();
+    assert_eq!(taken, Some(currencies), "never taken: due at once");
+    let later = chrono::Utc::now().timestamp_millis();
+    assert_eq!(
+        desk.snapshot_balances_if_due(later + 59 * 60_000)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        desk.snapshot_balances_if_due(later + 61 * 60_000)
+            .await
+            .unwrap(),
+        Some(currencies),
+        "the profile's default: every 60 minutes"
+    );
+    let history = desk
+        .balance_history(&desk.currencies().unwrap()[0])
+        .unwrap();
+    assert_eq!(history.len(), 2);
+
+    // Off: only on request.
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(paydesk_core::Profile {
+            sync: paydesk_core::profile::SyncSettings {
+                balances_every_mins: 0,
+                ..p.sync.clone()
+            },
+            ..p
+        })
+        .unwrap();
+    let off = f.desk().await;
+    assert_eq!(
+        off.snapshot_balances_if_due(later + 10 * 86_400_000)
+            .await
+            .unwrap(),
+        None
+    );
+}

@@ -55,7 +55,11 @@ pub async fn payin_create(
     if allow_duplicate {
         desk.allow_duplicate_once(&form.mer_order_no);
     }
-    desk.payin(&form).await
+    let r = desk.payin(&form).await;
+    if r.as_ref().is_ok_and(|r| r.entry.status == Status::Accepted) {
+        crate::state::snapshot_after(desk, vec![form.currency.clone()]);
+    }
+    r
 }
 
 /// Checks a payout and answers with what the confirmation step shows.
@@ -85,11 +89,15 @@ pub async fn payout_create(
     if allow_duplicate {
         desk.allow_duplicate_once(&form.mer_order_no);
     }
-    if lose_answer {
+    let r = if lose_answer {
         desk.payout_losing_answer(&form).await
     } else {
         desk.payout(&form).await
+    };
+    if r.as_ref().is_ok_and(|r| r.entry.status == Status::Accepted) {
+        crate::state::snapshot_after(desk.desk().clone(), vec![form.currency.clone()]);
     }
+    r
 }
 
 /// One journal entry, as it stands now.
@@ -240,6 +248,7 @@ pub async fn bulk_send(
             });
         })
         .await?;
+    crate::state::snapshot_after(desk.clone(), Vec::new());
     let out = bulk_path(&path)?.with_extension("result.csv");
     bulk::write_results(&out, &file, &results)?;
     Ok(BulkOutcome {
@@ -259,7 +268,11 @@ pub async fn card_move(
     if allow_duplicate {
         desk.allow_duplicate_once(&form.reference);
     }
-    desk.card(&form).await
+    let r = desk.card(&form).await;
+    if r.as_ref().is_ok_and(|r| r.entry.status == Status::Accepted) {
+        crate::state::snapshot_after(desk, vec![form.currency.clone()]);
+    }
+    r
 }
 
 #[tauri::command]

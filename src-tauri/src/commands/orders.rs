@@ -99,10 +99,20 @@ pub async fn orders_sync(
         full,
         ..desk.sync_options(i64::from(days))
     };
-    desk.sync(&opts, std::sync::Arc::default(), |p| {
-        let _ = on_progress.send(p.clone());
-    })
-    .await
+    let report = desk
+        .sync(&opts, std::sync::Arc::default(), |p| {
+            let _ = on_progress.send(p.clone());
+        })
+        .await?;
+    // The balances the synced orders moved, before the sync is said done: the
+    // dashboard and the balance history show them with its figures. A failure of this
+    // snapshot is the log's, not the sync's.
+    if desk.holds_key()
+        && let Err(e) = desk.balances(&[]).await
+    {
+        tracing::warn!("balance snapshot after a sync: {e}");
+    }
+    Ok(report)
 }
 
 #[tauri::command]

@@ -1131,6 +1131,9 @@ export const en = {
       rateLimit: "Gateway's limit (requests per second)",
       rateLimitHint:
         "The most requests per second the gateway allows; every request from this desk keeps to it. 0: no limit.",
+      balancesEveryMins: "Balance snapshot every (minutes)",
+      balancesEveryMinsHint:
+        "While the desk runs, every currency's balance is kept this often for the history; 0: only on request. A sync and every money movement take one too.",
     },
     signing: "Signing",
     safety: "Money safety",

@@ -1056,6 +1056,9 @@ export const zh: Catalogue = {
       inFlightHint: "同步时同时等待网关应答的请求数（1–64）。",
       rateLimit: "网关限速（每秒请求数）",
       rateLimitHint: "网关每秒允许的最多请求数，本工作台的每个请求都遵守此限制。0：不限速。",
+      balancesEveryMins: "余额快照间隔（分钟）",
+      balancesEveryMinsHint:
+        "工作台运行期间按此间隔记录各币种余额以形成历史；0：仅在请求时。每次同步和每笔资金变动后也会记录。",
     },
     signing: "签名",
     safety: "资金安全",

@@ -99,6 +99,11 @@ pub struct AddProfile {
     #[arg(long)]
     operator: Option<String>,
     /// Replace the profile of this name (its keys and cache stay under it).
+    /// While a desk runs, a balance snapshot of every currency this often (minutes; 0:
+    /// only on request, after a sync and after money moves).
+    #[arg(long, default_value_t = paydesk_core::profile::DEFAULT_BALANCES_EVERY_MINS,
+          allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=1440))]
+    balances_every_mins: u32,
     #[arg(long)]
     replace: bool,
     /// A team profile: the host of the team's PostgreSQL database (TLS is required
@@ -171,6 +176,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                     page_size: a.page_size,
                     in_flight: a.in_flight,
                     rate_limit: a.rate_limit,
+                    balances_every_mins: a.balances_every_mins,
                 },
                 team: match a.team_host {
                     Some(host) => {

@@ -96,6 +96,27 @@ impl Desk {
         Ok(out)
     }
 
+    /// The scheduled balance snapshot: when this desk talks to the gateway, its profile
+    /// asks for snapshots on a schedule and the last one is at least that old at `now`
+    /// (UTC millis), a snapshot of every currency the desk knows; how many were taken.
+    /// `None` when none was due.
+    pub async fn snapshot_balances_if_due(&self, now: i64) -> CoreResult<Option<usize>> {
+        let every = i64::from(self.profile.sync.balances_every_mins) * 60_000;
+        if every == 0 || !self.holds_key() || self.syncing() {
+            return Ok(None);
+        }
+        let last = self
+            .latest_balances()?
+            .iter()
+            .map(|b| b.taken_at)
+            .max();
+        if last.is_some_and(|t| now - t < every) || self.currencies()?.is_empty() {
+            return Ok(None);
+        }
+        let taken = self.balances(&[]).await?;
+        Ok(Some(taken.iter().filter(|b| b.snapshot.is_some()).count()))
+    }
+
     /// The last snapshot of each currency, as the balances screen opens (no request).
     pub fn latest_balances(&self) -> CoreResult<Vec<BalanceSnapshot>> {
         self.store.balances().latest()

@@ -3,7 +3,6 @@ import { IconCloudDownload } from "@tabler/icons-react";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { locale } from "../../i18n";
 import { useAppStatus } from "../app/queries";
 import { useLastSync, useSync, useSyncProgress } from "../orders/queries";
@@ -25,7 +24,7 @@ function mark(state: "running" | "done" | "failed" | "none") {
 /// The first run: the built-in sandbox's desk opens with its demo orders in the cache.
 /// When the sandbox profile has never synced and its cache is empty, its orders are read
 /// in the background (the same sync as the Orders screen's, whose progress it shows) and
-/// a balance snapshot of each currency is taken, so the dashboard, orders, reports and
+/// a balance snapshot of each currency is taken (every sync ends with one), so the dashboard, orders, reports and
 /// balances show real figures within seconds of the first launch.
 export function FirstRunSync() {
   const status = useAppStatus();
@@ -47,8 +46,8 @@ export function FirstRunSync() {
       { days: FIRST_RUN_DAYS, full: false, firstRun: true },
       {
         onSuccess: async () => {
-          // The balances of the currencies the orders use: the dashboard's first figures.
-          await commands.balances([]);
+          // The sync took a balance snapshot of the currencies it read before it was
+          // done: the dashboard's first figures.
           await qc.invalidateQueries();
           mark("done");
         },

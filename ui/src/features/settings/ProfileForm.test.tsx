@@ -143,7 +143,12 @@ describe("the profile form's settings for reading the order list", () => {
     expect(pageSize.getAttribute("aria-invalid")).not.toBe("true");
     const [cmd, args] = invoke.mock.calls[0] ?? [];
     expect(cmd).toBe("profile_save");
-    expect(args.profile.sync).toEqual({ pageSize: 200, inFlight: 16, rateLimit: 50 });
+    expect(args.profile.sync).toEqual({
+      pageSize: 200,
+      inFlight: 16,
+      rateLimit: 50,
+      balancesEveryMins: 60,
+    });
     // Changing the field answers its rule until the next save.
     fireEvent.change(inFlight, { target: { value: "12" } });
     expect(screen.queryByText("must be between 1 and 64 requests")).toBeNull();

@@ -39,7 +39,7 @@ export const NEW_PROFILE: Profile = {
     notFoundLookups: 3,
     duplicateCodes: ["E1011"],
   },
-  sync: { pageSize: 500, inFlight: 8, rateLimit: 0 },
+  sync: { pageSize: 500, inFlight: 8, rateLimit: 0, balancesEveryMins: 60 },
 };
 
 /// The sync settings, in the order shown, with the bounds the core checks them against.
@@ -47,6 +47,7 @@ const SYNC_FIELDS = [
   { key: "pageSize", min: 1, max: 500 },
   { key: "inFlight", min: 1, max: 64 },
   { key: "rateLimit", min: 0, max: 10_000 },
+  { key: "balancesEveryMins", min: 0, max: 1440 },
 ] as const;
 
 interface Props {
