@@ -200,7 +200,7 @@ pub async fn orders_export(
 }
 
 /// A file name in the user's downloads folder for an export of `what` (`orders`,
-/// `activity`, `statement`) now, with the extension of `format` (`csv` or `xlsx`).
+/// `activity`, `statement`) now, with the extension of `format` (`csv`, `xlsx`; `pdf` for a statement).
 #[tauri::command]
 #[specta::specta]
 pub async fn default_export_path(what: String, format: String) -> CmdResult<String> {
@@ -210,8 +210,17 @@ pub async fn default_export_path(what: String, format: String) -> CmdResult<Stri
             "must be orders, activity or statement",
         ));
     }
-    if !["csv", "xlsx"].contains(&format.as_str()) {
-        return Err(CoreError::validation("format", "must be csv or xlsx"));
+    // A PDF is a statement's only (orders and the activity log are tables).
+    let formats: &[&str] = if what == "statement" {
+        &["csv", "xlsx", "pdf"]
+    } else {
+        &["csv", "xlsx"]
+    };
+    if !formats.contains(&format.as_str()) {
+        return Err(CoreError::validation(
+            "format",
+            format!("must be one of {}", formats.join(", ")),
+        ));
     }
     let dir = dirs::download_dir()
         .or_else(dirs::home_dir)
@@ -223,7 +232,7 @@ pub async fn default_export_path(what: String, format: String) -> CmdResult<Stri
     Ok(dir.join(name).to_string_lossy().into_owned())
 }
 
-/// The system's save dialog for an export (`format` `csv` or `xlsx`), opened on the
+/// The system's save dialog for an export (`format` `csv`, `xlsx` or `pdf`), opened on the
 /// suggested file: the path chosen (the dialog asked before replacing a file that is
 /// there), none when cancelled.
 #[tauri::command]
@@ -236,7 +245,8 @@ pub async fn export_save_as(
     let extension = match format.as_str() {
         "csv" => "csv",
         "xlsx" => "xlsx",
-        _ => return Err(CoreError::validation("format", "must be csv or xlsx")),
+        "pdf" => "pdf",
+        _ => return Err(CoreError::validation("format", "must be csv, xlsx or pdf")),
     };
     let picker = state
         .picker()

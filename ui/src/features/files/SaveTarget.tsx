@@ -21,7 +21,7 @@ export function useSaveTarget(run: (path: string, overwrite: boolean) => void) {
     }
   };
   const choose = async (
-    format: "csv" | "xlsx",
+    format: "csv" | "xlsx" | "pdf",
     suggested: string,
     setPath: (p: string) => void,
   ) => {

@@ -3,7 +3,7 @@ import { unwrap } from "../../lib/ipc";
 
 /// The system's save dialog (opened by Rust) on the suggested file: the path chosen,
 /// null when cancelled. The dialog itself asks before replacing a file.
-export const saveAs = (format: "csv" | "xlsx", suggested: string) =>
+export const saveAs = (format: "csv" | "xlsx" | "pdf", suggested: string) =>
   unwrap(commands.exportSaveAs(format, suggested));
 
 /// Whether a file is at `path` already.

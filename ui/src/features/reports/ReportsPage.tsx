@@ -206,7 +206,7 @@ function CurrencyCard({
 
 function ExportBar({ days, currency }: { days: Days; currency: string | null }) {
   const { t } = useTranslation();
-  const [format, setFormat] = useState<"xlsx" | "csv">("xlsx");
+  const [format, setFormat] = useState<"xlsx" | "csv" | "pdf">("xlsx");
   const [path, setPath] = useState("");
   const suggested = useQuery({
     queryKey: ["reports", "exportPath", format],
@@ -245,10 +245,11 @@ function ExportBar({ days, currency }: { days: Days; currency: string | null }) 
             <SegmentedControl
               aria-label={t("orders.exportFormat")}
               value={format}
-              onChange={(v) => setFormat(v === "csv" ? "csv" : "xlsx")}
+              onChange={(v) => setFormat(v === "csv" || v === "pdf" ? v : "xlsx")}
               data={[
                 { value: "xlsx", label: "XLSX" },
                 { value: "csv", label: "CSV" },
+                { value: "pdf", label: "PDF" },
               ]}
             />
             <TextInput
