@@ -98,6 +98,9 @@ mod tests {
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
         super::dir(&shared).unwrap();
         let all = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o7777;
-        assert_eq!(all, 0o1777, "a home or database right in /tmp leaves /tmp alone");
+        assert_eq!(
+            all, 0o1777,
+            "a home or database right in /tmp leaves /tmp alone"
+        );
     }
 }

@@ -105,11 +105,7 @@ impl Desk {
         if every == 0 || !self.holds_key() || self.syncing() {
             return Ok(None);
         }
-        let last = self
-            .latest_balances()?
-            .iter()
-            .map(|b| b.taken_at)
-            .max();
+        let last = self.latest_balances()?.iter().map(|b| b.taken_at).max();
         if last.is_some_and(|t| now - t < every) || self.currencies()?.is_empty() {
             return Ok(None);
         }
