@@ -17,6 +17,7 @@ pub mod input;
 pub mod overview;
 pub mod private_fs;
 pub mod profile;
+pub mod reconcile;
 pub mod review;
 pub mod secrets;
 pub mod statement;

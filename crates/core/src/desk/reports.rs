@@ -4,11 +4,43 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::Desk;
-use crate::error::CoreResult;
+use crate::error::{CoreError, CoreResult};
 use crate::statement::export::StatementExport;
 use crate::statement::{Comparison, Period, Statement};
 
 impl Desk {
+    /// The reconciliation of `currency`'s balance between its snapshots taken at
+    /// `from_at` and `to_at` (their `takenAt`), from the cache.
+    pub fn reconcile_balance(
+        &self,
+        currency: &str,
+        from_at: i64,
+        to_at: i64,
+    ) -> CoreResult<crate::reconcile::Reconciliation> {
+        let history = self.store.balances().history(currency)?;
+        let at = |field: &str, t: i64| {
+            history
+                .iter()
+                .find(|s| s.taken_at == t)
+                .cloned()
+                .ok_or_else(|| {
+                    CoreError::validation(field, format!("no {currency} snapshot taken at {t}"))
+                })
+        };
+        crate::reconcile::reconcile(
+            &*self.store.orders(),
+            &self.dictionary,
+            at("from", from_at)?,
+            at("to", to_at)?,
+        )
+    }
+
+    /// Paid payins not settled yet and rolling reserve not released yet, per currency of
+    /// the cache (`currency` only, when given).
+    pub fn upcoming(&self, currency: Option<&str>) -> CoreResult<Vec<crate::reconcile::Upcoming>> {
+        crate::reconcile::upcoming(&*self.store.orders(), &self.dictionary, currency)
+    }
+
     /// The statement of `period` for `currency` (every currency when `None`), from the
     /// cache.
     pub fn statement(&self, period: Period, currency: Option<&str>) -> CoreResult<Statement> {

@@ -92,6 +92,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../migrations/0008_made_orders.sql"),
         oldest_reader: 7,
     },
+    // Adds `orders.moved_at`, which this binary's writers keep: an older desk would cache
+    // and update orders without it, and a balance reconciliation would then miss them.
+    Migration {
+        sql: include_str!("../../migrations/0009_moved_at.sql"),
+        oldest_reader: 9,
+    },
 ];
 
 fn migrations(list: &[Migration]) -> Migrations<'static> {

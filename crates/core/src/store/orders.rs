@@ -464,8 +464,8 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
             };
             let inserted = self.conn.execute(
                 "INSERT INTO orders (trade_no, mer_no, mer_order_no, state, method, currency, source_amount, amount_e4,
-                    created_at, synced_at, signature_verified, kind, made_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, 0, ?10, ?9)
+                    created_at, synced_at, signature_verified, kind, made_at, moved_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, 0, ?10, ?9, ?9)
                  ON CONFLICT (trade_no) DO NOTHING",
                 params![
                     o.trade_no,
@@ -590,6 +590,11 @@ pub struct OrderFilter {
     pub from: Option<i64>,
     /// UTC millis, exclusive.
     pub to: Option<i64>,
+    /// Seen moving the balance at or after (UTC millis; `moved_at`, see
+    /// [`crate::reconcile`]).
+    pub moved_from: Option<i64>,
+    /// Seen moving the balance before (UTC millis).
+    pub moved_to: Option<i64>,
     pub states: Vec<i64>,
     pub currencies: Vec<String>,
     pub methods: Vec<String>,
@@ -621,6 +626,14 @@ impl OrderFilter {
         }
         if let Some(to) = self.to {
             parts.push("created_at < ?".into());
+            args.push(Sql::Integer(to));
+        }
+        if let Some(from) = self.moved_from {
+            parts.push("moved_at >= ?".into());
+            args.push(Sql::Integer(from));
+        }
+        if let Some(to) = self.moved_to {
+            parts.push("moved_at < ?".into());
             args.push(Sql::Integer(to));
         }
         let list = |col: &str, n: usize| format!("{col} IN ({})", vec!["?"; n].join(","));

@@ -18,13 +18,14 @@ const ROWS_PER_INSERT: usize = 64;
 /// Parameters of one order in the multi-row INSERT.
 const PER_ROW: usize = 21;
 
-/// `INSERT INTO orders` of `rows` orders; `?1` is the merchant, `?2` the sync's time.
+/// `INSERT INTO orders` of `rows` orders; `?1` is the merchant, `?2` the sync's time
+/// (also its `moved_at`).
 fn insert_sql(rows: usize) -> String {
     let mut sql = String::from(
         "INSERT OR IGNORE INTO orders (trade_no, mer_no, mer_order_no, state, currency, source_amount, amount_e4, handling_fee,
             receive_amount, settle_amount, rolling_reserve, transaction_fixed_fee, exception_handling_fee, refund_amount,
             settlement_currency, refund_currency, rolling_reserve_status, settle, refusal_pay_reason, message,
-            created_at, synced_at, signature_verified) VALUES ",
+            created_at, synced_at, moved_at, signature_verified) VALUES ",
     );
     for r in 0..rows {
         let b = 3 + r * PER_ROW;
@@ -36,7 +37,8 @@ fn insert_sql(rows: usize) -> String {
         for k in 1..20 {
             write!(sql, ", ?{}", b + k).ok();
         }
-        write!(sql, ", ?2, ?{})", b + 20).ok();
+        // Synced and first seen moving the balance now.
+        write!(sql, ", ?2, ?2, ?{})", b + 20).ok();
     }
     sql
 }
@@ -234,9 +236,17 @@ fn update_cached(
             transaction_fixed_fee = ?6, exception_handling_fee = ?7, refund_amount = ?8, settlement_currency = ?9,
             refund_currency = ?10, rolling_reserve_status = ?11, settle = ?12, refusal_pay_reason = ?13, message = ?14,
             synced_at = ?15, signature_verified = ?16, source_amount = ?17";
-    let mut same = tx.prepare_cached(&format!("{light} WHERE id = ?1"))?;
+    // What moves the balance changed (the amounts as the same formatting wrote them):
+    // seen moving now. The right side reads the row as it was.
+    let light_moved = format!(
+        "{light}, moved_at = CASE WHEN handling_fee IS NOT ?2 OR rolling_reserve IS NOT ?5
+            OR transaction_fixed_fee IS NOT ?6 OR exception_handling_fee IS NOT ?7 OR refund_amount IS NOT ?8
+            OR rolling_reserve_status IS NOT ?11 OR settle IS NOT ?12 OR source_amount IS NOT ?17
+            THEN ?15 ELSE moved_at END"
+    );
+    let mut same = tx.prepare_cached(&format!("{light_moved} WHERE id = ?1"))?;
     let mut moved = tx.prepare_cached(&format!(
-        "{light}, state = ?18, currency = ?19, amount_e4 = ?20 WHERE id = ?1"
+        "{light}, state = ?18, currency = ?19, amount_e4 = ?20, moved_at = ?15 WHERE id = ?1"
     ))?;
     let mut history = tx.prepare_cached(
         "INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'sync')",

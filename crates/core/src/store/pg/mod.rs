@@ -476,6 +476,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0002_read_model.sql"),
     include_str!("schema/0003_more_requests.sql"),
     include_str!("schema/0004_live_numbers.sql"),
+    include_str!("schema/0005_moved_at.sql"),
 ];
 
 /// Creates or brings up to date the team's schema, roles and policies. `link` must be a

@@ -133,6 +133,14 @@ fn clause(f: &OrderFilter, mer_no: i64) -> CoreResult<Where> {
         let p = w.arg(Box::new(to));
         w.parts.push(format!("created_at < {p}"));
     }
+    if let Some(from) = f.moved_from {
+        let p = w.arg(Box::new(from));
+        w.parts.push(format!("moved_at >= {p}"));
+    }
+    if let Some(to) = f.moved_to {
+        let p = w.arg(Box::new(to));
+        w.parts.push(format!("moved_at < {p}"));
+    }
     w.one_of("state", &f.states);
     w.one_of("currency", &f.currencies);
     w.one_of("method", &f.methods);
