@@ -142,6 +142,45 @@ impl Desk {
         self.orders_changed();
     }
 
+    /// Labels the orders a list has shown that this desk made but could not cache when
+    /// the gateway accepted them: an answer with no trade number (a card top-up answers
+    /// with no data: matched by merchant order number), or no state (a card withdrawal,
+    /// whose order the gateway numbers itself: matched by the trade number it answered).
+    /// Only an order of no known kind is labelled. Without it the reconciliation would
+    /// count a top-up or a withdrawal as a payin. The cache is a view: a failure is
+    /// logged.
+    pub(super) fn label_listed_made(&self) {
+        let label = || -> CoreResult<()> {
+            let names: Vec<&str> = JournalOperation::ALL.iter().map(|o| o.name()).collect();
+            let entries = self.store.journal().list(
+                &self.profile.name,
+                &[crate::journal::Status::Accepted],
+                &names,
+                1_000,
+            )?;
+            let orders = self.store.orders();
+            for e in &entries {
+                let cached = match e.trade_no.as_deref().filter(|t| !t.is_empty()) {
+                    Some(t) => orders.get(t)?,
+                    None => orders.by_mer_order_no(&e.mer_order_no)?,
+                };
+                let Some(cached) = cached.filter(|c| c.kind.is_none()) else {
+                    continue;
+                };
+                let mut entry = e.clone();
+                entry.trade_no = Some(cached.trade_no);
+                entry.mer_order_no = cached.mer_order_no;
+                if let Some(order) = made_order(&entry, None, None) {
+                    orders.record_made(self.profile.mer_no, &order)?;
+                }
+            }
+            Ok(())
+        };
+        if let Err(e) = label() {
+            tracing::warn!(error = %e, "orders made here not labelled");
+        }
+    }
+
     /// Caches the order an accepted entry made (see [`made_order`]). The cache is a
     /// view: a failure here is logged and the next sync brings the order anyway.
     pub(super) fn cache_made(&self, entry: &Entry, method: Option<&str>, pay_code: Option<i64>) {

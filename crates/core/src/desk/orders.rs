@@ -80,6 +80,7 @@ impl Desk {
         };
         let started = Instant::now();
         let r = sync::run(self.client()?, &target, opts, cancel, progress).await;
+        self.label_listed_made();
         self.orders_changed();
         let result = match &r {
             Ok(rep) => format!("ok {} orders", rep.progress.orders),
