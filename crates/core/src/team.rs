@@ -156,12 +156,7 @@ impl Team {
         }
         .map_err(|e| CoreError::from(e).in_terms(crate::forms::payin_field))?;
         let (amount, currency) = money_of(&form.amount, &form.currency)?;
-        let who = [form.name.trim(), form.email.trim()]
-            .into_iter()
-            .find(|s| !s.is_empty())
-            .map(mask_person)
-            .unwrap_or_else(|| "a customer".into());
-        let beneficiary = format!("{} payin from {who}", form.method.name());
+        let beneficiary = payin_beneficiary(&form);
         self.tables().make(&NewRequest {
             operation: "payin",
             currency: &currency,
@@ -191,13 +186,7 @@ impl Team {
         }
         .map_err(|e| CoreError::from(e).in_terms(crate::forms::card_field))?;
         let (amount, currency) = money_of(&form.amount, &form.currency)?;
-        let (operation, beneficiary) = match form.kind {
-            CardMove::TopUp => ("top_up", format!("top-up of card {}", form.card.trim())),
-            CardMove::Withdraw => (
-                "withdraw",
-                format!("withdrawal from card {}", form.card.trim()),
-            ),
-        };
+        let (operation, beneficiary) = card_beneficiary(&form);
         self.tables().make(&NewRequest {
             operation,
             currency: &currency,
@@ -497,6 +486,44 @@ fn form_value(form: &PayoutForm) -> CoreResult<serde_json::Value> {
     to_value(form)
 }
 
+/// Who a payin's row names: the method and the payer, masked.
+fn payin_beneficiary(form: &PayinForm) -> String {
+    let who = [form.name.trim(), form.email.trim()]
+        .into_iter()
+        .find(|s| !s.is_empty())
+        .map(mask_person)
+        .unwrap_or_else(|| "a customer".into());
+    format!("{} payin from {who}", form.method.name())
+}
+
+/// A card move's operation and what its row names.
+fn card_beneficiary(form: &CardForm) -> (&'static str, String) {
+    match form.kind {
+        CardMove::TopUp => ("top_up", format!("top-up of card {}", form.card.trim())),
+        CardMove::Withdraw => (
+            "withdraw",
+            format!("withdrawal from card {}", form.card.trim()),
+        ),
+    }
+}
+
+/// Whether a row's form sends what the approvers saw: the row's amount, the request's
+/// currency and the row's beneficiary (the signer checks again what the database checks
+/// when the row is made: a maker could write a row by hand).
+fn same_as_approved(
+    amount: &str,
+    currency: &str,
+    beneficiary: &str,
+    row: &RequestRow,
+    request: &Request,
+) -> bool {
+    let dec = |s: &str| s.trim().parse::<Decimal>().ok();
+    dec(amount).is_some()
+        && dec(amount) == dec(&row.amount)
+        && currency.trim().eq_ignore_ascii_case(&request.currency)
+        && beneficiary == row.beneficiary
+}
+
 fn to_value(form: &impl Serialize) -> CoreResult<serde_json::Value> {
     serde_json::to_value(form).map_err(|e| CoreError::internal(e.to_string()))
 }
@@ -592,7 +619,7 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
             }
             continue;
         }
-        let (state, trade_no, message) = execute_row(desk, &request.operation, &row).await;
+        let (state, trade_no, message) = execute_row(desk, &request, &row).await;
         tables.row_outcome(
             request.id,
             row.row_no,
@@ -621,14 +648,18 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
 /// message (the gateway's refusal, a payin's payment link, why it is not known yet).
 async fn execute_row(
     desk: &Desk,
-    operation: &str,
+    request: &Request,
     row: &RequestRow,
 ) -> (RowState, Option<String>, Option<String>) {
+    let operation = request.operation.as_str();
     let mismatch = || {
         (
             RowState::Failed,
             None,
-            Some("the row's form does not match its order number".to_string()),
+            Some(
+                "the row's form does not send what was approved (its number, amount, currency or beneficiary differ): not sent"
+                    .to_string(),
+            ),
         )
     };
     let unreadable = |e: serde_json::Error| {
@@ -638,29 +669,45 @@ async fn execute_row(
             Some(format!("the request's row cannot be read: {e}")),
         )
     };
+    let filler = Filler {
+        mer_no: desk.profile.mer_no,
+        notify_url: "https://signer.invalid/notify",
+    };
     let form = row.form.clone();
     let sent = match operation {
         "payout" => match serde_json::from_value::<PayoutForm>(form) {
             Err(e) => return unreadable(e),
-            Ok(f) if f.mer_order_no != row.mer_order_no || f.kind == PayoutKind::Card => {
-                return mismatch();
+            Ok(f) => {
+                let named = f.build(&filler).map(|op| beneficiary(&op.preview()));
+                let same =
+                    named.is_ok_and(|b| same_as_approved(&f.amount, &f.currency, &b, row, request));
+                if f.mer_order_no != row.mer_order_no || f.kind == PayoutKind::Card || !same {
+                    return mismatch();
+                }
+                desk.payout(&f).await
             }
-            Ok(f) => desk.payout(&f).await,
         },
         "payin" => match serde_json::from_value::<PayinForm>(form) {
             Err(e) => return unreadable(e),
-            Ok(f) if f.mer_order_no != row.mer_order_no => return mismatch(),
-            Ok(f) => desk.payin(&f).await,
+            Ok(f) => {
+                let same =
+                    same_as_approved(&f.amount, &f.currency, &payin_beneficiary(&f), row, request);
+                if f.mer_order_no != row.mer_order_no || !same {
+                    return mismatch();
+                }
+                desk.payin(&f).await
+            }
         },
         "top_up" | "withdraw" => match serde_json::from_value::<CardForm>(form) {
             Err(e) => return unreadable(e),
-            Ok(f)
-                if f.reference != row.mer_order_no
-                    || (f.kind == CardMove::TopUp) != (operation == "top_up") =>
-            {
-                return mismatch();
+            Ok(f) => {
+                let (op, named) = card_beneficiary(&f);
+                let same = same_as_approved(&f.amount, &f.currency, &named, row, request);
+                if f.reference != row.mer_order_no || op != operation || !same {
+                    return mismatch();
+                }
+                desk.card(&f).await
             }
-            Ok(f) => desk.card(&f).await,
         },
         other => {
             return (

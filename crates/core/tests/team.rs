@@ -612,3 +612,54 @@ async fn the_signers_upkeep_is_what_a_keyless_viewer_desk_shows() {
     // Nothing to reconcile on a desk that never sends.
     assert!(viewer.reconcile_all(true).await.unwrap().is_empty());
 }
+
+/// A maker who writes a request by hand cannot have the signer send more than the
+/// approvers saw: the database refuses a row whose form sends another amount, currency
+/// or number, and should a row get past it (the table's owner turned the check off),
+/// the signer compares the form with the row again and sends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_whose_form_sends_more_than_was_approved_is_never_sent() {
+    let pg = team_db();
+    let f = common::Fixture::new("forged").await;
+    let desk = signer_desk(&f, &pg, "sam").await;
+    let sam = member(&pg, "sam");
+    let forged = |no: &str| {
+        format!(
+            "WITH r AS (INSERT INTO paydesk.requests (operation, currency, total, row_count, summary) \
+             VALUES ('payout', 'MXN', 50, 1, '50 MXN to CLABE 002010********7771 (BANAMEX)') RETURNING id) \
+             INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary) \
+             SELECT id, 1, '{no}', 50, \
+             '{{\"kind\":\"CLABE\",\"merOrderNo\":\"{no}\",\"amount\":\"500000\",\"currency\":\"MXN\",\"clabe\":\"{CLABE}\"}}', \
+             'CLABE 002010********7771 (BANAMEX)' FROM r"
+        )
+    };
+    refused(
+        pg.psql_as("mark", PASSWORD, DB, &forged("T-FORGED-1")),
+        "a form sending 500000 for a row of 50",
+        "its form sends 500000 but the row says 50",
+    );
+    // The owner turns the database's check off: the signer still refuses the row.
+    pg.psql_super(
+        DB,
+        "ALTER TABLE paydesk.request_rows DISABLE TRIGGER request_row_matches_form",
+    )
+    .unwrap();
+    pg.psql_as("mark", PASSWORD, DB, &forged("T-FORGED-2"))
+        .unwrap();
+    let done = team::execute_next(&desk, &sam).await.unwrap().unwrap();
+    assert_eq!((done.accepted, done.failed), (0, 1), "{done:?}");
+    let row = &sam.rows(done.request).unwrap()[0];
+    assert_eq!(row.state, RowState::Failed);
+    assert!(
+        row.message
+            .as_deref()
+            .is_some_and(|m| m.contains("does not send what was approved")),
+        "{row:?}"
+    );
+    assert!(
+        f.running
+            .sandbox
+            .with_state(|s| s.orders.iter().all(|o| o.mer_order_no != "T-FORGED-2")),
+        "nothing reached the gateway"
+    );
+}

@@ -477,6 +477,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0003_more_requests.sql"),
     include_str!("schema/0004_live_numbers.sql"),
     include_str!("schema/0005_moved_at.sql"),
+    include_str!("schema/0006_rows_match_forms.sql"),
 ];
 
 /// Creates or brings up to date the team's schema, roles and policies. `link` must be a
