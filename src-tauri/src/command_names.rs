@@ -35,6 +35,8 @@ const COMMANDS: &[&str] = &[
     "balance_history",
     "balances_latest",
     "balances_overview",
+    "balance_reconcile",
+    "balances_upcoming",
     "report_statement",
     "report_export",
     "audit_list",

@@ -54,6 +54,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             balances::balance_history,
             balances::balances_latest,
             balances::balances_overview,
+            balances::balance_reconcile,
+            balances::balances_upcoming,
             reports::report_statement,
             reports::report_export,
             activity::audit_list,

@@ -60,11 +60,11 @@ export const commands = {
 	ordersExport: (filter: OrderFilter_Deserialize, path: string, overwrite: boolean, utcOffsetMinutes: number, onProgress: Channel<ExportProgress>) => typedError<number, CoreError>(__TAURI_INVOKE("orders_export", { filter, path, overwrite, utcOffsetMinutes, onProgress })),
 	/**
 	 *  A file name in the user's downloads folder for an export of `what` (`orders`,
-	 *  `activity`, `statement`) now, with the extension of `format` (`csv` or `xlsx`).
+	 *  `activity`, `statement`) now, with the extension of `format` (`csv`, `xlsx`; `pdf` for a statement).
 	 */
 	defaultExportPath: (what: string, format: string) => typedError<string, CoreError>(__TAURI_INVOKE("default_export_path", { what, format })),
 	/**
-	 *  The system's save dialog for an export (`format` `csv` or `xlsx`), opened on the
+	 *  The system's save dialog for an export (`format` `csv`, `xlsx` or `pdf`), opened on the
 	 *  suggested file: the path chosen (the dialog asked before replacing a file that is
 	 *  there), none when cancelled.
 	 */
@@ -88,6 +88,16 @@ export const commands = {
 	 *  converted to `target` only with the rates the user gives.
 	 */
 	balancesOverview: (target: string | null, rates: ConversionRate[]) => typedError<Overview_Serialize, CoreError>(__TAURI_INVOKE("balances_overview", { target, rates })),
+	/**
+	 *  The reconciliation of `currency`'s balance between two of its snapshots (their
+	 *  `takenAt`): observed against explained by the cached orders, line by line.
+	 */
+	balanceReconcile: (currency: string, fromTakenAt: number, toTakenAt: number) => typedError<Reconciliation_Serialize, CoreError>(__TAURI_INVOKE("balance_reconcile", { currency, fromTakenAt, toTakenAt })),
+	/**
+	 *  Paid payins not settled yet and rolling reserve not released yet, per currency (one
+	 *  when given).
+	 */
+	balancesUpcoming: (currency: string | null) => typedError<Upcoming_Serialize[], CoreError>(__TAURI_INVOKE("balances_upcoming", { currency })),
 	/**
 	 *  The statement of the days `from` to `to` (both included), beside the days
 	 *  `previous_from` to `previous_to` (this month against the last), for one currency or
@@ -1236,6 +1246,34 @@ export type Keys_Serialize = {
 	hasToken: boolean,
 };
 
+/**  What a reconciliation line is. */
+export type LineKind = 
+/**  Paid payins settled: their amount. */
+"settledPayins" | 
+/**  Their `handlingFee`. */
+"payinHandlingFees" | 
+/**  Their `transactionFixedFee`. */
+"payinFixedFees" | 
+/**  Their `exceptionHandlingFee`. */
+"payinExceptionFees" | 
+/**  Their `rollingReserve`, held back from the settlement. */
+"reserveHeld" | 
+/**
+ *  Their `refundAmount` (refunds of payins not settled come out of the unsettled
+ *  balance).
+ */
+"refunds" | 
+/**  `rollingReserve` of paid payins whose reserve is released. */
+"reserveReleased" | 
+/**  Charged-back payins, at their amount. */
+"chargebacks" | 
+/**  Payouts open or paid (the gateway takes a payout's money when it accepts it). */
+"payouts" | "payoutHandlingFees" | "payoutFixedFees" | 
+/**  Card top-ups paid (from the merchant's balance to the card). */
+"topUps" | 
+/**  Card withdrawals paid (from the card to the merchant's balance). */
+"withdrawals" | "withdrawalFees";
+
 /**  The idle lock as the window needs it. */
 export type LockState = LockState_Serialize | LockState_Deserialize;
 
@@ -1317,6 +1355,13 @@ export type OrderFilter_Deserialize = {
 	from?: number | null,
 	/**  UTC millis, exclusive. */
 	to?: number | null,
+	/**
+	 *  Seen moving the balance at or after (UTC millis; `moved_at`, see
+	 *  [`crate::reconcile`]).
+	 */
+	movedFrom?: number | null,
+	/**  Seen moving the balance before (UTC millis). */
+	movedTo?: number | null,
 	states?: number[],
 	currencies?: string[],
 	methods?: string[],
@@ -1345,6 +1390,13 @@ export type OrderFilter_Serialize = {
 	from: number | null,
 	/**  UTC millis, exclusive. */
 	to: number | null,
+	/**
+	 *  Seen moving the balance at or after (UTC millis; `moved_at`, see
+	 *  [`crate::reconcile`]).
+	 */
+	movedFrom: number | null,
+	/**  Seen moving the balance before (UTC millis). */
+	movedTo: number | null,
 	states: number[],
 	currencies: string[],
 	methods: string[],
@@ -1925,6 +1977,77 @@ export type Received_Serialize = {
 	signatureOk: boolean,
 	/**  Why the signature did not verify, or that there is no key to check it with. */
 	problem: string | null,
+};
+
+/**
+ *  One line: `amount` is the sum of `field` over the `count` orders `filter` lists;
+ *  `effect` is what they did to the balance (`amount` with its sign).
+ */
+export type ReconcileLine = ReconcileLine_Serialize | ReconcileLine_Deserialize;
+
+/**
+ *  One line: `amount` is the sum of `field` over the `count` orders `filter` lists;
+ *  `effect` is what they did to the balance (`amount` with its sign).
+ */
+export type ReconcileLine_Deserialize = {
+	kind: LineKind,
+	count: number,
+	/**  A decimal string. */
+	amount: string,
+	/**  A decimal string: `amount`, negative when it leaves the balance. */
+	effect: string,
+	field: Field,
+	filter: OrderFilter_Deserialize,
+};
+
+/**
+ *  One line: `amount` is the sum of `field` over the `count` orders `filter` lists;
+ *  `effect` is what they did to the balance (`amount` with its sign).
+ */
+export type ReconcileLine_Serialize = {
+	kind: LineKind,
+	count: number,
+	/**  A decimal string. */
+	amount: string,
+	/**  A decimal string: `amount`, negative when it leaves the balance. */
+	effect: string,
+	field: Field,
+	filter: OrderFilter_Serialize,
+};
+
+/**  The movement of a currency's balance between two snapshots, and what explains it. */
+export type Reconciliation = Reconciliation_Serialize | Reconciliation_Deserialize;
+
+/**  The movement of a currency's balance between two snapshots, and what explains it. */
+export type Reconciliation_Deserialize = {
+	currency: string,
+	from: BalanceSnapshot,
+	to: BalanceSnapshot,
+	/**  `to.balance - from.balance` (the available balance; see the module's note). */
+	observed: string,
+	/**  The sum of the lines' effects. */
+	explained: string,
+	/**  `observed - explained`: zero when the cache explains every movement. */
+	difference: string,
+	lines: ReconcileLine_Deserialize[],
+	/**  Every order of the currency seen moving in the window. */
+	filter: OrderFilter_Deserialize,
+};
+
+/**  The movement of a currency's balance between two snapshots, and what explains it. */
+export type Reconciliation_Serialize = {
+	currency: string,
+	from: BalanceSnapshot,
+	to: BalanceSnapshot,
+	/**  `to.balance - from.balance` (the available balance; see the module's note). */
+	observed: string,
+	/**  The sum of the lines' effects. */
+	explained: string,
+	/**  `observed - explained`: zero when the cache explains every movement. */
+	difference: string,
+	lines: ReconcileLine_Serialize[],
+	/**  Every order of the currency seen moving in the window. */
+	filter: OrderFilter_Serialize,
 };
 
 /**  The V1 refund record (`data`). */
@@ -2739,6 +2862,53 @@ export type TimelineEvent_Serialize =
 { type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string } | 
 /**  An audit entry naming the order. */
 { type: "audit"; at: number; id: number; operation: string; operator: string; result: string };
+
+/**  Money still to come to the balance in one currency, from the cache. */
+export type Upcoming = Upcoming_Serialize | Upcoming_Deserialize;
+
+/**  Money still to come to the balance in one currency, from the cache. */
+export type Upcoming_Deserialize = {
+	currency: string,
+	/**  Paid payins not settled (or settlement not given): how many, their amount. */
+	unsettledCount: number,
+	unsettledAmount: string,
+	/**  What their settlement should bring: amount less fees, reserve and refunds. */
+	unsettledNet: string,
+	unsettledFilter: OrderFilter_Deserialize,
+	/**
+	 *  When they settle, UTC millis. Always `None`: neither the list nor the queries give a
+	 *  settlement time or schedule, and PayDesk does not guess one.
+	 */
+	settlesAt?: number | null,
+	/**  Rolling reserve of paid payins still held (status held, or not given). */
+	reserveCount: number,
+	reserveAmount: string,
+	reserveFilter: OrderFilter_Deserialize,
+	/**  When it is released, UTC millis. Always `None`: the gateway gives no release date. */
+	releasedAt?: number | null,
+};
+
+/**  Money still to come to the balance in one currency, from the cache. */
+export type Upcoming_Serialize = {
+	currency: string,
+	/**  Paid payins not settled (or settlement not given): how many, their amount. */
+	unsettledCount: number,
+	unsettledAmount: string,
+	/**  What their settlement should bring: amount less fees, reserve and refunds. */
+	unsettledNet: string,
+	unsettledFilter: OrderFilter_Serialize,
+	/**
+	 *  When they settle, UTC millis. Always `None`: neither the list nor the queries give a
+	 *  settlement time or schedule, and PayDesk does not guess one.
+	 */
+	settlesAt: number | null,
+	/**  Rolling reserve of paid payins still held (status held, or not given). */
+	reserveCount: number,
+	reserveAmount: string,
+	reserveFilter: OrderFilter_Serialize,
+	/**  When it is released, UTC millis. Always `None`: the gateway gives no release date. */
+	releasedAt: number | null,
+};
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

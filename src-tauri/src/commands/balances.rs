@@ -52,3 +52,31 @@ pub async fn balances_overview(
     .await
     .map_err(crate::state::internal)?
 }
+
+/// The reconciliation of `currency`'s balance between two of its snapshots (their
+/// `takenAt`): observed against explained by the cached orders, line by line.
+#[tauri::command]
+#[specta::specta]
+pub async fn balance_reconcile(
+    state: State<'_, AppState>,
+    currency: String,
+    from_taken_at: i64,
+    to_taken_at: i64,
+) -> CmdResult<paydesk_core::reconcile::Reconciliation> {
+    state
+        .desk()
+        .await?
+        .reconcile_balance(currency.trim(), from_taken_at, to_taken_at)
+}
+
+/// Paid payins not settled yet and rolling reserve not released yet, per currency (one
+/// when given).
+#[tauri::command]
+#[specta::specta]
+pub async fn balances_upcoming(
+    state: State<'_, AppState>,
+    currency: Option<String>,
+) -> CmdResult<Vec<paydesk_core::reconcile::Upcoming>> {
+    let currency = currency.filter(|c| !c.trim().is_empty());
+    state.desk().await?.upcoming(currency.as_deref().map(str::trim))
+}
