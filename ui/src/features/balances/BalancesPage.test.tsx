@@ -1,4 +1,5 @@
 import { screen, waitFor } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
 import { beforeEach, describe, expect, it } from "vitest";
 import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
@@ -19,6 +20,7 @@ function mock(latest: unknown[]) {
       return Promise.resolve([{ currency: "MXN", snapshot, error: null }]);
     }
     if (cmd === "balance_history") return Promise.resolve([snapshot]);
+    if (cmd === "balances_upcoming") return Promise.resolve([]);
     return Promise.reject({ code: "internal", message: `unexpected ${cmd}` });
   });
 }
@@ -34,7 +36,11 @@ describe("the balances screen", () => {
   // each: the screen opens with the last figures, and asks when the user does.
   it("opens with the last snapshots without asking the gateway", async () => {
     mock([snapshot]);
-    renderUi(<BalancesPage />);
+    renderUi(
+      <MemoryRouter>
+        <BalancesPage />
+      </MemoryRouter>,
+    );
     const row = await screen.findByTestId("balance-row");
     expect(row.textContent).toContain("1,500.00");
     await new Promise((r) => setTimeout(r, 100));
@@ -45,7 +51,11 @@ describe("the balances screen", () => {
 
   it("asks once when nothing was ever asked", async () => {
     mock([]);
-    renderUi(<BalancesPage />);
+    renderUi(
+      <MemoryRouter>
+        <BalancesPage />
+      </MemoryRouter>,
+    );
     await screen.findByTestId("balance-row");
     expect(asked()).toBe(1);
   });

@@ -22,6 +22,7 @@ import type { BalanceResult } from "../../lib/types";
 import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
 import { AllProfiles } from "./AllProfiles";
 import { useBalanceHistory, useLatestBalances, useQueryBalances } from "./queries";
+import { Reconcile, Upcoming } from "./Reconcile";
 
 function History({ currency }: { currency: string }) {
   const { t, i18n } = useTranslation();
@@ -170,6 +171,8 @@ export function BalancesPage() {
         </Table>
       ) : null}
       {shown ? <History currency={shown} /> : null}
+      {shown ? <Reconcile currency={shown} /> : null}
+      <Upcoming />
       <AllProfiles />
     </Stack>
   );

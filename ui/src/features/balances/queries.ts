@@ -42,3 +42,21 @@ export function useOverview(target: string | null, rates: ConversionRate[]) {
     queryFn: () => unwrap(commands.balancesOverview(target, rates)),
   });
 }
+
+/// The reconciliation of `currency`'s balance between its snapshots taken at `from` and
+/// `to` (read from the cache; nothing is asked of the gateway).
+export function useReconcile(currency: string | null, from: number | null, to: number | null) {
+  return useQuery({
+    queryKey: balanceKeys.reconcile(currency ?? "", from ?? 0, to ?? 0),
+    enabled: !!currency && from !== null && to !== null,
+    queryFn: () => unwrap(commands.balanceReconcile(currency ?? "", from ?? 0, to ?? 0)),
+  });
+}
+
+/// Paid payins not settled yet and reserve not released yet, per currency.
+export function useUpcoming() {
+  return useQuery({
+    queryKey: balanceKeys.upcoming,
+    queryFn: () => unwrap(commands.balancesUpcoming(null)),
+  });
+}

@@ -35,6 +35,14 @@ function HiddenFilters({ filter, onClear }: { filter: OrderFilter; onClear: () =
       t(`orders.hidden.reserve.${v}`, { defaultValue: `reserve ${v}` }),
     ),
     ...(filter.unknownKind ? [t("orders.hidden.unknownKind")] : []),
+    ...(filter.movedFrom != null || filter.movedTo != null
+      ? [
+          t("orders.hidden.moved", {
+            from: filter.movedFrom == null ? "…" : new Date(filter.movedFrom).toLocaleString(),
+            to: filter.movedTo == null ? "…" : new Date(filter.movedTo).toLocaleString(),
+          }),
+        ]
+      : []),
   ];
   if (said.length === 0) return null;
   return (
@@ -112,7 +120,14 @@ export function OrdersPage() {
       <HiddenFilters
         filter={filter}
         onClear={() =>
-          setFilter((f) => ({ ...f, settles: [], reserveStatuses: [], unknownKind: false }))
+          setFilter((f) => ({
+            ...f,
+            settles: [],
+            reserveStatuses: [],
+            unknownKind: false,
+            movedFrom: null,
+            movedTo: null,
+          }))
         }
       />
       {first.error && !invalid ? <ErrorAlert error={first.error} /> : null}

@@ -27,6 +27,8 @@ export const PAGE_SIZE = 100;
 export const EMPTY_FILTER: OrderFilter = {
   from: null,
   to: null,
+  movedFrom: null,
+  movedTo: null,
   states: [],
   currencies: [],
   methods: [],
