@@ -29,6 +29,9 @@ struct IdleLock {
     last_activity: std::time::Instant,
     /// The team's idle time, once a team desk is open.
     after: Option<std::time::Duration>,
+    /// The team profile whose desk the lock guards: unlocked only by its member's
+    /// password, whichever profile is active meanwhile.
+    profile: Option<String>,
     locked: bool,
 }
 
@@ -112,6 +115,7 @@ impl AppState {
             idle: Mutex::new(IdleLock {
                 last_activity: std::time::Instant::now(),
                 after: None,
+                profile: None,
                 locked: false,
             }),
         }
@@ -135,7 +139,14 @@ impl AppState {
 
     /// The keyring, probed on first use; a failed probe is tried again next time.
     pub fn secrets(&self) -> CoreResult<Secrets> {
+        self.unlocked()?;
         self.session.secrets()
+    }
+
+    /// Refuses while the team desk is locked: every command but the lock's own asks this
+    /// first (through [`AppState::opened`], [`AppState::secrets`], or itself).
+    pub fn unlocked(&self) -> CoreResult<()> {
+        self.check_idle()
     }
 
     /// The active profile's name; on first start, the built-in sandbox.
@@ -168,6 +179,7 @@ impl AppState {
         let team = o.desk().team()?;
         {
             let mut idle = lock(&self.idle);
+            idle.profile = team.as_ref().map(|_| o.desk().profile.name.clone());
             idle.after = team.map(|t| {
                 std::time::Duration::from_secs(
                     u64::try_from(t.idle_lock_minutes()).unwrap_or(15) * 60,
@@ -218,12 +230,22 @@ impl AppState {
     /// Unlocks once the database accepted the member's password for the active team
     /// profile (checked by connecting as the member).
     pub async fn unlock(&self, password: &str) -> CoreResult<()> {
-        let profile = self.home().get(&self.active_profile()?)?;
-        let Some(cfg) = profile.team.clone() else {
-            let mut idle = lock(&self.idle);
-            idle.locked = false;
-            idle.after = None;
+        let (locked, guarded) = {
+            let idle = lock(&self.idle);
+            (idle.locked, idle.profile.clone())
+        };
+        if !locked {
             return Ok(());
+        }
+        // The profile the lock guards, not the active one.
+        let Some(cfg) = guarded
+            .map(|name| self.home().get(&name))
+            .transpose()?
+            .and_then(|p| p.team)
+        else {
+            return Err(CoreError::internal(
+                "the desk is locked, but the team profile it guards is gone",
+            ));
         };
         let password = zeroize::Zeroizing::new(password.to_string());
         tokio::task::spawn_blocking(move || {
@@ -343,6 +365,7 @@ mod tests {
         let mut idle = IdleLock {
             last_activity: start,
             after: Some(Duration::from_secs(15 * 60)),
+            profile: Some("ana".into()),
             locked: false,
         };
         let at = |s: u64| start + Duration::from_secs(s);
@@ -363,6 +386,7 @@ mod tests {
         let mut idle = IdleLock {
             last_activity: start,
             after: None,
+            profile: None,
             locked: false,
         };
         assert!(idle.check(start + Duration::from_secs(86_400)).is_ok());

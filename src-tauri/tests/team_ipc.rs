@@ -137,12 +137,22 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     assert_eq!(probe["roles"], json!(["approver"]));
     assert_eq!(probe["merNo"], MER);
     assert_eq!(probe["tlsRequired"], false, "loopback");
+    // The kept password is tried only on the saved connection.
+    let elsewhere =
+        json!({ "host": "db.example.com", "port": 5432, "database": DB, "user": "ana" });
     invoke(
         &f,
         "team_password_set",
         json!({ "profile": "ana", "password": PASSWORD }),
     )
     .expect("password");
+    let e = invoke(
+        &f,
+        "team_test",
+        json!({ "profile": "ana", "config": elsewhere, "password": "" }),
+    )
+    .expect_err("the kept password for another server");
+    assert_eq!(e["field"], "team.password", "{e}");
     invoke(&f, "profile_switch", json!({ "name": "ana" })).expect("switch");
 
     let status = invoke(&f, "team_status", json!({})).expect("status");
@@ -222,6 +232,21 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     assert_eq!(e["field"], "team.password", "{e}");
     let e = invoke(&f, "app_status", json!({})).expect_err("still locked");
     assert_eq!(e["code"], "locked");
+    // Nothing goes around the lock: not a switch to a single desk (whose unlock would
+    // need no password), not the keyring, not every profile's balances.
+    for (cmd, args) in [
+        ("profile_switch", json!({ "name": "sandbox" })),
+        ("profiles", json!({})),
+        ("keys", json!({ "profile": "ana" })),
+        ("balances_overview", json!({ "target": null, "rates": [] })),
+        (
+            "team_password_set",
+            json!({ "profile": "ana", "password": "another-password" }),
+        ),
+    ] {
+        let e = invoke(&f, cmd, args).expect_err(cmd);
+        assert_eq!(e["code"], "locked", "{cmd}: {e}");
+    }
     let open = invoke(&f, "session_unlock", json!({ "password": PASSWORD })).expect("unlock");
     assert_eq!(open["locked"], false);
     let all = invoke(&f, "team_requests", json!({ "states": [], "limit": 50 })).expect("again");

@@ -373,7 +373,8 @@ fn a_number_taken_by_a_transaction_not_yet_committed_is_refused_by_the_index() {
                  INSERT INTO paydesk.requests (operation, currency, total, row_count, summary)
                       VALUES ('payout', 'MXN', 500, 1, 'slow maker');
                  INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary)
-                      VALUES (currval('paydesk.requests_id_seq'), 1, 'T-RACE-1', 500, '{}'::jsonb, 'CLABE x');
+                      VALUES (currval('paydesk.requests_id_seq'), 1, 'T-RACE-1', 500,
+                              '{\"amount\": \"500\", \"currency\": \"MXN\", \"merOrderNo\": \"T-RACE-1\"}'::jsonb, 'CLABE x');
                  SELECT pg_sleep(2);
                  COMMIT;",
             )

@@ -59,6 +59,7 @@ pub async fn app_status(state: State<'_, AppState>) -> CmdResult<AppStatus> {
 #[tauri::command]
 #[specta::specta]
 pub async fn profiles(state: State<'_, AppState>) -> CmdResult<Profiles> {
+    state.unlocked()?;
     Ok(Profiles {
         active: state.active_profile()?,
         profiles: state.home().profiles()?,
@@ -74,6 +75,7 @@ pub async fn profile_save(
     profile: Profile,
     previous: Option<String>,
 ) -> CmdResult<()> {
+    state.unlocked()?;
     let name = profile.name.clone();
     state.home().save_profile(profile, previous.as_deref())?;
     state.close_if(&name).await;
@@ -83,6 +85,7 @@ pub async fn profile_save(
 #[tauri::command]
 #[specta::specta]
 pub async fn profile_switch(state: State<'_, AppState>, name: String) -> CmdResult<AppStatus> {
+    state.unlocked()?;
     state.home().get(&name)?;
     state.home().activate(&name)?;
     state.close().await;

@@ -271,7 +271,17 @@ pub async fn team_test(
     config: PgConfig,
     password: String,
 ) -> CmdResult<TeamProbe> {
+    state.unlocked()?;
     let password = zeroize::Zeroizing::new(if password.is_empty() {
+        // The kept password goes only to the database it was kept for: a test of other
+        // settings must be given the password (a server elsewhere could ask for it in
+        // the clear).
+        if state.home().get(&profile).ok().and_then(|p| p.team) != Some(config.clone()) {
+            return Err(CoreError::validation(
+                "team.password",
+                "give the password to test these settings: the one kept in the keyring is for the saved connection only",
+            ));
+        }
         state
             .secrets()?
             .team_password(&profile)?
