@@ -200,17 +200,59 @@ fn orders_of_amount(running: &Running, amount: &str) -> usize {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_same_payout_requested_twice_without_a_number_is_paid_once() {
+async fn the_same_payout_requested_twice_is_refused_or_paid_once() {
     let (mut env, running, pg) = team().await;
     running.sandbox.set_behaviour(Behaviour {
         accept_reused_order_no: true,
         list_lag_ms: 0,
     });
 
-    // A double click: the same command twice, each request under a number of its own.
+    // The same command twice (run again after an "unknown", a script run twice): the
+    // second is refused by the database, naming the first (its number is made from what
+    // it sends and the day).
     let first = request_payout(&mut env, "1500.00");
-    let second = request_payout(&mut env, "1500.00");
-    assert_ne!(first, second);
+    let again = env.run(
+        &[
+            "--profile",
+            "mk",
+            "team",
+            "request",
+            "payout",
+            "--amount",
+            "1500.00",
+            "--currency",
+            "MXN",
+            "--clabe",
+            CLABE,
+        ],
+        "",
+    );
+    assert_eq!(again.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        said.contains(&format!("request #{first} (waiting)")),
+        "{said}"
+    );
+    // A second one on purpose, under a number of its own: the signers' journal still
+    // holds it back as the same intent as the first.
+    let made: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "--profile",
+        "mk",
+        "--json",
+        "team",
+        "request",
+        "payout",
+        "--amount",
+        "1500.00",
+        "--currency",
+        "MXN",
+        "--clabe",
+        CLABE,
+        "--mer-order-no",
+        "T-ON-PURPOSE-2",
+    ]))
+    .unwrap();
+    let second = made["id"].as_i64().unwrap();
     let (no_1, _, _) = row_of(&pg, first);
     let (no_2, _, _) = row_of(&pg, second);
     assert_ne!(no_1, no_2);

@@ -144,7 +144,18 @@ impl Team {
             ));
         }
         let mut form = form.clone();
-        form.mer_order_no = fixed_number(&form.mer_order_no);
+        form.mer_order_no = self.number_of(
+            &form.mer_order_no,
+            &[
+                "payin",
+                form.method.name(),
+                form.amount.trim(),
+                &form.currency.trim().to_ascii_uppercase(),
+                form.email.trim(),
+                form.user_id.trim(),
+                form.name.trim(),
+            ],
+        );
         form.notify_url.clear();
         let op = form
             .build(&self.checking_filler())
@@ -176,7 +187,15 @@ impl Team {
     /// Requests a card's top-up or withdrawal (its reference fixed now).
     pub fn request_card(&self, form: &CardForm) -> CoreResult<Request> {
         let mut form = form.clone();
-        form.reference = fixed_number(&form.reference);
+        form.reference = self.number_of(
+            &form.reference,
+            &[
+                card_beneficiary(&form).0,
+                form.card.trim(),
+                form.amount.trim(),
+                &form.currency.trim().to_ascii_uppercase(),
+            ],
+        );
         let op = form
             .build(&self.checking_filler())
             .map_err(|e| e.in_terms(crate::forms::card_field))?;
@@ -319,6 +338,22 @@ impl Team {
         format!("T{}", &d[..24])
     }
 
+    /// A request's number: the one given, or, when none is, one made from what it sends
+    /// and today's date (UTC) with the team's salt, as a bulk file's rows get theirs. So
+    /// the same request made twice in a day (a command run again after an "unknown", a
+    /// script run twice) is refused by the database as a number already requested,
+    /// naming the first, instead of waiting beside it for an approver to pass both; two
+    /// identical requests on purpose on one day are given numbers of their own.
+    fn number_of(&self, given: &str, content: &[&str]) -> String {
+        match given.trim() {
+            "" => {
+                let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
+                self.bulk_number(&format!("{day}\u{1f}{}", content.join("\u{1f}")))
+            }
+            n => n.to_string(),
+        }
+    }
+
     /// What a request's form is checked with, by the wire's own rules, when it is made:
     /// the signer's desk sends its own notification URL, so a stand-in fills that field
     /// here (the form keeps none).
@@ -338,10 +373,17 @@ impl Team {
             ));
         }
         let mut form = form.clone();
-        if form.mer_order_no.trim().is_empty() {
-            form.mer_order_no = crate::desk::new_mer_order_no("T");
-        }
-        form.mer_order_no = form.mer_order_no.trim().to_string();
+        form.mer_order_no = self.number_of(
+            &form.mer_order_no,
+            &[
+                "payout",
+                form.amount.trim(),
+                &form.currency.trim().to_ascii_uppercase(),
+                form.clabe.trim(),
+                form.first_name.trim(),
+                form.last_name.trim(),
+            ],
+        );
         form.notify_url.clear();
         Ok(form)
     }
@@ -526,14 +568,6 @@ fn same_as_approved(
 
 fn to_value(form: &impl Serialize) -> CoreResult<serde_json::Value> {
     serde_json::to_value(form).map_err(|e| CoreError::internal(e.to_string()))
-}
-
-/// A request's number: the one given, or one made now.
-fn fixed_number(given: &str) -> String {
-    match given.trim() {
-        "" => crate::desk::new_mer_order_no("T"),
-        n => n.to_string(),
-    }
 }
 
 /// An amount and its currency as a request keeps them (checked by the form's own rules
