@@ -36,6 +36,10 @@ pub struct ProfileFigures {
     pub never_opened: bool,
     /// Why the profile's figures could not be read (its store, its team's database).
     pub error: Option<String>,
+    /// Where its balances come from (the merchant at its gateway, or the team's
+    /// database): profiles of one source are counted once in the totals.
+    #[serde(skip)]
+    pub source: String,
 }
 
 /// The total of one currency over the profiles that hold it.
@@ -119,6 +123,14 @@ fn figures_of(home: &Home, secrets: &Secrets, p: &Profile) -> ProfileFigures {
         unknown_outcomes: 0,
         never_opened: false,
         error: None,
+        source: match &p.team {
+            Some(t) => format!("team:{}:{}/{}:{}", t.host, t.port, t.database, p.mer_no),
+            None => format!(
+                "gateway:{}:{}",
+                p.base_url.as_deref().unwrap_or("sandbox"),
+                p.mer_no
+            ),
+        },
     };
     let store = match &p.team {
         Some(cfg) => secrets.team_password(&p.name).and_then(|password| {
@@ -157,19 +169,28 @@ fn dec(field: &str, s: &str) -> CoreResult<Decimal> {
         .map_err(|_| CoreError::validation(field, format!("{s:?} is not a decimal amount")))
 }
 
-/// The sums per currency, in currency order.
+/// The sums per currency, in currency order. The built-in sandbox's demo money is left
+/// out, and a merchant reached by several profiles (a desk of its own and a team's, two
+/// members of one team) is counted once, with its newest snapshot of each currency.
 pub fn totals(profiles: &[ProfileFigures]) -> CoreResult<Vec<CurrencySum>> {
-    let mut by: BTreeMap<String, (Decimal, Decimal, u32, i64)> = BTreeMap::new();
-    for p in profiles {
+    let mut newest: BTreeMap<(String, String), &BalanceSnapshot> = BTreeMap::new();
+    for p in profiles.iter().filter(|p| !p.sandbox) {
         for b in &p.balances {
-            let e =
-                by.entry(b.currency.clone())
-                    .or_insert((Decimal::ZERO, Decimal::ZERO, 0, i64::MAX));
-            e.0 += dec("balance", &b.balance)?;
-            e.1 += dec("totalBalance", &b.total_balance)?;
-            e.2 += 1;
-            e.3 = e.3.min(b.taken_at);
+            let key = (p.source.clone(), b.currency.clone());
+            if newest.get(&key).is_none_or(|n| n.taken_at < b.taken_at) {
+                newest.insert(key, b);
+            }
         }
+    }
+    let mut by: BTreeMap<String, (Decimal, Decimal, u32, i64)> = BTreeMap::new();
+    for ((_, currency), b) in newest {
+        let e = by
+            .entry(currency)
+            .or_insert((Decimal::ZERO, Decimal::ZERO, 0, i64::MAX));
+        e.0 += dec("balance", &b.balance)?;
+        e.1 += dec("totalBalance", &b.total_balance)?;
+        e.2 += 1;
+        e.3 = e.3.min(b.taken_at);
     }
     Ok(by
         .into_iter()
@@ -195,7 +216,15 @@ pub fn convert(
         .map_err(|rule| CoreError::validation("currency", rule))?;
     let mut given = BTreeMap::new();
     for r in rates {
-        let rate = dec("rate", &r.rate)?;
+        let rate: Decimal = r.rate.trim().parse().map_err(|_| {
+            CoreError::validation(
+                "rate",
+                format!(
+                    "the rate of {} ({:?}) is not a decimal number",
+                    r.currency, r.rate
+                ),
+            )
+        })?;
         if rate <= Decimal::ZERO {
             return Err(CoreError::validation(
                 "rate",
@@ -211,7 +240,18 @@ pub fn convert(
         if t.currency == target {
             sum += amount;
         } else if let Some(rate) = given.get(&t.currency) {
-            sum += amount * rate;
+            sum = amount
+                .checked_mul(*rate)
+                .and_then(|v| sum.checked_add(v))
+                .ok_or_else(|| {
+                    CoreError::validation(
+                        "rate",
+                        format!(
+                            "the rate of {} makes a total too large to count",
+                            t.currency
+                        ),
+                    )
+                })?;
         } else {
             missing.push(t.currency.clone());
         }
@@ -248,6 +288,7 @@ mod tests {
             unknown_outcomes: 0,
             never_opened: false,
             error: None,
+            source: format!("gateway:https://gw.example:{name}"),
         }
     }
 
@@ -269,6 +310,25 @@ mod tests {
         assert_eq!(t[0].profiles, 2);
         assert_eq!(t[0].oldest, 3);
         assert_eq!(t[1].total_balance, "1");
+    }
+
+    #[test]
+    fn the_sandbox_is_left_out_and_one_merchant_counted_once() {
+        let mut sandbox = profile("sandbox", vec![snap("MXN", "1000000", "1000000", 1)]);
+        sandbox.sandbox = true;
+        let mut desk = profile("acme", vec![snap("MXN", "100", "100", 5)]);
+        let mut team = profile("acme-team", vec![snap("MXN", "120", "120", 9)]);
+        desk.source = "gateway:https://gw.example:20001".into();
+        team.source = desk.source.clone();
+        let other = profile("beta", vec![snap("MXN", "1", "1", 2)]);
+        let t = totals(&[sandbox, desk, team, other]).unwrap();
+        assert_eq!(t.len(), 1);
+        assert_eq!(
+            t[0].total_balance, "121",
+            "acme's newest (120) and beta's (1)"
+        );
+        assert_eq!(t[0].profiles, 2);
+        assert_eq!(t[0].oldest, 2);
     }
 
     #[test]

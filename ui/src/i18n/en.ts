@@ -810,6 +810,8 @@ export const en = {
   },
   balances: {
     all: {
+      noSandbox:
+        "The built-in sandbox's demo balances are not in the totals, and a merchant several profiles reach is counted once (its newest snapshot).",
       title: "All profiles",
       intro:
         "Each profile's last balances, as its own desk last read them, with its last sync and the outcomes still unknown; the totals add each currency apart. Nothing is converted unless you give rates.",

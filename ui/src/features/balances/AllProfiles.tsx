@@ -131,6 +131,11 @@ export function AllProfiles() {
             </Table.Tbody>
           </Table>
         ) : null}
+        {data?.profiles.some((p) => p.sandbox) ? (
+          <Text size="sm" c="dimmed" data-testid="all-profiles-no-sandbox">
+            {t("balances.all.noSandbox")}
+          </Text>
+        ) : null}
         {data && data.totals.length > 0 ? (
           <SimpleGrid cols={{ base: 1, md: 2 }}>
             <Table data-testid="all-profiles-totals">
