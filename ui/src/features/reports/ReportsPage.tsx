@@ -33,7 +33,12 @@ type Comparison = Awaited<ReturnType<typeof fetchStatement>>;
 type CurrencyStatement = Comparison["current"]["currencies"][number];
 type Figure = CurrencyStatement["payins"]["all"];
 
-const offset = () => -new Date().getTimezoneOffset();
+/// The user's UTC offset on a day (YYYY-MM-DD): where the clocks change, a period is
+/// taken at its own first day's offset, not today's.
+const offset = (day: string) => {
+  const [y, m, d] = day.split("-").map(Number);
+  return -new Date(y ?? 1970, (m ?? 1) - 1, d ?? 1).getTimezoneOffset();
+};
 
 function fetchStatement(days: Days, currency: string | null) {
   return unwrap(
@@ -42,7 +47,7 @@ function fetchStatement(days: Days, currency: string | null) {
       days.to,
       days.previousFrom,
       days.previousTo,
-      offset(),
+      offset(days.from),
       currency,
     ),
   );
