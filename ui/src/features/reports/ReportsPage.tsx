@@ -223,7 +223,9 @@ function ExportBar({ days, currency }: { days: Days; currency: string | null }) 
   }, [suggested.data]);
   const run = useMutation({
     mutationFn: (v: { path: string; overwrite: boolean }) =>
-      unwrap(commands.reportExport(days.from, days.to, offset(), currency, v.path, v.overwrite)),
+      unwrap(
+        commands.reportExport(days.from, days.to, offset(days.from), currency, v.path, v.overwrite),
+      ),
   });
   const target = useSaveTarget((to, overwrite) =>
     run.mutate(
