@@ -230,6 +230,13 @@ test("balances answer per currency", async () => {
     { timeout: 30_000, timeoutMsg: "the reconcile section shows no difference of 0" },
   );
   await h.waitFor(id("balance-upcoming"));
+  const reconcile = await h.waitFor(id("balance-reconcile"));
+  await reconcile.scrollIntoView();
+  // The scroll is smooth: the shot waits for it to end.
+  await browser.pause(600);
+  await h.shot("balances-reconcile");
+  await browser.execute(() => window.scrollTo(0, 0));
+  await browser.pause(600);
   await h.shot("balances");
   await checkAxe("balances");
   // Every profile in one table: here the sandbox's, whose demo money the totals leave

@@ -39,7 +39,6 @@ function Opens({
     <UnstyledButton
       onClick={() => navigate("/orders", { state: { filter } })}
       title={t("balances.reconcile.open", { line: label })}
-      aria-label={t("balances.reconcile.open", { line: label })}
       data-testid={testId}
       style={{ textDecoration: "underline dotted" }}
     >
