@@ -78,5 +78,8 @@ pub async fn balances_upcoming(
     currency: Option<String>,
 ) -> CmdResult<Vec<paydesk_core::reconcile::Upcoming>> {
     let currency = currency.filter(|c| !c.trim().is_empty());
-    state.desk().await?.upcoming(currency.as_deref().map(str::trim))
+    state
+        .desk()
+        .await?
+        .upcoming(currency.as_deref().map(str::trim))
 }
