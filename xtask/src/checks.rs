@@ -264,20 +264,25 @@ pub fn cargo_build_app(release: bool) -> Result {
 pub fn build_app() -> Result {
     cargo_build_app(false)?;
     // The team's window test sets its database up with the `paydesk` command and starts
-    // PostgreSQL with paydesk-testpg (both built by the tests already; this makes sure).
-    run(
-        "building the command line and the test database server for the window tests",
-        "cargo",
-        &[
-            "build",
-            "--locked",
-            "-p",
-            "paydesk-cli",
-            "-p",
-            "paydesk-testpg",
-            "--bins",
-        ],
-    )?;
+    // PostgreSQL with paydesk-testpg. The Rust tests built both already (their tests run
+    // them); they are built here only when missing (building them again under another
+    // compiler wrapper took minutes).
+    let debug = root().join("target").join("debug");
+    if !debug.join("paydesk").is_file() || !debug.join("paydesk-testpg").is_file() {
+        run(
+            "building the command line and the test database server for the window tests",
+            "cargo",
+            &[
+                "build",
+                "--locked",
+                "-p",
+                "paydesk-cli",
+                "-p",
+                "paydesk-testpg",
+                "--bins",
+            ],
+        )?;
+    }
     let built = root().join("target").join("debug").join("paydesk-app");
     let copy = window_test_app();
     std::fs::create_dir_all(copy.parent().unwrap_or(&root()))
