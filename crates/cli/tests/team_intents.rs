@@ -2,10 +2,11 @@
 //! a real PostgreSQL server, against a sandbox that takes a reused `merOrderNo` as a
 //! new order (nothing relies on the gateway refusing it):
 //!
-//! - a maker who requests the same payout twice without `--mer-order-no` (a double
-//!   click, or a re-run after "unknown") makes two requests under two numbers; both
-//!   approved, the signer pays one: the second row fails on the journal's duplicate
-//!   guard;
+//! - a maker who runs the same `team request payout` twice without `--mer-order-no`
+//!   (a re-run after "unknown", a script run twice) is refused the second time, naming
+//!   the first request (the number is made from what it sends and the day); a second
+//!   one on purpose under its own number, approved, is held back by the signers'
+//!   journal as the same intent: one payout at the gateway;
 //! - a payout whose answer is lost (the gateway commits it and drops the connection),
 //!   with the profile's default grace of 300 s before an order not found may be sent
 //!   again: the row stays unknown, the request is given back and taken up again, never
@@ -15,139 +16,16 @@
 
 mod common;
 
+use common::team::*;
 use common::*;
 use paydesk_sandbox::{Behaviour, Fault, Running};
 use paydesk_testpg::TestPg;
 
-const PASSWORD: &str = "correct-horse-battery";
 const CLABE: &str = "002010077777777771";
 
-fn fund(running: &Running) {
-    let mut m = running.sandbox.with_state(|s| s.merchants[&10001].clone());
-    *m.opening.entry("MXN".into()).or_default() += rust_decimal::Decimal::from(10_000_000);
-    running.sandbox.add_merchant(m);
-}
-
-/// A team profile `name` for the database user `user` (password in the keyring).
-fn team_profile(env: &mut Env, pg: &TestPg, base: &str, name: &str, user: &str) {
-    let port = pg.port().to_string();
-    env.ok(&[
-        "profile",
-        "add",
-        name,
-        "--base-url",
-        base,
-        "--mer-no",
-        "10001",
-        "--origin",
-        ORIGIN,
-        "--notify-url",
-        NOTIFY_URL,
-        "--team-host",
-        pg.host(),
-        "--team-port",
-        &port,
-        "--team-database",
-        "team",
-        "--team-user",
-        user,
-    ]);
-    let out = env.run(&["profile", "set-team-password", name], PASSWORD);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// A team set up through the command: the signer's profile `ext` (user sam, the key,
-/// the profile's default safety settings), a maker's `mk` (mark) and an approver's
-/// `ap` (ann); MXN payouts above 100 need one approval.
+/// The team of these tests: MXN payouts above 100 need one approval.
 async fn team() -> (Env, Running, TestPg) {
-    let pg = TestPg::start().unwrap();
-    pg.create_database("team").unwrap();
-    let port = pg.port().to_string();
-    let (mut env, running, _key) = setup_with(&[
-        "--team-host",
-        "127.0.0.1",
-        "--team-port",
-        &port,
-        "--team-database",
-        "team",
-        "--team-user",
-        "sam",
-    ])
-    .await;
-    fund(&running);
-    let base = running.base_url().to_string();
-    let out = env
-        .cmd(&[
-            "team",
-            "init",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            &port,
-            "--database",
-            "team",
-            "--user",
-            pg.superuser(),
-            "--mer-no",
-            "10001",
-        ])
-        .env("PAYDESK_TEAM_PASSWORD", pg.superuser_password())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    team_profile(&mut env, &pg, &base, "owner", pg.superuser());
-    let out = env.run(
-        &["profile", "set-team-password", "owner"],
-        pg.superuser_password(),
-    );
-    assert!(out.status.success());
-    for (name, role) in [("mark", "maker"), ("ann", "approver"), ("sam", "signer")] {
-        let out = env
-            .cmd(&[
-                "--profile",
-                "owner",
-                "team",
-                "user",
-                "add",
-                name,
-                "--role",
-                role,
-            ])
-            .env("PAYDESK_NEW_PASSWORD", PASSWORD)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let out = env.run(&["profile", "set-team-password", "ext"], PASSWORD);
-    assert!(out.status.success());
-    env.ok(&[
-        "--profile",
-        "owner",
-        "team",
-        "rules",
-        "set",
-        "--currency",
-        "MXN",
-        "--above",
-        "100",
-        "--approvals",
-        "1",
-    ]);
-    team_profile(&mut env, &pg, &base, "mk", "mark");
-    team_profile(&mut env, &pg, &base, "ap", "ann");
-    (env, running, pg)
+    team_with(&[], "100").await
 }
 
 /// `paydesk team request payout` as the maker, without a number: the request's id.

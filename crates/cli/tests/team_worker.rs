@@ -11,18 +11,12 @@ use std::collections::BTreeMap;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use common::team::*;
 use common::*;
 use paydesk_sandbox::{Behaviour, Fault, Running};
 use paydesk_testpg::TestPg;
 
-const PASSWORD: &str = "correct-horse-battery";
 const ROWS: usize = 40;
-
-fn fund(running: &Running) {
-    let mut m = running.sandbox.with_state(|s| s.merchants[&10001].clone());
-    *m.opening.entry("MXN".into()).or_default() += rust_decimal::Decimal::from(10_000_000);
-    running.sandbox.add_merchant(m);
-}
 
 fn orders_by_number(running: &Running) -> BTreeMap<String, usize> {
     running.sandbox.with_state(|s| {
@@ -32,38 +26,6 @@ fn orders_by_number(running: &Running) -> BTreeMap<String, usize> {
         }
         m
     })
-}
-
-/// A team profile `name` for the database user `user` (password in the keyring).
-fn team_profile(env: &mut Env, pg: &TestPg, base: &str, name: &str, user: &str) {
-    let port = pg.port().to_string();
-    env.ok(&[
-        "profile",
-        "add",
-        name,
-        "--base-url",
-        base,
-        "--mer-no",
-        "10001",
-        "--origin",
-        ORIGIN,
-        "--notify-url",
-        NOTIFY_URL,
-        "--team-host",
-        pg.host(),
-        "--team-port",
-        &port,
-        "--team-database",
-        "team",
-        "--team-user",
-        user,
-    ]);
-    let out = env.run(&["profile", "set-team-password", name], PASSWORD);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn accepted_rows(pg: &TestPg) -> usize {
@@ -87,27 +49,14 @@ fn worker(env: &Env) -> Child {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_killed_mid_batch_leaves_every_row_paid_exactly_once() {
-    let pg = TestPg::start().unwrap();
-    pg.create_database("team").unwrap();
-    let port = pg.port().to_string();
     // The signer's profile `ext` holds the key; "not found" settles at once, so a row
-    // the killed worker never sent is sent again (same number) after one lookup.
-    let (mut env, running, _key) = setup_with(&[
-        "--team-host",
-        "127.0.0.1",
-        "--team-port",
-        &port,
-        "--team-database",
-        "team",
-        "--team-user",
-        "sam",
-        "--not-found-grace-secs",
-        "0",
-        "--not-found-lookups",
-        "1",
-    ])
+    // the killed worker never sent is sent again (same number) after one lookup. MXN
+    // payouts above 1000 need one approval.
+    let (mut env, running, pg) = team_with(
+        &["--not-found-grace-secs", "0", "--not-found-lookups", "1"],
+        "1000",
+    )
     .await;
-    fund(&running);
     // A gateway that would pay a reused number twice, and slowly.
     running.sandbox.set_behaviour(Behaviour {
         accept_reused_order_no: true,
@@ -120,76 +69,6 @@ async fn a_worker_killed_mid_batch_leaves_every_row_paid_exactly_once() {
             ..Fault::default()
         },
     );
-    let base = running.base_url().to_string();
-
-    // The owner sets the team up and adds its members.
-    let out = env
-        .cmd(&[
-            "team",
-            "init",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            &port,
-            "--database",
-            "team",
-            "--user",
-            pg.superuser(),
-            "--mer-no",
-            "10001",
-        ])
-        .env("PAYDESK_TEAM_PASSWORD", pg.superuser_password())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    team_profile(&mut env, &pg, &base, "owner", pg.superuser());
-    let out = env.run(
-        &["profile", "set-team-password", "owner"],
-        pg.superuser_password(),
-    );
-    assert!(out.status.success());
-    for (name, role) in [("mark", "maker"), ("ann", "approver"), ("sam", "signer")] {
-        let out = env
-            .cmd(&[
-                "--profile",
-                "owner",
-                "team",
-                "user",
-                "add",
-                name,
-                "--role",
-                role,
-            ])
-            .env("PAYDESK_NEW_PASSWORD", PASSWORD)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let out = env.run(&["profile", "set-team-password", "ext"], PASSWORD);
-    assert!(out.status.success());
-    env.ok(&[
-        "--profile",
-        "owner",
-        "team",
-        "rules",
-        "set",
-        "--currency",
-        "MXN",
-        "--above",
-        "1000",
-        "--approvals",
-        "1",
-    ]);
-    team_profile(&mut env, &pg, &base, "mk", "mark");
-    team_profile(&mut env, &pg, &base, "ap", "ann");
     assert!(
         env.ok(&["--profile", "ap", "team", "whoami"])
             .contains("ann (approver)")

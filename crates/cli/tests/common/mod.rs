@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, dead_code)]
 
+pub mod team;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
