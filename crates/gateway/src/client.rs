@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use url::Url;
 
+use crate::conventions::Conventions;
 use crate::error::GatewayError;
 use crate::keys::{PrivateKey, PublicKey};
 use crate::sensitive::Sensitive;
-use crate::signing::{self, SignSettings};
+use crate::signing;
 use crate::wire::{Bearer, MerNo, Operation};
 
 /// Everything but the secrets.
@@ -31,7 +32,9 @@ pub struct ClientConfig {
     pub timeout: Duration,
     /// Answers larger than this are refused unread.
     pub max_response_bytes: usize,
-    pub sign_settings: SignSettings,
+    /// What the interface leaves open about this gateway: signing details, success
+    /// codes, the HTTP statuses it answers as refusals.
+    pub conventions: Conventions,
     /// An explicit HTTP(S) proxy for a remote gateway (a company's egress proxy). Without
     /// one the usual `HTTPS_PROXY`/`ALL_PROXY`/`NO_PROXY` variables apply to a remote
     /// gateway. A loopback gateway is always reached directly.
@@ -53,7 +56,7 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(5),
             timeout: Duration::from_secs(30),
             max_response_bytes: 16 * 1024 * 1024,
-            sign_settings: SignSettings::default(),
+            conventions: Conventions::sandbox(),
             proxy: None,
             rate_limit: None,
         }
@@ -242,6 +245,13 @@ impl GatewayClient {
         Ok(client)
     }
 
+    /// The same client with another configuration (sharing this one's pace).
+    pub fn with_config(&self, config: ClientConfig) -> Result<Self, GatewayError> {
+        let mut client = Self::new(config, self.credentials.clone())?;
+        client.pacer = self.pacer.clone();
+        Ok(client)
+    }
+
     /// The gateway's public key, if configured (verifies answers and notifications).
     pub fn credentials_gateway_key(&self) -> Option<&PublicKey> {
         self.credentials.gateway_key.as_ref()
@@ -265,7 +275,7 @@ impl GatewayClient {
         };
         let signed = signing::sign_body(
             &body,
-            &self.config.sign_settings,
+            &self.config.conventions.signing,
             &self.credentials.private_key,
         )
         .map_err(|e| GatewayError::not_sent(format!("signing: {e}")))?;
@@ -391,17 +401,8 @@ impl GatewayClient {
         request: &Map<String, Value>,
         latency: Duration,
     ) -> Result<Answer<O::Output>, GatewayError> {
-        if status >= 500 {
-            return Err(GatewayError::OutcomeUnknown {
-                reason: format!("HTTP {status} from the gateway"),
-            });
-        }
-        if status != 200 {
-            let message = serde_json::from_slice::<Value>(bytes)
-                .ok()
-                .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
-                .unwrap_or_else(|| snippet(bytes));
-            return Err(GatewayError::Http { status, message });
+        if !(200..300).contains(&status) {
+            return Err(self.status_answer::<O>(status, bytes));
         }
         // One pass over the bytes: the envelope's members, with `data` kept raw and
         // decoded straight into the operation's type.
@@ -427,7 +428,7 @@ impl GatewayClient {
             Some(Value::String(s)) => s,
             _ => String::new(),
         };
-        if !O::SUCCESS_CODES.contains(&code.as_str()) {
+        if !self.config.conventions.is_success(&code, O::SUCCESS_CODES) {
             return Err(GatewayError::Rejected { code, message });
         }
         let signature = if O::RESPONSE_SIGNED {
@@ -463,6 +464,64 @@ impl GatewayClient {
         })
     }
 
+    /// What an answer under a status other than 2xx is. A refusal (nothing done) only
+    /// where the interface documents the status for this operation, or the profile's
+    /// conventions say the gateway uses it, *and* the body is the gateway's JSON
+    /// envelope: a proxy's HTML page, an empty body or any other status may come after
+    /// the gateway committed, so the outcome is unknown and looked up, never resent.
+    fn status_answer<O: Operation>(&self, status: u16, bytes: &[u8]) -> GatewayError {
+        let documented = O::DOCUMENTED_HTTP_ERRORS.contains(&status)
+            || self
+                .config
+                .conventions
+                .refusal_statuses(O::NAME)
+                .contains(&status);
+        let envelope = serde_json::from_slice::<Value>(bytes).ok().filter(|v| {
+            v.get("code")
+                .is_some_and(|c| c.is_string() || c.is_number())
+        });
+        let body = if bytes.iter().all(u8::is_ascii_whitespace) {
+            "an empty body".to_string()
+        } else if envelope.is_some() {
+            "the gateway's envelope".to_string()
+        } else if looks_like_html(bytes) {
+            "an HTML page (a proxy or load balancer answered, not the gateway)".to_string()
+        } else {
+            format!(
+                "a body that is not the gateway's envelope ({})",
+                snippet(bytes)
+            )
+        };
+        match envelope {
+            Some(v) if documented => GatewayError::Http {
+                status,
+                message: v
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .unwrap_or_default(),
+            },
+            _ => {
+                let why = if documented {
+                    format!(
+                        "{status} is a refusal of {} only with the gateway's envelope",
+                        O::NAME
+                    )
+                } else {
+                    format!(
+                        "{} does not answer {status} as a refusal (the interface documents it for none but the Vietnam bank payin's 400 and 404; a profile's conventions can add statuses)",
+                        O::NAME
+                    )
+                };
+                GatewayError::OutcomeUnknown {
+                    reason: format!(
+                        "HTTP {status} with {body}: {why}; the request may have been acted on"
+                    ),
+                }
+            }
+        }
+    }
+
     fn check_signature(
         &self,
         sign: Option<&str>,
@@ -483,7 +542,7 @@ impl GatewayClient {
         let mut original = request.clone();
         original.remove("sign");
         original.remove("sing");
-        signing::verify_body(&original, &self.config.sign_settings, key, sign)
+        signing::verify_body(&original, &self.config.conventions.signing, key, sign)
             .map(|()| SignatureStatus::Verified)
             .map_err(|e| GatewayError::SignatureInvalid {
                 reason: e.to_string(),
@@ -551,6 +610,13 @@ fn json_kind(v: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// Whether a body is an HTML page (what proxies and load balancers answer).
+fn looks_like_html(bytes: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(512)]).to_ascii_lowercase();
+    let head = head.trim_start();
+    head.starts_with("<!doctype html") || head.starts_with("<html") || head.contains("<body")
 }
 
 /// The start of a body, for error messages, with control characters removed.

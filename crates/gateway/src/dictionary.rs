@@ -169,6 +169,16 @@ impl StateDictionary {
         dict
     }
 
+    /// A dictionary of exactly these entries (a field not given keeps the default
+    /// reading: a gateway's conventions replace the fields they name).
+    pub fn from_entries(entries: &BTreeMap<StateField, BTreeMap<String, Meaning>>) -> Self {
+        let mut dict = Self::default();
+        for (field, values) in entries {
+            dict.entries.insert(*field, values.clone());
+        }
+        dict
+    }
+
     pub fn meaning(&self, field: StateField, raw: &str) -> Option<Meaning> {
         self.entries.get(&field)?.get(raw).copied()
     }

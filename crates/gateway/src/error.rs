@@ -39,8 +39,11 @@ pub enum GatewayError {
     #[error("rejected by the gateway: {code} {message}")]
     Rejected { code: String, message: String },
 
-    /// The gateway answered with an HTTP error status that carries meaning (the Vietnam
-    /// bank payin documents 400 for invalid input and 404 for a record not found).
+    /// The gateway refused under an HTTP status that the interface documents for the
+    /// operation (400 and 404 on the Vietnam bank payin) or that the profile's
+    /// conventions add, with its JSON envelope: nothing was done. Any other status, or
+    /// such a status with another body (a proxy's HTML page), is
+    /// [`GatewayError::OutcomeUnknown`].
     #[error("HTTP {status}: {message}")]
     Http { status: u16, message: String },
 
@@ -97,13 +100,9 @@ impl GatewayError {
             Self::OutcomeUnknown { .. }
             | Self::BadResponse { .. }
             | Self::SignatureInvalid { .. } => NextStep::Reconcile,
-            // Only the statuses the interface documents are answers: 400 and 404, named
-            // for the Vietnam bank payin (no other operation documents a status); any other (a 403, 408, 409 or 429 from a proxy or a
-            // load balancer, a 5xx) may come after the gateway acted.
-            Self::Http {
-                status: 400 | 404, ..
-            } => NextStep::Stop,
-            Self::Http { .. } => NextStep::Reconcile,
+            // Made only for a documented refusal with the gateway's envelope (the client
+            // reads every other status as an unknown outcome).
+            Self::Http { .. } => NextStep::Stop,
             Self::Rejected { .. } => NextStep::Stop,
         }
     }

@@ -6,6 +6,7 @@
 //! Nothing here knows about profiles, keyrings or storage; `paydesk-core` does.
 
 pub mod client;
+pub mod conventions;
 pub mod dictionary;
 pub mod error;
 pub mod keys;
@@ -17,6 +18,7 @@ pub mod validate;
 pub mod wire;
 
 pub use client::{Answer, ClientConfig, Credentials, GatewayClient, Prepared, SignatureStatus};
+pub use conventions::{Conventions, OrderKind};
 pub use dictionary::{Meaning, Reading, StateDictionary, StateField};
 pub use error::{GatewayError, NextStep};
 pub use keys::{KeyError, PrivateKey, PublicKey};

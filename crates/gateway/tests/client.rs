@@ -236,6 +236,23 @@ async fn v2_payment_without_a_token_is_not_sent() {
     assert!(mock.state.captured.lock().unwrap().is_empty());
 }
 
+fn clabe_payout() -> V2Payout {
+    V2Payout {
+        mer_no: MerNo(10001),
+        mer_order_no: "P-7".into(),
+        currency_code: "MXN".into(),
+        source_amount: dec("2500.50"),
+        withdraw_type: "6".into(),
+        return_url: String::new(),
+        notify_url: "https://shop.example/n".into(),
+        sign_type: "RSA256".into(),
+        version: "V2.0.0".into(),
+        ip_address: "2001:db8::1".into(),
+        card_no: String::new(),
+        clabe: "002010077777777771".into(),
+    }
+}
+
 #[tokio::test]
 async fn v2_payout_clabe() {
     let mock = Mock::start().await;
@@ -575,21 +592,108 @@ async fn v1_vn_bank_payment_is_signed_and_maps_400_and_404() {
         } => assert_eq!(message, "invalid vnBankId"),
         other => panic!("{other}"),
     }
-    mock.reply(Reply::Raw(404, "text/plain", b"record not found".to_vec()));
+    mock.reply(Reply::Raw(
+        404,
+        "application/json",
+        br#"{"code":"404","message":"record not found"}"#.to_vec(),
+    ));
     let err = client(&mock).send(&vn()).await.unwrap_err();
     assert!(
         matches!(err, GatewayError::Http { status: 404, .. }),
         "{err}"
     );
     assert_eq!(err.next_step(), NextStep::Stop);
+    // A documented status with a body that is not the gateway's envelope (a proxy's
+    // page) is no refusal: the outcome is looked up.
+    for (ct, body) in [
+        (
+            "text/html",
+            &b"<html><body><h1>400 Bad Request</h1></body></html>"[..],
+        ),
+        ("text/plain", &b"record not found"[..]),
+        ("application/json", &b""[..]),
+    ] {
+        mock.reply(Reply::Raw(400, ct, body.to_vec()));
+        let err = client(&mock).send(&vn()).await.unwrap_err();
+        assert!(matches!(err, GatewayError::OutcomeUnknown { .. }), "{err}");
+        assert_eq!(err.next_step(), NextStep::Reconcile);
+    }
     // Statuses the interface does not document (a proxy's or a load balancer's, after
     // the gateway may have acted) are no answer: the outcome is looked up.
     for status in [403u16, 408, 409, 429] {
         mock.reply(Reply::Raw(status, "text/plain", b"busy".to_vec()));
         let err = client(&mock).send(&vn()).await.unwrap_err();
-        assert!(matches!(err, GatewayError::Http { .. }), "{err}");
+        assert!(matches!(err, GatewayError::OutcomeUnknown { .. }), "{err}");
         assert_eq!(err.next_step(), NextStep::Reconcile, "HTTP {status}");
     }
+}
+
+/// A payout documents no status but 200: whatever else comes back, even the gateway's
+/// own envelope under 400 or 404, may come after the payout was committed.
+#[tokio::test]
+async fn a_payout_answered_with_any_other_status_is_an_unknown_outcome() {
+    let mock = Mock::start().await;
+    let cases: [(u16, &str, &[u8]); 6] = [
+        (
+            400,
+            "text/html",
+            b"<!DOCTYPE html><html><body>Bad Request</body></html>",
+        ),
+        (
+            400,
+            "application/json",
+            br#"{"code":"E1007","message":"bad"}"#,
+        ),
+        (
+            404,
+            "application/json",
+            br#"{"code":"404","message":"no such path"}"#,
+        ),
+        (404, "text/html", b"<html>Not Found</html>"),
+        (
+            504,
+            "text/html",
+            b"<html><body>Gateway Time-out</body></html>",
+        ),
+        (400, "text/plain", b""),
+    ];
+    for (status, ct, body) in cases {
+        mock.reply(Reply::Raw(status, ct, body.to_vec()));
+        let err = client(&mock).send(&clabe_payout()).await.unwrap_err();
+        assert!(
+            matches!(err, GatewayError::OutcomeUnknown { .. }),
+            "HTTP {status} {ct}: {err}"
+        );
+        assert!(err.may_have_taken_effect(), "HTTP {status}");
+        assert!(err.to_string().contains(&format!("HTTP {status}")), "{err}");
+    }
+    // A profile whose gateway documents 409 as its refusal of a payout: with the
+    // envelope it is a refusal, with an HTML page it is still unknown.
+    let mut with = client(&mock);
+    let mut config = with.config().clone();
+    config
+        .conventions
+        .refusal_statuses
+        .insert("v2.payout".into(), vec![409]);
+    with = with.with_config(config).unwrap();
+    mock.reply(Reply::Raw(
+        409,
+        "application/json",
+        br#"{"code":"D01","message":"duplicate"}"#.to_vec(),
+    ));
+    let err = with.send(&clabe_payout()).await.unwrap_err();
+    assert!(
+        matches!(err, GatewayError::Http { status: 409, .. }),
+        "{err}"
+    );
+    assert_eq!(err.next_step(), NextStep::Stop);
+    mock.reply(Reply::Raw(
+        409,
+        "text/html",
+        b"<html>Conflict</html>".to_vec(),
+    ));
+    let err = with.send(&clabe_payout()).await.unwrap_err();
+    assert!(matches!(err, GatewayError::OutcomeUnknown { .. }), "{err}");
 }
 
 #[tokio::test]
