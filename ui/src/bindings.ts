@@ -1419,7 +1419,10 @@ export type OrderFilter_Serialize = {
 	descending: boolean,
 };
 
-/**  What an order is, as the journal that made it knows. */
+/**
+ *  What kind of order an order is (the order list does not say): known from the
+ *  journal of the desk that made it, or from the conventions' rules on its number.
+ */
 export type OrderKind = "payin" | "payout" | "topUp" | "withdraw";
 
 /**  One page of the orders table. */
@@ -1812,8 +1815,6 @@ export type Profile_Deserialize = {
 	origin: string,
 	lang?: string,
 	orderType?: string | null,
-	signSettings?: SignSettings,
-	stateOverrides?: Partial<{ [key in StateField]: { [key in string]: Meaning } }>,
 	/**  Who works at this desk; written into the audit log. */
 	operator?: string,
 	/**
@@ -1855,8 +1856,6 @@ export type Profile_Serialize = {
 	origin: string,
 	lang: string,
 	orderType: string | null,
-	signSettings: SignSettings,
-	stateOverrides: Partial<{ [key in StateField]: { [key in string]: Meaning } }>,
 	/**  Who works at this desk; written into the audit log. */
 	operator: string,
 	/**
@@ -2429,11 +2428,6 @@ export type Safety_Deserialize = {
 	notFoundGraceSecs?: number,
 	/**  ...and for at least this many lookups. */
 	notFoundLookups?: number,
-	/**
-	 *  Codes with which the gateway refuses a reused `merOrderNo`. On a resend, such a
-	 *  refusal is taken as evidence that the order exists, and looked up.
-	 */
-	duplicateCodes?: string[],
 };
 
 /**
@@ -2453,11 +2447,6 @@ export type Safety_Serialize = {
 	notFoundGraceSecs: number,
 	/**  ...and for at least this many lookups. */
 	notFoundLookups: number,
-	/**
-	 *  Codes with which the gateway refuses a reused `merOrderNo`. On a resend, such a
-	 *  refusal is taken as evidence that the order exists, and looked up.
-	 */
-	duplicateCodes: string[],
 };
 
 export type SavedFilter = SavedFilter_Serialize | SavedFilter_Deserialize;
@@ -2496,17 +2485,6 @@ export type Settlement_Serialize = {
 	amount: Figure_Serialize,
 	settleAmount: Figure_Serialize,
 	receiveAmount: Figure_Serialize,
-};
-
-/**
- *  How the canonical string is built. A real gateway that differs from the project's
- *  reading is met by changing these settings in a profile, not by code edits.
- */
-export type SignSettings = {
-	/**  Top-level keys left out of the canonical string. */
-	excludedKeys: string[],
-	/**  Leave out top-level members whose value is `null`, `""`, `[]` or `{}`. */
-	skipEmpty: boolean,
 };
 
 /**  Whether a signed answer's `sign` was checked. */

@@ -56,6 +56,7 @@ async fn an_operator_who_reruns_the_same_command_after_unknown_pays_once() {
     running.sandbox.set_behaviour(Behaviour {
         accept_reused_order_no: true,
         list_lag_ms: 1_500,
+        speaks: None,
     });
     running.sandbox.set_fault(
         "/v2/payout",
@@ -187,6 +188,7 @@ async fn kill_9_during_a_bulk_run_of_2000_rows_then_to_the_end_pays_each_row_onc
     running.sandbox.set_behaviour(Behaviour {
         accept_reused_order_no: true,
         list_lag_ms: 1_000,
+        speaks: None,
     });
     for route in ["/v2/payout", "/payout"] {
         running.sandbox.set_fault(
@@ -276,6 +278,7 @@ async fn a_bulk_file_fixed_and_sent_again_sends_only_new_and_fixed_rows() {
     running.sandbox.set_behaviour(Behaviour {
         accept_reused_order_no: true,
         list_lag_ms: 0,
+        speaks: None,
     });
     let mut lines: Vec<String> = (0..20)
         .map(|i| format!("clabe,{}.00,MXN,{CLABE},,,", 50 + i))

@@ -83,6 +83,7 @@ async fn the_same_payout_requested_twice_is_refused_or_paid_once() {
     running.sandbox.set_behaviour(Behaviour {
         accept_reused_order_no: true,
         list_lag_ms: 0,
+        speaks: None,
     });
 
     // The same command twice (run again after an "unknown", a script run twice): the
@@ -183,6 +184,7 @@ async fn a_lost_answer_leaves_the_row_unknown_and_the_payout_sent_once() {
     running.sandbox.set_behaviour(Behaviour {
         accept_reused_order_no: true,
         list_lag_ms: 600_000,
+        speaks: None,
     });
     // The payout is committed, and its answer lost.
     running.sandbox.set_fault(

@@ -61,6 +61,7 @@ async fn a_worker_killed_mid_batch_leaves_every_row_paid_exactly_once() {
     running.sandbox.set_behaviour(Behaviour {
         accept_reused_order_no: true,
         list_lag_ms: 0,
+        speaks: None,
     });
     running.sandbox.set_fault(
         "/v2/payout",

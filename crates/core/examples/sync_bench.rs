@@ -265,8 +265,6 @@ fn open_desk(
         origin: "https://bench.local".into(),
         lang: "en".into(),
         order_type: None,
-        sign_settings: Default::default(),
-        state_overrides: Default::default(),
         operator: "bench".into(),
         notify_url: "http://127.0.0.1:9/notify".into(),
         notify_at_desk: false,

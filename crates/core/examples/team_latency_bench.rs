@@ -182,8 +182,6 @@ async fn main() -> Result<(), BoxError> {
         origin: ORIGIN.into(),
         lang: "en".into(),
         order_type: None,
-        sign_settings: Default::default(),
-        state_overrides: Default::default(),
         operator: "bench".into(),
         // A closed port: the sandbox's notifications go nowhere.
         notify_url: "http://127.0.0.1:9/notify".into(),

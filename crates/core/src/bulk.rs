@@ -412,6 +412,7 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
         let who = Filler {
             mer_no: ctx.mer_no,
             notify_url: &ctx.notify_url,
+            requester_ip: &ctx.ip_address,
         };
         let checked = form.build(&who).and_then(|payout| {
             let wire = match &payout {

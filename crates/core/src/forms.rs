@@ -357,6 +357,8 @@ impl Receipt {
 pub struct Filler<'a> {
     pub mer_no: u64,
     pub notify_url: &'a str,
+    /// The requester's `ipAddress` when a form gives none (the profile's conventions).
+    pub requester_ip: &'a str,
 }
 
 fn or<'a>(value: &'a str, default: &'a str) -> &'a str {
@@ -433,7 +435,7 @@ impl PayinForm {
             source_amount,
             return_url: self.return_url.trim().to_string(),
             notify_url: or(&self.notify_url, who.notify_url).to_string(),
-            ip_address: or(&self.ip_address, "127.0.0.1").to_string(),
+            ip_address: or(&self.ip_address, who.requester_ip).to_string(),
             user_id: self.user_id.trim().to_string(),
             email: self.email.trim().to_string(),
         };
@@ -563,7 +565,7 @@ impl PayoutForm {
         let source_amount = amount("sourceAmount", &self.amount)?;
         let currency_code = self.currency.trim().to_uppercase();
         let notify_url = or(&self.notify_url, who.notify_url).to_string();
-        let ip_address = or(&self.ip_address, "127.0.0.1").to_string();
+        let ip_address = or(&self.ip_address, who.requester_ip).to_string();
         Ok(match self.kind {
             PayoutKind::Clabe => {
                 let clabe: String = self.clabe.chars().filter(|c| !c.is_whitespace()).collect();
@@ -714,6 +716,7 @@ mod tests {
     const WHO: Filler<'static> = Filler {
         mer_no: 10001,
         notify_url: "http://127.0.0.1:9/notify",
+        requester_ip: "127.0.0.1",
     };
 
     fn payin(method: PayinMethod) -> PayinForm {

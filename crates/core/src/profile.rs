@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use paydesk_gateway::Conventions;
 use paydesk_gateway::dictionary::{Meaning, StateField};
-use paydesk_gateway::{SignSettings, StateDictionary};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, CoreResult};
@@ -32,10 +32,6 @@ pub struct Profile {
     pub lang: String,
     #[serde(default)]
     pub order_type: Option<String>,
-    #[serde(default)]
-    pub sign_settings: SignSettings,
-    #[serde(default)]
-    pub state_overrides: BTreeMap<StateField, BTreeMap<String, Meaning>>,
     /// Who works at this desk; written into the audit log.
     #[serde(default = "default_operator")]
     pub operator: String,
@@ -149,9 +145,6 @@ pub struct Safety {
     pub not_found_grace_secs: u32,
     /// ...and for at least this many lookups.
     pub not_found_lookups: u32,
-    /// Codes with which the gateway refuses a reused `merOrderNo`. On a resend, such a
-    /// refusal is taken as evidence that the order exists, and looked up.
-    pub duplicate_codes: Vec<String>,
 }
 
 impl Default for Safety {
@@ -160,7 +153,6 @@ impl Default for Safety {
             duplicate_window_hours: 24,
             not_found_grace_secs: 300,
             not_found_lookups: 3,
-            duplicate_codes: vec!["E1011".into()],
         }
     }
 }
@@ -226,10 +218,6 @@ impl Profile {
 
     pub fn is_sandbox(&self) -> bool {
         self.base_url.is_none()
-    }
-
-    pub fn dictionary(&self) -> StateDictionary {
-        StateDictionary::with_overrides(&self.state_overrides)
     }
 
     /// Checks the fields a user types.
@@ -327,6 +315,38 @@ impl Profile {
 struct ProfilesFile {
     active: Option<String>,
     profiles: Vec<Profile>,
+    /// Each profile's gateway conventions, by profile name: kept apart from the profile's
+    /// other settings, so no edit of those (`profile add --replace`, Settings' form)
+    /// ever resets them. A profile without an entry has the sandbox's reading.
+    #[serde(default)]
+    conventions: BTreeMap<String, Conventions>,
+}
+
+/// The conventions an older profiles file spelled in each profile (`signSettings`,
+/// `stateOverrides`, `safety.duplicateCodes`), as one set.
+fn legacy_conventions(profile: &serde_json::Value) -> Option<Conventions> {
+    let signing = profile.get("signSettings");
+    let overrides = profile.get("stateOverrides");
+    let duplicates = profile.get("safety").and_then(|s| s.get("duplicateCodes"));
+    if signing.is_none() && overrides.is_none() && duplicates.is_none() {
+        return None;
+    }
+    let mut c = Conventions::sandbox();
+    c.name = "from an older profile".into();
+    if let Some(s) = signing.and_then(|v| serde_json::from_value(v.clone()).ok()) {
+        c.signing = s;
+    }
+    if let Some(o) = overrides.and_then(|v| {
+        serde_json::from_value::<BTreeMap<StateField, BTreeMap<String, Meaning>>>(v.clone()).ok()
+    }) {
+        for (field, values) in o {
+            c.states.entry(field).or_default().extend(values);
+        }
+    }
+    if let Some(d) = duplicates.and_then(|v| serde_json::from_value(v.clone()).ok()) {
+        c.duplicate_codes = d;
+    }
+    Some(c)
 }
 
 /// The profiles file and the data directory next to it.
@@ -365,12 +385,56 @@ impl Home {
     }
 
     fn load(&self) -> CoreResult<ProfilesFile> {
+        let unreadable =
+            |e: serde_json::Error| CoreError::storage(format!("{}: {e}", self.file().display()));
         match std::fs::read_to_string(self.file()) {
-            Ok(text) => serde_json::from_str(&text)
-                .map_err(|e| CoreError::storage(format!("{}: {e}", self.file().display()))),
+            Ok(text) => {
+                let raw: serde_json::Value = serde_json::from_str(&text).map_err(unreadable)?;
+                let mut file: ProfilesFile =
+                    serde_json::from_value(raw.clone()).map_err(unreadable)?;
+                // A file written before conventions: each profile's settings become its set.
+                for p in raw
+                    .get("profiles")
+                    .and_then(serde_json::Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let Some(name) = p.get("name").and_then(serde_json::Value::as_str) else {
+                        continue;
+                    };
+                    if !file.conventions.contains_key(name)
+                        && let Some(c) = legacy_conventions(p)
+                    {
+                        file.conventions.insert(name.to_string(), c);
+                    }
+                }
+                Ok(file)
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ProfilesFile::default()),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// A profile's gateway conventions (the sandbox's reading until set).
+    pub fn conventions(&self, name: &str) -> CoreResult<Conventions> {
+        let f = self.load()?;
+        if !f.profiles.iter().any(|p| p.name == name) {
+            return Err(CoreError::not_found(format!("no profile named {name:?}")));
+        }
+        Ok(f.conventions.get(name).cloned().unwrap_or_default())
+    }
+
+    /// Sets a profile's gateway conventions, checked member by member.
+    pub fn set_conventions(&self, name: &str, conventions: Conventions) -> CoreResult<()> {
+        conventions
+            .check()
+            .map_err(|e| CoreError::validation(format!("conventions.{}", e.field), e.rule))?;
+        let mut f = self.load()?;
+        if !f.profiles.iter().any(|p| p.name == name) {
+            return Err(CoreError::not_found(format!("no profile named {name:?}")));
+        }
+        f.conventions.insert(name.to_string(), conventions);
+        self.save(&f)
     }
 
     fn save(&self, f: &ProfilesFile) -> CoreResult<()> {
@@ -474,6 +538,7 @@ impl Home {
     pub fn remove(&self, name: &str) -> CoreResult<()> {
         let mut f = self.load()?;
         f.profiles.retain(|p| p.name != name);
+        f.conventions.remove(name);
         if f.active.as_deref() == Some(name) {
             f.active = f.profiles.first().map(|p| p.name.clone());
         }
@@ -524,8 +589,6 @@ mod tests {
             origin: "https://shop.example".into(),
             lang: "en".into(),
             order_type: None,
-            sign_settings: Default::default(),
-            state_overrides: Default::default(),
             operator: "tester".into(),
             notify_url: "https://shop.example/notify".into(),
             notify_at_desk: false,
@@ -602,5 +665,68 @@ mod tests {
         );
         home.remove_profile(&secrets, "live").unwrap();
         assert!(home.get("live").is_err());
+    }
+
+    /// A profile's conventions are its own: no edit of its other settings resets them,
+    /// and a profiles file of an older version keeps what it said.
+    #[test]
+    fn conventions_survive_every_edit_and_older_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        home.save_profile(real("live"), None).unwrap();
+        assert_eq!(home.conventions("live").unwrap(), Conventions::sandbox());
+        let mut c = Conventions::sandbox();
+        c.set("timeZone", "Asia/Shanghai").unwrap();
+        c.set("duplicateCodes", r#"["D01"]"#).unwrap();
+        home.set_conventions("live", c.clone()).unwrap();
+        // `profile add --replace` and the Settings form save the profile again.
+        home.save_profile(
+            Profile {
+                mer_no: 10009,
+                ..real("live")
+            },
+            Some("live"),
+        )
+        .unwrap();
+        home.put(real("live")).unwrap();
+        assert_eq!(home.conventions("live").unwrap(), c);
+        let e = home
+            .set_conventions(
+                "live",
+                Conventions {
+                    time_zone: "Nowhere".into(),
+                    ..c.clone()
+                },
+            )
+            .unwrap_err();
+        assert_eq!(field(e).0, "conventions.timeZone");
+        assert!(home.conventions("nobody").is_err());
+
+        // An older file: signing, state overrides and duplicate codes in the profile.
+        let older = serde_json::json!({
+            "active": "old",
+            "profiles": [{
+                "name": "old", "baseUrl": "https://gw.example", "merNo": 7,
+                "origin": "https://shop.example", "notifyUrl": "https://shop.example/n",
+                "signSettings": {"excludedKeys": ["sign"], "skipEmpty": false},
+                "stateOverrides": {"orderState": {"9": "processing"}},
+                "safety": {"duplicateWindowHours": 24, "notFoundGraceSecs": 300,
+                           "notFoundLookups": 3, "duplicateCodes": ["X9"]}
+            }]
+        });
+        std::fs::write(dir.path().join("profiles.json"), older.to_string()).unwrap();
+        let c = home.conventions("old").unwrap();
+        assert!(!c.signing.skip_empty);
+        assert_eq!(c.signing.excluded_keys, ["sign"]);
+        assert_eq!(c.duplicate_codes, ["X9"]);
+        let d = c.dictionary();
+        assert_eq!(
+            d.meaning(StateField::OrderState, "9"),
+            Some(Meaning::Processing)
+        );
+        assert_eq!(
+            d.meaning(StateField::OrderState, "5"),
+            Some(Meaning::Success)
+        );
     }
 }

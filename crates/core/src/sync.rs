@@ -179,8 +179,13 @@ impl Page {
     }
 }
 
-fn fmt(t: DateTime<Utc>) -> String {
-    t.format("%Y-%m-%d %H:%M:%S").to_string()
+/// A moment as `dateLimit` spells it: the wall-clock time in the zone the gateway reads
+/// it in (the profile's conventions, `timeZone`), so a window asks for the same
+/// instants whatever that zone is, and the newest window reaches the gateway's "now".
+fn fmt(t: DateTime<Utc>, zone: chrono_tz::Tz) -> String {
+    t.with_timezone(&zone)
+        .format("%Y-%m-%d %H:%M:%S")
+        .to_string()
 }
 
 fn ms(t: i64) -> DateTime<Utc> {
@@ -865,9 +870,12 @@ async fn read_page(
         mer_no: MerNo(mer_no),
         mer_order_nos: vec![],
         trade_nos: vec![],
-        date_limit: Some(DateLimit {
-            from: fmt(from),
-            to: fmt(to),
+        date_limit: Some({
+            let zone = client.config().conventions.gateway_zone();
+            DateLimit {
+                from: fmt(from, zone),
+                to: fmt(to, zone),
+            }
         }),
         page_num,
         page_size,

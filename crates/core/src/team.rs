@@ -361,6 +361,7 @@ impl Team {
         Filler {
             mer_no: self.mer_no as u64,
             notify_url: "https://signer.invalid/notify",
+            requester_ip: "127.0.0.1",
         }
     }
 
@@ -706,6 +707,7 @@ async fn execute_row(
     let filler = Filler {
         mer_no: desk.profile.mer_no,
         notify_url: "https://signer.invalid/notify",
+        requester_ip: &desk.conventions().requester_ip,
     };
     let form = row.form.clone();
     let sent = match operation {

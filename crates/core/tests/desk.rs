@@ -934,6 +934,7 @@ async fn a_success_without_a_usable_trade_number_is_unknown_until_looked_up() {
     running.sandbox.set_behaviour(paydesk_sandbox::Behaviour {
         accept_reused_order_no: true,
         list_lag_ms: 3_600_000,
+        speaks: None,
     });
     for _ in 0..3 {
         let e = desk.reconcile_entry(&entry, true).await.unwrap();

@@ -48,6 +48,7 @@ async fn a_lost_answer_stays_unknown_until_the_lagging_list_shows_it() {
     sb.set_behaviour(Behaviour {
         accept_reused_order_no: true,
         list_lag_ms: 2_000,
+        speaks: None,
     });
     let desk = f.desk().await;
     // The gateway commits the payout, then the answer is lost.
@@ -118,6 +119,7 @@ async fn a_request_that_never_arrived_goes_again_under_its_own_number_after_the_
     sb.set_behaviour(Behaviour {
         accept_reused_order_no: true,
         list_lag_ms: 0,
+        speaks: None,
     });
     let mut desk = f.desk().await;
     // The desk's clock is moved by hand: the grace period passes without waiting.
@@ -156,6 +158,7 @@ async fn a_reused_number_refused_on_a_resend_is_evidence_not_a_rejection() {
     sb.set_behaviour(Behaviour {
         accept_reused_order_no: false,
         list_lag_ms: 2_500,
+        speaks: None,
     });
     let desk = f.desk().await;
     sb.set_fault(

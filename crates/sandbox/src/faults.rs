@@ -27,9 +27,27 @@ pub struct Fault {
     /// Commit the operation, then answer success with its `tradeNo` blank (a gateway
     /// that says yes without saying under which number).
     pub blank_trade_no_rate: f64,
+    /// Commit the operation, then answer as a proxy in front of the gateway would:
+    /// `proxyStatus` (400 by default) with `proxyBody` instead of the gateway's answer.
+    pub proxy_rate: f64,
+    /// The proxy's status; 400 when 0.
+    pub proxy_status: u16,
+    /// The proxy's body: an HTML page (the default), an empty body, or a JSON
+    /// `{"code": "<status>", "message": ...}` that looks like an envelope.
+    pub proxy_body: ProxyBody,
     /// How long a hung answer is held; 30 s when 0.
     pub hang_ms: u64,
     pub seed: u64,
+}
+
+/// What a proxy answers (see [`Fault::proxy_rate`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ProxyBody {
+    #[default]
+    Html,
+    Empty,
+    Envelope,
 }
 
 /// The longest `latencyMs`, `latencyJitterMs` and `hangMs` the simulation API takes
@@ -39,13 +57,14 @@ pub const MAX_FAULT_MS: u64 = 120_000;
 /// The settings of [`Fault`] that are durations in milliseconds, as the JSON names them.
 pub(crate) const DURATION_FIELDS: [&str; 3] = ["latencyMs", "latencyJitterMs", "hangMs"];
 /// The settings of [`Fault`] that are rates, as the JSON names them.
-pub(crate) const RATE_FIELDS: [&str; 6] = [
+pub(crate) const RATE_FIELDS: [&str; 7] = [
     "errorRate",
     "dropRate",
     "malformedRate",
     "badSignatureRate",
     "hangRate",
     "blankTradeNoRate",
+    "proxyRate",
 ];
 
 impl Fault {
@@ -67,11 +86,15 @@ impl Fault {
             self.bad_signature_rate,
             self.hang_rate,
             self.blank_trade_no_rate,
+            self.proxy_rate,
         ];
         for (field, rate) in RATE_FIELDS.iter().zip(rates) {
             if !(0.0..=1.0).contains(&rate) {
                 return Err(format!("{field}: must be a number from 0 to 1"));
             }
+        }
+        if self.proxy_status != 0 && !(100..=599).contains(&self.proxy_status) {
+            return Err("proxyStatus: must be an HTTP status from 100 to 599 (0: 400)".into());
         }
         Ok(())
     }
@@ -87,6 +110,11 @@ pub enum Injected {
     BadSignature,
     Hang,
     BlankTradeNo,
+    /// A proxy's answer after the commit: its status and body.
+    Proxy {
+        status: u16,
+        body: ProxyBody,
+    },
 }
 
 /// Mixed into the seed for the jitter's own sequence (any odd constant would do).
@@ -145,6 +173,17 @@ impl Armed {
             (f.bad_signature_rate, Injected::BadSignature),
             (f.hang_rate, Injected::Hang),
             (f.blank_trade_no_rate, Injected::BlankTradeNo),
+            (
+                f.proxy_rate,
+                Injected::Proxy {
+                    status: if f.proxy_status == 0 {
+                        400
+                    } else {
+                        f.proxy_status
+                    },
+                    body: f.proxy_body,
+                },
+            ),
         ];
         let mut edge = 0.0;
         for (rate, outcome) in outcomes {

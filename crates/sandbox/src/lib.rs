@@ -4,6 +4,7 @@
 //! and optional SQLite persistence. Tests start it in-process on a free loopback port.
 
 pub mod codes;
+mod dialect;
 mod extract;
 mod faults;
 mod gateway;
@@ -60,6 +61,13 @@ pub struct Behaviour {
     pub accept_reused_order_no: bool,
     /// The order list shows a new order only this many milliseconds after it was made.
     pub list_lag_ms: u64,
+    /// Speak another gateway's conventions instead of the project's reading: requests
+    /// are read in them (signing, `dateLimit`'s zone, the largest page, `queryType`
+    /// names, which orders the list shows) and answers and notifications written in them
+    /// (state values; success, duplicate and not-found codes). The same file format as a
+    /// profile's conventions (`paydesk profile conventions export`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speaks: Option<paydesk_gateway::Conventions>,
 }
 
 /// The longest list lag the simulation API takes: one hour.
@@ -72,6 +80,10 @@ impl Behaviour {
             return Err(format!(
                 "listLagMs: must be an integer from 0 to {MAX_LIST_LAG_MS} (milliseconds)"
             ));
+        }
+        if let Some(c) = &self.speaks {
+            c.check()
+                .map_err(|e| format!("speaks.{}: {}", e.field, e.rule))?;
         }
         Ok(())
     }
@@ -105,6 +117,14 @@ pub(crate) struct Shared {
 impl Shared {
     pub(crate) fn behaviour(&self) -> Behaviour {
         self.behaviour.read().unwrap_or_else(poisoned).clone()
+    }
+
+    /// Runs `f` with the reading the sandbox speaks now.
+    pub(crate) fn with_dialect<R>(&self, f: impl FnOnce(&dialect::Dialect<'_>) -> R) -> R {
+        let b = self.behaviour.read().unwrap_or_else(poisoned);
+        f(&dialect::Dialect {
+            conventions: b.speaks.as_ref(),
+        })
     }
 }
 

@@ -11,7 +11,6 @@ use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
 use chrono::Utc;
-use paydesk_gateway::SignSettings;
 use rust_decimal::Decimal;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -304,6 +303,7 @@ pub(crate) fn notify_order(
         "notifyTime",
         json!(Utc::now().format("%Y-%m-%d %H:%M:%S").to_string()),
     );
+    s.with_dialect(|d| d.notification(&mut body));
     queue(s, kind, o.mer_no, &o.trade_no, &o.notify_url, body);
 }
 
@@ -315,8 +315,8 @@ pub(crate) fn queue(
     url: &str,
     mut body: Map<String, Value>,
 ) {
-    if let Ok(signed) = paydesk_gateway::sign_body(&body, &SignSettings::default(), &s.gateway_key)
-    {
+    let signing = s.with_dialect(|d| d.signing());
+    if let Ok(signed) = paydesk_gateway::sign_body(&body, &signing, &s.gateway_key) {
         body.insert("sign".into(), Value::String(signed.sign));
     }
     let note = {
@@ -702,9 +702,19 @@ fn fault_body(mut body: Map<String, Value>) -> Result<(String, Fault), ApiError>
             if !v.as_f64().is_some_and(|r| (0.0..=1.0).contains(&r)) {
                 return Err(bad(format!("{key}: must be a number from 0 to 1")));
             }
+        } else if key == "proxyStatus" {
+            if v.as_u64().is_none_or(|st| !(100..=599).contains(&st)) {
+                return Err(bad(
+                    "proxyStatus: must be an HTTP status from 100 to 599".to_string()
+                ));
+            }
+        } else if key == "proxyBody" {
+            if !matches!(v.as_str(), Some("html" | "empty" | "envelope")) {
+                return Err(bad("proxyBody: must be html, empty or envelope".to_string()));
+            }
         } else if key != "seed" {
             return Err(bad(format!(
-                "{key}: not a fault setting (route, {}, {}, seed)",
+                "{key}: not a fault setting (route, {}, {}, proxyStatus, proxyBody, seed)",
                 DURATION_FIELDS.join(", "),
                 RATE_FIELDS.join(", ")
             )));
@@ -769,10 +779,22 @@ async fn set_behaviour(
                     format!("listLagMs: must be an integer from 0 to {max} (milliseconds)"),
                 ));
             }
+            "speaks" if v.is_null() => {}
+            "speaks" => {
+                let text = v.to_string();
+                paydesk_gateway::Conventions::from_json(&text).map_err(|e| {
+                    api_error(
+                        StatusCode::BAD_REQUEST,
+                        format!("speaks.{}: {}", e.field, e.rule),
+                    )
+                })?;
+            }
             other => {
                 return Err(api_error(
                     StatusCode::BAD_REQUEST,
-                    format!("{other}: not a behaviour setting (acceptReusedOrderNo, listLagMs)"),
+                    format!(
+                        "{other}: not a behaviour setting (acceptReusedOrderNo, listLagMs, speaks)"
+                    ),
                 ));
             }
         }

@@ -29,8 +29,6 @@ pub fn ensure_profile(home: &Home, secrets: &Secrets) -> CoreResult<Profile> {
                 origin: SANDBOX_ORIGIN.into(),
                 lang: "en".into(),
                 order_type: None,
-                sign_settings: Default::default(),
-                state_overrides: Default::default(),
                 operator: std::env::var("USER")
                     .ok()
                     .map(|u| {

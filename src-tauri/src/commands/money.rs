@@ -202,11 +202,7 @@ async fn read_bulk(
 ) -> CmdResult<(std::sync::Arc<paydesk_core::Desk>, bulk::BulkFile)> {
     let p = bulk_path(path)?;
     let desk = state.desk().await?;
-    let ctx = bulk::BulkContext {
-        mer_no: desk.profile.mer_no,
-        notify_url: desk.notify_url()?,
-        ip_address: "127.0.0.1".into(),
-    };
+    let ctx = desk.bulk_context()?;
     let file = tokio::task::spawn_blocking(move || bulk::read(&p, &ctx))
         .await
         .map_err(internal)??;

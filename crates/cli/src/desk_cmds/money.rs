@@ -18,7 +18,9 @@ pub struct MoneyArgs {
     /// Fixed once; give the same one to retry the same order (default: a new one).
     #[arg(long)]
     mer_order_no: Option<String>,
-    #[arg(long, default_value = "127.0.0.1")]
+    /// The `ipAddress` sent: a payin's customer's IP; by default the requester's IP of
+    /// the profile's conventions (`requesterIp`).
+    #[arg(long, default_value = "")]
     ip: String,
     #[arg(long)]
     notify_url: Option<String>,
@@ -565,12 +567,7 @@ async fn bulk(
     how: BulkRun,
 ) -> Result<(), Failure> {
     use paydesk_core::bulk;
-    let notify_url = desk.notify_url()?;
-    let ctx = bulk::BulkContext {
-        mer_no: desk.profile.mer_no,
-        notify_url,
-        ip_address: "127.0.0.1".into(),
-    };
+    let ctx = desk.bulk_context()?;
     let checked = bulk::read(file, &ctx)?;
     for e in &checked.errors {
         eprintln!(

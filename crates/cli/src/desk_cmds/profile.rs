@@ -39,6 +39,59 @@ pub enum ProfileCmd {
     SetToken { name: Option<String> },
     /// Store a team profile's database password, read from stdin.
     SetTeamPassword { name: Option<String> },
+    /// The gateway's conventions: everything the interface leaves open (state values,
+    /// codes, signing, time zone, limits, which orders the list shows). See the README's
+    /// "Connecting a live gateway".
+    #[command(subcommand)]
+    Conventions(ConventionsCmd),
+    /// Check the connection with no money moved: a signed balance query and a signed
+    /// order-list query of the last day, their signatures verified; says what works and
+    /// which setting to change. Exits 1 when something fails.
+    Check {
+        name: Option<String>,
+        /// The currency of the balance query (default: the first the desk knows, else USD).
+        #[arg(long)]
+        currency: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConventionsCmd {
+    /// Print the profile's conventions as the JSON file they are kept as.
+    Show { name: Option<String> },
+    /// Set one member: `timeZone Asia/Shanghai`, `maxPageSize 100`,
+    /// `listShows.topUps false`, `duplicateCodes '["E1011","D01"]'`,
+    /// `states.orderState.9 processing` (or `-` to remove a value),
+    /// `refusalStatuses.v2.payout '[409]'`.
+    Set {
+        key: String,
+        #[arg(allow_hyphen_values = true)]
+        value: String,
+        /// The profile (default: the active one).
+        #[arg(long = "of")]
+        name: Option<String>,
+    },
+    /// Replace the profile's conventions with a JSON file (as `export` writes it; every
+    /// member may be left out, taking the sandbox's reading).
+    Import {
+        file: PathBuf,
+        #[arg(long = "of")]
+        name: Option<String>,
+    },
+    /// Write the profile's conventions to a JSON file (to share with a team).
+    Export {
+        file: PathBuf,
+        #[arg(long = "of")]
+        name: Option<String>,
+        /// Replace the file if it exists.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Go back to the sandbox's reading.
+    Reset {
+        #[arg(long = "of")]
+        name: Option<String>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -158,8 +211,6 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                 origin: a.origin,
                 lang: a.lang,
                 order_type: None,
-                sign_settings: Default::default(),
-                state_overrides: Default::default(),
                 operator: a
                     .operator
                     .unwrap_or_else(|| std::env::var("USER").unwrap_or_else(|_| "operator".into())),
@@ -170,7 +221,6 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                     duplicate_window_hours: a.duplicate_window_hours,
                     not_found_grace_secs: a.not_found_grace_secs,
                     not_found_lookups: a.not_found_lookups,
-                    ..Default::default()
                 },
                 sync: paydesk_core::profile::SyncSettings {
                     page_size: a.page_size,
@@ -261,6 +311,46 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
             session.secrets()?.set_bearer(&name, &token)?;
             print(g, &true, || "token stored in the keyring".into())
         }
+        ProfileCmd::Conventions(c) => conventions(c, g, &which),
+        ProfileCmd::Check { name, currency } => {
+            let name = which(name)?;
+            let report = runtime()?.block_on(async {
+                let desk = session.open(Some(&name)).await?;
+                desk.check_connection(currency.as_deref())
+                    .await
+                    .map_err(Failure::from)
+            })?;
+            print(g, &report, || {
+                let mut lines = vec![format!(
+                    "connection check of {} ({}):",
+                    report.profile, report.base_url
+                )];
+                for i in &report.items {
+                    let mark = match i.outcome {
+                        paydesk_core::desk::CheckOutcome::Works => "ok  ",
+                        paydesk_core::desk::CheckOutcome::Note => "note",
+                        paydesk_core::desk::CheckOutcome::Fails => "FAIL",
+                    };
+                    let setting = i
+                        .setting
+                        .as_deref()
+                        .map(|s| format!(" [setting: {s}]"))
+                        .unwrap_or_default();
+                    lines.push(format!("{mark} {:<10} {}{setting}", i.what, i.detail));
+                }
+                lines.push(if report.ok {
+                    "everything tried works".into()
+                } else {
+                    "something failed: change the named setting and check again".into()
+                });
+                lines.join("\n")
+            })?;
+            if report.ok {
+                Ok(())
+            } else {
+                Err(Failure::Check("the connection check found problems".into()))
+            }
+        }
         ProfileCmd::SetTeamPassword { name } => {
             let name = which(name)?;
             let password = zeroize::Zeroizing::new(
@@ -272,6 +362,66 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                 .set_team_password(&name, password.trim_end_matches(['\r', '\n']))?;
             print(g, &true, || {
                 "the team database's password is stored in the keyring".into()
+            })
+        }
+    }
+}
+
+fn conventions(
+    cmd: ConventionsCmd,
+    g: &Global,
+    which: &dyn Fn(Option<String>) -> Result<String, Failure>,
+) -> Result<(), Failure> {
+    use paydesk_gateway::Conventions;
+    let session = session()?;
+    let home = session.home();
+    let named = |e: paydesk_gateway::conventions::ConventionsError| {
+        Failure::Input(format!("conventions.{}: {}", e.field, e.rule))
+    };
+    match cmd {
+        ConventionsCmd::Show { name } => {
+            let c = home.conventions(&which(name)?)?;
+            print(g, &c, || c.to_json())
+        }
+        ConventionsCmd::Set { key, value, name } => {
+            let name = which(name)?;
+            let mut c = home.conventions(&name)?;
+            c.set(&key, &value).map_err(named)?;
+            home.set_conventions(&name, c)?;
+            print(g, &key, || {
+                format!("{key} set for profile {name}; it applies from the desk's next opening")
+            })
+        }
+        ConventionsCmd::Import { file, name } => {
+            let name = which(name)?;
+            let text =
+                paydesk_core::input::read_text(&file, 1024 * 1024).map_err(Failure::Input)?;
+            let c = Conventions::from_json(&text).map_err(named)?;
+            home.set_conventions(&name, c.clone())?;
+            print(g, &c.name, || {
+                format!("conventions {:?} imported into profile {name}", c.name)
+            })
+        }
+        ConventionsCmd::Export { file, name, force } => {
+            let name = which(name)?;
+            let c = home.conventions(&name)?;
+            if !force && std::fs::symlink_metadata(&file).is_ok() {
+                return Err(Failure::Input(format!(
+                    "{}: exists; give --force to replace it",
+                    file.display()
+                )));
+            }
+            std::fs::write(&file, c.to_json() + "\n")
+                .map_err(|e| Failure::Other(format!("{}: {e}", file.display())))?;
+            print(g, &file, || {
+                format!("conventions of {name} written to {}", file.display())
+            })
+        }
+        ConventionsCmd::Reset { name } => {
+            let name = which(name)?;
+            home.set_conventions(&name, Conventions::sandbox())?;
+            print(g, &name, || {
+                format!("profile {name} now reads its gateway as the sandbox does")
             })
         }
     }

@@ -77,8 +77,9 @@ pub enum JournalCmd {
         #[arg(long, conflicts_with = "mer_order_no")]
         id: Option<i64>,
     },
-    /// Resolve by hand an unknown card withdrawal or review submission (the gateway
-    /// cannot be asked about them), after checking the card's or the order's history.
+    /// Resolve by hand an unknown outcome the gateway's order list cannot prove: a card
+    /// withdrawal, a review submission, or an operation whose orders the gateway's list
+    /// does not show (conventions `listShows`), after checking with the gateway.
     Resolve {
         /// The journal number (`journal list` shows it).
         #[arg(allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..))]

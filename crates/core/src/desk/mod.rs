@@ -3,6 +3,7 @@
 //! submit and reconcile, and the audit trail; orders, money and queries in the
 //! submodules.
 
+mod check;
 mod made;
 mod money;
 mod orders;
@@ -10,6 +11,7 @@ mod queries;
 mod reports;
 mod timeline;
 
+pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
 pub use queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
@@ -125,6 +127,9 @@ impl TradeNo for wire::NoData {
 #[derive(Debug)]
 pub struct Desk {
     pub profile: Profile,
+    /// What the interface leaves open about this profile's gateway (read when the desk
+    /// opens: a change takes effect at the next opening).
+    conventions: paydesk_gateway::Conventions,
     secrets: Secrets,
     /// The signed client of the gateway: `None` on a team desk that holds no merchant
     /// key (a maker's, an approver's, a viewer's): it works on the team's data and makes
@@ -312,7 +317,8 @@ impl Desk {
         config.referer = Some(profile.origin.clone());
         config.lang = Some(profile.lang.clone());
         config.order_type = profile.order_type.clone();
-        config.sign_settings = profile.sign_settings.clone();
+        let conventions = home.conventions(profile_name)?;
+        config.conventions = conventions.clone();
         config.rate_limit = std::num::NonZeroU32::new(profile.sync.rate_limit);
         if !profile.proxy.is_empty() {
             config.proxy = Some(
@@ -355,9 +361,10 @@ impl Desk {
             }
             None => Store::open_sqlite(&path)?,
         };
-        let dictionary = profile.dictionary();
+        let dictionary = conventions.dictionary();
         let desk = Desk {
             profile,
+            conventions,
             secrets,
             client,
             base_url,
@@ -491,6 +498,23 @@ impl Desk {
 
     pub fn dictionary(&self) -> &StateDictionary {
         &self.dictionary
+    }
+
+    /// The gateway's conventions this desk works by.
+    pub fn conventions(&self) -> &paydesk_gateway::Conventions {
+        &self.conventions
+    }
+
+    /// Whether the gateway's order list can prove where an entry's order stands: the
+    /// operation carries a number the list is asked by, and the conventions say the list
+    /// shows that operation's orders. Otherwise an unknown outcome stays unknown until a
+    /// person resolves it, and is never sent again by the desk.
+    pub(crate) fn listable(&self, e: &Entry) -> bool {
+        e.can_be_looked_up
+            && self
+                .conventions
+                .list_shows
+                .shows(crate::store::journal::kind_of(e.operation))
     }
 
     pub fn secrets(&self) -> &Secrets {
@@ -863,7 +887,7 @@ impl Desk {
         };
         let message = e.to_string();
         let (status, code) = match &e {
-            GatewayError::Rejected { code, .. } if entry.attempts > 1 && entry.can_be_looked_up => {
+            GatewayError::Rejected { code, .. } if entry.attempts > 1 && self.listable(&entry) => {
                 // A refusal of a resend may mean the first attempt arrived after all
                 // (a reused number refused): look before believing it.
                 match self.look_up(&entry.mer_order_no).await {
@@ -889,7 +913,7 @@ impl Desk {
                     // Not proven absent (the lookup failed, or the list names it without
                     // a trade number), or refused as a reused number: still unknown.
                     Err(_) | Ok(Listed::WithoutTradeNo) => (Status::Unknown, Some(code.clone())),
-                    _ if self.profile.safety.duplicate_codes.contains(code) => {
+                    _ if self.conventions.duplicate_codes.contains(code) => {
                         (Status::Unknown, Some(code.clone()))
                     }
                     Ok(Listed::Absent) => (Status::Rejected, Some(code.clone())),
@@ -1038,6 +1062,16 @@ impl Desk {
             self.store.journal().note(e.id, msg)?;
             return current();
         }
+        if !self.listable(e) {
+            // The gateway's list does not show this operation's orders (its conventions
+            // say so): not being listed proves nothing, so it is never sent again here.
+            let msg = format!(
+                "the gateway's order list does not show {} orders (conventions listShows), so the desk cannot prove whether it arrived: check with the gateway, then resolve it with what you found (`paydesk journal resolve`)",
+                crate::store::journal::kind_of(e.operation).as_str()
+            );
+            self.store.journal().note(e.id, &msg)?;
+            return current();
+        }
         let Some((e, claim)) = self.store.journal().claim(e.id)? else {
             // Another process (or window) is sending or looking it up right now.
             return current();
@@ -1143,7 +1177,7 @@ impl Desk {
                 ),
             ));
         }
-        if e.operation.can_be_looked_up() {
+        if self.listable(&e) {
             return Err(CoreError::validation(
                 "id",
                 format!(

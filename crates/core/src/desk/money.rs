@@ -369,6 +369,16 @@ impl Desk {
 
     /// What a bulk run would do with each row of a checked file, as the journal stands
     /// now; nothing is written or sent. See [`bulk::BulkPlan`].
+    /// What a bulk file's rows are checked and sent with: the merchant, the
+    /// notification URL, and the requester's IP of the profile's conventions.
+    pub fn bulk_context(&self) -> CoreResult<bulk::BulkContext> {
+        Ok(bulk::BulkContext {
+            mer_no: self.profile.mer_no,
+            notify_url: self.notify_url()?,
+            ip_address: self.conventions.requester_ip.clone(),
+        })
+    }
+
     pub fn bulk_plan(&self, file: &bulk::BulkFile) -> CoreResult<bulk::BulkPlan> {
         let planned = self.plan_rows(file, false)?;
         let mut plan = bulk::BulkPlan {
@@ -812,6 +822,7 @@ impl Desk {
         build(&Filler {
             mer_no: self.profile.mer_no,
             notify_url: desk_url.as_deref().unwrap_or(""),
+            requester_ip: &self.conventions.requester_ip,
         })
     }
 

@@ -79,7 +79,21 @@ impl Desk {
             open_states: self.open_states(),
         };
         let started = Instant::now();
-        let r = sync::run(self.client()?, &target, opts, cancel, progress).await;
+        // Never more a page than the gateway takes (its conventions' maxPageSize).
+        let most = i64::from(self.conventions.max_page_size);
+        let capped;
+        let opts = if opts.page_size > most {
+            capped = SyncOptions {
+                page_size: most,
+                ..opts.clone()
+            };
+            &capped
+        } else {
+            opts
+        };
+        let r = sync::run(self.client()?, &target, opts, cancel, progress)
+            .await
+            .map_err(|e| self.list_refusal_named(e, opts));
         self.label_listed_made();
         self.orders_changed();
         let result = match &r {
@@ -97,6 +111,25 @@ impl Desk {
             started,
         );
         r
+    }
+
+    /// A refusal of the order list during a sync, with the settings that may cause it
+    /// named: the page size and the span of `dateLimit` are limits the interface does
+    /// not give, and a gateway's refusal of either is otherwise only its own code.
+    fn list_refusal_named(&self, e: CoreError, opts: &SyncOptions) -> CoreError {
+        match e {
+            CoreError::Rejected {
+                gateway_code,
+                message,
+            } => CoreError::Rejected {
+                message: format!(
+                    "{message} (the order list was refused while syncing with pages of {} orders and windows of {} hours read in the gateway's zone {}: if the gateway limits these, set them in the profile's conventions, `paydesk profile conventions set maxPageSize N` or `maxSpanHours N`, then check with `paydesk profile check`)",
+                    opts.page_size, opts.window_hours, self.conventions.time_zone
+                ),
+                gateway_code,
+            },
+            other => other,
+        }
     }
 
     /// A page of the orders table. Pages past the first 10,000 rows are read after an

@@ -197,7 +197,7 @@ impl Desk {
     /// checked against the gateway's key.
     pub fn record_notification(&self, body: &str) -> CoreResult<crate::events::Received> {
         let received =
-            crate::events::check(body, self.gateway_key.as_ref(), &self.profile.sign_settings)?;
+            crate::events::check(body, self.gateway_key.as_ref(), &self.conventions.signing)?;
         self.store.notifications().add(
             &received.kind,
             &received.trade_no,
@@ -240,7 +240,7 @@ impl Desk {
 
     /// Checks a pasted notification body's signature without storing it.
     pub fn verify_notification(&self, body: &str) -> CoreResult<crate::events::Received> {
-        crate::events::check(body, self.gateway_key.as_ref(), &self.profile.sign_settings)
+        crate::events::check(body, self.gateway_key.as_ref(), &self.conventions.signing)
     }
 
     /// The V1 refund query; the record is cached.

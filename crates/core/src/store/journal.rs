@@ -149,6 +149,21 @@ impl JournalOperation {
     }
 }
 
+/// The kind of order an operation makes (what the order list would show it as).
+pub fn kind_of(operation: JournalOperation) -> paydesk_gateway::OrderKind {
+    use paydesk_gateway::OrderKind;
+    match operation {
+        JournalOperation::V2Payment
+        | JournalOperation::V1Payment
+        | JournalOperation::V1VnBankPayment
+        // A review submission is about a payin (it is never listed: not looked up).
+        | JournalOperation::V1TransferOrderSubmit => OrderKind::Payin,
+        JournalOperation::V2Payout | JournalOperation::V1CardPayout => OrderKind::Payout,
+        JournalOperation::V2CardTopUp => OrderKind::TopUp,
+        JournalOperation::V1CardWithdraw => OrderKind::Withdraw,
+    }
+}
+
 impl std::fmt::Display for JournalOperation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

@@ -57,44 +57,9 @@ pub struct CachedOrder {
     pub exception_handling_fee: Option<String>,
 }
 
-/// What an order is, as the journal that made it knows.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum OrderKind {
-    Payin,
-    Payout,
-    TopUp,
-    Withdraw,
-}
-
-impl OrderKind {
-    pub const ALL: [Self; 4] = [Self::Payin, Self::Payout, Self::TopUp, Self::Withdraw];
-
-    /// The name the cache stores (`payin`, `payout`, `topUp`, `withdraw`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Payin => "payin",
-            Self::Payout => "payout",
-            Self::TopUp => "topUp",
-            Self::Withdraw => "withdraw",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-
-    /// What it is called in a sentence ("a payout").
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Payin => "payin",
-            Self::Payout => "payout",
-            Self::TopUp => "card top-up",
-            Self::Withdraw => "card withdrawal",
-        }
-    }
-}
+/// What an order is, as the journal that made it knows (or the conventions' rules on
+/// its number).
+pub use paydesk_gateway::OrderKind;
 
 /// An order this desk made, as the journal knows it the moment the gateway accepts it:
 /// cached at once, confirmed (and its state updated) by the next sync.

@@ -12,9 +12,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use base64::Engine as _;
 use chrono::{NaiveDateTime, Utc};
+use paydesk_gateway::Currency;
 use paydesk_gateway::validate::{self as v, FieldError};
 use paydesk_gateway::wire::{self, Envelope, Operation};
-use paydesk_gateway::{Currency, SignSettings};
 use rust_decimal::Decimal;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -299,6 +299,9 @@ async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, body: Body) ->
     if injected == Injected::Hang {
         tokio::time::sleep(hang).await;
     }
+    if let Injected::Proxy { status, body } = injected {
+        return proxy_answer(status, body);
+    }
     match injected {
         Injected::Drop => dropped_connection(),
         Injected::Malformed => {
@@ -315,7 +318,38 @@ async fn handle(s: Arc<Shared>, route: Route, headers: HeaderMap, body: Body) ->
             )
                 .into_response()
         }
-        _ => json_response(status, &envelope),
+        _ => {
+            let mut v = serde_json::to_value(&envelope).unwrap_or(Value::Null);
+            s.with_dialect(|d| d.answer(&mut v));
+            json_response(status, &v)
+        }
+    }
+}
+
+/// What a proxy or load balancer in front of the gateway answers after the gateway
+/// committed: its own page under its own status, never the gateway's envelope.
+fn proxy_answer(status: u16, body: crate::faults::ProxyBody) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+    match body {
+        crate::faults::ProxyBody::Html => (
+            status,
+            [("content-type", "text/html")],
+            format!(
+                "<!DOCTYPE html><html><head><title>{status}</title></head><body><center><h1>{status}</h1></center><hr><center>nginx</center></body></html>"
+            ),
+        )
+            .into_response(),
+        crate::faults::ProxyBody::Empty => (status, "").into_response(),
+        crate::faults::ProxyBody::Envelope => (
+            status,
+            [("content-type", "application/json")],
+            format!(
+                r#"{{"code":"{}","message":"{}"}}"#,
+                status.as_u16(),
+                status.canonical_reason().unwrap_or("error")
+            ),
+        )
+            .into_response(),
     }
 }
 
@@ -366,7 +400,8 @@ fn sign_request(s: &Arc<Shared>, body: &Map<String, Value>) -> String {
     let mut original = body.clone();
     original.remove("sign");
     original.remove("sing");
-    paydesk_gateway::sign_body(&original, &SignSettings::default(), &s.gateway_key)
+    let signing = s.with_dialect(|d| d.signing());
+    paydesk_gateway::sign_body(&original, &signing, &s.gateway_key)
         .map(|signed| signed.sign)
         .unwrap_or_default()
 }
@@ -425,7 +460,8 @@ fn gate(
             "the merchant's registered public key is unusable",
         )
     })?;
-    if paydesk_gateway::verify_body(body, &SignSettings::default(), &key, &sign).is_err() {
+    let signing = s.with_dialect(|d| d.signing());
+    if paydesk_gateway::verify_body(body, &signing, &key, &sign).is_err() {
         return Err(Failure::new(
             Code::BadSignature,
             format!("{field} does not verify with the merchant's public key"),
@@ -612,7 +648,8 @@ fn run(
             }
             let state = s.read();
             let o = own_order(&state, m.mer_no, &op.trade_no)?;
-            let record = order_record(o, &op.query_type)?;
+            let query_type = s.with_dialect(|d| d.query_type_in(&op.query_type));
+            let record = order_record(o, &query_type)?;
             // The interface's own example answers this query with code 200.
             Ok(Done {
                 data: raw(&record),
@@ -635,7 +672,7 @@ fn run(
         Route::V1Query => {
             let op: wire::V1RefundQuery = decode(body)?;
             check(&op)?;
-            if op.query_type != "refund" {
+            if s.with_dialect(|d| d.query_type_in(&op.query_type)) != "refund" {
                 return Err(Failure::new(
                     Code::BadFormat,
                     "queryType: this query answers refund only",

@@ -123,9 +123,31 @@ pub(crate) fn list_item(o: &Order) -> wire::OrderListItem {
     }
 }
 
-pub(super) fn millis(field: &str, text: &str) -> Outcome<i64> {
+/// A `dateLimit` end read in the zone the sandbox speaks (UTC by default): `from` at the
+/// earliest instant the wall-clock time names, `to` at the latest (a time that occurs
+/// twice when clocks go back covers both; one that never occurs, when they go forward,
+/// is the instant the clocks jumped to).
+pub(super) fn millis(field: &str, text: &str, zone: chrono_tz::Tz, latest: bool) -> Outcome<i64> {
+    use chrono::TimeZone as _;
     let t: NaiveDateTime = v::date_time(field, text).map_err(field_failure)?;
-    Ok(t.and_utc().timestamp_millis())
+    let at = match zone.from_local_datetime(&t) {
+        chrono::LocalResult::Single(a) => a,
+        chrono::LocalResult::Ambiguous(a, b) => {
+            if latest {
+                a.max(b)
+            } else {
+                a.min(b)
+            }
+        }
+        chrono::LocalResult::None => {
+            // In the gap: an hour later is after the jump.
+            let later = t + chrono::Duration::hours(1);
+            zone.from_local_datetime(&later)
+                .earliest()
+                .ok_or_else(|| Failure::new(Code::BadFormat, format!("{field}: no such time")))?
+        }
+    };
+    Ok(at.timestamp_millis())
 }
 
 pub(super) fn order_list(
@@ -144,26 +166,27 @@ pub(super) fn order_list(
         )
         .into());
     }
+    let (most, zone) = s.with_dialect(|d| (d.max_page_size(), d.zone()));
     if v::page_num("pageNum", op.page_num).is_err()
-        || v::page_size("pageSize", op.page_size).is_err()
+        || !(1..=i64::from(most)).contains(&op.page_size)
     {
         return Err(Failure::new(
             Code::PageSizeOutOfBounds,
-            format!(
-                "pageNum must be 1 or more and pageSize between 1 and {}",
-                v::MAX_PAGE_SIZE
-            ),
+            format!("pageNum must be 1 or more and pageSize between 1 and {most}"),
         )
         .into());
     }
     check(&op)?;
     let window = match &op.date_limit {
         Some(d) => Some((
-            millis("dateLimit.from", &d.from)?,
-            millis("dateLimit.to", &d.to)? + 999,
+            millis("dateLimit.from", &d.from, zone, false)?,
+            millis("dateLimit.to", &d.to, zone, true)? + 999,
         )),
         None => None,
     };
+    // Orders of the kinds this gateway's list does not show are never listed.
+    let shows = s.with_dialect(|d| d.list_shows());
+    let listed = |o: &Order| shows.is_none_or(|l| crate::dialect::lists(&l, o.kind));
     let state = s.read();
     // A gateway whose list lags shows an order only some time after it was made.
     let lag = i64::try_from(s.behaviour().list_lag_ms).unwrap_or(i64::MAX);
@@ -183,13 +206,28 @@ pub(super) fn order_list(
         if op.mer_order_nos.is_empty() && op.trade_nos.is_empty() {
             let (from, to) = window.unwrap_or((i64::MIN, i64::MAX));
             let slice = state.window(m.mer_no, from, to);
-            let items = slice
-                .iter()
-                .skip(skip)
-                .take(size)
-                .map(|&(_, i)| list_item(&state.orders[i]))
-                .collect();
-            (slice.len(), items)
+            if shows.is_none() {
+                let items = slice
+                    .iter()
+                    .skip(skip)
+                    .take(size)
+                    .map(|&(_, i)| list_item(&state.orders[i]))
+                    .collect();
+                (slice.len(), items)
+            } else {
+                let shown: Vec<usize> = slice
+                    .iter()
+                    .map(|&(_, i)| i)
+                    .filter(|&i| listed(&state.orders[i]))
+                    .collect();
+                let items = shown
+                    .iter()
+                    .skip(skip)
+                    .take(size)
+                    .map(|&i| list_item(&state.orders[i]))
+                    .collect();
+                (shown.len(), items)
+            }
         } else {
             let mut found: Vec<&Order> = op
                 .mer_order_nos
@@ -200,7 +238,7 @@ pub(super) fn order_list(
                         .iter()
                         .filter_map(|t| state.order(t).filter(|o| o.mer_no == m.mer_no)),
                 )
-                .filter(|o| in_window(o))
+                .filter(|o| in_window(o) && listed(o))
                 .collect();
             found.sort_by(|a, b| (a.created, &a.trade_no).cmp(&(b.created, &b.trade_no)));
             found.dedup_by(|a, b| a.trade_no == b.trade_no);

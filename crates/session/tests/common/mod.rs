@@ -59,8 +59,6 @@ pub async fn external_sandbox(home: &Home, secrets: &Secrets, name: &str) -> Run
         origin: ORIGIN.into(),
         lang: "en".into(),
         order_type: None,
-        sign_settings: Default::default(),
-        state_overrides: Default::default(),
         operator: "tester".into(),
         // A closed port: the served sandbox keeps retrying, nothing listens.
         notify_url: "http://127.0.0.1:9/notify".into(),

@@ -36,7 +36,6 @@ describe("the profile form", () => {
           duplicateWindowHours: 24,
           notFoundGraceSecs: 300,
           notFoundLookups: 3,
-          duplicateCodes: ["E1011"],
         },
       },
       previous: null,

@@ -5,7 +5,6 @@ import {
   NumberInput,
   Stack,
   Switch,
-  TagsInput,
   Text,
   TextInput,
   Title,
@@ -27,8 +26,6 @@ export const NEW_PROFILE: Profile = {
   origin: "https://",
   lang: "en",
   orderType: null,
-  signSettings: { excludedKeys: ["sign", "sing", "signType"], skipEmpty: true },
-  stateOverrides: {},
   operator: "",
   notifyUrl: "",
   notifyAtDesk: false,
@@ -37,7 +34,6 @@ export const NEW_PROFILE: Profile = {
     duplicateWindowHours: 24,
     notFoundGraceSecs: 300,
     notFoundLookups: 3,
-    duplicateCodes: ["E1011"],
   },
   sync: { pageSize: 500, inFlight: 8, rateLimit: 0, balancesEveryMins: 60 },
 };
@@ -197,21 +193,6 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
             onChange={(e) => set("proxy", e.currentTarget.value)}
             error={err("proxy")}
             data-testid="profile-proxy"
-          />
-          <Title order={3} size="h5">
-            {t("settings.signing")}
-          </Title>
-          <TagsInput
-            label={t("settings.field.excludedKeys")}
-            value={p.signSettings.excludedKeys}
-            onChange={(v) => set("signSettings", { ...p.signSettings, excludedKeys: v })}
-          />
-          <Switch
-            label={t("settings.field.skipEmpty")}
-            checked={p.signSettings.skipEmpty}
-            onChange={(e) =>
-              set("signSettings", { ...p.signSettings, skipEmpty: e.currentTarget.checked })
-            }
           />
           <Title order={3} size="h5">
             {t("settings.safety")}
