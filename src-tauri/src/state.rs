@@ -149,6 +149,16 @@ impl AppState {
         self.check_idle()
     }
 
+    /// A desk of `profile` for a one-off use (a connection check): the open desk when it
+    /// is that profile's, else one opened for the call and closed after it.
+    pub async fn desk_of(&self, profile: &str) -> CoreResult<Arc<OpenDesk>> {
+        if self.active_profile()? == profile {
+            return self.opened().await;
+        }
+        self.unlocked()?;
+        Ok(Arc::new(self.session.open(Some(profile)).await?))
+    }
+
     /// The active profile's name; on first start, the built-in sandbox.
     pub fn active_profile(&self) -> CoreResult<String> {
         self.session.active_profile()

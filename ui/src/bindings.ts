@@ -13,6 +13,27 @@ export const commands = {
 	 *  sandbox's gateway address cannot be set.
 	 */
 	profileSave: (profile: Profile_Deserialize, previous: string | null) => typedError<null, CoreError>(__TAURI_INVOKE("profile_save", { profile, previous })),
+	/**  A profile's gateway conventions (the sandbox's reading until set). */
+	conventions: (profile: string) => typedError<Conventions_Serialize, CoreError>(__TAURI_INVOKE("conventions", { profile })),
+	/**
+	 *  Saves a profile's gateway conventions, checked member by member; the profile's desk
+	 *  opens again with them.
+	 */
+	conventionsSave: (profile: string, conventions: Conventions_Deserialize) => typedError<null, CoreError>(__TAURI_INVOKE("conventions_save", { profile, conventions })),
+	/**
+	 *  Reads a conventions file's text (as `paydesk profile conventions export` writes it),
+	 *  naming the member and the rule on a mistake; nothing is saved.
+	 */
+	conventionsParse: (text: string) => typedError<Conventions_Serialize, CoreError>(__TAURI_INVOKE("conventions_parse", { text })),
+	/**  The sandbox's reading, to start a set from or go back to. */
+	conventionsPreset: () => typedError<Conventions_Serialize, CoreError>(__TAURI_INVOKE("conventions_preset")),
+	/**  Writes a profile's conventions to a JSON file (a team shares one). */
+	conventionsExport: (profile: string, path: string, overwrite: boolean) => typedError<null, CoreError>(__TAURI_INVOKE("conventions_export", { profile, path, overwrite })),
+	/**
+	 *  Checks a profile's connection with no money moved (see
+	 *  `paydesk_core::Desk::check_connection`).
+	 */
+	profileCheck: (profile: string, currency: string | null) => typedError<ConnectionCheck_Serialize, CoreError>(__TAURI_INVOKE("profile_check", { profile, currency })),
 	profileSwitch: (name: string) => typedError<AppStatus_Serialize, CoreError>(__TAURI_INVOKE("profile_switch", { name })),
 	/**  Removes a profile and its secrets (its cache file stays on disk). */
 	profileDelete: (name: string) => typedError<null, CoreError>(__TAURI_INVOKE("profile_delete", { name })),
@@ -757,6 +778,47 @@ export type Change_Serialize = {
 	percent: string | null,
 };
 
+/**  One finding of the check. */
+export type CheckItem = CheckItem_Serialize | CheckItem_Deserialize;
+
+/**  One finding of the check. */
+export type CheckItem_Deserialize = {
+	/**
+	 *  What was tried (`balance`, `orderList`, `pageSize`, `signature`, `origin`,
+	 *  `token`, `timeZone`).
+	 */
+	what: string,
+	outcome: CheckOutcome,
+	/**  In words: what happened and, where something is to change, what. */
+	detail: string,
+	/**
+	 *  The setting to change, where one is named (`gatewayKey`, `merchantKey`,
+	 *  `conventions.maxPageSize`, ...).
+	 */
+	setting?: string | null,
+};
+
+/**  One finding of the check. */
+export type CheckItem_Serialize = {
+	/**
+	 *  What was tried (`balance`, `orderList`, `pageSize`, `signature`, `origin`,
+	 *  `token`, `timeZone`).
+	 */
+	what: string,
+	outcome: CheckOutcome,
+	/**  In words: what happened and, where something is to change, what. */
+	detail: string,
+	/**
+	 *  The setting to change, where one is named (`gatewayKey`, `merchantKey`,
+	 *  `conventions.maxPageSize`, ...).
+	 */
+	setting: string | null,
+};
+
+export type CheckOutcome = "works" | 
+/**  Works, with something to know (answers not verified, not tried). */
+"note" | "fails";
+
 /**  Two statements side by side. */
 export type Comparison = Comparison_Serialize | Comparison_Deserialize;
 
@@ -772,6 +834,144 @@ export type Comparison_Serialize = {
 	current: Statement_Serialize,
 	previous: Statement_Serialize,
 	currencies: CurrencyChange_Serialize[],
+};
+
+/**  The findings of a connection check, in the order they were tried. */
+export type ConnectionCheck = ConnectionCheck_Serialize | ConnectionCheck_Deserialize;
+
+/**  The findings of a connection check, in the order they were tried. */
+export type ConnectionCheck_Deserialize = {
+	profile: string,
+	baseUrl: string,
+	items: CheckItem_Deserialize[],
+	/**  True when nothing failed. */
+	ok: boolean,
+};
+
+/**  The findings of a connection check, in the order they were tried. */
+export type ConnectionCheck_Serialize = {
+	profile: string,
+	baseUrl: string,
+	items: CheckItem_Serialize[],
+	/**  True when nothing failed. */
+	ok: boolean,
+};
+
+/**  Everything the interface leaves open about one gateway. */
+export type Conventions = Conventions_Serialize | Conventions_Deserialize;
+
+/**  Everything the interface leaves open about one gateway. */
+export type Conventions_Deserialize = {
+	/**  The file format's version ([`CONVENTIONS_FORMAT`]). */
+	format?: number,
+	/**  A name for this set (`sandbox` for the built-in reading), shown in Settings. */
+	name?: string,
+	/**
+	 *  Each state field's values and their meanings. A field given here replaces the
+	 *  sandbox's reading of that field whole; a value not listed is shown raw and
+	 *  counted on a line of its own.
+	 */
+	states?: { [key in string]: { [key in string]: Meaning } },
+	/**
+	 *  Business codes that mean success, on every operation (the V2 order query's
+	 *  documented `200` is always taken too).
+	 */
+	successCodes?: string[],
+	/**  Codes that mean "this merchant order number is already used". */
+	duplicateCodes?: string[],
+	/**  Codes that mean "no such order" (a query or refund look-up). */
+	notFoundCodes?: string[],
+	/**  How the canonical string is built: excluded keys, empty values left out or kept. */
+	signing?: SignSettings,
+	/**
+	 *  The IANA time zone in which the gateway reads `dateLimit` (`Asia/Shanghai`,
+	 *  `America/Mexico_City`, `UTC`).
+	 */
+	timeZone?: string,
+	/**  The largest `pageSize` the order list takes. */
+	maxPageSize?: number,
+	/**  The longest `dateLimit` span the order list takes, in hours (0: no limit). */
+	maxSpanHours?: number,
+	/**  The V2 query's `queryType` names. */
+	queryTypes?: QueryTypes_Deserialize,
+	/**  The V1 order query's signature field: `sign`, or `sing` as one variant spells it. */
+	v1QuerySignField?: V1QuerySignField,
+	/**
+	 *  Which operations' orders the order list shows. An unknown outcome of an operation
+	 *  whose orders it does not show can never be proven absent: it stays unknown until
+	 *  a person resolves it.
+	 */
+	listShows?: ListShows_Deserialize,
+	/**  How to tell an order's kind from its number when the desk did not make it. */
+	kindRules?: KindRule[],
+	/**
+	 *  The requester's `ipAddress` sent on payouts, top-ups and withdrawals (the
+	 *  merchant's server address the gateway may have registered).
+	 */
+	requesterIp?: string,
+	/**
+	 *  HTTP statuses besides 200 that the gateway answers as a refusal (with its JSON
+	 *  envelope, nothing done), per operation name (`v2.payout`, ...), on top of those
+	 *  the interface documents (400 and 404 on the Vietnam bank payin).
+	 */
+	refusalStatuses?: { [key in string]: number[] },
+};
+
+/**  Everything the interface leaves open about one gateway. */
+export type Conventions_Serialize = {
+	/**  The file format's version ([`CONVENTIONS_FORMAT`]). */
+	format: number,
+	/**  A name for this set (`sandbox` for the built-in reading), shown in Settings. */
+	name: string,
+	/**
+	 *  Each state field's values and their meanings. A field given here replaces the
+	 *  sandbox's reading of that field whole; a value not listed is shown raw and
+	 *  counted on a line of its own.
+	 */
+	states: { [key in string]: { [key in string]: Meaning } },
+	/**
+	 *  Business codes that mean success, on every operation (the V2 order query's
+	 *  documented `200` is always taken too).
+	 */
+	successCodes: string[],
+	/**  Codes that mean "this merchant order number is already used". */
+	duplicateCodes: string[],
+	/**  Codes that mean "no such order" (a query or refund look-up). */
+	notFoundCodes: string[],
+	/**  How the canonical string is built: excluded keys, empty values left out or kept. */
+	signing: SignSettings,
+	/**
+	 *  The IANA time zone in which the gateway reads `dateLimit` (`Asia/Shanghai`,
+	 *  `America/Mexico_City`, `UTC`).
+	 */
+	timeZone: string,
+	/**  The largest `pageSize` the order list takes. */
+	maxPageSize: number,
+	/**  The longest `dateLimit` span the order list takes, in hours (0: no limit). */
+	maxSpanHours: number,
+	/**  The V2 query's `queryType` names. */
+	queryTypes: QueryTypes_Serialize,
+	/**  The V1 order query's signature field: `sign`, or `sing` as one variant spells it. */
+	v1QuerySignField: V1QuerySignField,
+	/**
+	 *  Which operations' orders the order list shows. An unknown outcome of an operation
+	 *  whose orders it does not show can never be proven absent: it stays unknown until
+	 *  a person resolves it.
+	 */
+	listShows: ListShows_Serialize,
+	/**  How to tell an order's kind from its number when the desk did not make it. */
+	kindRules: KindRule[],
+	/**
+	 *  The requester's `ipAddress` sent on payouts, top-ups and withdrawals (the
+	 *  merchant's server address the gateway may have registered).
+	 */
+	requesterIp: string,
+	/**
+	 *  HTTP statuses besides 200 that the gateway answers as a refusal (with its JSON
+	 *  envelope, nothing done), per operation name (`v2.payout`, ...), on top of those
+	 *  the interface documents (400 and 404 on the Vietnam bank payin).
+	 */
+	refusalStatuses: { [key in string]: number[] },
 };
 
 /**  A rate the user gave: one unit of `currency` is `rate` of the target currency. */
@@ -1246,6 +1446,13 @@ export type Keys_Serialize = {
 	hasToken: boolean,
 };
 
+/**  A rule that tells an order's kind from its merchant order number. */
+export type KindRule = {
+	/**  Numbers starting with this text (case-sensitive) are of `kind`. */
+	prefix: string,
+	kind: OrderKind,
+};
+
 /**  What a reconciliation line is. */
 export type LineKind = 
 /**  Paid payins settled: their amount. */
@@ -1273,6 +1480,25 @@ export type LineKind =
 "topUps" | 
 /**  Card withdrawals paid (from the card to the merchant's balance). */
 "withdrawals" | "withdrawalFees";
+
+/**  Which operations' orders the gateway's order list shows. */
+export type ListShows = ListShows_Serialize | ListShows_Deserialize;
+
+/**  Which operations' orders the gateway's order list shows. */
+export type ListShows_Deserialize = {
+	payins?: boolean,
+	payouts?: boolean,
+	topUps?: boolean,
+	withdrawals?: boolean,
+};
+
+/**  Which operations' orders the gateway's order list shows. */
+export type ListShows_Serialize = {
+	payins: boolean,
+	payouts: boolean,
+	topUps: boolean,
+	withdrawals: boolean,
+};
 
 /**  The idle lock as the window needs it. */
 export type LockState = LockState_Serialize | LockState_Deserialize;
@@ -1905,6 +2131,23 @@ export type QueryType =
 /**  The order itself. */
 "sales" | "refund" | "chargeback";
 
+/**  The V2 query's `queryType` names. */
+export type QueryTypes = QueryTypes_Serialize | QueryTypes_Deserialize;
+
+/**  The V2 query's `queryType` names. */
+export type QueryTypes_Deserialize = {
+	sales?: string,
+	refund?: string,
+	chargeback?: string,
+};
+
+/**  The V2 query's `queryType` names. */
+export type QueryTypes_Serialize = {
+	sales: string,
+	refund: string,
+	chargeback: string,
+};
+
 /**
  *  What every money operation answers with: its journal entry (the record of what was
  *  sent and how it ended) and what the gateway gave back this time.
@@ -2487,6 +2730,17 @@ export type Settlement_Serialize = {
 	receiveAmount: Figure_Serialize,
 };
 
+/**
+ *  How the canonical string is built. A real gateway that differs from the project's
+ *  reading is met by changing these settings in a profile, not by code edits.
+ */
+export type SignSettings = {
+	/**  Top-level keys left out of the canonical string. */
+	excludedKeys: string[],
+	/**  Leave out top-level members whose value is `null`, `""`, `[]` or `{}`. */
+	skipEmpty: boolean,
+};
+
 /**  Whether a signed answer's `sign` was checked. */
 export type SignatureStatus = 
 /**  The answer's `sign` verified with the gateway's public key. */
@@ -2887,6 +3141,9 @@ export type Upcoming_Serialize = {
 	/**  When it is released, UTC millis. Always `None`: the gateway gives no release date. */
 	releasedAt: number | null,
 };
+
+/**  The field the V1 order query carries its signature in. */
+export type V1QuerySignField = "sign" | "sing";
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

@@ -178,3 +178,75 @@ pub async fn token_set(
     state.close_if(&profile).await;
     Ok(())
 }
+
+/// A profile's gateway conventions (the sandbox's reading until set).
+#[tauri::command]
+#[specta::specta]
+pub async fn conventions(
+    state: State<'_, AppState>,
+    profile: String,
+) -> CmdResult<paydesk_gateway::Conventions> {
+    state.unlocked()?;
+    state.home().conventions(&profile)
+}
+
+/// Saves a profile's gateway conventions, checked member by member; the profile's desk
+/// opens again with them.
+#[tauri::command]
+#[specta::specta]
+pub async fn conventions_save(
+    state: State<'_, AppState>,
+    profile: String,
+    conventions: paydesk_gateway::Conventions,
+) -> CmdResult<()> {
+    state.unlocked()?;
+    state.home().set_conventions(&profile, conventions)?;
+    state.close_if(&profile).await;
+    Ok(())
+}
+
+/// Reads a conventions file's text (as `paydesk profile conventions export` writes it),
+/// naming the member and the rule on a mistake; nothing is saved.
+#[tauri::command]
+#[specta::specta]
+pub async fn conventions_parse(text: String) -> CmdResult<paydesk_gateway::Conventions> {
+    paydesk_gateway::Conventions::from_json(&text).map_err(|e| {
+        paydesk_core::CoreError::validation(format!("conventions.{}", e.field), e.rule)
+    })
+}
+
+/// The sandbox's reading, to start a set from or go back to.
+#[tauri::command]
+#[specta::specta]
+pub async fn conventions_preset() -> CmdResult<paydesk_gateway::Conventions> {
+    Ok(paydesk_gateway::Conventions::sandbox())
+}
+
+/// Writes a profile's conventions to a JSON file (a team shares one).
+#[tauri::command]
+#[specta::specta]
+pub async fn conventions_export(
+    state: State<'_, AppState>,
+    profile: String,
+    path: String,
+    overwrite: bool,
+) -> CmdResult<()> {
+    state.unlocked()?;
+    let c = state.home().conventions(&profile)?;
+    let path = super::export_target(&path, overwrite)?;
+    std::fs::write(&path, c.to_json() + "\n")
+        .map_err(|e| paydesk_core::CoreError::storage(format!("{}: {e}", path.display())))
+}
+
+/// Checks a profile's connection with no money moved (see
+/// `paydesk_core::Desk::check_connection`).
+#[tauri::command]
+#[specta::specta]
+pub async fn profile_check(
+    state: State<'_, AppState>,
+    profile: String,
+    currency: Option<String>,
+) -> CmdResult<paydesk_core::desk::ConnectionCheck> {
+    let open = state.desk_of(&profile).await?;
+    open.desk().check_connection(currency.as_deref()).await
+}
