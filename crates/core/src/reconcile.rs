@@ -240,7 +240,14 @@ fn line_specs(dict: &StateDictionary) -> Vec<(LineKind, i8, Field, Pick)> {
         OrderKind::Payout,
         states(
             dict,
-            &[Meaning::Created, Meaning::Pending, Meaning::Success],
+            // A payout debits the balance when made, and gives it back only if it fails.
+            &[
+                Meaning::Created,
+                Meaning::Pending,
+                Meaning::Processing,
+                Meaning::Submitted,
+                Meaning::Success,
+            ],
         ),
     );
     let success = states(dict, &[Meaning::Success]);

@@ -260,7 +260,10 @@ fn class(m: Option<Meaning>) -> Class {
             Meaning::Success | Meaning::Refunded | Meaning::PartlyRefunded | Meaning::ChargedBack,
         ) => Class::Paid,
         Some(Meaning::Failed | Meaning::Closed) => Class::Failed,
-        Some(Meaning::Created | Meaning::Pending) => Class::Pending,
+        // Not finished yet, whatever a gateway calls it.
+        Some(Meaning::Created | Meaning::Pending | Meaning::Processing | Meaning::Submitted) => {
+            Class::Pending
+        }
         _ => Class::Other,
     }
 }

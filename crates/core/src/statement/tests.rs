@@ -354,3 +354,48 @@ fn days_in_a_time_zone_and_zones() {
     assert!(e.contains("tz") && e.contains("+08:00"), "{e}");
     assert!(Period::days(day("2026-11-02"), day("2026-11-01"), tz).is_err());
 }
+
+/// A gateway whose open orders are "processing" (or "submitted"): they are pending
+/// orders in the statement, never left out of every bucket.
+#[test]
+fn processing_and_submitted_states_are_pending() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::store::migrate(&mut conn).unwrap();
+    let orders = Orders::on(&conn);
+    let items = vec![
+        o(1, "MXN", 20, "100"),
+        o(2, "MXN", 21, "50"),
+        o(3, "MXN", 22, "7"),
+        o(4, "MXN", 23, "1"),
+    ];
+    orders.upsert_items(1, &items, 1500, true).unwrap();
+    let mut entries = std::collections::BTreeMap::new();
+    entries.insert(
+        StateField::OrderState,
+        std::collections::BTreeMap::from([
+            ("20".to_string(), Meaning::Processing),
+            ("21".to_string(), Meaning::Submitted),
+            ("22".to_string(), Meaning::Success),
+        ]),
+    );
+    let dict = StateDictionary::from_entries(&entries);
+    let s = Statement::build(
+        &Orders::on(&conn),
+        &dict,
+        Period::new(1000, 2000).unwrap(),
+        None,
+    )
+    .unwrap();
+    let mxn = &s.currencies[0];
+    assert_eq!(fig(&mxn.payins.pending), (2, d("150")));
+    assert_eq!(fig(&mxn.payins.succeeded), (1, d("7")));
+    // A state the dictionary does not know is its own line, shown raw.
+    let unknown: Vec<_> = mxn
+        .payins
+        .by_state
+        .iter()
+        .filter(|l| l.meaning.is_none())
+        .map(|l| (l.state, fig(&l.figure)))
+        .collect();
+    assert_eq!(unknown, [(23, (1, d("1")))]);
+}
