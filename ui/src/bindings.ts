@@ -1831,6 +1831,17 @@ export type PayoutForm_Deserialize = {
 	mobile?: string,
 	ipAddress?: string,
 	notifyUrl?: string,
+	/**
+	 *  A card payout's beneficiary address (the interface's `addressLine`,
+	 *  `addressLine2`, `city`, `state`, `postCode`), each optional.
+	 */
+	addressLine?: string,
+	addressLine2?: string,
+	city?: string,
+	state?: string,
+	postCode?: string,
+	/**  `individual` (when empty) or `company`. */
+	beneficiaryType?: string,
 };
 
 /**  A payout as filled in. */
@@ -1848,6 +1859,17 @@ export type PayoutForm_Serialize = {
 	mobile: string,
 	ipAddress: string,
 	notifyUrl: string,
+	/**
+	 *  A card payout's beneficiary address (the interface's `addressLine`,
+	 *  `addressLine2`, `city`, `state`, `postCode`), each optional.
+	 */
+	addressLine: string,
+	addressLine2: string,
+	city: string,
+	state: string,
+	postCode: string,
+	/**  `individual` (when empty) or `company`. */
+	beneficiaryType: string,
 };
 
 /**  The payout channels. */

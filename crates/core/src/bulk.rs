@@ -263,6 +263,19 @@ struct Row {
     country: String,
     #[serde(rename = "merOrderNo", default)]
     mer_order_no: String,
+    /// A card payout's beneficiary address and type (optional columns).
+    #[serde(rename = "addressLine", default)]
+    address_line: String,
+    #[serde(rename = "addressLine2", default)]
+    address_line2: String,
+    #[serde(default)]
+    city: String,
+    #[serde(default)]
+    state: String,
+    #[serde(rename = "postCode", default)]
+    post_code: String,
+    #[serde(rename = "beneficiaryType", default)]
+    beneficiary_type: String,
 }
 
 /// Where payout results are sent (`notifyUrl`) and from which address (`ipAddress`).
@@ -407,6 +420,12 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             country_code: row.country.clone(),
             ip_address: ctx.ip_address.clone(),
             notify_url: ctx.notify_url.clone(),
+            address_line: row.address_line.clone(),
+            address_line2: row.address_line2.clone(),
+            city: row.city.clone(),
+            state: row.state.clone(),
+            post_code: row.post_code.clone(),
+            beneficiary_type: row.beneficiary_type.clone(),
             ..PayoutForm::new(kind, &mer_order_no, &row.amount, &row.currency)
         };
         let who = Filler {

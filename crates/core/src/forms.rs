@@ -236,7 +236,25 @@ pub struct PayoutForm {
     pub ip_address: String,
     #[serde(default)]
     pub notify_url: String,
+    /// A card payout's beneficiary address (the interface's `addressLine`,
+    /// `addressLine2`, `city`, `state`, `postCode`), each optional.
+    #[serde(default)]
+    pub address_line: String,
+    #[serde(default)]
+    pub address_line2: String,
+    #[serde(default)]
+    pub city: String,
+    #[serde(default)]
+    pub state: String,
+    #[serde(default)]
+    pub post_code: String,
+    /// `individual` (when empty) or `company`.
+    #[serde(default)]
+    pub beneficiary_type: String,
 }
+
+/// The beneficiary types a card payout takes.
+pub const BENEFICIARY_TYPES: [&str; 2] = ["individual", "company"];
 
 /// What the confirmation step shows before a payout leaves: nothing unmasked.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -557,6 +575,12 @@ impl PayoutForm {
             mobile: String::new(),
             ip_address: String::new(),
             notify_url: String::new(),
+            address_line: String::new(),
+            address_line2: String::new(),
+            city: String::new(),
+            state: String::new(),
+            post_code: String::new(),
+            beneficiary_type: String::new(),
         }
     }
 
@@ -589,10 +613,43 @@ impl PayoutForm {
                 v::required("cardNo", &card_no)?;
                 v::required("benFirstName", self.first_name.trim())?;
                 v::required("benLastName", self.last_name.trim())?;
+                let beneficiary_type = match self.beneficiary_type.trim() {
+                    "" => BENEFICIARY_TYPES[0].to_string(),
+                    t if BENEFICIARY_TYPES.contains(&t.to_ascii_lowercase().as_str()) => {
+                        t.to_ascii_lowercase()
+                    }
+                    _ => {
+                        return Err(CoreError::validation(
+                            "beneficiaryType",
+                            "must be individual or company",
+                        ));
+                    }
+                };
+                let address = [
+                    ("addressLine", &self.address_line),
+                    ("addressLine2", &self.address_line2),
+                    ("city", &self.city),
+                    ("state", &self.state),
+                    ("postCode", &self.post_code),
+                ];
+                for (field, value) in address {
+                    if value.chars().count() > 128 || value.chars().any(char::is_control) {
+                        return Err(CoreError::validation(
+                            field,
+                            "must be at most 128 characters without control characters",
+                        ));
+                    }
+                }
                 PayoutOp::Card(wire::V1CardPayout {
                     mobile: self.mobile.trim().to_string(),
                     country_code: self.country_code.trim().to_uppercase(),
                     email: self.email.trim().to_string(),
+                    address_line: self.address_line.trim().to_string(),
+                    address_line2: self.address_line2.trim().to_string(),
+                    city: self.city.trim().to_string(),
+                    state: self.state.trim().to_string(),
+                    post_code: self.post_code.trim().to_string(),
+                    beneficiary_type,
                     ..wire::V1CardPayout::new(
                         MerNo(who.mer_no),
                         mer_order_no,
@@ -795,9 +852,46 @@ mod tests {
             last_name: "Lima".into(),
             ..form
         };
-        let p = card.build(&WHO).unwrap().preview();
+        let p = card.clone().build(&WHO).unwrap().preview();
         assert_eq!(p.account, "411111******1111");
         assert_eq!(p.beneficiary, "Ana Lima");
+
+        // The beneficiary's address and type travel as the interface names them.
+        let company = PayoutForm {
+            address_line: " Av. Reforma 222 ".into(),
+            address_line2: "Piso 3".into(),
+            city: "CDMX".into(),
+            state: "CDMX".into(),
+            post_code: "06600".into(),
+            beneficiary_type: "Company".into(),
+            ..card.clone()
+        };
+        let PayoutOp::Card(op) = company.build(&WHO).unwrap() else {
+            panic!("a card payout")
+        };
+        assert_eq!(op.address_line, "Av. Reforma 222");
+        assert_eq!(op.address_line2, "Piso 3");
+        assert_eq!((op.city.as_str(), op.state.as_str()), ("CDMX", "CDMX"));
+        assert_eq!(op.post_code, "06600");
+        assert_eq!(op.beneficiary_type, "company");
+        let PayoutOp::Card(op) = card.clone().build(&WHO).unwrap() else {
+            panic!("a card payout")
+        };
+        assert_eq!(op.beneficiary_type, "individual", "the default");
+        let e = PayoutForm {
+            beneficiary_type: "trust".into(),
+            ..card.clone()
+        }
+        .build(&WHO)
+        .unwrap_err();
+        assert!(e.to_string().starts_with("beneficiaryType:"), "{e}");
+        let e = PayoutForm {
+            city: "a\u{0}b".into(),
+            ..card
+        }
+        .build(&WHO)
+        .unwrap_err();
+        assert!(e.to_string().starts_with("city:"), "{e}");
     }
 }
 

@@ -215,19 +215,13 @@ async fn a_double_submit_sends_once() {
         + fixed.parse::<rust_decimal::Decimal>().unwrap();
     let preview = desk
         .payout_preview(&paydesk_core::forms::PayoutForm {
-            kind: paydesk_core::forms::PayoutKind::Clabe,
-            mer_order_no: new_mer_order_no("PO"),
-            amount: "25.00".into(),
-            currency: "MXN".into(),
             clabe: "002010077777777771".into(),
-            card_no: String::new(),
-            first_name: String::new(),
-            last_name: String::new(),
-            country_code: String::new(),
-            email: String::new(),
-            mobile: String::new(),
-            ip_address: String::new(),
-            notify_url: String::new(),
+            ..paydesk_core::forms::PayoutForm::new(
+                paydesk_core::forms::PayoutKind::Clabe,
+                &new_mer_order_no("PO"),
+                "25.00",
+                "MXN",
+            )
         })
         .unwrap();
     assert_eq!(preview.estimated_fee, Some(each.to_string()));

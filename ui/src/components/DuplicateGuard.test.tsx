@@ -23,6 +23,12 @@ const form: PayoutForm = {
   mobile: "",
   ipAddress: "",
   notifyUrl: "",
+  addressLine: "",
+  addressLine2: "",
+  city: "",
+  state: "",
+  postCode: "",
+  beneficiaryType: "",
 };
 
 const entry = (over: Partial<Entry>): Entry => ({

@@ -82,10 +82,25 @@ pub enum PayoutCmd {
         last_name: String,
         #[arg(long, default_value = "")]
         country: String,
+        #[arg(long, default_value = "")]
+        address_line: String,
+        #[arg(long, default_value = "")]
+        address_line2: String,
+        #[arg(long, default_value = "")]
+        city: String,
+        /// The beneficiary's state or province.
+        #[arg(long, default_value = "")]
+        state: String,
+        #[arg(long, default_value = "")]
+        post_code: String,
+        /// individual (the default) or company.
+        #[arg(long, default_value = "individual")]
+        beneficiary_type: String,
     },
     /// Payouts from a CSV file (columns: type, amount, currency, account, firstName,
-    /// lastName, country, merOrderNo); every row is checked first, and the same file
-    /// run again pays nothing twice.
+    /// lastName, country, merOrderNo; for cards optionally addressLine, addressLine2,
+    /// city, state, postCode, beneficiaryType); every row is checked first, and the same
+    /// file run again pays nothing twice.
     Bulk {
         file: PathBuf,
         /// Where to write each row's outcome (default: FILE with .result.csv).
@@ -357,6 +372,12 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
                 first_name,
                 last_name,
                 country,
+                address_line,
+                address_line2,
+                city,
+                state,
+                post_code,
+                beneficiary_type,
                 ..
             } => {
                 allow = money.allow_duplicate;
@@ -365,6 +386,12 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
                     first_name,
                     last_name,
                     country_code: country,
+                    address_line,
+                    address_line2,
+                    city,
+                    state,
+                    post_code,
+                    beneficiary_type,
                     ..form(PayoutKind::Card, &money)
                 }
             }

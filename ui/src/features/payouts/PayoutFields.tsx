@@ -1,4 +1,4 @@
-import { Group, TextInput } from "@mantine/core";
+import { Group, SegmentedControl, TextInput } from "@mantine/core";
 import { useTranslation } from "react-i18next";
 import type { PayoutForm, PayoutKind } from "../../lib/types";
 
@@ -18,6 +18,12 @@ export const blankPayout = (kind: PayoutKind): PayoutDraft => ({
   mobile: "",
   ipAddress: "",
   notifyUrl: "",
+  addressLine: "",
+  addressLine2: "",
+  city: "",
+  state: "",
+  postCode: "",
+  beneficiaryType: "individual",
 });
 
 /// What a kind's fields edit, and the rule the backend said a field broke (by the
@@ -89,6 +95,48 @@ export function CardFields({ form, set, err }: FieldsProps) {
           value={form.email}
           onChange={(e) => set("email", e.currentTarget.value)}
           error={err("email")}
+        />
+      </Group>
+      <SegmentedControl
+        aria-label={t("payouts.beneficiaryType")}
+        value={form.beneficiaryType || "individual"}
+        onChange={(v) => set("beneficiaryType", v)}
+        data={[
+          { value: "individual", label: t("payouts.individual") },
+          { value: "company", label: t("payouts.company") },
+        ]}
+        data-testid="payout-beneficiary-type"
+      />
+      <TextInput
+        label={t("payouts.addressLine")}
+        value={form.addressLine}
+        onChange={(e) => set("addressLine", e.currentTarget.value)}
+        error={err("addressLine")}
+      />
+      <TextInput
+        label={t("payouts.addressLine2")}
+        value={form.addressLine2}
+        onChange={(e) => set("addressLine2", e.currentTarget.value)}
+        error={err("addressLine2")}
+      />
+      <Group grow align="flex-start">
+        <TextInput
+          label={t("payouts.city")}
+          value={form.city}
+          onChange={(e) => set("city", e.currentTarget.value)}
+          error={err("city")}
+        />
+        <TextInput
+          label={t("payouts.region")}
+          value={form.state}
+          onChange={(e) => set("state", e.currentTarget.value)}
+          error={err("state")}
+        />
+        <TextInput
+          label={t("payouts.postCode")}
+          value={form.postCode}
+          onChange={(e) => set("postCode", e.currentTarget.value)}
+          error={err("postCode")}
         />
       </Group>
     </>
