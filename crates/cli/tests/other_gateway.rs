@@ -300,3 +300,53 @@ async fn a_gateway_with_other_conventions_is_read_right_once_the_profile_says_th
         "the journal says why: {entry}"
     );
 }
+
+/// A new merchant's first steps against that gateway before the profile says its
+/// conventions: the check and the sync say which setting to change, in words; a wrong
+/// gateway key is named as such.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_check_and_the_sync_name_the_setting_to_change() {
+    let (mut env, running, _) = setup().await;
+    running.sandbox.set_behaviour(Behaviour {
+        speaks: Some(
+            paydesk_gateway::Conventions::from_json(&other_conventions().to_string()).unwrap(),
+        ),
+        ..Behaviour::default()
+    });
+    // Pages of 500 (the profile's default) are refused by a gateway that takes 100.
+    let out = env.run(&["profile", "check"], "");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("conventions.maxPageSize"),
+        "the check names the setting: {text}"
+    );
+    let out = env.run(&["orders", "sync", "--days", "1"], "");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr.contains("maxPageSize"), "the sync names it: {stderr}");
+
+    // Said, and checked again: the page size works, success code "0" understood.
+    let file = env.home.path().join("other.json");
+    std::fs::write(&file, other_conventions().to_string()).unwrap();
+    env.ok(&["profile", "conventions", "import", file.to_str().unwrap()]);
+    let text = env.ok(&["profile", "check"]);
+    assert!(text.contains("everything tried works"), "{text}");
+
+    // Another gateway key than the gateway's: named.
+    let other = paydesk_gateway::PrivateKey::generate(2048).unwrap();
+    let pem = env.home.path().join("wrong.pem");
+    std::fs::write(&pem, other.public_key().to_pem()).unwrap();
+    env.ok(&["profile", "set-gateway-key", "--file", pem.to_str().unwrap()]);
+    let out = env.run(&["profile", "check"], "");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("[setting: gatewayKey]"), "{text}");
+
+    // A member that is no convention is refused naming it, and nothing changes.
+    let out = env.run(&["profile", "conventions", "set", "timeZone", "Mars/Base"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("conventions.timeZone"));
+    let shown = env.ok(&["profile", "conventions", "show", "--json"]);
+    assert!(shown.contains("Asia/Shanghai"), "{shown}");
+}
