@@ -1081,8 +1081,14 @@ export type CurrencyStatement_Deserialize = {
 	payouts: Flow_Deserialize,
 	payoutFees: Fees_Deserialize,
 	/**
+	 *  Orders whose kind neither the journal nor the conventions' kind rules give (the
+	 *  list does not say): on their own line, in no other figure and not in the net.
+	 */
+	unknownKind: Flow_Deserialize,
+	/**
 	 *  Paid payins less their fees, the reserve still held, refunds and chargebacks,
-	 *  less paid payouts and their fees: what the period's orders leave on the balance.
+	 *  less paid payouts and their fees: what the period's orders leave on the balance
+	 *  (orders of unknown kind are left out: see `unknown_kind`).
 	 */
 	net: string,
 };
@@ -1105,8 +1111,14 @@ export type CurrencyStatement_Serialize = {
 	payouts: Flow_Serialize,
 	payoutFees: Fees_Serialize,
 	/**
+	 *  Orders whose kind neither the journal nor the conventions' kind rules give (the
+	 *  list does not say): on their own line, in no other figure and not in the net.
+	 */
+	unknownKind: Flow_Serialize,
+	/**
 	 *  Paid payins less their fees, the reserve still held, refunds and chargebacks,
-	 *  less paid payouts and their fees: what the period's orders leave on the balance.
+	 *  less paid payouts and their fees: what the period's orders leave on the balance
+	 *  (orders of unknown kind are left out: see `unknown_kind`).
 	 */
 	net: string,
 };
@@ -1400,7 +1412,7 @@ export type Flow_Deserialize = {
 	failed: Figure_Deserialize,
 	/**  Created or pending. */
 	pending: Figure_Deserialize,
-	/**  Orders counted here whose kind the journal does not know (the list does not say). */
+	/**  On the line of orders of unknown kind: how many there are (0 on the others). */
 	unclassified: number,
 };
 
@@ -1414,7 +1426,7 @@ export type Flow_Serialize = {
 	failed: Figure_Serialize,
 	/**  Created or pending. */
 	pending: Figure_Serialize,
-	/**  Orders counted here whose kind the journal does not know (the list does not say). */
+	/**  On the line of orders of unknown kind: how many there are (0 on the others). */
 	unclassified: number,
 };
 

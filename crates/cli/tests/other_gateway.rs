@@ -324,7 +324,10 @@ async fn the_check_and_the_sync_name_the_setting_to_change() {
     let out = env.run(&["orders", "sync", "--days", "1"], "");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_ne!(out.status.code(), Some(0));
-    assert!(stderr.contains("maxPageSize"), "the sync names it: {stderr}");
+    assert!(
+        stderr.contains("maxPageSize"),
+        "the sync names it: {stderr}"
+    );
 
     // Said, and checked again: the page size works, success code "0" understood.
     let file = env.home.path().join("other.json");
@@ -337,14 +340,22 @@ async fn the_check_and_the_sync_name_the_setting_to_change() {
     let other = paydesk_gateway::PrivateKey::generate(2048).unwrap();
     let pem = env.home.path().join("wrong.pem");
     std::fs::write(&pem, other.public_key().to_pem()).unwrap();
-    env.ok(&["profile", "set-gateway-key", "--file", pem.to_str().unwrap()]);
+    env.ok(&[
+        "profile",
+        "set-gateway-key",
+        "--file",
+        pem.to_str().unwrap(),
+    ]);
     let out = env.run(&["profile", "check"], "");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("[setting: gatewayKey]"), "{text}");
 
     // A member that is no convention is refused naming it, and nothing changes.
-    let out = env.run(&["profile", "conventions", "set", "timeZone", "Mars/Base"], "");
+    let out = env.run(
+        &["profile", "conventions", "set", "timeZone", "Mars/Base"],
+        "",
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("conventions.timeZone"));
     let shown = env.ok(&["profile", "conventions", "show", "--json"]);

@@ -9,8 +9,10 @@
 //! Orders screen with it and an export of that filter adds up to the figure.
 //!
 //! What the cache cannot tell: the gateway's list does not say whether an order is a
-//! payin or a payout, so orders the journal did not make are counted as payins
-//! ([`Flow::unclassified`] says how many); a chargeback's amount is the order's amount
+//! payin or a payout. An order's kind is known from the journal of the desk that made
+//! it, or from the profile's conventions (`kindRules` on its number); the others are on
+//! a line of their own ([`CurrencyStatement::unknown_kind`]), never counted as payins (a
+//! payout made outside the desk would be) and left out of the net; a chargeback's amount is the order's amount
 //! (the list gives none); and an order is in the period by its cached date (the day of
 //! the list window it was found in, or the time this desk made it).
 
@@ -180,7 +182,7 @@ pub struct Flow {
     pub failed: Figure,
     /// Created or pending.
     pub pending: Figure,
-    /// Orders counted here whose kind the journal does not know (the list does not say).
+    /// On the line of orders of unknown kind: how many there are (0 on the others).
     pub unclassified: i64,
 }
 
@@ -226,8 +228,12 @@ pub struct CurrencyStatement {
     pub not_settled: Settlement,
     pub payouts: Flow,
     pub payout_fees: Fees,
+    /// Orders whose kind neither the journal nor the conventions' kind rules give (the
+    /// list does not say): on their own line, in no other figure and not in the net.
+    pub unknown_kind: Flow,
     /// Paid payins less their fees, the reserve still held, refunds and chargebacks,
-    /// less paid payouts and their fees: what the period's orders leave on the balance.
+    /// less paid payouts and their fees: what the period's orders leave on the balance
+    /// (orders of unknown kind are left out: see `unknown_kind`).
     pub net: String,
 }
 
@@ -291,10 +297,21 @@ struct Builder<'a> {
 /// Which orders of a currency a figure counts.
 #[derive(Clone, Default)]
 struct Pick {
-    payouts: bool,
+    side: Side,
     states: Vec<i64>,
     settles: Vec<i64>,
     reserves: Vec<i64>,
+}
+
+/// Which orders a figure counts, by what the desk knows of their kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Side {
+    #[default]
+    Payins,
+    Payouts,
+    /// Orders whose kind neither the journal nor the conventions' rules give: counted on
+    /// a line of their own, never as payins (a payout made outside the desk would be).
+    Unknown,
 }
 
 impl Builder<'_> {
@@ -325,12 +342,19 @@ impl Builder<'_> {
     fn filter(&self, currency: &str, p: &Pick) -> OrderFilter {
         let mut f = self.base.clone();
         f.currencies = vec![currency.to_string()];
-        if p.payouts {
-            f.kinds = vec![OrderKind::Payout];
-            f.unknown_kind = false;
-        } else {
-            f.kinds = vec![OrderKind::Payin];
-            f.unknown_kind = true;
+        match p.side {
+            Side::Payouts => {
+                f.kinds = vec![OrderKind::Payout];
+                f.unknown_kind = false;
+            }
+            Side::Payins => {
+                f.kinds = vec![OrderKind::Payin];
+                f.unknown_kind = false;
+            }
+            Side::Unknown => {
+                f.kinds = vec![];
+                f.unknown_kind = true;
+            }
         }
         f.states = p.states.clone();
         f.settles = p.settles.clone();
@@ -339,10 +363,10 @@ impl Builder<'_> {
     }
 
     fn matches(g: &StatementGroup, currency: &str, p: &Pick) -> bool {
-        let kind_ok = if p.payouts {
-            g.kind == Some(OrderKind::Payout)
-        } else {
-            matches!(g.kind, Some(OrderKind::Payin) | None)
+        let kind_ok = match p.side {
+            Side::Payouts => g.kind == Some(OrderKind::Payout),
+            Side::Payins => g.kind == Some(OrderKind::Payin),
+            Side::Unknown => g.kind.is_none(),
         };
         let any = |list: &[i64], v: i64| list.is_empty() || list.contains(&v);
         g.currency == currency
@@ -368,9 +392,9 @@ impl Builder<'_> {
         }
     }
 
-    fn flow(&self, currency: &str, payouts: bool) -> Flow {
+    fn flow(&self, currency: &str, side: Side) -> Flow {
         let pick = |states: Vec<i64>| Pick {
-            payouts,
+            side,
             states,
             ..Pick::default()
         };
@@ -385,14 +409,14 @@ impl Builder<'_> {
             .filter(|l| l.figure.count > 0)
             .collect();
         by_state.sort_by_key(|l| l.state);
-        let unclassified = if payouts {
-            0
-        } else {
+        let unclassified = if side == Side::Unknown {
             self.groups
                 .iter()
                 .filter(|g| g.currency == currency && g.kind.is_none())
                 .map(|g| g.count)
                 .sum()
+        } else {
+            0
         };
         Flow {
             all: self.figure(currency, &pick(vec![]), Field::SourceAmount),
@@ -454,7 +478,7 @@ impl Builder<'_> {
         held.insert(0, -1);
         let mut not_settled = raws(dict, StateField::Settle, &[Meaning::NotSettled]);
         not_settled.insert(0, -1);
-        let payins = self.flow(currency, false);
+        let payins = self.flow(currency, Side::Payins);
         let payin_fees = self.fees(currency, &paid);
         let reserve_held = self.figure(
             currency,
@@ -496,14 +520,15 @@ impl Builder<'_> {
                 ..paid.clone()
             },
         );
-        let payouts = self.flow(currency, true);
+        let payouts = self.flow(currency, Side::Payouts);
         let payout_fees = self.fees(
             currency,
             &Pick {
-                payouts: true,
+                side: Side::Payouts,
                 ..paid.clone()
             },
         );
+        let unknown_kind = self.flow(currency, Side::Unknown);
         let net = dec(&payins.succeeded.amount)
             - dec(&payin_fees.total)
             - dec(&reserve_held.amount)
@@ -523,6 +548,7 @@ impl Builder<'_> {
             not_settled,
             payouts,
             payout_fees,
+            unknown_kind,
             net: net.normalize().to_string(),
         }
     }

@@ -181,7 +181,9 @@ pub(crate) fn seed(s: &Arc<Shared>, spec: &SeedSpec) -> usize {
             }
         };
         let trade_no = state.new_trade_no(created);
-        let mer_order_no = format!("M{}", &trade_no[1..]);
+        // The demo merchant numbers its payins PI… and its payouts PO…, as PayDesk does:
+        // the built-in profile's conventions tell the kinds apart by these prefixes.
+        let mer_order_no = format!("{}{}", if payout { "PO" } else { "PI" }, &trade_no[1..]);
         let kind = if payout { Kind::Payout } else { Kind::Payin };
         let mut o = Order::new(
             trade_no,

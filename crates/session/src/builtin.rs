@@ -51,6 +51,12 @@ pub fn ensure_profile(home: &Home, secrets: &Secrets) -> CoreResult<Profile> {
         }
         Err(e) => return Err(e),
     };
+    // The built-in sandbox's conventions: the sandbox's reading, and its demo
+    // merchant's numbering (payins PI…, payouts PO…, card moves TU… and WD…), so a
+    // statement tells its demo orders' kinds apart. A set someone changed is kept.
+    if home.conventions(&profile.name)? == paydesk_gateway::Conventions::sandbox() {
+        home.set_conventions(&profile.name, builtin_conventions())?;
+    }
     if secrets.merchant_key_info(&profile.name)?.is_none() {
         secrets.generate_merchant_key(&profile.name, 2048)?;
     }
@@ -68,6 +74,27 @@ pub fn ensure_profile(home: &Home, secrets: &Secrets) -> CoreResult<Profile> {
         secrets.set_bearer(&profile.name, &format!("sbx_{token}"))?;
     }
     Ok(profile)
+}
+
+/// The built-in sandbox profile's conventions: the sandbox's reading with the demo
+/// merchant's numbering as kind rules.
+pub fn builtin_conventions() -> paydesk_gateway::Conventions {
+    use paydesk_gateway::OrderKind;
+    use paydesk_gateway::conventions::KindRule;
+    let rule = |prefix: &str, kind| KindRule {
+        prefix: prefix.into(),
+        kind,
+    };
+    paydesk_gateway::Conventions {
+        name: "built-in sandbox".into(),
+        kind_rules: vec![
+            rule("PI", OrderKind::Payin),
+            rule("PO", OrderKind::Payout),
+            rule("TU", OrderKind::TopUp),
+            rule("WD", OrderKind::Withdraw),
+        ],
+        ..paydesk_gateway::Conventions::sandbox()
+    }
 }
 
 /// How the built-in sandbox behaves where the interface is silent, from

@@ -1113,6 +1113,7 @@ export const en = {
       payoutsFailed: "Payouts failed",
       payoutsPending: "Payouts pending",
       payoutFees: "Payout fees, total",
+      unknownKind: "Orders of unknown kind (not in the net: set kind rules in the conventions)",
       net: "Net",
     },
     exportPath: "Save the statement to",

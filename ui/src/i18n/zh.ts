@@ -1045,6 +1045,7 @@ export const zh: Catalogue = {
       payoutsFailed: "失败的代付",
       payoutsPending: "待处理的代付",
       payoutFees: "代付费用合计",
+      unknownKind: "类型未知的订单（不计入净额：请在网关约定中设置类型规则）",
       net: "净额",
     },
     exportPath: "报表保存到",

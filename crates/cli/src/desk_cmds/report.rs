@@ -95,6 +95,12 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
                     c.payouts.succeeded.count,
                     c.net
                 ));
+                if c.unknown_kind.all.count > 0 {
+                    lines.push(format!(
+                        "{}: {} orders of {} whose kind the gateway did not give, in no figure above: tell payouts from payins with the conventions' kindRules",
+                        c.currency, c.unknown_kind.all.count, c.unknown_kind.all.amount
+                    ));
+                }
             }
             lines.join("\n")
         })

@@ -181,6 +181,23 @@ impl Desk {
         }
     }
 
+    /// Labels the cached orders of no known kind by the conventions' `kindRules` (the
+    /// longest prefix first, so it wins). Only a desk that holds the key writes the
+    /// cache. The cache is a view: a failure is logged.
+    pub(super) fn label_by_rules(&self) {
+        if !self.holds_key() || self.conventions.kind_rules.is_empty() {
+            return;
+        }
+        let mut rules = self.conventions.kind_rules.clone();
+        rules.sort_by_key(|r| std::cmp::Reverse(r.prefix.len()));
+        let orders = self.store.orders();
+        for r in rules.iter().filter(|r| !r.prefix.is_empty()) {
+            if let Err(e) = orders.label_kind(&r.prefix, r.kind) {
+                tracing::warn!(error = %e, prefix = %r.prefix, "orders not labelled by a kind rule");
+            }
+        }
+    }
+
     /// Caches the order an accepted entry made (see [`made_order`]). The cache is a
     /// view: a failure here is logged and the next sync brings the order anyway.
     pub(super) fn cache_made(&self, entry: &Entry, method: Option<&str>, pay_code: Option<i64>) {

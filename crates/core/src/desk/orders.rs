@@ -95,6 +95,7 @@ impl Desk {
             .await
             .map_err(|e| self.list_refusal_named(e, opts));
         self.label_listed_made();
+        self.label_by_rules();
         self.orders_changed();
         let result = match &r {
             Ok(rep) => format!("ok {} orders", rep.progress.orders),

@@ -151,6 +151,21 @@ fn lines(s: &Statement) -> Vec<Line<'_>> {
                 }
             }
         }
+        // Orders whose kind is not known: their own section, in no other figure.
+        let flow = &c.unknown_kind;
+        if flow.all.count > 0 {
+            let section = "kindNotKnown";
+            out.push(line(cur, section, "all", &flow.all));
+            for st in &flow.by_state {
+                let mut l = line(cur, section, "state", &st.figure);
+                l.state = Some(st.state);
+                l.meaning = st.meaning.map_or("unknown", |m| m.as_str());
+                out.push(l);
+            }
+            out.push(line(cur, section, "succeeded", &flow.succeeded));
+            out.push(line(cur, section, "failed", &flow.failed));
+            out.push(line(cur, section, "pending", &flow.pending));
+        }
         out.push(total(cur, "net", "net", &c.net));
     }
     out

@@ -175,6 +175,11 @@ pub trait OrderStore {
     /// false); without a state the order is only added to a row already cached.
     fn record_made(&self, mer_no: u64, order: &MadeOrder) -> CoreResult<bool>;
 
+    /// Gives orders of no known kind whose merchant order number starts with `prefix`
+    /// (exactly, case included) the kind `kind`; how many it labelled. Orders a journal
+    /// labelled keep their kind.
+    fn label_kind(&self, prefix: &str, kind: OrderKind) -> CoreResult<u64>;
+
     /// Trade numbers of orders in one of the `open` states (those the profile's dictionary
     /// does not call final) dated within `[from, to)`, to re-read on an incremental sync.
     fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>>;
@@ -454,6 +459,15 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
             }
             label()
         })
+    }
+
+    fn label_kind(&self, prefix: &str, kind: OrderKind) -> CoreResult<u64> {
+        let n = self.conn.execute(
+            "UPDATE orders SET kind = ?1
+              WHERE kind = '' AND substr(mer_order_no, 1, length(?2)) = ?2",
+            params![kind.as_str(), prefix],
+        )?;
+        Ok(n as u64)
     }
 
     fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>> {

@@ -89,6 +89,8 @@ function lines(t: TFunction, c: CurrencyStatement): Line[] {
     f("payoutsFailed", c.payouts.failed),
     f("payoutsPending", c.payouts.pending),
     { key: "payoutFees", label: t("reports.line.payoutFees"), amount: c.payoutFees.total },
+    // Orders of unknown kind: never counted as payins, and not in the net.
+    ...(c.unknownKind.all.count > 0 ? [f("unknownKind", c.unknownKind.all)] : []),
     { key: "net", label: t("reports.line.net"), amount: c.net, strong: true },
   ];
 }

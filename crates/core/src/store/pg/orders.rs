@@ -356,6 +356,15 @@ impl OrderStore for PgOrders<'_> {
         atomically(self.run, |run| write::record_made(run, mer_no, o))
     }
 
+    fn label_kind(&self, prefix: &str, kind: OrderKind) -> CoreResult<u64> {
+        let kind = kind.as_str();
+        self.run.exec(
+            "UPDATE paydesk.orders SET kind = $1
+              WHERE mer_no = $2 AND kind = '' AND left(mer_order_no, length($3)) = $3",
+            &[&kind, &self.mer_no, &prefix],
+        )
+    }
+
     fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>> {
         let rows = self.run.rows(
             "SELECT trade_no FROM paydesk.orders WHERE mer_no = $1 AND state = ANY($2)
