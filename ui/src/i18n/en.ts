@@ -707,6 +707,7 @@ export const en = {
       payout: "Payout",
       topUp: "Card top-up",
       withdraw: "Card withdrawal",
+      unknown: "Kind not known",
     },
     notGiven: "Not given",
     notGivenWhy:

@@ -667,6 +667,7 @@ export const zh: Catalogue = {
       payout: "付款",
       topUp: "卡充值",
       withdraw: "卡提现",
+      unknown: "类型未知",
     },
     notGiven: "未提供",
     notGivenWhy: "网关的订单列表不提供此项；只有通过本台日志创建的订单才知道。",

@@ -37,6 +37,8 @@ const PAYOUT_METHODS = new Set(["CLABE", "CARD"]);
 
 /// The kinds the journal knows (orders this desk, or a colleague on its journal, made).
 const KINDS: OrderKind[] = ["payin", "payout", "topUp", "withdraw"];
+/// The kind filter's value for orders of unknown kind (`OrderFilter.unknownKind`).
+const UNKNOWN_KIND = "unknown";
 
 interface Props {
   filter: OrderFilter;
@@ -151,9 +153,19 @@ export const FilterBar = memo(function FilterBar({ filter, onChange, invalid }: 
       />
       <CompactMultiSelect
         label={t("orders.col.kind")}
-        data={KINDS.map((k) => ({ value: k, label: t(`orders.kind.${k}`) }))}
-        value={filter.kinds}
-        onChange={(v) => onChange({ ...filter, kinds: v as OrderKind[] })}
+        data={[
+          ...KINDS.map((k) => ({ value: k, label: t(`orders.kind.${k}`) })),
+          // Orders whose kind neither a journal nor the conventions' rules give.
+          { value: UNKNOWN_KIND, label: t("orders.kind.unknown") },
+        ]}
+        value={[...filter.kinds, ...(filter.unknownKind ? [UNKNOWN_KIND] : [])]}
+        onChange={(v) =>
+          onChange({
+            ...filter,
+            kinds: v.filter((k) => k !== UNKNOWN_KIND) as OrderKind[],
+            unknownKind: v.includes(UNKNOWN_KIND),
+          })
+        }
         data-testid="filter-kind"
       />
       <CompactMultiSelect

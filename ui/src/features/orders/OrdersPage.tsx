@@ -34,7 +34,6 @@ function HiddenFilters({ filter, onClear }: { filter: OrderFilter; onClear: () =
     ...filter.reserveStatuses.map((v) =>
       t(`orders.hidden.reserve.${v}`, { defaultValue: `reserve ${v}` }),
     ),
-    ...(filter.unknownKind ? [t("orders.hidden.unknownKind")] : []),
     ...(filter.movedFrom != null || filter.movedTo != null
       ? [
           t("orders.hidden.moved", {
