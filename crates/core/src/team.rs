@@ -489,25 +489,59 @@ impl Team {
         self.tables().members()
     }
 
-    /// Adds a member with one role (admins only). Only the password's SCRAM verifier
-    /// reaches the database.
-    pub fn add_member(&self, name: &str, role: TeamRole, password: &str) -> CoreResult<()> {
-        if !crate::store::pg::valid_user_name(name) {
+    /// Adds a new member with one role (admins, or the owner for the first admin). Only
+    /// the password's SCRAM verifier reaches the database, never in a statement's text
+    /// or parameters. An existing member, or any role of the cluster the team did not
+    /// make (the owner, a superuser), is refused by the database. Returns the roles the
+    /// member holds.
+    pub fn add_member(&self, name: &str, role: TeamRole, password: &str) -> CoreResult<String> {
+        check_member_name(name)?;
+        let verifier = verifier_of(password)?;
+        self.tables().add_member(name, role, &verifier)
+    }
+
+    /// Gives a member exactly `roles`: the roles held before and not listed are revoked
+    /// (admins). Returns what the member holds now, as the database says.
+    pub fn set_member_roles(&self, name: &str, roles: &[TeamRole]) -> CoreResult<String> {
+        check_member_name(name)?;
+        if roles.is_empty() {
             return Err(CoreError::validation(
-                "name",
-                crate::store::pg::USER_NAME_RULE,
+                "role",
+                "at least one role (to take every role away, remove the member)",
             ));
         }
-        if password.chars().count() < 12 {
-            return Err(CoreError::validation("password", "12 characters at least"));
-        }
-        let verifier = postgres_protocol::password::scram_sha_256(password.as_bytes());
-        self.tables().add_member(name, role, &verifier)
+        self.tables().set_member_roles(name, roles)
+    }
+
+    /// Sets a member's password: a step of its own, in the audit log (admins).
+    pub fn reset_member_password(&self, name: &str, password: &str) -> CoreResult<()> {
+        check_member_name(name)?;
+        let verifier = verifier_of(password)?;
+        self.tables().reset_member_password(name, &verifier)
     }
 
     pub fn remove_member(&self, name: &str) -> CoreResult<()> {
         self.tables().remove_member(name)
     }
+}
+
+fn check_member_name(name: &str) -> CoreResult<()> {
+    if crate::store::pg::valid_user_name(name) {
+        Ok(())
+    } else {
+        Err(CoreError::validation(
+            "name",
+            crate::store::pg::USER_NAME_RULE,
+        ))
+    }
+}
+
+/// A new password's SCRAM-SHA-256 verifier (the password never leaves this process).
+fn verifier_of(password: &str) -> CoreResult<String> {
+    if password.chars().count() < 12 {
+        return Err(CoreError::validation("password", "12 characters at least"));
+    }
+    Ok(postgres_protocol::password::scram_sha_256(password.as_bytes()))
 }
 
 fn file_name(name: &str) -> &str {

@@ -67,13 +67,24 @@ pub struct DbArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum UserCmd {
-    /// Add a member with a role, or give one a new role and password (admins). The
-    /// password is read from PAYDESK_NEW_PASSWORD or asked for.
+    /// Add a new member with a role (admins). The password is read from
+    /// PAYDESK_NEW_PASSWORD or asked for. An existing member, the database's owner, a
+    /// superuser or any other role of the server the team did not make is refused.
     Add {
         name: String,
         #[arg(long)]
         role: String,
     },
+    /// Give a member exactly these roles (comma-separated): the roles held before and
+    /// not listed are taken away (admins).
+    Role {
+        name: String,
+        #[arg(long, value_delimiter = ',', required = true)]
+        role: Vec<String>,
+    },
+    /// Set a member's password (admins; audited). Read from PAYDESK_NEW_PASSWORD or
+    /// asked for.
+    Password { name: String },
     /// List the members and their roles.
     List,
     /// Remove a member (their login is disabled; what they did stays in the log).
@@ -255,10 +266,22 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             let role = TeamRole::parse(&role)?;
             let t = connect(g)?;
             let pw = password("PAYDESK_NEW_PASSWORD", &format!("{name}'s new password: "))?;
-            t.add_member(&name, role, &pw)?;
-            print(g, &true, || {
-                format!("{name} is a {} of the team", role.as_str())
-            })
+            let holds = t.add_member(&name, role, &pw)?;
+            print(g, &true, || format!("{name} is a member of the team: {holds}"))
+        }
+        TeamCmd::User(UserCmd::Role { name, role }) => {
+            let roles = role
+                .iter()
+                .map(|r| TeamRole::parse(r))
+                .collect::<Result<Vec<_>, _>>()?;
+            let holds = connect(g)?.set_member_roles(&name, &roles)?;
+            print(g, &holds, || format!("{name} now holds: {holds}"))
+        }
+        TeamCmd::User(UserCmd::Password { name }) => {
+            let t = connect(g)?;
+            let pw = password("PAYDESK_NEW_PASSWORD", &format!("{name}'s new password: "))?;
+            t.reset_member_password(&name, &pw)?;
+            print(g, &true, || format!("{name}'s password was set"))
         }
         TeamCmd::User(UserCmd::List) => {
             let members = connect(g)?.members()?;
