@@ -568,6 +568,14 @@ impl PayoutForm {
             PayoutKind::Clabe => {
                 let clabe: String = self.clabe.chars().filter(|c| !c.is_whitespace()).collect();
                 v::required("clabe", &clabe)?;
+                if currency_code != "MXN" {
+                    return Err(CoreError::validation(
+                        "currency",
+                        format!(
+                            "a CLABE payout is in MXN (a CLABE is a Mexican bank account), not {currency_code}"
+                        ),
+                    ));
+                }
                 PayoutOp::Clabe(wire::V2Payout::new(
                     MerNo(who.mer_no),
                     mer_order_no,

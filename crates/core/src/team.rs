@@ -520,6 +520,23 @@ impl Team {
         self.tables().reset_member_password(name, &verifier)
     }
 
+    /// The approvals a request needs when no rule names its operation and currency.
+    pub fn default_approvals(&self) -> CoreResult<i32> {
+        self.tables().default_approvals()
+    }
+
+    /// Sets the approvals a request needs when no rule names its operation and currency
+    /// (admins; 0 to 5).
+    pub fn set_default_approvals(&self, approvals: i32) -> CoreResult<()> {
+        if !(0..=5).contains(&approvals) {
+            return Err(CoreError::validation(
+                "approvals",
+                "the team's default approvals: 0 to 5",
+            ));
+        }
+        self.tables().set_default_approvals(approvals)
+    }
+
     pub fn remove_member(&self, name: &str) -> CoreResult<()> {
         self.tables().remove_member(name)
     }

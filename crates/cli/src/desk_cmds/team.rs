@@ -112,6 +112,12 @@ pub enum RulesCmd {
     Remove {
         id: i64,
     },
+    /// The approvals a request needs when no rule names its operation and currency
+    /// (admins; 1 unless set).
+    Default {
+        #[arg(long, value_parser = clap::value_parser!(i32).range(0..=5))]
+        approvals: i32,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -305,11 +311,21 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             connect(g)?.remove_member(&name)?;
             print(g, &true, || format!("{name} was removed from the team"))
         }
+        TeamCmd::Rules(RulesCmd::Default { approvals }) => {
+            connect(g)?.set_default_approvals(approvals)?;
+            print(g, &approvals, || {
+                format!("a request no rule names needs {approvals} approval(s)")
+            })
+        }
         TeamCmd::Rules(RulesCmd::List) => {
-            let rules = connect(g)?.rules()?;
+            let t = connect(g)?;
+            let rules = t.rules()?;
+            let default = t.default_approvals()?;
             print(g, &rules, || {
                 if rules.is_empty() {
-                    return "no rules: requests need no approval".into();
+                    return format!(
+                        "no rules: every request needs the team's default, {default} approval(s)"
+                    );
                 }
                 rules
                     .iter()
@@ -319,6 +335,9 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                             r.id, r.operation, r.currency, r.above, r.approvals
                         )
                     })
+                    .chain([format!(
+                        "otherwise (no rule names the operation and currency): {default} approver(s)"
+                    )])
                     .collect::<Vec<_>>()
                     .join("\n")
             })

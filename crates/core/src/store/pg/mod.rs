@@ -499,6 +499,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0005_moved_at.sql"),
     include_str!("schema/0006_rows_match_forms.sql"),
     include_str!("schema/0007_hostile_callers.sql"),
+    include_str!("schema/0008_rules_without_holes.sql"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.

@@ -385,6 +385,25 @@ impl<'a> TeamTables<'a> {
         })
     }
 
+    /// Sets the approvals a request needs when no rule names its operation and currency
+    /// (admins only).
+    pub fn set_default_approvals(&self, approvals: i32) -> CoreResult<()> {
+        self.link.execute(
+            "UPDATE paydesk.team SET default_approvals = $1 WHERE id = 1",
+            &[&approvals],
+        )?;
+        Ok(())
+    }
+
+    /// The approvals a request needs when no rule names its operation and currency.
+    pub fn default_approvals(&self) -> CoreResult<i32> {
+        let r = self.link.query_one(
+            "SELECT default_approvals FROM paydesk.team WHERE id = 1",
+            &[],
+        )?;
+        Ok(r.get(0))
+    }
+
     pub fn remove_member(&self, name: &str) -> CoreResult<()> {
         self.link
             .execute("SELECT paydesk.remove_member($1)", &[&name])?;
