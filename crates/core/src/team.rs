@@ -157,6 +157,8 @@ impl Team {
             ],
         );
         form.notify_url.clear();
+        form.return_url.clear();
+        form.ip_address.clear();
         let op = form
             .build(&self.checking_filler())
             .map_err(|e| e.in_terms(crate::forms::payin_field))?;
@@ -385,6 +387,7 @@ impl Team {
             ],
         );
         form.notify_url.clear();
+        form.ip_address.clear();
         Ok(form)
     }
 
@@ -558,7 +561,9 @@ fn verifier_of(password: &str) -> CoreResult<String> {
     if password.chars().count() < 12 {
         return Err(CoreError::validation("password", "12 characters at least"));
     }
-    Ok(postgres_protocol::password::scram_sha_256(password.as_bytes()))
+    Ok(postgres_protocol::password::scram_sha_256(
+        password.as_bytes(),
+    ))
 }
 
 fn file_name(name: &str) -> &str {
@@ -728,6 +733,71 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     Ok(Some(out))
 }
 
+// What the signer sends of a row is what its request was approved for, field by field:
+// each form is rebuilt from the fields a maker may set, and what says where the answer
+// goes or who asks (notifyUrl, returnUrl, ipAddress) is the signer's desk's own, never
+// the form's (a maker writing SQL could put any there). A struct literal, not `..`, so a
+// field added to a form is a compile error here until someone decides.
+
+/// A payout row as approved: a CLABE payout's number, amount, currency and account.
+fn approved_payout(f: &PayoutForm) -> PayoutForm {
+    PayoutForm {
+        kind: f.kind,
+        mer_order_no: f.mer_order_no.clone(),
+        amount: f.amount.clone(),
+        currency: f.currency.clone(),
+        clabe: f.clabe.clone(),
+        card_no: String::new(),
+        first_name: String::new(),
+        last_name: String::new(),
+        country_code: String::new(),
+        email: String::new(),
+        mobile: String::new(),
+        ip_address: String::new(),
+        notify_url: String::new(),
+    }
+}
+
+/// A payin row as approved: what the customer and the method need; no URL, no address.
+fn approved_payin(f: PayinForm) -> PayinForm {
+    PayinForm {
+        method: f.method,
+        mer_order_no: f.mer_order_no,
+        amount: f.amount,
+        currency: f.currency,
+        email: f.email,
+        user_id: f.user_id,
+        return_url: String::new(),
+        ip_address: String::new(),
+        notify_url: String::new(),
+        name: f.name,
+        social_security_number: String::new(),
+        first_name: f.first_name,
+        last_name: f.last_name,
+        user_agent: f.user_agent,
+        browser: f.browser,
+        products: f.products,
+        os_type: f.os_type,
+        terminal: f.terminal,
+        payment_method_str: f.payment_method_str,
+        product_name: f.product_name,
+        vn_bank_id: f.vn_bank_id,
+    }
+}
+
+/// A card move as approved (card moves carry no URL).
+fn approved_card(f: CardForm) -> CardForm {
+    CardForm {
+        kind: f.kind,
+        card: f.card,
+        reference: f.reference,
+        amount: f.amount,
+        currency: f.currency,
+        sub_mer_no: f.sub_mer_no,
+        remark: f.remark,
+    }
+}
+
 /// One row through the journal, by its request's operation: the order's number is the
 /// row's, fixed when the request was made. What it came to, the trade number, and a
 /// message (the gateway's refusal, a payin's payment link, why it is not known yet).
@@ -763,6 +833,7 @@ async fn execute_row(
         "payout" => match serde_json::from_value::<PayoutForm>(form) {
             Err(e) => return unreadable(e),
             Ok(f) => {
+                let f = approved_payout(&f);
                 let named = f.build(&filler).map(|op| beneficiary(&op.preview()));
                 let same =
                     named.is_ok_and(|b| same_as_approved(&f.amount, &f.currency, &b, row, request));
@@ -775,6 +846,7 @@ async fn execute_row(
         "payin" => match serde_json::from_value::<PayinForm>(form) {
             Err(e) => return unreadable(e),
             Ok(f) => {
+                let f = approved_payin(f);
                 let same =
                     same_as_approved(&f.amount, &f.currency, &payin_beneficiary(&f), row, request);
                 if f.mer_order_no != row.mer_order_no || !same {
@@ -786,6 +858,7 @@ async fn execute_row(
         "top_up" | "withdraw" => match serde_json::from_value::<CardForm>(form) {
             Err(e) => return unreadable(e),
             Ok(f) => {
+                let f = approved_card(f);
                 let (op, named) = card_beneficiary(&f);
                 let same = same_as_approved(&f.amount, &f.currency, &named, row, request);
                 if f.reference != row.mer_order_no || op != operation || !same {

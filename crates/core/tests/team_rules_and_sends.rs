@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use paydesk_core::forms::{CardForm, CardMove, PayinForm, PayinMethod, PayoutForm, PayoutKind};
 use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
-use paydesk_core::CoreError;
-use paydesk_core::team::{RequestState, RuleInput, Team, TeamRole};
+use paydesk_core::team::{self, RequestState, RowState, RuleInput, Team, TeamRole};
+use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_testpg::TestPg;
 
 const DB: &str = "team";
@@ -96,16 +96,12 @@ fn what_no_rule_names_needs_the_teams_default_approvals() {
     let pg = team_db();
     let maker = member(&pg, "mark");
     // With MXN payout rules only: a 200,000 USD payin and a 900,000 USD top-up.
-    let big_payin = maker
-        .request_payin(&payin("T-RULE-1", "200000"))
-        .unwrap();
+    let big_payin = maker.request_payin(&payin("T-RULE-1", "200000")).unwrap();
     assert_eq!(
         (big_payin.state, big_payin.approvals_needed),
         (RequestState::Waiting, 1)
     );
-    let big_top_up = maker
-        .request_card(&top_up("T-RULE-2", "900000"))
-        .unwrap();
+    let big_top_up = maker.request_card(&top_up("T-RULE-2", "900000")).unwrap();
     assert_eq!(
         (big_top_up.state, big_top_up.approvals_needed),
         (RequestState::Waiting, 1)
@@ -213,4 +209,128 @@ fn a_clabe_payout_is_in_mxn() {
     );
     pg.psql_as("mark", PASSWORD, DB, &by_hand("CLABE", "MXN", "T-CLABE-4"))
         .unwrap();
+}
+
+/// A signer's desk: a team profile on the sandbox, its key in the keyring.
+fn signer_desk(f: &common::Fixture, pg: &TestPg, user: &str) -> Desk {
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(Profile {
+            team: Some(cfg(pg, user)),
+            ..p
+        })
+        .unwrap();
+    f.secrets.set_team_password(&f.name, PASSWORD).unwrap();
+    Desk::open(&f.home, f.secrets.clone(), &f.name, Endpoint::Profile).unwrap()
+}
+
+/// A request's form written by hand: what the maker's desk would write, with the
+/// fields that say where answers go and who asks set to the maker's choosing.
+fn forged_sql(
+    operation: &str,
+    currency: &str,
+    amount: &str,
+    form: &serde_json::Value,
+    beneficiary: &str,
+    no: &str,
+) -> String {
+    let mut form = form.clone();
+    for (k, v) in [
+        ("notifyUrl", "https://evil.example/hook"),
+        ("returnUrl", "https://evil.example/back"),
+        ("ipAddress", "6.6.6.6"),
+    ] {
+        form[k] = serde_json::Value::String(v.into());
+    }
+    let form = form.to_string().replace('\'', "''");
+    format!(
+        "WITH r AS (INSERT INTO paydesk.requests (operation, currency, total, row_count, summary)
+                    VALUES ('{operation}', '{currency}', {amount}, 1, 'x') RETURNING id)
+         INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary)
+         SELECT id, 1, '{no}', {amount}, '{form}', '{beneficiary}' FROM r"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_signer_sends_its_own_addresses_never_the_forms() {
+    let pg = team_db();
+    let f = common::Fixture::new("sends").await;
+    let desk = signer_desk(&f, &pg, "sam");
+    let sam = member(&pg, "sam");
+    let mut payout = PayoutForm::new(PayoutKind::Clabe, "T-SEND-1", "20000", "MXN");
+    payout.clabe = CLABE.into();
+    pg.psql_as(
+        "mark",
+        PASSWORD,
+        DB,
+        &forged_sql(
+            "payout",
+            "MXN",
+            "20000",
+            &serde_json::to_value(&payout).unwrap(),
+            "CLABE 002010********7771 (BANAMEX)",
+            "T-SEND-1",
+        ),
+    )
+    .unwrap();
+    pg.psql_as(
+        "mark",
+        PASSWORD,
+        DB,
+        &forged_sql(
+            "payin",
+            "USD",
+            "25.50",
+            &serde_json::to_value(payin("T-SEND-2", "25.50")).unwrap(),
+            "WECHAT payin from lu********@example.com",
+            "T-SEND-2",
+        ),
+    )
+    .unwrap();
+    let ann = member(&pg, "ann");
+    for r in ann.requests(&[RequestState::Waiting], 10).unwrap() {
+        ann.approve(r.id).unwrap();
+    }
+    let mut executed = 0;
+    while let Some(done) = team::execute_next(&desk, &sam).await.unwrap() {
+        assert_eq!(done.accepted, 1, "{done:?}: {:?}", ann.rows(done.request));
+        executed += 1;
+    }
+    assert_eq!(executed, 2);
+    let profile_notify = f.home.get(&f.name).unwrap().notify_url;
+    for no in ["T-SEND-1", "T-SEND-2"] {
+        let sent_to = f.running.sandbox.with_state(|s| {
+            s.orders
+                .iter()
+                .find(|o| o.mer_order_no == no)
+                .map(|o| o.notify_url.clone())
+        });
+        assert_eq!(sent_to.as_deref(), Some(profile_notify.as_str()), "{no}");
+        let entry = desk.journal_entry_by_number(no).unwrap().unwrap();
+        let sent = entry.request.to_string();
+        assert!(
+            !sent.contains("evil.example") && !sent.contains("6.6.6.6"),
+            "{no} sent the form's addresses: {sent}"
+        );
+    }
+    assert!(
+        ann.rows(executed_row_request(&ann, "T-SEND-2"))
+            .unwrap()
+            .iter()
+            .all(|r| r.state == RowState::Accepted)
+    );
+}
+
+fn executed_row_request(t: &Team, no: &str) -> i64 {
+    t.requests(&[], 50)
+        .unwrap()
+        .into_iter()
+        .find(|r| {
+            t.rows(r.id)
+                .unwrap()
+                .iter()
+                .any(|row| row.mer_order_no == no)
+        })
+        .unwrap()
+        .id
 }
