@@ -230,10 +230,7 @@ fn each_role_is_held_to_its_work_by_the_database_itself() {
         "permission denied",
     );
     refused(
-        sql(
-            "mark",
-            "SELECT paydesk.add_member('eve', 'admin')",
-        ),
+        sql("mark", "SELECT paydesk.add_member('eve', 'admin')"),
         "a maker adding an admin",
         "permission denied",
     );

@@ -111,7 +111,10 @@ fn team_init_refuses_a_superuser_and_a_role_that_does_not_own_the_database() {
         Err(CoreError::Validation { field, rule }) => {
             assert_eq!(field, "team.user");
             assert!(rule.contains("is a superuser"), "{rule}");
-            assert!(rule.contains("CREATEROLE that is not a superuser"), "{rule}");
+            assert!(
+                rule.contains("CREATEROLE that is not a superuser"),
+                "{rule}"
+            );
         }
         other => panic!("a superuser set the team up: {other:?}"),
     }
@@ -302,7 +305,11 @@ fn membership_touches_only_members() {
             "not a member",
         );
     }
-    assert_eq!(passwords(), before, "a password of a role outside the team changed");
+    assert_eq!(
+        passwords(),
+        before,
+        "a password of a role outside the team changed"
+    );
     // The owner may not take a superuser over either.
     let owner = Team::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
     assert!(
@@ -486,10 +493,7 @@ fn the_audit_log_says_who_wrote_each_row() {
 fn approve_timed(pg: &TestPg, id: i64) -> (Duration, Result<RequestState, String>) {
     let ann = member(pg, "ann");
     let start = Instant::now();
-    let r = ann
-        .approve(id)
-        .map(|r| r.state)
-        .map_err(|e| e.to_string());
+    let r = ann.approve(id).map(|r| r.state).map_err(|e| e.to_string());
     (start.elapsed(), r)
 }
 
@@ -507,10 +511,7 @@ fn no_member_stalls_the_others() {
         .request_payout(&payout_form("60000", "T-LOCK-2"))
         .unwrap();
     // Members wait for a lock 10 s at most.
-    assert_eq!(
-        sql(&pg, "vic", "SHOW lock_timeout").unwrap().trim(),
-        "10s"
-    );
+    assert_eq!(sql(&pg, "vic", "SHOW lock_timeout").unwrap().trim(), "10s");
     refused(
         sql(&pg, "vic", "SELECT * FROM paydesk.audit_head FOR UPDATE"),
         "a member locking the chain's head",

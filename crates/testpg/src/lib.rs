@@ -278,7 +278,12 @@ impl TestPg {
     /// or an error with its stderr.
     pub fn psql_owner(&self, dbname: &str, sql: &str) -> io::Result<String> {
         self.psql_as(OWNER, &self.owner_password, dbname, sql)
-            .map_err(|e| io::Error::other(format!("psql as {OWNER} on {dbname} failed: {}", e.trim_end())))
+            .map_err(|e| {
+                io::Error::other(format!(
+                    "psql as {OWNER} on {dbname} failed: {}",
+                    e.trim_end()
+                ))
+            })
     }
 
     /// Runs `sql` with psql as `user`: its stdout, or its stderr (such as

@@ -273,7 +273,9 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             let t = connect(g)?;
             let pw = password("PAYDESK_NEW_PASSWORD", &format!("{name}'s new password: "))?;
             let holds = t.add_member(&name, role, &pw)?;
-            print(g, &true, || format!("{name} is a member of the team: {holds}"))
+            print(g, &true, || {
+                format!("{name} is a member of the team: {holds}")
+            })
         }
         TeamCmd::User(UserCmd::Role { name, role }) => {
             let roles = role

@@ -779,7 +779,10 @@ fn give_verifier(tx: &Tx<'_>, name: &str, verifier: &str) -> CoreResult<()> {
     let row: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&name, &verifier];
     tx.copy_in(
         "COPY paydesk.new_passwords (member, verifier) FROM STDIN (FORMAT binary)",
-        &[tokio_postgres::types::Type::TEXT, tokio_postgres::types::Type::TEXT],
+        &[
+            tokio_postgres::types::Type::TEXT,
+            tokio_postgres::types::Type::TEXT,
+        ],
         std::iter::once(row),
     )?;
     Ok(())
