@@ -12,8 +12,9 @@ use super::*;
 #[derive(Debug, Subcommand)]
 pub enum TeamCmd {
     /// Create or update the team's schema, roles and policies in a database, as its
-    /// owner (a role with CREATEROLE, or a superuser). The password is read from
-    /// PAYDESK_TEAM_PASSWORD or asked for.
+    /// owner: a role with CREATEROLE that owns the database and is not a superuser (a
+    /// superuser is refused). The password is read from PAYDESK_TEAM_PASSWORD or asked
+    /// for.
     Init {
         #[command(flatten)]
         db: DbArgs,
