@@ -745,6 +745,22 @@ mod tests {
     }
 
     #[test]
+    fn a_clabe_payout_is_in_mxn_and_the_error_names_the_currency() {
+        let mut form = PayoutForm::new(PayoutKind::Clabe, "PO1", "200000", "usd");
+        form.clabe = "002010077777777771".into();
+        match form.build(&WHO) {
+            Err(CoreError::Validation { field, rule }) => {
+                assert_eq!(field, "currency");
+                assert!(rule.contains("a CLABE payout is in MXN"), "{rule}");
+                assert!(rule.contains("USD"), "{rule}");
+            }
+            other => panic!("a CLABE payout in USD was built: {other:?}"),
+        }
+        form.currency = "mxn".into();
+        assert!(matches!(form.build(&WHO), Ok(PayoutOp::Clabe(_))));
+    }
+
+    #[test]
     fn a_payin_form_fills_in_the_desk_and_the_defaults() {
         let PayinOp::V2(op) = payin(PayinMethod::Wechat).build(&WHO).unwrap() else {
             panic!("WECHAT is the V2 payin");
