@@ -327,6 +327,16 @@ fn membership_touches_only_members() {
         Team::connect(&cfg(&pg, "abe"), PASSWORD).is_ok(),
         "the password changed"
     );
+    // A removed member cannot log in; added back (a login the team made), they can.
+    admin.remove_member("vic").unwrap();
+    assert!(Team::connect(&cfg(&pg, "vic"), PASSWORD).is_err());
+    assert_eq!(
+        admin
+            .add_member("vic", TeamRole::Viewer, "vic-is-back-again")
+            .unwrap(),
+        "viewer"
+    );
+    assert!(Team::connect(&cfg(&pg, "vic"), "vic-is-back-again").is_ok());
 }
 
 /// A role change replaces the role: an approver made a viewer approves no more.
