@@ -142,6 +142,11 @@ pub fn db_error(e: tokio_postgres::Error) -> CoreError {
             "42501" | "P0001" | "23514" => CoreError::validation("team", message),
             "28P01" | "28000" => CoreError::validation("team.password", message),
             "3D000" => CoreError::validation("team.database", message),
+            // lock_not_available: a member's step waited its bound (10 s) for a lock
+            // another session holds; it changed nothing.
+            "55P03" => CoreError::storage(format!(
+                "PostgreSQL 55P03: {message}: another session of the team holds what this step needs; nothing was changed, try again"
+            )),
             // A number already in a live request row (the team's rule, not a fault):
             // `TeamTables::make` names the request that holds it.
             "23505" if db.constraint() == Some(LIVE_NUMBER_INDEX) => {
