@@ -56,7 +56,7 @@ fn invoke(f: &Fixture, cmd: &str, args: Value) -> Result<Value, Value> {
 fn an_approvers_desk_without_the_key_approves_and_locks() {
     let pg = TestPg::start().unwrap();
     pg.create_database(DB).unwrap();
-    let owner = PgLink::connect(&cfg(&pg, pg.superuser()), pg.superuser_password()).unwrap();
+    let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
     init_team(&owner, MER).unwrap();
     let owner = Team::on(Arc::new(owner)).unwrap();
     owner.add_member("mia", TeamRole::Maker, PASSWORD).unwrap();

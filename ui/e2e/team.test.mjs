@@ -26,7 +26,8 @@ let h;
 const made = {};
 
 /// A PostgreSQL server of this file's own, with the database `team`; resolves with
-/// what it printed (host, port, superuser, password, pid).
+/// what it printed (host, port, superuser, password, owner, ownerPassword, pid); the team
+/// is set up by the owner, who is no superuser.
 function startPg() {
   const child = spawn(path.join(BIN, "paydesk-testpg"), ["team"], {
     stdio: ["pipe", "pipe", "inherit"],
@@ -95,13 +96,13 @@ before(async () => {
       "--database",
       "team",
       "--user",
-      server.superuser,
+      server.owner,
       "--mer-no",
       "10001",
     ],
-    { extra: { PAYDESK_TEAM_PASSWORD: server.password } },
+    { extra: { PAYDESK_TEAM_PASSWORD: server.ownerPassword } },
   );
-  teamProfile("owner", server.superuser, server.password);
+  teamProfile("owner", server.owner, server.ownerPassword);
   for (const [name, role] of [
     ["mia", "maker"],
     ["ana", "approver"],

@@ -114,9 +114,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         host: pg.host().into(),
         port: pg.port(),
         database: "team".into(),
-        user: pg.superuser().into(),
+        user: pg.owner().into(),
     };
-    let connect = || PgLink::connect(&cfg, pg.superuser_password());
+    let connect = || PgLink::connect(&cfg, pg.owner_password());
     let owner = connect()?;
     init_team(&owner, MER_NO)?;
     let store = Store::open_team(Arc::new(connect()?), Arc::new(connect()?), MER_NO)?;

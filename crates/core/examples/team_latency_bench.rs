@@ -136,7 +136,7 @@ async fn main() -> Result<(), BoxError> {
     let t = Instant::now();
     let pg = TestPg::start_with(Options::default().durable())?;
     pg.create_database(DB)?;
-    let owner = PgLink::connect(&cfg(&pg, pg.superuser()), pg.superuser_password())?;
+    let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password())?;
     init_team(&owner, MER as i64)?;
     Team::on(Arc::new(owner))?.add_member("alice", TeamRole::Admin, PASSWORD)?;
     let admin = member(&pg, "alice")?;

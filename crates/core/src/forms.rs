@@ -594,6 +594,14 @@ impl PayoutForm {
             PayoutKind::Clabe => {
                 let clabe: String = self.clabe.chars().filter(|c| !c.is_whitespace()).collect();
                 v::required("clabe", &clabe)?;
+                if currency_code != "MXN" {
+                    return Err(CoreError::validation(
+                        "currency",
+                        format!(
+                            "a CLABE payout is in MXN (a CLABE is a Mexican bank account), not {currency_code}"
+                        ),
+                    ));
+                }
                 PayoutOp::Clabe(wire::V2Payout::new(
                     MerNo(who.mer_no),
                     mer_order_no,
@@ -794,6 +802,22 @@ mod tests {
             PayinOp::VnBank(o) => o.validate()?,
         }
         Ok(())
+    }
+
+    #[test]
+    fn a_clabe_payout_is_in_mxn_and_the_error_names_the_currency() {
+        let mut form = PayoutForm::new(PayoutKind::Clabe, "PO1", "200000", "usd");
+        form.clabe = "002010077777777771".into();
+        match form.build(&WHO) {
+            Err(CoreError::Validation { field, rule }) => {
+                assert_eq!(field, "currency");
+                assert!(rule.contains("a CLABE payout is in MXN"), "{rule}");
+                assert!(rule.contains("USD"), "{rule}");
+            }
+            other => panic!("a CLABE payout in USD was built: {other:?}"),
+        }
+        form.currency = "mxn".into();
+        assert!(matches!(form.build(&WHO), Ok(PayoutOp::Clabe(_))));
     }
 
     #[test]

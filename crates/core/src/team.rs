@@ -157,6 +157,8 @@ impl Team {
             ],
         );
         form.notify_url.clear();
+        form.return_url.clear();
+        form.ip_address.clear();
         let op = form
             .build(&self.checking_filler())
             .map_err(|e| e.in_terms(crate::forms::payin_field))?;
@@ -386,6 +388,7 @@ impl Team {
             ],
         );
         form.notify_url.clear();
+        form.ip_address.clear();
         Ok(form)
     }
 
@@ -490,25 +493,78 @@ impl Team {
         self.tables().members()
     }
 
-    /// Adds a member with one role (admins only). Only the password's SCRAM verifier
-    /// reaches the database.
-    pub fn add_member(&self, name: &str, role: TeamRole, password: &str) -> CoreResult<()> {
-        if !crate::store::pg::valid_user_name(name) {
+    /// Adds a new member with one role (admins, or the owner for the first admin). Only
+    /// the password's SCRAM verifier reaches the database, never in a statement's text
+    /// or parameters. An existing member, or any role of the cluster the team did not
+    /// make (the owner, a superuser), is refused by the database. Returns the roles the
+    /// member holds.
+    pub fn add_member(&self, name: &str, role: TeamRole, password: &str) -> CoreResult<String> {
+        check_member_name(name)?;
+        let verifier = verifier_of(password)?;
+        self.tables().add_member(name, role, &verifier)
+    }
+
+    /// Gives a member exactly `roles`: the roles held before and not listed are revoked
+    /// (admins). Returns what the member holds now, as the database says.
+    pub fn set_member_roles(&self, name: &str, roles: &[TeamRole]) -> CoreResult<String> {
+        check_member_name(name)?;
+        if roles.is_empty() {
             return Err(CoreError::validation(
-                "name",
-                crate::store::pg::USER_NAME_RULE,
+                "role",
+                "at least one role (to take every role away, remove the member)",
             ));
         }
-        if password.chars().count() < 12 {
-            return Err(CoreError::validation("password", "12 characters at least"));
+        self.tables().set_member_roles(name, roles)
+    }
+
+    /// Sets a member's password: a step of its own, in the audit log (admins).
+    pub fn reset_member_password(&self, name: &str, password: &str) -> CoreResult<()> {
+        check_member_name(name)?;
+        let verifier = verifier_of(password)?;
+        self.tables().reset_member_password(name, &verifier)
+    }
+
+    /// The approvals a request needs when no rule names its operation and currency.
+    pub fn default_approvals(&self) -> CoreResult<i32> {
+        self.tables().default_approvals()
+    }
+
+    /// Sets the approvals a request needs when no rule names its operation and currency
+    /// (admins; 0 to 5).
+    pub fn set_default_approvals(&self, approvals: i32) -> CoreResult<()> {
+        if !(0..=5).contains(&approvals) {
+            return Err(CoreError::validation(
+                "approvals",
+                "the team's default approvals: 0 to 5",
+            ));
         }
-        let verifier = postgres_protocol::password::scram_sha_256(password.as_bytes());
-        self.tables().add_member(name, role, &verifier)
+        self.tables().set_default_approvals(approvals)
     }
 
     pub fn remove_member(&self, name: &str) -> CoreResult<()> {
         self.tables().remove_member(name)
     }
+}
+
+fn check_member_name(name: &str) -> CoreResult<()> {
+    if crate::store::pg::valid_user_name(name) {
+        Ok(())
+    } else {
+        Err(CoreError::validation(
+            "name",
+            crate::store::pg::USER_NAME_RULE,
+        ))
+    }
+}
+
+/// A new password's SCRAM-SHA-256 verifier (the password never leaves this process).
+fn verifier_of(password: &str) -> CoreResult<String> {
+    if password.chars().count() < 12 {
+        return Err(CoreError::validation("password", "12 characters at least"));
+    }
+    Ok(postgres_protocol::password::scram_sha_256(
+        password.as_bytes(),
+    ))
 }
 
 fn file_name(name: &str) -> &str {
@@ -678,6 +734,71 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     Ok(Some(out))
 }
 
+// What the signer sends of a row is what its request was approved for, field by field:
+// each form is rebuilt from the fields a maker may set, and what says where the answer
+// goes or who asks (notifyUrl, returnUrl, ipAddress) is the signer's desk's own, never
+// the form's (a maker writing SQL could put any there). A struct literal, not `..`, so a
+// field added to a form is a compile error here until someone decides.
+
+/// A payout row as approved: a CLABE payout's number, amount, currency and account.
+fn approved_payout(f: &PayoutForm) -> PayoutForm {
+    PayoutForm {
+        kind: f.kind,
+        mer_order_no: f.mer_order_no.clone(),
+        amount: f.amount.clone(),
+        currency: f.currency.clone(),
+        clabe: f.clabe.clone(),
+        card_no: String::new(),
+        first_name: String::new(),
+        last_name: String::new(),
+        country_code: String::new(),
+        email: String::new(),
+        mobile: String::new(),
+        ip_address: String::new(),
+        notify_url: String::new(),
+    }
+}
+
+/// A payin row as approved: what the customer and the method need; no URL, no address.
+fn approved_payin(f: PayinForm) -> PayinForm {
+    PayinForm {
+        method: f.method,
+        mer_order_no: f.mer_order_no,
+        amount: f.amount,
+        currency: f.currency,
+        email: f.email,
+        user_id: f.user_id,
+        return_url: String::new(),
+        ip_address: String::new(),
+        notify_url: String::new(),
+        name: f.name,
+        social_security_number: String::new(),
+        first_name: f.first_name,
+        last_name: f.last_name,
+        user_agent: f.user_agent,
+        browser: f.browser,
+        products: f.products,
+        os_type: f.os_type,
+        terminal: f.terminal,
+        payment_method_str: f.payment_method_str,
+        product_name: f.product_name,
+        vn_bank_id: f.vn_bank_id,
+    }
+}
+
+/// A card move as approved (card moves carry no URL).
+fn approved_card(f: CardForm) -> CardForm {
+    CardForm {
+        kind: f.kind,
+        card: f.card,
+        reference: f.reference,
+        amount: f.amount,
+        currency: f.currency,
+        sub_mer_no: f.sub_mer_no,
+        remark: f.remark,
+    }
+}
+
 /// One row through the journal, by its request's operation: the order's number is the
 /// row's, fixed when the request was made. What it came to, the trade number, and a
 /// message (the gateway's refusal, a payin's payment link, why it is not known yet).
@@ -714,6 +835,7 @@ async fn execute_row(
         "payout" => match serde_json::from_value::<PayoutForm>(form) {
             Err(e) => return unreadable(e),
             Ok(f) => {
+                let f = approved_payout(&f);
                 let named = f.build(&filler).map(|op| beneficiary(&op.preview()));
                 let same =
                     named.is_ok_and(|b| same_as_approved(&f.amount, &f.currency, &b, row, request));
@@ -726,6 +848,7 @@ async fn execute_row(
         "payin" => match serde_json::from_value::<PayinForm>(form) {
             Err(e) => return unreadable(e),
             Ok(f) => {
+                let f = approved_payin(f);
                 let same =
                     same_as_approved(&f.amount, &f.currency, &payin_beneficiary(&f), row, request);
                 if f.mer_order_no != row.mer_order_no || !same {
@@ -737,6 +860,7 @@ async fn execute_row(
         "top_up" | "withdraw" => match serde_json::from_value::<CardForm>(form) {
             Err(e) => return unreadable(e),
             Ok(f) => {
+                let f = approved_card(f);
                 let (op, named) = card_beneficiary(&f);
                 let same = same_as_approved(&f.amount, &f.currency, &named, row, request);
                 if f.reference != row.mer_order_no || op != operation || !same {

@@ -194,9 +194,9 @@ fn the_same_orders_give_the_same_statement_on_postgres_and_on_sqlite() {
         host: pg.host().into(),
         port: pg.port(),
         database: "team".into(),
-        user: pg.superuser().into(),
+        user: pg.owner().into(),
     };
-    let owner = PgLink::connect(&cfg, pg.superuser_password()).unwrap();
+    let owner = PgLink::connect(&cfg, pg.owner_password()).unwrap();
     let mer = common::MER as i64;
     init_team(&owner, mer).unwrap();
     let dir = tempfile::tempdir().unwrap();

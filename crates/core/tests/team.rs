@@ -35,7 +35,7 @@ fn member(pg: &TestPg, user: &str) -> Team {
 fn team_db() -> TestPg {
     let pg = TestPg::start().unwrap();
     pg.create_database(DB).unwrap();
-    let owner = PgLink::connect(&cfg(&pg, pg.superuser()), pg.superuser_password()).unwrap();
+    let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
     assert_eq!(
         init_team(&owner, common::MER as i64).unwrap(),
         paydesk_core::store::pg::TEAM_MIGRATIONS.len()
@@ -59,12 +59,17 @@ fn team_db() -> TestPg {
         ("sid", TeamRole::Signer),
         ("vic", TeamRole::Viewer),
         ("sue", TeamRole::Support),
-        // Both a maker and an approver: four eyes still holds for their own requests.
         ("max", TeamRole::Maker),
-        ("max", TeamRole::Approver),
     ] {
         admin.add_member(name, role, PASSWORD).unwrap();
     }
+    // Both a maker and an approver: four eyes still holds for their own requests.
+    assert_eq!(
+        admin
+            .set_member_roles("max", &[TeamRole::Maker, TeamRole::Approver])
+            .unwrap(),
+        "approver,maker"
+    );
     for (above, approvals) in [("10000", 1), ("100000", 2)] {
         admin
             .set_rule(&RuleInput {
@@ -225,10 +230,7 @@ fn each_role_is_held_to_its_work_by_the_database_itself() {
         "permission denied",
     );
     refused(
-        sql(
-            "mark",
-            "SELECT paydesk.add_member('eve', 'admin', 'SCRAM-SHA-256$x')",
-        ),
+        sql("mark", "SELECT paydesk.add_member('eve', 'admin')"),
         "a maker adding an admin",
         "permission denied",
     );

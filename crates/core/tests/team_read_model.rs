@@ -56,14 +56,14 @@ fn connect(pg: &TestPg, user: &str, password: &str) -> PgLink {
 fn team_db() -> (TestPg, PgLink) {
     let pg = TestPg::start().unwrap();
     pg.create_database(DB).unwrap();
-    let owner = connect(&pg, pg.superuser(), pg.superuser_password());
+    let owner = connect(&pg, pg.owner(), pg.owner_password());
     init_team(&owner, MER).unwrap();
     (pg, owner)
 }
 
 /// A login role granted one of the team's roles, and a link as it.
 fn member(pg: &TestPg, name: &str, role: &str) -> PgLink {
-    pg.psql_super(
+    pg.psql_owner(
         DB,
         &format!("CREATE ROLE {name} LOGIN PASSWORD '{PASSWORD}'; GRANT paydesk_{role} TO {name};"),
     )

@@ -29,7 +29,8 @@ const GUARD: Guard = Guard {
     allow_duplicate: false,
 };
 
-/// A scratch server with the team schema, and a desk's store on it as the superuser.
+/// A scratch server with the team schema, and a desk's store on it as the owner (no
+/// superuser).
 struct Team {
     pg: TestPg,
     link: Arc<PgLink>,
@@ -41,11 +42,11 @@ impl Team {
     fn start() -> Team {
         let pg = TestPg::start().unwrap();
         pg.create_database(DB).unwrap();
-        let link = connect(&pg, pg.superuser(), pg.superuser_password());
+        let link = connect(&pg, pg.owner(), pg.owner_password());
         init_team(&link, MER_NO).unwrap();
         let link = Arc::new(link);
         let dir = tempfile::tempdir().unwrap();
-        let cache = connect(&pg, pg.superuser(), pg.superuser_password());
+        let cache = connect(&pg, pg.owner(), pg.owner_password());
         let store = Store::open_team(link.clone(), Arc::new(cache), MER_NO).unwrap();
         Team {
             pg,
@@ -55,15 +56,15 @@ impl Team {
         }
     }
 
-    /// Another connection as the superuser (another desk).
+    /// Another connection as the owner (another desk).
     fn link(&self) -> PgLink {
-        connect(&self.pg, self.pg.superuser(), self.pg.superuser_password())
+        connect(&self.pg, self.pg.owner(), self.pg.owner_password())
     }
 
     /// A login role granted one of the team's roles, and a connection as it.
     fn member(&self, name: &str, role: &str) -> PgLink {
         self.pg
-            .psql_super(
+            .psql_owner(
                 DB,
                 &format!("CREATE ROLE {name} LOGIN PASSWORD 'x'; GRANT paydesk_{role} TO {name};"),
             )

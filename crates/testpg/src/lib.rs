@@ -37,6 +37,11 @@ use postmaster::Postmaster;
 
 const HOST: &str = "127.0.0.1";
 const SUPERUSER: &str = "paydesk_super";
+/// The role that owns the databases this crate creates: CREATEROLE and CREATEDB, never
+/// a superuser, as a team's database is owned in production (a SECURITY DEFINER
+/// function runs with its owner's rights, so an owner that is a superuser would make
+/// any hole in one a superuser's). The superuser only starts the cluster.
+const OWNER: &str = "team_owner";
 /// How long a started server may take to accept connections.
 const READY_WITHIN: Duration = Duration::from_secs(30);
 /// Starts tried when another process takes the free port first.
@@ -83,6 +88,7 @@ pub struct TestPg {
     postmaster: Postmaster,
     port: u16,
     password: String,
+    owner_password: String,
     bin: PathBuf,
     log: PathBuf,
     scratch: Option<tempfile::TempDir>,
@@ -96,6 +102,8 @@ impl fmt::Debug for TestPg {
             .field("port", &self.port)
             .field("superuser", &SUPERUSER)
             .field("superuser_password", &"<redacted>")
+            .field("owner", &OWNER)
+            .field("owner_password", &"<redacted>")
             .field("pid", &self.pid())
             .field("scratch_dir", &self.scratch_path)
             .finish()
@@ -124,6 +132,7 @@ impl TestPg {
             run_as.give(&sockets)?;
         }
         let password = init::random_hex(16)?;
+        let owner_password = init::random_hex(16)?;
         let data = scratch_path.join("data");
         init::initdb(&bin, &scratch_path, &data, &password, run_as, opts.durable)?;
 
@@ -167,12 +176,13 @@ impl TestPg {
                 postmaster: Postmaster::new(child),
                 port,
                 password: password.clone(),
+                owner_password: owner_password.clone(),
                 bin: bin.clone(),
                 log: log.clone(),
                 scratch: None,
                 scratch_path: scratch_path.clone(),
             };
-            match pg.wait_ready() {
+            match pg.wait_ready().and_then(|()| pg.create_owner()) {
                 Ok(()) => {
                     pg.scratch = Some(scratch);
                     return Ok(pg);
@@ -208,6 +218,17 @@ impl TestPg {
     /// The superuser's password, random for each server.
     pub fn superuser_password(&self) -> &str {
         &self.password
+    }
+
+    /// The owner of the databases [`TestPg::create_database`] makes, "team_owner": a
+    /// login role with CREATEROLE and CREATEDB, not a superuser.
+    pub fn owner(&self) -> &str {
+        OWNER
+    }
+
+    /// The owner's password, random for each server.
+    pub fn owner_password(&self) -> &str {
+        &self.owner_password
     }
 
     /// The postmaster's process id.
@@ -253,6 +274,18 @@ impl TestPg {
         }
     }
 
+    /// Runs `sql` with psql as the owner ([`TestPg::owner`]) on `dbname`: psql's stdout,
+    /// or an error with its stderr.
+    pub fn psql_owner(&self, dbname: &str, sql: &str) -> io::Result<String> {
+        self.psql_as(OWNER, &self.owner_password, dbname, sql)
+            .map_err(|e| {
+                io::Error::other(format!(
+                    "psql as {OWNER} on {dbname} failed: {}",
+                    e.trim_end()
+                ))
+            })
+    }
+
     /// Runs `sql` with psql as `user`: its stdout, or its stderr (such as
     /// "ERROR:  permission denied for table ...") when the database refuses.
     pub fn psql_as(
@@ -269,10 +302,18 @@ impl TestPg {
         }
     }
 
-    /// Creates a database owned by the superuser.
+    /// Creates a database owned by the owner ([`TestPg::owner`]), as the owner would
+    /// with `createdb`.
     pub fn create_database(&self, name: &str) -> io::Result<()> {
         let sql = format!("CREATE DATABASE {}", quote_ident(name));
-        self.psql_super("postgres", &sql).map(drop)
+        self.psql_owner("postgres", &sql).map(drop)
+    }
+
+    /// The whole of the server's log (see [`TestPg::log_tail`] for its end).
+    pub fn log(&self) -> String {
+        fs::read(&self.log)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default()
     }
 
     /// The last lines of the server's log.
@@ -310,6 +351,19 @@ impl TestPg {
             Ok(_) => Ok(()),
             Err(e) => Err(Ready::Failed(e.to_string())),
         }
+    }
+}
+
+impl TestPg {
+    /// The owner role, made by the superuser once the server is up.
+    fn create_owner(&self) -> Result<(), Ready> {
+        let sql = format!(
+            "CREATE ROLE {OWNER} LOGIN CREATEROLE CREATEDB NOSUPERUSER PASSWORD '{}'",
+            self.owner_password
+        );
+        self.psql_super("postgres", &sql)
+            .map(drop)
+            .map_err(|e| Ready::Failed(format!("could not create the owner role: {e}")))
     }
 }
 

@@ -13,6 +13,18 @@ fn runs_sql_and_shows_what_a_role_is_refused() -> io::Result<()> {
     assert_eq!(pg.host(), "127.0.0.1");
     assert_eq!(pg.superuser(), "paydesk_super");
     pg.create_database("desk")?;
+    // The databases belong to an owner who may create roles and databases, and is no
+    // superuser: the superuser only starts the cluster.
+    assert_eq!(
+        pg.psql_owner(
+            "desk",
+            "select r.rolsuper, r.rolcreaterole, r.rolcreatedb, d.datdba = r.oid
+               from pg_roles r, pg_database d
+              where r.rolname = current_user and d.datname = current_database()",
+        )?,
+        "f|t|t|t\n"
+    );
+    assert_eq!(pg.owner(), "team_owner");
     pg.psql_super(
         "desk",
         "create table payouts (id int primary key, amount numeric not null);
@@ -143,6 +155,7 @@ fn debug_hides_the_password() -> io::Result<()> {
     let pg = TestPg::start()?;
     let shown = format!("{pg:?}");
     assert!(!shown.contains(pg.superuser_password()), "{shown}");
+    assert!(!shown.contains(pg.owner_password()), "{shown}");
     assert!(shown.contains(&pg.port().to_string()), "{shown}");
     Ok(())
 }

@@ -12,8 +12,9 @@ use super::*;
 #[derive(Debug, Subcommand)]
 pub enum TeamCmd {
     /// Create or update the team's schema, roles and policies in a database, as its
-    /// owner (a role with CREATEROLE, or a superuser). The password is read from
-    /// PAYDESK_TEAM_PASSWORD or asked for.
+    /// owner: a role with CREATEROLE that owns the database and is not a superuser (a
+    /// superuser is refused). The password is read from PAYDESK_TEAM_PASSWORD or asked
+    /// for.
     Init {
         #[command(flatten)]
         db: DbArgs,
@@ -67,13 +68,24 @@ pub struct DbArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum UserCmd {
-    /// Add a member with a role, or give one a new role and password (admins). The
-    /// password is read from PAYDESK_NEW_PASSWORD or asked for.
+    /// Add a new member with a role (admins). The password is read from
+    /// PAYDESK_NEW_PASSWORD or asked for. An existing member, the database's owner, a
+    /// superuser or any other role of the server the team did not make is refused.
     Add {
         name: String,
         #[arg(long)]
         role: String,
     },
+    /// Give a member exactly these roles (comma-separated): the roles held before and
+    /// not listed are taken away (admins).
+    Role {
+        name: String,
+        #[arg(long, value_delimiter = ',', required = true)]
+        role: Vec<String>,
+    },
+    /// Set a member's password (admins; audited). Read from PAYDESK_NEW_PASSWORD or
+    /// asked for.
+    Password { name: String },
     /// List the members and their roles.
     List,
     /// Remove a member (their login is disabled; what they did stays in the log).
@@ -100,6 +112,12 @@ pub enum RulesCmd {
     },
     Remove {
         id: i64,
+    },
+    /// The approvals a request needs when no rule names its operation and currency
+    /// (admins; 1 unless set).
+    Default {
+        #[arg(long, value_parser = clap::value_parser!(i32).range(0..=5))]
+        approvals: i32,
     },
 }
 
@@ -255,10 +273,24 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             let role = TeamRole::parse(&role)?;
             let t = connect(g)?;
             let pw = password("PAYDESK_NEW_PASSWORD", &format!("{name}'s new password: "))?;
-            t.add_member(&name, role, &pw)?;
+            let holds = t.add_member(&name, role, &pw)?;
             print(g, &true, || {
-                format!("{name} is a {} of the team", role.as_str())
+                format!("{name} is a member of the team: {holds}")
             })
+        }
+        TeamCmd::User(UserCmd::Role { name, role }) => {
+            let roles = role
+                .iter()
+                .map(|r| TeamRole::parse(r))
+                .collect::<Result<Vec<_>, _>>()?;
+            let holds = connect(g)?.set_member_roles(&name, &roles)?;
+            print(g, &holds, || format!("{name} now holds: {holds}"))
+        }
+        TeamCmd::User(UserCmd::Password { name }) => {
+            let t = connect(g)?;
+            let pw = password("PAYDESK_NEW_PASSWORD", &format!("{name}'s new password: "))?;
+            t.reset_member_password(&name, &pw)?;
+            print(g, &true, || format!("{name}'s password was set"))
         }
         TeamCmd::User(UserCmd::List) => {
             let members = connect(g)?.members()?;
@@ -282,11 +314,21 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             connect(g)?.remove_member(&name)?;
             print(g, &true, || format!("{name} was removed from the team"))
         }
+        TeamCmd::Rules(RulesCmd::Default { approvals }) => {
+            connect(g)?.set_default_approvals(approvals)?;
+            print(g, &approvals, || {
+                format!("a request no rule names needs {approvals} approval(s)")
+            })
+        }
         TeamCmd::Rules(RulesCmd::List) => {
-            let rules = connect(g)?.rules()?;
+            let t = connect(g)?;
+            let rules = t.rules()?;
+            let default = t.default_approvals()?;
             print(g, &rules, || {
                 if rules.is_empty() {
-                    return "no rules: requests need no approval".into();
+                    return format!(
+                        "no rules: every request needs the team's default, {default} approval(s)"
+                    );
                 }
                 rules
                     .iter()
@@ -296,6 +338,9 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                             r.id, r.operation, r.currency, r.above, r.approvals
                         )
                     })
+                    .chain([format!(
+                        "otherwise (no rule names the operation and currency): {default} approver(s)"
+                    )])
                     .collect::<Vec<_>>()
                     .join("\n")
             })

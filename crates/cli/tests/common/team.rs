@@ -82,11 +82,11 @@ pub async fn team_with(signer_args: &[&str], above: &str) -> (Env, Running, Test
             "--database",
             "team",
             "--user",
-            pg.superuser(),
+            pg.owner(),
             "--mer-no",
             "10001",
         ])
-        .env("PAYDESK_TEAM_PASSWORD", pg.superuser_password())
+        .env("PAYDESK_TEAM_PASSWORD", pg.owner_password())
         .output()
         .unwrap();
     assert!(
@@ -94,10 +94,10 @@ pub async fn team_with(signer_args: &[&str], above: &str) -> (Env, Running, Test
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    team_profile(&mut env, &pg, &base, "owner", pg.superuser());
+    team_profile(&mut env, &pg, &base, "owner", pg.owner());
     let out = env.run(
         &["profile", "set-team-password", "owner"],
-        pg.superuser_password(),
+        pg.owner_password(),
     );
     assert!(out.status.success());
     for (name, role) in [("mark", "maker"), ("ann", "approver"), ("sam", "signer")] {

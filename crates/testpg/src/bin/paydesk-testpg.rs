@@ -1,6 +1,7 @@
 //! For the window tests (which run under node): a real PostgreSQL server in a scratch
 //! folder on a free loopback port, with the databases named as arguments. Prints one
-//! JSON line (`host`, `port`, `superuser`, `password`, `pid`) and keeps the server until
+//! JSON line (`host`, `port`, `superuser`, `password`, `owner`,
+//! `ownerPassword`, `pid`; the databases belong to the owner, no superuser) and keeps the server until
 //! its standard input closes (the test ended, or its runner died), then stops it by its
 //! PID and removes the folder.
 
@@ -23,11 +24,13 @@ fn main() -> std::process::ExitCode {
     // The password is a throwaway of this scratch server, printed for the test that
     // started it (the server listens on loopback only and is gone when the test ends).
     let line = format!(
-        "{{\"host\":\"{}\",\"port\":{},\"superuser\":\"{}\",\"password\":\"{}\",\"pid\":{}}}",
+        "{{\"host\":\"{}\",\"port\":{},\"superuser\":\"{}\",\"password\":\"{}\",\"owner\":\"{}\",\"ownerPassword\":\"{}\",\"pid\":{}}}",
         pg.host(),
         pg.port(),
         pg.superuser(),
         pg.superuser_password(),
+        pg.owner(),
+        pg.owner_password(),
         pg.pid()
     );
     let mut out = std::io::stdout().lock();

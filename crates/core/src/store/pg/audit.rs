@@ -100,7 +100,9 @@ fn broken(rows: i64, at: i64, why: String) -> ChainCheck {
 
 impl AuditStore for PgAudit<'_> {
     /// Appends through `paydesk.audit_append`, which returns the row as the database
-    /// sealed it (a member who may not read the log still learns its own row). `key`
+    /// sealed it (a member who may not read the log still learns its own row). The
+    /// operator is the database user (the database refuses any other): the profile's
+    /// operator name is not who the team knows. `key`
     /// and `anchor` are not used: the database seals the team's log. The anchor returned
     /// names the new row; the team's ids have no gaps, so its id is the row count.
     fn append(
@@ -114,7 +116,7 @@ impl AuditStore for PgAudit<'_> {
             &[
                 &now_ms(),
                 &r.profile,
-                &r.operator,
+                &self.link.user(),
                 &r.operation,
                 &r.identifiers,
                 &r.result,

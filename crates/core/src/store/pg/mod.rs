@@ -142,6 +142,11 @@ pub fn db_error(e: tokio_postgres::Error) -> CoreError {
             "42501" | "P0001" | "23514" => CoreError::validation("team", message),
             "28P01" | "28000" => CoreError::validation("team.password", message),
             "3D000" => CoreError::validation("team.database", message),
+            // lock_not_available: a member's step waited its bound (10 s) for a lock
+            // another session holds; it changed nothing.
+            "55P03" => CoreError::storage(format!(
+                "PostgreSQL 55P03: {message}: another session of the team holds what this step needs; nothing was changed, try again"
+            )),
             // A number already in a live request row (the team's rule, not a fault):
             // `TeamTables::make` names the request that holds it.
             "23505" if db.constraint() == Some(LIVE_NUMBER_INDEX) => {
@@ -398,6 +403,26 @@ impl Tx<'_> {
     ) -> CoreResult<()> {
         stream_on(self.client, sql, params, f)
     }
+
+    /// `COPY ... FROM STDIN (FORMAT binary)` in this transaction: the data is never a
+    /// statement's text nor its parameters, so the server's statement log never shows it.
+    pub(crate) fn copy_in<'r>(
+        &self,
+        sql: &str,
+        types: &[Type],
+        rows: impl Iterator<Item = Vec<&'r (dyn ToSql + Sync)>>,
+    ) -> CoreResult<u64> {
+        block(async {
+            let sink = self.client.copy_in(sql).await?;
+            let writer = BinaryCopyInWriter::new(sink, types);
+            pin_mut!(writer);
+            for row in rows {
+                writer.as_mut().write(&row).await?;
+            }
+            writer.finish().await
+        })
+        .map_err(db_error)
+    }
 }
 
 fn stream_on(
@@ -478,13 +503,56 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0004_live_numbers.sql"),
     include_str!("schema/0005_moved_at.sql"),
     include_str!("schema/0006_rows_match_forms.sql"),
+    include_str!("schema/0007_hostile_callers.sql"),
+    include_str!("schema/0008_rules_without_holes.sql"),
 ];
 
-/// Creates or brings up to date the team's schema, roles and policies. `link` must be a
-/// role that may create roles and own the schema (the database's owner with
-/// CREATEROLE, or a superuser). `mer_no` is the merchant the team works for: a
-/// database holds one merchant's team.
+/// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.
+/// Every SECURITY DEFINER function of the team runs with its owner's rights, so a
+/// superuser owner would turn any hole in one into a member's superuser.
+pub const OWNER_RULE: &str = "team init runs as the database's owner: a role with CREATEROLE that is not a superuser (CREATE ROLE owner LOGIN CREATEROLE CREATEDB; createdb as it)";
+
+/// Refuses a link that may not own the team: a superuser, a role without CREATEROLE, or
+/// one that does not own the database.
+fn check_owner(link: &PgLink) -> CoreResult<()> {
+    let r = link.query_one(
+        "SELECT r.rolsuper, r.rolcreaterole, d.datdba = r.oid, current_database()::text
+           FROM pg_catalog.pg_roles r, pg_catalog.pg_database d
+          WHERE r.rolname = current_user AND d.datname = current_database()",
+        &[],
+    )?;
+    let (superuser, createrole, owns, db): (bool, bool, bool, String) =
+        (r.get(0), r.get(1), r.get(2), r.get(3));
+    if superuser {
+        return Err(CoreError::validation(
+            "team.user",
+            format!("{} is a superuser: {OWNER_RULE}", link.user()),
+        ));
+    }
+    if !createrole {
+        return Err(CoreError::validation(
+            "team.user",
+            format!("{} has no CREATEROLE: {OWNER_RULE}", link.user()),
+        ));
+    }
+    if !owns {
+        return Err(CoreError::validation(
+            "team.user",
+            format!(
+                "{} does not own the database {db} (ALTER DATABASE {db} OWNER TO {}): {OWNER_RULE}",
+                link.user(),
+                link.user()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Creates or brings up to date the team's schema, roles and policies. `link` must be
+/// the database's owner, with CREATEROLE and not a superuser ([`OWNER_RULE`]). `mer_no`
+/// is the merchant the team works for: a database holds one merchant's team.
 pub fn init_team(link: &PgLink, mer_no: i64) -> CoreResult<usize> {
+    check_owner(link)?;
     link.batch(
         "CREATE SCHEMA IF NOT EXISTS paydesk;
          CREATE TABLE IF NOT EXISTS paydesk.schema_migrations (

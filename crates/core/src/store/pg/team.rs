@@ -348,14 +348,60 @@ impl<'a> TeamTables<'a> {
         rows.iter().map(member_row).collect()
     }
 
-    /// Adds (or gives a new role and password to) a member: `verifier` is the
-    /// password's SCRAM-SHA-256 verifier, never the password.
-    pub fn add_member(&self, name: &str, role: TeamRole, verifier: &str) -> CoreResult<()> {
+    /// Adds a new member with one role: `verifier` is the password's SCRAM-SHA-256
+    /// verifier, never the password, and it reaches the server as COPY data (which no
+    /// statement log shows). The database refuses an existing member, and any role of
+    /// the cluster the team did not make (the owner, a superuser, another login).
+    /// Returns the roles the member holds.
+    pub fn add_member(&self, name: &str, role: TeamRole, verifier: &str) -> CoreResult<String> {
+        self.link.atomic(|tx| {
+            give_verifier(tx, name, verifier)?;
+            let r = tx.query_one(
+                "SELECT paydesk.add_member($1, $2)",
+                &[&name, &role.as_str()],
+            )?;
+            Ok(r.get(0))
+        })
+    }
+
+    /// Replaces a member's team roles with `roles` (the others are revoked); returns
+    /// what the member holds now.
+    pub fn set_member_roles(&self, name: &str, roles: &[TeamRole]) -> CoreResult<String> {
+        let roles: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
+        let r = self.link.query_one(
+            "SELECT paydesk.set_member_roles($1, $2::text[])",
+            &[&name, &roles],
+        )?;
+        Ok(r.get(0))
+    }
+
+    /// Sets a member's password (its own audited step), as [`TeamTables::add_member`]
+    /// passes the verifier.
+    pub fn reset_member_password(&self, name: &str, verifier: &str) -> CoreResult<()> {
+        self.link.atomic(|tx| {
+            give_verifier(tx, name, verifier)?;
+            tx.execute("SELECT paydesk.reset_member_password($1)", &[&name])?;
+            Ok(())
+        })
+    }
+
+    /// Sets the approvals a request needs when no rule names its operation and currency
+    /// (admins only).
+    pub fn set_default_approvals(&self, approvals: i32) -> CoreResult<()> {
         self.link.execute(
-            "SELECT paydesk.add_member($1, $2, $3)",
-            &[&name, &role.as_str(), &verifier],
+            "UPDATE paydesk.team SET default_approvals = $1 WHERE id = 1",
+            &[&approvals],
         )?;
         Ok(())
+    }
+
+    /// The approvals a request needs when no rule names its operation and currency.
+    pub fn default_approvals(&self) -> CoreResult<i32> {
+        let r = self.link.query_one(
+            "SELECT default_approvals FROM paydesk.team WHERE id = 1",
+            &[],
+        )?;
+        Ok(r.get(0))
     }
 
     pub fn remove_member(&self, name: &str) -> CoreResult<()> {
@@ -725,6 +771,20 @@ fn repeated_number(new: &NewRequest<'_>) -> CoreResult<()> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Writes a verifier for `name` where the team's functions take it, as COPY data.
+fn give_verifier(tx: &Tx<'_>, name: &str, verifier: &str) -> CoreResult<()> {
+    let row: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&name, &verifier];
+    tx.copy_in(
+        "COPY paydesk.new_passwords (member, verifier) FROM STDIN (FORMAT binary)",
+        &[
+            tokio_postgres::types::Type::TEXT,
+            tokio_postgres::types::Type::TEXT,
+        ],
+        std::iter::once(row),
+    )?;
     Ok(())
 }
 
