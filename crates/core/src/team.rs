@@ -756,6 +756,13 @@ fn approved_payout(f: &PayoutForm) -> PayoutForm {
         mobile: String::new(),
         ip_address: String::new(),
         notify_url: String::new(),
+        // A card payout's address: a team requests CLABE payouts only.
+        address_line: String::new(),
+        address_line2: String::new(),
+        city: String::new(),
+        state: String::new(),
+        post_code: String::new(),
+        beneficiary_type: String::new(),
     }
 }
 
