@@ -166,3 +166,198 @@ async fn a_worker_killed_mid_batch_leaves_every_row_paid_exactly_once() {
     assert!(shown.contains("done"), "{shown}");
     assert!(shown.contains("outcome: 40 accepted"), "{shown}");
 }
+
+/// A second signer on a desk of their own (their own keyring, the same merchant key)
+/// takes up the batch of a signer whose worker was killed with `kill -9`: every approved
+/// row is paid exactly once at the gateway, and none is recorded failed (the signers'
+/// intent fingerprints are the team's, not each keyring's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_signer_takes_over_a_dead_signers_batch_and_pays_each_row_once() {
+    let (mut env, running, pg, key) = team_with_key(
+        &["--not-found-grace-secs", "0", "--not-found-lookups", "1"],
+        "1000",
+    )
+    .await;
+    running.sandbox.set_behaviour(Behaviour {
+        accept_reused_order_no: true,
+        ..Behaviour::default()
+    });
+    running.sandbox.set_fault(
+        "/v2/payout",
+        Fault {
+            latency_ms: 60,
+            ..Fault::default()
+        },
+    );
+    // Sue, the second signer, on another machine: her own home and keyring.
+    let out = env
+        .cmd(&[
+            "--profile",
+            "owner",
+            "team",
+            "user",
+            "add",
+            "sue",
+            "--role",
+            "signer",
+        ])
+        .env("PAYDESK_NEW_PASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut sue = Env {
+        home: tempfile::tempdir().unwrap(),
+        service: format!("{}-sue", env.service),
+        outputs: Vec::new(),
+    };
+    let port = pg.port().to_string();
+    let base = running.base_url().to_string();
+    sue.ok(&[
+        "profile",
+        "add",
+        "ext",
+        "--base-url",
+        &base,
+        "--mer-no",
+        "10001",
+        "--origin",
+        ORIGIN,
+        "--notify-url",
+        NOTIFY_URL,
+        "--team-host",
+        "127.0.0.1",
+        "--team-port",
+        &port,
+        "--team-database",
+        "team",
+        "--team-user",
+        "sue",
+        "--not-found-grace-secs",
+        "0",
+        "--not-found-lookups",
+        "1",
+    ]);
+    let dir = sue.home.path().to_path_buf();
+    std::fs::write(dir.join("merchant.pem"), key.to_pkcs8_pem()).unwrap();
+    std::fs::write(
+        dir.join("gateway.pem"),
+        running.sandbox.gateway_public_key().to_pem(),
+    )
+    .unwrap();
+    sue.ok(&[
+        "profile",
+        "import-key",
+        "ext",
+        "--file",
+        dir.join("merchant.pem").to_str().unwrap(),
+    ]);
+    std::fs::remove_file(dir.join("merchant.pem")).unwrap();
+    sue.ok(&[
+        "profile",
+        "set-gateway-key",
+        "ext",
+        "--file",
+        dir.join("gateway.pem").to_str().unwrap(),
+    ]);
+    assert!(
+        sue.run(&["profile", "set-token", "ext"], TOKEN)
+            .status
+            .success()
+    );
+    assert!(
+        sue.run(&["profile", "set-team-password", "ext"], PASSWORD)
+            .status
+            .success()
+    );
+
+    let mut csv = String::from("type,amount,currency,account,firstName,lastName,country\n");
+    for i in 0..ROWS {
+        csv.push_str(&format!(
+            "clabe,{}.00,MXN,002010077777777771,,,MX\n",
+            300 + i
+        ));
+    }
+    let file = env.home.path().join("payroll.csv");
+    std::fs::write(&file, &csv).unwrap();
+    let made: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "--profile",
+        "mk",
+        "--json",
+        "team",
+        "request",
+        "bulk",
+        file.to_str().unwrap(),
+    ]))
+    .unwrap();
+    let id = made["id"].as_i64().unwrap().to_string();
+    env.ok(&["--profile", "ap", "approvals", "approve", &id]);
+
+    // Sam's worker pays part of the batch and is killed.
+    let mut first = worker(&env);
+    let t = Instant::now();
+    while accepted_rows(&pg) < 8 {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the worker did not start"
+        );
+        assert!(first.try_wait().unwrap().is_none(), "the worker exited");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    assert!(
+        accepted_rows(&pg) < ROWS,
+        "the batch finished before the kill"
+    );
+
+    // Sue's worker takes it up.
+    let mut second = worker(&sue);
+    let t = Instant::now();
+    loop {
+        let state = pg
+            .psql_super(
+                "team",
+                &format!("SELECT state FROM paydesk.requests WHERE id = {id}"),
+            )
+            .unwrap();
+        if state.trim() == "done" {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "the batch never finished: {state}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    second.kill().unwrap();
+    second.wait().unwrap();
+
+    let failed = pg
+        .psql_super(
+            "team",
+            &format!("SELECT count(*) FROM paydesk.request_rows WHERE request_id = {id} AND status <> 'accepted'"),
+        )
+        .unwrap();
+    assert_eq!(
+        failed.trim(),
+        "0",
+        "every approved row accepted, none failed"
+    );
+    let numbers = pg
+        .psql_super(
+            "team",
+            &format!("SELECT mer_order_no FROM paydesk.request_rows WHERE request_id = {id}"),
+        )
+        .unwrap();
+    let by_number = orders_by_number(&running);
+    let numbers: Vec<&str> = numbers.lines().collect();
+    assert_eq!(numbers.len(), ROWS);
+    for n in numbers {
+        assert_eq!(by_number.get(n), Some(&1), "row {n} paid other than once");
+    }
+    assert_eq!(by_number.len(), ROWS, "orders beyond the batch's rows");
+}

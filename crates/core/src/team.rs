@@ -906,10 +906,35 @@ async fn execute_row(
                 (RowState::Unknown, None, r.entry.message.clone())
             }
         },
-        Err(e @ (CoreError::Validation { .. } | CoreError::Duplicate { .. })) => {
-            (RowState::Failed, None, Some(e.to_string()))
-        }
-        Err(e) => (RowState::Unknown, None, Some(e.to_string())),
+        Err(e) => match desk.journal_entry_numbered(&row.mer_order_no) {
+            // Refused before anything was written: the row cannot go as approved.
+            Ok(None)
+                if matches!(
+                    e,
+                    CoreError::Validation { .. } | CoreError::Duplicate { .. }
+                ) =>
+            {
+                (RowState::Failed, None, Some(e.to_string()))
+            }
+            // The row's journal entry exists (made by this signer or another, perhaps
+            // under an intent key of before): what it says is the row's outcome, and
+            // anything not settled is unknown, given back and looked up, never final.
+            Ok(Some(entry)) if entry.status == Status::Accepted => {
+                (RowState::Accepted, entry.trade_no.clone(), None)
+            }
+            Ok(Some(entry)) if entry.status == Status::Rejected => (
+                RowState::Rejected,
+                None,
+                Some(
+                    [entry.code.clone(), entry.message.clone()]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+            ),
+            _ => (RowState::Unknown, None, Some(e.to_string())),
+        },
     }
 }
 

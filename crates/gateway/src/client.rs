@@ -252,6 +252,11 @@ impl GatewayClient {
         Ok(client)
     }
 
+    /// The merchant's private key this client signs with.
+    pub fn private_key(&self) -> &PrivateKey {
+        &self.credentials.private_key
+    }
+
     /// The gateway's public key, if configured (verifies answers and notifications).
     pub fn credentials_gateway_key(&self) -> Option<&PublicKey> {
         self.credentials.gateway_key.as_ref()

@@ -50,10 +50,19 @@ pub fn team_profile(env: &mut Env, pg: &TestPg, base: &str, name: &str, user: &s
 /// `signer_args` added to its `profile add`), a maker's `mk` (mark) and an approver's
 /// `ap` (ann); MXN payouts above `above` need one approval.
 pub async fn team_with(signer_args: &[&str], above: &str) -> (Env, Running, TestPg) {
+    let (env, running, pg, _key) = team_with_key(signer_args, above).await;
+    (env, running, pg)
+}
+
+/// [`team_with`], and the merchant's private key (for a second signer's own desk).
+pub async fn team_with_key(
+    signer_args: &[&str],
+    above: &str,
+) -> (Env, Running, TestPg, paydesk_gateway::PrivateKey) {
     let pg = TestPg::start().unwrap();
     pg.create_database("team").unwrap();
     let port = pg.port().to_string();
-    let (mut env, running, _key) = setup_with(
+    let (mut env, running, key) = setup_with(
         &[
             "--team-host",
             "127.0.0.1",
@@ -138,5 +147,5 @@ pub async fn team_with(signer_args: &[&str], above: &str) -> (Env, Running, Test
     ]);
     team_profile(&mut env, &pg, &base, "mk", "mark");
     team_profile(&mut env, &pg, &base, "ap", "ann");
-    (env, running, pg)
+    (env, running, pg, key)
 }

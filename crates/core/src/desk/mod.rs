@@ -286,7 +286,37 @@ fn utc_time(ms: i64) -> String {
         .unwrap_or_else(|| "later".into())
 }
 
+/// The intent key of a team's signers: HMAC-SHA256 under the merchant's private key
+/// (PKCS#8) of a fixed label and the merchant number. Every signer holds that key, and
+/// no one without it (a member reading the journal) can make or check a fingerprint.
+fn team_intent_key(
+    key: &paydesk_gateway::PrivateKey,
+    mer_no: u64,
+) -> paydesk_gateway::Sensitive<Vec<u8>> {
+    let mac = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, key.pkcs8_der());
+    let tag = aws_lc_rs::hmac::sign(
+        &mac,
+        format!("paydesk team intent key v1, merchant {mer_no}").as_bytes(),
+    );
+    paydesk_gateway::Sensitive::new(tag.as_ref().to_vec())
+}
+
 impl Desk {
+    /// The journal's entry under this merchant order number, whatever its operation:
+    /// once it exists, a failure is an unknown outcome, never final.
+    pub(crate) fn journal_entry_numbered(&self, mer_order_no: &str) -> CoreResult<Option<Entry>> {
+        for op in journal::JournalOperation::ALL {
+            let entry =
+                self.store
+                    .journal()
+                    .get_by_key(&self.profile.name, op.name(), mer_order_no)?;
+            if entry.is_some() {
+                return Ok(entry);
+            }
+        }
+        Ok(None)
+    }
+
     /// Opens `profile_name` on the gateway `endpoint` names. Nothing goes over the
     /// network: outcomes left unknown by an earlier run are reconciled by
     /// [`Desk::reconcile_all`], which the caller runs after opening (the app in the
@@ -345,7 +375,14 @@ impl Desk {
             )?),
             None => None,
         };
-        let intent_key = secrets.intent_key(&profile.name)?;
+        // A team's signers are one team: an intent's fingerprint is the same whichever
+        // signer makes it, keyed by a key derived from the merchant key every signer
+        // holds (a key of one signer's keyring would make every other signer's worker
+        // see a dead signer's rows as another request). A single desk keeps its own.
+        let intent_key = match (&profile.team, &client) {
+            (Some(_), Some(c)) => team_intent_key(c.private_key(), profile.mer_no),
+            _ => secrets.intent_key(&profile.name)?,
+        };
         let audit_key = secrets.audit_key(&profile.name)?;
         let audit_anchor = secrets.audit_anchor(&profile.name)?;
         let secrets_ms = started.elapsed().as_millis();
