@@ -33,6 +33,9 @@ describe("the sync panel", () => {
         retries: 0,
         refusedCount: 51,
         refused: ['item 2 (T9) sourceCurrency "usd" is not an upper-case ISO 4217 code'],
+        windowsReread: 0,
+        incompleteCount: 0,
+        incomplete: [],
       });
     });
     renderUi(<SyncPanel />);
@@ -172,6 +175,9 @@ function report(p: Partial<Progress> & { seconds: number | null }) {
     retries: 0,
     refusedCount: 0,
     refused: [],
+    windowsReread: 0,
+    incompleteCount: 0,
+    incomplete: [],
   };
 }
 
