@@ -26,9 +26,12 @@
 //! arrived (all its pages agree on `total`), which is what a window in the past gives
 //! at once. A window that still does not add up is left incomplete, named in the
 //! report ([`SyncReport::incomplete`]) with why, and read again by the next sync; the
-//! orders it did list are cached all the same. An order listed by two windows is kept
-//! on the day of the window that listed it first (never moved to the second), and both
-//! windows are left incomplete and named: the gateway's list says two different days.
+//! orders it did list are cached all the same. An order listed by two windows of a run
+//! is kept on the day of the window that listed it first (not moved by the second), and
+//! both windows are left incomplete and named: the gateway's list says two different
+//! days. Whenever a window lists an order cached on a day outside it (the next sync's
+//! reads of those windows), the order moves to that window's day: the list as it now
+//! reads places it.
 //!
 //! A window whose first page says it holds more orders than [`MAX_PAGES_PER_WINDOW`]
 //! pages of the run's page size is not followed: it is named with the bound and left
@@ -1068,6 +1071,7 @@ fn write_batch(target: &SyncTarget, batch: &[Page], done: &[PageDone]) -> CoreRe
                 item,
                 created_at: p.window_start,
                 verified: p.verified,
+                window_end: Some(p.window_end),
             })
         })
         .collect();

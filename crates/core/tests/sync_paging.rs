@@ -62,6 +62,8 @@ enum Trick {
     Insert(Vec<i64>),
     /// No answer (HTTP 503).
     Lost,
+    /// The range also lists this order of another day (as if made at the range's end).
+    Extra(String),
 }
 
 type Tricks = Box<dyn FnMut(&Ask) -> Trick + Send>;
@@ -137,6 +139,9 @@ fn page_of(h: &Hostile, ask: &Ask, trick: &Trick) -> Value {
         .filter(|(_, at)| (ask.from..=ask.to).contains(at))
         .cloned()
         .collect();
+    if let Trick::Extra(no) = trick {
+        all.push((no.clone(), ask.to));
+    }
     // Newest first, as a live gateway lists: an order arriving pushes the rest down.
     all.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let n = all.len() as i64;
@@ -162,7 +167,7 @@ fn page_of(h: &Hostile, ask: &Ask, trick: &Trick) -> Value {
         // the whole list cannot be told from the truth in one answer, by anyone.
         Trick::Total(t) if *t == list.len() as i64 => total = t + 1,
         Trick::Total(t) => total = *t,
-        Trick::Honest | Trick::Insert(_) | Trick::Lost => {}
+        Trick::Honest | Trick::Insert(_) | Trick::Lost | Trick::Extra(_) => {}
     }
     json!({
         "pageNum": ask.page,
@@ -359,7 +364,7 @@ fn complete_windows(s: &Setup, from: i64, to: i64) -> Vec<i64> {
     let mut stmt = conn
         .prepare(
             "SELECT window_start FROM sync_state WHERE profile = ?1 AND complete = 1
-               AND window_start >= ?2 AND window_start < ?3",
+               AND window_start >= ?2 AND window_start < ?3 ORDER BY window_start",
         )
         .unwrap();
     stmt.query_map(rusqlite::params![s.f.name, from, to], |r| r.get(0))
@@ -546,6 +551,57 @@ async fn an_absurd_total_is_refused_quickly_with_the_bound() {
     assert!(named.contains("2000 pages a window"), "{named}");
     assert!(complete_windows(&s, day, day + DAY_MS).is_empty());
     honest_sync_completes(&s, day, &opts).await;
+}
+
+/// An order of one day that the next day's list shows too (consistently: that day's
+/// pages add up with it): which day is it? Both days are left incomplete and named
+/// with the order, the order is cached once, and the next plain sync against the
+/// honest list puts it on its own day.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_order_two_days_list_leaves_both_incomplete_and_lands_on_its_own_day() {
+    let s = setup("two-days").await;
+    let older = day_start(4);
+    let newer = older + DAY_MS;
+    for i in 0..12 {
+        s.list.add(older + 5_000 + i * 60_000);
+        s.list.add(newer + 5_000 + i * 60_000);
+    }
+    let stray = s.list.add(older + 3_600_000);
+    let no = stray.clone();
+    s.list.set_tricks(move |a| {
+        if a.from == newer {
+            Trick::Extra(no.clone())
+        } else {
+            Trick::Honest
+        }
+    });
+    let opts = options(older, newer + DAY_MS, 10, 1);
+    let r = sync(&s, &opts).await.unwrap();
+    assert_eq!(r.incomplete_count, 2, "{r:?}");
+    for day in [older, newer] {
+        assert!(
+            r.incomplete
+                .iter()
+                .any(|w| w.contains(&window_named(day)) && w.contains(&stray)),
+            "{r:?}"
+        );
+    }
+    assert!(complete_windows(&s, older, newer + DAY_MS).is_empty());
+    let first = cached(&s.desk, older, newer + DAY_MS);
+    assert_eq!(first.len(), 25);
+    // Kept on the day of the window that listed it first (the newer: newest first).
+    assert_eq!(first[&stray], newer);
+
+    s.list.honest();
+    let r = sync(&s, &opts).await.unwrap();
+    assert_eq!(r.incomplete_count, 0, "{r:?}");
+    let have = cached(&s.desk, older, newer + DAY_MS);
+    assert_eq!(have, s.list.truth(older, newer + DAY_MS));
+    assert_eq!(have[&stray], older);
+    assert_eq!(
+        complete_windows(&s, older, newer + DAY_MS),
+        vec![older, newer]
+    );
 }
 
 /// How long the fuzz of the paging runs (the cases it reaches are printed).
