@@ -2709,7 +2709,8 @@ export type SyncReport_Deserialize = {
 	/**
 	 *  Windows this run read that are not complete because what was read of them does
 	 *  not add up (or their `total` is over the desk's bound): how many, and the first
-	 *  [`MAX_REFUSED_SHOWN`] in words with why. The next sync reads them again.
+	 *  [`MAX_REFUSED_SHOWN`] in words with why. The next sync reads them again. (Open
+	 *  windows, never complete, are not named.)
 	 */
 	incompleteCount: number,
 	incomplete: string[],
@@ -2747,7 +2748,8 @@ export type SyncReport_Serialize = {
 	/**
 	 *  Windows this run read that are not complete because what was read of them does
 	 *  not add up (or their `total` is over the desk's bound): how many, and the first
-	 *  [`MAX_REFUSED_SHOWN`] in words with why. The next sync reads them again.
+	 *  [`MAX_REFUSED_SHOWN`] in words with why. The next sync reads them again. (Open
+	 *  windows, never complete, are not named.)
 	 */
 	incompleteCount: number,
 	incomplete: string[],

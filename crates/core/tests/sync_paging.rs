@@ -604,6 +604,37 @@ async fn an_order_two_days_list_leaves_both_incomplete_and_lands_on_its_own_day(
     );
 }
 
+/// Today, with orders arriving during every read: the day is read again as any other
+/// (the bounded reads), but it is never complete and not named, since every sync reads
+/// it again; what was read is cached, and an honest sync gets the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_open_day_is_read_again_but_not_named() {
+    let s = setup("open").await;
+    let today = day_start(0);
+    for i in 0..25 {
+        s.list.add(today + 1_000 + i * 1_000);
+    }
+    s.list.set_tricks(|a| {
+        if a.page == 2 {
+            Trick::Insert(vec![a.from + 500])
+        } else {
+            Trick::Honest
+        }
+    });
+    let opts = options(today, Utc::now().timestamp_millis() + 3_600_000, 10, 1);
+    let r = sync(&s, &opts).await.unwrap();
+    assert_eq!((r.incomplete_count, r.windows_reread), (0, 2), "{r:?}");
+    assert!(complete_windows(&s, today, today + DAY_MS).is_empty());
+    s.list.honest();
+    let r = sync(&s, &opts).await.unwrap();
+    assert_eq!((r.incomplete_count, r.windows_reread), (0, 0), "{r:?}");
+    assert!(complete_windows(&s, today, today + DAY_MS).is_empty());
+    assert_eq!(
+        cached(&s.desk, today, today + DAY_MS),
+        s.list.truth(today, today + DAY_MS)
+    );
+}
+
 /// How long the fuzz of the paging runs (the cases it reaches are printed).
 const BUDGET: Duration = Duration::from_secs(20);
 const MAX_CASES: u64 = 300;
