@@ -2967,6 +2967,19 @@ export type SyncReport_Deserialize = {
 	 */
 	requests: number,
 	retries: number,
+	/**
+	 *  Windows read again because a read of them did not add up (each read again
+	 *  counted once).
+	 */
+	windowsReread: number,
+	/**
+	 *  Windows this run read that are not complete because what was read of them does
+	 *  not add up (or their `total` is over the desk's bound): how many, and the first
+	 *  [`MAX_REFUSED_SHOWN`] in words with why. The next sync reads them again. (Open
+	 *  windows, never complete, are not named.)
+	 */
+	incompleteCount: number,
+	incomplete: string[],
 };
 
 export type SyncReport_Serialize = {
@@ -2993,6 +3006,19 @@ export type SyncReport_Serialize = {
 	 */
 	requests: number,
 	retries: number,
+	/**
+	 *  Windows read again because a read of them did not add up (each read again
+	 *  counted once).
+	 */
+	windowsReread: number,
+	/**
+	 *  Windows this run read that are not complete because what was read of them does
+	 *  not add up (or their `total` is over the desk's bound): how many, and the first
+	 *  [`MAX_REFUSED_SHOWN`] in words with why. The next sync reads them again. (Open
+	 *  windows, never complete, are not named.)
+	 */
+	incompleteCount: number,
+	incomplete: string[],
 };
 
 /**

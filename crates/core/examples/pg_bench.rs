@@ -78,6 +78,7 @@ fn write(store: &Store, items: &[OrderListItem], start: i64) -> usize {
             item,
             created_at: start,
             verified: true,
+            window_end: None,
         })
         .collect();
     let pages = items.len().div_ceil(PAGE) as i64;

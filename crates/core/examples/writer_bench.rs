@@ -225,6 +225,7 @@ fn write_batch(
                 item,
                 created_at: p.window.start,
                 verified,
+                window_end: Some(p.window.end),
             })
         })
         .collect();

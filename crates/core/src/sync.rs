@@ -4,6 +4,42 @@
 //! on a writer thread; verifies every page's signature (an invalid one stops the sync
 //! and caches nothing of that page); asks a lost page again; re-reads orders that are
 //! not final; resumes where it stopped; and reports progress with the time left.
+//!
+//! # When a window is complete
+//!
+//! A window is marked complete in `sync_state` (and skipped by the next plain sync)
+//! only when what was read of it adds up:
+//!
+//! - read page by page: one read of it, every page from the first to the last it was
+//!   found to have, states the same `total`, lists no order that another of its pages
+//!   listed, and lists exactly `total` distinct orders;
+//! - read as part of a stretch: one page held every order of the stretch (as many as
+//!   its `total`), and the window's share was read or worked out from it (see
+//!   [`fetch_all`]);
+//! - and none of its orders was listed by another window of the run, and none broke the
+//!   desk's rules.
+//!
+//! A read that does not add up (a page that came back short, an order repeated from
+//! another page, pages that shifted while they were read, a `total` that moved) is read
+//! again from its first page, up to [`READS_PER_WINDOW`] reads in a run. A live list
+//! gains orders while it is read: the rule then waits for a read during which nothing
+//! arrived (all its pages agree on `total`), which is what a window in the past gives
+//! at once. A window that still does not add up is left incomplete, named in the
+//! report ([`SyncReport::incomplete`]) with why, and read again by the next sync; the
+//! orders it did list are cached all the same. An order listed by two windows of a run
+//! is kept on the day of the window that listed it first (not moved by the second), and
+//! both windows are left incomplete and named: the gateway's list says two different
+//! days. Whenever a window lists an order cached on a day outside it (the next sync's
+//! reads of those windows), the order moves to that window's day: the list as it now
+//! reads places it.
+//!
+//! A window that may still gain orders (it ended less than [`SETTLE_MARGIN`] ago) is
+//! read by the same rule but never marked complete, and is not named when it does not
+//! add up: every sync reads it again, and on a busy day orders arrive during every read.
+//!
+//! A window whose first page says it holds more orders than [`MAX_PAGES_PER_WINDOW`]
+//! pages of the run's page size is not followed: it is named with the bound and left
+//! incomplete, after one request.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
@@ -23,6 +59,11 @@ use crate::store::Store;
 use crate::store::orders::Upsert;
 use crate::store::sync_state::PageDone;
 use crate::store::{self};
+
+mod tally;
+
+use tally::{Book, Tally};
+pub use tally::{MAX_PAGES_PER_WINDOW, READS_PER_WINDOW, window_words};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -104,9 +145,19 @@ pub struct SyncReport {
     /// again), and of those, the ones that asked a lost page again.
     pub requests: u64,
     pub retries: u64,
+    /// Windows read again because a read of them did not add up (each read again
+    /// counted once).
+    pub windows_reread: u64,
+    /// Windows this run read that are not complete because what was read of them does
+    /// not add up (or their `total` is over the desk's bound): how many, and the first
+    /// [`MAX_REFUSED_SHOWN`] in words with why. The next sync reads them again. (Open
+    /// windows, never complete, are not named.)
+    pub incomplete_count: u64,
+    pub incomplete: Vec<String>,
 }
 
-/// How many refused orders a sync report names (the count covers them all).
+/// How many refused orders (and incomplete windows) a sync report names (the count
+/// covers them all).
 pub const MAX_REFUSED_SHOWN: usize = 50;
 
 impl SyncReport {
@@ -114,6 +165,13 @@ impl SyncReport {
         self.refused_count += why.len() as u64;
         let room = MAX_REFUSED_SHOWN.saturating_sub(self.refused.len());
         self.refused.extend(why.into_iter().take(room));
+    }
+
+    fn incomplete(&mut self, window: String) {
+        self.incomplete_count += 1;
+        if self.incomplete.len() < MAX_REFUSED_SHOWN {
+            self.incomplete.push(window);
+        }
     }
 }
 
@@ -135,8 +193,10 @@ const BATCH_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 /// Orders from which the writer writes a batch without waiting for more.
 const BATCH_MIN: usize = 5_000;
 
-/// A page on its way to the writer.
+/// A page on its way to the writer, or what a window's reading came to.
 struct Page {
+    /// The window's place in the run (0 is the newest).
+    window: usize,
     window_start: i64,
     window_end: i64,
     total_pages: i64,
@@ -144,37 +204,54 @@ struct Page {
     verified: bool,
     /// Items of this page not cached, each with the field and rule it broke.
     refused: Vec<String>,
+    /// Pages of the list this stands for: 1, or 0 for a verdict alone.
+    pages: u64,
+    /// Whether the window's reading adds up (and if not, why), once it is over; none
+    /// while pages of it are still to come.
+    verdict: Option<Result<(), String>>,
 }
 
 impl Page {
     /// A page of `window` with the items the gateway listed: those that break the
     /// desk's rules are not cached, and are named.
     fn listed(
-        (from, to): (DateTime<Utc>, DateTime<Utc>),
+        (window, (from, to)): (usize, (DateTime<Utc>, DateTime<Utc>)),
         list: Vec<OrderListItem>,
         verified: bool,
         total_pages: i64,
     ) -> Self {
         let (items, refused) = crate::answers::usable_items(list);
         Page {
+            window,
             window_start: from.timestamp_millis(),
             window_end: to.timestamp_millis(),
             total_pages,
             items,
             verified,
             refused,
+            pages: 1,
+            verdict: None,
         }
     }
 
     /// The one page of a window the gateway counted empty.
-    fn empty((from, to): (DateTime<Utc>, DateTime<Utc>)) -> Self {
+    fn empty((window, w): (usize, (DateTime<Utc>, DateTime<Utc>))) -> Self {
         Page {
-            window_start: from.timestamp_millis(),
-            window_end: to.timestamp_millis(),
-            total_pages: 1,
-            items: Vec::new(),
-            verified: true,
-            refused: Vec::new(),
+            verdict: Some(Ok(())),
+            ..Page::listed((window, w), Vec::new(), true, 1)
+        }
+    }
+
+    /// What the reading of a window of `total_pages` pages came to.
+    fn verdict(
+        (window, w): (usize, (DateTime<Utc>, DateTime<Utc>)),
+        total_pages: i64,
+        verdict: Result<(), String>,
+    ) -> Self {
+        Page {
+            pages: 0,
+            verdict: Some(verdict),
+            ..Page::listed((window, w), Vec::new(), true, total_pages)
         }
     }
 }
@@ -240,6 +317,8 @@ struct Job {
     window: usize,
     page: i64,
     span: usize,
+    /// Which read of the window this page belongs to, from 1.
+    read: u32,
     /// The orders of this job were already counted in the expected total (it came from
     /// a wider read).
     counted: bool,
@@ -258,15 +337,16 @@ struct Known {
 }
 
 impl Job {
-    fn key(&self) -> (usize, i64, usize) {
-        (self.window, self.page, self.span)
+    fn key(&self) -> (usize, i64, usize, u32) {
+        (self.window, self.page, self.span, self.read)
     }
 
-    fn page(window: usize, page: i64) -> Self {
+    fn page(window: usize, page: i64, read: u32) -> Self {
         Job {
             window,
             page,
             span: 1,
+            read,
             counted: true,
             whole: None,
         }
@@ -279,6 +359,7 @@ impl Job {
             window,
             page: 1,
             span,
+            read: 1,
             counted,
             whole,
         }
@@ -346,6 +427,8 @@ struct Counts {
     windows_counted: AtomicU64,
     requests: AtomicU64,
     retries: AtomicU64,
+    /// Windows read again because a read of them did not add up.
+    rereads: AtomicU64,
 }
 
 /// Runs a sync. `cancel` stops it between pages; what was written stays, and the next
@@ -488,27 +571,48 @@ pub async fn run(
             if batch.is_empty() {
                 continue;
             }
-            // A window is complete when every one of its pages is written, whatever the
-            // order they came in, and nothing of it was refused.
+            // A window is complete when the verdict of its reading says it adds up (it
+            // comes after its pages), and nothing of it was refused. A page alone only
+            // records progress: short of the last, it changes no window's completeness.
             let mut done = Vec::with_capacity(batch.len());
             let mut windows_done = 0;
             for p in &batch {
                 let seen = windows.entry(p.window_start).or_default();
-                seen.pages += 1;
+                seen.pages += p.pages as i64;
                 seen.total_pages = seen.total_pages.max(p.total_pages);
                 seen.clean &= p.refused.is_empty();
-                let complete = seen.pages >= seen.total_pages;
-                let open = p.window_end >= settled_ms;
-                if complete && !seen.counted {
+                let Some(verdict) = &p.verdict else {
+                    done.push(PageDone {
+                        window_start: p.window_start,
+                        window_end: p.window_end,
+                        page_num: seen.pages.min(seen.total_pages - 1),
+                        total_pages: seen.total_pages,
+                        clean: false,
+                    });
+                    continue;
+                };
+                if !seen.counted {
                     seen.counted = true;
                     windows_done += 1;
+                }
+                let open = p.window_end >= settled_ms;
+                if let Err(why) = verdict {
+                    let window = window_words((ms(p.window_start), ms(p.window_end)));
+                    if open {
+                        // Never complete, read again by every sync: on a busy day orders
+                        // arrive during every read, which is no news to report.
+                        tracing::info!(%window, %why, "open window does not add up yet");
+                    } else {
+                        tracing::warn!(%window, %why, "window left incomplete");
+                        report.incomplete(format!("{window}: {why}"));
+                    }
                 }
                 done.push(PageDone {
                     window_start: p.window_start,
                     window_end: p.window_end,
-                    page_num: seen.pages,
+                    page_num: seen.total_pages,
                     total_pages: seen.total_pages,
-                    clean: seen.clean && complete && !open,
+                    clean: verdict.is_ok() && seen.clean && !open,
                 });
             }
             let w = Instant::now();
@@ -531,7 +635,7 @@ pub async fn run(
             let p = &mut report.progress;
             p.windows_done += windows_done;
             for page in &batch {
-                p.pages += 1;
+                p.pages += page.pages;
                 p.orders += page.items.len() as u64;
             }
             counts.update(p, started);
@@ -552,6 +656,7 @@ pub async fn run(
     let fetched = fetch.await;
     report.requests = counts.requests.load(Ordering::Relaxed);
     report.retries = counts.retries.load(Ordering::Relaxed);
+    report.windows_reread = counts.rereads.load(Ordering::Relaxed);
     if let Err(e) = written {
         record_error(target, &e);
         return Err(e);
@@ -672,9 +777,10 @@ async fn fetch_all(
         queue.push(Reverse(Job::span(i, span, false, None)));
         i += span;
     }
-    // The pages each window was found to have (from its first page, or a later one), and
-    // the last page asked for.
-    let mut pages: HashMap<usize, (i64, i64)> = HashMap::new();
+    // The reads of windows under way (pages found, asked, answered; what they listed),
+    // and which window listed each order.
+    let mut book = Book::default();
+    let words = |w: usize| window_words(todo[w]);
     // Each request is a task of its own, so the signing of requests and the reading of
     // answers use every core; the set aborts what is still out when the fetching ends.
     let mut running = tokio::task::JoinSet::new();
@@ -771,7 +877,7 @@ async fn fetch_all(
             } else if total > job.span as i64 * page_size / 2 {
                 // Half a page a window or more: each window is read on its own.
                 for w in job.window..job.window + job.span {
-                    queue.push(Reverse(Job::page(w, 1)));
+                    queue.push(Reverse(Job::page(w, 1, 1)));
                 }
             } else {
                 // More than a page, but few a window: a busy day among quiet ones, found
@@ -786,18 +892,84 @@ async fn fetch_all(
                 )));
             }
         } else {
+            let w = job.window;
             let total_pages = page.data.total_page.max(1);
-            let (known, asked) = pages.entry(job.window).or_insert((1, 1));
-            *known = (*known).max(total_pages);
-            // The rest of the window's pages at once, up to PAGES_AHEAD past this one.
-            let upto = (*known).min(job.page.saturating_add(PAGES_AHEAD));
-            while *asked < upto {
-                *asked += 1;
-                queue.push(Reverse(Job::page(job.window, *asked)));
+            let tally = book
+                .tallies
+                .entry(w)
+                .or_insert_with(|| Tally::new(job.read));
+            let current = tally.read == job.read;
+            if current {
+                let keys = &book.keys;
+                tally.page(
+                    total,
+                    list.iter()
+                        .filter(|i| !i.trade_no.is_empty())
+                        .map(|i| (keys.of(&i.trade_no), i.trade_no.as_str())),
+                );
+                if let Some(why) = tally::over_bound(total, page_size) {
+                    tally.refused.get_or_insert(why);
+                } else {
+                    tally.known = tally.known.max(total_pages);
+                    // The rest of the window's pages at once, up to PAGES_AHEAD past this one.
+                    let upto = tally.known.min(job.page.saturating_add(PAGES_AHEAD));
+                    while tally.asked < upto {
+                        tally.asked += 1;
+                        queue.push(Reverse(Job::page(w, tally.asked, tally.read)));
+                    }
+                }
             }
-            ready.push(Page::listed(todo[job.window], list, verified, total_pages));
+            let mut listed = Page::listed((w, todo[w]), list, verified, total_pages);
+            let (_, late) = book.place(w, &mut listed.items, words);
+            ready.push(listed);
+            for (v, why) in late {
+                ready.push(Page::verdict((v, todo[v]), 1, Err(why)));
+            }
+            if current && book.tallies.get(&w).is_some_and(Tally::finished) {
+                let Some(t) = book.tallies.remove(&w) else {
+                    continue;
+                };
+                match t.verdict() {
+                    Err(why) if t.refused.is_none() && t.read < READS_PER_WINDOW => {
+                        tracing::info!(window = %words(w), %why, "window read again");
+                        counts.rereads.fetch_add(1, Ordering::Relaxed);
+                        book.tallies.insert(w, Tally::new(t.read + 1));
+                        queue.push(Reverse(Job::page(w, 1, t.read + 1)));
+                    }
+                    verdict => {
+                        let verdict = verdict.map_err(|why| match t.read {
+                            1 => format!("{why} (read once)"),
+                            n => format!("{why} (read {n} times)"),
+                        });
+                        book.decided(w);
+                        ready.push(Page::verdict((w, todo[w]), t.known, verdict));
+                    }
+                }
+            }
         }
-        for page in ready.drain(..) {
+        // Orders of windows known whole are placed as they go out: an order another
+        // window listed takes both out of being complete.
+        let mut out = Vec::with_capacity(ready.len());
+        for mut page in ready.drain(..) {
+            let w = page.window;
+            let over = page.verdict.is_some();
+            if matches!(page.verdict, Some(Ok(()))) && !page.items.is_empty() {
+                let (mine, late) = book.place(w, &mut page.items, words);
+                if let Some(why) = mine {
+                    page.verdict = Some(Err(why));
+                }
+                out.push(page);
+                for (v, why) in late {
+                    out.push(Page::verdict((v, todo[v]), 1, Err(why)));
+                }
+            } else {
+                out.push(page);
+            }
+            if over {
+                book.decided(w);
+            }
+        }
+        for page in out {
             if tx.send(Ok(page)).await.is_err() {
                 return;
             }
@@ -817,9 +989,12 @@ fn settle(
     ready: &mut Vec<Page>,
 ) {
     if items.is_empty() {
-        ready.extend(todo[window..window + span].iter().map(|&w| Page::empty(w)));
+        ready.extend((window..window + span).map(|w| Page::empty((w, todo[w]))));
     } else if span == 1 {
-        ready.push(Page::listed(todo[window], items, verified, 1));
+        ready.push(Page {
+            verdict: Some(Ok(())),
+            ..Page::listed((window, todo[window]), items, verified, 1)
+        });
     } else {
         let known = Arc::new(Known {
             window,
@@ -915,6 +1090,7 @@ fn write_batch(target: &SyncTarget, batch: &[Page], done: &[PageDone]) -> CoreRe
                 item,
                 created_at: p.window_start,
                 verified: p.verified,
+                window_end: Some(p.window_end),
             })
         })
         .collect();

@@ -137,6 +137,7 @@ fn a_batch_of_new_cached_and_repeated_orders(o: &dyn OrderStore, mer: u64) {
             item,
             created_at: 2_000,
             verified: true,
+            window_end: None,
         })
         .collect();
     // 200 new, 99 cached that changed state, order 7's second copy a change.
@@ -182,6 +183,38 @@ fn a_batch_of_new_cached_and_repeated_orders(o: &dyn OrderStore, mer: u64) {
         .copied()
         .collect();
     assert_eq!(o.upsert(mer, &same).unwrap(), 0, "nothing changed");
+
+    // Listed by a window (the sync): an order cached on a day outside it moves to the
+    // window's start; one inside it keeps its time (order 3, made here at 500), and an
+    // order read by its number keeps its date.
+    const DAY: i64 = 86_400_000;
+    fn windowed(item: &OrderListItem, start: i64) -> [Upsert<'_>; 1] {
+        [Upsert {
+            item,
+            created_at: start,
+            verified: true,
+            window_end: Some(start + DAY - 1),
+        }]
+    }
+    let find = |n: &str| items.iter().find(|i| i.trade_no == n).unwrap();
+    let (six, three, one) = (
+        find("T202600000006"),
+        find("T202600000003"),
+        find("T202600000001"),
+    );
+    o.upsert(mer, &windowed(six, DAY)).unwrap();
+    o.upsert(mer, &windowed(three, 0)).unwrap();
+    o.upsert_items(mer, std::slice::from_ref(one), 5 * DAY, true)
+        .unwrap();
+    let day = |n: &str| o.get(n).unwrap().unwrap().created_at;
+    assert_eq!(
+        (
+            day("T202600000006"),
+            day("T202600000003"),
+            day("T202600000001")
+        ),
+        (DAY, 500, 2_000)
+    );
 }
 
 /// Filters, sorts, amounts, fragment search, export of every filtered row.
@@ -867,6 +900,7 @@ fn cache_read_is_one_snapshot_and_cache_atomic_all_or_nothing() {
                 item,
                 created_at: 0,
                 verified: true,
+                window_end: None,
             })
             .collect();
         tx.orders.upsert(MER as u64, &rows)?;

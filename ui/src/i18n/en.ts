@@ -644,6 +644,10 @@ export const en = {
     syncRefused_other:
       "{{count, number}} orders the gateway listed break the desk's rules and were not cached; their days are read again at the next sync.",
     syncRefusedMore: "…and {{count, number}} more",
+    syncIncomplete_one:
+      "{{count, number}} day did not add up (the orders its pages listed are not what the gateway says it holds) and is not taken as complete; it is read again at the next sync.",
+    syncIncomplete_other:
+      "{{count, number}} days did not add up (the orders their pages listed are not what the gateway says they hold) and are not taken as complete; they are read again at the next sync.",
     refusedOrder: "Order {{tradeNo}}: {{field}} {{rule}}",
     refusedItem: "Item {{item}} of the list: {{field}} {{rule}}",
     field: {

@@ -605,6 +605,8 @@ export const zh: Catalogue = {
     syncRefused_other:
       "网关列出的 {{count, number}} 笔订单不符合本系统的规则，未写入缓存；下次同步会重新读取这些日期。",
     syncRefusedMore: "……另有 {{count, number}} 笔",
+    syncIncomplete_other:
+      "有 {{count, number}} 天读到的订单与网关所说的数量不符，未视为完成；下次同步会重新读取。",
     refusedOrder: "订单 {{tradeNo}}：{{field}} {{rule}}",
     refusedItem: "列表第 {{item}} 项：{{field}} {{rule}}",
     field: {

@@ -225,6 +225,18 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                             text.push_str(&format!("\n  {why}"));
                         }
                     }
+                    if report.incomplete_count > 0 {
+                        text.push_str(&format!(
+                            "\n{} windows do not add up and were left incomplete (the next sync reads them again):",
+                            report.incomplete_count
+                        ));
+                        for why in &report.incomplete {
+                            text.push_str(&format!("\n  {why}"));
+                        }
+                        if report.incomplete_count > report.incomplete.len() as u64 {
+                            text.push_str(&format!("\n  and {} more", report.incomplete_count - report.incomplete.len() as u64));
+                        }
+                    }
                     text
                 })
             }

@@ -124,13 +124,18 @@ pub fn amount_e4(d: Decimal) -> i64 {
 }
 
 /// One list item to cache: `created_at` is the start of the window it came from (an
-/// order already cached keeps its first date), `verified` whether its page's signature
-/// verified.
+/// order already cached keeps its first date, unless `window_end` says otherwise),
+/// `verified` whether its page's signature verified.
 #[derive(Debug, Clone, Copy)]
 pub struct Upsert<'a> {
     pub item: &'a OrderListItem,
     pub created_at: i64,
     pub verified: bool,
+    /// The end of the window of the list that listed it (from `created_at`), when it
+    /// came from a window: an order cached on a day outside that window is moved to
+    /// its start (it was cached from a window that listed it wrongly, or one it has
+    /// left). None for an order read by its number, which keeps its date.
+    pub window_end: Option<i64>,
 }
 
 /// The order cache: orders as the gateway last listed them, their history and search.
@@ -251,6 +256,7 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
                 item,
                 created_at,
                 verified,
+                window_end: None,
             })
             .collect();
         self.upsert(mer_no, &rows)

@@ -33,6 +33,9 @@ describe("the sync panel", () => {
         retries: 0,
         refusedCount: 51,
         refused: ['item 2 (T9) sourceCurrency "usd" is not an upper-case ISO 4217 code'],
+        windowsReread: 0,
+        incompleteCount: 0,
+        incomplete: [],
       });
     });
     renderUi(<SyncPanel />);
@@ -44,6 +47,29 @@ describe("the sync panel", () => {
     );
     expect(alert.textContent).not.toContain("sourceCurrency");
     expect(alert.textContent).toContain("and 50 more");
+  });
+
+  // A day whose pages did not add up (a short page, an order on two pages, a total
+  // that moved) is not taken as complete: the person who synced is told which days,
+  // and that the next sync reads them again.
+  it("names the days that did not add up", async () => {
+    invoke.mockImplementation((cmd: string) => {
+      if (cmd !== "orders_sync") return Promise.resolve(null);
+      return Promise.resolve({
+        ...report({ seconds: 1 }),
+        incompleteCount: 2,
+        incomplete: [
+          "2026-11-23 00:00:00 to 2026-11-23 23:59:59 UTC: its pages listed 33 distinct orders where the gateway said it holds 35 (read 3 times)",
+        ],
+      });
+    });
+    renderUi(<SyncPanel />);
+    fireEvent.click(screen.getByTestId("sync-button"));
+    const alert = await waitFor(() => screen.getByTestId("sync-incomplete"));
+    expect(alert.textContent).toContain("2 days did not add up");
+    expect(alert.textContent).toContain("read again at the next sync");
+    expect(alert.textContent).toContain("2026-11-23 00:00:00 to 2026-11-23 23:59:59 UTC");
+    expect(alert.textContent).toContain("and 1 more");
   });
 
   // Before the gateway has counted any day, progress is told in days of the period synced,
@@ -172,6 +198,9 @@ function report(p: Partial<Progress> & { seconds: number | null }) {
     retries: 0,
     refusedCount: 0,
     refused: [],
+    windowsReread: 0,
+    incompleteCount: 0,
+    incomplete: [],
   };
 }
 

@@ -155,6 +155,30 @@ export const SyncPanel = memo(function SyncPanel() {
           ) : null}
         </Alert>
       ) : null}
+      {report && report.incompleteCount > 0 ? (
+        <Alert
+          color="orange"
+          p="xs"
+          maw={640}
+          data-testid="sync-incomplete"
+          title={t("orders.syncIncomplete", { count: report.incompleteCount })}
+        >
+          <ScrollArea.Autosize mah={96}>
+            <List size="xs">
+              {report.incomplete.map((why) => (
+                <List.Item key={why}>{why}</List.Item>
+              ))}
+            </List>
+          </ScrollArea.Autosize>
+          {report.incompleteCount > report.incomplete.length ? (
+            <Text size="xs" c="dimmed">
+              {t("orders.syncRefusedMore", {
+                count: report.incompleteCount - report.incomplete.length,
+              })}
+            </Text>
+          ) : null}
+        </Alert>
+      ) : null}
       {cancelled ? (
         <Text size="sm" c="dimmed">
           {t("orders.syncCancelled")}

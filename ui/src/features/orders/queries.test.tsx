@@ -71,6 +71,9 @@ describe("orders queries over IPC", () => {
           retries: 0,
           refusedCount: 0,
           refused: [],
+          windowsReread: 0,
+          incompleteCount: 0,
+          incomplete: [],
         });
       },
     );

@@ -29,6 +29,9 @@ function report(requests: number, retries: number): SyncReport {
     retries,
     refusedCount: 0,
     refused: [],
+    windowsReread: 0,
+    incompleteCount: 0,
+    incomplete: [],
   };
 }
 

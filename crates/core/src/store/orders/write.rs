@@ -228,8 +228,10 @@ fn update_cached(
     before: i64,
     now: i64,
 ) -> CoreResult<usize> {
-    let mut current =
-        tx.prepare_cached("SELECT id, state, currency, amount_e4 FROM orders WHERE trade_no = ?1")?;
+    let mut current = tx.prepare_cached(
+        "SELECT id, state, currency, amount_e4, created_at FROM orders WHERE trade_no = ?1",
+    )?;
+    let mut place = tx.prepare_cached("UPDATE orders SET created_at = ?2 WHERE id = ?1")?;
     // An order whose state, currency and amount are as cached (most of a re-sync) is
     // updated without its indexed columns, so SQLite rewrites the row and no index.
     let light = "UPDATE orders SET handling_fee = ?2, receive_amount = ?3, settle_amount = ?4, rolling_reserve = ?5,
@@ -265,13 +267,20 @@ fn update_cached(
             continue;
         }
         let it = u.item;
-        let (id, old, currency, e4): (i64, i64, String, i64) = current
+        let (id, old, currency, e4, day): (i64, i64, String, i64, i64) = current
             .query_row([&it.trade_no], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
             })?;
         if *f == Fate::Unknown && id > before {
             // Inserted by this batch's INSERT pass.
             continue;
+        }
+        if u.window_end
+            .is_some_and(|end| day < u.created_at || day > end)
+        {
+            // Listed by a window of another day than it was cached on: the window that
+            // lists it now places it.
+            place.execute(params![id, u.created_at])?;
         }
         let amount = amount_e4(it.source_amount);
         // What the list says, over what this desk sent (an order made here).
@@ -370,6 +379,7 @@ mod tests {
                 item,
                 created_at: 2_000,
                 verified: true,
+                window_end: None,
             })
             .collect();
         // 200 new, 99 cached that changed state, order 7's second copy a change.

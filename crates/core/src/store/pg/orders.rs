@@ -521,6 +521,7 @@ impl OrderStore for PgOrders<'_> {
                 item,
                 created_at,
                 verified,
+                window_end: None,
             })
             .collect();
         self.upsert(mer_no, &rows)

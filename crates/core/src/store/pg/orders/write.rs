@@ -54,6 +54,7 @@ struct Columns {
     message: Vec<String>,
     created_at: Vec<i64>,
     verified: Vec<bool>,
+    window_end: Vec<Option<i64>>,
 }
 
 impl Columns {
@@ -86,20 +87,22 @@ impl Columns {
         self.message.push(it.message.clone());
         self.created_at.push(u.created_at);
         self.verified.push(u.verified);
+        self.window_end.push(u.window_end);
     }
 }
 
-/// `$1` the merchant, `$2` the sync's time, `$3` to `$23` the columns. Returns how many
-/// orders are new or changed state.
+/// `$1` the merchant, `$2` the sync's time, `$3` to `$24` the columns. Returns how many
+/// orders are new or changed state, and the cached orders a window of another day than
+/// theirs listed (to move to that window's day).
 const UPSERT: &str = "
 WITH input AS (
     SELECT * FROM unnest($3::text[], $4::text[], $5::int8[], $6::text[], $7::text[], $8::int8[],
         $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
-        $16::text[], $17::text[], $18::int8[], $19::int8[], $20::text[], $21::text[], $22::int8[], $23::bool[])
+        $16::text[], $17::text[], $18::int8[], $19::int8[], $20::text[], $21::text[], $22::int8[], $23::bool[], $24::int8[])
     AS t (trade_no, mer_order_no, state, currency, source_amount, amount_e4,
         handling_fee, receive_amount, settle_amount, rolling_reserve, transaction_fixed_fee,
         exception_handling_fee, refund_amount, settlement_currency, refund_currency,
-        rolling_reserve_status, settle, refusal_pay_reason, message, created_at, verified)
+        rolling_reserve_status, settle, refusal_pay_reason, message, created_at, verified, window_end)
 ),
 old AS (
     SELECT o.trade_no, o.state, o.created_at, o.made_at IS NOT NULL AS made_here
@@ -148,7 +151,9 @@ history AS (
         SELECT c.trade_no, c.new_state, $2, 'sync', 1 FROM changed c
     ) e ORDER BY trade_no, k
 )
-SELECT ((SELECT count(*) FROM input) - (SELECT count(*) FROM old) + (SELECT count(*) FROM changed))::bigint";
+SELECT ((SELECT count(*) FROM input) - (SELECT count(*) FROM old) + (SELECT count(*) FROM changed))::bigint,
+    ARRAY(SELECT i.trade_no FROM input i JOIN old o ON o.trade_no = i.trade_no
+           WHERE i.window_end IS NOT NULL AND (o.created_at < i.created_at OR o.created_at > i.window_end))";
 
 fn upsert_round(run: &dyn Run, mer_no: i64, round: &[&Upsert<'_>], now: i64) -> CoreResult<usize> {
     let mut c = Columns::default();
@@ -156,7 +161,7 @@ fn upsert_round(run: &dyn Run, mer_no: i64, round: &[&Upsert<'_>], now: i64) -> 
         c.push(u);
     }
     let [f0, f1, f2, f3, f4, f5, f6] = &c.fees;
-    let params: [&(dyn ToSql + Sync); 23] = [
+    let params: [&(dyn ToSql + Sync); 24] = [
         &mer_no,
         &now,
         &c.trade_no,
@@ -180,8 +185,28 @@ fn upsert_round(run: &dyn Run, mer_no: i64, round: &[&Upsert<'_>], now: i64) -> 
         &c.message,
         &c.created_at,
         &c.verified,
+        &c.window_end,
     ];
-    let n: i64 = col(&run.one(UPSERT, &params)?, 0)?;
+    let row = run.one(UPSERT, &params)?;
+    let n: i64 = col(&row, 0)?;
+    let misplaced: Vec<String> = col(&row, 1)?;
+    if !misplaced.is_empty() {
+        // Listed by a window of another day than they were cached on: the window that
+        // lists them now places them (a second statement: one may not change a row twice).
+        let (nos, days): (Vec<&str>, Vec<i64>) = misplaced
+            .iter()
+            .filter_map(|no| {
+                let u = round.iter().find(|u| u.item.trade_no == *no)?;
+                Some((no.as_str(), u.created_at))
+            })
+            .unzip();
+        run.exec(
+            "UPDATE paydesk.orders o SET created_at = m.day
+               FROM unnest($2::text[], $3::int8[]) AS m (trade_no, day)
+              WHERE o.mer_no = $1 AND o.trade_no = m.trade_no",
+            &[&mer_no, &nos, &days],
+        )?;
+    }
     Ok(usize::try_from(n).unwrap_or(0))
 }
 
@@ -287,6 +312,7 @@ pub(super) fn raw_copy(
             item,
             created_at,
             verified,
+            window_end: None,
         });
     }
     let mut types = vec![
