@@ -1,36 +1,10 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Conventions } from "../../../lib/types";
+import { SANDBOX } from "../../../test/conventions";
 import { renderUi } from "../../../test/render";
 import { invoke } from "../../../test/tauri";
 import { ConventionsDrawer } from "./ConventionsDrawer";
-
-/// The sandbox's reading, as `conventions` answers it (abridged state lists).
-const SANDBOX: Conventions = {
-  format: 1,
-  name: "sandbox",
-  states: {
-    payCode: { SUCCESS: "success", PENDING: "pending", FAILED: "failed" },
-    orderState: { "0": "pending", "1": "success", "2": "failed" },
-    refundState: { "0": "pending", "1": "refunded" },
-    queryStatus: { SUCCESS: "success" },
-    settle: { "0": "not_settled", "1": "settled" },
-    rollingReserveStatus: { "0": "held", "1": "released" },
-  },
-  successCodes: ["00000"],
-  duplicateCodes: ["E1011"],
-  notFoundCodes: ["E1016"],
-  signing: { excludedKeys: ["sign"], skipEmpty: true },
-  timeZone: "UTC",
-  maxPageSize: 500,
-  maxSpanHours: 0,
-  queryTypes: { sales: "sales", refund: "refund", chargeback: "chargeback" },
-  v1QuerySignField: "sign",
-  listShows: { payins: true, payouts: true, topUps: true, withdrawals: true },
-  kindRules: [],
-  requesterIp: "127.0.0.1",
-  refusalStatuses: {},
-};
 
 type Answer = (args: Record<string, unknown>) => unknown;
 
@@ -47,7 +21,8 @@ const calls = (cmd: string) => invoke.mock.calls.filter(([c]) => c === cmd).map(
 const refused = (field: string, rule: string) => () =>
   Promise.reject({ code: "validation", field, rule });
 
-describe("the conventions panel", () => {
+// The drawer holds every member: rendering it takes seconds on a loaded machine.
+describe("the conventions panel", { timeout: 30_000 }, () => {
   beforeEach(() => {
     invoke.mockReset();
   });
