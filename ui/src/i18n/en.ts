@@ -1210,7 +1210,8 @@ export const en = {
         refund: "Refunds",
         chargeback: "Chargebacks",
       },
-      listShows: {
+      listShows: "What the order list shows",
+      shows: {
         payins: "Payins",
         payouts: "Payouts",
         topUps: "Card top-ups",

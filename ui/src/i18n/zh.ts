@@ -1136,7 +1136,8 @@ export const zh: Catalogue = {
         refund: "退款",
         chargeback: "拒付",
       },
-      listShows: {
+      listShows: "订单列表包含的订单",
+      shows: {
         payins: "代收",
         payouts: "代付",
         topUps: "卡充值",

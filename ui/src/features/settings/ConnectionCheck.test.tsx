@@ -67,7 +67,7 @@ describe("the connection check", () => {
     // A finding's setting is named by its label and opens where it is changed.
     const settings = screen.getAllByTestId("check-setting");
     expect(settings.map((s) => s.textContent)).toEqual([
-      "Change: Largest page (orders)",
+      "Change: Largest page (orders) (maxPageSize)",
       "Change: gateway public key",
     ]);
     fireEvent.click(settings[0] as HTMLElement);

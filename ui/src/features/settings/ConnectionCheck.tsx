@@ -19,6 +19,7 @@ import type { TFunction } from "i18next";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import i18n from "../../i18n";
 import type { CheckItem } from "../../lib/types";
 import { useCheckConnection } from "./queries";
 
@@ -32,8 +33,12 @@ const OUTCOME = {
 /// field's label, another setting by its own.
 export function settingLabel(t: TFunction, setting: string): string {
   if (setting.startsWith("conventions.")) {
+    // A member's label, with its name as the file spells it (`states.payCode` under the
+    // state dictionary's label).
     const member = setting.slice("conventions.".length);
-    return t(`conventions.field.${member}`, { defaultValue: setting });
+    const top = member.split(/[.[]/)[0] ?? member;
+    const key = `conventions.field.${top}`;
+    return i18n.exists(key) ? `${t(key)} (${member})` : setting;
   }
   return t(`check.setting.${setting}`, { defaultValue: setting });
 }

@@ -76,7 +76,11 @@ describe("the conventions panel", { timeout: 30_000 }, () => {
     expect(size.getAttribute("aria-invalid")).toBe("true");
     expect(size.getAttribute("aria-describedby")).toContain(error.id);
     // The line by the buttons names the member too (the field may be scrolled away).
-    expect(screen.getByTestId("conv-save-error").dataset.field).toBe("conventions.maxPageSize");
+    const line = screen.getByTestId("conv-save-error");
+    expect(line.dataset.field).toBe("conventions.maxPageSize");
+    expect(line.textContent).toBe(
+      "Largest page (orders) (maxPageSize): must be between 1 and 10000 orders",
+    );
     expect(screen.getByTestId("conv-timeZone").getAttribute("aria-invalid")).not.toBe("true");
     // Editing the field answers it until the next save.
     fireEvent.change(size, { target: { value: "1000" } });

@@ -4,10 +4,11 @@ import { IconDeviceFloppy, IconFileExport, IconFileImport, IconRestore } from "@
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ConfirmModal } from "../../../components/ConfirmModal";
-import { ErrorAlert, FormError, toastError, toastOk } from "../../../components/ErrorAlert";
+import { ErrorAlert, toastError, toastOk } from "../../../components/ErrorAlert";
 import { useFieldErrors } from "../../../lib/fieldErrors";
 import { fieldOf } from "../../../lib/ipc";
 import type { Conventions, StateField } from "../../../lib/types";
+import { settingLabel } from "../ConnectionCheck";
 import { useConventions, useResetConventions, useSaveConventions } from "../queries";
 import { ConventionsFields } from "./ConventionsFields";
 import { ExportModal, ImportModal } from "./FileModals";
@@ -102,6 +103,9 @@ function Editor({
     reveal(member);
   }, [save.error]);
 
+  // The rule broken, until its member is edited: said by the buttons too, as the member
+  // may be out of view.
+  const refusedOn = fieldOf(failure.error);
   const err = (field: string) =>
     (local?.field === field ? local.rule : undefined) ?? failure.err(`conventions.${field}`);
   const set = (patch: Partial<Draft>, field: string) => {
@@ -165,9 +169,14 @@ function Editor({
             zIndex: 2,
           }}
         >
-          {fieldOf(save.error) ? (
-            <FormError error={failure.error} testId="conv-save-error" />
-          ) : (
+          {refusedOn ? (
+            <Text c="red" size="sm" data-testid="conv-save-error" data-field={refusedOn.field}>
+              {t("errors.validation", {
+                field: settingLabel(t, refusedOn.field),
+                rule: refusedOn.rule,
+              })}
+            </Text>
+          ) : fieldOf(save.error) ? null : (
             <ErrorAlert error={save.error} />
           )}
           <Group justify="space-between" mt="xs">

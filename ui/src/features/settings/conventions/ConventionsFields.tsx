@@ -221,7 +221,7 @@ export function ConventionsFields({ d, set, err, stateTab, setStateTab }: Props)
           {(["payins", "payouts", "topUps", "withdrawals"] as const).map((k) => (
             <Switch
               key={k}
-              label={f(`listShows.${k}`)}
+              label={f(`shows.${k}`)}
               checked={d.listShows[k]}
               onChange={(e) =>
                 set({ listShows: { ...d.listShows, [k]: e.currentTarget.checked } }, "listShows")
