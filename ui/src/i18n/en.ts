@@ -1128,6 +1128,161 @@ export const en = {
     exportedLine_one: "{{count}} order behind it, SHA-256 {{sha}}, times in {{zone}}",
     exportedLine_other: "{{count}} orders behind it, SHA-256 {{sha}}, times in {{zone}}",
   },
+  conventions: {
+    title: "Gateway conventions of {{name}}",
+    intro:
+      "Everything the gateway interface leaves open, as this gateway does it: ask its support. The built-in sandbox's reading is where a profile starts.",
+    format: "Format {{format}}",
+    unsaved: "Unsaved changes",
+    save: "Save conventions",
+    saved: "Conventions of {{name}} saved; its desk now works by them",
+    reset: "Reset to the sandbox's reading",
+    resetConfirm:
+      "Replace the conventions of {{name}} with the built-in sandbox's reading? What is set now is lost (export it first to keep it).",
+    resetDone: "Conventions of {{name}} reset to the sandbox's reading",
+    import: "Import a file",
+    importTitle: "Import conventions into {{name}}",
+    importPick: "Choose a JSON file…",
+    importPaste: "Or paste the file's text",
+    importRead: "Read and check",
+    importSets: "What the file changes",
+    importNothing: "The file sets nothing that differs from what is saved now.",
+    importSave: "Save these conventions",
+    imported: "Conventions imported into {{name}}",
+    export: "Export to a file",
+    exportTitle: "Export the conventions of {{name}}",
+    exportPath: "File (full path)",
+    exportHint:
+      "The saved conventions, as JSON (what `paydesk profile conventions import` reads); unsaved changes are not in it.",
+    exportRun: "Export",
+    exported: "Conventions written to {{path}}",
+    duplicateValue: "{{raw}} is listed twice: a value has one meaning",
+    section: {
+      answers: "Answer codes",
+      states: "State dictionary",
+      time: "Dates and pages",
+      signing: "Signing",
+      queries: "Queries",
+      list: "What the order list shows",
+      kinds: "Order kinds by number",
+      requests: "Requests and refusals",
+    },
+    stateField: {
+      payCode: "payCode of payin and payout results",
+      orderState: "state of the V2 order list's items",
+      refundState: "state of the V1 refund record",
+      queryStatus: "status of the V2 order query",
+      settle: "settle of list items and records",
+      rollingReserveStatus: "rollingReserveStatus of list items",
+    },
+    field: {
+      name: "Name of this set",
+      nameHint:
+        "Shown here and written in an exported file, so a team knows which gateway it describes.",
+      successCodes: "Success codes",
+      successCodesHint:
+        "Business codes that mean the gateway did it, on every operation. Wrong: a done operation reads as refused, or a refusal as done.",
+      duplicateCodes: "Duplicate order number codes",
+      duplicateCodesHint:
+        "Codes meaning “this merchant order number is already used”. Missing: a repeat reads as a plain refusal instead of pointing at the first order.",
+      notFoundCodes: "Not-found codes",
+      notFoundCodesHint:
+        "Codes meaning “no such order” on a look-up. Wrong: a lost request is never proven absent (it stays unknown), or is taken as absent when it is not.",
+      states: "State dictionary",
+      statesHint:
+        "Each raw value a state field carries, and what it means. A value not listed is shown raw and counted apart; a wrong meaning shows money as paid that is not, or the reverse.",
+      raw: "Raw value",
+      rawOf: "Raw value of {{field}}",
+      meaning: "Meaning",
+      meaningOf: "Meaning of {{raw}}",
+      addValue: "Add a value",
+      removeValue: "Remove the value {{raw}}",
+      timeZone: "Gateway time zone",
+      timeZoneHint:
+        "The IANA zone the gateway reads dateLimit in. Wrong: every sync misses the newest hours of orders, or asks for hours that have not come yet.",
+      maxPageSize: "Largest page (orders)",
+      maxPageSizeHint:
+        "The most orders one order-list page may ask for. Too large: the gateway refuses the list and nothing syncs; too small: syncs are slower.",
+      maxSpanHours: "Longest date range (hours)",
+      maxSpanHoursHint:
+        "The longest dateLimit the order list takes; 0: no limit. Too long: the list is refused, or cut short and orders are missed.",
+      signing: "Signing",
+      excludedKeys: "Keys left out of the signature",
+      excludedKeysHint:
+        "Top-level members not in the signed string. Wrong: the gateway refuses every signed request, or this desk refuses its answers.",
+      skipEmpty: "Leave out empty values when signing",
+      skipEmptyHint:
+        "Members that are null, empty text, [] or {} are not signed. Wrong: requests with an empty member are refused as badly signed.",
+      v1QuerySignField: "Signature field of the V1 order query",
+      v1QuerySignFieldHint:
+        "sign, or sing as one variant of the gateway spells it. Wrong: every V1 refund look-up is refused.",
+      queryTypes: "Query type names",
+      queryTypesHint:
+        "The queryType names of the V2 order query. Wrong: look-ups of that type are refused or find nothing.",
+      queryType: {
+        sales: "Sales",
+        refund: "Refunds",
+        chargeback: "Chargebacks",
+      },
+      listShows: "What the order list shows",
+      shows: {
+        payins: "Payins",
+        payouts: "Payouts",
+        topUps: "Card top-ups",
+        withdrawals: "Card withdrawals",
+      },
+      listShowsHint:
+        "Which orders the gateway's order list includes. Said shown when they are not: a lost request of that kind may be taken as never made. Not shown: such an outcome waits for a person.",
+      kindRules: "Order number prefixes",
+      kindRulesHint:
+        "Tells an order's kind from its merchant order number when this desk did not make it (the longest prefix wins). Wrong: orders show under the wrong type.",
+      prefix: "Prefix",
+      kind: "Kind",
+      addRule: "Add a rule",
+      removeRule: "Remove the rule {{prefix}}",
+      requesterIp: "Requester IP address",
+      requesterIpHint:
+        "Sent as ipAddress with payouts, top-ups and withdrawals: the server address the gateway registered. Wrong: those operations are refused.",
+      refusalStatuses: "HTTP statuses that are refusals",
+      refusalStatusesHint:
+        "4xx statuses an operation answers, with the gateway's JSON envelope, when it did nothing. Add only what the gateway documents: a status taken as a refusal when the operation went through can pay twice.",
+      statusesOf: "Refusal statuses of {{operation}}",
+    },
+  },
+  check: {
+    button: "Check connection",
+    title: "Connection check of {{name}}",
+    running: "Asking the gateway: a signed balance query and an order-list query (no money moves)…",
+    again: "Check again",
+    ok: "Nothing failed.",
+    failed: "Something failed: each finding says what to change.",
+    gateway: "Gateway: {{url}}",
+    offer: "Profile {{name}} is saved. Check its connection to the gateway now? No money moves.",
+    now: "Check connection now",
+    open: "Change: {{setting}}",
+    outcome: {
+      works: "Works",
+      note: "Note",
+      fails: "Fails",
+    },
+    what: {
+      balance: "Balance query",
+      orderList: "Order list",
+      pageSize: "Page size",
+      signature: "Answer signatures",
+      origin: "Origin and token",
+      token: "Access token",
+      timeZone: "Time zone",
+    },
+    setting: {
+      baseUrl: "gateway address",
+      merNo: "merchant number",
+      origin: "registered origin",
+      gatewayKey: "gateway public key",
+      merchantKey: "merchant key",
+      token: "bearer token",
+    },
+  },
   settings: {
     team: {
       title: "Team database",
@@ -1238,6 +1393,7 @@ export const en = {
     themeAuto: "System",
     keyring: "Keyring service: {{service}}",
     version: "Version {{version}}",
+    conventionsButton: "Conventions",
     keysButton: "Keys",
   },
 } as const;

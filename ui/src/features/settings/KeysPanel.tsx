@@ -105,7 +105,7 @@ export function KeysPanel({ profile }: { profile: string }) {
       </Title>
       <ErrorAlert error={keys.error} />
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
-        <Card withBorder>
+        <Card withBorder id="keys-merchantKey" tabIndex={-1}>
           <Title order={4} size="h5">
             {t("settings.merchantKey")}
           </Title>
@@ -186,7 +186,7 @@ export function KeysPanel({ profile }: { profile: string }) {
           </Group>
         </Card>
         <Stack>
-          <Card withBorder>
+          <Card withBorder id="keys-gatewayKey" tabIndex={-1}>
             <Title order={4} size="h5">
               {t("settings.gatewayKey")}
             </Title>
@@ -235,7 +235,7 @@ export function KeysPanel({ profile }: { profile: string }) {
               </Button>
             </Group>
           </Card>
-          <Card withBorder>
+          <Card withBorder id="keys-token" tabIndex={-1}>
             <Title order={4} size="h5">
               {t("settings.token")}
             </Title>

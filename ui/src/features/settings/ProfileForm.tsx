@@ -51,9 +51,14 @@ interface Props {
   editing: Profile | null;
   opened: boolean;
   onClose: () => void;
+  /// A field to focus once open (`baseUrl`, `merNo`, `origin`: what a connection
+  /// check's finding names).
+  focus?: string | null;
+  /// Told once saved, with whether the profile is new.
+  onSaved?: (profile: Profile, isNew: boolean) => void;
 }
 
-export function ProfileForm({ editing, opened, onClose }: Props) {
+export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props) {
   const { t } = useTranslation();
   const [p, setP] = useState<Profile>(editing ?? NEW_PROFILE);
   const save = useSaveProfile();
@@ -69,6 +74,12 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
       reset();
     }
   }, [opened, editing, reset]);
+  // After the modal's own first focus, the field a check named.
+  useEffect(() => {
+    if (!opened || !focus) return;
+    const timer = setTimeout(() => document.getElementById(`profile-field-${focus}`)?.focus(), 300);
+    return () => clearTimeout(timer);
+  }, [opened, focus]);
   const err = (f: string) => (invalid?.field === f ? invalid.rule : undefined);
   const sandbox = editing !== null && editing.baseUrl === null;
   /// `field` names what was edited when it is inside `k` (a safety or sync setting).
@@ -94,6 +105,7 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
                 const done = () => {
                   setPassword("");
                   toastOk(t("settings.saved", { name: p.name }));
+                  onSaved?.(p, editing === null);
                   onClose();
                 };
                 // The member's password goes to the keyring, once the profile is there.
@@ -126,6 +138,7 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
               onChange={(e) => set("baseUrl", e.currentTarget.value)}
               error={err("baseUrl")}
               required
+              id="profile-field-baseUrl"
               data-testid="profile-base-url"
             />
           )}
@@ -137,9 +150,11 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
             allowDecimal={false}
             allowNegative={false}
             required
+            id="profile-field-merNo"
             data-testid="profile-mer-no"
           />
           <TextInput
+            id="profile-field-origin"
             label={t("settings.field.origin")}
             value={p.origin}
             onChange={(e) => set("origin", e.currentTarget.value)}
@@ -161,6 +176,7 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
             />
           </Group>
           <TextInput
+            id="profile-field-operator"
             label={t("settings.field.operator")}
             value={p.operator}
             onChange={(e) => set("operator", e.currentTarget.value)}
@@ -175,6 +191,7 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
             error={err("notifyUrl")}
             withAsterisk={!p.notifyAtDesk && p.baseUrl !== null}
             disabled={p.notifyAtDesk}
+            id="profile-field-notifyUrl"
             data-testid="profile-notify-url"
           />
           <Switch
@@ -192,6 +209,7 @@ export function ProfileForm({ editing, opened, onClose }: Props) {
             value={p.proxy}
             onChange={(e) => set("proxy", e.currentTarget.value)}
             error={err("proxy")}
+            id="profile-field-proxy"
             data-testid="profile-proxy"
           />
           <Title order={3} size="h5">

@@ -1,4 +1,5 @@
 import {
+  Alert,
   Badge,
   Button,
   Card,
@@ -12,7 +13,7 @@ import {
   useMantineColorScheme,
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { IconPlus } from "@tabler/icons-react";
+import { IconPlugConnected, IconPlus } from "@tabler/icons-react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ConfirmModal } from "../../components/ConfirmModal";
@@ -20,6 +21,8 @@ import { ErrorAlert, toastError, toastOk } from "../../components/ErrorAlert";
 import { LANGUAGES, type Language, setLanguage } from "../../i18n";
 import type { Profile } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
+import { ConnectionCheckModal } from "./ConnectionCheck";
+import { ConventionsDrawer } from "./conventions/ConventionsDrawer";
 import { KeysPanel } from "./KeysPanel";
 import { ProfileForm } from "./ProfileForm";
 import { useDeleteProfile, useProfiles, useSwitchProfile } from "./queries";
@@ -75,8 +78,37 @@ export function SettingsPage() {
   const [formOpen, form] = useDisclosure(false);
   const [removing, setRemoving] = useState<string | null>(null);
   const [keysOf, setKeysOf] = useState<string | null>(null);
+  const [conventionsOf, setConventionsOf] = useState<{
+    profile: string;
+    focus: string | null;
+  } | null>(null);
+  const [checkOf, setCheckOf] = useState<string | null>(null);
+  // A live profile just added: its connection is offered a check.
+  const [offer, setOffer] = useState<string | null>(null);
+  const [formFocus, setFormFocus] = useState<string | null>(null);
   const active = profiles.data?.active ?? null;
   const shownKeys = keysOf ?? active;
+
+  /// Opens where a check's finding says to change something.
+  const openSetting = (profile: string, setting: string) => {
+    setCheckOf(null);
+    if (setting.startsWith("conventions.")) {
+      setConventionsOf({ profile, focus: setting.slice("conventions.".length) });
+    } else if (["merchantKey", "gatewayKey", "token"].includes(setting)) {
+      setKeysOf(profile);
+      setTimeout(() => {
+        const el = document.getElementById(`keys-${setting}`);
+        el?.scrollIntoView({ block: "center" });
+        el?.focus();
+      }, 200);
+    } else {
+      const p = profiles.data?.profiles.find((x) => x.name === profile);
+      if (!p) return;
+      setEditing(p);
+      setFormFocus(setting);
+      form.open();
+    }
+  };
 
   return (
     <Stack data-testid="screen-settings">
@@ -91,6 +123,7 @@ export function SettingsPage() {
             variant="light"
             onClick={() => {
               setEditing(null);
+              setFormFocus(null);
               form.open();
             }}
             data-testid="profile-add"
@@ -99,6 +132,32 @@ export function SettingsPage() {
           </Button>
         </Group>
         <ErrorAlert error={profiles.error ?? switchProfile.error} />
+        {offer ? (
+          <Alert
+            color="blue"
+            variant="light"
+            icon={<IconPlugConnected size={18} />}
+            withCloseButton
+            closeButtonLabel={t("common.close")}
+            onClose={() => setOffer(null)}
+            mb="sm"
+            data-testid="check-offer"
+          >
+            <Group justify="space-between">
+              <Text size="sm">{t("check.offer", { name: offer })}</Text>
+              <Button
+                size="xs"
+                onClick={() => {
+                  setCheckOf(offer);
+                  setOffer(null);
+                }}
+                data-testid="check-offer-run"
+              >
+                {t("check.now")}
+              </Button>
+            </Group>
+          </Alert>
+        ) : null}
         <Table>
           <Table.Thead>
             <Table.Tr>
@@ -148,8 +207,25 @@ export function SettingsPage() {
                     <Button
                       size="compact-sm"
                       variant="default"
+                      onClick={() => setConventionsOf({ profile: p.name, focus: null })}
+                      data-testid="profile-conventions"
+                    >
+                      {t("settings.conventionsButton")}
+                    </Button>
+                    <Button
+                      size="compact-sm"
+                      variant="default"
+                      onClick={() => setCheckOf(p.name)}
+                      data-testid="profile-check"
+                    >
+                      {t("check.button")}
+                    </Button>
+                    <Button
+                      size="compact-sm"
+                      variant="default"
                       onClick={() => {
                         setEditing(p);
+                        setFormFocus(null);
                         form.open();
                       }}
                     >
@@ -180,7 +256,25 @@ export function SettingsPage() {
           {t("settings.version", { version: status.data.version })}
         </Text>
       ) : null}
-      <ProfileForm editing={editing} opened={formOpen} onClose={form.close} />
+      <ProfileForm
+        editing={editing}
+        opened={formOpen}
+        onClose={form.close}
+        focus={formFocus}
+        onSaved={(p, isNew) => {
+          if (isNew && p.baseUrl !== null) setOffer(p.name);
+        }}
+      />
+      <ConventionsDrawer
+        profile={conventionsOf?.profile ?? null}
+        focus={conventionsOf?.focus ?? null}
+        onClose={() => setConventionsOf(null)}
+      />
+      <ConnectionCheckModal
+        profile={checkOf}
+        onClose={() => setCheckOf(null)}
+        onSetting={openSetting}
+      />
       <ConfirmModal
         opened={removing !== null}
         onClose={() => setRemoving(null)}
