@@ -76,6 +76,8 @@ pub const TEST_PACKAGES: &[&str] = &[
     "webkit2gtk-driver",
     // The team desk's tests start a scratch PostgreSQL server from it (paydesk-testpg).
     "postgresql",
+    // Chinese in the window tests' screenshots (Xvfb has no CJK font of its own).
+    "fonts-noto-cjk",
 ];
 
 /// Inside the session bus that `dbus-run-session` made (with `xtask/dbus-session.conf`:
