@@ -37,6 +37,7 @@ fn other_conventions() -> serde_json::Value {
         "notFoundCodes": ["NONE"],
         "timeZone": "Asia/Shanghai",
         "maxPageSize": 100,
+        "maxSpanHours": 6,
         "listShows": {"payins": true, "payouts": true, "topUps": false, "withdrawals": true}
     })
 }

@@ -517,7 +517,16 @@ pub async fn run(
     let (tx, mut rx) = mpsc::channel::<CoreResult<Page>>(PAGES_QUEUED);
     // The fetching runs as its own task, so pages keep arriving while the writer writes
     // the previous ones to SQLite.
+    // The longest dateLimit the gateway takes (conventions `maxSpanHours`) bounds how
+    // many windows one request may read together.
+    let max_span = match client.config().conventions.max_span_hours {
+        0 => MAX_SPAN,
+        hours => usize::try_from(i64::from(hours) / opts.window_hours.max(1))
+            .unwrap_or(1)
+            .clamp(1, MAX_SPAN),
+    };
     let fetch = tokio::spawn(fetch_all(
+        max_span,
         client.clone(),
         target.mer_no,
         opts.page_size,
@@ -752,6 +761,7 @@ impl Counts {
 /// whatever the desk does).
 #[allow(clippy::too_many_arguments)]
 async fn fetch_all(
+    max_span: usize,
     client: GatewayClient,
     mer_no: u64,
     page_size: i64,
@@ -767,7 +777,7 @@ async fn fetch_all(
     while i < todo.len() {
         let mut span = 1;
         if i >= open {
-            while span < MAX_SPAN
+            while span < max_span
                 && i + span < todo.len()
                 && adjacent(todo[i + span], todo[i + span - 1])
             {

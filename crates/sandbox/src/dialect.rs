@@ -40,6 +40,13 @@ impl Dialect<'_> {
             .unwrap_or(paydesk_gateway::validate::MAX_PAGE_SIZE)
     }
 
+    /// The longest `dateLimit` the list takes, in milliseconds (`None`: no limit).
+    pub fn max_span_ms(&self) -> Option<i64> {
+        self.conventions
+            .map(|c| i64::from(c.max_span_hours) * 3_600_000)
+            .filter(|ms| *ms > 0)
+    }
+
     /// Which orders the list shows, where not every kind.
     pub fn list_shows(&self) -> Option<ListShows> {
         self.conventions

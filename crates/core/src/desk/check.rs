@@ -199,6 +199,12 @@ impl Desk {
                 .format("%Y-%m-%d %H:%M:%S")
                 .to_string()
         };
+        // The last day, or the longest span the conventions say the list takes.
+        let hours = match self.conventions.max_span_hours {
+            0 => 24,
+            h => i64::from(h).min(24),
+        };
+        let since = now - Duration::hours(hours) + Duration::seconds(1);
         let page_size = i64::from(
             self.profile
                 .sync
@@ -210,7 +216,7 @@ impl Desk {
             mer_order_nos: vec![],
             trade_nos: vec![],
             date_limit: Some(DateLimit {
-                from: fmt(now - Duration::days(1)),
+                from: fmt(since),
                 to: fmt(now),
             }),
             page_num: 1,
@@ -223,8 +229,8 @@ impl Desk {
                     "orderList",
                     CheckOutcome::Works,
                     format!(
-                        "the order list of the last day ({} to {}, read in the gateway's zone {}) answered {} orders in pages of {page_size}",
-                        fmt(now - Duration::days(1)),
+                        "the order list of the last {hours} hours ({} to {}, read in the gateway's zone {}) answered {} orders in pages of {page_size}",
+                        fmt(since),
                         fmt(now),
                         self.conventions.time_zone,
                         a.data.total

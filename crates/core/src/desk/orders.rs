@@ -79,12 +79,19 @@ impl Desk {
             open_states: self.open_states(),
         };
         let started = Instant::now();
-        // Never more a page than the gateway takes (its conventions' maxPageSize).
+        // Never more a page than the gateway takes, nor a longer dateLimit (its
+        // conventions' maxPageSize and maxSpanHours).
         let most = i64::from(self.conventions.max_page_size);
+        let span = i64::from(self.conventions.max_span_hours);
         let capped;
-        let opts = if opts.page_size > most {
+        let opts = if opts.page_size > most || (span > 0 && opts.window_hours > span) {
             capped = SyncOptions {
-                page_size: most,
+                page_size: opts.page_size.min(most),
+                window_hours: if span > 0 {
+                    opts.window_hours.min(span)
+                } else {
+                    opts.window_hours
+                },
                 ..opts.clone()
             };
             &capped

@@ -184,6 +184,18 @@ pub(super) fn order_list(
         )),
         None => None,
     };
+    if let (Some((from, to)), Some(most)) = (window, s.with_dialect(|d| d.max_span_ms()))
+        && to - from > most
+    {
+        return Err(Failure::new(
+            Code::BadFormat,
+            format!(
+                "dateLimit: from and to must be at most {} hours apart",
+                most / 3_600_000
+            ),
+        )
+        .into());
+    }
     // Orders of the kinds this gateway's list does not show are never listed.
     let shows = s.with_dialect(|d| d.list_shows());
     let listed = |o: &Order| shows.is_none_or(|l| crate::dialect::lists(&l, o.kind));
