@@ -849,7 +849,9 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || f.kind == PayoutKind::Card || !same {
                     return mismatch();
                 }
-                desk.payout(&f).await
+                crate::desk::APPROVED_REQUEST
+                    .scope(request.id, desk.payout(&f))
+                    .await
             }
         },
         "payin" => match serde_json::from_value::<PayinForm>(form) {
@@ -861,7 +863,9 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !same {
                     return mismatch();
                 }
-                desk.payin(&f).await
+                crate::desk::APPROVED_REQUEST
+                    .scope(request.id, desk.payin(&f))
+                    .await
             }
         },
         "top_up" | "withdraw" => match serde_json::from_value::<CardForm>(form) {
@@ -873,7 +877,9 @@ async fn execute_row(
                 if f.reference != row.mer_order_no || op != operation || !same {
                     return mismatch();
                 }
-                desk.card(&f).await
+                crate::desk::APPROVED_REQUEST
+                    .scope(request.id, desk.card(&f))
+                    .await
             }
         },
         other => {

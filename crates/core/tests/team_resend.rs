@@ -270,12 +270,13 @@ async fn a_rejected_file_corrected_and_sent_again_is_paid_once_and_a_live_one_is
         free_again.to_string().contains("never taken back"),
         "{free_again}"
     );
-    // A number a desk sent on its own (in the signers' journal) is refused too.
-    refused_journal(&mark, &first_sent(&desk).await);
+    // A number in the signers' journal is refused too, named as the journal's.
+    refused_journal(&mark, &first_sent(&desk, &mark, &ann, &sam).await);
 }
 
-/// A payout the signer's desk sent on its own: its number is in the shared journal.
-async fn first_sent(desk: &Desk) -> String {
+/// A payout the signers sent (requested, approved, executed by the worker): its number
+/// is in the shared journal. A signer's desk sends nothing on its own on a team profile.
+async fn first_sent(desk: &Desk, maker: &Team, approver: &Team, signer: &Team) -> String {
     let mut form = paydesk_core::forms::PayoutForm::new(
         paydesk_core::forms::PayoutKind::Clabe,
         "T-DESK-1",
@@ -283,7 +284,19 @@ async fn first_sent(desk: &Desk) -> String {
         "MXN",
     );
     form.clabe = CLABE.into();
-    desk.payout(&form).await.unwrap();
+    match desk.payout(&form).await {
+        Err(CoreError::Validation { field, rule }) => {
+            assert_eq!(field, "team");
+            assert!(rule.contains("request"), "{rule}");
+        }
+        other => panic!("a signer's desk paid on its own: {other:?}"),
+    }
+    let req = maker.request_payout(&form).unwrap();
+    if req.state == RequestState::Waiting {
+        approver.approve(req.id).unwrap();
+    }
+    let done = team::execute_next(desk, signer).await.unwrap().unwrap();
+    assert_eq!(done.accepted, 1, "{done:?}");
     "T-DESK-1".into()
 }
 
@@ -299,7 +312,8 @@ fn refused_journal(maker: &Team, no: &str) {
         Err(CoreError::Validation { field, rule }) => {
             assert_eq!(field, "merOrderNo");
             assert!(
-                rule.contains("is already in the signers' journal (accepted)"),
+                rule.contains("is already in the signers' journal (accepted)")
+                    || rule.contains("(done); an order number is requested once"),
                 "{rule}"
             );
         }

@@ -286,6 +286,14 @@ fn utc_time(ms: i64) -> String {
         .unwrap_or_else(|| "later".into())
 }
 
+tokio::task_local! {
+    /// The team request a signer's worker is executing (see [`Desk::approved_if_team`]).
+    pub(crate) static APPROVED_REQUEST: i64;
+}
+
+/// Why a team profile's desk sends no money on its own.
+pub const TEAM_MONEY_RULE: &str = "on a team profile every money movement is a request under the team's rules, the signers' own included: make a request (`paydesk team request`, or the screen's Request for approval); a signer's worker sends it once approved";
+
 /// The intent key of a team's signers: HMAC-SHA256 under the merchant's private key
 /// (PKCS#8) of a fixed label and the merchant number. Every signer holds that key, and
 /// no one without it (a member reading the journal) can make or check a fingerprint.
@@ -302,6 +310,17 @@ fn team_intent_key(
 }
 
 impl Desk {
+    /// On a team profile, money moves only as an approved request, executed by a
+    /// signer's worker: four-eyes binds the key holder too. A review submission moves no
+    /// money and is sent by the signer's desk itself.
+    fn approved_if_team<O: Operation>(&self) -> CoreResult<()> {
+        let data_only = O::NAME == wire::V1TransferOrderSubmit::NAME;
+        if self.profile.team.is_some() && !data_only && APPROVED_REQUEST.try_with(|_| ()).is_err() {
+            return Err(CoreError::validation("team", TEAM_MONEY_RULE));
+        }
+        Ok(())
+    }
+
     /// The journal's entry under this merchant order number, whatever its operation:
     /// once it exists, a failure is an unknown outcome, never final.
     pub(crate) fn journal_entry_numbered(&self, mer_order_no: &str) -> CoreResult<Option<Entry>> {
@@ -744,6 +763,7 @@ impl Desk {
                 "Desk::submit is for operations that move money or submit data"
             )
         };
+        self.approved_if_team::<O>()?;
         let prepared = self.client()?.prepare(op)?;
         let body = Value::Object(prepared.body.clone());
         let fp = self.fingerprint_of(op)?;

@@ -53,7 +53,7 @@ function MoveForm({
   const [confirming, setConfirming] = useState(false);
   // A team desk without the key: a maker requests the move's approval instead.
   const access = useAccess();
-  const asRequest = !access.gateway;
+  const asRequest = access.moneyAsRequest;
   const request = useRequestCard();
   const closed = asRequest && !access.has("maker") ? t("team.notMaker") : undefined;
   const dup = useDuplicate();

@@ -35,7 +35,7 @@ export function PayinsPage() {
   // A team desk without the key: a maker requests the payin's approval instead; the
   // signer creates it and its payment link shows on the request.
   const access = useAccess();
-  const asRequest = !access.gateway;
+  const asRequest = access.moneyAsRequest;
   const request = useRequestPayin();
   const closed = asRequest && !access.has("maker") ? t("team.notMaker") : undefined;
   const failure = useFieldErrors(create.error ?? request.error);

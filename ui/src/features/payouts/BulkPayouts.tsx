@@ -28,7 +28,7 @@ export function BulkPayouts({
   const request = useRequestBulk();
   const access = useAccess();
   // A team desk without the merchant key requests approval of the file as one batch.
-  const asRequest = !access.gateway;
+  const asRequest = access.moneyAsRequest;
   const requestClosed = asRequest && !access.has("maker") ? t("team.notMaker") : undefined;
   const c = check.data;
   const plan = c?.plan;

@@ -53,7 +53,7 @@ export function SinglePayout({
   // A team desk without the merchant key requests approval instead of sending; a card
   // payout cannot be requested (the team's database never holds a card number).
   const access = useAccess();
-  const asRequest = !access.gateway;
+  const asRequest = access.moneyAsRequest;
   const request = useRequestPayout();
   const requestClosed = !asRequest
     ? undefined

@@ -106,6 +106,9 @@ export interface Access {
   /// `null` on a single desk; undefined while it is read.
   team: TeamStatus | null | undefined;
   gateway: boolean;
+  /// Money moves only as a request on a team desk, a signer's too (four eyes bind the
+  /// key holder); a single desk sends itself.
+  moneyAsRequest: boolean;
   has: (role: TeamRole) => boolean;
   reason: (t: TFunction) => string | undefined;
 }
@@ -115,6 +118,7 @@ export function access(team: TeamStatus | null | undefined): Access {
   return {
     team,
     gateway,
+    moneyAsRequest: team !== null && team !== undefined,
     has: (role) => team === null || team === undefined || team.roles.includes(role),
     reason: (t) =>
       gateway
