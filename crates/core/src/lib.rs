@@ -14,6 +14,7 @@ pub mod events;
 pub mod export;
 pub mod forms;
 pub mod input;
+pub mod lookup;
 pub mod overview;
 pub mod private_fs;
 pub mod profile;

@@ -315,6 +315,26 @@ impl Sandbox {
         })
     }
 
+    /// Changes the merchant's order under `mer_order_no` through `f` (a gateway whose
+    /// record disagrees with what the merchant sent: another amount or currency), for
+    /// tests of what a desk believes. Returns false when there is no such order.
+    pub fn alter_order(
+        &self,
+        mer_no: u64,
+        mer_order_no: &str,
+        f: impl FnOnce(&mut model::Order),
+    ) -> bool {
+        let mut state = self.shared.write();
+        let Some(idx) = state
+            .by_mer_order(mer_no, mer_order_no)
+            .and_then(|o| state.index_of(&o.trade_no))
+        else {
+            return false;
+        };
+        state.update_order(idx, f);
+        true
+    }
+
     pub fn clear_faults(&self) {
         self.shared.faults.lock().unwrap_or_else(poisoned).clear();
     }
