@@ -1,6 +1,6 @@
 //! What the desk believes of a hostile gateway, through the real binary: an order listed
 //! under our number but for another amount is a conflict, never our payout (and never a
-//! reason to send again).
+//! reason to send again); a payin's `javascript:` link is never handed out as a link.
 
 #![allow(clippy::unwrap_used)]
 
@@ -110,4 +110,56 @@ async fn an_order_under_our_number_for_another_amount_is_a_conflict_not_our_payo
         ("accepted", Some("reconciled"))
     );
     assert!(trade_no.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_pay_url_is_never_handed_out_as_a_link() {
+    let (mut env, running, _) = setup().await;
+    // Each payin of its own amount (the journal's duplicate guard would hold a second
+    // one of the same).
+    let payin = |env: &mut Env, amount: &str| -> serde_json::Value {
+        let out = env.ok(&[
+            "--json",
+            "payin",
+            "create",
+            "--method",
+            "WECHAT",
+            "--amount",
+            amount,
+            "--currency",
+            "USD",
+        ]);
+        serde_json::from_str(&out).unwrap()
+    };
+    for (n, hostile) in [
+        "javascript:alert(document.cookie)".to_string(),
+        "file:///etc/passwd".to_string(),
+        format!("https://pay.example/{}", "a".repeat(1_000_000)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        running.sandbox.set_pay_url(Some(hostile));
+        let r = payin(&mut env, &format!("1.0{n}"));
+        assert_eq!(
+            r["entry"]["status"], "accepted",
+            "the order itself stands: {r}"
+        );
+        assert!(
+            r["data"]["payUrl"].is_null(),
+            "no link: {}",
+            &r.to_string()[..300.min(r.to_string().len())]
+        );
+        let said = r["data"]["message"].as_str().unwrap_or_default();
+        assert!(said.contains("payUrl"), "the receipt says why: {said}");
+        assert!(said.chars().count() < 400, "and does not repeat a megabyte");
+    }
+    running.sandbox.set_pay_url(None);
+    let r = payin(&mut env, "2.00");
+    assert!(
+        r["data"]["payUrl"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("https://")),
+        "{r}"
+    );
 }

@@ -424,7 +424,9 @@ impl GatewayClient {
             }
         };
         let message = match envelope.message {
-            Some(Value::String(s)) => s,
+            Some(Value::String(s)) => {
+                crate::redact::admitted_text(&s, crate::redact::MAX_ANSWER_TEXT).unwrap_or(s)
+            }
             _ => String::new(),
         };
         if !O::SUCCESS_CODES.contains(&code.as_str()) {
@@ -441,8 +443,15 @@ impl GatewayClient {
             .filter(|d| !matches!(d.trim(), "null" | "\"\""));
         let was_missing = raw.is_none();
         let text = raw.unwrap_or("null");
-        let mut de = serde_json::Deserializer::from_str(text);
-        let data: O::Output = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        // The one place an answer's data is admitted: every text in it, whatever the
+        // member, escaped (control, NUL, bidi) and bounded before any type holds it, so
+        // nothing the desk caches or shows carries them raw.
+        let mut value: Value =
+            serde_json::from_str(text).map_err(|e| GatewayError::BadResponse {
+                reason: format!("data: {e}"),
+            })?;
+        crate::redact::admit_json(&mut value, crate::redact::MAX_ANSWER_TEXT);
+        let data: O::Output = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             GatewayError::BadResponse {
                 reason: if was_missing {

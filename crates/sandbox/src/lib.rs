@@ -98,6 +98,9 @@ pub(crate) struct Shared {
     pub auto_complete_after: Option<Duration>,
     pub retry: RetryPolicy,
     pub behaviour: RwLock<Behaviour>,
+    /// The `payUrl` every new payin is answered with instead of the sandbox's own (a
+    /// hostile gateway's: `javascript:`, a megabyte), for tests of what a desk shows.
+    pub pay_url: RwLock<Option<String>>,
     /// What reached the server (see [`Sandbox::traffic`]).
     pub traffic: Mutex<traffic::Log>,
 }
@@ -230,6 +233,7 @@ impl Sandbox {
                 auto_complete_after: config.auto_complete_after,
                 retry: config.retry,
                 behaviour: RwLock::new(config.behaviour),
+                pay_url: RwLock::default(),
                 traffic: Mutex::default(),
             }),
         })
@@ -333,6 +337,11 @@ impl Sandbox {
         };
         state.update_order(idx, f);
         true
+    }
+
+    /// Answers every new payin with `pay_url` (`None`: the sandbox's own link again).
+    pub fn set_pay_url(&self, pay_url: Option<String>) {
+        *self.shared.pay_url.write().unwrap_or_else(poisoned) = pay_url;
     }
 
     pub fn clear_faults(&self) {

@@ -30,18 +30,15 @@ pub fn order_no_new(prefix: String) -> CmdResult<String> {
     }
 }
 
-/// Opens a payin's `payUrl` in the default browser; only http and https links.
+/// Opens a payin's `payUrl` in the default browser: only a link the core's rule admits
+/// (`https`, or `http` to this machine; bounded; no credentials in it).
 #[tauri::command]
 #[specta::specta]
 pub fn pay_url_open(url: String) -> CmdResult<()> {
-    let url = url.trim();
-    if !(url.starts_with("https://") || url.starts_with("http://")) {
-        return Err(CoreError::validation(
-            "payUrl",
-            "must be an http or https link",
-        ));
-    }
-    open::that_detached(url).map_err(|e| CoreError::internal(format!("cannot open a browser: {e}")))
+    let url = paydesk_core::answers::link(url.trim())
+        .map_err(|rule| CoreError::validation("payUrl", rule))?;
+    open::that_detached(url.as_str())
+        .map_err(|e| CoreError::internal(format!("cannot open a browser: {e}")))
 }
 
 #[tauri::command]
