@@ -119,6 +119,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &s,
             &dict,
             &dir.path().join(name),
+            paydesk_core::output::Existing::Replace,
             utc,
             0,
             "bench",

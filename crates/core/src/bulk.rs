@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, CoreResult};
 use crate::forms::{Filler, PayoutForm, PayoutKind, PayoutOp};
+use crate::output::Existing;
 use paydesk_gateway::wire::{self, Operation};
 
 /// What a bulk run does with a valid row.
@@ -498,14 +499,50 @@ pub struct RowResult {
 /// Columns the result file adds (and replaces when its input was a result file).
 const RESULT_COLUMNS: [&str; 4] = ["status", "tradeNo", "detail", "line"];
 
+/// Where a bulk run's result file goes, checked (and its folder proven writable) before
+/// the first payout leaves: `named` by the operator (an existing file replaced only with
+/// [`Existing::Replace`]), or by default `<input>.result.csv`, which a later run of the
+/// same file replaces only when it is an earlier result file (its header ends with the
+/// result's columns), never another file. Returns the path and what to do with a file
+/// already there when the results are written.
+pub fn result_target(
+    input: &Path,
+    named: Option<&Path>,
+    existing: Existing,
+) -> CoreResult<(std::path::PathBuf, Existing)> {
+    let (path, existing) = match named {
+        Some(p) => (p.to_path_buf(), existing),
+        None => {
+            let p = input.with_extension("result.csv");
+            let earlier = std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file())
+                && crate::input::read_text(&p, crate::input::MAX_DOCUMENT_BYTES * 4)
+                    .ok()
+                    .and_then(|t| {
+                        t.trim_start_matches('\u{feff}')
+                            .lines()
+                            .next()
+                            .map(|h| h.trim_end().ends_with(&RESULT_COLUMNS.join(",")))
+                    })
+                    .unwrap_or(false);
+            (p, if earlier { Existing::Replace } else { existing })
+        }
+    };
+    // Made and dropped: the folder takes a file, and nothing stands in the way.
+    drop(crate::output::create(&path, existing)?);
+    Ok((path, existing))
+}
+
 /// Writes the result file (CSV): every row of the input with its columns as read, the
 /// `merOrderNo` each row went under written back (so the result file, fixed and sent
 /// again, keeps every row's identity), and its status, trade number and detail. Cells
 /// that a spreadsheet would run as a formula are written as text.
-pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> CoreResult<()> {
-    let io = |e: &dyn std::fmt::Display| {
-        CoreError::storage(format!("cannot write {}: {e}", path.display()))
-    };
+pub fn write_results(
+    path: &Path,
+    existing: Existing,
+    file: &BulkFile,
+    results: &[RowResult],
+) -> CoreResult<()> {
+    let io = |e: &dyn std::fmt::Display| crate::output::write_error(path, e);
     let keep: Vec<usize> = (0..file.headers.len())
         .filter(|&i| !RESULT_COLUMNS.contains(&file.headers[i].as_str()))
         .collect();
@@ -515,15 +552,16 @@ pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> Cor
         header.push("merOrderNo".into());
     }
     header.extend(["status", "tradeNo", "detail", "line"].map(String::from));
-    // It repeats the input's full account numbers: readable by the user only.
-    crate::private_fs::file(path).map_err(|e| io(&e))?;
-    let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
+    // It repeats the input's full account numbers: readable by the user only (the
+    // output's temporary file is made private, and keeps its mode when renamed).
+    let mut out = crate::output::create(path, existing)?;
+    let mut w = csv::Writer::from_writer(out.file());
     w.write_record(&header).map_err(|e| io(&e))?;
     let records: std::collections::HashMap<usize, &Vec<String>> =
         file.records.iter().map(|(l, r)| (*l, r)).collect();
     for r in results {
         let source = records.get(&r.line);
-        let mut out: Vec<String> = keep
+        let mut row: Vec<String> = keep
             .iter()
             .map(|&i| {
                 if Some(i) == number_at && !r.mer_order_no.is_empty() {
@@ -534,9 +572,9 @@ pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> Cor
             })
             .collect();
         if number_at.is_none() {
-            out.push(r.mer_order_no.clone());
+            row.push(r.mer_order_no.clone());
         }
-        out.extend([
+        row.extend([
             r.status.as_str().to_string(),
             r.trade_no.clone(),
             r.detail.clone(),
@@ -544,10 +582,12 @@ pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> Cor
         ]);
         // No cell may become a formula in a spreadsheet (the file is opened from the
         // screen): plain numbers stay as they are.
-        w.write_record(crate::export::safe_record(&out))
+        w.write_record(crate::export::safe_record(&row))
             .map_err(|e| io(&e))?;
     }
-    w.flush().map_err(|e| io(&e))
+    w.flush().map_err(|e| io(&e))?;
+    drop(w);
+    out.commit()
 }
 
 /// The name of the operation a row goes through, for the journal.

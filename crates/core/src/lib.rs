@@ -15,6 +15,7 @@ pub mod export;
 pub mod forms;
 pub mod input;
 pub mod lookup;
+pub mod output;
 pub mod overview;
 pub mod private_fs;
 pub mod profile;

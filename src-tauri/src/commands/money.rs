@@ -237,6 +237,12 @@ pub async fn bulk_send(
     on_progress: Channel<BulkProgress>,
 ) -> CmdResult<BulkOutcome> {
     let (desk, file) = read_bulk(&state, &path).await?;
+    // Where the outcomes go, proven writable before anything is sent.
+    let (out, existing) = bulk::result_target(
+        &bulk_path(&path)?,
+        None,
+        paydesk_core::output::Existing::Refuse,
+    )?;
     let results = desk
         .bulk_payouts(&file, include_held, Some(&expected), |done, total| {
             let _ = on_progress.send(BulkProgress {
@@ -246,8 +252,12 @@ pub async fn bulk_send(
         })
         .await?;
     crate::state::snapshot_after(desk.clone(), Vec::new());
-    let out = bulk_path(&path)?.with_extension("result.csv");
-    bulk::write_results(&out, &file, &results)?;
+    if let Err(e) = bulk::write_results(&out, existing, &file, &results) {
+        // The money moved: said, with where the outcomes are.
+        return Err(paydesk_core::CoreError::storage(format!(
+            "the payouts were sent, but the result file could not be written ({e}); every row's outcome is in the journal (the Journal screen, or `paydesk journal list`)"
+        )));
+    }
     Ok(BulkOutcome {
         results,
         result_path: out.display().to_string(),

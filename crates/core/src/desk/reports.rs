@@ -68,6 +68,7 @@ impl Desk {
         period: Period,
         currency: Option<&str>,
         path: &Path,
+        existing: crate::output::Existing,
         tz: chrono::FixedOffset,
     ) -> CoreResult<(Statement, StatementExport)> {
         let started = Instant::now();
@@ -77,6 +78,7 @@ impl Desk {
                 &s,
                 &self.dictionary,
                 path,
+                existing,
                 tz,
                 self.clock.now_ms(),
                 &format!("{} (merNo {})", self.profile.name, self.profile.mer_no),

@@ -299,6 +299,7 @@ fn exports_carry_their_header_and_the_same_digest() {
             &s,
             &dict,
             &dir.path().join(name),
+            crate::output::Existing::Replace,
             tz,
             86_400_000,
             "Demo (merNo 10001)",
