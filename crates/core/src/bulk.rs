@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{CoreError, CoreResult};
 use crate::forms::{Filler, PayoutForm, PayoutKind, PayoutOp};
 use crate::output::Existing;
+use paydesk_gateway::validate as v;
 use paydesk_gateway::wire::{self, Operation};
 
 /// What a bulk run does with a valid row.
@@ -290,10 +291,52 @@ fn unmark(cell: &str) -> &str {
     }
 }
 
+/// Refuses a file that is not UTF-8 text, saying what it is when that can be told: a
+/// spreadsheet's "Unicode text" is UTF-16, with a byte-order mark or without (then every
+/// other byte of its ASCII text is zero).
+fn text_encoding(bytes: &[u8]) -> CoreResult<()> {
+    const SAVE: &str = "save it as \"CSV UTF-8\" and try again";
+    let utf16 =
+        |what: &str| CoreError::validation("file", format!("is {what} text, not UTF-8: {SAVE}"));
+    if bytes.starts_with(b"\xFF\xFE") {
+        return Err(utf16("UTF-16 (little-endian, with a byte-order mark)"));
+    }
+    if bytes.starts_with(b"\xFE\xFF") {
+        return Err(utf16("UTF-16 (big-endian, with a byte-order mark)"));
+    }
+    let head = &bytes[..bytes.len().min(256)];
+    let zeros_at = |parity: usize| {
+        head.iter()
+            .enumerate()
+            .filter(|(i, b)| i % 2 == parity && **b == 0)
+            .count()
+    };
+    let pairs = head.len() / 2;
+    if pairs >= 2 {
+        if zeros_at(1) * 10 >= pairs * 8 && zeros_at(0) == 0 {
+            return Err(utf16("UTF-16 (little-endian, without a byte-order mark)"));
+        }
+        if zeros_at(0) * 10 >= pairs * 8 && zeros_at(1) == 0 {
+            return Err(utf16("UTF-16 (big-endian, without a byte-order mark)"));
+        }
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(CoreError::validation(
+            "file",
+            format!(
+                "is not UTF-8 text (byte {} is not UTF-8): {SAVE}",
+                e.valid_up_to() + 1
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks the rows of a bulk payout file held in memory.
 pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
     // A spreadsheet may save a byte order mark; it is not part of the first column's name.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    text_encoding(bytes)?;
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(bytes);
@@ -416,8 +459,9 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
         };
         let checked = form.build(&who).and_then(|payout| {
             let wire = match &payout {
-                PayoutOp::Clabe(p) => p.validate(),
-                PayoutOp::Card(p) => p.validate(),
+                // The texts too, as every request is checked before it is signed.
+                PayoutOp::Clabe(p) => p.validate().and_then(|()| v::texts_of(p)),
+                PayoutOp::Card(p) => p.validate().and_then(|()| v::texts_of(p)),
             };
             wire.map(|()| payout).map_err(CoreError::from)
         });

@@ -263,6 +263,7 @@ impl GatewayClient {
             Ok(_) => return Err(GatewayError::not_sent("request body is not a JSON object")),
             Err(e) => return Err(GatewayError::not_sent(format!("request body: {e}"))),
         };
+        crate::validate::request_texts(&body)?;
         let signed = signing::sign_body(
             &body,
             &self.config.sign_settings,

@@ -1063,3 +1063,24 @@ async fn every_text_of_an_answer_is_admitted_escaped_and_bounded() {
         "cut at the bound"
     );
 }
+
+/// A request whose free texts carry a control character or run past their bound is
+/// never sent: the error names the member and the rule.
+#[tokio::test]
+async fn a_name_with_a_nul_or_a_megabyte_is_never_sent() {
+    let mock = Mock::start().await;
+    let mut payin = common();
+    payin.user_id = "ana\u{0}".into();
+    let e = client(&mock)
+        .send(&V2Payment { common: payin })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, GatewayError::Invalid(f) if f.field == "userId" && f.rule.contains("U+0000")),
+        "{e:?}"
+    );
+    assert!(
+        mock.state.captured.lock().unwrap().is_empty(),
+        "nothing sent"
+    );
+}

@@ -650,7 +650,14 @@ async fn bulk(
         plan.errors.len()
     );
     if how.check {
-        return print(g, &plan, || summary.clone());
+        print(g, &plan, || summary.clone())?;
+        if !plan.errors.is_empty() {
+            return Err(Failure::Input(format!(
+                "{} rows are invalid (listed above by line, field and rule); a run sends none of them",
+                plan.errors.len()
+            )));
+        }
+        return Ok(());
     }
     // Where the outcomes go, proven writable before anything is sent: after the payouts
     // have left is no time to find the path is a folder, a pipe or another file.

@@ -9,13 +9,13 @@ pub enum ReportCmd {
     /// as of now.
     Statement {
         /// First day, YYYY-MM-DD.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         from: String,
         /// Last day, YYYY-MM-DD (included).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         to: String,
         /// One currency, e.g. USD (default: every currency).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         currency: Option<String>,
         /// The time zone the days are in and dates are written in: UTC or an offset
         /// such as +08:00.

@@ -44,6 +44,10 @@ impl Desk {
     /// The statement of `period` for `currency` (every currency when `None`), from the
     /// cache.
     pub fn statement(&self, period: Period, currency: Option<&str>) -> CoreResult<Statement> {
+        // A code that is no currency is refused, not answered with an empty statement.
+        if let Some(c) = currency {
+            paydesk_gateway::validate::currency("currency", c)?;
+        }
         Statement::build(&*self.store.orders(), &self.dictionary, period, currency)
     }
 
