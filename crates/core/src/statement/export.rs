@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use super::{Figure, Statement};
 use crate::error::{CoreError, CoreResult};
 use crate::export::{HEADERS, amount_format, cells, safe_record, write_row, zone_name};
-use crate::output::Existing;
+use crate::output::Output;
 use crate::store::orders::{OrderFilter, OrderStore, SortKey};
 
 /// What a statement export wrote.
@@ -222,23 +222,21 @@ pub fn digest(
     Ok((n, hex::encode(h.finalize())))
 }
 
-/// Writes `s` to `path` (.csv, .xlsx or .pdf): header lines (`merchant` names whose
-/// statement it is), the statement's lines per currency, and (CSV and XLSX) the orders
-/// behind it.
+/// Writes `s` to `out` (opened by [`crate::output::create`] on a .csv, .xlsx or .pdf
+/// path, so a pipe, a link or a file not to be replaced was refused before any work):
+/// header lines (`merchant` names whose statement it is), the statement's lines per
+/// currency, and (CSV and XLSX) the orders behind it.
 pub fn export(
     orders: &dyn OrderStore,
     s: &Statement,
     dict: &StateDictionary,
-    path: &Path,
-    existing: Existing,
+    mut out: Output,
     tz: FixedOffset,
     made_at: i64,
     merchant: &str,
 ) -> CoreResult<StatementExport> {
+    let path = &out.path().to_path_buf();
     let format = format_of(path)?;
-    // Checked before the work: a pipe, a link or a file not to be replaced is refused
-    // at once, naming the path.
-    let mut out = crate::output::create(path, existing)?;
     // Hashed first: the header that carries the hash comes before the rows.
     let (rows, sha) = digest(orders, s, dict, tz)?;
     let head = header(s, merchant, tz, made_at, rows, &sha);
