@@ -641,3 +641,45 @@ pub fn operation_of(p: &PayoutOp) -> &'static str {
         PayoutOp::Card(_) => <wire::V1CardPayout as Operation>::NAME,
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn said(bytes: &[u8]) -> String {
+        let ctx = BulkContext {
+            mer_no: 1,
+            notify_url: "https://m.example/n".into(),
+            ip_address: "127.0.0.1".into(),
+        };
+        parse(bytes, &ctx).unwrap_err().to_string()
+    }
+
+    /// A spreadsheet's "Unicode text" is named for what it is, whichever byte order and
+    /// with or without a byte-order mark; other bytes that are not UTF-8 say so too.
+    #[test]
+    fn a_file_that_is_not_utf8_says_what_it_is() {
+        let text = "type,amount,currency,account\nclabe,5.00,MXN,002010077777777771\n";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert!(said(&le).contains("UTF-16 (little-endian, without a byte-order mark)"));
+        assert!(said(&be).contains("UTF-16 (big-endian, without a byte-order mark)"));
+        let bom = [&[0xFF, 0xFE][..], &le].concat();
+        assert!(said(&bom).contains("UTF-16 (little-endian, with a byte-order mark)"));
+        let latin1 = b"type,amount,currency,account\nclabe,5.00,MXN,Jos\xe9\n";
+        let e = said(latin1);
+        assert!(
+            e.contains("file: is not UTF-8 text") && e.contains("CSV UTF-8"),
+            "{e}"
+        );
+        // UTF-8 with a byte-order mark is read.
+        let ctx = BulkContext {
+            mer_no: 1,
+            notify_url: "https://m.example/n".into(),
+            ip_address: "127.0.0.1".into(),
+        };
+        let ok = [&b"\xEF\xBB\xBF"[..], text.as_bytes()].concat();
+        assert_eq!(parse(&ok, &ctx).unwrap().rows.len(), 1);
+    }
+}
