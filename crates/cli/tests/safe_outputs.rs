@@ -229,3 +229,66 @@ async fn a_bulk_run_whose_result_cannot_be_written_sends_nothing() {
         "not a result file"
     );
 }
+
+/// The result file's folder goes away while the payouts are leaving (as a full disk or a
+/// lost share would fail the write): the command says the payouts WERE sent and where
+/// their outcomes are, and exits 3, never as if nothing happened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_file_lost_after_the_money_moved_says_the_payouts_were_sent() {
+    let (env, running, _) = setup().await;
+    fund(&running);
+    running.sandbox.set_fault(
+        "/v2/payout",
+        paydesk_sandbox::Fault {
+            latency_ms: 400,
+            ..paydesk_sandbox::Fault::default()
+        },
+    );
+    let dir = env.home.path().to_path_buf();
+    let file = dir.join("july.csv");
+    let rows: String = (0..4)
+        .map(|i| format!("clabe,6{i}.00,MXN,{CLABE},,,\n"))
+        .collect();
+    std::fs::write(
+        &file,
+        format!("type,amount,currency,account,firstName,lastName,country\n{rows}"),
+    )
+    .unwrap();
+    let share = dir.join("share");
+    std::fs::create_dir(&share).unwrap();
+    let result = share.join("july-result.csv");
+    let mut child = env
+        .cmd(&[
+            "payout",
+            "bulk",
+            file.to_str().unwrap(),
+            "--yes",
+            "--result",
+            result.to_str().unwrap(),
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the first payout is in the journal (so after the result file was checked).
+    wait_for_row(
+        &env.db(),
+        &mut child,
+        "SELECT 1 FROM journal WHERE status IN ('sending', 'accepted')",
+    )
+    .await;
+    std::fs::remove_dir_all(&share).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the bulk run did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let said = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(said.contains("WERE SENT"), "{said}");
+    assert!(said.contains("paydesk journal list"), "{said}");
+    assert!(said.contains("july-result.csv"), "names the file: {said}");
+    assert_eq!(running.sandbox.with_state(|s| s.orders.len()), 4);
+}
