@@ -114,7 +114,7 @@ async fn numbers_out_of_range_and_control_characters_are_refused_naming_the_rule
                 NOTIFY_URL,
             ],
             "",
-            "baseUrl: the built-in sandbox has no gateway address",
+            "name: \"sandbox\" is reserved for the built-in sandbox",
         ),
         (
             vec![
@@ -170,7 +170,7 @@ async fn numbers_out_of_range_and_control_characters_are_refused_naming_the_rule
 async fn a_success_without_a_trade_number_is_unknown_and_a_lookup_settles_it() {
     let (mut env, running, _) = setup().await;
     let mut m = running.sandbox.with_state(|s| s.merchants[&10001].clone());
-    *m.opening.entry("MXN".into()).or_default() += rust_decimal::Decimal::from(1_000);
+    *m.opening.entry("USD".into()).or_default() += rust_decimal::Decimal::from(1_000);
     running.sandbox.add_merchant(m);
     running.sandbox.set_fault(
         "/v2/payout",
@@ -465,4 +465,152 @@ async fn hostile_arguments_fuzzed_end_in_a_clear_answer() {
         failures.len()
     );
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// What a careless operator types gets an error naming the field and the rule (exit 2),
+/// never the parser's "unexpected argument" and never an empty answer: a currency that is
+/// none, negative amounts and years, a spreadsheet's UTF-16 file, names the gateway
+/// would get with a NUL or a megabyte. `--check` of a file with invalid rows says so in
+/// its exit status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn careless_input_is_refused_naming_the_field_and_the_rule() {
+    let (mut env, running, _) = setup().await;
+    let dir = env.home.path().to_path_buf();
+    let out_csv = dir.join("s.csv");
+    let out = out_csv.to_str().unwrap();
+    let today = chrono::Utc::now().date_naive().to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "report",
+                "statement",
+                "--from",
+                &today,
+                "--to",
+                &today,
+                "--currency",
+                "XQZ",
+                "--out",
+                out,
+            ],
+            "currency: \"XQZ\" is not an ISO 4217 currency",
+        ),
+        (
+            vec![
+                "report",
+                "statement",
+                "--from",
+                "-0001-01-01",
+                "--to",
+                &today,
+                "--out",
+                out,
+            ],
+            "from",
+        ),
+        (
+            vec![
+                "team",
+                "rules",
+                "set",
+                "--currency",
+                "MXN",
+                "--above",
+                "-5",
+                "--approvals",
+                "1",
+            ],
+            "above: must be 0 or more, got -5",
+        ),
+        (
+            vec![
+                "team",
+                "rules",
+                "set",
+                "--currency",
+                "MXN",
+                "--above",
+                "5",
+                "--approvals",
+                "-1",
+            ],
+            "approvals: must be 1 to 5 approvers, got -1",
+        ),
+        (
+            vec![
+                "team",
+                "request",
+                "payout",
+                "--amount",
+                "-5",
+                "--currency",
+                "MXN",
+                "--clabe",
+                CLABE,
+            ],
+            "amount: must be greater than zero",
+        ),
+    ];
+    for (args, said) in cases {
+        let o = env.run(&args, "");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("unexpected argument"), "{args:?}");
+    }
+    assert!(
+        !out_csv.exists(),
+        "no statement written for a currency that is none"
+    );
+
+    // A spreadsheet's "Unicode text": UTF-16 without a byte-order mark.
+    let header = "type,amount,currency,account,firstName,lastName,country";
+    let text = format!("{header}\nclabe,50.00,MXN,{CLABE},Ana,Lima,MX\n");
+    let utf16: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let file = dir.join("utf16.csv");
+    std::fs::write(&file, utf16).unwrap();
+    let o = env.run(&["payout", "bulk", file.to_str().unwrap(), "--check"], "");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("UTF-16") && stderr(&o).contains("CSV UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("no \"type\" column"), "{}", stderr(&o));
+
+    // Names with control characters or a megabyte are refused row by row, and --check
+    // exits non-zero when any row is invalid.
+    let long = "x".repeat(1_000_000);
+    const CARD: &str = "4111111111111111";
+    let rows = format!(
+        "{header}\ncard,5.00,USD,{CARD},Ana\u{0},Lima,MX\ncard,5.10,USD,{CARD},{long},Lima,MX\ncard,5.20,USD,{CARD},Ana,Li\u{202e}ma,MX\ncard,5.30,USD,{CARD},Ana,Lima,MX\n"
+    );
+    let file = dir.join("names.csv");
+    std::fs::write(&file, rows).unwrap();
+    let o = env.run(&["payout", "bulk", file.to_str().unwrap(), "--check"], "");
+    let said = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("line 2: firstName: must not contain control"),
+        "{said}"
+    );
+    assert!(
+        said.contains("line 3: firstName: must be at most 100 characters"),
+        "{said}"
+    );
+    assert!(
+        said.contains("line 4: lastName: must not contain control"),
+        "{said}"
+    );
+    assert!(said.contains("3 rows are invalid"), "{said}");
+    assert!(said.len() < 20_000, "the megabyte is not printed back");
+    // A run sends the valid row only.
+    let mut m = running.sandbox.with_state(|s| s.merchants[&10001].clone());
+    *m.opening.entry("MXN".into()).or_default() += rust_decimal::Decimal::from(1_000);
+    running.sandbox.add_merchant(m);
+    let o = env.run(&["payout", "bulk", file.to_str().unwrap(), "--yes"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    running.sandbox.with_state(|s| {
+        assert_eq!(s.orders.len(), 1);
+        assert_eq!(s.orders[0].amount, "5.30".parse().unwrap());
+    });
 }

@@ -350,7 +350,7 @@ async fn a_bulk_file_fixed_and_sent_again_sends_only_new_and_fixed_rows() {
     )
     .unwrap();
     let out = env.run(&["payout", "bulk", dup.to_str().unwrap(), "--check"], "");
-    assert!(out.status.success());
+    assert_eq!(out.status.code(), Some(2), "--check says a row is invalid");
     assert!(
         String::from_utf8_lossy(&out.stderr)
             .contains("line 3: merOrderNo: X1 is already used on line 2"),

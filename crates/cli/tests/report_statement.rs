@@ -90,6 +90,8 @@ async fn a_statement_to_csv_and_xlsx_with_its_header() {
             "usd",
             "--out",
             dir.join("usd.csv").to_str().unwrap(),
+            // A scheduler that writes the same file again says so.
+            "--force",
         ]))
         .unwrap()
     };

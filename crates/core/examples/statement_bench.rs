@@ -118,7 +118,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &orders,
             &s,
             &dict,
-            &dir.path().join(name),
+            paydesk_core::output::create(
+                &dir.path().join(name),
+                paydesk_core::output::Existing::Replace,
+            )?,
             utc,
             0,
             "bench",

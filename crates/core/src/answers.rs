@@ -304,6 +304,43 @@ fn text_bounds(fields: &[(&'static str, &String)]) -> Result<(), (&'static str, 
     Ok(())
 }
 
+/// The longest link the desk shows or opens.
+pub const MAX_LINK_CHARS: usize = 2_048;
+
+/// A link from the gateway (a payin's `payUrl`) the desk shows and opens: an `https`
+/// address (or `http` to this machine, the sandbox), at most [`MAX_LINK_CHARS`], with no
+/// user name or password in it (`https://bank.example@evil.example` reads as the bank).
+/// Anything else (`javascript:`, `file:`, `data:`, a megabyte) is never a link: the
+/// error says the rule.
+pub fn link(url: &str) -> Result<url::Url, String> {
+    if url.chars().count() > MAX_LINK_CHARS {
+        return Err(format!(
+            "is longer than {MAX_LINK_CHARS} characters; it is not shown as a link"
+        ));
+    }
+    let parsed = url::Url::parse(url.trim())
+        .map_err(|e| format!("is not a web address ({e}); it is not shown as a link"))?;
+    let loopback = match parsed.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    match parsed.scheme() {
+        "https" if parsed.host().is_some() => {}
+        "http" if loopback => {}
+        scheme => {
+            return Err(format!(
+                "is a {scheme}: address; only https links (http to this machine, the sandbox) are shown and opened"
+            ));
+        }
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err("carries a user name or password; it is not shown as a link".into());
+    }
+    Ok(parsed)
+}
+
 /// The items of a checked page that keep the desk's rules, and for those that do not,
 /// their position, field and rule: those are not cached (and said so).
 pub fn usable_items(list: Vec<OrderListItem>) -> (Vec<OrderListItem>, Vec<String>) {
@@ -363,6 +400,31 @@ mod tests {
 
     fn said(p: &OrderListPage) -> String {
         order_page(p, 2).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn only_https_links_within_the_bound_are_links() {
+        link("https://pay.example/x?o=1").unwrap();
+        link("http://127.0.0.1:8700/pay/T1").unwrap();
+        link("http://localhost/pay").unwrap();
+        for bad in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "data:text/html,<script>",
+            "http://pay.example/x",
+            "https://bank.example@evil.example/",
+            "not a url",
+            "",
+        ] {
+            assert!(link(bad).is_err(), "{bad}");
+        }
+        let long = format!("https://pay.example/{}", "a".repeat(MAX_LINK_CHARS));
+        assert!(link(&long).unwrap_err().contains("2048"));
+        assert!(
+            link("javascript:alert(1)")
+                .unwrap_err()
+                .contains("javascript")
+        );
     }
 
     #[test]

@@ -16,6 +16,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, CoreResult};
 use crate::forms::{Filler, PayoutForm, PayoutKind, PayoutOp};
+use crate::output::Existing;
+use paydesk_gateway::validate as v;
 use paydesk_gateway::wire::{self, Operation};
 
 /// What a bulk run does with a valid row.
@@ -302,10 +304,52 @@ fn unmark(cell: &str) -> &str {
     }
 }
 
+/// Refuses a file that is not UTF-8 text, saying what it is when that can be told: a
+/// spreadsheet's "Unicode text" is UTF-16, with a byte-order mark or without (then every
+/// other byte of its ASCII text is zero).
+fn text_encoding(bytes: &[u8]) -> CoreResult<()> {
+    const SAVE: &str = "save it as \"CSV UTF-8\" and try again";
+    let utf16 =
+        |what: &str| CoreError::validation("file", format!("is {what} text, not UTF-8: {SAVE}"));
+    if bytes.starts_with(b"\xFF\xFE") {
+        return Err(utf16("UTF-16 (little-endian, with a byte-order mark)"));
+    }
+    if bytes.starts_with(b"\xFE\xFF") {
+        return Err(utf16("UTF-16 (big-endian, with a byte-order mark)"));
+    }
+    let head = &bytes[..bytes.len().min(256)];
+    let zeros_at = |parity: usize| {
+        head.iter()
+            .enumerate()
+            .filter(|(i, b)| i % 2 == parity && **b == 0)
+            .count()
+    };
+    let pairs = head.len() / 2;
+    if pairs >= 2 {
+        if zeros_at(1) * 10 >= pairs * 8 && zeros_at(0) == 0 {
+            return Err(utf16("UTF-16 (little-endian, without a byte-order mark)"));
+        }
+        if zeros_at(0) * 10 >= pairs * 8 && zeros_at(1) == 0 {
+            return Err(utf16("UTF-16 (big-endian, without a byte-order mark)"));
+        }
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(CoreError::validation(
+            "file",
+            format!(
+                "is not UTF-8 text (byte {} is not UTF-8): {SAVE}",
+                e.valid_up_to() + 1
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks the rows of a bulk payout file held in memory.
 pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
     // A spreadsheet may save a byte order mark; it is not part of the first column's name.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    text_encoding(bytes)?;
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(bytes);
@@ -435,8 +479,9 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
         };
         let checked = form.build(&who).and_then(|payout| {
             let wire = match &payout {
-                PayoutOp::Clabe(p) => p.validate(),
-                PayoutOp::Card(p) => p.validate(),
+                // The texts too, as every request is checked before it is signed.
+                PayoutOp::Clabe(p) => p.validate().and_then(|()| v::texts_of(p)),
+                PayoutOp::Card(p) => p.validate().and_then(|()| v::texts_of(p)),
             };
             wire.map(|()| payout).map_err(CoreError::from)
         });
@@ -518,14 +563,50 @@ pub struct RowResult {
 /// Columns the result file adds (and replaces when its input was a result file).
 const RESULT_COLUMNS: [&str; 4] = ["status", "tradeNo", "detail", "line"];
 
+/// Where a bulk run's result file goes, checked (and its folder proven writable) before
+/// the first payout leaves: `named` by the operator (an existing file replaced only with
+/// [`Existing::Replace`]), or by default `<input>.result.csv`, which a later run of the
+/// same file replaces only when it is an earlier result file (its header ends with the
+/// result's columns), never another file. Returns the path and what to do with a file
+/// already there when the results are written.
+pub fn result_target(
+    input: &Path,
+    named: Option<&Path>,
+    existing: Existing,
+) -> CoreResult<(std::path::PathBuf, Existing)> {
+    let (path, existing) = match named {
+        Some(p) => (p.to_path_buf(), existing),
+        None => {
+            let p = input.with_extension("result.csv");
+            let earlier = std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file())
+                && crate::input::read_text(&p, crate::input::MAX_DOCUMENT_BYTES * 4)
+                    .ok()
+                    .and_then(|t| {
+                        t.trim_start_matches('\u{feff}')
+                            .lines()
+                            .next()
+                            .map(|h| h.trim_end().ends_with(&RESULT_COLUMNS.join(",")))
+                    })
+                    .unwrap_or(false);
+            (p, if earlier { Existing::Replace } else { existing })
+        }
+    };
+    // Made and dropped: the folder takes a file, and nothing stands in the way.
+    drop(crate::output::create(&path, existing)?);
+    Ok((path, existing))
+}
+
 /// Writes the result file (CSV): every row of the input with its columns as read, the
 /// `merOrderNo` each row went under written back (so the result file, fixed and sent
 /// again, keeps every row's identity), and its status, trade number and detail. Cells
 /// that a spreadsheet would run as a formula are written as text.
-pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> CoreResult<()> {
-    let io = |e: &dyn std::fmt::Display| {
-        CoreError::storage(format!("cannot write {}: {e}", path.display()))
-    };
+pub fn write_results(
+    path: &Path,
+    existing: Existing,
+    file: &BulkFile,
+    results: &[RowResult],
+) -> CoreResult<()> {
+    let io = |e: &dyn std::fmt::Display| crate::output::write_error(path, e);
     let keep: Vec<usize> = (0..file.headers.len())
         .filter(|&i| !RESULT_COLUMNS.contains(&file.headers[i].as_str()))
         .collect();
@@ -535,15 +616,16 @@ pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> Cor
         header.push("merOrderNo".into());
     }
     header.extend(["status", "tradeNo", "detail", "line"].map(String::from));
-    // It repeats the input's full account numbers: readable by the user only.
-    crate::private_fs::file(path).map_err(|e| io(&e))?;
-    let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
+    // It repeats the input's full account numbers: readable by the user only (the
+    // output's temporary file is made private, and keeps its mode when renamed).
+    let mut out = crate::output::create(path, existing)?;
+    let mut w = csv::Writer::from_writer(out.file());
     w.write_record(&header).map_err(|e| io(&e))?;
     let records: std::collections::HashMap<usize, &Vec<String>> =
         file.records.iter().map(|(l, r)| (*l, r)).collect();
     for r in results {
         let source = records.get(&r.line);
-        let mut out: Vec<String> = keep
+        let mut row: Vec<String> = keep
             .iter()
             .map(|&i| {
                 if Some(i) == number_at && !r.mer_order_no.is_empty() {
@@ -554,9 +636,9 @@ pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> Cor
             })
             .collect();
         if number_at.is_none() {
-            out.push(r.mer_order_no.clone());
+            row.push(r.mer_order_no.clone());
         }
-        out.extend([
+        row.extend([
             r.status.as_str().to_string(),
             r.trade_no.clone(),
             r.detail.clone(),
@@ -564,10 +646,12 @@ pub fn write_results(path: &Path, file: &BulkFile, results: &[RowResult]) -> Cor
         ]);
         // No cell may become a formula in a spreadsheet (the file is opened from the
         // screen): plain numbers stay as they are.
-        w.write_record(crate::export::safe_record(&out))
+        w.write_record(crate::export::safe_record(&row))
             .map_err(|e| io(&e))?;
     }
-    w.flush().map_err(|e| io(&e))
+    w.flush().map_err(|e| io(&e))?;
+    drop(w);
+    out.commit()
 }
 
 /// The name of the operation a row goes through, for the journal.
@@ -575,5 +659,47 @@ pub fn operation_of(p: &PayoutOp) -> &'static str {
     match p {
         PayoutOp::Clabe(_) => <wire::V2Payout as Operation>::NAME,
         PayoutOp::Card(_) => <wire::V1CardPayout as Operation>::NAME,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn said(bytes: &[u8]) -> String {
+        let ctx = BulkContext {
+            mer_no: 1,
+            notify_url: "https://m.example/n".into(),
+            ip_address: "127.0.0.1".into(),
+        };
+        parse(bytes, &ctx).unwrap_err().to_string()
+    }
+
+    /// A spreadsheet's "Unicode text" is named for what it is, whichever byte order and
+    /// with or without a byte-order mark; other bytes that are not UTF-8 say so too.
+    #[test]
+    fn a_file_that_is_not_utf8_says_what_it_is() {
+        let text = "type,amount,currency,account\nclabe,5.00,MXN,002010077777777771\n";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert!(said(&le).contains("UTF-16 (little-endian, without a byte-order mark)"));
+        assert!(said(&be).contains("UTF-16 (big-endian, without a byte-order mark)"));
+        let bom = [&[0xFF, 0xFE][..], &le].concat();
+        assert!(said(&bom).contains("UTF-16 (little-endian, with a byte-order mark)"));
+        let latin1 = b"type,amount,currency,account\nclabe,5.00,MXN,Jos\xe9\n";
+        let e = said(latin1);
+        assert!(
+            e.contains("file: is not UTF-8 text") && e.contains("CSV UTF-8"),
+            "{e}"
+        );
+        // UTF-8 with a byte-order mark is read.
+        let ctx = BulkContext {
+            mer_no: 1,
+            notify_url: "https://m.example/n".into(),
+            ip_address: "127.0.0.1".into(),
+        };
+        let ok = [&b"\xEF\xBB\xBF"[..], text.as_bytes()].concat();
+        assert_eq!(parse(&ok, &ctx).unwrap().rows.len(), 1);
     }
 }

@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, CoreResult};
+use crate::output::Existing;
 use crate::store::orders::{CachedOrder, OrderFilter, OrderStore};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -188,17 +189,20 @@ pub(crate) fn write_row(
     Ok(())
 }
 
-/// Writes every order matching `filter` to `path`; `progress(done, total)` is called as
-/// rows are written. Returns the number of rows.
+/// Writes every order matching `filter` to `path` ([`crate::output`]: a regular file,
+/// replaced only with [`Existing::Replace`]); `progress(done, total)` is called as rows
+/// are written. Returns the number of rows.
 pub fn export(
     orders: &dyn OrderStore,
     filter: &OrderFilter,
     path: &Path,
+    existing: Existing,
     tz: FixedOffset,
     dict: &paydesk_gateway::StateDictionary,
     mut progress: impl FnMut(u64, u64),
 ) -> CoreResult<u64> {
     let format = Format::from_path(path)?;
+    let mut out = crate::output::create(path, existing)?;
     let total = orders.count(filter)? as u64;
     let mut done = 0u64;
     let tick = |done: u64, progress: &mut dyn FnMut(u64, u64)| {
@@ -206,12 +210,10 @@ pub fn export(
             progress(done, total);
         }
     };
-    let io = |e: &dyn std::fmt::Display| {
-        CoreError::storage(format!("cannot write {}: {e}", path.display()))
-    };
+    let io = |e: &dyn std::fmt::Display| crate::output::write_error(path, e);
     match format {
         Format::Csv => {
-            let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
+            let mut w = csv::Writer::from_writer(out.file());
             w.write_record(HEADERS).map_err(|e| io(&e))?;
             orders.for_each(filter, &mut |o| {
                 w.write_record(safe_record(cells(o, dict, tz)))
@@ -244,9 +246,10 @@ pub fn export(
                 tick(done, &mut progress);
                 Ok(())
             })?;
-            book.save(path).map_err(|e| io(&e))?;
+            book.save_to_writer(out.file()).map_err(|e| io(&e))?;
         }
     }
+    out.commit()?;
     progress(done, total);
     Ok(done)
 }

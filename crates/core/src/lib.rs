@@ -14,6 +14,8 @@ pub mod events;
 pub mod export;
 pub mod forms;
 pub mod input;
+pub mod lookup;
+pub mod output;
 pub mod overview;
 pub mod private_fs;
 pub mod profile;

@@ -466,6 +466,15 @@ impl Home {
     /// a name is taken once; a profile is never renamed (its keys and cache are kept
     /// under its name).
     pub fn save_profile(&self, profile: Profile, previous: Option<&str>) -> CoreResult<()> {
+        // A new profile under the built-in sandbox's name: the name is what is wrong.
+        if previous.is_none() && profile.name == SANDBOX_PROFILE {
+            return Err(CoreError::validation(
+                "name",
+                format!(
+                    "{SANDBOX_PROFILE:?} is reserved for the built-in sandbox; choose another name for a profile of a gateway"
+                ),
+            ));
+        }
         if profile.name == SANDBOX_PROFILE && profile.base_url.is_some() {
             return Err(CoreError::validation("baseUrl", SANDBOX_HAS_NO_BASE_URL));
         }
@@ -617,9 +626,12 @@ mod tests {
             ..real(SANDBOX_PROFILE)
         })
         .unwrap();
-        // The built-in sandbox is never given a gateway address (the CLI once replaced it).
+        // A new profile under the sandbox's name: the name is refused, not the address.
         let e = home.save_profile(real(SANDBOX_PROFILE), None).unwrap_err();
-        assert_eq!(field(e), ("baseUrl".into(), SANDBOX_HAS_NO_BASE_URL.into()));
+        let (f, rule) = field(e);
+        assert_eq!(f, "name");
+        assert!(rule.contains("reserved for the built-in sandbox"), "{rule}");
+        // The built-in sandbox is never given a gateway address (the CLI once replaced it).
         let e = home
             .save_profile(real(SANDBOX_PROFILE), Some(SANDBOX_PROFILE))
             .unwrap_err();

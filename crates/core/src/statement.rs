@@ -51,6 +51,15 @@ impl Period {
         last: chrono::NaiveDate,
         tz: chrono::FixedOffset,
     ) -> CoreResult<Self> {
+        // A statement is of days a gateway can have orders on: from 1970 to 9999.
+        for (field, day) in [("from", first), ("to", last)] {
+            if !(1970..=9999).contains(&chrono::Datelike::year(&day)) {
+                return Err(CoreError::validation(
+                    field,
+                    format!("must be a day from 1970-01-01 to 9999-12-31, got {day}"),
+                ));
+            }
+        }
         if last < first {
             return Err(CoreError::validation("to", "must not be before from"));
         }

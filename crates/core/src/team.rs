@@ -430,6 +430,22 @@ impl Team {
 
     /// Adds a rule or changes the approvals of an existing one (admins only).
     pub fn set_rule(&self, rule: &RuleInput) -> CoreResult<Rule> {
+        let (operation, currency, above) = rule.check()?;
+        let id = self
+            .tables()
+            .set_rule(&operation, &currency, &above, rule.approvals)?;
+        self.rules()?
+            .into_iter()
+            .find(|r| r.id == id)
+            .ok_or_else(|| CoreError::internal("the rule just set is not readable"))
+    }
+}
+
+impl RuleInput {
+    /// The rule's own checks, made before any database is asked (a front end may call
+    /// it before it connects): its operation, currency and threshold as kept.
+    pub fn check(&self) -> CoreResult<(String, String, String)> {
+        let rule = self;
         let operation = rule.operation.trim().to_ascii_lowercase();
         if !["payout", "payin", "top_up", "withdraw", "*"].contains(&operation.as_str()) {
             return Err(CoreError::validation(
@@ -446,21 +462,22 @@ impl Team {
             CoreError::validation("above", "a decimal amount such as 10000 or 10000.50")
         })?;
         if above.is_sign_negative() {
-            return Err(CoreError::validation("above", "0 or more"));
+            return Err(CoreError::validation(
+                "above",
+                format!("must be 0 or more, got {}", rule.above.trim()),
+            ));
         }
         if !(1..=5).contains(&rule.approvals) {
-            return Err(CoreError::validation("approvals", "1 to 5 approvers"));
+            return Err(CoreError::validation(
+                "approvals",
+                format!("must be 1 to 5 approvers, got {}", rule.approvals),
+            ));
         }
-        let above = above.normalize().to_string();
-        let id = self
-            .tables()
-            .set_rule(&operation, &currency, &above, rule.approvals)?;
-        self.rules()?
-            .into_iter()
-            .find(|r| r.id == id)
-            .ok_or_else(|| CoreError::internal("the rule just set is not readable"))
+        Ok((operation, currency, above.normalize().to_string()))
     }
+}
 
+impl Team {
     /// The rule that asks a request's approvals, among `rules` as they are now: the
     /// matching rule (operation and currency, or `*`; total above its threshold) with
     /// the most approvers, the highest threshold among equals. `None` when no rule

@@ -392,7 +392,13 @@ async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
         ("chargeback", Some("88.00"))
     );
     let audit_csv = f.dir.path().join("audit.csv");
-    let n = desk.export_audit(&Default::default(), &audit_csv).unwrap();
+    let n = desk
+        .export_audit(
+            &Default::default(),
+            &audit_csv,
+            paydesk_core::output::Existing::Refuse,
+        )
+        .unwrap();
     assert!(n >= 2);
     assert_eq!(
         csv::Reader::from_path(&audit_csv)
@@ -590,7 +596,13 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
         3
     );
     let out = f.dir.path().join("payouts-result.csv");
-    bulk::write_results(&out, &file, &results).unwrap();
+    bulk::write_results(
+        &out,
+        paydesk_core::output::Existing::Replace,
+        &file,
+        &results,
+    )
+    .unwrap();
     assert_eq!(csv::Reader::from_path(&out).unwrap().records().count(), 100);
 
     // The same file again: nothing is paid twice.
@@ -865,7 +877,13 @@ fn bulk_files_carry_no_formula_in_or_out() {
         detail: "-".into(),
     }];
     let out = dir.path().join("out.csv");
-    bulk::write_results(&out, &file, &results).unwrap();
+    bulk::write_results(
+        &out,
+        paydesk_core::output::Existing::Replace,
+        &file,
+        &results,
+    )
+    .unwrap();
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("'=cmd"), "{text}");
     assert!(text.contains(",5.00,"), "the amount stays a number: {text}");

@@ -115,7 +115,14 @@ async fn the_statement_adds_up_to_the_orders_export_of_each_figure() {
     for c in &s.currencies {
         for (name, fig) in figures(c) {
             let path = dir.path().join(format!("{}-{name}.csv", c.currency));
-            desk.export(&fig.filter, &path, utc, |_, _| {}).unwrap();
+            desk.export(
+                &fig.filter,
+                &path,
+                paydesk_core::output::Existing::Replace,
+                utc,
+                |_, _| {},
+            )
+            .unwrap();
             let (n, sum) = csv_sum(&path, fig.field.wire_name());
             assert_eq!(
                 (n, sum),
@@ -144,10 +151,24 @@ async fn the_statement_adds_up_to_the_orders_export_of_each_figure() {
     assert!(checked > 100);
     // Every order behind the statement, and its export.
     let all = dir.path().join("all.csv");
-    let rows = desk.export(&s.filter, &all, utc, |_, _| {}).unwrap();
+    let rows = desk
+        .export(
+            &s.filter,
+            &all,
+            paydesk_core::output::Existing::Replace,
+            utc,
+            |_, _| {},
+        )
+        .unwrap();
     assert_eq!(rows as i64, s.orders);
     let (statement, made) = desk
-        .export_statement(period, None, &dir.path().join("s.xlsx"), utc)
+        .export_statement(
+            period,
+            None,
+            &dir.path().join("s.xlsx"),
+            paydesk_core::output::Existing::Replace,
+            utc,
+        )
         .unwrap();
     assert_eq!(statement, s);
     assert_eq!(made.rows as i64, s.orders);

@@ -332,6 +332,7 @@ fn filters_sort_search_and_export_every_row() {
         &Orders::on(&conn),
         &usd_success,
         &csv_path,
+        paydesk_core::output::Existing::Replace,
         tz,
         &dict,
         |_, _| ticks += 1,
@@ -357,6 +358,7 @@ fn filters_sort_search_and_export_every_row() {
             &Orders::on(&conn),
             &usd_success,
             &xlsx,
+            paydesk_core::output::Existing::Replace,
             tz,
             &dict,
             |_, _| {}
@@ -370,6 +372,7 @@ fn filters_sort_search_and_export_every_row() {
             &Orders::on(&conn),
             &usd_success,
             &dir.path().join("out.txt"),
+            paydesk_core::output::Existing::Replace,
             tz,
             &dict,
             |_, _| {}
@@ -665,8 +668,16 @@ fn exports_neutralise_formula_cells_and_keep_amounts_typed() {
     let tz = chrono::FixedOffset::east_opt(0).unwrap();
 
     let csv_path = dir.path().join("orders.csv");
-    paydesk_core::export::export(&Orders::on(&conn), &all, &csv_path, tz, &dict, |_, _| {})
-        .unwrap();
+    paydesk_core::export::export(
+        &Orders::on(&conn),
+        &all,
+        &csv_path,
+        paydesk_core::output::Existing::Replace,
+        tz,
+        &dict,
+        |_, _| {},
+    )
+    .unwrap();
     let rows: Vec<csv::StringRecord> = csv::Reader::from_path(&csv_path)
         .unwrap()
         .records()
@@ -684,7 +695,16 @@ fn exports_neutralise_formula_cells_and_keep_amounts_typed() {
     assert_eq!(&one[8], "12.5", "a plain amount stays a number");
 
     let xlsx = dir.path().join("orders.xlsx");
-    paydesk_core::export::export(&Orders::on(&conn), &all, &xlsx, tz, &dict, |_, _| {}).unwrap();
+    paydesk_core::export::export(
+        &Orders::on(&conn),
+        &all,
+        &xlsx,
+        paydesk_core::output::Existing::Replace,
+        tz,
+        &dict,
+        |_, _| {},
+    )
+    .unwrap();
     let sheet = xlsx_part(&xlsx, "xl/worksheets/sheet1.xml");
     assert!(!sheet.contains("<f>"), "no cell is a formula: {sheet}");
     assert!(
@@ -740,6 +760,7 @@ fn migration_8_dates_and_kinds_orders_the_journal_made() {
         &Orders::on(&conn),
         &by_trade_no,
         &csv_path,
+        paydesk_core::output::Existing::Replace,
         tz,
         &dict,
         |_, _| {},

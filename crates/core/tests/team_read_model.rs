@@ -345,7 +345,16 @@ fn filters_sort_and_search(o: &dyn OrderStore, mer: u64, dir: &std::path::Path) 
     let csv_path = dir.join(format!("out-{mer}.csv"));
     let tz = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
     let dict = paydesk_gateway::StateDictionary::default();
-    let n = paydesk_core::export::export(o, &usd_success, &csv_path, tz, &dict, |_, _| {}).unwrap();
+    let n = paydesk_core::export::export(
+        o,
+        &usd_success,
+        &csv_path,
+        paydesk_core::output::Existing::Replace,
+        tz,
+        &dict,
+        |_, _| {},
+    )
+    .unwrap();
     assert_eq!(n, 1000);
     let mut every = Vec::new();
     o.for_each(&usd_success, &mut |r| {

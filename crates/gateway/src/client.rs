@@ -278,6 +278,7 @@ impl GatewayClient {
             Ok(_) => return Err(GatewayError::not_sent("request body is not a JSON object")),
             Err(e) => return Err(GatewayError::not_sent(format!("request body: {e}"))),
         };
+        crate::validate::request_texts(&body)?;
         let signed = signing::sign_body(
             &body,
             &self.config.conventions.signing,
@@ -430,7 +431,9 @@ impl GatewayClient {
             }
         };
         let message = match envelope.message {
-            Some(Value::String(s)) => s,
+            Some(Value::String(s)) => {
+                crate::redact::admitted_text(&s, crate::redact::MAX_ANSWER_TEXT).unwrap_or(s)
+            }
             _ => String::new(),
         };
         if !self.config.conventions.is_success(&code, O::SUCCESS_CODES) {
@@ -447,8 +450,15 @@ impl GatewayClient {
             .filter(|d| !matches!(d.trim(), "null" | "\"\""));
         let was_missing = raw.is_none();
         let text = raw.unwrap_or("null");
-        let mut de = serde_json::Deserializer::from_str(text);
-        let data: O::Output = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        // The one place an answer's data is admitted: every text in it, whatever the
+        // member, escaped (control, NUL, bidi) and bounded before any type holds it, so
+        // nothing the desk caches or shows carries them raw.
+        let mut value: Value =
+            serde_json::from_str(text).map_err(|e| GatewayError::BadResponse {
+                reason: format!("data: {e}"),
+            })?;
+        crate::redact::admit_json(&mut value, crate::redact::MAX_ANSWER_TEXT);
+        let data: O::Output = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             GatewayError::BadResponse {
                 reason: if was_missing {

@@ -148,3 +148,85 @@ mod terminal_tests {
         assert_eq!(terminal_safe("交易成功", 100), "交易成功");
     }
 }
+
+/// The longest text one member of an answer may hold as admitted (what is longer is cut,
+/// saying so): far above any identifier, message or address of the interface.
+pub const MAX_ANSWER_TEXT: usize = 4_096;
+
+/// Whether `c` is written escaped in admitted text: a control character (NUL, escape,
+/// line breaks), a character that reorders text (bidi controls), or a line or paragraph
+/// separator.
+fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{200E}'
+                | '\u{200F}'
+                | '\u{061C}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{2028}'
+                | '\u{2029}'
+        )
+}
+
+/// A text of the gateway's as the desk admits it, whatever the field: every control
+/// character (NUL, escape, line breaks and tabs too, so one field stays one line) and
+/// every bidi control replaced by U+FFFD (visible, and never a printable ASCII
+/// character, so an identifier that carried one still fails its own rule instead of
+/// becoming another valid-looking number), and at most `max` characters (the rest cut
+/// with a marker). `None` when the text is admitted as it is.
+pub fn admitted_text(text: &str, max: usize) -> Option<String> {
+    let long = text.len() > max && text.chars().nth(max).is_some();
+    if !long && !text.chars().any(unsafe_char) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len().min(max + 64));
+    for (i, c) in text.chars().enumerate() {
+        if i >= max {
+            let left = text.chars().count() - i;
+            out.push_str(&format!("… [{left} more characters cut]"));
+            break;
+        }
+        out.push(if unsafe_char(c) { '\u{FFFD}' } else { c });
+    }
+    Some(out)
+}
+
+/// Every string in `v` (at any depth) made [`admitted_text`].
+pub fn admit_json(v: &mut Value, max: usize) {
+    match v {
+        Value::String(s) => {
+            if let Some(safe) = admitted_text(s, max) {
+                *s = safe;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| admit_json(i, max)),
+        Value::Object(m) => m.values_mut().for_each(|i| admit_json(i, max)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod admitted_tests {
+    use super::*;
+
+    #[test]
+    fn every_string_of_an_answer_is_escaped_and_bounded() {
+        let mut v = serde_json::json!({
+            "state": "3\u{0}\u{202e}\u{1b}[2J",
+            "list": [{"message": "a\nb", "n": 5}],
+            "payUrl": "x".repeat(1_000_000),
+            "ok": "交易成功"
+        });
+        admit_json(&mut v, MAX_ANSWER_TEXT);
+        assert_eq!(v["state"], "3\u{fffd}\u{fffd}\u{fffd}[2J");
+        assert_eq!(v["list"][0]["message"], "a\u{fffd}b");
+        assert_eq!(v["list"][0]["n"], 5);
+        let url = v["payUrl"].as_str().unwrap_or_default();
+        assert!(url.chars().count() < MAX_ANSWER_TEXT + 64, "{}", url.len());
+        assert!(url.ends_with("more characters cut]"));
+        assert_eq!(v["ok"], "交易成功");
+        assert_eq!(admitted_text("T0001", 10), None);
+    }
+}

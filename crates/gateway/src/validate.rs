@@ -47,6 +47,96 @@ pub fn required(field: &str, value: &str) -> Check {
     Ok(())
 }
 
+/// The longest name (a beneficiary's, a payer's, a product's) sent to the gateway.
+pub const MAX_NAME_CHARS: usize = 100;
+/// The longest other free text sent to the gateway (an address line, a remark, a
+/// customer id), and the longest URL.
+pub const MAX_TEXT_CHARS: usize = 255;
+pub const MAX_URL_CHARS: usize = 2_048;
+/// The longest review information text.
+pub const MAX_INFO_CHARS: usize = 2_000;
+
+/// A free text sent to the gateway: no control character (NUL, line breaks, escape), no
+/// character that reorders text (bidi controls), at most `max` characters.
+pub fn free_text(field: &str, value: &str, max: usize) -> Check {
+    if let Some(c) = value.chars().find(|&c| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}'
+            )
+    }) {
+        return Err(FieldError::new(
+            field,
+            format!(
+                "must not contain control or text-direction characters (found U+{:04X})",
+                c as u32
+            ),
+        ));
+    }
+    let n = value.chars().count();
+    if n > max {
+        return Err(FieldError::new(
+            field,
+            format!("must be at most {max} characters (it has {n})"),
+        ));
+    }
+    Ok(())
+}
+
+/// The bound of a request member's text, by its wire name: names, URLs, review
+/// information, and everything else; `None` for members that are not text for people
+/// (a review file's content, bounded by its own rule).
+fn text_bound(key: &str) -> Option<usize> {
+    match key {
+        "fileContent" => None,
+        "infoContent" => Some(MAX_INFO_CHARS),
+        // A browser's own text, sent as the browser gave it.
+        "userAgent" => Some(1_024),
+        k if k.ends_with("Url") || k == "productUrl" => Some(MAX_URL_CHARS),
+        k if k.ends_with("Name") || k == "name" || k == "holder" => Some(MAX_NAME_CHARS),
+        _ => Some(MAX_TEXT_CHARS),
+    }
+}
+
+/// Every text of a request body, at any depth, checked with [`free_text`] under its
+/// member's bound ([`MAX_NAME_CHARS`] for names, ...): the one place every request passes
+/// before it is signed, so no form or file can send a NUL, a line break or a megabyte.
+/// The error names the member (`products[0].productName`).
+pub fn request_texts(body: &serde_json::Map<String, serde_json::Value>) -> Check {
+    fn walk(path: &str, key: &str, v: &serde_json::Value) -> Check {
+        match v {
+            serde_json::Value::String(s) => match text_bound(key) {
+                Some(max) => free_text(path, s, max),
+                None => Ok(()),
+            },
+            serde_json::Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, item)| walk(&format!("{path}[{i}]"), key, item)),
+            serde_json::Value::Object(m) => m.iter().try_for_each(|(k, item)| {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                walk(&p, k, item)
+            }),
+            _ => Ok(()),
+        }
+    }
+    body.iter().try_for_each(|(k, v)| walk(k, k, v))
+}
+
+/// [`request_texts`] of a request as it will be sent (a bulk file's rows are checked
+/// so before any is sent).
+pub fn texts_of<T: Serialize>(op: &T) -> Check {
+    match serde_json::to_value(op) {
+        Ok(serde_json::Value::Object(m)) => request_texts(&m),
+        _ => Ok(()),
+    }
+}
+
 /// The longest trade number the desk keeps.
 pub const MAX_TRADE_NO_LEN: usize = 64;
 
@@ -507,6 +597,31 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "merOrderNo: may only contain printable ASCII characters without spaces"
+        );
+    }
+
+    #[test]
+    fn free_texts_to_the_gateway_have_no_controls_and_a_bound() {
+        let body = |v: serde_json::Value| v.as_object().cloned().unwrap_or_default();
+        request_texts(&body(serde_json::json!({
+            "benFirstName": "Ana María", "addressLine": "Calle 1", "notifyUrl": "https://m.example/n",
+            "fileList": [{"fileContent": "A".repeat(100_000)}]
+        })))
+        .unwrap();
+        let said = |v: serde_json::Value| request_texts(&body(v)).unwrap_err().to_string();
+        assert_eq!(
+            said(serde_json::json!({"benFirstName": "Ana\u{0}"})),
+            "benFirstName: must not contain control or text-direction characters (found U+0000)"
+        );
+        assert!(said(serde_json::json!({"benLastName": "x\u{202e}y"})).contains("U+202E"));
+        assert!(said(serde_json::json!({"city": "a\nb"})).starts_with("city: "));
+        assert_eq!(
+            said(serde_json::json!({"benFirstName": "x".repeat(1_000_000)})),
+            "benFirstName: must be at most 100 characters (it has 1000000)"
+        );
+        assert!(
+            said(serde_json::json!({"products": [{"productName": "p\u{1b}"}]}))
+                .starts_with("products[0].productName: ")
         );
     }
 }

@@ -1130,3 +1130,61 @@ async fn a_loopback_gateway_is_reached_directly_and_a_remote_one_through_the_exp
     let with_password = "http://ana:secret@proxy.corp:3128".parse().unwrap();
     assert!(paydesk_gateway::client::check_proxy(&with_password).is_err());
 }
+
+/// Whatever the member, a text of an answer reaches no type raw: a refund's `state`
+/// with NUL, escape and bidi characters, a payin's megabyte `payUrl`, a message with a
+/// line break.
+#[tokio::test]
+async fn every_text_of_an_answer_is_admitted_escaped_and_bounded() {
+    let mock = Mock::start().await;
+    let record = json!({"state": "3\u{0}\u{1b}[2J\u{202e}", "refundNo": "R1", "tradeNo": "T1", "message": "line 1\nline 2",
+        "merNo": "10001", "merOrderNo": "M1", "refundAmount": "20.00", "refundCurrency": "USD"});
+    mock.reply(Reply::Json(ok(record)));
+    let op = V1RefundQuery {
+        mer_no: MerNo(10001),
+        mer_order_no: "M1".into(),
+        version: "V3.0.0".into(),
+        trade_no: "T1".into(),
+        query_type: "refund".into(),
+        refund_no: "R1".into(),
+        sing_variant: false,
+    };
+    let a = client(&mock).send(&op).await.unwrap();
+    assert_eq!(a.data.state, "3\u{fffd}\u{fffd}[2J\u{fffd}");
+    assert!(!a.data.message.contains('\n'), "{:?}", a.data.message);
+    assert_eq!(a.data.refund_no, "R1", "plain text is left as it is");
+
+    let huge = format!("https://pay.example/{}", "a".repeat(1_000_000));
+    mock.reply(Reply::Json(ok(
+        json!({"payCode": 2, "tradeNo": "T1", "merOrderNo": "M-1", "payUrl": huge}),
+    )));
+    let a = client(&mock)
+        .send(&V2Payment { common: common() })
+        .await
+        .unwrap();
+    assert!(
+        a.data.pay_url.chars().count() < paydesk_gateway::redact::MAX_ANSWER_TEXT + 64,
+        "cut at the bound"
+    );
+}
+
+/// A request whose free texts carry a control character or run past their bound is
+/// never sent: the error names the member and the rule.
+#[tokio::test]
+async fn a_name_with_a_nul_or_a_megabyte_is_never_sent() {
+    let mock = Mock::start().await;
+    let mut payin = common();
+    payin.user_id = "ana\u{0}".into();
+    let e = client(&mock)
+        .send(&V2Payment { common: payin })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, GatewayError::Invalid(f) if f.field == "userId" && f.rule.contains("U+0000")),
+        "{e:?}"
+    );
+    assert!(
+        mock.state.captured.lock().unwrap().is_empty(),
+        "nothing sent"
+    );
+}

@@ -110,6 +110,9 @@ pub(crate) struct Shared {
     pub auto_complete_after: Option<Duration>,
     pub retry: RetryPolicy,
     pub behaviour: RwLock<Behaviour>,
+    /// The `payUrl` every new payin is answered with instead of the sandbox's own (a
+    /// hostile gateway's: `javascript:`, a megabyte), for tests of what a desk shows.
+    pub pay_url: RwLock<Option<String>>,
     /// What reached the server (see [`Sandbox::traffic`]).
     pub traffic: Mutex<traffic::Log>,
 }
@@ -250,6 +253,7 @@ impl Sandbox {
                 auto_complete_after: config.auto_complete_after,
                 retry: config.retry,
                 behaviour: RwLock::new(config.behaviour),
+                pay_url: RwLock::default(),
                 traffic: Mutex::default(),
             }),
         })
@@ -333,6 +337,31 @@ impl Sandbox {
                 .filter(|o| o.mer_no == mer_no && o.mer_order_no == mer_order_no)
                 .count()
         })
+    }
+
+    /// Changes the merchant's order under `mer_order_no` through `f` (a gateway whose
+    /// record disagrees with what the merchant sent: another amount or currency), for
+    /// tests of what a desk believes. Returns false when there is no such order.
+    pub fn alter_order(
+        &self,
+        mer_no: u64,
+        mer_order_no: &str,
+        f: impl FnOnce(&mut model::Order),
+    ) -> bool {
+        let mut state = self.shared.write();
+        let Some(idx) = state
+            .by_mer_order(mer_no, mer_order_no)
+            .and_then(|o| state.index_of(&o.trade_no))
+        else {
+            return false;
+        };
+        state.update_order(idx, f);
+        true
+    }
+
+    /// Answers every new payin with `pay_url` (`None`: the sandbox's own link again).
+    pub fn set_pay_url(&self, pay_url: Option<String>) {
+        *self.shared.pay_url.write().unwrap_or_else(poisoned) = pay_url;
     }
 
     pub fn clear_faults(&self) {

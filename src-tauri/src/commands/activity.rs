@@ -52,6 +52,7 @@ pub async fn audit_export(
                 ..filter
             },
             &path,
+            paydesk_core::output::Existing::replace_if(overwrite),
         )
     })
     .await

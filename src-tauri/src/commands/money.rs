@@ -30,18 +30,15 @@ pub fn order_no_new(prefix: String) -> CmdResult<String> {
     }
 }
 
-/// Opens a payin's `payUrl` in the default browser; only http and https links.
+/// Opens a payin's `payUrl` in the default browser: only a link the core's rule admits
+/// (`https`, or `http` to this machine; bounded; no credentials in it).
 #[tauri::command]
 #[specta::specta]
 pub fn pay_url_open(url: String) -> CmdResult<()> {
-    let url = url.trim();
-    if !(url.starts_with("https://") || url.starts_with("http://")) {
-        return Err(CoreError::validation(
-            "payUrl",
-            "must be an http or https link",
-        ));
-    }
-    open::that_detached(url).map_err(|e| CoreError::internal(format!("cannot open a browser: {e}")))
+    let url = paydesk_core::answers::link(url.trim())
+        .map_err(|rule| CoreError::validation("payUrl", rule))?;
+    open::that_detached(url.as_str())
+        .map_err(|e| CoreError::internal(format!("cannot open a browser: {e}")))
 }
 
 #[tauri::command]
@@ -236,6 +233,12 @@ pub async fn bulk_send(
     on_progress: Channel<BulkProgress>,
 ) -> CmdResult<BulkOutcome> {
     let (desk, file) = read_bulk(&state, &path).await?;
+    // Where the outcomes go, proven writable before anything is sent.
+    let (out, existing) = bulk::result_target(
+        &bulk_path(&path)?,
+        None,
+        paydesk_core::output::Existing::Refuse,
+    )?;
     let results = desk
         .bulk_payouts(&file, include_held, Some(&expected), |done, total| {
             let _ = on_progress.send(BulkProgress {
@@ -245,8 +248,12 @@ pub async fn bulk_send(
         })
         .await?;
     crate::state::snapshot_after(desk.clone(), Vec::new());
-    let out = bulk_path(&path)?.with_extension("result.csv");
-    bulk::write_results(&out, &file, &results)?;
+    if let Err(e) = bulk::write_results(&out, existing, &file, &results) {
+        // The money moved: said, with where the outcomes are.
+        return Err(paydesk_core::CoreError::storage(format!(
+            "the payouts were sent, but the result file could not be written ({e}); every row's outcome is in the journal (the Journal screen, or `paydesk journal list`)"
+        )));
+    }
     Ok(BulkOutcome {
         results,
         result_path: out.display().to_string(),

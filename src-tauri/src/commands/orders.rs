@@ -187,7 +187,8 @@ pub async fn orders_export(
         .ok_or_else(|| CoreError::validation("utcOffsetMinutes", "must be within ±24 hours"))?;
     let desk = state.desk().await?;
     let rows = tokio::task::spawn_blocking(move || {
-        desk.export(&filter, &path, tz, |done, total| {
+        let existing = paydesk_core::output::Existing::replace_if(overwrite);
+        desk.export(&filter, &path, existing, tz, |done, total| {
             let _ = on_progress.send(ExportProgress {
                 done: u32::try_from(done).unwrap_or(u32::MAX),
                 total: u32::try_from(total).unwrap_or(u32::MAX),

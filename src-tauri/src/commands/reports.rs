@@ -81,7 +81,8 @@ pub async fn report_export(
     let desk = state.desk().await?;
     let c = one_currency(currency);
     tokio::task::spawn_blocking(move || {
-        desk.export_statement(current, c.as_deref(), &path, tz)
+        let existing = paydesk_core::output::Existing::replace_if(overwrite);
+        desk.export_statement(current, c.as_deref(), &path, existing, tz)
             .map(|(_, made)| made)
     })
     .await

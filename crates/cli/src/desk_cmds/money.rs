@@ -105,9 +105,14 @@ pub enum PayoutCmd {
     /// file run again pays nothing twice.
     Bulk {
         file: PathBuf,
-        /// Where to write each row's outcome (default: FILE with .result.csv).
+        /// Where to write each row's outcome (default: FILE with .result.csv, which a
+        /// later run of the same file replaces when it is that run's earlier result).
+        /// Checked before anything is sent.
         #[arg(long)]
         result: Option<PathBuf>,
+        /// Replace the --result file if it exists (otherwise an existing file is refused).
+        #[arg(long)]
+        force: bool,
         /// Only check the file and say what a run would do; send nothing.
         #[arg(long)]
         check: bool,
@@ -351,6 +356,7 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
             PayoutCmd::Bulk {
                 file,
                 result,
+                force,
                 check,
                 include_held,
                 yes,
@@ -359,6 +365,7 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
                     check,
                     include_held,
                     yes,
+                    force,
                 };
                 return bulk(&desk, g, &file, result, how).await;
             }
@@ -586,6 +593,8 @@ struct BulkRun {
     check: bool,
     include_held: bool,
     yes: bool,
+    /// Replace an existing --result file.
+    force: bool,
 }
 
 async fn bulk(
@@ -667,8 +676,22 @@ async fn bulk(
         plan.errors.len()
     );
     if how.check {
-        return print(g, &plan, || summary.clone());
+        print(g, &plan, || summary.clone())?;
+        if !plan.errors.is_empty() {
+            return Err(Failure::Input(format!(
+                "{} rows are invalid (listed above by line, field and rule); a run sends none of them",
+                plan.errors.len()
+            )));
+        }
+        return Ok(());
     }
+    // Where the outcomes go, proven writable before anything is sent: after the payouts
+    // have left is no time to find the path is a folder, a pipe or another file.
+    let (out, existing) = bulk::result_target(
+        file,
+        result.as_deref(),
+        paydesk_core::output::Existing::replace_if(how.force),
+    )?;
     if !how.yes {
         use std::io::IsTerminal;
         if !std::io::stdin().is_terminal() {
@@ -706,9 +729,18 @@ async fn bulk(
         .await;
     pb.finish_and_clear();
     let results = results?;
-    let out = result.unwrap_or_else(|| file.with_extension("result.csv"));
-    bulk::write_results(&out, &checked, &results)?;
     let count = |s: &str| results.iter().filter(|r| r.status.as_str() == s).count();
+    if let Err(e) = bulk::write_results(&out, existing, &checked, &results) {
+        // The money moved: say so, and where the outcomes are.
+        let sent = count("accepted") + count("unknown") + count("sending");
+        return Err(Failure::Unknown(format!(
+            "the payouts WERE SENT ({} accepted, {} rejected, {} unknown, {} not sent), but the result file could not be written: {e}. Every row's outcome is in the journal: `paydesk journal list` (its merOrderNo, status and tradeNo); do not send this file again before checking it ({sent} rows reached the gateway or may have)",
+            count("accepted"),
+            count("rejected"),
+            count("unknown") + count("sending"),
+            count("pending"),
+        )));
+    }
     print(g, &results, || {
         format!(
             "{} accepted, {} rejected, {} unknown, {} not sent, {} held, {} invalid; results (with each row's merOrderNo, to fix and send again) in {}",

@@ -36,6 +36,9 @@ pub enum OrdersCmd {
     /// Export the filtered orders (all of them) to .csv or .xlsx.
     Export {
         path: PathBuf,
+        /// Replace the file if it exists (otherwise an existing file is refused).
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         filter: FilterArgs,
         /// Time zone offset for the date column, e.g. +08:00 (default UTC).
@@ -269,13 +272,19 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                     format!("{}\n{covers}", serde_json::to_string_pretty(&d).unwrap_or_default())
                 })
             }
-            OrdersCmd::Export { path, filter, tz } => {
+            OrdersCmd::Export {
+                path,
+                force,
+                filter,
+                tz,
+            } => {
                 let offset: chrono::FixedOffset = tz.parse().map_err(|_| Failure::Input(format!("--tz: must be an offset such as +08:00, got {tz:?}")))?;
                 let pb = bar(0, "exporting");
                 if g.json {
                     pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
                 }
-                let n = desk.export(&filter.filter()?, &path, offset, |done, total| {
+                let existing = paydesk_core::output::Existing::replace_if(force);
+                let n = desk.export(&filter.filter()?, &path, existing, offset, |done, total| {
                     pb.set_length(total);
                     pb.set_position(done);
                 });

@@ -203,6 +203,9 @@ pub enum AuditCmd {
         path: PathBuf,
         #[arg(long)]
         operation: Option<String>,
+        /// Replace the file if it exists (otherwise an existing file is refused).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -252,13 +255,18 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
                     Err(Failure::Check("the audit log was tampered with".into()))
                 }
             }
-            AuditCmd::Export { path, operation } => {
+            AuditCmd::Export {
+                path,
+                operation,
+                force,
+            } => {
                 let n = desk.export_audit(
                     &paydesk_core::audit::AuditFilter {
                         operation,
                         ..Default::default()
                     },
                     &path,
+                    paydesk_core::output::Existing::replace_if(force),
                 )?;
                 print(g, &n, || {
                     format!("wrote {n} audit rows to {}", path.display())

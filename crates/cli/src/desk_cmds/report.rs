@@ -9,13 +9,13 @@ pub enum ReportCmd {
     /// as of now.
     Statement {
         /// First day, YYYY-MM-DD.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         from: String,
         /// Last day, YYYY-MM-DD (included).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         to: String,
         /// One currency, e.g. USD (default: every currency).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         currency: Option<String>,
         /// The time zone the days are in and dates are written in: UTC or an offset
         /// such as +08:00.
@@ -24,6 +24,9 @@ pub enum ReportCmd {
         /// The file to write: .csv, .xlsx or .pdf.
         #[arg(long)]
         out: PathBuf,
+        /// Replace the file if it exists (otherwise an existing file is refused).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -39,6 +42,7 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
         currency,
         tz,
         out,
+        force,
     } = cmd;
     // The arguments are checked before a desk is opened.
     let zone = paydesk_core::statement::parse_zone("tz", &tz)?;
@@ -61,7 +65,13 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
     let currency = currency.map(|c| c.trim().to_ascii_uppercase());
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        let (statement, made) = desk.export_statement(period, currency.as_deref(), &out, zone)?;
+        let (statement, made) = desk.export_statement(
+            period,
+            currency.as_deref(),
+            &out,
+            paydesk_core::output::Existing::replace_if(force),
+            zone,
+        )?;
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Written<'a> {

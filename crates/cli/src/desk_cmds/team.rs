@@ -104,10 +104,10 @@ pub enum RulesCmd {
         #[arg(long)]
         currency: String,
         /// The rule applies to requests whose total is above this amount.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         above: String,
         /// Distinct approvers other than the maker (1 to 5).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         approvals: i32,
     },
     Remove {
@@ -125,7 +125,7 @@ pub enum RulesCmd {
 pub enum RequestCmd {
     /// A CLABE payout.
     Payout {
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         amount: String,
         #[arg(long)]
         currency: String,
@@ -351,12 +351,15 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             above,
             approvals,
         }) => {
-            let rule = connect(g)?.set_rule(&RuleInput {
+            let input = RuleInput {
                 operation,
                 currency,
                 above,
                 approvals,
-            })?;
+            };
+            // Its own rules first: a wrong threshold is named before any connection.
+            input.check()?;
+            let rule = connect(g)?.set_rule(&input)?;
             print(g, &rule, || {
                 format!(
                     "rule #{}: {} {} above {} needs {} approver(s)",
@@ -381,6 +384,17 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                 &currency,
             );
             form.clabe = clabe;
+            // The amount's rules first (a negative amount is named as such), before any
+            // connection.
+            paydesk_gateway::validate::currency("currency", form.currency.trim())
+                .and_then(|()| {
+                    paydesk_gateway::validate::amount(
+                        "amount",
+                        form.amount.trim(),
+                        form.currency.trim(),
+                    )
+                })
+                .map_err(CoreError::from)?;
             let r = connect(g)?.request_payout(&form)?;
             print(g, &r, || request_line(&r))
         }

@@ -14,15 +14,11 @@ use crate::journal::Entry;
 use crate::store::journal::JournalOperation;
 use crate::store::orders::{MadeOrder, OrderKind};
 
-/// The order an accepted journal entry made, if it made one the cache can hold: a trade
-/// number, a kind, an amount and a currency in its request. `method` is the payin method
-/// where the caller knows it (it travels in a header, not in the request kept); payouts,
-/// top-ups and withdrawals name theirs by their operation. `state` is the order-list
-/// state the answer implies.
-pub fn made_order(entry: &Entry, method: Option<&str>, state: Option<i64>) -> Option<MadeOrder> {
+/// What an operation makes: its kind, its method when the operation names it, and the
+/// request's members that hold its amount and currency. `None`: it makes no order.
+fn shape(op: JournalOperation) -> Option<(OrderKind, &'static str, &'static str, &'static str)> {
     use JournalOperation as Op;
-    let trade_no = entry.trade_no.clone().filter(|t| !t.is_empty())?;
-    let (kind, by_operation, amount_key, currency_key) = match entry.operation {
+    Some(match op {
         // The interface's V2 payin is the wallet payin (`paymentType` WECHAT).
         Op::V2Payment => (OrderKind::Payin, "WECHAT", "sourceAmount", "currencyCode"),
         Op::V1Payment => (OrderKind::Payin, "", "sourceAmount", "currencyCode"),
@@ -32,7 +28,17 @@ pub fn made_order(entry: &Entry, method: Option<&str>, state: Option<i64>) -> Op
         Op::V2CardTopUp => (OrderKind::TopUp, "CARD", "amount", "currency"),
         Op::V1CardWithdraw => (OrderKind::Withdraw, "CARD", "amount", "currency"),
         Op::V1TransferOrderSubmit => return None,
-    };
+    })
+}
+
+/// The kind of order an entry's operation makes, if it makes one.
+pub fn intended_kind(entry: &Entry) -> Option<OrderKind> {
+    shape(entry.operation).map(|s| s.0)
+}
+
+/// The amount and currency an entry's request carries, if it carries both.
+pub fn intended_money(entry: &Entry) -> Option<(Decimal, String)> {
+    let (_, _, amount_key, currency_key) = shape(entry.operation)?;
     let text = |key: &str| match entry.request.get(key) {
         Some(Value::String(s)) => Some(s.trim().to_string()),
         Some(Value::Number(n)) => Some(n.to_string()),
@@ -40,6 +46,18 @@ pub fn made_order(entry: &Entry, method: Option<&str>, state: Option<i64>) -> Op
     };
     let amount: Decimal = text(amount_key)?.parse().ok()?;
     let currency = text(currency_key).filter(|c| !c.is_empty())?;
+    Some((amount, currency))
+}
+
+/// The order an accepted journal entry made, if it made one the cache can hold: a trade
+/// number, a kind, an amount and a currency in its request. `method` is the payin method
+/// where the caller knows it (it travels in a header, not in the request kept); payouts,
+/// top-ups and withdrawals name theirs by their operation. `state` is the order-list
+/// state the answer implies.
+pub fn made_order(entry: &Entry, method: Option<&str>, state: Option<i64>) -> Option<MadeOrder> {
+    let trade_no = entry.trade_no.clone().filter(|t| !t.is_empty())?;
+    let (kind, by_operation, _, _) = shape(entry.operation)?;
+    let (amount, currency) = intended_money(entry)?;
     Some(MadeOrder {
         trade_no,
         mer_order_no: entry.mer_order_no.clone(),

@@ -248,14 +248,18 @@ fn not_listed(e: &Entry, answered: bool, safety: &crate::profile::Safety, now: i
     }
 }
 
-/// What the order list says of a merchant order number.
+/// What the order list says of a journal entry's order ([`crate::lookup::prove`]).
 #[derive(Debug)]
 enum Listed {
-    /// Listed with a trade number: the list's item for the order, and whether the
-    /// list's signature was verified.
+    /// Listed with a trade number and it is the journal's order: the list's item, and
+    /// whether the list's signature was verified.
     Found(Box<wire::OrderListItem>, bool),
+    /// Listed under the entry's number, but another order (amount, currency or kind):
+    /// never taken as the entry's, and never a reason to send again.
+    Conflict(String),
     /// Listed, but with no trade number: there, not proven.
     WithoutTradeNo,
+    /// The answer is complete for the number asked and does not hold it.
     Absent,
 }
 
@@ -942,12 +946,12 @@ impl Desk {
             }
             Err(e) => e,
         };
-        let message = e.to_string();
+        let mut message = e.to_string();
         let (status, code) = match &e {
             GatewayError::Rejected { code, .. } if entry.attempts > 1 && self.listable(&entry) => {
                 // A refusal of a resend may mean the first attempt arrived after all
                 // (a reused number refused): look before believing it.
-                match self.look_up(&entry.mer_order_no).await {
+                match self.look_up(&entry).await {
                     Ok(Listed::Found(item, verified)) => {
                         let note = format!(
                             "the resend was refused ({code}), and the order is at the gateway: the first attempt arrived"
@@ -970,6 +974,12 @@ impl Desk {
                     // Not proven absent (the lookup failed, or the list names it without
                     // a trade number), or refused as a reused number: still unknown.
                     Err(_) | Ok(Listed::WithoutTradeNo) => (Status::Unknown, Some(code.clone())),
+                    Ok(Listed::Conflict(why)) => {
+                        message = format!(
+                            "conflict: {why}. The resend was refused ({code}); kept unknown and never sent again: check this order with the gateway"
+                        );
+                        (Status::Unknown, Some("conflict".to_string()))
+                    }
                     _ if self.conventions.duplicate_codes.contains(code) => {
                         (Status::Unknown, Some(code.clone()))
                     }
@@ -1033,8 +1043,11 @@ impl Desk {
         Ok(journal.get(entry.id)?.unwrap_or(entry))
     }
 
-    /// Asks the gateway's order list for a merchant order number.
-    async fn look_up(&self, mer_order_no: &str) -> Result<Listed, GatewayError> {
+    /// Asks the gateway's order list for an entry's merchant order number, and what the
+    /// answer proves of the entry's order ([`crate::lookup::prove`]): an answer that
+    /// proves neither presence nor absence is an error (looked up again later).
+    async fn look_up(&self, entry: &Entry) -> Result<Listed, GatewayError> {
+        let mer_order_no = entry.mer_order_no.as_str();
         let op = wire::V2OrderList {
             mer_no: MerNo(self.profile.mer_no),
             mer_order_nos: vec![mer_order_no.to_string()],
@@ -1057,49 +1070,27 @@ impl Desk {
         );
         let answer = r?;
         let verified = answer.signature == paydesk_gateway::SignatureStatus::Verified;
-        let page = answer.data;
-        let doubt = |why: String| GatewayError::BadResponse {
-            reason: format!("the order list for merOrderNo {mer_order_no} {why}"),
+        let intended = crate::lookup::Intended {
+            mer_order_no,
+            money: made::intended_money(entry),
+            kind: made::intended_kind(entry),
         };
-        let shown = i64::try_from(page.list.len()).unwrap_or(i64::MAX);
-        let complete = (0..=shown).contains(&page.total);
-        let mut listed = Listed::Absent;
-        let mut found: Option<wire::OrderListItem> = None;
-        for i in page
-            .list
-            .into_iter()
-            .filter(|i| i.mer_order_no == mer_order_no)
-        {
-            if paydesk_gateway::validate::trade_no("tradeNo", &i.trade_no).is_err() {
-                // Listed, but without a trade number the desk can keep: not proven.
-                listed = Listed::WithoutTradeNo;
-                continue;
-            }
-            match &found {
-                Some(t) if t.trade_no != i.trade_no => {
-                    // Two orders under one number: which one is ours is not known.
-                    return Err(doubt(format!(
-                        "names two trade numbers ({} and {})",
-                        t.trade_no, i.trade_no
-                    )));
-                }
-                _ => found = Some(i),
-            }
-        }
-        match found {
-            // Two orders under one number on a page the list says is not all of them:
-            // another may be on the next page.
-            Some(t) if complete => Ok(Listed::Found(Box::new(t), verified)),
-            Some(t) => Err(doubt(format!(
-                "shows {} but says it holds {} orders, of which it shows {shown}",
-                t.trade_no, page.total
-            ))),
-            // A list that says it holds more than it shows cannot prove an order absent.
-            None if !complete => Err(doubt(format!(
-                "says it holds {} orders but shows {shown}",
-                page.total
-            ))),
-            None => Ok(listed),
+        let known_kind = |trade_no: &str| {
+            self.store
+                .orders()
+                .get(trade_no)
+                .ok()
+                .flatten()
+                .and_then(|o| o.kind)
+        };
+        match crate::lookup::prove(&answer.data, &intended, known_kind) {
+            crate::lookup::Proof::Ours(item) => Ok(Listed::Found(item, verified)),
+            crate::lookup::Proof::Conflict(why) => Ok(Listed::Conflict(why)),
+            crate::lookup::Proof::WithoutTradeNo => Ok(Listed::WithoutTradeNo),
+            crate::lookup::Proof::Absent => Ok(Listed::Absent),
+            crate::lookup::Proof::Unproven(why) => Err(GatewayError::BadResponse {
+                reason: format!("the order list for merOrderNo {mer_order_no} {why}"),
+            }),
         }
     }
 
@@ -1138,10 +1129,28 @@ impl Desk {
             self.store.journal().release(e.id, &claim)?;
             return current();
         }
-        let r = self.look_up(&e.mer_order_no).await;
+        let r = self.look_up(&e).await;
         let journal = self.store.journal();
         let now = self.clock.now_ms();
         match r {
+            Ok(Listed::Conflict(why)) => {
+                // Kept unknown and never sent again: the operator settles it with the
+                // gateway. Looked up again later, in case the list was wrong.
+                let message = format!(
+                    "conflict: {why}. Kept unknown and never sent again: check this order with the gateway"
+                );
+                journal.finish(
+                    e.id,
+                    &claim,
+                    Outcome {
+                        status: Status::Unknown,
+                        trade_no: None,
+                        code: Some("conflict"),
+                        message: Some(&message),
+                    },
+                )?;
+                journal.defer(e.id, now + 300_000, &message)?;
+            }
             Ok(Listed::Found(item, verified)) => {
                 journal.finish(
                     e.id,

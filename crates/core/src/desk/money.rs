@@ -889,14 +889,14 @@ impl Desk {
             PayinOp::V2(op) => {
                 let s = self.payin_v2(op.common).await?;
                 let mut r = Receipt::new(s.entry, s.replayed);
-                r.pay_url = s.data.map(|d| d.pay_url).filter(|u| !u.is_empty());
+                shown_link(&mut r, s.data.map(|d| d.pay_url));
                 r
             }
             PayinOp::V1(op) => {
                 let s = self.payin_v1(op).await?;
                 let mut r = Receipt::new(s.entry, s.replayed);
                 if let Some(d) = s.data {
-                    r.pay_url = d.pay_url.clone().filter(|u| !u.is_empty());
+                    shown_link(&mut r, d.pay_url.clone());
                     if d.iban.is_some() || d.reference.is_some() {
                         r.bank = Some(BankDetails {
                             reference: d.reference.unwrap_or_default(),
@@ -967,5 +967,23 @@ impl Desk {
                 r
             }
         })
+    }
+}
+
+/// The gateway's `payUrl` on a receipt only when it is a link the desk may show and open
+/// ([`crate::answers::link`]); otherwise none, and the receipt's message says why (the
+/// order itself stands: it is the gateway's, and it is in the journal).
+fn shown_link(r: &mut Receipt, pay_url: Option<String>) {
+    let Some(url) = pay_url.filter(|u| !u.is_empty()) else {
+        return;
+    };
+    match crate::answers::link(&url) {
+        Ok(_) => r.pay_url = Some(url.trim().to_string()),
+        Err(rule) => {
+            r.message = Some(format!(
+                "the gateway's payUrl {rule}: {}",
+                paydesk_gateway::redact::terminal_safe(&url, 80)
+            ));
+        }
     }
 }

@@ -353,11 +353,13 @@ impl Desk {
         Ok(())
     }
 
-    /// Exports the filtered orders, every row, to CSV or XLSX.
+    /// Exports the filtered orders, every row, to CSV or XLSX (an existing file is
+    /// replaced only with [`crate::output::Existing::Replace`]).
     pub fn export(
         &self,
         filter: &OrderFilter,
         path: &Path,
+        existing: crate::output::Existing,
         tz: chrono::FixedOffset,
         progress: impl FnMut(u64, u64),
     ) -> CoreResult<u64> {
@@ -366,6 +368,7 @@ impl Desk {
             &*self.store.orders(),
             filter,
             path,
+            existing,
             tz,
             &self.dictionary,
             progress,

@@ -338,20 +338,21 @@ impl Desk {
         self.store.reversals().list(trade_no)
     }
 
-    /// Writes the audit log (filtered) to a CSV file; returns the number of rows.
+    /// Writes the audit log (filtered) to a CSV file (an existing file is replaced only
+    /// with [`crate::output::Existing::Replace`]); returns the number of rows.
     pub fn export_audit(
         &self,
         f: &audit::AuditFilter,
         path: &std::path::Path,
+        existing: crate::output::Existing,
     ) -> CoreResult<usize> {
+        let mut out = crate::output::create(path, existing)?;
         let rows = self.store.audit().list(&audit::AuditFilter {
             limit: Some(f.limit.unwrap_or(i64::MAX)),
             ..f.clone()
         })?;
-        let io = |e: &dyn std::fmt::Display| {
-            crate::CoreError::storage(format!("cannot write {}: {e}", path.display()))
-        };
-        let mut w = csv::Writer::from_path(path).map_err(|e| io(&e))?;
+        let io = |e: &dyn std::fmt::Display| crate::output::write_error(path, e);
+        let mut w = csv::Writer::from_writer(out.file());
         w.write_record([
             "id",
             "at",
@@ -385,6 +386,8 @@ impl Desk {
             .map_err(|e| io(&e))?;
         }
         w.flush().map_err(|e| io(&e))?;
+        drop(w);
+        out.commit()?;
         Ok(rows.len())
     }
 }

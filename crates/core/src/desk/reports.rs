@@ -44,6 +44,10 @@ impl Desk {
     /// The statement of `period` for `currency` (every currency when `None`), from the
     /// cache.
     pub fn statement(&self, period: Period, currency: Option<&str>) -> CoreResult<Statement> {
+        // A code that is no currency is refused, not answered with an empty statement.
+        if let Some(c) = currency {
+            paydesk_gateway::validate::currency("currency", c)?;
+        }
         Statement::build(&*self.store.orders(), &self.dictionary, period, currency)
     }
 
@@ -68,6 +72,7 @@ impl Desk {
         period: Period,
         currency: Option<&str>,
         path: &Path,
+        existing: crate::output::Existing,
         tz: chrono::FixedOffset,
     ) -> CoreResult<(Statement, StatementExport)> {
         let started = Instant::now();
@@ -76,7 +81,7 @@ impl Desk {
                 &*self.store.orders(),
                 &s,
                 &self.dictionary,
-                path,
+                crate::output::create(path, existing)?,
                 tz,
                 self.clock.now_ms(),
                 &format!("{} (merNo {})", self.profile.name, self.profile.mer_no),

@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 use super::{Figure, Statement};
 use crate::error::{CoreError, CoreResult};
 use crate::export::{HEADERS, amount_format, cells, safe_record, write_row, zone_name};
+use crate::output::Output;
 use crate::store::orders::{OrderFilter, OrderStore, SortKey};
 
 /// What a statement export wrote.
@@ -236,31 +237,30 @@ pub fn digest(
     Ok((n, hex::encode(h.finalize())))
 }
 
-/// Writes `s` to `path` (.csv, .xlsx or .pdf): header lines (`merchant` names whose
-/// statement it is), the statement's lines per currency, and (CSV and XLSX) the orders
-/// behind it.
+/// Writes `s` to `out` (opened by [`crate::output::create`] on a .csv, .xlsx or .pdf
+/// path, so a pipe, a link or a file not to be replaced was refused before any work):
+/// header lines (`merchant` names whose statement it is), the statement's lines per
+/// currency, and (CSV and XLSX) the orders behind it.
 pub fn export(
     orders: &dyn OrderStore,
     s: &Statement,
     dict: &StateDictionary,
-    path: &Path,
+    mut out: Output,
     tz: FixedOffset,
     made_at: i64,
     merchant: &str,
 ) -> CoreResult<StatementExport> {
+    let path = &out.path().to_path_buf();
     let format = format_of(path)?;
     // Hashed first: the header that carries the hash comes before the rows.
     let (rows, sha) = digest(orders, s, dict, tz)?;
     let head = header(s, merchant, tz, made_at, rows, &sha);
-    let io = |e: &dyn std::fmt::Display| {
-        CoreError::storage(format!("cannot write {}: {e}", path.display()))
-    };
+    let io = |e: &dyn std::fmt::Display| crate::output::write_error(path, e);
     match format {
         Format::Csv => {
             let mut w = csv::WriterBuilder::new()
                 .flexible(true)
-                .from_path(path)
-                .map_err(|e| io(&e))?;
+                .from_writer(out.file());
             for (k, v) in &head {
                 w.write_record(safe_record([*k, v.as_str()]))
                     .map_err(|e| io(&e))?;
@@ -293,16 +293,20 @@ pub fn export(
             })?;
             w.flush().map_err(|e| io(&e))?;
         }
-        Format::Xlsx => {
-            write_xlsx(orders, s, dict, path, tz, made_at, &head).map_err(|e| io(&e))?
-        }
+        // Said once: an error of the cache as it is, the workbook's with the path.
+        Format::Xlsx => match write_xlsx(orders, s, dict, out.file(), tz, made_at, &head) {
+            Ok(()) => {}
+            Err(Failed::Core(e)) => return Err(e),
+            Err(Failed::Xlsx(e)) => return Err(io(&e)),
+        },
         Format::Pdf => {
             let codes: Vec<&str> = s.currencies.iter().map(|c| c.currency.as_str()).collect();
             let heading = super::pdf::Heading { pairs: &head };
             let bytes = super::pdf::write(&heading, &lines(s), &codes);
-            std::fs::write(path, bytes).map_err(|e| io(&e))?;
+            std::io::Write::write_all(out.file(), &bytes).map_err(|e| io(&e))?;
         }
     }
+    out.commit()?;
     Ok(StatementExport {
         rows,
         sha256: sha,
@@ -343,7 +347,7 @@ fn write_xlsx(
     orders: &dyn OrderStore,
     s: &Statement,
     dict: &StateDictionary,
-    path: &Path,
+    to: &mut std::fs::File,
     tz: FixedOffset,
     made_at: i64,
     head: &[(&'static str, String)],
@@ -433,6 +437,6 @@ fn write_xlsx(
         return Err(f);
     }
     read.map_err(Failed::Core)?;
-    book.save(path)?;
+    book.save_to_writer(to)?;
     Ok(())
 }

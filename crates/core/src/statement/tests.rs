@@ -309,7 +309,7 @@ fn exports_carry_their_header_and_the_same_digest() {
             &Orders::on(&conn),
             &s,
             &dict,
-            &dir.path().join(name),
+            crate::output::create(&dir.path().join(name), crate::output::Existing::Replace)?,
             tz,
             86_400_000,
             "Demo (merNo 10001)",

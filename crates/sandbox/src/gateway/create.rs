@@ -104,6 +104,9 @@ pub(super) fn create_payin(
             "https://pay.sandbox.paydesk.invalid/checkout/{}",
             o.trade_no
         );
+        if let Some(hostile) = s.pay_url.read().unwrap_or_else(|e| e.into_inner()).clone() {
+            o.pay_url = hostile;
+        }
     }
     match magic(c.source_amount, &c.currency_code) {
         MAGIC_FAIL => {
