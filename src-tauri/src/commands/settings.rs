@@ -234,8 +234,11 @@ pub async fn conventions_export(
     state.unlocked()?;
     let c = state.home().conventions(&profile)?;
     let path = super::export_target(&path, overwrite)?;
-    std::fs::write(&path, c.to_json() + "\n")
-        .map_err(|e| paydesk_core::CoreError::storage(format!("{}: {e}", path.display())))
+    paydesk_core::output::write(
+        &path,
+        paydesk_core::output::Existing::replace_if(overwrite),
+        (c.to_json() + "\n").as_bytes(),
+    )
 }
 
 /// Checks a profile's connection with no money moved (see

@@ -405,14 +405,11 @@ fn conventions(
         ConventionsCmd::Export { file, name, force } => {
             let name = which(name)?;
             let c = home.conventions(&name)?;
-            if !force && std::fs::symlink_metadata(&file).is_ok() {
-                return Err(Failure::Input(format!(
-                    "{}: exists; give --force to replace it",
-                    file.display()
-                )));
-            }
-            std::fs::write(&file, c.to_json() + "\n")
-                .map_err(|e| Failure::Other(format!("{}: {e}", file.display())))?;
+            paydesk_core::output::write(
+                &file,
+                paydesk_core::output::Existing::replace_if(force),
+                (c.to_json() + "\n").as_bytes(),
+            )?;
             print(g, &file, || {
                 format!("conventions of {name} written to {}", file.display())
             })
