@@ -144,7 +144,10 @@ export const commands = {
 	 *  `TU` card top-up, `WD` card withdrawal, `RV` review submission).
 	 */
 	orderNoNew: (prefix: string) => typedError<string, CoreError>(__TAURI_INVOKE("order_no_new", { prefix })),
-	/**  Opens a payin's `payUrl` in the default browser; only http and https links. */
+	/**
+	 *  Opens a payin's `payUrl` in the default browser: only a link the core's rule admits
+	 *  (`https`, or `http` to this machine; bounded; no credentials in it).
+	 */
 	payUrlOpen: (url: string) => typedError<null, CoreError>(__TAURI_INVOKE("pay_url_open", { url })),
 	payinCreate: (form: PayinForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payin_create", { form, allowDuplicate })),
 	/**  Checks a payout and answers with what the confirmation step shows. */
@@ -248,7 +251,7 @@ export const commands = {
 	 *  (or, when empty, the password the keyring keeps for `profile`) and says who the
 	 *  database says the member is.
 	 */
-	teamTest: (profile: string, config: PgConfig, password: string) => typedError<TeamProbe, CoreError>(__TAURI_INVOKE("team_test", { profile, config, password })),
+	teamTest: (profile: string, config: PgConfig_Deserialize, password: string) => typedError<TeamProbe, CoreError>(__TAURI_INVOKE("team_test", { profile, config, password })),
 	/**  Keeps the member's database password in the keyring. */
 	teamPasswordSet: (profile: string, password: string) => typedError<null, CoreError>(__TAURI_INVOKE("team_password_set", { profile, password })),
 	/**  The member did something in the window (sent at most every few seconds). */
@@ -1952,11 +1955,36 @@ export type Period = {
 };
 
 /**  Where a team's database is. The password is in the keyring, never here. */
-export type PgConfig = {
+export type PgConfig = PgConfig_Serialize | PgConfig_Deserialize;
+
+/**  Where a team's database is. The password is in the keyring, never here. */
+export type PgConfig_Deserialize = {
 	host: string,
 	port: number,
 	database: string,
 	user: string,
+	/**
+	 *  A PEM file of the certificate authorities that sign the server's certificate
+	 *  (a team's private PKI); empty: the operating system's roots. Not used on
+	 *  loopback, where any certificate is taken (the password's SCRAM exchange is
+	 *  bound to the TLS channel either way).
+	 */
+	caFile?: string,
+};
+
+/**  Where a team's database is. The password is in the keyring, never here. */
+export type PgConfig_Serialize = {
+	host: string,
+	port: number,
+	database: string,
+	user: string,
+	/**
+	 *  A PEM file of the certificate authorities that sign the server's certificate
+	 *  (a team's private PKI); empty: the operating system's roots. Not used on
+	 *  loopback, where any certificate is taken (the password's SCRAM exchange is
+	 *  bound to the TLS channel either way).
+	 */
+	caFile?: string,
 };
 
 /**
@@ -2104,7 +2132,7 @@ export type Profile_Deserialize = {
 	 *  A team profile: the team's PostgreSQL database (the password in the keyring).
 	 *  `None`: a single desk on its own SQLite file.
 	 */
-	team?: PgConfig | null,
+	team?: PgConfig_Deserialize | null,
 };
 
 export type Profile_Serialize = {
@@ -2145,7 +2173,7 @@ export type Profile_Serialize = {
 	 *  A team profile: the team's PostgreSQL database (the password in the keyring).
 	 *  `None`: a single desk on its own SQLite file.
 	 */
-	team?: PgConfig,
+	team?: PgConfig_Serialize,
 };
 
 export type Profiles = Profiles_Serialize | Profiles_Deserialize;

@@ -116,6 +116,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         port: pg.port(),
         database: "team".into(),
         user: pg.owner().into(),
+        ca_file: String::new(),
     };
     let connect = || PgLink::connect(&cfg, pg.owner_password());
     let owner = connect()?;

@@ -216,6 +216,7 @@ fn the_same_orders_give_the_same_statement_on_postgres_and_on_sqlite() {
         port: pg.port(),
         database: "team".into(),
         user: pg.owner().into(),
+        ca_file: String::new(),
     };
     let owner = PgLink::connect(&cfg, pg.owner_password()).unwrap();
     let mer = common::MER as i64;

@@ -24,6 +24,7 @@ fn cfg(pg: &TestPg, user: &str) -> PgConfig {
         port: pg.port(),
         database: DB.into(),
         user: user.into(),
+        ca_file: String::new(),
     }
 }
 

@@ -83,6 +83,7 @@ fn connect(pg: &TestPg, user: &str, password: &str) -> PgLink {
         port: pg.port(),
         database: DB.into(),
         user: user.into(),
+        ca_file: String::new(),
     };
     PgLink::connect(&cfg, password).unwrap()
 }

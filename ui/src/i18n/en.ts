@@ -1292,6 +1292,9 @@ export const en = {
       host: "Host",
       port: "Port",
       database: "Database",
+      caFile: "Certificate authorities (PEM file)",
+      caFileHint:
+        "For a team server whose certificate a private authority signs: the full path of its PEM file. Empty: the system's roots; a server on this machine is reached whatever its certificate.",
       user: "User",
       password: "Password",
       passwordHint:

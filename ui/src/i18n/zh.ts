@@ -1215,6 +1215,9 @@ export const zh: Catalogue = {
       host: "主机",
       port: "端口",
       database: "数据库",
+      caFile: "证书颁发机构（PEM 文件）",
+      caFileHint:
+        "团队服务器的证书由私有机构签发时：填写其 PEM 文件的完整路径。留空：使用系统根证书；本机上的服务器无论证书如何都可连接。",
       user: "用户",
       password: "密码",
       passwordHint: "保存配置时存入系统密钥环；留空则保留已保存的密码。",

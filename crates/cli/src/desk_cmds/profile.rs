@@ -171,6 +171,10 @@ pub struct AddProfile {
     /// This desk's database user (a member of the team).
     #[arg(long)]
     team_user: Option<String>,
+    /// A PEM file of the certificate authorities of the team's private PKI (default:
+    /// the system's roots; on loopback any certificate is taken).
+    #[arg(long, default_value = "")]
+    team_ca_file: String,
 }
 
 pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
@@ -235,6 +239,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                             port: a.team_port,
                             database: a.team_database.unwrap_or_default(),
                             user: a.team_user.unwrap_or_default(),
+                            ca_file: a.team_ca_file,
                         };
                         cfg.validate()?;
                         Some(cfg)

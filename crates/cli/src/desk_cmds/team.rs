@@ -64,6 +64,10 @@ pub struct DbArgs {
     database: String,
     #[arg(long)]
     user: String,
+    /// A PEM file of the certificate authorities of a private PKI that signs the server's
+    /// certificate (default: the system's roots; any certificate on loopback).
+    #[arg(long, default_value = "")]
+    ca_file: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -241,6 +245,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                 port: db.port,
                 database: db.database,
                 user: db.user,
+                ca_file: db.ca_file,
             };
             let pw = password("PAYDESK_TEAM_PASSWORD", "the database owner's password: ")?;
             let link = PgLink::connect(&cfg, &pw)?;

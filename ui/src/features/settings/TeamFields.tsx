@@ -102,6 +102,15 @@ export function TeamFields({
               data-testid="profile-team-user"
             />
           </Group>
+          <TextInput
+            label={t("settings.team.caFile")}
+            description={t("settings.team.caFileHint")}
+            placeholder="/etc/ssl/team-ca.pem"
+            value={team.caFile ?? ""}
+            onChange={(e) => set("caFile", e.currentTarget.value)}
+            error={err("team.caFile")}
+            data-testid="profile-team-ca-file"
+          />
           <PasswordInput
             label={t("settings.team.password")}
             description={t("settings.team.passwordHint")}

@@ -38,6 +38,12 @@ pub struct PgConfig {
     pub port: u16,
     pub database: String,
     pub user: String,
+    /// A PEM file of the certificate authorities that sign the server's certificate
+    /// (a team's private PKI); empty: the operating system's roots. Not used on
+    /// loopback, where any certificate is taken (the password's SCRAM exchange is
+    /// bound to the TLS channel either way).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ca_file: String,
 }
 
 impl PgConfig {
@@ -72,6 +78,12 @@ impl PgConfig {
         }
         // Any role may connect (the owner who runs `team init` too); members added by
         // the team follow USER_NAME_RULE.
+        if !self.ca_file.is_empty() && !std::path::Path::new(&self.ca_file).is_absolute() {
+            return Err(CoreError::validation(
+                "team.caFile",
+                "must be the full path of a PEM file of certificate authorities",
+            ));
+        }
         if self.user.is_empty() || self.user.len() > 63 || self.user.chars().any(char::is_control) {
             return Err(CoreError::validation(
                 "team.user",
@@ -178,6 +190,7 @@ impl PgLink {
         } else {
             tokio_postgres::config::SslMode::Require
         });
+        let ca_file = cfg.ca_file.clone();
         let (client_tx, client_rx) = mpsc::sync_channel::<CoreResult<Client>>(1);
         let (notice_tx, notice_rx) = mpsc::channel::<Notice>();
         std::thread::Builder::new()
@@ -194,7 +207,7 @@ impl PgLink {
                     }
                 };
                 rt.block_on(async move {
-                    let tls = match tls_connector() {
+                    let tls = match tls_connector(loopback, &ca_file) {
                         Ok(tls) => tls,
                         Err(e) => {
                             let _ = client_tx.send(Err(e));
@@ -481,17 +494,103 @@ fn connect_error(e: tokio_postgres::Error) -> CoreError {
 }
 
 /// TLS for the team's database: rustls with the operating system's roots (as the
-/// gateway's client).
-fn tls_connector() -> CoreResult<tokio_postgres_rustls::MakeRustlsConnect> {
+/// gateway's client), or the roots of `ca_file` (a team's private PKI). On loopback any
+/// certificate is taken: a server on this machine with TLS on (Debian's default, a
+/// self-signed certificate) is reached, and the password's SCRAM exchange is bound to
+/// the channel, so no one between can replay it.
+fn tls_connector(
+    loopback: bool,
+    ca_file: &str,
+) -> CoreResult<tokio_postgres_rustls::MakeRustlsConnect> {
     use rustls_platform_verifier::BuilderVerifierExt;
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
-        .map_err(|e| CoreError::internal(e.to_string()))?
-        .with_platform_verifier()
-        .map_err(|e| CoreError::internal(e.to_string()))?
-        .with_no_client_auth();
+        .map_err(|e| CoreError::internal(e.to_string()))?;
+    let config = if loopback {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AnyCertOnLoopback(provider)))
+            .with_no_client_auth()
+    } else if !ca_file.is_empty() {
+        let pem = std::fs::read(ca_file).map_err(|e| {
+            CoreError::validation("team.caFile", format!("{ca_file} cannot be read: {e}"))
+        })?;
+        let mut roots = rustls::RootCertStore::empty();
+        let certs: Vec<_> = rustls::pki_types::pem::PemObject::pem_slice_iter(&pem)
+            .collect::<Result<Vec<rustls::pki_types::CertificateDer<'static>>, _>>()
+            .map_err(|e| {
+                CoreError::validation("team.caFile", format!("{ca_file} is not PEM: {e}"))
+            })?;
+        if certs.is_empty() {
+            return Err(CoreError::validation(
+                "team.caFile",
+                format!("{ca_file} holds no certificate"),
+            ));
+        }
+        for c in certs {
+            roots
+                .add(c)
+                .map_err(|e| CoreError::validation("team.caFile", format!("{ca_file}: {e}")))?;
+        }
+        builder.with_root_certificates(roots).with_no_client_auth()
+    } else {
+        builder
+            .with_platform_verifier()
+            .map_err(|e| CoreError::internal(e.to_string()))?
+            .with_no_client_auth()
+    };
     Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+}
+
+/// Takes any certificate of a server on this machine, still checking that the server
+/// holds its key (the handshake's signatures).
+#[derive(Debug)]
+struct AnyCertOnLoopback(Arc<rustls::crypto::CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for AnyCertOnLoopback {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        _server_name: &rustls::pki_types::ServerName<'_>,
+        _ocsp: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
 }
 
 /// The team schema's migrations, in order; applied by `team init` (as the database's
