@@ -300,6 +300,23 @@ async fn a_gateway_with_other_conventions_is_read_right_once_the_profile_says_th
             .contains("does not show"),
         "the journal says why: {entry}"
     );
+    // A person who checked with the gateway resolves it; it is done, and never sent.
+    let id = entry["id"].as_i64().unwrap().to_string();
+    env.ok(&[
+        "journal",
+        "resolve",
+        &id,
+        "--done",
+        "--reason",
+        "the gateway's support confirmed TU-OTH-1 went through",
+    ]);
+    let out = env.run(&topup, "");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "done: the same command replays it"
+    );
+    assert_eq!(count_numbered(&running, "TU-OTH-1"), 1);
 }
 
 /// A new merchant's first steps against that gateway before the profile says its
