@@ -38,6 +38,8 @@ fn other_conventions() -> serde_json::Value {
         "timeZone": "Asia/Shanghai",
         "maxPageSize": 100,
         "maxSpanHours": 6,
+        "queryTypes": {"sales": "SALE", "refund": "REFUND", "chargeback": "CB"},
+        "v1QuerySignField": "sing",
         "listShows": {"payins": true, "payouts": true, "topUps": false, "withdrawals": true}
     })
 }
@@ -234,6 +236,21 @@ async fn a_gateway_with_other_conventions_is_read_right_once_the_profile_says_th
         cached, expected,
         "every order cached in the state the gateway gave"
     );
+
+    // Queries in that gateway's words: its queryType names, its V1 `sing`.
+    let refunded = running.sandbox.with_state(|s| {
+        s.orders
+            .iter()
+            .find(|o| !o.refunds.is_empty())
+            .map(|o| o.trade_no.clone())
+            .unwrap()
+    });
+    let shown = env.ok(&["orders", "show", &refunded]);
+    assert!(
+        shown.contains("verified with the gateway's key"),
+        "a live answer came: {shown}"
+    );
+    env.ok(&["refund", "show", "--trade-no", &refunded]);
 
     // Money: a proxy after commit never pays twice in these conventions either.
     proxy_after_commit_pays_once(&mut env, &running, "OTH").await;

@@ -47,6 +47,13 @@ impl Dialect<'_> {
             .filter(|ms| *ms > 0)
     }
 
+    /// Whether the V1 query takes its signature only as `sing`.
+    pub fn v1_query_sings(&self) -> bool {
+        self.conventions.is_some_and(|c| {
+            c.v1_query_sign_field == paydesk_gateway::conventions::V1QuerySignField::Sing
+        })
+    }
+
     /// Which orders the list shows, where not every kind.
     pub fn list_shows(&self) -> Option<ListShows> {
         self.conventions

@@ -271,7 +271,8 @@ impl Desk {
             ..wire::V2OrderQuery::new(
                 MerNo(self.profile.mer_no),
                 trade_no.to_string(),
-                wire::V2OrderQuery::SALES.into(),
+                // The gateway's name of a sale's query (its conventions).
+                self.conventions.query_types.sales.clone(),
             )
         };
         let (relisted, queried) = tokio::join!(

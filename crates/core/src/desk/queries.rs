@@ -153,10 +153,18 @@ impl Desk {
         query_type: &str,
     ) -> CoreResult<paydesk_gateway::Answer<wire::OrderRecord>> {
         paydesk_gateway::validate::required("queryType", query_type)?;
+        // The gateway's own names of the three kinds of query (its conventions).
+        let names = &self.conventions.query_types;
+        let wire_type = match query_type {
+            "sales" => names.sales.as_str(),
+            "refund" => names.refund.as_str(),
+            "chargeback" => names.chargeback.as_str(),
+            other => other,
+        };
         let op = wire::V2OrderQuery::new(
             MerNo(self.profile.mer_no),
             trade_no.to_string(),
-            query_type.to_string(),
+            wire_type.to_string(),
         );
         let a = self
             .query(&op, format!("tradeNo={trade_no} queryType={query_type}"))
@@ -252,7 +260,9 @@ impl Desk {
             trade_no: trade_no.to_string(),
             query_type: wire::V1RefundQuery::REFUND.into(),
             refund_no: refund_no.to_string(),
-            sing_variant: false,
+            // Some gateways spell this query's signature field `sing` (conventions).
+            sing_variant: self.conventions.v1_query_sign_field
+                == paydesk_gateway::conventions::V1QuerySignField::Sing,
         };
         let a = self
             .query(&op, format!("tradeNo={trade_no} refundNo={refund_no}"))

@@ -444,12 +444,15 @@ fn gate(
         )
     })?;
 
-    let field =
-        if route == Route::V1Query && body.contains_key("sing") && !body.contains_key("sign") {
-            "sing"
-        } else {
-            "sign"
-        };
+    // The V1 query takes either spelling, unless the conventions spoken name one.
+    let only_sing = route == Route::V1Query && s.with_dialect(|d| d.v1_query_sings());
+    let field = if only_sing
+        || (route == Route::V1Query && body.contains_key("sing") && !body.contains_key("sign"))
+    {
+        "sing"
+    } else {
+        "sign"
+    };
     let sign = match body.get(field) {
         Some(Value::String(t)) if !t.is_empty() => t.clone(),
         _ => return Err(Failure::new(Code::BadSignature, format!("{field} is required")).into()),
@@ -672,7 +675,8 @@ fn run(
         Route::V1Query => {
             let op: wire::V1RefundQuery = decode(body)?;
             check(&op)?;
-            if s.with_dialect(|d| d.query_type_in(&op.query_type)) != "refund" {
+            // The V1 query's one type, as the interface names it.
+            if op.query_type != "refund" {
                 return Err(Failure::new(
                     Code::BadFormat,
                     "queryType: this query answers refund only",
