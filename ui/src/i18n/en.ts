@@ -241,6 +241,9 @@ export const en = {
     currency: "Currency",
     email: "Payer's email",
     userId: "Payer's user id",
+    customerIp: "Customer's IP address",
+    customerIpHint:
+      "Optional: the payer's IPv4 or IPv6 address; empty sends the requester's IP of the gateway conventions.",
     returnUrl: "Return URL",
     pixName: "Payer's name",
     ssn: "CPF (social security number)",

@@ -231,6 +231,8 @@ export const zh: Catalogue = {
     currency: "币种",
     email: "付款人邮箱",
     userId: "付款人用户 ID",
+    customerIp: "客户 IP 地址",
+    customerIpHint: "可选：付款人的 IPv4 或 IPv6 地址；留空则发送网关约定中的请求方 IP。",
     returnUrl: "返回地址",
     pixName: "付款人姓名",
     ssn: "CPF（社会保障号）",

@@ -154,6 +154,15 @@ export function PayinsPage() {
                 />
               </Group>
               <TextInput
+                label={t("payins.customerIp")}
+                description={t("payins.customerIpHint")}
+                placeholder="203.0.113.7"
+                value={form.ipAddress}
+                onChange={(e) => set("ipAddress", e.currentTarget.value)}
+                error={err("ipAddress")}
+                data-testid="payin-customer-ip"
+              />
+              <TextInput
                 label={t("payins.returnUrl")}
                 value={form.returnUrl}
                 onChange={(e) => set("returnUrl", e.currentTarget.value)}
