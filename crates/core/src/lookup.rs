@@ -92,19 +92,24 @@ pub fn prove(
     }
     let mut differs = Vec::new();
     if let Some((amount, currency)) = &intended.money {
-        if item.source_currency != *currency {
-            differs.push(format!(
-                "currency {:?}, not {currency}",
-                terminal_safe(&item.source_currency, 16)
-            ));
+        // Every listing of the order must be the journal's: an answer that lists it
+        // twice, once with other money, does not say which is true.
+        for i in &page.list {
+            if i.source_currency != *currency {
+                differs.push(format!(
+                    "currency {:?}, not {currency}",
+                    terminal_safe(&i.source_currency, 16)
+                ));
+            }
+            if i.source_amount != *amount {
+                differs.push(format!(
+                    "amount {}, not {}",
+                    i.source_amount.normalize(),
+                    amount.normalize()
+                ));
+            }
         }
-        if item.source_amount != *amount {
-            differs.push(format!(
-                "amount {}, not {}",
-                item.source_amount.normalize(),
-                amount.normalize()
-            ));
-        }
+        differs.dedup();
     }
     if let (Some(want), Some(seen)) = (intended.kind, known_kind(&item.trade_no))
         && want != seen
