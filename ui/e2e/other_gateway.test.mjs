@@ -239,6 +239,12 @@ test("before the profile says the other gateway's conventions, the first run and
     failed.some((f) => f.setting === "conventions.maxPageSize" && /maxPageSize/.test(f.text)),
     `no failure names maxPageSize: ${JSON.stringify(failed)}`,
   );
+  // The balance answered with the other gateway's success code "0": a refusal to a desk
+  // that knows only "00000", with the member to add it to.
+  assert.ok(
+    failed.some((f) => f.what === "balance" && f.setting === "conventions.successCodes"),
+    `the balance's failure does not name successCodes: ${JSON.stringify(failed)}`,
+  );
   await browser.pause(800);
   await h.shot("other-gateway-check-failed");
   await closeCheck();
@@ -262,6 +268,9 @@ test("the conventions imported from their pasted text and saved: the check works
       `${m} not among ${members}`,
     );
   }
+  // A state field the file leaves out: said to have no known values, not left blank.
+  const refunds = await h.waitFor(`${id("conv-import-sets")} tr[data-member="states.refundState"]`);
+  assert.match(await domText(refunds), /shown raw/);
   await browser.pause(400);
   await h.shot("other-gateway-import");
   await h.click(id("conv-import-save"));
