@@ -113,6 +113,34 @@ async fn a_bad_page_signature_stops_the_sync_and_caches_nothing_of_it() {
     );
 }
 
+/// A gateway that takes smaller pages than the profile's conventions say: the sync's
+/// error, and the failure the dashboard shows, name the setting to change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_page_size_is_named_in_the_error_and_on_the_dashboard() {
+    let f = common::Fixture::new("page").await;
+    let running = &f.running;
+    running.sandbox.seed(&SeedSpec {
+        mer_no: Some(common::MER),
+        ..SeedSpec::new(50)
+    });
+    running.sandbox.set_behaviour(paydesk_sandbox::Behaviour {
+        speaks: Some(paydesk_gateway::Conventions {
+            max_page_size: 100,
+            ..paydesk_gateway::Conventions::sandbox()
+        }),
+        ..paydesk_sandbox::Behaviour::default()
+    });
+    let desk = f.desk().await;
+    let err = desk
+        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CoreError::Rejected { .. }), "{err}");
+    assert!(err.to_string().contains("maxPageSize"), "{err}");
+    let (_, shown) = desk.dashboard().unwrap().sync_error.unwrap();
+    assert!(shown.contains("maxPageSize"), "the dashboard: {shown}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_double_submit_sends_once() {
     let f = common::Fixture::new("dbl").await;

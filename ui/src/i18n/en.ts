@@ -1149,6 +1149,7 @@ export const en = {
     importPaste: "Or paste the file's text",
     importRead: "Read and check",
     importSets: "What the file changes",
+    importNone: "None: every value of it is shown raw",
     importNothing: "The file sets nothing that differs from what is saved now.",
     importSave: "Save these conventions",
     imported: "Conventions imported into {{name}}",

@@ -1075,6 +1075,7 @@ export const zh: Catalogue = {
     importPaste: "或粘贴文件内容",
     importRead: "读取并检查",
     importSets: "文件将修改的内容",
+    importNone: "无：其所有值均按原样显示",
     importNothing: "文件中没有与当前已保存设置不同的内容。",
     importSave: "保存这些约定",
     imported: "约定已导入 {{name}}",

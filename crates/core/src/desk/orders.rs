@@ -123,19 +123,30 @@ impl Desk {
 
     /// A refusal of the order list during a sync, with the settings that may cause it
     /// named: the page size and the span of `dateLimit` are limits the interface does
-    /// not give, and a gateway's refusal of either is otherwise only its own code.
+    /// not give, and a gateway's refusal of either is otherwise only its own code. The
+    /// named error is also the sync's recorded failure, which the dashboard shows.
     fn list_refusal_named(&self, e: CoreError, opts: &SyncOptions) -> CoreError {
         match e {
             CoreError::Rejected {
                 gateway_code,
                 message,
-            } => CoreError::Rejected {
-                message: format!(
-                    "{message} (the order list was refused while syncing with pages of {} orders and windows of {} hours read in the gateway's zone {}: if the gateway limits these, set them in the profile's conventions, `paydesk profile conventions set maxPageSize N` or `maxSpanHours N`, then check with `paydesk profile check`)",
-                    opts.page_size, opts.window_hours, self.conventions.time_zone
-                ),
-                gateway_code,
-            },
+            } => {
+                let named = CoreError::Rejected {
+                    message: format!(
+                        "{message} (the order list was refused while syncing with pages of {} orders and windows of {} hours read in the gateway's zone {}: if the gateway limits these, set them in the profile's conventions, `paydesk profile conventions set maxPageSize N` or `maxSpanHours N`, then check with `paydesk profile check`)",
+                        opts.page_size, opts.window_hours, self.conventions.time_zone
+                    ),
+                    gateway_code,
+                };
+                if let Err(w) = self
+                    .store
+                    .sync_state()
+                    .record_error(&self.profile.name, &named.to_string())
+                {
+                    tracing::warn!(error = %w, "sync failure not recorded");
+                }
+                named
+            }
             other => other,
         }
     }

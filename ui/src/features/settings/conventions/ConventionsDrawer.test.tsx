@@ -113,7 +113,13 @@ describe("the conventions panel", { timeout: 30_000 }, () => {
   });
 
   it("imports a file: a mistake names the member, a good file shows what it sets, then saves", async () => {
-    const file: Conventions = { ...SANDBOX, name: "acme-gw", timeZone: "America/Mexico_City" };
+    const file: Conventions = {
+      ...SANDBOX,
+      name: "acme-gw",
+      timeZone: "America/Mexico_City",
+      // A state field the file leaves out: none of its values known.
+      states: { ...SANDBOX.states, settle: {} },
+    };
     backend({
       conventions: () => SANDBOX,
       conventions_parse: ({ text }) =>
@@ -144,7 +150,12 @@ describe("the conventions panel", { timeout: 30_000 }, () => {
     const members = [...sets.querySelectorAll("[data-member]")].map((r) =>
       r.getAttribute("data-member"),
     );
-    expect(members).toEqual(["name", "timeZone"]);
+    expect(members).toEqual(["name", "states.settle", "timeZone"]);
+    expect(
+      within(sets.querySelector('[data-member="states.settle"]') as HTMLElement).getByText(
+        "None: every value of it is shown raw",
+      ),
+    ).toBeTruthy();
     expect(within(sets).getByText("America/Mexico_City")).toBeTruthy();
     expect(within(sets).getByText("acme-gw")).toBeTruthy();
     fireEvent.click(screen.getByTestId("conv-import-save"));

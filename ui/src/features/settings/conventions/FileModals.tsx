@@ -127,7 +127,14 @@ export function ImportModal({ profile, current, opened, onClose }: ImportProps) 
                         </Text>
                       </Table.Td>
                       <Table.Td style={{ overflowWrap: "anywhere" }}>
-                        <Text size="sm">{c.value}</Text>
+                        {c.value ? (
+                          <Text size="sm">{c.value}</Text>
+                        ) : (
+                          // A state field the file leaves out: no value of it is known.
+                          <Text size="sm" c="dimmed">
+                            {t("conventions.importNone")}
+                          </Text>
+                        )}
                       </Table.Td>
                     </Table.Tr>
                   ))}
