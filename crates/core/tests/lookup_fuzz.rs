@@ -99,8 +99,12 @@ fn truth(p: &OrderListPage) -> Truth {
     if trades.len() != 1 || !trade_ok(trades.iter().next().unwrap()) {
         return Truth::NeitherProven;
     }
-    let i = &p.list[0];
-    if i.source_currency == "MXN" && i.source_amount == Decimal::new(12_345, 2) {
+    // Every listing of the one order carries the journal's money.
+    let same = p
+        .list
+        .iter()
+        .all(|i| i.source_currency == "MXN" && i.source_amount == Decimal::new(12_345, 2));
+    if same {
         Truth::Ours
     } else {
         Truth::NeitherProven
