@@ -251,6 +251,14 @@ async fn a_gateway_with_other_conventions_is_read_right_once_the_profile_says_th
         "a live answer came: {shown}"
     );
     env.ok(&["refund", "show", "--trade-no", &refunded]);
+    // Its "no such order" code is said as such, not as a refusal.
+    let out = env.run(&["refund", "show", "--trade-no", "T-NO-SUCH-ORDER"], "");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr.contains("the gateway has no such order (NONE"),
+        "{stderr}"
+    );
 
     // Money: a proxy after commit never pays twice in these conventions either.
     proxy_after_commit_pays_once(&mut env, &running, "OTH").await;

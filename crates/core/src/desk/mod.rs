@@ -695,7 +695,18 @@ impl Desk {
         let started = Instant::now();
         let r = ask(self.client()?, op).await;
         self.audit(O::NAME, identifiers, &Self::result_code(&r), started);
-        Ok(r?)
+        match r {
+            // The gateway's "no such order" (its conventions' notFoundCodes) is an
+            // answer about the order, not a refusal of the query.
+            Err(GatewayError::Rejected { code, message })
+                if self.conventions.not_found_codes.contains(&code) =>
+            {
+                Err(CoreError::not_found(format!(
+                    "the gateway has no such order ({code} {message})"
+                )))
+            }
+            r => Ok(r?),
+        }
     }
 
     /// Lets the next submit of `mer_order_no` go ahead although the same intent is in
