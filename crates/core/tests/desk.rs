@@ -1152,3 +1152,28 @@ async fn balance_snapshots_are_taken_when_the_schedule_says() {
         None
     );
 }
+
+/// The connection check with no money moved: on the sandbox every signed query works;
+/// with this desk's clock 10 minutes ahead of the gateway's (its answers' Date), the check
+/// says so, naming the system clock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connection_check_works_and_sees_a_clock_ahead_of_the_gateways() {
+    let f = common::Fixture::new("check").await;
+    let mut desk = f.desk().await;
+    let report = desk.check_connection(Some("USD")).await.unwrap();
+    assert!(report.ok, "{report:?}");
+    let tried: Vec<&str> = report.items.iter().map(|i| i.what.as_str()).collect();
+    assert!(
+        tried.contains(&"balance") && tried.contains(&"orderList"),
+        "{tried:?}"
+    );
+    assert!(!tried.contains(&"clock"), "{tried:?}");
+    let clock = Arc::new(paydesk_core::clock::ShiftedClock::default());
+    clock.advance(std::time::Duration::from_secs(600));
+    desk.set_clock(clock);
+    let report = desk.check_connection(Some("USD")).await.unwrap();
+    assert!(!report.ok);
+    let c = report.items.iter().find(|i| i.what == "clock").unwrap();
+    assert_eq!(c.setting.as_deref(), Some("system clock"));
+    assert!(c.detail.contains("ahead of the gateway's"), "{}", c.detail);
+}

@@ -124,6 +124,9 @@ pub struct Answer<T> {
     pub message: String,
     pub signature: SignatureStatus,
     pub latency: Duration,
+    /// The answer's HTTP `Date` header, where the gateway (or what answered for it)
+    /// gives one: the connection check compares it with this machine's clock.
+    pub date: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// True for `localhost`, 127.0.0.0/8 and ::1.
@@ -362,8 +365,9 @@ impl GatewayClient {
         let result = self.exchange(req).await;
         let latency = started.elapsed();
         let outcome = result
-            .and_then(|(status, bytes)| {
+            .and_then(|(status, bytes, date)| {
                 self.read_answer::<O>(status, &bytes, &prepared.body, latency)
+                    .map(|a| Answer { date, ..a })
             })
             .map_err(GatewayError::shown_safely);
         match &outcome {
@@ -373,9 +377,18 @@ impl GatewayClient {
         outcome
     }
 
-    async fn exchange(&self, req: reqwest::RequestBuilder) -> Result<(u16, Vec<u8>), GatewayError> {
+    async fn exchange(
+        &self,
+        req: reqwest::RequestBuilder,
+    ) -> Result<(u16, Vec<u8>, Option<chrono::DateTime<chrono::Utc>>), GatewayError> {
         let mut resp = req.send().await.map_err(classify)?;
         let status = resp.status().as_u16();
+        let date = resp
+            .headers()
+            .get(reqwest::header::DATE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| chrono::DateTime::parse_from_rfc2822(v).ok())
+            .map(|d| d.with_timezone(&chrono::Utc));
         let cap = self.config.max_response_bytes;
         if resp.content_length().is_some_and(|n| n > cap as u64) {
             return Err(GatewayError::BadResponse {
@@ -397,7 +410,7 @@ impl GatewayClient {
             }
             bytes.extend_from_slice(&chunk);
         }
-        Ok((status, bytes))
+        Ok((status, bytes, date))
     }
 
     fn read_answer<O: Operation>(
@@ -476,6 +489,7 @@ impl GatewayClient {
             message,
             signature,
             latency,
+            date: None,
         })
     }
 

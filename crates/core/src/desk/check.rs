@@ -180,6 +180,25 @@ impl Desk {
             },
         )
         .await;
+        // The gateway's clock, where its answer gives a time (HTTP Date, to the second).
+        if let Ok(a) = &balance
+            && let Some(at) = a.date
+        {
+            let skew = (self.clock.now_ms() - at.timestamp_millis()) / 1000;
+            if skew.abs() > 120 {
+                items.push(item(
+                    "clock",
+                    CheckOutcome::Fails,
+                    format!(
+                        "this machine's clock is {} s {} the gateway's ({} UTC by its answer): set the system clock right (NTP), or the windows of the sync and the dates the desk writes are off by as much",
+                        skew.abs(),
+                        if skew > 0 { "ahead of" } else { "behind" },
+                        at.format("%Y-%m-%d %H:%M:%S")
+                    ),
+                    Some("system clock"),
+                ));
+            }
+        }
         match &balance {
             Ok(a) => items.push(item(
                 "balance",
