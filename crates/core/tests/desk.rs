@@ -1174,6 +1174,6 @@ async fn the_connection_check_works_and_sees_a_clock_ahead_of_the_gateways() {
     let report = desk.check_connection(Some("USD")).await.unwrap();
     assert!(!report.ok);
     let c = report.items.iter().find(|i| i.what == "clock").unwrap();
-    assert_eq!(c.setting.as_deref(), Some("system clock"));
+    assert_eq!(c.setting.as_deref(), Some("systemClock"));
     assert!(c.detail.contains("ahead of the gateway's"), "{}", c.detail);
 }

@@ -1277,8 +1277,10 @@ export const en = {
       origin: "Origin and token",
       token: "Access token",
       timeZone: "Time zone",
+      clock: "Clock",
     },
     setting: {
+      systemClock: "this computer's clock",
       baseUrl: "gateway address",
       merNo: "merchant number",
       origin: "registered origin",

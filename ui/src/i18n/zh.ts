@@ -1200,8 +1200,10 @@ export const zh: Catalogue = {
       origin: "来源与令牌",
       token: "访问令牌",
       timeZone: "时区",
+      clock: "时钟",
     },
     setting: {
+      systemClock: "本机时钟",
       baseUrl: "网关地址",
       merNo: "商户号",
       origin: "登记的来源",

@@ -195,7 +195,7 @@ impl Desk {
                         if skew > 0 { "ahead of" } else { "behind" },
                         at.format("%Y-%m-%d %H:%M:%S")
                     ),
-                    Some("system clock"),
+                    Some("systemClock"),
                 ));
             }
         }
