@@ -374,9 +374,10 @@ test("importing a wrong key shows a clear error and keeps the current key", asyn
   assert.equal(await h.text(id("merchant-key-fingerprint")), fingerprint);
 });
 
-test("the built-in sandbox takes no gateway address: the app says what the CLI says", async () => {
+test("the built-in sandbox's name is reserved: the app says what the CLI says", async () => {
   // One rule in the core for both front ends (the CLI's `profile add sandbox
-  // --base-url ...` gets the same words: crates/cli/tests/hostile_input.rs).
+  // --base-url ...` gets the same words: crates/cli/tests/hostile_input.rs): what is
+  // wrong is the name, not the address.
   await h.click(id("nav-settings"));
   await h.click(id("profile-add"));
   await h.waitFor(id("profile-form"));
@@ -385,10 +386,10 @@ test("the built-in sandbox takes no gateway address: the app says what the CLI s
   await h.typeInto(id("profile-mer-no"), "10001");
   await h.click(id("profile-save"));
   const error = await h.waitFor(
-    `//*[@data-testid="profile-base-url"]/ancestor::*[contains(@class, "InputWrapper-root")][1]//*[contains(@class, "InputWrapper-error")]`,
+    `//*[@data-testid="profile-name"]/ancestor::*[contains(@class, "InputWrapper-root")][1]//*[contains(@class, "InputWrapper-error")]`,
   );
   const text = (await browser.execute((e) => e.textContent ?? "", error)).trim();
-  assert.match(text, /the built-in sandbox has no gateway address/);
+  assert.match(text, /reserved for the built-in sandbox/);
   await h.shot("settings-sandbox-address");
   await browser.keys("Escape");
   // Nothing changed: the sandbox profile is still the built-in one.
