@@ -47,6 +47,89 @@ fn worker(env: &Env) -> Child {
         .unwrap()
 }
 
+/// The maker's payroll of `ROWS` CLABE payouts from `first` MXN up, requested as one
+/// batch: its request's JSON.
+fn request_payroll(env: &mut Env, first: usize) -> serde_json::Value {
+    let mut csv = String::from("type,amount,currency,account,firstName,lastName,country\n");
+    for i in 0..ROWS {
+        csv.push_str(&format!(
+            "clabe,{}.00,MXN,002010077777777771,,,MX\n",
+            first + i
+        ));
+    }
+    let file = env.home.path().join("payroll.csv");
+    std::fs::write(&file, &csv).unwrap();
+    serde_json::from_str(&env.ok(&[
+        "--profile",
+        "mk",
+        "--json",
+        "team",
+        "request",
+        "bulk",
+        file.to_str().unwrap(),
+    ]))
+    .unwrap()
+}
+
+/// Lets `worker` pay part of the batch (8 rows), then kills it with SIGKILL.
+fn kill_mid_batch(pg: &TestPg, mut worker: Child) {
+    let t = Instant::now();
+    while accepted_rows(pg) < 8 {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the worker did not start"
+        );
+        assert!(worker.try_wait().unwrap().is_none(), "the worker exited");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    worker.kill().unwrap(); // SIGKILL
+    worker.wait().unwrap();
+    assert!(
+        accepted_rows(pg) < ROWS,
+        "the batch finished before the kill"
+    );
+}
+
+/// Waits for request `id` to be done while `worker` runs, then stops the worker.
+fn finish_with(pg: &TestPg, id: &str, mut worker: Child) {
+    let t = Instant::now();
+    loop {
+        let state = pg
+            .psql_super(
+                "team",
+                &format!("SELECT state FROM paydesk.requests WHERE id = {id}"),
+            )
+            .unwrap();
+        if state.trim() == "done" {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "the batch never finished: {state}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    worker.kill().unwrap();
+    worker.wait().unwrap();
+}
+
+/// Every row of request `id` is at the gateway exactly once, and nothing else is.
+fn each_row_paid_once(pg: &TestPg, running: &Running, id: &str) {
+    let numbers = pg
+        .psql_super(
+            "team",
+            &format!("SELECT mer_order_no FROM paydesk.request_rows WHERE request_id = {id}"),
+        )
+        .unwrap();
+    let by_number = orders_by_number(running);
+    let numbers: Vec<&str> = numbers.lines().collect();
+    assert_eq!(numbers.len(), ROWS);
+    for n in numbers {
+        assert_eq!(by_number.get(n), Some(&1), "row {n} paid other than once");
+    }
+    assert_eq!(by_number.len(), ROWS, "orders beyond the batch's rows");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_killed_mid_batch_leaves_every_row_paid_exactly_once() {
     // The signer's profile `ext` holds the key; "not found" settles at once, so a row
@@ -76,25 +159,7 @@ async fn a_worker_killed_mid_batch_leaves_every_row_paid_exactly_once() {
     );
 
     // The maker requests a bulk file; the maker cannot approve it.
-    let mut csv = String::from("type,amount,currency,account,firstName,lastName,country\n");
-    for i in 0..ROWS {
-        csv.push_str(&format!(
-            "clabe,{}.00,MXN,002010077777777771,,,MX\n",
-            100 + i
-        ));
-    }
-    let file = env.home.path().join("payroll.csv");
-    std::fs::write(&file, &csv).unwrap();
-    let made: serde_json::Value = serde_json::from_str(&env.ok(&[
-        "--profile",
-        "mk",
-        "--json",
-        "team",
-        "request",
-        "bulk",
-        file.to_str().unwrap(),
-    ]))
-    .unwrap();
+    let made = request_payroll(&mut env, 100);
     let id = made["id"].as_i64().unwrap().to_string();
     assert_eq!(made["state"], "waiting");
     assert_eq!(made["rowCount"], ROWS);
@@ -109,59 +174,15 @@ async fn a_worker_killed_mid_batch_leaves_every_row_paid_exactly_once() {
     assert!(listed.contains(&format!("#{id}")), "{listed}");
 
     // The first worker waits; the approval wakes it.
-    let mut first = worker(&env);
+    let first = worker(&env);
     std::thread::sleep(Duration::from_millis(500));
     env.ok(&["--profile", "ap", "approvals", "approve", &id]);
-    let t = Instant::now();
-    while accepted_rows(&pg) < 8 {
-        assert!(
-            t.elapsed() < Duration::from_secs(60),
-            "the worker did not start"
-        );
-        assert!(first.try_wait().unwrap().is_none(), "the worker exited");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    first.kill().unwrap(); // SIGKILL
-    first.wait().unwrap();
-    let at_kill = accepted_rows(&pg);
-    assert!(at_kill < ROWS, "the batch finished before the kill");
+    kill_mid_batch(&pg, first);
 
     // A second worker takes the batch up at once (the first one's connection is gone).
-    let mut second = worker(&env);
-    let t = Instant::now();
-    loop {
-        let state = pg
-            .psql_super(
-                "team",
-                &format!("SELECT state FROM paydesk.requests WHERE id = {id}"),
-            )
-            .unwrap();
-        if state.trim() == "done" {
-            break;
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(120),
-            "the batch never finished: {state}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    second.kill().unwrap();
-    second.wait().unwrap();
-
+    finish_with(&pg, &id, worker(&env));
     assert_eq!(accepted_rows(&pg), ROWS);
-    let numbers = pg
-        .psql_super(
-            "team",
-            &format!("SELECT mer_order_no FROM paydesk.request_rows WHERE request_id = {id}"),
-        )
-        .unwrap();
-    let by_number = orders_by_number(&running);
-    let numbers: Vec<&str> = numbers.lines().collect();
-    assert_eq!(numbers.len(), ROWS);
-    for n in numbers {
-        assert_eq!(by_number.get(n), Some(&1), "row {n} paid other than once");
-    }
-    assert_eq!(by_number.len(), ROWS, "orders beyond the batch's rows");
+    each_row_paid_once(&pg, &running, &id);
     let shown = env.ok(&["--profile", "ap", "approvals", "show", &id]);
     assert!(shown.contains("done"), "{shown}");
     assert!(shown.contains("outcome: 40 accepted"), "{shown}");
@@ -274,67 +295,12 @@ async fn a_second_signer_takes_over_a_dead_signers_batch_and_pays_each_row_once(
             .success()
     );
 
-    let mut csv = String::from("type,amount,currency,account,firstName,lastName,country\n");
-    for i in 0..ROWS {
-        csv.push_str(&format!(
-            "clabe,{}.00,MXN,002010077777777771,,,MX\n",
-            300 + i
-        ));
-    }
-    let file = env.home.path().join("payroll.csv");
-    std::fs::write(&file, &csv).unwrap();
-    let made: serde_json::Value = serde_json::from_str(&env.ok(&[
-        "--profile",
-        "mk",
-        "--json",
-        "team",
-        "request",
-        "bulk",
-        file.to_str().unwrap(),
-    ]))
-    .unwrap();
+    let made = request_payroll(&mut env, 300);
     let id = made["id"].as_i64().unwrap().to_string();
     env.ok(&["--profile", "ap", "approvals", "approve", &id]);
-
-    // Sam's worker pays part of the batch and is killed.
-    let mut first = worker(&env);
-    let t = Instant::now();
-    while accepted_rows(&pg) < 8 {
-        assert!(
-            t.elapsed() < Duration::from_secs(60),
-            "the worker did not start"
-        );
-        assert!(first.try_wait().unwrap().is_none(), "the worker exited");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    first.kill().unwrap(); // SIGKILL
-    first.wait().unwrap();
-    assert!(
-        accepted_rows(&pg) < ROWS,
-        "the batch finished before the kill"
-    );
-
-    // Sue's worker takes it up.
-    let mut second = worker(&sue);
-    let t = Instant::now();
-    loop {
-        let state = pg
-            .psql_super(
-                "team",
-                &format!("SELECT state FROM paydesk.requests WHERE id = {id}"),
-            )
-            .unwrap();
-        if state.trim() == "done" {
-            break;
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(120),
-            "the batch never finished: {state}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    second.kill().unwrap();
-    second.wait().unwrap();
+    // Sam's worker pays part of the batch and is killed; Sue's takes it up.
+    kill_mid_batch(&pg, worker(&env));
+    finish_with(&pg, &id, worker(&sue));
 
     let failed = pg
         .psql_super(
@@ -347,17 +313,5 @@ async fn a_second_signer_takes_over_a_dead_signers_batch_and_pays_each_row_once(
         "0",
         "every approved row accepted, none failed"
     );
-    let numbers = pg
-        .psql_super(
-            "team",
-            &format!("SELECT mer_order_no FROM paydesk.request_rows WHERE request_id = {id}"),
-        )
-        .unwrap();
-    let by_number = orders_by_number(&running);
-    let numbers: Vec<&str> = numbers.lines().collect();
-    assert_eq!(numbers.len(), ROWS);
-    for n in numbers {
-        assert_eq!(by_number.get(n), Some(&1), "row {n} paid other than once");
-    }
-    assert_eq!(by_number.len(), ROWS, "orders beyond the batch's rows");
+    each_row_paid_once(&pg, &running, &id);
 }

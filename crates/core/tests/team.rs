@@ -9,28 +9,12 @@ mod common;
 
 use std::sync::Arc;
 
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
+use paydesk_core::store::pg::{PgLink, init_team};
 use paydesk_core::team::{self, RequestState, RowState, RuleInput, Team, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_testpg::TestPg;
 
-const DB: &str = "team";
-const PASSWORD: &str = "correct-horse-battery";
-const CLABE: &str = "002010077777777771";
-
-fn cfg(pg: &TestPg, user: &str) -> PgConfig {
-    PgConfig {
-        host: pg.host().into(),
-        port: pg.port(),
-        database: DB.into(),
-        user: user.into(),
-        ca_file: String::new(),
-    }
-}
-
-fn member(pg: &TestPg, user: &str) -> Team {
-    Team::connect(&cfg(pg, user), PASSWORD).unwrap()
-}
+use common::team::{CLABE, DB, PASSWORD, cfg, member};
 
 /// A server with the team schema, its members, and the rules of the example.
 fn team_db() -> TestPg {

@@ -15,28 +15,12 @@ use std::time::{Duration, Instant};
 use paydesk_core::CoreError;
 use paydesk_core::audit::Record;
 use paydesk_core::store::pg::audit::PgAudit;
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
+use paydesk_core::store::pg::{PgLink, init_team};
 use paydesk_core::store::prelude::AuditStore;
 use paydesk_core::team::{RequestState, RuleInput, Team, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
-const DB: &str = "team";
-const PASSWORD: &str = "correct-horse-battery";
-const CLABE: &str = "002010077777777771";
-
-fn cfg(pg: &TestPg, user: &str) -> PgConfig {
-    PgConfig {
-        host: pg.host().into(),
-        port: pg.port(),
-        database: DB.into(),
-        user: user.into(),
-        ca_file: String::new(),
-    }
-}
-
-fn member(pg: &TestPg, user: &str) -> Team {
-    Team::connect(&cfg(pg, user), PASSWORD).unwrap()
-}
+use common::team::{CLABE, DB, PASSWORD, cfg, member};
 
 /// A team set up by its owner (no superuser): admin alice, maker mark, approvers ann
 /// and abe, viewer vic, signer sam; MXN payouts above 10,000 need one approval.

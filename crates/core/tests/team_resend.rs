@@ -12,28 +12,12 @@ mod common;
 use std::sync::{Arc, Barrier};
 
 use paydesk_core::store::pg::team::TeamTables;
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
+use paydesk_core::store::pg::{PgLink, init_team};
 use paydesk_core::team::{self, RequestState, RowState, RuleInput, Team, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_testpg::TestPg;
 
-const DB: &str = "team";
-const PASSWORD: &str = "correct-horse-battery";
-const CLABE: &str = "002010077777777771";
-
-fn cfg(pg: &TestPg, user: &str) -> PgConfig {
-    PgConfig {
-        host: pg.host().into(),
-        port: pg.port(),
-        database: DB.into(),
-        user: user.into(),
-        ca_file: String::new(),
-    }
-}
-
-fn member(pg: &TestPg, user: &str) -> Team {
-    Team::connect(&cfg(pg, user), PASSWORD).unwrap()
-}
+use common::team::{CLABE, DB, PASSWORD, cfg, member};
 
 /// A team with two makers, an approver and a signer; payouts above 1,000 MXN need one
 /// approval.

@@ -259,20 +259,7 @@ async fn v2_payout_clabe() {
     mock.reply(Reply::Json(ok(
         json!({"payCode": 0, "tradeNo": "T2", "merorderNo": "P-7"}),
     )));
-    let op = V2Payout {
-        mer_no: MerNo(10001),
-        mer_order_no: "P-7".into(),
-        currency_code: "MXN".into(),
-        source_amount: dec("2500.50"),
-        withdraw_type: "6".into(),
-        return_url: String::new(),
-        notify_url: "https://shop.example/n".into(),
-        sign_type: "RSA256".into(),
-        version: "V2.0.0".into(),
-        ip_address: "2001:db8::1".into(),
-        card_no: String::new(),
-        clabe: "002010077777777771".into(),
-    };
+    let op = clabe_payout();
     let a = client(&mock).send(&op).await.unwrap();
     assert_eq!(a.data.mer_order_no, "P-7");
     let c = mock.last();

@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, dead_code)]
 
+pub mod team;
+
 use std::sync::Arc;
 use std::time::Duration;
 
