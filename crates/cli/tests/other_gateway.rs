@@ -318,6 +318,10 @@ async fn a_gateway_with_other_conventions_is_read_right_once_the_profile_says_th
         .find(|e| e["merOrderNo"] == "TU-OTH-1")
         .unwrap();
     assert_eq!(entry["status"], "unknown", "{entry}");
+    assert_eq!(
+        entry["canBeLookedUp"], false,
+        "the screens offer a person's resolution, not a look-up: {entry}"
+    );
     assert!(
         entry["message"]
             .as_str()

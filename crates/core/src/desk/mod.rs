@@ -570,7 +570,7 @@ impl Desk {
     /// shows that operation's orders. Otherwise an unknown outcome stays unknown until a
     /// person resolves it, and is never sent again by the desk.
     pub(crate) fn listable(&self, e: &Entry) -> bool {
-        e.can_be_looked_up
+        e.operation.can_be_looked_up()
             && self
                 .conventions
                 .list_shows
@@ -763,6 +763,23 @@ impl Desk {
     /// [`Desk::submit`] of an order whose payment `method` the desk knows (it travels
     /// in a header the journal does not keep): the order is cached with it when made.
     pub(super) async fn submit_order<O: Operation>(
+        &self,
+        op: &O,
+        mer_order_no: &str,
+        summary: &str,
+        method: Option<&str>,
+    ) -> CoreResult<Submitted<O::Output>>
+    where
+        O::Output: TradeNo,
+    {
+        let mut s = self
+            .submit_order_unseen(op, mer_order_no, summary, method)
+            .await?;
+        s.entry = self.as_seen(s.entry);
+        Ok(s)
+    }
+
+    async fn submit_order_unseen<O: Operation>(
         &self,
         op: &O,
         mer_order_no: &str,
@@ -1112,10 +1129,24 @@ impl Desk {
     /// then is it pending (safe to send again, with the same `merOrderNo`). A failed
     /// lookup puts the next one off with backoff. Not due yet (`force` false): as is.
     pub async fn reconcile_entry(&self, e: &Entry, force: bool) -> CoreResult<Entry> {
+        self.reconcile_entry_unseen(e, force)
+            .await
+            .map(|e| self.as_seen(e))
+    }
+
+    /// An entry as this desk sees it: whether the gateway's list can prove where it
+    /// stands takes the conventions' `listShows` into account (what the screens offer:
+    /// a look-up, or a person's resolution).
+    pub(crate) fn as_seen(&self, mut e: Entry) -> Entry {
+        e.can_be_looked_up = self.listable(&e);
+        e
+    }
+
+    async fn reconcile_entry_unseen(&self, e: &Entry, force: bool) -> CoreResult<Entry> {
         let current = || -> CoreResult<Entry> {
             Ok(self.store.journal().get(e.id)?.unwrap_or_else(|| e.clone()))
         };
-        if !e.can_be_looked_up {
+        if !e.operation.can_be_looked_up() {
             // These calls carry no merchant order number the gateway can be asked about.
             let msg = "the gateway cannot be asked about this call: check the card's or the order's history, then mark it done or send it again with the same reference";
             self.store.journal().note(e.id, msg)?;
@@ -1287,9 +1318,13 @@ impl Desk {
     }
 
     pub fn journal_entries(&self, statuses: &[Status], limit: i64) -> CoreResult<Vec<Entry>> {
-        self.store
+        Ok(self
+            .store
             .journal()
-            .list(&self.profile.name, statuses, &[], limit)
+            .list(&self.profile.name, statuses, &[], limit)?
+            .into_iter()
+            .map(|e| self.as_seen(e))
+            .collect())
     }
 
     /// The newest entries of these operations (e.g. `v2.payout`), whatever their status.
@@ -1299,9 +1334,13 @@ impl Desk {
         limit: i64,
     ) -> CoreResult<Vec<Entry>> {
         let names: Vec<&str> = operations.iter().map(|o| o.name()).collect();
-        self.store
+        Ok(self
+            .store
             .journal()
-            .list(&self.profile.name, &[], &names, limit)
+            .list(&self.profile.name, &[], &names, limit)?
+            .into_iter()
+            .map(|e| self.as_seen(e))
+            .collect())
     }
 
     /// An operation's outcome as a receipt even when the call failed after its journal
@@ -1346,6 +1385,7 @@ impl Desk {
         self.store
             .journal()
             .get(id)?
+            .map(|e| self.as_seen(e))
             .ok_or_else(|| CoreError::not_found(format!("no journal entry {id}")))
     }
 }
