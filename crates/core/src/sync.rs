@@ -859,10 +859,16 @@ async fn fetch_all(
             && page.data.total_page <= 1
             && list.iter().all(|i| !i.trade_no.is_empty());
         if let Some(known) = &job.whole {
-            // The older half of a span known whole: what this newer half does not hold.
+            // The older half of a span known whole: what this newer half does not hold,
+            // worked out only when the newer half holds nothing. An order the newer
+            // half lists could be an older day's that the list put there (a gateway's
+            // list that places an order on two days): the older half would then be
+            // complete without it, and no later sync would read it again. Otherwise the
+            // older half is read on its own, and an order two windows list leaves both
+            // incomplete until an honest read places it.
             let older = job.window + job.span;
             let span = known.window + known.span - older;
-            match less(&known.items, &list).filter(|_| whole) {
+            match less(&known.items, &list).filter(|_| whole && list.is_empty()) {
                 Some(rest) => settle(
                     (older, span),
                     rest,

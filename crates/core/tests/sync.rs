@@ -157,8 +157,13 @@ async fn windows_split_and_merged_under_lost_pages_lose_and_double_nothing() {
         "{} requests where a request a day would take {daily}",
         again.requests
     );
+    // (At most 80 %: an older half is worked out from its span only when the newer
+    // half holds nothing, since an order the newer half lists may be an older day's;
+    // otherwise it is read on its own. It was 65 % while every older half was worked
+    // out, which the hostile paging fuzz showed can leave a day complete without an
+    // order the list put on a later day.)
     assert!(
-        again.requests * 100 <= daily * 65,
+        again.requests * 100 <= daily * 80,
         "{} requests where a request a day would take {daily}",
         again.requests
     );
