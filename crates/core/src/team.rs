@@ -823,6 +823,17 @@ fn approved_card(f: CardForm) -> CardForm {
     }
 }
 
+/// The kind of order a request's operation makes.
+fn row_kind(operation: &str) -> crate::store::orders::OrderKind {
+    use crate::store::orders::OrderKind;
+    match operation {
+        "payin" => OrderKind::Payin,
+        "top_up" => OrderKind::TopUp,
+        "withdraw" => OrderKind::Withdraw,
+        _ => OrderKind::Payout,
+    }
+}
+
 /// One row through the journal, by its request's operation: the order's number is the
 /// row's, fixed when the request was made. What it came to, the trade number, and a
 /// message (the gateway's refusal, a payin's payment link, why it is not known yet).
@@ -929,7 +940,7 @@ async fn execute_row(
                 (RowState::Unknown, None, r.entry.message.clone())
             }
         },
-        Err(e) => match desk.journal_entry_numbered(&row.mer_order_no) {
+        Err(e) => match desk.journal_entry_numbered(&row.mer_order_no, row_kind(operation)) {
             // Refused before anything was written: the row cannot go as approved.
             Ok(None)
                 if matches!(

@@ -325,10 +325,19 @@ impl Desk {
         Ok(())
     }
 
-    /// The journal's entry under this merchant order number, whatever its operation:
+    /// The journal's entry under this merchant order number for an order of `kind`:
     /// once it exists, a failure is an unknown outcome, never final.
-    pub(crate) fn journal_entry_numbered(&self, mer_order_no: &str) -> CoreResult<Option<Entry>> {
-        for op in journal::JournalOperation::ALL {
+    pub(crate) fn journal_entry_numbered(
+        &self,
+        mer_order_no: &str,
+        kind: crate::store::orders::OrderKind,
+    ) -> CoreResult<Option<Entry>> {
+        // Only an entry of the same kind of order is this row's: a payin that happens
+        // to carry the number of a payout row says nothing of the payout.
+        let ops = journal::JournalOperation::ALL.into_iter().filter(|op| {
+            *op != journal::JournalOperation::V1TransferOrderSubmit && journal::kind_of(*op) == kind
+        });
+        for op in ops {
             let entry =
                 self.store
                     .journal()
