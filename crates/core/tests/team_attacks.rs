@@ -9,7 +9,6 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use paydesk_core::CoreError;
@@ -17,7 +16,7 @@ use paydesk_core::audit::Record;
 use paydesk_core::store::pg::audit::PgAudit;
 use paydesk_core::store::pg::{PgLink, init_team};
 use paydesk_core::store::prelude::AuditStore;
-use paydesk_core::team::{RequestState, RuleInput, Team, TeamRole};
+use paydesk_core::team::{RequestState, Team, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};
@@ -25,33 +24,17 @@ use common::team::{CLABE, DB, PASSWORD, cfg, member};
 /// A team set up by its owner (no superuser): admin alice, maker mark, approvers ann
 /// and abe, viewer vic, signer sam; MXN payouts above 10,000 need one approval.
 fn team_db_with(opts: Options) -> TestPg {
-    let pg = TestPg::start_with(opts).unwrap();
-    pg.create_database(DB).unwrap();
-    let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
-    init_team(&owner, common::MER as i64).unwrap();
-    let owner = Team::on(Arc::new(owner)).unwrap();
-    owner
-        .add_member("alice", TeamRole::Admin, PASSWORD)
-        .unwrap();
-    let admin = member(&pg, "alice");
-    for (name, role) in [
-        ("mark", TeamRole::Maker),
-        ("ann", TeamRole::Approver),
-        ("abe", TeamRole::Approver),
-        ("vic", TeamRole::Viewer),
-        ("sam", TeamRole::Signer),
-    ] {
-        admin.add_member(name, role, PASSWORD).unwrap();
-    }
-    admin
-        .set_rule(&RuleInput {
-            operation: "payout".into(),
-            currency: "MXN".into(),
-            above: "10000".into(),
-            approvals: 1,
-        })
-        .unwrap();
-    pg
+    common::team::team_db_of(
+        opts,
+        &[
+            ("mark", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("abe", TeamRole::Approver),
+            ("vic", TeamRole::Viewer),
+            ("sam", TeamRole::Signer),
+        ],
+        "10000",
+    )
 }
 
 fn team_db() -> TestPg {

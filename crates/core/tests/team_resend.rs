@@ -13,7 +13,7 @@ use std::sync::{Arc, Barrier};
 
 use paydesk_core::store::pg::team::TeamTables;
 use paydesk_core::store::pg::{PgLink, init_team};
-use paydesk_core::team::{self, RequestState, RowState, RuleInput, Team, TeamRole};
+use paydesk_core::team::{self, RequestState, RowState, Team, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_testpg::TestPg;
 
@@ -22,32 +22,16 @@ use common::team::{CLABE, DB, PASSWORD, cfg, member};
 /// A team with two makers, an approver and a signer; payouts above 1,000 MXN need one
 /// approval.
 fn team_db() -> TestPg {
-    let pg = TestPg::start().unwrap();
-    pg.create_database(DB).unwrap();
-    let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
-    init_team(&owner, common::MER as i64).unwrap();
-    let owner = Team::on(Arc::new(owner)).unwrap();
-    owner
-        .add_member("alice", TeamRole::Admin, PASSWORD)
-        .unwrap();
-    let admin = member(&pg, "alice");
-    for (name, role) in [
-        ("mark", TeamRole::Maker),
-        ("mia", TeamRole::Maker),
-        ("ann", TeamRole::Approver),
-        ("sam", TeamRole::Signer),
-    ] {
-        admin.add_member(name, role, PASSWORD).unwrap();
-    }
-    admin
-        .set_rule(&RuleInput {
-            operation: "payout".into(),
-            currency: "MXN".into(),
-            above: "1000".into(),
-            approvals: 1,
-        })
-        .unwrap();
-    pg
+    common::team::team_db_of(
+        paydesk_testpg::Options::default(),
+        &[
+            ("mark", TeamRole::Maker),
+            ("mia", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("sam", TeamRole::Signer),
+        ],
+        "1000",
+    )
 }
 
 /// A payroll file of `amounts`, rows without numbers (the team derives them).

@@ -8,11 +8,8 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use paydesk_core::forms::{CardForm, CardMove, PayinForm, PayinMethod, PayoutForm, PayoutKind};
-use paydesk_core::store::pg::{PgLink, init_team};
-use paydesk_core::team::{self, RequestState, RowState, RuleInput, Team, TeamRole};
+use paydesk_core::team::{self, RequestState, RowState, Team, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_testpg::TestPg;
 
@@ -20,32 +17,16 @@ use common::team::{CLABE, DB, PASSWORD, cfg, member};
 
 /// A team whose only rule is the issue's: MXN payouts above 10,000 need one approval.
 fn team_db() -> TestPg {
-    let pg = TestPg::start().unwrap();
-    pg.create_database(DB).unwrap();
-    let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
-    init_team(&owner, common::MER as i64).unwrap();
-    Team::on(Arc::new(owner))
-        .unwrap()
-        .add_member("alice", TeamRole::Admin, PASSWORD)
-        .unwrap();
-    let admin = member(&pg, "alice");
-    for (name, role) in [
-        ("mark", TeamRole::Maker),
-        ("ann", TeamRole::Approver),
-        ("vic", TeamRole::Viewer),
-        ("sam", TeamRole::Signer),
-    ] {
-        admin.add_member(name, role, PASSWORD).unwrap();
-    }
-    admin
-        .set_rule(&RuleInput {
-            operation: "payout".into(),
-            currency: "MXN".into(),
-            above: "10000".into(),
-            approvals: 1,
-        })
-        .unwrap();
-    pg
+    common::team::team_db_of(
+        paydesk_testpg::Options::default(),
+        &[
+            ("mark", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("vic", TeamRole::Viewer),
+            ("sam", TeamRole::Signer),
+        ],
+        "10000",
+    )
 }
 
 fn refused(r: Result<String, String>, what: &str, needle: &str) {

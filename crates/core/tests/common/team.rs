@@ -24,3 +24,35 @@ pub fn cfg(pg: &TestPg, user: &str) -> PgConfig {
 pub fn member(pg: &TestPg, user: &str) -> Team {
     Team::connect(&cfg(pg, user), PASSWORD).unwrap()
 }
+
+/// A team's database set up by its owner (never a superuser): admin alice, then
+/// `members` added by her, and one rule: MXN payouts above `above` need one approval.
+pub fn team_db_of(
+    opts: paydesk_testpg::Options,
+    members: &[(&str, paydesk_core::team::TeamRole)],
+    above: &str,
+) -> TestPg {
+    use paydesk_core::store::pg::{PgLink, init_team};
+    use paydesk_core::team::{RuleInput, TeamRole};
+    let pg = TestPg::start_with(opts).unwrap();
+    pg.create_database(DB).unwrap();
+    let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
+    init_team(&owner, super::MER as i64).unwrap();
+    Team::on(std::sync::Arc::new(owner))
+        .unwrap()
+        .add_member("alice", TeamRole::Admin, PASSWORD)
+        .unwrap();
+    let admin = member(&pg, "alice");
+    for (name, role) in members {
+        admin.add_member(name, *role, PASSWORD).unwrap();
+    }
+    admin
+        .set_rule(&RuleInput {
+            operation: "payout".into(),
+            currency: "MXN".into(),
+            above: above.into(),
+            approvals: 1,
+        })
+        .unwrap();
+    pg
+}
