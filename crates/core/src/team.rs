@@ -706,6 +706,14 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
             ),
         ));
     }
+    // A desk that found the team's history rewritten when it connected sends nothing for
+    // the team: the rules it would act on may have been rewritten with it.
+    if let Some(why) = desk.team_chain_problem() {
+        return Err(CoreError::validation(
+            "audit",
+            format!("this desk does not sign for the team: {why}"),
+        ));
+    }
     let tables = team.tables();
     let Some(request) = tables.claim_next(RETRY_AFTER_SECS)? else {
         return Ok(None);

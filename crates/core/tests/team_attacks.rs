@@ -422,11 +422,22 @@ fn the_audit_log_says_who_wrote_each_row() {
         "a viewer writing in alice's name",
         "the audit log's operator is the database user who writes the row (vic), not alice",
     );
+    // Nor by an INSERT of their own: members write the log through the team's
+    // functions only (which set the operator).
+    refused(
+        sql(
+            &pg,
+            "vic",
+            "INSERT INTO paydesk.audit_log (at, profile, operator, operation, identifiers, result)
+             VALUES (0, 'p', 'alice', 'note', '', '')",
+        ),
+        "a viewer inserting a row in alice's name",
+        "permission denied",
+    );
     sql(
         &pg,
         "vic",
-        "INSERT INTO paydesk.audit_log (at, profile, operator, operation, identifiers, result)
-         VALUES (0, 'p', 'alice', 'note', '', '')",
+        "SELECT id FROM paydesk.audit_append(0, 'p', 'vic', 'note', '', '', 0)",
     )
     .unwrap();
     assert_eq!(
@@ -467,24 +478,45 @@ fn approve_timed(pg: &TestPg, id: i64) -> (Duration, Result<RequestState, String
     (start.elapsed(), r)
 }
 
-/// No member stalls the team: the old advisory lock holds nobody up, the chain's own
-/// lock is out of a member's reach, and a member who keeps a transaction open after
-/// writing the log makes another's approval fail after a bounded wait, not hang.
+/// No member stalls the team: the old advisory lock holds nobody up, the chain's head
+/// is out of a member's reach, and a member who keeps a transaction open after writing
+/// the log (or after sealing it) makes nobody wait: others' audited steps go through at
+/// once, and their rows are chained once the holder is gone, the chain intact.
 #[test]
 fn no_member_stalls_the_others() {
     let pg = team_db();
     let maker = member(&pg, "mark");
-    let first = maker
-        .request_payout(&payout_form("50000", "T-LOCK-1"))
-        .unwrap();
-    let second = maker
-        .request_payout(&payout_form("60000", "T-LOCK-2"))
-        .unwrap();
+    let mut ids = Vec::new();
+    for (i, amount) in ["50000", "60000", "70000"].iter().enumerate() {
+        ids.push(
+            maker
+                .request_payout(&payout_form(amount, &format!("T-LOCK-{i}")))
+                .unwrap()
+                .id,
+        );
+    }
     // Members wait for a lock 10 s at most.
     assert_eq!(sql(&pg, "vic", "SHOW lock_timeout").unwrap().trim(), "10s");
     refused(
         sql(&pg, "vic", "SELECT * FROM paydesk.audit_head FOR UPDATE"),
         "a member locking the chain's head",
+        "permission denied",
+    );
+    // Nor writes the log but through the team's functions (an INSERT would take the
+    // head in the member's own transaction).
+    refused(
+        sql(
+            &pg,
+            "vic",
+            "INSERT INTO paydesk.audit_log (at, profile, operator, operation, identifiers, result, latency_ms)
+             VALUES (0, 'p', 'vic', 'x', '', '', 0)",
+        ),
+        "a member inserting into the log",
+        "permission denied",
+    );
+    refused(
+        sql(&pg, "vic", "SELECT * FROM paydesk.audit_inbox"),
+        "a member reading the inbox",
         "permission denied",
     );
 
@@ -494,36 +526,128 @@ fn no_member_stalls_the_others() {
             sql(
                 &pg,
                 "vic",
-                "SELECT pg_advisory_lock(7261104901); SELECT pg_sleep(8);",
+                "SELECT pg_advisory_lock(7261104901); SELECT pg_sleep(4);",
             )
         });
         std::thread::sleep(Duration::from_millis(700));
-        let (took, r) = approve_timed(&pg, first.id);
+        let (took, r) = approve_timed(&pg, ids[0]);
         assert_eq!(r, Ok(RequestState::Approved));
         assert!(took < Duration::from_secs(3), "waited {took:?}");
         holder.join().unwrap().unwrap();
     });
 
-    std::thread::scope(|s| {
-        // A viewer keeps a transaction open after writing the log: the chain's lock is
-        // held until it ends.
-        let holder = s.spawn(|| {
+    // A viewer keeps a transaction open after writing the log, then another after
+    // sealing it (holding the chain's head row): an approval meanwhile waits for
+    // neither.
+    for (hold, id) in [
+        (
+            "BEGIN; SELECT id FROM paydesk.audit_append(0, 'p', 'vic', 'x', '', '', 0); SELECT pg_sleep(5); COMMIT;",
+            ids[1],
+        ),
+        (
+            "BEGIN; SELECT paydesk.audit_seal_pending(); SELECT pg_sleep(5); COMMIT;",
+            ids[2],
+        ),
+    ] {
+        std::thread::scope(|s| {
+            let holder = s.spawn(|| sql(&pg, "vic", hold));
+            std::thread::sleep(Duration::from_millis(700));
+            let (took, r) = approve_timed(&pg, id);
+            assert_eq!(r, Ok(RequestState::Approved), "{hold}");
+            assert!(took < Duration::from_secs(3), "waited {took:?}: {hold}");
+            holder.join().unwrap().unwrap();
+        });
+    }
+    // The rows held back are chained by the next sealer (here, a verify); then every
+    // approval is in the chain, once, with who made it, and the chain holds.
+    let check = PgAudit::on(member(&pg, "ann").link())
+        .verify(&[], None)
+        .unwrap();
+    assert!(check.ok, "{check:?}");
+    let approvals = owner_sql(
+        &pg,
+        "SELECT string_agg(operator || ' ' || identifiers, ';' ORDER BY id) FROM paydesk.audit_log WHERE operation = 'team.approve'",
+    );
+    let expected: Vec<String> = ids.iter().map(|id| format!("ann request={id}")).collect();
+    assert_eq!(approvals.trim(), expected.join(";"));
+    assert_eq!(
+        owner_sql(&pg, "SELECT count(*) FROM paydesk.audit_inbox").trim(),
+        "0",
+        "rows left unchained"
+    );
+}
+
+/// A member cannot take their session out of the team's idle bound: PostgreSQL lets a
+/// role SET it (and ALTER ROLE itself SET it), so every audited step refuses a session
+/// that did; the step changes nothing.
+#[test]
+fn a_member_cannot_turn_off_the_idle_bound() {
+    let pg = team_db();
+    let id = member(&pg, "mark")
+        .request_payout(&payout_form("50000", "T-IDLE-1"))
+        .unwrap()
+        .id;
+    assert_eq!(
+        sql(&pg, "ann", "SHOW idle_in_transaction_session_timeout")
+            .unwrap()
+            .trim(),
+        "1min"
+    );
+    for off in ["0", "'10min'"] {
+        refused(
             sql(
                 &pg,
-                "vic",
-                "BEGIN; SELECT id FROM paydesk.audit_append(0, 'p', 'vic', 'x', '', '', 0); SELECT pg_sleep(14); COMMIT;",
-            )
-        });
-        std::thread::sleep(Duration::from_millis(700));
-        let (took, r) = approve_timed(&pg, second.id);
-        assert!(took < Duration::from_secs(13), "waited {took:?}: {r:?}");
-        match r {
-            Err(e) => assert!(e.contains("lock timeout"), "{e}"),
-            Ok(state) => panic!("approved while the chain was held: {state:?}"),
-        }
-        holder.join().unwrap().unwrap();
-    });
-    // Once the holder is gone, the approval goes through.
-    let (_, r) = approve_timed(&pg, second.id);
-    assert_eq!(r, Ok(RequestState::Approved));
+                "ann",
+                &format!(
+                    "SET idle_in_transaction_session_timeout = {off};
+                     INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve')"
+                ),
+            ),
+            "an approval from a session without the idle bound",
+            "idle_in_transaction_session_timeout",
+        );
+    }
+    refused(
+        sql(
+            &pg,
+            "vic",
+            "SET idle_in_transaction_session_timeout = 0;
+             SELECT id FROM paydesk.audit_append(0, 'p', 'vic', 'x', '', '', 0)",
+        ),
+        "a log row from a session without the idle bound",
+        "idle_in_transaction_session_timeout",
+    );
+    // The role's own default, changed by the member: every later session is refused.
+    sql(
+        &pg,
+        "ann",
+        "ALTER ROLE ann SET idle_in_transaction_session_timeout = 0",
+    )
+    .unwrap();
+    match member(&pg, "ann").approve(id) {
+        Err(e) => assert!(
+            e.to_string()
+                .contains("idle_in_transaction_session_timeout"),
+            "{e}"
+        ),
+        Ok(r) => panic!(
+            "approved from a session without the idle bound: {:?}",
+            r.state
+        ),
+    }
+    assert_eq!(
+        member(&pg, "mark").request(id).unwrap().state,
+        RequestState::Waiting
+    );
+    // Set back, the member approves again.
+    sql(
+        &pg,
+        "ann",
+        "ALTER ROLE ann SET idle_in_transaction_session_timeout = '60s'",
+    )
+    .unwrap();
+    assert_eq!(
+        member(&pg, "ann").approve(id).unwrap().state,
+        RequestState::Approved
+    );
 }

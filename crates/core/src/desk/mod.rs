@@ -162,6 +162,10 @@ pub struct Desk {
     clock: Arc<dyn crate::clock::Clock>,
     /// Anchors for deep pages, per filter; dropped whenever this desk writes orders.
     anchors: Mutex<std::collections::HashMap<String, Arc<crate::store::orders::Anchors>>>,
+    /// On a team desk, what the check of the team's audit chain found when this desk
+    /// connected, if the chain no longer holds the head this desk last verified (history
+    /// rewritten or cut): such a desk never acts as a signer.
+    team_chain_problem: Option<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -301,6 +305,31 @@ pub const TEAM_MONEY_RULE: &str = "on a team profile every money movement is a r
 /// The intent key of a team's signers: HMAC-SHA256 under the merchant's private key
 /// (PKCS#8) of a fixed label and the merchant number. Every signer holds that key, and
 /// no one without it (a member reading the journal) can make or check a fingerprint.
+/// A team desk's check of the team's audit chain when it connects: from the head this
+/// desk last verified (its keyring's anchor) to the end. When the chain holds, the new
+/// head becomes the anchor; when it does not (rows cut, the chain rebuilt), the anchor is
+/// kept as it was, the problem is logged loudly and returned.
+fn check_team_chain(
+    secrets: &Secrets,
+    profile: &str,
+    link: &crate::store::pg::PgLink,
+    anchor: Option<&audit::Anchor>,
+) -> CoreResult<Option<String>> {
+    let (check, next) = crate::store::pg::audit::PgAudit::on(link).check_from(anchor)?;
+    if !check.ok {
+        let why = format!(
+            "the team's audit chain no longer holds what this desk verified before: {}",
+            check.problem.unwrap_or_default()
+        );
+        tracing::error!(profile, "{why}");
+        return Ok(Some(why));
+    }
+    if let Some(next) = next {
+        secrets.set_audit_anchor(profile, &next)?;
+    }
+    Ok(None)
+}
+
 fn team_intent_key(
     key: &paydesk_gateway::PrivateKey,
     mer_no: u64,
@@ -430,6 +459,11 @@ impl Desk {
             }
             None => Store::open_sqlite(&path)?,
         };
+        let team_chain_problem = match store.team_link() {
+            Some(link) => check_team_chain(&secrets, &profile.name, link, audit_anchor.as_ref())?,
+            None => None,
+        };
+        let audit_anchor = secrets.audit_anchor(&profile.name)?;
         let dictionary = conventions.dictionary();
         let desk = Desk {
             profile,
@@ -449,6 +483,7 @@ impl Desk {
             audit_anchor: Mutex::new(audit_anchor),
             anchors: Mutex::default(),
             notify_url: Mutex::default(),
+            team_chain_problem,
         };
         tracing::info!(
             profile = %desk.profile.name,
@@ -586,6 +621,12 @@ impl Desk {
                 .shows(crate::store::journal::kind_of(e.operation))
     }
 
+    /// On a team desk, why the team's audit chain failed this desk's check when it
+    /// connected (rewritten or cut history); `None` when it held.
+    pub fn team_chain_problem(&self) -> Option<&str> {
+        self.team_chain_problem.as_deref()
+    }
+
     pub fn secrets(&self) -> &Secrets {
         &self.secrets
     }
@@ -661,6 +702,8 @@ impl Desk {
         match appended {
             // Recorded after the commit: a crash in between leaves the keyring one row
             // behind (still a valid anchor), never ahead of the database.
+            // A team desk anchors only a head it verified (when it connects).
+            Ok(_) if self.profile.team.is_some() => {}
             Ok((_, anchor)) => {
                 if let Err(e) = self.secrets.set_audit_anchor(&self.profile.name, &anchor) {
                     tracing::error!(error = %e, operation, "audit anchor not recorded in the keyring");

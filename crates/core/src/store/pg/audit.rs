@@ -3,9 +3,16 @@
 //!
 //! The seal is a plain SHA-256 the database computes, over the previous row's hash and
 //! the row's fields (its `db_user` too) joined by U+001F. No desk holds a key for it, so
-//! the keyring's audit key and anchor play no part here; [`PgAudit::verify`] recomputes
-//! every seal in Rust, so a row changed behind the triggers' back (by the table's owner,
-//! with the triggers disabled) is found even though the database let it through.
+//! the keyring's audit key plays no part here; `verify` recomputes every seal in Rust,
+//! so a row changed behind the triggers' back (by the table's owner, with the triggers
+//! disabled) is found even though the database let it through. What the owner could do
+//! unseen with plain SHA-256 (cut the chain, or rebuild it with seals that match) is
+//! caught by the anchor: each desk keeps the head it last verified in its keyring and
+//! checks, when it connects ([`PgAudit::check_from`]), that the chain still holds it.
+//!
+//! A step's row goes first to `paydesk.audit_inbox` and is chained by whoever seals
+//! next (`paydesk.audit_seal_pending`, never waiting on a lock), so no member's open
+//! transaction makes another member's step wait (schema 0009).
 
 use sha2::{Digest, Sha256};
 use tokio_postgres::Row;
@@ -98,50 +105,50 @@ fn broken(rows: i64, at: i64, why: String) -> ChainCheck {
     }
 }
 
-impl AuditStore for PgAudit<'_> {
-    /// Appends through `paydesk.audit_append`, which returns the row as the database
-    /// sealed it (a member who may not read the log still learns its own row). The
-    /// operator is the database user (the database refuses any other): the profile's
-    /// operator name is not who the team knows. `key`
-    /// and `anchor` are not used: the database seals the team's log. The anchor returned
-    /// names the new row; the team's ids have no gaps, so its id is the row count.
-    fn append(
-        &self,
-        r: Record<'_>,
-        _key: &[u8],
-        _anchor: Option<&Anchor>,
-    ) -> CoreResult<(AuditEntry, Anchor)> {
-        let row = self.link.query_one(
-            &format!("SELECT {COLUMNS} FROM paydesk.audit_append($1, $2, $3, $4, $5, $6, $7)"),
-            &[
-                &now_ms(),
-                &r.profile,
-                &self.link.user(),
-                &r.operation,
-                &r.identifiers,
-                &r.result,
-                &r.latency_ms,
-            ],
-        )?;
-        let e = sealed(&row)?.entry;
-        let anchor = Anchor {
-            first_keyed: e.id,
-            count: e.id,
-            last_id: e.id,
-            last_hash: e.hash.clone(),
-        };
-        Ok((e, anchor))
+/// Where a walk of the chain ended: the check, and the last row read (id and hash).
+struct Walked {
+    check: ChainCheck,
+    head: Option<(i64, String)>,
+}
+
+fn ok_check(rows: i64, anchor: Option<&Anchor>) -> ChainCheck {
+    ChainCheck {
+        rows,
+        ok: true,
+        broken_at: None,
+        problem: None,
+        keyed_from: None,
+        anchored_rows: anchor.map(|a| a.last_id),
+        alert: None,
+    }
+}
+
+impl PgAudit<'_> {
+    /// Chains what waits in the team's inbox (rows of steps taken while another session
+    /// was sealing); never waits for anybody.
+    pub fn seal_pending(&self) -> CoreResult<()> {
+        self.link
+            .query_one("SELECT paydesk.audit_seal_pending()", &[])
+            .map(|_| ())
     }
 
-    /// Walks the whole chain in one snapshot: ids from 1 without gaps, each row linked
-    /// to the one before, each row's seal recomputed here.
-    fn verify(&self, _key: &[u8], _anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
+    /// Walks the chain from row `from` (1: the whole chain) in one snapshot: ids without
+    /// gaps, each row linked to the one before (from the second row read), each row's seal
+    /// recomputed here. With `anchor` (the head a desk last verified, from its keyring):
+    /// the anchored row must still be there with the hash the desk saw, so a chain cut
+    /// below it, or rebuilt (even with seals that match), is reported.
+    fn walk(&self, from: i64, anchor: Option<&Anchor>) -> CoreResult<Walked> {
+        // Rows of steps taken while another session sealed are chained first, if nobody
+        // seals now (a member's open transaction holding the head only delays them).
+        self.seal_pending()?;
         self.link.atomic(|tx| {
             // Every page from the same snapshot, even while other desks append.
             tx.batch("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")?;
-            let mut prev = String::new();
-            let mut expected_id = 1_i64;
+            let mut prev: Option<String> = (from <= 1).then(String::new);
+            let mut expected_id = from.max(1);
             let mut n = 0_i64;
+            let mut head: Option<(i64, String)> = None;
+            let mut anchored_seen = false;
             loop {
                 let rows = tx.query(
                     &format!(
@@ -157,43 +164,146 @@ impl AuditStore for PgAudit<'_> {
                     let e = &s.entry;
                     n += 1;
                     if e.id != expected_id {
-                        return Ok(broken(
-                            n,
-                            expected_id,
-                            format!("row {expected_id} is missing"),
-                        ));
+                        return Ok(Walked {
+                            check: broken(n, expected_id, format!("row {expected_id} is missing")),
+                            head,
+                        });
                     }
-                    if e.prev_hash != prev {
-                        return Ok(broken(
-                            n,
-                            e.id,
-                            format!("row {} does not follow the row before it", e.id),
-                        ));
-                    }
-                    if seal(&prev, &s) != e.hash {
-                        return Ok(broken(
-                            n,
-                            e.id,
-                            format!(
-                                "row {} was changed after it was written (its seal does not match)",
-                                e.id
+                    let before = prev.clone().unwrap_or_else(|| e.prev_hash.clone());
+                    if e.prev_hash != before {
+                        return Ok(Walked {
+                            check: broken(
+                                n,
+                                e.id,
+                                format!("row {} does not follow the row before it", e.id),
                             ),
-                        ));
+                            head,
+                        });
                     }
-                    prev.clone_from(&e.hash);
+                    if seal(&before, &s) != e.hash {
+                        return Ok(Walked {
+                            check: broken(
+                                n,
+                                e.id,
+                                format!(
+                                    "row {} was changed after it was written (its seal does not match)",
+                                    e.id
+                                ),
+                            ),
+                            head,
+                        });
+                    }
+                    if let Some(a) = anchor
+                        && a.last_id == e.id
+                    {
+                        anchored_seen = true;
+                        if !a.last_hash.eq_ignore_ascii_case(&e.hash) {
+                            return Ok(Walked {
+                                check: broken(
+                                    n,
+                                    e.id,
+                                    format!(
+                                        "the team's audit history was rewritten: row {} is not the row this desk verified (its hash was {}, it is now {})",
+                                        e.id, a.last_hash, e.hash
+                                    ),
+                                ),
+                                head,
+                            });
+                        }
+                    }
+                    prev = Some(e.hash.clone());
+                    head = Some((e.id, e.hash.clone()));
                     expected_id += 1;
                 }
             }
-            Ok(ChainCheck {
-                rows: n,
-                ok: true,
-                broken_at: None,
-                problem: None,
-                keyed_from: None,
-                anchored_rows: None,
-                alert: None,
+            if let Some(a) = anchor
+                && a.last_id > 0
+                && !anchored_seen
+            {
+                let last: i64 = tx
+                    .query_one(
+                        "SELECT coalesce(max(id), 0)::bigint FROM paydesk.audit_log",
+                        &[],
+                    )?
+                    .get(0);
+                return Ok(Walked {
+                    check: broken(
+                        n,
+                        last + 1,
+                        format!(
+                            "the team's audit history was cut: this desk verified {} rows, the database's chain ends at row {last}",
+                            a.last_id
+                        ),
+                    ),
+                    head,
+                });
+            }
+            Ok(Walked {
+                check: ok_check(n, anchor),
+                head,
             })
         })
+    }
+
+    /// The check a desk makes when it connects: the chain from the head it last verified
+    /// (`anchor`, from its keyring; the whole chain when it has none) to the end. Returns
+    /// the check and, when the chain holds, the anchor to keep in the keyring now.
+    pub fn check_from(&self, anchor: Option<&Anchor>) -> CoreResult<(ChainCheck, Option<Anchor>)> {
+        let from = anchor.map_or(1, |a| a.last_id.max(1));
+        let w = self.walk(from, anchor)?;
+        let next = match (&w.check.ok, w.head) {
+            (true, Some((id, hash))) => Some(Anchor {
+                first_keyed: id,
+                count: id,
+                last_id: id,
+                last_hash: hash,
+            }),
+            _ => None,
+        };
+        Ok((w.check, next))
+    }
+}
+
+impl AuditStore for PgAudit<'_> {
+    /// Appends through `paydesk.audit_append`, which returns the row as the database
+    /// sealed it (a member who may not read the log still learns its own row), or with
+    /// id 0 and no hash while another session seals (the row is chained by the next
+    /// sealer). The operator is the database user (the database refuses any other): the
+    /// profile's operator name is not who the team knows. `key` is not used: the database
+    /// seals the team's log. The anchor is not moved by an append (a desk anchors only a
+    /// head it verified, when it connects): `anchor` comes back as it was.
+    fn append(
+        &self,
+        r: Record<'_>,
+        _key: &[u8],
+        anchor: Option<&Anchor>,
+    ) -> CoreResult<(AuditEntry, Anchor)> {
+        let row = self.link.query_one(
+            &format!("SELECT {COLUMNS} FROM paydesk.audit_append($1, $2, $3, $4, $5, $6, $7)"),
+            &[
+                &now_ms(),
+                &r.profile,
+                &self.link.user(),
+                &r.operation,
+                &r.identifiers,
+                &r.result,
+                &r.latency_ms,
+            ],
+        )?;
+        let e = sealed(&row)?.entry;
+        let anchor = anchor.cloned().unwrap_or(Anchor {
+            first_keyed: 0,
+            count: 0,
+            last_id: 0,
+            last_hash: String::new(),
+        });
+        Ok((e, anchor))
+    }
+
+    /// Walks the whole chain in one snapshot (see `walk`), and checks it still holds the
+    /// head this desk last verified.
+    fn verify(&self, _key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
+        Ok(self.walk(1, anchor)?.check)
     }
 
     fn verify_with_alert(
@@ -217,6 +327,7 @@ impl AuditStore for PgAudit<'_> {
     }
 
     fn list(&self, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
+        self.seal_pending()?;
         // SQLite reads a negative limit as none; PostgreSQL refuses one, and takes NULL.
         let limit = Some(f.limit.unwrap_or(500)).filter(|l| *l >= 0);
         let rows = self.link.query(

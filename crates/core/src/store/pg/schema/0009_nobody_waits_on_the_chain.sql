@@ -1,0 +1,152 @@
+-- Issue 30, items 6 and 7: no member stalls the others through the audit chain, and a
+-- member's session keeps the bound the team gave it.
+--
+-- Until now every audited step took the chain's head row lock inside the member's own
+-- transaction, so a member who opened a transaction, wrote one audit row and kept the
+-- transaction open made every other member's audited step fail after its lock timeout.
+-- Now a step writes its row to an inbox (no lock at all), and the rows are chained by
+-- whoever seals next: the sealer takes the head's row lock with SKIP LOCKED, so a held
+-- head makes nobody wait; the rows it would have sealed wait in the inbox for the next
+-- sealer (any member's next step, any desk's list or verify).
+
+CREATE TABLE paydesk.audit_inbox (
+    n            bigserial PRIMARY KEY,
+    at           bigint NOT NULL,
+    profile      text NOT NULL,
+    operator     text NOT NULL,
+    operation    text NOT NULL,
+    identifiers  text NOT NULL,
+    result       text NOT NULL,
+    latency_ms   bigint NOT NULL DEFAULT 0,
+    db_user      text NOT NULL
+);
+REVOKE ALL ON paydesk.audit_inbox FROM PUBLIC;
+REVOKE ALL ON SEQUENCE paydesk.audit_inbox_n_seq FROM PUBLIC;
+
+-- Members write the log only through the team's functions (a member's own INSERT would
+-- take the head's lock in the member's transaction).
+DROP POLICY IF EXISTS audit_write ON paydesk.audit_log;
+REVOKE INSERT ON paydesk.audit_log FROM paydesk_viewer, paydesk_support, paydesk_maker,
+    paydesk_approver, paydesk_signer, paydesk_admin;
+REVOKE INSERT (at, profile, operator, operation, identifiers, result, latency_ms)
+    ON paydesk.audit_log FROM paydesk_viewer, paydesk_support, paydesk_maker,
+    paydesk_approver, paydesk_signer, paydesk_admin;
+
+-- A row's place in the chain. Only the sealer (the owner's code) inserts here: the
+-- operator and database user are the inbox's, which the database set when the step was
+-- taken. The head's lock is already the sealer's.
+CREATE OR REPLACE FUNCTION paydesk.audit_seal() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+DECLARE last_id bigint; last_hash text;
+BEGIN
+    PERFORM 1 FROM paydesk.audit_head h WHERE h.id = 1 FOR UPDATE;
+    SELECT l.id, l.hash INTO last_id, last_hash FROM paydesk.audit_log l ORDER BY l.id DESC LIMIT 1;
+    NEW.id := coalesce(last_id, 0) + 1;
+    NEW.db_user := coalesce(NEW.db_user, session_user::pg_catalog.text);
+    NEW.operator := NEW.db_user;
+    NEW.prev_hash := coalesce(last_hash, '');
+    NEW.hash := pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(pg_catalog.concat_ws(E'\x1f',
+        NEW.prev_hash, NEW.id::pg_catalog.text, NEW.at::pg_catalog.text, NEW.profile, NEW.operator,
+        NEW.operation, NEW.identifiers, NEW.result, NEW.latency_ms::pg_catalog.text, NEW.db_user),
+        'UTF8')), 'hex');
+    RETURN NEW;
+END $$;
+
+-- Chains the inbox's committed rows, oldest first, if nobody else is sealing (never
+-- waits). Returns the chain id of inbox row `mine` when it was sealed now, else NULL.
+-- In a transaction that is not READ COMMITTED it seals nothing (its snapshot could miss
+-- rows another sealer chained since it began): the next sealer takes them.
+CREATE FUNCTION paydesk.audit_seal_pending(mine bigint DEFAULT NULL) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+DECLARE r paydesk.audit_inbox; sealed_id bigint; found_mine bigint;
+BEGIN
+    IF pg_catalog.current_setting('transaction_isolation') OPERATOR(pg_catalog.<>) 'read committed' THEN
+        RETURN NULL;
+    END IF;
+    PERFORM 1 FROM paydesk.audit_head h WHERE h.id = 1 FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    FOR r IN SELECT * FROM paydesk.audit_inbox i ORDER BY i.n LOOP
+        INSERT INTO paydesk.audit_log (at, profile, operator, operation, identifiers, result, latency_ms, db_user)
+        VALUES (r.at, r.profile, r.db_user, r.operation, r.identifiers, r.result, r.latency_ms, r.db_user)
+        RETURNING id INTO sealed_id;
+        DELETE FROM paydesk.audit_inbox i WHERE i.n OPERATOR(pg_catalog.=) r.n;
+        IF r.n OPERATOR(pg_catalog.=) mine THEN
+            found_mine := sealed_id;
+        END IF;
+    END LOOP;
+    RETURN found_mine;
+END $$;
+REVOKE ALL ON FUNCTION paydesk.audit_seal_pending(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.audit_seal_pending(bigint) TO paydesk_viewer, paydesk_support,
+    paydesk_maker, paydesk_approver, paydesk_signer, paydesk_admin;
+
+-- A member's session keeps the bounds the team set on its role: a transaction left idle
+-- ends after at most 60 s. PostgreSQL lets any role SET its own settings (and ALTER ROLE
+-- itself SET them), so the team's functions check the session's value at every audited
+-- step and refuse a member's session that turned it off or up.
+CREATE FUNCTION paydesk.check_session_bounds() RETURNS void
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+DECLARE idle bigint;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) session_user::pg_catalog.text) THEN
+        RETURN;
+    END IF;
+    SELECT s.setting::bigint INTO idle FROM pg_catalog.pg_settings s
+     WHERE s.name OPERATOR(pg_catalog.=) 'idle_in_transaction_session_timeout';
+    IF idle IS NULL OR idle OPERATOR(pg_catalog.<=) 0 OR idle OPERATOR(pg_catalog.>) 60000 THEN
+        RAISE EXCEPTION 'idle_in_transaction_session_timeout: a member''s session keeps the team''s bound (1 ms to 60 s, now %); RESET it', idle;
+    END IF;
+END $$;
+REVOKE ALL ON FUNCTION paydesk.check_session_bounds() FROM PUBLIC;
+
+-- Written by the team's own triggers: a step of a request, with who took it.
+CREATE OR REPLACE FUNCTION paydesk.audit(operation text, identifiers text, result text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+BEGIN
+    PERFORM paydesk.check_session_bounds();
+    INSERT INTO paydesk.audit_inbox (at, profile, operator, operation, identifiers, result, latency_ms, db_user)
+    VALUES ((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000)::bigint, 'team',
+            session_user, audit.operation, audit.identifiers, audit.result, 0, session_user);
+    PERFORM paydesk.audit_seal_pending();
+END $$;
+REVOKE ALL ON FUNCTION paydesk.audit(text, text, text) FROM PUBLIC;
+
+-- How a desk appends: in its own name only. The row comes back as sealed, or, when
+-- another session is sealing, with id 0 and no hash (it is chained by the next sealer).
+CREATE OR REPLACE FUNCTION paydesk.audit_append(at bigint, profile text, operator text, operation text,
+    identifiers text, result text, latency_ms bigint) RETURNS paydesk.audit_log
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+DECLARE r paydesk.audit_log; mine bigint; sealed_id bigint;
+BEGIN
+    IF audit_append.operator IS DISTINCT FROM session_user::pg_catalog.text THEN
+        RAISE EXCEPTION 'operator: the audit log''s operator is the database user who writes the row (%), not %',
+            session_user, audit_append.operator;
+    END IF;
+    PERFORM paydesk.check_session_bounds();
+    INSERT INTO paydesk.audit_inbox (at, profile, operator, operation, identifiers, result, latency_ms, db_user)
+    VALUES (audit_append.at, audit_append.profile, session_user, audit_append.operation,
+            audit_append.identifiers, audit_append.result, audit_append.latency_ms, session_user)
+    RETURNING n INTO mine;
+    sealed_id := paydesk.audit_seal_pending(mine);
+    IF sealed_id IS NOT NULL THEN
+        SELECT * INTO r FROM paydesk.audit_log l WHERE l.id OPERATOR(pg_catalog.=) sealed_id;
+        RETURN r;
+    END IF;
+    SELECT 0, i.at, i.profile, i.operator, i.operation, i.identifiers, i.result, i.latency_ms,
+           i.db_user, '', ''
+      INTO r FROM paydesk.audit_inbox i WHERE i.n OPERATOR(pg_catalog.=) mine;
+    RETURN r;
+END $$;
+
+-- Every SECURITY DEFINER function of the team: pg_temp last, a bound on lock waits.
+DO $$
+DECLARE f regprocedure;
+BEGIN
+    FOR f IN SELECT p.oid::regprocedure FROM pg_catalog.pg_proc p
+             WHERE p.pronamespace = 'paydesk'::regnamespace AND p.prosecdef LOOP
+        EXECUTE pg_catalog.format('ALTER FUNCTION %s SET search_path = pg_catalog, paydesk, pg_temp', f);
+        EXECUTE pg_catalog.format('ALTER FUNCTION %s SET lock_timeout = %L', f, '10s');
+    END LOOP;
+END $$;

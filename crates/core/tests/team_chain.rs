@@ -1,0 +1,192 @@
+//! Issue 30, item 6: the team's audit chain is anchored outside the database. Each desk
+//! keeps the head it last verified in its keyring and checks, when it connects, that the
+//! database's chain still holds it; a chain the database's owner cut or rebuilt (with
+//! seals that match, which a check of the chain alone cannot tell) is reported, and such
+//! a desk never signs for the team. Run with the real keyring (`/work/tools/ktest`).
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use paydesk_core::forms::{PayoutForm, PayoutKind};
+use paydesk_core::store::pg::audit::PgAudit;
+use paydesk_core::store::prelude::AuditStore;
+use paydesk_core::team::{self, TeamRole};
+use paydesk_core::{Desk, Endpoint, Profile};
+use paydesk_testpg::TestPg;
+
+use common::team::{CLABE, DB, PASSWORD, cfg, member};
+
+fn team_db() -> TestPg {
+    common::team::team_db_of(
+        paydesk_testpg::Options::default(),
+        &[
+            ("mark", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("sam", TeamRole::Signer),
+        ],
+        "10000",
+    )
+}
+
+/// A signer's desk on the team: a team profile on the sandbox, its key in the keyring.
+fn signer_desk(f: &common::Fixture, pg: &TestPg) -> Desk {
+    let p = f.home.get(&f.name).unwrap();
+    if p.team.is_none() {
+        f.home
+            .put(Profile {
+                team: Some(cfg(pg, "sam")),
+                ..p
+            })
+            .unwrap();
+        f.secrets.set_team_password(&f.name, PASSWORD).unwrap();
+    }
+    Desk::open(&f.home, f.secrets.clone(), &f.name, Endpoint::Profile).unwrap()
+}
+
+/// A few audited steps: a request and its approval.
+fn steps(pg: &TestPg, no: &str) {
+    let mut form = PayoutForm::new(PayoutKind::Clabe, no, "20000", "MXN");
+    form.clabe = CLABE.into();
+    let id = member(pg, "mark").request_payout(&form).unwrap().id;
+    member(pg, "ann").approve(id).unwrap();
+}
+
+fn rows(pg: &TestPg) -> i64 {
+    pg.psql_owner(DB, "SELECT count(*) FROM paydesk.audit_log")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// What the database's owner can do unseen by a check of the chain alone: with the
+/// log's triggers off, remove row `gone`, number the rest again and seal every row
+/// again with the database's own SHA-256.
+fn rebuild_without(pg: &TestPg, gone: i64) {
+    pg.psql_owner(
+        DB,
+        &format!(
+            "ALTER TABLE paydesk.audit_log DISABLE TRIGGER USER;
+             DELETE FROM paydesk.audit_log WHERE id = {gone};
+             UPDATE paydesk.audit_log SET id = -id WHERE id > {gone};
+             UPDATE paydesk.audit_log SET id = -id - 1 WHERE id < 0;
+             DO $$
+             DECLARE r record; prev text := '';
+             BEGIN
+                 FOR r IN SELECT * FROM paydesk.audit_log ORDER BY id LOOP
+                     UPDATE paydesk.audit_log SET prev_hash = prev,
+                            hash = encode(sha256(convert_to(concat_ws(E'\\x1f', prev, r.id::text,
+                                r.at::text, r.profile, r.operator, r.operation, r.identifiers,
+                                r.result, r.latency_ms::text, r.db_user), 'UTF8')), 'hex')
+                      WHERE id = r.id RETURNING hash INTO prev;
+                 END LOOP;
+             END $$;
+             ALTER TABLE paydesk.audit_log ENABLE TRIGGER USER;"
+        ),
+    )
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rebuilt_team_chain_is_reported_and_its_desk_does_not_sign() {
+    let pg = team_db();
+    let f = common::Fixture::new("chain-rebuilt").await;
+    // The signer's desk connects: the chain holds, its head is anchored in the keyring.
+    steps(&pg, "T-CHAIN-1");
+    let desk = signer_desk(&f, &pg);
+    assert_eq!(desk.team_chain_problem(), None);
+    let anchored = f.secrets.audit_anchor(&f.name).unwrap().unwrap();
+    assert_eq!(anchored.last_id, rows(&pg));
+    drop(desk);
+
+    // More steps; the desk connects again: the anchor moves on to the new head.
+    steps(&pg, "T-CHAIN-2");
+    let desk = signer_desk(&f, &pg);
+    assert_eq!(desk.team_chain_problem(), None);
+    assert!(desk.audit_verify().unwrap().ok);
+    let anchor = f.secrets.audit_anchor(&f.name).unwrap().unwrap();
+    assert_eq!(anchor.last_id, rows(&pg));
+    assert!(anchor.last_id > anchored.last_id);
+    drop(desk);
+
+    // The owner removes the first request's approval and rebuilds the chain: on its own
+    // it checks out (every seal matches), which is why the desk keeps an anchor.
+    steps(&pg, "T-CHAIN-3");
+    let approval: i64 = pg
+        .psql_owner(
+            DB,
+            "SELECT min(id) FROM paydesk.audit_log WHERE operation = 'team.approve'",
+        )
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(approval < anchor.last_id);
+    rebuild_without(&pg, approval);
+    let alone = PgAudit::on(member(&pg, "ann").link())
+        .verify(&[], None)
+        .unwrap();
+    assert!(
+        alone.ok,
+        "the rebuilt chain is consistent on its own: {alone:?}"
+    );
+
+    // The signer's desk connects: it says so, keeps its anchor, and does not sign.
+    let desk = signer_desk(&f, &pg);
+    let problem = desk.team_chain_problem().unwrap().to_string();
+    assert!(problem.contains("rewritten"), "{problem}");
+    assert!(
+        problem.contains(&format!("row {}", anchor.last_id)),
+        "{problem}"
+    );
+    assert_eq!(f.secrets.audit_anchor(&f.name).unwrap().unwrap(), anchor);
+    let check = desk.audit_verify().unwrap();
+    assert!(!check.ok);
+    assert!(
+        check.problem.unwrap_or_default().contains("rewritten"),
+        "audit verify does not say it"
+    );
+    let sam = member(&pg, "sam");
+    match team::execute_next(&desk, &sam).await {
+        Err(e) => assert!(e.to_string().contains("does not sign for the team"), "{e}"),
+        Ok(done) => panic!("the desk signed on a rewritten chain: {done:?}"),
+    }
+    // Reconnecting does not make it go away.
+    drop(desk);
+    assert!(signer_desk(&f, &pg).team_chain_problem().is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_team_chain_is_reported() {
+    let pg = team_db();
+    let f = common::Fixture::new("chain-cut").await;
+    steps(&pg, "T-CUT-1");
+    steps(&pg, "T-CUT-2");
+    let desk = signer_desk(&f, &pg);
+    assert_eq!(desk.team_chain_problem(), None);
+    drop(desk);
+    let head = rows(&pg);
+    // The owner cuts the last rows: what is left is a consistent chain.
+    pg.psql_owner(
+        DB,
+        &format!(
+            "ALTER TABLE paydesk.audit_log DISABLE TRIGGER USER;
+             DELETE FROM paydesk.audit_log WHERE id > {};
+             ALTER TABLE paydesk.audit_log ENABLE TRIGGER USER;",
+            head - 2
+        ),
+    )
+    .unwrap();
+    let desk = signer_desk(&f, &pg);
+    let problem = desk.team_chain_problem().unwrap().to_string();
+    assert!(problem.contains("cut"), "{problem}");
+    assert!(
+        problem.contains(&format!("verified {head} rows")),
+        "{problem}"
+    );
+    assert!(
+        problem.contains(&format!("ends at row {}", head - 2)),
+        "{problem}"
+    );
+}
