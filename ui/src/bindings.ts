@@ -1970,6 +1970,16 @@ export type PgConfig_Deserialize = {
 	 *  bound to the TLS channel either way).
 	 */
 	caFile?: string,
+	/**
+	 *  The member's client certificate (a PEM file, its chain after it) for PostgreSQL's
+	 *  `cert` authentication, with `key_file`; empty: none (password authentication).
+	 */
+	certFile?: string,
+	/**
+	 *  The private key of `cert_file` (a PEM file, PKCS#8, PKCS#1 or SEC1), readable by
+	 *  this desk's user only.
+	 */
+	keyFile?: string,
 };
 
 /**  Where a team's database is. The password is in the keyring, never here. */
@@ -1985,6 +1995,16 @@ export type PgConfig_Serialize = {
 	 *  bound to the TLS channel either way).
 	 */
 	caFile?: string,
+	/**
+	 *  The member's client certificate (a PEM file, its chain after it) for PostgreSQL's
+	 *  `cert` authentication, with `key_file`; empty: none (password authentication).
+	 */
+	certFile?: string,
+	/**
+	 *  The private key of `cert_file` (a PEM file, PKCS#8, PKCS#1 or SEC1), readable by
+	 *  this desk's user only.
+	 */
+	keyFile?: string,
 };
 
 /**

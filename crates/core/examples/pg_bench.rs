@@ -117,6 +117,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         database: "team".into(),
         user: pg.owner().into(),
         ca_file: String::new(),
+        cert_file: String::new(),
+        key_file: String::new(),
     };
     let connect = || PgLink::connect(&cfg, pg.owner_password());
     let owner = connect()?;

@@ -217,6 +217,8 @@ fn the_same_orders_give_the_same_statement_on_postgres_and_on_sqlite() {
         database: "team".into(),
         user: pg.owner().into(),
         ca_file: String::new(),
+        cert_file: String::new(),
+        key_file: String::new(),
     };
     let owner = PgLink::connect(&cfg, pg.owner_password()).unwrap();
     let mer = common::MER as i64;

@@ -46,6 +46,8 @@ fn cfg(pg: &TestPg, user: &str) -> PgConfig {
         database: DB.into(),
         user: user.into(),
         ca_file: String::new(),
+        cert_file: String::new(),
+        key_file: String::new(),
     }
 }
 

@@ -84,6 +84,8 @@ fn connect(pg: &TestPg, user: &str, password: &str) -> PgLink {
         database: DB.into(),
         user: user.into(),
         ca_file: String::new(),
+        cert_file: String::new(),
+        key_file: String::new(),
     };
     PgLink::connect(&cfg, password).unwrap()
 }

@@ -75,6 +75,8 @@ fn a_loopback_server_with_a_self_signed_certificate_is_reached_over_tls() {
             database: "postgres".into(),
             user: pg.owner().into(),
             ca_file: String::new(),
+            cert_file: String::new(),
+            key_file: String::new(),
         };
         let link = PgLink::connect(&cfg, pg.owner_password()).unwrap();
         let encrypted = pg
@@ -99,6 +101,8 @@ fn a_certificate_authority_file_that_cannot_be_used_is_named() {
         database: "team".into(),
         user: "ann".into(),
         ca_file: ca.into(),
+        cert_file: String::new(),
+        key_file: String::new(),
     };
     let named = |e: CoreError| match e {
         CoreError::Validation { field, rule } => (field, rule),

@@ -302,6 +302,17 @@ impl TestPg {
         }
     }
 
+    /// Puts `lines` first in the server's pg_hba.conf (the first line that matches a
+    /// connection decides how it authenticates) and has the server read it again.
+    pub fn hba_first(&self, lines: &[&str]) -> io::Result<()> {
+        let path = self.scratch_path.join("data").join("pg_hba.conf");
+        let before = fs::read_to_string(&path)?;
+        // Written in place, so the file keeps the server's user as its owner.
+        fs::write(&path, format!("{}\n{before}", lines.join("\n")))?;
+        self.psql_super("postgres", "SELECT pg_reload_conf()")
+            .map(drop)
+    }
+
     /// Creates a database owned by the owner ([`TestPg::owner`]), as the owner would
     /// with `createdb`.
     pub fn create_database(&self, name: &str) -> io::Result<()> {

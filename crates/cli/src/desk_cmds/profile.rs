@@ -175,6 +175,13 @@ pub struct AddProfile {
     /// the system's roots; on loopback any certificate is taken).
     #[arg(long, default_value = "")]
     team_ca_file: String,
+    /// This member's client certificate (PEM), for a team whose server authenticates
+    /// members by certificate (PostgreSQL's `cert` method); with --team-key-file.
+    #[arg(long, default_value = "", requires = "team_key_file")]
+    team_cert_file: String,
+    /// The private key of --team-cert-file (PEM).
+    #[arg(long, default_value = "", requires = "team_cert_file")]
+    team_key_file: String,
 }
 
 pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
@@ -240,6 +247,8 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                             database: a.team_database.unwrap_or_default(),
                             user: a.team_user.unwrap_or_default(),
                             ca_file: a.team_ca_file,
+                            cert_file: a.team_cert_file,
+                            key_file: a.team_key_file,
                         };
                         cfg.validate()?;
                         Some(cfg)

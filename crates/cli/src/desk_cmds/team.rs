@@ -246,6 +246,8 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                 database: db.database,
                 user: db.user,
                 ca_file: db.ca_file,
+                cert_file: String::new(),
+                key_file: String::new(),
             };
             let pw = password("PAYDESK_TEAM_PASSWORD", "the database owner's password: ")?;
             let link = PgLink::connect(&cfg, &pw)?;

@@ -44,6 +44,14 @@ pub struct PgConfig {
     /// bound to the TLS channel either way).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub ca_file: String,
+    /// The member's client certificate (a PEM file, its chain after it) for PostgreSQL's
+    /// `cert` authentication, with `key_file`; empty: none (password authentication).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cert_file: String,
+    /// The private key of `cert_file` (a PEM file, PKCS#8, PKCS#1 or SEC1), readable by
+    /// this desk's user only.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key_file: String,
 }
 
 impl PgConfig {
@@ -82,6 +90,32 @@ impl PgConfig {
             return Err(CoreError::validation(
                 "team.caFile",
                 "must be the full path of a PEM file of certificate authorities",
+            ));
+        }
+        for (field, path, what) in [
+            ("team.certFile", &self.cert_file, "the client certificate"),
+            (
+                "team.keyFile",
+                &self.key_file,
+                "the client certificate's private key",
+            ),
+        ] {
+            if !path.is_empty() && !std::path::Path::new(path).is_absolute() {
+                return Err(CoreError::validation(
+                    field,
+                    format!("must be the full path of a PEM file of {what}"),
+                ));
+            }
+        }
+        if self.cert_file.is_empty() != self.key_file.is_empty() {
+            let field = if self.cert_file.is_empty() {
+                "team.certFile"
+            } else {
+                "team.keyFile"
+            };
+            return Err(CoreError::validation(
+                field,
+                "a client certificate goes with its private key: both files, or neither",
             ));
         }
         if self.user.is_empty() || self.user.len() > 63 || self.user.chars().any(char::is_control) {
@@ -185,12 +219,15 @@ impl PgLink {
             .application_name("paydesk")
             .connect_timeout(std::time::Duration::from_secs(10));
         let loopback = cfg.is_loopback();
-        config.ssl_mode(if loopback {
+        // A client certificate is sent over TLS only: then TLS is required, loopback too.
+        config.ssl_mode(if loopback && cfg.cert_file.is_empty() {
             tokio_postgres::config::SslMode::Prefer
         } else {
             tokio_postgres::config::SslMode::Require
         });
         let ca_file = cfg.ca_file.clone();
+        // Read (and refused, naming the field) before any connection.
+        let client_cert = client_cert(cfg)?;
         let (client_tx, client_rx) = mpsc::sync_channel::<CoreResult<Client>>(1);
         let (notice_tx, notice_rx) = mpsc::channel::<Notice>();
         std::thread::Builder::new()
@@ -207,7 +244,7 @@ impl PgLink {
                     }
                 };
                 rt.block_on(async move {
-                    let tls = match tls_connector(loopback, &ca_file) {
+                    let tls = match tls_connector(loopback, &ca_file, client_cert) {
                         Ok(tls) => tls,
                         Err(e) => {
                             let _ = client_tx.send(Err(e));
@@ -493,6 +530,64 @@ fn connect_error(e: tokio_postgres::Error) -> CoreError {
     }
 }
 
+/// A member's client certificate chain and its private key, read from their files.
+struct ClientCert {
+    chain: Vec<rustls::pki_types::CertificateDer<'static>>,
+    key: rustls::pki_types::PrivateKeyDer<'static>,
+}
+
+/// The client certificate of `cfg`, if it names one: read and parsed here, so a file
+/// that cannot be used is refused naming its field before any connection.
+fn client_cert(cfg: &PgConfig) -> CoreResult<Option<ClientCert>> {
+    use rustls::pki_types::pem::PemObject;
+    if cfg.cert_file.is_empty() {
+        return Ok(None);
+    }
+    let read = |field: &str, path: &str| {
+        std::fs::read(path)
+            .map_err(|e| CoreError::validation(field, format!("{path} cannot be read: {e}")))
+    };
+    let pem = read("team.certFile", &cfg.cert_file)?;
+    let chain = rustls::pki_types::CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            CoreError::validation(
+                "team.certFile",
+                format!("{} is not PEM: {e}", cfg.cert_file),
+            )
+        })?;
+    if chain.is_empty() {
+        return Err(CoreError::validation(
+            "team.certFile",
+            format!("{} holds no certificate", cfg.cert_file),
+        ));
+    }
+    let pem = read("team.keyFile", &cfg.key_file)?;
+    let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(&pem).map_err(|e| {
+        CoreError::validation(
+            "team.keyFile",
+            format!("{} holds no private key in PEM: {e}", cfg.key_file),
+        )
+    })?;
+    Ok(Some(ClientCert { chain, key }))
+}
+
+/// The TLS configuration with the member's client certificate, if any.
+fn with_client_cert(
+    builder: rustls::ConfigBuilder<rustls::ClientConfig, rustls::client::WantsClientCert>,
+    cert: Option<ClientCert>,
+) -> CoreResult<rustls::ClientConfig> {
+    match cert {
+        None => Ok(builder.with_no_client_auth()),
+        Some(c) => builder.with_client_auth_cert(c.chain, c.key).map_err(|e| {
+            CoreError::validation(
+                "team.keyFile",
+                format!("the client certificate and its key cannot be used together: {e}"),
+            )
+        }),
+    }
+}
+
 /// TLS for the team's database: rustls with the operating system's roots (as the
 /// gateway's client), or the roots of `ca_file` (a team's private PKI). On loopback any
 /// certificate is taken: a server on this machine with TLS on (Debian's default, a
@@ -501,6 +596,7 @@ fn connect_error(e: tokio_postgres::Error) -> CoreError {
 fn tls_connector(
     loopback: bool,
     ca_file: &str,
+    client_cert: Option<ClientCert>,
 ) -> CoreResult<tokio_postgres_rustls::MakeRustlsConnect> {
     use rustls_platform_verifier::BuilderVerifierExt;
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
@@ -508,10 +604,10 @@ fn tls_connector(
         .with_safe_default_protocol_versions()
         .map_err(|e| CoreError::internal(e.to_string()))?;
     let config = if loopback {
-        builder
+        let builder = builder
             .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AnyCertOnLoopback(provider)))
-            .with_no_client_auth()
+            .with_custom_certificate_verifier(Arc::new(AnyCertOnLoopback(provider)));
+        with_client_cert(builder, client_cert)?
     } else if !ca_file.is_empty() {
         let pem = std::fs::read(ca_file).map_err(|e| {
             CoreError::validation("team.caFile", format!("{ca_file} cannot be read: {e}"))
@@ -533,12 +629,12 @@ fn tls_connector(
                 .add(c)
                 .map_err(|e| CoreError::validation("team.caFile", format!("{ca_file}: {e}")))?;
         }
-        builder.with_root_certificates(roots).with_no_client_auth()
+        with_client_cert(builder.with_root_certificates(roots), client_cert)?
     } else {
-        builder
+        let builder = builder
             .with_platform_verifier()
-            .map_err(|e| CoreError::internal(e.to_string()))?
-            .with_no_client_auth()
+            .map_err(|e| CoreError::internal(e.to_string()))?;
+        with_client_cert(builder, client_cert)?
     };
     Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
 }
