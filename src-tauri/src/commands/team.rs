@@ -89,7 +89,7 @@ async fn team_of(state: &State<'_, AppState>) -> CmdResult<(std::sync::Arc<Desk>
 }
 
 /// Runs `f` on the team on a blocking thread.
-async fn with_team<T: Send + 'static>(
+pub(crate) async fn with_team<T: Send + 'static>(
     state: &State<'_, AppState>,
     f: impl FnOnce(&Desk, &Team) -> CmdResult<T> + Send + 'static,
 ) -> CmdResult<T> {
