@@ -87,6 +87,7 @@ const COMMANDS: &[&str] = &[
     "session_touch",
     "session_lock",
     "session_unlock",
+    "session_state",
     "team_members",
     "team_member_add",
     "team_member_roles",

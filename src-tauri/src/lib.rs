@@ -108,6 +108,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             team::session_touch,
             team::session_lock,
             team::session_unlock,
+            team::session_state,
             team_admin::team_members,
             team_admin::team_member_add,
             team_admin::team_member_roles,

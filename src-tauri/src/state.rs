@@ -312,6 +312,14 @@ impl AppState {
         (idle.locked, idle.after.map(|d| d.as_secs() / 60))
     }
 
+    /// The profile the lock guards (or would guard, once its idle time is out), and
+    /// whether it is a team profile (unlocked by the member's database password).
+    pub fn lock_guards(&self) -> Option<(String, bool)> {
+        let name = lock(&self.idle).profile.clone()?;
+        let team = self.home().get(&name).is_ok_and(|p| p.team.is_some());
+        Some((name, team))
+    }
+
     /// Unlocks with the guarded profile's password: a team member's, checked by
     /// connecting as the member; a single desk's desk password, checked against its
     /// verifier in the keyring. After [`paydesk_session::lock::FREE_TRIES`] failures each

@@ -260,6 +260,11 @@ export const commands = {
 	sessionLock: () => typedError<LockState_Serialize, CoreError>(__TAURI_INVOKE("session_lock")),
 	/**  Unlocks the team desk with the member's database password. */
 	sessionUnlock: (password: string) => typedError<LockState_Serialize, CoreError>(__TAURI_INVOKE("session_unlock", { password })),
+	/**
+	 *  The lock's state, with no side effect (what the window asks when it starts: a desk
+	 *  that was locked when the app quit starts locked).
+	 */
+	sessionState: () => __TAURI_INVOKE<LockState_Serialize>("session_state"),
 	teamMembers: () => typedError<Member_Serialize[], CoreError>(__TAURI_INVOKE("team_members")),
 	/**  Adds a member with one role (admins); answers with what the member holds. */
 	teamMemberAdd: (name: string, role: TeamRole, password: string) => typedError<string, CoreError>(__TAURI_INVOKE("team_member_add", { name, role, password })),
@@ -1576,15 +1581,35 @@ export type LockState = LockState_Serialize | LockState_Deserialize;
 /**  The idle lock as the window needs it. */
 export type LockState_Deserialize = {
 	locked: boolean,
-	/**  The team's idle time when a team desk is open; none on a single desk. */
+	/**
+	 *  The idle time when a desk the lock guards is open (a team desk, or a single desk
+	 *  holding a live key with a desk password); none otherwise.
+	 */
 	idleLockMinutes?: number | null,
+	/**  The profile the lock guards. */
+	profile?: string | null,
+	/**
+	 *  It is a team profile: the member's database password unlocks it; otherwise the
+	 *  desk password does.
+	 */
+	team: boolean,
 };
 
 /**  The idle lock as the window needs it. */
 export type LockState_Serialize = {
 	locked: boolean,
-	/**  The team's idle time when a team desk is open; none on a single desk. */
+	/**
+	 *  The idle time when a desk the lock guards is open (a team desk, or a single desk
+	 *  holding a live key with a desk password); none otherwise.
+	 */
 	idleLockMinutes: number | null,
+	/**  The profile the lock guards. */
+	profile: string | null,
+	/**
+	 *  It is a team profile: the member's database password unlocks it; otherwise the
+	 *  desk password does.
+	 */
+	team: boolean,
 };
 
 /**  The meaning of a state value, one vocabulary for every field. */
