@@ -250,7 +250,13 @@ impl AppState {
             ));
         }
         self.lock_file.update(|r| r.idle_minutes = Some(minutes))?;
-        self.close().await;
+        // A single desk the lock guards takes it now; otherwise the desk reopens with it.
+        let single = self.lock_guards().is_some_and(|(_, team)| !team);
+        if single {
+            lock(&self.idle).after = Some(std::time::Duration::from_secs(u64::from(minutes) * 60));
+        } else {
+            self.close().await;
+        }
         Ok(())
     }
 

@@ -1173,8 +1173,10 @@ export const en = {
     deskPasswordAgain: "The same password again",
     deskPasswordHint: "10 characters at least",
     mismatch: "The two passwords differ",
-    bodyDesk:
-      "The desk of profile {{profile}} holds a live merchant key and locked after {{minutes}} minutes without activity. Enter the desk password to go on.",
+    bodyDesk_one:
+      "The desk of profile {{profile}} holds a live merchant key and locked after {{count}} minute without activity. Enter the desk password to go on.",
+    bodyDesk_other:
+      "The desk of profile {{profile}} holds a live merchant key and locked after {{count}} minutes without activity. Enter the desk password to go on.",
     bodyDeskLocked:
       "The desk of profile {{profile}} is locked, as it was when PayDesk quit. Enter the desk password to go on.",
     bodyTeamLocked:

@@ -1097,8 +1097,8 @@ export const zh: Catalogue = {
     deskPasswordAgain: "再次输入密码",
     deskPasswordHint: "至少 10 个字符",
     mismatch: "两次输入的密码不一致",
-    bodyDesk:
-      "配置 {{profile}} 的工作台持有正式商户密钥，{{minutes}} 分钟无操作后已锁定。请输入工作台密码继续。",
+    bodyDesk_other:
+      "配置 {{profile}} 的工作台持有正式商户密钥，{{count}} 分钟无操作后已锁定。请输入工作台密码继续。",
     bodyDeskLocked:
       "配置 {{profile}} 的工作台已锁定（PayDesk 退出时即为锁定状态）。请输入工作台密码继续。",
     bodyTeamLocked:

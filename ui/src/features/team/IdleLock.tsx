@@ -29,7 +29,7 @@ export function IdleLock() {
   const lockState = useQuery({
     queryKey: lockKeys.state,
     queryFn: () => commands.sessionState(),
-    refetchInterval: 30_000,
+    refetchInterval: 10_000,
   });
   const minutes = lockState.data?.idleLockMinutes ?? 0;
   const idle = useIdle(Math.max(minutes, 1) * 60_000, {
@@ -86,7 +86,7 @@ export function IdleLock() {
       ? t("lock.body", { minutes, user: team?.user ?? profile })
       : t("lock.bodyTeamLocked", { profile })
     : minutes > 0
-      ? t("lock.bodyDesk", { minutes, profile })
+      ? t("lock.bodyDesk", { count: minutes, profile })
       : t("lock.bodyDeskLocked", { profile });
 
   return (

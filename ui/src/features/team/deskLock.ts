@@ -12,7 +12,8 @@ export function useDeskLockSettings() {
   return useQuery({
     queryKey: lockKeys.settings,
     queryFn: () => unwrap(commands.deskLockSettings()),
-    staleTime: 30_000,
+    staleTime: 5_000,
+    refetchInterval: 10_000,
   });
 }
 
