@@ -19,7 +19,9 @@ pub fn command_names() -> &'static [&'static str] {
 
 /// Every command, for the invoke handler and the bindings.
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
-    use commands::{activity, balances, money, orders, records, reports, settings, team};
+    use commands::{
+        activity, balances, lock, money, orders, records, reports, settings, team, team_admin,
+    };
     Builder::<R>::new()
         .commands(collect_commands![
             settings::app_status,
@@ -106,6 +108,22 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             team::session_touch,
             team::session_lock,
             team::session_unlock,
+            team::session_state,
+            team_admin::team_members,
+            team_admin::team_member_add,
+            team_admin::team_member_roles,
+            team_admin::team_member_password,
+            team_admin::team_member_remove,
+            team_admin::team_rules,
+            team_admin::team_rule_set,
+            team_admin::team_rule_remove,
+            team_admin::team_default_set,
+            team_admin::team_worker_status,
+            team_admin::team_worker_start,
+            team_admin::team_worker_stop,
+            lock::desk_lock_settings,
+            lock::desk_lock_minutes_set,
+            lock::desk_password_set,
         ])
         // Amounts travel as decimal strings; the integers that cross (counts, millis)
         // stay below 2^53.
@@ -215,6 +233,7 @@ pub fn run() {
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(state)
+        .manage(commands::team_admin::Worker::default())
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);

@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use paydesk_core::{CoreError, CoreResult, Desk, Home, Secrets};
+use paydesk_session::lock::{LockFile, LockRecord};
 use paydesk_session::{OpenDesk, Session};
 
 #[derive(Debug)]
@@ -17,20 +18,25 @@ pub struct AppState {
     /// When a command last asked for the desk; none once the idle desk's memory was
     /// handed back (until the next command).
     last_used: Mutex<Option<std::time::Instant>>,
-    /// A team desk's idle lock.
+    /// The desk's idle lock.
     idle: Mutex<IdleLock>,
+    /// The lock as it outlives the app (locked profile, failed unlocks).
+    lock_file: LockFile,
 }
 
-/// A team profile locks after a stretch without the member's activity (the window
-/// reports key presses and clicks; the screens' own polling is not activity) and asks
-/// the member's database password again (PCI DSS 8.2.8). A single desk never locks.
+/// A team profile, and a single desk that holds a live profile's merchant key, lock
+/// after a stretch without the person's activity (the window reports key presses and
+/// clicks; the screens' own polling is not activity) and ask a password again (PCI DSS
+/// 8.2.8): a team member's database password, a single desk's own desk password. The
+/// built-in sandbox never locks. Failed unlocks are audited and throttled, across
+/// relaunches ([`paydesk_session::lock`]).
 #[derive(Debug)]
 struct IdleLock {
     last_activity: std::time::Instant,
-    /// The team's idle time, once a team desk is open.
+    /// The idle time, once a desk that locks is open.
     after: Option<std::time::Duration>,
-    /// The team profile whose desk the lock guards: unlocked only by its member's
-    /// password, whichever profile is active meanwhile.
+    /// The profile whose desk the lock guards: unlocked only by its password,
+    /// whichever profile is active meanwhile.
     profile: Option<String>,
     locked: bool,
 }
@@ -44,7 +50,7 @@ impl IdleLock {
             && now.saturating_duration_since(self.last_activity) >= after
         {
             self.locked = true;
-            tracing::info!("team desk locked after {} s idle", after.as_secs());
+            tracing::info!("desk locked after {} s idle", after.as_secs());
         }
         if self.locked {
             return Err(self.locked_error());
@@ -53,12 +59,14 @@ impl IdleLock {
     }
 
     fn locked_error(&self) -> CoreError {
-        let minutes = self.after.map_or(0, |d| d.as_secs() / 60);
-        CoreError::Locked {
-            message: format!(
-                "the team desk locked after {minutes} minutes without activity: enter your password"
+        let message = match self.after {
+            Some(d) => format!(
+                "the desk locked after {} minutes without activity: enter your password",
+                d.as_secs() / 60
             ),
-        }
+            None => "the desk is locked: enter your password".to_string(),
+        };
+        CoreError::Locked { message }
     }
 }
 
@@ -107,6 +115,15 @@ impl AppState {
     }
 
     fn with_session(session: Session) -> Self {
+        let lock_file = LockFile::of(session.home());
+        // Locked when the app quit locked: a relaunch opens nothing and gives no tries.
+        let record = lock_file.load().unwrap_or_else(|e| {
+            tracing::error!("{e}; the desk starts locked");
+            LockRecord {
+                locked: session.active_profile().ok(),
+                ..LockRecord::default()
+            }
+        });
         Self {
             session,
             open: tokio::sync::Mutex::default(),
@@ -115,9 +132,10 @@ impl AppState {
             idle: Mutex::new(IdleLock {
                 last_activity: std::time::Instant::now(),
                 after: None,
-                profile: None,
-                locked: false,
+                locked: record.locked.is_some(),
+                profile: record.locked,
             }),
+            lock_file,
         }
     }
 
@@ -187,24 +205,80 @@ impl AppState {
         }
         let o = Arc::new(self.session.start(None).await?);
         let team = o.desk().team()?;
+        let minutes = match team {
+            Some(t) => Some(u64::try_from(t.idle_lock_minutes()).unwrap_or(15)),
+            None if self.guards_single(o.desk()) => Some(u64::from(
+                self.lock_file.load().unwrap_or_default().idle_minutes(),
+            )),
+            None => None,
+        }
+        .filter(|m| *m > 0);
         {
             let mut idle = lock(&self.idle);
-            idle.profile = team.as_ref().map(|_| o.desk().profile.name.clone());
-            idle.after = team.map(|t| {
-                std::time::Duration::from_secs(
-                    u64::try_from(t.idle_lock_minutes()).unwrap_or(15) * 60,
-                )
-            });
+            idle.profile = minutes.map(|_| o.desk().profile.name.clone());
+            idle.after = minutes.map(|m| std::time::Duration::from_secs(m * 60));
             idle.last_activity = std::time::Instant::now();
         }
         *open = Some(o.clone());
         Ok(o)
     }
 
-    /// Refuses while the team desk is locked, and locks it once the member has been
-    /// idle for the team's idle time.
+    /// Whether a single desk's idle lock guards `desk`: it holds a live profile's
+    /// merchant key (not the built-in sandbox's) and a desk password is set to unlock it
+    /// (the window asks one first; without it a lock could never be opened).
+    fn guards_single(&self, desk: &Desk) -> bool {
+        desk.profile.team.is_none()
+            && !desk.profile.is_sandbox()
+            && desk.holds_key()
+            && desk
+                .secrets()
+                .has_desk_password(&desk.profile.name)
+                .unwrap_or(false)
+    }
+
+    /// The lock file as it is now.
+    pub fn lock_record(&self) -> LockRecord {
+        self.lock_file.load().unwrap_or_default()
+    }
+
+    /// Sets a single desk's idle time (1 to 60 minutes); the open desk takes it now.
+    pub async fn set_idle_minutes(&self, minutes: u32) -> CoreResult<()> {
+        if !(1..=60).contains(&minutes) {
+            return Err(CoreError::validation(
+                "idleMinutes",
+                format!("1 to 60 minutes, got {minutes}"),
+            ));
+        }
+        self.lock_file.update(|r| r.idle_minutes = Some(minutes))?;
+        // A single desk the lock guards takes it now; otherwise the desk reopens with it.
+        let single = self.lock_guards().is_some_and(|(_, team)| !team);
+        if single {
+            lock(&self.idle).after = Some(std::time::Duration::from_secs(u64::from(minutes) * 60));
+        } else {
+            self.close().await;
+        }
+        Ok(())
+    }
+
+    /// Refuses while the desk is locked, and locks it once the person has been idle for
+    /// the idle time (the lock is written down: a relaunch stays locked).
     fn check_idle(&self) -> CoreResult<()> {
-        lock(&self.idle).check(std::time::Instant::now())
+        let (result, newly) = {
+            let mut idle = lock(&self.idle);
+            let was = idle.locked;
+            let r = idle.check(std::time::Instant::now());
+            (r, (idle.locked && !was).then(|| idle.profile.clone()))
+        };
+        if let Some(profile) = newly {
+            self.write_locked(profile);
+        }
+        result
+    }
+
+    fn write_locked(&self, profile: Option<String>) {
+        if let Err(e) = self.lock_file.update(|r| r.locked = profile) {
+            tracing::error!("the lock is not written down: {e}");
+        }
     }
 
     /// The member did something in the window.
@@ -214,16 +288,23 @@ impl AppState {
         Ok(())
     }
 
-    /// Locks the team desk now (the window's own idle timer ran out, or the member
-    /// asked); a single desk has nothing to lock.
+    /// Locks the desk now (the window's own idle timer ran out, or the person asked);
+    /// a desk the lock does not guard has nothing to lock.
     pub async fn lock_now(&self) -> bool {
-        let locks = {
+        let (locks, newly) = {
             let mut idle = lock(&self.idle);
+            let was = idle.locked;
             if idle.after.is_some() {
                 idle.locked = true;
             }
-            idle.locked
+            (
+                idle.locked,
+                (idle.locked && !was).then(|| idle.profile.clone()),
+            )
         };
+        if let Some(profile) = newly {
+            self.write_locked(profile);
+        }
         if locks {
             self.close().await;
         }
@@ -237,8 +318,19 @@ impl AppState {
         (idle.locked, idle.after.map(|d| d.as_secs() / 60))
     }
 
-    /// Unlocks once the database accepted the member's password for the active team
-    /// profile (checked by connecting as the member).
+    /// The profile the lock guards (or would guard, once its idle time is out), and
+    /// whether it is a team profile (unlocked by the member's database password).
+    pub fn lock_guards(&self) -> Option<(String, bool)> {
+        let name = lock(&self.idle).profile.clone()?;
+        let team = self.home().get(&name).is_ok_and(|p| p.team.is_some());
+        Some((name, team))
+    }
+
+    /// Unlocks with the guarded profile's password: a team member's, checked by
+    /// connecting as the member; a single desk's desk password, checked against its
+    /// verifier in the keyring. After [`paydesk_session::lock::FREE_TRIES`] failures each
+    /// try waits (doubling, up to 15 minutes) whatever the password, across relaunches;
+    /// every try, refused, waited or accepted, is in the profile's audit log.
     pub async fn unlock(&self, password: &str) -> CoreResult<()> {
         let (locked, guarded) = {
             let idle = lock(&self.idle);
@@ -247,26 +339,107 @@ impl AppState {
         if !locked {
             return Ok(());
         }
-        // The profile the lock guards, not the active one.
-        let Some(cfg) = guarded
-            .map(|name| self.home().get(&name))
-            .transpose()?
-            .and_then(|p| p.team)
-        else {
+        let Some(name) = guarded else {
             return Err(CoreError::internal(
-                "the desk is locked, but the team profile it guards is gone",
+                "the desk is locked, but names no profile",
             ));
         };
+        let profile = self.home().get(&name).map_err(|_| {
+            CoreError::internal("the desk is locked, but the profile it guards is gone")
+        })?;
+        let now = chrono::Utc::now().timestamp_millis();
+        let record = self.lock_record();
+        if let Some(wait) = record.wait_at(now) {
+            let secs = wait.as_secs().max(1);
+            self.audit_unlock(
+                &name,
+                record.failures,
+                &format!("refused: waiting {secs} s"),
+            )
+            .await;
+            return Err(CoreError::validation(
+                "password",
+                format!(
+                    "{} wrong passwords in a row: the next try is possible in {secs} s",
+                    record.failures
+                ),
+            ));
+        }
         let password = zeroize::Zeroizing::new(password.to_string());
-        tokio::task::spawn_blocking(move || {
-            paydesk_core::store::pg::PgLink::connect(&cfg, &password).map(drop)
-        })
-        .await
-        .map_err(internal)??;
-        let mut idle = lock(&self.idle);
-        idle.locked = false;
-        idle.last_activity = std::time::Instant::now();
-        Ok(())
+        let checked: CoreResult<()> = match profile.team {
+            Some(cfg) => tokio::task::spawn_blocking(move || {
+                paydesk_core::store::pg::PgLink::connect(&cfg, &password).map(drop)
+            })
+            .await
+            .map_err(internal)?,
+            None => {
+                if self
+                    .session
+                    .secrets()?
+                    .check_desk_password(&name, &password)?
+                {
+                    Ok(())
+                } else {
+                    Err(CoreError::validation(
+                        "password",
+                        "not this desk's password",
+                    ))
+                }
+            }
+        };
+        match checked {
+            Ok(()) => {
+                self.lock_file.update(|r| {
+                    r.locked = None;
+                    r.failures = 0;
+                })?;
+                {
+                    let mut idle = lock(&self.idle);
+                    idle.locked = false;
+                    idle.last_activity = std::time::Instant::now();
+                }
+                self.audit_unlock(&name, record.failures, "ok").await;
+                Ok(())
+            }
+            // A wrong password (the database's refusal names the password field).
+            Err(CoreError::Validation { field, rule }) => {
+                let failures = record.failures.saturating_add(1);
+                self.lock_file.update(|r| {
+                    r.failures = failures;
+                    r.last_failure_ms = now;
+                })?;
+                self.audit_unlock(&name, failures, "refused: wrong password")
+                    .await;
+                let mut rule = format!("{rule} (failed try {failures})");
+                if let Some(w) = paydesk_session::lock::wait_after(failures) {
+                    rule.push_str(&format!("; the next try is possible in {} s", w.as_secs()));
+                }
+                Err(CoreError::Validation { field, rule })
+            }
+            // The server could not be reached: no try was made.
+            Err(e) => Err(e),
+        }
+    }
+
+    /// An unlock in the guarded profile's audit log (on a desk opened for it: the
+    /// locked desk is closed). A log that cannot be written is logged, the unlock's
+    /// answer stands.
+    async fn audit_unlock(&self, profile: &str, failures: u32, result: &str) {
+        match self.session.open(Some(profile)).await {
+            Ok(o) => {
+                let d = o.desk().clone();
+                let ids = format!("profile={profile} failures={failures}");
+                let result = result.to_string();
+                if let Err(e) = tokio::task::spawn_blocking(move || {
+                    d.audit_event("session.unlock", ids, &result);
+                })
+                .await
+                {
+                    tracing::error!("unlock not audited: {e}");
+                }
+            }
+            Err(e) => tracing::error!("unlock not audited (the desk does not open: {e})"),
+        }
     }
 
     /// The open desk, opening the active profile if none is.

@@ -260,6 +260,42 @@ export const commands = {
 	sessionLock: () => typedError<LockState_Serialize, CoreError>(__TAURI_INVOKE("session_lock")),
 	/**  Unlocks the team desk with the member's database password. */
 	sessionUnlock: (password: string) => typedError<LockState_Serialize, CoreError>(__TAURI_INVOKE("session_unlock", { password })),
+	/**
+	 *  The lock's state, with no side effect (what the window asks when it starts: a desk
+	 *  that was locked when the app quit starts locked).
+	 */
+	sessionState: () => __TAURI_INVOKE<LockState_Serialize>("session_state"),
+	teamMembers: () => typedError<Member_Serialize[], CoreError>(__TAURI_INVOKE("team_members")),
+	/**  Adds a member with one role (admins); answers with what the member holds. */
+	teamMemberAdd: (name: string, role: TeamRole, password: string) => typedError<string, CoreError>(__TAURI_INVOKE("team_member_add", { name, role, password })),
+	/**  Gives a member exactly `roles` (admins); answers with what the member holds now. */
+	teamMemberRoles: (name: string, roles: TeamRole[]) => typedError<string, CoreError>(__TAURI_INVOKE("team_member_roles", { name, roles })),
+	/**  Sets a member's password, a step of its own in the audit log (admins). */
+	teamMemberPassword: (name: string, password: string) => typedError<null, CoreError>(__TAURI_INVOKE("team_member_password", { name, password })),
+	teamMemberRemove: (name: string) => typedError<null, CoreError>(__TAURI_INVOKE("team_member_remove", { name })),
+	teamRules: () => typedError<TeamRules, CoreError>(__TAURI_INVOKE("team_rules")),
+	/**  Adds a rule or changes an existing one's approvals (admins). */
+	teamRuleSet: (rule: RuleInput) => typedError<Rule, CoreError>(__TAURI_INVOKE("team_rule_set", { rule })),
+	teamRuleRemove: (id: number) => typedError<null, CoreError>(__TAURI_INVOKE("team_rule_remove", { id })),
+	/**  The approvals a request no rule names needs (admins). */
+	teamDefaultSet: (approvals: number) => typedError<null, CoreError>(__TAURI_INVOKE("team_default_set", { approvals })),
+	teamWorkerStatus: () => __TAURI_INVOKE<WorkerStatus_Serialize>("team_worker_status"),
+	/**
+	 *  Starts the signer's worker (`paydesk team worker`) for the open team desk: it
+	 *  executes approved requests as they come until stopped or the app quits. Signers
+	 *  only, on a desk that holds the merchant key.
+	 */
+	teamWorkerStart: () => typedError<WorkerStatus_Serialize, CoreError>(__TAURI_INVOKE("team_worker_start")),
+	/**  Asks the worker to stop once its current request is done. */
+	teamWorkerStop: () => __TAURI_INVOKE<WorkerStatus_Serialize>("team_worker_stop"),
+	deskLockSettings: () => typedError<DeskLockSettings, CoreError>(__TAURI_INVOKE("desk_lock_settings")),
+	/**  Sets a single desk's idle time (1 to 60 minutes). */
+	deskLockMinutesSet: (minutes: number) => typedError<null, CoreError>(__TAURI_INVOKE("desk_lock_minutes_set", { minutes })),
+	/**
+	 *  Sets the active profile's desk password; a password already set must be given
+	 *  (`current`) to change it.
+	 */
+	deskPasswordSet: (current: string, password: string) => typedError<null, CoreError>(__TAURI_INVOKE("desk_password_set", { current, password })),
 };
 
 /* Types */
@@ -1221,6 +1257,19 @@ export type Decision_Serialize = {
 	decidedAt: number,
 };
 
+/**  The lock of the active profile's desk. */
+export type DeskLockSettings = {
+	/**
+	 *  The profile is a single desk holding a live profile's merchant key: its own
+	 *  idle lock applies.
+	 */
+	applies: boolean,
+	/**  A desk password is set (the lock guards the desk only once one is). */
+	passwordSet: boolean,
+	/**  A single desk's idle time in minutes. */
+	idleMinutes: number,
+};
+
 export type Entry = Entry_Serialize | Entry_Deserialize;
 
 export type Entry_Deserialize = {
@@ -1309,6 +1358,17 @@ export type Event_Serialize = {
 	attempts: number | null,
 	delivered: boolean | null,
 } & Stored;
+
+/**  What one execution of a request came to. */
+export type Executed = {
+	request: number,
+	accepted: number,
+	rejected: number,
+	failed: number,
+	/**  Rows whose outcome is not known yet: the request is taken up again later. */
+	unknown: number,
+	done: boolean,
+};
 
 export type ExportProgress = {
 	done: number,
@@ -1521,19 +1581,62 @@ export type LockState = LockState_Serialize | LockState_Deserialize;
 /**  The idle lock as the window needs it. */
 export type LockState_Deserialize = {
 	locked: boolean,
-	/**  The team's idle time when a team desk is open; none on a single desk. */
+	/**
+	 *  The idle time when a desk the lock guards is open (a team desk, or a single desk
+	 *  holding a live key with a desk password); none otherwise.
+	 */
 	idleLockMinutes?: number | null,
+	/**  The profile the lock guards. */
+	profile?: string | null,
+	/**
+	 *  It is a team profile: the member's database password unlocks it; otherwise the
+	 *  desk password does.
+	 */
+	team: boolean,
 };
 
 /**  The idle lock as the window needs it. */
 export type LockState_Serialize = {
 	locked: boolean,
-	/**  The team's idle time when a team desk is open; none on a single desk. */
+	/**
+	 *  The idle time when a desk the lock guards is open (a team desk, or a single desk
+	 *  holding a live key with a desk password); none otherwise.
+	 */
 	idleLockMinutes: number | null,
+	/**  The profile the lock guards. */
+	profile: string | null,
+	/**
+	 *  It is a team profile: the member's database password unlocks it; otherwise the
+	 *  desk password does.
+	 */
+	team: boolean,
 };
 
 /**  The meaning of a state value, one vocabulary for every field. */
 export type Meaning = "created" | "pending" | "success" | "failed" | "closed" | "refunded" | "partly_refunded" | "charged_back" | "submitted" | "processing" | "not_settled" | "settled" | "held" | "released";
+
+/**  A member of the team: a database user and the team roles it holds. */
+export type Member = Member_Serialize | Member_Deserialize;
+
+/**  A member of the team: a database user and the team roles it holds. */
+export type Member_Deserialize = {
+	name: string,
+	roles: TeamRole[],
+	/**  Who added the member (empty for the session's own user when not in the list). */
+	addedBy: string,
+	/**  UTC millis; `None` when the member was not added through `team user add`. */
+	addedAt?: number | null,
+};
+
+/**  A member of the team: a database user and the team roles it holds. */
+export type Member_Serialize = {
+	name: string,
+	roles: TeamRole[],
+	/**  Who added the member (empty for the session's own user when not in the list). */
+	addedBy: string,
+	/**  UTC millis; `None` when the member was not added through `team user add`. */
+	addedAt: number | null,
+};
 
 /**  Where the gateway is told to send notifications about orders made at a desk. */
 export type NotifyTarget = NotifyTarget_Serialize | NotifyTarget_Deserialize;
@@ -2730,6 +2833,18 @@ export type Rule = {
 	createdBy: string,
 };
 
+/**  A rule as an admin sets it. */
+export type RuleInput = {
+	/**  `payout`, `payin` or `*`. */
+	operation: string,
+	/**  An ISO 4217 code or `*`. */
+	currency: string,
+	/**  Decimal string: the rule applies to totals above it. */
+	above: string,
+	/**  Distinct approvers other than the maker: 1 to 5. */
+	approvals: number,
+};
+
 /**
  *  The money-safety settings of a profile (the README's "One payout per intent" says
  *  what each costs a user).
@@ -3143,6 +3258,12 @@ export type TeamRole =
 /**  Members, roles, rules. */
 "admin";
 
+/**  The team's rules and the approvals a request no rule names needs. */
+export type TeamRules = {
+	rules: Rule[],
+	defaultApprovals: number,
+};
+
 /**  What the banner and the screens know of the member on a team desk. */
 export type TeamStatus = {
 	/**  The member's database user. */
@@ -3254,6 +3375,61 @@ export type Upcoming_Serialize = {
 export type V1QuerySignField = "sign" | "sing";
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  Where the signer's worker in the window stands. */
+export type WorkerStatus = WorkerStatus_Serialize | WorkerStatus_Deserialize;
+
+/**  Where the signer's worker in the window stands. */
+export type WorkerStatus_Deserialize = {
+	running: boolean,
+	/**  A stop was asked; the worker ends its current request first. */
+	stopping: boolean,
+	/**  The profile it works for. */
+	profile?: string | null,
+	/**  UTC millis. */
+	startedAt?: number | null,
+	/**
+	 *  Requests executed since it started (a request given back with rows still
+	 *  unknown counts each time it is taken up).
+	 */
+	requests: number,
+	accepted: number,
+	rejected: number,
+	failed: number,
+	unknown: number,
+	/**  The latest executions, newest first (20 at most). */
+	recent: Executed[],
+	/**  The last error of a round (the worker goes on). */
+	lastError?: string | null,
+	/**  Why it ended, when it ended on its own. */
+	ended?: string | null,
+};
+
+/**  Where the signer's worker in the window stands. */
+export type WorkerStatus_Serialize = {
+	running: boolean,
+	/**  A stop was asked; the worker ends its current request first. */
+	stopping: boolean,
+	/**  The profile it works for. */
+	profile: string | null,
+	/**  UTC millis. */
+	startedAt: number | null,
+	/**
+	 *  Requests executed since it started (a request given back with rows still
+	 *  unknown counts each time it is taken up).
+	 */
+	requests: number,
+	accepted: number,
+	rejected: number,
+	failed: number,
+	unknown: number,
+	/**  The latest executions, newest first (20 at most). */
+	recent: Executed[],
+	/**  The last error of a round (the worker goes on). */
+	lastError: string | null,
+	/**  Why it ended, when it ended on its own. */
+	ended: string | null,
+};
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

@@ -15,6 +15,7 @@ import {
   IconReportMoney,
   IconSend,
   IconSettings,
+  IconUsersGroup,
   type TablerIcon,
 } from "@tabler/icons-react";
 import type { ComponentType } from "react";
@@ -79,6 +80,13 @@ export const SCREENS: readonly Screen[] = [
     label: "nav.approvals",
     icon: IconChecklist,
     page: lazy(() => import("./features/team/ApprovalsPage"), "ApprovalsPage"),
+  },
+  {
+    id: "team",
+    path: "/team",
+    label: "nav.team",
+    icon: IconUsersGroup,
+    page: lazy(() => import("./features/team/TeamPage"), "TeamPage"),
   },
   {
     id: "refunds",

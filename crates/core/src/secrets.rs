@@ -10,6 +10,14 @@ use paydesk_gateway::{PrivateKey, PublicKey, Sensitive};
 
 use crate::error::{CoreError, CoreResult};
 
+/// The shortest desk password.
+pub const DESK_PASSWORD_MIN: usize = 10;
+/// PBKDF2-HMAC-SHA256 rounds of a desk password's verifier (OWASP's 600,000).
+const DESK_PASSWORD_ROUNDS: std::num::NonZeroU32 = match std::num::NonZeroU32::new(600_000) {
+    Some(n) => n,
+    None => unreachable!(),
+};
+
 /// A place for secrets. The real one is the OS keyring; tests of logic that does not
 /// concern the keyring use [`MemoryStore`].
 pub trait SecretStore: Send + Sync + Debug {
@@ -419,10 +427,68 @@ impl Secrets {
             "audit-key",
             "audit-anchor",
             "audit-alert",
+            "desk-password",
         ] {
             self.store.delete(&Self::name(profile, what))?;
         }
         Ok(())
+    }
+
+    /// Sets the password that unlocks a single desk holding a live key after its idle
+    /// lock: only a PBKDF2-HMAC-SHA256 verifier (random salt) is kept, in the keyring.
+    pub fn set_desk_password(&self, profile: &str, password: &str) -> CoreResult<()> {
+        if password.chars().count() < DESK_PASSWORD_MIN {
+            return Err(CoreError::validation(
+                "password",
+                format!("{DESK_PASSWORD_MIN} characters at least"),
+            ));
+        }
+        if password.len() > MAX_SECRET_BYTES {
+            return Err(CoreError::validation(
+                "password",
+                format!("must be at most {MAX_SECRET_BYTES} bytes"),
+            ));
+        }
+        let mut kept = vec![0u8; 16 + 32];
+        aws_lc_rs::rand::fill(&mut kept[..16])
+            .map_err(|_| CoreError::internal("no random bytes for a salt"))?;
+        let (salt, hash) = kept.split_at_mut(16);
+        aws_lc_rs::pbkdf2::derive(
+            aws_lc_rs::pbkdf2::PBKDF2_HMAC_SHA256,
+            DESK_PASSWORD_ROUNDS,
+            salt,
+            password.as_bytes(),
+            hash,
+        );
+        self.store.set(&Self::name(profile, "desk-password"), &kept)
+    }
+
+    /// Whether a desk password is set for the profile.
+    pub fn has_desk_password(&self, profile: &str) -> CoreResult<bool> {
+        Ok(self
+            .store
+            .get(&Self::name(profile, "desk-password"))?
+            .is_some_and(|k| k.expose().len() == 48))
+    }
+
+    /// Whether `password` is the profile's desk password (false when none is set).
+    pub fn check_desk_password(&self, profile: &str, password: &str) -> CoreResult<bool> {
+        let Some(kept) = self
+            .store
+            .get(&Self::name(profile, "desk-password"))?
+            .filter(|k| k.expose().len() == 48)
+        else {
+            return Ok(false);
+        };
+        let (salt, hash) = kept.expose().split_at(16);
+        Ok(aws_lc_rs::pbkdf2::verify(
+            aws_lc_rs::pbkdf2::PBKDF2_HMAC_SHA256,
+            DESK_PASSWORD_ROUNDS,
+            salt,
+            password.as_bytes(),
+            hash,
+        )
+        .is_ok())
     }
 
     pub fn delete_merchant_key(&self, profile: &str) -> CoreResult<()> {

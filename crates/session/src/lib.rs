@@ -7,6 +7,7 @@
 
 pub mod builtin;
 mod control;
+pub mod lock;
 pub mod receiver;
 
 use std::ops::Deref;

@@ -4,12 +4,14 @@
 
 pub mod activity;
 pub mod balances;
+pub mod lock;
 pub mod money;
 pub mod orders;
 pub mod records;
 pub mod reports;
 pub mod settings;
 pub mod team;
+pub mod team_admin;
 
 pub type CmdResult<T> = Result<T, paydesk_core::CoreError>;
 

@@ -65,8 +65,14 @@ pub struct TeamProbe {
 #[serde(rename_all = "camelCase")]
 pub struct LockState {
     pub locked: bool,
-    /// The team's idle time when a team desk is open; none on a single desk.
+    /// The idle time when a desk the lock guards is open (a team desk, or a single desk
+    /// holding a live key with a desk password); none otherwise.
     pub idle_lock_minutes: Option<u32>,
+    /// The profile the lock guards.
+    pub profile: Option<String>,
+    /// It is a team profile: the member's database password unlocks it; otherwise the
+    /// desk password does.
+    pub team: bool,
 }
 
 fn not_team() -> CoreError {
@@ -89,7 +95,7 @@ async fn team_of(state: &State<'_, AppState>) -> CmdResult<(std::sync::Arc<Desk>
 }
 
 /// Runs `f` on the team on a blocking thread.
-async fn with_team<T: Send + 'static>(
+pub(crate) async fn with_team<T: Send + 'static>(
     state: &State<'_, AppState>,
     f: impl FnOnce(&Desk, &Team) -> CmdResult<T> + Send + 'static,
 ) -> CmdResult<T> {
@@ -338,10 +344,21 @@ pub fn session_touch(state: State<'_, AppState>) -> CmdResult<LockState> {
 
 fn lock_state(state: &AppState) -> LockState {
     let (locked, minutes) = state.lock_state();
+    let guards = state.lock_guards();
     LockState {
         locked,
         idle_lock_minutes: minutes.map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
+        team: guards.as_ref().is_some_and(|g| g.1),
+        profile: guards.map(|g| g.0),
     }
+}
+
+/// The lock's state, with no side effect (what the window asks when it starts: a desk
+/// that was locked when the app quit starts locked).
+#[tauri::command]
+#[specta::specta]
+pub fn session_state(state: State<'_, AppState>) -> LockState {
+    lock_state(&state)
 }
 
 /// Locks the team desk now (the window's idle timer ran out, or the member asked).

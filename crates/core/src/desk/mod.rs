@@ -683,6 +683,12 @@ impl Desk {
         self.store.filters().delete(name)
     }
 
+    /// Records an event of the desk itself, not a gateway call (an unlock of its idle
+    /// lock, refused or accepted), in its audit log.
+    pub fn audit_event(&self, operation: &str, identifiers: String, result: &str) {
+        self.audit(operation, identifiers, result, Instant::now());
+    }
+
     fn audit(&self, operation: &str, identifiers: String, result: &str, started: Instant) {
         let r = Record {
             profile: &self.profile.name,

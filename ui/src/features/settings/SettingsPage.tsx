@@ -21,6 +21,7 @@ import { ErrorAlert, toastError, toastOk } from "../../components/ErrorAlert";
 import { LANGUAGES, type Language, setLanguage } from "../../i18n";
 import type { Profile } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
+import { DeskLockCard } from "../team/DeskLockCard";
 import { ConnectionCheckModal } from "./ConnectionCheck";
 import { ConventionsDrawer } from "./conventions/ConventionsDrawer";
 import { KeysPanel } from "./KeysPanel";
@@ -249,6 +250,7 @@ export function SettingsPage() {
         </Table>
       </Card>
       {shownKeys ? <KeysPanel profile={shownKeys} /> : null}
+      <DeskLockCard />
       <Appearance />
       {status.data ? (
         <Text size="xs" c="dimmed">

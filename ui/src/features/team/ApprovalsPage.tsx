@@ -302,7 +302,9 @@ function RequestDrawer({ id, onClose }: { id: number | null; onClose: () => void
                       </Badge>
                     </Tooltip>
                   </Table.Td>
-                  <Table.Td ff="monospace">{row.tradeNo ?? "—"}</Table.Td>
+                  <Table.Td ff="monospace" data-testid={`row-trade-${row.rowNo}`}>
+                    {row.tradeNo ?? "—"}
+                  </Table.Td>
                   <Table.Td>
                     <Text
                       size="sm"

@@ -1,29 +1,37 @@
 import { Button, Center, Modal, PasswordInput, Stack, Text, Title } from "@mantine/core";
 import { useIdle } from "@mantine/hooks";
 import { IconLock } from "@tabler/icons-react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
 import { FormError } from "../../components/ErrorAlert";
 import { unwrap } from "../../lib/ipc";
+import { lockKeys, useDeskLockSettings } from "./deskLock";
 import { setLocked, useLocked } from "./lock";
 import { useTeamStatus } from "./queries";
 
-/// What counts as the member's activity (the screens' own polling does not).
+/// What counts as the person's activity (the screens' own polling does not).
 const ACTIVITY = ["keydown", "mousedown", "touchstart", "wheel"] as const;
 /// The backend hears of activity at most this often.
 const TOUCH_MS = 15_000;
 
-/// The team desk's idle lock: after the team's idle time without a key press or a click
-/// the desk locks (the backend closes the team's connections and refuses every command)
-/// and this screen covers everything until the member's database password is given
-/// again. A single desk never locks.
+/// The desk's idle lock: after the idle time without a key press or a click the desk
+/// locks (the backend closes the desk and refuses every command, and remembers it across
+/// a relaunch) and this screen covers everything until the password is given again: a
+/// team member's database password, or a single desk's desk password when it holds a
+/// live profile's merchant key. Wrong passwords are throttled and audited by the backend.
+/// A single live desk without a desk password is asked to choose one first.
 export function IdleLock() {
   const { t } = useTranslation();
   const team = useTeamStatus().data;
-  const minutes = team?.idleLockMinutes ?? 0;
   const locked = useLocked();
+  const lockState = useQuery({
+    queryKey: lockKeys.state,
+    queryFn: () => commands.sessionState(),
+    refetchInterval: 10_000,
+  });
+  const minutes = lockState.data?.idleLockMinutes ?? 0;
   const idle = useIdle(Math.max(minutes, 1) * 60_000, {
     events: [...ACTIVITY],
     initialState: false,
@@ -34,22 +42,28 @@ export function IdleLock() {
     mutationFn: (p: string) => unwrap(commands.sessionUnlock(p)),
     onSuccess: () => {
       setPassword("");
+      unlock.reset();
       setLocked(false);
       void qc.invalidateQueries();
     },
   });
 
+  // Locked when the app starts: the desk was locked when it quit.
+  useEffect(() => {
+    if (lockState.data?.locked) setLocked(true);
+  }, [lockState.data?.locked]);
+
   // The window's own clock: lock as soon as the idle time is out, not at the next command.
   useEffect(() => {
-    if (team && idle && !locked) {
+    if (minutes > 0 && idle && !locked) {
       setLocked(true);
       void commands.sessionLock();
     }
-  }, [team, idle, locked]);
+  }, [minutes, idle, locked]);
 
-  // Tell the backend the member is here, at most every TOUCH_MS.
+  // Tell the backend the person is here, at most every TOUCH_MS.
   useEffect(() => {
-    if (!team) return;
+    if (minutes <= 0) return;
     let last = 0;
     const touch = () => {
       const now = Date.now();
@@ -63,47 +77,143 @@ export function IdleLock() {
     return () => {
       for (const e of ACTIVITY) window.removeEventListener(e, touch);
     };
-  }, [team]);
+  }, [minutes]);
+
+  const isTeam = lockState.data?.team ?? !!team;
+  const profile = lockState.data?.profile ?? "";
+  const body = isTeam
+    ? minutes > 0
+      ? t("lock.body", { minutes, user: team?.user ?? profile })
+      : t("lock.bodyTeamLocked", { profile })
+    : minutes > 0
+      ? t("lock.bodyDesk", { count: minutes, profile })
+      : t("lock.bodyDeskLocked", { profile });
 
   return (
+    <>
+      <Modal
+        opened={locked}
+        onClose={() => {}}
+        withCloseButton={false}
+        closeOnEscape={false}
+        closeOnClickOutside={false}
+        fullScreen
+        data-testid="lock-screen"
+      >
+        <Center h="80vh">
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (!unlock.isPending) unlock.mutate(password);
+            }}
+          >
+            <Stack w={380} align="stretch">
+              <Center>
+                <IconLock size={40} />
+              </Center>
+              <Title order={2} ta="center">
+                {t("lock.title")}
+              </Title>
+              <Text size="sm" c="dimmed" ta="center" data-testid="lock-body">
+                {body}
+              </Text>
+              <PasswordInput
+                label={isTeam ? t("lock.password") : t("lock.deskPassword")}
+                value={password}
+                onChange={(e) => setPassword(e.currentTarget.value)}
+                autoComplete="current-password"
+                data-autofocus
+                required
+                data-testid="lock-password"
+              />
+              <FormError error={unlock.error} testId="lock-error" />
+              <Text size="xs" c="dimmed" ta="center">
+                {t("lock.throttleHint")}
+              </Text>
+              <Button type="submit" loading={unlock.isPending} data-testid="lock-unlock">
+                {t("lock.unlock")}
+              </Button>
+            </Stack>
+          </form>
+        </Center>
+      </Modal>
+      {locked ? null : <ChooseDeskPassword />}
+    </>
+  );
+}
+
+/// A single desk holding a live profile's key with no desk password yet: one is chosen
+/// before the desk is used, so its idle lock can guard it.
+function ChooseDeskPassword() {
+  const { t } = useTranslation();
+  const settings = useDeskLockSettings();
+  const qc = useQueryClient();
+  const [password, setPassword] = useState("");
+  const [again, setAgain] = useState("");
+  const [mismatch, setMismatch] = useState(false);
+  const choose = useMutation({
+    mutationFn: (p: string) => unwrap(commands.deskPasswordSet("", p)),
+    onSuccess: () => {
+      setPassword("");
+      setAgain("");
+      void qc.invalidateQueries();
+    },
+  });
+  const needed = !!settings.data?.applies && !settings.data.passwordSet;
+  return (
     <Modal
-      opened={locked}
+      opened={needed}
       onClose={() => {}}
       withCloseButton={false}
       closeOnEscape={false}
       closeOnClickOutside={false}
       fullScreen
-      data-testid="lock-screen"
+      data-testid="desk-password-setup"
     >
       <Center h="80vh">
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (!unlock.isPending) unlock.mutate(password);
+            if (password !== again) {
+              setMismatch(true);
+              return;
+            }
+            setMismatch(false);
+            if (!choose.isPending) choose.mutate(password);
           }}
         >
-          <Stack w={360} align="stretch">
+          <Stack w={420} align="stretch">
             <Center>
               <IconLock size={40} />
             </Center>
             <Title order={2} ta="center">
-              {t("lock.title")}
+              {t("lock.setupTitle")}
             </Title>
             <Text size="sm" c="dimmed" ta="center">
-              {t("lock.body", { minutes, user: team?.user ?? "" })}
+              {t("lock.setupBody", { minutes: settings.data?.idleMinutes ?? 15 })}
             </Text>
             <PasswordInput
-              label={t("lock.password")}
+              label={t("lock.deskPassword")}
+              description={t("lock.deskPasswordHint")}
               value={password}
               onChange={(e) => setPassword(e.currentTarget.value)}
-              autoComplete="current-password"
+              autoComplete="new-password"
               data-autofocus
               required
-              data-testid="lock-password"
+              data-testid="desk-password-new"
             />
-            <FormError error={unlock.error} testId="lock-error" />
-            <Button type="submit" loading={unlock.isPending} data-testid="lock-unlock">
-              {t("lock.unlock")}
+            <PasswordInput
+              label={t("lock.deskPasswordAgain")}
+              value={again}
+              onChange={(e) => setAgain(e.currentTarget.value)}
+              autoComplete="new-password"
+              error={mismatch ? t("lock.mismatch") : undefined}
+              required
+              data-testid="desk-password-again"
+            />
+            <FormError error={choose.error} testId="desk-password-error" />
+            <Button type="submit" loading={choose.isPending} data-testid="desk-password-save">
+              {t("lock.setupSave")}
             </Button>
           </Stack>
         </form>

@@ -1,0 +1,261 @@
+//! The team screen: members, roles and rules as an admin keeps them, and the signer's
+//! worker run from the window. Each command calls the same core function as the CLI's
+//! `paydesk team user ...`, `team rules ...` and `team worker`; the database decides who
+//! may (a refusal comes back as the database said it).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use paydesk_core::CoreError;
+use paydesk_core::team::{self, Executed, Member, Rule, RuleInput, Team, TeamRole};
+use serde::Serialize;
+use specta::Type;
+use tauri::State;
+
+use super::CmdResult;
+use super::team::with_team;
+use crate::state::{AppState, internal};
+
+/// The team's rules and the approvals a request no rule names needs.
+#[derive(Debug, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamRules {
+    pub rules: Vec<Rule>,
+    pub default_approvals: i32,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn team_members(state: State<'_, AppState>) -> CmdResult<Vec<Member>> {
+    with_team(&state, |_, t| t.members()).await
+}
+
+/// Adds a member with one role (admins); answers with what the member holds.
+#[tauri::command]
+#[specta::specta]
+pub async fn team_member_add(
+    state: State<'_, AppState>,
+    name: String,
+    role: TeamRole,
+    password: String,
+) -> CmdResult<String> {
+    let password = zeroize::Zeroizing::new(password);
+    with_team(&state, move |_, t| {
+        t.add_member(name.trim(), role, &password)
+    })
+    .await
+}
+
+/// Gives a member exactly `roles` (admins); answers with what the member holds now.
+#[tauri::command]
+#[specta::specta]
+pub async fn team_member_roles(
+    state: State<'_, AppState>,
+    name: String,
+    roles: Vec<TeamRole>,
+) -> CmdResult<String> {
+    with_team(&state, move |_, t| t.set_member_roles(&name, &roles)).await
+}
+
+/// Sets a member's password, a step of its own in the audit log (admins).
+#[tauri::command]
+#[specta::specta]
+pub async fn team_member_password(
+    state: State<'_, AppState>,
+    name: String,
+    password: String,
+) -> CmdResult<()> {
+    let password = zeroize::Zeroizing::new(password);
+    with_team(&state, move |_, t| {
+        t.reset_member_password(&name, &password)
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn team_member_remove(state: State<'_, AppState>, name: String) -> CmdResult<()> {
+    with_team(&state, move |_, t| t.remove_member(&name)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn team_rules(state: State<'_, AppState>) -> CmdResult<TeamRules> {
+    with_team(&state, |_, t| {
+        Ok(TeamRules {
+            rules: t.rules()?,
+            default_approvals: t.default_approvals()?,
+        })
+    })
+    .await
+}
+
+/// Adds a rule or changes an existing one's approvals (admins).
+#[tauri::command]
+#[specta::specta]
+pub async fn team_rule_set(state: State<'_, AppState>, rule: RuleInput) -> CmdResult<Rule> {
+    // Its own rules first: a wrong threshold is named before the database is asked.
+    rule.check()?;
+    with_team(&state, move |_, t| t.set_rule(&rule)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn team_rule_remove(state: State<'_, AppState>, id: i64) -> CmdResult<()> {
+    with_team(&state, move |_, t| t.remove_rule(id)).await
+}
+
+/// The approvals a request no rule names needs (admins).
+#[tauri::command]
+#[specta::specta]
+pub async fn team_default_set(state: State<'_, AppState>, approvals: i32) -> CmdResult<()> {
+    with_team(&state, move |_, t| t.set_default_approvals(approvals)).await
+}
+
+/// Where the signer's worker in the window stands.
+#[derive(Debug, Clone, Default, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerStatus {
+    pub running: bool,
+    /// A stop was asked; the worker ends its current request first.
+    pub stopping: bool,
+    /// The profile it works for.
+    pub profile: Option<String>,
+    /// UTC millis.
+    pub started_at: Option<i64>,
+    /// Requests executed since it started (a request given back with rows still
+    /// unknown counts each time it is taken up).
+    pub requests: u32,
+    pub accepted: u32,
+    pub rejected: u32,
+    pub failed: u32,
+    pub unknown: u32,
+    /// The latest executions, newest first (20 at most).
+    pub recent: Vec<Executed>,
+    /// The last error of a round (the worker goes on).
+    pub last_error: Option<String>,
+    /// Why it ended, when it ended on its own.
+    pub ended: Option<String>,
+}
+
+/// The worker run from the window, one at a time (managed beside the app's state).
+#[derive(Debug, Default)]
+pub struct Worker {
+    status: Arc<Mutex<WorkerStatus>>,
+    stop: Mutex<Option<Arc<AtomicBool>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// How often the worker looks for approved requests when no notification wakes it.
+const POLL: Duration = Duration::from_secs(5);
+
+#[tauri::command]
+#[specta::specta]
+pub fn team_worker_status(worker: State<'_, Worker>) -> WorkerStatus {
+    lock(&worker.status).clone()
+}
+
+/// Starts the signer's worker (`paydesk team worker`) for the open team desk: it
+/// executes approved requests as they come until stopped or the app quits. Signers
+/// only, on a desk that holds the merchant key.
+#[tauri::command]
+#[specta::specta]
+pub async fn team_worker_start(
+    state: State<'_, AppState>,
+    worker: State<'_, Worker>,
+) -> CmdResult<WorkerStatus> {
+    if lock(&worker.status).running {
+        return Ok(lock(&worker.status).clone());
+    }
+    let desk = state.desk().await?;
+    let Some(cfg) = desk.profile.team.clone() else {
+        return Err(CoreError::validation(
+            "team",
+            "the worker runs on a team profile",
+        ));
+    };
+    if !desk.holds_key() {
+        return Err(CoreError::validation(
+            "team",
+            "this desk holds no merchant key: only a signer's desk runs the worker",
+        ));
+    }
+    let password = state.secrets()?.team_password(&desk.profile.name)?;
+    // A connection of its own: the worker waits on the team's notifications on it.
+    let t = tokio::task::spawn_blocking(move || Team::connect(&cfg, password.expose()))
+        .await
+        .map_err(internal)??;
+    if !t.has_role(TeamRole::Signer) {
+        return Err(CoreError::validation(
+            "team",
+            format!(
+                "{} is not a signer of the team: only signers execute requests",
+                t.me().name
+            ),
+        ));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    *lock(&worker.stop) = Some(stop.clone());
+    {
+        let mut s = lock(&worker.status);
+        *s = WorkerStatus {
+            running: true,
+            profile: Some(desk.profile.name.clone()),
+            started_at: Some(chrono::Utc::now().timestamp_millis()),
+            ..WorkerStatus::default()
+        };
+    }
+    let status = worker.status.clone();
+    // A thread and a runtime of its own: the worker's waits never hold the window's.
+    std::thread::Builder::new()
+        .name("team-worker".into())
+        .spawn(move || {
+            let ended = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt.block_on(team::work(&desk, &t, &stop, POLL, None, |event| {
+                    let mut s = lock(&status);
+                    match event {
+                        team::WorkEvent::Executed(e) => {
+                            s.requests += 1;
+                            s.accepted += e.accepted;
+                            s.rejected += e.rejected;
+                            s.failed += e.failed;
+                            s.unknown += e.unknown;
+                            s.recent.insert(0, e.clone());
+                            s.recent.truncate(20);
+                            s.last_error = None;
+                        }
+                        team::WorkEvent::Upkeep(_) => {}
+                        team::WorkEvent::Error(e) => s.last_error = Some(e.to_string()),
+                    }
+                })),
+                Err(e) => Err(internal(e)),
+            };
+            let mut s = lock(&status);
+            s.running = false;
+            s.stopping = false;
+            s.ended = ended.err().map(|e| e.to_string());
+        })
+        .map_err(internal)?;
+    Ok(lock(&worker.status).clone())
+}
+
+/// Asks the worker to stop once its current request is done.
+#[tauri::command]
+#[specta::specta]
+pub fn team_worker_stop(worker: State<'_, Worker>) -> WorkerStatus {
+    if let Some(stop) = lock(&worker.stop).take() {
+        stop.store(true, Ordering::Relaxed);
+        let mut s = lock(&worker.status);
+        if s.running {
+            s.stopping = true;
+        }
+    }
+    lock(&worker.status).clone()
+}
