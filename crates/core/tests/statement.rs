@@ -107,7 +107,10 @@ async fn the_statement_adds_up_to_the_orders_export_of_each_figure() {
     assert!(s.currencies.len() > 2);
     let mxn = s.currencies.iter().find(|c| c.currency == "MXN").unwrap();
     assert_eq!(mxn.payouts.all.count, 3);
-    assert_eq!(mxn.payouts.all.amount, "163.5");
+    assert_eq!(
+        mxn.payouts.all.amount, "163.50",
+        "in the currency's two digits"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let utc = chrono::FixedOffset::east_opt(0).unwrap();
@@ -123,7 +126,15 @@ async fn the_statement_adds_up_to_the_orders_export_of_each_figure() {
                 |_, _| {},
             )
             .unwrap();
-            let (n, sum) = csv_sum(&path, fig.field.wire_name());
+            // No chargeback looked up here: charged back at the order's amount.
+            let column = match fig.field {
+                paydesk_core::statement::Field::ChargebackAmount => {
+                    assert_eq!(c.chargebacks_not_looked_up, c.chargebacks.count);
+                    "sourceAmount"
+                }
+                other => other.wire_name(),
+            };
+            let (n, sum) = csv_sum(&path, column);
             assert_eq!(
                 (n, sum),
                 (fig.count, fig.amount.parse::<Decimal>().unwrap()),
@@ -143,7 +154,12 @@ async fn the_statement_adds_up_to_the_orders_export_of_each_figure() {
                 - amt(&c.refunds)
                 - amt(&c.chargebacks)
                 - amt(&c.payouts.succeeded)
-                - fees(&c.payout_fees.total),
+                - fees(&c.payout_fees.total)
+                - amt(&c.pending_payouts)
+                - fees(&c.pending_payout_fees.total)
+                - amt(&c.card_top_ups)
+                + amt(&c.card_withdrawals)
+                - fees(&c.card_withdrawal_fees.total),
             "{}",
             c.currency
         );
