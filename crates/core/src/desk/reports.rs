@@ -73,8 +73,9 @@ impl Desk {
         currency: Option<&str>,
         path: &Path,
         existing: crate::output::Existing,
-        tz: chrono::FixedOffset,
+        tz: impl Into<crate::statement::Zone>,
     ) -> CoreResult<(Statement, StatementExport)> {
+        let tz = tz.into();
         let started = Instant::now();
         let r = self.statement(period, currency).and_then(|s| {
             let made = crate::statement::export::export(

@@ -325,20 +325,33 @@ fn exports_carry_their_header_and_the_same_digest() {
     assert_eq!(csv.sha256, pdf.sha256);
     let text = std::fs::read_to_string(dir.path().join("s.csv")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "statement,PayDesk statement");
-    assert_eq!(lines[1], "from,1970-01-01 08:00:01");
-    assert!(lines.contains(&"timeZone,UTC+08:00"));
-    assert!(lines.contains(&"merchant,Demo (merNo 10001)"));
-    assert!(lines.contains(&"madeAt,1970-01-02 08:00:00"));
-    assert!(lines.contains(&"rows,9"));
-    assert!(lines.contains(&format!("sha256,{}", csv.sha256).as_str()));
-    assert!(text.contains("USD,net,net,,,,64.1499"));
+    // The header in a finance team's words: no field names, no JSON, no epoch times;
+    // the period's true last day (the period ends before 2000 ms: 1970-01-01 08:00:01).
+    assert_eq!(lines[0], "Statement,PayDesk statement");
+    assert_eq!(lines[1], "Merchant,Demo (merNo 10001)");
+    assert_eq!(lines[2], "First day,1970-01-01");
+    assert_eq!(lines[3], "Last day,1970-01-01");
+    assert!(lines.contains(&"Time zone,UTC+08:00"));
+    assert!(lines.contains(&"Made at,1970-01-02 08:00:00"));
+    assert!(lines.contains(&"Orders,9"));
+    assert!(lines.contains(&"Orders whose kind the gateway did not give (in no figure),1"));
+    assert!(lines.contains(&format!("SHA-256 of the orders,{}", csv.sha256).as_str()));
+    assert!(text.contains("USD,Net,Net movement of the balance,,,,64.1499"));
+    assert!(text.contains("USD,Kind not given by the gateway (in no other figure),All,,,1,60.00"));
+    assert!(!text.contains('{'), "no JSON filter");
+    assert!(
+        text.contains("EUR,Payouts,All,,,0,0.00,Order amount,payouts"),
+        "amounts keep their currency's digits"
+    );
     assert!(std::fs::metadata(dir.path().join("s.xlsx")).unwrap().len() > 1000);
     // The PDF: its pages, its text in the standard fonts, the figures as printed.
     let bytes = std::fs::read(dir.path().join("s.pdf")).unwrap();
     let body = String::from_utf8_lossy(&bytes);
     assert!(body.starts_with("%PDF-"), "{}", &body[..20]);
-    assert!(body.contains("/Count 2"), "two pages for three currencies");
+    assert!(
+        !body.contains("/Count 1\n") && body.contains("/Count "),
+        "more than one page for three currencies"
+    );
     assert!(body.contains("/Helvetica"));
     assert!(
         body.contains("(64.1499)"),
@@ -347,6 +360,7 @@ fn exports_carry_their_header_and_the_same_digest() {
     assert!(body.contains("(1,000)"), "JPY without decimals, grouped");
     assert!(body.contains(&format!("({})", csv.sha256)));
     assert!(body.contains("(Demo (merNo 10001))"), "the merchant");
+    assert!(body.contains("(Net movement of the balance)"));
     assert!(write("s.txt").is_err());
 }
 
@@ -358,14 +372,42 @@ fn days_in_a_time_zone_and_zones() {
     // 2026-10-31 16:00 UTC to 2026-11-30 16:00 UTC.
     assert_eq!(p.from, 1_793_462_400_000);
     assert_eq!(p.to - p.from, 30 * 86_400_000);
-    assert_eq!(parse_zone("tz", "UTC").unwrap().local_minus_utc(), 0);
     assert_eq!(
-        parse_zone("tz", "UTC-05:00").unwrap().local_minus_utc(),
+        p.last_day(&tz),
+        "2026-11-30",
+        "the true last day, not the day after"
+    );
+    assert_eq!(
+        parse_zone("tz", "UTC")
+            .unwrap()
+            .offset_at(0)
+            .local_minus_utc(),
+        0
+    );
+    assert_eq!(
+        parse_zone("tz", "UTC-05:00")
+            .unwrap()
+            .offset_at(0)
+            .local_minus_utc(),
         -5 * 3600
     );
-    let e = parse_zone("tz", "Asia/Shanghai").unwrap_err().to_string();
-    assert!(e.contains("tz") && e.contains("+08:00"), "{e}");
+    let shanghai = parse_zone("tz", "Asia/Shanghai").unwrap();
+    assert_eq!(
+        Period::days(day("2026-11-01"), day("2026-11-30"), shanghai).unwrap(),
+        p
+    );
+    let e = parse_zone("tz", "Mars/Olympus").unwrap_err().to_string();
+    assert!(e.contains("tz") && e.contains("Europe/Berlin"), "{e}");
     assert!(Period::days(day("2026-11-02"), day("2026-11-01"), tz).is_err());
+    // New York leaves summer time on 2026-11-01: October starts at 04:00 UTC (EDT,
+    // -04:00), November at 04:00 UTC too, and 2 November at 05:00 UTC (EST, -05:00).
+    let ny = parse_zone("tz", "America/New_York").unwrap();
+    let october = Period::days(day("2026-10-01"), day("2026-10-31"), ny).unwrap();
+    assert_eq!(october.from, 1_790_827_200_000, "2026-10-01T04:00:00Z");
+    assert_eq!(october.to, 1_793_505_600_000, "2026-11-01T04:00:00Z");
+    let first = Period::days(day("2026-11-01"), day("2026-11-01"), ny).unwrap();
+    assert_eq!(first.to - first.from, 25 * 3_600_000, "a 25-hour day");
+    assert_eq!(first.last_day(&ny), "2026-11-01");
 }
 
 /// A gateway whose open orders are "processing" (or "submitted"): they are pending
