@@ -110,3 +110,115 @@ impl Desk {
         r
     }
 }
+
+/// What [`Desk::refresh_period`] did before a statement was built.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refreshed {
+    /// When the period's windows were read again (UTC millis).
+    pub at: i64,
+    /// Orders whose state changed since the cache last read them.
+    pub changed: u64,
+    /// Windows the gateway's list did not add up for (named in the sync's report).
+    pub incomplete: u64,
+    /// Charged-back payins whose charged-back amount was looked up now.
+    pub chargebacks_looked_up: u64,
+}
+
+impl Desk {
+    /// When the cache was last synced (UTC millis), for "as of the sync at T".
+    pub fn last_synced(&self) -> CoreResult<Option<i64>> {
+        self.store
+            .cache_read(|c| c.sync_state.last_synced(&self.profile.name))
+    }
+
+    /// Reads the period's orders again from the gateway before a statement or a
+    /// reconciliation is built of them: every window of the period (and a day either
+    /// side, where its days in another zone reach), in windows of an hour so each order
+    /// sits on its real hour in any zone of whole hours, whether or not an earlier sync
+    /// completed them (a refund, a chargeback, a settlement or a released reserve comes
+    /// days later); then the charged-back amount of each charged-back payin not looked up
+    /// yet (the list gives the state only). `cancel` stops it between pages.
+    pub async fn refresh_period(
+        &self,
+        period: Period,
+        cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        progress: impl FnMut(&crate::sync::SyncProgress) + Send,
+    ) -> CoreResult<Refreshed> {
+        const DAY: i64 = 86_400_000;
+        let now = self.clock.now_ms();
+        let to = (period.to + DAY).min(now);
+        let from = period.from - DAY;
+        let (mut changed, mut incomplete) = (0, 0);
+        if to > from {
+            let ms = |t: i64| chrono::DateTime::from_timestamp_millis(t).unwrap_or_default();
+            let opts = crate::sync::SyncOptions {
+                from: ms(from),
+                to: ms(to),
+                window_hours: 1,
+                full: true,
+                ..self.sync_options(1)
+            };
+            let report = self.sync(&opts, cancel.clone(), progress).await?;
+            changed = report.changed;
+            incomplete = report.incomplete_count;
+        }
+        let chargebacks_looked_up = self.look_up_chargebacks(period, &cancel).await?;
+        Ok(Refreshed {
+            at: now,
+            changed,
+            incomplete,
+            chargebacks_looked_up,
+        })
+    }
+
+    /// Looks up the charged-back amount of every charged-back payin of `period` whose
+    /// amount is not cached yet; returns how many were looked up.
+    pub async fn look_up_chargebacks(
+        &self,
+        period: Period,
+        cancel: &std::sync::atomic::AtomicBool,
+    ) -> CoreResult<u64> {
+        use paydesk_gateway::{Meaning, StateField};
+        let states: Vec<i64> = self
+            .dictionary
+            .entries(StateField::OrderState)
+            .filter(|(_, m)| *m == Meaning::ChargedBack)
+            .filter_map(|(raw, _)| raw.parse().ok())
+            .collect();
+        if states.is_empty() {
+            return Ok(0);
+        }
+        let filter = crate::store::orders::OrderFilter {
+            from: Some(period.from),
+            to: Some(period.to),
+            states,
+            kinds: vec![crate::store::orders::OrderKind::Payin],
+            unknown_kind: true,
+            ..Default::default()
+        };
+        let mut wanted = Vec::new();
+        self.store.orders().for_each(&filter, &mut |o| {
+            wanted.push(o.trade_no.clone());
+            Ok(())
+        })?;
+        let mut n = 0;
+        for trade_no in wanted {
+            if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+            let known = self
+                .store
+                .reversals()
+                .list(Some(&trade_no))?
+                .iter()
+                .any(|r| r.kind == "chargeback" && r.amount.is_some());
+            if !known {
+                self.query_order(&trade_no, "chargeback").await?;
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+}
