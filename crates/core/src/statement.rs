@@ -388,6 +388,12 @@ pub struct Statement {
     /// Every order behind the statement (the period, the currency).
     pub filter: OrderFilter,
     pub orders: i64,
+    /// Orders the cache cannot place exactly on a side of the period's first or last
+    /// moment (the gateway's list gave their day, or the window they were found in spans
+    /// the boundary, in this time zone): counted by where the cache placed them, and
+    /// named here instead of guessed. 0 when every order is placed exactly.
+    #[serde(default)]
+    pub uncertain: i64,
     pub currencies: Vec<CurrencyStatement>,
 }
 
@@ -822,6 +828,7 @@ impl Statement {
             currency: currency.map(String::from),
             filter,
             orders,
+            uncertain: 0,
             currencies: currencies.iter().map(|c| b.currency(c)).collect(),
         }
     }

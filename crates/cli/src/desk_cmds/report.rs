@@ -139,6 +139,13 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
                 ),
                 as_of.clone(),
             ];
+            if statement.uncertain > 0 {
+                lines.push(format!(
+                    "{} orders cannot be placed exactly on a day in {} (the cache knows their hour or day only): counted where cached; read the period again (without --offline) to place them",
+                    statement.uncertain,
+                    zone.name()
+                ));
+            }
             for c in &statement.currencies {
                 lines.push(format!(
                     "{}: paid payins {} ({}), fees {}, reserve held {}, refunds {} ({}), chargebacks {} ({}), paid payouts {} ({}), payout fees {}, pending payouts {} ({}) and their fees {}, card top-ups {}, card withdrawals {} less fees {}, net {}",

@@ -48,7 +48,57 @@ impl Desk {
         if let Some(c) = currency {
             paydesk_gateway::validate::currency("currency", c)?;
         }
-        Statement::build(&*self.store.orders(), &self.dictionary, period, currency)
+        let mut s = Statement::build(&*self.store.orders(), &self.dictionary, period, currency)?;
+        s.uncertain = self.uncertain(&s.filter, period)?;
+        Ok(s)
+    }
+
+    /// How many orders of `filter` the cache cannot place exactly on a side of the
+    /// period's first or last moment. An order this desk made is dated by the moment it
+    /// was made; any other sits at the start of the list window that last placed it, so
+    /// one placed less than a day before a boundary is exact only when a complete window
+    /// (of an hour or a day) placed it and ends by the boundary ([`Desk::refresh_period`]
+    /// reads the hours around each boundary so).
+    pub fn uncertain(
+        &self,
+        filter: &crate::store::orders::OrderFilter,
+        period: Period,
+    ) -> CoreResult<i64> {
+        const HOUR: i64 = 3_600_000;
+        let mut n = 0;
+        for b in [period.from, period.to] {
+            let near = crate::store::orders::OrderFilter {
+                from: Some(b - 24 * HOUR),
+                to: Some(b),
+                ..filter.clone()
+            };
+            let mut at: std::collections::BTreeMap<i64, i64> = Default::default();
+            self.store.orders().for_each(&near, &mut |o| {
+                if o.made_at.is_none() {
+                    *at.entry(o.created_at).or_default() += 1;
+                }
+                Ok(())
+            })?;
+            let windows = self.store.sync_state();
+            for (c, count) in at {
+                // Placed by a complete window (of an hour, or of a day) that ends by the
+                // boundary; a window's end is kept as its last second (`dateLimit` is
+                // inclusive).
+                let mut exact = false;
+                for len in [HOUR, 24 * HOUR] {
+                    if c + len <= b
+                        && windows.window_complete(&self.profile.name, c, c + len - 1000)?
+                    {
+                        exact = true;
+                        break;
+                    }
+                }
+                if !exact {
+                    n += count;
+                }
+            }
+        }
+        Ok(n)
     }
 
     /// `current` and `previous` side by side (this month against the last).
@@ -151,18 +201,36 @@ impl Desk {
         let to = (period.to + DAY).min(now);
         let from = period.from - DAY;
         let (mut changed, mut incomplete) = (0, 0);
-        if to > from {
+        // Hours where an order's hour decides its day (a day either side of each
+        // boundary), days in between: most of a month costs a request a day.
+        let mut spans: Vec<(i64, i64, i64)> = Vec::new();
+        if period.to - period.from > 4 * DAY {
+            spans.push((from, period.from + DAY, 1));
+            spans.push((period.from + DAY, period.to - DAY, 24));
+            spans.push((period.to - DAY, to, 1));
+        } else {
+            spans.push((from, to, 1));
+        }
+        let mut progress = progress;
+        for (a, b, hours) in spans {
+            let b = b.min(to);
+            if b <= a {
+                continue;
+            }
             let ms = |t: i64| chrono::DateTime::from_timestamp_millis(t).unwrap_or_default();
             let opts = crate::sync::SyncOptions {
-                from: ms(from),
-                to: ms(to),
-                window_hours: 1,
+                from: ms(a),
+                to: ms(b),
+                window_hours: hours,
                 full: true,
                 ..self.sync_options(1)
             };
-            let report = self.sync(&opts, cancel.clone(), progress).await?;
-            changed = report.changed;
-            incomplete = report.incomplete_count;
+            let report = self.sync(&opts, cancel.clone(), &mut progress).await?;
+            changed += report.changed;
+            incomplete += report.incomplete_count;
+            if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(CoreError::validation("refresh", "cancelled"));
+            }
         }
         let chargebacks_looked_up = self.look_up_chargebacks(period, &cancel).await?;
         Ok(Refreshed {

@@ -282,6 +282,10 @@ fn header(
             unknown.to_string(),
         ),
         (
+            "Orders the cache cannot place exactly on a day of this zone",
+            s.uncertain.to_string(),
+        ),
+        (
             "Orders counted",
             format!(
                 "created from {} to before {} ({})",
