@@ -56,7 +56,7 @@ pub enum LineKind {
     Refunds,
     /// `rollingReserve` of paid payins whose reserve is released.
     ReserveReleased,
-    /// Charged-back payins, at their amount.
+    /// Charged-back payins, at the amount charged back (looked up; else the order's).
     Chargebacks,
     /// Payouts open or paid (the gateway takes a payout's money when it accepts it).
     Payouts,
@@ -205,6 +205,7 @@ fn field_of(field: Field, g: &StatementGroup) -> Decimal {
         Field::RefundAmount => s.refund_amount,
         Field::SettleAmount => s.settle_amount,
         Field::ReceiveAmount => s.receive_amount,
+        Field::ChargebackAmount => s.chargeback,
     }
 }
 
@@ -273,7 +274,7 @@ fn line_specs(dict: &StateDictionary) -> Vec<(LineKind, i8, Field, Pick)> {
         (L::ReserveHeld, -1, F::RollingReserve, settled.clone()),
         (L::Refunds, -1, F::RefundAmount, settled),
         (L::ReserveReleased, 1, F::RollingReserve, released),
-        (L::Chargebacks, -1, F::SourceAmount, charged_back),
+        (L::Chargebacks, -1, F::ChargebackAmount, charged_back),
         (L::Payouts, -1, F::SourceAmount, payouts.clone()),
         (L::PayoutHandlingFees, -1, F::HandlingFee, payouts.clone()),
         (L::PayoutFixedFees, -1, F::TransactionFixedFee, payouts),

@@ -45,12 +45,14 @@ impl Period {
     }
 
     /// The days `first` to `last`, both included, in the time zone `tz` (a statement of
-    /// November in Shanghai starts at 2026-11-01 00:00 +08:00).
+    /// November in Shanghai starts at 2026-11-01 00:00 +08:00; in New York, a day of the
+    /// change from summer time is 25 hours long).
     pub fn days(
         first: chrono::NaiveDate,
         last: chrono::NaiveDate,
-        tz: chrono::FixedOffset,
+        tz: impl Into<Zone>,
     ) -> CoreResult<Self> {
+        let tz = tz.into();
         // A statement is of days a gateway can have orders on: from 1970 to 9999.
         for (field, day) in [("from", first), ("to", last)] {
             if !(1970..=9999).contains(&chrono::Datelike::year(&day)) {
@@ -63,17 +65,19 @@ impl Period {
         if last < first {
             return Err(CoreError::validation("to", "must not be before from"));
         }
-        let start = |day: chrono::NaiveDate| {
-            day.and_hms_opt(0, 0, 0)
-                .map(|t| t.and_utc().timestamp_millis() - i64::from(tz.local_minus_utc()) * 1000)
-        };
         let next = last
             .succ_opt()
             .ok_or_else(|| CoreError::validation("to", "is past the last day there is"))?;
-        match (start(first), start(next)) {
+        match (tz.start_of(first), tz.start_of(next)) {
             (Some(from), Some(to)) => Self::new(from, to),
             _ => Err(CoreError::validation("from", "not a day")),
         }
+    }
+
+    /// The last day of the period in `tz` (the day before its end): the day a reader
+    /// takes as "to".
+    pub fn last_day(&self, tz: &Zone) -> String {
+        tz.day_of(self.to - 1)
     }
 
     /// The period of the same length just before this one (last month against this,
@@ -86,27 +90,116 @@ impl Period {
     }
 }
 
-/// A time zone as a statement takes it: `UTC`, `Z`, or an offset such as `+08:00`
-/// (`field` names the argument in the error). Zone names such as `Asia/Shanghai` need
-/// the time zone database, which PayDesk does not carry: the error says to give the
-/// offset.
-pub fn parse_zone(field: &str, text: &str) -> CoreResult<chrono::FixedOffset> {
+/// The time zone a statement's days are in: a zone name of the time zone database
+/// (`Europe/Berlin`, `America/New_York`: daylight saving honoured), or a fixed offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Zone {
+    Named(chrono_tz::Tz),
+    Fixed(chrono::FixedOffset),
+}
+
+impl From<chrono::FixedOffset> for Zone {
+    fn from(o: chrono::FixedOffset) -> Self {
+        Zone::Fixed(o)
+    }
+}
+
+impl From<chrono_tz::Tz> for Zone {
+    fn from(z: chrono_tz::Tz) -> Self {
+        Zone::Named(z)
+    }
+}
+
+impl Zone {
+    pub const UTC: Zone = Zone::Named(chrono_tz::UTC);
+
+    /// The offset from UTC at the moment `millis`.
+    pub fn offset_at(&self, millis: i64) -> chrono::FixedOffset {
+        use chrono::{Offset, TimeZone};
+        match self {
+            Zone::Fixed(o) => *o,
+            Zone::Named(z) => chrono::DateTime::from_timestamp_millis(millis)
+                .map(|t| z.offset_from_utc_datetime(&t.naive_utc()).fix())
+                .unwrap_or_else(|| chrono::Utc.fix()),
+        }
+    }
+
+    /// The zone's name (`Europe/Berlin`, or `UTC+08:00` for an offset).
+    pub fn name(&self) -> String {
+        match self {
+            Zone::Named(z) => z.name().to_string(),
+            Zone::Fixed(o) => crate::export::zone_name(*o),
+        }
+    }
+
+    /// The zone's name with its offset at `millis` (`Europe/Berlin (UTC+01:00)`).
+    pub fn name_at(&self, millis: i64) -> String {
+        match self {
+            Zone::Named(_) => format!(
+                "{} ({})",
+                self.name(),
+                crate::export::zone_name(self.offset_at(millis))
+            ),
+            Zone::Fixed(_) => self.name(),
+        }
+    }
+
+    /// The first moment of `day` there, UTC millis (where a day starts in a gap of a
+    /// clock change, its first hour that exists).
+    pub fn start_of(&self, day: chrono::NaiveDate) -> Option<i64> {
+        use chrono::TimeZone;
+        let midnight = day.and_hms_opt(0, 0, 0)?;
+        match self {
+            Zone::Fixed(o) => o
+                .from_local_datetime(&midnight)
+                .earliest()
+                .map(|t| t.timestamp_millis()),
+            Zone::Named(z) => (0..=3).find_map(|h| {
+                z.from_local_datetime(&(midnight + chrono::Duration::hours(h)))
+                    .earliest()
+                    .map(|t| t.timestamp_millis())
+            }),
+        }
+    }
+
+    /// The day of the moment `millis` there, YYYY-MM-DD.
+    pub fn day_of(&self, millis: i64) -> String {
+        self.format(millis, "%Y-%m-%d")
+    }
+
+    /// The moment `millis` there as `pattern` (chrono's).
+    pub fn format(&self, millis: i64, pattern: &str) -> String {
+        chrono::DateTime::from_timestamp_millis(millis)
+            .map(|t| {
+                t.with_timezone(&self.offset_at(millis))
+                    .format(pattern)
+                    .to_string()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// A time zone as a statement takes it: a zone name (`Asia/Shanghai`,
+/// `America/New_York`), `UTC`, `Z`, or a fixed offset such as `+08:00` (`field` names
+/// the argument in the error).
+pub fn parse_zone(field: &str, text: &str) -> CoreResult<Zone> {
     let t = text.trim();
     if t.eq_ignore_ascii_case("utc") || t.eq_ignore_ascii_case("z") {
-        return chrono::FixedOffset::east_opt(0).ok_or_else(|| CoreError::internal("UTC"));
+        return Ok(Zone::UTC);
     }
-    let t = t.strip_prefix("UTC").unwrap_or(t);
-    t.parse::<chrono::FixedOffset>().map_err(|_| {
-        let hint = if t.contains('/') {
-            " (zone names are not known here: give its offset, e.g. +08:00 for Asia/Shanghai)"
-        } else {
-            ""
-        };
-        CoreError::validation(
-            field,
-            format!("must be UTC or an offset such as +08:00, got {text:?}{hint}"),
-        )
-    })
+    if let Ok(z) = t.parse::<chrono_tz::Tz>() {
+        return Ok(Zone::Named(z));
+    }
+    let offset = t.strip_prefix("UTC").unwrap_or(t);
+    if let Ok(o) = offset.parse::<chrono::FixedOffset>() {
+        return Ok(Zone::Fixed(o));
+    }
+    Err(CoreError::validation(
+        field,
+        format!(
+            "must be a time zone name such as Europe/Berlin or America/New_York, UTC, or an offset such as +08:00, got {text:?}"
+        ),
+    ))
 }
 
 /// Which amount of an order a figure sums.
@@ -122,6 +215,8 @@ pub enum Field {
     RefundAmount,
     SettleAmount,
     ReceiveAmount,
+    /// The amount charged back: the chargeback query's, else the order's `sourceAmount`.
+    ChargebackAmount,
 }
 
 impl Field {
@@ -135,6 +230,7 @@ impl Field {
             Self::RefundAmount => s.refund_amount,
             Self::SettleAmount => s.settle_amount,
             Self::ReceiveAmount => s.receive_amount,
+            Self::ChargebackAmount => s.chargeback,
         }
     }
 
@@ -149,6 +245,22 @@ impl Field {
             Self::RefundAmount => "refundAmount",
             Self::SettleAmount => "settleAmount",
             Self::ReceiveAmount => "receiveAmount",
+            Self::ChargebackAmount => "chargebackAmount",
+        }
+    }
+
+    /// What a finance person calls the amount.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::SourceAmount => "Order amount",
+            Self::HandlingFee => "Handling fee",
+            Self::TransactionFixedFee => "Fixed fee",
+            Self::ExceptionHandlingFee => "Exception fee",
+            Self::RollingReserve => "Rolling reserve",
+            Self::RefundAmount => "Refunded amount",
+            Self::SettleAmount => "Settled amount",
+            Self::ReceiveAmount => "Received amount",
+            Self::ChargebackAmount => "Charged-back amount",
         }
     }
 }
@@ -228,20 +340,39 @@ pub struct CurrencyStatement {
     /// Rolling reserve of paid payins still held (status held, or not given).
     pub reserve_held: Figure,
     pub reserve_released: Figure,
-    /// `refundAmount` of refunded and partly refunded payins.
+    /// `refundAmount` of paid payins refunded in full or in part, whatever their state
+    /// now (a refunded order charged back later keeps its refund).
     pub refunds: Figure,
-    /// Charged-back payins, at their amount.
+    /// Charged-back payins, at the amount charged back (looked up with the chargeback
+    /// query; the order's amount where it was not).
     pub chargebacks: Figure,
+    /// Charged-back payins whose charged-back amount was not looked up: counted at the
+    /// order's full amount.
+    pub chargebacks_not_looked_up: i64,
     pub settled: Settlement,
     /// Not settled, or settlement not given.
     pub not_settled: Settlement,
     pub payouts: Flow,
     pub payout_fees: Fees,
+    /// Payouts not finished yet: the gateway has already taken them (and their fees)
+    /// from the balance, so they are a line of the net of their own.
+    pub pending_payouts: Figure,
+    pub pending_payout_fees: Fees,
+    /// Card top-ups that succeeded: money moved from the balance to a card.
+    pub card_top_ups: Figure,
+    /// Card withdrawals that succeeded: money back from a card to the balance, less
+    /// their fees.
+    pub card_withdrawals: Figure,
+    pub card_withdrawal_fees: Fees,
+    /// Digits after the point of the currency's minor unit (2 for USD, 0 for JPY): every
+    /// amount is written with at least these.
+    pub digits: u32,
     /// Orders whose kind neither the journal nor the conventions' kind rules give (the
     /// list does not say): on their own line, in no other figure and not in the net.
     pub unknown_kind: Flow,
     /// Paid payins less their fees, the reserve still held, refunds and chargebacks,
-    /// less paid payouts and their fees: what the period's orders leave on the balance
+    /// less paid and pending payouts and their fees, less card top-ups, plus card
+    /// withdrawals less their fees: what the period's orders move on the balance
     /// (orders of unknown kind are left out: see `unknown_kind`).
     pub net: String,
 }
@@ -257,6 +388,12 @@ pub struct Statement {
     /// Every order behind the statement (the period, the currency).
     pub filter: OrderFilter,
     pub orders: i64,
+    /// Orders the cache cannot place exactly on a side of the period's first or last
+    /// moment (the gateway's list gave their day, or the window they were found in spans
+    /// the boundary, in this time zone): counted by where the cache placed them, and
+    /// named here instead of guessed. 0 when every order is placed exactly.
+    #[serde(default)]
+    pub uncertain: i64,
     pub currencies: Vec<CurrencyStatement>,
 }
 
@@ -310,6 +447,9 @@ struct Pick {
     states: Vec<i64>,
     settles: Vec<i64>,
     reserves: Vec<i64>,
+    /// Only orders with a refunded amount: the count is theirs (the amount is the same
+    /// either way, the others have none).
+    refunded: bool,
 }
 
 /// Which orders a figure counts, by what the desk knows of their kind.
@@ -321,9 +461,27 @@ enum Side {
     /// Orders whose kind neither the journal nor the conventions' rules give: counted on
     /// a line of their own, never as payins (a payout made outside the desk would be).
     Unknown,
+    TopUps,
+    Withdrawals,
+}
+
+impl Side {
+    fn kind(self) -> Option<OrderKind> {
+        match self {
+            Side::Payins => Some(OrderKind::Payin),
+            Side::Payouts => Some(OrderKind::Payout),
+            Side::TopUps => Some(OrderKind::TopUp),
+            Side::Withdrawals => Some(OrderKind::Withdraw),
+            Side::Unknown => None,
+        }
+    }
 }
 
 impl Builder<'_> {
+    fn digits(&self, currency: &str) -> u32 {
+        minor_digits(currency)
+    }
+
     fn meaning(&self, state: i64) -> Option<Meaning> {
         self.dict
             .meaning(StateField::OrderState, &state.to_string())
@@ -351,20 +509,17 @@ impl Builder<'_> {
     fn filter(&self, currency: &str, p: &Pick) -> OrderFilter {
         let mut f = self.base.clone();
         f.currencies = vec![currency.to_string()];
-        match p.side {
-            Side::Payouts => {
-                f.kinds = vec![OrderKind::Payout];
+        match p.side.kind() {
+            Some(k) => {
+                f.kinds = vec![k];
                 f.unknown_kind = false;
             }
-            Side::Payins => {
-                f.kinds = vec![OrderKind::Payin];
-                f.unknown_kind = false;
-            }
-            Side::Unknown => {
+            None => {
                 f.kinds = vec![];
                 f.unknown_kind = true;
             }
         }
+        f.refunded = p.refunded.then_some(true);
         f.states = p.states.clone();
         f.settles = p.settles.clone();
         f.reserve_statuses = p.reserves.clone();
@@ -372,11 +527,7 @@ impl Builder<'_> {
     }
 
     fn matches(g: &StatementGroup, currency: &str, p: &Pick) -> bool {
-        let kind_ok = match p.side {
-            Side::Payouts => g.kind == Some(OrderKind::Payout),
-            Side::Payins => g.kind == Some(OrderKind::Payin),
-            Side::Unknown => g.kind.is_none(),
-        };
+        let kind_ok = g.kind == p.side.kind();
         let any = |list: &[i64], v: i64| list.is_empty() || list.contains(&v);
         g.currency == currency
             && kind_ok
@@ -391,11 +542,12 @@ impl Builder<'_> {
             .iter()
             .filter(|g| Self::matches(g, currency, p))
             .fold((0, Decimal::ZERO), |(n, a), g| {
-                (n + g.count, a + field.of(&g.sums))
+                let n_of = if p.refunded { g.sums.refunded } else { g.count };
+                (n + n_of, a + field.of(&g.sums))
             });
         Figure {
             count,
-            amount: amount.normalize().to_string(),
+            amount: money(amount, self.digits(currency)),
             field,
             filter: self.filter(currency, p),
         }
@@ -461,7 +613,7 @@ impl Builder<'_> {
             handling,
             fixed,
             exception,
-            total: total.normalize().to_string(),
+            total: money(total, self.digits(currency)),
         }
     }
 
@@ -505,16 +657,24 @@ impl Builder<'_> {
             },
             Field::RollingReserve,
         );
+        // Refunds of paid payins in whatever state they are now.
         let refunds = self.figure(
             currency,
-            &with_states(&[Meaning::Refunded, Meaning::PartlyRefunded]),
+            &Pick {
+                refunded: true,
+                ..paid.clone()
+            },
             Field::RefundAmount,
         );
-        let chargebacks = self.figure(
-            currency,
-            &with_states(&[Meaning::ChargedBack]),
-            Field::SourceAmount,
-        );
+        let charged_back = with_states(&[Meaning::ChargedBack]);
+        let chargebacks = self.figure(currency, &charged_back, Field::ChargebackAmount);
+        let chargebacks_not_looked_up = chargebacks.count
+            - self
+                .groups
+                .iter()
+                .filter(|g| Self::matches(g, currency, &charged_back))
+                .map(|g| g.sums.chargebacks_looked_up)
+                .sum::<i64>();
         let settled = self.settlement(
             currency,
             &Pick {
@@ -537,6 +697,22 @@ impl Builder<'_> {
                 ..paid.clone()
             },
         );
+        let pending = Pick {
+            side: Side::Payouts,
+            states: self.states_of(Class::Pending),
+            ..Pick::default()
+        };
+        let pending_payouts = self.figure(currency, &pending, Field::SourceAmount);
+        let pending_payout_fees = self.fees(currency, &pending);
+        let succeeded = |side: Side| Pick {
+            side,
+            states: raws(dict, StateField::OrderState, &[Meaning::Success]),
+            ..Pick::default()
+        };
+        let card_top_ups = self.figure(currency, &succeeded(Side::TopUps), Field::SourceAmount);
+        let card_withdrawals =
+            self.figure(currency, &succeeded(Side::Withdrawals), Field::SourceAmount);
+        let card_withdrawal_fees = self.fees(currency, &succeeded(Side::Withdrawals));
         let unknown_kind = self.flow(currency, Side::Unknown);
         let net = dec(&payins.succeeded.amount)
             - dec(&payin_fees.total)
@@ -544,7 +720,12 @@ impl Builder<'_> {
             - dec(&refunds.amount)
             - dec(&chargebacks.amount)
             - dec(&payouts.succeeded.amount)
-            - dec(&payout_fees.total);
+            - dec(&payout_fees.total)
+            - dec(&pending_payouts.amount)
+            - dec(&pending_payout_fees.total)
+            - dec(&card_top_ups.amount)
+            + dec(&card_withdrawals.amount)
+            - dec(&card_withdrawal_fees.total);
         CurrencyStatement {
             currency: currency.to_string(),
             payins,
@@ -553,14 +734,37 @@ impl Builder<'_> {
             reserve_released,
             refunds,
             chargebacks,
+            chargebacks_not_looked_up,
             settled,
             not_settled,
             payouts,
             payout_fees,
+            pending_payouts,
+            pending_payout_fees,
+            card_top_ups,
+            card_withdrawals,
+            card_withdrawal_fees,
+            digits: self.digits(currency),
             unknown_kind,
-            net: net.normalize().to_string(),
+            net: money(net, self.digits(currency)),
         }
     }
+}
+
+/// Digits after the point of `currency`'s minor unit (2 for a code the desk does not
+/// know).
+pub fn minor_digits(currency: &str) -> u32 {
+    paydesk_gateway::money::Currency::parse(currency).map_or(2, |c| c.minor_units())
+}
+
+/// An exact amount written with at least `digits` decimals (its currency's), never
+/// rounded: a sum of fees with four decimals keeps them.
+pub fn money(amount: Decimal, digits: u32) -> String {
+    let mut d = amount.normalize();
+    if d.scale() < digits {
+        d.rescale(digits);
+    }
+    d.to_string()
 }
 
 /// A figure's amount back as a number (it was written from one).
@@ -624,6 +828,7 @@ impl Statement {
             currency: currency.map(String::from),
             filter,
             orders,
+            uncertain: 0,
             currencies: currencies.iter().map(|c| b.currency(c)).collect(),
         }
     }

@@ -4,9 +4,10 @@ use super::*;
 
 #[derive(Debug, Subcommand)]
 pub enum ReportCmd {
-    /// The statement of the days --from to --to (both included) from the local cache,
-    /// written to --out (.csv, .xlsx or .pdf). Sync first (`paydesk orders sync`) for figures
-    /// as of now.
+    /// The statement of the days --from to --to (both included), written to --out (.csv,
+    /// .xlsx or .pdf). The period's orders are read again from the gateway first (every
+    /// window, and the amounts of chargebacks), unless --offline: then the figures are
+    /// as of the last sync, and the output says when that was.
     Statement {
         /// First day, YYYY-MM-DD.
         #[arg(long, allow_hyphen_values = true)]
@@ -17,8 +18,9 @@ pub enum ReportCmd {
         /// One currency, e.g. USD (default: every currency).
         #[arg(long, allow_hyphen_values = true)]
         currency: Option<String>,
-        /// The time zone the days are in and dates are written in: UTC or an offset
-        /// such as +08:00.
+        /// The time zone the days are in and dates are written in: a zone name such as
+        /// Europe/Berlin or America/New_York (daylight saving honoured), UTC, or an
+        /// offset such as +08:00.
         #[arg(long, default_value = "UTC", allow_hyphen_values = true)]
         tz: String,
         /// The file to write: .csv, .xlsx or .pdf.
@@ -27,6 +29,9 @@ pub enum ReportCmd {
         /// Replace the file if it exists (otherwise an existing file is refused).
         #[arg(long)]
         force: bool,
+        /// Build from the local cache as it is, without reading the period again.
+        #[arg(long)]
+        offline: bool,
     },
 }
 
@@ -43,6 +48,7 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
         tz,
         out,
         force,
+        offline,
     } = cmd;
     // The arguments are checked before a desk is opened.
     let zone = paydesk_core::statement::parse_zone("tz", &tz)?;
@@ -65,6 +71,32 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
     let currency = currency.map(|c| c.trim().to_ascii_uppercase());
     runtime()?.block_on(async {
         let desk = open(g).await?;
+        let refreshed = if offline {
+            None
+        } else {
+            let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            Some(desk.refresh_period(period, cancel, |_| {}).await?)
+        };
+        let as_of = match &refreshed {
+            Some(r) => format!(
+                "figures read from the gateway at {} ({} orders changed, {} chargebacks looked up{})",
+                zone.format(r.at, "%Y-%m-%d %H:%M:%S"),
+                r.changed,
+                r.chargebacks_looked_up,
+                if r.incomplete > 0 {
+                    format!(", {} windows did not add up: see `paydesk orders sync`", r.incomplete)
+                } else {
+                    String::new()
+                }
+            ),
+            None => match desk.last_synced()? {
+                Some(t) => format!(
+                    "figures as of the sync at {} (offline: not read again)",
+                    zone.format(t, "%Y-%m-%d %H:%M:%S")
+                ),
+                None => "figures from a cache never synced (offline)".to_string(),
+            },
+        };
         let (statement, made) = desk.export_statement(
             period,
             currency.as_deref(),
@@ -78,39 +110,75 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
             path: String,
             export: &'a paydesk_core::statement::export::StatementExport,
             statement: &'a paydesk_core::statement::Statement,
+            first_day: String,
+            last_day: String,
+            time_zone: String,
+            refreshed: Option<&'a paydesk_core::desk::Refreshed>,
+            as_of: &'a str,
         }
         let written = Written {
             path: out.display().to_string(),
             export: &made,
             statement: &statement,
+            first_day: zone.day_of(period.from),
+            last_day: period.last_day(&zone),
+            time_zone: zone.name(),
+            refreshed: refreshed.as_ref(),
+            as_of: &as_of,
         };
         print(g, &written, || {
-            let mut lines = vec![format!(
-                "wrote the statement of {from} to {to} ({}) to {}: {} orders, sha256 {}",
-                made.time_zone,
-                out.display(),
-                made.rows,
-                made.sha256
-            )];
+            let mut lines = vec![
+                format!(
+                    "wrote the statement of {} to {} (both included, {}) to {}: {} orders, SHA-256 of the orders {}",
+                    written.first_day,
+                    written.last_day,
+                    zone.name_at(period.from),
+                    out.display(),
+                    made.rows,
+                    made.sha256
+                ),
+                as_of.clone(),
+            ];
+            if statement.uncertain > 0 {
+                lines.push(format!(
+                    "{} orders cannot be placed exactly on a day in {} (the cache knows their hour or day only): counted where cached; read the period again (without --offline) to place them",
+                    statement.uncertain,
+                    zone.name()
+                ));
+            }
             for c in &statement.currencies {
                 lines.push(format!(
-                    "{}: paid payins {} ({}), fees {}, refunds {}, chargebacks {}, payouts {} ({}), net {}",
+                    "{}: paid payins {} ({}), fees {}, reserve held {}, refunds {} ({}), chargebacks {} ({}), paid payouts {} ({}), payout fees {}, pending payouts {} ({}) and their fees {}, card top-ups {}, card withdrawals {} less fees {}, net {}",
                     c.currency,
                     c.payins.succeeded.amount,
                     c.payins.succeeded.count,
                     c.payin_fees.total,
+                    c.reserve_held.amount,
                     c.refunds.amount,
+                    c.refunds.count,
                     c.chargebacks.amount,
+                    c.chargebacks.count,
                     c.payouts.succeeded.amount,
                     c.payouts.succeeded.count,
+                    c.payout_fees.total,
+                    c.pending_payouts.amount,
+                    c.pending_payouts.count,
+                    c.pending_payout_fees.total,
+                    c.card_top_ups.amount,
+                    c.card_withdrawals.amount,
+                    c.card_withdrawal_fees.total,
                     c.net
                 ));
-                if c.unknown_kind.all.count > 0 {
+                if c.chargebacks_not_looked_up > 0 {
                     lines.push(format!(
-                        "{}: {} orders of {} whose kind the gateway did not give, in no figure above: tell payouts from payins with the conventions' kindRules",
-                        c.currency, c.unknown_kind.all.count, c.unknown_kind.all.amount
+                        "{}: {} chargebacks counted at the order's full amount (not looked up)",
+                        c.currency, c.chargebacks_not_looked_up
                     ));
                 }
+                lines.push(format!(
+                    "{}: {} orders of {} whose kind the gateway did not give, in no figure above (tell payouts from payins with the conventions' kindRules)",
+                    c.currency, c.unknown_kind.all.count, c.unknown_kind.all.amount
+                ));
             }
             lines.join("\n")
         })

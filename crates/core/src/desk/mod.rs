@@ -16,6 +16,7 @@ pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
 pub use queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
 };
+pub use reports::Refreshed;
 pub use timeline::TimelineEvent;
 
 use std::sync::{Arc, Mutex};

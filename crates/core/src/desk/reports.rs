@@ -48,7 +48,57 @@ impl Desk {
         if let Some(c) = currency {
             paydesk_gateway::validate::currency("currency", c)?;
         }
-        Statement::build(&*self.store.orders(), &self.dictionary, period, currency)
+        let mut s = Statement::build(&*self.store.orders(), &self.dictionary, period, currency)?;
+        s.uncertain = self.uncertain(&s.filter, period)?;
+        Ok(s)
+    }
+
+    /// How many orders of `filter` the cache cannot place exactly on a side of the
+    /// period's first or last moment. An order this desk made is dated by the moment it
+    /// was made; any other sits at the start of the list window that last placed it, so
+    /// one placed less than a day before a boundary is exact only when a complete window
+    /// (of an hour or a day) placed it and ends by the boundary ([`Desk::refresh_period`]
+    /// reads the hours around each boundary so).
+    pub fn uncertain(
+        &self,
+        filter: &crate::store::orders::OrderFilter,
+        period: Period,
+    ) -> CoreResult<i64> {
+        const HOUR: i64 = 3_600_000;
+        let mut n = 0;
+        for b in [period.from, period.to] {
+            let near = crate::store::orders::OrderFilter {
+                from: Some(b - 24 * HOUR),
+                to: Some(b),
+                ..filter.clone()
+            };
+            let mut at: std::collections::BTreeMap<i64, i64> = Default::default();
+            self.store.orders().for_each(&near, &mut |o| {
+                if o.made_at.is_none() {
+                    *at.entry(o.created_at).or_default() += 1;
+                }
+                Ok(())
+            })?;
+            let windows = self.store.sync_state();
+            for (c, count) in at {
+                // Placed by a complete window (of an hour, or of a day) that ends by the
+                // boundary; a window's end is kept as its last second (`dateLimit` is
+                // inclusive).
+                let mut exact = false;
+                for len in [HOUR, 24 * HOUR] {
+                    if c + len <= b
+                        && windows.window_complete(&self.profile.name, c, c + len - 1000)?
+                    {
+                        exact = true;
+                        break;
+                    }
+                }
+                if !exact {
+                    n += count;
+                }
+            }
+        }
+        Ok(n)
     }
 
     /// `current` and `previous` side by side (this month against the last).
@@ -73,8 +123,9 @@ impl Desk {
         currency: Option<&str>,
         path: &Path,
         existing: crate::output::Existing,
-        tz: chrono::FixedOffset,
+        tz: impl Into<crate::statement::Zone>,
     ) -> CoreResult<(Statement, StatementExport)> {
+        let tz = tz.into();
         let started = Instant::now();
         let r = self.statement(period, currency).and_then(|s| {
             let made = crate::statement::export::export(
@@ -107,5 +158,135 @@ impl Desk {
             started,
         );
         r
+    }
+}
+
+/// What [`Desk::refresh_period`] did before a statement was built.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refreshed {
+    /// When the period's windows were read again (UTC millis).
+    pub at: i64,
+    /// Orders whose state changed since the cache last read them.
+    pub changed: u64,
+    /// Windows the gateway's list did not add up for (named in the sync's report).
+    pub incomplete: u64,
+    /// Charged-back payins whose charged-back amount was looked up now.
+    pub chargebacks_looked_up: u64,
+}
+
+impl Desk {
+    /// When the cache was last synced (UTC millis), for "as of the sync at T".
+    pub fn last_synced(&self) -> CoreResult<Option<i64>> {
+        self.store
+            .cache_read(|c| c.sync_state.last_synced(&self.profile.name))
+    }
+
+    /// Reads the period's orders again from the gateway before a statement or a
+    /// reconciliation is built of them: every window of the period (and a day either
+    /// side, where its days in another zone reach), in windows of an hour so each order
+    /// sits on its real hour in any zone of whole hours, whether or not an earlier sync
+    /// completed them (a refund, a chargeback, a settlement or a released reserve comes
+    /// days later); then the charged-back amount of each charged-back payin not looked up
+    /// yet (the list gives the state only). `cancel` stops it between pages.
+    pub async fn refresh_period(
+        &self,
+        period: Period,
+        cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        progress: impl FnMut(&crate::sync::SyncProgress) + Send,
+    ) -> CoreResult<Refreshed> {
+        const DAY: i64 = 86_400_000;
+        let now = self.clock.now_ms();
+        let to = (period.to + DAY).min(now);
+        let from = period.from - DAY;
+        let (mut changed, mut incomplete) = (0, 0);
+        // Hours where an order's hour decides its day (a day either side of each
+        // boundary), days in between: most of a month costs a request a day.
+        let mut spans: Vec<(i64, i64, i64)> = Vec::new();
+        if period.to - period.from > 4 * DAY {
+            spans.push((from, period.from + DAY, 1));
+            spans.push((period.from + DAY, period.to - DAY, 24));
+            spans.push((period.to - DAY, to, 1));
+        } else {
+            spans.push((from, to, 1));
+        }
+        let mut progress = progress;
+        for (a, b, hours) in spans {
+            let b = b.min(to);
+            if b <= a {
+                continue;
+            }
+            let ms = |t: i64| chrono::DateTime::from_timestamp_millis(t).unwrap_or_default();
+            let opts = crate::sync::SyncOptions {
+                from: ms(a),
+                to: ms(b),
+                window_hours: hours,
+                full: true,
+                ..self.sync_options(1)
+            };
+            let report = self.sync(&opts, cancel.clone(), &mut progress).await?;
+            changed += report.changed;
+            incomplete += report.incomplete_count;
+            if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(CoreError::validation("refresh", "cancelled"));
+            }
+        }
+        let chargebacks_looked_up = self.look_up_chargebacks(period, &cancel).await?;
+        Ok(Refreshed {
+            at: now,
+            changed,
+            incomplete,
+            chargebacks_looked_up,
+        })
+    }
+
+    /// Looks up the charged-back amount of every charged-back payin of `period` whose
+    /// amount is not cached yet; returns how many were looked up.
+    pub async fn look_up_chargebacks(
+        &self,
+        period: Period,
+        cancel: &std::sync::atomic::AtomicBool,
+    ) -> CoreResult<u64> {
+        use paydesk_gateway::{Meaning, StateField};
+        let states: Vec<i64> = self
+            .dictionary
+            .entries(StateField::OrderState)
+            .filter(|(_, m)| *m == Meaning::ChargedBack)
+            .filter_map(|(raw, _)| raw.parse().ok())
+            .collect();
+        if states.is_empty() {
+            return Ok(0);
+        }
+        let filter = crate::store::orders::OrderFilter {
+            from: Some(period.from),
+            to: Some(period.to),
+            states,
+            kinds: vec![crate::store::orders::OrderKind::Payin],
+            unknown_kind: true,
+            ..Default::default()
+        };
+        let mut wanted = Vec::new();
+        self.store.orders().for_each(&filter, &mut |o| {
+            wanted.push(o.trade_no.clone());
+            Ok(())
+        })?;
+        let mut n = 0;
+        for trade_no in wanted {
+            if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+            let known = self
+                .store
+                .reversals()
+                .list(Some(&trade_no))?
+                .iter()
+                .any(|r| r.kind == "chargeback" && r.amount.is_some());
+            if !known {
+                self.query_order(&trade_no, "chargeback").await?;
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 }

@@ -10,15 +10,14 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use chrono::{FixedOffset, TimeZone, Utc};
 use paydesk_gateway::StateDictionary;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{Figure, Statement};
+use super::{Figure, Statement, Zone};
 use crate::error::{CoreError, CoreResult};
-use crate::export::{HEADERS, amount_format, cells, safe_record, write_row, zone_name};
+use crate::export::{HEADERS, amount_format, cells, safe_record, write_row};
 use crate::output::Output;
 use crate::store::orders::{OrderFilter, OrderStore, SortKey};
 
@@ -74,8 +73,53 @@ pub(super) struct Line<'a> {
 }
 
 const LINE_HEADERS: [&str; 9] = [
-    "currency", "section", "item", "state", "meaning", "count", "amount", "field", "filter",
+    "Currency",
+    "Section",
+    "Line",
+    "State",
+    "Meaning",
+    "Orders",
+    "Amount",
+    "Amount of",
+    "Orders counted",
 ];
+
+/// The orders a figure counts, in words (the Orders screen opens the same filter).
+fn in_words(f: &OrderFilter) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let kinds: Vec<&str> = f.kinds.iter().map(|k| k.label()).collect();
+    if !kinds.is_empty() {
+        parts.push(format!("{}s", kinds.join("s, ")));
+    }
+    if f.unknown_kind {
+        parts.push("orders whose kind the gateway did not give".into());
+    }
+    let list = |v: &[i64]| {
+        v.iter()
+            .map(|x| {
+                if *x == -1 {
+                    "not given".to_string()
+                } else {
+                    x.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !f.states.is_empty() {
+        parts.push(format!("in state {}", list(&f.states)));
+    }
+    if !f.settles.is_empty() {
+        parts.push(format!("settlement {}", list(&f.settles)));
+    }
+    if !f.reserve_statuses.is_empty() {
+        parts.push(format!("reserve status {}", list(&f.reserve_statuses)));
+    }
+    if f.refunded == Some(true) {
+        parts.push("with a refunded amount".into());
+    }
+    parts.join("; ")
+}
 
 fn line<'a>(currency: &'a str, section: &'static str, item: &str, f: &'a Figure) -> Line<'a> {
     Line {
@@ -86,7 +130,7 @@ fn line<'a>(currency: &'a str, section: &'static str, item: &str, f: &'a Figure)
         meaning: "",
         count: Some(f.count),
         amount: f.amount.clone(),
-        field: f.field.wire_name(),
+        field: f.field.label(),
         filter: Some(&f.filter),
     }
 }
@@ -105,106 +149,153 @@ fn total<'a>(currency: &'a str, section: &'static str, item: &str, amount: &str)
     }
 }
 
-/// The statement's lines, per currency, in the order a reader takes them.
+/// The statement's lines, per currency, in the order a reader takes them, in a finance
+/// team's words.
 fn lines(s: &Statement) -> Vec<Line<'_>> {
     let mut out = Vec::new();
     for c in &s.currencies {
         let cur = c.currency.as_str();
-        for (section, flow) in [("payins", &c.payins), ("payouts", &c.payouts)] {
-            out.push(line(cur, section, "all", &flow.all));
+        for (section, flow) in [("Payins", &c.payins), ("Payouts", &c.payouts)] {
+            out.push(line(cur, section, "All", &flow.all));
             for st in &flow.by_state {
-                let mut l = line(cur, section, "state", &st.figure);
+                let mut l = line(cur, section, "In state", &st.figure);
                 l.state = Some(st.state);
                 l.meaning = st.meaning.map_or("unknown", |m| m.as_str());
                 out.push(l);
             }
-            out.push(line(cur, section, "succeeded", &flow.succeeded));
-            out.push(line(cur, section, "failed", &flow.failed));
-            out.push(line(cur, section, "pending", &flow.pending));
-            let fees = if section == "payins" {
-                &c.payin_fees
+            out.push(line(cur, section, "Paid", &flow.succeeded));
+            out.push(line(cur, section, "Failed or closed", &flow.failed));
+            out.push(line(cur, section, "Pending", &flow.pending));
+            let (fees, fee_section) = if section == "Payins" {
+                (&c.payin_fees, "Payin fees")
             } else {
-                &c.payout_fees
+                (&c.payout_fees, "Payout fees")
             };
-            let fee_section = if section == "payins" {
-                "payinFees"
-            } else {
-                "payoutFees"
-            };
-            out.push(line(cur, fee_section, "handlingFee", &fees.handling));
-            out.push(line(cur, fee_section, "transactionFixedFee", &fees.fixed));
-            out.push(line(
-                cur,
-                fee_section,
-                "exceptionHandlingFee",
-                &fees.exception,
-            ));
-            out.push(total(cur, fee_section, "total", &fees.total));
-            if section == "payins" {
-                out.push(line(cur, "reserve", "held", &c.reserve_held));
-                out.push(line(cur, "reserve", "released", &c.reserve_released));
-                out.push(line(cur, "refunds", "refundAmount", &c.refunds));
-                out.push(line(cur, "chargebacks", "sourceAmount", &c.chargebacks));
-                for (name, st) in [("settled", &c.settled), ("notSettled", &c.not_settled)] {
-                    out.push(line(cur, "settlement", name, &st.amount));
-                    out.push(line(cur, "settlement", name, &st.settle_amount));
-                    out.push(line(cur, "settlement", name, &st.receive_amount));
+            out.push(line(cur, fee_section, "Handling fees", &fees.handling));
+            out.push(line(cur, fee_section, "Fixed fees", &fees.fixed));
+            out.push(line(cur, fee_section, "Exception fees", &fees.exception));
+            out.push(total(cur, fee_section, "Total fees", &fees.total));
+            if section == "Payins" {
+                out.push(line(cur, "Rolling reserve", "Held", &c.reserve_held));
+                out.push(line(
+                    cur,
+                    "Rolling reserve",
+                    "Released",
+                    &c.reserve_released,
+                ));
+                out.push(line(cur, "Refunds", "Refunded", &c.refunds));
+                out.push(line(cur, "Chargebacks", "Charged back", &c.chargebacks));
+                if c.chargebacks_not_looked_up > 0 {
+                    out.push(Line {
+                        count: Some(c.chargebacks_not_looked_up),
+                        ..total(
+                            cur,
+                            "Chargebacks",
+                            "Of them at the order's full amount (not looked up)",
+                            "",
+                        )
+                    });
+                }
+                for (name, st) in [("Settled", &c.settled), ("Not settled", &c.not_settled)] {
+                    out.push(line(cur, "Settlement", name, &st.amount));
+                    out.push(line(cur, "Settlement", name, &st.settle_amount));
+                    out.push(line(cur, "Settlement", name, &st.receive_amount));
                 }
             }
         }
-        // Orders whose kind is not known: their own section, in no other figure.
+        out.push(line(
+            cur,
+            "Pending payouts",
+            "Taken from the balance",
+            &c.pending_payouts,
+        ));
+        out.push(total(
+            cur,
+            "Pending payouts",
+            "Their fees",
+            &c.pending_payout_fees.total,
+        ));
+        out.push(line(cur, "Cards", "Top-ups", &c.card_top_ups));
+        out.push(line(cur, "Cards", "Withdrawals", &c.card_withdrawals));
+        out.push(total(
+            cur,
+            "Cards",
+            "Withdrawal fees",
+            &c.card_withdrawal_fees.total,
+        ));
+        // Orders whose kind is not known: their own section, in no other figure, always
+        // said (zero when there are none).
         let flow = &c.unknown_kind;
+        let section = "Kind not given by the gateway (in no other figure)";
+        out.push(line(cur, section, "All", &flow.all));
         if flow.all.count > 0 {
-            let section = "kindNotKnown";
-            out.push(line(cur, section, "all", &flow.all));
             for st in &flow.by_state {
-                let mut l = line(cur, section, "state", &st.figure);
+                let mut l = line(cur, section, "In state", &st.figure);
                 l.state = Some(st.state);
                 l.meaning = st.meaning.map_or("unknown", |m| m.as_str());
                 out.push(l);
             }
-            out.push(line(cur, section, "succeeded", &flow.succeeded));
-            out.push(line(cur, section, "failed", &flow.failed));
-            out.push(line(cur, section, "pending", &flow.pending));
+            out.push(line(cur, section, "Paid", &flow.succeeded));
+            out.push(line(cur, section, "Failed or closed", &flow.failed));
+            out.push(line(cur, section, "Pending", &flow.pending));
         }
-        out.push(total(cur, "net", "net", &c.net));
+        out.push(total(cur, "Net", "Net movement of the balance", &c.net));
     }
     out
 }
 
-fn when(millis: i64, tz: FixedOffset) -> String {
-    Utc.timestamp_millis_opt(millis)
-        .single()
-        .map(|t| t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string())
-        .unwrap_or_default()
+fn when(millis: i64, tz: &Zone) -> String {
+    tz.format(millis, "%Y-%m-%d %H:%M:%S")
 }
 
-/// The header lines (name, value) every export starts with.
+/// Header names the XLSX writes as dates or numbers.
+const FIRST_DAY: &str = "First day";
+const LAST_DAY: &str = "Last day";
+const MADE_AT: &str = "Made at";
+const ORDERS: &str = "Orders";
+
+/// The header lines (name, value) every export starts with, in a finance team's words.
 fn header(
     s: &Statement,
     merchant: &str,
-    tz: FixedOffset,
+    tz: &Zone,
     made_at: i64,
     rows: u64,
     sha: &str,
 ) -> Vec<(&'static str, String)> {
+    let unknown: i64 = s.currencies.iter().map(|c| c.unknown_kind.all.count).sum();
     vec![
-        ("statement", "PayDesk statement".into()),
-        ("from", when(s.period.from, tz)),
-        ("to", when(s.period.to, tz)),
+        ("Statement", "PayDesk statement".into()),
+        ("Merchant", merchant.to_string()),
+        (FIRST_DAY, tz.day_of(s.period.from)),
+        (LAST_DAY, s.period.last_day(tz)),
+        ("Time zone", tz.name_at(s.period.from)),
         (
-            "currency",
-            s.currency.clone().unwrap_or_else(|| "all".into()),
+            "Currency",
+            s.currency
+                .clone()
+                .unwrap_or_else(|| "All currencies".into()),
         ),
-        ("merchant", merchant.to_string()),
-        ("timeZone", zone_name(tz)),
-        ("madeAt", when(made_at, tz)),
+        (ORDERS, rows.to_string()),
         (
-            "filter",
-            serde_json::to_string(&s.filter).unwrap_or_default(),
+            "Orders whose kind the gateway did not give (in no figure)",
+            unknown.to_string(),
         ),
-        ("rows", rows.to_string()),
-        ("sha256", sha.to_string()),
+        (
+            "Orders the cache cannot place exactly on a day of this zone",
+            s.uncertain.to_string(),
+        ),
+        (
+            "Orders counted",
+            format!(
+                "created from {} to before {} ({})",
+                when(s.period.from, tz),
+                when(s.period.to, tz),
+                tz.name()
+            ),
+        ),
+        (MADE_AT, when(made_at, tz)),
+        ("SHA-256 of the orders", sha.to_string()),
     ]
 }
 
@@ -222,12 +313,12 @@ pub fn digest(
     orders: &dyn OrderStore,
     s: &Statement,
     dict: &StateDictionary,
-    tz: FixedOffset,
+    tz: &Zone,
 ) -> CoreResult<(u64, String)> {
     let mut h = Sha256::new();
     let mut n = 0u64;
     orders.for_each(&rows_filter(s), &mut |o| {
-        let row = serde_json::to_string(&cells(o, dict, tz))
+        let row = serde_json::to_string(&cells(o, dict, tz.offset_at(o.created_at)))
             .map_err(|e| CoreError::internal(e.to_string()))?;
         h.update(row.as_bytes());
         h.update(b"\n");
@@ -246,10 +337,11 @@ pub fn export(
     s: &Statement,
     dict: &StateDictionary,
     mut out: Output,
-    tz: FixedOffset,
+    tz: impl Into<Zone>,
     made_at: i64,
     merchant: &str,
 ) -> CoreResult<StatementExport> {
+    let tz = &tz.into();
     let path = &out.path().to_path_buf();
     let format = format_of(path)?;
     // Hashed first: the header that carries the hash comes before the rows.
@@ -268,10 +360,7 @@ pub fn export(
             w.write_record([""]).map_err(|e| io(&e))?;
             w.write_record(LINE_HEADERS).map_err(|e| io(&e))?;
             for l in lines(s) {
-                let filter = l
-                    .filter
-                    .map(|f| serde_json::to_string(f).unwrap_or_default())
-                    .unwrap_or_default();
+                let filter = l.filter.map(in_words).unwrap_or_default();
                 w.write_record(safe_record([
                     l.currency.to_string(),
                     l.section.to_string(),
@@ -288,7 +377,7 @@ pub fn export(
             w.write_record([""]).map_err(|e| io(&e))?;
             w.write_record(HEADERS).map_err(|e| io(&e))?;
             orders.for_each(&rows_filter(s), &mut |o| {
-                w.write_record(safe_record(cells(o, dict, tz)))
+                w.write_record(safe_record(cells(o, dict, tz.offset_at(o.created_at))))
                     .map_err(|e| io(&e))
             })?;
             w.flush().map_err(|e| io(&e))?;
@@ -311,7 +400,7 @@ pub fn export(
         rows,
         sha256: sha,
         made_at,
-        time_zone: zone_name(tz),
+        time_zone: tz.name(),
     })
 }
 
@@ -337,9 +426,15 @@ impl From<rust_xlsxwriter::XlsxError> for Failed {
     }
 }
 
+/// How many significant digits an amount has (what a spreadsheet number keeps: 15).
+fn significant_digits(d: Decimal) -> u32 {
+    let m = d.normalize().mantissa().unsigned_abs();
+    if m == 0 { 1 } else { m.ilog10() + 1 }
+}
+
 /// A moment as a spreadsheet date in `tz`.
-fn excel_time(millis: i64, tz: FixedOffset) -> Result<rust_xlsxwriter::ExcelDateTime, Failed> {
-    let local = millis.div_euclid(1000) + i64::from(tz.local_minus_utc());
+fn excel_time(millis: i64, tz: &Zone) -> Result<rust_xlsxwriter::ExcelDateTime, Failed> {
+    let local = millis.div_euclid(1000) + i64::from(tz.offset_at(millis).local_minus_utc());
     Ok(rust_xlsxwriter::ExcelDateTime::from_timestamp(local)?)
 }
 
@@ -348,7 +443,7 @@ fn write_xlsx(
     s: &Statement,
     dict: &StateDictionary,
     to: &mut std::fs::File,
-    tz: FixedOffset,
+    tz: &Zone,
     made_at: i64,
     head: &[(&'static str, String)],
 ) -> Result<(), Failed> {
@@ -356,6 +451,7 @@ fn write_xlsx(
     let mut book = Workbook::new();
     let bold = Fmt::new().set_bold();
     let date = Fmt::new().set_num_format("yyyy-mm-dd hh:mm:ss");
+    let day = Fmt::new().set_num_format("yyyy-mm-dd");
     let all = lines(s);
     // An empty period still gets a sheet: its header says what was asked and that
     // nothing was behind it.
@@ -368,22 +464,26 @@ fn write_xlsx(
         sheet.set_name(code)?;
         let money = amount_format(code);
         let mut row = 0u32;
+        let mut exact_as_text = false;
         for (k, v) in head {
             sheet.write_string_with_format(row, 0, *k, &bold)?;
             match *k {
-                "from" => sheet.write_datetime_with_format(
+                FIRST_DAY => sheet.write_datetime_with_format(
                     row,
                     1,
                     excel_time(s.period.from, tz)?,
-                    &date,
+                    &day,
                 )?,
-                "to" => {
-                    sheet.write_datetime_with_format(row, 1, excel_time(s.period.to, tz)?, &date)?
-                }
-                "madeAt" => {
+                LAST_DAY => sheet.write_datetime_with_format(
+                    row,
+                    1,
+                    excel_time(s.period.to - 1, tz)?,
+                    &day,
+                )?,
+                MADE_AT => {
                     sheet.write_datetime_with_format(row, 1, excel_time(made_at, tz)?, &date)?
                 }
-                "rows" => sheet.write_number(row, 1, v.parse::<f64>().unwrap_or(0.0))?,
+                ORDERS => sheet.write_number(row, 1, v.parse::<u32>().unwrap_or(0))?,
                 _ => sheet.write_string(row, 1, v)?,
             };
             row += 1;
@@ -405,12 +505,31 @@ fn write_xlsx(
                 sheet.write_number(row, 5, n as f64)?;
             }
             if let Ok(d) = l.amount.parse::<Decimal>() {
-                sheet.write_with_format(row, 6, d, &money)?;
+                // A spreadsheet number holds 15 significant digits: a longer amount is
+                // written as its exact text, with a note saying so.
+                if significant_digits(d) > 15 {
+                    sheet.write_string(row, 6, &l.amount)?;
+                    let note = rust_xlsxwriter::Note::new(
+                        "More than 15 significant digits: written as exact text (a spreadsheet number would round it).",
+                    );
+                    sheet.insert_note(row, 6, &note)?;
+                    exact_as_text = true;
+                } else {
+                    sheet.write_with_format(row, 6, d, &money)?;
+                }
             }
             sheet.write_string(row, 7, l.field)?;
             if let Some(f) = l.filter {
-                sheet.write_string(row, 8, serde_json::to_string(f).unwrap_or_default())?;
+                sheet.write_string(row, 8, in_words(f))?;
             }
+        }
+        if exact_as_text {
+            row += 2;
+            sheet.write_string(
+                row,
+                0,
+                "Amounts with more than 15 significant digits are written as exact text.",
+            )?;
         }
         sheet.set_column_width(0, 12)?;
         sheet.set_column_width(1, 22)?;
@@ -427,7 +546,14 @@ fn write_xlsx(
     let mut failed: Option<Failed> = None;
     let read = orders.for_each(&rows_filter(s), &mut |o| {
         row += 1;
-        write_row(sheet, row, o, cells(o, dict, tz), &mut formats).map_err(|e| {
+        write_row(
+            sheet,
+            row,
+            o,
+            cells(o, dict, tz.offset_at(o.created_at)),
+            &mut formats,
+        )
+        .map_err(|e| {
             let message = e.to_string();
             failed = Some(Failed::Xlsx(e));
             CoreError::storage(message)

@@ -146,7 +146,7 @@ pub(super) fn write(heading: &Heading<'_>, lines: &[Line<'_>], codes: &[&str]) -
     p.text(MARGIN, BOLD, 15.0, "PayDesk statement");
     p.down(LEADING * 2.0);
     for (k, v) in heading.pairs {
-        if *k == "statement" {
+        if *k == "Statement" {
             continue;
         }
         // A long value (the filter) is cut into lines of the page's width.
@@ -154,14 +154,15 @@ pub(super) fn write(heading: &Heading<'_>, lines: &[Line<'_>], codes: &[&str]) -
         let chunks: Vec<String> = if chars.is_empty() {
             vec![String::new()]
         } else {
-            chars.chunks(95).map(|c| c.iter().collect()).collect()
+            chars.chunks(70).map(|c| c.iter().collect()).collect()
         };
         for (i, chunk) in chunks.iter().enumerate() {
             p.room(1.0);
             if i == 0 {
                 p.text(MARGIN, BOLD, SIZE, k);
             }
-            p.text(MARGIN + 70.0, REGULAR, SIZE, chunk);
+            // Header names are sentences: the value starts past the longest.
+            p.text(MARGIN + 230.0, REGULAR, SIZE, chunk);
             p.down(LEADING);
         }
     }
@@ -174,27 +175,29 @@ pub(super) fn write(heading: &Heading<'_>, lines: &[Line<'_>], codes: &[&str]) -
         p.room(4.0);
         p.text(MARGIN, BOLD, 12.0, code);
         p.down(LEADING * 1.4);
-        p.text(MARGIN, BOLD, SIZE, "section");
-        p.text(MARGIN + 80.0, BOLD, SIZE, "item");
-        p.text(MARGIN + 200.0, BOLD, SIZE, "state");
-        p.text(MARGIN + 330.0, BOLD, SIZE, "count");
-        p.text(WIDTH - MARGIN - 30.0, BOLD, SIZE, "amount");
+        p.text(MARGIN + 10.0, BOLD, SIZE, "Line");
+        p.text(MARGIN + 200.0, BOLD, SIZE, "State");
+        p.text(MARGIN + 330.0, BOLD, SIZE, "Orders");
+        p.text(WIDTH - MARGIN - 30.0, BOLD, SIZE, "Amount");
         p.down(LEADING);
         p.rule();
         let mut section = "";
         for l in lines.iter().filter(|l| l.currency == *code) {
             p.room(1.0);
             if l.section != section {
-                p.text(MARGIN, REGULAR, SIZE, l.section);
+                // Each section on a line of its own, its lines under it.
+                p.room(2.0);
+                p.text(MARGIN, BOLD, SIZE, l.section);
+                p.down(LEADING);
                 section = l.section;
             }
             // Settlement lines name the amount they sum; elsewhere the item says it.
-            let item = if l.section == "settlement" {
+            let item = if l.section == "Settlement" {
                 format!("{} ({})", l.item, l.field)
             } else {
                 l.item.clone()
             };
-            p.text(MARGIN + 80.0, REGULAR, SIZE, &item);
+            p.text(MARGIN + 10.0, REGULAR, SIZE, &item);
             if let Some(state) = l.state {
                 p.text(
                     MARGIN + 200.0,

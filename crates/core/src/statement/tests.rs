@@ -167,6 +167,8 @@ fn field_of(o: &crate::store::orders::CachedOrder, f: Field) -> Decimal {
         Field::RefundAmount => o.refund_amount.clone(),
         Field::SettleAmount => o.settle_amount.clone(),
         Field::ReceiveAmount => o.receive_amount.clone(),
+        // No chargeback looked up in these caches: the order's amount.
+        Field::ChargebackAmount => Some(o.source_amount.clone()),
     };
     v.map_or(Decimal::ZERO, |s| d(&s))
 }
@@ -211,7 +213,7 @@ fn every_figure_of_a_period_in_several_currencies() {
     // Fees of paid payins only (the failed one's 1 is not charged), summed exactly:
     // 0.1 + 0.2 + 0.3 + 0.0001, never 0.6000000000000001.
     assert_eq!(usd.payin_fees.handling.amount, "0.6001");
-    assert_eq!(usd.payin_fees.fixed.amount, "0.2");
+    assert_eq!(usd.payin_fees.fixed.amount, "0.20");
     assert_eq!(usd.payin_fees.exception.amount, "0.05");
     assert_eq!(usd.payin_fees.total, "0.8501");
     assert_eq!(fig(&usd.reserve_held), (3, d("13")), "held, and not given");
@@ -222,14 +224,14 @@ fn every_figure_of_a_period_in_several_currencies() {
     assert_eq!(usd.settled.settle_amount.amount, "94.65");
     assert_eq!(usd.settled.receive_amount.amount, "99.6499");
     assert_eq!(fig(&usd.not_settled.amount), (2, d("50")));
-    assert_eq!(usd.not_settled.settle_amount.amount, "0");
-    assert_eq!(usd.not_settled.receive_amount.amount, "44.5");
+    assert_eq!(usd.not_settled.settle_amount.amount, "0.00");
+    assert_eq!(usd.not_settled.receive_amount.amount, "44.50");
     assert_eq!(fig(&usd.payouts.succeeded), (1, d("25")));
     assert_eq!(usd.payouts.unclassified, 0);
-    assert_eq!(usd.payout_fees.total, "2");
+    assert_eq!(usd.payout_fees.total, "2.00");
     // 160 - 0.8501 - 13 - 25 - 30 - 25 - 2
     assert_eq!(usd.net, "64.1499");
-    assert_eq!(s.currencies[0].net, "10", "EUR 10.10 less 0.1");
+    assert_eq!(s.currencies[0].net, "10.00", "EUR 10.10 less 0.1");
     assert_eq!(s.currencies[1].net, "970", "JPY 1000 less 30");
 }
 
@@ -323,20 +325,33 @@ fn exports_carry_their_header_and_the_same_digest() {
     assert_eq!(csv.sha256, pdf.sha256);
     let text = std::fs::read_to_string(dir.path().join("s.csv")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "statement,PayDesk statement");
-    assert_eq!(lines[1], "from,1970-01-01 08:00:01");
-    assert!(lines.contains(&"timeZone,UTC+08:00"));
-    assert!(lines.contains(&"merchant,Demo (merNo 10001)"));
-    assert!(lines.contains(&"madeAt,1970-01-02 08:00:00"));
-    assert!(lines.contains(&"rows,9"));
-    assert!(lines.contains(&format!("sha256,{}", csv.sha256).as_str()));
-    assert!(text.contains("USD,net,net,,,,64.1499"));
+    // The header in a finance team's words: no field names, no JSON, no epoch times;
+    // the period's true last day (the period ends before 2000 ms: 1970-01-01 08:00:01).
+    assert_eq!(lines[0], "Statement,PayDesk statement");
+    assert_eq!(lines[1], "Merchant,Demo (merNo 10001)");
+    assert_eq!(lines[2], "First day,1970-01-01");
+    assert_eq!(lines[3], "Last day,1970-01-01");
+    assert!(lines.contains(&"Time zone,UTC+08:00"));
+    assert!(lines.contains(&"Made at,1970-01-02 08:00:00"));
+    assert!(lines.contains(&"Orders,9"));
+    assert!(lines.contains(&"Orders whose kind the gateway did not give (in no figure),1"));
+    assert!(lines.contains(&format!("SHA-256 of the orders,{}", csv.sha256).as_str()));
+    assert!(text.contains("USD,Net,Net movement of the balance,,,,64.1499"));
+    assert!(text.contains("USD,Kind not given by the gateway (in no other figure),All,,,1,60.00"));
+    assert!(!text.contains('{'), "no JSON filter");
+    assert!(
+        text.contains("EUR,Payouts,All,,,0,0.00,Order amount,payouts"),
+        "amounts keep their currency's digits"
+    );
     assert!(std::fs::metadata(dir.path().join("s.xlsx")).unwrap().len() > 1000);
     // The PDF: its pages, its text in the standard fonts, the figures as printed.
     let bytes = std::fs::read(dir.path().join("s.pdf")).unwrap();
     let body = String::from_utf8_lossy(&bytes);
     assert!(body.starts_with("%PDF-"), "{}", &body[..20]);
-    assert!(body.contains("/Count 2"), "two pages for three currencies");
+    assert!(
+        !body.contains("/Count 1\n") && body.contains("/Count "),
+        "more than one page for three currencies"
+    );
     assert!(body.contains("/Helvetica"));
     assert!(
         body.contains("(64.1499)"),
@@ -345,6 +360,7 @@ fn exports_carry_their_header_and_the_same_digest() {
     assert!(body.contains("(1,000)"), "JPY without decimals, grouped");
     assert!(body.contains(&format!("({})", csv.sha256)));
     assert!(body.contains("(Demo (merNo 10001))"), "the merchant");
+    assert!(body.contains("(Net movement of the balance)"));
     assert!(write("s.txt").is_err());
 }
 
@@ -356,14 +372,42 @@ fn days_in_a_time_zone_and_zones() {
     // 2026-10-31 16:00 UTC to 2026-11-30 16:00 UTC.
     assert_eq!(p.from, 1_793_462_400_000);
     assert_eq!(p.to - p.from, 30 * 86_400_000);
-    assert_eq!(parse_zone("tz", "UTC").unwrap().local_minus_utc(), 0);
     assert_eq!(
-        parse_zone("tz", "UTC-05:00").unwrap().local_minus_utc(),
+        p.last_day(&tz),
+        "2026-11-30",
+        "the true last day, not the day after"
+    );
+    assert_eq!(
+        parse_zone("tz", "UTC")
+            .unwrap()
+            .offset_at(0)
+            .local_minus_utc(),
+        0
+    );
+    assert_eq!(
+        parse_zone("tz", "UTC-05:00")
+            .unwrap()
+            .offset_at(0)
+            .local_minus_utc(),
         -5 * 3600
     );
-    let e = parse_zone("tz", "Asia/Shanghai").unwrap_err().to_string();
-    assert!(e.contains("tz") && e.contains("+08:00"), "{e}");
+    let shanghai = parse_zone("tz", "Asia/Shanghai").unwrap();
+    assert_eq!(
+        Period::days(day("2026-11-01"), day("2026-11-30"), shanghai).unwrap(),
+        p
+    );
+    let e = parse_zone("tz", "Mars/Olympus").unwrap_err().to_string();
+    assert!(e.contains("tz") && e.contains("Europe/Berlin"), "{e}");
     assert!(Period::days(day("2026-11-02"), day("2026-11-01"), tz).is_err());
+    // New York leaves summer time on 2026-11-01: October starts at 04:00 UTC (EDT,
+    // -04:00), November at 04:00 UTC too, and 2 November at 05:00 UTC (EST, -05:00).
+    let ny = parse_zone("tz", "America/New_York").unwrap();
+    let october = Period::days(day("2026-10-01"), day("2026-10-31"), ny).unwrap();
+    assert_eq!(october.from, 1_790_827_200_000, "2026-10-01T04:00:00Z");
+    assert_eq!(october.to, 1_793_505_600_000, "2026-11-01T04:00:00Z");
+    let first = Period::days(day("2026-11-01"), day("2026-11-01"), ny).unwrap();
+    assert_eq!(first.to - first.from, 25 * 3_600_000, "a 25-hour day");
+    assert_eq!(first.last_day(&ny), "2026-11-01");
 }
 
 /// A gateway whose open orders are "processing" (or "submitted"): they are pending
@@ -411,4 +455,121 @@ fn processing_and_submitted_states_are_pending() {
         .map(|l| (l.state, fig(&l.figure)))
         .collect();
     assert_eq!(unknown, [(23, (1, d("1")))]);
+}
+
+/// Amounts up to the 10^15 the desk accepts add up exactly (no 10^-4 units saturating,
+/// no floating point), written in their currency's digits; a partial chargeback counts
+/// at the amount charged back once looked up; a refund counts after a later chargeback;
+/// pending payouts, card top-ups and withdrawals are lines of the net.
+#[test]
+fn big_sums_partial_chargebacks_pending_payouts_and_cards() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    crate::store::migrate(&mut conn).unwrap();
+    let opt = |s: &str| Some(d(s));
+    let big = "999999999999999.99";
+    let items = vec![
+        OrderListItem {
+            handling_fee: opt("0.0001"),
+            ..o(1, "USD", 5, big)
+        },
+        OrderListItem {
+            handling_fee: opt("0.0002"),
+            ..o(2, "USD", 5, big)
+        },
+        // Partly refunded (3), then charged back for 40 of the 100 left.
+        OrderListItem {
+            refund_amount: opt("3"),
+            ..o(3, "USD", 8, "100")
+        },
+        // A pending payout of 50 with a fee of 1.
+        OrderListItem {
+            handling_fee: opt("1"),
+            ..o(4, "USD", 2, "50")
+        },
+        o(5, "USD", 5, "20"),
+        OrderListItem {
+            handling_fee: opt("0.5"),
+            ..o(6, "USD", 5, "8")
+        },
+    ];
+    let orders = Orders::on(&conn);
+    orders.upsert_items(1, &items, 1500, true).unwrap();
+    let kinds = [
+        (1, OrderKind::Payin),
+        (2, OrderKind::Payin),
+        (3, OrderKind::Payin),
+        (4, OrderKind::Payout),
+        (5, OrderKind::TopUp),
+        (6, OrderKind::Withdraw),
+    ];
+    for (n, kind) in kinds {
+        let made = MadeOrder {
+            trade_no: format!("T{n:06}"),
+            mer_order_no: format!("M{n:06}"),
+            kind,
+            method: String::new(),
+            currency: "USD".into(),
+            amount: Decimal::ZERO,
+            state: None,
+            made_at: 1500,
+        };
+        assert!(orders.record_made(1, &made).unwrap());
+    }
+    let period = Period::new(1000, 2000).unwrap();
+    let before = statement(&conn, None, period);
+    let usd = &before.currencies[0];
+    assert_eq!(usd.digits, 2);
+    assert_eq!(usd.payins.succeeded.amount, "2000000000000099.98");
+    assert_eq!(usd.payin_fees.total, "0.0003");
+    assert_eq!(
+        fig(&usd.refunds),
+        (1, d("3")),
+        "refunded, then charged back"
+    );
+    assert_eq!(usd.refunds.amount, "3.00");
+    assert_eq!(
+        fig(&usd.chargebacks),
+        (1, d("100")),
+        "not looked up: in full"
+    );
+    assert_eq!(usd.chargebacks_not_looked_up, 1);
+    assert_eq!(fig(&usd.pending_payouts), (1, d("50")));
+    assert_eq!(usd.pending_payout_fees.total, "1.00");
+    assert_eq!(fig(&usd.card_top_ups), (1, d("20")));
+    assert_eq!(fig(&usd.card_withdrawals), (1, d("8")));
+    assert_eq!(usd.card_withdrawal_fees.total, "0.50");
+    // Looked up: 40 of it was charged back.
+    use crate::store::reversals::ReversalStore;
+    crate::store::reversals::Reversals::on(&conn)
+        .chargeback(crate::store::reversals::ChargebackSeen {
+            trade_no: "T000003",
+            amount: opt("40"),
+            currency: "USD",
+            actual_amount: opt("40"),
+            actual_currency: "USD",
+            status: "CHARGEBACK",
+        })
+        .unwrap();
+    let s = statement(&conn, None, period);
+    let usd = &s.currencies[0];
+    assert_eq!(fig(&usd.chargebacks), (1, d("40")));
+    assert_eq!(usd.chargebacks_not_looked_up, 0);
+    // 1999999999999999.98 + 100 paid, less fees 0.0003, refunds 3, chargebacks 40,
+    // pending payout 50 and its fee 1, top-up 20; plus the withdrawal 8 less 0.5.
+    assert_eq!(usd.net, "1999999999999993.4797");
+    assert_eq!(
+        d(&usd.net),
+        d("1999999999999999.98") + d("100")
+            - d("0.0003")
+            - d("3")
+            - d("40")
+            - d("50")
+            - d("1")
+            - d("20")
+            + d("8")
+            - d("0.5")
+    );
+    // JPY has no minor digits.
+    assert_eq!(super::money(d("1000"), minor_digits("JPY")), "1000");
+    assert_eq!(super::money(d("7.5"), minor_digits("KWD")), "7.500");
 }

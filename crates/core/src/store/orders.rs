@@ -592,6 +592,9 @@ pub struct OrderFilter {
     pub settles: Vec<i64>,
     /// `rollingReserveStatus` values (0 held, 1 released); -1: not given.
     pub reserve_statuses: Vec<i64>,
+    /// Only orders with a refunded amount above zero (`true`), or none (`false`).
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub refunded: Option<bool>,
     pub min_amount: Option<String>,
     pub max_amount: Option<String>,
     /// A fragment of the order or trade number.
@@ -647,6 +650,15 @@ impl OrderFilter {
                 parts.push(list(&format!("COALESCE({col}, -1)"), values.len()));
                 args.extend(values.iter().map(|v| Sql::Integer(*v)));
             }
+        }
+        if let Some(refunded) = self.refunded {
+            // Decimal text above zero: a digit other than 0 and no sign (exact, as text).
+            let above = "(refund_amount GLOB '*[1-9]*' AND refund_amount NOT LIKE '-%')";
+            parts.push(if refunded {
+                above.to_string()
+            } else {
+                format!("NOT COALESCE({above}, 0)")
+            });
         }
         for (field, bound, op) in [
             ("minAmount", &self.min_amount, ">="),
@@ -844,4 +856,11 @@ pub struct GroupSums {
     pub refund_amount: Decimal,
     pub settle_amount: Decimal,
     pub receive_amount: Decimal,
+    /// The charged-back amount: the one the desk looked up (the chargeback query), else
+    /// the order's amount.
+    pub chargeback: Decimal,
+    /// Orders whose chargeback amount was looked up.
+    pub chargebacks_looked_up: i64,
+    /// Orders with a refunded amount above zero.
+    pub refunded: i64,
 }

@@ -15,8 +15,9 @@ use rust_decimal::Decimal;
 use super::{GroupSums, OrderKind, StatementGroup};
 use crate::error::{CoreError, CoreResult};
 
-/// The amount columns summed, in [`GroupSums`]' order after `amount_e4`.
-const AMOUNTS: [&str; 7] = [
+/// The amount columns summed, in [`GroupSums`]' order: decimal text, summed exactly.
+const AMOUNTS: [&str; 8] = [
+    "source_amount",
     "handling_fee",
     "transaction_fixed_fee",
     "exception_handling_fee",
@@ -26,10 +27,16 @@ const AMOUNTS: [&str; 7] = [
     "receive_amount",
 ];
 
-/// One group's running count and sums, in 10^-4 units.
+/// The charged-back amount the desk looked up for an order (its chargeback query),
+/// when it has one.
+const CHARGEBACK: &str = "(SELECT COALESCE(cb.chargeback_amount, cb.actual_chargeback_amount) \
+     FROM chargebacks cb WHERE cb.trade_no = orders.trade_no)";
+
+/// One group's running count and exact sums.
 struct Acc {
     group: StatementGroup,
-    sums: [i128; 8],
+    sums: [Decimal; 8],
+    chargeback: Decimal,
 }
 
 /// An integer column that may be NULL.
@@ -40,14 +47,33 @@ fn int(v: ValueRef<'_>) -> Option<i64> {
     }
 }
 
-/// `ROUND(x * 10000)` of a decimal text column: an integer, a whole REAL, or NULL.
-fn e4(v: ValueRef<'_>) -> i128 {
+/// A decimal text column (NULL or empty: none; a whole INTEGER as it is).
+fn amount(v: ValueRef<'_>, column: &str) -> CoreResult<Option<Decimal>> {
+    let bad = |e: &dyn std::fmt::Display| CoreError::storage(format!("orders.{column}: {e}"));
     match v {
-        ValueRef::Integer(i) => i128::from(i),
-        // Whole and below 2^53: exact.
-        ValueRef::Real(r) => r as i128,
-        _ => 0,
+        ValueRef::Null => Ok(None),
+        ValueRef::Integer(i) => Ok(Some(Decimal::from(i))),
+        // TEXT affinity keeps every amount the desk writes as text: a REAL is not one.
+        ValueRef::Real(_) => Err(bad(&"a floating-point value, not decimal text")),
+        ValueRef::Text(t) => {
+            let t = std::str::from_utf8(t).map_err(|e| bad(&e))?.trim();
+            if t.is_empty() {
+                return Ok(None);
+            }
+            t.parse::<Decimal>()
+                .or_else(|_| Decimal::from_scientific(t))
+                .map(Some)
+                .map_err(|e| bad(&e))
+        }
+        ValueRef::Blob(_) => Err(bad(&"a blob")),
     }
+}
+
+fn add(sum: &mut Decimal, v: Decimal) -> CoreResult<()> {
+    *sum = sum
+        .checked_add(v)
+        .ok_or_else(|| CoreError::internal("a statement sum beyond 7.9 x 10^28"))?;
+    Ok(())
 }
 
 pub(super) fn groups(
@@ -55,16 +81,11 @@ pub(super) fn groups(
     clause: &str,
     args: &[Sql],
 ) -> CoreResult<Vec<StatementGroup>> {
-    // Amounts are decimal text: each is taken as a whole number of 10^-4 units (the
-    // cache's precision, as `amount_e4`); a REAL holds every such amount below 10^11
-    // near enough for ROUND to give that whole number.
-    let amounts: Vec<String> = AMOUNTS
-        .iter()
-        .map(|c| format!("ROUND({c} * 10000)"))
-        .collect();
+    // Amounts are decimal text, each read as the exact decimal it is and summed as a
+    // `Decimal` (28 digits): no floating point, no 10^-4 units that saturate.
     let sql = format!(
-        "SELECT currency, kind, state, settle, rolling_reserve_status, amount_e4, {} FROM orders {clause}",
-        amounts.join(", ")
+        "SELECT currency, kind, state, settle, rolling_reserve_status, {}, {CHARGEBACK} FROM orders {clause}",
+        AMOUNTS.join(", ")
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
@@ -110,7 +131,8 @@ pub(super) fn groups(
                         count: 0,
                         sums: GroupSums::default(),
                     },
-                    sums: [0; 8],
+                    sums: [Decimal::ZERO; 8],
+                    chargeback: Decimal::ZERO,
                 });
                 index.insert(key.clone(), accs.len() - 1);
                 accs.len() - 1
@@ -118,28 +140,41 @@ pub(super) fn groups(
         };
         let acc = &mut accs[at];
         acc.group.count += 1;
-        for (i, sum) in acc.sums.iter_mut().enumerate() {
-            *sum += e4(r.get_ref(5 + i)?);
+        let mut source = Decimal::ZERO;
+        for (i, column) in AMOUNTS.iter().enumerate() {
+            let v = amount(r.get_ref(5 + i)?, column)?.unwrap_or_default();
+            if i == 0 {
+                source = v;
+            }
+            if i == 5 && v > Decimal::ZERO {
+                acc.group.sums.refunded += 1;
+            }
+            add(&mut acc.sums[i], v)?;
+        }
+        match amount(r.get_ref(5 + AMOUNTS.len())?, "chargeback")? {
+            Some(v) => {
+                acc.group.sums.chargebacks_looked_up += 1;
+                add(&mut acc.chargeback, v)?;
+            }
+            None => add(&mut acc.chargeback, source)?,
         }
     }
-    accs.into_iter()
+    Ok(accs
+        .into_iter()
         .map(|mut a| {
-            let d = |v: i128| -> CoreResult<Decimal> {
-                Decimal::try_from_i128_with_scale(v, 4)
-                    .map(|d| d.normalize())
-                    .map_err(|e| CoreError::internal(format!("a sum out of range: {e}")))
-            };
-            a.group.sums = GroupSums {
-                amount: d(a.sums[0])?,
-                handling_fee: d(a.sums[1])?,
-                fixed_fee: d(a.sums[2])?,
-                exception_fee: d(a.sums[3])?,
-                rolling_reserve: d(a.sums[4])?,
-                refund_amount: d(a.sums[5])?,
-                settle_amount: d(a.sums[6])?,
-                receive_amount: d(a.sums[7])?,
-            };
-            Ok(a.group)
+            let s = &mut a.group.sums;
+            [
+                s.amount,
+                s.handling_fee,
+                s.fixed_fee,
+                s.exception_fee,
+                s.rolling_reserve,
+                s.refund_amount,
+                s.settle_amount,
+                s.receive_amount,
+            ] = a.sums;
+            s.chargeback = a.chargeback;
+            a.group
         })
-        .collect()
+        .collect())
 }

@@ -148,6 +148,13 @@ fn clause(f: &OrderFilter, mer_no: i64) -> CoreResult<Where> {
     w.one_of("kind", &kinds);
     w.one_of("COALESCE(settle, -1)", &f.settles);
     w.one_of("COALESCE(rolling_reserve_status, -1)", &f.reserve_statuses);
+    match f.refunded {
+        Some(true) => w.parts.push("refund_amount > 0".into()),
+        Some(false) => w
+            .parts
+            .push("NOT COALESCE(refund_amount > 0, false)".into()),
+        None => {}
+    }
     for (field, bound, op) in [
         ("minAmount", &f.min_amount, ">="),
         ("maxAmount", &f.max_amount, "<="),
@@ -444,9 +451,15 @@ impl OrderStore for PgOrders<'_> {
         let w = clause(filter, self.mer_no)?;
         // numeric sums are exact; coalesced to 0 and read back as text.
         let sum = |col: &str| format!("coalesce(sum({col}), 0)::text");
+        // The charged-back amount the desk looked up, else the order's amount.
+        let chargeback = "(SELECT coalesce(cb.chargeback_amount, cb.actual_chargeback_amount) \
+             FROM paydesk.chargebacks cb WHERE cb.mer_no = o.mer_no AND cb.trade_no = o.trade_no)";
         let sql = format!(
-            "SELECT currency, kind, state, settle, rolling_reserve_status, count(*), {}, {}, {}, {}, {}, {}, {}, {}
-               FROM paydesk.orders {} GROUP BY currency, kind, state, settle, rolling_reserve_status",
+            "SELECT currency, kind, state, settle, rolling_reserve_status, count(*), {}, {}, {}, {}, {}, {}, {}, {},
+                    coalesce(sum(coalesce(cb, source_amount)), 0)::text, count(cb),
+                    count(*) FILTER (WHERE refund_amount > 0)
+               FROM (SELECT o.*, {chargeback} AS cb FROM paydesk.orders o) orders {}
+              GROUP BY currency, kind, state, settle, rolling_reserve_status",
             sum("source_amount"),
             sum("handling_fee"),
             sum("transaction_fixed_fee"),
@@ -484,6 +497,9 @@ impl OrderStore for PgOrders<'_> {
                         refund_amount: d(11)?,
                         settle_amount: d(12)?,
                         receive_amount: d(13)?,
+                        chargeback: d(14)?,
+                        chargebacks_looked_up: col(r, 15)?,
+                        refunded: col(r, 16)?,
                     },
                 })
             })
