@@ -56,6 +56,8 @@ const COMMANDS: &[&str] = &[
     "journal_entry",
     "journal_reconcile",
     "journal_resolve",
+    "journal_look_up",
+    "payout_resend",
     "bulk_result_open",
     "journal_list",
     "bulk_check",

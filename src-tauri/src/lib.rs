@@ -77,6 +77,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             money::journal_entry,
             money::journal_reconcile,
             money::journal_resolve,
+            money::journal_look_up,
+            money::payout_resend,
             money::bulk_result_open,
             money::journal_list,
             money::bulk_check,

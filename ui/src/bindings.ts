@@ -171,6 +171,17 @@ export const commands = {
 	 */
 	journalResolve: (id: number, done: boolean, reason: string) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_resolve", { id, done, reason })),
 	/**
+	 *  Looks an unknown outcome up at the gateway now, whatever its backoff says (a
+	 *  person asked; never sends it again).
+	 */
+	journalLookUp: (id: number) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_look_up", { id })),
+	/**
+	 *  Sends again, under its own number, a payout the journal knows did not reach the
+	 *  gateway; `account` is typed again (the journal keeps it masked) and must be the
+	 *  entry's.
+	 */
+	payoutResend: (id: number, account: string) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payout_resend", { id, account })),
+	/**
 	 *  Opens a bulk run's result file (`*.result.csv`, written by [`bulk_send`]) in the
 	 *  program the system uses for CSV files.
 	 */
@@ -326,6 +337,45 @@ export type AppStatus_Serialize = {
 	/**  Where the gateway is told to send notifications about orders made here. */
 	notify: NotifyTarget_Serialize,
 	version: string,
+};
+
+/**  One entry that needs a person, and what they do about it. */
+export type Attention = Attention_Serialize | Attention_Deserialize;
+
+/**  The action that resolves an entry needing a person. */
+export type AttentionAction = 
+/**  Known not to have reached the gateway: send it again under the same number. */
+"send_again" | 
+/**  Outcome unknown, and the gateway's list can prove it either way: look it up now. */
+"look_up" | 
+/**
+ *  Outcome unknown, and nothing the gateway answers proves it: a person finds out
+ *  and records what they found, with a reason.
+ */
+"resolve";
+
+/**  One entry that needs a person, and what they do about it. */
+export type Attention_Deserialize = {
+	entry: Entry_Deserialize,
+	action: AttentionAction,
+	/**
+	 *  For [`AttentionAction::SendAgain`]: the request field the journal keeps masked
+	 *  (`clabe`, `cardNo`) that the person types again, checked against the entry's
+	 *  fingerprint; `None` when the entry can be sent again only from its own form.
+	 */
+	accountField?: string | null,
+};
+
+/**  One entry that needs a person, and what they do about it. */
+export type Attention_Serialize = {
+	entry: Entry_Serialize,
+	action: AttentionAction,
+	/**
+	 *  For [`AttentionAction::SendAgain`]: the request field the journal keeps masked
+	 *  (`clabe`, `cardNo`) that the person types again, checked against the entry's
+	 *  fingerprint; `None` when the entry can be sent again only from its own form.
+	 */
+	accountField: string | null,
 };
 
 export type AuditEntry = AuditEntry_Serialize | AuditEntry_Deserialize;
@@ -1213,6 +1263,11 @@ export type Dashboard_Deserialize = {
 	balances: BalanceSnapshot[],
 	days: DayFigures[],
 	unknownOutcomes: Entry_Deserialize[],
+	/**
+	 *  Every journal entry that needs a person, with the action that resolves it
+	 *  (oldest first).
+	 */
+	needsAttention: Attention_Deserialize[],
 	pendingReviews: number,
 	syncError?: [number, string] | null,
 	lastSync?: number | null,
@@ -1223,6 +1278,11 @@ export type Dashboard_Serialize = {
 	balances: BalanceSnapshot[],
 	days: DayFigures[],
 	unknownOutcomes: Entry_Serialize[],
+	/**
+	 *  Every journal entry that needs a person, with the action that resolves it
+	 *  (oldest first).
+	 */
+	needsAttention: Attention_Serialize[],
 	pendingReviews: number,
 	syncError: [number, string] | null,
 	lastSync: number | null,

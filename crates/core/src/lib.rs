@@ -28,7 +28,8 @@ pub mod sync;
 pub mod team;
 
 pub use desk::{
-    CardOperation, CardSummary, Desk, ReviewRequest, ReviewSubmission, Submitted, new_mer_order_no,
+    Attention, AttentionAction, CardOperation, CardSummary, Desk, ReviewRequest, ReviewSubmission,
+    Submitted, new_mer_order_no,
 };
 pub use endpoint::{CardBalance, Delivery, Endpoint, SandboxControl};
 pub use error::{CoreError, CoreResult};

@@ -130,6 +130,40 @@ pub async fn journal_resolve(
     state.desk().await?.resolve_entry(id, done, &reason)
 }
 
+/// Looks an unknown outcome up at the gateway now, whatever its backoff says (a
+/// person asked; never sends it again).
+#[tauri::command]
+#[specta::specta]
+pub async fn journal_look_up(state: State<'_, AppState>, id: i64) -> CmdResult<Entry> {
+    let desk = state.desk().await?;
+    let e = desk.journal_entry(id)?;
+    match e.status {
+        Status::Unknown | Status::Sending => desk.reconcile_entry(&e, true).await,
+        _ => Ok(e),
+    }
+}
+
+/// Sends again, under its own number, a payout the journal knows did not reach the
+/// gateway; `account` is typed again (the journal keeps it masked) and must be the
+/// entry's.
+#[tauri::command]
+#[specta::specta]
+pub async fn payout_resend(
+    state: State<'_, AppState>,
+    id: i64,
+    account: String,
+) -> CmdResult<Receipt> {
+    let desk = state.opened().await?;
+    let r = desk.resend_payout(id, &account).await;
+    if let Ok(r) = &r
+        && r.entry.status == Status::Accepted
+        && let Some(c) = r.entry.request.get("currencyCode").and_then(|c| c.as_str())
+    {
+        crate::state::snapshot_after(desk.desk().clone(), vec![c.to_string()]);
+    }
+    r
+}
+
 /// The newest journal entries of these operations (e.g. `v2.payout`, `v1.payout`; none
 /// for all).
 #[tauri::command]

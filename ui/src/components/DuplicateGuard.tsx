@@ -57,10 +57,12 @@ function Guard({
   duplicate: d,
   sending,
   onConfirm,
+  onSendEarlier,
 }: {
   duplicate: Duplicate;
   sending: boolean;
   onConfirm: () => void;
+  onSendEarlier?: (merOrderNo: string) => void;
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -99,10 +101,26 @@ function Guard({
         </Text>
         <Text size="sm">
           {t(
-            d.earlier_status === "accepted" ? "duplicate.adviceAccepted" : "duplicate.adviceOpen",
+            d.earlier_status === "accepted"
+              ? "duplicate.adviceAccepted"
+              : onSendEarlier
+                ? "entry.adviceSendEarlier"
+                : "duplicate.adviceOpen",
             { merOrderNo: d.earlier_mer_order_no },
           )}
         </Text>
+        {d.earlier_status !== "accepted" && onSendEarlier ? (
+          <Button
+            w="fit-content"
+            loading={sending}
+            onClick={() => {
+              if (!sending) onSendEarlier(d.earlier_mer_order_no);
+            }}
+            data-testid="duplicate-send-earlier"
+          >
+            {t("entry.sendEarlier", { merOrderNo: d.earlier_mer_order_no })}
+          </Button>
+        ) : null}
         <Button
           variant="default"
           w="fit-content"
@@ -149,10 +167,14 @@ export function DuplicateGuard({
   duplicate,
   sending,
   onConfirm,
+  onSendEarlier,
 }: {
   duplicate: Duplicate | null;
   sending: boolean;
   onConfirm: () => void;
+  /// Sends this very request under the earlier entry's number (offered first while the
+  /// earlier one is not accepted: the journal never sends one number twice).
+  onSendEarlier?: (merOrderNo: string) => void;
 }) {
   if (!duplicate) return null;
   // A new refusal starts unconfirmed.
@@ -162,6 +184,7 @@ export function DuplicateGuard({
       duplicate={duplicate}
       sending={sending}
       onConfirm={onConfirm}
+      onSendEarlier={onSendEarlier}
     />
   );
 }

@@ -26,6 +26,7 @@ import { IdleLock } from "../features/team/IdleLock";
 import { useTeamStatus } from "../features/team/queries";
 import { SCREENS } from "../screens";
 import { ErrorAlert } from "./ErrorAlert";
+import { MissingSecrets, missingSecretOf } from "./MissingSecrets";
 
 /// One entry per registered screen, the current one marked.
 export function ScreenNav() {
@@ -47,15 +48,14 @@ export function ScreenNav() {
 
 function ModeBanner() {
   const { t } = useTranslation();
-  const theme = useMantineTheme();
   const { data } = useAppStatus();
   if (!data) return null;
   return (
     <Group gap="xs" data-testid="mode-banner" wrap="nowrap">
       <Tooltip label={data.sandbox ? t("app.sandboxHint") : t("app.liveHint")}>
         <Badge
-          color={data.sandbox ? darken(theme.colors.orange[9] ?? "#d9480f", 0.25) : "red.9"}
-          variant="filled"
+          color={data.sandbox ? "orange.9" : "gray"}
+          variant={data.sandbox ? "filled" : "outline"}
           size="lg"
           data-testid="mode-badge"
           data-mode={data.sandbox ? "sandbox" : "live"}
@@ -63,7 +63,7 @@ function ModeBanner() {
           {data.sandbox ? t("app.sandbox") : t("app.live")}
         </Badge>
       </Tooltip>
-      <Text size="sm" data-testid="banner-profile">
+      <Text size="sm" data-testid="banner-profile" data-profile={data.profile.name}>
         {t("app.profile", { name: data.profile.name })}
       </Text>
       <Text size="sm" c="dimmed" data-testid="banner-merchant">
@@ -71,6 +71,27 @@ function ModeBanner() {
       </Text>
       <TeamMember />
     </Group>
+  );
+}
+
+/// The sandbox's full-width strip above everything (as a test mode is shown): no real
+/// money moves. A live profile has none: its header stays neutral.
+const STRIP = 26;
+function SandboxStrip({ profile }: { profile: string }) {
+  const { t } = useTranslation();
+  const theme = useMantineTheme();
+  return (
+    <Center
+      h={STRIP}
+      bg={darken(theme.colors.orange[9] ?? "#d9480f", 0.25)}
+      c="white"
+      data-testid="sandbox-strip"
+      role="note"
+    >
+      <Text size="xs" fw={700} c="white">
+        {t("mode.sandboxStrip", { profile })}
+      </Text>
+    </Center>
   );
 }
 
@@ -120,6 +141,10 @@ export function Shell() {
   const location = useLocation();
   useScreensOpenAtTop(location.pathname);
 
+  const sandbox = status.data?.sandbox === true;
+  const missing = missingSecretOf(status.error);
+  if (missing) return <MissingSecrets message={missing} onRetry={() => status.refetch()} />;
+
   if (status.isPending) {
     return (
       <Center h="100vh">
@@ -132,12 +157,17 @@ export function Shell() {
   }
 
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 180, breakpoint: 0 }} padding="md">
+    <AppShell
+      header={{ height: sandbox ? 56 + STRIP : 56 }}
+      navbar={{ width: 180, breakpoint: 0 }}
+      padding="md"
+    >
       <a href="#main" className="skip-link">
         {t("app.skipToContent")}
       </a>
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+        {sandbox && status.data ? <SandboxStrip profile={status.data.profile.name} /> : null}
+        <Group h={56} px="md" justify="space-between" wrap="nowrap">
           <Group gap="md" wrap="nowrap">
             <Title order={1} size="h4">
               {t("app.name")}

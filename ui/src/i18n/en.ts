@@ -568,11 +568,60 @@ export const en = {
     kindOrder: "Kind {{kind}}, order {{tradeNo}}",
   },
   journal: {
-    pending: "Pending",
+    pending: "Not sent",
     sending: "Sending",
     accepted: "Accepted",
     rejected: "Rejected",
     unknown: "Unknown outcome",
+  },
+  // Issue 33 (nobody stuck, where am I): what needs a person, journal entries opened,
+  // a desk whose secrets are missing, the mode strip.
+  attention: {
+    title: "Needs attention",
+    intro: "Each of these waits for a person. Nothing here is sent by itself.",
+    allClear: "Nothing needs attention.",
+    count_one: "{{count, number}} item",
+    count_other: "{{count, number}} items",
+    sendAgain: "Not sent: the gateway never received it. Safe to send again under the same number.",
+    lookUp: "Outcome unknown: the gateway is asked by its number; it is never sent blind.",
+    resolve:
+      "Outcome unknown, and the gateway cannot prove it: find out, then record it with a reason.",
+    actionSendAgain: "Send again under {{merOrderNo}}",
+    actionLookUp: "Look up now",
+    actionResolve: "Resolve with a reason",
+    open: "Open",
+    since: "since {{time}}",
+    lookedUp: "Looked up: {{status}}",
+    fromForm: "Send it again from its form with the number {{merOrderNo}}.",
+  },
+  entry: {
+    sendEarlier: "Send {{merOrderNo}} again (the same number)",
+    adviceSendEarlier:
+      "Its outcome is not settled: send {{merOrderNo}} again under its own number (the gateway never pays one number twice), or follow it. Only a second, separate payment goes under a new number.",
+    title: "Journal entry {{merOrderNo}}",
+    resendTitle: "Send again under the same number",
+    resendIntro:
+      "The journal keeps the account masked ({{masked}}). Type it again: it must be this payout's own account, or nothing is sent.",
+    accountClabe: "CLABE (18 digits)",
+    accountCardNo: "Card number",
+    resend: "Send {{merOrderNo}} again",
+    liveConfirm: "LIVE · profile {{profile}}: real money moves.",
+  },
+  stuck: {
+    title: "The desk of profile {{profile}} cannot open",
+    intro:
+      "Its secrets are not in this computer's keyring (a reset keyring, a copied folder, a new machine). Nothing was sent and nothing was changed.",
+    missing: "Missing: {{what}}",
+    otherProfile: "Use another profile",
+    use: "Use {{name}}",
+    importKey: "Import the merchant key",
+    importKeyHint: "Settings → Keys: paste the private key (PEM or base64) that this profile used.",
+    openSettings: "Open Settings",
+    retry: "Try again",
+  },
+  mode: {
+    sandboxStrip: "SANDBOX · profile {{profile}} · no real money moves",
+    liveStrip: "Live · profile {{profile}}",
   },
   dashboard: {
     firstRun: "Loading the built-in sandbox's demo orders",

@@ -540,11 +540,57 @@ export const zh: Catalogue = {
     kindOrder: "类型 {{kind}}，订单 {{tradeNo}}",
   },
   journal: {
-    pending: "待发送",
+    pending: "未发送",
     sending: "发送中",
     accepted: "已受理",
     rejected: "已拒绝",
     unknown: "结果未知",
+  },
+  // 第 33 号问题：需要人处理的事项、打开日志条目、缺少密钥的工作台、模式横条。
+  attention: {
+    title: "需要处理",
+    intro: "以下每一项都在等人处理，这里不会自动发送任何内容。",
+    allClear: "没有需要处理的事项。",
+    count_other: "{{count, number}} 项",
+    sendAgain: "未发送：网关从未收到。可以用同一单号安全地再次发送。",
+    lookUp: "结果未知：按单号向网关查询，绝不盲目重发。",
+    resolve: "结果未知，且网关无法证明：请核实后填写原因并记录结果。",
+    actionSendAgain: "用单号 {{merOrderNo}} 再次发送",
+    actionLookUp: "立即查询",
+    actionResolve: "填写原因并处理",
+    open: "打开",
+    since: "自 {{time}}",
+    lookedUp: "已查询：{{status}}",
+    fromForm: "请在原表单中用单号 {{merOrderNo}} 再次发送。",
+  },
+  entry: {
+    sendEarlier: "再次发送 {{merOrderNo}}（同一单号）",
+    adviceSendEarlier:
+      "其结果尚未确定：用原单号再次发送 {{merOrderNo}}（网关不会对同一单号付款两次），或继续跟进。只有另一笔独立付款才使用新单号。",
+    title: "日志条目 {{merOrderNo}}",
+    resendTitle: "用同一单号再次发送",
+    resendIntro:
+      "日志中的账号已脱敏（{{masked}}）。请重新输入：必须是这笔代付自己的账号，否则不会发送。",
+    accountClabe: "CLABE（18 位数字）",
+    accountCardNo: "卡号",
+    resend: "再次发送 {{merOrderNo}}",
+    liveConfirm: "生产环境 · 配置 {{profile}}：会动用真实资金。",
+  },
+  stuck: {
+    title: "配置 {{profile}} 的工作台无法打开",
+    intro:
+      "它的密钥不在本机的钥匙串中（钥匙串被重置、文件夹被复制或换了新电脑）。没有发送也没有修改任何内容。",
+    missing: "缺少：{{what}}",
+    otherProfile: "使用其他配置",
+    use: "使用 {{name}}",
+    importKey: "导入商户私钥",
+    importKeyHint: "设置 → 密钥：粘贴该配置原来使用的私钥（PEM 或 base64）。",
+    openSettings: "打开设置",
+    retry: "重试",
+  },
+  mode: {
+    sandboxStrip: "沙盒 · 配置 {{profile}} · 不会动用真实资金",
+    liveStrip: "生产 · 配置 {{profile}}",
   },
   dashboard: {
     firstRun: "正在载入内置沙箱的演示订单",

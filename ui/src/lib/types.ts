@@ -1,6 +1,7 @@
 // The shapes the UI works with, from the generated bindings: what the backend sends
 // (serde's serialize side, every field present).
 export type {
+  Attention_Serialize as Attention,
   BalanceResult_Serialize as BalanceResult,
   BankDetails,
   BulkCheck_Serialize as BulkCheck,

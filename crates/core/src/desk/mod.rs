@@ -3,6 +3,7 @@
 //! submit and reconcile, and the audit trail; orders, money and queries in the
 //! submodules.
 
+mod attention;
 mod check;
 mod made;
 mod money;
@@ -11,6 +12,7 @@ mod queries;
 mod reports;
 mod timeline;
 
+pub use attention::{Attention, AttentionAction};
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
 pub use queries::{

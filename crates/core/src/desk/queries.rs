@@ -22,6 +22,9 @@ pub struct Dashboard {
     pub balances: Vec<BalanceSnapshot>,
     pub days: Vec<DayFigures>,
     pub unknown_outcomes: Vec<Entry>,
+    /// Every journal entry that needs a person, with the action that resolves it
+    /// (oldest first).
+    pub needs_attention: Vec<super::Attention>,
     pub pending_reviews: i64,
     pub sync_error: Option<(i64, String)>,
     pub last_sync: Option<i64>,
@@ -307,10 +310,12 @@ impl Desk {
             &[],
             100,
         )?;
+        let needs_attention = self.needs_attention(100)?;
         Ok(Dashboard {
             balances,
             days,
             unknown_outcomes,
+            needs_attention,
             pending_reviews,
             sync_error,
             last_sync,

@@ -18,6 +18,7 @@ import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { ErrorAlert, FormError } from "../../components/ErrorAlert";
+import { LiveCue } from "../../components/LiveCue";
 import { ReceiptView } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { useFieldErrors } from "../../lib/fieldErrors";
@@ -190,6 +191,7 @@ function MoveForm({
         centered
       >
         <Stack data-testid="card-confirm">
+          <LiveCue />
           <Text>
             {t(kind === "top_up" ? "cards.confirmTopUp" : "cards.confirmWithdraw", {
               amount: formatMoney(amount, currency, loc),

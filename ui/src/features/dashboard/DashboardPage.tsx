@@ -1,5 +1,4 @@
 import {
-  Alert,
   Button,
   Card,
   Group,
@@ -7,7 +6,6 @@ import {
   SimpleGrid,
   Skeleton,
   Stack,
-  Table,
   Text,
   Title,
 } from "@mantine/core";
@@ -18,8 +16,8 @@ import { useNavigate } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
-import { entrySummary } from "../../lib/summary";
 import type { Dashboard } from "../../lib/types";
+import { AttentionCard } from "./Attention";
 import { FirstRunProgress } from "./FirstRun";
 import { useDashboard } from "./queries";
 
@@ -55,49 +53,6 @@ function Balances({ data }: { data: Dashboard }) {
   );
 }
 
-function Attention({ data }: { data: Dashboard }) {
-  const { t, i18n } = useTranslation();
-  const loc = locale(i18n.language);
-  const nothing = data.unknownOutcomes.length === 0 && data.pendingReviews === 0 && !data.syncError;
-  return (
-    <Card withBorder data-testid="dashboard-attention">
-      <Title order={3} size="h5" mb="sm">
-        {t("dashboard.attention")}
-      </Title>
-      {nothing ? <Text c="dimmed">{t("dashboard.allClear")}</Text> : null}
-      {data.syncError ? (
-        <Alert color="red" variant="light" title={t("dashboard.syncError")} mb="sm">
-          {formatDateTime(data.syncError[0], loc)}: {data.syncError[1]}
-        </Alert>
-      ) : null}
-      {data.pendingReviews > 0 ? (
-        <Text mb="sm">
-          {t("dashboard.pendingReviews")}: {data.pendingReviews}
-        </Text>
-      ) : null}
-      {data.unknownOutcomes.length > 0 ? (
-        <>
-          <Text fw={600}>{t("dashboard.unknownOutcomes")}</Text>
-          <Text size="xs" c="dimmed" mb="xs">
-            {t("dashboard.unknownOutcomesHint")}
-          </Text>
-          <Table>
-            <Table.Tbody>
-              {data.unknownOutcomes.map((e) => (
-                <Table.Tr key={e.id}>
-                  <Table.Td>{e.merOrderNo}</Table.Td>
-                  <Table.Td>{entrySummary(e, t, loc)}</Table.Td>
-                  <Table.Td>{formatDateTime(e.updatedAt, loc)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </>
-      ) : null}
-    </Card>
-  );
-}
-
 export function DashboardPage() {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -128,6 +83,7 @@ export function DashboardPage() {
       <ErrorAlert error={q.error} />
       {q.data ? (
         <>
+          <AttentionCard data={q.data} />
           <Group gap="xl">
             <Text data-testid="dashboard-cached">
               {t("dashboard.cachedOrders")}: <b>{formatCount(q.data.cachedOrders, loc)}</b>
@@ -147,7 +103,6 @@ export function DashboardPage() {
           <Suspense fallback={<Skeleton h={260} />}>
             <DayCharts data={q.data} />
           </Suspense>
-          <Attention data={q.data} />
         </>
       ) : null}
     </Stack>

@@ -150,3 +150,30 @@ export function useOpenPayUrl() {
 export function cannotBeAsked(e: Entry) {
   return !e.canBeLookedUp;
 }
+
+/// Looks an unknown outcome up at the gateway now (a person asked): never sends it.
+export function useLookUpNow() {
+  const qc = useQueryClient();
+  const changed = useMoneyChanged();
+  return useMutation({
+    mutationFn: (id: number) => unwrap(commands.journalLookUp(id)),
+    onSuccess: (e) => {
+      qc.setQueryData(journalKeys.reconcile(e.id), e);
+      changed();
+    },
+  });
+}
+
+/// Sends again, under its own number, a payout the journal knows was not sent; the
+/// account is typed again (the journal keeps it masked) and the core checks it is the
+/// entry's own.
+export function useResendPayout() {
+  const qc = useQueryClient();
+  return useMoneyMutation(
+    (v: { id: number; account: string }) => unwrap(commands.payoutResend(v.id, v.account)),
+    (data) => {
+      const r = data as { entry: Entry } | undefined;
+      if (r?.entry) qc.setQueryData(journalKeys.reconcile(r.entry.id), r.entry);
+    },
+  );
+}

@@ -1,6 +1,7 @@
 import { Alert, Button, Checkbox, Group, Modal, Stack, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { LiveCue } from "../../components/LiveCue";
 import { locale } from "../../i18n";
 import { formatMoney } from "../../lib/format";
 import type { BulkPlan } from "../../lib/types";
@@ -54,6 +55,7 @@ function BulkConfirmBody({
   const held = plan.rows.filter((r) => r.action === "held");
   return (
     <Stack data-testid="bulk-confirm" data-to-send={plan.toSend} data-held={plan.held}>
+      <LiveCue />
       <Text fw={500}>{t("payouts.bulkConfirmCount", { count: plan.toSend })}</Text>
       <Totals totals={plan.totals} testId="bulk-confirm-totals" />
       {(plan.paid > 0 || plan.lookUp > 0) && (

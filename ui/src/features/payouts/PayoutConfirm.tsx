@@ -1,5 +1,6 @@
 import { Button, Group, Modal, Stack, Table, Text } from "@mantine/core";
 import { useTranslation } from "react-i18next";
+import { LiveCue } from "../../components/LiveCue";
 import { locale } from "../../i18n";
 import { formatMoney } from "../../lib/format";
 import type { PayoutPreview } from "../../lib/types";
@@ -31,6 +32,7 @@ export function PayoutConfirm({
     >
       {preview && (
         <Stack data-testid="payout-confirm">
+          <LiveCue />
           <Table withRowBorders={false}>
             <Table.Tbody>
               <Table.Tr>

@@ -1,10 +1,13 @@
-import { Card, Table, Title } from "@mantine/core";
+import { Anchor, Card, Table, Title } from "@mantine/core";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { JournalBadge } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatDateTimeShort } from "../../lib/format";
 import { entrySummary } from "../../lib/summary";
+import type { Entry } from "../../lib/types";
+import { EntryDrawer } from "../money/EntryDrawer";
 import { useJournalList } from "../money/queries";
 
 /// The payouts this desk sent lately, as the journal has them.
@@ -12,6 +15,7 @@ export function RecentPayouts() {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const list = useJournalList(["v2.payout", "v1.payout"]);
+  const [open, setOpen] = useState<Entry | null>(null);
   return (
     <Card withBorder>
       <Title order={4} mb="xs">
@@ -31,19 +35,39 @@ export function RecentPayouts() {
           </Table.Thead>
           <Table.Tbody>
             {(list.data ?? []).map((e) => (
-              <Table.Tr key={e.id} data-mer-order-no={e.merOrderNo}>
+              <Table.Tr
+                key={e.id}
+                data-mer-order-no={e.merOrderNo}
+                data-testid="journal-row"
+                style={{ cursor: "pointer" }}
+                onClick={() => setOpen(e)}
+              >
                 <Table.Td>{formatDateTimeShort(e.updatedAt, loc)}</Table.Td>
                 <Table.Td>
                   <JournalBadge status={e.status} />
                 </Table.Td>
                 <Table.Td>{entrySummary(e, t, loc)}</Table.Td>
-                <Table.Td>{e.merOrderNo}</Table.Td>
+                <Table.Td>
+                  <Anchor
+                    component="button"
+                    type="button"
+                    size="sm"
+                    onClick={(ev) => {
+                      ev.stopPropagation();
+                      setOpen(e);
+                    }}
+                    data-testid="journal-open"
+                  >
+                    {e.merOrderNo}
+                  </Anchor>
+                </Table.Td>
                 <Table.Td>{e.tradeNo ?? ""}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
+      <EntryDrawer entry={open} onClose={() => setOpen(null)} />
     </Card>
   );
 }

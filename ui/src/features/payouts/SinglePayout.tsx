@@ -144,6 +144,17 @@ export function SinglePayout({
               duplicate={dup.duplicate}
               sending={send.isPending}
               onConfirm={() => resend(true)}
+              onSendEarlier={(earlier) => {
+                const sent = send.variables?.form;
+                if (!sent || send.isPending) return;
+                preview.reset();
+                dup.clear();
+                send.mutate({
+                  form: { ...sent, merOrderNo: earlier },
+                  loseAnswer,
+                  allowDuplicate: false,
+                });
+              }}
             />
             <Group>
               {receipt || request.data ? (

@@ -18,6 +18,7 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ConfirmModal } from "../../components/ConfirmModal";
 import { ErrorAlert, toastError, toastOk } from "../../components/ErrorAlert";
+import { ProfileKind } from "../../components/ProfileKind";
 import { LANGUAGES, type Language, setLanguage } from "../../i18n";
 import type { Profile } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
@@ -174,6 +175,7 @@ export function SettingsPage() {
                 <Table.Td>
                   <Group gap="xs">
                     {p.name}
+                    <ProfileKind profile={p} />
                     {p.name === active ? (
                       <Badge size="sm" variant="light">
                         {t("settings.active")}
@@ -190,6 +192,7 @@ export function SettingsPage() {
                         size="compact-sm"
                         variant="light"
                         loading={switchProfile.isPending && switchProfile.variables === p.name}
+                        data-testid="profile-use"
                         onClick={() =>
                           switchProfile.mutate(p.name, {
                             onSuccess: () => {

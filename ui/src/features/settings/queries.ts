@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
 import type { Conventions, Profile } from "../../lib/types";
+import { appKeys } from "../app/keys";
 import { settingsKeys } from "./keys";
 
 export function useProfiles() {
@@ -35,8 +36,14 @@ export function useSwitchProfile() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (name: string) => unwrap(commands.profileSwitch(name)),
-    onSuccess: () => {
-      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== settingsKeys.all[0] });
+    onSuccess: (status) => {
+      // The app's status is kept, not removed: the banner observes it, and a removed
+      // query would leave it naming the previous profile until the next screen. It
+      // takes the switch's answer at once.
+      qc.removeQueries({
+        predicate: (q) => q.queryKey[0] !== settingsKeys.all[0] && q.queryKey[0] !== appKeys.all[0],
+      });
+      qc.setQueryData(appKeys.status, status);
       return qc.invalidateQueries();
     },
   });

@@ -1,0 +1,99 @@
+//! What needs a person (issue 33): a payout whose request never reached the gateway is
+//! first an unknown outcome to look up, then, once lookups prove it absent, a payout to
+//! send again under its own number; the person types the account again (the journal
+//! keeps it masked) and only the entry's own account sends it. Against a sandbox on
+//! loopback, with the real keyring and a real SQLite file.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::Arc;
+
+use common::payout;
+use paydesk_core::journal::Status;
+use paydesk_core::profile::Safety;
+use paydesk_core::{AttentionAction, CoreError};
+use paydesk_sandbox::Fault;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payout_that_never_arrived_waits_for_a_person_and_goes_again_under_its_number() {
+    let f = common::Fixture::new("attention").await;
+    let mut p = f.home.get("attention").unwrap();
+    p.safety = Safety {
+        not_found_grace_secs: 1,
+        not_found_lookups: 1,
+        ..Safety::default()
+    };
+    f.home.put(p).unwrap();
+    let sb = &f.running.sandbox;
+    let mut desk = f.desk().await;
+    let clock = Arc::new(paydesk_core::clock::ShiftedClock::default());
+    desk.set_clock(clock.clone());
+    assert!(desk.needs_attention(100).unwrap().is_empty());
+
+    // HTTP 503 before the gateway does anything: unknown to the desk, a lookup to make.
+    sb.set_fault(
+        "/v2/payout",
+        Fault {
+            error_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    assert!(desk.payout_clabe(payout("AT-1", "20.00")).await.is_err());
+    sb.clear_faults();
+    let waiting = desk.needs_attention(100).unwrap();
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(waiting[0].entry.mer_order_no, "AT-1");
+    assert_eq!(waiting[0].action, AttentionAction::LookUp);
+    assert_eq!(waiting[0].account_field, None);
+
+    // The grace passes and the lookup does not find it: proven not sent.
+    clock.advance(std::time::Duration::from_millis(1_100));
+    let e = desk.reconcile_entry(&waiting[0].entry, true).await.unwrap();
+    assert_eq!(e.status, Status::Pending);
+    let waiting = desk.needs_attention(100).unwrap();
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(waiting[0].action, AttentionAction::SendAgain);
+    assert_eq!(waiting[0].account_field.as_deref(), Some("clabe"));
+    // The journal keeps the account masked: the person types it again.
+    let kept = waiting[0].entry.request["clabe"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(kept, "002010077777777771");
+
+    // Another account is not this payout: nothing leaves.
+    let wrong = desk.resend_payout(e.id, "012180000000000008").await;
+    match wrong {
+        Err(CoreError::Validation { field, rule }) => {
+            assert_eq!(field, "clabe");
+            assert!(rule.contains("AT-1"), "{rule}");
+        }
+        other => panic!("another account was not refused: {other:?}"),
+    }
+    assert_eq!(f.running.sandbox.orders_numbered(common::MER, "AT-1"), 0);
+    assert!(matches!(
+        desk.resend_payout(e.id, " ").await,
+        Err(CoreError::Validation { .. })
+    ));
+
+    // Its own account (typed with spaces) sends it under its own number, once.
+    let sent = desk
+        .resend_payout(e.id, "0020 1007 7777 7777 71")
+        .await
+        .unwrap();
+    assert_eq!(sent.entry.status, Status::Accepted);
+    assert_eq!(sent.entry.mer_order_no, "AT-1");
+    assert_eq!(sent.entry.id, e.id);
+    assert_eq!(sent.entry.attempts, 2);
+    assert_eq!(f.running.sandbox.orders_numbered(common::MER, "AT-1"), 1);
+    assert!(desk.needs_attention(100).unwrap().is_empty());
+
+    // Accepted: never sent again from here.
+    assert!(matches!(
+        desk.resend_payout(e.id, "002010077777777771").await,
+        Err(CoreError::Validation { .. })
+    ));
+    assert_eq!(f.running.sandbox.orders_numbered(common::MER, "AT-1"), 1);
+}

@@ -1,0 +1,147 @@
+import { Alert, Badge, Button, Card, Group, Stack, Table, Text, Title } from "@mantine/core";
+import { IconAlertTriangle } from "@tabler/icons-react";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { JournalBadge } from "../../components/ReceiptView";
+import { locale } from "../../i18n";
+import { formatDateTime } from "../../lib/format";
+import { entrySummary } from "../../lib/summary";
+import type { Attention, Dashboard, Entry } from "../../lib/types";
+import { EntryDrawer } from "../money/EntryDrawer";
+import { newest, useEntryNow, useLookUpNow } from "../money/queries";
+
+/// One item and the action the core says resolves it.
+function Item({ item, onOpen }: { item: Attention; onOpen: (e: Entry) => void }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const lookUp = useLookUpNow();
+  const entry = newest(useEntryNow(item.entry) ?? item.entry, lookUp.data);
+  const no = entry.merOrderNo;
+  const action =
+    item.action === "send_again" ? (
+      item.accountField ? (
+        <Button
+          size="xs"
+          color="red"
+          onClick={() => onOpen(entry)}
+          data-testid="attention-send-again"
+        >
+          {t("attention.actionSendAgain", { merOrderNo: no })}
+        </Button>
+      ) : (
+        <Text size="xs">{t("attention.fromForm", { merOrderNo: no })}</Text>
+      )
+    ) : item.action === "look_up" ? (
+      <Button
+        size="xs"
+        variant="default"
+        loading={lookUp.isPending}
+        onClick={() => {
+          if (!lookUp.isPending) lookUp.mutate(entry.id);
+        }}
+        data-testid="attention-look-up"
+      >
+        {t("attention.actionLookUp")}
+      </Button>
+    ) : (
+      <Button
+        size="xs"
+        variant="default"
+        onClick={() => onOpen(entry)}
+        data-testid="attention-resolve"
+      >
+        {t("attention.actionResolve")}
+      </Button>
+    );
+  return (
+    <Table.Tr data-testid="attention-item" data-action={item.action} data-mer-order-no={no}>
+      <Table.Td>
+        <JournalBadge status={entry.status} />
+      </Table.Td>
+      <Table.Td>
+        <Stack gap={2}>
+          <Text size="sm" fw={500}>
+            {no} · {entrySummary(entry, t, loc)}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {t(
+              `attention.${item.action === "send_again" ? "sendAgain" : item.action === "look_up" ? "lookUp" : "resolve"}`,
+            )}{" "}
+            {t("attention.since", { time: formatDateTime(entry.createdAt, loc) })}
+          </Text>
+          {lookUp.error ? <ErrorAlert error={lookUp.error} /> : null}
+        </Stack>
+      </Table.Td>
+      <Table.Td>
+        <Group gap="xs" wrap="nowrap" justify="flex-end">
+          {action}
+          <Button
+            size="xs"
+            variant="subtle"
+            onClick={() => onOpen(entry)}
+            data-testid="attention-open"
+          >
+            {t("attention.open")}
+          </Button>
+        </Group>
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+/// What waits for a person, first on the Dashboard: every journal entry the core says
+/// needs one, with the action that resolves it; a failed sync; review submissions.
+export function AttentionCard({ data }: { data: Dashboard }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const [open, setOpen] = useState<Entry | null>(null);
+  const items = data.needsAttention;
+  const nothing = items.length === 0 && data.pendingReviews === 0 && !data.syncError;
+  return (
+    <Card
+      withBorder
+      data-testid="dashboard-attention"
+      data-count={items.length}
+      style={nothing ? undefined : { borderColor: "var(--mantine-color-orange-6)" }}
+    >
+      <Group gap="xs" mb="xs">
+        {nothing ? null : <IconAlertTriangle size={18} color="var(--mantine-color-orange-6)" />}
+        <Title order={3} size="h5">
+          {t("attention.title")}
+        </Title>
+        {items.length > 0 ? (
+          <Badge color="orange" variant="light">
+            {t("attention.count", { count: items.length })}
+          </Badge>
+        ) : null}
+      </Group>
+      {nothing ? <Text c="dimmed">{t("attention.allClear")}</Text> : null}
+      {data.syncError ? (
+        <Alert color="red" variant="light" title={t("dashboard.syncError")} mb="sm">
+          {formatDateTime(data.syncError[0], loc)}: {data.syncError[1]}
+        </Alert>
+      ) : null}
+      {data.pendingReviews > 0 ? (
+        <Text mb="sm">
+          {t("dashboard.pendingReviews")}: {data.pendingReviews}
+        </Text>
+      ) : null}
+      {items.length > 0 ? (
+        <>
+          <Text size="xs" c="dimmed" mb="xs">
+            {t("attention.intro")}
+          </Text>
+          <Table verticalSpacing="xs">
+            <Table.Tbody>
+              {items.map((item) => (
+                <Item key={item.entry.id} item={item} onOpen={setOpen} />
+              ))}
+            </Table.Tbody>
+          </Table>
+        </>
+      ) : null}
+      <EntryDrawer entry={open} onClose={() => setOpen(null)} />
+    </Card>
+  );
+}

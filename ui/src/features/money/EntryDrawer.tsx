@@ -1,0 +1,119 @@
+import { Button, Card, Drawer, Loader, Stack, Text, TextInput, Title } from "@mantine/core";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { LiveCue } from "../../components/LiveCue";
+import { ReceiptView } from "../../components/ReceiptView";
+import { useFieldErrors } from "../../lib/fieldErrors";
+import type { Entry, Receipt } from "../../lib/types";
+import { useEntryNow, useJournalEntry, useResendPayout } from "./queries";
+
+/// The field of a payout's request the journal keeps masked, typed again to resend it.
+export function accountFieldOf(e: Entry): "clabe" | "cardNo" | null {
+  if (e.operation === "v2.payout") return "clabe";
+  if (e.operation === "v1.payout") return "cardNo";
+  return null;
+}
+
+/// Sends a payout known not sent again under its own number: the account is typed again
+/// (the journal keeps it masked); the core checks it is the entry's before anything
+/// leaves.
+function ResendPayout({ entry, field }: { entry: Entry; field: "clabe" | "cardNo" }) {
+  const { t } = useTranslation();
+  const [account, setAccount] = useState("");
+  const resend = useResendPayout();
+  const failure = useFieldErrors(resend.error);
+  const masked =
+    typeof (entry.request as Record<string, unknown>)?.[field] === "string"
+      ? String((entry.request as Record<string, unknown>)[field])
+      : "";
+  const accountError = failure.err(field);
+  return (
+    <Card withBorder padding="sm" data-testid="resend-form">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!resend.isPending) resend.mutate({ id: entry.id, account });
+        }}
+      >
+        <Stack gap="xs">
+          <Title order={4} size="h5">
+            {t("entry.resendTitle")}
+          </Title>
+          <Text size="sm">{t("entry.resendIntro", { masked })}</Text>
+          <TextInput
+            label={t(field === "clabe" ? "entry.accountClabe" : "entry.accountCardNo")}
+            value={account}
+            autoFocus
+            autoComplete="off"
+            onChange={(e) => {
+              failure.edited(field);
+              setAccount(e.currentTarget.value);
+            }}
+            error={accountError}
+            data-testid="resend-account"
+          />
+          <LiveCue />
+          <Button
+            type="submit"
+            color="red"
+            w="fit-content"
+            loading={resend.isPending}
+            data-testid="resend-send"
+          >
+            {t("entry.resend", { merOrderNo: entry.merOrderNo })}
+          </Button>
+          {resend.error && !accountError ? <ErrorAlert error={resend.error} /> : null}
+          {resend.data ? (
+            <Text size="sm" data-testid="resend-result" data-status={resend.data.entry.status}>
+              {t(`journal.${resend.data.entry.status}`)}
+            </Text>
+          ) : null}
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+function EntryBody({ id }: { id: number }) {
+  const loaded = useJournalEntry(id);
+  const entry = useEntryNow(loaded.data ?? null);
+  if (loaded.error) return <ErrorAlert error={loaded.error} />;
+  if (!entry) return <Loader size="sm" />;
+  const receipt: Receipt = {
+    entry,
+    replayed: false,
+    tradeNo: entry.tradeNo,
+    payUrl: null,
+    bank: null,
+    fee: null,
+    message: null,
+  };
+  const field = accountFieldOf(entry);
+  return (
+    <Stack data-testid="entry-drawer-body" data-status={entry.status}>
+      <ReceiptView receipt={receipt} />
+      {entry.status === "pending" && field ? (
+        <ResendPayout key={entry.id} entry={entry} field={field} />
+      ) : null}
+    </Stack>
+  );
+}
+
+/// A journal entry opened from a list (the Dashboard, a screen's recent operations): its
+/// receipt as it stands now, and what resolves it.
+export function EntryDrawer({ entry, onClose }: { entry: Entry | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <Drawer
+      opened={entry !== null}
+      onClose={onClose}
+      position="right"
+      size="lg"
+      title={entry ? t("entry.title", { merOrderNo: entry.merOrderNo }) : ""}
+      data-testid="entry-drawer"
+    >
+      {entry ? <EntryBody id={entry.id} /> : null}
+    </Drawer>
+  );
+}
