@@ -4,6 +4,7 @@
 //! submodules.
 
 mod check;
+mod customer;
 mod made;
 mod money;
 mod orders;
@@ -12,6 +13,7 @@ mod reports;
 mod timeline;
 
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
+pub use customer::{Customer, customer_of};
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
 pub use queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
