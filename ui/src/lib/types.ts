@@ -19,6 +19,7 @@ export type {
   CoreError,
   CurrencyTotal_Serialize as CurrencyTotal,
   Dashboard_Serialize as Dashboard,
+  DayFigures,
   Entry_Serialize as Entry,
   Event_Serialize as NotificationEvent,
   ExportProgress,
