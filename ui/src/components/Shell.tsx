@@ -26,6 +26,7 @@ import { IdleLock } from "../features/team/IdleLock";
 import { useTeamStatus } from "../features/team/queries";
 import { SCREENS } from "../screens";
 import { ErrorAlert } from "./ErrorAlert";
+import { useKeepFocus } from "./useKeepFocus";
 
 /// One entry per registered screen, the current one marked.
 export function ScreenNav() {
@@ -119,6 +120,7 @@ export function Shell() {
   const navigate = useNavigate();
   const location = useLocation();
   useScreensOpenAtTop(location.pathname);
+  useKeepFocus(location.pathname);
 
   if (status.isPending) {
     return (
