@@ -61,6 +61,11 @@ export const commands = {
 	ordersSync: (days: number, full: boolean, onProgress: Channel<SyncProgress_Deserialize>) => typedError<SyncReport_Serialize, CoreError>(__TAURI_INVOKE("orders_sync", { days, full, onProgress })),
 	ordersSyncCancel: () => typedError<boolean, CoreError>(__TAURI_INVOKE("orders_sync_cancel")),
 	orderDetail: (tradeNo: string) => typedError<OrderDetail_Serialize, CoreError>(__TAURI_INVOKE("order_detail", { tradeNo })),
+	/**
+	 *  The customer of an order this desk made, from its journal entry; none for an order
+	 *  only read from the gateway's list.
+	 */
+	orderCustomer: (tradeNo: string) => typedError<Customer_Serialize | null, CoreError>(__TAURI_INVOKE("order_customer", { tradeNo })),
 	/**  A sandbox simulation action on an order (only on the built-in sandbox). */
 	sandboxSimulate: (tradeNo: string, action: SimulateAction, amount: string | null) => typedError<string | null, CoreError>(__TAURI_INVOKE("sandbox_simulate", { tradeNo, action, amount })),
 	/**
@@ -197,13 +202,18 @@ export const commands = {
 	 */
 	bulkCheck: (path: string) => typedError<BulkCheck_Serialize, CoreError>(__TAURI_INVOKE("bulk_check", { path })),
 	/**
+	 *  Writes an empty bulk payout file (the header row) to the downloads folder under a
+	 *  name no file has; returns its path.
+	 */
+	bulkTemplate: () => typedError<string, CoreError>(__TAURI_INVOKE("bulk_template")),
+	/**
 	 *  Sends the rows of a bulk file the operator confirmed (each first written to the
 	 *  journal; rows paid before are not sent again, unknown ones are looked up; held rows
 	 *  only with `include_held`) and writes the result file next to it. `expected` is the
 	 *  digest of the plan the confirmation showed (`digest`, or `digestWithHeld`): if the
 	 *  plan made again now differs, nothing is sent.
 	 */
-	bulkSend: (path: string, includeHeld: boolean, expected: string, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome, CoreError>(__TAURI_INVOKE("bulk_send", { path, includeHeld, expected, onProgress })),
+	bulkSend: (path: string, includeHeld: boolean, expected: string, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome_Serialize, CoreError>(__TAURI_INVOKE("bulk_send", { path, includeHeld, expected, onProgress })),
 	cardMove: (form: CardForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("card_move", { form, allowDuplicate })),
 	cards: () => typedError<CardSummary_Serialize[], CoreError>(__TAURI_INVOKE("cards")),
 	cardOperations: () => typedError<CardOperation_Serialize[], CoreError>(__TAURI_INVOKE("card_operations")),
@@ -519,6 +529,8 @@ export type BulkCheck = BulkCheck_Serialize | BulkCheck_Deserialize;
 export type BulkCheck_Deserialize = {
 	path: string,
 	plan: BulkPlan_Deserialize,
+	/**  Where a run's results would be written now: a new file, never over another. */
+	resultPath: string,
 };
 
 /**
@@ -528,11 +540,22 @@ export type BulkCheck_Deserialize = {
 export type BulkCheck_Serialize = {
 	path: string,
 	plan: BulkPlan_Serialize,
+	/**  Where a run's results would be written now: a new file, never over another. */
+	resultPath: string,
 };
 
 /**  How a bulk send ended: one result per line of the file, and where they were written. */
-export type BulkOutcome = {
-	results: RowResult[],
+export type BulkOutcome = BulkOutcome_Serialize | BulkOutcome_Deserialize;
+
+/**  How a bulk send ended: one result per line of the file, and where they were written. */
+export type BulkOutcome_Deserialize = {
+	results: RowResult_Deserialize[],
+	resultPath: string,
+};
+
+/**  How a bulk send ended: one result per line of the file, and where they were written. */
+export type BulkOutcome_Serialize = {
+	results: RowResult_Serialize[],
 	resultPath: string,
 };
 
@@ -1255,6 +1278,25 @@ export type CurrencyTotal_Serialize = {
 	feeEstimate: string | null,
 	/**  The payout (merchant order number) whose fee the estimate is taken from. */
 	feeFrom: string | null,
+};
+
+/**  Who an order was made for: the payer of a payin, the beneficiary of a card payout. */
+export type Customer = Customer_Serialize | Customer_Deserialize;
+
+/**  Who an order was made for: the payer of a payin, the beneficiary of a card payout. */
+export type Customer_Deserialize = {
+	name?: string | null,
+	email?: string | null,
+	/**  The merchant's own identifier of the customer (`userId`). */
+	userId?: string | null,
+};
+
+/**  Who an order was made for: the payer of a payin, the beneficiary of a card payout. */
+export type Customer_Serialize = {
+	name: string | null,
+	email: string | null,
+	/**  The merchant's own identifier of the customer (`userId`). */
+	userId: string | null,
 };
 
 export type Dashboard = Dashboard_Serialize | Dashboard_Deserialize;
@@ -2192,6 +2234,8 @@ export type PlannedRow_Deserialize = {
 	why: RowReason_Deserialize,
 	/**  The earlier journal entry's number this row was matched with. */
 	earlier?: string | null,
+	/**  The name the file gives the row (kept at the desk; a CLABE payout does not send it). */
+	nameInFile?: string | null,
 };
 
 /**  A valid row as the preview shows it. */
@@ -2207,6 +2251,8 @@ export type PlannedRow_Serialize = {
 	why: RowReason_Serialize,
 	/**  The earlier journal entry's number this row was matched with. */
 	earlier: string | null,
+	/**  The name the file gives the row (kept at the desk; a CLABE payout does not send it). */
+	nameInFile: string | null,
 };
 
 /**  One product line of a wallet or GCASH payin. */
@@ -2855,12 +2901,28 @@ export type RowReason_Serialize =
 { kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs: string | null };
 
 /**  The outcome of one row, as the result file lists it. */
-export type RowResult = {
+export type RowResult = RowResult_Serialize | RowResult_Deserialize;
+
+/**  The outcome of one row, as the result file lists it. */
+export type RowResult_Deserialize = {
 	line: number,
 	merOrderNo: string,
 	status: RowStatus,
 	tradeNo: string,
 	detail: string,
+	/**  Sent (or looked up) by this run; false for a row paid before, held or invalid. */
+	thisRun?: boolean,
+};
+
+/**  The outcome of one row, as the result file lists it. */
+export type RowResult_Serialize = {
+	line: number,
+	merOrderNo: string,
+	status: RowStatus,
+	tradeNo: string,
+	detail: string,
+	/**  Sent (or looked up) by this run; false for a row paid before, held or invalid. */
+	thisRun: boolean,
 };
 
 /**  What a row of a request came to. */

@@ -54,6 +54,8 @@ pub struct PlannedRow {
     pub why: RowReason,
     /// The earlier journal entry's number this row was matched with.
     pub earlier: Option<String>,
+    /// The name the file gives the row (kept at the desk; a CLABE payout does not send it).
+    pub name_in_file: Option<String>,
 }
 
 /// Why a row is sent, held, looked up or already paid: the facts, for any language.
@@ -231,6 +233,12 @@ pub struct BulkFile {
     /// and a keyed digest, see `Desk::bulk_plan`). Until then such a row carries
     /// [`UNNUMBERED`].
     pub derived: std::collections::BTreeMap<usize, String>,
+    /// For a CLABE line in `derived` that names someone: its content as desks before
+    /// names stopped counting derived it. A row sent then keeps the number it went under.
+    pub derived_before_names_left: std::collections::BTreeMap<usize, String>,
+    /// The name each line gives (first and last), by line: shown at the desk, sent only
+    /// by the payouts that carry one (cards).
+    pub names: std::collections::BTreeMap<usize, String>,
 }
 
 impl std::fmt::Debug for BulkFile {
@@ -370,6 +378,7 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
         ..BulkFile::default()
     };
     let mut occurrences: std::collections::HashMap<String, usize> = Default::default();
+    let mut older_occurrences: std::collections::HashMap<String, usize> = Default::default();
     let mut numbers: std::collections::HashMap<String, usize> = Default::default();
     for (i, record) in reader.records().enumerate() {
         let line = i + 2;
@@ -400,20 +409,52 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                 continue;
             }
         };
+        let name = [row.first_name.as_str(), row.last_name.as_str()]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !name.is_empty() {
+            out.names.insert(line, name);
+        }
         let mer_order_no = if row.mer_order_no.is_empty() {
-            let content = [
-                row.kind.to_ascii_lowercase(),
-                amount.normalize().to_string(),
-                row.currency.to_ascii_uppercase(),
-                row.account.clone(),
-                row.first_name.clone(),
-                row.last_name.clone(),
-                row.country.to_ascii_uppercase(),
-            ]
-            .join("|");
+            // A row's identity is what its payout carries: a CLABE payout sends no name
+            // or country, so a change only in those is the same payout (the same number,
+            // found paid), never a new one offered for a second payment.
+            let sends_names = !row.kind.eq_ignore_ascii_case("clabe");
+            let content_of = |names: bool| {
+                let (first, last, country) = if names {
+                    (
+                        row.first_name.clone(),
+                        row.last_name.clone(),
+                        row.country.to_ascii_uppercase(),
+                    )
+                } else {
+                    Default::default()
+                };
+                [
+                    row.kind.to_ascii_lowercase(),
+                    amount.normalize().to_string(),
+                    row.currency.to_ascii_uppercase(),
+                    row.account.clone(),
+                    first,
+                    last,
+                    country,
+                ]
+                .join("|")
+            };
+            let content = content_of(sends_names);
             let n = occurrences.entry(content.clone()).or_insert(0);
             *n += 1;
             out.derived.insert(line, format!("{content}#{n}"));
+            let older = content_of(true);
+            if older != content {
+                let n = older_occurrences.entry(older.clone()).or_insert(0);
+                *n += 1;
+                out.derived_before_names_left
+                    .insert(line, format!("{older}#{n}"));
+            }
             UNNUMBERED.to_string()
         } else if row.mer_order_no.starts_with(['=', '+', '-', '@']) {
             // Its result file is opened in a spreadsheet and may be sent again: a number
@@ -558,6 +599,9 @@ pub struct RowResult {
     pub status: RowStatus,
     pub trade_no: String,
     pub detail: String,
+    /// Sent (or looked up) by this run; false for a row paid before, held or invalid.
+    #[serde(default)]
+    pub this_run: bool,
 }
 
 /// Columns the result file adds (and replaces when its input was a result file).
@@ -594,6 +638,40 @@ pub fn result_target(
     // Made and dropped: the folder takes a file, and nothing stands in the way.
     drop(crate::output::create(&path, existing)?);
     Ok((path, existing))
+}
+
+/// A result file's path for a run of `input` that replaces nothing: `<input>.result.csv`,
+/// or when a file is there (an earlier run's results, or anything else) the first free
+/// `<input>-2.result.csv`, `-3`, ...: the screen's runs keep every earlier result.
+pub fn fresh_result_path(input: &Path) -> std::path::PathBuf {
+    let first = input.with_extension("result.csv");
+    let taken = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    if !taken(&first) {
+        return first;
+    }
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (2..10_000)
+        .map(|n| input.with_file_name(format!("{stem}-{n}.result.csv")))
+        .find(|p| !taken(p))
+        .unwrap_or(first)
+}
+
+/// A file to fill in: the header row, each column the bulk run reads. No example row:
+/// a sample left in by mistake would be a payout.
+pub const TEMPLATE: &str = "type,amount,currency,account,firstName,lastName,country,merOrderNo,addressLine,addressLine2,city,state,postCode,beneficiaryType\n";
+
+/// Writes [`TEMPLATE`] to `path` (an existing file replaced only with
+/// [`Existing::Replace`]).
+pub fn write_template(path: &Path, existing: Existing) -> CoreResult<()> {
+    use std::io::Write;
+    let mut out = crate::output::create(path, existing)?;
+    out.file()
+        .write_all(TEMPLATE.as_bytes())
+        .map_err(|e| crate::output::write_error(path, &e))?;
+    out.commit()
 }
 
 /// Writes the result file (CSV): every row of the input with its columns as read, the

@@ -903,6 +903,7 @@ fn bulk_files_carry_no_formula_in_or_out() {
         status: bulk::RowStatus::Accepted,
         trade_no: "T1".into(),
         detail: "-".into(),
+        this_run: true,
     }];
     let out = dir.path().join("out.csv");
     bulk::write_results(

@@ -186,6 +186,8 @@ pub async fn journal_list(
 pub struct BulkCheck {
     pub path: String,
     pub plan: BulkPlan,
+    /// Where a run's results would be written now: a new file, never over another.
+    pub result_path: String,
 }
 
 /// How a bulk send ended: one result per line of the file, and where they were written.
@@ -246,10 +248,35 @@ async fn read_bulk(
 #[specta::specta]
 pub async fn bulk_check(state: State<'_, AppState>, path: String) -> CmdResult<BulkCheck> {
     let (desk, file) = read_bulk(&state, &path).await?;
+    let result_path = bulk::fresh_result_path(&bulk_path(&path)?)
+        .display()
+        .to_string();
     Ok(BulkCheck {
-        path,
         plan: desk.bulk_plan(&file)?,
+        path,
+        result_path,
     })
+}
+
+/// Writes an empty bulk payout file (the header row) to the downloads folder under a
+/// name no file has; returns its path.
+#[tauri::command]
+#[specta::specta]
+pub async fn bulk_template() -> CmdResult<String> {
+    let dir = dirs::download_dir()
+        .or_else(dirs::home_dir)
+        .unwrap_or_else(std::env::temp_dir);
+    let path = (1..1000)
+        .map(|n| match n {
+            1 => dir.join("paydesk-payouts-template.csv"),
+            n => dir.join(format!("paydesk-payouts-template-{n}.csv")),
+        })
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .ok_or_else(|| {
+            CoreError::validation("path", "no free template name in the downloads folder")
+        })?;
+    bulk::write_template(&path, paydesk_core::output::Existing::Refuse)?;
+    Ok(path.display().to_string())
 }
 
 /// Sends the rows of a bulk file the operator confirmed (each first written to the
@@ -267,10 +294,12 @@ pub async fn bulk_send(
     on_progress: Channel<BulkProgress>,
 ) -> CmdResult<BulkOutcome> {
     let (desk, file) = read_bulk(&state, &path).await?;
-    // Where the outcomes go, proven writable before anything is sent.
+    // Where the outcomes go, proven writable before anything is sent: a file of its own,
+    // so an earlier run's results are never replaced.
+    let input = bulk_path(&path)?;
     let (out, existing) = bulk::result_target(
-        &bulk_path(&path)?,
-        None,
+        &input,
+        Some(&bulk::fresh_result_path(&input)),
         paydesk_core::output::Existing::Refuse,
     )?;
     let results = desk

@@ -127,6 +127,20 @@ pub async fn order_detail(state: State<'_, AppState>, trade_no: String) -> CmdRe
     state.desk().await?.order_detail(trade_no.trim()).await
 }
 
+/// The customer of an order this desk made, from its journal entry; none for an order
+/// only read from the gateway's list.
+#[tauri::command]
+#[specta::specta]
+pub async fn order_customer(
+    state: State<'_, AppState>,
+    trade_no: String,
+) -> CmdResult<Option<paydesk_core::desk::Customer>> {
+    let desk = state.desk().await?;
+    tokio::task::spawn_blocking(move || desk.order_customer(trade_no.trim()))
+        .await
+        .map_err(internal)?
+}
+
 /// The trade number of an order by its trade or merchant order number (the cache, then
 /// the gateway's list); none when neither knows it.
 #[tauri::command]

@@ -177,7 +177,7 @@ export function ReceiptView({
   const tradeNo = entry.tradeNo ?? receipt.tradeNo;
   const step = nextStep(entry);
   return (
-    <Stack gap="xs" data-testid="receipt" data-status={entry.status}>
+    <Stack gap="xs" data-testid="receipt" data-status={entry.status} data-focus-home>
       <Group gap="sm">
         <JournalBadge status={entry.status} />
         <Text size="sm" data-testid="receipt-summary">

@@ -27,6 +27,7 @@ import { useTeamStatus } from "../features/team/queries";
 import { SCREENS } from "../screens";
 import { ErrorAlert } from "./ErrorAlert";
 import { MissingSecrets, missingSecretOf } from "./MissingSecrets";
+import { useKeepFocus } from "./useKeepFocus";
 
 /// One entry per registered screen, the current one marked.
 export function ScreenNav() {
@@ -140,6 +141,7 @@ export function Shell() {
   const navigate = useNavigate();
   const location = useLocation();
   useScreensOpenAtTop(location.pathname);
+  useKeepFocus(location.pathname);
 
   const sandbox = status.data?.sandbox === true;
   const missing = missingSecretOf(status.error);

@@ -20,6 +20,7 @@ export type {
   CoreError,
   CurrencyTotal_Serialize as CurrencyTotal,
   Dashboard_Serialize as Dashboard,
+  DayFigures,
   // The team screen (issue 30).
   DeskLockSettings,
   Entry_Serialize as Entry,

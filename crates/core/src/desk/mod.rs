@@ -5,6 +5,7 @@
 
 mod attention;
 mod check;
+mod customer;
 mod made;
 mod money;
 mod orders;
@@ -14,6 +15,7 @@ mod timeline;
 
 pub use attention::{Attention, AttentionAction};
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
+pub use customer::{Customer, customer_of};
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
 pub use queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,

@@ -417,6 +417,7 @@ impl Desk {
                 reason: p.why.to_string(),
                 why: p.why.clone(),
                 earlier: p.earlier.clone(),
+                name_in_file: file.names.get(&p.line).cloned(),
             });
         }
         let total = |m: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)>| {
@@ -484,14 +485,28 @@ impl Desk {
         include_held: bool,
     ) -> CoreResult<Vec<bulk::Planned>> {
         // A row's base number: the one given, or `B` and a keyed digest of its content.
-        let bases: Vec<String> = file
-            .rows
-            .iter()
-            .map(|(line, r)| match file.derived.get(line) {
-                Some(content) => format!("B{}", self.keyed(&format!("bulk|{content}"), 10)),
+        let derive = |content: &str| format!("B{}", self.keyed(&format!("bulk|{content}"), 10));
+        let mut bases: Vec<String> = Vec::with_capacity(file.rows.len());
+        for (line, r) in &file.rows {
+            bases.push(match file.derived.get(line) {
+                // A CLABE row sent while its name still counted keeps that number.
+                Some(content) => {
+                    match file.derived_before_names_left.get(line).map(|c| derive(c)) {
+                        Some(older)
+                            if self
+                                .store
+                                .journal()
+                                .get_by_number(&self.profile.name, &older)?
+                                .is_some() =>
+                        {
+                            older
+                        }
+                        _ => derive(content),
+                    }
+                }
                 None => r.mer_order_no().to_string(),
-            })
-            .collect();
+            });
+        }
         let ours = |no: &str| {
             bases.iter().any(|b| {
                 no == b
@@ -718,6 +733,7 @@ impl Desk {
                 status: bulk::RowStatus::Invalid,
                 trade_no: String::new(),
                 detail: format!("{}: {}", e.field, e.rule),
+                this_run: false,
             })
             .collect();
         let total = planned
@@ -734,6 +750,7 @@ impl Desk {
                     status,
                     trade_no: trade_no.unwrap_or_default(),
                     detail,
+                    this_run: matches!(p.action, bulk::RowAction::Send | bulk::RowAction::LookUp),
                 }
             };
             match p.action {

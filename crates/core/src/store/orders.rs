@@ -603,6 +603,23 @@ pub struct OrderFilter {
     pub descending: bool,
 }
 
+/// A journal request's customer as one text to search: the payer's e-mail, user id
+/// and name (PIX's `name`, SEPA's billing names, a card payout's beneficiary).
+const CUSTOMER_TEXT: &str = "(COALESCE(json_extract(request, '$.email'), '') || ' ' \
+    || COALESCE(json_extract(request, '$.userId'), '') || ' ' \
+    || COALESCE(json_extract(request, '$.name'), '') || ' ' \
+    || COALESCE(json_extract(request, '$.billingFirstName'), '') || ' ' \
+    || COALESCE(json_extract(request, '$.billingLastName'), '') || ' ' \
+    || COALESCE(json_extract(request, '$.benFirstName'), '') || ' ' \
+    || COALESCE(json_extract(request, '$.benLastName'), ''))";
+
+/// `text` matched literally by LIKE with `ESCAPE '\'`.
+fn like_escape(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
+}
+
 impl OrderFilter {
     /// The WHERE clause and its parameters.
     fn clause(&self) -> CoreResult<(String, Vec<Sql>)> {
@@ -677,21 +694,24 @@ impl OrderFilter {
             .filter(|f| !f.is_empty())
         {
             if frag.chars().count() >= 3 {
-                // The trigram index answers substrings of 3 characters or more.
+                // The trigram index answers substrings of 3 characters or more. An order
+                // this desk made is found by its customer too: the journal keeps the
+                // request it sent (card numbers masked), so the customer's e-mail, name
+                // and user id are read there and nothing of them is copied into the cache.
                 let quoted = format!("\"{}\"", frag.replace('"', "\"\""));
-                parts.push("id IN (SELECT rowid FROM orders_fts WHERE orders_fts MATCH ?)".into());
+                parts.push(format!(
+                    "(id IN (SELECT rowid FROM orders_fts WHERE orders_fts MATCH ?) \
+                     OR trade_no IN (SELECT trade_no FROM journal WHERE trade_no IS NOT NULL \
+                     AND {CUSTOMER_TEXT} LIKE ? ESCAPE '\\'))"
+                ));
                 args.push(Sql::Text(quoted));
+                args.push(Sql::Text(format!("%{}%", like_escape(frag))));
             } else {
                 // One or two characters: a prefix match, which the indexes serve.
                 parts.push(
                     "(trade_no LIKE ? ESCAPE '\\' OR mer_order_no LIKE ? ESCAPE '\\')".into(),
                 );
-                let like = format!(
-                    "{}%",
-                    frag.replace('\\', "\\\\")
-                        .replace('%', "\\%")
-                        .replace('_', "\\_")
-                );
+                let like = format!("{}%", like_escape(frag));
                 args.push(Sql::Text(like.clone()));
                 args.push(Sql::Text(like));
             }

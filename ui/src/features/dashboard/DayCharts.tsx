@@ -4,8 +4,9 @@ import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
 import { locale } from "../../i18n";
-import { chartValue, formatDay } from "../../lib/format";
+import { chartValue, formatCount, formatDay } from "../../lib/format";
 import type { Dashboard } from "../../lib/types";
+import { ordersPerDay, volumePerDay } from "./days";
 
 /// Orders per day (stacked by currency) and one currency's volume per day, over the
 /// last 30 days of the cache.
@@ -18,25 +19,22 @@ export function DayCharts({ data }: { data: Dashboard }) {
   );
   const [currency, setCurrency] = useState<string | null>(null);
   const shown = currency ?? currencies[0] ?? "";
-  const perDay = useMemo(() => {
-    const byDay = new Map<number, Record<string, number | string>>();
-    for (const d of data.days) {
-      const row = byDay.get(d.day) ?? { day: formatDay(d.day, loc) };
-      row[d.currency] = ((row[d.currency] as number | undefined) ?? 0) + d.orders;
-      byDay.set(d.day, row);
-    }
-    return [...byDay.entries()].sort(([a], [b]) => a - b).map(([, r]) => r);
-  }, [data.days, loc]);
+  // Every day of the period, empty ones as 0: a skipped day would hide a quiet spell.
+  const perDay = useMemo(
+    () =>
+      ordersPerDay(data.days, currencies, Date.now()).map((r) => ({
+        day: formatDay(r.day, loc),
+        ...r.counts,
+      })),
+    [data.days, currencies, loc],
+  );
   const volume = useMemo(
     () =>
-      data.days
-        .filter((d) => d.currency === shown)
-        .sort((a, b) => a.day - b.day)
-        .map((d) => ({
-          day: formatDay(d.day, loc),
-          volume: chartValue(d.volume),
-          [EXACT]: { volume: d.volume },
-        })),
+      volumePerDay(data.days, shown, Date.now()).map((d) => ({
+        day: formatDay(d.day, loc),
+        volume: chartValue(d.volume),
+        [EXACT]: { volume: d.volume },
+      })),
     [data.days, shown, loc],
   );
   const volumeSeries = [
@@ -63,6 +61,9 @@ export function DayCharts({ data }: { data: Dashboard }) {
           type="stacked"
           withLegend
           series={orderSeries}
+          // Orders are counted whole: no 0.5 on the axis.
+          yAxisProps={{ allowDecimals: false }}
+          valueFormatter={(v) => formatCount(v, loc)}
           tooltipProps={{
             // Counts, said as orders: "USD 12" would read as an amount.
             content: ({ label, payload }) => (
@@ -75,6 +76,7 @@ export function DayCharts({ data }: { data: Dashboard }) {
             ),
           }}
           data-testid="chart-orders"
+          data-days={perDay.length}
         />
       </Card>
       <Card withBorder>
@@ -107,6 +109,7 @@ export function DayCharts({ data }: { data: Dashboard }) {
             ),
           }}
           data-testid="chart-volume"
+          data-days={volume.length}
         />
       </Card>
     </SimpleGrid>

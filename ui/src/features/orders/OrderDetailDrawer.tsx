@@ -21,6 +21,7 @@ import { locale } from "../../i18n";
 import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderRecord, SignatureStatus, SimulateAction } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
+import { OrderCustomer } from "./OrderCustomer";
 import { OrderTimeline } from "./OrderTimeline";
 import { useOrderDetail, useSimulate, useSimulationActions } from "./queries";
 
@@ -350,6 +351,7 @@ export function OrderDetailDrawer({
                 </Text>
               ) : null}
             </Card>
+            {tradeNo ? <OrderCustomer tradeNo={tradeNo} /> : null}
             <Card withBorder>
               <Title order={3} size="h5" mb="xs">
                 {t("detail.cached")}

@@ -97,6 +97,8 @@ export const OrdersTable = memo(function OrdersTable({
     () => [
       {
         id: "createdAt",
+        // An accessor makes a column sortable to the table; the cache does the sorting.
+        accessorFn: (s) => s.order?.createdAt,
         header: t("orders.col.created"),
         size: columnWidth("createdAt"),
         cell: ({ row }) => {
@@ -124,6 +126,7 @@ export const OrdersTable = memo(function OrdersTable({
       },
       {
         id: "tradeNo",
+        accessorFn: (s) => s.order?.tradeNo,
         header: t("orders.col.tradeNo"),
         size: columnWidth("tradeNo"),
         cell: ({ row }) => row.original.order?.tradeNo,
@@ -137,6 +140,7 @@ export const OrdersTable = memo(function OrdersTable({
       },
       {
         id: "state",
+        accessorFn: (s) => s.order?.state,
         header: t("orders.col.state"),
         size: columnWidth("state"),
         cell: ({ row }) =>
@@ -157,6 +161,7 @@ export const OrdersTable = memo(function OrdersTable({
       },
       {
         id: "sourceAmount",
+        accessorFn: (s) => s.order?.sourceAmount,
         header: t("orders.col.amount"),
         size: columnWidth("sourceAmount"),
         meta: { align: "right" },

@@ -4,6 +4,7 @@ export const orderKeys = {
   all: ["orders"] as const,
   page: (filter: OrderFilter, page: number) => ["orders", "page", filter, page] as const,
   detail: (tradeNo: string) => ["orders", "detail", tradeNo] as const,
+  customer: (tradeNo: string) => ["orders", "customer", tradeNo] as const,
   /// The sandbox's actions that apply to an order now (they change with its state).
   actions: (tradeNo: string) => ["orders", "actions", tradeNo] as const,
   currencies: ["orders", "currencies"] as const,

@@ -94,6 +94,9 @@ export function CommandPalette() {
       query={query}
       onQueryChange={setQuery}
       shortcut={["mod + K"]}
+      // From anywhere, a text field with focus included: Ctrl+K types no letter there.
+      tagsToIgnore={[]}
+      triggerOnContentEditable
       nothingFound={t("palette.nothing")}
       searchProps={{
         leftSection: <IconSearch size={18} />,

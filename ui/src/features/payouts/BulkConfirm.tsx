@@ -16,8 +16,11 @@ export function BulkConfirm({
   sending,
   onCancel,
   onConfirm,
+  resultPath,
 }: {
   plan: BulkPlan;
+  /// Where the run's results will be written (a new file).
+  resultPath?: string;
   opened: boolean;
   sending: boolean;
   onCancel: () => void;
@@ -32,18 +35,26 @@ export function BulkConfirm({
       size="lg"
       centered
     >
-      <BulkConfirmBody plan={plan} sending={sending} onCancel={onCancel} onConfirm={onConfirm} />
+      <BulkConfirmBody
+        plan={plan}
+        resultPath={resultPath}
+        sending={sending}
+        onCancel={onCancel}
+        onConfirm={onConfirm}
+      />
     </Modal>
   );
 }
 
 function BulkConfirmBody({
   plan,
+  resultPath,
   sending,
   onCancel,
   onConfirm,
 }: {
   plan: BulkPlan;
+  resultPath?: string | undefined;
   sending: boolean;
   onCancel: () => void;
   onConfirm: (includeHeld: boolean, expected: string) => void;
@@ -105,6 +116,11 @@ function BulkConfirmBody({
       <Text size="sm" c="dimmed">
         {t("payouts.bulkConfirmHint")}
       </Text>
+      {resultPath ? (
+        <Text size="sm" c="dimmed" data-testid="bulk-confirm-result-path">
+          {t("flows.bulk.resultWillGo", { path: resultPath })}
+        </Text>
+      ) : null}
       <Group justify="flex-end">
         <Button variant="default" onClick={onCancel}>
           {t("common.cancel")}

@@ -1,5 +1,5 @@
 import { Button, Card, Group, Stack, Text, TextInput } from "@mantine/core";
-import { IconFolderOpen } from "@tabler/icons-react";
+import { IconDownload, IconFolderOpen } from "@tabler/icons-react";
 import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastError } from "../../components/ErrorAlert";
@@ -11,7 +11,7 @@ import { RequestMade } from "../team/RequestMade";
 import { BulkConfirm } from "./BulkConfirm";
 import { BulkPreview } from "./BulkPreview";
 import { BulkResult } from "./BulkResult";
-import { pickBulkFile, useBulkCheck, useBulkSend } from "./queries";
+import { pickBulkFile, useBulkCheck, useBulkSend, useBulkTemplate } from "./queries";
 
 /// A file of payouts: checked (nothing sent), previewed, confirmed, sent, its outcome.
 /// The path typed is held by the caller, so it outlives this form when its tab is left.
@@ -24,6 +24,7 @@ export function BulkPayouts({
   const [progress, setProgress] = useState<BulkProgress | null>(null);
   const [confirming, setConfirming] = useState(false);
   const check = useBulkCheck();
+  const template = useBulkTemplate();
   const send = useBulkSend(setProgress);
   const request = useRequestBulk();
   const access = useAccess();
@@ -44,9 +45,27 @@ export function BulkPayouts({
       {asRequest ? <GatewayNotice instead={t("payouts.bulkRequestInstead")} /> : null}
       <Card withBorder>
         <Stack gap="sm">
-          <Text size="sm" c="dimmed">
-            {t("payouts.bulkIntro")}
-          </Text>
+          <Group justify="space-between" align="flex-start" wrap="nowrap">
+            <Text size="sm" c="dimmed">
+              {t("payouts.bulkIntro")}
+            </Text>
+            <Button
+              variant="default"
+              size="xs"
+              leftSection={<IconDownload size={14} />}
+              loading={template.isPending}
+              onClick={() => template.mutate()}
+              data-testid="bulk-template"
+            >
+              {t("flows.bulk.template")}
+            </Button>
+          </Group>
+          {template.data ? (
+            <Text size="sm" data-testid="bulk-template-saved" data-path={template.data}>
+              {t("flows.bulk.templateSaved", { path: template.data })}
+            </Text>
+          ) : null}
+          {template.error ? <ErrorAlert error={template.error} /> : null}
           <Group align="flex-end">
             <TextInput
               label={t("payouts.bulkFile")}
@@ -111,6 +130,7 @@ export function BulkPayouts({
         >
           <BulkConfirm
             plan={plan}
+            resultPath={c.resultPath}
             opened={confirming}
             sending={send.isPending}
             onCancel={() => setConfirming(false)}

@@ -71,23 +71,39 @@ export function BulkPreview({
         </Stack>
         <Button
           color="red"
+          // Nothing to send and nothing held to review: no confirmation for nothing.
           disabled={(plan.toSend === 0 && plan.held === 0) || !!out || !!sendClosed}
-          title={sendClosed}
+          title={
+            sendClosed ??
+            (plan.toSend === 0 && plan.held === 0 ? t("flows.bulk.nothingToSend") : undefined)
+          }
           loading={sending}
           onClick={onSend}
           data-testid="bulk-send"
         >
-          {sendLabel ?? t("payouts.bulkSend", { count: plan.toSend })}
+          {sendLabel ??
+            (plan.toSend === 0 && plan.held > 0
+              ? t("flows.bulk.reviewHeld", { count: plan.held })
+              : t("payouts.bulkSend", { count: plan.toSend }))}
         </Button>
       </Group>
       {sending && (
-        <Progress
-          value={progress && progress.total > 0 ? (100 * progress.done) / progress.total : 0}
-          animated
-          aria-label={t("payouts.bulkProgress")}
-          mb="xs"
-          data-testid="bulk-progress"
-        />
+        <Stack gap={2} mb="xs">
+          <Progress
+            value={progress && progress.total > 0 ? (100 * progress.done) / progress.total : 0}
+            animated
+            aria-label={t("payouts.bulkProgress")}
+            data-testid="bulk-progress"
+            data-done={progress?.done ?? 0}
+            data-total={progress?.total ?? 0}
+          />
+          <Text size="xs" c="dimmed" data-testid="bulk-progress-rows">
+            {t("flows.bulk.progressRows", {
+              done: progress?.done ?? 0,
+              count: progress?.total ?? plan.toSend,
+            })}
+          </Text>
+        </Stack>
       )}
       <Totals totals={plan.totals} testId="bulk-totals" />
       {plan.errors.length > 0 && (

@@ -10,6 +10,11 @@ export function BulkResult({ out }: { out: BulkOutcome }) {
   const { t } = useTranslation();
   const openResult = useOpenBulkResult((e) => toastError(t, e));
   const count = (s: string) => out.results.filter((r) => r.status === s).length;
+  // Counts of this run: a row paid by an earlier run reads "accepted" in the file, but
+  // this run did not send it.
+  const ran = out.results.filter((r) => r.thisRun);
+  const now = (s: string) => ran.filter((r) => r.status === s).length;
+  const paidBefore = out.results.filter((r) => !r.thisRun && r.status === "accepted").length;
   return (
     <Alert
       color="teal"
@@ -21,18 +26,24 @@ export function BulkResult({ out }: { out: BulkOutcome }) {
       data-rejected={count("rejected")}
       data-unknown={count("unknown")}
       data-pending={count("pending")}
+      data-sent={ran.length}
+      data-paid-before={paidBefore}
     >
       <Stack gap="xs">
-        <Text size="sm">
-          {t("payouts.bulkDone", {
-            accepted: count("accepted"),
-            rejected: count("rejected"),
-            unknown: count("unknown"),
-            pending: count("pending"),
+        <Text size="sm" data-testid="bulk-result-summary">
+          {t("flows.bulk.done", {
+            sent: ran.length,
+            accepted: now("accepted"),
+            rejected: now("rejected"),
+            unknown: now("unknown") + now("sending"),
+            pending: now("pending"),
+            paid: paidBefore,
             held: count("held"),
             invalid: count("invalid"),
-            path: out.resultPath,
           })}
+        </Text>
+        <Text size="sm" data-testid="bulk-result-path">
+          {t("flows.bulk.resultFile", { path: out.resultPath })}
         </Text>
         <Button
           variant="default"

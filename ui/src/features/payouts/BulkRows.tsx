@@ -81,11 +81,19 @@ export function BulkRows({ plan, out }: { plan: BulkPlan; out: BulkOutcome | und
                   ) : null}
                 </Table.Td>
                 <Table.Td data-testid="bulk-beneficiary">
-                  {r.payout.beneficiary || (
-                    <Text span size="sm" c="dimmed">
-                      {t("payouts.noBeneficiary")}
-                    </Text>
-                  )}
+                  {r.payout.beneficiary ||
+                    (r.nameInFile ? (
+                      <>
+                        {r.nameInFile}
+                        <Text span size="xs" c="dimmed" display="block">
+                          {t("flows.bulk.nameNotSent")}
+                        </Text>
+                      </>
+                    ) : (
+                      <Text span size="sm" c="dimmed">
+                        {t("payouts.noBeneficiary")}
+                      </Text>
+                    ))}
                 </Table.Td>
                 <Table.Td>{no}</Table.Td>
                 <Table.Td>

@@ -50,10 +50,12 @@ const row = (line: number, action: PlannedRow["action"], no: string): PlannedRow
       ? { kind: "sameRecent", earlier: "PO-OLD", status: "accepted", minutes: 5, confirmedAs: null }
       : { kind: "new" },
   earlier: action === "held" ? "PO-OLD" : null,
+  nameInFile: null,
 });
 
 const checked: BulkCheck = {
   path: "/tmp/p.csv",
+  resultPath: "/tmp/p.result.csv",
   plan: {
     rows: [row(2, "send", "B1"), row(3, "paid", "B2"), row(4, "held", "B3")],
     errors: [{ line: 5, field: "amount", rule: "not a number" }],

@@ -31,6 +31,11 @@ export function useBulkSend(onProgress: (p: BulkProgress) => void) {
   });
 }
 
+/// Writes an empty bulk file (its header row) to the downloads folder; answers its path.
+export function useBulkTemplate() {
+  return useMutation({ mutationFn: () => unwrap(commands.bulkTemplate()) });
+}
+
 export function useOpenBulkResult(onError: (e: unknown) => void) {
   return useMutation({
     mutationFn: (path: string) => unwrap(commands.bulkResultOpen(path)),

@@ -1,0 +1,136 @@
+//! A bulk file run twice, as finance does with a payroll: a row's identity is what its
+//! payout sends (a CLABE row's name is not sent, so fixing it pays nobody twice and is
+//! never held for a second payment), the names in the file are kept for the screen, and
+//! the second run's results say what THIS run sent.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use paydesk_core::bulk::{self, RowAction, RowStatus};
+
+const HEADER: &str = "type,amount,currency,account,firstName,lastName,country,merOrderNo\n";
+
+fn ctx() -> bulk::BulkContext {
+    bulk::BulkContext {
+        mer_no: common::MER,
+        notify_url: "https://desk.example/n".into(),
+        ip_address: "203.0.113.7".into(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_fixed_on_a_clabe_row_is_the_same_payout_and_a_rerun_counts_its_own_sends() {
+    let f = common::Fixture::new("bulkid").await;
+    let desk = f.desk().await;
+    let path = f.dir.path().join("payroll.csv");
+    let first = format!(
+        "{HEADER}clabe,101.00,MXN,002010077777777771,Ana,Lima,,\n\
+         clabe,102.00,MXN,002010077777777771,Bruno,Souza,,PO-BRUNO-1\n\
+         card,13.50,USD,4111111111111111,Carla,Mendes,MX,\n"
+    );
+    std::fs::write(&path, &first).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!(plan.to_send, 3);
+    let names: Vec<Option<&str>> = plan
+        .rows
+        .iter()
+        .map(|r| r.name_in_file.as_deref())
+        .collect();
+    assert_eq!(
+        names,
+        vec![Some("Ana Lima"), Some("Bruno Souza"), Some("Carla Mendes")]
+    );
+    let results = desk
+        .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    assert!(
+        results
+            .iter()
+            .all(|r| r.status == RowStatus::Accepted && r.this_run)
+    );
+
+    // The same payroll, Ana's last name fixed (a CLABE payout does not send it), Bruno's
+    // amount changed under the number it was paid under (held for a confirmation), and
+    // one new row.
+    let second = format!(
+        "{HEADER}clabe,101.00,MXN,002010077777777771,Ana,Lima Pereira,,\n\
+         clabe,120.00,MXN,002010077777777771,Bruno,Souza,,PO-BRUNO-1\n\
+         card,13.50,USD,4111111111111111,Carla,Mendes,MX,\n\
+         clabe,104.00,MXN,002010077777777771,Dora,Reis,,\n"
+    );
+    std::fs::write(&path, &second).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    let actions: Vec<RowAction> = plan.rows.iter().map(|r| r.action).collect();
+    assert_eq!(
+        actions,
+        vec![
+            RowAction::Paid,
+            RowAction::Held,
+            RowAction::Paid,
+            RowAction::Send
+        ],
+        "Ana's row is the payout already paid, not a new one held for a second payment"
+    );
+    assert_eq!(
+        plan.rows[0].name_in_file.as_deref(),
+        Some("Ana Lima Pereira")
+    );
+    let results = desk
+        .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    let sent_now = results.iter().filter(|r| r.this_run).count();
+    let paid_before = results
+        .iter()
+        .filter(|r| !r.this_run && r.status == RowStatus::Accepted)
+        .count();
+    let held = results
+        .iter()
+        .filter(|r| r.status == RowStatus::Held)
+        .count();
+    assert_eq!((sent_now, paid_before, held), (1, 2, 1));
+    // At the gateway: the first run's three and Dora's, nothing twice.
+    assert_eq!(f.running.sandbox.with_state(|s| s.orders.len()), 4);
+}
+
+#[test]
+fn a_runs_result_file_never_replaces_an_earlier_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("july.csv");
+    let first = bulk::fresh_result_path(&input);
+    assert_eq!(first, dir.path().join("july.result.csv"));
+    std::fs::write(&first, "earlier results").unwrap();
+    let second = bulk::fresh_result_path(&input);
+    assert_eq!(second, dir.path().join("july-2.result.csv"));
+    std::fs::write(&second, "x").unwrap();
+    assert_eq!(
+        bulk::fresh_result_path(&input),
+        dir.path().join("july-3.result.csv")
+    );
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), "earlier results");
+}
+
+#[test]
+fn the_template_is_a_file_the_bulk_run_reads_with_no_row_to_send() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("template.csv");
+    bulk::write_template(&path, paydesk_core::output::Existing::Refuse).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    assert_eq!((file.rows.len(), file.errors.len()), (0, 0));
+    for column in [
+        "type",
+        "amount",
+        "currency",
+        "account",
+        "firstName",
+        "lastName",
+    ] {
+        assert!(file.headers.iter().any(|h| h == column), "{column}");
+    }
+    // Never over a file already there without saying so.
+    assert!(bulk::write_template(&path, paydesk_core::output::Existing::Refuse).is_err());
+}
