@@ -54,6 +54,9 @@ fn order(r: &Row) -> CoreResult<CachedOrder> {
         kind: OrderKind::parse(&kind),
         made_at: col(r, 22)?,
         exception_handling_fee: col(r, 23)?,
+        // The team's journal made it if a signer recorded it as made (`record_made`,
+        // from an accepted entry): its time is then known.
+        outside_team: col::<Option<i64>>(r, 22)?.is_none(),
     })
 }
 
