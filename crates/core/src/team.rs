@@ -1036,6 +1036,10 @@ pub async fn work(
     team.link.listen("paydesk_requests")?;
     let mut last_upkeep: Option<std::time::Instant> = None;
     while !stop.load(Ordering::Relaxed) {
+        // A member's transaction holding what others wait for, too long, is ended.
+        if let Err(e) = team.tables().end_stalls() {
+            tracing::warn!(error = %e, "stalled members' sessions not checked");
+        }
         match execute_next(desk, team).await {
             Ok(Some(done)) => {
                 on_event(WorkEvent::Executed(&done));

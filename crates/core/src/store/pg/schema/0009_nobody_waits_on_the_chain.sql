@@ -140,6 +140,53 @@ BEGIN
     RETURN r;
 END $$;
 
+-- A member's transaction open more than 10 s (the wait's own bound) that holds what
+-- another member waits for, or wrote, is ended when a member's step waited its bound: the bound a member cannot take off their session
+-- (a member may SET their idle timeout off right after a step, or keep the transaction
+-- busy with pg_sleep). Any member's desk calls this when its step waited its bound, and
+-- the signer's worker at each round; each one ended is audited. It needs the owner to
+-- hold pg_signal_backend and pg_read_all_stats (to see and end other roles' sessions):
+-- taken here on PostgreSQL 15 (a CREATEROLE role may grant them); from 16 on a
+-- superuser grants them (README), else only the members' own idle bound holds.
+DO $$
+BEGIN
+    EXECUTE pg_catalog.format('GRANT pg_signal_backend, pg_read_all_stats TO %I', current_user);
+EXCEPTION WHEN others THEN
+    RAISE WARNING 'the owner cannot take pg_signal_backend and pg_read_all_stats (%): have a superuser GRANT pg_signal_backend, pg_read_all_stats TO %', SQLERRM, current_user;
+END $$;
+
+CREATE FUNCTION paydesk.end_stalls() RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+DECLARE h record; n integer := 0;
+BEGIN
+    -- Other members' sessions (never the caller's own) in a transaction open more than 10 s that
+    -- holds what another session waits for now, or that wrote (holds a transaction id,
+    -- so row locks: the one who waited may have given up already). A read-only
+    -- transaction (a long verify, a report) is never ended.
+    FOR h IN
+        SELECT b.pid, b.usename::pg_catalog.text AS who,
+               pg_catalog.date_trunc('second', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) b.xact_start) AS held
+          FROM pg_catalog.pg_stat_activity b
+         WHERE b.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+           AND b.usename OPERATOR(pg_catalog.<>) session_user
+           AND b.xact_start OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '10 seconds')
+           AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) b.usename::pg_catalog.text)
+           AND (b.backend_xid IS NOT NULL
+                OR EXISTS (SELECT 1 FROM pg_catalog.pg_stat_activity w
+                            WHERE b.pid OPERATOR(pg_catalog.=) ANY (pg_catalog.pg_blocking_pids(w.pid))))
+    LOOP
+        IF pg_catalog.pg_terminate_backend(h.pid) THEN
+            n := n OPERATOR(pg_catalog.+) 1;
+            PERFORM paydesk.audit('team.stall.end', 'member=' OPERATOR(pg_catalog.||) h.who,
+                'ended: held locks in a transaction open ' OPERATOR(pg_catalog.||) h.held::pg_catalog.text);
+        END IF;
+    END LOOP;
+    RETURN n;
+END $$;
+REVOKE ALL ON FUNCTION paydesk.end_stalls() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.end_stalls() TO paydesk_viewer, paydesk_support,
+    paydesk_maker, paydesk_approver, paydesk_signer, paydesk_admin;
+
 -- Every SECURITY DEFINER function of the team: pg_temp last, a bound on lock waits.
 DO $$
 DECLARE f regprocedure;
