@@ -134,15 +134,27 @@ impl Team {
 
     /// Requests a payin (its number fixed now): the signer creates it once approved, and
     /// the row's message then carries the payment link for the customer. A PIX payer's
-    /// tax id is never kept in the team's database: such a payin is made at the signer's
-    /// desk.
+    /// tax id is sealed to the signers (encrypted to the merchant's public key, which a
+    /// signer's desk publishes): never readable in the team's database, opened by the
+    /// signer's worker only when it sends the payin.
     pub fn request_payin(&self, form: &PayinForm) -> CoreResult<Request> {
-        if !form.social_security_number.trim().is_empty() {
-            return Err(CoreError::validation(
-                "socialSecurityNumber",
-                "a payer's tax id is never kept in the team's database: make this payin at the signer's desk",
-            ));
-        }
+        // A payer's tax id is sealed to the signers: never readable in the database.
+        let sealed_tax_id = match form.social_security_number.trim() {
+            "" => None,
+            tax_id => {
+                let Some(spki) = self.tables().seal_key()? else {
+                    return Err(CoreError::validation(
+                        "socialSecurityNumber",
+                        "a payer's tax id is sealed to the signers, and no signer's desk has connected to the team yet: have a signer open their desk first",
+                    ));
+                };
+                Some(seal_to_signers(
+                    &spki,
+                    &seal_label(self.mer_no, TAX_ID),
+                    tax_id,
+                )?)
+            }
+        };
         let mut form = form.clone();
         form.mer_order_no = self.number_of(
             &form.mer_order_no,
@@ -170,6 +182,11 @@ impl Team {
         .map_err(|e| CoreError::from(e).in_terms(crate::forms::payin_field))?;
         let (amount, currency) = money_of(&form.amount, &form.currency)?;
         let beneficiary = payin_beneficiary(&form);
+        form.social_security_number.clear();
+        let mut stored = to_value(&form)?;
+        if let (Some(sealed), serde_json::Value::Object(fields)) = (sealed_tax_id, &mut stored) {
+            fields.insert(SEALED_TAX_ID.into(), serde_json::Value::String(sealed));
+        }
         self.tables().make(&NewRequest {
             operation: "payin",
             currency: &currency,
@@ -180,7 +197,7 @@ impl Team {
                 line: None,
                 mer_order_no: &form.mer_order_no,
                 amount: &amount,
-                form: &to_value(&form)?,
+                form: &stored,
                 beneficiary: &beneficiary,
             }],
         })
@@ -791,6 +808,60 @@ fn approved_payout(f: &PayoutForm) -> PayoutForm {
     }
 }
 
+/// The name of a sealed field in a stored form, and what its seal is bound to.
+const SEALED_TAX_ID: &str = "sealedSocialSecurityNumber";
+const TAX_ID: &str = "socialSecurityNumber";
+
+/// What a sealed value is bound to: the team's merchant and the field (a value sealed
+/// for another field or merchant does not open).
+fn seal_label(mer_no: i64, field: &str) -> Vec<u8> {
+    format!("paydesk team seal v1, merchant {mer_no}, {field}").into_bytes()
+}
+
+/// Seals `plain` to the signers: RSA-OAEP (SHA-256) to the merchant's public key
+/// (`spki`, DER), whose private half only the signers' desks hold. Base64.
+fn seal_to_signers(spki: &[u8], label: &[u8], plain: &str) -> CoreResult<String> {
+    use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPublicEncryptingKey, PublicEncryptingKey};
+    use base64::Engine as _;
+    let key = PublicEncryptingKey::from_der(spki)
+        .ok()
+        .and_then(|k| OaepPublicEncryptingKey::new(k).ok())
+        .ok_or_else(|| CoreError::storage("the team's seal key is not an RSA public key"))?;
+    if plain.len() > key.max_plaintext_size(&OAEP_SHA256_MGF1SHA256) {
+        return Err(CoreError::validation("socialSecurityNumber", "too long"));
+    }
+    let mut out = vec![0_u8; key.ciphertext_size()];
+    let sealed = key
+        .encrypt(
+            &OAEP_SHA256_MGF1SHA256,
+            plain.as_bytes(),
+            &mut out,
+            Some(label),
+        )
+        .map_err(|_| CoreError::internal("sealing failed"))?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(sealed))
+}
+
+/// Opens a value [`seal_to_signers`] sealed, with the merchant's private key (PKCS#8).
+pub(crate) fn unseal(pkcs8: &[u8], label: &[u8], sealed: &str) -> CoreResult<String> {
+    use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPrivateDecryptingKey, PrivateDecryptingKey};
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(sealed)
+        .map_err(|_| CoreError::validation("form", "a sealed value is not base64"))?;
+    let key = PrivateDecryptingKey::from_pkcs8(pkcs8)
+        .ok()
+        .and_then(|k| OaepPrivateDecryptingKey::new(k).ok())
+        .ok_or_else(|| CoreError::internal("the merchant key cannot decrypt"))?;
+    let mut out = zeroize::Zeroizing::new(vec![0_u8; key.min_output_size()]);
+    let n = key
+        .decrypt(&OAEP_SHA256_MGF1SHA256, &bytes, &mut out, Some(label))
+        .map_err(|_| CoreError::validation("form", "sealed to another key, or for another field"))?
+        .len();
+    String::from_utf8(out[..n].to_vec())
+        .map_err(|_| CoreError::validation("form", "a sealed value is not text"))
+}
+
 /// A payin row as approved: what the customer and the method need; no URL, no address.
 fn approved_payin(f: PayinForm) -> PayinForm {
     PayinForm {
@@ -893,7 +964,28 @@ async fn execute_row(
         "payin" => match serde_json::from_value::<PayinForm>(form) {
             Err(e) => return unreadable(e),
             Ok(f) => {
-                let f = approved_payin(f);
+                let mut f = approved_payin(f);
+                // The payer's tax id, sealed to the signers by the maker's desk.
+                if let Some(sealed) = row
+                    .form
+                    .get(SEALED_TAX_ID)
+                    .and_then(serde_json::Value::as_str)
+                {
+                    match desk
+                        .unseal_for_team(&seal_label(desk.profile.mer_no as i64, TAX_ID), sealed)
+                    {
+                        Ok(tax_id) => f.social_security_number = tax_id,
+                        Err(e) => {
+                            return (
+                                RowState::Failed,
+                                None,
+                                Some(format!(
+                                    "the payer's sealed tax id cannot be opened with this signer's merchant key ({e}); nothing was sent"
+                                )),
+                            );
+                        }
+                    }
+                }
                 let same =
                     same_as_approved(&f.amount, &f.currency, &payin_beneficiary(&f), row, request);
                 if f.mer_order_no != row.mer_order_no || !same {

@@ -450,10 +450,39 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
     let mut pix = PayinForm::new(PayinMethod::Pix, "T-PI-2", "20", "BRL");
     pix.name = "Ana Lima".into();
     pix.social_security_number = "12345678909".into();
-    match maker.request_payin(&pix) {
-        Err(CoreError::Validation { field, .. }) => assert_eq!(field, "socialSecurityNumber"),
-        other => panic!("a tax id reached the team: {other:?}"),
+    // Sealed to the signers (the merchant's public key, published by the signer's desk
+    // when it connected): the tax id is nowhere in the team's database, not even for its
+    // owner or the signer reading the form; the signer's worker opens it to send.
+    let pix = maker.request_payin(&pix).unwrap();
+    for table in [
+        "request_rows",
+        "requests",
+        "audit_log",
+        "audit_inbox",
+        "decisions",
+    ] {
+        let found = pg
+            .psql_owner(
+                DB,
+                &format!(
+                    "SELECT count(*) FROM paydesk.{table} t WHERE t::text LIKE '%12345678909%'"
+                ),
+            )
+            .unwrap();
+        assert_eq!(found.trim(), "0", "the tax id in {table}");
     }
+    let sealed = pg
+        .psql_as(
+            "sam",
+            PASSWORD,
+            DB,
+            &format!(
+                "SELECT form FROM paydesk.request_rows WHERE request_id = {}",
+                pix.id
+            ),
+        )
+        .unwrap();
+    assert!(sealed.contains("sealedSocialSecurityNumber"), "{sealed}");
     let card = |kind, reference: &str, amount: &str| CardForm {
         kind,
         card: "CARD-1".into(),
@@ -501,7 +530,7 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
     assert!(masked.contains("WECHAT payin"), "{masked}");
     assert!(ann.rows(payin.id).unwrap()[0].form.is_null());
 
-    for r in [&payin, &top_up, &withdraw] {
+    for r in [&payin, &pix, &top_up, &withdraw] {
         ann.approve(r.id).unwrap();
     }
     let mut executed = 0;
@@ -510,7 +539,10 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
         assert_eq!(done.accepted, 1, "{done:?}: {:?}", ann.rows(done.request));
         executed += 1;
     }
-    assert_eq!(executed, 3);
+    assert_eq!(executed, 4);
+    // The gateway's client refuses a PIX payin without the payer's tax id: accepted, it
+    // was opened and sent.
+    assert_eq!(ann.rows(pix.id).unwrap()[0].state, RowState::Accepted);
     let row = &ann.rows(payin.id).unwrap()[0];
     assert_eq!(row.state, RowState::Accepted);
     assert!(row.trade_no.is_some());
@@ -525,10 +557,30 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
         assert_eq!(ann.rows(r.id).unwrap()[0].state, RowState::Accepted);
     }
     // Once each, by number, in the shared journal.
-    for no in ["T-PI-1", "T-TU-1", "T-WD-1"] {
+    for no in ["T-PI-1", "T-PI-2", "T-TU-1", "T-WD-1"] {
         assert!(desk.journal_entry_by_number(no).unwrap().is_some(), "{no}");
     }
     assert_eq!(team::execute_next(&desk, &sam).await.unwrap(), None);
+
+    // The database's owner puts another key in the signers' place: the next signer's
+    // desk that connects puts the merchant's back, and the log says so.
+    let key = "SELECT spki FROM paydesk.seal_key";
+    let published = pg.psql_owner(DB, key).unwrap();
+    pg.psql_owner(DB, "UPDATE paydesk.seal_key SET spki = 'QUFBQQ=='")
+        .unwrap();
+    drop(desk);
+    let _desk = signer_desk(&f, &pg, "sam").await;
+    assert_eq!(pg.psql_owner(DB, key).unwrap(), published);
+    let said = pg
+        .psql_owner(
+            DB,
+            "SELECT operator || ' ' || result FROM paydesk.audit_log WHERE operation = 'team.seal_key' ORDER BY id",
+        )
+        .unwrap();
+    assert!(
+        said.contains("sam replaced a key that was not this signer's merchant key"),
+        "{said}"
+    );
 }
 
 /// The signer's upkeep fills the team's read model and balance history; a viewer's

@@ -629,6 +629,33 @@ impl<'a> TeamTables<'a> {
             .ok_or_else(|| CoreError::not_found(format!("request {id}")))
     }
 
+    /// The key requests' secrets are sealed to (the merchant's public key, SPKI DER), as
+    /// a signer's desk published it; `None` before any signer's desk connected.
+    pub fn seal_key(&self) -> CoreResult<Option<Vec<u8>>> {
+        use base64::Engine as _;
+        let Some(row) = self
+            .link
+            .query_opt("SELECT spki FROM paydesk.seal_key WHERE id = 1", &[])?
+        else {
+            return Ok(None);
+        };
+        let text: String = row.get(0);
+        base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map(Some)
+            .map_err(|e| CoreError::storage(format!("the team's seal key is not base64: {e}")))
+    }
+
+    /// Publishes this signer's merchant public key (SPKI DER) as the key requests'
+    /// secrets are sealed to (audited when it changes).
+    pub fn publish_seal_key(&self, spki: &[u8]) -> CoreResult<()> {
+        use base64::Engine as _;
+        let text = base64::engine::general_purpose::STANDARD.encode(spki);
+        self.link
+            .execute("SELECT paydesk.publish_seal_key($1)", &[&text])
+            .map(drop)
+    }
+
     /// Ends the sessions of members whose transaction, open more than 10 s, holds what
     /// another member waits for (each one audited); how many were ended.
     pub fn end_stalls(&self) -> CoreResult<i32> {

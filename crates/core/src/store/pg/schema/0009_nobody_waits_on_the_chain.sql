@@ -1,5 +1,6 @@
 -- Issue 30, items 6 and 7: no member stalls the others through the audit chain, and a
--- member's session keeps the bound the team gave it.
+-- member's session keeps the bound the team gave it; item 4: a PIX payer's tax id is
+-- sealed to the signers (paydesk.seal_key, at the end).
 --
 -- Until now every audited step took the chain's head row lock inside the member's own
 -- transaction, so a member who opened a transaction, wrote one audit row and kept the
@@ -186,6 +187,43 @@ END $$;
 REVOKE ALL ON FUNCTION paydesk.end_stalls() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION paydesk.end_stalls() TO paydesk_viewer, paydesk_support,
     paydesk_maker, paydesk_approver, paydesk_signer, paydesk_admin;
+
+-- Issue 30, item 4: what a signer alone may read (a PIX payer's tax id) is sealed to the
+-- signers: encrypted by the maker's desk to the merchant's public key, whose private half
+-- only the signers' desks hold. A signer's desk publishes it here when it connects (and
+-- puts it back, audited, should anyone have put another in its place).
+CREATE TABLE paydesk.seal_key (
+    id      integer PRIMARY KEY CHECK (id = 1),
+    spki    text NOT NULL,
+    set_by  text NOT NULL,
+    set_at  timestamptz NOT NULL DEFAULT now()
+);
+REVOKE ALL ON paydesk.seal_key FROM PUBLIC;
+GRANT SELECT ON paydesk.seal_key TO paydesk_viewer, paydesk_support, paydesk_maker,
+    paydesk_approver, paydesk_signer, paydesk_admin;
+
+CREATE FUNCTION paydesk.publish_seal_key(spki text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+DECLARE before text;
+BEGIN
+    IF NOT pg_catalog.pg_has_role(session_user, 'paydesk_signer', 'MEMBER') THEN
+        RAISE EXCEPTION 'only a signer publishes the key requests are sealed to';
+    END IF;
+    IF publish_seal_key.spki !~ '^[A-Za-z0-9+/=]+$'
+       OR pg_catalog.length(publish_seal_key.spki) NOT BETWEEN 40 AND 4000 THEN
+        RAISE EXCEPTION 'spki: the merchant''s public key, base64 DER';
+    END IF;
+    SELECT k.spki INTO before FROM paydesk.seal_key k WHERE k.id = 1 FOR UPDATE;
+    IF before IS NOT DISTINCT FROM publish_seal_key.spki THEN
+        RETURN;
+    END IF;
+    INSERT INTO paydesk.seal_key (id, spki, set_by) VALUES (1, publish_seal_key.spki, session_user)
+        ON CONFLICT (id) DO UPDATE SET spki = EXCLUDED.spki, set_by = EXCLUDED.set_by, set_at = now();
+    PERFORM paydesk.audit('team.seal_key', 'by=' || session_user,
+        CASE WHEN before IS NULL THEN 'published' ELSE 'replaced a key that was not this signer''s merchant key' END);
+END $$;
+REVOKE ALL ON FUNCTION paydesk.publish_seal_key(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.publish_seal_key(text) TO paydesk_signer;
 
 -- Every SECURITY DEFINER function of the team: pg_temp last, a bound on lock waits.
 DO $$
