@@ -100,8 +100,8 @@ impl Team {
         self.me.roles.contains(&role)
     }
 
-    /// Requests a CLABE payout: its number fixed now, executed by a signer once the
-    /// approvals the rules ask are in.
+    /// Requests a payout (CLABE, or card with its number sealed to the signers): its
+    /// number fixed now, executed by a signer once the approvals the rules ask are in.
     pub fn request_payout(&self, form: &PayoutForm) -> CoreResult<Request> {
         let form = self.checked_form(form)?;
         let op = form
@@ -113,7 +113,23 @@ impl Team {
         }
         .map_err(|e| CoreError::from(e).in_terms(crate::forms::payout_field))?;
         let preview = op.preview();
-        let form_json = form_value(&form)?;
+        // A card number is sealed to the signers: the stored form never carries it.
+        let mut stored = form.clone();
+        stored.card_no.clear();
+        let mut form_json = form_value(&stored)?;
+        if form.kind == PayoutKind::Card
+            && let serde_json::Value::Object(fields) = &mut form_json
+        {
+            let card_no: String = form
+                .card_no
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != '-')
+                .collect();
+            fields.insert(
+                SEALED_CARD_NO.into(),
+                serde_json::Value::String(self.seal(CARD_NO, &card_no)?),
+            );
+        }
         let beneficiary = beneficiary(&preview);
         let summary = format!("{} {} to {}", preview.amount, preview.currency, beneficiary);
         self.tables().make(&NewRequest {
@@ -141,19 +157,7 @@ impl Team {
         // A payer's tax id is sealed to the signers: never readable in the database.
         let sealed_tax_id = match form.social_security_number.trim() {
             "" => None,
-            tax_id => {
-                let Some(spki) = self.tables().seal_key()? else {
-                    return Err(CoreError::validation(
-                        "socialSecurityNumber",
-                        "a payer's tax id is sealed to the signers, and no signer's desk has connected to the team yet: have a signer open their desk first",
-                    ));
-                };
-                Some(seal_to_signers(
-                    &spki,
-                    &seal_label(self.mer_no, TAX_ID),
-                    tax_id,
-                )?)
-            }
+            tax_id => Some(self.seal(TAX_ID, tax_id)?),
         };
         let mut form = form.clone();
         form.mer_order_no = self.number_of(
@@ -385,25 +389,39 @@ impl Team {
     }
 
     /// A payout form a team may carry: CLABE only, its number given or made now.
-    fn checked_form(&self, form: &PayoutForm) -> CoreResult<PayoutForm> {
-        if form.kind == PayoutKind::Card || !form.card_no.trim().is_empty() {
+    /// `value` of form field `field` sealed to the signers (see [`seal_to_signers`]);
+    /// refused, naming the field, before any signer's desk published the key.
+    fn seal(&self, field: &str, value: &str) -> CoreResult<String> {
+        let Some(spki) = self.tables().seal_key()? else {
             return Err(CoreError::validation(
-                "kind",
-                "card payouts are not requested through a team (a card number is never stored in the team's database); send them from a single desk",
+                field,
+                "this is sealed to the signers, and no signer's desk has connected to the team yet: have a signer open their desk first",
+            ));
+        };
+        seal_to_signers(&spki, &seal_label(self.mer_no, field), value)
+    }
+
+    fn checked_form(&self, form: &PayoutForm) -> CoreResult<PayoutForm> {
+        if form.kind != PayoutKind::Card && !form.card_no.trim().is_empty() {
+            return Err(CoreError::validation(
+                "cardNo",
+                "a CLABE payout carries no card number",
             ));
         }
         let mut form = form.clone();
-        form.mer_order_no = self.number_of(
-            &form.mer_order_no,
-            &[
-                "payout",
-                form.amount.trim(),
-                &form.currency.trim().to_ascii_uppercase(),
-                form.clabe.trim(),
-                form.first_name.trim(),
-                form.last_name.trim(),
-            ],
-        );
+        let currency = form.currency.trim().to_ascii_uppercase();
+        let mut content = vec![
+            "payout",
+            form.amount.trim(),
+            &currency,
+            form.clabe.trim(),
+            form.first_name.trim(),
+            form.last_name.trim(),
+        ];
+        if form.kind == PayoutKind::Card {
+            content.push(form.card_no.trim());
+        }
+        form.mer_order_no = self.number_of(&form.mer_order_no, &content);
         form.notify_url.clear();
         form.ip_address.clear();
         Ok(form)
@@ -782,35 +800,40 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
 // the form's (a maker writing SQL could put any there). A struct literal, not `..`, so a
 // field added to a form is a compile error here until someone decides.
 
-/// A payout row as approved: a CLABE payout's number, amount, currency and account.
+/// A payout row as approved: its number, amount and currency, and a CLABE payout's
+/// account, or a card payout's beneficiary and address (its card number comes from its
+/// seal, never from the form).
 fn approved_payout(f: &PayoutForm) -> PayoutForm {
+    let card = f.kind == PayoutKind::Card;
+    let for_card = |v: &String| if card { v.clone() } else { String::new() };
     PayoutForm {
         kind: f.kind,
         mer_order_no: f.mer_order_no.clone(),
         amount: f.amount.clone(),
         currency: f.currency.clone(),
-        clabe: f.clabe.clone(),
+        clabe: if card { String::new() } else { f.clabe.clone() },
         card_no: String::new(),
-        first_name: String::new(),
-        last_name: String::new(),
-        country_code: String::new(),
-        email: String::new(),
-        mobile: String::new(),
+        first_name: for_card(&f.first_name),
+        last_name: for_card(&f.last_name),
+        country_code: for_card(&f.country_code),
+        email: for_card(&f.email),
+        mobile: for_card(&f.mobile),
         ip_address: String::new(),
         notify_url: String::new(),
-        // A card payout's address: a team requests CLABE payouts only.
-        address_line: String::new(),
-        address_line2: String::new(),
-        city: String::new(),
-        state: String::new(),
-        post_code: String::new(),
-        beneficiary_type: String::new(),
+        address_line: for_card(&f.address_line),
+        address_line2: for_card(&f.address_line2),
+        city: for_card(&f.city),
+        state: for_card(&f.state),
+        post_code: for_card(&f.post_code),
+        beneficiary_type: for_card(&f.beneficiary_type),
     }
 }
 
 /// The name of a sealed field in a stored form, and what its seal is bound to.
 const SEALED_TAX_ID: &str = "sealedSocialSecurityNumber";
 const TAX_ID: &str = "socialSecurityNumber";
+const SEALED_CARD_NO: &str = "sealedCardNo";
+const CARD_NO: &str = "cardNo";
 
 /// What a sealed value is bound to: the team's merchant and the field (a value sealed
 /// for another field or merchant does not open).
@@ -949,11 +972,35 @@ async fn execute_row(
         "payout" => match serde_json::from_value::<PayoutForm>(form) {
             Err(e) => return unreadable(e),
             Ok(f) => {
-                let f = approved_payout(&f);
+                let mut f = approved_payout(&f);
+                // A card payout's number, sealed to the signers by the maker's desk.
+                if f.kind == PayoutKind::Card {
+                    let Some(sealed) = row
+                        .form
+                        .get(SEALED_CARD_NO)
+                        .and_then(serde_json::Value::as_str)
+                    else {
+                        return mismatch();
+                    };
+                    match desk
+                        .unseal_for_team(&seal_label(desk.profile.mer_no as i64, CARD_NO), sealed)
+                    {
+                        Ok(card_no) => f.card_no = card_no,
+                        Err(e) => {
+                            return (
+                                RowState::Failed,
+                                None,
+                                Some(format!(
+                                    "the sealed card number cannot be opened with this signer's merchant key ({e}); nothing was sent"
+                                )),
+                            );
+                        }
+                    }
+                }
                 let named = f.build(&filler).map(|op| beneficiary(&op.preview()));
                 let same =
                     named.is_ok_and(|b| same_as_approved(&f.amount, &f.currency, &b, row, request));
-                if f.mer_order_no != row.mer_order_no || f.kind == PayoutKind::Card || !same {
+                if f.mer_order_no != row.mer_order_no || !same {
                     return mismatch();
                 }
                 crate::desk::APPROVED_REQUEST

@@ -295,7 +295,8 @@ fn four_eyes_by_amount_and_a_rejection_with_its_reason() {
         small.id
     );
     assert!(e.to_string().contains(&held), "{e}");
-    // Card payouts never reach the team's database.
+    // A card payout's number is sealed to the signers: with no signer's desk connected
+    // yet, there is nothing to seal to, and it is refused.
     let mut card = payout_form("700", "T-4E-4");
     card.kind = paydesk_core::forms::PayoutKind::Card;
     card.card_no = "4111111111111111".into();
@@ -451,9 +452,36 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
     pix.name = "Ana Lima".into();
     pix.social_security_number = "12345678909".into();
     // Sealed to the signers (the merchant's public key, published by the signer's desk
-    // when it connected): the tax id is nowhere in the team's database, not even for its
-    // owner or the signer reading the form; the signer's worker opens it to send.
+    // when it connected): the tax id and the card number are nowhere in the team's
+    // database, not even for its owner or the signer reading the form; the signer's
+    // worker opens them to send.
     let pix = maker.request_payin(&pix).unwrap();
+    let mut card_payout = paydesk_core::forms::PayoutForm::new(
+        paydesk_core::forms::PayoutKind::Card,
+        "T-CP-1",
+        "30",
+        "USD",
+    );
+    for (field, value) in [
+        (&mut card_payout.card_no, "4111 1111 1111 1111"),
+        (&mut card_payout.first_name, "Ana"),
+        (&mut card_payout.last_name, "Lima"),
+        (&mut card_payout.country_code, "US"),
+        (&mut card_payout.email, "ana.lima@example.com"),
+        (&mut card_payout.mobile, "5551234567"),
+        (&mut card_payout.address_line, "1 Main St"),
+        (&mut card_payout.city, "Austin"),
+        (&mut card_payout.state, "TX"),
+        (&mut card_payout.post_code, "73301"),
+    ] {
+        *field = value.into();
+    }
+    let card_payout = maker.request_payout(&card_payout).unwrap();
+    assert!(
+        card_payout.summary.contains("1111") && !card_payout.summary.contains("41111111"),
+        "{}",
+        card_payout.summary
+    );
     for table in [
         "request_rows",
         "requests",
@@ -461,15 +489,17 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
         "audit_inbox",
         "decisions",
     ] {
-        let found = pg
-            .psql_owner(
-                DB,
-                &format!(
-                    "SELECT count(*) FROM paydesk.{table} t WHERE t::text LIKE '%12345678909%'"
-                ),
-            )
-            .unwrap();
-        assert_eq!(found.trim(), "0", "the tax id in {table}");
+        for secret in ["12345678909", "4111111111111111", "4111 1111"] {
+            let found = pg
+                .psql_owner(
+                    DB,
+                    &format!(
+                        "SELECT count(*) FROM paydesk.{table} t WHERE t::text LIKE '%{secret}%'"
+                    ),
+                )
+                .unwrap();
+            assert_eq!(found.trim(), "0", "{secret} in {table}");
+        }
     }
     let sealed = pg
         .psql_as(
@@ -530,7 +560,7 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
     assert!(masked.contains("WECHAT payin"), "{masked}");
     assert!(ann.rows(payin.id).unwrap()[0].form.is_null());
 
-    for r in [&payin, &pix, &top_up, &withdraw] {
+    for r in [&payin, &pix, &card_payout, &top_up, &withdraw] {
         ann.approve(r.id).unwrap();
     }
     let mut executed = 0;
@@ -539,7 +569,11 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
         assert_eq!(done.accepted, 1, "{done:?}: {:?}", ann.rows(done.request));
         executed += 1;
     }
-    assert_eq!(executed, 4);
+    assert_eq!(executed, 5);
+    assert_eq!(
+        ann.rows(card_payout.id).unwrap()[0].state,
+        RowState::Accepted
+    );
     // The gateway's client refuses a PIX payin without the payer's tax id: accepted, it
     // was opened and sent.
     assert_eq!(ann.rows(pix.id).unwrap()[0].state, RowState::Accepted);
@@ -557,7 +591,7 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
         assert_eq!(ann.rows(r.id).unwrap()[0].state, RowState::Accepted);
     }
     // Once each, by number, in the shared journal.
-    for no in ["T-PI-1", "T-PI-2", "T-TU-1", "T-WD-1"] {
+    for no in ["T-PI-1", "T-PI-2", "T-CP-1", "T-TU-1", "T-WD-1"] {
         assert!(desk.journal_entry_by_number(no).unwrap().is_some(), "{no}");
     }
     assert_eq!(team::execute_next(&desk, &sam).await.unwrap(), None);

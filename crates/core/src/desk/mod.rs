@@ -465,12 +465,7 @@ impl Desk {
             }
             None => Store::open_sqlite(&path)?,
         };
-        let team_chain_problem = match store.team_link() {
-            Some(link) => check_team_chain(&secrets, &profile.name, link, audit_anchor.as_ref())?,
-            None => None,
-        };
-        let audit_anchor = secrets.audit_anchor(&profile.name)?;
-        // A signer's desk publishes the key makers seal a payer's tax id to (the merchant's
+        // A signer's desk publishes the key makers seal card numbers and tax ids to (the merchant's
         // public key), or puts it back should another have been put in its place.
         if let (Some(link), Some(c)) = (store.team_link(), &client) {
             let tables = crate::store::pg::team::TeamTables::on(link.as_ref());
@@ -481,6 +476,11 @@ impl Desk {
                 tracing::warn!(error = %e, "the team's seal key not published");
             }
         }
+        let team_chain_problem = match store.team_link() {
+            Some(link) => check_team_chain(&secrets, &profile.name, link, audit_anchor.as_ref())?,
+            None => None,
+        };
+        let audit_anchor = secrets.audit_anchor(&profile.name)?;
         let dictionary = conventions.dictionary();
         let desk = Desk {
             profile,

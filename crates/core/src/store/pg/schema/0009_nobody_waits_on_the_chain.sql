@@ -1,6 +1,6 @@
 -- Issue 30, items 6 and 7: no member stalls the others through the audit chain, and a
--- member's session keeps the bound the team gave it; item 4: a PIX payer's tax id is
--- sealed to the signers (paydesk.seal_key, at the end).
+-- member's session keeps the bound the team gave it; item 4: a PIX payer's tax id and a
+-- card payout's card number are sealed to the signers (paydesk.seal_key, at the end).
 --
 -- Until now every audited step took the chain's head row lock inside the member's own
 -- transaction, so a member who opened a transaction, wrote one audit row and kept the
@@ -224,6 +224,60 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION paydesk.publish_seal_key(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION paydesk.publish_seal_key(text) TO paydesk_signer;
+
+-- Card payouts through the team: the card number sealed to the signers as the tax id is
+-- (sealedCardNo in the row's form, never cardNo). A CLABE payout stays in MXN, now held
+-- row by row (a card payout's request is in the card's currency).
+ALTER TABLE paydesk.requests DROP CONSTRAINT IF EXISTS requests_payouts_in_mxn;
+CREATE OR REPLACE FUNCTION paydesk.request_new() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+BEGIN
+    NEW.maker := session_user;
+    NEW.created_at := now();
+    NEW.approvals_needed := paydesk.approvals_needed(NEW.operation, NEW.currency, NEW.total);
+    NEW.state := CASE WHEN NEW.approvals_needed = 0 THEN 'approved' ELSE 'waiting' END;
+    NEW.decided_at := NULL;
+    NEW.claimed_by := NULL; NEW.claimed_pid := NULL; NEW.claimed_at := NULL;
+    NEW.finished_at := NULL; NEW.outcome := NULL;
+    RETURN NEW;
+END $$;
+CREATE OR REPLACE FUNCTION paydesk.request_row_matches_form() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE r paydesk.requests; amount numeric; number text;
+BEGIN
+    SELECT * INTO r FROM paydesk.requests q WHERE q.id = NEW.request_id;
+    BEGIN
+        amount := (NEW.form ->> 'amount')::pg_catalog.numeric;
+    EXCEPTION WHEN others THEN
+        RAISE EXCEPTION 'row %: its form''s amount % is not a decimal', NEW.row_no, NEW.form ->> 'amount';
+    END;
+    IF amount IS DISTINCT FROM NEW.amount THEN
+        RAISE EXCEPTION 'row %: its form sends % but the row says %', NEW.row_no, amount, NEW.amount;
+    END IF;
+    IF pg_catalog.upper(NEW.form ->> 'currency') IS DISTINCT FROM r.currency THEN
+        RAISE EXCEPTION 'row %: its form sends % but the request is in %',
+            NEW.row_no, NEW.form ->> 'currency', r.currency;
+    END IF;
+    number := coalesce(NEW.form ->> 'merOrderNo', NEW.form ->> 'reference');
+    IF number IS DISTINCT FROM NEW.mer_order_no THEN
+        RAISE EXCEPTION 'row %: its form sends number % but the row is %', NEW.row_no, number, NEW.mer_order_no;
+    END IF;
+    IF r.operation = 'payout' THEN
+        IF (NEW.form ->> 'kind') IS NOT DISTINCT FROM 'CLABE' THEN
+            IF r.currency <> 'MXN' THEN
+                RAISE EXCEPTION 'row %: currency: a CLABE payout is in MXN (a CLABE is a Mexican account), not %',
+                    NEW.row_no, r.currency;
+            END IF;
+        ELSIF (NEW.form ->> 'kind') IS NOT DISTINCT FROM 'CARD' THEN
+            IF coalesce(NEW.form ->> 'cardNo', '') <> '' OR coalesce(NEW.form ->> 'sealedCardNo', '') = '' THEN
+                RAISE EXCEPTION 'row %: cardNo: a card number is sealed to the signers (sealedCardNo), never stored readable', NEW.row_no;
+            END IF;
+        ELSE
+            RAISE EXCEPTION 'row %: kind: a team payout is a CLABE or a card payout, not %', NEW.row_no, NEW.form ->> 'kind';
+        END IF;
+    END IF;
+    RETURN NEW;
+END $$;
 
 -- Every SECURITY DEFINER function of the team: pg_temp last, a bound on lock waits.
 DO $$
