@@ -1093,5 +1093,21 @@ fn orders_no_team_journal_made_are_flagged_outside_the_team() {
             o.get(&listed[0].trade_no).unwrap().unwrap().outside_team,
             team
         );
+        // The conventions' kind rules label a single desk's orders by their number; on a
+        // team an order made outside it keeps no kind, so a statement never counts it as
+        // a payin (it goes on the line of orders of unknown kind).
+        o.label_kind("M-", OrderKind::Payin).unwrap();
+        let groups = o.statement_groups(&OrderFilter::default()).unwrap();
+        let payins: i64 = groups
+            .iter()
+            .filter(|g| g.kind == Some(OrderKind::Payin))
+            .map(|g| g.count)
+            .sum();
+        let unknown: i64 = groups
+            .iter()
+            .filter(|g| g.kind.is_none())
+            .map(|g| g.count)
+            .sum();
+        assert_eq!((payins, unknown), if team { (1, 1) } else { (2, 0) });
     }
 }
