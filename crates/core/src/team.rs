@@ -1278,4 +1278,32 @@ mod tests {
         // Made when the rules asked something else: no current rule explains it.
         assert_eq!(id("100000.5", 1), None);
     }
+
+    /// A sealed value opens with the merchant key it was sealed to, for the field and
+    /// merchant it was sealed for, and with nothing else.
+    #[test]
+    fn a_sealed_value_opens_only_with_its_key_for_its_field() {
+        let key = paydesk_gateway::PrivateKey::generate(2048).unwrap();
+        let other = paydesk_gateway::PrivateKey::generate(2048).unwrap();
+        let spki = key.public_key().spki_der().to_vec();
+        let sealed =
+            seal_to_signers(&spki, &seal_label(10001, CARD_NO), "4111111111111111").unwrap();
+        assert!(!sealed.contains("4111"));
+        assert_eq!(
+            unseal(key.pkcs8_der(), &seal_label(10001, CARD_NO), &sealed).unwrap(),
+            "4111111111111111"
+        );
+        for (pkcs8, label) in [
+            (other.pkcs8_der(), seal_label(10001, CARD_NO)),
+            (key.pkcs8_der(), seal_label(10001, TAX_ID)),
+            (key.pkcs8_der(), seal_label(10002, CARD_NO)),
+        ] {
+            assert!(unseal(pkcs8, &label, &sealed).is_err());
+        }
+        // Each sealing is new (OAEP is randomized): equal values are not seen as equal.
+        assert_ne!(
+            sealed,
+            seal_to_signers(&spki, &seal_label(10001, CARD_NO), "4111111111111111").unwrap()
+        );
+    }
 }
