@@ -656,6 +656,14 @@ export type CachedOrder_Deserialize = {
 	madeAt?: number | null,
 	/**  `exceptionHandlingFee` as the list gave it. */
 	exceptionHandlingFee?: string | null,
+	/**
+	 *  On a team's read model: no journal of the team made this order (the gateway's
+	 *  list shows it, the team's journal has no accepted request for it): made outside
+	 *  this team, by another tool or a desk with the merchant key on a plain profile.
+	 *  What screens and reports go by to say so, and not to take it for one of the
+	 *  team's payins. Always false on a single desk's own cache (then left out of what is sent).
+	 */
+	outsideTeam?: boolean,
 };
 
 /**  An order as the cache holds it. */
@@ -702,6 +710,14 @@ export type CachedOrder_Serialize = {
 	madeAt: number | null,
 	/**  `exceptionHandlingFee` as the list gave it. */
 	exceptionHandlingFee: string | null,
+	/**
+	 *  On a team's read model: no journal of the team made this order (the gateway's
+	 *  list shows it, the team's journal has no accepted request for it): made outside
+	 *  this team, by another tool or a desk with the merchant key on a plain profile.
+	 *  What screens and reports go by to say so, and not to take it for one of the
+	 *  team's payins. Always false on a single desk's own cache (then left out of what is sent).
+	 */
+	outsideTeam?: boolean,
 };
 
 /**  A card top-up or withdraw as filled in. */

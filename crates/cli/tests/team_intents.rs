@@ -294,3 +294,76 @@ async fn a_lost_answer_leaves_the_row_unknown_and_the_payout_sent_once() {
     assert_eq!(running.sandbox.orders_numbered(10001, &no), 1);
     assert_eq!(orders_of_amount(&running, "2500"), 1);
 }
+
+/// Issue 30: a card payout through the team. The maker gives the card number on stdin;
+/// it is sealed to the signers (the merchant's public key the signer's desk published
+/// when it connected), so the team's database never holds it readable; once approved,
+/// the signer's worker opens it and pays once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_payout_is_requested_sealed_and_paid_once() {
+    let (mut env, running, pg) = team().await;
+    // The signer's desk connects (and publishes the key requests are sealed to).
+    let out = env.ok(&["--profile", "ext", "team", "worker", "--once"]);
+    assert!(out.contains("nothing to execute"), "{out}");
+    let made = env.run(
+        &[
+            "--profile",
+            "mk",
+            "--json",
+            "team",
+            "request",
+            "card-payout",
+            "--amount",
+            "30",
+            "--currency",
+            "USD",
+            "--first-name",
+            "Ana",
+            "--last-name",
+            "Lima",
+            "--country",
+            "US",
+            "--address-line",
+            "1 Main St",
+            "--city",
+            "Austin",
+            "--state",
+            "TX",
+            "--post-code",
+            "73301",
+        ],
+        "4111111111111111\n",
+    );
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let made: serde_json::Value = serde_json::from_slice(&made.stdout).unwrap();
+    assert_eq!(made["state"], "waiting", "{made}");
+    let id = made["id"].as_i64().unwrap();
+    for table in ["request_rows", "requests", "audit_log", "audit_inbox"] {
+        assert_eq!(
+            sql(
+                &pg,
+                &format!(
+                    "SELECT count(*) FROM paydesk.{table} t WHERE t::text LIKE '%4111111111111111%'"
+                )
+            ),
+            "0",
+            "the card number in {table}"
+        );
+    }
+    env.ok(&["--profile", "ap", "approvals", "approve", &id.to_string()]);
+    let out = env.ok(&["--profile", "ext", "team", "worker", "--once"]);
+    assert!(
+        out.contains(&format!(
+            "request #{id}: 1 accepted, 0 rejected, 0 failed, 0 unknown"
+        )),
+        "{out}"
+    );
+    assert_eq!(orders_of_amount(&running, "30"), 1);
+    let out = env.ok(&["--profile", "ext", "team", "worker", "--once"]);
+    assert!(out.contains("nothing to execute"), "{out}");
+    assert_eq!(orders_of_amount(&running, "30"), 1);
+}

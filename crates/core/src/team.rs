@@ -100,8 +100,8 @@ impl Team {
         self.me.roles.contains(&role)
     }
 
-    /// Requests a CLABE payout: its number fixed now, executed by a signer once the
-    /// approvals the rules ask are in.
+    /// Requests a payout (CLABE, or card with its number sealed to the signers): its
+    /// number fixed now, executed by a signer once the approvals the rules ask are in.
     pub fn request_payout(&self, form: &PayoutForm) -> CoreResult<Request> {
         let form = self.checked_form(form)?;
         let op = form
@@ -113,7 +113,23 @@ impl Team {
         }
         .map_err(|e| CoreError::from(e).in_terms(crate::forms::payout_field))?;
         let preview = op.preview();
-        let form_json = form_value(&form)?;
+        // A card number is sealed to the signers: the stored form never carries it.
+        let mut stored = form.clone();
+        stored.card_no.clear();
+        let mut form_json = form_value(&stored)?;
+        if form.kind == PayoutKind::Card
+            && let serde_json::Value::Object(fields) = &mut form_json
+        {
+            let card_no: String = form
+                .card_no
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != '-')
+                .collect();
+            fields.insert(
+                SEALED_CARD_NO.into(),
+                serde_json::Value::String(self.seal(CARD_NO, &card_no)?),
+            );
+        }
         let beneficiary = beneficiary(&preview);
         let summary = format!("{} {} to {}", preview.amount, preview.currency, beneficiary);
         self.tables().make(&NewRequest {
@@ -134,15 +150,15 @@ impl Team {
 
     /// Requests a payin (its number fixed now): the signer creates it once approved, and
     /// the row's message then carries the payment link for the customer. A PIX payer's
-    /// tax id is never kept in the team's database: such a payin is made at the signer's
-    /// desk.
+    /// tax id is sealed to the signers (encrypted to the merchant's public key, which a
+    /// signer's desk publishes): never readable in the team's database, opened by the
+    /// signer's worker only when it sends the payin.
     pub fn request_payin(&self, form: &PayinForm) -> CoreResult<Request> {
-        if !form.social_security_number.trim().is_empty() {
-            return Err(CoreError::validation(
-                "socialSecurityNumber",
-                "a payer's tax id is never kept in the team's database: make this payin at the signer's desk",
-            ));
-        }
+        // A payer's tax id is sealed to the signers: never readable in the database.
+        let sealed_tax_id = match form.social_security_number.trim() {
+            "" => None,
+            tax_id => Some(self.seal(TAX_ID, tax_id)?),
+        };
         let mut form = form.clone();
         form.mer_order_no = self.number_of(
             &form.mer_order_no,
@@ -170,6 +186,11 @@ impl Team {
         .map_err(|e| CoreError::from(e).in_terms(crate::forms::payin_field))?;
         let (amount, currency) = money_of(&form.amount, &form.currency)?;
         let beneficiary = payin_beneficiary(&form);
+        form.social_security_number.clear();
+        let mut stored = to_value(&form)?;
+        if let (Some(sealed), serde_json::Value::Object(fields)) = (sealed_tax_id, &mut stored) {
+            fields.insert(SEALED_TAX_ID.into(), serde_json::Value::String(sealed));
+        }
         self.tables().make(&NewRequest {
             operation: "payin",
             currency: &currency,
@@ -180,7 +201,7 @@ impl Team {
                 line: None,
                 mer_order_no: &form.mer_order_no,
                 amount: &amount,
-                form: &to_value(&form)?,
+                form: &stored,
                 beneficiary: &beneficiary,
             }],
         })
@@ -368,25 +389,39 @@ impl Team {
     }
 
     /// A payout form a team may carry: CLABE only, its number given or made now.
-    fn checked_form(&self, form: &PayoutForm) -> CoreResult<PayoutForm> {
-        if form.kind == PayoutKind::Card || !form.card_no.trim().is_empty() {
+    /// `value` of form field `field` sealed to the signers (see [`seal_to_signers`]);
+    /// refused, naming the field, before any signer's desk published the key.
+    fn seal(&self, field: &str, value: &str) -> CoreResult<String> {
+        let Some(spki) = self.tables().seal_key()? else {
             return Err(CoreError::validation(
-                "kind",
-                "card payouts are not requested through a team (a card number is never stored in the team's database); send them from a single desk",
+                field,
+                "this is sealed to the signers, and no signer's desk has connected to the team yet: have a signer open their desk first",
+            ));
+        };
+        seal_to_signers(&spki, &seal_label(self.mer_no, field), value)
+    }
+
+    fn checked_form(&self, form: &PayoutForm) -> CoreResult<PayoutForm> {
+        if form.kind != PayoutKind::Card && !form.card_no.trim().is_empty() {
+            return Err(CoreError::validation(
+                "cardNo",
+                "a CLABE payout carries no card number",
             ));
         }
         let mut form = form.clone();
-        form.mer_order_no = self.number_of(
-            &form.mer_order_no,
-            &[
-                "payout",
-                form.amount.trim(),
-                &form.currency.trim().to_ascii_uppercase(),
-                form.clabe.trim(),
-                form.first_name.trim(),
-                form.last_name.trim(),
-            ],
-        );
+        let currency = form.currency.trim().to_ascii_uppercase();
+        let mut content = vec![
+            "payout",
+            form.amount.trim(),
+            &currency,
+            form.clabe.trim(),
+            form.first_name.trim(),
+            form.last_name.trim(),
+        ];
+        if form.kind == PayoutKind::Card {
+            content.push(form.card_no.trim());
+        }
+        form.mer_order_no = self.number_of(&form.mer_order_no, &content);
         form.notify_url.clear();
         form.ip_address.clear();
         Ok(form)
@@ -765,30 +800,89 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
 // the form's (a maker writing SQL could put any there). A struct literal, not `..`, so a
 // field added to a form is a compile error here until someone decides.
 
-/// A payout row as approved: a CLABE payout's number, amount, currency and account.
+/// A payout row as approved: its number, amount and currency, and a CLABE payout's
+/// account, or a card payout's beneficiary and address (its card number comes from its
+/// seal, never from the form).
 fn approved_payout(f: &PayoutForm) -> PayoutForm {
+    let card = f.kind == PayoutKind::Card;
+    let for_card = |v: &String| if card { v.clone() } else { String::new() };
     PayoutForm {
         kind: f.kind,
         mer_order_no: f.mer_order_no.clone(),
         amount: f.amount.clone(),
         currency: f.currency.clone(),
-        clabe: f.clabe.clone(),
+        clabe: if card { String::new() } else { f.clabe.clone() },
         card_no: String::new(),
-        first_name: String::new(),
-        last_name: String::new(),
-        country_code: String::new(),
-        email: String::new(),
-        mobile: String::new(),
+        first_name: for_card(&f.first_name),
+        last_name: for_card(&f.last_name),
+        country_code: for_card(&f.country_code),
+        email: for_card(&f.email),
+        mobile: for_card(&f.mobile),
         ip_address: String::new(),
         notify_url: String::new(),
-        // A card payout's address: a team requests CLABE payouts only.
-        address_line: String::new(),
-        address_line2: String::new(),
-        city: String::new(),
-        state: String::new(),
-        post_code: String::new(),
-        beneficiary_type: String::new(),
+        address_line: for_card(&f.address_line),
+        address_line2: for_card(&f.address_line2),
+        city: for_card(&f.city),
+        state: for_card(&f.state),
+        post_code: for_card(&f.post_code),
+        beneficiary_type: for_card(&f.beneficiary_type),
     }
+}
+
+/// The name of a sealed field in a stored form, and what its seal is bound to.
+const SEALED_TAX_ID: &str = "sealedSocialSecurityNumber";
+const TAX_ID: &str = "socialSecurityNumber";
+const SEALED_CARD_NO: &str = "sealedCardNo";
+const CARD_NO: &str = "cardNo";
+
+/// What a sealed value is bound to: the team's merchant and the field (a value sealed
+/// for another field or merchant does not open).
+fn seal_label(mer_no: i64, field: &str) -> Vec<u8> {
+    format!("paydesk team seal v1, merchant {mer_no}, {field}").into_bytes()
+}
+
+/// Seals `plain` to the signers: RSA-OAEP (SHA-256) to the merchant's public key
+/// (`spki`, DER), whose private half only the signers' desks hold. Base64.
+fn seal_to_signers(spki: &[u8], label: &[u8], plain: &str) -> CoreResult<String> {
+    use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPublicEncryptingKey, PublicEncryptingKey};
+    use base64::Engine as _;
+    let key = PublicEncryptingKey::from_der(spki)
+        .ok()
+        .and_then(|k| OaepPublicEncryptingKey::new(k).ok())
+        .ok_or_else(|| CoreError::storage("the team's seal key is not an RSA public key"))?;
+    if plain.len() > key.max_plaintext_size(&OAEP_SHA256_MGF1SHA256) {
+        return Err(CoreError::validation("socialSecurityNumber", "too long"));
+    }
+    let mut out = vec![0_u8; key.ciphertext_size()];
+    let sealed = key
+        .encrypt(
+            &OAEP_SHA256_MGF1SHA256,
+            plain.as_bytes(),
+            &mut out,
+            Some(label),
+        )
+        .map_err(|_| CoreError::internal("sealing failed"))?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(sealed))
+}
+
+/// Opens a value [`seal_to_signers`] sealed, with the merchant's private key (PKCS#8).
+pub(crate) fn unseal(pkcs8: &[u8], label: &[u8], sealed: &str) -> CoreResult<String> {
+    use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPrivateDecryptingKey, PrivateDecryptingKey};
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(sealed)
+        .map_err(|_| CoreError::validation("form", "a sealed value is not base64"))?;
+    let key = PrivateDecryptingKey::from_pkcs8(pkcs8)
+        .ok()
+        .and_then(|k| OaepPrivateDecryptingKey::new(k).ok())
+        .ok_or_else(|| CoreError::internal("the merchant key cannot decrypt"))?;
+    let mut out = zeroize::Zeroizing::new(vec![0_u8; key.min_output_size()]);
+    let n = key
+        .decrypt(&OAEP_SHA256_MGF1SHA256, &bytes, &mut out, Some(label))
+        .map_err(|_| CoreError::validation("form", "sealed to another key, or for another field"))?
+        .len();
+    String::from_utf8(out[..n].to_vec())
+        .map_err(|_| CoreError::validation("form", "a sealed value is not text"))
 }
 
 /// A payin row as approved: what the customer and the method need; no URL, no address.
@@ -878,11 +972,35 @@ async fn execute_row(
         "payout" => match serde_json::from_value::<PayoutForm>(form) {
             Err(e) => return unreadable(e),
             Ok(f) => {
-                let f = approved_payout(&f);
+                let mut f = approved_payout(&f);
+                // A card payout's number, sealed to the signers by the maker's desk.
+                if f.kind == PayoutKind::Card {
+                    let Some(sealed) = row
+                        .form
+                        .get(SEALED_CARD_NO)
+                        .and_then(serde_json::Value::as_str)
+                    else {
+                        return mismatch();
+                    };
+                    match desk
+                        .unseal_for_team(&seal_label(desk.profile.mer_no as i64, CARD_NO), sealed)
+                    {
+                        Ok(card_no) => f.card_no = card_no,
+                        Err(e) => {
+                            return (
+                                RowState::Failed,
+                                None,
+                                Some(format!(
+                                    "the sealed card number cannot be opened with this signer's merchant key ({e}); nothing was sent"
+                                )),
+                            );
+                        }
+                    }
+                }
                 let named = f.build(&filler).map(|op| beneficiary(&op.preview()));
                 let same =
                     named.is_ok_and(|b| same_as_approved(&f.amount, &f.currency, &b, row, request));
-                if f.mer_order_no != row.mer_order_no || f.kind == PayoutKind::Card || !same {
+                if f.mer_order_no != row.mer_order_no || !same {
                     return mismatch();
                 }
                 crate::desk::APPROVED_REQUEST
@@ -893,7 +1011,28 @@ async fn execute_row(
         "payin" => match serde_json::from_value::<PayinForm>(form) {
             Err(e) => return unreadable(e),
             Ok(f) => {
-                let f = approved_payin(f);
+                let mut f = approved_payin(f);
+                // The payer's tax id, sealed to the signers by the maker's desk.
+                if let Some(sealed) = row
+                    .form
+                    .get(SEALED_TAX_ID)
+                    .and_then(serde_json::Value::as_str)
+                {
+                    match desk
+                        .unseal_for_team(&seal_label(desk.profile.mer_no as i64, TAX_ID), sealed)
+                    {
+                        Ok(tax_id) => f.social_security_number = tax_id,
+                        Err(e) => {
+                            return (
+                                RowState::Failed,
+                                None,
+                                Some(format!(
+                                    "the payer's sealed tax id cannot be opened with this signer's merchant key ({e}); nothing was sent"
+                                )),
+                            );
+                        }
+                    }
+                }
                 let same =
                     same_as_approved(&f.amount, &f.currency, &payin_beneficiary(&f), row, request);
                 if f.mer_order_no != row.mer_order_no || !same {
@@ -1036,6 +1175,10 @@ pub async fn work(
     team.link.listen("paydesk_requests")?;
     let mut last_upkeep: Option<std::time::Instant> = None;
     while !stop.load(Ordering::Relaxed) {
+        // A member's transaction holding what others wait for, too long, is ended.
+        if let Err(e) = team.tables().end_stalls() {
+            tracing::warn!(error = %e, "stalled members' sessions not checked");
+        }
         match execute_next(desk, team).await {
             Ok(Some(done)) => {
                 on_event(WorkEvent::Executed(&done));
@@ -1134,5 +1277,33 @@ mod tests {
         assert_eq!(id("100000.5", 2), Some(2));
         // Made when the rules asked something else: no current rule explains it.
         assert_eq!(id("100000.5", 1), None);
+    }
+
+    /// A sealed value opens with the merchant key it was sealed to, for the field and
+    /// merchant it was sealed for, and with nothing else.
+    #[test]
+    fn a_sealed_value_opens_only_with_its_key_for_its_field() {
+        let key = paydesk_gateway::PrivateKey::generate(2048).unwrap();
+        let other = paydesk_gateway::PrivateKey::generate(2048).unwrap();
+        let spki = key.public_key().spki_der().to_vec();
+        let sealed =
+            seal_to_signers(&spki, &seal_label(10001, CARD_NO), "4111111111111111").unwrap();
+        assert!(!sealed.contains("4111"));
+        assert_eq!(
+            unseal(key.pkcs8_der(), &seal_label(10001, CARD_NO), &sealed).unwrap(),
+            "4111111111111111"
+        );
+        for (pkcs8, label) in [
+            (other.pkcs8_der(), seal_label(10001, CARD_NO)),
+            (key.pkcs8_der(), seal_label(10001, TAX_ID)),
+            (key.pkcs8_der(), seal_label(10002, CARD_NO)),
+        ] {
+            assert!(unseal(pkcs8, &label, &sealed).is_err());
+        }
+        // Each sealing is new (OAEP is randomized): equal values are not seen as equal.
+        assert_ne!(
+            sealed,
+            seal_to_signers(&spki, &seal_label(10001, CARD_NO), "4111111111111111").unwrap()
+        );
     }
 }

@@ -295,7 +295,8 @@ fn four_eyes_by_amount_and_a_rejection_with_its_reason() {
         small.id
     );
     assert!(e.to_string().contains(&held), "{e}");
-    // Card payouts never reach the team's database.
+    // A card payout's number is sealed to the signers: with no signer's desk connected
+    // yet, there is nothing to seal to, and it is refused.
     let mut card = payout_form("700", "T-4E-4");
     card.kind = paydesk_core::forms::PayoutKind::Card;
     card.card_no = "4111111111111111".into();
@@ -450,10 +451,68 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
     let mut pix = PayinForm::new(PayinMethod::Pix, "T-PI-2", "20", "BRL");
     pix.name = "Ana Lima".into();
     pix.social_security_number = "12345678909".into();
-    match maker.request_payin(&pix) {
-        Err(CoreError::Validation { field, .. }) => assert_eq!(field, "socialSecurityNumber"),
-        other => panic!("a tax id reached the team: {other:?}"),
+    // Sealed to the signers (the merchant's public key, published by the signer's desk
+    // when it connected): the tax id and the card number are nowhere in the team's
+    // database, not even for its owner or the signer reading the form; the signer's
+    // worker opens them to send.
+    let pix = maker.request_payin(&pix).unwrap();
+    let mut card_payout = paydesk_core::forms::PayoutForm::new(
+        paydesk_core::forms::PayoutKind::Card,
+        "T-CP-1",
+        "30",
+        "USD",
+    );
+    for (field, value) in [
+        (&mut card_payout.card_no, "4111 1111 1111 1111"),
+        (&mut card_payout.first_name, "Ana"),
+        (&mut card_payout.last_name, "Lima"),
+        (&mut card_payout.country_code, "US"),
+        (&mut card_payout.email, "ana.lima@example.com"),
+        (&mut card_payout.mobile, "5551234567"),
+        (&mut card_payout.address_line, "1 Main St"),
+        (&mut card_payout.city, "Austin"),
+        (&mut card_payout.state, "TX"),
+        (&mut card_payout.post_code, "73301"),
+    ] {
+        *field = value.into();
     }
+    let card_payout = maker.request_payout(&card_payout).unwrap();
+    assert!(
+        card_payout.summary.contains("1111") && !card_payout.summary.contains("41111111"),
+        "{}",
+        card_payout.summary
+    );
+    for table in [
+        "request_rows",
+        "requests",
+        "audit_log",
+        "audit_inbox",
+        "decisions",
+    ] {
+        for secret in ["12345678909", "4111111111111111", "4111 1111"] {
+            let found = pg
+                .psql_owner(
+                    DB,
+                    &format!(
+                        "SELECT count(*) FROM paydesk.{table} t WHERE t::text LIKE '%{secret}%'"
+                    ),
+                )
+                .unwrap();
+            assert_eq!(found.trim(), "0", "{secret} in {table}");
+        }
+    }
+    let sealed = pg
+        .psql_as(
+            "sam",
+            PASSWORD,
+            DB,
+            &format!(
+                "SELECT form FROM paydesk.request_rows WHERE request_id = {}",
+                pix.id
+            ),
+        )
+        .unwrap();
+    assert!(sealed.contains("sealedSocialSecurityNumber"), "{sealed}");
     let card = |kind, reference: &str, amount: &str| CardForm {
         kind,
         card: "CARD-1".into(),
@@ -501,7 +560,7 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
     assert!(masked.contains("WECHAT payin"), "{masked}");
     assert!(ann.rows(payin.id).unwrap()[0].form.is_null());
 
-    for r in [&payin, &top_up, &withdraw] {
+    for r in [&payin, &pix, &card_payout, &top_up, &withdraw] {
         ann.approve(r.id).unwrap();
     }
     let mut executed = 0;
@@ -510,7 +569,14 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
         assert_eq!(done.accepted, 1, "{done:?}: {:?}", ann.rows(done.request));
         executed += 1;
     }
-    assert_eq!(executed, 3);
+    assert_eq!(executed, 5);
+    assert_eq!(
+        ann.rows(card_payout.id).unwrap()[0].state,
+        RowState::Accepted
+    );
+    // The gateway's client refuses a PIX payin without the payer's tax id: accepted, it
+    // was opened and sent.
+    assert_eq!(ann.rows(pix.id).unwrap()[0].state, RowState::Accepted);
     let row = &ann.rows(payin.id).unwrap()[0];
     assert_eq!(row.state, RowState::Accepted);
     assert!(row.trade_no.is_some());
@@ -525,10 +591,30 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
         assert_eq!(ann.rows(r.id).unwrap()[0].state, RowState::Accepted);
     }
     // Once each, by number, in the shared journal.
-    for no in ["T-PI-1", "T-TU-1", "T-WD-1"] {
+    for no in ["T-PI-1", "T-PI-2", "T-CP-1", "T-TU-1", "T-WD-1"] {
         assert!(desk.journal_entry_by_number(no).unwrap().is_some(), "{no}");
     }
     assert_eq!(team::execute_next(&desk, &sam).await.unwrap(), None);
+
+    // The database's owner puts another key in the signers' place: the next signer's
+    // desk that connects puts the merchant's back, and the log says so.
+    let key = "SELECT spki FROM paydesk.seal_key";
+    let published = pg.psql_owner(DB, key).unwrap();
+    pg.psql_owner(DB, "UPDATE paydesk.seal_key SET spki = 'QUFBQQ=='")
+        .unwrap();
+    drop(desk);
+    let _desk = signer_desk(&f, &pg, "sam").await;
+    assert_eq!(pg.psql_owner(DB, key).unwrap(), published);
+    let said = pg
+        .psql_owner(
+            DB,
+            "SELECT operator || ' ' || result FROM paydesk.audit_log WHERE operation = 'team.seal_key' ORDER BY id",
+        )
+        .unwrap();
+    assert!(
+        said.contains("sam replaced a key that was not this signer's merchant key"),
+        "{said}"
+    );
 }
 
 /// The signer's upkeep fills the team's read model and balance history; a viewer's

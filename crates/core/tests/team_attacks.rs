@@ -651,3 +651,55 @@ fn a_member_cannot_turn_off_the_idle_bound() {
         RequestState::Approved
     );
 }
+
+/// A member who took a step and then keeps the transaction open, their session's idle
+/// bound turned off right after the step (which no check at the step can see) and kept
+/// busy besides, is ended once another member's step waited its bound for them: the
+/// other's approval goes through, the holder's step is undone, and the log says who
+/// was ended and by whose step.
+#[test]
+fn a_member_who_holds_a_request_too_long_is_ended() {
+    let pg = team_db();
+    let id = member(&pg, "mark")
+        .request_payout(&payout_form("50000", "T-HOLD-1"))
+        .unwrap()
+        .id;
+    std::thread::scope(|s| {
+        let holder = s.spawn(|| {
+            sql(
+                &pg,
+                "abe",
+                &format!(
+                    "BEGIN;
+                     INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve');
+                     SET idle_in_transaction_session_timeout = 0;
+                     SELECT pg_sleep(40);
+                     COMMIT;"
+                ),
+            )
+        });
+        std::thread::sleep(Duration::from_millis(700));
+        let (took, r) = approve_timed(&pg, id);
+        assert_eq!(r, Ok(RequestState::Approved));
+        assert!(took < Duration::from_secs(16), "waited {took:?}");
+        match holder.join().unwrap() {
+            Ok(out) => panic!("the holder's transaction lived on: {out}"),
+            Err(e) => assert!(e.contains("terminating connection"), "{e}"),
+        }
+    });
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT string_agg(member, ',') FROM paydesk.decisions WHERE request_id = {id}"
+            )
+        )
+        .trim(),
+        "ann"
+    );
+    let ended = owner_sql(
+        &pg,
+        "SELECT operator || ' ' || identifiers FROM paydesk.audit_log WHERE operation = 'team.stall.end'",
+    );
+    assert_eq!(ended.trim(), "ann member=abe");
+}

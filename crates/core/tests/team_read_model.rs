@@ -1040,3 +1040,74 @@ async fn a_signer_desk_syncs_the_sandbox_and_a_viewer_reads_the_same_page() {
             .is_some()
     );
 }
+
+/// Issue 30: an order the team's read model holds that no journal of the team made (a
+/// desk with the merchant key on a plain profile, another tool) is flagged as made
+/// outside this team, in a page and alone; one a signer's journal made is not. A
+/// single desk's own cache flags nothing.
+#[test]
+fn orders_no_team_journal_made_are_flagged_outside_the_team() {
+    let (_pg, owner) = team_db();
+    let (_d, conn) = sqlite();
+    for (o, team) in [
+        (&PgOrders::on(&owner, MER) as &dyn OrderStore, true),
+        (&Orders::on(&conn), false),
+    ] {
+        let listed = [item(1, 2, "MXN", "900000.00"), item(2, 2, "MXN", "100.00")];
+        o.upsert_items(MER as u64, &listed, 1_795_000_000_000, true)
+            .unwrap();
+        // The team's journal made the second (a signer recorded it when it was accepted).
+        assert!(
+            o.record_made(
+                MER as u64,
+                &MadeOrder {
+                    trade_no: listed[1].trade_no.clone(),
+                    mer_order_no: listed[1].mer_order_no.clone(),
+                    kind: OrderKind::Payin,
+                    method: "SPEI".into(),
+                    currency: "MXN".into(),
+                    amount: "100.00".parse().unwrap(),
+                    state: Some(2),
+                    made_at: 1_795_000_123_456,
+                },
+            )
+            .unwrap()
+        );
+        let page = o.query(&OrderFilter::default(), 0, 10).unwrap();
+        let flags: Vec<(String, bool)> = page
+            .rows
+            .iter()
+            .map(|r| (r.trade_no.clone(), r.outside_team))
+            .collect();
+        let mut flags = flags;
+        flags.sort();
+        assert_eq!(
+            flags,
+            [
+                (listed[0].trade_no.clone(), team),
+                (listed[1].trade_no.clone(), false)
+            ],
+            "team: {team}"
+        );
+        assert_eq!(
+            o.get(&listed[0].trade_no).unwrap().unwrap().outside_team,
+            team
+        );
+        // The conventions' kind rules label a single desk's orders by their number; on a
+        // team an order made outside it keeps no kind, so a statement never counts it as
+        // a payin (it goes on the line of orders of unknown kind).
+        o.label_kind("M-", OrderKind::Payin).unwrap();
+        let groups = o.statement_groups(&OrderFilter::default()).unwrap();
+        let payins: i64 = groups
+            .iter()
+            .filter(|g| g.kind == Some(OrderKind::Payin))
+            .map(|g| g.count)
+            .sum();
+        let unknown: i64 = groups
+            .iter()
+            .filter(|g| g.kind.is_none())
+            .map(|g| g.count)
+            .sum();
+        assert_eq!((payins, unknown), if team { (1, 1) } else { (2, 0) });
+    }
+}

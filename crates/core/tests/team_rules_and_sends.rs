@@ -168,10 +168,16 @@ fn a_clabe_payout_is_in_mxn() {
         "a CLABE payout in USD by SQL",
         "currency",
     );
+    // A card payout by SQL with the card number readable (not sealed to the signers).
     refused(
         pg.psql_as("mark", PASSWORD, DB, &by_hand("CARD", "MXN", "T-CLABE-3")),
         "a team card payout by SQL",
-        "kind: a team payout is a CLABE payout",
+        "cardNo: a card number is sealed to the signers",
+    );
+    refused(
+        pg.psql_as("mark", PASSWORD, DB, &by_hand("SPEI", "MXN", "T-CLABE-5")),
+        "a payout of no kind the team knows, by SQL",
+        "kind: a team payout is a CLABE or a card payout",
     );
     pg.psql_as("mark", PASSWORD, DB, &by_hand("CLABE", "MXN", "T-CLABE-4"))
         .unwrap();

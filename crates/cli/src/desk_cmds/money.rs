@@ -137,7 +137,10 @@ fn refuse_argument(flag: &str, what: &str) -> Failure {
 
 /// A card number or tax id: typed at a prompt that does not echo it when stdin is a
 /// terminal, otherwise the first line of stdin. Zeroized when dropped.
-fn read_private(field: &str, prompt: &str) -> Result<zeroize::Zeroizing<String>, Failure> {
+pub(crate) fn read_private(
+    field: &str,
+    prompt: &str,
+) -> Result<zeroize::Zeroizing<String>, Failure> {
     use std::io::IsTerminal;
     let raw = zeroize::Zeroizing::new(if std::io::stdin().is_terminal() {
         rpassword::prompt_password(prompt)

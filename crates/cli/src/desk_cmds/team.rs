@@ -141,9 +141,35 @@ pub enum RequestCmd {
     },
     /// A bulk payout file (CSV), approved as one batch.
     Bulk { file: PathBuf },
-    /// A payin: once a signer creates it, `approvals show` gives its payment link. (A
-    /// PIX payer's tax id is never kept by the team: make PIX payins at the signer's
-    /// desk.)
+    /// A payout to a card. The card number is read from stdin (one line) or asked for
+    /// without echo, and sealed to the signers: the team's database never holds it
+    /// readable.
+    CardPayout {
+        #[arg(long, allow_hyphen_values = true)]
+        amount: String,
+        #[arg(long)]
+        currency: String,
+        #[arg(long)]
+        first_name: String,
+        #[arg(long)]
+        last_name: String,
+        #[arg(long, default_value = "")]
+        country: String,
+        #[arg(long, default_value = "")]
+        address_line: String,
+        #[arg(long, default_value = "")]
+        city: String,
+        /// The beneficiary's state or province.
+        #[arg(long, default_value = "")]
+        state: String,
+        #[arg(long, default_value = "")]
+        post_code: String,
+        /// Fixed now if not given.
+        #[arg(long)]
+        mer_order_no: Option<String>,
+    },
+    /// A payin: once a signer creates it, `approvals show` gives its payment link. A
+    /// PIX payer's tax id is read from stdin or asked for, and sealed to the signers.
     Payin(Box<super::money::PayinArgs>),
     /// A card's top-up.
     TopUp {
@@ -412,8 +438,40 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             let r = connect(g)?.request_bulk(&file.to_string_lossy(), &bytes)?;
             print(g, &r, || request_line(&r))
         }
+        TeamCmd::Request(RequestCmd::CardPayout {
+            amount,
+            currency,
+            first_name,
+            last_name,
+            country,
+            address_line,
+            city,
+            state,
+            post_code,
+            mer_order_no,
+        }) => {
+            let card_no = super::money::read_private("cardNo", "Card number (not shown): ")?;
+            let form = paydesk_core::forms::PayoutForm {
+                card_no: card_no.to_string(),
+                first_name,
+                last_name,
+                country_code: country,
+                address_line,
+                city,
+                state,
+                post_code,
+                ..paydesk_core::forms::PayoutForm::new(
+                    paydesk_core::forms::PayoutKind::Card,
+                    &mer_order_no.unwrap_or_default(),
+                    &amount,
+                    &currency,
+                )
+            };
+            let r = connect(g)?.request_payout(&form)?;
+            print(g, &r, || request_line(&r))
+        }
         TeamCmd::Request(RequestCmd::Payin(a)) => {
-            let mut form = super::money::payin_form(&a, false)?;
+            let mut form = super::money::payin_form(&a, true)?;
             if !a.has_number() {
                 // The team makes the number (a CLI default would be a desk's).
                 form.mer_order_no.clear();

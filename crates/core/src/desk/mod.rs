@@ -470,6 +470,17 @@ impl Desk {
             }
             None => Store::open_sqlite(&path)?,
         };
+        // A signer's desk publishes the key makers seal card numbers and tax ids to (the merchant's
+        // public key), or puts it back should another have been put in its place.
+        if let (Some(link), Some(c)) = (store.team_link(), &client) {
+            let tables = crate::store::pg::team::TeamTables::on(link.as_ref());
+            let spki = c.private_key().public_key();
+            if tables.seal_key().ok().flatten().as_deref() != Some(spki.spki_der())
+                && let Err(e) = tables.publish_seal_key(spki.spki_der())
+            {
+                tracing::warn!(error = %e, "the team's seal key not published");
+            }
+        }
         let team_chain_problem = match store.team_link() {
             Some(link) => check_team_chain(&secrets, &profile.name, link, audit_anchor.as_ref())?,
             None => None,
@@ -630,6 +641,12 @@ impl Desk {
                 .conventions
                 .list_shows
                 .shows(crate::store::journal::kind_of(e.operation))
+    }
+
+    /// Opens a value a maker's desk sealed to the team's signers (see `team`), with this
+    /// desk's merchant key.
+    pub(crate) fn unseal_for_team(&self, label: &[u8], sealed: &str) -> CoreResult<String> {
+        crate::team::unseal(self.client()?.private_key().pkcs8_der(), label, sealed)
     }
 
     /// On a team desk, why the team's audit chain failed this desk's check when it

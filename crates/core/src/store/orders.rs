@@ -55,6 +55,13 @@ pub struct CachedOrder {
     pub made_at: Option<i64>,
     /// `exceptionHandlingFee` as the list gave it.
     pub exception_handling_fee: Option<String>,
+    /// On a team's read model: no journal of the team made this order (the gateway's
+    /// list shows it, the team's journal has no accepted request for it): made outside
+    /// this team, by another tool or a desk with the merchant key on a plain profile.
+    /// What screens and reports go by to say so, and not to take it for one of the
+    /// team's payins. Always false on a single desk's own cache (then left out of what is sent).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub outside_team: bool,
 }
 
 /// What an order is, as the journal that made it knows (or the conventions' rules on
@@ -113,6 +120,7 @@ fn row_to_order(r: &rusqlite::Row<'_>) -> rusqlite::Result<CachedOrder> {
         kind: OrderKind::parse(&r.get::<_, String>(21)?),
         made_at: r.get(22)?,
         exception_handling_fee: r.get(23)?,
+        outside_team: false,
     })
 }
 

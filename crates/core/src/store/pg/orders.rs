@@ -54,6 +54,9 @@ fn order(r: &Row) -> CoreResult<CachedOrder> {
         kind: OrderKind::parse(&kind),
         made_at: col(r, 22)?,
         exception_handling_fee: col(r, 23)?,
+        // The team's journal made it if a signer recorded it as made (`record_made`,
+        // from an accepted entry): its time is then known.
+        outside_team: col::<Option<i64>>(r, 22)?.is_none(),
     })
 }
 
@@ -363,13 +366,12 @@ impl OrderStore for PgOrders<'_> {
         atomically(self.run, |run| write::record_made(run, mer_no, o))
     }
 
-    fn label_kind(&self, prefix: &str, kind: OrderKind) -> CoreResult<u64> {
-        let kind = kind.as_str();
-        self.run.exec(
-            "UPDATE paydesk.orders SET kind = $1
-              WHERE mer_no = $2 AND kind = '' AND left(mer_order_no, length($3)) = $3",
-            &[&kind, &self.mer_no, &prefix],
-        )
+    /// Labels nothing on a team: an order's kind comes from the team's journal only
+    /// (`record_made`). An order no journal of the team made (made outside this team)
+    /// keeps no kind, whatever its number looks like, so a statement puts it on the line
+    /// of orders of unknown kind and never counts it as a payin.
+    fn label_kind(&self, _prefix: &str, _kind: OrderKind) -> CoreResult<u64> {
+        Ok(0)
     }
 
     fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>> {

@@ -610,12 +610,59 @@ impl<'a> TeamTables<'a> {
     /// Approves (`reason` optional) or rejects (`reason` required) a waiting request.
     pub fn decide(&self, id: i64, approve: bool, reason: Option<&str>) -> CoreResult<Request> {
         let decision = if approve { "approve" } else { "reject" };
-        self.link.execute(
-            "INSERT INTO paydesk.decisions (request_id, decision, reason) VALUES ($1, $2, $3)",
-            &[&id, &decision, &reason],
-        )?;
+        let decide = || {
+            self.link.execute(
+                "INSERT INTO paydesk.decisions (request_id, decision, reason) VALUES ($1, $2, $3)",
+                &[&id, &decision, &reason],
+            )
+        };
+        if let Err(e) = decide() {
+            // Waited its bound for a lock another member holds: a member's transaction
+            // held that long is ended by the database (`paydesk.end_stalls`), then the
+            // step is taken once more.
+            if !is_lock_timeout(&e) || self.end_stalls()? == 0 {
+                return Err(e);
+            }
+            decide()?;
+        }
         self.request(id)?
             .ok_or_else(|| CoreError::not_found(format!("request {id}")))
+    }
+
+    /// The key requests' secrets are sealed to (the merchant's public key, SPKI DER), as
+    /// a signer's desk published it; `None` before any signer's desk connected.
+    pub fn seal_key(&self) -> CoreResult<Option<Vec<u8>>> {
+        use base64::Engine as _;
+        let Some(row) = self
+            .link
+            .query_opt("SELECT spki FROM paydesk.seal_key WHERE id = 1", &[])?
+        else {
+            return Ok(None);
+        };
+        let text: String = row.get(0);
+        base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map(Some)
+            .map_err(|e| CoreError::storage(format!("the team's seal key is not base64: {e}")))
+    }
+
+    /// Publishes this signer's merchant public key (SPKI DER) as the key requests'
+    /// secrets are sealed to (audited when it changes).
+    pub fn publish_seal_key(&self, spki: &[u8]) -> CoreResult<()> {
+        use base64::Engine as _;
+        let text = base64::engine::general_purpose::STANDARD.encode(spki);
+        self.link
+            .execute("SELECT paydesk.publish_seal_key($1)", &[&text])
+            .map(drop)
+    }
+
+    /// Ends the sessions of members whose transaction, open more than 10 s, holds what
+    /// another member waits for (each one audited); how many were ended.
+    pub fn end_stalls(&self) -> CoreResult<i32> {
+        Ok(self
+            .link
+            .query_one("SELECT paydesk.end_stalls()", &[])?
+            .get(0))
     }
 
     /// A signer takes the oldest approved request no other signer holds, or one whose
@@ -808,4 +855,9 @@ fn decision_row(r: &Row) -> Decision {
         reason: r.get(3),
         decided_at: r.get(4),
     }
+}
+
+/// Whether `e` is a step that waited its bound for a lock (PostgreSQL 55P03).
+fn is_lock_timeout(e: &CoreError) -> bool {
+    matches!(e, CoreError::Storage { message, .. } if message.starts_with("PostgreSQL 55P03"))
 }
