@@ -149,3 +149,102 @@ async fn a_statement_to_csv_and_xlsx_with_its_header() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `paydesk report reconcile`: the app's Balances → Reconcile from the CLI. A payout
+/// this desk sent between two snapshots, with no sync in between, explains that window
+/// (dated by its journal time); by default the command reads the orders again, takes a
+/// snapshot now and reconciles from the latest one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconciliation_from_the_cli() {
+    let (mut env, running, _key) = setup().await;
+    running.sandbox.seed(&SeedSpec {
+        mer_no: Some(10001),
+        ..SeedSpec::new(150)
+    });
+    env.ok(&["orders", "sync", "--days", "100"]);
+    let snapshot = |env: &mut Env| -> Value {
+        serde_json::from_str(&env.ok(&["--json", "balance", "--currency", "MXN"])).unwrap()
+    };
+    let a = snapshot(&mut env);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    env.ok(&[
+        "payout",
+        "clabe",
+        "--amount",
+        "12.34",
+        "--currency",
+        "MXN",
+        "--clabe",
+        "002010077777777771",
+    ]);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let b = snapshot(&mut env);
+    // The sync that lists the payout (and its fee) comes after b.
+    env.ok(&["orders", "sync", "--days", "2"]);
+    let at = |v: &Value| v[0]["snapshot"]["takenAt"].as_i64().unwrap().to_string();
+    let dec = |v: &Value| {
+        v.as_str()
+            .unwrap()
+            .parse::<rust_decimal::Decimal>()
+            .unwrap()
+    };
+    let (from, to) = (at(&a), at(&b));
+    let r: Value = serde_json::from_str(&env.ok(&[
+        "--json",
+        "report",
+        "reconcile",
+        "--currency",
+        "mxn",
+        "--from",
+        &from,
+        "--to",
+        &to,
+        "--offline",
+    ]))
+    .unwrap();
+    assert_eq!(r["from"]["takenAt"].as_i64().unwrap().to_string(), from);
+    assert_eq!(r["to"]["takenAt"].as_i64().unwrap().to_string(), to);
+    assert!(dec(&r["observed"]) < rust_decimal::Decimal::ZERO, "{r}");
+    assert_eq!(dec(&r["difference"]), rust_decimal::Decimal::ZERO, "{r}");
+    // From the latest snapshot to now: nothing moved, nothing unexplained.
+    let text = env.ok(&["report", "reconcile", "--currency", "MXN"]);
+    assert!(
+        text.contains("difference 0: every movement is explained"),
+        "{text}"
+    );
+    assert!(text.contains("Payouts"), "{text}");
+    // Bad arguments name theirs, exit 2.
+    for (args, named) in [
+        (
+            vec![
+                "report",
+                "reconcile",
+                "--currency",
+                "MXN",
+                "--from",
+                "yesterday",
+            ],
+            "--from",
+        ),
+        (
+            vec!["report", "reconcile", "--currency", "DOLLARS"],
+            "currency",
+        ),
+        (
+            vec![
+                "report",
+                "reconcile",
+                "--currency",
+                "MXN",
+                "--tz",
+                "Mars/Olympus",
+            ],
+            "tz",
+        ),
+    ] {
+        let out = env.run(&args, "");
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(named), "{args:?}: {err}");
+    }
+}

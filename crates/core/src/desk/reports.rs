@@ -290,3 +290,63 @@ impl Desk {
         Ok(n)
     }
 }
+
+/// Days back within which refunds, chargebacks, settlements and reserve releases still
+/// come to finished orders (the change horizon, unless a profile says otherwise).
+pub const CHANGE_HORIZON_DAYS: i64 = 120;
+
+impl Desk {
+    /// Reads again every window of the change horizon (finished orders too), in days:
+    /// what a reconciliation up to now is built on.
+    pub async fn refresh_horizon(
+        &self,
+        cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        progress: impl FnMut(&crate::sync::SyncProgress) + Send,
+    ) -> CoreResult<crate::sync::SyncReport> {
+        let opts = crate::sync::SyncOptions {
+            full: true,
+            ..self.sync_options(CHANGE_HORIZON_DAYS)
+        };
+        self.sync(&opts, cancel, progress).await
+    }
+
+    /// The reconciliation of `currency` between two of its snapshots: `from_at` and
+    /// `to_at` (their `takenAt`) when given; else `to` is the latest snapshot and `from`
+    /// the one before it. What `paydesk report reconcile` and Balances → Reconcile show.
+    pub fn reconcile_snapshots(
+        &self,
+        currency: &str,
+        from_at: Option<i64>,
+        to_at: Option<i64>,
+    ) -> CoreResult<crate::reconcile::Reconciliation> {
+        paydesk_gateway::validate::currency("currency", currency)?;
+        let mut history = self.store.balances().history(currency)?;
+        history.sort_by_key(|s| s.taken_at);
+        let to = match to_at {
+            Some(t) => t,
+            None => history.last().map(|s| s.taken_at).ok_or_else(|| {
+                CoreError::validation(
+                    "to",
+                    format!(
+                        "no {currency} balance snapshot yet: take one (paydesk balance {currency})"
+                    ),
+                )
+            })?,
+        };
+        let from = match from_at {
+            Some(t) => t,
+            None => history
+                .iter()
+                .rev()
+                .map(|s| s.taken_at)
+                .find(|t| *t < to)
+                .ok_or_else(|| {
+                    CoreError::validation(
+                        "from",
+                        format!("no {currency} balance snapshot before the one at {to}: a reconciliation needs two"),
+                    )
+                })?,
+        };
+        self.reconcile_balance(currency, from, to)
+    }
+}
