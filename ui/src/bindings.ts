@@ -1074,15 +1074,45 @@ export type CurrencyStatement_Deserialize = {
 	/**  Rolling reserve of paid payins still held (status held, or not given). */
 	reserveHeld: Figure_Deserialize,
 	reserveReleased: Figure_Deserialize,
-	/**  `refundAmount` of refunded and partly refunded payins. */
+	/**
+	 *  `refundAmount` of paid payins refunded in full or in part, whatever their state
+	 *  now (a refunded order charged back later keeps its refund).
+	 */
 	refunds: Figure_Deserialize,
-	/**  Charged-back payins, at their amount. */
+	/**
+	 *  Charged-back payins, at the amount charged back (looked up with the chargeback
+	 *  query; the order's amount where it was not).
+	 */
 	chargebacks: Figure_Deserialize,
+	/**
+	 *  Charged-back payins whose charged-back amount was not looked up: counted at the
+	 *  order's full amount.
+	 */
+	chargebacksNotLookedUp: number,
 	settled: Settlement_Deserialize,
 	/**  Not settled, or settlement not given. */
 	notSettled: Settlement_Deserialize,
 	payouts: Flow_Deserialize,
 	payoutFees: Fees_Deserialize,
+	/**
+	 *  Payouts not finished yet: the gateway has already taken them (and their fees)
+	 *  from the balance, so they are a line of the net of their own.
+	 */
+	pendingPayouts: Figure_Deserialize,
+	pendingPayoutFees: Fees_Deserialize,
+	/**  Card top-ups that succeeded: money moved from the balance to a card. */
+	cardTopUps: Figure_Deserialize,
+	/**
+	 *  Card withdrawals that succeeded: money back from a card to the balance, less
+	 *  their fees.
+	 */
+	cardWithdrawals: Figure_Deserialize,
+	cardWithdrawalFees: Fees_Deserialize,
+	/**
+	 *  Digits after the point of the currency's minor unit (2 for USD, 0 for JPY): every
+	 *  amount is written with at least these.
+	 */
+	digits: number,
 	/**
 	 *  Orders whose kind neither the journal nor the conventions' kind rules give (the
 	 *  list does not say): on their own line, in no other figure and not in the net.
@@ -1090,7 +1120,8 @@ export type CurrencyStatement_Deserialize = {
 	unknownKind: Flow_Deserialize,
 	/**
 	 *  Paid payins less their fees, the reserve still held, refunds and chargebacks,
-	 *  less paid payouts and their fees: what the period's orders leave on the balance
+	 *  less paid and pending payouts and their fees, less card top-ups, plus card
+	 *  withdrawals less their fees: what the period's orders move on the balance
 	 *  (orders of unknown kind are left out: see `unknown_kind`).
 	 */
 	net: string,
@@ -1104,15 +1135,45 @@ export type CurrencyStatement_Serialize = {
 	/**  Rolling reserve of paid payins still held (status held, or not given). */
 	reserveHeld: Figure_Serialize,
 	reserveReleased: Figure_Serialize,
-	/**  `refundAmount` of refunded and partly refunded payins. */
+	/**
+	 *  `refundAmount` of paid payins refunded in full or in part, whatever their state
+	 *  now (a refunded order charged back later keeps its refund).
+	 */
 	refunds: Figure_Serialize,
-	/**  Charged-back payins, at their amount. */
+	/**
+	 *  Charged-back payins, at the amount charged back (looked up with the chargeback
+	 *  query; the order's amount where it was not).
+	 */
 	chargebacks: Figure_Serialize,
+	/**
+	 *  Charged-back payins whose charged-back amount was not looked up: counted at the
+	 *  order's full amount.
+	 */
+	chargebacksNotLookedUp: number,
 	settled: Settlement_Serialize,
 	/**  Not settled, or settlement not given. */
 	notSettled: Settlement_Serialize,
 	payouts: Flow_Serialize,
 	payoutFees: Fees_Serialize,
+	/**
+	 *  Payouts not finished yet: the gateway has already taken them (and their fees)
+	 *  from the balance, so they are a line of the net of their own.
+	 */
+	pendingPayouts: Figure_Serialize,
+	pendingPayoutFees: Fees_Serialize,
+	/**  Card top-ups that succeeded: money moved from the balance to a card. */
+	cardTopUps: Figure_Serialize,
+	/**
+	 *  Card withdrawals that succeeded: money back from a card to the balance, less
+	 *  their fees.
+	 */
+	cardWithdrawals: Figure_Serialize,
+	cardWithdrawalFees: Fees_Serialize,
+	/**
+	 *  Digits after the point of the currency's minor unit (2 for USD, 0 for JPY): every
+	 *  amount is written with at least these.
+	 */
+	digits: number,
 	/**
 	 *  Orders whose kind neither the journal nor the conventions' kind rules give (the
 	 *  list does not say): on their own line, in no other figure and not in the net.
@@ -1120,7 +1181,8 @@ export type CurrencyStatement_Serialize = {
 	unknownKind: Flow_Serialize,
 	/**
 	 *  Paid payins less their fees, the reserve still held, refunds and chargebacks,
-	 *  less paid payouts and their fees: what the period's orders leave on the balance
+	 *  less paid and pending payouts and their fees, less card top-ups, plus card
+	 *  withdrawals less their fees: what the period's orders move on the balance
 	 *  (orders of unknown kind are left out: see `unknown_kind`).
 	 */
 	net: string,
@@ -1335,7 +1397,9 @@ export type Fees_Serialize = {
 };
 
 /**  Which amount of an order a figure sums. */
-export type Field = "sourceAmount" | "handlingFee" | "transactionFixedFee" | "exceptionHandlingFee" | "rollingReserve" | "refundAmount" | "settleAmount" | "receiveAmount";
+export type Field = "sourceAmount" | "handlingFee" | "transactionFixedFee" | "exceptionHandlingFee" | "rollingReserve" | "refundAmount" | "settleAmount" | "receiveAmount" | 
+/**  The amount charged back: the chargeback query's, else the order's `sourceAmount`. */
+"chargebackAmount";
 
 /**
  *  A count and an amount, and the orders behind them: `amount` is the sum of `field`
@@ -1487,7 +1551,7 @@ export type LineKind =
 "refunds" | 
 /**  `rollingReserve` of paid payins whose reserve is released. */
 "reserveReleased" | 
-/**  Charged-back payins, at their amount. */
+/**  Charged-back payins, at the amount charged back (looked up; else the order's). */
 "chargebacks" | 
 /**  Payouts open or paid (the gateway takes a payout's money when it accepts it). */
 "payouts" | "payoutHandlingFees" | "payoutFixedFees" | 
@@ -1597,8 +1661,8 @@ export type OrderFilter_Deserialize = {
 	/**  UTC millis, exclusive. */
 	to?: number | null,
 	/**
-	 *  Seen moving the balance at or after (UTC millis; `moved_at`, see
-	 *  [`crate::reconcile`]).
+	 *  Seen moving the balance at or after (UTC millis; `moved_at`, or for a payout,
+	 *  top-up or withdrawal this desk made, its journal time: see [`crate::reconcile`]).
 	 */
 	movedFrom?: number | null,
 	/**  Seen moving the balance before (UTC millis). */
@@ -1617,6 +1681,8 @@ export type OrderFilter_Deserialize = {
 	settles?: number[],
 	/**  `rollingReserveStatus` values (0 held, 1 released); -1: not given. */
 	reserveStatuses?: number[],
+	/**  Only orders with a refunded amount above zero (`true`), or none (`false`). */
+	refunded?: boolean | null,
 	minAmount?: string | null,
 	maxAmount?: string | null,
 	/**  A fragment of the order or trade number. */
@@ -1632,8 +1698,8 @@ export type OrderFilter_Serialize = {
 	/**  UTC millis, exclusive. */
 	to: number | null,
 	/**
-	 *  Seen moving the balance at or after (UTC millis; `moved_at`, see
-	 *  [`crate::reconcile`]).
+	 *  Seen moving the balance at or after (UTC millis; `moved_at`, or for a payout,
+	 *  top-up or withdrawal this desk made, its journal time: see [`crate::reconcile`]).
 	 */
 	movedFrom: number | null,
 	/**  Seen moving the balance before (UTC millis). */
@@ -1652,6 +1718,8 @@ export type OrderFilter_Serialize = {
 	settles: number[],
 	/**  `rollingReserveStatus` values (0 held, 1 released); -1: not given. */
 	reserveStatuses: number[],
+	/**  Only orders with a refunded amount above zero (`true`), or none (`false`). */
+	refunded?: boolean | null,
 	minAmount: string | null,
 	maxAmount: string | null,
 	/**  A fragment of the order or trade number. */
@@ -2894,6 +2962,13 @@ export type Statement_Deserialize = {
 	/**  Every order behind the statement (the period, the currency). */
 	filter: OrderFilter_Deserialize,
 	orders: number,
+	/**
+	 *  Orders the cache cannot place exactly on a side of the period's first or last
+	 *  moment (the gateway's list gave their day, or the window they were found in spans
+	 *  the boundary, in this time zone): counted by where the cache placed them, and
+	 *  named here instead of guessed. 0 when every order is placed exactly.
+	 */
+	uncertain?: number,
 	currencies: CurrencyStatement_Deserialize[],
 };
 
@@ -2905,6 +2980,13 @@ export type Statement_Serialize = {
 	/**  Every order behind the statement (the period, the currency). */
 	filter: OrderFilter_Serialize,
 	orders: number,
+	/**
+	 *  Orders the cache cannot place exactly on a side of the period's first or last
+	 *  moment (the gateway's list gave their day, or the window they were found in spans
+	 *  the boundary, in this time zone): counted by where the cache placed them, and
+	 *  named here instead of guessed. 0 when every order is placed exactly.
+	 */
+	uncertain: number,
 	currencies: CurrencyStatement_Serialize[],
 };
 

@@ -213,8 +213,56 @@ async fn a_reconciliation_from_the_cli() {
         "{text}"
     );
     assert!(text.contains("Payouts"), "{text}");
+    // The profile's business zone: the default --tz of both reports.
+    let set: Value = serde_json::from_str(&env.ok(&[
+        "--json",
+        "report",
+        "settings",
+        "--zone",
+        "America/New_York",
+        "--horizon-days",
+        "90",
+    ]))
+    .unwrap();
+    assert_eq!(set["businessZone"], "America/New_York");
+    assert_eq!(set["changeHorizonDays"], 90);
+    let out = env.home.path().join("ny.csv");
+    let s: Value = serde_json::from_str(&env.ok(&[
+        "--json",
+        "report",
+        "statement",
+        "--from",
+        "2026-11-01",
+        "--to",
+        "2026-11-01",
+        "--offline",
+        "--out",
+        out.to_str().unwrap(),
+    ]))
+    .unwrap();
+    assert_eq!(s["timeZone"], "America/New_York");
+    // The day New York leaves summer time: 04:00 UTC to 05:00 UTC the next day.
+    assert_eq!(
+        s["statement"]["period"]["to"].as_i64().unwrap()
+            - s["statement"]["period"]["from"].as_i64().unwrap(),
+        25 * 3_600_000
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.contains("Time zone,America/New_York (UTC-04:00)"),
+        "{text}"
+    );
+    assert!(text.contains("Last day,2026-11-01"));
     // Bad arguments name theirs, exit 2.
     for (args, named) in [
+        (
+            vec!["report", "settings", "--zone", "Mars/Olympus"],
+            "businessZone",
+        ),
+        (
+            vec!["report", "settings", "--horizon-days", "0"],
+            "changeHorizonDays",
+        ),
         (
             vec![
                 "report",

@@ -361,3 +361,78 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
         "the amount charged back, not the order's"
     );
 }
+
+/// The change horizon (a profile setting): reading it again brings a later refund of a
+/// finished order into the cache, which a plain sync does not; an order older than the
+/// horizon is left as it was cached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reading_the_change_horizon_again_brings_later_refunds() {
+    use paydesk_sandbox::model::st;
+    let f = common::Fixture::new("statement-horizon").await;
+    f.home
+        .set_reporting(
+            &f.name,
+            paydesk_core::profile::Reporting {
+                business_zone: "Europe/Berlin".into(),
+                change_horizon_days: 30,
+            },
+        )
+        .unwrap();
+    f.running.sandbox.seed(&paydesk_sandbox::SeedSpec {
+        mer_no: Some(common::MER),
+        seed: 9,
+        ..paydesk_sandbox::SeedSpec::new(200)
+    });
+    let desk = f.desk().await;
+    assert_eq!(desk.reporting().change_horizon_days, 30);
+    let cancel = || Arc::new(AtomicBool::new(false));
+    desk.sync(&desk.sync_options(90), cancel(), |_| {})
+        .await
+        .unwrap();
+    let now = chrono::Utc::now();
+    let pick = |from: i64, to: i64| {
+        f.running.sandbox.with_state(|s| {
+            s.orders
+                .iter()
+                .find(|o| {
+                    let age = now - o.created;
+                    o.mer_no == common::MER
+                        && o.kind == paydesk_sandbox::model::Kind::Payin
+                        && o.state == st::SUCCESS
+                        && age > chrono::Duration::days(from)
+                        && age < chrono::Duration::days(to)
+                })
+                .map(|o| (o.mer_order_no.clone(), o.trade_no.clone()))
+                .unwrap()
+        })
+    };
+    let (inside, inside_trade) = pick(10, 20);
+    let (outside, outside_trade) = pick(45, 80);
+    for n in [&inside, &outside] {
+        assert!(f.running.sandbox.alter_order(common::MER, n, |o| {
+            o.refunds.push(paydesk_sandbox::model::Refund {
+                refund_no: format!("R-{n}"),
+                amount: Decimal::ONE,
+                state: 3,
+                created: now,
+            });
+            o.state = st::PARTLY_REFUNDED;
+        }));
+    }
+    desk.sync(&desk.sync_options(90), cancel(), |_| {})
+        .await
+        .unwrap();
+    let state = |t: &str| desk.cached_order(t).unwrap().unwrap().state;
+    assert_eq!(state(&inside_trade), st::SUCCESS, "a plain sync skips it");
+    desk.refresh_horizon(cancel(), |_| {}).await.unwrap();
+    assert_eq!(state(&inside_trade), st::PARTLY_REFUNDED);
+    assert_eq!(
+        desk.cached_order(&inside_trade)
+            .unwrap()
+            .unwrap()
+            .refund_amount
+            .as_deref(),
+        Some("1")
+    );
+    assert_eq!(state(&outside_trade), st::SUCCESS, "beyond the 30 days");
+}

@@ -21,9 +21,10 @@ pub enum ReportCmd {
         currency: Option<String>,
         /// The time zone the days are in and dates are written in: a zone name such as
         /// Europe/Berlin or America/New_York (daylight saving honoured), UTC, or an
-        /// offset such as +08:00.
-        #[arg(long, default_value = "UTC", allow_hyphen_values = true)]
-        tz: String,
+        /// offset such as +08:00. Default: the profile's business zone (`paydesk report
+        /// settings`).
+        #[arg(long, allow_hyphen_values = true)]
+        tz: Option<String>,
         /// The file to write: .csv, .xlsx or .pdf.
         #[arg(long)]
         out: PathBuf,
@@ -50,13 +51,65 @@ pub enum ReportCmd {
         #[arg(long, allow_hyphen_values = true)]
         to: Option<String>,
         /// The time zone the snapshots' times are written in (a zone name, UTC or an
-        /// offset).
-        #[arg(long, default_value = "UTC", allow_hyphen_values = true)]
-        tz: String,
+        /// offset). Default: the profile's business zone.
+        #[arg(long, allow_hyphen_values = true)]
+        tz: Option<String>,
         /// Use the local cache and snapshots as they are (no request to the gateway).
         #[arg(long)]
         offline: bool,
     },
+    /// The profile's reporting settings: its business time zone (the days of statements,
+    /// exports and charts) and its change horizon (days within which finished orders are
+    /// read again). Shows them; sets what is given.
+    Settings {
+        /// A zone name such as Europe/Berlin or America/Mexico_City, or UTC.
+        #[arg(long, allow_hyphen_values = true)]
+        zone: Option<String>,
+        /// 1 to 3650 days (default 120).
+        #[arg(long, allow_hyphen_values = true)]
+        horizon_days: Option<String>,
+    },
+}
+
+/// The zone asked for, else the profile's business zone.
+fn zone_or_profile(tz: Option<&str>, g: &Global) -> Result<paydesk_core::statement::Zone, Failure> {
+    match tz {
+        Some(t) => Ok(paydesk_core::statement::parse_zone("tz", t)?),
+        None => {
+            let s = session()?;
+            let name = match g.profile.as_deref() {
+                Some(p) => p.to_string(),
+                None => s.active_profile()?,
+            };
+            Ok(s.home().reporting(&name)?.zone())
+        }
+    }
+}
+
+fn settings(zone: Option<String>, horizon: Option<String>, g: &Global) -> Result<(), Failure> {
+    let s = session()?;
+    let name = match g.profile.as_deref() {
+        Some(p) => p.to_string(),
+        None => s.active_profile()?,
+    };
+    let mut r = s.home().reporting(&name)?;
+    if let Some(z) = zone {
+        r.business_zone = z.trim().to_string();
+    }
+    if let Some(h) = horizon {
+        r.change_horizon_days = h.trim().parse().map_err(|_| {
+            Failure::Input(format!(
+                "--horizon-days: must be a whole number of days from 1 to 3650, got {h:?}"
+            ))
+        })?;
+    }
+    s.home().set_reporting(&name, r.clone())?;
+    print(g, &r, || {
+        format!(
+            "{name}: business time zone {}, change horizon {} days",
+            r.business_zone, r.change_horizon_days
+        )
+    })
 }
 
 /// A snapshot's takenAt, as given.
@@ -77,11 +130,11 @@ fn reconcile(
     currency: String,
     from: Option<String>,
     to: Option<String>,
-    tz: String,
+    tz: Option<String>,
     offline: bool,
     g: &Global,
 ) -> Result<(), Failure> {
-    let zone = paydesk_core::statement::parse_zone("tz", &tz)?;
+    let zone = zone_or_profile(tz.as_deref(), g)?;
     let currency = currency.trim().to_ascii_uppercase();
     paydesk_gateway::validate::currency("currency", &currency)
         .map_err(paydesk_core::CoreError::from)?;
@@ -178,6 +231,7 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
             tz,
             offline,
         } => return reconcile(currency, from, to, tz, offline, g),
+        ReportCmd::Settings { zone, horizon_days } => return settings(zone, horizon_days, g),
         ReportCmd::Statement {
             from,
             to,
@@ -189,7 +243,7 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
         } => (from, to, currency, tz, out, force, offline),
     };
     // The arguments are checked before a desk is opened.
-    let zone = paydesk_core::statement::parse_zone("tz", &tz)?;
+    let zone = zone_or_profile(tz.as_deref(), g)?;
     let period =
         paydesk_core::statement::Period::days(date("from", &from)?, date("to", &to)?, zone)?;
     match out

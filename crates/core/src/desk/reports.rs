@@ -291,13 +291,16 @@ impl Desk {
     }
 }
 
-/// Days back within which refunds, chargebacks, settlements and reserve releases still
-/// come to finished orders (the change horizon, unless a profile says otherwise).
-pub const CHANGE_HORIZON_DAYS: i64 = 120;
-
 impl Desk {
-    /// Reads again every window of the change horizon (finished orders too), in days:
-    /// what a reconciliation up to now is built on.
+    /// The profile's reporting settings (business zone, change horizon) as the desk read
+    /// them when it opened.
+    pub fn reporting(&self) -> &crate::profile::Reporting {
+        &self.reporting
+    }
+
+    /// Reads again every window of the change horizon (the profile's, 120 days unless
+    /// set; finished orders too), in days, newest first: what a reconciliation up to now
+    /// is built on, and what the running desk does on a schedule.
     pub async fn refresh_horizon(
         &self,
         cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -305,7 +308,7 @@ impl Desk {
     ) -> CoreResult<crate::sync::SyncReport> {
         let opts = crate::sync::SyncOptions {
             full: true,
-            ..self.sync_options(CHANGE_HORIZON_DAYS)
+            ..self.sync_options(i64::from(self.reporting.change_horizon_days))
         };
         self.sync(&opts, cancel, progress).await
     }
