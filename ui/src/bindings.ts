@@ -124,12 +124,24 @@ export const commands = {
 	 *  `previous_from` to `previous_to` (this month against the last), for one currency or
 	 *  all. Every figure carries the filter of the orders behind it.
 	 */
-	reportStatement: (from: string, to: string, previousFrom: string, previousTo: string, utcOffsetMinutes: number, currency: string | null) => typedError<Comparison_Serialize, CoreError>(__TAURI_INVOKE("report_statement", { from, to, previousFrom, previousTo, utcOffsetMinutes, currency })),
+	reportStatement: (from: string, to: string, previousFrom: string, previousTo: string, timeZone: string, currency: string | null) => typedError<Comparison_Serialize, CoreError>(__TAURI_INVOKE("report_statement", { from, to, previousFrom, previousTo, timeZone, currency })),
 	/**
 	 *  Writes the statement of the days `from` to `to` to `path` (.xlsx or .csv), with its
 	 *  filter, time zone, the time it was made, its rows and their SHA-256.
 	 */
-	reportExport: (from: string, to: string, utcOffsetMinutes: number, currency: string | null, path: string, overwrite: boolean) => typedError<StatementExport, CoreError>(__TAURI_INVOKE("report_export", { from, to, utcOffsetMinutes, currency, path, overwrite })),
+	reportExport: (from: string, to: string, timeZone: string, currency: string | null, path: string, overwrite: boolean) => typedError<StatementExport, CoreError>(__TAURI_INVOKE("report_export", { from, to, timeZone, currency, path, overwrite })),
+	/**
+	 *  Reads the days `from` to `to` again from the gateway (the hours around each end, the
+	 *  days between; chargebacks' amounts looked up) before a statement is built of them;
+	 *  `orders_sync_cancel` stops it.
+	 */
+	reportRefresh: (from: string, to: string, timeZone: string) => typedError<Refreshed, CoreError>(__TAURI_INVOKE("report_refresh", { from, to, timeZone })),
+	/**
+	 *  The active profile's reporting settings (business time zone, change horizon); with
+	 *  `set`, sets them first (checked, kept with the profile; the desk reads them when it
+	 *  opens again, the Reports screen passes the zone at once).
+	 */
+	reportSettings: (set: Reporting_Deserialize | null) => typedError<Reporting_Serialize, CoreError>(__TAURI_INVOKE("report_settings", { set })),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
 	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry_Serialize[], CoreError>(__TAURI_INVOKE("audit_list", { filter })),
 	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
@@ -2422,6 +2434,18 @@ export type Reconciliation_Serialize = {
 	filter: OrderFilter_Serialize,
 };
 
+/**  What [`Desk::refresh_period`] did before a statement was built. */
+export type Refreshed = {
+	/**  When the period's windows were read again (UTC millis). */
+	at: number,
+	/**  Orders whose state changed since the cache last read them. */
+	changed: number,
+	/**  Windows the gateway's list did not add up for (named in the sync's report). */
+	incomplete: number,
+	/**  Charged-back payins whose charged-back amount was looked up now. */
+	chargebacksLookedUp: number,
+};
+
 /**  The V1 refund record (`data`). */
 export type RefundRecord = RefundRecord_Serialize | RefundRecord_Deserialize;
 
@@ -2465,6 +2489,41 @@ export type RefundRecord_Serialize = {
 	gasFee: string | null,
 	transactionHash: string,
 	receiveAmount: string | null,
+};
+
+/**  How a profile's statements and reconciliations are made. */
+export type Reporting = Reporting_Serialize | Reporting_Deserialize;
+
+/**  How a profile's statements and reconciliations are made. */
+export type Reporting_Deserialize = {
+	/**
+	 *  The business's time zone, a name of the time zone database (`Europe/Berlin`,
+	 *  `America/Mexico_City`: daylight saving honoured), or `UTC`: the days statements,
+	 *  exports and charts are in.
+	 */
+	businessZone?: string,
+	/**
+	 *  Days back within which refunds, chargebacks, settlements and reserve releases
+	 *  still come to finished orders: their windows are read again on a schedule while
+	 *  the desk runs, and before a reconciliation up to now.
+	 */
+	changeHorizonDays?: number,
+};
+
+/**  How a profile's statements and reconciliations are made. */
+export type Reporting_Serialize = {
+	/**
+	 *  The business's time zone, a name of the time zone database (`Europe/Berlin`,
+	 *  `America/Mexico_City`: daylight saving honoured), or `UTC`: the days statements,
+	 *  exports and charts are in.
+	 */
+	businessZone: string,
+	/**
+	 *  Days back within which refunds, chargebacks, settlements and reserve releases
+	 *  still come to finished orders: their windows are read again on a schedule while
+	 *  the desk runs, and before a reconciliation up to now.
+	 */
+	changeHorizonDays: number,
 };
 
 /**  A request: one order, or a bulk file's rows as one batch. */
@@ -2969,6 +3028,8 @@ export type Statement_Deserialize = {
 	 *  named here instead of guessed. 0 when every order is placed exactly.
 	 */
 	uncertain?: number,
+	/**  When the cache was last synced (UTC millis): the figures are as of then. */
+	asOf?: number | null,
 	currencies: CurrencyStatement_Deserialize[],
 };
 
@@ -2987,6 +3048,8 @@ export type Statement_Serialize = {
 	 *  named here instead of guessed. 0 when every order is placed exactly.
 	 */
 	uncertain: number,
+	/**  When the cache was last synced (UTC millis): the figures are as of then. */
+	asOf: number | null,
 	currencies: CurrencyStatement_Serialize[],
 };
 

@@ -394,6 +394,9 @@ pub struct Statement {
     /// named here instead of guessed. 0 when every order is placed exactly.
     #[serde(default)]
     pub uncertain: i64,
+    /// When the cache was last synced (UTC millis): the figures are as of then.
+    #[serde(default)]
+    pub as_of: Option<i64>,
     pub currencies: Vec<CurrencyStatement>,
 }
 
@@ -829,6 +832,7 @@ impl Statement {
             filter,
             orders,
             uncertain: 0,
+            as_of: None,
             currencies: currencies.iter().map(|c| b.currency(c)).collect(),
         }
     }

@@ -50,6 +50,7 @@ impl Desk {
         }
         let mut s = Statement::build(&*self.store.orders(), &self.dictionary, period, currency)?;
         s.uncertain = self.uncertain(&s.filter, period)?;
+        s.as_of = self.last_synced()?;
         Ok(s)
     }
 
