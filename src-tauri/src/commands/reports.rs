@@ -110,9 +110,8 @@ pub async fn report_refresh(
     let desk = state.desk().await?;
     let tz = zone(&desk, &time_zone)?;
     let current = period(&from, &to, tz)?;
-    Ok(desk
-        .refresh_period(current, std::sync::Arc::default(), |_| {})
-        .await?)
+    desk.refresh_period(current, std::sync::Arc::default(), |_| {})
+        .await
 }
 
 /// The active profile's reporting settings (business time zone, change horizon); with
@@ -130,5 +129,5 @@ pub async fn report_settings(
     if let Some(r) = set {
         home.set_reporting(&name, r)?;
     }
-    Ok(home.reporting(&name)?)
+    home.reporting(&name)
 }
