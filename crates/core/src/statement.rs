@@ -24,6 +24,7 @@ use crate::error::{CoreError, CoreResult};
 use crate::store::orders::{GroupSums, OrderFilter, OrderKind, OrderStore, StatementGroup};
 
 pub mod export;
+mod font;
 mod pdf;
 
 /// A period `[from, to)`, UTC millis: the caller turns its days in its time zone into

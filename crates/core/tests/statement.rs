@@ -285,6 +285,17 @@ fn the_same_orders_give_the_same_statement_on_postgres_and_on_sqlite() {
     }
 }
 
+/// From an hour 30 days ago to a day to come.
+fn period_to_come(now: chrono::DateTime<chrono::Utc>) -> Period {
+    const HOUR: i64 = 3_600_000;
+    let from = (now - chrono::Duration::days(30)).timestamp_millis();
+    Period::new(
+        from - from.rem_euclid(HOUR),
+        (now + chrono::Duration::days(1)).timestamp_millis(),
+    )
+    .unwrap()
+}
+
 /// A chargeback of part of an old order, after the sync that completed its day: a plain
 /// sync skips that day, so the cache still reads it paid; reading the period again
 /// before a statement finds it charged back and looks up the amount charged back (a
@@ -297,6 +308,19 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
         mer_no: Some(common::MER),
         seed: 5,
         ..paydesk_sandbox::SeedSpec::new(200)
+    });
+    // And a few in the last half hour: the hour now is never complete.
+    let recent = |m: i64| {
+        (chrono::Utc::now() - chrono::Duration::minutes(m))
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string()
+    };
+    f.running.sandbox.seed(&paydesk_sandbox::SeedSpec {
+        mer_no: Some(common::MER),
+        seed: 6,
+        from: Some(recent(30)),
+        to: Some(recent(1)),
+        ..paydesk_sandbox::SeedSpec::new(5)
     });
     let desk = f.desk().await;
     let cancel = || Arc::new(AtomicBool::new(false));
@@ -338,12 +362,10 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
         st::SUCCESS,
         "a plain sync skips the completed day"
     );
-    let period = Period::new(
-        (now - chrono::Duration::days(30)).timestamp_millis(),
-        now.timestamp_millis(),
-    )
-    .unwrap();
-    let r = desk.refresh_period(period, cancel(), |_| {}).await.unwrap();
+    let r = desk
+        .refresh_period(period_to_come(now), cancel(), |_| {})
+        .await
+        .unwrap();
     assert_eq!(
         cached(&desk).state,
         st::CHARGED_BACK,
@@ -351,6 +373,10 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
     );
     assert!(r.changed >= 1);
     assert!(r.chargebacks_looked_up >= 1);
+    // This month to a day to come: every order cached is from before now, so none is
+    // uncertain at the end; the start was read by the hour.
+    let s = desk.statement(period_to_come(now), None).unwrap();
+    assert_eq!(s.uncertain, 0);
     let cb = desk.reversals(Some(&trade_no)).unwrap();
     assert_eq!(
         cb.iter()

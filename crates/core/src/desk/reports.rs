@@ -67,7 +67,13 @@ impl Desk {
     ) -> CoreResult<i64> {
         const HOUR: i64 = 3_600_000;
         let mut n = 0;
+        let now = self.clock.now_ms();
         for b in [period.from, period.to] {
+            if b > now {
+                // Every order cached is from before now: none can be past a boundary to
+                // come (this month's statement, its end in the future).
+                continue;
+            }
             let near = crate::store::orders::OrderFilter {
                 from: Some(b - 24 * HOUR),
                 to: Some(b),
