@@ -462,3 +462,87 @@ async fn reading_the_change_horizon_again_brings_later_refunds() {
     );
     assert_eq!(state(&outside_trade), st::SUCCESS, "beyond the 30 days");
 }
+
+/// Card top-ups and withdrawals this desk made move the balance: they are lines of the
+/// statement and of its net, which equals what the sandbox's own balance rules say the
+/// period's orders moved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn card_moves_are_lines_of_the_net() {
+    use paydesk_core::new_mer_order_no;
+    use paydesk_gateway::wire::{MerNo, V1CardWithdraw, V2CardTopUp};
+    let f = common::Fixture::new("statement-cards").await;
+    let desk = f.desk().await;
+    desk.card_top_up(V2CardTopUp::new(
+        MerNo(common::MER),
+        "SUB-1".into(),
+        new_mer_order_no("TU"),
+        "CARD-1".into(),
+        "20.00".parse().unwrap(),
+        "USD".into(),
+        String::new(),
+    ))
+    .await
+    .unwrap();
+    desk.card_withdraw(
+        V1CardWithdraw {
+            mer_no: MerNo(common::MER),
+            apply_order_no: "CARD-1".into(),
+            amount: "7.00".parse().unwrap(),
+            currency: "USD".into(),
+        },
+        &new_mer_order_no("WD"),
+    )
+    .await
+    .unwrap();
+    let now = chrono::Utc::now();
+    let period = Period::new(
+        (now - chrono::Duration::days(1)).timestamp_millis(),
+        (now + chrono::Duration::days(1)).timestamp_millis(),
+    )
+    .unwrap();
+    desk.refresh_period(period, Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    let s = desk.statement(period, Some("USD")).unwrap();
+    let usd = &s.currencies[0];
+    let (top_ups, withdrawals, fees, net) = f.running.sandbox.with_state(|st| {
+        let mine: Vec<&paydesk_sandbox::Order> = st
+            .orders
+            .iter()
+            .filter(|o| o.mer_no == common::MER && o.currency == "USD")
+            .collect();
+        let sum = |k: paydesk_sandbox::model::Kind| -> Decimal {
+            mine.iter().filter(|o| o.kind == k).map(|o| o.amount).sum()
+        };
+        let fees: Decimal = mine
+            .iter()
+            .filter(|o| o.kind == paydesk_sandbox::model::Kind::Withdraw)
+            .map(|o| o.fee)
+            .sum();
+        let net: Decimal = mine
+            .iter()
+            .map(|o| {
+                let e = o.effect();
+                e.available + e.unchecked
+            })
+            .sum();
+        (
+            sum(paydesk_sandbox::model::Kind::TopUp),
+            sum(paydesk_sandbox::model::Kind::Withdraw),
+            fees,
+            net,
+        )
+    });
+    let d = |s: &str| s.parse::<Decimal>().unwrap();
+    assert_eq!(top_ups, d("20"));
+    assert_eq!(
+        (usd.card_top_ups.count, d(&usd.card_top_ups.amount)),
+        (1, top_ups)
+    );
+    assert_eq!(
+        (usd.card_withdrawals.count, d(&usd.card_withdrawals.amount)),
+        (1, withdrawals)
+    );
+    assert_eq!(d(&usd.card_withdrawal_fees.total), fees);
+    assert_eq!(d(&usd.net), net, "{usd:#?}");
+}

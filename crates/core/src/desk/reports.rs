@@ -205,7 +205,9 @@ impl Desk {
     ) -> CoreResult<Refreshed> {
         const DAY: i64 = 86_400_000;
         let now = self.clock.now_ms();
-        let to = (period.to + DAY).min(now);
+        // A minute past now: the windows end on a whole second, and an order made in
+        // the last second is read all the same.
+        let to = (period.to + DAY).min(now + 60_000);
         let from = period.from - DAY;
         let (mut changed, mut incomplete) = (0, 0);
         // Hours where an order's hour decides its day (a day either side of each
