@@ -46,6 +46,8 @@ const COMMANDS: &[&str] = &[
     "balances_upcoming",
     "report_statement",
     "report_export",
+    "report_refresh",
+    "report_settings",
     "audit_list",
     "audit_verify",
     "audit_export",

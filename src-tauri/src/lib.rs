@@ -67,6 +67,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             balances::balances_upcoming,
             reports::report_statement,
             reports::report_export,
+            reports::report_refresh,
+            reports::report_settings,
             activity::audit_list,
             activity::audit_verify,
             activity::audit_export,

@@ -266,6 +266,12 @@ test("the reports screen: a month's statement against the month before, its figu
   });
   const cards = await browser.$$(id("statement-currency"));
   assert.ok(cards.length >= 2, "a statement per currency");
+  // Days in the business's zone (UTC until set), figures as of a sync, read again on
+  // request: the period's orders from the gateway.
+  assert.equal(await (await browser.$(`${id("reports-zone")}`)).getValue(), "UTC");
+  assert.notEqual(await (await browser.$(id("reports-as-of"))).getAttribute("data-as-of"), "");
+  await h.click(id("reports-refresh"));
+  await h.waitFor(id("reports-refreshed"), 60_000);
   await h.shot("reports");
   await checkAxe("reports");
   // A figure opens the orders behind it, the filter said above the table.

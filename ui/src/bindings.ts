@@ -129,12 +129,24 @@ export const commands = {
 	 *  `previous_from` to `previous_to` (this month against the last), for one currency or
 	 *  all. Every figure carries the filter of the orders behind it.
 	 */
-	reportStatement: (from: string, to: string, previousFrom: string, previousTo: string, utcOffsetMinutes: number, currency: string | null) => typedError<Comparison_Serialize, CoreError>(__TAURI_INVOKE("report_statement", { from, to, previousFrom, previousTo, utcOffsetMinutes, currency })),
+	reportStatement: (from: string, to: string, previousFrom: string, previousTo: string, timeZone: string, currency: string | null) => typedError<Comparison_Serialize, CoreError>(__TAURI_INVOKE("report_statement", { from, to, previousFrom, previousTo, timeZone, currency })),
 	/**
 	 *  Writes the statement of the days `from` to `to` to `path` (.xlsx or .csv), with its
 	 *  filter, time zone, the time it was made, its rows and their SHA-256.
 	 */
-	reportExport: (from: string, to: string, utcOffsetMinutes: number, currency: string | null, path: string, overwrite: boolean) => typedError<StatementExport, CoreError>(__TAURI_INVOKE("report_export", { from, to, utcOffsetMinutes, currency, path, overwrite })),
+	reportExport: (from: string, to: string, timeZone: string, currency: string | null, path: string, overwrite: boolean) => typedError<StatementExport, CoreError>(__TAURI_INVOKE("report_export", { from, to, timeZone, currency, path, overwrite })),
+	/**
+	 *  Reads the days `from` to `to` again from the gateway (the hours around each end, the
+	 *  days between; chargebacks' amounts looked up) before a statement is built of them;
+	 *  `orders_sync_cancel` stops it.
+	 */
+	reportRefresh: (from: string, to: string, timeZone: string) => typedError<Refreshed, CoreError>(__TAURI_INVOKE("report_refresh", { from, to, timeZone })),
+	/**
+	 *  The active profile's reporting settings (business time zone, change horizon); with
+	 *  `set`, sets them first (checked, kept with the profile; the desk reads them when it
+	 *  opens again, the Reports screen passes the zone at once).
+	 */
+	reportSettings: (set: Reporting_Deserialize | null) => typedError<Reporting_Serialize, CoreError>(__TAURI_INVOKE("report_settings", { set })),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
 	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry_Serialize[], CoreError>(__TAURI_INVOKE("audit_list", { filter })),
 	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
@@ -1199,15 +1211,45 @@ export type CurrencyStatement_Deserialize = {
 	/**  Rolling reserve of paid payins still held (status held, or not given). */
 	reserveHeld: Figure_Deserialize,
 	reserveReleased: Figure_Deserialize,
-	/**  `refundAmount` of refunded and partly refunded payins. */
+	/**
+	 *  `refundAmount` of paid payins refunded in full or in part, whatever their state
+	 *  now (a refunded order charged back later keeps its refund).
+	 */
 	refunds: Figure_Deserialize,
-	/**  Charged-back payins, at their amount. */
+	/**
+	 *  Charged-back payins, at the amount charged back (looked up with the chargeback
+	 *  query; the order's amount where it was not).
+	 */
 	chargebacks: Figure_Deserialize,
+	/**
+	 *  Charged-back payins whose charged-back amount was not looked up: counted at the
+	 *  order's full amount.
+	 */
+	chargebacksNotLookedUp: number,
 	settled: Settlement_Deserialize,
 	/**  Not settled, or settlement not given. */
 	notSettled: Settlement_Deserialize,
 	payouts: Flow_Deserialize,
 	payoutFees: Fees_Deserialize,
+	/**
+	 *  Payouts not finished yet: the gateway has already taken them (and their fees)
+	 *  from the balance, so they are a line of the net of their own.
+	 */
+	pendingPayouts: Figure_Deserialize,
+	pendingPayoutFees: Fees_Deserialize,
+	/**  Card top-ups that succeeded: money moved from the balance to a card. */
+	cardTopUps: Figure_Deserialize,
+	/**
+	 *  Card withdrawals that succeeded: money back from a card to the balance, less
+	 *  their fees.
+	 */
+	cardWithdrawals: Figure_Deserialize,
+	cardWithdrawalFees: Fees_Deserialize,
+	/**
+	 *  Digits after the point of the currency's minor unit (2 for USD, 0 for JPY): every
+	 *  amount is written with at least these.
+	 */
+	digits: number,
 	/**
 	 *  Orders whose kind neither the journal nor the conventions' kind rules give (the
 	 *  list does not say): on their own line, in no other figure and not in the net.
@@ -1215,7 +1257,8 @@ export type CurrencyStatement_Deserialize = {
 	unknownKind: Flow_Deserialize,
 	/**
 	 *  Paid payins less their fees, the reserve still held, refunds and chargebacks,
-	 *  less paid payouts and their fees: what the period's orders leave on the balance
+	 *  less paid and pending payouts and their fees, less card top-ups, plus card
+	 *  withdrawals less their fees: what the period's orders move on the balance
 	 *  (orders of unknown kind are left out: see `unknown_kind`).
 	 */
 	net: string,
@@ -1229,15 +1272,45 @@ export type CurrencyStatement_Serialize = {
 	/**  Rolling reserve of paid payins still held (status held, or not given). */
 	reserveHeld: Figure_Serialize,
 	reserveReleased: Figure_Serialize,
-	/**  `refundAmount` of refunded and partly refunded payins. */
+	/**
+	 *  `refundAmount` of paid payins refunded in full or in part, whatever their state
+	 *  now (a refunded order charged back later keeps its refund).
+	 */
 	refunds: Figure_Serialize,
-	/**  Charged-back payins, at their amount. */
+	/**
+	 *  Charged-back payins, at the amount charged back (looked up with the chargeback
+	 *  query; the order's amount where it was not).
+	 */
 	chargebacks: Figure_Serialize,
+	/**
+	 *  Charged-back payins whose charged-back amount was not looked up: counted at the
+	 *  order's full amount.
+	 */
+	chargebacksNotLookedUp: number,
 	settled: Settlement_Serialize,
 	/**  Not settled, or settlement not given. */
 	notSettled: Settlement_Serialize,
 	payouts: Flow_Serialize,
 	payoutFees: Fees_Serialize,
+	/**
+	 *  Payouts not finished yet: the gateway has already taken them (and their fees)
+	 *  from the balance, so they are a line of the net of their own.
+	 */
+	pendingPayouts: Figure_Serialize,
+	pendingPayoutFees: Fees_Serialize,
+	/**  Card top-ups that succeeded: money moved from the balance to a card. */
+	cardTopUps: Figure_Serialize,
+	/**
+	 *  Card withdrawals that succeeded: money back from a card to the balance, less
+	 *  their fees.
+	 */
+	cardWithdrawals: Figure_Serialize,
+	cardWithdrawalFees: Fees_Serialize,
+	/**
+	 *  Digits after the point of the currency's minor unit (2 for USD, 0 for JPY): every
+	 *  amount is written with at least these.
+	 */
+	digits: number,
 	/**
 	 *  Orders whose kind neither the journal nor the conventions' kind rules give (the
 	 *  list does not say): on their own line, in no other figure and not in the net.
@@ -1245,7 +1318,8 @@ export type CurrencyStatement_Serialize = {
 	unknownKind: Flow_Serialize,
 	/**
 	 *  Paid payins less their fees, the reserve still held, refunds and chargebacks,
-	 *  less paid payouts and their fees: what the period's orders leave on the balance
+	 *  less paid and pending payouts and their fees, less card top-ups, plus card
+	 *  withdrawals less their fees: what the period's orders move on the balance
 	 *  (orders of unknown kind are left out: see `unknown_kind`).
 	 */
 	net: string,
@@ -1513,7 +1587,9 @@ export type Fees_Serialize = {
 };
 
 /**  Which amount of an order a figure sums. */
-export type Field = "sourceAmount" | "handlingFee" | "transactionFixedFee" | "exceptionHandlingFee" | "rollingReserve" | "refundAmount" | "settleAmount" | "receiveAmount";
+export type Field = "sourceAmount" | "handlingFee" | "transactionFixedFee" | "exceptionHandlingFee" | "rollingReserve" | "refundAmount" | "settleAmount" | "receiveAmount" | 
+/**  The amount charged back: the chargeback query's, else the order's `sourceAmount`. */
+"chargebackAmount";
 
 /**
  *  A count and an amount, and the orders behind them: `amount` is the sum of `field`
@@ -1665,7 +1741,7 @@ export type LineKind =
 "refunds" | 
 /**  `rollingReserve` of paid payins whose reserve is released. */
 "reserveReleased" | 
-/**  Charged-back payins, at their amount. */
+/**  Charged-back payins, at the amount charged back (looked up; else the order's). */
 "chargebacks" | 
 /**  Payouts open or paid (the gateway takes a payout's money when it accepts it). */
 "payouts" | "payoutHandlingFees" | "payoutFixedFees" | 
@@ -1818,8 +1894,8 @@ export type OrderFilter_Deserialize = {
 	/**  UTC millis, exclusive. */
 	to?: number | null,
 	/**
-	 *  Seen moving the balance at or after (UTC millis; `moved_at`, see
-	 *  [`crate::reconcile`]).
+	 *  Seen moving the balance at or after (UTC millis; `moved_at`, or for a payout,
+	 *  top-up or withdrawal this desk made, its journal time: see [`crate::reconcile`]).
 	 */
 	movedFrom?: number | null,
 	/**  Seen moving the balance before (UTC millis). */
@@ -1838,6 +1914,8 @@ export type OrderFilter_Deserialize = {
 	settles?: number[],
 	/**  `rollingReserveStatus` values (0 held, 1 released); -1: not given. */
 	reserveStatuses?: number[],
+	/**  Only orders with a refunded amount above zero (`true`), or none (`false`). */
+	refunded?: boolean | null,
 	minAmount?: string | null,
 	maxAmount?: string | null,
 	/**  A fragment of the order or trade number. */
@@ -1853,8 +1931,8 @@ export type OrderFilter_Serialize = {
 	/**  UTC millis, exclusive. */
 	to: number | null,
 	/**
-	 *  Seen moving the balance at or after (UTC millis; `moved_at`, see
-	 *  [`crate::reconcile`]).
+	 *  Seen moving the balance at or after (UTC millis; `moved_at`, or for a payout,
+	 *  top-up or withdrawal this desk made, its journal time: see [`crate::reconcile`]).
 	 */
 	movedFrom: number | null,
 	/**  Seen moving the balance before (UTC millis). */
@@ -1873,6 +1951,8 @@ export type OrderFilter_Serialize = {
 	settles: number[],
 	/**  `rollingReserveStatus` values (0 held, 1 released); -1: not given. */
 	reserveStatuses: number[],
+	/**  Only orders with a refunded amount above zero (`true`), or none (`false`). */
+	refunded?: boolean | null,
 	minAmount: string | null,
 	maxAmount: string | null,
 	/**  A fragment of the order or trade number. */
@@ -2599,6 +2679,18 @@ export type Reconciliation_Serialize = {
 	filter: OrderFilter_Serialize,
 };
 
+/**  What [`Desk::refresh_period`] did before a statement was built. */
+export type Refreshed = {
+	/**  When the period's windows were read again (UTC millis). */
+	at: number,
+	/**  Orders whose state changed since the cache last read them. */
+	changed: number,
+	/**  Windows the gateway's list did not add up for (named in the sync's report). */
+	incomplete: number,
+	/**  Charged-back payins whose charged-back amount was looked up now. */
+	chargebacksLookedUp: number,
+};
+
 /**  The V1 refund record (`data`). */
 export type RefundRecord = RefundRecord_Serialize | RefundRecord_Deserialize;
 
@@ -2642,6 +2734,41 @@ export type RefundRecord_Serialize = {
 	gasFee: string | null,
 	transactionHash: string,
 	receiveAmount: string | null,
+};
+
+/**  How a profile's statements and reconciliations are made. */
+export type Reporting = Reporting_Serialize | Reporting_Deserialize;
+
+/**  How a profile's statements and reconciliations are made. */
+export type Reporting_Deserialize = {
+	/**
+	 *  The business's time zone, a name of the time zone database (`Europe/Berlin`,
+	 *  `America/Mexico_City`: daylight saving honoured), or `UTC`: the days statements,
+	 *  exports and charts are in.
+	 */
+	businessZone?: string,
+	/**
+	 *  Days back within which refunds, chargebacks, settlements and reserve releases
+	 *  still come to finished orders: their windows are read again on a schedule while
+	 *  the desk runs, and before a reconciliation up to now.
+	 */
+	changeHorizonDays?: number,
+};
+
+/**  How a profile's statements and reconciliations are made. */
+export type Reporting_Serialize = {
+	/**
+	 *  The business's time zone, a name of the time zone database (`Europe/Berlin`,
+	 *  `America/Mexico_City`: daylight saving honoured), or `UTC`: the days statements,
+	 *  exports and charts are in.
+	 */
+	businessZone: string,
+	/**
+	 *  Days back within which refunds, chargebacks, settlements and reserve releases
+	 *  still come to finished orders: their windows are read again on a schedule while
+	 *  the desk runs, and before a reconciliation up to now.
+	 */
+	changeHorizonDays: number,
 };
 
 /**  A request: one order, or a bulk file's rows as one batch. */
@@ -3167,6 +3294,15 @@ export type Statement_Deserialize = {
 	/**  Every order behind the statement (the period, the currency). */
 	filter: OrderFilter_Deserialize,
 	orders: number,
+	/**
+	 *  Orders the cache cannot place exactly on a side of the period's first or last
+	 *  moment (the gateway's list gave their day, or the window they were found in spans
+	 *  the boundary, in this time zone): counted by where the cache placed them, and
+	 *  named here instead of guessed. 0 when every order is placed exactly.
+	 */
+	uncertain?: number,
+	/**  When the cache was last synced (UTC millis): the figures are as of then. */
+	asOf?: number | null,
 	currencies: CurrencyStatement_Deserialize[],
 };
 
@@ -3178,6 +3314,15 @@ export type Statement_Serialize = {
 	/**  Every order behind the statement (the period, the currency). */
 	filter: OrderFilter_Serialize,
 	orders: number,
+	/**
+	 *  Orders the cache cannot place exactly on a side of the period's first or last
+	 *  moment (the gateway's list gave their day, or the window they were found in spans
+	 *  the boundary, in this time zone): counted by where the cache placed them, and
+	 *  named here instead of guessed. 0 when every order is placed exactly.
+	 */
+	uncertain: number,
+	/**  When the cache was last synced (UTC millis): the figures are as of then. */
+	asOf: number | null,
 	currencies: CurrencyStatement_Serialize[],
 };
 

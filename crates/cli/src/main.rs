@@ -47,7 +47,7 @@ enum Command {
     /// The local order cache: sync, list, show, export.
     #[command(subcommand)]
     Orders(desk_cmds::OrdersCmd),
-    /// Reports from the local cache: statements of a period (CSV, XLSX, PDF).
+    /// Reports: statements of a period (CSV, XLSX, PDF) and balance reconciliation.
     #[command(subcommand)]
     Report(desk_cmds::ReportCmd),
     /// Payins.

@@ -34,6 +34,31 @@ impl Format {
     }
 }
 
+/// [`HEADERS`] in a finance team's words, for the orders of a statement (the orders
+/// export keeps the gateway's field names, which other tools read).
+pub const LABELS: [&str; 20] = [
+    "Trade number",
+    "Merchant order number",
+    "Date",
+    "Time zone",
+    "State",
+    "State meaning",
+    "Payment method",
+    "Currency",
+    "Order amount",
+    "Handling fee",
+    "Fixed fee",
+    "Received amount",
+    "Settled amount",
+    "Rolling reserve",
+    "Refunded amount",
+    "Settled (1 yes, 0 no)",
+    "Refusal reason",
+    "Message",
+    "Kind",
+    "Exception fee",
+];
+
 pub const HEADERS: [&str; 20] = [
     "tradeNo",
     "merOrderNo",

@@ -320,6 +320,54 @@ struct ProfilesFile {
     /// ever resets them. A profile without an entry has the sandbox's reading.
     #[serde(default)]
     conventions: BTreeMap<String, Conventions>,
+    /// Each profile's reporting settings (business time zone, change horizon), kept
+    /// apart as the conventions are. A profile without an entry: UTC, 120 days.
+    #[serde(default)]
+    reporting: BTreeMap<String, Reporting>,
+}
+
+/// How a profile's statements and reconciliations are made.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Reporting {
+    /// The business's time zone, a name of the time zone database (`Europe/Berlin`,
+    /// `America/Mexico_City`: daylight saving honoured), or `UTC`: the days statements,
+    /// exports and charts are in.
+    pub business_zone: String,
+    /// Days back within which refunds, chargebacks, settlements and reserve releases
+    /// still come to finished orders: their windows are read again on a schedule while
+    /// the desk runs, and before a reconciliation up to now.
+    pub change_horizon_days: u32,
+}
+
+impl Default for Reporting {
+    fn default() -> Self {
+        Reporting {
+            business_zone: "UTC".into(),
+            change_horizon_days: 120,
+        }
+    }
+}
+
+impl Reporting {
+    /// Checked member by member: a zone the time zone database names, 1 to 3650 days.
+    pub fn validate(&self) -> CoreResult<()> {
+        crate::statement::parse_zone("businessZone", &self.business_zone)?;
+        if !(1..=3650).contains(&self.change_horizon_days) {
+            return Err(CoreError::validation(
+                "changeHorizonDays",
+                "must be 1 to 3650 days",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The business zone, parsed (checked when set).
+    pub fn zone(&self) -> crate::statement::Zone {
+        crate::statement::parse_zone("businessZone", &self.business_zone)
+            .unwrap_or(crate::statement::Zone::UTC)
+    }
 }
 
 /// The conventions an older profiles file spelled in each profile (`signSettings`,
@@ -437,6 +485,26 @@ impl Home {
         self.save(&f)
     }
 
+    /// A profile's reporting settings (UTC and 120 days until set).
+    pub fn reporting(&self, name: &str) -> CoreResult<Reporting> {
+        let f = self.load()?;
+        if !f.profiles.iter().any(|p| p.name == name) {
+            return Err(CoreError::not_found(format!("no profile named {name:?}")));
+        }
+        Ok(f.reporting.get(name).cloned().unwrap_or_default())
+    }
+
+    /// Sets a profile's reporting settings, checked member by member.
+    pub fn set_reporting(&self, name: &str, reporting: Reporting) -> CoreResult<()> {
+        reporting.validate()?;
+        let mut f = self.load()?;
+        if !f.profiles.iter().any(|p| p.name == name) {
+            return Err(CoreError::not_found(format!("no profile named {name:?}")));
+        }
+        f.reporting.insert(name.to_string(), reporting);
+        self.save(&f)
+    }
+
     fn save(&self, f: &ProfilesFile) -> CoreResult<()> {
         crate::private_fs::dir(&self.dir)?;
         let tmp = self.dir.join("profiles.json.tmp");
@@ -548,6 +616,7 @@ impl Home {
         let mut f = self.load()?;
         f.profiles.retain(|p| p.name != name);
         f.conventions.remove(name);
+        f.reporting.remove(name);
         if f.active.as_deref() == Some(name) {
             f.active = f.profiles.first().map(|p| p.name.clone());
         }

@@ -16,8 +16,10 @@
 //! refund or chargeback, only the day an order was created. So the cache keeps
 //! `moved_at`: when this desk first saw the order as it now stands (cached, or a sync
 //! finding its state, amounts, fees, reserve, reserve status, settlement or refund
-//! changed). An order belongs to the window `(from, to]` of the two snapshots by that
-//! time, and it counts there with its whole effect on the balance. That is exact when
+//! changed); a payout, card top-up or card withdrawal this desk made is dated by its
+//! journal time instead (the gateway took or gave its money when it accepted it, not
+//! when a later sync first listed it). An order belongs to the window `(from, to]` of
+//! the two snapshots by that time, and it counts there with its whole effect on the balance. That is exact when
 //! (a) a sync ran just before each snapshot (the desk takes one at the end of every sync)
 //! so what a snapshot shows the cache had seen, and (b) an order that changed in the
 //! window had no effect on `balance` before it: a payin paid and settled in the window,

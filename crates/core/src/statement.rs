@@ -24,6 +24,7 @@ use crate::error::{CoreError, CoreResult};
 use crate::store::orders::{GroupSums, OrderFilter, OrderKind, OrderStore, StatementGroup};
 
 pub mod export;
+mod font;
 mod pdf;
 
 /// A period `[from, to)`, UTC millis: the caller turns its days in its time zone into
@@ -394,6 +395,9 @@ pub struct Statement {
     /// named here instead of guessed. 0 when every order is placed exactly.
     #[serde(default)]
     pub uncertain: i64,
+    /// When the cache was last synced (UTC millis): the figures are as of then.
+    #[serde(default)]
+    pub as_of: Option<i64>,
     pub currencies: Vec<CurrencyStatement>,
 }
 
@@ -829,6 +833,7 @@ impl Statement {
             filter,
             orders,
             uncertain: 0,
+            as_of: None,
             currencies: currencies.iter().map(|c| b.currency(c)).collect(),
         }
     }

@@ -261,3 +261,48 @@ async fn on_the_sandbox_the_difference_is_zero_and_the_lines_are_its_ledger() {
             .any(|o| o.trade_no == open)
     );
 }
+
+/// A payout this desk made belongs to the window in which it left (its journal time),
+/// not to the window of the sync that first listed it: a payroll sent between two
+/// snapshots with no sync in between explains that window, and leaves nothing
+/// unexplained in the next (issue 33).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_desks_own_payouts_are_dated_by_their_journal_time() {
+    let f = common::Fixture::new("rec-journal").await;
+    let desk = f.desk().await;
+    let funds = payin(&desk, "900.00").await;
+    act(&f, &funds, &[("pay", None), ("settle", None)]).await;
+    sync(&desk).await;
+    let a = desk.balance(CUR).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    for amount in ["120.00", "33.45"] {
+        desk.payout_clabe(common::payout(&new_mer_order_no("PO"), amount))
+            .await
+            .unwrap();
+    }
+    // No sync: the balance already shows the payroll.
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let b = desk.balance(CUR).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    sync(&desk).await;
+    let c = desk.balance(CUR).await.unwrap();
+    let d = |s: &str| s.parse::<Decimal>().unwrap();
+    let fees: Decimal = f.running.sandbox.with_state(|s| {
+        s.orders
+            .iter()
+            .filter(|o| o.kind == Kind::Payout && o.currency == CUR)
+            .map(|o| o.amount + o.fee)
+            .sum()
+    });
+    assert_eq!(
+        d(&a.balance) - d(&b.balance),
+        fees,
+        "the payroll left between a and b"
+    );
+    let ab = desk.reconcile_balance(CUR, a.taken_at, b.taken_at).unwrap();
+    assert_eq!(d(&ab.difference), Decimal::ZERO, "{ab:#?}");
+    assert_eq!(d(&ab.explained), -fees);
+    let bc = desk.reconcile_balance(CUR, b.taken_at, c.taken_at).unwrap();
+    assert_eq!(d(&bc.difference), Decimal::ZERO, "{bc:#?}");
+    assert_eq!(d(&bc.explained), Decimal::ZERO);
+}

@@ -287,6 +287,17 @@ fn the_same_orders_give_the_same_statement_on_postgres_and_on_sqlite() {
     }
 }
 
+/// From an hour 30 days ago to a day to come.
+fn period_to_come(now: chrono::DateTime<chrono::Utc>) -> Period {
+    const HOUR: i64 = 3_600_000;
+    let from = (now - chrono::Duration::days(30)).timestamp_millis();
+    Period::new(
+        from - from.rem_euclid(HOUR),
+        (now + chrono::Duration::days(1)).timestamp_millis(),
+    )
+    .unwrap()
+}
+
 /// A chargeback of part of an old order, after the sync that completed its day: a plain
 /// sync skips that day, so the cache still reads it paid; reading the period again
 /// before a statement finds it charged back and looks up the amount charged back (a
@@ -299,6 +310,19 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
         mer_no: Some(common::MER),
         seed: 5,
         ..paydesk_sandbox::SeedSpec::new(200)
+    });
+    // And a few in the last half hour: the hour now is never complete.
+    let recent = |m: i64| {
+        (chrono::Utc::now() - chrono::Duration::minutes(m))
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string()
+    };
+    f.running.sandbox.seed(&paydesk_sandbox::SeedSpec {
+        mer_no: Some(common::MER),
+        seed: 6,
+        from: Some(recent(30)),
+        to: Some(recent(1)),
+        ..paydesk_sandbox::SeedSpec::new(5)
     });
     let desk = f.desk().await;
     let cancel = || Arc::new(AtomicBool::new(false));
@@ -340,12 +364,10 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
         st::SUCCESS,
         "a plain sync skips the completed day"
     );
-    let period = Period::new(
-        (now - chrono::Duration::days(30)).timestamp_millis(),
-        now.timestamp_millis(),
-    )
-    .unwrap();
-    let r = desk.refresh_period(period, cancel(), |_| {}).await.unwrap();
+    let r = desk
+        .refresh_period(period_to_come(now), cancel(), |_| {})
+        .await
+        .unwrap();
     assert_eq!(
         cached(&desk).state,
         st::CHARGED_BACK,
@@ -353,6 +375,10 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
     );
     assert!(r.changed >= 1);
     assert!(r.chargebacks_looked_up >= 1);
+    // This month to a day to come: every order cached is from before now, so none is
+    // uncertain at the end; the start was read by the hour.
+    let s = desk.statement(period_to_come(now), None).unwrap();
+    assert_eq!(s.uncertain, 0);
     let cb = desk.reversals(Some(&trade_no)).unwrap();
     assert_eq!(
         cb.iter()
@@ -362,4 +388,163 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
         Some(part),
         "the amount charged back, not the order's"
     );
+}
+
+/// The change horizon (a profile setting): reading it again brings a later refund of a
+/// finished order into the cache, which a plain sync does not; an order older than the
+/// horizon is left as it was cached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reading_the_change_horizon_again_brings_later_refunds() {
+    use paydesk_sandbox::model::st;
+    let f = common::Fixture::new("statement-horizon").await;
+    f.home
+        .set_reporting(
+            &f.name,
+            paydesk_core::profile::Reporting {
+                business_zone: "Europe/Berlin".into(),
+                change_horizon_days: 30,
+            },
+        )
+        .unwrap();
+    f.running.sandbox.seed(&paydesk_sandbox::SeedSpec {
+        mer_no: Some(common::MER),
+        seed: 9,
+        ..paydesk_sandbox::SeedSpec::new(200)
+    });
+    let desk = f.desk().await;
+    assert_eq!(desk.reporting().change_horizon_days, 30);
+    let cancel = || Arc::new(AtomicBool::new(false));
+    desk.sync(&desk.sync_options(90), cancel(), |_| {})
+        .await
+        .unwrap();
+    let now = chrono::Utc::now();
+    let pick = |from: i64, to: i64| {
+        f.running.sandbox.with_state(|s| {
+            s.orders
+                .iter()
+                .find(|o| {
+                    let age = now - o.created;
+                    o.mer_no == common::MER
+                        && o.kind == paydesk_sandbox::model::Kind::Payin
+                        && o.state == st::SUCCESS
+                        && age > chrono::Duration::days(from)
+                        && age < chrono::Duration::days(to)
+                })
+                .map(|o| (o.mer_order_no.clone(), o.trade_no.clone()))
+                .unwrap()
+        })
+    };
+    let (inside, inside_trade) = pick(10, 20);
+    let (outside, outside_trade) = pick(45, 80);
+    for n in [&inside, &outside] {
+        assert!(f.running.sandbox.alter_order(common::MER, n, |o| {
+            o.refunds.push(paydesk_sandbox::model::Refund {
+                refund_no: format!("R-{n}"),
+                amount: Decimal::ONE,
+                state: 3,
+                created: now,
+            });
+            o.state = st::PARTLY_REFUNDED;
+        }));
+    }
+    desk.sync(&desk.sync_options(90), cancel(), |_| {})
+        .await
+        .unwrap();
+    let state = |t: &str| desk.cached_order(t).unwrap().unwrap().state;
+    assert_eq!(state(&inside_trade), st::SUCCESS, "a plain sync skips it");
+    desk.refresh_horizon(cancel(), |_| {}).await.unwrap();
+    assert_eq!(state(&inside_trade), st::PARTLY_REFUNDED);
+    assert_eq!(
+        desk.cached_order(&inside_trade)
+            .unwrap()
+            .unwrap()
+            .refund_amount
+            .as_deref(),
+        Some("1")
+    );
+    assert_eq!(state(&outside_trade), st::SUCCESS, "beyond the 30 days");
+}
+
+/// Card top-ups and withdrawals this desk made move the balance: they are lines of the
+/// statement and of its net, which equals what the sandbox's own balance rules say the
+/// period's orders moved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn card_moves_are_lines_of_the_net() {
+    use paydesk_core::new_mer_order_no;
+    use paydesk_gateway::wire::{MerNo, V1CardWithdraw, V2CardTopUp};
+    let f = common::Fixture::new("statement-cards").await;
+    let desk = f.desk().await;
+    desk.card_top_up(V2CardTopUp::new(
+        MerNo(common::MER),
+        "SUB-1".into(),
+        new_mer_order_no("TU"),
+        "CARD-1".into(),
+        "20.00".parse().unwrap(),
+        "USD".into(),
+        String::new(),
+    ))
+    .await
+    .unwrap();
+    desk.card_withdraw(
+        V1CardWithdraw {
+            mer_no: MerNo(common::MER),
+            apply_order_no: "CARD-1".into(),
+            amount: "7.00".parse().unwrap(),
+            currency: "USD".into(),
+        },
+        &new_mer_order_no("WD"),
+    )
+    .await
+    .unwrap();
+    let now = chrono::Utc::now();
+    let period = Period::new(
+        (now - chrono::Duration::days(1)).timestamp_millis(),
+        (now + chrono::Duration::days(1)).timestamp_millis(),
+    )
+    .unwrap();
+    desk.refresh_period(period, Arc::new(AtomicBool::new(false)), |_| {})
+        .await
+        .unwrap();
+    let s = desk.statement(period, Some("USD")).unwrap();
+    let usd = &s.currencies[0];
+    let (top_ups, withdrawals, fees, net) = f.running.sandbox.with_state(|st| {
+        let mine: Vec<&paydesk_sandbox::Order> = st
+            .orders
+            .iter()
+            .filter(|o| o.mer_no == common::MER && o.currency == "USD")
+            .collect();
+        let sum = |k: paydesk_sandbox::model::Kind| -> Decimal {
+            mine.iter().filter(|o| o.kind == k).map(|o| o.amount).sum()
+        };
+        let fees: Decimal = mine
+            .iter()
+            .filter(|o| o.kind == paydesk_sandbox::model::Kind::Withdraw)
+            .map(|o| o.fee)
+            .sum();
+        let net: Decimal = mine
+            .iter()
+            .map(|o| {
+                let e = o.effect();
+                e.available + e.unchecked
+            })
+            .sum();
+        (
+            sum(paydesk_sandbox::model::Kind::TopUp),
+            sum(paydesk_sandbox::model::Kind::Withdraw),
+            fees,
+            net,
+        )
+    });
+    let d = |s: &str| s.parse::<Decimal>().unwrap();
+    assert_eq!(top_ups, d("20"));
+    assert_eq!(
+        (usd.card_top_ups.count, d(&usd.card_top_ups.amount)),
+        (1, top_ups)
+    );
+    assert_eq!(
+        (usd.card_withdrawals.count, d(&usd.card_withdrawals.amount)),
+        (1, withdrawals)
+    );
+    assert_eq!(d(&usd.card_withdrawal_fees.total), fees);
+    assert_eq!(d(&usd.net), net, "{usd:#?}");
 }

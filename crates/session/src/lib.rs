@@ -124,6 +124,7 @@ impl Session {
             desk: Arc::new(desk),
             sandbox,
             receiver: None,
+            fresh: None,
         })
     }
 
@@ -142,6 +143,7 @@ impl Session {
             "desk open"
         );
         open.reconcile_in_background();
+        open.fresh = Some(open.keep_fresh_in_background(FRESH_FIRST, FRESH_EVERY));
         Ok(open)
     }
 }
@@ -154,7 +156,21 @@ pub struct OpenDesk {
     desk: Arc<Desk>,
     sandbox: Option<Arc<BuiltinSandbox>>,
     receiver: Option<Receiver>,
+    /// The schedule that keeps finished orders fresh (stopped with the desk).
+    fresh: Option<tokio::task::JoinHandle<()>>,
 }
+
+impl Drop for OpenDesk {
+    fn drop(&mut self) {
+        if let Some(f) = self.fresh.take() {
+            f.abort();
+        }
+    }
+}
+
+/// When a running desk first reads its change horizon again, and how often after.
+pub const FRESH_FIRST: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+pub const FRESH_EVERY: std::time::Duration = std::time::Duration::from_secs(6 * 3600);
 
 impl Deref for OpenDesk {
     type Target = Desk;
@@ -196,6 +212,39 @@ impl OpenDesk {
                     error = %e,
                     "start-up reconcile failed; unknown outcomes stay unknown"
                 ),
+            }
+        })
+    }
+
+    /// Reads the change horizon's windows again (finished orders too: refunds,
+    /// chargebacks, settlements and reserve releases come to them later) `first` after
+    /// now and every `every` after that, while the desk is open. A sync already running
+    /// (the operator's) is left alone: that round is skipped.
+    pub fn keep_fresh_in_background(
+        &self,
+        first: std::time::Duration,
+        every: std::time::Duration,
+    ) -> tokio::task::JoinHandle<()> {
+        let desk = Arc::downgrade(&self.desk);
+        tokio::spawn(async move {
+            tokio::time::sleep(first).await;
+            loop {
+                let Some(d) = desk.upgrade() else { return };
+                let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                match d.refresh_horizon(cancel, |_| {}).await {
+                    Ok(r) => tracing::info!(
+                        profile = %d.profile.name,
+                        changed = r.changed,
+                        "change horizon read again"
+                    ),
+                    Err(e) => tracing::warn!(
+                        profile = %d.profile.name,
+                        error = %e,
+                        "change horizon not read again this round"
+                    ),
+                }
+                drop(d);
+                tokio::time::sleep(every).await;
             }
         })
     }

@@ -1,18 +1,25 @@
 //! Reports: a period's statement from the cache, beside the period before it, and its
-//! export. Days are the user's, in the user's time zone (`utc_offset_minutes`): the
-//! statement of November in Shanghai starts at 2026-11-01 00:00 +08:00.
+//! export; reading a period again; the profile's reporting settings. Days are in a zone
+//! given by name (`time_zone`; empty: the profile's business zone): the statement of
+//! November in Shanghai starts at 2026-11-01 00:00 +08:00, daylight saving honoured.
 
 use paydesk_core::CoreError;
+use paydesk_core::desk::Refreshed;
+use paydesk_core::profile::Reporting;
 use paydesk_core::statement::export::StatementExport;
-use paydesk_core::statement::{Comparison, Period};
+use paydesk_core::statement::{Comparison, Period, Zone};
 use tauri::State;
 
 use super::CmdResult;
 use crate::state::{AppState, internal};
 
-fn zone(utc_offset_minutes: i32) -> CmdResult<chrono::FixedOffset> {
-    chrono::FixedOffset::east_opt(utc_offset_minutes.saturating_mul(60))
-        .ok_or_else(|| CoreError::validation("utcOffsetMinutes", "must be within ±24 hours"))
+/// The zone named (a zone name, UTC or an offset), else the profile's business zone.
+fn zone(desk: &paydesk_core::Desk, time_zone: &str) -> CmdResult<Zone> {
+    if time_zone.trim().is_empty() {
+        Ok(desk.reporting().zone())
+    } else {
+        Ok(paydesk_core::statement::parse_zone("timeZone", time_zone)?)
+    }
 }
 
 fn day(field: &str, text: &str) -> CmdResult<chrono::NaiveDate> {
@@ -20,7 +27,7 @@ fn day(field: &str, text: &str) -> CmdResult<chrono::NaiveDate> {
         .map_err(|_| CoreError::validation(field, format!("a day as YYYY-MM-DD, got {text:?}")))
 }
 
-fn period(from: &str, to: &str, tz: chrono::FixedOffset) -> CmdResult<Period> {
+fn period(from: &str, to: &str, tz: Zone) -> CmdResult<Period> {
     Period::days(day("from", from)?, day("to", to)?, tz)
 }
 
@@ -41,10 +48,11 @@ pub async fn report_statement(
     to: String,
     previous_from: String,
     previous_to: String,
-    utc_offset_minutes: i32,
+    time_zone: String,
     currency: Option<String>,
 ) -> CmdResult<Comparison> {
-    let tz = zone(utc_offset_minutes)?;
+    let desk = state.desk().await?;
+    let tz = zone(&desk, &time_zone)?;
     let current = period(&from, &to, tz)?;
     let previous = period(&previous_from, &previous_to, tz).map_err(|e| {
         e.in_terms(|f| {
@@ -55,7 +63,6 @@ pub async fn report_statement(
             }
         })
     })?;
-    let desk = state.desk().await?;
     let c = one_currency(currency);
     tokio::task::spawn_blocking(move || desk.statement_compare(current, previous, c.as_deref()))
         .await
@@ -70,15 +77,15 @@ pub async fn report_export(
     state: State<'_, AppState>,
     from: String,
     to: String,
-    utc_offset_minutes: i32,
+    time_zone: String,
     currency: Option<String>,
     path: String,
     overwrite: bool,
 ) -> CmdResult<StatementExport> {
-    let tz = zone(utc_offset_minutes)?;
+    let desk = state.desk().await?;
+    let tz = zone(&desk, &time_zone)?;
     let current = period(&from, &to, tz)?;
     let path = super::export_target(&path, overwrite)?;
-    let desk = state.desk().await?;
     let c = one_currency(currency);
     tokio::task::spawn_blocking(move || {
         let existing = paydesk_core::output::Existing::replace_if(overwrite);
@@ -87,4 +94,40 @@ pub async fn report_export(
     })
     .await
     .map_err(internal)?
+}
+
+/// Reads the days `from` to `to` again from the gateway (the hours around each end, the
+/// days between; chargebacks' amounts looked up) before a statement is built of them;
+/// `orders_sync_cancel` stops it.
+#[tauri::command]
+#[specta::specta]
+pub async fn report_refresh(
+    state: State<'_, AppState>,
+    from: String,
+    to: String,
+    time_zone: String,
+) -> CmdResult<Refreshed> {
+    let desk = state.desk().await?;
+    let tz = zone(&desk, &time_zone)?;
+    let current = period(&from, &to, tz)?;
+    desk.refresh_period(current, std::sync::Arc::default(), |_| {})
+        .await
+}
+
+/// The active profile's reporting settings (business time zone, change horizon); with
+/// `set`, sets them first (checked, kept with the profile; the desk reads them when it
+/// opens again, the Reports screen passes the zone at once).
+#[tauri::command]
+#[specta::specta]
+pub async fn report_settings(
+    state: State<'_, AppState>,
+    set: Option<Reporting>,
+) -> CmdResult<Reporting> {
+    let desk = state.desk().await?;
+    let name = desk.profile.name.clone();
+    let home = state.home();
+    if let Some(r) = set {
+        home.set_reporting(&name, r)?;
+    }
+    home.reporting(&name)
 }

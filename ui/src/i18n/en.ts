@@ -1341,9 +1341,36 @@ export const en = {
       payoutsFailed: "Payouts failed",
       payoutsPending: "Payouts pending",
       payoutFees: "Payout fees, total",
+      pendingPayouts: "Payouts pending, already taken from the balance",
+      pendingPayoutFees: "Their fees",
+      cardTopUps: "Card top-ups",
+      cardWithdrawals: "Card withdrawals",
+      cardWithdrawalFees: "Card withdrawal fees",
       unknownKind: "Orders of unknown kind (not in the net: set kind rules in the conventions)",
       net: "Net",
     },
+    zone: "Business time zone",
+    zoneHint:
+      "The days of statements in this zone, daylight saving honoured; kept with the profile.",
+    zoneSaved: "Business time zone set to {{zone}}",
+    asOf: "Figures as of the sync at {{at}}",
+    neverSynced: "The orders have never been synced: the figures are of an empty cache.",
+    refresh: "Read these days again",
+    refreshHint:
+      "Reads the period's orders again from the gateway (refunds, chargebacks and settlements come days later) and looks up the amounts of chargebacks.",
+    refreshed:
+      "Read again. Orders changed: {{changed}}; chargeback amounts looked up: {{chargebacks}}.",
+    refreshIncomplete:
+      "Windows that did not add up: {{count}}; sync the orders to read them again.",
+    cancel: "Stop",
+    uncertain_one:
+      "{{count}} order cannot be placed exactly on a day in this zone (the cache knows its hour or day only): read these days again.",
+    uncertain_other:
+      "{{count}} orders cannot be placed exactly on a day in this zone (the cache knows their hour or day only): read these days again.",
+    notLookedUp_one:
+      "{{count}} chargeback is counted at the order's full amount (its charged-back amount not looked up yet).",
+    notLookedUp_other:
+      "{{count}} chargebacks are counted at the orders' full amount (their charged-back amounts not looked up yet).",
     exportPath: "Save the statement to",
     export: "Export",
     exported_one: "Statement exported: {{count}} order to {{path}} (SHA-256 {{sha}}…)",

@@ -1,4 +1,5 @@
-//! `paydesk report`: statements of a period (CSV, XLSX, PDF), for a scheduler.
+//! `paydesk report`: statements of a period (CSV, XLSX, PDF), for a scheduler, and the
+//! reconciliation of a balance between two snapshots (the app's Balances → Reconcile).
 
 use super::*;
 
@@ -20,9 +21,10 @@ pub enum ReportCmd {
         currency: Option<String>,
         /// The time zone the days are in and dates are written in: a zone name such as
         /// Europe/Berlin or America/New_York (daylight saving honoured), UTC, or an
-        /// offset such as +08:00.
-        #[arg(long, default_value = "UTC", allow_hyphen_values = true)]
-        tz: String,
+        /// offset such as +08:00. Default: the profile's business zone (`paydesk report
+        /// settings`).
+        #[arg(long, allow_hyphen_values = true)]
+        tz: Option<String>,
         /// The file to write: .csv, .xlsx or .pdf.
         #[arg(long)]
         out: PathBuf,
@@ -33,6 +35,186 @@ pub enum ReportCmd {
         #[arg(long)]
         offline: bool,
     },
+    /// The reconciliation of a currency's available balance between two balance
+    /// snapshots: the movement observed, what the orders explain line by line, and the
+    /// difference (as Balances → Reconcile shows it). By default from the latest snapshot
+    /// to now: the change horizon's orders are read again and a new snapshot is taken.
+    Reconcile {
+        /// The currency, e.g. MXN.
+        #[arg(long, allow_hyphen_values = true)]
+        currency: String,
+        /// The earlier snapshot's takenAt (UTC millis); default: the one before --to.
+        #[arg(long, allow_hyphen_values = true)]
+        from: Option<String>,
+        /// The later snapshot's takenAt (UTC millis), or `now` (the default: read the
+        /// orders again and take a snapshot now; with --offline, the latest snapshot).
+        #[arg(long, allow_hyphen_values = true)]
+        to: Option<String>,
+        /// The time zone the snapshots' times are written in (a zone name, UTC or an
+        /// offset). Default: the profile's business zone.
+        #[arg(long, allow_hyphen_values = true)]
+        tz: Option<String>,
+        /// Use the local cache and snapshots as they are (no request to the gateway).
+        #[arg(long)]
+        offline: bool,
+    },
+    /// The profile's reporting settings: its business time zone (the days of statements,
+    /// exports and charts) and its change horizon (days within which finished orders are
+    /// read again). Shows them; sets what is given.
+    Settings {
+        /// A zone name such as Europe/Berlin or America/Mexico_City, or UTC.
+        #[arg(long, allow_hyphen_values = true)]
+        zone: Option<String>,
+        /// 1 to 3650 days (default 120).
+        #[arg(long, allow_hyphen_values = true)]
+        horizon_days: Option<String>,
+    },
+}
+
+/// The zone asked for, else the profile's business zone.
+fn zone_or_profile(tz: Option<&str>, g: &Global) -> Result<paydesk_core::statement::Zone, Failure> {
+    match tz {
+        Some(t) => Ok(paydesk_core::statement::parse_zone("tz", t)?),
+        None => {
+            let s = session()?;
+            let name = match g.profile.as_deref() {
+                Some(p) => p.to_string(),
+                None => s.active_profile()?,
+            };
+            Ok(s.home().reporting(&name)?.zone())
+        }
+    }
+}
+
+fn settings(zone: Option<String>, horizon: Option<String>, g: &Global) -> Result<(), Failure> {
+    let s = session()?;
+    let name = match g.profile.as_deref() {
+        Some(p) => p.to_string(),
+        None => s.active_profile()?,
+    };
+    let mut r = s.home().reporting(&name)?;
+    if let Some(z) = zone {
+        r.business_zone = z.trim().to_string();
+    }
+    if let Some(h) = horizon {
+        r.change_horizon_days = h.trim().parse().map_err(|_| {
+            Failure::Input(format!(
+                "--horizon-days: must be a whole number of days from 1 to 3650, got {h:?}"
+            ))
+        })?;
+    }
+    s.home().set_reporting(&name, r.clone())?;
+    print(g, &r, || {
+        format!(
+            "{name}: business time zone {}, change horizon {} days",
+            r.business_zone, r.change_horizon_days
+        )
+    })
+}
+
+/// A snapshot's takenAt, as given.
+fn taken_at(field: &str, s: &str) -> Result<i64, Failure> {
+    s.trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|t| *t > 0)
+        .ok_or_else(|| {
+            Failure::Input(format!(
+                "--{field}: must be a snapshot's takenAt (UTC millis, as `paydesk --json balance` gives it){}, got {s:?}",
+                if field == "to" { " or now" } else { "" }
+            ))
+        })
+}
+
+fn reconcile(
+    currency: String,
+    from: Option<String>,
+    to: Option<String>,
+    tz: Option<String>,
+    offline: bool,
+    g: &Global,
+) -> Result<(), Failure> {
+    let zone = zone_or_profile(tz.as_deref(), g)?;
+    let currency = currency.trim().to_ascii_uppercase();
+    paydesk_gateway::validate::currency("currency", &currency)
+        .map_err(paydesk_core::CoreError::from)?;
+    let from = from.as_deref().map(|s| taken_at("from", s)).transpose()?;
+    let now = to
+        .as_deref()
+        .is_none_or(|t| t.trim().eq_ignore_ascii_case("now"));
+    let to = if now {
+        None
+    } else {
+        to.as_deref().map(|s| taken_at("to", s)).transpose()?
+    };
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        let mut to = to;
+        if now && !offline {
+            let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            desk.refresh_horizon(cancel, |_| {}).await?;
+            to = Some(desk.balance(&currency).await?.taken_at);
+        }
+        let r = desk.reconcile_snapshots(&currency, from, to)?;
+        print(g, &r, || {
+            let at = |t: i64| zone.format(t, "%Y-%m-%d %H:%M:%S");
+            let mut lines = vec![
+                format!(
+                    "{} available balance from {} ({}) to {} ({}), {}",
+                    r.currency,
+                    at(r.from.taken_at),
+                    r.from.balance,
+                    at(r.to.taken_at),
+                    r.to.balance,
+                    zone.name()
+                ),
+                format!("observed movement {}", r.observed),
+            ];
+            for l in &r.lines {
+                lines.push(format!(
+                    "  {:<28} {:>6} orders {:>20}",
+                    line_words(l.kind),
+                    l.count,
+                    l.effect
+                ));
+            }
+            lines.push(format!("explained {}", r.explained));
+            lines.push(format!(
+                "difference {}{}",
+                r.difference,
+                if r.difference
+                    .parse::<rust_decimal::Decimal>()
+                    .is_ok_and(|d| d.is_zero())
+                {
+                    ": every movement is explained"
+                } else {
+                    ": not explained by the cached orders (see the lines' orders in the app)"
+                }
+            ));
+            lines.join("\n")
+        })
+    })
+}
+
+/// A reconciliation line in a finance team's words.
+fn line_words(k: paydesk_core::reconcile::LineKind) -> &'static str {
+    use paydesk_core::reconcile::LineKind as L;
+    match k {
+        L::SettledPayins => "Settled payins",
+        L::PayinHandlingFees => "Payin handling fees",
+        L::PayinFixedFees => "Payin fixed fees",
+        L::PayinExceptionFees => "Payin exception fees",
+        L::ReserveHeld => "Rolling reserve held",
+        L::Refunds => "Refunds",
+        L::ReserveReleased => "Rolling reserve released",
+        L::Chargebacks => "Chargebacks",
+        L::Payouts => "Payouts",
+        L::PayoutHandlingFees => "Payout handling fees",
+        L::PayoutFixedFees => "Payout fixed fees",
+        L::TopUps => "Card top-ups",
+        L::Withdrawals => "Card withdrawals",
+        L::WithdrawalFees => "Card withdrawal fees",
+    }
 }
 
 fn date(field: &str, s: &str) -> Result<chrono::NaiveDate, Failure> {
@@ -41,17 +223,27 @@ fn date(field: &str, s: &str) -> Result<chrono::NaiveDate, Failure> {
 }
 
 pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
-    let ReportCmd::Statement {
-        from,
-        to,
-        currency,
-        tz,
-        out,
-        force,
-        offline,
-    } = cmd;
+    let (from, to, currency, tz, out, force, offline) = match cmd {
+        ReportCmd::Reconcile {
+            currency,
+            from,
+            to,
+            tz,
+            offline,
+        } => return reconcile(currency, from, to, tz, offline, g),
+        ReportCmd::Settings { zone, horizon_days } => return settings(zone, horizon_days, g),
+        ReportCmd::Statement {
+            from,
+            to,
+            currency,
+            tz,
+            out,
+            force,
+            offline,
+        } => (from, to, currency, tz, out, force, offline),
+    };
     // The arguments are checked before a desk is opened.
-    let zone = paydesk_core::statement::parse_zone("tz", &tz)?;
+    let zone = zone_or_profile(tz.as_deref(), g)?;
     let period =
         paydesk_core::statement::Period::days(date("from", &from)?, date("to", &to)?, zone)?;
     match out

@@ -135,6 +135,8 @@ pub struct Desk {
     /// What the interface leaves open about this profile's gateway (read when the desk
     /// opens: a change takes effect at the next opening).
     conventions: paydesk_gateway::Conventions,
+    /// The profile's reporting settings (business zone, change horizon), read at opening.
+    reporting: crate::profile::Reporting,
     secrets: Secrets,
     /// The signed client of the gateway: `None` on a team desk that holds no merchant
     /// key (a maker's, an approver's, a viewer's): it works on the team's data and makes
@@ -414,6 +416,7 @@ impl Desk {
         config.lang = Some(profile.lang.clone());
         config.order_type = profile.order_type.clone();
         let conventions = home.conventions(profile_name)?;
+        let reporting = home.reporting(profile_name)?;
         config.conventions = conventions.clone();
         config.rate_limit = std::num::NonZeroU32::new(profile.sync.rate_limit);
         if !profile.proxy.is_empty() {
@@ -490,6 +493,7 @@ impl Desk {
         let desk = Desk {
             profile,
             conventions,
+            reporting,
             secrets,
             client,
             base_url,

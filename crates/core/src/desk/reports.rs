@@ -50,6 +50,7 @@ impl Desk {
         }
         let mut s = Statement::build(&*self.store.orders(), &self.dictionary, period, currency)?;
         s.uncertain = self.uncertain(&s.filter, period)?;
+        s.as_of = self.last_synced()?;
         Ok(s)
     }
 
@@ -66,7 +67,13 @@ impl Desk {
     ) -> CoreResult<i64> {
         const HOUR: i64 = 3_600_000;
         let mut n = 0;
+        let now = self.clock.now_ms();
         for b in [period.from, period.to] {
+            if b > now {
+                // Every order cached is from before now: none can be past a boundary to
+                // come (this month's statement, its end in the future).
+                continue;
+            }
             let near = crate::store::orders::OrderFilter {
                 from: Some(b - 24 * HOUR),
                 to: Some(b),
@@ -198,7 +205,9 @@ impl Desk {
     ) -> CoreResult<Refreshed> {
         const DAY: i64 = 86_400_000;
         let now = self.clock.now_ms();
-        let to = (period.to + DAY).min(now);
+        // A minute past now: the windows end on a whole second, and an order made in
+        // the last second is read all the same.
+        let to = (period.to + DAY).min(now + 60_000);
         let from = period.from - DAY;
         let (mut changed, mut incomplete) = (0, 0);
         // Hours where an order's hour decides its day (a day either side of each
@@ -288,5 +297,68 @@ impl Desk {
             }
         }
         Ok(n)
+    }
+}
+
+impl Desk {
+    /// The profile's reporting settings (business zone, change horizon) as the desk read
+    /// them when it opened.
+    pub fn reporting(&self) -> &crate::profile::Reporting {
+        &self.reporting
+    }
+
+    /// Reads again every window of the change horizon (the profile's, 120 days unless
+    /// set; finished orders too), in days, newest first: what a reconciliation up to now
+    /// is built on, and what the running desk does on a schedule.
+    pub async fn refresh_horizon(
+        &self,
+        cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        progress: impl FnMut(&crate::sync::SyncProgress) + Send,
+    ) -> CoreResult<crate::sync::SyncReport> {
+        let opts = crate::sync::SyncOptions {
+            full: true,
+            ..self.sync_options(i64::from(self.reporting.change_horizon_days))
+        };
+        self.sync(&opts, cancel, progress).await
+    }
+
+    /// The reconciliation of `currency` between two of its snapshots: `from_at` and
+    /// `to_at` (their `takenAt`) when given; else `to` is the latest snapshot and `from`
+    /// the one before it. What `paydesk report reconcile` and Balances → Reconcile show.
+    pub fn reconcile_snapshots(
+        &self,
+        currency: &str,
+        from_at: Option<i64>,
+        to_at: Option<i64>,
+    ) -> CoreResult<crate::reconcile::Reconciliation> {
+        paydesk_gateway::validate::currency("currency", currency)?;
+        let mut history = self.store.balances().history(currency)?;
+        history.sort_by_key(|s| s.taken_at);
+        let to = match to_at {
+            Some(t) => t,
+            None => history.last().map(|s| s.taken_at).ok_or_else(|| {
+                CoreError::validation(
+                    "to",
+                    format!(
+                        "no {currency} balance snapshot yet: take one (paydesk balance {currency})"
+                    ),
+                )
+            })?,
+        };
+        let from = match from_at {
+            Some(t) => t,
+            None => history
+                .iter()
+                .rev()
+                .map(|s| s.taken_at)
+                .find(|t| *t < to)
+                .ok_or_else(|| {
+                    CoreError::validation(
+                        "from",
+                        format!("no {currency} balance snapshot before the one at {to}: a reconciliation needs two"),
+                    )
+                })?,
+        };
+        self.reconcile_balance(currency, from, to)
     }
 }

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 
 use super::{Figure, Statement, Zone};
 use crate::error::{CoreError, CoreResult};
-use crate::export::{HEADERS, amount_format, cells, safe_record, write_row};
+use crate::export::{LABELS, amount_format, cells, safe_record, write_row};
 use crate::output::Output;
 use crate::store::orders::{OrderFilter, OrderStore, SortKey};
 
@@ -375,7 +375,7 @@ pub fn export(
                 .map_err(|e| io(&e))?;
             }
             w.write_record([""]).map_err(|e| io(&e))?;
-            w.write_record(HEADERS).map_err(|e| io(&e))?;
+            w.write_record(LABELS).map_err(|e| io(&e))?;
             orders.for_each(&rows_filter(s), &mut |o| {
                 w.write_record(safe_record(cells(o, dict, tz.offset_at(o.created_at))))
                     .map_err(|e| io(&e))
@@ -538,7 +538,7 @@ fn write_xlsx(
     }
     let sheet = book.add_worksheet_with_constant_memory()?;
     sheet.set_name("Orders")?;
-    for (c, h) in HEADERS.iter().enumerate() {
+    for (c, h) in LABELS.iter().enumerate() {
         sheet.write_string_with_format(0, c as u16, *h, &bold)?;
     }
     let mut formats = HashMap::new();

@@ -1,8 +1,9 @@
 //! A statement as a printable PDF: A4 pages with the merchant, the period, the time zone,
 //! the time it was made, how many orders are behind it and their SHA-256, then each
 //! currency's lines with counts and amounts (in the currency's digits, more where the
-//! gateway gave more). Written with the PDF standard fonts (Helvetica): nothing is
-//! embedded, and text outside Latin-1 prints as `?` (the CSV and XLSX keep it whole).
+//! gateway gave more). Latin-1 text is written in the PDF standard fonts (Helvetica);
+//! text outside it (a name in Chinese) in a subset of a font of the machine that covers
+//! it, embedded ([`super::font`]); only without such a font does it print as `?`.
 //! The orders themselves and each line's filter are in the CSV and XLSX, not here.
 
 use pdf_writer::{Content, Name, Pdf, Rect, Ref, Str, TextStr};
@@ -17,10 +18,18 @@ const SIZE: f32 = 8.5;
 const LEADING: f32 = 11.5;
 const REGULAR: Name<'static> = Name(b"F1");
 const BOLD: Name<'static> = Name(b"F2");
+/// The embedded font of text outside Latin-1.
+const WIDE: Name<'static> = Name(b"F3");
 
 /// What the first page says above the lines.
 pub(super) struct Heading<'a> {
     pub pairs: &'a [(&'static str, String)],
+}
+
+/// Whether `text` is all Latin-1 (what WinAnsi Helvetica prints as it is).
+fn is_latin1(text: &str) -> bool {
+    text.chars()
+        .all(|c| matches!(u32::from(c), 0x20..=0x7e | 0xa0..=0xff))
 }
 
 /// Text as WinAnsi bytes: Latin-1 as it is, anything else `?`.
@@ -85,6 +94,9 @@ struct Pages {
     done: Vec<Content>,
     page: Content,
     y: f32,
+    /// The font of text outside Latin-1, when the machine has one.
+    wide: Option<super::font::CidFont>,
+    wide_used: bool,
 }
 
 impl Pages {
@@ -93,6 +105,8 @@ impl Pages {
             done: Vec::new(),
             page: Content::new(),
             y: HEIGHT - MARGIN,
+            wide: None,
+            wide_used: false,
         }
     }
 
@@ -106,7 +120,13 @@ impl Pages {
     }
 
     fn text(&mut self, x: f32, font: Name<'_>, size: f32, text: &str) {
-        let bytes = latin1(text);
+        let (font, bytes) = match &mut self.wide {
+            Some(wide) if !is_latin1(text) => {
+                self.wide_used = true;
+                (WIDE, wide.encode(text))
+            }
+            _ => (font, latin1(text)),
+        };
         self.page
             .begin_text()
             .set_font(font, size)
@@ -143,6 +163,17 @@ impl Pages {
 /// The statement's PDF, whole.
 pub(super) fn write(heading: &Heading<'_>, lines: &[Line<'_>], codes: &[&str]) -> Vec<u8> {
     let mut p = Pages::new();
+    // Text outside Latin-1 (a name in Chinese): a font of the machine that covers it.
+    let wide: String = heading
+        .pairs
+        .iter()
+        .map(|(_, v)| v.as_str())
+        .chain(lines.iter().map(|l| l.item.as_str()))
+        .filter(|t| !is_latin1(t))
+        .collect();
+    if !wide.is_empty() {
+        p.wide = super::font::CidFont::find(&wide);
+    }
     p.text(MARGIN, BOLD, 15.0, "PayDesk statement");
     p.down(LEADING * 2.0);
     for (k, v) in heading.pairs {
@@ -213,6 +244,7 @@ pub(super) fn write(heading: &Heading<'_>, lines: &[Line<'_>], codes: &[&str]) -
             p.down(LEADING);
         }
     }
+    let wide = if p.wide_used { p.wide.take() } else { None };
     let pages = p.finish();
 
     let mut pdf = Pdf::new();
@@ -239,6 +271,12 @@ pub(super) fn write(heading: &Heading<'_>, lines: &[Line<'_>], codes: &[&str]) -
         .base_font(Name(b"Helvetica-Bold"))
         .encoding_predefined(Name(b"WinAnsiEncoding"));
     let total = pages.len();
+    // The embedded font after the pages' objects.
+    let wide_ref = wide.and_then(|w| {
+        let at = first + 2 * total as i32;
+        w.write(&mut pdf, Ref::new(at), at + 1)
+            .map(|()| Ref::new(at))
+    });
     for (n, (mut content, (page_id, content_id))) in pages.into_iter().zip(&ids).enumerate() {
         let footer = latin1(&format!("page {} of {total}", n + 1));
         content
@@ -255,6 +293,9 @@ pub(super) fn write(heading: &Heading<'_>, lines: &[Line<'_>], codes: &[&str]) -
         let mut fonts = resources.fonts();
         fonts.pair(REGULAR, regular);
         fonts.pair(BOLD, bold);
+        if let Some(w) = wide_ref {
+            fonts.pair(WIDE, w);
+        }
         drop(fonts);
         drop(resources);
         drop(page);

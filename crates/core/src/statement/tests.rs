@@ -573,3 +573,50 @@ fn big_sums_partial_chargebacks_pending_payouts_and_cards() {
     assert_eq!(super::money(d("1000"), minor_digits("JPY")), "1000");
     assert_eq!(super::money(d("7.5"), minor_digits("KWD")), "7.500");
 }
+
+/// A merchant named in Chinese prints in Chinese: the PDF embeds a subset of a font of
+/// the machine that covers the name (fonts-noto-cjk here), with a ToUnicode map that
+/// gives the characters back; Latin-1 text stays in Helvetica.
+#[test]
+fn a_chinese_name_prints_in_an_embedded_font_subset() {
+    let conn = cache();
+    let s = statement(&conn, None, Period::new(1000, 2000).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.pdf");
+    export::export(
+        &Orders::on(&conn),
+        &s,
+        &StateDictionary::default(),
+        crate::output::create(&path, crate::output::Existing::Replace).unwrap(),
+        parse_zone("tz", "Asia/Shanghai").unwrap(),
+        86_400_000,
+        "上海支付 (merNo 10001)",
+    )
+    .unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let body = String::from_utf8_lossy(&bytes);
+    assert!(
+        body.contains("/Type0") && body.contains("/Identity-H"),
+        "a CID font"
+    );
+    assert!(
+        body.contains("/FontFile3") || body.contains("/FontFile2"),
+        "embedded"
+    );
+    assert!(body.contains("PDSKAA+"), "a subset, named as one");
+    // The ToUnicode map gives 上 海 支 付 back.
+    for c in ['上', '海', '支', '付'] {
+        let hex = format!("<{:04x}>", u32::from(c));
+        assert!(
+            body.to_lowercase().contains(&hex),
+            "{c} in the ToUnicode map"
+        );
+    }
+    assert!(!body.contains("(?? (merNo"), "not question marks");
+    assert!(
+        body.contains("/Helvetica"),
+        "Latin-1 text in Helvetica still"
+    );
+    // A subset, not the whole font (Noto Sans CJK is about 20 MB).
+    assert!(bytes.len() < 200_000, "{} bytes", bytes.len());
+}

@@ -574,6 +574,12 @@ pub enum SortKey {
     TradeNo,
 }
 
+/// When an order moved the balance, for reconciliation: a payout, card top-up or card
+/// withdrawal this desk made took (or gave) the money when the gateway accepted it, at
+/// its journal time; any other order when a sync first saw it as it stands (`moved_at`).
+pub(crate) const MOVED: &str = "(CASE WHEN made_at IS NOT NULL AND kind IN ('payout', 'topUp', 'withdraw') \
+     THEN made_at ELSE moved_at END)";
+
 /// Filters of the orders table; every one optional.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -583,8 +589,8 @@ pub struct OrderFilter {
     pub from: Option<i64>,
     /// UTC millis, exclusive.
     pub to: Option<i64>,
-    /// Seen moving the balance at or after (UTC millis; `moved_at`, see
-    /// [`crate::reconcile`]).
+    /// Seen moving the balance at or after (UTC millis; `moved_at`, or for a payout,
+    /// top-up or withdrawal this desk made, its journal time: see [`crate::reconcile`]).
     pub moved_from: Option<i64>,
     /// Seen moving the balance before (UTC millis).
     pub moved_to: Option<i64>,
@@ -642,11 +648,11 @@ impl OrderFilter {
             args.push(Sql::Integer(to));
         }
         if let Some(from) = self.moved_from {
-            parts.push("moved_at >= ?".into());
+            parts.push(format!("{MOVED} >= ?"));
             args.push(Sql::Integer(from));
         }
         if let Some(to) = self.moved_to {
-            parts.push("moved_at < ?".into());
+            parts.push(format!("{MOVED} < ?"));
             args.push(Sql::Integer(to));
         }
         let list = |col: &str, n: usize| format!("{col} IN ({})", vec!["?"; n].join(","));

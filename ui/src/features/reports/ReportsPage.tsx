@@ -1,5 +1,6 @@
 import { BarChart } from "@mantine/charts";
 import {
+  Alert,
   Button,
   Card,
   Group,
@@ -13,8 +14,8 @@ import {
   Title,
   UnstyledButton,
 } from "@mantine/core";
-import { IconFileExport } from "@tabler/icons-react";
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { IconFileExport, IconRefresh } from "@tabler/icons-react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TFunction } from "i18next";
 import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -23,7 +24,7 @@ import { commands } from "../../bindings";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
 import { locale } from "../../i18n";
-import { chartValue, formatCount, formatMoney, timeZoneLabel } from "../../lib/format";
+import { chartValue, formatCount, formatMoney } from "../../lib/format";
 import { fieldOf, unwrap } from "../../lib/ipc";
 import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
 import { useCurrencies } from "../orders/queries";
@@ -33,21 +34,24 @@ type Comparison = Awaited<ReturnType<typeof fetchStatement>>;
 type CurrencyStatement = Comparison["current"]["currencies"][number];
 type Figure = CurrencyStatement["payins"]["all"];
 
-/// The user's UTC offset on a day (YYYY-MM-DD): where the clocks change, a period is
-/// taken at its own first day's offset, not today's.
-const offset = (day: string) => {
-  const [y, m, d] = day.split("-").map(Number);
-  return -new Date(y ?? 1970, (m ?? 1) - 1, d ?? 1).getTimezoneOffset();
-};
+/// Zone names the Reports screen offers: UTC and the time zone database's names the
+/// system knows (the core checks the one chosen).
+function zoneNames(): string[] {
+  const intl = Intl as unknown as { supportedValuesOf?: (k: string) => string[] };
+  const names = intl.supportedValuesOf ? intl.supportedValuesOf("timeZone") : [];
+  return ["UTC", ...names.filter((n) => n !== "UTC")];
+}
 
-function fetchStatement(days: Days, currency: string | null) {
+/// The statement of `days` in the zone `zone` (a zone name: the business's, daylight
+/// saving honoured by the core).
+function fetchStatement(days: Days, zone: string, currency: string | null) {
   return unwrap(
     commands.reportStatement(
       days.from,
       days.to,
       days.previousFrom,
       days.previousTo,
-      offset(days.from),
+      zone,
       currency,
     ),
   );
@@ -89,8 +93,21 @@ function lines(t: TFunction, c: CurrencyStatement): Line[] {
     f("payoutsFailed", c.payouts.failed),
     f("payoutsPending", c.payouts.pending),
     { key: "payoutFees", label: t("reports.line.payoutFees"), amount: c.payoutFees.total },
-    // Orders of unknown kind: never counted as payins, and not in the net.
-    ...(c.unknownKind.all.count > 0 ? [f("unknownKind", c.unknownKind.all)] : []),
+    f("pendingPayouts", c.pendingPayouts),
+    {
+      key: "pendingPayoutFees",
+      label: t("reports.line.pendingPayoutFees"),
+      amount: c.pendingPayoutFees.total,
+    },
+    f("cardTopUps", c.cardTopUps),
+    f("cardWithdrawals", c.cardWithdrawals),
+    {
+      key: "cardWithdrawalFees",
+      label: t("reports.line.cardWithdrawalFees"),
+      amount: c.cardWithdrawalFees.total,
+    },
+    // Orders of unknown kind: never counted as payins, and not in the net; always said.
+    f("unknownKind", c.unknownKind.all),
     { key: "net", label: t("reports.line.net"), amount: c.net, strong: true },
   ];
 }
@@ -191,6 +208,11 @@ function CurrencyCard({
               ))}
             </Table.Tbody>
           </Table>
+          {current.chargebacksNotLookedUp > 0 ? (
+            <Text size="sm" c="dimmed" data-testid={`not-looked-up-${cur}`}>
+              {t("reports.notLookedUp", { count: current.chargebacksNotLookedUp })}
+            </Text>
+          ) : null}
           <BarChart
             h={320}
             data={chart}
@@ -211,7 +233,15 @@ function CurrencyCard({
   );
 }
 
-function ExportBar({ days, currency }: { days: Days; currency: string | null }) {
+function ExportBar({
+  days,
+  zone,
+  currency,
+}: {
+  days: Days;
+  zone: string;
+  currency: string | null;
+}) {
   const { t } = useTranslation();
   const [format, setFormat] = useState<"xlsx" | "csv" | "pdf">("xlsx");
   const [path, setPath] = useState("");
@@ -225,9 +255,7 @@ function ExportBar({ days, currency }: { days: Days; currency: string | null }) 
   }, [suggested.data]);
   const run = useMutation({
     mutationFn: (v: { path: string; overwrite: boolean }) =>
-      unwrap(
-        commands.reportExport(days.from, days.to, offset(days.from), currency, v.path, v.overwrite),
-      ),
+      unwrap(commands.reportExport(days.from, days.to, zone, currency, v.path, v.overwrite)),
   });
   const target = useSaveTarget((to, overwrite) =>
     run.mutate(
@@ -316,12 +344,37 @@ export function ReportsPage() {
   const [currency, setCurrency] = useState<string | null>(null);
   const currencies = useCurrencies();
   const days = useMemo(() => periodDays(kind, new Date(), custom), [kind, custom]);
+  const qc = useQueryClient();
+  const settings = useQuery({
+    queryKey: ["reports", "settings"],
+    queryFn: () => unwrap(commands.reportSettings(null)),
+  });
+  const zone = settings.data?.businessZone ?? null;
+  const zones = useMemo(zoneNames, []);
+  const saveZone = useMutation({
+    mutationFn: (businessZone: string) =>
+      unwrap(
+        commands.reportSettings({
+          businessZone,
+          changeHorizonDays: settings.data?.changeHorizonDays ?? 120,
+        }),
+      ),
+    onSuccess: (r) => {
+      qc.setQueryData(["reports", "settings"], r);
+      toastOk(t("reports.zoneSaved", { zone: r.businessZone }));
+    },
+  });
   const statement = useQuery({
-    queryKey: ["reports", "statement", days, currency],
-    queryFn: () => fetchStatement(days as Days, currency),
-    enabled: days !== null,
+    queryKey: ["reports", "statement", days, zone, currency],
+    queryFn: () => fetchStatement(days as Days, zone ?? "", currency),
+    enabled: days !== null && zone !== null,
+  });
+  const refresh = useMutation({
+    mutationFn: (d: Days) => unwrap(commands.reportRefresh(d.from, d.to, zone ?? "")),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ["reports", "statement"] }),
   });
   const data = statement.data;
+  const asOf = data?.current.asOf ?? null;
   return (
     <Stack data-testid="screen-reports">
       <Title order={2}>{t("reports.title")}</Title>
@@ -361,6 +414,19 @@ export function ReportsPage() {
           </>
         ) : null}
         <Select
+          label={t("reports.zone")}
+          description={t("reports.zoneHint")}
+          data={zones}
+          value={zone}
+          onChange={(v) => {
+            if (v) saveZone.mutate(v);
+          }}
+          searchable
+          allowDeselect={false}
+          w={240}
+          data-testid="reports-zone"
+        />
+        <Select
           label={t("reports.currency")}
           placeholder={t("reports.allCurrencies")}
           data={currencies.data ?? []}
@@ -378,11 +444,59 @@ export function ReportsPage() {
             to: days.to,
             previousFrom: days.previousFrom,
             previousTo: days.previousTo,
-            zone: timeZoneLabel(),
+            zone: zone ?? "",
           })}
         </Text>
       ) : null}
+      <ErrorAlert error={saveZone.error} />
+      {days ? (
+        <Group gap="sm" data-testid="reports-as-of" data-as-of={asOf ?? ""}>
+          <Text size="sm" c="dimmed">
+            {asOf !== null
+              ? t("reports.asOf", { at: new Date(asOf).toLocaleString(loc) })
+              : t("reports.neverSynced")}
+          </Text>
+          <Button
+            size="xs"
+            variant="light"
+            leftSection={<IconRefresh size={14} />}
+            loading={refresh.isPending}
+            onClick={() => refresh.mutate(days)}
+            title={t("reports.refreshHint")}
+            data-testid="reports-refresh"
+          >
+            {t("reports.refresh")}
+          </Button>
+          {refresh.isPending ? (
+            <Button
+              size="xs"
+              variant="subtle"
+              onClick={() => void commands.ordersSyncCancel()}
+              data-testid="reports-refresh-cancel"
+            >
+              {t("reports.cancel")}
+            </Button>
+          ) : null}
+          {refresh.data ? (
+            <Text size="sm" data-testid="reports-refreshed">
+              {t("reports.refreshed", {
+                changed: refresh.data.changed,
+                chargebacks: refresh.data.chargebacksLookedUp,
+              })}
+              {refresh.data.incomplete > 0
+                ? ` ${t("reports.refreshIncomplete", { count: refresh.data.incomplete })}`
+                : ""}
+            </Text>
+          ) : null}
+        </Group>
+      ) : null}
+      <ErrorAlert error={refresh.error} />
       <ErrorAlert error={statement.error} />
+      {data && data.current.uncertain > 0 ? (
+        <Alert color="yellow" data-testid="reports-uncertain">
+          {t("reports.uncertain", { count: data.current.uncertain })}
+        </Alert>
+      ) : null}
       {data ? (
         <>
           <Text size="sm" data-testid="reports-orders" data-orders={data.current.orders}>
@@ -403,7 +517,7 @@ export function ReportsPage() {
               previous={data.previous.currencies.find((p) => p.currency === c.currency)}
             />
           ))}
-          {days ? <ExportBar days={days} currency={currency} /> : null}
+          {days && zone !== null ? <ExportBar days={days} zone={zone} currency={currency} /> : null}
         </>
       ) : null}
     </Stack>

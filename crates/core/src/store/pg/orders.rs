@@ -138,11 +138,13 @@ fn clause(f: &OrderFilter, mer_no: i64) -> CoreResult<Where> {
     }
     if let Some(from) = f.moved_from {
         let p = w.arg(Box::new(from));
-        w.parts.push(format!("moved_at >= {p}"));
+        w.parts
+            .push(format!("{} >= {p}", crate::store::orders::MOVED));
     }
     if let Some(to) = f.moved_to {
         let p = w.arg(Box::new(to));
-        w.parts.push(format!("moved_at < {p}"));
+        w.parts
+            .push(format!("{} < {p}", crate::store::orders::MOVED));
     }
     w.one_of("state", &f.states);
     w.one_of("currency", &f.currencies);
