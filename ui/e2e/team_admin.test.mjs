@@ -187,13 +187,15 @@ test("an admin adds a member and a rule on the Team screen; the database's refus
     "signer",
   );
 
-  // A role of the cluster that is no member: the database refuses, in its words.
-  await h.typeInto(id("member-add-name"), "postgres");
+  // The team's owner, a role of the cluster that is no member: the database refuses, in
+  // its words.
+  await h.typeInto(id("member-add-name"), server.owner);
   await h.typeInto(id("member-add-password"), PASSWORD);
   await h.click(id("member-add"));
   const refusal = await h.text('[data-testid="member-add-error"], .mantine-Alert-root');
-  assert.match(refusal, /postgres|member|role/i);
-  assert.ok(!(await (await browser.$(id("member-postgres"))).isExisting()));
+  assert.match(refusal, /owner|member|role/i);
+  await h.shot("team-admin-refused");
+  assert.ok(!(await (await browser.$(id(`member-${server.owner}`))).isExisting()));
 
   await h.typeInto(id("member-add-name"), "mia");
   await h.choose("#member-add-role", "maker");
@@ -207,6 +209,7 @@ test("an admin adds a member and a rule on the Team screen; the database's refus
   await h.click(id("rule-set"));
   await h.waitFor(id("rules-table"), 15_000);
   assert.match(await h.text(id("rules-table")), /Payouts in MXN above MXN 1,000\.00: 1 approver/);
+  await browser.pause(800); // the modal's or the toast's transition
   await h.shot("team-admin");
 
   // What the CLI reads from the database, as the owner: the member and the rule are there.
@@ -226,6 +229,7 @@ test("an admin adds a member and a rule on the Team screen; the database's refus
   await h.click(id("nav-team"));
   await h.waitFor(id("rules-table"));
   assert.match(await h.text(id("team-members")), /成员/);
+  await browser.pause(800); // the modal's or the toast's transition
   await h.shot("team-admin-zh");
   await h.click(id("nav-settings"));
   await h.choose("#language-select", "English");
@@ -276,6 +280,7 @@ test("the signer's worker, started on the Team screen, pays an approved request 
       timeoutMsg: "the executed request is still counted as waiting",
     },
   );
+  await browser.pause(800); // the modal's or the toast's transition
   await h.shot("team-worker");
 
   // The gateway has the payout, once, of the amount approved.
@@ -300,6 +305,7 @@ test("the signer's worker, started on the Team screen, pays an approved request 
 test("a single desk holding a live key asks a desk password, then locks after its idle time", async () => {
   await useProfile("solo");
   await h.waitFor(id("desk-password-new"), 30_000);
+  await browser.pause(800); // the modal's or the toast's transition
   await h.shot("desk-password-setup");
   await h.typeInto(id("desk-password-new"), DESK_PASSWORD);
   await h.typeInto(id("desk-password-again"), DESK_PASSWORD);
@@ -322,6 +328,7 @@ test("a single desk holding a live key asks a desk password, then locks after it
   const waited = (Date.now() - start) / 1000;
   assert.ok(waited >= 45, `locked after ${waited} s, before the idle minute`);
   assert.match(await h.text(id("lock-body")), /profile solo .* after 1 minute without activity/);
+  await browser.pause(800); // the modal's or the toast's transition
   await h.shot("desk-locked");
 });
 
@@ -344,9 +351,10 @@ test("wrong passwords are throttled, still after a relaunch, and each try is aud
   for (let n = 1; n <= 3; n++) {
     await tryUnlock(`wrong-password-${n}`, new RegExp(`failed try ${n}\\)$`));
   }
-  await tryUnlock("wrong-password-4", /failed try 4; the next try is possible in 30 s/);
+  await tryUnlock("wrong-password-4", /failed try 4\); the next try is possible in 30 s/);
   // Throttled: even the right password waits.
   await tryUnlock(DESK_PASSWORD, /4 wrong passwords in a row: the next try is possible in \d+ s/);
+  await browser.pause(800); // the modal's or the toast's transition
   await h.shot("desk-unlock-throttled");
 
   // Quitting gives no more tries: the app starts locked, and still waits.

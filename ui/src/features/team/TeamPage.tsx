@@ -720,9 +720,10 @@ export function TeamPage() {
       <ErrorAlert error={team.error} />
       {member ? (
         <>
-          <WorkerCard team={member} />
+          {member.roles.includes("signer") ? <WorkerCard team={member} /> : null}
           <Members team={member} />
           <Rules team={member} />
+          {member.roles.includes("signer") ? null : <WorkerCard team={member} />}
         </>
       ) : null}
     </Stack>
