@@ -344,9 +344,13 @@ impl AppState {
                 "the desk is locked, but names no profile",
             ));
         };
-        let profile = self.home().get(&name).map_err(|_| {
-            CoreError::internal("the desk is locked, but the profile it guards is gone")
-        })?;
+        let Ok(profile) = self.home().get(&name) else {
+            // The profile was removed meanwhile (with its key): nothing is left to guard.
+            tracing::warn!("the locked profile {name} is gone; the lock is lifted");
+            self.lock_file.update(|r| r.locked = None)?;
+            lock(&self.idle).locked = false;
+            return Ok(());
+        };
         let now = chrono::Utc::now().timestamp_millis();
         let record = self.lock_record();
         if let Some(wait) = record.wait_at(now) {

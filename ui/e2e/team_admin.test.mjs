@@ -92,14 +92,13 @@ function profile(name, { user, password, key = false } = {}) {
 
 async function useProfile(name) {
   await h.click(id("nav-settings"));
-  await h.click(`//tr[@data-name="${name}"]//button[normalize-space(.)="Use"]`);
-  await browser.waitUntil(
-    async () =>
-      (await browser.$(`//tr[@data-name="${name}"]//button[normalize-space(.)="Use"]`))
-        .isExisting()
-        .then((x) => !x),
-    { timeout: 20_000, timeoutMsg: `profile ${name} was not taken into use` },
-  );
+  const use = `//tr[@data-name="${name}"]//button[normalize-space(.)="Use"]`;
+  // Clicked in the page: a toast of the step before may still cover the row.
+  await browser.execute((e) => e.click(), await h.waitFor(use));
+  await browser.waitUntil(async () => !(await (await browser.$(use)).isExisting()), {
+    timeout: 20_000,
+    timeoutMsg: `profile ${name} was not taken into use`,
+  });
 }
 
 async function openApp() {

@@ -127,6 +127,8 @@ export function Shell() {
           <Loader />
           <Text>{t("app.loading")}</Text>
         </Stack>
+        {/* A desk that was locked when the app quit opens nothing until it is unlocked. */}
+        <IdleLock />
       </Center>
     );
   }
