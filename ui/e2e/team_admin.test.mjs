@@ -334,8 +334,18 @@ test("a single desk holding a live key asks a desk password, then locks after it
 test("wrong passwords are throttled, still after a relaunch, and each try is audited", async () => {
   /// Tries `password`; the error the lock screen shows once it matches `expected`.
   const tryUnlock = async (password, expected) => {
-    await h.typeInto(id("lock-password"), password);
-    await h.click(id("lock-unlock"));
+    await h.waitFor(id("lock-password"), 30_000);
+    // Typed and sent in the page, in one step: no element reference to go stale while
+    // the screens behind the lock re-render.
+    await browser.executeAsync((value, done) => {
+      const input = document.querySelector('[data-testid="lock-password"]');
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set?.call(input, value);
+      input?.dispatchEvent(new Event("input", { bubbles: true }));
+      setTimeout(() => {
+        document.querySelector('[data-testid="lock-unlock"]')?.click();
+        done(true);
+      }, 100);
+    }, password);
     let last = "";
     await browser.waitUntil(
       async () => {
@@ -372,8 +382,15 @@ test("wrong passwords are throttled, still after a relaunch, and each try is aud
 
   // Once the wait is over, the right password opens the desk.
   await browser.pause(31_000);
-  await h.typeInto(id("lock-password"), DESK_PASSWORD);
-  await h.click(id("lock-unlock"));
+  await browser.executeAsync((value, done) => {
+    const input = document.querySelector('[data-testid="lock-password"]');
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set?.call(input, value);
+    input?.dispatchEvent(new Event("input", { bubbles: true }));
+    setTimeout(() => {
+      document.querySelector('[data-testid="lock-unlock"]')?.click();
+      done(true);
+    }, 100);
+  }, DESK_PASSWORD);
   await browser.waitUntil(
     async () => !(await (await browser.$(id("lock-password"))).isExisting()),
     {

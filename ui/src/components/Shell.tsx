@@ -22,7 +22,6 @@ import { useAppStatus } from "../features/app/queries";
 import { FirstRunSync } from "../features/dashboard/FirstRun";
 import { CommandPalette, openPalette } from "../features/palette/CommandPalette";
 import { SettingsPage } from "../features/settings/SettingsPage";
-import { IdleLock } from "../features/team/IdleLock";
 import { useTeamStatus } from "../features/team/queries";
 import { SCREENS } from "../screens";
 import { ErrorAlert } from "./ErrorAlert";
@@ -127,8 +126,6 @@ export function Shell() {
           <Loader />
           <Text>{t("app.loading")}</Text>
         </Stack>
-        {/* A desk that was locked when the app quit opens nothing until it is unlocked. */}
-        <IdleLock />
       </Center>
     );
   }
@@ -181,7 +178,6 @@ export function Shell() {
         )}
       </AppShell.Main>
       <CommandPalette />
-      <IdleLock />
       <FirstRunSync />
     </AppShell>
   );

@@ -327,7 +327,7 @@ function Members({ team }: { team: TeamStatus }) {
                               disabled={!!closed}
                               onClick={() => setEditing({ name: m.name, what, roles: m.roles })}
                               aria-label={t(`teamAdmin.${what}Title`, { name: m.name })}
-                              data-testid={`member-${what}-${m.name}`}
+                              data-testid={`member-action-${what}-${m.name}`}
                             >
                               {t(`teamAdmin.${what}`)}
                             </Button>
