@@ -92,8 +92,27 @@ async fn failed_unlocks_are_throttled_across_a_relaunch_and_audited() {
         assert!(r.contains(&format!("failed try {n}")), "{r}");
         assert!(!r.contains("next try"), "{r}");
     }
-    let r = rule(state.unlock("not-the-password").await.unwrap_err());
-    assert!(r.contains("the next try is possible in 30 s"), "{r}");
+    // Three more sent together: one at a time, so only the first is checked (the
+    // fourth failure), and the two after it wait.
+    let w = "not-the-password";
+    let (a, b, c) = tokio::join!(state.unlock(w), state.unlock(w), state.unlock(w));
+    let mut said: Vec<String> = [a, b, c]
+        .into_iter()
+        .map(|r| rule(r.unwrap_err()))
+        .collect();
+    said.sort();
+    assert!(
+        said[0].starts_with("4 wrong passwords in a row"),
+        "{said:?}"
+    );
+    assert!(
+        said[1].starts_with("4 wrong passwords in a row"),
+        "{said:?}"
+    );
+    assert!(
+        said[2].contains("(failed try 4); the next try is possible in 30 s"),
+        "{said:?}"
+    );
     // Waiting: the right password is refused without being checked.
     let r = rule(state.unlock(DESK_PASSWORD).await.unwrap_err());
     assert!(r.starts_with("4 wrong passwords in a row"), "{r}");
@@ -126,11 +145,12 @@ async fn failed_unlocks_are_throttled_across_a_relaunch_and_audited() {
         })
         .unwrap();
     let results: Vec<&str> = tries.iter().rev().map(|a| a.result.as_str()).collect();
-    assert_eq!(results.len(), 7, "{results:?}");
+    assert_eq!(results.len(), 9, "{results:?}");
     assert_eq!(&results[..4], ["refused: wrong password"; 4]);
-    assert!(results[4].starts_with("refused: waiting "), "{results:?}");
-    assert!(results[5].starts_with("refused: waiting "), "{results:?}");
-    assert_eq!(results[6], "ok");
+    for r in &results[4..8] {
+        assert!(r.starts_with("refused: waiting "), "{results:?}");
+    }
+    assert_eq!(results[8], "ok");
     assert!(tries.iter().all(|a| a.identifiers.contains("profile=live")));
     assert!(desk.audit_verify().unwrap().ok, "the chain holds the tries");
 
