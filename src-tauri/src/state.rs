@@ -22,6 +22,9 @@ pub struct AppState {
     idle: Mutex<IdleLock>,
     /// The lock as it outlives the app (locked profile, failed unlocks).
     lock_file: LockFile,
+    /// One unlock at a time: tries sent together would all pass the wait before any
+    /// failure is counted.
+    unlocking: tokio::sync::Mutex<()>,
 }
 
 /// A team profile, and a single desk that holds a live profile's merchant key, lock
@@ -136,6 +139,7 @@ impl AppState {
                 profile: record.locked,
             }),
             lock_file,
+            unlocking: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -332,6 +336,7 @@ impl AppState {
     /// try waits (doubling, up to 15 minutes) whatever the password, across relaunches;
     /// every try, refused, waited or accepted, is in the profile's audit log.
     pub async fn unlock(&self, password: &str) -> CoreResult<()> {
+        let _one_at_a_time = self.unlocking.lock().await;
         let (locked, guarded) = {
             let idle = lock(&self.idle);
             (idle.locked, idle.profile.clone())
@@ -344,9 +349,13 @@ impl AppState {
                 "the desk is locked, but names no profile",
             ));
         };
-        let profile = self.home().get(&name).map_err(|_| {
-            CoreError::internal("the desk is locked, but the profile it guards is gone")
-        })?;
+        let Ok(profile) = self.home().get(&name) else {
+            // The profile was removed meanwhile (with its key): nothing is left to guard.
+            tracing::warn!("the locked profile {name} is gone; the lock is lifted");
+            self.lock_file.update(|r| r.locked = None)?;
+            lock(&self.idle).locked = false;
+            return Ok(());
+        };
         let now = chrono::Utc::now().timestamp_millis();
         let record = self.lock_record();
         if let Some(wait) = record.wait_at(now) {
@@ -372,12 +381,16 @@ impl AppState {
             })
             .await
             .map_err(internal)?,
+            // 600,000 PBKDF2 rounds: on a blocking thread, not the runtime's.
             None => {
-                if self
-                    .session
-                    .secrets()?
-                    .check_desk_password(&name, &password)?
-                {
+                let secrets = self.session.secrets()?;
+                let profile = name.clone();
+                let right = tokio::task::spawn_blocking(move || {
+                    secrets.check_desk_password(&profile, &password)
+                })
+                .await
+                .map_err(internal)??;
+                if right {
                     Ok(())
                 } else {
                     Err(CoreError::validation(

@@ -4,6 +4,7 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import { createHashRouter, RouterProvider } from "react-router";
 import { Shell } from "./components/Shell";
 import { dashboardQuery } from "./features/dashboard/queries";
+import { IdleLock } from "./features/team/IdleLock";
 import { lockOnError } from "./features/team/lock";
 import { screenRoutes } from "./screens";
 import { cssVariables, useTheme } from "./theme";
@@ -39,6 +40,10 @@ export function App() {
       <QueryClientProvider client={queryClient}>
         <Notifications position="bottom-right" />
         <RouterProvider router={router} />
+        {/* Above the shell, mounted once: the lock covers the loader too (a desk that was
+            locked when the app quit opens nothing until it is unlocked), and no screen's
+            re-render takes a password being typed away. */}
+        <IdleLock />
       </QueryClientProvider>
     </MantineProvider>
   );

@@ -312,7 +312,7 @@ export const commands = {
 	teamRuleRemove: (id: number) => typedError<null, CoreError>(__TAURI_INVOKE("team_rule_remove", { id })),
 	/**  The approvals a request no rule names needs (admins). */
 	teamDefaultSet: (approvals: number) => typedError<null, CoreError>(__TAURI_INVOKE("team_default_set", { approvals })),
-	teamWorkerStatus: () => __TAURI_INVOKE<WorkerStatus_Serialize>("team_worker_status"),
+	teamWorkerStatus: () => typedError<WorkerStatus_Serialize, CoreError>(__TAURI_INVOKE("team_worker_status")),
 	/**
 	 *  Starts the signer's worker (`paydesk team worker`) for the open team desk: it
 	 *  executes approved requests as they come until stopped or the app quits. Signers
@@ -320,7 +320,7 @@ export const commands = {
 	 */
 	teamWorkerStart: () => typedError<WorkerStatus_Serialize, CoreError>(__TAURI_INVOKE("team_worker_start")),
 	/**  Asks the worker to stop once its current request is done. */
-	teamWorkerStop: () => __TAURI_INVOKE<WorkerStatus_Serialize>("team_worker_stop"),
+	teamWorkerStop: () => typedError<WorkerStatus_Serialize, CoreError>(__TAURI_INVOKE("team_worker_stop")),
 	deskLockSettings: () => typedError<DeskLockSettings, CoreError>(__TAURI_INVOKE("desk_lock_settings")),
 	/**  Sets a single desk's idle time (1 to 60 minutes). */
 	deskLockMinutesSet: (minutes: number) => typedError<null, CoreError>(__TAURI_INVOKE("desk_lock_minutes_set", { minutes })),

@@ -155,8 +155,12 @@ const POLL: Duration = Duration::from_secs(5);
 
 #[tauri::command]
 #[specta::specta]
-pub fn team_worker_status(worker: State<'_, Worker>) -> WorkerStatus {
-    lock(&worker.status).clone()
+pub fn team_worker_status(
+    state: State<'_, AppState>,
+    worker: State<'_, Worker>,
+) -> CmdResult<WorkerStatus> {
+    state.unlocked()?;
+    Ok(lock(&worker.status).clone())
 }
 
 /// Starts the signer's worker (`paydesk team worker`) for the open team desk: it
@@ -249,7 +253,11 @@ pub async fn team_worker_start(
 /// Asks the worker to stop once its current request is done.
 #[tauri::command]
 #[specta::specta]
-pub fn team_worker_stop(worker: State<'_, Worker>) -> WorkerStatus {
+pub fn team_worker_stop(
+    state: State<'_, AppState>,
+    worker: State<'_, Worker>,
+) -> CmdResult<WorkerStatus> {
+    state.unlocked()?;
     if let Some(stop) = lock(&worker.stop).take() {
         stop.store(true, Ordering::Relaxed);
         let mut s = lock(&worker.status);
@@ -257,5 +265,5 @@ pub fn team_worker_stop(worker: State<'_, Worker>) -> WorkerStatus {
             s.stopping = true;
         }
     }
-    lock(&worker.status).clone()
+    Ok(lock(&worker.status).clone())
 }

@@ -22,7 +22,6 @@ import { useAppStatus } from "../features/app/queries";
 import { FirstRunSync } from "../features/dashboard/FirstRun";
 import { CommandPalette, openPalette } from "../features/palette/CommandPalette";
 import { SettingsPage } from "../features/settings/SettingsPage";
-import { IdleLock } from "../features/team/IdleLock";
 import { useTeamStatus } from "../features/team/queries";
 import { SCREENS } from "../screens";
 import { ErrorAlert } from "./ErrorAlert";
@@ -211,7 +210,6 @@ export function Shell() {
         )}
       </AppShell.Main>
       <CommandPalette />
-      <IdleLock />
       <FirstRunSync />
     </AppShell>
   );

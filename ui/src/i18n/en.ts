@@ -1250,6 +1250,8 @@ export const en = {
     workerRequest: "Request {{id}}",
     workerRows:
       "{{accepted}} accepted, {{rejected}} rejected, {{failed}} failed, {{unknown}} unknown",
+    workerCurrent: "Request {{id}} in hand: rows with an outcome {{done}} / {{total}}",
+    workerCurrentLabel: "Rows of request {{id}} with an outcome",
     workerDone: "Done",
     workerLater: "Taken up again later",
     count: {

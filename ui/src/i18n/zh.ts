@@ -1168,6 +1168,8 @@ export const zh: Catalogue = {
     workerRequest: "请求 {{id}}",
     workerRows:
       "{{accepted}} 行已受理，{{rejected}} 行被拒绝，{{failed}} 行失败，{{unknown}} 行未知",
+    workerCurrent: "正在执行请求 {{id}}：{{total}} 行中已有 {{done}} 行有结果",
+    workerCurrentLabel: "请求 {{id}} 中已有结果的行",
     workerDone: "完成",
     workerLater: "稍后再处理",
     count: {

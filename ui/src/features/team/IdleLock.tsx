@@ -97,6 +97,8 @@ export function IdleLock() {
         withCloseButton={false}
         closeOnEscape={false}
         closeOnClickOutside={false}
+        // At once: nothing of the desk shows while a lock fades in.
+        transitionProps={{ duration: 0 }}
         fullScreen
         data-testid="lock-screen"
       >
@@ -167,6 +169,7 @@ function ChooseDeskPassword() {
       withCloseButton={false}
       closeOnEscape={false}
       closeOnClickOutside={false}
+      transitionProps={{ duration: 0 }}
       fullScreen
       data-testid="desk-password-setup"
     >

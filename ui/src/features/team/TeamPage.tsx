@@ -46,7 +46,7 @@ import {
   useWorkerStart,
   useWorkerStop,
 } from "./adminQueries";
-import { useRequests, useTeamStatus } from "./queries";
+import { useRequest, useRequests, useTeamStatus } from "./queries";
 
 const ROLES: TeamRole[] = ["viewer", "support", "maker", "approver", "signer", "admin"];
 const OPERATIONS = ["*", "payout", "payin", "top_up", "withdraw"] as const;
@@ -327,7 +327,7 @@ function Members({ team }: { team: TeamStatus }) {
                               disabled={!!closed}
                               onClick={() => setEditing({ name: m.name, what, roles: m.roles })}
                               aria-label={t(`teamAdmin.${what}Title`, { name: m.name })}
-                              data-testid={`member-${what}-${m.name}`}
+                              data-testid={`member-action-${what}-${m.name}`}
                             >
                               {t(`teamAdmin.${what}`)}
                             </Button>
@@ -552,6 +552,11 @@ function WorkerCard({ team }: { team: TeamStatus }) {
   const waiting = useRequests(["approved", "executing"], signer);
   const start = useWorkerStart();
   const stop = useWorkerStop();
+  // The request being executed now (by this worker or another signer's), row by row.
+  const executing = useRequests(["executing"], signer);
+  const current = executing.data?.[0]?.request.id ?? null;
+  const rows = useRequest(current).data?.rows ?? [];
+  const rowsDone = rows.filter((r) => r.state !== "waiting").length;
   const s: WorkerStatus | undefined = worker.data;
   const closed = !signer
     ? t("teamAdmin.workerNotSigner", { roles: rolesText(t, team.roles) })
@@ -638,6 +643,22 @@ function WorkerCard({ team }: { team: TeamStatus }) {
                 ) : null}
               </Stack>
             ) : null}
+            {current !== null && rows.length > 0 ? (
+              <Stack gap={4} data-testid="worker-current">
+                <Text size="sm">
+                  {t("teamAdmin.workerCurrent", {
+                    id: current,
+                    done: rowsDone.toLocaleString(lang),
+                    total: rows.length.toLocaleString(lang),
+                  })}
+                </Text>
+                <Progress
+                  value={(100 * rowsDone) / rows.length}
+                  animated
+                  aria-label={t("teamAdmin.workerCurrentLabel", { id: current })}
+                />
+              </Stack>
+            ) : null}
             {s?.lastError ? (
               <Alert color="orange" variant="light" data-testid="worker-error">
                 {s.lastError}
@@ -720,9 +741,10 @@ export function TeamPage() {
       <ErrorAlert error={team.error} />
       {member ? (
         <>
-          <WorkerCard team={member} />
+          {member.roles.includes("signer") ? <WorkerCard team={member} /> : null}
           <Members team={member} />
           <Rules team={member} />
+          {member.roles.includes("signer") ? null : <WorkerCard team={member} />}
         </>
       ) : null}
     </Stack>

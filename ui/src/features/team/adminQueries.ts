@@ -73,7 +73,7 @@ export function useDefaultSet() {
 export function useWorker(enabled: boolean) {
   return useQuery({
     queryKey: adminKeys.worker,
-    queryFn: () => commands.teamWorkerStatus(),
+    queryFn: () => unwrap(commands.teamWorkerStatus()),
     enabled,
     refetchInterval: (q) => (q.state.data?.running ? 1_000 : 5_000),
   });
@@ -84,5 +84,5 @@ export function useWorkerStart() {
 }
 
 export function useWorkerStop() {
-  return useAdminMutation(() => commands.teamWorkerStop());
+  return useAdminMutation(() => unwrap(commands.teamWorkerStop()));
 }

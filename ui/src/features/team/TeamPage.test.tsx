@@ -1,0 +1,101 @@
+import { fireEvent, screen, waitFor } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { TeamMember, TeamStatus } from "../../lib/types";
+import { renderUi } from "../../test/render";
+import { invoke } from "../../test/tauri";
+import { TeamPage } from "./TeamPage";
+
+const admin: TeamStatus = {
+  user: "adm",
+  roles: ["admin"],
+  merNo: 10001,
+  idleLockMinutes: 15,
+  holdsKey: false,
+  host: "db.example",
+  port: 5432,
+  database: "team",
+};
+
+const members: TeamMember[] = [
+  { name: "adm", roles: ["admin"], addedBy: "owner", addedAt: 1_795_000_000_000 },
+  { name: "mia", roles: ["maker", "approver"], addedBy: "adm", addedAt: 1_795_000_000_000 },
+];
+
+function mock(team: TeamStatus) {
+  invoke.mockImplementation((cmd: string, args: Record<string, unknown>) => {
+    if (cmd === "team_status") return Promise.resolve(team);
+    if (cmd === "team_members") return Promise.resolve(members);
+    if (cmd === "team_rules") return Promise.resolve({ rules: [], defaultApprovals: 1 });
+    if (cmd === "team_requests") return Promise.resolve([]);
+    if (cmd === "team_worker_status")
+      return Promise.resolve({
+        running: false,
+        stopping: false,
+        profile: null,
+        startedAt: null,
+        requests: 0,
+        accepted: 0,
+        rejected: 0,
+        failed: 0,
+        unknown: 0,
+        recent: [],
+        lastError: null,
+        ended: null,
+      });
+    if (cmd === "team_member_add")
+      return Promise.reject({
+        code: "validation",
+        field: "team",
+        rule: `member ${String(args.name)}: a role of the cluster that is not a member`,
+      });
+    return Promise.reject({ code: "internal", message: `unexpected ${cmd}` });
+  });
+}
+
+const page = () =>
+  renderUi(
+    <MemoryRouter>
+      <TeamPage />
+    </MemoryRouter>,
+  );
+
+describe("the team screen", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+  });
+
+  it("lists the members with their roles and shows the database's refusal in its words", async () => {
+    mock(admin);
+    page();
+    const roles = await screen.findByTestId("member-roles-mia");
+    expect(roles.getAttribute("data-roles")).toBe("maker,approver");
+    fireEvent.change(screen.getByTestId("member-add-name"), { target: { value: "postgres" } });
+    fireEvent.change(screen.getByTestId("member-add-password"), {
+      target: { value: "a-long-password" },
+    });
+    fireEvent.click(screen.getByTestId("member-add"));
+    const error = await screen.findByTestId("member-add-error");
+    expect(error.textContent).toContain(
+      "member postgres: a role of the cluster that is not a member",
+    );
+    expect(
+      invoke.mock.calls.some(
+        ([c, a]) => c === "team_member_add" && a.name === "postgres" && a.role === "viewer",
+      ),
+    ).toBe(true);
+  });
+
+  it("closes the changes to a member who is not an admin, saying why, and asks nothing", async () => {
+    mock({ ...admin, user: "mia", roles: ["maker"] });
+    page();
+    const remove = await screen.findByTestId("member-action-remove-adm");
+    expect((remove as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByTestId("team-not-admin").textContent).toContain("maker");
+    expect(screen.queryByTestId("member-add")).toBeNull();
+    expect(screen.queryByTestId("rule-set")).toBeNull();
+    expect(screen.getByTestId("worker-closed").textContent).toContain("Only a signer");
+    await waitFor(() => expect(screen.queryByTestId("rules-empty")).not.toBeNull());
+    expect(invoke.mock.calls.some(([c]) => String(c).startsWith("team_member_"))).toBe(false);
+  });
+});
