@@ -7,6 +7,7 @@ mod attention;
 mod check;
 mod made;
 mod money;
+mod notified;
 mod orders;
 mod queries;
 mod reports;
@@ -15,6 +16,7 @@ mod timeline;
 pub use attention::{Attention, AttentionAction};
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
+pub use notified::OrderReversals;
 pub use queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
 };
