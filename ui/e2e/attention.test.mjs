@@ -145,7 +145,15 @@ before(async () => {
     "PO-E2E-DOWN-1",
   ]);
   assert.notEqual(down.code, 0, down.out);
+  // The CLI reads the same list the Dashboard shows, with the same action.
+  const waiting = cli(["journal", "attention"]);
+  assert.match(waiting, /PO-E2E-DOWN-1/);
+  assert.match(waiting, /journal resend 1 --account/);
   await startGateway();
+  // Another account is refused there too, and nothing is sent.
+  const wrong = cliStatus(["journal", "resend", "1", "--account", "012180000000000008"]);
+  assert.notEqual(wrong.code, 0, wrong.out);
+  assert.match(wrong.out, /not the account of PO-E2E-DOWN-1/);
   app = await startApp({ home });
   browser = app.browser;
   h = helpers(browser);
@@ -161,6 +169,20 @@ after(async () => {
 beforeEach(async () => {
   await h?.closeOverlays();
 });
+
+/// The window in English (the web view keeps the language of an earlier run).
+async function english() {
+  await h.waitFor(id("nav-orders"), 60_000);
+  if ((await h.text(id("nav-orders"))) === "Orders") return;
+  await h.click(id("nav-settings"));
+  await h.waitFor(id("screen-settings"));
+  await h.choose("#language-select", "English");
+  await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
+    timeout: 5_000,
+    timeoutMsg: "the window did not turn English",
+  });
+  await h.click(id("nav-dashboard"));
+}
 
 async function go(screen) {
   await h.click(id(`nav-${screen}`));
@@ -185,6 +207,7 @@ async function language(name, navLabel) {
 
 test("a payout that never reached the gateway is first on the Dashboard and goes again under its number", async () => {
   await h.waitFor(id("screen-dashboard"), 60_000);
+  await english();
   // Live: a neutral badge naming the profile, no sandbox strip.
   const badge = await h.waitFor(id("mode-badge"));
   assert.equal(await badge.getAttribute("data-mode"), "live");
