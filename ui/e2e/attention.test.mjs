@@ -198,7 +198,17 @@ const top = async (selector) => (await (await h.waitFor(selector)).getLocation()
 
 async function language(name, navLabel) {
   await go("settings");
-  await h.choose("#language-select", name);
+  // The options' list opens with a transition: a pick it did not take is tried again.
+  for (let i = 0; ; i++) {
+    try {
+      await browser.pause(300);
+      await h.choose("#language-select", name);
+      break;
+    } catch (e) {
+      if (i === 2) throw e;
+      await browser.keys("Escape");
+    }
+  }
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === navLabel, {
     timeout: 5_000,
     timeoutMsg: `the window did not turn ${name}`,
