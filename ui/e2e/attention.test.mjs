@@ -170,13 +170,28 @@ beforeEach(async () => {
   await h?.closeOverlays();
 });
 
+/// Picks a language in Settings. The options' list opens with a transition: a pick it
+/// did not take is tried again.
+async function pickLanguage(name) {
+  for (let i = 0; ; i++) {
+    try {
+      await browser.pause(400);
+      await h.choose("#language-select", name);
+      return;
+    } catch (e) {
+      if (i === 3) throw e;
+      await browser.keys("Escape");
+    }
+  }
+}
+
 /// The window in English (the web view keeps the language of an earlier run).
 async function english() {
   await h.waitFor(id("nav-orders"), 60_000);
   if ((await h.text(id("nav-orders"))) === "Orders") return;
   await h.click(id("nav-settings"));
   await h.waitFor(id("screen-settings"));
-  await h.choose("#language-select", "English");
+  await pickLanguage("English");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
     timeout: 5_000,
     timeoutMsg: "the window did not turn English",
@@ -198,17 +213,7 @@ const top = async (selector) => (await (await h.waitFor(selector)).getLocation()
 
 async function language(name, navLabel) {
   await go("settings");
-  // The options' list opens with a transition: a pick it did not take is tried again.
-  for (let i = 0; ; i++) {
-    try {
-      await browser.pause(300);
-      await h.choose("#language-select", name);
-      break;
-    } catch (e) {
-      if (i === 2) throw e;
-      await browser.keys("Escape");
-    }
-  }
+  await pickLanguage(name);
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === navLabel, {
     timeout: 5_000,
     timeoutMsg: `the window did not turn ${name}`,

@@ -31,13 +31,28 @@ beforeEach(async () => {
   await h?.closeOverlays();
 });
 
+/// Picks a language in Settings. The options' list opens with a transition: a pick it
+/// did not take is tried again.
+async function pickLanguage(name) {
+  for (let i = 0; ; i++) {
+    try {
+      await browser.pause(400);
+      await h.choose("#language-select", name);
+      return;
+    } catch (e) {
+      if (i === 3) throw e;
+      await browser.keys("Escape");
+    }
+  }
+}
+
 /// The window in English (the web view keeps the language of an earlier run).
 async function english() {
   await h.waitFor(id("nav-orders"), 60_000);
   if ((await h.text(id("nav-orders"))) === "Orders") return;
   await h.click(id("nav-settings"));
   await h.waitFor(id("screen-settings"));
-  await h.choose("#language-select", "English");
+  await pickLanguage("English");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
     timeout: 5_000,
     timeoutMsg: "the window did not turn English",
@@ -156,17 +171,7 @@ test("Refunds lists what Reports counts, and a refunded order's page explains it
 
 test("in Chinese: the refunded orders and an order's refunds", async () => {
   await go("settings");
-  // The options' list opens with a transition: a pick it did not take is tried again.
-  for (let i = 0; ; i++) {
-    try {
-      await browser.pause(300);
-      await h.choose("#language-select", "简体中文");
-      break;
-    } catch (e) {
-      if (i === 2) throw e;
-      await browser.keys("Escape");
-    }
-  }
+  await pickLanguage("简体中文");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "订单", {
     timeout: 5_000,
   });
@@ -182,5 +187,5 @@ test("in Chinese: the refunded orders and an order's refunds", async () => {
   await h.waitFor(id("dashboard-last-sync"));
   await h.shot("dashboard-as-of-zh");
   await go("settings");
-  await h.choose("#language-select", "English");
+  await pickLanguage("English");
 });

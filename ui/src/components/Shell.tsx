@@ -77,7 +77,7 @@ function ModeBanner() {
 
 /// The sandbox's full-width strip above everything (as a test mode is shown): no real
 /// money moves. A live profile has none: its header stays neutral.
-const STRIP = 26;
+const STRIP = 22;
 function SandboxStrip({ profile }: { profile: string }) {
   const { t } = useTranslation();
   const theme = useMantineTheme();
