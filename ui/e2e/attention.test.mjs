@@ -267,7 +267,11 @@ test("a payout that never reached the gateway is first on the Dashboard and goes
   assert.equal(await h.receiptStatus(["accepted", "rejected"], 30_000), "accepted");
   assert.equal(await h.text(id("receipt-mer-order-no")), "PO-E2E-DOWN-1");
   await h.shot("attention-resent");
-  await h.closeOverlays();
+  await browser.keys("Escape");
+  await browser.waitUntil(async () => !(await browser.$(id("entry-drawer-body")).isExisting()), {
+    timeout: 10_000,
+    timeoutMsg: "the entry's drawer did not close",
+  });
   await browser.waitUntil(async () => !(await browser.$(item).isExisting()), {
     timeout: 10_000,
     timeoutMsg: "the resent payout still needs attention",
@@ -305,6 +309,8 @@ test("journal rows open their receipt; the duplicate guard offers the earlier nu
   await h.typeInto(id("payout-amount"), "45.00");
   await h.typeInto(id("payout-clabe"), CLABE);
   await h.click(id("payout-review"));
+  await h.waitFor(id("payout-confirm"));
+  await browser.pause(400); // the modal's opening transition
   await h.click(id("payout-send"));
   const guard = await h.waitFor(id("duplicate-guard"));
   assert.equal(await guard.getAttribute("data-earlier"), first);
@@ -337,6 +343,8 @@ test("in Chinese: the attention list, the entry and the mode", async () => {
   await h.typeInto(id("payout-amount"), "12.00");
   await h.typeInto(id("payout-clabe"), CLABE);
   await h.click(id("payout-review"));
+  await h.waitFor(id("payout-confirm"));
+  await browser.pause(400);
   await h.click(id("payout-send"));
   assert.equal(await h.receiptStatus(["pending", "accepted", "rejected", "unknown"]), "pending");
   await startGateway();

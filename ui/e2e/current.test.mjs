@@ -86,6 +86,8 @@ test("a payout's notification moves its order and its timeline, with no sync", a
   await h.typeInto(id("payout-amount"), "33.00");
   await h.typeInto(id("payout-clabe"), "002010077777777771");
   await h.click(id("payout-review"));
+  await h.waitFor(id("payout-confirm"));
+  await browser.pause(400); // the modal's opening transition
   await h.click(id("payout-send"));
   assert.equal(await h.receiptStatus(["accepted", "rejected", "unknown"]), "accepted");
   const tradeNo = await h.text(id("receipt-trade-no"));
