@@ -78,6 +78,8 @@ const COMMANDS: &[&str] = &[
     "review_resend",
     "review_list",
     "events",
+    "notification_latest",
+    "order_reversals",
     "event_verify",
     "team_status",
     "team_requests",

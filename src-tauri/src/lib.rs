@@ -99,6 +99,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             records::review_resend,
             records::review_list,
             records::events,
+            records::notification_latest,
+            records::order_reversals,
             records::event_verify,
             team::team_status,
             team::team_requests,

@@ -254,6 +254,13 @@ export const commands = {
 	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission[], CoreError>(__TAURI_INVOKE("review_list", { tradeNo })),
 	/**  Notifications received at this desk's endpoint, newest first. */
 	events: () => typedError<Event_Serialize[], CoreError>(__TAURI_INVOKE("events")),
+	/**
+	 *  The newest notification kept: the screens watch it and refresh what it changed (its
+	 *  order was read again from the gateway before it was kept).
+	 */
+	notificationLatest: () => typedError<Stored | null, CoreError>(__TAURI_INVOKE("notification_latest")),
+	/**  An order's refunds and chargebacks, looked up at the gateway as its page opens. */
+	orderReversals: (tradeNo: string) => typedError<OrderReversals_Serialize, CoreError>(__TAURI_INVOKE("order_reversals", { tradeNo })),
 	/**  Checks a pasted notification body's signature with the gateway's key. */
 	eventVerify: (body: string) => typedError<Received_Serialize, CoreError>(__TAURI_INVOKE("event_verify", { body })),
 	/**  The member on a team desk; none on a single desk. */
@@ -2037,6 +2044,31 @@ export type OrderRecord_Serialize = {
 	sourceAmount: string,
 };
 
+/**  An order's refunds and chargebacks, as the gateway gave them when its page opened. */
+export type OrderReversals = OrderReversals_Serialize | OrderReversals_Deserialize;
+
+/**  An order's refunds and chargebacks, as the gateway gave them when its page opened. */
+export type OrderReversals_Deserialize = {
+	/**  The cached refunds and chargebacks of the order, newest first. */
+	reversals: Reversal_Deserialize[],
+	/**
+	 *  Lookups that could not be made (the gateway unreachable, an unreadable answer),
+	 *  in words; a gateway saying there is none is not one of them.
+	 */
+	notLookedUp: string[],
+};
+
+/**  An order's refunds and chargebacks, as the gateway gave them when its page opened. */
+export type OrderReversals_Serialize = {
+	/**  The cached refunds and chargebacks of the order, newest first. */
+	reversals: Reversal_Serialize[],
+	/**
+	 *  Lookups that could not be made (the gateway unreachable, an unreadable answer),
+	 *  in words; a gateway saying there is none is not one of them.
+	 */
+	notLookedUp: string[],
+};
+
 export type Overview = Overview_Serialize | Overview_Deserialize;
 
 export type Overview_Deserialize = {
@@ -3569,9 +3601,10 @@ export type TimelineEvent = TimelineEvent_Serialize | TimelineEvent_Deserialize;
 export type TimelineEvent_Deserialize = 
 /**
  *  The order was seen in `state` (a list state code): `how` is `made here`,
- *  `first seen` or `sync`.
+ *  `first seen` or `sync`. `day_only`: `at` is the day the gateway's list dates the
+ *  order by (no time of day is known), not a moment.
  */
-{ type: "state"; at: number; state: number; how: string } | 
+{ type: "state"; at: number; state: number; how: string; dayOnly?: boolean } | 
 /**
  *  A journal entry about the order (the request that made it, a card operation, a
  *  review submission) as it stands now.
@@ -3590,9 +3623,10 @@ export type TimelineEvent_Deserialize =
 export type TimelineEvent_Serialize = 
 /**
  *  The order was seen in `state` (a list state code): `how` is `made here`,
- *  `first seen` or `sync`.
+ *  `first seen` or `sync`. `day_only`: `at` is the day the gateway's list dates the
+ *  order by (no time of day is known), not a moment.
  */
-{ type: "state"; at: number; state: number; how: string } | 
+{ type: "state"; at: number; state: number; how: string; dayOnly: boolean } | 
 /**
  *  A journal entry about the order (the request that made it, a card operation, a
  *  review submission) as it stands now.

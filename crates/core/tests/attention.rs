@@ -89,6 +89,15 @@ async fn a_payout_that_never_arrived_waits_for_a_person_and_goes_again_under_its
     assert_eq!(sent.entry.attempts, 2);
     assert_eq!(f.running.sandbox.orders_numbered(common::MER, "AT-1"), 1);
     assert!(desk.needs_attention(100).unwrap().is_empty());
+    // The order it made was read again from the gateway's list at once.
+    let made = desk
+        .cached_order(sent.entry.trade_no.as_deref().unwrap())
+        .unwrap()
+        .unwrap();
+    assert!(
+        made.synced_at.is_some(),
+        "the made order was not read again"
+    );
 
     // Accepted: never sent again from here.
     assert!(matches!(

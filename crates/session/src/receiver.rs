@@ -1,6 +1,7 @@
 //! The desk's notification endpoint: an HTTP listener on loopback that the built-in
 //! sandbox (or a tunnel to a real gateway) POSTs notifications to. Each one is checked
-//! against the gateway's key and kept; a valid one is acknowledged with `SUCCESS`, an
+//! against the gateway's key; the order a verified one names is read again from the
+//! gateway, then the notification is kept; a valid one is acknowledged with `SUCCESS`, an
 //! invalid one is answered 400 so that the sender retries rather than losing it.
 
 use std::net::SocketAddr;
@@ -49,7 +50,7 @@ pub async fn serve(desk: Arc<Desk>) -> CoreResult<Receiver> {
             let desk = d.clone();
             async move {
                 let text = String::from_utf8_lossy(&body);
-                match desk.record_notification(&text) {
+                match desk.receive_notification(&text).await {
                     Ok(r) if r.signature_ok => (StatusCode::OK, "SUCCESS".to_string()),
                     Ok(r) => (
                         StatusCode::BAD_REQUEST,

@@ -117,6 +117,26 @@ pub async fn events(state: State<'_, AppState>) -> CmdResult<Vec<Event>> {
     state.desk().await?.events(500)
 }
 
+/// An order's refunds and chargebacks, looked up at the gateway as its page opens.
+#[tauri::command]
+#[specta::specta]
+pub async fn order_reversals(
+    state: State<'_, AppState>,
+    trade_no: String,
+) -> CmdResult<paydesk_core::desk::OrderReversals> {
+    state.desk().await?.order_reversals(&trade_no).await
+}
+
+/// The newest notification kept: the screens watch it and refresh what it changed (its
+/// order was read again from the gateway before it was kept).
+#[tauri::command]
+#[specta::specta]
+pub async fn notification_latest(
+    state: State<'_, AppState>,
+) -> CmdResult<Option<paydesk_core::events::Stored>> {
+    state.desk().await?.latest_notification()
+}
+
 /// Checks a pasted notification body's signature with the gateway's key.
 #[tauri::command]
 #[specta::specta]

@@ -18,7 +18,7 @@ import { IconSearch } from "@tabler/icons-react";
 import { useLayoutEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { Outlet, useLocation, useNavigate } from "react-router";
-import { useAppStatus } from "../features/app/queries";
+import { useAppStatus, useNotificationWatch } from "../features/app/queries";
 import { FirstRunSync } from "../features/dashboard/FirstRun";
 import { CommandPalette, openPalette } from "../features/palette/CommandPalette";
 import { SettingsPage } from "../features/settings/SettingsPage";
@@ -48,13 +48,14 @@ export function ScreenNav() {
 
 function ModeBanner() {
   const { t } = useTranslation();
+  const theme = useMantineTheme();
   const { data } = useAppStatus();
   if (!data) return null;
   return (
     <Group gap="xs" data-testid="mode-banner" wrap="nowrap">
       <Tooltip label={data.sandbox ? t("app.sandboxHint") : t("app.liveHint")}>
         <Badge
-          color={data.sandbox ? "orange.9" : "gray"}
+          color={data.sandbox ? darken(theme.colors.orange[9] ?? "#d9480f", 0.25) : "gray"}
           variant={data.sandbox ? "filled" : "outline"}
           size="lg"
           data-testid="mode-badge"
@@ -76,7 +77,7 @@ function ModeBanner() {
 
 /// The sandbox's full-width strip above everything (as a test mode is shown): no real
 /// money moves. A live profile has none: its header stays neutral.
-const STRIP = 26;
+const STRIP = 22;
 function SandboxStrip({ profile }: { profile: string }) {
   const { t } = useTranslation();
   const theme = useMantineTheme();
@@ -132,6 +133,12 @@ function useScreensOpenAtTop(pathname: string) {
   useLayoutEffect(() => {
     window.scrollTo(0, 0);
   }, [pathname]);
+}
+
+/// Refreshes what a notification changed, while the desk is open.
+function NotificationWatch() {
+  useNotificationWatch();
+  return null;
 }
 
 export function Shell() {
@@ -210,6 +217,7 @@ export function Shell() {
         )}
       </AppShell.Main>
       <CommandPalette />
+      {status.data ? <NotificationWatch /> : null}
       <FirstRunSync />
     </AppShell>
   );

@@ -590,14 +590,14 @@ export const en = {
     actionLookUp: "Look up now",
     actionResolve: "Resolve with a reason",
     open: "Open",
-    since: "since {{time}}",
+    since: "Waiting since {{time}}.",
     lookedUp: "Looked up: {{status}}",
     fromForm: "Send it again from its form with the number {{merOrderNo}}.",
   },
   entry: {
     sendEarlier: "Send {{merOrderNo}} again (the same number)",
     adviceSendEarlier:
-      "Its outcome is not settled: send {{merOrderNo}} again under its own number (the gateway never pays one number twice), or follow it. Only a second, separate payment goes under a new number.",
+      "Its outcome is not settled: send {{merOrderNo}} again under its own number (one number is paid at most once: the desk looks it up before anything is sent again), or follow it. Only a second, separate payment goes under a new number.",
     title: "Journal entry {{merOrderNo}}",
     resendTitle: "Send again under the same number",
     resendIntro:
@@ -618,6 +618,35 @@ export const en = {
     importKeyHint: "Settings → Keys: paste the private key (PEM or base64) that this profile used.",
     openSettings: "Open Settings",
     retry: "Try again",
+  },
+  cacheAsOf: {
+    asOf: "From the cache, as of the last sync: {{time}}.",
+    never: "From the cache: never synced yet.",
+    syncNow: "Sync now",
+    synced: "Synced: the figures are current.",
+  },
+  reversedOrders: {
+    title: "Refunded and charged-back orders",
+    intro_one:
+      "{{count, number}} order in the cache was refunded or charged back: what Reports counts. Open one for its refunds and chargebacks, looked up at the gateway.",
+    intro_other:
+      "{{count, number}} orders in the cache were refunded or charged back: what Reports counts. Open one for its refunds and chargebacks, looked up at the gateway.",
+    none: "No order in the cache was refunded or charged back.",
+    state: "State",
+    amount: "Amount",
+    refunded: "Refunded",
+    created: "Created",
+    more: "The newest {{shown}} of {{total}}: filter the Orders screen by state for the rest.",
+    lookUp: "Look up its state",
+  },
+  orderReversals: {
+    title: "Refunds and chargebacks",
+    none: "None at the gateway.",
+    notLookedUp: "Not looked up: {{why}}",
+    diffReversed:
+      "The gateway's query says “{{live}}”: it reports the payment itself. The cache says “{{cached}}” (listed {{synced}}): the order list's state also counts its refunds and chargebacks, listed below.",
+    diffChanged:
+      "The gateway says “{{live}}” now; the cache still says “{{cached}}” (listed {{synced}}). The order moved since it was last listed: Sync now, or Refresh, reads it again.",
   },
   mode: {
     sandboxStrip: "SANDBOX · profile {{profile}} · no real money moves",

@@ -559,14 +559,14 @@ export const zh: Catalogue = {
     actionLookUp: "立即查询",
     actionResolve: "填写原因并处理",
     open: "打开",
-    since: "自 {{time}}",
+    since: "自 {{time}} 起等待。",
     lookedUp: "已查询：{{status}}",
     fromForm: "请在原表单中用单号 {{merOrderNo}} 再次发送。",
   },
   entry: {
     sendEarlier: "再次发送 {{merOrderNo}}（同一单号）",
     adviceSendEarlier:
-      "其结果尚未确定：用原单号再次发送 {{merOrderNo}}（网关不会对同一单号付款两次），或继续跟进。只有另一笔独立付款才使用新单号。",
+      "其结果尚未确定：用原单号再次发送 {{merOrderNo}}（同一单号最多付款一次：再次发送前会先查询），或继续跟进。只有另一笔独立付款才使用新单号。",
     title: "日志条目 {{merOrderNo}}",
     resendTitle: "用同一单号再次发送",
     resendIntro:
@@ -574,7 +574,7 @@ export const zh: Catalogue = {
     accountClabe: "CLABE（18 位数字）",
     accountCardNo: "卡号",
     resend: "再次发送 {{merOrderNo}}",
-    liveConfirm: "生产环境 · 配置 {{profile}}：会动用真实资金。",
+    liveConfirm: "LIVE 生产环境 · 配置 {{profile}}：会动用真实资金。",
   },
   stuck: {
     title: "配置 {{profile}} 的工作台无法打开",
@@ -587,6 +587,33 @@ export const zh: Catalogue = {
     importKeyHint: "设置 → 密钥：粘贴该配置原来使用的私钥（PEM 或 base64）。",
     openSettings: "打开设置",
     retry: "重试",
+  },
+  cacheAsOf: {
+    asOf: "来自本地缓存，截至上次同步：{{time}}。",
+    never: "来自本地缓存：尚未同步。",
+    syncNow: "立即同步",
+    synced: "已同步：数据为最新。",
+  },
+  reversedOrders: {
+    title: "已退款和已拒付的订单",
+    intro_other:
+      "缓存中有 {{count, number}} 笔订单已退款或已拒付：即报表统计的内容。打开订单可查看其退款和拒付（会向网关查询）。",
+    none: "缓存中没有已退款或已拒付的订单。",
+    state: "状态",
+    amount: "金额",
+    refunded: "已退款",
+    created: "创建时间",
+    more: "显示最新的 {{shown}} 笔，共 {{total}} 笔：其余请在订单页面按状态筛选。",
+    lookUp: "查询其状态",
+  },
+  orderReversals: {
+    title: "退款和拒付",
+    none: "网关上没有。",
+    notLookedUp: "未能查询：{{why}}",
+    diffReversed:
+      "网关查询结果为“{{live}}”：它报告的是付款本身。缓存为“{{cached}}”（列出于 {{synced}}）：订单列表的状态还计入了其退款和拒付，见下方。",
+    diffChanged:
+      "网关现在显示“{{live}}”；缓存仍为“{{cached}}”（列出于 {{synced}}）。订单自上次列出后已变化：立即同步或刷新即可重新读取。",
   },
   mode: {
     sandboxStrip: "沙盒 · 配置 {{profile}} · 不会动用真实资金",

@@ -94,6 +94,21 @@ pub enum JournalCmd {
         #[arg(long)]
         reason: String,
     },
+    /// What waits for a person, oldest first, each with the action that resolves it:
+    /// send again under the same number (`journal resend`), look up now (`journal
+    /// reconcile`), resolve with a reason (`journal resolve`).
+    Attention,
+    /// Send again, under its own number, a payout the journal knows did not reach the
+    /// gateway; the journal keeps its account masked, so it is given again and must be
+    /// the payout's own (nothing is sent otherwise).
+    Resend {
+        /// The journal number (`journal attention` shows it).
+        #[arg(allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..))]
+        id: i64,
+        /// The CLABE or card number, as first sent.
+        #[arg(long)]
+        account: String,
+    },
 }
 
 pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
@@ -130,6 +145,29 @@ pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
                 retry: _,
                 reason,
             } => vec![desk.resolve_entry(id, done, &reason)?],
+            JournalCmd::Attention => {
+                let items = desk.needs_attention(1000)?;
+                return print(g, &items, || {
+                    if items.is_empty() {
+                        return "nothing needs attention".into();
+                    }
+                    items
+                        .iter()
+                        .map(|a| {
+                            format!(
+                                "{}
+       {}",
+                                entry_line(&a.entry),
+                                attention_step(a)
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                });
+            }
+            JournalCmd::Resend { id, account } => {
+                vec![desk.resend_payout(id, &account).await?.entry]
+            }
         };
         print(g, &entries, || {
             entries
@@ -139,6 +177,29 @@ pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
                 .join("\n")
         })
     })
+}
+
+/// The command that resolves an entry needing a person.
+fn attention_step(a: &paydesk_core::Attention) -> String {
+    let id = a.entry.id;
+    match a.action {
+        paydesk_core::AttentionAction::SendAgain => match &a.account_field {
+            Some(_) => format!(
+                "not sent: send it again under {} with `paydesk journal resend {id} --account <the account>`",
+                a.entry.mer_order_no
+            ),
+            None => format!(
+                "not sent: run the same command again with --mer-order-no {}",
+                a.entry.mer_order_no
+            ),
+        },
+        paydesk_core::AttentionAction::LookUp => {
+            format!("outcome unknown: `paydesk journal reconcile --id {id}` looks it up now")
+        }
+        paydesk_core::AttentionAction::Resolve => format!(
+            "outcome unknown, and the gateway cannot prove it: check, then `paydesk journal resolve {id} --done|--retry --reason <what you checked>`"
+        ),
+    }
 }
 
 fn entry_line(e: &paydesk_core::journal::Entry) -> String {

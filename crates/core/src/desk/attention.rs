@@ -160,6 +160,26 @@ impl Desk {
             }
         };
         let r = r.map(|s| Receipt::new(s.entry, s.replayed));
-        self.receipt_or_error(e.operation.name(), &e.mer_order_no, r)
+        let r = self.receipt_or_error(e.operation.name(), &e.mer_order_no, r);
+        self.reread_made(&r).await;
+        r
+    }
+
+    /// After a money movement the gateway accepted, the order it made is read again
+    /// from the gateway's list (its state and fees as the gateway has them, not only as
+    /// the answer implied). A list that does not show it yet, or a failed read, leaves
+    /// the cache as the answer made it: the next sync or notification reads it.
+    pub(crate) async fn reread_made(&self, r: &CoreResult<Receipt>) {
+        let Some(trade_no) = r
+            .as_ref()
+            .ok()
+            .filter(|r| r.entry.status == Status::Accepted && !r.replayed)
+            .and_then(|r| r.entry.trade_no.clone())
+        else {
+            return;
+        };
+        if let Err(e) = self.relist(&trade_no).await {
+            tracing::info!(error = %e, %trade_no, "a made order was not read again");
+        }
     }
 }

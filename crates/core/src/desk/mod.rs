@@ -8,6 +8,7 @@ mod check;
 mod customer;
 mod made;
 mod money;
+mod notified;
 mod orders;
 mod queries;
 mod reports;
@@ -17,6 +18,7 @@ pub use attention::{Attention, AttentionAction};
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use customer::{Customer, customer_of};
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
+pub use notified::OrderReversals;
 pub use queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
 };

@@ -854,7 +854,9 @@ impl Desk {
             .payin_in(form)
             .await
             .map_err(|e| e.in_terms(crate::forms::payin_field));
-        self.receipt_or_error(form.method.operation(), &form.mer_order_no, r)
+        let r = self.receipt_or_error(form.method.operation(), &form.mer_order_no, r);
+        self.reread_made(&r).await;
+        r
     }
 
     /// A review submission under `reference`, through the journal.
@@ -888,7 +890,9 @@ impl Desk {
             .payout_in(form)
             .await
             .map_err(|e| e.in_terms(crate::forms::payout_field));
-        self.receipt_or_error(form.kind.operation(), &form.mer_order_no, r)
+        let r = self.receipt_or_error(form.kind.operation(), &form.mer_order_no, r);
+        self.reread_made(&r).await;
+        r
     }
 
     /// A card top-up or withdraw as filled in, through the journal.

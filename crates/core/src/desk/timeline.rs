@@ -15,9 +15,16 @@ use crate::journal::{JournalOperation, Status};
 #[serde(rename_all = "camelCase", tag = "type")]
 pub enum TimelineEvent {
     /// The order was seen in `state` (a list state code): `how` is `made here`,
-    /// `first seen` or `sync`.
+    /// `first seen` or `sync`. `day_only`: `at` is the day the gateway's list dates the
+    /// order by (no time of day is known), not a moment.
     #[serde(rename_all = "camelCase")]
-    State { at: i64, state: i64, how: String },
+    State {
+        at: i64,
+        state: i64,
+        how: String,
+        #[serde(default)]
+        day_only: bool,
+    },
     /// A journal entry about the order (the request that made it, a card operation, a
     /// review submission) as it stands now.
     #[serde(rename_all = "camelCase")]
@@ -101,17 +108,25 @@ impl Desk {
     /// What the desk knows happened to one order, oldest first (no request).
     pub fn order_timeline(&self, trade_no: &str) -> CoreResult<Vec<TimelineEvent>> {
         let trade_no = trade_no.trim();
-        let (mer_order_no, history) = {
+        let (mer_order_no, listed_day, history) = {
             let orders = self.store.orders();
-            let mer = orders
-                .get(trade_no)?
-                .map(|o| o.mer_order_no)
-                .unwrap_or_default();
-            (mer, orders.history(trade_no)?)
+            let order = orders.get(trade_no)?;
+            // An order the desk did not make is dated by the list's day only.
+            let listed_day = order
+                .as_ref()
+                .filter(|o| o.made_at.is_none())
+                .map(|o| o.created_at);
+            let mer = order.map(|o| o.mer_order_no).unwrap_or_default();
+            (mer, listed_day, orders.history(trade_no)?)
         };
         let mut events: Vec<TimelineEvent> = history
             .into_iter()
-            .map(|(state, at, how)| TimelineEvent::State { at, state, how })
+            .map(|(state, at, how)| TimelineEvent::State {
+                day_only: how == "first seen" && listed_day == Some(at),
+                at,
+                state,
+                how,
+            })
             .collect();
         let entries = self
             .store

@@ -13,6 +13,7 @@ import { IconRefresh } from "@tabler/icons-react";
 import { lazy, Suspense, useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
+import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
@@ -88,10 +89,7 @@ export function DashboardPage() {
             <Text data-testid="dashboard-cached">
               {t("dashboard.cachedOrders")}: <b>{formatCount(q.data.cachedOrders, loc)}</b>
             </Text>
-            <Text data-testid="dashboard-last-sync">
-              {t("dashboard.lastSync")}:{" "}
-              <b>{q.data.lastSync ? formatDateTime(q.data.lastSync, loc) : t("common.never")}</b>
-            </Text>
+            <CacheAsOf testId="dashboard-last-sync" />
             <Button variant="subtle" size="compact-sm" onClick={() => navigate("/orders")}>
               {t("nav.orders")}
             </Button>

@@ -22,6 +22,7 @@ import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderRecord, SignatureStatus, SimulateAction } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
 import { OrderCustomer } from "./OrderCustomer";
+import { LiveCachedDifference, OrderReversals } from "./OrderReversals";
 import { OrderTimeline } from "./OrderTimeline";
 import { useOrderDetail, useSimulate, useSimulationActions } from "./queries";
 
@@ -345,6 +346,7 @@ export function OrderDetailDrawer({
                 </Text>
               ) : null}
               {d.live ? <Live r={d.live} /> : null}
+              {d.live && d.order ? <LiveCachedDifference live={d.live} cached={d.order} /> : null}
               {d.liveError ? (
                 <Text c="red" size="sm" role="alert">
                   {t("detail.liveFailed", { error: d.liveError })}
@@ -358,6 +360,7 @@ export function OrderDetailDrawer({
               </Title>
               {d.order ? <Cached o={d.order} /> : <Text c="dimmed">{t("detail.notCached")}</Text>}
             </Card>
+            {tradeNo ? <OrderReversals tradeNo={tradeNo} /> : null}
             <Card withBorder>
               <Title order={3} size="h5" mb="xs">
                 {t("detail.timeline")}

@@ -13,7 +13,7 @@ import { useTranslation } from "react-i18next";
 import type { TimelineEvent } from "../../bindings";
 import { StateBadge } from "../../components/StateBadge";
 import { locale } from "../../i18n";
-import { formatDateTime, formatMoney } from "../../lib/format";
+import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import { operationLabel } from "../../lib/operations";
 import { reviewOutcome } from "../review/ReviewHistory";
 
@@ -39,7 +39,14 @@ function item(e: TimelineEvent, t: TFunction, loc: string): [ReactNode, ReactNod
       return [
         <IconListCheck key="i" size={12} />,
         <StateBadge key="s" field="orderState" raw={e.state} />,
-        `${at} · ${t(HOW[e.how] ?? "detail.how.sync")}`,
+        // A list-dated order: its day, never an invented 00:00:00.
+        e.dayOnly ? (
+          <span key="d" data-testid="timeline-day-only">
+            {`${formatUtcDay(e.at)} · ${t(HOW[e.how] ?? "detail.how.sync")} · ${t("orders.dayOnly")}`}
+          </span>
+        ) : (
+          `${at} · ${t(HOW[e.how] ?? "detail.how.sync")}`
+        ),
       ];
     case "request":
       return [

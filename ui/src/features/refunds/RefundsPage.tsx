@@ -26,6 +26,7 @@ import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import type { StateField } from "../../lib/types";
 import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
 import { useOrderLookup, useRefundLookup, useReversals } from "./queries";
+import { RefundedOrders } from "./RefundedOrders";
 
 const QUERY_TYPES: QueryType[] = ["sales", "refund", "chargeback"];
 
@@ -207,11 +208,29 @@ function OrderLookup({ initial }: { initial: string }) {
           t("refunds.actualChargeback"),
           formatMoney(r.actualChargebackAmount, r.actualChargebackCurrency, loc),
         ],
-        [t("refunds.fixedFee"), r.transactionFixedFee],
+        [t("refunds.fixedFee"), formatMoney(r.transactionFixedFee, r.currencyCode, loc)],
         [t("refunds.settle"), state("settle", r.settle)],
         [t("refunds.message"), r.message],
       ]}
     />
+  );
+}
+
+/// A refund cached from the V2 query carries the order's state, not its own: its own
+/// comes from the V1 refund query, asked here (and cached).
+function RefundStateLookUp({ tradeNo, refundNo }: { tradeNo: string; refundNo: string }) {
+  const { t } = useTranslation();
+  const lookup = useRefundLookup(refundNo);
+  return (
+    <Button
+      size="compact-xs"
+      variant="light"
+      loading={lookup.isPending}
+      onClick={() => lookup.mutate(tradeNo)}
+      data-testid="refund-state-look-up"
+    >
+      {t("reversedOrders.lookUp")}
+    </Button>
   );
 }
 
@@ -281,7 +300,11 @@ function Cached({ initial }: { initial: string }) {
                   <Table.Td>{formatMoney(r.fee, r.currency, loc)}</Table.Td>
                   <Table.Td>
                     {state(r.kind === "refund" ? "refundState" : "queryStatus", r.state) ||
-                      t("orders.notGiven")}
+                      (r.kind === "refund" && r.refundNo ? (
+                        <RefundStateLookUp tradeNo={r.tradeNo} refundNo={r.refundNo} />
+                      ) : (
+                        t("orders.notGiven")
+                      ))}
                   </Table.Td>
                   <Table.Td>{state("settle", r.settle)}</Table.Td>
                   <Table.Td>{formatDateTimeShort(r.fetchedAt, loc)}</Table.Td>
@@ -303,6 +326,7 @@ export function RefundsPage() {
     <Stack data-testid="screen-refunds">
       <GatewayNotice />
       <Title order={2}>{t("refunds.title")}</Title>
+      <RefundedOrders />
       <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
         <RefundLookup initial={initial} />
         <OrderLookup initial={initial} />
