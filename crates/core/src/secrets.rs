@@ -273,6 +273,16 @@ impl Secrets {
     pub fn set_gateway_key(&self, profile: &str, text: &str) -> CoreResult<KeyInfo> {
         let key = PublicKey::from_text(text)
             .map_err(|e| CoreError::validation("gatewayPublicKey", e.to_string()))?;
+        // The merchant's own public key (the one given to the gateway) pasted here would
+        // make the desk accept answers signed by itself, and refuse the gateway's.
+        if let Ok(own) = self.merchant_key(profile)
+            && own.public_key().spki_der() == key.spki_der()
+        {
+            return Err(CoreError::validation(
+                "gatewayPublicKey",
+                "is your own public key (the one you give the gateway); enter the public key the gateway gives you",
+            ));
+        }
         self.store
             .set(&Self::name(profile, "gateway-key"), key.spki_der())?;
         Ok(KeyInfo::of(&key))

@@ -82,6 +82,27 @@ pub async fn profile_save(
     Ok(())
 }
 
+/// A profile's form checked as it is typed: every field's problem at once, and what its
+/// base URL makes of a request.
+#[derive(Debug, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileFields {
+    pub problems: Vec<paydesk_core::profile::FieldProblem>,
+    pub base_url: Option<paydesk_core::profile::BaseUrlPreview>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub fn profile_fields(profile: Profile) -> ProfileFields {
+    ProfileFields {
+        problems: profile.problems(),
+        base_url: profile
+            .base_url
+            .as_deref()
+            .and_then(Profile::base_url_preview),
+    }
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn profile_switch(state: State<'_, AppState>, name: String) -> CmdResult<AppStatus> {
