@@ -19,14 +19,23 @@ const id = (x) => `[data-testid="${x}"]`;
 /// across runs: a run that stopped in Chinese would leave the next one in it.
 async function english() {
   if ((await h.text(id("nav-orders"))) === "Orders") return;
-  await h.click(id("nav-dashboard"));
-  await h.click(id("nav-settings"));
+  await click(id("nav-dashboard"));
+  await click(id("nav-settings"));
   await h.waitFor(id("screen-settings"));
   await h.choose("#language-select", "English");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
     timeout: 5_000,
     timeoutMsg: "the navigation did not turn English",
   });
+}
+
+/// A click on an element brought to the middle of the window first: the notifications
+/// stacked in its bottom-right corner cover what is near it.
+async function click(selector) {
+  const el = await h.waitFor(selector);
+  await browser.execute((e) => e.scrollIntoView({ block: "center" }), el);
+  await browser.pause(150);
+  return h.click(selector);
 }
 
 before(async () => {
@@ -49,7 +58,7 @@ beforeEach(async () => {
 });
 
 async function go(screen) {
-  await h.click(id(`nav-${screen}`));
+  await click(id(`nav-${screen}`));
   await h.waitFor(id(`screen-${screen}`));
 }
 
@@ -79,7 +88,7 @@ const ordered = (values, cmp) => values.every((v, i) => i === 0 || cmp(values[i 
 async function sortBy(col, direction) {
   const th = await browser.$(`//th[.//*[@data-testid="sort-${col}"]]`);
   for (let i = 0; i < 3 && (await th.getAttribute("aria-sort")) !== direction; i++) {
-    await h.click(id(`sort-${col}`));
+    await click(id(`sort-${col}`));
     await browser.pause(300);
   }
   assert.equal(await th.getAttribute("aria-sort"), direction, `${col} is not ${direction}`);
@@ -158,6 +167,18 @@ const customer = {
 };
 let customerTradeNo = "";
 
+/// The palette's search field once the palette is open on screen (its dialog painted,
+/// the field in view), not merely in the page.
+async function paletteOpen() {
+  const input = await h.waitFor('//*[@role="dialog"]//input', 5_000);
+  await browser.waitUntil(async () => input.isDisplayed(), {
+    timeout: 5_000,
+    timeoutMsg: "the palette did not open",
+  });
+  await browser.pause(300); // its opening transition, for the screenshot
+  return input;
+}
+
 test("an order this desk made is found by its customer's e-mail, name and user id, and its page names them", async () => {
   await go("payins");
   await h.choose(id("payin-method"), "PIX (Brazil)");
@@ -166,7 +187,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
   await h.typeInto(id("payin-user-id"), customer.userId);
   await h.typeInto(id("payin-name"), customer.name);
   await h.typeInto(id("payin-ssn"), "123.456.789-09");
-  await h.click(id("payin-submit"));
+  await click(id("payin-submit"));
   assert.equal(await h.receiptStatus(["accepted", "rejected", "unknown"]), "accepted");
   customerTradeNo = await h.text(id("receipt-trade-no"));
 
@@ -190,7 +211,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
       { timeout: 15_000, timeoutMsg: `"${fragment}" found ${JSON.stringify(found)}` },
     );
   }
-  await h.click(`${id("order-row")}[data-trade-no="${customerTradeNo}"]`);
+  await click(`${id("order-row")}[data-trade-no="${customerTradeNo}"]`);
   const card = await h.waitFor(id("order-customer"), 20_000);
   const shown = await browser.execute((e) => e.textContent ?? "", card);
   for (const v of [customer.email, customer.userId, customer.name]) {
@@ -206,7 +227,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
   const search = await h.waitFor(id("orders-search"));
   await browser.execute((e) => e.focus(), search);
   await browser.keys(["Control", "k"]);
-  await h.waitFor('.mantine-Spotlight-content input, [class*="Spotlight"] input', 5_000);
+  await paletteOpen();
   assert.ok(
     !(await search.getValue()).endsWith("k"),
     "Ctrl+K typed into the field instead of opening the palette",
@@ -219,7 +240,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
 test("the palette's screen opens with focus on it, not on the page", async () => {
   await go("dashboard");
   await browser.keys(["Control", "k"]);
-  const input = await h.waitFor('.mantine-Spotlight-content input, [class*="Spotlight"] input');
+  const input = await paletteOpen();
   await browser.execute(
     (e, value) => {
       Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set?.call(e, value);
@@ -228,7 +249,7 @@ test("the palette's screen opens with focus on it, not on the page", async () =>
     input,
     "Refunds",
   );
-  await h.click(
+  await click(
     '//button[contains(@class, "mantine-Spotlight-action")][normalize-space(.)="Refunds"]',
   );
   await h.waitFor(id("screen-refunds"));
@@ -256,13 +277,13 @@ async function check(file) {
   // Emptied first: the same path typed again would not count as a change.
   await h.typeInto(id("bulk-path"), "");
   await h.typeInto(id("bulk-path"), file);
-  await h.click(id("bulk-check"));
+  await click(id("bulk-check"));
   const preview = await h.waitFor(id("bulk-preview"));
   return preview;
 }
 
 async function sendAll() {
-  await h.click(id("bulk-send"));
+  await click(id("bulk-send"));
   const confirm = await h.waitFor(id("bulk-confirm"));
   const where = await h.text(id("bulk-confirm-result-path"));
   // Every progress text shown while the rows go.
@@ -273,15 +294,15 @@ async function sendAll() {
       if (p && window.__progress.at(-1) !== p.textContent) window.__progress.push(p.textContent);
     }).observe(document.body, { subtree: true, childList: true, characterData: true });
   });
-  await h.click(id("bulk-confirm-send"));
+  await click(id("bulk-confirm-send"));
   const result = await h.waitFor(id("bulk-result"), 100_000);
   return { confirm, where, result };
 }
 
 test("a payroll run twice: names shown, a fixed name pays nobody twice, this run's counts, a new result file, a template", async () => {
   await go("payouts");
-  await h.click(id("tab-bulk"));
-  await h.click(id("bulk-template"));
+  await click(id("tab-bulk"));
+  await click(id("bulk-template"));
   const saved = await h.waitFor(id("bulk-template-saved"));
   const templatePath = await saved.getAttribute("data-path");
   assert.match(
@@ -348,7 +369,7 @@ test("a payroll run twice: names shown, a fixed name pays nobody twice, this run
 
 test("a bad row is fixed in place: written into the file, which is checked again", async () => {
   await go("payouts");
-  await h.click(id("tab-bulk"));
+  await click(id("tab-bulk"));
   const file = path.join(files, "fix.csv");
   const rows = [
     HEADER,
@@ -358,12 +379,12 @@ test("a bad row is fixed in place: written into the file, which is checked again
   writeFileSync(file, `${rows.join("\n")}\n`);
   let preview = await check(file);
   assert.equal(await preview.getAttribute("data-errors"), "1");
-  await h.click(`${id("bulk-error")}[data-line="3"] ${id("bulk-error-fix")}`);
+  await click(`${id("bulk-error")}[data-line="3"] ${id("bulk-error-fix")}`);
   const input = await h.waitFor(id("bulk-error-value"));
   assert.equal(await browser.execute((e) => e.value, input), "4x.00");
   await h.typeInto(id("bulk-error-value"), "42.00");
   await h.shot("flows-bulk-fix");
-  await h.click(id("bulk-error-save"));
+  await click(id("bulk-error-save"));
   await browser.waitUntil(
     async () => (await (await browser.$(id("bulk-preview"))).getAttribute("data-errors")) === "0",
     { timeout: 10_000, timeoutMsg: "the fixed row is still refused" },
@@ -377,13 +398,13 @@ test("a bad row is fixed in place: written into the file, which is checked again
 
 test("after a payout is sent, focus is on its receipt", async () => {
   await go("payouts");
-  await h.click(id("tab-clabe"));
+  await click(id("tab-clabe"));
   // An amount no payroll row above has: the same payout would meet the duplicate guard.
   await h.typeInto(id("payout-amount"), "77.31");
   await h.typeInto(id("payout-clabe"), "002010077777777771");
-  await h.click(id("payout-review"));
+  await click(id("payout-review"));
   await h.waitFor(id("payout-confirm"));
-  await h.click(id("payout-send"));
+  await click(id("payout-send"));
   assert.equal(await h.receiptStatus(["accepted", "rejected", "unknown"]), "accepted");
   let where = "";
   await browser.waitUntil(
@@ -437,7 +458,7 @@ test("the same screens in Chinese", async () => {
     await h.shot("flows-dashboard-charts-zh");
     await go("orders");
     await h.typeInto(id("orders-search"), customer.userId);
-    await h.click(`${id("order-row")}[data-trade-no="${customerTradeNo}"]`);
+    await click(`${id("order-row")}[data-trade-no="${customerTradeNo}"]`);
     await (await h.waitFor(id("order-customer"), 20_000)).scrollIntoView();
     assert.match(await h.text(id("order-customer")), /客户/);
     await browser.pause(700);
@@ -446,7 +467,7 @@ test("the same screens in Chinese", async () => {
     await go("orders");
     await h.typeInto(id("orders-search"), "");
     await go("payouts");
-    await h.click(id("tab-bulk"));
+    await click(id("tab-bulk"));
     await check(path.join(files, "payroll.csv"));
     assert.match(await h.text(id("bulk-preview")), /取自文件/);
     await h.shot("flows-bulk-preview-zh");

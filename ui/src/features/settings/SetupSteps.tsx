@@ -52,6 +52,7 @@ export function SetupSteps({ profile, onCheck }: { profile: string; onCheck: () 
           size="compact-xs"
           variant="light"
           mt={4}
+          w="fit-content"
           onClick={onCheck}
           data-testid="setup-run-check"
         >
