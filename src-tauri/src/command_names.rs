@@ -17,6 +17,7 @@ const COMMANDS: &[&str] = &[
     "profile_check",
     "keys",
     "key_import",
+    "key_check",
     "key_generate",
     "key_delete",
     "gateway_key_set",

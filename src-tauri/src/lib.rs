@@ -36,6 +36,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             settings::profile_delete,
             settings::keys,
             settings::key_import,
+            settings::key_check,
             settings::key_generate,
             settings::key_delete,
             settings::gateway_key_set,

@@ -13,7 +13,7 @@ export const commands = {
 	 *  sandbox's gateway address cannot be set.
 	 */
 	profileSave: (profile: Profile_Deserialize, previous: string | null) => typedError<null, CoreError>(__TAURI_INVOKE("profile_save", { profile, previous })),
-	profileFields: (profile: Profile_Deserialize) => __TAURI_INVOKE<ProfileFields_Serialize>("profile_fields", { profile }),
+	profileFields: (profile: Profile_Deserialize, previous: string | null) => typedError<ProfileFields_Serialize, CoreError>(__TAURI_INVOKE("profile_fields", { profile, previous })),
 	/**  A profile's gateway conventions (the sandbox's reading until set). */
 	conventions: (profile: string) => typedError<Conventions_Serialize, CoreError>(__TAURI_INVOKE("conventions", { profile })),
 	/**
@@ -44,6 +44,11 @@ export const commands = {
 	 *  answers with its public half.
 	 */
 	keyImport: (profile: string, text: string) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("key_import", { profile, text })),
+	/**
+	 *  Reads a private key's text as an import would and answers with its public half;
+	 *  nothing is kept (the form checks the text before asking to replace a key).
+	 */
+	keyCheck: (text: string) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("key_check", { text })),
 	keyGenerate: (profile: string, bits: number) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("key_generate", { profile, bits })),
 	keyDelete: (profile: string) => typedError<null, CoreError>(__TAURI_INVOKE("key_delete", { profile })),
 	/**  The gateway's public key, for checking the signatures of its answers. */

@@ -588,6 +588,58 @@ impl Home {
         self.put(profile)
     }
 
+    /// Every problem [`Home::save_profile`] would refuse `profile` for, at once and each on
+    /// its field: the name's (reserved, taken, renamed) and the address's first, then the
+    /// profile's own ([`Profile::problems`]). What a form shows as it is typed.
+    pub fn profile_problems(&self, profile: &Profile, previous: Option<&str>) -> Vec<FieldProblem> {
+        let mut out: Vec<FieldProblem> = Vec::new();
+        let mut add = |field: &str, rule: String| {
+            if !out.iter().any(|p| p.field == field) {
+                out.push(FieldProblem {
+                    field: field.to_string(),
+                    rule,
+                });
+            }
+        };
+        if previous.is_none() && profile.name == SANDBOX_PROFILE {
+            add(
+                "name",
+                format!(
+                    "{SANDBOX_PROFILE:?} is reserved for the built-in sandbox; choose another name for a profile of a gateway"
+                ),
+            );
+        }
+        let renamed = previous.filter(|p| *p != profile.name);
+        if !profile.name.is_empty()
+            && self.get(&profile.name).is_ok()
+            && (previous.is_none() || renamed.is_some())
+        {
+            add("name", "is already taken".into());
+        }
+        if let Some(old) = renamed {
+            add(
+                "name",
+                if old == SANDBOX_PROFILE {
+                    "the built-in sandbox cannot be renamed".into()
+                } else {
+                    "cannot change: its keys and cache are kept under it (add a new profile instead)".into()
+                },
+            );
+        }
+        if profile.name == SANDBOX_PROFILE && profile.base_url.is_some() {
+            add("baseUrl", SANDBOX_HAS_NO_BASE_URL.into());
+        }
+        if profile.name != SANDBOX_PROFILE && profile.base_url.is_none() {
+            add("baseUrl", "is required".into());
+        }
+        for p in profile.problems() {
+            add(&p.field, p.rule);
+        }
+        // In the form's order: the name first, the rest as the profile lists them.
+        out.sort_by_key(|p| p.field != "name");
+        out
+    }
+
     /// Removes a profile and its secrets, by the desk's rules: not the active one, never
     /// the built-in sandbox. Its database is kept aside (see [`Home::remove`]).
     pub fn remove_profile(&self, secrets: &crate::Secrets, name: &str) -> CoreResult<()> {
@@ -877,5 +929,36 @@ mod tests {
             None
         );
         assert_eq!(Profile::base_url_preview("https://"), None);
+    }
+
+    #[test]
+    fn a_form_names_the_reserved_or_taken_name_with_every_other_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        let mut p = real(SANDBOX_PROFILE);
+        p.operator = String::new();
+        let fields: Vec<String> = home
+            .profile_problems(&p, None)
+            .into_iter()
+            .map(|x| x.field)
+            .collect();
+        assert_eq!(fields, ["name", "baseUrl", "operator"]);
+        let problems = home.profile_problems(&p, None);
+        assert!(
+            problems[0]
+                .rule
+                .contains("reserved for the built-in sandbox")
+        );
+        home.save_profile(real("acme"), None).unwrap();
+        let again = home.profile_problems(&real("acme"), None);
+        assert_eq!(again.len(), 1);
+        assert_eq!(
+            (again[0].field.as_str(), again[0].rule.as_str()),
+            ("name", "is already taken")
+        );
+        assert!(
+            home.profile_problems(&real("acme"), Some("acme"))
+                .is_empty()
+        );
     }
 }

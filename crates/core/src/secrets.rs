@@ -233,6 +233,14 @@ impl Secrets {
     }
 
     /// Imports PEM PKCS#8, PEM PKCS#1 or bare base64 DER.
+    /// The public half of a private key's text, read and checked as an import would,
+    /// nothing kept: what a form shows (or refuses) before asking to replace a key.
+    pub fn private_key_info(text: &str) -> CoreResult<KeyInfo> {
+        let key = PrivateKey::from_text(text)
+            .map_err(|e| CoreError::validation("privateKey", e.to_string()))?;
+        Ok(KeyInfo::of(&key.public_key()))
+    }
+
     pub fn import_merchant_key(&self, profile: &str, text: &str) -> CoreResult<KeyInfo> {
         let key = PrivateKey::from_text(text)
             .map_err(|e| CoreError::validation("privateKey", e.to_string()))?;

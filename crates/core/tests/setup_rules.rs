@@ -29,3 +29,17 @@ fn the_merchants_own_public_key_is_refused_as_the_gateways() {
     secrets.set_gateway_key("live", &other.public_pem).unwrap();
     assert!(secrets.gateway_key("live").unwrap().is_some());
 }
+
+#[test]
+fn a_private_keys_text_is_read_before_anything_is_replaced() {
+    let err = Secrets::private_key_info("this is not a private key").unwrap_err();
+    assert!(
+        matches!(&err, CoreError::Validation { field, .. } if field == "privateKey"),
+        "{err}"
+    );
+    let secrets = Secrets::new(Arc::new(MemoryStore::default()));
+    let kept = secrets.generate_merchant_key("live", 2048).unwrap();
+    let pem = secrets.merchant_key("live").unwrap().to_pkcs8_pem();
+    let read = Secrets::private_key_info(&pem).unwrap();
+    assert_eq!(read.fingerprint, kept.fingerprint);
+}

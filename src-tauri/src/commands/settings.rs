@@ -93,14 +93,18 @@ pub struct ProfileFields {
 
 #[tauri::command]
 #[specta::specta]
-pub fn profile_fields(profile: Profile) -> ProfileFields {
-    ProfileFields {
-        problems: profile.problems(),
+pub async fn profile_fields(
+    state: State<'_, AppState>,
+    profile: Profile,
+    previous: Option<String>,
+) -> CmdResult<ProfileFields> {
+    Ok(ProfileFields {
+        problems: state.home().profile_problems(&profile, previous.as_deref()),
         base_url: profile
             .base_url
             .as_deref()
             .and_then(Profile::base_url_preview),
-    }
+    })
 }
 
 #[tauri::command]
@@ -145,6 +149,15 @@ pub async fn key_import(
     let info = state.secrets()?.import_merchant_key(&profile, &text)?;
     state.close_if(&profile).await;
     Ok(info)
+}
+
+/// Reads a private key's text as an import would and answers with its public half;
+/// nothing is kept (the form checks the text before asking to replace a key).
+#[tauri::command]
+#[specta::specta]
+pub async fn key_check(text: String) -> CmdResult<KeyInfo> {
+    let text = zeroize::Zeroizing::new(text);
+    paydesk_core::Secrets::private_key_info(&text)
 }
 
 #[tauri::command]

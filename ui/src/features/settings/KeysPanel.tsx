@@ -14,10 +14,13 @@ import {
   Title,
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
+import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { commands } from "../../bindings";
 import { ConfirmModal } from "../../components/ConfirmModal";
 import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
+import { unwrap } from "../../lib/ipc";
 import type { KeyInfo } from "../../lib/types";
 import {
   useDeleteKey,
@@ -95,6 +98,10 @@ export function KeysPanel({
   const [confirmGenerate, generateModal] = useDisclosure(false);
   const [confirmDelete, deleteModal] = useDisclosure(false);
   const [confirmImport, importModal] = useDisclosure(false);
+  const [incoming, setIncoming] = useState("");
+  const checkKey = useMutation({
+    mutationFn: (text: string) => unwrap(commands.keyCheck(text)),
+  });
   const merchant = keys.data?.merchant ?? null;
 
   const runGenerate = () =>
@@ -145,9 +152,15 @@ export function KeysPanel({
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              // Replacing a private key is asked first, whether it is imported or made.
-              if (merchant) importModal.open();
-              else runImport();
+              // The text is read first (a mistake is said under it at once); replacing
+              // a private key is then asked, whether it is imported or made.
+              checkKey.mutate(pem, {
+                onSuccess: (info) => {
+                  setIncoming(info.fingerprint);
+                  if (merchant) importModal.open();
+                  else runImport();
+                },
+              });
             }}
           >
             <Textarea
@@ -158,8 +171,16 @@ export function KeysPanel({
               minRows={3}
               maxRows={6}
               value={pem}
-              onChange={(e) => setPem(e.currentTarget.value)}
-              error={importKey.error ? errorText(t, importKey.error) : undefined}
+              onChange={(e) => {
+                setPem(e.currentTarget.value);
+                checkKey.reset();
+                importKey.reset();
+              }}
+              error={
+                (importKey.error ?? checkKey.error)
+                  ? errorText(t, importKey.error ?? checkKey.error)
+                  : undefined
+              }
               styles={{ input: { fontFamily: "monospace", fontSize: 11 } }}
               data-testid="key-import-text"
               autoComplete="off"
@@ -169,7 +190,7 @@ export function KeysPanel({
               <Button
                 type="submit"
                 size="xs"
-                loading={importKey.isPending}
+                loading={importKey.isPending || checkKey.isPending}
                 disabled={!pem.trim()}
                 data-testid="key-import-run"
               >
@@ -311,7 +332,7 @@ export function KeysPanel({
         opened={confirmImport}
         onClose={importModal.close}
         title={t("flows.setup.replaceKeyTitle")}
-        message={t("flows.setup.replaceKeyBody", { name: profile })}
+        message={`${t("flows.setup.replaceKeyBody", { name: profile })} ${t("flows.setup.replaceKeyNew", { fingerprint: incoming })}`}
         confirmLabel={t("flows.setup.replaceKey")}
         color="orange"
         loading={importKey.isPending}

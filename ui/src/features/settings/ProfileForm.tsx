@@ -20,7 +20,7 @@ import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { useFieldErrors } from "../../lib/fieldErrors";
-import { fieldOf } from "../../lib/ipc";
+import { fieldOf, unwrap } from "../../lib/ipc";
 import type { Profile } from "../../lib/types";
 import { useTeamPasswordSet } from "../team/queries";
 import { useSaveProfile } from "./queries";
@@ -95,7 +95,7 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
   const [checked] = useDebouncedValue(p, 200);
   const fields = useQuery({
     queryKey: ["profile-fields", checked],
-    queryFn: () => commands.profileFields(checked),
+    queryFn: () => unwrap(commands.profileFields(checked, editing?.name ?? null)),
     enabled: opened,
     placeholderData: keepPreviousData,
   });
@@ -135,7 +135,7 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
           setTried(true);
           // Nothing is saved while a field breaks a rule: all of them are shown at once,
           // the expert settings opened if one of theirs is among them.
-          const now = await commands.profileFields(p);
+          const now = await unwrap(commands.profileFields(p, editing?.name ?? null));
           if (now.problems.length > 0) {
             if (now.problems.some((x) => ADVANCED.some((a) => x.field.startsWith(a)))) {
               setAdvanced(true);
