@@ -13,6 +13,7 @@ export const commands = {
 	 *  sandbox's gateway address cannot be set.
 	 */
 	profileSave: (profile: Profile_Deserialize, previous: string | null) => typedError<null, CoreError>(__TAURI_INVOKE("profile_save", { profile, previous })),
+	profileFields: (profile: Profile_Deserialize, previous: string | null) => typedError<ProfileFields_Serialize, CoreError>(__TAURI_INVOKE("profile_fields", { profile, previous })),
 	/**  A profile's gateway conventions (the sandbox's reading until set). */
 	conventions: (profile: string) => typedError<Conventions_Serialize, CoreError>(__TAURI_INVOKE("conventions", { profile })),
 	/**
@@ -43,6 +44,11 @@ export const commands = {
 	 *  answers with its public half.
 	 */
 	keyImport: (profile: string, text: string) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("key_import", { profile, text })),
+	/**
+	 *  Reads a private key's text as an import would and answers with its public half;
+	 *  nothing is kept (the form checks the text before asking to replace a key).
+	 */
+	keyCheck: (text: string) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("key_check", { text })),
 	keyGenerate: (profile: string, bits: number) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("key_generate", { profile, bits })),
 	keyDelete: (profile: string) => typedError<null, CoreError>(__TAURI_INVOKE("key_delete", { profile })),
 	/**  The gateway's public key, for checking the signatures of its answers. */
@@ -218,6 +224,11 @@ export const commands = {
 	 *  name no file has; returns its path.
 	 */
 	bulkTemplate: () => typedError<string, CoreError>(__TAURI_INVOKE("bulk_template")),
+	/**
+	 *  Fixes one cell of a bulk file in place (a row the check refused), then checks the
+	 *  file again: the new preview.
+	 */
+	bulkFix: (path: string, line: number, column: string, value: string) => typedError<BulkCheck_Serialize, CoreError>(__TAURI_INVOKE("bulk_fix", { path, line, column, value })),
 	/**
 	 *  Sends the rows of a bulk file the operator confirmed (each first written to the
 	 *  journal; rows paid before are not sent again, unknown ones are looked up; held rows
@@ -514,6 +525,25 @@ export type BankDetails = {
 	bic: string,
 };
 
+/**  See [`Profile::base_url_preview`]. */
+export type BaseUrlPreview = BaseUrlPreview_Serialize | BaseUrlPreview_Deserialize;
+
+/**  See [`Profile::base_url_preview`]. */
+export type BaseUrlPreview_Deserialize = {
+	/**  A payout's full URL under this base URL. */
+	requestUrl: string,
+	/**  `/v2` (as written) when the base URL's path ends in a version. */
+	versionSuffix?: string | null,
+};
+
+/**  See [`Profile::base_url_preview`]. */
+export type BaseUrlPreview_Serialize = {
+	/**  A payout's full URL under this base URL. */
+	requestUrl: string,
+	/**  `/v2` (as written) when the base URL's path ends in a version. */
+	versionSuffix: string | null,
+};
+
 /**  The payer's browser, for APPLE_PAY and CASH_APP. */
 export type BrowserForm = BrowserForm_Serialize | BrowserForm_Deserialize;
 
@@ -584,7 +614,7 @@ export type BulkPlan = BulkPlan_Serialize | BulkPlan_Deserialize;
 /**  What sending a checked file would do now. */
 export type BulkPlan_Deserialize = {
 	rows: PlannedRow_Deserialize[],
-	errors: RowError[],
+	errors: RowError_Deserialize[],
 	toSend: number,
 	paid: number,
 	lookUp: number,
@@ -605,7 +635,7 @@ export type BulkPlan_Deserialize = {
 /**  What sending a checked file would do now. */
 export type BulkPlan_Serialize = {
 	rows: PlannedRow_Serialize[],
-	errors: RowError[],
+	errors: RowError_Serialize[],
 	toSend: number,
 	paid: number,
 	lookUp: number,
@@ -1598,6 +1628,12 @@ export type Field = "sourceAmount" | "handlingFee" | "transactionFixedFee" | "ex
 /**  The amount charged back: the chargeback query's, else the order's `sourceAmount`. */
 "chargebackAmount";
 
+/**  One field's problem: the field (as the form and the CLI name it) and its rule. */
+export type FieldProblem = {
+	field: string,
+	rule: string,
+};
+
 /**
  *  A count and an amount, and the orders behind them: `amount` is the sum of `field`
  *  over the orders `filter` lists, `count` how many they are.
@@ -2408,6 +2444,30 @@ export type ProductLine_Serialize = {
 
 export type Profile = Profile_Serialize | Profile_Deserialize;
 
+/**
+ *  A profile's form checked as it is typed: every field's problem at once, and what its
+ *  base URL makes of a request.
+ */
+export type ProfileFields = ProfileFields_Serialize | ProfileFields_Deserialize;
+
+/**
+ *  A profile's form checked as it is typed: every field's problem at once, and what its
+ *  base URL makes of a request.
+ */
+export type ProfileFields_Deserialize = {
+	problems: FieldProblem[],
+	baseUrl?: BaseUrlPreview_Deserialize | null,
+};
+
+/**
+ *  A profile's form checked as it is typed: every field's problem at once, and what its
+ *  base URL makes of a request.
+ */
+export type ProfileFields_Serialize = {
+	problems: FieldProblem[],
+	baseUrl: BaseUrlPreview_Serialize | null,
+};
+
 /**  One profile's figures. */
 export type ProfileFigures = ProfileFigures_Serialize | ProfileFigures_Deserialize;
 
@@ -3024,10 +3084,30 @@ export type RowAction =
 "held";
 
 /**  A row that failed its checks: 1-based line number in the file, field and rule. */
-export type RowError = {
+export type RowError = RowError_Serialize | RowError_Deserialize;
+
+/**  A row that failed its checks: 1-based line number in the file, field and rule. */
+export type RowError_Deserialize = {
 	line: number,
 	field: string,
 	rule: string,
+	/**
+	 *  The cell as the file has it, when `field` is one of the file's columns (what a
+	 *  fix in place starts from); `None` for a row that cannot be read.
+	 */
+	value?: string | null,
+};
+
+/**  A row that failed its checks: 1-based line number in the file, field and rule. */
+export type RowError_Serialize = {
+	line: number,
+	field: string,
+	rule: string,
+	/**
+	 *  The cell as the file has it, when `field` is one of the file's columns (what a
+	 *  fix in place starts from); `None` for a row that cannot be read.
+	 */
+	value: string | null,
 };
 
 /**

@@ -216,6 +216,10 @@ pub struct RowError {
     pub line: usize,
     pub field: String,
     pub rule: String,
+    /// The cell as the file has it, when `field` is one of the file's columns (what a
+    /// fix in place starts from); `None` for a row that cannot be read.
+    #[serde(default)]
+    pub value: Option<String>,
 }
 
 /// The file read and checked. Its `Debug` prints counts only: the records hold full
@@ -394,6 +398,7 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             line,
             field: field.to_string(),
             rule,
+            value: None,
         };
         let row: Row = match record.and_then(|r| r.deserialize(Some(&headers))) {
             Ok(r) => r,
@@ -540,7 +545,77 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             Ok(payout) => out.rows.push((line, payout)),
         }
     }
+    let lines: std::collections::HashMap<usize, &Vec<String>> =
+        out.records.iter().map(|(l, r)| (*l, r)).collect();
+    for e in &mut out.errors {
+        if let Some(i) = out.headers.iter().position(|h| *h == e.field) {
+            e.value = lines.get(&e.line).and_then(|r| r.get(i)).cloned();
+        }
+    }
     Ok(out)
+}
+
+/// Fixes one cell of a bulk file in place: the record on `line` (as the checks number
+/// it), its `column` set to `value`; every other record is written back as read (the
+/// file may be re-quoted, never changed in content). The file is replaced atomically.
+pub fn fix_cell(path: &Path, line: usize, column: &str, value: &str) -> CoreResult<()> {
+    if value.chars().any(|c| c.is_control()) {
+        return Err(CoreError::validation(
+            "value",
+            "must not contain line breaks or control characters",
+        ));
+    }
+    let bytes = crate::input::read_file(path, crate::input::MAX_DOCUMENT_BYTES)
+        .map_err(|rule| CoreError::validation("file", rule))?;
+    let bom = bytes.starts_with(b"\xEF\xBB\xBF");
+    let body = if bom { &bytes[3..] } else { &bytes[..] };
+    text_encoding(body)?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(body);
+    let mut records: Vec<csv::StringRecord> = Vec::new();
+    for r in reader.records() {
+        records.push(r.map_err(|e| {
+            CoreError::validation("file", format!("cannot be read again to fix it: {e}"))
+        })?);
+    }
+    let header = records
+        .first()
+        .ok_or_else(|| CoreError::validation("file", "is empty"))?;
+    let at = header
+        .iter()
+        .position(|h| h.trim() == column)
+        .ok_or_else(|| {
+            CoreError::validation("column", format!("{column:?} is not a column of the file"))
+        })?;
+    // The checks number a row by its record, the header being line 1.
+    let index = line
+        .checked_sub(1)
+        .filter(|&i| i >= 1 && i < records.len())
+        .ok_or_else(|| CoreError::validation("line", format!("the file has no line {line}")))?;
+    let mut cells: Vec<String> = records[index].iter().map(str::to_string).collect();
+    if cells.len() <= at {
+        cells.resize(at + 1, String::new());
+    }
+    cells[at] = value.to_string();
+    records[index] = csv::StringRecord::from(cells);
+    let mut out = crate::output::create(path, Existing::Replace)?;
+    let io = |e: &dyn std::fmt::Display| crate::output::write_error(path, e);
+    {
+        use std::io::Write;
+        if bom {
+            out.file().write_all(b"\xEF\xBB\xBF").map_err(|e| io(&e))?;
+        }
+        let mut w = csv::WriterBuilder::new()
+            .flexible(true)
+            .from_writer(out.file());
+        for r in &records {
+            w.write_record(r).map_err(|e| io(&e))?;
+        }
+        w.flush().map_err(|e| io(&e))?;
+    }
+    out.commit()
 }
 
 /// How a row ended.

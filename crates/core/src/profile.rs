@@ -220,8 +220,26 @@ impl Profile {
         self.base_url.is_none()
     }
 
-    /// Checks the fields a user types.
+    /// Checks the fields a user types; the first problem found (see [`Profile::problems`]).
     pub fn validate(&self) -> CoreResult<()> {
+        match self.problems().into_iter().next() {
+            Some(p) => Err(CoreError::validation(p.field, p.rule)),
+            None => Ok(()),
+        }
+    }
+
+    /// Every field's problem at once, in the form's order, each naming its field and the
+    /// rule: a form shows them all while the user types, not one per Save.
+    pub fn problems(&self) -> Vec<FieldProblem> {
+        let mut out = Vec::new();
+        let mut add = |field: &str, rule: String| {
+            if !out.iter().any(|p: &FieldProblem| p.field == field) {
+                out.push(FieldProblem {
+                    field: field.to_string(),
+                    rule,
+                });
+            }
+        };
         let name_ok = !self.name.is_empty()
             && self.name.len() <= 40
             && self
@@ -229,48 +247,43 @@ impl Profile {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
         if !name_ok {
-            return Err(CoreError::validation(
-                "name",
-                "must be 1 to 40 letters, digits, - or _",
-            ));
+            add("name", "must be 1 to 40 letters, digits, - or _".into());
         }
         if let Some(url) = &self.base_url {
-            let parsed = url::Url::parse(url)
-                .map_err(|e| CoreError::validation("baseUrl", format!("is not a URL ({e})")))?;
-            paydesk_gateway::client::check_base_url(&parsed)
-                .map_err(|e| CoreError::validation("baseUrl", e.to_string()))?;
-            if !parsed.username().is_empty() || parsed.password().is_some() {
-                return Err(CoreError::validation(
-                    "baseUrl",
-                    "must not carry a user name or password (the token is kept in the keyring)",
-                ));
+            match url::Url::parse(url) {
+                Err(e) => add("baseUrl", format!("is not a URL ({e})")),
+                Ok(parsed) => {
+                    if let Err(e) = paydesk_gateway::client::check_base_url(&parsed) {
+                        add("baseUrl", e.to_string());
+                    } else if !parsed.username().is_empty() || parsed.password().is_some() {
+                        add(
+                            "baseUrl",
+                            "must not carry a user name or password (the token is kept in the keyring)".into(),
+                        );
+                    } else if parsed.query().is_some() || parsed.fragment().is_some() {
+                        add(
+                            "baseUrl",
+                            "must not have a query (?...) or a fragment (#...): operations are added to its path".into(),
+                        );
+                    }
+                    if self.notify_at_desk && !paydesk_gateway::client::is_loopback(&parsed) {
+                        add(
+                            "notifyAtDesk",
+                            "is only for a gateway on this machine (a loopback base URL): a remote gateway cannot reach this desk's receiver; give the notifyUrl of your backend".into(),
+                        );
+                    }
+                }
             }
-            if parsed.query().is_some() || parsed.fragment().is_some() {
-                return Err(CoreError::validation(
-                    "baseUrl",
-                    "must not have a query (?...) or a fragment (#...): operations are added to its path",
-                ));
-            }
-            if self.notify_at_desk && !paydesk_gateway::client::is_loopback(&parsed) {
-                return Err(CoreError::validation(
-                    "notifyAtDesk",
-                    "is only for a gateway on this machine (a loopback base URL): a remote gateway cannot reach this desk's receiver; give the notifyUrl of your backend",
-                ));
-            }
-        }
-        if !self.proxy.is_empty() {
-            let parsed = url::Url::parse(&self.proxy)
-                .map_err(|e| CoreError::validation("proxy", format!("is not a URL ({e})")))?;
-            paydesk_gateway::client::check_proxy(&parsed)
-                .map_err(|rule| CoreError::validation("proxy", rule))?;
         }
         if self.mer_no == 0 {
-            return Err(CoreError::validation(
+            add(
                 "merNo",
-                "must be the merchant number the gateway gave you",
-            ));
+                "must be the merchant number the gateway gave you".into(),
+            );
         }
-        paydesk_gateway::validate::url("origin", &self.origin)?;
+        if let Err(e) = paydesk_gateway::validate::url("origin", &self.origin) {
+            add("origin", e.rule);
+        }
         // Sent as headers or written in the audit log: no control characters.
         let tag_ok = |s: &str| {
             (1..=35).contains(&s.len())
@@ -278,37 +291,106 @@ impl Profile {
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         };
         if !tag_ok(&self.lang) {
-            return Err(CoreError::validation(
+            add(
                 "lang",
-                "must be a language tag such as en or zh-CN (letters, digits, -)",
-            ));
+                "must be a language tag such as en or zh-CN (letters, digits, -)".into(),
+            );
         }
         if let Some(t) = &self.order_type
             && !(t.len() <= 64 && t.bytes().all(|b| b.is_ascii_graphic()))
         {
-            return Err(CoreError::validation(
+            add(
                 "orderType",
-                "must be up to 64 printable ASCII characters without spaces",
-            ));
+                "must be up to 64 printable ASCII characters without spaces".into(),
+            );
         }
         if self.operator.trim().is_empty()
             || self.operator.chars().count() > 80
             || self.operator.chars().any(char::is_control)
         {
-            return Err(CoreError::validation(
+            add(
                 "operator",
-                "must be 1 to 80 characters without control characters",
-            ));
+                "must be 1 to 80 characters without control characters".into(),
+            );
         }
         if !self.notify_url.is_empty() {
-            paydesk_gateway::validate::notify_url("notifyUrl", &self.notify_url)?;
+            if let Err(e) = paydesk_gateway::validate::notify_url("notifyUrl", &self.notify_url) {
+                add("notifyUrl", e.rule);
+            } else if !self.is_sandbox()
+                && let Ok(u) = url::Url::parse(&self.notify_url)
+                && u.scheme() == "http"
+                && !paydesk_gateway::client::is_loopback(&u)
+            {
+                // Payment results would cross the network readable and changeable.
+                add("notifyUrl", NOTIFY_URL_HTTPS_RULE.into());
+            }
         } else if !self.is_sandbox() && !self.notify_at_desk {
-            return Err(CoreError::validation("notifyUrl", NOTIFY_URL_RULE));
+            add("notifyUrl", NOTIFY_URL_RULE.into());
         }
-        self.safety.validate()?;
-        self.sync.validate()
+        if !self.proxy.is_empty() {
+            match url::Url::parse(&self.proxy) {
+                Err(e) => add("proxy", format!("is not a URL ({e})")),
+                Ok(parsed) => {
+                    if let Err(rule) = paydesk_gateway::client::check_proxy(&parsed) {
+                        add("proxy", rule.to_string());
+                    }
+                }
+            }
+        }
+        for check in [self.safety.validate(), self.sync.validate()] {
+            if let Err(CoreError::Validation { field, rule }) = check {
+                add(&field, rule);
+            }
+        }
+        out
+    }
+
+    /// What the base URL makes of a request, for the form to show: the full URL of a
+    /// payout, and the version the address already ends in (`v2`), which PayDesk adds
+    /// itself, so `/v2` at the end makes every request `/v2/v2/...`.
+    pub fn base_url_preview(base_url: &str) -> Option<BaseUrlPreview> {
+        let parsed = url::Url::parse(base_url.trim()).ok()?;
+        parsed.host()?;
+        let request_url = paydesk_gateway::client::endpoint(&parsed, "/v2/payout")
+            .ok()?
+            .to_string();
+        let last = parsed
+            .path_segments()
+            .and_then(|mut s| s.rfind(|x| !x.is_empty()))
+            .unwrap_or_default();
+        let is_version = last.len() >= 2
+            && last[..1].eq_ignore_ascii_case("v")
+            && last[1..].bytes().all(|b| b.is_ascii_digit());
+        Some(BaseUrlPreview {
+            request_url,
+            version_suffix: is_version.then(|| format!("/{last}")),
+        })
     }
 }
+
+/// One field's problem: the field (as the form and the CLI name it) and its rule.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldProblem {
+    pub field: String,
+    pub rule: String,
+}
+
+/// See [`Profile::base_url_preview`].
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BaseUrlPreview {
+    /// A payout's full URL under this base URL.
+    pub request_url: String,
+    /// `/v2` (as written) when the base URL's path ends in a version.
+    pub version_suffix: Option<String>,
+}
+
+/// A live profile's notifications carry payment results: never over plain http across
+/// the network.
+pub const NOTIFY_URL_HTTPS_RULE: &str = "must use https:// for a real gateway: plain http:// is only allowed to this machine (localhost), since a notification carries payment results";
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -574,6 +656,58 @@ impl Home {
         self.put(profile)
     }
 
+    /// Every problem [`Home::save_profile`] would refuse `profile` for, at once and each on
+    /// its field: the name's (reserved, taken, renamed) and the address's first, then the
+    /// profile's own ([`Profile::problems`]). What a form shows as it is typed.
+    pub fn profile_problems(&self, profile: &Profile, previous: Option<&str>) -> Vec<FieldProblem> {
+        let mut out: Vec<FieldProblem> = Vec::new();
+        let mut add = |field: &str, rule: String| {
+            if !out.iter().any(|p| p.field == field) {
+                out.push(FieldProblem {
+                    field: field.to_string(),
+                    rule,
+                });
+            }
+        };
+        if previous.is_none() && profile.name == SANDBOX_PROFILE {
+            add(
+                "name",
+                format!(
+                    "{SANDBOX_PROFILE:?} is reserved for the built-in sandbox; choose another name for a profile of a gateway"
+                ),
+            );
+        }
+        let renamed = previous.filter(|p| *p != profile.name);
+        if !profile.name.is_empty()
+            && self.get(&profile.name).is_ok()
+            && (previous.is_none() || renamed.is_some())
+        {
+            add("name", "is already taken".into());
+        }
+        if let Some(old) = renamed {
+            add(
+                "name",
+                if old == SANDBOX_PROFILE {
+                    "the built-in sandbox cannot be renamed".into()
+                } else {
+                    "cannot change: its keys and cache are kept under it (add a new profile instead)".into()
+                },
+            );
+        }
+        if profile.name == SANDBOX_PROFILE && profile.base_url.is_some() {
+            add("baseUrl", SANDBOX_HAS_NO_BASE_URL.into());
+        }
+        if profile.name != SANDBOX_PROFILE && profile.base_url.is_none() {
+            add("baseUrl", "is required".into());
+        }
+        for p in profile.problems() {
+            add(&p.field, p.rule);
+        }
+        // In the form's order: the name first, the rest as the profile lists them.
+        out.sort_by_key(|p| p.field != "name");
+        out
+    }
+
     /// Removes a profile and its secrets, by the desk's rules: not the active one, never
     /// the built-in sandbox. Its database is kept aside (see [`Home::remove`]).
     pub fn remove_profile(&self, secrets: &crate::Secrets, name: &str) -> CoreResult<()> {
@@ -808,6 +942,92 @@ mod tests {
         assert_eq!(
             d.meaning(StateField::OrderState, "5"),
             Some(Meaning::Success)
+        );
+    }
+
+    /// A live set-up's form shows every problem at once, each on its field.
+    #[test]
+    fn every_problem_of_a_form_is_named_at_once() {
+        let mut p = real("");
+        p.mer_no = 0;
+        p.origin = "not a url".into();
+        p.notify_url = "http://shop.example/notify".into();
+        p.sync.page_size = 0;
+        let fields: Vec<String> = p.problems().into_iter().map(|x| x.field).collect();
+        assert_eq!(
+            fields,
+            ["name", "merNo", "origin", "notifyUrl", "sync.pageSize"],
+            "{:?}",
+            p.problems()
+        );
+        // The first is what a Save (and the CLI) reports.
+        assert_eq!(field(p.validate().unwrap_err()).0, "name");
+        assert!(real("ok").problems().is_empty());
+    }
+
+    #[test]
+    fn a_live_profile_takes_no_plain_http_notification_url_to_another_machine() {
+        let mut p = real("live");
+        p.notify_url = "http://shop.example/notify".into();
+        let (f, rule) = field(p.validate().unwrap_err());
+        assert_eq!(
+            (f.as_str(), rule.as_str()),
+            ("notifyUrl", NOTIFY_URL_HTTPS_RULE)
+        );
+        // To this machine (a tunnel or a local backend) it may.
+        p.notify_url = "http://127.0.0.1:8080/notify".into();
+        p.validate().unwrap();
+        p.notify_url = "https://shop.example/notify".into();
+        p.validate().unwrap();
+    }
+
+    #[test]
+    fn a_base_url_ending_in_a_version_is_shown_with_the_request_it_makes() {
+        let v = Profile::base_url_preview("https://gw.example/api/v2").unwrap();
+        assert_eq!(v.request_url, "https://gw.example/api/v2/v2/payout");
+        assert_eq!(v.version_suffix.as_deref(), Some("/v2"));
+        let v = Profile::base_url_preview("https://gw.example/V1/").unwrap();
+        assert_eq!(v.version_suffix.as_deref(), Some("/V1"));
+        let v = Profile::base_url_preview("https://gw.example/api").unwrap();
+        assert_eq!(v.request_url, "https://gw.example/api/v2/payout");
+        assert_eq!(v.version_suffix, None);
+        assert_eq!(
+            Profile::base_url_preview("https://gw.example/vault")
+                .unwrap()
+                .version_suffix,
+            None
+        );
+        assert_eq!(Profile::base_url_preview("https://"), None);
+    }
+
+    #[test]
+    fn a_form_names_the_reserved_or_taken_name_with_every_other_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        let mut p = real(SANDBOX_PROFILE);
+        p.operator = String::new();
+        let fields: Vec<String> = home
+            .profile_problems(&p, None)
+            .into_iter()
+            .map(|x| x.field)
+            .collect();
+        assert_eq!(fields, ["name", "baseUrl", "operator"]);
+        let problems = home.profile_problems(&p, None);
+        assert!(
+            problems[0]
+                .rule
+                .contains("reserved for the built-in sandbox")
+        );
+        home.save_profile(real("acme"), None).unwrap();
+        let again = home.profile_problems(&real("acme"), None);
+        assert_eq!(again.len(), 1);
+        assert_eq!(
+            (again[0].field.as_str(), again[0].rule.as_str()),
+            ("name", "is already taken")
+        );
+        assert!(
+            home.profile_problems(&real("acme"), Some("acme"))
+                .is_empty()
         );
     }
 }

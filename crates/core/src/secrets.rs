@@ -241,6 +241,14 @@ impl Secrets {
     }
 
     /// Imports PEM PKCS#8, PEM PKCS#1 or bare base64 DER.
+    /// The public half of a private key's text, read and checked as an import would,
+    /// nothing kept: what a form shows (or refuses) before asking to replace a key.
+    pub fn private_key_info(text: &str) -> CoreResult<KeyInfo> {
+        let key = PrivateKey::from_text(text)
+            .map_err(|e| CoreError::validation("privateKey", e.to_string()))?;
+        Ok(KeyInfo::of(&key.public_key()))
+    }
+
     pub fn import_merchant_key(&self, profile: &str, text: &str) -> CoreResult<KeyInfo> {
         let key = PrivateKey::from_text(text)
             .map_err(|e| CoreError::validation("privateKey", e.to_string()))?;
@@ -281,6 +289,16 @@ impl Secrets {
     pub fn set_gateway_key(&self, profile: &str, text: &str) -> CoreResult<KeyInfo> {
         let key = PublicKey::from_text(text)
             .map_err(|e| CoreError::validation("gatewayPublicKey", e.to_string()))?;
+        // The merchant's own public key (the one given to the gateway) pasted here would
+        // make the desk accept answers signed by itself, and refuse the gateway's.
+        if let Ok(own) = self.merchant_key(profile)
+            && own.public_key().spki_der() == key.spki_der()
+        {
+            return Err(CoreError::validation(
+                "gatewayPublicKey",
+                "is your own public key (the one you give the gateway); enter the public key the gateway gives you",
+            ));
+        }
         self.store
             .set(&Self::name(profile, "gateway-key"), key.spki_der())?;
         Ok(KeyInfo::of(&key))

@@ -134,3 +134,40 @@ fn the_template_is_a_file_the_bulk_run_reads_with_no_row_to_send() {
     // Never over a file already there without saying so.
     assert!(bulk::write_template(&path, paydesk_core::output::Existing::Refuse).is_err());
 }
+
+#[test]
+fn a_bad_row_is_fixed_in_place_and_no_other_row_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("payroll.csv");
+    let text = format!(
+        "\u{feff}{HEADER}clabe,101.00,MXN,002010077777777771,Ana,Lima,,\n\
+         clabe,1O2.00,MXN,002010077777777771,\"Souza, Bruno\",,,\n\
+         card,13.50,USD,4111111111111111,Carla,Mendes,MX,\n"
+    );
+    std::fs::write(&path, &text).unwrap();
+    let before = bulk::read(&path, &ctx()).unwrap();
+    assert_eq!(before.errors.len(), 1);
+    let e = &before.errors[0];
+    assert_eq!(
+        (e.line, e.field.as_str(), e.value.as_deref()),
+        (3, "amount", Some("1O2.00"))
+    );
+
+    bulk::fix_cell(&path, e.line, &e.field, "102.00").unwrap();
+    let after = bulk::read(&path, &ctx()).unwrap();
+    assert!(after.errors.is_empty(), "{:?}", after.errors);
+    assert_eq!(after.rows.len(), 3);
+    // Every record as it was but the one cell; the byte-order mark kept.
+    let fixed = std::fs::read_to_string(&path).unwrap();
+    assert!(fixed.starts_with('\u{feff}'));
+    let records = |f: &bulk::BulkFile| f.records.clone();
+    let mut expected = records(&before);
+    expected[1].1[1] = "102.00".into();
+    assert_eq!(records(&after), expected);
+
+    // A line or a column the file does not have is said so, and nothing is written.
+    assert!(bulk::fix_cell(&path, 9, "amount", "1").is_err());
+    assert!(bulk::fix_cell(&path, 3, "iban", "1").is_err());
+    assert!(bulk::fix_cell(&path, 3, "amount", "1\n2").is_err());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), fixed);
+}

@@ -258,6 +258,24 @@ pub async fn bulk_check(state: State<'_, AppState>, path: String) -> CmdResult<B
     })
 }
 
+/// Fixes one cell of a bulk file in place (a row the check refused), then checks the
+/// file again: the new preview.
+#[tauri::command]
+#[specta::specta]
+pub async fn bulk_fix(
+    state: State<'_, AppState>,
+    path: String,
+    line: u32,
+    column: String,
+    value: String,
+) -> CmdResult<BulkCheck> {
+    let p = bulk_path(&path)?;
+    tokio::task::spawn_blocking(move || bulk::fix_cell(&p, line as usize, &column, &value))
+        .await
+        .map_err(internal)??;
+    bulk_check(state, path).await
+}
+
 /// Writes an empty bulk payout file (the header row) to the downloads folder under a
 /// name no file has; returns its path.
 #[tauri::command]

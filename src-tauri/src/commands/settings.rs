@@ -82,6 +82,31 @@ pub async fn profile_save(
     Ok(())
 }
 
+/// A profile's form checked as it is typed: every field's problem at once, and what its
+/// base URL makes of a request.
+#[derive(Debug, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileFields {
+    pub problems: Vec<paydesk_core::profile::FieldProblem>,
+    pub base_url: Option<paydesk_core::profile::BaseUrlPreview>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn profile_fields(
+    state: State<'_, AppState>,
+    profile: Profile,
+    previous: Option<String>,
+) -> CmdResult<ProfileFields> {
+    Ok(ProfileFields {
+        problems: state.home().profile_problems(&profile, previous.as_deref()),
+        base_url: profile
+            .base_url
+            .as_deref()
+            .and_then(Profile::base_url_preview),
+    })
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn profile_switch(state: State<'_, AppState>, name: String) -> CmdResult<AppStatus> {
@@ -124,6 +149,15 @@ pub async fn key_import(
     let info = state.secrets()?.import_merchant_key(&profile, &text)?;
     state.close_if(&profile).await;
     Ok(info)
+}
+
+/// Reads a private key's text as an import would and answers with its public half;
+/// nothing is kept (the form checks the text before asking to replace a key).
+#[tauri::command]
+#[specta::specta]
+pub async fn key_check(text: String) -> CmdResult<KeyInfo> {
+    let text = zeroize::Zeroizing::new(text);
+    paydesk_core::Secrets::private_key_info(&text)
 }
 
 #[tauri::command]

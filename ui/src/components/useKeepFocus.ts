@@ -3,7 +3,7 @@ import { useEffect, useRef } from "react";
 /// Where focus goes when the element that had it is gone: the screen's result (a
 /// receipt marks itself `data-focus-home`), else the screen's first heading, else the
 /// main region.
-function focusHome() {
+export function focusHome() {
   const main = document.getElementById("main");
   if (!main) return;
   const target =
@@ -12,6 +12,17 @@ function focusHome() {
     main;
   if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
   target.focus({ preventScroll: true });
+}
+
+/// After the palette opened a screen: once it has closed and given focus back to where
+/// it was (the old screen's field, or a navigation link), focus moves into the screen
+/// opened, where the user goes on working.
+export function focusScreenSoon() {
+  for (const ms of [250, 600]) {
+    setTimeout(() => {
+      if (!document.getElementById("main")?.contains(document.activeElement)) focusHome();
+    }, ms);
+  }
 }
 
 const lost = () => {

@@ -1036,6 +1036,7 @@ export const en = {
       replaceKeyBody:
         "The profile {{name}} already has a private key. Replacing it breaks every signature the gateway checks until you give it the new public key. The old key cannot be recovered.",
       replaceKey: "Replace the key",
+      replaceKeyNew: "The new key's fingerprint: {{fingerprint}}.",
       invalidFields_one: "{{count}} field needs attention",
       invalidFields_other: "{{count}} fields need attention",
     },

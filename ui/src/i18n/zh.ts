@@ -977,6 +977,7 @@ export const zh: Catalogue = {
       replaceKeyBody:
         "配置 {{name}} 已有私钥。替换后，在您把新公钥交给网关之前，网关将无法验证任何签名。旧私钥无法恢复。",
       replaceKey: "替换私钥",
+      replaceKeyNew: "新密钥的指纹：{{fingerprint}}。",
       invalidFields_other: "{{count}} 个字段需要修改",
     },
     charts: {

@@ -320,6 +320,7 @@ export const OrdersTable = memo(function OrdersTable({
                 {row.getVisibleCells().map((cell) => (
                   <td
                     key={cell.id}
+                    data-col={cell.column.id}
                     style={{
                       width: cell.column.getSize(),
                       textAlign:

@@ -7,6 +7,7 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import { toastError } from "../../components/ErrorAlert";
+import { focusScreenSoon } from "../../components/useKeepFocus";
 import { SCREENS } from "../../screens";
 import { useFindOrder, usePaletteOrders } from "./queries";
 
@@ -20,7 +21,10 @@ export function screenActions(t: TFunction, navigate: (path: string) => void) {
       label: t(s.label),
       group: t("palette.screens"),
       leftSection: <s.icon size={18} />,
-      onClick: () => navigate(s.path),
+      onClick: () => {
+        navigate(s.path);
+        focusScreenSoon();
+      },
     }),
   );
 }

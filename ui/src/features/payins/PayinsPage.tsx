@@ -146,11 +146,13 @@ export function PayinsPage() {
                   value={form.email}
                   onChange={(e) => set("email", e.currentTarget.value)}
                   error={err("email")}
+                  data-testid="payin-email"
                 />
                 <TextInput
                   label={t("payins.userId")}
                   value={form.userId}
                   onChange={(e) => set("userId", e.currentTarget.value)}
+                  data-testid="payin-user-id"
                 />
               </Group>
               <TextInput

@@ -55,6 +55,7 @@ export function BulkPayouts({
               leftSection={<IconDownload size={14} />}
               loading={template.isPending}
               onClick={() => template.mutate()}
+              style={{ flexShrink: 0 }}
               data-testid="bulk-template"
             >
               {t("flows.bulk.template")}
@@ -118,6 +119,11 @@ export function BulkPayouts({
       {c && plan && (
         <BulkPreview
           plan={plan}
+          path={c.path}
+          onFixed={() => {
+            send.reset();
+            check.mutate(c.path);
+          }}
           out={out}
           sending={send.isPending || request.isPending}
           progress={progress}

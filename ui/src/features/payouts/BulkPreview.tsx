@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { locale } from "../../i18n";
 import { formatCount } from "../../lib/format";
 import type { BulkOutcome, BulkPlan, BulkProgress } from "../../lib/types";
+import { BulkErrorRow } from "./BulkFix";
 import { ACTION_COLORS, BulkRows } from "./BulkRows";
 import { Totals } from "./Totals";
 
@@ -18,7 +19,12 @@ export function BulkPreview({
   children,
   sendLabel,
   sendClosed,
+  path,
+  onFixed,
 }: {
+  /// The file checked, and what to do once one of its cells was fixed in place.
+  path?: string;
+  onFixed?: () => void;
   plan: BulkPlan;
   out: BulkOutcome | undefined;
   sending: boolean;
@@ -109,11 +115,15 @@ export function BulkPreview({
       {plan.errors.length > 0 && (
         <Alert color="red" variant="light" my="xs" title={t("payouts.bulkErrors")}>
           <Stack gap={2} data-testid="bulk-errors">
-            {plan.errors.map((e) => (
-              <Text size="sm" key={`${e.line}-${e.field}`}>
-                {t("payouts.bulkError", { line: e.line, field: e.field, rule: e.rule })}
-              </Text>
-            ))}
+            {plan.errors.map((e) =>
+              path && onFixed ? (
+                <BulkErrorRow key={`${e.line}-${e.field}`} path={path} e={e} onFixed={onFixed} />
+              ) : (
+                <Text size="sm" key={`${e.line}-${e.field}`}>
+                  {t("payouts.bulkError", { line: e.line, field: e.field, rule: e.rule })}
+                </Text>
+              ),
+            )}
           </Stack>
         </Alert>
       )}

@@ -58,7 +58,7 @@ const checked: BulkCheck = {
   resultPath: "/tmp/p.result.csv",
   plan: {
     rows: [row(2, "send", "B1"), row(3, "paid", "B2"), row(4, "held", "B3")],
-    errors: [{ line: 5, field: "amount", rule: "not a number" }],
+    errors: [{ line: 5, field: "amount", rule: "not a number", value: "abc" }],
     toSend: 1,
     paid: 1,
     lookUp: 0,

@@ -22,6 +22,7 @@ import { ErrorAlert } from "../../components/ErrorAlert";
 import i18n from "../../i18n";
 import type { CheckItem } from "../../lib/types";
 import { useCheckConnection } from "./queries";
+import { useSetupState } from "./setupState";
 
 const OUTCOME = {
   works: { color: "teal", Icon: IconCircleCheck },
@@ -109,6 +110,12 @@ export function ConnectionCheckModal({ profile, onClose, onSetting }: Props) {
     if (profile) mutate(profile);
   }, [profile, mutate, reset]);
   const result = check.data;
+  // The set-up's last step is ticked by a check that passed, and unticked by one that
+  // did not.
+  const [, setSetup] = useSetupState(profile ?? "");
+  useEffect(() => {
+    if (result && result.profile === profile) setSetup((s) => ({ ...s, checkPassed: result.ok }));
+  }, [result, profile, setSetup]);
   return (
     <Modal
       opened={profile !== null}

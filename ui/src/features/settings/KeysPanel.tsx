@@ -14,10 +14,13 @@ import {
   Title,
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
+import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { commands } from "../../bindings";
 import { ConfirmModal } from "../../components/ConfirmModal";
 import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
+import { unwrap } from "../../lib/ipc";
 import type { KeyInfo } from "../../lib/types";
 import {
   useDeleteKey,
@@ -27,6 +30,7 @@ import {
   useSetGatewayKey,
   useSetToken,
 } from "./queries";
+import { SetupSteps } from "./SetupSteps";
 
 /// A public key's size, fingerprint and PEM; `label` says what the key is for (the
 /// merchant's is registered with the gateway; the gateway's checks its answers).
@@ -70,7 +74,16 @@ function KeyView({ info, testid, label }: { info: KeyInfo; testid: string; label
 
 /// The profile's keys: the merchant's private key (never shown, only its public half),
 /// the gateway's public key, the bearer token.
-export function KeysPanel({ profile }: { profile: string }) {
+export function KeysPanel({
+  profile,
+  live = false,
+  onCheck,
+}: {
+  profile: string;
+  /// A real gateway's profile: the set-up's steps are shown above its keys.
+  live?: boolean;
+  onCheck?: () => void;
+}) {
   const { t } = useTranslation();
   const keys = useKeys(profile);
   const importKey = useImportKey();
@@ -84,6 +97,11 @@ export function KeysPanel({ profile }: { profile: string }) {
   const [bits, setBits] = useState("2048");
   const [confirmGenerate, generateModal] = useDisclosure(false);
   const [confirmDelete, deleteModal] = useDisclosure(false);
+  const [confirmImport, importModal] = useDisclosure(false);
+  const [incoming, setIncoming] = useState("");
+  const checkKey = useMutation({
+    mutationFn: (text: string) => unwrap(commands.keyCheck(text)),
+  });
   const merchant = keys.data?.merchant ?? null;
 
   const runGenerate = () =>
@@ -98,11 +116,25 @@ export function KeysPanel({ profile }: { profile: string }) {
       },
     );
 
+  const runImport = () =>
+    importKey.mutate(
+      { profile, text: pem },
+      {
+        onSuccess: (k) => {
+          importModal.close();
+          setPem("");
+          toastOk(t("settings.imported", { fingerprint: k.fingerprint }));
+        },
+        onError: () => importModal.close(),
+      },
+    );
+
   return (
     <Stack data-testid="keys-panel">
       <Title order={3} size="h4">
         {t("settings.keys", { name: profile })}
       </Title>
+      {live && onCheck ? <SetupSteps profile={profile} onCheck={onCheck} /> : null}
       <ErrorAlert error={keys.error} />
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Card withBorder id="keys-merchantKey" tabIndex={-1}>
@@ -120,15 +152,15 @@ export function KeysPanel({ profile }: { profile: string }) {
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              importKey.mutate(
-                { profile, text: pem },
-                {
-                  onSuccess: (k) => {
-                    setPem("");
-                    toastOk(t("settings.imported", { fingerprint: k.fingerprint }));
-                  },
+              // The text is read first (a mistake is said under it at once); replacing
+              // a private key is then asked, whether it is imported or made.
+              checkKey.mutate(pem, {
+                onSuccess: (info) => {
+                  setIncoming(info.fingerprint);
+                  if (merchant) importModal.open();
+                  else runImport();
                 },
-              );
+              });
             }}
           >
             <Textarea
@@ -139,8 +171,16 @@ export function KeysPanel({ profile }: { profile: string }) {
               minRows={3}
               maxRows={6}
               value={pem}
-              onChange={(e) => setPem(e.currentTarget.value)}
-              error={importKey.error ? errorText(t, importKey.error) : undefined}
+              onChange={(e) => {
+                setPem(e.currentTarget.value);
+                checkKey.reset();
+                importKey.reset();
+              }}
+              error={
+                (importKey.error ?? checkKey.error)
+                  ? errorText(t, importKey.error ?? checkKey.error)
+                  : undefined
+              }
               styles={{ input: { fontFamily: "monospace", fontSize: 11 } }}
               data-testid="key-import-text"
               autoComplete="off"
@@ -150,7 +190,7 @@ export function KeysPanel({ profile }: { profile: string }) {
               <Button
                 type="submit"
                 size="xs"
-                loading={importKey.isPending}
+                loading={importKey.isPending || checkKey.isPending}
                 disabled={!pem.trim()}
                 data-testid="key-import-run"
               >
@@ -175,6 +215,7 @@ export function KeysPanel({ profile }: { profile: string }) {
               variant="light"
               loading={generate.isPending}
               onClick={() => (merchant ? generateModal.open() : runGenerate())}
+              data-testid="key-generate"
             >
               {t("settings.generate")}
             </Button>
@@ -210,6 +251,7 @@ export function KeysPanel({ profile }: { profile: string }) {
               maxRows={5}
               value={gatewayPem}
               onChange={(e) => setGatewayPem(e.currentTarget.value)}
+              data-testid="gateway-key-text"
               error={gateway.error ? errorText(t, gateway.error) : undefined}
               styles={{ input: { fontFamily: "monospace", fontSize: 11 } }}
               spellCheck={false}
@@ -219,6 +261,7 @@ export function KeysPanel({ profile }: { profile: string }) {
                 size="xs"
                 disabled={!gatewayPem.trim()}
                 loading={gateway.isPending}
+                data-testid="gateway-key-set"
                 onClick={() =>
                   gateway.mutate(
                     { profile, text: gatewayPem },
@@ -247,6 +290,7 @@ export function KeysPanel({ profile }: { profile: string }) {
                 label={t("settings.token")}
                 value={tokenText}
                 onChange={(e) => setTokenText(e.currentTarget.value)}
+                data-testid="token-text"
                 error={token.error ? errorText(t, token.error) : undefined}
                 autoComplete="off"
                 w={280}
@@ -255,6 +299,7 @@ export function KeysPanel({ profile }: { profile: string }) {
                 size="sm"
                 disabled={!tokenText.trim()}
                 loading={token.isPending}
+                data-testid="token-set"
                 onClick={() =>
                   token.mutate(
                     { profile, token: tokenText },
@@ -282,6 +327,16 @@ export function KeysPanel({ profile }: { profile: string }) {
         color="orange"
         loading={generate.isPending}
         onConfirm={runGenerate}
+      />
+      <ConfirmModal
+        opened={confirmImport}
+        onClose={importModal.close}
+        title={t("flows.setup.replaceKeyTitle")}
+        message={`${t("flows.setup.replaceKeyBody", { name: profile })} ${t("flows.setup.replaceKeyNew", { fingerprint: incoming })}`}
+        confirmLabel={t("flows.setup.replaceKey")}
+        color="orange"
+        loading={importKey.isPending}
+        onConfirm={runImport}
       />
       <ConfirmModal
         opened={confirmDelete}

@@ -4,13 +4,22 @@ import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
 import { ProfileForm } from "./ProfileForm";
 
+/// The backend: every field passes the typing-time check, and the save fails with
+/// `error` (as the core's own check of the whole profile would).
+function saveFails(error: unknown) {
+  invoke.mockImplementation(async (cmd: string) => {
+    if (cmd === "profile_fields") return { problems: [], baseUrl: null };
+    throw error;
+  });
+}
+
 describe("the profile form", () => {
   beforeEach(() => {
     invoke.mockReset();
   });
 
   it("sends the profile and shows the backend's validation error on its field", async () => {
-    invoke.mockRejectedValue({
+    saveFails({
       code: "validation",
       field: "baseUrl",
       rule: "must be https unless the host is loopback",
@@ -25,8 +34,10 @@ describe("the profile form", () => {
     const input = screen.getByTestId("profile-base-url");
     expect(input.getAttribute("aria-invalid")).toBe("true");
     expect(input.getAttribute("aria-describedby")).toContain(error.id);
-    await waitFor(() => expect(invoke).toHaveBeenCalledTimes(1));
-    const [cmd, args] = invoke.mock.calls[0] ?? [];
+    await waitFor(() =>
+      expect(invoke.mock.calls.filter(([c]) => c === "profile_save")).toHaveLength(1),
+    );
+    const [cmd, args] = invoke.mock.calls.find(([c]) => c === "profile_save") ?? [];
     expect(cmd).toBe("profile_save");
     expect(args).toMatchObject({
       profile: {
@@ -43,7 +54,7 @@ describe("the profile form", () => {
   });
 
   it("shows a safety setting's error on its field", async () => {
-    invoke.mockRejectedValue({
+    saveFails({
       code: "validation",
       field: "safety.duplicateWindowHours",
       rule: "must be between 1 and 2160",
@@ -56,12 +67,12 @@ describe("the profile form", () => {
     expect(screen.getByTestId("profile-duplicate-window").getAttribute("aria-invalid")).toBe(
       "true",
     );
-    const [, args] = invoke.mock.calls[0] ?? [];
+    const [, args] = invoke.mock.calls.find(([c]) => c === "profile_save") ?? [];
     expect(args.profile.safety.duplicateWindowHours).toBe(48);
   });
 
   it("clears a field's error once that field is changed, not when another one is", async () => {
-    invoke.mockRejectedValue({
+    saveFails({
       code: "validation",
       field: "baseUrl",
       rule: "must be https unless the host is loopback",
@@ -87,7 +98,7 @@ describe("the profile form's notification and proxy settings", () => {
   });
 
   it("sends notifyAtDesk and the proxy, and shows a proxy error on its field", async () => {
-    invoke.mockRejectedValue({
+    saveFails({
       code: "validation",
       field: "proxy",
       rule: "must not carry a user name or password (they would be stored outside the keyring)",
@@ -102,7 +113,7 @@ describe("the profile form's notification and proxy settings", () => {
     fireEvent.click(screen.getByTestId("profile-save"));
     await screen.findByText(/must not carry a user name or password/);
     expect(screen.getByTestId("profile-proxy").getAttribute("aria-invalid")).toBe("true");
-    const [, args] = invoke.mock.calls[0] ?? [];
+    const [, args] = invoke.mock.calls.find(([c]) => c === "profile_save") ?? [];
     expect(args.profile).toMatchObject({
       notifyAtDesk: true,
       proxy: "http://ana:pw@proxy.corp:3128",
@@ -116,7 +127,7 @@ describe("the profile form's settings for reading the order list", () => {
   });
 
   it("sends the sync settings, each said in plain words, and shows a rule on its field", async () => {
-    invoke.mockRejectedValue({
+    saveFails({
       code: "validation",
       field: "sync.inFlight",
       rule: "must be between 1 and 64 requests",
@@ -140,7 +151,7 @@ describe("the profile form's settings for reading the order list", () => {
     expect(inFlight.getAttribute("aria-invalid")).toBe("true");
     expect(inFlight.getAttribute("aria-describedby")).toContain(error.id);
     expect(pageSize.getAttribute("aria-invalid")).not.toBe("true");
-    const [cmd, args] = invoke.mock.calls[0] ?? [];
+    const [cmd, args] = invoke.mock.calls.find(([c]) => c === "profile_save") ?? [];
     expect(cmd).toBe("profile_save");
     expect(args.profile.sync).toEqual({
       pageSize: 200,
@@ -151,5 +162,49 @@ describe("the profile form's settings for reading the order list", () => {
     // Changing the field answers its rule until the next save.
     fireEvent.change(inFlight, { target: { value: "12" } });
     expect(screen.queryByText("must be between 1 and 64 requests")).toBeNull();
+  });
+});
+
+describe("the live set-up form", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+  });
+
+  it("shows every field's problem at once on Save, opens Advanced for one of its own, and saves nothing", async () => {
+    invoke.mockImplementation(async (cmd: string) => {
+      if (cmd === "profile_fields")
+        return {
+          problems: [
+            { field: "merNo", rule: "must be the merchant number the gateway gave you" },
+            { field: "notifyUrl", rule: "must use https:// for a real gateway" },
+            { field: "sync.pageSize", rule: "must be between 1 and 500 orders" },
+          ],
+          baseUrl: {
+            requestUrl: "https://gw.example/api/v2/v2/payout",
+            versionSuffix: "/v2",
+          },
+        };
+      throw new Error(`unexpected ${cmd}`);
+    });
+    renderUi(<ProfileForm editing={null} opened onClose={() => {}} />);
+    expect(screen.getByTestId("profile-advanced-toggle").getAttribute("aria-expanded")).toBe(
+      "false",
+    );
+    fireEvent.change(await screen.findByTestId("profile-base-url"), {
+      target: { value: "https://gw.example/api/v2" },
+    });
+    expect(await screen.findByTestId("profile-version-warning")).toBeTruthy();
+    expect(screen.getByTestId("profile-request-url").textContent).toContain(
+      "https://gw.example/api/v2/v2/payout",
+    );
+    fireEvent.click(screen.getByTestId("profile-save"));
+    await screen.findByText("must be the merchant number the gateway gave you");
+    expect(screen.getByText("must use https:// for a real gateway")).toBeTruthy();
+    expect(screen.getByText("must be between 1 and 500 orders")).toBeTruthy();
+    expect(screen.getByTestId("profile-problem-count").textContent).toBe("3 fields need attention");
+    expect(screen.getByTestId("profile-advanced-toggle").getAttribute("aria-expanded")).toBe(
+      "true",
+    );
+    expect(invoke.mock.calls.some(([c]) => c === "profile_save")).toBe(false);
   });
 });

@@ -1,5 +1,8 @@
 import {
+  Alert,
+  Box,
   Button,
+  Collapse,
   Group,
   Modal,
   NumberInput,
@@ -9,11 +12,15 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
+import { IconAlertTriangle, IconChevronDown, IconChevronRight } from "@tabler/icons-react";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { commands } from "../../bindings";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { useFieldErrors } from "../../lib/fieldErrors";
-import { fieldOf } from "../../lib/ipc";
+import { fieldOf, unwrap } from "../../lib/ipc";
 import type { Profile } from "../../lib/types";
 import { useTeamPasswordSet } from "../team/queries";
 import { useSaveProfile } from "./queries";
@@ -45,6 +52,9 @@ const SYNC_FIELDS = [
   { key: "rateLimit", min: 0, max: 10_000 },
   { key: "balancesEveryMins", min: 0, max: 1440 },
 ] as const;
+
+/// The expert settings' fields (and prefixes), shown under *Advanced*.
+const ADVANCED = ["lang", "orderType", "proxy", "safety.", "sync."];
 
 interface Props {
   /// The profile to edit, or null to add one.
@@ -80,13 +90,37 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
     const timer = setTimeout(() => document.getElementById(`profile-field-${focus}`)?.focus(), 300);
     return () => clearTimeout(timer);
   }, [opened, focus]);
-  const err = (f: string) => (invalid?.field === f ? invalid.rule : undefined);
+  // Every field checked by the core's rules as it is typed: a field's problem shows once
+  // it was edited, and every problem once Save was tried.
+  const [checked] = useDebouncedValue(p, 200);
+  const fields = useQuery({
+    queryKey: ["profile-fields", checked],
+    queryFn: () => unwrap(commands.profileFields(checked, editing?.name ?? null)),
+    enabled: opened,
+    placeholderData: keepPreviousData,
+  });
+  const [touched, setTouched] = useState<string[]>([]);
+  const [tried, setTried] = useState(false);
+  const [advanced, setAdvanced] = useState(false);
+  useEffect(() => {
+    if (opened) {
+      setTouched([]);
+      setTried(false);
+      setAdvanced(false);
+    }
+  }, [opened]);
+  const problems = fields.data?.problems ?? [];
+  const err = (f: string) =>
+    (invalid?.field === f ? invalid.rule : undefined) ??
+    (tried || touched.includes(f) ? problems.find((x) => x.field === f)?.rule : undefined);
   const sandbox = editing !== null && editing.baseUrl === null;
   /// `field` names what was edited when it is inside `k` (a safety or sync setting).
   const set = <K extends keyof Profile>(k: K, v: Profile[K], field: string = k) => {
     failure.edited(field);
+    setTouched((t) => (t.includes(field) ? t : [...t, field]));
     setP({ ...p, [k]: v });
   };
+  const preview = fields.data?.baseUrl ?? null;
 
   return (
     <Modal
@@ -96,8 +130,20 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
       title={editing ? t("settings.editProfile", { name: editing.name }) : t("settings.addProfile")}
     >
       <form
-        onSubmit={(e) => {
+        onSubmit={async (e) => {
           e.preventDefault();
+          setTried(true);
+          // Nothing is saved while a field breaks a rule: all of them are shown at once,
+          // the expert settings opened if one of theirs is among them.
+          const now = await unwrap(commands.profileFields(p, editing?.name ?? null));
+          if (now.problems.length > 0) {
+            if (now.problems.some((x) => ADVANCED.some((a) => x.field.startsWith(a)))) {
+              setAdvanced(true);
+            }
+            const first = now.problems[0]?.field ?? "";
+            setTimeout(() => document.getElementById(`profile-field-${first}`)?.focus(), 50);
+            return;
+          }
           save.mutate(
             { profile: p, previous: editing?.name ?? null },
             {
@@ -118,6 +164,9 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
             },
           );
         }}
+        // The browser's own check would stop at the first empty field, in its words:
+        // the core's rules name every field at once.
+        noValidate
         data-testid="profile-form"
       >
         <Stack gap="sm">
@@ -128,6 +177,7 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
             error={err("name")}
             disabled={editing !== null}
             required
+            id="profile-field-name"
             data-testid="profile-name"
           />
           {sandbox ? null : (
@@ -142,6 +192,24 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
               data-testid="profile-base-url"
             />
           )}
+          {!sandbox && preview ? (
+            <Text size="xs" c="dimmed" data-testid="profile-request-url" mt={-8}>
+              {t("flows.setup.requestUrl", { url: preview.requestUrl })}
+            </Text>
+          ) : null}
+          {!sandbox && preview?.versionSuffix ? (
+            <Alert
+              color="yellow"
+              variant="light"
+              icon={<IconAlertTriangle size={18} />}
+              data-testid="profile-version-warning"
+            >
+              {t("flows.setup.versionInUrl", {
+                version: preview.versionSuffix,
+                url: preview.requestUrl,
+              })}
+            </Alert>
+          ) : null}
           <NumberInput
             label={t("settings.field.merNo")}
             value={p.merNo}
@@ -160,27 +228,15 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
             onChange={(e) => set("origin", e.currentTarget.value)}
             error={err("origin")}
             required
+            data-testid="profile-origin"
           />
-          <Group grow>
-            <TextInput
-              label={t("settings.field.lang")}
-              value={p.lang}
-              onChange={(e) => set("lang", e.currentTarget.value)}
-              error={err("lang")}
-            />
-            <TextInput
-              label={t("settings.field.orderType")}
-              value={p.orderType ?? ""}
-              onChange={(e) => set("orderType", e.currentTarget.value || null)}
-              error={err("orderType")}
-            />
-          </Group>
           <TextInput
             id="profile-field-operator"
             label={t("settings.field.operator")}
             value={p.operator}
             onChange={(e) => set("operator", e.currentTarget.value)}
             error={err("operator")}
+            data-testid="profile-operator"
             withAsterisk
           />
           <TextInput
@@ -202,83 +258,121 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
             error={err("notifyAtDesk")}
             data-testid="profile-notify-at-desk"
           />
-          <TextInput
-            label={t("settings.field.proxy")}
-            description={t("settings.field.proxyHint")}
-            placeholder="http://proxy.example:3128"
-            value={p.proxy}
-            onChange={(e) => set("proxy", e.currentTarget.value)}
-            error={err("proxy")}
-            id="profile-field-proxy"
-            data-testid="profile-proxy"
-          />
-          <Title order={3} size="h5">
-            {t("settings.safety")}
-          </Title>
-          <NumberInput
-            label={t("settings.field.duplicateWindowHours")}
-            description={t("settings.field.duplicateWindowHoursHint")}
-            value={p.safety.duplicateWindowHours}
-            onChange={(v) =>
-              set(
-                "safety",
-                { ...p.safety, duplicateWindowHours: typeof v === "number" ? v : 0 },
-                "safety.duplicateWindowHours",
-              )
-            }
-            error={err("safety.duplicateWindowHours")}
-            min={1}
-            max={2160}
-            allowDecimal={false}
-            allowNegative={false}
-            required
-            data-testid="profile-duplicate-window"
-          />
-          <NumberInput
-            label={t("settings.field.notFoundGraceSecs")}
-            description={t("settings.field.notFoundGraceSecsHint")}
-            value={p.safety.notFoundGraceSecs}
-            onChange={(v) =>
-              set(
-                "safety",
-                { ...p.safety, notFoundGraceSecs: typeof v === "number" ? v : 0 },
-                "safety.notFoundGraceSecs",
-              )
-            }
-            error={err("safety.notFoundGraceSecs")}
-            min={0}
-            max={604800}
-            allowDecimal={false}
-            allowNegative={false}
-            required
-            data-testid="profile-not-found-grace"
-          />
-          {invalid?.field === "safety.notFoundLookups" && (
-            <Text c="red" size="sm" data-testid="profile-safety-error">
-              {t("errors.validation", invalid)}
-            </Text>
-          )}
-          <Title order={3} size="h5">
-            {t("settings.readingOrders")}
-          </Title>
-          {SYNC_FIELDS.map(({ key, min, max }) => (
-            <NumberInput
-              key={key}
-              label={t(`settings.field.${key}`)}
-              description={t(`settings.field.${key}Hint`)}
-              value={p.sync[key]}
-              onChange={(v) =>
-                set("sync", { ...p.sync, [key]: typeof v === "number" ? v : 0 }, `sync.${key}`)
+          <Box>
+            <Button
+              variant="subtle"
+              size="compact-sm"
+              leftSection={
+                advanced ? <IconChevronDown size={16} /> : <IconChevronRight size={16} />
               }
-              error={err(`sync.${key}`)}
-              min={min}
-              max={max}
-              allowDecimal={false}
-              allowNegative={false}
-              required
-              data-testid={`profile-sync-${key}`}
-            />
-          ))}
+              onClick={() => setAdvanced((a) => !a)}
+              aria-expanded={advanced}
+              aria-controls="profile-advanced"
+              data-testid="profile-advanced-toggle"
+            >
+              {t("flows.setup.advanced")}
+            </Button>
+            {advanced ? null : (
+              <Text size="xs" c="dimmed" ml="xs">
+                {t("flows.setup.advancedHint")}
+              </Text>
+            )}
+          </Box>
+          <Collapse expanded={advanced} id="profile-advanced" data-testid="profile-advanced">
+            <Stack gap="sm">
+              <Group grow>
+                <TextInput
+                  label={t("settings.field.lang")}
+                  value={p.lang}
+                  onChange={(e) => set("lang", e.currentTarget.value)}
+                  error={err("lang")}
+                />
+                <TextInput
+                  label={t("settings.field.orderType")}
+                  value={p.orderType ?? ""}
+                  onChange={(e) => set("orderType", e.currentTarget.value || null)}
+                  error={err("orderType")}
+                />
+              </Group>
+              <TextInput
+                label={t("settings.field.proxy")}
+                description={t("settings.field.proxyHint")}
+                placeholder="http://proxy.example:3128"
+                value={p.proxy}
+                onChange={(e) => set("proxy", e.currentTarget.value)}
+                error={err("proxy")}
+                id="profile-field-proxy"
+                data-testid="profile-proxy"
+              />
+              <Title order={3} size="h5">
+                {t("settings.safety")}
+              </Title>
+              <NumberInput
+                label={t("settings.field.duplicateWindowHours")}
+                description={t("settings.field.duplicateWindowHoursHint")}
+                value={p.safety.duplicateWindowHours}
+                onChange={(v) =>
+                  set(
+                    "safety",
+                    { ...p.safety, duplicateWindowHours: typeof v === "number" ? v : 0 },
+                    "safety.duplicateWindowHours",
+                  )
+                }
+                error={err("safety.duplicateWindowHours")}
+                min={1}
+                max={2160}
+                allowDecimal={false}
+                allowNegative={false}
+                required
+                data-testid="profile-duplicate-window"
+              />
+              <NumberInput
+                label={t("settings.field.notFoundGraceSecs")}
+                description={t("settings.field.notFoundGraceSecsHint")}
+                value={p.safety.notFoundGraceSecs}
+                onChange={(v) =>
+                  set(
+                    "safety",
+                    { ...p.safety, notFoundGraceSecs: typeof v === "number" ? v : 0 },
+                    "safety.notFoundGraceSecs",
+                  )
+                }
+                error={err("safety.notFoundGraceSecs")}
+                min={0}
+                max={604800}
+                allowDecimal={false}
+                allowNegative={false}
+                required
+                data-testid="profile-not-found-grace"
+              />
+              {invalid?.field === "safety.notFoundLookups" && (
+                <Text c="red" size="sm" data-testid="profile-safety-error">
+                  {t("errors.validation", invalid)}
+                </Text>
+              )}
+              <Title order={3} size="h5">
+                {t("settings.readingOrders")}
+              </Title>
+              {SYNC_FIELDS.map(({ key, min, max }) => (
+                <NumberInput
+                  key={key}
+                  label={t(`settings.field.${key}`)}
+                  description={t(`settings.field.${key}Hint`)}
+                  value={p.sync[key]}
+                  onChange={(v) =>
+                    set("sync", { ...p.sync, [key]: typeof v === "number" ? v : 0 }, `sync.${key}`)
+                  }
+                  error={err(`sync.${key}`)}
+                  min={min}
+                  max={max}
+                  allowDecimal={false}
+                  allowNegative={false}
+                  required
+                  data-testid={`profile-sync-${key}`}
+                />
+              ))}
+            </Stack>
+          </Collapse>
           {sandbox ? null : (
             <TeamFields
               profile={p.name}
@@ -293,7 +387,24 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
           {teamPassword.error && !fieldOf(teamPassword.error) ? (
             <ErrorAlert error={teamPassword.error} />
           ) : null}
-          <Group justify="flex-end">
+          <Group
+            justify="flex-end"
+            className="sticky-actions"
+            style={{
+              position: "sticky",
+              bottom: 0,
+              zIndex: 2,
+              background: "var(--mantine-color-body)",
+              borderTop: "1px solid var(--mantine-color-default-border)",
+              padding: "var(--mantine-spacing-sm) 0",
+            }}
+            data-testid="profile-actions"
+          >
+            {tried && problems.length > 0 ? (
+              <Text c="red" size="sm" mr="auto" role="alert" data-testid="profile-problem-count">
+                {t("flows.setup.invalidFields", { count: problems.length })}
+              </Text>
+            ) : null}
             <Button variant="default" onClick={onClose}>
               {t("common.cancel")}
             </Button>

@@ -45,6 +45,8 @@ describe("Settings: a new live profile's connection check", { timeout: 30_000 },
           return null;
         case "profile_check":
           return CHECK;
+        case "profile_fields":
+          return { problems: [], baseUrl: null };
         case "conventions":
           return SANDBOX;
         default:

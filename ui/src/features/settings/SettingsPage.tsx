@@ -205,7 +205,12 @@ export function SettingsPage() {
                         {t("settings.use")}
                       </Button>
                     ) : null}
-                    <Button size="compact-sm" variant="default" onClick={() => setKeysOf(p.name)}>
+                    <Button
+                      size="compact-sm"
+                      variant="default"
+                      onClick={() => setKeysOf(p.name)}
+                      data-testid="profile-keys"
+                    >
                       {t("settings.keysButton")}
                     </Button>
                     <Button
@@ -252,7 +257,13 @@ export function SettingsPage() {
           </Table.Tbody>
         </Table>
       </Card>
-      {shownKeys ? <KeysPanel profile={shownKeys} /> : null}
+      {shownKeys ? (
+        <KeysPanel
+          profile={shownKeys}
+          live={profiles.data?.profiles.some((x) => x.name === shownKeys && x.baseUrl !== null)}
+          onCheck={() => setCheckOf(shownKeys)}
+        />
+      ) : null}
       <DeskLockCard />
       <Appearance />
       {status.data ? (
