@@ -296,6 +296,16 @@ test("the signer's worker, started on the Team screen, pays an approved request 
   assert.equal(order.currency, "MXN");
   await h.closeOverlays();
 
+  await h.click(id("nav-settings"));
+  await h.choose("#language-select", "简体中文");
+  await h.click(id("nav-team"));
+  await browser.waitUntil(async () => /已执行请求/.test(await h.text(id("worker-progress"))), {
+    timeout: 10_000,
+    timeoutMsg: "the worker's progress in Chinese",
+  });
+  await h.shot("team-worker-zh");
+  await h.click(id("nav-settings"));
+  await h.choose("#language-select", "English");
   await h.click(id("nav-team"));
   await h.click(id("worker-stop"));
   await h.waitFor(id("worker-stopped"), 30_000);
@@ -320,6 +330,9 @@ test("a single desk holding a live key asks a desk password, then locks after it
   await h.waitFor(id("desk-lock-minutes"), 20_000);
   await h.typeInto(id("desk-lock-minutes"), "1");
   await h.click(id("desk-lock-minutes-save"));
+  (await h.waitFor(id("desk-lock"))).scrollIntoView();
+  await browser.pause(800);
+  await h.shot("settings-desk-lock");
   await h.click(id("nav-dashboard"));
   const start = Date.now();
   // No key press, no click: the lock engages after a minute.
