@@ -156,6 +156,8 @@ test("Refunds lists what Reports counts, and a refunded order's page explains it
         ?.getAttribute("data-meaning") ?? "",
   );
   assert.notEqual(refundState, "", "the refund's state is not given");
+  // The refund found is on the order's timeline too.
+  await h.waitFor(`${id("timeline-item")}[data-type="reversal"]`, 20_000);
   // A demo order is dated by the list's day: its timeline gives the day, no 00:00:00.
   await h.waitFor(id("timeline-day-only"));
   const timeline = await h.text(id("detail-timeline"));

@@ -1,5 +1,6 @@
 import { Badge, Card, Loader, Table, Text, Title } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -20,6 +21,15 @@ export function OrderReversals({ tradeNo }: { tradeNo: string }) {
     queryFn: () => unwrap(commands.orderReversals(tradeNo)),
   });
   const rows = q.data?.reversals ?? [];
+  // What the lookup cached belongs on the order's timeline too: its page is read again
+  // (only the page: this lookup is not asked again by it).
+  const qc = useQueryClient();
+  const found = q.dataUpdatedAt;
+  useEffect(() => {
+    if (found > 0) {
+      void qc.invalidateQueries({ queryKey: orderKeys.detail(tradeNo), exact: true });
+    }
+  }, [found, qc, tradeNo]);
   return (
     <Card withBorder data-testid="detail-reversals" data-count={q.data ? rows.length : ""}>
       <Title order={3} size="h5" mb="xs">
