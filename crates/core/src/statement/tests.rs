@@ -569,6 +569,14 @@ fn big_sums_partial_chargebacks_pending_payouts_and_cards() {
             + d("8")
             - d("0.5")
     );
+    // The dashboard's volume of the day adds them up too (an i64 SUM overflowed).
+    let days = orders.day_figures(0).unwrap();
+    assert_eq!(days.len(), 1);
+    assert_eq!(days[0].orders, 6);
+    assert_eq!(
+        d(&days[0].volume),
+        d("999999999999999.99") * Decimal::TWO + d("100") + d("50") + d("20") + d("8")
+    );
     // JPY has no minor digits.
     assert_eq!(super::money(d("1000"), minor_digits("JPY")), "1000");
     assert_eq!(super::money(d("7.5"), minor_digits("KWD")), "7.500");
