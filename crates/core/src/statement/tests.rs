@@ -569,6 +569,39 @@ fn big_sums_partial_chargebacks_pending_payouts_and_cards() {
             + d("8")
             - d("0.5")
     );
+    // The XLSX writes amounts beyond a spreadsheet number's 15 digits as exact text,
+    // with a note: the figure and the order's amount.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.xlsx");
+    export::export(
+        &orders,
+        &s,
+        &StateDictionary::default(),
+        crate::output::create(&path, crate::output::Existing::Replace).unwrap(),
+        Zone::UTC,
+        86_400_000,
+        "Big",
+    )
+    .unwrap();
+    let mut book = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let mut xml = String::new();
+    let mut notes = 0;
+    for i in 0..book.len() {
+        let mut f = book.by_index(i).unwrap();
+        if f.name().unwrap().contains("comments") {
+            notes += 1;
+        }
+        std::io::Read::read_to_string(&mut f, &mut xml).unwrap();
+    }
+    assert!(xml.contains(">2000000000000099.98<"), "the figure, exact");
+    assert!(
+        xml.contains(">999999999999999.99<"),
+        "the order's amount, exact"
+    );
+    assert!(
+        notes >= 2,
+        "a note on the figure's sheet and the orders' ({notes})"
+    );
     // The dashboard's volume of the day adds them up too (an i64 SUM overflowed).
     let days = orders.day_figures(0).unwrap();
     assert_eq!(days.len(), 1);
