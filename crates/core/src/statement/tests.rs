@@ -271,7 +271,7 @@ fn one_currency_and_an_empty_period() {
         empty,
     );
     let usd = cmp.currencies.iter().find(|c| c.currency == "USD").unwrap();
-    assert_eq!(usd.net.previous, "0");
+    assert_eq!(usd.net.previous, "0.00");
     assert_eq!(usd.net.difference, "64.1499");
     assert_eq!(usd.net.percent, None, "no percent of zero");
     assert!(Period::new(2000, 1000).is_err());
@@ -286,12 +286,13 @@ fn one_currency_and_an_empty_period() {
 
 #[test]
 fn a_comparison_in_percent() {
-    let c = Change::new(d("150"), d("120"));
+    let c = Change::new(d("150"), d("120"), 2);
     assert_eq!(
         (c.difference.as_str(), c.percent.as_deref()),
-        ("30", Some("25"))
+        ("30.00", Some("25"))
     );
-    let c = Change::new(d("1"), d("3"));
+    let c = Change::new(d("1"), d("3"), 0);
+    assert_eq!(c.current, "1", "JPY's digits");
     assert_eq!(c.percent.as_deref(), Some("-66.67"));
     assert_eq!(
         Period::new(1000, 2000).unwrap().previous(),
