@@ -187,6 +187,16 @@ pub(crate) fn column_currency(o: &CachedOrder, column: usize) -> Option<&str> {
 
 /// Writes one order's `cells` on `row` of `sheet`: strings as strings (never read as a
 /// formula), amounts as numbers, shown with their currency's digits where it is given.
+/// The note on an amount written as text.
+pub(crate) const EXACT_AS_TEXT: &str =
+    "More than 15 significant digits: written as exact text (a spreadsheet number would round it).";
+
+/// How many significant digits an amount has (a spreadsheet number keeps 15).
+pub(crate) fn significant_digits(d: Decimal) -> u32 {
+    let m = d.normalize().mantissa().unsigned_abs();
+    if m == 0 { 1 } else { m.ilog10() + 1 }
+}
+
 pub(crate) fn write_row(
     sheet: &mut rust_xlsxwriter::Worksheet,
     row: u32,
@@ -206,6 +216,14 @@ pub(crate) fn write_row(
                 .clone()
         });
         match (number, format) {
+            // A spreadsheet number keeps 15 significant digits: a longer amount is its
+            // exact text, with a note saying so.
+            (Some(d), _) if significant_digits(d) > 15 => {
+                sheet.write_string(row, c as u16, &value)?;
+                sheet
+                    .insert_note(row, c as u16, &rust_xlsxwriter::Note::new(EXACT_AS_TEXT))
+                    .map(|_| ())
+            }
             (Some(d), Some(f)) => sheet.write_with_format(row, c as u16, d, &f).map(|_| ()),
             (Some(d), None) => sheet.write(row, c as u16, d).map(|_| ()),
             (None, _) => sheet.write_string(row, c as u16, value).map(|_| ()),

@@ -859,6 +859,7 @@ impl Statement {
                     Change::new(
                         a.as_ref().map_or(Decimal::ZERO, |c| dec(f(c))),
                         b.as_ref().map_or(Decimal::ZERO, |c| dec(f(c))),
+                        minor_digits(code),
                     )
                 };
                 CurrencyChange {
@@ -920,7 +921,7 @@ pub struct Change {
 }
 
 impl Change {
-    fn new(current: Decimal, previous: Decimal) -> Self {
+    fn new(current: Decimal, previous: Decimal, digits: u32) -> Self {
         let difference = current - previous;
         let percent = (!previous.is_zero()).then(|| {
             (difference * Decimal::ONE_HUNDRED / previous.abs())
@@ -929,9 +930,9 @@ impl Change {
                 .to_string()
         });
         Change {
-            current: current.normalize().to_string(),
-            previous: previous.normalize().to_string(),
-            difference: difference.normalize().to_string(),
+            current: money(current, digits),
+            previous: money(previous, digits),
+            difference: money(difference, digits),
             percent,
         }
     }

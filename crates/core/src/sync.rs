@@ -295,7 +295,9 @@ fn windows(o: &SyncOptions) -> CoreResult<Vec<(DateTime<Utc>, DateTime<Utc>)>> {
     // Windows sit on a fixed grid (multiples of the window length since the epoch,
     // UTC), so a later sync finds the windows an earlier one completed.
     let step_ms = o.window_hours * 3_600_000;
-    let to_ms = o.to.timestamp_millis().div_euclid(1000) * 1000;
+    // Up to the end of `to`'s second (`dateLimit` is to the second, inclusive): an order
+    // made earlier in that second is read, not left to a later sync.
+    let to_ms = (o.to.timestamp_millis() + 999).div_euclid(1000) * 1000;
     let mut start = o.from.timestamp_millis().div_euclid(step_ms) * step_ms;
     let mut out = Vec::new();
     while start < to_ms {

@@ -17,7 +17,9 @@ use sha2::{Digest, Sha256};
 
 use super::{Figure, Statement, Zone};
 use crate::error::{CoreError, CoreResult};
-use crate::export::{LABELS, amount_format, cells, safe_record, write_row};
+use crate::export::{
+    EXACT_AS_TEXT, LABELS, amount_format, cells, safe_record, significant_digits, write_row,
+};
 use crate::output::Output;
 use crate::store::orders::{OrderFilter, OrderStore, SortKey};
 
@@ -426,12 +428,6 @@ impl From<rust_xlsxwriter::XlsxError> for Failed {
     }
 }
 
-/// How many significant digits an amount has (what a spreadsheet number keeps: 15).
-fn significant_digits(d: Decimal) -> u32 {
-    let m = d.normalize().mantissa().unsigned_abs();
-    if m == 0 { 1 } else { m.ilog10() + 1 }
-}
-
 /// A moment as a spreadsheet date in `tz`.
 fn excel_time(millis: i64, tz: &Zone) -> Result<rust_xlsxwriter::ExcelDateTime, Failed> {
     let local = millis.div_euclid(1000) + i64::from(tz.offset_at(millis).local_minus_utc());
@@ -509,9 +505,7 @@ fn write_xlsx(
                 // written as its exact text, with a note saying so.
                 if significant_digits(d) > 15 {
                     sheet.write_string(row, 6, &l.amount)?;
-                    let note = rust_xlsxwriter::Note::new(
-                        "More than 15 significant digits: written as exact text (a spreadsheet number would round it).",
-                    );
+                    let note = rust_xlsxwriter::Note::new(EXACT_AS_TEXT);
                     sheet.insert_note(row, 6, &note)?;
                     exact_as_text = true;
                 } else {

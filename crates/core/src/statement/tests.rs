@@ -271,7 +271,7 @@ fn one_currency_and_an_empty_period() {
         empty,
     );
     let usd = cmp.currencies.iter().find(|c| c.currency == "USD").unwrap();
-    assert_eq!(usd.net.previous, "0");
+    assert_eq!(usd.net.previous, "0.00");
     assert_eq!(usd.net.difference, "64.1499");
     assert_eq!(usd.net.percent, None, "no percent of zero");
     assert!(Period::new(2000, 1000).is_err());
@@ -286,12 +286,13 @@ fn one_currency_and_an_empty_period() {
 
 #[test]
 fn a_comparison_in_percent() {
-    let c = Change::new(d("150"), d("120"));
+    let c = Change::new(d("150"), d("120"), 2);
     assert_eq!(
         (c.difference.as_str(), c.percent.as_deref()),
-        ("30", Some("25"))
+        ("30.00", Some("25"))
     );
-    let c = Change::new(d("1"), d("3"));
+    let c = Change::new(d("1"), d("3"), 0);
+    assert_eq!(c.current, "1", "JPY's digits");
     assert_eq!(c.percent.as_deref(), Some("-66.67"));
     assert_eq!(
         Period::new(1000, 2000).unwrap().previous(),
@@ -568,6 +569,47 @@ fn big_sums_partial_chargebacks_pending_payouts_and_cards() {
             - d("20")
             + d("8")
             - d("0.5")
+    );
+    // The XLSX writes amounts beyond a spreadsheet number's 15 digits as exact text,
+    // with a note: the figure and the order's amount.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.xlsx");
+    export::export(
+        &orders,
+        &s,
+        &StateDictionary::default(),
+        crate::output::create(&path, crate::output::Existing::Replace).unwrap(),
+        Zone::UTC,
+        86_400_000,
+        "Big",
+    )
+    .unwrap();
+    let mut book = zip::ZipArchive::new(std::fs::File::open(&path).unwrap()).unwrap();
+    let mut xml = String::new();
+    let mut notes = 0;
+    for i in 0..book.len() {
+        let mut f = book.by_index(i).unwrap();
+        if f.name().unwrap().contains("comments") {
+            notes += 1;
+        }
+        std::io::Read::read_to_string(&mut f, &mut xml).unwrap();
+    }
+    assert!(xml.contains(">2000000000000099.98<"), "the figure, exact");
+    assert!(
+        xml.contains(">999999999999999.99<"),
+        "the order's amount, exact"
+    );
+    assert!(
+        notes >= 2,
+        "a note on the figure's sheet and the orders' ({notes})"
+    );
+    // The dashboard's volume of the day adds them up too (an i64 SUM overflowed).
+    let days = orders.day_figures(0).unwrap();
+    assert_eq!(days.len(), 1);
+    assert_eq!(days[0].orders, 6);
+    assert_eq!(
+        d(&days[0].volume),
+        d("999999999999999.99") * Decimal::TWO + d("100") + d("50") + d("20") + d("8")
     );
     // JPY has no minor digits.
     assert_eq!(super::money(d("1000"), minor_digits("JPY")), "1000");

@@ -534,20 +534,35 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
     }
 
     fn day_figures(&self, since: i64) -> CoreResult<Vec<DayFigures>> {
+        // Summed here as decimals, exactly: an i64 SUM of 10^-4 units overflows (an
+        // error in SQLite) once amounts near the 10^15 the desk accepts are cached.
         let mut stmt = self.conn.prepare(
-        "SELECT (created_at / 86400000) * 86400000 AS day, currency, COUNT(*), SUM(amount_e4) FROM orders
-         WHERE created_at >= ?1 GROUP BY day, currency ORDER BY day, currency",
-    )?;
-        let rows = stmt.query_map([since], |r| {
-            let e4: i64 = r.get(3)?;
-            Ok(DayFigures {
-                day: r.get(0)?,
-                currency: r.get(1)?,
-                orders: r.get(2)?,
-                volume: Decimal::new(e4, 4).normalize().to_string(),
+            "SELECT (created_at / 86400000) * 86400000, currency, source_amount FROM orders
+             WHERE created_at >= ?1",
+        )?;
+        let mut days: std::collections::BTreeMap<(i64, String), (i64, Decimal)> =
+            Default::default();
+        let mut rows = stmt.query([since])?;
+        while let Some(r) = rows.next()? {
+            let text: String = r.get(2)?;
+            let amount = text.trim().parse::<Decimal>().map_err(|e| {
+                crate::error::CoreError::storage(format!("orders.source_amount {text:?}: {e}"))
+            })?;
+            let e = days.entry((r.get(0)?, r.get(1)?)).or_default();
+            e.0 += 1;
+            e.1 = e.1.checked_add(amount).ok_or_else(|| {
+                crate::error::CoreError::internal("a day's volume beyond 7.9 x 10^28")
+            })?;
+        }
+        Ok(days
+            .into_iter()
+            .map(|((day, currency), (orders, volume))| DayFigures {
+                day,
+                currency,
+                orders,
+                volume: volume.normalize().to_string(),
             })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            .collect())
     }
 
     fn count_all(&self) -> CoreResult<i64> {

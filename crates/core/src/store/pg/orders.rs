@@ -423,19 +423,23 @@ impl OrderStore for PgOrders<'_> {
 
     fn day_figures(&self, since: i64) -> CoreResult<Vec<DayFigures>> {
         let rows = self.run.rows(
-            "SELECT (created_at / 86400000) * 86400000 AS day, currency, count(*), sum(amount_e4)::bigint
+            "SELECT (created_at / 86400000) * 86400000 AS day, currency, count(*), sum(source_amount)::text
                FROM paydesk.orders WHERE mer_no = $1 AND created_at >= $2
               GROUP BY day, currency ORDER BY day, currency",
             &[&self.mer_no, &since],
         )?;
         rows.iter()
             .map(|r| {
-                let e4: i64 = col(r, 3)?;
+                // numeric sums are exact (an i64 of 10^-4 units would overflow).
+                let text: String = col(r, 3)?;
+                let volume = text
+                    .parse::<rust_decimal::Decimal>()
+                    .map_err(|e| CoreError::internal(format!("a volume {text:?}: {e}")))?;
                 Ok(DayFigures {
                     day: col(r, 0)?,
                     currency: col(r, 1)?,
                     orders: col(r, 2)?,
-                    volume: rust_decimal::Decimal::new(e4, 4).normalize().to_string(),
+                    volume: volume.normalize().to_string(),
                 })
             })
             .collect()
