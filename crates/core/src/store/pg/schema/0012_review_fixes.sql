@@ -1,0 +1,185 @@
+-- Issue 30, a hostile review of the team's rules (items 4 and 7).
+--
+-- 1. Ending stalls ends only what stalls. `end_stalls` (any member may call it; the
+--    signer's worker does at each round) used to end any member's transaction open more
+--    than 10 s that wrote or blocked anyone: a viewer could end the signer's busy worker
+--    or a large bulk request. Now it ends a member's session only when that session is
+--    IDLE (no statement running: idle, or idle in a transaction) for 5 s or more and
+--    holds what another member's session has waited for 5 s or more, that waiter not
+--    being the caller's (a caller cannot make a waiter of their own and end whoever
+--    they wait for). A busy session (a statement running) is never ended.
+-- 2. No member holds the merchant's cache or a journal number with an advisory lock of
+--    their own. The keys are computable (SHA-256 of a fixed text), and a session-level
+--    advisory lock held by an idle session is no transaction, so no idle bound ends it.
+--    The signer's desk now takes these locks through `advisory_xact_lock`, which waits
+--    5 s, then ends every idle member session holding that key (audited), then waits
+--    5 s more: the signer's sync and records go through in about 5 s.
+-- 3. An admin does not change their own roles (another admin, or the owner, does), and
+--    the key requests' secrets are sealed to, once published, is replaced by the
+--    database's owner only (`paydesk.replace_seal_key`): an admin who made themselves or
+--    a member of theirs signer cannot have makers seal card numbers to their own key.
+
+CREATE OR REPLACE FUNCTION paydesk.end_stalls() RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE h record; n integer := 0;
+BEGIN
+    FOR h IN
+        SELECT b.pid, b.usename::pg_catalog.text AS who, b.state AS state,
+               pg_catalog.date_trunc('second', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) b.state_change) AS idle_for,
+               w.waiter
+          FROM pg_catalog.pg_stat_activity b
+          CROSS JOIN LATERAL (
+              SELECT w.usename::pg_catalog.text AS waiter
+                FROM pg_catalog.pg_stat_activity w
+               WHERE w.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+                 AND w.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+                 AND w.pid OPERATOR(pg_catalog.<>) b.pid
+                 AND w.usename OPERATOR(pg_catalog.<>) session_user
+                 AND w.state OPERATOR(pg_catalog.=) 'active'
+                 AND w.wait_event_type OPERATOR(pg_catalog.=) 'Lock'
+                 AND w.query_start OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '5 seconds')
+                 AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) w.usename::pg_catalog.text)
+                 AND b.pid OPERATOR(pg_catalog.=) ANY (pg_catalog.pg_blocking_pids(w.pid))
+               LIMIT 1) w
+         WHERE b.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+           AND b.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+           AND b.usename OPERATOR(pg_catalog.<>) session_user
+           AND b.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)'])
+           AND b.state_change OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '5 seconds')
+           AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) b.usename::pg_catalog.text)
+    LOOP
+        IF pg_catalog.pg_terminate_backend(h.pid) THEN
+            n := n OPERATOR(pg_catalog.+) 1;
+            PERFORM paydesk.audit('team.stall.end', 'member=' OPERATOR(pg_catalog.||) h.who,
+                'ended: ' OPERATOR(pg_catalog.||) h.state OPERATOR(pg_catalog.||) ' for '
+                OPERATOR(pg_catalog.||) h.idle_for::pg_catalog.text
+                OPERATOR(pg_catalog.||) ', holding what ' OPERATOR(pg_catalog.||) h.waiter
+                OPERATOR(pg_catalog.||) ' waited for');
+        END IF;
+    END LOOP;
+    RETURN n;
+END $$;
+REVOKE ALL ON FUNCTION paydesk.end_stalls() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.end_stalls() TO paydesk_viewer, paydesk_support,
+    paydesk_maker, paydesk_approver, paydesk_signer, paydesk_admin;
+
+-- The signer's desk's advisory locks (the merchant's order cache, a journal number or
+-- intent), held until the transaction ends. Waits 5 s; then every member session, idle
+-- 5 s or more, that holds this key (a desk never idles holding one) is ended, audited,
+-- and the wait goes on 5 s more before the step fails (55P03, changing nothing).
+CREATE FUNCTION paydesk.advisory_xact_lock(key bigint) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '5s' AS $$
+DECLARE h record;
+BEGIN
+    BEGIN
+        PERFORM pg_catalog.pg_advisory_xact_lock(advisory_xact_lock.key);
+        RETURN;
+    EXCEPTION WHEN lock_not_available THEN
+        NULL;
+    END;
+    FOR h IN
+        SELECT DISTINCT a.pid, a.usename::pg_catalog.text AS who, a.state AS state,
+               pg_catalog.date_trunc('second', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) a.state_change) AS idle_for
+          FROM pg_catalog.pg_locks k
+          JOIN pg_catalog.pg_stat_activity a ON a.pid OPERATOR(pg_catalog.=) k.pid
+         WHERE k.locktype OPERATOR(pg_catalog.=) 'advisory' AND k.granted
+           AND k.database OPERATOR(pg_catalog.=) (SELECT d.oid FROM pg_catalog.pg_database d
+                                                  WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+           AND k.objsubid OPERATOR(pg_catalog.=) 1
+           AND k.classid::pg_catalog.int8 OPERATOR(pg_catalog.=) ((advisory_xact_lock.key OPERATOR(pg_catalog.>>) 32) OPERATOR(pg_catalog.&) 4294967295)
+           AND k.objid::pg_catalog.int8 OPERATOR(pg_catalog.=) (advisory_xact_lock.key OPERATOR(pg_catalog.&) 4294967295)
+           AND a.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+           AND a.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)'])
+           AND a.state_change OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '5 seconds')
+           AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) a.usename::pg_catalog.text)
+    LOOP
+        IF pg_catalog.pg_terminate_backend(h.pid, 2000) THEN
+            PERFORM paydesk.audit('team.stall.end', 'member=' OPERATOR(pg_catalog.||) h.who,
+                'ended: ' OPERATOR(pg_catalog.||) h.state OPERATOR(pg_catalog.||) ' for '
+                OPERATOR(pg_catalog.||) h.idle_for::pg_catalog.text
+                OPERATOR(pg_catalog.||) ', holding a lock of the signer''s desk');
+        END IF;
+    END LOOP;
+    PERFORM pg_catalog.pg_advisory_xact_lock(advisory_xact_lock.key);
+END $$;
+REVOKE ALL ON FUNCTION paydesk.advisory_xact_lock(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.advisory_xact_lock(bigint) TO paydesk_signer;
+
+-- An admin does not change their own roles: another admin, or the owner, does.
+CREATE OR REPLACE FUNCTION paydesk.set_member_roles(member text, team_roles text[]) RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE r text; before text; after text;
+BEGIN
+    IF NOT paydesk.keeps_members() THEN
+        RAISE EXCEPTION 'only an admin changes members'' roles';
+    END IF;
+    IF set_member_roles.member OPERATOR(pg_catalog.=) session_user::pg_catalog.text THEN
+        RAISE EXCEPTION 'member %: an admin does not change their own roles; another admin or the database''s owner does', member;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM paydesk.members m WHERE m.name OPERATOR(pg_catalog.=) member) THEN
+        RAISE EXCEPTION 'member %: not a member of the team', member;
+    END IF;
+    PERFORM paydesk.check_member_role(member);
+    IF team_roles IS NULL OR pg_catalog.cardinality(team_roles) OPERATOR(pg_catalog.=) 0 THEN
+        RAISE EXCEPTION 'role: at least one (to take every role away, remove the member)';
+    END IF;
+    FOREACH r IN ARRAY team_roles LOOP
+        IF r IS NULL OR NOT (r OPERATOR(pg_catalog.=) ANY (ARRAY['viewer', 'support', 'maker', 'approver', 'signer', 'admin'])) THEN
+            RAISE EXCEPTION 'role %: one of viewer, support, maker, approver, signer, admin', r;
+        END IF;
+    END LOOP;
+    before := paydesk.roles_text(member);
+    PERFORM paydesk.set_member_group_roles(member, team_roles);
+    after := paydesk.roles_text(member);
+    UPDATE paydesk.members m SET role = after, added_by = session_user, added_at = pg_catalog.now()
+     WHERE m.name OPERATOR(pg_catalog.=) member;
+    PERFORM paydesk.audit('team.member.role', 'member=' OPERATOR(pg_catalog.||) member,
+        'roles ' OPERATOR(pg_catalog.||) before OPERATOR(pg_catalog.||) ' -> ' OPERATOR(pg_catalog.||) after);
+    RETURN after;
+END $$;
+REVOKE ALL ON FUNCTION paydesk.set_member_roles(text, text[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.set_member_roles(text, text[]) TO paydesk_admin;
+
+-- A signer's desk publishes the seal key when none is (or the same one again); a
+-- different key is refused: a signer who holds another merchant key, or a member an
+-- admin made signer, cannot have makers seal to it. The merchant key rotated (README:
+-- when a signer leaves), the database's owner puts the new public key in place:
+--   SELECT paydesk.replace_seal_key('<base64 SPKI DER>');
+CREATE OR REPLACE FUNCTION paydesk.publish_seal_key(spki text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE k paydesk.seal_key;
+BEGIN
+    IF NOT pg_catalog.pg_has_role(session_user, 'paydesk_signer', 'MEMBER') THEN
+        RAISE EXCEPTION 'only a signer publishes the key requests are sealed to';
+    END IF;
+    IF publish_seal_key.spki !~ '^[A-Za-z0-9+/=]+$'
+       OR pg_catalog.length(publish_seal_key.spki) NOT BETWEEN 40 AND 4000 THEN
+        RAISE EXCEPTION 'spki: the merchant''s public key, base64 DER';
+    END IF;
+    SELECT * INTO k FROM paydesk.seal_key s WHERE s.id OPERATOR(pg_catalog.=) 1 FOR UPDATE;
+    IF FOUND THEN
+        IF k.spki OPERATOR(pg_catalog.=) publish_seal_key.spki THEN
+            RETURN;
+        END IF;
+        RAISE EXCEPTION 'spki: the team''s seal key is already set (by %, at %) and is replaced by the database''s owner only (paydesk.replace_seal_key), when the merchant key is rotated',
+            k.set_by, k.set_at;
+    END IF;
+    INSERT INTO paydesk.seal_key (id, spki, set_by) VALUES (1, publish_seal_key.spki, session_user);
+    PERFORM paydesk.audit('team.seal_key', 'by=' OPERATOR(pg_catalog.||) session_user, 'published');
+END $$;
+REVOKE ALL ON FUNCTION paydesk.publish_seal_key(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.publish_seal_key(text) TO paydesk_signer;
+
+-- The owner's own: a rotated merchant key's public half. Granted to nobody.
+CREATE FUNCTION paydesk.replace_seal_key(spki text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+BEGIN
+    IF replace_seal_key.spki !~ '^[A-Za-z0-9+/=]+$'
+       OR pg_catalog.length(replace_seal_key.spki) NOT BETWEEN 40 AND 4000 THEN
+        RAISE EXCEPTION 'spki: the merchant''s public key, base64 DER';
+    END IF;
+    INSERT INTO paydesk.seal_key (id, spki, set_by) VALUES (1, replace_seal_key.spki, session_user)
+        ON CONFLICT (id) DO UPDATE SET spki = EXCLUDED.spki, set_by = EXCLUDED.set_by, set_at = pg_catalog.now();
+    PERFORM paydesk.audit('team.seal_key', 'by=' OPERATOR(pg_catalog.||) session_user, 'replaced by the owner');
+END $$;
+REVOKE ALL ON FUNCTION paydesk.replace_seal_key(text) FROM PUBLIC;

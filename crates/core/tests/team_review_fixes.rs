@@ -1,0 +1,447 @@
+//! Issue 30, a hostile review of the team's rules: each flaw attacked as the member who
+//! found it would, with plain SQL (psql, their own password), on a team owned by a role
+//! that is not a superuser. What a member relies on: ending stalls ends only an idle
+//! session that holds what another member waits for, never a busy one (the signer's
+//! worker, a large bulk request); an idle viewer's advisory lock does not stall the
+//! signer; an admin neither changes their own roles nor the key makers seal to.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use paydesk_core::store::orders::{MadeOrder, OrderKind, OrderStore};
+use paydesk_core::store::pg::orders::PgOrders;
+use paydesk_core::team::{RequestState, TeamRole};
+use paydesk_testpg::{Options, TestPg};
+use sha2::{Digest, Sha256};
+
+use common::team::{CLABE, DB, PASSWORD, member};
+
+/// Admin alice, maker mark, approvers ann and abe, viewer vic, signer sam; a second
+/// admin, ada; MXN payouts above 10,000 need one approval.
+fn team_db() -> TestPg {
+    common::team::team_db_of(
+        Options::default(),
+        &[
+            ("mark", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("abe", TeamRole::Approver),
+            ("vic", TeamRole::Viewer),
+            ("sam", TeamRole::Signer),
+            ("ada", TeamRole::Admin),
+        ],
+        "10000",
+    )
+}
+
+fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
+    pg.psql_as(user, PASSWORD, DB, q)
+}
+
+fn owner_sql(pg: &TestPg, q: &str) -> String {
+    pg.psql_owner(DB, q).unwrap().trim().to_string()
+}
+
+fn refused(r: Result<String, String>, what: &str, needle: &str) {
+    match r {
+        Ok(out) => panic!("{what}: the database allowed it ({out})"),
+        Err(e) => assert!(
+            e.contains(needle),
+            "{what}: refused, but not for {needle:?}: {e}"
+        ),
+    }
+}
+
+fn payout(pg: &TestPg, amount: &str, no: &str) -> i64 {
+    let mut form = paydesk_core::forms::PayoutForm::new(
+        paydesk_core::forms::PayoutKind::Clabe,
+        no,
+        amount,
+        "MXN",
+    );
+    form.clabe = CLABE.into();
+    member(pg, "mark").request_payout(&form).unwrap().id
+}
+
+/// A member's psql left open: the statements run, then the session idles (no
+/// statement running) until the test drops it.
+struct IdleSession {
+    child: Child,
+    _stdin: ChildStdin,
+    pid: i32,
+}
+
+impl IdleSession {
+    fn open(pg: &TestPg, user: &str, statements: &str) -> IdleSession {
+        let psql = pg.bin_dir().join("psql");
+        let mut child = Command::new(if psql.is_file() { psql } else { "psql".into() })
+            .env("PGPASSWORD", PASSWORD)
+            .env_remove("PGSERVICE")
+            .env_remove("PGOPTIONS")
+            .args(["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"])
+            .args([
+                "-h",
+                pg.host(),
+                "-p",
+                &pg.port().to_string(),
+                "-U",
+                user,
+                "-d",
+            ])
+            .arg(DB)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{statements}\nSELECT 'ready ' || pg_backend_pid();").unwrap();
+        stdin.flush().unwrap();
+        let out: ChildStdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(out).lines();
+        let pid = loop {
+            let line = lines
+                .next()
+                .unwrap_or_else(|| panic!("{user}'s session ended before it idled"))
+                .unwrap();
+            if let Some(pid) = line.strip_prefix("ready ") {
+                break pid.parse().unwrap();
+            }
+        };
+        IdleSession {
+            child,
+            _stdin: stdin,
+            pid,
+        }
+    }
+
+    /// Whether the server still serves this session.
+    fn alive(&self, pg: &TestPg) -> bool {
+        owner_sql(
+            pg,
+            &format!(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = {}",
+                self.pid
+            ),
+        ) == "1"
+    }
+}
+
+impl Drop for IdleSession {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The advisory key of the merchant's order cache, as every desk computes it: the
+/// first 8 bytes of SHA-256("paydesk.orders" 0x1f merchant number), big-endian.
+fn orders_key(mer_no: u64) -> i64 {
+    let digest = Sha256::digest(format!("paydesk.orders\x1f{mer_no}").as_bytes());
+    i64::from_be_bytes(digest[..8].try_into().unwrap())
+}
+
+fn stalls_ended(pg: &TestPg) -> String {
+    owner_sql(
+        pg,
+        "SELECT coalesce(string_agg(operator || ' ' || identifiers, ';' ORDER BY id), '')
+           FROM paydesk.audit_log WHERE operation = 'team.stall.end'",
+    )
+}
+
+/// F2: a member busy writing (a statement running, its transaction open 12 s and
+/// holding a row another member waits for) is not ended by a viewer's call, nor by the
+/// signer's worker's: its work commits.
+#[test]
+fn end_stalls_never_ends_a_busy_writer() {
+    let pg = team_db();
+    let id = payout(&pg, "50000", "T-BUSY-1");
+    std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            sql(
+                &pg,
+                "abe",
+                &format!(
+                    "BEGIN;
+                     INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve');
+                     SELECT pg_sleep(15);
+                     COMMIT;"
+                ),
+            )
+        });
+        std::thread::sleep(Duration::from_secs(3));
+        // Another member's step waits on the writer's row meanwhile.
+        let waiter = s.spawn(|| {
+            sql(
+                &pg,
+                "ann",
+                &format!(
+                    "INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve')"
+                ),
+            )
+        });
+        std::thread::sleep(Duration::from_secs(9));
+        for who in ["vic", "sam"] {
+            assert_eq!(
+                sql(&pg, who, "SELECT paydesk.end_stalls()").unwrap().trim(),
+                "0",
+                "{who} ended a busy writer"
+            );
+        }
+        writer.join().unwrap().unwrap();
+        let _ = waiter.join().unwrap();
+    });
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT string_agg(member, ',') FROM paydesk.decisions WHERE request_id = {id}"
+            )
+        ),
+        "abe"
+    );
+    assert_eq!(
+        member(&pg, "vic").request(id).unwrap().state,
+        RequestState::Approved
+    );
+    assert_eq!(stalls_ended(&pg), "");
+}
+
+/// F2: a member who took a step, turned their idle bound off and then idles in the
+/// transaction is ended once another member's audited step waited 5 s for them (here
+/// at the viewer's call; the signer's worker calls at each round): the waiting approval
+/// goes through, the idle one's step is undone, and the log says who was ended.
+#[test]
+fn end_stalls_ends_an_idle_blocker_of_another_members_step() {
+    let pg = team_db();
+    let id = payout(&pg, "50000", "T-IDLE-1");
+    let holder = IdleSession::open(
+        &pg,
+        "abe",
+        &format!(
+            "BEGIN;
+             INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve');
+             SET idle_in_transaction_session_timeout = 0;"
+        ),
+    );
+    std::thread::scope(|s| {
+        let approval = s.spawn(|| {
+            let start = Instant::now();
+            let r = member(&pg, "ann").approve(id).map(|r| r.state);
+            (start.elapsed(), r)
+        });
+        std::thread::sleep(Duration::from_secs(7));
+        assert_eq!(
+            sql(&pg, "vic", "SELECT paydesk.end_stalls()")
+                .unwrap()
+                .trim(),
+            "1"
+        );
+        let (took, r) = approval.join().unwrap();
+        assert_eq!(r.unwrap(), RequestState::Approved);
+        assert!(took < Duration::from_secs(10), "waited {took:?}");
+    });
+    assert!(!holder.alive(&pg), "the idle holder lived on");
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT string_agg(member, ',') FROM paydesk.decisions WHERE request_id = {id}"
+            )
+        ),
+        "ann"
+    );
+    assert_eq!(stalls_ended(&pg), "vic member=abe");
+}
+
+/// F2: a member cannot end another's session by waiting on it themselves: the viewer
+/// waits 7 s on a lock the signer's idle session holds, then calls `end_stalls` from a
+/// second session; the signer's session lives on.
+#[test]
+fn end_stalls_ignores_the_callers_own_waiter() {
+    let pg = team_db();
+    let key = 4242;
+    let signer = IdleSession::open(
+        &pg,
+        "sam",
+        &format!("BEGIN; SELECT pg_advisory_xact_lock({key});"),
+    );
+    std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            sql(
+                &pg,
+                "vic",
+                &format!("SET lock_timeout = '12s'; SELECT pg_advisory_lock({key});"),
+            )
+        });
+        std::thread::sleep(Duration::from_secs(7));
+        assert_eq!(
+            sql(&pg, "vic", "SELECT paydesk.end_stalls()")
+                .unwrap()
+                .trim(),
+            "0"
+        );
+        assert!(waiter.join().unwrap().is_err(), "the viewer got the lock");
+    });
+    assert!(signer.alive(&pg), "the signer's session was ended");
+    assert_eq!(stalls_ended(&pg), "");
+}
+
+/// F1: a viewer holds the merchant's order cache with a session-level advisory lock
+/// (its key is computable) and idles, outside any transaction. The signer's next
+/// record of a made order goes through within bounded time: the idle holder is ended,
+/// and the log says so.
+#[test]
+fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
+    let pg = team_db();
+    let mer = common::MER;
+    let viewer = IdleSession::open(
+        &pg,
+        "vic",
+        &format!("SELECT pg_advisory_lock({});", orders_key(mer)),
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    let sam = member(&pg, "sam");
+    let start = Instant::now();
+    let recorded = PgOrders::on(sam.link(), mer as i64).record_made(
+        mer,
+        &MadeOrder {
+            trade_no: "T-F1-1".into(),
+            mer_order_no: "M-F1-1".into(),
+            kind: OrderKind::Payout,
+            method: String::new(),
+            currency: "MXN".into(),
+            amount: "1250.00".parse().unwrap(),
+            state: Some(2),
+            made_at: 1,
+        },
+    );
+    let took = start.elapsed();
+    assert!(recorded.unwrap(), "the made order was not recorded");
+    assert!(took < Duration::from_secs(10), "waited {took:?}");
+    assert!(!viewer.alive(&pg), "the viewer's idle session lived on");
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT count(*) FROM paydesk.orders WHERE trade_no = 'T-F1-1'"
+        ),
+        "1"
+    );
+    assert_eq!(stalls_ended(&pg), "sam member=vic");
+    // The signer's next record waits for nobody.
+    let start = Instant::now();
+    PgOrders::on(sam.link(), mer as i64)
+        .record_made(
+            mer,
+            &MadeOrder {
+                trade_no: "T-F1-2".into(),
+                mer_order_no: "M-F1-2".into(),
+                kind: OrderKind::Payout,
+                method: String::new(),
+                currency: "MXN".into(),
+                amount: "10".parse().unwrap(),
+                state: Some(2),
+                made_at: 2,
+            },
+        )
+        .unwrap();
+    assert!(start.elapsed() < Duration::from_secs(2));
+    // Nor may a viewer take the signer's lock function to end others.
+    refused(
+        sql(&pg, "vic", "SELECT paydesk.advisory_xact_lock(1)"),
+        "a viewer taking the signer's lock function",
+        "permission denied",
+    );
+}
+
+/// F4: an admin does not make themselves signer, and no signer (an admin's own member
+/// included) replaces the key makers seal card numbers and tax ids to; the owner does.
+#[test]
+fn an_admin_changes_neither_their_own_roles_nor_the_seal_key() {
+    let pg = team_db();
+    refused(
+        sql(
+            &pg,
+            "alice",
+            "SELECT paydesk.set_member_roles('alice', ARRAY['admin', 'signer'])",
+        ),
+        "an admin changing their own roles",
+        "does not change their own roles",
+    );
+    assert!(
+        member(&pg, "alice")
+            .set_member_roles("alice", &[TeamRole::Admin, TeamRole::Signer])
+            .is_err()
+    );
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT pg_has_role('alice', 'paydesk_signer', 'MEMBER')"
+        ),
+        "f"
+    );
+    // The signer's desk publishes the merchant's key; the same again is fine.
+    let merchant = "A".repeat(60);
+    let attacker = "B".repeat(60);
+    sql(
+        &pg,
+        "sam",
+        &format!("SELECT paydesk.publish_seal_key('{merchant}')"),
+    )
+    .unwrap();
+    sql(
+        &pg,
+        "sam",
+        &format!("SELECT paydesk.publish_seal_key('{merchant}')"),
+    )
+    .unwrap();
+    // Another admin makes alice signer (allowed); alice's own key is refused.
+    sql(
+        &pg,
+        "ada",
+        "SELECT paydesk.set_member_roles('alice', ARRAY['admin', 'signer'])",
+    )
+    .unwrap();
+    refused(
+        sql(
+            &pg,
+            "alice",
+            &format!("SELECT paydesk.publish_seal_key('{attacker}')"),
+        ),
+        "a new signer replacing the seal key",
+        "replaced by the database's owner only",
+    );
+    refused(
+        sql(
+            &pg,
+            "alice",
+            &format!("SELECT paydesk.replace_seal_key('{attacker}')"),
+        ),
+        "an admin calling the owner's replacement",
+        "permission denied",
+    );
+    assert_eq!(
+        owner_sql(&pg, "SELECT spki FROM paydesk.seal_key"),
+        merchant
+    );
+    // The owner puts a rotated key in place, audited.
+    owner_sql(
+        &pg,
+        &format!("SELECT paydesk.replace_seal_key('{attacker}')"),
+    );
+    assert_eq!(
+        owner_sql(&pg, "SELECT spki FROM paydesk.seal_key"),
+        attacker
+    );
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT string_agg(result, ';' ORDER BY id) FROM paydesk.audit_log WHERE operation = 'team.seal_key'"
+        ),
+        "published;replaced by the owner"
+    );
+}
