@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use paydesk_core::store::orders::{MadeOrder, OrderKind, OrderStore};
 use paydesk_core::store::pg::orders::PgOrders;
+use paydesk_core::store::prelude::AuditStore;
 use paydesk_core::team::{RequestState, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 use sha2::{Digest, Sha256};
@@ -444,4 +445,106 @@ fn an_admin_changes_neither_their_own_roles_nor_the_seal_key() {
         ),
         "published;replaced by the owner"
     );
+}
+
+/// F3 and F9: a member's log row is bounded and is theirs: an endless identifier or
+/// result, a row posing as the team's own (profile `team`, operation `team.*`) are
+/// refused; a backdated time is replaced by the server's. A flooded inbox makes another
+/// member's step chain 500 rows at most; a desk's long text is cut, saying so.
+#[test]
+fn a_members_log_rows_are_bounded_and_never_the_teams() {
+    let pg = team_db();
+    let append = |profile: &str, operation: &str, identifiers: &str| {
+        sql(
+            &pg,
+            "vic",
+            &format!(
+                "SELECT id FROM paydesk.audit_append(0, '{profile}', 'vic', '{operation}', '{identifiers}', 'ok', 0)"
+            ),
+        )
+    };
+    refused(
+        append("vic-desk", "query", &"x".repeat(2001)),
+        "an identifier of 2,001 characters",
+        "identifiers: at most 2,000 characters",
+    );
+    refused(
+        sql(
+            &pg,
+            "vic",
+            &format!(
+                "SELECT id FROM paydesk.audit_append(0, 'p', 'vic', 'query', '', '{}', 0)",
+                "y".repeat(5000)
+            ),
+        ),
+        "a result of 5,000 characters",
+        "result: at most 2,000 characters",
+    );
+    refused(
+        append("team", "query", ""),
+        "a row in the team's profile",
+        "profile: team is the team's own rows",
+    );
+    refused(
+        append("vic-desk", "team.approve", "request=1"),
+        "a row posing as a team step",
+        "operation: team.* are the team's own steps",
+    );
+    refused(
+        append("vic-desk", "TEAM.member.add", ""),
+        "a row posing as a team step, in capitals",
+        "operation: team.*",
+    );
+    // At 2,000 characters, backdated to 1970: kept, at the server's time.
+    let before_ms = chrono::Utc::now().timestamp_millis() - 60_000;
+    append("vic-desk", "query", &"z".repeat(2000)).unwrap();
+    let at: i64 = owner_sql(
+        &pg,
+        "SELECT at FROM paydesk.audit_log WHERE operation = 'query' ORDER BY id DESC LIMIT 1",
+    )
+    .parse()
+    .unwrap();
+    assert!(at > before_ms, "the row kept the caller's time: {at}");
+
+    // A flood of 1,200 rows in the inbox (as a member could have left it): another
+    // member's step chains 500 of them, oldest first.
+    owner_sql(
+        &pg,
+        "INSERT INTO paydesk.audit_inbox (at, profile, operator, operation, identifiers, result, db_user)
+         SELECT 1, 'flood', 'vic', 'flood', g::text, 'ok', 'vic' FROM generate_series(1, 1200) g",
+    );
+    let id = payout(&pg, "50000", "T-FLOOD-1");
+    assert!(id > 0);
+    assert_eq!(
+        owner_sql(&pg, "SELECT count(*) FROM paydesk.audit_inbox"),
+        (1200 + 1 - 500).to_string(),
+        "one step chained other than 500 rows"
+    );
+
+    // A desk's own long text is cut to the bound, saying so, never refused.
+    let link =
+        paydesk_core::store::pg::PgLink::connect(&common::team::cfg(&pg, "vic"), PASSWORD).unwrap();
+    paydesk_core::store::pg::audit::PgAudit::on(&link)
+        .append(
+            paydesk_core::audit::Record {
+                profile: "team",
+                operator: "vic",
+                operation: "export",
+                identifiers: "w".repeat(3000),
+                result: "ok".into(),
+                latency_ms: 1,
+            },
+            b"unused",
+            None,
+        )
+        .unwrap();
+    let row = owner_sql(
+        &pg,
+        "SELECT profile || ' ' || length(identifiers) || ' ' || right(identifiers, 5)
+           FROM paydesk.audit_inbox WHERE operation = 'export'
+         UNION ALL
+         SELECT profile || ' ' || length(identifiers) || ' ' || right(identifiers, 5)
+           FROM paydesk.audit_log WHERE operation = 'export'",
+    );
+    assert_eq!(row, "team (desk) 2000 (cut)");
 }

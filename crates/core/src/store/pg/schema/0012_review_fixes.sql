@@ -183,3 +183,78 @@ BEGIN
     PERFORM paydesk.audit('team.seal_key', 'by=' OPERATOR(pg_catalog.||) session_user, 'replaced by the owner');
 END $$;
 REVOKE ALL ON FUNCTION paydesk.replace_seal_key(text) FROM PUBLIC;
+
+-- 4. A desk's log row is bounded and is a desk's: identifiers and result 2,000
+--    characters at most, profile and operation 200; the team's own rows (profile
+--    'team', operations 'team.*') are written by the team's functions only; the row's
+--    time is the server's, never the caller's (no backdated row).
+CREATE OR REPLACE FUNCTION paydesk.audit_append(at bigint, profile text, operator text, operation text,
+    identifiers text, result text, latency_ms bigint) RETURNS paydesk.audit_log
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE r paydesk.audit_log; mine bigint; sealed_id bigint;
+BEGIN
+    IF audit_append.operator IS DISTINCT FROM session_user::pg_catalog.text THEN
+        RAISE EXCEPTION 'operator: the audit log''s operator is the database user who writes the row (%), not %',
+            session_user, audit_append.operator;
+    END IF;
+    IF audit_append.profile IS NULL OR pg_catalog.length(audit_append.profile) OPERATOR(pg_catalog.>) 200 THEN
+        RAISE EXCEPTION 'profile: at most 200 characters';
+    END IF;
+    IF audit_append.operation IS NULL OR pg_catalog.length(audit_append.operation) OPERATOR(pg_catalog.>) 200 THEN
+        RAISE EXCEPTION 'operation: at most 200 characters';
+    END IF;
+    IF audit_append.identifiers IS NULL OR pg_catalog.length(audit_append.identifiers) OPERATOR(pg_catalog.>) 2000 THEN
+        RAISE EXCEPTION 'identifiers: at most 2,000 characters (%)', pg_catalog.length(audit_append.identifiers);
+    END IF;
+    IF audit_append.result IS NULL OR pg_catalog.length(audit_append.result) OPERATOR(pg_catalog.>) 2000 THEN
+        RAISE EXCEPTION 'result: at most 2,000 characters (%)', pg_catalog.length(audit_append.result);
+    END IF;
+    IF pg_catalog.lower(pg_catalog.btrim(audit_append.profile)) OPERATOR(pg_catalog.=) 'team' THEN
+        RAISE EXCEPTION 'profile: team is the team''s own rows, written by the team''s functions only';
+    END IF;
+    IF pg_catalog.lower(pg_catalog.btrim(audit_append.operation)) OPERATOR(pg_catalog.~~) 'team.%' THEN
+        RAISE EXCEPTION 'operation: team.* are the team''s own steps, written by the team''s functions only';
+    END IF;
+    PERFORM paydesk.check_session_bounds();
+    INSERT INTO paydesk.audit_inbox (at, profile, operator, operation, identifiers, result, latency_ms, db_user)
+    VALUES ((pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8,
+            audit_append.profile, session_user, audit_append.operation,
+            audit_append.identifiers, audit_append.result,
+            GREATEST(0, coalesce(audit_append.latency_ms, 0)), session_user)
+    RETURNING n INTO mine;
+    sealed_id := paydesk.audit_seal_pending(mine);
+    IF sealed_id IS NOT NULL THEN
+        SELECT * INTO r FROM paydesk.audit_log l WHERE l.id OPERATOR(pg_catalog.=) sealed_id;
+        RETURN r;
+    END IF;
+    SELECT 0, i.at, i.profile, i.operator, i.operation, i.identifiers, i.result, i.latency_ms,
+           i.db_user, '', ''
+      INTO r FROM paydesk.audit_inbox i WHERE i.n OPERATOR(pg_catalog.=) mine;
+    RETURN r;
+END $$;
+
+-- 5. Sealing is bounded: at most 500 inbox rows per call, oldest first, so a member who
+--    flooded the inbox makes no other member's step do their work at once (the rest are
+--    chained by the next sealers, 500 at a time).
+CREATE OR REPLACE FUNCTION paydesk.audit_seal_pending(mine bigint DEFAULT NULL) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE r paydesk.audit_inbox; sealed_id bigint; found_mine bigint;
+BEGIN
+    IF pg_catalog.current_setting('transaction_isolation') OPERATOR(pg_catalog.<>) 'read committed' THEN
+        RETURN NULL;
+    END IF;
+    PERFORM 1 FROM paydesk.audit_head h WHERE h.id OPERATOR(pg_catalog.=) 1 FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    FOR r IN SELECT * FROM paydesk.audit_inbox i ORDER BY i.n LIMIT 500 LOOP
+        INSERT INTO paydesk.audit_log (at, profile, operator, operation, identifiers, result, latency_ms, db_user)
+        VALUES (r.at, r.profile, r.db_user, r.operation, r.identifiers, r.result, r.latency_ms, r.db_user)
+        RETURNING id INTO sealed_id;
+        DELETE FROM paydesk.audit_inbox i WHERE i.n OPERATOR(pg_catalog.=) r.n;
+        IF r.n OPERATOR(pg_catalog.=) mine THEN
+            found_mine := sealed_id;
+        END IF;
+    END LOOP;
+    RETURN found_mine;
+END $$;
