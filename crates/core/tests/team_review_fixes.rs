@@ -548,3 +548,42 @@ fn a_members_log_rows_are_bounded_and_never_the_teams() {
     );
     assert_eq!(row, "team (desk) 2000 (cut)");
 }
+
+/// F1, the journal's side: a viewer holds the advisory lock of a payout number the
+/// signer is about to send (its key is computable from the number) and idles. The
+/// signer's journal entry for it is still made, within bounded time.
+#[test]
+fn a_viewers_idle_lock_on_a_journal_number_does_not_stall_the_signer() {
+    use paydesk_core::journal::{Begin, Guard, Intent, fingerprint};
+    use paydesk_core::store::pg::journal::PgJournal;
+    use paydesk_core::store::prelude::JournalStore;
+    let pg = team_db();
+    let mer = common::MER;
+    let no = "T-F1-J-1";
+    let digest = Sha256::digest(format!("paydesk.journal.number\x1f{mer}\x1f{no}").as_bytes());
+    let key = i64::from_be_bytes(digest[..8].try_into().unwrap());
+    let viewer = IdleSession::open(&pg, "vic", &format!("SELECT pg_advisory_lock({key});"));
+    let sam = member(&pg, "sam");
+    let body = serde_json::json!({"sourceAmount": "10.00", "clabe": CLABE});
+    let fp = fingerprint(b"0123456789abcdef0123456789abcdef", "v2.payout", &body);
+    let start = Instant::now();
+    let begun = PgJournal::on(sam.link(), mer as i64).begin(
+        "sam-desk",
+        Intent {
+            operation: "v2.payout",
+            mer_order_no: no,
+            request: &body,
+            summary: "payout 10.00 MXN",
+            fingerprint: &fp,
+        },
+        Guard {
+            window_ms: 3_600_000,
+            allow_duplicate: false,
+        },
+    );
+    let took = start.elapsed();
+    assert!(matches!(begun.unwrap(), Begin::Send(..)));
+    assert!(took < Duration::from_secs(10), "waited {took:?}");
+    assert!(!viewer.alive(&pg), "the viewer's idle session lived on");
+    assert_eq!(stalls_ended(&pg), "sam member=vic");
+}
