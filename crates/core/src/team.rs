@@ -36,6 +36,8 @@ pub struct Team {
     idle_lock_minutes: i32,
     salt: String,
     me: Member,
+    /// Where the seal key's fingerprint is pinned (a profile's keyring), if anywhere.
+    seal_pin: Option<(crate::secrets::Secrets, String)>,
 }
 
 /// A rule as an admin sets it.
@@ -70,7 +72,17 @@ impl Team {
             idle_lock_minutes,
             salt,
             me,
+            seal_pin: None,
         })
+    }
+
+    /// Pins the key this member's secrets are sealed to in `profile`'s keyring: the
+    /// first seal pins it, and a later one to another key is refused (someone put
+    /// another key in the team's database), until the pin is cleared
+    /// (`paydesk team trust-seal-key`, once the owner says the merchant key was rotated).
+    pub fn pinning_seal_key(mut self, secrets: crate::secrets::Secrets, profile: &str) -> Team {
+        self.seal_pin = Some((secrets, profile.to_string()));
+        self
     }
 
     pub fn link(&self) -> &Arc<PgLink> {
@@ -398,6 +410,24 @@ impl Team {
                 "this is sealed to the signers, and no signer's desk has connected to the team yet: have a signer open their desk first",
             ));
         };
+        if let Some((secrets, profile)) = &self.seal_pin {
+            use sha2::Digest as _;
+            let now = hex::encode(sha2::Sha256::digest(&spki));
+            match secrets.seal_key_pin(profile)? {
+                None => secrets.set_seal_key_pin(profile, &now)?,
+                Some(pinned) if pinned == now => {}
+                Some(pinned) => {
+                    return Err(CoreError::validation(
+                        field,
+                        format!(
+                            "the key this is sealed to has changed since this desk last sealed (pinned {}…, now {}…): nothing was sealed. Only the database's owner replaces it, when the merchant key is rotated; if they did, run `paydesk team trust-seal-key`",
+                            &pinned[..pinned.len().min(16)],
+                            &now[..16]
+                        ),
+                    ));
+                }
+            }
+        }
         seal_to_signers(&spki, &seal_label(self.mer_no, field), value)
     }
 

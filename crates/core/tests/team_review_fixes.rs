@@ -146,11 +146,26 @@ fn orders_key(mer_no: u64) -> i64 {
     i64::from_be_bytes(digest[..8].try_into().unwrap())
 }
 
-fn stalls_ended(pg: &TestPg) -> String {
+/// `what` of the team's log rows `cond` holds for, oldest first, ';'-separated: those
+/// chained and those still in the inbox (committed, chained by the next sealer, which
+/// skips while another session seals).
+fn log_rows(pg: &TestPg, what: &str, cond: &str) -> String {
     owner_sql(
         pg,
-        "SELECT coalesce(string_agg(operator || ' ' || identifiers, ';' ORDER BY id), '')
-           FROM paydesk.audit_log WHERE operation = 'team.stall.end'",
+        &format!(
+            "SELECT coalesce(string_agg(w, ';' ORDER BY g, k), '') FROM (
+                 SELECT 0 AS g, id AS k, {what} AS w FROM paydesk.audit_log WHERE {cond}
+                 UNION ALL
+                 SELECT 1, n, {what} FROM paydesk.audit_inbox WHERE {cond}) x"
+        ),
+    )
+}
+
+fn stalls_ended(pg: &TestPg) -> String {
+    log_rows(
+        pg,
+        "operator || ' ' || identifiers",
+        "operation = 'team.stall.end'",
     )
 }
 
@@ -439,10 +454,7 @@ fn an_admin_changes_neither_their_own_roles_nor_the_seal_key() {
         attacker
     );
     assert_eq!(
-        owner_sql(
-            &pg,
-            "SELECT string_agg(result, ';' ORDER BY id) FROM paydesk.audit_log WHERE operation = 'team.seal_key'"
-        ),
+        log_rows(&pg, "result", "operation = 'team.seal_key'"),
         "published;replaced by the owner"
     );
 }
@@ -498,12 +510,9 @@ fn a_members_log_rows_are_bounded_and_never_the_teams() {
     // At 2,000 characters, backdated to 1970: kept, at the server's time.
     let before_ms = chrono::Utc::now().timestamp_millis() - 60_000;
     append("vic-desk", "query", &"z".repeat(2000)).unwrap();
-    let at: i64 = owner_sql(
-        &pg,
-        "SELECT at FROM paydesk.audit_log WHERE operation = 'query' ORDER BY id DESC LIMIT 1",
-    )
-    .parse()
-    .unwrap();
+    let at: i64 = log_rows(&pg, "at::text", "operation = 'query'")
+        .parse()
+        .unwrap();
     assert!(at > before_ms, "the row kept the caller's time: {at}");
 
     // A flood of 1,200 rows in the inbox (as a member could have left it): another
@@ -586,4 +595,64 @@ fn a_viewers_idle_lock_on_a_journal_number_does_not_stall_the_signer() {
     assert!(took < Duration::from_secs(10), "waited {took:?}");
     assert!(!viewer.alive(&pg), "the viewer's idle session lived on");
     assert_eq!(stalls_ended(&pg), "sam member=vic");
+}
+
+/// F4, the maker's side: a maker's desk pins the key it first sealed to; when the key
+/// in the team's database is another later (put there by whoever owns the database),
+/// the desk refuses to seal a PIX payer's tax id, naming the field and saying nothing
+/// was sealed, until the member trusts the new key.
+#[test]
+fn a_makers_desk_refuses_to_seal_to_a_key_that_changed() {
+    use base64::Engine as _;
+    use paydesk_core::forms::{PayinForm, PayinMethod};
+    use paydesk_core::secrets::{MemoryStore, Secrets};
+    use paydesk_gateway::keys::PrivateKey;
+    let pg = team_db();
+    let b64 = |der: &[u8]| base64::engine::general_purpose::STANDARD.encode(der);
+    let merchant = PrivateKey::generate(2048).unwrap().public_key();
+    let other = PrivateKey::generate(2048).unwrap().public_key();
+    sql(
+        &pg,
+        "sam",
+        &format!(
+            "SELECT paydesk.publish_seal_key('{}')",
+            b64(merchant.spki_der())
+        ),
+    )
+    .unwrap();
+    let secrets = Secrets::new(std::sync::Arc::new(MemoryStore::default()));
+    let maker = || member(&pg, "mark").pinning_seal_key(secrets.clone(), "mk");
+    let pix = |no: &str| {
+        let mut f = PayinForm::new(PayinMethod::Pix, no, "20", "BRL");
+        f.name = "Ana Lima".into();
+        f.social_security_number = "12345678909".into();
+        f
+    };
+    maker().request_payin(&pix("T-PIN-1")).unwrap();
+    assert!(secrets.seal_key_pin("mk").unwrap().is_some());
+    owner_sql(
+        &pg,
+        &format!(
+            "SELECT paydesk.replace_seal_key('{}')",
+            b64(other.spki_der())
+        ),
+    );
+    match maker().request_payin(&pix("T-PIN-2")) {
+        Err(paydesk_core::CoreError::Validation { field, rule }) => {
+            assert_eq!(field, "socialSecurityNumber");
+            assert!(rule.contains("has changed"), "{rule}");
+            assert!(rule.contains("nothing was sealed"), "{rule}");
+        }
+        other => panic!("sealed to a key that changed: {other:?}"),
+    }
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT count(*) FROM paydesk.request_rows WHERE mer_order_no = 'T-PIN-2'"
+        ),
+        "0"
+    );
+    // The member trusts the rotated key: the next request seals to it.
+    secrets.clear_seal_key_pin("mk").unwrap();
+    maker().request_payin(&pix("T-PIN-3")).unwrap();
 }

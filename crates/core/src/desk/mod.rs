@@ -591,7 +591,10 @@ impl Desk {
     pub fn team(&self) -> CoreResult<Option<crate::team::Team>> {
         self.store
             .team_link()
-            .map(|link| crate::team::Team::on(link.clone()))
+            .map(|link| {
+                crate::team::Team::on(link.clone())
+                    .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
+            })
             .transpose()
     }
 
