@@ -72,7 +72,9 @@ fn payout(pg: &TestPg, amount: &str, no: &str) -> i64 {
 /// statement running) until the test drops it.
 struct IdleSession {
     child: Child,
-    _stdin: ChildStdin,
+    stdin: ChildStdin,
+    /// Kept open: psql's later answers go to the pipe, unread.
+    _out: std::io::Lines<BufReader<ChildStdout>>,
     pid: i32,
 }
 
@@ -115,9 +117,16 @@ impl IdleSession {
         };
         IdleSession {
             child,
-            _stdin: stdin,
+            stdin,
+            _out: lines,
             pid,
         }
+    }
+
+    /// Runs one more statement in the session (its answer unread), then idles again.
+    fn run(&mut self, statement: &str) {
+        writeln!(self.stdin, "{statement}").unwrap();
+        self.stdin.flush().unwrap();
     }
 
     /// Whether the server still serves this session.
@@ -228,14 +237,15 @@ fn end_stalls_never_ends_a_busy_writer() {
 }
 
 /// F2: a member who took a step, turned their idle bound off and then idles in the
-/// transaction is ended once another member's audited step waited 5 s for them (here
-/// at the viewer's call; the signer's worker calls at each round): the waiting approval
-/// goes through, the idle one's step is undone, and the log says who was ended.
+/// transaction (running a statement every few seconds to look busy) is ended once
+/// another member's audited step waited 5 s for them (here at the viewer's call; the
+/// signer's worker calls at each round): the waiting approval goes through, the idle
+/// one's step is undone, and the log says who was ended.
 #[test]
 fn end_stalls_ends_an_idle_blocker_of_another_members_step() {
     let pg = team_db();
     let id = payout(&pg, "50000", "T-IDLE-1");
-    let holder = IdleSession::open(
+    let mut holder = IdleSession::open(
         &pg,
         "abe",
         &format!(
@@ -250,7 +260,11 @@ fn end_stalls_ends_an_idle_blocker_of_another_members_step() {
             let r = member(&pg, "ann").approve(id).map(|r| r.state);
             (start.elapsed(), r)
         });
-        std::thread::sleep(Duration::from_secs(7));
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_secs(2));
+            holder.run("SELECT 1;");
+        }
+        std::thread::sleep(Duration::from_secs(1));
         assert_eq!(
             sql(&pg, "vic", "SELECT paydesk.end_stalls()")
                 .unwrap()
@@ -366,6 +380,41 @@ fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
         )
         .unwrap();
     assert!(start.elapsed() < Duration::from_secs(2));
+    // Kept busy instead (a statement running), the viewer's hold is no signer's work:
+    // ended all the same.
+    std::thread::scope(|s| {
+        let busy = s.spawn(|| {
+            sql(
+                &pg,
+                "vic",
+                &format!(
+                    "SELECT pg_advisory_lock({}); SELECT pg_sleep(30);",
+                    orders_key(mer)
+                ),
+            )
+        });
+        std::thread::sleep(Duration::from_secs(1));
+        let start = Instant::now();
+        PgOrders::on(sam.link(), mer as i64)
+            .record_made(
+                mer,
+                &MadeOrder {
+                    trade_no: "T-F1-3".into(),
+                    mer_order_no: "M-F1-3".into(),
+                    kind: OrderKind::Payout,
+                    method: String::new(),
+                    currency: "MXN".into(),
+                    amount: "11".parse().unwrap(),
+                    state: Some(2),
+                    made_at: 3,
+                },
+            )
+            .unwrap();
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let e = busy.join().unwrap().unwrap_err();
+        assert!(e.contains("terminating connection"), "{e}");
+    });
+    assert_eq!(stalls_ended(&pg), "sam member=vic;sam member=vic");
     // Nor may a viewer take the signer's lock function to end others.
     refused(
         sql(&pg, "vic", "SELECT paydesk.advisory_xact_lock(1)"),

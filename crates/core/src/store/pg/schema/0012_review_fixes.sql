@@ -4,49 +4,72 @@
 --    signer's worker does at each round) used to end any member's transaction open more
 --    than 10 s that wrote or blocked anyone: a viewer could end the signer's busy worker
 --    or a large bulk request. Now it ends a member's session only when that session is
---    IDLE (no statement running: idle, or idle in a transaction) for 5 s or more and
---    holds what another member's session has waited for 5 s or more, that waiter not
---    being the caller's (a caller cannot make a waiter of their own and end whoever
---    they wait for). A busy session (a statement running) is never ended.
+--    IDLE (no statement running: idle, or idle in a transaction), seen so twice a
+--    quarter second apart with no statement in between, and holds what another
+--    member's session has waited for 5 s or more, that waiter not being the caller's
+--    (a caller cannot make a waiter of their own and end whoever they wait for). A busy
+--    session (a statement running) is never ended.
 -- 2. No member holds the merchant's cache or a journal number with an advisory lock of
 --    their own. The keys are computable (SHA-256 of a fixed text), and a session-level
 --    advisory lock held by an idle session is no transaction, so no idle bound ends it.
 --    The signer's desk now takes these locks through `advisory_xact_lock`, which waits
---    5 s, then ends every idle member session holding that key (audited), then waits
---    5 s more: the signer's sync and records go through in about 5 s.
+--    5 s, then ends every session holding that key that is no signer's (busy or idle:
+--    only signers' desks take these keys) and a signer's that idles (audited), then
+--    waits 5 s more: the signer's sync and records go through in about 5 s.
 -- 3. An admin does not change their own roles (another admin, or the owner, does), and
 --    the key requests' secrets are sealed to, once published, is replaced by the
 --    database's owner only (`paydesk.replace_seal_key`): an admin who made themselves or
 --    a member of theirs signer cannot have makers seal card numbers to their own key.
 
+-- Members' sessions idle now (no statement running) that hold what another member's
+-- session, not the caller's, has waited 5 s or more for; with whom they hold up.
+CREATE FUNCTION paydesk.stalling_sessions()
+RETURNS TABLE (pid integer, who text, state text, state_change timestamptz, waiter text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+    SELECT b.pid, b.usename::pg_catalog.text, b.state, b.state_change, w.waiter
+      FROM pg_catalog.pg_stat_activity b
+     CROSS JOIN LATERAL (
+          SELECT w.usename::pg_catalog.text AS waiter
+            FROM pg_catalog.pg_stat_activity w
+           WHERE w.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+             AND w.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+             AND w.pid OPERATOR(pg_catalog.<>) b.pid
+             AND w.usename OPERATOR(pg_catalog.<>) session_user
+             AND w.state OPERATOR(pg_catalog.=) 'active'
+             AND w.wait_event_type OPERATOR(pg_catalog.=) 'Lock'
+             AND w.query_start OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '5 seconds')
+             AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) w.usename::pg_catalog.text)
+             AND b.pid OPERATOR(pg_catalog.=) ANY (pg_catalog.pg_blocking_pids(w.pid))
+           LIMIT 1) w
+     WHERE b.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+       AND b.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+       AND b.usename OPERATOR(pg_catalog.<>) session_user
+       AND b.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)'])
+       AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) b.usename::pg_catalog.text)
+$$;
+REVOKE ALL ON FUNCTION paydesk.stalling_sessions() FROM PUBLIC;
+
+-- Ends those seen idle twice, a quarter second apart, with no statement in between (a
+-- busy desk between two statements is idle for a moment only; a member who runs a
+-- statement every few seconds to look busy is idle almost all the time).
 CREATE OR REPLACE FUNCTION paydesk.end_stalls() RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
-DECLARE h record; n integer := 0;
+DECLARE h record; n integer := 0; pids integer[]; changes timestamptz[];
 BEGIN
+    PERFORM pg_catalog.pg_stat_clear_snapshot();
+    SELECT pg_catalog.array_agg(c.pid), pg_catalog.array_agg(c.state_change) INTO pids, changes
+      FROM paydesk.stalling_sessions() c;
+    IF pids IS NULL THEN
+        RETURN 0;
+    END IF;
+    PERFORM pg_catalog.pg_sleep(0.25);
+    PERFORM pg_catalog.pg_stat_clear_snapshot();
     FOR h IN
-        SELECT b.pid, b.usename::pg_catalog.text AS who, b.state AS state,
-               pg_catalog.date_trunc('second', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) b.state_change) AS idle_for,
-               w.waiter
-          FROM pg_catalog.pg_stat_activity b
-          CROSS JOIN LATERAL (
-              SELECT w.usename::pg_catalog.text AS waiter
-                FROM pg_catalog.pg_stat_activity w
-               WHERE w.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
-                 AND w.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
-                 AND w.pid OPERATOR(pg_catalog.<>) b.pid
-                 AND w.usename OPERATOR(pg_catalog.<>) session_user
-                 AND w.state OPERATOR(pg_catalog.=) 'active'
-                 AND w.wait_event_type OPERATOR(pg_catalog.=) 'Lock'
-                 AND w.query_start OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '5 seconds')
-                 AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) w.usename::pg_catalog.text)
-                 AND b.pid OPERATOR(pg_catalog.=) ANY (pg_catalog.pg_blocking_pids(w.pid))
-               LIMIT 1) w
-         WHERE b.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
-           AND b.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
-           AND b.usename OPERATOR(pg_catalog.<>) session_user
-           AND b.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)'])
-           AND b.state_change OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '5 seconds')
-           AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) b.usename::pg_catalog.text)
+        SELECT c.pid, c.who, c.state, c.waiter,
+               pg_catalog.date_trunc('second', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) c.state_change) AS idle_for
+          FROM paydesk.stalling_sessions() c
+         WHERE c.pid OPERATOR(pg_catalog.=) ANY (pids)
+           AND c.state_change OPERATOR(pg_catalog.=) changes[pg_catalog.array_position(pids, c.pid)]
     LOOP
         IF pg_catalog.pg_terminate_backend(h.pid) THEN
             n := n OPERATOR(pg_catalog.+) 1;
@@ -63,13 +86,35 @@ REVOKE ALL ON FUNCTION paydesk.end_stalls() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION paydesk.end_stalls() TO paydesk_viewer, paydesk_support,
     paydesk_maker, paydesk_approver, paydesk_signer, paydesk_admin;
 
+-- Members' sessions (not the caller's) holding advisory lock `key`, and whether each is
+-- a signer's.
+CREATE FUNCTION paydesk.advisory_holders(key bigint)
+RETURNS TABLE (pid integer, who text, state text, state_change timestamptz, signer boolean)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+    SELECT DISTINCT a.pid, a.usename::pg_catalog.text, a.state, a.state_change,
+           pg_catalog.pg_has_role(a.usesysid, 'paydesk_signer', 'MEMBER')
+      FROM pg_catalog.pg_locks k
+      JOIN pg_catalog.pg_stat_activity a ON a.pid OPERATOR(pg_catalog.=) k.pid
+     WHERE k.locktype OPERATOR(pg_catalog.=) 'advisory' AND k.granted
+       AND k.database OPERATOR(pg_catalog.=) (SELECT d.oid FROM pg_catalog.pg_database d
+                                              WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+       AND k.objsubid OPERATOR(pg_catalog.=) 1
+       AND k.classid::pg_catalog.int8 OPERATOR(pg_catalog.=) (($1 OPERATOR(pg_catalog.>>) 32) OPERATOR(pg_catalog.&) 4294967295)
+       AND k.objid::pg_catalog.int8 OPERATOR(pg_catalog.=) ($1 OPERATOR(pg_catalog.&) 4294967295)
+       AND a.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+       AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) a.usename::pg_catalog.text)
+$$;
+REVOKE ALL ON FUNCTION paydesk.advisory_holders(bigint) FROM PUBLIC;
+
 -- The signer's desk's advisory locks (the merchant's order cache, a journal number or
--- intent), held until the transaction ends. Waits 5 s; then every member session, idle
--- 5 s or more, that holds this key (a desk never idles holding one) is ended, audited,
--- and the wait goes on 5 s more before the step fails (55P03, changing nothing).
+-- intent), held until the transaction ends. Waits 5 s; then ends the member sessions
+-- holding this key that are no signer's (only the signers' desks take these keys: any
+-- other holder, busy or idle, is a member stalling the signer), and a signer's that is
+-- idle twice a quarter second apart (a desk never idles holding one), each audited; then
+-- waits 5 s more before the step fails (55P03, changing nothing).
 CREATE FUNCTION paydesk.advisory_xact_lock(key bigint) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '5s' AS $$
-DECLARE h record;
+DECLARE h record; pids integer[]; changes timestamptz[];
 BEGIN
     BEGIN
         PERFORM pg_catalog.pg_advisory_xact_lock(advisory_xact_lock.key);
@@ -77,29 +122,32 @@ BEGIN
     EXCEPTION WHEN lock_not_available THEN
         NULL;
     END;
-    FOR h IN
-        SELECT DISTINCT a.pid, a.usename::pg_catalog.text AS who, a.state AS state,
-               pg_catalog.date_trunc('second', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) a.state_change) AS idle_for
-          FROM pg_catalog.pg_locks k
-          JOIN pg_catalog.pg_stat_activity a ON a.pid OPERATOR(pg_catalog.=) k.pid
-         WHERE k.locktype OPERATOR(pg_catalog.=) 'advisory' AND k.granted
-           AND k.database OPERATOR(pg_catalog.=) (SELECT d.oid FROM pg_catalog.pg_database d
-                                                  WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
-           AND k.objsubid OPERATOR(pg_catalog.=) 1
-           AND k.classid::pg_catalog.int8 OPERATOR(pg_catalog.=) ((advisory_xact_lock.key OPERATOR(pg_catalog.>>) 32) OPERATOR(pg_catalog.&) 4294967295)
-           AND k.objid::pg_catalog.int8 OPERATOR(pg_catalog.=) (advisory_xact_lock.key OPERATOR(pg_catalog.&) 4294967295)
-           AND a.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
-           AND a.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)'])
-           AND a.state_change OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '5 seconds')
-           AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) a.usename::pg_catalog.text)
-    LOOP
-        IF pg_catalog.pg_terminate_backend(h.pid, 2000) THEN
-            PERFORM paydesk.audit('team.stall.end', 'member=' OPERATOR(pg_catalog.||) h.who,
-                'ended: ' OPERATOR(pg_catalog.||) h.state OPERATOR(pg_catalog.||) ' for '
-                OPERATOR(pg_catalog.||) h.idle_for::pg_catalog.text
-                OPERATOR(pg_catalog.||) ', holding a lock of the signer''s desk');
-        END IF;
-    END LOOP;
+    PERFORM pg_catalog.pg_stat_clear_snapshot();
+    SELECT pg_catalog.array_agg(c.pid), pg_catalog.array_agg(c.state_change) INTO pids, changes
+      FROM paydesk.advisory_holders(advisory_xact_lock.key) c
+     WHERE NOT c.signer
+        OR c.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)']);
+    IF pids IS NOT NULL THEN
+        PERFORM pg_catalog.pg_sleep(0.25);
+        PERFORM pg_catalog.pg_stat_clear_snapshot();
+        FOR h IN
+            SELECT c.pid, c.who, c.state, c.signer,
+                   pg_catalog.date_trunc('second', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) c.state_change) AS since
+              FROM paydesk.advisory_holders(advisory_xact_lock.key) c
+             WHERE c.pid OPERATOR(pg_catalog.=) ANY (pids)
+               AND (NOT c.signer
+                    OR (c.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)'])
+                        AND c.state_change OPERATOR(pg_catalog.=) changes[pg_catalog.array_position(pids, c.pid)]))
+        LOOP
+            IF pg_catalog.pg_terminate_backend(h.pid, 2000) THEN
+                PERFORM paydesk.audit('team.stall.end', 'member=' OPERATOR(pg_catalog.||) h.who,
+                    'ended: ' OPERATOR(pg_catalog.||) h.state OPERATOR(pg_catalog.||) ' for '
+                    OPERATOR(pg_catalog.||) h.since::pg_catalog.text
+                    OPERATOR(pg_catalog.||) CASE WHEN h.signer THEN ', holding a lock of the signer''s desk'
+                                                 ELSE ', holding a lock only the signers'' desks take' END);
+            END IF;
+        END LOOP;
+    END IF;
     PERFORM pg_catalog.pg_advisory_xact_lock(advisory_xact_lock.key);
 END $$;
 REVOKE ALL ON FUNCTION paydesk.advisory_xact_lock(bigint) FROM PUBLIC;
