@@ -443,6 +443,17 @@ fn an_admin_changes_neither_their_own_roles_nor_the_seal_key() {
             .set_member_roles("alice", &[TeamRole::Admin, TeamRole::Signer])
             .is_err()
     );
+    // Nor around the function, with plain SQL.
+    for (attempt, says) in [
+        ("GRANT paydesk_signer TO alice", "must have admin option"),
+        ("ALTER ROLE alice CREATEROLE", "permission denied"),
+        (
+            "SELECT paydesk.set_member_group_roles('alice', ARRAY['admin', 'signer'])",
+            "permission denied",
+        ),
+    ] {
+        refused(sql(&pg, "alice", attempt), attempt, says);
+    }
     assert_eq!(
         owner_sql(
             &pg,
