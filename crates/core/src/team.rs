@@ -1179,6 +1179,46 @@ pub async fn upkeep(desk: &Desk, days: i64) -> CoreResult<String> {
     Ok(line)
 }
 
+/// A thread calling `paydesk.end_stalls` every 3 s on a link, until dropped.
+struct StallWatch {
+    stop: Arc<AtomicBool>,
+}
+
+impl StallWatch {
+    fn start(link: Arc<PgLink>) -> StallWatch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let spawned = std::thread::Builder::new()
+            .name("paydesk-stall-watch".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    for _ in 0..30 {
+                        if flag.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                    if link.is_closed() {
+                        return;
+                    }
+                    if let Err(e) = TeamTables::on(&link).end_stalls() {
+                        tracing::warn!(error = %e, "stalled members' sessions not checked");
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "the stall watch did not start");
+        }
+        StallWatch { stop }
+    }
+}
+
+impl Drop for StallWatch {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
 /// What the signer's loop reports as it goes.
 #[derive(Debug)]
 pub enum WorkEvent<'a> {
@@ -1203,6 +1243,11 @@ pub async fn work(
     mut on_event: impl FnMut(WorkEvent<'_>),
 ) -> CoreResult<()> {
     team.link.listen("paydesk_requests")?;
+    // While the loop runs, the desk's second connection ends every 3 s the idle
+    // sessions of members that hold what this worker's own steps have waited 5 s for
+    // (its waiting connection cannot ask; `paydesk.end_stalls` lets a signer's other
+    // session ask for it).
+    let _watch = desk.team_cache_link().cloned().map(StallWatch::start);
     let mut last_upkeep: Option<std::time::Instant> = None;
     while !stop.load(Ordering::Relaxed) {
         // A member's transaction holding what others wait for, too long, is ended.

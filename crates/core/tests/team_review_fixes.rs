@@ -717,3 +717,37 @@ fn a_makers_desk_refuses_to_seal_to_a_key_that_changed() {
     secrets.clear_seal_key_pin("mk").unwrap();
     maker().request_payin(&pix("T-PIN-3")).unwrap();
 }
+
+/// F2, the signer's worker: its waiting connection cannot ask for itself, so the
+/// worker's second connection does, every 3 s (a signer may count a wait of its own
+/// other session). A member idling on what the signer waits for is ended; the signer's
+/// step goes through.
+#[test]
+fn a_signers_second_session_ends_what_its_first_waits_for() {
+    let pg = team_db();
+    let key = 4343;
+    let holder = IdleSession::open(&pg, "abe", &format!("SELECT pg_advisory_lock({key});"));
+    std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            let start = Instant::now();
+            let r = sql(
+                &pg,
+                "sam",
+                &format!("BEGIN; SELECT pg_advisory_xact_lock({key}); COMMIT;"),
+            );
+            (start.elapsed(), r)
+        });
+        std::thread::sleep(Duration::from_secs(6));
+        assert_eq!(
+            sql(&pg, "sam", "SELECT paydesk.end_stalls()")
+                .unwrap()
+                .trim(),
+            "1"
+        );
+        let (took, r) = waiter.join().unwrap();
+        r.unwrap();
+        assert!(took < Duration::from_secs(10), "waited {took:?}");
+    });
+    assert!(!holder.alive(&pg), "the idle holder lived on");
+    assert_eq!(stalls_ended(&pg), "sam member=abe");
+}

@@ -22,7 +22,9 @@
 --    a member of theirs signer cannot have makers seal card numbers to their own key.
 
 -- Members' sessions idle now (no statement running) that hold what another member's
--- session, not the caller's, has waited 5 s or more for; with whom they hold up.
+-- session has waited 5 s or more for; with whom they hold up. The waiter is never the
+-- caller's session, nor (but for a signer, whose worker watches its own waits from its
+-- second connection) another session of the caller's.
 CREATE FUNCTION paydesk.stalling_sessions()
 RETURNS TABLE (pid integer, who text, state text, state_change timestamptz, waiter text)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
@@ -34,7 +36,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_t
            WHERE w.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
              AND w.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
              AND w.pid OPERATOR(pg_catalog.<>) b.pid
-             AND w.usename OPERATOR(pg_catalog.<>) session_user
+             AND (w.usename OPERATOR(pg_catalog.<>) session_user
+                  OR pg_catalog.pg_has_role(session_user, 'paydesk_signer', 'MEMBER'))
              AND w.state OPERATOR(pg_catalog.=) 'active'
              AND w.wait_event_type OPERATOR(pg_catalog.=) 'Lock'
              AND w.query_start OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '5 seconds')
