@@ -383,6 +383,27 @@ impl Secrets {
         self.random_key(profile, "audit-key")
     }
 
+    /// The fingerprint (SHA-256 of the SPKI, hex) of the team's seal key this desk last
+    /// sealed a secret to: a maker's desk refuses to seal to another key than the one it
+    /// pinned (the owner rotating the merchant key is confirmed with `clear_seal_key_pin`).
+    pub fn seal_key_pin(&self, profile: &str) -> CoreResult<Option<String>> {
+        Ok(self
+            .store
+            .get(&Self::name(profile, "seal-key-pin"))?
+            .map(|b| String::from_utf8_lossy(b.expose()).into_owned()))
+    }
+
+    pub fn set_seal_key_pin(&self, profile: &str, fingerprint: &str) -> CoreResult<()> {
+        self.store
+            .set(&Self::name(profile, "seal-key-pin"), fingerprint.as_bytes())
+    }
+
+    /// Forgets the pinned seal key: the next secret is sealed to (and pins) the key the
+    /// team's database holds then.
+    pub fn clear_seal_key_pin(&self, profile: &str) -> CoreResult<()> {
+        self.store.delete(&Self::name(profile, "seal-key-pin"))
+    }
+
     /// What the keyring recorded of the audit chain at its last append.
     pub fn audit_anchor(&self, profile: &str) -> CoreResult<Option<crate::audit::Anchor>> {
         match self.store.get(&Self::name(profile, "audit-anchor"))? {

@@ -36,6 +36,8 @@ pub struct Team {
     idle_lock_minutes: i32,
     salt: String,
     me: Member,
+    /// Where the seal key's fingerprint is pinned (a profile's keyring), if anywhere.
+    seal_pin: Option<(crate::secrets::Secrets, String)>,
 }
 
 /// A rule as an admin sets it.
@@ -70,7 +72,17 @@ impl Team {
             idle_lock_minutes,
             salt,
             me,
+            seal_pin: None,
         })
+    }
+
+    /// Pins the key this member's secrets are sealed to in `profile`'s keyring: the
+    /// first seal pins it, and a later one to another key is refused (someone put
+    /// another key in the team's database), until the pin is cleared
+    /// (`paydesk team trust-seal-key`, once the owner says the merchant key was rotated).
+    pub fn pinning_seal_key(mut self, secrets: crate::secrets::Secrets, profile: &str) -> Team {
+        self.seal_pin = Some((secrets, profile.to_string()));
+        self
     }
 
     pub fn link(&self) -> &Arc<PgLink> {
@@ -398,6 +410,24 @@ impl Team {
                 "this is sealed to the signers, and no signer's desk has connected to the team yet: have a signer open their desk first",
             ));
         };
+        if let Some((secrets, profile)) = &self.seal_pin {
+            use sha2::Digest as _;
+            let now = hex::encode(sha2::Sha256::digest(&spki));
+            match secrets.seal_key_pin(profile)? {
+                None => secrets.set_seal_key_pin(profile, &now)?,
+                Some(pinned) if pinned == now => {}
+                Some(pinned) => {
+                    return Err(CoreError::validation(
+                        field,
+                        format!(
+                            "the key this is sealed to has changed since this desk last sealed (pinned {}…, now {}…): nothing was sealed. Only the database's owner replaces it, when the merchant key is rotated; if they did, run `paydesk team trust-seal-key`",
+                            &pinned[..pinned.len().min(16)],
+                            &now[..16]
+                        ),
+                    ));
+                }
+            }
+        }
         seal_to_signers(&spki, &seal_label(self.mer_no, field), value)
     }
 
@@ -1149,6 +1179,46 @@ pub async fn upkeep(desk: &Desk, days: i64) -> CoreResult<String> {
     Ok(line)
 }
 
+/// A thread calling `paydesk.end_stalls` every 3 s on a link, until dropped.
+struct StallWatch {
+    stop: Arc<AtomicBool>,
+}
+
+impl StallWatch {
+    fn start(link: Arc<PgLink>) -> StallWatch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let spawned = std::thread::Builder::new()
+            .name("paydesk-stall-watch".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    for _ in 0..30 {
+                        if flag.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                    if link.is_closed() {
+                        return;
+                    }
+                    if let Err(e) = TeamTables::on(&link).end_stalls() {
+                        tracing::warn!(error = %e, "stalled members' sessions not checked");
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "the stall watch did not start");
+        }
+        StallWatch { stop }
+    }
+}
+
+impl Drop for StallWatch {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
 /// What the signer's loop reports as it goes.
 #[derive(Debug)]
 pub enum WorkEvent<'a> {
@@ -1173,6 +1243,11 @@ pub async fn work(
     mut on_event: impl FnMut(WorkEvent<'_>),
 ) -> CoreResult<()> {
     team.link.listen("paydesk_requests")?;
+    // While the loop runs, the desk's second connection ends every 3 s the idle
+    // sessions of members that hold what this worker's own steps have waited 5 s for
+    // (its waiting connection cannot ask; `paydesk.end_stalls` lets a signer's other
+    // session ask for it).
+    let _watch = desk.team_cache_link().cloned().map(StallWatch::start);
     let mut last_upkeep: Option<std::time::Instant> = None;
     while !stop.load(Ordering::Relaxed) {
         // A member's transaction holding what others wait for, too long, is ended.

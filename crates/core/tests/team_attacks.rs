@@ -652,13 +652,13 @@ fn a_member_cannot_turn_off_the_idle_bound() {
     );
 }
 
-/// A member who took a step and then keeps the transaction open, their session's idle
-/// bound turned off right after the step (which no check at the step can see) and kept
-/// busy besides, is ended once another member's step waited its bound for them: the
-/// other's approval goes through, the holder's step is undone, and the log says who
-/// was ended and by whose step.
+/// A member who took a step and keeps the transaction busy (a statement running, their
+/// idle bound turned off) is never ended: a busy session may be the signer's worker or a
+/// large bulk request (see team_review_fixes.rs for the idle holder, which is ended).
+/// Another member's step on the same request waits its bound, then fails having
+/// changed nothing, saying so; the busy one's step commits.
 #[test]
-fn a_member_who_holds_a_request_too_long_is_ended() {
+fn a_member_who_holds_a_request_busy_is_not_ended() {
     let pg = team_db();
     let id = member(&pg, "mark")
         .request_payout(&payout_form("50000", "T-HOLD-1"))
@@ -673,19 +673,17 @@ fn a_member_who_holds_a_request_too_long_is_ended() {
                     "BEGIN;
                      INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve');
                      SET idle_in_transaction_session_timeout = 0;
-                     SELECT pg_sleep(40);
+                     SELECT pg_sleep(14);
                      COMMIT;"
                 ),
             )
         });
         std::thread::sleep(Duration::from_millis(700));
         let (took, r) = approve_timed(&pg, id);
-        assert_eq!(r, Ok(RequestState::Approved));
-        assert!(took < Duration::from_secs(16), "waited {took:?}");
-        match holder.join().unwrap() {
-            Ok(out) => panic!("the holder's transaction lived on: {out}"),
-            Err(e) => assert!(e.contains("terminating connection"), "{e}"),
-        }
+        let e = r.unwrap_err();
+        assert!(e.contains("55P03"), "{e}");
+        assert!(took < Duration::from_secs(13), "waited {took:?}");
+        holder.join().unwrap().unwrap();
     });
     assert_eq!(
         owner_sql(
@@ -695,11 +693,11 @@ fn a_member_who_holds_a_request_too_long_is_ended() {
             )
         )
         .trim(),
-        "ann"
+        "abe"
     );
     let ended = owner_sql(
         &pg,
-        "SELECT operator || ' ' || identifiers FROM paydesk.audit_log WHERE operation = 'team.stall.end'",
+        "SELECT count(*) FROM paydesk.audit_log WHERE operation = 'team.stall.end'",
     );
-    assert_eq!(ended.trim(), "ann member=abe");
+    assert_eq!(ended.trim(), "0");
 }

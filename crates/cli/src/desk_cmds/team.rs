@@ -33,6 +33,10 @@ pub enum TeamCmd {
     Request(RequestCmd),
     /// Who this profile's team user is, and its roles.
     Whoami,
+    /// Trust the key the team's database now holds for sealing card numbers and tax
+    /// ids (after the database's owner replaced it, the merchant key rotated): this
+    /// desk's pin is cleared, and its next seal pins the new key.
+    TrustSealKey,
     /// Execute approved requests as they come (signers; the key stays in this
     /// machine's keyring). Stops on Ctrl-C.
     Worker {
@@ -243,8 +247,9 @@ fn connect(g: &Global) -> Result<Team, Failure> {
             "profile {name} is not a team profile (add one with `paydesk profile add ... --team-host H --team-database D --team-user U`)"
         ))
     })?;
-    let password = session.secrets()?.team_password(&name)?;
-    Ok(Team::connect(&cfg, password.expose())?)
+    let secrets = session.secrets()?;
+    let password = secrets.team_password(&name)?;
+    Ok(Team::connect(&cfg, password.expose())?.pinning_seal_key(secrets, &name))
 }
 
 fn request_line(r: &Request) -> String {
@@ -283,6 +288,17 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                     "the team schema of merchant {mer_no} is ready in {} ({applied} migration(s) applied); add members with `paydesk team user add`",
                     cfg.database
                 )
+            })
+        }
+        TeamCmd::TrustSealKey => {
+            let session = session()?;
+            let name = match &g.profile {
+                Some(n) => n.clone(),
+                None => session.active_profile()?,
+            };
+            session.secrets()?.clear_seal_key_pin(&name)?;
+            print(g, &name, || {
+                format!("profile {name}: its next seal pins the key the team's database holds then")
             })
         }
         TeamCmd::Whoami => {

@@ -590,6 +590,11 @@ impl Desk {
         self.store.team_link()
     }
 
+    /// The desk's second connection to the team's database (its read model's).
+    pub fn team_cache_link(&self) -> Option<&Arc<crate::store::pg::PgLink>> {
+        self.store.team_cache_link()
+    }
+
     /// On a team desk, whether a connection to the team's database was lost: whoever
     /// holds the desk opens it again (a link does not reconnect by itself, so that a
     /// claim never outlives the connection that took it).
@@ -602,7 +607,10 @@ impl Desk {
     pub fn team(&self) -> CoreResult<Option<crate::team::Team>> {
         self.store
             .team_link()
-            .map(|link| crate::team::Team::on(link.clone()))
+            .map(|link| {
+                crate::team::Team::on(link.clone())
+                    .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
+            })
             .transpose()
     }
 

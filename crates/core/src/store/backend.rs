@@ -111,6 +111,14 @@ impl Store {
         }
     }
 
+    /// The team's database (the read model's link), on a team desk.
+    pub fn team_cache_link(&self) -> Option<&Arc<PgLink>> {
+        match &self.backend {
+            Backend::Team { cache, .. } => Some(cache),
+            Backend::Sqlite { .. } => None,
+        }
+    }
+
     /// On a team desk, whether a connection to the team's database was lost (the server
     /// restarted, the network dropped): the desk is then opened again.
     pub fn team_connection_lost(&self) -> bool {

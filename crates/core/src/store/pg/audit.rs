@@ -278,15 +278,23 @@ impl AuditStore for PgAudit<'_> {
         _key: &[u8],
         anchor: Option<&Anchor>,
     ) -> CoreResult<(AuditEntry, Anchor)> {
+        // The database keeps a desk's row within bounds (2,000 characters of identifiers
+        // and of result) and keeps profile `team` for the team's own rows: a longer text
+        // is cut, saying so, and a desk profile named `team` is written as `team (desk)`.
+        let profile = if r.profile.trim().eq_ignore_ascii_case("team") {
+            "team (desk)"
+        } else {
+            r.profile
+        };
         let row = self.link.query_one(
             &format!("SELECT {COLUMNS} FROM paydesk.audit_append($1, $2, $3, $4, $5, $6, $7)"),
             &[
                 &now_ms(),
-                &r.profile,
+                &profile,
                 &self.link.user(),
                 &r.operation,
-                &r.identifiers,
-                &r.result,
+                &bounded(&r.identifiers),
+                &bounded(&r.result),
                 &r.latency_ms,
             ],
         )?;
@@ -342,4 +350,17 @@ impl AuditStore for PgAudit<'_> {
         )?;
         rows.iter().map(|r| Ok(sealed(r)?.entry)).collect()
     }
+}
+
+/// `text` within the team log's bound of 2,000 characters: cut, saying so, when longer.
+fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 2000;
+    const CUT: &str = " \u{2026} (cut)";
+    if text.chars().count() <= MAX {
+        return text.into();
+    }
+    let keep = MAX - CUT.chars().count();
+    let mut out: String = text.chars().take(keep).collect();
+    out.push_str(CUT);
+    out.into()
 }

@@ -136,12 +136,13 @@ fn lock_key(kind: &str, mer_no: i64, value: &str) -> i64 {
     i64::from_be_bytes(bytes)
 }
 
-/// Held until the transaction ends: first the number's lock, then the intent's.
+/// Held until the transaction ends: first the number's lock, then the intent's, each
+/// through the team's function (an idle member session holding one is ended after 5 s).
 fn lock_intent(tx: &Tx<'_>, mer_no: i64, intent: &Intent<'_>) -> CoreResult<()> {
     let number = lock_key("number", mer_no, intent.mer_order_no);
     let fingerprint = lock_key("fingerprint", mer_no, intent.fingerprint);
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&number])?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&fingerprint])?;
+    tx.execute("SELECT paydesk.advisory_xact_lock($1)", &[&number])?;
+    tx.execute("SELECT paydesk.advisory_xact_lock($1)", &[&fingerprint])?;
     Ok(())
 }
 

@@ -701,6 +701,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0007_hostile_callers.sql"),
     include_str!("schema/0008_rules_without_holes.sql"),
     include_str!("schema/0009_nobody_waits_on_the_chain.sql"),
+    include_str!("schema/0012_review_fixes.sql"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.

@@ -617,9 +617,9 @@ impl<'a> TeamTables<'a> {
             )
         };
         if let Err(e) = decide() {
-            // Waited its bound for a lock another member holds: a member's transaction
-            // held that long is ended by the database (`paydesk.end_stalls`), then the
-            // step is taken once more.
+            // Waited its bound for a lock another member holds: an idle session holding
+            // what another member waits for is ended by the database
+            // (`paydesk.end_stalls`), then the step is taken once more.
             if !is_lock_timeout(&e) || self.end_stalls()? == 0 {
                 return Err(e);
             }
@@ -656,8 +656,9 @@ impl<'a> TeamTables<'a> {
             .map(drop)
     }
 
-    /// Ends the sessions of members whose transaction, open more than 10 s, holds what
-    /// another member waits for (each one audited); how many were ended.
+    /// Ends the sessions of members idle 5 s or more (no statement running) that hold
+    /// what another member's session has waited 5 s or more for, never the caller's own
+    /// waiter, never a busy session (each one audited); how many were ended.
     pub fn end_stalls(&self) -> CoreResult<i32> {
         Ok(self
             .link

@@ -31,8 +31,13 @@ fn lock_key(mer_no: i64) -> i64 {
     i64::from_be_bytes(bytes)
 }
 
+/// Through the team's function: an idle member session holding this (computable) key
+/// is ended after 5 s, so no member stalls the sync by holding it.
 fn lock(run: &dyn Run, mer_no: i64) -> CoreResult<()> {
-    run.exec("SELECT pg_advisory_xact_lock($1)", &[&lock_key(mer_no)])?;
+    run.exec(
+        "SELECT paydesk.advisory_xact_lock($1)",
+        &[&lock_key(mer_no)],
+    )?;
     Ok(())
 }
 

@@ -1,0 +1,753 @@
+//! Issue 30, a hostile review of the team's rules: each flaw attacked as the member who
+//! found it would, with plain SQL (psql, their own password), on a team owned by a role
+//! that is not a superuser. What a member relies on: ending stalls ends only an idle
+//! session that holds what another member waits for, never a busy one (the signer's
+//! worker, a large bulk request); an idle viewer's advisory lock does not stall the
+//! signer; an admin neither changes their own roles nor the key makers seal to.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use paydesk_core::store::orders::{MadeOrder, OrderKind, OrderStore};
+use paydesk_core::store::pg::orders::PgOrders;
+use paydesk_core::store::prelude::AuditStore;
+use paydesk_core::team::{RequestState, TeamRole};
+use paydesk_testpg::{Options, TestPg};
+use sha2::{Digest, Sha256};
+
+use common::team::{CLABE, DB, PASSWORD, member};
+
+/// Admin alice, maker mark, approvers ann and abe, viewer vic, signer sam; a second
+/// admin, ada; MXN payouts above 10,000 need one approval.
+fn team_db() -> TestPg {
+    common::team::team_db_of(
+        Options::default(),
+        &[
+            ("mark", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("abe", TeamRole::Approver),
+            ("vic", TeamRole::Viewer),
+            ("sam", TeamRole::Signer),
+            ("ada", TeamRole::Admin),
+        ],
+        "10000",
+    )
+}
+
+fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
+    pg.psql_as(user, PASSWORD, DB, q)
+}
+
+fn owner_sql(pg: &TestPg, q: &str) -> String {
+    pg.psql_owner(DB, q).unwrap().trim().to_string()
+}
+
+fn refused(r: Result<String, String>, what: &str, needle: &str) {
+    match r {
+        Ok(out) => panic!("{what}: the database allowed it ({out})"),
+        Err(e) => assert!(
+            e.contains(needle),
+            "{what}: refused, but not for {needle:?}: {e}"
+        ),
+    }
+}
+
+fn payout(pg: &TestPg, amount: &str, no: &str) -> i64 {
+    let mut form = paydesk_core::forms::PayoutForm::new(
+        paydesk_core::forms::PayoutKind::Clabe,
+        no,
+        amount,
+        "MXN",
+    );
+    form.clabe = CLABE.into();
+    member(pg, "mark").request_payout(&form).unwrap().id
+}
+
+/// A member's psql left open: the statements run, then the session idles (no
+/// statement running) until the test drops it.
+struct IdleSession {
+    child: Child,
+    stdin: ChildStdin,
+    /// Kept open: psql's later answers go to the pipe, unread.
+    _out: std::io::Lines<BufReader<ChildStdout>>,
+    pid: i32,
+}
+
+impl IdleSession {
+    fn open(pg: &TestPg, user: &str, statements: &str) -> IdleSession {
+        let psql = pg.bin_dir().join("psql");
+        let mut child = Command::new(if psql.is_file() { psql } else { "psql".into() })
+            .env("PGPASSWORD", PASSWORD)
+            .env_remove("PGSERVICE")
+            .env_remove("PGOPTIONS")
+            .args(["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"])
+            .args([
+                "-h",
+                pg.host(),
+                "-p",
+                &pg.port().to_string(),
+                "-U",
+                user,
+                "-d",
+            ])
+            .arg(DB)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{statements}\nSELECT 'ready ' || pg_backend_pid();").unwrap();
+        stdin.flush().unwrap();
+        let out: ChildStdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(out).lines();
+        let pid = loop {
+            let line = lines
+                .next()
+                .unwrap_or_else(|| panic!("{user}'s session ended before it idled"))
+                .unwrap();
+            if let Some(pid) = line.strip_prefix("ready ") {
+                break pid.parse().unwrap();
+            }
+        };
+        IdleSession {
+            child,
+            stdin,
+            _out: lines,
+            pid,
+        }
+    }
+
+    /// Runs one more statement in the session (its answer unread), then idles again.
+    fn run(&mut self, statement: &str) {
+        writeln!(self.stdin, "{statement}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Whether the server still serves this session.
+    fn alive(&self, pg: &TestPg) -> bool {
+        owner_sql(
+            pg,
+            &format!(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = {}",
+                self.pid
+            ),
+        ) == "1"
+    }
+}
+
+impl Drop for IdleSession {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The advisory key of the merchant's order cache, as every desk computes it: the
+/// first 8 bytes of SHA-256("paydesk.orders" 0x1f merchant number), big-endian.
+fn orders_key(mer_no: u64) -> i64 {
+    let digest = Sha256::digest(format!("paydesk.orders\x1f{mer_no}").as_bytes());
+    i64::from_be_bytes(digest[..8].try_into().unwrap())
+}
+
+/// `what` of the team's log rows `cond` holds for, oldest first, ';'-separated: those
+/// chained and those still in the inbox (committed, chained by the next sealer, which
+/// skips while another session seals).
+fn log_rows(pg: &TestPg, what: &str, cond: &str) -> String {
+    owner_sql(
+        pg,
+        &format!(
+            "SELECT coalesce(string_agg(w, ';' ORDER BY g, k), '') FROM (
+                 SELECT 0 AS g, id AS k, {what} AS w FROM paydesk.audit_log WHERE {cond}
+                 UNION ALL
+                 SELECT 1, n, {what} FROM paydesk.audit_inbox WHERE {cond}) x"
+        ),
+    )
+}
+
+fn stalls_ended(pg: &TestPg) -> String {
+    log_rows(
+        pg,
+        "operator || ' ' || identifiers",
+        "operation = 'team.stall.end'",
+    )
+}
+
+/// F2: a member busy writing (a statement running, its transaction open 12 s and
+/// holding a row another member waits for) is not ended by a viewer's call, nor by the
+/// signer's worker's: its work commits.
+#[test]
+fn end_stalls_never_ends_a_busy_writer() {
+    let pg = team_db();
+    let id = payout(&pg, "50000", "T-BUSY-1");
+    std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            sql(
+                &pg,
+                "abe",
+                &format!(
+                    "BEGIN;
+                     INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve');
+                     SELECT pg_sleep(15);
+                     COMMIT;"
+                ),
+            )
+        });
+        std::thread::sleep(Duration::from_secs(3));
+        // Another member's step waits on the writer's row meanwhile.
+        let waiter = s.spawn(|| {
+            sql(
+                &pg,
+                "ann",
+                &format!(
+                    "INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve')"
+                ),
+            )
+        });
+        std::thread::sleep(Duration::from_secs(9));
+        for who in ["vic", "sam"] {
+            assert_eq!(
+                sql(&pg, who, "SELECT paydesk.end_stalls()").unwrap().trim(),
+                "0",
+                "{who} ended a busy writer"
+            );
+        }
+        writer.join().unwrap().unwrap();
+        let _ = waiter.join().unwrap();
+    });
+    // The busy writer's approval committed (the waiter's fate is its own timing's).
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT count(*) FROM paydesk.decisions WHERE request_id = {id} AND member = 'abe'"
+            )
+        ),
+        "1"
+    );
+    assert_eq!(
+        member(&pg, "vic").request(id).unwrap().state,
+        RequestState::Approved
+    );
+    assert_eq!(stalls_ended(&pg), "");
+}
+
+/// F2: a member who took a step, turned their idle bound off and then idles in the
+/// transaction (running a statement every few seconds to look busy) is ended once
+/// another member's audited step waited 5 s for them (here at the viewer's call; the
+/// signer's worker calls at each round): the waiting approval goes through, the idle
+/// one's step is undone, and the log says who was ended.
+#[test]
+fn end_stalls_ends_an_idle_blocker_of_another_members_step() {
+    let pg = team_db();
+    let id = payout(&pg, "50000", "T-IDLE-1");
+    let mut holder = IdleSession::open(
+        &pg,
+        "abe",
+        &format!(
+            "BEGIN;
+             INSERT INTO paydesk.decisions (request_id, decision) VALUES ({id}, 'approve');
+             SET idle_in_transaction_session_timeout = 0;"
+        ),
+    );
+    std::thread::scope(|s| {
+        let approval = s.spawn(|| {
+            let start = Instant::now();
+            let r = member(&pg, "ann").approve(id).map(|r| r.state);
+            (start.elapsed(), r)
+        });
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_secs(2));
+            holder.run("SELECT 1;");
+        }
+        std::thread::sleep(Duration::from_millis(400));
+        assert_eq!(
+            sql(&pg, "vic", "SELECT paydesk.end_stalls()")
+                .unwrap()
+                .trim(),
+            "1"
+        );
+        let (took, r) = approval.join().unwrap();
+        assert_eq!(r.unwrap(), RequestState::Approved);
+        assert!(took < Duration::from_secs(10), "waited {took:?}");
+    });
+    assert!(!holder.alive(&pg), "the idle holder lived on");
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT string_agg(member, ',') FROM paydesk.decisions WHERE request_id = {id}"
+            )
+        ),
+        "ann"
+    );
+    assert_eq!(stalls_ended(&pg), "vic member=abe");
+}
+
+/// F2: a member cannot end another's session by waiting on it themselves: the viewer
+/// waits 7 s on a lock the signer's idle session holds, then calls `end_stalls` from a
+/// second session; the signer's session lives on.
+#[test]
+fn end_stalls_ignores_the_callers_own_waiter() {
+    let pg = team_db();
+    let key = 4242;
+    let signer = IdleSession::open(
+        &pg,
+        "sam",
+        &format!("BEGIN; SELECT pg_advisory_xact_lock({key});"),
+    );
+    std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            sql(
+                &pg,
+                "vic",
+                &format!("SET lock_timeout = '12s'; SELECT pg_advisory_lock({key});"),
+            )
+        });
+        std::thread::sleep(Duration::from_secs(7));
+        assert_eq!(
+            sql(&pg, "vic", "SELECT paydesk.end_stalls()")
+                .unwrap()
+                .trim(),
+            "0"
+        );
+        assert!(waiter.join().unwrap().is_err(), "the viewer got the lock");
+    });
+    assert!(signer.alive(&pg), "the signer's session was ended");
+    assert_eq!(stalls_ended(&pg), "");
+}
+
+/// F1: a viewer holds the merchant's order cache with a session-level advisory lock
+/// (its key is computable) and idles, outside any transaction. The signer's next
+/// record of a made order goes through within bounded time: the idle holder is ended,
+/// and the log says so.
+#[test]
+fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
+    let pg = team_db();
+    let mer = common::MER;
+    let viewer = IdleSession::open(
+        &pg,
+        "vic",
+        &format!("SELECT pg_advisory_lock({});", orders_key(mer)),
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    let sam = member(&pg, "sam");
+    let start = Instant::now();
+    let recorded = PgOrders::on(sam.link(), mer as i64).record_made(
+        mer,
+        &MadeOrder {
+            trade_no: "T-F1-1".into(),
+            mer_order_no: "M-F1-1".into(),
+            kind: OrderKind::Payout,
+            method: String::new(),
+            currency: "MXN".into(),
+            amount: "1250.00".parse().unwrap(),
+            state: Some(2),
+            made_at: 1,
+        },
+    );
+    let took = start.elapsed();
+    assert!(recorded.unwrap(), "the made order was not recorded");
+    assert!(took < Duration::from_secs(10), "waited {took:?}");
+    assert!(!viewer.alive(&pg), "the viewer's idle session lived on");
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT count(*) FROM paydesk.orders WHERE trade_no = 'T-F1-1'"
+        ),
+        "1"
+    );
+    assert_eq!(stalls_ended(&pg), "sam member=vic");
+    // The signer's next record waits for nobody.
+    let start = Instant::now();
+    PgOrders::on(sam.link(), mer as i64)
+        .record_made(
+            mer,
+            &MadeOrder {
+                trade_no: "T-F1-2".into(),
+                mer_order_no: "M-F1-2".into(),
+                kind: OrderKind::Payout,
+                method: String::new(),
+                currency: "MXN".into(),
+                amount: "10".parse().unwrap(),
+                state: Some(2),
+                made_at: 2,
+            },
+        )
+        .unwrap();
+    assert!(start.elapsed() < Duration::from_secs(2));
+    // Kept busy instead (a statement running), the viewer's hold is no signer's work:
+    // ended all the same.
+    std::thread::scope(|s| {
+        let busy = s.spawn(|| {
+            sql(
+                &pg,
+                "vic",
+                &format!(
+                    "SELECT pg_advisory_lock({}); SELECT pg_sleep(30);",
+                    orders_key(mer)
+                ),
+            )
+        });
+        std::thread::sleep(Duration::from_secs(1));
+        let start = Instant::now();
+        PgOrders::on(sam.link(), mer as i64)
+            .record_made(
+                mer,
+                &MadeOrder {
+                    trade_no: "T-F1-3".into(),
+                    mer_order_no: "M-F1-3".into(),
+                    kind: OrderKind::Payout,
+                    method: String::new(),
+                    currency: "MXN".into(),
+                    amount: "11".parse().unwrap(),
+                    state: Some(2),
+                    made_at: 3,
+                },
+            )
+            .unwrap();
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let e = busy.join().unwrap().unwrap_err();
+        assert!(e.contains("terminating connection"), "{e}");
+    });
+    assert_eq!(stalls_ended(&pg), "sam member=vic;sam member=vic");
+    // Nor may a viewer take the signer's lock function to end others.
+    refused(
+        sql(&pg, "vic", "SELECT paydesk.advisory_xact_lock(1)"),
+        "a viewer taking the signer's lock function",
+        "permission denied",
+    );
+}
+
+/// F4: an admin does not make themselves signer, and no signer (an admin's own member
+/// included) replaces the key makers seal card numbers and tax ids to; the owner does.
+#[test]
+fn an_admin_changes_neither_their_own_roles_nor_the_seal_key() {
+    let pg = team_db();
+    refused(
+        sql(
+            &pg,
+            "alice",
+            "SELECT paydesk.set_member_roles('alice', ARRAY['admin', 'signer'])",
+        ),
+        "an admin changing their own roles",
+        "does not change their own roles",
+    );
+    assert!(
+        member(&pg, "alice")
+            .set_member_roles("alice", &[TeamRole::Admin, TeamRole::Signer])
+            .is_err()
+    );
+    // Nor around the function, with plain SQL.
+    for (attempt, says) in [
+        ("GRANT paydesk_signer TO alice", "must have admin option"),
+        ("ALTER ROLE alice CREATEROLE", "permission denied"),
+        (
+            "SELECT paydesk.set_member_group_roles('alice', ARRAY['admin', 'signer'])",
+            "permission denied",
+        ),
+    ] {
+        refused(sql(&pg, "alice", attempt), attempt, says);
+    }
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT pg_has_role('alice', 'paydesk_signer', 'MEMBER')"
+        ),
+        "f"
+    );
+    // The signer's desk publishes the merchant's key; the same again is fine.
+    let merchant = "A".repeat(60);
+    let attacker = "B".repeat(60);
+    sql(
+        &pg,
+        "sam",
+        &format!("SELECT paydesk.publish_seal_key('{merchant}')"),
+    )
+    .unwrap();
+    sql(
+        &pg,
+        "sam",
+        &format!("SELECT paydesk.publish_seal_key('{merchant}')"),
+    )
+    .unwrap();
+    // Another admin makes alice signer (allowed); alice's own key is refused.
+    sql(
+        &pg,
+        "ada",
+        "SELECT paydesk.set_member_roles('alice', ARRAY['admin', 'signer'])",
+    )
+    .unwrap();
+    refused(
+        sql(
+            &pg,
+            "alice",
+            &format!("SELECT paydesk.publish_seal_key('{attacker}')"),
+        ),
+        "a new signer replacing the seal key",
+        "replaced by the database's owner only",
+    );
+    refused(
+        sql(
+            &pg,
+            "alice",
+            &format!("SELECT paydesk.replace_seal_key('{attacker}')"),
+        ),
+        "an admin calling the owner's replacement",
+        "permission denied",
+    );
+    assert_eq!(
+        owner_sql(&pg, "SELECT spki FROM paydesk.seal_key"),
+        merchant
+    );
+    // The owner puts a rotated key in place, audited.
+    owner_sql(
+        &pg,
+        &format!("SELECT paydesk.replace_seal_key('{attacker}')"),
+    );
+    assert_eq!(
+        owner_sql(&pg, "SELECT spki FROM paydesk.seal_key"),
+        attacker
+    );
+    assert_eq!(
+        log_rows(&pg, "result", "operation = 'team.seal_key'"),
+        "published;replaced by the owner"
+    );
+}
+
+/// F3 and F9: a member's log row is bounded and is theirs: an endless identifier or
+/// result, a row posing as the team's own (profile `team`, operation `team.*`) are
+/// refused; a backdated time is replaced by the server's. A flooded inbox makes another
+/// member's step chain 500 rows at most; a desk's long text is cut, saying so.
+#[test]
+fn a_members_log_rows_are_bounded_and_never_the_teams() {
+    let pg = team_db();
+    let append = |profile: &str, operation: &str, identifiers: &str| {
+        sql(
+            &pg,
+            "vic",
+            &format!(
+                "SELECT id FROM paydesk.audit_append(0, '{profile}', 'vic', '{operation}', '{identifiers}', 'ok', 0)"
+            ),
+        )
+    };
+    refused(
+        append("vic-desk", "query", &"x".repeat(2001)),
+        "an identifier of 2,001 characters",
+        "identifiers: at most 2,000 characters",
+    );
+    refused(
+        sql(
+            &pg,
+            "vic",
+            &format!(
+                "SELECT id FROM paydesk.audit_append(0, 'p', 'vic', 'query', '', '{}', 0)",
+                "y".repeat(5000)
+            ),
+        ),
+        "a result of 5,000 characters",
+        "result: at most 2,000 characters",
+    );
+    refused(
+        append("team", "query", ""),
+        "a row in the team's profile",
+        "profile: team is the team's own rows",
+    );
+    refused(
+        append("vic-desk", "team.approve", "request=1"),
+        "a row posing as a team step",
+        "operation: team.* are the team's own steps",
+    );
+    refused(
+        append("vic-desk", "TEAM.member.add", ""),
+        "a row posing as a team step, in capitals",
+        "operation: team.*",
+    );
+    // At 2,000 characters, backdated to 1970: kept, at the server's time.
+    let before_ms = chrono::Utc::now().timestamp_millis() - 60_000;
+    append("vic-desk", "query", &"z".repeat(2000)).unwrap();
+    let at: i64 = log_rows(&pg, "at::text", "operation = 'query'")
+        .parse()
+        .unwrap();
+    assert!(at > before_ms, "the row kept the caller's time: {at}");
+
+    // A flood of 1,200 rows in the inbox (as a member could have left it): another
+    // member's step chains 500 of them, oldest first.
+    owner_sql(
+        &pg,
+        "INSERT INTO paydesk.audit_inbox (at, profile, operator, operation, identifiers, result, db_user)
+         SELECT 1, 'flood', 'vic', 'flood', g::text, 'ok', 'vic' FROM generate_series(1, 1200) g",
+    );
+    let id = payout(&pg, "50000", "T-FLOOD-1");
+    assert!(id > 0);
+    assert_eq!(
+        owner_sql(&pg, "SELECT count(*) FROM paydesk.audit_inbox"),
+        (1200 + 1 - 500).to_string(),
+        "one step chained other than 500 rows"
+    );
+
+    // A desk's own long text is cut to the bound, saying so, never refused.
+    let link =
+        paydesk_core::store::pg::PgLink::connect(&common::team::cfg(&pg, "vic"), PASSWORD).unwrap();
+    paydesk_core::store::pg::audit::PgAudit::on(&link)
+        .append(
+            paydesk_core::audit::Record {
+                profile: "team",
+                operator: "vic",
+                operation: "export",
+                identifiers: "w".repeat(3000),
+                result: "ok".into(),
+                latency_ms: 1,
+            },
+            b"unused",
+            None,
+        )
+        .unwrap();
+    let row = owner_sql(
+        &pg,
+        "SELECT profile || ' ' || length(identifiers) || ' ' || right(identifiers, 5)
+           FROM paydesk.audit_inbox WHERE operation = 'export'
+         UNION ALL
+         SELECT profile || ' ' || length(identifiers) || ' ' || right(identifiers, 5)
+           FROM paydesk.audit_log WHERE operation = 'export'",
+    );
+    assert_eq!(row, "team (desk) 2000 (cut)");
+}
+
+/// F1, the journal's side: a viewer holds the advisory lock of a payout number the
+/// signer is about to send (its key is computable from the number) and idles. The
+/// signer's journal entry for it is still made, within bounded time.
+#[test]
+fn a_viewers_idle_lock_on_a_journal_number_does_not_stall_the_signer() {
+    use paydesk_core::journal::{Begin, Guard, Intent, fingerprint};
+    use paydesk_core::store::pg::journal::PgJournal;
+    use paydesk_core::store::prelude::JournalStore;
+    let pg = team_db();
+    let mer = common::MER;
+    let no = "T-F1-J-1";
+    let digest = Sha256::digest(format!("paydesk.journal.number\x1f{mer}\x1f{no}").as_bytes());
+    let key = i64::from_be_bytes(digest[..8].try_into().unwrap());
+    let viewer = IdleSession::open(&pg, "vic", &format!("SELECT pg_advisory_lock({key});"));
+    let sam = member(&pg, "sam");
+    let body = serde_json::json!({"sourceAmount": "10.00", "clabe": CLABE});
+    let fp = fingerprint(b"0123456789abcdef0123456789abcdef", "v2.payout", &body);
+    let start = Instant::now();
+    let begun = PgJournal::on(sam.link(), mer as i64).begin(
+        "sam-desk",
+        Intent {
+            operation: "v2.payout",
+            mer_order_no: no,
+            request: &body,
+            summary: "payout 10.00 MXN",
+            fingerprint: &fp,
+        },
+        Guard {
+            window_ms: 3_600_000,
+            allow_duplicate: false,
+        },
+    );
+    let took = start.elapsed();
+    assert!(matches!(begun.unwrap(), Begin::Send(..)));
+    assert!(took < Duration::from_secs(10), "waited {took:?}");
+    assert!(!viewer.alive(&pg), "the viewer's idle session lived on");
+    assert_eq!(stalls_ended(&pg), "sam member=vic");
+}
+
+/// F4, the maker's side: a maker's desk pins the key it first sealed to; when the key
+/// in the team's database is another later (put there by whoever owns the database),
+/// the desk refuses to seal a PIX payer's tax id, naming the field and saying nothing
+/// was sealed, until the member trusts the new key.
+#[test]
+fn a_makers_desk_refuses_to_seal_to_a_key_that_changed() {
+    use base64::Engine as _;
+    use paydesk_core::forms::{PayinForm, PayinMethod};
+    use paydesk_core::secrets::{MemoryStore, Secrets};
+    use paydesk_gateway::keys::PrivateKey;
+    let pg = team_db();
+    let b64 = |der: &[u8]| base64::engine::general_purpose::STANDARD.encode(der);
+    let merchant = PrivateKey::generate(2048).unwrap().public_key();
+    let other = PrivateKey::generate(2048).unwrap().public_key();
+    sql(
+        &pg,
+        "sam",
+        &format!(
+            "SELECT paydesk.publish_seal_key('{}')",
+            b64(merchant.spki_der())
+        ),
+    )
+    .unwrap();
+    let secrets = Secrets::new(std::sync::Arc::new(MemoryStore::default()));
+    let maker = || member(&pg, "mark").pinning_seal_key(secrets.clone(), "mk");
+    let pix = |no: &str| {
+        let mut f = PayinForm::new(PayinMethod::Pix, no, "20", "BRL");
+        f.name = "Ana Lima".into();
+        f.social_security_number = "12345678909".into();
+        f
+    };
+    maker().request_payin(&pix("T-PIN-1")).unwrap();
+    assert!(secrets.seal_key_pin("mk").unwrap().is_some());
+    owner_sql(
+        &pg,
+        &format!(
+            "SELECT paydesk.replace_seal_key('{}')",
+            b64(other.spki_der())
+        ),
+    );
+    match maker().request_payin(&pix("T-PIN-2")) {
+        Err(paydesk_core::CoreError::Validation { field, rule }) => {
+            assert_eq!(field, "socialSecurityNumber");
+            assert!(rule.contains("has changed"), "{rule}");
+            assert!(rule.contains("nothing was sealed"), "{rule}");
+        }
+        other => panic!("sealed to a key that changed: {other:?}"),
+    }
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT count(*) FROM paydesk.request_rows WHERE mer_order_no = 'T-PIN-2'"
+        ),
+        "0"
+    );
+    // The member trusts the rotated key: the next request seals to it.
+    secrets.clear_seal_key_pin("mk").unwrap();
+    maker().request_payin(&pix("T-PIN-3")).unwrap();
+}
+
+/// F2, the signer's worker: its waiting connection cannot ask for itself, so the
+/// worker's second connection does, every 3 s (a signer may count a wait of its own
+/// other session). A member idling on what the signer waits for is ended; the signer's
+/// step goes through.
+#[test]
+fn a_signers_second_session_ends_what_its_first_waits_for() {
+    let pg = team_db();
+    let key = 4343;
+    let holder = IdleSession::open(&pg, "abe", &format!("SELECT pg_advisory_lock({key});"));
+    std::thread::scope(|s| {
+        let waiter = s.spawn(|| {
+            let start = Instant::now();
+            let r = sql(
+                &pg,
+                "sam",
+                &format!("BEGIN; SELECT pg_advisory_xact_lock({key}); COMMIT;"),
+            );
+            (start.elapsed(), r)
+        });
+        std::thread::sleep(Duration::from_secs(6));
+        assert_eq!(
+            sql(&pg, "sam", "SELECT paydesk.end_stalls()")
+                .unwrap()
+                .trim(),
+            "1"
+        );
+        let (took, r) = waiter.join().unwrap();
+        r.unwrap();
+        assert!(took < Duration::from_secs(10), "waited {took:?}");
+    });
+    assert!(!holder.alive(&pg), "the idle holder lived on");
+    assert_eq!(stalls_ended(&pg), "sam member=abe");
+}
