@@ -323,6 +323,11 @@ test("a payroll run twice: names shown, a fixed name pays nobody twice, this run
   );
   await h.shot("flows-bulk-preview");
   const first = await sendAll();
+  // Focus is on the run's result, where the user reads on, not on the page.
+  await browser.waitUntil(
+    () => browser.execute(() => !!document.activeElement?.closest('[data-testid="bulk-result"]')),
+    { timeout: 5_000, timeoutMsg: "focus is not on the bulk run's result" },
+  );
   assert.match(first.where, /payroll\.result\.csv/);
   assert.equal(await first.result.getAttribute("data-sent"), "30");
   assert.equal(await first.result.getAttribute("data-accepted"), "30");
