@@ -32,10 +32,19 @@ async function english() {
 /// A click on an element brought to the middle of the window first: the notifications
 /// stacked in its bottom-right corner cover what is near it.
 async function click(selector) {
-  const el = await h.waitFor(selector);
-  await browser.execute((e) => e.scrollIntoView({ block: "center" }), el);
-  await browser.pause(150);
-  return h.click(selector);
+  for (let attempt = 1; ; attempt++) {
+    const el = await h.waitFor(selector);
+    await browser.execute((e) => e.scrollIntoView({ block: "center" }), el);
+    await browser.pause(150);
+    try {
+      return await h.click(selector);
+    } catch (e) {
+      // A notification sliding over the element goes by itself: looked at, then again.
+      if (attempt >= 3 || !/intercepted/i.test(`${e?.message ?? ""} ${String(e)}`)) throw e;
+      await h.shot(`flows-click-intercepted-${attempt}`);
+      await browser.pause(2_000);
+    }
+  }
 }
 
 before(async () => {
@@ -167,6 +176,17 @@ const customer = {
 };
 let customerTradeNo = "";
 
+/// Closes the order's drawer and waits until it has gone: its overlay, while it fades,
+/// takes the clicks meant for the screen under it.
+async function closeDrawer() {
+  await browser.keys("Escape");
+  await browser
+    .waitUntil(async () => (await browser.$$('[role="dialog"]')).length === 0, { timeout: 5_000 })
+    .catch(() => {});
+  await h.closeOverlays();
+  await browser.pause(500);
+}
+
 /// The palette's search field once the palette is open on screen (its dialog painted,
 /// the field in view), not merely in the page.
 async function paletteOpen() {
@@ -220,7 +240,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
   await card.scrollIntoView();
   await browser.pause(700); // the drawer's opening transition, for the screenshot
   await h.shot("flows-order-customer");
-  await h.closeOverlays();
+  await closeDrawer();
   await go("orders");
 
   // Ctrl+K while the search field has focus opens the palette (it types no "k").
@@ -468,7 +488,7 @@ test("the same screens in Chinese", async () => {
     assert.match(await h.text(id("order-customer")), /客户/);
     await browser.pause(700);
     await h.shot("flows-order-customer-zh");
-    await h.closeOverlays();
+    await closeDrawer();
     await go("orders");
     await h.typeInto(id("orders-search"), "");
     await go("payouts");
