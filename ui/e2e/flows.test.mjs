@@ -176,6 +176,22 @@ const customer = {
 };
 let customerTradeNo = "";
 
+/// Types into a field brought to the middle of the window (typing clicks it first, and
+/// the notifications in the window's corner may cover it); tried again if one does.
+async function typeInto(selector, text) {
+  for (let attempt = 1; ; attempt++) {
+    const el = await h.waitFor(selector);
+    await browser.execute((e) => e.scrollIntoView({ block: "center" }), el);
+    try {
+      return await h.typeInto(selector, text);
+    } catch (e) {
+      if (attempt >= 3 || !/intercepted/i.test(`${e?.message ?? ""}`)) throw e;
+      await h.shot(`flows-type-intercepted-${attempt}`);
+      await browser.pause(2_000);
+    }
+  }
+}
+
 /// Closes the order's drawer and waits until it has gone: its overlay, while it fades,
 /// takes the clicks meant for the screen under it.
 async function closeDrawer() {
@@ -201,12 +217,23 @@ async function paletteOpen() {
 
 test("an order this desk made is found by its customer's e-mail, name and user id, and its page names them", async () => {
   await go("payins");
-  await h.choose(id("payin-method"), "PIX (Brazil)");
-  await h.typeInto(id("payin-amount"), "31.00");
-  await h.typeInto(id("payin-email"), customer.email);
-  await h.typeInto(id("payin-user-id"), customer.userId);
-  await h.typeInto(id("payin-name"), customer.name);
-  await h.typeInto(id("payin-ssn"), "123.456.789-09");
+  // The method's list may open under a notification: chosen again once it has gone.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await h.choose(id("payin-method"), "PIX (Brazil)");
+      break;
+    } catch (e) {
+      if (attempt >= 3 || !/intercepted/i.test(`${e?.message ?? ""}`)) throw e;
+      await h.shot(`flows-choose-intercepted-${attempt}`);
+      await browser.keys("Escape");
+      await browser.pause(2_000);
+    }
+  }
+  await typeInto(id("payin-amount"), "31.00");
+  await typeInto(id("payin-email"), customer.email);
+  await typeInto(id("payin-user-id"), customer.userId);
+  await typeInto(id("payin-name"), customer.name);
+  await typeInto(id("payin-ssn"), "123.456.789-09");
   await click(id("payin-submit"));
   assert.equal(await h.receiptStatus(["accepted", "rejected", "unknown"]), "accepted");
   customerTradeNo = await h.text(id("receipt-trade-no"));
@@ -217,7 +244,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
     customer.name.toUpperCase(),
     customer.userId,
   ]) {
-    await h.typeInto(id("orders-search"), fragment);
+    await typeInto(id("orders-search"), fragment);
     let found = [];
     await browser.waitUntil(
       async () => {
@@ -254,7 +281,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
   );
   await h.shot("flows-palette-from-field");
   await browser.keys("Escape");
-  await h.typeInto(id("orders-search"), "");
+  await typeInto(id("orders-search"), "");
 });
 
 test("the palette's screen opens with focus on it, not on the page", async () => {
@@ -295,8 +322,8 @@ const payroll = Array.from(
 
 async function check(file) {
   // Emptied first: the same path typed again would not count as a change.
-  await h.typeInto(id("bulk-path"), "");
-  await h.typeInto(id("bulk-path"), file);
+  await typeInto(id("bulk-path"), "");
+  await typeInto(id("bulk-path"), file);
   await click(id("bulk-check"));
   const preview = await h.waitFor(id("bulk-preview"));
   return preview;
@@ -407,7 +434,7 @@ test("a bad row is fixed in place: written into the file, which is checked again
   await click(`${id("bulk-error")}[data-line="3"] ${id("bulk-error-fix")}`);
   const input = await h.waitFor(id("bulk-error-value"));
   assert.equal(await browser.execute((e) => e.value, input), "4x.00");
-  await h.typeInto(id("bulk-error-value"), "42.00");
+  await typeInto(id("bulk-error-value"), "42.00");
   await h.shot("flows-bulk-fix");
   await click(id("bulk-error-save"));
   await browser.waitUntil(
@@ -425,8 +452,8 @@ test("after a payout is sent, focus is on its receipt", async () => {
   await go("payouts");
   await click(id("tab-clabe"));
   // An amount no payroll row above has: the same payout would meet the duplicate guard.
-  await h.typeInto(id("payout-amount"), "77.31");
-  await h.typeInto(id("payout-clabe"), "002010077777777771");
+  await typeInto(id("payout-amount"), "77.31");
+  await typeInto(id("payout-clabe"), "002010077777777771");
   await click(id("payout-review"));
   await h.waitFor(id("payout-confirm"));
   await click(id("payout-send"));
@@ -482,7 +509,7 @@ test("the same screens in Chinese", async () => {
     await (await h.waitFor(id("chart-orders"), 20_000)).scrollIntoView();
     await h.shot("flows-dashboard-charts-zh");
     await go("orders");
-    await h.typeInto(id("orders-search"), customer.userId);
+    await typeInto(id("orders-search"), customer.userId);
     await click(`${id("order-row")}[data-trade-no="${customerTradeNo}"]`);
     await (await h.waitFor(id("order-customer"), 20_000)).scrollIntoView();
     assert.match(await h.text(id("order-customer")), /客户/);
@@ -490,7 +517,7 @@ test("the same screens in Chinese", async () => {
     await h.shot("flows-order-customer-zh");
     await closeDrawer();
     await go("orders");
-    await h.typeInto(id("orders-search"), "");
+    await typeInto(id("orders-search"), "");
     await go("payouts");
     await click(id("tab-bulk"));
     await check(path.join(files, "payroll.csv"));
