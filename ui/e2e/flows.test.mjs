@@ -32,10 +32,19 @@ async function english() {
 /// A click on an element brought to the middle of the window first: the notifications
 /// stacked in its bottom-right corner cover what is near it.
 async function click(selector) {
-  const el = await h.waitFor(selector);
-  await browser.execute((e) => e.scrollIntoView({ block: "center" }), el);
-  await browser.pause(150);
-  return h.click(selector);
+  for (let attempt = 1; ; attempt++) {
+    const el = await h.waitFor(selector);
+    await browser.execute((e) => e.scrollIntoView({ block: "center" }), el);
+    await browser.pause(150);
+    try {
+      return await h.click(selector);
+    } catch (e) {
+      // A notification sliding over the element goes by itself: looked at, then again.
+      if (attempt >= 3 || !/intercepted/i.test(`${e?.message ?? ""} ${String(e)}`)) throw e;
+      await h.shot(`flows-click-intercepted-${attempt}`);
+      await browser.pause(2_000);
+    }
+  }
 }
 
 before(async () => {
@@ -167,6 +176,33 @@ const customer = {
 };
 let customerTradeNo = "";
 
+/// Types into a field brought to the middle of the window (typing clicks it first, and
+/// the notifications in the window's corner may cover it); tried again if one does.
+async function typeInto(selector, text) {
+  for (let attempt = 1; ; attempt++) {
+    const el = await h.waitFor(selector);
+    await browser.execute((e) => e.scrollIntoView({ block: "center" }), el);
+    try {
+      return await h.typeInto(selector, text);
+    } catch (e) {
+      if (attempt >= 3 || !/intercepted/i.test(`${e?.message ?? ""}`)) throw e;
+      await h.shot(`flows-type-intercepted-${attempt}`);
+      await browser.pause(2_000);
+    }
+  }
+}
+
+/// Closes the order's drawer and waits until it has gone: its overlay, while it fades,
+/// takes the clicks meant for the screen under it.
+async function closeDrawer() {
+  await browser.keys("Escape");
+  await browser
+    .waitUntil(async () => (await browser.$$('[role="dialog"]')).length === 0, { timeout: 5_000 })
+    .catch(() => {});
+  await h.closeOverlays();
+  await browser.pause(500);
+}
+
 /// The palette's search field once the palette is open on screen (its dialog painted,
 /// the field in view), not merely in the page.
 async function paletteOpen() {
@@ -181,12 +217,23 @@ async function paletteOpen() {
 
 test("an order this desk made is found by its customer's e-mail, name and user id, and its page names them", async () => {
   await go("payins");
-  await h.choose(id("payin-method"), "PIX (Brazil)");
-  await h.typeInto(id("payin-amount"), "31.00");
-  await h.typeInto(id("payin-email"), customer.email);
-  await h.typeInto(id("payin-user-id"), customer.userId);
-  await h.typeInto(id("payin-name"), customer.name);
-  await h.typeInto(id("payin-ssn"), "123.456.789-09");
+  // The method's list may open under a notification: chosen again once it has gone.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await h.choose(id("payin-method"), "PIX (Brazil)");
+      break;
+    } catch (e) {
+      if (attempt >= 3 || !/intercepted/i.test(`${e?.message ?? ""}`)) throw e;
+      await h.shot(`flows-choose-intercepted-${attempt}`);
+      await browser.keys("Escape");
+      await browser.pause(2_000);
+    }
+  }
+  await typeInto(id("payin-amount"), "31.00");
+  await typeInto(id("payin-email"), customer.email);
+  await typeInto(id("payin-user-id"), customer.userId);
+  await typeInto(id("payin-name"), customer.name);
+  await typeInto(id("payin-ssn"), "123.456.789-09");
   await click(id("payin-submit"));
   assert.equal(await h.receiptStatus(["accepted", "rejected", "unknown"]), "accepted");
   customerTradeNo = await h.text(id("receipt-trade-no"));
@@ -197,7 +244,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
     customer.name.toUpperCase(),
     customer.userId,
   ]) {
-    await h.typeInto(id("orders-search"), fragment);
+    await typeInto(id("orders-search"), fragment);
     let found = [];
     await browser.waitUntil(
       async () => {
@@ -220,7 +267,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
   await card.scrollIntoView();
   await browser.pause(700); // the drawer's opening transition, for the screenshot
   await h.shot("flows-order-customer");
-  await h.closeOverlays();
+  await closeDrawer();
   await go("orders");
 
   // Ctrl+K while the search field has focus opens the palette (it types no "k").
@@ -234,7 +281,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
   );
   await h.shot("flows-palette-from-field");
   await browser.keys("Escape");
-  await h.typeInto(id("orders-search"), "");
+  await typeInto(id("orders-search"), "");
 });
 
 test("the palette's screen opens with focus on it, not on the page", async () => {
@@ -275,8 +322,8 @@ const payroll = Array.from(
 
 async function check(file) {
   // Emptied first: the same path typed again would not count as a change.
-  await h.typeInto(id("bulk-path"), "");
-  await h.typeInto(id("bulk-path"), file);
+  await typeInto(id("bulk-path"), "");
+  await typeInto(id("bulk-path"), file);
   await click(id("bulk-check"));
   const preview = await h.waitFor(id("bulk-preview"));
   return preview;
@@ -323,6 +370,11 @@ test("a payroll run twice: names shown, a fixed name pays nobody twice, this run
   );
   await h.shot("flows-bulk-preview");
   const first = await sendAll();
+  // Focus is on the run's result, where the user reads on, not on the page.
+  await browser.waitUntil(
+    () => browser.execute(() => !!document.activeElement?.closest('[data-testid="bulk-result"]')),
+    { timeout: 5_000, timeoutMsg: "focus is not on the bulk run's result" },
+  );
   assert.match(first.where, /payroll\.result\.csv/);
   assert.equal(await first.result.getAttribute("data-sent"), "30");
   assert.equal(await first.result.getAttribute("data-accepted"), "30");
@@ -382,7 +434,7 @@ test("a bad row is fixed in place: written into the file, which is checked again
   await click(`${id("bulk-error")}[data-line="3"] ${id("bulk-error-fix")}`);
   const input = await h.waitFor(id("bulk-error-value"));
   assert.equal(await browser.execute((e) => e.value, input), "4x.00");
-  await h.typeInto(id("bulk-error-value"), "42.00");
+  await typeInto(id("bulk-error-value"), "42.00");
   await h.shot("flows-bulk-fix");
   await click(id("bulk-error-save"));
   await browser.waitUntil(
@@ -400,8 +452,8 @@ test("after a payout is sent, focus is on its receipt", async () => {
   await go("payouts");
   await click(id("tab-clabe"));
   // An amount no payroll row above has: the same payout would meet the duplicate guard.
-  await h.typeInto(id("payout-amount"), "77.31");
-  await h.typeInto(id("payout-clabe"), "002010077777777771");
+  await typeInto(id("payout-amount"), "77.31");
+  await typeInto(id("payout-clabe"), "002010077777777771");
   await click(id("payout-review"));
   await h.waitFor(id("payout-confirm"));
   await click(id("payout-send"));
@@ -457,15 +509,15 @@ test("the same screens in Chinese", async () => {
     await (await h.waitFor(id("chart-orders"), 20_000)).scrollIntoView();
     await h.shot("flows-dashboard-charts-zh");
     await go("orders");
-    await h.typeInto(id("orders-search"), customer.userId);
+    await typeInto(id("orders-search"), customer.userId);
     await click(`${id("order-row")}[data-trade-no="${customerTradeNo}"]`);
     await (await h.waitFor(id("order-customer"), 20_000)).scrollIntoView();
     assert.match(await h.text(id("order-customer")), /客户/);
     await browser.pause(700);
     await h.shot("flows-order-customer-zh");
-    await h.closeOverlays();
+    await closeDrawer();
     await go("orders");
-    await h.typeInto(id("orders-search"), "");
+    await typeInto(id("orders-search"), "");
     await go("payouts");
     await click(id("tab-bulk"));
     await check(path.join(files, "payroll.csv"));

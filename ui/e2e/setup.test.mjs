@@ -203,6 +203,7 @@ test("importing a private key over the profile's own is asked first", async () =
   await h.typeInto(id("key-import-text"), other);
   await h.click(id("key-import-run"));
   const confirm = await h.waitFor('//button[normalize-space(.)="Replace the key"]');
+  await browser.pause(600); // the dialog's opening transition, for the screenshot
   await h.shot("setup-replace-key-confirm");
   // Cancelled: the key is the one it was.
   await h.click('//*[@role="dialog"]//button[normalize-space(.)="Cancel"]');

@@ -217,8 +217,13 @@ async fn a_bulk_run_whose_result_cannot_be_written_sends_nothing() {
     // The default result file of the same input is its own earlier result: run again,
     // it is replaced (nothing is paid twice); another file under that name is not.
     env.ok(&["payout", "bulk", f, "--yes"]);
-    env.ok(&["payout", "bulk", f, "--yes"]);
+    let again = env.ok(&["payout", "bulk", f, "--yes"]);
     assert_eq!(running.sandbox.with_state(|s| s.orders.len()), 2);
+    // The summary counts what this run did, not what earlier runs paid.
+    assert!(
+        again.contains("this run: 0 sent") && again.contains("already paid: 2"),
+        "{again}"
+    );
     let default = file.with_extension("result.csv");
     std::fs::write(&default, "not a result file").unwrap();
     let out = run_within(&env, &["payout", "bulk", f, "--yes"], 30);

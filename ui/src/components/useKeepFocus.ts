@@ -25,6 +25,13 @@ export function focusScreenSoon() {
   }
 }
 
+/// An element that can no longer hold focus: gone from the page, or disabled (a button
+/// that sent something and now waits, which WebKit leaves by dropping focus).
+const unusable = (e: Element) =>
+  !e.isConnected ||
+  ((e as HTMLButtonElement | HTMLInputElement).disabled === true &&
+    !e.hasAttribute("data-loading"));
+
 const lost = () => {
   const a = document.activeElement;
   return a === null || a === document.body || a === document.documentElement;
@@ -45,10 +52,15 @@ export function useKeepFocus(pathname: string) {
     const check = () => {
       queued = false;
       const was = last.current;
-      if (was && !was.isConnected && lost()) focusHome();
+      if (!was || !unusable(was) || !lost()) return;
+      // Still sending (a button shows it is busy) and no result yet: wait for the result,
+      // which the next change of the page brings.
+      const main = document.getElementById("main");
+      if (main?.querySelector("[data-loading]") && !main.querySelector("[data-focus-home]")) return;
+      focusHome();
     };
     const observer = new MutationObserver(() => {
-      if (queued || !last.current || last.current.isConnected) return;
+      if (queued || !last.current || !unusable(last.current)) return;
       queued = true;
       // After the dialog or the screen has finished giving focus back.
       setTimeout(check, 60);

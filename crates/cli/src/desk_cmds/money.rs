@@ -744,13 +744,26 @@ async fn bulk(
             count("pending"),
         )));
     }
+    // What THIS run did: a row paid by an earlier run reads "accepted" in the results,
+    // but was not sent now.
+    let now = |s: &str| {
+        results
+            .iter()
+            .filter(|r| r.this_run && r.status.as_str() == s)
+            .count()
+    };
+    let paid_before = results
+        .iter()
+        .filter(|r| !r.this_run && r.status == bulk::RowStatus::Accepted)
+        .count();
     print(g, &results, || {
         format!(
-            "{} accepted, {} rejected, {} unknown, {} not sent, {} held, {} invalid; results (with each row's merOrderNo, to fix and send again) in {}",
-            count("accepted"),
-            count("rejected"),
-            count("unknown") + count("sending"),
-            count("pending"),
+            "this run: {} sent ({} accepted, {} rejected, {} unknown, {} not sent); already paid: {paid_before}; held: {}; invalid: {}; results (with each row's merOrderNo, to fix and send again) in {}",
+            results.iter().filter(|r| r.this_run).count(),
+            now("accepted"),
+            now("rejected"),
+            now("unknown") + now("sending"),
+            now("pending"),
             count("held"),
             count("invalid"),
             out.display()

@@ -20,6 +20,8 @@ export function BulkResult({ out }: { out: BulkOutcome }) {
       color="teal"
       variant="light"
       data-testid="bulk-result"
+      // Where focus goes once the confirmation that sent the rows is gone.
+      data-focus-home
       data-accepted={count("accepted")}
       data-invalid={count("invalid")}
       data-held={count("held")}
