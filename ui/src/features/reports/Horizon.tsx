@@ -52,28 +52,32 @@ export function HorizonSetting({ settings }: { settings: Reporting_Serialize | u
         if (days !== null) save.mutate(days);
       }}
     >
-      <Group align="flex-end" gap="xs">
-        <TextInput
-          label={t("reports.horizon")}
-          description={t("reports.horizonHint")}
-          inputMode="numeric"
-          value={text}
-          onChange={(e) => setText(e.currentTarget.value)}
-          error={error}
-          disabled={settings === undefined}
-          w={320}
-          data-testid="reports-horizon"
-        />
-        <Button
-          type="submit"
-          variant="light"
-          disabled={days === null || days === saved}
-          loading={save.isPending}
-          data-testid="reports-horizon-save"
-        >
-          {t("reports.horizonSave")}
-        </Button>
-      </Group>
+      <TextInput
+        label={t("reports.horizon")}
+        description={t("reports.horizonHint")}
+        inputMode="numeric"
+        value={text}
+        onChange={(e) => setText(e.currentTarget.value)}
+        error={error}
+        disabled={settings === undefined}
+        maw={520}
+        data-testid="reports-horizon"
+        // The button beside the box itself, the rule under both.
+        inputContainer={(box) => (
+          <Group gap="xs" wrap="nowrap">
+            <div style={{ width: 120 }}>{box}</div>
+            <Button
+              type="submit"
+              variant="light"
+              disabled={days === null || days === saved}
+              loading={save.isPending}
+              data-testid="reports-horizon-save"
+            >
+              {t("reports.horizonSave")}
+            </Button>
+          </Group>
+        )}
+      />
       {fieldError(save.error, "changeHorizonDays") ? null : <ErrorAlert error={save.error} />}
     </form>
   );
