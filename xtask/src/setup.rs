@@ -76,7 +76,8 @@ pub const TEST_PACKAGES: &[&str] = &[
     "webkit2gtk-driver",
     // The team desk's tests start a scratch PostgreSQL server from it (paydesk-testpg).
     "postgresql",
-    // Chinese in the window tests' screenshots (Xvfb has no CJK font of its own).
+    // Chinese in the window tests' screenshots (Xvfb has no CJK font of its own), and the
+    // font the statement PDF embeds for a name in Chinese (its test needs one).
     "fonts-noto-cjk",
 ];
 

@@ -125,6 +125,7 @@ impl Session {
             sandbox,
             receiver: None,
             fresh: None,
+            fresh_rounds: Arc::default(),
         })
     }
 
@@ -158,6 +159,8 @@ pub struct OpenDesk {
     receiver: Option<Receiver>,
     /// The schedule that keeps finished orders fresh (stopped with the desk).
     fresh: Option<tokio::task::JoinHandle<()>>,
+    /// Rounds of that schedule finished (read through or failed), for whoever watches.
+    fresh_rounds: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Drop for OpenDesk {
@@ -217,8 +220,10 @@ impl OpenDesk {
     }
 
     /// Reads the change horizon's windows again (finished orders too: refunds,
-    /// chargebacks, settlements and reserve releases come to them later) `first` after
-    /// now and every `every` after that, while the desk is open. A sync already running
+    /// chargebacks, settlements and reserve releases come to them later), cheapest
+    /// stretch first ([`Desk::horizon_plan`]), `first` after now and every `every` after
+    /// that, while the desk is open (the app: [`FRESH_FIRST`], [`FRESH_EVERY`]; a test:
+    /// milliseconds). The horizon is the desk's at each round. A sync already running
     /// (the operator's) is left alone: that round is skipped.
     pub fn keep_fresh_in_background(
         &self,
@@ -226,6 +231,7 @@ impl OpenDesk {
         every: std::time::Duration,
     ) -> tokio::task::JoinHandle<()> {
         let desk = Arc::downgrade(&self.desk);
+        let rounds = self.fresh_rounds.clone();
         tokio::spawn(async move {
             tokio::time::sleep(first).await;
             loop {
@@ -244,9 +250,16 @@ impl OpenDesk {
                     ),
                 }
                 drop(d);
+                rounds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 tokio::time::sleep(every).await;
             }
         })
+    }
+
+    /// Rounds of the change horizon's scheduled re-read finished so far (read through
+    /// or failed; see [`OpenDesk::keep_fresh_in_background`]).
+    pub fn fresh_rounds(&self) -> u64 {
+        self.fresh_rounds.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The simulation actions the built-in sandbox takes on a cached order now (none on

@@ -115,8 +115,8 @@ pub async fn report_refresh(
 }
 
 /// The active profile's reporting settings (business time zone, change horizon); with
-/// `set`, sets them first (checked, kept with the profile; the desk reads them when it
-/// opens again, the Reports screen passes the zone at once).
+/// `set`, sets them first (checked, kept with the profile, and taken by the running
+/// desk at once: the Reports screen passes the zone, the schedule reads the horizon).
 #[tauri::command]
 #[specta::specta]
 pub async fn report_settings(
@@ -127,7 +127,9 @@ pub async fn report_settings(
     let name = desk.profile.name.clone();
     let home = state.home();
     if let Some(r) = set {
-        home.set_reporting(&name, r)?;
+        home.set_reporting(&name, r.clone())?;
+        // The running desk too: its next re-read of the change horizon covers the new days.
+        desk.use_reporting(r)?;
     }
     home.reporting(&name)
 }

@@ -1385,6 +1385,13 @@ export const en = {
     zoneHint:
       "The days of statements in this zone, daylight saving honoured; kept with the profile.",
     zoneSaved: "Business time zone set to {{zone}}",
+    horizon: "Change horizon (days)",
+    horizonHint:
+      "Days back within which refunds and chargebacks still come: their orders are read again on a schedule while the desk runs. Kept with the profile.",
+    horizonRule: "Change horizon (days): a whole number of days from 1 to 3650",
+    horizonSave: "Save horizon",
+    horizonSaved_one: "Change horizon set to {{count}} day",
+    horizonSaved_other: "Change horizon set to {{count}} days",
     asOf: "Figures as of the sync at {{at}}",
     neverSynced: "The orders have never been synced: the figures are of an empty cache.",
     refresh: "Read these days again",

@@ -137,8 +137,9 @@ pub struct Desk {
     /// What the interface leaves open about this profile's gateway (read when the desk
     /// opens: a change takes effect at the next opening).
     conventions: paydesk_gateway::Conventions,
-    /// The profile's reporting settings (business zone, change horizon), read at opening.
-    reporting: crate::profile::Reporting,
+    /// The profile's reporting settings (business zone, change horizon), read at opening
+    /// and replaced when the running desk's settings are set ([`Desk::use_reporting`]).
+    reporting: Mutex<crate::profile::Reporting>,
     secrets: Secrets,
     /// The signed client of the gateway: `None` on a team desk that holds no merchant
     /// key (a maker's, an approver's, a viewer's): it works on the team's data and makes
@@ -495,7 +496,7 @@ impl Desk {
         let desk = Desk {
             profile,
             conventions,
-            reporting,
+            reporting: Mutex::new(reporting),
             secrets,
             client,
             base_url,

@@ -300,26 +300,127 @@ impl Desk {
     }
 }
 
+/// Days of the change horizon read again together, and costed as one: the re-read goes
+/// stretch by stretch, cheapest first.
+pub const HORIZON_STRETCH_DAYS: i64 = 7;
+
+/// One stretch of the change horizon as its re-read plans it: `[from, to)` in UTC
+/// millis, the orders the cache holds made in it, and the pages reading it again is
+/// expected to take (a page of the profile's size per its cached orders, rounded up; an
+/// empty stretch is counted in one request with its neighbours: nought).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HorizonStretch {
+    pub from: i64,
+    pub to: i64,
+    pub cached_orders: u64,
+    pub expected_pages: u64,
+}
+
 impl Desk {
-    /// The profile's reporting settings (business zone, change horizon) as the desk read
-    /// them when it opened.
-    pub fn reporting(&self) -> &crate::profile::Reporting {
-        &self.reporting
+    /// The profile's reporting settings (business zone, change horizon): as read when
+    /// the desk opened, or as last set on the running desk.
+    pub fn reporting(&self) -> crate::profile::Reporting {
+        super::lock(&self.reporting).clone()
+    }
+
+    /// The running desk takes these reporting settings (checked) at once: the next
+    /// re-read of the change horizon covers its new days. (Keeping them with the profile
+    /// is [`crate::Home::set_reporting`]'s.)
+    pub fn use_reporting(&self, reporting: crate::profile::Reporting) -> CoreResult<()> {
+        reporting.validate()?;
+        *super::lock(&self.reporting) = reporting;
+        Ok(())
+    }
+
+    /// The stretches of the change horizon up to now, in the order its re-read takes
+    /// them: cheapest first (fewest expected pages, then fewest cached orders), the
+    /// newest first among equals. Stretches sit on whole UTC days (the sync's grid of
+    /// daily windows), [`HORIZON_STRETCH_DAYS`] each, the newest reaching now.
+    pub fn horizon_plan(&self) -> CoreResult<Vec<HorizonStretch>> {
+        const DAY: i64 = 86_400_000;
+        let days = i64::from(self.reporting().change_horizon_days);
+        let base = self.sync_options(days);
+        let to = base.to.timestamp_millis();
+        let first = base.from.timestamp_millis().div_euclid(DAY) * DAY;
+        let page = u64::try_from(base.page_size.max(1)).unwrap_or(1);
+        let mut plan = Vec::new();
+        let mut from = first;
+        while from < to {
+            let end = (from + HORIZON_STRETCH_DAYS * DAY).min(to);
+            let filter = crate::store::orders::OrderFilter {
+                from: Some(from),
+                to: Some(end),
+                ..Default::default()
+            };
+            let cached = u64::try_from(self.store.orders().count(&filter)?).unwrap_or(0);
+            plan.push(HorizonStretch {
+                from,
+                to: end,
+                cached_orders: cached,
+                expected_pages: cached.div_ceil(page),
+            });
+            from = end;
+        }
+        plan.sort_by_key(|s| (s.expected_pages, s.cached_orders, std::cmp::Reverse(s.from)));
+        Ok(plan)
     }
 
     /// Reads again every window of the change horizon (the profile's, 120 days unless
-    /// set; finished orders too), in days, newest first: what a reconciliation up to now
-    /// is built on, and what the running desk does on a schedule.
+    /// set; finished orders too), stretch by stretch in [`Desk::horizon_plan`]'s order,
+    /// cheapest first: what a reconciliation up to now is built on, and what the running
+    /// desk does on a schedule. Cut short (cancelled, the gateway failing), the most
+    /// stretches for the requests spent were read again. Then the charged-back amount of
+    /// each charged-back payin of the horizon not looked up yet. The report sums the
+    /// stretches'.
     pub async fn refresh_horizon(
         &self,
         cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
         progress: impl FnMut(&crate::sync::SyncProgress) + Send,
     ) -> CoreResult<crate::sync::SyncReport> {
-        let opts = crate::sync::SyncOptions {
+        let mut progress = progress;
+        let base = crate::sync::SyncOptions {
             full: true,
-            ..self.sync_options(i64::from(self.reporting.change_horizon_days))
+            ..self.sync_options(i64::from(self.reporting().change_horizon_days))
         };
-        self.sync(&opts, cancel, progress).await
+        let mut total = crate::sync::SyncReport::default();
+        let plan = self.horizon_plan()?;
+        for stretch in plan.iter().cloned() {
+            if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+            let ms = |t: i64| chrono::DateTime::from_timestamp_millis(t).unwrap_or_default();
+            let opts = crate::sync::SyncOptions {
+                from: ms(stretch.from),
+                to: ms(stretch.to),
+                ..base.clone()
+            };
+            let r = self.sync(&opts, cancel.clone(), &mut progress).await?;
+            total.windows_skipped += r.windows_skipped;
+            total.changed += r.changed;
+            total.reread += r.reread;
+            total.seconds += r.seconds;
+            total.write_seconds += r.write_seconds;
+            total.refused_count += r.refused_count;
+            total.refused.extend(r.refused);
+            total.requests += r.requests;
+            total.retries += r.retries;
+            total.windows_reread += r.windows_reread;
+            total.incomplete_count += r.incomplete_count;
+            total.incomplete.extend(r.incomplete);
+            total.progress = r.progress;
+        }
+        total.refused.truncate(crate::sync::MAX_REFUSED_SHOWN);
+        total.incomplete.truncate(crate::sync::MAX_REFUSED_SHOWN);
+        // The amounts of the horizon's new chargebacks (the list gives the state only).
+        let from = plan.iter().map(|s| s.from).min();
+        let to = plan.iter().map(|s| s.to).max();
+        if let (Some(from), Some(to)) = (from, to)
+            && !cancel.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            self.look_up_chargebacks(Period::new(from, to)?, &cancel)
+                .await?;
+        }
+        Ok(total)
     }
 
     /// The reconciliation of `currency` between two of its snapshots: `from_at` and

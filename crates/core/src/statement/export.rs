@@ -393,7 +393,7 @@ pub fn export(
         Format::Pdf => {
             let codes: Vec<&str> = s.currencies.iter().map(|c| c.currency.as_str()).collect();
             let heading = super::pdf::Heading { pairs: &head };
-            let bytes = super::pdf::write(&heading, &lines(s), &codes);
+            let bytes = super::pdf::write(&heading, &lines(s), &codes)?;
             std::io::Write::write_all(out.file(), &bytes).map_err(|e| io(&e))?;
         }
     }

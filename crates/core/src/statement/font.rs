@@ -3,7 +3,8 @@
 //! YaHei, PingFang, Arial Unicode, or the file `PAYDESK_PDF_FONT` names), subset to the
 //! glyphs printed (`subsetter`) and embedded as a CID font with a ToUnicode map, so the
 //! text prints as written and can be searched and copied. Text in Latin-1 keeps the
-//! standard Helvetica; with no such font on the machine, the rest prints as `?`.
+//! standard Helvetica. Fontconfig's choice for Chinese is tried last; with no font on the
+//! machine that covers the text, the PDF is refused with what to install (never `?`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -28,6 +29,19 @@ const CANDIDATES: [&str; 12] = [
     "/System/Library/Fonts/Supplemental/Arial Unicode.ttf",
 ];
 
+/// The font fontconfig picks for Simplified Chinese (`fc-match :lang=zh-cn`), where it
+/// is installed: a machine whose CJK font is in none of the usual places.
+fn fontconfig_chinese() -> Option<PathBuf> {
+    let out = std::process::Command::new("fc-match")
+        .args(["-f", "%{file}", ":lang=zh-cn"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let file = String::from_utf8(out.stdout).ok()?;
+    (out.status.success() && !file.trim().is_empty()).then(|| PathBuf::from(file.trim()))
+}
+
 /// The font file and face in use, and the glyphs printed with it so far.
 pub(super) struct CidFont {
     data: Vec<u8>,
@@ -48,7 +62,7 @@ impl CidFont {
             paths.push(p.into());
         }
         paths.extend(CANDIDATES.iter().map(PathBuf::from));
-        paths.into_iter().find_map(|p| {
+        let open = |p: PathBuf| {
             let data = std::fs::read(&p).ok()?;
             let index = face_covering(&data, sample)?;
             Some(CidFont {
@@ -58,7 +72,11 @@ impl CidFont {
                 unicode: BTreeMap::new(),
                 widths: BTreeMap::new(),
             })
-        })
+        };
+        paths
+            .into_iter()
+            .find_map(open)
+            .or_else(|| fontconfig_chinese().and_then(open))
     }
 
     /// `text` as the codes of the embedded subset (two bytes a glyph, Identity-H).

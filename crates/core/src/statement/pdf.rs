@@ -160,8 +160,23 @@ impl Pages {
     }
 }
 
-/// The statement's PDF, whole.
-pub(super) fn write(heading: &Heading<'_>, lines: &[Line<'_>], codes: &[&str]) -> Vec<u8> {
+/// The statement's PDF, whole: text outside Latin-1 in a font of the machine that
+/// covers it; with none, refused (never printed as `?`).
+pub(super) fn write(
+    heading: &Heading<'_>,
+    lines: &[Line<'_>],
+    codes: &[&str],
+) -> crate::error::CoreResult<Vec<u8>> {
+    write_with(heading, lines, codes, super::font::CidFont::find)
+}
+
+/// [`write`] with the machine's fonts as `find` finds them.
+pub(super) fn write_with(
+    heading: &Heading<'_>,
+    lines: &[Line<'_>],
+    codes: &[&str],
+    find: impl Fn(&str) -> Option<super::font::CidFont>,
+) -> crate::error::CoreResult<Vec<u8>> {
     let mut p = Pages::new();
     // Text outside Latin-1 (a name in Chinese): a font of the machine that covers it.
     let wide: String = heading
@@ -172,7 +187,20 @@ pub(super) fn write(heading: &Heading<'_>, lines: &[Line<'_>], codes: &[&str]) -
         .filter(|t| !is_latin1(t))
         .collect();
     if !wide.is_empty() {
-        p.wide = super::font::CidFont::find(&wide);
+        p.wide = find(&wide);
+        if p.wide.is_none() {
+            let sample: String = wide
+                .chars()
+                .filter(|c| !is_latin1(&c.to_string()))
+                .take(12)
+                .collect();
+            return Err(crate::error::CoreError::validation(
+                "format",
+                format!(
+                    "the PDF cannot print \"{sample}\": no font on this machine covers it; install Noto Sans CJK (fonts-noto-cjk, what `cargo xtask setup` installs) or set PAYDESK_PDF_FONT to a font file that does, or export CSV or XLSX"
+                ),
+            ));
+        }
     }
     p.text(MARGIN, BOLD, 15.0, "PayDesk statement");
     p.down(LEADING * 2.0);
@@ -301,7 +329,7 @@ pub(super) fn write(heading: &Heading<'_>, lines: &[Line<'_>], codes: &[&str]) -
         drop(page);
         pdf.stream(*content_id, &content.finish());
     }
-    pdf.finish()
+    Ok(pdf.finish())
 }
 
 #[cfg(test)]

@@ -621,6 +621,10 @@ fn big_sums_partial_chargebacks_pending_payouts_and_cards() {
 /// gives the characters back; Latin-1 text stays in Helvetica.
 #[test]
 fn a_chinese_name_prints_in_an_embedded_font_subset() {
+    assert!(
+        super::font::CidFont::find("上海支付").is_some(),
+        "no font on this machine covers Chinese: install fonts-noto-cjk (`cargo xtask setup` does) or set PAYDESK_PDF_FONT to a CJK font file"
+    );
     let conn = cache();
     let s = statement(&conn, None, Period::new(1000, 2000).unwrap());
     let dir = tempfile::tempdir().unwrap();
@@ -661,4 +665,27 @@ fn a_chinese_name_prints_in_an_embedded_font_subset() {
     );
     // A subset, not the whole font (Noto Sans CJK is about 20 MB).
     assert!(bytes.len() < 200_000, "{} bytes", bytes.len());
+}
+
+/// On a machine with no font that covers a name outside Latin-1, the PDF is refused
+/// with what to install (the format named), never printed with `?` in its place; a name
+/// in Latin-1 needs no such font.
+#[test]
+fn a_pdf_whose_name_no_font_covers_is_refused_with_what_to_install() {
+    let chinese = [("Merchant", "上海支付 (merNo 10001)".to_string())];
+    let err = super::pdf::write_with(&super::pdf::Heading { pairs: &chinese }, &[], &[], |_| None)
+        .unwrap_err();
+    match err {
+        crate::CoreError::Validation { field, rule } => {
+            assert_eq!(field, "format");
+            assert!(rule.contains("上海支付"), "{rule}");
+            assert!(rule.contains("fonts-noto-cjk"), "{rule}");
+            assert!(rule.contains("PAYDESK_PDF_FONT"), "{rule}");
+        }
+        other => panic!("not a validation error: {other:?}"),
+    }
+    let latin = [("Merchant", "Café Ñandú (merNo 10001)".to_string())];
+    let bytes =
+        super::pdf::write_with(&super::pdf::Heading { pairs: &latin }, &[], &[], |_| None).unwrap();
+    assert!(bytes.starts_with(b"%PDF"));
 }

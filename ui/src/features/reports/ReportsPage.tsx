@@ -28,6 +28,7 @@ import { chartValue, formatCount, formatMoney } from "../../lib/format";
 import { fieldOf, unwrap } from "../../lib/ipc";
 import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
 import { useCurrencies } from "../orders/queries";
+import { HorizonSetting } from "./Horizon";
 import { type Days, type PeriodKind, periodDays, ymd } from "./period";
 
 type Comparison = Awaited<ReturnType<typeof fetchStatement>>;
@@ -449,6 +450,7 @@ export function ReportsPage() {
         </Text>
       ) : null}
       <ErrorAlert error={saveZone.error} />
+      <HorizonSetting settings={settings.data} />
       {days ? (
         <Group gap="sm" data-testid="reports-as-of" data-as-of={asOf ?? ""}>
           <Text size="sm" c="dimmed">
