@@ -801,6 +801,10 @@ export const en = {
     dayOnly: "The gateway's order list gives the day (UTC), not the time.",
     notListedYet: "Not yet in the gateway's list (made here; the next sync confirms it)",
     madeHere: "Made here",
+    outsideTeam: "Made outside this team",
+    outsideTeamShort: "Outside team",
+    outsideTeamWhy:
+      "No request of this team made this order: the gateway's list shows it, but no signer's journal accepted it (another tool, or a desk with the merchant key on a plain profile). It is not counted as one of the team's payins.",
     sortBy: "Sort by {{column}}",
     export: "Export",
     exportTitle: "Export the filtered orders",

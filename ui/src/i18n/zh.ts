@@ -752,6 +752,10 @@ export const zh: Catalogue = {
     dayOnly: "网关的订单列表只提供日期（UTC），不提供时间。",
     notListedYet: "尚未出现在网关列表中（在本台创建；下次同步时确认）",
     madeHere: "在本台创建",
+    outsideTeam: "在本团队之外创建",
+    outsideTeamShort: "团队外",
+    outsideTeamWhy:
+      "本团队没有任何请求创建此订单：网关列表中有它，但没有签署人的日志接受过它（其他工具，或在普通配置中持有商户密钥的桌面）。它不计入本团队的收款。",
     sortBy: "按{{column}}排序",
     export: "导出",
     exportTitle: "导出筛选后的订单",
