@@ -3416,6 +3416,12 @@ export type Statement_Deserialize = {
 	/**  When the cache was last synced (UTC millis): the figures are as of then. */
 	asOf?: number | null,
 	currencies: CurrencyStatement_Deserialize[],
+	/**
+	 *  On a team: orders behind the statement that no request of the team made (made
+	 *  outside this team). They keep no kind, so they are on the line of orders of
+	 *  unknown kind, never counted as payins. 0 on a single desk.
+	 */
+	outsideTeam?: number,
 };
 
 /**  A statement of a period, for one currency or all. */
@@ -3436,6 +3442,12 @@ export type Statement_Serialize = {
 	/**  When the cache was last synced (UTC millis): the figures are as of then. */
 	asOf: number | null,
 	currencies: CurrencyStatement_Serialize[],
+	/**
+	 *  On a team: orders behind the statement that no request of the team made (made
+	 *  outside this team). They keep no kind, so they are on the line of orders of
+	 *  unknown kind, never counted as payins. 0 on a single desk.
+	 */
+	outsideTeam: number,
 };
 
 export type Status = 

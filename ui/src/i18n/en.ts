@@ -1399,6 +1399,10 @@ export const en = {
     refreshIncomplete:
       "Windows that did not add up: {{count}}; sync the orders to read them again.",
     cancel: "Stop",
+    outsideTeam_one:
+      "{{count}} order was made outside this team (no request of the team made it): it is on the line of orders whose kind is not given, never counted as a payin.",
+    outsideTeam_other:
+      "{{count}} orders were made outside this team (no request of the team made them): they are on the line of orders whose kind is not given, never counted as payins.",
     uncertain_one:
       "{{count}} order cannot be placed exactly on a day in this zone (the cache knows its hour or day only): read these days again.",
     uncertain_other:

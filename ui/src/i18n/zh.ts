@@ -1304,6 +1304,8 @@ export const zh: Catalogue = {
     refreshed: "已重新读取：{{changed}} 笔订单有变化，查询了 {{chargebacks}} 笔拒付金额",
     refreshIncomplete: "未对上的时间窗口：{{count}} 个；请同步订单以重新读取。",
     cancel: "停止",
+    outsideTeam_other:
+      "{{count}} 笔订单在本团队之外创建（本团队没有任何请求创建它们）：它们列在类型未提供的订单一行，从不计入收款。",
     uncertain_other:
       "{{count}} 笔订单无法在此时区准确归入某一天（缓存只知道其小时或日期）：请重新读取这些日期。",
     notLookedUp_other: "{{count}} 笔拒付按订单全额计算（尚未查询其拒付金额）。",
