@@ -163,6 +163,11 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     assert_eq!(status["roles"], json!(["approver"]));
     assert_eq!(status["holdsKey"], false);
     assert_eq!(status["idleLockMinutes"], 15);
+    assert_eq!(
+        status["chainProblem"],
+        Value::Null,
+        "the chain holds: {status}"
+    );
 
     // The maker's request, with the rule that asks its one approval.
     let waiting = invoke(
@@ -266,6 +271,21 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     let again = invoke(&f, "team_requests", json!({ "states": [], "limit": 50 }))
         .expect("reopened after the connections were dropped");
     assert_eq!(again.as_array().unwrap().len(), 1);
+
+    // The database's owner cuts the team's audit chain (what is left is a consistent
+    // chain): the desk, opened again, reports it to the Team and Activity screens.
+    pg.psql_owner(
+        DB,
+        "ALTER TABLE paydesk.audit_log DISABLE TRIGGER USER;
+         DELETE FROM paydesk.audit_log WHERE id > 1;
+         ALTER TABLE paydesk.audit_log ENABLE TRIGGER USER;",
+    )
+    .unwrap();
+    invoke(&f, "profile_switch", json!({ "name": "sandbox" })).expect("to the sandbox");
+    invoke(&f, "profile_switch", json!({ "name": "ana" })).expect("back");
+    let status = invoke(&f, "team_status", json!({})).expect("status");
+    let problem = status["chainProblem"].as_str().unwrap_or_default();
+    assert!(problem.contains("cut"), "{status}");
 }
 
 fn form_json() -> Value {

@@ -1209,6 +1209,9 @@ export const en = {
     open: "Open Approvals",
   },
   teamAdmin: {
+    chainProblem: "The team's audit history was cut or rewritten",
+    chainProblemWhat:
+      "This desk checked the team's audit chain against the head its keyring recorded and it no longer holds: someone with the database owner's rights changed the history. This desk signs nothing for the team; tell your team's administrator.",
     title: "Team",
     you: "You are {{user}} ({{roles}}) in the team of merchant {{merNo}}.",
     noRole: "no team role",

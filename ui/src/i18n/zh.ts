@@ -1131,6 +1131,9 @@ export const zh: Catalogue = {
     open: "打开审批",
   },
   teamAdmin: {
+    chainProblem: "团队的审计记录被截断或改写",
+    chainProblemWhat:
+      "本台按其密钥环记录的链头检查团队的审计链，该链已不再成立：拥有数据库所有者权限的人改动了历史记录。本台不再为团队签署任何操作；请告知团队管理员。",
     title: "团队",
     you: "您是商户 {{merNo}} 团队中的 {{user}}（{{roles}}）。",
     noRole: "无团队角色",
