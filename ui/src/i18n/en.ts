@@ -1591,6 +1591,12 @@ export const en = {
       caFile: "Certificate authorities (PEM file)",
       caFileHint:
         "For a team server whose certificate a private authority signs: the full path of its PEM file. Empty: the system's roots; a server on this machine is reached whatever its certificate.",
+      certFile: "Client certificate (PEM file)",
+      certFileHint:
+        "Only for a team whose server checks members' certificates (PostgreSQL's cert method): the full path of your certificate. Empty: the password alone.",
+      keyFile: "Client certificate's key (PEM file)",
+      keyFileHint:
+        "The full path of the certificate's private key, readable by you only. Given with the certificate, or neither.",
       user: "User",
       password: "Password",
       passwordHint:

@@ -1482,6 +1482,11 @@ export const zh: Catalogue = {
       caFile: "证书颁发机构（PEM 文件）",
       caFileHint:
         "团队服务器的证书由私有机构签发时：填写其 PEM 文件的完整路径。留空：使用系统根证书；本机上的服务器无论证书如何都可连接。",
+      certFile: "客户端证书（PEM 文件）",
+      certFileHint:
+        "仅当团队服务器校验成员证书（PostgreSQL 的 cert 方式）时填写：您的证书的完整路径。留空：仅使用密码。",
+      keyFile: "客户端证书的私钥（PEM 文件）",
+      keyFileHint: "证书私钥的完整路径，只应由您本人可读。须与证书一起填写，或都不填。",
       user: "用户",
       password: "密码",
       passwordHint: "保存配置时存入系统密钥环；留空则保留已保存的密码。",
