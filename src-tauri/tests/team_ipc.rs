@@ -257,6 +257,32 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     }
     let open = invoke(&f, "session_unlock", json!({ "password": PASSWORD })).expect("unlock");
     assert_eq!(open["locked"], false);
+    // The failed unlock is in the team's audit log (not only on this machine): the
+    // team's administrator sees a member's desk tried with a wrong password.
+    let unlocks = pg
+        .psql_owner(
+            DB,
+            "SELECT result FROM paydesk.audit_log WHERE operation = 'session.unlock' ORDER BY id",
+        )
+        .unwrap();
+    let unlocks: Vec<&str> = unlocks
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(unlocks, ["refused: wrong password", "ok"], "{unlocks:?}");
+    let log = invoke(
+        &f,
+        "audit_list",
+        json!({ "filter": { "operation": "session.unlock", "text": null, "from": null, "to": null, "limit": 10 } }),
+    )
+    .expect("audit");
+    let log = log.as_array().unwrap();
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(
+        log.iter().all(|e| e["dbUser"] == "ana"),
+        "by the member: {log:?}"
+    );
     let all = invoke(&f, "team_requests", json!({ "states": [], "limit": 50 })).expect("again");
     assert_eq!(all.as_array().unwrap().len(), 1);
 
