@@ -163,6 +163,11 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     assert_eq!(status["roles"], json!(["approver"]));
     assert_eq!(status["holdsKey"], false);
     assert_eq!(status["idleLockMinutes"], 15);
+    assert_eq!(
+        status["chainProblem"],
+        Value::Null,
+        "the chain holds: {status}"
+    );
 
     // The maker's request, with the rule that asks its one approval.
     let waiting = invoke(
@@ -252,6 +257,32 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     }
     let open = invoke(&f, "session_unlock", json!({ "password": PASSWORD })).expect("unlock");
     assert_eq!(open["locked"], false);
+    // The failed unlock is in the team's audit log (not only on this machine): the
+    // team's administrator sees a member's desk tried with a wrong password.
+    let unlocks = pg
+        .psql_owner(
+            DB,
+            "SELECT result FROM paydesk.audit_log WHERE operation = 'session.unlock' ORDER BY id",
+        )
+        .unwrap();
+    let unlocks: Vec<&str> = unlocks
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(unlocks, ["refused: wrong password", "ok"], "{unlocks:?}");
+    let log = invoke(
+        &f,
+        "audit_list",
+        json!({ "filter": { "operation": "session.unlock", "text": null, "from": null, "to": null, "limit": 10 } }),
+    )
+    .expect("audit");
+    let log = log.as_array().unwrap();
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(
+        log.iter().all(|e| e["dbUser"] == "ana"),
+        "by the member: {log:?}"
+    );
     let all = invoke(&f, "team_requests", json!({ "states": [], "limit": 50 })).expect("again");
     assert_eq!(all.as_array().unwrap().len(), 1);
 
@@ -266,6 +297,21 @@ fn an_approvers_desk_without_the_key_approves_and_locks() {
     let again = invoke(&f, "team_requests", json!({ "states": [], "limit": 50 }))
         .expect("reopened after the connections were dropped");
     assert_eq!(again.as_array().unwrap().len(), 1);
+
+    // The database's owner cuts the team's audit chain (what is left is a consistent
+    // chain): the desk, opened again, reports it to the Team and Activity screens.
+    pg.psql_owner(
+        DB,
+        "ALTER TABLE paydesk.audit_log DISABLE TRIGGER USER;
+         DELETE FROM paydesk.audit_log WHERE id > 1;
+         ALTER TABLE paydesk.audit_log ENABLE TRIGGER USER;",
+    )
+    .unwrap();
+    invoke(&f, "profile_switch", json!({ "name": "sandbox" })).expect("to the sandbox");
+    invoke(&f, "profile_switch", json!({ "name": "ana" })).expect("back");
+    let status = invoke(&f, "team_status", json!({})).expect("status");
+    let problem = status["chainProblem"].as_str().unwrap_or_default();
+    assert!(problem.contains("cut"), "{status}");
 }
 
 fn form_json() -> Value {

@@ -103,6 +103,31 @@ before(async () => {
     { extra: { PAYDESK_TEAM_PASSWORD: server.ownerPassword } },
   );
   teamProfile("owner", server.owner, server.ownerPassword);
+  // Two orders in the team's read model, as a signer's sync would leave them: one a
+  // signer's journal made (its time is known), one no request of the team made (made
+  // with the merchant key elsewhere): the Orders screen marks that one only.
+  const now = Date.now();
+  execFileSync(
+    "psql",
+    [
+      "-h",
+      server.host,
+      "-p",
+      String(server.port),
+      "-U",
+      server.owner,
+      "-d",
+      "team",
+      "-v",
+      "ON_ERROR_STOP=1",
+      "-c",
+      `INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
+         amount_e4, created_at, synced_at, kind, made_at) VALUES
+       (10001, 'T-TEAM-MADE', 'M-TEAM-MADE', 2, 'MXN', 100.00, 1000000, ${now}, ${now}, 'payin', ${now}),
+       (10001, 'T-OUTSIDE', 'M-OUTSIDE', 2, 'MXN', 900000.00, 9000000000, ${now}, ${now}, '', NULL)`,
+    ],
+    { env: { ...process.env, PGPASSWORD: server.ownerPassword }, stdio: "pipe" },
+  );
   for (const [name, role] of [
     ["mia", "maker"],
     ["ana", "approver"],
@@ -233,6 +258,32 @@ test("the payouts screen says this desk holds no key, and an approver makes no r
   const review = await h.waitFor(id("payout-review"));
   assert.equal(await review.isEnabled(), false);
   await h.shot("payouts-approver-desk");
+});
+
+test("an order no request of the team made is marked as made outside this team", async () => {
+  await h.click(id("nav-orders"));
+  await h.waitFor(id("screen-orders"), 30_000);
+  await h.waitFor(`${id("order-row")}[data-trade-no="T-OUTSIDE"]`, 30_000);
+  const row = (n) => `${id("order-row")}[data-trade-no="${n}"]`;
+  await h.shot("orders-outside-team");
+  // The badge, in the outside order's row, says so (its full words for a screen reader).
+  const badge = await h.waitFor(`${row("T-OUTSIDE")} ${id("outside-team")}`, 10_000);
+  assert.match(await h.text(`${row("T-OUTSIDE")} ${id("outside-team")}`), /Outside team/);
+  assert.equal(await badge.getAttribute("aria-label"), "Made outside this team");
+  // Only that one: the team's own order shows its kind.
+  assert.equal((await browser.$$(id("outside-team"))).length, 1);
+  assert.ok(!(await browser.$(`${row("T-TEAM-MADE")} ${id("outside-team")}`).isExisting()));
+  assert.match(await h.text(row("T-TEAM-MADE")), /Payin/);
+  const outside = await browser.$(row("T-OUTSIDE"));
+  await outside.click();
+  await h.waitFor(`${id("order-detail")}[data-trade-no="T-OUTSIDE"]`);
+  await h.waitFor(id("detail-outside-team"));
+  assert.match(await h.text(id("detail-outside-team")), /Made outside this team/);
+  // The drawer slides in: the picture once it is there.
+  await browser.pause(600);
+  await h.shot("order-outside-team");
+  await browser.keys("Escape");
+  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 5_000 });
 });
 
 test("the approvals screen in Chinese", async () => {

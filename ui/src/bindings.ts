@@ -275,7 +275,7 @@ export const commands = {
 	/**  Checks a pasted notification body's signature with the gateway's key. */
 	eventVerify: (body: string) => typedError<Received_Serialize, CoreError>(__TAURI_INVOKE("event_verify", { body })),
 	/**  The member on a team desk; none on a single desk. */
-	teamStatus: () => typedError<TeamStatus | null, CoreError>(__TAURI_INVOKE("team_status")),
+	teamStatus: () => typedError<TeamStatus_Serialize | null, CoreError>(__TAURI_INVOKE("team_status")),
 	/**  Requests in the given states (every state when empty), newest first. */
 	teamRequests: (states: RequestState[], limit: number) => typedError<RequestView_Serialize[], CoreError>(__TAURI_INVOKE("team_requests", { states, limit })),
 	teamRequest: (id: number) => typedError<RequestDetail_Serialize, CoreError>(__TAURI_INVOKE("team_request", { id })),
@@ -3416,6 +3416,12 @@ export type Statement_Deserialize = {
 	/**  When the cache was last synced (UTC millis): the figures are as of then. */
 	asOf?: number | null,
 	currencies: CurrencyStatement_Deserialize[],
+	/**
+	 *  On a team: orders behind the statement that no request of the team made (made
+	 *  outside this team). They keep no kind, so they are on the line of orders of
+	 *  unknown kind, never counted as payins. 0 on a single desk.
+	 */
+	outsideTeam?: number,
 };
 
 /**  A statement of a period, for one currency or all. */
@@ -3436,6 +3442,12 @@ export type Statement_Serialize = {
 	/**  When the cache was last synced (UTC millis): the figures are as of then. */
 	asOf: number | null,
 	currencies: CurrencyStatement_Serialize[],
+	/**
+	 *  On a team: orders behind the statement that no request of the team made (made
+	 *  outside this team). They keep no kind, so they are on the line of orders of
+	 *  unknown kind, never counted as payins. 0 on a single desk.
+	 */
+	outsideTeam: number,
 };
 
 export type Status = 
@@ -3660,7 +3672,10 @@ export type TeamRules = {
 };
 
 /**  What the banner and the screens know of the member on a team desk. */
-export type TeamStatus = {
+export type TeamStatus = TeamStatus_Serialize | TeamStatus_Deserialize;
+
+/**  What the banner and the screens know of the member on a team desk. */
+export type TeamStatus_Deserialize = {
 	/**  The member's database user. */
 	user: string,
 	roles: TeamRole[],
@@ -3672,6 +3687,33 @@ export type TeamStatus = {
 	host: string,
 	port: number,
 	database: string,
+	/**
+	 *  Why the team's audit chain failed this desk's check when it connected (cut or
+	 *  rewritten against the head this desk's keyring anchored); `None` when it held.
+	 *  The Team and Activity screens show it as an alert; such a desk signs nothing.
+	 */
+	chainProblem?: string | null,
+};
+
+/**  What the banner and the screens know of the member on a team desk. */
+export type TeamStatus_Serialize = {
+	/**  The member's database user. */
+	user: string,
+	roles: TeamRole[],
+	merNo: number,
+	/**  Minutes without activity after which the desk locks. */
+	idleLockMinutes: number,
+	/**  This desk holds the merchant key (a signer's desk): it talks to the gateway. */
+	holdsKey: boolean,
+	host: string,
+	port: number,
+	database: string,
+	/**
+	 *  Why the team's audit chain failed this desk's check when it connected (cut or
+	 *  rewritten against the head this desk's keyring anchored); `None` when it held.
+	 *  The Team and Activity screens show it as an alert; such a desk signs nothing.
+	 */
+	chainProblem: string | null,
 };
 
 /**  One thing that happened to an order, with when the desk learned of it (UTC millis). */

@@ -632,6 +632,9 @@ impl Home {
             return Err(CoreError::validation("baseUrl", "is required"));
         }
         profile.validate()?;
+        if let Some((field, rule)) = profile.team.iter().flat_map(|t| t.file_problems()).next() {
+            return Err(CoreError::validation(field, rule));
+        }
         let renamed = previous.filter(|p| *p != profile.name);
         let exists = self.get(&profile.name).is_ok();
         if exists && (previous.is_none() || renamed.is_some()) {
@@ -702,6 +705,9 @@ impl Home {
         }
         for p in profile.problems() {
             add(&p.field, p.rule);
+        }
+        for (field, rule) in profile.team.iter().flat_map(|t| t.file_problems()) {
+            add(field, rule);
         }
         // In the form's order: the name first, the rest as the profile lists them.
         out.sort_by_key(|p| p.field != "name");
@@ -998,6 +1004,49 @@ mod tests {
             None
         );
         assert_eq!(Profile::base_url_preview("https://"), None);
+    }
+
+    #[test]
+    fn a_team_file_that_cannot_be_read_is_named_when_typed_and_when_saved() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        let ca = dir.path().join("ca.pem");
+        std::fs::write(&ca, "-----BEGIN CERTIFICATE-----\n").unwrap();
+        let key = dir.path().join("member.key");
+        std::fs::write(&key, "-----BEGIN PRIVATE KEY-----\n").unwrap();
+        let missing = dir.path().join("member.crt");
+        let p = |cert: &std::path::Path| Profile {
+            team: Some(crate::store::pg::PgConfig {
+                host: "db.team.example".into(),
+                port: 5432,
+                database: "team".into(),
+                user: "ann".into(),
+                ca_file: ca.display().to_string(),
+                cert_file: cert.display().to_string(),
+                key_file: key.display().to_string(),
+            }),
+            ..real("acme")
+        };
+        // A missing client certificate: named at once, by its field, with its path.
+        let problems = home.profile_problems(&p(&missing), None);
+        let names: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(names, ["team.certFile"], "{problems:?}");
+        assert!(problems[0].rule.contains("no such file"), "{problems:?}");
+        assert!(problems[0].rule.contains("member.crt"), "{problems:?}");
+        let (f, _) = field(home.save_profile(p(&missing), None).unwrap_err());
+        assert_eq!(f, "team.certFile");
+        // A folder is not a file.
+        let (f, rule) = field(home.save_profile(p(dir.path()), None).unwrap_err());
+        assert_eq!(f, "team.certFile");
+        assert!(rule.contains("not a file"), "{rule}");
+        // Every file there and readable: saved.
+        std::fs::write(&missing, "-----BEGIN CERTIFICATE-----\n").unwrap();
+        assert!(home.profile_problems(&p(&missing), None).is_empty());
+        home.save_profile(p(&missing), None).unwrap();
+        assert_eq!(
+            home.get("acme").unwrap().team.unwrap().cert_file,
+            missing.display().to_string()
+        );
     }
 
     #[test]

@@ -399,6 +399,11 @@ pub struct Statement {
     #[serde(default)]
     pub as_of: Option<i64>,
     pub currencies: Vec<CurrencyStatement>,
+    /// On a team: orders behind the statement that no request of the team made (made
+    /// outside this team). They keep no kind, so they are on the line of orders of
+    /// unknown kind, never counted as payins. 0 on a single desk.
+    #[serde(default)]
+    pub outside_team: i64,
 }
 
 /// What the dictionary's meanings make of a state, for a statement.
@@ -818,6 +823,7 @@ impl Statement {
         states.sort_unstable();
         states.dedup();
         let orders = groups.iter().map(|g| g.count).sum();
+        let outside_team = groups.iter().map(|g| g.sums.outside_team).sum();
         let mut b = Builder {
             dict,
             base: filter.clone(),
@@ -835,6 +841,7 @@ impl Statement {
             uncertain: 0,
             as_of: None,
             currencies: currencies.iter().map(|c| b.currency(c)).collect(),
+            outside_team,
         }
     }
 

@@ -1111,3 +1111,112 @@ fn orders_no_team_journal_made_are_flagged_outside_the_team() {
         assert_eq!((payins, unknown), if team { (1, 1) } else { (2, 0) });
     }
 }
+
+/// Issue 30: a team's statement says which of its orders were made outside the team: a
+/// count line in its header (also the PDF's), and a column of its orders sheet marking
+/// each such order, in the CSV and the XLSX. A single desk's statement counts none.
+#[test]
+fn a_team_statement_marks_the_orders_made_outside_the_team() {
+    use paydesk_core::statement::{Period, Statement, export};
+    let (_pg, owner) = team_db();
+    let (_d, conn) = sqlite();
+    let dict = paydesk_gateway::StateDictionary::default();
+    let dir = tempfile::tempdir().unwrap();
+    for (o, team) in [
+        (&PgOrders::on(&owner, MER) as &dyn OrderStore, true),
+        (&Orders::on(&conn), false),
+    ] {
+        // Three listed orders; a signer's journal made the second only.
+        let listed: Vec<_> = (1..=3).map(|n| item(n, 2, "MXN", "100.00")).collect();
+        o.upsert_items(MER as u64, &listed, 1_795_000_000_000, true)
+            .unwrap();
+        o.record_made(
+            MER as u64,
+            &MadeOrder {
+                trade_no: listed[1].trade_no.clone(),
+                mer_order_no: listed[1].mer_order_no.clone(),
+                kind: OrderKind::Payin,
+                method: "SPEI".into(),
+                currency: "MXN".into(),
+                amount: "100.00".parse().unwrap(),
+                state: Some(2),
+                made_at: 1_795_000_123_456,
+            },
+        )
+        .unwrap();
+        let period = Period::new(1_794_900_000_000, 1_795_100_000_000).unwrap();
+        let s = Statement::build(o, &dict, period, None).unwrap();
+        // What the Reports screen shows: the count, and none of them among the payins.
+        assert_eq!(s.outside_team, if team { 2 } else { 0 });
+        let write = |name: &str| {
+            let path = dir.path().join(format!("{team}-{name}"));
+            let out = paydesk_core::output::create(&path, paydesk_core::output::Existing::Replace)
+                .unwrap();
+            let e = export::export(
+                o,
+                &s,
+                &dict,
+                out,
+                chrono::FixedOffset::east_opt(0).unwrap(),
+                1_795_200_000_000,
+                "Demo",
+            )
+            .unwrap();
+            (path, e)
+        };
+        let (csv_path, csv) = write("s.csv");
+        let (xlsx_path, xlsx) = write("s.xlsx");
+        let (pdf_path, _) = write("s.pdf");
+        assert_eq!(csv.rows, 3);
+        assert_eq!(csv.sha256, xlsx.sha256);
+        let outside = if team { 2 } else { 0 };
+        let line = format!(
+            "Orders made outside this team (no request of the team made them; never counted as payins),{outside}"
+        );
+        let text = std::fs::read_to_string(&csv_path).unwrap();
+        assert!(text.lines().any(|l| l == line), "team {team}: {text}");
+        // The orders section: a header naming the column, and the mark on each order
+        // no journal of the team made (by trade number, computed here).
+        let mut rows = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(text.as_bytes())
+            .into_records()
+            .map(Result::unwrap)
+            .skip_while(|r| r.get(0) != Some("Trade number"));
+        let head = rows.next().expect("the orders section");
+        let col = head
+            .iter()
+            .position(|h| h == "Made outside this team")
+            .expect("the column");
+        let mut marks: Vec<(String, String)> = rows
+            .map(|r| (r[0].to_string(), r[col].to_string()))
+            .collect();
+        marks.sort();
+        let yes = |b: bool| if b { "yes" } else { "" }.to_string();
+        assert_eq!(
+            marks,
+            [
+                (listed[0].trade_no.clone(), yes(team)),
+                (listed[1].trade_no.clone(), yes(false)),
+                (listed[2].trade_no.clone(), yes(team)),
+            ]
+        );
+        // The workbook's orders sheet has the column, the PDF the count line.
+        let book = std::fs::read(&xlsx_path).unwrap();
+        assert!(zip_text(&book).contains(">Made outside this team<"));
+        let pdf = String::from_utf8_lossy(&std::fs::read(&pdf_path).unwrap()).into_owned();
+        assert!(pdf.contains("(Orders made outside this team"), "PDF line");
+    }
+}
+
+/// Every file of a zip (an XLSX), as text.
+fn zip_text(bytes: &[u8]) -> String {
+    let mut z = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut s = String::new();
+    for i in 0..z.len() {
+        let mut f = z.by_index(i).unwrap();
+        std::io::Read::read_to_string(&mut f, &mut s).unwrap();
+    }
+    s
+}

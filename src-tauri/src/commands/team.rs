@@ -29,6 +29,10 @@ pub struct TeamStatus {
     pub host: String,
     pub port: u16,
     pub database: String,
+    /// Why the team's audit chain failed this desk's check when it connected (cut or
+    /// rewritten against the head this desk's keyring anchored); `None` when it held.
+    /// The Team and Activity screens show it as an alert; such a desk signs nothing.
+    pub chain_problem: Option<String>,
 }
 
 /// A request as the Approvals screen shows it.
@@ -134,6 +138,7 @@ pub async fn team_status(state: State<'_, AppState>) -> CmdResult<Option<TeamSta
         host: cfg.host,
         port: cfg.port,
         database: cfg.database,
+        chain_problem: desk.team_chain_problem().map(str::to_string),
     }))
 }
 

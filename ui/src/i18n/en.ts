@@ -801,6 +801,10 @@ export const en = {
     dayOnly: "The gateway's order list gives the day (UTC), not the time.",
     notListedYet: "Not yet in the gateway's list (made here; the next sync confirms it)",
     madeHere: "Made here",
+    outsideTeam: "Made outside this team",
+    outsideTeamShort: "Outside team",
+    outsideTeamWhy:
+      "No request of this team made this order: the gateway's list shows it, but no signer's journal accepted it (another tool, or a desk with the merchant key on a plain profile). It is not counted as one of the team's payins.",
     sortBy: "Sort by {{column}}",
     export: "Export",
     exportTitle: "Export the filtered orders",
@@ -1205,6 +1209,9 @@ export const en = {
     open: "Open Approvals",
   },
   teamAdmin: {
+    chainProblem: "The team's audit history was cut or rewritten",
+    chainProblemWhat:
+      "This desk checked the team's audit chain against the head its keyring recorded and it no longer holds: someone with the database owner's rights changed the history. This desk signs nothing for the team; tell your team's administrator.",
     title: "Team",
     you: "You are {{user}} ({{roles}}) in the team of merchant {{merNo}}.",
     noRole: "no team role",
@@ -1402,6 +1409,10 @@ export const en = {
     refreshIncomplete:
       "Windows that did not add up: {{count}}; sync the orders to read them again.",
     cancel: "Stop",
+    outsideTeam_one:
+      "{{count}} order was made outside this team (no request of the team made it): it is on the line of orders whose kind is not given, never counted as a payin.",
+    outsideTeam_other:
+      "{{count}} orders were made outside this team (no request of the team made them): they are on the line of orders whose kind is not given, never counted as payins.",
     uncertain_one:
       "{{count}} order cannot be placed exactly on a day in this zone (the cache knows its hour or day only): read these days again.",
     uncertain_other:
@@ -1587,6 +1598,12 @@ export const en = {
       caFile: "Certificate authorities (PEM file)",
       caFileHint:
         "For a team server whose certificate a private authority signs: the full path of its PEM file. Empty: the system's roots; a server on this machine is reached whatever its certificate.",
+      certFile: "Client certificate (PEM file)",
+      certFileHint:
+        "Only for a team whose server checks members' certificates (PostgreSQL's cert method): the full path of your certificate. Empty: the password alone.",
+      keyFile: "Client certificate's key (PEM file)",
+      keyFileHint:
+        "The full path of the certificate's private key, readable by you only. Given with the certificate, or neither.",
       user: "User",
       password: "Password",
       passwordHint:

@@ -752,6 +752,10 @@ export const zh: Catalogue = {
     dayOnly: "网关的订单列表只提供日期（UTC），不提供时间。",
     notListedYet: "尚未出现在网关列表中（在本台创建；下次同步时确认）",
     madeHere: "在本台创建",
+    outsideTeam: "在本团队之外创建",
+    outsideTeamShort: "团队外",
+    outsideTeamWhy:
+      "本团队没有任何请求创建此订单：网关列表中有它，但没有签署人的日志接受过它（其他工具，或在普通配置中持有商户密钥的桌面）。它不计入本团队的收款。",
     sortBy: "按{{column}}排序",
     export: "导出",
     exportTitle: "导出筛选后的订单",
@@ -1127,6 +1131,9 @@ export const zh: Catalogue = {
     open: "打开审批",
   },
   teamAdmin: {
+    chainProblem: "团队的审计记录被截断或改写",
+    chainProblemWhat:
+      "本台按其密钥环记录的链头检查团队的审计链，该链已不再成立：拥有数据库所有者权限的人改动了历史记录。本台不再为团队签署任何操作；请告知团队管理员。",
     title: "团队",
     you: "您是商户 {{merNo}} 团队中的 {{user}}（{{roles}}）。",
     noRole: "无团队角色",
@@ -1305,6 +1312,8 @@ export const zh: Catalogue = {
     refreshed: "已重新读取：{{changed}} 笔订单有变化，查询了 {{chargebacks}} 笔拒付金额",
     refreshIncomplete: "未对上的时间窗口：{{count}} 个；请同步订单以重新读取。",
     cancel: "停止",
+    outsideTeam_other:
+      "{{count}} 笔订单在本团队之外创建（本团队没有任何请求创建它们）：它们列在类型未提供的订单一行，从不计入收款。",
     uncertain_other:
       "{{count}} 笔订单无法在此时区准确归入某一天（缓存只知道其小时或日期）：请重新读取这些日期。",
     notLookedUp_other: "{{count}} 笔拒付按订单全额计算（尚未查询其拒付金额）。",
@@ -1478,6 +1487,11 @@ export const zh: Catalogue = {
       caFile: "证书颁发机构（PEM 文件）",
       caFileHint:
         "团队服务器的证书由私有机构签发时：填写其 PEM 文件的完整路径。留空：使用系统根证书；本机上的服务器无论证书如何都可连接。",
+      certFile: "客户端证书（PEM 文件）",
+      certFileHint:
+        "仅当团队服务器校验成员证书（PostgreSQL 的 cert 方式）时填写：您的证书的完整路径。留空：仅使用密码。",
+      keyFile: "客户端证书的私钥（PEM 文件）",
+      keyFileHint: "证书私钥的完整路径，只应由您本人可读。须与证书一起填写，或都不填。",
       user: "用户",
       password: "密码",
       passwordHint: "保存配置时存入系统密钥环；留空则保留已保存的密码。",

@@ -251,7 +251,12 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                     for o in &page.rows {
                         let meaning = dict.meaning(paydesk_gateway::StateField::OrderState, &o.state.to_string()).map_or("unknown", |m| m.as_str());
                         let method = if o.method.is_empty() { "-" } else { o.method.as_str() };
-                        out.push(format!("{:<22} {:<24} {:>14} {} {:<15} {:<8} {}", o.trade_no, o.mer_order_no, o.source_amount, o.currency, meaning, kind_name(o.kind), method));
+                        let mut line = format!("{:<22} {:<24} {:>14} {} {:<15} {:<8} {}", o.trade_no, o.mer_order_no, o.source_amount, o.currency, meaning, kind_name(o.kind), method);
+                        // On a team: no request of the team made it (issue 30).
+                        if o.outside_team {
+                            line.push_str("  [made outside this team]");
+                        }
+                        out.push(line);
                     }
                     out.join("\n")
                 })

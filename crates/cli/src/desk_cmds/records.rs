@@ -303,14 +303,27 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
         match cmd {
             AuditCmd::Verify => {
                 let check = desk.audit_verify()?;
+                // On a team desk: what the check against this desk's keyring anchor found
+                // when it connected (a cut or rewritten team chain), said here too.
+                let team_problem = desk.team_chain_problem();
                 print(g, &check, || {
                     let head = match &check.problem {
                         None => format!("audit chain intact: {} rows", check.rows),
                         Some(p) => format!("audit chain BROKEN: {p}"),
                     };
-                    format!("{head}\nchecked:\n{}", checked_lines(&check).join("\n"))
+                    let team = team_problem
+                        .map(|why| format!("\nthe team's audit chain FAILED this desk's check when it connected: {why}"))
+                        .unwrap_or_default();
+                    format!(
+                        "{head}{team}\nchecked:\n{}",
+                        checked_lines(&check).join("\n")
+                    )
                 })?;
-                if check.ok {
+                if team_problem.is_some() {
+                    Err(Failure::Check(
+                        "the team's audit chain was cut or rewritten".into(),
+                    ))
+                } else if check.ok {
                     Ok(())
                 } else {
                     Err(Failure::Check("the audit log was tampered with".into()))

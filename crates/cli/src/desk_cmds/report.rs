@@ -331,6 +331,12 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
                 ),
                 as_of.clone(),
             ];
+            if statement.outside_team > 0 {
+                lines.push(format!(
+                    "{} orders were made outside this team (no request of the team made them): counted with the orders whose kind is not given, never as payins",
+                    statement.outside_team
+                ));
+            }
             if statement.uncertain > 0 {
                 lines.push(format!(
                     "{} orders cannot be placed exactly on a day in {} (the cache knows their hour or day only): counted where cached; read the period again (without --offline) to place them",

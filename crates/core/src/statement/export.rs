@@ -3,9 +3,10 @@
 //! and a SHA-256 of those orders' rows, so a later export of the same statement can be
 //! compared.
 //!
-//! The rows hashed are the orders behind the statement as the orders export writes them
-//! (the same cells, oldest first), each a JSON array of its cells on a line of its own:
-//! the hash is the same in the CSV and the XLSX of one statement.
+//! The rows hashed are the orders behind the statement as its orders sheet writes them
+//! (the orders export's cells and whether the order was made outside the team, oldest
+//! first), each a JSON array of its cells on a line of its own: the hash is the same in
+//! the CSV and the XLSX of one statement.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,7 +22,7 @@ use crate::export::{
     EXACT_AS_TEXT, LABELS, amount_format, cells, safe_record, significant_digits, write_row,
 };
 use crate::output::Output;
-use crate::store::orders::{OrderFilter, OrderStore, SortKey};
+use crate::store::orders::{CachedOrder, OrderFilter, OrderStore, SortKey};
 
 /// What a statement export wrote.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -301,6 +302,27 @@ fn header(
     ]
 }
 
+/// The orders sheet's last column, and its header line: on a team's read model, an
+/// order no request of the team made (issue 30). Such an order keeps no kind, so it is in
+/// no payin figure (it is on the line of orders whose kind is not given).
+const OUTSIDE_TEAM: &str = "Made outside this team";
+const OUTSIDE_TEAM_LINE: &str =
+    "Orders made outside this team (no request of the team made them; never counted as payins)";
+
+/// The statement's orders sheet's headers: the orders export's, then [`OUTSIDE_TEAM`].
+fn row_labels() -> Vec<&'static str> {
+    let mut v = LABELS.to_vec();
+    v.push(OUTSIDE_TEAM);
+    v
+}
+
+/// One order's cells on the statement's orders sheet.
+fn row_cells(o: &CachedOrder, dict: &StateDictionary, tz: &Zone) -> Vec<String> {
+    let mut v = cells(o, dict, tz.offset_at(o.created_at)).to_vec();
+    v.push(if o.outside_team { "yes" } else { "" }.to_string());
+    v
+}
+
 /// The orders behind a statement, oldest first.
 fn rows_filter(s: &Statement) -> OrderFilter {
     OrderFilter {
@@ -310,24 +332,27 @@ fn rows_filter(s: &Statement) -> OrderFilter {
     }
 }
 
-/// How many orders are behind `s` and the SHA-256 of their rows.
+/// How many orders are behind `s`, the SHA-256 of their rows and how many of them were
+/// made outside the team.
 pub fn digest(
     orders: &dyn OrderStore,
     s: &Statement,
     dict: &StateDictionary,
     tz: &Zone,
-) -> CoreResult<(u64, String)> {
+) -> CoreResult<(u64, String, u64)> {
     let mut h = Sha256::new();
     let mut n = 0u64;
+    let mut outside = 0u64;
     orders.for_each(&rows_filter(s), &mut |o| {
-        let row = serde_json::to_string(&cells(o, dict, tz.offset_at(o.created_at)))
+        let row = serde_json::to_string(&row_cells(o, dict, tz))
             .map_err(|e| CoreError::internal(e.to_string()))?;
         h.update(row.as_bytes());
         h.update(b"\n");
         n += 1;
+        outside += u64::from(o.outside_team);
         Ok(())
     })?;
-    Ok((n, hex::encode(h.finalize())))
+    Ok((n, hex::encode(h.finalize()), outside))
 }
 
 /// Writes `s` to `out` (opened by [`crate::output::create`] on a .csv, .xlsx or .pdf
@@ -347,8 +372,14 @@ pub fn export(
     let path = &out.path().to_path_buf();
     let format = format_of(path)?;
     // Hashed first: the header that carries the hash comes before the rows.
-    let (rows, sha) = digest(orders, s, dict, tz)?;
-    let head = header(s, merchant, tz, made_at, rows, &sha);
+    let (rows, sha, outside) = digest(orders, s, dict, tz)?;
+    let mut head = header(s, merchant, tz, made_at, rows, &sha);
+    // Said after the line of orders of unknown kind, where those orders are counted.
+    let at = head
+        .iter()
+        .position(|(k, _)| k.starts_with("Orders whose kind"))
+        .map_or(head.len(), |i| i + 1);
+    head.insert(at, (OUTSIDE_TEAM_LINE, outside.to_string()));
     let io = |e: &dyn std::fmt::Display| crate::output::write_error(path, e);
     match format {
         Format::Csv => {
@@ -377,9 +408,9 @@ pub fn export(
                 .map_err(|e| io(&e))?;
             }
             w.write_record([""]).map_err(|e| io(&e))?;
-            w.write_record(LABELS).map_err(|e| io(&e))?;
+            w.write_record(row_labels()).map_err(|e| io(&e))?;
             orders.for_each(&rows_filter(s), &mut |o| {
-                w.write_record(safe_record(cells(o, dict, tz.offset_at(o.created_at))))
+                w.write_record(safe_record(row_cells(o, dict, tz)))
                     .map_err(|e| io(&e))
             })?;
             w.flush().map_err(|e| io(&e))?;
@@ -532,9 +563,11 @@ fn write_xlsx(
     }
     let sheet = book.add_worksheet_with_constant_memory()?;
     sheet.set_name("Orders")?;
-    for (c, h) in LABELS.iter().enumerate() {
+    let labels = row_labels();
+    for (c, h) in labels.iter().enumerate() {
         sheet.write_string_with_format(0, c as u16, *h, &bold)?;
     }
+    let outside_column = (labels.len() - 1) as u16;
     let mut formats = HashMap::new();
     let mut row = 0u32;
     let mut failed: Option<Failed> = None;
@@ -547,6 +580,13 @@ fn write_xlsx(
             cells(o, dict, tz.offset_at(o.created_at)),
             &mut formats,
         )
+        .and_then(|()| {
+            if o.outside_team {
+                sheet.write_string(row, outside_column, "yes").map(|_| ())
+            } else {
+                Ok(())
+            }
+        })
         .map_err(|e| {
             let message = e.to_string();
             failed = Some(Failed::Xlsx(e));

@@ -912,4 +912,7 @@ pub struct GroupSums {
     pub chargebacks_looked_up: i64,
     /// Orders with a refunded amount above zero.
     pub refunded: i64,
+    /// On a team's read model: orders no request of the team made
+    /// ([`CachedOrder::outside_team`]); 0 on a single desk's own cache.
+    pub outside_team: i64,
 }

@@ -24,6 +24,7 @@ import { formatCount, formatDateTime } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import { OPERATIONS, operationLabel } from "../../lib/operations";
 import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
+import { TeamChainAlert } from "../team/TeamChainAlert";
 import { useAuditChain, useAuditExport, useAuditList, useDefaultPath } from "./queries";
 
 function Chain() {
@@ -116,6 +117,7 @@ export function ActivityPage() {
   return (
     <Stack data-testid="screen-activity">
       <Title order={2}>{t("activity.title")}</Title>
+      <TeamChainAlert />
       <Card withBorder padding="sm">
         <Chain />
       </Card>

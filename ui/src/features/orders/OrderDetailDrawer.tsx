@@ -1,4 +1,5 @@
 import {
+  Alert,
   Badge,
   Button,
   Card,
@@ -11,7 +12,7 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { IconArrowBackUp, IconFileUpload, IconRefresh } from "@tabler/icons-react";
+import { IconArrowBackUp, IconFileUpload, IconRefresh, IconUsersGroup } from "@tabler/icons-react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useLocation, useNavigate } from "react-router";
@@ -323,6 +324,17 @@ export function OrderDetailDrawer({
         <ErrorAlert error={q.error} />
         {d ? (
           <>
+            {d.order?.outsideTeam ? (
+              <Alert
+                color="orange"
+                icon={<IconUsersGroup size={18} />}
+                title={t("orders.outsideTeam")}
+                data-testid="detail-outside-team"
+                mb="xs"
+              >
+                {t("orders.outsideTeamWhy")}
+              </Alert>
+            ) : null}
             {status.data?.sandbox && tradeNo && d.order ? <Simulation tradeNo={tradeNo} /> : null}
             <Card withBorder>
               <Group justify="space-between" mb="xs">

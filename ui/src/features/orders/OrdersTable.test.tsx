@@ -95,4 +95,24 @@ describe("the orders table", () => {
     expect(mine?.textContent).toContain("CLABE");
     expect(mine?.textContent).not.toContain("Not given");
   });
+
+  // Issue 30: on a team, an order no request of the team made is marked as made outside
+  // it (in the kind column, where a payin would otherwise be read), and only that one.
+  it("marks an order made outside the team", async () => {
+    vi.spyOn(Element.prototype, "clientWidth", "get").mockReturnValue(1000);
+    vi.spyOn(Element.prototype, "clientHeight", "get").mockReturnValue(400);
+    const outside: CachedOrder = { ...order(1), outsideTeam: true };
+    const ours: CachedOrder = { ...order(2), kind: "payin" };
+    invoke.mockImplementation((cmd: string) =>
+      Promise.resolve(cmd === "orders_page" ? { rows: [outside, ours], total: 2, offset: 0 } : []),
+    );
+    renderUi(<OrdersTable filter={EMPTY_FILTER} onSort={() => {}} onOpen={() => {}} />);
+    await waitFor(() => expect(screen.getAllByTestId("order-row")).toHaveLength(2));
+    const [first, second] = screen.getAllByTestId("order-row");
+    expect(first?.textContent).toContain("Outside team");
+    expect(first?.querySelector('[aria-label="Made outside this team"]')).not.toBeNull();
+    expect(second?.textContent).not.toContain("Outside team");
+    expect(second?.textContent).toContain("Payin");
+    expect(screen.getAllByTestId("outside-team")).toHaveLength(1);
+  });
 });

@@ -1,4 +1,13 @@
-import { Box, Center, Skeleton, Text, ThemeIcon, Tooltip, UnstyledButton } from "@mantine/core";
+import {
+  Badge,
+  Box,
+  Center,
+  Skeleton,
+  Text,
+  ThemeIcon,
+  Tooltip,
+  UnstyledButton,
+} from "@mantine/core";
 import { IconArrowDown, IconArrowUp, IconShieldCheck, IconShieldX } from "@tabler/icons-react";
 import {
   type ColumnDef,
@@ -121,6 +130,21 @@ export const OrdersTable = memo(function OrdersTable({
         cell: ({ row }) => {
           const o = row.original.order;
           if (!o) return null;
+          // On a team: an order no request of the team made says so, whatever its kind.
+          if (o.outsideTeam)
+            return (
+              <Tooltip label={t("orders.outsideTeamWhy")} multiline w={320}>
+                <Badge
+                  color="orange"
+                  variant="light"
+                  size="sm"
+                  data-testid="outside-team"
+                  aria-label={t("orders.outsideTeam")}
+                >
+                  {t("orders.outsideTeamShort")}
+                </Badge>
+              </Tooltip>
+            );
           return o.kind ? t(`orders.kind.${o.kind}`) : <NotGiven />;
         },
       },

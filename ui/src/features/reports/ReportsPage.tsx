@@ -494,6 +494,11 @@ export function ReportsPage() {
       ) : null}
       <ErrorAlert error={refresh.error} />
       <ErrorAlert error={statement.error} />
+      {data && (data.current.outsideTeam ?? 0) > 0 ? (
+        <Alert color="orange" data-testid="reports-outside-team">
+          {t("reports.outsideTeam", { count: data.current.outsideTeam })}
+        </Alert>
+      ) : null}
       {data && data.current.uncertain > 0 ? (
         <Alert color="yellow" data-testid="reports-uncertain">
           {t("reports.uncertain", { count: data.current.uncertain })}

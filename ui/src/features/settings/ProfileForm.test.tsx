@@ -92,6 +92,47 @@ describe("the profile form", () => {
   });
 });
 
+describe("the profile form's team connection", () => {
+  beforeEach(() => {
+    invoke.mockReset();
+  });
+
+  // Issue 30: the client certificate and its key sit beside the team's CA file; a file
+  // the backend cannot read is named on its own field, and both paths are sent.
+  it("sends the client certificate and key files and shows a file's problem on its field", async () => {
+    saveFails({
+      code: "validation",
+      field: "team.certFile",
+      rule: "/home/ann/member.crt: no such file (the client certificate PEM file)",
+    });
+    renderUi(<ProfileForm editing={null} opened onClose={() => {}} />);
+    fireEvent.change(await screen.findByTestId("profile-name"), { target: { value: "acme" } });
+    fireEvent.click(screen.getByTestId("profile-team-enabled"));
+    fireEvent.change(await screen.findByTestId("profile-team-cert-file"), {
+      target: { value: "/home/ann/member.crt" },
+    });
+    fireEvent.change(screen.getByTestId("profile-team-key-file"), {
+      target: { value: "/home/ann/member.key" },
+    });
+    expect(screen.getByText("Client certificate (PEM file)")).toBeTruthy();
+    fireEvent.click(screen.getByTestId("profile-save"));
+    const error = await screen.findByText(
+      "/home/ann/member.crt: no such file (the client certificate PEM file)",
+    );
+    const input = screen.getByTestId("profile-team-cert-file");
+    expect(input.getAttribute("aria-invalid")).toBe("true");
+    expect(input.getAttribute("aria-describedby")).toContain(error.id);
+    expect(screen.getByTestId("profile-team-key-file").getAttribute("aria-invalid")).not.toBe(
+      "true",
+    );
+    const [, args] = invoke.mock.calls.find(([c]) => c === "profile_save") ?? [];
+    expect(args.profile.team).toMatchObject({
+      certFile: "/home/ann/member.crt",
+      keyFile: "/home/ann/member.key",
+    });
+  });
+});
+
 describe("the profile form's notification and proxy settings", () => {
   beforeEach(() => {
     invoke.mockReset();

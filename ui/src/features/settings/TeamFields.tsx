@@ -111,6 +111,26 @@ export function TeamFields({
             error={err("team.caFile")}
             data-testid="profile-team-ca-file"
           />
+          <Group grow align="flex-start">
+            <TextInput
+              label={t("settings.team.certFile")}
+              description={t("settings.team.certFileHint")}
+              placeholder="/home/me/.paydesk/member.crt"
+              value={team.certFile ?? ""}
+              onChange={(e) => set("certFile", e.currentTarget.value)}
+              error={err("team.certFile")}
+              data-testid="profile-team-cert-file"
+            />
+            <TextInput
+              label={t("settings.team.keyFile")}
+              description={t("settings.team.keyFileHint")}
+              placeholder="/home/me/.paydesk/member.key"
+              value={team.keyFile ?? ""}
+              onChange={(e) => set("keyFile", e.currentTarget.value)}
+              error={err("team.keyFile")}
+              data-testid="profile-team-key-file"
+            />
+          </Group>
           <PasswordInput
             label={t("settings.team.password")}
             description={t("settings.team.passwordHint")}

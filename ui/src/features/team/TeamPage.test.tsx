@@ -86,6 +86,25 @@ describe("the team screen", () => {
     ).toBe(true);
   });
 
+  // Issue 30: a desk that found the team's audit chain cut or rewritten says so in red,
+  // with the desk's own words for what it found; a chain that holds shows nothing.
+  it("shows the team's audit chain problem as a red alert", async () => {
+    const why = "the team's audit chain was cut: this desk verified 12 rows, it ends at row 10";
+    mock({ ...admin, chainProblem: why });
+    page();
+    const alert = await screen.findByTestId("team-chain-problem");
+    expect(alert.textContent).toContain(why);
+    expect(alert.textContent).toContain("cut or rewritten");
+    expect(alert.getAttribute("role")).toBe("alert");
+  });
+
+  it("shows no chain alert when the chain holds", async () => {
+    mock({ ...admin, chainProblem: null });
+    page();
+    await screen.findByTestId("member-roles-mia");
+    expect(screen.queryByTestId("team-chain-problem")).toBeNull();
+  });
+
   it("closes the changes to a member who is not an admin, saying why, and asks nothing", async () => {
     mock({ ...admin, user: "mia", roles: ["maker"] });
     page();

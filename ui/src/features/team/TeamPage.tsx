@@ -47,6 +47,7 @@ import {
   useWorkerStop,
 } from "./adminQueries";
 import { useRequest, useRequests, useTeamStatus } from "./queries";
+import { TeamChainAlert } from "./TeamChainAlert";
 
 const ROLES: TeamRole[] = ["viewer", "support", "maker", "approver", "signer", "admin"];
 const OPERATIONS = ["*", "payout", "payin", "top_up", "withdraw"] as const;
@@ -739,6 +740,7 @@ export function TeamPage() {
         </Text>
       ) : null}
       <ErrorAlert error={team.error} />
+      <TeamChainAlert />
       {member ? (
         <>
           {member.roles.includes("signer") ? <WorkerCard team={member} /> : null}

@@ -55,6 +55,37 @@ pub struct PgConfig {
 }
 
 impl PgConfig {
+    /// The files the connection reads (certificate authorities, client certificate and
+    /// key) that cannot be read now, each as (field, rule): a file missing, a folder, or
+    /// one this desk's user may not read. Checked when a profile is saved (and as its
+    /// form is typed), so a wrong path is named then and not at the next connection.
+    pub fn file_problems(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        for (field, path, what) in [
+            ("team.caFile", &self.ca_file, "certificate authorities"),
+            ("team.certFile", &self.cert_file, "client certificate"),
+            ("team.keyFile", &self.key_file, "private key"),
+        ] {
+            let p = std::path::Path::new(path);
+            if path.is_empty() || !p.is_absolute() {
+                continue;
+            }
+            let rule = match std::fs::metadata(p) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    format!("{path}: no such file (the {what} PEM file)")
+                }
+                Err(e) => format!("{path} cannot be read: {e}"),
+                Ok(m) if !m.is_file() => format!("{path} is not a file (the {what} PEM file)"),
+                Ok(_) => match std::fs::File::open(p) {
+                    Ok(_) => continue,
+                    Err(e) => format!("{path} cannot be read by this desk's user: {e}"),
+                },
+            };
+            out.push((field, rule));
+        }
+        out
+    }
+
     /// True when the host is this machine (TLS may then be left out).
     pub fn is_loopback(&self) -> bool {
         let host = self.host.trim();

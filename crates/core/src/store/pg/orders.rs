@@ -465,7 +465,8 @@ impl OrderStore for PgOrders<'_> {
         let sql = format!(
             "SELECT currency, kind, state, settle, rolling_reserve_status, count(*), {}, {}, {}, {}, {}, {}, {}, {},
                     coalesce(sum(coalesce(cb, source_amount)), 0)::text, count(cb),
-                    count(*) FILTER (WHERE refund_amount > 0)
+                    count(*) FILTER (WHERE refund_amount > 0),
+                    count(*) FILTER (WHERE made_at IS NULL)
                FROM (SELECT o.*, {chargeback} AS cb FROM paydesk.orders o) orders {}
               GROUP BY currency, kind, state, settle, rolling_reserve_status",
             sum("source_amount"),
@@ -508,6 +509,8 @@ impl OrderStore for PgOrders<'_> {
                         chargeback: d(14)?,
                         chargebacks_looked_up: col(r, 15)?,
                         refunded: col(r, 16)?,
+                        // As `order` reads it: no signer recorded it as made.
+                        outside_team: col(r, 17)?,
                     },
                 })
             })
