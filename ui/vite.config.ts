@@ -14,6 +14,8 @@ export default defineConfig({
   },
   test: {
     environment: "jsdom",
+    // A test may wait 5 s for the page (src/test/setup.ts); it fails after 20 s.
+    testTimeout: 20000,
     include: ["src/**/*.test.{ts,tsx}"],
     setupFiles: ["src/test/setup.ts", "src/test/tauri.ts"],
   },

@@ -1,6 +1,11 @@
 // jsdom lacks what Mantine measures with.
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterEach, vi } from "vitest";
+
+// On two busy cores a rendered form can take more than the library's 1 s to show what a
+// test waits for (seen as a different ProfileForm test failing on different runs): wait up
+// to 5 s, still far below a stuck test's time-out.
+configure({ asyncUtilTimeout: 5000 });
 
 // Each test starts on an empty page (no globals: Testing Library cannot do it itself).
 afterEach(cleanup);
