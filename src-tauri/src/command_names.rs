@@ -53,6 +53,8 @@ const COMMANDS: &[&str] = &[
     "audit_list",
     "audit_verify",
     "audit_export",
+    "audit_key_lost",
+    "audit_new_log",
     "order_no_new",
     "pay_url_open",
     "payin_create",

@@ -74,6 +74,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             activity::audit_list,
             activity::audit_verify,
             activity::audit_export,
+            activity::audit_key_lost,
+            activity::audit_new_log,
             money::order_no_new,
             money::pay_url_open,
             money::payin_create,

@@ -618,6 +618,20 @@ export const en = {
     importKeyHint: "Settings → Keys: paste the private key (PEM or base64) that this profile used.",
     openSettings: "Open Settings",
     retry: "Try again",
+    newLog: "Start a new audit log (the old one kept)",
+    newLogHint_one:
+      "The key that sealed this profile's audit log is gone, and {{count, number}} row was sealed with it: it can no longer be checked. A new log starts under a new key; the old rows are kept as written, readable, and marked as sealed with a lost key.",
+    newLogHint_other:
+      "The key that sealed this profile's audit log is gone, and {{count, number}} rows were sealed with it: they can no longer be checked. A new log starts under a new key; the old rows are kept as written, readable, and marked as sealed with a lost key.",
+    newLogStart: "Start a new audit log",
+    newLogConfirm:
+      "Only do this if the key cannot be brought back (a copy of the old keyring holds it). The old log cannot be checked again afterwards.",
+    newLogConfirmButton: "Set the old log aside and start a new one",
+    cancel: "Cancel",
+    newLogDone_one:
+      "New audit log started. The old log's {{count, number}} row is kept as archive {{archive}}.",
+    newLogDone_other:
+      "New audit log started. The old log's {{count, number}} rows are kept as archive {{archive}}.",
   },
   cacheAsOf: {
     asOf: "From the cache, as of the last sync: {{time}}.",

@@ -587,6 +587,14 @@ export const zh: Catalogue = {
     importKeyHint: "设置 → 密钥：粘贴该配置原来使用的私钥（PEM 或 base64）。",
     openSettings: "打开设置",
     retry: "重试",
+    newLog: "开始新的审计日志（保留旧日志）",
+    newLogHint_other:
+      "为该配置的审计日志签封的密钥已丢失，有 {{count, number}} 行由它签封，已无法校验。新日志将使用新密钥；旧记录按原样保留、可查阅，并标记为“签封密钥已丢失”。",
+    newLogStart: "开始新的审计日志",
+    newLogConfirm: "仅在无法找回该密钥时这样做（旧钥匙串的副本中有它）。此后旧日志将无法再校验。",
+    newLogConfirmButton: "归档旧日志并开始新日志",
+    cancel: "取消",
+    newLogDone_other: "已开始新的审计日志。旧日志的 {{count, number}} 行已保留为归档 {{archive}}。",
   },
   cacheAsOf: {
     asOf: "来自本地缓存，截至上次同步：{{time}}。",
