@@ -55,6 +55,8 @@ const COMMANDS: &[&str] = &[
     "audit_export",
     "audit_key_lost",
     "audit_new_log",
+    "audit_archives",
+    "audit_archived_rows",
     "order_no_new",
     "pay_url_open",
     "payin_create",

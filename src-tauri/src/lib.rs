@@ -76,6 +76,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             activity::audit_export,
             activity::audit_key_lost,
             activity::audit_new_log,
+            activity::audit_archives,
+            activity::audit_archived_rows,
             money::order_no_new,
             money::pay_url_open,
             money::payin_create,

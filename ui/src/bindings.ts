@@ -173,6 +173,10 @@ export const commands = {
 	 *  key) and starts a new chain under a new key; refused while the key is there.
 	 */
 	auditNewLog: (profile: string) => typedError<NewAuditLog_Serialize, CoreError>(__TAURI_INVOKE("audit_new_log", { profile })),
+	/**  The audit logs set aside because their key was lost, newest first. */
+	auditArchives: () => typedError<AuditArchive[], CoreError>(__TAURI_INVOKE("audit_archives")),
+	/**  The rows of a log set aside, as written (newest first, at most `limit`). */
+	auditArchivedRows: (archive: number, limit: number) => typedError<AuditEntry_Serialize[], CoreError>(__TAURI_INVOKE("audit_archived_rows", { archive, limit })),
 	/**
 	 *  A new merchant order number for a form that just opened (`PI` payin, `PO` payout,
 	 *  `TU` card top-up, `WD` card withdrawal, `RV` review submission).

@@ -95,3 +95,29 @@ pub async fn audit_new_log(
     .map_err(internal)??;
     Ok(new)
 }
+
+/// The audit logs set aside because their key was lost, newest first.
+#[tauri::command]
+#[specta::specta]
+pub async fn audit_archives(
+    state: State<'_, AppState>,
+) -> CmdResult<Vec<paydesk_core::audit::AuditArchive>> {
+    let desk = state.desk().await?;
+    tokio::task::spawn_blocking(move || desk.audit_archives())
+        .await
+        .map_err(internal)?
+}
+
+/// The rows of a log set aside, as written (newest first, at most `limit`).
+#[tauri::command]
+#[specta::specta]
+pub async fn audit_archived_rows(
+    state: State<'_, AppState>,
+    archive: i64,
+    limit: i64,
+) -> CmdResult<Vec<AuditEntry>> {
+    let desk = state.desk().await?;
+    tokio::task::spawn_blocking(move || desk.audit_archived_rows(archive, limit))
+        .await
+        .map_err(internal)?
+}

@@ -119,6 +119,7 @@ export const en = {
     duplicate_override: "Repeat confirmed",
     export: "Orders exported",
     sandbox_simulate: "Sandbox action",
+    audit_new_log: "New audit log started",
   },
   fields: {
     merNo: "Merchant number",
@@ -1059,6 +1060,19 @@ export const en = {
     },
   },
   activity: {
+    archives: {
+      title: "Audit logs set aside",
+      summary_one:
+        "Archive {{archive}}: {{count, number}} row, set aside on {{at}} because the key that sealed it was lost.",
+      summary_other:
+        "Archive {{archive}}: {{count, number}} rows, set aside on {{at}} because the key that sealed them was lost.",
+      lostKey_one:
+        "{{count, number}} row is sealed with the lost key: kept as written, but it can no longer be checked.",
+      lostKey_other:
+        "{{count, number}} rows are sealed with the lost key: kept as written, but they can no longer be checked.",
+      show: "Show its rows",
+      hide: "Hide its rows",
+    },
     dbUser: "Database user",
     title: "Activity",
     chainOk_one: "Audit chain intact: {{count, number}} entry",

@@ -118,6 +118,7 @@ export const zh: Catalogue = {
     duplicate_override: "确认重复操作",
     export: "导出订单",
     sandbox_simulate: "沙盒操作",
+    audit_new_log: "开始新的审计日志",
   },
   fields: {
     merNo: "商户号",
@@ -993,6 +994,14 @@ export const zh: Catalogue = {
     },
   },
   activity: {
+    archives: {
+      title: "已归档的审计日志",
+      summary_other:
+        "归档 {{archive}}：{{count, number}} 行，因签封它们的密钥丢失，于 {{at}} 归档。",
+      lostKey_other: "{{count, number}} 行由已丢失的密钥签封：按原样保留，但已无法校验。",
+      show: "显示记录",
+      hide: "隐藏记录",
+    },
     dbUser: "数据库用户",
     title: "操作记录",
     chainOk_other: "审计链完整：{{count, number}} 条记录",

@@ -24,6 +24,7 @@ import { formatCount, formatDateTime } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import { OPERATIONS, operationLabel } from "../../lib/operations";
 import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
+import { ArchivedLogs } from "./ArchivedLogs";
 import { useAuditChain, useAuditExport, useAuditList, useDefaultPath } from "./queries";
 
 function Chain() {
@@ -119,6 +120,7 @@ export function ActivityPage() {
       <Card withBorder padding="sm">
         <Chain />
       </Card>
+      <ArchivedLogs />
       <Group align="flex-end">
         <Select
           label={t("activity.operation")}
