@@ -13,6 +13,7 @@ mod notified;
 mod orders;
 mod queries;
 mod reports;
+mod resend_payin;
 mod timeline;
 
 pub use attention::{Attention, AttentionAction};
@@ -27,6 +28,7 @@ pub use queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
 };
 pub use reports::Refreshed;
+pub use resend_payin::PAYIN_TAX_ID;
 pub use timeline::TimelineEvent;
 
 use std::sync::{Arc, Mutex};
