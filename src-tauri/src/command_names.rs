@@ -57,6 +57,7 @@ const COMMANDS: &[&str] = &[
     "audit_new_log",
     "audit_archives",
     "audit_archived_rows",
+    "payin_resend",
     "order_no_new",
     "pay_url_open",
     "payin_create",

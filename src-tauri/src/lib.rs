@@ -78,6 +78,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             activity::audit_new_log,
             activity::audit_archives,
             activity::audit_archived_rows,
+            money::payin_resend,
             money::order_no_new,
             money::pay_url_open,
             money::payin_create,

@@ -178,6 +178,11 @@ export const commands = {
 	/**  The rows of a log set aside, as written (newest first, at most `limit`). */
 	auditArchivedRows: (archive: number, limit: number) => typedError<AuditEntry_Serialize[], CoreError>(__TAURI_INVOKE("audit_archived_rows", { archive, limit })),
 	/**
+	 *  Sends again, under its own number, a payin the journal knows never reached the
+	 *  gateway; `tax_id` is a PIX payer's CPF typed again (the journal keeps it masked).
+	 */
+	payinResend: (id: number, taxId: string | null) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payin_resend", { id, taxId })),
+	/**
 	 *  A new merchant order number for a form that just opened (`PI` payin, `PO` payout,
 	 *  `TU` card top-up, `WD` card withdrawal, `RV` review submission).
 	 */

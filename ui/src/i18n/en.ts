@@ -605,6 +605,11 @@ export const en = {
       "The journal keeps the account masked ({{masked}}). Type it again: it must be this payout's own account, or nothing is sent.",
     accountClabe: "CLABE (18 digits)",
     accountCardNo: "Card number",
+    resendPayinIntro:
+      "The journal keeps this payin's request: it goes again exactly as it was recorded, under the same number.",
+    resendPixIntro:
+      "The journal keeps the payer's CPF masked ({{masked}}). Type it again: it must be this payin's own, or nothing is sent.",
+    taxId: "Payer's CPF",
     resend: "Send {{merOrderNo}} again",
     liveConfirm: "LIVE · profile {{profile}}: real money moves.",
   },

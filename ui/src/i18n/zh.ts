@@ -574,6 +574,10 @@ export const zh: Catalogue = {
       "日志中的账号已脱敏（{{masked}}）。请重新输入：必须是这笔代付自己的账号，否则不会发送。",
     accountClabe: "CLABE（18 位数字）",
     accountCardNo: "卡号",
+    resendPayinIntro: "日志中保存了这笔收款的请求：将按记录原样、以同一单号再次发送。",
+    resendPixIntro:
+      "日志中付款人的 CPF 已脱敏（{{masked}}）。请重新输入：必须是这笔收款自己的 CPF，否则不会发送。",
+    taxId: "付款人 CPF",
     resend: "再次发送 {{merOrderNo}}",
     liveConfirm: "LIVE 生产环境 · 配置 {{profile}}：会动用真实资金。",
   },
