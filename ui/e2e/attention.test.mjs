@@ -289,6 +289,51 @@ test("a payout that never reached the gateway is first on the Dashboard and goes
   assert.match(await h.text(id("dashboard-attention")), /Nothing needs attention/);
 });
 
+test("a payin that never reached the gateway goes again under its number from the Dashboard", async () => {
+  await stopGateway();
+  const down = cliStatus([
+    "payin",
+    "create",
+    "--method",
+    "SEPA",
+    "--amount",
+    "45.00",
+    "--currency",
+    "EUR",
+    "--name",
+    "Ana Lima",
+    "--email",
+    "ana.lima@example.com",
+    "--mer-order-no",
+    "PI-E2E-DOWN-1",
+  ]);
+  assert.notEqual(down.code, 0, down.out);
+  await startGateway();
+  // The CLI wrote it behind the window's back: the window reads its lists again.
+  await browser.refresh();
+  await h.waitFor(id("nav-dashboard"), 60_000);
+  await go("dashboard");
+  const item = `${id("attention-item")}[data-mer-order-no="PI-E2E-DOWN-1"]`;
+  await h.waitFor(item, 20_000);
+  assert.equal(await (await browser.$(item)).getAttribute("data-action"), "send_again");
+  await h.click(`${item} ${id("attention-send-again")}`);
+  await h.waitFor(id("resend-form"));
+  assert.equal(await h.text(id("receipt-mer-order-no")), "PI-E2E-DOWN-1");
+  // A SEPA payin keeps nothing masked: nothing to type again.
+  assert.equal(await browser.$(id("resend-tax-id")).isExisting(), false);
+  assert.match(await h.text(id("live-cue")), /LIVE.*acme/);
+  await browser.pause(300);
+  await h.shot("attention-payin-resend");
+  await h.click(id("resend-send"));
+  assert.equal(await h.receiptStatus(["accepted", "rejected"], 30_000), "accepted");
+  assert.equal(await h.text(id("receipt-mer-order-no")), "PI-E2E-DOWN-1");
+  await browser.keys("Escape");
+  await browser.waitUntil(async () => !(await browser.$(item).isExisting()), {
+    timeout: 10_000,
+    timeoutMsg: "the resent payin still needs attention",
+  });
+});
+
 test("journal rows open their receipt; the duplicate guard offers the earlier number first", async () => {
   await go("payouts");
   const row = `${id("journal-row")}[data-mer-order-no="PO-E2E-DOWN-1"]`;
