@@ -157,6 +157,16 @@ before(async () => {
   app = await startApp({ home });
   browser = app.browser;
   h = helpers(browser);
+  // A single desk holding a live key first asks for its desk password.
+  await h.waitFor(id("desk-password-new"), 60_000);
+  await browser.pause(800); // the modal's transition
+  await h.typeInto(id("desk-password-new"), "attention-desk-password");
+  await h.typeInto(id("desk-password-again"), "attention-desk-password");
+  await h.click(id("desk-password-save"));
+  await browser.waitUntil(
+    async () => !(await (await browser.$(id("desk-password-new"))).isExisting()),
+    { timeout: 20_000, timeoutMsg: "the desk password was not taken" },
+  );
 });
 
 after(async () => {
@@ -279,6 +289,51 @@ test("a payout that never reached the gateway is first on the Dashboard and goes
   assert.match(await h.text(id("dashboard-attention")), /Nothing needs attention/);
 });
 
+test("a payin that never reached the gateway goes again under its number from the Dashboard", async () => {
+  await stopGateway();
+  const down = cliStatus([
+    "payin",
+    "create",
+    "--method",
+    "SEPA",
+    "--amount",
+    "45.00",
+    "--currency",
+    "EUR",
+    "--name",
+    "Ana Lima",
+    "--email",
+    "ana.lima@example.com",
+    "--mer-order-no",
+    "PI-E2E-DOWN-1",
+  ]);
+  assert.notEqual(down.code, 0, down.out);
+  await startGateway();
+  // The CLI wrote it behind the window's back: the window reads its lists again.
+  await browser.refresh();
+  await h.waitFor(id("nav-dashboard"), 60_000);
+  await go("dashboard");
+  const item = `${id("attention-item")}[data-mer-order-no="PI-E2E-DOWN-1"]`;
+  await h.waitFor(item, 20_000);
+  assert.equal(await (await browser.$(item)).getAttribute("data-action"), "send_again");
+  await h.click(`${item} ${id("attention-send-again")}`);
+  await h.waitFor(id("resend-form"));
+  assert.equal(await h.text(id("receipt-mer-order-no")), "PI-E2E-DOWN-1");
+  // A SEPA payin keeps nothing masked: nothing to type again.
+  assert.equal(await browser.$(id("resend-tax-id")).isExisting(), false);
+  assert.match(await h.text(id("live-cue")), /LIVE.*acme/);
+  await browser.pause(300);
+  await h.shot("attention-payin-resend");
+  await h.click(id("resend-send"));
+  assert.equal(await h.receiptStatus(["accepted", "rejected"], 30_000), "accepted");
+  assert.equal(await h.text(id("receipt-mer-order-no")), "PI-E2E-DOWN-1");
+  await browser.keys("Escape");
+  await browser.waitUntil(async () => !(await browser.$(item).isExisting()), {
+    timeout: 10_000,
+    timeoutMsg: "the resent payin still needs attention",
+  });
+});
+
 test("journal rows open their receipt; the duplicate guard offers the earlier number first", async () => {
   await go("payouts");
   const row = `${id("journal-row")}[data-mer-order-no="PO-E2E-DOWN-1"]`;
@@ -375,6 +430,19 @@ test("a desk whose keyring lost its secrets says what is missing, and another pr
   assert.equal(await browser.$(id("screen-dashboard")).isExisting(), false);
   await h.shot("missing-secrets");
   await checkAxe("missing secrets");
+  // The audit log's key went with the keyring: a new log is offered, the old one kept.
+  // (Whatever language the window kept: the figures are read from its attributes.)
+  const card = await h.waitFor(id("stuck-audit"), 20_000);
+  const sealed = Number(await card.getAttribute("data-sealed-rows"));
+  // The payouts and queries of the tests above were sealed with the lost key.
+  assert.ok(sealed >= 3, `sealed rows: ${sealed}`);
+  assert.match(await h.text(id("stuck-audit")), new RegExp(`\\b${sealed}\\b`));
+  await h.click(id("stuck-audit-start"));
+  await h.click(id("stuck-audit-confirm"));
+  const done = await h.waitFor(id("stuck-audit-done"), 20_000);
+  assert.equal(await done.getAttribute("data-archive"), "1");
+  assert.ok(Number(await done.getAttribute("data-rows")) >= sealed);
+  await h.shot("missing-secrets-new-audit-log");
   await h.click(id("stuck-use-sandbox"));
   await h.waitFor(id("screen-dashboard"), 60_000);
   // The banner and the strip follow at once, with no navigation.

@@ -163,6 +163,26 @@ export const commands = {
 	 */
 	auditExport: (filter: AuditFilter_Deserialize, path: string, overwrite: boolean) => typedError<number, CoreError>(__TAURI_INVOKE("audit_export", { filter, path, overwrite })),
 	/**
+	 *  Whether `profile`'s audit key is lost from the keyring while its log holds rows
+	 *  sealed with it (the missing-secrets screen then offers a new log). Works while the
+	 *  desk cannot open.
+	 */
+	auditKeyLost: (profile: string) => typedError<LostAuditKey | null, CoreError>(__TAURI_INVOKE("audit_key_lost", { profile })),
+	/**
+	 *  Sets `profile`'s old audit log aside (its rows kept, marked as sealed with a lost
+	 *  key) and starts a new chain under a new key; refused while the key is there.
+	 */
+	auditNewLog: (profile: string) => typedError<NewAuditLog_Serialize, CoreError>(__TAURI_INVOKE("audit_new_log", { profile })),
+	/**  The audit logs set aside because their key was lost, newest first. */
+	auditArchives: () => typedError<AuditArchive[], CoreError>(__TAURI_INVOKE("audit_archives")),
+	/**  The rows of a log set aside, as written (newest first, at most `limit`). */
+	auditArchivedRows: (archive: number, limit: number) => typedError<AuditEntry_Serialize[], CoreError>(__TAURI_INVOKE("audit_archived_rows", { archive, limit })),
+	/**
+	 *  Sends again, under its own number, a payin the journal knows never reached the
+	 *  gateway; `tax_id` is a PIX payer's CPF typed again (the journal keeps it masked).
+	 */
+	payinResend: (id: number, taxId: string | null) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payin_resend", { id, taxId })),
+	/**
 	 *  A new merchant order number for a form that just opened (`PI` payin, `PO` payout,
 	 *  `TU` card top-up, `WD` card withdrawal, `RV` review submission).
 	 */
@@ -416,6 +436,19 @@ export type Attention_Serialize = {
 	 *  fingerprint; `None` when the entry can be sent again only from its own form.
 	 */
 	accountField: string | null,
+};
+
+/**
+ *  An audit log set aside: its rows are kept as written, but the key that sealed them is
+ *  lost, so they cannot be checked.
+ */
+export type AuditArchive = {
+	archive: number,
+	archivedAt: number,
+	rows: number,
+	/**  Rows sealed with the lost key (the others are plain SHA-256 rows of an older version). */
+	sealedRows: number,
+	reason: string,
 };
 
 export type AuditEntry = AuditEntry_Serialize | AuditEntry_Deserialize;
@@ -1849,6 +1882,15 @@ export type LockState_Serialize = {
 	team: boolean,
 };
 
+/**  What a desk's audit log holds that its lost key sealed. */
+export type LostAuditKey = {
+	profile: string,
+	/**  Rows in the log. */
+	rows: number,
+	/**  Rows sealed with the key that is missing (they can no longer be checked). */
+	sealedRows: number,
+};
+
 /**  The meaning of a state value, one vocabulary for every field. */
 export type Meaning = "created" | "pending" | "success" | "failed" | "closed" | "refunded" | "partly_refunded" | "charged_back" | "submitted" | "processing" | "not_settled" | "settled" | "held" | "released";
 
@@ -1873,6 +1915,21 @@ export type Member_Serialize = {
 	addedBy: string,
 	/**  UTC millis; `None` when the member was not added through `team user add`. */
 	addedAt: number | null,
+};
+
+/**  The new log: the archive the old rows went to, and the new chain's first row. */
+export type NewAuditLog = NewAuditLog_Serialize | NewAuditLog_Deserialize;
+
+/**  The new log: the archive the old rows went to, and the new chain's first row. */
+export type NewAuditLog_Deserialize = {
+	archive: AuditArchive,
+	firstRow: AuditEntry_Deserialize,
+};
+
+/**  The new log: the archive the old rows went to, and the new chain's first row. */
+export type NewAuditLog_Serialize = {
+	archive: AuditArchive,
+	firstRow: AuditEntry_Serialize,
 };
 
 /**  Where the gateway is told to send notifications about orders made at a desk. */

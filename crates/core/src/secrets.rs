@@ -404,6 +404,31 @@ impl Secrets {
         self.store.delete(&Self::name(profile, "seal-key-pin"))
     }
 
+    /// The audit key if the keyring holds it (none made): a desk whose sealed rows need
+    /// it must not silently start another.
+    pub fn audit_key_kept(&self, profile: &str) -> CoreResult<Option<Sensitive<Vec<u8>>>> {
+        Ok(self
+            .store
+            .get(&Self::name(profile, "audit-key"))?
+            .filter(|k| k.expose().len() == 32))
+    }
+
+    /// Puts a new audit key in place for a new log, and forgets what the keyring recorded
+    /// of the old one (its anchor and its alert).
+    pub fn replace_audit_key(&self, profile: &str, key: &[u8]) -> CoreResult<()> {
+        if key.len() != 32 {
+            return Err(CoreError::internal("an audit key is 32 bytes"));
+        }
+        self.store.delete(&Self::name(profile, "audit-anchor"))?;
+        self.store.delete(&Self::name(profile, "audit-alert"))?;
+        self.store.set(&Self::name(profile, "audit-key"), key)
+    }
+
+    /// Removes the audit key alone (tests of a lost key use it).
+    pub fn delete_audit_key(&self, profile: &str) -> CoreResult<()> {
+        self.store.delete(&Self::name(profile, "audit-key"))
+    }
+
     /// What the keyring recorded of the audit chain at its last append.
     pub fn audit_anchor(&self, profile: &str) -> CoreResult<Option<crate::audit::Anchor>> {
         match self.store.get(&Self::name(profile, "audit-anchor"))? {
@@ -467,6 +492,7 @@ impl Secrets {
             "audit-anchor",
             "audit-alert",
             "desk-password",
+            "seal-key-pin",
         ] {
             self.store.delete(&Self::name(profile, what))?;
         }

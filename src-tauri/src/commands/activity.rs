@@ -59,3 +59,65 @@ pub async fn audit_export(
     .map_err(internal)??;
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }
+
+/// Whether `profile`'s audit key is lost from the keyring while its log holds rows
+/// sealed with it (the missing-secrets screen then offers a new log). Works while the
+/// desk cannot open.
+#[tauri::command]
+#[specta::specta]
+pub async fn audit_key_lost(
+    state: State<'_, AppState>,
+    profile: String,
+) -> CmdResult<Option<paydesk_core::desk::LostAuditKey>> {
+    let home = state.home().clone();
+    let secrets = state.secrets()?;
+    tokio::task::spawn_blocking(move || {
+        paydesk_core::desk::audit_key_lost(&home, &secrets, &profile)
+    })
+    .await
+    .map_err(internal)?
+}
+
+/// Sets `profile`'s old audit log aside (its rows kept, marked as sealed with a lost
+/// key) and starts a new chain under a new key; refused while the key is there.
+#[tauri::command]
+#[specta::specta]
+pub async fn audit_new_log(
+    state: State<'_, AppState>,
+    profile: String,
+) -> CmdResult<paydesk_core::desk::NewAuditLog> {
+    let home = state.home().clone();
+    let secrets = state.secrets()?;
+    let new = tokio::task::spawn_blocking(move || {
+        paydesk_core::desk::start_new_audit_log(&home, &secrets, &profile)
+    })
+    .await
+    .map_err(internal)??;
+    Ok(new)
+}
+
+/// The audit logs set aside because their key was lost, newest first.
+#[tauri::command]
+#[specta::specta]
+pub async fn audit_archives(
+    state: State<'_, AppState>,
+) -> CmdResult<Vec<paydesk_core::audit::AuditArchive>> {
+    let desk = state.desk().await?;
+    tokio::task::spawn_blocking(move || desk.audit_archives())
+        .await
+        .map_err(internal)?
+}
+
+/// The rows of a log set aside, as written (newest first, at most `limit`).
+#[tauri::command]
+#[specta::specta]
+pub async fn audit_archived_rows(
+    state: State<'_, AppState>,
+    archive: i64,
+    limit: i64,
+) -> CmdResult<Vec<AuditEntry>> {
+    let desk = state.desk().await?;
+    tokio::task::spawn_blocking(move || desk.audit_archived_rows(archive, limit))
+        .await
+        .map_err(internal)?
+}

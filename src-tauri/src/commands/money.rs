@@ -164,6 +164,21 @@ pub async fn payout_resend(
     r
 }
 
+/// Sends again, under its own number, a payin the journal knows never reached the
+/// gateway; `tax_id` is a PIX payer's CPF typed again (the journal keeps it masked).
+#[tauri::command]
+#[specta::specta]
+pub async fn payin_resend(
+    state: State<'_, AppState>,
+    id: i64,
+    tax_id: Option<String>,
+) -> CmdResult<Receipt> {
+    let tax_id = tax_id.map(zeroize::Zeroizing::new);
+    let desk = state.opened().await?;
+    desk.resend_payin(id, tax_id.as_deref().map(|s| s.as_str()))
+        .await
+}
+
 /// The newest journal entries of these operations (e.g. `v2.payout`, `v1.payout`; none
 /// for all).
 #[tauri::command]

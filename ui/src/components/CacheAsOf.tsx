@@ -10,8 +10,15 @@ import { toastError, toastOk } from "./ErrorAlert";
 /// The days a *Sync now* reads again: the Orders screen's default.
 const SYNC_DAYS = 90;
 
-/// Under figures read from the cache: as of when (the last sync), and *Sync now*.
-export function CacheAsOf({ testId = "cache-as-of" }: { testId?: string }) {
+/// Under figures read from the cache: as of when (the last sync), and *Sync now* (left out
+/// with `sync={false}` where the screen has its own sync controls, as Orders has).
+export function CacheAsOf({
+  testId = "cache-as-of",
+  sync: withSync = true,
+}: {
+  testId?: string;
+  sync?: boolean;
+}) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const dashboard = useDashboard();
@@ -27,24 +34,26 @@ export function CacheAsOf({ testId = "cache-as-of" }: { testId?: string }) {
           ? t("cacheAsOf.never")
           : t("cacheAsOf.asOf", { time: formatDateTime(lastSync, loc) })}
       </Text>
-      <Button
-        size="compact-sm"
-        variant="light"
-        leftSection={<IconCloudDownload size={14} />}
-        loading={running}
-        onClick={() =>
-          sync.mutate(
-            { days: SYNC_DAYS, full: false },
-            {
-              onSuccess: () => toastOk(t("cacheAsOf.synced")),
-              onError: (e) => toastError(t, e),
-            },
-          )
-        }
-        data-testid={`${testId}-sync`}
-      >
-        {t("cacheAsOf.syncNow")}
-      </Button>
+      {withSync ? (
+        <Button
+          size="compact-sm"
+          variant="light"
+          leftSection={<IconCloudDownload size={14} />}
+          loading={running}
+          onClick={() =>
+            sync.mutate(
+              { days: SYNC_DAYS, full: false },
+              {
+                onSuccess: () => toastOk(t("cacheAsOf.synced")),
+                onError: (e) => toastError(t, e),
+              },
+            )
+          }
+          data-testid={`${testId}-sync`}
+        >
+          {t("cacheAsOf.syncNow")}
+        </Button>
+      ) : null}
     </Group>
   );
 }

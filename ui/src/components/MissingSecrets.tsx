@@ -1,10 +1,12 @@
 import { Alert, Button, Card, Container, Group, List, Stack, Text, Title } from "@mantine/core";
 import { IconKey } from "@tabler/icons-react";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { commands } from "../bindings";
 import { useProfiles, useSwitchProfile } from "../features/settings/queries";
 import { SettingsPage } from "../features/settings/SettingsPage";
-import { coreError } from "../lib/ipc";
+import { coreError, unwrap } from "../lib/ipc";
 import { ErrorAlert } from "./ErrorAlert";
 import { ProfileKind } from "./ProfileKind";
 
@@ -80,8 +82,88 @@ export function MissingSecrets({ message, onRetry }: { message: string; onRetry:
             </Button>
           </Group>
         </Card>
+        {active ? <NewAuditLog profile={active} onDone={onRetry} /> : null}
         {settings ? <SettingsPage /> : null}
       </Stack>
     </Container>
+  );
+}
+
+/// When the profile's audit key is lost while its log holds rows it sealed: the way on is
+/// a new log, the old rows set aside (kept, readable, marked as sealed with a lost key),
+/// after a confirmation that says what cannot be undone.
+function NewAuditLog({ profile, onDone }: { profile: string; onDone: () => void }) {
+  const { t } = useTranslation();
+  const [confirming, setConfirming] = useState(false);
+  const lost = useQuery({
+    queryKey: ["auditKeyLost", profile],
+    queryFn: () => unwrap(commands.auditKeyLost(profile)),
+  });
+  const start = useMutation({
+    mutationFn: () => unwrap(commands.auditNewLog(profile)),
+  });
+  if (!lost.data && !start.data) return null;
+  return (
+    <Card withBorder data-testid="stuck-audit" data-sealed-rows={lost.data?.sealedRows ?? ""}>
+      <Title order={2} size="h5" mb="xs">
+        {t("stuck.newLog")}
+      </Title>
+      {start.data ? (
+        <Stack gap="xs">
+          <Alert
+            color="green"
+            variant="light"
+            data-testid="stuck-audit-done"
+            data-archive={start.data.archive.archive}
+            data-rows={start.data.archive.rows}
+          >
+            {t("stuck.newLogDone", {
+              count: start.data.archive.rows,
+              archive: start.data.archive.archive,
+            })}
+          </Alert>
+          <Group>
+            <Button onClick={onDone} data-testid="stuck-audit-open">
+              {t("stuck.retry")}
+            </Button>
+          </Group>
+        </Stack>
+      ) : (
+        <Stack gap="xs">
+          <Text size="sm">{t("stuck.newLogHint", { count: lost.data?.sealedRows ?? 0 })}</Text>
+          {confirming ? (
+            <Alert color="orange" variant="light">
+              <Stack gap="xs">
+                <Text size="sm">{t("stuck.newLogConfirm")}</Text>
+                <Group>
+                  <Button
+                    color="orange"
+                    loading={start.isPending}
+                    onClick={() => start.mutate()}
+                    data-testid="stuck-audit-confirm"
+                  >
+                    {t("stuck.newLogConfirmButton")}
+                  </Button>
+                  <Button variant="default" onClick={() => setConfirming(false)}>
+                    {t("stuck.cancel")}
+                  </Button>
+                </Group>
+              </Stack>
+            </Alert>
+          ) : (
+            <Group>
+              <Button
+                variant="default"
+                onClick={() => setConfirming(true)}
+                data-testid="stuck-audit-start"
+              >
+                {t("stuck.newLogStart")}
+              </Button>
+            </Group>
+          )}
+          {start.error ? <ErrorAlert error={start.error} /> : null}
+        </Stack>
+      )}
+    </Card>
   );
 }

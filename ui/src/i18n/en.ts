@@ -119,6 +119,7 @@ export const en = {
     duplicate_override: "Repeat confirmed",
     export: "Orders exported",
     sandbox_simulate: "Sandbox action",
+    audit_new_log: "New audit log started",
   },
   fields: {
     merNo: "Merchant number",
@@ -604,6 +605,11 @@ export const en = {
       "The journal keeps the account masked ({{masked}}). Type it again: it must be this payout's own account, or nothing is sent.",
     accountClabe: "CLABE (18 digits)",
     accountCardNo: "Card number",
+    resendPayinIntro:
+      "The journal keeps this payin's request: it goes again exactly as it was recorded, under the same number.",
+    resendPixIntro:
+      "The journal keeps the payer's CPF masked ({{masked}}). Type it again: it must be this payin's own, or nothing is sent.",
+    taxId: "Payer's CPF",
     resend: "Send {{merOrderNo}} again",
     liveConfirm: "LIVE · profile {{profile}}: real money moves.",
   },
@@ -618,6 +624,20 @@ export const en = {
     importKeyHint: "Settings → Keys: paste the private key (PEM or base64) that this profile used.",
     openSettings: "Open Settings",
     retry: "Try again",
+    newLog: "Start a new audit log (the old one kept)",
+    newLogHint_one:
+      "The key that sealed this profile's audit log is gone, and {{count, number}} row was sealed with it: it can no longer be checked. A new log starts under a new key; the old rows are kept as written, readable, and marked as sealed with a lost key.",
+    newLogHint_other:
+      "The key that sealed this profile's audit log is gone, and {{count, number}} rows were sealed with it: they can no longer be checked. A new log starts under a new key; the old rows are kept as written, readable, and marked as sealed with a lost key.",
+    newLogStart: "Start a new audit log",
+    newLogConfirm:
+      "Only do this if the key cannot be brought back (a copy of the old keyring holds it). The old log cannot be checked again afterwards.",
+    newLogConfirmButton: "Set the old log aside and start a new one",
+    cancel: "Cancel",
+    newLogDone_one:
+      "New audit log started. The old log's {{count, number}} row is kept as archive {{archive}}.",
+    newLogDone_other:
+      "New audit log started. The old log's {{count, number}} rows are kept as archive {{archive}}.",
   },
   cacheAsOf: {
     asOf: "From the cache, as of the last sync: {{time}}.",
@@ -1049,6 +1069,19 @@ export const en = {
     },
   },
   activity: {
+    archives: {
+      title: "Audit logs set aside",
+      summary_one:
+        "Archive {{archive}}: {{count, number}} row, set aside on {{at}} because the key that sealed it was lost.",
+      summary_other:
+        "Archive {{archive}}: {{count, number}} rows, set aside on {{at}} because the key that sealed them was lost.",
+      lostKey_one:
+        "{{count, number}} row is sealed with the lost key: kept as written, but it can no longer be checked.",
+      lostKey_other:
+        "{{count, number}} rows are sealed with the lost key: kept as written, but they can no longer be checked.",
+      show: "Show its rows",
+      hide: "Hide its rows",
+    },
     dbUser: "Database user",
     title: "Activity",
     chainOk_one: "Audit chain intact: {{count, number}} entry",

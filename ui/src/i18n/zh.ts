@@ -118,6 +118,7 @@ export const zh: Catalogue = {
     duplicate_override: "确认重复操作",
     export: "导出订单",
     sandbox_simulate: "沙盒操作",
+    audit_new_log: "开始新的审计日志",
   },
   fields: {
     merNo: "商户号",
@@ -573,6 +574,10 @@ export const zh: Catalogue = {
       "日志中的账号已脱敏（{{masked}}）。请重新输入：必须是这笔代付自己的账号，否则不会发送。",
     accountClabe: "CLABE（18 位数字）",
     accountCardNo: "卡号",
+    resendPayinIntro: "日志中保存了这笔收款的请求：将按记录原样、以同一单号再次发送。",
+    resendPixIntro:
+      "日志中付款人的 CPF 已脱敏（{{masked}}）。请重新输入：必须是这笔收款自己的 CPF，否则不会发送。",
+    taxId: "付款人 CPF",
     resend: "再次发送 {{merOrderNo}}",
     liveConfirm: "LIVE 生产环境 · 配置 {{profile}}：会动用真实资金。",
   },
@@ -587,6 +592,14 @@ export const zh: Catalogue = {
     importKeyHint: "设置 → 密钥：粘贴该配置原来使用的私钥（PEM 或 base64）。",
     openSettings: "打开设置",
     retry: "重试",
+    newLog: "开始新的审计日志（保留旧日志）",
+    newLogHint_other:
+      "为该配置的审计日志签封的密钥已丢失，有 {{count, number}} 行由它签封，已无法校验。新日志将使用新密钥；旧记录按原样保留、可查阅，并标记为“签封密钥已丢失”。",
+    newLogStart: "开始新的审计日志",
+    newLogConfirm: "仅在无法找回该密钥时这样做（旧钥匙串的副本中有它）。此后旧日志将无法再校验。",
+    newLogConfirmButton: "归档旧日志并开始新日志",
+    cancel: "取消",
+    newLogDone_other: "已开始新的审计日志。旧日志的 {{count, number}} 行已保留为归档 {{archive}}。",
   },
   cacheAsOf: {
     asOf: "来自本地缓存，截至上次同步：{{time}}。",
@@ -989,6 +1002,14 @@ export const zh: Catalogue = {
     },
   },
   activity: {
+    archives: {
+      title: "已归档的审计日志",
+      summary_other:
+        "归档 {{archive}}：{{count, number}} 行，因签封它们的密钥丢失，于 {{at}} 归档。",
+      lostKey_other: "{{count, number}} 行由已丢失的密钥签封：按原样保留，但已无法校验。",
+      show: "显示记录",
+      hide: "隐藏记录",
+    },
     dbUser: "数据库用户",
     title: "操作记录",
     chainOk_other: "审计链完整：{{count, number}} 条记录",

@@ -22,6 +22,7 @@ export const OPERATIONS = [
   "duplicate_override",
   "export",
   "sandbox.simulate",
+  "audit.new_log",
 ] as const;
 
 /// An operation's name for people; one the desk does not know keeps its own name.

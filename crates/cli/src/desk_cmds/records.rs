@@ -259,6 +259,19 @@ pub enum AuditCmd {
               value_parser = clap::value_parser!(i64).range(1..=10_000))]
         limit: i64,
     },
+    /// When this profile's audit key was lost from the keyring while its log holds rows
+    /// sealed with it: set the old log aside (its rows kept, readable with `audit
+    /// archived`) and start a new chain under a new key. Refused while the key is there.
+    NewLog,
+    /// The logs set aside after their key was lost, or the rows of one (`--archive N`).
+    Archived {
+        #[arg(long)]
+        archive: Option<i64>,
+        /// Rows to show (1 to 10000).
+        #[arg(long, default_value_t = 50, allow_negative_numbers = true,
+              value_parser = clap::value_parser!(i64).range(1..=10_000))]
+        limit: i64,
+    },
     /// Write the log to a CSV file.
     Export {
         path: PathBuf,
@@ -298,9 +311,66 @@ fn checked_lines(c: &paydesk_core::audit::ChainCheck) -> Vec<String> {
 }
 
 pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
+    if let AuditCmd::NewLog = cmd {
+        // The desk does not open while its key is lost: this works without it.
+        let session = session()?;
+        let name = match &g.profile {
+            Some(p) => p.clone(),
+            None => session.active_profile()?,
+        };
+        let new =
+            paydesk_core::desk::start_new_audit_log(session.home(), &session.secrets()?, &name)?;
+        return print(g, &new, || {
+            format!(
+                "started a new audit log for {name}: the old log's {} rows ({} sealed with the lost key) are kept as archive {} (`paydesk audit archived --archive {}`); the new chain starts at row {} ({})",
+                new.archive.rows,
+                new.archive.sealed_rows,
+                new.archive.archive,
+                new.archive.archive,
+                new.first_row.id,
+                new.first_row.operation
+            )
+        });
+    }
     runtime()?.block_on(async {
         let desk = open(g).await?;
         match cmd {
+            AuditCmd::NewLog => Ok(()),
+            AuditCmd::Archived { archive: None, .. } => {
+                let list = desk.audit_archives()?;
+                print(g, &list, || {
+                    if list.is_empty() {
+                        return "no audit log was set aside".into();
+                    }
+                    list.iter()
+                        .map(|a| {
+                            format!(
+                                "archive {}: {} rows ({} sealed with a lost key, not checkable), set aside at {}: {}",
+                                a.archive, a.rows, a.sealed_rows, a.archived_at, a.reason
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+            }
+            AuditCmd::Archived {
+                archive: Some(n),
+                limit,
+            } => {
+                let rows = desk.audit_archived_rows(n, limit)?;
+                print(g, &rows, || {
+                    let mut lines = vec![format!(
+                        "archive {n}: sealed with a lost key, kept as written but not checkable"
+                    )];
+                    lines.extend(rows.iter().map(|r| {
+                        format!(
+                            "#{:<6} {} {:<10} {:<24} {:<30} {:<18} {} ms",
+                            r.id, r.at, r.operator, r.operation, r.identifiers, r.result, r.latency_ms
+                        )
+                    }));
+                    lines.join("\n")
+                })
+            }
             AuditCmd::Verify => {
                 let check = desk.audit_verify()?;
                 // On a team desk: what the check against this desk's keyring anchor found

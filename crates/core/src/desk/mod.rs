@@ -6,23 +6,29 @@
 mod attention;
 mod check;
 mod customer;
+mod lost_audit;
 mod made;
 mod money;
 mod notified;
 mod orders;
 mod queries;
 mod reports;
+mod resend_payin;
 mod timeline;
 
 pub use attention::{Attention, AttentionAction};
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use customer::{Customer, customer_of};
+pub use lost_audit::{
+    LostAuditKey, NEW_LOG_OPERATION, NewAuditLog, audit_key_lost, start_new_audit_log,
+};
 pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
 pub use notified::OrderReversals;
 pub use queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
 };
 pub use reports::Refreshed;
+pub use resend_payin::PAYIN_TAX_ID;
 pub use timeline::TimelineEvent;
 
 use std::sync::{Arc, Mutex};
@@ -455,7 +461,6 @@ impl Desk {
             (Some(_), Some(c)) => team_intent_key(c.private_key(), profile.mer_no),
             _ => secrets.intent_key(&profile.name)?,
         };
-        let audit_key = secrets.audit_key(&profile.name)?;
         let audit_anchor = secrets.audit_anchor(&profile.name)?;
         let secrets_ms = started.elapsed().as_millis();
         let path = home.database(&profile.name);
@@ -487,6 +492,12 @@ impl Desk {
                 tracing::warn!(error = %e, "the team's seal key not published");
             }
         }
+        // A desk's own log with rows sealed by a key the keyring no longer holds: a new
+        // key made in silence would make them read as tampered with. Refused, naming it.
+        if let Some(lost) = lost_audit::lost_in(&store, &secrets, &profile.name)? {
+            return Err(lost_audit::lost_key_error(&lost));
+        }
+        let audit_key = secrets.audit_key(&profile.name)?;
         let team_chain_problem = match store.team_link() {
             Some(link) => check_team_chain(&secrets, &profile.name, link, audit_anchor.as_ref())?,
             None => None,

@@ -399,6 +399,112 @@ fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResu
     }
 }
 
+/// Rows of the log sealed with a key (not by plain SHA-256, as rows written before the
+/// key existed are): `(rows, sealed)`. Without the key they cannot be checked.
+pub fn sealed_rows(conn: &Connection) -> CoreResult<(i64, i64)> {
+    let mut stmt = conn.prepare(
+        "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log ORDER BY id",
+    )?;
+    let mut rows = stmt.query([])?;
+    let mut prev = GENESIS.to_string();
+    let (mut n, mut plain) = (0i64, 0i64);
+    let mut still_plain = true;
+    while let Some(r) = rows.next()? {
+        let e = row_entry(r)?;
+        n += 1;
+        if still_plain && e.prev_hash == prev && same(&plain_hash(&prev, &e), &e.hash) {
+            plain += 1;
+        } else {
+            still_plain = false;
+        }
+        prev = e.hash;
+    }
+    Ok((n, n - plain))
+}
+
+/// An audit log set aside: its rows are kept as written, but the key that sealed them is
+/// lost, so they cannot be checked.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditArchive {
+    pub archive: i64,
+    pub archived_at: i64,
+    pub rows: i64,
+    /// Rows sealed with the lost key (the others are plain SHA-256 rows of an older version).
+    pub sealed_rows: i64,
+    pub reason: String,
+}
+
+/// Sets the whole log aside (into `audit_archived_row`, under a new archive number) and
+/// starts a new chain whose first row, sealed with `key`, records it: one transaction.
+pub fn archive_and_restart(
+    conn: &Connection,
+    r: Record<'_>,
+    reason: &str,
+    key: &[u8],
+) -> CoreResult<(AuditArchive, AuditEntry, Anchor)> {
+    super::committed(conn, || {
+        let (rows, sealed) = sealed_rows(conn)?;
+        let archived_at = now_ms();
+        conn.execute(
+            "INSERT INTO audit_archive (archived_at, row_count, sealed_rows, reason) VALUES (?1, ?2, ?3, ?4)",
+            params![archived_at, rows, sealed, reason],
+        )?;
+        let archive = conn.last_insert_rowid();
+        conn.execute(
+            "INSERT INTO audit_archived_row (archive, id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash)
+             SELECT ?1, id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log",
+            [archive],
+        )?;
+        conn.execute("DELETE FROM audit_log", [])?;
+        conn.execute("DELETE FROM audit_head", [])?;
+        let record = Record {
+            identifiers: format!("archive={archive} archivedRows={rows} sealedRows={sealed}"),
+            ..r
+        };
+        let (entry, anchor) = append(conn, record, key, None)?;
+        Ok((
+            AuditArchive {
+                archive,
+                archived_at,
+                rows,
+                sealed_rows: sealed,
+                reason: reason.to_string(),
+            },
+            entry,
+            anchor,
+        ))
+    })
+}
+
+/// The logs set aside, newest first.
+pub fn archives(conn: &Connection) -> CoreResult<Vec<AuditArchive>> {
+    let mut stmt = conn.prepare(
+        "SELECT archive, archived_at, row_count, sealed_rows, reason FROM audit_archive ORDER BY archive DESC",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(AuditArchive {
+            archive: r.get(0)?,
+            archived_at: r.get(1)?,
+            rows: r.get(2)?,
+            sealed_rows: r.get(3)?,
+            reason: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
+/// The rows of archive `archive`, as written (newest first, at most `limit`).
+pub fn archived_rows(conn: &Connection, archive: i64, limit: i64) -> CoreResult<Vec<AuditEntry>> {
+    let mut stmt = conn.prepare(
+        "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash
+         FROM audit_archived_row WHERE archive = ?1 ORDER BY id DESC LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![archive, limit], row_entry)?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+}
+
 /// Filters of the Activity screen and `paydesk audit list`.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -156,6 +156,60 @@ impl Store {
         }
     }
 
+    /// `(rows, sealed rows)` of a desk's own audit log; `None` on a team's database, whose
+    /// log is the team's.
+    pub fn audit_sealed_rows(&self) -> CoreResult<Option<(i64, i64)>> {
+        match &self.backend {
+            Backend::Sqlite { journal, .. } => super::audit::sealed_rows(&lock(journal)).map(Some),
+            Backend::Team { .. } => Ok(None),
+        }
+    }
+
+    /// Sets a desk's own audit log aside and starts a new chain
+    /// ([`super::audit::archive_and_restart`]); refused on a team's database.
+    pub fn audit_archive_and_restart(
+        &self,
+        r: super::audit::Record<'_>,
+        reason: &str,
+        key: &[u8],
+    ) -> CoreResult<(
+        super::audit::AuditArchive,
+        super::audit::AuditEntry,
+        super::audit::Anchor,
+    )> {
+        match &self.backend {
+            Backend::Sqlite { journal, .. } => {
+                super::audit::archive_and_restart(&lock(journal), r, reason, key)
+            }
+            Backend::Team { .. } => Err(crate::error::CoreError::validation(
+                "profile",
+                "a team's audit log is kept in the team's database and cannot be set aside from one desk",
+            )),
+        }
+    }
+
+    /// The audit logs set aside (none on a team's database).
+    pub fn audit_archives(&self) -> CoreResult<Vec<super::audit::AuditArchive>> {
+        match &self.backend {
+            Backend::Sqlite { journal, .. } => super::audit::archives(&lock(journal)),
+            Backend::Team { .. } => Ok(Vec::new()),
+        }
+    }
+
+    /// The rows of a log set aside, newest first.
+    pub fn audit_archived_rows(
+        &self,
+        archive: i64,
+        limit: i64,
+    ) -> CoreResult<Vec<super::audit::AuditEntry>> {
+        match &self.backend {
+            Backend::Sqlite { journal, .. } => {
+                super::audit::archived_rows(&lock(journal), archive, limit)
+            }
+            Backend::Team { .. } => Ok(Vec::new()),
+        }
+    }
+
     pub fn orders(&self) -> Box<dyn OrderStore + '_> {
         match &self.backend {
             Backend::Sqlite { cache, .. } => Box::new(Orders::on(lock(cache))),

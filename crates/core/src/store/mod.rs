@@ -98,6 +98,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../migrations/0009_moved_at.sql"),
         oldest_reader: 9,
     },
+    // Adds the tables of audit logs set aside after their key was lost: older desks
+    // ignore them.
+    Migration {
+        sql: include_str!("../../migrations/0011_audit_archive.sql"),
+        oldest_reader: 9,
+    },
 ];
 
 fn migrations(list: &[Migration]) -> Migrations<'static> {

@@ -25,6 +25,7 @@ import { fieldOf } from "../../lib/ipc";
 import { OPERATIONS, operationLabel } from "../../lib/operations";
 import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
 import { TeamChainAlert } from "../team/TeamChainAlert";
+import { ArchivedLogs } from "./ArchivedLogs";
 import { useAuditChain, useAuditExport, useAuditList, useDefaultPath } from "./queries";
 
 function Chain() {
@@ -121,6 +122,7 @@ export function ActivityPage() {
       <Card withBorder padding="sm">
         <Chain />
       </Card>
+      <ArchivedLogs />
       <Group align="flex-end">
         <Select
           label={t("activity.operation")}

@@ -13,6 +13,7 @@ import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import type { OrderFilter_Serialize as OrderFilter } from "../../bindings";
+import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatDateTime, formatMoney } from "../../lib/format";
@@ -79,6 +80,7 @@ export function Reconcile({ currency }: { currency: string }) {
       <Text size="sm" c="dimmed" mb="sm">
         {t("balances.reconcile.intro")}
       </Text>
+      <CacheAsOf testId="reconcile-as-of" />
       <ErrorAlert error={history.error ?? q.error} />
       {snapshots.length < 2 ? (
         <Text c="dimmed">{t("balances.reconcile.needTwo")}</Text>

@@ -8,7 +8,7 @@ import { locale } from "../../i18n";
 import { formatDateTime } from "../../lib/format";
 import { entrySummary } from "../../lib/summary";
 import type { Attention, Dashboard, Entry } from "../../lib/types";
-import { EntryDrawer } from "../money/EntryDrawer";
+import { EntryDrawer, isPayin } from "../money/EntryDrawer";
 import { newest, useEntryNow, useLookUpNow } from "../money/queries";
 
 /// One item and the action the core says resolves it.
@@ -20,7 +20,7 @@ function Item({ item, onOpen }: { item: Attention; onOpen: (e: Entry) => void })
   const no = entry.merOrderNo;
   const action =
     item.action === "send_again" ? (
-      item.accountField ? (
+      item.accountField || isPayin(entry) ? (
         <Button
           size="xs"
           color="red"

@@ -6,7 +6,7 @@ import { LiveCue } from "../../components/LiveCue";
 import { ReceiptView } from "../../components/ReceiptView";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { Entry, Receipt } from "../../lib/types";
-import { useEntryNow, useJournalEntry, useResendPayout } from "./queries";
+import { useEntryNow, useJournalEntry, useResendPayin, useResendPayout } from "./queries";
 
 /// The field of a payout's request the journal keeps masked, typed again to resend it.
 export function accountFieldOf(e: Entry): "clabe" | "cardNo" | null {
@@ -75,6 +75,78 @@ function ResendPayout({ entry, field }: { entry: Entry; field: "clabe" | "cardNo
   );
 }
 
+/// Whether an entry is a payin (sent again from here; a PIX payer's CPF typed again).
+export function isPayin(e: Entry): boolean {
+  return (
+    e.operation === "v2.payment" ||
+    e.operation === "v1.payment" ||
+    e.operation === "v1.payment.vn_bank"
+  );
+}
+
+/// Sends a payin known not sent again under its own number: its request is the journal's;
+/// a PIX payer's CPF, kept masked, is typed again and must be the payer's own.
+function ResendPayin({ entry }: { entry: Entry }) {
+  const { t } = useTranslation();
+  const [taxId, setTaxId] = useState("");
+  const resend = useResendPayin();
+  const failure = useFieldErrors(resend.error);
+  const request = entry.request as Record<string, unknown> | null;
+  const masked =
+    typeof request?.socialSecurityNumber === "string" ? String(request.socialSecurityNumber) : null;
+  const taxIdError = failure.err("socialSecurityNumber");
+  return (
+    <Card withBorder padding="sm" data-testid="resend-form">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!resend.isPending)
+            resend.mutate({ id: entry.id, taxId: masked === null ? null : taxId });
+        }}
+      >
+        <Stack gap="xs">
+          <Title order={4} size="h5">
+            {t("entry.resendTitle")}
+          </Title>
+          <Text size="sm">
+            {masked === null ? t("entry.resendPayinIntro") : t("entry.resendPixIntro", { masked })}
+          </Text>
+          {masked === null ? null : (
+            <TextInput
+              label={t("entry.taxId")}
+              value={taxId}
+              autoFocus
+              autoComplete="off"
+              onChange={(e) => {
+                failure.edited("socialSecurityNumber");
+                setTaxId(e.currentTarget.value);
+              }}
+              error={taxIdError}
+              data-testid="resend-tax-id"
+            />
+          )}
+          <LiveCue />
+          <Button
+            type="submit"
+            color="red"
+            w="fit-content"
+            loading={resend.isPending}
+            data-testid="resend-send"
+          >
+            {t("entry.resend", { merOrderNo: entry.merOrderNo })}
+          </Button>
+          {resend.error && !taxIdError ? <ErrorAlert error={resend.error} /> : null}
+          {resend.data ? (
+            <Text size="sm" data-testid="resend-result" data-status={resend.data.entry.status}>
+              {t(`journal.${resend.data.entry.status}`)}
+            </Text>
+          ) : null}
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
 function EntryBody({ id }: { id: number }) {
   const loaded = useJournalEntry(id);
   const entry = useEntryNow(loaded.data ?? null);
@@ -95,6 +167,9 @@ function EntryBody({ id }: { id: number }) {
       <ReceiptView receipt={receipt} />
       {entry.status === "pending" && field ? (
         <ResendPayout key={entry.id} entry={entry} field={field} />
+      ) : null}
+      {entry.status === "pending" && isPayin(entry) ? (
+        <ResendPayin key={entry.id} entry={entry} />
       ) : null}
     </Stack>
   );

@@ -167,6 +167,17 @@ export function useLookUpNow() {
 /// Sends again, under its own number, a payout the journal knows was not sent; the
 /// account is typed again (the journal keeps it masked) and the core checks it is the
 /// entry's own.
+export function useResendPayin() {
+  const qc = useQueryClient();
+  return useMoneyMutation(
+    (v: { id: number; taxId: string | null }) => unwrap(commands.payinResend(v.id, v.taxId)),
+    (data) => {
+      const r = data as { entry: Entry } | undefined;
+      if (r?.entry) qc.setQueryData(journalKeys.reconcile(r.entry.id), r.entry);
+    },
+  );
+}
+
 export function useResendPayout() {
   const qc = useQueryClient();
   return useMoneyMutation(

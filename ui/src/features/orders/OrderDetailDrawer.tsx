@@ -16,6 +16,7 @@ import { IconArrowBackUp, IconFileUpload, IconRefresh, IconUsersGroup } from "@t
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useLocation, useNavigate } from "react-router";
+import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
 import { StateBadge } from "../../components/StateBadge";
 import { locale } from "../../i18n";
@@ -371,6 +372,7 @@ export function OrderDetailDrawer({
                 {t("detail.cached")}
               </Title>
               {d.order ? <Cached o={d.order} /> : <Text c="dimmed">{t("detail.notCached")}</Text>}
+              <CacheAsOf testId="detail-as-of" />
             </Card>
             {tradeNo ? <OrderReversals tradeNo={tradeNo} /> : null}
             <Card withBorder>

@@ -21,6 +21,7 @@ import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import { commands } from "../../bindings";
+import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
 import { locale } from "../../i18n";
@@ -379,6 +380,7 @@ export function ReportsPage() {
   return (
     <Stack data-testid="screen-reports">
       <Title order={2}>{t("reports.title")}</Title>
+      <CacheAsOf testId="reports-as-of" />
       <Group align="flex-end">
         <SegmentedControl
           value={kind}

@@ -1,0 +1,144 @@
+//! A payin the journal knows did not reach the gateway (`pending`), sent again under its
+//! own number. The journal keeps the request's body but not its method (it travels in the
+//! `paymentType` header): the method is the one whose request has the entry's very
+//! fingerprint (which covers the method), so nothing but the entry's own request leaves.
+//! A PIX payer's tax id is kept masked: the person types it again.
+
+use paydesk_gateway::wire;
+
+use super::Desk;
+use crate::error::{CoreError, CoreResult};
+use crate::forms::Receipt;
+use crate::journal::{JournalOperation, Status};
+
+/// The methods of a V1 payin, as `paymentType` names them.
+const V1_METHODS: [&str; 6] = ["WECHAT", "PIX", "APPLE_PAY", "CASH_APP", "GCASH", "SEPA"];
+
+/// The field of a payin's request that the journal keeps masked.
+pub const PAYIN_TAX_ID: &str = "socialSecurityNumber";
+
+impl Desk {
+    /// Sends again, under its own number, a payin the journal knows was not sent.
+    /// `tax_id`: a PIX payer's CPF, typed again (the journal keeps it masked); ignored
+    /// for every other method. Anything else about the request is the journal's.
+    pub async fn resend_payin(&self, id: i64, tax_id: Option<&str>) -> CoreResult<Receipt> {
+        let e = self.journal_entry(id)?;
+        if e.status != Status::Pending {
+            return Err(CoreError::validation(
+                "id",
+                format!(
+                    "journal #{id} ({}) is {}, not “not sent”: it is not sent again",
+                    e.mer_order_no,
+                    e.status.as_str()
+                ),
+            ));
+        }
+        let unreadable = |err: serde_json::Error| {
+            CoreError::internal(format!(
+                "journal #{id}'s request cannot be read again: {err}"
+            ))
+        };
+        let r = match e.operation {
+            JournalOperation::V2Payment => {
+                let op: wire::V2Payment =
+                    serde_json::from_value(e.request.clone()).map_err(unreadable)?;
+                if self.fingerprint_of(&op)? != e.fingerprint {
+                    return Err(self.not_its_request(&e.mer_order_no));
+                }
+                self.payin_v2(op.common)
+                    .await
+                    .map(|s| Receipt::new(s.entry, s.replayed))
+            }
+            JournalOperation::V1VnBankPayment => {
+                let op: wire::V1VnBankPayment =
+                    serde_json::from_value(e.request.clone()).map_err(unreadable)?;
+                if self.fingerprint_of(&op)? != e.fingerprint {
+                    return Err(self.not_its_request(&e.mer_order_no));
+                }
+                self.payin_vn_bank(op)
+                    .await
+                    .map(|s| Receipt::new(s.entry, s.replayed))
+            }
+            JournalOperation::V1Payment => {
+                let mut body = e.request.clone();
+                let pix = body.get(PAYIN_TAX_ID).is_some();
+                if pix {
+                    let typed: String = tax_id
+                        .unwrap_or_default()
+                        .chars()
+                        .filter(|c| c.is_ascii_digit())
+                        .collect();
+                    if typed.is_empty() {
+                        return Err(CoreError::validation(
+                            PAYIN_TAX_ID,
+                            "required: the journal keeps the payer's CPF masked, type it again",
+                        ));
+                    }
+                    if let Some(m) = body.as_object_mut() {
+                        m.insert(PAYIN_TAX_ID.into(), serde_json::Value::String(typed));
+                    }
+                }
+                let common: wire::PayinCommon =
+                    serde_json::from_value(body.clone()).map_err(unreadable)?;
+                let version = body
+                    .get("version")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or(wire::V1Payment::VERSION)
+                    .to_string();
+                let mut found = None;
+                for pt in V1_METHODS {
+                    let Ok(method) = wire::V1Method::from_body(pt, &body) else {
+                        continue;
+                    };
+                    let op = wire::V1Payment {
+                        common: common.clone(),
+                        version: version.clone(),
+                        method,
+                    };
+                    if self.fingerprint_of(&op)? == e.fingerprint {
+                        found = Some(op);
+                        break;
+                    }
+                }
+                let Some(op) = found else {
+                    return Err(if pix {
+                        CoreError::validation(
+                            PAYIN_TAX_ID,
+                            format!(
+                                "is not the payer's CPF of {} (the journal keeps {}): nothing was sent",
+                                e.mer_order_no,
+                                e.request
+                                    .get(PAYIN_TAX_ID)
+                                    .and_then(|v| v.as_str())
+                                    .unwrap_or("it masked")
+                            ),
+                        )
+                    } else {
+                        self.not_its_request(&e.mer_order_no)
+                    });
+                };
+                self.payin_v1(op)
+                    .await
+                    .map(|s| Receipt::new(s.entry, s.replayed))
+            }
+            other => {
+                return Err(CoreError::validation(
+                    "id",
+                    format!(
+                        "journal #{id} is a {}, not a payin: nothing was sent",
+                        other.name()
+                    ),
+                ));
+            }
+        };
+        let r = self.receipt_or_error(e.operation.name(), &e.mer_order_no, r);
+        self.reread_made(&r).await;
+        r
+    }
+
+    fn not_its_request(&self, mer_order_no: &str) -> CoreError {
+        CoreError::internal(format!(
+            "the journal's request of {mer_order_no} does not make the request it recorded: nothing was sent"
+        ))
+    }
+}
