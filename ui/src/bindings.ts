@@ -149,8 +149,8 @@ export const commands = {
 	reportRefresh: (from: string, to: string, timeZone: string) => typedError<Refreshed, CoreError>(__TAURI_INVOKE("report_refresh", { from, to, timeZone })),
 	/**
 	 *  The active profile's reporting settings (business time zone, change horizon); with
-	 *  `set`, sets them first (checked, kept with the profile; the desk reads them when it
-	 *  opens again, the Reports screen passes the zone at once).
+	 *  `set`, sets them first (checked, kept with the profile, and taken by the running
+	 *  desk at once: the Reports screen passes the zone, the schedule reads the horizon).
 	 */
 	reportSettings: (set: Reporting_Deserialize | null) => typedError<Reporting_Serialize, CoreError>(__TAURI_INVOKE("report_settings", { set })),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
