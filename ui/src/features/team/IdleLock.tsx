@@ -91,10 +91,9 @@ export function IdleLock() {
 
   return (
     <>
-      <Modal
+      <Modal.Root
         opened={locked}
         onClose={() => {}}
-        withCloseButton={false}
         closeOnEscape={false}
         closeOnClickOutside={false}
         // At once: nothing of the desk shows while a lock fades in.
@@ -102,43 +101,48 @@ export function IdleLock() {
         fullScreen
         data-testid="lock-screen"
       >
-        <Center h="80vh">
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              if (!unlock.isPending) unlock.mutate(password);
-            }}
-          >
-            <Stack w={380} align="stretch">
-              <Center>
-                <IconLock size={40} />
-              </Center>
-              <Title order={2} ta="center">
-                {t("lock.title")}
-              </Title>
-              <Text size="sm" c="dimmed" ta="center" data-testid="lock-body">
-                {body}
-              </Text>
-              <PasswordInput
-                label={isTeam ? t("lock.password") : t("lock.deskPassword")}
-                value={password}
-                onChange={(e) => setPassword(e.currentTarget.value)}
-                autoComplete="current-password"
-                data-autofocus
-                required
-                data-testid="lock-password"
-              />
-              <FormError error={unlock.error} testId="lock-error" />
-              <Text size="xs" c="dimmed" ta="center">
-                {t("lock.throttleHint")}
-              </Text>
-              <Button type="submit" loading={unlock.isPending} data-testid="lock-unlock">
-                {t("lock.unlock")}
-              </Button>
-            </Stack>
-          </form>
-        </Center>
-      </Modal>
+        <Modal.Overlay />
+        <Modal.Content aria-labelledby="lock-screen-title">
+          <Modal.Body>
+            <Center h="80vh">
+              <form
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  if (!unlock.isPending) unlock.mutate(password);
+                }}
+              >
+                <Stack w={380} align="stretch">
+                  <Center>
+                    <IconLock size={40} />
+                  </Center>
+                  <Title order={2} ta="center" id="lock-screen-title">
+                    {t("lock.title")}
+                  </Title>
+                  <Text size="sm" c="dimmed" ta="center" data-testid="lock-body">
+                    {body}
+                  </Text>
+                  <PasswordInput
+                    label={isTeam ? t("lock.password") : t("lock.deskPassword")}
+                    value={password}
+                    onChange={(e) => setPassword(e.currentTarget.value)}
+                    autoComplete="current-password"
+                    data-autofocus
+                    required
+                    data-testid="lock-password"
+                  />
+                  <FormError error={unlock.error} testId="lock-error" />
+                  <Text size="xs" c="dimmed" ta="center">
+                    {t("lock.throttleHint")}
+                  </Text>
+                  <Button type="submit" loading={unlock.isPending} data-testid="lock-unlock">
+                    {t("lock.unlock")}
+                  </Button>
+                </Stack>
+              </form>
+            </Center>
+          </Modal.Body>
+        </Modal.Content>
+      </Modal.Root>
       {locked ? null : <ChooseDeskPassword />}
     </>
   );
@@ -163,64 +167,68 @@ function ChooseDeskPassword() {
   });
   const needed = !!settings.data?.applies && !settings.data.passwordSet;
   return (
-    <Modal
+    <Modal.Root
       opened={needed}
       onClose={() => {}}
-      withCloseButton={false}
       closeOnEscape={false}
       closeOnClickOutside={false}
       transitionProps={{ duration: 0 }}
       fullScreen
       data-testid="desk-password-setup"
     >
-      <Center h="80vh">
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (password !== again) {
-              setMismatch(true);
-              return;
-            }
-            setMismatch(false);
-            if (!choose.isPending) choose.mutate(password);
-          }}
-        >
-          <Stack w={420} align="stretch">
-            <Center>
-              <IconLock size={40} />
-            </Center>
-            <Title order={2} ta="center">
-              {t("lock.setupTitle")}
-            </Title>
-            <Text size="sm" c="dimmed" ta="center">
-              {t("lock.setupBody", { minutes: settings.data?.idleMinutes ?? 15 })}
-            </Text>
-            <PasswordInput
-              label={t("lock.deskPassword")}
-              description={t("lock.deskPasswordHint")}
-              value={password}
-              onChange={(e) => setPassword(e.currentTarget.value)}
-              autoComplete="new-password"
-              data-autofocus
-              required
-              data-testid="desk-password-new"
-            />
-            <PasswordInput
-              label={t("lock.deskPasswordAgain")}
-              value={again}
-              onChange={(e) => setAgain(e.currentTarget.value)}
-              autoComplete="new-password"
-              error={mismatch ? t("lock.mismatch") : undefined}
-              required
-              data-testid="desk-password-again"
-            />
-            <FormError error={choose.error} testId="desk-password-error" />
-            <Button type="submit" loading={choose.isPending} data-testid="desk-password-save">
-              {t("lock.setupSave")}
-            </Button>
-          </Stack>
-        </form>
-      </Center>
-    </Modal>
+      <Modal.Overlay />
+      <Modal.Content aria-labelledby="desk-password-setup-title">
+        <Modal.Body>
+          <Center h="80vh">
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (password !== again) {
+                  setMismatch(true);
+                  return;
+                }
+                setMismatch(false);
+                if (!choose.isPending) choose.mutate(password);
+              }}
+            >
+              <Stack w={420} align="stretch">
+                <Center>
+                  <IconLock size={40} />
+                </Center>
+                <Title order={2} ta="center" id="desk-password-setup-title">
+                  {t("lock.setupTitle")}
+                </Title>
+                <Text size="sm" c="dimmed" ta="center">
+                  {t("lock.setupBody", { minutes: settings.data?.idleMinutes ?? 15 })}
+                </Text>
+                <PasswordInput
+                  label={t("lock.deskPassword")}
+                  description={t("lock.deskPasswordHint")}
+                  value={password}
+                  onChange={(e) => setPassword(e.currentTarget.value)}
+                  autoComplete="new-password"
+                  data-autofocus
+                  required
+                  data-testid="desk-password-new"
+                />
+                <PasswordInput
+                  label={t("lock.deskPasswordAgain")}
+                  value={again}
+                  onChange={(e) => setAgain(e.currentTarget.value)}
+                  autoComplete="new-password"
+                  error={mismatch ? t("lock.mismatch") : undefined}
+                  required
+                  data-testid="desk-password-again"
+                />
+                <FormError error={choose.error} testId="desk-password-error" />
+                <Button type="submit" loading={choose.isPending} data-testid="desk-password-save">
+                  {t("lock.setupSave")}
+                </Button>
+              </Stack>
+            </form>
+          </Center>
+        </Modal.Body>
+      </Modal.Content>
+    </Modal.Root>
   );
 }
