@@ -176,6 +176,9 @@ export function helpers(browser) {
   /// stalled on loaded machines.)
   const typeInto = async (selector, text) => {
     const el = await waitFor(selector);
+    // In the middle of the window first: scrolled in only as far as needed, a field at
+    // the window's bottom sits under the notifications in its corner, which take the click.
+    await browser.execute((e) => e.scrollIntoView({ block: "center" }), el);
     await el.click();
     await browser.execute(
       (e, value) => {
