@@ -180,40 +180,6 @@ beforeEach(async () => {
   await h?.closeOverlays();
 });
 
-/// Picks a language in Settings. The options' list opens with a transition: a pick it
-/// did not take is tried again.
-async function pickLanguage(name) {
-  for (let i = 0; ; i++) {
-    try {
-      await browser.pause(400);
-      await h.choose("#language-select", name);
-      return;
-    } catch (e) {
-      if (i === 3) throw e;
-      await browser.keys("Escape");
-    }
-  }
-}
-
-/// The window in English (the web view keeps the language of an earlier run).
-async function english() {
-  await h.waitFor(id("nav-orders"), 60_000);
-  if ((await h.text(id("nav-orders"))) === "Orders") return;
-  await h.click(id("nav-settings"));
-  await h.waitFor(id("screen-settings"));
-  await pickLanguage("English");
-  await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
-    timeout: 5_000,
-    timeoutMsg: "the window did not turn English",
-  });
-  await h.click(id("nav-dashboard"));
-}
-
-async function go(screen) {
-  await h.click(id(`nav-${screen}`));
-  await h.waitFor(id(`screen-${screen}`));
-}
-
 async function checkAxe(screen) {
   const serious = await h.axe();
   assert.deepEqual(serious, [], `${screen}: serious accessibility violations`);
@@ -222,8 +188,8 @@ async function checkAxe(screen) {
 const top = async (selector) => (await (await h.waitFor(selector)).getLocation()).y;
 
 async function language(name, navLabel) {
-  await go("settings");
-  await pickLanguage(name);
+  await h.go("settings");
+  await h.pickLanguage(name);
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === navLabel, {
     timeout: 5_000,
     timeoutMsg: `the window did not turn ${name}`,
@@ -232,7 +198,7 @@ async function language(name, navLabel) {
 
 test("a payout that never reached the gateway is first on the Dashboard and goes again under its number", async () => {
   await h.waitFor(id("screen-dashboard"), 60_000);
-  await english();
+  await h.english();
   // Live: a neutral badge naming the profile, no sandbox strip.
   const badge = await h.waitFor(id("mode-badge"));
   assert.equal(await badge.getAttribute("data-mode"), "live");
@@ -312,7 +278,7 @@ test("a payin that never reached the gateway goes again under its number from th
   // The CLI wrote it behind the window's back: the window reads its lists again.
   await browser.refresh();
   await h.waitFor(id("nav-dashboard"), 60_000);
-  await go("dashboard");
+  await h.go("dashboard");
   const item = `${id("attention-item")}[data-mer-order-no="PI-E2E-DOWN-1"]`;
   await h.waitFor(item, 20_000);
   assert.equal(await (await browser.$(item)).getAttribute("data-action"), "send_again");
@@ -335,7 +301,7 @@ test("a payin that never reached the gateway goes again under its number from th
 });
 
 test("journal rows open their receipt; the duplicate guard offers the earlier number first", async () => {
-  await go("payouts");
+  await h.go("payouts");
   const row = `${id("journal-row")}[data-mer-order-no="PO-E2E-DOWN-1"]`;
   await h.click(`${row} ${id("journal-open")}`);
   await h.waitFor(id("entry-drawer-body"));
@@ -392,7 +358,7 @@ test("journal rows open their receipt; the duplicate guard offers the earlier nu
 
 test("in Chinese: the attention list, the entry and the mode", async () => {
   await stopGateway();
-  await go("payouts");
+  await h.go("payouts");
   await h.click(id("tab-clabe"));
   if (await browser.$(id("payout-next")).isExisting()) await h.click(id("payout-next"));
   await h.typeInto(id("payout-amount"), "12.00");
@@ -404,7 +370,7 @@ test("in Chinese: the attention list, the entry and the mode", async () => {
   assert.equal(await h.receiptStatus(["pending", "accepted", "rejected", "unknown"]), "pending");
   await startGateway();
   await language("简体中文", "订单");
-  await go("dashboard");
+  await h.go("dashboard");
   await h.waitFor(`${id("attention-item")}[data-action="send_again"]`, 20_000);
   await h.shot("attention-dashboard-zh");
   await h.click(id("attention-send-again"));
@@ -456,7 +422,7 @@ test("a desk whose keyring lost its secrets says what is missing, and another pr
   await h.shot("sandbox-strip");
 
   // Settings lists both kinds with a badge; Use on acme turns the banner at once.
-  await go("settings");
+  await h.go("settings");
   const kinds = await browser.execute(() =>
     Object.fromEntries(
       [...document.querySelectorAll('[data-testid="profile-row"]')].map((r) => [

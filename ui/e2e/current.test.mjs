@@ -19,7 +19,7 @@ before(async () => {
   browser = app.browser;
   h = helpers(browser);
   await h.waitFor(id("screen-dashboard"), 60_000);
-  await english();
+  await h.english();
   assert.equal(await h.firstRunDone(), "done");
 });
 
@@ -30,40 +30,6 @@ after(async () => {
 beforeEach(async () => {
   await h?.closeOverlays();
 });
-
-/// Picks a language in Settings. The options' list opens with a transition: a pick it
-/// did not take is tried again.
-async function pickLanguage(name) {
-  for (let i = 0; ; i++) {
-    try {
-      await browser.pause(400);
-      await h.choose("#language-select", name);
-      return;
-    } catch (e) {
-      if (i === 3) throw e;
-      await browser.keys("Escape");
-    }
-  }
-}
-
-/// The window in English (the web view keeps the language of an earlier run).
-async function english() {
-  await h.waitFor(id("nav-orders"), 60_000);
-  if ((await h.text(id("nav-orders"))) === "Orders") return;
-  await h.click(id("nav-settings"));
-  await h.waitFor(id("screen-settings"));
-  await pickLanguage("English");
-  await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
-    timeout: 5_000,
-    timeoutMsg: "the window did not turn English",
-  });
-  await h.click(id("nav-dashboard"));
-}
-
-async function go(screen) {
-  await h.click(id(`nav-${screen}`));
-  await h.waitFor(id(`screen-${screen}`));
-}
 
 async function checkAxe(screen) {
   const serious = await h.axe();
@@ -81,7 +47,7 @@ const rowMeaning = (tradeNo) =>
   );
 
 test("a payout's notification moves its order and its timeline, with no sync", async () => {
-  await go("payouts");
+  await h.go("payouts");
   await h.click(id("tab-clabe"));
   await h.typeInto(id("payout-amount"), "33.00");
   await h.typeInto(id("payout-clabe"), "002010077777777771");
@@ -92,7 +58,7 @@ test("a payout's notification moves its order and its timeline, with no sync", a
   assert.equal(await h.receiptStatus(["accepted", "rejected", "unknown"]), "accepted");
   const tradeNo = await h.text(id("receipt-trade-no"));
 
-  await go("orders");
+  await h.go("orders");
   await h.typeInto(id("orders-search"), tradeNo);
   await h.waitFor(`${id("order-row")}[data-trade-no="${tradeNo}"]`, 10_000);
   // The sandbox completes the payout a few seconds later and notifies the desk: the row
@@ -126,7 +92,7 @@ test("a payout's notification moves its order and its timeline, with no sync", a
 });
 
 test("Refunds lists what Reports counts, and a refunded order's page explains itself", async () => {
-  await go("refunds");
+  await h.go("refunds");
   const card = await h.waitFor(`${id("refunded-orders")}:not([data-total=""])`, 20_000);
   const total = Number(await card.getAttribute("data-total"));
   assert.ok(total > 0, "the demo orders include refunded ones");
@@ -174,12 +140,12 @@ test("Refunds lists what Reports counts, and a refunded order's page explains it
 });
 
 test("in Chinese: the refunded orders and an order's refunds", async () => {
-  await go("settings");
-  await pickLanguage("简体中文");
+  await h.go("settings");
+  await h.pickLanguage("简体中文");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "订单", {
     timeout: 5_000,
   });
-  await go("refunds");
+  await h.go("refunds");
   await h.waitFor(`${id("refunded-orders")}:not([data-total=""])`, 20_000);
   await h.shot("refunds-reversed-orders-zh");
   await h.click(`${id("refunded-order")} button`);
@@ -187,9 +153,9 @@ test("in Chinese: the refunded orders and an order's refunds", async () => {
   await browser.pause(400);
   await h.shot("order-reversals-zh");
   await h.closeOverlays();
-  await go("dashboard");
+  await h.go("dashboard");
   await h.waitFor(id("dashboard-last-sync"));
   await h.shot("dashboard-as-of-zh");
-  await go("settings");
-  await pickLanguage("English");
+  await h.go("settings");
+  await h.pickLanguage("English");
 });

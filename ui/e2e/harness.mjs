@@ -279,6 +279,39 @@ export function helpers(browser) {
     );
     return state;
   };
+  /// Picks a language in Settings. The options' list opens with a transition: a pick it
+  /// did not take is tried again.
+  const pickLanguage = async (name) => {
+    for (let i = 0; ; i++) {
+      try {
+        await browser.pause(400);
+        await choose("#language-select", name);
+        return;
+      } catch (e) {
+        if (i === 3) throw e;
+        await browser.keys("Escape");
+      }
+    }
+  };
+  /// The window in English (the web view keeps the language of an earlier run), back on
+  /// the Dashboard.
+  const english = async () => {
+    await waitFor('[data-testid="nav-orders"]', 60_000);
+    if ((await text('[data-testid="nav-orders"]')) === "Orders") return;
+    await click('[data-testid="nav-settings"]');
+    await waitFor('[data-testid="screen-settings"]');
+    await pickLanguage("English");
+    await browser.waitUntil(async () => (await text('[data-testid="nav-orders"]')) === "Orders", {
+      timeout: 5_000,
+      timeoutMsg: "the window did not turn English",
+    });
+    await click('[data-testid="nav-dashboard"]');
+  };
+  /// Opens a screen from the navigation and waits for it.
+  const go = async (screen) => {
+    await click(`[data-testid="nav-${screen}"]`);
+    await waitFor(`[data-testid="screen-${screen}"]`);
+  };
   return {
     waitFor,
     click,
@@ -290,5 +323,8 @@ export function helpers(browser) {
     text,
     receiptStatus,
     firstRunDone,
+    pickLanguage,
+    english,
+    go,
   };
 }

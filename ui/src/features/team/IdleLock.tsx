@@ -2,7 +2,7 @@ import { Button, Center, Modal, PasswordInput, Stack, Text, Title } from "@manti
 import { useIdle } from "@mantine/hooks";
 import { IconLock } from "@tabler/icons-react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { commands } from "../../bindings";
 import { FormError } from "../../components/ErrorAlert";
@@ -91,58 +91,44 @@ export function IdleLock() {
 
   return (
     <>
-      <Modal.Root
-        opened={locked}
-        onClose={() => {}}
-        closeOnEscape={false}
-        closeOnClickOutside={false}
-        // At once: nothing of the desk shows while a lock fades in.
-        transitionProps={{ duration: 0 }}
-        fullScreen
-        data-testid="lock-screen"
-      >
-        <Modal.Overlay />
-        <Modal.Content aria-labelledby="lock-screen-title">
-          <Modal.Body>
-            <Center h="80vh">
-              <form
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  if (!unlock.isPending) unlock.mutate(password);
-                }}
-              >
-                <Stack w={380} align="stretch">
-                  <Center>
-                    <IconLock size={40} />
-                  </Center>
-                  <Title order={2} ta="center" id="lock-screen-title">
-                    {t("lock.title")}
-                  </Title>
-                  <Text size="sm" c="dimmed" ta="center" data-testid="lock-body">
-                    {body}
-                  </Text>
-                  <PasswordInput
-                    label={isTeam ? t("lock.password") : t("lock.deskPassword")}
-                    value={password}
-                    onChange={(e) => setPassword(e.currentTarget.value)}
-                    autoComplete="current-password"
-                    data-autofocus
-                    required
-                    data-testid="lock-password"
-                  />
-                  <FormError error={unlock.error} testId="lock-error" />
-                  <Text size="xs" c="dimmed" ta="center">
-                    {t("lock.throttleHint")}
-                  </Text>
-                  <Button type="submit" loading={unlock.isPending} data-testid="lock-unlock">
-                    {t("lock.unlock")}
-                  </Button>
-                </Stack>
-              </form>
-            </Center>
-          </Modal.Body>
-        </Modal.Content>
-      </Modal.Root>
+      <LockDialog opened={locked} testId="lock-screen" titleId="lock-screen-title">
+        <Center h="80vh">
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (!unlock.isPending) unlock.mutate(password);
+            }}
+          >
+            <Stack w={380} align="stretch">
+              <Center>
+                <IconLock size={40} />
+              </Center>
+              <Title order={2} ta="center" id="lock-screen-title">
+                {t("lock.title")}
+              </Title>
+              <Text size="sm" c="dimmed" ta="center" data-testid="lock-body">
+                {body}
+              </Text>
+              <PasswordInput
+                label={isTeam ? t("lock.password") : t("lock.deskPassword")}
+                value={password}
+                onChange={(e) => setPassword(e.currentTarget.value)}
+                autoComplete="current-password"
+                data-autofocus
+                required
+                data-testid="lock-password"
+              />
+              <FormError error={unlock.error} testId="lock-error" />
+              <Text size="xs" c="dimmed" ta="center">
+                {t("lock.throttleHint")}
+              </Text>
+              <Button type="submit" loading={unlock.isPending} data-testid="lock-unlock">
+                {t("lock.unlock")}
+              </Button>
+            </Stack>
+          </form>
+        </Center>
+      </LockDialog>
       {locked ? null : <ChooseDeskPassword />}
     </>
   );
@@ -167,67 +153,86 @@ function ChooseDeskPassword() {
   });
   const needed = !!settings.data?.applies && !settings.data.passwordSet;
   return (
+    <LockDialog opened={needed} testId="desk-password-setup" titleId="desk-password-setup-title">
+      <Center h="80vh">
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (password !== again) {
+              setMismatch(true);
+              return;
+            }
+            setMismatch(false);
+            if (!choose.isPending) choose.mutate(password);
+          }}
+        >
+          <Stack w={420} align="stretch">
+            <Center>
+              <IconLock size={40} />
+            </Center>
+            <Title order={2} ta="center" id="desk-password-setup-title">
+              {t("lock.setupTitle")}
+            </Title>
+            <Text size="sm" c="dimmed" ta="center">
+              {t("lock.setupBody", { minutes: settings.data?.idleMinutes ?? 15 })}
+            </Text>
+            <PasswordInput
+              label={t("lock.deskPassword")}
+              description={t("lock.deskPasswordHint")}
+              value={password}
+              onChange={(e) => setPassword(e.currentTarget.value)}
+              autoComplete="new-password"
+              data-autofocus
+              required
+              data-testid="desk-password-new"
+            />
+            <PasswordInput
+              label={t("lock.deskPasswordAgain")}
+              value={again}
+              onChange={(e) => setAgain(e.currentTarget.value)}
+              autoComplete="new-password"
+              error={mismatch ? t("lock.mismatch") : undefined}
+              required
+              data-testid="desk-password-again"
+            />
+            <FormError error={choose.error} testId="desk-password-error" />
+            <Button type="submit" loading={choose.isPending} data-testid="desk-password-save">
+              {t("lock.setupSave")}
+            </Button>
+          </Stack>
+        </form>
+      </Center>
+    </LockDialog>
+  );
+}
+
+/// A full-window dialog nobody closes but by its own form (the lock, the desk password's
+/// set-up), shown at once (nothing of the desk shows while it fades in), named by its
+/// title for assistive technology.
+function LockDialog({
+  opened,
+  testId,
+  titleId,
+  children,
+}: {
+  opened: boolean;
+  testId: string;
+  titleId: string;
+  children: ReactNode;
+}) {
+  return (
     <Modal.Root
-      opened={needed}
+      opened={opened}
       onClose={() => {}}
       closeOnEscape={false}
       closeOnClickOutside={false}
       transitionProps={{ duration: 0 }}
       fullScreen
-      data-testid="desk-password-setup"
+      data-testid={testId}
     >
       <Modal.Overlay />
-      <Modal.Content aria-labelledby="desk-password-setup-title">
-        <Modal.Body>
-          <Center h="80vh">
-            <form
-              onSubmit={(e) => {
-                e.preventDefault();
-                if (password !== again) {
-                  setMismatch(true);
-                  return;
-                }
-                setMismatch(false);
-                if (!choose.isPending) choose.mutate(password);
-              }}
-            >
-              <Stack w={420} align="stretch">
-                <Center>
-                  <IconLock size={40} />
-                </Center>
-                <Title order={2} ta="center" id="desk-password-setup-title">
-                  {t("lock.setupTitle")}
-                </Title>
-                <Text size="sm" c="dimmed" ta="center">
-                  {t("lock.setupBody", { minutes: settings.data?.idleMinutes ?? 15 })}
-                </Text>
-                <PasswordInput
-                  label={t("lock.deskPassword")}
-                  description={t("lock.deskPasswordHint")}
-                  value={password}
-                  onChange={(e) => setPassword(e.currentTarget.value)}
-                  autoComplete="new-password"
-                  data-autofocus
-                  required
-                  data-testid="desk-password-new"
-                />
-                <PasswordInput
-                  label={t("lock.deskPasswordAgain")}
-                  value={again}
-                  onChange={(e) => setAgain(e.currentTarget.value)}
-                  autoComplete="new-password"
-                  error={mismatch ? t("lock.mismatch") : undefined}
-                  required
-                  data-testid="desk-password-again"
-                />
-                <FormError error={choose.error} testId="desk-password-error" />
-                <Button type="submit" loading={choose.isPending} data-testid="desk-password-save">
-                  {t("lock.setupSave")}
-                </Button>
-              </Stack>
-            </form>
-          </Center>
-        </Modal.Body>
+      <Modal.Content aria-labelledby={titleId}>
+        <Modal.Body>{children}</Modal.Body>
       </Modal.Content>
     </Modal.Root>
   );
