@@ -130,14 +130,19 @@ export function helpers(browser) {
   /// hide the next test's screen.
   const closeOverlays = async () => {
     for (let i = 0; i < 3; i++) {
-      const closers = await browser.$$(".mantine-Drawer-close, .mantine-Modal-close");
-      if (closers.length > 0) {
-        for (const c of closers) {
-          await c.click().catch(() => {});
-        }
-      } else if ((await browser.$$('[role="dialog"]')).length > 0) {
+      // Counted and clicked in the page, not through element handles: a drawer that
+      // re-renders while it closes left a stale handle (WebDriver's "stale element").
+      const open = await browser.execute(() => {
+        const closers = document.querySelectorAll(".mantine-Drawer-close, .mantine-Modal-close");
+        for (const c of closers) c.click();
+        return {
+          closers: closers.length,
+          dialogs: document.querySelectorAll('[role="dialog"]').length,
+        };
+      });
+      if (open.closers === 0 && open.dialogs > 0) {
         await browser.keys("Escape");
-      } else {
+      } else if (open.closers === 0) {
         return;
       }
       await browser.pause(400);

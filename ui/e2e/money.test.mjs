@@ -23,6 +23,8 @@ before(async () => {
   await h.waitFor(id("screen-dashboard"), 60_000);
   // The first run loads the sandbox's demo orders: done before the flows below sync.
   await h.firstRunDone();
+  // The web view keeps the language an earlier file left it in.
+  await h.english();
 });
 
 after(async () => {

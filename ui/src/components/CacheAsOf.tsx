@@ -15,9 +15,12 @@ const SYNC_DAYS = 90;
 export function CacheAsOf({
   testId = "cache-as-of",
   sync: withSync = true,
+  compact = false,
 }: {
   testId?: string;
   sync?: boolean;
+  /// Small type, two lines at most: in a toolbar's slot (the Orders screen's sync panel).
+  compact?: boolean;
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -29,7 +32,12 @@ export function CacheAsOf({
   const lastSync = dashboard.data?.lastSync ?? null;
   return (
     <Group gap="xs" data-testid={testId} data-last-sync={lastSync ?? ""}>
-      <Text size="sm" c="dimmed">
+      <Text
+        size={compact ? "xs" : "sm"}
+        c="dimmed"
+        lh={compact ? 1.1 : undefined}
+        lineClamp={compact ? 2 : undefined}
+      >
         {lastSync === null
           ? t("cacheAsOf.never")
           : t("cacheAsOf.asOf", { time: formatDateTime(lastSync, loc) })}

@@ -4,7 +4,6 @@ import { IconFileExport } from "@tabler/icons-react";
 import { useCallback, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useLocation, useNavigate, useSearchParams } from "react-router";
-import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { timeZoneLabel } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
@@ -101,7 +100,6 @@ export function OrdersPage() {
         </Group>
         <SyncPanel />
       </Group>
-      <CacheAsOf testId="orders-as-of" sync={false} />
       <Group justify="space-between" align="flex-start" wrap="nowrap" gap="sm">
         <FilterBar filter={filter} onChange={setFilter} invalid={invalid} />
         <Group gap={6} wrap="nowrap">

@@ -15,6 +15,7 @@ import {
 import { IconCloudDownload, IconPlayerStop } from "@tabler/icons-react";
 import { memo, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { coreError } from "../../lib/ipc";
@@ -70,7 +71,13 @@ export const SyncPanel = memo(function SyncPanel() {
               </Text>
             ) : null}
           </Stack>
-        ) : null}
+        ) : (
+          // Before a sync of this session: as of when the cache was last read, in the same
+          // slot (a line of its own would take a row of the table).
+          <Stack w={260} h={30} justify="center">
+            <CacheAsOf testId="orders-as-of" sync={false} compact />
+          </Stack>
+        )}
         <Group gap={6} wrap="nowrap">
           <Text component="label" htmlFor="sync-days" size="sm">
             {t("orders.syncDays")}
