@@ -70,6 +70,11 @@ export async function startApp({ home: given, app = APP, env = {} } = {}) {
         ...process.env,
         PAYDESK_HOME: home,
         PAYDESK_KEYRING_SERVICE: `PayDesk-e2e-${path.basename(home)}`,
+        // The web view's own storage (the language and colour scheme the UI keeps) with
+        // the home: a file that stopped in Chinese or dark, or whose switch back was not
+        // yet written when its app was stopped, leaves nothing to the next file; a
+        // relaunch on the same home finds what its first app kept.
+        XDG_DATA_HOME: path.join(home, ".webview"),
         RUST_LOG: process.env.PAYDESK_LOG ?? "warn",
         // No accessibility bus runs in the tests' private D-Bus session: GTK's bridge to
         // it would only wait on calls that cannot be answered.
