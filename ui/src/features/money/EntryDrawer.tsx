@@ -53,25 +53,45 @@ function ResendPayout({ entry, field }: { entry: Entry; field: "clabe" | "cardNo
             error={accountError}
             data-testid="resend-account"
           />
-          <LiveCue />
-          <Button
-            type="submit"
-            color="red"
-            w="fit-content"
-            loading={resend.isPending}
-            data-testid="resend-send"
-          >
-            {t("entry.resend", { merOrderNo: entry.merOrderNo })}
-          </Button>
-          {resend.error && !accountError ? <ErrorAlert error={resend.error} /> : null}
-          {resend.data ? (
-            <Text size="sm" data-testid="resend-result" data-status={resend.data.entry.status}>
-              {t(`journal.${resend.data.entry.status}`)}
-            </Text>
-          ) : null}
+          <ResendFooter
+            merOrderNo={entry.merOrderNo}
+            pending={resend.isPending}
+            error={accountError ? null : resend.error}
+            status={resend.data?.entry.status}
+          />
         </Stack>
       </form>
     </Card>
+  );
+}
+
+/// The end of a resend form, the same for payouts and payins: the LIVE cue, the send
+/// button (busy while sending), a failure not shown on a field, and the outcome.
+function ResendFooter({
+  merOrderNo,
+  pending,
+  error,
+  status,
+}: {
+  merOrderNo: string;
+  pending: boolean;
+  error: unknown;
+  status: string | undefined;
+}) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <LiveCue />
+      <Button type="submit" color="red" w="fit-content" loading={pending} data-testid="resend-send">
+        {t("entry.resend", { merOrderNo })}
+      </Button>
+      {error ? <ErrorAlert error={error} /> : null}
+      {status ? (
+        <Text size="sm" data-testid="resend-result" data-status={status}>
+          {t(`journal.${status}`)}
+        </Text>
+      ) : null}
+    </>
   );
 }
 
@@ -125,22 +145,12 @@ function ResendPayin({ entry }: { entry: Entry }) {
               data-testid="resend-tax-id"
             />
           )}
-          <LiveCue />
-          <Button
-            type="submit"
-            color="red"
-            w="fit-content"
-            loading={resend.isPending}
-            data-testid="resend-send"
-          >
-            {t("entry.resend", { merOrderNo: entry.merOrderNo })}
-          </Button>
-          {resend.error && !taxIdError ? <ErrorAlert error={resend.error} /> : null}
-          {resend.data ? (
-            <Text size="sm" data-testid="resend-result" data-status={resend.data.entry.status}>
-              {t(`journal.${resend.data.entry.status}`)}
-            </Text>
-          ) : null}
+          <ResendFooter
+            merOrderNo={entry.merOrderNo}
+            pending={resend.isPending}
+            error={taxIdError ? null : resend.error}
+            status={resend.data?.entry.status}
+          />
         </Stack>
       </form>
     </Card>
