@@ -151,7 +151,7 @@ fn bench() -> Result {
     )?;
     example(
         "statements: a month's statement over 1,000,000 cached orders, and its exports",
-        "paydesk-core",
+        "paydesk-reports",
         "statement_bench",
         &["1000000"],
     )?;

@@ -307,7 +307,7 @@ pub fn read(path: &Path, ctx: &BulkContext) -> CoreResult<BulkFile> {
     parse(&bytes, ctx)
 }
 
-/// A cell without the `'` that [`crate::export::safe_cell`] put before a leading
+/// A cell without the `'` that [`crate::output::safe_cell`] put before a leading
 /// `=`, `+`, `-`, `@`, tab or carriage return.
 fn unmark(cell: &str) -> &str {
     match cell.strip_prefix('\'') {
@@ -799,7 +799,7 @@ pub fn write_results(
         ]);
         // No cell may become a formula in a spreadsheet (the file is opened from the
         // screen): plain numbers stay as they are.
-        w.write_record(crate::export::safe_record(&row))
+        w.write_record(crate::output::safe_record(&row))
             .map_err(|e| io(&e))?;
     }
     w.flush().map_err(|e| io(&e))?;

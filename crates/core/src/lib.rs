@@ -1,6 +1,7 @@
 //! PayDesk's engine, with no Tauri in it: profiles, secrets in the OS keyring, the
-//! SQLite cache and journal, the sync engine, reconcile, the chained audit log, export,
-//! and the services the desktop app and the `paydesk` CLI are thin layers over. It
+//! SQLite cache and journal, the sync engine, the journal's reconcile, the chained audit
+//! log, and the services the desktop app and the `paydesk` CLI are thin layers over
+//! (statements, balance reconciliation, the overview and exports are `paydesk-reports`'). It
 //! ships without its test double: which gateway a desk talks to (a profile's base URL,
 //! or the built-in sandbox that `paydesk-session` runs) is the caller's [`Endpoint`].
 
@@ -11,18 +12,15 @@ pub mod desk;
 pub mod endpoint;
 pub mod error;
 pub mod events;
-pub mod export;
 pub mod forms;
 pub mod input;
 pub mod lookup;
 pub mod output;
-pub mod overview;
+pub mod period;
 pub mod private_fs;
 pub mod profile;
-pub mod reconcile;
 pub mod review;
 pub mod secrets;
-pub mod statement;
 pub mod store;
 pub mod sync;
 pub mod team;

@@ -204,6 +204,25 @@ pub fn write(path: &Path, existing: Existing, bytes: &[u8]) -> CoreResult<()> {
     out.commit()
 }
 
+/// A CSV cell as a spreadsheet will not run it: text that starts with `=`, `+`, `-`,
+/// `@`, a tab or a carriage return (a formula, or a formula's way in) gets a leading `'`.
+/// A plain decimal number (`-12.50`) is left as it is: it cannot be a formula.
+pub fn safe_cell(text: &str) -> String {
+    match text.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r')
+            if text.parse::<rust_decimal::Decimal>().is_err() =>
+        {
+            format!("'{text}")
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// [`safe_cell`] over a whole record.
+pub fn safe_record<I: IntoIterator<Item = S>, S: AsRef<str>>(cells: I) -> Vec<String> {
+    cells.into_iter().map(|c| safe_cell(c.as_ref())).collect()
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

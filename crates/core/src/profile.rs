@@ -435,7 +435,7 @@ impl Default for Reporting {
 impl Reporting {
     /// Checked member by member: a zone the time zone database names, 1 to 3650 days.
     pub fn validate(&self) -> CoreResult<()> {
-        crate::statement::parse_zone("businessZone", &self.business_zone)?;
+        crate::period::parse_zone("businessZone", &self.business_zone)?;
         if !(1..=3650).contains(&self.change_horizon_days) {
             return Err(CoreError::validation(
                 "changeHorizonDays",
@@ -446,9 +446,9 @@ impl Reporting {
     }
 
     /// The business zone, parsed (checked when set).
-    pub fn zone(&self) -> crate::statement::Zone {
-        crate::statement::parse_zone("businessZone", &self.business_zone)
-            .unwrap_or(crate::statement::Zone::UTC)
+    pub fn zone(&self) -> crate::period::Zone {
+        crate::period::parse_zone("businessZone", &self.business_zone)
+            .unwrap_or(crate::period::Zone::UTC)
     }
 }
 

@@ -1,6 +1,10 @@
-//! The engine ships without its test double: `paydesk-core` must not link the sandbox
-//! gateway or an HTTP server, directly or through another crate (DESIGN.md, "Layers").
-//! The sandbox is started by `paydesk-session`; the core's tests may use it.
+//! The layers of the workspace, as its resolved dependency graph shows them (normal
+//! dependencies; tests may use more). The engine ships without its test double:
+//! `paydesk-core` must not link the sandbox gateway or an HTTP server, directly or
+//! through another crate (DESIGN.md, "Layers"); the sandbox is started by
+//! `paydesk-session`, the core's tests may use it. The engine links no report writer
+//! (`paydesk-reports` depends on the engine, never the reverse), and the reports name no
+//! database driver.
 
 #![allow(clippy::unwrap_used)]
 
@@ -74,21 +78,24 @@ fn normal_deps(meta: &Value, id: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn the_engine_links_neither_the_sandbox_nor_an_http_server() {
-    let meta = metadata();
-    let names = names(&meta);
-    let core = names
+/// The id of the workspace package `name`.
+fn id_of(names: &HashMap<String, String>, name: &str) -> String {
+    names
         .iter()
-        .find(|(_, n)| n.as_str() == "paydesk-core")
+        .find(|(_, n)| n.as_str() == name)
         .map(|(id, _)| id.clone())
-        .unwrap();
-    // Every crate the engine links, with the path it is reached by.
+        .unwrap_or_else(|| panic!("no package {name} in the workspace"))
+}
+
+/// Every crate `name` links (normal dependencies, transitively), each with the path it is
+/// reached by (`paydesk-core -> paydesk-gateway -> reqwest`).
+fn linked(meta: &Value, names: &HashMap<String, String>, name: &str) -> Vec<Vec<String>> {
+    let start = id_of(names, name);
     let mut paths: HashMap<String, Vec<String>> = HashMap::new();
-    paths.insert(core.clone(), vec!["paydesk-core".into()]);
-    let mut todo = vec![core];
+    paths.insert(start.clone(), vec![name.to_string()]);
+    let mut todo = vec![start];
     while let Some(id) = todo.pop() {
-        for dep in normal_deps(&meta, &id) {
+        for dep in normal_deps(meta, &id) {
             if !paths.contains_key(&dep) {
                 let mut path = paths[&id].clone();
                 path.push(names[&dep].clone());
@@ -97,20 +104,95 @@ fn the_engine_links_neither_the_sandbox_nor_an_http_server() {
             }
         }
     }
-    let linked: BTreeSet<String> = paths
-        .values()
-        .filter(|p| FORBIDDEN.contains(&p[p.len() - 1].as_str()))
+    paths.into_values().collect()
+}
+
+/// The paths by which `name` links any of `forbidden` (empty when it links none).
+fn reaching(
+    meta: &Value,
+    names: &HashMap<String, String>,
+    name: &str,
+    forbidden: &[&str],
+) -> BTreeSet<String> {
+    linked(meta, names, name)
+        .into_iter()
+        .filter(|p| forbidden.contains(&p[p.len() - 1].as_str()))
         .map(|p| p.join(" -> "))
-        .collect();
+        .collect()
+}
+
+/// The crates `name` names itself as normal dependencies.
+fn direct(meta: &Value, names: &HashMap<String, String>, name: &str) -> BTreeSet<String> {
+    normal_deps(meta, &id_of(names, name))
+        .iter()
+        .map(|d| names[d].clone())
+        .collect()
+}
+
+#[test]
+fn the_engine_links_neither_the_sandbox_nor_an_http_server() {
+    let meta = metadata();
+    let names = names(&meta);
+    let linked = reaching(&meta, &names, "paydesk-core", FORBIDDEN);
     assert!(
         linked.is_empty(),
         "paydesk-core must not depend on the sandbox or axum (use a dev-dependency for \
          tests, or put it in paydesk-session): {linked:?}"
     );
     // The check sees what it should: the core's own dependencies are there.
-    assert!(
-        paths
-            .values()
-            .any(|p| p.last().unwrap() == "paydesk-gateway")
+    assert_eq!(
+        reaching(&meta, &names, "paydesk-core", &["paydesk-gateway"]).len(),
+        1
     );
+}
+
+/// The writers of statements and exports (and what only they need) are the reports
+/// crate's: a change to a PDF or a workbook never recompiles the engine or the payout
+/// path, and the engine never calls a report.
+#[test]
+fn the_engine_links_neither_the_reports_nor_their_writers() {
+    let meta = metadata();
+    let names = names(&meta);
+    let linked = reaching(
+        &meta,
+        &names,
+        "paydesk-core",
+        &[
+            "paydesk-reports",
+            "rust_xlsxwriter",
+            "pdf-writer",
+            "subsetter",
+            "ttf-parser",
+        ],
+    );
+    assert!(
+        linked.is_empty(),
+        "paydesk-core must not depend on paydesk-reports or its writers: {linked:?}"
+    );
+    // The check sees what it should: the reports crate links its writers and the engine.
+    let reports = reaching(
+        &meta,
+        &names,
+        "paydesk-reports",
+        &["rust_xlsxwriter", "paydesk-core"],
+    );
+    assert_eq!(reports.len(), 2, "{reports:?}");
+}
+
+/// Reports read the cache through the engine's store traits, never through a database
+/// driver of their own.
+#[test]
+fn the_reports_name_no_database_driver() {
+    let meta = metadata();
+    let names = names(&meta);
+    let own = direct(&meta, &names, "paydesk-reports");
+    let drivers: Vec<&String> = own
+        .iter()
+        .filter(|d| ["rusqlite", "tokio-postgres", "postgres-protocol"].contains(&d.as_str()))
+        .collect();
+    assert!(
+        drivers.is_empty(),
+        "paydesk-reports must read the store through its traits: {drivers:?}"
+    );
+    assert!(own.contains("paydesk-core"), "{own:?}");
 }

@@ -328,7 +328,7 @@ fn filters_sort_search_and_export_every_row() {
     let csv_path = dir.path().join("out.csv");
     let tz = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
     let mut ticks = 0;
-    let n = paydesk_core::export::export(
+    let n = paydesk_reports::export::export(
         &Orders::on(&conn),
         &usd_success,
         &csv_path,
@@ -343,7 +343,7 @@ fn filters_sort_search_and_export_every_row() {
     let mut rd = csv::Reader::from_path(&csv_path).unwrap();
     assert_eq!(
         rd.headers().unwrap().iter().collect::<Vec<_>>(),
-        paydesk_core::export::HEADERS.to_vec()
+        paydesk_reports::export::HEADERS.to_vec()
     );
     let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 1000);
@@ -354,7 +354,7 @@ fn filters_sort_search_and_export_every_row() {
     assert_eq!(&rows[0][18], "", "the kind is not given by the gateway");
     let xlsx = dir.path().join("out.xlsx");
     assert_eq!(
-        paydesk_core::export::export(
+        paydesk_reports::export::export(
             &Orders::on(&conn),
             &usd_success,
             &xlsx,
@@ -368,7 +368,7 @@ fn filters_sort_search_and_export_every_row() {
     );
     assert!(std::fs::read(&xlsx).unwrap().starts_with(b"PK"));
     assert!(
-        paydesk_core::export::export(
+        paydesk_reports::export::export(
             &Orders::on(&conn),
             &usd_success,
             &dir.path().join("out.txt"),
@@ -668,7 +668,7 @@ fn exports_neutralise_formula_cells_and_keep_amounts_typed() {
     let tz = chrono::FixedOffset::east_opt(0).unwrap();
 
     let csv_path = dir.path().join("orders.csv");
-    paydesk_core::export::export(
+    paydesk_reports::export::export(
         &Orders::on(&conn),
         &all,
         &csv_path,
@@ -695,7 +695,7 @@ fn exports_neutralise_formula_cells_and_keep_amounts_typed() {
     assert_eq!(&one[8], "12.5", "a plain amount stays a number");
 
     let xlsx = dir.path().join("orders.xlsx");
-    paydesk_core::export::export(
+    paydesk_reports::export::export(
         &Orders::on(&conn),
         &all,
         &xlsx,
@@ -756,7 +756,7 @@ fn migration_8_dates_and_kinds_orders_the_journal_made() {
         ..OrderFilter::default()
     };
     let dict = StateDictionary::default();
-    paydesk_core::export::export(
+    paydesk_reports::export::export(
         &Orders::on(&conn),
         &by_trade_no,
         &csv_path,

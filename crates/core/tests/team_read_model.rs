@@ -348,7 +348,7 @@ fn filters_sort_and_search(o: &dyn OrderStore, mer: u64, dir: &std::path::Path) 
     let csv_path = dir.join(format!("out-{mer}.csv"));
     let tz = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
     let dict = paydesk_gateway::StateDictionary::default();
-    let n = paydesk_core::export::export(
+    let n = paydesk_reports::export::export(
         o,
         &usd_success,
         &csv_path,
@@ -1117,7 +1117,7 @@ fn orders_no_team_journal_made_are_flagged_outside_the_team() {
 /// each such order, in the CSV and the XLSX. A single desk's statement counts none.
 #[test]
 fn a_team_statement_marks_the_orders_made_outside_the_team() {
-    use paydesk_core::statement::{Period, Statement, export};
+    use paydesk_reports::statement::{Period, Statement, export};
     let (_pg, owner) = team_db();
     let (_d, conn) = sqlite();
     let dict = paydesk_gateway::StateDictionary::default();

@@ -1,6 +1,7 @@
 //! Balances per currency and their history.
 
 use paydesk_core::desk::{BalanceResult, BalanceSnapshot};
+use paydesk_reports::DeskReports;
 use tauri::State;
 
 use super::CmdResult;
@@ -41,13 +42,13 @@ pub async fn balance_history(
 pub async fn balances_overview(
     state: State<'_, AppState>,
     target: Option<String>,
-    rates: Vec<paydesk_core::overview::ConversionRate>,
-) -> CmdResult<paydesk_core::overview::Overview> {
+    rates: Vec<paydesk_reports::overview::ConversionRate>,
+) -> CmdResult<paydesk_reports::overview::Overview> {
     let home = state.home().clone();
     let secrets = state.secrets()?;
     tokio::task::spawn_blocking(move || {
         let to = target.as_deref().filter(|t| !t.trim().is_empty());
-        paydesk_core::overview::overview(&home, &secrets, to.map(|t| (t, rates.as_slice())))
+        paydesk_reports::overview::overview(&home, &secrets, to.map(|t| (t, rates.as_slice())))
     })
     .await
     .map_err(crate::state::internal)?
@@ -62,7 +63,7 @@ pub async fn balance_reconcile(
     currency: String,
     from_taken_at: i64,
     to_taken_at: i64,
-) -> CmdResult<paydesk_core::reconcile::Reconciliation> {
+) -> CmdResult<paydesk_reports::reconcile::Reconciliation> {
     state
         .desk()
         .await?
@@ -76,7 +77,7 @@ pub async fn balance_reconcile(
 pub async fn balances_upcoming(
     state: State<'_, AppState>,
     currency: Option<String>,
-) -> CmdResult<Vec<paydesk_core::reconcile::Upcoming>> {
+) -> CmdResult<Vec<paydesk_reports::reconcile::Upcoming>> {
     let currency = currency.filter(|c| !c.trim().is_empty());
     state
         .desk()

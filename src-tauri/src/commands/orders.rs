@@ -7,6 +7,7 @@ use paydesk_core::desk::OrderDetail;
 use paydesk_core::store::orders::{OrderFilter, OrderPage};
 use paydesk_core::sync::{SyncOptions, SyncProgress, SyncReport};
 use paydesk_gateway::dictionary::{Meaning, StateField};
+use paydesk_reports::DeskReports;
 use paydesk_session::SimulateAction;
 use serde::{Deserialize, Serialize};
 use specta::Type;

@@ -6,8 +6,9 @@
 use paydesk_core::CoreError;
 use paydesk_core::desk::Refreshed;
 use paydesk_core::profile::Reporting;
-use paydesk_core::statement::export::StatementExport;
-use paydesk_core::statement::{Comparison, Period, Zone};
+use paydesk_reports::DeskReports;
+use paydesk_reports::statement::export::StatementExport;
+use paydesk_reports::statement::{Comparison, Period, Zone};
 use tauri::State;
 
 use super::CmdResult;
@@ -18,7 +19,9 @@ fn zone(desk: &paydesk_core::Desk, time_zone: &str) -> CmdResult<Zone> {
     if time_zone.trim().is_empty() {
         Ok(desk.reporting().zone())
     } else {
-        Ok(paydesk_core::statement::parse_zone("timeZone", time_zone)?)
+        Ok(paydesk_reports::statement::parse_zone(
+            "timeZone", time_zone,
+        )?)
     }
 }
 

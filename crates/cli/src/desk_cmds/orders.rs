@@ -1,6 +1,7 @@
 //! `paydesk orders`: sync, list, show, export.
 
 use super::*;
+use paydesk_reports::DeskReports;
 
 #[derive(Debug, Subcommand)]
 pub enum OrdersCmd {

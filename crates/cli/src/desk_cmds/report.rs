@@ -2,6 +2,7 @@
 //! reconciliation of a balance between two snapshots (the app's Balances → Reconcile).
 
 use super::*;
+use paydesk_reports::DeskReports;
 
 #[derive(Debug, Subcommand)]
 pub enum ReportCmd {
@@ -72,9 +73,12 @@ pub enum ReportCmd {
 }
 
 /// The zone asked for, else the profile's business zone.
-fn zone_or_profile(tz: Option<&str>, g: &Global) -> Result<paydesk_core::statement::Zone, Failure> {
+fn zone_or_profile(
+    tz: Option<&str>,
+    g: &Global,
+) -> Result<paydesk_reports::statement::Zone, Failure> {
     match tz {
-        Some(t) => Ok(paydesk_core::statement::parse_zone("tz", t)?),
+        Some(t) => Ok(paydesk_reports::statement::parse_zone("tz", t)?),
         None => {
             let s = session()?;
             let name = match g.profile.as_deref() {
@@ -197,8 +201,8 @@ fn reconcile(
 }
 
 /// A reconciliation line in a finance team's words.
-fn line_words(k: paydesk_core::reconcile::LineKind) -> &'static str {
-    use paydesk_core::reconcile::LineKind as L;
+fn line_words(k: paydesk_reports::reconcile::LineKind) -> &'static str {
+    use paydesk_reports::reconcile::LineKind as L;
     match k {
         L::SettledPayins => "Settled payins",
         L::PayinHandlingFees => "Payin handling fees",
@@ -245,7 +249,7 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
     // The arguments are checked before a desk is opened.
     let zone = zone_or_profile(tz.as_deref(), g)?;
     let period =
-        paydesk_core::statement::Period::days(date("from", &from)?, date("to", &to)?, zone)?;
+        paydesk_reports::statement::Period::days(date("from", &from)?, date("to", &to)?, zone)?;
     match out
         .extension()
         .and_then(|e| e.to_str())
@@ -300,8 +304,8 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
         #[serde(rename_all = "camelCase")]
         struct Written<'a> {
             path: String,
-            export: &'a paydesk_core::statement::export::StatementExport,
-            statement: &'a paydesk_core::statement::Statement,
+            export: &'a paydesk_reports::statement::export::StatementExport,
+            statement: &'a paydesk_reports::statement::Statement,
             first_day: String,
             last_day: String,
             time_zone: String,

@@ -6,13 +6,14 @@
 mod attention;
 mod check;
 mod customer;
+mod extension;
 mod lost_audit;
 mod made;
 mod money;
 mod notified;
 mod orders;
 mod queries;
-mod reports;
+mod refresh;
 mod resend_payin;
 mod timeline;
 
@@ -27,7 +28,7 @@ pub use notified::OrderReversals;
 pub use queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
 };
-pub use reports::Refreshed;
+pub use refresh::Refreshed;
 pub use resend_payin::PAYIN_TAX_ID;
 pub use timeline::TimelineEvent;
 

@@ -1,6 +1,5 @@
 //! Orders: sync, the cached table (with anchored deep pages), detail, export.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -363,43 +362,5 @@ impl Desk {
             self.sync_unguarded(&opts, Arc::default(), |_| {}).await?;
         }
         Ok(())
-    }
-
-    /// Exports the filtered orders, every row, to CSV or XLSX (an existing file is
-    /// replaced only with [`crate::output::Existing::Replace`]).
-    pub fn export(
-        &self,
-        filter: &OrderFilter,
-        path: &Path,
-        existing: crate::output::Existing,
-        tz: chrono::FixedOffset,
-        progress: impl FnMut(u64, u64),
-    ) -> CoreResult<u64> {
-        let started = Instant::now();
-        let r = crate::export::export(
-            &*self.store.orders(),
-            filter,
-            path,
-            existing,
-            tz,
-            &self.dictionary,
-            progress,
-        );
-        let result = match &r {
-            Ok(n) => format!("ok {n} rows"),
-            Err(e) => format!("error {e}"),
-        };
-        self.audit(
-            "export",
-            format!(
-                "file={}",
-                path.file_name()
-                    .and_then(|f| f.to_str())
-                    .unwrap_or_default()
-            ),
-            &result,
-            started,
-        );
-        r
     }
 }

@@ -383,7 +383,7 @@ impl Desk {
         ])
         .map_err(|e| io(&e))?;
         for r in &rows {
-            w.write_record(crate::export::safe_record([
+            w.write_record(crate::output::safe_record([
                 r.id.to_string(),
                 chrono::DateTime::from_timestamp_millis(r.at)
                     .map(|t| t.to_rfc3339())

@@ -676,7 +676,7 @@ fn a_pdf_whose_name_no_font_covers_is_refused_with_what_to_install() {
     let err = super::pdf::write_with(&super::pdf::Heading { pairs: &chinese }, &[], &[], |_| None)
         .unwrap_err();
     match err {
-        crate::CoreError::Validation { field, rule } => {
+        crate::error::CoreError::Validation { field, rule } => {
             assert_eq!(field, "format");
             assert!(rule.contains("上海支付"), "{rule}");
             assert!(rule.contains("fonts-noto-cjk"), "{rule}");

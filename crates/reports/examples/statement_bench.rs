@@ -3,18 +3,18 @@
 //! (`Statement::build` on the SQLite cache); and the month's CSV and XLSX exports.
 //! Prints p50/p95/max.
 //!
-//! cargo run --release -p paydesk-core --example statement_bench -- [ORDERS] [--fill FILE]
+//! cargo run --release -p paydesk-reports --example statement_bench -- [ORDERS] [--fill FILE]
 //!
 //! With `--fill FILE`, the orders are written into that cache file and nothing is timed.
 
 use std::time::Instant;
 
-use paydesk_core::statement::{Period, Statement};
 use paydesk_core::store::orders::Orders;
 use paydesk_core::store::prelude::*;
 use paydesk_core::store::{self as db, Durability};
 use paydesk_gateway::StateDictionary;
 use paydesk_gateway::wire::OrderListItem;
+use paydesk_reports::statement::{Period, Statement};
 use rust_decimal::Decimal;
 
 const BATCH: usize = 5000;
@@ -114,7 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let s = Statement::build(&orders, &dict, period, None)?;
         let before = reset_peak();
         let t = Instant::now();
-        let made = paydesk_core::statement::export::export(
+        let made = paydesk_reports::statement::export::export(
             &orders,
             &s,
             &dict,

@@ -9,6 +9,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+#[path = "../../core/tests/common/mod.rs"]
 mod common;
 
 use std::collections::BTreeMap;
@@ -16,9 +17,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use paydesk_core::statement::{Period, Statement, parse_zone};
 use paydesk_gateway::conventions::KindRule;
 use paydesk_gateway::{Conventions, OrderKind};
+use paydesk_reports::DeskReports;
+use paydesk_reports::statement::{Period, Statement, parse_zone};
 use paydesk_sandbox::model::{Kind, Order, Refund, st};
 use rust_decimal::Decimal;
 
@@ -109,7 +111,7 @@ fn dec(s: &str) -> Decimal {
     s.parse().unwrap()
 }
 
-fn fig(f: &paydesk_core::statement::Figure) -> (i64, Decimal) {
+fn fig(f: &paydesk_reports::statement::Figure) -> (i64, Decimal) {
     (f.count, dec(&f.amount))
 }
 

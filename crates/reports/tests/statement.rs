@@ -5,12 +5,12 @@
 
 #![allow(clippy::unwrap_used)]
 
+#[path = "../../core/tests/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use paydesk_core::statement::{CurrencyStatement, Figure, Period, Statement};
 use paydesk_core::store::orders::{MadeOrder, OrderKind, Orders};
 use paydesk_core::store::pg::orders::PgOrders;
 use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
@@ -18,6 +18,8 @@ use paydesk_core::store::prelude::*;
 use paydesk_core::store::{self as db, Durability};
 use paydesk_gateway::StateDictionary;
 use paydesk_gateway::wire::OrderListItem;
+use paydesk_reports::DeskReports;
+use paydesk_reports::statement::{CurrencyStatement, Figure, Period, Statement};
 use paydesk_testpg::TestPg;
 use rust_decimal::Decimal;
 
@@ -128,7 +130,7 @@ async fn the_statement_adds_up_to_the_orders_export_of_each_figure() {
             .unwrap();
             // No chargeback looked up here: charged back at the order's amount.
             let column = match fig.field {
-                paydesk_core::statement::Field::ChargebackAmount => {
+                paydesk_reports::statement::Field::ChargebackAmount => {
                     assert_eq!(c.chargebacks_not_looked_up, c.chargebacks.count);
                     "sourceAmount"
                 }

@@ -9,7 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, CoreResult};
 use crate::output::Existing;
+/// Moved to the engine with the desk's other CSV writers; kept at this path.
+pub use crate::output::{safe_cell, safe_record};
 use crate::store::orders::{CachedOrder, OrderFilter, OrderStore};
+use paydesk_core::period::zone_name;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -81,30 +84,6 @@ pub const HEADERS: [&str; 20] = [
     "kind",
     "exceptionHandlingFee",
 ];
-
-pub(crate) fn zone_name(offset: FixedOffset) -> String {
-    let secs = offset.local_minus_utc();
-    let sign = if secs < 0 { '-' } else { '+' };
-    let secs = secs.abs();
-    format!("UTC{sign}{:02}:{:02}", secs / 3600, secs % 3600 / 60)
-}
-
-/// A CSV cell as a spreadsheet will not run it: text that starts with `=`, `+`, `-`,
-/// `@`, a tab or a carriage return (a formula, or a formula's way in) gets a leading `'`.
-/// A plain decimal number (`-12.50`) is left as it is: it cannot be a formula.
-pub fn safe_cell(text: &str) -> String {
-    match text.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') if text.parse::<Decimal>().is_err() => {
-            format!("'{text}")
-        }
-        _ => text.to_string(),
-    }
-}
-
-/// [`safe_cell`] over a whole record.
-pub fn safe_record<I: IntoIterator<Item = S>, S: AsRef<str>>(cells: I) -> Vec<String> {
-    cells.into_iter().map(|c| safe_cell(c.as_ref())).collect()
-}
 
 /// The XLSX number format that shows an amount with its currency's minor digits
 /// (`0.00` for USD, `0` for JPY, `0.000` for BHD); two digits for an unknown code.

@@ -4,15 +4,17 @@
 
 #![allow(clippy::unwrap_used)]
 
+#[path = "../../core/tests/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use paydesk_core::reconcile::LineKind;
 use paydesk_core::sync::SyncOptions;
 use paydesk_core::{Desk, new_mer_order_no};
 use paydesk_gateway::wire::{MerNo, PayinCommon, V1CardWithdraw, V2CardTopUp};
+use paydesk_reports::DeskReports;
+use paydesk_reports::reconcile::LineKind;
 use paydesk_sandbox::model::{Kind, st};
 use paydesk_sandbox::{Card, Order};
 use rust_decimal::Decimal;

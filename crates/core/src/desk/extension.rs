@@ -1,0 +1,32 @@
+//! What a crate that extends the desk (the reports of `paydesk-reports`) reads of it: its
+//! store, its clock, and its audit log. The desk's other state stays its own.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::Desk;
+use crate::store::Store;
+
+impl Desk {
+    /// The desk's store (its tables; never a connection).
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// Now, by the desk's clock (UTC millis): what a decision that depends on time reads.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    /// Appends an operation that started at `started` to the audit log, with its result
+    /// (what every operation of the desk does; a failure to append is logged, as there).
+    pub fn audit_operation(
+        &self,
+        operation: &str,
+        identifiers: String,
+        result: &str,
+        started: Instant,
+    ) {
+        self.audit(operation, identifiers, result, started);
+    }
+}
