@@ -4,7 +4,7 @@
 //! through another crate (DESIGN.md, "Layers"); the sandbox is started by
 //! `paydesk-session`, the core's tests may use it. The engine links no report writer
 //! (`paydesk-reports` depends on the engine, never the reverse), and the reports name no
-//! database driver.
+//! database driver; the model (`paydesk-model`) does no I/O.
 
 #![allow(clippy::unwrap_used)]
 
@@ -195,4 +195,55 @@ fn the_reports_name_no_database_driver() {
         "paydesk-reports must read the store through its traits: {drivers:?}"
     );
     assert!(own.contains("paydesk-core"), "{own:?}");
+}
+
+/// The model is types only: it links no database driver, no keyring and no file store,
+/// and names nothing of ours but the gateway's vocabulary (what kind an order is, the
+/// operations' names), so every backend and the engine can share it.
+#[test]
+fn the_model_does_no_io() {
+    let meta = metadata();
+    let names = names(&meta);
+    let io = reaching(
+        &meta,
+        &names,
+        "paydesk-model",
+        &[
+            "rusqlite",
+            "rusqlite_migration",
+            "tokio-postgres",
+            "postgres-protocol",
+            "keyring",
+            "paydesk-core",
+            "dirs",
+        ],
+    );
+    assert!(io.is_empty(), "paydesk-model must not do I/O: {io:?}");
+    let own = direct(&meta, &names, "paydesk-model");
+    let allowed = [
+        "paydesk-gateway",
+        "rust_decimal",
+        "serde",
+        "serde_json",
+        "specta",
+    ];
+    let other: Vec<&String> = own
+        .iter()
+        .filter(|d| !allowed.contains(&d.as_str()))
+        .collect();
+    assert!(
+        other.is_empty(),
+        "paydesk-model names only types' crates: {other:?}"
+    );
+    // The check sees what it should: the engine links the model and SQLite.
+    assert_eq!(
+        reaching(
+            &meta,
+            &names,
+            "paydesk-core",
+            &["paydesk-model", "rusqlite"]
+        )
+        .len(),
+        2
+    );
 }

@@ -14,50 +14,18 @@
 //! SHA-256; [`verify`] checks those by hash and says from which row the keyed chain
 //! starts.
 
+/// The table's types are the model's (`paydesk-model`: no I/O); kept at this path.
+pub use paydesk_model::audit::*;
+
 use std::ops::Deref;
 
 use rusqlite::{Connection, OptionalExtension, params};
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::now_ms;
 use crate::error::{CoreError, CoreResult};
 
 const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
-
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AuditEntry {
-    pub id: i64,
-    pub at: i64,
-    pub profile: String,
-    pub operator: String,
-    pub operation: String,
-    /// `merOrderNo=...`, `tradeNo=...` and the like; never secrets or full card numbers.
-    pub identifiers: String,
-    /// `ok`, a gateway code, or an error kind.
-    pub result: String,
-    pub latency_ms: i64,
-    pub prev_hash: String,
-    pub hash: String,
-    /// The database user who wrote the row, on a team's log (the database sets it, and
-    /// seals it into the row); none on a desk's own log.
-    #[serde(default)]
-    pub db_user: Option<String>,
-}
-
-/// What the keyring records of a profile's chain after each append.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Anchor {
-    /// The first row sealed with the keyring's key (rows before it are older).
-    pub first_keyed: i64,
-    /// Rows in the log after the append.
-    pub count: i64,
-    pub last_id: i64,
-    pub last_hash: String,
-}
 
 fn content(e: &AuditEntry) -> String {
     serde_json::json!([
@@ -111,17 +79,6 @@ fn row_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEntry> {
         hash: r.get(9)?,
         db_user: None,
     })
-}
-
-/// What to record.
-#[derive(Debug, Clone)]
-pub struct Record<'a> {
-    pub profile: &'a str,
-    pub operator: &'a str,
-    pub operation: &'a str,
-    pub identifiers: String,
-    pub result: String,
-    pub latency_ms: i64,
 }
 
 fn db_head(conn: &Connection) -> CoreResult<Option<(i64, String, i64)>> {
@@ -217,28 +174,6 @@ fn append(
         last_hash: e.hash.clone(),
     };
     Ok((e, anchor))
-}
-
-/// The result of checking the chain, with what was checked.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ChainCheck {
-    /// Rows read from the database.
-    pub rows: i64,
-    pub ok: bool,
-    /// The first row where the chain breaks, and why.
-    pub broken_at: Option<i64>,
-    pub problem: Option<String>,
-    /// The first row sealed with the keyring's key; rows before it (written by an
-    /// older version) are checked by plain SHA-256 only. `None`: no keyed row yet.
-    pub keyed_from: Option<i64>,
-    /// The row count the keyring recorded at the last append (the truncation check);
-    /// `None` when the keyring holds no record for this log yet.
-    pub anchored_rows: Option<i64>,
-    /// An entry that could not be written (the log is incomplete since), as the keyring
-    /// recorded it when it happened: when, and why.
-    pub alert: Option<String>,
 }
 
 /// Walks the whole chain: ids without gaps, each row linked to the one before, each
@@ -422,20 +357,6 @@ pub fn sealed_rows(conn: &Connection) -> CoreResult<(i64, i64)> {
     Ok((n, n - plain))
 }
 
-/// An audit log set aside: its rows are kept as written, but the key that sealed them is
-/// lost, so they cannot be checked.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AuditArchive {
-    pub archive: i64,
-    pub archived_at: i64,
-    pub rows: i64,
-    /// Rows sealed with the lost key (the others are plain SHA-256 rows of an older version).
-    pub sealed_rows: i64,
-    pub reason: String,
-}
-
 /// Sets the whole log aside (into `audit_archived_row`, under a new archive number) and
 /// starts a new chain whose first row, sealed with `key`, records it: one transaction.
 pub fn archive_and_restart(
@@ -503,18 +424,6 @@ pub fn archived_rows(conn: &Connection, archive: i64, limit: i64) -> CoreResult<
     )?;
     let rows = stmt.query_map(params![archive, limit], row_entry)?;
     Ok(rows.collect::<Result<Vec<_>, _>>()?)
-}
-
-/// Filters of the Activity screen and `paydesk audit list`.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct AuditFilter {
-    pub operation: Option<String>,
-    pub text: Option<String>,
-    pub from: Option<i64>,
-    pub to: Option<i64>,
-    pub limit: Option<i64>,
 }
 
 fn list(conn: &Connection, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {

@@ -1,22 +1,13 @@
 //! `balance_snapshots`: every balance answer, kept for the history chart.
 
+/// The table's types are the model's (`paydesk-model`: no I/O); kept at this path.
+pub use paydesk_model::balances::*;
+
 use std::ops::Deref;
 
 use rusqlite::{Connection, params};
-use serde::{Deserialize, Serialize};
 
 use crate::error::CoreResult;
-
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BalanceSnapshot {
-    pub currency: String,
-    pub balance: String,
-    pub un_checked_balance: String,
-    pub total_balance: String,
-    pub taken_at: i64,
-}
 
 fn snapshot(r: &rusqlite::Row<'_>) -> rusqlite::Result<BalanceSnapshot> {
     Ok(BalanceSnapshot {

@@ -1,26 +1,15 @@
 //! `notifications`: the gateway's notifications received at this desk, as received,
 //! with whether their signature verified.
 
+/// The table's types are the model's (`paydesk-model`: no I/O); kept at this path.
+pub use paydesk_model::notifications::*;
+
 use std::ops::Deref;
 
 use rusqlite::{Connection, params};
-use serde::{Deserialize, Serialize};
 
 use super::now_ms;
 use crate::error::CoreResult;
-
-/// A notification as kept.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Stored {
-    pub id: i64,
-    pub received_at: i64,
-    pub kind: String,
-    pub trade_no: String,
-    pub body: String,
-    pub signature_ok: bool,
-}
 
 /// Notifications received from the gateway.
 pub trait NotificationStore {

@@ -3,90 +3,20 @@
 //! pages the screens and the CLI read. Search by order or trade number fragment goes
 //! through an FTS5 trigram index, not a table scan.
 
+/// The table's types are the model's (`paydesk-model`: no I/O); kept at this path.
+pub use paydesk_model::orders::*;
+
 use std::ops::Deref;
 
 use paydesk_gateway::wire::OrderListItem;
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
 
 use crate::error::CoreResult;
 
 mod statement;
 mod write;
-
-/// An order as the cache holds it.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CachedOrder {
-    pub trade_no: String,
-    pub mer_order_no: String,
-    pub state: i64,
-    pub method: String,
-    pub currency: String,
-    pub source_amount: String,
-    pub handling_fee: Option<String>,
-    pub receive_amount: Option<String>,
-    pub settle_amount: Option<String>,
-    pub rolling_reserve: Option<String>,
-    pub transaction_fixed_fee: Option<String>,
-    pub refund_amount: Option<String>,
-    pub refund_currency: String,
-    pub settlement_currency: String,
-    pub rolling_reserve_status: Option<i64>,
-    pub settle: Option<i64>,
-    pub refusal_pay_reason: String,
-    pub message: String,
-    /// UTC millis: when this desk made the order if it did ([`CachedOrder::made_at`]),
-    /// else the start of the list window it was found in (its day: the list carries no
-    /// time of day).
-    pub created_at: i64,
-    /// When a sync last read it from the gateway's list; `None` for an order this desk
-    /// made that no list has shown yet.
-    pub synced_at: Option<i64>,
-    pub signature_verified: bool,
-    /// Payin, payout, top-up or withdrawal, where the journal knows it (the list does
-    /// not say); `None`: not given by the gateway.
-    pub kind: Option<OrderKind>,
-    /// UTC millis when this desk (or a colleague on the same journal) made the order;
-    /// `None` when only its day is known.
-    pub made_at: Option<i64>,
-    /// `exceptionHandlingFee` as the list gave it.
-    pub exception_handling_fee: Option<String>,
-    /// On a team's read model: no journal of the team made this order (the gateway's
-    /// list shows it, the team's journal has no accepted request for it): made outside
-    /// this team, by another tool or a desk with the merchant key on a plain profile.
-    /// What screens and reports go by to say so, and not to take it for one of the
-    /// team's payins. Always false on a single desk's own cache (then left out of what is sent).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub outside_team: bool,
-}
-
-/// What an order is, as the journal that made it knows (or the conventions' rules on
-/// its number).
-pub use paydesk_gateway::OrderKind;
-
-/// An order this desk made, as the journal knows it the moment the gateway accepts it:
-/// cached at once, confirmed (and its state updated) by the next sync.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MadeOrder {
-    pub trade_no: String,
-    pub mer_order_no: String,
-    pub kind: OrderKind,
-    /// `''` when not known.
-    pub method: String,
-    pub currency: String,
-    pub amount: Decimal,
-    /// The order-list state the answer implies (the dictionary's reading of its
-    /// payCode); `None` when the answer gave none: then the order is not cached from the
-    /// journal alone (no state is invented), only added to a row a list already gave.
-    pub state: Option<i64>,
-    /// UTC millis when the request that the gateway accepted left (the intent's time if
-    /// the journal has no sending time).
-    pub made_at: i64,
-}
 
 const COLUMNS: &str = "trade_no, mer_order_no, state, method, currency, source_amount, handling_fee, receive_amount, \
     settle_amount, rolling_reserve, transaction_fixed_fee, refund_amount, refund_currency, settlement_currency, \
@@ -122,13 +52,6 @@ fn row_to_order(r: &rusqlite::Row<'_>) -> rusqlite::Result<CachedOrder> {
         exception_handling_fee: r.get(23)?,
         outside_team: false,
     })
-}
-
-/// An amount times 10^4 as an exact integer (amounts have at most 4 decimals here).
-pub fn amount_e4(d: Decimal) -> i64 {
-    let mut d = d;
-    d.rescale(4);
-    i64::try_from(d.mantissa()).unwrap_or(i64::MAX)
 }
 
 /// One list item to cache: `created_at` is the start of the window it came from (an
@@ -308,13 +231,14 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
         while let Some(r) = rows.next()? {
             n += 1;
             if n % ANCHOR_EVERY == 0 {
-                keys.push(Anchor {
-                    value: r.get(0)?,
-                    id: r.get(1)?,
+                let id: i64 = r.get(1)?;
+                keys.push(match filter.sort {
+                    SortKey::TradeNo => Anchor::text(r.get(0)?, id),
+                    _ => Anchor::number(r.get(0)?, id),
                 });
             }
         }
-        Ok(Anchors { keys, total: n })
+        Ok(Anchors::new(keys, n))
     }
 
     fn query_anchored(
@@ -325,8 +249,7 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
         limit: i64,
     ) -> CoreResult<OrderPage> {
         let offset = offset.max(0);
-        let k = usize::try_from(offset / ANCHOR_EVERY).unwrap_or(0);
-        let Some(anchor) = k.checked_sub(1).and_then(|i| anchors.keys.get(i)) else {
+        let Some((anchor, rest)) = anchors.before(offset) else {
             return self.query(filter, offset, limit);
         };
         let (clause, mut args) = filter.clause()?;
@@ -337,10 +260,14 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
         } else {
             format!("{clause} AND {after}")
         };
-        args.push(anchor.value.clone());
-        args.push(Sql::Integer(anchor.id));
+        let (number, text, id) = anchor.key();
+        args.push(match (number, text) {
+            (Some(v), _) => Sql::Integer(v),
+            (None, Some(t)) => Sql::Text(t.to_string()),
+            (None, None) => Sql::Null,
+        });
+        args.push(Sql::Integer(id));
         let limit = limit.clamp(1, 1000);
-        let rest = offset - (k as i64) * ANCHOR_EVERY;
         let sql = format!(
             "SELECT {COLUMNS} FROM orders {clause} {} LIMIT {limit} OFFSET {rest}",
             filter.order_by()
@@ -577,60 +504,11 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
     }
 }
 
-/// Sort keys of the orders table.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum SortKey {
-    #[default]
-    Created,
-    Amount,
-    State,
-    TradeNo,
-}
-
 /// When an order moved the balance, for reconciliation: a payout, card top-up or card
 /// withdrawal this desk made took (or gave) the money when the gateway accepted it, at
 /// its journal time; any other order when a sync first saw it as it stands (`moved_at`).
 pub(crate) const MOVED: &str = "(CASE WHEN made_at IS NOT NULL AND kind IN ('payout', 'topUp', 'withdraw') \
      THEN made_at ELSE moved_at END)";
-
-/// Filters of the orders table; every one optional.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct OrderFilter {
-    /// UTC millis, inclusive.
-    pub from: Option<i64>,
-    /// UTC millis, exclusive.
-    pub to: Option<i64>,
-    /// Seen moving the balance at or after (UTC millis; `moved_at`, or for a payout,
-    /// top-up or withdrawal this desk made, its journal time: see [`crate::reconcile`]).
-    pub moved_from: Option<i64>,
-    /// Seen moving the balance before (UTC millis).
-    pub moved_to: Option<i64>,
-    pub states: Vec<i64>,
-    pub currencies: Vec<String>,
-    pub methods: Vec<String>,
-    /// Orders of these kinds (as the journal knows them).
-    pub kinds: Vec<OrderKind>,
-    /// Also (or, with no `kinds`, only) the orders whose kind the journal does not know
-    /// (the gateway's list does not say).
-    pub unknown_kind: bool,
-    /// `settle` values (the dictionary's: 0 not settled, 1 settled); -1: not given.
-    pub settles: Vec<i64>,
-    /// `rollingReserveStatus` values (0 held, 1 released); -1: not given.
-    pub reserve_statuses: Vec<i64>,
-    /// Only orders with a refunded amount above zero (`true`), or none (`false`).
-    #[cfg_attr(feature = "specta", specta(optional))]
-    pub refunded: Option<bool>,
-    pub min_amount: Option<String>,
-    pub max_amount: Option<String>,
-    /// A fragment of the order or trade number.
-    pub search: Option<String>,
-    pub sort: SortKey,
-    pub descending: bool,
-}
 
 /// A journal request's customer as one text to search: the payer's e-mail, user id
 /// and name (PIX's `name`, SEPA's billing names, a card payout's beneficiary).
@@ -649,7 +527,14 @@ fn like_escape(text: &str) -> String {
         .replace('_', "\\_")
 }
 
-impl OrderFilter {
+/// The filter as SQLite's WHERE clause and ORDER BY.
+pub(crate) trait FilterSql {
+    fn clause(&self) -> CoreResult<(String, Vec<Sql>)>;
+    fn sort_column(&self) -> &'static str;
+    fn order_by(&self) -> String;
+}
+
+impl FilterSql for OrderFilter {
     /// The WHERE clause and its parameters.
     fn clause(&self) -> CoreResult<(String, Vec<Sql>)> {
         let mut parts: Vec<String> = Vec::new();
@@ -753,16 +638,7 @@ impl OrderFilter {
         Ok((clause, args))
     }
 
-    /// The `kind` column's values the filter asks for (`''`: not known); empty: any.
-    pub(crate) fn kind_names(&self) -> Vec<&'static str> {
-        let mut names: Vec<&'static str> = self.kinds.iter().map(|k| k.as_str()).collect();
-        if self.unknown_kind {
-            names.push("");
-        }
-        names
-    }
-
-    pub(crate) fn sort_column(&self) -> &'static str {
+    fn sort_column(&self) -> &'static str {
         match self.sort {
             SortKey::Created => "created_at",
             SortKey::Amount => "amount_e4",
@@ -771,148 +647,8 @@ impl OrderFilter {
         }
     }
 
-    pub(crate) fn order_by(&self) -> String {
+    fn order_by(&self) -> String {
         let dir = if self.descending { "DESC" } else { "ASC" };
         format!("ORDER BY {} {dir}, id {dir}", self.sort_column())
     }
-
-    /// A stable key for caching anchors of this filter and sort.
-    pub fn cache_key(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-}
-
-/// One page of the orders table.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OrderPage {
-    pub rows: Vec<CachedOrder>,
-    /// Rows matching the filter in all.
-    pub total: i64,
-    pub offset: i64,
-}
-
-/// The sort key of a row, for reading a page as "after this row".
-#[derive(Debug, Clone, PartialEq)]
-pub struct Anchor {
-    value: Sql,
-    id: i64,
-}
-
-impl Anchor {
-    /// An anchor of a sort on a number (the date, the amount, the state).
-    pub(crate) fn number(value: i64, id: i64) -> Self {
-        Anchor {
-            value: Sql::Integer(value),
-            id,
-        }
-    }
-
-    /// An anchor of a sort on a text (the trade number).
-    pub(crate) fn text(value: String, id: i64) -> Self {
-        Anchor {
-            value: Sql::Text(value),
-            id,
-        }
-    }
-
-    /// The sort key as a number or a text, and the row's id.
-    pub(crate) fn key(&self) -> (Option<i64>, Option<&str>, i64) {
-        match &self.value {
-            Sql::Integer(v) => (Some(*v), None, self.id),
-            Sql::Text(t) => (None, Some(t.as_str()), self.id),
-            _ => (None, None, self.id),
-        }
-    }
-}
-
-/// Rows between two anchors.
-pub const ANCHOR_EVERY: i64 = 10_000;
-
-/// The sort keys of every `ANCHOR_EVERY`-th row of a filtered, sorted set, and how many
-/// rows it has.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Anchors {
-    keys: Vec<Anchor>,
-    pub total: i64,
-}
-
-impl Anchors {
-    pub(crate) fn new(keys: Vec<Anchor>, total: i64) -> Self {
-        Anchors { keys, total }
-    }
-
-    /// The anchor before the page at `offset`, and where that page starts after it.
-    pub(crate) fn before(&self, offset: i64) -> Option<(&Anchor, i64)> {
-        let k = usize::try_from(offset / ANCHOR_EVERY).unwrap_or(0);
-        let anchor = k.checked_sub(1).and_then(|i| self.keys.get(i))?;
-        Some((anchor, offset - (k as i64) * ANCHOR_EVERY))
-    }
-
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-}
-
-/// A cached payout's fees, as the gateway's list gave them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PayoutFee {
-    pub handling_fee: Option<String>,
-    pub fixed_fee: Option<String>,
-    pub mer_order_no: String,
-}
-
-/// Orders and volume of one UTC day in one currency.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DayFigures {
-    /// UTC day start, millis.
-    pub day: i64,
-    pub currency: String,
-    pub orders: i64,
-    pub volume: String,
-}
-
-/// Orders of one currency, kind, state, settlement and reserve status, counted and
-/// summed ([`OrderStore::statement_groups`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct StatementGroup {
-    pub currency: String,
-    /// `None`: the journal does not know it.
-    pub kind: Option<OrderKind>,
-    pub state: i64,
-    pub settle: Option<i64>,
-    pub reserve_status: Option<i64>,
-    pub count: i64,
-    pub sums: GroupSums,
-}
-
-/// The sums of a group's amounts (a field the gateway left out counts as zero).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct GroupSums {
-    /// `sourceAmount`.
-    pub amount: Decimal,
-    pub handling_fee: Decimal,
-    pub fixed_fee: Decimal,
-    pub exception_fee: Decimal,
-    pub rolling_reserve: Decimal,
-    pub refund_amount: Decimal,
-    pub settle_amount: Decimal,
-    pub receive_amount: Decimal,
-    /// The charged-back amount: the one the desk looked up (the chargeback query), else
-    /// the order's amount.
-    pub chargeback: Decimal,
-    /// Orders whose chargeback amount was looked up.
-    pub chargebacks_looked_up: i64,
-    /// Orders with a refunded amount above zero.
-    pub refunded: i64,
-    /// On a team's read model: orders no request of the team made
-    /// ([`CachedOrder::outside_team`]); 0 on a single desk's own cache.
-    pub outside_team: i64,
 }

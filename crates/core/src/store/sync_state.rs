@@ -1,23 +1,15 @@
 //! `sync_state`: how far each sync window got (pages done of how many, complete or
 //! not), and the last sync failure of a profile (the row with `window_start = -1`).
 
+/// The table's types are the model's (`paydesk-model`: no I/O); kept at this path.
+pub use paydesk_model::sync_state::*;
+
 use std::ops::Deref;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::now_ms;
 use crate::error::CoreResult;
-
-/// One page's progress in its window.
-#[derive(Debug, Clone, Copy)]
-pub struct PageDone {
-    pub window_start: i64,
-    pub window_end: i64,
-    pub page_num: i64,
-    pub total_pages: i64,
-    /// Nothing of the window was refused so far: only then can it be complete.
-    pub clean: bool,
-}
 
 /// How far each sync window has been read.
 pub trait SyncStateStore {

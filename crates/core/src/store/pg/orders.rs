@@ -13,8 +13,9 @@ use super::PgLink;
 use super::run::{Run, atomically, col};
 use crate::error::{CoreError, CoreResult};
 use crate::store::orders::{
-    ANCHOR_EVERY, Anchor, Anchors, CachedOrder, DayFigures, GroupSums, MadeOrder, OrderFilter,
-    OrderKind, OrderPage, OrderStore, PayoutFee, SortKey, StatementGroup, Upsert, amount_e4,
+    ANCHOR_EVERY, Anchor, Anchors, CachedOrder, DayFigures, FilterSql, GroupSums, MadeOrder,
+    OrderFilter, OrderKind, OrderPage, OrderStore, PayoutFee, SortKey, StatementGroup, Upsert,
+    amount_e4,
 };
 
 mod write;
