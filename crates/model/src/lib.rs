@@ -7,6 +7,7 @@
 pub mod audit;
 pub mod balances;
 pub mod cards;
+pub mod filter;
 pub mod journal;
 pub mod notifications;
 pub mod orders;

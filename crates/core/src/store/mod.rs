@@ -13,6 +13,7 @@ pub mod audit;
 mod backend;
 pub mod balances;
 pub mod cards;
+mod dialect;
 pub mod filters;
 pub mod journal;
 pub mod notifications;

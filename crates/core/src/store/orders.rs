@@ -13,6 +13,9 @@ use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use rust_decimal::Decimal;
 
+use paydesk_model::filter::{Predicate, Search, Values};
+
+use super::dialect::{MOVED, SortSql, list_column};
 use crate::error::CoreResult;
 
 mod statement;
@@ -504,12 +507,6 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
     }
 }
 
-/// When an order moved the balance, for reconciliation: a payout, card top-up or card
-/// withdrawal this desk made took (or gave) the money when the gateway accepted it, at
-/// its journal time; any other order when a sync first saw it as it stands (`moved_at`).
-pub(crate) const MOVED: &str = "(CASE WHEN made_at IS NOT NULL AND kind IN ('payout', 'topUp', 'withdraw') \
-     THEN made_at ELSE moved_at END)";
-
 /// A journal request's customer as one text to search: the payer's e-mail, user id
 /// and name (PIX's `name`, SEPA's billing names, a card payout's beneficiary).
 const CUSTOMER_TEXT: &str = "(COALESCE(json_extract(request, '$.email'), '') || ' ' \
@@ -527,107 +524,91 @@ fn like_escape(text: &str) -> String {
         .replace('_', "\\_")
 }
 
-/// The filter as SQLite's WHERE clause and ORDER BY.
+/// The filter as SQLite's WHERE clause.
 pub(crate) trait FilterSql {
     fn clause(&self) -> CoreResult<(String, Vec<Sql>)>;
-    fn sort_column(&self) -> &'static str;
-    fn order_by(&self) -> String;
 }
 
 impl FilterSql for OrderFilter {
-    /// The WHERE clause and its parameters.
+    /// The WHERE clause and its parameters: the filter's predicates in SQLite's words.
     fn clause(&self) -> CoreResult<(String, Vec<Sql>)> {
         let mut parts: Vec<String> = Vec::new();
         let mut args: Vec<Sql> = Vec::new();
-        if let Some(from) = self.from {
-            parts.push("created_at >= ?".into());
-            args.push(Sql::Integer(from));
-        }
-        if let Some(to) = self.to {
-            parts.push("created_at < ?".into());
-            args.push(Sql::Integer(to));
-        }
-        if let Some(from) = self.moved_from {
-            parts.push(format!("{MOVED} >= ?"));
-            args.push(Sql::Integer(from));
-        }
-        if let Some(to) = self.moved_to {
-            parts.push(format!("{MOVED} < ?"));
-            args.push(Sql::Integer(to));
-        }
-        let list = |col: &str, n: usize| format!("{col} IN ({})", vec!["?"; n].join(","));
-        if !self.states.is_empty() {
-            parts.push(list("state", self.states.len()));
-            args.extend(self.states.iter().map(|s| Sql::Integer(*s)));
-        }
-        if !self.currencies.is_empty() {
-            parts.push(list("currency", self.currencies.len()));
-            args.extend(self.currencies.iter().map(|c| Sql::Text(c.clone())));
-        }
-        if !self.methods.is_empty() {
-            parts.push(list("method", self.methods.len()));
-            args.extend(self.methods.iter().map(|m| Sql::Text(m.clone())));
-        }
-        let kinds = self.kind_names();
-        if !kinds.is_empty() {
-            parts.push(list("kind", kinds.len()));
-            args.extend(kinds.into_iter().map(|k| Sql::Text(k.into())));
-        }
-        for (col, values) in [
-            ("settle", &self.settles),
-            ("rolling_reserve_status", &self.reserve_statuses),
-        ] {
-            if !values.is_empty() {
-                parts.push(list(&format!("COALESCE({col}, -1)"), values.len()));
-                args.extend(values.iter().map(|v| Sql::Integer(*v)));
-            }
-        }
-        if let Some(refunded) = self.refunded {
-            // Decimal text above zero: a digit other than 0 and no sign (exact, as text).
-            let above = "(refund_amount GLOB '*[1-9]*' AND refund_amount NOT LIKE '-%')";
-            parts.push(if refunded {
-                above.to_string()
-            } else {
-                format!("NOT COALESCE({above}, 0)")
-            });
-        }
-        for (field, bound, op) in [
-            ("minAmount", &self.min_amount, ">="),
-            ("maxAmount", &self.max_amount, "<="),
-        ] {
-            if let Some(text) = bound.as_deref().filter(|t| !t.trim().is_empty()) {
-                let d = paydesk_gateway::money::parse_decimal(field, text.trim())?;
-                parts.push(format!("amount_e4 {op} ?"));
-                args.push(Sql::Integer(amount_e4(d)));
-            }
-        }
-        if let Some(frag) = self
-            .search
-            .as_deref()
-            .map(str::trim)
-            .filter(|f| !f.is_empty())
-        {
-            if frag.chars().count() >= 3 {
-                // The trigram index answers substrings of 3 characters or more. An order
-                // this desk made is found by its customer too: the journal keeps the
-                // request it sent (card numbers masked), so the customer's e-mail, name
-                // and user id are read there and nothing of them is copied into the cache.
-                let quoted = format!("\"{}\"", frag.replace('"', "\"\""));
-                parts.push(format!(
-                    "(id IN (SELECT rowid FROM orders_fts WHERE orders_fts MATCH ?) \
-                     OR trade_no IN (SELECT trade_no FROM journal WHERE trade_no IS NOT NULL \
-                     AND {CUSTOMER_TEXT} LIKE ? ESCAPE '\\'))"
-                ));
-                args.push(Sql::Text(quoted));
-                args.push(Sql::Text(format!("%{}%", like_escape(frag))));
-            } else {
-                // One or two characters: a prefix match, which the indexes serve.
-                parts.push(
-                    "(trade_no LIKE ? ESCAPE '\\' OR mer_order_no LIKE ? ESCAPE '\\')".into(),
-                );
-                let like = format!("{}%", like_escape(frag));
-                args.push(Sql::Text(like.clone()));
-                args.push(Sql::Text(like));
+        for p in self.predicates()? {
+            match p {
+                Predicate::CreatedFrom(t) => {
+                    parts.push("created_at >= ?".into());
+                    args.push(Sql::Integer(t));
+                }
+                Predicate::CreatedBefore(t) => {
+                    parts.push("created_at < ?".into());
+                    args.push(Sql::Integer(t));
+                }
+                Predicate::MovedFrom(t) => {
+                    parts.push(format!("{MOVED} >= ?"));
+                    args.push(Sql::Integer(t));
+                }
+                Predicate::MovedBefore(t) => {
+                    parts.push(format!("{MOVED} < ?"));
+                    args.push(Sql::Integer(t));
+                }
+                Predicate::OneOf(column, values) => {
+                    let n = match &values {
+                        Values::Numbers(v) => {
+                            args.extend(v.iter().map(|x| Sql::Integer(*x)));
+                            v.len()
+                        }
+                        Values::Texts(v) => {
+                            args.extend(v.iter().map(|x| Sql::Text(x.clone())));
+                            v.len()
+                        }
+                    };
+                    parts.push(format!(
+                        "{} IN ({})",
+                        list_column(column),
+                        vec!["?"; n].join(",")
+                    ));
+                }
+                Predicate::Refunded(refunded) => {
+                    // Decimal text above zero: a digit other than 0 and no sign (exact, as text).
+                    let above = "(refund_amount GLOB '*[1-9]*' AND refund_amount NOT LIKE '-%')";
+                    parts.push(if refunded {
+                        above.to_string()
+                    } else {
+                        format!("NOT COALESCE({above}, 0)")
+                    });
+                }
+                Predicate::AmountAtLeast(e4) => {
+                    parts.push("amount_e4 >= ?".into());
+                    args.push(Sql::Integer(e4));
+                }
+                Predicate::AmountAtMost(e4) => {
+                    parts.push("amount_e4 <= ?".into());
+                    args.push(Sql::Integer(e4));
+                }
+                Predicate::Search(Search::Substring(frag)) => {
+                    // The trigram index answers substrings of 3 characters or more. An order
+                    // this desk made is found by its customer too: the journal keeps the
+                    // request it sent (card numbers masked), so the customer's e-mail, name
+                    // and user id are read there and nothing of them is copied into the cache.
+                    let quoted = format!("\"{}\"", frag.replace('"', "\"\""));
+                    parts.push(format!(
+                        "(id IN (SELECT rowid FROM orders_fts WHERE orders_fts MATCH ?) \
+                         OR trade_no IN (SELECT trade_no FROM journal WHERE trade_no IS NOT NULL \
+                         AND {CUSTOMER_TEXT} LIKE ? ESCAPE '\\'))"
+                    ));
+                    args.push(Sql::Text(quoted));
+                    args.push(Sql::Text(format!("%{}%", like_escape(&frag))));
+                }
+                Predicate::Search(Search::Prefix(frag)) => {
+                    // One or two characters: a prefix match, which the indexes serve.
+                    parts.push(
+                        "(trade_no LIKE ? ESCAPE '\\' OR mer_order_no LIKE ? ESCAPE '\\')".into(),
+                    );
+                    let like = format!("{}%", like_escape(&frag));
+                    args.push(Sql::Text(like.clone()));
+                    args.push(Sql::Text(like));
+                }
             }
         }
         let clause = if parts.is_empty() {
@@ -636,19 +617,5 @@ impl FilterSql for OrderFilter {
             format!("WHERE {}", parts.join(" AND "))
         };
         Ok((clause, args))
-    }
-
-    fn sort_column(&self) -> &'static str {
-        match self.sort {
-            SortKey::Created => "created_at",
-            SortKey::Amount => "amount_e4",
-            SortKey::State => "state",
-            SortKey::TradeNo => "trade_no",
-        }
-    }
-
-    fn order_by(&self) -> String {
-        let dir = if self.descending { "DESC" } else { "ASC" };
-        format!("ORDER BY {} {dir}, id {dir}", self.sort_column())
     }
 }

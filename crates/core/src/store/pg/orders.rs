@@ -12,10 +12,12 @@ use tokio_postgres::types::ToSql;
 use super::PgLink;
 use super::run::{Run, atomically, col};
 use crate::error::{CoreError, CoreResult};
-use crate::store::orders::{
-    ANCHOR_EVERY, Anchor, Anchors, CachedOrder, DayFigures, FilterSql, GroupSums, MadeOrder,
-    OrderFilter, OrderKind, OrderPage, OrderStore, PayoutFee, SortKey, StatementGroup, Upsert,
-    amount_e4,
+use crate::store::dialect::{MOVED, SortSql, list_column};
+use crate::store::orders::{OrderStore, Upsert};
+use paydesk_model::filter::{Predicate, Search, Values};
+use paydesk_model::orders::{
+    ANCHOR_EVERY, Anchor, Anchors, CachedOrder, DayFigures, GroupSums, MadeOrder, OrderFilter,
+    OrderKind, OrderPage, PayoutFee, SortKey, StatementGroup,
 };
 
 mod write;
@@ -129,57 +131,48 @@ fn like_escape(text: &str) -> String {
 /// below).
 fn clause(f: &OrderFilter, mer_no: i64) -> CoreResult<Where> {
     let mut w = Where::new(mer_no);
-    if let Some(from) = f.from {
-        let p = w.arg(Box::new(from));
-        w.parts.push(format!("created_at >= {p}"));
-    }
-    if let Some(to) = f.to {
-        let p = w.arg(Box::new(to));
-        w.parts.push(format!("created_at < {p}"));
-    }
-    if let Some(from) = f.moved_from {
-        let p = w.arg(Box::new(from));
-        w.parts
-            .push(format!("{} >= {p}", crate::store::orders::MOVED));
-    }
-    if let Some(to) = f.moved_to {
-        let p = w.arg(Box::new(to));
-        w.parts
-            .push(format!("{} < {p}", crate::store::orders::MOVED));
-    }
-    w.one_of("state", &f.states);
-    w.one_of("currency", &f.currencies);
-    w.one_of("method", &f.methods);
-    let kinds: Vec<String> = f.kind_names().into_iter().map(String::from).collect();
-    w.one_of("kind", &kinds);
-    w.one_of("COALESCE(settle, -1)", &f.settles);
-    w.one_of("COALESCE(rolling_reserve_status, -1)", &f.reserve_statuses);
-    match f.refunded {
-        Some(true) => w.parts.push("refund_amount > 0".into()),
-        Some(false) => w
-            .parts
-            .push("NOT COALESCE(refund_amount > 0, false)".into()),
-        None => {}
-    }
-    for (field, bound, op) in [
-        ("minAmount", &f.min_amount, ">="),
-        ("maxAmount", &f.max_amount, "<="),
-    ] {
-        if let Some(text) = bound.as_deref().filter(|t| !t.trim().is_empty()) {
-            let d = paydesk_gateway::money::parse_decimal(field, text.trim())?;
-            let p = w.arg(Box::new(amount_e4(d)));
-            w.parts.push(format!("amount_e4 {op} {p}"));
+    for p in f.predicates()? {
+        match p {
+            Predicate::CreatedFrom(t) => {
+                let p = w.arg(Box::new(t));
+                w.parts.push(format!("created_at >= {p}"));
+            }
+            Predicate::CreatedBefore(t) => {
+                let p = w.arg(Box::new(t));
+                w.parts.push(format!("created_at < {p}"));
+            }
+            Predicate::MovedFrom(t) => {
+                let p = w.arg(Box::new(t));
+                w.parts.push(format!("{MOVED} >= {p}"));
+            }
+            Predicate::MovedBefore(t) => {
+                let p = w.arg(Box::new(t));
+                w.parts.push(format!("{MOVED} < {p}"));
+            }
+            Predicate::OneOf(column, Values::Numbers(v)) => w.one_of(list_column(column), &v),
+            Predicate::OneOf(column, Values::Texts(v)) => w.one_of(list_column(column), &v),
+            Predicate::Refunded(true) => w.parts.push("refund_amount > 0".into()),
+            Predicate::Refunded(false) => w
+                .parts
+                .push("NOT COALESCE(refund_amount > 0, false)".into()),
+            Predicate::AmountAtLeast(e4) => {
+                let p = w.arg(Box::new(e4));
+                w.parts.push(format!("amount_e4 >= {p}"));
+            }
+            Predicate::AmountAtMost(e4) => {
+                let p = w.arg(Box::new(e4));
+                w.parts.push(format!("amount_e4 <= {p}"));
+            }
+            Predicate::Search(search) => {
+                let pattern = match search {
+                    Search::Substring(frag) => format!("%{}%", like_escape(&frag)),
+                    Search::Prefix(frag) => format!("{}%", like_escape(&frag)),
+                };
+                let p = w.arg(Box::new(pattern));
+                w.parts
+                    .push(format!("(trade_no ILIKE {p} OR mer_order_no ILIKE {p})"));
+            }
         }
-    }
-    if let Some(frag) = f.search.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        let pattern = if frag.chars().count() >= 3 {
-            format!("%{}%", like_escape(frag))
-        } else {
-            format!("{}%", like_escape(frag))
-        };
-        let p = w.arg(Box::new(pattern));
-        w.parts
-            .push(format!("(trade_no ILIKE {p} OR mer_order_no ILIKE {p})"));
     }
     Ok(w)
 }

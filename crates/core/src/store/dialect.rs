@@ -1,0 +1,48 @@
+//! What both store backends say alike of the orders table: the names of the columns a
+//! filter's lists match, when an order moved the balance, and the sort. Each backend
+//! renders the filter's predicates ([`paydesk_model::filter`]) with these, in its own
+//! dialect; neither backend imports the other.
+
+use paydesk_model::filter::ListColumn;
+
+use super::orders::{OrderFilter, SortKey};
+
+/// When an order moved the balance, for reconciliation: a payout, card top-up or card
+/// withdrawal this desk made took (or gave) the money when the gateway accepted it, at
+/// its journal time; any other order when a sync first saw it as it stands (`moved_at`).
+pub(crate) const MOVED: &str = "(CASE WHEN made_at IS NOT NULL AND kind IN ('payout', 'topUp', 'withdraw') \
+     THEN made_at ELSE moved_at END)";
+
+/// The column (or expression) a list of the filter matches.
+pub(crate) fn list_column(c: ListColumn) -> &'static str {
+    match c {
+        ListColumn::State => "state",
+        ListColumn::Currency => "currency",
+        ListColumn::Method => "method",
+        ListColumn::Kind => "kind",
+        ListColumn::Settle => "COALESCE(settle, -1)",
+        ListColumn::ReserveStatus => "COALESCE(rolling_reserve_status, -1)",
+    }
+}
+
+/// The filter's sort as SQL.
+pub(crate) trait SortSql {
+    fn sort_column(&self) -> &'static str;
+    fn order_by(&self) -> String;
+}
+
+impl SortSql for OrderFilter {
+    fn sort_column(&self) -> &'static str {
+        match self.sort {
+            SortKey::Created => "created_at",
+            SortKey::Amount => "amount_e4",
+            SortKey::State => "state",
+            SortKey::TradeNo => "trade_no",
+        }
+    }
+
+    fn order_by(&self) -> String {
+        let dir = if self.descending { "DESC" } else { "ASC" };
+        format!("ORDER BY {} {dir}, id {dir}", self.sort_column())
+    }
+}
