@@ -43,6 +43,48 @@ impl Status {
     }
 }
 
+/// The journal's transitions: from which statuses each step may move an entry. Both
+/// store backends take their allowed states from here (`WHERE status IN (..)`), so the
+/// rule is written once.
+impl Status {
+    /// Every status.
+    pub const ALL: [Status; 5] = [
+        Status::Pending,
+        Status::Sending,
+        Status::Accepted,
+        Status::Rejected,
+        Status::Unknown,
+    ];
+
+    /// An intent still alive: written and not sent, being sent, or sent with its outcome
+    /// unknown. The duplicate guard matches these (and an accepted one within its
+    /// window).
+    pub const LIVE: [Status; 3] = [Status::Pending, Status::Sending, Status::Unknown];
+
+    /// Sent (or being sent) with no outcome known: what a lookup settles (`not_found_yet`,
+    /// `resolve`) and what is reconciled.
+    pub const UNSETTLED: [Status; 2] = [Status::Unknown, Status::Sending];
+
+    /// Whether an outcome `to` may be recorded on an entry in `self`: an accepted entry
+    /// is final; a rejected one only becomes accepted (a lookup finding the order); any
+    /// other takes any outcome.
+    pub fn may_finish_as(self, to: Status) -> bool {
+        match self {
+            Status::Accepted => false,
+            Status::Rejected => to == Status::Accepted,
+            Status::Pending | Status::Sending | Status::Unknown => true,
+        }
+    }
+
+    /// The statuses an entry may be in for the outcome `to` to be recorded on it.
+    pub fn finishing_as(to: Status) -> Vec<Status> {
+        Status::ALL
+            .into_iter()
+            .filter(|from| from.may_finish_as(to))
+            .collect()
+    }
+}
+
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -216,4 +258,43 @@ pub struct Outcome<'a> {
     pub trade_no: Option<&'a str>,
     pub code: Option<&'a str>,
     pub message: Option<&'a str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Status::{self, *};
+
+    #[test]
+    fn the_transition_table() {
+        // Written out by hand: the finish rule as the journal has kept it.
+        for from in Status::ALL {
+            for to in Status::ALL {
+                let expected = match (from, to) {
+                    (Accepted, _) => false,
+                    (Rejected, Accepted) => true,
+                    (Rejected, _) => false,
+                    _ => true,
+                };
+                assert_eq!(from.may_finish_as(to), expected, "{from:?} -> {to:?}");
+            }
+        }
+        assert_eq!(
+            Status::finishing_as(Accepted),
+            [Pending, Sending, Rejected, Unknown]
+        );
+        assert_eq!(Status::finishing_as(Rejected), [Pending, Sending, Unknown]);
+        assert!(
+            Status::LIVE
+                .iter()
+                .all(|s| !matches!(s, Accepted | Rejected))
+        );
+        assert!(Status::UNSETTLED.iter().all(|s| Status::LIVE.contains(s)));
+    }
+
+    #[test]
+    fn a_status_reads_back_as_written() {
+        for s in Status::ALL {
+            assert_eq!(Status::parse(s.as_str()), s);
+        }
+    }
 }

@@ -4,6 +4,7 @@
 //! dialect; neither backend imports the other.
 
 use paydesk_model::filter::ListColumn;
+use paydesk_model::journal::Status;
 
 use super::orders::{OrderFilter, SortKey};
 
@@ -45,4 +46,15 @@ impl SortSql for OrderFilter {
         let dir = if self.descending { "DESC" } else { "ASC" };
         format!("ORDER BY {} {dir}, id {dir}", self.sort_column())
     }
+}
+
+/// Statuses as an SQL list (`'unknown', 'sending'`), for `status IN (..)`: the journal's
+/// transitions ([`Status::LIVE`], [`Status::UNSETTLED`], [`Status::finishing_as`]) in
+/// either dialect.
+pub(crate) fn statuses(states: &[Status]) -> String {
+    states
+        .iter()
+        .map(|s| format!("'{}'", s.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

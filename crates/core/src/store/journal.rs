@@ -11,6 +11,7 @@ use std::ops::Deref;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
+use super::dialect::statuses;
 use super::now_ms;
 use crate::error::{CoreError, CoreResult};
 
@@ -382,10 +383,11 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
             .query_row(
                 &format!(
                     "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
-                   AND (status IN ('pending', 'sending', 'unknown')
+                   AND (status IN ({live})
                         OR (status = 'accepted' AND updated_at > ?3))
                    AND mer_order_no NOT IN (SELECT value FROM json_each(?4))
-                 ORDER BY id DESC LIMIT 1"
+                 ORDER BY id DESC LIMIT 1",
+                    live = statuses(&Status::LIVE)
                 ),
                 params![profile, fingerprint, now_ms() - window_ms, except],
                 row,
@@ -401,9 +403,10 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     ) -> CoreResult<Vec<Entry>> {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
-           AND (status IN ('pending', 'sending', 'unknown')
+           AND (status IN ({live})
                 OR (status = 'accepted' AND updated_at > ?3))
-         ORDER BY id DESC LIMIT 100"
+         ORDER BY id DESC LIMIT 100",
+            live = statuses(&Status::LIVE)
         ))?;
         let rows = stmt.query_map(params![profile, fingerprint, now_ms() - window_ms], row)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
@@ -441,8 +444,8 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         let now = now_ms();
         let next_check = (o.status == Status::Unknown).then_some(now);
         let changed = self.conn.execute(
-        "UPDATE journal SET status = ?2, trade_no = COALESCE(?3, trade_no), code = ?4, message = ?5, updated_at = ?6, next_check_at = ?7
-         WHERE id = ?1 AND status != 'accepted' AND (status != 'rejected' OR ?2 = 'accepted')",
+        &format!("UPDATE journal SET status = ?2, trade_no = COALESCE(?3, trade_no), code = ?4, message = ?5, updated_at = ?6, next_check_at = ?7
+         WHERE id = ?1 AND status IN ({})", statuses(&Status::finishing_as(o.status))),
         params![id, o.status.as_str(), o.trade_no, o.code, o.message, now, next_check],
     )?;
         self.release(id, claim)?;
@@ -457,8 +460,8 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         message: &str,
     ) -> CoreResult<()> {
         self.conn.execute(
-        "UPDATE journal SET status = 'unknown', lookups = lookups + 1, next_check_at = ?2, message = ?3, code = 'not_found_yet', updated_at = ?4
-         WHERE id = ?1 AND status IN ('unknown', 'sending')",
+        &format!("UPDATE journal SET status = 'unknown', lookups = lookups + 1, next_check_at = ?2, message = ?3, code = 'not_found_yet', updated_at = ?4
+         WHERE id = ?1 AND status IN ({})", statuses(&Status::UNSETTLED)),
         params![id, next_check_at, message, now_ms()],
     )?;
         self.release(id, claim)
@@ -501,8 +504,8 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
 
     fn resolve(&self, id: i64, claim: &Claim, done: bool, resolution: &str) -> CoreResult<bool> {
         let changed = self.conn.execute(
-        "UPDATE journal SET status = ?2, resolution = ?3, message = ?3, code = 'resolved', updated_at = ?4, next_check_at = NULL
-         WHERE id = ?1 AND status IN ('unknown', 'sending')",
+        &format!("UPDATE journal SET status = ?2, resolution = ?3, message = ?3, code = 'resolved', updated_at = ?4, next_check_at = NULL
+         WHERE id = ?1 AND status IN ({})", statuses(&Status::UNSETTLED)),
         params![id, if done { "accepted" } else { "pending" }, resolution, now_ms()],
     )?;
         self.release(id, claim)?;
@@ -586,7 +589,8 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
 
     fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>> {
         let mut stmt = self.conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND status IN ('unknown', 'sending') ORDER BY id"
+        "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND status IN ({unsettled}) ORDER BY id",
+        unsettled = statuses(&Status::UNSETTLED)
     ))?;
         let rows = stmt.query_map([profile], row)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)

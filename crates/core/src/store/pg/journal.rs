@@ -27,6 +27,7 @@ use tokio_postgres::types::{FromSql, ToSql};
 
 use super::{PgLink, Tx};
 use crate::error::{CoreError, CoreResult};
+use crate::store::dialect::statuses;
 use crate::store::journal::{
     Begin, CLAIM_LEASE_MS, Claim, Entry, Guard, Intent, JournalOperation, JournalStore, Outcome,
     Status, mask_request, new_claim,
@@ -184,10 +185,11 @@ fn same_intent_on(
     run.row(
         &format!(
             "SELECT {COLUMNS} FROM paydesk.journal WHERE mer_no = $1 AND fingerprint = $2
-               AND (status IN ('pending', 'sending', 'unknown')
+               AND (status IN ({live})
                     OR (status = 'accepted' AND updated_at > $3))
                AND NOT (mer_order_no = ANY($4::text[]))
-             ORDER BY id DESC LIMIT 1"
+             ORDER BY id DESC LIMIT 1",
+            live = statuses(&Status::LIVE)
         ),
         &[&mer_no, &fingerprint, &(now_ms() - window_ms), &except],
     )?
@@ -313,9 +315,10 @@ impl JournalStore for PgJournal<'_> {
         entries(self.link.query(
             &format!(
                 "SELECT {COLUMNS} FROM paydesk.journal WHERE mer_no = $1 AND fingerprint = $2
-                   AND (status IN ('pending', 'sending', 'unknown')
+                   AND (status IN ({live})
                         OR (status = 'accepted' AND updated_at > $3))
-                 ORDER BY id DESC LIMIT 100"
+                 ORDER BY id DESC LIMIT 100",
+                live = statuses(&Status::LIVE)
             ),
             &[&self.mer_no, &fingerprint, &(now_ms() - window_ms)],
         )?)
@@ -378,9 +381,9 @@ impl JournalStore for PgJournal<'_> {
         let next_check = (o.status == Status::Unknown).then_some(now);
         self.link.atomic(|tx| {
             let changed = tx.execute(
-                "UPDATE paydesk.journal SET status = $3, trade_no = COALESCE($4, trade_no), code = $5, message = $6,
+                &format!("UPDATE paydesk.journal SET status = $3, trade_no = COALESCE($4, trade_no), code = $5, message = $6,
                         updated_at = $7, next_check_at = $8
-                  WHERE id = $1 AND mer_no = $2 AND status <> 'accepted' AND (status <> 'rejected' OR $3 = 'accepted')",
+                  WHERE id = $1 AND mer_no = $2 AND status IN ({})", statuses(&Status::finishing_as(o.status))),
                 &[
                     &id,
                     &self.mer_no,
@@ -406,9 +409,9 @@ impl JournalStore for PgJournal<'_> {
     ) -> CoreResult<()> {
         self.link.atomic(|tx| {
             tx.execute(
-                "UPDATE paydesk.journal SET status = 'unknown', lookups = lookups + 1, next_check_at = $3, message = $4,
+                &format!("UPDATE paydesk.journal SET status = 'unknown', lookups = lookups + 1, next_check_at = $3, message = $4,
                         code = 'not_found_yet', updated_at = $5
-                  WHERE id = $1 AND mer_no = $2 AND status IN ('unknown', 'sending')",
+                  WHERE id = $1 AND mer_no = $2 AND status IN ({})", statuses(&Status::UNSETTLED)),
                 &[&id, &self.mer_no, &next_check_at, &message, &now_ms()],
             )?;
             self.release_on(tx, id, claim)
@@ -456,9 +459,9 @@ impl JournalStore for PgJournal<'_> {
         let status = if done { "accepted" } else { "pending" };
         self.link.atomic(|tx| {
             let changed = tx.execute(
-                "UPDATE paydesk.journal SET status = $3, resolution = $4, message = $4, code = 'resolved',
+                &format!("UPDATE paydesk.journal SET status = $3, resolution = $4, message = $4, code = 'resolved',
                         updated_at = $5, next_check_at = NULL
-                  WHERE id = $1 AND mer_no = $2 AND status IN ('unknown', 'sending')",
+                  WHERE id = $1 AND mer_no = $2 AND status IN ({})", statuses(&Status::UNSETTLED)),
                 &[&id, &self.mer_no, &status, &resolution, &now_ms()],
             )?;
             self.release_on(tx, id, claim)?;
@@ -534,7 +537,8 @@ impl JournalStore for PgJournal<'_> {
         entries(self.link.query(
             &format!(
                 "SELECT {COLUMNS} FROM paydesk.journal
-                  WHERE mer_no = $1 AND status IN ('unknown', 'sending') ORDER BY id"
+                  WHERE mer_no = $1 AND status IN ({unsettled}) ORDER BY id",
+                unsettled = statuses(&Status::UNSETTLED)
             ),
             &[&self.mer_no],
         )?)
