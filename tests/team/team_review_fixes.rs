@@ -7,6 +7,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use std::io::{BufRead, BufReader, Write};

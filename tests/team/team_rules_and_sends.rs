@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::forms::{CardForm, CardMove, PayinForm, PayinMethod, PayoutForm, PayoutKind};
