@@ -71,6 +71,24 @@ pub struct ChainCheck {
     pub alert: Option<String>,
 }
 
+impl ChainCheck {
+    /// The check with an entry the desk could not write (the keyring's `audit-alert`):
+    /// the log is broken from that point, incomplete; the alert is reported as recorded.
+    pub fn with_alert(mut self, alert: Option<String>) -> Self {
+        if let Some(why) = alert {
+            if self.ok {
+                self.ok = false;
+                self.broken_at = Some(self.rows + 1);
+                self.problem = Some(format!(
+                    "an entry could not be written, so the log is incomplete: {why}"
+                ));
+            }
+            self.alert = Some(why);
+        }
+        self
+    }
+}
+
 /// An audit log set aside: its rows are kept as written, but the key that sealed them is
 /// lost, so they cannot be checked.
 #[cfg_attr(feature = "specta", derive(specta::Type))]

@@ -192,28 +192,6 @@ fn verify(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<
     Ok(check)
 }
 
-/// [`verify`], and an entry the desk could not write (the keyring's `audit-alert`)
-/// makes the log broken from that point: it is incomplete.
-fn verify_with_alert(
-    conn: &Connection,
-    key: &[u8],
-    anchor: Option<&Anchor>,
-    alert: Option<String>,
-) -> CoreResult<ChainCheck> {
-    let mut check = verify(conn, key, anchor)?;
-    if let Some(why) = alert {
-        if check.ok {
-            check.ok = false;
-            check.broken_at = Some(check.rows + 1);
-            check.problem = Some(format!(
-                "an entry could not be written, so the log is incomplete: {why}"
-            ));
-        }
-        check.alert = Some(why);
-    }
-    Ok(check)
-}
-
 fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
     let mut stmt = conn.prepare(
         "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log ORDER BY id",
@@ -462,13 +440,16 @@ pub trait AuditStore {
     fn verify(&self, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck>;
 
     /// [`AuditLog::verify`], and an entry the desk could not write (the keyring's
-    /// `audit-alert`) makes the log broken from that point: it is incomplete.
+    /// `audit-alert`) makes the log broken from that point: it is incomplete
+    /// ([`ChainCheck::with_alert`]; the same on every backend).
     fn verify_with_alert(
         &self,
         key: &[u8],
         anchor: Option<&Anchor>,
         alert: Option<String>,
-    ) -> CoreResult<ChainCheck>;
+    ) -> CoreResult<ChainCheck> {
+        Ok(self.verify(key, anchor)?.with_alert(alert))
+    }
 
     /// Rows matching `f`, newest first (500 unless `f.limit` says).
     fn list(&self, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>>;
@@ -498,15 +479,6 @@ impl<C: Deref<Target = Connection>> AuditStore for AuditLog<C> {
 
     fn verify(&self, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
         verify(&self.conn, key, anchor)
-    }
-
-    fn verify_with_alert(
-        &self,
-        key: &[u8],
-        anchor: Option<&Anchor>,
-        alert: Option<String>,
-    ) -> CoreResult<ChainCheck> {
-        verify_with_alert(&self.conn, key, anchor, alert)
     }
 
     fn list(&self, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {

@@ -103,9 +103,29 @@ pub trait OrderStore {
 
     fn by_mer_order_no(&self, mer_order_no: &str) -> CoreResult<Option<CachedOrder>>;
 
+    /// The state changes recorded of an order, oldest first: (state, when, how).
+    fn state_changes(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>>;
+
     /// The states an order went through, as this desk saw them: (state, when, how). The
-    /// first is the state it was first cached in.
-    fn history(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>>;
+    /// first is the state it was first cached in; an order never seen changing has its
+    /// one state, since it was made here or first seen (the same on every backend).
+    fn history(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
+        let changes = self.state_changes(trade_no)?;
+        if !changes.is_empty() {
+            return Ok(changes);
+        }
+        Ok(self
+            .get(trade_no)?
+            .map(|o| {
+                let how = if o.made_at.is_some() {
+                    "made here"
+                } else {
+                    "first seen"
+                };
+                vec![(o.state, o.created_at, how.to_string())]
+            })
+            .unwrap_or_default())
+    }
 
     /// Caches an order this desk made (or adds what the journal knows to the cached
     /// row: kind, method where the list gave none, the time it was made). A row a list
@@ -331,26 +351,12 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
             .optional()?)
     }
 
-    fn history(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
+    fn state_changes(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
         let mut stmt = self.conn.prepare_cached("SELECT state, seen_at, source FROM order_history WHERE trade_no = ?1 ORDER BY seen_at, rowid")?;
         let changes = stmt
             .query_map([trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<Vec<(i64, i64, String)>, _>>()?;
-        if !changes.is_empty() {
-            return Ok(changes);
-        }
-        // Never changed: its one state, since it was made here or first seen.
-        Ok(self
-            .get(trade_no)?
-            .map(|o| {
-                let how = if o.made_at.is_some() {
-                    "made here"
-                } else {
-                    "first seen"
-                };
-                vec![(o.state, o.created_at, how.to_string())]
-            })
-            .unwrap_or_default())
+        Ok(changes)
     }
 
     fn record_made(&self, mer_no: u64, o: &MadeOrder) -> CoreResult<bool> {

@@ -314,26 +314,6 @@ impl AuditStore for PgAudit<'_> {
         Ok(self.walk(1, anchor)?.check)
     }
 
-    fn verify_with_alert(
-        &self,
-        key: &[u8],
-        anchor: Option<&Anchor>,
-        alert: Option<String>,
-    ) -> CoreResult<ChainCheck> {
-        let mut check = self.verify(key, anchor)?;
-        if let Some(why) = alert {
-            if check.ok {
-                check.ok = false;
-                check.broken_at = Some(check.rows + 1);
-                check.problem = Some(format!(
-                    "an entry could not be written, so the log is incomplete: {why}"
-                ));
-            }
-            check.alert = Some(why);
-        }
-        Ok(check)
-    }
-
     fn list(&self, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
         self.seal_pending()?;
         // SQLite reads a negative limit as none; PostgreSQL refuses one, and takes NULL.

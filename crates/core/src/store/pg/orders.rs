@@ -329,7 +329,7 @@ impl OrderStore for PgOrders<'_> {
             .transpose()
     }
 
-    fn history(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
+    fn state_changes(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
         let rows = self.run.rows(
             "SELECT state, seen_at, source FROM paydesk.order_history
               WHERE mer_no = $1 AND trade_no = $2 ORDER BY seen_at, id",
@@ -339,21 +339,7 @@ impl OrderStore for PgOrders<'_> {
             .iter()
             .map(|r| Ok((col(r, 0)?, col(r, 1)?, col(r, 2)?)))
             .collect::<CoreResult<Vec<(i64, i64, String)>>>()?;
-        if !changes.is_empty() {
-            return Ok(changes);
-        }
-        // Never changed: its one state, since it was made here or first seen.
-        Ok(self
-            .get(trade_no)?
-            .map(|o| {
-                let how = if o.made_at.is_some() {
-                    "made here"
-                } else {
-                    "first seen"
-                };
-                vec![(o.state, o.created_at, how.to_string())]
-            })
-            .unwrap_or_default())
+        Ok(changes)
     }
 
     fn record_made(&self, mer_no: u64, o: &MadeOrder) -> CoreResult<bool> {
