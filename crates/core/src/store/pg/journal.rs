@@ -23,8 +23,9 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio_postgres::Row;
-use tokio_postgres::types::{FromSql, ToSql};
+use tokio_postgres::types::FromSql;
 
+use super::run::Run;
 use super::{PgLink, Tx};
 use crate::error::{CoreError, CoreResult};
 use crate::store::dialect::statuses;
@@ -58,30 +59,6 @@ fn claim_live_sql() -> String {
 pub struct PgJournal<'a> {
     link: &'a PgLink,
     mer_no: i64,
-}
-
-/// What runs a statement: the link on its own, or a transaction on it.
-trait Run {
-    fn row(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<Option<Row>>;
-    fn exec(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<u64>;
-}
-
-impl Run for PgLink {
-    fn row(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<Option<Row>> {
-        self.query_opt(sql, params)
-    }
-    fn exec(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<u64> {
-        self.execute(sql, params)
-    }
-}
-
-impl Run for Tx<'_> {
-    fn row(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<Option<Row>> {
-        self.query_opt(sql, params)
-    }
-    fn exec(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<u64> {
-        self.execute(sql, params)
-    }
 }
 
 fn get<'a, T: FromSql<'a>>(r: &'a Row, i: usize) -> CoreResult<T> {
