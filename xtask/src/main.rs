@@ -5,7 +5,8 @@
 //! - `cargo xtask audit`: the dependency audit alone.
 //! - `cargo xtask bench`: the benchmarks, printing their figures.
 //! - `cargo xtask run`: the desktop app on the built-in sandbox.
-//! - `cargo xtask bindings`: regenerates the UI's TypeScript bindings from Rust.
+//! - `cargo xtask bindings`: regenerates from Rust the UI's TypeScript bindings, the main
+//!   window's capability and the UI's invalidation map (all from `src-tauri/src/registry.rs`).
 //! - `cargo xtask package`: the Linux `.deb` (release build).
 //!
 //! Every step says what it does before doing it. Std only, so it builds in seconds.
@@ -46,7 +47,9 @@ fn main() -> ExitCode {
             );
             eprintln!("  bench  run the benchmarks and print their figures (see BENCHMARKS.md)");
             eprintln!("  run    open the desktop app on the built-in sandbox");
-            eprintln!("  bindings  regenerate ui/src/bindings.ts from the app's commands");
+            eprintln!(
+                "  bindings  regenerate ui/src/bindings.ts, the capability and ui/src/lib/invalidates.ts"
+            );
             eprintln!("  package   build the Linux .deb (release)");
             eprintln!("  bench-app the desktop app's benchmark (release; see BENCHMARKS.md)");
             return ExitCode::from(2);
