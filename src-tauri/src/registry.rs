@@ -45,8 +45,9 @@ macro_rules! app_commands {
             orders::currencies => [],
             orders::state_meanings => [],
             orders::orders_page => [],
-            // The cache changed: every list, the dashboard, the palette.
-            orders::orders_sync => ["orders", "dashboard", "palette"],
+            // The cache changed (every list, the dashboard, the palette), and the app took
+            // a balance snapshot before answering.
+            orders::orders_sync => ["orders", "dashboard", "palette", "balances"],
             orders::orders_sync_cancel => [],
             orders::order_detail => [],
             orders::order_customer => [],

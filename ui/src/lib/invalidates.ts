@@ -27,7 +27,7 @@ export const invalidates = {
   currencies: [],
   stateMeanings: [],
   ordersPage: [],
-  ordersSync: ["orders", "dashboard", "palette"],
+  ordersSync: ["orders", "dashboard", "palette", "balances"],
   ordersSyncCancel: [],
   orderDetail: [],
   orderCustomer: [],
