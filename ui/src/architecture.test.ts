@@ -2,6 +2,7 @@
 // shared component kit (`components/`) free of features, so a screen's calls can be
 // found in one file and a shared widget can be used by any feature.
 import { describe, expect, it } from "vitest";
+import { invalidates } from "./lib/invalidates";
 
 const sources = import.meta.glob(["./**/*.{ts,tsx}", "!./**/*.test.{ts,tsx}", "!./bindings.ts"], {
   query: "?raw",
@@ -36,6 +37,31 @@ function featureImports(text: string): string[] {
   );
 }
 
+/// Each `...Mutation("name", ...)` of a hook module with the commands its function calls:
+/// the name says what the answer makes stale, so it must be a command the call makes.
+function namedMutations(text: string): { name: string; calls: string[] }[] {
+  const starts = [...text.matchAll(/Mutation\(\s*"(\w+)"/g)];
+  return starts.map((m, i) => {
+    const end = starts[i + 1]?.index ?? text.length;
+    const span = text.slice(m.index, end);
+    return {
+      name: m[1] ?? "",
+      calls: [...span.matchAll(/commands\.(\w+)\(/g)].map((c) => c[1] ?? ""),
+    };
+  });
+}
+
+/// The commands each plain `useMutation(...)` of a module calls (up to the next hook).
+function plainMutations(text: string): string[][] {
+  const starts = [...text.matchAll(/\buseMutation\(/g)];
+  return starts.map((m) => {
+    const rest = text.slice((m.index ?? 0) + 1);
+    const next = rest.search(/\n(export )?function /);
+    const span = next < 0 ? rest : rest.slice(0, next);
+    return [...span.matchAll(/commands\.(\w+)\(/g)].map((c) => c[1] ?? "");
+  });
+}
+
 describe("the UI's layers", () => {
   it("reads the source", () => {
     expect(Object.keys(sources).length).toBeGreaterThan(100);
@@ -56,6 +82,28 @@ describe("the UI's layers", () => {
     expect(imports).toEqual([]);
   });
 
+  it("names, for each mutation's refresh, a command the mutation calls", () => {
+    const named = Object.entries(sources)
+      .filter(([path]) => isHookModule(path))
+      .flatMap(([path, text]) => namedMutations(text).map((m) => ({ path, ...m })));
+    expect(named.length).toBeGreaterThan(30);
+    const wrong = named.filter((m) => !m.calls.includes(m.name));
+    expect(wrong).toEqual([]);
+  });
+
+  it("leaves no command that declares stale caches to a mutation that refreshes none", () => {
+    const declared = invalidates as Record<string, readonly string[]>;
+    const silent = Object.entries(sources)
+      .filter(([path]) => isHookModule(path))
+      .flatMap(([path, text]) =>
+        plainMutations(text)
+          .flat()
+          .filter((c) => (declared[c]?.length ?? 0) > 0)
+          .map((c) => `${path}: ${c}`),
+      );
+    expect(silent).toEqual([]);
+  });
+
   // The checks above pass on clean code; these show they catch what they are for.
   it("catches IPC and feature imports where they do not belong", () => {
     expect(ipcUses('import { commands } from "../bindings";')).toEqual(["imports commands"]);
@@ -70,6 +118,21 @@ describe("the UI's layers", () => {
     expect(featureImports('import { useAppStatus } from "../features/app/queries";')).toEqual([
       "../features/app/queries",
     ]);
+    expect(
+      namedMutations(
+        'useCommandMutation("filterSave", () => unwrap(commands.filterDelete(n)));\n' +
+          'useMoneyMutation("payoutCreate", (v) => unwrap(commands.payoutCreate(v)));',
+      ),
+    ).toEqual([
+      { name: "filterSave", calls: ["filterDelete"] },
+      { name: "payoutCreate", calls: ["payoutCreate"] },
+    ]);
+    expect(
+      plainMutations(
+        "function a() {\n  return useMutation({ mutationFn: () => unwrap(commands.filterSave(x)) });\n}\n" +
+          "function b() {\n  return useQuery({ queryFn: () => unwrap(commands.orderDetail(x)) });\n}\n",
+      ),
+    ).toEqual([["filterSave"]]);
     expect(isHookModule("./features/team/adminQueries.ts")).toBe(true);
     expect(isHookModule("./features/reports/ReportsPage.tsx")).toBe(false);
     expect(isHookModule("./components/queries.ts")).toBe(false);
