@@ -644,9 +644,7 @@ fn verifier_of(password: &str) -> CoreResult<String> {
     if password.chars().count() < 12 {
         return Err(CoreError::validation("password", "12 characters at least"));
     }
-    Ok(postgres_protocol::password::scram_sha_256(
-        password.as_bytes(),
-    ))
+    Ok(crate::store::pg::scram_verifier(password))
 }
 
 fn file_name(name: &str) -> &str {

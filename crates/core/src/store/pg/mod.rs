@@ -174,6 +174,12 @@ pub fn valid_user_name(name: &str) -> bool {
         && !name.starts_with("pg_")
 }
 
+/// A member's password as the SCRAM-SHA-256 verifier PostgreSQL keeps (computed here:
+/// the password never reaches the server).
+pub fn scram_verifier(password: &str) -> String {
+    postgres_protocol::password::scram_sha_256(password.as_bytes())
+}
+
 /// A notification the database sent on a channel this link listens to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Notice {
