@@ -97,6 +97,72 @@ async fn a_name_fixed_on_a_clabe_row_is_the_same_payout_and_a_rerun_counts_its_o
     assert_eq!(f.running.sandbox.with_state(|s| s.orders.len()), 4);
 }
 
+/// A CLABE row paid by a desk from before names stopped counting in a row's number, its
+/// name edited since: neither the row's number now nor its number with the new name is
+/// the one it went under, yet it is the payout already paid (the journal holds it under
+/// its former number, a CLABE payout sends no name). Found paid, never sent again, even
+/// when the operator confirms every held row; a second identical row is still a payout
+/// of its own. Counted at the sandbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clabe_row_paid_under_its_former_number_is_not_paid_again_after_its_name_is_edited() {
+    let f = common::Fixture::new("bulkformer").await;
+    let desk = f.desk().await;
+    let orders = || f.running.sandbox.with_state(|s| s.orders.len());
+    // The number the older desk gave the row "Ana Lima": `B` and the first 10 bytes of
+    // HMAC-SHA-256, under the profile's intent key, of the row's content with its name.
+    let key = f.secrets.intent_key(&f.name).unwrap();
+    let former = format!(
+        "B{}",
+        paydesk_core::journal::keyed_digest(
+            key.expose(),
+            "bulk|clabe|101|MXN|002010077777777771|Ana|Lima|#1",
+            10
+        )
+    );
+    let paid = desk
+        .payout_clabe(common::payout(&former, "101.00"))
+        .await
+        .unwrap();
+    assert_eq!(paid.entry.status, paydesk_core::journal::Status::Accepted);
+    assert_eq!(orders(), 1);
+
+    // The file now: Ana's last name edited, and the same payout once more on a second row.
+    let path = f.dir.path().join("payroll.csv");
+    let edited = format!("{HEADER}clabe,101.00,MXN,002010077777777771,Ana,Lima Pereira,,\n");
+    std::fs::write(&path, &edited).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!(plan.rows[0].action, RowAction::Paid, "{:?}", plan.rows[0]);
+    assert_eq!(plan.rows[0].mer_order_no, former);
+    assert_eq!((plan.to_send, plan.held), (0, 0));
+    // The operator confirms everything the plan holds: nothing is.
+    let results = desk
+        .bulk_payouts(&file, true, Some(&plan.digest_with_held), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(results[0].status, RowStatus::Accepted);
+    assert!(!results[0].this_run);
+    assert_eq!(orders(), 1, "paid once at the gateway");
+
+    // Two identical rows: the first is the one paid, the second is sent.
+    let two = format!(
+        "{HEADER}clabe,101.00,MXN,002010077777777771,Ana,Lima Pereira,,\n\
+         clabe,101.00,MXN,002010077777777771,Ana,Lima Pereira,,\n"
+    );
+    std::fs::write(&path, &two).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    let actions: Vec<RowAction> = plan.rows.iter().map(|r| r.action).collect();
+    assert_eq!(actions, vec![RowAction::Paid, RowAction::Send]);
+    desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(orders(), 2);
+    // Run again: nothing more.
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!((plan.to_send, plan.paid, plan.held), (0, 2, 0));
+}
+
 #[test]
 fn a_runs_result_file_never_replaces_an_earlier_one() {
     let dir = tempfile::tempdir().unwrap();

@@ -46,6 +46,69 @@ pub struct ReviewRequest {
     pub files: Vec<(String, String)>,
 }
 
+/// The numbers CLABE bulk rows went under before names stopped counting in a row's
+/// identity, by fingerprint: each is given to one row of a plan at most, oldest first.
+#[derive(Default)]
+struct FormerIdentities {
+    /// The bulk row numbers (bases) of the journal's CLABE payouts, by fingerprint, oldest
+    /// first; read once per plan, when a row first needs them.
+    by_fingerprint: Option<std::collections::HashMap<String, Vec<String>>>,
+    taken: std::collections::HashSet<String>,
+}
+
+/// A bulk row's base number (`B` and 20 hex digits) out of a journal number, which may
+/// carry a chain's suffix (`-R2`, `-C1a2b3c4d`).
+fn bulk_base(no: &str) -> Option<&str> {
+    let base = no.split_once('-').map_or(no, |(b, _)| b);
+    let digits = base.strip_prefix('B')?;
+    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_hexdigit())).then_some(base)
+}
+
+impl FormerIdentities {
+    /// The oldest base under which the journal holds this CLABE payout, that is no
+    /// number a row of this file has now (`own`) and no other row took.
+    fn take(
+        &mut self,
+        desk: &Desk,
+        fingerprint: &str,
+        own: &std::collections::HashSet<String>,
+    ) -> CoreResult<Option<String>> {
+        if self.by_fingerprint.is_none() {
+            let entries = desk.store.journal().list(
+                &desk.profile.name,
+                &[],
+                &[journal::JournalOperation::V2Payout.name()],
+                1_000_000,
+            )?;
+            let mut map: std::collections::HashMap<String, Vec<String>> = Default::default();
+            // Newest first from the journal: the oldest first here.
+            for e in entries.iter().rev() {
+                if let Some(base) = bulk_base(&e.mer_order_no) {
+                    let bases = map.entry(e.fingerprint.clone()).or_default();
+                    if !bases.iter().any(|b| b == base) {
+                        bases.push(base.to_string());
+                    }
+                }
+            }
+            self.by_fingerprint = Some(map);
+        }
+        let found = self
+            .by_fingerprint
+            .as_ref()
+            .and_then(|m| m.get(fingerprint))
+            .and_then(|bases| {
+                bases
+                    .iter()
+                    .find(|b| !own.contains(*b) && !self.taken.contains(*b))
+            })
+            .cloned();
+        if let Some(b) = &found {
+            self.taken.insert(b.clone());
+        }
+        Ok(found)
+    }
+}
+
 impl Desk {
     /// A payin or payout through the journal; the order is cached at once with its
     /// method (the order list does not carry it).
@@ -486,22 +549,45 @@ impl Desk {
     ) -> CoreResult<Vec<bulk::Planned>> {
         // A row's base number: the one given, or `B` and a keyed digest of its content.
         let derive = |content: &str| format!("B{}", self.keyed(&format!("bulk|{content}"), 10));
+        let known = |no: &str| -> CoreResult<bool> {
+            Ok(self
+                .store
+                .journal()
+                .get_by_number(&self.profile.name, no)?
+                .is_some())
+        };
+        // Every number a row of this file could be known under (what it is now, and what
+        // it was while a CLABE row's name still counted): a former identity found in the
+        // journal is only ever one of these, or one no row of the file has.
+        let mut own: std::collections::HashSet<String> = Default::default();
+        for (line, _) in &file.rows {
+            if let Some(content) = file.derived.get(line) {
+                own.insert(derive(content));
+            }
+            if let Some(c) = file.derived_before_names_left.get(line) {
+                own.insert(derive(c));
+            }
+        }
+        let mut former = FormerIdentities::default();
         let mut bases: Vec<String> = Vec::with_capacity(file.rows.len());
         for (line, r) in &file.rows {
             bases.push(match file.derived.get(line) {
-                // A CLABE row sent while its name still counted keeps that number.
                 Some(content) => {
+                    let current = derive(content);
                     match file.derived_before_names_left.get(line).map(|c| derive(c)) {
-                        Some(older)
-                            if self
-                                .store
-                                .journal()
-                                .get_by_number(&self.profile.name, &older)?
-                                .is_some() =>
-                        {
-                            older
-                        }
-                        _ => derive(content),
+                        // A CLABE row sent while its name still counted keeps that number.
+                        Some(older) if known(&older)? => older,
+                        // Sent before names stopped counting, under a name edited since:
+                        // neither number can be made from the file any more, but the
+                        // journal holds the payout (its fingerprint: a CLABE payout sends
+                        // no name) under a row number no row of this file has.
+                        Some(_) if !known(&current)? => match r {
+                            PayoutOp::Clabe(p) => former
+                                .take(self, &self.fingerprint_of(p)?, &own)?
+                                .unwrap_or(current),
+                            PayoutOp::Card(_) => current,
+                        },
+                        _ => current,
                     }
                 }
                 None => r.mer_order_no().to_string(),
