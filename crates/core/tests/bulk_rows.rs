@@ -163,6 +163,210 @@ async fn a_clabe_row_paid_under_its_former_number_is_not_paid_again_after_its_na
     assert_eq!((plan.to_send, plan.paid, plan.held), (0, 2, 0));
 }
 
+/// Gives the demo merchant enough MXN for every payout of a test.
+fn fund(f: &common::Fixture) {
+    let mut m = f
+        .running
+        .sandbox
+        .with_state(|s| s.merchants[&common::MER].clone());
+    *m.opening.entry("MXN".into()).or_default() += rust_decimal::Decimal::from(10_000_000);
+    f.running.sandbox.add_merchant(m);
+}
+
+/// The fixture's profile with `payouts_in_flight` requests of a bulk run at once, on a
+/// sandbox that takes a reused order number as a new order (so a row sent twice shows
+/// as two orders there, whatever the journal says).
+fn in_flight(f: &common::Fixture, n: u32) {
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(paydesk_core::Profile {
+            sync: paydesk_core::profile::SyncSettings {
+                payouts_in_flight: n,
+                ..p.sync.clone()
+            },
+            ..p
+        })
+        .unwrap();
+    f.running.sandbox.set_behaviour(paydesk_sandbox::Behaviour {
+        accept_reused_order_no: true,
+        list_lag_ms: 0,
+        speaks: None,
+    });
+}
+
+/// Orders at the sandbox per merchant order number.
+fn at_gateway(f: &common::Fixture) -> std::collections::BTreeMap<String, usize> {
+    f.running.sandbox.with_state(|s| {
+        let mut m = std::collections::BTreeMap::new();
+        for o in &s.orders {
+            *m.entry(o.mer_order_no.clone()).or_insert(0) += 1;
+        }
+        m
+    })
+}
+
+fn payroll(rows: usize) -> String {
+    let mut csv = String::from(HEADER);
+    for i in 0..rows {
+        csv.push_str(&format!(
+            "clabe,{}.{:02},MXN,002010077777777771,Ana,Lima,,\n",
+            10 + i / 100,
+            i % 100
+        ));
+    }
+    csv
+}
+
+/// Eight requests in flight while a fifth of the answers are lost after the gateway
+/// made the payout (and some come back "success" without a trade number): each of those
+/// rows stays unknown, never sent again; the next run looks them up and finds them.
+/// Every row is one order at the sandbox, and the audit chain verifies with one row per
+/// call even though the keyring's anchor was written once a run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lost_answers_with_eight_in_flight_stay_unknown_are_looked_up_and_nothing_is_paid_twice() {
+    let f = common::Fixture::new("bulklost").await;
+    fund(&f);
+    in_flight(&f, 8);
+    f.running.sandbox.set_fault(
+        "/v2/payout",
+        paydesk_sandbox::Fault {
+            latency_ms: 2,
+            latency_jitter_ms: 6,
+            drop_rate: 0.2,
+            blank_trade_no_rate: 0.05,
+            seed: 7,
+            ..Default::default()
+        },
+    );
+    let desk = f.desk().await;
+    let rows = 120;
+    let path = f.dir.path().join("payroll.csv");
+    std::fs::write(&path, payroll(rows)).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!(plan.to_send as usize, rows);
+    let mut seen = Vec::new();
+    let results = desk
+        .bulk_payouts(&file, false, Some(&plan.digest), |done, total| {
+            seen.push((done, total))
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        seen.last(),
+        Some(&(rows, rows)),
+        "progress counts every row"
+    );
+    let unknown = results
+        .iter()
+        .filter(|r| r.status == RowStatus::Unknown)
+        .count();
+    let accepted = results
+        .iter()
+        .filter(|r| r.status == RowStatus::Accepted)
+        .count();
+    assert!(unknown >= 6, "lost answers: {unknown}");
+    assert_eq!(accepted + unknown, rows, "{results:?}");
+    // The gateway made every payout once: no lost answer was sent again.
+    let counts = at_gateway(&f);
+    assert_eq!(counts.len(), rows);
+    assert!(counts.values().all(|&n| n == 1));
+
+    // The answers come through again; the same file run again looks the rows up.
+    f.running
+        .sandbox
+        .set_fault("/v2/payout", Default::default());
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!(plan.look_up as usize, unknown);
+    assert_eq!(plan.to_send, 0);
+    let results = desk
+        .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    assert!(
+        results.iter().all(|r| r.status == RowStatus::Accepted),
+        "{results:?}"
+    );
+    let counts = at_gateway(&f);
+    assert_eq!(counts.len(), rows);
+    assert!(counts.values().all(|&n| n == 1));
+    // Every row's trade number is the gateway's.
+    let trade_of: std::collections::HashMap<String, String> = f.running.sandbox.with_state(|s| {
+        s.orders
+            .iter()
+            .map(|o| (o.mer_order_no.clone(), o.trade_no.clone()))
+            .collect()
+    });
+    for r in &results {
+        assert_eq!(trade_of.get(&r.mer_order_no), Some(&r.trade_no));
+    }
+    let check = desk.audit_verify().unwrap();
+    assert!(check.ok, "{check:?}");
+    // A call per row sent, a lookup per unknown one, and the rest.
+    assert!(check.rows as usize >= rows + unknown, "{check:?}");
+}
+
+/// A run stopped in the middle (the window closed, the task aborted) with eight
+/// requests in flight: what was out stays `sending`, an unknown outcome, and the same
+/// file run again sends every other row once and never one of those blind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bulk_run_aborted_mid_flight_then_run_again_pays_no_row_twice() {
+    let f = common::Fixture::new("bulkabort").await;
+    fund(&f);
+    in_flight(&f, 8);
+    f.running.sandbox.set_fault(
+        "/v2/payout",
+        paydesk_sandbox::Fault {
+            latency_ms: 20,
+            latency_jitter_ms: 20,
+            seed: 3,
+            ..Default::default()
+        },
+    );
+    let desk = f.desk().await;
+    let rows = 120;
+    let path = f.dir.path().join("payroll.csv");
+    std::fs::write(&path, payroll(rows)).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    let stopped = tokio::time::timeout(
+        std::time::Duration::from_millis(150),
+        desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {}),
+    )
+    .await;
+    assert!(stopped.is_err(), "the run was stopped before its end");
+    let paid_then = at_gateway(&f).len();
+    assert!(paid_then > 0 && paid_then < rows, "{paid_then}");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    let results = desk
+        .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    let counts = at_gateway(&f);
+    assert!(counts.values().all(|&n| n == 1), "a row paid twice");
+    // Each row is accepted (its order at the gateway) or, if it was out when the run
+    // stopped, still to be found out: never sent again meanwhile.
+    for r in &results {
+        match r.status {
+            RowStatus::Accepted => assert_eq!(counts.get(&r.mer_order_no), Some(&1)),
+            RowStatus::Sending | RowStatus::Unknown => {}
+            other => panic!("line {}: {other:?}", r.line),
+        }
+    }
+    assert!(
+        results
+            .iter()
+            .filter(|r| r.status == RowStatus::Accepted)
+            .count()
+            >= rows - 8,
+        "{results:?}"
+    );
+}
+
 #[test]
 fn a_runs_result_file_never_replaces_an_earlier_one() {
     let dir = tempfile::tempdir().unwrap();

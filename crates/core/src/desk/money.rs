@@ -757,51 +757,45 @@ impl Desk {
                 "the rows to send are not the ones confirmed: the file or the journal changed since the preview; check it again",
             ));
         }
-        for p in planned.iter().filter(|p| p.action == bulk::RowAction::Send) {
-            // The request as it will go, unsigned (it is signed when it is sent).
-            let (body, summary) = match &p.payout {
-                PayoutOp::Clabe(o) => (
-                    serde_json::to_value(o).map_err(|e| CoreError::internal(e.to_string()))?,
-                    format!(
-                        "bulk payout CLABE {} {} to {}",
-                        o.source_amount,
-                        o.currency_code,
-                        paydesk_gateway::validate::mask_card(&o.clabe)
-                    ),
-                ),
-                PayoutOp::Card(o) => (
-                    serde_json::to_value(o).map_err(|e| CoreError::internal(e.to_string()))?,
-                    format!(
-                        "bulk payout CARD {} {} to {} {} {}",
-                        o.source_amount,
-                        o.currency_code,
-                        o.ben_first_name,
-                        o.ben_last_name,
-                        paydesk_gateway::validate::mask_card(&o.card_no)
-                    ),
-                ),
-            };
-            let no = p.payout.mer_order_no();
-            let known = self
-                .store
-                .journal()
-                .get_by_number(&self.profile.name, no)?
-                .is_some();
-            self.store.journal().queue(
-                &self.profile.name,
-                journal::Intent {
-                    operation: bulk::operation_of(&p.payout),
-                    mer_order_no: no,
-                    request: &body,
-                    summary: &summary,
-                    fingerprint: &p.fingerprint,
-                },
-            )?;
+        // Every row to send is in the journal before any leaves: one commit for them all.
+        let sends: Vec<&bulk::Planned> = planned
+            .iter()
+            .filter(|p| p.action == bulk::RowAction::Send)
+            .collect();
+        let parts = sends
+            .iter()
+            .map(|p| super::bulk_send::intent_parts(&p.payout))
+            .collect::<CoreResult<Vec<_>>>()?;
+        let mut known = Vec::with_capacity(sends.len());
+        for p in &sends {
+            known.push(
+                self.store
+                    .journal()
+                    .get_by_number(&self.profile.name, p.payout.mer_order_no())?
+                    .is_some(),
+            );
+        }
+        let intents: Vec<journal::Intent<'_>> = sends
+            .iter()
+            .zip(&parts)
+            .map(|(p, (body, summary))| journal::Intent {
+                operation: bulk::operation_of(&p.payout),
+                mer_order_no: p.payout.mer_order_no(),
+                request: body,
+                summary,
+                fingerprint: &p.fingerprint,
+            })
+            .collect();
+        self.store
+            .journal()
+            .queue_many(&self.profile.name, &intents)?;
+        for (p, known) in sends.iter().zip(known) {
             if include_held && !known && p.earlier.is_some() {
                 self.audit(
                     "duplicate_override",
                     format!(
-                        "merOrderNo={no} earlier={} (bulk line {})",
+                        "merOrderNo={} earlier={} (bulk line {})",
+                        p.payout.mer_order_no(),
                         p.earlier.clone().unwrap_or_default(),
                         p.line
                     ),
@@ -827,76 +821,88 @@ impl Desk {
             .filter(|p| matches!(p.action, bulk::RowAction::Send | bulk::RowAction::LookUp))
             .count();
         let mut done = 0;
-        for p in &planned {
-            let no = p.payout.mer_order_no().to_string();
-            let result = |status: bulk::RowStatus, trade_no: Option<String>, detail: String| {
-                bulk::RowResult {
-                    line: p.line,
-                    mer_order_no: no.clone(),
-                    status,
-                    trade_no: trade_no.unwrap_or_default(),
-                    detail,
-                    this_run: matches!(p.action, bulk::RowAction::Send | bulk::RowAction::LookUp),
-                }
+        let result_of =
+            |p: &bulk::Planned, status, trade_no: Option<String>, detail| bulk::RowResult {
+                line: p.line,
+                mer_order_no: p.payout.mer_order_no().to_string(),
+                status,
+                trade_no: trade_no.unwrap_or_default(),
+                detail,
+                this_run: matches!(p.action, bulk::RowAction::Send | bulk::RowAction::LookUp),
             };
+        // What a row sent or looked up ended as: its entry, or the error and the entry
+        // as the journal holds it.
+        let ended = |p: &bulk::Planned, r: CoreResult<journal::Entry>| {
+            let entry = match &r {
+                Ok(_) => None,
+                Err(_) => self
+                    .store
+                    .journal()
+                    .get_by_number(&self.profile.name, p.payout.mer_order_no())
+                    .ok()
+                    .flatten(),
+            };
+            match (r, entry) {
+                (Ok(e), _) => result_of(
+                    p,
+                    e.status.into(),
+                    e.trade_no.clone(),
+                    e.message.clone().unwrap_or_default(),
+                ),
+                (Err(e), Some(entry)) => result_of(
+                    p,
+                    entry.status.into(),
+                    entry.trade_no.clone(),
+                    entry.message.clone().unwrap_or_else(|| e.to_string()),
+                ),
+                (Err(e), None) => result_of(p, bulk::RowStatus::Pending, None, e.to_string()),
+            }
+        };
+        let mut to_send = Vec::new();
+        for (i, p) in planned.iter().enumerate() {
+            let no = p.payout.mer_order_no().to_string();
             match p.action {
                 bulk::RowAction::Held => {
                     results.push(bulk::RowResult {
                         mer_order_no: String::new(),
-                        ..result(bulk::RowStatus::Held, None, p.why.to_string())
+                        ..result_of(p, bulk::RowStatus::Held, None, p.why.to_string())
                     });
-                    continue;
                 }
                 bulk::RowAction::Paid => {
                     let e = self
                         .store
                         .journal()
                         .get_by_number(&self.profile.name, &no)?;
-                    results.push(result(
+                    results.push(result_of(
+                        p,
                         bulk::RowStatus::Accepted,
                         e.and_then(|e| e.trade_no),
                         p.why.to_string(),
                     ));
-                    continue;
                 }
-                bulk::RowAction::Send | bulk::RowAction::LookUp => {}
-            }
-            let sent = match (&p.action, &p.payout) {
-                (bulk::RowAction::LookUp, _) => {
+                bulk::RowAction::LookUp => {
                     let e = self
                         .store
                         .journal()
                         .get_by_number(&self.profile.name, &no)?
                         .ok_or_else(|| CoreError::internal("journal entry vanished"))?;
-                    self.reconcile_entry(&e, true).await.map(|entry| Submitted {
-                        entry,
-                        data: None,
-                        replayed: true,
-                    })
+                    let r = self.reconcile_entry(&e, true).await;
+                    results.push(ended(p, r));
+                    done += 1;
+                    progress(done, total);
                 }
-                (_, PayoutOp::Clabe(o)) => self.payout_clabe(o.clone()).await,
-                (_, PayoutOp::Card(o)) => self.payout_card(o.clone()).await,
-            };
-            let entry = self
-                .store
-                .journal()
-                .get_by_number(&self.profile.name, &no)?;
-            results.push(match (sent, entry) {
-                (Ok(s), _) => result(
-                    s.entry.status.into(),
-                    s.entry.trade_no.clone(),
-                    s.entry.message.clone().unwrap_or_default(),
-                ),
-                (Err(e), Some(entry)) => result(
-                    entry.status.into(),
-                    entry.trade_no.clone(),
-                    entry.message.clone().unwrap_or_else(|| e.to_string()),
-                ),
-                (Err(e), None) => result(bulk::RowStatus::Pending, None, e.to_string()),
-            });
+                bulk::RowAction::Send => {
+                    to_send.push((i, p.payout.clone(), p.fingerprint.clone()));
+                }
+            }
+        }
+        // The rows to send, a bounded number in flight, their outcomes written in groups.
+        let mut sent = |i: usize, r: CoreResult<journal::Entry>| {
+            results.push(ended(&planned[i], r));
             done += 1;
             progress(done, total);
-        }
+        };
+        self.send_bulk_rows(to_send, &mut sent).await?;
         results.sort_by_key(|r| r.line);
         Ok(results)
     }
