@@ -79,16 +79,17 @@ pub struct SyncSettings {
     /// While the desk runs, a balance snapshot of every currency when the last one is
     /// this old (minutes; 0: only on request, after a sync and after money moves).
     pub balances_every_mins: u32,
-    /// Payouts of a bulk run in flight at once (each still leaves no sooner than
-    /// `rate_limit` allows): 1 sends one row after another.
+    /// Payouts of a bulk run in flight at once: 1 sends one row after another. Never
+    /// more than `rate_limit` (a second's worth), and each request still leaves no
+    /// sooner than the rate limit allows.
     #[cfg_attr(feature = "specta", specta(optional))]
     pub payouts_in_flight: u32,
 }
 
 /// Payouts of a bulk run in flight at once unless the profile says otherwise.
-pub const DEFAULT_PAYOUTS_IN_FLIGHT: u32 = 4;
+pub const DEFAULT_PAYOUTS_IN_FLIGHT: u32 = 16;
 /// The most a profile may set.
-pub const MAX_PAYOUTS_IN_FLIGHT: u32 = 32;
+pub const MAX_PAYOUTS_IN_FLIGHT: u32 = 64;
 
 /// Minutes between scheduled balance snapshots unless the profile says otherwise.
 pub const DEFAULT_BALANCES_EVERY_MINS: u32 = 60;

@@ -25,6 +25,9 @@ use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutOp;
 use crate::journal::{Begin, Claim, Entry, Intent, Outcome, Status};
 
+/// How long a turn waits for more answers after its first one.
+const GATHER: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// A row to send: its index in the run's plan, the payout, its fingerprint.
 pub(super) type Row = (usize, PayoutOp, String);
 
@@ -117,169 +120,161 @@ impl Desk {
         one_by_one: &mut Vec<(usize, PayoutOp)>,
     ) -> CoreResult<()> {
         let client = self.client()?.clone();
-        let limit = self.profile.sync.payouts_in_flight.clamp(1, 64) as usize;
+        // Never more out than a second's worth under the profile's rate limit.
+        let limit = match self.profile.sync.rate_limit {
+            0 => self.profile.sync.payouts_in_flight,
+            rate => self.profile.sync.payouts_in_flight.min(rate),
+        }
+        .clamp(1, 64) as usize;
         let mut waiting: VecDeque<Row> = rows.into();
         // Dropped (the run stopped), it aborts the requests still out: their entries stay
         // `sending`, an unknown outcome the next run looks up.
         let mut out: tokio::task::JoinSet<(usize, Answer)> = tokio::task::JoinSet::new();
         let mut tasks: HashMap<tokio::task::Id, usize> = HashMap::new();
         let mut flying: HashMap<usize, Flying> = HashMap::new();
+        // The answers of the turn before, written with this turn's rows.
+        let mut answered: Vec<Plain> = Vec::new();
         loop {
             let room = limit.saturating_sub(out.len()).min(waiting.len());
-            if room > 0 {
-                let group: Vec<Row> = waiting.drain(..room).collect();
-                let parts = group
-                    .iter()
-                    .map(|(_, p, _)| intent_parts(p))
-                    .collect::<CoreResult<Vec<_>>>()?;
-                let intents: Vec<Intent<'_>> = group
-                    .iter()
-                    .zip(&parts)
-                    .map(|((_, p, fp), (body, summary))| Intent {
-                        operation: name_of(p),
-                        mer_order_no: p.mer_order_no(),
-                        request: body,
-                        summary,
-                        fingerprint: fp,
-                    })
-                    .collect();
-                let begun = self.store.journal().begin_many(
-                    &self.profile.name,
-                    &intents,
-                    self.guard(false),
-                )?;
-                for ((i, payout, _), b) in group.into_iter().zip(begun) {
-                    let (entry, claim) = match b {
-                        Begin::Send(e, c) | Begin::Resend(e, c) => (e, c),
-                        _ => {
-                            one_by_one.push((i, payout));
-                            continue;
-                        }
+            let group: Vec<Row> = waiting.drain(..room).collect();
+            let parts = group
+                .iter()
+                .map(|(_, p, _)| intent_parts(p))
+                .collect::<CoreResult<Vec<_>>>()?;
+            let intents: Vec<Intent<'_>> = group
+                .iter()
+                .zip(&parts)
+                .map(|((_, p, fp), (body, summary))| Intent {
+                    operation: name_of(p),
+                    mer_order_no: p.mer_order_no(),
+                    request: body,
+                    summary,
+                    fingerprint: fp,
+                })
+                .collect();
+            let begun = self.write_turn(&answered, &intents)?;
+            for ((i, payout, _), b) in group.into_iter().zip(begun) {
+                let (entry, claim) = match b {
+                    Begin::Send(e, c) | Begin::Resend(e, c) => (e, c),
+                    _ => {
+                        one_by_one.push((i, payout));
+                        continue;
+                    }
+                };
+                let client = client.clone();
+                let op = payout.clone();
+                let task = out.spawn(async move {
+                    let answer = match &op {
+                        PayoutOp::Clabe(o) => client.send(o).await,
+                        PayoutOp::Card(o) => client.send(o).await,
                     };
-                    let client = client.clone();
-                    let op = payout.clone();
-                    let task = out.spawn(async move {
-                        let answer = match &op {
-                            PayoutOp::Clabe(o) => client.send(o).await,
-                            PayoutOp::Card(o) => client.send(o).await,
-                        };
-                        (i, answer)
-                    });
-                    tasks.insert(task.id(), i);
-                    flying.insert(
-                        i,
-                        Flying {
-                            entry,
-                            claim,
-                            started: Instant::now(),
-                            payout,
-                        },
-                    );
-                }
+                    (i, answer)
+                });
+                tasks.insert(task.id(), i);
+                flying.insert(
+                    i,
+                    Flying {
+                        entry,
+                        claim,
+                        started: Instant::now(),
+                        payout,
+                    },
+                );
             }
+            // While those requests are out: the rows just recorded, their orders cached.
+            let mut made = Vec::new();
+            for p in answered.drain(..) {
+                let entry = self.store.journal().get(p.f.entry.id)?;
+                if let Some(e) = &entry
+                    && e.status == Status::Accepted
+                {
+                    made.push((e.clone(), method_of(&p.f.payout), p.pay_code));
+                }
+                on_row(
+                    p.i,
+                    entry.ok_or_else(|| CoreError::internal("journal entry vanished")),
+                );
+            }
+            self.cache_made_many(&made);
             if out.is_empty() {
                 return Ok(());
             }
+            // One answer, then more until half of those out are in (or a moment passed):
+            // a commit costs a disk flush, so a turn records as many rows as it can
+            // without leaving the answers in waiting for long.
+            let want = out.len().div_ceil(2);
             let mut answers = Vec::new();
-            let first = out.join_next_with_id().await;
-            answers.extend(first);
+            answers.extend(out.join_next_with_id().await);
+            let until = tokio::time::Instant::now() + GATHER;
+            while answers.len() < want {
+                match tokio::time::timeout_at(until, out.join_next_with_id()).await {
+                    Ok(Some(more)) => answers.push(more),
+                    _ => break,
+                }
+            }
             while let Some(more) = out.try_join_next_with_id() {
                 answers.push(more);
             }
-            let answers: Vec<(usize, Answer)> = answers
-                .into_iter()
-                .filter_map(|r| match r {
-                    Ok((_, (i, answer))) => Some((i, answer)),
+            for r in answers {
+                let (i, answer) = match r {
+                    Ok((_, (i, answer))) => (i, answer),
                     // The task failed (it never does but by a panic): what it sent is
                     // unknown.
-                    Err(e) => tasks.get(&e.id()).map(|i| {
-                        (
+                    Err(e) => match tasks.get(&e.id()) {
+                        Some(i) => (
                             *i,
                             Err(GatewayError::OutcomeUnknown {
                                 reason: format!("the request's task stopped: {e}"),
                             }),
-                        )
-                    }),
-                })
-                .collect();
-            self.record_group(answers, &mut flying, on_row).await?;
-        }
-    }
-
-    /// Records a group of answers: their audit rows in one commit, their outcomes in one
-    /// more, the orders made cached; an answer that needs more than that (a success
-    /// without a usable trade number, a resend refused that may have arrived) the single
-    /// payout's way, one by one.
-    async fn record_group(
-        &self,
-        answers: Vec<(usize, Answer)>,
-        flying: &mut HashMap<usize, Flying>,
-        on_row: &mut dyn FnMut(usize, CoreResult<Entry>),
-    ) -> CoreResult<()> {
-        struct Plain {
-            i: usize,
-            f: Flying,
-            status: Status,
-            trade_no: Option<String>,
-            code: Option<String>,
-            message: String,
-            pay_code: Option<i64>,
-            result: String,
-        }
-        let mut plain: Vec<Plain> = Vec::new();
-        let mut closer: Vec<(usize, Flying, Answer)> = Vec::new();
-        for (i, answer) in answers {
-            let Some(f) = flying.remove(&i) else {
-                continue;
-            };
-            let result = Self::result_code(&answer);
-            match &answer {
-                Ok(a) if unusable_success(&f.entry, &a.data).is_none() => plain.push(Plain {
-                    i,
-                    status: Status::Accepted,
-                    trade_no: Some(a.data.trade_no.clone()),
-                    code: Some(paydesk_gateway::redact::terminal_safe(&a.code, 40)),
-                    message: paydesk_gateway::redact::terminal_safe(&a.message, 500),
-                    pay_code: Some(a.data.pay_code),
-                    result,
-                    f,
-                }),
-                Err(GatewayError::Rejected { .. })
-                    if f.entry.attempts > 1 && self.listable(&f.entry) =>
-                {
-                    closer.push((i, f, answer));
-                }
-                Ok(_) => closer.push((i, f, answer)),
-                Err(e) => {
-                    let (status, code) = plain_failure(e);
-                    plain.push(Plain {
-                        i,
-                        status,
-                        trade_no: None,
-                        code,
-                        message: e.to_string(),
-                        pay_code: None,
-                        result,
-                        f,
-                    });
+                        ),
+                        None => continue,
+                    },
+                };
+                let Some(f) = flying.remove(&i) else {
+                    continue;
+                };
+                match plain(i, f, answer) {
+                    Ok(p) => answered.push(p),
+                    // More than an outcome to write: the single payout's way, now.
+                    Err(more) => {
+                        let (f, answer) = *more;
+                        let method = Some(method_of(&f.payout));
+                        let r = match f.payout {
+                            PayoutOp::Clabe(_) => {
+                                self.record_answer::<wire::V2Payout>(
+                                    f.entry, f.claim, answer, method, f.started,
+                                )
+                                .await
+                            }
+                            PayoutOp::Card(_) => {
+                                self.record_answer::<wire::V1CardPayout>(
+                                    f.entry, f.claim, answer, method, f.started,
+                                )
+                                .await
+                            }
+                        };
+                        on_row(i, r.map(|s| s.entry));
+                    }
                 }
             }
         }
-        // The audit rows of the calls recorded together, as the single payout writes
-        // them (the others' are written by the single way).
-        self.audit_group(
-            plain
-                .iter()
-                .map(|p| {
-                    let ids = money_identifiers(
-                        &p.f.entry,
-                        p.trade_no.clone().filter(|_| p.status == Status::Accepted),
-                    );
-                    (name_of(&p.f.payout), ids, p.result.clone(), p.f.started)
-                })
-                .collect(),
-        );
-        let outcomes: Vec<(i64, &Claim, Outcome<'_>)> = plain
+    }
+
+    /// One commit: the audit rows and outcomes of the answers in, and the next rows
+    /// taken up. Should the audit log refuse its rows, they are written (or the failure
+    /// recorded) as the single payout does, and the journal's part goes on its own.
+    fn write_turn(&self, answered: &[Plain], intents: &[Intent<'_>]) -> CoreResult<Vec<Begin>> {
+        let rows: Vec<(&str, String, String, Instant)> = answered
+            .iter()
+            .map(|p| {
+                let ids = money_identifiers(
+                    &p.f.entry,
+                    p.trade_no.clone().filter(|_| p.status == Status::Accepted),
+                );
+                (name_of(&p.f.payout), ids, p.result.clone(), p.f.started)
+            })
+            .collect();
+        let outcomes: Vec<(i64, &Claim, Outcome<'_>)> = answered
             .iter()
             .map(|p| {
                 (
@@ -294,37 +289,81 @@ impl Desk {
                 )
             })
             .collect();
-        self.store.journal().finish_many(&outcomes)?;
-        for p in plain {
-            let entry = self.store.journal().get(p.f.entry.id)?;
-            if let Some(e) = &entry
-                && e.status == Status::Accepted
-            {
-                self.cache_made(e, Some(method_of(&p.f.payout)), p.pay_code);
+        let records = self.audit_records(rows.clone());
+        let anchor = super::lock(&self.audit_anchor).clone();
+        match self.store.bulk_turn(
+            records,
+            self.audit_key.expose(),
+            anchor.as_ref(),
+            &outcomes,
+            &self.profile.name,
+            intents,
+            self.guard(false),
+        ) {
+            Ok((anchor, begun)) => {
+                if let Some(a) = anchor
+                    && self.profile.team.is_none()
+                {
+                    *super::lock(&self.audit_anchor) = Some(a);
+                }
+                Ok(begun)
             }
-            on_row(
-                p.i,
-                entry.ok_or_else(|| CoreError::internal("journal entry vanished")),
-            );
+            Err(e) if !rows.is_empty() => {
+                tracing::warn!(error = %e, "a bulk turn's commit failed; its parts written one by one");
+                self.audit_group(rows);
+                self.store.journal().finish_many(&outcomes)?;
+                self.store
+                    .journal()
+                    .begin_many(&self.profile.name, intents, self.guard(false))
+            }
+            Err(e) => Err(e),
         }
-        for (i, f, answer) in closer {
-            let method = Some(method_of(&f.payout));
-            let r = match f.payout {
-                PayoutOp::Clabe(_) => {
-                    self.record_answer::<wire::V2Payout>(
-                        f.entry, f.claim, answer, method, f.started,
-                    )
-                    .await
-                }
-                PayoutOp::Card(_) => {
-                    self.record_answer::<wire::V1CardPayout>(
-                        f.entry, f.claim, answer, method, f.started,
-                    )
-                    .await
-                }
-            };
-            on_row(i, r.map(|s| s.entry));
+    }
+}
+
+/// An answer whose recording is its outcome and its audit row.
+struct Plain {
+    i: usize,
+    f: Flying,
+    status: Status,
+    trade_no: Option<String>,
+    code: Option<String>,
+    message: String,
+    pay_code: Option<i64>,
+    /// The audit row's result.
+    result: String,
+}
+
+/// The answer's outcome as the single payout records it, when recording it needs
+/// nothing more; otherwise the answer back (a success without a usable trade number, a
+/// refused resend that may have arrived after all).
+fn plain(i: usize, f: Flying, answer: Answer) -> Result<Plain, Box<(Flying, Answer)>> {
+    let result = Desk::result_code(&answer);
+    match &answer {
+        Ok(a) if unusable_success(&f.entry, &a.data).is_none() => Ok(Plain {
+            i,
+            status: Status::Accepted,
+            trade_no: Some(a.data.trade_no.clone()),
+            code: Some(paydesk_gateway::redact::terminal_safe(&a.code, 40)),
+            message: paydesk_gateway::redact::terminal_safe(&a.message, 500),
+            pay_code: Some(a.data.pay_code),
+            result,
+            f,
+        }),
+        Ok(_) => Err(Box::new((f, answer))),
+        Err(GatewayError::Rejected { .. }) if f.entry.attempts > 1 => Err(Box::new((f, answer))),
+        Err(e) => {
+            let (status, code) = plain_failure(e);
+            Ok(Plain {
+                i,
+                status,
+                trade_no: None,
+                code,
+                message: e.to_string(),
+                pay_code: None,
+                result,
+                f,
+            })
         }
-        Ok(())
     }
 }

@@ -834,17 +834,7 @@ impl Desk {
         if rows.is_empty() {
             return;
         }
-        let records: Vec<Record<'_>> = rows
-            .into_iter()
-            .map(|(operation, identifiers, result, started)| Record {
-                profile: &self.profile.name,
-                operator: &self.profile.operator,
-                operation,
-                identifiers,
-                result,
-                latency_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
-            })
-            .collect();
+        let records = self.audit_records(rows);
         let anchor = lock(&self.audit_anchor).clone();
         match self
             .store
@@ -864,6 +854,23 @@ impl Desk {
                 }
             }
         }
+    }
+
+    /// Audit rows of this desk's operator: (operation, identifiers, result, started).
+    fn audit_records<'a>(
+        &'a self,
+        rows: Vec<(&'a str, String, String, Instant)>,
+    ) -> Vec<Record<'a>> {
+        rows.into_iter()
+            .map(|(operation, identifiers, result, started)| Record {
+                profile: &self.profile.name,
+                operator: &self.profile.operator,
+                operation,
+                identifiers,
+                result,
+                latency_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+            })
+            .collect()
     }
 
     /// Records the audit chain's anchor this desk holds in the keyring, unless the

@@ -168,7 +168,7 @@ fn continuity(conn: &Connection, count: i64, anchor: &Anchor) -> CoreResult<Opti
 ///
 /// A failed append leaves the log incomplete; the desk records that in the keyring
 /// (`audit-alert`) and [`verify`] reports it.
-fn append(
+pub(super) fn append(
     tx: &Connection,
     r: Record<'_>,
     key: &[u8],
