@@ -93,6 +93,16 @@ impl Desk {
         on_row: &mut dyn FnMut(usize, CoreResult<Entry>),
     ) -> CoreResult<()> {
         let mut one_by_one = Vec::new();
+        // The keyring's anchor, read once a run: the groups' audit rows continue the
+        // chain only if the log still reaches it (another desk may have written since).
+        if self.profile.team.is_none()
+            && let Ok(Some(kept)) = self.secrets.audit_anchor(&self.profile.name)
+        {
+            let mut ours = super::lock(&self.audit_anchor);
+            if ours.as_ref().is_none_or(|a| a.count < kept.count) {
+                *ours = Some(kept);
+            }
+        }
         let r = if self.profile.team.is_some() {
             // A team's money moves only as approved requests: the single way refuses it.
             one_by_one.extend(rows.into_iter().map(|(i, p, _)| (i, p)));
