@@ -8,7 +8,7 @@
 //!
 //! cargo run --release -p paydesk-core --example bulk_bench -- [ROWS]
 //!
-//! `BULK_IN_FLIGHT` (default `4,1,8`) lists the profile's `sync.payoutsInFlight` values
+//! `BULK_IN_FLIGHT` (default `16,1,4,32`) lists the profile's `sync.payoutsInFlight` values
 //! to run with, the first being the default's. The independent client runs before and
 //! after the desk's runs; the ratio is taken against the mean of the two.
 
@@ -208,7 +208,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let rows: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(2_000);
     let in_flights: Vec<u32> = std::env::var("BULK_IN_FLIGHT")
-        .unwrap_or_else(|_| "4,1,8".into())
+        .unwrap_or_else(|_| "16,1,4,32".into())
         .split(',')
         .map(str::parse)
         .collect::<Result<_, _>>()?;

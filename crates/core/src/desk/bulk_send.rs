@@ -209,10 +209,10 @@ impl Desk {
             if out.is_empty() {
                 return Ok(());
             }
-            // One answer, then more until half of those out are in (or a moment passed):
+            // One answer, then more until every request out is in (or a moment passed):
             // a commit costs a disk flush, so a turn records as many rows as it can
             // without leaving the answers in waiting for long.
-            let want = out.len().div_ceil(2);
+            let want = out.len();
             let mut answers = Vec::new();
             answers.extend(out.join_next_with_id().await);
             let until = tokio::time::Instant::now() + GATHER;
