@@ -207,7 +207,11 @@ impl Desk {
             }
             self.cache_made_many(&made);
             if out.is_empty() {
-                return Ok(());
+                if waiting.is_empty() {
+                    return Ok(());
+                }
+                // Every row of the group was another desk's: the next group.
+                continue;
             }
             // One answer, then more until every request out is in (or a moment passed):
             // a commit costs a disk flush, so a turn records as many rows as it can
