@@ -90,7 +90,7 @@ impl Desk {
     pub(super) async fn send_bulk_rows(
         &self,
         rows: Vec<Row>,
-        on_row: &mut dyn FnMut(usize, CoreResult<Entry>),
+        on_row: &mut impl FnMut(usize, CoreResult<Entry>),
     ) -> CoreResult<()> {
         let mut one_by_one = Vec::new();
         // The keyring's anchor, read once a run: the groups' audit rows continue the
@@ -126,7 +126,7 @@ impl Desk {
     async fn send_in_groups(
         &self,
         rows: Vec<Row>,
-        on_row: &mut dyn FnMut(usize, CoreResult<Entry>),
+        on_row: &mut impl FnMut(usize, CoreResult<Entry>),
         one_by_one: &mut Vec<(usize, PayoutOp)>,
     ) -> CoreResult<()> {
         let client = self.client()?.clone();
