@@ -1100,3 +1100,28 @@ fn shown_link(r: &mut Receipt, pay_url: Option<String>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::bulk_base;
+
+    /// A bulk row's base number is `B` and 20 hex digits, with or without its chain's
+    /// suffix; nothing else (a number typed by hand, a near miss) is taken for one.
+    #[test]
+    fn only_a_bulk_row_number_has_a_base() {
+        let base = "B0123456789abcdef0123";
+        assert_eq!(bulk_base(base), Some(base));
+        assert_eq!(bulk_base(&format!("{base}-R2")), Some(base));
+        assert_eq!(bulk_base(&format!("{base}-C1a2b3c4d")), Some(base));
+        for other in [
+            "PO-1",
+            "B0123456789abcdef012",
+            "B0123456789abcdef01234",
+            "B0123456789abcdef012g",
+            "b0123456789abcdef0123",
+            "",
+        ] {
+            assert_eq!(bulk_base(other), None, "{other}");
+        }
+    }
+}
