@@ -3673,6 +3673,12 @@ export type SyncSettings_Deserialize = {
 	 *  this old (minutes; 0: only on request, after a sync and after money moves).
 	 */
 	balancesEveryMins?: number,
+	/**
+	 *  Payouts of a bulk run in flight at once: 1 sends one row after another. Never
+	 *  more than `rate_limit` (a second's worth), and each request still leaves no
+	 *  sooner than the rate limit allows.
+	 */
+	payoutsInFlight?: number,
 };
 
 /**
@@ -3694,6 +3700,12 @@ export type SyncSettings_Serialize = {
 	 *  this old (minutes; 0: only on request, after a sync and after money moves).
 	 */
 	balancesEveryMins: number,
+	/**
+	 *  Payouts of a bulk run in flight at once: 1 sends one row after another. Never
+	 *  more than `rate_limit` (a second's worth), and each request still leaves no
+	 *  sooner than the rate limit allows.
+	 */
+	payoutsInFlight?: number,
 };
 
 /**  What a connection test found. */

@@ -79,7 +79,17 @@ pub struct SyncSettings {
     /// While the desk runs, a balance snapshot of every currency when the last one is
     /// this old (minutes; 0: only on request, after a sync and after money moves).
     pub balances_every_mins: u32,
+    /// Payouts of a bulk run in flight at once: 1 sends one row after another. Never
+    /// more than `rate_limit` (a second's worth), and each request still leaves no
+    /// sooner than the rate limit allows.
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub payouts_in_flight: u32,
 }
+
+/// Payouts of a bulk run in flight at once unless the profile says otherwise.
+pub const DEFAULT_PAYOUTS_IN_FLIGHT: u32 = 16;
+/// The most a profile may set.
+pub const MAX_PAYOUTS_IN_FLIGHT: u32 = 64;
 
 /// Minutes between scheduled balance snapshots unless the profile says otherwise.
 pub const DEFAULT_BALANCES_EVERY_MINS: u32 = 60;
@@ -91,6 +101,7 @@ impl Default for SyncSettings {
             in_flight: crate::sync::DEFAULT_IN_FLIGHT as u32,
             rate_limit: 0,
             balances_every_mins: DEFAULT_BALANCES_EVERY_MINS,
+            payouts_in_flight: DEFAULT_PAYOUTS_IN_FLIGHT,
         }
     }
 }
@@ -119,6 +130,12 @@ impl SyncSettings {
             return Err(CoreError::validation(
                 "sync.rateLimit",
                 format!("must be between 0 (no limit) and {MAX_RATE_LIMIT} requests per second"),
+            ));
+        }
+        if !(1..=MAX_PAYOUTS_IN_FLIGHT).contains(&self.payouts_in_flight) {
+            return Err(CoreError::validation(
+                "sync.payoutsInFlight",
+                format!("must be between 1 and {MAX_PAYOUTS_IN_FLIGHT} payouts"),
             ));
         }
         if self.balances_every_mins > 24 * 60 {
