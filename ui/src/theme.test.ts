@@ -73,7 +73,9 @@ describe("the theme", () => {
       expect(contrast(error, ground), ground).toBeGreaterThanOrEqual(4.5);
     }
     expect(color("light", "--mantine-color-error")).toBe(theme.colors.red[9]);
-    expect(contrast(color("light", "--mantine-color-error"), body.light)).toBeGreaterThanOrEqual(4.5);
+    expect(contrast(color("light", "--mantine-color-error"), body.light)).toBeGreaterThanOrEqual(
+      4.5,
+    );
   });
 
   it("keeps the danger button filled red in both schemes", () => {
