@@ -1432,8 +1432,6 @@ export const en = {
     horizonSave: "Save horizon",
     horizonSaved_one: "Change horizon set to {{count}} day",
     horizonSaved_other: "Change horizon set to {{count}} days",
-    asOf: "Figures as of the sync at {{at}}",
-    neverSynced: "The orders have never been synced: the figures are of an empty cache.",
     refresh: "Read these days again",
     refreshHint:
       "Reads the period's orders again from the gateway (refunds, chargebacks and settlements come days later) and looks up the amounts of chargebacks.",

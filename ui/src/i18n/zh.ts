@@ -1326,8 +1326,6 @@ export const zh: Catalogue = {
     horizonRule: "变更期限（天）：须为 1 到 3650 之间的整数天数",
     horizonSave: "保存期限",
     horizonSaved_other: "变更期限已设为 {{count}} 天",
-    asOf: "数据截至 {{at}} 的同步",
-    neverSynced: "订单从未同步：数据来自空缓存。",
     refresh: "重新读取这些日期",
     refreshHint: "从网关重新读取本期订单（退款、拒付和结算会在数天后到来），并查询拒付金额。",
     refreshed: "已重新读取：{{changed}} 笔订单有变化，查询了 {{chargebacks}} 笔拒付金额",
