@@ -22,6 +22,7 @@ const COMMANDS: &[&str] = &[
     "key_delete",
     "gateway_key_set",
     "token_set",
+    "setup_marks",
     "dashboard",
     "currencies",
     "state_meanings",

@@ -43,6 +43,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             settings::key_delete,
             settings::gateway_key_set,
             settings::token_set,
+            settings::setup_marks,
             orders::dashboard,
             orders::currencies,
             orders::state_meanings,

@@ -594,6 +594,11 @@ export const en = {
     since: "Waiting since {{time}}.",
     lookedUp: "Looked up: {{status}}",
     fromForm: "Send it again from its form with the number {{merOrderNo}}.",
+    heldBadge: "Held",
+    heldRow: "{{file}}, line {{line}} ({{merOrderNo}})",
+    heldSince:
+      "Held by the bulk run of {{time}}: not sent. Open the run to send it deliberately or fix the row.",
+    openBulk: "Open the bulk run",
   },
   entry: {
     sendEarlier: "Send {{merOrderNo}} again (the same number)",
@@ -1738,6 +1743,18 @@ export const en = {
     version: "Version {{version}}",
     conventionsButton: "Conventions",
     keysButton: "Keys",
+  },
+  // Field rules the core states with a message key (issue 33): the English words are
+  // the core's own (the CLI prints them); parameters are the values the rule names.
+  rules: {
+    required: "is required",
+    clabeDigits: "must be exactly 18 digits",
+    clabeCheckDigit: "check digit is wrong (expected {{expected}})",
+    clabeBank: "bank code {{bank}} is not a known Mexican bank",
+    amountDecimal: "must be a decimal number such as 100.00, got “{{got}}”",
+    amountPositive: "must be greater than zero, got {{got}}",
+    amountMax: "must be at most {{max}}",
+    amountDecimals: "has {{places}} decimal places but {{currency}} allows at most {{max}}",
   },
 } as const;
 

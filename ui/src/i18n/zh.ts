@@ -563,6 +563,10 @@ export const zh: Catalogue = {
     since: "自 {{time}} 起等待。",
     lookedUp: "已查询：{{status}}",
     fromForm: "请在原表单中用单号 {{merOrderNo}} 再次发送。",
+    heldBadge: "已暂扣",
+    heldRow: "{{file}}，第 {{line}} 行（{{merOrderNo}}）",
+    heldSince: "{{time}} 的批量付款暂扣了此行：未发送。打开该批次以确认发送或修改此行。",
+    openBulk: "打开该批量付款",
   },
   entry: {
     sendEarlier: "再次发送 {{merOrderNo}}（同一单号）",
@@ -1606,5 +1610,15 @@ export const zh: Catalogue = {
     version: "版本 {{version}}",
     conventionsButton: "网关约定",
     keysButton: "密钥",
+  },
+  rules: {
+    required: "为必填项",
+    clabeDigits: "必须正好是 18 位数字",
+    clabeCheckDigit: "校验位不正确（应为 {{expected}}）",
+    clabeBank: "银行代码 {{bank}} 不是已知的墨西哥银行",
+    amountDecimal: "必须是 100.00 这样的十进制数，收到的是“{{got}}”",
+    amountPositive: "必须大于零，收到的是 {{got}}",
+    amountMax: "不能超过 {{max}}",
+    amountDecimals: "有 {{places}} 位小数，但 {{currency}} 最多允许 {{max}} 位",
   },
 };

@@ -30,7 +30,7 @@ export function SetupSteps({ profile, onCheck }: { profile: string; onCheck: () 
             const checked = e.currentTarget.checked;
             setSetup((s) => ({
               ...s,
-              publicKeyGiven: checked ? merchant.fingerprint : undefined,
+              publicKeyGiven: checked ? merchant.fingerprint : null,
             }));
           }}
           data-testid="setup-public-key-given"
