@@ -442,7 +442,7 @@ test("a row a bulk run held waits on the Dashboard, which opens its bulk run", a
 
   // On the Dashboard's "Needs attention", with the file, its line and its number.
   await go("dashboard");
-  const row = `${id("attention-held-bulk")}[data-mer-order-no="${held}"]`;
+  const row = `${id("attention-held-bulk")}[data-file="${file}"][data-line="2"]`;
   await h.waitFor(row, 10_000);
   const text = await browser.execute((s) => document.querySelector(s)?.textContent ?? "", row);
   assert.match(text, /held\.csv, line 2/);

@@ -24,6 +24,7 @@ pub struct HeldBulkRow {
     pub result_file: Option<String>,
     /// The row's line in the file.
     pub line: u32,
+    /// The row's number, when the run gave it one (a held row may have none yet).
     pub mer_order_no: String,
     /// Why it was held, as the result file says.
     pub detail: String,
@@ -67,7 +68,15 @@ impl Home {
         results: &[RowResult],
         now: i64,
     ) -> CoreResult<()> {
-        let file = input.display().to_string();
+        // Absolute, so the Dashboard opens the same file whoever ran it from where.
+        let absolute = |p: &Path| {
+            std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .display()
+                .to_string()
+        };
+        let file = absolute(input);
+        let result_file = result_file.map(absolute);
         let mut rows = self.held_bulk_rows(profile)?;
         rows.retain(|r| r.file != file);
         rows.extend(
@@ -76,7 +85,7 @@ impl Home {
                 .filter(|r| r.status == RowStatus::Held)
                 .map(|r| HeldBulkRow {
                     file: file.clone(),
-                    result_file: result_file.map(|p| p.display().to_string()),
+                    result_file: result_file.clone(),
                     line: u32::try_from(r.line).unwrap_or(u32::MAX),
                     mer_order_no: r.mer_order_no.clone(),
                     detail: r.detail.clone(),
@@ -139,7 +148,14 @@ mod tests {
         let numbers: Vec<&str> = held.iter().map(|r| r.mer_order_no.as_str()).collect();
         assert_eq!(numbers, ["B-2", "B-3", "C-1"]);
         assert_eq!(held[0].line, 3);
-        assert_eq!(held[0].file, a.display().to_string());
+        assert_eq!(
+            held[0].file,
+            std::fs::canonicalize(dir.path())
+                .unwrap()
+                .join("a.csv")
+                .display()
+                .to_string()
+        );
         // Another profile's are its own.
         assert!(home.held_bulk_rows("q").unwrap().is_empty());
         // The file run again with its held rows included: sent, off the list.

@@ -70,7 +70,11 @@ export function FormError({ error, testId }: { error: unknown; testId: string })
   if (!f) return <ErrorAlert error={error} />;
   return (
     <Text c="red" size="sm" data-testid={testId} data-field={f.field}>
-      {t("errors.validation", f)}
+      {/* The field by its label where the desk has one, as `coreText` names it. */}
+      {t("errors.validation", {
+        field: t(`fields.${f.field}`, { defaultValue: f.field }),
+        rule: f.rule,
+      })}
     </Text>
   );
 }

@@ -595,7 +595,7 @@ export const en = {
     lookedUp: "Looked up: {{status}}",
     fromForm: "Send it again from its form with the number {{merOrderNo}}.",
     heldBadge: "Held",
-    heldRow: "{{file}}, line {{line}} ({{merOrderNo}})",
+    heldRow: "{{file}}, line {{line}}",
     heldSince:
       "Held by the bulk run of {{time}}: not sent. Open the run to send it deliberately or fix the row.",
     openBulk: "Open the bulk run",

@@ -564,7 +564,7 @@ export const zh: Catalogue = {
     lookedUp: "已查询：{{status}}",
     fromForm: "请在原表单中用单号 {{merOrderNo}} 再次发送。",
     heldBadge: "已暂扣",
-    heldRow: "{{file}}，第 {{line}} 行（{{merOrderNo}}）",
+    heldRow: "{{file}}，第 {{line}} 行",
     heldSince: "{{time}} 的批量付款暂扣了此行：未发送。打开该批次以确认发送或修改此行。",
     openBulk: "打开该批量付款",
   },

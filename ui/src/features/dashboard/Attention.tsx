@@ -99,7 +99,12 @@ function HeldItem({ row }: { row: HeldBulkRow }) {
   const navigate = useNavigate();
   const name = row.file.split(/[\\/]/).pop() ?? row.file;
   return (
-    <Table.Tr data-testid="attention-held-bulk" data-mer-order-no={row.merOrderNo}>
+    <Table.Tr
+      data-testid="attention-held-bulk"
+      data-file={row.file}
+      data-line={row.line}
+      data-mer-order-no={row.merOrderNo}
+    >
       <Table.Td>
         <Stack gap={2}>
           <Group gap="xs">
@@ -107,12 +112,12 @@ function HeldItem({ row }: { row: HeldBulkRow }) {
               {t("attention.heldBadge")}
             </Badge>
             <Text size="sm" fw={500}>
-              {t("attention.heldRow", { file: name, line: row.line, merOrderNo: row.merOrderNo })}
+              {t("attention.heldRow", { file: name, line: row.line })}
+              {row.merOrderNo ? ` (${row.merOrderNo})` : ""}
             </Text>
           </Group>
-          <Text size="xs" c="dimmed">
-            {row.detail}
-          </Text>
+          {/* Why it was held is said in the run (the result file's words are English):
+              this line says what it means and what to do. */}
           <Text size="xs" c="dimmed">
             {t("attention.heldSince", { time: formatDateTime(row.heldAt, loc) })}
           </Text>
