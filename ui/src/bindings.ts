@@ -1876,6 +1876,7 @@ export type HeldBulkRow_Deserialize = {
 	resultFile?: string | null,
 	/**  The row's line in the file. */
 	line: number,
+	/**  The row's number, when the run gave it one (a held row may have none yet). */
 	merOrderNo: string,
 	/**  Why it was held, as the result file says. */
 	detail: string,
@@ -1891,6 +1892,7 @@ export type HeldBulkRow_Serialize = {
 	resultFile: string | null,
 	/**  The row's line in the file. */
 	line: number,
+	/**  The row's number, when the run gave it one (a held row may have none yet). */
 	merOrderNo: string,
 	/**  Why it was held, as the result file says. */
 	detail: string,
