@@ -103,9 +103,11 @@ pub fn free_text(field: &str, value: &str, max: usize) -> Check {
     }
     let n = value.chars().count();
     if n > max {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             format!("must be at most {max} characters (it has {n})"),
+            "textTooLong",
+            &[("max", max.to_string()), ("count", n.to_string())],
         ));
     }
     Ok(())
@@ -192,15 +194,19 @@ pub fn trade_no(field: &str, value: &str) -> Check {
 pub fn order_no(field: &str, value: &str) -> Check {
     required(field, value)?;
     if value.len() > MAX_ORDER_NO_LEN {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             format!("must be at most {MAX_ORDER_NO_LEN} characters"),
+            "orderNoLength",
+            &[("max", MAX_ORDER_NO_LEN.to_string())],
         ));
     }
     if !value.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             "may only contain printable ASCII characters without spaces",
+            "orderNoCharacters",
+            &[],
         ));
     }
     Ok(())
@@ -353,7 +359,12 @@ pub fn iban(field: &str, value: &str) -> Check {
 /// A card number: 12 to 19 digits passing the Luhn check.
 pub fn card_number(field: &str, value: &str) -> Check {
     if !(12..=19).contains(&value.len()) || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(FieldError::new(field, "must be 12 to 19 digits"));
+        return Err(FieldError::keyed(
+            field,
+            "must be 12 to 19 digits",
+            "cardDigits",
+            &[],
+        ));
     }
     let sum: u32 = value
         .bytes()
@@ -370,7 +381,12 @@ pub fn card_number(field: &str, value: &str) -> Check {
         })
         .sum();
     if !sum.is_multiple_of(10) {
-        return Err(FieldError::new(field, "fails the Luhn check digit"));
+        return Err(FieldError::keyed(
+            field,
+            "fails the Luhn check digit",
+            "cardLuhn",
+            &[],
+        ));
     }
     Ok(())
 }
@@ -392,9 +408,11 @@ pub fn email(field: &str, value: &str) -> Check {
     if email_address::EmailAddress::is_valid(value) && value.contains('.') {
         Ok(())
     } else {
-        Err(FieldError::new(
+        Err(FieldError::keyed(
             field,
             format!("must be an e-mail address such as name@example.com, got {value:?}"),
+            "email",
+            &[("got", value.to_string())],
         ))
     }
 }

@@ -1755,6 +1755,12 @@ export const en = {
     amountPositive: "must be greater than zero, got {{got}}",
     amountMax: "must be at most {{max}}",
     amountDecimals: "has {{places}} decimal places but {{currency}} allows at most {{max}}",
+    textTooLong: "must be at most {{max}} characters (it has {{count}})",
+    orderNoLength: "must be at most {{max}} characters",
+    orderNoCharacters: "may only contain printable ASCII characters without spaces",
+    cardDigits: "must be 12 to 19 digits",
+    cardLuhn: "fails the Luhn check digit",
+    email: "must be an e-mail address such as name@example.com, got “{{got}}”",
   },
 } as const;
 

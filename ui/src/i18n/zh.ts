@@ -1620,5 +1620,11 @@ export const zh: Catalogue = {
     amountPositive: "必须大于零，收到的是 {{got}}",
     amountMax: "不能超过 {{max}}",
     amountDecimals: "有 {{places}} 位小数，但 {{currency}} 最多允许 {{max}} 位",
+    textTooLong: "最多 {{max}} 个字符（当前 {{count}} 个）",
+    orderNoLength: "最多 {{max}} 个字符",
+    orderNoCharacters: "只能包含可打印的 ASCII 字符，且不能有空格",
+    cardDigits: "必须是 12 到 19 位数字",
+    cardLuhn: "未通过 Luhn 校验位检查",
+    email: "必须是 name@example.com 这样的电子邮件地址，收到的是“{{got}}”",
   },
 };

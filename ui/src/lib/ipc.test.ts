@@ -67,6 +67,13 @@ describe("a rule the core states with a message key", () => {
     await i18n.changeLanguage("zh");
     expect(fieldError(clabe, "clabe")).toBe("校验位不正确（应为 1）");
     expect(fieldError(amount, "amount")).toBe("必须大于零，收到的是 0");
+    const card = new IpcError({
+      code: "validation",
+      field: "cardNo",
+      rule: "fails the Luhn check digit",
+      ruleKey: "cardLuhn",
+    });
+    expect(fieldError(card, "cardNo")).toBe("未通过 Luhn 校验位检查");
   });
 
   it("is the core's own English words in an English window", () => {
