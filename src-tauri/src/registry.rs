@@ -41,6 +41,7 @@ macro_rules! app_commands {
             settings::key_delete => ["*"],
             settings::gateway_key_set => ["*"],
             settings::token_set => ["*"],
+            settings::setup_marks => [],
             orders::dashboard => [],
             orders::currencies => [],
             orders::state_meanings => [],

@@ -13,6 +13,7 @@ pub mod error;
 pub mod events;
 pub mod export;
 pub mod forms;
+pub mod held;
 pub mod input;
 pub mod lookup;
 pub mod output;

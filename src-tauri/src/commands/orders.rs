@@ -21,11 +21,14 @@ use crate::state::{AppState, internal};
 pub async fn dashboard(state: State<'_, AppState>) -> CmdResult<Dashboard> {
     let desk = state.desk().await?;
     let started = std::time::Instant::now();
-    let d = tokio::task::spawn_blocking(move || desk.dashboard())
+    let name = desk.profile.name.clone();
+    let mut d = tokio::task::spawn_blocking(move || desk.dashboard())
         .await
-        .map_err(internal)?;
+        .map_err(internal)??;
     tracing::debug!(ms = started.elapsed().as_millis(), "dashboard figures read");
-    d
+    // Bulk rows held by this profile's runs wait for a person too.
+    d.held_bulk = state.home().held_bulk_rows(&name)?;
+    Ok(d)
 }
 
 /// The merchant's currencies the desk knows (its orders' and balances').

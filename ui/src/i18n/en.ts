@@ -594,6 +594,11 @@ export const en = {
     since: "Waiting since {{time}}.",
     lookedUp: "Looked up: {{status}}",
     fromForm: "Send it again from its form with the number {{merOrderNo}}.",
+    heldBadge: "Held",
+    heldRow: "{{file}}, line {{line}}",
+    heldSince:
+      "Held by the bulk run of {{time}}: not sent. Open the run to send it deliberately or fix the row.",
+    openBulk: "Open the bulk run",
   },
   entry: {
     sendEarlier: "Send {{merOrderNo}} again (the same number)",
@@ -1432,8 +1437,6 @@ export const en = {
     horizonSave: "Save horizon",
     horizonSaved_one: "Change horizon set to {{count}} day",
     horizonSaved_other: "Change horizon set to {{count}} days",
-    asOf: "Figures as of the sync at {{at}}",
-    neverSynced: "The orders have never been synced: the figures are of an empty cache.",
     refresh: "Read these days again",
     refreshHint:
       "Reads the period's orders again from the gateway (refunds, chargebacks and settlements come days later) and looks up the amounts of chargebacks.",
@@ -1740,6 +1743,24 @@ export const en = {
     version: "Version {{version}}",
     conventionsButton: "Conventions",
     keysButton: "Keys",
+  },
+  // Field rules the core states with a message key (issue 33): the English words are
+  // the core's own (the CLI prints them); parameters are the values the rule names.
+  rules: {
+    required: "is required",
+    clabeDigits: "must be exactly 18 digits",
+    clabeCheckDigit: "check digit is wrong (expected {{expected}})",
+    clabeBank: "bank code {{bank}} is not a known Mexican bank",
+    amountDecimal: "must be a decimal number such as 100.00, got “{{got}}”",
+    amountPositive: "must be greater than zero, got {{got}}",
+    amountMax: "must be at most {{max}}",
+    amountDecimals: "has {{places}} decimal places but {{currency}} allows at most {{max}}",
+    textTooLong: "must be at most {{max}} characters (it has {{count}})",
+    orderNoLength: "must be at most {{max}} characters",
+    orderNoCharacters: "may only contain printable ASCII characters without spaces",
+    cardDigits: "must be 12 to 19 digits",
+    cardLuhn: "fails the Luhn check digit",
+    email: "must be an e-mail address such as name@example.com, got “{{got}}”",
   },
 } as const;
 
