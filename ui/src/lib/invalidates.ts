@@ -23,6 +23,7 @@ export const invalidates = {
   keyDelete: ["*"],
   gatewayKeySet: ["*"],
   tokenSet: ["*"],
+  setupMarks: [],
   dashboard: [],
   currencies: [],
   stateMeanings: [],
