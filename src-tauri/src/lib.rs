@@ -20,7 +20,8 @@ pub fn command_names() -> &'static [&'static str] {
 /// Every command, for the invoke handler and the bindings.
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
     use commands::{
-        activity, balances, lock, money, orders, records, reports, settings, team, team_admin,
+        activity, balances, lock, lookup, money, orders, records, reports, settings, team,
+        team_admin,
     };
     Builder::<R>::new()
         .commands(collect_commands![
@@ -55,6 +56,9 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             orders::sandbox_actions,
             orders::order_find,
             orders::orders_export,
+            lookup::orders_lookup,
+            lookup::orders_lookup_cancel,
+            lookup::orders_lookup_export,
             orders::default_export_path,
             orders::export_save_as,
             orders::file_exists,

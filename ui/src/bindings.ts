@@ -91,6 +91,15 @@ export const commands = {
 	 */
 	ordersExport: (filter: OrderFilter_Deserialize, path: string, overwrite: boolean, utcOffsetMinutes: number, onProgress: Channel<ExportProgress>) => typedError<number, CoreError>(__TAURI_INVOKE("orders_export", { filter, path, overwrite, utcOffsetMinutes, onProgress })),
 	/**
+	 *  Looks up the numbers of `text` (pasted, or a file's content), sending progress on
+	 *  the channel; `orders_lookup_cancel` stops it between requests.
+	 */
+	ordersLookup: (text: string, options: LookupOptions, onProgress: Channel<LookupProgress>) => typedError<LookupReport_Serialize, CoreError>(__TAURI_INVOKE("orders_lookup", { text, options, onProgress })),
+	/**  Stops the running look-up; false when none runs. */
+	ordersLookupCancel: () => typedError<boolean, CoreError>(__TAURI_INVOKE("orders_lookup_cancel")),
+	/**  Writes a look-up's table to `path` (`.csv` or `.xlsx`); answers with its rows. */
+	ordersLookupExport: (report: LookupReport_Deserialize, path: string, overwrite: boolean) => typedError<number, CoreError>(__TAURI_INVOKE("orders_lookup_export", { report, path, overwrite })),
+	/**
 	 *  A file name in the user's downloads folder for an export of `what` (`orders`,
 	 *  `activity`, `statement`) now, with the extension of `format` (`csv`, `xlsx`; `pdf` for a statement).
 	 */
@@ -1763,6 +1772,38 @@ export type Flow_Serialize = {
 	unclassified: number,
 };
 
+/**  Where a number was found, or why it was not. */
+export type Found = 
+/**  In the desk's cache (the gateway was not asked about it). */
+"cache" | 
+/**  In the gateway's answer (the cache updated where it held the order). */
+"gateway" | 
+/**  The gateway was asked and its complete answer does not hold it. */
+"notFound" | 
+/**
+ *  Not in the cache, and the gateway was not asked (offline, stopped, or a request
+ *  failed): neither found nor absent.
+ */
+"notAsked" | 
+/**
+ *  The gateway listed it, but its item breaks the desk's rules (not shown, not
+ *  cached).
+ */
+"unreadable";
+
+/**  Whether the gateway was asked about what the cache lacked. */
+export type GatewayAsked = 
+/**  Every number that needed it was asked. */
+"asked" | 
+/**  The cache held every number: nothing to ask. */
+"notNeeded" | 
+/**  The look-up was told not to ask (offline). */
+"offline" | 
+/**  Stopped by the user before every batch was asked. */
+"stopped" | 
+/**  A request failed; the numbers of it and later batches were not asked. */
+"failed";
+
 /**  The operations the journal records, as their journal names (`v2.payout`, ...). */
 export type JournalOperation = "v2.payment" | "v1.payment" | "v1.payment.vn_bank" | "v2.payout" | "v1.payout" | "v2.card.topUp" | "v1.card.withdraw" | "v1.submit.transferOrder";
 
@@ -1880,6 +1921,118 @@ export type LockState_Serialize = {
 	 *  desk password does.
 	 */
 	team: boolean,
+};
+
+/**  How a look-up goes. */
+export type LookupOptions = {
+	/**  Ask the gateway about what the cache lacks (false: offline, the cache only). */
+	askGateway: boolean,
+	/**
+	 *  Also read the orders the cache holds again at the gateway (their states may have
+	 *  moved), updating the cache.
+	 */
+	refresh: boolean,
+};
+
+/**  Progress of the gateway part: numbers asked of those to ask, requests made. */
+export type LookupProgress = {
+	asked: number,
+	toAsk: number,
+	requests: number,
+};
+
+/**  The result of a look-up. */
+export type LookupReport = LookupReport_Serialize | LookupReport_Deserialize;
+
+/**  The result of a look-up. */
+export type LookupReport_Deserialize = {
+	/**  One row per distinct number, in input order. */
+	rows: LookupRow_Deserialize[],
+	rejected: RejectedLine[],
+	duplicates: number,
+	gateway: GatewayAsked,
+	/**  Why the gateway failed (with [`GatewayAsked::Failed`]). */
+	gatewayError?: string | null,
+	/**  Order-list requests made. */
+	requests: number,
+	/**  Numbers a request carried at most. */
+	batchSize: number,
+	/**  Cached orders updated from the gateway's answer. */
+	cacheUpdated: number,
+};
+
+/**  The result of a look-up. */
+export type LookupReport_Serialize = {
+	/**  One row per distinct number, in input order. */
+	rows: LookupRow_Serialize[],
+	rejected: RejectedLine[],
+	duplicates: number,
+	gateway: GatewayAsked,
+	/**  Why the gateway failed (with [`GatewayAsked::Failed`]). */
+	gatewayError: string | null,
+	/**  Order-list requests made. */
+	requests: number,
+	/**  Numbers a request carried at most. */
+	batchSize: number,
+	/**  Cached orders updated from the gateway's answer. */
+	cacheUpdated: number,
+};
+
+/**  One number's result. `None` fields: not given (by the cache or the gateway). */
+export type LookupRow = LookupRow_Serialize | LookupRow_Deserialize;
+
+/**  One number's result. `None` fields: not given (by the cache or the gateway). */
+export type LookupRow_Deserialize = {
+	number: string,
+	/**  The input line it was first given on. */
+	line: number,
+	found: Found,
+	tradeNo?: string | null,
+	merOrderNo?: string | null,
+	/**  The order list's raw `state`. */
+	state?: number | null,
+	/**  What the profile's dictionary says the state means (`None`: unknown value). */
+	meaning?: Meaning | null,
+	/**  `sourceAmount` as its decimal text. */
+	amount?: string | null,
+	currency?: string | null,
+	/**
+	 *  Other orders the number also names (a merchant order number of one order and the
+	 *  trade number of another): their trade numbers.
+	 */
+	also: string[],
+	/**
+	 *  Found in the cache, read again at the gateway, and the gateway's list did not
+	 *  show it.
+	 */
+	unlisted: boolean,
+};
+
+/**  One number's result. `None` fields: not given (by the cache or the gateway). */
+export type LookupRow_Serialize = {
+	number: string,
+	/**  The input line it was first given on. */
+	line: number,
+	found: Found,
+	tradeNo: string | null,
+	merOrderNo: string | null,
+	/**  The order list's raw `state`. */
+	state: number | null,
+	/**  What the profile's dictionary says the state means (`None`: unknown value). */
+	meaning: Meaning | null,
+	/**  `sourceAmount` as its decimal text. */
+	amount: string | null,
+	currency: string | null,
+	/**
+	 *  Other orders the number also names (a merchant order number of one order and the
+	 *  trade number of another): their trade numbers.
+	 */
+	also: string[],
+	/**
+	 *  Found in the cache, read again at the gateway, and the gateway's list did not
+	 *  show it.
+	 */
+	unlisted: boolean,
 };
 
 /**  What a desk's audit log holds that its lost key sealed. */
@@ -2883,6 +3036,16 @@ export type RefundRecord_Serialize = {
 	gasFee: string | null,
 	transactionHash: string,
 	receiveAmount: string | null,
+};
+
+/**  A line of the input that is not a number, and the rule it breaks. */
+export type RejectedLine = {
+	/**  1-based line of the input. */
+	line: number,
+	/**  The text as given (at most 80 characters, controls replaced). */
+	text: string,
+	/**  Why it is not an order or trade number, naming the rule. */
+	rule: string,
 };
 
 /**  How a profile's statements and reconciliations are made. */
