@@ -1360,8 +1360,10 @@ export const en = {
       unreadable: "Unreadable answer",
     },
     gateway: {
-      asked_one: "The gateway was asked in {{count, number}} list request of up to {{batch}} numbers.",
-      asked_other: "The gateway was asked in {{count, number}} list requests of up to {{batch}} numbers each.",
+      asked_one:
+        "The gateway was asked in {{count, number}} list request of up to {{batch}} numbers.",
+      asked_other:
+        "The gateway was asked in {{count, number}} list requests of up to {{batch}} numbers each.",
       notNeeded: "The cache held every number: the gateway was not asked.",
       offline:
         "Offline: the gateway was not asked. These are the cache's answers; what it lacks is marked “Not asked”, not absent.",
