@@ -4,7 +4,6 @@
 // come with a note that the gateway was not asked. Also looked at in Chinese and dark.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readdirSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { helpers, startApp } from "./harness.mjs";
@@ -25,13 +24,9 @@ after(async () => {
   await app?.stop();
 });
 
-/// The built-in profile's cache file in the app's home.
-function cacheFile() {
-  const dir = path.join(app.home, "data");
-  const file = readdirSync(dir).find((f) => f.endsWith(".sqlite"));
-  assert.ok(file, `no cache in ${dir}`);
-  return path.join(dir, file);
-}
+/// The built-in profile's cache file in the app's home (`data/sandbox.sqlite`; the
+/// sandbox gateway's own state is `sandbox-gateway.sqlite` beside it).
+const cacheFile = () => path.join(app.home, "data", "sandbox.sqlite");
 
 const sql = (query) =>
   execFileSync("sqlite3", ["-cmd", ".timeout 5000", cacheFile(), query], {
@@ -111,6 +106,10 @@ test("200 pasted numbers are counted: in cache, at the gateway, not found; offli
   assert.match(found, /At the gateway/);
   assert.ok(found.includes(gone[0][1]), found);
   await h.shot("lookup-result");
+  await browser.execute(() =>
+    document.querySelector('[data-testid="lookup-table"]')?.scrollIntoView({ block: "start" }),
+  );
+  await h.shot("lookup-table");
 
   // A row opens its order's page.
   await h.click(`${id("lookup-row")}[data-number="${gone[0][0]}"] button`);

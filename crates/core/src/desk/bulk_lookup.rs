@@ -449,8 +449,10 @@ impl Desk {
         let mut items = Vec::new();
         let mut refused_numbers = HashSet::new();
         let mut page_num = 1i64;
-        // Each number names at most two orders (one by each kind of number).
-        let most_pages = 2;
+        // Each number names about one order (two when it is one order's merchant order
+        // number and another's trade number; more only where a gateway accepted a
+        // reused number): an answer running past this is not read as complete.
+        let most_pages = 10;
         loop {
             let op = wire::V2OrderList {
                 mer_no: MerNo(self.profile.mer_no),
@@ -503,8 +505,16 @@ impl Desk {
                 self.orders_changed();
             }
             items.extend(kept);
-            if page_num >= total_page || page_num >= most_pages {
+            if page_num >= total_page {
                 break;
+            }
+            if page_num >= most_pages {
+                return Err(CoreError::BadResponse {
+                    message: format!(
+                        "the order list for {} numbers runs past {most_pages} pages: not read as complete",
+                        numbers.len()
+                    ),
+                });
             }
             page_num += 1;
         }

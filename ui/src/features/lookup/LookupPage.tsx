@@ -16,7 +16,7 @@ import {
   Title,
 } from "@mantine/core";
 import { IconFileImport, IconFileSpreadsheet, IconSearch } from "@tabler/icons-react";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import type { LookupProgress } from "../../bindings";
@@ -38,7 +38,12 @@ const FOUND_COLOR: Record<Found, string> = {
 };
 
 // What the screen showed last, kept while the user opens an order and comes back.
-let last: { text: string; report: LookupReport | null } = { text: "", report: null };
+let last: { text: string; report: LookupReport | null; askGateway: boolean; refresh: boolean } = {
+  text: "",
+  report: null,
+  askGateway: true,
+  refresh: false,
+};
 
 function Summary({ report }: { report: LookupReport }) {
   const { t, i18n } = useTranslation();
@@ -208,8 +213,17 @@ export function LookupPage() {
   const loc = locale(i18n.language);
   const [text, setTextState] = useState(last.text);
   const [report, setReportState] = useState<LookupReport | null>(last.report);
-  const [askGateway, setAskGateway] = useState(true);
-  const [refresh, setRefresh] = useState(false);
+  const [askGateway, setAskGatewayState] = useState(last.askGateway);
+  const [refresh, setRefreshState] = useState(last.refresh);
+  const setAskGateway = (v: boolean) => {
+    last = { ...last, askGateway: v };
+    setAskGatewayState(v);
+  };
+  const setRefresh = (v: boolean) => {
+    last = { ...last, refresh: v };
+    setRefreshState(v);
+  };
+  const result = useRef<HTMLDivElement>(null);
   const [progress, setProgress] = useState<LookupProgress | null>(null);
   const [loaded, setLoaded] = useState<string | null>(null);
   const lookup = useLookup(setProgress);
@@ -224,8 +238,12 @@ export function LookupPage() {
       { text, options: { askGateway, refresh } },
       {
         onSuccess: (r) => {
-          last = { text, report: r };
+          last = { ...last, text, report: r };
           setReportState(r);
+          // The table is what the user came for: brought into view under the input.
+          requestAnimationFrame(() =>
+            result.current?.scrollIntoView({ block: "start", behavior: "smooth" }),
+          );
         },
       },
     );
@@ -249,7 +267,7 @@ export function LookupPage() {
             description={t("lookup.inputHint")}
             autosize
             minRows={5}
-            maxRows={12}
+            maxRows={6}
             value={text}
             onChange={(e) => setText(e.currentTarget.value)}
             onKeyDown={(e) => {
@@ -333,7 +351,7 @@ export function LookupPage() {
         </Stack>
       </Card>
       {report ? (
-        <Card withBorder data-testid="lookup-result">
+        <Card withBorder data-testid="lookup-result" ref={result}>
           <Stack gap="sm">
             <Group justify="space-between" align="flex-start">
               <Summary report={report} />
