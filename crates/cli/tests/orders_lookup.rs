@@ -77,7 +77,10 @@ async fn lookup_prints_found_not_found_and_csv_from_stdin_and_a_file() {
         "{text}"
     );
     assert!(text.contains("line 12: \"bad number\""), "{text}");
-    assert!(text.contains("without spaces"), "{text}");
+    assert!(
+        text.contains("a space or a character that is not printable ASCII"),
+        "{text}"
+    );
 
     // The same from a file, as CSV.
     let file = env.home.path().join("numbers.txt");

@@ -146,7 +146,14 @@ async fn two_hundred_numbers_are_found_in_the_cache_and_at_the_gateway_in_batche
     assert_eq!(r.rows.len(), 200);
     assert_eq!(r.duplicates, 1);
     assert_eq!(r.rejected.len(), 2, "{:?}", r.rejected);
-    assert!(r.rejected[0].rule.contains("without spaces"));
+    assert_eq!(
+        r.rejected[0].reason,
+        paydesk_core::desk::RejectReason::NotPrintable
+    );
+    assert_eq!(
+        r.rejected[1].reason,
+        paydesk_core::desk::RejectReason::TooLong
+    );
     assert!(r.rejected[1].rule.contains("64"));
     assert_eq!(r.gateway, GatewayAsked::Asked);
     // 140 numbers the cache lacks, at most 50 a request.
@@ -268,5 +275,47 @@ async fn a_refresh_reads_cached_orders_again_and_updates_the_cache() {
     assert_eq!(
         desk.cached_order(&one.trade_no).unwrap().unwrap().state,
         moved
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_answer_that_cannot_be_believed_leaves_numbers_not_asked_never_absent() {
+    let f = common::Fixture::new("badsig").await;
+    f.running.sandbox.seed(&SeedSpec {
+        mer_no: Some(common::MER),
+        ..SeedSpec::new(5)
+    });
+    let desk = f.desk().await;
+    let one = made(&f).into_values().next().unwrap();
+    f.running.sandbox.set_fault(
+        LIST,
+        paydesk_sandbox::Fault {
+            bad_signature_rate: 1.0,
+            ..paydesk_sandbox::Fault::default()
+        },
+    );
+    let r = desk
+        .bulk_lookup(
+            &format!("{}\nNOPE-1\n", one.trade_no),
+            LookupOptions::default(),
+            Arc::default(),
+            |_| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.gateway, GatewayAsked::Failed);
+    assert!(
+        r.gateway_error
+            .as_deref()
+            .unwrap_or("")
+            .contains("signature"),
+        "{r:?}"
+    );
+    // The gateway has the first and not the second, but its answer proved neither.
+    assert!(r.rows.iter().all(|x| x.found == Found::NotAsked), "{r:?}");
+    assert!(
+        r.rows
+            .iter()
+            .all(|x| x.state.is_none() && x.amount.is_none())
     );
 }

@@ -42,6 +42,20 @@ const NUMBER_HEADERS: [&str; 7] = [
     "ordernumbers",
 ];
 
+/// Which rule a line that is not a number breaks (the screens word it in their
+/// language; [`RejectedLine::rule`] says it in English).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RejectReason {
+    /// The CSV's number column is empty on this line.
+    EmptyColumn,
+    /// Longer than 64 characters.
+    TooLong,
+    /// A space, or a character that is not printable ASCII.
+    NotPrintable,
+}
+
 /// A line of the input that is not a number, and the rule it breaks.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +65,7 @@ pub struct RejectedLine {
     pub line: u32,
     /// The text as given (at most 80 characters, controls replaced).
     pub text: String,
+    pub reason: RejectReason,
     /// Why it is not an order or trade number, naming the rule.
     pub rule: String,
 }
@@ -100,15 +115,25 @@ fn header_column(cells: &[String]) -> Option<usize> {
 }
 
 /// Why `value` is not an order or trade number (both are 1 to 64 printable ASCII
-/// characters without spaces), `None` when it is one.
-fn rule_broken(value: &str) -> Option<String> {
-    let by_order = paydesk_gateway::validate::order_no("merOrderNo", value).err()?;
+/// characters without spaces, the gateway crate's rules), `None` when it is one.
+fn rule_broken(value: &str) -> Option<(RejectReason, String)> {
+    paydesk_gateway::validate::order_no("merOrderNo", value).err()?;
     paydesk_gateway::validate::trade_no("tradeNo", value).err()?;
-    Some(format!(
-        "not an order or trade number: {} (merOrderNo and tradeNo are 1 to {} printable ASCII characters without spaces)",
-        by_order.rule,
-        paydesk_gateway::validate::MAX_ORDER_NO_LEN
-    ))
+    let most = paydesk_gateway::validate::MAX_ORDER_NO_LEN;
+    Some(if value.len() > most {
+        (
+            RejectReason::TooLong,
+            format!(
+                "is {} characters long: an order or trade number has at most {most}",
+                value.chars().count()
+            ),
+        )
+    } else {
+        (
+            RejectReason::NotPrintable,
+            "holds a space or a character that is not printable ASCII: an order or trade number has neither".into(),
+        )
+    })
 }
 
 /// Reads the numbers of a pasted text or a file's content. Refuses more than
@@ -142,14 +167,16 @@ pub fn parse_numbers(text: &str) -> CoreResult<Numbers> {
             out.rejected.push(RejectedLine {
                 line,
                 text: paydesk_gateway::redact::terminal_safe(trimmed, 80),
+                reason: RejectReason::EmptyColumn,
                 rule: "the number column is empty".into(),
             });
             continue;
         }
-        if let Some(rule) = rule_broken(value) {
+        if let Some((reason, rule)) = rule_broken(value) {
             out.rejected.push(RejectedLine {
                 line,
                 text: paydesk_gateway::redact::terminal_safe(value, 80),
+                reason,
                 rule,
             });
             continue;
@@ -687,13 +714,15 @@ mod tests {
         assert_eq!(n.rejected.len(), 2);
         assert_eq!(n.rejected[0].line, 5);
         assert!(
-            n.rejected[0].rule.contains("without spaces"),
+            n.rejected[0].rule.contains("a space")
+                && n.rejected[0].reason == RejectReason::NotPrintable,
             "{:?}",
             n.rejected
         );
         assert_eq!(n.rejected[1].line, 6);
         assert!(
-            n.rejected[1].rule.contains("at most 64"),
+            n.rejected[1].rule.contains("at most 64")
+                && n.rejected[1].reason == RejectReason::TooLong,
             "{:?}",
             n.rejected
         );

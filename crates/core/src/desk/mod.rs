@@ -19,8 +19,8 @@ mod timeline;
 
 pub use attention::{Attention, AttentionAction};
 pub use bulk_lookup::{
-    Found, GatewayAsked, LookupOptions, LookupProgress, LookupReport, LookupRow, RejectedLine,
-    export_lookup, parse_numbers, write_csv as write_lookup_csv,
+    Found, GatewayAsked, LookupOptions, LookupProgress, LookupReport, LookupRow, RejectReason,
+    RejectedLine, export_lookup, parse_numbers, write_csv as write_lookup_csv,
 };
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use customer::{Customer, customer_of};
