@@ -3038,12 +3038,25 @@ export type RefundRecord_Serialize = {
 	receiveAmount: string | null,
 };
 
+/**
+ *  Which rule a line that is not a number breaks (the screens word it in their
+ *  language; [`RejectedLine::rule`] says it in English).
+ */
+export type RejectReason = 
+/**  The CSV's number column is empty on this line. */
+"emptyColumn" | 
+/**  Longer than 64 characters. */
+"tooLong" | 
+/**  A space, or a character that is not printable ASCII. */
+"notPrintable";
+
 /**  A line of the input that is not a number, and the rule it breaks. */
 export type RejectedLine = {
 	/**  1-based line of the input. */
 	line: number,
 	/**  The text as given (at most 80 characters, controls replaced). */
 	text: string,
+	reason: RejectReason,
 	/**  Why it is not an order or trade number, naming the rule. */
 	rule: string,
 };

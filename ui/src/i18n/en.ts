@@ -1374,6 +1374,12 @@ export const en = {
     cacheUpdated_other: "{{count, number}} cached orders updated from the gateway.",
     rejected: "Lines that are not a number: {{n}}",
     rejectedLine: "Line {{line}} “{{text}}”: {{rule}}",
+    reason: {
+      emptyColumn: "the number column is empty",
+      tooLong: "longer than 64 characters, the most an order or trade number has",
+      notPrintable:
+        "holds a space or a character that is not printable ASCII; an order or trade number has neither",
+    },
     col: {
       number: "Number",
       found: "Found",

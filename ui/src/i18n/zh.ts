@@ -1271,6 +1271,11 @@ export const zh: Catalogue = {
     cacheUpdated_other: "已用网关的应答更新 {{count, number}} 条缓存订单。",
     rejected: "不是号码的行：{{n}}",
     rejectedLine: "第 {{line}} 行“{{text}}”：{{rule}}",
+    reason: {
+      emptyColumn: "号码列为空",
+      tooLong: "超过 64 个字符，订单号或交易号最多 64 个字符",
+      notPrintable: "含有空格或非可打印 ASCII 字符；订单号或交易号不能含有这些字符",
+    },
     col: {
       number: "号码",
       found: "结果",

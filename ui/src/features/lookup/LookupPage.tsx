@@ -103,7 +103,11 @@ function Rejected({ report }: { report: LookupReport }) {
       <List size="sm">
         {report.rejected.slice(0, 50).map((r) => (
           <List.Item key={r.line}>
-            {t("lookup.rejectedLine", { line: r.line, text: r.text, rule: r.rule })}
+            {t("lookup.rejectedLine", {
+              line: r.line,
+              text: r.text,
+              rule: t(`lookup.reason.${r.reason}`),
+            })}
           </List.Item>
         ))}
       </List>
