@@ -728,6 +728,54 @@ mod tests {
         );
     }
 
+    fn report() -> LookupReport {
+        let mut found = row_of("=M-1", 1, Found::Gateway);
+        found.trade_no = Some("T1".into());
+        found.amount = Some("12.50".into());
+        found.currency = Some("USD".into());
+        found.state = Some(5);
+        LookupReport {
+            rows: vec![found, row_of("NOPE", 2, Found::NotFound)],
+            rejected: Vec::new(),
+            duplicates: 0,
+            gateway: GatewayAsked::Asked,
+            gateway_error: None,
+            requests: 1,
+            batch_size: 500,
+            cache_updated: 0,
+        }
+    }
+
+    #[test]
+    fn the_table_is_written_to_csv_and_xlsx_and_a_file_there_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv_path = dir.path().join("lookup.csv");
+        let keep = crate::output::Existing::replace_if(false);
+        assert_eq!(export_lookup(&report(), &csv_path, keep).unwrap(), 2);
+        let mut rd = csv::Reader::from_path(&csv_path).unwrap();
+        let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
+        // A number a spreadsheet would run as a formula is written as text.
+        assert_eq!(&rows[0][0], "'=M-1");
+        assert_eq!(
+            (&rows[0][2], &rows[0][7], &rows[0][8]),
+            ("at the gateway", "12.50", "USD")
+        );
+        // Not given stays empty: nothing invented.
+        assert_eq!(
+            (&rows[1][2], &rows[1][3], &rows[1][7]),
+            ("not found", "", "")
+        );
+        assert!(
+            export_lookup(&report(), &csv_path, keep).is_err(),
+            "replaced a file"
+        );
+        let xlsx = dir.path().join("lookup.xlsx");
+        export_lookup(&report(), &xlsx, keep).unwrap();
+        assert!(std::fs::read(&xlsx).unwrap().starts_with(b"PK"));
+        let err = export_lookup(&report(), &dir.path().join("a.txt"), keep).unwrap_err();
+        assert!(err.to_string().contains(".csv or .xlsx"), "{err}");
+    }
+
     #[test]
     fn a_csv_takes_its_number_column_by_header() {
         let n = parse_numbers("amount,tradeNo\n10.00,T1\n\"5.00\",\"T2\"\n").unwrap();
