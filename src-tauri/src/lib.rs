@@ -5,16 +5,41 @@
 //! type are generated from here (`bindings`), committed as `ui/src/bindings.ts`.
 
 pub mod commands;
+pub mod generate;
 pub mod state;
 
 use tauri::{Manager, Runtime};
 use tauri_specta::{Builder, collect_commands};
 
-include!("command_names.rs");
+include!("registry.rs");
+
+/// One command of the app, as `registry.rs` declares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Command {
+    /// The Rust name, which the allow-list and the invoke handler use (`payout_create`).
+    pub name: &'static str,
+    /// The UI queries its answer makes stale: query key parts joined by dots, `*` for all.
+    pub invalidates: &'static [&'static str],
+}
+
+macro_rules! command_table {
+    ($($module:ident :: $command:ident => [$($cache:literal),*]),* $(,)?) => {
+        &[$(Command { name: stringify!($command), invalidates: &[$($cache),*] }),*]
+    };
+}
+
+/// Every command of the app, in the order `registry.rs` declares them.
+pub const COMMANDS: &[Command] = app_commands!(command_table);
 
 /// The names of the app's commands, as allow-listed by the build script.
-pub fn command_names() -> &'static [&'static str] {
-    COMMANDS
+pub fn command_names() -> Vec<&'static str> {
+    COMMANDS.iter().map(|c| c.name).collect()
+}
+
+macro_rules! specta_commands {
+    ($($module:ident :: $command:ident => [$($cache:literal),*]),* $(,)?) => {
+        collect_commands![$($module::$command),*]
+    };
 }
 
 /// Every command, for the invoke handler and the bindings.
@@ -24,127 +49,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
         team_admin,
     };
     Builder::<R>::new()
-        .commands(collect_commands![
-            settings::app_status,
-            settings::profiles,
-            settings::profile_save,
-            settings::profile_fields,
-            settings::conventions,
-            settings::conventions_save,
-            settings::conventions_parse,
-            settings::conventions_preset,
-            settings::conventions_export,
-            settings::profile_check,
-            settings::profile_switch,
-            settings::profile_delete,
-            settings::keys,
-            settings::key_import,
-            settings::key_check,
-            settings::key_generate,
-            settings::key_delete,
-            settings::gateway_key_set,
-            settings::token_set,
-            orders::dashboard,
-            orders::currencies,
-            orders::state_meanings,
-            orders::orders_page,
-            orders::orders_sync,
-            orders::orders_sync_cancel,
-            orders::order_detail,
-            orders::order_customer,
-            orders::sandbox_simulate,
-            orders::sandbox_actions,
-            orders::order_find,
-            orders::orders_export,
-            lookup::orders_lookup,
-            lookup::orders_lookup_cancel,
-            lookup::orders_lookup_export,
-            orders::default_export_path,
-            orders::export_save_as,
-            orders::file_exists,
-            orders::filters_saved,
-            orders::filter_save,
-            orders::filter_delete,
-            balances::balances,
-            balances::balance_history,
-            balances::balances_latest,
-            balances::balances_overview,
-            balances::balance_reconcile,
-            balances::balances_upcoming,
-            reports::report_statement,
-            reports::report_export,
-            reports::report_refresh,
-            reports::report_settings,
-            activity::audit_list,
-            activity::audit_verify,
-            activity::audit_export,
-            activity::audit_key_lost,
-            activity::audit_new_log,
-            activity::audit_archives,
-            activity::audit_archived_rows,
-            money::payin_resend,
-            money::order_no_new,
-            money::pay_url_open,
-            money::payin_create,
-            money::payout_preview,
-            money::payout_create,
-            money::journal_entry,
-            money::journal_reconcile,
-            money::journal_resolve,
-            money::journal_look_up,
-            money::payout_resend,
-            money::bulk_result_open,
-            money::journal_list,
-            money::bulk_check,
-            money::bulk_template,
-            money::bulk_fix,
-            money::bulk_send,
-            money::card_move,
-            money::cards,
-            money::card_operations,
-            records::refund_query,
-            records::order_query,
-            records::reversals,
-            records::files_pick,
-            records::review_file_check,
-            records::review_submit,
-            records::review_resend,
-            records::review_list,
-            records::events,
-            records::notification_latest,
-            records::order_reversals,
-            records::event_verify,
-            team::team_status,
-            team::team_requests,
-            team::team_request,
-            team::team_approve,
-            team::team_reject,
-            team::team_request_payout,
-            team::team_request_bulk,
-            team::team_request_payin,
-            team::team_request_card,
-            team::team_test,
-            team::team_password_set,
-            team::session_touch,
-            team::session_lock,
-            team::session_unlock,
-            team::session_state,
-            team_admin::team_members,
-            team_admin::team_member_add,
-            team_admin::team_member_roles,
-            team_admin::team_member_password,
-            team_admin::team_member_remove,
-            team_admin::team_rules,
-            team_admin::team_rule_set,
-            team_admin::team_rule_remove,
-            team_admin::team_default_set,
-            team_admin::team_worker_status,
-            team_admin::team_worker_start,
-            team_admin::team_worker_stop,
-            lock::desk_lock_settings,
-            lock::desk_lock_minutes_set,
-            lock::desk_password_set,
-        ])
+        .commands(app_commands!(specta_commands))
         // Amounts travel as decimal strings; the integers that cross (counts, millis)
         // stay below 2^53.
         .dangerously_cast_bigints_to_number()

@@ -304,7 +304,7 @@ fn the_capability_allows_exactly_the_app_commands_and_no_plugin() {
     commands.sort();
     assert_eq!(
         allowed, commands,
-        "the capability and the command list differ"
+        "the capability and the command list differ: run `cargo xtask bindings`"
     );
     for p in &perms {
         assert!(
@@ -313,6 +313,65 @@ fn the_capability_allows_exactly_the_app_commands_and_no_plugin() {
         );
     }
     assert_eq!(cap["windows"], json!(["main"]));
+}
+
+/// A generated file as committed, or (with `PAYDESK_WRITE_BINDINGS=1`, what
+/// `cargo xtask bindings` sets) written afresh from `fresh`.
+fn committed_is_current(relative: &str, fresh: &str) {
+    let committed = crate_dir().join(relative);
+    if std::env::var_os("PAYDESK_WRITE_BINDINGS").is_some() {
+        std::fs::write(&committed, fresh).expect("write a generated file");
+        return;
+    }
+    let have = std::fs::read_to_string(&committed).unwrap_or_default();
+    assert!(
+        fresh == have,
+        "{relative} is stale: run `cargo xtask bindings` and commit it"
+    );
+}
+
+/// The capability is written from the table of commands (`src/registry.rs`): a command
+/// added there is granted, one removed is no longer.
+#[test]
+fn generated_capability_is_current() {
+    committed_is_current(
+        paydesk_app::generate::CAPABILITY_PATH,
+        &paydesk_app::generate::capability(),
+    );
+}
+
+/// The UI's map of what each command makes stale is written from the same table.
+#[test]
+fn generated_invalidation_map_is_current() {
+    committed_is_current(
+        paydesk_app::generate::INVALIDATES_PATH,
+        &paydesk_app::generate::invalidation_map(),
+    );
+}
+
+/// Every command the invoke handler registers is in the table, and the other way round:
+/// the bindings' commands (what the handler serves) are exactly the table's names.
+#[test]
+fn the_handler_serves_exactly_the_declared_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("bindings.ts");
+    paydesk_app::export_bindings(&fresh).expect("export bindings");
+    let ts = std::fs::read_to_string(&fresh).unwrap();
+    let mut served: Vec<&str> = ts
+        .split("__TAURI_INVOKE")
+        .filter(|rest| rest.starts_with('(') || rest.starts_with('<'))
+        .map(|rest| {
+            let name = &rest[rest.find("(\"").expect("a command name") + 2..];
+            &name[..name.find('"').unwrap()]
+        })
+        .collect();
+    let mut declared = paydesk_app::command_names();
+    served.sort();
+    declared.sort();
+    assert_eq!(served, declared);
+    let mut unique = declared.clone();
+    unique.dedup();
+    assert_eq!(unique.len(), declared.len(), "a command declared twice");
 }
 
 #[test]
@@ -337,20 +396,13 @@ fn the_content_security_policy_is_strict() {
 /// The committed `ui/src/bindings.ts` must be what the commands generate now.
 /// `cargo xtask bindings` rewrites it (this test with `PAYDESK_WRITE_BINDINGS=1`).
 #[test]
-fn the_committed_typescript_bindings_are_current() {
-    let committed = crate_dir().join(paydesk_app::BINDINGS_PATH);
-    if std::env::var_os("PAYDESK_WRITE_BINDINGS").is_some() {
-        paydesk_app::export_bindings(&committed).expect("write bindings");
-        return;
-    }
+fn generated_bindings_are_current() {
     let dir = tempfile::tempdir().unwrap();
     let fresh = dir.path().join("bindings.ts");
     paydesk_app::export_bindings(&fresh).expect("export bindings");
-    let want = std::fs::read_to_string(&fresh).unwrap();
-    let have = std::fs::read_to_string(&committed).unwrap_or_default();
-    assert!(
-        want == have,
-        "ui/src/bindings.ts is stale: run `cargo xtask bindings` and commit it"
+    committed_is_current(
+        paydesk_app::BINDINGS_PATH,
+        &std::fs::read_to_string(&fresh).unwrap(),
     );
 }
 

@@ -2,11 +2,11 @@ import { MantineProvider } from "@mantine/core";
 import { Notifications } from "@mantine/notifications";
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createHashRouter, RouterProvider } from "react-router";
-import { Shell } from "./components/Shell";
 import { dashboardQuery } from "./features/dashboard/queries";
 import { IdleLock } from "./features/team/IdleLock";
 import { lockOnError } from "./features/team/lock";
 import { screenRoutes } from "./screens";
+import { Shell } from "./shell/Shell";
 import { cssVariables, useTheme } from "./theme";
 
 export const queryClient = new QueryClient({

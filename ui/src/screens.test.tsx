@@ -1,12 +1,12 @@
 import { fireEvent, screen } from "@testing-library/react";
 import { createMemoryRouter, matchRoutes, type RouteObject, RouterProvider } from "react-router";
 import { describe, expect, it, vi } from "vitest";
-import { ScreenNav } from "./components/Shell";
 import { screenActions } from "./features/palette/CommandPalette";
 import i18n from "./i18n";
 import { en } from "./i18n/en";
 import { zh } from "./i18n/zh";
 import { SCREENS, screenRoutes } from "./screens";
+import { ScreenNav } from "./shell/Shell";
 import { renderUi } from "./test/render";
 
 const lookUp = (catalogue: object, key: string) =>

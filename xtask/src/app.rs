@@ -38,7 +38,9 @@ pub fn run_app() -> Result {
 
 /// Rewrites `ui/src/bindings.ts` from the app's commands and types.
 pub fn bindings() -> Result {
-    println!("==> regenerating ui/src/bindings.ts (PAYDESK_WRITE_BINDINGS=1)");
+    println!(
+        "==> regenerating ui/src/bindings.ts, src-tauri/capabilities/main.json and ui/src/lib/invalidates.ts (PAYDESK_WRITE_BINDINGS=1)"
+    );
     let status = std::process::Command::new("cargo")
         .args([
             "test",
@@ -47,7 +49,7 @@ pub fn bindings() -> Result {
             "paydesk-app",
             "--test",
             "ipc",
-            "the_committed_typescript_bindings_are_current",
+            "generated_",
         ])
         .env("PAYDESK_WRITE_BINDINGS", "1")
         .current_dir(root())

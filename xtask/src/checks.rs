@@ -201,7 +201,8 @@ fn clippy_driver() -> Result<String> {
     Err("clippy-driver is missing: install it with `rustup component add clippy`".into())
 }
 
-/// The UI: type check, linter, unit tests (Vitest), production build.
+/// The UI: type check, linter, unit tests (Vitest), the app's icons current with their
+/// source (drawn by the Tauri CLI of `ui/node_modules`), production build.
 pub fn ui_checks() -> Result<Tally> {
     let ui = root().join("ui");
     let ui_str = ui.to_string_lossy().into_owned();
@@ -225,6 +226,7 @@ pub fn ui_checks() -> Result<Tally> {
             }
         },
     )?;
+    crate::icons::check()?;
     build_ui()?;
     Ok(tally)
 }

@@ -5,7 +5,10 @@
 //! - `cargo xtask audit`: the dependency audit alone.
 //! - `cargo xtask bench`: the benchmarks, printing their figures.
 //! - `cargo xtask run`: the desktop app on the built-in sandbox.
-//! - `cargo xtask bindings`: regenerates the UI's TypeScript bindings from Rust.
+//! - `cargo xtask bindings`: regenerates from Rust the UI's TypeScript bindings, the main
+//!   window's capability and the UI's invalidation map (all from `src-tauri/src/registry.rs`).
+//! - `cargo xtask icons`: draws `src-tauri/icons` from the source icon `icons/paydesk.png`
+//!   (`--check`: fails if the committed ones are not what it draws).
 //! - `cargo xtask package`: the Linux `.deb` (release build).
 //!
 //! Every step says what it does before doing it. Std only, so it builds in seconds.
@@ -18,6 +21,7 @@ use std::time::Instant;
 mod app;
 mod audit;
 mod checks;
+mod icons;
 mod setup;
 
 type Result<T = ()> = std::result::Result<T, String>;
@@ -33,10 +37,14 @@ fn main() -> ExitCode {
         "bench" => bench(),
         "run" => app::run_app(),
         "bindings" => app::bindings(),
+        "icons" if args.get(1).map(String::as_str) == Some("--check") => icons::check(),
+        "icons" => icons::write(),
         "package" => app::package(),
         "bench-app" => app::bench_app(),
         _ => {
-            eprintln!("usage: cargo xtask <test|setup|audit|bench|bench-app|run|bindings|package>");
+            eprintln!(
+                "usage: cargo xtask <test|setup|audit|bench|bench-app|run|bindings|icons|package>"
+            );
             eprintln!(
                 "  test   install what is missing, then fmt, all tests with clippy linting as they compile, audit (what CI runs)"
             );
@@ -46,7 +54,12 @@ fn main() -> ExitCode {
             );
             eprintln!("  bench  run the benchmarks and print their figures (see BENCHMARKS.md)");
             eprintln!("  run    open the desktop app on the built-in sandbox");
-            eprintln!("  bindings  regenerate ui/src/bindings.ts from the app's commands");
+            eprintln!(
+                "  bindings  regenerate ui/src/bindings.ts, the capability and ui/src/lib/invalidates.ts"
+            );
+            eprintln!(
+                "  icons     draw src-tauri/icons from icons/paydesk.png (--check: only say if they are current)"
+            );
             eprintln!("  package   build the Linux .deb (release)");
             eprintln!("  bench-app the desktop app's benchmark (release; see BENCHMARKS.md)");
             return ExitCode::from(2);

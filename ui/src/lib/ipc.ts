@@ -1,7 +1,7 @@
 // The bridge between the generated bindings and TanStack Query: a command's
 // `{status: "error", error}` becomes a thrown `IpcError` carrying the core's error, so
 // screens branch on `error.code`, never on message text.
-import type { CoreError } from "../lib/types";
+import type { CoreError } from "./types";
 
 export class IpcError extends Error {
   readonly core: CoreError;

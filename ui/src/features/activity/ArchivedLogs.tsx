@@ -1,14 +1,12 @@
 import { Alert, Button, Card, Stack, Table, Text, Title } from "@mantine/core";
 import { IconArchive } from "@tabler/icons-react";
-import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatDateTime } from "../../lib/format";
-import { unwrap } from "../../lib/ipc";
 import { operationLabel } from "../../lib/operations";
+import { useArchivedRows, useAuditArchives } from "./queries";
 
 /// The most rows of a log set aside shown at once.
 const ROWS = 500;
@@ -17,10 +15,7 @@ const ROWS = 500;
 /// marked as not checkable. Nothing shows while there is none.
 export function ArchivedLogs() {
   const { t } = useTranslation();
-  const archives = useQuery({
-    queryKey: ["activity", "archives"],
-    queryFn: () => unwrap(commands.auditArchives()),
-  });
+  const archives = useAuditArchives();
   if (archives.error) return <ErrorAlert error={archives.error} />;
   if (!archives.data || archives.data.length === 0) return null;
   return (
@@ -45,11 +40,7 @@ function Archive({
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const [open, setOpen] = useState(false);
-  const rows = useQuery({
-    queryKey: ["activity", "archive", a.archive],
-    queryFn: () => unwrap(commands.auditArchivedRows(a.archive, ROWS)),
-    enabled: open,
-  });
+  const rows = useArchivedRows(a.archive, ROWS, open);
   return (
     <Stack gap="xs" data-testid="audit-archive" data-archive={a.archive}>
       <Alert color="gray" variant="light" icon={<IconArchive size={18} />}>

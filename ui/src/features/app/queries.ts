@@ -1,11 +1,8 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { commands } from "../../bindings";
+import { useInvalidateAfter } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
-import { dashboardKeys } from "../dashboard/keys";
-import { eventKeys } from "../events/keys";
-import { orderKeys } from "../orders/keys";
-import { reversalKeys } from "../refunds/keys";
 import { appKeys } from "./keys";
 
 export function useAppStatus() {
@@ -25,10 +22,11 @@ export function useStateMeanings() {
 const NOTIFICATION_WATCH_MS = 2000;
 
 /// Watches the newest notification the desk kept: the desk reads a verified one's order
-/// again before keeping it, so when another one comes in, everything it may have changed
-/// (the order's state and timeline, the lists and figures from the cache) is read again.
+/// again before keeping it, so when another one comes in, what `notificationLatest`
+/// declares it may have changed (the order's state and timeline, the lists and figures
+/// from the cache) is read again.
 export function useNotificationWatch() {
-  const qc = useQueryClient();
+  const invalidate = useInvalidateAfter();
   const q = useQuery({
     queryKey: appKeys.notification,
     queryFn: () => unwrap(commands.notificationLatest()),
@@ -38,11 +36,7 @@ export function useNotificationWatch() {
   const seen = useRef<number | undefined>(undefined);
   useEffect(() => {
     if (id === undefined) return;
-    if (seen.current !== undefined && seen.current !== id) {
-      for (const key of [orderKeys.all, dashboardKeys.all, reversalKeys.all, eventKeys.all]) {
-        void qc.invalidateQueries({ queryKey: key });
-      }
-    }
+    if (seen.current !== undefined && seen.current !== id) void invalidate("notificationLatest");
     seen.current = id;
-  }, [id, qc]);
+  }, [id, invalidate]);
 }

@@ -13,10 +13,10 @@ import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import type { OrderFilter_Serialize as OrderFilter } from "../../bindings";
-import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatDateTime, formatMoney } from "../../lib/format";
+import { CacheAsOf } from "../orders/CacheAsOf";
 import { useBalanceHistory, useReconcile, useUpcoming } from "./queries";
 
 /// An amount that opens the Orders screen with the orders behind it.

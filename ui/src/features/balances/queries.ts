@@ -1,20 +1,14 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { commands } from "../../bindings";
+import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
 import type { ConversionRate } from "../../lib/types";
-import { dashboardKeys } from "../dashboard/keys";
 import { balanceKeys } from "./keys";
 
 export function useQueryBalances() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (currencies: string[]) => unwrap(commands.balances(currencies)),
-    onSuccess: () =>
-      Promise.all([
-        qc.invalidateQueries({ queryKey: balanceKeys.all }),
-        qc.invalidateQueries({ queryKey: dashboardKeys.all }),
-      ]),
-  });
+  return useCommandMutation("balances", (currencies: string[]) =>
+    unwrap(commands.balances(currencies)),
+  );
 }
 
 /// The last snapshot of each currency: what the screen opens with, without asking the

@@ -24,6 +24,7 @@ export function useCardOperations() {
 /// A top-up or a withdrawal.
 export function useCardMove(onSettled?: Settled) {
   return useMoneyMutation(
+    "cardMove",
     (v: { form: CardForm; allowDuplicate: boolean }) =>
       unwrap(commands.cardMove(v.form, v.allowDuplicate)),
     onSettled,

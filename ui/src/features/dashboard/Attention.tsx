@@ -3,13 +3,13 @@ import { IconAlertTriangle } from "@tabler/icons-react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { JournalBadge } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatDateTime } from "../../lib/format";
 import { entrySummary } from "../../lib/summary";
 import type { Attention, Dashboard, Entry } from "../../lib/types";
 import { EntryDrawer, isPayin } from "../money/EntryDrawer";
 import { newest, useEntryNow, useLookUpNow } from "../money/queries";
+import { JournalBadge } from "../money/ReceiptView";
 
 /// One item and the action the core says resolves it.
 function Item({ item, onOpen }: { item: Attention; onOpen: (e: Entry) => void }) {

@@ -1,9 +1,9 @@
 import { Alert, Progress, Stack, Text } from "@mantine/core";
 import { IconCloudDownload } from "@tabler/icons-react";
-import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { locale } from "../../i18n";
+import { useInvalidateAfter } from "../../lib/invalidate";
 import { useAppStatus } from "../app/queries";
 import { useLastSync, useSync, useSyncProgress } from "../orders/queries";
 import { syncLine } from "../orders/syncText";
@@ -30,7 +30,7 @@ export function FirstRunSync() {
   const status = useAppStatus();
   const dashboard = useDashboard();
   const sync = useSync();
-  const qc = useQueryClient();
+  const invalidate = useInvalidateAfter();
   const { mutate } = sync;
   const sandbox = status.data?.sandbox;
   const d = dashboard.data;
@@ -47,14 +47,14 @@ export function FirstRunSync() {
       {
         onSuccess: async () => {
           // The sync took a balance snapshot of the currencies it read before it was
-          // done: the dashboard's first figures.
-          await qc.invalidateQueries();
+          // done: the dashboard's first figures, read before the first run is done.
+          await invalidate("ordersSync");
           mark("done");
         },
         onError: () => mark("failed"),
       },
     );
-  }, [sandbox, d, mutate, qc]);
+  }, [sandbox, d, mutate, invalidate]);
   return null;
 }
 

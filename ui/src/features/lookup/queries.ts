@@ -1,24 +1,21 @@
 import { useMutation } from "@tanstack/react-query";
 import { Channel } from "@tauri-apps/api/core";
 import { commands, type LookupOptions, type LookupProgress } from "../../bindings";
+import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
-import { useInvalidateOrders } from "../orders/queries";
 import type { LookupReport } from "./types";
 
 /// A bulk look-up: the cache, then the gateway in batched list requests. It can update
-/// cached orders, so the order lists are refreshed after it.
+/// cached orders, so what `ordersLookup` declares stale is read again.
 export function useLookup(onProgress: (p: LookupProgress) => void) {
-  const invalidate = useInvalidateOrders();
-  return useMutation({
-    mutationFn: ({ text, options }: { text: string; options: LookupOptions }) => {
+  return useCommandMutation(
+    "ordersLookup",
+    ({ text, options }: { text: string; options: LookupOptions }) => {
       const channel = new Channel<LookupProgress>();
       channel.onmessage = onProgress;
       return unwrap(commands.ordersLookup(text, options, channel));
     },
-    onSettled: (report) => {
-      if (report && report.cacheUpdated > 0) void invalidate();
-    },
-  });
+  );
 }
 
 export const cancelLookup = () => unwrap(commands.ordersLookupCancel());

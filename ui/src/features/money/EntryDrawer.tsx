@@ -2,11 +2,11 @@ import { Button, Card, Drawer, Loader, Stack, Text, TextInput, Title } from "@ma
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { LiveCue } from "../../components/LiveCue";
-import { ReceiptView } from "../../components/ReceiptView";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { Entry, Receipt } from "../../lib/types";
+import { LiveCue } from "../app/LiveCue";
 import { useEntryNow, useJournalEntry, useResendPayin, useResendPayout } from "./queries";
+import { ReceiptView } from "./ReceiptView";
 
 /// The field of a payout's request the journal keeps masked, typed again to resend it.
 export function accountFieldOf(e: Entry): "clabe" | "cardNo" | null {

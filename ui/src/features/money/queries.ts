@@ -1,13 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useState } from "react";
 import { commands, type JournalOperation } from "../../bindings";
+import { useCommandMutation, useInvalidateAfter } from "../../lib/invalidate";
+import type { CommandName } from "../../lib/invalidates";
 import { unwrap } from "../../lib/ipc";
 import type { Entry } from "../../lib/types";
-import { cardKeys } from "../cards/keys";
-import { dashboardKeys } from "../dashboard/keys";
-import { orderKeys } from "../orders/keys";
-import { paletteKeys } from "../palette/keys";
-import { reviewKeys } from "../review/keys";
 import { journalKeys } from "./keys";
 
 export type OrderPrefix = "PI" | "PO" | "TU" | "WD" | "RV";
@@ -27,7 +24,7 @@ export function useOrderNo(prefix: OrderPrefix) {
 /// the gateway, every two seconds, never sent again.
 export function useReconcile(entry: Entry | null) {
   const unresolved = entry !== null && (entry.status === "unknown" || entry.status === "sending");
-  const changed = useMoneyChanged();
+  const invalidate = useInvalidateAfter();
   const q = useQuery({
     ...reconcileOptions(entry?.id),
     enabled: unresolved,
@@ -38,13 +35,13 @@ export function useReconcile(entry: Entry | null) {
       return s === "unknown" || s === "sending" || s === undefined ? 2000 : false;
     },
   });
-  // Once the outcome is known (accepted, refused, pending again), every list that shows
-  // the entry or its order is stale: the journal tables, the orders, the palette.
+  // Once the outcome is known (accepted, refused, pending again), what the reconcile
+  // command declares is stale: the journal tables, the orders, the palette.
   const settled = q.data && q.data.status !== "unknown" && q.data.status !== "sending";
   const settledAt = settled ? q.data?.updatedAt : undefined;
   useEffect(() => {
-    if (settledAt !== undefined) changed();
-  }, [settledAt, changed]);
+    if (settledAt !== undefined) void invalidate("journalReconcile");
+  }, [settledAt, invalidate]);
   return q;
 }
 
@@ -85,15 +82,12 @@ export function canResolve(e: Entry) {
 /// sent again with the same number. The entry's new state replaces the reconciled one.
 export function useResolve() {
   const qc = useQueryClient();
-  const changed = useMoneyChanged();
-  return useMutation({
-    mutationFn: (v: { id: number; done: boolean; reason: string }) =>
+  return useCommandMutation(
+    "journalResolve",
+    (v: { id: number; done: boolean; reason: string }) =>
       unwrap(commands.journalResolve(v.id, v.done, v.reason)),
-    onSuccess: (e) => {
-      qc.setQueryData(journalKeys.reconcile(e.id), e);
-      changed();
-    },
-  });
+    { onSuccess: (e) => void qc.setQueryData(journalKeys.reconcile(e.id), e) },
+  );
 }
 
 export function useJournalList(operations: JournalOperation[]) {
@@ -103,34 +97,19 @@ export function useJournalList(operations: JournalOperation[]) {
   });
 }
 
-/// After anything that moved money: the lists that show it are stale.
-export function useMoneyChanged() {
-  const qc = useQueryClient();
-  return useCallback(() => {
-    void qc.invalidateQueries({ queryKey: journalKeys.all });
-    void qc.invalidateQueries({ queryKey: cardKeys.all });
-    void qc.invalidateQueries({ queryKey: dashboardKeys.all });
-    void qc.invalidateQueries({ queryKey: orderKeys.all });
-    void qc.invalidateQueries({ queryKey: paletteKeys.all });
-    void qc.invalidateQueries({ queryKey: reviewKeys.all });
-  }, [qc]);
-}
-
 /// What a form does once its create call is answered, besides refreshing the lists: the
 /// duplicate guard's `settle`.
 export type Settled = (data: unknown, error: unknown) => void;
 
-/// A call that may move money (or send a document): once answered, whatever shows money
-/// is stale, and then `onSettled` learns the answer.
-export function useMoneyMutation<T, V>(send: (v: V) => Promise<T>, onSettled?: Settled) {
-  const changed = useMoneyChanged();
-  return useMutation({
-    mutationFn: send,
-    onSettled: (data, error) => {
-      changed();
-      onSettled?.(data, error);
-    },
-  });
+/// A call that may move money (or send a document): once answered, refused or not, what
+/// `command` declares stale (whatever shows money) is read again, and then `onSettled`
+/// learns the answer.
+export function useMoneyMutation<T, V>(
+  command: CommandName,
+  send: (v: V) => Promise<T>,
+  onSettled?: Settled,
+) {
+  return useCommandMutation(command, send, { evenOnError: true, onSettled });
 }
 
 /// An earlier journal entry, looked up live (the one a duplicate refusal names).
@@ -154,13 +133,8 @@ export function cannotBeAsked(e: Entry) {
 /// Looks an unknown outcome up at the gateway now (a person asked): never sends it.
 export function useLookUpNow() {
   const qc = useQueryClient();
-  const changed = useMoneyChanged();
-  return useMutation({
-    mutationFn: (id: number) => unwrap(commands.journalLookUp(id)),
-    onSuccess: (e) => {
-      qc.setQueryData(journalKeys.reconcile(e.id), e);
-      changed();
-    },
+  return useCommandMutation("journalLookUp", (id: number) => unwrap(commands.journalLookUp(id)), {
+    onSuccess: (e) => void qc.setQueryData(journalKeys.reconcile(e.id), e),
   });
 }
 
@@ -170,6 +144,7 @@ export function useLookUpNow() {
 export function useResendPayin() {
   const qc = useQueryClient();
   return useMoneyMutation(
+    "payinResend",
     (v: { id: number; taxId: string | null }) => unwrap(commands.payinResend(v.id, v.taxId)),
     (data) => {
       const r = data as { entry: Entry } | undefined;
@@ -181,6 +156,7 @@ export function useResendPayin() {
 export function useResendPayout() {
   const qc = useQueryClient();
   return useMoneyMutation(
+    "payoutResend",
     (v: { id: number; account: string }) => unwrap(commands.payoutResend(v.id, v.account)),
     (data) => {
       const r = data as { entry: Entry } | undefined;

@@ -1,18 +1,12 @@
 import { Card, Table, Text, Title } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
-import { unwrap } from "../../lib/ipc";
-import { orderKeys } from "./keys";
+import { useOrderCustomer } from "./queries";
 
 /// The customer an order this desk made was for (its payer, or a card payout's
 /// beneficiary), as the request it sent named them; nothing for an order only listed.
 export function OrderCustomer({ tradeNo }: { tradeNo: string }) {
   const { t } = useTranslation();
-  const q = useQuery({
-    queryKey: orderKeys.customer(tradeNo),
-    queryFn: () => unwrap(commands.orderCustomer(tradeNo)),
-  });
+  const q = useOrderCustomer(tradeNo);
   const c = q.data;
   if (!c) return null;
   const rows: [string, string | null][] = [

@@ -16,13 +16,13 @@ import { IconArrowBackUp, IconFileUpload, IconRefresh, IconUsersGroup } from "@t
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useLocation, useNavigate } from "react-router";
-import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
-import { StateBadge } from "../../components/StateBadge";
 import { locale } from "../../i18n";
 import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderRecord, SignatureStatus, SimulateAction } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
+import { StateBadge } from "../app/StateBadge";
+import { CacheAsOf } from "./CacheAsOf";
 import { OrderCustomer } from "./OrderCustomer";
 import { LiveCachedDifference, OrderReversals } from "./OrderReversals";
 import { OrderTimeline } from "./OrderTimeline";

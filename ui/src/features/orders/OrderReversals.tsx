@@ -1,35 +1,19 @@
 import { Badge, Card, Loader, Table, Text, Title } from "@mantine/core";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { StateBadge } from "../../components/StateBadge";
 import { locale } from "../../i18n";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
-import { unwrap } from "../../lib/ipc";
 import type { CachedOrder, OrderRecord } from "../../lib/types";
 import { useStateMeanings } from "../app/queries";
-import { orderKeys } from "./keys";
+import { StateBadge } from "../app/StateBadge";
+import { useOrderReversals } from "./queries";
 
 /// An order's refunds and chargebacks, looked up at the gateway as its page opens.
 export function OrderReversals({ tradeNo }: { tradeNo: string }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
-  const q = useQuery({
-    queryKey: [...orderKeys.detail(tradeNo), "reversals"] as const,
-    queryFn: () => unwrap(commands.orderReversals(tradeNo)),
-  });
+  const q = useOrderReversals(tradeNo);
   const rows = q.data?.reversals ?? [];
-  // What the lookup cached belongs on the order's timeline too: its page is read again
-  // (only the page: this lookup is not asked again by it).
-  const qc = useQueryClient();
-  const found = q.dataUpdatedAt;
-  useEffect(() => {
-    if (found > 0) {
-      void qc.invalidateQueries({ queryKey: orderKeys.detail(tradeNo), exact: true });
-    }
-  }, [found, qc, tradeNo]);
   return (
     <Card withBorder data-testid="detail-reversals" data-count={q.data ? rows.length : ""}>
       <Title order={3} size="h5" mb="xs">

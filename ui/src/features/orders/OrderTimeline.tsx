@@ -11,10 +11,10 @@ import type { TFunction } from "i18next";
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import type { TimelineEvent } from "../../bindings";
-import { StateBadge } from "../../components/StateBadge";
 import { locale } from "../../i18n";
 import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import { operationLabel } from "../../lib/operations";
+import { StateBadge } from "../app/StateBadge";
 import { reviewOutcome } from "../review/ReviewHistory";
 
 const HOW: Record<string, string> = {

@@ -20,10 +20,10 @@ import {
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useMemo, useRef } from "react";
 import { useTranslation } from "react-i18next";
-import { StateBadge, useMeaning } from "../../components/StateBadge";
 import { locale } from "../../i18n";
 import { formatDateTimeShort, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderFilter, SortKey } from "../../lib/types";
+import { StateBadge, useMeaning } from "../app/StateBadge";
 import { ORDER_COLUMNS, type OrderColumn } from "./columns";
 import { PAGE_SIZE, useOrderPages } from "./queries";
 

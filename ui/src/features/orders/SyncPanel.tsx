@@ -15,11 +15,11 @@ import {
 import { IconCloudDownload, IconPlayerStop } from "@tabler/icons-react";
 import { memo, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { coreError } from "../../lib/ipc";
 import { useGatewayClosed } from "../team/GatewayNotice";
+import { CacheAsOf } from "./CacheAsOf";
 import { cancelSync, useLastSync, useSync, useSyncProgress } from "./queries";
 import { refusalText } from "./refusal";
 import { syncDoneText, syncLine } from "./syncText";

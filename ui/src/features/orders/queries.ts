@@ -7,8 +7,9 @@ import {
   useQueryClient,
 } from "@tanstack/react-query";
 import { Channel } from "@tauri-apps/api/core";
-import { useSyncExternalStore } from "react";
+import { useEffect, useSyncExternalStore } from "react";
 import { commands } from "../../bindings";
+import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
 import type {
   ExportProgress,
@@ -17,8 +18,6 @@ import type {
   SyncProgress,
   SyncReport,
 } from "../../lib/types";
-import { dashboardKeys } from "../dashboard/keys";
-import { paletteKeys } from "../palette/keys";
 import { orderKeys } from "./keys";
 
 export const PAGE_SIZE = 100;
@@ -82,17 +81,6 @@ export function useOrderDetail(tradeNo: string | null) {
   });
 }
 
-/// After anything that changes the cache: every list, the dashboard, the palette.
-export function useInvalidateOrders() {
-  const qc = useQueryClient();
-  return () =>
-    Promise.all([
-      qc.invalidateQueries({ queryKey: orderKeys.all }),
-      qc.invalidateQueries({ queryKey: dashboardKeys.all }),
-      qc.invalidateQueries({ queryKey: paletteKeys.all }),
-    ]);
-}
-
 /// Every sync is one mutation of this key, whoever starts it (the Orders screen's button,
 /// the first run's load of the sandbox's demo orders): the Orders screen shows the last
 /// one, with its progress, even when another screen started it.
@@ -116,18 +104,18 @@ export function useSyncProgress(): SyncProgress | null {
   );
 }
 
+/// A sync, finished or not, changed the cache: what `ordersSync` declares is read again.
 export function useSync() {
-  const invalidate = useInvalidateOrders();
-  return useMutation({
-    mutationKey: SYNC_KEY,
-    mutationFn: ({ days, full }: { days: number; full: boolean; firstRun?: boolean }) => {
+  return useCommandMutation(
+    "ordersSync",
+    ({ days, full }: { days: number; full: boolean; firstRun?: boolean }) => {
       setSyncProgress(null);
       const channel = new Channel<SyncProgress>();
       channel.onmessage = setSyncProgress;
       return unwrap(commands.ordersSync(days, full, channel));
     },
-    onSettled: () => invalidate(),
-  });
+    { mutationKey: SYNC_KEY, evenOnError: true },
+  );
 }
 
 /// The last sync of this session, whoever started it: its status, report or error, and
@@ -166,12 +154,11 @@ export function useSimulationActions(tradeNo: string) {
 }
 
 export function useSimulate(tradeNo: string) {
-  const invalidate = useInvalidateOrders();
-  return useMutation({
-    mutationFn: ({ action, amount }: { action: SimulateAction; amount: string | null }) =>
+  return useCommandMutation(
+    "sandboxSimulate",
+    ({ action, amount }: { action: SimulateAction; amount: string | null }) =>
       unwrap(commands.sandboxSimulate(tradeNo, action, amount)),
-    onSuccess: () => invalidate(),
-  });
+  );
 }
 
 export function useExport(onProgress: (p: ExportProgress) => void) {
@@ -212,18 +199,53 @@ export function useSavedFilters() {
 }
 
 export function useSaveFilter() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: ({ name, filter }: { name: string; filter: OrderFilter }) =>
+  return useCommandMutation(
+    "filterSave",
+    ({ name, filter }: { name: string; filter: OrderFilter }) =>
       unwrap(commands.filterSave(name, filter)),
-    onSuccess: () => qc.invalidateQueries({ queryKey: orderKeys.filters }),
-  });
+  );
 }
 
 export function useDeleteFilter() {
+  return useCommandMutation("filterDelete", (name: string) => unwrap(commands.filterDelete(name)));
+}
+
+/// The customer an order this desk made was for, as its request named them.
+export function useOrderCustomer(tradeNo: string) {
+  return useQuery({
+    queryKey: orderKeys.customer(tradeNo),
+    queryFn: () => unwrap(commands.orderCustomer(tradeNo)),
+  });
+}
+
+/// An order's refunds and chargebacks, looked up at the gateway as its page opens. What
+/// the lookup cached belongs on the order's timeline too: its page is read again (only
+/// the page: this lookup is not asked again by it).
+export function useOrderReversals(tradeNo: string) {
   const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (name: string) => unwrap(commands.filterDelete(name)),
-    onSuccess: () => qc.invalidateQueries({ queryKey: orderKeys.filters }),
+  const q = useQuery({
+    queryKey: [...orderKeys.detail(tradeNo), "reversals"] as const,
+    queryFn: () => unwrap(commands.orderReversals(tradeNo)),
+  });
+  const found = q.dataUpdatedAt;
+  useEffect(() => {
+    if (found > 0) {
+      void qc.invalidateQueries({ queryKey: orderKeys.detail(tradeNo), exact: true });
+    }
+  }, [found, qc, tradeNo]);
+  return q;
+}
+
+/// The first `limit` cached orders a filter finds, as one list (not paged).
+export function useOrdersFirst(
+  key: readonly unknown[],
+  filter: OrderFilter,
+  limit: number,
+  enabled: boolean,
+) {
+  return useQuery({
+    queryKey: [...orderKeys.all, ...key] as const,
+    enabled,
+    queryFn: () => unwrap(commands.ordersPage(filter, 0, limit)),
   });
 }

@@ -3,9 +3,9 @@ import { IconExternalLink } from "@tabler/icons-react";
 import { QRCodeSVG } from "qrcode.react";
 import { useTranslation } from "react-i18next";
 import { toastError } from "../../components/ErrorAlert";
-import { CopyValue, ReceiptView } from "../../components/ReceiptView";
 import type { Receipt } from "../../lib/types";
 import { useOpenPayUrl } from "../money/queries";
+import { CopyValue, ReceiptView } from "../money/ReceiptView";
 
 function PayResult({ receipt }: { receipt: Receipt }) {
   const { t } = useTranslation();

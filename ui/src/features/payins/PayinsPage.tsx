@@ -11,11 +11,11 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { FormError } from "../../components/ErrorAlert";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayinMethod, ProductLine, Receipt } from "../../lib/types";
 import { CurrencySelect } from "../money/CurrencySelect";
+import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useEntryNow, useOrderNo } from "../money/queries";
 import { GatewayNotice } from "../team/GatewayNotice";
 import { useAccess, useRequestPayin } from "../team/queries";

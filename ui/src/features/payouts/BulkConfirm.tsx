@@ -1,10 +1,10 @@
 import { Alert, Button, Checkbox, Group, Modal, Stack, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { LiveCue } from "../../components/LiveCue";
 import { locale } from "../../i18n";
 import { formatMoney } from "../../lib/format";
 import type { BulkPlan } from "../../lib/types";
+import { LiveCue } from "../app/LiveCue";
 import { rowReason } from "./reason";
 import { Totals } from "./Totals";
 

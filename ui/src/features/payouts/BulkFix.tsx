@@ -1,11 +1,9 @@
 import { Button, Group, Stack, Text, TextInput } from "@mantine/core";
-import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { errorText, toastOk } from "../../components/ErrorAlert";
-import { unwrap } from "../../lib/ipc";
 import type { BulkCheck } from "../../lib/types";
+import { useBulkFix } from "./queries";
 
 type RowError = BulkCheck["plan"]["errors"][number];
 
@@ -23,8 +21,7 @@ export function BulkErrorRow({
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
   const [value, setValue] = useState(e.value ?? "");
-  const fix = useMutation({
-    mutationFn: () => unwrap(commands.bulkFix(path, e.line, e.field, value)),
+  const fix = useBulkFix(path, e, value, {
     onSuccess: () => {
       toastOk(t("flows.bulk.fixed", { line: e.line }));
       setOpen(false);

@@ -1,9 +1,9 @@
 import { Button, Group, Modal, Stack, Table, Text } from "@mantine/core";
 import { useTranslation } from "react-i18next";
-import { LiveCue } from "../../components/LiveCue";
 import { locale } from "../../i18n";
 import { formatMoney } from "../../lib/format";
 import type { PayoutPreview } from "../../lib/types";
+import { LiveCue } from "../app/LiveCue";
 
 /// The payout as it will be sent, masked, with the last word before sending.
 export function PayoutConfirm({

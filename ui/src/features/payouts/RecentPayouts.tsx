@@ -2,13 +2,13 @@ import { Anchor, Card, Table, Title } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { JournalBadge } from "../../components/ReceiptView";
 import { locale } from "../../i18n";
 import { formatDateTimeShort } from "../../lib/format";
 import { entrySummary } from "../../lib/summary";
 import type { Entry } from "../../lib/types";
 import { EntryDrawer } from "../money/EntryDrawer";
 import { useJournalList } from "../money/queries";
+import { JournalBadge } from "../money/ReceiptView";
 
 /// The payouts this desk sent lately, as the journal has them.
 export function RecentPayouts() {

@@ -12,14 +12,14 @@ import {
 } from "@mantine/core";
 import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { FormError } from "../../components/ErrorAlert";
-import { ReceiptView } from "../../components/ReceiptView";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayoutKind, Receipt } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
+import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useEntryNow, useOrderNo } from "../money/queries";
+import { ReceiptView } from "../money/ReceiptView";
 import { GatewayNotice } from "../team/GatewayNotice";
 import { useAccess, useRequestPayout } from "../team/queries";
 import { RequestMade } from "../team/RequestMade";

@@ -13,6 +13,7 @@ export function usePayoutPreview() {
 /// `loseAnswer` (sandbox only) has the sandbox drop the answer after doing the payout.
 export function useCreatePayout(onSettled?: Settled) {
   return useMoneyMutation(
+    "payoutCreate",
     (v: { form: PayoutForm; loseAnswer: boolean; allowDuplicate: boolean }) =>
       unwrap(commands.payoutCreate(v.form, v.loseAnswer, v.allowDuplicate)),
     onSettled,
@@ -24,11 +25,14 @@ export function useBulkCheck() {
 }
 
 export function useBulkSend(onProgress: (p: BulkProgress) => void) {
-  return useMoneyMutation((v: { path: string; includeHeld: boolean; expected: string }) => {
-    const channel = new Channel<BulkProgress>();
-    channel.onmessage = onProgress;
-    return unwrap(commands.bulkSend(v.path, v.includeHeld, v.expected, channel));
-  });
+  return useMoneyMutation(
+    "bulkSend",
+    (v: { path: string; includeHeld: boolean; expected: string }) => {
+      const channel = new Channel<BulkProgress>();
+      channel.onmessage = onProgress;
+      return unwrap(commands.bulkSend(v.path, v.includeHeld, v.expected, channel));
+    },
+  );
 }
 
 /// Writes an empty bulk file (its header row) to the downloads folder; answers its path.
@@ -46,4 +50,17 @@ export function useOpenBulkResult(onError: (e: unknown) => void) {
 /// The bulk file the user picks in the system's file dialog (none if cancelled).
 export function pickBulkFile() {
   return unwrap(commands.filesPick("bulk"));
+}
+
+/// Writes `value` into a bulk file's row `e.line`, field `e.field` (the core checks it).
+export function useBulkFix(
+  path: string,
+  e: { line: number; field: string },
+  value: string,
+  options: { onSuccess: () => void },
+) {
+  return useMutation({
+    mutationFn: () => unwrap(commands.bulkFix(path, e.line, e.field, value)),
+    onSuccess: options.onSuccess,
+  });
 }

@@ -1,18 +1,14 @@
 import { Anchor, Card, Group, Table, Text, Title } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
-import { commands } from "../../bindings";
-import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { StateBadge } from "../../components/StateBadge";
 import { locale } from "../../i18n";
 import { formatCount, formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
-import { unwrap } from "../../lib/ipc";
 import type { OrderFilter } from "../../lib/types";
 import { useStateMeanings } from "../app/queries";
-import { orderKeys } from "../orders/keys";
-import { EMPTY_FILTER } from "../orders/queries";
+import { StateBadge } from "../app/StateBadge";
+import { CacheAsOf } from "../orders/CacheAsOf";
+import { EMPTY_FILTER, useOrdersFirst } from "../orders/queries";
 
 /// The list states Reports counts as refunds and chargebacks.
 const REVERSED = ["refunded", "partly_refunded", "charged_back"];
@@ -30,11 +26,7 @@ export function RefundedOrders() {
     .map((m) => Number(m.raw))
     .filter((n) => Number.isFinite(n));
   const filter: OrderFilter = { ...EMPTY_FILTER, states };
-  const list = useQuery({
-    queryKey: [...orderKeys.all, "reversed", states] as const,
-    enabled: states.length > 0,
-    queryFn: () => unwrap(commands.ordersPage(filter, 0, SHOWN)),
-  });
+  const list = useOrdersFirst(["reversed", states], filter, SHOWN, states.length > 0);
   const rows = list.data?.rows ?? [];
   return (
     <Card withBorder data-testid="refunded-orders" data-total={list.data?.total ?? ""}>

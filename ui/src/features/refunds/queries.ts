@@ -1,24 +1,26 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { commands, type QueryType } from "../../bindings";
+import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
 import { reversalKeys } from "./keys";
 
-/// A lookup at the gateway by trade number; what it finds is cached, so the cached list
-/// is refreshed once it is answered.
-function useLookup<T>(query: (tradeNo: string) => Promise<T>) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: query,
-    onSettled: () => qc.invalidateQueries({ queryKey: reversalKeys.all }),
-  });
-}
+// A lookup at the gateway by trade number; what it finds is cached, so what the command
+// declares (the cached list) is read again once it is answered.
 
 export function useRefundLookup(refundNo: string) {
-  return useLookup((tradeNo) => unwrap(commands.refundQuery(tradeNo, refundNo)));
+  return useCommandMutation(
+    "refundQuery",
+    (tradeNo: string) => unwrap(commands.refundQuery(tradeNo, refundNo)),
+    { evenOnError: true },
+  );
 }
 
 export function useOrderLookup(queryType: QueryType) {
-  return useLookup((tradeNo) => unwrap(commands.orderQuery(tradeNo, queryType)));
+  return useCommandMutation(
+    "orderQuery",
+    (tradeNo: string) => unwrap(commands.orderQuery(tradeNo, queryType)),
+    { evenOnError: true },
+  );
 }
 
 /// The refunds and chargebacks cached, of one order when `tradeNo` is given.

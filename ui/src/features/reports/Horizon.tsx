@@ -1,11 +1,10 @@
 import { Button, Group, TextInput } from "@mantine/core";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { Reporting_Serialize } from "../../bindings";
-import { commands } from "../../bindings";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
-import { fieldError, unwrap } from "../../lib/ipc";
+import { fieldError } from "../../lib/ipc";
+import { useSaveReportSettings } from "./queries";
 
 /// The most days a change horizon may reach back (the core's rule: 1 to 3650).
 export const MAX_HORIZON_DAYS = 3650;
@@ -23,25 +22,12 @@ export function horizonDays(text: string): number | null {
 /// schedule while the desk runs), set beside the business zone it is kept with.
 export function HorizonSetting({ settings }: { settings: Reporting_Serialize | undefined }) {
   const { t } = useTranslation();
-  const qc = useQueryClient();
   const saved = settings?.changeHorizonDays;
   const [text, setText] = useState(saved === undefined ? "" : String(saved));
   useEffect(() => {
     if (saved !== undefined) setText(String(saved));
   }, [saved]);
-  const save = useMutation({
-    mutationFn: (changeHorizonDays: number) =>
-      unwrap(
-        commands.reportSettings({
-          businessZone: settings?.businessZone ?? "UTC",
-          changeHorizonDays,
-        }),
-      ),
-    onSuccess: (r) => {
-      qc.setQueryData(["reports", "settings"], r);
-      toastOk(t("reports.horizonSaved", { count: r.changeHorizonDays }));
-    },
-  });
+  const save = useSaveReportSettings();
   const days = horizonDays(text);
   const local = text.trim() !== "" && days === null ? t("reports.horizonRule") : undefined;
   const error = local ?? fieldError(save.error, "changeHorizonDays");
@@ -49,7 +35,13 @@ export function HorizonSetting({ settings }: { settings: Reporting_Serialize | u
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (days !== null) save.mutate(days);
+        if (days !== null)
+          save.mutate(
+            { businessZone: settings?.businessZone ?? "UTC", changeHorizonDays: days },
+            {
+              onSuccess: (r) => toastOk(t("reports.horizonSaved", { count: r.changeHorizonDays })),
+            },
+          );
       }}
     >
       <TextInput

@@ -15,24 +15,31 @@ import {
   UnstyledButton,
 } from "@mantine/core";
 import { IconFileExport, IconRefresh } from "@tabler/icons-react";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { TFunction } from "i18next";
 import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
-import { commands } from "../../bindings";
-import { CacheAsOf } from "../../components/CacheAsOf";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
 import { locale } from "../../i18n";
 import { chartValue, formatCount, formatMoney } from "../../lib/format";
-import { fieldOf, unwrap } from "../../lib/ipc";
+import { fieldOf } from "../../lib/ipc";
 import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
+import { CacheAsOf } from "../orders/CacheAsOf";
 import { useCurrencies } from "../orders/queries";
 import { HorizonSetting } from "./Horizon";
 import { type Days, type PeriodKind, periodDays, ymd } from "./period";
+import {
+  type Comparison,
+  cancelRefresh,
+  useReportExport,
+  useReportRefresh,
+  useReportSettings,
+  useSaveReportSettings,
+  useStatement,
+  useStatementExportPath,
+} from "./queries";
 
-type Comparison = Awaited<ReturnType<typeof fetchStatement>>;
 type CurrencyStatement = Comparison["current"]["currencies"][number];
 type Figure = CurrencyStatement["payins"]["all"];
 
@@ -42,21 +49,6 @@ function zoneNames(): string[] {
   const intl = Intl as unknown as { supportedValuesOf?: (k: string) => string[] };
   const names = intl.supportedValuesOf ? intl.supportedValuesOf("timeZone") : [];
   return ["UTC", ...names.filter((n) => n !== "UTC")];
-}
-
-/// The statement of `days` in the zone `zone` (a zone name: the business's, daylight
-/// saving honoured by the core).
-function fetchStatement(days: Days, zone: string, currency: string | null) {
-  return unwrap(
-    commands.reportStatement(
-      days.from,
-      days.to,
-      days.previousFrom,
-      days.previousTo,
-      zone,
-      currency,
-    ),
-  );
 }
 
 /// One line of a currency's statement: its figure (count, amount, the orders behind it)
@@ -247,18 +239,11 @@ function ExportBar({
   const { t } = useTranslation();
   const [format, setFormat] = useState<"xlsx" | "csv" | "pdf">("xlsx");
   const [path, setPath] = useState("");
-  const suggested = useQuery({
-    queryKey: ["reports", "exportPath", format],
-    queryFn: () => unwrap(commands.defaultExportPath("statement", format)),
-    staleTime: 0,
-  });
+  const suggested = useStatementExportPath(format);
   useEffect(() => {
     if (suggested.data) setPath(suggested.data);
   }, [suggested.data]);
-  const run = useMutation({
-    mutationFn: (v: { path: string; overwrite: boolean }) =>
-      unwrap(commands.reportExport(days.from, days.to, zone, currency, v.path, v.overwrite)),
-  });
+  const run = useReportExport(days, zone, currency);
   const target = useSaveTarget((to, overwrite) =>
     run.mutate(
       { path: to, overwrite },
@@ -346,35 +331,12 @@ export function ReportsPage() {
   const [currency, setCurrency] = useState<string | null>(null);
   const currencies = useCurrencies();
   const days = useMemo(() => periodDays(kind, new Date(), custom), [kind, custom]);
-  const qc = useQueryClient();
-  const settings = useQuery({
-    queryKey: ["reports", "settings"],
-    queryFn: () => unwrap(commands.reportSettings(null)),
-  });
+  const settings = useReportSettings();
   const zone = settings.data?.businessZone ?? null;
   const zones = useMemo(zoneNames, []);
-  const saveZone = useMutation({
-    mutationFn: (businessZone: string) =>
-      unwrap(
-        commands.reportSettings({
-          businessZone,
-          changeHorizonDays: settings.data?.changeHorizonDays ?? 120,
-        }),
-      ),
-    onSuccess: (r) => {
-      qc.setQueryData(["reports", "settings"], r);
-      toastOk(t("reports.zoneSaved", { zone: r.businessZone }));
-    },
-  });
-  const statement = useQuery({
-    queryKey: ["reports", "statement", days, zone, currency],
-    queryFn: () => fetchStatement(days as Days, zone ?? "", currency),
-    enabled: days !== null && zone !== null,
-  });
-  const refresh = useMutation({
-    mutationFn: (d: Days) => unwrap(commands.reportRefresh(d.from, d.to, zone ?? "")),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ["reports", "statement"] }),
-  });
+  const saveZone = useSaveReportSettings();
+  const statement = useStatement(days, zone, currency);
+  const refresh = useReportRefresh(zone);
   const data = statement.data;
   const asOf = data?.current.asOf ?? null;
   return (
@@ -422,7 +384,11 @@ export function ReportsPage() {
           data={zones}
           value={zone}
           onChange={(v) => {
-            if (v) saveZone.mutate(v);
+            if (v)
+              saveZone.mutate(
+                { businessZone: v, changeHorizonDays: settings.data?.changeHorizonDays ?? 120 },
+                { onSuccess: (r) => toastOk(t("reports.zoneSaved", { zone: r.businessZone })) },
+              );
           }}
           searchable
           allowDeselect={false}
@@ -475,7 +441,7 @@ export function ReportsPage() {
             <Button
               size="xs"
               variant="subtle"
-              onClick={() => void commands.ordersSyncCancel()}
+              onClick={cancelRefresh}
               data-testid="reports-refresh-cancel"
             >
               {t("reports.cancel")}

@@ -2,12 +2,12 @@ import { Button, Card, Progress, SimpleGrid, Stack, Text, TextInput, Title } fro
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
-import { DuplicateGuard, duplicateOf, useDuplicate } from "../../components/DuplicateGuard";
 import { FormError } from "../../components/ErrorAlert";
-import { ReceiptView } from "../../components/ReceiptView";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { Receipt, ReviewRequest } from "../../lib/types";
+import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useOrderNo } from "../money/queries";
+import { ReceiptView } from "../money/ReceiptView";
 import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
 import type { Chosen } from "./FilePreview";
 import { blankInfo, type Info, InfoItems } from "./InfoItems";

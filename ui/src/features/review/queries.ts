@@ -1,10 +1,11 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 import { useEffect, useState } from "react";
 import { commands } from "../../bindings";
+import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
 import type { ReviewRequest } from "../../lib/types";
-import { type Settled, useMoneyChanged, useMoneyMutation } from "../money/queries";
+import { type Settled, useMoneyMutation } from "../money/queries";
 import { reviewKeys } from "./keys";
 
 /// The submissions made, of one order when `tradeNo` is given.
@@ -17,16 +18,16 @@ export function useReviewList(tradeNo: string) {
 
 /// Sends a queued submission again, under its reference.
 export function useReviewResend(onError: (e: unknown) => void) {
-  const changed = useMoneyChanged();
-  return useMutation({
-    mutationFn: (reference: string) => unwrap(commands.reviewResend(reference)),
-    onSettled: changed,
-    onError,
-  });
+  return useCommandMutation(
+    "reviewResend",
+    (reference: string) => unwrap(commands.reviewResend(reference)),
+    { evenOnError: true, onError },
+  );
 }
 
 export function useReviewSubmit(onSettled?: Settled) {
   return useMoneyMutation(
+    "reviewSubmit",
     (v: { reference: string; request: ReviewRequest; allowDuplicate: boolean }) =>
       unwrap(commands.reviewSubmit(v.reference, v.request, v.allowDuplicate)),
     onSettled,

@@ -14,15 +14,13 @@ import {
   Title,
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { ConfirmModal } from "../../components/ConfirmModal";
 import { ErrorAlert, errorText, toastError, toastOk } from "../../components/ErrorAlert";
-import { unwrap } from "../../lib/ipc";
 import type { KeyInfo } from "../../lib/types";
 import {
+  useCheckKey,
   useDeleteKey,
   useGenerateKey,
   useImportKey,
@@ -99,9 +97,7 @@ export function KeysPanel({
   const [confirmDelete, deleteModal] = useDisclosure(false);
   const [confirmImport, importModal] = useDisclosure(false);
   const [incoming, setIncoming] = useState("");
-  const checkKey = useMutation({
-    mutationFn: (text: string) => unwrap(commands.keyCheck(text)),
-  });
+  const checkKey = useCheckKey();
   const merchant = keys.data?.merchant ?? null;
 
   const runGenerate = () =>

@@ -14,16 +14,14 @@ import {
 } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { IconAlertTriangle, IconChevronDown, IconChevronRight } from "@tabler/icons-react";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { useFieldErrors } from "../../lib/fieldErrors";
-import { fieldOf, unwrap } from "../../lib/ipc";
+import { fieldOf } from "../../lib/ipc";
 import type { Profile } from "../../lib/types";
 import { useTeamPasswordSet } from "../team/queries";
-import { useSaveProfile } from "./queries";
+import { profileFields, useProfileFields, useSaveProfile } from "./queries";
 import { TeamFields } from "./TeamFields";
 
 export const NEW_PROFILE: Profile = {
@@ -93,12 +91,7 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
   // Every field checked by the core's rules as it is typed: a field's problem shows once
   // it was edited, and every problem once Save was tried.
   const [checked] = useDebouncedValue(p, 200);
-  const fields = useQuery({
-    queryKey: ["profile-fields", checked],
-    queryFn: () => unwrap(commands.profileFields(checked, editing?.name ?? null)),
-    enabled: opened,
-    placeholderData: keepPreviousData,
-  });
+  const fields = useProfileFields(checked, editing?.name ?? null, opened);
   const [touched, setTouched] = useState<string[]>([]);
   const [tried, setTried] = useState(false);
   const [advanced, setAdvanced] = useState(false);
@@ -135,7 +128,7 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
           setTried(true);
           // Nothing is saved while a field breaks a rule: all of them are shown at once,
           // the expert settings opened if one of theirs is among them.
-          const now = await unwrap(commands.profileFields(p, editing?.name ?? null));
+          const now = await profileFields(p, editing?.name ?? null);
           if (now.problems.length > 0) {
             if (now.problems.some((x) => ADVANCED.some((a) => x.field.startsWith(a)))) {
               setAdvanced(true);

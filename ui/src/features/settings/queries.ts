@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { commands } from "../../bindings";
+import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
 import type { Conventions, Profile } from "../../lib/types";
 import { appKeys } from "../app/keys";
@@ -17,88 +18,69 @@ export function useKeys(profile: string | null) {
   });
 }
 
-/// A change to profiles or keys can change everything a screen shows: refetch all.
-function useRefreshAll() {
-  const qc = useQueryClient();
-  return () => qc.invalidateQueries();
-}
-
 export function useSaveProfile() {
-  const refresh = useRefreshAll();
-  return useMutation({
-    mutationFn: ({ profile, previous }: { profile: Profile; previous: string | null }) =>
+  return useCommandMutation(
+    "profileSave",
+    ({ profile, previous }: { profile: Profile; previous: string | null }) =>
       unwrap(commands.profileSave(profile, previous)),
-    onSuccess: refresh,
-  });
+  );
 }
 
 export function useSwitchProfile() {
   const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (name: string) => unwrap(commands.profileSwitch(name)),
-    onSuccess: (status) => {
-      // The app's status is kept, not removed: the banner observes it, and a removed
-      // query would leave it naming the previous profile until the next screen. It
-      // takes the switch's answer at once.
-      qc.removeQueries({
-        predicate: (q) => q.queryKey[0] !== settingsKeys.all[0] && q.queryKey[0] !== appKeys.all[0],
-      });
-      qc.setQueryData(appKeys.status, status);
-      return qc.invalidateQueries();
+  return useCommandMutation(
+    "profileSwitch",
+    (name: string) => unwrap(commands.profileSwitch(name)),
+    {
+      onSuccess: (status) => {
+        // Another profile's data goes before what the command declares stale is read
+        // again. The app's status is kept, not removed: the banner observes it, and a
+        // removed query would leave it naming the previous profile until the next
+        // screen. It takes the switch's answer at once.
+        qc.removeQueries({
+          predicate: (q) =>
+            q.queryKey[0] !== settingsKeys.all[0] && q.queryKey[0] !== appKeys.all[0],
+        });
+        qc.setQueryData(appKeys.status, status);
+      },
     },
-  });
+  );
 }
 
 export function useDeleteProfile() {
-  const refresh = useRefreshAll();
-  return useMutation({
-    mutationFn: (name: string) => unwrap(commands.profileDelete(name)),
-    onSuccess: refresh,
-  });
+  return useCommandMutation("profileDelete", (name: string) =>
+    unwrap(commands.profileDelete(name)),
+  );
 }
 
 export function useImportKey() {
-  const refresh = useRefreshAll();
-  return useMutation({
-    mutationFn: ({ profile, text }: { profile: string; text: string }) =>
-      unwrap(commands.keyImport(profile, text)),
-    onSuccess: refresh,
-  });
+  return useCommandMutation("keyImport", ({ profile, text }: { profile: string; text: string }) =>
+    unwrap(commands.keyImport(profile, text)),
+  );
 }
 
 export function useGenerateKey() {
-  const refresh = useRefreshAll();
-  return useMutation({
-    mutationFn: ({ profile, bits }: { profile: string; bits: number }) =>
-      unwrap(commands.keyGenerate(profile, bits)),
-    onSuccess: refresh,
-  });
+  return useCommandMutation("keyGenerate", ({ profile, bits }: { profile: string; bits: number }) =>
+    unwrap(commands.keyGenerate(profile, bits)),
+  );
 }
 
 export function useDeleteKey() {
-  const refresh = useRefreshAll();
-  return useMutation({
-    mutationFn: (profile: string) => unwrap(commands.keyDelete(profile)),
-    onSuccess: refresh,
-  });
+  return useCommandMutation("keyDelete", (profile: string) => unwrap(commands.keyDelete(profile)));
 }
 
 export function useSetGatewayKey() {
-  const refresh = useRefreshAll();
-  return useMutation({
-    mutationFn: ({ profile, text }: { profile: string; text: string }) =>
+  return useCommandMutation(
+    "gatewayKeySet",
+    ({ profile, text }: { profile: string; text: string }) =>
       unwrap(commands.gatewayKeySet(profile, text)),
-    onSuccess: refresh,
-  });
+  );
 }
 
 export function useSetToken() {
-  const refresh = useRefreshAll();
-  return useMutation({
-    mutationFn: ({ profile, token }: { profile: string; token: string }) =>
-      unwrap(commands.tokenSet(profile, token)),
-    onSuccess: refresh,
-  });
+  return useCommandMutation("tokenSet", ({ profile, token }: { profile: string; token: string }) =>
+    unwrap(commands.tokenSet(profile, token)),
+  );
 }
 
 export function useConventions(profile: string | null) {
@@ -112,12 +94,11 @@ export function useConventions(profile: string | null) {
 /// Saving conventions opens the profile's desk again with them: everything it shows may
 /// read differently (states, kinds), so every query is refetched.
 export function useSaveConventions() {
-  const refresh = useRefreshAll();
-  return useMutation({
-    mutationFn: ({ profile, conventions }: { profile: string; conventions: Conventions }) =>
+  return useCommandMutation(
+    "conventionsSave",
+    ({ profile, conventions }: { profile: string; conventions: Conventions }) =>
       unwrap(commands.conventionsSave(profile, conventions)),
-    onSuccess: refresh,
-  });
+  );
 }
 
 /// Reads a conventions file's text; nothing is saved.
@@ -127,14 +108,10 @@ export function useParseConventions() {
 
 /// The sandbox's reading, saved as the profile's conventions.
 export function useResetConventions() {
-  const refresh = useRefreshAll();
-  return useMutation({
-    mutationFn: async (profile: string) => {
-      const preset = await unwrap(commands.conventionsPreset());
-      await unwrap(commands.conventionsSave(profile, preset));
-      return preset;
-    },
-    onSuccess: refresh,
+  return useCommandMutation("conventionsSave", async (profile: string) => {
+    const preset = await unwrap(commands.conventionsPreset());
+    await unwrap(commands.conventionsSave(profile, preset));
+    return preset;
   });
 }
 
@@ -172,4 +149,25 @@ export function useCheckConnection() {
   return useMutation({
     mutationFn: (profile: string) => unwrap(commands.profileCheck(profile, null)),
   });
+}
+
+/// A profile's fields checked by the core's rules as they are typed (`previous` is the
+/// name of the profile being edited); the last answer stays while the next is read.
+export function useProfileFields(profile: Profile, previous: string | null, enabled: boolean) {
+  return useQuery({
+    queryKey: ["profile-fields", profile],
+    queryFn: () => profileFields(profile, previous),
+    enabled,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/// The same check, asked once (before a save).
+export function profileFields(profile: Profile, previous: string | null) {
+  return unwrap(commands.profileFields(profile, previous));
+}
+
+/// Reads a key's text and says what it is; nothing is kept.
+export function useCheckKey() {
+  return useMutation({ mutationFn: (text: string) => unwrap(commands.keyCheck(text)) });
 }

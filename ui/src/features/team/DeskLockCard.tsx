@@ -6,7 +6,7 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { FormError, toastOk } from "../../components/ErrorAlert";
 import { fieldError } from "../../lib/ipc";
-import { useDeskLockSettings, useDeskPasswordChange, useIdleMinutesSet } from "./deskLock";
+import { useDeskLockSettings, useDeskPasswordChange, useIdleMinutesSet } from "./lockQueries";
 import { useTeamStatus } from "./queries";
 
 export function DeskLockCard() {

@@ -1,14 +1,18 @@
 import { Button, Center, Modal, PasswordInput, Stack, Text, Title } from "@mantine/core";
 import { useIdle } from "@mantine/hooks";
 import { IconLock } from "@tabler/icons-react";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../../bindings";
 import { FormError } from "../../components/ErrorAlert";
-import { unwrap } from "../../lib/ipc";
-import { lockKeys, useDeskLockSettings } from "./deskLock";
 import { setLocked, useLocked } from "./lock";
+import {
+  lockNow,
+  touchSession,
+  useChooseDeskPassword,
+  useDeskLockSettings,
+  useSessionState,
+  useUnlock,
+} from "./lockQueries";
 import { useTeamStatus } from "./queries";
 
 /// What counts as the person's activity (the screens' own polling does not).
@@ -26,26 +30,17 @@ export function IdleLock() {
   const { t } = useTranslation();
   const team = useTeamStatus().data;
   const locked = useLocked();
-  const lockState = useQuery({
-    queryKey: lockKeys.state,
-    queryFn: () => commands.sessionState(),
-    refetchInterval: 10_000,
-  });
+  const lockState = useSessionState();
   const minutes = lockState.data?.idleLockMinutes ?? 0;
   const idle = useIdle(Math.max(minutes, 1) * 60_000, {
     events: [...ACTIVITY],
     initialState: false,
   });
-  const qc = useQueryClient();
   const [password, setPassword] = useState("");
-  const unlock = useMutation({
-    mutationFn: (p: string) => unwrap(commands.sessionUnlock(p)),
-    onSuccess: () => {
-      setPassword("");
-      unlock.reset();
-      setLocked(false);
-      void qc.invalidateQueries();
-    },
+  const unlock = useUnlock(() => {
+    setPassword("");
+    unlock.reset();
+    setLocked(false);
   });
 
   // Locked when the app starts: the desk was locked when it quit.
@@ -57,7 +52,7 @@ export function IdleLock() {
   useEffect(() => {
     if (minutes > 0 && idle && !locked) {
       setLocked(true);
-      void commands.sessionLock();
+      lockNow();
     }
   }, [minutes, idle, locked]);
 
@@ -69,9 +64,7 @@ export function IdleLock() {
       const now = Date.now();
       if (now - last < TOUCH_MS) return;
       last = now;
-      void commands.sessionTouch().then((r) => {
-        if (r.status === "error" && r.error.code === "locked") setLocked(true);
-      });
+      touchSession();
     };
     for (const e of ACTIVITY) window.addEventListener(e, touch, { passive: true });
     return () => {
@@ -139,17 +132,12 @@ export function IdleLock() {
 function ChooseDeskPassword() {
   const { t } = useTranslation();
   const settings = useDeskLockSettings();
-  const qc = useQueryClient();
   const [password, setPassword] = useState("");
   const [again, setAgain] = useState("");
   const [mismatch, setMismatch] = useState(false);
-  const choose = useMutation({
-    mutationFn: (p: string) => unwrap(commands.deskPasswordSet("", p)),
-    onSuccess: () => {
-      setPassword("");
-      setAgain("");
-      void qc.invalidateQueries();
-    },
+  const choose = useChooseDeskPassword(() => {
+    setPassword("");
+    setAgain("");
   });
   const needed = !!settings.data?.applies && !settings.data.passwordSet;
   return (

@@ -1,6 +1,8 @@
 // The team screen's queries: members, rules, and the signer's worker in the window.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { commands } from "../../bindings";
+import { useCommandMutation } from "../../lib/invalidate";
+import type { CommandName } from "../../lib/invalidates";
 import { unwrap } from "../../lib/ipc";
 import type { RuleInput, TeamRole } from "../../lib/types";
 import { teamKeys } from "./keys";
@@ -27,46 +29,49 @@ export function useRules(enabled: boolean) {
   });
 }
 
-function useAdminMutation<V, T>(fn: (v: V) => Promise<T>) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: fn,
-    onSettled: () => qc.invalidateQueries({ queryKey: teamKeys.all }),
-  });
+/// A change to the team, refused or not: what its command declares is read again.
+function useAdminMutation<V, T>(command: CommandName, fn: (v: V) => Promise<T>) {
+  return useCommandMutation(command, fn, { evenOnError: true });
 }
 
 export function useMemberAdd() {
-  return useAdminMutation((v: { name: string; role: TeamRole; password: string }) =>
-    unwrap(commands.teamMemberAdd(v.name, v.role, v.password)),
+  return useAdminMutation(
+    "teamMemberAdd",
+    (v: { name: string; role: TeamRole; password: string }) =>
+      unwrap(commands.teamMemberAdd(v.name, v.role, v.password)),
   );
 }
 
 export function useMemberRoles() {
-  return useAdminMutation((v: { name: string; roles: TeamRole[] }) =>
+  return useAdminMutation("teamMemberRoles", (v: { name: string; roles: TeamRole[] }) =>
     unwrap(commands.teamMemberRoles(v.name, v.roles)),
   );
 }
 
 export function useMemberPassword() {
-  return useAdminMutation((v: { name: string; password: string }) =>
+  return useAdminMutation("teamMemberPassword", (v: { name: string; password: string }) =>
     unwrap(commands.teamMemberPassword(v.name, v.password)),
   );
 }
 
 export function useMemberRemove() {
-  return useAdminMutation((name: string) => unwrap(commands.teamMemberRemove(name)));
+  return useAdminMutation("teamMemberRemove", (name: string) =>
+    unwrap(commands.teamMemberRemove(name)),
+  );
 }
 
 export function useRuleSet() {
-  return useAdminMutation((rule: RuleInput) => unwrap(commands.teamRuleSet(rule)));
+  return useAdminMutation("teamRuleSet", (rule: RuleInput) => unwrap(commands.teamRuleSet(rule)));
 }
 
 export function useRuleRemove() {
-  return useAdminMutation((id: number) => unwrap(commands.teamRuleRemove(id)));
+  return useAdminMutation("teamRuleRemove", (id: number) => unwrap(commands.teamRuleRemove(id)));
 }
 
 export function useDefaultSet() {
-  return useAdminMutation((approvals: number) => unwrap(commands.teamDefaultSet(approvals)));
+  return useAdminMutation("teamDefaultSet", (approvals: number) =>
+    unwrap(commands.teamDefaultSet(approvals)),
+  );
 }
 
 /// The worker's progress: every second while it runs.
@@ -80,9 +85,9 @@ export function useWorker(enabled: boolean) {
 }
 
 export function useWorkerStart() {
-  return useAdminMutation(() => unwrap(commands.teamWorkerStart()));
+  return useAdminMutation("teamWorkerStart", () => unwrap(commands.teamWorkerStart()));
 }
 
 export function useWorkerStop() {
-  return useAdminMutation(() => unwrap(commands.teamWorkerStop()));
+  return useAdminMutation("teamWorkerStop", () => unwrap(commands.teamWorkerStop()));
 }

@@ -1,6 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import type { TFunction } from "i18next";
 import { commands } from "../../bindings";
+import { useCommandMutation } from "../../lib/invalidate";
+import type { CommandName } from "../../lib/invalidates";
 import { unwrap } from "../../lib/ipc";
 import type {
   CardForm,
@@ -11,7 +13,6 @@ import type {
   TeamRole,
   TeamStatus,
 } from "../../lib/types";
-import { appKeys } from "../app/keys";
 import { teamKeys } from "./keys";
 
 /// Other members' approvals and the signer's execution reach this desk by polling the
@@ -45,38 +46,43 @@ export function useRequest(id: number | null) {
   });
 }
 
-function useTeamMutation<V, T>(fn: (v: V) => Promise<T>) {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: fn,
-    onSettled: () => qc.invalidateQueries({ queryKey: teamKeys.all }),
-  });
+/// A request or decision, refused or not: what its command declares is read again.
+function useTeamMutation<V, T>(command: CommandName, fn: (v: V) => Promise<T>) {
+  return useCommandMutation(command, fn, { evenOnError: true });
 }
 
 export function useApprove() {
-  return useTeamMutation((id: number) => unwrap(commands.teamApprove(id)));
+  return useTeamMutation("teamApprove", (id: number) => unwrap(commands.teamApprove(id)));
 }
 
 export function useReject() {
-  return useTeamMutation((v: { id: number; reason: string }) =>
+  return useTeamMutation("teamReject", (v: { id: number; reason: string }) =>
     unwrap(commands.teamReject(v.id, v.reason)),
   );
 }
 
 export function useRequestPayout() {
-  return useTeamMutation((form: PayoutForm) => unwrap(commands.teamRequestPayout(form)));
+  return useTeamMutation("teamRequestPayout", (form: PayoutForm) =>
+    unwrap(commands.teamRequestPayout(form)),
+  );
 }
 
 export function useRequestPayin() {
-  return useTeamMutation((form: PayinForm) => unwrap(commands.teamRequestPayin(form)));
+  return useTeamMutation("teamRequestPayin", (form: PayinForm) =>
+    unwrap(commands.teamRequestPayin(form)),
+  );
 }
 
 export function useRequestCard() {
-  return useTeamMutation((form: CardForm) => unwrap(commands.teamRequestCard(form)));
+  return useTeamMutation("teamRequestCard", (form: CardForm) =>
+    unwrap(commands.teamRequestCard(form)),
+  );
 }
 
 export function useRequestBulk() {
-  return useTeamMutation((path: string) => unwrap(commands.teamRequestBulk(path)));
+  return useTeamMutation("teamRequestBulk", (path: string) =>
+    unwrap(commands.teamRequestBulk(path)),
+  );
 }
 
 export function useTeamTest() {
@@ -87,16 +93,9 @@ export function useTeamTest() {
 }
 
 export function useTeamPasswordSet() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (v: { profile: string; password: string }) =>
-      unwrap(commands.teamPasswordSet(v.profile, v.password)),
-    onSuccess: () =>
-      Promise.all([
-        qc.invalidateQueries({ queryKey: teamKeys.all }),
-        qc.invalidateQueries({ queryKey: appKeys.all }),
-      ]),
-  });
+  return useCommandMutation("teamPasswordSet", (v: { profile: string; password: string }) =>
+    unwrap(commands.teamPasswordSet(v.profile, v.password)),
+  );
 }
 
 /// What this desk may do, as the team's database says: whether it talks to the gateway

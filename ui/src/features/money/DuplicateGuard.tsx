@@ -2,13 +2,13 @@ import { Alert, Button, Card, Checkbox, Group, Loader, Stack, Text } from "@mant
 import { IconAlertTriangle } from "@tabler/icons-react";
 import { useCallback, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { useJournalEntry } from "../features/money/queries";
-import { locale } from "../i18n";
-import { formatAge } from "../lib/format";
-import { coreError } from "../lib/ipc";
-import { entrySummary } from "../lib/summary";
-import type { CoreError, Receipt } from "../lib/types";
-import { ErrorAlert } from "./ErrorAlert";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { locale } from "../../i18n";
+import { formatAge } from "../../lib/format";
+import { coreError } from "../../lib/ipc";
+import { entrySummary } from "../../lib/summary";
+import type { CoreError, Receipt } from "../../lib/types";
+import { useJournalEntry } from "./queries";
 import { ReceiptView } from "./ReceiptView";
 
 /// The backend's refusal of a new number for an intent already in the journal.

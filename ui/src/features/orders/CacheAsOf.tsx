@@ -1,11 +1,11 @@
 import { Button, Group, Text } from "@mantine/core";
 import { IconCloudDownload } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
-import { useDashboard } from "../features/dashboard/queries";
-import { useLastSync, useSync } from "../features/orders/queries";
-import { locale } from "../i18n";
-import { formatDateTime } from "../lib/format";
-import { toastError, toastOk } from "./ErrorAlert";
+import { toastError, toastOk } from "../../components/ErrorAlert";
+import { locale } from "../../i18n";
+import { formatDateTime } from "../../lib/format";
+import { useDashboard } from "../dashboard/queries";
+import { useLastSync, useSync } from "./queries";
 
 /// The days a *Sync now* reads again: the Orders screen's default.
 const SYNC_DAYS = 90;

@@ -1,8 +1,8 @@
 import { Badge } from "@mantine/core";
 import { useCallback } from "react";
 import { useTranslation } from "react-i18next";
-import { useStateMeanings } from "../features/app/queries";
-import type { Meaning, StateField } from "../lib/types";
+import type { Meaning, StateField } from "../../lib/types";
+import { useStateMeanings } from "./queries";
 
 const COLORS: Partial<Record<Meaning, string>> = {
   created: "gray",

@@ -18,15 +18,15 @@ import { IconSearch } from "@tabler/icons-react";
 import { useLayoutEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { Outlet, useLocation, useNavigate } from "react-router";
+import { ErrorAlert } from "../components/ErrorAlert";
+import { useKeepFocus } from "../components/useKeepFocus";
 import { useAppStatus, useNotificationWatch } from "../features/app/queries";
 import { FirstRunSync } from "../features/dashboard/FirstRun";
 import { CommandPalette, openPalette } from "../features/palette/CommandPalette";
 import { SettingsPage } from "../features/settings/SettingsPage";
 import { useTeamStatus } from "../features/team/queries";
 import { SCREENS } from "../screens";
-import { ErrorAlert } from "./ErrorAlert";
 import { MissingSecrets, missingSecretOf } from "./MissingSecrets";
-import { useKeepFocus } from "./useKeepFocus";
 
 /// One entry per registered screen, the current one marked.
 export function ScreenNav() {

@@ -1,11 +1,11 @@
 import { useMutation } from "@tanstack/react-query";
 import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
-import { commands } from "../bindings";
-import { unwrap } from "../lib/ipc";
-import type { Entry, PayoutForm, Receipt } from "../lib/types";
-import { renderUi } from "../test/render";
-import { invoke } from "../test/tauri";
+import { commands } from "../../bindings";
+import { unwrap } from "../../lib/ipc";
+import type { Entry, PayoutForm, Receipt } from "../../lib/types";
+import { renderUi } from "../../test/render";
+import { invoke } from "../../test/tauri";
 import { DuplicateGuard, useDuplicate } from "./DuplicateGuard";
 import { ReceiptView } from "./ReceiptView";
 

@@ -1,14 +1,13 @@
 import { Alert, Button, Card, Container, Group, List, Stack, Text, Title } from "@mantine/core";
 import { IconKey } from "@tabler/icons-react";
-import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { commands } from "../bindings";
+import { ErrorAlert } from "../components/ErrorAlert";
+import { ProfileKind } from "../components/ProfileKind";
+import { useAuditKeyLost, useAuditNewLog } from "../features/activity/queries";
 import { useProfiles, useSwitchProfile } from "../features/settings/queries";
 import { SettingsPage } from "../features/settings/SettingsPage";
-import { coreError, unwrap } from "../lib/ipc";
-import { ErrorAlert } from "./ErrorAlert";
-import { ProfileKind } from "./ProfileKind";
+import { coreError } from "../lib/ipc";
 
 /// The message of a refusal to open the desk because its secrets are not in the keyring.
 export function missingSecretOf(e: unknown): string | null {
@@ -95,13 +94,8 @@ export function MissingSecrets({ message, onRetry }: { message: string; onRetry:
 function NewAuditLog({ profile, onDone }: { profile: string; onDone: () => void }) {
   const { t } = useTranslation();
   const [confirming, setConfirming] = useState(false);
-  const lost = useQuery({
-    queryKey: ["auditKeyLost", profile],
-    queryFn: () => unwrap(commands.auditKeyLost(profile)),
-  });
-  const start = useMutation({
-    mutationFn: () => unwrap(commands.auditNewLog(profile)),
-  });
+  const lost = useAuditKeyLost(profile);
+  const start = useAuditNewLog(profile);
   if (!lost.data && !start.data) return null;
   return (
     <Card withBorder data-testid="stuck-audit" data-sealed-rows={lost.data?.sealedRows ?? ""}>

@@ -14,19 +14,13 @@ import {
 import { IconCheck, IconCopy } from "@tabler/icons-react";
 import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
-import {
-  cannotBeAsked,
-  canResolve,
-  newest,
-  useReconcile,
-  useResolve,
-} from "../features/money/queries";
-import { locale } from "../i18n";
-import { useFieldErrors } from "../lib/fieldErrors";
-import { formatDateTime } from "../lib/format";
-import { entrySummary } from "../lib/summary";
-import type { Entry, JournalStatus, Receipt } from "../lib/types";
-import { ErrorAlert } from "./ErrorAlert";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { locale } from "../../i18n";
+import { useFieldErrors } from "../../lib/fieldErrors";
+import { formatDateTime } from "../../lib/format";
+import { entrySummary } from "../../lib/summary";
+import type { Entry, JournalStatus, Receipt } from "../../lib/types";
+import { cannotBeAsked, canResolve, newest, useReconcile, useResolve } from "./queries";
 
 const COLORS: Record<JournalStatus, string> = {
   pending: "gray",

@@ -1,6 +1,6 @@
 import { Alert } from "@mantine/core";
 import { useTranslation } from "react-i18next";
-import { useAppStatus } from "../features/app/queries";
+import { useAppStatus } from "./queries";
 
 /// A money confirmation's cue on a live profile: LIVE, and which profile.
 export function LiveCue() {

@@ -1,0 +1,9 @@
+import type { Days } from "./period";
+
+export const reportKeys = {
+  all: ["reports"] as const,
+  settings: ["reports", "settings"] as const,
+  statement: (days: Days | null, zone: string | null, currency: string | null) =>
+    ["reports", "statement", days, zone, currency] as const,
+  exportPath: (format: string) => ["reports", "exportPath", format] as const,
+};
