@@ -355,7 +355,13 @@ export function LookupPage() {
         </Stack>
       </Card>
       {report ? (
-        <Card withBorder data-testid="lookup-result" ref={result}>
+        <Card
+          withBorder
+          data-testid="lookup-result"
+          ref={result}
+          // Clear of the shell's header when brought into view.
+          style={{ scrollMarginTop: "calc(var(--app-shell-header-height, 78px) + 12px)" }}
+        >
           <Stack gap="sm">
             <Group justify="space-between" align="flex-start">
               <Summary report={report} />
