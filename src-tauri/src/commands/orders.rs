@@ -222,10 +222,10 @@ pub async fn orders_export(
 #[tauri::command]
 #[specta::specta]
 pub async fn default_export_path(what: String, format: String) -> CmdResult<String> {
-    if !["orders", "activity", "statement"].contains(&what.as_str()) {
+    if !["orders", "activity", "statement", "lookup"].contains(&what.as_str()) {
         return Err(CoreError::validation(
             "what",
-            "must be orders, activity or statement",
+            "must be orders, activity, statement or lookup",
         ));
     }
     // A PDF is a statement's only (orders and the activity log are tables).

@@ -4,6 +4,7 @@
 //! submodules.
 
 mod attention;
+mod bulk_lookup;
 mod bulk_send;
 mod check;
 mod customer;
@@ -18,6 +19,10 @@ mod resend_payin;
 mod timeline;
 
 pub use attention::{Attention, AttentionAction};
+pub use bulk_lookup::{
+    Found, GatewayAsked, LookupOptions, LookupProgress, LookupReport, LookupRow, RejectReason,
+    RejectedLine, export_lookup, parse_numbers, write_csv as write_lookup_csv,
+};
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use customer::{Customer, customer_of};
 pub use lost_audit::{
