@@ -41,6 +41,7 @@ macro_rules! app_commands {
             settings::key_delete => ["*"],
             settings::gateway_key_set => ["*"],
             settings::token_set => ["*"],
+            settings::setup_marks => [],
             orders::dashboard => [],
             orders::currencies => [],
             orders::state_meanings => [],
@@ -55,6 +56,10 @@ macro_rules! app_commands {
             orders::sandbox_actions => [],
             orders::order_find => [],
             orders::orders_export => [],
+            // Cached orders the gateway answered for are updated (a refresh).
+            lookup::orders_lookup => ["orders", "dashboard", "palette"],
+            lookup::orders_lookup_cancel => [],
+            lookup::orders_lookup_export => [],
             orders::default_export_path => [],
             orders::export_save_as => [],
             orders::file_exists => [],

@@ -427,7 +427,7 @@ impl AppState {
                 if let Some(w) = paydesk_session::lock::wait_after(failures) {
                     rule.push_str(&format!("; the next try is possible in {} s", w.as_secs()));
                 }
-                Err(CoreError::Validation { field, rule })
+                Err(CoreError::validation(field, rule))
             }
             // The server could not be reached: no try was made.
             Err(e) => Err(e),

@@ -64,7 +64,7 @@ fn rule(e: CoreError) -> String {
     match e {
         CoreError::Validation { field, rule } => {
             assert_eq!(field, "password");
-            rule
+            rule.text
         }
         other => panic!("not a refusal of the password: {other:?}"),
     }

@@ -1221,3 +1221,115 @@ fn zip_text(bytes: &[u8]) -> String {
     }
     s
 }
+
+/// Issue 33: support finds an order the journal made by its customer (the payer's
+/// e-mail, name, user id, as the request it sent named them) on the team's read model as
+/// on a single desk, a viewer too; an order only listed by the gateway is not found by a
+/// customer it never named, and a number fragment still finds its order.
+#[test]
+fn orders_made_here_are_found_by_their_customer_on_postgres_as_on_sqlite() {
+    use paydesk_core::journal::Status;
+    use paydesk_core::store::journal::{Begin, Guard, Intent, Journal, Outcome as Finished};
+    use paydesk_core::store::pg::journal::PgJournal;
+
+    let (pg, owner) = team_db();
+    let (_d, conn) = sqlite();
+    let viewer = member(&pg, "vera", "viewer");
+    let made = |j: &dyn JournalStore, no: &str, trade_no: &str, request: serde_json::Value| {
+        let Begin::Send(e, claim) = j
+            .begin(
+                "p",
+                Intent {
+                    operation: "v1.payment",
+                    mer_order_no: no,
+                    request: &request,
+                    summary: "payin",
+                    fingerprint: &format!("fp-{no}"),
+                },
+                Guard {
+                    window_ms: 0,
+                    allow_duplicate: true,
+                },
+            )
+            .unwrap()
+        else {
+            panic!("{no} was not begun");
+        };
+        j.finish(
+            e.id,
+            &claim,
+            Finished {
+                status: Status::Accepted,
+                trade_no: Some(trade_no),
+                code: None,
+                message: None,
+            },
+        )
+        .unwrap();
+    };
+    let pg_orders = PgOrders::on(&owner, MER);
+    let viewer_orders = PgOrders::on(&viewer, MER);
+    let sqlite_orders = Orders::on(&conn);
+    for (o, j, readers, what) in [
+        (
+            &pg_orders as &dyn OrderStore,
+            &PgJournal::on(&owner, MER) as &dyn JournalStore,
+            vec![&pg_orders as &dyn OrderStore, &viewer_orders],
+            "postgres",
+        ),
+        (
+            &sqlite_orders,
+            &Journal::on(&conn),
+            vec![&sqlite_orders as &dyn OrderStore],
+            "sqlite",
+        ),
+    ] {
+        let listed = [
+            item(1, 2, "BRL", "25.00"),
+            item(2, 2, "EUR", "30.00"),
+            item(3, 2, "BRL", "40.00"),
+        ];
+        o.upsert_items(MER as u64, &listed, 1_795_000_000_000, true)
+            .unwrap();
+        made(
+            j,
+            &listed[0].mer_order_no,
+            &listed[0].trade_no,
+            serde_json::json!({"email": "ana.lima@example.com", "userId": "cust-0042",
+                "name": "Ana Lima", "sourceAmount": "25.00"}),
+        );
+        made(
+            j,
+            &listed[1].mer_order_no,
+            &listed[1].trade_no,
+            serde_json::json!({"email": "bruno@example.org", "billingFirstName": "Bruno",
+                "billingLastName": "Souza", "sourceAmount": "30.00"}),
+        );
+        for r in &readers {
+            assert_eq!(search(*r, "ana.lima@"), 1, "{what}: by e-mail");
+            assert_eq!(search(*r, "Ana Lima"), 1, "{what}: by name");
+            assert_eq!(search(*r, "souza"), 1, "{what}: by billing name, any case");
+            assert_eq!(search(*r, "cust-0042"), 1, "{what}: by user id");
+            assert_eq!(search(*r, "@example."), 2, "{what}: both customers");
+            assert_eq!(search(*r, "nobody@example"), 0, "{what}");
+            assert_eq!(
+                search(*r, "25.00"),
+                0,
+                "{what}: not by the request's amount"
+            );
+            assert_eq!(search(*r, "M-000003"), 1, "{what}: a number still");
+            let found = r
+                .query(
+                    &OrderFilter {
+                        search: Some("ana.lima".into()),
+                        ..OrderFilter::default()
+                    },
+                    0,
+                    10,
+                )
+                .unwrap();
+            let numbers: Vec<&str> = found.rows.iter().map(|o| o.trade_no.as_str()).collect();
+            assert_eq!(numbers, [listed[0].trade_no.as_str()], "{what}");
+        }
+    }
+}

@@ -358,6 +358,15 @@ test("the dark theme is readable", async () => {
   );
   await h.shot("settings-dark");
   await checkAxe("settings, dark");
+  // A field's error in dark: red that reads on the dark input and page (axe checks it).
+  await h.typeInto(id("key-import-text"), "this is not a private key");
+  await h.click(id("key-import-run"));
+  await h.waitFor(
+    `//*[contains(@class, "InputWrapper-error")][ancestor::*[.//*[@data-testid="key-import-text"]]]`,
+  );
+  await h.shot("settings-key-error-dark");
+  await checkAxe("settings with a field error, dark");
+  await h.typeInto(id("key-import-text"), "");
   await h.click(id("nav-orders"));
   await h.waitFor(id("order-row"));
   await h.shot("orders-dark");

@@ -419,6 +419,47 @@ test("a payroll run twice: names shown, a fixed name pays nobody twice, this run
   await h.shot("flows-bulk-second-run");
 });
 
+test("a row a bulk run held waits on the Dashboard, which opens its bulk run", async () => {
+  // The same payout as the payroll's first row, under a number of its own: the
+  // duplicate guard holds it (it would pay Person0 twice); a new row goes.
+  const file = path.join(files, "held.csv");
+  const held = `HELD-${tag}`;
+  writeFileSync(
+    file,
+    `${[
+      HEADER,
+      `clabe,10.00,MXN,002010077777777771,Person0,Payroll${tag},,${held}`,
+      `clabe,321.00,MXN,002010077777777771,Other,Payroll${tag},,NEW-${tag}`,
+    ].join("\n")}\n`,
+  );
+  await go("payouts");
+  await click(id("tab-bulk"));
+  const preview = await check(file);
+  assert.equal(await preview.getAttribute("data-held"), "1");
+  assert.equal(await preview.getAttribute("data-to-send"), "1");
+  const run = await sendAll();
+  assert.equal(await run.result.getAttribute("data-sent"), "1");
+
+  // On the Dashboard's "Needs attention", with the file, its line and its number.
+  await go("dashboard");
+  const row = `${id("attention-held-bulk")}[data-file="${file}"][data-line="2"]`;
+  await h.waitFor(row, 10_000);
+  const text = await browser.execute((s) => document.querySelector(s)?.textContent ?? "", row);
+  assert.match(text, /held\.csv, line 2/);
+  const card = await h.waitFor(id("dashboard-attention"));
+  assert.ok(Number(await card.getAttribute("data-count")) >= 1);
+  await (await browser.$(row)).scrollIntoView({ block: "center" });
+  await h.shot("flows-dashboard-held-bulk");
+
+  // Its action opens the bulk run: the file checked again, the held row in its plan.
+  await click(`${row} ${id("attention-open-bulk")}`);
+  await h.waitFor(id("screen-payouts"));
+  const again = await h.waitFor(id("bulk-preview"), 20_000);
+  assert.equal(await again.getAttribute("data-held"), "1");
+  assert.equal(await (await browser.$(id("bulk-path"))).getValue(), file);
+  await h.shot("flows-bulk-opened-from-dashboard");
+});
+
 test("a bad row is fixed in place: written into the file, which is checked again", async () => {
   await go("payouts");
   await click(id("tab-bulk"));
@@ -508,6 +549,12 @@ test("the same screens in Chinese", async () => {
     await go("dashboard");
     await (await h.waitFor(id("chart-orders"), 20_000)).scrollIntoView();
     await h.shot("flows-dashboard-charts-zh");
+    const heldRow = await browser.$(id("attention-held-bulk"));
+    if (await heldRow.isExisting()) {
+      assert.match(await heldRow.getText(), /第 2 行/);
+      await heldRow.scrollIntoView({ block: "center" });
+      await h.shot("flows-dashboard-held-bulk-zh");
+    }
     await go("orders");
     await typeInto(id("orders-search"), customer.userId);
     await click(`${id("order-row")}[data-trade-no="${customerTradeNo}"]`);

@@ -68,3 +68,55 @@ test("the change horizon is set on the Reports screen and kept with the profile"
   assert.equal(settings().businessZone, "UTC");
   await h.shot("reports-horizon");
 });
+
+/// Each of the Reports period's buttons: its label, whether its text is cut, and whether
+/// it reaches past the window's right edge.
+async function periodButtons() {
+  return browser.execute(() =>
+    [...document.querySelectorAll('[data-testid="reports-period"] label')].map((l) => ({
+      label: (l.textContent ?? "").trim(),
+      cut:
+        l.scrollWidth > l.clientWidth + 1 ||
+        [...l.querySelectorAll("*")].some((e) => e.scrollWidth > e.clientWidth + 1),
+      outside: l.getBoundingClientRect().right > window.innerWidth,
+    })),
+  );
+}
+
+test("at 1280 px the Reports period's buttons are whole and 'as of' is said once, in both languages", async () => {
+  await h.english();
+  const width = await browser.execute(() => window.innerWidth);
+  assert.ok(width <= 1280, `the window is ${width} px wide`);
+  for (const [language, custom] of [
+    ["English", "Days…"],
+    ["简体中文", null],
+  ]) {
+    if (language !== "English") {
+      await h.go("settings");
+      await h.pickLanguage(language);
+      await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "订单", {
+        timeout: 5_000,
+        timeoutMsg: "the window did not turn Chinese",
+      });
+    }
+    await h.go("reports");
+    await h.waitFor(id("reports-cache"));
+    const buttons = await periodButtons();
+    assert.equal(buttons.length, 5, JSON.stringify(buttons));
+    for (const b of buttons) {
+      assert.ok(!b.cut && !b.outside, `${language}: the period button "${b.label}" is cut`);
+    }
+    if (custom) assert.equal(buttons[4].label, custom);
+    // One "as of" line (the cache's, with Sync now), not a second in another format.
+    assert.equal((await browser.$$(id("reports-as-of"))).length, 1);
+    assert.equal((await browser.$$(id("reports-cache"))).length, 1);
+    // With the custom period's two date fields open too.
+    await h.click(`(//*[@data-testid="reports-period"]//label)[5]`);
+    await h.waitFor(id("reports-from"));
+    for (const b of await periodButtons()) {
+      assert.ok(!b.cut && !b.outside, `${language}, days open: "${b.label}" is cut`);
+    }
+    await h.shot(language === "English" ? "reports-1280" : "reports-1280-zh");
+  }
+  await h.english();
+});

@@ -7,6 +7,8 @@
 // private key never replaced without a confirmation. In English and Chinese.
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 import { helpers, startApp } from "./harness.mjs";
 
@@ -182,13 +184,37 @@ test("the steps to go live tick as each is done; the merchant's own key is refus
     timeout: 10_000,
     timeoutMsg: "the token step did not tick",
   });
+  // The tick "public key given" is the profile's, kept by the desk with its settings
+  // (the fingerprint of the key given), not by this web view: a web view whose storage
+  // is wiped still shows it.
+  const fingerprint = await h.text(id("merchant-key-fingerprint"));
+  const kept = JSON.parse(readFileSync(path.join(app.home, "profiles.json"), "utf8"));
+  assert.equal(kept.setup?.[NAME]?.publicKeyGiven, fingerprint.trim());
+  await browser.execute(() => {
+    localStorage.clear();
+    sessionStorage.clear();
+  });
+  // The page loaded afresh (on the screen it was on).
+  await browser.refresh();
+  await h.waitFor(id("nav-settings"), 60_000);
+  await go("settings");
+  await h.click(`${id("profile-row")}[data-name="${NAME}"] ${id("profile-keys")}`);
+  const again = await h.waitFor(id("setup-steps"));
+  await browser.waitUntil(async () => (await again.getAttribute("data-next")) === "check", {
+    timeout: 10_000,
+    timeoutMsg: "a new web view lost the step 'public key given'",
+  });
+  assert.equal(
+    await (await browser.$(id("setup-step-public-key"))).getAttribute("data-done"),
+    "true",
+  );
   // The check of a gateway that cannot be reached does not tick the last step.
   await clickCentered(id("setup-run-check"));
   const summary = await h.waitFor(`${id("check-summary")}`, 60_000);
   assert.equal(await summary.getAttribute("data-ok"), "false");
   await h.closeOverlays();
-  assert.equal(await steps.getAttribute("data-next"), "check");
-  await steps.scrollIntoView();
+  assert.equal(await again.getAttribute("data-next"), "check");
+  await again.scrollIntoView();
   await h.shot("setup-steps");
 });
 
@@ -243,5 +269,44 @@ test("the set-up in Chinese", async () => {
     await h.closeOverlays();
     await go("settings");
     await h.choose("#language-select", "English");
+  }
+});
+
+test("in Chinese, the core's rules for a bad amount and a bad CLABE are Chinese", async () => {
+  // The language the web view keeps, the page loaded afresh in it.
+  const language = async (lang) => {
+    await browser.execute((l) => localStorage.setItem("paydesk.language", l), lang);
+    await browser.refresh();
+    await h.waitFor(id("nav-orders"), 60_000);
+  };
+  await language("zh");
+  try {
+    await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "订单", {
+      timeout: 5_000,
+      timeoutMsg: "the window did not turn Chinese",
+    });
+    await go("payouts");
+    await h.click(id("tab-clabe"));
+    await h.typeInto(id("payout-amount"), "0");
+    await h.typeInto(id("payout-clabe"), "002010077777777771");
+    await h.click(id("payout-review"));
+    // The core's rule, by its key: no English words of it left.
+    await browser.waitUntil(async () => /必须大于零/.test(await errorOf("payout-amount")), {
+      timeout: 10_000,
+      timeoutMsg: "the amount's rule is not in Chinese",
+    });
+    assert.doesNotMatch(await errorOf("payout-amount"), /greater than zero/);
+    await h.typeInto(id("payout-amount"), "100.00");
+    await h.typeInto(id("payout-clabe"), "002010077777777772");
+    await h.click(id("payout-review"));
+    await browser.waitUntil(
+      async () => /校验位不正确（应为 1）/.test(await errorOf("payout-clabe")),
+      { timeout: 10_000, timeoutMsg: "the CLABE's rule is not in Chinese" },
+    );
+    assert.doesNotMatch(await h.text(id("screen-payouts")), /check digit/);
+    assert.equal(await browser.$(id("payout-confirm")).isExisting(), false);
+    await h.shot("payout-rule-zh");
+  } finally {
+    await language("en");
   }
 });

@@ -12,6 +12,7 @@ import {
   IconHistory,
   IconLayoutDashboard,
   IconListDetails,
+  IconListSearch,
   IconReportMoney,
   IconSend,
   IconSettings,
@@ -59,6 +60,13 @@ export const SCREENS: readonly Screen[] = [
     label: "nav.orders",
     icon: IconListDetails,
     page: lazy(() => import("./features/orders/OrdersPage"), "OrdersPage"),
+  },
+  {
+    id: "lookup",
+    path: "/lookup",
+    label: "nav.lookup",
+    icon: IconListSearch,
+    page: lazy(() => import("./features/lookup/LookupPage"), "LookupPage"),
   },
   {
     id: "payins",

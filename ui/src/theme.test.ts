@@ -64,6 +64,20 @@ describe("the theme", () => {
     expect(contrast(red, tint)).toBeGreaterThanOrEqual(4.5);
   });
 
+  it("writes field errors readably in the dark scheme and keeps light's red", () => {
+    const error = color("dark", "--mantine-color-error");
+    expect(theme.colors.red).toContain(error);
+    // A field's error is written under the field, on the page or in a drawer (dark 7),
+    // or in a dark input's own background (dark 6).
+    for (const ground of [body.dark, theme.colors.dark[6] ?? "#2e2e2e"]) {
+      expect(contrast(error, ground), ground).toBeGreaterThanOrEqual(4.5);
+    }
+    expect(color("light", "--mantine-color-error")).toBe(theme.colors.red[9]);
+    expect(contrast(color("light", "--mantine-color-error"), body.light)).toBeGreaterThanOrEqual(
+      4.5,
+    );
+  });
+
   it("keeps the danger button filled red in both schemes", () => {
     for (const scheme of ["light", "dark"] as const) {
       expect(theme.colors.red, scheme).toContain(color(scheme, "--mantine-color-red-filled"));

@@ -35,6 +35,9 @@ export const cssVariables: CSSVariablesResolver = (theme) => ({
   },
   dark: {
     "--mantine-color-dimmed": "var(--mantine-color-dark-1)",
+    // Field errors: Mantine's dark default (red 8, #e03131) reads 3.2:1 on a dark
+    // input (#2e2e2e); red 4 reads above 5.5:1 there and on the page.
+    "--mantine-color-error": "var(--mantine-color-red-4)",
     "--mantine-primary-color-filled": "var(--mantine-color-teal-9)",
     "--mantine-primary-color-filled-hover": darken(theme.colors.teal?.[9] ?? "#087f5b", 0.1),
     // A danger button that is not filled (subtle, light) is red text: Mantine's dark

@@ -191,5 +191,11 @@ fn bench() -> Result {
         "paydesk-core",
         "team_latency_bench",
         &["200"],
+    )?;
+    example(
+        "a bulk payout of 2,000 rows beside an independent client signing payouts one at a time",
+        "paydesk-core",
+        "bulk_bench",
+        &["2000"],
     )
 }

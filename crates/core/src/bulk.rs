@@ -539,7 +539,7 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                     "countryCode" => "country",
                     other => other,
                 };
-                out.errors.push(fail(field, rule));
+                out.errors.push(fail(field, rule.text));
             }
             Err(e) => out.errors.push(fail("row", e.to_string())),
             Ok(payout) => out.rows.push((line, payout)),

@@ -7,9 +7,15 @@ use serde::Serialize;
 #[derive(Debug, thiserror::Error, Serialize)]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum CoreError {
-    /// Input broke a rule; `field` is the wire or form field.
+    /// Input broke a rule; `field` is the wire or form field. Over IPC the rule's
+    /// English words are `rule`, and a rule the UI translates also has `ruleKey` and
+    /// `ruleParams` (see [`Rule`]).
     #[error("{field}: {rule}")]
-    Validation { field: String, rule: String },
+    Validation {
+        field: String,
+        #[serde(flatten)]
+        rule: Rule,
+    },
     /// The gateway said no.
     #[error("rejected by the gateway: {gateway_code} {message}")]
     Rejected {
@@ -64,6 +70,92 @@ pub enum CoreError {
     Internal { message: String },
 }
 
+/// A broken rule: its English words (what the CLI prints and the logs keep) and, for a
+/// rule a window shows in the user's language, a message key (`rules.<key>` in the UI's
+/// catalogues) with the values its words name. Reads as its words (`Deref<str>`,
+/// `Display`), so code that checks or prints a rule is unchanged.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename = "BrokenRule")]
+pub struct Rule {
+    #[serde(rename = "rule")]
+    pub text: String,
+    #[serde(rename = "ruleKey", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub key: Option<String>,
+    #[serde(
+        rename = "ruleParams",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub params: std::collections::BTreeMap<String, String>,
+}
+
+impl std::ops::Deref for Rule {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl From<String> for Rule {
+    fn from(text: String) -> Self {
+        Rule {
+            text,
+            key: None,
+            params: Default::default(),
+        }
+    }
+}
+
+impl From<&str> for Rule {
+    fn from(text: &str) -> Self {
+        text.to_string().into()
+    }
+}
+
+impl From<&String> for Rule {
+    fn from(text: &String) -> Self {
+        text.clone().into()
+    }
+}
+
+impl From<&Rule> for Rule {
+    fn from(r: &Rule) -> Self {
+        r.clone()
+    }
+}
+
+impl From<Rule> for String {
+    fn from(r: Rule) -> Self {
+        r.text
+    }
+}
+
+impl PartialEq<str> for Rule {
+    fn eq(&self, other: &str) -> bool {
+        self.text == other
+    }
+}
+
+impl PartialEq<&str> for Rule {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
+    }
+}
+
+impl PartialEq<String> for Rule {
+    fn eq(&self, other: &String) -> bool {
+        &self.text == other
+    }
+}
+
 impl CoreError {
     /// The same error, a validation error naming its field as `name` says (the wire's
     /// name of a field becomes the form's).
@@ -77,7 +169,7 @@ impl CoreError {
         }
     }
 
-    pub fn validation(field: impl Into<String>, rule: impl Into<String>) -> Self {
+    pub fn validation(field: impl Into<String>, rule: impl Into<Rule>) -> Self {
         Self::Validation {
             field: field.into(),
             rule: rule.into(),
@@ -107,7 +199,11 @@ impl From<FieldError> for CoreError {
     fn from(e: FieldError) -> Self {
         Self::Validation {
             field: e.field,
-            rule: e.rule,
+            rule: Rule {
+                text: e.rule,
+                key: e.key,
+                params: e.params,
+            },
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod endpoint;
 pub mod error;
 pub mod events;
 pub mod forms;
+pub mod held;
 pub mod input;
 pub mod lookup;
 pub mod output;

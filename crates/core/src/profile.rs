@@ -79,7 +79,17 @@ pub struct SyncSettings {
     /// While the desk runs, a balance snapshot of every currency when the last one is
     /// this old (minutes; 0: only on request, after a sync and after money moves).
     pub balances_every_mins: u32,
+    /// Payouts of a bulk run in flight at once: 1 sends one row after another. Never
+    /// more than `rate_limit` (a second's worth), and each request still leaves no
+    /// sooner than the rate limit allows.
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub payouts_in_flight: u32,
 }
+
+/// Payouts of a bulk run in flight at once unless the profile says otherwise.
+pub const DEFAULT_PAYOUTS_IN_FLIGHT: u32 = 16;
+/// The most a profile may set.
+pub const MAX_PAYOUTS_IN_FLIGHT: u32 = 64;
 
 /// Minutes between scheduled balance snapshots unless the profile says otherwise.
 pub const DEFAULT_BALANCES_EVERY_MINS: u32 = 60;
@@ -91,6 +101,7 @@ impl Default for SyncSettings {
             in_flight: crate::sync::DEFAULT_IN_FLIGHT as u32,
             rate_limit: 0,
             balances_every_mins: DEFAULT_BALANCES_EVERY_MINS,
+            payouts_in_flight: DEFAULT_PAYOUTS_IN_FLIGHT,
         }
     }
 }
@@ -119,6 +130,12 @@ impl SyncSettings {
             return Err(CoreError::validation(
                 "sync.rateLimit",
                 format!("must be between 0 (no limit) and {MAX_RATE_LIMIT} requests per second"),
+            ));
+        }
+        if !(1..=MAX_PAYOUTS_IN_FLIGHT).contains(&self.payouts_in_flight) {
+            return Err(CoreError::validation(
+                "sync.payoutsInFlight",
+                format!("must be between 1 and {MAX_PAYOUTS_IN_FLIGHT} payouts"),
             ));
         }
         if self.balances_every_mins > 24 * 60 {
@@ -339,7 +356,7 @@ impl Profile {
         }
         for check in [self.safety.validate(), self.sync.validate()] {
             if let Err(CoreError::Validation { field, rule }) = check {
-                add(&field, rule);
+                add(&field, rule.text);
             }
         }
         out
@@ -406,6 +423,41 @@ struct ProfilesFile {
     /// apart as the conventions are. A profile without an entry: UTC, 120 days.
     #[serde(default)]
     reporting: BTreeMap<String, Reporting>,
+    /// Each profile's live set-up marks (what the desk cannot read back from the keyring
+    /// or the gateway), kept apart as the conventions are.
+    #[serde(default)]
+    setup: BTreeMap<String, SetupMarks>,
+}
+
+/// What a person said about a live set-up that the desk cannot check itself, kept with
+/// the profile (so every window and desk of the profile shows it): the fingerprint of
+/// the public key they gave the gateway (a new key is not "given" until said again),
+/// and whether the profile's last connection check passed.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SetupMarks {
+    /// The fingerprint (`SHA256:` and hex, as the keys panel shows it) of the merchant
+    /// public key given to the gateway.
+    pub public_key_given: Option<String>,
+    pub check_passed: Option<bool>,
+}
+
+impl SetupMarks {
+    /// A fingerprint is what the keys panel shows: letters, digits and colons, at most 128.
+    pub fn validate(&self) -> CoreResult<()> {
+        if let Some(f) = &self.public_key_given
+            && (f.is_empty()
+                || f.len() > 128
+                || !f.chars().all(|c| c.is_ascii_alphanumeric() || c == ':'))
+        {
+            return Err(CoreError::validation(
+                "publicKeyGiven",
+                "must be a key's fingerprint (SHA256: and hexadecimal, at most 128 characters)",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// How a profile's statements and reconciliations are made.
@@ -587,6 +639,26 @@ impl Home {
         self.save(&f)
     }
 
+    /// A profile's live set-up marks (none until said).
+    pub fn setup_marks(&self, name: &str) -> CoreResult<SetupMarks> {
+        let f = self.load()?;
+        if !f.profiles.iter().any(|p| p.name == name) {
+            return Err(CoreError::not_found(format!("no profile named {name:?}")));
+        }
+        Ok(f.setup.get(name).cloned().unwrap_or_default())
+    }
+
+    /// Sets a profile's live set-up marks.
+    pub fn set_setup_marks(&self, name: &str, marks: SetupMarks) -> CoreResult<()> {
+        marks.validate()?;
+        let mut f = self.load()?;
+        if !f.profiles.iter().any(|p| p.name == name) {
+            return Err(CoreError::not_found(format!("no profile named {name:?}")));
+        }
+        f.setup.insert(name.to_string(), marks);
+        self.save(&f)
+    }
+
     fn save(&self, f: &ProfilesFile) -> CoreResult<()> {
         crate::private_fs::dir(&self.dir)?;
         let tmp = self.dir.join("profiles.json.tmp");
@@ -757,6 +829,7 @@ impl Home {
         f.profiles.retain(|p| p.name != name);
         f.conventions.remove(name);
         f.reporting.remove(name);
+        f.setup.remove(name);
         if f.active.as_deref() == Some(name) {
             f.active = f.profiles.first().map(|p| p.name.clone());
         }
@@ -819,9 +892,52 @@ mod tests {
 
     fn field(e: CoreError) -> (String, String) {
         match e {
-            CoreError::Validation { field, rule } => (field, rule),
+            CoreError::Validation { field, rule } => (field, rule.text),
             other => panic!("{other}"),
         }
+    }
+
+    /// The live set-up's marks are the profile's: read back by another handle on the same
+    /// home (another window, another desk), kept across edits of the profile, refused
+    /// when not a fingerprint, dropped with the profile.
+    #[test]
+    fn set_up_marks_are_kept_with_the_profile() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        home.put(real("live")).unwrap();
+        assert_eq!(home.setup_marks("live").unwrap(), SetupMarks::default());
+        let given = "SHA256:0a:1b:2c";
+        home.set_setup_marks(
+            "live",
+            SetupMarks {
+                public_key_given: Some(given.into()),
+                check_passed: Some(true),
+            },
+        )
+        .unwrap();
+        home.put(real("live")).unwrap();
+        let other = Home::at(dir.path());
+        let marks = other.setup_marks("live").unwrap();
+        assert_eq!(marks.public_key_given.as_deref(), Some(given));
+        assert_eq!(marks.check_passed, Some(true));
+        let (f, _) = field(
+            home.set_setup_marks(
+                "live",
+                SetupMarks {
+                    public_key_given: Some("<script>".into()),
+                    check_passed: None,
+                },
+            )
+            .unwrap_err(),
+        );
+        assert_eq!(f, "publicKeyGiven");
+        assert!(
+            home.set_setup_marks("nobody", SetupMarks::default())
+                .is_err()
+        );
+        home.remove("live").unwrap();
+        home.put(real("live")).unwrap();
+        assert_eq!(home.setup_marks("live").unwrap(), SetupMarks::default());
     }
 
     /// The rules every front end gets from here (the app's form and `paydesk profile`).

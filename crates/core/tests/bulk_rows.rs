@@ -97,6 +97,343 @@ async fn a_name_fixed_on_a_clabe_row_is_the_same_payout_and_a_rerun_counts_its_o
     assert_eq!(f.running.sandbox.with_state(|s| s.orders.len()), 4);
 }
 
+/// A CLABE row paid by a desk from before names stopped counting in a row's number, its
+/// name edited since: neither the row's number now nor its number with the new name is
+/// the one it went under, yet it is the payout already paid (the journal holds it under
+/// its former number, a CLABE payout sends no name). Found paid, never sent again, even
+/// when the operator confirms every held row; a second identical row is still a payout
+/// of its own. Counted at the sandbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clabe_row_paid_under_its_former_number_is_not_paid_again_after_its_name_is_edited() {
+    let f = common::Fixture::new("bulkformer").await;
+    let desk = f.desk().await;
+    let orders = || f.running.sandbox.with_state(|s| s.orders.len());
+    // The number the older desk gave the row "Ana Lima": `B` and the first 10 bytes of
+    // HMAC-SHA-256, under the profile's intent key, of the row's content with its name.
+    let key = f.secrets.intent_key(&f.name).unwrap();
+    let former = format!(
+        "B{}",
+        paydesk_core::journal::keyed_digest(
+            key.expose(),
+            "bulk|clabe|101|MXN|002010077777777771|Ana|Lima|#1",
+            10
+        )
+    );
+    let paid = desk
+        .payout_clabe(common::payout(&former, "101.00"))
+        .await
+        .unwrap();
+    assert_eq!(paid.entry.status, paydesk_core::journal::Status::Accepted);
+    assert_eq!(orders(), 1);
+
+    // The file now: Ana's last name edited, and the same payout once more on a second row.
+    let path = f.dir.path().join("payroll.csv");
+    let edited = format!("{HEADER}clabe,101.00,MXN,002010077777777771,Ana,Lima Pereira,,\n");
+    std::fs::write(&path, &edited).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!(plan.rows[0].action, RowAction::Paid, "{:?}", plan.rows[0]);
+    assert_eq!(plan.rows[0].mer_order_no, former);
+    assert_eq!((plan.to_send, plan.held), (0, 0));
+    // The operator confirms everything the plan holds: nothing is.
+    let results = desk
+        .bulk_payouts(&file, true, Some(&plan.digest_with_held), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(results[0].status, RowStatus::Accepted);
+    assert!(!results[0].this_run);
+    assert_eq!(orders(), 1, "paid once at the gateway");
+
+    // Two identical rows: the first is the one paid, the second is sent.
+    let two = format!(
+        "{HEADER}clabe,101.00,MXN,002010077777777771,Ana,Lima Pereira,,\n\
+         clabe,101.00,MXN,002010077777777771,Ana,Lima Pereira,,\n"
+    );
+    std::fs::write(&path, &two).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    let actions: Vec<RowAction> = plan.rows.iter().map(|r| r.action).collect();
+    assert_eq!(actions, vec![RowAction::Paid, RowAction::Send]);
+    desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(orders(), 2);
+    // Run again: nothing more.
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!((plan.to_send, plan.paid, plan.held), (0, 2, 0));
+}
+
+/// Gives the demo merchant enough MXN for every payout of a test.
+fn fund(f: &common::Fixture) {
+    let mut m = f
+        .running
+        .sandbox
+        .with_state(|s| s.merchants[&common::MER].clone());
+    *m.opening.entry("MXN".into()).or_default() += rust_decimal::Decimal::from(10_000_000);
+    f.running.sandbox.add_merchant(m);
+}
+
+/// The fixture's profile with `payouts_in_flight` requests of a bulk run at once, on a
+/// sandbox that takes a reused order number as a new order (so a row sent twice shows
+/// as two orders there, whatever the journal says).
+fn in_flight(f: &common::Fixture, n: u32) {
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(paydesk_core::Profile {
+            sync: paydesk_core::profile::SyncSettings {
+                payouts_in_flight: n,
+                ..p.sync.clone()
+            },
+            ..p
+        })
+        .unwrap();
+    f.running.sandbox.set_behaviour(paydesk_sandbox::Behaviour {
+        accept_reused_order_no: true,
+        list_lag_ms: 0,
+        speaks: None,
+    });
+}
+
+/// Orders at the sandbox per merchant order number.
+fn at_gateway(f: &common::Fixture) -> std::collections::BTreeMap<String, usize> {
+    f.running.sandbox.with_state(|s| {
+        let mut m = std::collections::BTreeMap::new();
+        for o in &s.orders {
+            *m.entry(o.mer_order_no.clone()).or_insert(0) += 1;
+        }
+        m
+    })
+}
+
+fn payroll(rows: usize) -> String {
+    let mut csv = String::from(HEADER);
+    for i in 0..rows {
+        csv.push_str(&format!(
+            "clabe,{}.{:02},MXN,002010077777777771,Ana,Lima,,\n",
+            10 + i / 100,
+            i % 100
+        ));
+    }
+    csv
+}
+
+/// Eight requests in flight while a fifth of the answers are lost after the gateway
+/// made the payout (and some come back "success" without a trade number): each of those
+/// rows stays unknown, never sent again; the next run looks them up and finds them.
+/// Every row is one order at the sandbox, and the audit chain verifies with one row per
+/// call even though the keyring's anchor was written once a run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lost_answers_with_eight_in_flight_stay_unknown_are_looked_up_and_nothing_is_paid_twice() {
+    let f = common::Fixture::new("bulklost").await;
+    fund(&f);
+    in_flight(&f, 8);
+    f.running.sandbox.set_fault(
+        "/v2/payout",
+        paydesk_sandbox::Fault {
+            latency_ms: 2,
+            latency_jitter_ms: 6,
+            drop_rate: 0.2,
+            blank_trade_no_rate: 0.05,
+            seed: 7,
+            ..Default::default()
+        },
+    );
+    let desk = f.desk().await;
+    let rows = 120;
+    let path = f.dir.path().join("payroll.csv");
+    std::fs::write(&path, payroll(rows)).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!(plan.to_send as usize, rows);
+    let mut seen = Vec::new();
+    let results = desk
+        .bulk_payouts(&file, false, Some(&plan.digest), |done, total| {
+            seen.push((done, total))
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        seen.last(),
+        Some(&(rows, rows)),
+        "progress counts every row"
+    );
+    let unknown = results
+        .iter()
+        .filter(|r| r.status == RowStatus::Unknown)
+        .count();
+    let accepted = results
+        .iter()
+        .filter(|r| r.status == RowStatus::Accepted)
+        .count();
+    assert!(unknown >= 6, "lost answers: {unknown}");
+    assert_eq!(accepted + unknown, rows, "{results:?}");
+    // The gateway made every payout once: no lost answer was sent again.
+    let counts = at_gateway(&f);
+    assert_eq!(counts.len(), rows);
+    assert!(counts.values().all(|&n| n == 1));
+
+    // The answers come through again; the same file run again looks the rows up.
+    f.running
+        .sandbox
+        .set_fault("/v2/payout", Default::default());
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!(plan.look_up as usize, unknown);
+    assert_eq!(plan.to_send, 0);
+    let results = desk
+        .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    assert!(
+        results.iter().all(|r| r.status == RowStatus::Accepted),
+        "{results:?}"
+    );
+    let counts = at_gateway(&f);
+    assert_eq!(counts.len(), rows);
+    assert!(counts.values().all(|&n| n == 1));
+    // Every row's trade number is the gateway's.
+    let trade_of: std::collections::HashMap<String, String> = f.running.sandbox.with_state(|s| {
+        s.orders
+            .iter()
+            .map(|o| (o.mer_order_no.clone(), o.trade_no.clone()))
+            .collect()
+    });
+    for r in &results {
+        assert_eq!(trade_of.get(&r.mer_order_no), Some(&r.trade_no));
+    }
+    let check = desk.audit_verify().unwrap();
+    assert!(check.ok, "{check:?}");
+    // A call per row sent, a lookup per unknown one, and the rest.
+    assert!(check.rows as usize >= rows + unknown, "{check:?}");
+}
+
+/// A run stopped in the middle (the window closed, the task aborted) with eight
+/// requests in flight: what was out stays `sending`, an unknown outcome, and the same
+/// file run again sends every other row once and never one of those blind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bulk_run_aborted_mid_flight_then_run_again_pays_no_row_twice() {
+    let f = common::Fixture::new("bulkabort").await;
+    fund(&f);
+    in_flight(&f, 8);
+    f.running.sandbox.set_fault(
+        "/v2/payout",
+        paydesk_sandbox::Fault {
+            latency_ms: 20,
+            latency_jitter_ms: 20,
+            seed: 3,
+            ..Default::default()
+        },
+    );
+    let desk = f.desk().await;
+    let rows = 120;
+    let path = f.dir.path().join("payroll.csv");
+    std::fs::write(&path, payroll(rows)).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    // Stopped once a tenth of the rows are at the gateway (the run's future dropped).
+    let stopped = tokio::select! {
+        r = desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {}) => r.is_ok(),
+        () = async {
+            while at_gateway(&f).len() < rows / 10 {
+                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            }
+        } => false,
+    };
+    assert!(!stopped, "the run was stopped before its end");
+    let paid_then = at_gateway(&f).len();
+    assert!(paid_then > 0 && paid_then < rows, "{paid_then}");
+    // The keyring's anchor of the audit chain is written once a run: this one stopped
+    // before, so the log runs past its anchor, and verifies.
+    let check = desk.audit_verify().unwrap();
+    assert!(check.ok, "{check:?}");
+    assert!(
+        check.anchored_rows.unwrap_or(0) < check.rows,
+        "the anchor lags the log: {check:?}"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    let results = desk
+        .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    let counts = at_gateway(&f);
+    assert!(counts.values().all(|&n| n == 1), "a row paid twice");
+    // Each row is accepted (its order at the gateway) or, if it was out when the run
+    // stopped, still to be found out: never sent again meanwhile.
+    for r in &results {
+        match r.status {
+            RowStatus::Accepted => assert_eq!(counts.get(&r.mer_order_no), Some(&1)),
+            RowStatus::Sending | RowStatus::Unknown => {}
+            other => panic!("line {}: {other:?}", r.line),
+        }
+    }
+    assert!(
+        results
+            .iter()
+            .filter(|r| r.status == RowStatus::Accepted)
+            .count()
+            >= rows - 8,
+        "{results:?}"
+    );
+}
+
+/// Two desks on the same profile run the same file at the same moment, eight requests in
+/// flight and one: the claims share the rows out, so each is paid once at the sandbox, and
+/// every row is accepted by one run or said to be out (never sent) by the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_desks_running_the_same_file_at_once_pay_each_row_once() {
+    let f = common::Fixture::new("bulktwo").await;
+    fund(&f);
+    in_flight(&f, 8);
+    f.running.sandbox.set_fault(
+        "/v2/payout",
+        paydesk_sandbox::Fault {
+            latency_ms: 1,
+            latency_jitter_ms: 4,
+            seed: 5,
+            ..Default::default()
+        },
+    );
+    let a = f.desk().await;
+    // The second one request at a time: most of its turns find their row taken.
+    in_flight(&f, 1);
+    let b = f.desk().await;
+    let rows = 150;
+    let path = f.dir.path().join("payroll.csv");
+    std::fs::write(&path, payroll(rows)).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = a.bulk_plan(&file).unwrap();
+    // The second desk's plan is made when its run starts (the first one's rows are in the
+    // journal by then, so a confirmed plan would differ and be refused: no confirmation).
+    let (ra, rb) = tokio::join!(
+        a.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {}),
+        b.bulk_payouts(&file, false, None, |_, _| {})
+    );
+    let (ra, rb) = (ra.unwrap(), rb.unwrap());
+    assert_eq!((ra.len(), rb.len()), (rows, rows), "a result for every row");
+    let counts = at_gateway(&f);
+    assert_eq!(counts.len(), rows);
+    assert!(counts.values().all(|&n| n == 1), "a row paid twice");
+    for (x, y) in ra.iter().zip(&rb) {
+        assert_eq!(x.line, y.line);
+        assert!(
+            x.status == RowStatus::Accepted || y.status == RowStatus::Accepted,
+            "{x:?} {y:?}"
+        );
+        for r in [x, y] {
+            assert!(
+                matches!(
+                    r.status,
+                    RowStatus::Accepted | RowStatus::Sending | RowStatus::Unknown
+                ),
+                "{r:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_runs_result_file_never_replaces_an_earlier_one() {
     let dir = tempfile::tempdir().unwrap();

@@ -123,9 +123,11 @@ pub fn parse_decimal(field: &str, text: &str) -> Result<Decimal, FieldError> {
     let frac = parts.next();
     let digits_ok = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     if !digits_ok(int) || frac.is_some_and(|f| !digits_ok(f)) {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             format!("must be a decimal number such as 100.00, got {text:?}"),
+            "amountDecimal",
+            &[("got", text.to_string())],
         ));
     }
     Decimal::from_str(text)
@@ -140,26 +142,36 @@ pub const MAX_AMOUNT: i64 = 1_000_000_000_000_000;
 /// minor units.
 pub fn check_amount(field: &str, amount: Decimal, currency: Currency) -> Result<(), FieldError> {
     if amount <= Decimal::ZERO {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             format!("must be greater than zero, got {amount}"),
+            "amountPositive",
+            &[("got", amount.to_string())],
         ));
     }
     if amount > Decimal::from(MAX_AMOUNT) {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             format!("must be at most {MAX_AMOUNT}"),
+            "amountMax",
+            &[("max", MAX_AMOUNT.to_string())],
         ));
     }
     let units = currency.minor_units();
     if amount.scale() > units {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             format!(
                 "has {} decimal places but {} allows at most {units}",
                 amount.scale(),
                 currency
             ),
+            "amountDecimals",
+            &[
+                ("places", amount.scale().to_string()),
+                ("currency", currency.to_string()),
+                ("max", units.to_string()),
+            ],
         ));
     }
     Ok(())

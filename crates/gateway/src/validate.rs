@@ -7,11 +7,18 @@ use std::net::IpAddr;
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
-/// A validation failure: the wire name of the field and the rule, in words.
+/// A validation failure: the wire name of the field and the rule, in words (English,
+/// what the CLI prints). A rule a window shows in the user's language also carries a
+/// message `key` and its `params` (the values the words name), which the UI's
+/// catalogues translate (`rules.<key>`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldError {
     pub field: String,
     pub rule: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub params: std::collections::BTreeMap<String, String>,
 }
 
 impl FieldError {
@@ -19,6 +26,26 @@ impl FieldError {
         Self {
             field: field.into(),
             rule: rule.into(),
+            key: None,
+            params: Default::default(),
+        }
+    }
+
+    /// A rule with its message key and parameters (see the type's docs).
+    pub fn keyed(
+        field: impl Into<String>,
+        rule: impl Into<String>,
+        key: &str,
+        params: &[(&str, String)],
+    ) -> Self {
+        Self {
+            field: field.into(),
+            rule: rule.into(),
+            key: Some(key.to_string()),
+            params: params
+                .iter()
+                .map(|(k, v)| ((*k).to_string(), v.clone()))
+                .collect(),
         }
     }
 }
@@ -42,7 +69,7 @@ pub const MAX_ORDER_NO_LEN: usize = 64;
 
 pub fn required(field: &str, value: &str) -> Check {
     if value.trim().is_empty() {
-        return Err(FieldError::new(field, "is required"));
+        return Err(FieldError::keyed(field, "is required", "required", &[]));
     }
     Ok(())
 }
@@ -76,9 +103,11 @@ pub fn free_text(field: &str, value: &str, max: usize) -> Check {
     }
     let n = value.chars().count();
     if n > max {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             format!("must be at most {max} characters (it has {n})"),
+            "textTooLong",
+            &[("max", max.to_string()), ("count", n.to_string())],
         ));
     }
     Ok(())
@@ -165,15 +194,19 @@ pub fn trade_no(field: &str, value: &str) -> Check {
 pub fn order_no(field: &str, value: &str) -> Check {
     required(field, value)?;
     if value.len() > MAX_ORDER_NO_LEN {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             format!("must be at most {MAX_ORDER_NO_LEN} characters"),
+            "orderNoLength",
+            &[("max", MAX_ORDER_NO_LEN.to_string())],
         ));
     }
     if !value.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             "may only contain printable ASCII characters without spaces",
+            "orderNoCharacters",
+            &[],
         ));
     }
     Ok(())
@@ -183,7 +216,12 @@ pub fn order_no(field: &str, value: &str) -> Check {
 /// computed with the weights 3, 7, 1.
 pub fn clabe(field: &str, value: &str) -> Check {
     if value.len() != 18 || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(FieldError::new(field, "must be exactly 18 digits"));
+        return Err(FieldError::keyed(
+            field,
+            "must be exactly 18 digits",
+            "clabeDigits",
+            &[],
+        ));
     }
     let digits: Vec<u32> = value.bytes().map(|b| u32::from(b - b'0')).collect();
     let sum: u32 = digits[..17]
@@ -193,16 +231,20 @@ pub fn clabe(field: &str, value: &str) -> Check {
         .sum();
     let check = (10 - sum % 10) % 10;
     if check != digits[17] {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             format!("check digit is wrong (expected {check})"),
+            "clabeCheckDigit",
+            &[("expected", check.to_string())],
         ));
     }
     let bank = &value[..3];
     if clabe_bank(bank).is_none() {
-        return Err(FieldError::new(
+        return Err(FieldError::keyed(
             field,
             format!("bank code {bank} is not a known Mexican bank"),
+            "clabeBank",
+            &[("bank", bank.to_string())],
         ));
     }
     Ok(())
@@ -317,7 +359,12 @@ pub fn iban(field: &str, value: &str) -> Check {
 /// A card number: 12 to 19 digits passing the Luhn check.
 pub fn card_number(field: &str, value: &str) -> Check {
     if !(12..=19).contains(&value.len()) || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(FieldError::new(field, "must be 12 to 19 digits"));
+        return Err(FieldError::keyed(
+            field,
+            "must be 12 to 19 digits",
+            "cardDigits",
+            &[],
+        ));
     }
     let sum: u32 = value
         .bytes()
@@ -334,7 +381,12 @@ pub fn card_number(field: &str, value: &str) -> Check {
         })
         .sum();
     if !sum.is_multiple_of(10) {
-        return Err(FieldError::new(field, "fails the Luhn check digit"));
+        return Err(FieldError::keyed(
+            field,
+            "fails the Luhn check digit",
+            "cardLuhn",
+            &[],
+        ));
     }
     Ok(())
 }
@@ -356,9 +408,11 @@ pub fn email(field: &str, value: &str) -> Check {
     if email_address::EmailAddress::is_valid(value) && value.contains('.') {
         Ok(())
     } else {
-        Err(FieldError::new(
+        Err(FieldError::keyed(
             field,
             format!("must be an e-mail address such as name@example.com, got {value:?}"),
+            "email",
+            &[("got", value.to_string())],
         ))
     }
 }

@@ -1,12 +1,14 @@
 //! PayDesk's reports over a desk's cache, apart from the engine so that the writers
 //! (XLSX, PDF and its fonts) are compiled and linked only by what reports: the statement
 //! of a period and its files ([`statement`]), the balance's reconciliation
-//! ([`reconcile`]), the manager's overview of every profile ([`overview`]) and the
-//! orders' export ([`export`]); [`DeskReports`] makes them a desk's methods. The engine
-//! (`paydesk-core`) never depends on this crate (`crates/core/tests/layers.rs`).
+//! ([`reconcile`]), the manager's overview of every profile ([`overview`]), the orders'
+//! export ([`export`]) and a bulk look-up's table ([`lookup`]); [`DeskReports`] makes
+//! them a desk's methods. The engine (`paydesk-core`) never depends on this crate
+//! (`crates/core/tests/layers.rs`).
 
 pub mod desk;
 pub mod export;
+pub mod lookup;
 pub mod overview;
 pub mod reconcile;
 pub mod statement;

@@ -5,6 +5,7 @@
 pub mod activity;
 pub mod balances;
 pub mod lock;
+pub mod lookup;
 pub mod money;
 pub mod orders;
 pub mod records;

@@ -344,6 +344,15 @@ pub async fn bulk_send(
         })
         .await?;
     crate::state::snapshot_after(desk.clone(), Vec::new());
+    // The rows this run held wait on the Dashboard until a run of the file sends them.
+    let now = chrono::Utc::now().timestamp_millis();
+    if let Err(e) =
+        state
+            .home()
+            .note_bulk_run(&desk.profile.name, &input, Some(&out), &results, now)
+    {
+        tracing::warn!(error = %e, "the bulk run's held rows were not kept for the Dashboard");
+    }
     if let Err(e) = bulk::write_results(&out, existing, &file, &results) {
         // The money moved: said, with where the outcomes are.
         return Err(paydesk_core::CoreError::storage(format!(

@@ -22,11 +22,14 @@ use crate::state::{AppState, internal};
 pub async fn dashboard(state: State<'_, AppState>) -> CmdResult<Dashboard> {
     let desk = state.desk().await?;
     let started = std::time::Instant::now();
-    let d = tokio::task::spawn_blocking(move || desk.dashboard())
+    let name = desk.profile.name.clone();
+    let mut d = tokio::task::spawn_blocking(move || desk.dashboard())
         .await
-        .map_err(internal)?;
+        .map_err(internal)??;
     tracing::debug!(ms = started.elapsed().as_millis(), "dashboard figures read");
-    d
+    // Bulk rows held by this profile's runs wait for a person too.
+    d.held_bulk = state.home().held_bulk_rows(&name)?;
+    Ok(d)
 }
 
 /// The merchant's currencies the desk knows (its orders' and balances').
@@ -220,10 +223,10 @@ pub async fn orders_export(
 #[tauri::command]
 #[specta::specta]
 pub async fn default_export_path(what: String, format: String) -> CmdResult<String> {
-    if !["orders", "activity", "statement"].contains(&what.as_str()) {
+    if !["orders", "activity", "statement", "lookup"].contains(&what.as_str()) {
         return Err(CoreError::validation(
             "what",
-            "must be orders, activity or statement",
+            "must be orders, activity, statement or lookup",
         ));
     }
     // A PDF is a statement's only (orders and the activity log are tables).

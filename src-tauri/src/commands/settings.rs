@@ -213,6 +213,24 @@ pub async fn token_set(
     Ok(())
 }
 
+/// A profile's live set-up marks (the public key given to the gateway, the last
+/// connection check), kept with the profile so every window and desk of it shows them;
+/// `set` replaces them first.
+#[tauri::command]
+#[specta::specta]
+pub async fn setup_marks(
+    state: State<'_, AppState>,
+    profile: String,
+    set: Option<paydesk_core::profile::SetupMarks>,
+) -> CmdResult<paydesk_core::profile::SetupMarks> {
+    state.unlocked()?;
+    let home = state.home();
+    if let Some(marks) = set {
+        home.set_setup_marks(&profile, marks)?;
+    }
+    home.setup_marks(&profile)
+}
+
 /// A profile's gateway conventions (the sandbox's reading until set).
 #[tauri::command]
 #[specta::specta]

@@ -1,9 +1,10 @@
 import { screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import i18n from "../i18n";
+import { IpcError } from "../lib/ipc";
 import type { CoreError } from "../lib/types";
 import { renderUi } from "../test/render";
-import { coreText, ErrorAlert } from "./ErrorAlert";
+import { coreText, ErrorAlert, FormError } from "./ErrorAlert";
 
 const t = i18n.t.bind(i18n);
 
@@ -73,5 +74,18 @@ describe("error lines", () => {
     const alert = screen.getByRole("alert");
     expect(alert.getAttribute("data-code")).toBe("internal");
     expect(alert.textContent).toContain("Internal error: disk full");
+  });
+
+  it("names a form's broken rule by the field's label and the rule's words, in Chinese too", async () => {
+    await i18n.changeLanguage("zh");
+    const error = new IpcError({
+      code: "validation",
+      field: "clabe",
+      rule: "check digit is wrong (expected 1)",
+      ruleKey: "clabeCheckDigit",
+      ruleParams: { expected: "1" },
+    });
+    renderUi(<FormError error={error} testId="form-error" />);
+    expect(screen.getByTestId("form-error").textContent).toBe("CLABE 账号：校验位不正确（应为 1）");
   });
 });

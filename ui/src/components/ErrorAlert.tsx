@@ -3,7 +3,7 @@ import { notifications } from "@mantine/notifications";
 import { IconAlertTriangle } from "@tabler/icons-react";
 import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
-import { coreError, fieldOf } from "../lib/ipc";
+import { brokenRuleText, coreError, fieldOf } from "../lib/ipc";
 import type { CoreError } from "../lib/types";
 
 /// One line for people, from anything thrown.
@@ -18,7 +18,7 @@ export function coreText(t: TFunction, c: CoreError): string {
       // The field by its label where the desk has one, not its wire name.
       return t("errors.validation", {
         field: t(`fields.${c.field}`, { defaultValue: c.field }),
-        rule: c.rule,
+        rule: brokenRuleText(c),
       });
     case "rejected":
       return t("errors.rejected", { code: c.gateway_code, message: c.message });
@@ -70,7 +70,11 @@ export function FormError({ error, testId }: { error: unknown; testId: string })
   if (!f) return <ErrorAlert error={error} />;
   return (
     <Text c="red" size="sm" data-testid={testId} data-field={f.field}>
-      {t("errors.validation", f)}
+      {/* The field by its label where the desk has one, as `coreText` names it. */}
+      {t("errors.validation", {
+        field: t(`fields.${f.field}`, { defaultValue: f.field }),
+        rule: f.rule,
+      })}
     </Text>
   );
 }

@@ -1,6 +1,7 @@
 // The bridge between the generated bindings and TanStack Query: a command's
 // `{status: "error", error}` becomes a thrown `IpcError` carrying the core's error, so
 // screens branch on `error.code`, never on message text.
+import i18n from "../i18n";
 import type { CoreError } from "./types";
 
 export class IpcError extends Error {
@@ -26,10 +27,21 @@ export function coreError(e: unknown): CoreError {
   return { code: "internal", message: e instanceof Error ? e.message : String(e) };
 }
 
-/// The form field a validation error names, if any.
+/// A broken rule in the user's language: its message key (`rules.<key>`) translated with
+/// its parameters when the catalogue has it, else the core's own (English) words.
+export function brokenRuleText(c: {
+  rule: string;
+  ruleKey?: string | null;
+  ruleParams?: Partial<Record<string, string>>;
+}): string {
+  const key = c.ruleKey ? `rules.${c.ruleKey}` : null;
+  return key && i18n.exists(key) ? i18n.t(key, { ...c.ruleParams }) : c.rule;
+}
+
+/// The form field a validation error names, if any, with its rule in the user's language.
 export function fieldOf(e: unknown): { field: string; rule: string } | null {
   const c = coreError(e);
-  return c.code === "validation" ? { field: c.field, rule: c.rule } : null;
+  return c.code === "validation" ? { field: c.field, rule: brokenRuleText(c) } : null;
 }
 
 /// The rule a validation error states, when it names one of `fields` (or an item of

@@ -28,6 +28,7 @@ export type {
   Executed,
   ExportProgress,
   FileCheck_Serialize as FileCheck,
+  HeldBulkRow_Serialize as HeldBulkRow,
   KeyInfo,
   KindRule,
   LockState_Serialize as LockState,

@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::Failure;
 
+mod lookup;
 mod money;
 mod orders;
 mod profile;

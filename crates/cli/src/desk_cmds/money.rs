@@ -732,6 +732,19 @@ async fn bulk(
         .await;
     pb.finish_and_clear();
     let results = results?;
+    // The rows this run held wait on the app's Dashboard until a run of the file sends
+    // them.
+    if let Ok(s) = session()
+        && let Err(e) = s.home().note_bulk_run(
+            &desk.profile.name,
+            file,
+            Some(&out),
+            &results,
+            chrono::Utc::now().timestamp_millis(),
+        )
+    {
+        eprintln!("note: the held rows were not kept for the app's Dashboard: {e}");
+    }
     let count = |s: &str| results.iter().filter(|r| r.status.as_str() == s).count();
     if let Err(e) = bulk::write_results(&out, existing, &checked, &results) {
         // The money moved: say so, and where the outcomes are.

@@ -46,6 +46,9 @@ pub enum OrdersCmd {
         #[arg(long, default_value = "+00:00")]
         tz: String,
     },
+    /// Look many order or trade numbers up at once (one a line; a CSV's merOrderNo or
+    /// tradeNo column): the cache first, then the gateway in batched list requests.
+    Lookup(super::lookup::LookupArgs),
 }
 
 #[derive(Debug, Args)]
@@ -278,6 +281,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                     format!("{}\n{covers}", serde_json::to_string_pretty(&d).unwrap_or_default())
                 })
             }
+            OrdersCmd::Lookup(args) => super::lookup::run(&desk, args, g).await,
             OrdersCmd::Export {
                 path,
                 force,

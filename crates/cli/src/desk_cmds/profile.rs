@@ -148,6 +148,11 @@ pub struct AddProfile {
     #[arg(long, default_value_t = 0, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u32).range(0..=10_000))]
     rate_limit: u32,
+    /// Payouts of a bulk run in flight at once (never more than --rate-limit, a
+    /// second's worth; each request still kept under it).
+    #[arg(long, default_value_t = paydesk_core::profile::DEFAULT_PAYOUTS_IN_FLIGHT,
+          allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=64))]
+    payouts_in_flight: u32,
     /// Who works at this desk (the audit log names them).
     #[arg(long)]
     operator: Option<String>,
@@ -238,6 +243,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                     in_flight: a.in_flight,
                     rate_limit: a.rate_limit,
                     balances_every_mins: a.balances_every_mins,
+                    payouts_in_flight: a.payouts_in_flight,
                 },
                 team: match a.team_host {
                     Some(host) => {

@@ -98,16 +98,18 @@ pub enum JournalCmd {
     /// send again under the same number (`journal resend`), look up now (`journal
     /// reconcile`), resolve with a reason (`journal resolve`).
     Attention,
-    /// Send again, under its own number, a payout the journal knows did not reach the
-    /// gateway; the journal keeps its account masked, so it is given again and must be
-    /// the payout's own (nothing is sent otherwise).
+    /// Send again, under its own number, a payout or payin the journal knows did not
+    /// reach the gateway. A payout's account is kept masked, so it is given again
+    /// (`--account`) and must be the payout's own; a PIX payin's payer CPF is read from
+    /// stdin (or asked for without echo) and must be the payin's own. Nothing is sent
+    /// otherwise.
     Resend {
         /// The journal number (`journal attention` shows it).
         #[arg(allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..))]
         id: i64,
-        /// The CLABE or card number, as first sent.
+        /// A payout's CLABE or card number, as first sent (payins take none).
         #[arg(long)]
-        account: String,
+        account: Option<String>,
     },
 }
 
@@ -166,7 +168,32 @@ pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
                 });
             }
             JournalCmd::Resend { id, account } => {
-                vec![desk.resend_payout(id, &account).await?.entry]
+                let e = desk.journal_entry(id)?;
+                if is_payin(e.operation) {
+                    if account.is_some() {
+                        return Err(Failure::Input(format!(
+                            "--account: journal #{id} is a payin ({}): it is sent again without one",
+                            e.mer_order_no
+                        )));
+                    }
+                    // A PIX payer's CPF: never an argument (it would show in `ps`).
+                    let tax_id = if e.request.get(paydesk_core::desk::PAYIN_TAX_ID).is_some() {
+                        Some(super::money::read_private(
+                            paydesk_core::desk::PAYIN_TAX_ID,
+                            "The payer's CPF (not shown): ",
+                        )?)
+                    } else {
+                        None
+                    };
+                    vec![
+                        desk.resend_payin(id, tax_id.as_deref().map(String::as_str))
+                            .await?
+                            .entry,
+                    ]
+                } else {
+                    let account = account.unwrap_or_default();
+                    vec![desk.resend_payout(id, &account).await?.entry]
+                }
             }
         };
         print(g, &entries, || {
@@ -179,6 +206,13 @@ pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
     })
 }
 
+/// Whether the journal's operation is a payin (sent again by `journal resend` without an
+/// account).
+fn is_payin(op: paydesk_core::journal::JournalOperation) -> bool {
+    use paydesk_core::journal::JournalOperation as Op;
+    matches!(op, Op::V2Payment | Op::V1Payment | Op::V1VnBankPayment)
+}
+
 /// The command that resolves an entry needing a person.
 fn attention_step(a: &paydesk_core::Attention) -> String {
     let id = a.entry.id;
@@ -187,6 +221,19 @@ fn attention_step(a: &paydesk_core::Attention) -> String {
             Some(_) => format!(
                 "not sent: send it again under {} with `paydesk journal resend {id} --account <the account>`",
                 a.entry.mer_order_no
+            ),
+            None if is_payin(a.entry.operation) => format!(
+                "not sent: send it again under {} with `paydesk journal resend {id}`{}",
+                a.entry.mer_order_no,
+                if a.entry
+                    .request
+                    .get(paydesk_core::desk::PAYIN_TAX_ID)
+                    .is_some()
+                {
+                    " (the payer's CPF on stdin)"
+                } else {
+                    ""
+                }
             ),
             None => format!(
                 "not sent: run the same command again with --mer-order-no {}",

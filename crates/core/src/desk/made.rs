@@ -216,6 +216,29 @@ impl Desk {
         }
     }
 
+    /// [`Desk::cache_made`] of several entries, in one transaction of the cache.
+    pub(super) fn cache_made_many(&self, made: &[(Entry, &str, Option<i64>)]) {
+        let orders: Vec<_> = made
+            .iter()
+            .filter_map(|(entry, method, pay_code)| {
+                made_order(entry, Some(method), made_state(&self.dictionary, *pay_code))
+            })
+            .collect();
+        if orders.is_empty() {
+            return;
+        }
+        let written = self.store.cache_atomic(|tx| {
+            for o in &orders {
+                tx.orders.record_made(self.profile.mer_no, o)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = written {
+            tracing::warn!(error = %e, "orders made here not cached");
+        }
+        self.orders_changed();
+    }
+
     /// Caches the order an accepted entry made (see [`made_order`]). The cache is a
     /// view: a failure here is logged and the next sync brings the order anyway.
     pub(super) fn cache_made(&self, entry: &Entry, method: Option<&str>, pay_code: Option<i64>) {

@@ -4,6 +4,8 @@
 //! submodules.
 
 mod attention;
+mod bulk_lookup;
+mod bulk_send;
 mod check;
 mod customer;
 mod extension;
@@ -18,6 +20,10 @@ mod resend_payin;
 mod timeline;
 
 pub use attention::{Attention, AttentionAction};
+pub use bulk_lookup::{
+    Found, GatewayAsked, LookupOptions, LookupProgress, LookupReport, LookupRow, RejectReason,
+    RejectedLine, parse_numbers,
+};
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use customer::{Customer, customer_of};
 pub use lost_audit::{
@@ -266,6 +272,45 @@ fn not_listed(e: &Entry, answered: bool, safety: &crate::profile::Safety, now: i
             utc_time(at),
             utc_time(grace_ends)
         ),
+    }
+}
+
+/// Why a "success" is not believed as the entry's answer, if it is not: without a trade
+/// number the desk can keep (the outcome is unknown, found out by looking the order up),
+/// or about another order number.
+fn unusable_success<T: TradeNo>(
+    entry: &Entry,
+    data: &T,
+) -> Option<paydesk_gateway::validate::FieldError> {
+    let mut unusable = data
+        .trade_no()
+        .as_deref()
+        .and_then(|t| paydesk_gateway::validate::trade_no("tradeNo", t).err());
+    if let Some(echo) = data.echoed_mer_order_no()
+        && echo != entry.mer_order_no
+    {
+        unusable.get_or_insert(paydesk_gateway::validate::FieldError::new(
+            "merOrderNo",
+            format!(
+                "names {}, not {}",
+                paydesk_gateway::redact::terminal_safe(echo, 64),
+                entry.mer_order_no
+            ),
+        ));
+    }
+    unusable
+}
+
+/// What a failed call's entry becomes when nothing needs looking up first: refused
+/// (with the gateway's code), safe to send again (it never left), or unknown.
+fn plain_failure(e: &GatewayError) -> (Status, Option<String>) {
+    match e {
+        GatewayError::Rejected { code, .. } => (Status::Rejected, Some(code.clone())),
+        GatewayError::Http { status, .. } if e.next_step() == NextStep::Stop => {
+            (Status::Rejected, Some(format!("HTTP {status}")))
+        }
+        _ if e.next_step() == NextStep::Retry => (Status::Pending, None),
+        _ => (Status::Unknown, None),
     }
 }
 
@@ -786,6 +831,71 @@ impl Desk {
         }
     }
 
+    /// The audit rows of a group of calls (a bulk run's), in one commit, chained from the
+    /// anchor this desk holds. The keyring's anchor is written once a run, by
+    /// [`Desk::anchor_audit`], not per row: a crash in between leaves the keyring's anchor
+    /// behind the log's end, which still verifies (the anchor is a row the log must
+    /// still hold, not its last).
+    fn audit_group(&self, rows: Vec<(&str, String, String, Instant)>) {
+        if rows.is_empty() {
+            return;
+        }
+        let records = self.audit_records(rows);
+        let anchor = lock(&self.audit_anchor).clone();
+        match self
+            .store
+            .audit()
+            .append_many(records, self.audit_key.expose(), anchor.as_ref())
+        {
+            Ok(Some(a)) if self.profile.team.is_none() => *lock(&self.audit_anchor) = Some(a),
+            Ok(_) => {}
+            Err(e) => {
+                tracing::error!(error = %e, "audit log write failed");
+                let why = format!(
+                    "a bulk run's calls at {}: {e}",
+                    chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC")
+                );
+                if let Err(k) = self.secrets.set_audit_alert(&self.profile.name, &why) {
+                    tracing::error!(error = %k, "audit alert not recorded in the keyring");
+                }
+            }
+        }
+    }
+
+    /// Audit rows of this desk's operator: (operation, identifiers, result, started).
+    fn audit_records<'a>(
+        &'a self,
+        rows: Vec<(&'a str, String, String, Instant)>,
+    ) -> Vec<Record<'a>> {
+        rows.into_iter()
+            .map(|(operation, identifiers, result, started)| Record {
+                profile: &self.profile.name,
+                operator: &self.profile.operator,
+                operation,
+                identifiers,
+                result,
+                latency_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+            })
+            .collect()
+    }
+
+    /// Records the audit chain's anchor this desk holds in the keyring, unless the
+    /// keyring already holds a later one (another desk's): once at the end of a run.
+    fn anchor_audit(&self) {
+        if self.profile.team.is_some() {
+            return;
+        }
+        let Some(ours) = lock(&self.audit_anchor).clone() else {
+            return;
+        };
+        let kept = self.secrets.audit_anchor(&self.profile.name).ok().flatten();
+        if kept.is_none_or(|k| k.count < ours.count)
+            && let Err(e) = self.secrets.set_audit_anchor(&self.profile.name, &ours)
+        {
+            tracing::error!(error = %e, "audit anchor not recorded in the keyring");
+        }
+    }
+
     fn result_code<T>(r: &Result<T, GatewayError>) -> String {
         match r {
             Ok(_) => "ok".into(),
@@ -1020,6 +1130,24 @@ impl Desk {
     {
         let started = Instant::now();
         let r = self.client()?.send_prepared(op, prepared).await;
+        self.record_answer::<O>(entry, claim, r, method, started)
+            .await
+    }
+
+    /// Records the gateway's answer to an entry this desk sent under `claim` (its audit
+    /// row, its outcome in the journal, the order made cached): what [`Desk::submit`]
+    /// does once the answer (or the lack of one) is in.
+    pub(super) async fn record_answer<O: Operation>(
+        &self,
+        entry: Entry,
+        claim: Claim,
+        r: Result<paydesk_gateway::Answer<O::Output>, GatewayError>,
+        method: Option<&str>,
+        started: Instant,
+    ) -> CoreResult<Submitted<O::Output>>
+    where
+        O::Output: TradeNo,
+    {
         self.audit(
             O::NAME,
             money_identifiers(&entry, r.as_ref().ok().and_then(|a| a.data.trade_no())),
@@ -1029,25 +1157,7 @@ impl Desk {
         let e = match r {
             Ok(a) => {
                 let trade_no = a.data.trade_no();
-                // A "success" without a trade number the desk can keep is not believed:
-                // the outcome is unknown, and found out by looking the order up.
-                let mut unusable = trade_no
-                    .as_deref()
-                    .and_then(|t| paydesk_gateway::validate::trade_no("tradeNo", t).err());
-                // A success about another order number is not this order's answer.
-                if let Some(echo) = a.data.echoed_mer_order_no()
-                    && echo != entry.mer_order_no
-                {
-                    unusable.get_or_insert(paydesk_gateway::validate::FieldError::new(
-                        "merOrderNo",
-                        format!(
-                            "names {}, not {}",
-                            paydesk_gateway::redact::terminal_safe(echo, 64),
-                            entry.mer_order_no
-                        ),
-                    ));
-                }
-                let Some(broken) = unusable else {
+                let Some(broken) = unusable_success(&entry, &a.data) else {
                     let entry = self.accepted(
                         entry,
                         &claim,
@@ -1127,12 +1237,7 @@ impl Desk {
                     Ok(Listed::Absent) => (Status::Rejected, Some(code.clone())),
                 }
             }
-            GatewayError::Rejected { code, .. } => (Status::Rejected, Some(code.clone())),
-            GatewayError::Http { status, .. } if e.next_step() == NextStep::Stop => {
-                (Status::Rejected, Some(format!("HTTP {status}")))
-            }
-            _ if e.next_step() == NextStep::Retry => (Status::Pending, None),
-            _ => (Status::Unknown, None),
+            _ => plain_failure(&e),
         };
         self.store.journal().finish(
             entry.id,

@@ -46,6 +46,69 @@ pub struct ReviewRequest {
     pub files: Vec<(String, String)>,
 }
 
+/// The numbers CLABE bulk rows went under before names stopped counting in a row's
+/// identity, by fingerprint: each is given to one row of a plan at most, oldest first.
+#[derive(Default)]
+struct FormerIdentities {
+    /// The bulk row numbers (bases) of the journal's CLABE payouts, by fingerprint, oldest
+    /// first; read once per plan, when a row first needs them.
+    by_fingerprint: Option<std::collections::HashMap<String, Vec<String>>>,
+    taken: std::collections::HashSet<String>,
+}
+
+/// A bulk row's base number (`B` and 20 hex digits) out of a journal number, which may
+/// carry a chain's suffix (`-R2`, `-C1a2b3c4d`).
+fn bulk_base(no: &str) -> Option<&str> {
+    let base = no.split_once('-').map_or(no, |(b, _)| b);
+    let digits = base.strip_prefix('B')?;
+    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_hexdigit())).then_some(base)
+}
+
+impl FormerIdentities {
+    /// The oldest base under which the journal holds this CLABE payout, that is no
+    /// number a row of this file has now (`own`) and no other row took.
+    fn take(
+        &mut self,
+        desk: &Desk,
+        fingerprint: &str,
+        own: &std::collections::HashSet<String>,
+    ) -> CoreResult<Option<String>> {
+        if self.by_fingerprint.is_none() {
+            let entries = desk.store.journal().list(
+                &desk.profile.name,
+                &[],
+                &[journal::JournalOperation::V2Payout.name()],
+                1_000_000,
+            )?;
+            let mut map: std::collections::HashMap<String, Vec<String>> = Default::default();
+            // Newest first from the journal: the oldest first here.
+            for e in entries.iter().rev() {
+                if let Some(base) = bulk_base(&e.mer_order_no) {
+                    let bases = map.entry(e.fingerprint.clone()).or_default();
+                    if !bases.iter().any(|b| b == base) {
+                        bases.push(base.to_string());
+                    }
+                }
+            }
+            self.by_fingerprint = Some(map);
+        }
+        let found = self
+            .by_fingerprint
+            .as_ref()
+            .and_then(|m| m.get(fingerprint))
+            .and_then(|bases| {
+                bases
+                    .iter()
+                    .find(|b| !own.contains(*b) && !self.taken.contains(*b))
+            })
+            .cloned();
+        if let Some(b) = &found {
+            self.taken.insert(b.clone());
+        }
+        Ok(found)
+    }
+}
+
 impl Desk {
     /// A payin or payout through the journal; the order is cached at once with its
     /// method (the order list does not carry it).
@@ -486,22 +549,45 @@ impl Desk {
     ) -> CoreResult<Vec<bulk::Planned>> {
         // A row's base number: the one given, or `B` and a keyed digest of its content.
         let derive = |content: &str| format!("B{}", self.keyed(&format!("bulk|{content}"), 10));
+        let known = |no: &str| -> CoreResult<bool> {
+            Ok(self
+                .store
+                .journal()
+                .get_by_number(&self.profile.name, no)?
+                .is_some())
+        };
+        // Every number a row of this file could be known under (what it is now, and what
+        // it was while a CLABE row's name still counted): a former identity found in the
+        // journal is only ever one of these, or one no row of the file has.
+        let mut own: std::collections::HashSet<String> = Default::default();
+        for (line, _) in &file.rows {
+            if let Some(content) = file.derived.get(line) {
+                own.insert(derive(content));
+            }
+            if let Some(c) = file.derived_before_names_left.get(line) {
+                own.insert(derive(c));
+            }
+        }
+        let mut former = FormerIdentities::default();
         let mut bases: Vec<String> = Vec::with_capacity(file.rows.len());
         for (line, r) in &file.rows {
             bases.push(match file.derived.get(line) {
-                // A CLABE row sent while its name still counted keeps that number.
                 Some(content) => {
+                    let current = derive(content);
                     match file.derived_before_names_left.get(line).map(|c| derive(c)) {
-                        Some(older)
-                            if self
-                                .store
-                                .journal()
-                                .get_by_number(&self.profile.name, &older)?
-                                .is_some() =>
-                        {
-                            older
-                        }
-                        _ => derive(content),
+                        // A CLABE row sent while its name still counted keeps that number.
+                        Some(older) if known(&older)? => older,
+                        // Sent before names stopped counting, under a name edited since:
+                        // neither number can be made from the file any more, but the
+                        // journal holds the payout (its fingerprint: a CLABE payout sends
+                        // no name) under a row number no row of this file has.
+                        Some(_) if !known(&current)? => match r {
+                            PayoutOp::Clabe(p) => former
+                                .take(self, &self.fingerprint_of(p)?, &own)?
+                                .unwrap_or(current),
+                            PayoutOp::Card(_) => current,
+                        },
+                        _ => current,
                     }
                 }
                 None => r.mer_order_no().to_string(),
@@ -671,51 +757,45 @@ impl Desk {
                 "the rows to send are not the ones confirmed: the file or the journal changed since the preview; check it again",
             ));
         }
-        for p in planned.iter().filter(|p| p.action == bulk::RowAction::Send) {
-            // The request as it will go, unsigned (it is signed when it is sent).
-            let (body, summary) = match &p.payout {
-                PayoutOp::Clabe(o) => (
-                    serde_json::to_value(o).map_err(|e| CoreError::internal(e.to_string()))?,
-                    format!(
-                        "bulk payout CLABE {} {} to {}",
-                        o.source_amount,
-                        o.currency_code,
-                        paydesk_gateway::validate::mask_card(&o.clabe)
-                    ),
-                ),
-                PayoutOp::Card(o) => (
-                    serde_json::to_value(o).map_err(|e| CoreError::internal(e.to_string()))?,
-                    format!(
-                        "bulk payout CARD {} {} to {} {} {}",
-                        o.source_amount,
-                        o.currency_code,
-                        o.ben_first_name,
-                        o.ben_last_name,
-                        paydesk_gateway::validate::mask_card(&o.card_no)
-                    ),
-                ),
-            };
-            let no = p.payout.mer_order_no();
-            let known = self
-                .store
-                .journal()
-                .get_by_number(&self.profile.name, no)?
-                .is_some();
-            self.store.journal().queue(
-                &self.profile.name,
-                journal::Intent {
-                    operation: bulk::operation_of(&p.payout),
-                    mer_order_no: no,
-                    request: &body,
-                    summary: &summary,
-                    fingerprint: &p.fingerprint,
-                },
-            )?;
+        // Every row to send is in the journal before any leaves: one commit for them all.
+        let sends: Vec<&bulk::Planned> = planned
+            .iter()
+            .filter(|p| p.action == bulk::RowAction::Send)
+            .collect();
+        let parts = sends
+            .iter()
+            .map(|p| super::bulk_send::intent_parts(&p.payout))
+            .collect::<CoreResult<Vec<_>>>()?;
+        let mut known = Vec::with_capacity(sends.len());
+        for p in &sends {
+            known.push(
+                self.store
+                    .journal()
+                    .get_by_number(&self.profile.name, p.payout.mer_order_no())?
+                    .is_some(),
+            );
+        }
+        let intents: Vec<journal::Intent<'_>> = sends
+            .iter()
+            .zip(&parts)
+            .map(|(p, (body, summary))| journal::Intent {
+                operation: bulk::operation_of(&p.payout),
+                mer_order_no: p.payout.mer_order_no(),
+                request: body,
+                summary,
+                fingerprint: &p.fingerprint,
+            })
+            .collect();
+        self.store
+            .journal()
+            .queue_many(&self.profile.name, &intents)?;
+        for (p, known) in sends.iter().zip(known) {
             if include_held && !known && p.earlier.is_some() {
                 self.audit(
                     "duplicate_override",
                     format!(
-                        "merOrderNo={no} earlier={} (bulk line {})",
+                        "merOrderNo={} earlier={} (bulk line {})",
+                        p.payout.mer_order_no(),
                         p.earlier.clone().unwrap_or_default(),
                         p.line
                     ),
@@ -741,76 +821,88 @@ impl Desk {
             .filter(|p| matches!(p.action, bulk::RowAction::Send | bulk::RowAction::LookUp))
             .count();
         let mut done = 0;
-        for p in &planned {
-            let no = p.payout.mer_order_no().to_string();
-            let result = |status: bulk::RowStatus, trade_no: Option<String>, detail: String| {
-                bulk::RowResult {
-                    line: p.line,
-                    mer_order_no: no.clone(),
-                    status,
-                    trade_no: trade_no.unwrap_or_default(),
-                    detail,
-                    this_run: matches!(p.action, bulk::RowAction::Send | bulk::RowAction::LookUp),
-                }
+        let result_of =
+            |p: &bulk::Planned, status, trade_no: Option<String>, detail| bulk::RowResult {
+                line: p.line,
+                mer_order_no: p.payout.mer_order_no().to_string(),
+                status,
+                trade_no: trade_no.unwrap_or_default(),
+                detail,
+                this_run: matches!(p.action, bulk::RowAction::Send | bulk::RowAction::LookUp),
             };
+        // What a row sent or looked up ended as: its entry, or the error and the entry
+        // as the journal holds it.
+        let ended = |p: &bulk::Planned, r: CoreResult<journal::Entry>| {
+            let entry = match &r {
+                Ok(_) => None,
+                Err(_) => self
+                    .store
+                    .journal()
+                    .get_by_number(&self.profile.name, p.payout.mer_order_no())
+                    .ok()
+                    .flatten(),
+            };
+            match (r, entry) {
+                (Ok(e), _) => result_of(
+                    p,
+                    e.status.into(),
+                    e.trade_no.clone(),
+                    e.message.clone().unwrap_or_default(),
+                ),
+                (Err(e), Some(entry)) => result_of(
+                    p,
+                    entry.status.into(),
+                    entry.trade_no.clone(),
+                    entry.message.clone().unwrap_or_else(|| e.to_string()),
+                ),
+                (Err(e), None) => result_of(p, bulk::RowStatus::Pending, None, e.to_string()),
+            }
+        };
+        let mut to_send = Vec::new();
+        for (i, p) in planned.iter().enumerate() {
+            let no = p.payout.mer_order_no().to_string();
             match p.action {
                 bulk::RowAction::Held => {
                     results.push(bulk::RowResult {
                         mer_order_no: String::new(),
-                        ..result(bulk::RowStatus::Held, None, p.why.to_string())
+                        ..result_of(p, bulk::RowStatus::Held, None, p.why.to_string())
                     });
-                    continue;
                 }
                 bulk::RowAction::Paid => {
                     let e = self
                         .store
                         .journal()
                         .get_by_number(&self.profile.name, &no)?;
-                    results.push(result(
+                    results.push(result_of(
+                        p,
                         bulk::RowStatus::Accepted,
                         e.and_then(|e| e.trade_no),
                         p.why.to_string(),
                     ));
-                    continue;
                 }
-                bulk::RowAction::Send | bulk::RowAction::LookUp => {}
-            }
-            let sent = match (&p.action, &p.payout) {
-                (bulk::RowAction::LookUp, _) => {
+                bulk::RowAction::LookUp => {
                     let e = self
                         .store
                         .journal()
                         .get_by_number(&self.profile.name, &no)?
                         .ok_or_else(|| CoreError::internal("journal entry vanished"))?;
-                    self.reconcile_entry(&e, true).await.map(|entry| Submitted {
-                        entry,
-                        data: None,
-                        replayed: true,
-                    })
+                    let r = self.reconcile_entry(&e, true).await;
+                    results.push(ended(p, r));
+                    done += 1;
+                    progress(done, total);
                 }
-                (_, PayoutOp::Clabe(o)) => self.payout_clabe(o.clone()).await,
-                (_, PayoutOp::Card(o)) => self.payout_card(o.clone()).await,
-            };
-            let entry = self
-                .store
-                .journal()
-                .get_by_number(&self.profile.name, &no)?;
-            results.push(match (sent, entry) {
-                (Ok(s), _) => result(
-                    s.entry.status.into(),
-                    s.entry.trade_no.clone(),
-                    s.entry.message.clone().unwrap_or_default(),
-                ),
-                (Err(e), Some(entry)) => result(
-                    entry.status.into(),
-                    entry.trade_no.clone(),
-                    entry.message.clone().unwrap_or_else(|| e.to_string()),
-                ),
-                (Err(e), None) => result(bulk::RowStatus::Pending, None, e.to_string()),
-            });
+                bulk::RowAction::Send => {
+                    to_send.push((i, p.payout.clone(), p.fingerprint.clone()));
+                }
+            }
+        }
+        // The rows to send, a bounded number in flight, their outcomes written in groups.
+        let mut sent = |i: usize, r: CoreResult<journal::Entry>| {
+            results.push(ended(&planned[i], r));
             done += 1;
             progress(done, total);
-        }
+        };
+        self.send_bulk_rows(to_send, &mut sent).await?;
         results.sort_by_key(|r| r.line);
         Ok(results)
     }
@@ -1005,6 +1097,31 @@ fn shown_link(r: &mut Receipt, pay_url: Option<String>) {
                 "the gateway's payUrl {rule}: {}",
                 paydesk_gateway::redact::terminal_safe(&url, 80)
             ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bulk_base;
+
+    /// A bulk row's base number is `B` and 20 hex digits, with or without its chain's
+    /// suffix; nothing else (a number typed by hand, a near miss) is taken for one.
+    #[test]
+    fn only_a_bulk_row_number_has_a_base() {
+        let base = "B0123456789abcdef0123";
+        assert_eq!(bulk_base(base), Some(base));
+        assert_eq!(bulk_base(&format!("{base}-R2")), Some(base));
+        assert_eq!(bulk_base(&format!("{base}-C1a2b3c4d")), Some(base));
+        for other in [
+            "PO-1",
+            "B0123456789abcdef012",
+            "B0123456789abcdef01234",
+            "B0123456789abcdef012g",
+            "b0123456789abcdef0123",
+            "",
+        ] {
+            assert_eq!(bulk_base(other), None, "{other}");
         }
     }
 }

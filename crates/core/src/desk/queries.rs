@@ -25,6 +25,10 @@ pub struct Dashboard {
     /// Every journal entry that needs a person, with the action that resolves it
     /// (oldest first).
     pub needs_attention: Vec<super::Attention>,
+    /// Bulk rows held by this profile's runs (not in the journal): filled by the front
+    /// end from the home ([`crate::profile::Home::held_bulk_rows`]).
+    #[serde(default)]
+    pub held_bulk: Vec<crate::held::HeldBulkRow>,
     pub pending_reviews: i64,
     pub sync_error: Option<(i64, String)>,
     pub last_sync: Option<i64>,
@@ -316,6 +320,7 @@ impl Desk {
             days,
             unknown_outcomes,
             needs_attention,
+            held_bulk: Vec::new(),
             pending_reviews,
             sync_error,
             last_sync,

@@ -60,44 +60,76 @@ impl Desk {
                     .map(|s| Receipt::new(s.entry, s.replayed))
             }
             JournalOperation::V1Payment => {
-                let mut body = e.request.clone();
+                let body = e.request.clone();
                 let pix = body.get(PAYIN_TAX_ID).is_some();
+                // The CPF as the payin first sent it may have been written with its dots
+                // and dash or as bare digits: each way of writing the typed number is
+                // tried (the fingerprint says which one was sent).
+                let mut bodies = vec![body.clone()];
                 if pix {
-                    let typed: String = tax_id
+                    let digits: String = tax_id
                         .unwrap_or_default()
                         .chars()
                         .filter(|c| c.is_ascii_digit())
                         .collect();
-                    if typed.is_empty() {
+                    if digits.is_empty() {
                         return Err(CoreError::validation(
                             PAYIN_TAX_ID,
                             "required: the journal keeps the payer's CPF masked, type it again",
                         ));
                     }
-                    if let Some(m) = body.as_object_mut() {
-                        m.insert(PAYIN_TAX_ID.into(), serde_json::Value::String(typed));
+                    let mut ways = vec![digits.clone()];
+                    let typed: String = tax_id
+                        .unwrap_or_default()
+                        .chars()
+                        .filter(|c| !c.is_whitespace())
+                        .collect();
+                    if typed != digits {
+                        ways.push(typed);
                     }
+                    if digits.len() == 11 {
+                        ways.push(format!(
+                            "{}.{}.{}-{}",
+                            &digits[..3],
+                            &digits[3..6],
+                            &digits[6..9],
+                            &digits[9..]
+                        ));
+                    }
+                    ways.dedup();
+                    bodies = ways
+                        .into_iter()
+                        .map(|way| {
+                            let mut b = body.clone();
+                            if let Some(m) = b.as_object_mut() {
+                                m.insert(PAYIN_TAX_ID.into(), serde_json::Value::String(way));
+                            }
+                            b
+                        })
+                        .collect();
                 }
-                let common: wire::PayinCommon =
-                    serde_json::from_value(body.clone()).map_err(unreadable)?;
-                let version = body
-                    .get("version")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or(wire::V1Payment::VERSION)
-                    .to_string();
                 let mut found = None;
-                for pt in V1_METHODS {
-                    let Ok(method) = wire::V1Method::from_body(pt, &body) else {
-                        continue;
-                    };
-                    let op = wire::V1Payment {
-                        common: common.clone(),
-                        version: version.clone(),
-                        method,
-                    };
-                    if self.fingerprint_of(&op)? == e.fingerprint {
-                        found = Some(op);
-                        break;
+                'ways: for body in &bodies {
+                    let common: wire::PayinCommon =
+                        serde_json::from_value(body.clone()).map_err(unreadable)?;
+                    let version = body
+                        .get("version")
+                        .and_then(|v| v.as_str())
+                        .unwrap_or(wire::V1Payment::VERSION)
+                        .to_string();
+                    for pt in V1_METHODS {
+                        let Ok(method) = wire::V1Method::from_body(pt, body) else {
+                            continue;
+                        };
+                        let op = wire::V1Payment {
+                            common: common.clone(),
+                            version: version.clone(),
+                            method,
+                        };
+                        if self.fingerprint_of(&op)? == e.fingerprint {
+                            found = Some(op);
+                            break 'ways;
+                        }
                     }
                 }
                 let Some(op) = found else {

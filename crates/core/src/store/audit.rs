@@ -125,7 +125,7 @@ fn continuity(conn: &Connection, count: i64, anchor: &Anchor) -> CoreResult<Opti
 ///
 /// A failed append leaves the log incomplete; the desk records that in the keyring
 /// (`audit-alert`) and [`verify`] reports it.
-fn append(
+pub(super) fn append(
     tx: &Connection,
     r: Record<'_>,
     key: &[u8],
@@ -434,6 +434,21 @@ pub trait AuditStore {
         anchor: Option<&Anchor>,
     ) -> CoreResult<(AuditEntry, Anchor)>;
 
+    /// [`AuditStore::append`] of several rows in order, in one transaction where the
+    /// backend can (a bulk run's group). Returns the anchor after the last one.
+    fn append_many(
+        &self,
+        records: Vec<Record<'_>>,
+        key: &[u8],
+        anchor: Option<&Anchor>,
+    ) -> CoreResult<Option<Anchor>> {
+        let mut anchor = anchor.cloned();
+        for r in records {
+            anchor = Some(self.append(r, key, anchor.as_ref())?.1);
+        }
+        Ok(anchor)
+    }
+
     /// Walks the whole chain: ids without gaps, each row linked to the one before, each
     /// row's seal (keyed from `anchor.first_keyed`), the database's head record, and the
     /// keyring's `anchor` (count and last hash: nothing cut from the end).
@@ -475,6 +490,21 @@ impl<C: Deref<Target = Connection>> AuditStore for AuditLog<C> {
         anchor: Option<&Anchor>,
     ) -> CoreResult<(AuditEntry, Anchor)> {
         super::committed(&self.conn, || append(&self.conn, r, key, anchor))
+    }
+
+    fn append_many(
+        &self,
+        records: Vec<Record<'_>>,
+        key: &[u8],
+        anchor: Option<&Anchor>,
+    ) -> CoreResult<Option<Anchor>> {
+        super::committed(&self.conn, || {
+            let mut anchor = anchor.cloned();
+            for r in records {
+                anchor = Some(append(&self.conn, r, key, anchor.as_ref())?.1);
+            }
+            Ok(anchor)
+        })
     }
 
     fn verify(&self, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {

@@ -313,6 +313,50 @@ impl Store {
         }
     }
 
+    /// A bulk run's turn, in one transaction where the backend can (one commit a turn,
+    /// not three): the audit rows of the answers in (chained from `anchor`), their
+    /// outcomes, and the next rows taken up (`sending` and claimed), all committed before
+    /// any of those rows' requests leaves. Returns the audit chain's anchor after the
+    /// rows, and what each intent was.
+    #[allow(clippy::too_many_arguments)]
+    pub fn bulk_turn(
+        &self,
+        records: Vec<super::audit::Record<'_>>,
+        key: &[u8],
+        anchor: Option<&super::audit::Anchor>,
+        outcomes: &[(i64, &super::journal::Claim, super::journal::Outcome<'_>)],
+        profile: &str,
+        intents: &[super::journal::Intent<'_>],
+        guard: super::journal::Guard,
+    ) -> CoreResult<(Option<super::audit::Anchor>, Vec<super::journal::Begin>)> {
+        match &self.backend {
+            Backend::Sqlite { journal, .. } => {
+                let conn = lock(journal);
+                super::committed(&conn, || {
+                    let mut anchor = anchor.cloned();
+                    for r in records {
+                        anchor = Some(super::audit::append(&conn, r, key, anchor.as_ref())?.1);
+                    }
+                    let j = Journal::on(&*conn);
+                    for (id, claim, o) in outcomes {
+                        j.finish(*id, claim, *o)?;
+                    }
+                    let begun = intents
+                        .iter()
+                        .map(|i| j.begin_in(profile, *i, guard))
+                        .collect::<CoreResult<Vec<_>>>()?;
+                    Ok((anchor, begun))
+                })
+            }
+            Backend::Team { .. } => {
+                let anchor = self.audit().append_many(records, key, anchor)?;
+                self.journal().finish_many(outcomes)?;
+                let begun = self.journal().begin_many(profile, intents, guard)?;
+                Ok((anchor, begun))
+            }
+        }
+    }
+
     /// Hands the backend's page caches back to the allocator (the team's database keeps
     /// its caches on its server).
     pub fn shrink_memory(&self) -> CoreResult<()> {

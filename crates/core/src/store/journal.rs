@@ -265,6 +265,39 @@ pub trait JournalStore {
 
     /// Entries whose outcome is not known: `unknown`, and `sending` left by a crash.
     fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>>;
+
+    /// [`JournalStore::queue`] of several intents, in one transaction where the backend
+    /// can (a bulk run's rows: one commit, not one per row).
+    fn queue_many(&self, profile: &str, intents: &[Intent<'_>]) -> CoreResult<()> {
+        for i in intents {
+            self.queue(profile, *i)?;
+        }
+        Ok(())
+    }
+
+    /// [`JournalStore::begin`] of several intents, in one transaction where the backend
+    /// can: each is `sending` and claimed, committed, before any of their requests
+    /// leaves.
+    fn begin_many(
+        &self,
+        profile: &str,
+        intents: &[Intent<'_>],
+        guard: Guard,
+    ) -> CoreResult<Vec<Begin>> {
+        intents
+            .iter()
+            .map(|i| self.begin(profile, *i, guard))
+            .collect()
+    }
+
+    /// [`JournalStore::finish`] of several entries, in one transaction where the backend
+    /// can.
+    fn finish_many(&self, outcomes: &[(i64, &Claim, Outcome<'_>)]) -> CoreResult<Vec<bool>> {
+        outcomes
+            .iter()
+            .map(|(id, claim, o)| self.finish(*id, claim, *o))
+            .collect()
+    }
 }
 
 /// The journal of one database (a connection or a transaction).
@@ -278,7 +311,12 @@ impl<C: Deref<Target = Connection>> Journal<C> {
         Journal { conn }
     }
 
-    fn begin_in(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
+    pub(super) fn begin_in(
+        &self,
+        profile: &str,
+        intent: Intent<'_>,
+        guard: Guard,
+    ) -> CoreResult<Begin> {
         let tx: &Connection = &self.conn;
         let existing = tx
         .query_row(
@@ -414,6 +452,38 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
 
     fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
         super::committed(&self.conn, || self.begin_in(profile, intent, guard))
+    }
+
+    fn queue_many(&self, profile: &str, intents: &[Intent<'_>]) -> CoreResult<()> {
+        super::committed(&self.conn, || {
+            for i in intents {
+                self.queue(profile, *i)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn begin_many(
+        &self,
+        profile: &str,
+        intents: &[Intent<'_>],
+        guard: Guard,
+    ) -> CoreResult<Vec<Begin>> {
+        super::committed(&self.conn, || {
+            intents
+                .iter()
+                .map(|i| self.begin_in(profile, *i, guard))
+                .collect()
+        })
+    }
+
+    fn finish_many(&self, outcomes: &[(i64, &Claim, Outcome<'_>)]) -> CoreResult<Vec<bool>> {
+        super::committed(&self.conn, || {
+            outcomes
+                .iter()
+                .map(|(id, claim, o)| self.finish(*id, claim, *o))
+                .collect()
+        })
     }
 
     fn queue(&self, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {

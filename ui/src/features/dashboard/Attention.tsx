@@ -2,11 +2,12 @@ import { Alert, Badge, Button, Card, Group, Stack, Table, Text, Title } from "@m
 import { IconAlertTriangle } from "@tabler/icons-react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { useNavigate } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatDateTime } from "../../lib/format";
 import { entrySummary } from "../../lib/summary";
-import type { Attention, Dashboard, Entry } from "../../lib/types";
+import type { Attention, Dashboard, Entry, HeldBulkRow } from "../../lib/types";
 import { EntryDrawer, isPayin } from "../money/EntryDrawer";
 import { newest, useEntryNow, useLookUpNow } from "../money/queries";
 import { JournalBadge } from "../money/ReceiptView";
@@ -90,6 +91,52 @@ function Item({ item, onOpen }: { item: Attention; onOpen: (e: Entry) => void })
   );
 }
 
+/// A bulk row a run held (the duplicate guard): not in the journal, it waits in its bulk
+/// run, which the action opens (checked again, the held rows shown with their reasons).
+function HeldItem({ row }: { row: HeldBulkRow }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const navigate = useNavigate();
+  const name = row.file.split(/[\\/]/).pop() ?? row.file;
+  return (
+    <Table.Tr
+      data-testid="attention-held-bulk"
+      data-file={row.file}
+      data-line={row.line}
+      data-mer-order-no={row.merOrderNo}
+    >
+      <Table.Td>
+        <Stack gap={2}>
+          <Group gap="xs">
+            <Badge color="orange" variant="light">
+              {t("attention.heldBadge")}
+            </Badge>
+            <Text size="sm" fw={500}>
+              {t("attention.heldRow", { file: name, line: row.line })}
+              {row.merOrderNo ? ` (${row.merOrderNo})` : ""}
+            </Text>
+          </Group>
+          {/* Why it was held is said in the run (the result file's words are English):
+              this line says what it means and what to do. */}
+          <Text size="xs" c="dimmed">
+            {t("attention.heldSince", { time: formatDateTime(row.heldAt, loc) })}
+          </Text>
+        </Stack>
+      </Table.Td>
+      <Table.Td style={{ textAlign: "right" }}>
+        <Button
+          size="xs"
+          variant="light"
+          onClick={() => navigate(`/payouts?bulk=${encodeURIComponent(row.file)}`)}
+          data-testid="attention-open-bulk"
+        >
+          {t("attention.openBulk")}
+        </Button>
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
 /// What waits for a person, first on the Dashboard: every journal entry the core says
 /// needs one, with the action that resolves it; a failed sync; review submissions.
 export function AttentionCard({ data }: { data: Dashboard }) {
@@ -97,12 +144,14 @@ export function AttentionCard({ data }: { data: Dashboard }) {
   const loc = locale(i18n.language);
   const [open, setOpen] = useState<Entry | null>(null);
   const items = data.needsAttention;
-  const nothing = items.length === 0 && data.pendingReviews === 0 && !data.syncError;
+  const held = data.heldBulk;
+  const count = items.length + held.length;
+  const nothing = count === 0 && data.pendingReviews === 0 && !data.syncError;
   return (
     <Card
       withBorder
       data-testid="dashboard-attention"
-      data-count={items.length}
+      data-count={count}
       style={nothing ? undefined : { borderColor: "var(--mantine-color-orange-6)" }}
     >
       <Group gap="xs" mb="xs">
@@ -110,9 +159,9 @@ export function AttentionCard({ data }: { data: Dashboard }) {
         <Title order={3} size="h5">
           {t("attention.title")}
         </Title>
-        {items.length > 0 ? (
+        {count > 0 ? (
           <Badge color="orange" variant="light">
-            {t("attention.count", { count: items.length })}
+            {t("attention.count", { count })}
           </Badge>
         ) : null}
       </Group>
@@ -127,7 +176,7 @@ export function AttentionCard({ data }: { data: Dashboard }) {
           {t("dashboard.pendingReviews")}: {data.pendingReviews}
         </Text>
       ) : null}
-      {items.length > 0 ? (
+      {count > 0 ? (
         <>
           <Text size="xs" c="dimmed" mb="xs">
             {t("attention.intro")}
@@ -136,6 +185,9 @@ export function AttentionCard({ data }: { data: Dashboard }) {
             <Table.Tbody>
               {items.map((item) => (
                 <Item key={item.entry.id} item={item} onOpen={setOpen} />
+              ))}
+              {held.map((row) => (
+                <HeldItem key={`${row.file}:${row.line}`} row={row} />
               ))}
             </Table.Tbody>
           </Table>

@@ -1,6 +1,6 @@
 import { Button, Card, Group, Stack, Text, TextInput } from "@mantine/core";
 import { IconDownload, IconFolderOpen } from "@tabler/icons-react";
-import { type Dispatch, type SetStateAction, useState } from "react";
+import { type Dispatch, type SetStateAction, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastError } from "../../components/ErrorAlert";
 import { fieldError } from "../../lib/ipc";
@@ -17,8 +17,11 @@ import { pickBulkFile, useBulkCheck, useBulkSend, useBulkTemplate } from "./quer
 /// The path typed is held by the caller, so it outlives this form when its tab is left.
 export function BulkPayouts({
   path: [path, setPath],
+  checkNow = false,
 }: {
   path: readonly [string, Dispatch<SetStateAction<string>>];
+  /// Check the file as the form opens (a run opened from the Dashboard's held rows).
+  checkNow?: boolean;
 }) {
   const { t } = useTranslation();
   const [progress, setProgress] = useState<BulkProgress | null>(null);
@@ -31,6 +34,14 @@ export function BulkPayouts({
   // A team desk without the merchant key requests approval of the file as one batch.
   const asRequest = access.moneyAsRequest;
   const requestClosed = asRequest && !access.has("maker") ? t("team.notMaker") : undefined;
+  const checked = useRef(false);
+  const { mutate: checkFile } = check;
+  useEffect(() => {
+    if (checkNow && path && !checked.current) {
+      checked.current = true;
+      checkFile(path);
+    }
+  }, [checkNow, path, checkFile]);
   const c = check.data;
   const plan = c?.plan;
   const out = send.data;

@@ -1,5 +1,6 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { useState } from "react";
+import { MemoryRouter } from "react-router";
 import { beforeEach, describe, expect, it } from "vitest";
 import type {
   BulkCheck,
@@ -264,7 +265,11 @@ describe("the payout tabs", () => {
   });
 
   it("keep what was typed in each tab when another one is opened and left", async () => {
-    renderUi(<PayoutsPage />);
+    renderUi(
+      <MemoryRouter>
+        <PayoutsPage />
+      </MemoryRouter>,
+    );
     const typeIn = (testId: string, value: string) =>
       fireEvent.change(screen.getByTestId(testId), { target: { value } });
     typeIn("payout-amount", "12.34");
@@ -290,6 +295,22 @@ describe("the payout tabs", () => {
     expect(screen.getByTestId("bulk-path")).toHaveProperty("value", "/tmp/p.csv");
     // One of each field on screen: the hidden tabs' fields are not in the page.
     expect(screen.queryAllByTestId("payout-amount")).toHaveLength(0);
+  });
+
+  it("open on a bulk run named in the address (from the Dashboard), its file checked at once", async () => {
+    renderUi(
+      <MemoryRouter initialEntries={["/payouts?bulk=%2Ftmp%2Fheld.csv"]}>
+        <PayoutsPage />
+      </MemoryRouter>,
+    );
+    expect(await screen.findByTestId("bulk-path")).toHaveProperty("value", "/tmp/held.csv");
+    await waitFor(() =>
+      expect(invoke).toHaveBeenCalledWith(
+        "bulk_check",
+        expect.objectContaining({ path: "/tmp/held.csv" }),
+      ),
+    );
+    expect(invoke.mock.calls.filter(([cmd]) => cmd === "bulk_check")).toHaveLength(1);
   });
 });
 

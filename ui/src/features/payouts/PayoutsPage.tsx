@@ -1,6 +1,7 @@
 import { Stack, Tabs, Title } from "@mantine/core";
 import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { useSearchParams } from "react-router";
 import type { PayoutKind } from "../../lib/types";
 import { BulkPayouts } from "./BulkPayouts";
 import { blankPayout, type PayoutDraft } from "./PayoutFields";
@@ -9,12 +10,12 @@ import { SinglePayout } from "./SinglePayout";
 
 /// What was typed in each tab, held by the page: a hidden tab's panel is unmounted (so
 /// each field's test id names one element on screen), and its fields are not lost with it.
-function useDrafts() {
+function useDrafts(bulkFile: string) {
   const [drafts, setDrafts] = useState<Record<PayoutKind, PayoutDraft>>(() => ({
     CARD: blankPayout("CARD"),
     CLABE: blankPayout("CLABE"),
   }));
-  const [bulkPath, setBulkPath] = useState("");
+  const [bulkPath, setBulkPath] = useState(bulkFile);
   const draft = (kind: PayoutKind) => {
     const set: Dispatch<SetStateAction<PayoutDraft>> = (next) =>
       setDrafts((d) => ({ ...d, [kind]: typeof next === "function" ? next(d[kind]) : next }));
@@ -25,11 +26,15 @@ function useDrafts() {
 
 export function PayoutsPage() {
   const { t } = useTranslation();
-  const { draft, bulk } = useDrafts();
+  // `?bulk=<file>`: a bulk run opened from elsewhere (the Dashboard's held rows), its
+  // file checked again at once.
+  const [params] = useSearchParams();
+  const bulkFile = params.get("bulk") ?? "";
+  const { draft, bulk } = useDrafts(bulkFile);
   return (
     <Stack data-testid="screen-payouts">
       <Title order={2}>{t("payouts.title")}</Title>
-      <Tabs defaultValue="card" keepMounted={false}>
+      <Tabs defaultValue={bulkFile ? "bulk" : "card"} keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="card" data-testid="tab-card">
             {t("payouts.card")}
@@ -48,7 +53,7 @@ export function PayoutsPage() {
           <SinglePayout kind="CLABE" draft={draft("CLABE")} />
         </Tabs.Panel>
         <Tabs.Panel value="bulk" pt="md">
-          <BulkPayouts path={bulk} />
+          <BulkPayouts path={bulk} checkNow={bulkFile !== ""} />
         </Tabs.Panel>
       </Tabs>
       <RecentPayouts />

@@ -342,17 +342,19 @@ export function ReportsPage() {
   return (
     <Stack data-testid="screen-reports">
       <Title order={2}>{t("reports.title")}</Title>
-      <CacheAsOf testId="reports-as-of" />
-      <Group align="flex-end">
-        <SegmentedControl
-          value={kind}
-          onChange={(v) => setKind(v as PeriodKind)}
-          data={(["day", "week", "month", "lastMonth", "custom"] as const).map((k) => ({
-            value: k,
-            label: t(`reports.period.${k}`),
-          }))}
-          data-testid="reports-period"
-        />
+      {/* The period's buttons on a row of their own, never squeezed by the fields beside
+          them (at 1280 px the last one, "Days…", was cut); the fields wrap below. */}
+      <SegmentedControl
+        value={kind}
+        onChange={(v) => setKind(v as PeriodKind)}
+        data={(["day", "week", "month", "lastMonth", "custom"] as const).map((k) => ({
+          value: k,
+          label: t(`reports.period.${k}`),
+        }))}
+        style={{ alignSelf: "flex-start", maxWidth: "100%" }}
+        data-testid="reports-period"
+      />
+      <Group align="flex-end" wrap="wrap">
         {kind === "custom" ? (
           <>
             <TextInput
@@ -421,11 +423,8 @@ export function ReportsPage() {
       <HorizonSetting settings={settings.data} />
       {days ? (
         <Group gap="sm" data-testid="reports-as-of" data-as-of={asOf ?? ""}>
-          <Text size="sm" c="dimmed">
-            {asOf !== null
-              ? t("reports.asOf", { at: new Date(asOf).toLocaleString(loc) })
-              : t("reports.neverSynced")}
-          </Text>
+          {/* One "as of" on the screen, in the app's date format, with *Sync now*. */}
+          <CacheAsOf testId="reports-cache" />
           <Button
             size="xs"
             variant="light"

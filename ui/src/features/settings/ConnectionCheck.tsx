@@ -22,7 +22,7 @@ import { ErrorAlert } from "../../components/ErrorAlert";
 import i18n from "../../i18n";
 import type { CheckItem } from "../../lib/types";
 import { useCheckConnection } from "./queries";
-import { useSetupState } from "./setupState";
+import { useSetupState } from "./setupQueries";
 
 const OUTCOME = {
   works: { color: "teal", Icon: IconCircleCheck },

@@ -3,7 +3,7 @@ import { IconCheck } from "@tabler/icons-react";
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { useKeys } from "./queries";
-import { useSetupState } from "./setupState";
+import { useSetupState } from "./setupQueries";
 
 /// The steps that connect a live gateway, in order, each ticked once done: the key pair,
 /// the public key given to the gateway, the gateway's key, the token, the connection
@@ -30,7 +30,7 @@ export function SetupSteps({ profile, onCheck }: { profile: string; onCheck: () 
             const checked = e.currentTarget.checked;
             setSetup((s) => ({
               ...s,
-              publicKeyGiven: checked ? merchant.fingerprint : undefined,
+              publicKeyGiven: checked ? merchant.fingerprint : null,
             }));
           }}
           data-testid="setup-public-key-given"

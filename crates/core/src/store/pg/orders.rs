@@ -125,6 +125,14 @@ fn like_escape(text: &str) -> String {
     out
 }
 
+/// A team journal request's customer as one text to search (as SQLite's
+/// `CUSTOMER_TEXT`): the payer's e-mail, user id and name (PIX's `name`, SEPA's billing
+/// names, a card payout's beneficiary).
+const PG_CUSTOMER_TEXT: &str = "concat_ws(' ', j.request::jsonb ->> 'email', \
+    j.request::jsonb ->> 'userId', j.request::jsonb ->> 'name', \
+    j.request::jsonb ->> 'billingFirstName', j.request::jsonb ->> 'billingLastName', \
+    j.request::jsonb ->> 'benFirstName', j.request::jsonb ->> 'benLastName')";
+
 /// The filter as PostgreSQL's WHERE clause, with SQLite's meaning: the same bounds,
 /// lists and amount rules (errors naming the field), and the number search
 /// case-insensitive like FTS5's trigram index (a substring from 3 characters, a prefix
@@ -163,12 +171,19 @@ fn clause(f: &OrderFilter, mer_no: i64) -> CoreResult<Where> {
                 let p = w.arg(Box::new(e4));
                 w.parts.push(format!("amount_e4 <= {p}"));
             }
-            Predicate::Search(search) => {
-                let pattern = match search {
-                    Search::Substring(frag) => format!("%{}%", like_escape(&frag)),
-                    Search::Prefix(frag) => format!("{}%", like_escape(&frag)),
-                };
-                let p = w.arg(Box::new(pattern));
+            Predicate::Search(Search::Substring(frag)) => {
+                let p = w.arg(Box::new(format!("%{}%", like_escape(&frag))));
+                // An order the team's journal made is found by its customer too, as on a
+                // single desk: the e-mail, name and user id of the request it sent (read from
+                // the journal, never copied into the read model).
+                w.parts.push(format!(
+                    "(trade_no ILIKE {p} OR mer_order_no ILIKE {p} OR trade_no IN \
+                     (SELECT j.trade_no FROM paydesk.journal j WHERE j.mer_no = $1 \
+                     AND j.trade_no IS NOT NULL AND {PG_CUSTOMER_TEXT} ILIKE {p}))"
+                ));
+            }
+            Predicate::Search(Search::Prefix(frag)) => {
+                let p = w.arg(Box::new(format!("{}%", like_escape(&frag))));
                 w.parts
                     .push(format!("(trade_no ILIKE {p} OR mer_order_no ILIKE {p})"));
             }
