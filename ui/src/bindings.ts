@@ -6,204 +6,210 @@ import { invoke as __TAURI_INVOKE, Channel } from "@tauri-apps/api/core";
 
 /** Commands */
 export const commands = {
-	appStatus: () => typedError<AppStatus_Serialize, CoreError>(__TAURI_INVOKE("app_status")),
-	profiles: () => typedError<Profiles_Serialize, CoreError>(__TAURI_INVOKE("profiles")),
+	appStatus: () => typedError<AppStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("app_status")),
+	profiles: () => typedError<Profiles_Serialize, CoreError_Serialize>(__TAURI_INVOKE("profiles")),
 	/**
 	 *  Adds or edits a profile (`previous` is its name before an edit). The built-in
 	 *  sandbox's gateway address cannot be set.
 	 */
-	profileSave: (profile: Profile_Deserialize, previous: string | null) => typedError<null, CoreError>(__TAURI_INVOKE("profile_save", { profile, previous })),
-	profileFields: (profile: Profile_Deserialize, previous: string | null) => typedError<ProfileFields_Serialize, CoreError>(__TAURI_INVOKE("profile_fields", { profile, previous })),
+	profileSave: (profile: Profile_Deserialize, previous: string | null) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("profile_save", { profile, previous })),
+	profileFields: (profile: Profile_Deserialize, previous: string | null) => typedError<ProfileFields_Serialize, CoreError_Serialize>(__TAURI_INVOKE("profile_fields", { profile, previous })),
 	/**  A profile's gateway conventions (the sandbox's reading until set). */
-	conventions: (profile: string) => typedError<Conventions_Serialize, CoreError>(__TAURI_INVOKE("conventions", { profile })),
+	conventions: (profile: string) => typedError<Conventions_Serialize, CoreError_Serialize>(__TAURI_INVOKE("conventions", { profile })),
 	/**
 	 *  Saves a profile's gateway conventions, checked member by member; the profile's desk
 	 *  opens again with them.
 	 */
-	conventionsSave: (profile: string, conventions: Conventions_Deserialize) => typedError<null, CoreError>(__TAURI_INVOKE("conventions_save", { profile, conventions })),
+	conventionsSave: (profile: string, conventions: Conventions_Deserialize) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("conventions_save", { profile, conventions })),
 	/**
 	 *  Reads a conventions file's text (as `paydesk profile conventions export` writes it),
 	 *  naming the member and the rule on a mistake; nothing is saved.
 	 */
-	conventionsParse: (text: string) => typedError<Conventions_Serialize, CoreError>(__TAURI_INVOKE("conventions_parse", { text })),
+	conventionsParse: (text: string) => typedError<Conventions_Serialize, CoreError_Serialize>(__TAURI_INVOKE("conventions_parse", { text })),
 	/**  The sandbox's reading, to start a set from or go back to. */
-	conventionsPreset: () => typedError<Conventions_Serialize, CoreError>(__TAURI_INVOKE("conventions_preset")),
+	conventionsPreset: () => typedError<Conventions_Serialize, CoreError_Serialize>(__TAURI_INVOKE("conventions_preset")),
 	/**  Writes a profile's conventions to a JSON file (a team shares one). */
-	conventionsExport: (profile: string, path: string, overwrite: boolean) => typedError<null, CoreError>(__TAURI_INVOKE("conventions_export", { profile, path, overwrite })),
+	conventionsExport: (profile: string, path: string, overwrite: boolean) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("conventions_export", { profile, path, overwrite })),
 	/**
 	 *  Checks a profile's connection with no money moved (see
 	 *  `paydesk_core::Desk::check_connection`).
 	 */
-	profileCheck: (profile: string, currency: string | null) => typedError<ConnectionCheck_Serialize, CoreError>(__TAURI_INVOKE("profile_check", { profile, currency })),
-	profileSwitch: (name: string) => typedError<AppStatus_Serialize, CoreError>(__TAURI_INVOKE("profile_switch", { name })),
+	profileCheck: (profile: string, currency: string | null) => typedError<ConnectionCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("profile_check", { profile, currency })),
+	profileSwitch: (name: string) => typedError<AppStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("profile_switch", { name })),
 	/**  Removes a profile and its secrets (its cache file stays on disk). */
-	profileDelete: (name: string) => typedError<null, CoreError>(__TAURI_INVOKE("profile_delete", { name })),
-	keys: (profile: string) => typedError<Keys_Serialize, CoreError>(__TAURI_INVOKE("keys", { profile })),
+	profileDelete: (name: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("profile_delete", { name })),
+	keys: (profile: string) => typedError<Keys_Serialize, CoreError_Serialize>(__TAURI_INVOKE("keys", { profile })),
 	/**
 	 *  Imports the merchant's private key (PEM PKCS#8 or PKCS#1, or bare base64 DER);
 	 *  answers with its public half.
 	 */
-	keyImport: (profile: string, text: string) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("key_import", { profile, text })),
+	keyImport: (profile: string, text: string) => typedError<KeyInfo, CoreError_Serialize>(__TAURI_INVOKE("key_import", { profile, text })),
 	/**
 	 *  Reads a private key's text as an import would and answers with its public half;
 	 *  nothing is kept (the form checks the text before asking to replace a key).
 	 */
-	keyCheck: (text: string) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("key_check", { text })),
-	keyGenerate: (profile: string, bits: number) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("key_generate", { profile, bits })),
-	keyDelete: (profile: string) => typedError<null, CoreError>(__TAURI_INVOKE("key_delete", { profile })),
+	keyCheck: (text: string) => typedError<KeyInfo, CoreError_Serialize>(__TAURI_INVOKE("key_check", { text })),
+	keyGenerate: (profile: string, bits: number) => typedError<KeyInfo, CoreError_Serialize>(__TAURI_INVOKE("key_generate", { profile, bits })),
+	keyDelete: (profile: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("key_delete", { profile })),
 	/**  The gateway's public key, for checking the signatures of its answers. */
-	gatewayKeySet: (profile: string, text: string) => typedError<KeyInfo, CoreError>(__TAURI_INVOKE("gateway_key_set", { profile, text })),
-	tokenSet: (profile: string, token: string) => typedError<null, CoreError>(__TAURI_INVOKE("token_set", { profile, token })),
-	dashboard: () => typedError<Dashboard_Serialize, CoreError>(__TAURI_INVOKE("dashboard")),
+	gatewayKeySet: (profile: string, text: string) => typedError<KeyInfo, CoreError_Serialize>(__TAURI_INVOKE("gateway_key_set", { profile, text })),
+	tokenSet: (profile: string, token: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("token_set", { profile, token })),
+	/**
+	 *  A profile's live set-up marks (the public key given to the gateway, the last
+	 *  connection check), kept with the profile so every window and desk of it shows them;
+	 *  `set` replaces them first.
+	 */
+	setupMarks: (profile: string, set: SetupMarks_Deserialize | null) => typedError<SetupMarks_Serialize, CoreError_Serialize>(__TAURI_INVOKE("setup_marks", { profile, set })),
+	dashboard: () => typedError<Dashboard_Serialize, CoreError_Serialize>(__TAURI_INVOKE("dashboard")),
 	/**  The merchant's currencies the desk knows (its orders' and balances'). */
-	currencies: () => typedError<string[], CoreError>(__TAURI_INVOKE("currencies")),
+	currencies: () => typedError<string[], CoreError_Serialize>(__TAURI_INVOKE("currencies")),
 	/**  The profile's state dictionary, for labels and filters. */
-	stateMeanings: () => typedError<StateMeaning[], CoreError>(__TAURI_INVOKE("state_meanings")),
-	ordersPage: (filter: OrderFilter_Deserialize, offset: number, limit: number) => typedError<OrderPage_Serialize, CoreError>(__TAURI_INVOKE("orders_page", { filter, offset, limit })),
+	stateMeanings: () => typedError<StateMeaning[], CoreError_Serialize>(__TAURI_INVOKE("state_meanings")),
+	ordersPage: (filter: OrderFilter_Deserialize, offset: number, limit: number) => typedError<OrderPage_Serialize, CoreError_Serialize>(__TAURI_INVOKE("orders_page", { filter, offset, limit })),
 	/**
 	 *  Syncs the last `days` days (all of them again with `full`), sending progress on
 	 *  the channel; `orders_sync_cancel` stops it.
 	 */
-	ordersSync: (days: number, full: boolean, onProgress: Channel<SyncProgress_Deserialize>) => typedError<SyncReport_Serialize, CoreError>(__TAURI_INVOKE("orders_sync", { days, full, onProgress })),
-	ordersSyncCancel: () => typedError<boolean, CoreError>(__TAURI_INVOKE("orders_sync_cancel")),
-	orderDetail: (tradeNo: string) => typedError<OrderDetail_Serialize, CoreError>(__TAURI_INVOKE("order_detail", { tradeNo })),
+	ordersSync: (days: number, full: boolean, onProgress: Channel<SyncProgress_Deserialize>) => typedError<SyncReport_Serialize, CoreError_Serialize>(__TAURI_INVOKE("orders_sync", { days, full, onProgress })),
+	ordersSyncCancel: () => typedError<boolean, CoreError_Serialize>(__TAURI_INVOKE("orders_sync_cancel")),
+	orderDetail: (tradeNo: string) => typedError<OrderDetail_Serialize, CoreError_Serialize>(__TAURI_INVOKE("order_detail", { tradeNo })),
 	/**
 	 *  The customer of an order this desk made, from its journal entry; none for an order
 	 *  only read from the gateway's list.
 	 */
-	orderCustomer: (tradeNo: string) => typedError<Customer_Serialize | null, CoreError>(__TAURI_INVOKE("order_customer", { tradeNo })),
+	orderCustomer: (tradeNo: string) => typedError<Customer_Serialize | null, CoreError_Serialize>(__TAURI_INVOKE("order_customer", { tradeNo })),
 	/**  A sandbox simulation action on an order (only on the built-in sandbox). */
-	sandboxSimulate: (tradeNo: string, action: SimulateAction, amount: string | null) => typedError<string | null, CoreError>(__TAURI_INVOKE("sandbox_simulate", { tradeNo, action, amount })),
+	sandboxSimulate: (tradeNo: string, action: SimulateAction, amount: string | null) => typedError<string | null, CoreError_Serialize>(__TAURI_INVOKE("sandbox_simulate", { tradeNo, action, amount })),
 	/**
 	 *  The sandbox simulation actions that apply to a cached order now (none on a real
 	 *  gateway's profile).
 	 */
-	sandboxActions: (tradeNo: string) => typedError<SimulateAction[], CoreError>(__TAURI_INVOKE("sandbox_actions", { tradeNo })),
+	sandboxActions: (tradeNo: string) => typedError<SimulateAction[], CoreError_Serialize>(__TAURI_INVOKE("sandbox_actions", { tradeNo })),
 	/**
 	 *  The trade number of an order by its trade or merchant order number (the cache, then
 	 *  the gateway's list); none when neither knows it.
 	 */
-	orderFind: (number: string) => typedError<string | null, CoreError>(__TAURI_INVOKE("order_find", { number })),
+	orderFind: (number: string) => typedError<string | null, CoreError_Serialize>(__TAURI_INVOKE("order_find", { number })),
 	/**
 	 *  Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the
 	 *  user's UTC offset; answers with the number of rows. A file already there is replaced
 	 *  only with `overwrite` (the user confirmed it).
 	 */
-	ordersExport: (filter: OrderFilter_Deserialize, path: string, overwrite: boolean, utcOffsetMinutes: number, onProgress: Channel<ExportProgress>) => typedError<number, CoreError>(__TAURI_INVOKE("orders_export", { filter, path, overwrite, utcOffsetMinutes, onProgress })),
+	ordersExport: (filter: OrderFilter_Deserialize, path: string, overwrite: boolean, utcOffsetMinutes: number, onProgress: Channel<ExportProgress>) => typedError<number, CoreError_Serialize>(__TAURI_INVOKE("orders_export", { filter, path, overwrite, utcOffsetMinutes, onProgress })),
 	/**
 	 *  Looks up the numbers of `text` (pasted, or a file's content), sending progress on
 	 *  the channel; `orders_lookup_cancel` stops it between requests.
 	 */
-	ordersLookup: (text: string, options: LookupOptions, onProgress: Channel<LookupProgress>) => typedError<LookupReport_Serialize, CoreError>(__TAURI_INVOKE("orders_lookup", { text, options, onProgress })),
+	ordersLookup: (text: string, options: LookupOptions, onProgress: Channel<LookupProgress>) => typedError<LookupReport_Serialize, CoreError_Serialize>(__TAURI_INVOKE("orders_lookup", { text, options, onProgress })),
 	/**  Stops the running look-up; false when none runs. */
-	ordersLookupCancel: () => typedError<boolean, CoreError>(__TAURI_INVOKE("orders_lookup_cancel")),
+	ordersLookupCancel: () => typedError<boolean, CoreError_Serialize>(__TAURI_INVOKE("orders_lookup_cancel")),
 	/**  Writes a look-up's table to `path` (`.csv` or `.xlsx`); answers with its rows. */
-	ordersLookupExport: (report: LookupReport_Deserialize, path: string, overwrite: boolean) => typedError<number, CoreError>(__TAURI_INVOKE("orders_lookup_export", { report, path, overwrite })),
+	ordersLookupExport: (report: LookupReport_Deserialize, path: string, overwrite: boolean) => typedError<number, CoreError_Serialize>(__TAURI_INVOKE("orders_lookup_export", { report, path, overwrite })),
 	/**
 	 *  A file name in the user's downloads folder for an export of `what` (`orders`,
 	 *  `activity`, `statement`) now, with the extension of `format` (`csv`, `xlsx`; `pdf` for a statement).
 	 */
-	defaultExportPath: (what: string, format: string) => typedError<string, CoreError>(__TAURI_INVOKE("default_export_path", { what, format })),
+	defaultExportPath: (what: string, format: string) => typedError<string, CoreError_Serialize>(__TAURI_INVOKE("default_export_path", { what, format })),
 	/**
 	 *  The system's save dialog for an export (`format` `csv`, `xlsx` or `pdf`), opened on the
 	 *  suggested file: the path chosen (the dialog asked before replacing a file that is
 	 *  there), none when cancelled.
 	 */
-	exportSaveAs: (format: string, suggested: string) => typedError<string | null, CoreError>(__TAURI_INVOKE("export_save_as", { format, suggested })),
+	exportSaveAs: (format: string, suggested: string) => typedError<string | null, CoreError_Serialize>(__TAURI_INVOKE("export_save_as", { format, suggested })),
 	/**  Whether a file is at `path` already (the export asks before replacing it). */
-	fileExists: (path: string) => typedError<boolean, CoreError>(__TAURI_INVOKE("file_exists", { path })),
-	filtersSaved: () => typedError<SavedFilter_Serialize[], CoreError>(__TAURI_INVOKE("filters_saved")),
-	filterSave: (name: string, filter: OrderFilter_Deserialize) => typedError<null, CoreError>(__TAURI_INVOKE("filter_save", { name, filter })),
-	filterDelete: (name: string) => typedError<null, CoreError>(__TAURI_INVOKE("filter_delete", { name })),
+	fileExists: (path: string) => typedError<boolean, CoreError_Serialize>(__TAURI_INVOKE("file_exists", { path })),
+	filtersSaved: () => typedError<SavedFilter_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("filters_saved")),
+	filterSave: (name: string, filter: OrderFilter_Deserialize) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("filter_save", { name, filter })),
+	filterDelete: (name: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("filter_delete", { name })),
 	/**
 	 *  Queries the balance of each currency (every currency seen in the cache when the
 	 *  list is empty); each answer is kept as a snapshot.
 	 */
-	balances: (currencies: string[]) => typedError<BalanceResult_Serialize[], CoreError>(__TAURI_INVOKE("balances", { currencies })),
-	balanceHistory: (currency: string) => typedError<BalanceSnapshot[], CoreError>(__TAURI_INVOKE("balance_history", { currency })),
+	balances: (currencies: string[]) => typedError<BalanceResult_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("balances", { currencies })),
+	balanceHistory: (currency: string) => typedError<BalanceSnapshot[], CoreError_Serialize>(__TAURI_INVOKE("balance_history", { currency })),
 	/**  The last snapshot of each currency (no request to the gateway). */
-	balancesLatest: () => typedError<BalanceSnapshot[], CoreError>(__TAURI_INVOKE("balances_latest")),
+	balancesLatest: () => typedError<BalanceSnapshot[], CoreError_Serialize>(__TAURI_INVOKE("balances_latest")),
 	/**
 	 *  Every profile's last balances, last sync and unknown outcomes, with totals per
 	 *  currency (read from each profile's own store; no gateway is asked). The totals are
 	 *  converted to `target` only with the rates the user gives.
 	 */
-	balancesOverview: (target: string | null, rates: ConversionRate[]) => typedError<Overview_Serialize, CoreError>(__TAURI_INVOKE("balances_overview", { target, rates })),
+	balancesOverview: (target: string | null, rates: ConversionRate[]) => typedError<Overview_Serialize, CoreError_Serialize>(__TAURI_INVOKE("balances_overview", { target, rates })),
 	/**
 	 *  The reconciliation of `currency`'s balance between two of its snapshots (their
 	 *  `takenAt`): observed against explained by the cached orders, line by line.
 	 */
-	balanceReconcile: (currency: string, fromTakenAt: number, toTakenAt: number) => typedError<Reconciliation_Serialize, CoreError>(__TAURI_INVOKE("balance_reconcile", { currency, fromTakenAt, toTakenAt })),
+	balanceReconcile: (currency: string, fromTakenAt: number, toTakenAt: number) => typedError<Reconciliation_Serialize, CoreError_Serialize>(__TAURI_INVOKE("balance_reconcile", { currency, fromTakenAt, toTakenAt })),
 	/**
 	 *  Paid payins not settled yet and rolling reserve not released yet, per currency (one
 	 *  when given).
 	 */
-	balancesUpcoming: (currency: string | null) => typedError<Upcoming_Serialize[], CoreError>(__TAURI_INVOKE("balances_upcoming", { currency })),
+	balancesUpcoming: (currency: string | null) => typedError<Upcoming_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("balances_upcoming", { currency })),
 	/**
 	 *  The statement of the days `from` to `to` (both included), beside the days
 	 *  `previous_from` to `previous_to` (this month against the last), for one currency or
 	 *  all. Every figure carries the filter of the orders behind it.
 	 */
-	reportStatement: (from: string, to: string, previousFrom: string, previousTo: string, timeZone: string, currency: string | null) => typedError<Comparison_Serialize, CoreError>(__TAURI_INVOKE("report_statement", { from, to, previousFrom, previousTo, timeZone, currency })),
+	reportStatement: (from: string, to: string, previousFrom: string, previousTo: string, timeZone: string, currency: string | null) => typedError<Comparison_Serialize, CoreError_Serialize>(__TAURI_INVOKE("report_statement", { from, to, previousFrom, previousTo, timeZone, currency })),
 	/**
 	 *  Writes the statement of the days `from` to `to` to `path` (.xlsx or .csv), with its
 	 *  filter, time zone, the time it was made, its rows and their SHA-256.
 	 */
-	reportExport: (from: string, to: string, timeZone: string, currency: string | null, path: string, overwrite: boolean) => typedError<StatementExport, CoreError>(__TAURI_INVOKE("report_export", { from, to, timeZone, currency, path, overwrite })),
+	reportExport: (from: string, to: string, timeZone: string, currency: string | null, path: string, overwrite: boolean) => typedError<StatementExport, CoreError_Serialize>(__TAURI_INVOKE("report_export", { from, to, timeZone, currency, path, overwrite })),
 	/**
 	 *  Reads the days `from` to `to` again from the gateway (the hours around each end, the
 	 *  days between; chargebacks' amounts looked up) before a statement is built of them;
 	 *  `orders_sync_cancel` stops it.
 	 */
-	reportRefresh: (from: string, to: string, timeZone: string) => typedError<Refreshed, CoreError>(__TAURI_INVOKE("report_refresh", { from, to, timeZone })),
+	reportRefresh: (from: string, to: string, timeZone: string) => typedError<Refreshed, CoreError_Serialize>(__TAURI_INVOKE("report_refresh", { from, to, timeZone })),
 	/**
 	 *  The active profile's reporting settings (business time zone, change horizon); with
 	 *  `set`, sets them first (checked, kept with the profile, and taken by the running
 	 *  desk at once: the Reports screen passes the zone, the schedule reads the horizon).
 	 */
-	reportSettings: (set: Reporting_Deserialize | null) => typedError<Reporting_Serialize, CoreError>(__TAURI_INVOKE("report_settings", { set })),
+	reportSettings: (set: Reporting_Deserialize | null) => typedError<Reporting_Serialize, CoreError_Serialize>(__TAURI_INVOKE("report_settings", { set })),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
-	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry_Serialize[], CoreError>(__TAURI_INVOKE("audit_list", { filter })),
+	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("audit_list", { filter })),
 	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
-	auditVerify: () => typedError<ChainCheck_Serialize, CoreError>(__TAURI_INVOKE("audit_verify")),
+	auditVerify: () => typedError<ChainCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("audit_verify")),
 	/**
 	 *  Writes every entry matching the filter to a CSV file; answers with the row count.
 	 *  A file already there is replaced only with `overwrite`.
 	 */
-	auditExport: (filter: AuditFilter_Deserialize, path: string, overwrite: boolean) => typedError<number, CoreError>(__TAURI_INVOKE("audit_export", { filter, path, overwrite })),
+	auditExport: (filter: AuditFilter_Deserialize, path: string, overwrite: boolean) => typedError<number, CoreError_Serialize>(__TAURI_INVOKE("audit_export", { filter, path, overwrite })),
 	/**
 	 *  Whether `profile`'s audit key is lost from the keyring while its log holds rows
 	 *  sealed with it (the missing-secrets screen then offers a new log). Works while the
 	 *  desk cannot open.
 	 */
-	auditKeyLost: (profile: string) => typedError<LostAuditKey | null, CoreError>(__TAURI_INVOKE("audit_key_lost", { profile })),
+	auditKeyLost: (profile: string) => typedError<LostAuditKey | null, CoreError_Serialize>(__TAURI_INVOKE("audit_key_lost", { profile })),
 	/**
 	 *  Sets `profile`'s old audit log aside (its rows kept, marked as sealed with a lost
 	 *  key) and starts a new chain under a new key; refused while the key is there.
 	 */
-	auditNewLog: (profile: string) => typedError<NewAuditLog_Serialize, CoreError>(__TAURI_INVOKE("audit_new_log", { profile })),
+	auditNewLog: (profile: string) => typedError<NewAuditLog_Serialize, CoreError_Serialize>(__TAURI_INVOKE("audit_new_log", { profile })),
 	/**  The audit logs set aside because their key was lost, newest first. */
-	auditArchives: () => typedError<AuditArchive[], CoreError>(__TAURI_INVOKE("audit_archives")),
+	auditArchives: () => typedError<AuditArchive[], CoreError_Serialize>(__TAURI_INVOKE("audit_archives")),
 	/**  The rows of a log set aside, as written (newest first, at most `limit`). */
-	auditArchivedRows: (archive: number, limit: number) => typedError<AuditEntry_Serialize[], CoreError>(__TAURI_INVOKE("audit_archived_rows", { archive, limit })),
+	auditArchivedRows: (archive: number, limit: number) => typedError<AuditEntry_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("audit_archived_rows", { archive, limit })),
 	/**
 	 *  Sends again, under its own number, a payin the journal knows never reached the
 	 *  gateway; `tax_id` is a PIX payer's CPF typed again (the journal keeps it masked).
 	 */
-	payinResend: (id: number, taxId: string | null) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payin_resend", { id, taxId })),
+	payinResend: (id: number, taxId: string | null) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payin_resend", { id, taxId })),
 	/**
 	 *  A new merchant order number for a form that just opened (`PI` payin, `PO` payout,
 	 *  `TU` card top-up, `WD` card withdrawal, `RV` review submission).
 	 */
-	orderNoNew: (prefix: string) => typedError<string, CoreError>(__TAURI_INVOKE("order_no_new", { prefix })),
+	orderNoNew: (prefix: string) => typedError<string, CoreError_Serialize>(__TAURI_INVOKE("order_no_new", { prefix })),
 	/**
 	 *  Opens a payin's `payUrl` in the default browser: only a link the core's rule admits
 	 *  (`https`, or `http` to this machine; bounded; no credentials in it).
 	 */
-	payUrlOpen: (url: string) => typedError<null, CoreError>(__TAURI_INVOKE("pay_url_open", { url })),
-	payinCreate: (form: PayinForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payin_create", { form, allowDuplicate })),
+	payUrlOpen: (url: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("pay_url_open", { url })),
+	payinCreate: (form: PayinForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payin_create", { form, allowDuplicate })),
 	/**  Checks a payout and answers with what the confirmation step shows. */
-	payoutPreview: (form: PayoutForm_Deserialize) => typedError<PayoutPreview_Serialize, CoreError>(__TAURI_INVOKE("payout_preview", { form })),
+	payoutPreview: (form: PayoutForm_Deserialize) => typedError<PayoutPreview_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_preview", { form })),
 	/**
 	 *  Sends a confirmed payout. `lose_answer` (built-in sandbox only) makes the sandbox
 	 *  commit the payout and drop the connection, to see a lost answer handled for real.
@@ -211,53 +217,53 @@ export const commands = {
 	 *  the journal under another number (the first try answers with a `duplicate` error
 	 *  naming it).
 	 */
-	payoutCreate: (form: PayoutForm_Deserialize, loseAnswer: boolean, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payout_create", { form, loseAnswer, allowDuplicate })),
+	payoutCreate: (form: PayoutForm_Deserialize, loseAnswer: boolean, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_create", { form, loseAnswer, allowDuplicate })),
 	/**  One journal entry, as it stands now. */
-	journalEntry: (id: number) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_entry", { id })),
+	journalEntry: (id: number) => typedError<Entry_Serialize, CoreError_Serialize>(__TAURI_INVOKE("journal_entry", { id })),
 	/**  Asks the gateway about an entry whose outcome is unknown (never sends it again). */
-	journalReconcile: (id: number) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_reconcile", { id })),
+	journalReconcile: (id: number) => typedError<Entry_Serialize, CoreError_Serialize>(__TAURI_INVOKE("journal_reconcile", { id })),
 	/**
 	 *  Resolves by hand an unknown card withdrawal or review submission (the gateway
 	 *  cannot be asked about them): `done` marks it accepted, otherwise it can be sent
 	 *  again with the same reference. The reason is kept and audited.
 	 */
-	journalResolve: (id: number, done: boolean, reason: string) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_resolve", { id, done, reason })),
+	journalResolve: (id: number, done: boolean, reason: string) => typedError<Entry_Serialize, CoreError_Serialize>(__TAURI_INVOKE("journal_resolve", { id, done, reason })),
 	/**
 	 *  Looks an unknown outcome up at the gateway now, whatever its backoff says (a
 	 *  person asked; never sends it again).
 	 */
-	journalLookUp: (id: number) => typedError<Entry_Serialize, CoreError>(__TAURI_INVOKE("journal_look_up", { id })),
+	journalLookUp: (id: number) => typedError<Entry_Serialize, CoreError_Serialize>(__TAURI_INVOKE("journal_look_up", { id })),
 	/**
 	 *  Sends again, under its own number, a payout the journal knows did not reach the
 	 *  gateway; `account` is typed again (the journal keeps it masked) and must be the
 	 *  entry's.
 	 */
-	payoutResend: (id: number, account: string) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("payout_resend", { id, account })),
+	payoutResend: (id: number, account: string) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_resend", { id, account })),
 	/**
 	 *  Opens a bulk run's result file (`*.result.csv`, written by [`bulk_send`]) in the
 	 *  program the system uses for CSV files.
 	 */
-	bulkResultOpen: (path: string) => typedError<null, CoreError>(__TAURI_INVOKE("bulk_result_open", { path })),
+	bulkResultOpen: (path: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("bulk_result_open", { path })),
 	/**
 	 *  The newest journal entries of these operations (e.g. `v2.payout`, `v1.payout`; none
 	 *  for all).
 	 */
-	journalList: (operations: JournalOperation[], limit: number) => typedError<Entry_Serialize[], CoreError>(__TAURI_INVOKE("journal_list", { operations, limit })),
+	journalList: (operations: JournalOperation[], limit: number) => typedError<Entry_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("journal_list", { operations, limit })),
 	/**
 	 *  Reads and checks a bulk payout CSV (columns: type, amount, currency, account,
 	 *  firstName, lastName, country, merOrderNo); nothing is written or sent.
 	 */
-	bulkCheck: (path: string) => typedError<BulkCheck_Serialize, CoreError>(__TAURI_INVOKE("bulk_check", { path })),
+	bulkCheck: (path: string) => typedError<BulkCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_check", { path })),
 	/**
 	 *  Writes an empty bulk payout file (the header row) to the downloads folder under a
 	 *  name no file has; returns its path.
 	 */
-	bulkTemplate: () => typedError<string, CoreError>(__TAURI_INVOKE("bulk_template")),
+	bulkTemplate: () => typedError<string, CoreError_Serialize>(__TAURI_INVOKE("bulk_template")),
 	/**
 	 *  Fixes one cell of a bulk file in place (a row the check refused), then checks the
 	 *  file again: the new preview.
 	 */
-	bulkFix: (path: string, line: number, column: string, value: string) => typedError<BulkCheck_Serialize, CoreError>(__TAURI_INVOKE("bulk_fix", { path, line, column, value })),
+	bulkFix: (path: string, line: number, column: string, value: string) => typedError<BulkCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_fix", { path, line, column, value })),
 	/**
 	 *  Sends the rows of a bulk file the operator confirmed (each first written to the
 	 *  journal; rows paid before are not sent again, unknown ones are looked up; held rows
@@ -265,117 +271,117 @@ export const commands = {
 	 *  digest of the plan the confirmation showed (`digest`, or `digestWithHeld`): if the
 	 *  plan made again now differs, nothing is sent.
 	 */
-	bulkSend: (path: string, includeHeld: boolean, expected: string, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome_Serialize, CoreError>(__TAURI_INVOKE("bulk_send", { path, includeHeld, expected, onProgress })),
-	cardMove: (form: CardForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("card_move", { form, allowDuplicate })),
-	cards: () => typedError<CardSummary_Serialize[], CoreError>(__TAURI_INVOKE("cards")),
-	cardOperations: () => typedError<CardOperation_Serialize[], CoreError>(__TAURI_INVOKE("card_operations")),
+	bulkSend: (path: string, includeHeld: boolean, expected: string, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_send", { path, includeHeld, expected, onProgress })),
+	cardMove: (form: CardForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("card_move", { form, allowDuplicate })),
+	cards: () => typedError<CardSummary_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("cards")),
+	cardOperations: () => typedError<CardOperation_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("card_operations")),
 	/**  The V1 refund query of one refund; the record is cached. */
-	refundQuery: (tradeNo: string, refundNo: string) => typedError<RefundRecord_Serialize, CoreError>(__TAURI_INVOKE("refund_query", { tradeNo, refundNo })),
+	refundQuery: (tradeNo: string, refundNo: string) => typedError<RefundRecord_Serialize, CoreError_Serialize>(__TAURI_INVOKE("refund_query", { tradeNo, refundNo })),
 	/**
 	 *  The V2 order query of one type (`sales`, `refund`, `chargeback`); refund and
 	 *  chargeback records are cached.
 	 */
-	orderQuery: (tradeNo: string, queryType: QueryType) => typedError<OrderRecord_Serialize, CoreError>(__TAURI_INVOKE("order_query", { tradeNo, queryType })),
+	orderQuery: (tradeNo: string, queryType: QueryType) => typedError<OrderRecord_Serialize, CoreError_Serialize>(__TAURI_INVOKE("order_query", { tradeNo, queryType })),
 	/**  Refunds and chargebacks cached from queries, newest first. */
-	reversals: (tradeNo: string | null) => typedError<Reversal_Serialize[], CoreError>(__TAURI_INVOKE("reversals", { tradeNo })),
+	reversals: (tradeNo: string | null) => typedError<Reversal_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("reversals", { tradeNo })),
 	/**
 	 *  The system's file picker, opened from Rust (the web view has no dialog or file
 	 *  permission); the chosen full paths, none when cancelled.
 	 */
-	filesPick: (purpose: PickPurpose) => typedError<string[], CoreError>(__TAURI_INVOKE("files_pick", { purpose })),
+	filesPick: (purpose: PickPurpose) => typedError<string[], CoreError_Serialize>(__TAURI_INVOKE("files_pick", { purpose })),
 	/**
 	 *  Checks a file for a review submission (size, type by content) and answers with a
 	 *  preview; the file is read here, never in the web view.
 	 */
-	reviewFileCheck: (path: string) => typedError<FileCheck_Serialize, CoreError>(__TAURI_INVOKE("review_file_check", { path })),
-	reviewSubmit: (reference: string, request: ReviewRequest, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("review_submit", { reference, request, allowDuplicate })),
+	reviewFileCheck: (path: string) => typedError<FileCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("review_file_check", { path })),
+	reviewSubmit: (reference: string, request: ReviewRequest, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("review_submit", { reference, request, allowDuplicate })),
 	/**  Sends a queued submission again, with its reference. */
-	reviewResend: (reference: string) => typedError<Receipt_Serialize, CoreError>(__TAURI_INVOKE("review_resend", { reference })),
-	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission[], CoreError>(__TAURI_INVOKE("review_list", { tradeNo })),
+	reviewResend: (reference: string) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("review_resend", { reference })),
+	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission[], CoreError_Serialize>(__TAURI_INVOKE("review_list", { tradeNo })),
 	/**  Notifications received at this desk's endpoint, newest first. */
-	events: () => typedError<Event_Serialize[], CoreError>(__TAURI_INVOKE("events")),
+	events: () => typedError<Event_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("events")),
 	/**
 	 *  The newest notification kept: the screens watch it and refresh what it changed (its
 	 *  order was read again from the gateway before it was kept).
 	 */
-	notificationLatest: () => typedError<Stored | null, CoreError>(__TAURI_INVOKE("notification_latest")),
+	notificationLatest: () => typedError<Stored | null, CoreError_Serialize>(__TAURI_INVOKE("notification_latest")),
 	/**  An order's refunds and chargebacks, looked up at the gateway as its page opens. */
-	orderReversals: (tradeNo: string) => typedError<OrderReversals_Serialize, CoreError>(__TAURI_INVOKE("order_reversals", { tradeNo })),
+	orderReversals: (tradeNo: string) => typedError<OrderReversals_Serialize, CoreError_Serialize>(__TAURI_INVOKE("order_reversals", { tradeNo })),
 	/**  Checks a pasted notification body's signature with the gateway's key. */
-	eventVerify: (body: string) => typedError<Received_Serialize, CoreError>(__TAURI_INVOKE("event_verify", { body })),
+	eventVerify: (body: string) => typedError<Received_Serialize, CoreError_Serialize>(__TAURI_INVOKE("event_verify", { body })),
 	/**  The member on a team desk; none on a single desk. */
-	teamStatus: () => typedError<TeamStatus_Serialize | null, CoreError>(__TAURI_INVOKE("team_status")),
+	teamStatus: () => typedError<TeamStatus_Serialize | null, CoreError_Serialize>(__TAURI_INVOKE("team_status")),
 	/**  Requests in the given states (every state when empty), newest first. */
-	teamRequests: (states: RequestState[], limit: number) => typedError<RequestView_Serialize[], CoreError>(__TAURI_INVOKE("team_requests", { states, limit })),
-	teamRequest: (id: number) => typedError<RequestDetail_Serialize, CoreError>(__TAURI_INVOKE("team_request", { id })),
+	teamRequests: (states: RequestState[], limit: number) => typedError<RequestView_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("team_requests", { states, limit })),
+	teamRequest: (id: number) => typedError<RequestDetail_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request", { id })),
 	/**  Approves a request (approvers only, never the maker: the database refuses). */
-	teamApprove: (id: number) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_approve", { id })),
+	teamApprove: (id: number) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_approve", { id })),
 	/**  Rejects a request with the reason (3 characters at least). */
-	teamReject: (id: number, reason: string) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_reject", { id, reason })),
+	teamReject: (id: number, reason: string) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_reject", { id, reason })),
 	/**
 	 *  Requests a CLABE payout for approval (makers): its number is fixed now; a signer
 	 *  executes it once the approvals the rules ask are in.
 	 */
-	teamRequestPayout: (form: PayoutForm_Deserialize) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_request_payout", { form })),
+	teamRequestPayout: (form: PayoutForm_Deserialize) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request_payout", { form })),
 	/**  Requests a bulk payout file for approval as one batch (makers). */
-	teamRequestBulk: (path: string) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_request_bulk", { path })),
+	teamRequestBulk: (path: string) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request_bulk", { path })),
 	/**
 	 *  Requests a payin for approval (makers): once a signer creates it, the row's message
 	 *  carries the payment link for the customer.
 	 */
-	teamRequestPayin: (form: PayinForm_Deserialize) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_request_payin", { form })),
+	teamRequestPayin: (form: PayinForm_Deserialize) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request_payin", { form })),
 	/**  Requests a card's top-up or withdrawal for approval (makers). */
-	teamRequestCard: (form: CardForm_Deserialize) => typedError<RequestView_Serialize, CoreError>(__TAURI_INVOKE("team_request_card", { form })),
+	teamRequestCard: (form: CardForm_Deserialize) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request_card", { form })),
 	/**
 	 *  Tests a team connection before it is saved: connects as the member with `password`
 	 *  (or, when empty, the password the keyring keeps for `profile`) and says who the
 	 *  database says the member is.
 	 */
-	teamTest: (profile: string, config: PgConfig_Deserialize, password: string) => typedError<TeamProbe, CoreError>(__TAURI_INVOKE("team_test", { profile, config, password })),
+	teamTest: (profile: string, config: PgConfig_Deserialize, password: string) => typedError<TeamProbe, CoreError_Serialize>(__TAURI_INVOKE("team_test", { profile, config, password })),
 	/**  Keeps the member's database password in the keyring. */
-	teamPasswordSet: (profile: string, password: string) => typedError<null, CoreError>(__TAURI_INVOKE("team_password_set", { profile, password })),
+	teamPasswordSet: (profile: string, password: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_password_set", { profile, password })),
 	/**  The member did something in the window (sent at most every few seconds). */
-	sessionTouch: () => typedError<LockState_Serialize, CoreError>(__TAURI_INVOKE("session_touch")),
+	sessionTouch: () => typedError<LockState_Serialize, CoreError_Serialize>(__TAURI_INVOKE("session_touch")),
 	/**  Locks the team desk now (the window's idle timer ran out, or the member asked). */
-	sessionLock: () => typedError<LockState_Serialize, CoreError>(__TAURI_INVOKE("session_lock")),
+	sessionLock: () => typedError<LockState_Serialize, CoreError_Serialize>(__TAURI_INVOKE("session_lock")),
 	/**  Unlocks the team desk with the member's database password. */
-	sessionUnlock: (password: string) => typedError<LockState_Serialize, CoreError>(__TAURI_INVOKE("session_unlock", { password })),
+	sessionUnlock: (password: string) => typedError<LockState_Serialize, CoreError_Serialize>(__TAURI_INVOKE("session_unlock", { password })),
 	/**
 	 *  The lock's state, with no side effect (what the window asks when it starts: a desk
 	 *  that was locked when the app quit starts locked).
 	 */
 	sessionState: () => __TAURI_INVOKE<LockState_Serialize>("session_state"),
-	teamMembers: () => typedError<Member_Serialize[], CoreError>(__TAURI_INVOKE("team_members")),
+	teamMembers: () => typedError<Member_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("team_members")),
 	/**  Adds a member with one role (admins); answers with what the member holds. */
-	teamMemberAdd: (name: string, role: TeamRole, password: string) => typedError<string, CoreError>(__TAURI_INVOKE("team_member_add", { name, role, password })),
+	teamMemberAdd: (name: string, role: TeamRole, password: string) => typedError<string, CoreError_Serialize>(__TAURI_INVOKE("team_member_add", { name, role, password })),
 	/**  Gives a member exactly `roles` (admins); answers with what the member holds now. */
-	teamMemberRoles: (name: string, roles: TeamRole[]) => typedError<string, CoreError>(__TAURI_INVOKE("team_member_roles", { name, roles })),
+	teamMemberRoles: (name: string, roles: TeamRole[]) => typedError<string, CoreError_Serialize>(__TAURI_INVOKE("team_member_roles", { name, roles })),
 	/**  Sets a member's password, a step of its own in the audit log (admins). */
-	teamMemberPassword: (name: string, password: string) => typedError<null, CoreError>(__TAURI_INVOKE("team_member_password", { name, password })),
-	teamMemberRemove: (name: string) => typedError<null, CoreError>(__TAURI_INVOKE("team_member_remove", { name })),
-	teamRules: () => typedError<TeamRules, CoreError>(__TAURI_INVOKE("team_rules")),
+	teamMemberPassword: (name: string, password: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_member_password", { name, password })),
+	teamMemberRemove: (name: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_member_remove", { name })),
+	teamRules: () => typedError<TeamRules, CoreError_Serialize>(__TAURI_INVOKE("team_rules")),
 	/**  Adds a rule or changes an existing one's approvals (admins). */
-	teamRuleSet: (rule: RuleInput) => typedError<Rule, CoreError>(__TAURI_INVOKE("team_rule_set", { rule })),
-	teamRuleRemove: (id: number) => typedError<null, CoreError>(__TAURI_INVOKE("team_rule_remove", { id })),
+	teamRuleSet: (rule: RuleInput) => typedError<Rule, CoreError_Serialize>(__TAURI_INVOKE("team_rule_set", { rule })),
+	teamRuleRemove: (id: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_rule_remove", { id })),
 	/**  The approvals a request no rule names needs (admins). */
-	teamDefaultSet: (approvals: number) => typedError<null, CoreError>(__TAURI_INVOKE("team_default_set", { approvals })),
-	teamWorkerStatus: () => typedError<WorkerStatus_Serialize, CoreError>(__TAURI_INVOKE("team_worker_status")),
+	teamDefaultSet: (approvals: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_default_set", { approvals })),
+	teamWorkerStatus: () => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_status")),
 	/**
 	 *  Starts the signer's worker (`paydesk team worker`) for the open team desk: it
 	 *  executes approved requests as they come until stopped or the app quits. Signers
 	 *  only, on a desk that holds the merchant key.
 	 */
-	teamWorkerStart: () => typedError<WorkerStatus_Serialize, CoreError>(__TAURI_INVOKE("team_worker_start")),
+	teamWorkerStart: () => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_start")),
 	/**  Asks the worker to stop once its current request is done. */
-	teamWorkerStop: () => typedError<WorkerStatus_Serialize, CoreError>(__TAURI_INVOKE("team_worker_stop")),
-	deskLockSettings: () => typedError<DeskLockSettings, CoreError>(__TAURI_INVOKE("desk_lock_settings")),
+	teamWorkerStop: () => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_stop")),
+	deskLockSettings: () => typedError<DeskLockSettings, CoreError_Serialize>(__TAURI_INVOKE("desk_lock_settings")),
 	/**  Sets a single desk's idle time (1 to 60 minutes). */
-	deskLockMinutesSet: (minutes: number) => typedError<null, CoreError>(__TAURI_INVOKE("desk_lock_minutes_set", { minutes })),
+	deskLockMinutesSet: (minutes: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("desk_lock_minutes_set", { minutes })),
 	/**
 	 *  Sets the active profile's desk password; a password already set must be given
 	 *  (`current`) to change it.
 	 */
-	deskPasswordSet: (current: string, password: string) => typedError<null, CoreError>(__TAURI_INVOKE("desk_password_set", { current, password })),
+	deskPasswordSet: (current: string, password: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("desk_password_set", { current, password })),
 };
 
 /* Types */
@@ -536,7 +542,7 @@ export type BalanceResult = BalanceResult_Serialize | BalanceResult_Deserialize;
 export type BalanceResult_Deserialize = {
 	currency: string,
 	snapshot?: BalanceSnapshot | null,
-	error?: CoreError | null,
+	error?: CoreError_Deserialize | null,
 };
 
 /**
@@ -546,7 +552,7 @@ export type BalanceResult_Deserialize = {
 export type BalanceResult_Serialize = {
 	currency: string,
 	snapshot: BalanceSnapshot | null,
-	error: CoreError | null,
+	error: CoreError_Serialize | null,
 };
 
 export type BalanceSnapshot = {
@@ -584,6 +590,38 @@ export type BaseUrlPreview_Serialize = {
 	requestUrl: string,
 	/**  `/v2` (as written) when the base URL's path ends in a version. */
 	versionSuffix: string | null,
+};
+
+/**
+ *  A broken rule: its English words (what the CLI prints and the logs keep) and, for a
+ *  rule a window shows in the user's language, a message key (`rules.<key>` in the UI's
+ *  catalogues) with the values its words name. Reads as its words (`Deref<str>`,
+ *  `Display`), so code that checks or prints a rule is unchanged.
+ */
+export type BrokenRule = BrokenRule_Serialize | BrokenRule_Deserialize;
+
+/**
+ *  A broken rule: its English words (what the CLI prints and the logs keep) and, for a
+ *  rule a window shows in the user's language, a message key (`rules.<key>` in the UI's
+ *  catalogues) with the values its words name. Reads as its words (`Deref<str>`,
+ *  `Display`), so code that checks or prints a rule is unchanged.
+ */
+export type BrokenRule_Deserialize = {
+	rule: string,
+	ruleKey?: string | null,
+	ruleParams?: { [key in string]: string },
+};
+
+/**
+ *  A broken rule: its English words (what the CLI prints and the logs keep) and, for a
+ *  rule a window shows in the user's language, a message key (`rules.<key>` in the UI's
+ *  catalogues) with the values its words name. Reads as its words (`Deref<str>`,
+ *  `Display`), so code that checks or prints a rule is unchanged.
+ */
+export type BrokenRule_Serialize = {
+	rule: string,
+	ruleKey?: string,
+	ruleParams?: { [key in string]: string },
 };
 
 /**  The payer's browser, for APPLE_PAY and CASH_APP. */
@@ -1212,41 +1250,95 @@ export type ConvertedTotal = {
 	missing: string[],
 };
 
-export type CoreError = 
-/**  Input broke a rule; `field` is the wire or form field. */
-{ code: "validation"; field: string; rule: string } | 
+export type CoreError = CoreError_Serialize | CoreError_Deserialize;
+
+export type CoreError_Deserialize = 
+/**
+ *  Input broke a rule; `field` is the wire or form field. Over IPC the rule's
+ *  English words are `rule`, and a rule the UI translates also has `ruleKey` and
+ *  `ruleParams` (see [`Rule`]).
+ */
+{
+	code: "validation",
+} & {
+	field: string,
+} & BrokenRule_Deserialize | 
 /**  The gateway said no. */
-{ code: "rejected"; gateway_code: string; message: string } | 
+({ code: "rejected"; gateway_code: string; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; summary?: never } | 
 /**
  *  The request may have reached the gateway: it is reconciled before anything is
  *  sent again.
  */
-{ code: "outcome_unknown"; message: string } | 
+({ code: "outcome_unknown"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
 /**  Nothing was sent (connection refused, configuration); safe to retry. */
-{ code: "not_sent"; message: string } | 
+({ code: "not_sent"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
 /**  The gateway's answer could not be read. */
-{ code: "bad_response"; message: string } | 
+({ code: "bad_response"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
 /**  The answer's signature does not verify. */
-{ code: "signature_invalid"; message: string } | 
+({ code: "signature_invalid"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
 /**  The OS keyring is missing, locked or not a real store. */
-{ code: "keyring_unavailable"; message: string } | 
+({ code: "keyring_unavailable"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
 /**  A secret that should be in the keyring is not. */
-{ code: "missing_secret"; message: string } | { code: "not_found"; message: string } | 
+({ code: "missing_secret"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | ({ code: "not_found"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
 /**  The local database or files. */
-{ code: "storage"; message: string } | 
+({ code: "storage"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
 /**
  *  The same intent (operation, account, amount, currency, beneficiary) is in the
  *  journal under another order number, unresolved or accepted lately: nothing was
  *  sent. Retry that order with its number, or confirm a second, deliberate one.
  */
-{ code: "duplicate"; earlier_id: number; earlier_mer_order_no: string; earlier_status: string; age_secs: number; summary: string } | 
+({ code: "duplicate"; earlier_id: number; earlier_mer_order_no: string; earlier_status: string; age_secs: number; summary: string }) & { gateway_code?: never; message?: never } | 
 /**  The operation was cancelled by the user. */
-{ code: "cancelled" } | 
+({ code: "cancelled" }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; message?: never; summary?: never } | 
 /**
  *  The team desk locked itself after a stretch without activity: the member's
  *  password is asked again before anything else is done.
  */
-{ code: "locked"; message: string } | { code: "internal"; message: string };
+({ code: "locked"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | ({ code: "internal"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never };
+
+export type CoreError_Serialize = 
+/**
+ *  Input broke a rule; `field` is the wire or form field. Over IPC the rule's
+ *  English words are `rule`, and a rule the UI translates also has `ruleKey` and
+ *  `ruleParams` (see [`Rule`]).
+ */
+{
+	code: "validation",
+} & {
+	field: string,
+} & BrokenRule_Serialize | 
+/**  The gateway said no. */
+({ code: "rejected"; gateway_code: string; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; summary?: never } | 
+/**
+ *  The request may have reached the gateway: it is reconciled before anything is
+ *  sent again.
+ */
+({ code: "outcome_unknown"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
+/**  Nothing was sent (connection refused, configuration); safe to retry. */
+({ code: "not_sent"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
+/**  The gateway's answer could not be read. */
+({ code: "bad_response"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
+/**  The answer's signature does not verify. */
+({ code: "signature_invalid"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
+/**  The OS keyring is missing, locked or not a real store. */
+({ code: "keyring_unavailable"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
+/**  A secret that should be in the keyring is not. */
+({ code: "missing_secret"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | ({ code: "not_found"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
+/**  The local database or files. */
+({ code: "storage"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | 
+/**
+ *  The same intent (operation, account, amount, currency, beneficiary) is in the
+ *  journal under another order number, unresolved or accepted lately: nothing was
+ *  sent. Retry that order with its number, or confirm a second, deliberate one.
+ */
+({ code: "duplicate"; earlier_id: number; earlier_mer_order_no: string; earlier_status: string; age_secs: number; summary: string }) & { gateway_code?: never; message?: never } | 
+/**  The operation was cancelled by the user. */
+({ code: "cancelled" }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; message?: never; summary?: never } | 
+/**
+ *  The team desk locked itself after a stretch without activity: the member's
+ *  password is asked again before anything else is done.
+ */
+({ code: "locked"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | ({ code: "internal"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never };
 
 /**  The main figures of one currency in both periods. */
 export type CurrencyChange = CurrencyChange_Serialize | CurrencyChange_Deserialize;
@@ -1479,6 +1571,11 @@ export type Dashboard_Deserialize = {
 	 *  (oldest first).
 	 */
 	needsAttention: Attention_Deserialize[],
+	/**
+	 *  Bulk rows held by this profile's runs (not in the journal): filled by the front
+	 *  end from the home ([`crate::profile::Home::held_bulk_rows`]).
+	 */
+	heldBulk?: HeldBulkRow_Deserialize[],
 	pendingReviews: number,
 	syncError?: [number, string] | null,
 	lastSync?: number | null,
@@ -1494,6 +1591,11 @@ export type Dashboard_Serialize = {
 	 *  (oldest first).
 	 */
 	needsAttention: Attention_Serialize[],
+	/**
+	 *  Bulk rows held by this profile's runs (not in the journal): filled by the front
+	 *  end from the home ([`crate::profile::Home::held_bulk_rows`]).
+	 */
+	heldBulk: HeldBulkRow_Serialize[],
 	pendingReviews: number,
 	syncError: [number, string] | null,
 	lastSync: number | null,
@@ -1803,6 +1905,41 @@ export type GatewayAsked =
 "stopped" | 
 /**  A request failed; the numbers of it and later batches were not asked. */
 "failed";
+
+/**  A row a bulk run held, and where it is. */
+export type HeldBulkRow = HeldBulkRow_Serialize | HeldBulkRow_Deserialize;
+
+/**  A row a bulk run held, and where it is. */
+export type HeldBulkRow_Deserialize = {
+	/**  The bulk file the run read (what opening the run checks again). */
+	file: string,
+	/**  The run's result file, which lists the row held. */
+	resultFile?: string | null,
+	/**  The row's line in the file. */
+	line: number,
+	/**  The row's number, when the run gave it one (a held row may have none yet). */
+	merOrderNo: string,
+	/**  Why it was held, as the result file says. */
+	detail: string,
+	/**  When the run held it (ms since the epoch). */
+	heldAt: number,
+};
+
+/**  A row a bulk run held, and where it is. */
+export type HeldBulkRow_Serialize = {
+	/**  The bulk file the run read (what opening the run checks again). */
+	file: string,
+	/**  The run's result file, which lists the row held. */
+	resultFile: string | null,
+	/**  The row's line in the file. */
+	line: number,
+	/**  The row's number, when the run gave it one (a held row may have none yet). */
+	merOrderNo: string,
+	/**  Why it was held, as the result file says. */
+	detail: string,
+	/**  When the run held it (ms since the epoch). */
+	heldAt: number,
+};
 
 /**  The operations the journal records, as their journal names (`v2.payout`, ...). */
 export type JournalOperation = "v2.payment" | "v1.payment" | "v1.payment.vn_bank" | "v2.payout" | "v1.payout" | "v2.card.topUp" | "v1.card.withdraw" | "v1.submit.transferOrder";
@@ -3538,6 +3675,44 @@ export type Settlement_Serialize = {
 };
 
 /**
+ *  What a person said about a live set-up that the desk cannot check itself, kept with
+ *  the profile (so every window and desk of the profile shows it): the fingerprint of
+ *  the public key they gave the gateway (a new key is not "given" until said again),
+ *  and whether the profile's last connection check passed.
+ */
+export type SetupMarks = SetupMarks_Serialize | SetupMarks_Deserialize;
+
+/**
+ *  What a person said about a live set-up that the desk cannot check itself, kept with
+ *  the profile (so every window and desk of the profile shows it): the fingerprint of
+ *  the public key they gave the gateway (a new key is not "given" until said again),
+ *  and whether the profile's last connection check passed.
+ */
+export type SetupMarks_Deserialize = {
+	/**
+	 *  The fingerprint (`SHA256:` and hex, as the keys panel shows it) of the merchant
+	 *  public key given to the gateway.
+	 */
+	publicKeyGiven?: string | null,
+	checkPassed?: boolean | null,
+};
+
+/**
+ *  What a person said about a live set-up that the desk cannot check itself, kept with
+ *  the profile (so every window and desk of the profile shows it): the fingerprint of
+ *  the public key they gave the gateway (a new key is not "given" until said again),
+ *  and whether the profile's last connection check passed.
+ */
+export type SetupMarks_Serialize = {
+	/**
+	 *  The fingerprint (`SHA256:` and hex, as the keys panel shows it) of the merchant
+	 *  public key given to the gateway.
+	 */
+	publicKeyGiven: string | null,
+	checkPassed: boolean | null,
+};
+
+/**
  *  How the canonical string is built. A real gateway that differs from the project's
  *  reading is met by changing these settings in a profile, not by code edits.
  */
@@ -3849,6 +4024,12 @@ export type SyncSettings_Deserialize = {
 	 *  this old (minutes; 0: only on request, after a sync and after money moves).
 	 */
 	balancesEveryMins?: number,
+	/**
+	 *  Payouts of a bulk run in flight at once: 1 sends one row after another. Never
+	 *  more than `rate_limit` (a second's worth), and each request still leaves no
+	 *  sooner than the rate limit allows.
+	 */
+	payoutsInFlight?: number,
 };
 
 /**
@@ -3870,6 +4051,12 @@ export type SyncSettings_Serialize = {
 	 *  this old (minutes; 0: only on request, after a sync and after money moves).
 	 */
 	balancesEveryMins: number,
+	/**
+	 *  Payouts of a bulk run in flight at once: 1 sends one row after another. Never
+	 *  more than `rate_limit` (a second's worth), and each request still leaves no
+	 *  sooner than the rate limit allows.
+	 */
+	payoutsInFlight?: number,
 };
 
 /**  What a connection test found. */
