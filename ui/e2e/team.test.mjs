@@ -178,7 +178,7 @@ before(async () => {
   // In English whatever an earlier run left (the web view keeps the language chosen).
   await h.waitFor(id("nav-settings"), 60_000);
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
 });
 
 after(async () => {
@@ -288,7 +288,7 @@ test("an order no request of the team made is marked as made outside this team",
 
 test("the approvals screen in Chinese", async () => {
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "简体中文");
+  await h.pickLanguage("简体中文");
   await h.click(id("nav-approvals"));
   await h.waitFor(id("screen-approvals"));
   await h.click('//*[@data-testid="approvals-filter"]//label[normalize-space(.)="全部"]');
@@ -304,5 +304,5 @@ test("the approvals screen in Chinese", async () => {
   assert.match(await h.text(id(`rule-${made.approve}`)), /MXN 代付超过/);
   await h.shot("approvals-zh");
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
 });
