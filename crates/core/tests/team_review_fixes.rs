@@ -751,3 +751,122 @@ fn a_signers_second_session_ends_what_its_first_waits_for() {
     assert!(!holder.alive(&pg), "the idle holder lived on");
     assert_eq!(stalls_ended(&pg), "sam member=abe");
 }
+
+/// F6: whether the team made an order is the request rows' to say, not the signer's. A
+/// signer neither labels an order paid around the team as the team's (nor the reverse)
+/// by writing `made_at`/`kind` or an order's numbers, nor through `record_made` without
+/// the approved request row that made it; with that row, the label is the request's.
+#[test]
+fn a_signer_cannot_relabel_who_made_an_order() {
+    let pg = team_db();
+    let mer = common::MER as i64;
+    // An order paid around the team, in the cache as the signer's sync writes it.
+    sql(
+        &pg,
+        "sam",
+        &format!(
+            "INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
+                 amount_e4, created_at, synced_at)
+             VALUES ({mer}, 'T-OUT', 'M-OUT', 5, 'MXN', 900000, 9000000000, 1, 1)"
+        ),
+    )
+    .unwrap();
+    for (what, q) in [
+        (
+            "label an outside order as made",
+            "UPDATE paydesk.orders SET made_at = 1, kind = 'payout' WHERE trade_no = 'T-OUT'",
+        ),
+        (
+            "give an outside order a request's number",
+            "UPDATE paydesk.orders SET mer_order_no = 'T-F6-1' WHERE trade_no = 'T-OUT'",
+        ),
+        (
+            "insert an order labelled as made",
+            "INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
+                 amount_e4, created_at, synced_at, kind, made_at)
+             VALUES (10001, 'T-OUT2', 'M-OUT2', 5, 'MXN', 900000, 9000000000, 1, 1, 'payout', 1)",
+        ),
+    ] {
+        refused(sql(&pg, "sam", q), what, "permission denied");
+    }
+    // Nor through the function, without a request row that made it.
+    assert_eq!(
+        sql(
+            &pg,
+            "sam",
+            &format!(
+                "SELECT paydesk.record_made({mer}, 'T-OUT', 'M-OUT', 'payout', NULL, 'CLABE', 'MXN', 900000, 9000000000, 1)"
+            )
+        )
+        .unwrap()
+        .trim(),
+        "f"
+    );
+    refused(
+        sql(
+            &pg,
+            "vic",
+            &format!(
+                "SELECT paydesk.record_made({mer}, 'T-OUT', 'M-OUT', 'payout', NULL, 'CLABE', 'MXN', 900000, 9000000000, 1)"
+            ),
+        ),
+        "a viewer records a made order",
+        "permission denied",
+    );
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT coalesce(made_at::text, 'outside') || ' ' || coalesce(nullif(kind, ''), 'no kind') FROM paydesk.orders WHERE trade_no = 'T-OUT'"
+        ),
+        "outside no kind"
+    );
+
+    // A team-made order: a request approved (no rule applies under 10,000) and claimed.
+    let id = payout(&pg, "500", "T-F6-1");
+    let sam = member(&pg, "sam");
+    let claimed = paydesk_core::store::pg::team::TeamTables::on(sam.link())
+        .claim_next(30)
+        .unwrap()
+        .unwrap();
+    assert_eq!(claimed.id, id);
+    let made = |trade_no: &str, amount: &str, made_at: i64| MadeOrder {
+        trade_no: trade_no.into(),
+        mer_order_no: "T-F6-1".into(),
+        // What the desk says is not what labels it: the request's operation does.
+        kind: OrderKind::Payin,
+        method: "CLABE".into(),
+        currency: "MXN".into(),
+        amount: amount.parse().unwrap(),
+        state: Some(2),
+        made_at,
+    };
+    let orders = PgOrders::on(sam.link(), mer);
+    // Another amount than approved: cached, but as made outside.
+    assert!(
+        orders
+            .record_made(mer as u64, &made("T-F6-WRONG", "900", 5))
+            .unwrap()
+    );
+    // The approved one: the request's kind, a time no earlier than the request.
+    assert!(
+        orders
+            .record_made(mer as u64, &made("T-F6-OK", "500", 5))
+            .unwrap()
+    );
+    let wrong = orders.get("T-F6-WRONG").unwrap().unwrap();
+    assert!(wrong.outside_team && wrong.made_at.is_none());
+    let ok = orders.get("T-F6-OK").unwrap().unwrap();
+    assert!(!ok.outside_team);
+    assert_eq!(ok.kind, Some(OrderKind::Payout));
+    assert!(ok.made_at.unwrap() > 1_700_000_000_000, "{:?}", ok.made_at);
+    // And the signer does not unlabel it.
+    refused(
+        sql(
+            &pg,
+            "sam",
+            "UPDATE paydesk.orders SET made_at = NULL, kind = '' WHERE trade_no = 'T-F6-OK'",
+        ),
+        "unlabel a team-made order",
+        "permission denied",
+    );
+}
