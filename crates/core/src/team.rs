@@ -142,7 +142,7 @@ impl Team {
                 serde_json::Value::String(self.seal(CARD_NO, &card_no)?),
             );
         }
-        let beneficiary = beneficiary(&preview);
+        let beneficiary = beneficiary(&preview, &form);
         let summary = format!("{} {} to {}", preview.amount, preview.currency, beneficiary);
         self.tables().make(&NewRequest {
             operation: "payout",
@@ -341,7 +341,8 @@ impl Team {
             currency,
             file_name(name)
         );
-        let beneficiaries: Vec<String> = forms.iter().map(|(_, p, _, _)| beneficiary(p)).collect();
+        let beneficiaries: Vec<String> =
+            forms.iter().map(|(_, p, f, _)| beneficiary(p, f)).collect();
         let rows = forms
             .iter()
             .zip(&beneficiaries)
@@ -448,10 +449,32 @@ impl Team {
             form.first_name.trim(),
             form.last_name.trim(),
         ];
+        // A card's number made from its mask, never from the full number: the salt is
+        // every member's to read, and the full number hashed with it could be searched
+        // from a row's mask and amount by anyone who can read the rows' numbers.
+        let digits: String = form
+            .card_no
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '-')
+            .collect();
+        let mask = paydesk_gateway::validate::mask_card(&digits);
+        let mut legacy = None;
         if form.kind == PayoutKind::Card {
-            content.push(form.card_no.trim());
+            let mut old = content.clone();
+            old.push(form.card_no.trim());
+            legacy = Some(self.number_of(&form.mer_order_no, &old));
+            content.push(&mask);
         }
         form.mer_order_no = self.number_of(&form.mer_order_no, &content);
+        // Made today before the card's number was left out of it: the number it was
+        // requested under then, so the database refuses it as already requested (naming
+        // the first) instead of taking a second request, paid a second time.
+        if let Some(legacy) = legacy
+            && legacy != form.mer_order_no
+            && self.tables().number_requested(&legacy)?
+        {
+            form.mer_order_no = legacy;
+        }
         form.notify_url.clear();
         form.ip_address.clear();
         Ok(form)
@@ -656,11 +679,31 @@ fn file_name(name: &str) -> &str {
         .unwrap_or(name)
 }
 
-fn beneficiary(p: &crate::forms::PayoutPreview) -> String {
+/// Who a payout row pays, as approvers see it and the signer checks it: a CLABE's
+/// account and bank; a card's masked number with its holder (name, country, e-mail), so
+/// four-eyes binds the payee, not the mask and the amount only.
+fn beneficiary(p: &crate::forms::PayoutPreview, f: &PayoutForm) -> String {
+    if p.kind == PayoutKind::Card {
+        let mut b = format!("card {} of {}", p.account, p.beneficiary.trim());
+        for extra in [f.country_code.trim(), f.email.trim()] {
+            if !extra.is_empty() {
+                b.push_str(", ");
+                b.push_str(extra);
+            }
+        }
+        return b;
+    }
     match &p.bank {
         Some(bank) => format!("CLABE {} ({bank})", p.account),
         None => format!("CLABE {}", p.account),
     }
+}
+
+/// How a card payout's row named its payee before the holder was part of it (the mask
+/// only): such a row is executed only if its number is already in the journal (sent
+/// then: looked up, never sent again).
+fn legacy_card_beneficiary(p: &crate::forms::PayoutPreview) -> String {
+    format!("CLABE {}", p.account)
 }
 
 fn form_value(form: &PayoutForm) -> CoreResult<serde_json::Value> {
@@ -773,7 +816,8 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     }
     // A desk that found the team's history rewritten when it connected sends nothing for
     // the team: the rules it would act on may have been rewritten with it.
-    if let Some(why) = desk.team_chain_problem() {
+    // Checked again each round: history cut after the desk connected is seen here.
+    if let Some(why) = desk.recheck_team_chain()? {
         return Err(CoreError::validation(
             "audit",
             format!("this desk does not sign for the team: {why}"),
@@ -1027,10 +1071,28 @@ async fn execute_row(
                         }
                     }
                 }
-                let named = f.build(&filler).map(|op| beneficiary(&op.preview()));
-                let same =
-                    named.is_ok_and(|b| same_as_approved(&f.amount, &f.currency, &b, row, request));
-                if f.mer_order_no != row.mer_order_no || !same {
+                let preview = f.build(&filler).map(|op| op.preview());
+                let same = preview.as_ref().is_ok_and(|p| {
+                    same_as_approved(&f.amount, &f.currency, &beneficiary(p, &f), row, request)
+                });
+                // A card row made before its holder was named to approvers: only what was
+                // already sent under its number goes on (looked up, never sent again).
+                let sent_before = || {
+                    f.kind == PayoutKind::Card
+                        && preview.as_ref().is_ok_and(|p| {
+                            same_as_approved(
+                                &f.amount,
+                                &f.currency,
+                                &legacy_card_beneficiary(p),
+                                row,
+                                request,
+                            )
+                        })
+                        && desk
+                            .journal_entry_by_number(&row.mer_order_no)
+                            .is_ok_and(|e| e.is_some())
+                };
+                if f.mer_order_no != row.mer_order_no || !(same || sent_before()) {
                     return mismatch();
                 }
                 crate::desk::APPROVED_REQUEST
