@@ -629,8 +629,6 @@ impl<'a> TeamTables<'a> {
             .ok_or_else(|| CoreError::not_found(format!("request {id}")))
     }
 
-    /// The key requests' secrets are sealed to (the merchant's public key, SPKI DER), as
-    /// a signer's desk published it; `None` before any signer's desk connected.
     /// Whether a request row holds merchant order number `no` (live or freed).
     pub fn number_requested(&self, no: &str) -> CoreResult<bool> {
         let r = self.link.query_one(
@@ -640,6 +638,8 @@ impl<'a> TeamTables<'a> {
         Ok(r.get(0))
     }
 
+    /// The key requests' secrets are sealed to (the merchant's public key, SPKI DER), as
+    /// a signer's desk published it; `None` before any signer's desk connected.
     pub fn seal_key(&self) -> CoreResult<Option<Vec<u8>>> {
         use base64::Engine as _;
         let Some(row) = self

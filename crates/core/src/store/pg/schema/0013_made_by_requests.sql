@@ -1,4 +1,5 @@
--- Issue 30, what the hostile review left (F6, F8).
+-- Issue 30, what the hostile review left: F6 (who made an order) and item 7's last
+-- hole (a busy member holding a request).
 --
 -- F6. Whether the team made an order ("made outside this team" otherwise, never counted
 --     as a payin) is no longer the signer's to say. A signer wrote `made_at` and `kind`
@@ -140,3 +141,120 @@ GRANT EXECUTE ON FUNCTION paydesk.record_made(bigint, text, text, text, bigint, 
 UPDATE paydesk.orders o SET kind = '', made_at = NULL
  WHERE (o.made_at IS NOT NULL OR o.kind OPERATOR(pg_catalog.<>) '')
    AND NOT EXISTS (SELECT 1 FROM paydesk.made_by_request(o.mer_order_no, o.trade_no, o.source_amount, o.currency));
+
+-- Item 7, what was left: a member holding a request's row (their decision's
+-- transaction left open, a statement kept running in it with their own statement
+-- timeout off) made every other approver's decision on it fail after 10 s, and a desk
+-- no longer ended such a stall itself (the member waited on was no longer waiting when
+-- it asked `end_stalls`). Now the decision's own step takes the row through
+-- `paydesk.lock_request_row`, which waits 5 s at a time and, between two waits, ends
+-- the member session holding it (found by the row's locking transaction): when idle
+-- (seen so twice a quarter second apart, as `end_stalls` does), or when its transaction
+-- has been open 20 s or more with a statement running (an approval's transaction takes
+-- milliseconds: a large bulk request never holds another request's row). A signer's
+-- session is never ended by it. Each end is in the team's log. After 30 s the step
+-- fails, changing nothing.
+-- The transactions sharing a row lock whose locker is `multi` (a multixact), or none
+-- when it is a plain transaction (or no longer known).
+CREATE FUNCTION paydesk.lockers_of(multi xid) RETURNS xid[]
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+DECLARE out xid[];
+BEGIN
+    SELECT pg_catalog.array_agg(m.xid) INTO out FROM pg_catalog.pg_get_multixact_members(lockers_of.multi) m;
+    RETURN coalesce(out, ARRAY[]::xid[]);
+EXCEPTION WHEN others THEN
+    RETURN ARRAY[]::xid[];
+END $$;
+REVOKE ALL ON FUNCTION paydesk.lockers_of(xid) FROM PUBLIC;
+
+CREATE FUNCTION paydesk.lock_request_row(request bigint) RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE holder xid; h record; again record; started timestamptz := pg_catalog.clock_timestamp();
+        next_look timestamptz := pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) interval '5 seconds';
+BEGIN
+    IF lock_request_row.request IS NULL THEN
+        RETURN false;
+    END IF;
+    LOOP
+        -- Taken by this transaction itself (no subtransaction: the row's locker is the
+        -- step's own transaction), or skipped while another holds it.
+        PERFORM 1 FROM paydesk.requests r WHERE r.id OPERATOR(pg_catalog.=) lock_request_row.request
+            FOR UPDATE SKIP LOCKED;
+        IF FOUND THEN
+            RETURN true;
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM paydesk.requests r WHERE r.id OPERATOR(pg_catalog.=) lock_request_row.request) THEN
+            RETURN false;
+        END IF;
+        IF pg_catalog.clock_timestamp() OPERATOR(pg_catalog.>) (started OPERATOR(pg_catalog.+) interval '30 seconds') THEN
+            RAISE EXCEPTION 'request %: another member''s session has held it for 30 s; nothing was changed, try again', lock_request_row.request
+                USING ERRCODE = 'lock_not_available';
+        END IF;
+        IF pg_catalog.clock_timestamp() OPERATOR(pg_catalog.<) next_look THEN
+            PERFORM pg_catalog.pg_sleep(0.1);
+            CONTINUE;
+        END IF;
+        next_look := pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) interval '1 second';
+        -- Who holds it: the session whose transaction (or one of its subtransactions,
+        -- or one of a shared lock's members) is the row's locker.
+        SELECT r.xmax INTO holder FROM paydesk.requests r WHERE r.id OPERATOR(pg_catalog.=) lock_request_row.request;
+        PERFORM pg_catalog.pg_stat_clear_snapshot();
+        SELECT a.pid, a.usename::pg_catalog.text AS who, a.state, a.state_change, a.xact_start INTO h
+          FROM pg_catalog.pg_locks l
+          JOIN pg_catalog.pg_stat_activity a ON a.pid OPERATOR(pg_catalog.=) l.pid
+         WHERE l.locktype OPERATOR(pg_catalog.=) 'transactionid' AND l.granted
+           AND l.mode OPERATOR(pg_catalog.=) 'ExclusiveLock'
+           AND (l.transactionid OPERATOR(pg_catalog.=) holder
+                OR l.transactionid OPERATOR(pg_catalog.=) ANY (paydesk.lockers_of(holder)))
+           AND a.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+           AND a.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+           AND EXISTS (SELECT 1 FROM paydesk.logins g WHERE g.name OPERATOR(pg_catalog.=) a.usename::pg_catalog.text)
+           AND NOT pg_catalog.pg_has_role(a.usesysid, 'paydesk_signer', 'MEMBER')
+         LIMIT 1;
+        CONTINUE WHEN NOT FOUND;
+        IF h.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)']) THEN
+            PERFORM pg_catalog.pg_sleep(0.25);
+            PERFORM pg_catalog.pg_stat_clear_snapshot();
+            SELECT a.state, a.state_change INTO again FROM pg_catalog.pg_stat_activity a
+             WHERE a.pid OPERATOR(pg_catalog.=) h.pid;
+            CONTINUE WHEN NOT FOUND OR again.state_change IS DISTINCT FROM h.state_change;
+        ELSIF h.xact_start OPERATOR(pg_catalog.>) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '20 seconds') THEN
+            CONTINUE;
+        END IF;
+        IF pg_catalog.pg_terminate_backend(h.pid, 2000) THEN
+            PERFORM paydesk.audit('team.stall.end', 'member=' OPERATOR(pg_catalog.||) h.who,
+                'ended: ' OPERATOR(pg_catalog.||) h.state OPERATOR(pg_catalog.||) ', its transaction open '
+                OPERATOR(pg_catalog.||) pg_catalog.date_trunc('second', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) h.xact_start)::pg_catalog.text
+                OPERATOR(pg_catalog.||) ', holding request ' OPERATOR(pg_catalog.||) lock_request_row.request::pg_catalog.text
+                OPERATOR(pg_catalog.||) ' that ' OPERATOR(pg_catalog.||) session_user::pg_catalog.text
+                OPERATOR(pg_catalog.||) ' waited for');
+        END IF;
+    END LOOP;
+END $$;
+REVOKE ALL ON FUNCTION paydesk.lock_request_row(bigint) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION paydesk.decision_new() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE r paydesk.requests;
+BEGIN
+    NEW.member := session_user;
+    NEW.decided_at := pg_catalog.now();
+    IF NOT pg_catalog.pg_has_role(session_user, 'paydesk_approver', 'MEMBER') THEN
+        RAISE EXCEPTION 'only an approver approves or rejects requests';
+    END IF;
+    -- The request's row, waited for without letting another member's session hold it.
+    IF NOT paydesk.lock_request_row(NEW.request_id) THEN
+        RAISE EXCEPTION 'no request %', NEW.request_id;
+    END IF;
+    SELECT * INTO r FROM paydesk.requests q WHERE q.id OPERATOR(pg_catalog.=) NEW.request_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'no request %', NEW.request_id;
+    END IF;
+    IF r.maker OPERATOR(pg_catalog.=) session_user::pg_catalog.text THEN
+        RAISE EXCEPTION 'four eyes: request % was made by %, who cannot approve or reject it', r.id, r.maker;
+    END IF;
+    IF r.state OPERATOR(pg_catalog.<>) 'waiting' THEN
+        RAISE EXCEPTION 'request % is %, not waiting for approval', r.id, r.state;
+    END IF;
+    RETURN NEW;
+END $$;
