@@ -76,13 +76,69 @@ impl Team {
         })
     }
 
-    /// Pins the key this member's secrets are sealed to in `profile`'s keyring: the
-    /// first seal pins it, and a later one to another key is refused (someone put
-    /// another key in the team's database), until the pin is cleared
-    /// (`paydesk team trust-seal-key`, once the owner says the merchant key was rotated).
+    /// Pins the key this member's secrets are sealed to in `profile`'s keyring: nothing
+    /// is sealed until the member trusts a key ([`Team::trust_seal_key`], having
+    /// compared its fingerprint with the one a signer or the database's owner gives
+    /// them: a key published first by a puppet signer an admin made is not trusted by
+    /// being first), and a seal to another key than the trusted one is refused.
     pub fn pinning_seal_key(mut self, secrets: crate::secrets::Secrets, profile: &str) -> Team {
         self.seal_pin = Some((secrets, profile.to_string()));
         self
+    }
+
+    /// The fingerprint (SHA-256 of its SPKI DER, hex) of the key the team's database
+    /// holds for sealing card numbers and tax ids; `None` before any signer published one.
+    pub fn seal_key_fingerprint(&self) -> CoreResult<Option<String>> {
+        use sha2::Digest as _;
+        Ok(self
+            .tables()
+            .seal_key()?
+            .map(|spki| hex::encode(sha2::Sha256::digest(&spki))))
+    }
+
+    /// Trusts on this desk the seal key the team's database holds now: its fingerprint
+    /// is pinned in the keyring and returned. `expected`, when given, is the fingerprint
+    /// (or its first 16 hex digits at least; `:`, spaces and a leading `SHA256:` as a
+    /// signer's `profile key show` prints it ignored) the member was told: another key
+    /// is refused, naming both.
+    pub fn trust_seal_key(&self, expected: Option<&str>) -> CoreResult<String> {
+        let Some((secrets, profile)) = &self.seal_pin else {
+            return Err(CoreError::validation(
+                "profile",
+                "this connection keeps no pin (a desk's team connection does)",
+            ));
+        };
+        let Some(now) = self.seal_key_fingerprint()? else {
+            return Err(CoreError::validation(
+                "sealKey",
+                "no signer's desk has published the key yet: have a signer open their desk first",
+            ));
+        };
+        if let Some(expected) = expected {
+            let want: String = expected
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != ':')
+                .collect::<String>()
+                .to_ascii_lowercase();
+            // As `paydesk profile key show` prints a key's: `SHA256:` and hex pairs.
+            let want = want.strip_prefix("sha256").unwrap_or(&want).to_string();
+            if want.len() < 16 || !want.chars().all(|c| c.is_ascii_hexdigit()) {
+                return Err(CoreError::validation(
+                    "fingerprint",
+                    "the key's SHA-256 fingerprint in hex, 16 digits at least",
+                ));
+            }
+            if !now.starts_with(&want) {
+                return Err(CoreError::validation(
+                    "fingerprint",
+                    format!(
+                        "the team's database holds key {now}, not the {want} you were given: nothing trusted; ask the database's owner"
+                    ),
+                ));
+            }
+        }
+        secrets.set_seal_key_pin(profile, &now)?;
+        Ok(now)
     }
 
     pub fn link(&self) -> &Arc<PgLink> {
@@ -415,7 +471,15 @@ impl Team {
             use sha2::Digest as _;
             let now = hex::encode(sha2::Sha256::digest(&spki));
             match secrets.seal_key_pin(profile)? {
-                None => secrets.set_seal_key_pin(profile, &now)?,
+                None => {
+                    return Err(CoreError::validation(
+                        field,
+                        format!(
+                            "no seal key is trusted on this desk yet: nothing was sealed. The team's database holds key {now}; compare it with the fingerprint a signer or the database's owner gives you, then trust it (Team screen, or `paydesk team trust-seal-key --fingerprint {}`)",
+                            &now[..16]
+                        ),
+                    ));
+                }
                 Some(pinned) if pinned == now => {}
                 Some(pinned) => {
                     return Err(CoreError::validation(

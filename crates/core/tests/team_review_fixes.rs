@@ -661,10 +661,11 @@ fn a_viewers_idle_lock_on_a_journal_number_does_not_stall_the_signer() {
     assert_eq!(stalls_ended(&pg), "sam member=vic");
 }
 
-/// F4, the maker's side: a maker's desk pins the key it first sealed to; when the key
-/// in the team's database is another later (put there by whoever owns the database),
-/// the desk refuses to seal a PIX payer's tax id, naming the field and saying nothing
-/// was sealed, until the member trusts the new key.
+/// F4, the maker's side: a maker's desk seals nothing before its member trusts a key
+/// (the fingerprint they were given checked against the database's); when the key in
+/// the team's database is another later (put there by whoever owns the database), the
+/// desk refuses to seal a PIX payer's tax id, naming the field and saying nothing was
+/// sealed, until the member trusts the new key.
 #[test]
 fn a_makers_desk_refuses_to_seal_to_a_key_that_changed() {
     use base64::Engine as _;
@@ -692,8 +693,31 @@ fn a_makers_desk_refuses_to_seal_to_a_key_that_changed() {
         f.social_security_number = "12345678909".into();
         f
     };
+    // Nothing is sealed to a key the member has not trusted: being published first
+    // (by whichever signer an admin made) is not trust.
+    match maker().request_payin(&pix("T-PIN-0")) {
+        Err(paydesk_core::CoreError::Validation { field, rule }) => {
+            assert_eq!(field, "socialSecurityNumber");
+            assert!(rule.contains("no seal key is trusted"), "{rule}");
+        }
+        other => panic!("sealed to a key nobody trusted: {other:?}"),
+    }
+    assert!(secrets.seal_key_pin("mk").unwrap().is_none());
+    use sha2::Digest as _;
+    let fingerprint = hex::encode(Sha256::digest(merchant.spki_der()));
+    // The fingerprint the member was given must be the database's.
+    let wrong = hex::encode(Sha256::digest(other.spki_der()));
+    assert!(maker().trust_seal_key(Some(&wrong[..16])).is_err());
+    assert!(secrets.seal_key_pin("mk").unwrap().is_none());
+    assert_eq!(
+        // As the signer's `paydesk profile show-key` prints it.
+        maker()
+            .trust_seal_key(Some(&merchant.fingerprint()))
+            .unwrap(),
+        fingerprint
+    );
     maker().request_payin(&pix("T-PIN-1")).unwrap();
-    assert!(secrets.seal_key_pin("mk").unwrap().is_some());
+    assert_eq!(secrets.seal_key_pin("mk").unwrap(), Some(fingerprint));
     owner_sql(
         &pg,
         &format!(
@@ -717,7 +741,7 @@ fn a_makers_desk_refuses_to_seal_to_a_key_that_changed() {
         "0"
     );
     // The member trusts the rotated key: the next request seals to it.
-    secrets.clear_seal_key_pin("mk").unwrap();
+    maker().trust_seal_key(None).unwrap();
     maker().request_payin(&pix("T-PIN-3")).unwrap();
 }
 
