@@ -121,6 +121,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             team::team_request_card,
             team::team_test,
             team::team_password_set,
+            team::team_seal_key,
+            team::team_trust_seal_key,
             team::session_touch,
             team::session_lock,
             team::session_unlock,
