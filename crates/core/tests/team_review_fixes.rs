@@ -886,6 +886,31 @@ fn a_signer_cannot_relabel_who_made_an_order() {
     assert!(!ok.outside_team);
     assert_eq!(ok.kind, Some(OrderKind::Payout));
     assert!(ok.made_at.unwrap() > 1_700_000_000_000, "{:?}", ok.made_at);
+    // Nor is another order given that request's number labelled as the team's: one
+    // order per request row.
+    sql(
+        &pg,
+        "sam",
+        &format!(
+            "INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
+                 amount_e4, created_at, synced_at)
+             VALUES ({mer}, 'T-OUT-DUP', 'T-F6-1', 5, 'MXN', 500, 5000000, 1, 1)"
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        sql(
+            &pg,
+            "sam",
+            &format!(
+                "SELECT paydesk.record_made({mer}, 'T-OUT-DUP', 'T-F6-1', 'payout', NULL, 'CLABE', 'MXN', 500, 5000000, 1)"
+            )
+        )
+        .unwrap()
+        .trim(),
+        "f"
+    );
+    assert!(orders.get("T-OUT-DUP").unwrap().unwrap().outside_team);
     // And the signer does not unlabel it.
     refused(
         sql(

@@ -98,7 +98,15 @@ BEGIN
         END IF;
         SELECT * INTO made FROM paydesk.made_by_request(record_made.mer_order_no, record_made.trade_no,
             record_made.amount, record_made.currency);
-        IF FOUND THEN
+        -- One order per request row: not when another order of the merchant is labelled
+        -- as made under that number already (an order paid around the team, given the
+        -- number of one the team paid, is not the team's).
+        IF FOUND AND NOT EXISTS (
+               SELECT 1 FROM paydesk.orders o
+                WHERE o.mer_no OPERATOR(pg_catalog.=) record_made.mer_no
+                  AND o.mer_order_no OPERATOR(pg_catalog.=) record_made.mer_order_no
+                  AND o.trade_no OPERATOR(pg_catalog.<>) record_made.trade_no
+                  AND o.made_at IS NOT NULL) THEN
             label_kind := made.kind;
             label_at := LEAST(GREATEST(record_made.made_at, made.requested_at), now_ms);
         END IF;
