@@ -100,6 +100,8 @@ const COMMANDS: &[&str] = &[
     "team_request_card",
     "team_test",
     "team_password_set",
+    "team_seal_key",
+    "team_trust_seal_key",
     "session_touch",
     "session_lock",
     "session_unlock",
