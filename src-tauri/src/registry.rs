@@ -130,6 +130,8 @@ macro_rules! app_commands {
             team::team_request_payin => ["team"],
             team::team_request_card => ["team"],
             team::team_test => [],
+            team::team_seal_key => [],
+            team::team_trust_seal_key => ["team"],
             team::team_password_set => ["team", "app"],
             team::session_touch => [],
             team::session_lock => [],

@@ -42,14 +42,45 @@ struct IdleLock {
     /// whichever profile is active meanwhile.
     profile: Option<String>,
     locked: bool,
+    /// At most this idle time, whatever the setting ([`IDLE_LOCK_MAX_SECONDS`]).
+    cap: Option<std::time::Duration>,
+}
+
+/// The environment variable that SHORTENS the idle lock's time, in whole seconds (1 or
+/// more), read once when the app starts: the desk then locks after the setting (the
+/// team's, a single desk's) or this, whichever is shorter. It only ever makes the lock
+/// come sooner, never later and never off, so it weakens nothing; the window tests set it
+/// to see the lock come by itself without waiting out the shortest setting (1 minute).
+/// The lock screen still names the setting.
+pub const IDLE_LOCK_MAX_SECONDS: &str = "PAYDESK_IDLE_LOCK_MAX_SECONDS";
+
+/// [`IDLE_LOCK_MAX_SECONDS`] as given; anything but a whole number of seconds above 0 is
+/// ignored (and logged).
+fn idle_cap(raw: Option<&str>) -> Option<std::time::Duration> {
+    let raw = raw?;
+    match raw.trim().parse::<u64>() {
+        Ok(s) if s > 0 => Some(std::time::Duration::from_secs(s)),
+        _ => {
+            tracing::warn!(
+                "{IDLE_LOCK_MAX_SECONDS}={raw:?} is not a whole number of seconds above 0: ignored"
+            );
+            None
+        }
+    }
 }
 
 impl IdleLock {
+    /// The idle time in force: the setting, shortened to the cap when one is set.
+    fn effective(&self) -> Option<std::time::Duration> {
+        self.after
+            .map(|after| self.cap.map_or(after, |cap| after.min(cap)))
+    }
+
     /// Refuses while locked, and locks once `now` is the idle time past the member's
     /// last activity.
     fn check(&mut self, now: std::time::Instant) -> CoreResult<()> {
         if !self.locked
-            && let Some(after) = self.after
+            && let Some(after) = self.effective()
             && now.saturating_duration_since(self.last_activity) >= after
         {
             self.locked = true;
@@ -109,15 +140,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl AppState {
     /// `PAYDESK_HOME` and `PAYDESK_KEYRING_SERVICE` as the CLI reads them.
+    /// With [`IDLE_LOCK_MAX_SECONDS`] when it is set.
     pub fn from_env() -> CoreResult<Self> {
-        Ok(Self::with_session(Session::from_env()?))
+        let cap = idle_cap(std::env::var(IDLE_LOCK_MAX_SECONDS).ok().as_deref());
+        Ok(Self::with_session(Session::from_env()?, cap))
     }
 
     pub fn new(home: Home, service: &str) -> Self {
-        Self::with_session(Session::new(home, service))
+        Self::with_session(Session::new(home, service), None)
     }
 
-    fn with_session(session: Session) -> Self {
+    fn with_session(session: Session, cap: Option<std::time::Duration>) -> Self {
         let lock_file = LockFile::of(session.home());
         // Locked when the app quit locked: a relaunch opens nothing and gives no tries.
         let record = lock_file.load().unwrap_or_else(|e| {
@@ -137,6 +170,7 @@ impl AppState {
                 after: None,
                 locked: record.locked.is_some(),
                 profile: record.locked,
+                cap,
             }),
             lock_file,
             unlocking: tokio::sync::Mutex::new(()),
@@ -563,6 +597,7 @@ mod tests {
             after: Some(Duration::from_secs(15 * 60)),
             profile: Some("ana".into()),
             locked: false,
+            cap: None,
         };
         let at = |s: u64| start + Duration::from_secs(s);
         assert!(idle.check(at(14 * 60)).is_ok());
@@ -584,7 +619,42 @@ mod tests {
             after: None,
             profile: None,
             locked: false,
+            cap: Some(Duration::from_secs(1)),
         };
+        // Not even the cap turns a lock on where none is.
         assert!(idle.check(start + Duration::from_secs(86_400)).is_ok());
+    }
+
+    #[test]
+    fn the_cap_only_shortens_the_idle_time() {
+        let start = Instant::now();
+        let at = |s: u64| start + Duration::from_secs(s);
+        let desk = |minutes: u64, cap: Option<Duration>| IdleLock {
+            last_activity: start,
+            after: Some(Duration::from_secs(minutes * 60)),
+            profile: Some("solo".into()),
+            locked: false,
+            cap,
+        };
+        // Shorter than the setting: the desk locks at the cap, still naming the setting.
+        let mut idle = desk(1, Some(Duration::from_secs(3)));
+        assert!(idle.check(at(2)).is_ok());
+        let e = idle.check(at(3)).unwrap_err();
+        assert!(e.to_string().contains("after 1 minutes"), "{e}");
+        // Longer than the setting: the setting holds.
+        let mut idle = desk(1, Some(Duration::from_secs(3600)));
+        assert!(idle.check(at(59)).is_ok());
+        assert!(idle.check(at(60)).is_err());
+    }
+
+    #[test]
+    fn only_whole_seconds_above_0_cap_the_idle_time() {
+        use super::idle_cap;
+        assert_eq!(idle_cap(None), None);
+        assert_eq!(idle_cap(Some("5")), Some(Duration::from_secs(5)));
+        assert_eq!(idle_cap(Some(" 5 ")), Some(Duration::from_secs(5)));
+        for ignored in ["0", "-5", "1.5", "", "5s", "off"] {
+            assert_eq!(idle_cap(Some(ignored)), None, "{ignored:?}");
+        }
     }
 }

@@ -741,3 +741,187 @@ async fn a_row_whose_form_sends_more_than_was_approved_is_never_sent() {
         "nothing reached the gateway"
     );
 }
+
+/// F8: four-eyes on a card payout binds its payee, not only the mask and the amount. A
+/// maker writing SQL makes rows whose form pays Eve Mallory while what approvers see
+/// names Ana Lima (the same card mask and amount), or names no holder at all (as card
+/// rows did before); approved, the signer's worker sends neither.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_payout_is_sent_only_to_the_holder_approvers_saw() {
+    let pg = team_db();
+    let f = common::Fixture::new("card-holder").await;
+    let desk = signer_desk(&f, &pg, "sam").await;
+    let (maker, ann, sam) = (member(&pg, "mark"), member(&pg, "ann"), member(&pg, "sam"));
+    let mut eve = paydesk_core::forms::PayoutForm::new(
+        paydesk_core::forms::PayoutKind::Card,
+        "T-F8-EVE",
+        "30",
+        "USD",
+    );
+    for (field, value) in [
+        (&mut eve.card_no, "4111 1111 1111 1111"),
+        (&mut eve.first_name, "Eve"),
+        (&mut eve.last_name, "Mallory"),
+        (&mut eve.country_code, "US"),
+        (&mut eve.email, "eve@example.com"),
+        (&mut eve.mobile, "5551234567"),
+        (&mut eve.address_line, "1 Main St"),
+        (&mut eve.city, "Austin"),
+        (&mut eve.state, "TX"),
+        (&mut eve.post_code, "73301"),
+    ] {
+        *field = value.into();
+    }
+    // Made honestly, the row names the holder to the approvers.
+    let honest = maker.request_payout(&eve).unwrap();
+    let named = &ann.rows(honest.id).unwrap()[0].beneficiary;
+    assert!(
+        named.contains("Eve Mallory") && named.contains("eve@example.com"),
+        "{named}"
+    );
+    let mask = named
+        .strip_prefix("card ")
+        .and_then(|r| r.split(' ').next())
+        .unwrap()
+        .to_string();
+    // The form a hostile maker's desk sealed (the seal key is public).
+    let form = pg
+        .psql_owner(
+            DB,
+            &format!(
+                "SELECT form FROM paydesk.request_rows WHERE request_id = {}",
+                honest.id
+            ),
+        )
+        .unwrap();
+    let form = form.trim().replace('\'', "''");
+    let mut forged = Vec::new();
+    for (no, shown) in [
+        (
+            "T-F8-1",
+            format!("card {mask} of Ana Lima, US, ana.lima@example.com"),
+        ),
+        ("T-F8-2", format!("CLABE {mask}")),
+    ] {
+        let out = pg
+            .psql_as(
+                "mark",
+                PASSWORD,
+                DB,
+                &format!(
+                    "BEGIN;
+                     INSERT INTO paydesk.requests (operation, currency, total, row_count, summary)
+                     VALUES ('payout', 'USD', 30, 1, '30 USD to {shown}');
+                     INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary)
+                     VALUES (currval('paydesk.requests_id_seq'), 1, '{no}', 30,
+                             jsonb_set('{form}'::jsonb, '{{merOrderNo}}', '\"{no}\"'), '{shown}');
+                     SELECT currval('paydesk.requests_id_seq');
+                     COMMIT;"
+                ),
+            )
+            .unwrap();
+        let id: i64 = out
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .next_back()
+            .unwrap();
+        ann.approve(id).unwrap();
+        forged.push((no, id));
+    }
+    while let Some(done) = team::execute_next(&desk, &sam).await.unwrap() {
+        assert_eq!(done.accepted, 0, "{done:?}");
+    }
+    for (no, id) in forged {
+        let row = &ann.rows(id).unwrap()[0];
+        assert_eq!(row.state, RowState::Failed, "{no}: {row:?}");
+        assert!(
+            desk.journal_entry_by_number(no).unwrap().is_none(),
+            "{no} was sent"
+        );
+    }
+}
+
+/// A card payout's default number as `team request` makes it: "T" and 24 hex digits of
+/// SHA-256 over the team's salt and the day, operation, amount, currency, account, name
+/// and `card` (what stands for the card), as the team's tests compute it themselves.
+fn card_number(pg: &TestPg, amount: &str, card: &str) -> String {
+    use sha2::Digest as _;
+    let salt = pg
+        .psql_owner(DB, "SELECT number_salt FROM paydesk.team")
+        .unwrap();
+    let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    let content = ["payout", amount, "USD", "", "Ana", "Lima", card].join("\u{1f}");
+    let mut h = sha2::Sha256::new();
+    h.update(salt.trim().as_bytes());
+    h.update([0x1f]);
+    h.update(format!("{day}\u{1f}{content}").as_bytes());
+    format!("T{}", &hex::encode(h.finalize())[..24])
+}
+
+/// F5: a card payout's default number holds nothing of the card beyond its mask (the
+/// salt is every member's: a viewer could search the hidden digits of a number hashed
+/// with it). A payout requested and paid under the number made the old way, then
+/// requested again the same day after the upgrade, is refused as already requested:
+/// the gateway sees it once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_payouts_number_hides_the_card_and_the_old_number_is_still_recognised() {
+    let pg = team_db();
+    let f = common::Fixture::new("card-number").await;
+    let desk = signer_desk(&f, &pg, "sam").await;
+    let (maker, ann, sam) = (member(&pg, "mark"), member(&pg, "ann"), member(&pg, "sam"));
+    let card = |amount: &str, number: &str| {
+        let mut c = paydesk_core::forms::PayoutForm::new(
+            paydesk_core::forms::PayoutKind::Card,
+            number,
+            amount,
+            "USD",
+        );
+        for (field, value) in [
+            (&mut c.card_no, "4111111111111111"),
+            (&mut c.first_name, "Ana"),
+            (&mut c.last_name, "Lima"),
+            (&mut c.country_code, "US"),
+            (&mut c.email, "ana.lima@example.com"),
+            (&mut c.mobile, "5551234567"),
+            (&mut c.address_line, "1 Main St"),
+            (&mut c.city, "Austin"),
+            (&mut c.state, "TX"),
+            (&mut c.post_code, "73301"),
+        ] {
+            *field = value.into();
+        }
+        c
+    };
+    // Requested and paid before the upgrade, under the number made from the full card.
+    let old = card_number(&pg, "30", "4111111111111111");
+    let before = maker.request_payout(&card("30", &old)).unwrap();
+    ann.approve(before.id).unwrap();
+    let done = team::execute_next(&desk, &sam).await.unwrap().unwrap();
+    assert_eq!(done.accepted, 1, "{done:?}");
+    assert_eq!(f.running.sandbox.orders_numbered(common::MER, &old), 1);
+    // The signer's worker made it through an approved request: the team's, by the
+    // request row (F6), not "made outside".
+    let trade_no = ann.rows(before.id).unwrap()[0].trade_no.clone().unwrap();
+    use paydesk_core::store::orders::OrderStore as _;
+    let made = paydesk_core::store::pg::orders::PgOrders::on(sam.link(), common::MER as i64)
+        .get(&trade_no)
+        .unwrap()
+        .unwrap();
+    assert!(!made.outside_team, "{made:?}");
+    assert_eq!(
+        made.kind,
+        Some(paydesk_core::store::orders::OrderKind::Payout)
+    );
+    // The same payout requested again today by the upgraded desk: refused.
+    let again = maker.request_payout(&card("30", ""));
+    assert!(again.is_err(), "requested twice: {again:?}");
+    assert_eq!(team::execute_next(&desk, &sam).await.unwrap(), None);
+    assert_eq!(f.running.sandbox.orders_numbered(common::MER, &old), 1);
+    let new = card_number(&pg, "30", "411111******1111");
+    assert_eq!(f.running.sandbox.orders_numbered(common::MER, &new), 0);
+    // A new one's number is made from the mask, which every member sees anyway.
+    let fresh = maker.request_payout(&card("31", "")).unwrap();
+    let no = &ann.rows(fresh.id).unwrap()[0].mer_order_no;
+    assert_eq!(*no, card_number(&pg, "31", "411111******1111"));
+    assert_ne!(*no, card_number(&pg, "31", "4111111111111111"));
+}

@@ -654,10 +654,11 @@ fn a_member_cannot_turn_off_the_idle_bound() {
 }
 
 /// A member who took a step and keeps the transaction busy (a statement running, their
-/// idle bound turned off) is never ended: a busy session may be the signer's worker or a
-/// large bulk request (see team_review_fixes.rs for the idle holder, which is ended).
-/// Another member's step on the same request waits its bound, then fails having
-/// changed nothing, saying so; the busy one's step commits.
+/// idle bound turned off) for less than 20 s is not ended: a busy session may be the
+/// signer's worker or a large bulk request (see team_review_fixes.rs for the idle
+/// holder, and for one busy longer, which are ended). Another member's step on the same
+/// request waits for it, then finds what it committed (the request approved already)
+/// and changes nothing, saying so; the busy one's step commits.
 #[test]
 fn a_member_who_holds_a_request_busy_is_not_ended() {
     let pg = team_db();
@@ -682,8 +683,8 @@ fn a_member_who_holds_a_request_busy_is_not_ended() {
         std::thread::sleep(Duration::from_millis(700));
         let (took, r) = approve_timed(&pg, id);
         let e = r.unwrap_err();
-        assert!(e.contains("55P03"), "{e}");
-        assert!(took < Duration::from_secs(13), "waited {took:?}");
+        assert!(e.contains("not waiting for approval"), "{e}");
+        assert!(took < Duration::from_secs(20), "waited {took:?}");
         holder.join().unwrap().unwrap();
     });
     assert_eq!(

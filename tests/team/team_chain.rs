@@ -191,3 +191,75 @@ async fn a_cut_team_chain_is_reported() {
         "{problem}"
     );
 }
+
+/// Cuts the team's log after row `keep` as the database's owner can (triggers off).
+fn cut_after(pg: &TestPg, keep: i64) {
+    pg.psql_owner(
+        DB,
+        &format!(
+            "ALTER TABLE paydesk.audit_log DISABLE TRIGGER USER;
+             DELETE FROM paydesk.audit_log WHERE id > {keep};
+             ALTER TABLE paydesk.audit_log ENABLE TRIGGER USER;"
+        ),
+    )
+    .unwrap();
+}
+
+/// F7: a desk's anchor follows its own steps, so the rows written after it connected are
+/// anchored too: the owner cutting them while the desk stays connected is seen at the
+/// signer's worker's next round (which then does not sign), not only at a reconnect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_cut_while_a_desk_is_connected_is_seen_at_the_workers_next_round() {
+    let pg = team_db();
+    let f = common::Fixture::new("chain-cut-live").await;
+    steps(&pg, "T-LIVE-1");
+    let desk = signer_desk(&f, &pg);
+    let at_connect = f.secrets.audit_anchor(&f.name).unwrap().unwrap().last_id;
+    // The desk's own steps after it connected, and others' between them.
+    desk.audit_event("test.step", "n=1".into(), "ok");
+    steps(&pg, "T-LIVE-2");
+    desk.audit_event("test.step", "n=2".into(), "ok");
+    let head = rows(&pg);
+    let anchor = f.secrets.audit_anchor(&f.name).unwrap().unwrap();
+    assert_eq!(
+        anchor.last_id, head,
+        "the anchor did not follow the desk's own step"
+    );
+    assert!(head > at_connect + 2);
+    assert_eq!(desk.team_chain_problem(), None);
+    // The owner cuts what followed the connect; the desk is still open.
+    cut_after(&pg, at_connect + 1);
+    let sam = member(&pg, "sam");
+    match team::execute_next(&desk, &sam).await {
+        Err(e) => assert!(e.to_string().contains("does not sign for the team"), "{e}"),
+        Ok(done) => panic!("the worker signed on a cut chain: {done:?}"),
+    }
+    let problem = desk.team_chain_problem().unwrap().to_string();
+    assert!(problem.contains("cut"), "{problem}");
+    assert!(desk.audit_verify().unwrap().ok.eq(&false));
+}
+
+/// F7: the same cut seen at the desk's own next step, with no worker running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_cut_while_a_desk_is_connected_is_seen_at_its_next_step() {
+    let pg = team_db();
+    let f = common::Fixture::new("chain-cut-step").await;
+    steps(&pg, "T-STEP-1");
+    let desk = signer_desk(&f, &pg);
+    desk.audit_event("test.step", "n=1".into(), "ok");
+    steps(&pg, "T-STEP-2");
+    desk.audit_event("test.step", "n=2".into(), "ok");
+    let head = rows(&pg);
+    // The owner rewrites the latest rows: the desk's last step cut, and a row put back
+    // in its place (sealed by the database's own trigger, so the chain checks out alone).
+    cut_after(&pg, head - 1);
+    pg.psql_owner(
+        DB,
+        "SELECT paydesk.audit('team.member.role', 'member=x', 'nothing happened')",
+    )
+    .unwrap();
+    assert_eq!(desk.team_chain_problem(), None);
+    desk.audit_event("test.step", "n=3".into(), "ok");
+    let problem = desk.team_chain_problem().unwrap().to_string();
+    assert!(problem.contains(&format!("row {head}")), "{problem}");
+}

@@ -1110,6 +1110,38 @@ fn orders_no_team_journal_made_are_flagged_outside_the_team() {
             .map(|g| g.count)
             .sum();
         assert_eq!((payins, unknown), if team { (1, 1) } else { (2, 0) });
+        // The plain orders export says it too, in its last column.
+        let dir = tempfile::tempdir().unwrap();
+        let csv_path = dir.path().join("orders.csv");
+        paydesk_reports::export::export(
+            o,
+            &OrderFilter::default(),
+            &csv_path,
+            paydesk_core::output::Existing::Replace,
+            chrono::FixedOffset::east_opt(0).unwrap(),
+            &paydesk_gateway::StateDictionary::default(),
+            |_, _| {},
+        )
+        .unwrap();
+        let mut rd = csv::Reader::from_path(&csv_path).unwrap();
+        let last = rd.headers().unwrap().len() - 1;
+        assert_eq!(&rd.headers().unwrap()[last], "outsideTeam");
+        let mut marked: Vec<(String, String)> = rd
+            .records()
+            .map(|r| {
+                let r = r.unwrap();
+                (r[0].to_string(), r[last].to_string())
+            })
+            .collect();
+        marked.sort();
+        let yes = |b: bool| if b { "yes" } else { "" }.to_string();
+        assert_eq!(
+            marked,
+            [
+                (listed[0].trade_no.clone(), yes(team)),
+                (listed[1].trade_no.clone(), yes(false))
+            ]
+        );
     }
 }
 

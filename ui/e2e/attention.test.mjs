@@ -159,7 +159,7 @@ before(async () => {
   h = helpers(browser);
   // A single desk holding a live key first asks for its desk password.
   await h.waitFor(id("desk-password-new"), 60_000);
-  await browser.pause(800); // the modal's transition
+  await h.settled(); // the modal's transition
   await h.typeInto(id("desk-password-new"), "attention-desk-password");
   await h.typeInto(id("desk-password-again"), "attention-desk-password");
   await h.click(id("desk-password-save"));
@@ -235,7 +235,7 @@ test("a payout that never reached the gateway is first on the Dashboard and goes
   );
   const refusal = await h.text(`${id("resend-form")} .mantine-TextInput-error`);
   assert.match(refusal, /not the account of PO-E2E-DOWN-1/);
-  await browser.pause(300);
+  await h.settled();
   await h.shot("attention-resend-wrong-account");
   await checkAxe("resend form");
   await h.typeInto(id("resend-account"), "0020 1007 7777 7777 71");
@@ -288,7 +288,7 @@ test("a payin that never reached the gateway goes again under its number from th
   // A SEPA payin keeps nothing masked: nothing to type again.
   assert.equal(await browser.$(id("resend-tax-id")).isExisting(), false);
   assert.match(await h.text(id("live-cue")), /LIVE.*acme/);
-  await browser.pause(300);
+  await h.settled();
   await h.shot("attention-payin-resend");
   await h.click(id("resend-send"));
   assert.equal(await h.receiptStatus(["accepted", "rejected"], 30_000), "accepted");
@@ -318,7 +318,7 @@ test("journal rows open their receipt; the duplicate guard offers the earlier nu
   await h.click(id("payout-review"));
   await h.waitFor(id("payout-confirm"));
   assert.match(await h.text(id("live-cue")), /LIVE.*acme/);
-  await browser.pause(400);
+  await h.settled();
   await h.shot("payout-confirm-live");
   await h.click(id("payout-send"));
   assert.equal(await h.receiptStatus(["pending", "accepted", "rejected", "unknown"]), "pending");
@@ -331,7 +331,7 @@ test("journal rows open their receipt; the duplicate guard offers the earlier nu
   await h.typeInto(id("payout-clabe"), CLABE);
   await h.click(id("payout-review"));
   await h.waitFor(id("payout-confirm"));
-  await browser.pause(400); // the modal's opening transition
+  await h.settled(); // the modal's opening transition
   await h.click(id("payout-send"));
   const guard = await h.waitFor(id("duplicate-guard"));
   assert.equal(await guard.getAttribute("data-earlier"), first);
@@ -365,7 +365,7 @@ test("in Chinese: the attention list, the entry and the mode", async () => {
   await h.typeInto(id("payout-clabe"), CLABE);
   await h.click(id("payout-review"));
   await h.waitFor(id("payout-confirm"));
-  await browser.pause(400);
+  await h.settled();
   await h.click(id("payout-send"));
   assert.equal(await h.receiptStatus(["pending", "accepted", "rejected", "unknown"]), "pending");
   await startGateway();
@@ -375,7 +375,7 @@ test("in Chinese: the attention list, the entry and the mode", async () => {
   await h.shot("attention-dashboard-zh");
   await h.click(id("attention-send-again"));
   await h.waitFor(id("resend-form"));
-  await browser.pause(400);
+  await h.settled();
   await h.shot("attention-resend-zh");
   await h.closeOverlays();
   await language("English", "Orders");

@@ -42,7 +42,7 @@ async function english() {
   await h.click(id("nav-dashboard"));
   await h.click(id("nav-settings"));
   await h.waitFor(id("screen-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
     timeout: 5_000,
     timeoutMsg: "the navigation did not turn English",
@@ -55,14 +55,14 @@ async function openConventions() {
   await h.click(`${SANDBOX_ROW} ${id("profile-conventions")}`);
   await h.waitFor(`${id("conventions-panel")}[data-profile="sandbox"]`);
   // The drawer slides in: shots and clicks once it has stopped.
-  await browser.pause(600);
+  await h.settled();
 }
 
 /// Closed, not closing: a modal on its way out takes the clicks meant for the page.
 async function closeCheck() {
   await browser.keys("Escape");
   await (await browser.$(id("check-panel"))).waitForExist({ reverse: true, timeout: 10_000 });
-  await browser.pause(400);
+  await h.settled();
 }
 
 async function closeDrawer() {
@@ -135,7 +135,7 @@ test("check connection: the sandbox works, read by the saved conventions", async
   const list = await h.text(`${id("check-item")}[data-what="orderList"]`);
   assert.match(list, /Asia\/Shanghai/);
   assert.match(list, /pages of 200/);
-  await browser.pause(800);
+  await h.settled();
   await h.shot("connection-check");
   await checkAxe("connection check");
   await closeCheck();
@@ -150,7 +150,7 @@ test("in Chinese, and dark", async (t) => {
     await h.click('//*[@data-testid="theme-control"]//label[normalize-space(.)="Light"]');
   });
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "简体中文");
+  await h.pickLanguage("简体中文");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "订单", {
     timeout: 5_000,
     timeoutMsg: "the navigation did not turn Chinese",
@@ -163,7 +163,7 @@ test("in Chinese, and dark", async (t) => {
   await h.waitFor(id("check-summary"), 60_000);
   assert.match(await h.text(id("check-panel")), /正常/);
   // The modal fades in: the shot once it has.
-  await browser.pause(800);
+  await h.settled();
   await h.shot("connection-check-zh");
   await closeCheck();
   await english();

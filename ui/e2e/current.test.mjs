@@ -53,7 +53,7 @@ test("a payout's notification moves its order and its timeline, with no sync", a
   await h.typeInto(id("payout-clabe"), "002010077777777771");
   await h.click(id("payout-review"));
   await h.waitFor(id("payout-confirm"));
-  await browser.pause(400); // the modal's opening transition
+  await h.settled(); // the modal's opening transition
   await h.click(id("payout-send"));
   assert.equal(await h.receiptStatus(["accepted", "rejected", "unknown"]), "accepted");
   const tradeNo = await h.text(id("receipt-trade-no"));
@@ -86,7 +86,7 @@ test("a payout's notification moves its order and its timeline, with no sync", a
   // The page says it has no refund or chargeback (asked as it opened).
   const reversals = await h.waitFor(`${id("detail-reversals")}:not([data-count=""])`, 20_000);
   assert.equal(await reversals.getAttribute("data-count"), "0");
-  await browser.pause(1500); // the drawer's opening transition, for the screenshot
+  await h.settled(); // the drawer's opening transition, for the screenshot
   await browser.execute((e) => e.scrollIntoView({ block: "center" }), reversals);
   await h.shot("order-notified");
 });
@@ -128,13 +128,13 @@ test("Refunds lists what Reports counts, and a refunded order's page explains it
   await h.waitFor(id("timeline-day-only"));
   const timeline = await h.text(id("detail-timeline"));
   assert.doesNotMatch(timeline, /00:00:00/);
-  await browser.pause(400);
+  await h.settled();
   await h.shot("order-refunded-explained");
   await browser.execute(
     (e) => e.scrollIntoView({ block: "start" }),
     await h.waitFor(id("detail-reversals")),
   );
-  await browser.pause(300);
+  await h.settled();
   await h.shot("order-refunded-reversals");
   await checkAxe("order page");
 });
@@ -150,7 +150,7 @@ test("in Chinese: the refunded orders and an order's refunds", async () => {
   await h.shot("refunds-reversed-orders-zh");
   await h.click(`${id("refunded-order")} button`);
   await h.waitFor(`${id("detail-reversals")}:not([data-count=""])`, 20_000);
-  await browser.pause(400);
+  await h.settled();
   await h.shot("order-reversals-zh");
   await h.closeOverlays();
   await h.go("dashboard");

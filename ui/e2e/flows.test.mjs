@@ -22,11 +22,30 @@ async function english() {
   await click(id("nav-dashboard"));
   await click(id("nav-settings"));
   await h.waitFor(id("screen-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
     timeout: 5_000,
     timeoutMsg: "the navigation did not turn English",
   });
+}
+
+/// Waits (10 s at most) until what is at the middle of `selector`'s element is the
+/// element itself, not a notification sliding over it.
+async function uncovered(selector) {
+  await browser
+    .waitUntil(
+      async () =>
+        browser.execute(
+          (e) => {
+            const r = e.getBoundingClientRect();
+            const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            return top !== null && (e.contains(top) || top.contains(e));
+          },
+          await h.waitFor(selector),
+        ),
+      { timeout: 10_000, interval: 200 },
+    )
+    .catch(() => {});
 }
 
 /// A click on an element brought to the middle of the window first: the notifications
@@ -35,14 +54,15 @@ async function click(selector) {
   for (let attempt = 1; ; attempt++) {
     const el = await h.waitFor(selector);
     await browser.execute((e) => e.scrollIntoView({ block: "center" }), el);
-    await browser.pause(150);
     try {
+      // Clicked once it has stopped moving (the harness waits for that).
       return await h.click(selector);
     } catch (e) {
-      // A notification sliding over the element goes by itself: looked at, then again.
+      // A notification sliding over the element goes by itself: looked at, then again
+      // once it has gone.
       if (attempt >= 3 || !/intercepted/i.test(`${e?.message ?? ""} ${String(e)}`)) throw e;
       await h.shot(`flows-click-intercepted-${attempt}`);
-      await browser.pause(2_000);
+      await uncovered(selector);
     }
   }
 }
@@ -73,7 +93,7 @@ async function go(screen) {
 
 async function language(label, navLabel) {
   await go("settings");
-  await h.choose("#language-select", label);
+  await h.pickLanguage(label);
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === navLabel, {
     timeout: 5_000,
     timeoutMsg: `the navigation did not turn to ${label}`,
@@ -96,9 +116,14 @@ const ordered = (values, cmp) => values.every((v, i) => i === 0 || cmp(values[i 
 
 async function sortBy(col, direction) {
   const th = await browser.$(`//th[.//*[@data-testid="sort-${col}"]]`);
-  for (let i = 0; i < 3 && (await th.getAttribute("aria-sort")) !== direction; i++) {
+  for (let i = 0; i < 3; i++) {
+    const was = await th.getAttribute("aria-sort");
+    if (was === direction) break;
     await click(id(`sort-${col}`));
-    await browser.pause(300);
+    // The header says its new order once the table took the click; else clicked again.
+    await browser
+      .waitUntil(async () => (await th.getAttribute("aria-sort")) !== was, { timeout: 2_000 })
+      .catch(() => {});
   }
   assert.equal(await th.getAttribute("aria-sort"), direction, `${col} is not ${direction}`);
 }
@@ -187,7 +212,7 @@ async function typeInto(selector, text) {
     } catch (e) {
       if (attempt >= 3 || !/intercepted/i.test(`${e?.message ?? ""}`)) throw e;
       await h.shot(`flows-type-intercepted-${attempt}`);
-      await browser.pause(2_000);
+      await uncovered(selector);
     }
   }
 }
@@ -200,7 +225,7 @@ async function closeDrawer() {
     .waitUntil(async () => (await browser.$$('[role="dialog"]')).length === 0, { timeout: 5_000 })
     .catch(() => {});
   await h.closeOverlays();
-  await browser.pause(500);
+  await h.settled();
 }
 
 /// The palette's search field once the palette is open on screen (its dialog painted,
@@ -211,7 +236,7 @@ async function paletteOpen() {
     timeout: 5_000,
     timeoutMsg: "the palette did not open",
   });
-  await browser.pause(300); // its opening transition, for the screenshot
+  await h.settled(); // its opening transition, for the screenshot
   return input;
 }
 
@@ -265,7 +290,7 @@ test("an order this desk made is found by its customer's e-mail, name and user i
     assert.ok(shown.includes(v), `the order page does not show ${v}: ${shown}`);
   }
   await card.scrollIntoView();
-  await browser.pause(700); // the drawer's opening transition, for the screenshot
+  await h.settled(); // the drawer's opening transition, for the screenshot
   await h.shot("flows-order-customer");
   await closeDrawer();
   await go("orders");
@@ -560,7 +585,7 @@ test("the same screens in Chinese", async () => {
     await click(`${id("order-row")}[data-trade-no="${customerTradeNo}"]`);
     await (await h.waitFor(id("order-customer"), 20_000)).scrollIntoView();
     assert.match(await h.text(id("order-customer")), /客户/);
-    await browser.pause(700);
+    await h.settled();
     await h.shot("flows-order-customer-zh");
     await closeDrawer();
     await go("orders");

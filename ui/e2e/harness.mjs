@@ -131,6 +131,40 @@ export function helpers(browser) {
     }
     return el;
   };
+  /// Waits until nothing in the page moves: no transition and no finite animation runs
+  /// (a drawer, a modal or a toast sliding in), over a few frames, since a transition
+  /// starts a frame or two after its element mounts. For a screenshot of the page at
+  /// rest; at most `timeout` ms (a page still moving then is taken as it is).
+  const settled = async (timeout = 3_000) => {
+    const until = Date.now() + timeout;
+    while (Date.now() < until) {
+      const still = await browser.executeAsync((done) => {
+        let answered = false;
+        const answer = (v) => {
+          if (!answered) done(v);
+          answered = true;
+        };
+        const moving = () =>
+          document
+            .getAnimations()
+            .some(
+              (a) =>
+                a.playState === "running" &&
+                a.effect?.getComputedTiming().iterations !== Number.POSITIVE_INFINITY,
+            );
+        let frames = 0;
+        const frame = () => {
+          if (moving()) return answer(false);
+          if (++frames >= 4) return answer(true);
+          requestAnimationFrame(frame);
+        };
+        requestAnimationFrame(frame);
+        // No frames painted (a hidden window): the animations alone.
+        setTimeout(() => answer(!moving()), 500);
+      });
+      if (still) return;
+    }
+  };
   /// Closes whatever drawer, modal or palette is open, so one test's failure does not
   /// hide the next test's screen.
   const closeOverlays = async () => {
@@ -150,13 +184,13 @@ export function helpers(browser) {
       } else if (open.closers === 0) {
         return;
       }
-      await browser.pause(400);
+      await settled();
     }
     // Still open: leave the screen, which unmounts whatever it had open.
     await browser.execute(() => {
       window.location.hash = "#/";
     });
-    await browser.pause(500);
+    await settled();
   };
 
   const click = async (selector) => {
@@ -208,7 +242,7 @@ export function helpers(browser) {
   /// axe-core on the page as it is now; the serious and critical violations.
   const axe = async () => {
     // Let opening transitions (drawers, modals) finish: axe measures what is painted.
-    await browser.pause(700);
+    await settled();
     await browser.execute(`${axeSource}; return true;`);
     const violations = await browser.executeAsync((done) => {
       // axe-core was injected above as a global.
@@ -289,17 +323,31 @@ export function helpers(browser) {
     );
     return state;
   };
-  /// Picks a language in Settings. The options' list opens with a transition: a pick it
-  /// did not take is tried again.
+  /// Picks a language in Settings: its list opened with the keyboard, the option clicked
+  /// once the list has stopped moving. WebDriver refused that click now and then (the
+  /// option "not interactable", on every try of a run): a refused pick is shot, and
+  /// tried again with the option clicked in the page. The callers check that the window
+  /// then speaks the language.
   const pickLanguage = async (name) => {
+    const option = `//*[@role="option"][contains(normalize-space(.), "${name}")]`;
     for (let i = 0; ; i++) {
       try {
-        await browser.pause(400);
-        await choose("#language-select", name);
+        const input = await waitFor("#language-select");
+        await browser.execute((e) => {
+          e.scrollIntoView({ block: "center" });
+          e.focus();
+        }, input);
+        await browser.keys("ArrowDown");
+        const el = await waitFor(option, 10_000);
+        await settled();
+        if (i === 0) await el.click();
+        else await browser.execute((e) => e.click(), el);
         return;
       } catch (e) {
         if (i === 3) throw e;
+        await shot(`failed-language-pick-${Date.now()}`);
         await browser.keys("Escape");
+        await settled();
       }
     }
   };
@@ -336,5 +384,6 @@ export function helpers(browser) {
     pickLanguage,
     english,
     go,
+    settled,
   };
 }

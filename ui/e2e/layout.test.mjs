@@ -230,7 +230,7 @@ test("the orders screen in the dark theme: 20 rows, nothing cut", async () => {
 
 test("in Chinese the orders screen still fits and nothing is cut", async () => {
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "简体中文");
+  await h.pickLanguage("简体中文");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "订单", {
     timeout: 5_000,
   });
@@ -242,7 +242,7 @@ test("in Chinese the orders screen still fits and nothing is cut", async () => {
   assert.deepEqual(await cut(), []);
   await h.shot("layout-orders-zh");
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
     timeout: 5_000,
   });

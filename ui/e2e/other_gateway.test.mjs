@@ -104,7 +104,7 @@ async function english() {
   await h.click(id("nav-dashboard"));
   await h.click(id("nav-settings"));
   await h.waitFor(id("screen-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
     timeout: 5_000,
     timeoutMsg: "the navigation did not turn English",
@@ -419,7 +419,7 @@ test("the synced orders in Chinese", async (t) => {
   });
   await h.click(id("nav-settings"));
   await h.waitFor(id("screen-settings"));
-  await h.choose("#language-select", "简体中文");
+  await h.pickLanguage("简体中文");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "订单", {
     timeout: 5_000,
     timeoutMsg: "the navigation did not turn Chinese",

@@ -25,7 +25,7 @@ async function english() {
   await h.click(id("nav-dashboard"));
   await h.click(id("nav-settings"));
   await h.waitFor(id("screen-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
   await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "Orders", {
     timeout: 5_000,
     timeoutMsg: "the navigation did not turn English",
@@ -248,7 +248,7 @@ test("importing a private key over the profile's own is asked first", async () =
 
 test("the set-up in Chinese", async () => {
   await go("settings");
-  await h.choose("#language-select", "简体中文");
+  await h.pickLanguage("简体中文");
   try {
     await browser.waitUntil(async () => (await h.text(id("nav-orders"))) === "订单", {
       timeout: 5_000,
@@ -268,7 +268,7 @@ test("the set-up in Chinese", async () => {
   } finally {
     await h.closeOverlays();
     await go("settings");
-    await h.choose("#language-select", "English");
+    await h.pickLanguage("English");
   }
 });
 

@@ -5,6 +5,7 @@
 // approves the other on the Approvals screen, in English and in Chinese.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -24,6 +25,10 @@ let app;
 let browser;
 let h;
 const made = {};
+/// The key card numbers are sealed to, as the owner put it in the team's database (any
+/// DER bytes will do for the screen: it shows their SHA-256), and that fingerprint.
+const SEAL_DER = Buffer.from("a stand-in for the merchant's public key, SPKI DER, for the window");
+const SEAL_FP = createHash("sha256").update(SEAL_DER).digest("hex");
 
 /// A PostgreSQL server of this file's own, with the database `team`; resolves with
 /// what it printed (host, port, superuser, password, owner, ownerPassword, pid); the team
@@ -124,7 +129,8 @@ before(async () => {
       `INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
          amount_e4, created_at, synced_at, kind, made_at) VALUES
        (10001, 'T-TEAM-MADE', 'M-TEAM-MADE', 2, 'MXN', 100.00, 1000000, ${now}, ${now}, 'payin', ${now}),
-       (10001, 'T-OUTSIDE', 'M-OUTSIDE', 2, 'MXN', 900000.00, 9000000000, ${now}, ${now}, '', NULL)`,
+       (10001, 'T-OUTSIDE', 'M-OUTSIDE', 2, 'MXN', 900000.00, 9000000000, ${now}, ${now}, '', NULL);
+       SELECT paydesk.replace_seal_key('${SEAL_DER.toString("base64")}')`,
     ],
     { env: { ...process.env, PGPASSWORD: server.ownerPassword }, stdio: "pipe" },
   );
@@ -178,7 +184,7 @@ before(async () => {
   // In English whatever an earlier run left (the web view keeps the language chosen).
   await h.waitFor(id("nav-settings"), 60_000);
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
 });
 
 after(async () => {
@@ -286,9 +292,47 @@ test("an order no request of the team made is marked as made outside this team",
   await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 5_000 });
 });
 
+// Issue 30: this desk seals nothing before its member trusts the seal key; the Team
+// screen shows the database's key and trusts it only with the fingerprint given.
+test("the member trusts the seal key on the Team screen with the fingerprint given", async () => {
+  await h.click(id("nav-team"));
+  const card = await h.waitFor(id("seal-key-card"), 30_000);
+  await browser.execute((e) => e.scrollIntoView({ block: "center" }), card);
+  await browser.waitUntil(
+    async () =>
+      (await browser.$(id("seal-key-fingerprint")).isExisting()) ||
+      (await browser.$(`${id("seal-key-card")} [role="alert"]`).isExisting()),
+    { timeout: 30_000, timeoutMsg: "the seal key card loaded" },
+  );
+  await h.shot("team-seal-key");
+  assert.ok(
+    await browser.$(id("seal-key-fingerprint")).isExisting(),
+    await h.text(id("seal-key-card")),
+  );
+  assert.equal(await h.text(id("seal-key-fingerprint")), SEAL_FP);
+  assert.match(await h.text(id("seal-key-state")), /Not trusted/);
+  await h.typeInto(id("seal-key-given"), "ffffffffffffffff");
+  await h.click(id("seal-key-trust"));
+  await browser.waitUntil(
+    async () => /not the ffffffffffffffff/.test(await h.text(id("seal-key-card"))),
+    { timeout: 10_000, timeoutMsg: "the wrong fingerprint refused" },
+  );
+  await h.shot("team-seal-key-refused");
+  // As a signer reads it from their key: SHA256: and pairs.
+  const given = `SHA256:${SEAL_FP.match(/../g).join(":")}`;
+  await h.typeInto(id("seal-key-given"), given);
+  await h.click(id("seal-key-trust"));
+  await browser.waitUntil(async () => /Trusted/.test(await h.text(id("seal-key-state"))), {
+    timeout: 10_000,
+    timeoutMsg: "the seal key trusted",
+  });
+  assert.ok(!(await browser.$(id("seal-key-trust")).isExisting()));
+  await h.shot("team-seal-key-trusted");
+});
+
 test("the approvals screen in Chinese", async () => {
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "简体中文");
+  await h.pickLanguage("简体中文");
   await h.click(id("nav-approvals"));
   await h.waitFor(id("screen-approvals"));
   await h.click('//*[@data-testid="approvals-filter"]//label[normalize-space(.)="全部"]');
@@ -304,5 +348,5 @@ test("the approvals screen in Chinese", async () => {
   assert.match(await h.text(id(`rule-${made.approve}`)), /MXN 代付超过/);
   await h.shot("approvals-zh");
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
 });

@@ -6,7 +6,7 @@
 // throttled, still after a relaunch, and each try is in the audit log.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -16,6 +16,8 @@ const BIN = process.env.PAYDESK_BIN ?? path.resolve("../target/debug");
 const PASSWORD = "correct-horse-battery";
 const MIA_PASSWORD = "mia-first-password-1";
 const DESK_PASSWORD = "solo-desk-password";
+/// The single desk's idle time in the test (the app's shortest setting is a minute).
+const IDLE_SECONDS = 5;
 const CLABE = "002010077777777771";
 const ORIGIN = "https://demo.paydesk.local";
 const TOKEN = "sandbox-demo-token";
@@ -101,8 +103,9 @@ async function useProfile(name) {
   });
 }
 
-async function openApp() {
-  app = await startApp({ home });
+/// The app on the file's home; `env` is added to its environment.
+async function openApp(env = {}) {
+  app = await startApp({ home, env });
   browser = app.browser;
   h = helpers(browser);
 }
@@ -126,7 +129,6 @@ before(async () => {
       return base && pem ? { base, pem } : null;
     },
   ));
-  const { writeFileSync } = await import("node:fs");
   writeFileSync(path.join(home, "gateway.pem"), `${gateway.pem}\n`);
   cli(
     [
@@ -164,7 +166,7 @@ before(async () => {
   await openApp();
   await h.waitFor(id("nav-settings"), 60_000);
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
 });
 
 after(async () => {
@@ -208,7 +210,7 @@ test("an admin adds a member and a rule on the Team screen; the database's refus
   await h.click(id("rule-set"));
   await h.waitFor(id("rules-table"), 15_000);
   assert.match(await h.text(id("rules-table")), /Payouts in MXN above MXN 1,000\.00: 1 approver/);
-  await browser.pause(800); // the modal's or the toast's transition
+  await h.settled(); // the modal's or the toast's transition
   await h.shot("team-admin");
 
   // What the CLI reads from the database, as the owner: the member and the rule are there.
@@ -224,14 +226,14 @@ test("an admin adds a member and a rule on the Team screen; the database's refus
   );
 
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "简体中文");
+  await h.pickLanguage("简体中文");
   await h.click(id("nav-team"));
   await h.waitFor(id("rules-table"));
   assert.match(await h.text(id("team-members")), /成员/);
-  await browser.pause(800); // the modal's or the toast's transition
+  await h.settled(); // the modal's or the toast's transition
   await h.shot("team-admin-zh");
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
 });
 
 test("the signer's worker, started on the Team screen, pays an approved request with its progress", async () => {
@@ -279,7 +281,7 @@ test("the signer's worker, started on the Team screen, pays an approved request 
       timeoutMsg: "the executed request is still counted as waiting",
     },
   );
-  await browser.pause(800); // the modal's or the toast's transition
+  await h.settled(); // the modal's or the toast's transition
   await h.shot("team-worker");
 
   // The gateway has the payout, once, of the amount approved.
@@ -297,7 +299,7 @@ test("the signer's worker, started on the Team screen, pays an approved request 
   await h.closeOverlays();
 
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "简体中文");
+  await h.pickLanguage("简体中文");
   await h.click(id("nav-team"));
   await browser.waitUntil(async () => /已执行请求/.test(await h.text(id("worker-progress"))), {
     timeout: 10_000,
@@ -305,7 +307,7 @@ test("the signer's worker, started on the Team screen, pays an approved request 
   });
   await h.shot("team-worker-zh");
   await h.click(id("nav-settings"));
-  await h.choose("#language-select", "English");
+  await h.pickLanguage("English");
   await h.click(id("nav-team"));
   await h.click(id("worker-stop"));
   await h.waitFor(id("worker-stopped"), 30_000);
@@ -314,7 +316,7 @@ test("the signer's worker, started on the Team screen, pays an approved request 
 test("a single desk holding a live key asks a desk password, then locks after its idle time", async () => {
   await useProfile("solo");
   await h.waitFor(id("desk-password-new"), 30_000);
-  await browser.pause(800); // the modal's or the toast's transition
+  await h.settled(); // the modal's or the toast's transition
   await h.shot("desk-password-setup");
   await h.typeInto(id("desk-password-new"), DESK_PASSWORD);
   await h.typeInto(id("desk-password-again"), DESK_PASSWORD);
@@ -331,16 +333,23 @@ test("a single desk holding a live key asks a desk password, then locks after it
   await h.typeInto(id("desk-lock-minutes"), "1");
   await h.click(id("desk-lock-minutes-save"));
   (await h.waitFor(id("desk-lock"))).scrollIntoView();
-  await browser.pause(800);
+  await h.settled();
   await h.shot("settings-desk-lock");
   await h.click(id("nav-dashboard"));
+  // The shortest setting is a minute: the app is started again with its idle time
+  // shortened to IDLE_SECONDS (PAYDESK_IDLE_LOCK_MAX_SECONDS only ever shortens it). Its
+  // idle clock starts when it opens the desk, after `start`.
+  await app.stop();
   const start = Date.now();
-  // No key press, no click: the lock engages after a minute.
-  await h.waitFor(`${id("lock-screen")} ${id("lock-password")}`, 120_000);
+  await openApp({ PAYDESK_IDLE_LOCK_MAX_SECONDS: String(IDLE_SECONDS) });
+  await h.waitFor(id("screen-dashboard"), 60_000);
+  // No key press, no click: the lock engages by itself.
+  await h.waitFor(`${id("lock-screen")} ${id("lock-password")}`, 60_000);
   const waited = (Date.now() - start) / 1000;
-  assert.ok(waited >= 45, `locked after ${waited} s, before the idle minute`);
+  assert.ok(waited >= IDLE_SECONDS, `locked after ${waited} s, before the idle time`);
+  // The screen names the setting.
   assert.match(await h.text(id("lock-body")), /profile solo .* after 1 minute without activity/);
-  await browser.pause(800); // the modal's or the toast's transition
+  await h.settled(); // the modal's or the toast's transition
   await h.shot("desk-locked");
 });
 
@@ -376,14 +385,14 @@ test("wrong passwords are throttled, still after a relaunch, and each try is aud
   await tryUnlock("wrong-password-4", /failed try 4\); the next try is possible in 30 s/);
   // Throttled: even the right password waits.
   await tryUnlock(DESK_PASSWORD, /4 wrong passwords in a row: the next try is possible in \d+ s/);
-  await browser.pause(800); // the modal's or the toast's transition
+  await h.settled(); // the modal's or the toast's transition
   await h.shot("desk-unlock-throttled");
 
   // Quitting gives no more tries: the app starts locked, and still waits.
   await app.stop();
   await openApp();
   await h.waitFor(`${id("lock-screen")} ${id("lock-password")}`, 60_000);
-  await tryUnlock(DESK_PASSWORD, /4 wrong passwords in a row/);
+  await tryUnlock(DESK_PASSWORD, /4 wrong passwords in a row: the next try is possible in \d+ s/);
 
   // Every try, refused or waited, is in the profile's audit log.
   const audit = JSON.parse(
@@ -393,8 +402,15 @@ test("wrong passwords are throttled, still after a relaunch, and each try is aud
   assert.equal(results.filter((r) => r === "refused: wrong password").length, 4);
   assert.equal(results.filter((r) => /^refused: waiting/.test(r)).length, 2);
 
-  // Once the wait is over, the right password opens the desk.
-  await browser.pause(31_000);
+  // Once the wait is over, the right password opens the desk. The wait counts from the
+  // last failure the lock file keeps (`desk-lock.json`, read at each try): moved back
+  // past the 30 s there, as if they had gone by.
+  const lockFile = path.join(home, "desk-lock.json");
+  const record = JSON.parse(readFileSync(lockFile, "utf8"));
+  assert.equal(record.failures, 4);
+  assert.ok(Date.now() - record.lastFailureMs < 30_000, "the wait was over already");
+  record.lastFailureMs -= 31_000;
+  writeFileSync(lockFile, JSON.stringify(record));
   await browser.executeAsync((value, done) => {
     const input = document.querySelector('[data-testid="lock-password"]');
     Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set?.call(input, value);

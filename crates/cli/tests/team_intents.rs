@@ -305,35 +305,14 @@ async fn a_card_payout_is_requested_sealed_and_paid_once() {
     // The signer's desk connects (and publishes the key requests are sealed to).
     let out = env.ok(&["--profile", "ext", "team", "worker", "--once"]);
     assert!(out.contains("nothing to execute"), "{out}");
-    let made = env.run(
-        &[
-            "--profile",
-            "mk",
-            "--json",
-            "team",
-            "request",
-            "card-payout",
-            "--amount",
-            "30",
-            "--currency",
-            "USD",
-            "--first-name",
-            "Ana",
-            "--last-name",
-            "Lima",
-            "--country",
-            "US",
-            "--address-line",
-            "1 Main St",
-            "--city",
-            "Austin",
-            "--state",
-            "TX",
-            "--post-code",
-            "73301",
-        ],
-        "4111111111111111\n",
-    );
+    // Nothing is sealed before the maker trusts the key (its fingerprint said).
+    let refused = request_card_payout(&mut env);
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("no seal key is trusted"), "{said}");
+    let trusted = env.ok(&["--profile", "mk", "team", "trust-seal-key"]);
+    assert!(trusted.contains("SHA-256 fingerprint"), "{trusted}");
+    let made = request_card_payout(&mut env);
     assert!(
         made.status.success(),
         "{}",
@@ -366,4 +345,37 @@ async fn a_card_payout_is_requested_sealed_and_paid_once() {
     let out = env.ok(&["--profile", "ext", "team", "worker", "--once"]);
     assert!(out.contains("nothing to execute"), "{out}");
     assert_eq!(orders_of_amount(&running, "30"), 1);
+}
+
+/// `team request card-payout` as the maker, the card number on stdin.
+fn request_card_payout(env: &mut Env) -> std::process::Output {
+    env.run(
+        &[
+            "--profile",
+            "mk",
+            "--json",
+            "team",
+            "request",
+            "card-payout",
+            "--amount",
+            "30",
+            "--currency",
+            "USD",
+            "--first-name",
+            "Ana",
+            "--last-name",
+            "Lima",
+            "--country",
+            "US",
+            "--address-line",
+            "1 Main St",
+            "--city",
+            "Austin",
+            "--state",
+            "TX",
+            "--post-code",
+            "73301",
+        ],
+        "4111111111111111\n",
+    )
 }

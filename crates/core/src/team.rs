@@ -76,13 +76,69 @@ impl Team {
         })
     }
 
-    /// Pins the key this member's secrets are sealed to in `profile`'s keyring: the
-    /// first seal pins it, and a later one to another key is refused (someone put
-    /// another key in the team's database), until the pin is cleared
-    /// (`paydesk team trust-seal-key`, once the owner says the merchant key was rotated).
+    /// Pins the key this member's secrets are sealed to in `profile`'s keyring: nothing
+    /// is sealed until the member trusts a key ([`Team::trust_seal_key`], having
+    /// compared its fingerprint with the one a signer or the database's owner gives
+    /// them: a key published first by a puppet signer an admin made is not trusted by
+    /// being first), and a seal to another key than the trusted one is refused.
     pub fn pinning_seal_key(mut self, secrets: crate::secrets::Secrets, profile: &str) -> Team {
         self.seal_pin = Some((secrets, profile.to_string()));
         self
+    }
+
+    /// The fingerprint (SHA-256 of its SPKI DER, hex) of the key the team's database
+    /// holds for sealing card numbers and tax ids; `None` before any signer published one.
+    pub fn seal_key_fingerprint(&self) -> CoreResult<Option<String>> {
+        use sha2::Digest as _;
+        Ok(self
+            .tables()
+            .seal_key()?
+            .map(|spki| hex::encode(sha2::Sha256::digest(&spki))))
+    }
+
+    /// Trusts on this desk the seal key the team's database holds now: its fingerprint
+    /// is pinned in the keyring and returned. `expected`, when given, is the fingerprint
+    /// (or its first 16 hex digits at least; `:`, spaces and a leading `SHA256:` as a
+    /// signer's `profile key show` prints it ignored) the member was told: another key
+    /// is refused, naming both.
+    pub fn trust_seal_key(&self, expected: Option<&str>) -> CoreResult<String> {
+        let Some((secrets, profile)) = &self.seal_pin else {
+            return Err(CoreError::validation(
+                "profile",
+                "this connection keeps no pin (a desk's team connection does)",
+            ));
+        };
+        let Some(now) = self.seal_key_fingerprint()? else {
+            return Err(CoreError::validation(
+                "sealKey",
+                "no signer's desk has published the key yet: have a signer open their desk first",
+            ));
+        };
+        if let Some(expected) = expected {
+            let want: String = expected
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != ':')
+                .collect::<String>()
+                .to_ascii_lowercase();
+            // As `paydesk profile key show` prints a key's: `SHA256:` and hex pairs.
+            let want = want.strip_prefix("sha256").unwrap_or(&want).to_string();
+            if want.len() < 16 || !want.chars().all(|c| c.is_ascii_hexdigit()) {
+                return Err(CoreError::validation(
+                    "fingerprint",
+                    "the key's SHA-256 fingerprint in hex, 16 digits at least",
+                ));
+            }
+            if !now.starts_with(&want) {
+                return Err(CoreError::validation(
+                    "fingerprint",
+                    format!(
+                        "the team's database holds key {now}, not the {want} you were given: nothing trusted; ask the database's owner"
+                    ),
+                ));
+            }
+        }
+        secrets.set_seal_key_pin(profile, &now)?;
+        Ok(now)
     }
 
     pub fn link(&self) -> &Arc<PgLink> {
@@ -142,7 +198,7 @@ impl Team {
                 serde_json::Value::String(self.seal(CARD_NO, &card_no)?),
             );
         }
-        let beneficiary = beneficiary(&preview);
+        let beneficiary = beneficiary(&preview, &form);
         let summary = format!("{} {} to {}", preview.amount, preview.currency, beneficiary);
         self.tables().make(&NewRequest {
             operation: "payout",
@@ -341,7 +397,8 @@ impl Team {
             currency,
             file_name(name)
         );
-        let beneficiaries: Vec<String> = forms.iter().map(|(_, p, _, _)| beneficiary(p)).collect();
+        let beneficiaries: Vec<String> =
+            forms.iter().map(|(_, p, f, _)| beneficiary(p, f)).collect();
         let rows = forms
             .iter()
             .zip(&beneficiaries)
@@ -414,7 +471,15 @@ impl Team {
             use sha2::Digest as _;
             let now = hex::encode(sha2::Sha256::digest(&spki));
             match secrets.seal_key_pin(profile)? {
-                None => secrets.set_seal_key_pin(profile, &now)?,
+                None => {
+                    return Err(CoreError::validation(
+                        field,
+                        format!(
+                            "no seal key is trusted on this desk yet: nothing was sealed. The team's database holds key {now}; compare it with the fingerprint a signer or the database's owner gives you, then trust it (Team screen, or `paydesk team trust-seal-key --fingerprint {}`)",
+                            &now[..16]
+                        ),
+                    ));
+                }
                 Some(pinned) if pinned == now => {}
                 Some(pinned) => {
                     return Err(CoreError::validation(
@@ -448,10 +513,32 @@ impl Team {
             form.first_name.trim(),
             form.last_name.trim(),
         ];
+        // A card's number made from its mask, never from the full number: the salt is
+        // every member's to read, and the full number hashed with it could be searched
+        // from a row's mask and amount by anyone who can read the rows' numbers.
+        let digits: String = form
+            .card_no
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '-')
+            .collect();
+        let mask = paydesk_gateway::validate::mask_card(&digits);
+        let mut legacy = None;
         if form.kind == PayoutKind::Card {
-            content.push(form.card_no.trim());
+            let mut old = content.clone();
+            old.push(form.card_no.trim());
+            legacy = Some(self.number_of(&form.mer_order_no, &old));
+            content.push(&mask);
         }
         form.mer_order_no = self.number_of(&form.mer_order_no, &content);
+        // Made today before the card's number was left out of it: the number it was
+        // requested under then, so the database refuses it as already requested (naming
+        // the first) instead of taking a second request, paid a second time.
+        if let Some(legacy) = legacy
+            && legacy != form.mer_order_no
+            && self.tables().number_requested(&legacy)?
+        {
+            form.mer_order_no = legacy;
+        }
         form.notify_url.clear();
         form.ip_address.clear();
         Ok(form)
@@ -654,11 +741,31 @@ fn file_name(name: &str) -> &str {
         .unwrap_or(name)
 }
 
-fn beneficiary(p: &crate::forms::PayoutPreview) -> String {
+/// Who a payout row pays, as approvers see it and the signer checks it: a CLABE's
+/// account and bank; a card's masked number with its holder (name, country, e-mail), so
+/// four-eyes binds the payee, not the mask and the amount only.
+fn beneficiary(p: &crate::forms::PayoutPreview, f: &PayoutForm) -> String {
+    if p.kind == PayoutKind::Card {
+        let mut b = format!("card {} of {}", p.account, p.beneficiary.trim());
+        for extra in [f.country_code.trim(), f.email.trim()] {
+            if !extra.is_empty() {
+                b.push_str(", ");
+                b.push_str(extra);
+            }
+        }
+        return b;
+    }
     match &p.bank {
         Some(bank) => format!("CLABE {} ({bank})", p.account),
         None => format!("CLABE {}", p.account),
     }
+}
+
+/// How a card payout's row named its payee before the holder was part of it (the mask
+/// only): such a row is executed only if its number is already in the journal (sent
+/// then: looked up, never sent again).
+fn legacy_card_beneficiary(p: &crate::forms::PayoutPreview) -> String {
+    format!("CLABE {}", p.account)
 }
 
 fn form_value(form: &PayoutForm) -> CoreResult<serde_json::Value> {
@@ -771,7 +878,8 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     }
     // A desk that found the team's history rewritten when it connected sends nothing for
     // the team: the rules it would act on may have been rewritten with it.
-    if let Some(why) = desk.team_chain_problem() {
+    // Checked again each round: history cut after the desk connected is seen here.
+    if let Some(why) = desk.recheck_team_chain()? {
         return Err(CoreError::validation(
             "audit",
             format!("this desk does not sign for the team: {why}"),
@@ -1025,10 +1133,28 @@ async fn execute_row(
                         }
                     }
                 }
-                let named = f.build(&filler).map(|op| beneficiary(&op.preview()));
-                let same =
-                    named.is_ok_and(|b| same_as_approved(&f.amount, &f.currency, &b, row, request));
-                if f.mer_order_no != row.mer_order_no || !same {
+                let preview = f.build(&filler).map(|op| op.preview());
+                let same = preview.as_ref().is_ok_and(|p| {
+                    same_as_approved(&f.amount, &f.currency, &beneficiary(p, &f), row, request)
+                });
+                // A card row made before its holder was named to approvers: only what was
+                // already sent under its number goes on (looked up, never sent again).
+                let sent_before = || {
+                    f.kind == PayoutKind::Card
+                        && preview.as_ref().is_ok_and(|p| {
+                            same_as_approved(
+                                &f.amount,
+                                &f.currency,
+                                &legacy_card_beneficiary(p),
+                                row,
+                                request,
+                            )
+                        })
+                        && desk
+                            .journal_entry_by_number(&row.mer_order_no)
+                            .is_ok_and(|e| e.is_some())
+                };
+                if f.mer_order_no != row.mer_order_no || !(same || sent_before()) {
                     return mismatch();
                 }
                 crate::desk::APPROVED_REQUEST

@@ -343,7 +343,11 @@ fn filters_sort_search_and_export_every_row() {
     let mut rd = csv::Reader::from_path(&csv_path).unwrap();
     assert_eq!(
         rd.headers().unwrap().iter().collect::<Vec<_>>(),
-        paydesk_reports::export::HEADERS.to_vec()
+        [
+            paydesk_reports::export::HEADERS.as_slice(),
+            &[paydesk_reports::export::OUTSIDE_TEAM_HEADER]
+        ]
+        .concat()
     );
     let rows: Vec<csv::StringRecord> = rd.records().map(Result::unwrap).collect();
     assert_eq!(rows.len(), 1000);
@@ -352,6 +356,10 @@ fn filters_sort_search_and_export_every_row() {
     assert_eq!(rows[0][2].len(), "2026-11-23".len(), "{}", &rows[0][2]);
     assert_eq!(&rows[0][5], "success");
     assert_eq!(&rows[0][18], "", "the kind is not given by the gateway");
+    assert_eq!(
+        &rows[0][20], "",
+        "a single desk's cache flags no order outside a team"
+    );
     let xlsx = dir.path().join("out.xlsx");
     assert_eq!(
         paydesk_reports::export::export(

@@ -85,6 +85,14 @@ pub const HEADERS: [&str; 20] = [
     "exceptionHandlingFee",
 ];
 
+/// The orders export's last column, after [`HEADERS`]: `yes` for an order no request
+/// of the team made (on a team's read model; never on a single desk's cache).
+pub const OUTSIDE_TEAM_HEADER: &str = "outsideTeam";
+
+fn outside_team_cell(o: &CachedOrder) -> &'static str {
+    if o.outside_team { "yes" } else { "" }
+}
+
 /// The XLSX number format that shows an amount with its currency's minor digits
 /// (`0.00` for USD, `0` for JPY, `0.000` for BHD); two digits for an unknown code.
 pub(crate) fn amount_format(currency: &str) -> rust_xlsxwriter::Format {
@@ -236,10 +244,12 @@ pub fn export(
     match format {
         Format::Csv => {
             let mut w = csv::Writer::from_writer(out.file());
-            w.write_record(HEADERS).map_err(|e| io(&e))?;
+            w.write_record(HEADERS.iter().chain([&OUTSIDE_TEAM_HEADER]))
+                .map_err(|e| io(&e))?;
             orders.for_each(filter, &mut |o| {
-                w.write_record(safe_record(cells(o, dict, tz)))
-                    .map_err(|e| io(&e))?;
+                let mut row = safe_record(cells(o, dict, tz));
+                row.push(outside_team_cell(o).to_string());
+                w.write_record(row).map_err(|e| io(&e))?;
                 done += 1;
                 tick(done, &mut progress);
                 Ok(())
@@ -254,7 +264,7 @@ pub fn export(
             sheet.set_name("Orders").map_err(|e| io(&e))?;
             let bold = rust_xlsxwriter::Format::new().set_bold();
             let mut formats = std::collections::HashMap::new();
-            for (c, h) in HEADERS.iter().enumerate() {
+            for (c, h) in HEADERS.iter().chain([&OUTSIDE_TEAM_HEADER]).enumerate() {
                 sheet
                     .write_string_with_format(0, c as u16, *h, &bold)
                     .map_err(|e| io(&e))?;
@@ -265,6 +275,9 @@ pub fn export(
                     CoreError::validation("rows", "more rows than a worksheet holds")
                 })?;
                 write_row(sheet, row, o, cells(o, dict, tz), &mut formats).map_err(|e| io(&e))?;
+                sheet
+                    .write_string(row, HEADERS.len() as u16, outside_team_cell(o))
+                    .map_err(|e| io(&e))?;
                 tick(done, &mut progress);
                 Ok(())
             })?;

@@ -142,6 +142,52 @@ pub async fn team_status(state: State<'_, AppState>) -> CmdResult<Option<TeamSta
     }))
 }
 
+/// The key card numbers and tax ids are sealed to: as the team's database holds it, and
+/// as this desk trusts it (a maker's desk seals nothing before its member trusted one).
+#[derive(Debug, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SealKeyState {
+    /// SHA-256 of the key the team's database holds (hex); none before a signer's desk
+    /// published it.
+    pub database: Option<String>,
+    /// The fingerprint this desk trusts (kept in its keyring); none before its member
+    /// trusted one.
+    pub trusted: Option<String>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn team_seal_key(state: State<'_, AppState>) -> CmdResult<SealKeyState> {
+    with_team(&state, move |desk, team| {
+        Ok(SealKeyState {
+            database: team.seal_key_fingerprint()?,
+            trusted: desk.secrets().seal_key_pin(&desk.profile.name)?,
+        })
+    })
+    .await
+}
+
+/// Trusts on this desk the seal key the team's database holds, if its fingerprint is
+/// the one the member was given (`fingerprint`: hex, 16 digits at least, or as a
+/// signer's key shows it, `SHA256:aa:bb:…`). Returns the trusted fingerprint.
+#[tauri::command]
+#[specta::specta]
+pub async fn team_trust_seal_key(
+    state: State<'_, AppState>,
+    fingerprint: String,
+) -> CmdResult<String> {
+    with_team(&state, move |_, team| {
+        if fingerprint.trim().is_empty() {
+            return Err(CoreError::validation(
+                "fingerprint",
+                "the fingerprint a signer or the database's owner gave you: compare before trusting",
+            ));
+        }
+        team.trust_seal_key(Some(&fingerprint))
+    })
+    .await
+}
+
 /// Requests in the given states (every state when empty), newest first.
 #[tauri::command]
 #[specta::specta]

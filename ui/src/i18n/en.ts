@@ -1248,6 +1248,17 @@ export const en = {
     open: "Open Approvals",
   },
   teamAdmin: {
+    sealKeyTitle: "Seal key",
+    sealKeyWhat:
+      "Card numbers and PIX tax ids are sealed to the signers' merchant key before they reach the team's database. This desk seals nothing until you trust the key: compare its fingerprint with the one a signer (paydesk profile show-key) or the database's owner gives you.",
+    sealKeyNone: "No signer's desk has published the key yet: have a signer open their desk first.",
+    sealKeyDatabase: "Key in the team's database (SHA-256)",
+    sealKeyTrusted: "Trusted on this desk",
+    sealKeyNotTrusted: "Not trusted on this desk yet",
+    sealKeyChanged: "Changed since this desk trusted it",
+    sealKeyGiven: "Fingerprint you were given",
+    sealKeyTrust: "Trust the seal key",
+    sealKeyTrustedToast: "This desk now seals to the key {{fingerprint}}…",
     chainProblem: "The team's audit history was cut or rewritten",
     chainProblemWhat:
       "This desk checked the team's audit chain against the head its keyring recorded and it no longer holds: someone with the database owner's rights changed the history. This desk signs nothing for the team; tell your team's administrator.",

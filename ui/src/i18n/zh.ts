@@ -1157,6 +1157,17 @@ export const zh: Catalogue = {
     open: "打开审批",
   },
   teamAdmin: {
+    sealKeyTitle: "封存密钥",
+    sealKeyWhat:
+      "卡号和 PIX 税号在进入团队数据库之前，先用签名方的商户密钥封存。在您信任该密钥之前，本台不封存任何内容：请将其指纹与签名方（paydesk profile show-key）或数据库所有者提供的指纹核对。",
+    sealKeyNone: "尚无签名方的工作台发布该密钥：请先让签名方打开其工作台。",
+    sealKeyDatabase: "团队数据库中的密钥（SHA-256）",
+    sealKeyTrusted: "本台已信任",
+    sealKeyNotTrusted: "本台尚未信任",
+    sealKeyChanged: "自本台信任后已更改",
+    sealKeyGiven: "您得到的指纹",
+    sealKeyTrust: "信任该封存密钥",
+    sealKeyTrustedToast: "本台现在封存至密钥 {{fingerprint}}…",
     chainProblem: "团队的审计记录被截断或改写",
     chainProblemWhat:
       "本台按其密钥环记录的链头检查团队的审计链，该链已不再成立：拥有数据库所有者权限的人改动了历史记录。本台不再为团队签署任何操作；请告知团队管理员。",

@@ -34,9 +34,15 @@ pub enum TeamCmd {
     /// Who this profile's team user is, and its roles.
     Whoami,
     /// Trust the key the team's database now holds for sealing card numbers and tax
-    /// ids (after the database's owner replaced it, the merchant key rotated): this
-    /// desk's pin is cleared, and its next seal pins the new key.
-    TrustSealKey,
+    /// ids: a maker's desk seals nothing before (a key published first is not trusted
+    /// for that). Compare its fingerprint with the one a signer or the database's owner
+    /// gives you; again after the owner replaced it (the merchant key rotated).
+    TrustSealKey {
+        /// The key's SHA-256 fingerprint (hex, 16 digits at least) you were given:
+        /// another key is refused.
+        #[arg(long)]
+        fingerprint: Option<String>,
+    },
     /// Execute approved requests as they come (signers; the key stays in this
     /// machine's keyring). Stops on Ctrl-C.
     Worker {
@@ -290,15 +296,13 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                 )
             })
         }
-        TeamCmd::TrustSealKey => {
-            let session = session()?;
-            let name = match &g.profile {
-                Some(n) => n.clone(),
-                None => session.active_profile()?,
-            };
-            session.secrets()?.clear_seal_key_pin(&name)?;
-            print(g, &name, || {
-                format!("profile {name}: its next seal pins the key the team's database holds then")
+        TeamCmd::TrustSealKey { fingerprint } => {
+            let t = connect(g)?;
+            let trusted = t.trust_seal_key(fingerprint.as_deref())?;
+            print(g, &trusted, || {
+                format!(
+                    "this desk now seals card numbers and tax ids to the key with SHA-256 fingerprint {trusted}"
+                )
             })
         }
         TeamCmd::Whoami => {

@@ -188,7 +188,9 @@ pub struct Desk {
     /// On a team desk, what the check of the team's audit chain found when this desk
     /// connected, if the chain no longer holds the head this desk last verified (history
     /// rewritten or cut): such a desk never acts as a signer.
-    team_chain_problem: Option<String>,
+    /// Why the team's audit chain failed this desk's check (at connect, after its own
+    /// appends, at each worker round); once found it stays for the desk's life.
+    team_chain_problem: std::sync::OnceLock<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -569,7 +571,10 @@ impl Desk {
             audit_anchor: Mutex::new(audit_anchor),
             anchors: Mutex::default(),
             notify_url: Mutex::default(),
-            team_chain_problem,
+            team_chain_problem: match team_chain_problem {
+                Some(why) => std::sync::OnceLock::from(why),
+                None => std::sync::OnceLock::new(),
+            },
         };
         tracing::info!(
             profile = %desk.profile.name,
@@ -724,7 +729,26 @@ impl Desk {
     /// On a team desk, why the team's audit chain failed this desk's check when it
     /// connected (rewritten or cut history); `None` when it held.
     pub fn team_chain_problem(&self) -> Option<&str> {
-        self.team_chain_problem.as_deref()
+        self.team_chain_problem.get().map(String::as_str)
+    }
+
+    /// On a team desk, checks the team's audit chain again from this desk's keyring
+    /// anchor to its head, and moves the anchor to that head when it holds: so history
+    /// cut or rewritten after this desk connected is seen at its next own step or worker
+    /// round, not only at its next connect. Returns the problem, if any (kept for the
+    /// desk's life); `Ok(None)` on a single desk.
+    pub fn recheck_team_chain(&self) -> CoreResult<Option<&str>> {
+        if let Some(link) = self.store.team_link()
+            && self.team_chain_problem.get().is_none()
+        {
+            let anchor = self.secrets.audit_anchor(&self.profile.name)?;
+            if let Some(why) =
+                check_team_chain(&self.secrets, &self.profile.name, link, anchor.as_ref())?
+            {
+                let _ = self.team_chain_problem.set(why);
+            }
+        }
+        Ok(self.team_chain_problem())
     }
 
     pub fn secrets(&self) -> &Secrets {
@@ -808,8 +832,14 @@ impl Desk {
         match appended {
             // Recorded after the commit: a crash in between leaves the keyring one row
             // behind (still a valid anchor), never ahead of the database.
-            // A team desk anchors only a head it verified (when it connects).
-            Ok(_) if self.profile.team.is_some() => {}
+            // A team desk anchors only a head it verified: the chain is checked from its
+            // anchor to the head now, past its own row (a cut of what followed its
+            // connect is seen now, not at its next connect).
+            Ok(_) if self.profile.team.is_some() => {
+                if let Err(e) = self.recheck_team_chain() {
+                    tracing::warn!(error = %e, operation, "the team's audit chain not checked again");
+                }
+            }
             Ok((_, anchor)) => {
                 if let Err(e) = self.secrets.set_audit_anchor(&self.profile.name, &anchor) {
                     tracing::error!(error = %e, operation, "audit anchor not recorded in the keyring");

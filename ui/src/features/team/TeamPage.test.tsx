@@ -22,6 +22,8 @@ const members: TeamMember[] = [
   { name: "mia", roles: ["maker", "approver"], addedBy: "adm", addedAt: 1_795_000_000_000 },
 ];
 
+const SEAL = "ab12".repeat(16);
+
 function mock(team: TeamStatus) {
   invoke.mockImplementation((cmd: string, args: Record<string, unknown>) => {
     if (cmd === "team_status") return Promise.resolve(team);
@@ -43,6 +45,18 @@ function mock(team: TeamStatus) {
         lastError: null,
         ended: null,
       });
+    if (cmd === "team_seal_key") return Promise.resolve({ database: SEAL, trusted: null });
+    if (cmd === "team_trust_seal_key")
+      return String(args.fingerprint)
+        .replace("SHA256:", "")
+        .replaceAll(":", "")
+        .startsWith(SEAL.slice(0, 16))
+        ? Promise.resolve(SEAL)
+        : Promise.reject({
+            code: "validation",
+            field: "fingerprint",
+            rule: `the team's database holds key ${SEAL}, not the one you were given`,
+          });
     if (cmd === "team_member_add")
       return Promise.reject({
         code: "validation",
@@ -103,6 +117,31 @@ describe("the team screen", () => {
     page();
     await screen.findByTestId("member-roles-mia");
     expect(screen.queryByTestId("team-chain-problem")).toBeNull();
+  });
+
+  // Issue 30: a maker's desk seals nothing before its member trusts the seal key; the
+  // Team screen shows the database's key and trusts it only with the fingerprint given.
+  it("trusts the seal key only with the fingerprint the member was given", async () => {
+    mock({ ...admin, user: "mia", roles: ["maker"] });
+    page();
+    expect((await screen.findByTestId("seal-key-fingerprint")).textContent).toBe(SEAL);
+    expect(screen.getByTestId("seal-key-state").textContent).toContain("Not trusted");
+    fireEvent.change(screen.getByTestId("seal-key-given"), {
+      target: { value: "ffffffffffffffff" },
+    });
+    fireEvent.click(screen.getByTestId("seal-key-trust"));
+    await waitFor(() => expect(document.body.textContent).toContain("not the one you were given"));
+    fireEvent.change(screen.getByTestId("seal-key-given"), {
+      target: { value: `SHA256:${SEAL.slice(0, 16).match(/../g)?.join(":")}` },
+    });
+    fireEvent.click(screen.getByTestId("seal-key-trust"));
+    await waitFor(() =>
+      expect(
+        invoke.mock.calls
+          .filter(([c]) => c === "team_trust_seal_key")
+          .map(([, a]) => a.fingerprint),
+      ).toEqual(["ffffffffffffffff", "SHA256:ab:12:ab:12:ab:12:ab:12"]),
+    );
   });
 
   it("closes the changes to a member who is not an admin, saying why, and asks nothing", async () => {

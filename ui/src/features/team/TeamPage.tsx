@@ -46,7 +46,7 @@ import {
   useWorkerStart,
   useWorkerStop,
 } from "./adminQueries";
-import { useRequest, useRequests, useTeamStatus } from "./queries";
+import { useRequest, useRequests, useSealKey, useTeamStatus, useTrustSealKey } from "./queries";
 import { TeamChainAlert } from "./TeamChainAlert";
 
 const ROLES: TeamRole[] = ["viewer", "support", "maker", "approver", "signer", "admin"];
@@ -707,6 +707,99 @@ function WorkerCard({ team }: { team: TeamStatus }) {
   );
 }
 
+/// The key makers seal card numbers and tax ids to: its fingerprint in the team's
+/// database, whether this desk trusts it, and trusting it once compared.
+function SealKeyCard() {
+  const { t } = useTranslation();
+  const key = useSealKey();
+  const trust = useTrustSealKey();
+  const [given, setGiven] = useState("");
+  const database = key.data?.database ?? null;
+  const trusted = key.data?.trusted ?? null;
+  const badge =
+    database === null
+      ? null
+      : trusted === database
+        ? { color: "teal", text: t("teamAdmin.sealKeyTrusted") }
+        : trusted === null
+          ? { color: "orange", text: t("teamAdmin.sealKeyNotTrusted") }
+          : { color: "red", text: t("teamAdmin.sealKeyChanged") };
+  const submit = () => {
+    if (trust.isPending) return;
+    trust.mutate(given, {
+      onSuccess: (fingerprint) => {
+        setGiven("");
+        toastOk(t("teamAdmin.sealKeyTrustedToast", { fingerprint: fingerprint.slice(0, 16) }));
+      },
+    });
+  };
+  return (
+    <Card withBorder data-testid="seal-key-card">
+      <Stack gap="xs">
+        <Group justify="space-between">
+          <Title order={4}>{t("teamAdmin.sealKeyTitle")}</Title>
+          {badge ? (
+            <Badge color={badge.color} variant="light" data-testid="seal-key-state">
+              {badge.text}
+            </Badge>
+          ) : null}
+        </Group>
+        <Text size="sm" c="dimmed">
+          {t("teamAdmin.sealKeyWhat")}
+        </Text>
+        <ErrorAlert error={key.error} />
+        {database === null ? (
+          key.isSuccess ? (
+            <Text size="sm" data-testid="seal-key-none">
+              {t("teamAdmin.sealKeyNone")}
+            </Text>
+          ) : null
+        ) : (
+          <>
+            <Text size="xs" c="dimmed">
+              {t("teamAdmin.sealKeyDatabase")}
+            </Text>
+            <Text
+              ff="monospace"
+              size="sm"
+              style={{ wordBreak: "break-all" }}
+              data-testid="seal-key-fingerprint"
+            >
+              {database}
+            </Text>
+            {trusted === database ? null : (
+              <form
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  submit();
+                }}
+              >
+                <Group align="flex-end">
+                  <TextInput
+                    id="seal-key-given"
+                    label={t("teamAdmin.sealKeyGiven")}
+                    value={given}
+                    onChange={(e) => setGiven(e.currentTarget.value)}
+                    error={fieldError(trust.error, "fingerprint")}
+                    style={{ flex: 1 }}
+                    data-testid="seal-key-given"
+                  />
+                  <Button type="submit" loading={trust.isPending} data-testid="seal-key-trust">
+                    {t("teamAdmin.sealKeyTrust")}
+                  </Button>
+                </Group>
+              </form>
+            )}
+            {fieldError(trust.error, "fingerprint") ? null : (
+              <FormError error={trust.error} testId="seal-key-error" />
+            )}
+          </>
+        )}
+      </Stack>
+    </Card>
+  );
+}
+
 export function TeamPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
@@ -746,6 +839,7 @@ export function TeamPage() {
           {member.roles.includes("signer") ? <WorkerCard team={member} /> : null}
           <Members team={member} />
           <Rules team={member} />
+          <SealKeyCard />
           {member.roles.includes("signer") ? null : <WorkerCard team={member} />}
         </>
       ) : null}

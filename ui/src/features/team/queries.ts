@@ -28,6 +28,24 @@ export function useTeamStatus() {
   });
 }
 
+/// The seal key as the team's database holds it and as this desk trusts it.
+export function useSealKey(enabled = true) {
+  return useQuery({
+    queryKey: teamKeys.sealKey,
+    queryFn: () => unwrap(commands.teamSealKey()),
+    enabled,
+  });
+}
+
+/// Trusts the database's seal key, if its fingerprint is the one the member was given.
+export function useTrustSealKey() {
+  return useCommandMutation(
+    "teamTrustSealKey",
+    (fingerprint: string) => unwrap(commands.teamTrustSealKey(fingerprint)),
+    { evenOnError: true },
+  );
+}
+
 export function useRequests(states: readonly RequestState[], enabled = true) {
   return useQuery({
     queryKey: teamKeys.requests(states),

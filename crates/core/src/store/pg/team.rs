@@ -629,6 +629,15 @@ impl<'a> TeamTables<'a> {
             .ok_or_else(|| CoreError::not_found(format!("request {id}")))
     }
 
+    /// Whether a request row holds merchant order number `no` (live or freed).
+    pub fn number_requested(&self, no: &str) -> CoreResult<bool> {
+        let r = self.link.query_one(
+            "SELECT EXISTS (SELECT 1 FROM paydesk.request_rows WHERE mer_order_no = $1)",
+            &[&no],
+        )?;
+        Ok(r.get(0))
+    }
+
     /// The key requests' secrets are sealed to (the merchant's public key, SPKI DER), as
     /// a signer's desk published it; `None` before any signer's desk connected.
     pub fn seal_key(&self) -> CoreResult<Option<Vec<u8>>> {

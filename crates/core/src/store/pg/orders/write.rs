@@ -244,52 +244,28 @@ pub(super) fn upsert(run: &dyn Run, mer_no: i64, rows: &[Upsert<'_>]) -> CoreRes
     Ok(changed)
 }
 
-/// [`crate::store::orders::OrderStore::record_made`] (`run` is a transaction).
+/// [`crate::store::orders::OrderStore::record_made`] (`run` is a transaction). Through
+/// `paydesk.record_made`: the label (kind, when made) is the request row's that made the
+/// order, never the signer's to write (an order no request row made stays "made outside
+/// this team").
 pub(super) fn record_made(run: &dyn Run, mer_no: i64, o: &MadeOrder) -> CoreResult<bool> {
     lock(run, mer_no)?;
-    // Dates and labels the row of this very order (same trade, order and merchant
-    // numbers), never another; the method fills only a blank one.
-    let label = || -> CoreResult<bool> {
-        let updated = run.exec(
-            "UPDATE paydesk.orders SET kind = $3, made_at = $4, created_at = $4,
-                    method = CASE WHEN method = '' THEN $5 ELSE method END
-              WHERE mer_no = $1 AND trade_no = $2 AND mer_order_no = $6",
-            &[
-                &mer_no,
-                &o.trade_no,
-                &o.kind.as_str(),
-                &o.made_at,
-                &o.method,
-                &o.mer_order_no,
-            ],
-        )?;
-        Ok(updated == 1)
-    };
-    let Some(state) = o.state else {
-        return label();
-    };
-    let inserted = run.exec(
-        "INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, method, currency, source_amount,
-                amount_e4, created_at, synced_at, signature_verified, kind, made_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::text::numeric, $8, $9, 0, false, $10, $9)
-         ON CONFLICT (mer_no, trade_no) DO NOTHING",
+    let row = run.one(
+        "SELECT paydesk.record_made($1, $2, $3, $4, $5, $6, $7, $8::text::numeric, $9, $10)",
         &[
             &mer_no,
             &o.trade_no,
             &o.mer_order_no,
-            &state,
+            &o.kind.as_str(),
+            &o.state,
             &o.method,
             &o.currency,
             &o.amount.to_string(),
             &amount_e4(o.amount),
             &o.made_at,
-            &o.kind.as_str(),
         ],
     )?;
-    if inserted == 1 {
-        return Ok(true);
-    }
-    label()
+    col(&row, 0)
 }
 
 /// See [`super::bench_raw_copy`].
