@@ -338,6 +338,13 @@ export const commands = {
 	 *  database says the member is.
 	 */
 	teamTest: (profile: string, config: PgConfig_Deserialize, password: string) => typedError<TeamProbe, CoreError_Serialize>(__TAURI_INVOKE("team_test", { profile, config, password })),
+	teamSealKey: () => typedError<SealKeyState_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_seal_key")),
+	/**
+	 *  Trusts on this desk the seal key the team's database holds, if its fingerprint is
+	 *  the one the member was given (`fingerprint`: hex, 16 digits at least, or as a
+	 *  signer's key shows it, `SHA256:aa:bb:…`). Returns the trusted fingerprint.
+	 */
+	teamTrustSealKey: (fingerprint: string) => typedError<string, CoreError_Serialize>(__TAURI_INVOKE("team_trust_seal_key", { fingerprint })),
 	/**  Keeps the member's database password in the keyring. */
 	teamPasswordSet: (profile: string, password: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_password_set", { profile, password })),
 	/**  The member did something in the window (sent at most every few seconds). */
@@ -3646,6 +3653,46 @@ export type SavedFilter_Deserialize = {
 export type SavedFilter_Serialize = {
 	name: string,
 	filter: OrderFilter_Serialize,
+};
+
+/**
+ *  The key card numbers and tax ids are sealed to: as the team's database holds it, and
+ *  as this desk trusts it (a maker's desk seals nothing before its member trusted one).
+ */
+export type SealKeyState = SealKeyState_Serialize | SealKeyState_Deserialize;
+
+/**
+ *  The key card numbers and tax ids are sealed to: as the team's database holds it, and
+ *  as this desk trusts it (a maker's desk seals nothing before its member trusted one).
+ */
+export type SealKeyState_Deserialize = {
+	/**
+	 *  SHA-256 of the key the team's database holds (hex); none before a signer's desk
+	 *  published it.
+	 */
+	database?: string | null,
+	/**
+	 *  The fingerprint this desk trusts (kept in its keyring); none before its member
+	 *  trusted one.
+	 */
+	trusted?: string | null,
+};
+
+/**
+ *  The key card numbers and tax ids are sealed to: as the team's database holds it, and
+ *  as this desk trusts it (a maker's desk seals nothing before its member trusted one).
+ */
+export type SealKeyState_Serialize = {
+	/**
+	 *  SHA-256 of the key the team's database holds (hex); none before a signer's desk
+	 *  published it.
+	 */
+	database: string | null,
+	/**
+	 *  The fingerprint this desk trusts (kept in its keyring); none before its member
+	 *  trusted one.
+	 */
+	trusted: string | null,
 };
 
 /**
