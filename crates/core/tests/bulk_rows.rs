@@ -348,9 +348,10 @@ async fn a_bulk_run_aborted_mid_flight_then_run_again_pays_no_row_twice() {
     // verifies, and its anchor is not far behind its end.
     let check = desk.audit_verify().unwrap();
     assert!(check.ok, "{check:?}");
+    let anchored = check.anchored_rows.unwrap_or(0);
     assert!(
-        check.anchored_rows.unwrap_or(0) > 0,
-        "the stopped run anchored its rows: {check:?}"
+        anchored > 0 && check.rows - anchored <= 8,
+        "the stopped run's rows anchored but for its last group at most: {check:?}"
     );
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
 
