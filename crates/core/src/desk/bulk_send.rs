@@ -110,7 +110,8 @@ impl Desk {
         } else {
             self.send_in_groups(rows, on_row, &mut one_by_one).await
         };
-        // Once a run (whatever stopped it): the keyring's anchor of the audit chain.
+        // Once more at the end (whatever stopped the run): the keyring's anchor of the
+        // audit chain.
         self.anchor_audit();
         r?;
         for (i, payout) in one_by_one {
@@ -129,6 +130,42 @@ impl Desk {
         on_row: &mut impl FnMut(usize, CoreResult<Entry>),
         one_by_one: &mut Vec<(usize, PayoutOp)>,
     ) -> CoreResult<()> {
+        // Dropped (the run stopped), it aborts the requests still out: their entries stay
+        // `sending`, an unknown outcome the next run looks up.
+        let mut out = Out {
+            set: tokio::task::JoinSet::new(),
+            tasks: HashMap::new(),
+            flying: HashMap::new(),
+        };
+        let r = self.turns(rows, &mut out, on_row, one_by_one).await;
+        if r.is_err() {
+            // A turn's commit failed (the file locked by another process for longer than
+            // the busy timeout, the disk full): no more rows leave, but the requests
+            // already at the gateway are waited for (each bounded by the client's
+            // timeout) and each answer recorded on its own, its audit row and outcome,
+            // before the error is said.
+            while let Some(joined) = out.set.join_next_with_id().await {
+                let Some((i, answer)) = out.answer(joined) else {
+                    continue;
+                };
+                let Some(f) = out.flying.remove(&i) else {
+                    continue;
+                };
+                let r = self.record_flying(f, answer).await;
+                on_row(i, r);
+            }
+            self.anchor_audit();
+        }
+        r
+    }
+
+    async fn turns(
+        &self,
+        rows: Vec<Row>,
+        out: &mut Out,
+        on_row: &mut impl FnMut(usize, CoreResult<Entry>),
+        one_by_one: &mut Vec<(usize, PayoutOp)>,
+    ) -> CoreResult<()> {
         let client = self.client()?.clone();
         // Never more out than a second's worth under the profile's rate limit.
         let limit = match self.profile.sync.rate_limit {
@@ -137,20 +174,23 @@ impl Desk {
         }
         .clamp(1, 64) as usize;
         let mut waiting: VecDeque<Row> = rows.into();
-        // Dropped (the run stopped), it aborts the requests still out: their entries stay
-        // `sending`, an unknown outcome the next run looks up.
-        let mut out: tokio::task::JoinSet<(usize, Answer)> = tokio::task::JoinSet::new();
-        let mut tasks: HashMap<tokio::task::Id, usize> = HashMap::new();
-        let mut flying: HashMap<usize, Flying> = HashMap::new();
         // The answers of the turn before, written with this turn's rows.
         let mut answered: Vec<Plain> = Vec::new();
         loop {
-            let room = limit.saturating_sub(out.len()).min(waiting.len());
-            let group: Vec<Row> = waiting.drain(..room).collect();
-            let parts = group
-                .iter()
-                .map(|(_, p, _)| intent_parts(p))
-                .collect::<CoreResult<Vec<_>>>()?;
+            let room = limit.saturating_sub(out.set.len()).min(waiting.len());
+            let mut group: Vec<Row> = Vec::with_capacity(room);
+            let mut parts = Vec::with_capacity(room);
+            for (i, p, fp) in waiting.drain(..room) {
+                // A row whose request cannot be written down is that row's error, never
+                // the run's (the others' answers are still to be recorded).
+                match intent_parts(&p) {
+                    Ok(part) => {
+                        parts.push(part);
+                        group.push((i, p, fp));
+                    }
+                    Err(e) => on_row(i, Err(e)),
+                }
+            }
             let intents: Vec<Intent<'_>> = group
                 .iter()
                 .zip(&parts)
@@ -173,15 +213,15 @@ impl Desk {
                 };
                 let client = client.clone();
                 let op = payout.clone();
-                let task = out.spawn(async move {
+                let task = out.set.spawn(async move {
                     let answer = match &op {
                         PayoutOp::Clabe(o) => client.send(o).await,
                         PayoutOp::Card(o) => client.send(o).await,
                     };
                     (i, answer)
                 });
-                tasks.insert(task.id(), i);
-                flying.insert(
+                out.tasks.insert(task.id(), i);
+                out.flying.insert(
                     i,
                     Flying {
                         entry,
@@ -192,21 +232,8 @@ impl Desk {
                 );
             }
             // While those requests are out: the rows just recorded, their orders cached.
-            let mut made = Vec::new();
-            for p in answered.drain(..) {
-                let entry = self.store.journal().get(p.f.entry.id)?;
-                if let Some(e) = &entry
-                    && e.status == Status::Accepted
-                {
-                    made.push((e.clone(), method_of(&p.f.payout), p.pay_code));
-                }
-                on_row(
-                    p.i,
-                    entry.ok_or_else(|| CoreError::internal("journal entry vanished")),
-                );
-            }
-            self.cache_made_many(&made);
-            if out.is_empty() {
+            self.report(&mut answered, on_row);
+            if out.set.is_empty() {
                 if waiting.is_empty() {
                     return Ok(());
                 }
@@ -216,62 +243,85 @@ impl Desk {
             // One answer, then more until every request out is in (or a moment passed):
             // a commit costs a disk flush, so a turn records as many rows as it can
             // without leaving the answers in waiting for long.
-            let want = out.len();
+            let want = out.set.len();
             let mut answers = Vec::new();
-            answers.extend(out.join_next_with_id().await);
+            answers.extend(out.set.join_next_with_id().await);
             let until = tokio::time::Instant::now() + GATHER;
             while answers.len() < want {
-                match tokio::time::timeout_at(until, out.join_next_with_id()).await {
+                match tokio::time::timeout_at(until, out.set.join_next_with_id()).await {
                     Ok(Some(more)) => answers.push(more),
                     _ => break,
                 }
             }
-            while let Some(more) = out.try_join_next_with_id() {
+            while let Some(more) = out.set.try_join_next_with_id() {
                 answers.push(more);
             }
-            for r in answers {
-                let (i, answer) = match r {
-                    Ok((_, (i, answer))) => (i, answer),
-                    // The task failed (it never does but by a panic): what it sent is
-                    // unknown.
-                    Err(e) => match tasks.get(&e.id()) {
-                        Some(i) => (
-                            *i,
-                            Err(GatewayError::OutcomeUnknown {
-                                reason: format!("the request's task stopped: {e}"),
-                            }),
-                        ),
-                        None => continue,
-                    },
+            let mut more_to_do = Vec::new();
+            for joined in answers {
+                let Some((i, answer)) = out.answer(joined) else {
+                    continue;
                 };
-                let Some(f) = flying.remove(&i) else {
+                let Some(f) = out.flying.remove(&i) else {
                     continue;
                 };
                 match plain(i, f, answer) {
                     Ok(p) => answered.push(p),
-                    // More than an outcome to write: the single payout's way, now.
-                    Err(more) => {
-                        let (f, answer) = *more;
-                        let method = Some(method_of(&f.payout));
-                        let r = match f.payout {
-                            PayoutOp::Clabe(_) => {
-                                self.record_answer::<wire::V2Payout>(
-                                    f.entry, f.claim, answer, method, f.started,
-                                )
-                                .await
-                            }
-                            PayoutOp::Card(_) => {
-                                self.record_answer::<wire::V1CardPayout>(
-                                    f.entry, f.claim, answer, method, f.started,
-                                )
-                                .await
-                            }
-                        };
-                        on_row(i, r.map(|s| s.entry));
-                    }
+                    Err(more) => more_to_do.push((i, *more)),
                 }
             }
+            if more_to_do.is_empty() {
+                continue;
+            }
+            // More than an outcome to write (a lookup, each up to the client's timeout):
+            // the plain answers are committed first, so their claims are not left to
+            // lapse while the lookups run.
+            if !answered.is_empty() {
+                self.write_turn(&answered, &[])?;
+                self.report(&mut answered, on_row);
+            }
+            for (i, (f, answer)) in more_to_do {
+                let r = self.record_flying(f, answer).await;
+                on_row(i, r);
+            }
         }
+    }
+
+    /// Says the outcome of each answer recorded (their orders cached).
+    fn report(&self, answered: &mut Vec<Plain>, on_row: &mut impl FnMut(usize, CoreResult<Entry>)) {
+        let mut made = Vec::new();
+        for p in answered.drain(..) {
+            let entry = match self.store.journal().get(p.f.entry.id) {
+                Ok(Some(e)) => Ok(e),
+                Ok(None) => Err(CoreError::internal("journal entry vanished")),
+                Err(e) => Err(e),
+            };
+            if let Ok(e) = &entry
+                && e.status == Status::Accepted
+            {
+                made.push((e.clone(), method_of(&p.f.payout), p.pay_code));
+            }
+            on_row(p.i, entry);
+        }
+        self.cache_made_many(&made);
+    }
+
+    /// An answer recorded the single payout's way: its audit row and outcome in commits
+    /// of their own.
+    async fn record_flying(&self, f: Flying, answer: Answer) -> CoreResult<Entry> {
+        let method = Some(method_of(&f.payout));
+        let r = match f.payout {
+            PayoutOp::Clabe(_) => {
+                self.record_answer::<wire::V2Payout>(f.entry, f.claim, answer, method, f.started)
+                    .await
+            }
+            PayoutOp::Card(_) => {
+                self.record_answer::<wire::V1CardPayout>(
+                    f.entry, f.claim, answer, method, f.started,
+                )
+                .await
+            }
+        };
+        r.map(|s| s.entry)
     }
 
     /// One commit: the audit rows and outcomes of the answers in, and the next rows
@@ -319,6 +369,10 @@ impl Desk {
                     && self.profile.team.is_none()
                 {
                     *super::lock(&self.audit_anchor) = Some(a);
+                    // The keyring's anchor follows the log turn by turn (one write a
+                    // turn): a run killed or dropped midway leaves at most its last
+                    // turn's rows past it, not the whole run's.
+                    self.anchor_audit();
                 }
                 Ok(begun)
             }
@@ -331,6 +385,34 @@ impl Desk {
                     .begin_many(&self.profile.name, intents, self.guard(false))
             }
             Err(e) => Err(e),
+        }
+    }
+}
+
+/// The requests out: their tasks, and what each left as.
+struct Out {
+    set: tokio::task::JoinSet<(usize, Answer)>,
+    tasks: HashMap<tokio::task::Id, usize>,
+    flying: HashMap<usize, Flying>,
+}
+
+impl Out {
+    /// A finished task's row and answer; a task that failed (it never does but by a
+    /// panic) sent what is unknown.
+    fn answer(
+        &self,
+        joined: Result<(tokio::task::Id, (usize, Answer)), tokio::task::JoinError>,
+    ) -> Option<(usize, Answer)> {
+        match joined {
+            Ok((_, r)) => Some(r),
+            Err(e) => self.tasks.get(&e.id()).map(|i| {
+                (
+                    *i,
+                    Err(GatewayError::OutcomeUnknown {
+                        reason: format!("the request's task stopped: {e}"),
+                    }),
+                )
+            }),
         }
     }
 }

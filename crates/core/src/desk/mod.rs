@@ -862,10 +862,8 @@ impl Desk {
     }
 
     /// The audit rows of a group of calls (a bulk run's), in one commit, chained from the
-    /// anchor this desk holds. The keyring's anchor is written once a run, by
-    /// [`Desk::anchor_audit`], not per row: a crash in between leaves the keyring's anchor
-    /// behind the log's end, which still verifies (the anchor is a row the log must
-    /// still hold, not its last).
+    /// anchor this desk holds. The keyring's anchor is written once a group, by
+    /// [`Desk::anchor_audit`], not per row.
     fn audit_group(&self, rows: Vec<(&str, String, String, Instant)>) {
         if rows.is_empty() {
             return;
@@ -877,7 +875,10 @@ impl Desk {
             .audit()
             .append_many(records, self.audit_key.expose(), anchor.as_ref())
         {
-            Ok(Some(a)) if self.profile.team.is_none() => *lock(&self.audit_anchor) = Some(a),
+            Ok(Some(a)) if self.profile.team.is_none() => {
+                *lock(&self.audit_anchor) = Some(a);
+                self.anchor_audit();
+            }
             Ok(_) => {}
             Err(e) => {
                 tracing::error!(error = %e, "audit log write failed");
@@ -910,7 +911,8 @@ impl Desk {
     }
 
     /// Records the audit chain's anchor this desk holds in the keyring, unless the
-    /// keyring already holds a later one (another desk's): once at the end of a run.
+    /// keyring already holds a later one (another desk's): after each bulk turn's
+    /// commit, and once more at the end of a run.
     fn anchor_audit(&self) {
         if self.profile.team.is_some() {
             return;

@@ -50,9 +50,9 @@ pub struct ReviewRequest {
 /// identity, by fingerprint: each is given to one row of a plan at most, oldest first.
 #[derive(Default)]
 struct FormerIdentities {
-    /// The bulk row numbers (bases) of the journal's CLABE payouts, by fingerprint, oldest
-    /// first; read once per plan, when a row first needs them.
-    by_fingerprint: Option<std::collections::HashMap<String, Vec<String>>>,
+    /// The bulk row numbers (bases) of the journal's CLABE payouts with a fingerprint,
+    /// oldest first; read by the fingerprint's index when a row first needs them.
+    by_fingerprint: std::collections::HashMap<String, Vec<String>>,
     taken: std::collections::HashSet<String>,
 }
 
@@ -73,29 +73,25 @@ impl FormerIdentities {
         fingerprint: &str,
         own: &std::collections::HashSet<String>,
     ) -> CoreResult<Option<String>> {
-        if self.by_fingerprint.is_none() {
-            let entries = desk.store.journal().list(
+        if !self.by_fingerprint.contains_key(fingerprint) {
+            let entries = desk.store.journal().with_fingerprint(
                 &desk.profile.name,
-                &[],
-                &[journal::JournalOperation::V2Payout.name()],
-                1_000_000,
+                journal::JournalOperation::V2Payout.name(),
+                fingerprint,
             )?;
-            let mut map: std::collections::HashMap<String, Vec<String>> = Default::default();
-            // Newest first from the journal: the oldest first here.
-            for e in entries.iter().rev() {
-                if let Some(base) = bulk_base(&e.mer_order_no) {
-                    let bases = map.entry(e.fingerprint.clone()).or_default();
-                    if !bases.iter().any(|b| b == base) {
-                        bases.push(base.to_string());
-                    }
+            let mut bases: Vec<String> = Vec::new();
+            for e in &entries {
+                if let Some(base) = bulk_base(&e.mer_order_no)
+                    && !bases.iter().any(|b| b == base)
+                {
+                    bases.push(base.to_string());
                 }
             }
-            self.by_fingerprint = Some(map);
+            self.by_fingerprint.insert(fingerprint.to_string(), bases);
         }
         let found = self
             .by_fingerprint
-            .as_ref()
-            .and_then(|m| m.get(fingerprint))
+            .get(fingerprint)
             .and_then(|bases| {
                 bases
                     .iter()

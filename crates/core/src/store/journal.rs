@@ -186,6 +186,15 @@ pub trait JournalStore {
         window_ms: i64,
     ) -> CoreResult<Vec<Entry>>;
 
+    /// Every entry of this operation with this fingerprint, whatever its status or age,
+    /// oldest first (by the fingerprint's index, never the whole journal).
+    fn with_fingerprint(
+        &self,
+        profile: &str,
+        operation: &str,
+        fingerprint: &str,
+    ) -> CoreResult<Vec<Entry>>;
+
     /// Writes the intent (or takes up the existing one) in one immediate transaction, so
     /// two clicks or two processes cannot both send. A new number is first checked against
     /// the journal for the same intent ([`Guard`]); an existing number against its request.
@@ -447,6 +456,20 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
             live = statuses(&Status::LIVE)
         ))?;
         let rows = stmt.query_map(params![profile, fingerprint, now_ms() - window_ms], row)?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    fn with_fingerprint(
+        &self,
+        profile: &str,
+        operation: &str,
+        fingerprint: &str,
+    ) -> CoreResult<Vec<Entry>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2 AND operation = ?3
+         ORDER BY id"
+        ))?;
+        let rows = stmt.query_map(params![profile, fingerprint, operation], row)?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
     }
 

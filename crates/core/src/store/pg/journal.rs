@@ -301,6 +301,21 @@ impl JournalStore for PgJournal<'_> {
         )?)
     }
 
+    fn with_fingerprint(
+        &self,
+        _profile: &str,
+        operation: &str,
+        fingerprint: &str,
+    ) -> CoreResult<Vec<Entry>> {
+        entries(self.link.query(
+            &format!(
+                "SELECT {COLUMNS} FROM paydesk.journal
+                 WHERE mer_no = $1 AND fingerprint = $2 AND operation = $3 ORDER BY id"
+            ),
+            &[&self.mer_no, &fingerprint, &operation],
+        )?)
+    }
+
     fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
         self.link
             .atomic(|tx| self.begin_in(tx, profile, intent, guard))
