@@ -1837,6 +1837,97 @@ export const en = {
     cardDigits: "must be 12 to 19 digits",
     cardLuhn: "fails the Luhn check digit",
     email: "must be an e-mail address such as name@example.com, got “{{got}}”",
+    // The core's other rules (issue 33): forms, profiles and settings, bulk files, teams.
+    methodOneOf: "must be one of {{names}}",
+    vnBankId: "must be a whole number (the bank's id)",
+    clabeCurrency: "a CLABE payout is in MXN (a CLABE is a Mexican bank account), not {{currency}}",
+    beneficiaryType: "must be individual or company",
+    addressLine: "must be at most 128 characters without control characters",
+    pageSizeRange: "must be between 1 and {{max}} orders",
+    inFlightRange: "must be between 1 and {{max}} requests",
+    rateLimitRange: "must be between 0 (no limit) and {{max}} requests per second",
+    payoutsInFlightRange: "must be between 1 and {{max}} payouts",
+    balancesEveryRange: "must be between 0 (not on a schedule) and 1440 minutes (a day)",
+    duplicateWindowRange: "must be between 1 and 2160 hours (90 days)",
+    notFoundGraceRange: "must be at most 604800 seconds (7 days)",
+    notFoundLookupsRange: "must be between 1 and 100",
+    profileName: "must be 1 to 40 letters, digits, - or _",
+    notUrl: "is not a URL ({{reason}})",
+    baseUrlCredentials: "must not carry a user name or password (the token is kept in the keyring)",
+    baseUrlQuery:
+      "must not have a query (?...) or a fragment (#...): operations are added to its path",
+    notifyAtDeskRemote:
+      "is only for a gateway on this machine (a loopback base URL): a remote gateway cannot reach this desk's receiver; give the notifyUrl of your backend",
+    merNo: "must be the merchant number the gateway gave you",
+    langTag: "must be a language tag such as en or zh-CN (letters, digits, -)",
+    orderType: "must be up to 64 printable ASCII characters without spaces",
+    operatorName: "must be 1 to 80 characters without control characters",
+    notifyUrlHttps:
+      "must use https:// for a real gateway: plain http:// is only allowed to this machine (localhost), since a notification carries payment results",
+    notifyUrlRequired:
+      "is required for a real gateway: the URL where the merchant's backend receives the gateway's notifications (or choose to receive them at this desk)",
+    fingerprint: "must be a key's fingerprint (SHA256: and hexadecimal, at most 128 characters)",
+    changeHorizonRange: "must be 1 to 3650 days",
+    sandboxReserved:
+      '"{{name}}" is reserved for the built-in sandbox; choose another name for a profile of a gateway',
+    renameSandbox: "the built-in sandbox cannot be renamed",
+    renameProfile:
+      "cannot change: its keys and cache are kept under it (add a new profile instead)",
+    sandboxNoBaseUrl:
+      "the built-in sandbox has no gateway address; add a new profile for a real gateway",
+    nameTaken: "is already taken",
+    removeActive: "is the active profile; switch to another first",
+    removeSandbox: "the built-in sandbox cannot be removed",
+    rowUnreadable: "cannot be read: {{reason}}",
+    orderNoFormula: "must not start with =, +, - or @ (a spreadsheet would run it as a formula)",
+    orderNoRepeated: "{{orderNo}} is already used on line {{line}}; each row needs its own",
+    payoutType: 'must be clabe or card, got "{{got}}"',
+    fileUtf16: 'is UTF-16 text, not UTF-8: save it as "CSV UTF-8" and try again',
+    fileNotUtf8:
+      'is not UTF-8 text (byte {{byte}} is not UTF-8): save it as "CSV UTF-8" and try again',
+    headerUnreadable: "the header row cannot be read: {{reason}}",
+    headerMissingColumn: 'the header row has no "{{column}}" column',
+    cellControl: "must not contain line breaks or control characters",
+    fileRereadFailed: "cannot be read again to fix it: {{reason}}",
+    fileEmpty: "is empty",
+    notAColumn: '"{{column}}" is not a column of the file',
+    noSuchLine: "the file has no line {{line}}",
+    teamNoPin: "this connection keeps no pin (a desk's team connection does)",
+    sealKeyUnpublished:
+      "no signer's desk has published the key yet: have a signer open their desk first",
+    sealFingerprint: "the key's SHA-256 fingerprint in hex, 16 digits at least",
+    sealFingerprintDiffers:
+      "the team's database holds key {{now}}, not the {{want}} you were given: nothing trusted; ask the database's owner",
+    batchRowErrors: "{{rows}} row(s) have errors; the first, line {{line}}: {{field}} {{rule}}",
+    batchNoRows: "the file has no payout rows",
+    batchCard:
+      "line {{line}}: card payouts are not requested through a team (a card number is never stored in the team's database); send them from a single desk",
+    batchCurrency: "line {{line}}: {{currency}} in a batch of {{batch}}: one currency per batch",
+    sealNoSigner:
+      "this is sealed to the signers, and no signer's desk has connected to the team yet: have a signer open their desk first",
+    sealUntrusted:
+      "no seal key is trusted on this desk yet: nothing was sealed. The team's database holds key {{now}}; compare it with the fingerprint a signer or the database's owner gives you, then trust it (Team screen, or `paydesk team trust-seal-key --fingerprint {{short}}`)",
+    sealKeyChanged:
+      "the key this is sealed to has changed since this desk last sealed (pinned {{pinned}}…, now {{now}}…): nothing was sealed. Only the database's owner replaces it, when the merchant key is rotated; if they did, run `paydesk team trust-seal-key`",
+    clabeNoCard: "a CLABE payout carries no card number",
+    rejectReason: "a rejection says why, in 3 characters at least",
+    ruleOperation: "payout, payin, top_up, withdraw or * (any)",
+    ruleAbove: "a decimal amount such as 10000 or 10000.50",
+    ruleAboveNegative: "must be 0 or more, got {{got}}",
+    ruleApprovals: "must be 1 to 5 approvers, got {{got}}",
+    memberRoles: "at least one role (to take every role away, remove the member)",
+    defaultApprovals: "the team's default approvals: 0 to 5",
+    memberName:
+      "1 to 50 characters: lowercase letters, digits and underscores, starting with a letter",
+    passwordLength: "12 characters at least",
+    requestAmount: "a decimal amount such as 100 or 100.50",
+    requestAmountPositive: "more than 0",
+    signerMerchant: "this desk signs for merchant {{desk}}, the team works for {{team}}",
+    signerAudit: "this desk does not sign for the team: {{why}}",
+    sealTooLong: "too long",
+    sealedNotBase64: "a sealed value is not base64",
+    sealedOtherKey: "sealed to another key, or for another field",
+    sealedNotText: "a sealed value is not text",
   },
 } as const;
 
