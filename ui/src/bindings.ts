@@ -338,6 +338,13 @@ export const commands = {
 	 *  database says the member is.
 	 */
 	teamTest: (profile: string, config: PgConfig_Deserialize, password: string) => typedError<TeamProbe, CoreError_Serialize>(__TAURI_INVOKE("team_test", { profile, config, password })),
+	teamSealKey: () => typedError<SealKeyState_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_seal_key")),
+	/**
+	 *  Trusts on this desk the seal key the team's database holds, if its fingerprint is
+	 *  the one the member was given (`fingerprint`: hex, 16 digits at least, or as a
+	 *  signer's key shows it, `SHA256:aa:bb:…`). Returns the trusted fingerprint.
+	 */
+	teamTrustSealKey: (fingerprint: string) => typedError<string, CoreError_Serialize>(__TAURI_INVOKE("team_trust_seal_key", { fingerprint })),
 	/**  Keeps the member's database password in the keyring. */
 	teamPasswordSet: (profile: string, password: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_password_set", { profile, password })),
 	/**  The member did something in the window (sent at most every few seconds). */
@@ -1773,10 +1780,17 @@ export type Field = "sourceAmount" | "handlingFee" | "transactionFixedFee" | "ex
 "chargebackAmount";
 
 /**  One field's problem: the field (as the form and the CLI name it) and its rule. */
-export type FieldProblem = {
+export type FieldProblem = FieldProblem_Serialize | FieldProblem_Deserialize;
+
+/**  One field's problem: the field (as the form and the CLI name it) and its rule. */
+export type FieldProblem_Deserialize = {
 	field: string,
-	rule: string,
-};
+} & BrokenRule_Deserialize;
+
+/**  One field's problem: the field (as the form and the CLI name it) and its rule. */
+export type FieldProblem_Serialize = {
+	field: string,
+} & BrokenRule_Serialize;
 
 /**
  *  A count and an amount, and the orders behind them: `amount` is the sum of `field`
@@ -2802,7 +2816,7 @@ export type ProfileFields = ProfileFields_Serialize | ProfileFields_Deserialize;
  *  base URL makes of a request.
  */
 export type ProfileFields_Deserialize = {
-	problems: FieldProblem[],
+	problems: FieldProblem_Deserialize[],
 	baseUrl?: BaseUrlPreview_Deserialize | null,
 };
 
@@ -2811,7 +2825,7 @@ export type ProfileFields_Deserialize = {
  *  base URL makes of a request.
  */
 export type ProfileFields_Serialize = {
-	problems: FieldProblem[],
+	problems: FieldProblem_Serialize[],
 	baseUrl: BaseUrlPreview_Serialize | null,
 };
 
@@ -3460,25 +3474,23 @@ export type RowError = RowError_Serialize | RowError_Deserialize;
 export type RowError_Deserialize = {
 	line: number,
 	field: string,
-	rule: string,
 	/**
 	 *  The cell as the file has it, when `field` is one of the file's columns (what a
 	 *  fix in place starts from); `None` for a row that cannot be read.
 	 */
 	value?: string | null,
-};
+} & BrokenRule_Deserialize;
 
 /**  A row that failed its checks: 1-based line number in the file, field and rule. */
 export type RowError_Serialize = {
 	line: number,
 	field: string,
-	rule: string,
 	/**
 	 *  The cell as the file has it, when `field` is one of the file's columns (what a
 	 *  fix in place starts from); `None` for a row that cannot be read.
 	 */
 	value: string | null,
-};
+} & BrokenRule_Serialize;
 
 /**
  *  Why a row is sent, held, looked up or already paid: the facts, for any language.
@@ -3646,6 +3658,46 @@ export type SavedFilter_Deserialize = {
 export type SavedFilter_Serialize = {
 	name: string,
 	filter: OrderFilter_Serialize,
+};
+
+/**
+ *  The key card numbers and tax ids are sealed to: as the team's database holds it, and
+ *  as this desk trusts it (a maker's desk seals nothing before its member trusted one).
+ */
+export type SealKeyState = SealKeyState_Serialize | SealKeyState_Deserialize;
+
+/**
+ *  The key card numbers and tax ids are sealed to: as the team's database holds it, and
+ *  as this desk trusts it (a maker's desk seals nothing before its member trusted one).
+ */
+export type SealKeyState_Deserialize = {
+	/**
+	 *  SHA-256 of the key the team's database holds (hex); none before a signer's desk
+	 *  published it.
+	 */
+	database?: string | null,
+	/**
+	 *  The fingerprint this desk trusts (kept in its keyring); none before its member
+	 *  trusted one.
+	 */
+	trusted?: string | null,
+};
+
+/**
+ *  The key card numbers and tax ids are sealed to: as the team's database holds it, and
+ *  as this desk trusts it (a maker's desk seals nothing before its member trusted one).
+ */
+export type SealKeyState_Serialize = {
+	/**
+	 *  SHA-256 of the key the team's database holds (hex); none before a signer's desk
+	 *  published it.
+	 */
+	database: string | null,
+	/**
+	 *  The fingerprint this desk trusts (kept in its keyring); none before its member
+	 *  trusted one.
+	 */
+	trusted: string | null,
 };
 
 /**

@@ -489,7 +489,7 @@ mod tests {
             if let Some(key) = pending.take() {
                 out.insert(key, line.to_string());
             } else if let Some((key, value)) = line.split_once(':')
-                && key.chars().all(|c| c.is_ascii_alphanumeric())
+                && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             {
                 if value.trim().is_empty() {
                     pending = Some(key.to_string());
@@ -520,11 +520,15 @@ mod tests {
         let mut missing = Vec::new();
         for s in &sites {
             for (lang, c) in [("en", &en), ("zh", &zh)] {
-                if !c.contains_key(&s.key) {
+                // A plural's words are under `<key>_other` (and `_one` in English).
+                if !c.contains_key(&s.key) && !c.contains_key(&format!("{}_other", s.key)) {
                     missing.push(format!("{lang}: rules.{} ({})", s.key, s.file));
                 }
             }
-            if let Some(text) = en.get(&s.key) {
+            if let Some(text) = en
+                .get(&s.key)
+                .or_else(|| en.get(&format!("{}_other", s.key)))
+            {
                 for p in text.split("{{").skip(1) {
                     let name = p.split("}}").next().unwrap();
                     if !s.params.iter().any(|x| x == name) {

@@ -118,7 +118,7 @@ impl SyncSettings {
                 "sync.pageSize",
                 format!("must be between 1 and {most} orders"),
                 "pageSizeRange",
-                &[("max", most.to_string())],
+                &[("count", most.to_string())],
             ));
         }
         let most = crate::sync::MAX_IN_FLIGHT as u32;
@@ -143,7 +143,7 @@ impl SyncSettings {
                 "sync.payoutsInFlight",
                 format!("must be between 1 and {MAX_PAYOUTS_IN_FLIGHT} payouts"),
                 "payoutsInFlightRange",
-                &[("max", MAX_PAYOUTS_IN_FLIGHT.to_string())],
+                &[("count", MAX_PAYOUTS_IN_FLIGHT.to_string())],
             ));
         }
         if self.balances_every_mins > 24 * 60 {

@@ -104,6 +104,8 @@ export const invalidates = {
   teamRequestPayin: ["team"],
   teamRequestCard: ["team"],
   teamTest: [],
+  teamSealKey: [],
+  teamTrustSealKey: ["team"],
   teamPasswordSet: ["team", "app"],
   sessionTouch: [],
   sessionLock: [],
