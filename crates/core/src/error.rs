@@ -108,6 +108,18 @@ impl Rule {
     }
 }
 
+impl Rule {
+    /// The rule a currency code broke, as `paydesk_gateway::money::Currency::parse`
+    /// words it (`text`), keyed by which of its two rules `code` broke.
+    pub fn currency(code: &str, text: String) -> Self {
+        if text.starts_with("must be a 3-letter") {
+            Rule::keyed(text, "currencyCode", &[("got", code.to_string())])
+        } else {
+            Rule::keyed(text, "currencyUnknown", &[("code", code.to_string())])
+        }
+    }
+}
+
 impl From<FieldError> for Rule {
     fn from(e: FieldError) -> Self {
         Rule {
@@ -359,6 +371,26 @@ mod tests {
             v,
             serde_json::json!({"code": "validation", "field": "clabe", "rule": "check digit is wrong"})
         );
+    }
+
+    /// A currency code's two rules, as the gateway's parser words them, keep its words
+    /// and get their own keys (the parser's wording is what tells them apart).
+    #[test]
+    fn a_currency_rule_is_keyed_by_which_rule_it_broke() {
+        let rule = |code: &str| {
+            Rule::currency(
+                code,
+                paydesk_gateway::money::Currency::parse(code).unwrap_err(),
+            )
+        };
+        let lower = rule("mxn");
+        assert_eq!(lower.key.as_deref(), Some("currencyCode"));
+        assert_eq!(lower.params["got"], "mxn");
+        assert!(lower.text.contains("ISO 4217"), "{}", lower.text);
+        let unknown = rule("QQQ");
+        assert_eq!(unknown.key.as_deref(), Some("currencyUnknown"));
+        assert_eq!(unknown.params["code"], "QQQ");
+        assert_eq!(unknown.text, "\"QQQ\" is not an ISO 4217 currency");
     }
 
     /// One call that states a rule with a message key, as the source has it.

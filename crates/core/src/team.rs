@@ -650,8 +650,9 @@ impl RuleInput {
         }
         let currency = rule.currency.trim().to_ascii_uppercase();
         if currency != "*" {
-            paydesk_gateway::money::Currency::parse(&currency)
-                .map_err(|e| CoreError::validation("currency", e))?;
+            paydesk_gateway::money::Currency::parse(&currency).map_err(|e| {
+                CoreError::validation("currency", crate::error::Rule::currency(&currency, e))
+            })?;
         }
         let above: Decimal = rule.above.trim().parse().map_err(|_| {
             CoreError::keyed(
@@ -899,8 +900,9 @@ fn money_of(amount: &str, currency: &str) -> CoreResult<(String, String)> {
         ));
     }
     let currency = currency.trim().to_uppercase();
-    paydesk_gateway::money::Currency::parse(&currency)
-        .map_err(|e| CoreError::validation("currency", e))?;
+    paydesk_gateway::money::Currency::parse(&currency).map_err(|e| {
+        CoreError::validation("currency", crate::error::Rule::currency(&currency, e))
+    })?;
     Ok((value.to_string(), currency))
 }
 

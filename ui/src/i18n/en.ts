@@ -1930,6 +1930,8 @@ export const en = {
     sealedNotBase64: "a sealed value is not base64",
     sealedOtherKey: "sealed to another key, or for another field",
     sealedNotText: "a sealed value is not text",
+    currencyCode: 'must be a 3-letter upper-case ISO 4217 code, got "{{got}}"',
+    currencyUnknown: '"{{code}}" is not an ISO 4217 currency',
   },
 } as const;
 

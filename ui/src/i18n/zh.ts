@@ -1776,5 +1776,7 @@ export const zh: Catalogue = {
     sealedNotBase64: "加密的值不是 base64",
     sealedOtherKey: "是用另一个密钥或为另一个字段加密的",
     sealedNotText: "加密的值不是文本",
+    currencyCode: "必须是 3 个大写字母的 ISO 4217 代码，收到的是“{{got}}”",
+    currencyUnknown: "“{{code}}”不是 ISO 4217 货币",
   },
 };
