@@ -1780,10 +1780,17 @@ export type Field = "sourceAmount" | "handlingFee" | "transactionFixedFee" | "ex
 "chargebackAmount";
 
 /**  One field's problem: the field (as the form and the CLI name it) and its rule. */
-export type FieldProblem = {
+export type FieldProblem = FieldProblem_Serialize | FieldProblem_Deserialize;
+
+/**  One field's problem: the field (as the form and the CLI name it) and its rule. */
+export type FieldProblem_Deserialize = {
 	field: string,
-	rule: string,
-};
+} & BrokenRule_Deserialize;
+
+/**  One field's problem: the field (as the form and the CLI name it) and its rule. */
+export type FieldProblem_Serialize = {
+	field: string,
+} & BrokenRule_Serialize;
 
 /**
  *  A count and an amount, and the orders behind them: `amount` is the sum of `field`
@@ -2809,7 +2816,7 @@ export type ProfileFields = ProfileFields_Serialize | ProfileFields_Deserialize;
  *  base URL makes of a request.
  */
 export type ProfileFields_Deserialize = {
-	problems: FieldProblem[],
+	problems: FieldProblem_Deserialize[],
 	baseUrl?: BaseUrlPreview_Deserialize | null,
 };
 
@@ -2818,7 +2825,7 @@ export type ProfileFields_Deserialize = {
  *  base URL makes of a request.
  */
 export type ProfileFields_Serialize = {
-	problems: FieldProblem[],
+	problems: FieldProblem_Serialize[],
 	baseUrl: BaseUrlPreview_Serialize | null,
 };
 
@@ -3467,25 +3474,23 @@ export type RowError = RowError_Serialize | RowError_Deserialize;
 export type RowError_Deserialize = {
 	line: number,
 	field: string,
-	rule: string,
 	/**
 	 *  The cell as the file has it, when `field` is one of the file's columns (what a
 	 *  fix in place starts from); `None` for a row that cannot be read.
 	 */
 	value?: string | null,
-};
+} & BrokenRule_Deserialize;
 
 /**  A row that failed its checks: 1-based line number in the file, field and rule. */
 export type RowError_Serialize = {
 	line: number,
 	field: string,
-	rule: string,
 	/**
 	 *  The cell as the file has it, when `field` is one of the file's columns (what a
 	 *  fix in place starts from); `None` for a row that cannot be read.
 	 */
 	value: string | null,
-};
+} & BrokenRule_Serialize;
 
 /**
  *  Why a row is sent, held, looked up or already paid: the facts, for any language.

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{CoreError, CoreResult};
+use crate::error::{CoreError, CoreResult, Rule};
 use crate::forms::{Filler, PayoutForm, PayoutKind, PayoutOp};
 use crate::output::Existing;
 use paydesk_gateway::validate as v;
@@ -215,7 +215,10 @@ pub struct BulkPlan {
 pub struct RowError {
     pub line: usize,
     pub field: String,
-    pub rule: String,
+    /// The rule's English words (`rule`) and, for a rule a window translates, its
+    /// message key and parameters (`ruleKey`, `ruleParams`).
+    #[serde(flatten)]
+    pub rule: Rule,
     /// The cell as the file has it, when `field` is one of the file's columns (what a
     /// fix in place starts from); `None` for a row that cannot be read.
     #[serde(default)]
@@ -321,8 +324,14 @@ fn unmark(cell: &str) -> &str {
 /// other byte of its ASCII text is zero).
 fn text_encoding(bytes: &[u8]) -> CoreResult<()> {
     const SAVE: &str = "save it as \"CSV UTF-8\" and try again";
-    let utf16 =
-        |what: &str| CoreError::validation("file", format!("is {what} text, not UTF-8: {SAVE}"));
+    let utf16 = |what: &str| {
+        CoreError::keyed(
+            "file",
+            format!("is {what} text, not UTF-8: {SAVE}"),
+            "fileUtf16",
+            &[],
+        )
+    };
     if bytes.starts_with(b"\xFF\xFE") {
         return Err(utf16("UTF-16 (little-endian, with a byte-order mark)"));
     }
@@ -346,12 +355,14 @@ fn text_encoding(bytes: &[u8]) -> CoreResult<()> {
         }
     }
     if let Err(e) = std::str::from_utf8(bytes) {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "file",
             format!(
                 "is not UTF-8 text (byte {} is not UTF-8): {SAVE}",
                 e.valid_up_to() + 1
             ),
+            "fileNotUtf8",
+            &[("byte", (e.valid_up_to() + 1).to_string())],
         ));
     }
     Ok(())
@@ -367,13 +378,22 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
         .from_reader(bytes);
     let headers = reader
         .headers()
-        .map_err(|e| CoreError::validation("file", format!("the header row cannot be read: {e}")))?
+        .map_err(|e| {
+            CoreError::keyed(
+                "file",
+                format!("the header row cannot be read: {e}"),
+                "headerUnreadable",
+                &[("reason", e.to_string())],
+            )
+        })?
         .clone();
     for required in ["type", "amount", "currency", "account"] {
         if !headers.iter().any(|h| h == required) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "file",
                 format!("the header row has no {required:?} column"),
+                "headerMissingColumn",
+                &[("column", required.to_string())],
             ));
         }
     }
@@ -394,7 +414,7 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             out.records
                 .push((line, r.iter().map(str::to_string).collect()));
         }
-        let fail = |field: &str, rule: String| RowError {
+        let fail = |field: &str, rule: Rule| RowError {
             line,
             field: field.to_string(),
             rule,
@@ -403,14 +423,21 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
         let row: Row = match record.and_then(|r| r.deserialize(Some(&headers))) {
             Ok(r) => r,
             Err(e) => {
-                out.errors.push(fail("row", format!("cannot be read: {e}")));
+                out.errors.push(fail(
+                    "row",
+                    Rule::keyed(
+                        format!("cannot be read: {e}"),
+                        "rowUnreadable",
+                        &[("reason", e.to_string())],
+                    ),
+                ));
                 continue;
             }
         };
         let amount = match paydesk_gateway::money::parse_decimal("amount", &row.amount) {
             Ok(a) => a,
             Err(e) => {
-                out.errors.push(fail("amount", e.rule));
+                out.errors.push(fail("amount", e.into()));
                 continue;
             }
         };
@@ -466,7 +493,11 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             // that must be escaped there would come back as another number.
             out.errors.push(fail(
                 "merOrderNo",
-                "must not start with =, +, - or @ (a spreadsheet would run it as a formula)".into(),
+                Rule::keyed(
+                    "must not start with =, +, - or @ (a spreadsheet would run it as a formula)",
+                    "orderNoFormula",
+                    &[],
+                ),
             ));
             continue;
         } else {
@@ -477,7 +508,16 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
         {
             out.errors.push(fail(
                 "merOrderNo",
-                format!("{mer_order_no} is already used on line {first}; each row needs its own"),
+                Rule::keyed(
+                    format!(
+                        "{mer_order_no} is already used on line {first}; each row needs its own"
+                    ),
+                    "orderNoRepeated",
+                    &[
+                        ("orderNo", mer_order_no.clone()),
+                        ("line", first.to_string()),
+                    ],
+                ),
             ));
             continue;
         }
@@ -489,7 +529,11 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             other => {
                 out.errors.push(fail(
                     "type",
-                    format!("must be clabe or card, got {other:?}"),
+                    Rule::keyed(
+                        format!("must be clabe or card, got {other:?}"),
+                        "payoutType",
+                        &[("got", other.to_string())],
+                    ),
                 ));
                 continue;
             }
@@ -539,9 +583,9 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                     "countryCode" => "country",
                     other => other,
                 };
-                out.errors.push(fail(field, rule.text));
+                out.errors.push(fail(field, rule));
             }
-            Err(e) => out.errors.push(fail("row", e.to_string())),
+            Err(e) => out.errors.push(fail("row", e.to_string().into())),
             Ok(payout) => out.rows.push((line, payout)),
         }
     }
@@ -560,9 +604,11 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
 /// file may be re-quoted, never changed in content). The file is replaced atomically.
 pub fn fix_cell(path: &Path, line: usize, column: &str, value: &str) -> CoreResult<()> {
     if value.chars().any(|c| c.is_control()) {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "value",
             "must not contain line breaks or control characters",
+            "cellControl",
+            &[],
         ));
     }
     let bytes = crate::input::read_file(path, crate::input::MAX_DOCUMENT_BYTES)
@@ -577,23 +623,40 @@ pub fn fix_cell(path: &Path, line: usize, column: &str, value: &str) -> CoreResu
     let mut records: Vec<csv::StringRecord> = Vec::new();
     for r in reader.records() {
         records.push(r.map_err(|e| {
-            CoreError::validation("file", format!("cannot be read again to fix it: {e}"))
+            CoreError::keyed(
+                "file",
+                format!("cannot be read again to fix it: {e}"),
+                "fileRereadFailed",
+                &[("reason", e.to_string())],
+            )
         })?);
     }
     let header = records
         .first()
-        .ok_or_else(|| CoreError::validation("file", "is empty"))?;
+        .ok_or_else(|| CoreError::keyed("file", "is empty", "fileEmpty", &[]))?;
     let at = header
         .iter()
         .position(|h| h.trim() == column)
         .ok_or_else(|| {
-            CoreError::validation("column", format!("{column:?} is not a column of the file"))
+            CoreError::keyed(
+                "column",
+                format!("{column:?} is not a column of the file"),
+                "notAColumn",
+                &[("column", column.to_string())],
+            )
         })?;
     // The checks number a row by its record, the header being line 1.
     let index = line
         .checked_sub(1)
         .filter(|&i| i >= 1 && i < records.len())
-        .ok_or_else(|| CoreError::validation("line", format!("the file has no line {line}")))?;
+        .ok_or_else(|| {
+            CoreError::keyed(
+                "line",
+                format!("the file has no line {line}"),
+                "noSuchLine",
+                &[("line", line.to_string())],
+            )
+        })?;
     let mut cells: Vec<String> = records[index].iter().map(str::to_string).collect();
     if cells.len() <= at {
         cells.resize(at + 1, String::new());

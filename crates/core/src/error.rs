@@ -1,7 +1,7 @@
 //! One error type with stable variants a caller (CLI, desktop app) acts on.
 
 use paydesk_gateway::{FieldError, GatewayError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, thiserror::Error, Serialize)]
@@ -75,20 +75,59 @@ pub enum CoreError {
 /// catalogues) with the values its words name. Reads as its words (`Deref<str>`,
 /// `Display`), so code that checks or prints a rule is unchanged.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename = "BrokenRule")]
 pub struct Rule {
     #[serde(rename = "rule")]
     pub text: String,
-    #[serde(rename = "ruleKey", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "ruleKey", default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "specta", specta(optional))]
     pub key: Option<String>,
     #[serde(
         rename = "ruleParams",
+        default,
         skip_serializing_if = "std::collections::BTreeMap::is_empty"
     )]
     #[cfg_attr(feature = "specta", specta(optional))]
     pub params: std::collections::BTreeMap<String, String>,
+}
+
+impl Rule {
+    /// A rule a window words in the user's language: `text` is the English the CLI
+    /// prints, `key` names `rules.<key>` in the UI's catalogues (a literal, so the
+    /// catalogue test finds it), `params` the values its words name.
+    pub fn keyed(text: impl Into<String>, key: &str, params: &[(&str, String)]) -> Self {
+        Rule {
+            text: text.into(),
+            key: Some(key.to_string()),
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        }
+    }
+}
+
+impl Rule {
+    /// The rule a currency code broke, as `paydesk_gateway::money::Currency::parse`
+    /// words it (`text`), keyed by which of its two rules `code` broke.
+    pub fn currency(code: &str, text: String) -> Self {
+        if text.starts_with("must be a 3-letter") {
+            Rule::keyed(text, "currencyCode", &[("got", code.to_string())])
+        } else {
+            Rule::keyed(text, "currencyUnknown", &[("code", code.to_string())])
+        }
+    }
+}
+
+impl From<FieldError> for Rule {
+    fn from(e: FieldError) -> Self {
+        Rule {
+            text: e.rule,
+            key: e.key,
+            params: e.params,
+        }
+    }
 }
 
 impl std::ops::Deref for Rule {
@@ -174,6 +213,16 @@ impl CoreError {
             field: field.into(),
             rule: rule.into(),
         }
+    }
+
+    /// A validation error whose rule has a message key: see [`Rule::keyed`].
+    pub fn keyed(
+        field: impl Into<String>,
+        text: impl Into<String>,
+        key: &str,
+        params: &[(&str, String)],
+    ) -> Self {
+        Self::validation(field, Rule::keyed(text, key, params))
     }
 
     pub fn storage(message: impl Into<String>) -> Self {
@@ -322,5 +371,209 @@ mod tests {
             v,
             serde_json::json!({"code": "validation", "field": "clabe", "rule": "check digit is wrong"})
         );
+    }
+
+    /// A currency code's two rules, as the gateway's parser words them, keep its words
+    /// and get their own keys (the parser's wording is what tells them apart).
+    #[test]
+    fn a_currency_rule_is_keyed_by_which_rule_it_broke() {
+        let rule = |code: &str| {
+            Rule::currency(
+                code,
+                paydesk_gateway::money::Currency::parse(code).unwrap_err(),
+            )
+        };
+        let lower = rule("mxn");
+        assert_eq!(lower.key.as_deref(), Some("currencyCode"));
+        assert_eq!(lower.params["got"], "mxn");
+        assert!(lower.text.contains("ISO 4217"), "{}", lower.text);
+        let unknown = rule("QQQ");
+        assert_eq!(unknown.key.as_deref(), Some("currencyUnknown"));
+        assert_eq!(unknown.params["code"], "QQQ");
+        assert_eq!(unknown.text, "\"QQQ\" is not an ISO 4217 currency");
+    }
+
+    /// One call that states a rule with a message key, as the source has it.
+    struct KeyedSite {
+        file: String,
+        key: String,
+        params: Vec<String>,
+    }
+
+    /// The arguments of the call whose `(` is at `open`, split at top-level commas (the
+    /// text of strings, chars and nested brackets kept whole).
+    fn call_args(src: &str, open: usize) -> Vec<String> {
+        let b = src.as_bytes();
+        let (mut depth, mut i, mut start) = (0_i32, open, open + 1);
+        let mut out = Vec::new();
+        while i < b.len() {
+            match b[i] {
+                b'"' => {
+                    i += 1;
+                    while b[i] != b'"' {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                b'\'' if b.get(i + 2) == Some(&b'\'') => i += 2,
+                b'\'' if b.get(i + 1) == Some(&b'\\') => {
+                    i += 2;
+                    while b[i] != b'\'' {
+                        i += 1;
+                    }
+                }
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        out.push(src[start..i].trim().to_string());
+                        return out;
+                    }
+                }
+                b',' if depth == 1 => {
+                    out.push(src[start..i].trim().to_string());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        panic!("no end to the call at {open}");
+    }
+
+    /// Every keyed rule in the workspace's crates: `CoreError::keyed(field, text, key,
+    /// params)`, `FieldError::keyed(field, text, key, params)`, `Rule::keyed(text, key,
+    /// params)`. A forwarding call (its key the parameter `key`) is no site of its own.
+    fn keyed_sites() -> Vec<KeyedSite> {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        for c in std::fs::read_dir(&crates).unwrap() {
+            let src = c.unwrap().path().join("src");
+            if src.is_dir() {
+                walk(&src, &mut files);
+            }
+        }
+        let mut out = Vec::new();
+        for f in files {
+            let src = std::fs::read_to_string(&f).unwrap();
+            for (call, at) in [
+                ("CoreError::keyed(", 2),
+                ("FieldError::keyed(", 2),
+                ("Rule::keyed(", 1),
+            ] {
+                for (i, _) in src.match_indices(call) {
+                    // Not in a comment, nor in a string (this test's own list).
+                    let line = &src[src[..i].rfind('\n').map_or(0, |n| n + 1)..i];
+                    if line.trim_start().starts_with("//") || line.ends_with('"') {
+                        continue;
+                    }
+                    let args = call_args(&src, i + call.len() - 1);
+                    let key = &args[at];
+                    if key == "key" {
+                        continue;
+                    }
+                    let file = f.display().to_string();
+                    assert!(
+                        key.len() > 2 && key.starts_with('"') && key.ends_with('"'),
+                        "{file}: a rule's key is a literal (the catalogues are checked for it), got {key}"
+                    );
+                    let params = args[at + 1]
+                        .split("(\"")
+                        .skip(1)
+                        .map(|p| p.split('"').next().unwrap().to_string())
+                        .collect();
+                    out.push(KeyedSite {
+                        file,
+                        key: key.trim_matches('"').to_string(),
+                        params,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The `rules` section of a UI catalogue: each key with its text.
+    fn catalogue_rules(lang: &str) -> std::collections::BTreeMap<String, String> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../ui/src/i18n/{lang}.ts"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let section = text
+            .split("\n  rules: {\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{lang}.ts has no rules section"));
+        let section = &section[..section.find("\n  },").unwrap()];
+        let mut out = std::collections::BTreeMap::new();
+        let mut pending: Option<String> = None;
+        for line in section.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with("//") {
+                continue;
+            }
+            if let Some(key) = pending.take() {
+                out.insert(key, line.to_string());
+            } else if let Some((key, value)) = line.split_once(':')
+                && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                if value.trim().is_empty() {
+                    pending = Some(key.to_string());
+                } else {
+                    out.insert(key.to_string(), value.trim().to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// Every rule the Rust side states with a message key has words in English and in
+    /// Chinese, and the English words' placeholders are values the rule gives: a Chinese
+    /// window never falls back to the core's English, nor shows `{{name}}`.
+    #[test]
+    fn every_rule_key_the_core_states_is_translated() {
+        let sites = keyed_sites();
+        // The field rules of the gateway, the forms, profiles, bulk files and teams.
+        assert!(sites.len() >= 90, "only {} keyed rules found", sites.len());
+        let en = catalogue_rules("en");
+        let zh = catalogue_rules("zh");
+        assert!(
+            en.len() >= 60 && zh.len() >= 60,
+            "{} / {}",
+            en.len(),
+            zh.len()
+        );
+        let mut missing = Vec::new();
+        for s in &sites {
+            for (lang, c) in [("en", &en), ("zh", &zh)] {
+                // A plural's words are under `<key>_other` (and `_one` in English).
+                if !c.contains_key(&s.key) && !c.contains_key(&format!("{}_other", s.key)) {
+                    missing.push(format!("{lang}: rules.{} ({})", s.key, s.file));
+                }
+            }
+            if let Some(text) = en
+                .get(&s.key)
+                .or_else(|| en.get(&format!("{}_other", s.key)))
+            {
+                for p in text.split("{{").skip(1) {
+                    let name = p.split("}}").next().unwrap();
+                    if !s.params.iter().any(|x| x == name) {
+                        missing.push(format!(
+                            "rules.{} names {{{{{name}}}}}, not given at {} (gives {:?})",
+                            s.key, s.file, s.params
+                        ));
+                    }
+                }
+            }
+        }
+        missing.sort();
+        missing.dedup();
+        assert!(missing.is_empty(), "{}", missing.join("\n"));
     }
 }

@@ -69,7 +69,12 @@ impl PayinMethod {
             .find(|m| m.name() == s || (s == "WECHAT_V1" && *m == Self::WechatV1))
             .ok_or_else(|| {
                 let names: Vec<_> = Self::ALL.iter().map(|m| m.name()).collect();
-                CoreError::validation("method", format!("must be one of {}", names.join(", ")))
+                CoreError::keyed(
+                    "method",
+                    format!("must be one of {}", names.join(", ")),
+                    "methodOneOf",
+                    &[("names", names.join(", "))],
+                )
             })
     }
 }
@@ -534,7 +539,12 @@ impl PayinForm {
             PayinMethod::VnBank => {
                 v::required("vnBankId", self.vn_bank_id.trim())?;
                 let vn_bank_id = self.vn_bank_id.trim().parse::<i64>().map_err(|_| {
-                    CoreError::validation("vnBankId", "must be a whole number (the bank's id)")
+                    CoreError::keyed(
+                        "vnBankId",
+                        "must be a whole number (the bank's id)",
+                        "vnBankId",
+                        &[],
+                    )
                 })?;
                 PayinOp::VnBank(wire::V1VnBankPayment {
                     common,
@@ -595,11 +605,13 @@ impl PayoutForm {
                 let clabe: String = self.clabe.chars().filter(|c| !c.is_whitespace()).collect();
                 v::required("clabe", &clabe)?;
                 if currency_code != "MXN" {
-                    return Err(CoreError::validation(
+                    return Err(CoreError::keyed(
                         "currency",
                         format!(
                             "a CLABE payout is in MXN (a CLABE is a Mexican bank account), not {currency_code}"
                         ),
+                        "clabeCurrency",
+                        &[("currency", currency_code.to_string())],
                     ));
                 }
                 PayoutOp::Clabe(wire::V2Payout::new(
@@ -627,9 +639,11 @@ impl PayoutForm {
                         t.to_ascii_lowercase()
                     }
                     _ => {
-                        return Err(CoreError::validation(
+                        return Err(CoreError::keyed(
                             "beneficiaryType",
                             "must be individual or company",
+                            "beneficiaryType",
+                            &[],
                         ));
                     }
                 };
@@ -642,9 +656,11 @@ impl PayoutForm {
                 ];
                 for (field, value) in address {
                     if value.chars().count() > 128 || value.chars().any(char::is_control) {
-                        return Err(CoreError::validation(
+                        return Err(CoreError::keyed(
                             field,
                             "must be at most 128 characters without control characters",
+                            "addressLine",
+                            &[],
                         ));
                     }
                 }

@@ -8,7 +8,7 @@ use paydesk_gateway::Conventions;
 use paydesk_gateway::dictionary::{Meaning, StateField};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{CoreError, CoreResult};
+use crate::error::{CoreError, CoreResult, Rule};
 
 /// The name of the built-in sandbox profile.
 pub const SANDBOX_PROFILE: &str = "sandbox";
@@ -114,34 +114,44 @@ impl SyncSettings {
     pub fn validate(&self) -> CoreResult<()> {
         let most = paydesk_gateway::validate::MAX_PAGE_SIZE;
         if !(1..=most).contains(&self.page_size) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "sync.pageSize",
                 format!("must be between 1 and {most} orders"),
+                "pageSizeRange",
+                &[("count", most.to_string())],
             ));
         }
         let most = crate::sync::MAX_IN_FLIGHT as u32;
         if !(1..=most).contains(&self.in_flight) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "sync.inFlight",
                 format!("must be between 1 and {most} requests"),
+                "inFlightRange",
+                &[("max", most.to_string())],
             ));
         }
         if self.rate_limit > MAX_RATE_LIMIT {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "sync.rateLimit",
                 format!("must be between 0 (no limit) and {MAX_RATE_LIMIT} requests per second"),
+                "rateLimitRange",
+                &[("max", MAX_RATE_LIMIT.to_string())],
             ));
         }
         if !(1..=MAX_PAYOUTS_IN_FLIGHT).contains(&self.payouts_in_flight) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "sync.payoutsInFlight",
                 format!("must be between 1 and {MAX_PAYOUTS_IN_FLIGHT} payouts"),
+                "payoutsInFlightRange",
+                &[("count", MAX_PAYOUTS_IN_FLIGHT.to_string())],
             ));
         }
         if self.balances_every_mins > 24 * 60 {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "sync.balancesEveryMins",
                 "must be between 0 (not on a schedule) and 1440 minutes (a day)",
+                "balancesEveryRange",
+                &[],
             ));
         }
         Ok(())
@@ -178,21 +188,27 @@ impl Safety {
     /// Checks the values a user types.
     pub fn validate(&self) -> CoreResult<()> {
         if self.duplicate_window_hours == 0 || self.duplicate_window_hours > 24 * 90 {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "safety.duplicateWindowHours",
                 "must be between 1 and 2160 hours (90 days)",
+                "duplicateWindowRange",
+                &[],
             ));
         }
         if self.not_found_grace_secs > 7 * 24 * 3600 {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "safety.notFoundGraceSecs",
                 "must be at most 604800 seconds (7 days)",
+                "notFoundGraceRange",
+                &[],
             ));
         }
         if self.not_found_lookups == 0 || self.not_found_lookups > 100 {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "safety.notFoundLookups",
                 "must be between 1 and 100",
+                "notFoundLookupsRange",
+                &[],
             ));
         }
         Ok(())
@@ -207,6 +223,34 @@ fn default_operator() -> String {
     std::env::var("USER")
         .or_else(|_| std::env::var("USERNAME"))
         .unwrap_or_else(|_| "operator".into())
+}
+
+/// A new profile may not take the built-in sandbox's name.
+fn sandbox_reserved() -> Rule {
+    Rule::keyed(
+        format!(
+            "{SANDBOX_PROFILE:?} is reserved for the built-in sandbox; choose another name for a profile of a gateway"
+        ),
+        "sandboxReserved",
+        &[("name", SANDBOX_PROFILE.to_string())],
+    )
+}
+
+/// A profile is never renamed (`old` is its name before the edit).
+fn no_rename(old: &str) -> Rule {
+    if old == SANDBOX_PROFILE {
+        Rule::keyed(
+            "the built-in sandbox cannot be renamed",
+            "renameSandbox",
+            &[],
+        )
+    } else {
+        Rule::keyed(
+            "cannot change: its keys and cache are kept under it (add a new profile instead)",
+            "renameProfile",
+            &[],
+        )
+    }
 }
 
 /// Why a real gateway's profile needs a notification URL.
@@ -249,7 +293,7 @@ impl Profile {
     /// rule: a form shows them all while the user types, not one per Save.
     pub fn problems(&self) -> Vec<FieldProblem> {
         let mut out = Vec::new();
-        let mut add = |field: &str, rule: String| {
+        let mut add = |field: &str, rule: Rule| {
             if !out.iter().any(|p: &FieldProblem| p.field == field) {
                 out.push(FieldProblem {
                     field: field.to_string(),
@@ -264,29 +308,55 @@ impl Profile {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
         if !name_ok {
-            add("name", "must be 1 to 40 letters, digits, - or _".into());
+            add(
+                "name",
+                Rule::keyed(
+                    "must be 1 to 40 letters, digits, - or _",
+                    "profileName",
+                    &[],
+                ),
+            );
         }
         if let Some(url) = &self.base_url {
             match url::Url::parse(url) {
-                Err(e) => add("baseUrl", format!("is not a URL ({e})")),
+                Err(e) => add(
+                    "baseUrl",
+                    Rule::keyed(
+                        format!("is not a URL ({e})"),
+                        "notUrl",
+                        &[("reason", e.to_string())],
+                    ),
+                ),
                 Ok(parsed) => {
                     if let Err(e) = paydesk_gateway::client::check_base_url(&parsed) {
-                        add("baseUrl", e.to_string());
+                        add("baseUrl", e.to_string().into());
                     } else if !parsed.username().is_empty() || parsed.password().is_some() {
                         add(
                             "baseUrl",
-                            "must not carry a user name or password (the token is kept in the keyring)".into(),
+                            Rule::keyed(
+                                "must not carry a user name or password (the token is kept in the keyring)",
+                                "baseUrlCredentials",
+                                &[],
+                            ),
                         );
                     } else if parsed.query().is_some() || parsed.fragment().is_some() {
                         add(
                             "baseUrl",
-                            "must not have a query (?...) or a fragment (#...): operations are added to its path".into(),
+                            Rule::keyed(
+                                "must not have a query (?...) or a fragment (#...): operations are added to its path",
+                                "baseUrlQuery",
+                                &[],
+                            ),
                         );
                     }
                     if self.notify_at_desk && !paydesk_gateway::client::is_loopback(&parsed) {
                         add(
                             "notifyAtDesk",
-                            "is only for a gateway on this machine (a loopback base URL): a remote gateway cannot reach this desk's receiver; give the notifyUrl of your backend".into(),
+                            Rule::keyed(
+                                "is only for a gateway on this machine (a loopback base URL): a remote gateway cannot reach this desk's receiver; give the notifyUrl of your backend",
+                                "notifyAtDeskRemote",
+                                &[],
+                            ),
                         );
                     }
                 }
@@ -295,11 +365,15 @@ impl Profile {
         if self.mer_no == 0 {
             add(
                 "merNo",
-                "must be the merchant number the gateway gave you".into(),
+                Rule::keyed(
+                    "must be the merchant number the gateway gave you",
+                    "merNo",
+                    &[],
+                ),
             );
         }
         if let Err(e) = paydesk_gateway::validate::url("origin", &self.origin) {
-            add("origin", e.rule);
+            add("origin", e.into());
         }
         // Sent as headers or written in the audit log: no control characters.
         let tag_ok = |s: &str| {
@@ -310,7 +384,11 @@ impl Profile {
         if !tag_ok(&self.lang) {
             add(
                 "lang",
-                "must be a language tag such as en or zh-CN (letters, digits, -)".into(),
+                Rule::keyed(
+                    "must be a language tag such as en or zh-CN (letters, digits, -)",
+                    "langTag",
+                    &[],
+                ),
             );
         }
         if let Some(t) = &self.order_type
@@ -318,7 +396,11 @@ impl Profile {
         {
             add(
                 "orderType",
-                "must be up to 64 printable ASCII characters without spaces".into(),
+                Rule::keyed(
+                    "must be up to 64 printable ASCII characters without spaces",
+                    "orderType",
+                    &[],
+                ),
             );
         }
         if self.operator.trim().is_empty()
@@ -327,36 +409,53 @@ impl Profile {
         {
             add(
                 "operator",
-                "must be 1 to 80 characters without control characters".into(),
+                Rule::keyed(
+                    "must be 1 to 80 characters without control characters",
+                    "operatorName",
+                    &[],
+                ),
             );
         }
         if !self.notify_url.is_empty() {
             if let Err(e) = paydesk_gateway::validate::notify_url("notifyUrl", &self.notify_url) {
-                add("notifyUrl", e.rule);
+                add("notifyUrl", e.into());
             } else if !self.is_sandbox()
                 && let Ok(u) = url::Url::parse(&self.notify_url)
                 && u.scheme() == "http"
                 && !paydesk_gateway::client::is_loopback(&u)
             {
                 // Payment results would cross the network readable and changeable.
-                add("notifyUrl", NOTIFY_URL_HTTPS_RULE.into());
+                add(
+                    "notifyUrl",
+                    Rule::keyed(NOTIFY_URL_HTTPS_RULE, "notifyUrlHttps", &[]),
+                );
             }
         } else if !self.is_sandbox() && !self.notify_at_desk {
-            add("notifyUrl", NOTIFY_URL_RULE.into());
+            add(
+                "notifyUrl",
+                Rule::keyed(NOTIFY_URL_RULE, "notifyUrlRequired", &[]),
+            );
         }
         if !self.proxy.is_empty() {
             match url::Url::parse(&self.proxy) {
-                Err(e) => add("proxy", format!("is not a URL ({e})")),
+                Err(e) => add(
+                    "proxy",
+                    Rule::keyed(
+                        format!("is not a URL ({e})"),
+                        "notUrl",
+                        &[("reason", e.to_string())],
+                    ),
+                ),
                 Ok(parsed) => {
                     if let Err(rule) = paydesk_gateway::client::check_proxy(&parsed) {
-                        add("proxy", rule.to_string());
+                        add("proxy", rule.to_string().into());
                     }
                 }
             }
         }
         for check in [self.safety.validate(), self.sync.validate()] {
             if let Err(CoreError::Validation { field, rule }) = check {
-                add(&field, rule.text);
+                add(&field, rule);
             }
         }
         out
@@ -391,7 +490,10 @@ impl Profile {
 #[serde(rename_all = "camelCase")]
 pub struct FieldProblem {
     pub field: String,
-    pub rule: String,
+    /// The rule's English words (`rule`) and, for a rule a window translates, its
+    /// message key and parameters (`ruleKey`, `ruleParams`).
+    #[serde(flatten)]
+    pub rule: Rule,
 }
 
 /// See [`Profile::base_url_preview`].
@@ -451,9 +553,11 @@ impl SetupMarks {
                 || f.len() > 128
                 || !f.chars().all(|c| c.is_ascii_alphanumeric() || c == ':'))
         {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "publicKeyGiven",
                 "must be a key's fingerprint (SHA256: and hexadecimal, at most 128 characters)",
+                "fingerprint",
+                &[],
             ));
         }
         Ok(())
@@ -489,9 +593,11 @@ impl Reporting {
     pub fn validate(&self) -> CoreResult<()> {
         crate::period::parse_zone("businessZone", &self.business_zone)?;
         if !(1..=3650).contains(&self.change_horizon_days) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "changeHorizonDays",
                 "must be 1 to 3650 days",
+                "changeHorizonRange",
+                &[],
             ));
         }
         Ok(())
@@ -690,18 +796,18 @@ impl Home {
     pub fn save_profile(&self, profile: Profile, previous: Option<&str>) -> CoreResult<()> {
         // A new profile under the built-in sandbox's name: the name is what is wrong.
         if previous.is_none() && profile.name == SANDBOX_PROFILE {
-            return Err(CoreError::validation(
-                "name",
-                format!(
-                    "{SANDBOX_PROFILE:?} is reserved for the built-in sandbox; choose another name for a profile of a gateway"
-                ),
-            ));
+            return Err(CoreError::validation("name", sandbox_reserved()));
         }
         if profile.name == SANDBOX_PROFILE && profile.base_url.is_some() {
-            return Err(CoreError::validation("baseUrl", SANDBOX_HAS_NO_BASE_URL));
+            return Err(CoreError::keyed(
+                "baseUrl",
+                SANDBOX_HAS_NO_BASE_URL,
+                "sandboxNoBaseUrl",
+                &[],
+            ));
         }
         if profile.name != SANDBOX_PROFILE && profile.base_url.is_none() {
-            return Err(CoreError::validation("baseUrl", "is required"));
+            return Err(CoreError::keyed("baseUrl", "is required", "required", &[]));
         }
         profile.validate()?;
         if let Some((field, rule)) = profile.team.iter().flat_map(|t| t.file_problems()).next() {
@@ -710,17 +816,15 @@ impl Home {
         let renamed = previous.filter(|p| *p != profile.name);
         let exists = self.get(&profile.name).is_ok();
         if exists && (previous.is_none() || renamed.is_some()) {
-            return Err(CoreError::validation("name", "is already taken"));
+            return Err(CoreError::keyed(
+                "name",
+                "is already taken",
+                "nameTaken",
+                &[],
+            ));
         }
         if let Some(old) = renamed {
-            return Err(CoreError::validation(
-                "name",
-                if old == SANDBOX_PROFILE {
-                    "the built-in sandbox cannot be renamed"
-                } else {
-                    "cannot change: its keys and cache are kept under it (add a new profile instead)"
-                },
-            ));
+            return Err(CoreError::validation("name", no_rename(old)));
         }
         if previous.is_some() && !exists {
             return Err(CoreError::not_found(format!(
@@ -736,7 +840,7 @@ impl Home {
     /// profile's own ([`Profile::problems`]). What a form shows as it is typed.
     pub fn profile_problems(&self, profile: &Profile, previous: Option<&str>) -> Vec<FieldProblem> {
         let mut out: Vec<FieldProblem> = Vec::new();
-        let mut add = |field: &str, rule: String| {
+        let mut add = |field: &str, rule: Rule| {
             if !out.iter().any(|p| p.field == field) {
                 out.push(FieldProblem {
                     field: field.to_string(),
@@ -745,41 +849,32 @@ impl Home {
             }
         };
         if previous.is_none() && profile.name == SANDBOX_PROFILE {
-            add(
-                "name",
-                format!(
-                    "{SANDBOX_PROFILE:?} is reserved for the built-in sandbox; choose another name for a profile of a gateway"
-                ),
-            );
+            add("name", sandbox_reserved());
         }
         let renamed = previous.filter(|p| *p != profile.name);
         if !profile.name.is_empty()
             && self.get(&profile.name).is_ok()
             && (previous.is_none() || renamed.is_some())
         {
-            add("name", "is already taken".into());
+            add("name", Rule::keyed("is already taken", "nameTaken", &[]));
         }
         if let Some(old) = renamed {
-            add(
-                "name",
-                if old == SANDBOX_PROFILE {
-                    "the built-in sandbox cannot be renamed".into()
-                } else {
-                    "cannot change: its keys and cache are kept under it (add a new profile instead)".into()
-                },
-            );
+            add("name", no_rename(old));
         }
         if profile.name == SANDBOX_PROFILE && profile.base_url.is_some() {
-            add("baseUrl", SANDBOX_HAS_NO_BASE_URL.into());
+            add(
+                "baseUrl",
+                Rule::keyed(SANDBOX_HAS_NO_BASE_URL, "sandboxNoBaseUrl", &[]),
+            );
         }
         if profile.name != SANDBOX_PROFILE && profile.base_url.is_none() {
-            add("baseUrl", "is required".into());
+            add("baseUrl", Rule::keyed("is required", "required", &[]));
         }
         for p in profile.problems() {
             add(&p.field, p.rule);
         }
         for (field, rule) in profile.team.iter().flat_map(|t| t.file_problems()) {
-            add(field, rule);
+            add(field, rule.into());
         }
         // In the form's order: the name first, the rest as the profile lists them.
         out.sort_by_key(|p| p.field != "name");
@@ -790,15 +885,19 @@ impl Home {
     /// the built-in sandbox. Its database is kept aside (see [`Home::remove`]).
     pub fn remove_profile(&self, secrets: &crate::Secrets, name: &str) -> CoreResult<()> {
         if self.active()?.as_deref() == Some(name) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "name",
                 "is the active profile; switch to another first",
+                "removeActive",
+                &[],
             ));
         }
         if name == SANDBOX_PROFILE {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "name",
                 "the built-in sandbox cannot be removed",
+                "removeSandbox",
+                &[],
             ));
         }
         self.get(name)?;
@@ -1188,7 +1287,7 @@ mod tests {
         let again = home.profile_problems(&real("acme"), None);
         assert_eq!(again.len(), 1);
         assert_eq!(
-            (again[0].field.as_str(), again[0].rule.as_str()),
+            (again[0].field.as_str(), &*again[0].rule),
             ("name", "is already taken")
         );
         assert!(

@@ -103,15 +103,19 @@ impl Team {
     /// is refused, naming both.
     pub fn trust_seal_key(&self, expected: Option<&str>) -> CoreResult<String> {
         let Some((secrets, profile)) = &self.seal_pin else {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "profile",
                 "this connection keeps no pin (a desk's team connection does)",
+                "teamNoPin",
+                &[],
             ));
         };
         let Some(now) = self.seal_key_fingerprint()? else {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "sealKey",
                 "no signer's desk has published the key yet: have a signer open their desk first",
+                "sealKeyUnpublished",
+                &[],
             ));
         };
         if let Some(expected) = expected {
@@ -123,17 +127,21 @@ impl Team {
             // As `paydesk profile key show` prints a key's: `SHA256:` and hex pairs.
             let want = want.strip_prefix("sha256").unwrap_or(&want).to_string();
             if want.len() < 16 || !want.chars().all(|c| c.is_ascii_hexdigit()) {
-                return Err(CoreError::validation(
+                return Err(CoreError::keyed(
                     "fingerprint",
                     "the key's SHA-256 fingerprint in hex, 16 digits at least",
+                    "sealFingerprint",
+                    &[],
                 ));
             }
             if !now.starts_with(&want) {
-                return Err(CoreError::validation(
+                return Err(CoreError::keyed(
                     "fingerprint",
                     format!(
                         "the team's database holds key {now}, not the {want} you were given: nothing trusted; ask the database's owner"
                     ),
+                    "sealFingerprintDiffers",
+                    &[("now", now.clone()), ("want", want.clone())],
                 ));
             }
         }
@@ -328,7 +336,7 @@ impl Team {
         };
         let file = crate::bulk::parse(bytes, &ctx)?;
         if let Some(e) = file.errors.first() {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "file",
                 format!(
                     "{} row(s) have errors; the first, line {}: {} {}",
@@ -337,10 +345,22 @@ impl Team {
                     e.field,
                     e.rule
                 ),
+                "batchRowErrors",
+                &[
+                    ("rows", file.errors.len().to_string()),
+                    ("line", e.line.to_string()),
+                    ("field", e.field.clone()),
+                    ("rule", e.rule.text.clone()),
+                ],
             ));
         }
         if file.rows.is_empty() {
-            return Err(CoreError::validation("file", "the file has no payout rows"));
+            return Err(CoreError::keyed(
+                "file",
+                "the file has no payout rows",
+                "batchNoRows",
+                &[],
+            ));
         }
         let mut currency = None::<String>;
         let mut total = Decimal::ZERO;
@@ -349,23 +369,31 @@ impl Team {
             let p = match op {
                 PayoutOp::Clabe(p) => p,
                 PayoutOp::Card(_) => {
-                    return Err(CoreError::validation(
+                    return Err(CoreError::keyed(
                         "type",
                         format!(
                             "line {line}: card payouts are not requested through a team (a card number is never stored in the team's database); send them from a single desk"
                         ),
+                        "batchCard",
+                        &[("line", line.to_string())],
                     ));
                 }
             };
             match &currency {
                 None => currency = Some(p.currency_code.clone()),
                 Some(c) if *c != p.currency_code => {
-                    return Err(CoreError::validation(
+                    return Err(CoreError::keyed(
                         "currency",
                         format!(
                             "line {line}: {} in a batch of {c}: one currency per batch",
                             p.currency_code
                         ),
+                        "batchCurrency",
+                        &[
+                            ("line", line.to_string()),
+                            ("currency", p.currency_code.clone()),
+                            ("batch", c.to_string()),
+                        ],
                     ));
                 }
                 Some(_) => {}
@@ -462,9 +490,11 @@ impl Team {
     /// refused, naming the field, before any signer's desk published the key.
     fn seal(&self, field: &str, value: &str) -> CoreResult<String> {
         let Some(spki) = self.tables().seal_key()? else {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 field,
                 "this is sealed to the signers, and no signer's desk has connected to the team yet: have a signer open their desk first",
+                "sealNoSigner",
+                &[],
             ));
         };
         if let Some((secrets, profile)) = &self.seal_pin {
@@ -472,23 +502,30 @@ impl Team {
             let now = hex::encode(sha2::Sha256::digest(&spki));
             match secrets.seal_key_pin(profile)? {
                 None => {
-                    return Err(CoreError::validation(
+                    return Err(CoreError::keyed(
                         field,
                         format!(
                             "no seal key is trusted on this desk yet: nothing was sealed. The team's database holds key {now}; compare it with the fingerprint a signer or the database's owner gives you, then trust it (Team screen, or `paydesk team trust-seal-key --fingerprint {}`)",
                             &now[..16]
                         ),
+                        "sealUntrusted",
+                        &[("now", now.to_string()), ("short", now[..16].to_string())],
                     ));
                 }
                 Some(pinned) if pinned == now => {}
                 Some(pinned) => {
-                    return Err(CoreError::validation(
+                    return Err(CoreError::keyed(
                         field,
                         format!(
                             "the key this is sealed to has changed since this desk last sealed (pinned {}…, now {}…): nothing was sealed. Only the database's owner replaces it, when the merchant key is rotated; if they did, run `paydesk team trust-seal-key`",
                             &pinned[..pinned.len().min(16)],
                             &now[..16]
                         ),
+                        "sealKeyChanged",
+                        &[
+                            ("pinned", pinned[..pinned.len().min(16)].to_string()),
+                            ("now", now[..16].to_string()),
+                        ],
                     ));
                 }
             }
@@ -498,9 +535,11 @@ impl Team {
 
     fn checked_form(&self, form: &PayoutForm) -> CoreResult<PayoutForm> {
         if form.kind != PayoutKind::Card && !form.card_no.trim().is_empty() {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "cardNo",
                 "a CLABE payout carries no card number",
+                "clabeNoCard",
+                &[],
             ));
         }
         let mut form = form.clone();
@@ -568,9 +607,11 @@ impl Team {
     pub fn reject(&self, id: i64, reason: &str) -> CoreResult<Request> {
         let reason = reason.trim();
         if reason.chars().count() < 3 {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "reason",
                 "a rejection says why, in 3 characters at least",
+                "rejectReason",
+                &[],
             ));
         }
         self.tables().decide(id, false, Some(reason))
@@ -600,29 +641,41 @@ impl RuleInput {
         let rule = self;
         let operation = rule.operation.trim().to_ascii_lowercase();
         if !["payout", "payin", "top_up", "withdraw", "*"].contains(&operation.as_str()) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "operation",
                 "payout, payin, top_up, withdraw or * (any)",
+                "ruleOperation",
+                &[],
             ));
         }
         let currency = rule.currency.trim().to_ascii_uppercase();
         if currency != "*" {
-            paydesk_gateway::money::Currency::parse(&currency)
-                .map_err(|e| CoreError::validation("currency", e))?;
+            paydesk_gateway::money::Currency::parse(&currency).map_err(|e| {
+                CoreError::validation("currency", crate::error::Rule::currency(&currency, e))
+            })?;
         }
         let above: Decimal = rule.above.trim().parse().map_err(|_| {
-            CoreError::validation("above", "a decimal amount such as 10000 or 10000.50")
+            CoreError::keyed(
+                "above",
+                "a decimal amount such as 10000 or 10000.50",
+                "ruleAbove",
+                &[],
+            )
         })?;
         if above.is_sign_negative() {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "above",
                 format!("must be 0 or more, got {}", rule.above.trim()),
+                "ruleAboveNegative",
+                &[("got", rule.above.trim().to_string())],
             ));
         }
         if !(1..=5).contains(&rule.approvals) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "approvals",
                 format!("must be 1 to 5 approvers, got {}", rule.approvals),
+                "ruleApprovals",
+                &[("got", rule.approvals.to_string())],
             ));
         }
         Ok((operation, currency, above.normalize().to_string()))
@@ -678,9 +731,11 @@ impl Team {
     pub fn set_member_roles(&self, name: &str, roles: &[TeamRole]) -> CoreResult<String> {
         check_member_name(name)?;
         if roles.is_empty() {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "role",
                 "at least one role (to take every role away, remove the member)",
+                "memberRoles",
+                &[],
             ));
         }
         self.tables().set_member_roles(name, roles)
@@ -702,9 +757,11 @@ impl Team {
     /// (admins; 0 to 5).
     pub fn set_default_approvals(&self, approvals: i32) -> CoreResult<()> {
         if !(0..=5).contains(&approvals) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "approvals",
                 "the team's default approvals: 0 to 5",
+                "defaultApprovals",
+                &[],
             ));
         }
         self.tables().set_default_approvals(approvals)
@@ -719,9 +776,11 @@ fn check_member_name(name: &str) -> CoreResult<()> {
     if crate::store::pg::valid_user_name(name) {
         Ok(())
     } else {
-        Err(CoreError::validation(
+        Err(CoreError::keyed(
             "name",
             crate::store::pg::USER_NAME_RULE,
+            "memberName",
+            &[],
         ))
     }
 }
@@ -729,7 +788,12 @@ fn check_member_name(name: &str) -> CoreResult<()> {
 /// A new password's SCRAM-SHA-256 verifier (the password never leaves this process).
 fn verifier_of(password: &str) -> CoreResult<String> {
     if password.chars().count() < 12 {
-        return Err(CoreError::validation("password", "12 characters at least"));
+        return Err(CoreError::keyed(
+            "password",
+            "12 characters at least",
+            "passwordLength",
+            &[],
+        ));
     }
     Ok(crate::store::pg::scram_verifier(password))
 }
@@ -817,16 +881,26 @@ fn to_value(form: &impl Serialize) -> CoreResult<serde_json::Value> {
 /// An amount and its currency as a request keeps them (checked by the form's own rules
 /// before this): the decimal as written.
 fn money_of(amount: &str, currency: &str) -> CoreResult<(String, String)> {
-    let value: Decimal = amount
-        .trim()
-        .parse()
-        .map_err(|_| CoreError::validation("amount", "a decimal amount such as 100 or 100.50"))?;
+    let value: Decimal = amount.trim().parse().map_err(|_| {
+        CoreError::keyed(
+            "amount",
+            "a decimal amount such as 100 or 100.50",
+            "requestAmount",
+            &[],
+        )
+    })?;
     if value <= Decimal::ZERO {
-        return Err(CoreError::validation("amount", "more than 0"));
+        return Err(CoreError::keyed(
+            "amount",
+            "more than 0",
+            "requestAmountPositive",
+            &[],
+        ));
     }
     let currency = currency.trim().to_uppercase();
-    paydesk_gateway::money::Currency::parse(&currency)
-        .map_err(|e| CoreError::validation("currency", e))?;
+    paydesk_gateway::money::Currency::parse(&currency).map_err(|e| {
+        CoreError::validation("currency", crate::error::Rule::currency(&currency, e))
+    })?;
     Ok((value.to_string(), currency))
 }
 
@@ -868,21 +942,28 @@ pub const RETRY_AFTER_SECS: i32 = 30;
 /// lost answer is looked up. `None` when nothing waits.
 pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Executed>> {
     if desk.profile.mer_no as i64 != team.mer_no {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "merNo",
             format!(
                 "this desk signs for merchant {}, the team works for {}",
                 desk.profile.mer_no, team.mer_no
             ),
+            "signerMerchant",
+            &[
+                ("desk", desk.profile.mer_no.to_string()),
+                ("team", team.mer_no.to_string()),
+            ],
         ));
     }
     // A desk that found the team's history rewritten when it connected sends nothing for
     // the team: the rules it would act on may have been rewritten with it.
     // Checked again each round: history cut after the desk connected is seen here.
     if let Some(why) = desk.recheck_team_chain()? {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "audit",
             format!("this desk does not sign for the team: {why}"),
+            "signerAudit",
+            &[("why", why.to_string())],
         ));
     }
     let tables = team.tables();
@@ -987,7 +1068,12 @@ fn seal_to_signers(spki: &[u8], label: &[u8], plain: &str) -> CoreResult<String>
         .and_then(|k| OaepPublicEncryptingKey::new(k).ok())
         .ok_or_else(|| CoreError::storage("the team's seal key is not an RSA public key"))?;
     if plain.len() > key.max_plaintext_size(&OAEP_SHA256_MGF1SHA256) {
-        return Err(CoreError::validation("socialSecurityNumber", "too long"));
+        return Err(CoreError::keyed(
+            "socialSecurityNumber",
+            "too long",
+            "sealTooLong",
+            &[],
+        ));
     }
     let mut out = vec![0_u8; key.ciphertext_size()];
     let sealed = key
@@ -1007,7 +1093,14 @@ pub(crate) fn unseal(pkcs8: &[u8], label: &[u8], sealed: &str) -> CoreResult<Str
     use base64::Engine as _;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(sealed)
-        .map_err(|_| CoreError::validation("form", "a sealed value is not base64"))?;
+        .map_err(|_| {
+            CoreError::keyed(
+                "form",
+                "a sealed value is not base64",
+                "sealedNotBase64",
+                &[],
+            )
+        })?;
     let key = PrivateDecryptingKey::from_pkcs8(pkcs8)
         .ok()
         .and_then(|k| OaepPrivateDecryptingKey::new(k).ok())
@@ -1015,10 +1108,17 @@ pub(crate) fn unseal(pkcs8: &[u8], label: &[u8], sealed: &str) -> CoreResult<Str
     let mut out = zeroize::Zeroizing::new(vec![0_u8; key.min_output_size()]);
     let n = key
         .decrypt(&OAEP_SHA256_MGF1SHA256, &bytes, &mut out, Some(label))
-        .map_err(|_| CoreError::validation("form", "sealed to another key, or for another field"))?
+        .map_err(|_| {
+            CoreError::keyed(
+                "form",
+                "sealed to another key, or for another field",
+                "sealedOtherKey",
+                &[],
+            )
+        })?
         .len();
     String::from_utf8(out[..n].to_vec())
-        .map_err(|_| CoreError::validation("form", "a sealed value is not text"))
+        .map_err(|_| CoreError::keyed("form", "a sealed value is not text", "sealedNotText", &[]))
 }
 
 /// A payin row as approved: what the customer and the method need; no URL, no address.

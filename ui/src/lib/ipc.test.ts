@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import i18n from "../i18n";
-import { coreError, fieldError, fieldOf, IpcError, unwrap } from "./ipc";
+import { brokenRuleText, coreError, fieldError, fieldOf, IpcError, unwrap } from "./ipc";
 
 describe("unwrap", () => {
   it("answers the data of an ok result", async () => {
@@ -79,6 +79,37 @@ describe("a rule the core states with a message key", () => {
   it("is the core's own English words in an English window", () => {
     expect(fieldError(clabe, "clabe")).toBe("check digit is wrong (expected 1)");
     expect(fieldOf(amount)?.rule).toBe("must be greater than zero, got 0");
+  });
+
+  // As the core sends a profile form's problem and a bulk file's row error.
+  const taken = { field: "name", rule: "is already taken", ruleKey: "nameTaken" };
+  const repeated = {
+    line: 4,
+    field: "merOrderNo",
+    rule: "PO-7 is already used on line 2; each row needs its own",
+    ruleKey: "orderNoRepeated",
+    ruleParams: { orderNo: "PO-7", line: "2" },
+    value: "PO-7",
+  };
+  const pageSize = new IpcError({
+    code: "validation",
+    field: "sync.pageSize",
+    rule: "must be between 1 and 100 orders",
+    ruleKey: "pageSizeRange",
+    ruleParams: { count: "100" },
+  });
+
+  it("of a profile, a setting or a bulk row is in Chinese in a Chinese window", async () => {
+    await i18n.changeLanguage("zh");
+    expect(brokenRuleText(taken)).toBe("已被使用");
+    expect(brokenRuleText(repeated)).toBe("PO-7 已在第 2 行使用；每行都需要自己的订单号");
+    expect(fieldError(pageSize, "sync")).toBe("必须在 1 到 100 笔订单之间");
+  });
+
+  it("of a profile, a setting or a bulk row reads as the core's English in English", () => {
+    for (const r of [taken, repeated, coreError(pageSize) as typeof taken]) {
+      expect(brokenRuleText(r)).toBe(r.rule);
+    }
   });
 
   it("falls back to the core's words when the catalogue has no such key", async () => {

@@ -35,7 +35,10 @@ export function brokenRuleText(c: {
   ruleParams?: Partial<Record<string, string>>;
 }): string {
   const key = c.ruleKey ? `rules.${c.ruleKey}` : null;
-  return key && i18n.exists(key) ? i18n.t(key, { ...c.ruleParams }) : c.rule;
+  // A count picks a plural's form only as a number.
+  const count = c.ruleParams?.count;
+  const params = { ...c.ruleParams, ...(count === undefined ? {} : { count: Number(count) }) };
+  return key && i18n.exists(key, params) ? i18n.t(key, params) : c.rule;
 }
 
 /// The form field a validation error names, if any, with its rule in the user's language.

@@ -2,6 +2,7 @@ import { Button, Group, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { errorText, toastOk } from "../../components/ErrorAlert";
+import { brokenRuleText } from "../../lib/ipc";
 import type { BulkCheck } from "../../lib/types";
 import { useBulkFix } from "./queries";
 
@@ -32,7 +33,7 @@ export function BulkErrorRow({
     <Stack gap={4} data-testid="bulk-error" data-line={e.line} data-field={e.field}>
       <Group gap="xs" wrap="nowrap" justify="space-between">
         <Text size="sm">
-          {t("payouts.bulkError", { line: e.line, field: e.field, rule: e.rule })}
+          {t("payouts.bulkError", { line: e.line, field: e.field, rule: brokenRuleText(e) })}
         </Text>
         {e.value !== null && !open ? (
           <Button

@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { locale } from "../../i18n";
 import { formatCount } from "../../lib/format";
+import { brokenRuleText } from "../../lib/ipc";
 import type { BulkOutcome, BulkPlan, BulkProgress } from "../../lib/types";
 import { BulkErrorRow } from "./BulkFix";
 import { ACTION_COLORS, BulkRows } from "./BulkRows";
@@ -120,7 +121,11 @@ export function BulkPreview({
                 <BulkErrorRow key={`${e.line}-${e.field}`} path={path} e={e} onFixed={onFixed} />
               ) : (
                 <Text size="sm" key={`${e.line}-${e.field}`}>
-                  {t("payouts.bulkError", { line: e.line, field: e.field, rule: e.rule })}
+                  {t("payouts.bulkError", {
+                    line: e.line,
+                    field: e.field,
+                    rule: brokenRuleText(e),
+                  })}
                 </Text>
               ),
             )}

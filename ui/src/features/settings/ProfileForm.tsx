@@ -18,7 +18,7 @@ import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { useFieldErrors } from "../../lib/fieldErrors";
-import { fieldOf } from "../../lib/ipc";
+import { brokenRuleText, fieldOf } from "../../lib/ipc";
 import type { Profile } from "../../lib/types";
 import { useTeamPasswordSet } from "../team/queries";
 import { profileFields, useProfileFields, useSaveProfile } from "./queries";
@@ -103,9 +103,13 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
     }
   }, [opened]);
   const problems = fields.data?.problems ?? [];
-  const err = (f: string) =>
-    (invalid?.field === f ? invalid.rule : undefined) ??
-    (tried || touched.includes(f) ? problems.find((x) => x.field === f)?.rule : undefined);
+  const err = (f: string) => {
+    const problem = tried || touched.includes(f) ? problems.find((x) => x.field === f) : undefined;
+    return (
+      (invalid?.field === f ? invalid.rule : undefined) ??
+      (problem ? brokenRuleText(problem) : undefined)
+    );
+  };
   const sandbox = editing !== null && editing.baseUrl === null;
   /// `field` names what was edited when it is inside `k` (a safety or sync setting).
   const set = <K extends keyof Profile>(k: K, v: Profile[K], field: string = k) => {
