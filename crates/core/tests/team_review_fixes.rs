@@ -1187,6 +1187,23 @@ fn an_admin_cannot_lock_the_rules_every_request_reads() {
         ),
         "0"
     );
+    // The desks remove rules the same way (the admin screen, `paydesk team rule remove`).
+    let another = sql(
+        &pg,
+        "alice",
+        "INSERT INTO paydesk.rules (operation, currency, above, approvals) VALUES ('payin', 'MXN', 5, 2) RETURNING id",
+    )
+    .unwrap();
+    let another: i64 = another.trim().lines().next().unwrap().parse().unwrap();
+    member(&pg, "alice").remove_rule(another).unwrap();
+    assert!(member(&pg, "alice").remove_rule(another).is_err());
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!("SELECT count(*) FROM paydesk.rules WHERE id = {another}")
+        ),
+        "0"
+    );
     let held = owner_sql(
         &pg,
         "SELECT coalesce(string_agg(r || ' ' || p || ' ' || c.relname, ', ' ORDER BY r, p, c.relname), 'none')

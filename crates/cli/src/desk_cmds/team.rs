@@ -299,7 +299,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
         }
         TeamCmd::TrustSealKey { fingerprint } => {
             let t = connect(g)?;
-            let trusted = t.trust_seal_key(Some(fingerprint))?;
+            let trusted = t.trust_seal_key(Some(fingerprint.as_str()))?;
             print(g, &trusted, || {
                 format!(
                     "this desk now seals card numbers and tax ids to the key with SHA-256 fingerprint {trusted}"
