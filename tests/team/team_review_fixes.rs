@@ -967,3 +967,254 @@ fn a_busy_member_holding_a_request_does_not_block_anothers_decision() {
     );
     assert_eq!(stalls_ended(&pg), "ann member=abe");
 }
+
+/// The request row whose number is `no`: its trade number, or "none".
+fn row_trade_no(pg: &TestPg, no: &str) -> String {
+    owner_sql(
+        pg,
+        &format!(
+            "SELECT coalesce(trade_no, 'none') FROM paydesk.request_rows WHERE mer_order_no = '{no}' AND live"
+        ),
+    )
+}
+
+/// An order's label as the owner reads it: "made <kind>" or "outside".
+fn label_of(pg: &TestPg, trade_no: &str) -> String {
+    owner_sql(
+        pg,
+        &format!(
+            "SELECT CASE WHEN made_at IS NULL THEN 'outside' ELSE 'made ' || kind END
+               FROM paydesk.orders WHERE trade_no = '{trade_no}'"
+        ),
+    )
+}
+
+/// Review of team30, 1 (HIGH): the first order recorded for a request row claims it;
+/// the signer then neither moves the row's trade number to another order, nor keeps a
+/// label on an order whose amount or number it rewrites. A lower-case currency is the
+/// request's currency too.
+#[test]
+fn a_signer_cannot_move_or_keep_a_label_a_request_row_gave() {
+    let pg = team_db();
+    let mer = common::MER as i64;
+    let id = payout(&pg, "500", "PIN-1");
+    payout(&pg, "300", "PIN-4");
+    payout(&pg, "200", "PIN-5");
+    let sam = member(&pg, "sam");
+    let claimed = paydesk_core::store::pg::team::TeamTables::on(sam.link())
+        .claim_next(30)
+        .unwrap()
+        .unwrap();
+    assert_eq!(claimed.id, id);
+    let record = |trade: &str, no: &str, amount: &str, cur: &str, state: &str| {
+        sql(
+            &pg,
+            "sam",
+            &format!(
+                "SELECT paydesk.record_made({mer}, '{trade}', '{no}', 'payout', {state}, 'CLABE', '{cur}', {amount}, {amount}0000, 1)"
+            ),
+        )
+        .map(|s| s.trim().to_string())
+    };
+    // The order made under PIN-1 is recorded: labelled, and it claims the row.
+    assert_eq!(record("T-OUT", "PIN-1", "500", "MXN", "2").unwrap(), "t");
+    assert_eq!(label_of(&pg, "T-OUT"), "made payout");
+    assert_eq!(row_trade_no(&pg, "PIN-1"), "T-OUT");
+    // The row's trade number is set once: not moved to another order.
+    refused(
+        sql(
+            &pg,
+            "sam",
+            "UPDATE paydesk.request_rows SET trade_no = 'T-OTHER' WHERE mer_order_no = 'PIN-1'",
+        ),
+        "move a claimed row to another order",
+        "never changes",
+    );
+    refused(
+        sql(
+            &pg,
+            "sam",
+            "UPDATE paydesk.request_rows SET trade_no = NULL WHERE mer_order_no = 'PIN-1'",
+        ),
+        "clear a claimed row's trade number",
+        "never changes",
+    );
+    // Paid out 500 as approved, then rewritten in the cache as 90,000: the label goes.
+    sql(
+        &pg,
+        "sam",
+        "UPDATE paydesk.orders SET source_amount = 90000, amount_e4 = 900000000, signature_verified = true
+          WHERE trade_no = 'T-OUT'",
+    )
+    .unwrap();
+    assert_eq!(label_of(&pg, "T-OUT"), "outside");
+
+    // Another claimed row's order: only its amount_e4 (what sums and ranges read)
+    // rewritten: the label goes too.
+    assert_eq!(record("T-4", "PIN-4", "300", "MXN", "2").unwrap(), "t");
+    assert_eq!(row_trade_no(&pg, "PIN-4"), "T-4");
+    // A second order under the claimed number is not labelled.
+    assert_eq!(
+        record("T-4-DECOY", "PIN-4", "300", "MXN", "2").unwrap(),
+        "t"
+    );
+    assert_eq!(label_of(&pg, "T-4-DECOY"), "outside");
+    sql(
+        &pg,
+        "sam",
+        "UPDATE paydesk.orders SET amount_e4 = 900000000 WHERE trade_no = 'T-4'",
+    )
+    .unwrap();
+    assert_eq!(label_of(&pg, "T-4"), "outside");
+
+    // A cached order in lower-case currency is labelled by the MXN request that made it.
+    sql(
+        &pg,
+        "sam",
+        &format!(
+            "INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
+                 amount_e4, created_at, synced_at)
+             VALUES ({mer}, 'T-5', 'PIN-5', 2, 'mxn', 200, 2000000, 1, 1)"
+        ),
+    )
+    .unwrap();
+    assert_eq!(record("T-5", "PIN-5", "200", "mxn", "NULL").unwrap(), "t");
+    assert_eq!(label_of(&pg, "T-5"), "made payout");
+    assert_eq!(row_trade_no(&pg, "PIN-5"), "T-5");
+}
+
+/// Review of team30, 2 (MEDIUM): a maker does not request a number the merchant used
+/// already (an outside order in the cache, a send in the journal), so such an order
+/// is never labelled as the team's.
+#[test]
+fn a_maker_cannot_request_a_number_the_merchant_used() {
+    let pg = team_db();
+    let mer = common::MER as i64;
+    sql(
+        &pg,
+        "sam",
+        &format!(
+            "INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
+                 amount_e4, created_at, synced_at)
+             VALUES ({mer}, 'T-OUT-9', 'OUT-9', 2, 'MXN', 700, 7000000, 1, 1);
+             INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
+                 status, created_at, updated_at)
+             VALUES ({mer}, 'p', 'payout', 'SENT-7', '{{}}', 'x', 'unknown', 1, 1)"
+        ),
+    )
+    .unwrap();
+    let attempt = |no: &str| {
+        sql(
+            &pg,
+            "mark",
+            &format!(
+                "BEGIN;
+                 INSERT INTO paydesk.requests (operation, currency, total, row_count, summary)
+                      VALUES ('payout', 'MXN', 700, 1, 'x');
+                 INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary)
+                      VALUES (currval('paydesk.requests_id_seq'), 1, '{no}', 700,
+                              '{{\"kind\":\"CLABE\",\"merOrderNo\":\"{no}\",\"amount\":\"700\",\"currency\":\"MXN\",\"clabe\":\"{CLABE}\"}}',
+                              'CLABE x');
+                 COMMIT;"
+            ),
+        )
+    };
+    refused(
+        attempt("OUT-9"),
+        "request an outside order's number",
+        "used this number already",
+    );
+    refused(
+        attempt("SENT-7"),
+        "request a sent number",
+        "used this number already",
+    );
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT count(*) FROM paydesk.request_rows WHERE mer_order_no IN ('OUT-9', 'SENT-7')"
+        ),
+        "0"
+    );
+    // A fresh number still goes, the same way.
+    attempt("NEW-1").unwrap();
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT count(*) FROM paydesk.request_rows WHERE mer_order_no = 'NEW-1' AND live"
+        ),
+        "1"
+    );
+}
+
+/// Review of team30, 3 (MEDIUM): the admin holds no table-level right on the rules
+/// that lets them LOCK the table every request reads; rules are removed through the
+/// database's function, by an admin only. No role but the signer holds table-level
+/// UPDATE, DELETE or TRUNCATE on any of the team's tables (saved filters, each
+/// member's own, read by no money path, aside).
+#[test]
+fn an_admin_cannot_lock_the_rules_every_request_reads() {
+    let pg = team_db();
+    refused(
+        sql(
+            &pg,
+            "alice",
+            "BEGIN; SET LOCAL lock_timeout = '1s'; LOCK TABLE paydesk.rules IN ACCESS EXCLUSIVE MODE; ROLLBACK;",
+        ),
+        "an admin locks the rules",
+        "permission denied",
+    );
+    refused(
+        sql(&pg, "alice", "DELETE FROM paydesk.rules"),
+        "an admin deletes rules directly",
+        "permission denied",
+    );
+    let rule = owner_sql(&pg, "SELECT id FROM paydesk.rules ORDER BY id LIMIT 1");
+    refused(
+        sql(&pg, "mark", &format!("SELECT paydesk.delete_rule({rule})")),
+        "a maker removes a rule",
+        "permission denied",
+    );
+    assert_eq!(
+        sql(&pg, "alice", &format!("SELECT paydesk.delete_rule({rule})"))
+            .unwrap()
+            .trim(),
+        "t"
+    );
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!("SELECT count(*) FROM paydesk.rules WHERE id = {rule}")
+        ),
+        "0"
+    );
+    // The desks remove rules the same way (the admin screen, `paydesk team rule remove`).
+    let another = sql(
+        &pg,
+        "alice",
+        "INSERT INTO paydesk.rules (operation, currency, above, approvals) VALUES ('payin', 'MXN', 5, 2) RETURNING id",
+    )
+    .unwrap();
+    let another: i64 = another.trim().lines().next().unwrap().parse().unwrap();
+    member(&pg, "alice").remove_rule(another).unwrap();
+    assert!(member(&pg, "alice").remove_rule(another).is_err());
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!("SELECT count(*) FROM paydesk.rules WHERE id = {another}")
+        ),
+        "0"
+    );
+    let held = owner_sql(
+        &pg,
+        "SELECT coalesce(string_agg(r || ' ' || p || ' ' || c.relname, ', ' ORDER BY r, p, c.relname), 'none')
+           FROM pg_class c
+           JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'paydesk'
+          CROSS JOIN unnest(ARRAY['paydesk_viewer', 'paydesk_support', 'paydesk_maker',
+                                  'paydesk_approver', 'paydesk_admin']) r
+          CROSS JOIN unnest(ARRAY['UPDATE', 'DELETE', 'TRUNCATE']) p
+          WHERE c.relkind IN ('r', 'p') AND c.relname <> 'saved_filters'
+            AND has_table_privilege(r, c.oid, p)",
+    );
+    assert_eq!(held, "none");
+}

@@ -310,8 +310,29 @@ async fn a_card_payout_is_requested_sealed_and_paid_once() {
     assert!(!refused.status.success());
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(said.contains("no seal key is trusted"), "{said}");
-    let trusted = env.ok(&["--profile", "mk", "team", "trust-seal-key"]);
+    // Not without the fingerprint the member was given: whatever key the database
+    // holds is not trusted blindly.
+    let blind = env.run(&["--profile", "mk", "team", "trust-seal-key"], "");
+    assert!(!blind.status.success());
+    let said = String::from_utf8_lossy(&blind.stderr);
+    assert!(said.contains("--fingerprint"), "{said}");
+    // The fingerprint as the signer reads it off the key it published (SHA-256 of the
+    // key's DER), computed here by the database, not by the desk.
+    let fingerprint = sql(
+        &pg,
+        "SELECT encode(sha256(decode(spki, 'base64')), 'hex') FROM paydesk.seal_key",
+    );
+    assert_eq!(fingerprint.len(), 64, "{fingerprint}");
+    let trusted = env.ok(&[
+        "--profile",
+        "mk",
+        "team",
+        "trust-seal-key",
+        "--fingerprint",
+        &fingerprint,
+    ]);
     assert!(trusted.contains("SHA-256 fingerprint"), "{trusted}");
+    assert!(trusted.contains(&fingerprint), "{trusted}");
     let made = request_card_payout(&mut env);
     assert!(
         made.status.success(),

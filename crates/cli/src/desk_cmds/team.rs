@@ -39,9 +39,10 @@ pub enum TeamCmd {
     /// gives you; again after the owner replaced it (the merchant key rotated).
     TrustSealKey {
         /// The key's SHA-256 fingerprint (hex, 16 digits at least) you were given:
-        /// another key is refused.
+        /// another key is refused. Required: trusting whatever key the database holds
+        /// would let whoever can write it read what the desk seals.
         #[arg(long)]
-        fingerprint: Option<String>,
+        fingerprint: String,
     },
     /// Execute approved requests as they come (signers; the key stays in this
     /// machine's keyring). Stops on Ctrl-C.
@@ -298,7 +299,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
         }
         TeamCmd::TrustSealKey { fingerprint } => {
             let t = connect(g)?;
-            let trusted = t.trust_seal_key(fingerprint.as_deref())?;
+            let trusted = t.trust_seal_key(Some(fingerprint.as_str()))?;
             print(g, &trusted, || {
                 format!(
                     "this desk now seals card numbers and tax ids to the key with SHA-256 fingerprint {trusted}"
