@@ -316,9 +316,14 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
   await h.choose(id("review-info-type-0"), "Remark · 2");
   assert.equal(await (await h.waitFor(id("review-info-type-0"))).getValue(), "Remark · 2");
   await h.typeInto(id("review-info-0"), "Invoice 55");
-  for (const f of [png, pdf]) {
+  for (const [i, f] of [png, pdf].entries()) {
     await h.typeInto(id("review-path"), f);
     await h.click(id("review-add-file"));
+    // As a user would, the next file once this one shows in the list.
+    await browser.waitUntil(async () => (await browser.$$(id("review-file"))).length === i + 1, {
+      timeout: 10_000,
+      timeoutMsg: `file ${i + 1} was not added`,
+    });
   }
   await browser.waitUntil(async () => (await browser.$$(id("review-file"))).length === 2, {
     timeout: 10_000,

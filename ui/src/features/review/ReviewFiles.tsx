@@ -66,7 +66,12 @@ export function ReviewFiles({
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (path.trim()) void add([path.trim()]).then(() => setPath(""));
+          const submitted = path;
+          // Cleared once added, unless the user has typed the next path meanwhile.
+          if (submitted.trim())
+            void add([submitted.trim()]).then(() =>
+              setPath((now) => (now === submitted ? "" : now)),
+            );
         }}
       >
         <Group align="flex-end">
