@@ -13,6 +13,10 @@
 --     set take such a row any more.
 -- F4. The admin's changes to the team's settings (default approvals, idle lock) were
 --     not audited: every update of paydesk.team is, as the rules' are.
+-- F3. A member holding a relation lock stronger than ROW EXCLUSIVE on a team table
+--     (a signer's LOCK TABLE on the journal) while running a statement is a stall that
+--     end_stalls ends. What is left: the table-level UPDATE grants that allow the LOCK
+--     stay; replacing them with column-level ones is the fuller fix.
 
 CREATE OR REPLACE FUNCTION paydesk.row_moves() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
@@ -91,3 +95,43 @@ END $$;
 REVOKE ALL ON FUNCTION paydesk.team_audit() FROM PUBLIC;
 CREATE TRIGGER team_audit BEFORE UPDATE ON paydesk.team
     FOR EACH ROW EXECUTE FUNCTION paydesk.team_audit();
+
+-- F3. A member's desk never takes a relation lock stronger than ROW EXCLUSIVE on the
+-- team's tables (the owner's migrations do), yet table-level UPDATE lets a signer LOCK
+-- the journal and stall every new request while running a statement. The sessions that
+-- stall others are now also those of members holding such a lock, busy or not.
+CREATE OR REPLACE FUNCTION paydesk.stalling_sessions()
+RETURNS TABLE (pid integer, who text, state text, state_change timestamptz, waiter text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+    SELECT b.pid, b.usename::pg_catalog.text, b.state, b.state_change, w.waiter
+      FROM pg_catalog.pg_stat_activity b
+     CROSS JOIN LATERAL (
+          SELECT w.usename::pg_catalog.text AS waiter
+            FROM pg_catalog.pg_stat_activity w
+           WHERE w.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+             AND w.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+             AND w.pid OPERATOR(pg_catalog.<>) b.pid
+             AND (w.usename OPERATOR(pg_catalog.<>) session_user
+                  OR pg_catalog.pg_has_role(session_user, 'paydesk_signer', 'MEMBER'))
+             AND w.state OPERATOR(pg_catalog.=) 'active'
+             AND w.wait_event_type OPERATOR(pg_catalog.=) 'Lock'
+             AND w.query_start OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '5 seconds')
+             AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) w.usename::pg_catalog.text)
+             AND b.pid OPERATOR(pg_catalog.=) ANY (pg_catalog.pg_blocking_pids(w.pid))
+           LIMIT 1) w
+     WHERE b.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+       AND b.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+       AND b.usename OPERATOR(pg_catalog.<>) session_user
+       AND (b.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)'])
+            OR EXISTS (
+                SELECT 1 FROM pg_catalog.pg_locks k
+                  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) k.relation
+                  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+                 WHERE k.pid OPERATOR(pg_catalog.=) b.pid AND k.granted
+                   AND k.locktype OPERATOR(pg_catalog.=) 'relation'
+                   AND n.nspname OPERATOR(pg_catalog.=) 'paydesk'
+                   AND k.mode OPERATOR(pg_catalog.=) ANY (ARRAY['ShareUpdateExclusiveLock', 'ShareLock',
+                       'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock'])))
+       AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) b.usename::pg_catalog.text)
+$$;
+REVOKE ALL ON FUNCTION paydesk.stalling_sessions() FROM PUBLIC;
