@@ -1006,6 +1006,13 @@ fn a_signer_cannot_move_or_keep_a_label_a_request_row_gave() {
         .unwrap()
         .unwrap();
     assert_eq!(claimed.id, id);
+    // The other two are sent too: only a sent row's order is the team's.
+    for _ in 0..2 {
+        paydesk_core::store::pg::team::TeamTables::on(sam.link())
+            .claim_next(30)
+            .unwrap()
+            .unwrap();
+    }
     let record = |trade: &str, no: &str, amount: &str, cur: &str, state: &str| {
         sql(
             &pg,
@@ -1030,15 +1037,14 @@ fn a_signer_cannot_move_or_keep_a_label_a_request_row_gave() {
         "move a claimed row to another order",
         "never changes",
     );
-    refused(
-        sql(
-            &pg,
-            "sam",
-            "UPDATE paydesk.request_rows SET trade_no = NULL WHERE mer_order_no = 'PIN-1'",
-        ),
-        "clear a claimed row's trade number",
-        "never changes",
-    );
+    // Nor cleared: a blank new value keeps it (an outcome comes without one).
+    sql(
+        &pg,
+        "sam",
+        "UPDATE paydesk.request_rows SET trade_no = NULL WHERE mer_order_no = 'PIN-1'",
+    )
+    .unwrap();
+    assert_eq!(row_trade_no(&pg, "PIN-1"), "T-OUT");
     // Paid out 500 as approved, then rewritten in the cache as 90,000: the label goes.
     sql(
         &pg,
@@ -1217,4 +1223,248 @@ fn an_admin_cannot_lock_the_rules_every_request_reads() {
             AND has_table_privilege(r, c.oid, p)",
     );
     assert_eq!(held, "none");
+}
+
+/// The row whose number is `no`: its status and trade number ("none" when blank).
+fn row_status(pg: &TestPg, no: &str) -> String {
+    owner_sql(
+        pg,
+        &format!(
+            "SELECT status || ' ' || coalesce(trade_no, 'none') FROM paydesk.request_rows
+              WHERE mer_order_no = '{no}' AND live"
+        ),
+    )
+}
+
+fn row_no_of(pg: &TestPg, no: &str) -> i32 {
+    owner_sql(
+        pg,
+        &format!("SELECT row_no FROM paydesk.request_rows WHERE mer_order_no = '{no}' AND live"),
+    )
+    .parse()
+    .unwrap()
+}
+
+/// The signer records an order made under `no` with plain SQL: "t" when recorded.
+fn record_as_signer(pg: &TestPg, trade: &str, no: &str, amount: &str) -> String {
+    let mer = common::MER as i64;
+    sql(
+        pg,
+        "sam",
+        &format!(
+            "SELECT paydesk.record_made({mer}, '{trade}', '{no}', 'payout', 2, 'CLABE', 'MXN', {amount}, {amount}0000, 1)"
+        ),
+    )
+    .unwrap()
+    .trim()
+    .to_string()
+}
+
+/// Review of team30 round 2, F1 (MEDIUM): the order made under a row is recorded (the
+/// made listing, after a worker died between the gateway's answer and the outcome)
+/// and claims the row; the next worker's outcome comes with no trade number. It is
+/// written, the number kept, and the request ends: a paid row is never stuck.
+#[test]
+fn a_rows_outcome_is_written_after_its_order_claimed_it() {
+    use paydesk_core::store::pg::team::{RowState, TeamTables};
+    let pg = team_db();
+    let id = payout(&pg, "500", "PIN-R1");
+    let sam = member(&pg, "sam");
+    let tables = TeamTables::on(sam.link());
+    assert_eq!(tables.claim_next(30).unwrap().unwrap().id, id);
+    assert_eq!(record_as_signer(&pg, "T-R1", "PIN-R1", "500"), "t");
+    assert_eq!(row_status(&pg, "PIN-R1"), "waiting T-R1");
+    // Plain SQL, the review's sequence: an unknown outcome without a trade number.
+    sql(
+        &pg,
+        "sam",
+        "UPDATE paydesk.request_rows SET status = 'unknown', trade_no = NULL, message = 'timeout'
+          WHERE mer_order_no = 'PIN-R1'",
+    )
+    .unwrap();
+    assert_eq!(row_status(&pg, "PIN-R1"), "unknown T-R1");
+    // The worker's own write: accepted, the gateway's answer carrying no trade number.
+    tables
+        .row_outcome(
+            id,
+            row_no_of(&pg, "PIN-R1"),
+            RowState::Accepted,
+            None,
+            Some("accepted"),
+        )
+        .unwrap();
+    assert_eq!(row_status(&pg, "PIN-R1"), "accepted T-R1");
+    tables.finish(id, true, "1 accepted").unwrap();
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!("SELECT state FROM paydesk.requests WHERE id = {id}")
+        ),
+        "done"
+    );
+    // Another number is still refused.
+    refused(
+        sql(
+            &pg,
+            "sam",
+            "UPDATE paydesk.request_rows SET trade_no = 'T-OTHER' WHERE mer_order_no = 'PIN-R1'",
+        ),
+        "move a claimed row's number",
+        "never changes",
+    );
+    assert_eq!(label_of(&pg, "T-R1"), "made payout");
+}
+
+/// Review of team30 round 2, F2 (MEDIUM): while a request is approved but not sent, the
+/// signer neither sets its row's trade number nor has an order under its number
+/// labelled as the team's; once sent, the real order is.
+#[test]
+fn a_signer_cannot_claim_an_unsent_rows_number() {
+    use paydesk_core::store::pg::team::TeamTables;
+    let pg = team_db();
+    let id = payout(&pg, "500", "PIN-R2");
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!("SELECT state FROM paydesk.requests WHERE id = {id}")
+        ),
+        "approved"
+    );
+    refused(
+        sql(
+            &pg,
+            "sam",
+            "UPDATE paydesk.request_rows SET trade_no = 'T-R2-FAKE' WHERE mer_order_no = 'PIN-R2'",
+        ),
+        "set an unsent row's trade number",
+        "only while its request is executing",
+    );
+    assert_eq!(row_status(&pg, "PIN-R2"), "waiting none");
+    // An order under the number before it was sent: recorded, as made outside.
+    assert_eq!(record_as_signer(&pg, "T-R2-FAKE", "PIN-R2", "500"), "t");
+    assert_eq!(label_of(&pg, "T-R2-FAKE"), "outside");
+    assert_eq!(row_status(&pg, "PIN-R2"), "waiting none");
+    // Sent: the real order is the team's and claims the row.
+    let sam = member(&pg, "sam");
+    assert_eq!(
+        TeamTables::on(sam.link())
+            .claim_next(30)
+            .unwrap()
+            .unwrap()
+            .id,
+        id
+    );
+    assert_eq!(record_as_signer(&pg, "T-R2", "PIN-R2", "500"), "t");
+    assert_eq!(label_of(&pg, "T-R2"), "made payout");
+    assert_eq!(row_status(&pg, "PIN-R2"), "waiting T-R2");
+}
+
+/// Review of team30 round 2, F5 (LOW-MEDIUM): a row the gateway rejected made no
+/// order: after its request is done, the signer neither sets its trade number nor has
+/// an order under its number labelled as the team's.
+#[test]
+fn a_rejected_row_claims_no_order() {
+    use paydesk_core::store::pg::team::{RowState, TeamTables};
+    let pg = team_db();
+    let id = payout(&pg, "500", "PIN-R5");
+    let sam = member(&pg, "sam");
+    let tables = TeamTables::on(sam.link());
+    assert_eq!(tables.claim_next(30).unwrap().unwrap().id, id);
+    tables
+        .row_outcome(
+            id,
+            row_no_of(&pg, "PIN-R5"),
+            RowState::Rejected,
+            None,
+            Some("refused by the gateway"),
+        )
+        .unwrap();
+    tables.finish(id, true, "1 rejected").unwrap();
+    assert_eq!(row_status(&pg, "PIN-R5"), "rejected none");
+    refused(
+        sql(
+            &pg,
+            "sam",
+            "UPDATE paydesk.request_rows SET trade_no = 'T-R5' WHERE mer_order_no = 'PIN-R5'",
+        ),
+        "set a rejected row's trade number",
+        "only while its request is executing",
+    );
+    assert_eq!(record_as_signer(&pg, "T-R5", "PIN-R5", "500"), "t");
+    assert_eq!(label_of(&pg, "T-R5"), "outside");
+    assert_eq!(row_status(&pg, "PIN-R5"), "rejected none");
+}
+
+/// Review of team30 round 2, F4 (MEDIUM, from 0008): the admin may set the team's
+/// default approvals to 0 and back, but each change is in the audit log, with who made
+/// it and the values before and after.
+#[test]
+fn an_admins_change_to_the_default_approvals_is_audited() {
+    let pg = team_db();
+    let mer = common::MER;
+    let idle = owner_sql(&pg, "SELECT idle_lock_minutes FROM paydesk.team");
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET default_approvals = 0",
+    )
+    .unwrap();
+    assert_eq!(
+        owner_sql(&pg, "SELECT default_approvals FROM paydesk.team"),
+        "0"
+    );
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET default_approvals = 1",
+    )
+    .unwrap();
+    let at = |n: u32| format!("default_approvals={n} idle_lock_minutes={idle} mer_no={mer}");
+    assert_eq!(
+        log_rows(
+            &pg,
+            "operator || ' ' || identifiers || ' -> ' || result",
+            "operation = 'team.settings.update'"
+        ),
+        format!("alice {} -> {};alice {} -> {}", at(1), at(0), at(0), at(1))
+    );
+}
+
+/// Review of team30 round 2, F3 (MEDIUM): a signer LOCKs the journal (every new request
+/// reads it) while running a statement. A member's call to end stalls ends that session
+/// though it is busy, and the maker's request goes through.
+#[test]
+fn end_stalls_ends_a_busy_member_locking_a_team_table() {
+    let pg = team_db();
+    std::thread::scope(|s| {
+        let locker = s.spawn(|| {
+            sql(
+                &pg,
+                "sam",
+                "BEGIN; LOCK TABLE paydesk.journal IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(30);",
+            )
+        });
+        std::thread::sleep(Duration::from_secs(1));
+        let start = Instant::now();
+        let request = s.spawn(|| payout(&pg, "500", "PIN-R3"));
+        std::thread::sleep(Duration::from_secs(6));
+        assert_eq!(
+            sql(&pg, "vic", "SELECT paydesk.end_stalls()")
+                .unwrap()
+                .trim(),
+            "1"
+        );
+        let id = request.join().unwrap();
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let e = locker.join().unwrap().unwrap_err();
+        assert!(e.contains("terminating connection"), "{e}");
+        assert_eq!(
+            owner_sql(
+                &pg,
+                &format!("SELECT state FROM paydesk.requests WHERE id = {id}")
+            ),
+            "approved"
+        );
+    });
+    assert_eq!(stalls_ended(&pg), "vic member=sam");
 }

@@ -713,7 +713,7 @@ impl<'a> TeamTables<'a> {
         message: Option<&str>,
     ) -> CoreResult<()> {
         self.link.execute(
-            "UPDATE paydesk.request_rows SET status = $3, trade_no = $4, message = $5
+            "UPDATE paydesk.request_rows SET status = $3, trade_no = COALESCE($4, trade_no), message = $5
              WHERE request_id = $1 AND row_no = $2",
             &[&id, &row_no, &state.as_str(), &trade_no, &message],
         )?;
