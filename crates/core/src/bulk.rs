@@ -305,7 +305,7 @@ pub struct BulkContext {
 
 /// Reads and checks a bulk payout file; nothing is sent.
 pub fn read(path: &Path, ctx: &BulkContext) -> CoreResult<BulkFile> {
-    let bytes = crate::input::read_file(path, crate::input::MAX_DOCUMENT_BYTES)
+    let bytes = crate::input::read_file_rule(path, crate::input::MAX_DOCUMENT_BYTES)
         .map_err(|rule| CoreError::validation("file", rule))?;
     parse(&bytes, ctx)
 }
@@ -611,7 +611,7 @@ pub fn fix_cell(path: &Path, line: usize, column: &str, value: &str) -> CoreResu
             &[],
         ));
     }
-    let bytes = crate::input::read_file(path, crate::input::MAX_DOCUMENT_BYTES)
+    let bytes = crate::input::read_file_rule(path, crate::input::MAX_DOCUMENT_BYTES)
         .map_err(|rule| CoreError::validation("file", rule))?;
     let bom = bytes.starts_with(b"\xEF\xBB\xBF");
     let body = if bom { &bytes[3..] } else { &bytes[..] };

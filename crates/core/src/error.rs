@@ -130,6 +130,21 @@ impl From<FieldError> for Rule {
     }
 }
 
+/// A conventions member that breaks a rule, named `conventions.<member>` as a form's
+/// field, its rule worded in the window's language where it has a key.
+impl From<paydesk_gateway::conventions::ConventionsError> for CoreError {
+    fn from(e: paydesk_gateway::conventions::ConventionsError) -> Self {
+        CoreError::validation(
+            format!("conventions.{}", e.field),
+            Rule {
+                text: e.rule,
+                key: e.key,
+                params: e.params.into_iter().collect(),
+            },
+        )
+    }
+}
+
 impl std::ops::Deref for Rule {
     type Target = str;
     fn deref(&self) -> &str {
@@ -469,6 +484,7 @@ mod tests {
                 ("CoreError::keyed(", 2),
                 ("FieldError::keyed(", 2),
                 ("Rule::keyed(", 1),
+                ("ConventionsError::keyed(", 2),
             ] {
                 for (i, _) in src.match_indices(call) {
                     // Not in a comment, nor in a string (this test's own list).
