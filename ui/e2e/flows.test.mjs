@@ -471,6 +471,9 @@ test("a row a bulk run held waits on the Dashboard, which opens its bulk run", a
   await h.waitFor(row, 10_000);
   const text = await browser.execute((s) => document.querySelector(s)?.textContent ?? "", row);
   assert.match(text, /held\.csv, line 2/);
+  // Why it was held, in the user's words: the same payout as the payroll's first row.
+  const why = await h.text(`${row} ${id("attention-held-why")}`);
+  assert.match(why, /The same payout as \S+ \(/);
   const card = await h.waitFor(id("dashboard-attention"));
   assert.ok(Number(await card.getAttribute("data-count")) >= 1);
   await (await browser.$(row)).scrollIntoView({ block: "center" });
@@ -577,6 +580,7 @@ test("the same screens in Chinese", async () => {
     const heldRow = await browser.$(id("attention-held-bulk"));
     if (await heldRow.isExisting()) {
       assert.match(await heldRow.getText(), /第 2 行/);
+      assert.match(await heldRow.getText(), /相同的付款/);
       await heldRow.scrollIntoView({ block: "center" });
       await h.shot("flows-dashboard-held-bulk-zh");
     }

@@ -740,6 +740,11 @@ pub struct RowResult {
     /// Sent (or looked up) by this run; false for a row paid before, held or invalid.
     #[serde(default)]
     pub this_run: bool,
+    /// Why the run did what it did with a planned row (what `detail` says in English);
+    /// none for a row the file's checks refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub why: Option<RowReason>,
 }
 
 /// Columns the result file adds (and replaces when its input was a result file).

@@ -818,6 +818,7 @@ impl Desk {
                 trade_no: String::new(),
                 detail: format!("{}: {}", e.field, e.rule),
                 this_run: false,
+                why: None,
             })
             .collect();
         let total = planned
@@ -833,6 +834,7 @@ impl Desk {
                 trade_no: trade_no.unwrap_or_default(),
                 detail,
                 this_run: matches!(p.action, bulk::RowAction::Send | bulk::RowAction::LookUp),
+                why: Some(p.why.clone()),
             };
         // What a row sent or looked up ended as: its entry, or the error and the entry
         // as the journal holds it.
