@@ -379,11 +379,14 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
     let headers = reader
         .headers()
         .map_err(|e| {
-            CoreError::keyed(
+            CoreError::validation(
                 "file",
-                format!("the header row cannot be read: {e}"),
-                "headerUnreadable",
-                &[("reason", e.to_string())],
+                Rule::keyed(
+                    format!("the header row cannot be read: {e}"),
+                    "headerUnreadable",
+                    &[("reason", e.to_string())],
+                )
+                .quoting("reason", &Rule::csv_reason(&e)),
             )
         })?
         .clone();
@@ -429,7 +432,8 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                         format!("cannot be read: {e}"),
                         "rowUnreadable",
                         &[("reason", e.to_string())],
-                    ),
+                    )
+                    .quoting("reason", &Rule::csv_reason(&e)),
                 ));
                 continue;
             }

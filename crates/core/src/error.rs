@@ -109,6 +109,53 @@ impl Rule {
 }
 
 impl Rule {
+    /// This rule quoting `inner` as its parameter `param` (a batch's "the first, line 3:
+    /// amount {{rule}}", a URL's "({{reason}})"): a window words the quoted rule in its
+    /// language too, from `quotedKey` and the `quoted.`-prefixed parameters.
+    pub fn quoting(mut self, param: &str, inner: &Rule) -> Self {
+        if let Some(key) = &inner.key {
+            self.params.insert("quoted".into(), param.to_string());
+            self.params.insert("quotedKey".into(), key.clone());
+            for (p, v) in &inner.params {
+                self.params.insert(format!("quoted.{p}"), v.clone());
+            }
+        }
+        self
+    }
+
+    /// Why a text is not a URL, keyed where the reason is one a person can act on.
+    pub fn url_reason(e: url::ParseError) -> Rule {
+        use url::ParseError as P;
+        let text = e.to_string();
+        match e {
+            P::RelativeUrlWithoutBase => Rule::keyed(text, "urlRelative", &[]),
+            P::EmptyHost => Rule::keyed(text, "urlEmptyHost", &[]),
+            P::InvalidPort => Rule::keyed(text, "urlInvalidPort", &[]),
+            P::InvalidIpv4Address | P::InvalidIpv6Address => Rule::keyed(text, "urlInvalidIp", &[]),
+            P::InvalidDomainCharacter | P::IdnaError => Rule::keyed(text, "urlInvalidHost", &[]),
+            _ => Rule::from(text),
+        }
+    }
+
+    /// Why a CSV row cannot be read, keyed where a person can act on it.
+    pub fn csv_reason(e: &csv::Error) -> Rule {
+        let text = e.to_string();
+        match e.kind() {
+            csv::ErrorKind::UnequalLengths {
+                expected_len, len, ..
+            } => Rule::keyed(
+                text,
+                "csvFieldCount",
+                &[
+                    ("got", len.to_string()),
+                    ("expected", expected_len.to_string()),
+                ],
+            ),
+            csv::ErrorKind::Utf8 { .. } => Rule::keyed(text, "csvNotUtf8", &[]),
+            _ => Rule::from(text),
+        }
+    }
+
     /// The rule a currency code broke, as `paydesk_gateway::money::Currency::parse`
     /// words it (`text`), keyed by which of its two rules `code` broke.
     pub fn currency(code: &str, text: String) -> Self {

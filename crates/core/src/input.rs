@@ -36,7 +36,7 @@ pub fn read_file_rule(path: &Path, max: u64) -> Result<Vec<u8>, crate::error::Ru
         Rule::keyed(
             too_large(&shown.to_string(), max),
             "fileTooLarge",
-            &[("file", shown.to_string()), ("max", max.to_string())],
+            &[("file", shown.to_string()), ("count", max.to_string())],
         )
     };
     // Checked before opening (a FIFO without a writer would block the open) and again

@@ -325,7 +325,8 @@ impl Profile {
                         format!("is not a URL ({e})"),
                         "notUrl",
                         &[("reason", e.to_string())],
-                    ),
+                    )
+                    .quoting("reason", &Rule::url_reason(e)),
                 ),
                 Ok(parsed) => {
                     if let Err(e) = paydesk_gateway::client::check_base_url(&parsed) {
@@ -444,7 +445,8 @@ impl Profile {
                         format!("is not a URL ({e})"),
                         "notUrl",
                         &[("reason", e.to_string())],
-                    ),
+                    )
+                    .quoting("reason", &Rule::url_reason(e)),
                 ),
                 Ok(parsed) => {
                     if let Err(rule) = paydesk_gateway::client::check_proxy(&parsed) {

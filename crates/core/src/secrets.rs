@@ -368,7 +368,7 @@ impl Secrets {
                     "must be at most {MAX_SECRET_BYTES} bytes (what a system keyring credential holds on Windows)"
                 ),
                 "secretTooLong",
-                &[("max", MAX_SECRET_BYTES.to_string())],
+                &[("count", MAX_SECRET_BYTES.to_string())],
             ));
         }
         self.store.set(
@@ -399,7 +399,7 @@ impl Secrets {
                 "team.password",
                 format!("must be at most {MAX_SECRET_BYTES} bytes"),
                 "secretTooLong",
-                &[("max", MAX_SECRET_BYTES.to_string())],
+                &[("count", MAX_SECRET_BYTES.to_string())],
             ));
         }
         self.store
@@ -562,7 +562,7 @@ impl Secrets {
                 "password",
                 format!("must be at most {MAX_SECRET_BYTES} bytes"),
                 "secretTooLong",
-                &[("max", MAX_SECRET_BYTES.to_string())],
+                &[("count", MAX_SECRET_BYTES.to_string())],
             ));
         }
         let mut kept = vec![0u8; 16 + 32];

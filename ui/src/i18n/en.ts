@@ -1932,6 +1932,13 @@ export const en = {
     sealedNotText: "a sealed value is not text",
     currencyCode: 'must be a 3-letter upper-case ISO 4217 code, got "{{got}}"',
     currencyUnknown: '"{{code}}" is not an ISO 4217 currency',
+    urlRelative: "must start with https:// or http://",
+    urlEmptyHost: "no host after the scheme",
+    urlInvalidPort: "the port is not a number from 1 to 65535",
+    urlInvalidIp: "the IP address is not valid",
+    urlInvalidHost: "the host name has characters a host name cannot have",
+    csvFieldCount: "it has {{got}} fields, the header has {{expected}}",
+    csvNotUtf8: "it is not UTF-8 text",
     // The core's remaining rules (issue 33, round 4): keys, files, periods, the journal, teams, reports, conventions.
     keyUnreadable: "cannot be read as an RSA key ({{detail}})",
     keyBits: "must be 2048, 3072 or 4096",
@@ -1940,7 +1947,8 @@ export const en = {
       "is your own public key (the one you give the gateway); enter the public key the gateway gives you",
     notEmpty: "must not be empty",
     tokenAscii: "must be printable ASCII without spaces or line breaks (it is sent in a header)",
-    secretTooLong: "must be at most {{max}} bytes",
+    secretTooLong_one: "must be at most {{count}} byte",
+    secretTooLong_other: "must be at most {{count}} bytes",
     passwordMin: "{{min}} characters at least",
     periodOrder: "the end must be after the start",
     dayRange: "must be a day from 1970-01-01 to 9999-12-31, got {{got}}",
@@ -1967,7 +1975,8 @@ export const en = {
     resendAccountRequired: "required: the journal keeps it masked, type it again",
     resendAccountDiffers: "is not the account of {{number}}: nothing was sent",
     fileUnreadable: "{{file}} cannot be read: {{detail}}",
-    fileTooLarge: "{{file}} is larger than {{max}} bytes, the most accepted",
+    fileTooLarge_one: "{{file}} is larger than {{count}} byte, the most accepted",
+    fileTooLarge_other: "{{file}} is larger than {{count}} bytes, the most accepted",
     fileNotRegular:
       "{{file}} is not a regular file (a directory, device, pipe or socket is not read)",
     teamMoneyRule:

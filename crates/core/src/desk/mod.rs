@@ -463,11 +463,14 @@ impl Desk {
             (Endpoint::Local { base_url, control }, _) => (base_url, Some(control)),
             (Endpoint::Profile, Some(url)) => (
                 url::Url::parse(url).map_err(|e| {
-                    CoreError::keyed(
+                    CoreError::validation(
                         "baseUrl",
-                        e.to_string(),
-                        "notUrl",
-                        &[("reason", e.to_string())],
+                        crate::error::Rule::keyed(
+                            e.to_string(),
+                            "notUrl",
+                            &[("reason", e.to_string())],
+                        )
+                        .quoting("reason", &crate::error::Rule::url_reason(e)),
                     )
                 })?,
                 None,
@@ -489,11 +492,14 @@ impl Desk {
         config.rate_limit = std::num::NonZeroU32::new(profile.sync.rate_limit);
         if !profile.proxy.is_empty() {
             config.proxy = Some(url::Url::parse(&profile.proxy).map_err(|e| {
-                CoreError::keyed(
+                CoreError::validation(
                     "proxy",
-                    e.to_string(),
-                    "notUrl",
-                    &[("reason", e.to_string())],
+                    crate::error::Rule::keyed(
+                        e.to_string(),
+                        "notUrl",
+                        &[("reason", e.to_string())],
+                    )
+                    .quoting("reason", &crate::error::Rule::url_reason(e)),
                 )
             })?);
         }
