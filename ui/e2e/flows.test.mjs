@@ -231,9 +231,10 @@ async function closeDrawer() {
 /// The palette's search field once the palette is open on screen (its dialog painted,
 /// the field in view), not merely in the page.
 async function paletteOpen() {
-  const input = await h.waitFor('//*[@role="dialog"]//input', 5_000);
+  // Bounded waits, long enough for a loaded 2-core machine (seen: over 5 s).
+  const input = await h.waitFor('//*[@role="dialog"]//input', 15_000);
   await browser.waitUntil(async () => input.isDisplayed(), {
-    timeout: 5_000,
+    timeout: 15_000,
     timeoutMsg: "the palette did not open",
   });
   await h.settled(); // its opening transition, for the screenshot
