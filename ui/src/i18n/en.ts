@@ -1939,6 +1939,32 @@ export const en = {
     urlInvalidHost: "the host name has characters a host name cannot have",
     csvFieldCount: "it has {{got}} fields, the header has {{expected}}",
     csvNotUtf8: "it is not UTF-8 text",
+    // The team database's refusals a member meets in the app (store/pg/sql_rules.rs).
+    sqlOwnRequest:
+      "request #{{request}} was made by {{maker}}, who cannot approve or reject it (four eyes)",
+    sqlApprovalsShort:
+      "request #{{request}} has {{given}} of the {{needed}} approvals it needs (four eyes)",
+    sqlNotWaiting: "request #{{request}} is {{state}}, not waiting for approval",
+    sqlRejectReason: "request #{{request}} is rejected only with a reason",
+    sqlRequestBusy:
+      "request #{{request}}: another member's session has held it for 30 s; nothing was changed, try again",
+    sqlOnlyApprover: "only an approver approves or rejects requests",
+    sqlOnlyAdmin: "only an admin manages members and rules",
+    sqlAlreadyMember:
+      "{{member}} is already a member (holds {{roles}}): change the role or the password instead",
+    sqlRoleNotTeams:
+      "{{member}} is a database role the team did not make: it is never taken over (choose another name)",
+    sqlPrivilegedRole:
+      "{{member}} is a superuser, or a role that creates roles, replicates or bypasses row-level security: never a member",
+    sqlOwnerNotMember: "{{member}} is the team's owner, never a member",
+    sqlOwnRoles:
+      "{{member}}: an admin does not change their own roles; another admin or the database's owner does",
+    sqlNotMember: "{{member}} is not a member of the team",
+    sqlNoRequest: "there is no request #{{request}}",
+    sqlNumberUsed:
+      "{{orderNo}}: the merchant used this number already (an order or a send): an order number is requested once",
+    sqlRowClabeCurrency:
+      "row {{row}}: a CLABE payout is in MXN (a CLABE is a Mexican account), not {{currency}}",
     // The core's remaining rules (issue 33, round 4): keys, files, periods, the journal, teams, reports, conventions.
     keyUnreadable: "cannot be read as an RSA key ({{detail}})",
     keyBits: "must be 2048, 3072 or 4096",

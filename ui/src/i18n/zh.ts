@@ -1785,6 +1785,25 @@ export const zh: Catalogue = {
     urlInvalidHost: "主机名包含不允许的字符",
     csvFieldCount: "该行有 {{got}} 个字段，表头有 {{expected}} 个",
     csvNotUtf8: "不是 UTF-8 文本",
+    // The team database's refusals a member meets in the app (store/pg/sql_rules.rs).
+    sqlOwnRequest: "申请 #{{request}} 由 {{maker}} 提交，本人不能批准或拒绝（四眼原则）",
+    sqlApprovalsShort: "申请 #{{request}} 已有 {{given}} 个批准，需要 {{needed}} 个（四眼原则）",
+    sqlNotWaiting: "申请 #{{request}} 的状态是 {{state}}，不在等待审批",
+    sqlRejectReason: "申请 #{{request}} 只能附理由拒绝",
+    sqlRequestBusy: "申请 #{{request}}：另一成员的会话已占用它 30 秒；未做任何更改，请重试",
+    sqlOnlyApprover: "只有审批人可以批准或拒绝申请",
+    sqlOnlyAdmin: "只有管理员可以管理成员和规则",
+    sqlAlreadyMember: "{{member}} 已是成员（拥有 {{roles}}）：请改为修改角色或密码",
+    sqlRoleNotTeams: "{{member}} 是团队未创建的数据库角色：绝不接管（请换一个名称）",
+    sqlPrivilegedRole:
+      "{{member}} 是超级用户，或可创建角色、复制或绕过行级安全的角色：不能成为成员",
+    sqlOwnerNotMember: "{{member}} 是团队的所有者，不能成为成员",
+    sqlOwnRoles: "{{member}}：管理员不能修改自己的角色；请由另一位管理员或数据库所有者修改",
+    sqlNotMember: "{{member}} 不是团队成员",
+    sqlNoRequest: "不存在申请 #{{request}}",
+    sqlNumberUsed: "{{orderNo}}：商户已使用过此编号（订单或发送）：一个订单号只能申请一次",
+    sqlRowClabeCurrency:
+      "第 {{row}} 行：CLABE 付款应使用 MXN（CLABE 是墨西哥账户），而不是 {{currency}}",
     // The core's remaining rules (issue 33, round 4): keys, files, periods, the journal, teams, reports, conventions.
     keyUnreadable: "无法读取为 RSA 密钥（{{detail}}）",
     keyBits: "必须是 2048、3072 或 4096",

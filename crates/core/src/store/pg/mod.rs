@@ -14,6 +14,7 @@ pub mod cache;
 pub mod journal;
 pub mod orders;
 mod run;
+mod sql_rules;
 pub mod team;
 
 use std::future::Future;
@@ -264,7 +265,9 @@ pub fn db_error(e: tokio_postgres::Error) -> CoreError {
         let message = db.message().to_string();
         return match code {
             // insufficient_privilege, raise_exception from our own rules, check_violation
-            "42501" | "P0001" | "23514" => CoreError::validation("team", message),
+            "42501" | "P0001" | "23514" => {
+                CoreError::validation("team", sql_rules::rule_of(&message))
+            }
             "28P01" | "28000" => CoreError::validation("team.password", message),
             "3D000" => CoreError::validation("team.database", message),
             // lock_not_available: a member's step waited its bound (10 s) for a lock
