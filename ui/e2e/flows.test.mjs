@@ -231,9 +231,10 @@ async function closeDrawer() {
 /// The palette's search field once the palette is open on screen (its dialog painted,
 /// the field in view), not merely in the page.
 async function paletteOpen() {
-  const input = await h.waitFor('//*[@role="dialog"]//input', 5_000);
+  // Bounded waits, long enough for a loaded 2-core machine (seen: over 5 s).
+  const input = await h.waitFor('//*[@role="dialog"]//input', 15_000);
   await browser.waitUntil(async () => input.isDisplayed(), {
-    timeout: 5_000,
+    timeout: 15_000,
     timeoutMsg: "the palette did not open",
   });
   await h.settled(); // its opening transition, for the screenshot
@@ -471,6 +472,9 @@ test("a row a bulk run held waits on the Dashboard, which opens its bulk run", a
   await h.waitFor(row, 10_000);
   const text = await browser.execute((s) => document.querySelector(s)?.textContent ?? "", row);
   assert.match(text, /held\.csv, line 2/);
+  // Why it was held, in the user's words: the same payout as the payroll's first row.
+  const why = await h.text(`${row} ${id("attention-held-why")}`);
+  assert.match(why, /The same payout as \S+ \(/);
   const card = await h.waitFor(id("dashboard-attention"));
   assert.ok(Number(await card.getAttribute("data-count")) >= 1);
   await (await browser.$(row)).scrollIntoView({ block: "center" });
@@ -577,6 +581,7 @@ test("the same screens in Chinese", async () => {
     const heldRow = await browser.$(id("attention-held-bulk"));
     if (await heldRow.isExisting()) {
       assert.match(await heldRow.getText(), /第 2 行/);
+      assert.match(await heldRow.getText(), /相同的付款/);
       await heldRow.scrollIntoView({ block: "center" });
       await h.shot("flows-dashboard-held-bulk-zh");
     }

@@ -1935,6 +1935,11 @@ export type HeldBulkRow_Deserialize = {
 	merOrderNo: string,
 	/**  Why it was held, as the result file says. */
 	detail: string,
+	/**
+	 *  Why it was held, as the bulk plan says it (a window words it in its language);
+	 *  none in a list kept by an earlier PayDesk.
+	 */
+	why?: RowReason_Deserialize | null,
 	/**  When the run held it (ms since the epoch). */
 	heldAt: number,
 };
@@ -1951,6 +1956,11 @@ export type HeldBulkRow_Serialize = {
 	merOrderNo: string,
 	/**  Why it was held, as the result file says. */
 	detail: string,
+	/**
+	 *  Why it was held, as the bulk plan says it (a window words it in its language);
+	 *  none in a list kept by an earlier PayDesk.
+	 */
+	why?: RowReason_Serialize,
 	/**  When the run held it (ms since the epoch). */
 	heldAt: number,
 };
@@ -3549,6 +3559,11 @@ export type RowResult_Deserialize = {
 	detail: string,
 	/**  Sent (or looked up) by this run; false for a row paid before, held or invalid. */
 	thisRun?: boolean,
+	/**
+	 *  Why the run did what it did with a planned row (what `detail` says in English);
+	 *  none for a row the file's checks refused.
+	 */
+	why?: RowReason_Deserialize | null,
 };
 
 /**  The outcome of one row, as the result file lists it. */
@@ -3560,6 +3575,11 @@ export type RowResult_Serialize = {
 	detail: string,
 	/**  Sent (or looked up) by this run; false for a row paid before, held or invalid. */
 	thisRun: boolean,
+	/**
+	 *  Why the run did what it did with a planned row (what `detail` says in English);
+	 *  none for a row the file's checks refused.
+	 */
+	why?: RowReason_Serialize,
 };
 
 /**  What a row of a request came to. */

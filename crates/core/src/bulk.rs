@@ -305,7 +305,7 @@ pub struct BulkContext {
 
 /// Reads and checks a bulk payout file; nothing is sent.
 pub fn read(path: &Path, ctx: &BulkContext) -> CoreResult<BulkFile> {
-    let bytes = crate::input::read_file(path, crate::input::MAX_DOCUMENT_BYTES)
+    let bytes = crate::input::read_file_rule(path, crate::input::MAX_DOCUMENT_BYTES)
         .map_err(|rule| CoreError::validation("file", rule))?;
     parse(&bytes, ctx)
 }
@@ -379,11 +379,14 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
     let headers = reader
         .headers()
         .map_err(|e| {
-            CoreError::keyed(
+            CoreError::validation(
                 "file",
-                format!("the header row cannot be read: {e}"),
-                "headerUnreadable",
-                &[("reason", e.to_string())],
+                Rule::keyed(
+                    format!("the header row cannot be read: {e}"),
+                    "headerUnreadable",
+                    &[("reason", e.to_string())],
+                )
+                .quoting("reason", &Rule::csv_reason(&e)),
             )
         })?
         .clone();
@@ -429,7 +432,8 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                         format!("cannot be read: {e}"),
                         "rowUnreadable",
                         &[("reason", e.to_string())],
-                    ),
+                    )
+                    .quoting("reason", &Rule::csv_reason(&e)),
                 ));
                 continue;
             }
@@ -611,7 +615,7 @@ pub fn fix_cell(path: &Path, line: usize, column: &str, value: &str) -> CoreResu
             &[],
         ));
     }
-    let bytes = crate::input::read_file(path, crate::input::MAX_DOCUMENT_BYTES)
+    let bytes = crate::input::read_file_rule(path, crate::input::MAX_DOCUMENT_BYTES)
         .map_err(|rule| CoreError::validation("file", rule))?;
     let bom = bytes.starts_with(b"\xEF\xBB\xBF");
     let body = if bom { &bytes[3..] } else { &bytes[..] };
@@ -740,6 +744,11 @@ pub struct RowResult {
     /// Sent (or looked up) by this run; false for a row paid before, held or invalid.
     #[serde(default)]
     pub this_run: bool,
+    /// Why the run did what it did with a planned row (what `detail` says in English);
+    /// none for a row the file's checks refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub why: Option<RowReason>,
 }
 
 /// Columns the result file adds (and replaces when its input was a result file).

@@ -109,6 +109,53 @@ impl Rule {
 }
 
 impl Rule {
+    /// This rule quoting `inner` as its parameter `param` (a batch's "the first, line 3:
+    /// amount {{rule}}", a URL's "({{reason}})"): a window words the quoted rule in its
+    /// language too, from `quotedKey` and the `quoted.`-prefixed parameters.
+    pub fn quoting(mut self, param: &str, inner: &Rule) -> Self {
+        if let Some(key) = &inner.key {
+            self.params.insert("quoted".into(), param.to_string());
+            self.params.insert("quotedKey".into(), key.clone());
+            for (p, v) in &inner.params {
+                self.params.insert(format!("quoted.{p}"), v.clone());
+            }
+        }
+        self
+    }
+
+    /// Why a text is not a URL, keyed where the reason is one a person can act on.
+    pub fn url_reason(e: url::ParseError) -> Rule {
+        use url::ParseError as P;
+        let text = e.to_string();
+        match e {
+            P::RelativeUrlWithoutBase => Rule::keyed(text, "urlRelative", &[]),
+            P::EmptyHost => Rule::keyed(text, "urlEmptyHost", &[]),
+            P::InvalidPort => Rule::keyed(text, "urlInvalidPort", &[]),
+            P::InvalidIpv4Address | P::InvalidIpv6Address => Rule::keyed(text, "urlInvalidIp", &[]),
+            P::InvalidDomainCharacter | P::IdnaError => Rule::keyed(text, "urlInvalidHost", &[]),
+            _ => Rule::from(text),
+        }
+    }
+
+    /// Why a CSV row cannot be read, keyed where a person can act on it.
+    pub fn csv_reason(e: &csv::Error) -> Rule {
+        let text = e.to_string();
+        match e.kind() {
+            csv::ErrorKind::UnequalLengths {
+                expected_len, len, ..
+            } => Rule::keyed(
+                text,
+                "csvFieldCount",
+                &[
+                    ("got", len.to_string()),
+                    ("expected", expected_len.to_string()),
+                ],
+            ),
+            csv::ErrorKind::Utf8 { .. } => Rule::keyed(text, "csvNotUtf8", &[]),
+            _ => Rule::from(text),
+        }
+    }
+
     /// The rule a currency code broke, as `paydesk_gateway::money::Currency::parse`
     /// words it (`text`), keyed by which of its two rules `code` broke.
     pub fn currency(code: &str, text: String) -> Self {
@@ -127,6 +174,21 @@ impl From<FieldError> for Rule {
             key: e.key,
             params: e.params,
         }
+    }
+}
+
+/// A conventions member that breaks a rule, named `conventions.<member>` as a form's
+/// field, its rule worded in the window's language where it has a key.
+impl From<paydesk_gateway::conventions::ConventionsError> for CoreError {
+    fn from(e: paydesk_gateway::conventions::ConventionsError) -> Self {
+        CoreError::validation(
+            format!("conventions.{}", e.field),
+            Rule {
+                text: e.rule,
+                key: e.key,
+                params: e.params.into_iter().collect(),
+            },
+        )
     }
 }
 
@@ -469,6 +531,7 @@ mod tests {
                 ("CoreError::keyed(", 2),
                 ("FieldError::keyed(", 2),
                 ("Rule::keyed(", 1),
+                ("ConventionsError::keyed(", 2),
             ] {
                 for (i, _) in src.match_indices(call) {
                     // Not in a comment, nor in a string (this test's own list).

@@ -26,8 +26,22 @@ pub use crate::store::notifications::Stored;
 pub fn check(body: &str, key: Option<&PublicKey>, settings: &SignSettings) -> CoreResult<Received> {
     let map: Map<String, Value> = match serde_json::from_str::<Value>(body) {
         Ok(Value::Object(m)) => m,
-        Ok(_) => return Err(CoreError::validation("body", "must be a JSON object")),
-        Err(e) => return Err(CoreError::validation("body", format!("is not JSON ({e})"))),
+        Ok(_) => {
+            return Err(CoreError::keyed(
+                "body",
+                "must be a JSON object",
+                "jsonObject",
+                &[],
+            ));
+        }
+        Err(e) => {
+            return Err(CoreError::keyed(
+                "body",
+                format!("is not JSON ({e})"),
+                "notJson",
+                &[("detail", e.to_string())],
+            ));
+        }
     };
     let text = |k: &str| {
         map.get(k)

@@ -28,6 +28,11 @@ pub struct HeldBulkRow {
     pub mer_order_no: String,
     /// Why it was held, as the result file says.
     pub detail: String,
+    /// Why it was held, as the bulk plan says it (a window words it in its language);
+    /// none in a list kept by an earlier PayDesk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "specta", specta(optional))]
+    pub why: Option<crate::bulk::RowReason>,
     /// When the run held it (ms since the epoch).
     pub held_at: i64,
 }
@@ -89,6 +94,7 @@ impl Home {
                     line: u32::try_from(r.line).unwrap_or(u32::MAX),
                     mer_order_no: r.mer_order_no.clone(),
                     detail: r.detail.clone(),
+                    why: r.why.clone(),
                     held_at: now,
                 }),
         );
@@ -120,6 +126,7 @@ mod tests {
             trade_no: String::new(),
             detail: format!("row {line}"),
             this_run: false,
+            why: None,
         }
     }
 

@@ -18,16 +18,39 @@ fn too_large(what: &str, max: u64) -> String {
 /// Reads the regular file at `path`, at most `max` bytes. The error is the rule broken,
 /// naming the file.
 pub fn read_file(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    read_file_rule(path, max).map_err(|rule| rule.text)
+}
+
+/// [`read_file`], its error a rule a window words in the user's language.
+pub fn read_file_rule(path: &Path, max: u64) -> Result<Vec<u8>, crate::error::Rule> {
+    use crate::error::Rule;
     let shown = path.display();
-    let cannot = |e: std::io::Error| format!("cannot read {shown}: {e}");
+    let cannot = |e: std::io::Error| {
+        Rule::keyed(
+            format!("cannot read {shown}: {e}"),
+            "fileUnreadable",
+            &[("file", shown.to_string()), ("detail", e.to_string())],
+        )
+    };
+    let large = || {
+        Rule::keyed(
+            too_large(&shown.to_string(), max),
+            "fileTooLarge",
+            &[("file", shown.to_string()), ("count", max.to_string())],
+        )
+    };
     // Checked before opening (a FIFO without a writer would block the open) and again
     // on the opened handle (the name may have been swapped in between).
     let regular = |m: std::fs::Metadata| {
         if m.is_file() {
             Ok(m.len())
         } else {
-            Err(format!(
-                "{shown} is not a regular file (a directory, device, pipe or socket is not read)"
+            Err(Rule::keyed(
+                format!(
+                    "{shown} is not a regular file (a directory, device, pipe or socket is not read)"
+                ),
+                "fileNotRegular",
+                &[("file", shown.to_string())],
             ))
         }
     };
@@ -42,11 +65,11 @@ pub fn read_file(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     let file = options.open(path).map_err(cannot)?;
     let len = regular(file.metadata().map_err(cannot)?)?;
     if len > max {
-        return Err(too_large(&shown.to_string(), max));
+        return Err(large());
     }
     read_bounded(file, max).map_err(|e| match e {
         Bounded::Io(e) => cannot(e),
-        Bounded::TooLarge => too_large(&shown.to_string(), max),
+        Bounded::TooLarge => large(),
     })
 }
 

@@ -26,13 +26,15 @@ impl Existing {
     }
 }
 
-fn refused(path: &Path, rule: &str) -> CoreError {
+/// `key` names the rule's words in the window's catalogues (`rules.<key>`), which
+/// name the path and, where there is one, the system's `detail`.
+fn refused(path: &Path, rule: &str, key: &str, detail: Option<String>) -> CoreError {
+    let shown = paydesk_gateway::redact::terminal_safe(&path.display().to_string(), 300);
+    let mut params = vec![("path", shown.clone())];
+    params.extend(detail.map(|d| ("detail", d)));
     CoreError::validation(
         "path",
-        format!(
-            "{}: {rule}",
-            paydesk_gateway::redact::terminal_safe(&path.display().to_string(), 300)
-        ),
+        crate::error::Rule::keyed(format!("{shown}: {rule}"), key, &params),
     )
 }
 
@@ -41,30 +43,53 @@ fn refused(path: &Path, rule: &str) -> CoreError {
 /// the path and the rule.
 pub fn check(path: &Path, existing: Existing) -> CoreResult<()> {
     if path.as_os_str().is_empty() {
-        return Err(CoreError::validation("path", "must name a file"));
+        return Err(CoreError::keyed(
+            "path",
+            "must name a file",
+            "pathEmpty",
+            &[],
+        ));
     }
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(refused(path, &format!("cannot be checked: {e}"))),
+        Err(e) => {
+            return Err(refused(
+                path,
+                &format!("cannot be checked: {e}"),
+                "outputUncheckable",
+                Some(e.to_string()),
+            ));
+        }
         Ok(m) if m.file_type().is_symlink() => {
             return Err(refused(
                 path,
                 "is a symbolic link; an output is never written through a link (name the file itself)",
+                "outputSymlink",
+                None,
             ));
         }
         Ok(m) if m.is_dir() => {
-            return Err(refused(path, "is a directory; name a file to write"));
+            return Err(refused(
+                path,
+                "is a directory; name a file to write",
+                "outputDirectory",
+                None,
+            ));
         }
         Ok(m) if !m.is_file() => {
             return Err(refused(
                 path,
                 "is not a regular file (a pipe, device or socket is never written)",
+                "outputNotRegular",
+                None,
             ));
         }
         Ok(_) if existing == Existing::Refuse => {
             return Err(refused(
                 path,
                 "already exists; it is replaced only when told to (--force)",
+                "outputExists",
+                None,
             ));
         }
         Ok(_) => {}
@@ -72,8 +97,18 @@ pub fn check(path: &Path, existing: Existing) -> CoreResult<()> {
     let dir = folder(path);
     match std::fs::metadata(&dir) {
         Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(refused(path, "its folder is not a directory")),
-        Err(e) => Err(refused(path, &format!("its folder cannot be used: {e}"))),
+        Ok(_) => Err(refused(
+            path,
+            "its folder is not a directory",
+            "outputFolderNotDir",
+            None,
+        )),
+        Err(e) => Err(refused(
+            path,
+            &format!("its folder cannot be used: {e}"),
+            "outputFolderUnusable",
+            Some(e.to_string()),
+        )),
     }
 }
 
@@ -175,6 +210,8 @@ impl Output {
                     return Err(refused(
                         &path,
                         "already exists; it is replaced only when told to (--force)",
+                        "outputExists",
+                        None,
                     ));
                 }
                 Err(_) => {

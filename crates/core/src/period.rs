@@ -19,7 +19,12 @@ pub struct Period {
 impl Period {
     pub fn new(from: i64, to: i64) -> CoreResult<Self> {
         if to <= from {
-            return Err(CoreError::validation("to", "must be after from"));
+            return Err(CoreError::keyed(
+                "to",
+                "must be after from",
+                "periodOrder",
+                &[],
+            ));
         }
         Ok(Period { from, to })
     }
@@ -36,21 +41,38 @@ impl Period {
         // A statement is of days a gateway can have orders on: from 1970 to 9999.
         for (field, day) in [("from", first), ("to", last)] {
             if !(1970..=9999).contains(&chrono::Datelike::year(&day)) {
-                return Err(CoreError::validation(
+                return Err(CoreError::keyed(
                     field,
                     format!("must be a day from 1970-01-01 to 9999-12-31, got {day}"),
+                    "dayRange",
+                    &[("got", day.to_string())],
                 ));
             }
         }
         if last < first {
-            return Err(CoreError::validation("to", "must not be before from"));
+            return Err(CoreError::keyed(
+                "to",
+                "must not be before from",
+                "periodOrder",
+                &[],
+            ));
         }
-        let next = last
-            .succ_opt()
-            .ok_or_else(|| CoreError::validation("to", "is past the last day there is"))?;
+        let next = last.succ_opt().ok_or_else(|| {
+            CoreError::keyed(
+                "to",
+                "is past the last day there is",
+                "dayRange",
+                &[("got", last.to_string())],
+            )
+        })?;
         match (tz.start_of(first), tz.start_of(next)) {
             (Some(from), Some(to)) => Self::new(from, to),
-            _ => Err(CoreError::validation("from", "not a day")),
+            _ => Err(CoreError::keyed(
+                "from",
+                "not a day",
+                "dayRange",
+                &[("got", first.to_string())],
+            )),
         }
     }
 
@@ -170,11 +192,13 @@ pub fn parse_zone(field: &str, text: &str) -> CoreResult<Zone> {
     if let Ok(o) = offset.parse::<chrono::FixedOffset>() {
         return Ok(Zone::Fixed(o));
     }
-    Err(CoreError::validation(
+    Err(CoreError::keyed(
         field,
         format!(
             "must be a time zone name such as Europe/Berlin or America/New_York, UTC, or an offset such as +08:00, got {text:?}"
         ),
+        "timeZone",
+        &[("got", text.to_string())],
     ))
 }
 

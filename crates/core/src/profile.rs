@@ -325,7 +325,8 @@ impl Profile {
                         format!("is not a URL ({e})"),
                         "notUrl",
                         &[("reason", e.to_string())],
-                    ),
+                    )
+                    .quoting("reason", &Rule::url_reason(e)),
                 ),
                 Ok(parsed) => {
                     if let Err(e) = paydesk_gateway::client::check_base_url(&parsed) {
@@ -444,7 +445,8 @@ impl Profile {
                         format!("is not a URL ({e})"),
                         "notUrl",
                         &[("reason", e.to_string())],
-                    ),
+                    )
+                    .quoting("reason", &Rule::url_reason(e)),
                 ),
                 Ok(parsed) => {
                     if let Err(rule) = paydesk_gateway::client::check_proxy(&parsed) {
@@ -714,9 +716,7 @@ impl Home {
 
     /// Sets a profile's gateway conventions, checked member by member.
     pub fn set_conventions(&self, name: &str, conventions: Conventions) -> CoreResult<()> {
-        conventions
-            .check()
-            .map_err(|e| CoreError::validation(format!("conventions.{}", e.field), e.rule))?;
+        conventions.check().map_err(CoreError::from)?;
         let mut f = self.load()?;
         if !f.profiles.iter().any(|p| p.name == name) {
             return Err(CoreError::not_found(format!("no profile named {name:?}")));
@@ -874,7 +874,7 @@ impl Home {
             add(&p.field, p.rule);
         }
         for (field, rule) in profile.team.iter().flat_map(|t| t.file_problems()) {
-            add(field, rule.into());
+            add(field, rule);
         }
         // In the form's order: the name first, the rest as the profile lists them.
         out.sort_by_key(|p| p.field != "name");

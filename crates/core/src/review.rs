@@ -104,17 +104,21 @@ fn pdf_pages(bytes: &[u8]) -> Option<u32> {
 pub fn read_file(index: usize, code: &str, path: &Path) -> CoreResult<FileItem> {
     let field = format!("fileList[{index}]");
     if code.trim().is_empty() {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             format!("{field}.fileType"),
             "is required",
+            "required",
+            &[],
         ));
     }
-    let bytes = crate::input::read_file(path, MAX_FILE_BYTES)
-        .map_err(|rule| CoreError::validation(&field, format!("{rule} (5 MiB per file)")))?;
+    let bytes = crate::input::read_file_rule(path, MAX_FILE_BYTES)
+        .map_err(|rule| CoreError::validation(&field, rule))?;
     let suffix = sniff(&bytes).ok_or_else(|| {
-        CoreError::validation(
+        CoreError::keyed(
             &field,
             format!("{} is not a PNG, JPEG or PDF file", path.display()),
+            "reviewFileType",
+            &[("file", path.display().to_string())],
         )
     })?;
     let name = path

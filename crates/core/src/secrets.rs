@@ -244,24 +244,47 @@ impl Secrets {
     /// The public half of a private key's text, read and checked as an import would,
     /// nothing kept: what a form shows (or refuses) before asking to replace a key.
     pub fn private_key_info(text: &str) -> CoreResult<KeyInfo> {
-        let key = PrivateKey::from_text(text)
-            .map_err(|e| CoreError::validation("privateKey", e.to_string()))?;
+        let key = PrivateKey::from_text(text).map_err(|e| {
+            CoreError::keyed(
+                "privateKey",
+                e.to_string(),
+                "keyUnreadable",
+                &[("detail", e.to_string())],
+            )
+        })?;
         Ok(KeyInfo::of(&key.public_key()))
     }
 
     pub fn import_merchant_key(&self, profile: &str, text: &str) -> CoreResult<KeyInfo> {
-        let key = PrivateKey::from_text(text)
-            .map_err(|e| CoreError::validation("privateKey", e.to_string()))?;
+        let key = PrivateKey::from_text(text).map_err(|e| {
+            CoreError::keyed(
+                "privateKey",
+                e.to_string(),
+                "keyUnreadable",
+                &[("detail", e.to_string())],
+            )
+        })?;
         self.set_merchant_key(profile, &key)
     }
 
     /// Generates a merchant key of `bits` (2048, 3072 or 4096) and keeps it.
     pub fn generate_merchant_key(&self, profile: &str, bits: usize) -> CoreResult<KeyInfo> {
         if ![2048, 3072, 4096].contains(&bits) {
-            return Err(CoreError::validation("bits", "must be 2048, 3072 or 4096"));
+            return Err(CoreError::keyed(
+                "bits",
+                "must be 2048, 3072 or 4096",
+                "keyBits",
+                &[],
+            ));
         }
-        let key =
-            PrivateKey::generate(bits).map_err(|e| CoreError::validation("bits", e.to_string()))?;
+        let key = PrivateKey::generate(bits).map_err(|e| {
+            CoreError::keyed(
+                "bits",
+                e.to_string(),
+                "keyNotMade",
+                &[("detail", e.to_string())],
+            )
+        })?;
         self.set_merchant_key(profile, &key)
     }
 
@@ -287,16 +310,24 @@ impl Secrets {
     }
 
     pub fn set_gateway_key(&self, profile: &str, text: &str) -> CoreResult<KeyInfo> {
-        let key = PublicKey::from_text(text)
-            .map_err(|e| CoreError::validation("gatewayPublicKey", e.to_string()))?;
+        let key = PublicKey::from_text(text).map_err(|e| {
+            CoreError::keyed(
+                "gatewayPublicKey",
+                e.to_string(),
+                "keyUnreadable",
+                &[("detail", e.to_string())],
+            )
+        })?;
         // The merchant's own public key (the one given to the gateway) pasted here would
         // make the desk accept answers signed by itself, and refuse the gateway's.
         if let Ok(own) = self.merchant_key(profile)
             && own.public_key().spki_der() == key.spki_der()
         {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "gatewayPublicKey",
                 "is your own public key (the one you give the gateway); enter the public key the gateway gives you",
+                "gatewayKeyIsOwn",
+                &[],
             ));
         }
         self.store
@@ -315,20 +346,29 @@ impl Secrets {
 
     pub fn set_bearer(&self, profile: &str, token: &str) -> CoreResult<()> {
         if token.trim().is_empty() {
-            return Err(CoreError::validation("bearerToken", "must not be empty"));
+            return Err(CoreError::keyed(
+                "bearerToken",
+                "must not be empty",
+                "notEmpty",
+                &[],
+            ));
         }
         if !token.trim().bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "bearerToken",
                 "must be printable ASCII without spaces or line breaks (it is sent in a header)",
+                "tokenAscii",
+                &[],
             ));
         }
         if token.trim().len() > MAX_SECRET_BYTES {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "bearerToken",
                 format!(
                     "must be at most {MAX_SECRET_BYTES} bytes (what a system keyring credential holds on Windows)"
                 ),
+                "secretTooLong",
+                &[("count", MAX_SECRET_BYTES.to_string())],
             ));
         }
         self.store.set(
@@ -347,12 +387,19 @@ impl Secrets {
     /// The password of a team profile's database user.
     pub fn set_team_password(&self, profile: &str, password: &str) -> CoreResult<()> {
         if password.is_empty() {
-            return Err(CoreError::validation("team.password", "must not be empty"));
+            return Err(CoreError::keyed(
+                "team.password",
+                "must not be empty",
+                "notEmpty",
+                &[],
+            ));
         }
         if password.len() > MAX_SECRET_BYTES {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "team.password",
                 format!("must be at most {MAX_SECRET_BYTES} bytes"),
+                "secretTooLong",
+                &[("count", MAX_SECRET_BYTES.to_string())],
             ));
         }
         self.store
@@ -503,15 +550,19 @@ impl Secrets {
     /// lock: only a PBKDF2-HMAC-SHA256 verifier (random salt) is kept, in the keyring.
     pub fn set_desk_password(&self, profile: &str, password: &str) -> CoreResult<()> {
         if password.chars().count() < DESK_PASSWORD_MIN {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "password",
                 format!("{DESK_PASSWORD_MIN} characters at least"),
+                "passwordMin",
+                &[("min", DESK_PASSWORD_MIN.to_string())],
             ));
         }
         if password.len() > MAX_SECRET_BYTES {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "password",
                 format!("must be at most {MAX_SECRET_BYTES} bytes"),
+                "secretTooLong",
+                &[("count", MAX_SECRET_BYTES.to_string())],
             ));
         }
         let mut kept = vec![0u8; 16 + 32];

@@ -274,21 +274,27 @@ pub const MAX_SYNC_DAYS: i64 = 3650;
 
 fn windows(o: &SyncOptions) -> CoreResult<Vec<(DateTime<Utc>, DateTime<Utc>)>> {
     if o.to <= o.from {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "days",
             "must be 1 or more (to must be after from)",
+            "syncDaysMin",
+            &[],
         ));
     }
     if o.to - o.from > Duration::days(MAX_SYNC_DAYS) {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "days",
             format!("must be at most {MAX_SYNC_DAYS} (ten years)"),
+            "syncDaysMax",
+            &[("max", MAX_SYNC_DAYS.to_string())],
         ));
     }
     if !(1..=24 * 31).contains(&o.window_hours) {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "windowHours",
             "must be between 1 and 744",
+            "windowHoursRange",
+            &[],
         ));
     }
     paydesk_gateway::validate::page_size("pageSize", o.page_size)?;
@@ -452,9 +458,11 @@ pub async fn run(
 ) -> CoreResult<SyncReport> {
     let started = Instant::now();
     if !(1..=MAX_IN_FLIGHT).contains(&opts.in_flight) {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "inFlight",
             format!("must be between 1 and {MAX_IN_FLIGHT}"),
+            "inFlightRange",
+            &[("max", MAX_IN_FLIGHT.to_string())],
         ));
     }
     let all = windows(opts)?;

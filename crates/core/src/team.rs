@@ -336,22 +336,25 @@ impl Team {
         };
         let file = crate::bulk::parse(bytes, &ctx)?;
         if let Some(e) = file.errors.first() {
-            return Err(CoreError::keyed(
+            return Err(CoreError::validation(
                 "file",
-                format!(
-                    "{} row(s) have errors; the first, line {}: {} {}",
-                    file.errors.len(),
-                    e.line,
-                    e.field,
-                    e.rule
-                ),
-                "batchRowErrors",
-                &[
-                    ("rows", file.errors.len().to_string()),
-                    ("line", e.line.to_string()),
-                    ("field", e.field.clone()),
-                    ("rule", e.rule.text.clone()),
-                ],
+                crate::error::Rule::keyed(
+                    format!(
+                        "{} row(s) have errors; the first, line {}: {} {}",
+                        file.errors.len(),
+                        e.line,
+                        e.field,
+                        e.rule
+                    ),
+                    "batchRowErrors",
+                    &[
+                        ("rows", file.errors.len().to_string()),
+                        ("line", e.line.to_string()),
+                        ("field", e.field.clone()),
+                        ("rule", e.rule.text.clone()),
+                    ],
+                )
+                .quoting("rule", &e.rule),
             ));
         }
         if file.rows.is_empty() {

@@ -904,6 +904,7 @@ fn bulk_files_carry_no_formula_in_or_out() {
         trade_no: "T1".into(),
         detail: "-".into(),
         this_run: true,
+        why: None,
     }];
     let out = dir.path().join("out.csv");
     bulk::write_results(

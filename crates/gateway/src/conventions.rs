@@ -254,14 +254,20 @@ impl Conventions {
         let mut de = serde_json::Deserializer::from_str(text);
         let c: Conventions = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
-            ConventionsError {
-                field: if path == "." { String::new() } else { path },
-                rule: e.inner().to_string(),
-            }
+            ConventionsError::keyed(
+                if path == "." { String::new() } else { path },
+                e.inner().to_string(),
+                "conventionsJson",
+                &[("detail", e.inner().to_string())],
+            )
         })?;
-        de.end().map_err(|e| ConventionsError {
-            field: String::new(),
-            rule: format!("trailing text after the object: {e}"),
+        de.end().map_err(|e| {
+            ConventionsError::keyed(
+                "",
+                format!("trailing text after the object: {e}"),
+                "conventionsJson",
+                &[("detail", e.to_string())],
+            )
         })?;
         c.check()?;
         Ok(c)
@@ -300,40 +306,40 @@ impl Conventions {
 
     /// Checks every member; the error names the member and the rule.
     pub fn check(&self) -> Result<(), ConventionsError> {
-        let err = |field: &str, rule: String| {
-            Err(ConventionsError {
-                field: field.into(),
-                rule,
-            })
-        };
         if self.format != CONVENTIONS_FORMAT {
-            return err(
+            return Err(ConventionsError::keyed(
                 "format",
                 format!(
                     "must be {CONVENTIONS_FORMAT}: this PayDesk reads conventions format \
                      {CONVENTIONS_FORMAT} (the file says {})",
                     self.format
                 ),
-            );
+                "conventionsFormat",
+                &[("format", CONVENTIONS_FORMAT.to_string())],
+            ));
         }
         let printable = |s: &str, most: usize| {
             !s.is_empty() && s.chars().count() <= most && !s.chars().any(char::is_control)
         };
         if !printable(&self.name, 60) {
-            return err(
+            return Err(ConventionsError::keyed(
                 "name",
-                "must be 1 to 60 characters without control characters".into(),
-            );
+                "must be 1 to 60 characters without control characters",
+                "textLengthPlain",
+                &[("max", "60".to_string())],
+            ));
         }
         for (field, values) in &self.states {
             for raw in values.keys() {
                 if !printable(raw, 40) {
-                    return err(
-                        &format!("states.{}", state_field_name(*field)),
+                    return Err(ConventionsError::keyed(
+                        format!("states.{}", state_field_name(*field)),
                         format!(
                             "value {raw:?} must be 1 to 40 characters without control characters"
                         ),
-                    );
+                        "stateValue",
+                        &[("got", raw.clone())],
+                    ));
                 }
             }
         }
@@ -345,47 +351,59 @@ impl Conventions {
         for (field, list) in codes {
             for c in list.iter() {
                 if !(1..=40).contains(&c.len()) || !c.bytes().all(|b| b.is_ascii_graphic()) {
-                    return err(
+                    return Err(ConventionsError::keyed(
                         field,
                         format!("code {c:?} must be 1 to 40 printable characters without spaces"),
-                    );
+                        "codeText",
+                        &[("got", c.clone())],
+                    ));
                 }
             }
         }
         if self.success_codes.is_empty() {
-            return err(
+            return Err(ConventionsError::keyed(
                 "successCodes",
-                "must name at least one code (the interface's is 00000)".into(),
-            );
+                "must name at least one code (the interface's is 00000)",
+                "successCodesEmpty",
+                &[],
+            ));
         }
         for (i, k) in self.signing.excluded_keys.iter().enumerate() {
             if k.is_empty() || k.len() > 64 || !k.bytes().all(|b| b.is_ascii_graphic()) {
-                return err(
-                    &format!("signing.excludedKeys[{i}]"),
-                    "must be a member name of 1 to 64 printable characters".into(),
-                );
+                return Err(ConventionsError::keyed(
+                    format!("signing.excludedKeys[{i}]"),
+                    "must be a member name of 1 to 64 printable characters",
+                    "memberName64",
+                    &[],
+                ));
             }
         }
         if self.time_zone.parse::<chrono_tz::Tz>().is_err() {
-            return err(
+            return Err(ConventionsError::keyed(
                 "timeZone",
                 format!(
                     "{:?} is not an IANA time zone name (such as UTC, Asia/Shanghai, America/Mexico_City)",
                     self.time_zone
                 ),
-            );
+                "ianaZone",
+                &[("got", self.time_zone.clone())],
+            ));
         }
         if !(1..=MAX_PAGE_SIZE_SETTING).contains(&self.max_page_size) {
-            return err(
+            return Err(ConventionsError::keyed(
                 "maxPageSize",
                 format!("must be between 1 and {MAX_PAGE_SIZE_SETTING} orders"),
-            );
+                "pageSizeRange",
+                &[("count", MAX_PAGE_SIZE_SETTING.to_string())],
+            ));
         }
         if self.max_span_hours != 0 && self.max_span_hours > 24 * 3660 {
-            return err(
+            return Err(ConventionsError::keyed(
                 "maxSpanHours",
-                "must be 0 (no limit) or at most 87840 hours (ten years)".into(),
-            );
+                "must be 0 (no limit) or at most 87840 hours (ten years)",
+                "maxSpanRange",
+                &[],
+            ));
         }
         let names = [
             ("queryTypes.sales", &self.query_types.sales),
@@ -394,44 +412,54 @@ impl Conventions {
         ];
         for (field, name) in names {
             if !(1..=40).contains(&name.len()) || !name.bytes().all(|b| b.is_ascii_graphic()) {
-                return err(
+                return Err(ConventionsError::keyed(
                     field,
-                    "must be 1 to 40 printable characters without spaces".into(),
-                );
+                    "must be 1 to 40 printable characters without spaces",
+                    "queryTypeName",
+                    &[],
+                ));
             }
         }
         for (i, r) in self.kind_rules.iter().enumerate() {
             if !printable(&r.prefix, 32) {
-                return err(
-                    &format!("kindRules[{i}].prefix"),
-                    "must be 1 to 32 characters without control characters".into(),
-                );
+                return Err(ConventionsError::keyed(
+                    format!("kindRules[{i}].prefix"),
+                    "must be 1 to 32 characters without control characters",
+                    "textLengthPlain",
+                    &[("max", "32".to_string())],
+                ));
             }
         }
         if self.requester_ip.parse::<std::net::IpAddr>().is_err() {
-            return err(
+            return Err(ConventionsError::keyed(
                 "requesterIp",
                 format!("{:?} must be an IPv4 or IPv6 address", self.requester_ip),
-            );
+                "ipAddress",
+                &[("got", self.requester_ip.clone())],
+            ));
         }
         for (op, statuses) in &self.refusal_statuses {
             if !OPERATION_NAMES.contains(&op.as_str()) {
-                return err(
-                    &format!("refusalStatuses.{op}"),
+                return Err(ConventionsError::keyed(
+                    format!("refusalStatuses.{op}"),
                     format!(
                         "names no operation; use one of {}",
                         OPERATION_NAMES.join(", ")
                     ),
-                );
+                    "operationName",
+                    &[("names", OPERATION_NAMES.join(", "))],
+                ));
             }
             for s in statuses {
                 if !(400..=499).contains(s) {
-                    return err(
-                        &format!("refusalStatuses.{op}"),
+                    return Err(ConventionsError::keyed(
+                        format!("refusalStatuses.{op}"),
                         format!(
                             "{s} cannot be a refusal: only 4xx statuses may be (a 5xx, a redirect or a 2xx may come after the gateway acted)"
                         ),
-                    );
+                        "refusalStatus",
+                        &[("got", s.to_string())],
+                    ));
                 }
             }
         }
@@ -452,12 +480,16 @@ impl Conventions {
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConventionsError> {
         let parts: Vec<&str> = key.split('.').collect();
         if let ["states", field, raw] = parts.as_slice() {
-            let f = parse_state_field(field).ok_or_else(|| ConventionsError {
-                field: format!("states.{field}"),
-                rule: format!(
-                    "names no state field; use one of {}",
-                    StateField::ALL.map(state_field_name).join(", ")
-                ),
+            let f = parse_state_field(field).ok_or_else(|| {
+                ConventionsError::keyed(
+                    format!("states.{field}"),
+                    format!(
+                        "names no state field; use one of {}",
+                        StateField::ALL.map(state_field_name).join(", ")
+                    ),
+                    "methodOneOf",
+                    &[("names", StateField::ALL.map(state_field_name).join(", "))],
+                )
             })?;
             let mut next = self.clone();
             let values = next.states.entry(f).or_default();
@@ -465,12 +497,16 @@ impl Conventions {
                 values.remove(*raw);
             } else {
                 let m: Meaning = serde_json::from_value(serde_json::Value::String(value.into()))
-                    .map_err(|_| ConventionsError {
-                        field: key.into(),
-                        rule: format!(
-                            "{value:?} is no meaning; use one of {}",
-                            MEANINGS.join(", ")
-                        ),
+                    .map_err(|_| {
+                        ConventionsError::keyed(
+                            key,
+                            format!(
+                                "{value:?} is no meaning; use one of {}",
+                                MEANINGS.join(", ")
+                            ),
+                            "methodOneOf",
+                            &[("names", MEANINGS.join(", "))],
+                        )
                     })?;
                 values.insert((*raw).to_string(), m);
             }
@@ -481,9 +517,13 @@ impl Conventions {
         if let ["refusalStatuses", _, ..] = parts.as_slice() {
             // Operation names hold dots (`v2.payout`): the rest of the key is the name.
             let op = key["refusalStatuses.".len()..].to_string();
-            let statuses: Vec<u16> = serde_json::from_str(value).map_err(|_| ConventionsError {
-                field: key.into(),
-                rule: format!("{value:?} must be a JSON list of HTTP statuses, such as [409]"),
+            let statuses: Vec<u16> = serde_json::from_str(value).map_err(|_| {
+                ConventionsError::keyed(
+                    key,
+                    format!("{value:?} must be a JSON list of HTTP statuses, such as [409]"),
+                    "statusList",
+                    &[("got", value.to_string())],
+                )
             })?;
             let mut next = self.clone();
             if statuses.is_empty() {
@@ -495,28 +535,31 @@ impl Conventions {
             *self = next;
             return Ok(());
         }
-        let mut tree = serde_json::to_value(&*self).map_err(|e| ConventionsError {
-            field: key.into(),
-            rule: e.to_string(),
-        })?;
+        let mut tree =
+            serde_json::to_value(&*self).map_err(|e| ConventionsError::new(key, e.to_string()))?;
         let mut at = &mut tree;
         for p in &parts {
-            let obj = at.as_object_mut().ok_or_else(|| ConventionsError {
-                field: key.into(),
-                rule: "names no member".into(),
-            })?;
-            at = obj.get_mut(*p).ok_or_else(|| ConventionsError {
-                field: key.into(),
-                rule:
-                    "names no member (the members are those of `paydesk profile conventions show`)"
-                        .into(),
+            let obj = at
+                .as_object_mut()
+                .ok_or_else(|| ConventionsError::keyed(key, "names no member", "noMember", &[]))?;
+            at = obj.get_mut(*p).ok_or_else(|| {
+                ConventionsError::keyed(
+                    key,
+                    "names no member (the members are those of `paydesk profile conventions show`)",
+                    "noMember",
+                    &[],
+                )
             })?;
         }
         let new_value = match at {
             serde_json::Value::String(_) => serde_json::Value::String(value.into()),
-            _ => serde_json::from_str(value).map_err(|e| ConventionsError {
-                field: key.into(),
-                rule: format!("{value:?} is not a JSON value of the member's type ({e})"),
+            _ => serde_json::from_str(value).map_err(|e| {
+                ConventionsError::keyed(
+                    key,
+                    format!("{value:?} is not a JSON value of the member's type ({e})"),
+                    "memberType",
+                    &[("got", value.to_string()), ("detail", e.to_string())],
+                )
             })?,
         };
         *at = new_value;
@@ -527,7 +570,7 @@ impl Conventions {
             } else {
                 e.field
             },
-            rule: e.rule,
+            ..e
         })?;
         Ok(())
     }
@@ -575,6 +618,38 @@ fn parse_state_field(name: &str) -> Option<StateField> {
 pub struct ConventionsError {
     pub field: String,
     pub rule: String,
+    /// The rule's message key in a window's catalogues (`rules.<key>`), and the values
+    /// its words name; none for a rule only the CLI words.
+    pub key: Option<String>,
+    pub params: Vec<(String, String)>,
+}
+
+impl ConventionsError {
+    pub fn new(field: impl Into<String>, rule: impl Into<String>) -> Self {
+        ConventionsError {
+            field: field.into(),
+            rule: rule.into(),
+            key: None,
+            params: Vec::new(),
+        }
+    }
+
+    /// A rule a window words in the user's language (see `paydesk_core::error::Rule`).
+    pub fn keyed(
+        field: impl Into<String>,
+        rule: impl Into<String>,
+        key: &str,
+        params: &[(&str, String)],
+    ) -> Self {
+        ConventionsError {
+            key: Some(key.to_string()),
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            ..Self::new(field, rule)
+        }
+    }
 }
 
 #[cfg(test)]

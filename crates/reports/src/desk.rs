@@ -100,7 +100,12 @@ impl DeskReports for Desk {
                 .find(|s| s.taken_at == t)
                 .cloned()
                 .ok_or_else(|| {
-                    CoreError::validation(field, format!("no {currency} snapshot taken at {t}"))
+                    CoreError::keyed(
+                        field,
+                        format!("no {currency} snapshot taken at {t}"),
+                        "snapshotMissing",
+                        &[("currency", currency.to_string()), ("at", t.to_string())],
+                    )
                 })
         };
         crate::reconcile::reconcile(
@@ -241,11 +246,13 @@ impl DeskReports for Desk {
         let to = match to_at {
             Some(t) => t,
             None => history.last().map(|s| s.taken_at).ok_or_else(|| {
-                CoreError::validation(
+                CoreError::keyed(
                     "to",
                     format!(
                         "no {currency} balance snapshot yet: take one (paydesk balance {currency})"
                     ),
+                    "snapshotNone",
+                    &[("currency", currency.to_string())],
                 )
             })?,
         };
@@ -257,9 +264,11 @@ impl DeskReports for Desk {
                 .map(|s| s.taken_at)
                 .find(|t| *t < to)
                 .ok_or_else(|| {
-                    CoreError::validation(
+                    CoreError::keyed(
                         "from",
                         format!("no {currency} balance snapshot before the one at {to}: a reconciliation needs two"),
+                        "snapshotNoEarlier",
+                        &[("currency", currency.to_string())],
                     )
                 })?,
         };

@@ -32,7 +32,12 @@ impl Format {
         {
             Some("csv") => Ok(Self::Csv),
             Some("xlsx") => Ok(Self::Xlsx),
-            _ => Err(CoreError::validation("path", "must end in .csv or .xlsx")),
+            _ => Err(CoreError::keyed(
+                "path",
+                "must end in .csv or .xlsx",
+                "pathCsvXlsx",
+                &[],
+            )),
         }
     }
 }
@@ -272,7 +277,12 @@ pub fn export(
             orders.for_each(filter, &mut |o| {
                 done += 1;
                 let row = u32::try_from(done).map_err(|_| {
-                    CoreError::validation("rows", "more rows than a worksheet holds")
+                    CoreError::keyed(
+                        "rows",
+                        "more rows than a worksheet holds",
+                        "sheetTooManyRows",
+                        &[],
+                    )
                 })?;
                 write_row(sheet, row, o, cells(o, dict, tz), &mut formats).map_err(|e| io(&e))?;
                 sheet

@@ -81,7 +81,14 @@ pub fn export_lookup(
     {
         Some("csv") => false,
         Some("xlsx") => true,
-        _ => return Err(CoreError::validation("path", "must end in .csv or .xlsx")),
+        _ => {
+            return Err(CoreError::keyed(
+                "path",
+                "must end in .csv or .xlsx",
+                "pathCsvXlsx",
+                &[],
+            ));
+        }
     };
     let mut out = crate::output::create(path, existing)?;
     let io = |e: &dyn std::fmt::Display| crate::output::write_error(path, e);

@@ -164,9 +164,14 @@ fn figures_of(home: &Home, secrets: &Secrets, p: &Profile) -> ProfileFigures {
 }
 
 fn dec(field: &str, s: &str) -> CoreResult<Decimal> {
-    s.trim()
-        .parse()
-        .map_err(|_| CoreError::validation(field, format!("{s:?} is not a decimal amount")))
+    s.trim().parse().map_err(|_| {
+        CoreError::keyed(
+            field,
+            format!("{s:?} is not a decimal amount"),
+            "amountDecimal",
+            &[("got", s.to_string())],
+        )
+    })
 }
 
 /// The sums per currency, in currency order. The built-in sandbox's demo money is left
@@ -217,18 +222,22 @@ pub fn convert(
     let mut given = BTreeMap::new();
     for r in rates {
         let rate: Decimal = r.rate.trim().parse().map_err(|_| {
-            CoreError::validation(
+            CoreError::keyed(
                 "rate",
                 format!(
                     "the rate of {} ({:?}) is not a decimal number",
                     r.currency, r.rate
                 ),
+                "rateDecimal",
+                &[("currency", r.currency.clone()), ("got", r.rate.clone())],
             )
         })?;
         if rate <= Decimal::ZERO {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "rate",
                 format!("the rate of {} must be more than 0", r.currency),
+                "ratePositive",
+                &[("currency", r.currency.clone())],
             ));
         }
         given.insert(r.currency.trim().to_ascii_uppercase(), rate);
@@ -244,12 +253,14 @@ pub fn convert(
                 .checked_mul(*rate)
                 .and_then(|v| sum.checked_add(v))
                 .ok_or_else(|| {
-                    CoreError::validation(
+                    CoreError::keyed(
                         "rate",
                         format!(
                             "the rate of {} makes a total too large to count",
                             t.currency
                         ),
+                        "rateTooLarge",
+                        &[("currency", t.currency.clone())],
                     )
                 })?;
         } else {

@@ -294,13 +294,20 @@ pub fn reconcile(
     to: BalanceSnapshot,
 ) -> CoreResult<Reconciliation> {
     if from.currency != to.currency {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "to",
             "a snapshot of another currency",
+            "snapshotOtherCurrency",
+            &[],
         ));
     }
     if to.taken_at <= from.taken_at {
-        return Err(CoreError::validation("to", "must be taken after from"));
+        return Err(CoreError::keyed(
+            "to",
+            "must be taken after from",
+            "snapshotOrder",
+            &[],
+        ));
     }
     let base = OrderFilter {
         currencies: vec![from.currency.clone()],

@@ -621,9 +621,11 @@ impl Statement {
         if let Some(c) = currency
             && (c.len() != 3 || !c.bytes().all(|b| b.is_ascii_uppercase()))
         {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "currency",
                 "must be a three-letter ISO code such as USD",
+                "currencyCode",
+                &[("got", c.to_string())],
             ));
         }
         let filter = OrderFilter {

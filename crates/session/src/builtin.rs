@@ -104,9 +104,11 @@ pub fn builtin_conventions() -> paydesk_gateway::Conventions {
 fn behaviour_from_env() -> CoreResult<paydesk_sandbox::Behaviour> {
     match std::env::var("PAYDESK_SANDBOX_BEHAVIOUR") {
         Ok(text) if !text.trim().is_empty() => serde_json::from_str(&text).map_err(|e| {
-            CoreError::validation(
+            CoreError::keyed(
                 "PAYDESK_SANDBOX_BEHAVIOUR",
                 format!("must be JSON such as {{\"listLagMs\": 15000}}: {e}"),
+                "notJson",
+                &[("detail", e.to_string())],
             )
         }),
         _ => Ok(paydesk_sandbox::Behaviour::default()),

@@ -95,7 +95,12 @@ impl FromStr for SimulateAction {
             .find(|a| a.as_str() == s)
             .ok_or_else(|| {
                 let names: Vec<&str> = Self::ALL.iter().map(|a| a.as_str()).collect();
-                CoreError::validation("action", format!("must be one of {}", names.join(", ")))
+                CoreError::keyed(
+                    "action",
+                    format!("must be one of {}", names.join(", ")),
+                    "methodOneOf",
+                    &[("names", names.join(", "))],
+                )
             })
     }
 }

@@ -291,13 +291,18 @@ impl OpenDesk {
         amount: Option<&str>,
     ) -> CoreResult<Option<String>> {
         let sandbox = self.sandbox.as_ref().ok_or_else(|| {
-            CoreError::validation("profile", "simulation actions exist only on the sandbox")
+            CoreError::keyed(
+                "profile",
+                "simulation actions exist only on the sandbox",
+                "sandboxOnly",
+                &[],
+            )
         })?;
         paydesk_gateway::validate::required("tradeNo", trade_no)?;
         if let Some(order) = self.desk.cached_order(trade_no)?
             && !action.applies_to(&order, self.desk.dictionary())
         {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "action",
                 format!(
                     "{action} does not apply to order {} in its state ({}) and kind ({})",
@@ -311,6 +316,11 @@ impl OpenDesk {
                         .map_or("unknown", |m| m.as_str()),
                     order.kind.map_or("not given", |k| k.as_str()),
                 ),
+                "actionNotApplicable",
+                &[
+                    ("action", action.to_string()),
+                    ("order", order.trade_no.clone()),
+                ],
             ));
         }
         self.desk
@@ -340,9 +350,11 @@ impl OpenDesk {
     /// on any other profile.
     pub async fn payout_losing_answer(&self, form: &PayoutForm) -> CoreResult<Receipt> {
         let sandbox = self.sandbox.as_ref().ok_or_else(|| {
-            CoreError::validation(
+            CoreError::keyed(
                 "profile",
                 "lost answers can be simulated only on the sandbox",
+                "sandboxOnly",
+                &[],
             )
         })?;
         match form.kind {

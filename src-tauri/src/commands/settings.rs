@@ -262,9 +262,7 @@ pub async fn conventions_save(
 #[tauri::command]
 #[specta::specta]
 pub async fn conventions_parse(text: String) -> CmdResult<paydesk_gateway::Conventions> {
-    paydesk_gateway::Conventions::from_json(&text).map_err(|e| {
-        paydesk_core::CoreError::validation(format!("conventions.{}", e.field), e.rule)
-    })
+    paydesk_gateway::Conventions::from_json(&text).map_err(paydesk_core::CoreError::from)
 }
 
 /// The sandbox's reading, to start a set from or go back to.

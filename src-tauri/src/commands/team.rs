@@ -308,7 +308,7 @@ pub async fn team_request_bulk(state: State<'_, AppState>, path: String) -> CmdR
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let bytes = paydesk_core::input::read_file(&p, paydesk_core::input::MAX_DOCUMENT_BYTES)
+    let bytes = paydesk_core::input::read_file_rule(&p, paydesk_core::input::MAX_DOCUMENT_BYTES)
         .map_err(|rule| CoreError::validation("path", rule))?;
     with_team(&state, move |_, team| {
         let r = team.request_bulk(&name, &bytes)?;

@@ -1932,6 +1932,175 @@ export const en = {
     sealedNotText: "a sealed value is not text",
     currencyCode: 'must be a 3-letter upper-case ISO 4217 code, got "{{got}}"',
     currencyUnknown: '"{{code}}" is not an ISO 4217 currency',
+    urlRelative: "must start with https:// or http://",
+    urlEmptyHost: "no host after the scheme",
+    urlInvalidPort: "the port is not a number from 1 to 65535",
+    urlInvalidIp: "the IP address is not valid",
+    urlInvalidHost: "the host name has characters a host name cannot have",
+    csvFieldCount: "it has {{got}} fields, the header has {{expected}}",
+    csvNotUtf8: "it is not UTF-8 text",
+    // The team database's refusals a member meets in the app (store/pg/sql_rules.rs).
+    sqlOwnRequest:
+      "request #{{request}} was made by {{maker}}, who cannot approve or reject it (four eyes)",
+    sqlApprovalsShort:
+      "request #{{request}} has {{given}} of the {{needed}} approvals it needs (four eyes)",
+    sqlNotWaiting: "request #{{request}} is {{state}}, not waiting for approval",
+    sqlRejectReason: "request #{{request}} is rejected only with a reason",
+    sqlRequestBusy:
+      "request #{{request}}: another member's session has held it for 30 s; nothing was changed, try again",
+    sqlOnlyApprover: "only an approver approves or rejects requests",
+    sqlOnlyAdmin: "only an admin manages members and rules",
+    sqlAlreadyMember:
+      "{{member}} is already a member (holds {{roles}}): change the role or the password instead",
+    sqlRoleNotTeams:
+      "{{member}} is a database role the team did not make: it is never taken over (choose another name)",
+    sqlPrivilegedRole:
+      "{{member}} is a superuser, or a role that creates roles, replicates or bypasses row-level security: never a member",
+    sqlOwnerNotMember: "{{member}} is the team's owner, never a member",
+    sqlOwnRoles:
+      "{{member}}: an admin does not change their own roles; another admin or the database's owner does",
+    sqlNotMember: "{{member}} is not a member of the team",
+    sqlNoRequest: "there is no request #{{request}}",
+    sqlNumberUsed:
+      "{{orderNo}}: the merchant used this number already (an order or a send): an order number is requested once",
+    sqlRowClabeCurrency:
+      "row {{row}}: a CLABE payout is in MXN (a CLABE is a Mexican account), not {{currency}}",
+    // The core's remaining rules (issue 33, round 4): keys, files, periods, the journal, teams, reports, conventions.
+    keyUnreadable: "cannot be read as an RSA key ({{detail}})",
+    keyBits: "must be 2048, 3072 or 4096",
+    keyNotMade: "the key could not be made ({{detail}})",
+    gatewayKeyIsOwn:
+      "is your own public key (the one you give the gateway); enter the public key the gateway gives you",
+    notEmpty: "must not be empty",
+    tokenAscii: "must be printable ASCII without spaces or line breaks (it is sent in a header)",
+    secretTooLong_one: "must be at most {{count}} byte",
+    secretTooLong_other: "must be at most {{count}} bytes",
+    passwordMin: "{{min}} characters at least",
+    periodOrder: "the end must be after the start",
+    dayRange: "must be a day from 1970-01-01 to 9999-12-31, got {{got}}",
+    timeZone:
+      "must be a time zone name such as Europe/Berlin or America/New_York, UTC, or an offset such as +08:00, got “{{got}}”",
+    reviewEmpty: "add at least one information item or file",
+    reviewTooLarge:
+      "the files add up to more than 20 MiB, the most one review takes; send them in two reviews",
+    reviewNotSepa:
+      "order {{order}} is {{what}}: review documents are only for bank-transfer (SEPA) payins",
+    reviewFileType: "{{file}} is not a PNG, JPEG or PDF file",
+    bulkChangedSincePreview:
+      "the rows to send are not the ones confirmed: the file or the journal changed since the preview; check it again",
+    syncDaysMin: "must be 1 or more (the end must be after the start)",
+    syncDaysMax: "must be at most {{max}} (ten years)",
+    windowHoursRange: "must be between 1 and 744",
+    resendNotUnsent:
+      "journal #{{id}} ({{number}}) is {{status}}, not “not sent”: it is not sent again",
+    resendTaxIdRequired: "required: the journal keeps the payer's CPF masked, type it again",
+    resendTaxIdDiffers: "is not the payer's CPF of {{number}}: nothing was sent",
+    resendNotPayin: "journal #{{id}} is a {{operation}}, not a payin: nothing was sent",
+    resendNotPayout:
+      "journal #{{id}} is a {{operation}}, not a payout: send it again from its own form with the number {{number}}",
+    resendAccountRequired: "required: the journal keeps it masked, type it again",
+    resendAccountDiffers: "is not the account of {{number}}: nothing was sent",
+    fileUnreadable: "{{file}} cannot be read: {{detail}}",
+    fileTooLarge_one: "{{file}} is larger than {{count}} byte, the most accepted",
+    fileTooLarge_other: "{{file}} is larger than {{count}} bytes, the most accepted",
+    fileNotRegular:
+      "{{file}} is not a regular file (a directory, device, pipe or socket is not read)",
+    teamMoneyRule:
+      "on a team profile every money movement is a request under the team's rules, the signers' own included: make a request for approval; a signer's worker sends it once approved",
+    notifyAtDeskCli:
+      "this profile receives notifications at the desk, whose receiver runs only in the app; set a notifyUrl on the profile to create orders from here",
+    teamNoMerchantKey:
+      "this desk holds no merchant key: only the team's signer talks to the gateway; make a request for approval instead",
+    orderNoInJournal:
+      "{{orderNo}} is already in the journal for another request; a number is reused only for the same request",
+    resolveReason: "say why (at least 3 characters): what you checked",
+    resolveNotUnknown: "journal #{{id}} is {{status}}, not unknown: nothing to resolve",
+    resolveLookUp: "journal #{{id}} can be looked up at the gateway: reconcile it instead",
+    resolveBusy: "journal #{{id}} is being sent or looked up right now: try again in a moment",
+    syncRunning: "a sync is already running",
+    orderOrTradeNo:
+      "must be an order or trade number: at most 64 characters, no control characters",
+    teamAuditNotAside:
+      "a team's audit log is kept in the team's database and cannot be set aside from one desk",
+    auditNotLost:
+      "the audit log of profile {{profile}} can still be checked (its key is in the keyring, or no row is sealed): it is not set aside",
+    teamSchemaOld:
+      "the team's database has schema version {{found}}, this PayDesk needs {{ours}}: the database's owner runs `paydesk team init` to bring it up to date",
+    cancelled: "cancelled",
+    jsonObject: "must be a JSON object",
+    notJson: "is not valid JSON ({{detail}})",
+    pathEmpty: "must name a file",
+    outputUncheckable: "{{path}} cannot be checked: {{detail}}",
+    outputSymlink:
+      "{{path}} is a symbolic link; an output is never written through a link (name the file itself)",
+    outputDirectory: "{{path}} is a directory; name a file to write",
+    outputNotRegular: "{{path}} is not a regular file (a pipe, device or socket is never written)",
+    outputExists: "{{path}} already exists; it is replaced only when told to",
+    outputFolderNotDir: "the folder of {{path}} is not a directory",
+    outputFolderUnusable: "the folder of {{path}} cannot be used: {{detail}}",
+    portRange: "the port is 1 to 65535",
+    pemPath: "must be the full path of a PEM file",
+    certWithKey: "a client certificate goes with its private key: both files, or neither",
+    dbUser: "the database user: 1 to 63 characters, no control characters",
+    notPem: "{{file}} is not PEM: {{detail}}",
+    noCertificate: "{{file}} holds no certificate",
+    noPrivateKey: "{{file}} holds no private key in PEM: {{detail}}",
+    certKeyMismatch: "the client certificate and its key cannot be used together: {{detail}}",
+    pemMissing: "{{file}}: no such file",
+    pemNotFile: "{{file}} is not a file",
+    ownerSuperuser:
+      "{{user}} is a superuser: team init runs as the database's owner, a role with CREATEROLE that is not a superuser",
+    ownerNoCreaterole:
+      "{{user}} has no CREATEROLE: team init runs as the database's owner, a role with CREATEROLE that is not a superuser",
+    ownerNotOwner:
+      "{{user}} does not own the database {{db}} (ALTER DATABASE {{db}} OWNER TO {{user}})",
+    teamOtherMerchant: "this database is the team of merchant {{existing}}, not {{merNo}}",
+    teamRole:
+      "“{{got}}” is not a team role: one of viewer, support, maker, approver, signer, admin",
+    teamNotInit: "this database has no team yet: its owner runs `paydesk team init`",
+    requestTooManyRows: "too many rows for one request",
+    orderNoRepeatedInRequest:
+      "merOrderNo {{orderNo}} is used twice in this request: one number per payout",
+    orderNoInRequest:
+      "{{orderNo}} (line {{line}}) is already in request #{{request}} ({{state}}); {{rows}} row(s) refused: a number is requested once, unless its request was rejected",
+    orderNoSentBefore:
+      "{{orderNo}} (line {{line}}) is in the signers' journal: it was sent before; {{rows}} row(s) refused",
+    snapshotMissing: "no {{currency}} snapshot taken at {{at}}",
+    snapshotNone: "no {{currency}} balance snapshot yet: take one first",
+    snapshotNoEarlier:
+      "no {{currency}} balance snapshot before this one: a reconciliation needs two",
+    snapshotOtherCurrency: "a snapshot of another currency",
+    snapshotOrder: "must be taken after the start",
+    pathCsvXlsx: "must end in .csv or .xlsx",
+    pathCsvXlsxPdf: "must end in .csv, .xlsx or .pdf",
+    sheetTooManyRows: "more rows than a worksheet holds",
+    rateDecimal: "the rate of {{currency}} (“{{got}}”) is not a decimal number",
+    ratePositive: "the rate of {{currency}} must be more than 0",
+    rateTooLarge: "the rate of {{currency}} makes a total too large to count",
+    pdfNoFont:
+      "the PDF cannot print “{{sample}}”: no font on this machine covers it; install Noto Sans CJK or export CSV or XLSX",
+    sandboxOnly: "only on the built-in sandbox",
+    actionNotApplicable: "{{action}} does not apply to order {{order}} in its state and kind",
+    lookupTooMany: "at most {{max}} distinct numbers a look-up",
+    lookupEmpty: "no order or trade number given: one a line",
+    conventionsFormat: "must be {{format}}: this PayDesk reads conventions format {{format}}",
+    conventionsJson: "is not a conventions file ({{detail}})",
+    textLengthPlain: "must be 1 to {{max}} characters without control characters",
+    stateValue: "value “{{got}}” must be 1 to 40 characters without control characters",
+    codeText: "code “{{got}}” must be 1 to 40 printable characters without spaces",
+    successCodesEmpty: "must name at least one code (the interface's is 00000)",
+    memberName64: "must be a member name of 1 to 64 printable characters",
+    ianaZone:
+      "“{{got}}” is not an IANA time zone name (such as UTC, Asia/Shanghai, America/Mexico_City)",
+    maxSpanRange: "must be 0 (no limit) or at most 87840 hours (ten years)",
+    queryTypeName: "must be 1 to 40 printable characters without spaces",
+    ipAddress: "“{{got}}” must be an IPv4 or IPv6 address",
+    operationName: "names no operation; use one of {{names}}",
+    refusalStatus:
+      "{{got}} cannot be a refusal: only 4xx statuses may be (a 5xx, a redirect or a 2xx may come after the gateway acted)",
+    statusList: "“{{got}}” must be a JSON list of HTTP statuses, such as [409]",
+    noMember: "names no member (the members are those of the conventions file)",
+    memberType: "“{{got}}” is not a value of the member's type ({{detail}})",
   },
 } as const;
 

@@ -112,6 +112,30 @@ describe("a rule the core states with a message key", () => {
     }
   });
 
+  // A team batch refused for its first bad row: the row's own rule quoted (`Rule::quoting`).
+  const batch = {
+    rule: "3 row(s) have errors; the first, line 4: account check digit is wrong (expected 1)",
+    ruleKey: "batchRowErrors",
+    ruleParams: {
+      rows: "3",
+      line: "4",
+      field: "account",
+      rule: "check digit is wrong (expected 1)",
+      quoted: "rule",
+      quotedKey: "clabeCheckDigit",
+      "quoted.expected": "1",
+    },
+  };
+
+  it("words a quoted rule in the window's language too", async () => {
+    await i18n.changeLanguage("zh");
+    expect(brokenRuleText(batch)).toBe(
+      "3 行有错误；第一处在第 4 行：account 校验位不正确（应为 1）",
+    );
+    await i18n.changeLanguage("en");
+    expect(brokenRuleText(batch)).toBe(batch.rule);
+  });
+
   it("falls back to the core's words when the catalogue has no such key", async () => {
     await i18n.changeLanguage("zh");
     const e = new IpcError({

@@ -35,9 +35,23 @@ export function brokenRuleText(c: {
   ruleParams?: Partial<Record<string, string>>;
 }): string {
   const key = c.ruleKey ? `rules.${c.ruleKey}` : null;
+  const given: Partial<Record<string, string>> = { ...c.ruleParams };
+  // A rule quoting another (`Rule::quoting`): the quoted one in the same words first.
+  const quoted = given.quoted;
+  if (quoted && given.quotedKey) {
+    const inner: Record<string, string> = {};
+    for (const [k, v] of Object.entries(given)) {
+      if (k.startsWith("quoted.") && v !== undefined) inner[k.slice("quoted.".length)] = v;
+    }
+    given[quoted] = brokenRuleText({
+      rule: given[quoted] ?? "",
+      ruleKey: given.quotedKey,
+      ruleParams: inner,
+    });
+  }
   // A count picks a plural's form only as a number.
-  const count = c.ruleParams?.count;
-  const params = { ...c.ruleParams, ...(count === undefined ? {} : { count: Number(count) }) };
+  const count = given.count;
+  const params = { ...given, ...(count === undefined ? {} : { count: Number(count) }) };
   return key && i18n.exists(key, params) ? i18n.t(key, params) : c.rule;
 }
 

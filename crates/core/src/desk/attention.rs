@@ -92,30 +92,44 @@ impl Desk {
     pub async fn resend_payout(&self, id: i64, account: &str) -> CoreResult<Receipt> {
         let e = self.journal_entry(id)?;
         if e.status != Status::Pending {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "id",
                 format!(
                     "journal #{id} ({}) is {}, not “not sent”: it is not sent again",
                     e.mer_order_no,
                     e.status.as_str()
                 ),
+                "resendNotUnsent",
+                &[
+                    ("id", id.to_string()),
+                    ("number", e.mer_order_no.clone()),
+                    ("status", e.status.as_str().to_string()),
+                ],
             ));
         }
         let Some(field) = account_field(e.operation) else {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "id",
                 format!(
                     "journal #{id} is a {}, not a payout: send it again from its own form with the number {}",
                     e.operation.name(),
                     e.mer_order_no
                 ),
+                "resendNotPayout",
+                &[
+                    ("id", id.to_string()),
+                    ("operation", e.operation.name().to_string()),
+                    ("number", e.mer_order_no.clone()),
+                ],
             ));
         };
         let typed: String = account.chars().filter(|c| !c.is_whitespace()).collect();
         if typed.is_empty() {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 field,
                 "required: the journal keeps it masked, type it again",
+                "resendAccountRequired",
+                &[],
             ));
         }
         let mut request = e.request.clone();
@@ -131,7 +145,7 @@ impl Desk {
             ))
         };
         let not_it = || {
-            CoreError::validation(
+            CoreError::keyed(
                 field,
                 format!(
                     "is not the account of {} (the journal keeps {}): nothing was sent",
@@ -141,6 +155,8 @@ impl Desk {
                         .and_then(|v| v.as_str())
                         .unwrap_or("it masked")
                 ),
+                "resendAccountDiffers",
+                &[("number", e.mer_order_no.clone())],
             )
         };
         let r = match e.operation {

@@ -185,16 +185,20 @@ pub fn parse_numbers(text: &str) -> CoreResult<Numbers> {
         }
         out.numbers.push((value.to_string(), line));
         if out.numbers.len() > MAX_LOOKUP_NUMBERS {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "numbers",
                 format!("at most {MAX_LOOKUP_NUMBERS} distinct numbers a look-up"),
+                "lookupTooMany",
+                &[("max", MAX_LOOKUP_NUMBERS.to_string())],
             ));
         }
     }
     if out.numbers.is_empty() && out.rejected.is_empty() {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "numbers",
             "no order or trade number given: one a line",
+            "lookupEmpty",
+            &[],
         ));
     }
     Ok(out)

@@ -73,9 +73,11 @@ pub(crate) fn lost_in(
 fn own_store(home: &Home, profile: &str) -> CoreResult<std::sync::Arc<Store>> {
     let p = home.get(profile)?;
     if p.team.is_some() {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "profile",
             "a team's audit log is kept in the team's database and cannot be set aside from one desk",
+            "teamAuditNotAside",
+            &[],
         ));
     }
     Store::open_sqlite(&home.database(profile))
@@ -107,12 +109,14 @@ pub fn start_new_audit_log(
     let p = home.get(profile)?;
     let store = own_store(home, profile)?;
     let Some(lost) = lost_in(&store, secrets, profile)? else {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "profile",
             format!(
                 "the audit log of profile {profile} can still be checked (its key is in the \
                  keyring, or no row is sealed): it is not set aside"
             ),
+            "auditNotLost",
+            &[("profile", profile.to_string())],
         ));
     };
     let mut key = zeroize::Zeroizing::new(vec![0u8; 32]);

@@ -413,7 +413,12 @@ impl Desk {
     fn approved_if_team<O: Operation>(&self) -> CoreResult<()> {
         let data_only = O::NAME == wire::V1TransferOrderSubmit::NAME;
         if self.profile.team.is_some() && !data_only && APPROVED_REQUEST.try_with(|_| ()).is_err() {
-            return Err(CoreError::validation("team", TEAM_MONEY_RULE));
+            return Err(CoreError::keyed(
+                "team",
+                TEAM_MONEY_RULE,
+                "teamMoneyRule",
+                &[],
+            ));
         }
         Ok(())
     }
@@ -457,8 +462,17 @@ impl Desk {
         let (base, control) = match (endpoint, &profile.base_url) {
             (Endpoint::Local { base_url, control }, _) => (base_url, Some(control)),
             (Endpoint::Profile, Some(url)) => (
-                url::Url::parse(url)
-                    .map_err(|e| CoreError::validation("baseUrl", e.to_string()))?,
+                url::Url::parse(url).map_err(|e| {
+                    CoreError::validation(
+                        "baseUrl",
+                        crate::error::Rule::keyed(
+                            e.to_string(),
+                            "notUrl",
+                            &[("reason", e.to_string())],
+                        )
+                        .quoting("reason", &crate::error::Rule::url_reason(e)),
+                    )
+                })?,
                 None,
             ),
             (Endpoint::Profile, None) => {
@@ -477,10 +491,17 @@ impl Desk {
         config.conventions = conventions.clone();
         config.rate_limit = std::num::NonZeroU32::new(profile.sync.rate_limit);
         if !profile.proxy.is_empty() {
-            config.proxy = Some(
-                url::Url::parse(&profile.proxy)
-                    .map_err(|e| CoreError::validation("proxy", e.to_string()))?,
-            );
+            config.proxy = Some(url::Url::parse(&profile.proxy).map_err(|e| {
+                CoreError::validation(
+                    "proxy",
+                    crate::error::Rule::keyed(
+                        e.to_string(),
+                        "notUrl",
+                        &[("reason", e.to_string())],
+                    )
+                    .quoting("reason", &crate::error::Rule::url_reason(e)),
+                )
+            })?);
         }
         let gateway_key = secrets.gateway_key(&profile.name)?;
         let base_url = config.base_url.clone();
@@ -615,14 +636,18 @@ impl Desk {
             NotifyTarget::Desk { url: None } if !self.profile.notify_url.is_empty() => {
                 Ok(self.profile.notify_url.clone())
             }
-            NotifyTarget::Desk { url: None } => Err(CoreError::validation(
+            NotifyTarget::Desk { url: None } => Err(CoreError::keyed(
                 "notifyUrl",
                 "this profile receives notifications at the desk, whose receiver runs only in \
                  the app; set a notifyUrl on the profile to create orders from here",
+                "notifyAtDeskCli",
+                &[],
             )),
-            NotifyTarget::Missing => Err(CoreError::validation(
+            NotifyTarget::Missing => Err(CoreError::keyed(
                 "notifyUrl",
                 crate::profile::NOTIFY_URL_RULE,
+                "notifyUrlRequired",
+                &[],
             )),
         }
     }
@@ -690,11 +715,13 @@ impl Desk {
     /// The gateway client, or why this desk has none.
     pub(crate) fn client(&self) -> CoreResult<&GatewayClient> {
         self.client.as_ref().ok_or_else(|| {
-            CoreError::validation(
+            CoreError::keyed(
                 "team",
                 "this desk holds no merchant key: only the team's signer (a signer desk or \
                  `paydesk team worker`) talks to the gateway; make a request for approval \
                  instead",
+                "teamNoMerchantKey",
+                &[],
             )
         })
     }
@@ -1125,12 +1152,14 @@ impl Desk {
                     });
                 }
                 Begin::Mismatch(e) => {
-                    return Err(CoreError::validation(
+                    return Err(CoreError::keyed(
                         "merOrderNo",
                         format!(
                             "{mer_order_no} is already in the journal for another request ({}: {}); a number is reused only for the same request",
                             e.operation, e.summary
                         ),
+                        "orderNoInJournal",
+                        &[("orderNo", mer_order_no.to_string())],
                     ));
                 }
             };
@@ -1520,36 +1549,47 @@ impl Desk {
     pub fn resolve_entry(&self, id: i64, done: bool, reason: &str) -> CoreResult<Entry> {
         let reason = reason.trim();
         if reason.chars().count() < 3 {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "reason",
                 "say why (at least 3 characters): what you checked",
+                "resolveReason",
+                &[],
             ));
         }
         let e = self.journal_entry(id)?;
         if !matches!(e.status, Status::Unknown | Status::Sending) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "id",
                 format!(
                     "journal #{id} is {}, not unknown: nothing to resolve",
                     e.status.as_str()
                 ),
+                "resolveNotUnknown",
+                &[
+                    ("id", id.to_string()),
+                    ("status", e.status.as_str().to_string()),
+                ],
             ));
         }
         if self.listable(&e) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "id",
                 format!(
                     "journal #{id} ({}) can be looked up at the gateway: reconcile it instead",
                     e.operation
                 ),
+                "resolveLookUp",
+                &[("id", id.to_string())],
             ));
         }
         let Some((_, claim)) = self.store.journal().claim(id)? else {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "id",
                 format!(
                     "journal #{id} is being sent or looked up right now: try again in a moment"
                 ),
+                "resolveBusy",
+                &[("id", id.to_string())],
             ));
         };
         let note = format!(

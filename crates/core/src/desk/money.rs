@@ -309,9 +309,11 @@ impl Desk {
         let trade_no = req.trade_no.trim();
         self.reviewable(trade_no)?;
         if req.info.is_empty() && req.files.is_empty() {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "infoList",
                 "add at least one information item or file",
+                "reviewEmpty",
+                &[],
             ));
         }
         for (i, (code, content)) in req.info.iter().enumerate() {
@@ -329,12 +331,14 @@ impl Desk {
             // base64 holds 3 bytes in 4 characters.
             total += item.file_content.len() as u64 / 4 * 3;
             if total > crate::review::MAX_TOTAL_BYTES {
-                return Err(CoreError::validation(
+                return Err(CoreError::keyed(
                     "fileList",
                     format!(
                         "the files add up to more than {} bytes (20 MiB), the most one review takes; send them in two reviews",
                         crate::review::MAX_TOTAL_BYTES
                     ),
+                    "reviewTooLarge",
+                    &[],
                 ));
             }
             names.push(format!("{}{}", item.file_name, item.suffix));
@@ -401,11 +405,13 @@ impl Desk {
             (None, Some(m)) => format!("a {m} payin"),
             (None, None) => return Ok(()),
         };
-        Err(CoreError::validation(
+        Err(CoreError::keyed(
             "tradeNo",
             format!(
                 "order {trade_no} is {what}: review documents are only for bank-transfer (SEPA) payins"
             ),
+            "reviewNotSepa",
+            &[("order", trade_no.to_string()), ("what", what.clone())],
         ))
     }
 
@@ -748,9 +754,11 @@ impl Desk {
         if let Some(confirmed) = expected
             && confirmed != self.plan_digest(&planned)
         {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "file",
                 "the rows to send are not the ones confirmed: the file or the journal changed since the preview; check it again",
+                "bulkChangedSincePreview",
+                &[],
             ));
         }
         // Every row to send is in the journal before any leaves: one commit for them all.
@@ -810,6 +818,7 @@ impl Desk {
                 trade_no: String::new(),
                 detail: format!("{}: {}", e.field, e.rule),
                 this_run: false,
+                why: None,
             })
             .collect();
         let total = planned
@@ -825,6 +834,7 @@ impl Desk {
                 trade_no: trade_no.unwrap_or_default(),
                 detail,
                 this_run: matches!(p.action, bulk::RowAction::Send | bulk::RowAction::LookUp),
+                why: Some(p.why.clone()),
             };
         // What a row sent or looked up ended as: its entry, or the error and the entry
         // as the journal holds it.

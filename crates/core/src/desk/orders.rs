@@ -42,7 +42,12 @@ impl Desk {
         {
             let mut running = lock(&self.sync_running);
             if running.is_some() {
-                return Err(CoreError::validation("sync", "a sync is already running"));
+                return Err(CoreError::keyed(
+                    "sync",
+                    "a sync is already running",
+                    "syncRunning",
+                    &[],
+                ));
             }
             *running = Some(cancel.clone());
         }
@@ -198,9 +203,11 @@ impl Desk {
         let number = number.trim();
         paydesk_gateway::validate::required("number", number)?;
         if number.chars().count() > 64 || number.chars().any(char::is_control) {
-            return Err(crate::CoreError::validation(
+            return Err(crate::CoreError::keyed(
                 "number",
                 "must be an order or trade number: at most 64 characters, no control characters",
+                "orderOrTradeNo",
+                &[],
             ));
         }
         let cached = self.store.orders();

@@ -76,7 +76,7 @@ impl Desk {
             changed += report.changed;
             incomplete += report.incomplete_count;
             if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-                return Err(CoreError::validation("refresh", "cancelled"));
+                return Err(CoreError::keyed("refresh", "cancelled", "cancelled", &[]));
             }
         }
         let chargebacks_looked_up = self.look_up_chargebacks(period, &cancel).await?;

@@ -24,13 +24,19 @@ impl Desk {
     pub async fn resend_payin(&self, id: i64, tax_id: Option<&str>) -> CoreResult<Receipt> {
         let e = self.journal_entry(id)?;
         if e.status != Status::Pending {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "id",
                 format!(
                     "journal #{id} ({}) is {}, not “not sent”: it is not sent again",
                     e.mer_order_no,
                     e.status.as_str()
                 ),
+                "resendNotUnsent",
+                &[
+                    ("id", id.to_string()),
+                    ("number", e.mer_order_no.clone()),
+                    ("status", e.status.as_str().to_string()),
+                ],
             ));
         }
         let unreadable = |err: serde_json::Error| {
@@ -73,9 +79,11 @@ impl Desk {
                         .filter(|c| c.is_ascii_digit())
                         .collect();
                     if digits.is_empty() {
-                        return Err(CoreError::validation(
+                        return Err(CoreError::keyed(
                             PAYIN_TAX_ID,
                             "required: the journal keeps the payer's CPF masked, type it again",
+                            "resendTaxIdRequired",
+                            &[],
                         ));
                     }
                     let mut ways = vec![digits.clone()];
@@ -134,7 +142,7 @@ impl Desk {
                 }
                 let Some(op) = found else {
                     return Err(if pix {
-                        CoreError::validation(
+                        CoreError::keyed(
                             PAYIN_TAX_ID,
                             format!(
                                 "is not the payer's CPF of {} (the journal keeps {}): nothing was sent",
@@ -144,6 +152,8 @@ impl Desk {
                                     .and_then(|v| v.as_str())
                                     .unwrap_or("it masked")
                             ),
+                            "resendTaxIdDiffers",
+                            &[("number", e.mer_order_no.clone())],
                         )
                     } else {
                         self.not_its_request(&e.mer_order_no)
@@ -154,12 +164,17 @@ impl Desk {
                     .map(|s| Receipt::new(s.entry, s.replayed))
             }
             other => {
-                return Err(CoreError::validation(
+                return Err(CoreError::keyed(
                     "id",
                     format!(
                         "journal #{id} is a {}, not a payin: nothing was sent",
                         other.name()
                     ),
+                    "resendNotPayin",
+                    &[
+                        ("id", id.to_string()),
+                        ("operation", other.name().to_string()),
+                    ],
                 ));
             }
         };

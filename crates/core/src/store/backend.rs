@@ -86,12 +86,14 @@ impl Store {
         let found = super::pg::team_schema_version(&journal)?;
         let ours = super::pg::TEAM_MIGRATIONS.len();
         if usize::try_from(found).unwrap_or(0) < ours {
-            return Err(crate::error::CoreError::validation(
+            return Err(crate::error::CoreError::keyed(
                 "team",
                 format!(
                     "the team's database has schema version {found}, this PayDesk needs {ours}: \
                      the database's owner runs `paydesk team init` to bring it up to date"
                 ),
+                "teamSchemaOld",
+                &[("found", found.to_string()), ("ours", ours.to_string())],
             ));
         }
         Ok(Arc::new(Store {
@@ -181,9 +183,11 @@ impl Store {
             Backend::Sqlite { journal, .. } => {
                 super::audit::archive_and_restart(&lock(journal), r, reason, key)
             }
-            Backend::Team { .. } => Err(crate::error::CoreError::validation(
+            Backend::Team { .. } => Err(crate::error::CoreError::keyed(
                 "profile",
                 "a team's audit log is kept in the team's database and cannot be set aside from one desk",
+                "teamAuditNotAside",
+                &[],
             )),
         }
     }

@@ -55,9 +55,11 @@ fn format_of(path: &Path) -> CoreResult<Format> {
         Some("csv") => Ok(Format::Csv),
         Some("xlsx") => Ok(Format::Xlsx),
         Some("pdf") => Ok(Format::Pdf),
-        _ => Err(CoreError::validation(
+        _ => Err(CoreError::keyed(
             "path",
             "must end in .csv, .xlsx or .pdf",
+            "pathCsvXlsxPdf",
+            &[],
         )),
     }
 }

@@ -194,11 +194,13 @@ pub(super) fn write_with(
                 .filter(|c| !is_latin1(&c.to_string()))
                 .take(12)
                 .collect();
-            return Err(crate::error::CoreError::validation(
+            return Err(crate::error::CoreError::keyed(
                 "format",
                 format!(
                     "the PDF cannot print \"{sample}\": no font on this machine covers it; install Noto Sans CJK (fonts-noto-cjk, what `cargo xtask setup` installs) or set PAYDESK_PDF_FONT to a font file that does, or export CSV or XLSX"
                 ),
+                "pdfNoFont",
+                &[("sample", sample.clone())],
             ));
         }
     }

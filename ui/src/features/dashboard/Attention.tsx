@@ -11,6 +11,7 @@ import type { Attention, Dashboard, Entry, HeldBulkRow } from "../../lib/types";
 import { EntryDrawer, isPayin } from "../money/EntryDrawer";
 import { newest, useEntryNow, useLookUpNow } from "../money/queries";
 import { JournalBadge } from "../money/ReceiptView";
+import { rowReason } from "../payouts/reason";
 
 /// One item and the action the core says resolves it.
 function Item({ item, onOpen }: { item: Attention; onOpen: (e: Entry) => void }) {
@@ -116,8 +117,13 @@ function HeldItem({ row }: { row: HeldBulkRow }) {
               {row.merOrderNo ? ` (${row.merOrderNo})` : ""}
             </Text>
           </Group>
-          {/* Why it was held is said in the run (the result file's words are English):
-              this line says what it means and what to do. */}
+          {/* Why it was held, in the user's words (a list kept by an earlier PayDesk
+              has only the result file's English, which the run shows). */}
+          {row.why && (
+            <Text size="xs" data-testid="attention-held-why">
+              {rowReason(t, row.why)}
+            </Text>
+          )}
           <Text size="xs" c="dimmed">
             {t("attention.heldSince", { time: formatDateTime(row.heldAt, loc) })}
           </Text>

@@ -14,6 +14,7 @@ pub mod cache;
 pub mod journal;
 pub mod orders;
 mod run;
+mod sql_rules;
 pub mod team;
 
 use std::future::Future;
@@ -59,26 +60,51 @@ impl PgConfig {
     /// key) that cannot be read now, each as (field, rule): a file missing, a folder, or
     /// one this desk's user may not read. Checked when a profile is saved (and as its
     /// form is typed), so a wrong path is named then and not at the next connection.
-    pub fn file_problems(&self) -> Vec<(&'static str, String)> {
+    pub fn file_problems(&self) -> Vec<(&'static str, crate::error::Rule)> {
+        use crate::error::Rule;
         let mut out = Vec::new();
-        for (field, path, what) in [
-            ("team.caFile", &self.ca_file, "certificate authorities"),
-            ("team.certFile", &self.cert_file, "client certificate"),
-            ("team.keyFile", &self.key_file, "private key"),
+        for (field, path, what, kind) in [
+            (
+                "team.caFile",
+                &self.ca_file,
+                "certificate authorities",
+                "ca",
+            ),
+            (
+                "team.certFile",
+                &self.cert_file,
+                "client certificate",
+                "cert",
+            ),
+            ("team.keyFile", &self.key_file, "private key", "key"),
         ] {
             let p = std::path::Path::new(path);
             if path.is_empty() || !p.is_absolute() {
                 continue;
             }
             let rule = match std::fs::metadata(p) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    format!("{path}: no such file (the {what} PEM file)")
-                }
-                Err(e) => format!("{path} cannot be read: {e}"),
-                Ok(m) if !m.is_file() => format!("{path} is not a file (the {what} PEM file)"),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Rule::keyed(
+                    format!("{path}: no such file (the {what} PEM file)"),
+                    "pemMissing",
+                    &[("file", path.to_string()), ("kind", kind.to_string())],
+                ),
+                Err(e) => Rule::keyed(
+                    format!("{path} cannot be read: {e}"),
+                    "fileUnreadable",
+                    &[("file", path.to_string()), ("detail", e.to_string())],
+                ),
+                Ok(m) if !m.is_file() => Rule::keyed(
+                    format!("{path} is not a file (the {what} PEM file)"),
+                    "pemNotFile",
+                    &[("file", path.to_string()), ("kind", kind.to_string())],
+                ),
                 Ok(_) => match std::fs::File::open(p) {
                     Ok(_) => continue,
-                    Err(e) => format!("{path} cannot be read by this desk's user: {e}"),
+                    Err(e) => Rule::keyed(
+                        format!("{path} cannot be read by this desk's user: {e}"),
+                        "fileUnreadable",
+                        &[("file", path.to_string()), ("detail", e.to_string())],
+                    ),
                 },
             };
             out.push((field, rule));
@@ -101,26 +127,37 @@ impl PgConfig {
     /// The connection's rules, each naming its field.
     pub fn validate(&self) -> CoreResult<()> {
         if self.host.trim().is_empty() {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "team.host",
                 "the database's host is required",
+                "required",
+                &[],
             ));
         }
         if self.port == 0 {
-            return Err(CoreError::validation("team.port", "the port is 1 to 65535"));
+            return Err(CoreError::keyed(
+                "team.port",
+                "the port is 1 to 65535",
+                "portRange",
+                &[],
+            ));
         }
         if self.database.trim().is_empty() {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "team.database",
                 "the database's name is required",
+                "required",
+                &[],
             ));
         }
         // Any role may connect (the owner who runs `team init` too); members added by
         // the team follow USER_NAME_RULE.
         if !self.ca_file.is_empty() && !std::path::Path::new(&self.ca_file).is_absolute() {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "team.caFile",
                 "must be the full path of a PEM file of certificate authorities",
+                "pemPath",
+                &[],
             ));
         }
         for (field, path, what) in [
@@ -132,9 +169,11 @@ impl PgConfig {
             ),
         ] {
             if !path.is_empty() && !std::path::Path::new(path).is_absolute() {
-                return Err(CoreError::validation(
+                return Err(CoreError::keyed(
                     field,
                     format!("must be the full path of a PEM file of {what}"),
+                    "pemPath",
+                    &[],
                 ));
             }
         }
@@ -144,15 +183,19 @@ impl PgConfig {
             } else {
                 "team.keyFile"
             };
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 field,
                 "a client certificate goes with its private key: both files, or neither",
+                "certWithKey",
+                &[],
             ));
         }
         if self.user.is_empty() || self.user.len() > 63 || self.user.chars().any(char::is_control) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "team.user",
                 "the database user: 1 to 63 characters, no control characters",
+                "dbUser",
+                &[],
             ));
         }
         Ok(())
@@ -222,7 +265,9 @@ pub fn db_error(e: tokio_postgres::Error) -> CoreError {
         let message = db.message().to_string();
         return match code {
             // insufficient_privilege, raise_exception from our own rules, check_violation
-            "42501" | "P0001" | "23514" => CoreError::validation("team", message),
+            "42501" | "P0001" | "23514" => {
+                CoreError::validation("team", sql_rules::rule_of(&message))
+            }
             "28P01" | "28000" => CoreError::validation("team.password", message),
             "3D000" => CoreError::validation("team.database", message),
             // lock_not_available: a member's step waited its bound (10 s) for a lock
@@ -581,29 +626,41 @@ fn client_cert(cfg: &PgConfig) -> CoreResult<Option<ClientCert>> {
         return Ok(None);
     }
     let read = |field: &str, path: &str| {
-        std::fs::read(path)
-            .map_err(|e| CoreError::validation(field, format!("{path} cannot be read: {e}")))
+        std::fs::read(path).map_err(|e| {
+            CoreError::keyed(
+                field,
+                format!("{path} cannot be read: {e}"),
+                "fileUnreadable",
+                &[("file", path.to_string()), ("detail", e.to_string())],
+            )
+        })
     };
     let pem = read("team.certFile", &cfg.cert_file)?;
     let chain = rustls::pki_types::CertificateDer::pem_slice_iter(&pem)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| {
-            CoreError::validation(
+            CoreError::keyed(
                 "team.certFile",
                 format!("{} is not PEM: {e}", cfg.cert_file),
+                "notPem",
+                &[("file", cfg.cert_file.clone()), ("detail", e.to_string())],
             )
         })?;
     if chain.is_empty() {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "team.certFile",
             format!("{} holds no certificate", cfg.cert_file),
+            "noCertificate",
+            &[("file", cfg.cert_file.clone())],
         ));
     }
     let pem = read("team.keyFile", &cfg.key_file)?;
     let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(&pem).map_err(|e| {
-        CoreError::validation(
+        CoreError::keyed(
             "team.keyFile",
             format!("{} holds no private key in PEM: {e}", cfg.key_file),
+            "noPrivateKey",
+            &[("file", cfg.key_file.clone()), ("detail", e.to_string())],
         )
     })?;
     Ok(Some(ClientCert { chain, key }))
@@ -617,9 +674,11 @@ fn with_client_cert(
     match cert {
         None => Ok(builder.with_no_client_auth()),
         Some(c) => builder.with_client_auth_cert(c.chain, c.key).map_err(|e| {
-            CoreError::validation(
+            CoreError::keyed(
                 "team.keyFile",
                 format!("the client certificate and its key cannot be used together: {e}"),
+                "certKeyMismatch",
+                &[("detail", e.to_string())],
             )
         }),
     }
@@ -647,24 +706,41 @@ fn tls_connector(
         with_client_cert(builder, client_cert)?
     } else if !ca_file.is_empty() {
         let pem = std::fs::read(ca_file).map_err(|e| {
-            CoreError::validation("team.caFile", format!("{ca_file} cannot be read: {e}"))
+            CoreError::keyed(
+                "team.caFile",
+                format!("{ca_file} cannot be read: {e}"),
+                "fileUnreadable",
+                &[("file", ca_file.to_string()), ("detail", e.to_string())],
+            )
         })?;
         let mut roots = rustls::RootCertStore::empty();
         let certs: Vec<_> = rustls::pki_types::pem::PemObject::pem_slice_iter(&pem)
             .collect::<Result<Vec<rustls::pki_types::CertificateDer<'static>>, _>>()
             .map_err(|e| {
-                CoreError::validation("team.caFile", format!("{ca_file} is not PEM: {e}"))
+                CoreError::keyed(
+                    "team.caFile",
+                    format!("{ca_file} is not PEM: {e}"),
+                    "notPem",
+                    &[("file", ca_file.to_string()), ("detail", e.to_string())],
+                )
             })?;
         if certs.is_empty() {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "team.caFile",
                 format!("{ca_file} holds no certificate"),
+                "noCertificate",
+                &[("file", ca_file.to_string())],
             ));
         }
         for c in certs {
-            roots
-                .add(c)
-                .map_err(|e| CoreError::validation("team.caFile", format!("{ca_file}: {e}")))?;
+            roots.add(c).map_err(|e| {
+                CoreError::keyed(
+                    "team.caFile",
+                    format!("{ca_file}: {e}"),
+                    "notPem",
+                    &[("file", ca_file.to_string()), ("detail", e.to_string())],
+                )
+            })?;
         }
         with_client_cert(builder.with_root_certificates(roots), client_cert)?
     } else {
@@ -761,25 +837,31 @@ fn check_owner(link: &PgLink) -> CoreResult<()> {
     let (superuser, createrole, owns, db): (bool, bool, bool, String) =
         (r.get(0), r.get(1), r.get(2), r.get(3));
     if superuser {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "team.user",
             format!("{} is a superuser: {OWNER_RULE}", link.user()),
+            "ownerSuperuser",
+            &[("user", link.user().to_string())],
         ));
     }
     if !createrole {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "team.user",
             format!("{} has no CREATEROLE: {OWNER_RULE}", link.user()),
+            "ownerNoCreaterole",
+            &[("user", link.user().to_string())],
         ));
     }
     if !owns {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "team.user",
             format!(
                 "{} does not own the database {db} (ALTER DATABASE {db} OWNER TO {}): {OWNER_RULE}",
                 link.user(),
                 link.user()
             ),
+            "ownerNotOwner",
+            &[("user", link.user().to_string()), ("db", db.to_string())],
         ));
     }
     Ok(())
@@ -826,9 +908,14 @@ pub fn init_team(link: &PgLink, mer_no: i64) -> CoreResult<usize> {
             Some(r) => {
                 let existing: i64 = r.get(0);
                 if existing != mer_no {
-                    return Err(CoreError::validation(
+                    return Err(CoreError::keyed(
                         "merNo",
                         format!("this database is the team of merchant {existing}, not {mer_no}"),
+                        "teamOtherMerchant",
+                        &[
+                            ("existing", existing.to_string()),
+                            ("merNo", mer_no.to_string()),
+                        ],
                     ));
                 }
             }

@@ -220,9 +220,14 @@ impl<'a> PgOrders<'a> {
     /// The merchant a write names must be the team's: rows of another would never be read.
     fn check_merchant(&self, mer_no: u64) -> CoreResult<()> {
         if i64::try_from(mer_no).ok() != Some(self.mer_no) {
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "merNo",
                 format!("this is the team of merchant {}, not {mer_no}", self.mer_no),
+                "teamOtherMerchant",
+                &[
+                    ("existing", self.mer_no.to_string()),
+                    ("merNo", mer_no.to_string()),
+                ],
             ));
         }
         Ok(())

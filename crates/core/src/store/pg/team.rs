@@ -55,11 +55,13 @@ impl TeamRole {
             .into_iter()
             .find(|r| r.as_str() == s.trim().to_ascii_lowercase())
             .ok_or_else(|| {
-                CoreError::validation(
+                CoreError::keyed(
                     "role",
                     format!(
                         "{s:?} is not a team role: one of viewer, support, maker, approver, signer, admin"
                     ),
+                    "teamRole",
+                    &[("got", s.to_string())],
                 )
             })
     }
@@ -319,9 +321,11 @@ impl<'a> TeamTables<'a> {
             &[],
         )?;
         let r = r.ok_or_else(|| {
-            CoreError::validation(
+            CoreError::keyed(
                 "team",
                 "this database has no team yet: run `paydesk team init` as its owner",
+                "teamNotInit",
+                &[],
             )
         })?;
         Ok((r.get(0), r.get(1), r.get(2)))
@@ -477,8 +481,14 @@ impl<'a> TeamTables<'a> {
     /// free again. The database's unique index over live rows is what holds this when
     /// makers race: the check before the insert only makes the refusal clear.
     pub fn make(&self, new: &NewRequest<'_>) -> CoreResult<Request> {
-        let row_count = i32::try_from(new.rows.len())
-            .map_err(|_| CoreError::validation("rows", "too many rows for one request"))?;
+        let row_count = i32::try_from(new.rows.len()).map_err(|_| {
+            CoreError::keyed(
+                "rows",
+                "too many rows for one request",
+                "requestTooManyRows",
+                &[],
+            )
+        })?;
         repeated_number(new)?;
         let numbers: Vec<&str> = new.rows.iter().map(|r| r.mer_order_no).collect();
         let made = self.link.atomic(|tx| {
@@ -808,7 +818,29 @@ fn numbers_taken(new: &NewRequest<'_>, holders: &[Row]) -> Option<CoreError> {
             more + 1
         )
     };
-    Some(CoreError::validation("merOrderNo", rule))
+    let rows = (more + 1).to_string();
+    let line = row.line.map(|l| l.to_string()).unwrap_or_default();
+    let no = row.mer_order_no.to_string();
+    Some(match request {
+        Some(id) => CoreError::keyed(
+            "merOrderNo",
+            rule,
+            "orderNoInRequest",
+            &[
+                ("orderNo", no),
+                ("request", id.to_string()),
+                ("state", state),
+                ("rows", rows),
+                ("line", line),
+            ],
+        ),
+        None => CoreError::keyed(
+            "merOrderNo",
+            rule,
+            "orderNoSentBefore",
+            &[("orderNo", no), ("rows", rows), ("line", line)],
+        ),
+    })
 }
 
 /// A number given to two rows of the same request.
@@ -820,13 +852,15 @@ fn repeated_number(new: &NewRequest<'_>) -> CoreResult<()> {
                 .line
                 .map(|l| format!("line {l}'s"))
                 .unwrap_or_else(|| "another row's".into());
-            return Err(CoreError::validation(
+            return Err(CoreError::keyed(
                 "merOrderNo",
                 format!(
                     "{}merOrderNo {} is also {earlier}: one number per payout",
                     row_place(row),
                     row.mer_order_no
                 ),
+                "orderNoRepeatedInRequest",
+                &[("orderNo", row.mer_order_no.to_string())],
             ));
         }
     }
