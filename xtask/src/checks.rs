@@ -224,6 +224,11 @@ pub const TEAM_ON_PG16: &[(&str, &str)] = &[
         "team_review_fixes",
         "a_viewers_idle_advisory_lock_does_not_stall_the_signer",
     ),
+    // 8. Connections: loopback reaches a server with a self-signed certificate.
+    (
+        "team_tls",
+        "a_loopback_server_with_a_self_signed_certificate_is_reached_over_tls",
+    ),
     // 9. Sign-in hygiene: a member cannot lift the idle bound.
     ("team_attacks", "a_member_cannot_turn_off_the_idle_bound"),
 ];
