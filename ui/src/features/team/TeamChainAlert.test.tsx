@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { TeamStatus } from "../../lib/types";
 import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
-import { TeamChainAlert } from "./TeamChainAlert";
 import { CHAIN_WATCH_MS } from "./queries";
+import { TeamChainAlert } from "./TeamChainAlert";
 
 const viewer: TeamStatus = {
   user: "vic",
