@@ -262,15 +262,9 @@ pub fn server_version(bin: Option<&std::path::Path>, min: Option<u32>) -> Result
     if !out.status.success() {
         return Err(format!("{} could not start PostgreSQL", program.display()));
     }
-    let field = |key: &str| -> Option<String> {
-        let at = line.find(&format!("\"{key}\":"))? + key.len() + 3;
-        let rest = line[at..].trim_start_matches('"');
-        let end = rest.find(['"', ',', '}'])?;
-        Some(rest[..end].to_string())
-    };
     match (
-        field("serverVersion"),
-        field("serverVersionNum").and_then(|n| n.parse().ok()),
+        json_field(&line, "serverVersion"),
+        json_field(&line, "serverVersionNum").and_then(|n| n.parse().ok()),
     ) {
         (Some(version), Some(num)) => Ok((version, num)),
         _ => Err(format!(
@@ -278,6 +272,14 @@ pub fn server_version(bin: Option<&std::path::Path>, min: Option<u32>) -> Result
             program.display()
         )),
     }
+}
+
+/// A string or number field of paydesk-testpg's one JSON line (no escapes in it).
+fn json_field(line: &str, key: &str) -> Option<String> {
+    let at = line.find(&format!("\"{key}\":"))? + key.len() + 3;
+    let rest = line[at..].trim_start_matches('"');
+    let end = rest.find(['"', ',', '}'])?;
+    Some(rest[..end].to_string())
 }
 
 /// [`TEAM_ON_PG16`] on PostgreSQL 16 ([`crate::pg16`]): every server those tests start is
@@ -499,7 +501,31 @@ pub fn window_tests() -> Result<Tally> {
 
 #[cfg(test)]
 mod tests {
-    use super::{number_before, strip_ansi};
+    use super::{json_field, number_before, strip_ansi};
+
+    #[test]
+    fn the_test_servers_version_is_read_from_its_line() {
+        let line = r#"{"host":"127.0.0.1","port":5,"pid":9,"serverVersion":"15.18 (Debian 15.18-0+deb12u1)","serverVersionNum":150018}"#;
+        assert_eq!(
+            json_field(line, "serverVersion").as_deref(),
+            Some("15.18 (Debian 15.18-0+deb12u1)")
+        );
+        assert_eq!(
+            json_field(line, "serverVersionNum").as_deref(),
+            Some("150018")
+        );
+        assert_eq!(json_field(line, "port").as_deref(), Some("5"));
+        assert_eq!(json_field(line, "missing"), None);
+    }
+
+    #[test]
+    fn the_pg16_filter_names_each_chosen_test_in_its_binary() {
+        let filter = super::pg16_filter();
+        assert_eq!(filter.matches(" | ").count() + 1, super::TEAM_ON_PG16.len());
+        assert!(filter.starts_with(
+            "(binary(=team_members) & test(=members_change_roles_and_passwords_as_steps_of_their_own))"
+        ));
+    }
 
     #[test]
     fn counts_are_read_from_every_runner_summary() {

@@ -38,7 +38,7 @@ fn main() -> ExitCode {
         "test" => test(),
         "audit" => audit::audit(),
         "setup" => setup::setup(),
-        "pg16" => pg16::ensure().map(|bin| println!("{}", bin.display())),
+        "pg16" => pg16_here(),
         "bench" => bench(),
         "run" => app::run_app(),
         "bindings" => app::bindings(),
@@ -142,6 +142,21 @@ fn test() -> Result {
         rust.0 + pg16.0 + ui.0 + window.0,
         rust.1 + pg16.1 + ui.1 + window.1
     );
+    Ok(())
+}
+
+/// `cargo xtask pg16`: PostgreSQL 16 fetched (once), and the test server started on it
+/// once to say its version.
+fn pg16_here() -> Result {
+    let bin = pg16::ensure()?;
+    println!("{}", bin.display());
+    let testpg = root().join("target").join("debug").join("paydesk-testpg");
+    if testpg.is_file() {
+        let (version, num) = checks::server_version(Some(&bin), Some(160_000))?;
+        println!("==> paydesk-testpg runs PostgreSQL {version} (server_version_num {num}) from it");
+    } else {
+        println!("==> build paydesk-testpg (cargo build -p paydesk-testpg) to start it once");
+    }
     Ok(())
 }
 
