@@ -414,7 +414,11 @@ fn check_team_chain(
         tracing::error!(profile, "{why}");
         return Ok(Some(why));
     }
-    if let Some(next) = next {
+    // Written only when the head moved: an open desk checks every minute, and an idle
+    // team's head stays where it was.
+    if let Some(next) = next
+        && anchor != Some(&next)
+    {
         secrets.set_audit_anchor(profile, &next)?;
     }
     Ok(None)
