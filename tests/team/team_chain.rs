@@ -25,6 +25,7 @@ fn team_db() -> TestPg {
             ("mark", TeamRole::Maker),
             ("ann", TeamRole::Approver),
             ("sam", TeamRole::Signer),
+            ("vic", TeamRole::Viewer),
         ],
         "10000",
     )
@@ -262,4 +263,88 @@ async fn history_cut_while_a_desk_is_connected_is_seen_at_its_next_step() {
     desk.audit_event("test.step", "n=3".into(), "ok");
     let problem = desk.team_chain_problem().unwrap().to_string();
     assert!(problem.contains(&format!("row {head}")), "{problem}");
+}
+
+/// F7 residue: a desk left open and idle (a viewer's, which holds no key, runs no worker
+/// and takes no step) checks the chain from its anchor on its own every
+/// `PAYDESK_TEAM_CHAIN_CHECK_SECONDS` (a minute in the app; here a second), so the owner
+/// cutting history is reported by it within that time, as the connect-time check would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_cut_while_a_desk_sits_idle_is_seen_by_its_own_timer() {
+    let pg = team_db();
+    let f = common::Fixture::new("chain-cut-idle").await;
+    steps(&pg, "T-IDLE-1");
+    // The viewer's profile: the same team, its own member, no merchant key.
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(Profile {
+            name: "vic-desk".into(),
+            team: Some(cfg(&pg, "vic")),
+            ..p
+        })
+        .unwrap();
+    f.secrets.set_team_password("vic-desk", PASSWORD).unwrap();
+    let every = paydesk_core::desk::team_chain_check_every(Some("1"));
+    assert_eq!(every, std::time::Duration::from_secs(1));
+    let viewer = std::sync::Arc::new(
+        Desk::open(&f.home, f.secrets.clone(), "vic-desk", Endpoint::Profile).unwrap(),
+    );
+    assert!(!viewer.holds_key());
+    let watch = viewer.watch_team_chain(every).expect("a team desk watches");
+    // Others' steps while it sits idle: its timer follows them, the chain holds.
+    steps(&pg, "T-IDLE-2");
+    let head = rows(&pg);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while f.secrets.audit_anchor("vic-desk").unwrap().unwrap().last_id < head {
+        assert!(
+            std::time::Instant::now() < until,
+            "the idle desk's anchor did not follow the chain to row {head}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(viewer.team_chain_problem(), None);
+    // The owner cuts the rows the idle desk verified; the desk takes no step.
+    cut_after(&pg, head - 2);
+    let cut_at = std::time::Instant::now();
+    let problem = loop {
+        if let Some(p) = viewer.team_chain_problem() {
+            break p.to_string();
+        }
+        assert!(
+            cut_at.elapsed() < every * 3,
+            "the idle desk did not see the cut within {:?}",
+            every * 3
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(problem.contains("cut"), "{problem}");
+    assert!(
+        problem.contains(&format!("verified {head} rows")),
+        "{problem}"
+    );
+    // Its timer ends once it found the problem, which stays for the desk's life.
+    tokio::time::timeout(std::time::Duration::from_secs(5), watch)
+        .await
+        .expect("the timer ends after a finding")
+        .unwrap();
+    assert!(viewer.team_chain_problem().is_some());
+    // A single desk has nothing to watch.
+    let single = std::sync::Arc::new(f.desk().await);
+    assert!(single.watch_team_chain(every).is_none());
+}
+
+#[test]
+fn the_check_interval_setting_never_turns_the_check_off() {
+    use paydesk_core::desk::{TEAM_CHAIN_CHECK_EVERY, team_chain_check_every};
+    assert_eq!(TEAM_CHAIN_CHECK_EVERY.as_secs(), 60);
+    assert_eq!(team_chain_check_every(None), TEAM_CHAIN_CHECK_EVERY);
+    assert_eq!(team_chain_check_every(Some(" 5 ")).as_secs(), 5);
+    assert_eq!(team_chain_check_every(Some("3600")).as_secs(), 3600);
+    for bad in ["0", "-1", "3601", "soon", ""] {
+        assert_eq!(
+            team_chain_check_every(Some(bad)),
+            TEAM_CHAIN_CHECK_EVERY,
+            "{bad}"
+        );
+    }
 }

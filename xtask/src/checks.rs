@@ -122,6 +122,17 @@ fn number_before(text: &str, word: &str) -> u64 {
 /// lints as `cargo clippy --workspace --all-targets -- -D warnings` without a second,
 /// check-only build of every dependency.
 pub fn rust_tests() -> Result<Tally> {
+    nextest(
+        "Rust tests (cargo-nextest) with clippy as the compiler of workspace crates, in a private D-Bus session with gnome-keyring (the real keyring)",
+        &[],
+        &[],
+    )
+}
+
+/// `cargo nextest run` of the whole workspace's targets in the private D-Bus session,
+/// with clippy as the workspace's compiler: the same build as [`rust_tests`], so a second
+/// run with `more` arguments (a filter) builds nothing again. `envs` go to the tests.
+fn nextest(what: &str, more: &[&str], envs: &[(&str, String)]) -> Result<Tally> {
     let mut args = dbus_session_args();
     args.extend(
         [
@@ -139,26 +150,169 @@ pub fn rust_tests() -> Result<Tally> {
         ]
         .map(String::from),
     );
+    args.extend(more.iter().map(|a| a.to_string()));
     let driver = clippy_driver()?;
+    let mut all = vec![
+        ("RUSTC_WORKSPACE_WRAPPER", driver),
+        // How `cargo clippy` hands its arguments to the driver.
+        (
+            "CLIPPY_ARGS",
+            "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".into(),
+        ),
+    ];
+    all.extend(envs.iter().cloned());
     run_counting(
-        "Rust tests (cargo-nextest) with clippy as the compiler of workspace crates, in a private D-Bus session with gnome-keyring (the real keyring)",
+        what,
         "dbus-run-session",
         &args,
         &root(),
-        &[
-            ("RUSTC_WORKSPACE_WRAPPER", driver),
-            // How `cargo clippy` hands its arguments to the driver.
-            (
-                "CLIPPY_ARGS",
-                "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".into(),
-            ),
-        ],
+        &all,
         count_nextest,
     )
     .and_then(|tally| {
         // A run that found no test (a filter, a broken harness) proves nothing.
         if tally.0 == 0 {
-            Err("the Rust tests ran no test".into())
+            Err(format!("{what}: ran no test"))
+        } else {
+            Ok(tally)
+        }
+    })
+}
+
+/// The team's tests run again on PostgreSQL 16 (the whole suite runs on the system's,
+/// Debian 12's 15): the README's set-up through the `paydesk` command (`team init` by a
+/// CREATEROLE owner that is no superuser, then members and rules), and one attack per
+/// class of issue 30 that needs no TLS. Picked for speed: about a minute on two cores.
+pub const TEAM_ON_PG16: &[(&str, &str)] = &[
+    // The README's set-up, as its commands say.
+    (
+        "team_members",
+        "members_change_roles_and_passwords_as_steps_of_their_own",
+    ),
+    // 1. No member runs code with another's rights; the owner is no superuser.
+    (
+        "team_attacks",
+        "team_init_refuses_a_superuser_and_a_role_that_does_not_own_the_database",
+    ),
+    (
+        "team_attacks",
+        "a_makers_temporary_objects_never_run_with_the_owners_rights",
+    ),
+    // 2. Membership touches only members.
+    ("team_attacks", "membership_touches_only_members"),
+    ("team_attacks", "a_role_change_takes_the_old_role_away"),
+    // 3. The signers are one team.
+    (
+        "team_store",
+        "begin_finds_the_number_the_intent_and_a_mismatch_across_the_team",
+    ),
+    // 4. Four-eyes binds everyone.
+    (
+        "team_rules_and_sends",
+        "what_no_rule_names_needs_the_teams_default_approvals",
+    ),
+    // 5. What is approved is what is sent.
+    (
+        "team_rules_and_sends",
+        "the_signer_sends_its_own_addresses_never_the_forms",
+    ),
+    // 6. The audit log says who, and cannot be rewritten unseen.
+    ("team_attacks", "the_audit_log_says_who_wrote_each_row"),
+    ("team_chain", "a_cut_team_chain_is_reported"),
+    // 7. No member stalls the team.
+    (
+        "team_review_fixes",
+        "a_viewers_idle_advisory_lock_does_not_stall_the_signer",
+    ),
+    // 8. Connections: loopback reaches a server with a self-signed certificate.
+    (
+        "team_tls",
+        "a_loopback_server_with_a_self_signed_certificate_is_reached_over_tls",
+    ),
+    // 9. Sign-in hygiene: a member cannot lift the idle bound.
+    ("team_attacks", "a_member_cannot_turn_off_the_idle_bound"),
+];
+
+/// [`TEAM_ON_PG16`] as a nextest filter expression.
+fn pg16_filter() -> String {
+    TEAM_ON_PG16
+        .iter()
+        .map(|(binary, test)| format!("(binary(={binary}) & test(={test}))"))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// What server the tests get from `bin` (none: the one paydesk-testpg finds itself), as
+/// its own `SHOW server_version` says: the test server program the Rust tests built,
+/// started once and stopped.
+pub fn server_version(bin: Option<&std::path::Path>, min: Option<u32>) -> Result<(String, u32)> {
+    let program = root().join("target").join("debug").join("paydesk-testpg");
+    let mut command = Command::new(&program);
+    command.stdin(Stdio::null()).stderr(Stdio::inherit());
+    if let Some(bin) = bin {
+        command.env("PAYDESK_PG_BIN", bin);
+    }
+    if let Some(min) = min {
+        command.env("PAYDESK_PG_MIN_VERSION_NUM", min.to_string());
+    }
+    let out = command
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    let line = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        return Err(format!("{} could not start PostgreSQL", program.display()));
+    }
+    match (
+        json_field(&line, "serverVersion"),
+        json_field(&line, "serverVersionNum").and_then(|n| n.parse().ok()),
+    ) {
+        (Some(version), Some(num)) => Ok((version, num)),
+        _ => Err(format!(
+            "{} said no server version: {line}",
+            program.display()
+        )),
+    }
+}
+
+/// A string or number field of paydesk-testpg's one JSON line (no escapes in it).
+fn json_field(line: &str, key: &str) -> Option<String> {
+    let at = line.find(&format!("\"{key}\":"))? + key.len() + 3;
+    let rest = line[at..].trim_start_matches('"');
+    let end = rest.find(['"', ',', '}'])?;
+    Some(rest[..end].to_string())
+}
+
+/// [`TEAM_ON_PG16`] on PostgreSQL 16 ([`crate::pg16`]): every server those tests start is
+/// refused below 16 (`PAYDESK_PG_MIN_VERSION_NUM`), so the run cannot quietly use 15.
+pub fn team_tests_on_pg16() -> Result<Tally> {
+    let bin = crate::pg16::ensure()?;
+    let (version, num) = server_version(Some(&bin), Some(160_000))?;
+    if num < 160_000 {
+        return Err(format!("{} is PostgreSQL {version}, not 16", bin.display()));
+    }
+    println!(
+        "==> the team's tests on PostgreSQL {version} (server_version_num {num}, from {})",
+        bin.display()
+    );
+    let filter = pg16_filter();
+    nextest(
+        &format!(
+            "the team's set-up and attacks on PostgreSQL {version} ({} tests)",
+            TEAM_ON_PG16.len()
+        ),
+        &["-E", &filter],
+        &[
+            ("PAYDESK_PG_BIN", bin.to_string_lossy().into_owned()),
+            ("PAYDESK_PG_MIN_VERSION_NUM", "160000".into()),
+        ],
+    )
+    .and_then(|tally| {
+        if tally.0 < TEAM_ON_PG16.len() as u64 {
+            Err(format!(
+                "on PostgreSQL 16 {} of the {} chosen tests ran: a name in TEAM_ON_PG16 is stale",
+                tally.0,
+                TEAM_ON_PG16.len()
+            ))
         } else {
             Ok(tally)
         }
@@ -347,7 +501,31 @@ pub fn window_tests() -> Result<Tally> {
 
 #[cfg(test)]
 mod tests {
-    use super::{number_before, strip_ansi};
+    use super::{json_field, number_before, strip_ansi};
+
+    #[test]
+    fn the_test_servers_version_is_read_from_its_line() {
+        let line = r#"{"host":"127.0.0.1","port":5,"pid":9,"serverVersion":"15.18 (Debian 15.18-0+deb12u1)","serverVersionNum":150018}"#;
+        assert_eq!(
+            json_field(line, "serverVersion").as_deref(),
+            Some("15.18 (Debian 15.18-0+deb12u1)")
+        );
+        assert_eq!(
+            json_field(line, "serverVersionNum").as_deref(),
+            Some("150018")
+        );
+        assert_eq!(json_field(line, "port").as_deref(), Some("5"));
+        assert_eq!(json_field(line, "missing"), None);
+    }
+
+    #[test]
+    fn the_pg16_filter_names_each_chosen_test_in_its_binary() {
+        let filter = super::pg16_filter();
+        assert_eq!(filter.matches(" | ").count() + 1, super::TEAM_ON_PG16.len());
+        assert!(filter.starts_with(
+            "(binary(=team_members) & test(=members_change_roles_and_passwords_as_steps_of_their_own))"
+        ));
+    }
 
     #[test]
     fn counts_are_read_from_every_runner_summary() {

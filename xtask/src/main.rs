@@ -2,6 +2,9 @@
 //!
 //! - `cargo xtask test`: installs what is missing, then runs every check CI runs:
 //!   formatting, clippy with warnings as errors, all tests, the dependency audit.
+//!   The team's set-up and one attack per class run again on PostgreSQL 16 (`pg16.rs`).
+//! - `cargo xtask pg16`: fetches (once) the PostgreSQL 16 those team tests run on and
+//!   prints its folder.
 //! - `cargo xtask audit`: the dependency audit alone.
 //! - `cargo xtask bench`: the benchmarks, printing their figures.
 //! - `cargo xtask run`: the desktop app on the built-in sandbox.
@@ -22,6 +25,7 @@ mod app;
 mod audit;
 mod checks;
 mod icons;
+mod pg16;
 mod setup;
 
 type Result<T = ()> = std::result::Result<T, String>;
@@ -34,6 +38,7 @@ fn main() -> ExitCode {
         "test" => test(),
         "audit" => audit::audit(),
         "setup" => setup::setup(),
+        "pg16" => pg16_here(),
         "bench" => bench(),
         "run" => app::run_app(),
         "bindings" => app::bindings(),
@@ -43,12 +48,15 @@ fn main() -> ExitCode {
         "bench-app" => app::bench_app(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <test|setup|audit|bench|bench-app|run|bindings|icons|package>"
+                "usage: cargo xtask <test|setup|pg16|audit|bench|bench-app|run|bindings|icons|package>"
             );
             eprintln!(
                 "  test   install what is missing, then fmt, all tests with clippy linting as they compile, audit (what CI runs)"
             );
             eprintln!("  setup  install what is missing (system packages, cargo tools)");
+            eprintln!(
+                "  pg16   fetch (once) the PostgreSQL 16 the team tests also run on; print its folder"
+            );
             eprintln!(
                 "  audit  check dependencies against the RustSec advisories (offline snapshot here) and the bans"
             );
@@ -121,6 +129,9 @@ fn test() -> Result {
     )?;
     let ui = checks::ui_checks()?;
     let rust = checks::rust_tests()?;
+    let (version, num) = checks::server_version(None, None)?;
+    println!("==> the Rust tests ran on PostgreSQL {version} (server_version_num {num})");
+    let pg16 = checks::team_tests_on_pg16()?;
     checks::build_app()?;
     let window = checks::window_tests()?;
     audit::audit()?;
@@ -128,9 +139,24 @@ fn test() -> Result {
     // The closing line CI reads: every test counted, across all suites.
     println!(
         "{} passed, {} failed",
-        rust.0 + ui.0 + window.0,
-        rust.1 + ui.1 + window.1
+        rust.0 + pg16.0 + ui.0 + window.0,
+        rust.1 + pg16.1 + ui.1 + window.1
     );
+    Ok(())
+}
+
+/// `cargo xtask pg16`: PostgreSQL 16 fetched (once), and the test server started on it
+/// once to say its version.
+fn pg16_here() -> Result {
+    let bin = pg16::ensure()?;
+    println!("{}", bin.display());
+    let testpg = root().join("target").join("debug").join("paydesk-testpg");
+    if testpg.is_file() {
+        let (version, num) = checks::server_version(Some(&bin), Some(160_000))?;
+        println!("==> paydesk-testpg runs PostgreSQL {version} (server_version_num {num}) from it");
+    } else {
+        println!("==> build paydesk-testpg (cargo build -p paydesk-testpg) to start it once");
+    }
     Ok(())
 }
 

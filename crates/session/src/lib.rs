@@ -126,6 +126,7 @@ impl Session {
             receiver: None,
             fresh: None,
             fresh_rounds: Arc::default(),
+            chain_watch: None,
         })
     }
 
@@ -145,6 +146,14 @@ impl Session {
         );
         open.reconcile_in_background();
         open.fresh = Some(open.keep_fresh_in_background(FRESH_FIRST, FRESH_EVERY));
+        // A team desk checks the team's audit chain on its own while it is open, so an
+        // idle one sees history cut or rewritten (every minute unless set otherwise).
+        let every = paydesk_core::desk::team_chain_check_every(
+            std::env::var(paydesk_core::desk::TEAM_CHAIN_CHECK_ENV)
+                .ok()
+                .as_deref(),
+        );
+        open.chain_watch = open.desk.watch_team_chain(every);
         Ok(open)
     }
 }
@@ -161,12 +170,17 @@ pub struct OpenDesk {
     fresh: Option<tokio::task::JoinHandle<()>>,
     /// Rounds of that schedule finished (read through or failed), for whoever watches.
     fresh_rounds: Arc<std::sync::atomic::AtomicU64>,
+    /// A team desk's own check of the team's audit chain ([`Desk::watch_team_chain`]).
+    chain_watch: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Drop for OpenDesk {
     fn drop(&mut self) {
         if let Some(f) = self.fresh.take() {
             f.abort();
+        }
+        if let Some(w) = self.chain_watch.take() {
+            w.abort();
         }
     }
 }

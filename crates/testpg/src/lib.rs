@@ -14,7 +14,9 @@
 //! ```
 //!
 //! The server's programs are found in `PAYDESK_PG_BIN`, else in the newest
-//! `/usr/lib/postgresql/*/bin`, else through `pg_config --bindir`. As root (CI), the
+//! `/usr/lib/postgresql/*/bin`, else through `pg_config --bindir`. With
+//! `PAYDESK_PG_MIN_VERSION_NUM` set (as `server_version_num`, e.g. 160000), a server
+//! older than that is refused: a run meant for PostgreSQL 16 cannot quietly use 15. As root (CI), the
 //! server runs as the `postgres` system user, since initdb refuses root. Every
 //! connection, local or TCP, authenticates with a password (scram-sha-256), so a test
 //! sees what the database refuses to a role as a real client would. Unix only.
@@ -46,6 +48,12 @@ const OWNER: &str = "team_owner";
 const READY_WITHIN: Duration = Duration::from_secs(30);
 /// Starts tried when another process takes the free port first.
 const START_ATTEMPTS: usize = 5;
+/// The lowest `server_version_num` a run accepts (see the crate's documentation).
+pub const MIN_VERSION_ENV: &str = "PAYDESK_PG_MIN_VERSION_NUM";
+/// From PostgreSQL 16 a CREATEROLE role may grant only the roles it holds with ADMIN
+/// OPTION, so the owner cannot take these itself: the README has a superuser grant them
+/// on 16 and later, and so does this crate.
+const OWNER_GRANTS_FROM_16: &str = "pg_signal_backend, pg_read_all_stats";
 const LOG_TAIL_LINES: usize = 40;
 /// Speed over safety, for a server whose data dies with the test.
 const NOT_DURABLE: [(&str, &str); 3] = [
@@ -93,6 +101,10 @@ pub struct TestPg {
     log: PathBuf,
     scratch: Option<tempfile::TempDir>,
     scratch_path: PathBuf,
+    /// `SHOW server_version_num`, asked once the server accepts connections.
+    version_num: u32,
+    /// `SHOW server_version`.
+    version: String,
 }
 
 impl fmt::Debug for TestPg {
@@ -105,6 +117,7 @@ impl fmt::Debug for TestPg {
             .field("owner", &OWNER)
             .field("owner_password", &"<redacted>")
             .field("pid", &self.pid())
+            .field("server_version", &self.version)
             .field("scratch_dir", &self.scratch_path)
             .finish()
     }
@@ -181,8 +194,14 @@ impl TestPg {
                 log: log.clone(),
                 scratch: None,
                 scratch_path: scratch_path.clone(),
+                version_num: 0,
+                version: String::new(),
             };
-            match pg.wait_ready().and_then(|()| pg.create_owner()) {
+            match pg
+                .wait_ready()
+                .and_then(|()| pg.read_version())
+                .and_then(|()| pg.create_owner())
+            {
                 Ok(()) => {
                     pg.scratch = Some(scratch);
                     return Ok(pg);
@@ -234,6 +253,16 @@ impl TestPg {
     /// The postmaster's process id.
     pub fn pid(&self) -> u32 {
         self.postmaster.pid()
+    }
+
+    /// The server's `server_version_num` (160002 for 16.2).
+    pub fn server_version_num(&self) -> u32 {
+        self.version_num
+    }
+
+    /// The server's `server_version` ("16.2").
+    pub fn server_version(&self) -> &str {
+        &self.version
     }
 
     /// The scratch folder (data directory, sockets, log), removed when the server stops.
@@ -366,16 +395,61 @@ impl TestPg {
 }
 
 impl TestPg {
-    /// The owner role, made by the superuser once the server is up.
+    /// The server's version, refused when below [`MIN_VERSION_ENV`].
+    fn read_version(&mut self) -> Result<(), Ready> {
+        let out = self
+            .psql_super("postgres", "SHOW server_version_num; SHOW server_version;")
+            .map_err(|e| Ready::Failed(format!("could not read the server's version: {e}")))?;
+        let mut lines = out.lines();
+        self.version_num = lines
+            .next()
+            .and_then(|n| n.trim().parse().ok())
+            .ok_or_else(|| Ready::Failed(format!("unreadable server_version_num: {out:?}")))?;
+        self.version = lines.next().unwrap_or_default().trim().to_owned();
+        let wanted = std::env::var(MIN_VERSION_ENV).ok();
+        match check_version(self.version_num, wanted.as_deref()) {
+            Ok(()) => Ok(()),
+            Err(why) => Err(Ready::Refused(format!(
+                "{why} (PostgreSQL {} from {})",
+                self.version,
+                self.bin.display()
+            ))),
+        }
+    }
+
+    /// The owner role, made by the superuser once the server is up; from PostgreSQL 16
+    /// with what the README has a superuser grant it there ([`OWNER_GRANTS_FROM_16`]).
     fn create_owner(&self) -> Result<(), Ready> {
-        let sql = format!(
-            "CREATE ROLE {OWNER} LOGIN CREATEROLE CREATEDB NOSUPERUSER PASSWORD '{}'",
+        let mut sql = format!(
+            "CREATE ROLE {OWNER} LOGIN CREATEROLE CREATEDB NOSUPERUSER PASSWORD '{}';",
             self.owner_password
         );
+        if self.version_num >= 160_000 {
+            sql.push_str(&format!("GRANT {OWNER_GRANTS_FROM_16} TO {OWNER};"));
+        }
         self.psql_super("postgres", &sql)
             .map(drop)
             .map_err(|e| Ready::Failed(format!("could not create the owner role: {e}")))
     }
+}
+
+/// Whether `version_num` is at least the `wanted` one (`server_version_num` digits); an
+/// unreadable wish is an error, not ignored, so a typo cannot turn the check off.
+fn check_version(version_num: u32, wanted: Option<&str>) -> Result<(), String> {
+    let Some(wanted) = wanted else {
+        return Ok(());
+    };
+    let Ok(min) = wanted.trim().parse::<u32>() else {
+        return Err(format!(
+            "{MIN_VERSION_ENV}={wanted:?} is not a server_version_num such as 160000"
+        ));
+    };
+    if version_num < min {
+        return Err(format!(
+            "the server's server_version_num is {version_num}, below {MIN_VERSION_ENV}={min}"
+        ));
+    }
+    Ok(())
 }
 
 impl Drop for TestPg {
@@ -393,6 +467,8 @@ enum Ready {
     Exited,
     TimedOut,
     Failed(String),
+    /// Not the server this run asked for.
+    Refused(String),
 }
 
 impl Ready {
@@ -405,6 +481,7 @@ impl Ready {
                 READY_WITHIN.as_secs()
             ),
             Ready::Failed(why) => format!("PostgreSQL started but is not usable: {why}"),
+            Ready::Refused(why) => return format!("PostgreSQL refused for this run: {why}"),
         };
         format!("{what}; its log ends with:\n{}", pg.log_tail())
     }
@@ -415,4 +492,19 @@ impl Ready {
 fn lost_the_port(pg: &TestPg) -> bool {
     let tail = pg.log_tail();
     tail.contains("could not bind") || tail.contains("could not create any TCP/IP sockets")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_version;
+
+    #[test]
+    fn a_server_below_the_wanted_version_is_refused() {
+        assert_eq!(check_version(150_014, None), Ok(()));
+        assert_eq!(check_version(160_014, Some("160000")), Ok(()));
+        assert_eq!(check_version(160_000, Some(" 160000 ")), Ok(()));
+        let old = check_version(150_014, Some("160000")).unwrap_err();
+        assert!(old.contains("150014") && old.contains("160000"), "{old}");
+        assert!(check_version(160_014, Some("sixteen")).is_err());
+    }
 }

@@ -209,3 +209,28 @@ fn a_port_taken_by_someone_else_is_reported_after_retries() -> io::Result<()> {
     assert!(message.contains("could not bind"), "{message}");
     Ok(())
 }
+
+#[test]
+fn the_server_says_its_version_as_its_program_does() -> io::Result<()> {
+    let pg = TestPg::start()?;
+    let out = Command::new(pg.bin_dir().join("postgres"))
+        .arg("--version")
+        .output()?;
+    // "postgres (PostgreSQL) 16.14" (Debian adds its own words after the number).
+    let program = String::from_utf8_lossy(&out.stdout).into_owned();
+    let number = pg.server_version().split(' ').next().unwrap_or_default();
+    assert!(
+        program.contains(&format!("PostgreSQL) {number}")),
+        "{program} vs {}",
+        pg.server_version()
+    );
+    let major: u32 = pg
+        .server_version()
+        .split(['.', ' '])
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
+    assert_eq!(pg.server_version_num() / 10_000, major);
+    assert!(major >= 15, "{}", pg.server_version());
+    Ok(())
+}

@@ -358,6 +358,32 @@ fn utc_time(ms: i64) -> String {
         .unwrap_or_else(|| "later".into())
 }
 
+/// How often an open team desk checks the team's audit chain on its own
+/// ([`Desk::watch_team_chain`]) unless [`TEAM_CHAIN_CHECK_ENV`] sets another time.
+pub const TEAM_CHAIN_CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The setting of that time, in whole seconds from 1 to 3600, read when the app opens a
+/// team desk (the tests set a second or two rather than wait out a minute).
+pub const TEAM_CHAIN_CHECK_ENV: &str = "PAYDESK_TEAM_CHAIN_CHECK_SECONDS";
+
+/// [`TEAM_CHAIN_CHECK_ENV`] as given (`raw`): anything but 1 to 3600 whole seconds is
+/// logged and [`TEAM_CHAIN_CHECK_EVERY`] holds, so a typo never turns the check off.
+pub fn team_chain_check_every(raw: Option<&str>) -> std::time::Duration {
+    let Some(raw) = raw else {
+        return TEAM_CHAIN_CHECK_EVERY;
+    };
+    match raw.trim().parse::<u64>() {
+        Ok(s) if (1..=3600).contains(&s) => std::time::Duration::from_secs(s),
+        _ => {
+            tracing::warn!(
+                "{TEAM_CHAIN_CHECK_ENV}={raw:?} is not 1 to 3600 whole seconds: the team's audit chain is checked every {} s",
+                TEAM_CHAIN_CHECK_EVERY.as_secs()
+            );
+            TEAM_CHAIN_CHECK_EVERY
+        }
+    }
+}
+
 tokio::task_local! {
     /// The team request a signer's worker is executing (see [`Desk::approved_if_team`]).
     pub(crate) static APPROVED_REQUEST: i64;
@@ -388,7 +414,11 @@ fn check_team_chain(
         tracing::error!(profile, "{why}");
         return Ok(Some(why));
     }
-    if let Some(next) = next {
+    // Written only when the head moved: an open desk checks every minute, and an idle
+    // team's head stays where it was.
+    if let Some(next) = next
+        && anchor != Some(&next)
+    {
         secrets.set_audit_anchor(profile, &next)?;
     }
     Ok(None)
@@ -776,6 +806,44 @@ impl Desk {
             }
         }
         Ok(self.team_chain_problem())
+    }
+
+    /// On a team desk, checks the team's audit chain from this desk's anchor every
+    /// `every` while the desk lives ([`Desk::recheck_team_chain`]), so a desk left open
+    /// and idle, a viewer's too, sees history cut or rewritten without a step of its own:
+    /// the problem is logged as an error and kept ([`Desk::team_chain_problem`], which the
+    /// app shows), as at connect. Ends when the desk is dropped or once a problem is
+    /// found (it stays for the desk's life). `None` on a single desk.
+    pub fn watch_team_chain(
+        self: &Arc<Self>,
+        every: std::time::Duration,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        self.store.team_link()?;
+        let desk = Arc::downgrade(self);
+        Some(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(d) = desk.upgrade() else { return };
+                if d.team_chain_problem().is_some() {
+                    return;
+                }
+                let checked = tokio::task::spawn_blocking(move || {
+                    let found = d.recheck_team_chain().map(|p| p.is_some());
+                    (d, found)
+                })
+                .await;
+                match checked {
+                    Ok((_, Ok(true))) => return,
+                    Ok((_, Ok(false))) => {}
+                    Ok((d, Err(e))) => tracing::warn!(
+                        profile = %d.profile.name,
+                        error = %e,
+                        "the team's audit chain not checked this round"
+                    ),
+                    Err(e) => tracing::warn!(error = %e, "the team's audit chain check stopped"),
+                }
+            }
+        }))
     }
 
     pub fn secrets(&self) -> &Secrets {

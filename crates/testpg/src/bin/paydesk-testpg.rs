@@ -1,7 +1,7 @@
 //! For the window tests (which run under node): a real PostgreSQL server in a scratch
 //! folder on a free loopback port, with the databases named as arguments. Prints one
 //! JSON line (`host`, `port`, `superuser`, `password`, `owner`,
-//! `ownerPassword`, `pid`; the databases belong to the owner, no superuser) and keeps the server until
+//! `ownerPassword`, `pid`, `serverVersion`, `serverVersionNum`; the databases belong to the owner, no superuser) and keeps the server until
 //! its standard input closes (the test ended, or its runner died), then stops it by its
 //! PID and removes the folder.
 
@@ -24,14 +24,16 @@ fn main() -> std::process::ExitCode {
     // The password is a throwaway of this scratch server, printed for the test that
     // started it (the server listens on loopback only and is gone when the test ends).
     let line = format!(
-        "{{\"host\":\"{}\",\"port\":{},\"superuser\":\"{}\",\"password\":\"{}\",\"owner\":\"{}\",\"ownerPassword\":\"{}\",\"pid\":{}}}",
+        "{{\"host\":\"{}\",\"port\":{},\"superuser\":\"{}\",\"password\":\"{}\",\"owner\":\"{}\",\"ownerPassword\":\"{}\",\"pid\":{},\"serverVersion\":\"{}\",\"serverVersionNum\":{}}}",
         pg.host(),
         pg.port(),
         pg.superuser(),
         pg.superuser_password(),
         pg.owner(),
         pg.owner_password(),
-        pg.pid()
+        pg.pid(),
+        pg.server_version().replace(['"', '\\'], ""),
+        pg.server_version_num()
     );
     let mut out = std::io::stdout().lock();
     if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {

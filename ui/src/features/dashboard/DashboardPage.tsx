@@ -18,6 +18,7 @@ import { locale } from "../../i18n";
 import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
 import type { Dashboard } from "../../lib/types";
 import { CacheAsOf } from "../orders/CacheAsOf";
+import { TeamChainAlert } from "../team/TeamChainAlert";
 import { AttentionCard } from "./Attention";
 import { FirstRunProgress } from "./FirstRun";
 import { useDashboard } from "./queries";
@@ -80,6 +81,7 @@ export function DashboardPage() {
         </Button>
       </Group>
       <FirstRunProgress />
+      <TeamChainAlert />
       {q.isPending ? <Loader /> : null}
       <ErrorAlert error={q.error} />
       {q.data ? (

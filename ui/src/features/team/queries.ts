@@ -28,6 +28,24 @@ export function useTeamStatus() {
   });
 }
 
+/// How often a screen showing the team's audit chain alert asks the desk again: the desk
+/// checks the chain on its own every minute (PAYDESK_TEAM_CHAIN_CHECK_SECONDS), so an
+/// idle member's screen shows a cut history at most this long after the desk found it.
+export const CHAIN_WATCH_MS = 10_000;
+
+/// The member on a team desk, asked again every [`CHAIN_WATCH_MS`] until the desk
+/// reports a problem with the team's audit chain (what the chain alert reads, on the
+/// Dashboard as on the Team and Activity screens). A single desk (`null`) is not asked
+/// again: it has no team chain, and its idle memory release waits for no command.
+export function useTeamChainWatch() {
+  return useQuery({
+    queryKey: teamKeys.status,
+    queryFn: () => unwrap(commands.teamStatus()),
+    staleTime: 30_000,
+    refetchInterval: (q) => (q.state.data && !q.state.data.chainProblem ? CHAIN_WATCH_MS : false),
+  });
+}
+
 /// The seal key as the team's database holds it and as this desk trusts it.
 export function useSealKey(enabled = true) {
   return useQuery({
