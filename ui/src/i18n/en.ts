@@ -1774,6 +1774,9 @@ export const en = {
       rateLimit: "Gateway's limit (requests per second)",
       rateLimitHint:
         "The most requests per second the gateway allows; every request from this desk keeps to it. 0: no limit.",
+      payoutsInFlight: "Bulk payouts at once",
+      payoutsInFlightHint:
+        "How many payouts of a bulk run wait for the gateway's answer at the same time (1–64, never more than the gateway's limit per second). Each is in the journal before it leaves; 1 sends one after another.",
       balancesEveryMins: "Balance snapshot every (minutes)",
       balancesEveryMinsHint:
         "While the desk runs, every currency's balance is kept this often for the history; 0: only on request. A sync and every money movement take one too.",

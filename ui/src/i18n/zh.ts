@@ -1631,6 +1631,9 @@ export const zh: Catalogue = {
       pageSizeHint: "每个请求向网关索取的订单数（1–500）；网关接受的最大值读取最快。",
       inFlight: "同时请求数",
       inFlightHint: "同步时同时等待网关应答的请求数（1–64）。",
+      payoutsInFlight: "批量付款同时发送数",
+      payoutsInFlightHint:
+        "批量付款时同时等待网关应答的付款数（1–64，不超过网关的每秒限制）。每笔在发出前都已记入日志；1 表示逐笔发送。",
       rateLimit: "网关限速（每秒请求数）",
       rateLimitHint: "网关每秒允许的最多请求数，本工作台的每个请求都遵守此限制。0：不限速。",
       balancesEveryMins: "余额快照间隔（分钟）",

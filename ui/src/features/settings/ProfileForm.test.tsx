@@ -199,10 +199,32 @@ describe("the profile form's settings for reading the order list", () => {
       inFlight: 16,
       rateLimit: 50,
       balancesEveryMins: 60,
+      payoutsInFlight: 16,
     });
     // Changing the field answers its rule until the next save.
     fireEvent.change(inFlight, { target: { value: "12" } });
     expect(screen.queryByText("must be between 1 and 64 requests")).toBeNull();
+  });
+
+  it("sets a bulk run's payouts in flight, said in plain words, and shows its rule", async () => {
+    saveFails({
+      code: "validation",
+      field: "sync.payoutsInFlight",
+      rule: "must be between 1 and 10 payouts",
+      ruleKey: "payoutsInFlightRange",
+      ruleParams: { count: "10" },
+    });
+    renderUi(<ProfileForm editing={null} opened onClose={() => {}} />);
+    fireEvent.change(await screen.findByTestId("profile-name"), { target: { value: "acme" } });
+    const bulk = screen.getByLabelText(/Bulk payouts at once/);
+    expect((bulk as HTMLInputElement).value).toBe("16");
+    expect(screen.getByText(/1 sends one after another/)).toBeTruthy();
+    fireEvent.change(bulk, { target: { value: "32" } });
+    fireEvent.click(screen.getByTestId("profile-save"));
+    await screen.findByText("must be between 1 and 10 payouts");
+    expect(bulk.getAttribute("aria-invalid")).toBe("true");
+    const [, args] = invoke.mock.calls.find(([c]) => c === "profile_save") ?? [];
+    expect(args.profile.sync.payoutsInFlight).toBe(32);
   });
 });
 

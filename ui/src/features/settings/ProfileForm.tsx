@@ -40,7 +40,7 @@ export const NEW_PROFILE: Profile = {
     notFoundGraceSecs: 300,
     notFoundLookups: 3,
   },
-  sync: { pageSize: 500, inFlight: 8, rateLimit: 0, balancesEveryMins: 60 },
+  sync: { pageSize: 500, inFlight: 8, rateLimit: 0, balancesEveryMins: 60, payoutsInFlight: 16 },
 };
 
 /// The sync settings, in the order shown, with the bounds the core checks them against.
@@ -49,7 +49,11 @@ const SYNC_FIELDS = [
   { key: "inFlight", min: 1, max: 64 },
   { key: "rateLimit", min: 0, max: 10_000 },
   { key: "balancesEveryMins", min: 0, max: 1440 },
+  { key: "payoutsInFlight", min: 1, max: 64 },
 ] as const;
+
+/// A bulk run's payouts in flight when a profile (saved by an older PayDesk) says none.
+const DEFAULT_PAYOUTS_IN_FLIGHT = 16;
 
 /// The expert settings' fields (and prefixes), shown under *Advanced*.
 const ADVANCED = ["lang", "orderType", "proxy", "safety.", "sync."];
@@ -355,7 +359,11 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
                   key={key}
                   label={t(`settings.field.${key}`)}
                   description={t(`settings.field.${key}Hint`)}
-                  value={p.sync[key]}
+                  value={
+                    key === "payoutsInFlight"
+                      ? (p.sync.payoutsInFlight ?? DEFAULT_PAYOUTS_IN_FLIGHT)
+                      : p.sync[key]
+                  }
                   onChange={(v) =>
                     set("sync", { ...p.sync, [key]: typeof v === "number" ? v : 0 }, `sync.${key}`)
                   }
