@@ -19,6 +19,10 @@ pub enum ListColumn {
     Settle,
     /// `rolling_reserve_status`; a missing value matches -1.
     ReserveStatus,
+    /// `refusal_pay_reason` as the gateway gave it (`''`: not given).
+    Reason,
+    /// `message` as the gateway gave it (`''`: not given).
+    Message,
 }
 
 /// Values of one list, as their column holds them.
@@ -91,6 +95,14 @@ impl OrderFilter {
             (
                 ListColumn::ReserveStatus,
                 Values::Numbers(self.reserve_statuses.clone()),
+            ),
+            (
+                ListColumn::Reason,
+                texts(self.reasons.clone().unwrap_or_default()),
+            ),
+            (
+                ListColumn::Message,
+                texts(self.messages.clone().unwrap_or_default()),
             ),
         ] {
             let empty = match &values {
