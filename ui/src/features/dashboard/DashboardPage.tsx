@@ -19,6 +19,7 @@ import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
 import type { Dashboard } from "../../lib/types";
 import { CacheAsOf } from "../orders/CacheAsOf";
 import { AttentionCard } from "./Attention";
+import { FailuresCard } from "./FailuresCard";
 import { FirstRunProgress } from "./FirstRun";
 import { useDashboard } from "./queries";
 
@@ -98,6 +99,7 @@ export function DashboardPage() {
             {t("dashboard.balances")}
           </Title>
           <Balances data={q.data} />
+          <FailuresCard />
           <Suspense fallback={<Skeleton h={260} />}>
             <DayCharts data={q.data} />
           </Suspense>
