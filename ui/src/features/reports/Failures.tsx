@@ -51,7 +51,7 @@ function Amounts({ tally }: { tally: Tally }) {
     <Stack gap={0}>
       {tally.amounts.map((a) => (
         <Text key={a.currency} size="sm" style={{ whiteSpace: "nowrap" }}>
-          {a.currency} {formatMoney(a.amount, a.currency, loc)} ({formatCount(a.count, loc)})
+          {formatMoney(a.amount, a.currency, loc)} ({formatCount(a.count, loc)})
         </Text>
       ))}
     </Stack>
