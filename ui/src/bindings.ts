@@ -1982,7 +1982,13 @@ export type Found =
  *  The gateway listed it, but its item breaks the desk's rules (not shown, not
  *  cached).
  */
-"unreadable";
+"unreadable" | 
+/**
+ *  Not in the gateway's complete answer, but a merchant order number this desk's
+ *  journal sent within the profile's not-found grace (`safety.notFoundGraceSecs`): a
+ *  gateway's list may show a new order late, so its absence proves nothing yet.
+ */
+"notListedYet";
 
 /**  Whether the gateway was asked about what the cache lacked. */
 export type GatewayAsked = 
@@ -2234,6 +2240,12 @@ export type LookupRow_Deserialize = {
 	 *  show it.
 	 */
 	unlisted: boolean,
+	/**
+	 *  With [`Found::NotListedYet`]: when the request this desk sent under the number left
+	 *  (UTC millis), and when the not-found grace after it ends.
+	 */
+	sentAt?: number | null,
+	graceUntil?: number | null,
 };
 
 /**  One number's result. `None` fields: not given (by the cache or the gateway). */
@@ -2261,6 +2273,12 @@ export type LookupRow_Serialize = {
 	 *  show it.
 	 */
 	unlisted: boolean,
+	/**
+	 *  With [`Found::NotListedYet`]: when the request this desk sent under the number left
+	 *  (UTC millis), and when the not-found grace after it ends.
+	 */
+	sentAt: number | null,
+	graceUntil: number | null,
 };
 
 /**  What a desk's audit log holds that its lost key sealed. */

@@ -131,6 +131,8 @@ mod tests {
             currency: None,
             also: Vec::new(),
             unlisted: false,
+            sent_at: None,
+            grace_until: None,
         }
     }
 

@@ -1372,6 +1372,7 @@ export const en = {
       cache: "In cache",
       gateway: "At the gateway",
       notFound: "Not found",
+      notListedYet: "Not listed yet",
       notAsked: "Not asked",
       unreadable: "Unreadable answer",
     },
@@ -1407,6 +1408,8 @@ export const en = {
     notGiven: "Not given",
     also: "Also names {{list}}",
     unlisted: "Not in the gateway's list now",
+    notListedYet:
+      "Sent by this desk a moment ago: the gateway lists new orders late, so it is not called absent before {{time}}",
     open: "Open order {{tradeNo}}",
     export: { csv: "Export CSV", xlsx: "Export XLSX" },
     exported_one: "Wrote {{count, number}} row to {{path}}",

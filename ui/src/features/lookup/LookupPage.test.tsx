@@ -18,6 +18,8 @@ const row = (number: string, found: LookupRow["found"], given: boolean): LookupR
   currency: given ? "USD" : null,
   also: [],
   unlisted: false,
+  sentAt: null,
+  graceUntil: null,
 });
 
 function answer(report: LookupReport) {
