@@ -55,14 +55,14 @@ pub fn gateway_note(r: &LookupReport) -> String {
 fn summary(r: &LookupReport) -> Vec<String> {
     let count = |f: Found| r.rows.iter().filter(|x| x.found == f).count();
     let mut out = vec![format!(
-        "{} numbers: {} in cache, {} at the gateway, {} not found, {} not listed yet, {} not asked, {} unreadable; {} repeated lines dropped",
+        "{} numbers: {} in cache, {} at the gateway, {} not found, {} not asked, {} unreadable, {} not listed yet (sent by this desk within the not-found grace); {} repeated lines dropped",
         r.rows.len(),
         count(Found::Cache),
         count(Found::Gateway),
         count(Found::NotFound),
-        count(Found::NotListedYet),
         count(Found::NotAsked),
         count(Found::Unreadable),
+        count(Found::NotListedYet),
         r.duplicates
     )];
     out.push(gateway_note(r));
