@@ -133,6 +133,26 @@ test("the failure breakdown shows on Reports and a reason's count opens exactly 
   assert.equal(Number(total), first.shown, `orders count ${total}: ${countText}`);
   assert.ok(countText.startsWith(`${first.shown} order`), countText);
 
+  // One currency's amount of that line opens that currency's orders of it.
+  await h.go("reports");
+  await h.waitFor(id("failures"), 30_000);
+  const amount = await h.waitFor(`${id("failure-reason-0")} ${id("failure-amount")}`);
+  const currency = await amount.getAttribute("data-currency");
+  const inCurrency = Number(await amount.getAttribute("data-count"));
+  const own = Number(
+    sql(
+      `SELECT COUNT(*) FROM orders WHERE state IN (3, 4) AND refusal_pay_reason = ${quote(first.reason)} AND message = ${quote(first.message)} AND currency = ${quote(currency)} AND created_at >= ${start} AND created_at < ${end};`,
+    ),
+  );
+  assert.equal(inCurrency, own, `${currency} orders of the first line`);
+  await h.click(`${id("failure-reason-0")} ${id("failure-amount")}`);
+  await h.waitFor(id("screen-orders"));
+  await browser.waitUntil(
+    async () =>
+      Number(await (await browser.$(id("orders-count"))).getAttribute("data-total")) === own,
+    { timeout: 20_000, timeoutMsg: `Orders did not show the ${own} ${currency} orders` },
+  );
+
   // In Chinese and dark too (the same figures, the words translated).
   await h.click(id("nav-settings"));
   await h.click('//*[@data-testid="theme-control"]//label[normalize-space(.)="Dark"]');

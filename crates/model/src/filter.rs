@@ -192,6 +192,32 @@ mod tests {
     }
 
     #[test]
+    fn reasons_and_messages_match_exactly_and_an_empty_text_is_not_given() {
+        let f = OrderFilter {
+            reasons: Some(vec![String::new()]),
+            messages: Some(vec!["E2031".into()]),
+            ..OrderFilter::default()
+        };
+        assert_eq!(
+            f.predicates().unwrap(),
+            [
+                Predicate::OneOf(ListColumn::Reason, Values::Texts(vec![String::new()])),
+                Predicate::OneOf(ListColumn::Message, Values::Texts(vec!["E2031".into()])),
+            ]
+        );
+        // No list, or an empty one: any reason.
+        let any = OrderFilter {
+            reasons: Some(vec![]),
+            ..OrderFilter::default()
+        };
+        assert_eq!(any.predicates().unwrap(), []);
+        // A filter without them reads as before (saved filters, other screens).
+        let old: OrderFilter = serde_json::from_str(r#"{"states":[3]}"#).unwrap();
+        assert_eq!(old.reasons, None);
+        assert!(!serde_json::to_string(&old).unwrap().contains("reasons"));
+    }
+
+    #[test]
     fn a_bound_that_is_no_amount_names_its_field() {
         let f = OrderFilter {
             max_amount: Some("1e3".into()),

@@ -42,18 +42,41 @@ function Count({ tally, testId, label }: { tally: Tally; testId?: string; label:
   );
 }
 
-/// Amounts per currency, one a line.
+/// Amounts per currency, one a line; each opens the orders of its currency.
 function Amounts({ tally }: { tally: Tally }) {
-  const { i18n } = useTranslation();
+  const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
+  const navigate = useNavigate();
   if (tally.amounts.length === 0) return <Text span>—</Text>;
+  const filter = tally.filter ?? null;
   return (
     <Stack gap={0}>
-      {tally.amounts.map((a) => (
-        <Text key={a.currency} size="sm" style={{ whiteSpace: "nowrap" }}>
-          {formatMoney(a.amount, a.currency, loc)} ({formatCount(a.count, loc)})
-        </Text>
-      ))}
+      {tally.amounts.map((a) => {
+        const shown = `${formatMoney(a.amount, a.currency, loc)} (${formatCount(a.count, loc)})`;
+        return filter ? (
+          <UnstyledButton
+            key={a.currency}
+            onClick={() =>
+              navigate("/orders", { state: { filter: { ...filter, currencies: [a.currency] } } })
+            }
+            title={t("failures.open", { what: shown })}
+            data-testid="failure-amount"
+            data-currency={a.currency}
+            data-count={a.count}
+            style={{
+              whiteSpace: "nowrap",
+              fontSize: "var(--mantine-font-size-sm)",
+              textDecoration: "underline dotted",
+            }}
+          >
+            {shown}
+          </UnstyledButton>
+        ) : (
+          <Text key={a.currency} size="sm" style={{ whiteSpace: "nowrap" }}>
+            {shown}
+          </Text>
+        );
+      })}
     </Stack>
   );
 }
