@@ -109,6 +109,11 @@ test("the failure breakdown shows on Reports and a reason's count opens exactly 
     document.querySelector('[data-testid="failures"]')?.scrollIntoView({ block: "start" }),
   );
   await h.shot("failures-reports");
+  assert.deepEqual(
+    await h.axe(),
+    [],
+    "Reports with the failure breakdown: serious accessibility violations",
+  );
 
   // Clicking the first line's count opens Orders with exactly its orders.
   const first = lines[0];
