@@ -618,6 +618,11 @@ export type Breakdown_Deserialize = {
 	lastDay: string,
 	/**  Every order of the period. */
 	all: RateLine_Deserialize,
+	/**
+	 *  By kind (`payin`, `payout`, `topUp`, `withdraw`; `None`: the journal does not
+	 *  know it, as for an order this desk did not make), so payins are seen apart.
+	 */
+	byKind: RateLine_Deserialize[],
 	byMethod: RateLine_Deserialize[],
 	byCurrency: RateLine_Deserialize[],
 	/**  Every day of the period, in order (a day without orders too). */
@@ -634,6 +639,11 @@ export type Breakdown_Serialize = {
 	lastDay: string,
 	/**  Every order of the period. */
 	all: RateLine_Serialize,
+	/**
+	 *  By kind (`payin`, `payout`, `topUp`, `withdraw`; `None`: the journal does not
+	 *  know it, as for an order this desk did not make), so payins are seen apart.
+	 */
+	byKind: RateLine_Serialize[],
 	byMethod: RateLine_Serialize[],
 	byCurrency: RateLine_Serialize[],
 	/**  Every day of the period, in order (a day without orders too). */

@@ -32,6 +32,8 @@ const METHODS: [&str; 3] = ["CARD", "SPEI", "PIX"];
 /// One cached order as this test knows it.
 struct Known {
     state: i64,
+    /// `payin` when made here, else not known.
+    kind: Option<&'static str>,
     currency: String,
     method: String,
     reason: String,
@@ -164,6 +166,20 @@ fn check(b: &Breakdown, known: &[Known], period: Period, store: &dyn OrderStore)
             &c,
         );
     }
+    // By kind: the payins made here, and the orders whose kind is not known.
+    assert_eq!(b.by_kind.len(), 2);
+    for l in &b.by_kind {
+        line_is(
+            l,
+            &sums(
+                inside
+                    .iter()
+                    .copied()
+                    .filter(|o| o.kind == l.key.as_deref()),
+            ),
+            &format!("kind {:?}", l.key),
+        );
+    }
     // By method; "not given" (None) for the orders no method was given for.
     let methods: std::collections::BTreeSet<&str> =
         inside.iter().map(|o| o.method.as_str()).collect();
@@ -236,6 +252,7 @@ fn check(b: &Breakdown, known: &[Known], period: Period, store: &dyn OrderStore)
     }
     for l in [&b.all]
         .into_iter()
+        .chain(&b.by_kind)
         .chain(&b.by_method)
         .chain(&b.by_currency)
         .chain(&b.by_day)
@@ -303,6 +320,7 @@ fn the_failure_breakdown_adds_up_to_the_orders_on_sqlite_and_on_postgres() {
             });
             known.push(Known {
                 state,
+                kind: None,
                 currency: currency.into(),
                 method: String::new(),
                 reason: reason.into(),
@@ -318,6 +336,7 @@ fn the_failure_breakdown_adds_up_to_the_orders_on_sqlite_and_on_postgres() {
     }
     for (n, k) in known.iter_mut().enumerate().step_by(3) {
         k.method = METHODS[(n / 3) % 3].into();
+        k.kind = Some("payin");
         let made = MadeOrder {
             trade_no: format!("T2026{n:08}"),
             mer_order_no: format!("M-{n:06}"),

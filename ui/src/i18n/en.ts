@@ -1571,6 +1571,7 @@ export const en = {
     amounts: "Amounts",
     notGiven: "not given",
     noFailures: "No failed or closed order in this period.",
+    byKind: "By kind (payins apart; the kind is known for orders made here)",
     byMethod: "By method",
     byCurrency: "By currency",
     byDay: "By day",

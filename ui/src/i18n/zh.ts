@@ -1442,6 +1442,7 @@ export const zh: Catalogue = {
     amounts: "金额",
     notGiven: "未提供",
     noFailures: "本期没有失败或已关闭的订单。",
+    byKind: "按类型（收款单独列出；本台发起的订单才知道类型）",
     byMethod: "按支付方式",
     byCurrency: "按币种",
     byDay: "按日",

@@ -147,6 +147,7 @@ pub(super) fn text(
         amounts(&c.all.not_paid.amounts),
         amounts(&p.all.not_paid.amounts)
     ));
+    table(&mut out, "By kind", &c.by_kind, Some(&p.by_kind));
     table(&mut out, "By method", &c.by_method, Some(&p.by_method));
     table(
         &mut out,

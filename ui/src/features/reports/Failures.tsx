@@ -322,6 +322,13 @@ export function FailureBreakdown({ report }: { report: FailureReport }) {
         </Title>
         <ReasonTable current={c} previous={p} />
         <RateTable
+          title={t("failures.byKind")}
+          lines={c.byKind}
+          before={p.byKind}
+          keyLabel={(k) => t(`orders.kind.${k ?? "unknown"}`, { defaultValue: k ?? notGiven })}
+          testId="failures-by-kind"
+        />
+        <RateTable
           title={t("failures.byMethod")}
           lines={c.byMethod}
           before={p.byMethod}
