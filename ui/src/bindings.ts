@@ -163,6 +163,14 @@ export const commands = {
 	 */
 	reportRefresh: (from: string, to: string, timeZone: string) => typedError<Refreshed, CoreError_Serialize>(__TAURI_INVOKE("report_refresh", { from, to, timeZone })),
 	/**
+	 *  Why money did not come in (issue 36): the success rate of the days `from` to `to`
+	 *  (both included; both empty: the 7 days ending today) by method, currency and day, the
+	 *  failed and closed orders by the gateway's reason and message with their amounts per
+	 *  currency, and the period of the same length just before. Every figure carries the
+	 *  filter of its orders.
+	 */
+	reportFailures: (from: string, to: string, timeZone: string) => typedError<FailureReport_Serialize, CoreError_Serialize>(__TAURI_INVOKE("report_failures", { from, to, timeZone })),
+	/**
 	 *  The active profile's reporting settings (business time zone, change horizon); with
 	 *  `set`, sets them first (checked, kept with the profile, and taken by the running
 	 *  desk at once: the Reports screen passes the zone, the schedule reads the horizon).
@@ -597,6 +605,51 @@ export type BaseUrlPreview_Serialize = {
 	requestUrl: string,
 	/**  `/v2` (as written) when the base URL's path ends in a version. */
 	versionSuffix: string | null,
+};
+
+/**  The figures of one period. */
+export type Breakdown = Breakdown_Serialize | Breakdown_Deserialize;
+
+/**  The figures of one period. */
+export type Breakdown_Deserialize = {
+	period: Period,
+	/**  First and last day (both included) in the report's zone. */
+	firstDay: string,
+	lastDay: string,
+	/**  Every order of the period. */
+	all: RateLine_Deserialize,
+	/**
+	 *  By kind (`payin`, `payout`, `topUp`, `withdraw`; `None`: the journal does not
+	 *  know it, as for an order this desk did not make), so payins are seen apart.
+	 */
+	byKind: RateLine_Deserialize[],
+	byMethod: RateLine_Deserialize[],
+	byCurrency: RateLine_Deserialize[],
+	/**  Every day of the period, in order (a day without orders too). */
+	byDay: RateLine_Deserialize[],
+	/**  Most orders first. */
+	reasons: ReasonLine_Deserialize[],
+};
+
+/**  The figures of one period. */
+export type Breakdown_Serialize = {
+	period: Period,
+	/**  First and last day (both included) in the report's zone. */
+	firstDay: string,
+	lastDay: string,
+	/**  Every order of the period. */
+	all: RateLine_Serialize,
+	/**
+	 *  By kind (`payin`, `payout`, `topUp`, `withdraw`; `None`: the journal does not
+	 *  know it, as for an order this desk did not make), so payins are seen apart.
+	 */
+	byKind: RateLine_Serialize[],
+	byMethod: RateLine_Serialize[],
+	byCurrency: RateLine_Serialize[],
+	/**  Every day of the period, in order (a day without orders too). */
+	byDay: RateLine_Serialize[],
+	/**  Most orders first. */
+	reasons: ReasonLine_Serialize[],
 };
 
 /**
@@ -1347,6 +1400,13 @@ export type CoreError_Serialize =
  */
 ({ code: "locked"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | ({ code: "internal"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never };
 
+/**  An amount of one currency (a decimal string with the currency's digits). */
+export type CurrencyAmount = {
+	currency: string,
+	count: number,
+	amount: string,
+};
+
 /**  The main figures of one currency in both periods. */
 export type CurrencyChange = CurrencyChange_Serialize | CurrencyChange_Deserialize;
 
@@ -1755,6 +1815,33 @@ export type ExportProgress = {
 	total: number,
 };
 
+/**  A period's failure breakdown and the period before it. */
+export type FailureReport = FailureReport_Serialize | FailureReport_Deserialize;
+
+/**  A period's failure breakdown and the period before it. */
+export type FailureReport_Deserialize = {
+	/**  The zone the days are in. */
+	timeZone: string,
+	definition: string,
+	current: Breakdown_Deserialize,
+	/**  The same length, immediately before. */
+	previous: Breakdown_Deserialize,
+	/**  When the cache last synced (UTC millis). */
+	asOf?: number | null,
+};
+
+/**  A period's failure breakdown and the period before it. */
+export type FailureReport_Serialize = {
+	/**  The zone the days are in. */
+	timeZone: string,
+	definition: string,
+	current: Breakdown_Serialize,
+	/**  The same length, immediately before. */
+	previous: Breakdown_Serialize,
+	/**  When the cache last synced (UTC millis). */
+	asOf: number | null,
+};
+
 /**  Fees by kind over a flow's paid orders, and their total. */
 export type Fees = Fees_Serialize | Fees_Deserialize;
 
@@ -1905,7 +1992,13 @@ export type Found =
  *  The gateway listed it, but its item breaks the desk's rules (not shown, not
  *  cached).
  */
-"unreadable";
+"unreadable" | 
+/**
+ *  Not in the gateway's complete answer, but a merchant order number this desk's
+ *  journal sent within the profile's not-found grace (`safety.notFoundGraceSecs`): a
+ *  gateway's list may show a new order late, so its absence proves nothing yet.
+ */
+"notListedYet";
 
 /**  Whether the gateway was asked about what the cache lacked. */
 export type GatewayAsked = 
@@ -2167,6 +2260,12 @@ export type LookupRow_Deserialize = {
 	 *  show it.
 	 */
 	unlisted: boolean,
+	/**
+	 *  With [`Found::NotListedYet`]: when the request this desk sent under the number left
+	 *  (UTC millis), and when the not-found grace after it ends.
+	 */
+	sentAt?: number | null,
+	graceUntil?: number | null,
 };
 
 /**  One number's result. `None` fields: not given (by the cache or the gateway). */
@@ -2194,6 +2293,12 @@ export type LookupRow_Serialize = {
 	 *  show it.
 	 */
 	unlisted: boolean,
+	/**
+	 *  With [`Found::NotListedYet`]: when the request this desk sent under the number left
+	 *  (UTC millis), and when the not-found grace after it ends.
+	 */
+	sentAt: number | null,
+	graceUntil: number | null,
 };
 
 /**  What a desk's audit log holds that its lost key sealed. */
@@ -2330,6 +2435,16 @@ export type OrderFilter_Deserialize = {
 	reserveStatuses?: number[],
 	/**  Only orders with a refunded amount above zero (`true`), or none (`false`). */
 	refunded?: boolean | null,
+	/**
+	 *  Orders whose `refusalPayReason` is exactly one of these (`''`: the gateway gave
+	 *  none); `None`: any. What a failure figure opens (issue 36).
+	 */
+	reasons?: string[] | null,
+	/**
+	 *  Orders whose `message` (the gateway's text or code of the order) is exactly one
+	 *  of these (`''`: none given); `None`: any.
+	 */
+	messages?: string[] | null,
 	minAmount?: string | null,
 	maxAmount?: string | null,
 	/**  A fragment of the order or trade number. */
@@ -2367,6 +2482,16 @@ export type OrderFilter_Serialize = {
 	reserveStatuses: number[],
 	/**  Only orders with a refunded amount above zero (`true`), or none (`false`). */
 	refunded?: boolean | null,
+	/**
+	 *  Orders whose `refusalPayReason` is exactly one of these (`''`: the gateway gave
+	 *  none); `None`: any. What a failure figure opens (issue 36).
+	 */
+	reasons?: string[],
+	/**
+	 *  Orders whose `message` (the gateway's text or code of the order) is exactly one
+	 *  of these (`''`: none given); `None`: any.
+	 */
+	messages?: string[],
 	minAmount: string | null,
 	maxAmount: string | null,
 	/**  A fragment of the order or trade number. */
@@ -2996,6 +3121,80 @@ export type QueryTypes_Serialize = {
 	sales: string,
 	refund: string,
 	chargeback: string,
+};
+
+/**  One line of a success-rate table (a method, a currency, a day, or every order). */
+export type RateLine = RateLine_Serialize | RateLine_Deserialize;
+
+/**  One line of a success-rate table (a method, a currency, a day, or every order). */
+export type RateLine_Deserialize = {
+	/**
+	 *  The method (`None`: not given), the currency, or the day (YYYY-MM-DD in the
+	 *  report's zone); `None` on the line of every order.
+	 */
+	key?: string | null,
+	succeeded: Tally_Deserialize,
+	failed: Tally_Deserialize,
+	closed: Tally_Deserialize,
+	/**  Failed and closed together: what did not come in. */
+	notPaid: Tally_Deserialize,
+	pending: Tally_Deserialize,
+	unknown: Tally_Deserialize,
+	/**
+	 *  succeeded / (succeeded + failed + closed) in percent with one decimal (rounded
+	 *  half away from zero); `None` when no order ended.
+	 */
+	rate?: string | null,
+};
+
+/**  One line of a success-rate table (a method, a currency, a day, or every order). */
+export type RateLine_Serialize = {
+	/**
+	 *  The method (`None`: not given), the currency, or the day (YYYY-MM-DD in the
+	 *  report's zone); `None` on the line of every order.
+	 */
+	key: string | null,
+	succeeded: Tally_Serialize,
+	failed: Tally_Serialize,
+	closed: Tally_Serialize,
+	/**  Failed and closed together: what did not come in. */
+	notPaid: Tally_Serialize,
+	pending: Tally_Serialize,
+	unknown: Tally_Serialize,
+	/**
+	 *  succeeded / (succeeded + failed + closed) in percent with one decimal (rounded
+	 *  half away from zero); `None` when no order ended.
+	 */
+	rate: string | null,
+};
+
+/**  Orders that did not come in (failed or closed) with one reason and one message. */
+export type ReasonLine = ReasonLine_Serialize | ReasonLine_Deserialize;
+
+/**  Orders that did not come in (failed or closed) with one reason and one message. */
+export type ReasonLine_Deserialize = {
+	/**  `refusalPayReason`; `None`: not given by the gateway. */
+	reason?: string | null,
+	/**  The order's `message` (the gateway's text or code for it); `None`: not given. */
+	message?: string | null,
+	orders: Tally_Deserialize,
+	/**  Of them, failed. */
+	failed: number,
+	/**  Of them, closed. */
+	closed: number,
+};
+
+/**  Orders that did not come in (failed or closed) with one reason and one message. */
+export type ReasonLine_Serialize = {
+	/**  `refusalPayReason`; `None`: not given by the gateway. */
+	reason: string | null,
+	/**  The order's `message` (the gateway's text or code for it); `None`: not given. */
+	message: string | null,
+	orders: Tally_Serialize,
+	/**  Of them, failed. */
+	failed: number,
+	/**  Of them, closed. */
+	closed: number,
 };
 
 /**
@@ -4129,6 +4328,34 @@ export type SyncSettings_Serialize = {
 	 *  sooner than the rate limit allows.
 	 */
 	payoutsInFlight?: number,
+};
+
+/**
+ *  Orders counted, their `sourceAmount` per currency, and the filter that lists exactly
+ *  them (`None` when there are none).
+ */
+export type Tally = Tally_Serialize | Tally_Deserialize;
+
+/**
+ *  Orders counted, their `sourceAmount` per currency, and the filter that lists exactly
+ *  them (`None` when there are none).
+ */
+export type Tally_Deserialize = {
+	count: number,
+	/**  One line per currency, by currency code. */
+	amounts: CurrencyAmount[],
+	filter?: OrderFilter_Deserialize | null,
+};
+
+/**
+ *  Orders counted, their `sourceAmount` per currency, and the filter that lists exactly
+ *  them (`None` when there are none).
+ */
+export type Tally_Serialize = {
+	count: number,
+	/**  One line per currency, by currency code. */
+	amounts: CurrencyAmount[],
+	filter: OrderFilter_Serialize | null,
 };
 
 /**  What a connection test found. */

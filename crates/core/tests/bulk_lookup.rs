@@ -319,3 +319,87 @@ async fn a_gateway_answer_that_cannot_be_believed_leaves_numbers_not_asked_never
             .all(|x| x.state.is_none() && x.amount.is_none())
     );
 }
+
+/// Issue 36 (bulk look-up, "not listed yet"): against a sandbox whose list shows a new
+/// order late, a number this desk's journal sent within the profile's not-found grace
+/// is "not listed yet", never "not found"; once the grace is over, or for a number the
+/// desk never sent, absence from the gateway's complete answer is "not found".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_number_sent_within_the_grace_of_a_late_listing_gateway_is_not_listed_yet() {
+    let f = common::Fixture::new("latelist").await;
+    let mut p = f.home.get("latelist").unwrap();
+    p.safety = paydesk_core::profile::Safety {
+        not_found_grace_secs: 3,
+        not_found_lookups: 1,
+        ..paydesk_core::profile::Safety::default()
+    };
+    f.home.put(p).unwrap();
+    let sb = &f.running.sandbox;
+    // The late-listing gateway: a new order shows in its list ten minutes after it is
+    // made (longer than this test).
+    sb.set_behaviour(paydesk_sandbox::Behaviour {
+        list_lag_ms: 600_000,
+        ..paydesk_sandbox::Behaviour::default()
+    });
+    let desk = f.desk().await;
+    // The gateway makes the payout; its answer is lost, so only the journal knows the
+    // number (the cache has no order for it).
+    sb.set_fault(
+        "/v2/payout",
+        paydesk_sandbox::Fault {
+            drop_rate: 1.0,
+            ..paydesk_sandbox::Fault::default()
+        },
+    );
+    let err = desk
+        .payout_clabe(common::payout("LATE-1", "10.00"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, paydesk_core::CoreError::OutcomeUnknown { .. }),
+        "{err}"
+    );
+    sb.clear_faults();
+    assert_eq!(
+        sb.orders_numbered(common::MER, "LATE-1"),
+        1,
+        "the gateway made it"
+    );
+    let sent_at = desk
+        .journal_entry_by_number("LATE-1")
+        .unwrap()
+        .unwrap()
+        .sent_at
+        .unwrap();
+
+    let look = || async {
+        desk.bulk_lookup(
+            "LATE-1\nNOPE-LATE-1\n",
+            LookupOptions::default(),
+            Arc::default(),
+            |_| {},
+        )
+        .await
+        .unwrap()
+    };
+    let r = look().await;
+    assert_eq!(r.gateway, GatewayAsked::Asked);
+    let late = &r.rows[0];
+    assert_eq!(late.number, "LATE-1");
+    assert_eq!(late.found, Found::NotListedYet, "{late:?}");
+    assert_eq!(late.sent_at, Some(sent_at));
+    assert_eq!(late.grace_until, Some(sent_at + 3_000));
+    assert!(
+        late.trade_no.is_none() && late.state.is_none(),
+        "nothing invented"
+    );
+    assert_eq!(r.rows[1].found, Found::NotFound, "never sent by this desk");
+    assert!(r.rows[1].grace_until.is_none());
+
+    // After the grace the list still does not show it: now it is "not found".
+    let wait = (sent_at + 3_100 - chrono::Utc::now().timestamp_millis()).max(0) as u64;
+    tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+    let r = look().await;
+    assert_eq!(r.rows[0].found, Found::NotFound, "{:?}", r.rows[0]);
+    assert!(r.rows[0].grace_until.is_none());
+}

@@ -19,6 +19,10 @@ pub enum ListColumn {
     Settle,
     /// `rolling_reserve_status`; a missing value matches -1.
     ReserveStatus,
+    /// `refusal_pay_reason` as the gateway gave it (`''`: not given).
+    Reason,
+    /// `message` as the gateway gave it (`''`: not given).
+    Message,
 }
 
 /// Values of one list, as their column holds them.
@@ -91,6 +95,14 @@ impl OrderFilter {
             (
                 ListColumn::ReserveStatus,
                 Values::Numbers(self.reserve_statuses.clone()),
+            ),
+            (
+                ListColumn::Reason,
+                texts(self.reasons.clone().unwrap_or_default()),
+            ),
+            (
+                ListColumn::Message,
+                texts(self.messages.clone().unwrap_or_default()),
             ),
         ] {
             let empty = match &values {
@@ -177,6 +189,32 @@ mod tests {
             long.predicates().unwrap(),
             [Predicate::Search(Search::Substring("M-0029".into()))]
         );
+    }
+
+    #[test]
+    fn reasons_and_messages_match_exactly_and_an_empty_text_is_not_given() {
+        let f = OrderFilter {
+            reasons: Some(vec![String::new()]),
+            messages: Some(vec!["E2031".into()]),
+            ..OrderFilter::default()
+        };
+        assert_eq!(
+            f.predicates().unwrap(),
+            [
+                Predicate::OneOf(ListColumn::Reason, Values::Texts(vec![String::new()])),
+                Predicate::OneOf(ListColumn::Message, Values::Texts(vec!["E2031".into()])),
+            ]
+        );
+        // No list, or an empty one: any reason.
+        let any = OrderFilter {
+            reasons: Some(vec![]),
+            ..OrderFilter::default()
+        };
+        assert_eq!(any.predicates().unwrap(), []);
+        // A filter without them reads as before (saved filters, other screens).
+        let old: OrderFilter = serde_json::from_str(r#"{"states":[3]}"#).unwrap();
+        assert_eq!(old.reasons, None);
+        assert!(!serde_json::to_string(&old).unwrap().contains("reasons"));
     }
 
     #[test]

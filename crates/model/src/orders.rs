@@ -125,6 +125,16 @@ pub struct OrderFilter {
     /// Only orders with a refunded amount above zero (`true`), or none (`false`).
     #[cfg_attr(feature = "specta", specta(optional))]
     pub refunded: Option<bool>,
+    /// Orders whose `refusalPayReason` is exactly one of these (`''`: the gateway gave
+    /// none); `None`: any. What a failure figure opens (issue 36).
+    #[cfg_attr(feature = "specta", specta(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasons: Option<Vec<String>>,
+    /// Orders whose `message` (the gateway's text or code of the order) is exactly one
+    /// of these (`''`: none given); `None`: any.
+    #[cfg_attr(feature = "specta", specta(optional))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages: Option<Vec<String>>,
     pub min_amount: Option<String>,
     pub max_amount: Option<String>,
     /// A fragment of the order or trade number.

@@ -44,6 +44,15 @@ pub trait DeskReports {
         period: Period,
     ) -> CoreResult<i64>;
 
+    /// Why money did not come in (issue 36): the success rate of `period`'s orders by
+    /// method, currency and day (in `zone`), the orders that did not come in by the
+    /// gateway's reason and message, and the period of the same length just before.
+    fn failures(
+        &self,
+        period: Period,
+        zone: crate::statement::Zone,
+    ) -> CoreResult<crate::failures::FailureReport>;
+
     /// `current` and `previous` side by side (this month against the last).
     fn statement_compare(
         &self,
@@ -129,6 +138,21 @@ impl DeskReports for Desk {
         s.uncertain = self.uncertain(&s.filter, period)?;
         s.as_of = self.last_synced()?;
         Ok(s)
+    }
+
+    fn failures(
+        &self,
+        period: Period,
+        zone: crate::statement::Zone,
+    ) -> CoreResult<crate::failures::FailureReport> {
+        let mut r = crate::failures::FailureReport::build(
+            &*self.store().orders(),
+            self.dictionary(),
+            period,
+            &zone,
+        )?;
+        r.as_of = self.last_synced()?;
+        Ok(r)
     }
 
     fn uncertain(

@@ -8,6 +8,7 @@
 
 pub mod desk;
 pub mod export;
+pub mod failures;
 pub mod lookup;
 pub mod overview;
 pub mod reconcile;

@@ -138,6 +138,8 @@ mod tests {
             currency: None,
             also: Vec::new(),
             unlisted: false,
+            sent_at: None,
+            grace_until: None,
         }
     }
 

@@ -136,3 +136,29 @@ pub async fn report_settings(
     }
     home.reporting(&name)
 }
+
+/// Why money did not come in (issue 36): the success rate of the days `from` to `to`
+/// (both included; both empty: the 7 days ending today) by method, currency and day, the
+/// failed and closed orders by the gateway's reason and message with their amounts per
+/// currency, and the period of the same length just before. Every figure carries the
+/// filter of its orders.
+#[tauri::command]
+#[specta::specta]
+pub async fn report_failures(
+    state: State<'_, AppState>,
+    from: String,
+    to: String,
+    time_zone: String,
+) -> CmdResult<paydesk_reports::failures::FailureReport> {
+    let desk = state.desk().await?;
+    let tz = zone(&desk, &time_zone)?;
+    let current = if from.trim().is_empty() && to.trim().is_empty() {
+        let today = day("to", &tz.day_of(desk.now_ms()))?;
+        Period::days(today - chrono::Duration::days(6), today, tz)?
+    } else {
+        period(&from, &to, tz)?
+    };
+    tokio::task::spawn_blocking(move || desk.failures(current, tz))
+        .await
+        .map_err(internal)?
+}

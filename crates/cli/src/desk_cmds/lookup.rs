@@ -55,13 +55,14 @@ pub fn gateway_note(r: &LookupReport) -> String {
 fn summary(r: &LookupReport) -> Vec<String> {
     let count = |f: Found| r.rows.iter().filter(|x| x.found == f).count();
     let mut out = vec![format!(
-        "{} numbers: {} in cache, {} at the gateway, {} not found, {} not asked, {} unreadable; {} repeated lines dropped",
+        "{} numbers: {} in cache, {} at the gateway, {} not found, {} not asked, {} unreadable, {} not listed yet (sent by this desk within the not-found grace); {} repeated lines dropped",
         r.rows.len(),
         count(Found::Cache),
         count(Found::Gateway),
         count(Found::NotFound),
         count(Found::NotAsked),
         count(Found::Unreadable),
+        count(Found::NotListedYet),
         r.duplicates
     )];
     out.push(gateway_note(r));
@@ -137,6 +138,14 @@ pub async fn run(desk: &Desk, args: LookupArgs, g: &Global) -> Result<(), Failur
             }
             if x.unlisted {
                 line.push_str("  (the gateway's list did not show it)");
+            }
+            if let (Found::NotListedYet, Some(until)) = (x.found, x.grace_until) {
+                line.push_str(&format!(
+                    "  (sent by this desk; the gateway may list it until {})",
+                    chrono::DateTime::from_timestamp_millis(until)
+                        .map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string())
+                        .unwrap_or_default()
+                ));
             }
             out.push(line);
         }

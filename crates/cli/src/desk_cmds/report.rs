@@ -4,6 +4,9 @@
 use super::*;
 use paydesk_reports::DeskReports;
 
+#[path = "report_failures.rs"]
+mod failures;
+
 #[derive(Debug, Subcommand)]
 pub enum ReportCmd {
     /// The statement of the days --from to --to (both included), written to --out (.csv,
@@ -56,6 +59,28 @@ pub enum ReportCmd {
         #[arg(long, allow_hyphen_values = true)]
         tz: Option<String>,
         /// Use the local cache and snapshots as they are (no request to the gateway).
+        #[arg(long)]
+        offline: bool,
+    },
+    /// Why money did not come in: the success rate of the days --from to --to by
+    /// method, currency and day, and the failed and closed orders by the gateway's
+    /// reason and message with their amounts per currency, beside the period of the same
+    /// length just before. Success rate = succeeded / (succeeded + failed + closed);
+    /// pending orders and states the profile's dictionary does not know are left out and
+    /// counted apart. The period (and the one before) is read again from the gateway
+    /// first, unless --offline.
+    Failures {
+        /// First day, YYYY-MM-DD (default: 6 days before --to).
+        #[arg(long, allow_hyphen_values = true)]
+        from: Option<String>,
+        /// Last day, YYYY-MM-DD, included (default: today).
+        #[arg(long, allow_hyphen_values = true)]
+        to: Option<String>,
+        /// The time zone the days are in (a zone name, UTC or an offset such as +08:00).
+        /// Default: the profile's business zone.
+        #[arg(long, allow_hyphen_values = true)]
+        tz: Option<String>,
+        /// Build from the local cache as it is, without reading the periods again.
         #[arg(long)]
         offline: bool,
     },
@@ -236,6 +261,12 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
             offline,
         } => return reconcile(currency, from, to, tz, offline, g),
         ReportCmd::Settings { zone, horizon_days } => return settings(zone, horizon_days, g),
+        ReportCmd::Failures {
+            from,
+            to,
+            tz,
+            offline,
+        } => return failures::run(from, to, tz, offline, g),
         ReportCmd::Statement {
             from,
             to,

@@ -221,6 +221,10 @@ pub enum Found {
     /// The gateway listed it, but its item breaks the desk's rules (not shown, not
     /// cached).
     Unreadable,
+    /// Not in the gateway's complete answer, but a merchant order number this desk's
+    /// journal sent within the profile's not-found grace (`safety.notFoundGraceSecs`): a
+    /// gateway's list may show a new order late, so its absence proves nothing yet.
+    NotListedYet,
 }
 
 impl Found {
@@ -231,6 +235,7 @@ impl Found {
             Self::NotFound => "not found",
             Self::NotAsked => "not asked",
             Self::Unreadable => "unreadable answer",
+            Self::NotListedYet => "not listed yet",
         }
     }
 }
@@ -259,6 +264,12 @@ pub struct LookupRow {
     /// Found in the cache, read again at the gateway, and the gateway's list did not
     /// show it.
     pub unlisted: bool,
+    /// With [`Found::NotListedYet`]: when the request this desk sent under the number left
+    /// (UTC millis), and when the not-found grace after it ends.
+    #[serde(default)]
+    pub sent_at: Option<i64>,
+    #[serde(default)]
+    pub grace_until: Option<i64>,
 }
 
 /// Whether the gateway was asked about what the cache lacked.
@@ -346,6 +357,8 @@ fn row_of(number: &str, line: u32, found: Found) -> LookupRow {
         currency: None,
         also: Vec::new(),
         unlisted: false,
+        sent_at: None,
+        grace_until: None,
     }
 }
 
@@ -595,9 +608,38 @@ impl Desk {
                     }
                 }
                 None if row.found == Found::Cache => row.unlisted = true,
-                None => row.found = Found::NotFound,
+                None => match self.sent_within_grace(&row.number) {
+                    Some((sent, until)) => {
+                        row.found = Found::NotListedYet;
+                        row.sent_at = Some(sent);
+                        row.grace_until = Some(until);
+                    }
+                    None => row.found = Found::NotFound,
+                },
             }
         }
+    }
+
+    /// When the request this desk's journal sent under merchant order number `number`
+    /// left, and when its not-found grace ends, if that is still to come: a gateway's list
+    /// may show the order late (the profile's `safety.notFoundGraceSecs`). Not for a
+    /// request the gateway refused, or one that never left.
+    fn sent_within_grace(&self, number: &str) -> Option<(i64, i64)> {
+        let e = self
+            .store
+            .journal()
+            .get_by_number(&self.profile.name, number)
+            .ok()
+            .flatten()?;
+        if matches!(
+            e.status,
+            crate::journal::Status::Rejected | crate::journal::Status::Pending
+        ) {
+            return None;
+        }
+        let left = e.sent_at?;
+        let until = left + i64::from(self.profile.safety.not_found_grace_secs) * 1000;
+        (self.now_ms() < until).then_some((left, until))
     }
 }
 

@@ -23,6 +23,8 @@ pub(crate) fn list_column(c: ListColumn) -> &'static str {
         ListColumn::Kind => "kind",
         ListColumn::Settle => "COALESCE(settle, -1)",
         ListColumn::ReserveStatus => "COALESCE(rolling_reserve_status, -1)",
+        ListColumn::Reason => "refusal_pay_reason",
+        ListColumn::Message => "message",
     }
 }
 

@@ -20,6 +20,7 @@ import type { Dashboard } from "../../lib/types";
 import { CacheAsOf } from "../orders/CacheAsOf";
 import { TeamChainAlert } from "../team/TeamChainAlert";
 import { AttentionCard } from "./Attention";
+import { FailuresCard } from "./FailuresCard";
 import { FirstRunProgress } from "./FirstRun";
 import { useDashboard } from "./queries";
 
@@ -100,6 +101,7 @@ export function DashboardPage() {
             {t("dashboard.balances")}
           </Title>
           <Balances data={q.data} />
+          <FailuresCard />
           <Suspense fallback={<Skeleton h={260} />}>
             <DayCharts data={q.data} />
           </Suspense>

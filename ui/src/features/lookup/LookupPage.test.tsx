@@ -18,6 +18,8 @@ const row = (number: string, found: LookupRow["found"], given: boolean): LookupR
   currency: given ? "USD" : null,
   also: [],
   unlisted: false,
+  sentAt: null,
+  graceUntil: null,
 });
 
 function answer(report: LookupReport) {
@@ -88,5 +90,37 @@ describe("the bulk look-up screen", () => {
     expect(screen.getByTestId("lookup-rejected").textContent).toContain(
       "holds a space or a character that is not printable ASCII",
     );
+  });
+
+  it("says a number this desk sent within the grace is not listed yet, not not found", async () => {
+    const until = Date.UTC(2026, 10, 27, 10, 5, 0);
+    answer({
+      rows: [
+        { ...row("LATE-1", "notListedYet", false), sentAt: until - 300_000, graceUntil: until },
+        row("NOPE-1", "notFound", false),
+      ],
+      rejected: [],
+      duplicates: 0,
+      gateway: "asked",
+      gatewayError: null,
+      requests: 1,
+      batchSize: 500,
+      cacheUpdated: 0,
+    });
+    open();
+    fireEvent.change(screen.getByTestId("lookup-input"), { target: { value: "LATE-1\nNOPE-1\n" } });
+    fireEvent.click(screen.getByTestId("lookup-run"));
+    await screen.findByTestId("lookup-summary");
+    expect(screen.getByTestId("lookup-count-notListedYet").getAttribute("data-count")).toBe("1");
+    expect(screen.getByTestId("lookup-count-notFound").getAttribute("data-count")).toBe("1");
+    const late = screen
+      .getAllByTestId("lookup-row")
+      .find((r) => r.getAttribute("data-number") === "LATE-1") as HTMLElement;
+    expect(late.getAttribute("data-found")).toBe("notListedYet");
+    expect(within(late).getByText("Not listed yet")).toBeDefined();
+    expect(within(late).getByTestId("lookup-not-listed-yet").textContent).toContain(
+      "the gateway lists new orders late",
+    );
+    expect(within(late).queryByText("Not found")).toBeNull();
   });
 });

@@ -22,17 +22,25 @@ import { useNavigate } from "react-router";
 import type { LookupProgress } from "../../bindings";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
-import { formatCount, formatMoney } from "../../lib/format";
+import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
 import { StateBadge } from "../app/StateBadge";
 import { saveAs } from "../files/queries";
 import { cancelLookup, suggestedLookupPath, useLookup, useLookupExport } from "./queries";
 import type { Found, LookupReport, LookupRow } from "./types";
 
-const FOUND: readonly Found[] = ["cache", "gateway", "notFound", "notAsked", "unreadable"];
+const FOUND: readonly Found[] = [
+  "cache",
+  "gateway",
+  "notFound",
+  "notListedYet",
+  "notAsked",
+  "unreadable",
+];
 const FOUND_COLOR: Record<Found, string> = {
   cache: "teal",
   gateway: "blue",
   notFound: "red",
+  notListedYet: "grape",
   notAsked: "yellow",
   unreadable: "orange",
 };
@@ -150,6 +158,11 @@ function ResultRow({ row, loc }: { row: LookupRow; loc: string }) {
         {row.unlisted ? (
           <Text size="xs" c="dimmed">
             {t("lookup.unlisted")}
+          </Text>
+        ) : null}
+        {row.found === "notListedYet" && row.graceUntil != null ? (
+          <Text size="xs" c="dimmed" data-testid="lookup-not-listed-yet">
+            {t("lookup.notListedYet", { time: formatDateTime(row.graceUntil, loc) })}
           </Text>
         ) : null}
       </Table.Td>

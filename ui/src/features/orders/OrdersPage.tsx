@@ -34,6 +34,14 @@ function HiddenFilters({ filter, onClear }: { filter: OrderFilter; onClear: () =
     ...filter.reserveStatuses.map((v) =>
       t(`orders.hidden.reserve.${v}`, { defaultValue: `reserve ${v}` }),
     ),
+    // A failure figure's (issue 36): the gateway's reason and message, "not given" for
+    // an order the gateway gave none.
+    ...(filter.reasons ?? []).map((r) =>
+      t("failures.hiddenReason", { reason: r === "" ? t("failures.notGiven") : r }),
+    ),
+    ...(filter.messages ?? []).map((m) =>
+      t("failures.hiddenMessage", { message: m === "" ? t("failures.notGiven") : m }),
+    ),
     ...(filter.movedFrom != null || filter.movedTo != null
       ? [
           t("orders.hidden.moved", {
@@ -126,6 +134,8 @@ export function OrdersPage() {
             unknownKind: false,
             movedFrom: null,
             movedTo: null,
+            reasons: undefined,
+            messages: undefined,
           }))
         }
       />

@@ -27,6 +27,8 @@ import { fieldOf } from "../../lib/ipc";
 import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
 import { CacheAsOf } from "../orders/CacheAsOf";
 import { useCurrencies } from "../orders/queries";
+import { FailureBreakdown } from "./Failures";
+import { useFailures } from "./failureQueries";
 import { HorizonSetting } from "./Horizon";
 import { type Days, type PeriodKind, periodDays, ymd } from "./period";
 import {
@@ -336,6 +338,7 @@ export function ReportsPage() {
   const zones = useMemo(zoneNames, []);
   const saveZone = useSaveReportSettings();
   const statement = useStatement(days, zone, currency);
+  const failures = useFailures(days?.from ?? "", days?.to ?? "", zone, days !== null);
   const refresh = useReportRefresh(zone);
   const data = statement.data;
   const asOf = data?.current.asOf ?? null;
@@ -494,6 +497,8 @@ export function ReportsPage() {
           {days && zone !== null ? <ExportBar days={days} zone={zone} currency={currency} /> : null}
         </>
       ) : null}
+      <ErrorAlert error={failures.error} />
+      {failures.data ? <FailureBreakdown report={failures.data} /> : null}
     </Stack>
   );
 }
