@@ -115,3 +115,93 @@ fn a_signer_cannot_lock_the_journal_or_the_read_model() {
     store.clear_error("p").unwrap();
     assert_eq!(store.last_error("p").unwrap(), None);
 }
+
+/// R3-2: a member's log row never passes for the team's own: profile `team` and
+/// operations `team.*` spelled with a tab, a line break, a no-break space, a zero-width
+/// space or a look-alike letter are refused, naming the field; a desk's own profile
+/// (`team (desk)` included) is written.
+#[test]
+fn a_members_log_row_never_spells_the_teams_profile_another_way() {
+    let pg = team_db();
+    let append = |who: &str, profile: &str, operation: &str| {
+        sql(
+            &pg,
+            who,
+            &format!(
+                "SELECT (paydesk.audit_append(0, {profile}, session_user, {operation}, 'request=1', 'approved', 0)).operator"
+            ),
+        )
+    };
+    for profile in [
+        "'team' || E'\\t'",
+        "E'\\tteam'",
+        "'team' || E'\\n'",
+        "E'\\rteam'",
+        "'team' || U&'\\00A0'",
+        "U&'\\00A0team'",
+        "'te' || U&'\\200B' || 'am'",
+        "'team' || U&'\\3000'",
+        "U&'t\\0435am'",
+        "'TEAM' || E'\\x0b'",
+    ] {
+        refused(
+            append("vic", profile, "'payout.submit'"),
+            &format!("a viewer's row with profile {profile}"),
+            "profile:",
+        );
+    }
+    for operation in [
+        "E'\\tteam.approve'",
+        "E'\\nteam.approve'",
+        "U&'\\00A0team.approve'",
+        "U&'\\FEFFteam.approve'",
+        "U&'\\0442eam.approve'",
+    ] {
+        refused(
+            append("mark", "'desk'", operation),
+            &format!("a maker's row with operation {operation}"),
+            "operation:",
+        );
+    }
+    // A desk's own rows are written, in the member's name.
+    assert_eq!(
+        append("vic", "'team (desk)'", "'payout.submit'")
+            .unwrap()
+            .trim(),
+        "vic"
+    );
+    assert_eq!(
+        append("mark", "'my-desk_2'", "'orders.export'")
+            .unwrap()
+            .trim(),
+        "mark"
+    );
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT count(*) FROM (SELECT profile FROM paydesk.audit_log WHERE operator IN ('vic', 'mark')
+                                   UNION ALL SELECT profile FROM paydesk.audit_inbox WHERE operator IN ('vic', 'mark')) x"
+        ),
+        "2"
+    );
+    // The desk writes a profile it cannot spell in printable ASCII escaped, never refused.
+    use paydesk_core::store::prelude::AuditStore as _;
+    let sam = member(&pg, "sam");
+    let audit = paydesk_core::store::pg::audit::PgAudit::on(sam.link());
+    let (row, _) = audit
+        .append(
+            paydesk_core::store::audit::Record {
+                profile: "team\t",
+                operator: "sam",
+                operation: "orders.export",
+                identifiers: "x".into(),
+                result: "ok".into(),
+                latency_ms: 0,
+            },
+            &[],
+            None,
+        )
+        .unwrap();
+    assert_eq!(row.profile, "team\\t");
+    assert_eq!(row.operator, "sam");
+}
