@@ -1055,8 +1055,9 @@ fn a_signer_cannot_move_or_keep_a_label_a_request_row_gave() {
     .unwrap();
     assert_eq!(label_of(&pg, "T-OUT"), "outside");
 
-    // Another claimed row's order: only its amount_e4 (what sums and ranges read)
-    // rewritten: the label goes too.
+    // Another claimed row's order: its amount_e4 (what sums and ranges read) is
+    // rewritten. Since 0016 the database keeps it the amount's, so the order still is
+    // what was approved, and keeps its label.
     assert_eq!(record("T-4", "PIN-4", "300", "MXN", "2").unwrap(), "t");
     assert_eq!(row_trade_no(&pg, "PIN-4"), "T-4");
     // A second order under the claimed number is not labelled.
@@ -1071,7 +1072,14 @@ fn a_signer_cannot_move_or_keep_a_label_a_request_row_gave() {
         "UPDATE paydesk.orders SET amount_e4 = 900000000 WHERE trade_no = 'T-4'",
     )
     .unwrap();
-    assert_eq!(label_of(&pg, "T-4"), "outside");
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT amount_e4 FROM paydesk.orders WHERE trade_no = 'T-4'"
+        ),
+        "3000000"
+    );
+    assert_eq!(label_of(&pg, "T-4"), "made payout");
 
     // A cached order in lower-case currency is labelled by the MXN request that made it.
     sql(

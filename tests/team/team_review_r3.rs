@@ -205,3 +205,81 @@ fn a_members_log_row_never_spells_the_teams_profile_another_way() {
     assert_eq!(row.profile, "team\\t");
     assert_eq!(row.operator, "sam");
 }
+
+/// R3-3: an order's amount for sorting and filtering (`amount_e4`, the amount times
+/// 10^4) is its amount's, whatever the signer writes: `record_made` refuses another
+/// value, and the sync's own insert and update keep the amount's. The desk's value
+/// (rounded half away from zero) is the database's.
+#[test]
+fn an_orders_sorting_amount_is_its_amount() {
+    use paydesk_core::store::orders::{MadeOrder, OrderKind, OrderStore as _};
+    let pg = team_db();
+    let mer = common::MER as i64;
+    let e4 = |trade_no: &str| {
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT source_amount || ' ' || amount_e4 FROM paydesk.orders WHERE trade_no = '{trade_no}'"
+            ),
+        )
+    };
+    refused(
+        sql(
+            &pg,
+            "sam",
+            &format!(
+                "SELECT paydesk.record_made({mer}, 'T-E4-1', 'M-E4-1', 'payout', 2, 'CLABE', 'MXN', 900000, 50000, 1)"
+            ),
+        ),
+        "the signer records 900,000 as sorting like 5",
+        "amount_e4",
+    );
+    assert_eq!(e4("T-E4-1"), "");
+    sql(
+        &pg,
+        "sam",
+        &format!(
+            "INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
+                 amount_e4, created_at, synced_at)
+             VALUES ({mer}, 'T-E4-2', 'M-E4-2', 5, 'MXN', 900000, 50000, 1, 1)"
+        ),
+    )
+    .unwrap();
+    assert_eq!(e4("T-E4-2"), "900000 9000000000");
+    sql(
+        &pg,
+        "sam",
+        "UPDATE paydesk.orders SET amount_e4 = 1 WHERE trade_no = 'T-E4-2'",
+    )
+    .unwrap();
+    assert_eq!(e4("T-E4-2"), "900000 9000000000");
+    sql(
+        &pg,
+        "sam",
+        "UPDATE paydesk.orders SET source_amount = 12.5, amount_e4 = 1 WHERE trade_no = 'T-E4-2'",
+    )
+    .unwrap();
+    assert_eq!(e4("T-E4-2"), "12.5 125000");
+    // The desk's own record: half a ten-thousandth rounds away from zero, as the
+    // database rounds it.
+    let sam = member(&pg, "sam");
+    let orders = paydesk_core::store::pg::orders::PgOrders::on(sam.link(), mer);
+    assert!(
+        orders
+            .record_made(
+                mer as u64,
+                &MadeOrder {
+                    trade_no: "T-E4-3".into(),
+                    mer_order_no: "M-E4-3".into(),
+                    kind: OrderKind::Payout,
+                    method: "CLABE".into(),
+                    currency: "MXN".into(),
+                    amount: "1.23455".parse().unwrap(),
+                    state: Some(2),
+                    made_at: 1,
+                },
+            )
+            .unwrap()
+    );
+    assert_eq!(e4("T-E4-3"), "1.23455 12346");
+}
