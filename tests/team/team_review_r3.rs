@@ -15,7 +15,7 @@ mod common;
 use paydesk_core::team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
-use common::team::{DB, PASSWORD, member};
+use common::team::{CLABE, DB, PASSWORD, member};
 
 /// Admin alice, maker mark, approver ann, viewer vic, signers sam and sid; MXN payouts
 /// above 10,000 need one approval.
@@ -49,6 +49,17 @@ fn refused(r: Result<String, String>, what: &str, needle: &str) {
             "{what}: refused, but not for {needle:?}: {e}"
         ),
     }
+}
+
+fn payout(pg: &TestPg, amount: &str, no: &str) -> i64 {
+    let mut form = paydesk_core::forms::PayoutForm::new(
+        paydesk_core::forms::PayoutKind::Clabe,
+        no,
+        amount,
+        "MXN",
+    );
+    form.clabe = CLABE.into();
+    member(pg, "mark").request_payout(&form).unwrap().id
 }
 
 /// The tables the signer's desk writes besides the orders and the requests: the
@@ -282,4 +293,128 @@ fn an_orders_sorting_amount_is_its_amount() {
             .unwrap()
     );
     assert_eq!(e4("T-E4-3"), "1.23455 12346");
+}
+
+/// R3-4: a worker's claim names its session by process number and start time. A dead
+/// worker's number taken by another member's session (faked here: the owner writes a
+/// live viewer session's number into the claim, the start time staying the dead
+/// worker's, as after PostgreSQL reused the number) no longer keeps the request held:
+/// the second signer's worker takes it over. A live worker's claim is never taken
+/// over, given back or ended by another signer's plain SQL.
+#[test]
+fn a_dead_workers_request_is_taken_over_though_its_process_number_was_reused() {
+    use paydesk_core::store::pg::team::TeamTables;
+    let pg = team_db();
+    let id = payout(&pg, "500", "PIN-PID-1");
+    let later = payout(&pg, "400", "PIN-PID-2");
+    // Sam's worker claims the first, then its session ends.
+    sql(
+        &pg,
+        "sam",
+        &format!(
+            "UPDATE paydesk.requests SET state = 'executing', claimed_pid = pg_backend_pid() WHERE id = {id}"
+        ),
+    )
+    .unwrap();
+    let claimed_by = |id: i64| {
+        owner_sql(
+            &pg,
+            &format!("SELECT state || ' ' || claimed_by FROM paydesk.requests WHERE id = {id}"),
+        )
+    };
+    assert_eq!(claimed_by(id), "executing sam");
+    std::thread::scope(|s| {
+        let viewer = s.spawn(|| sql(&pg, "vic", "SELECT pg_sleep(6)"));
+        let started = std::time::Instant::now();
+        let pid = loop {
+            let pid = owner_sql(
+                &pg,
+                "SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE usename = 'vic'",
+            );
+            if pid != "0" {
+                break pid;
+            }
+            assert!(
+                started.elapsed().as_secs() < 5,
+                "the viewer never connected"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        owner_sql(
+            &pg,
+            &format!(
+                "BEGIN;
+                 ALTER TABLE paydesk.requests DISABLE TRIGGER request_moves;
+                 UPDATE paydesk.requests SET claimed_pid = {pid} WHERE id = {id};
+                 ALTER TABLE paydesk.requests ENABLE TRIGGER request_moves;
+                 COMMIT;"
+            ),
+        );
+        // Sid's worker takes the dead worker's request up while the viewer's session
+        // with its number runs.
+        let sid = member(&pg, "sid");
+        let sid_tables = TeamTables::on(sid.link());
+        assert_eq!(sid_tables.claim_next(30).unwrap().map(|r| r.id), Some(id));
+        assert_eq!(claimed_by(id), "executing sid");
+        assert_eq!(
+            owner_sql(
+                &pg,
+                &format!(
+                    "SELECT count(*) FROM paydesk.requests q JOIN pg_stat_activity a
+                        ON a.pid = q.claimed_pid AND a.backend_start = q.claimed_backend_start
+                     WHERE q.id = {id} AND a.usename = 'sid'"
+                )
+            ),
+            "1"
+        );
+        // Sam's new worker leaves sid's live claim alone and takes the next request.
+        let sam = member(&pg, "sam");
+        assert_eq!(
+            TeamTables::on(sam.link())
+                .claim_next(30)
+                .unwrap()
+                .map(|r| r.id),
+            Some(later)
+        );
+        // Nor does sam's plain SQL take over, give back or end sid's request.
+        for (what, q) in [
+            (
+                "take over a live worker's request",
+                format!(
+                    "UPDATE paydesk.requests SET claimed_pid = pg_backend_pid() WHERE id = {id}"
+                ),
+            ),
+            (
+                "give back a live worker's request",
+                format!("UPDATE paydesk.requests SET claimed_pid = NULL WHERE id = {id}"),
+            ),
+            (
+                "end a live worker's request",
+                format!(
+                    "UPDATE paydesk.requests SET state = 'done', outcome = 'x' WHERE id = {id}"
+                ),
+            ),
+        ] {
+            refused(sql(&pg, "sam", &q), what, "whose worker still runs");
+        }
+        assert_eq!(claimed_by(id), "executing sid");
+        // A claim is the claiming session's, whatever number the signer writes.
+        let third = payout(&pg, "300", "PIN-PID-3");
+        assert_eq!(
+            sql(
+                &pg,
+                "sid",
+                &format!(
+                    "UPDATE paydesk.requests SET state = 'executing', claimed_pid = 1 WHERE id = {third}
+                     RETURNING claimed_pid = pg_backend_pid()"
+                ),
+            )
+            .unwrap()
+            .trim(),
+            "t"
+        );
+        sid_tables.finish(id, true, "1 accepted").unwrap();
+        assert_eq!(claimed_by(id), "done sid");
+        viewer.join().unwrap().unwrap();
+    });
 }

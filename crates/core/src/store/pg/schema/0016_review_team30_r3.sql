@@ -204,3 +204,106 @@ BEGIN
     END IF;
     RETURN inserted OR label_kind IS NOT NULL;
 END $$;
+
+-- 4. A worker's claim on a request names its server process by number AND start time.
+--    By number alone, a dead worker's number taken by another session (PostgreSQL
+--    reuses process numbers) kept the request held, never paid, until that session
+--    ended. Now the claim records the claiming session's `backend_start` too, and a
+--    claim is alive only while a session with that number AND that start time runs.
+--    The database writes both (a signer's own session, whatever the signer wrote), and
+--    refuses to move a request another signer's live worker holds (taking it over,
+--    giving it back, ending it): a second signer's worker takes over dead claims only.
+ALTER TABLE paydesk.requests ADD COLUMN claimed_backend_start timestamptz;
+
+-- This session's start, as pg_stat_activity says (NULL if the owner may not read it:
+-- the claim is then alive by its number alone, as before).
+CREATE FUNCTION paydesk.own_backend_start() RETURNS timestamptz
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+    SELECT a.backend_start FROM pg_catalog.pg_stat_activity a
+     WHERE a.pid OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()
+$$;
+REVOKE ALL ON FUNCTION paydesk.own_backend_start() FROM PUBLIC;
+
+-- Whether the worker that claimed with process `pid`, started at `started`, still runs.
+-- A claim without a start time (made before this migration), or a session whose start
+-- the owner may not read, is judged by the number alone.
+CREATE FUNCTION paydesk.claim_alive(pid integer, started timestamptz) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+    SELECT claim_alive.pid IS NOT NULL AND EXISTS (
+        SELECT 1 FROM pg_catalog.pg_stat_activity a
+         WHERE a.pid OPERATOR(pg_catalog.=) claim_alive.pid
+           AND (claim_alive.started IS NULL OR a.backend_start IS NULL
+                OR a.backend_start OPERATOR(pg_catalog.=) claim_alive.started))
+$$;
+REVOKE ALL ON FUNCTION paydesk.claim_alive(integer, timestamptz) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.claim_alive(integer, timestamptz) TO paydesk_signer;
+
+CREATE OR REPLACE FUNCTION paydesk.request_moves() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE approvers integer; me_start timestamptz; mine boolean;
+BEGIN
+    IF (NEW.operation, NEW.currency, NEW.total, NEW.row_count, NEW.summary, NEW.source,
+        NEW.maker, NEW.approvals_needed, NEW.created_at)
+       IS DISTINCT FROM
+       (OLD.operation, OLD.currency, OLD.total, OLD.row_count, OLD.summary, OLD.source,
+        OLD.maker, OLD.approvals_needed, OLD.created_at) THEN
+        RAISE EXCEPTION 'request %: what was requested never changes', OLD.id;
+    END IF;
+    IF NEW.state OPERATOR(pg_catalog.=) OLD.state AND NEW.state OPERATOR(pg_catalog.<>) 'executing' THEN
+        IF (NEW.claimed_by, NEW.claimed_pid, NEW.claimed_backend_start, NEW.finished_at, NEW.outcome, NEW.decided_at)
+           IS DISTINCT FROM (OLD.claimed_by, OLD.claimed_pid, OLD.claimed_backend_start, OLD.finished_at, OLD.outcome, OLD.decided_at) THEN
+            RAISE EXCEPTION 'request %: a % request does not change', OLD.id, OLD.state;
+        END IF;
+        RETURN NEW;
+    END IF;
+    -- An executing request held by another live worker is that worker's to move.
+    IF OLD.state OPERATOR(pg_catalog.=) 'executing' AND OLD.claimed_pid IS NOT NULL THEN
+        me_start := paydesk.own_backend_start();
+        mine := OLD.claimed_pid OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()
+            AND (OLD.claimed_backend_start IS NULL OR me_start IS NULL
+                 OR OLD.claimed_backend_start OPERATOR(pg_catalog.=) me_start);
+        IF NOT mine AND paydesk.claim_alive(OLD.claimed_pid, OLD.claimed_backend_start) THEN
+            RAISE EXCEPTION 'request %: held by % (process %), whose worker still runs; it is taken over once that worker is gone',
+                OLD.id, OLD.claimed_by, OLD.claimed_pid;
+        END IF;
+    END IF;
+    SELECT pg_catalog.count(*) INTO approvers FROM paydesk.decisions d
+     WHERE d.request_id OPERATOR(pg_catalog.=) OLD.id AND d.decision OPERATOR(pg_catalog.=) 'approve'
+       AND d.member OPERATOR(pg_catalog.<>) OLD.maker;
+    IF OLD.state OPERATOR(pg_catalog.=) 'waiting' AND NEW.state OPERATOR(pg_catalog.=) 'approved' THEN
+        IF approvers OPERATOR(pg_catalog.<) OLD.approvals_needed THEN
+            RAISE EXCEPTION 'request %: four eyes: % of % approvals', OLD.id, approvers, OLD.approvals_needed;
+        END IF;
+        NEW.decided_at := pg_catalog.now();
+    ELSIF OLD.state OPERATOR(pg_catalog.=) 'waiting' AND NEW.state OPERATOR(pg_catalog.=) 'rejected' THEN
+        IF NOT EXISTS (SELECT 1 FROM paydesk.decisions d WHERE d.request_id OPERATOR(pg_catalog.=) OLD.id
+                          AND d.decision OPERATOR(pg_catalog.=) 'reject') THEN
+            RAISE EXCEPTION 'request %: rejected only by a rejection with its reason', OLD.id;
+        END IF;
+        NEW.decided_at := pg_catalog.now();
+    ELSIF OLD.state OPERATOR(pg_catalog.=) ANY (ARRAY['approved', 'executing']) AND NEW.state OPERATOR(pg_catalog.=) 'executing' THEN
+        IF approvers OPERATOR(pg_catalog.<) OLD.approvals_needed THEN
+            RAISE EXCEPTION 'request %: four eyes: % of % approvals', OLD.id, approvers, OLD.approvals_needed;
+        END IF;
+        -- A claim is this session's: its process number and start time, whatever the
+        -- signer wrote. Given back (no process), it names nobody's.
+        IF NEW.claimed_pid IS NOT NULL THEN
+            NEW.claimed_pid := pg_catalog.pg_backend_pid();
+            NEW.claimed_backend_start := coalesce(me_start, paydesk.own_backend_start());
+            NEW.claimed_by := session_user;
+            NEW.claimed_at := pg_catalog.now();
+        ELSE
+            NEW.claimed_backend_start := NULL;
+        END IF;
+    ELSIF OLD.state OPERATOR(pg_catalog.=) 'executing' AND NEW.state OPERATOR(pg_catalog.=) 'done' THEN
+        NEW.finished_at := pg_catalog.now();
+    ELSE
+        RAISE EXCEPTION 'request %: cannot go from % to %', OLD.id, OLD.state, NEW.state;
+    END IF;
+    IF NEW.state OPERATOR(pg_catalog.<>) OLD.state THEN
+        PERFORM paydesk.audit('team.request.' OPERATOR(pg_catalog.||) NEW.state, pg_catalog.format('request=%s', OLD.id),
+            coalesce(NEW.outcome, NEW.state));
+        PERFORM pg_catalog.pg_notify('paydesk_requests', OLD.id::pg_catalog.text);
+    END IF;
+    RETURN NEW;
+END $$;
