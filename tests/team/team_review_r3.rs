@@ -418,3 +418,106 @@ fn a_dead_workers_request_is_taken_over_though_its_process_number_was_reused() {
         viewer.join().unwrap().unwrap();
     });
 }
+
+/// An order's label as the owner reads it: "made <kind>" or "outside".
+fn label_of(pg: &TestPg, trade_no: &str) -> String {
+    owner_sql(
+        pg,
+        &format!(
+            "SELECT CASE WHEN made_at IS NULL THEN 'outside' ELSE 'made ' || kind END
+               FROM paydesk.orders WHERE trade_no = '{trade_no}'"
+        ),
+    )
+}
+
+/// R3-5: an order the team's read model held before a request asked its number is not
+/// that request's. The signer's sync caches an order paid around the team under number
+/// PIN-FS in a transaction still open while the maker requests PIN-FS (neither the
+/// maker's desk nor the database see an order under it yet); once the request is sent,
+/// the signer's `record_made` of that order leaves it made outside, and the request row
+/// unclaimed; the order its worker then makes is the request's. When the read model
+/// first saw an order is the database's: no member writes it.
+#[test]
+fn an_order_seen_before_its_number_was_requested_is_not_the_requests() {
+    use paydesk_core::store::pg::team::TeamTables;
+    let pg = team_db();
+    let mer = common::MER as i64;
+    let id = std::thread::scope(|s| {
+        let sync = s.spawn(|| {
+            sql(
+                &pg,
+                "sam",
+                &format!(
+                    "BEGIN;
+                     INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
+                         amount_e4, created_at, synced_at)
+                     VALUES ({mer}, 'T-FS-OUT', 'PIN-FS', 2, 'MXN', 500, 5000000, 1, 1);
+                     SELECT pg_sleep(3);
+                     COMMIT;"
+                ),
+            )
+        });
+        let started = std::time::Instant::now();
+        while owner_sql(
+            &pg,
+            "SELECT count(*) FROM pg_stat_activity WHERE usename = 'sam' AND query LIKE '%pg_sleep(3)%'",
+        ) != "1"
+        {
+            assert!(started.elapsed().as_secs() < 3, "the sync never wrote");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let id = payout(&pg, "500", "PIN-FS");
+        sync.join().unwrap().unwrap();
+        id
+    });
+    let sam = member(&pg, "sam");
+    assert_eq!(
+        TeamTables::on(sam.link())
+            .claim_next(30)
+            .unwrap()
+            .map(|r| r.id),
+        Some(id)
+    );
+    let record = |trade: &str| {
+        sql(
+            &pg,
+            "sam",
+            &format!(
+                "SELECT paydesk.record_made({mer}, '{trade}', 'PIN-FS', 'payout', 2, 'CLABE', 'MXN', 500, 5000000, 1)"
+            ),
+        )
+        .unwrap()
+        .trim()
+        .to_string()
+    };
+    assert_eq!(record("T-FS-OUT"), "f");
+    assert_eq!(label_of(&pg, "T-FS-OUT"), "outside");
+    let row_trade_no = || {
+        owner_sql(
+            &pg,
+            "SELECT coalesce(trade_no, 'none') FROM paydesk.request_rows WHERE mer_order_no = 'PIN-FS' AND live",
+        )
+    };
+    assert_eq!(row_trade_no(), "none");
+    // The order the worker made under the request is the request's.
+    assert_eq!(record("T-FS"), "t");
+    assert_eq!(label_of(&pg, "T-FS"), "made payout");
+    assert_eq!(row_trade_no(), "T-FS");
+    // When an order was first seen is the database's.
+    for (what, q) in [
+        (
+            "move an order's first sight",
+            "UPDATE paydesk.orders SET first_seen_at = now() WHERE trade_no = 'T-FS-OUT'".to_string(),
+        ),
+        (
+            "cache an order with its first sight",
+            format!(
+                "INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
+                     amount_e4, created_at, synced_at, first_seen_at)
+                 VALUES ({mer}, 'T-FS-2', 'PIN-FS-2', 2, 'MXN', 1, 10000, 1, 1, now() + interval '1 day')"
+            ),
+        ),
+    ] {
+        refused(sql(&pg, "sam", &q), what, "permission denied");
+    }
+}

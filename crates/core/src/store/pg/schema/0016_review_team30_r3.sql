@@ -112,99 +112,6 @@ UPDATE paydesk.orders o SET amount_e4 = o.amount_e4
  WHERE o.amount_e4 IS DISTINCT FROM GREATEST(LEAST(pg_catalog.round(o.source_amount OPERATOR(pg_catalog.*) 10000),
                                                     9223372036854775807), -9223372036854775808)::pg_catalog.int8;
 
--- record_made: as 0014's, and `amount_e4` is the amount's or refused.
-CREATE OR REPLACE FUNCTION paydesk.record_made(mer_no bigint, trade_no text, mer_order_no text, kind text,
-    state bigint, method text, currency text, amount numeric, amount_e4 bigint, made_at bigint)
-RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
-DECLARE
-    owner boolean := paydesk.is_owner();
-    team_mer bigint;
-    made record;
-    label_kind text;
-    label_at bigint;
-    now_ms bigint := (pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8;
-    n integer;
-    inserted boolean := false;
-    e4 bigint;
-BEGIN
-    IF NOT owner AND NOT pg_catalog.pg_has_role(session_user, 'paydesk_signer', 'MEMBER') THEN
-        RAISE EXCEPTION 'only a signer''s desk records the orders it made';
-    END IF;
-    IF record_made.mer_no IS NULL OR record_made.trade_no IS NULL OR record_made.mer_order_no IS NULL
-       OR record_made.currency IS NULL OR record_made.amount IS NULL OR record_made.made_at IS NULL
-       OR record_made.method IS NULL OR record_made.amount_e4 IS NULL THEN
-        RAISE EXCEPTION 'a made order needs its merchant, numbers, amount, currency, method and time';
-    END IF;
-    IF pg_catalog.length(record_made.trade_no) NOT BETWEEN 1 AND 128
-       OR pg_catalog.length(record_made.mer_order_no) NOT BETWEEN 1 AND 128
-       OR pg_catalog.length(record_made.method) OPERATOR(pg_catalog.>) 64
-       OR pg_catalog.length(record_made.currency) OPERATOR(pg_catalog.>) 8 THEN
-        RAISE EXCEPTION 'trade_no, mer_order_no: 1 to 128 characters; method at most 64; currency at most 8';
-    END IF;
-    e4 := GREATEST(LEAST(pg_catalog.round(record_made.amount OPERATOR(pg_catalog.*) 10000),
-                         9223372036854775807), -9223372036854775808)::pg_catalog.int8;
-    IF record_made.amount_e4 OPERATOR(pg_catalog.<>) e4 THEN
-        RAISE EXCEPTION 'amount_e4: the amount % times 10^4 is %, not %', record_made.amount, e4, record_made.amount_e4;
-    END IF;
-    IF owner THEN
-        IF record_made.kind IS NULL OR NOT (record_made.kind OPERATOR(pg_catalog.=) ANY (ARRAY['payin', 'payout', 'topUp', 'withdraw'])) THEN
-            RAISE EXCEPTION 'kind: one of payin, payout, topUp, withdraw';
-        END IF;
-        label_kind := record_made.kind;
-        label_at := record_made.made_at;
-    ELSE
-        SELECT t.mer_no INTO team_mer FROM paydesk.team t WHERE t.id OPERATOR(pg_catalog.=) 1;
-        IF team_mer IS DISTINCT FROM record_made.mer_no THEN
-            RAISE EXCEPTION 'merNo: the team works for merchant %, not %', team_mer, record_made.mer_no;
-        END IF;
-        SELECT * INTO made FROM paydesk.made_by_request(record_made.mer_order_no, record_made.trade_no,
-            record_made.amount, record_made.currency);
-        IF FOUND AND NOT EXISTS (
-               SELECT 1 FROM paydesk.orders o
-                WHERE o.mer_no OPERATOR(pg_catalog.=) record_made.mer_no
-                  AND o.mer_order_no OPERATOR(pg_catalog.=) record_made.mer_order_no
-                  AND o.trade_no OPERATOR(pg_catalog.<>) record_made.trade_no
-                  AND o.made_at IS NOT NULL) THEN
-            label_kind := made.kind;
-            label_at := LEAST(GREATEST(record_made.made_at, made.requested_at), now_ms);
-        END IF;
-    END IF;
-    IF record_made.state IS NOT NULL THEN
-        INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, method, currency, source_amount,
-                amount_e4, created_at, synced_at, signature_verified, kind, made_at)
-        VALUES (record_made.mer_no, record_made.trade_no, record_made.mer_order_no, record_made.state,
-                record_made.method, record_made.currency, record_made.amount, e4,
-                coalesce(label_at, LEAST(record_made.made_at, now_ms)), 0, false,
-                coalesce(label_kind, ''), label_at)
-        ON CONFLICT ON CONSTRAINT orders_mer_no_trade_no_key DO NOTHING;
-        GET DIAGNOSTICS n = ROW_COUNT;
-        inserted := n OPERATOR(pg_catalog.=) 1;
-    END IF;
-    IF NOT inserted AND label_kind IS NOT NULL THEN
-        UPDATE paydesk.orders o
-           SET kind = label_kind, made_at = label_at, created_at = label_at,
-               method = CASE WHEN o.method OPERATOR(pg_catalog.=) '' THEN record_made.method ELSE o.method END
-         WHERE o.mer_no OPERATOR(pg_catalog.=) record_made.mer_no
-           AND o.trade_no OPERATOR(pg_catalog.=) record_made.trade_no
-           AND o.mer_order_no OPERATOR(pg_catalog.=) record_made.mer_order_no
-           AND (owner OR (o.source_amount OPERATOR(pg_catalog.=) record_made.amount
-                          AND pg_catalog.upper(o.currency) OPERATOR(pg_catalog.=) pg_catalog.upper(record_made.currency)));
-        GET DIAGNOSTICS n = ROW_COUNT;
-        IF n OPERATOR(pg_catalog.<>) 1 THEN
-            label_kind := NULL;
-        END IF;
-    END IF;
-    -- The order labelled claims its request row: the row's trade number is this
-    -- order's from now on, so no other order is labelled by it.
-    IF NOT owner AND label_kind IS NOT NULL THEN
-        UPDATE paydesk.request_rows rr SET trade_no = record_made.trade_no
-         WHERE rr.mer_order_no OPERATOR(pg_catalog.=) record_made.mer_order_no
-           AND rr.live AND rr.trade_no IS NULL;
-    END IF;
-    RETURN inserted OR label_kind IS NOT NULL;
-END $$;
-
 -- 4. A worker's claim on a request names its server process by number AND start time.
 --    By number alone, a dead worker's number taken by another session (PostgreSQL
 --    reuses process numbers) kept the request held, never paid, until that session
@@ -306,4 +213,147 @@ BEGIN
         PERFORM pg_catalog.pg_notify('paydesk_requests', OLD.id::pg_catalog.text);
     END IF;
     RETURN NEW;
+END $$;
+
+-- 5. An order the read model held before a request row asked its number is not that
+--    row's: a signer whose sync cached an order paid around the team (in a transaction
+--    still open while a maker requested the number, so neither saw the other) had it
+--    labelled as made by the request once sent. Now the read model keeps when it first
+--    saw each order (the database's clock, written by nobody else: no member holds a
+--    right on the column), each request row when it was added, and `record_made` labels
+--    no order first seen before its request row. Orders cached before this migration
+--    count as first seen now (the read model kept no earlier time).
+ALTER TABLE paydesk.orders ADD COLUMN first_seen_at timestamptz NOT NULL DEFAULT pg_catalog.now();
+ALTER TABLE paydesk.orders ALTER COLUMN first_seen_at SET DEFAULT pg_catalog.clock_timestamp();
+
+ALTER TABLE paydesk.request_rows ADD COLUMN added_at timestamptz;
+ALTER TABLE paydesk.request_rows DISABLE TRIGGER row_moves;
+UPDATE paydesk.request_rows rr SET added_at = q.created_at
+  FROM paydesk.requests q WHERE q.id OPERATOR(pg_catalog.=) rr.request_id;
+ALTER TABLE paydesk.request_rows ENABLE TRIGGER row_moves;
+ALTER TABLE paydesk.request_rows ALTER COLUMN added_at SET DEFAULT pg_catalog.clock_timestamp();
+ALTER TABLE paydesk.request_rows ALTER COLUMN added_at SET NOT NULL;
+
+-- A new row: as 0014's, and added now (the database's clock, whatever the maker wrote).
+CREATE OR REPLACE FUNCTION paydesk.request_row_new() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE r paydesk.requests; team_mer bigint;
+BEGIN
+    SELECT * INTO r FROM paydesk.requests q WHERE q.id OPERATOR(pg_catalog.=) NEW.request_id;
+    IF r.maker IS DISTINCT FROM session_user::pg_catalog.text OR r.created_at OPERATOR(pg_catalog.<>) pg_catalog.now() THEN
+        RAISE EXCEPTION 'rows are added to a request only by its maker, in the transaction that makes it';
+    END IF;
+    SELECT t.mer_no INTO team_mer FROM paydesk.team t WHERE t.id OPERATOR(pg_catalog.=) 1;
+    IF EXISTS (SELECT 1 FROM paydesk.orders o WHERE o.mer_no OPERATOR(pg_catalog.=) team_mer
+                  AND o.mer_order_no OPERATOR(pg_catalog.=) NEW.mer_order_no)
+       OR EXISTS (SELECT 1 FROM paydesk.journal j WHERE j.mer_no OPERATOR(pg_catalog.=) team_mer
+                     AND j.mer_order_no OPERATOR(pg_catalog.=) NEW.mer_order_no) THEN
+        RAISE EXCEPTION 'merOrderNo %: the merchant used this number already (an order or a send): an order number is requested once', NEW.mer_order_no;
+    END IF;
+    NEW.status := 'waiting'; NEW.trade_no := NULL; NEW.message := NULL; NEW.updated_at := NULL;
+    NEW.live := true;
+    NEW.added_at := pg_catalog.clock_timestamp();
+    RETURN NEW;
+END $$;
+
+-- record_made: as 0014's; `amount_e4` is the amount's or refused (3), and no order the
+-- read model first saw before its request row was added is labelled by that row (5).
+CREATE OR REPLACE FUNCTION paydesk.record_made(mer_no bigint, trade_no text, mer_order_no text, kind text,
+    state bigint, method text, currency text, amount numeric, amount_e4 bigint, made_at bigint)
+RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE
+    owner boolean := paydesk.is_owner();
+    team_mer bigint;
+    made record;
+    label_kind text;
+    label_at bigint;
+    now_ms bigint := (pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8;
+    n integer;
+    inserted boolean := false;
+    e4 bigint;
+    row_added timestamptz;
+BEGIN
+    IF NOT owner AND NOT pg_catalog.pg_has_role(session_user, 'paydesk_signer', 'MEMBER') THEN
+        RAISE EXCEPTION 'only a signer''s desk records the orders it made';
+    END IF;
+    IF record_made.mer_no IS NULL OR record_made.trade_no IS NULL OR record_made.mer_order_no IS NULL
+       OR record_made.currency IS NULL OR record_made.amount IS NULL OR record_made.made_at IS NULL
+       OR record_made.method IS NULL OR record_made.amount_e4 IS NULL THEN
+        RAISE EXCEPTION 'a made order needs its merchant, numbers, amount, currency, method and time';
+    END IF;
+    IF pg_catalog.length(record_made.trade_no) NOT BETWEEN 1 AND 128
+       OR pg_catalog.length(record_made.mer_order_no) NOT BETWEEN 1 AND 128
+       OR pg_catalog.length(record_made.method) OPERATOR(pg_catalog.>) 64
+       OR pg_catalog.length(record_made.currency) OPERATOR(pg_catalog.>) 8 THEN
+        RAISE EXCEPTION 'trade_no, mer_order_no: 1 to 128 characters; method at most 64; currency at most 8';
+    END IF;
+    e4 := GREATEST(LEAST(pg_catalog.round(record_made.amount OPERATOR(pg_catalog.*) 10000),
+                         9223372036854775807), -9223372036854775808)::pg_catalog.int8;
+    IF record_made.amount_e4 OPERATOR(pg_catalog.<>) e4 THEN
+        RAISE EXCEPTION 'amount_e4: the amount % times 10^4 is %, not %', record_made.amount, e4, record_made.amount_e4;
+    END IF;
+    IF owner THEN
+        IF record_made.kind IS NULL OR NOT (record_made.kind OPERATOR(pg_catalog.=) ANY (ARRAY['payin', 'payout', 'topUp', 'withdraw'])) THEN
+            RAISE EXCEPTION 'kind: one of payin, payout, topUp, withdraw';
+        END IF;
+        label_kind := record_made.kind;
+        label_at := record_made.made_at;
+    ELSE
+        SELECT t.mer_no INTO team_mer FROM paydesk.team t WHERE t.id OPERATOR(pg_catalog.=) 1;
+        IF team_mer IS DISTINCT FROM record_made.mer_no THEN
+            RAISE EXCEPTION 'merNo: the team works for merchant %, not %', team_mer, record_made.mer_no;
+        END IF;
+        SELECT * INTO made FROM paydesk.made_by_request(record_made.mer_order_no, record_made.trade_no,
+            record_made.amount, record_made.currency);
+        SELECT rr.added_at INTO row_added FROM paydesk.request_rows rr
+         WHERE rr.mer_order_no OPERATOR(pg_catalog.=) record_made.mer_order_no AND rr.live;
+        IF made.kind IS NOT NULL AND NOT EXISTS (
+               SELECT 1 FROM paydesk.orders o
+                WHERE o.mer_no OPERATOR(pg_catalog.=) record_made.mer_no
+                  AND o.mer_order_no OPERATOR(pg_catalog.=) record_made.mer_order_no
+                  AND o.trade_no OPERATOR(pg_catalog.<>) record_made.trade_no
+                  AND o.made_at IS NOT NULL)
+           AND NOT EXISTS (
+               SELECT 1 FROM paydesk.orders o
+                WHERE o.mer_no OPERATOR(pg_catalog.=) record_made.mer_no
+                  AND o.trade_no OPERATOR(pg_catalog.=) record_made.trade_no
+                  AND (row_added IS NULL OR o.first_seen_at OPERATOR(pg_catalog.<) row_added)) THEN
+            label_kind := made.kind;
+            label_at := LEAST(GREATEST(record_made.made_at, made.requested_at), now_ms);
+        END IF;
+    END IF;
+    IF record_made.state IS NOT NULL THEN
+        INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, method, currency, source_amount,
+                amount_e4, created_at, synced_at, signature_verified, kind, made_at)
+        VALUES (record_made.mer_no, record_made.trade_no, record_made.mer_order_no, record_made.state,
+                record_made.method, record_made.currency, record_made.amount, e4,
+                coalesce(label_at, LEAST(record_made.made_at, now_ms)), 0, false,
+                coalesce(label_kind, ''), label_at)
+        ON CONFLICT ON CONSTRAINT orders_mer_no_trade_no_key DO NOTHING;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        inserted := n OPERATOR(pg_catalog.=) 1;
+    END IF;
+    IF NOT inserted AND label_kind IS NOT NULL THEN
+        UPDATE paydesk.orders o
+           SET kind = label_kind, made_at = label_at, created_at = label_at,
+               method = CASE WHEN o.method OPERATOR(pg_catalog.=) '' THEN record_made.method ELSE o.method END
+         WHERE o.mer_no OPERATOR(pg_catalog.=) record_made.mer_no
+           AND o.trade_no OPERATOR(pg_catalog.=) record_made.trade_no
+           AND o.mer_order_no OPERATOR(pg_catalog.=) record_made.mer_order_no
+           AND (owner OR (o.source_amount OPERATOR(pg_catalog.=) record_made.amount
+                          AND pg_catalog.upper(o.currency) OPERATOR(pg_catalog.=) pg_catalog.upper(record_made.currency)));
+        GET DIAGNOSTICS n = ROW_COUNT;
+        IF n OPERATOR(pg_catalog.<>) 1 THEN
+            label_kind := NULL;
+        END IF;
+    END IF;
+    -- The order labelled claims its request row: the row's trade number is this
+    -- order's from now on, so no other order is labelled by it.
+    IF NOT owner AND label_kind IS NOT NULL THEN
+        UPDATE paydesk.request_rows rr SET trade_no = record_made.trade_no
+         WHERE rr.mer_order_no OPERATOR(pg_catalog.=) record_made.mer_order_no
+           AND rr.live AND rr.trade_no IS NULL;
+    END IF;
+    RETURN inserted OR label_kind IS NOT NULL;
 END $$;
