@@ -17,13 +17,14 @@ use paydesk_testpg::{Options, TestPg};
 
 use common::team::{CLABE, DB, PASSWORD, member};
 
-/// Admin alice, maker mark, approver ann, viewer vic, signers sam and sid; MXN payouts
+/// Admin alice, makers mark and max, approver ann, viewer vic, signers sam and sid; MXN payouts
 /// above 10,000 need one approval.
 fn team_db() -> TestPg {
     common::team::team_db_of(
         Options::default(),
         &[
             ("mark", TeamRole::Maker),
+            ("max", TeamRole::Maker),
             ("ann", TeamRole::Approver),
             ("vic", TeamRole::Viewer),
             ("sam", TeamRole::Signer),
@@ -519,5 +520,74 @@ fn an_order_seen_before_its_number_was_requested_is_not_the_requests() {
         ),
     ] {
         refused(sql(&pg, "sam", &q), what, "permission denied");
+    }
+}
+
+/// R3-6: a card payout's holder (name, country, e-mail) is shown to the approvers who
+/// approve it, the signers who send it and the maker who asked for it; a viewer,
+/// another maker and an admin read the card's mask only, on the request's row and in
+/// its summary, and the columns themselves are refused them. The team's screens read
+/// requests as before, for every role.
+#[test]
+fn a_card_holder_is_shown_only_to_who_approves_sends_or_asked_for_the_payout() {
+    let pg = team_db();
+    let holder = "card 411111******1111 of Ana Lima, US, ana.lima@example.com";
+    sql(
+        &pg,
+        "mark",
+        &format!(
+            "BEGIN;
+             INSERT INTO paydesk.requests (operation, currency, total, row_count, summary)
+                  VALUES ('payout', 'USD', 500, 1, '500 USD to {holder}');
+             INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary)
+                  VALUES (currval('paydesk.requests_id_seq'), 1, 'PIN-CARD-1', 500,
+                          '{{\"kind\":\"CARD\",\"merOrderNo\":\"PIN-CARD-1\",\"amount\":\"500\",\"currency\":\"USD\",\"sealedCardNo\":\"x\"}}',
+                          '{holder}');
+             COMMIT;"
+        ),
+    )
+    .unwrap();
+    let id: i64 = owner_sql(&pg, "SELECT max(id) FROM paydesk.requests")
+        .parse()
+        .unwrap();
+    for user in ["vic", "max", "alice"] {
+        refused(
+            sql(&pg, user, "SELECT beneficiary FROM paydesk.request_rows"),
+            &format!("{user} reads the rows' beneficiaries"),
+            "permission denied",
+        );
+        refused(
+            sql(&pg, user, "SELECT summary FROM paydesk.requests"),
+            &format!("{user} reads the requests' summaries"),
+            "permission denied",
+        );
+    }
+    let mask = "card 411111******1111";
+    for (user, sees) in [
+        ("vic", false),
+        ("max", false),
+        ("alice", false),
+        ("mark", true),
+        ("ann", true),
+        ("sam", true),
+    ] {
+        let team = member(&pg, user);
+        let row = team.rows(id).unwrap().remove(0).beneficiary;
+        let listed = team
+            .requests(&[], 100)
+            .unwrap()
+            .into_iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .summary;
+        let one = team.request(id).unwrap().summary;
+        if sees {
+            assert_eq!(row, holder, "{user}");
+            assert_eq!(listed, format!("500 USD to {holder}"), "{user}");
+        } else {
+            assert_eq!(row, mask, "{user}");
+            assert_eq!(listed, format!("500 USD to {mask}"), "{user}");
+        }
+        assert_eq!(one, listed, "{user}");
     }
 }

@@ -265,7 +265,10 @@ pub struct NewRequest<'a> {
     pub rows: Vec<NewRow<'a>>,
 }
 
-const REQUEST_COLUMNS: &str = "id, operation, currency, total::text, row_count, summary, source, maker, \
+/// A request as the connected member may read it: the summary through
+/// `paydesk.shown_summary` (a card payout's holder only to its approvers, signers and
+/// maker; the column itself is refused every other role).
+const REQUEST_COLUMNS: &str = "id, operation, currency, total::text, row_count, paydesk.shown_summary(id), source, maker, \
      approvals_needed, state, (extract(epoch FROM created_at) * 1000)::bigint, \
      (extract(epoch FROM decided_at) * 1000)::bigint, claimed_by, \
      (extract(epoch FROM finished_at) * 1000)::bigint, outcome";
@@ -589,7 +592,10 @@ impl<'a> TeamTables<'a> {
     fn rows_with(&self, id: i64, form: &str) -> CoreResult<Vec<RequestRow>> {
         let rows = self.link.query(
             &format!(
-                "SELECT row_no, mer_order_no, amount::text, beneficiary, {form}, status, trade_no, message
+                // The beneficiary as the member may read it (a card payout's holder
+                // only to its approvers, signers and maker).
+                "SELECT row_no, mer_order_no, amount::text, paydesk.shown_beneficiary(request_id, row_no),
+                        {form}, status, trade_no, message
                  FROM paydesk.request_rows WHERE request_id = $1 ORDER BY row_no"
             ),
             &[&id],

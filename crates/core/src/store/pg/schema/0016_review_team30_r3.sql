@@ -357,3 +357,56 @@ BEGIN
     END IF;
     RETURN inserted OR label_kind IS NOT NULL;
 END $$;
+
+-- 6. A card payout's row names its holder (name, country, e-mail) to the approvers who
+--    approve it and the signers who send it, and to its maker; every other member (a
+--    viewer, another maker, an admin) read it in full from the row and the request's
+--    summary. Now those read the card's mask only, through the team's functions, and
+--    the columns themselves are refused them.
+CREATE FUNCTION paydesk.sees_holders(request bigint) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+    SELECT pg_catalog.pg_has_role(session_user, 'paydesk_approver', 'MEMBER')
+        OR pg_catalog.pg_has_role(session_user, 'paydesk_signer', 'MEMBER')
+        OR paydesk.is_owner()
+        OR EXISTS (SELECT 1 FROM paydesk.requests q WHERE q.id OPERATOR(pg_catalog.=) sees_holders.request
+                      AND q.maker OPERATOR(pg_catalog.=) session_user::pg_catalog.text)
+$$;
+REVOKE ALL ON FUNCTION paydesk.sees_holders(bigint) FROM PUBLIC;
+
+-- A row's beneficiary as the session's user may read it: a card payout's holder left
+-- out ("card 411111******1111") for whom `sees_holders` is false.
+CREATE FUNCTION paydesk.shown_beneficiary(request bigint, row_no integer) RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+    SELECT CASE WHEN paydesk.sees_holders(rr.request_id) THEN rr.beneficiary
+                ELSE pg_catalog.regexp_replace(rr.beneficiary, '^(card [^ ]+) of .*$', '\1') END
+      FROM paydesk.request_rows rr
+     WHERE rr.request_id OPERATOR(pg_catalog.=) shown_beneficiary.request
+       AND rr.row_no OPERATOR(pg_catalog.=) shown_beneficiary.row_no
+$$;
+REVOKE ALL ON FUNCTION paydesk.shown_beneficiary(bigint, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.shown_beneficiary(bigint, integer) TO paydesk_viewer,
+    paydesk_maker, paydesk_approver, paydesk_signer, paydesk_admin;
+
+-- A request's summary likewise ("500 MXN to card 411111******1111").
+CREATE FUNCTION paydesk.shown_summary(request bigint) RETURNS text
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+    SELECT CASE WHEN paydesk.sees_holders(q.id) THEN q.summary
+                ELSE pg_catalog.regexp_replace(q.summary, '( to card [^ ]+) of .*$', '\1') END
+      FROM paydesk.requests q
+     WHERE q.id OPERATOR(pg_catalog.=) shown_summary.request
+$$;
+REVOKE ALL ON FUNCTION paydesk.shown_summary(bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.shown_summary(bigint) TO paydesk_viewer,
+    paydesk_maker, paydesk_approver, paydesk_signer, paydesk_admin;
+
+REVOKE SELECT (beneficiary) ON paydesk.request_rows FROM paydesk_viewer, paydesk_maker, paydesk_admin;
+REVOKE SELECT ON paydesk.requests FROM paydesk_viewer, paydesk_maker, paydesk_admin;
+DO $$
+DECLARE cols text;
+BEGIN
+    SELECT pg_catalog.string_agg(pg_catalog.quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+      FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = 'paydesk.requests'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+       AND a.attname <> 'summary';
+    EXECUTE pg_catalog.format('GRANT SELECT (%s) ON paydesk.requests TO paydesk_viewer, paydesk_maker, paydesk_admin', cols);
+END $$;
