@@ -118,6 +118,26 @@ fn a_signer_cannot_lock_the_journal_or_the_read_model() {
             AND has_table_privilege(r, c.oid, p)",
     );
     assert_eq!(held, "none");
+    // Every function that runs with the owner's rights (0016's new ones included) puts
+    // pg_temp last and bounds its lock waits; the signer's advisory lock keeps its 5 s.
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT coalesce(string_agg(p.proname, ', '), 'none') FROM pg_proc p
+              WHERE p.pronamespace = 'paydesk'::regnamespace AND p.prosecdef
+                AND (NOT 'search_path=pg_catalog, paydesk, pg_temp' = ANY (p.proconfig)
+                     OR NOT EXISTS (SELECT 1 FROM unnest(p.proconfig) c WHERE c LIKE 'lock\\_timeout=%'))"
+        ),
+        "none"
+    );
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT c FROM pg_proc p, unnest(p.proconfig) c
+              WHERE p.proname = 'advisory_xact_lock' AND c LIKE 'lock\\_timeout=%'"
+        ),
+        "lock_timeout=5s"
+    );
     // The sync's error is recorded and cleared through the desk's own store.
     use paydesk_core::store::sync_state::SyncStateStore as _;
     let team = member(&pg, "sam");

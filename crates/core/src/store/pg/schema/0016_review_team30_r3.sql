@@ -410,3 +410,19 @@ BEGIN
        AND a.attname <> 'summary';
     EXECUTE pg_catalog.format('GRANT SELECT (%s) ON paydesk.requests TO paydesk_viewer, paydesk_maker, paydesk_admin', cols);
 END $$;
+
+-- Every SECURITY DEFINER function of the team, the new ones included: pg_temp last, and
+-- a bound on lock waits where none is set (advisory_xact_lock keeps its 5 s).
+DO $$
+DECLARE f record;
+BEGIN
+    FOR f IN SELECT p.oid::regprocedure AS fn,
+                    EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proconfig) c WHERE c LIKE 'lock\_timeout=%') AS bounded
+               FROM pg_catalog.pg_proc p
+              WHERE p.pronamespace = 'paydesk'::regnamespace AND p.prosecdef LOOP
+        EXECUTE pg_catalog.format('ALTER FUNCTION %s SET search_path = pg_catalog, paydesk, pg_temp', f.fn);
+        IF NOT f.bounded THEN
+            EXECUTE pg_catalog.format('ALTER FUNCTION %s SET lock_timeout = %L', f.fn, '10s');
+        END IF;
+    END LOOP;
+END $$;
