@@ -611,3 +611,39 @@ fn a_card_holder_is_shown_only_to_who_approves_sends_or_asked_for_the_payout() {
         assert_eq!(one, listed, "{user}");
     }
 }
+
+/// R3-7: a signer removed from the team keeps nothing through a session left open: a
+/// request its worker holds (its connection alive, idle) is taken over by another
+/// signer's worker at once, and the log says how many of its sessions were ended.
+#[test]
+fn a_removed_signers_open_session_holds_no_request() {
+    use paydesk_core::store::pg::team::TeamTables;
+    let pg = team_db();
+    let id = payout(&pg, "500", "PIN-GONE-1");
+    let sam = member(&pg, "sam");
+    assert_eq!(
+        TeamTables::on(sam.link())
+            .claim_next(30)
+            .unwrap()
+            .map(|r| r.id),
+        Some(id)
+    );
+    let sid = member(&pg, "sid");
+    assert_eq!(TeamTables::on(sid.link()).claim_next(30).unwrap(), None);
+    member(&pg, "alice").remove_member("sam").unwrap();
+    assert_eq!(
+        TeamTables::on(sid.link())
+            .claim_next(30)
+            .unwrap()
+            .map(|r| r.id),
+        Some(id)
+    );
+    assert!(TeamTables::on(sam.link()).claim_next(30).is_err());
+    let logged = owner_sql(
+        &pg,
+        "SELECT string_agg(result, ';') FROM (
+             SELECT result FROM paydesk.audit_log WHERE operation = 'team.member.remove'
+             UNION ALL SELECT result FROM paydesk.audit_inbox WHERE operation = 'team.member.remove') x",
+    );
+    assert_eq!(logged, "removed; 1 open session ended");
+}

@@ -411,6 +411,45 @@ BEGIN
     EXECUTE pg_catalog.format('GRANT SELECT (%s) ON paydesk.requests TO paydesk_viewer, paydesk_maker, paydesk_admin', cols);
 END $$;
 
+-- 7. A member removed keeps nothing through a session left open: a removed signer's
+--    idle desk kept the claims its worker held alive (no other signer takes a live
+--    claim over), and its role's rights were the only bound. Removing a member now ends
+--    their open sessions too (the owner holds pg_signal_backend, see 0009; without it
+--    the member is removed and the log says the sessions were left).
+CREATE OR REPLACE FUNCTION paydesk.remove_member(member text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE s record; ended integer := 0; left_open integer := 0;
+BEGIN
+    IF NOT paydesk.keeps_members() THEN
+        RAISE EXCEPTION 'only an admin removes members';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM paydesk.members m WHERE m.name OPERATOR(pg_catalog.=) member) THEN
+        RAISE EXCEPTION 'no member %', member;
+    END IF;
+    PERFORM paydesk.check_member_role(member);
+    PERFORM paydesk.set_member_group_roles(member, ARRAY[]::text[]);
+    EXECUTE pg_catalog.format('ALTER ROLE %I WITH NOLOGIN', member);
+    DELETE FROM paydesk.members m WHERE m.name OPERATOR(pg_catalog.=) member;
+    FOR s IN SELECT a.pid FROM pg_catalog.pg_stat_activity a
+              WHERE a.usename OPERATOR(pg_catalog.=) remove_member.member
+                AND a.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid() LOOP
+        BEGIN
+            IF pg_catalog.pg_terminate_backend(s.pid, 2000) THEN
+                ended := ended OPERATOR(pg_catalog.+) 1;
+            END IF;
+        EXCEPTION WHEN others THEN
+            left_open := left_open OPERATOR(pg_catalog.+) 1;
+        END;
+    END LOOP;
+    PERFORM paydesk.audit('team.member.remove', 'member=' OPERATOR(pg_catalog.||) member,
+        CASE WHEN ended OPERATOR(pg_catalog.=) 0 AND left_open OPERATOR(pg_catalog.=) 0 THEN 'removed'
+             ELSE pg_catalog.format('removed; %s open session%s ended%s', ended,
+                      CASE WHEN ended OPERATOR(pg_catalog.=) 1 THEN '' ELSE 's' END,
+                      CASE WHEN left_open OPERATOR(pg_catalog.>) 0
+                           THEN pg_catalog.format(', %s left open (the owner may not end them)', left_open)
+                           ELSE '' END) END);
+END $$;
+
 -- Every SECURITY DEFINER function of the team, the new ones included: pg_temp last, and
 -- a bound on lock waits where none is set (advisory_xact_lock keeps its 5 s).
 DO $$
