@@ -264,6 +264,16 @@ impl PgAudit<'_> {
     }
 }
 
+/// `text` as the team's log takes a profile or an operation: printable ASCII, any other
+/// character escaped as Rust writes it (`\t`, `\n`, `\u{a0}`).
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(text.chars().flat_map(char::escape_default).collect())
+    }
+}
+
 impl AuditStore for PgAudit<'_> {
     /// Appends through `paydesk.audit_append`, which returns the row as the database
     /// sealed it (a member who may not read the log still learns its own row), or with
@@ -281,18 +291,23 @@ impl AuditStore for PgAudit<'_> {
         // The database keeps a desk's row within bounds (2,000 characters of identifiers
         // and of result) and keeps profile `team` for the team's own rows: a longer text
         // is cut, saying so, and a desk profile named `team` is written as `team (desk)`.
-        let profile = if r.profile.trim().eq_ignore_ascii_case("team") {
-            "team (desk)"
+        // Profile and operation are printable ASCII there (a tab or a no-break space
+        // would let a desk's row pass for the team's own): any other character is
+        // written escaped (`\t`, `\u{a0}`), as the database would refuse it.
+        let profile = printable(r.profile);
+        let profile = if profile.trim().eq_ignore_ascii_case("team") {
+            "team (desk)".into()
         } else {
-            r.profile
+            profile
         };
+        let operation = printable(r.operation);
         let row = self.link.query_one(
             &format!("SELECT {COLUMNS} FROM paydesk.audit_append($1, $2, $3, $4, $5, $6, $7)"),
             &[
                 &now_ms(),
-                &profile,
+                &profile.as_ref(),
                 &self.link.user(),
-                &r.operation,
+                &operation.as_ref(),
                 &bounded(&r.identifiers),
                 &bounded(&r.result),
                 &r.latency_ms,

@@ -155,8 +155,11 @@ impl SyncStateStore for PgSyncState<'_> {
 
     fn clear_error(&self, _profile: &str) -> CoreResult<()> {
         self.run.exec(
-            "DELETE FROM paydesk.sync_state WHERE mer_no = $1 AND window_start = -1",
-            &[&self.mer_no],
+            // Cleared, not deleted: the signer holds no DELETE on the team's tables (enough
+            // to LOCK one and stall the team); `last_error` reads a row with an error only.
+            "UPDATE paydesk.sync_state SET error = NULL, updated_at = $2
+              WHERE mer_no = $1 AND window_start = -1 AND error IS NOT NULL",
+            &[&self.mer_no, &now_ms()],
         )?;
         Ok(())
     }

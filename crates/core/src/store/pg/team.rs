@@ -267,7 +267,10 @@ pub struct NewRequest<'a> {
     pub rows: Vec<NewRow<'a>>,
 }
 
-const REQUEST_COLUMNS: &str = "id, operation, currency, total::text, row_count, summary, source, maker, \
+/// A request as the connected member may read it: the summary through
+/// `paydesk.shown_summary` (a card payout's holder only to its approvers, signers and
+/// maker; the column itself is refused every other role).
+const REQUEST_COLUMNS: &str = "id, operation, currency, total::text, row_count, paydesk.shown_summary(id), source, maker, \
      approvals_needed, state, (extract(epoch FROM created_at) * 1000)::bigint, \
      (extract(epoch FROM decided_at) * 1000)::bigint, claimed_by, \
      (extract(epoch FROM finished_at) * 1000)::bigint, outcome";
@@ -599,7 +602,10 @@ impl<'a> TeamTables<'a> {
     fn rows_with(&self, id: i64, form: &str) -> CoreResult<Vec<RequestRow>> {
         let rows = self.link.query(
             &format!(
-                "SELECT row_no, mer_order_no, amount::text, beneficiary, {form}, status, trade_no, message
+                // The beneficiary as the member may read it (a card payout's holder
+                // only to its approvers, signers and maker).
+                "SELECT row_no, mer_order_no, amount::text, paydesk.shown_beneficiary(request_id, row_no),
+                        {form}, status, trade_no, message
                  FROM paydesk.request_rows WHERE request_id = $1 ORDER BY row_no"
             ),
             &[&id],
@@ -689,7 +695,9 @@ impl<'a> TeamTables<'a> {
 
     /// A signer takes the oldest approved request no other signer holds, or one whose
     /// signer died (its connection is gone) or gave it back a while ago. The claim
-    /// names this connection's server process: it dies with the connection.
+    /// names this connection's server process by number and start time (the database
+    /// writes both): it dies with the connection, even when another session gets the
+    /// number later.
     pub fn claim_next(&self, retry_after_secs: i32) -> CoreResult<Option<Request>> {
         let r = self.link.atomic(|tx: &Tx<'_>| {
             tx.query_opt(
@@ -699,7 +707,7 @@ impl<'a> TeamTables<'a> {
                          SELECT id FROM paydesk.requests q
                          WHERE q.state = 'approved'
                             OR (q.state = 'executing' AND q.claimed_pid IS NOT NULL
-                                AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = q.claimed_pid))
+                                AND NOT paydesk.claim_alive(q.claimed_pid, q.claimed_backend_start))
                             OR (q.state = 'executing' AND q.claimed_pid IS NULL
                                 AND q.claimed_at < now() - make_interval(secs => $1))
                          ORDER BY id
