@@ -227,6 +227,7 @@ pub const TEAM_ON_PG16: &[(&str, &str)] = &[
     // 7, on a server whose owner the superuser granted nothing (16's default): nobody
     // is ended the owner may not end or cannot see idle; a held-up step fails naming
     // the grant. With the grants, an idle holder of a request is ended.
+    ("team_members", "team_init_names_the_grants_the_owner_lacks"),
     (
         "team_no_grants",
         "team_init_says_which_grants_the_owner_lacks",
