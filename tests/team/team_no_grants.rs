@@ -233,7 +233,7 @@ fn without_the_grants_a_busy_holder_is_waited_for_and_the_step_fails_naming_them
                      SET idle_in_transaction_session_timeout = 0;
                      SELECT pg_sleep({});
                      COMMIT;",
-                    WAIT + 5
+                    WAIT + 8
                 ),
             )
         });
@@ -242,7 +242,7 @@ fn without_the_grants_a_busy_holder_is_waited_for_and_the_step_fails_naming_them
         let e = r.unwrap_err();
         names_the_grant(&e, "pg_signal_backend, pg_read_all_stats");
         assert!(took >= Duration::from_secs(WAIT), "gave up after {took:?}");
-        assert!(took < Duration::from_secs(WAIT + 4), "waited {took:?}");
+        assert!(took < Duration::from_secs(WAIT + 6), "waited {took:?}");
         // Nothing of ann's was recorded while abe still held it.
         assert_eq!(deciders(&pg, id), "");
         holder.join().unwrap().unwrap();
@@ -284,7 +284,7 @@ fn without_the_right_to_end_an_idle_holder_is_not_ended_and_the_step_fails_namin
         let e = r.unwrap_err();
         names_the_grant(&e, missing);
         assert!(took >= Duration::from_secs(WAIT), "gave up after {took:?}");
-        assert!(took < Duration::from_secs(WAIT + 4), "waited {took:?}");
+        assert!(took < Duration::from_secs(WAIT + 6), "waited {took:?}");
         assert!(holder.alive(&pg), "{missing}: the idle holder was ended");
         assert_eq!(deciders(&pg, id), "");
         assert_eq!(stalls_ended(&pg), "0");
@@ -319,10 +319,24 @@ fn end_stalls_without_the_right_to_end_leaves_the_idle_holder() {
             sql(
                 &pg,
                 "ann",
-                &format!("SET lock_timeout = '9s'; SELECT pg_advisory_lock({key});"),
+                &format!("SET lock_timeout = '12s'; SELECT pg_advisory_lock({key});"),
             )
         });
-        std::thread::sleep(Duration::from_secs(6));
+        // Once the superuser sees the approver waiting on the lock for 5.5 s.
+        let deadline = Instant::now() + Duration::from_secs(11);
+        while pg
+            .psql_super(
+                DB,
+                "SELECT count(*) FROM pg_stat_activity WHERE usename = 'ann'
+                    AND wait_event_type = 'Lock' AND query_start < now() - interval '5.5 s'",
+            )
+            .unwrap()
+            .trim()
+            != "1"
+        {
+            assert!(Instant::now() < deadline, "the approver never waited 5 s");
+            std::thread::sleep(Duration::from_millis(200));
+        }
         assert_eq!(
             sql(&pg, "vic", "SELECT paydesk.end_stalls()")
                 .unwrap()
