@@ -246,6 +246,10 @@ pub const TEAM_ON_PG16: &[(&str, &str)] = &[
     ),
     (
         "team_no_grants",
+        "without_the_right_to_end_a_signers_lock_is_waited_for_and_the_step_fails_naming_it",
+    ),
+    (
+        "team_no_grants",
         "a_session_shortens_its_own_wait_never_lengthens_it",
     ),
     (
