@@ -224,6 +224,42 @@ pub const TEAM_ON_PG16: &[(&str, &str)] = &[
         "team_review_fixes",
         "a_viewers_idle_advisory_lock_does_not_stall_the_signer",
     ),
+    // 7, on a server whose owner the superuser granted nothing (16's default): nobody
+    // is ended the owner may not end or cannot see idle; a held-up step fails naming
+    // the grant. With the grants, an idle holder of a request is ended.
+    ("team_members", "team_init_names_the_grants_the_owner_lacks"),
+    (
+        "team_no_grants",
+        "team_init_says_which_grants_the_owner_lacks",
+    ),
+    (
+        "team_no_grants",
+        "without_the_grants_a_busy_holder_is_waited_for_and_the_step_fails_naming_them",
+    ),
+    (
+        "team_no_grants",
+        "without_the_right_to_end_an_idle_holder_is_not_ended_and_the_step_fails_naming_it",
+    ),
+    (
+        "team_no_grants",
+        "end_stalls_without_the_right_to_end_leaves_the_idle_holder",
+    ),
+    (
+        "team_no_grants",
+        "without_the_right_to_end_a_signers_lock_is_waited_for_and_the_step_fails_naming_it",
+    ),
+    (
+        "team_no_grants",
+        "a_session_shortens_its_own_wait_never_lengthens_it",
+    ),
+    (
+        "team_attacks",
+        "a_member_who_holds_a_request_busy_is_not_ended",
+    ),
+    (
+        "team_review_fixes",
+        "end_stalls_ends_an_idle_blocker_of_another_members_step",
+    ),
     // 8. Connections: loopback reaches a server with a self-signed certificate.
     (
         "team_tls",

@@ -133,3 +133,77 @@ async fn members_change_roles_and_passwords_as_steps_of_their_own() {
     assert!(log.contains("team_owner team.member.role"), "{log}");
     assert!(log.contains("team_owner team.member.password"), "{log}");
 }
+
+/// `team init` says which roles the owner lacks to end members' stalling sessions, and
+/// what a superuser runs: on PostgreSQL 16 and later without the superuser's grant,
+/// both; on 15 the owner takes them itself at each `team init` (even after a superuser
+/// took them away), so it says nothing.
+#[test]
+fn team_init_names_the_grants_the_owner_lacks() {
+    let pg = paydesk_testpg::TestPg::start_with(
+        paydesk_testpg::Options::default().without_owner_grants(),
+    )
+    .unwrap();
+    pg.create_database("team").unwrap();
+    let env = Env {
+        home: tempfile::tempdir().unwrap(),
+        service: "PayDesk-test-team-init-grants".into(),
+        outputs: Vec::new(),
+    };
+    let port = pg.port().to_string();
+    let init = || {
+        let out = env
+            .cmd(&[
+                "team",
+                "init",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                &port,
+                "--database",
+                "team",
+                "--user",
+                pg.owner(),
+                "--mer-no",
+                "10001",
+            ])
+            .env("PAYDESK_TEAM_PASSWORD", pg.owner_password())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let holds = || {
+        pg.psql_super(
+            "postgres",
+            "SELECT pg_has_role('team_owner', 'pg_signal_backend', 'USAGE')
+                AND pg_has_role('team_owner', 'pg_read_all_stats', 'USAGE')",
+        )
+        .unwrap()
+        .trim()
+            == "t"
+    };
+    for _ in 0..2 {
+        let err = init();
+        if pg.server_version_num() >= 160_000 {
+            assert!(
+                err.contains("lacks pg_signal_backend, pg_read_all_stats")
+                    && err.contains("GRANT pg_signal_backend, pg_read_all_stats TO team_owner"),
+                "{err}"
+            );
+            assert!(!holds());
+        } else {
+            assert!(!err.contains("warning"), "{err}");
+            assert!(holds());
+        }
+        pg.psql_super(
+            "postgres",
+            "REVOKE pg_signal_backend, pg_read_all_stats FROM team_owner",
+        )
+        .unwrap();
+    }
+}

@@ -72,12 +72,24 @@ pub struct Options {
     /// More `-c name=value` settings for postgres, applied after this crate's own, so
     /// they win.
     pub settings: Vec<(String, String)>,
+    /// `true` leaves out the superuser's grant of `pg_signal_backend` and `pg_read_all_stats` to the owner
+    /// on PostgreSQL 16 and later (the default makes it, as the README says), for a
+    /// test of a team whose superuser never granted them. On 15 the owner takes them
+    /// itself at `team init`; such a test revokes them as the superuser afterwards.
+    pub without_owner_grants: bool,
 }
 
 impl Options {
     /// PostgreSQL's own durability settings (see [`Options::durable`]).
     pub fn durable(mut self) -> Options {
         self.durable = true;
+        self
+    }
+
+    /// No superuser's grant of `pg_signal_backend, pg_read_all_stats` to the owner (see
+    /// [`Options::without_owner_grants`]).
+    pub fn without_owner_grants(mut self) -> Options {
+        self.without_owner_grants = true;
         self
     }
 
@@ -163,6 +175,7 @@ impl TestPg {
             settings.extend(NOT_DURABLE.map(|(k, v)| (k.to_owned(), v.to_owned())));
         }
         settings.extend(opts.settings);
+        let owner_grants = !opts.without_owner_grants;
 
         let mut attempt = 1;
         loop {
@@ -200,7 +213,7 @@ impl TestPg {
             match pg
                 .wait_ready()
                 .and_then(|()| pg.read_version())
-                .and_then(|()| pg.create_owner())
+                .and_then(|()| pg.create_owner(owner_grants))
             {
                 Ok(()) => {
                     pg.scratch = Some(scratch);
@@ -418,13 +431,14 @@ impl TestPg {
     }
 
     /// The owner role, made by the superuser once the server is up; from PostgreSQL 16
-    /// with what the README has a superuser grant it there ([`OWNER_GRANTS_FROM_16`]).
-    fn create_owner(&self) -> Result<(), Ready> {
+    /// with what the README has a superuser grant it there ([`OWNER_GRANTS_FROM_16`]),
+    /// unless `grants` is false.
+    fn create_owner(&self, grants: bool) -> Result<(), Ready> {
         let mut sql = format!(
             "CREATE ROLE {OWNER} LOGIN CREATEROLE CREATEDB NOSUPERUSER PASSWORD '{}';",
             self.owner_password
         );
-        if self.version_num >= 160_000 {
+        if grants && self.version_num >= 160_000 {
             sql.push_str(&format!("GRANT {OWNER_GRANTS_FROM_16} TO {OWNER};"));
         }
         self.psql_super("postgres", &sql)

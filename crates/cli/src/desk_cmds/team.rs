@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use paydesk_core::forms::CardMove;
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
+use paydesk_core::store::pg::{PgConfig, PgLink, init_team, owner_stall_grants_missing};
 use paydesk_core::team::{self, Request, RequestState, RuleInput, Team, TeamRole};
 
 use super::*;
@@ -290,6 +290,14 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             let pw = password("PAYDESK_TEAM_PASSWORD", "the database owner's password: ")?;
             let link = PgLink::connect(&cfg, &pw)?;
             let applied = init_team(&link, mer_no)?;
+            let missing = owner_stall_grants_missing(&link)?;
+            if !missing.is_empty() {
+                eprintln!(
+                    "warning: the owner {user} lacks {list}, so no member's stalling session can be ended: a step another member's open transaction holds up waits its bound (30 s) and fails. As a superuser run: GRANT {list} TO {user}",
+                    user = cfg.user,
+                    list = missing.join(", ")
+                );
+            }
             print(g, &applied, || {
                 format!(
                     "the team schema of merchant {mer_no} is ready in {} ({applied} migration(s) applied); add members with `paydesk team user add`",

@@ -819,6 +819,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0014_review_team30.sql"),
     include_str!("schema/0015_review_team30_r2.sql"),
     include_str!("schema/0016_review_team30_r3.sql"),
+    include_str!("schema/0020_stalls_without_grants.sql"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.
@@ -930,6 +931,29 @@ pub fn init_team(link: &PgLink, mer_no: i64) -> CoreResult<usize> {
         Ok(())
     })?;
     Ok(applied)
+}
+
+/// The roles the team's owner (`link`'s user) may take itself to see and end members'
+/// stalling sessions: PostgreSQL 15 lets a CREATEROLE role grant them; from 16 on only a
+/// superuser does (README, *A team on PostgreSQL*). Tried at each `team init`.
+pub const STALL_GRANTS: [&str; 2] = ["pg_signal_backend", "pg_read_all_stats"];
+
+/// Which of [`STALL_GRANTS`] the owner still lacks (their privileges, not a bare
+/// membership), after trying to take them itself. Without them no member's stalling
+/// session is ended: a step held up by one waits its bound and fails, naming the grant.
+pub fn owner_stall_grants_missing(link: &PgLink) -> CoreResult<Vec<String>> {
+    link.batch(
+        "DO $$ BEGIN
+             EXECUTE pg_catalog.format('GRANT pg_signal_backend, pg_read_all_stats TO %I', current_user);
+         EXCEPTION WHEN others THEN NULL;
+         END $$",
+    )?;
+    let rows = link.query(
+        "SELECT g FROM unnest($1::text[]) WITH ORDINALITY AS x (g, o)
+          WHERE NOT pg_catalog.pg_has_role(current_user, g, 'USAGE') ORDER BY o",
+        &[&STALL_GRANTS.to_vec()],
+    )?;
+    Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
 /// The version of the team schema in the database, 0 if `team init` never ran.
