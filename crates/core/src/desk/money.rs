@@ -224,6 +224,9 @@ impl Desk {
             "card withdraw {} {} from {}",
             op.amount, op.currency, op.apply_order_no
         );
+        // The journal's entry keeps each file as its size and SHA-256 (the masked
+        // request's `fileContent`), committed before the request leaves; the submission's
+        // row keeps them too, also when the answer is lost.
         let r = self.submit(&op, reference, &summary).await;
         if let Ok(s) = &r
             && let (false, Some(d)) = (s.replayed, &s.data)
@@ -323,6 +326,7 @@ impl Desk {
         }
         let mut file_list = Vec::new();
         let mut names = Vec::new();
+        let mut evidence = Vec::new();
         let mut total = 0u64;
         for (i, (code, path)) in req.files.iter().enumerate() {
             let item = crate::review::read_file(i, code, std::path::Path::new(path))?;
@@ -338,6 +342,7 @@ impl Desk {
                 ));
             }
             names.push(format!("{}{}", item.file_name, item.suffix));
+            evidence.push(crate::review::evidence(&item));
             file_list.push(item);
         }
         let op = wire::V1TransferOrderSubmit {
@@ -358,6 +363,9 @@ impl Desk {
             op.info_list.len(),
             names.join(", ")
         );
+        // The journal's entry keeps each file as its size and SHA-256 (the masked
+        // request's `fileContent`), committed before the request leaves; the submission's
+        // row keeps them too, also when the answer is lost.
         let r = self.submit(&op, reference, &summary).await;
         let outcome = match &r {
             Ok(s) => s.entry.status.as_str().to_string(),
@@ -380,6 +388,7 @@ impl Desk {
             files: &files,
             outcome: &outcome,
             request: &request,
+            evidence: &serde_json::to_string(&evidence).unwrap_or_else(|_| "[]".into()),
         })?;
         r
     }
