@@ -28,9 +28,11 @@ fn decision_after(notes: &[crate::store::notifications::Stored], after: i64) -> 
 }
 
 impl Desk {
-    /// The bank-transfer (SEPA) orders that need review documents (open, none sent) or
-    /// have some (every order a submission was made for), with their status and age;
-    /// those that ask something of a person first, oldest first.
+    /// The bank-transfer orders that need review documents (open, none sent) or have
+    /// some (every order a submission was made for), with their status and age; those
+    /// that ask something of a person first, oldest first. An order is a bank transfer
+    /// when the desk knows its method is SEPA (made here) or the gateway sent a
+    /// bank-transfer review (EDD) notification about it.
     pub fn review_queue(&self) -> CoreResult<Vec<ReviewQueueItem>> {
         let now = self.clock.now_ms();
         let open_states = self.open_states();
@@ -47,8 +49,18 @@ impl Desk {
         for s in self.store.reviews().latest(None)? {
             by_order.entry(s.trade_no.clone()).or_default().push(s);
         }
+        // The gateway's bank-transfer review (EDD) notifications name orders too, whatever
+        // the desk knows of their method (the order list does not give it).
+        let named: Vec<String> = self
+            .store
+            .notifications()
+            .latest(1000)?
+            .into_iter()
+            .filter(|n| n.kind.eq_ignore_ascii_case("edd") && !n.trade_no.is_empty())
+            .map(|n| n.trade_no)
+            .collect();
         let mut orders = open;
-        for trade_no in by_order.keys() {
+        for trade_no in by_order.keys().chain(named.iter()) {
             if !orders.iter().any(|o| &o.trade_no == trade_no)
                 && let Some(o) = self.store.orders().get(trade_no)?
             {
