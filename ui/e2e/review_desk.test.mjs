@@ -167,6 +167,7 @@ test("the queue, two orders' files matched by name, the confirmation, the hashes
   await h.typeInto(`${group(a)} ${id("review-info-0")}`, "Invoice 7781");
   await h.click(`${group(a)} ${id("review-group-review")}`);
   await confirmByKeyboard({ tradeNo: a, files: [fileA], items: ["Invoice 7781"] });
+  await h.settled();
   await h.shot("review-desk-confirm");
   assert.deepEqual(await h.axe(), [], "serious accessibility violations on the confirmation");
   await browser.keys("Enter");
@@ -194,9 +195,13 @@ test("the queue, two orders' files matched by name, the confirmation, the hashes
     20_000,
   );
   assert.equal(Number(await evidence.getAttribute("data-size")), fileA.size);
-  const text = await evidence.getText();
+  // Its words (read from the page: the drawer may not have scrolled it into view yet).
+  const text = await browser.execute((e) => e.textContent ?? "", evidence);
   assert.ok(text.includes(fileA.sha256), text);
   assert.ok(text.includes(fileA.name), text);
+  // Painted once the drawer has slid in and the live query has answered.
+  await h.settled();
+  await browser.pause(1_000);
   await browser.execute((e) => e.scrollIntoView({ block: "center" }), evidence);
   await browser.pause(500);
   await h.shot("review-desk-timeline");
