@@ -82,24 +82,33 @@ fn journal_request(db: &std::path::Path, reference: &str) -> Option<String> {
     .ok()
 }
 
-/// A proxy in front of the sandbox: for each review request it reads the journal first
-/// (what it found is kept in `seen`), then passes the request on.
+/// A proxy in front of the sandbox: for each review request it reads the journal and
+/// the audit log first (what it found is kept in `seen` and `audit_seen`), then passes
+/// the request on.
 async fn proxy(
     sandbox: url::Url,
     db: std::path::PathBuf,
     seen: Arc<Mutex<Vec<Option<String>>>>,
+    audit_seen: Arc<Mutex<Vec<Vec<String>>>>,
 ) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let client = reqwest::Client::new();
     let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap, body: Bytes| {
-        let (client, sandbox, db, seen) =
-            (client.clone(), sandbox.clone(), db.clone(), seen.clone());
+        let (client, sandbox, db, seen, audit_seen) = (
+            client.clone(),
+            sandbox.clone(),
+            db.clone(),
+            seen.clone(),
+            audit_seen.clone(),
+        );
         async move {
             if uri.path().ends_with("/submit/transferOrder") {
                 let v: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-                let committed = journal_of_trade(&db, v["tradeNo"].as_str().unwrap_or(""));
+                let trade_no = v["tradeNo"].as_str().unwrap_or("");
+                let committed = journal_of_trade(&db, trade_no);
                 seen.lock().unwrap().push(committed);
+                audit_seen.lock().unwrap().push(audited(&db, trade_no));
             }
             let mut req = client.post(sandbox.join(uri.path().trim_start_matches('/')).unwrap());
             for (k, v) in &headers {
@@ -122,6 +131,23 @@ async fn proxy(
     });
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     format!("http://{addr}/")
+}
+
+/// The audit log's `review.evidence` rows naming `trade_no`, as committed.
+fn audited(db: &std::path::Path, trade_no: &str) -> Vec<String> {
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT identifiers FROM audit_log WHERE operation = 'review.evidence' ORDER BY id",
+        )
+        .unwrap();
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .filter(|i: &String| i.contains(&format!("tradeNo={trade_no} ")))
+        .collect()
 }
 
 /// Every review request of the journal for `trade_no`, as committed.
@@ -225,7 +251,14 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
     // Through a proxy that reads the journal's file when the request reaches it.
     let seen = Arc::new(Mutex::new(Vec::new()));
     let db = f.home.database(&f.name);
-    let via = proxy(f.running.base_url(), db.clone(), seen.clone()).await;
+    let audit_seen = Arc::new(Mutex::new(Vec::new()));
+    let via = proxy(
+        f.running.base_url(),
+        db.clone(),
+        seen.clone(),
+        audit_seen.clone(),
+    )
+    .await;
     let direct = f.home.get(&f.name).unwrap();
     f.home
         .put(paydesk_core::Profile {
@@ -242,6 +275,15 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
         .as_deref()
         .expect("the journal held the review's entry when its request arrived");
     assert_journal_has(at_arrival, &written, &[&png, &pdf]);
+    // The audit log's chain held it too, each file as size, type and SHA-256.
+    let audit_then = audit_seen.lock().unwrap()[0].clone();
+    assert_eq!(audit_then.len(), 1, "{audit_then:?}");
+    for (i, w) in written.iter().enumerate() {
+        assert!(
+            audit_then[0].contains(&format!("file{i}={}:{}:{}", w.size, w.media_type, w.sha256)),
+            "{audit_then:?}"
+        );
+    }
 
     // The gateway received exactly these bytes.
     let reviews = f.running.sandbox.with_state(|s| s.reviews.clone());

@@ -110,6 +110,7 @@ export const en = {
     v2_card_topUp: "Card top-up",
     v1_card_withdraw: "Card withdrawal",
     v1_submit_transferOrder: "Review documents submitted",
+    review_evidence: "Review files recorded (SHA-256) before sending",
     v2_order_query: "Order looked up",
     v1_order_query: "Refund looked up",
     v2_order_queryOrderList: "Order list read",

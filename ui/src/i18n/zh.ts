@@ -109,6 +109,7 @@ export const zh: Catalogue = {
     v2_card_topUp: "卡充值",
     v1_card_withdraw: "卡提现",
     v1_submit_transferOrder: "已提交审核材料",
+    review_evidence: "发送前已记录审核文件（SHA-256）",
     v2_order_query: "查询订单",
     v1_order_query: "查询退款",
     v2_order_queryOrderList: "读取订单列表",

@@ -46,6 +46,23 @@ pub struct ReviewRequest {
     pub files: Vec<(String, String)>,
 }
 
+/// A review's evidence as audit identifiers: the order, the reference, and each file as
+/// `fileN=SIZE:MEDIA-TYPE:SHA256` (names stay in the journal: they may hold spaces).
+fn evidence_identifiers(
+    trade_no: &str,
+    reference: &str,
+    evidence: &[crate::store::reviews::FileEvidence],
+) -> String {
+    let mut ids = format!("tradeNo={trade_no} reference={reference}");
+    for (i, f) in evidence.iter().enumerate() {
+        ids.push_str(&format!(
+            " file{i}={}:{}:{}",
+            f.size, f.media_type, f.sha256
+        ));
+    }
+    ids
+}
+
 /// The numbers CLABE bulk rows went under before names stopped counting in a row's
 /// identity, by fingerprint: each is given to one row of a plan at most, oldest first.
 #[derive(Default)]
@@ -224,9 +241,6 @@ impl Desk {
             "card withdraw {} {} from {}",
             op.amount, op.currency, op.apply_order_no
         );
-        // The journal's entry keeps each file as its size and SHA-256 (the masked
-        // request's `fileContent`), committed before the request leaves; the submission's
-        // row keeps them too, also when the answer is lost.
         let r = self.submit(&op, reference, &summary).await;
         if let Ok(s) = &r
             && let (false, Some(d)) = (s.replayed, &s.data)
@@ -363,9 +377,17 @@ impl Desk {
             op.info_list.len(),
             names.join(", ")
         );
-        // The journal's entry keeps each file as its size and SHA-256 (the masked
-        // request's `fileContent`), committed before the request leaves; the submission's
-        // row keeps them too, also when the answer is lost.
+        // The evidence of what goes, before it goes: in the audit log's chain (an edit
+        // of it shows as a broken chain), and in the journal's entry, whose masked
+        // request keeps each file as its size and SHA-256 (`fileContent`), committed
+        // before the request leaves. The submission's row keeps them too, also when the
+        // answer is lost.
+        self.audit(
+            "review.evidence",
+            evidence_identifiers(trade_no, reference, &evidence),
+            "recorded",
+            std::time::Instant::now(),
+        );
         let r = self.submit(&op, reference, &summary).await;
         let outcome = match &r {
             Ok(s) => s.entry.status.as_str().to_string(),
