@@ -280,7 +280,12 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
     assert_eq!(audit_then.len(), 1, "{audit_then:?}");
     for (i, w) in written.iter().enumerate() {
         assert!(
-            audit_then[0].contains(&format!("file{i}={}:{}:{}", w.size, w.media_type, w.sha256)),
+            audit_then[0].contains(&format!(
+                "file{i}={}:{}:{}",
+                w.size,
+                w.name.rsplit('.').next().unwrap(),
+                w.sha256
+            )),
             "{audit_then:?}"
         );
     }

@@ -47,7 +47,8 @@ pub struct ReviewRequest {
 }
 
 /// A review's evidence as audit identifiers: the order, the reference, and each file as
-/// `fileN=SIZE:MEDIA-TYPE:SHA256` (names stay in the journal: they may hold spaces).
+/// `fileN=SIZE:TYPE:SHA256`, TYPE `png`, `jpg` or `pdf` (names stay in the journal:
+/// they may hold spaces; kept short, as a team's log row holds 2,000 characters).
 fn evidence_identifiers(
     trade_no: &str,
     reference: &str,
@@ -55,10 +56,8 @@ fn evidence_identifiers(
 ) -> String {
     let mut ids = format!("tradeNo={trade_no} reference={reference}");
     for (i, f) in evidence.iter().enumerate() {
-        ids.push_str(&format!(
-            " file{i}={}:{}:{}",
-            f.size, f.media_type, f.sha256
-        ));
+        let kind = f.suffix.trim_start_matches('.');
+        ids.push_str(&format!(" file{i}={}:{kind}:{}", f.size, f.sha256));
     }
     ids
 }
