@@ -195,6 +195,7 @@ export function ReviewBatch() {
                   aria-label={t("reviewDesk.assignTo", { name: m.name })}
                   placeholder={t("reviewDesk.assign")}
                   data={m.candidates}
+                  data-testid="review-assign"
                   value={null}
                   onChange={(v) => {
                     if (!v) return;
