@@ -185,6 +185,15 @@ test("the queue, two orders' files matched by name, the confirmation, the hashes
     await h.waitFor(`${id("review-history")} ${id("review-evidence")}[data-sha256="${f.sha256}"]`);
   }
   await h.shot("review-desk-sent");
+  // Only what waits for a person: both orders have their documents in.
+  await h.click('//label[normalize-space(.)="Only those waiting for a person"]');
+  await browser.waitUntil(async () => (await browser.$$(row(a))).length === 0, {
+    timeout: 5_000,
+    timeoutMsg: "a submitted order still shows among those waiting",
+  });
+  assert.equal((await browser.$$(row(b))).length, 0);
+  await h.click('//label[normalize-space(.)="Only those waiting for a person"]');
+  await h.waitFor(row(a));
 
   // A's timeline shows the file sent, its size and its SHA-256.
   await h.go("orders");

@@ -537,6 +537,8 @@ export const en = {
     waiting_one: "{{count, number}} order waits for a person",
     waiting_other: "{{count, number}} orders wait for a person",
     empty: "No bank-transfer order needs or has review documents.",
+    onlyWaiting: "Only those waiting for a person",
+    noneWaiting: "Nothing waits for a person: every order listed has its documents in.",
     merOrderNo: "Merchant order number",
     amount: "Amount",
     statusHead: "Status",

@@ -510,6 +510,8 @@ export const zh: Catalogue = {
     queue: "审核队列",
     waiting_other: "{{count, number}} 个订单待处理",
     empty: "没有需要或已有审核材料的银行转账订单。",
+    onlyWaiting: "只看待处理的",
+    noneWaiting: "没有待处理的订单：列出的订单都已提交材料。",
     merOrderNo: "商户订单号",
     amount: "金额",
     statusHead: "状态",

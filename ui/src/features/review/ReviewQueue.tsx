@@ -1,5 +1,6 @@
-import { Badge, Button, Card, Group, ScrollArea, Table, Text, Title } from "@mantine/core";
+import { Badge, Button, Card, Group, ScrollArea, Switch, Table, Text, Title } from "@mantine/core";
 import type { TFunction } from "i18next";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
@@ -29,20 +30,32 @@ export function ReviewQueue({ onOpen }: { onOpen: (item: ReviewQueueItem) => voi
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const queue = useReviewQueue();
-  const rows = queue.data ?? [];
-  const waiting = rows.filter((r) => r.status !== "submitted" && r.status !== "approved").length;
+  const [onlyWaiting, setOnlyWaiting] = useState(false);
+  const all = queue.data ?? [];
+  const needsPerson = (r: ReviewQueueItem) => r.status !== "submitted" && r.status !== "approved";
+  const waiting = all.filter(needsPerson).length;
+  const rows = onlyWaiting ? all.filter(needsPerson) : all;
   return (
     <Card withBorder data-testid="review-queue" data-count={rows.length}>
       <Group justify="space-between" mb="xs">
         <Title order={4}>{t("reviewDesk.queue")}</Title>
-        <Text size="sm" c="dimmed">
-          {t("reviewDesk.waiting", { count: waiting })}
-        </Text>
+        <Group gap="md">
+          <Text size="sm" c="dimmed">
+            {t("reviewDesk.waiting", { count: waiting })}
+          </Text>
+          <Switch
+            size="xs"
+            label={t("reviewDesk.onlyWaiting")}
+            checked={onlyWaiting}
+            onChange={(e) => setOnlyWaiting(e.currentTarget.checked)}
+            data-testid="review-queue-only-waiting"
+          />
+        </Group>
       </Group>
       {queue.error && <ErrorAlert error={queue.error} />}
       {queue.isSuccess && rows.length === 0 ? (
-        <Text c="dimmed" size="sm">
-          {t("reviewDesk.empty")}
+        <Text c="dimmed" size="sm" data-testid="review-queue-empty">
+          {t(all.length > 0 ? "reviewDesk.noneWaiting" : "reviewDesk.empty")}
         </Text>
       ) : (
         <ScrollArea.Autosize mah={320} type="auto">
