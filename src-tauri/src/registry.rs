@@ -115,6 +115,8 @@ macro_rules! app_commands {
             records::review_submit => ["journal", "cards", "dashboard", "orders", "palette", "review"],
             records::review_resend => ["journal", "cards", "dashboard", "orders", "palette", "review"],
             records::review_list => [],
+            records::review_queue => [],
+            records::review_match => [],
             records::events => [],
             // A new notification: the desk read its order again before keeping it.
             records::notification_latest => ["orders", "dashboard", "reversals", "events"],

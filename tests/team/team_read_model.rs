@@ -616,8 +616,25 @@ fn what_the_desk_did(
         files: "a.pdf",
         outcome: o,
         request: "{\"x\":1}",
+        evidence: "[]",
     };
-    reviews.record(outcome("pending")).unwrap();
+    // What each file sent was (issue 36): kept on both backends, and not lost when a
+    // later outcome comes without it.
+    let sent = paydesk_core::store::reviews::FileEvidence {
+        name: "a.pdf".into(),
+        file_type: "22".into(),
+        suffix: ".pdf".into(),
+        media_type: "application/pdf".into(),
+        size: 1234,
+        sha256: "9f".repeat(32),
+    };
+    let evidence = serde_json::to_string(&[&sent]).unwrap();
+    reviews
+        .record(Outcome {
+            evidence: &evidence,
+            ..outcome("pending")
+        })
+        .unwrap();
     assert_eq!(reviews.pending_count().unwrap(), 1);
     assert!(reviews.latest(None).unwrap()[0].queued);
     reviews
@@ -629,6 +646,7 @@ fn what_the_desk_did(
     assert_eq!(reviews.pending_count().unwrap(), 0);
     let all = reviews.latest(Some("T-R1")).unwrap();
     assert_eq!((all.len(), all[0].outcome.as_str()), (1, "accepted"));
+    assert_eq!(all[0].evidence, vec![sent]);
     assert!(reviews.latest(Some("T-other")).unwrap().is_empty());
     assert_eq!(
         reviews.request("R-1").unwrap().as_deref(),

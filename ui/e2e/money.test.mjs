@@ -338,6 +338,10 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
   await h.shot("review");
   await checkAxe("review");
   await h.click(id("review-submit"));
+  // Nothing leaves before the confirmation, which shows both files.
+  await h.waitFor(id("review-confirm"));
+  assert.equal((await browser.$$(id("review-confirm-file"))).length, 2);
+  await h.click(id("review-confirm-send"));
   assert.equal(await receiptStatus(["accepted", "rejected", "unknown", "pending"]), "accepted");
   await browser.waitUntil(
     async () =>

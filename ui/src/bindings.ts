@@ -305,7 +305,17 @@ export const commands = {
 	reviewSubmit: (reference: string, request: ReviewRequest, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("review_submit", { reference, request, allowDuplicate })),
 	/**  Sends a queued submission again, with its reference. */
 	reviewResend: (reference: string) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("review_resend", { reference })),
-	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission[], CoreError_Serialize>(__TAURI_INVOKE("review_list", { tradeNo })),
+	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("review_list", { tradeNo })),
+	/**
+	 *  The review queue: bank-transfer orders that need or have review documents, with
+	 *  their status and age.
+	 */
+	reviewQueue: () => typedError<ReviewQueueItem_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("review_queue")),
+	/**
+	 *  Files for several orders' reviews, each matched to a queued order by the order
+	 *  number in its name (or listed as ambiguous or unmatched).
+	 */
+	reviewMatch: (paths: string[]) => typedError<FileMatch_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("review_match", { paths })),
 	/**  Notifications received at this desk's endpoint, newest first. */
 	events: () => typedError<Event_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("events")),
 	/**
@@ -1944,6 +1954,55 @@ export type FileCheck_Serialize = {
 	pages: number | null,
 };
 
+/**  What the desk keeps of one file it sent for review: never its bytes, their SHA-256. */
+export type FileEvidence = {
+	/**  The name sent (`fileName` and `suffix`). */
+	name: string,
+	/**  The `fileType` code. */
+	fileType: string,
+	/**  `.png`, `.jpg` or `.pdf`, from the content. */
+	suffix: string,
+	/**  `image/png`, `image/jpeg` or `application/pdf`. */
+	mediaType: string,
+	/**  Bytes sent (decoded). */
+	size: number,
+	/**  SHA-256 of the bytes sent, lowercase hex. */
+	sha256: string,
+};
+
+/**  One file's match. */
+export type FileMatch = FileMatch_Serialize | FileMatch_Deserialize;
+
+/**  One file's match. */
+export type FileMatch_Deserialize = {
+	/**  The file's full path, as given. */
+	path: string,
+	/**  Its name (the last part of the path). */
+	name: string,
+	status: MatchStatus,
+	/**  The order's trade number, when matched. */
+	tradeNo?: string | null,
+	/**  Which number was found, when matched. */
+	by?: MatchedBy | null,
+	/**  The trade numbers of the orders found in an ambiguous name. */
+	candidates: string[],
+};
+
+/**  One file's match. */
+export type FileMatch_Serialize = {
+	/**  The file's full path, as given. */
+	path: string,
+	/**  Its name (the last part of the path). */
+	name: string,
+	status: MatchStatus,
+	/**  The order's trade number, when matched. */
+	tradeNo: string | null,
+	/**  Which number was found, when matched. */
+	by: MatchedBy | null,
+	/**  The trade numbers of the orders found in an ambiguous name. */
+	candidates: string[],
+};
+
 /**  Payins or payouts of a currency: by state, and by what the states mean. */
 export type Flow = Flow_Serialize | Flow_Deserialize;
 
@@ -2309,6 +2368,18 @@ export type LostAuditKey = {
 	/**  Rows sealed with the key that is missing (they can no longer be checked). */
 	sealedRows: number,
 };
+
+/**  What a file's name says about its order. */
+export type MatchStatus = 
+/**  One order's number is in the name. */
+"matched" | 
+/**  Numbers of several orders are in the name. */
+"ambiguous" | 
+/**  No order's number is in the name. */
+"unmatched";
+
+/**  Which of an order's numbers was found. */
+export type MatchedBy = "tradeNo" | "merOrderNo";
 
 /**  The meaning of a state value, one vocabulary for every field. */
 export type Meaning = "created" | "pending" | "success" | "failed" | "closed" | "refunded" | "partly_refunded" | "charged_back" | "submitted" | "processing" | "not_settled" | "settled" | "held" | "released";
@@ -3631,6 +3702,66 @@ export type Reversal_Serialize = {
 	fetchedAt: number,
 };
 
+/**
+ *  One row of the review queue: a bank-transfer order that needs or has review
+ *  documents.
+ */
+export type ReviewQueueItem = ReviewQueueItem_Serialize | ReviewQueueItem_Deserialize;
+
+/**
+ *  One row of the review queue: a bank-transfer order that needs or has review
+ *  documents.
+ */
+export type ReviewQueueItem_Deserialize = {
+	tradeNo: string,
+	merOrderNo: string,
+	/**  The order's list state (raw code). */
+	state: number,
+	currency: string,
+	amount: string,
+	status: ReviewStatus,
+	/**
+	 *  Since when it stands so (UTC millis): the order's date while no documents went,
+	 *  else the last submission's time, or the decision's.
+	 */
+	since: number,
+	/**  Seconds from `since` to now. */
+	ageSecs: number,
+	/**  Submissions made for it. */
+	submissions: number,
+	/**  The last submission's reference (a queued one is sent again under it). */
+	reference?: string | null,
+	/**  Files the last submission sent. */
+	files: number,
+};
+
+/**
+ *  One row of the review queue: a bank-transfer order that needs or has review
+ *  documents.
+ */
+export type ReviewQueueItem_Serialize = {
+	tradeNo: string,
+	merOrderNo: string,
+	/**  The order's list state (raw code). */
+	state: number,
+	currency: string,
+	amount: string,
+	status: ReviewStatus,
+	/**
+	 *  Since when it stands so (UTC millis): the order's date while no documents went,
+	 *  else the last submission's time, or the decision's.
+	 */
+	since: number,
+	/**  Seconds from `since` to now. */
+	ageSecs: number,
+	/**  Submissions made for it. */
+	submissions: number,
+	/**  The last submission's reference (a queued one is sent again under it). */
+	reference: string | null,
+	/**  Files the last submission sent. */
+	files: number,
+};
+
 /**  What a review submission sends, as kept for a resend: items and file paths. */
 export type ReviewRequest = {
 	tradeNo: string,
@@ -3640,8 +3771,39 @@ export type ReviewRequest = {
 	files: ([string, string])[],
 };
 
+/**  Where a bank-transfer order stands with its review documents. */
+export type ReviewStatus = 
+/**  An open bank-transfer order with no documents sent yet. */
+"needsDocuments" | 
+/**
+ *  The last attempt was stopped before anything left (a file failed its checks, a
+ *  duplicate); nothing was sent.
+ */
+"notSent" | 
+/**
+ *  The last attempt could not reach the gateway: it waits to be sent again under
+ *  its reference.
+ */
+"queued" | 
+/**
+ *  The last attempt may have reached the gateway: it is looked up before anything
+ *  is sent again.
+ */
+"unknown" | 
+/**  The gateway refused the submission (documents must be sent again). */
+"refused" | 
+/**  The gateway took the documents; no decision known yet. */
+"submitted" | 
+/**  The gateway's review approved the documents (its EDD notification). */
+"approved" | 
+/**  The gateway's review declined the documents (its EDD notification). */
+"declined";
+
 /**  A review submission made from this desk: what went, and how it ended. */
-export type ReviewSubmission = {
+export type ReviewSubmission = ReviewSubmission_Serialize | ReviewSubmission_Deserialize;
+
+/**  A review submission made from this desk: what went, and how it ended. */
+export type ReviewSubmission_Deserialize = {
 	id: number,
 	/**  The journal key; sending again with it never makes a second submission. */
 	reference: string,
@@ -3656,6 +3818,28 @@ export type ReviewSubmission = {
 	at: number,
 	/**  True when it failed for a network reason and can be sent again. */
 	queued: boolean,
+	/**  Each file as it was sent (the last attempt): name, type, size and SHA-256. */
+	evidence?: FileEvidence[],
+};
+
+/**  A review submission made from this desk: what went, and how it ended. */
+export type ReviewSubmission_Serialize = {
+	id: number,
+	/**  The journal key; sending again with it never makes a second submission. */
+	reference: string,
+	tradeNo: string,
+	infoCount: number,
+	files: string,
+	/**
+	 *  The journal status (`accepted`, `rejected`, `pending` = queued, `unknown`), or
+	 *  `error: ...` when nothing could be sent (a file failed its checks).
+	 */
+	outcome: string,
+	at: number,
+	/**  True when it failed for a network reason and can be sent again. */
+	queued: boolean,
+	/**  Each file as it was sent (the last attempt): name, type, size and SHA-256. */
+	evidence: FileEvidence[],
 };
 
 /**  What a bulk run does with a valid row. */
@@ -4456,7 +4640,9 @@ export type TimelineEvent_Deserialize =
 /**  A notification the gateway sent about the order. */
 { type: "notification"; at: number; id: number; kind: string; signatureOk: boolean } | 
 /**  Review documents submitted for the order. */
-{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string } | 
+{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string; 
+/**  Each file sent: name, type, size and SHA-256. */
+evidence?: FileEvidence[] } | 
 /**  An audit entry naming the order. */
 { type: "audit"; at: number; id: number; operation: string; operator: string; result: string };
 
@@ -4478,7 +4664,9 @@ export type TimelineEvent_Serialize =
 /**  A notification the gateway sent about the order. */
 { type: "notification"; at: number; id: number; kind: string; signatureOk: boolean } | 
 /**  Review documents submitted for the order. */
-{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string } | 
+{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string; 
+/**  Each file sent: name, type, size and SHA-256. */
+evidence: FileEvidence[] } | 
 /**  An audit entry naming the order. */
 { type: "audit"; at: number; id: number; operation: string; operator: string; result: string };
 

@@ -113,8 +113,17 @@ enum RefundCmd {
 
 #[derive(Debug, Subcommand)]
 enum ReviewCmd {
-    /// Submit information items and files (read, checked and encoded here).
+    /// Submit information items and files (read, checked and encoded here); each file
+    /// sent is printed with its size and SHA-256, the evidence the desk keeps.
     Submit(desk_cmds::ReviewArgs),
+    /// The bank-transfer orders that need or have review documents, with status and age.
+    Queue,
+    /// Match files to the queue's orders by the order number in their names.
+    Match {
+        /// The files (full paths).
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
 }
 
 /// A failure with the exit code it maps to.
@@ -170,6 +179,8 @@ fn main() -> ExitCode {
         Command::Balance { currency } => desk_cmds::balance(currency, g),
         Command::Card(c) => desk_cmds::card(c, g),
         Command::Review(ReviewCmd::Submit(a)) => desk_cmds::review(a, g),
+        Command::Review(ReviewCmd::Queue) => desk_cmds::review_queue(g),
+        Command::Review(ReviewCmd::Match { files }) => desk_cmds::review_match(files, g),
         Command::Journal(c) => desk_cmds::journal(c, g),
         Command::Audit(c) => desk_cmds::audit(c, g),
         Command::Team(c) => desk_cmds::team(c, g),

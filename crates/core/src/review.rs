@@ -100,6 +100,33 @@ fn pdf_pages(bytes: &[u8]) -> Option<u32> {
     (n > 0).then_some(n)
 }
 
+/// The media type of an allowed suffix.
+pub fn media_type(suffix: &str) -> &'static str {
+    match suffix {
+        ".png" => "image/png",
+        ".jpg" => "image/jpeg",
+        ".pdf" => "application/pdf",
+        _ => "application/octet-stream",
+    }
+}
+
+/// What the desk keeps of a file it sends: its name, type, size and the SHA-256 of the
+/// bytes the item carries (decoded from the item itself, so it is what leaves).
+pub fn evidence(item: &FileItem) -> paydesk_model::reviews::FileEvidence {
+    use sha2::Digest as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&item.file_content)
+        .unwrap_or_default();
+    paydesk_model::reviews::FileEvidence {
+        name: format!("{}{}", item.file_name, item.suffix),
+        file_type: item.file_type.clone(),
+        suffix: item.suffix.clone(),
+        media_type: media_type(&item.suffix).to_string(),
+        size: bytes.len() as u64,
+        sha256: hex::encode(sha2::Sha256::digest(&bytes)),
+    }
+}
+
 /// Reads `path` into a `fileList` item of type `code`.
 pub fn read_file(index: usize, code: &str, path: &Path) -> CoreResult<FileItem> {
     let field = format!("fileList[{index}]");

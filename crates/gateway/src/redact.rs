@@ -1,6 +1,6 @@
 //! What may be printed of a request: card numbers and CLABEs as their first 6 and last 4
-//! digits, tax ids (CPF) as their last 2, file contents as their size, signatures left
-//! out. The journal stores requests through [`masked_json`], and the `Debug` of every
+//! digits, tax ids (CPF) as their last 2, file contents as their size and SHA-256 (the
+//! evidence of what was sent), signatures left out. The journal stores requests through [`masked_json`], and the `Debug` of every
 //! type that carries a card number or a tax id prints through [`debug_masked`], so a
 //! `{:?}` in a log or a panic message never shows one whole.
 
@@ -36,9 +36,7 @@ pub fn masked_json(v: &Value) -> Value {
                         ("socialSecurityNumber" | "social_security_number", Value::String(s)) => {
                             Value::String(mask_tax_id(s))
                         }
-                        ("fileContent", Value::String(s)) => {
-                            Value::String(format!("<{} base64 characters>", s.len()))
-                        }
+                        ("fileContent", Value::String(s)) => Value::String(file_digest(s)),
                         _ => masked_json(v),
                     };
                     (k.clone(), masked)
@@ -47,6 +45,21 @@ pub fn masked_json(v: &Value) -> Value {
         ),
         Value::Array(items) => Value::Array(items.iter().map(masked_json).collect()),
         other => other.clone(),
+    }
+}
+
+/// A file's content (standard base64) as what it proves without what it says:
+/// `<N bytes, sha256 HEX>` of the decoded bytes, or its length when it is not base64.
+pub fn file_digest(content: &str) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    match base64::engine::general_purpose::STANDARD.decode(content) {
+        Ok(bytes) => format!(
+            "<{} bytes, sha256 {}>",
+            bytes.len(),
+            hex::encode(sha2::Sha256::digest(&bytes))
+        ),
+        Err(_) => format!("<{} base64 characters>", content.len()),
     }
 }
 
@@ -78,6 +91,17 @@ macro_rules! masked_debug {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_content_is_kept_as_its_size_and_sha256() {
+        // "abc" in base64; its SHA-256 is the FIPS 180-2 example's.
+        let v = serde_json::json!({"fileList": [{"fileName": "a", "fileContent": "YWJj"}]});
+        assert_eq!(
+            masked_json(&v)["fileList"][0]["fileContent"],
+            "<3 bytes, sha256 ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad>"
+        );
+        assert_eq!(file_digest("not base64!"), "<11 base64 characters>");
+    }
 
     #[test]
     fn tax_ids_keep_only_their_last_two_characters() {

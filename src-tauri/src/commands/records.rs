@@ -4,6 +4,8 @@ use paydesk_core::desk::{Event, QueryType, Reversal};
 use paydesk_core::events::Received;
 use paydesk_core::forms::Receipt;
 use paydesk_core::review::{self, FileCheck};
+use paydesk_core::review_match::FileMatch;
+use paydesk_core::store::reviews::ReviewQueueItem;
 use paydesk_core::{ReviewRequest, ReviewSubmission};
 use paydesk_gateway::wire::{OrderRecord, RefundRecord};
 use tauri::State;
@@ -108,6 +110,25 @@ pub async fn review_list(
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty());
     state.desk().await?.review_submissions(t.as_deref())
+}
+
+/// The review queue: bank-transfer orders that need or have review documents, with
+/// their status and age.
+#[tauri::command]
+#[specta::specta]
+pub async fn review_queue(state: State<'_, AppState>) -> CmdResult<Vec<ReviewQueueItem>> {
+    state.desk().await?.review_queue()
+}
+
+/// Files for several orders' reviews, each matched to a queued order by the order
+/// number in its name (or listed as ambiguous or unmatched).
+#[tauri::command]
+#[specta::specta]
+pub async fn review_match(
+    state: State<'_, AppState>,
+    paths: Vec<String>,
+) -> CmdResult<Vec<FileMatch>> {
+    state.desk().await?.review_match(&paths)
 }
 
 /// Notifications received at this desk's endpoint, newest first.

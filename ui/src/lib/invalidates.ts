@@ -91,6 +91,8 @@ export const invalidates = {
   reviewSubmit: ["journal", "cards", "dashboard", "orders", "palette", "review"],
   reviewResend: ["journal", "cards", "dashboard", "orders", "palette", "review"],
   reviewList: [],
+  reviewQueue: [],
+  reviewMatch: [],
   events: [],
   notificationLatest: ["orders", "dashboard", "reversals", "events"],
   orderReversals: [],

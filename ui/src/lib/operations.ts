@@ -12,6 +12,7 @@ export const OPERATIONS = [
   "v2.card.topUp",
   "v1.card.withdraw",
   "v1.submit.transferOrder",
+  "review.evidence",
   "v2.order.query",
   "v1.order.query",
   "v2.order.queryOrderList",

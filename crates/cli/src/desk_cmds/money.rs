@@ -586,7 +586,22 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
                 },
             )
             .await;
-        finish(g, r)
+        finish(g, r)?;
+        // The evidence kept of each file sent (text only: `--json` prints the receipt).
+        if !g.json
+            && let Some(s) = desk
+                .review_submissions(Some(a.trade_no.trim()))?
+                .into_iter()
+                .find(|s| s.reference == reference)
+        {
+            for f in &s.evidence {
+                println!(
+                    "sent {} ({}, code {}): {} bytes, sha256 {}",
+                    f.name, f.media_type, f.file_type, f.size, f.sha256
+                );
+            }
+        }
+        Ok(())
     })
 }
 

@@ -568,3 +568,77 @@ pub fn events(cmd: EventsCmd, g: &Global) -> Result<(), Failure> {
         }
     })
 }
+
+/// The review queue: bank-transfer orders that need or have review documents, what waits
+/// for a person first and oldest first.
+pub fn review_queue(g: &Global) -> Result<(), Failure> {
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        let rows = desk.review_queue()?;
+        print(g, &rows, || {
+            if rows.is_empty() {
+                return "no bank-transfer order needs or has review documents".into();
+            }
+            rows.iter()
+                .map(|r| {
+                    format!(
+                        "{:<22} {:<26} {:<16} waiting {:>8} {} submission(s), {} file(s) in the last",
+                        r.trade_no,
+                        r.mer_order_no,
+                        serde_json::to_value(r.status)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default(),
+                        age(r.age_secs),
+                        r.submissions,
+                        r.files
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    })
+}
+
+/// Seconds as the two largest units: `45s`, `12m`, `3h05m`, `2d04h`.
+fn age(s: i64) -> String {
+    match s {
+        ..60 => format!("{s}s"),
+        60..3_600 => format!("{}m", s / 60),
+        3_600..86_400 => format!("{}h{:02}m", s / 3_600, s % 3_600 / 60),
+        _ => format!("{}d{:02}h", s / 86_400, s % 86_400 / 3_600),
+    }
+}
+
+/// Files for several orders matched to the queue's orders by the order number in their
+/// names (a whole token: see the README); exit 1 when one is ambiguous or unmatched.
+pub fn review_match(paths: Vec<String>, g: &Global) -> Result<(), Failure> {
+    runtime()?.block_on(async {
+        let desk = open(g).await?;
+        let rows = desk.review_match(&paths)?;
+        print(g, &rows, || {
+            rows.iter()
+                .map(|m| match (&m.trade_no, m.status) {
+                    (Some(t), _) => format!("{t:<22} {}", m.path),
+                    (None, paydesk_core::review_match::MatchStatus::Ambiguous) => {
+                        format!(
+                            "{:<22} {} (orders {})",
+                            "ambiguous",
+                            m.path,
+                            m.candidates.join(", ")
+                        )
+                    }
+                    _ => format!("{:<22} {}", "unmatched", m.path),
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+        let left = rows.iter().filter(|m| m.trade_no.is_none()).count();
+        if left > 0 {
+            return Err(Failure::Check(format!(
+                "{left} file(s) not matched to exactly one order"
+            )));
+        }
+        Ok(())
+    })
+}

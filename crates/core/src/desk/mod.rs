@@ -17,6 +17,7 @@ mod orders;
 mod queries;
 mod refresh;
 mod resend_payin;
+mod review_desk;
 mod timeline;
 
 pub use attention::{Attention, AttentionAction};

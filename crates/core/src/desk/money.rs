@@ -46,6 +46,22 @@ pub struct ReviewRequest {
     pub files: Vec<(String, String)>,
 }
 
+/// A review's evidence as audit identifiers: the order, the reference, and each file as
+/// `fileN=SIZE:TYPE:SHA256`, TYPE `png`, `jpg` or `pdf` (names stay in the journal:
+/// they may hold spaces; kept short, as a team's log row holds 2,000 characters).
+fn evidence_identifiers(
+    trade_no: &str,
+    reference: &str,
+    evidence: &[crate::store::reviews::FileEvidence],
+) -> String {
+    let mut ids = format!("tradeNo={trade_no} reference={reference}");
+    for (i, f) in evidence.iter().enumerate() {
+        let kind = f.suffix.trim_start_matches('.');
+        ids.push_str(&format!(" file{i}={}:{kind}:{}", f.size, f.sha256));
+    }
+    ids
+}
+
 /// The numbers CLABE bulk rows went under before names stopped counting in a row's
 /// identity, by fingerprint: each is given to one row of a plan at most, oldest first.
 #[derive(Default)]
@@ -325,6 +341,7 @@ impl Desk {
         }
         let mut file_list = Vec::new();
         let mut names = Vec::new();
+        let mut evidence = Vec::new();
         let mut total = 0u64;
         for (i, (code, path)) in req.files.iter().enumerate() {
             let item = crate::review::read_file(i, code, std::path::Path::new(path))?;
@@ -342,6 +359,7 @@ impl Desk {
                 ));
             }
             names.push(format!("{}{}", item.file_name, item.suffix));
+            evidence.push(crate::review::evidence(&item));
             file_list.push(item);
         }
         let op = wire::V1TransferOrderSubmit {
@@ -361,6 +379,17 @@ impl Desk {
             "review for {trade_no}: {} information items, files {}",
             op.info_list.len(),
             names.join(", ")
+        );
+        // The evidence of what goes, before it goes: in the audit log's chain (an edit
+        // of it shows as a broken chain), and in the journal's entry, whose masked
+        // request keeps each file as its size and SHA-256 (`fileContent`), committed
+        // before the request leaves. The submission's row keeps them too, also when the
+        // answer is lost.
+        self.audit(
+            "review.evidence",
+            evidence_identifiers(trade_no, reference, &evidence),
+            "recorded",
+            std::time::Instant::now(),
         );
         let r = self.submit(&op, reference, &summary).await;
         let outcome = match &r {
@@ -384,6 +413,7 @@ impl Desk {
             files: &files,
             outcome: &outcome,
             request: &request,
+            evidence: &serde_json::to_string(&evidence).unwrap_or_else(|_| "[]".into()),
         })?;
         r
     }

@@ -62,6 +62,9 @@ pub enum TimelineEvent {
         info_count: i64,
         files: String,
         outcome: String,
+        /// Each file sent: name, type, size and SHA-256.
+        #[serde(default)]
+        evidence: Vec<crate::store::reviews::FileEvidence>,
     },
     /// An audit entry naming the order.
     #[serde(rename_all = "camelCase")]
@@ -163,6 +166,7 @@ impl Desk {
             info_count: r.info_count,
             files: r.files,
             outcome: r.outcome,
+            evidence: r.evidence,
         }));
         let numbers = [trade_no, mer_order_no.as_str()];
         let mut audited = Vec::new();

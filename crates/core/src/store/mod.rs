@@ -105,6 +105,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../migrations/0011_audit_archive.sql"),
         oldest_reader: 9,
     },
+    // Adds `review_submissions.evidence` (what each file sent was): older desks write
+    // submissions without it, and keep working.
+    Migration {
+        sql: include_str!("../../migrations/0013_review_evidence.sql"),
+        oldest_reader: 9,
+    },
 ];
 
 fn migrations(list: &[Migration]) -> Migrations<'static> {

@@ -43,13 +43,14 @@ impl<C: Deref<Target = Connection>> ReviewStore for Reviews<C> {
     fn record(&self, o: Outcome<'_>) -> CoreResult<()> {
         super::atomic(&self.conn, || {
             let updated = self.conn.execute(
-                "UPDATE review_submissions SET outcome = ?2, at = ?3, journal_id = coalesce(journal_id, ?4) WHERE reference = ?1",
-                params![o.reference, o.outcome, now_ms(), o.journal_id],
+                "UPDATE review_submissions SET outcome = ?2, at = ?3, journal_id = coalesce(journal_id, ?4),
+                 evidence = CASE WHEN ?5 = '[]' THEN evidence ELSE ?5 END WHERE reference = ?1",
+                params![o.reference, o.outcome, now_ms(), o.journal_id, o.evidence],
             )?;
             if updated == 0 {
                 self.conn.execute(
-                    "INSERT INTO review_submissions (journal_id, trade_no, info_count, files, outcome, at, reference, request) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                    params![o.journal_id, o.trade_no, o.info_count, o.files, o.outcome, now_ms(), o.reference, o.request],
+                    "INSERT INTO review_submissions (journal_id, trade_no, info_count, files, outcome, at, reference, request, evidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    params![o.journal_id, o.trade_no, o.info_count, o.files, o.outcome, now_ms(), o.reference, o.request, o.evidence],
                 )?;
             }
             Ok(())
@@ -69,7 +70,7 @@ impl<C: Deref<Target = Connection>> ReviewStore for Reviews<C> {
 
     fn latest(&self, trade_no: Option<&str>) -> CoreResult<Vec<ReviewSubmission>> {
         let mut stmt = self.conn.prepare(
-            "SELECT id, reference, trade_no, info_count, files, outcome, at FROM review_submissions
+            "SELECT id, reference, trade_no, info_count, files, outcome, at, evidence FROM review_submissions
              WHERE ?1 IS NULL OR trade_no = ?1 ORDER BY at DESC, id DESC LIMIT 1000",
         )?;
         let rows = stmt.query_map([trade_no], |r| {
@@ -84,6 +85,7 @@ impl<C: Deref<Target = Connection>> ReviewStore for Reviews<C> {
                 files: r.get(4)?,
                 outcome,
                 at: r.get(6)?,
+                evidence: evidence_of(&r.get::<_, String>(7)?),
             })
         })?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)
@@ -96,4 +98,9 @@ impl<C: Deref<Target = Connection>> ReviewStore for Reviews<C> {
             |r| r.get(0),
         )?)
     }
+}
+
+/// A row's evidence column read back; a row an older desk wrote has none (`[]`).
+pub(crate) fn evidence_of(json: &str) -> Vec<FileEvidence> {
+    serde_json::from_str(json).unwrap_or_default()
 }

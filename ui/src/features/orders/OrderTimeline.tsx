@@ -1,4 +1,4 @@
-import { Badge, Group, Text, Timeline } from "@mantine/core";
+import { Badge, Group, Stack, Text, Timeline } from "@mantine/core";
 import {
   IconArrowBackUp,
   IconBell,
@@ -15,6 +15,7 @@ import { locale } from "../../i18n";
 import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import { operationLabel } from "../../lib/operations";
 import { StateBadge } from "../app/StateBadge";
+import { Evidence } from "../review/Evidence";
 import { reviewOutcome } from "../review/ReviewHistory";
 
 const HOW: Record<string, string> = {
@@ -104,7 +105,12 @@ function item(e: TimelineEvent, t: TFunction, loc: string): [ReactNode, ReactNod
             {reviewOutcome(t, e.outcome)}
           </Badge>
         </Group>,
-        `${at} · ${t("review.itemsAndFiles", { count: e.infoCount, files: e.files || "—" })}`,
+        <Stack key="l" gap={2}>
+          <Text size="xs" c="dimmed">
+            {`${at} · ${t("review.itemsAndFiles", { count: e.infoCount, files: e.files || "—" })}`}
+          </Text>
+          <Evidence files={e.evidence ?? []} />
+        </Stack>,
       ];
     case "audit":
       return [
@@ -139,9 +145,14 @@ export function OrderTimeline({ events }: { events: TimelineEvent[] }) {
             data-testid="timeline-item"
             data-type={e.type}
           >
-            <Text size="xs" c="dimmed">
-              {line}
-            </Text>
+            {e.type === "review" ? (
+              // Its line holds the files' evidence, blocks of their own.
+              line
+            ) : (
+              <Text size="xs" c="dimmed">
+                {line}
+              </Text>
+            )}
           </Timeline.Item>
         );
       })}

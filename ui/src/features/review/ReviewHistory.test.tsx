@@ -22,6 +22,16 @@ const submission = (id: number, outcome: string): ReviewSubmission => ({
   outcome,
   at: Date.UTC(2026, 10, 23, 1, 54, 25),
   queued: false,
+  evidence: [
+    {
+      name: "id.png",
+      fileType: "21",
+      suffix: ".png",
+      mediaType: "image/png",
+      size: 1234,
+      sha256: `${id}`.repeat(64).slice(0, 64),
+    },
+  ],
 });
 
 describe("the review submissions, in Chinese", () => {
@@ -47,6 +57,14 @@ describe("the review submissions, in Chinese", () => {
     const [accepted, rejected] = screen.getAllByTestId("review-outcome");
     expect(accepted?.textContent).toBe("已受理");
     expect(rejected?.textContent).toBe("已拒绝");
+    // Each file sent, with the SHA-256 of its bytes.
+    const evidence = screen.getAllByTestId("review-evidence");
+    expect(evidence.map((e) => e.getAttribute("data-sha256"))).toEqual([
+      "1".repeat(64),
+      "2".repeat(64),
+    ]);
+    expect(evidence[0]?.textContent).toContain("1".repeat(64));
+    expect(evidence[0]?.textContent).toContain("image/png");
     // A badge is never narrower than its word, so its label is never cut to "已…".
     for (const badge of [accepted, rejected]) {
       expect(badge?.style.minWidth).toBe("max-content");

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastError } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatDateTimeShort } from "../../lib/format";
+import { Evidence } from "./Evidence";
 import { useReviewList, useReviewResend } from "./queries";
 
 /// The submissions made (of the order typed, if any); a queued one can be sent again.
@@ -36,6 +37,7 @@ export function ReviewHistory({ tradeNo }: { tradeNo: string }) {
                 <Table.Td>{s.tradeNo}</Table.Td>
                 <Table.Td>
                   {t("review.itemsAndFiles", { count: s.infoCount, files: s.files || "—" })}
+                  <Evidence files={s.evidence} />
                 </Table.Td>
                 <Table.Td style={{ whiteSpace: "nowrap" }}>
                   <Badge

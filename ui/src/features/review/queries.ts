@@ -16,6 +16,21 @@ export function useReviewList(tradeNo: string) {
   });
 }
 
+/// The review queue: bank-transfer orders that need or have review documents.
+export function useReviewQueue() {
+  return useQuery({
+    queryKey: reviewKeys.queue,
+    queryFn: () => unwrap(commands.reviewQueue()),
+    // Ages move on while the screen is open.
+    refetchInterval: 60_000,
+  });
+}
+
+/// Files for several orders, each matched by the order number in its name.
+export function matchReviewFiles(paths: string[]) {
+  return unwrap(commands.reviewMatch(paths));
+}
+
 /// Sends a queued submission again, under its reference.
 export function useReviewResend(onError: (e: unknown) => void) {
   return useCommandMutation(

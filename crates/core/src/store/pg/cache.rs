@@ -306,15 +306,16 @@ impl ReviewStore for PgReviews<'_> {
         let mer_no = self.mer_no;
         atomically(self.run, |run| {
             let updated = run.exec(
-                "UPDATE paydesk.review_submissions SET outcome = $3, at = $4, journal_id = coalesce(journal_id, $5)
+                "UPDATE paydesk.review_submissions SET outcome = $3, at = $4, journal_id = coalesce(journal_id, $5),
+                        evidence = CASE WHEN $6::text = '[]' THEN evidence ELSE $6::text END
                   WHERE mer_no = $1 AND reference = $2",
-                &[&mer_no, &o.reference, &o.outcome, &now_ms(), &o.journal_id],
+                &[&mer_no, &o.reference, &o.outcome, &now_ms(), &o.journal_id, &o.evidence],
             )?;
             if updated == 0 {
                 run.exec(
                     "INSERT INTO paydesk.review_submissions (mer_no, journal_id, trade_no, info_count, files, outcome,
-                            at, reference, request)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                            at, reference, request, evidence)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                     &[
                         &mer_no,
                         &o.journal_id,
@@ -325,6 +326,7 @@ impl ReviewStore for PgReviews<'_> {
                         &now_ms(),
                         &o.reference,
                         &o.request,
+                        &o.evidence,
                     ],
                 )?;
             }
@@ -345,7 +347,7 @@ impl ReviewStore for PgReviews<'_> {
 
     fn latest(&self, trade_no: Option<&str>) -> CoreResult<Vec<ReviewSubmission>> {
         let rows = self.run.rows(
-            "SELECT id, reference, trade_no, info_count, files, outcome, at FROM paydesk.review_submissions
+            "SELECT id, reference, trade_no, info_count, files, outcome, at, evidence FROM paydesk.review_submissions
               WHERE mer_no = $1 AND ($2::text IS NULL OR trade_no = $2) ORDER BY at DESC, id DESC LIMIT 1000",
             &[&self.mer_no, &trade_no],
         )?;
@@ -362,6 +364,7 @@ impl ReviewStore for PgReviews<'_> {
                     files: col(r, 4)?,
                     outcome,
                     at: col(r, 6)?,
+                    evidence: crate::store::reviews::evidence_of(&col::<String>(r, 7)?),
                 })
             })
             .collect()
