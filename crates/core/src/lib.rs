@@ -21,6 +21,7 @@ pub mod period;
 pub mod private_fs;
 pub mod profile;
 pub mod review;
+pub mod schedule;
 pub mod secrets;
 pub mod store;
 pub mod sync;
