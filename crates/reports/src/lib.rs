@@ -11,6 +11,7 @@ pub mod export;
 pub mod lookup;
 pub mod overview;
 pub mod reconcile;
+pub mod schedule;
 pub mod statement;
 
 pub use desk::DeskReports;
