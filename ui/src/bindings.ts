@@ -168,6 +168,20 @@ export const commands = {
 	 *  desk at once: the Reports screen passes the zone, the schedule reads the horizon).
 	 */
 	reportSettings: (set: Reporting_Deserialize | null) => typedError<Reporting_Serialize, CoreError_Serialize>(__TAURI_INVOKE("report_settings", { set })),
+	schedules: () => typedError<Schedules_Serialize, CoreError_Serialize>(__TAURI_INVOKE("schedules")),
+	/**  Adds a schedule (`id` none) or changes one; checked field by field. */
+	scheduleSave: (id: number | null, spec: ScheduleSpec_Deserialize) => typedError<Schedule_Serialize, CoreError_Serialize>(__TAURI_INVOKE("schedule_save", { id, spec })),
+	/**  Pauses or resumes a schedule. */
+	schedulePause: (id: number, paused: boolean) => typedError<Schedule_Serialize, CoreError_Serialize>(__TAURI_INVOKE("schedule_pause", { id, paused })),
+	/**  Removes a schedule (its files stay). */
+	scheduleRemove: (id: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("schedule_remove", { id })),
+	/**
+	 *  Runs a schedule now, for the last whole period before now; answers the run as
+	 *  recorded (ok with its file, or failed with the error).
+	 */
+	scheduleRunNow: (id: number) => typedError<ScheduleRun_Serialize, CoreError_Serialize>(__TAURI_INVOKE("schedule_run_now", { id })),
+	/**  Marks runs seen: off the Dashboard's attention list. */
+	scheduleRunsSeen: (ids: number[]) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("schedule_runs_seen", { ids })),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
 	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("audit_list", { filter })),
 	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
@@ -854,6 +868,37 @@ export type CachedOrder_Serialize = {
 	 *  team's payins. Always false on a single desk's own cache (then left out of what is sent).
 	 */
 	outsideTeam?: boolean,
+};
+
+/**
+ *  When a schedule runs: every day, every week on `weekday` (1 Monday to 7 Sunday) or
+ *  every month on `day` (1 to 31; a month without that day runs on its last), at `time`
+ *  (`HH:MM`, 24 hours) in the business zone.
+ */
+export type Cadence = Cadence_Serialize | Cadence_Deserialize;
+
+/**
+ *  When a schedule runs: every day, every week on `weekday` (1 Monday to 7 Sunday) or
+ *  every month on `day` (1 to 31; a month without that day runs on its last), at `time`
+ *  (`HH:MM`, 24 hours) in the business zone.
+ */
+export type Cadence_Deserialize = {
+	every: Every,
+	weekday?: number,
+	day?: number,
+	time: string,
+};
+
+/**
+ *  When a schedule runs: every day, every week on `weekday` (1 Monday to 7 Sunday) or
+ *  every month on `day` (1 to 31; a month without that day runs on its last), at `time`
+ *  (`HH:MM`, 24 hours) in the business zone.
+ */
+export type Cadence_Serialize = {
+	every: Every,
+	weekday: number,
+	day: number,
+	time: string,
 };
 
 /**  A card top-up or withdraw as filled in. */
@@ -1583,6 +1628,11 @@ export type Dashboard_Deserialize = {
 	 *  end from the home ([`crate::profile::Home::held_bulk_rows`]).
 	 */
 	heldBulk?: HeldBulkRow_Deserialize[],
+	/**
+	 *  Scheduled reports that failed or were missed at their time, until seen: filled
+	 *  by the front end from the home ([`crate::profile::Home::schedules`]).
+	 */
+	scheduleAlerts?: ScheduleAlert_Deserialize[],
 	pendingReviews: number,
 	syncError?: [number, string] | null,
 	lastSync?: number | null,
@@ -1603,6 +1653,11 @@ export type Dashboard_Serialize = {
 	 *  end from the home ([`crate::profile::Home::held_bulk_rows`]).
 	 */
 	heldBulk: HeldBulkRow_Serialize[],
+	/**
+	 *  Scheduled reports that failed or were missed at their time, until seen: filled
+	 *  by the front end from the home ([`crate::profile::Home::schedules`]).
+	 */
+	scheduleAlerts: ScheduleAlert_Serialize[],
 	pendingReviews: number,
 	syncError: [number, string] | null,
 	lastSync: number | null,
@@ -1739,6 +1794,9 @@ export type Event_Serialize = {
 	delivered: boolean | null,
 } & Stored;
 
+/**  How often a schedule runs. */
+export type Every = "day" | "week" | "month";
+
 /**  What one execution of a request came to. */
 export type Executed = {
 	request: number,
@@ -1856,6 +1914,9 @@ export type FileCheck_Serialize = {
 	/**  A PDF's page count, when it can be read. */
 	pages: number | null,
 };
+
+/**  The file's format: the formats the reports write (PDF for a statement only). */
+export type FileFormat = "csv" | "xlsx" | "pdf";
 
 /**  Payins or payouts of a currency: by state, and by what the states mean. */
 export type Flow = Flow_Serialize | Flow_Deserialize;
@@ -3212,6 +3273,13 @@ export type RejectedLine = {
 	rule: string,
 };
 
+/**  What a scheduled run writes. */
+export type ReportKind = 
+/**  The statement of the period (figures, then its orders). */
+"statement" | 
+/**  The orders of the period, every row (the Orders screen's export). */
+"orders";
+
 /**  How a profile's statements and reconciliations are made. */
 export type Reporting = Reporting_Serialize | Reporting_Deserialize;
 
@@ -3604,6 +3672,11 @@ export type RuleInput = {
 	approvals: number,
 };
 
+/**  How a run ended. */
+export type RunOutcome = "running" | "ok" | "failed" | 
+/**  Missed and not run (older than the catch-ups a start makes). */
+"missed";
+
 /**
  *  The money-safety settings of a profile (the README's "One payout per intent" says
  *  what each costs a user).
@@ -3658,6 +3731,192 @@ export type SavedFilter_Deserialize = {
 export type SavedFilter_Serialize = {
 	name: string,
 	filter: OrderFilter_Serialize,
+};
+
+/**  A schedule of a profile. */
+export type Schedule = Schedule_Serialize | Schedule_Deserialize;
+
+/**  A run a person should see on the Dashboard. */
+export type ScheduleAlert = ScheduleAlert_Serialize | ScheduleAlert_Deserialize;
+
+/**  A run a person should see on the Dashboard. */
+export type ScheduleAlert_Deserialize = {
+	run: ScheduleRun_Deserialize,
+	/**  It failed (and no later run of its schedule finished). */
+	failed: boolean,
+	/**  It was missed at its time (caught up later, or not run). */
+	missed: boolean,
+};
+
+/**  A run a person should see on the Dashboard. */
+export type ScheduleAlert_Serialize = {
+	run: ScheduleRun_Serialize,
+	/**  It failed (and no later run of its schedule finished). */
+	failed: boolean,
+	/**  It was missed at its time (caught up later, or not run). */
+	missed: boolean,
+};
+
+/**  One run of a schedule, as recorded. */
+export type ScheduleRun = ScheduleRun_Serialize | ScheduleRun_Deserialize;
+
+/**  One run of a schedule, as recorded. */
+export type ScheduleRun_Deserialize = {
+	id: number,
+	schedule: number,
+	/**  The schedule's name when it ran. */
+	name: string,
+	trigger: Trigger,
+	/**  The moment it was due (none for a run someone asked for). */
+	dueAt?: number | null,
+	/**  The days covered, YYYY-MM-DD, both included. */
+	firstDay: string,
+	lastDay: string,
+	startedAt: number,
+	finishedAt?: number | null,
+	outcome: RunOutcome,
+	/**  The file written (full path). */
+	file?: string | null,
+	/**  Orders in the file. */
+	rows?: number | null,
+	/**  Why it failed. */
+	error?: string | null,
+	/**  Who ran it: `desk`, `worker` or `cli`. */
+	by: string,
+	/**  A person has seen it (off the Dashboard's attention list). */
+	acknowledged?: boolean,
+};
+
+/**  One run of a schedule, as recorded. */
+export type ScheduleRun_Serialize = {
+	id: number,
+	schedule: number,
+	/**  The schedule's name when it ran. */
+	name: string,
+	trigger: Trigger,
+	/**  The moment it was due (none for a run someone asked for). */
+	dueAt: number | null,
+	/**  The days covered, YYYY-MM-DD, both included. */
+	firstDay: string,
+	lastDay: string,
+	startedAt: number,
+	finishedAt: number | null,
+	outcome: RunOutcome,
+	/**  The file written (full path). */
+	file: string | null,
+	/**  Orders in the file. */
+	rows: number | null,
+	/**  Why it failed. */
+	error: string | null,
+	/**  Who ran it: `desk`, `worker` or `cli`. */
+	by: string,
+	/**  A person has seen it (off the Dashboard's attention list). */
+	acknowledged: boolean,
+};
+
+/**  A schedule as a person sets it. */
+export type ScheduleSpec = ScheduleSpec_Serialize | ScheduleSpec_Deserialize;
+
+/**  A schedule as a person sets it. */
+export type ScheduleSpec_Deserialize = {
+	/**  What the schedule is called; its files are named after it. */
+	name: string,
+	report: ReportKind,
+	format: FileFormat,
+	cadence: Cadence_Deserialize,
+	/**  The folder the files go to (made when missing). */
+	folder: string,
+	/**  One currency, or every currency when empty. */
+	currency?: string,
+	/**
+	 *  Read the period again from the gateway before the file is written (a run fails
+	 *  when the gateway cannot be reached, rather than write stale figures).
+	 */
+	refresh?: boolean,
+};
+
+/**  A schedule as a person sets it. */
+export type ScheduleSpec_Serialize = {
+	/**  What the schedule is called; its files are named after it. */
+	name: string,
+	report: ReportKind,
+	format: FileFormat,
+	cadence: Cadence_Serialize,
+	/**  The folder the files go to (made when missing). */
+	folder: string,
+	/**  One currency, or every currency when empty. */
+	currency: string,
+	/**
+	 *  Read the period again from the gateway before the file is written (a run fails
+	 *  when the gateway cannot be reached, rather than write stale figures).
+	 */
+	refresh: boolean,
+};
+
+/**  A schedule with when it runs next and how its last run ended. */
+export type ScheduleView = ScheduleView_Serialize | ScheduleView_Deserialize;
+
+/**  A schedule with when it runs next and how its last run ended. */
+export type ScheduleView_Deserialize = {
+	schedule: Schedule_Deserialize,
+	/**  UTC millis; none while paused. */
+	nextRun?: number | null,
+	lastRun?: ScheduleRun_Deserialize | null,
+};
+
+/**  A schedule with when it runs next and how its last run ended. */
+export type ScheduleView_Serialize = {
+	schedule: Schedule_Serialize,
+	/**  UTC millis; none while paused. */
+	nextRun: number | null,
+	lastRun: ScheduleRun_Serialize | null,
+};
+
+/**  A schedule of a profile. */
+export type Schedule_Deserialize = {
+	id: number,
+	spec: ScheduleSpec_Deserialize,
+	paused: boolean,
+	createdAt: number,
+	/**
+	 *  Runs due up to this moment were taken (run, or recorded missed): runs due after
+	 *  it are the ones to come.
+	 */
+	checkedThrough: number,
+};
+
+/**  A schedule of a profile. */
+export type Schedule_Serialize = {
+	id: number,
+	spec: ScheduleSpec_Serialize,
+	paused: boolean,
+	createdAt: number,
+	/**
+	 *  Runs due up to this moment were taken (run, or recorded missed): runs due after
+	 *  it are the ones to come.
+	 */
+	checkedThrough: number,
+};
+
+/**  The profile's schedules and its latest runs. */
+export type Schedules = Schedules_Serialize | Schedules_Deserialize;
+
+/**  The profile's schedules and its latest runs. */
+export type Schedules_Deserialize = {
+	/**  The business zone the times are in. */
+	zone: string,
+	schedules: ScheduleView_Deserialize[],
+	/**  The newest runs first (at most 50). */
+	runs: ScheduleRun_Deserialize[],
+};
+
+/**  The profile's schedules and its latest runs. */
+export type Schedules_Serialize = {
+	/**  The business zone the times are in. */
+	zone: string,
+	schedules: ScheduleView_Serialize[],
+	/**  The newest runs first (at most 50). */
+	runs: ScheduleRun_Serialize[],
 };
 
 /**
@@ -4234,6 +4493,15 @@ export type TimelineEvent_Serialize =
 { type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string } | 
 /**  An audit entry naming the order. */
 { type: "audit"; at: number; id: number; operation: string; operator: string; result: string };
+
+/**  What started a run. */
+export type Trigger = 
+/**  At its time, by a running desk or worker (or `run-due` soon after). */
+"onTime" | 
+/**  Nothing ran at its time (the desk was closed): run when something next did. */
+"catchUp" | 
+/**  Someone asked (Run now, `paydesk schedule run --id`). */
+"manual";
 
 /**  Money still to come to the balance in one currency, from the cache. */
 export type Upcoming = Upcoming_Serialize | Upcoming_Deserialize;

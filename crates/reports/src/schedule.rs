@@ -28,6 +28,17 @@ pub async fn run_due(
     by: &str,
 ) -> CoreResult<Vec<ScheduleRun>> {
     let zone = desk.reporting().zone();
+    // Read first without the lock (a running desk asks every few seconds): nothing due,
+    // nothing written.
+    let book = home.schedules(&desk.profile.name)?;
+    let due = book.schedules.iter().any(|s| {
+        !s.paused
+            && paydesk_core::schedule::next_run_after(&s.spec.cadence, &zone, s.checked_through)
+                .is_ok_and(|t| t <= now)
+    });
+    if !due {
+        return Ok(Vec::new());
+    }
     let claims = home.claim_due(&desk.profile.name, &zone, now, by)?;
     let mut out = Vec::new();
     for c in claims {
