@@ -39,6 +39,7 @@ import {
   useStatement,
   useStatementExportPath,
 } from "./queries";
+import { SchedulesCard } from "./Schedules";
 
 type CurrencyStatement = Comparison["current"]["currencies"][number];
 type Figure = CurrencyStatement["payins"]["all"];
@@ -494,6 +495,7 @@ export function ReportsPage() {
           {days && zone !== null ? <ExportBar days={days} zone={zone} currency={currency} /> : null}
         </>
       ) : null}
+      <SchedulesCard />
     </Stack>
   );
 }
