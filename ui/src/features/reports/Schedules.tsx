@@ -128,6 +128,12 @@ function ScheduleForm({
   const { t } = useTranslation();
   const [spec, setSpec] = useState<ScheduleSpec>(initial);
   const save = useSaveSchedule();
+  // Opened below the list: brought into view with the name to type.
+  const nameRef = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    nameRef.current?.scrollIntoView({ block: "center" });
+    nameRef.current?.focus();
+  }, []);
   const set = (patch: Partial<ScheduleSpec>) => setSpec((s) => ({ ...s, ...patch }));
   const cadence = (patch: Partial<ScheduleSpec["cadence"]>) =>
     setSpec((s) => ({ ...s, cadence: { ...s.cadence, ...patch } }));
@@ -161,7 +167,7 @@ function ScheduleForm({
             value={spec.name}
             onChange={(e) => set({ name: e.currentTarget.value })}
             error={err("name")}
-            data-autofocus
+            ref={nameRef}
             data-testid="schedule-name"
           />
           <Group align="flex-end" gap="lg">
