@@ -15,6 +15,9 @@ use crate::error::{CoreError, CoreResult};
 use crate::period::Zone;
 use crate::profile::Home;
 
+/// A run not finished this long after it started was cut off.
+const INTERRUPTED_AFTER_MS: i64 = 6 * 3_600_000;
+
 /// Runs kept per profile (the newest).
 const RUNS_KEPT: usize = 500;
 
@@ -256,6 +259,15 @@ impl Home {
         by: &str,
     ) -> CoreResult<Vec<Claim>> {
         self.change_schedules(profile, |b| {
+            // A run still "running" long after it started was cut off (the desk or the
+            // worker stopped during it): failed, so it is seen and run again.
+            for r in b.runs.iter_mut().filter(|r| {
+                r.outcome == RunOutcome::Running && now - r.started_at > INTERRUPTED_AFTER_MS
+            }) {
+                r.outcome = RunOutcome::Failed;
+                r.finished_at = Some(now);
+                r.error = Some("interrupted: the desk or the worker stopped during the run".into());
+            }
             let mut claims = Vec::new();
             let mut records = Vec::new();
             for s in b.schedules.iter_mut().filter(|s| !s.paused) {

@@ -353,10 +353,16 @@ fn claims_take_each_due_run_once_and_catch_up_the_newest_missed() {
             .unwrap()
             .is_empty()
     );
-    assert_eq!(
-        home.claim_due("p", &z, utc("2026-11-16 06:00"), "desk")
-            .unwrap()
-            .len(),
-        1
-    );
+    let left = home
+        .claim_due("p", &z, utc("2026-11-16 06:00"), "desk")
+        .unwrap();
+    assert_eq!(left.len(), 1);
+    // Never finished (the desk stopped during it): failed at the next look hours later,
+    // and raised.
+    home.claim_due("p", &z, utc("2026-11-16 13:00"), "desk")
+        .unwrap();
+    let book = home.schedules("p").unwrap();
+    let r = book.runs.iter().find(|r| r.id == left[0].run.id).unwrap();
+    assert_eq!(r.outcome, RunOutcome::Failed);
+    assert!(book.alerts().iter().any(|a| a.failed && a.run.id == r.id));
 }

@@ -18,6 +18,7 @@ import { locale } from "../../i18n";
 import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
 import type { Dashboard } from "../../lib/types";
 import { CacheAsOf } from "../orders/CacheAsOf";
+import { useWatchScheduleRuns } from "../reports/schedulesQueries";
 import { AttentionCard } from "./Attention";
 import { FirstRunProgress } from "./FirstRun";
 import { useDashboard } from "./queries";
@@ -59,6 +60,8 @@ export function DashboardPage() {
   const loc = locale(i18n.language);
   const navigate = useNavigate();
   const q = useDashboard();
+  // A scheduled report run in the background (failed, or missed and caught up) shows at once.
+  useWatchScheduleRuns();
   const ready = !!q.data;
   useEffect(() => {
     // The launch benchmark reads this mark: the dashboard's figures are on screen.

@@ -2,6 +2,7 @@
 // what falls due in the background, so the list is read again every few seconds while
 // shown), and what changes them.
 import { useQuery } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
 import {
   commands,
   type ScheduleAlert_Serialize,
@@ -9,7 +10,7 @@ import {
   type ScheduleSpec_Deserialize,
   type Schedules_Serialize,
 } from "../../bindings";
-import { useCommandMutation } from "../../lib/invalidate";
+import { useCommandMutation, useInvalidateAfter } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
 
 export type Schedules = Schedules_Serialize;
@@ -52,4 +53,24 @@ export function useScheduleRunsSeen() {
   return useCommandMutation("scheduleRunsSeen", (ids: number[]) =>
     unwrap(commands.scheduleRunsSeen(ids)),
   );
+}
+
+/// A run the desk made in the background (on time, caught up, or failed) changes what
+/// the Dashboard shows as a Run now does: while mounted, the runs are read every 15 s and
+/// a new or finished one refreshes what `schedule_run_now` makes stale.
+export function useWatchScheduleRuns() {
+  const invalidate = useInvalidateAfter();
+  const q = useQuery({
+    queryKey: scheduleKeys.all,
+    queryFn: () => unwrap(commands.schedules()),
+    refetchInterval: 15_000,
+  });
+  const newest = q.data?.runs[0];
+  const mark = newest ? `${newest.id}:${newest.outcome}` : "";
+  const seen = useRef<string | null>(null);
+  useEffect(() => {
+    if (!q.isSuccess) return;
+    if (seen.current !== null && seen.current !== mark) void invalidate("scheduleRunNow");
+    seen.current = mark;
+  }, [mark, q.isSuccess, invalidate]);
 }
