@@ -10,7 +10,6 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::team::*;
-use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_team_worker_catches_up_a_missed_scheduled_report() {
