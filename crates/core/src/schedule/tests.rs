@@ -366,3 +366,22 @@ fn claims_take_each_due_run_once_and_catch_up_the_newest_missed() {
     assert_eq!(r.outcome, RunOutcome::Failed);
     assert!(book.alerts().iter().any(|a| a.failed && a.run.id == r.id));
 }
+
+#[test]
+fn a_removed_profile_takes_its_schedules_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = Home::at(dir.path());
+    let spec = ScheduleSpec {
+        name: "Daily".into(),
+        report: ReportKind::Orders,
+        format: FileFormat::Csv,
+        cadence: daily("06:00"),
+        folder: dir.path().display().to_string(),
+        currency: String::new(),
+        refresh: false,
+    };
+    home.add_schedule("p", spec, utc("2026-11-01 12:00")).unwrap();
+    assert_eq!(home.schedules("p").unwrap().schedules.len(), 1);
+    home.remove("p").unwrap();
+    assert!(home.schedules("p").unwrap().schedules.is_empty());
+}
