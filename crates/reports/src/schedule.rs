@@ -16,6 +16,9 @@ use crate::DeskReports;
 use crate::error::{CoreError, CoreResult};
 use crate::statement::Period;
 
+/// How long a run waits for a sync already running on the desk before reading its period.
+const SYNC_WAIT: std::time::Duration = std::time::Duration::from_secs(15 * 60);
+
 /// How often a running desk looks for runs due.
 pub const TICK: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -117,11 +120,25 @@ async fn execute(desk: &Arc<Desk>, c: &Claim) -> Result<(PathBuf, u64), String> 
     );
     let period = Period::days(first, last, zone).map_err(text)?;
     if spec.refresh {
-        desk.refresh_period(period, Arc::default(), |_| {})
-            .await
-            .map_err(|e| {
-                format!("the period could not be read again from the gateway, so no file was written: {e}")
-            })?;
+        // One sync at a time on a desk: a run that falls due during the operator's sync
+        // (or the horizon's re-read) waits for it, up to a quarter of an hour, rather than
+        // fail.
+        let mut tries = 0;
+        loop {
+            let waited = std::time::Instant::now();
+            while desk.syncing() && waited.elapsed() < SYNC_WAIT {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            }
+            match desk.refresh_period(period, Arc::default(), |_| {}).await {
+                Ok(_) => break,
+                Err(_) if desk.syncing() && tries < 3 => tries += 1,
+                Err(e) => {
+                    return Err(format!(
+                        "the period could not be read again from the gateway, so no file was written: {e}"
+                    ));
+                }
+            }
+        }
     }
     let folder = PathBuf::from(spec.folder.trim());
     std::fs::create_dir_all(&folder)

@@ -269,3 +269,54 @@ async fn a_due_schedule_writes_its_statement_and_failures_and_misses_are_raised(
     f.home.acknowledge_runs(&f.name, &missed).unwrap();
     assert!(f.home.schedules(&f.name).unwrap().alerts().is_empty());
 }
+
+/// A run that falls due while the operator's sync is reading the list waits for that
+/// sync (one at a time on a desk) and then reads its period, rather than fail.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_due_during_a_sync_waits_for_it() {
+    let f = common::Fixture::new("sched-sync").await;
+    let desk = Arc::new(f.desk().await);
+    f.running.sandbox.set_fault(
+        "/v2/order/queryOrderList",
+        paydesk_sandbox::Fault {
+            latency_ms: 150,
+            ..paydesk_sandbox::Fault::default()
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let s = f
+        .home
+        .add_schedule(
+            &f.name,
+            spec(
+                "During sync",
+                dir.path(),
+                ReportKind::Statement,
+                FileFormat::Csv,
+            ),
+            chrono::Utc::now().timestamp_millis(),
+        )
+        .unwrap();
+    let syncing = desk.clone();
+    let sync = tokio::spawn(async move {
+        syncing
+            .sync(
+                &syncing.sync_options(3),
+                Arc::new(std::sync::atomic::AtomicBool::new(false)),
+                |_| {},
+            )
+            .await
+    });
+    let started = std::time::Instant::now();
+    while !desk.syncing() && started.elapsed() < std::time::Duration::from_secs(10) {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(desk.syncing(), "the operator's sync runs");
+    let now = chrono::Utc::now().timestamp_millis();
+    let run = paydesk_reports::schedule::run_now(&desk, &f.home, s.id, now, "desk")
+        .await
+        .unwrap();
+    assert_eq!(run.outcome, RunOutcome::Ok, "{run:?}");
+    sync.await.unwrap().unwrap();
+    assert!(std::path::Path::new(run.file.as_deref().unwrap()).is_file());
+}

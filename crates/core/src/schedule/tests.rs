@@ -380,7 +380,8 @@ fn a_removed_profile_takes_its_schedules_with_it() {
         currency: String::new(),
         refresh: false,
     };
-    home.add_schedule("p", spec, utc("2026-11-01 12:00")).unwrap();
+    home.add_schedule("p", spec, utc("2026-11-01 12:00"))
+        .unwrap();
     assert_eq!(home.schedules("p").unwrap().schedules.len(), 1);
     home.remove("p").unwrap();
     assert!(home.schedules("p").unwrap().schedules.is_empty());
