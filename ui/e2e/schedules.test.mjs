@@ -131,7 +131,7 @@ test("a schedule due now writes its file while the app runs; a failing one is ra
     },
   );
 
-  // Keyboard: the Add button opens the form with Enter, Escape-free Cancel closes it.
+  // Keyboard: the Add button opens the form with Enter; Cancel closes it.
   await h.go("reports");
   const add = await h.waitFor(id("schedule-add"));
   await browser.execute((e) => {
@@ -141,6 +141,22 @@ test("a schedule due now writes its file while the app runs; a failing one is ra
   await browser.keys("Enter");
   await h.waitFor(id("schedule-form"));
   await h.shot("schedules-form");
+  await h.click(id("schedule-cancel"));
+
+  // Pause, then delete (asked first, in the row).
+  await h.click(`${row("E2E daily")} ${id("schedule-pause")}`);
+  await browser.waitUntil(async () => (await h.text(row("E2E daily"))).includes("Paused"), {
+    timeout: 15_000,
+    timeoutMsg: "the schedule does not show paused",
+  });
+  await h.click(`${row("E2E broken")} ${id("schedule-remove")}`);
+  await h.waitFor(`${row("E2E broken")} ${id("schedule-remove-confirm")}`);
+  await h.shot("schedules-delete-asked");
+  await h.click(`${row("E2E broken")} ${id("schedule-remove-yes")}`);
+  await browser.waitUntil(async () => !(await (await browser.$(row("E2E broken"))).isExisting()), {
+    timeout: 15_000,
+    timeoutMsg: "the deleted schedule is still listed",
+  });
 
   // The same screen in Chinese and dark.
   await h.click(id("nav-settings"));

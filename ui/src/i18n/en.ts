@@ -1750,6 +1750,8 @@ export const en = {
     pause: "Pause",
     resume: "Resume",
     remove: "Delete",
+    removeYes: "Delete",
+    removeKeep: "Keep",
     removeConfirm: "Delete the schedule “{{name}}”? Its files stay in their folder.",
     ranOk: "{{count, number}} orders → {{file}}",
     outcomeOk: "OK",

@@ -1614,6 +1614,8 @@ export const zh: Catalogue = {
     pause: "暂停",
     resume: "恢复",
     remove: "删除",
+    removeYes: "删除",
+    removeKeep: "保留",
     removeConfirm: "删除计划“{{name}}”？其文件保留在文件夹中。",
     ranOk: "{{count, number}} 笔订单 → {{file}}",
     outcomeOk: "成功",

@@ -294,7 +294,7 @@ function ScheduleForm({
             <Button type="submit" loading={save.isPending} data-testid="schedule-save">
               {t("schedules.save")}
             </Button>
-            <Button variant="default" onClick={onDone}>
+            <Button variant="default" onClick={onDone} data-testid="schedule-cancel">
               {t("schedules.cancel")}
             </Button>
           </Group>
@@ -312,6 +312,7 @@ function ScheduleRow({ view, onEdit }: { view: ScheduleView; onEdit: () => void 
   const run = useRunScheduleNow();
   const pause = usePauseSchedule();
   const remove = useRemoveSchedule();
+  const [confirming, setConfirming] = useState(false);
   const what = `${s.spec.report === "orders" ? t("schedules.reportOrders") : t("schedules.reportStatement")} · ${s.spec.format.toUpperCase()}${s.spec.currency ? ` · ${s.spec.currency}` : ""}`;
   return (
     <Table.Tr data-testid="schedule-row" data-name={s.spec.name} data-id={s.id}>
@@ -380,19 +381,42 @@ function ScheduleRow({ view, onEdit }: { view: ScheduleView; onEdit: () => void 
           >
             {s.paused ? t("schedules.resume") : t("schedules.pause")}
           </Button>
-          <Button
-            size="xs"
-            variant="subtle"
-            color="red"
-            loading={remove.isPending}
-            onClick={() => {
-              if (window.confirm(t("schedules.removeConfirm", { name: s.spec.name })))
-                remove.mutate(s.id, { onSuccess: () => toastOk(t("schedules.removed")) });
-            }}
-            data-testid="schedule-remove"
-          >
-            {t("schedules.remove")}
-          </Button>
+          {confirming ? (
+            <Group gap={4} wrap="nowrap" data-testid="schedule-remove-confirm">
+              <Text size="xs" maw={240}>
+                {t("schedules.removeConfirm", { name: s.spec.name })}
+              </Text>
+              <Button
+                size="xs"
+                color="red"
+                loading={remove.isPending}
+                onClick={() =>
+                  remove.mutate(s.id, { onSuccess: () => toastOk(t("schedules.removed")) })
+                }
+                data-testid="schedule-remove-yes"
+              >
+                {t("schedules.removeYes")}
+              </Button>
+              <Button
+                size="xs"
+                variant="default"
+                onClick={() => setConfirming(false)}
+                data-autofocus
+              >
+                {t("schedules.removeKeep")}
+              </Button>
+            </Group>
+          ) : (
+            <Button
+              size="xs"
+              variant="subtle"
+              color="red"
+              onClick={() => setConfirming(true)}
+              data-testid="schedule-remove"
+            >
+              {t("schedules.remove")}
+            </Button>
+          )}
         </Group>
       </Table.Td>
     </Table.Tr>
