@@ -328,7 +328,9 @@ function ScheduleRow({ view, onEdit }: { view: ScheduleView; onEdit: () => void 
         </Text>
       </Table.Td>
       <Table.Td>
-        <Text size="sm">{cadenceWords(s.spec, t)}</Text>
+        <Text size="sm" style={{ whiteSpace: "nowrap" }}>
+          {cadenceWords(s.spec, t)}
+        </Text>
       </Table.Td>
       <Table.Td>
         {s.paused ? (
@@ -350,42 +352,10 @@ function ScheduleRow({ view, onEdit }: { view: ScheduleView; onEdit: () => void 
         {run.error ? <ErrorAlert error={run.error} /> : null}
       </Table.Td>
       <Table.Td>
-        <Group gap={4} justify="flex-end" wrap="nowrap">
-          <Button
-            size="xs"
-            variant="light"
-            leftSection={<IconPlayerPlay size={14} />}
-            loading={run.isPending}
-            onClick={() => {
-              if (!run.isPending)
-                run.mutate(s.id, {
-                  onSuccess: (r) => {
-                    if (r.outcome === "ok" && r.file)
-                      toastOk(t("schedules.runDone", { file: r.file }));
-                  },
-                });
-            }}
-            data-testid="schedule-run-now"
-          >
-            {run.isPending ? t("schedules.running") : t("schedules.runNow")}
-          </Button>
-          <Button size="xs" variant="default" onClick={onEdit} data-testid="schedule-edit">
-            {t("schedules.edit")}
-          </Button>
-          <Button
-            size="xs"
-            variant="default"
-            loading={pause.isPending}
-            onClick={() => pause.mutate({ id: s.id, paused: !s.paused })}
-            data-testid="schedule-pause"
-          >
-            {s.paused ? t("schedules.resume") : t("schedules.pause")}
-          </Button>
-          {confirming ? (
-            <Group gap={4} wrap="nowrap" data-testid="schedule-remove-confirm">
-              <Text size="xs" maw={240}>
-                {t("schedules.removeConfirm", { name: s.spec.name })}
-              </Text>
+        {confirming ? (
+          <Stack gap={4} align="flex-end" maw={260} data-testid="schedule-remove-confirm">
+            <Text size="xs">{t("schedules.removeConfirm", { name: s.spec.name })}</Text>
+            <Group gap={4} wrap="nowrap">
               <Button
                 size="xs"
                 color="red"
@@ -397,16 +367,43 @@ function ScheduleRow({ view, onEdit }: { view: ScheduleView; onEdit: () => void 
               >
                 {t("schedules.removeYes")}
               </Button>
-              <Button
-                size="xs"
-                variant="default"
-                onClick={() => setConfirming(false)}
-                data-autofocus
-              >
+              <Button size="xs" variant="default" onClick={() => setConfirming(false)}>
                 {t("schedules.removeKeep")}
               </Button>
             </Group>
-          ) : (
+          </Stack>
+        ) : (
+          <Group gap={4} justify="flex-end" wrap="nowrap">
+            <Button
+              size="xs"
+              variant="light"
+              leftSection={<IconPlayerPlay size={14} />}
+              loading={run.isPending}
+              onClick={() => {
+                if (!run.isPending)
+                  run.mutate(s.id, {
+                    onSuccess: (r) => {
+                      if (r.outcome === "ok" && r.file)
+                        toastOk(t("schedules.runDone", { file: r.file }));
+                    },
+                  });
+              }}
+              data-testid="schedule-run-now"
+            >
+              {run.isPending ? t("schedules.running") : t("schedules.runNow")}
+            </Button>
+            <Button size="xs" variant="default" onClick={onEdit} data-testid="schedule-edit">
+              {t("schedules.edit")}
+            </Button>
+            <Button
+              size="xs"
+              variant="default"
+              loading={pause.isPending}
+              onClick={() => pause.mutate({ id: s.id, paused: !s.paused })}
+              data-testid="schedule-pause"
+            >
+              {s.paused ? t("schedules.resume") : t("schedules.pause")}
+            </Button>
             <Button
               size="xs"
               variant="subtle"
@@ -416,8 +413,8 @@ function ScheduleRow({ view, onEdit }: { view: ScheduleView; onEdit: () => void 
             >
               {t("schedules.remove")}
             </Button>
-          )}
-        </Group>
+          </Group>
+        )}
       </Table.Td>
     </Table.Tr>
   );
