@@ -1617,7 +1617,7 @@ export const zh: Catalogue = {
     removeYes: "删除",
     removeKeep: "保留",
     removeConfirm: "删除计划“{{name}}”？其文件保留在文件夹中。",
-    ranOk: "{{count, number}} 笔订单 → {{file}}",
+    ranOk_other: "{{count, number}} 笔订单 → {{file}}",
     outcomeOk: "成功",
     outcomeFailed: "失败",
     outcomeMissed: "错过",

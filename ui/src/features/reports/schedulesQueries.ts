@@ -12,14 +12,13 @@ import {
 } from "../../bindings";
 import { useCommandMutation, useInvalidateAfter } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
+import { scheduleKeys } from "./keys";
 
 export type Schedules = Schedules_Serialize;
 export type ScheduleView = Schedules["schedules"][number];
 export type ScheduleRun = ScheduleRun_Serialize;
 export type ScheduleSpec = ScheduleSpec_Deserialize;
 export type ScheduleAlert = ScheduleAlert_Serialize;
-
-export const scheduleKeys = { all: ["schedules"] as const };
 
 export function useSchedules() {
   return useQuery({
