@@ -143,13 +143,33 @@ async fn execute(desk: &Arc<Desk>, c: &Claim) -> Result<(PathBuf, u64), String> 
     let folder = PathBuf::from(spec.folder.trim());
     std::fs::create_dir_all(&folder)
         .map_err(|e| format!("the folder {} cannot be made: {e}", folder.display()))?;
-    let path = free_name(&folder, |copy| spec.file_name(first, last, copy)).map_err(text)?;
     let currency = spec.currency.trim().to_ascii_uppercase();
-    let report = spec.report;
+    // A name another run (another process) takes between the choice and the write is
+    // refused, never replaced: the next free name is taken then.
+    let mut tries = 0;
+    loop {
+        let path = free_name(&folder, |copy| spec.file_name(first, last, copy)).map_err(text)?;
+        match write(desk, spec.report, period, zone, &currency, &path).await {
+            Ok(rows) => return Ok((path, rows)),
+            Err(_) if tries < 3 && std::fs::symlink_metadata(&path).is_ok() => tries += 1,
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+    }
+}
+
+/// Writes the report of `period` to `path`, never over a file there.
+async fn write(
+    desk: &Arc<Desk>,
+    report: ReportKind,
+    period: Period,
+    zone: crate::statement::Zone,
+    currency: &str,
+    path: &Path,
+) -> Result<u64, String> {
     let desk = desk.clone();
-    let target = path.clone();
-    let rows = tokio::task::spawn_blocking(move || -> CoreResult<u64> {
-        // Never over a file: a name taken since is refused, not replaced.
+    let target = path.to_path_buf();
+    let currency = currency.to_string();
+    tokio::task::spawn_blocking(move || -> CoreResult<u64> {
         let existing = paydesk_core::output::Existing::Refuse;
         match report {
             ReportKind::Statement => {
@@ -180,8 +200,7 @@ async fn execute(desk: &Arc<Desk>, c: &Claim) -> Result<(PathBuf, u64), String> 
     })
     .await
     .map_err(|e| e.to_string())?
-    .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok((path, rows))
+    .map_err(|e| e.to_string())
 }
 
 /// Runs what falls due while `desk` is open (the app, the team's worker): at once (what
