@@ -45,8 +45,8 @@ macro_rules! specta_commands {
 /// Every command, for the invoke handler and the bindings.
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
     use commands::{
-        activity, balances, lock, lookup, money, orders, records, reports, settings, team,
-        team_admin,
+        activity, balances, lock, lookup, money, orders, records, reports, schedules, settings,
+        team, team_admin,
     };
     Builder::<R>::new()
         .commands(app_commands!(specta_commands))
@@ -194,6 +194,15 @@ pub fn run() {
                 loop {
                     tokio::time::sleep(std::time::Duration::from_secs(60)).await;
                     scheduled.state::<state::AppState>().snapshot_if_due().await;
+                }
+            });
+            // Scheduled reports while the desk runs (a run missed while it was closed is
+            // caught up at the first look).
+            let reports = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+                    reports.state::<state::AppState>().reports_if_due().await;
                 }
             });
             Ok(())

@@ -78,6 +78,13 @@ macro_rules! app_commands {
             reports::report_refresh => ["reports.statement", "reports.failures"],
             reports::report_failures => [],
             reports::report_settings => ["reports.statement"],
+            // Scheduled reports (issue 36): their list, and the Dashboard's alerts.
+            schedules::schedules => [],
+            schedules::schedule_save => ["schedules"],
+            schedules::schedule_pause => ["schedules", "dashboard"],
+            schedules::schedule_remove => ["schedules", "dashboard"],
+            schedules::schedule_run_now => ["schedules", "dashboard"],
+            schedules::schedule_runs_seen => ["schedules", "dashboard"],
             activity::audit_list => [],
             activity::audit_verify => [],
             activity::audit_export => [],

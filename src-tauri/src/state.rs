@@ -541,6 +541,25 @@ impl AppState {
         }
     }
 
+    /// The open profile's scheduled reports that are due (missed ones caught up), when
+    /// a desk is open and not locked.
+    pub async fn reports_if_due(&self) {
+        if lock(&self.idle).locked {
+            return;
+        }
+        let Some(desk) = self.open_desk().await else {
+            return;
+        };
+        let now = desk.now_ms();
+        match paydesk_reports::schedule::run_due(&desk, self.home(), now, "desk").await {
+            Ok(runs) if !runs.is_empty() => {
+                tracing::info!(runs = runs.len(), "scheduled reports run")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!("scheduled reports: {e}"),
+        }
+    }
+
     /// Closes the open desk; the next command reopens the active profile with its
     /// current settings and secrets.
     pub async fn close(&self) {

@@ -50,6 +50,11 @@ enum Command {
     /// Reports: statements of a period (CSV, XLSX, PDF) and balance reconciliation.
     #[command(subcommand)]
     Report(desk_cmds::ReportCmd),
+    /// Scheduled reports: statements or orders exports written to a folder daily,
+    /// weekly or monthly (run by the app or the team's worker while it runs; `run-due`
+    /// for cron).
+    #[command(subcommand)]
+    Schedule(desk_cmds::ScheduleCmd),
     /// Payins.
     #[command(subcommand)]
     Payin(PayinCmd),
@@ -168,6 +173,7 @@ fn main() -> ExitCode {
         Command::Profile(c) => desk_cmds::profile(c, g),
         Command::Orders(c) => desk_cmds::orders(c, g),
         Command::Report(c) => desk_cmds::report(c, g),
+        Command::Schedule(c) => desk_cmds::schedule(c, g),
         Command::Payin(PayinCmd::Create(a)) => desk_cmds::payin(a, g),
         Command::Payout(c) => desk_cmds::payout(c, g),
         Command::Refund(RefundCmd::Show {

@@ -22,6 +22,7 @@ pub mod private_fs;
 pub mod profile;
 pub mod review;
 pub mod review_match;
+pub mod schedule;
 pub mod secrets;
 pub mod store;
 pub mod sync;

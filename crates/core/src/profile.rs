@@ -933,6 +933,18 @@ impl Home {
             f.active = f.profiles.first().map(|p| p.name.clone());
         }
         self.save(&f)?;
+        // Its scheduled reports stop with it; a new profile of the same name has none.
+        let schedules = self.dir.join("data").join(format!("{name}.schedules.json"));
+        if schedules.exists() {
+            let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+            let aside = self
+                .dir
+                .join("data")
+                .join(format!("{name}.removed-{stamp}.schedules.json"));
+            std::fs::rename(&schedules, &aside).map_err(|e| {
+                CoreError::storage(format!("cannot move {} aside: {e}", schedules.display()))
+            })?;
+        }
         let db = self.database(name);
         if db.exists() {
             let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");

@@ -12,6 +12,7 @@ pub mod failures;
 pub mod lookup;
 pub mod overview;
 pub mod reconcile;
+pub mod schedule;
 pub mod statement;
 
 pub use desk::DeskReports;

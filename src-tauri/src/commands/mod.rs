@@ -10,6 +10,7 @@ pub mod money;
 pub mod orders;
 pub mod records;
 pub mod reports;
+pub mod schedules;
 pub mod settings;
 pub mod team;
 pub mod team_admin;

@@ -29,6 +29,8 @@ pub async fn dashboard(state: State<'_, AppState>) -> CmdResult<Dashboard> {
     tracing::debug!(ms = started.elapsed().as_millis(), "dashboard figures read");
     // Bulk rows held by this profile's runs wait for a person too.
     d.held_bulk = state.home().held_bulk_rows(&name)?;
+    // So do scheduled reports that failed or were missed.
+    d.schedule_alerts = state.home().schedules(&name)?.alerts();
     Ok(d)
 }
 

@@ -21,6 +21,7 @@ mod orders;
 mod profile;
 mod records;
 mod report;
+mod schedule;
 mod team;
 
 pub use money::*;
@@ -28,6 +29,7 @@ pub use orders::*;
 pub use profile::*;
 pub use records::*;
 pub use report::*;
+pub use schedule::*;
 pub use team::*;
 
 #[derive(Debug, Args)]

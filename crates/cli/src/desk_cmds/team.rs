@@ -607,8 +607,17 @@ fn worker(
             t.mer_no(),
             t.me().name
         );
+        // The profile's scheduled reports run while the worker does (this machine's
+        // schedules: `paydesk schedule add`); stopped with the desk.
+        let schedules = paydesk_reports::schedule::keep_running(
+            desk.desk(),
+            session()?.home().clone(),
+            "worker",
+            paydesk_reports::schedule::TICK,
+            |run| eprintln!("scheduled report: {}", super::schedule::run_line(run)),
+        );
         let json = g.json;
-        team::work(
+        let worked = team::work(
             &desk,
             &t,
             &stop,
@@ -626,7 +635,9 @@ fn worker(
                 ),
             },
         )
-        .await?;
+        .await;
+        schedules.abort();
+        worked?;
         Ok(())
     })
 }

@@ -29,6 +29,10 @@ pub struct Dashboard {
     /// end from the home ([`crate::profile::Home::held_bulk_rows`]).
     #[serde(default)]
     pub held_bulk: Vec<crate::held::HeldBulkRow>,
+    /// Scheduled reports that failed or were missed at their time, until seen: filled
+    /// by the front end from the home ([`crate::profile::Home::schedules`]).
+    #[serde(default)]
+    pub schedule_alerts: Vec<crate::schedule::ScheduleAlert>,
     pub pending_reviews: i64,
     pub sync_error: Option<(i64, String)>,
     pub last_sync: Option<i64>,
@@ -321,6 +325,7 @@ impl Desk {
             unknown_outcomes,
             needs_attention,
             held_bulk: Vec::new(),
+            schedule_alerts: Vec::new(),
             pending_reviews,
             sync_error,
             last_sync,

@@ -1,4 +1,4 @@
-import { cleanup, fireEvent, screen } from "@testing-library/react";
+import { cleanup, fireEvent, screen, waitFor } from "@testing-library/react";
 import { createMemoryRouter, RouterProvider } from "react-router";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Dashboard } from "../../lib/types";
@@ -52,5 +52,76 @@ describe("a bulk row a run held", () => {
     await screen.findByTestId("payouts-here");
     expect(router.state.location.pathname).toBe("/payouts");
     expect(new URLSearchParams(router.state.location.search).get("bulk")).toBe(FILE);
+  });
+});
+
+const run = (over: Record<string, unknown>) => ({
+  id: 7,
+  schedule: 3,
+  name: "Month end",
+  trigger: "onTime",
+  dueAt: Date.UTC(2026, 10, 26, 6, 0, 0),
+  firstDay: "2026-10-01",
+  lastDay: "2026-10-31",
+  startedAt: Date.UTC(2026, 10, 26, 6, 0, 5),
+  finishedAt: Date.UTC(2026, 10, 26, 6, 0, 9),
+  outcome: "failed",
+  file: null,
+  rows: null,
+  error: "the folder /srv/finance cannot be made: Permission denied",
+  by: "desk",
+  acknowledged: false,
+  ...over,
+});
+
+describe("a scheduled report that failed or was missed", () => {
+  it("says which, why, and runs again or is marked seen", async () => {
+    const alerts = {
+      ...data,
+      heldBulk: [],
+      scheduleAlerts: [
+        { run: run({}), failed: true, missed: false },
+        {
+          run: run({
+            id: 8,
+            schedule: 4,
+            name: "Daily",
+            trigger: "catchUp",
+            outcome: "ok",
+            firstDay: "2026-11-25",
+            lastDay: "2026-11-25",
+            file: "/srv/finance/daily-2026-11-25.xlsx",
+            error: null,
+          }),
+          failed: false,
+          missed: true,
+        },
+      ],
+    } as unknown as Dashboard;
+    const router = createMemoryRouter([{ path: "/", element: <AttentionCard data={alerts} /> }], {
+      initialEntries: ["/"],
+    });
+    renderUi(<RouterProvider router={router} />);
+    const card = await screen.findByTestId("dashboard-attention");
+    expect(card.getAttribute("data-count")).toBe("2");
+    const [failed, missed] = screen.getAllByTestId("attention-schedule");
+    expect(failed?.textContent).toContain("Scheduled report “Month end” failed");
+    expect(failed?.textContent).toContain("2026-10-01 – 2026-10-31");
+    expect(failed?.textContent).toContain("Permission denied");
+    expect(missed?.textContent).toContain("Scheduled report “Daily” missed its time");
+    expect(missed?.textContent).toContain("Caught up at");
+    expect(missed?.textContent).toContain("/srv/finance/daily-2026-11-25.xlsx");
+    // A caught-up run needs no run again; only Seen.
+    expect(missed?.querySelector('[data-testid="attention-schedule-run"]')).toBeNull();
+    invoke.mockImplementation(async (cmd: string) =>
+      cmd === "schedule_run_now" ? run({ id: 9, outcome: "ok" }) : null,
+    );
+    fireEvent.click(screen.getAllByTestId("attention-schedule-run")[0] as HTMLElement);
+    // Run again runs its schedule, then marks the failed run seen.
+    await waitFor(() => {
+      const calls = invoke.mock.calls.map((c) => [c[0], c[1]]);
+      expect(calls).toContainEqual(["schedule_run_now", { id: 3 }]);
+      expect(calls).toContainEqual(["schedule_runs_seen", { ids: [7] }]);
+    });
   });
 });

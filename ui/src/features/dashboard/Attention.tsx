@@ -12,6 +12,12 @@ import { EntryDrawer, isPayin } from "../money/EntryDrawer";
 import { newest, useEntryNow, useLookUpNow } from "../money/queries";
 import { JournalBadge } from "../money/ReceiptView";
 import { rowReason } from "../payouts/reason";
+import { runPeriod } from "../reports/Schedules";
+import {
+  type ScheduleAlert,
+  useRunScheduleNow,
+  useScheduleRunsSeen,
+} from "../reports/schedulesQueries";
 
 /// One item and the action the core says resolves it.
 function Item({ item, onOpen }: { item: Attention; onOpen: (e: Entry) => void }) {
@@ -143,6 +149,93 @@ function HeldItem({ row }: { row: HeldBulkRow }) {
   );
 }
 
+/// A scheduled report that failed, or was missed at its time (the desk was closed): run
+/// it again, or mark it seen; the schedules are on the Reports screen.
+function ScheduleItem({ alert }: { alert: ScheduleAlert }) {
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  const navigate = useNavigate();
+  const run = useRunScheduleNow();
+  const seen = useScheduleRunsSeen();
+  const r = alert.run;
+  const title = alert.failed
+    ? t("schedules.alertFailed", { name: r.name })
+    : t("schedules.alertMissed", { name: r.name });
+  const detail = alert.failed
+    ? t("schedules.alertFailedDetail", {
+        period: runPeriod(r),
+        at: formatDateTime(r.startedAt, loc),
+        error: r.error ?? "",
+      })
+    : r.outcome === "missed"
+      ? t("schedules.alertMissedNotRun", { due: formatDateTime(r.dueAt, loc) })
+      : t("schedules.alertMissedCaught", {
+          due: formatDateTime(r.dueAt, loc),
+          at: formatDateTime(r.startedAt, loc),
+          file: r.file ?? r.error ?? "",
+        });
+  return (
+    <Table.Tr
+      data-testid="attention-schedule"
+      data-failed={alert.failed}
+      data-missed={alert.missed}
+      data-schedule={r.schedule}
+    >
+      <Table.Td>
+        <Stack gap={2}>
+          <Group gap="xs">
+            <Badge color={alert.failed ? "red" : "orange"} variant="light">
+              {alert.failed ? t("schedules.outcomeFailed") : t("schedules.outcomeMissed")}
+            </Badge>
+            <Text size="sm" fw={500}>
+              {title}
+            </Text>
+          </Group>
+          <Text size="xs" c="dimmed" style={{ wordBreak: "break-word" }}>
+            {detail}
+          </Text>
+          {run.error ? <ErrorAlert error={run.error} /> : null}
+        </Stack>
+      </Table.Td>
+      <Table.Td>
+        <Group gap="xs" wrap="nowrap" justify="flex-end">
+          {alert.failed || r.outcome === "missed" ? (
+            <Button
+              size="xs"
+              variant="light"
+              loading={run.isPending}
+              onClick={() => {
+                if (!run.isPending)
+                  run.mutate(r.schedule, { onSuccess: () => seen.mutate([r.id]) });
+              }}
+              data-testid="attention-schedule-run"
+            >
+              {run.isPending ? t("schedules.running") : t("schedules.runAgain")}
+            </Button>
+          ) : null}
+          <Button
+            size="xs"
+            variant="default"
+            loading={seen.isPending}
+            onClick={() => seen.mutate([r.id])}
+            data-testid="attention-schedule-seen"
+          >
+            {t("schedules.seen")}
+          </Button>
+          <Button
+            size="xs"
+            variant="subtle"
+            onClick={() => navigate("/reports#schedules")}
+            data-testid="attention-schedule-open"
+          >
+            {t("schedules.openSchedules")}
+          </Button>
+        </Group>
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
 /// What waits for a person, first on the Dashboard: every journal entry the core says
 /// needs one, with the action that resolves it; a failed sync; review submissions.
 export function AttentionCard({ data }: { data: Dashboard }) {
@@ -151,7 +244,8 @@ export function AttentionCard({ data }: { data: Dashboard }) {
   const [open, setOpen] = useState<Entry | null>(null);
   const items = data.needsAttention;
   const held = data.heldBulk;
-  const count = items.length + held.length;
+  const schedules = data.scheduleAlerts ?? [];
+  const count = items.length + held.length + schedules.length;
   const nothing = count === 0 && data.pendingReviews === 0 && !data.syncError;
   return (
     <Card
@@ -194,6 +288,9 @@ export function AttentionCard({ data }: { data: Dashboard }) {
               ))}
               {held.map((row) => (
                 <HeldItem key={`${row.file}:${row.line}`} row={row} />
+              ))}
+              {schedules.map((a) => (
+                <ScheduleItem key={`schedule-${a.run.id}`} alert={a} />
               ))}
             </Table.Tbody>
           </Table>

@@ -19,6 +19,7 @@ import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
 import type { Dashboard } from "../../lib/types";
 import { CacheAsOf } from "../orders/CacheAsOf";
 import { TeamChainAlert } from "../team/TeamChainAlert";
+import { useWatchScheduleRuns } from "../reports/schedulesQueries";
 import { AttentionCard } from "./Attention";
 import { FailuresCard } from "./FailuresCard";
 import { FirstRunProgress } from "./FirstRun";
@@ -61,6 +62,8 @@ export function DashboardPage() {
   const loc = locale(i18n.language);
   const navigate = useNavigate();
   const q = useDashboard();
+  // A scheduled report run in the background (failed, or missed and caught up) shows at once.
+  useWatchScheduleRuns();
   const ready = !!q.data;
   useEffect(() => {
     // The launch benchmark reads this mark: the dashboard's figures are on screen.

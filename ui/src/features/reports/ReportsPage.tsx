@@ -41,6 +41,7 @@ import {
   useStatement,
   useStatementExportPath,
 } from "./queries";
+import { SchedulesCard } from "./Schedules";
 
 type CurrencyStatement = Comparison["current"]["currencies"][number];
 type Figure = CurrencyStatement["payins"]["all"];
@@ -499,6 +500,7 @@ export function ReportsPage() {
       ) : null}
       <ErrorAlert error={failures.error} />
       {failures.data ? <FailureBreakdown report={failures.data} /> : null}
+      <SchedulesCard />
     </Stack>
   );
 }

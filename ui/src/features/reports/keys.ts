@@ -7,3 +7,6 @@ export const reportKeys = {
     ["reports", "statement", days, zone, currency] as const,
   exportPath: (format: string) => ["reports", "exportPath", format] as const,
 };
+
+/// Reports → Schedules (the profile's scheduled reports and their runs).
+export const scheduleKeys = { all: ["schedules"] as const };
