@@ -163,6 +163,14 @@ export const commands = {
 	 */
 	reportRefresh: (from: string, to: string, timeZone: string) => typedError<Refreshed, CoreError_Serialize>(__TAURI_INVOKE("report_refresh", { from, to, timeZone })),
 	/**
+	 *  Why money did not come in (issue 36): the success rate of the days `from` to `to`
+	 *  (both included; both empty: the 7 days ending today) by method, currency and day, the
+	 *  failed and closed orders by the gateway's reason and message with their amounts per
+	 *  currency, and the period of the same length just before. Every figure carries the
+	 *  filter of its orders.
+	 */
+	reportFailures: (from: string, to: string, timeZone: string) => typedError<FailureReport_Serialize, CoreError_Serialize>(__TAURI_INVOKE("report_failures", { from, to, timeZone })),
+	/**
 	 *  The active profile's reporting settings (business time zone, change horizon); with
 	 *  `set`, sets them first (checked, kept with the profile, and taken by the running
 	 *  desk at once: the Reports screen passes the zone, the schedule reads the horizon).
@@ -311,7 +319,17 @@ export const commands = {
 	reviewSubmit: (reference: string, request: ReviewRequest, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("review_submit", { reference, request, allowDuplicate })),
 	/**  Sends a queued submission again, with its reference. */
 	reviewResend: (reference: string) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("review_resend", { reference })),
-	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission[], CoreError_Serialize>(__TAURI_INVOKE("review_list", { tradeNo })),
+	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("review_list", { tradeNo })),
+	/**
+	 *  The review queue: bank-transfer orders that need or have review documents, with
+	 *  their status and age.
+	 */
+	reviewQueue: () => typedError<ReviewQueueItem_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("review_queue")),
+	/**
+	 *  Files for several orders' reviews, each matched to a queued order by the order
+	 *  number in its name (or listed as ambiguous or unmatched).
+	 */
+	reviewMatch: (paths: string[]) => typedError<FileMatch_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("review_match", { paths })),
 	/**  Notifications received at this desk's endpoint, newest first. */
 	events: () => typedError<Event_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("events")),
 	/**
@@ -611,6 +629,51 @@ export type BaseUrlPreview_Serialize = {
 	requestUrl: string,
 	/**  `/v2` (as written) when the base URL's path ends in a version. */
 	versionSuffix: string | null,
+};
+
+/**  The figures of one period. */
+export type Breakdown = Breakdown_Serialize | Breakdown_Deserialize;
+
+/**  The figures of one period. */
+export type Breakdown_Deserialize = {
+	period: Period,
+	/**  First and last day (both included) in the report's zone. */
+	firstDay: string,
+	lastDay: string,
+	/**  Every order of the period. */
+	all: RateLine_Deserialize,
+	/**
+	 *  By kind (`payin`, `payout`, `topUp`, `withdraw`; `None`: the journal does not
+	 *  know it, as for an order this desk did not make), so payins are seen apart.
+	 */
+	byKind: RateLine_Deserialize[],
+	byMethod: RateLine_Deserialize[],
+	byCurrency: RateLine_Deserialize[],
+	/**  Every day of the period, in order (a day without orders too). */
+	byDay: RateLine_Deserialize[],
+	/**  Most orders first. */
+	reasons: ReasonLine_Deserialize[],
+};
+
+/**  The figures of one period. */
+export type Breakdown_Serialize = {
+	period: Period,
+	/**  First and last day (both included) in the report's zone. */
+	firstDay: string,
+	lastDay: string,
+	/**  Every order of the period. */
+	all: RateLine_Serialize,
+	/**
+	 *  By kind (`payin`, `payout`, `topUp`, `withdraw`; `None`: the journal does not
+	 *  know it, as for an order this desk did not make), so payins are seen apart.
+	 */
+	byKind: RateLine_Serialize[],
+	byMethod: RateLine_Serialize[],
+	byCurrency: RateLine_Serialize[],
+	/**  Every day of the period, in order (a day without orders too). */
+	byDay: RateLine_Serialize[],
+	/**  Most orders first. */
+	reasons: ReasonLine_Serialize[],
 };
 
 /**
@@ -1392,6 +1455,13 @@ export type CoreError_Serialize =
  */
 ({ code: "locked"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | ({ code: "internal"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never };
 
+/**  An amount of one currency (a decimal string with the currency's digits). */
+export type CurrencyAmount = {
+	currency: string,
+	count: number,
+	amount: string,
+};
+
 /**  The main figures of one currency in both periods. */
 export type CurrencyChange = CurrencyChange_Serialize | CurrencyChange_Deserialize;
 
@@ -1813,6 +1883,33 @@ export type ExportProgress = {
 	total: number,
 };
 
+/**  A period's failure breakdown and the period before it. */
+export type FailureReport = FailureReport_Serialize | FailureReport_Deserialize;
+
+/**  A period's failure breakdown and the period before it. */
+export type FailureReport_Deserialize = {
+	/**  The zone the days are in. */
+	timeZone: string,
+	definition: string,
+	current: Breakdown_Deserialize,
+	/**  The same length, immediately before. */
+	previous: Breakdown_Deserialize,
+	/**  When the cache last synced (UTC millis). */
+	asOf?: number | null,
+};
+
+/**  A period's failure breakdown and the period before it. */
+export type FailureReport_Serialize = {
+	/**  The zone the days are in. */
+	timeZone: string,
+	definition: string,
+	current: Breakdown_Serialize,
+	/**  The same length, immediately before. */
+	previous: Breakdown_Serialize,
+	/**  When the cache last synced (UTC millis). */
+	asOf: number | null,
+};
+
 /**  Fees by kind over a flow's paid orders, and their total. */
 export type Fees = Fees_Serialize | Fees_Deserialize;
 
@@ -1915,8 +2012,57 @@ export type FileCheck_Serialize = {
 	pages: number | null,
 };
 
+/**  What the desk keeps of one file it sent for review: never its bytes, their SHA-256. */
+export type FileEvidence = {
+	/**  The name sent (`fileName` and `suffix`). */
+	name: string,
+	/**  The `fileType` code. */
+	fileType: string,
+	/**  `.png`, `.jpg` or `.pdf`, from the content. */
+	suffix: string,
+	/**  `image/png`, `image/jpeg` or `application/pdf`. */
+	mediaType: string,
+	/**  Bytes sent (decoded). */
+	size: number,
+	/**  SHA-256 of the bytes sent, lowercase hex. */
+	sha256: string,
+};
+
 /**  The file's format: the formats the reports write (PDF for a statement only). */
 export type FileFormat = "csv" | "xlsx" | "pdf";
+
+/**  One file's match. */
+export type FileMatch = FileMatch_Serialize | FileMatch_Deserialize;
+
+/**  One file's match. */
+export type FileMatch_Deserialize = {
+	/**  The file's full path, as given. */
+	path: string,
+	/**  Its name (the last part of the path). */
+	name: string,
+	status: MatchStatus,
+	/**  The order's trade number, when matched. */
+	tradeNo?: string | null,
+	/**  Which number was found, when matched. */
+	by?: MatchedBy | null,
+	/**  The trade numbers of the orders found in an ambiguous name. */
+	candidates: string[],
+};
+
+/**  One file's match. */
+export type FileMatch_Serialize = {
+	/**  The file's full path, as given. */
+	path: string,
+	/**  Its name (the last part of the path). */
+	name: string,
+	status: MatchStatus,
+	/**  The order's trade number, when matched. */
+	tradeNo: string | null,
+	/**  Which number was found, when matched. */
+	by: MatchedBy | null,
+	/**  The trade numbers of the orders found in an ambiguous name. */
+	candidates: string[],
+};
 
 /**  Payins or payouts of a currency: by state, and by what the states mean. */
 export type Flow = Flow_Serialize | Flow_Deserialize;
@@ -1966,7 +2112,13 @@ export type Found =
  *  The gateway listed it, but its item breaks the desk's rules (not shown, not
  *  cached).
  */
-"unreadable";
+"unreadable" | 
+/**
+ *  Not in the gateway's complete answer, but a merchant order number this desk's
+ *  journal sent within the profile's not-found grace (`safety.notFoundGraceSecs`): a
+ *  gateway's list may show a new order late, so its absence proves nothing yet.
+ */
+"notListedYet";
 
 /**  Whether the gateway was asked about what the cache lacked. */
 export type GatewayAsked = 
@@ -1996,6 +2148,11 @@ export type HeldBulkRow_Deserialize = {
 	merOrderNo: string,
 	/**  Why it was held, as the result file says. */
 	detail: string,
+	/**
+	 *  Why it was held, as the bulk plan says it (a window words it in its language);
+	 *  none in a list kept by an earlier PayDesk.
+	 */
+	why?: RowReason_Deserialize | null,
 	/**  When the run held it (ms since the epoch). */
 	heldAt: number,
 };
@@ -2012,6 +2169,11 @@ export type HeldBulkRow_Serialize = {
 	merOrderNo: string,
 	/**  Why it was held, as the result file says. */
 	detail: string,
+	/**
+	 *  Why it was held, as the bulk plan says it (a window words it in its language);
+	 *  none in a list kept by an earlier PayDesk.
+	 */
+	why?: RowReason_Serialize,
 	/**  When the run held it (ms since the epoch). */
 	heldAt: number,
 };
@@ -2218,6 +2380,12 @@ export type LookupRow_Deserialize = {
 	 *  show it.
 	 */
 	unlisted: boolean,
+	/**
+	 *  With [`Found::NotListedYet`]: when the request this desk sent under the number left
+	 *  (UTC millis), and when the not-found grace after it ends.
+	 */
+	sentAt?: number | null,
+	graceUntil?: number | null,
 };
 
 /**  One number's result. `None` fields: not given (by the cache or the gateway). */
@@ -2245,6 +2413,12 @@ export type LookupRow_Serialize = {
 	 *  show it.
 	 */
 	unlisted: boolean,
+	/**
+	 *  With [`Found::NotListedYet`]: when the request this desk sent under the number left
+	 *  (UTC millis), and when the not-found grace after it ends.
+	 */
+	sentAt: number | null,
+	graceUntil: number | null,
 };
 
 /**  What a desk's audit log holds that its lost key sealed. */
@@ -2255,6 +2429,18 @@ export type LostAuditKey = {
 	/**  Rows sealed with the key that is missing (they can no longer be checked). */
 	sealedRows: number,
 };
+
+/**  What a file's name says about its order. */
+export type MatchStatus = 
+/**  One order's number is in the name. */
+"matched" | 
+/**  Numbers of several orders are in the name. */
+"ambiguous" | 
+/**  No order's number is in the name. */
+"unmatched";
+
+/**  Which of an order's numbers was found. */
+export type MatchedBy = "tradeNo" | "merOrderNo";
 
 /**  The meaning of a state value, one vocabulary for every field. */
 export type Meaning = "created" | "pending" | "success" | "failed" | "closed" | "refunded" | "partly_refunded" | "charged_back" | "submitted" | "processing" | "not_settled" | "settled" | "held" | "released";
@@ -2381,6 +2567,16 @@ export type OrderFilter_Deserialize = {
 	reserveStatuses?: number[],
 	/**  Only orders with a refunded amount above zero (`true`), or none (`false`). */
 	refunded?: boolean | null,
+	/**
+	 *  Orders whose `refusalPayReason` is exactly one of these (`''`: the gateway gave
+	 *  none); `None`: any. What a failure figure opens (issue 36).
+	 */
+	reasons?: string[] | null,
+	/**
+	 *  Orders whose `message` (the gateway's text or code of the order) is exactly one
+	 *  of these (`''`: none given); `None`: any.
+	 */
+	messages?: string[] | null,
 	minAmount?: string | null,
 	maxAmount?: string | null,
 	/**  A fragment of the order or trade number. */
@@ -2418,6 +2614,16 @@ export type OrderFilter_Serialize = {
 	reserveStatuses: number[],
 	/**  Only orders with a refunded amount above zero (`true`), or none (`false`). */
 	refunded?: boolean | null,
+	/**
+	 *  Orders whose `refusalPayReason` is exactly one of these (`''`: the gateway gave
+	 *  none); `None`: any. What a failure figure opens (issue 36).
+	 */
+	reasons?: string[],
+	/**
+	 *  Orders whose `message` (the gateway's text or code of the order) is exactly one
+	 *  of these (`''`: none given); `None`: any.
+	 */
+	messages?: string[],
 	minAmount: string | null,
 	maxAmount: string | null,
 	/**  A fragment of the order or trade number. */
@@ -3049,6 +3255,80 @@ export type QueryTypes_Serialize = {
 	chargeback: string,
 };
 
+/**  One line of a success-rate table (a method, a currency, a day, or every order). */
+export type RateLine = RateLine_Serialize | RateLine_Deserialize;
+
+/**  One line of a success-rate table (a method, a currency, a day, or every order). */
+export type RateLine_Deserialize = {
+	/**
+	 *  The method (`None`: not given), the currency, or the day (YYYY-MM-DD in the
+	 *  report's zone); `None` on the line of every order.
+	 */
+	key?: string | null,
+	succeeded: Tally_Deserialize,
+	failed: Tally_Deserialize,
+	closed: Tally_Deserialize,
+	/**  Failed and closed together: what did not come in. */
+	notPaid: Tally_Deserialize,
+	pending: Tally_Deserialize,
+	unknown: Tally_Deserialize,
+	/**
+	 *  succeeded / (succeeded + failed + closed) in percent with one decimal (rounded
+	 *  half away from zero); `None` when no order ended.
+	 */
+	rate?: string | null,
+};
+
+/**  One line of a success-rate table (a method, a currency, a day, or every order). */
+export type RateLine_Serialize = {
+	/**
+	 *  The method (`None`: not given), the currency, or the day (YYYY-MM-DD in the
+	 *  report's zone); `None` on the line of every order.
+	 */
+	key: string | null,
+	succeeded: Tally_Serialize,
+	failed: Tally_Serialize,
+	closed: Tally_Serialize,
+	/**  Failed and closed together: what did not come in. */
+	notPaid: Tally_Serialize,
+	pending: Tally_Serialize,
+	unknown: Tally_Serialize,
+	/**
+	 *  succeeded / (succeeded + failed + closed) in percent with one decimal (rounded
+	 *  half away from zero); `None` when no order ended.
+	 */
+	rate: string | null,
+};
+
+/**  Orders that did not come in (failed or closed) with one reason and one message. */
+export type ReasonLine = ReasonLine_Serialize | ReasonLine_Deserialize;
+
+/**  Orders that did not come in (failed or closed) with one reason and one message. */
+export type ReasonLine_Deserialize = {
+	/**  `refusalPayReason`; `None`: not given by the gateway. */
+	reason?: string | null,
+	/**  The order's `message` (the gateway's text or code for it); `None`: not given. */
+	message?: string | null,
+	orders: Tally_Deserialize,
+	/**  Of them, failed. */
+	failed: number,
+	/**  Of them, closed. */
+	closed: number,
+};
+
+/**  Orders that did not come in (failed or closed) with one reason and one message. */
+export type ReasonLine_Serialize = {
+	/**  `refusalPayReason`; `None`: not given by the gateway. */
+	reason: string | null,
+	/**  The order's `message` (the gateway's text or code for it); `None`: not given. */
+	message: string | null,
+	orders: Tally_Serialize,
+	/**  Of them, failed. */
+	failed: number,
+	/**  Of them, closed. */
+	closed: number,
+};
+
 /**
  *  What every money operation answers with: its journal entry (the record of what was
  *  sent and how it ended) and what the gateway gave back this time.
@@ -3490,6 +3770,66 @@ export type Reversal_Serialize = {
 	fetchedAt: number,
 };
 
+/**
+ *  One row of the review queue: a bank-transfer order that needs or has review
+ *  documents.
+ */
+export type ReviewQueueItem = ReviewQueueItem_Serialize | ReviewQueueItem_Deserialize;
+
+/**
+ *  One row of the review queue: a bank-transfer order that needs or has review
+ *  documents.
+ */
+export type ReviewQueueItem_Deserialize = {
+	tradeNo: string,
+	merOrderNo: string,
+	/**  The order's list state (raw code). */
+	state: number,
+	currency: string,
+	amount: string,
+	status: ReviewStatus,
+	/**
+	 *  Since when it stands so (UTC millis): the order's date while no documents went,
+	 *  else the last submission's time, or the decision's.
+	 */
+	since: number,
+	/**  Seconds from `since` to now. */
+	ageSecs: number,
+	/**  Submissions made for it. */
+	submissions: number,
+	/**  The last submission's reference (a queued one is sent again under it). */
+	reference?: string | null,
+	/**  Files the last submission sent. */
+	files: number,
+};
+
+/**
+ *  One row of the review queue: a bank-transfer order that needs or has review
+ *  documents.
+ */
+export type ReviewQueueItem_Serialize = {
+	tradeNo: string,
+	merOrderNo: string,
+	/**  The order's list state (raw code). */
+	state: number,
+	currency: string,
+	amount: string,
+	status: ReviewStatus,
+	/**
+	 *  Since when it stands so (UTC millis): the order's date while no documents went,
+	 *  else the last submission's time, or the decision's.
+	 */
+	since: number,
+	/**  Seconds from `since` to now. */
+	ageSecs: number,
+	/**  Submissions made for it. */
+	submissions: number,
+	/**  The last submission's reference (a queued one is sent again under it). */
+	reference: string | null,
+	/**  Files the last submission sent. */
+	files: number,
+};
+
 /**  What a review submission sends, as kept for a resend: items and file paths. */
 export type ReviewRequest = {
 	tradeNo: string,
@@ -3499,8 +3839,39 @@ export type ReviewRequest = {
 	files: ([string, string])[],
 };
 
+/**  Where a bank-transfer order stands with its review documents. */
+export type ReviewStatus = 
+/**  An open bank-transfer order with no documents sent yet. */
+"needsDocuments" | 
+/**
+ *  The last attempt was stopped before anything left (a file failed its checks, a
+ *  duplicate); nothing was sent.
+ */
+"notSent" | 
+/**
+ *  The last attempt could not reach the gateway: it waits to be sent again under
+ *  its reference.
+ */
+"queued" | 
+/**
+ *  The last attempt may have reached the gateway: it is looked up before anything
+ *  is sent again.
+ */
+"unknown" | 
+/**  The gateway refused the submission (documents must be sent again). */
+"refused" | 
+/**  The gateway took the documents; no decision known yet. */
+"submitted" | 
+/**  The gateway's review approved the documents (its EDD notification). */
+"approved" | 
+/**  The gateway's review declined the documents (its EDD notification). */
+"declined";
+
 /**  A review submission made from this desk: what went, and how it ended. */
-export type ReviewSubmission = {
+export type ReviewSubmission = ReviewSubmission_Serialize | ReviewSubmission_Deserialize;
+
+/**  A review submission made from this desk: what went, and how it ended. */
+export type ReviewSubmission_Deserialize = {
 	id: number,
 	/**  The journal key; sending again with it never makes a second submission. */
 	reference: string,
@@ -3515,6 +3886,28 @@ export type ReviewSubmission = {
 	at: number,
 	/**  True when it failed for a network reason and can be sent again. */
 	queued: boolean,
+	/**  Each file as it was sent (the last attempt): name, type, size and SHA-256. */
+	evidence?: FileEvidence[],
+};
+
+/**  A review submission made from this desk: what went, and how it ended. */
+export type ReviewSubmission_Serialize = {
+	id: number,
+	/**  The journal key; sending again with it never makes a second submission. */
+	reference: string,
+	tradeNo: string,
+	infoCount: number,
+	files: string,
+	/**
+	 *  The journal status (`accepted`, `rejected`, `pending` = queued, `unknown`), or
+	 *  `error: ...` when nothing could be sent (a file failed its checks).
+	 */
+	outcome: string,
+	at: number,
+	/**  True when it failed for a network reason and can be sent again. */
+	queued: boolean,
+	/**  Each file as it was sent (the last attempt): name, type, size and SHA-256. */
+	evidence: FileEvidence[],
 };
 
 /**  What a bulk run does with a valid row. */
@@ -3617,6 +4010,11 @@ export type RowResult_Deserialize = {
 	detail: string,
 	/**  Sent (or looked up) by this run; false for a row paid before, held or invalid. */
 	thisRun?: boolean,
+	/**
+	 *  Why the run did what it did with a planned row (what `detail` says in English);
+	 *  none for a row the file's checks refused.
+	 */
+	why?: RowReason_Deserialize | null,
 };
 
 /**  The outcome of one row, as the result file lists it. */
@@ -3628,6 +4026,11 @@ export type RowResult_Serialize = {
 	detail: string,
 	/**  Sent (or looked up) by this run; false for a row paid before, held or invalid. */
 	thisRun: boolean,
+	/**
+	 *  Why the run did what it did with a planned row (what `detail` says in English);
+	 *  none for a row the file's checks refused.
+	 */
+	why?: RowReason_Serialize,
 };
 
 /**  What a row of a request came to. */
@@ -4370,6 +4773,34 @@ export type SyncSettings_Serialize = {
 	payoutsInFlight?: number,
 };
 
+/**
+ *  Orders counted, their `sourceAmount` per currency, and the filter that lists exactly
+ *  them (`None` when there are none).
+ */
+export type Tally = Tally_Serialize | Tally_Deserialize;
+
+/**
+ *  Orders counted, their `sourceAmount` per currency, and the filter that lists exactly
+ *  them (`None` when there are none).
+ */
+export type Tally_Deserialize = {
+	count: number,
+	/**  One line per currency, by currency code. */
+	amounts: CurrencyAmount[],
+	filter?: OrderFilter_Deserialize | null,
+};
+
+/**
+ *  Orders counted, their `sourceAmount` per currency, and the filter that lists exactly
+ *  them (`None` when there are none).
+ */
+export type Tally_Serialize = {
+	count: number,
+	/**  One line per currency, by currency code. */
+	amounts: CurrencyAmount[],
+	filter: OrderFilter_Serialize | null,
+};
+
 /**  What a connection test found. */
 export type TeamProbe = {
 	user: string,
@@ -4468,7 +4899,9 @@ export type TimelineEvent_Deserialize =
 /**  A notification the gateway sent about the order. */
 { type: "notification"; at: number; id: number; kind: string; signatureOk: boolean } | 
 /**  Review documents submitted for the order. */
-{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string } | 
+{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string; 
+/**  Each file sent: name, type, size and SHA-256. */
+evidence?: FileEvidence[] } | 
 /**  An audit entry naming the order. */
 { type: "audit"; at: number; id: number; operation: string; operator: string; result: string };
 
@@ -4490,7 +4923,9 @@ export type TimelineEvent_Serialize =
 /**  A notification the gateway sent about the order. */
 { type: "notification"; at: number; id: number; kind: string; signatureOk: boolean } | 
 /**  Review documents submitted for the order. */
-{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string } | 
+{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string; 
+/**  Each file sent: name, type, size and SHA-256. */
+evidence: FileEvidence[] } | 
 /**  An audit entry naming the order. */
 { type: "audit"; at: number; id: number; operation: string; operator: string; result: string };
 
