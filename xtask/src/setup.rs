@@ -79,6 +79,9 @@ pub const TEST_PACKAGES: &[&str] = &[
     // Chinese in the window tests' screenshots (Xvfb has no CJK font of its own), and the
     // font the statement PDF embeds for a name in Chinese (its test needs one).
     "fonts-noto-cjk",
+    // The window tests (and the storage test of a second program reading an open
+    // desk's cache) read a desk's SQLite file as another program would.
+    "sqlite3",
 ];
 
 /// Inside the session bus that `dbus-run-session` made (with `xtask/dbus-session.conf`:

@@ -30,7 +30,16 @@ fn shared(_: &Path) -> io::Result<bool> {
 }
 
 /// Creates `path` empty and private if it is missing; tightens it if it is not private.
+///
+/// A file that is there already is never opened: a database this process holds open
+/// would lose its locks (POSIX drops all of a process's locks on a file when any of its
+/// descriptors of that file closes), and another program's connection closing after it
+/// would then take the database for unused, checkpoint it and delete the write-ahead log
+/// this process still writes to.
 pub fn file(path: &Path) -> io::Result<()> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return restrict(path, 0o600);
+    }
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(false);
     #[cfg(unix)]
