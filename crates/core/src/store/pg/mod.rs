@@ -742,6 +742,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0013_made_by_requests.sql"),
     include_str!("schema/0014_review_team30.sql"),
     include_str!("schema/0015_review_team30_r2.sql"),
+    include_str!("schema/0017_saved_views.sql"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.
