@@ -118,9 +118,16 @@ export const commands = {
 	exportSaveAs: (format: string, suggested: string) => typedError<string | null, CoreError_Serialize>(__TAURI_INVOKE("export_save_as", { format, suggested })),
 	/**  Whether a file is at `path` already (the export asks before replacing it). */
 	fileExists: (path: string) => typedError<boolean, CoreError_Serialize>(__TAURI_INVOKE("file_exists", { path })),
-	filtersSaved: () => typedError<SavedFilter_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("filters_saved")),
-	filterSave: (name: string, filter: OrderFilter_Deserialize) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("filter_save", { name, filter })),
-	filterDelete: (name: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("filter_delete", { name })),
+	viewsList: (screen: Screen) => typedError<SavedView_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("views_list", { screen })),
+	/**  The view `screen` used last (it opens with it), if it is still there. */
+	viewLast: (screen: Screen) => typedError<SavedView_Serialize | null, CoreError_Serialize>(__TAURI_INVOKE("view_last", { screen })),
+	viewSave: (screen: Screen, name: string, spec: ViewSpec_Deserialize, shared: boolean) => typedError<SavedView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("view_save", { screen, name, spec, shared })),
+	viewUpdate: (id: number, spec: ViewSpec_Deserialize, shared: boolean) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("view_update", { id, spec, shared })),
+	viewDelete: (id: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("view_delete", { id })),
+	/**  Keeps the view `screen` shows now (none: no view) for the next time it opens. */
+	viewUse: (screen: Screen, id: number | null) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("view_use", { screen, id })),
+	/**  A relative date range as it applies now, in the business's time zone. */
+	relativeRange: (range: RelativeRange) => typedError<Period, CoreError_Serialize>(__TAURI_INVOKE("relative_range", { range })),
 	/**
 	 *  Queries the balance of each currency (every currency seen in the cache when the
 	 *  list is empty); each answer is kept as a snapshot.
@@ -3212,6 +3219,17 @@ export type RejectedLine = {
 	rule: string,
 };
 
+/**  A date range said relative to the day it is applied on, in the business's zone. */
+export type RelativeRange = "today" | "yesterday" | 
+/**  Today and the six days before. */
+"last7Days" | 
+/**  Today and the 29 days before. */
+"last30Days" | 
+/**  The calendar month of today, whole. */
+"thisMonth" | 
+/**  The calendar month before today's, whole. */
+"lastMonth";
+
 /**  How a profile's statements and reconciliations are made. */
 export type Reporting = Reporting_Serialize | Reporting_Deserialize;
 
@@ -3648,17 +3666,53 @@ export type Safety_Serialize = {
 	notFoundLookups: number,
 };
 
-export type SavedFilter = SavedFilter_Serialize | SavedFilter_Deserialize;
+/**  A view as a screen applies it. */
+export type SavedView = SavedView_Serialize | SavedView_Deserialize;
 
-export type SavedFilter_Deserialize = {
+/**  A view as a screen applies it. */
+export type SavedView_Deserialize = {
+	id: number,
+	screen: Screen,
 	name: string,
-	filter: OrderFilter_Deserialize,
+	spec: ViewSpec_Deserialize,
+	/**  Shared with the team. */
+	shared: boolean,
+	/**  Its author on a team (the database user); none on a single desk. */
+	owner?: string | null,
+	/**  The connected member wrote it. */
+	mine: boolean,
+	/**
+	 *  The view's dates as they apply now (UTC millis, `to` exclusive): a relative
+	 *  range resolved today in the business's zone, or its fixed dates.
+	 */
+	from?: number | null,
+	to?: number | null,
 };
 
-export type SavedFilter_Serialize = {
+/**  A view as a screen applies it. */
+export type SavedView_Serialize = {
+	id: number,
+	screen: Screen,
 	name: string,
-	filter: OrderFilter_Serialize,
+	spec: ViewSpec_Serialize,
+	/**  Shared with the team. */
+	shared: boolean,
+	/**  Its author on a team (the database user); none on a single desk. */
+	owner: string | null,
+	/**  The connected member wrote it. */
+	mine: boolean,
+	/**
+	 *  The view's dates as they apply now (UTC millis, `to` exclusive): a relative
+	 *  range resolved today in the business's zone, or its fixed dates.
+	 */
+	from: number | null,
+	to: number | null,
 };
+
+/**  The screens that keep views. */
+export type Screen = "orders" | "activity" | 
+/**  Refunds and chargebacks. */
+"reversals" | "events";
 
 /**
  *  The key card numbers and tax ids are sealed to: as the team's database holds it, and
@@ -4286,6 +4340,81 @@ export type Upcoming_Serialize = {
 export type V1QuerySignField = "sign" | "sing";
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  A column shown, in the view's order, with its width in pixels (none: the screen's). */
+export type ViewColumn = ViewColumn_Serialize | ViewColumn_Deserialize;
+
+/**  A column shown, in the view's order, with its width in pixels (none: the screen's). */
+export type ViewColumn_Deserialize = {
+	id: string,
+	width?: number | null,
+};
+
+/**  A column shown, in the view's order, with its width in pixels (none: the screen's). */
+export type ViewColumn_Serialize = {
+	id: string,
+	width: number | null,
+};
+
+/**
+ *  A view's dates: relative, or fixed UTC millis (`to` exclusive), as a filter saved
+ *  before views had them.
+ */
+export type ViewDates = ViewDates_Serialize | ViewDates_Deserialize;
+
+/**
+ *  A view's dates: relative, or fixed UTC millis (`to` exclusive), as a filter saved
+ *  before views had them.
+ */
+export type ViewDates_Deserialize = { kind: "relative"; range: RelativeRange } | { kind: "fixed"; from?: number | null; to?: number | null };
+
+/**
+ *  A view's dates: relative, or fixed UTC millis (`to` exclusive), as a filter saved
+ *  before views had them.
+ */
+export type ViewDates_Serialize = { kind: "relative"; range: RelativeRange } | { kind: "fixed"; from: number | null; to: number | null };
+
+/**  The sort: a column's id (or, for the orders, the cache's sort key) and its direction. */
+export type ViewSort = {
+	key: string,
+	descending: boolean,
+};
+
+/**
+ *  What a view keeps. Every member may be absent (a filter saved before views: its
+ *  filter only, dates included).
+ */
+export type ViewSpec = ViewSpec_Serialize | ViewSpec_Deserialize;
+
+/**
+ *  What a view keeps. Every member may be absent (a filter saved before views: its
+ *  filter only, dates included).
+ */
+export type ViewSpec_Deserialize = {
+	/**  The orders screen's filter (its dates are `dates`' when that is given). */
+	orderFilter?: OrderFilter_Deserialize | null,
+	/**  Another screen's filters by field (a search text, an operation, a kind). */
+	fields?: { [key in string]: string },
+	dates?: ViewDates_Deserialize | null,
+	/**  The columns shown, in order; empty: the screen's own. */
+	columns?: ViewColumn_Deserialize[],
+	sort?: ViewSort | null,
+};
+
+/**
+ *  What a view keeps. Every member may be absent (a filter saved before views: its
+ *  filter only, dates included).
+ */
+export type ViewSpec_Serialize = {
+	/**  The orders screen's filter (its dates are `dates`' when that is given). */
+	orderFilter: OrderFilter_Serialize | null,
+	/**  Another screen's filters by field (a search text, an operation, a kind). */
+	fields: { [key in string]: string },
+	dates: ViewDates_Serialize | null,
+	/**  The columns shown, in order; empty: the screen's own. */
+	columns: ViewColumn_Serialize[],
+	sort: ViewSort | null,
+};
 
 /**  Where the signer's worker in the window stands. */
 export type WorkerStatus = WorkerStatus_Serialize | WorkerStatus_Deserialize;

@@ -13,6 +13,7 @@ pub mod reports;
 pub mod settings;
 pub mod team;
 pub mod team_admin;
+pub mod views;
 
 pub type CmdResult<T> = Result<T, paydesk_core::CoreError>;
 
