@@ -1822,7 +1822,46 @@ export const en = {
   },
   // Field rules the core states with a message key (issue 33): the English words are
   // the core's own (the CLI prints them); parameters are the values the rule names.
+  // Saved views (issue 36).
+  views: {
+    title: "Views",
+    shown: "View: {{name}}",
+    none: "No saved views yet",
+    saveNew: "Save as a new view…",
+    saveWhat:
+      "A view keeps the filters (a relative range such as “Last 7 days” stays relative), the columns shown, their order and widths, and the sort.",
+    name: "View name",
+    share: "Share with the team",
+    shareWhy: "Every member sees it; only you and an admin change or delete it.",
+    saved: "View “{{name}}” saved",
+    update: "Update “{{name}}” with what is shown",
+    updated: "View “{{name}}” updated",
+    delete: "Delete “{{name}}”",
+    noView: "Show without a view",
+    sharedShort: "shared",
+    sharedByMe: "Shared with the team by you",
+    sharedBy: "Shared by {{owner}}",
+    moveEarlier: "Move {{column}} earlier",
+    moveLater: "Move {{column}} later",
+    width: "Width of {{column}} in pixels",
+    range: {
+      today: "Today",
+      yesterday: "Yesterday",
+      last7Days: "Last 7 days",
+      last30Days: "Last 30 days",
+      thisMonth: "This month",
+      lastMonth: "Last month",
+    },
+  },
   rules: {
+    // Saved views (issue 36).
+    viewNameLength: "must be 1 to 60 characters",
+    viewNameControls: "must not hold control characters",
+    viewColumnsMax: "must be at most 40 columns",
+    viewColumnName: "each column must be named in 1 to 40 characters",
+    viewColumnWidth: "each column must be 40 to 1000 pixels wide",
+    viewTooLarge: "must be at most 16 KB",
+    viewSharedTeamOnly: "only a team profile's views are shared",
     required: "is required",
     clabeDigits: "must be exactly 18 digits",
     clabeCheckDigit: "check digit is wrong (expected {{expected}})",
