@@ -268,3 +268,25 @@ fn old_saved_filters_become_orders_views() {
     assert!(f.descending);
     assert!(views[0].spec.dates.is_none() && views[0].spec.columns.is_empty());
 }
+
+/// The app keeps its connection open: a saved view is committed at once, seen by
+/// another connection to the file (a second desk, sqlite3) before the first closes.
+#[test]
+fn a_saved_view_is_committed_while_its_connection_stays_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("open.sqlite");
+    let conn = db::open(&path, Durability::Cache).unwrap();
+    let id = SavedViews::on(&conn)
+        .save(Screen::Orders, "kept", "{}", false)
+        .unwrap();
+    SavedViews::on(&conn)
+        .set_last(Screen::Orders, Some(id))
+        .unwrap();
+    let other = rusqlite::Connection::open(&path).unwrap();
+    let names: String = other
+        .query_row("SELECT group_concat(name) FROM saved_views", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(names, "kept");
+    assert_eq!(SavedViews::on(&other).last(Screen::Orders).unwrap(), Some(id));
+    drop(conn);
+}

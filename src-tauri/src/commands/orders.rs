@@ -9,7 +9,7 @@ use paydesk_core::sync::{SyncOptions, SyncProgress, SyncReport};
 use paydesk_gateway::dictionary::{Meaning, StateField};
 use paydesk_reports::DeskReports;
 use paydesk_session::SimulateAction;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use specta::Type;
 use tauri::State;
 use tauri::ipc::Channel;

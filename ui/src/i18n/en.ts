@@ -1843,6 +1843,8 @@ export const en = {
     sharedBy: "Shared by {{owner}}",
     moveEarlier: "Move {{column}} earlier",
     moveLater: "Move {{column}} later",
+    body: "Body",
+    number: "#",
     width: "Width of {{column}} in pixels",
     range: {
       today: "Today",

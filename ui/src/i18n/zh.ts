@@ -1699,6 +1699,8 @@ export const zh: Catalogue = {
     sharedBy: "由 {{owner}} 共享",
     moveEarlier: "将 {{column}} 前移",
     moveLater: "将 {{column}} 后移",
+    body: "通知内容",
+    number: "#",
     width: "{{column}} 的宽度（像素）",
     range: {
       today: "今天",

@@ -37,6 +37,33 @@ function Bar({ seen }: { seen: (f: OrderFilter) => void }) {
   );
 }
 
+/// The bar with a relative range in the screen's state too.
+function Relative({
+  seen,
+  relative,
+}: {
+  seen: (f: OrderFilter) => void;
+  relative: (r: string | null) => void;
+}) {
+  const [filter, setFilter] = useState(EMPTY_FILTER);
+  const [r, setR] = useState<string | null>(null);
+  return (
+    <FilterBar
+      filter={filter}
+      invalid={null}
+      relative={r as "last7Days" | null}
+      onRelative={(x) => {
+        relative(x);
+        setR(x);
+      }}
+      onChange={(f) => {
+        seen(f);
+        setFilter(f);
+      }}
+    />
+  );
+}
+
 describe("the orders filter bar", () => {
   afterEach(() => vi.restoreAllMocks());
   beforeEach(() => {
@@ -60,26 +87,7 @@ describe("the orders filter bar", () => {
   it("sets the range of a relative date as the desk resolves it in the business's zone", async () => {
     const seen = vi.fn();
     const relative = vi.fn();
-    function Relative() {
-      const [filter, setFilter] = useState(EMPTY_FILTER);
-      const [r, setR] = useState<string | null>(null);
-      return (
-        <FilterBar
-          filter={filter}
-          invalid={null}
-          relative={r as "last7Days" | null}
-          onRelative={(x) => {
-            relative(x);
-            setR(x);
-          }}
-          onChange={(f) => {
-            seen(f);
-            setFilter(f);
-          }}
-        />
-      );
-    }
-    renderUi(<Relative />);
+    renderUi(<Relative seen={seen} relative={relative} />);
     fireEvent.click(screen.getByTestId("filter-dates"));
     const names = (await screen.findAllByRole("option")).map((o) => o.textContent);
     expect(names).toEqual([
