@@ -284,9 +284,14 @@ fn a_saved_view_is_committed_while_its_connection_stays_open() {
         .unwrap();
     let other = rusqlite::Connection::open(&path).unwrap();
     let names: String = other
-        .query_row("SELECT group_concat(name) FROM saved_views", [], |r| r.get(0))
+        .query_row("SELECT group_concat(name) FROM saved_views", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     assert_eq!(names, "kept");
-    assert_eq!(SavedViews::on(&other).last(Screen::Orders).unwrap(), Some(id));
+    assert_eq!(
+        SavedViews::on(&other).last(Screen::Orders).unwrap(),
+        Some(id)
+    );
     drop(conn);
 }

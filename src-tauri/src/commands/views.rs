@@ -19,10 +19,7 @@ pub async fn views_list(state: State<'_, AppState>, screen: Screen) -> CmdResult
 /// The view `screen` used last (it opens with it), if it is still there.
 #[tauri::command]
 #[specta::specta]
-pub async fn view_last(
-    state: State<'_, AppState>,
-    screen: Screen,
-) -> CmdResult<Option<SavedView>> {
+pub async fn view_last(state: State<'_, AppState>, screen: Screen) -> CmdResult<Option<SavedView>> {
     state.desk().await?.last_view(screen)
 }
 
@@ -58,7 +55,11 @@ pub async fn view_delete(state: State<'_, AppState>, id: i64) -> CmdResult<()> {
 /// Keeps the view `screen` shows now (none: no view) for the next time it opens.
 #[tauri::command]
 #[specta::specta]
-pub async fn view_use(state: State<'_, AppState>, screen: Screen, id: Option<i64>) -> CmdResult<()> {
+pub async fn view_use(
+    state: State<'_, AppState>,
+    screen: Screen,
+    id: Option<i64>,
+) -> CmdResult<()> {
     state.desk().await?.use_view(screen, id)
 }
 
