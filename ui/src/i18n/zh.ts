@@ -1700,7 +1700,7 @@ export const zh: Catalogue = {
     moveEarlier: "将 {{column}} 前移",
     moveLater: "将 {{column}} 后移",
     body: "通知内容",
-    number: "#",
+    number: "序号",
     width: "{{column}} 的宽度（像素）",
     range: {
       today: "今天",
