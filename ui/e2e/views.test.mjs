@@ -235,3 +235,52 @@ test("a view with 'Last 7 days', columns and sort comes back after a restart, re
   await h.pickLanguage("English");
   await h.click('//*[@data-testid="theme-control"]//label[normalize-space(.)="Light"]');
 });
+
+test("Activity, Refunds and Events keep views too: the last one is back when the screen opens", async () => {
+  await h.go("activity");
+  await h.waitFor(id("audit-table"), 30_000);
+  await h.choose(id("activity-dates"), "Today");
+  await menuPickOn("activity", "view-save-new");
+  await h.typeInto(id("view-name"), "Today's log");
+  await browser.keys("Enter");
+  const selected = async (screen) =>
+    (await (await browser.$(id(`views-${screen}`))).getAttribute("data-selected")) ?? "";
+  await browser.waitUntil(async () => (await selected("activity")) === "Today's log", {
+    timeout: 10_000,
+    timeoutMsg: "the activity view was not saved",
+  });
+  await h.settled();
+  await h.shot("views-activity");
+  // Away and back: the screen opens with it, its dates "Today" again.
+  await h.go("events");
+  await h.waitFor(id("views-events"));
+  await h.settled();
+  await h.shot("views-events");
+  await h.go("refunds");
+  await h.waitFor(id("views-reversals"));
+  await h.settled();
+  await h.shot("views-refunds");
+  await h.go("activity");
+  await browser.waitUntil(async () => (await selected("activity")) === "Today's log", {
+    timeout: 10_000,
+    timeoutMsg: "the activity screen did not open with its last view",
+  });
+  assert.equal(
+    await browser.execute(() => document.querySelector('[data-testid="activity-dates"]')?.value),
+    "Today",
+  );
+});
+
+/// The views menu of `screen`, opened and walked with the keyboard to `testid`.
+async function menuPickOn(screen, testid) {
+  const button = await h.waitFor(id(`views-${screen}`));
+  await browser.execute((e) => e.focus(), button);
+  await browser.keys("Enter");
+  await h.waitFor(id("views-menu"));
+  for (let i = 0; i < 12; i++) {
+    const at = await browser.execute(() => document.activeElement?.dataset?.testid ?? "");
+    if (at === testid) break;
+    await browser.keys("ArrowDown");
+  }
+  await browser.keys("Enter");
+}
