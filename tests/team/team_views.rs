@@ -356,3 +356,84 @@ fn no_member_locks_the_views_tables_above_row_exclusive() {
     );
     assert_eq!(held, "none");
 }
+
+/// A team upgraded to saved views: each member's saved filter sets become their own
+/// orders views (the filter, its fixed dates included), seen by no one else, and the
+/// table-level DELETE every role held on `saved_filters` is gone.
+#[test]
+fn an_upgrade_turns_each_members_saved_filters_into_their_personal_views() {
+    use paydesk_core::store::pg::{TEAM_MIGRATIONS, init_team};
+    let pg = team_db();
+    // The team as it stood before migration 0017 (the one that adds views): the views'
+    // tables and function gone, saved_filters' old grants back, the migration not done.
+    let version = TEAM_MIGRATIONS
+        .iter()
+        .position(|m| m.contains("CREATE TABLE paydesk.saved_views"))
+        .unwrap()
+        + 1;
+    owner_sql(
+        &pg,
+        &format!(
+            "DROP TABLE paydesk.saved_views, paydesk.last_views;
+             DROP FUNCTION paydesk.delete_view(bigint, bigint);
+             GRANT SELECT, INSERT, UPDATE, DELETE ON paydesk.saved_filters
+                TO paydesk_viewer, paydesk_support, paydesk_maker, paydesk_approver,
+                   paydesk_signer, paydesk_admin;
+             DELETE FROM paydesk.schema_migrations WHERE version = {version};"
+        ),
+    );
+    sql(
+        &pg,
+        "vic",
+        &format!(
+            "INSERT INTO paydesk.saved_filters (mer_no, name, filter, created_at)
+             VALUES ({MER}, 'November MXN', '{{\"from\":1793491200000,\"to\":1796083200000,\"currencies\":[\"MXN\"]}}', 5)"
+        ),
+    )
+    .unwrap();
+    sql(
+        &pg,
+        "mark",
+        &format!(
+            "INSERT INTO paydesk.saved_filters (mer_no, name, filter, created_at)
+             VALUES ({MER}, 'pending', '{{\"states\":[2]}}', 6)"
+        ),
+    )
+    .unwrap();
+    // Before: any member could delete (and so LOCK) the table.
+    sql(
+        &pg,
+        "sue",
+        "BEGIN; LOCK TABLE paydesk.saved_filters IN ACCESS EXCLUSIVE MODE NOWAIT; COMMIT;",
+    )
+    .unwrap();
+
+    let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
+    assert_eq!(
+        init_team(&owner, MER).unwrap(),
+        1,
+        "the views' migration ran again"
+    );
+
+    let vic = PgLink::connect(&cfg(&pg, "vic"), PASSWORD).unwrap();
+    let views = PgViews::on(&vic, MER).list(Screen::Orders).unwrap();
+    assert_eq!(views.len(), 1, "vic sees her filter only, not mark's");
+    assert_eq!(views[0].name, "November MXN");
+    assert!(views[0].mine && !views[0].shared);
+    let f = views[0].spec.order_filter.clone().unwrap();
+    assert_eq!(
+        (f.from, f.to),
+        (Some(1_793_491_200_000), Some(1_796_083_200_000))
+    );
+    assert_eq!(f.currencies, ["MXN"]);
+    assert_eq!(seen(&pg, "mark"), "pending");
+    refused(
+        sql(
+            &pg,
+            "sue",
+            "BEGIN; LOCK TABLE paydesk.saved_filters IN ACCESS EXCLUSIVE MODE NOWAIT; COMMIT;",
+        ),
+        "sue locking saved_filters after the upgrade",
+        "permission denied",
+    );
+}
