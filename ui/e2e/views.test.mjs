@@ -69,24 +69,9 @@ function lastSevenDays(offsetHours) {
   return [Date.UTC(y, m, d - 6) - shift, Date.UTC(y, m, d + 1) - shift];
 }
 
-/// Opens the views menu with the keyboard and moves to the item `testid`, then Enter.
-async function menuPick(testid) {
-  const button = await h.waitFor(id("views-orders"));
-  await browser.execute((e) => e.focus(), button);
-  await browser.keys("Enter");
-  await h.waitFor(id("views-menu"));
-  for (let i = 0; i < 12; i++) {
-    const at = await browser.execute(() => document.activeElement?.dataset?.testid ?? "");
-    if (at === testid) break;
-    await browser.keys("ArrowDown");
-  }
-  assert.equal(
-    await browser.execute(() => document.activeElement?.dataset?.testid ?? ""),
-    testid,
-    `the keyboard did not reach ${testid}`,
-  );
-  await browser.keys("Enter");
-}
+/// Opens the orders' views menu with the keyboard and moves to the item `testid`, then
+/// Enter.
+const menuPick = (testid) => menuPickOn("orders", testid);
 
 test("a view with 'Last 7 days', columns and sort comes back after a restart, relative to today", async () => {
   await h.waitFor(id("screen-dashboard"), 60_000);
@@ -271,7 +256,8 @@ test("Activity, Refunds and Events keep views too: the last one is back when the
   );
 });
 
-/// The views menu of `screen`, opened and walked with the keyboard to `testid`.
+/// The views menu of `screen`, opened and walked with the keyboard to `testid`, then
+/// Enter.
 async function menuPickOn(screen, testid) {
   const button = await h.waitFor(id(`views-${screen}`));
   await browser.execute((e) => e.focus(), button);
@@ -282,5 +268,10 @@ async function menuPickOn(screen, testid) {
     if (at === testid) break;
     await browser.keys("ArrowDown");
   }
+  assert.equal(
+    await browser.execute(() => document.activeElement?.dataset?.testid ?? ""),
+    testid,
+    `the keyboard did not reach ${testid}`,
+  );
   await browser.keys("Enter");
 }
