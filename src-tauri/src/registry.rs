@@ -63,9 +63,14 @@ macro_rules! app_commands {
             orders::default_export_path => [],
             orders::export_save_as => [],
             orders::file_exists => [],
-            orders::filters_saved => [],
-            orders::filter_save => ["orders.filters"],
-            orders::filter_delete => ["orders.filters"],
+            // Saved views (issue 36); the saved filter sets of the orders are views now.
+            views::views_list => [],
+            views::view_last => [],
+            views::view_save => ["views"],
+            views::view_update => ["views"],
+            views::view_delete => ["views"],
+            views::view_use => [],
+            views::relative_range => [],
             // Asks the gateway and keeps a snapshot.
             balances::balances => ["balances", "dashboard"],
             balances::balance_history => [],

@@ -16,13 +16,12 @@ use std::sync::atomic::AtomicBool;
 use paydesk_core::store::balances::BalanceSnapshot;
 use paydesk_core::store::balances::Balances;
 use paydesk_core::store::cards::{CardOperations, NewCardOperation};
-use paydesk_core::store::filters::SavedFilters;
 use paydesk_core::store::notifications::Notifications;
 use paydesk_core::store::orders::{
     self, MadeOrder, OrderFilter, OrderKind, Orders, SortKey, Upsert,
 };
 use paydesk_core::store::pg::cache::{
-    PgBalances, PgCards, PgFilters, PgNotifications, PgReversals, PgReviews, PgSyncState,
+    PgBalances, PgCards, PgNotifications, PgReversals, PgReviews, PgSyncState, PgViews,
 };
 use paydesk_core::store::pg::orders::PgOrders;
 use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
@@ -30,6 +29,7 @@ use paydesk_core::store::prelude::*;
 use paydesk_core::store::reversals::{ChargebackSeen, RefundSeen, Reversals};
 use paydesk_core::store::reviews::{Outcome, Reviews};
 use paydesk_core::store::sync_state::{PageDone, SyncState};
+use paydesk_core::store::views::{SavedViews, Screen};
 use paydesk_core::store::{self as db, Durability, Store};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_gateway::wire::OrderListItem;
@@ -749,23 +749,27 @@ fn the_other_cache_tables_answer_alike_on_sqlite_and_on_postgres() {
         &PgReversals::on(&owner, MER),
         &PgNotifications::on(&owner, MER),
     );
-    for filters in [
-        &SavedFilters::on(&conn) as &dyn FilterStore,
-        &PgFilters::on(&owner, MER),
+    for views in [
+        &SavedViews::on(&conn) as &dyn ViewStore,
+        &PgViews::on(&owner, MER),
     ] {
-        let usd = OrderFilter {
-            currencies: vec!["USD".into()],
-            ..OrderFilter::default()
-        };
-        filters.save("b-usd", &usd).unwrap();
-        filters.save("a-all", &OrderFilter::default()).unwrap();
-        filters.save("b-usd", &OrderFilter::default()).unwrap();
-        let all = filters.all().unwrap();
-        let names: Vec<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
+        let usd = r#"{"orderFilter":{"currencies":["USD"]}}"#;
+        let b = views.save(Screen::Orders, "b-usd", usd, false).unwrap();
+        let a = views.save(Screen::Orders, "a-all", "{}", false).unwrap();
+        assert_eq!(views.save(Screen::Orders, "b-usd", "{}", false).unwrap(), b);
+        views
+            .save(Screen::Events, "other screen", "{}", false)
+            .unwrap();
+        let all = views.list(Screen::Orders).unwrap();
+        let names: Vec<&str> = all.iter().map(|v| v.name.as_str()).collect();
         assert_eq!(names, ["a-all", "b-usd"]);
-        assert_eq!(all[1].1, OrderFilter::default(), "replaced");
-        filters.delete("a-all").unwrap();
-        assert_eq!(filters.all().unwrap().len(), 1);
+        assert_eq!(all[1].spec, Default::default(), "replaced");
+        assert!(views.delete(a).unwrap());
+        assert!(!views.delete(a).unwrap(), "gone already");
+        assert_eq!(views.list(Screen::Orders).unwrap().len(), 1);
+        views.set_last(Screen::Orders, Some(b)).unwrap();
+        assert_eq!(views.last(Screen::Orders).unwrap(), Some(b));
+        assert_eq!(views.last(Screen::Events).unwrap(), None);
     }
 }
 
@@ -872,38 +876,60 @@ fn every_role_reads_the_orders_only_a_signer_writes_them_and_filters_are_ones_ow
     assert!(e.contains("permission denied"), "{e}");
     assert_eq!(PgOrders::on(&viewer, MER).count_all().unwrap(), 50);
 
-    // Saved filters: each member's own, by name.
-    let usd = OrderFilter {
-        currencies: vec!["USD".into()],
-        ..OrderFilter::default()
-    };
-    PgFilters::on(&viewer, MER).save("mine", &usd).unwrap();
-    PgFilters::on(&support, MER)
-        .save("mine", &OrderFilter::default())
+    // Personal saved views: each member's own, by name (shared ones: team_views.rs).
+    let usd = r#"{"orderFilter":{"currencies":["USD"]}}"#;
+    PgViews::on(&viewer, MER)
+        .save(Screen::Orders, "mine", usd, false)
         .unwrap();
-    assert_eq!(PgFilters::on(&viewer, MER).all().unwrap()[0].1, usd);
+    let theirs = PgViews::on(&support, MER)
+        .save(Screen::Orders, "mine", "{}", false)
+        .unwrap();
+    let seen = PgViews::on(&viewer, MER).list(Screen::Orders).unwrap();
+    assert_eq!(seen.len(), 1);
     assert_eq!(
-        PgFilters::on(&support, MER).all().unwrap()[0].1,
-        OrderFilter::default()
+        seen[0].spec.order_filter.as_ref().unwrap().currencies,
+        ["USD"]
     );
-    assert!(PgFilters::on(&maker, MER).all().unwrap().is_empty());
-    PgFilters::on(&support, MER).delete("mine").unwrap();
-    assert_eq!(PgFilters::on(&viewer, MER).all().unwrap().len(), 1);
+    assert!(
+        PgViews::on(&maker, MER)
+            .list(Screen::Orders)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        !PgViews::on(&viewer, MER).delete(theirs).unwrap(),
+        "not vic's"
+    );
+    assert!(PgViews::on(&support, MER).delete(theirs).unwrap());
+    assert_eq!(
+        PgViews::on(&viewer, MER)
+            .list(Screen::Orders)
+            .unwrap()
+            .len(),
+        1
+    );
     // Through plain SQL too: another's rows are not there, and cannot be written as theirs.
     assert_eq!(
-        sql("sue", "SELECT count(*) FROM paydesk.saved_filters")
+        sql("sue", "SELECT count(*) FROM paydesk.saved_views")
             .unwrap()
             .trim(),
         "0"
     );
     let e = sql(
         "sue",
-        "INSERT INTO paydesk.saved_filters (mer_no, owner, name, filter, created_at) VALUES (10001, 'vic', 'x', '{}', 0)",
+        "INSERT INTO paydesk.saved_views (mer_no, owner, screen, name, spec, created_at, updated_at) VALUES (10001, 'vic', 'orders', 'x', '{}', 0, 0)",
     )
     .unwrap_err();
     assert!(e.contains("row-level security"), "{e}");
-    sql("sue", "DELETE FROM paydesk.saved_filters").unwrap();
-    assert_eq!(PgFilters::on(&viewer, MER).all().unwrap().len(), 1);
+    let e = sql("sue", "DELETE FROM paydesk.saved_views").unwrap_err();
+    assert!(e.contains("permission denied"), "{e}");
+    assert_eq!(
+        PgViews::on(&viewer, MER)
+            .list(Screen::Orders)
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]

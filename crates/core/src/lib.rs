@@ -27,6 +27,7 @@ pub mod secrets;
 pub mod store;
 pub mod sync;
 pub mod team;
+pub mod views;
 
 pub use desk::{
     Attention, AttentionAction, CardOperation, CardSummary, Desk, ReviewRequest, ReviewSubmission,

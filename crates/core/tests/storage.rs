@@ -5,9 +5,9 @@
 #![allow(clippy::unwrap_used)]
 
 use paydesk_core::audit::{self, AuditLog, Record};
-use paydesk_core::store::filters::SavedFilters;
 use paydesk_core::store::orders::{self, OrderFilter, Orders, SortKey};
 use paydesk_core::store::prelude::*;
+use paydesk_core::store::views::{SavedViews, Screen};
 use paydesk_core::store::{self as db, Durability};
 use paydesk_gateway::StateDictionary;
 use paydesk_gateway::wire::OrderListItem;
@@ -97,13 +97,18 @@ fn store_handles_join_the_callers_transaction() {
         Orders::on(&*tx)
             .upsert_items(1, &[item(1, 5, "USD", "1.00")], 0, true)
             .unwrap();
-        SavedFilters::on(&*tx)
-            .save("all", &OrderFilter::default())
+        SavedViews::on(&*tx)
+            .save(Screen::Orders, "all", "{}", false)
             .unwrap();
         // Dropped without commit: nothing stays.
     }
     assert_eq!(Orders::on(&conn).count_all().unwrap(), 0);
-    assert!(SavedFilters::on(&conn).all().unwrap().is_empty());
+    assert!(
+        SavedViews::on(&conn)
+            .list(Screen::Orders)
+            .unwrap()
+            .is_empty()
+    );
     let r: Result<(), paydesk_core::CoreError> = db::atomic(&conn, || {
         Orders::on(&conn).upsert_items(1, &[item(2, 5, "USD", "1.00")], 0, true)?;
         Err(paydesk_core::CoreError::internal("stop"))
@@ -167,16 +172,18 @@ fn migrates_fresh_and_previous_and_refuses_newer() {
         Orders::on(&conn).get("T1").unwrap().unwrap().source_amount,
         "10.00"
     );
-    SavedFilters::on(&conn)
+    SavedViews::on(&conn)
         .save(
+            Screen::Orders,
             "usd",
-            &OrderFilter {
-                currencies: vec!["USD".into()],
-                ..OrderFilter::default()
-            },
+            r#"{"orderFilter":{"currencies":["USD"]}}"#,
+            false,
         )
         .unwrap();
-    assert_eq!(SavedFilters::on(&conn).all().unwrap()[0].0, "usd");
+    assert_eq!(
+        SavedViews::on(&conn).list(Screen::Orders).unwrap()[0].name,
+        "usd"
+    );
     drop(conn);
 
     // Written by a newer PayDesk: refused with a clear message, and left untouched.

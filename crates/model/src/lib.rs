@@ -14,3 +14,4 @@ pub mod orders;
 pub mod reversals;
 pub mod reviews;
 pub mod sync_state;
+pub mod views;

@@ -14,6 +14,7 @@ pub mod schedules;
 pub mod settings;
 pub mod team;
 pub mod team_admin;
+pub mod views;
 
 pub type CmdResult<T> = Result<T, paydesk_core::CoreError>;
 

@@ -1,5 +1,5 @@
 //! The dashboard and the orders screen: pages of the cache, sync with progress and
-//! cancel, detail with a live query, sandbox simulation, export, saved filter sets.
+//! cancel, detail with a live query, sandbox simulation, export.
 
 use paydesk_core::CoreError;
 use paydesk_core::desk::Dashboard;
@@ -9,7 +9,7 @@ use paydesk_core::sync::{SyncOptions, SyncProgress, SyncReport};
 use paydesk_gateway::dictionary::{Meaning, StateField};
 use paydesk_reports::DeskReports;
 use paydesk_session::SimulateAction;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use specta::Type;
 use tauri::State;
 use tauri::ipc::Channel;
@@ -285,37 +285,4 @@ pub async fn export_save_as(
 #[specta::specta]
 pub async fn file_exists(path: String) -> CmdResult<bool> {
     Ok(std::path::Path::new(path.trim()).exists())
-}
-
-#[derive(Debug, Serialize, Deserialize, Type)]
-#[serde(rename_all = "camelCase")]
-pub struct SavedFilter {
-    pub name: String,
-    pub filter: OrderFilter,
-}
-
-#[tauri::command]
-#[specta::specta]
-pub async fn filters_saved(state: State<'_, AppState>) -> CmdResult<Vec<SavedFilter>> {
-    let saved = state.desk().await?.saved_filters()?;
-    Ok(saved
-        .into_iter()
-        .map(|(name, filter)| SavedFilter { name, filter })
-        .collect())
-}
-
-#[tauri::command]
-#[specta::specta]
-pub async fn filter_save(
-    state: State<'_, AppState>,
-    name: String,
-    filter: OrderFilter,
-) -> CmdResult<()> {
-    state.desk().await?.save_filter(&name, &filter)
-}
-
-#[tauri::command]
-#[specta::specta]
-pub async fn filter_delete(state: State<'_, AppState>, name: String) -> CmdResult<()> {
-    state.desk().await?.delete_filter(&name)
 }

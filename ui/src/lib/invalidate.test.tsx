@@ -31,7 +31,7 @@ function client() {
 function seed(qc: QueryClient) {
   const keys = [
     ["orders", "page", {}, 0],
-    ["orders", "filters"],
+    ["views", "list", "orders"],
     ["journal", "list", []],
     ["dashboard"],
     ["balances", "latest"],
@@ -90,9 +90,9 @@ describe("the declared invalidation", () => {
   });
 
   it("refreshes what a succeeded command declares, and only that", async () => {
-    const { qc, result } = run("filterSave", "ok");
+    const { qc, result } = run("viewSave", "ok");
     await waitFor(() => expect(result.current.isSuccess).toBe(true));
-    expect(stale(qc)).toEqual([JSON.stringify(["orders", "filters"])]);
+    expect(stale(qc)).toEqual([JSON.stringify(["views", "list", "orders"])]);
   });
 
   it("refreshes every query after a profile switch", async () => {
@@ -110,7 +110,7 @@ describe("the declared invalidation", () => {
     await waitFor(() => expect(money.result.current.isError).toBe(true));
     await waitFor(() =>
       expect(stale(money.qc)).toEqual(
-        [["dashboard"], ["journal", "list", []], ["orders", "filters"], ["orders", "page", {}, 0]]
+        [["dashboard"], ["journal", "list", []], ["orders", "page", {}, 0]]
           .map((k) => JSON.stringify(k))
           .sort(),
       ),

@@ -19,6 +19,7 @@ mod refresh;
 mod resend_payin;
 mod review_desk;
 mod timeline;
+mod views;
 
 pub use attention::{Attention, AttentionAction};
 pub use bulk_lookup::{
@@ -38,6 +39,7 @@ pub use queries::{
 pub use refresh::Refreshed;
 pub use resend_payin::PAYIN_TAX_ID;
 pub use timeline::TimelineEvent;
+pub use views::SavedView;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -873,28 +875,6 @@ impl Desk {
         all.sort();
         all.dedup();
         Ok(all)
-    }
-
-    /// The saved filter sets of the orders table, by name.
-    pub fn saved_filters(&self) -> CoreResult<Vec<(String, crate::store::orders::OrderFilter)>> {
-        self.store.filters().all()
-    }
-
-    /// Saves a filter set under `name` (replacing one of the same name).
-    pub fn save_filter(
-        &self,
-        name: &str,
-        filter: &crate::store::orders::OrderFilter,
-    ) -> CoreResult<()> {
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > 60 {
-            return Err(CoreError::validation("name", "must be 1 to 60 characters"));
-        }
-        self.store.filters().save(name, filter)
-    }
-
-    pub fn delete_filter(&self, name: &str) -> CoreResult<()> {
-        self.store.filters().delete(name)
     }
 
     /// Records an event of the desk itself, not a gateway call (an unlock of its idle

@@ -18,13 +18,12 @@ use rusqlite::Connection;
 use super::audit::{AuditLog, AuditStore};
 use super::balances::{BalanceStore, Balances};
 use super::cards::{CardOperations, CardStore};
-use super::filters::{FilterStore, SavedFilters};
 use super::journal::{Journal, JournalStore};
 use super::notifications::{NotificationStore, Notifications};
 use super::orders::{OrderStore, Orders};
 use super::pg::audit::PgAudit;
 use super::pg::cache::{
-    PgBalances, PgCards, PgFilters, PgNotifications, PgReversals, PgReviews, PgSyncState,
+    PgBalances, PgCards, PgNotifications, PgReversals, PgReviews, PgSyncState, PgViews,
 };
 use super::pg::journal::PgJournal;
 use super::pg::orders::PgOrders;
@@ -32,6 +31,7 @@ use super::pg::{PgLink, Tx};
 use super::reversals::{ReversalStore, Reversals};
 use super::reviews::{ReviewStore, Reviews};
 use super::sync_state::{SyncState, SyncStateStore};
+use super::views::{SavedViews, ViewStore};
 use super::{Durability, atomic, shrink_memory};
 use crate::error::CoreResult;
 
@@ -228,10 +228,10 @@ impl Store {
         }
     }
 
-    pub fn filters(&self) -> Box<dyn FilterStore + '_> {
+    pub fn views(&self) -> Box<dyn ViewStore + '_> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => Box::new(SavedFilters::on(lock(cache))),
-            Backend::Team { cache, mer_no, .. } => Box::new(PgFilters::on(cache, *mer_no)),
+            Backend::Sqlite { cache, .. } => Box::new(SavedViews::on(lock(cache))),
+            Backend::Team { cache, mer_no, .. } => Box::new(PgViews::on(cache, *mer_no)),
         }
     }
 

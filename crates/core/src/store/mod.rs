@@ -14,7 +14,6 @@ mod backend;
 pub mod balances;
 pub mod cards;
 mod dialect;
-pub mod filters;
 pub mod journal;
 pub mod notifications;
 pub mod orders;
@@ -22,6 +21,7 @@ pub mod pg;
 pub mod reversals;
 pub mod reviews;
 pub mod sync_state;
+pub mod views;
 
 pub use backend::{CacheTx, Store};
 
@@ -30,13 +30,13 @@ pub mod prelude {
     pub use super::audit::AuditStore;
     pub use super::balances::BalanceStore;
     pub use super::cards::CardStore;
-    pub use super::filters::FilterStore;
     pub use super::journal::JournalStore;
     pub use super::notifications::NotificationStore;
     pub use super::orders::OrderStore;
     pub use super::reversals::ReversalStore;
     pub use super::reviews::ReviewStore;
     pub use super::sync_state::SyncStateStore;
+    pub use super::views::ViewStore;
 }
 
 use std::path::Path;
@@ -103,6 +103,12 @@ pub const MIGRATIONS: &[Migration] = &[
     // ignore them.
     Migration {
         sql: include_str!("../../migrations/0011_audit_archive.sql"),
+        oldest_reader: 9,
+    },
+    // Adds the tables of saved views (issue 36), with the saved filters copied in as
+    // orders views: older desks ignore them and keep their `saved_filters`.
+    Migration {
+        sql: include_str!("../../migrations/0012_saved_views.sql"),
         oldest_reader: 9,
     },
     // Adds `review_submissions.evidence` (what each file sent was): older desks write

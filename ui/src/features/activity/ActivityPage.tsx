@@ -25,6 +25,8 @@ import { fieldOf } from "../../lib/ipc";
 import { OPERATIONS, operationLabel } from "../../lib/operations";
 import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
 import { TeamChainAlert } from "../team/TeamChainAlert";
+import { TableViewBar, ViewHead } from "../views/TableViewBar";
+import { type TableColumn, useTableView } from "../views/useTableView";
 import { ArchivedLogs } from "./ArchivedLogs";
 import { useAuditChain, useAuditExport, useAuditList, useDefaultPath } from "./queries";
 
@@ -90,17 +92,53 @@ function Chain() {
   );
 }
 
+/// The audit table's columns (a saved view keeps which, in which order and how wide).
+const COLUMNS: TableColumn[] = [
+  { id: "id", label: "views.number", width: 70, sortable: true },
+  { id: "at", label: "activity.at", width: 170, sortable: true },
+  { id: "operator", label: "activity.operator", width: 120, sortable: true },
+  { id: "dbUser", label: "activity.dbUser", width: 120, sortable: true },
+  { id: "operation", label: "activity.operation", width: 180, sortable: true },
+  { id: "identifiers", label: "activity.identifiers", width: 260 },
+  { id: "result", label: "activity.result", width: 140, sortable: true },
+  { id: "latency", label: "activity.latency", width: 100, sortable: true },
+];
+const DEFAULTS = { fields: { operation: "", text: "" }, sort: null };
+
 export function ActivityPage() {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
-  const [operation, setOperation] = useState("");
-  const [text, setText] = useState("");
+  const tv = useTableView("activity", COLUMNS, DEFAULTS);
+  const operation = tv.fields.operation ?? "";
+  const text = tv.fields.text ?? "";
   const [op] = useDebouncedValue(operation.trim(), 250);
   const [txt] = useDebouncedValue(text.trim(), 250);
   const q = useMemo(() => ({ operation: op || null, text: txt || null }), [op, txt]);
   const list = useAuditList(q);
   // A team's log names the database user of each row: its own column.
   const teamLog = (list.data ?? []).some((e) => e.dbUser);
+  const entries = tv.rows(
+    list.data ?? [],
+    (e) => e.at,
+    (id, e) =>
+      id === "id"
+        ? e.id
+        : id === "at"
+          ? e.at
+          : id === "latency"
+            ? e.latencyMs
+            : id === "operator"
+              ? e.operator
+              : id === "dbUser"
+                ? (e.dbUser ?? null)
+                : id === "operation"
+                  ? e.operation
+                  : id === "result"
+                    ? e.result
+                    : null,
+  );
+  const columns = tv.shown.filter((c) => c.id !== "dbUser" || teamLog);
+  const shownView = { ...tv, shown: columns };
   const exp = useAuditExport();
   const target = useSaveTarget((to, overwrite) =>
     exp.mutate(
@@ -123,69 +161,72 @@ export function ActivityPage() {
         <Chain />
       </Card>
       <ArchivedLogs />
-      <Group align="flex-end">
-        <Select
-          label={t("activity.operation")}
-          placeholder={t("common.all")}
-          clearable
-          searchable
-          data={OPERATIONS.map((op) => ({ value: op, label: operationLabel(t, op) }))}
-          value={operation || null}
-          onChange={(v) => setOperation(v ?? "")}
-          w={260}
-          data-testid="audit-operation"
-        />
-        <TextInput
-          label={t("activity.search")}
-          leftSection={<IconSearch size={16} />}
-          value={text}
-          onChange={(e) => setText(e.currentTarget.value)}
-          w={280}
-          data-testid="audit-search"
-        />
+      <Group align="flex-end" justify="space-between">
+        <Group align="flex-end">
+          <Select
+            label={t("activity.operation")}
+            placeholder={t("common.all")}
+            clearable
+            searchable
+            data={OPERATIONS.map((op) => ({ value: op, label: operationLabel(t, op) }))}
+            value={operation || null}
+            onChange={(v) => tv.setField("operation", v ?? "")}
+            w={260}
+            data-testid="audit-operation"
+          />
+          <TextInput
+            label={t("activity.search")}
+            leftSection={<IconSearch size={16} />}
+            value={text}
+            onChange={(e) => tv.setField("text", e.currentTarget.value)}
+            w={280}
+            data-testid="audit-search"
+          />
+        </Group>
+        <TableViewBar tv={tv} screen="activity" />
       </Group>
       <ErrorAlert error={list.error} />
       {list.data ? (
         <Card withBorder padding={0}>
           <ScrollArea h="calc(100vh - 420px)" type="auto">
             <Table stickyHeader striped data-testid="audit-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>#</Table.Th>
-                  <Table.Th>{t("activity.at")}</Table.Th>
-                  <Table.Th>{t("activity.operator")}</Table.Th>
-                  {teamLog ? <Table.Th>{t("activity.dbUser")}</Table.Th> : null}
-                  <Table.Th>{t("activity.operation")}</Table.Th>
-                  <Table.Th>{t("activity.identifiers")}</Table.Th>
-                  <Table.Th>{t("activity.result")}</Table.Th>
-                  <Table.Th ta="right">{t("activity.latency")}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <ViewHead tv={shownView} />
               <Table.Tbody>
-                {list.data.map((e) => (
+                {entries.map((e) => (
                   <Table.Tr key={e.id} data-testid="audit-row">
-                    <Table.Td>{e.id}</Table.Td>
-                    <Table.Td>{formatDateTime(e.at, loc)}</Table.Td>
-                    <Table.Td>{e.operator}</Table.Td>
-                    {teamLog ? (
-                      <Table.Td data-testid="audit-db-user">{e.dbUser ?? ""}</Table.Td>
-                    ) : null}
-                    <Table.Td title={e.operation}>{operationLabel(t, e.operation)}</Table.Td>
-                    <Table.Td style={{ wordBreak: "break-all" }}>{e.identifiers}</Table.Td>
-                    <Table.Td>
-                      <Badge
-                        variant="light"
-                        color={e.result === "ok" || e.result.startsWith("ok ") ? "teal" : "red"}
+                    {columns.map((c) => (
+                      <Table.Td
+                        key={c.id}
+                        style={{
+                          width: c.width,
+                          ...(c.id === "identifiers" ? { wordBreak: "break-all" as const } : {}),
+                        }}
+                        ta={c.id === "latency" ? "right" : undefined}
+                        title={c.id === "operation" ? e.operation : undefined}
+                        data-testid={c.id === "dbUser" ? "audit-db-user" : undefined}
                       >
-                        {e.result}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td ta="right">{formatCount(e.latencyMs, loc)} ms</Table.Td>
+                        {c.id === "id" ? e.id : null}
+                        {c.id === "at" ? formatDateTime(e.at, loc) : null}
+                        {c.id === "operator" ? e.operator : null}
+                        {c.id === "dbUser" ? (e.dbUser ?? "") : null}
+                        {c.id === "operation" ? operationLabel(t, e.operation) : null}
+                        {c.id === "identifiers" ? e.identifiers : null}
+                        {c.id === "result" ? (
+                          <Badge
+                            variant="light"
+                            color={e.result === "ok" || e.result.startsWith("ok ") ? "teal" : "red"}
+                          >
+                            {e.result}
+                          </Badge>
+                        ) : null}
+                        {c.id === "latency" ? `${formatCount(e.latencyMs, loc)} ms` : null}
+                      </Table.Td>
+                    ))}
                   </Table.Tr>
                 ))}
               </Table.Tbody>
             </Table>
-            {list.data.length === 0 ? (
+            {entries.length === 0 ? (
               <Text c="dimmed" p="md">
                 {t("activity.empty")}
               </Text>

@@ -10,6 +10,7 @@ import {
   Table,
   Text,
   Textarea,
+  TextInput,
   Title,
 } from "@mantine/core";
 import { IconRefresh } from "@tabler/icons-react";
@@ -21,7 +22,27 @@ import { formatDateTime, formatDateTimeShort, timeZoneLabel } from "../../lib/fo
 import { fieldError } from "../../lib/ipc";
 import type { NotificationEvent } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
+import { TableViewBar, ViewHead } from "../views/TableViewBar";
+import { type TableColumn, useTableView } from "../views/useTableView";
 import { useEvents, useVerifyEvent } from "./queries";
+
+/// The notifications table's columns (a saved view keeps which, in which order and how
+/// wide); the last one opens the body.
+const COLUMNS: TableColumn[] = [
+  {
+    id: "receivedAt",
+    label: "events.received",
+    width: 190,
+    sortable: true,
+    labelParams: () => ({ zone: timeZoneLabel() }),
+  },
+  { id: "kind", label: "events.kind", width: 130, sortable: true },
+  { id: "tradeNo", label: "events.tradeNo", width: 200, sortable: true },
+  { id: "signature", label: "events.signature", width: 130, sortable: true },
+  { id: "attempts", label: "events.attempts", width: 130, sortable: true },
+  { id: "body", label: "views.body", width: 120 },
+];
+const DEFAULTS = { fields: { tradeNo: "" }, sort: null };
 
 /// Where this profile's notifications go: the desk's receiver (and so this list), the
 /// profile's own URL (the merchant's backend: they do not come here), or nowhere yet.
@@ -172,6 +193,26 @@ export function EventsPage() {
   const loc = locale(i18n.language);
   const list = useEvents();
   const [open, setOpen] = useState<number | null>(null);
+  const tv = useTableView("events", COLUMNS, DEFAULTS);
+  const search = (tv.fields.tradeNo ?? "").trim();
+  const events = tv
+    .rows(
+      list.data ?? [],
+      (e) => e.receivedAt,
+      (id, e) =>
+        id === "receivedAt"
+          ? e.receivedAt
+          : id === "kind"
+            ? e.kind
+            : id === "tradeNo"
+              ? e.tradeNo
+              : id === "signature"
+                ? Number(e.signatureOk)
+                : id === "attempts"
+                  ? e.attempts
+                  : null,
+    )
+    .filter((e) => search === "" || e.tradeNo.includes(search));
   return (
     <Stack data-testid="screen-events">
       <Group justify="space-between">
@@ -189,6 +230,17 @@ export function EventsPage() {
         {t("events.intro")}
       </Text>
       <NotifyTargetNote />
+      <Group justify="space-between" align="flex-end">
+        <TextInput
+          size="xs"
+          label={t("events.tradeNo")}
+          value={tv.fields.tradeNo ?? ""}
+          onChange={(e) => tv.setField("tradeNo", e.currentTarget.value)}
+          w={240}
+          data-testid="events-search"
+        />
+        <TableViewBar tv={tv} screen="events" />
+      </Group>
       <Card withBorder>
         {list.error && <ErrorAlert error={list.error} />}
         {list.data?.length === 0 ? (
@@ -198,43 +250,38 @@ export function EventsPage() {
         ) : (
           <Table.ScrollContainer minWidth={700}>
             <Table data-testid="events-table" highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t("events.received", { zone: timeZoneLabel() })}</Table.Th>
-                  <Table.Th>{t("events.kind")}</Table.Th>
-                  <Table.Th>{t("events.tradeNo")}</Table.Th>
-                  <Table.Th>{t("events.signature")}</Table.Th>
-                  <Table.Th>{t("events.attempts")}</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
+              <ViewHead tv={tv} />
               <Table.Tbody>
-                {(list.data ?? []).map((e) => (
+                {events.map((e) => (
                   <Table.Tr key={e.id} data-trade-no={e.tradeNo} data-kind={e.kind}>
-                    <Table.Td>{formatDateTimeShort(e.receivedAt, loc)}</Table.Td>
-                    <Table.Td>{t(`events.kinds.${e.kind}`, { defaultValue: e.kind })}</Table.Td>
-                    <Table.Td>{e.tradeNo}</Table.Td>
-                    <Table.Td>
-                      <SignatureBadge ok={e.signatureOk} />
-                    </Table.Td>
-                    <Table.Td>
-                      {e.attempts === null
-                        ? "—"
-                        : t(e.delivered ? "events.delivered" : "events.tries", {
-                            count: e.attempts,
-                          })}
-                    </Table.Td>
-                    <Table.Td>
-                      <Button
-                        size="compact-xs"
-                        variant="subtle"
-                        aria-haspopup="dialog"
-                        onClick={() => setOpen(e.id)}
-                        data-testid="event-show-body"
-                      >
-                        {t("events.showBody")}
-                      </Button>
-                    </Table.Td>
+                    {tv.shown.map((c) => (
+                      <Table.Td key={c.id} style={{ width: c.width }}>
+                        {c.id === "receivedAt" ? formatDateTimeShort(e.receivedAt, loc) : null}
+                        {c.id === "kind"
+                          ? t(`events.kinds.${e.kind}`, { defaultValue: e.kind })
+                          : null}
+                        {c.id === "tradeNo" ? e.tradeNo : null}
+                        {c.id === "signature" ? <SignatureBadge ok={e.signatureOk} /> : null}
+                        {c.id === "attempts"
+                          ? e.attempts === null
+                            ? "—"
+                            : t(e.delivered ? "events.delivered" : "events.tries", {
+                                count: e.attempts,
+                              })
+                          : null}
+                        {c.id === "body" ? (
+                          <Button
+                            size="compact-xs"
+                            variant="subtle"
+                            aria-haspopup="dialog"
+                            onClick={() => setOpen(e.id)}
+                            data-testid="event-show-body"
+                          >
+                            {t("events.showBody")}
+                          </Button>
+                        ) : null}
+                      </Table.Td>
+                    ))}
                   </Table.Tr>
                 ))}
               </Table.Tbody>

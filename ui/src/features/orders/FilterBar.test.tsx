@@ -4,7 +4,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { OrderFilter } from "../../lib/types";
 import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
-import { presetRange } from "./dateRange";
 import { FilterBar } from "./FilterBar";
 import { EMPTY_FILTER } from "./queries";
 
@@ -13,6 +12,12 @@ const MEANINGS = [
   { field: "orderState", raw: "2", meaning: "pending" },
   { field: "orderState", raw: "7", meaning: "partly_refunded" },
 ];
+
+/// The last 7 days to 27 November 2026 in Mexico City (UTC-6), as the desk answers.
+const BUSINESS_WEEK = {
+  from: Date.UTC(2026, 10, 21, 6),
+  to: Date.UTC(2026, 10, 28, 6),
+};
 
 const last = (seen: ReturnType<typeof vi.fn>): OrderFilter =>
   seen.mock.lastCall?.[0] ?? EMPTY_FILTER;
@@ -24,6 +29,33 @@ function Bar({ seen }: { seen: (f: OrderFilter) => void }) {
     <FilterBar
       filter={filter}
       invalid={null}
+      onChange={(f) => {
+        seen(f);
+        setFilter(f);
+      }}
+    />
+  );
+}
+
+/// The bar with a relative range in the screen's state too.
+function Relative({
+  seen,
+  relative,
+}: {
+  seen: (f: OrderFilter) => void;
+  relative: (r: string | null) => void;
+}) {
+  const [filter, setFilter] = useState(EMPTY_FILTER);
+  const [r, setR] = useState<string | null>(null);
+  return (
+    <FilterBar
+      filter={filter}
+      invalid={null}
+      relative={r as "last7Days" | null}
+      onRelative={(x) => {
+        relative(x);
+        setR(x);
+      }}
       onChange={(f) => {
         seen(f);
         setFilter(f);
@@ -46,17 +78,32 @@ describe("the orders filter bar", () => {
     invoke.mockImplementation((cmd: string) => {
       if (cmd === "state_meanings") return Promise.resolve(MEANINGS);
       if (cmd === "currencies") return Promise.resolve(["EUR", "USD"]);
+      // The desk resolves a relative range in the business's time zone.
+      if (cmd === "relative_range") return Promise.resolve(BUSINESS_WEEK);
       return Promise.resolve([]);
     });
   });
 
-  it("sets the range of a date preset: 'Last 7 days' is today and the six days before", async () => {
+  it("sets the range of a relative date as the desk resolves it in the business's zone", async () => {
     const seen = vi.fn();
-    renderUi(<Bar seen={seen} />);
+    const relative = vi.fn();
+    renderUi(<Relative seen={seen} relative={relative} />);
     fireEvent.click(screen.getByTestId("filter-dates"));
-    fireEvent.click(await screen.findByRole("option", { name: "Last 7 days" }));
+    const names = (await screen.findAllByRole("option")).map((o) => o.textContent);
+    expect(names).toEqual([
+      "Today",
+      "Yesterday",
+      "Last 7 days",
+      "Last 30 days",
+      "This month",
+      "Last month",
+      "Custom…",
+    ]);
+    fireEvent.click(screen.getByRole("option", { name: "Last 7 days" }));
+    await waitFor(() => expect(relative).toHaveBeenLastCalledWith("last7Days"));
+    expect(invoke).toHaveBeenCalledWith("relative_range", { range: "last7Days" });
     const f = last(seen);
-    expect({ from: f.from, to: f.to }).toEqual(presetRange("last7", new Date()));
+    expect({ from: f.from, to: f.to }).toEqual(BUSINESS_WEEK);
     expect((screen.getByTestId("filter-dates") as HTMLInputElement).value).toBe("Last 7 days");
     // "Custom…" shows the calendar's range field, the range kept until days are picked.
     fireEvent.click(screen.getByTestId("filter-dates"));

@@ -8,17 +8,11 @@ import { useTranslation } from "react-i18next";
 import { CompactMultiSelect } from "../../components/CompactMultiSelect";
 import type { OrderFilter, OrderKind } from "../../lib/types";
 import { useStateMeanings } from "../app/queries";
-import {
-  calendarDays,
-  PRESETS,
-  pickedRange,
-  presetOf,
-  presetRange,
-  type RangeChoice,
-} from "./dateRange";
+import { useResolveRange } from "../views/queries";
+import { RELATIVE_RANGES, type RelativeRange } from "../views/types";
+import { calendarDays, pickedRange } from "./dateRange";
 import { MoreFilters } from "./MoreFilters";
 import { EMPTY_FILTER, useCurrencies } from "./queries";
-import { SavedFilters } from "./SavedFilters";
 
 /// The payment methods of the interface (known only for orders created at this desk).
 const METHODS = [
@@ -43,30 +37,38 @@ const UNKNOWN_KIND = "unknown";
 interface Props {
   filter: OrderFilter;
   onChange: (f: OrderFilter) => void;
+  /// The dates as a relative range ("last 7 days", in the business's time zone), when
+  /// they were picked as one: a saved view keeps them so.
+  relative?: RelativeRange | null;
+  onRelative?: (r: RelativeRange | null) => void;
   /// A validation error of the current filter (from the cache query), shown on its field.
   invalid: { field: string; rule: string } | null;
 }
 
-/// Every filter of the orders table on one line: the search, the dates (a preset or
-/// days picked), state, type, method and currency, amounts under "More filters", and the
-/// saved filter sets.
-export const FilterBar = memo(function FilterBar({ filter, onChange, invalid }: Props) {
+/// Every filter of the orders table on one line: the search, the dates (a range relative
+/// to today in the business's time zone, or days picked), state, type, method and
+/// currency, amounts under "More filters". (Saved views sit beside the bar.)
+export const FilterBar = memo(function FilterBar({
+  filter,
+  onChange,
+  invalid,
+  relative = null,
+  onRelative,
+}: Props) {
   const { t, i18n } = useTranslation();
   const meanings = useStateMeanings();
   const currencies = useCurrencies();
   const [search, setSearch] = useState(filter.search ?? "");
-  const [selected, setSelected] = useState<string | null>(null);
   // "Custom" with no day picked yet is a choice no range shows.
   const [custom, setCustom] = useState(false);
   const pushSearch = useDebouncedCallback((v: string) => {
     onChange({ ...filter, search: v.trim() || null });
   }, 200);
 
-  const now = new Date();
+  const resolve = useResolveRange();
   const range = { from: filter.from, to: filter.to };
-  const preset = presetOf(range, now);
-  const choice: RangeChoice | null =
-    custom || (preset === null && (range.from !== null || range.to !== null)) ? "custom" : preset;
+  const choice: RelativeRange | "custom" | null =
+    relative ?? (custom || range.from !== null || range.to !== null ? "custom" : null);
 
   const stateEntries = meanings.data?.filter((m) => m.field === "orderState") ?? [];
   const stateOptions = stateEntries.map((m) => {
@@ -107,18 +109,27 @@ export const FilterBar = memo(function FilterBar({ filter, onChange, invalid }: 
         aria-label={t("orders.dateRange")}
         placeholder={t("orders.anyDate")}
         data={[
-          ...PRESETS.map((p) => ({ value: p, label: t(`orders.preset.${p}`) })),
+          ...RELATIVE_RANGES.map((p) => ({ value: p, label: t(`views.range.${p}`) })),
           { value: "custom", label: t("orders.preset.custom") },
         ]}
         value={choice}
         onChange={(v) => {
           if (v === "custom") {
             setCustom(true);
+            onRelative?.(null);
             return;
           }
           setCustom(false);
-          const r = v ? presetRange(v as (typeof PRESETS)[number], new Date()) : null;
-          onChange({ ...filter, from: r?.from ?? null, to: r?.to ?? null });
+          if (!v) {
+            onRelative?.(null);
+            onChange({ ...filter, from: null, to: null });
+            return;
+          }
+          const r = v as RelativeRange;
+          void resolve(r).then((p) => {
+            onRelative?.(r);
+            onChange({ ...filter, from: p.from, to: p.to });
+          });
         }}
         clearable
         allowDeselect={false}
@@ -138,7 +149,10 @@ export const FilterBar = memo(function FilterBar({ filter, onChange, invalid }: 
             valueFormat="YYYY-MM-DD"
             w={200}
             value={calendarDays(range)}
-            onChange={([from, to]) => onChange({ ...filter, ...pickedRange(from, to) })}
+            onChange={([from, to]) => {
+              onRelative?.(null);
+              onChange({ ...filter, ...pickedRange(from, to) });
+            }}
             data-testid="filter-dates-custom"
           />
         </DatesProvider>
@@ -184,18 +198,6 @@ export const FilterBar = memo(function FilterBar({ filter, onChange, invalid }: 
         data-testid="filter-currency"
       />
       <MoreFilters filter={filter} onChange={onChange} invalid={invalid} />
-      <SavedFilters
-        filter={filter}
-        selected={selected}
-        onSelect={(name, f) => {
-          setSelected(name);
-          if (f) {
-            setSearch(f.search ?? "");
-            setCustom(false);
-            onChange(f);
-          }
-        }}
-      />
       <Tooltip label={t("orders.clearFilters")}>
         <ActionIcon
           variant="default"
@@ -204,8 +206,8 @@ export const FilterBar = memo(function FilterBar({ filter, onChange, invalid }: 
           data-testid="clear-filters"
           onClick={() => {
             setSearch("");
-            setSelected(null);
             setCustom(false);
+            onRelative?.(null);
             onChange({ ...EMPTY_FILTER, sort: filter.sort, descending: filter.descending });
           }}
         >

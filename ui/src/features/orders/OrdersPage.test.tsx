@@ -90,7 +90,7 @@ describe("the orders screen's column chooser", () => {
       Promise.resolve(
         cmd === "orders_page"
           ? { rows: [order], total: 1, offset: 0 }
-          : cmd === "team_status"
+          : cmd === "team_status" || cmd === "view_last"
             ? null
             : [],
       ),
@@ -112,7 +112,7 @@ describe("the orders screen's column chooser", () => {
     await waitFor(() => expect(headers()).not.toContain("Fee"));
     expect(headers()).toContain("Amount");
     expect(screen.getByTestId("order-row").querySelectorAll("td")).toHaveLength(headers().length);
-    expect(JSON.parse(localStorage.getItem("paydesk.orders.hiddenColumns") ?? "[]")).toEqual([
+    expect(JSON.parse(localStorage.getItem("paydesk.orders.columnLayout") ?? "{}").hidden).toEqual([
       "fee",
     ]);
     first.router.dispose();

@@ -7,9 +7,12 @@ import { useLocation, useNavigate, useSearchParams } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { timeZoneLabel } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
-import type { OrderFilter } from "../../lib/types";
+import type { OrderFilter, SortKey } from "../../lib/types";
+import type { RelativeRange, SavedView, ViewSpec } from "../views/types";
+import { useScreenView } from "../views/useScreenView";
+import { ViewsMenu } from "../views/ViewsMenu";
 import { ColumnChooser } from "./ColumnChooser";
-import { useHiddenColumns } from "./columns";
+import { layoutOfView, useColumnLayout, viewColumns } from "./columns";
 import { ExportModal } from "./ExportModal";
 import { FilterBar } from "./FilterBar";
 import { OrderDetailDrawer } from "./OrderDetailDrawer";
@@ -78,7 +81,49 @@ export function OrdersPage() {
   const invalid = useMemo(() => fieldOf(first.error), [first.error]);
   const total = first.data?.total ?? 0;
   const open = params.get("order");
-  const columns = useHiddenColumns();
+  const columns = useColumnLayout();
+  // The dates as a relative range when picked as one (a view keeps them so).
+  const [relative, setRelative] = useState<RelativeRange | null>(null);
+  // Bumped when a view is applied: the filter bar starts again from the view's filter.
+  const [applied, setApplied] = useState(0);
+  const replaceLayout = columns.replace;
+  const applyView = useCallback(
+    (v: SavedView | null) => {
+      if (v === null) {
+        setFilter((f) => ({ ...EMPTY_FILTER, sort: f.sort, descending: f.descending }));
+        setRelative(null);
+      } else {
+        const s = v.spec;
+        setFilter({
+          ...EMPTY_FILTER,
+          ...(s.orderFilter ?? {}),
+          from: v.from,
+          to: v.to,
+          ...(s.sort ? { sort: s.sort.key as SortKey, descending: s.sort.descending } : {}),
+        });
+        setRelative(s.dates?.kind === "relative" ? s.dates.range : null);
+        if (s.columns.length > 0) replaceLayout(layoutOfView(s.columns));
+      }
+      setApplied((n) => n + 1);
+    },
+    [replaceLayout],
+  );
+  // Opened with a filter (a statement's figure): that filter, not the last view.
+  const view = useScreenView("orders", applyView, location.state != null);
+  const currentView = useCallback(
+    (): ViewSpec => ({
+      orderFilter: { ...filter, ...(relative ? { from: null, to: null } : {}) },
+      fields: {},
+      dates: relative
+        ? { kind: "relative", range: relative }
+        : filter.from !== null || filter.to !== null
+          ? { kind: "fixed", from: filter.from, to: filter.to }
+          : null,
+      columns: viewColumns(columns.layout),
+      sort: { key: filter.sort, descending: filter.descending },
+    }),
+    [filter, relative, columns.layout],
+  );
   // The open order lives in the address (`?order=`), so every change of it renders this
   // screen again. The callbacks below keep their identity (the router's `navigate` does;
   // `setSearchParams` changes with every address), so the table, the filters and the
@@ -109,9 +154,27 @@ export function OrdersPage() {
         <SyncPanel />
       </Group>
       <Group justify="space-between" align="flex-start" wrap="nowrap" gap="sm">
-        <FilterBar filter={filter} onChange={setFilter} invalid={invalid} />
+        <FilterBar
+          key={applied}
+          filter={filter}
+          onChange={setFilter}
+          invalid={invalid}
+          relative={relative}
+          onRelative={setRelative}
+        />
         <Group gap={6} wrap="nowrap">
-          <ColumnChooser hidden={columns.hidden} onToggle={columns.toggle} />
+          <ViewsMenu
+            screen="orders"
+            current={currentView}
+            selected={view.selected}
+            onSelect={view.select}
+          />
+          <ColumnChooser
+            layout={columns.layout}
+            onToggle={columns.toggle}
+            onMove={columns.move}
+            onResize={columns.resize}
+          />
           <Button
             size="xs"
             variant="default"
@@ -140,7 +203,13 @@ export function OrdersPage() {
         }
       />
       {first.error && !invalid ? <ErrorAlert error={first.error} /> : null}
-      <OrdersTable filter={filter} onSort={sortBy} onOpen={openOrder} hidden={columns.hidden} />
+      <OrdersTable
+        filter={filter}
+        onSort={sortBy}
+        onOpen={openOrder}
+        layout={columns.layout}
+        onResize={columns.resize}
+      />
       <OrderDetailDrawer tradeNo={open} onClose={closeOrder} />
       <ExportModal opened={exporting} onClose={exportModal.close} filter={filter} total={total} />
     </Box>

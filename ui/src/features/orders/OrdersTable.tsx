@@ -24,7 +24,7 @@ import { locale } from "../../i18n";
 import { formatDateTimeShort, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderFilter, SortKey } from "../../lib/types";
 import { StateBadge, useMeaning } from "../app/StateBadge";
-import { ORDER_COLUMNS, type OrderColumn } from "./columns";
+import { type ColumnLayout, ORDER_COLUMNS, type OrderColumn } from "./columns";
 import { PAGE_SIZE, useOrderPages } from "./queries";
 
 /// A row's height: one line of text or a badge, so a 1280×800 window shows 20 rows.
@@ -46,11 +46,13 @@ interface Props {
   filter: OrderFilter;
   onSort: (sort: SortKey, descending: boolean) => void;
   onOpen: (tradeNo: string) => void;
-  /// The columns the user hid (the column chooser's).
-  hidden?: string[];
+  /// The columns as the user arranged them (the column chooser's, or a view's).
+  layout?: ColumnLayout;
+  /// A column's edge dragged to a new width.
+  onResize?: (widths: Record<string, number>) => void;
 }
 
-const NONE: string[] = [];
+const NO_LAYOUT: ColumnLayout = { order: [], hidden: [], widths: {} };
 
 /// What the gateway's list does not say, said as such (muted, with the reason on hover).
 function NotGiven() {
@@ -71,7 +73,8 @@ export const OrdersTable = memo(function OrdersTable({
   filter,
   onSort,
   onOpen,
-  hidden = NONE,
+  layout = NO_LAYOUT,
+  onResize,
 }: Props) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -245,13 +248,26 @@ export const OrdersTable = memo(function OrdersTable({
   const sortColumn = Object.entries(SORTABLE).find(([, k]) => k === filter.sort)?.[0];
   const sorting: SortingState = sortColumn ? [{ id: sortColumn, desc: filter.descending }] : [];
   const columnVisibility = useMemo<VisibilityState>(
-    () => Object.fromEntries(hidden.map((id) => [id, false])),
-    [hidden],
+    () => Object.fromEntries(layout.hidden.map((id) => [id, false])),
+    [layout.hidden],
   );
   const table = useReactTable({
     data: slots,
     columns,
-    state: { sorting, columnVisibility },
+    state: {
+      sorting,
+      columnVisibility,
+      columnOrder: layout.order,
+      columnSizing: layout.widths,
+    },
+    enableColumnResizing: true,
+    // The width is taken when the edge is let go: the virtual rows are not laid out
+    // again on every mouse move.
+    columnResizeMode: "onEnd",
+    onColumnSizingChange: (updater) => {
+      const next = typeof updater === "function" ? updater(layout.widths) : updater;
+      onResize?.(next);
+    },
     manualSorting: true,
     // The table neither pages nor expands rows (the virtualizer and the cache do). Left
     // on, every new window of rows (a new `data` array each render) queued a reset of
@@ -293,10 +309,16 @@ export const OrdersTable = memo(function OrdersTable({
                 return (
                   <th
                     key={h.id}
-                    style={{ width: h.getSize() }}
+                    style={{ width: h.getSize(), position: "relative" }}
                     title={header}
                     aria-sort={dir ? (dir === "desc" ? "descending" : "ascending") : undefined}
                   >
+                    <span
+                      className="vtable-resize"
+                      aria-hidden
+                      onMouseDown={h.getResizeHandler()}
+                      onDoubleClick={() => h.column.resetSize()}
+                    />
                     {sortable ? (
                       <UnstyledButton
                         onClick={h.column.getToggleSortingHandler()}

@@ -1,11 +1,7 @@
-// The orders filter's date range as people pick it: a preset ("Last 7 days") or days
-// picked on a calendar. A range is local days, from the start of the first to the start
-// of the day after the last (the filter's `to` is exclusive). `now` is an argument so
-// the presets are tested without a clock.
-
-export const PRESETS = ["today", "last7", "last30", "month"] as const;
-export type Preset = (typeof PRESETS)[number];
-export type RangeChoice = Preset | "custom";
+// The orders filter's days as picked on a calendar (a range relative to today is the
+// desk's, resolved in the business's time zone: `features/views`). A range is local
+// days, from the start of the first to the start of the day after the last (the
+// filter's `to` is exclusive).
 
 export interface Range {
   from: number | null;
@@ -15,35 +11,6 @@ export interface Range {
 /// The start of the local day `offset` days after `now`'s.
 function dayStart(now: Date, offset = 0): number {
   return new Date(now.getFullYear(), now.getMonth(), now.getDate() + offset).getTime();
-}
-
-export function presetRange(preset: Preset, now: Date): Range {
-  const tomorrow = dayStart(now, 1);
-  switch (preset) {
-    case "today":
-      return { from: dayStart(now), to: tomorrow };
-    case "last7":
-      return { from: dayStart(now, -6), to: tomorrow };
-    case "last30":
-      return { from: dayStart(now, -29), to: tomorrow };
-    case "month":
-      return {
-        from: new Date(now.getFullYear(), now.getMonth(), 1).getTime(),
-        to: new Date(now.getFullYear(), now.getMonth() + 1, 1).getTime(),
-      };
-  }
-}
-
-/// Which preset a range is, if any (a saved filter or a cleared one sets the range
-/// without saying how it was picked).
-export function presetOf(range: Range, now: Date): Preset | null {
-  if (range.from === null && range.to === null) return null;
-  return (
-    PRESETS.find((p) => {
-      const r = presetRange(p, now);
-      return r.from === range.from && r.to === range.to;
-    }) ?? null
-  );
 }
 
 /// A local day as the calendar gives it ("2026-11-23"), or null.

@@ -191,25 +191,6 @@ export function useSuggestedExportPath(format: "csv" | "xlsx", opened: boolean) 
   });
 }
 
-export function useSavedFilters() {
-  return useQuery({
-    queryKey: orderKeys.filters,
-    queryFn: () => unwrap(commands.filtersSaved()),
-  });
-}
-
-export function useSaveFilter() {
-  return useCommandMutation(
-    "filterSave",
-    ({ name, filter }: { name: string; filter: OrderFilter }) =>
-      unwrap(commands.filterSave(name, filter)),
-  );
-}
-
-export function useDeleteFilter() {
-  return useCommandMutation("filterDelete", (name: string) => unwrap(commands.filterDelete(name)));
-}
-
 /// The customer an order this desk made was for, as its request named them.
 export function useOrderCustomer(tradeNo: string) {
   return useQuery({

@@ -14,7 +14,7 @@ import {
 } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import type { UseMutationResult } from "@tanstack/react-query";
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import type { QueryType } from "../../bindings";
@@ -25,8 +25,23 @@ import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import type { StateField } from "../../lib/types";
 import { useMeaning } from "../app/StateBadge";
 import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
+import { TableViewBar, ViewHead } from "../views/TableViewBar";
+import { type TableColumn, useTableView } from "../views/useTableView";
 import { useOrderLookup, useRefundLookup, useReversals } from "./queries";
 import { RefundedOrders } from "./RefundedOrders";
+
+/// The cached refunds and chargebacks' columns (a saved view keeps which, in which order
+/// and how wide).
+const COLUMNS: TableColumn[] = [
+  { id: "kind", label: "refunds.kind", width: 120, sortable: true },
+  { id: "tradeNo", label: "refunds.tradeNo", width: 190, sortable: true },
+  { id: "refundNo", label: "refunds.refundNo", width: 170, sortable: true },
+  { id: "amount", label: "refunds.amount", width: 140, sortable: true },
+  { id: "fee", label: "refunds.fee", width: 110 },
+  { id: "state", label: "refunds.state", width: 150, sortable: true },
+  { id: "settle", label: "refunds.settle", width: 120 },
+  { id: "fetched", label: "refunds.fetched", width: 160, sortable: true },
+];
 
 const QUERY_TYPES: QueryType[] = ["sales", "refund", "chargeback"];
 
@@ -238,11 +253,36 @@ function Cached({ initial }: { initial: string }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const state = useStateText();
-  const [tradeNo, setTradeNo] = useState(initial);
-  const [kind, setKind] = useState("all");
+  const defaults = useMemo(
+    () => ({ fields: { tradeNo: initial, kind: "all" }, sort: null }),
+    [initial],
+  );
+  // Opened for an order (another screen's link): its number, not the last view.
+  const tv = useTableView("reversals", COLUMNS, defaults, initial !== "");
+  const tradeNo = tv.fields.tradeNo ?? "";
+  const kind = tv.fields.kind || "all";
   const [debounced] = useDebouncedValue(tradeNo.trim(), 250);
   const list = useReversals(debounced);
-  const rows = (list.data ?? []).filter((r) => kind === "all" || r.kind === kind);
+  const rows = tv
+    .rows(
+      list.data ?? [],
+      (r) => r.fetchedAt,
+      (id, r) =>
+        id === "kind"
+          ? r.kind
+          : id === "tradeNo"
+            ? r.tradeNo
+            : id === "refundNo"
+              ? r.refundNo
+              : id === "amount"
+                ? Number(r.amount)
+                : id === "state"
+                  ? String(r.state ?? "")
+                  : id === "fetched"
+                    ? r.fetchedAt
+                    : null,
+    )
+    .filter((r) => kind === "all" || r.kind === kind);
   return (
     <Card withBorder>
       <Group justify="space-between" mb="xs" align="flex-end">
@@ -252,12 +292,12 @@ function Cached({ initial }: { initial: string }) {
             label={t("refunds.tradeNo")}
             size="xs"
             value={tradeNo}
-            onChange={(e) => setTradeNo(e.currentTarget.value)}
+            onChange={(e) => tv.setField("tradeNo", e.currentTarget.value)}
           />
           <SegmentedControl
             size="xs"
             value={kind}
-            onChange={setKind}
+            onChange={(v) => tv.setField("kind", v)}
             data={[
               { value: "all", label: t("common.all") },
               { value: "refund", label: t("refunds.refund") },
@@ -265,6 +305,7 @@ function Cached({ initial }: { initial: string }) {
             ]}
           />
         </Group>
+        <TableViewBar tv={tv} screen="reversals" />
       </Group>
       {list.error && <ErrorAlert error={list.error} />}
       {rows.length === 0 ? (
@@ -274,40 +315,33 @@ function Cached({ initial }: { initial: string }) {
       ) : (
         <Table.ScrollContainer minWidth={700}>
           <Table data-testid="reversals-table">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t("refunds.kind")}</Table.Th>
-                <Table.Th>{t("refunds.tradeNo")}</Table.Th>
-                <Table.Th>{t("refunds.refundNo")}</Table.Th>
-                <Table.Th>{t("refunds.amount")}</Table.Th>
-                <Table.Th>{t("refunds.fee")}</Table.Th>
-                <Table.Th>{t("refunds.state")}</Table.Th>
-                <Table.Th>{t("refunds.settle")}</Table.Th>
-                <Table.Th>{t("refunds.fetched")}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <ViewHead tv={tv} />
             <Table.Tbody>
               {rows.map((r) => (
                 <Table.Tr key={`${r.kind}-${r.tradeNo}-${r.refundNo}`}>
-                  <Table.Td>
-                    <Badge variant="light" color={r.kind === "refund" ? "violet" : "orange"}>
-                      {t(r.kind === "refund" ? "refunds.refund" : "refunds.chargebackKind")}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{r.tradeNo}</Table.Td>
-                  <Table.Td>{r.refundNo}</Table.Td>
-                  <Table.Td>{formatMoney(r.amount, r.currency, loc)}</Table.Td>
-                  <Table.Td>{formatMoney(r.fee, r.currency, loc)}</Table.Td>
-                  <Table.Td>
-                    {state(r.kind === "refund" ? "refundState" : "queryStatus", r.state) ||
-                      (r.kind === "refund" && r.refundNo ? (
-                        <RefundStateLookUp tradeNo={r.tradeNo} refundNo={r.refundNo} />
-                      ) : (
-                        t("orders.notGiven")
-                      ))}
-                  </Table.Td>
-                  <Table.Td>{state("settle", r.settle)}</Table.Td>
-                  <Table.Td>{formatDateTimeShort(r.fetchedAt, loc)}</Table.Td>
+                  {tv.shown.map((c) => (
+                    <Table.Td key={c.id} style={{ width: c.width }}>
+                      {c.id === "kind" ? (
+                        <Badge variant="light" color={r.kind === "refund" ? "violet" : "orange"}>
+                          {t(r.kind === "refund" ? "refunds.refund" : "refunds.chargebackKind")}
+                        </Badge>
+                      ) : null}
+                      {c.id === "tradeNo" ? r.tradeNo : null}
+                      {c.id === "refundNo" ? r.refundNo : null}
+                      {c.id === "amount" ? formatMoney(r.amount, r.currency, loc) : null}
+                      {c.id === "fee" ? formatMoney(r.fee, r.currency, loc) : null}
+                      {c.id === "state"
+                        ? state(r.kind === "refund" ? "refundState" : "queryStatus", r.state) ||
+                          (r.kind === "refund" && r.refundNo ? (
+                            <RefundStateLookUp tradeNo={r.tradeNo} refundNo={r.refundNo} />
+                          ) : (
+                            t("orders.notGiven")
+                          ))
+                        : null}
+                      {c.id === "settle" ? state("settle", r.settle) : null}
+                      {c.id === "fetched" ? formatDateTimeShort(r.fetchedAt, loc) : null}
+                    </Table.Td>
+                  ))}
                 </Table.Tr>
               ))}
             </Table.Tbody>

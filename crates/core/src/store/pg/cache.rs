@@ -1,5 +1,5 @@
 //! The rest of the team's read model on PostgreSQL, each table the same trait as its
-//! SQLite table: the sync's progress, saved filters (each member's own), balance
+//! SQLite table: the sync's progress, saved views (each member's own, or shared with the team), balance
 //! snapshots, card operations, review submissions, refunds and chargebacks, and
 //! notifications. Every row is the team's merchant's (`mer_no`).
 //!
@@ -12,16 +12,15 @@ use tokio_postgres::Row;
 
 use super::PgLink;
 use super::run::{Run, atomically, col};
-use crate::error::{CoreError, CoreResult};
+use crate::error::CoreResult;
 use crate::store::balances::{BalanceSnapshot, BalanceStore};
 use crate::store::cards::{CardOperation, CardStore, NewCardOperation};
-use crate::store::filters::FilterStore;
 use crate::store::notifications::{NotificationStore, Stored};
 use crate::store::now_ms;
-use crate::store::orders::OrderFilter;
 use crate::store::reversals::{ChargebackSeen, RefundSeen, Reversal, ReversalStore};
 use crate::store::reviews::{Outcome, ReviewStore, ReviewSubmission};
 use crate::store::sync_state::{PageDone, SyncStateStore};
+use crate::store::views::{Screen, StoredView, ViewStore};
 
 macro_rules! handle {
     ($(#[$doc:meta])* $name:ident) => {
@@ -60,8 +59,9 @@ handle!(
     PgSyncState
 );
 handle!(
-    /// `paydesk.saved_filters`: the connected member's saved filter sets.
-    PgFilters
+    /// `paydesk.saved_views` and `paydesk.last_views`: the views the connected member
+    /// sees (their own and the shared ones) and the one each screen used last.
+    PgViews
 );
 handle!(
     /// `paydesk.balance_snapshots`.
@@ -165,39 +165,83 @@ impl SyncStateStore for PgSyncState<'_> {
     }
 }
 
-impl FilterStore for PgFilters<'_> {
-    fn save(&self, name: &str, filter: &OrderFilter) -> CoreResult<()> {
-        let json = serde_json::to_string(filter).map_err(|e| CoreError::internal(e.to_string()))?;
-        // `owner` is the connected member (its default); row-level security holds it.
-        self.run.exec(
-            "INSERT INTO paydesk.saved_filters (mer_no, name, filter, created_at) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (mer_no, owner, name) DO UPDATE SET filter = excluded.filter",
-            &[&self.mer_no, &name, &json, &now_ms()],
-        )?;
-        Ok(())
-    }
-
-    fn all(&self) -> CoreResult<Vec<(String, OrderFilter)>> {
+impl ViewStore for PgViews<'_> {
+    fn list(&self, screen: Screen) -> CoreResult<Vec<StoredView>> {
+        // Row-level security shows the member's own and the shared ones.
         let rows = self.run.rows(
-            "SELECT name, filter FROM paydesk.saved_filters
-              WHERE mer_no = $1 AND owner = current_user ORDER BY name",
-            &[&self.mer_no],
+            "SELECT id, name, spec, shared, owner, owner = session_user, updated_at
+               FROM paydesk.saved_views
+              WHERE mer_no = $1 AND screen = $2 ORDER BY name, owner",
+            &[&self.mer_no, &screen.as_str()],
         )?;
         let mut out = Vec::new();
         for r in &rows {
-            let name: String = col(r, 0)?;
-            let json: String = col(r, 1)?;
-            if let Ok(f) = serde_json::from_str(&json) {
-                out.push((name, f));
+            let json: String = col(r, 2)?;
+            if let Some(spec) = crate::views::read_spec(&json) {
+                out.push(StoredView {
+                    id: col(r, 0)?,
+                    screen,
+                    name: col(r, 1)?,
+                    spec,
+                    shared: col(r, 3)?,
+                    owner: Some(col(r, 4)?),
+                    mine: col(r, 5)?,
+                    updated_at: col(r, 6)?,
+                });
             }
         }
         Ok(out)
     }
 
-    fn delete(&self, name: &str) -> CoreResult<()> {
+    fn save(&self, screen: Screen, name: &str, spec: &str, shared: bool) -> CoreResult<i64> {
+        // `owner` is the connected member (its default); row-level security holds it.
+        let r = self.run.one(
+            "INSERT INTO paydesk.saved_views (mer_no, screen, name, spec, shared, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $6)
+             ON CONFLICT (mer_no, owner, screen, name) DO UPDATE
+                SET spec = excluded.spec, shared = excluded.shared, updated_at = excluded.updated_at
+             RETURNING id",
+            &[&self.mer_no, &screen.as_str(), &name, &spec, &shared, &now_ms()],
+        )?;
+        col(&r, 0)
+    }
+
+    fn update(&self, id: i64, spec: &str, shared: bool) -> CoreResult<bool> {
+        // Row-level security lets only the author, or an admin for a shared view.
+        let n = self.run.exec(
+            "UPDATE paydesk.saved_views SET spec = $3, shared = $4, updated_at = $5
+              WHERE mer_no = $1 AND id = $2",
+            &[&self.mer_no, &id, &spec, &shared, &now_ms()],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn delete(&self, id: i64) -> CoreResult<bool> {
+        // No member holds DELETE on the table (it would let them LOCK it): a function
+        // deletes what the member may.
+        let r = self
+            .run
+            .one("SELECT paydesk.delete_view($1, $2)", &[&self.mer_no, &id])?;
+        col(&r, 0)
+    }
+
+    fn last(&self, screen: Screen) -> CoreResult<Option<i64>> {
+        let r = self.run.row(
+            "SELECT view_id FROM paydesk.last_views
+              WHERE mer_no = $1 AND owner = session_user AND screen = $2",
+            &[&self.mer_no, &screen.as_str()],
+        )?;
+        match r {
+            Some(r) => col(&r, 0),
+            None => Ok(None),
+        }
+    }
+
+    fn set_last(&self, screen: Screen, id: Option<i64>) -> CoreResult<()> {
         self.run.exec(
-            "DELETE FROM paydesk.saved_filters WHERE mer_no = $1 AND owner = current_user AND name = $2",
-            &[&self.mer_no, &name],
+            "INSERT INTO paydesk.last_views (mer_no, screen, view_id) VALUES ($1, $2, $3)
+             ON CONFLICT (mer_no, owner, screen) DO UPDATE SET view_id = excluded.view_id",
+            &[&self.mer_no, &screen.as_str(), &id],
         )?;
         Ok(())
     }

@@ -819,6 +819,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0014_review_team30.sql"),
     include_str!("schema/0015_review_team30_r2.sql"),
     include_str!("schema/0016_review_team30_r3.sql"),
+    include_str!("schema/0017_saved_views.sql"),
     include_str!("schema/0018_review_evidence.sql"),
     include_str!("schema/0020_stalls_without_grants.sql"),
 ];
