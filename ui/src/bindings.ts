@@ -170,11 +170,33 @@ export const commands = {
 	 */
 	reportRefresh: (from: string, to: string, timeZone: string) => typedError<Refreshed, CoreError_Serialize>(__TAURI_INVOKE("report_refresh", { from, to, timeZone })),
 	/**
+	 *  Why money did not come in (issue 36): the success rate of the days `from` to `to`
+	 *  (both included; both empty: the 7 days ending today) by method, currency and day, the
+	 *  failed and closed orders by the gateway's reason and message with their amounts per
+	 *  currency, and the period of the same length just before. Every figure carries the
+	 *  filter of its orders.
+	 */
+	reportFailures: (from: string, to: string, timeZone: string) => typedError<FailureReport_Serialize, CoreError_Serialize>(__TAURI_INVOKE("report_failures", { from, to, timeZone })),
+	/**
 	 *  The active profile's reporting settings (business time zone, change horizon); with
 	 *  `set`, sets them first (checked, kept with the profile, and taken by the running
 	 *  desk at once: the Reports screen passes the zone, the schedule reads the horizon).
 	 */
 	reportSettings: (set: Reporting_Deserialize | null) => typedError<Reporting_Serialize, CoreError_Serialize>(__TAURI_INVOKE("report_settings", { set })),
+	schedules: () => typedError<Schedules_Serialize, CoreError_Serialize>(__TAURI_INVOKE("schedules")),
+	/**  Adds a schedule (`id` none) or changes one; checked field by field. */
+	scheduleSave: (id: number | null, spec: ScheduleSpec_Deserialize) => typedError<Schedule_Serialize, CoreError_Serialize>(__TAURI_INVOKE("schedule_save", { id, spec })),
+	/**  Pauses or resumes a schedule. */
+	schedulePause: (id: number, paused: boolean) => typedError<Schedule_Serialize, CoreError_Serialize>(__TAURI_INVOKE("schedule_pause", { id, paused })),
+	/**  Removes a schedule (its files stay). */
+	scheduleRemove: (id: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("schedule_remove", { id })),
+	/**
+	 *  Runs a schedule now, for the last whole period before now; answers the run as
+	 *  recorded (ok with its file, or failed with the error).
+	 */
+	scheduleRunNow: (id: number) => typedError<ScheduleRun_Serialize, CoreError_Serialize>(__TAURI_INVOKE("schedule_run_now", { id })),
+	/**  Marks runs seen: off the Dashboard's attention list. */
+	scheduleRunsSeen: (ids: number[]) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("schedule_runs_seen", { ids })),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
 	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("audit_list", { filter })),
 	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
@@ -304,7 +326,17 @@ export const commands = {
 	reviewSubmit: (reference: string, request: ReviewRequest, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("review_submit", { reference, request, allowDuplicate })),
 	/**  Sends a queued submission again, with its reference. */
 	reviewResend: (reference: string) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("review_resend", { reference })),
-	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission[], CoreError_Serialize>(__TAURI_INVOKE("review_list", { tradeNo })),
+	reviewList: (tradeNo: string | null) => typedError<ReviewSubmission_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("review_list", { tradeNo })),
+	/**
+	 *  The review queue: bank-transfer orders that need or have review documents, with
+	 *  their status and age.
+	 */
+	reviewQueue: () => typedError<ReviewQueueItem_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("review_queue")),
+	/**
+	 *  Files for several orders' reviews, each matched to a queued order by the order
+	 *  number in its name (or listed as ambiguous or unmatched).
+	 */
+	reviewMatch: (paths: string[]) => typedError<FileMatch_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("review_match", { paths })),
 	/**  Notifications received at this desk's endpoint, newest first. */
 	events: () => typedError<Event_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("events")),
 	/**
@@ -606,6 +638,51 @@ export type BaseUrlPreview_Serialize = {
 	versionSuffix: string | null,
 };
 
+/**  The figures of one period. */
+export type Breakdown = Breakdown_Serialize | Breakdown_Deserialize;
+
+/**  The figures of one period. */
+export type Breakdown_Deserialize = {
+	period: Period,
+	/**  First and last day (both included) in the report's zone. */
+	firstDay: string,
+	lastDay: string,
+	/**  Every order of the period. */
+	all: RateLine_Deserialize,
+	/**
+	 *  By kind (`payin`, `payout`, `topUp`, `withdraw`; `None`: the journal does not
+	 *  know it, as for an order this desk did not make), so payins are seen apart.
+	 */
+	byKind: RateLine_Deserialize[],
+	byMethod: RateLine_Deserialize[],
+	byCurrency: RateLine_Deserialize[],
+	/**  Every day of the period, in order (a day without orders too). */
+	byDay: RateLine_Deserialize[],
+	/**  Most orders first. */
+	reasons: ReasonLine_Deserialize[],
+};
+
+/**  The figures of one period. */
+export type Breakdown_Serialize = {
+	period: Period,
+	/**  First and last day (both included) in the report's zone. */
+	firstDay: string,
+	lastDay: string,
+	/**  Every order of the period. */
+	all: RateLine_Serialize,
+	/**
+	 *  By kind (`payin`, `payout`, `topUp`, `withdraw`; `None`: the journal does not
+	 *  know it, as for an order this desk did not make), so payins are seen apart.
+	 */
+	byKind: RateLine_Serialize[],
+	byMethod: RateLine_Serialize[],
+	byCurrency: RateLine_Serialize[],
+	/**  Every day of the period, in order (a day without orders too). */
+	byDay: RateLine_Serialize[],
+	/**  Most orders first. */
+	reasons: ReasonLine_Serialize[],
+};
+
 /**
  *  A broken rule: its English words (what the CLI prints and the logs keep) and, for a
  *  rule a window shows in the user's language, a message key (`rules.<key>` in the UI's
@@ -861,6 +938,37 @@ export type CachedOrder_Serialize = {
 	 *  team's payins. Always false on a single desk's own cache (then left out of what is sent).
 	 */
 	outsideTeam?: boolean,
+};
+
+/**
+ *  When a schedule runs: every day, every week on `weekday` (1 Monday to 7 Sunday) or
+ *  every month on `day` (1 to 31; a month without that day runs on its last), at `time`
+ *  (`HH:MM`, 24 hours) in the business zone.
+ */
+export type Cadence = Cadence_Serialize | Cadence_Deserialize;
+
+/**
+ *  When a schedule runs: every day, every week on `weekday` (1 Monday to 7 Sunday) or
+ *  every month on `day` (1 to 31; a month without that day runs on its last), at `time`
+ *  (`HH:MM`, 24 hours) in the business zone.
+ */
+export type Cadence_Deserialize = {
+	every: Every,
+	weekday?: number,
+	day?: number,
+	time: string,
+};
+
+/**
+ *  When a schedule runs: every day, every week on `weekday` (1 Monday to 7 Sunday) or
+ *  every month on `day` (1 to 31; a month without that day runs on its last), at `time`
+ *  (`HH:MM`, 24 hours) in the business zone.
+ */
+export type Cadence_Serialize = {
+	every: Every,
+	weekday: number,
+	day: number,
+	time: string,
 };
 
 /**  A card top-up or withdraw as filled in. */
@@ -1354,6 +1462,13 @@ export type CoreError_Serialize =
  */
 ({ code: "locked"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never } | ({ code: "internal"; message: string }) & { age_secs?: never; earlier_id?: never; earlier_mer_order_no?: never; earlier_status?: never; gateway_code?: never; summary?: never };
 
+/**  An amount of one currency (a decimal string with the currency's digits). */
+export type CurrencyAmount = {
+	currency: string,
+	count: number,
+	amount: string,
+};
+
 /**  The main figures of one currency in both periods. */
 export type CurrencyChange = CurrencyChange_Serialize | CurrencyChange_Deserialize;
 
@@ -1590,6 +1705,11 @@ export type Dashboard_Deserialize = {
 	 *  end from the home ([`crate::profile::Home::held_bulk_rows`]).
 	 */
 	heldBulk?: HeldBulkRow_Deserialize[],
+	/**
+	 *  Scheduled reports that failed or were missed at their time, until seen: filled
+	 *  by the front end from the home ([`crate::profile::Home::schedules`]).
+	 */
+	scheduleAlerts?: ScheduleAlert_Deserialize[],
 	pendingReviews: number,
 	syncError?: [number, string] | null,
 	lastSync?: number | null,
@@ -1610,6 +1730,11 @@ export type Dashboard_Serialize = {
 	 *  end from the home ([`crate::profile::Home::held_bulk_rows`]).
 	 */
 	heldBulk: HeldBulkRow_Serialize[],
+	/**
+	 *  Scheduled reports that failed or were missed at their time, until seen: filled
+	 *  by the front end from the home ([`crate::profile::Home::schedules`]).
+	 */
+	scheduleAlerts: ScheduleAlert_Serialize[],
 	pendingReviews: number,
 	syncError: [number, string] | null,
 	lastSync: number | null,
@@ -1746,6 +1871,9 @@ export type Event_Serialize = {
 	delivered: boolean | null,
 } & Stored;
 
+/**  How often a schedule runs. */
+export type Every = "day" | "week" | "month";
+
 /**  What one execution of a request came to. */
 export type Executed = {
 	request: number,
@@ -1760,6 +1888,33 @@ export type Executed = {
 export type ExportProgress = {
 	done: number,
 	total: number,
+};
+
+/**  A period's failure breakdown and the period before it. */
+export type FailureReport = FailureReport_Serialize | FailureReport_Deserialize;
+
+/**  A period's failure breakdown and the period before it. */
+export type FailureReport_Deserialize = {
+	/**  The zone the days are in. */
+	timeZone: string,
+	definition: string,
+	current: Breakdown_Deserialize,
+	/**  The same length, immediately before. */
+	previous: Breakdown_Deserialize,
+	/**  When the cache last synced (UTC millis). */
+	asOf?: number | null,
+};
+
+/**  A period's failure breakdown and the period before it. */
+export type FailureReport_Serialize = {
+	/**  The zone the days are in. */
+	timeZone: string,
+	definition: string,
+	current: Breakdown_Serialize,
+	/**  The same length, immediately before. */
+	previous: Breakdown_Serialize,
+	/**  When the cache last synced (UTC millis). */
+	asOf: number | null,
 };
 
 /**  Fees by kind over a flow's paid orders, and their total. */
@@ -1864,6 +2019,58 @@ export type FileCheck_Serialize = {
 	pages: number | null,
 };
 
+/**  What the desk keeps of one file it sent for review: never its bytes, their SHA-256. */
+export type FileEvidence = {
+	/**  The name sent (`fileName` and `suffix`). */
+	name: string,
+	/**  The `fileType` code. */
+	fileType: string,
+	/**  `.png`, `.jpg` or `.pdf`, from the content. */
+	suffix: string,
+	/**  `image/png`, `image/jpeg` or `application/pdf`. */
+	mediaType: string,
+	/**  Bytes sent (decoded). */
+	size: number,
+	/**  SHA-256 of the bytes sent, lowercase hex. */
+	sha256: string,
+};
+
+/**  The file's format: the formats the reports write (PDF for a statement only). */
+export type FileFormat = "csv" | "xlsx" | "pdf";
+
+/**  One file's match. */
+export type FileMatch = FileMatch_Serialize | FileMatch_Deserialize;
+
+/**  One file's match. */
+export type FileMatch_Deserialize = {
+	/**  The file's full path, as given. */
+	path: string,
+	/**  Its name (the last part of the path). */
+	name: string,
+	status: MatchStatus,
+	/**  The order's trade number, when matched. */
+	tradeNo?: string | null,
+	/**  Which number was found, when matched. */
+	by?: MatchedBy | null,
+	/**  The trade numbers of the orders found in an ambiguous name. */
+	candidates: string[],
+};
+
+/**  One file's match. */
+export type FileMatch_Serialize = {
+	/**  The file's full path, as given. */
+	path: string,
+	/**  Its name (the last part of the path). */
+	name: string,
+	status: MatchStatus,
+	/**  The order's trade number, when matched. */
+	tradeNo: string | null,
+	/**  Which number was found, when matched. */
+	by: MatchedBy | null,
+	/**  The trade numbers of the orders found in an ambiguous name. */
+	candidates: string[],
+};
+
 /**  Payins or payouts of a currency: by state, and by what the states mean. */
 export type Flow = Flow_Serialize | Flow_Deserialize;
 
@@ -1912,7 +2119,13 @@ export type Found =
  *  The gateway listed it, but its item breaks the desk's rules (not shown, not
  *  cached).
  */
-"unreadable";
+"unreadable" | 
+/**
+ *  Not in the gateway's complete answer, but a merchant order number this desk's
+ *  journal sent within the profile's not-found grace (`safety.notFoundGraceSecs`): a
+ *  gateway's list may show a new order late, so its absence proves nothing yet.
+ */
+"notListedYet";
 
 /**  Whether the gateway was asked about what the cache lacked. */
 export type GatewayAsked = 
@@ -1942,6 +2155,11 @@ export type HeldBulkRow_Deserialize = {
 	merOrderNo: string,
 	/**  Why it was held, as the result file says. */
 	detail: string,
+	/**
+	 *  Why it was held, as the bulk plan says it (a window words it in its language);
+	 *  none in a list kept by an earlier PayDesk.
+	 */
+	why?: RowReason_Deserialize | null,
 	/**  When the run held it (ms since the epoch). */
 	heldAt: number,
 };
@@ -1958,6 +2176,11 @@ export type HeldBulkRow_Serialize = {
 	merOrderNo: string,
 	/**  Why it was held, as the result file says. */
 	detail: string,
+	/**
+	 *  Why it was held, as the bulk plan says it (a window words it in its language);
+	 *  none in a list kept by an earlier PayDesk.
+	 */
+	why?: RowReason_Serialize,
 	/**  When the run held it (ms since the epoch). */
 	heldAt: number,
 };
@@ -2164,6 +2387,12 @@ export type LookupRow_Deserialize = {
 	 *  show it.
 	 */
 	unlisted: boolean,
+	/**
+	 *  With [`Found::NotListedYet`]: when the request this desk sent under the number left
+	 *  (UTC millis), and when the not-found grace after it ends.
+	 */
+	sentAt?: number | null,
+	graceUntil?: number | null,
 };
 
 /**  One number's result. `None` fields: not given (by the cache or the gateway). */
@@ -2191,6 +2420,12 @@ export type LookupRow_Serialize = {
 	 *  show it.
 	 */
 	unlisted: boolean,
+	/**
+	 *  With [`Found::NotListedYet`]: when the request this desk sent under the number left
+	 *  (UTC millis), and when the not-found grace after it ends.
+	 */
+	sentAt: number | null,
+	graceUntil: number | null,
 };
 
 /**  What a desk's audit log holds that its lost key sealed. */
@@ -2201,6 +2436,18 @@ export type LostAuditKey = {
 	/**  Rows sealed with the key that is missing (they can no longer be checked). */
 	sealedRows: number,
 };
+
+/**  What a file's name says about its order. */
+export type MatchStatus = 
+/**  One order's number is in the name. */
+"matched" | 
+/**  Numbers of several orders are in the name. */
+"ambiguous" | 
+/**  No order's number is in the name. */
+"unmatched";
+
+/**  Which of an order's numbers was found. */
+export type MatchedBy = "tradeNo" | "merOrderNo";
 
 /**  The meaning of a state value, one vocabulary for every field. */
 export type Meaning = "created" | "pending" | "success" | "failed" | "closed" | "refunded" | "partly_refunded" | "charged_back" | "submitted" | "processing" | "not_settled" | "settled" | "held" | "released";
@@ -2327,6 +2574,16 @@ export type OrderFilter_Deserialize = {
 	reserveStatuses?: number[],
 	/**  Only orders with a refunded amount above zero (`true`), or none (`false`). */
 	refunded?: boolean | null,
+	/**
+	 *  Orders whose `refusalPayReason` is exactly one of these (`''`: the gateway gave
+	 *  none); `None`: any. What a failure figure opens (issue 36).
+	 */
+	reasons?: string[] | null,
+	/**
+	 *  Orders whose `message` (the gateway's text or code of the order) is exactly one
+	 *  of these (`''`: none given); `None`: any.
+	 */
+	messages?: string[] | null,
 	minAmount?: string | null,
 	maxAmount?: string | null,
 	/**  A fragment of the order or trade number. */
@@ -2364,6 +2621,16 @@ export type OrderFilter_Serialize = {
 	reserveStatuses: number[],
 	/**  Only orders with a refunded amount above zero (`true`), or none (`false`). */
 	refunded?: boolean | null,
+	/**
+	 *  Orders whose `refusalPayReason` is exactly one of these (`''`: the gateway gave
+	 *  none); `None`: any. What a failure figure opens (issue 36).
+	 */
+	reasons?: string[],
+	/**
+	 *  Orders whose `message` (the gateway's text or code of the order) is exactly one
+	 *  of these (`''`: none given); `None`: any.
+	 */
+	messages?: string[],
 	minAmount: string | null,
 	maxAmount: string | null,
 	/**  A fragment of the order or trade number. */
@@ -2995,6 +3262,80 @@ export type QueryTypes_Serialize = {
 	chargeback: string,
 };
 
+/**  One line of a success-rate table (a method, a currency, a day, or every order). */
+export type RateLine = RateLine_Serialize | RateLine_Deserialize;
+
+/**  One line of a success-rate table (a method, a currency, a day, or every order). */
+export type RateLine_Deserialize = {
+	/**
+	 *  The method (`None`: not given), the currency, or the day (YYYY-MM-DD in the
+	 *  report's zone); `None` on the line of every order.
+	 */
+	key?: string | null,
+	succeeded: Tally_Deserialize,
+	failed: Tally_Deserialize,
+	closed: Tally_Deserialize,
+	/**  Failed and closed together: what did not come in. */
+	notPaid: Tally_Deserialize,
+	pending: Tally_Deserialize,
+	unknown: Tally_Deserialize,
+	/**
+	 *  succeeded / (succeeded + failed + closed) in percent with one decimal (rounded
+	 *  half away from zero); `None` when no order ended.
+	 */
+	rate?: string | null,
+};
+
+/**  One line of a success-rate table (a method, a currency, a day, or every order). */
+export type RateLine_Serialize = {
+	/**
+	 *  The method (`None`: not given), the currency, or the day (YYYY-MM-DD in the
+	 *  report's zone); `None` on the line of every order.
+	 */
+	key: string | null,
+	succeeded: Tally_Serialize,
+	failed: Tally_Serialize,
+	closed: Tally_Serialize,
+	/**  Failed and closed together: what did not come in. */
+	notPaid: Tally_Serialize,
+	pending: Tally_Serialize,
+	unknown: Tally_Serialize,
+	/**
+	 *  succeeded / (succeeded + failed + closed) in percent with one decimal (rounded
+	 *  half away from zero); `None` when no order ended.
+	 */
+	rate: string | null,
+};
+
+/**  Orders that did not come in (failed or closed) with one reason and one message. */
+export type ReasonLine = ReasonLine_Serialize | ReasonLine_Deserialize;
+
+/**  Orders that did not come in (failed or closed) with one reason and one message. */
+export type ReasonLine_Deserialize = {
+	/**  `refusalPayReason`; `None`: not given by the gateway. */
+	reason?: string | null,
+	/**  The order's `message` (the gateway's text or code for it); `None`: not given. */
+	message?: string | null,
+	orders: Tally_Deserialize,
+	/**  Of them, failed. */
+	failed: number,
+	/**  Of them, closed. */
+	closed: number,
+};
+
+/**  Orders that did not come in (failed or closed) with one reason and one message. */
+export type ReasonLine_Serialize = {
+	/**  `refusalPayReason`; `None`: not given by the gateway. */
+	reason: string | null,
+	/**  The order's `message` (the gateway's text or code for it); `None`: not given. */
+	message: string | null,
+	orders: Tally_Serialize,
+	/**  Of them, failed. */
+	failed: number,
+	/**  Of them, closed. */
+	closed: number,
+};
+
 /**
  *  What every money operation answers with: its journal entry (the record of what was
  *  sent and how it ended) and what the gateway gave back this time.
@@ -3230,6 +3571,13 @@ export type RelativeRange = "today" | "yesterday" |
 /**  The calendar month before today's, whole. */
 "lastMonth";
 
+/**  What a scheduled run writes. */
+export type ReportKind = 
+/**  The statement of the period (figures, then its orders). */
+"statement" | 
+/**  The orders of the period, every row (the Orders screen's export). */
+"orders";
+
 /**  How a profile's statements and reconciliations are made. */
 export type Reporting = Reporting_Serialize | Reporting_Deserialize;
 
@@ -3440,6 +3788,66 @@ export type Reversal_Serialize = {
 	fetchedAt: number,
 };
 
+/**
+ *  One row of the review queue: a bank-transfer order that needs or has review
+ *  documents.
+ */
+export type ReviewQueueItem = ReviewQueueItem_Serialize | ReviewQueueItem_Deserialize;
+
+/**
+ *  One row of the review queue: a bank-transfer order that needs or has review
+ *  documents.
+ */
+export type ReviewQueueItem_Deserialize = {
+	tradeNo: string,
+	merOrderNo: string,
+	/**  The order's list state (raw code). */
+	state: number,
+	currency: string,
+	amount: string,
+	status: ReviewStatus,
+	/**
+	 *  Since when it stands so (UTC millis): the order's date while no documents went,
+	 *  else the last submission's time, or the decision's.
+	 */
+	since: number,
+	/**  Seconds from `since` to now. */
+	ageSecs: number,
+	/**  Submissions made for it. */
+	submissions: number,
+	/**  The last submission's reference (a queued one is sent again under it). */
+	reference?: string | null,
+	/**  Files the last submission sent. */
+	files: number,
+};
+
+/**
+ *  One row of the review queue: a bank-transfer order that needs or has review
+ *  documents.
+ */
+export type ReviewQueueItem_Serialize = {
+	tradeNo: string,
+	merOrderNo: string,
+	/**  The order's list state (raw code). */
+	state: number,
+	currency: string,
+	amount: string,
+	status: ReviewStatus,
+	/**
+	 *  Since when it stands so (UTC millis): the order's date while no documents went,
+	 *  else the last submission's time, or the decision's.
+	 */
+	since: number,
+	/**  Seconds from `since` to now. */
+	ageSecs: number,
+	/**  Submissions made for it. */
+	submissions: number,
+	/**  The last submission's reference (a queued one is sent again under it). */
+	reference: string | null,
+	/**  Files the last submission sent. */
+	files: number,
+};
+
 /**  What a review submission sends, as kept for a resend: items and file paths. */
 export type ReviewRequest = {
 	tradeNo: string,
@@ -3449,8 +3857,39 @@ export type ReviewRequest = {
 	files: ([string, string])[],
 };
 
+/**  Where a bank-transfer order stands with its review documents. */
+export type ReviewStatus = 
+/**  An open bank-transfer order with no documents sent yet. */
+"needsDocuments" | 
+/**
+ *  The last attempt was stopped before anything left (a file failed its checks, a
+ *  duplicate); nothing was sent.
+ */
+"notSent" | 
+/**
+ *  The last attempt could not reach the gateway: it waits to be sent again under
+ *  its reference.
+ */
+"queued" | 
+/**
+ *  The last attempt may have reached the gateway: it is looked up before anything
+ *  is sent again.
+ */
+"unknown" | 
+/**  The gateway refused the submission (documents must be sent again). */
+"refused" | 
+/**  The gateway took the documents; no decision known yet. */
+"submitted" | 
+/**  The gateway's review approved the documents (its EDD notification). */
+"approved" | 
+/**  The gateway's review declined the documents (its EDD notification). */
+"declined";
+
 /**  A review submission made from this desk: what went, and how it ended. */
-export type ReviewSubmission = {
+export type ReviewSubmission = ReviewSubmission_Serialize | ReviewSubmission_Deserialize;
+
+/**  A review submission made from this desk: what went, and how it ended. */
+export type ReviewSubmission_Deserialize = {
 	id: number,
 	/**  The journal key; sending again with it never makes a second submission. */
 	reference: string,
@@ -3465,6 +3904,28 @@ export type ReviewSubmission = {
 	at: number,
 	/**  True when it failed for a network reason and can be sent again. */
 	queued: boolean,
+	/**  Each file as it was sent (the last attempt): name, type, size and SHA-256. */
+	evidence?: FileEvidence[],
+};
+
+/**  A review submission made from this desk: what went, and how it ended. */
+export type ReviewSubmission_Serialize = {
+	id: number,
+	/**  The journal key; sending again with it never makes a second submission. */
+	reference: string,
+	tradeNo: string,
+	infoCount: number,
+	files: string,
+	/**
+	 *  The journal status (`accepted`, `rejected`, `pending` = queued, `unknown`), or
+	 *  `error: ...` when nothing could be sent (a file failed its checks).
+	 */
+	outcome: string,
+	at: number,
+	/**  True when it failed for a network reason and can be sent again. */
+	queued: boolean,
+	/**  Each file as it was sent (the last attempt): name, type, size and SHA-256. */
+	evidence: FileEvidence[],
 };
 
 /**  What a bulk run does with a valid row. */
@@ -3567,6 +4028,11 @@ export type RowResult_Deserialize = {
 	detail: string,
 	/**  Sent (or looked up) by this run; false for a row paid before, held or invalid. */
 	thisRun?: boolean,
+	/**
+	 *  Why the run did what it did with a planned row (what `detail` says in English);
+	 *  none for a row the file's checks refused.
+	 */
+	why?: RowReason_Deserialize | null,
 };
 
 /**  The outcome of one row, as the result file lists it. */
@@ -3578,6 +4044,11 @@ export type RowResult_Serialize = {
 	detail: string,
 	/**  Sent (or looked up) by this run; false for a row paid before, held or invalid. */
 	thisRun: boolean,
+	/**
+	 *  Why the run did what it did with a planned row (what `detail` says in English);
+	 *  none for a row the file's checks refused.
+	 */
+	why?: RowReason_Serialize,
 };
 
 /**  What a row of a request came to. */
@@ -3621,6 +4092,11 @@ export type RuleInput = {
 	/**  Distinct approvers other than the maker: 1 to 5. */
 	approvals: number,
 };
+
+/**  How a run ended. */
+export type RunOutcome = "running" | "ok" | "failed" | 
+/**  Missed and not run (older than the catch-ups a start makes). */
+"missed";
 
 /**
  *  The money-safety settings of a profile (the README's "One payout per intent" says
@@ -3707,6 +4183,192 @@ export type SavedView_Serialize = {
 	 */
 	from: number | null,
 	to: number | null,
+};
+
+/**  A schedule of a profile. */
+export type Schedule = Schedule_Serialize | Schedule_Deserialize;
+
+/**  A run a person should see on the Dashboard. */
+export type ScheduleAlert = ScheduleAlert_Serialize | ScheduleAlert_Deserialize;
+
+/**  A run a person should see on the Dashboard. */
+export type ScheduleAlert_Deserialize = {
+	run: ScheduleRun_Deserialize,
+	/**  It failed (and no later run of its schedule finished). */
+	failed: boolean,
+	/**  It was missed at its time (caught up later, or not run). */
+	missed: boolean,
+};
+
+/**  A run a person should see on the Dashboard. */
+export type ScheduleAlert_Serialize = {
+	run: ScheduleRun_Serialize,
+	/**  It failed (and no later run of its schedule finished). */
+	failed: boolean,
+	/**  It was missed at its time (caught up later, or not run). */
+	missed: boolean,
+};
+
+/**  One run of a schedule, as recorded. */
+export type ScheduleRun = ScheduleRun_Serialize | ScheduleRun_Deserialize;
+
+/**  One run of a schedule, as recorded. */
+export type ScheduleRun_Deserialize = {
+	id: number,
+	schedule: number,
+	/**  The schedule's name when it ran. */
+	name: string,
+	trigger: Trigger,
+	/**  The moment it was due (none for a run someone asked for). */
+	dueAt?: number | null,
+	/**  The days covered, YYYY-MM-DD, both included. */
+	firstDay: string,
+	lastDay: string,
+	startedAt: number,
+	finishedAt?: number | null,
+	outcome: RunOutcome,
+	/**  The file written (full path). */
+	file?: string | null,
+	/**  Orders in the file. */
+	rows?: number | null,
+	/**  Why it failed. */
+	error?: string | null,
+	/**  Who ran it: `desk`, `worker` or `cli`. */
+	by: string,
+	/**  A person has seen it (off the Dashboard's attention list). */
+	acknowledged?: boolean,
+};
+
+/**  One run of a schedule, as recorded. */
+export type ScheduleRun_Serialize = {
+	id: number,
+	schedule: number,
+	/**  The schedule's name when it ran. */
+	name: string,
+	trigger: Trigger,
+	/**  The moment it was due (none for a run someone asked for). */
+	dueAt: number | null,
+	/**  The days covered, YYYY-MM-DD, both included. */
+	firstDay: string,
+	lastDay: string,
+	startedAt: number,
+	finishedAt: number | null,
+	outcome: RunOutcome,
+	/**  The file written (full path). */
+	file: string | null,
+	/**  Orders in the file. */
+	rows: number | null,
+	/**  Why it failed. */
+	error: string | null,
+	/**  Who ran it: `desk`, `worker` or `cli`. */
+	by: string,
+	/**  A person has seen it (off the Dashboard's attention list). */
+	acknowledged: boolean,
+};
+
+/**  A schedule as a person sets it. */
+export type ScheduleSpec = ScheduleSpec_Serialize | ScheduleSpec_Deserialize;
+
+/**  A schedule as a person sets it. */
+export type ScheduleSpec_Deserialize = {
+	/**  What the schedule is called; its files are named after it. */
+	name: string,
+	report: ReportKind,
+	format: FileFormat,
+	cadence: Cadence_Deserialize,
+	/**  The folder the files go to (made when missing). */
+	folder: string,
+	/**  One currency, or every currency when empty. */
+	currency?: string,
+	/**
+	 *  Read the period again from the gateway before the file is written (a run fails
+	 *  when the gateway cannot be reached, rather than write stale figures).
+	 */
+	refresh?: boolean,
+};
+
+/**  A schedule as a person sets it. */
+export type ScheduleSpec_Serialize = {
+	/**  What the schedule is called; its files are named after it. */
+	name: string,
+	report: ReportKind,
+	format: FileFormat,
+	cadence: Cadence_Serialize,
+	/**  The folder the files go to (made when missing). */
+	folder: string,
+	/**  One currency, or every currency when empty. */
+	currency: string,
+	/**
+	 *  Read the period again from the gateway before the file is written (a run fails
+	 *  when the gateway cannot be reached, rather than write stale figures).
+	 */
+	refresh: boolean,
+};
+
+/**  A schedule with when it runs next and how its last run ended. */
+export type ScheduleView = ScheduleView_Serialize | ScheduleView_Deserialize;
+
+/**  A schedule with when it runs next and how its last run ended. */
+export type ScheduleView_Deserialize = {
+	schedule: Schedule_Deserialize,
+	/**  UTC millis; none while paused. */
+	nextRun?: number | null,
+	lastRun?: ScheduleRun_Deserialize | null,
+};
+
+/**  A schedule with when it runs next and how its last run ended. */
+export type ScheduleView_Serialize = {
+	schedule: Schedule_Serialize,
+	/**  UTC millis; none while paused. */
+	nextRun: number | null,
+	lastRun: ScheduleRun_Serialize | null,
+};
+
+/**  A schedule of a profile. */
+export type Schedule_Deserialize = {
+	id: number,
+	spec: ScheduleSpec_Deserialize,
+	paused: boolean,
+	createdAt: number,
+	/**
+	 *  Runs due up to this moment were taken (run, or recorded missed): runs due after
+	 *  it are the ones to come.
+	 */
+	checkedThrough: number,
+};
+
+/**  A schedule of a profile. */
+export type Schedule_Serialize = {
+	id: number,
+	spec: ScheduleSpec_Serialize,
+	paused: boolean,
+	createdAt: number,
+	/**
+	 *  Runs due up to this moment were taken (run, or recorded missed): runs due after
+	 *  it are the ones to come.
+	 */
+	checkedThrough: number,
+};
+
+/**  The profile's schedules and its latest runs. */
+export type Schedules = Schedules_Serialize | Schedules_Deserialize;
+
+/**  The profile's schedules and its latest runs. */
+export type Schedules_Deserialize = {
+	/**  The business zone the times are in. */
+	zone: string,
+	schedules: ScheduleView_Deserialize[],
+	/**  The newest runs first (at most 50). */
+	runs: ScheduleRun_Deserialize[],
+};
+
+/**  The profile's schedules and its latest runs. */
+export type Schedules_Serialize = {
+	/**  The business zone the times are in. */
+	zone: string,
+	schedules: ScheduleView_Serialize[],
+	/**  The newest runs first (at most 50). */
+	runs: ScheduleRun_Serialize[],
 };
 
 /**  The screens that keep views. */
@@ -4165,6 +4827,34 @@ export type SyncSettings_Serialize = {
 	payoutsInFlight?: number,
 };
 
+/**
+ *  Orders counted, their `sourceAmount` per currency, and the filter that lists exactly
+ *  them (`None` when there are none).
+ */
+export type Tally = Tally_Serialize | Tally_Deserialize;
+
+/**
+ *  Orders counted, their `sourceAmount` per currency, and the filter that lists exactly
+ *  them (`None` when there are none).
+ */
+export type Tally_Deserialize = {
+	count: number,
+	/**  One line per currency, by currency code. */
+	amounts: CurrencyAmount[],
+	filter?: OrderFilter_Deserialize | null,
+};
+
+/**
+ *  Orders counted, their `sourceAmount` per currency, and the filter that lists exactly
+ *  them (`None` when there are none).
+ */
+export type Tally_Serialize = {
+	count: number,
+	/**  One line per currency, by currency code. */
+	amounts: CurrencyAmount[],
+	filter: OrderFilter_Serialize | null,
+};
+
 /**  What a connection test found. */
 export type TeamProbe = {
 	user: string,
@@ -4263,7 +4953,9 @@ export type TimelineEvent_Deserialize =
 /**  A notification the gateway sent about the order. */
 { type: "notification"; at: number; id: number; kind: string; signatureOk: boolean } | 
 /**  Review documents submitted for the order. */
-{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string } | 
+{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string; 
+/**  Each file sent: name, type, size and SHA-256. */
+evidence?: FileEvidence[] } | 
 /**  An audit entry naming the order. */
 { type: "audit"; at: number; id: number; operation: string; operator: string; result: string };
 
@@ -4285,9 +4977,20 @@ export type TimelineEvent_Serialize =
 /**  A notification the gateway sent about the order. */
 { type: "notification"; at: number; id: number; kind: string; signatureOk: boolean } | 
 /**  Review documents submitted for the order. */
-{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string } | 
+{ type: "review"; at: number; reference: string; infoCount: number; files: string; outcome: string; 
+/**  Each file sent: name, type, size and SHA-256. */
+evidence: FileEvidence[] } | 
 /**  An audit entry naming the order. */
 { type: "audit"; at: number; id: number; operation: string; operator: string; result: string };
+
+/**  What started a run. */
+export type Trigger = 
+/**  At its time, by a running desk or worker (or `run-due` soon after). */
+"onTime" | 
+/**  Nothing ran at its time (the desk was closed): run when something next did. */
+"catchUp" | 
+/**  Someone asked (Run now, `paydesk schedule run --id`). */
+"manual";
 
 /**  Money still to come to the balance in one currency, from the cache. */
 export type Upcoming = Upcoming_Serialize | Upcoming_Deserialize;
