@@ -155,7 +155,10 @@ fn errors_cross_ipc_as_objects_with_a_stable_code_and_the_field() {
     .expect_err("weak key");
     assert_eq!(
         err,
-        json!({ "code": "validation", "field": "bits", "rule": "must be 2048, 3072 or 4096" })
+        json!({
+            "code": "validation", "field": "bits", "rule": "must be 2048, 3072 or 4096",
+            "ruleKey": "keyBits"
+        })
     );
 }
 
