@@ -138,8 +138,10 @@ pub fn read_file(index: usize, code: &str, path: &Path) -> CoreResult<FileItem> 
             &[],
         ));
     }
-    let bytes = crate::input::read_file_rule(path, MAX_FILE_BYTES)
-        .map_err(|rule| CoreError::validation(&field, rule))?;
+    let bytes = crate::input::read_file_rule(path, MAX_FILE_BYTES).map_err(|rule| {
+        let text = format!("{} (5 MiB per file)", rule.text);
+        CoreError::validation(&field, crate::error::Rule { text, ..rule })
+    })?;
     let suffix = sniff(&bytes).ok_or_else(|| {
         CoreError::keyed(
             &field,
