@@ -25,7 +25,9 @@ use std::time::Instant;
 
 use paydesk_core::store::Store;
 use paydesk_core::store::orders::{OrderFilter, SortKey, Upsert};
-use paydesk_core::store::pg::orders::{bench_anchor_copy, bench_anchor_table, bench_vacuum};
+use paydesk_core::store::pg::orders::{
+    bench_anchor_copy, bench_anchor_drop, bench_anchor_table, bench_vacuum,
+};
 use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
 use paydesk_core::store::sync_state::PageDone;
 use paydesk_gateway::wire::OrderListItem;
@@ -176,6 +178,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         n as f64 / plain_s,
         plain_s / upsert_s
     );
+    // The anchors' work is done: their tables (and their autovacuum) out of the way.
+    bench_anchor_drop(&owner)?;
     let again = batches.div_ceil(10);
     let t = Instant::now();
     let mut changed = 0;

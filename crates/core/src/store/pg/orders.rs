@@ -599,6 +599,13 @@ pub fn bench_anchor_copy(
     write::anchor_copy(link, triggers, mer_no, items, created_at)
 }
 
+/// For the benchmark only: drops the tables [`bench_anchor_table`] made (so that their
+/// autovacuum does not run beside what is measured next).
+#[doc(hidden)]
+pub fn bench_anchor_drop(link: &PgLink) -> CoreResult<()> {
+    link.batch("DROP TABLE IF EXISTS paydesk_bench_copy, paydesk_bench_copy_plain")
+}
+
 /// For the benchmark only: brings the planner's statistics and the visibility map up to
 /// date after a bulk load (what autovacuum does on a live server).
 #[doc(hidden)]
