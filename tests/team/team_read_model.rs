@@ -1409,3 +1409,169 @@ fn orders_made_here_are_found_by_their_customer_on_postgres_as_on_sqlite() {
         }
     }
 }
+
+/// The sync's re-listing on PostgreSQL: an order the list shows as cached is not written
+/// again (the same row version, its `synced_at`, `moved_at` and history as they were),
+/// one the list shows otherwise is (its state's change in the history, a fee's change
+/// moving it, a change of an amount's scale kept, an order made here stamped as listed
+/// with its label kept), and an order read by its number (a look-up) is stamped anew.
+#[test]
+fn a_resync_writes_only_the_orders_the_list_shows_otherwise() {
+    let (pg, owner) = team_db();
+    let o = PgOrders::on(&owner, MER);
+    let mer = MER as u64;
+    let fee = |item: OrderListItem, f: i64| OrderListItem {
+        handling_fee: Some(rust_decimal::Decimal::new(f, 1)),
+        ..item
+    };
+    let (a, b, c) = (
+        fee(item(1, 5, "USD", "12.3"), 5),
+        item(2, 2, "USD", "20.00"),
+        fee(item(3, 5, "MXN", "30.00"), 5),
+    );
+    let sync = |items: &[OrderListItem]| {
+        let rows: Vec<Upsert<'_>> = items
+            .iter()
+            .map(|item| Upsert {
+                item,
+                created_at: 1_000,
+                verified: true,
+                window_end: None,
+            })
+            .collect();
+        o.upsert(mer, &rows).unwrap()
+    };
+    assert_eq!(sync(&[a.clone(), b.clone(), c.clone()]), 3);
+    let made = MadeOrder {
+        trade_no: "T202600000004".into(),
+        mer_order_no: "M-000004".into(),
+        kind: OrderKind::Payout,
+        method: "CLABE".into(),
+        currency: "USD".into(),
+        amount: "40.00".parse().unwrap(),
+        state: Some(2),
+        made_at: 500,
+    };
+    assert!(o.record_made(mer, &made).unwrap());
+    // trade number -> (row version, synced_at, moved_at, history rows), as the server holds them.
+    let rows = || -> std::collections::HashMap<String, (String, i64, i64, i64)> {
+        pg.psql_owner(
+            DB,
+            &format!(
+                "SELECT o.trade_no, o.xmin, o.synced_at, o.moved_at,
+                        (SELECT count(*) FROM paydesk.order_history h
+                          WHERE h.mer_no = o.mer_no AND h.trade_no = o.trade_no)
+                   FROM paydesk.orders o WHERE o.mer_no = {MER}"
+            ),
+        )
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('|').collect();
+            let n = |i: usize| f[i].parse::<i64>().unwrap();
+            (f[0].to_string(), (f[1].to_string(), n(2), n(3), n(4)))
+        })
+        .collect()
+    };
+    let before = rows();
+    assert_eq!(before["T202600000004"].1, 0, "made here, not listed yet");
+    std::thread::sleep(std::time::Duration::from_millis(5));
+
+    // Re-listed: a as cached; b moved on; c's fee changed; the made order as made; a new one.
+    let listed_made = OrderListItem {
+        state: 2,
+        mer_order_no: made.mer_order_no.clone(),
+        trade_no: made.trade_no.clone(),
+        source_amount: made.amount,
+        source_currency: "USD".into(),
+        settlement_currency: "USD".into(),
+        ..OrderListItem::default()
+    };
+    let b2 = OrderListItem {
+        state: 5,
+        ..b.clone()
+    };
+    let c2 = fee(c.clone(), 7);
+    let e = item(5, 5, "USD", "50.00");
+    assert_eq!(
+        sync(&[
+            a.clone(),
+            b2.clone(),
+            c2.clone(),
+            listed_made.clone(),
+            e.clone()
+        ]),
+        2,
+        "one new, one changed state"
+    );
+    let after = rows();
+    let (was, now) = (&before["T202600000001"], &after["T202600000001"]);
+    assert_eq!(
+        was, now,
+        "listed as cached: the same row version, untouched"
+    );
+    let (was, now) = (&before["T202600000002"], &after["T202600000002"]);
+    assert_ne!(was.0, now.0, "changed state: written");
+    assert!(now.1 > was.1 && now.2 > was.2, "{was:?} -> {now:?}");
+    assert_eq!(now.3, 2, "first seen, then the change");
+    assert_eq!(
+        o.history("T202600000002").unwrap(),
+        vec![
+            (2, 1_000, "first seen".to_string()),
+            (5, now.1, "sync".to_string())
+        ]
+    );
+    let (was, now) = (&before["T202600000003"], &after["T202600000003"]);
+    assert_ne!(was.0, now.0, "a fee changed: written");
+    assert!(
+        now.2 > was.2,
+        "a changed fee moves the balance: {was:?} -> {now:?}"
+    );
+    assert_eq!(now.3, 0, "no change of state, no history");
+    assert_eq!(
+        o.get("T202600000003")
+            .unwrap()
+            .unwrap()
+            .handling_fee
+            .as_deref(),
+        Some("0.7")
+    );
+    let (was, now) = (&before["T202600000004"], &after["T202600000004"]);
+    assert_ne!(
+        was.0, now.0,
+        "made here and listed for the first time: written"
+    );
+    assert!(now.1 > 0);
+    let four = o.get("T202600000004").unwrap().unwrap();
+    assert_eq!(
+        (four.kind, four.made_at, four.synced_at),
+        (Some(OrderKind::Payout), Some(500), Some(now.1))
+    );
+    assert!(after.contains_key("T202600000005"));
+
+    // The same list again: nothing written at all.
+    assert_eq!(sync(&[a.clone(), b2, c2, listed_made, e]), 0);
+    assert_eq!(rows(), after);
+
+    // A change of an amount's scale only is written, and read back as listed.
+    let a2 = OrderListItem {
+        source_amount: "12.30".parse().unwrap(),
+        ..a.clone()
+    };
+    assert_eq!(sync(std::slice::from_ref(&a2)), 0);
+    let scaled = rows();
+    assert_ne!(scaled["T202600000001"].0, after["T202600000001"].0);
+    assert_eq!(
+        o.get("T202600000001").unwrap().unwrap().source_amount,
+        "12.30"
+    );
+
+    // Read by its number (a look-up, the order page's re-read): stamped as listed now.
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert_eq!(o.upsert_items(mer, &[a2], 9_000, true).unwrap(), 0);
+    let looked = rows();
+    let (was, now) = (&scaled["T202600000001"], &looked["T202600000001"]);
+    assert_ne!(was.0, now.0);
+    assert!(now.1 > was.1, "synced_at: {was:?} -> {now:?}");
+    assert_eq!((now.2, now.3), (was.2, 0), "nothing moved, no history");
+}

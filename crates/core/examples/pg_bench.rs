@@ -5,23 +5,29 @@
 //! - Fills the team's order cache with N orders through exactly the sync's write path:
 //!   batches of 40,000 orders, each one `Store::cache_atomic` with `OrderStore::upsert`
 //!   (one `unnest` statement) and `SyncStateStore::page_done` per page of 500;
-//! - copies the same rows raw with `COPY ... FROM STDIN (FORMAT binary)` into a plain
-//!   table of the same columns without an index: the server's ceiling;
+//! - beside it, batch by batch, copies the same rows with one `COPY ... FROM STDIN` a
+//!   batch into a table like `paydesk.orders` (`LIKE ... INCLUDING ALL`: every index, the
+//!   trigram GIN ones too, every constraint, its fillfactor), once with its triggers and
+//!   once without: the anchor;
 //! - writes the first 10% again through the sync's path (a re-sync: every order cached,
-//!   some changed state), for the update path;
+//!   one in ten changed state), for the update path, its rate per order beside the first
+//!   sync's;
 //! - after `VACUUM ANALYZE` (what autovacuum does on a live server after a bulk load):
 //!   filtered (state, currency) pages of 100 sorted by date with their total, pages at
 //!   random depths read after an anchor, and fragment searches of 6 digits of an order or
 //!   trade number, each as p50/p95/max.
 //!
 //! cargo run --release -p paydesk-core --example pg_bench -- [ORDERS]
+//! (`PG_BENCH_WRITES_ONLY=1`: the writes only, no queries)
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use paydesk_core::store::Store;
 use paydesk_core::store::orders::{OrderFilter, SortKey, Upsert};
-use paydesk_core::store::pg::orders::{bench_raw_copy, bench_vacuum};
+use paydesk_core::store::pg::orders::{
+    bench_anchor_copy, bench_anchor_drop, bench_anchor_table, bench_vacuum,
+};
 use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
 use paydesk_core::store::sync_state::PageDone;
 use paydesk_gateway::wire::OrderListItem;
@@ -45,6 +51,13 @@ fn pct(mut v: Vec<f64>) -> (f64, f64, f64) {
 fn timings(what: &str, v: Vec<f64>) {
     let (p50, p95, max) = pct(v);
     println!("{what}: p50 {p50:.2} ms, p95 {p95:.2} ms, max {max:.2} ms");
+}
+
+/// The machine's load averages (1, 5, 15 minutes).
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 /// Batch `b` of `n` orders (the same rows every time it is asked for): numbers as the
@@ -129,31 +142,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t.elapsed().as_secs_f64()
     );
 
-    // (a) The sync's upsert, then the raw COPY of the same rows.
-    let mut upsert_s = 0.0;
+    // (a) The sync's upsert beside its anchor: the same rows by one `COPY` a batch into
+    // a table like `paydesk.orders` (its indexes, constraints and fillfactor), with and
+    // without its triggers; one batch of each in turn, so the machine's load falls on
+    // all three alike.
+    println!("load average at the start: {}", load());
+    bench_anchor_table(&owner, true)?;
+    bench_anchor_table(&owner, false)?;
+    let (mut upsert_s, mut copy_s, mut plain_s) = (0.0, 0.0, 0.0);
     let mut written = 0;
     for b in 0..batches {
         let items = batch(b, n);
+        let day = window(b, batches);
         let t = Instant::now();
-        written += write(&store, &items, window(b, batches));
-        upsert_s += t.elapsed().as_secs_f64();
-    }
-    println!(
-        "sync's upsert (unnest, one statement a batch of {BATCH}): {n} orders ({written} new) in {upsert_s:.1} s = {:.0} orders/s",
-        n as f64 / upsert_s
-    );
-    let mut copy_s = 0.0;
-    for b in 0..batches {
-        let items = batch(b, n);
-        let t = Instant::now();
-        bench_raw_copy(&owner, MER_NO, &items, window(b, batches))?;
+        bench_anchor_copy(&owner, true, MER_NO, &items, day)?;
         copy_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        written += write(&store, &items, day);
+        upsert_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        bench_anchor_copy(&owner, false, MER_NO, &items, day)?;
+        plain_s += t.elapsed().as_secs_f64();
     }
+    let first = n as f64 / upsert_s;
     println!(
-        "raw COPY (binary) of the same rows into a plain table without index: {copy_s:.1} s = {:.0} rows/s ({:.1}x the upsert)",
-        n as f64 / copy_s,
-        upsert_s / copy_s
+        "first sync's upsert (one statement a batch of {BATCH}): {n} orders ({written} new) in {upsert_s:.1} s = {first:.0} orders/s"
     );
+    println!(
+        "anchor: COPY of the same rows into a table like paydesk.orders (same indexes, constraints, fillfactor, triggers): {copy_s:.1} s = {:.0} rows/s; the upsert at {:.2}x of it (goal: 0.5x)",
+        n as f64 / copy_s,
+        copy_s / upsert_s
+    );
+    println!(
+        "anchor without the triggers: {plain_s:.1} s = {:.0} rows/s; the upsert at {:.2}x of it",
+        n as f64 / plain_s,
+        plain_s / upsert_s
+    );
+    // The anchors' work is done: their tables (and their autovacuum) out of the way.
+    bench_anchor_drop(&owner)?;
     let again = batches.div_ceil(10);
     let t = Instant::now();
     let mut changed = 0;
@@ -170,9 +196,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let re = (again * BATCH).min(n);
     let s = t.elapsed().as_secs_f64();
     println!(
-        "re-sync through the same upsert: {re} cached orders ({changed} changed state) in {s:.1} s = {:.0} orders/s",
-        re as f64 / s
+        "re-sync through the same upsert: {re} cached orders ({changed} changed state) in {s:.1} s = {:.0} orders/s, {:.2}x the first sync's rate per order (goal: 1x or more)",
+        re as f64 / s,
+        re as f64 / s / first
     );
+    println!("load average after the writes: {}", load());
+    if std::env::var_os("PG_BENCH_WRITES_ONLY").is_some() {
+        return Ok(());
+    }
     let t = Instant::now();
     bench_vacuum(&owner)?;
     println!("VACUUM ANALYZE: {:.1} s", t.elapsed().as_secs_f64());

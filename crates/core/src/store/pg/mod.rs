@@ -452,23 +452,16 @@ impl PgLink {
         stream_on(&c, sql, params, f)
     }
 
-    /// Writes `rows` (of `types`) through `COPY ... FROM STDIN (FORMAT binary)` (`sql`);
-    /// returns how many the server took.
-    pub(crate) fn copy_in<'r>(
-        &self,
-        sql: &str,
-        types: &[Type],
-        rows: impl Iterator<Item = Vec<&'r (dyn ToSql + Sync)>>,
-    ) -> CoreResult<u64> {
+    /// Writes `data` (rows in `COPY`'s text format) through `sql`, a `COPY ... FROM
+    /// STDIN`; returns how many rows the server took.
+    pub(crate) fn copy_in_text(&self, sql: &str, data: Vec<u8>) -> CoreResult<u64> {
+        use futures_util::SinkExt;
         let c = self.client();
         block(async {
-            let sink = c.copy_in(sql).await?;
-            let writer = BinaryCopyInWriter::new(sink, types);
-            pin_mut!(writer);
-            for row in rows {
-                writer.as_mut().write(&row).await?;
-            }
-            writer.finish().await
+            let sink = c.copy_in::<_, std::collections::VecDeque<u8>>(sql).await?;
+            pin_mut!(sink);
+            sink.as_mut().send(data.into()).await?;
+            sink.as_mut().finish().await
         })
         .map_err(db_error)
     }

@@ -217,6 +217,17 @@ impl<'a> PgOrders<'a> {
         PgOrders { run, mer_no }
     }
 
+    /// `touch`: an order the list shows as cached is written all the same (its
+    /// `synced_at`), else only a new or changed one.
+    fn upsert_rows(&self, mer_no: u64, rows: &[Upsert<'_>], touch: bool) -> CoreResult<usize> {
+        self.check_merchant(mer_no)?;
+        if rows.is_empty() {
+            return Ok(0);
+        }
+        let mer_no = self.mer_no;
+        atomically(self.run, |run| write::upsert(run, mer_no, rows, touch))
+    }
+
     /// The merchant a write names must be the team's: rows of another would never be read.
     fn check_merchant(&self, mer_no: u64) -> CoreResult<()> {
         if i64::try_from(mer_no).ok() != Some(self.mer_no) {
@@ -551,30 +562,48 @@ impl OrderStore for PgOrders<'_> {
                 window_end: None,
             })
             .collect();
-        self.upsert(mer_no, &rows)
+        // Orders read by their numbers (a look-up, the order page's re-read): each one
+        // shown by the list is written with the list's time, changed or not, so "synced"
+        // is when it was last read and the order page's re-read waits its minute.
+        self.upsert_rows(mer_no, &rows, true)
     }
 
+    /// The sync's batches: an order the list shows as cached is not written again (see
+    /// `write::UPSERT`).
     fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
-        self.check_merchant(mer_no)?;
-        if rows.is_empty() {
-            return Ok(0);
-        }
-        let mer_no = self.mer_no;
-        atomically(self.run, |run| write::upsert(run, mer_no, rows))
+        self.upsert_rows(mer_no, rows, false)
     }
 }
 
-/// For the benchmark only: the raw speed of the server, `items` copied by `COPY ...
-/// FROM STDIN (FORMAT binary)` into a plain table of the same columns with no index
-/// (`paydesk_bench_copy`, made anew). Returns how many rows were copied.
+/// For the benchmark only: makes `paydesk_bench_copy` (with `triggers`) or
+/// `paydesk_bench_copy_plain` anew, a table like
+/// `paydesk.orders` in everything but its rows (`LIKE ... INCLUDING ALL`: columns,
+/// defaults, constraints, every index; the same fillfactor), with the same triggers when
+/// `triggers`: the anchor the sync's writer is measured against.
 #[doc(hidden)]
-pub fn bench_raw_copy(
+pub fn bench_anchor_table(link: &PgLink, triggers: bool) -> CoreResult<()> {
+    write::anchor_table(link, triggers)
+}
+
+/// For the benchmark only: `items` copied by one `COPY ... FROM STDIN` into the table
+/// [`bench_anchor_table`] made (the columns the sync's upsert writes). Returns how many rows
+/// were copied.
+#[doc(hidden)]
+pub fn bench_anchor_copy(
     link: &PgLink,
+    triggers: bool,
     mer_no: i64,
     items: &[paydesk_gateway::wire::OrderListItem],
     created_at: i64,
 ) -> CoreResult<u64> {
-    write::raw_copy(link, mer_no, items, created_at)
+    write::anchor_copy(link, triggers, mer_no, items, created_at)
+}
+
+/// For the benchmark only: drops the tables [`bench_anchor_table`] made (so that their
+/// autovacuum does not run beside what is measured next).
+#[doc(hidden)]
+pub fn bench_anchor_drop(link: &PgLink) -> CoreResult<()> {
+    link.batch("DROP TABLE IF EXISTS paydesk_bench_copy, paydesk_bench_copy_plain")
 }
 
 /// For the benchmark only: brings the planner's statistics and the visibility map up to
