@@ -127,7 +127,8 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
       amount: "5.10",
       currency: "USD",
     }),
-  bulk: () => bulkCommand({ profile: "main", file: "/home/ana/Payroll Nov.csv", includeHeld: true }),
+  bulk: () =>
+    bulkCommand({ profile: "main", file: "/home/ana/Payroll Nov.csv", includeHeld: true }),
   resendPayout: () => resendCommand({ profile: "main", id: 42, payout: true }),
   resendPayin: () => resendCommand({ profile: "main", id: 43, payout: false }),
   statement: () =>
@@ -166,7 +167,12 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
       zone: "UTC",
     }),
   failures: () =>
-    failuresCommand({ profile: "main", from: "2026-11-21", to: "2026-11-27", zone: "Asia/Shanghai" }),
+    failuresCommand({
+      profile: "main",
+      from: "2026-11-21",
+      to: "2026-11-27",
+      zone: "Asia/Shanghai",
+    }),
   lookup: () => lookupCommand({ profile: "main", askGateway: false, refresh: true }),
   balance: () => balanceCommand({ profile: "main", currencies: ["MXN", "USD"] }),
 };

@@ -101,10 +101,9 @@ export interface CardPayoutValues extends PayoutValues {
 /// `paydesk payout card`: no card number (the CLI reads it from stdin or asks for it).
 export function payoutCardCommand(v: CardPayoutValues): CliCommand {
   const notes: CommandNote[] = [{ key: "cardStdin" }, { key: "sameNumber" }];
-  const lacking = [
-    v.email?.trim() ? "email" : null,
-    v.mobile?.trim() ? "mobile" : null,
-  ].filter((x): x is string => x !== null);
+  const lacking = [v.email?.trim() ? "email" : null, v.mobile?.trim() ? "mobile" : null].filter(
+    (x): x is string => x !== null,
+  );
   if (lacking.length > 0) notes.push({ key: "notInCli", values: { fields: lacking.join(", ") } });
   const type = v.beneficiaryType?.trim() ?? "";
   return {
@@ -170,8 +169,7 @@ export function payinCommand(v: PayinValues): CliCommand {
         ? (v.name ?? "")
         : "";
   const products = (v.products ?? []).map((p) => p.trim()).filter((p) => p !== "");
-  const product =
-    method === "VN_BANK" ? (v.productName?.trim() ?? "") : (products[0] ?? "").trim();
+  const product = method === "VN_BANK" ? (v.productName?.trim() ?? "") : (products[0] ?? "").trim();
   if (products.length > 1) notes.push({ key: "oneProduct" });
   const bank = v.vnBankId?.trim() ?? "";
   return {
@@ -255,11 +253,7 @@ export function bulkCommand(v: {
 
 /// `paydesk journal resend ID`: a payout's account as "$ACCOUNT" (it must be the
 /// payout's own; the journal keeps it masked); a PIX payin's CPF from stdin.
-export function resendCommand(v: {
-  profile: string;
-  id: number;
-  payout: boolean;
-}): CliCommand {
+export function resendCommand(v: { profile: string; id: number; payout: boolean }): CliCommand {
   return v.payout
     ? {
         line: line(v.profile, ["journal", "resend", String(v.id), "--account", { env: "ACCOUNT" }]),
@@ -375,7 +369,8 @@ export function ordersExportCommand(v: {
     f.reasons != null ? "reasons" : null,
     f.messages != null ? "messages" : null,
   ].filter((x): x is string => x !== null);
-  if (lacking.length > 0) notes.push({ key: "filtersNotInCli", values: { fields: lacking.join(", ") } });
+  if (lacking.length > 0)
+    notes.push({ key: "filtersNotInCli", values: { fields: lacking.join(", ") } });
   const list = (flag: string, xs: (string | number)[] | undefined | null): Word[] =>
     xs && xs.length > 0 ? [flag, xs.map(String).join(",")] : [];
   const sort = SORT[f.sort ?? "created"] ?? "created";
