@@ -24,7 +24,7 @@ import { useFieldErrors } from "../../lib/fieldErrors";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import type { CardForm, CardMove, Receipt } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
-import { useAppStatus } from "../app/queries";
+import { useProfileName } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useOrderNo } from "../money/queries";
@@ -65,7 +65,7 @@ function MoveForm({
   const known = cards.data ?? [];
   const form: CardForm = { kind, card, reference, amount, currency, subMerNo: "", remark: "" };
   const failure = useFieldErrors(move.error ?? request.error);
-  const profile = useAppStatus().data?.profile.name;
+  const profile = useProfileName();
   const command = profile ? cardMoveCommand({ ...form, profile }) : null;
   const err = failure.err;
   // A resend under the same reference keeps the receipt it was made from until it answers.

@@ -7,7 +7,7 @@ import { type CliCommand, resendCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { Entry, Receipt } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
-import { useAppStatus } from "../app/queries";
+import { useProfileName } from "../app/queries";
 import { useEntryNow, useJournalEntry, useResendPayin, useResendPayout } from "./queries";
 import { ReceiptView } from "./ReceiptView";
 
@@ -31,7 +31,7 @@ function ResendPayout({ entry, field }: { entry: Entry; field: "clabe" | "cardNo
       ? String((entry.request as Record<string, unknown>)[field])
       : "";
   const accountError = failure.err(field);
-  const profile = useAppStatus().data?.profile.name;
+  const profile = useProfileName();
   return (
     <Card withBorder padding="sm" data-testid="resend-form">
       <form
@@ -137,7 +137,7 @@ function ResendPayin({ entry }: { entry: Entry }) {
   const masked =
     typeof request?.socialSecurityNumber === "string" ? String(request.socialSecurityNumber) : null;
   const taxIdError = failure.err("socialSecurityNumber");
-  const profile = useAppStatus().data?.profile.name;
+  const profile = useProfileName();
   return (
     <Card withBorder padding="sm" data-testid="resend-form">
       <form

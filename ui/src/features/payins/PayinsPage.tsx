@@ -16,7 +16,7 @@ import { FormError } from "../../components/ErrorAlert";
 import { payinCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayinMethod, ProductLine, Receipt } from "../../lib/types";
-import { useAppStatus } from "../app/queries";
+import { useProfileName } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useEntryNow, useOrderNo } from "../money/queries";
@@ -78,7 +78,7 @@ export function PayinsPage() {
     create.mutate({ form: sent, allowDuplicate });
   };
   // The payin as a `paydesk` command line (a PIX payer's CPF is never in it).
-  const profile = useAppStatus().data?.profile.name;
+  const profile = useProfileName();
   const command = profile
     ? payinCommand({
         ...form,

@@ -6,7 +6,7 @@ import { ErrorAlert, toastError } from "../../components/ErrorAlert";
 import { bulkCommand } from "../../lib/cliCommand";
 import { fieldError } from "../../lib/ipc";
 import type { BulkProgress } from "../../lib/types";
-import { useAppStatus } from "../app/queries";
+import { useProfileName } from "../app/queries";
 import { GatewayNotice } from "../team/GatewayNotice";
 import { useAccess, useRequestBulk } from "../team/queries";
 import { RequestMade } from "../team/RequestMade";
@@ -36,7 +36,7 @@ export function BulkPayouts({
   // A team desk without the merchant key requests approval of the file as one batch.
   const asRequest = access.moneyAsRequest;
   const requestClosed = asRequest && !access.has("maker") ? t("team.notMaker") : undefined;
-  const profile = useAppStatus().data?.profile.name;
+  const profile = useProfileName();
   const checked = useRef(false);
   const { mutate: checkFile } = check;
   useEffect(() => {

@@ -16,7 +16,7 @@ import { FormError } from "../../components/ErrorAlert";
 import { payoutCardCommand, payoutClabeCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayoutKind, Receipt } from "../../lib/types";
-import { useAppStatus } from "../app/queries";
+import { useAppStatus, useProfileName } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useEntryNow, useOrderNo } from "../money/queries";
@@ -88,7 +88,7 @@ export function SinglePayout({
   const formError = duplicateOf(failure.error) ? null : failure.error;
   // The confirmed payout as a `paydesk` command line: the amount as the desk normalised
   // it, never the account number.
-  const profile = status.data?.profile.name;
+  const profile = useProfileName();
   const shown = preview.data;
   const command =
     profile && shown
