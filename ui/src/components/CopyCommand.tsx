@@ -75,7 +75,9 @@ export function CopyCommand({
           </Button>
         </Tooltip>
       </Popover.Target>
-      <Popover.Dropdown>
+      {/* Escape closes this panel only, not the confirmation it sits in: a modal leaves
+          an Escape to elements marked `data-mantine-stop-propagation`. */}
+      <Popover.Dropdown data-mantine-stop-propagation="true">
         <Stack gap="xs" data-testid={`${testId}-panel`}>
           <Text size="xs" c="dimmed">
             {t("cliCommand.posixHint")}
@@ -83,7 +85,7 @@ export function CopyCommand({
           <Code
             block
             data-testid={`${testId}-line`}
-            style={{ whiteSpace: "pre-wrap", wordBreak: "break-all", userSelect: "text" }}
+            style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere", userSelect: "text" }}
           >
             {command.line}
           </Code>
@@ -106,11 +108,17 @@ export function CopyCommand({
                 variant="light"
                 leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />}
                 onClick={() => void copy()}
+                data-mantine-stop-propagation="true"
                 data-testid={`${testId}-copy`}
               >
                 {t("cliCommand.copy")}
               </Button>
-              <Button size="compact-sm" variant="default" onClick={() => setOpened(false)}>
+              <Button
+                size="compact-sm"
+                variant="default"
+                onClick={() => setOpened(false)}
+                data-mantine-stop-propagation="true"
+              >
                 {t("common.close")}
               </Button>
             </Group>
