@@ -2329,6 +2329,8 @@ export const en = {
       filtersNotInCli: "Filters the CLI does not take (the command exports more rows): {{fields}}.",
       numbersFile:
         "Put the numbers in numbers.txt, one a line (or give --file - and pipe them in).",
+      teamRequest:
+        "On this team desk the command makes a request for approval, as the app does; a signer's worker sends it.",
     },
   },
 } as const;

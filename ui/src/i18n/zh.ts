@@ -2127,6 +2127,7 @@ export const zh: Catalogue = {
       utcDays: "CLI 的 --from 和 --to 是完整的 UTC 日期：范围会扩展到所涉及的 UTC 日期。",
       filtersNotInCli: "CLI 不支持的筛选条件（命令会导出更多行）：{{fields}}。",
       numbersFile: "将编号放入 numbers.txt，每行一个（或使用 --file - 并通过管道传入）。",
+      teamRequest: "在此团队桌面上，该命令与应用一样提交审批请求，由签名者的工作进程发送。",
     },
   },
 };

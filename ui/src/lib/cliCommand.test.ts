@@ -175,6 +175,43 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
     }),
   lookup: () => lookupCommand({ profile: "main", askGateway: false, refresh: true }),
   balance: () => balanceCommand({ profile: "main", currencies: ["MXN", "USD"] }),
+  requestPayout: () =>
+    payoutClabeCommand({
+      profile: "team-mx",
+      merOrderNo: "PO-7",
+      amount: "300.00",
+      currency: "MXN",
+      ipAddress: "10.0.0.1",
+      request: true,
+    }),
+  requestPayin: () =>
+    payinCommand({
+      profile: "team-mx",
+      method: "SEPA",
+      merOrderNo: "PI-7",
+      amount: "12.00",
+      currency: "EUR",
+      firstName: "Ann",
+      lastName: "Lee",
+      request: true,
+    }),
+  requestTopUp: () =>
+    cardMoveCommand({
+      profile: "team-mx",
+      kind: "top_up",
+      card: "APPLY-77",
+      reference: "TU-7",
+      amount: "50.00",
+      currency: "USD",
+      request: true,
+    }),
+  requestBulk: () =>
+    bulkCommand({
+      profile: "team-mx",
+      file: "/home/ana/Payroll Nov.csv",
+      includeHeld: true,
+      request: true,
+    }),
 };
 
 describe("the paydesk command of an app action", () => {

@@ -62,10 +62,31 @@ export interface PayoutValues {
   currency: string;
   ipAddress?: string;
   notifyUrl?: string;
+  /// A team desk without the merchant key: the app makes a request for approval, and so
+  /// does the command (`paydesk team request ...`).
+  request?: boolean;
 }
 
 /// `paydesk payout clabe`: the CLABE as "$CLABE" (the CLI takes it only as an argument).
+/// As a team's request: `paydesk team request payout`.
 export function payoutClabeCommand(v: PayoutValues): CliCommand {
+  if (v.request) {
+    return {
+      line: line(v.profile, [
+        "team",
+        "request",
+        "payout",
+        "--amount",
+        amount(v.amount),
+        "--currency",
+        v.currency,
+        "--clabe",
+        { env: "CLABE" },
+        ...opt("--mer-order-no", v.merOrderNo),
+      ]),
+      notes: [{ key: "clabeVariable" }, { key: "teamRequest" }],
+    };
+  }
   return {
     line: line(v.profile, [
       "payout",
@@ -155,6 +176,8 @@ export interface PayinValues {
   /// The product lines' names (the CLI sends one line, `--product`).
   products?: string[];
   productName?: string;
+  /// A team desk without the merchant key: `paydesk team request payin`.
+  request?: boolean;
 }
 
 /// `paydesk payin create`.
@@ -171,11 +194,11 @@ export function payinCommand(v: PayinValues): CliCommand {
   const products = (v.products ?? []).map((p) => p.trim()).filter((p) => p !== "");
   const product = method === "VN_BANK" ? (v.productName?.trim() ?? "") : (products[0] ?? "").trim();
   if (products.length > 1) notes.push({ key: "oneProduct" });
+  if (v.request) notes.push({ key: "teamRequest" });
   const bank = v.vnBankId?.trim() ?? "";
   return {
     line: line(v.profile, [
-      "payin",
-      "create",
+      ...(v.request ? ["team", "request", "payin"] : ["payin", "create"]),
       "--method",
       method,
       "--amount",
@@ -206,10 +229,29 @@ export interface CardMoveValues {
   currency: string;
   subMerNo?: string;
   remark?: string;
+  /// A team desk without the merchant key: `paydesk team request top-up|withdraw`.
+  request?: boolean;
 }
 
 /// `paydesk card topup` / `paydesk card withdraw`.
 export function cardMoveCommand(v: CardMoveValues): CliCommand {
+  if (v.request) {
+    return {
+      line: line(v.profile, [
+        "team",
+        "request",
+        v.kind === "top_up" ? "top-up" : "withdraw",
+        "--card",
+        v.card.trim(),
+        "--amount",
+        amount(v.amount),
+        "--currency",
+        v.currency,
+        ...opt("--reference", v.reference),
+      ]),
+      notes: [{ key: "teamRequest" }],
+    };
+  }
   const words: Word[] =
     v.kind === "top_up"
       ? [
@@ -244,7 +286,15 @@ export function bulkCommand(v: {
   profile: string;
   file: string;
   includeHeld?: boolean;
+  /// A team desk without the merchant key: `paydesk team request bulk FILE`.
+  request?: boolean;
 }): CliCommand {
+  if (v.request) {
+    return {
+      line: line(v.profile, ["team", "request", "bulk", v.file]),
+      notes: [{ key: "teamRequest" }],
+    };
+  }
   return {
     line: line(v.profile, ["payout", "bulk", v.file, ...(v.includeHeld ? ["--include-held"] : [])]),
     notes: [{ key: "bulkAsks" }],

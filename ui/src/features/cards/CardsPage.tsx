@@ -66,7 +66,7 @@ function MoveForm({
   const form: CardForm = { kind, card, reference, amount, currency, subMerNo: "", remark: "" };
   const failure = useFieldErrors(move.error ?? request.error);
   const profile = useProfileName();
-  const command = profile ? cardMoveCommand({ ...form, profile }) : null;
+  const command = profile ? cardMoveCommand({ ...form, profile, request: asRequest }) : null;
   const err = failure.err;
   // A resend under the same reference keeps the receipt it was made from until it answers.
   const [kept, setKept] = useState<Receipt | undefined>(undefined);

@@ -85,6 +85,7 @@ export function PayinsPage() {
         profile,
         merOrderNo: orderNo,
         products: WALLETS.includes(m) ? (form.products ?? []).map((p) => p.name ?? "") : [],
+        request: asRequest,
       })
     : null;
   const next = () => {

@@ -152,7 +152,9 @@ export function BulkPayouts({
             plan={plan}
             resultPath={c.resultPath}
             command={(includeHeld) =>
-              profile ? bulkCommand({ profile, file: c.path, includeHeld }) : null
+              profile
+                ? bulkCommand({ profile, file: c.path, includeHeld, request: asRequest })
+                : null
             }
             opened={confirming}
             sending={send.isPending}

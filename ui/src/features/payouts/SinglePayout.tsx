@@ -100,6 +100,7 @@ export function SinglePayout({
             currency: shown.currency,
             ipAddress: form.ipAddress,
             notifyUrl: form.notifyUrl,
+            request: asRequest,
           })
         : payoutCardCommand({
             ...form,
