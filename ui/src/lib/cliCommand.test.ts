@@ -12,6 +12,7 @@ import {
   payoutCardCommand,
   payoutClabeCommand,
   reconcileCommand,
+  refundShowCommand,
   resendCommand,
   shellQuote,
   statementCommand,
@@ -175,6 +176,8 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
     }),
   lookup: () => lookupCommand({ profile: "main", askGateway: false, refresh: true }),
   balance: () => balanceCommand({ profile: "main", currencies: ["MXN", "USD"] }),
+  refundShow: () =>
+    refundShowCommand({ profile: "main", tradeNo: " T2026112700001 ", refundNo: "R-1" }),
   requestPayout: () =>
     payoutClabeCommand({
       profile: "team-mx",

@@ -524,3 +524,21 @@ export function balanceCommand(v: { profile: string; currencies?: string[] }): C
     notes: [],
   };
 }
+
+/// `paydesk refund show --trade-no T [--refund-no R]` (Refunds → the V1 refund query).
+export function refundShowCommand(v: {
+  profile: string;
+  tradeNo: string;
+  refundNo?: string;
+}): CliCommand {
+  return {
+    line: line(v.profile, [
+      "refund",
+      "show",
+      "--trade-no",
+      v.tradeNo.trim(),
+      ...opt("--refund-no", v.refundNo),
+    ]),
+    notes: [],
+  };
+}
