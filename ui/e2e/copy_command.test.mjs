@@ -138,3 +138,36 @@ test("a card payout's command in Chinese and dark holds no card number", async (
     await h.click('//*[@data-testid="theme-control"]//label[normalize-space(.)="Light"]');
   }
 });
+
+test("the reports offer their commands: statement export, orders export, bulk look-up", async () => {
+  await h.go("reports");
+  await h.waitFor(id("statement-export-path"), 30_000);
+  const path = await (await h.waitFor(id("statement-export-path"))).getValue();
+  const statement = await openCommand("statement-command");
+  assert.match(
+    statement,
+    /^paydesk --profile sandbox report statement --from \d{4}-\d\d-\d\d --to \d{4}-\d\d-\d\d --tz \S+ --out \S.* --offline$/,
+  );
+  assert.ok(statement.includes(path.includes(" ") ? `'${path}'` : path), statement);
+  await h.shot("copy-command-statement");
+  await browser.keys("Escape");
+  await h.closeOverlays();
+
+  await h.go("orders");
+  await h.click(id("export-button"));
+  await h.waitFor(id("export-path"));
+  await h.settled();
+  const exported = await openCommand("export-command");
+  assert.match(exported, /^paydesk --profile sandbox orders export \S+ .*--tz [+-]\d\d:\d\d$/);
+  await h.shot("copy-command-orders-export");
+  await browser.keys("Escape");
+  await h.closeOverlays();
+
+  await h.go("lookup");
+  await h.typeInto(id("lookup-input"), "T1\nT2\n");
+  const lookup = await openCommand("lookup-command");
+  assert.equal(lookup, "paydesk --profile sandbox orders lookup --file numbers.txt");
+  assert.match(await h.text(id("lookup-command-panel")), /numbers\.txt, one a line/);
+  await h.shot("copy-command-lookup");
+  await browser.keys("Escape");
+});
