@@ -269,6 +269,13 @@ mod tests {
                 }
                 "payinWechatV1" => assert!(shown.contains("product: \"Tea; rm -rf ~\""), "{shown}"),
                 "statement" => assert!(shown.contains("\"/tmp/Statement $HOME.pdf\""), "{shown}"),
+                "reviewSubmit" => {
+                    assert!(shown.contains(r#"1=Invoice 55, \"paid\""#), "{shown}");
+                    assert!(
+                        shown.contains("21=/home/ana/scans/pass port.png"),
+                        "{shown}"
+                    );
+                }
                 "resendPayout" => assert!(shown.contains(&format!("account: Some(\"{clabe}\")"))),
                 _ => {}
             }

@@ -14,6 +14,7 @@ import {
   reconcileCommand,
   refundShowCommand,
   resendCommand,
+  reviewSubmitCommand,
   shellQuote,
   statementCommand,
 } from "./cliCommand";
@@ -178,6 +179,17 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
   balance: () => balanceCommand({ profile: "main", currencies: ["MXN", "USD"] }),
   refundShow: () =>
     refundShowCommand({ profile: "main", tradeNo: " T2026112700001 ", refundNo: "R-1" }),
+  reviewSubmit: () =>
+    reviewSubmitCommand({
+      profile: "main",
+      tradeNo: "T2026112700001",
+      info: [
+        ["1", 'Invoice 55, "paid"'],
+        ["2", "O'Hara"],
+      ],
+      files: [["21", "/home/ana/scans/pass port.png"]],
+      reference: "RV-1",
+    }),
   requestPayout: () =>
     payoutClabeCommand({
       profile: "team-mx",

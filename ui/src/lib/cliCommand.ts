@@ -542,3 +542,26 @@ export function refundShowCommand(v: {
     notes: [],
   };
 }
+
+/// `paydesk review submit --trade-no T --info CODE=TEXT ... --file CODE=PATH ...
+/// --reference R` (Review upload's confirmation; each pair one quoted word).
+export function reviewSubmitCommand(v: {
+  profile: string;
+  tradeNo: string;
+  info: [string, string][];
+  files: [string, string][];
+  reference?: string;
+}): CliCommand {
+  return {
+    line: line(v.profile, [
+      "review",
+      "submit",
+      "--trade-no",
+      v.tradeNo.trim(),
+      ...v.info.flatMap(([code, text]) => ["--info", `${code}=${text}`]),
+      ...v.files.flatMap(([code, path]) => ["--file", `${code}=${path}`]),
+      ...opt("--reference", v.reference),
+    ]),
+    notes: [{ key: "sameReference" }],
+  };
+}
