@@ -2331,6 +2331,8 @@ export const en = {
         "Put the numbers in numbers.txt, one a line (or give --file - and pipe them in).",
       teamRequest:
         "On this team desk the command makes a request for approval, as the app does; a signer's worker sends it.",
+      payinDefaults:
+        "The CLI sends its own fixed browser details, product line, terminal and payment method fields for this method, not the ones typed here.",
       sameReference:
         "Run as it is, it is this same submission (--reference): sent once. Leave --reference out for a new one.",
     },

@@ -2128,6 +2128,8 @@ export const zh: Catalogue = {
       filtersNotInCli: "CLI 不支持的筛选条件（命令会导出更多行）：{{fields}}。",
       numbersFile: "将编号放入 numbers.txt，每行一个（或使用 --file - 并通过管道传入）。",
       teamRequest: "在此团队桌面上，该命令与应用一样提交审批请求，由签名者的工作进程发送。",
+      payinDefaults:
+        "对此支付方式，CLI 发送其自带的固定浏览器信息、商品行、终端和支付方式字段，而不是此处填写的内容。",
       sameReference:
         "原样运行即为同一次提交（--reference）：只发送一次。去掉 --reference 则为新的提交。",
     },

@@ -318,6 +318,9 @@ describe("the paydesk command of an app action", () => {
     expect(card.notes.map((n) => n.key)).toContain("cardStdin");
     expect(shellWords(pix.line)).not.toContain("--ssn");
     expect(pix.notes.map((n) => n.key)).toContain("cpfStdin");
+    // What the CLI fills in itself is said, for the methods that take such fields.
+    expect(cases.payinSepa().notes.map((n) => n.key)).toContain("payinDefaults");
+    expect(cases.payinWechatV1().notes.map((n) => n.key)).not.toContain("payinDefaults");
   });
 
   it("keeps amounts as the decimal strings typed, never through a number", () => {

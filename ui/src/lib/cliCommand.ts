@@ -194,6 +194,11 @@ export function payinCommand(v: PayinValues): CliCommand {
   const products = (v.products ?? []).map((p) => p.trim()).filter((p) => p !== "");
   const product = method === "VN_BANK" ? (v.productName?.trim() ?? "") : (products[0] ?? "").trim();
   if (products.length > 1) notes.push({ key: "oneProduct" });
+  // The payer's browser, a wallet's product lines, GCash's terminal, VN bank's payment
+  // method: the CLI sends fixed values of its own.
+  if (["APPLE_PAY", "CASH_APP", "GCASH", "SEPA", "VN_BANK"].includes(method)) {
+    notes.push({ key: "payinDefaults" });
+  }
   if (v.request) notes.push({ key: "teamRequest" });
   const bank = v.vnBankId?.trim() ?? "";
   return {
