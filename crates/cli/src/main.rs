@@ -208,3 +208,84 @@ fn main() -> ExitCode {
     );
     ExitCode::from(code)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words a POSIX shell (`sh`) makes of `line`, with the variables the app's
+    /// copied commands use in place of an account number set in its environment.
+    fn shell_words(line: &str, env: &[(&str, &str)]) -> Vec<String> {
+        // `paydesk` is replaced by a function that prints its words NUL-separated: the
+        // line is run by the shell exactly as copied, but nothing runs.
+        let script =
+            format!("paydesk() {{ printf 'paydesk\\0'; printf '%s\\0' \"$@\"; }}\n{line}\n");
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .env_clear()
+            .envs(env.iter().copied())
+            .output()
+            .expect("sh runs");
+        assert!(out.status.success(), "sh refused {line}: {out:?}");
+        let text = String::from_utf8(out.stdout).expect("UTF-8 words");
+        text.split_terminator('\0').map(str::to_string).collect()
+    }
+
+    /// Every line of the app's "Copy as command" fixture (ui/src/lib/cliCommand.fixture.json,
+    /// which the builder's unit test checks the app produces) is accepted by this CLI's
+    /// parser once a shell has read it, with the values it was built from.
+    #[test]
+    fn copied_commands_parse() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../ui/src/lib/cliCommand.fixture.json"
+        );
+        let text = std::fs::read_to_string(path).expect("the fixture");
+        let lines: std::collections::BTreeMap<String, String> =
+            serde_json::from_str(&text).expect("a JSON object of lines");
+        assert!(lines.len() >= 16, "{} lines", lines.len());
+        let clabe = "646180157000000004";
+        let env = [("CLABE", clabe), ("ACCOUNT", clabe), ("HOME", "/nowhere")];
+        for (name, line) in &lines {
+            let words = shell_words(line, &env);
+            let cli = Cli::try_parse_from(&words)
+                .unwrap_or_else(|e| panic!("{name}: {line}\n{words:?}\n{e}"));
+            let shown = format!("{cli:?}");
+            assert!(shown.contains("profile: Some("), "{name}: {shown}");
+            match name.as_str() {
+                "payoutClabe" => {
+                    assert!(shown.contains("profile: Some(\"Acme Payroll\")"), "{shown}");
+                    assert!(shown.contains("amount: \"1234.50\""), "{shown}");
+                    assert!(shown.contains(&format!("clabe: \"{clabe}\"")), "{shown}");
+                    assert!(matches!(
+                        cli.command,
+                        Command::Payout(desk_cmds::PayoutCmd::Clabe { .. })
+                    ));
+                }
+                "payoutCard" => {
+                    assert!(shown.contains("last_name: \"O'Brien\""), "{shown}");
+                    assert!(shown.contains("card_no: None"), "{shown}");
+                }
+                "payinWechatV1" => assert!(shown.contains("product: \"Tea; rm -rf ~\""), "{shown}"),
+                "statement" => assert!(shown.contains("\"/tmp/Statement $HOME.pdf\""), "{shown}"),
+                "reviewSubmit" => {
+                    assert!(shown.contains(r#"1=Invoice 55, \"paid\""#), "{shown}");
+                    assert!(
+                        shown.contains("21=/home/ana/scans/pass port.png"),
+                        "{shown}"
+                    );
+                }
+                "resendPayout" => assert!(shown.contains(&format!("account: Some(\"{clabe}\")"))),
+                _ => {}
+            }
+        }
+        // The parser is strict: a flag the CLI does not have is refused, so the lines
+        // above are accepted for what they say.
+        let bad = shell_words(
+            "paydesk --profile main payout clabe --amount 1 --currency MXN --clabe 1 --iban 2",
+            &[],
+        );
+        assert!(Cli::try_parse_from(&bad).is_err());
+    }
+}

@@ -2327,6 +2327,46 @@ export const en = {
     scheduleOrdersPdf: "an orders export is CSV or XLSX",
     scheduleFolder: "must be a full path to a folder",
   },
+  cliCommand: {
+    button: "Copy as command",
+    posixHint:
+      "The paydesk command line that does the same, for a POSIX shell (sh, bash, zsh). It never holds a secret or a full account or card number.",
+    copy: "Copy",
+    copied: "Copied to the clipboard",
+    copyFailed: "The clipboard refused: select the line and copy it",
+    note: {
+      clabeVariable:
+        "The CLABE is read from the shell variable CLABE (set it first: CLABE=…; the CLI takes it as an argument, so it shows in the shell's history if typed in the line).",
+      sameNumber:
+        "Run as it is, it is this same order (--mer-order-no): nothing is paid twice. Leave --mer-order-no out for a new one.",
+      cardStdin:
+        "The card number is asked for without echo, or read from stdin: printf '%s\\n' \"$CARD_NO\" | paydesk …",
+      cpfStdin:
+        "The payer's CPF is asked for without echo, or read from stdin (one line): never an argument.",
+      notInCli: "Not taken by the CLI, so not sent by this command: {{fields}}.",
+      oneProduct: "The CLI sends one product line (--product): the first one's name.",
+      bulkAsks:
+        "The CLI checks the file, shows the plan and asks before sending (--yes for scripts, --check to only check).",
+      accountVariable:
+        "The account is read from the shell variable ACCOUNT: the payout's own CLABE or card number, as first sent.",
+      cpfResend: "A PIX payin's CPF is asked for again (or read from stdin).",
+      offline:
+        "--offline: from the local cache, as the screen shows it; leave it out to read the period again from the gateway first.",
+      offlineSnapshots:
+        "--offline: the snapshots as they are; leave it out (and --to) to read the orders again and take a snapshot now.",
+      utcDays:
+        "The CLI's --from and --to are whole UTC days: the range is widened to the UTC days it touches.",
+      filtersNotInCli: "Filters the CLI does not take (the command exports more rows): {{fields}}.",
+      numbersFile:
+        "Put the numbers in numbers.txt, one a line (or give --file - and pipe them in).",
+      teamRequest:
+        "On this team desk the command makes a request for approval, as the app does; a signer's worker sends it.",
+      payinDefaults:
+        "The CLI sends its own fixed browser details, product line, terminal and payment method fields for this method, not the ones typed here.",
+      sameReference:
+        "Run as it is, it is this same submission (--reference): sent once. Leave --reference out for a new one.",
+    },
+  },
 } as const;
 
 /// Another language's catalogue: the same keys, but a plural's forms are the language's

@@ -2132,4 +2132,36 @@ export const zh: Catalogue = {
     scheduleOrdersPdf: "订单导出只能是 CSV 或 XLSX",
     scheduleFolder: "必须是文件夹的完整路径",
   },
+  cliCommand: {
+    button: "复制为命令",
+    posixHint:
+      "执行相同操作的 paydesk 命令行，适用于 POSIX shell（sh、bash、zsh）。其中绝不包含密钥或完整的账号、卡号。",
+    copy: "复制",
+    copied: "已复制到剪贴板",
+    copyFailed: "剪贴板拒绝访问：请选中该行后手动复制",
+    note: {
+      clabeVariable:
+        "CLABE 从 shell 变量 CLABE 读取（请先设置：CLABE=…；CLI 以参数接收它，若直接写在命令行中会留在 shell 历史里）。",
+      sameNumber:
+        "原样运行即为同一笔订单（--mer-order-no）：不会重复付款。去掉 --mer-order-no 则为新订单。",
+      cardStdin:
+        "卡号会以不回显方式询问，或从标准输入读取：printf '%s\\n' \"$CARD_NO\" | paydesk …",
+      cpfStdin: "付款人的 CPF 会以不回显方式询问，或从标准输入读取（一行）：绝不作为参数。",
+      notInCli: "CLI 不接受以下字段，此命令不会发送：{{fields}}。",
+      oneProduct: "CLI 只发送一条商品行（--product）：第一条的名称。",
+      bulkAsks: "CLI 会检查文件、显示计划并在发送前确认（脚本用 --yes，只检查用 --check）。",
+      accountVariable: "账号从 shell 变量 ACCOUNT 读取：须为该代付首次发送时的 CLABE 或卡号。",
+      cpfResend: "PIX 代收的 CPF 需要再次输入（或从标准输入读取）。",
+      offline: "--offline：使用本地缓存，与界面所示一致；去掉它则先从网关重新读取该期间。",
+      offlineSnapshots: "--offline：使用现有快照；去掉它（及 --to）则重新读取订单并立即生成快照。",
+      utcDays: "CLI 的 --from 和 --to 是完整的 UTC 日期：范围会扩展到所涉及的 UTC 日期。",
+      filtersNotInCli: "CLI 不支持的筛选条件（命令会导出更多行）：{{fields}}。",
+      numbersFile: "将编号放入 numbers.txt，每行一个（或使用 --file - 并通过管道传入）。",
+      teamRequest: "在此团队桌面上，该命令与应用一样提交审批请求，由签名者的工作进程发送。",
+      payinDefaults:
+        "对此支付方式，CLI 发送其自带的固定浏览器信息、商品行、终端和支付方式字段，而不是此处填写的内容。",
+      sameReference:
+        "原样运行即为同一次提交（--reference）：只发送一次。去掉 --reference 则为新的提交。",
+    },
+  },
 };

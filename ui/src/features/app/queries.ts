@@ -40,3 +40,10 @@ export function useNotificationWatch() {
     seen.current = id;
   }, [id, invalidate]);
 }
+
+/// The active profile's name (what a copied `paydesk` command names with `--profile`),
+/// once the desk's status is known.
+export function useProfileName(): string | undefined {
+  const profile = useAppStatus().data?.profile as { name?: unknown } | undefined;
+  return typeof profile?.name === "string" ? profile.name : undefined;
+}

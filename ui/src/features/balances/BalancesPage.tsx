@@ -13,12 +13,15 @@ import {
 import { IconRefresh } from "@tabler/icons-react";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CopyCommand } from "../../components/CopyCommand";
 import { coreText, ErrorAlert } from "../../components/ErrorAlert";
 import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
 import { locale } from "../../i18n";
+import { balanceCommand } from "../../lib/cliCommand";
 import { chartValue, formatDateTime, formatMoney } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import type { BalanceResult } from "../../lib/types";
+import { useProfileName } from "../app/queries";
 import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
 import { AllProfiles } from "./AllProfiles";
 import { useBalanceHistory, useLatestBalances, useQueryBalances } from "./queries";
@@ -80,6 +83,7 @@ export function BalancesPage() {
   const [currencies, setCurrencies] = useState<string[]>([]);
   const [shown, setShown] = useState<string | null>(null);
   const run = useQueryBalances();
+  const profile = useProfileName();
   const closed = useGatewayClosed();
   const latest = useLatestBalances();
   const invalid = fieldOf(run.error);
@@ -121,6 +125,10 @@ export function BalancesPage() {
         >
           {t("balances.query")}
         </Button>
+        <CopyCommand
+          command={profile ? balanceCommand({ profile, currencies }) : null}
+          testId="balance-command"
+        />
       </Group>
       {invalid ? null : <ErrorAlert error={run.error} />}
       {results && results.length === 0 ? <Text c="dimmed">{t("balances.none")}</Text> : null}

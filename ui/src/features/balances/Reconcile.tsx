@@ -13,9 +13,12 @@ import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import type { OrderFilter_Serialize as OrderFilter } from "../../bindings";
+import { CopyCommand } from "../../components/CopyCommand";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
+import { reconcileCommand } from "../../lib/cliCommand";
 import { formatDateTime, formatMoney } from "../../lib/format";
+import { useProfileName } from "../app/queries";
 import { CacheAsOf } from "../orders/CacheAsOf";
 import { useBalanceHistory, useReconcile, useUpcoming } from "./queries";
 
@@ -65,6 +68,7 @@ export function Reconcile({ currency }: { currency: string }) {
     setTo(last);
   }, [beforeLast, last]);
   const q = useReconcile(currency, from, to);
+  const profile = useProfileName();
   const r = q.data;
   const options = snapshots.map((s) => ({
     value: String(s.takenAt),
@@ -86,7 +90,7 @@ export function Reconcile({ currency }: { currency: string }) {
         <Text c="dimmed">{t("balances.reconcile.needTwo")}</Text>
       ) : (
         <Stack gap="sm">
-          <Group>
+          <Group align="flex-end">
             <Select
               label={t("balances.reconcile.from")}
               data={options}
@@ -104,6 +108,10 @@ export function Reconcile({ currency }: { currency: string }) {
               allowDeselect={false}
               w={320}
               data-testid="reconcile-to"
+            />
+            <CopyCommand
+              command={profile ? reconcileCommand({ profile, currency, from, to }) : null}
+              testId="reconcile-command"
             />
           </Group>
           {r ? (

@@ -16,12 +16,15 @@ import {
 } from "@mantine/core";
 import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CopyCommand } from "../../components/CopyCommand";
 import { ErrorAlert, FormError } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
+import { cardMoveCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import type { CardForm, CardMove, Receipt } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
+import { useProfileName } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useOrderNo } from "../money/queries";
@@ -62,6 +65,8 @@ function MoveForm({
   const known = cards.data ?? [];
   const form: CardForm = { kind, card, reference, amount, currency, subMerNo: "", remark: "" };
   const failure = useFieldErrors(move.error ?? request.error);
+  const profile = useProfileName();
+  const command = profile ? cardMoveCommand({ ...form, profile, request: asRequest }) : null;
   const err = failure.err;
   // A resend under the same reference keeps the receipt it was made from until it answers.
   const [kept, setKept] = useState<Receipt | undefined>(undefined);
@@ -198,30 +203,33 @@ function MoveForm({
               card,
             })}
           </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setConfirming(false)}>
-              {t("common.cancel")}
-            </Button>
-            <Button
-              color={asRequest ? "blue" : "red"}
-              loading={move.isPending || request.isPending}
-              onClick={() => {
-                if (asRequest) {
-                  if (!request.isPending) {
-                    request.mutate(form, { onSettled: () => setConfirming(false) });
+          <Group justify="space-between">
+            <CopyCommand command={command} testId="card-command" />
+            <Group>
+              <Button variant="default" onClick={() => setConfirming(false)}>
+                {t("common.cancel")}
+              </Button>
+              <Button
+                color={asRequest ? "blue" : "red"}
+                loading={move.isPending || request.isPending}
+                onClick={() => {
+                  if (asRequest) {
+                    if (!request.isPending) {
+                      request.mutate(form, { onSettled: () => setConfirming(false) });
+                    }
+                    return;
                   }
-                  return;
-                }
-                if (move.isPending) return;
-                move.mutate(
-                  { form, allowDuplicate: false },
-                  { onSettled: () => setConfirming(false) },
-                );
-              }}
-              data-testid="card-send"
-            >
-              {t(asRequest ? "payouts.requestApproval" : "common.confirm")}
-            </Button>
+                  if (move.isPending) return;
+                  move.mutate(
+                    { form, allowDuplicate: false },
+                    { onSettled: () => setConfirming(false) },
+                  );
+                }}
+                data-testid="card-send"
+              >
+                {t(asRequest ? "payouts.requestApproval" : "common.confirm")}
+              </Button>
+            </Group>
           </Group>
         </Stack>
       </Modal>

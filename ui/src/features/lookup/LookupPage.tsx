@@ -20,9 +20,12 @@ import { useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import type { LookupProgress } from "../../bindings";
+import { CopyCommand } from "../../components/CopyCommand";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
+import { lookupCommand } from "../../lib/cliCommand";
 import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
+import { useProfileName } from "../app/queries";
 import { StateBadge } from "../app/StateBadge";
 import { saveAs } from "../files/queries";
 import { cancelLookup, suggestedLookupPath, useLookup, useLookupExport } from "./queries";
@@ -244,6 +247,7 @@ export function LookupPage() {
   const [progress, setProgress] = useState<LookupProgress | null>(null);
   const [loaded, setLoaded] = useState<string | null>(null);
   const lookup = useLookup(setProgress);
+  const profile = useProfileName();
   const setText = (v: string) => {
     last = { ...last, text: v };
     setTextState(v);
@@ -339,6 +343,12 @@ export function LookupPage() {
             >
               {t("lookup.run")}
             </Button>
+            <CopyCommand
+              command={
+                profile ? lookupCommand({ profile, file: loaded, askGateway, refresh }) : null
+              }
+              testId="lookup-command"
+            />
             {lookup.isPending ? (
               <Button
                 variant="default"

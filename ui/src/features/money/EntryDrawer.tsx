@@ -1,10 +1,13 @@
-import { Button, Card, Drawer, Loader, Stack, Text, TextInput, Title } from "@mantine/core";
+import { Button, Card, Drawer, Group, Loader, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CopyCommand } from "../../components/CopyCommand";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { type CliCommand, resendCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { Entry, Receipt } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
+import { useProfileName } from "../app/queries";
 import { useEntryNow, useJournalEntry, useResendPayin, useResendPayout } from "./queries";
 import { ReceiptView } from "./ReceiptView";
 
@@ -28,6 +31,7 @@ function ResendPayout({ entry, field }: { entry: Entry; field: "clabe" | "cardNo
       ? String((entry.request as Record<string, unknown>)[field])
       : "";
   const accountError = failure.err(field);
+  const profile = useProfileName();
   return (
     <Card withBorder padding="sm" data-testid="resend-form">
       <form
@@ -55,6 +59,7 @@ function ResendPayout({ entry, field }: { entry: Entry; field: "clabe" | "cardNo
           />
           <ResendFooter
             merOrderNo={entry.merOrderNo}
+            command={resendOf(profile, entry.id, true)}
             pending={resend.isPending}
             error={accountError ? null : resend.error}
             status={resend.data?.entry.status}
@@ -69,11 +74,14 @@ function ResendPayout({ entry, field }: { entry: Entry; field: "clabe" | "cardNo
 /// button (busy while sending), a failure not shown on a field, and the outcome.
 function ResendFooter({
   merOrderNo,
+  command,
   pending,
   error,
   status,
 }: {
   merOrderNo: string;
+  /// The same resend as a `paydesk` command line (the account never in it).
+  command: CliCommand | null;
   pending: boolean;
   error: unknown;
   status: string | undefined;
@@ -82,9 +90,18 @@ function ResendFooter({
   return (
     <>
       <LiveCue />
-      <Button type="submit" color="red" w="fit-content" loading={pending} data-testid="resend-send">
-        {t("entry.resend", { merOrderNo })}
-      </Button>
+      <Group>
+        <Button
+          type="submit"
+          color="red"
+          w="fit-content"
+          loading={pending}
+          data-testid="resend-send"
+        >
+          {t("entry.resend", { merOrderNo })}
+        </Button>
+        <CopyCommand command={command} testId="resend-command" />
+      </Group>
       {error ? <ErrorAlert error={error} /> : null}
       {status ? (
         <Text size="sm" data-testid="resend-result" data-status={status}>
@@ -93,6 +110,11 @@ function ResendFooter({
       ) : null}
     </>
   );
+}
+
+/// `paydesk journal resend ID` once the profile is known.
+function resendOf(profile: string | undefined, id: number, payout: boolean): CliCommand | null {
+  return profile ? resendCommand({ profile, id, payout }) : null;
 }
 
 /// Whether an entry is a payin (sent again from here; a PIX payer's CPF typed again).
@@ -115,6 +137,7 @@ function ResendPayin({ entry }: { entry: Entry }) {
   const masked =
     typeof request?.socialSecurityNumber === "string" ? String(request.socialSecurityNumber) : null;
   const taxIdError = failure.err("socialSecurityNumber");
+  const profile = useProfileName();
   return (
     <Card withBorder padding="sm" data-testid="resend-form">
       <form
@@ -147,6 +170,7 @@ function ResendPayin({ entry }: { entry: Entry }) {
           )}
           <ResendFooter
             merOrderNo={entry.merOrderNo}
+            command={resendOf(profile, entry.id, false)}
             pending={resend.isPending}
             error={taxIdError ? null : resend.error}
             status={resend.data?.entry.status}

@@ -10,11 +10,14 @@ import {
 } from "@mantine/core";
 import { memo, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CopyCommand } from "../../components/CopyCommand";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
+import { ordersExportCommand } from "../../lib/cliCommand";
 import { formatCount, timeZoneLabel } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import type { ExportProgress, OrderFilter } from "../../lib/types";
+import { useProfileName } from "../app/queries";
 import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
 import { useExport, useSuggestedExportPath } from "./queries";
 
@@ -38,6 +41,16 @@ export const ExportModal = memo(function ExportModal({ opened, onClose, filter, 
     if (suggested.data) setPath(suggested.data);
   }, [suggested.data]);
   const pathError = fieldOf(run.error)?.field === "path" ? fieldOf(run.error)?.rule : undefined;
+  const profile = useProfileName();
+  // The same export as a `paydesk` command line, in this machine's offset as the app's.
+  const command = profile
+    ? ordersExportCommand({
+        profile,
+        filter,
+        path,
+        offsetMinutes: -new Date().getTimezoneOffset(),
+      })
+    : null;
   const target = useSaveTarget((to, overwrite) => {
     setProgress(null);
     run.mutate(
@@ -110,13 +123,16 @@ export const ExportModal = memo(function ExportModal({ opened, onClose, filter, 
             </Text>
           ) : null}
           {pathError ? null : <ErrorAlert error={run.error} />}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t("common.close")}
-            </Button>
-            <Button type="submit" loading={run.isPending} data-testid="export-run">
-              {t("orders.exportRun", { count: total })}
-            </Button>
+          <Group justify="space-between">
+            <CopyCommand command={command} testId="export-command" />
+            <Group>
+              <Button variant="default" onClick={onClose}>
+                {t("common.close")}
+              </Button>
+              <Button type="submit" loading={run.isPending} data-testid="export-run">
+                {t("orders.exportRun", { count: total })}
+              </Button>
+            </Group>
           </Group>
         </Stack>
       </form>

@@ -11,9 +11,12 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CopyCommand } from "../../components/CopyCommand";
 import { FormError } from "../../components/ErrorAlert";
+import { payinCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayinMethod, ProductLine, Receipt } from "../../lib/types";
+import { useProfileName } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useEntryNow, useOrderNo } from "../money/queries";
@@ -74,6 +77,17 @@ export function PayinsPage() {
     setKept(receipt);
     create.mutate({ form: sent, allowDuplicate });
   };
+  // The payin as a `paydesk` command line (a PIX payer's CPF is never in it).
+  const profile = useProfileName();
+  const command = profile
+    ? payinCommand({
+        ...form,
+        profile,
+        merOrderNo: orderNo,
+        products: WALLETS.includes(m) ? (form.products ?? []).map((p) => p.name ?? "") : [],
+        request: asRequest,
+      })
+    : null;
   const next = () => {
     // A refused payin keeps what was typed, to correct it under a new order number.
     const refused = entry?.status === "rejected";
@@ -196,6 +210,7 @@ export function PayinsPage() {
                     {t(asRequest ? "payins.requestApproval" : "payins.create")}
                   </Button>
                 )}
+                <CopyCommand command={command} testId="payin-command" />
               </Group>
               <FormError
                 error={duplicateOf(failure.error) ? null : failure.error}

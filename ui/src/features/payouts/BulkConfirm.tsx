@@ -1,7 +1,9 @@
 import { Alert, Button, Checkbox, Group, Modal, Stack, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CopyCommand } from "../../components/CopyCommand";
 import { locale } from "../../i18n";
+import type { CliCommand } from "../../lib/cliCommand";
 import { formatMoney } from "../../lib/format";
 import type { BulkPlan } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
@@ -17,10 +19,13 @@ export function BulkConfirm({
   onCancel,
   onConfirm,
   resultPath,
+  command,
 }: {
   plan: BulkPlan;
   /// Where the run's results will be written (a new file).
   resultPath?: string;
+  /// The run as a `paydesk` command line, with or without the held rows.
+  command?: (includeHeld: boolean) => CliCommand | null;
   opened: boolean;
   sending: boolean;
   onCancel: () => void;
@@ -38,6 +43,7 @@ export function BulkConfirm({
       <BulkConfirmBody
         plan={plan}
         resultPath={resultPath}
+        command={command}
         sending={sending}
         onCancel={onCancel}
         onConfirm={onConfirm}
@@ -52,9 +58,11 @@ function BulkConfirmBody({
   sending,
   onCancel,
   onConfirm,
+  command,
 }: {
   plan: BulkPlan;
   resultPath?: string | undefined;
+  command?: ((includeHeld: boolean) => CliCommand | null) | undefined;
   sending: boolean;
   onCancel: () => void;
   onConfirm: (includeHeld: boolean, expected: string) => void;
@@ -121,22 +129,25 @@ function BulkConfirmBody({
           {t("flows.bulk.resultWillGo", { path: resultPath })}
         </Text>
       ) : null}
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onCancel}>
-          {t("common.cancel")}
-        </Button>
-        <Button
-          color="red"
-          disabled={count === 0}
-          loading={sending}
-          onClick={() => {
-            if (!sending && count > 0)
-              onConfirm(includeHeld, includeHeld ? plan.digestWithHeld : plan.digest);
-          }}
-          data-testid="bulk-confirm-send"
-        >
-          {t("payouts.bulkSend", { count })}
-        </Button>
+      <Group justify="space-between">
+        <CopyCommand command={command?.(includeHeld) ?? null} testId="bulk-command" />
+        <Group>
+          <Button variant="default" onClick={onCancel}>
+            {t("common.cancel")}
+          </Button>
+          <Button
+            color="red"
+            disabled={count === 0}
+            loading={sending}
+            onClick={() => {
+              if (!sending && count > 0)
+                onConfirm(includeHeld, includeHeld ? plan.digestWithHeld : plan.digest);
+            }}
+            data-testid="bulk-confirm-send"
+          >
+            {t("payouts.bulkSend", { count })}
+          </Button>
+        </Group>
       </Group>
     </Stack>
   );

@@ -3,8 +3,10 @@ import { IconDownload, IconFolderOpen } from "@tabler/icons-react";
 import { type Dispatch, type SetStateAction, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastError } from "../../components/ErrorAlert";
+import { bulkCommand } from "../../lib/cliCommand";
 import { fieldError } from "../../lib/ipc";
 import type { BulkProgress } from "../../lib/types";
+import { useProfileName } from "../app/queries";
 import { GatewayNotice } from "../team/GatewayNotice";
 import { useAccess, useRequestBulk } from "../team/queries";
 import { RequestMade } from "../team/RequestMade";
@@ -34,6 +36,7 @@ export function BulkPayouts({
   // A team desk without the merchant key requests approval of the file as one batch.
   const asRequest = access.moneyAsRequest;
   const requestClosed = asRequest && !access.has("maker") ? t("team.notMaker") : undefined;
+  const profile = useProfileName();
   const checked = useRef(false);
   const { mutate: checkFile } = check;
   useEffect(() => {
@@ -148,6 +151,11 @@ export function BulkPayouts({
           <BulkConfirm
             plan={plan}
             resultPath={c.resultPath}
+            command={(includeHeld) =>
+              profile
+                ? bulkCommand({ profile, file: c.path, includeHeld, request: asRequest })
+                : null
+            }
             opened={confirming}
             sending={send.isPending}
             onCancel={() => setConfirming(false)}

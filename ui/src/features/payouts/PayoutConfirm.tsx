@@ -1,6 +1,8 @@
 import { Button, Group, Modal, Stack, Table, Text } from "@mantine/core";
 import { useTranslation } from "react-i18next";
+import { CopyCommand } from "../../components/CopyCommand";
 import { locale } from "../../i18n";
+import type { CliCommand } from "../../lib/cliCommand";
 import { formatMoney } from "../../lib/format";
 import type { PayoutPreview } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
@@ -12,6 +14,7 @@ export function PayoutConfirm({
   onCancel,
   sending,
   asRequest = false,
+  command = null,
 }: {
   preview: PayoutPreview | null;
   onConfirm: () => void;
@@ -19,6 +22,8 @@ export function PayoutConfirm({
   sending: boolean;
   /// A team desk without the key: confirming makes a request for approval.
   asRequest?: boolean;
+  /// The same payout as a `paydesk` command line (no account number in it).
+  command?: CliCommand | null;
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -103,18 +108,21 @@ export function PayoutConfirm({
           <Text size="sm" c="dimmed">
             {t(asRequest ? "payouts.requestHint" : "payouts.confirmHint")}
           </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onCancel}>
-              {t("common.cancel")}
-            </Button>
-            <Button
-              color={asRequest ? "blue" : "red"}
-              loading={sending}
-              onClick={onConfirm}
-              data-testid="payout-send"
-            >
-              {t(asRequest ? "payouts.requestApproval" : "payouts.send")}
-            </Button>
+          <Group justify="space-between">
+            <CopyCommand command={command} testId="payout-command" />
+            <Group>
+              <Button variant="default" onClick={onCancel}>
+                {t("common.cancel")}
+              </Button>
+              <Button
+                color={asRequest ? "blue" : "red"}
+                loading={sending}
+                onClick={onConfirm}
+                data-testid="payout-send"
+              >
+                {t(asRequest ? "payouts.requestApproval" : "payouts.send")}
+              </Button>
+            </Group>
           </Group>
         </Stack>
       )}

@@ -13,9 +13,10 @@ import {
 import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { FormError } from "../../components/ErrorAlert";
+import { payoutCardCommand, payoutClabeCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayoutKind, Receipt } from "../../lib/types";
-import { useAppStatus } from "../app/queries";
+import { useAppStatus, useProfileName } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useEntryNow, useOrderNo } from "../money/queries";
@@ -85,6 +86,30 @@ export function SinglePayout({
     send.mutate({ form: sent, loseAnswer, allowDuplicate });
   };
   const formError = duplicateOf(failure.error) ? null : failure.error;
+  // The confirmed payout as a `paydesk` command line: the amount as the desk normalised
+  // it, never the account number.
+  const profile = useProfileName();
+  const shown = preview.data;
+  const command =
+    profile && shown
+      ? kind === "CLABE"
+        ? payoutClabeCommand({
+            profile,
+            merOrderNo: shown.merOrderNo,
+            amount: shown.amount,
+            currency: shown.currency,
+            ipAddress: form.ipAddress,
+            notifyUrl: form.notifyUrl,
+            request: asRequest,
+          })
+        : payoutCardCommand({
+            ...form,
+            profile,
+            merOrderNo: shown.merOrderNo,
+            amount: shown.amount,
+            currency: shown.currency,
+          })
+      : null;
   return (
     <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
       <Card withBorder>
@@ -234,6 +259,7 @@ export function SinglePayout({
         }
         sending={send.isPending || request.isPending}
         asRequest={asRequest}
+        command={command}
         onCancel={() => preview.reset()}
         onConfirm={() => {
           if (asRequest) {

@@ -18,11 +18,14 @@ import { type ReactNode, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import type { QueryType } from "../../bindings";
+import { CopyCommand } from "../../components/CopyCommand";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
+import { type CliCommand, refundShowCommand } from "../../lib/cliCommand";
 import { type FieldErrors, useFieldErrors } from "../../lib/fieldErrors";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import type { StateField } from "../../lib/types";
+import { useProfileName } from "../app/queries";
 import { useMeaning } from "../app/StateBadge";
 import { GatewayNotice, useGatewayClosed } from "../team/GatewayNotice";
 import { TableViewBar, ViewHead } from "../views/TableViewBar";
@@ -84,6 +87,7 @@ function Lookup<T>({
   inputs,
   lookup: q,
   rows,
+  command,
 }: {
   title: string;
   id: string;
@@ -93,6 +97,8 @@ function Lookup<T>({
   inputs: (failure: FieldErrors) => ReactNode;
   lookup: UseMutationResult<T, Error, string>;
   rows: (record: T) => Row[];
+  /// The lookup of a trade number as a `paydesk` command line, where the CLI has one.
+  command?: (tradeNo: string) => CliCommand | null;
 }) {
   const { t } = useTranslation();
   const [tradeNo, setTradeNo] = useState(initial);
@@ -123,15 +129,19 @@ function Lookup<T>({
           />
           {inputs(failure)}
         </Group>
-        <Button
-          type="submit"
-          mt="sm"
-          loading={q.isPending}
-          disabled={!!closed}
-          data-testid={`${id}-lookup`}
-        >
-          {t("refunds.lookUp")}
-        </Button>
+        <Group mt="sm">
+          <Button
+            type="submit"
+            loading={q.isPending}
+            disabled={!!closed}
+            data-testid={`${id}-lookup`}
+          >
+            {t("refunds.lookUp")}
+          </Button>
+          {command && tradeNo.trim() !== "" ? (
+            <CopyCommand command={command(tradeNo)} testId={`${id}-command`} />
+          ) : null}
+        </Group>
       </form>
       {!failure.err("tradeNo", ...fields) && <ErrorAlert error={failure.error} />}
       {q.data && <Record testId={`${id}-record`} rows={rows(q.data)} />}
@@ -145,9 +155,11 @@ function RefundLookup({ initial }: { initial: string }) {
   const state = useStateText();
   const [refundNo, setRefundNo] = useState("");
   const lookup = useRefundLookup(refundNo);
+  const profile = useProfileName();
   return (
     <Lookup
       title={t("refunds.v1Title")}
+      command={(tradeNo) => (profile ? refundShowCommand({ profile, tradeNo, refundNo }) : null)}
       id="refund"
       initial={initial}
       fields={["refundNo"]}

@@ -6,8 +6,11 @@ import { Badge, Card, Group, Stack, Table, Text, Title, UnstyledButton } from "@
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import type { OrderFilter } from "../../bindings";
+import { CopyCommand } from "../../components/CopyCommand";
 import { locale } from "../../i18n";
+import { failuresCommand } from "../../lib/cliCommand";
 import { formatCount, formatMoney } from "../../lib/format";
+import { useProfileName } from "../app/queries";
 import type { FailureReport } from "./failureQueries";
 
 type Breakdown = FailureReport["current"];
@@ -298,12 +301,28 @@ export function FailureBreakdown({ report }: { report: FailureReport }) {
   const c = report.current;
   const p = report.previous;
   const notGiven = t("failures.notGiven");
+  const profile = useProfileName();
   return (
     <Card withBorder data-testid="failures">
       <Stack>
-        <Title order={3} size="h4">
-          {t("failures.title")}
-        </Title>
+        <Group justify="space-between">
+          <Title order={3} size="h4">
+            {t("failures.title")}
+          </Title>
+          <CopyCommand
+            command={
+              profile
+                ? failuresCommand({
+                    profile,
+                    from: c.firstDay,
+                    to: c.lastDay,
+                    zone: report.timeZone,
+                  })
+                : null
+            }
+            testId="failures-command"
+          />
+        </Group>
         <Text size="sm" c="dimmed" data-testid="failures-days">
           {t("failures.days", {
             from: c.firstDay,

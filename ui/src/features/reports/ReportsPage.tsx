@@ -19,11 +19,14 @@ import type { TFunction } from "i18next";
 import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
+import { CopyCommand } from "../../components/CopyCommand";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
 import { locale } from "../../i18n";
+import { statementCommand } from "../../lib/cliCommand";
 import { chartValue, formatCount, formatMoney } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
+import { useProfileName } from "../app/queries";
 import { ChooseButton, ReplaceQuestion, useSaveTarget } from "../files/SaveTarget";
 import { CacheAsOf } from "../orders/CacheAsOf";
 import { useCurrencies } from "../orders/queries";
@@ -259,6 +262,10 @@ function ExportBar({
     ),
   );
   const pathError = fieldOf(run.error)?.field === "path" ? fieldOf(run.error)?.rule : undefined;
+  const profile = useProfileName();
+  const command = profile
+    ? statementCommand({ profile, from: days.from, to: days.to, currency, zone, path })
+    : null;
   return (
     <Card withBorder>
       <form
@@ -299,6 +306,7 @@ function ExportBar({
             >
               {t("reports.export")}
             </Button>
+            <CopyCommand command={command} testId="statement-command" />
           </Group>
           <ReplaceQuestion
             path={target.asking}

@@ -1,7 +1,9 @@
 import { Alert, Button, Group, Image, Modal, Stack, Table, Text } from "@mantine/core";
 import { IconAlertTriangle, IconFileTypePdf } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
+import { CopyCommand } from "../../components/CopyCommand";
 import { locale } from "../../i18n";
+import type { CliCommand } from "../../lib/cliCommand";
 import { formatCount } from "../../lib/format";
 import { LiveCue } from "../app/LiveCue";
 import { codeLabel } from "./CodeSelect";
@@ -21,11 +23,14 @@ export function ReviewConfirm({
   onConfirm,
   onCancel,
   sending,
+  command = null,
 }: {
   pending: Pending | null;
   onConfirm: () => void;
   onCancel: () => void;
   sending: boolean;
+  /// The same submission as a `paydesk` command line.
+  command?: CliCommand | null;
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -97,19 +102,22 @@ export function ReviewConfirm({
           <Alert color="orange" variant="light" icon={<IconAlertTriangle size={16} />}>
             {t("reviewDesk.irreversible")}
           </Alert>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onCancel} data-testid="review-confirm-cancel">
-              {t("common.cancel")}
-            </Button>
-            <Button
-              color="red"
-              loading={sending}
-              onClick={onConfirm}
-              data-autofocus
-              data-testid="review-confirm-send"
-            >
-              {t("reviewDesk.send")}
-            </Button>
+          <Group justify="space-between">
+            <CopyCommand command={command} testId="review-command" />
+            <Group>
+              <Button variant="default" onClick={onCancel} data-testid="review-confirm-cancel">
+                {t("common.cancel")}
+              </Button>
+              <Button
+                color="red"
+                loading={sending}
+                onClick={onConfirm}
+                data-autofocus
+                data-testid="review-confirm-send"
+              >
+                {t("reviewDesk.send")}
+              </Button>
+            </Group>
           </Group>
         </Stack>
       )}

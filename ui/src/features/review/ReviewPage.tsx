@@ -13,8 +13,10 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import { FormError } from "../../components/ErrorAlert";
+import { reviewSubmitCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { Receipt, ReviewRequest } from "../../lib/types";
+import { useProfileName } from "../app/queries";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useOrderNo } from "../money/queries";
 import { ReceiptView } from "../money/ReceiptView";
@@ -48,6 +50,7 @@ export function ReviewPage() {
     dup.settle(data, error);
   });
   const failure = useFieldErrors(submit.error);
+  const profile = useProfileName();
   const request = (): ReviewRequest => ({
     tradeNo,
     info: info.filter((i) => i.content.trim()).map((i) => [i.code, i.content] as [string, string]),
@@ -172,6 +175,9 @@ export function ReviewPage() {
       </SimpleGrid>
       <ReviewConfirm
         pending={pending}
+        command={
+          profile && pending ? reviewSubmitCommand({ profile, ...request(), reference }) : null
+        }
         sending={submit.isPending}
         onCancel={() => !submit.isPending && setPending(null)}
         onConfirm={() => {
