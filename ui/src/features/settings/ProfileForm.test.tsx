@@ -265,8 +265,11 @@ describe("the live set-up form", () => {
     expect(screen.getByText("must use https:// for a real gateway")).toBeTruthy();
     expect(screen.getByText("must be between 1 and 500 orders")).toBeTruthy();
     expect(screen.getByTestId("profile-problem-count").textContent).toBe("3 fields need attention");
-    expect(screen.getByTestId("profile-advanced-toggle").getAttribute("aria-expanded")).toBe(
-      "true",
+    // Advanced opens once the problems are in (an effect after they render).
+    await waitFor(() =>
+      expect(screen.getByTestId("profile-advanced-toggle").getAttribute("aria-expanded")).toBe(
+        "true",
+      ),
     );
     expect(invoke.mock.calls.some(([c]) => c === "profile_save")).toBe(false);
   });
