@@ -1,0 +1,253 @@
+//! Issue 30, what the fourth hostile review found (notes: review-sql-r4, migration 0022):
+//! each hole attacked as the member who would use it, with plain SQL (psql, their own
+//! password), or the desk's own flow that broke, on a team owned by a role that is not
+//! a superuser.
+
+#![allow(clippy::unwrap_used)]
+
+#[path = "../../crates/core/tests/common/mod.rs"]
+mod common;
+
+use paydesk_core::team::TeamRole;
+use paydesk_testpg::{Options, TestPg};
+
+use common::team::{DB, PASSWORD, member};
+
+/// Admin alice, maker mark, approver ann, viewer vic, signers sam and sid; MXN payouts
+/// above 10,000 need one approval.
+fn team_db_with(opts: Options) -> TestPg {
+    common::team::team_db_of(
+        opts,
+        &[
+            ("mark", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("vic", TeamRole::Viewer),
+            ("sam", TeamRole::Signer),
+            ("sid", TeamRole::Signer),
+        ],
+        "10000",
+    )
+}
+
+fn team_db() -> TestPg {
+    team_db_with(Options::default())
+}
+
+fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
+    pg.psql_as(user, PASSWORD, DB, q)
+}
+
+fn owner_sql(pg: &TestPg, q: &str) -> String {
+    pg.psql_owner(DB, q).unwrap().trim().to_string()
+}
+
+fn refused(r: Result<String, String>, what: &str, needle: &str) {
+    match r {
+        Ok(out) => panic!("{what}: the database allowed it ({out})"),
+        Err(e) => assert!(
+            e.contains(needle),
+            "{what}: refused, but not for {needle:?}: {e}"
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// F1: the signer's desk updates only columns the signer holds UPDATE on.
+
+/// Tables the desk's PostgreSQL store updates that are not the signer's to write: the
+/// team's settings and rules (the admin's), and each member's own saved views.
+const NOT_THE_SIGNERS: [&str; 4] = ["team", "rules", "saved_views", "last_views"];
+
+/// Every (table, column) an `UPDATE paydesk.<table> ... SET` or an
+/// `INSERT INTO paydesk.<table> ... ON CONFLICT ... DO UPDATE SET` in the desk's
+/// PostgreSQL store (crates/core/src/store/pg, its schema aside) sets, read from the
+/// Rust source itself, so a column added to a statement later is checked too.
+fn columns_the_desk_updates() -> std::collections::BTreeSet<(String, String)> {
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    fn ident(s: &str) -> &str {
+        let end = s
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(s.len());
+        &s[..end]
+    }
+    // The SET list starting at `s`: its assignments' columns, up to the clause's end
+    // (WHERE/FROM/RETURNING at depth 0, a closing parenthesis of the enclosing CTE, or
+    // the end of the Rust string).
+    fn set_columns(s: &str) -> Vec<String> {
+        let b = s.as_bytes();
+        let (mut depth, mut i, mut start, mut parts) = (0i32, 0usize, 0usize, Vec::new());
+        while i < b.len() {
+            let c = b[i] as char;
+            let at_word = i > 0 && (b[i - 1] as char).is_whitespace();
+            if c == '"' {
+                break;
+            }
+            if c == '(' {
+                depth += 1;
+            } else if c == ')' {
+                depth -= 1;
+                if depth < 0 {
+                    break;
+                }
+            } else if depth == 0 && c == ',' {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            } else if depth == 0
+                && at_word
+                && ["WHERE", "FROM", "RETURNING"]
+                    .iter()
+                    .any(|k| s[i..].starts_with(k) && ident(&s[i..]).len() == k.len())
+            {
+                break;
+            }
+            i += 1;
+        }
+        parts.push(&s[start..i]);
+        parts
+            .into_iter()
+            .map(|p| {
+                let col = p
+                    .split('=')
+                    .next()
+                    .unwrap()
+                    .trim()
+                    .trim_matches('\\')
+                    .trim();
+                assert!(
+                    !col.is_empty() && ident(col) == col,
+                    "cannot read a column out of SET item {p:?}"
+                );
+                col.to_string()
+            })
+            .collect()
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/core/src/store/pg");
+    let mut paths = Vec::new();
+    files(&root, &mut paths);
+    let mut out = std::collections::BTreeSet::new();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (at, _) in text.match_indices("UPDATE paydesk.") {
+            let rest = &text[at + "UPDATE paydesk.".len()..];
+            let table = ident(rest);
+            let mut after = rest[table.len()..].trim_start();
+            if !after.starts_with("SET") {
+                // An alias (`UPDATE paydesk.orders o SET`).
+                after = after[ident(after).len()..].trim_start();
+            }
+            assert!(
+                after.starts_with("SET"),
+                "{}: UPDATE paydesk.{table} without SET",
+                p.display()
+            );
+            for col in set_columns(&after[3..]) {
+                out.insert((table.to_string(), col));
+            }
+        }
+        for (at, _) in text.match_indices("DO UPDATE") {
+            let before = &text[..at];
+            let ins = before.rfind("INSERT INTO paydesk.").unwrap();
+            let table = ident(&before[ins + "INSERT INTO paydesk.".len()..]);
+            let after = text[at + "DO UPDATE".len()..].trim_start();
+            assert!(
+                after.starts_with("SET"),
+                "{}: DO UPDATE without SET",
+                p.display()
+            );
+            for col in set_columns(&after[3..]) {
+                out.insert((table.to_string(), col));
+            }
+        }
+    }
+    out
+}
+
+/// F1: every column the desk's SQL updates on a table the signer's desk writes (the
+/// journal, the read model, the requests and their rows), the signer holds UPDATE on;
+/// the reading of the source found the statements (the review submission's evidence,
+/// the orders' upsert, the journal's claim among them).
+#[test]
+fn the_signer_holds_update_on_every_column_the_desk_updates() {
+    let pg = team_db();
+    let found = columns_the_desk_updates();
+    for known in [
+        ("review_submissions", "evidence"),
+        ("review_submissions", "outcome"),
+        ("orders", "amount_e4"),
+        ("journal", "claimed_until"),
+        ("requests", "claimed_pid"),
+        ("sync_state", "error"),
+        ("request_rows", "status"),
+    ] {
+        assert!(
+            found.contains(&(known.0.to_string(), known.1.to_string())),
+            "the source reading missed {known:?}: {found:?}"
+        );
+    }
+    let signer: Vec<_> = found
+        .iter()
+        .filter(|(t, _)| !NOT_THE_SIGNERS.contains(&t.as_str()))
+        .collect();
+    assert!(signer.len() > 40, "{signer:?}");
+    let list = signer
+        .iter()
+        .map(|(t, c)| format!("('paydesk.{t}', '{c}')"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT coalesce(string_agg(t || '.' || c, ', ' ORDER BY t, c), 'none')
+                   FROM (VALUES {list}) v (t, c)
+                  WHERE NOT has_column_privilege('paydesk_signer', t, c, 'UPDATE')"
+            )
+        ),
+        "none"
+    );
+}
+
+/// F1: a signer's desk records a review submission's outcome, then its later outcome
+/// (the update of the same reference, evidence kept or replaced), on the team.
+#[test]
+fn a_signer_records_a_review_submission_twice() {
+    use paydesk_core::store::pg::cache::PgReviews;
+    use paydesk_core::store::reviews::{Outcome, ReviewStore as _};
+    let pg = team_db();
+    let sam = member(&pg, "sam");
+    let reviews = PgReviews::on(sam.link(), common::MER as i64);
+    let outcome = |outcome: &'static str, evidence: &'static str| Outcome {
+        reference: "R-1",
+        journal_id: None,
+        trade_no: "T-REV-1",
+        info_count: 1,
+        files: "a.pdf",
+        outcome,
+        request: "{}",
+        evidence,
+    };
+    reviews
+        .record(outcome("sent", r#"[{"name":"a.pdf"}]"#))
+        .unwrap();
+    reviews.record(outcome("accepted", "[]")).unwrap();
+    reviews
+        .record(outcome("rejected", r#"[{"name":"b.pdf"}]"#))
+        .unwrap();
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT count(*) || ' ' || string_agg(outcome || ' ' || evidence, ';')
+               FROM paydesk.review_submissions WHERE reference = 'R-1'"
+        ),
+        r#"1 rejected [{"name":"b.pdf"}]"#
+    );
+}
