@@ -251,3 +251,71 @@ fn a_signer_records_a_review_submission_twice() {
         r#"1 rejected [{"name":"b.pdf"}]"#
     );
 }
+
+// ---------------------------------------------------------------------------------
+// F5: a member's log row prints as one line of its own.
+
+/// F5: a viewer's log row whose identifiers carry a line break and a forged line in
+/// another member's name, or whose result carries an ANSI erase, a carriage return or a
+/// right-to-left override, is refused, naming the field; a payee's name in any script
+/// is written. The desk's own writer escapes such characters instead of failing.
+#[test]
+fn a_members_log_row_cannot_print_as_another_members_line() {
+    let pg = team_db();
+    let append = |identifiers: &str, result: &str| {
+        sql(
+            &pg,
+            "vic",
+            &format!(
+                "SELECT (paydesk.audit_append(0, 'desk', session_user, 'export', {identifiers}, {result}, 0)).operator"
+            ),
+        )
+    };
+    for identifiers in [
+        "E'x\\n#9      1764201000000 apo        team.request.approved    request=2'",
+        "E'x\\r#9 apo team.request.approved'",
+        "E'request=2\\t'",
+        "'request=' || U&'\\202E' || '2'",
+        "'request=' || U&'\\2066' || '2'",
+        "'request=' || U&'\\200B' || '2'",
+        "'request=' || U&'\\2028' || '2'",
+        "'request=' || U&'\\0085' || '2'",
+    ] {
+        refused(
+            append(identifiers, "'ok'"),
+            &format!("a viewer's row with identifiers {identifiers}"),
+            "identifiers:",
+        );
+    }
+    for result in ["E'ok\\x1b[2K'", "E'ok\\x7f'", "'ok' || U&'\\FEFF'"] {
+        refused(
+            append("'request=2'", result),
+            &format!("a viewer's row with result {result}"),
+            "result:",
+        );
+    }
+    assert_eq!(
+        append("'payee=José Müller 李雷'", "'ok'").unwrap().trim(),
+        "vic"
+    );
+    // The desk's own writer escapes what the log refuses.
+    use paydesk_core::store::prelude::AuditStore as _;
+    let sam = member(&pg, "sam");
+    let audit = paydesk_core::store::pg::audit::PgAudit::on(sam.link());
+    let (row, _) = audit
+        .append(
+            paydesk_core::store::audit::Record {
+                profile: "desk",
+                operator: "sam",
+                operation: "orders.export",
+                identifiers: "a\nb José".into(),
+                result: "ok\u{1b}[2K\u{202e}".into(),
+                latency_ms: 0,
+            },
+            &[],
+            None,
+        )
+        .unwrap();
+    assert_eq!(row.identifiers, "a\\nb José");
+    assert_eq!(row.result, "ok\\u{1b}[2K\\u{202e}");
+}
