@@ -319,3 +319,121 @@ fn a_members_log_row_cannot_print_as_another_members_line() {
     assert_eq!(row.identifiers, "a\\nb José");
     assert_eq!(row.result, "ok\\u{1b}[2K\\u{202e}");
 }
+
+// ---------------------------------------------------------------------------------
+// F4: a dead worker's claim is not kept alive by another member's session.
+
+fn payout(pg: &TestPg, amount: &str, no: &str) -> i64 {
+    let mut form = paydesk_core::forms::PayoutForm::new(
+        paydesk_core::forms::PayoutKind::Clabe,
+        no,
+        amount,
+        "MXN",
+    );
+    form.clabe = common::team::CLABE.into();
+    member(pg, "mark").request_payout(&form).unwrap().id
+}
+
+/// The owner's pid-watching grants taken away (PostgreSQL 16 and later when no
+/// superuser granted them; on 15 the owner took them itself at `team init`).
+fn team_without_grants() -> TestPg {
+    let pg = team_db_with(Options::default().without_owner_grants());
+    pg.psql_super(
+        "postgres",
+        &format!(
+            "REVOKE pg_signal_backend, pg_read_all_stats FROM {}",
+            pg.owner()
+        ),
+    )
+    .unwrap();
+    pg
+}
+
+/// F4: on a team whose owner may not read members' session start times, a dead
+/// worker's request whose process number another member's session now has (faked: the
+/// owner writes a live viewer session's number into the claim, as after PostgreSQL
+/// handed the number out again) is taken over by the second signer's worker; a live
+/// worker's claim is still never taken over by another signer.
+#[test]
+fn a_dead_workers_claim_is_not_kept_alive_by_another_members_session_without_grants() {
+    use paydesk_core::store::pg::team::TeamTables;
+    let pg = team_without_grants();
+    let id = payout(&pg, "500", "PIN-F4-1");
+    let later = payout(&pg, "400", "PIN-F4-2");
+    sql(
+        &pg,
+        "sam",
+        &format!(
+            "UPDATE paydesk.requests SET state = 'executing', claimed_pid = pg_backend_pid() WHERE id = {id}"
+        ),
+    )
+    .unwrap();
+    let claim = |id: i64| {
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT state || ' ' || claimed_by || ' ' || (claimed_backend_start IS NULL)
+                   FROM paydesk.requests WHERE id = {id}"
+            ),
+        )
+    };
+    // The owner could not read the claiming session's start: judged by number (and
+    // now role) alone.
+    assert_eq!(claim(id), "executing sam true");
+    std::thread::scope(|s| {
+        let viewer = s.spawn(|| sql(&pg, "vic", "SELECT pg_sleep(6)"));
+        let started = std::time::Instant::now();
+        let pid = loop {
+            let pid = owner_sql(
+                &pg,
+                "SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE usename = 'vic'",
+            );
+            if pid != "0" {
+                break pid;
+            }
+            assert!(
+                started.elapsed().as_secs() < 5,
+                "the viewer never connected"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        owner_sql(
+            &pg,
+            &format!(
+                "BEGIN;
+                 ALTER TABLE paydesk.requests DISABLE TRIGGER request_moves;
+                 UPDATE paydesk.requests SET claimed_pid = {pid} WHERE id = {id};
+                 ALTER TABLE paydesk.requests ENABLE TRIGGER request_moves;
+                 COMMIT;"
+            ),
+        );
+        let sid = member(&pg, "sid");
+        let sid_tables = TeamTables::on(sid.link());
+        assert_eq!(sid_tables.claim_next(30).unwrap().map(|r| r.id), Some(id));
+        assert_eq!(claim(id), "executing sid true");
+        // Sid's live claim stays sid's: sam's worker takes the next request, and sam's
+        // plain SQL does not take it over.
+        let sam = member(&pg, "sam");
+        assert_eq!(
+            TeamTables::on(sam.link())
+                .claim_next(30)
+                .unwrap()
+                .map(|r| r.id),
+            Some(later)
+        );
+        refused(
+            sql(
+                &pg,
+                "sam",
+                &format!(
+                    "UPDATE paydesk.requests SET claimed_pid = pg_backend_pid() WHERE id = {id}"
+                ),
+            ),
+            "take over a live worker's request",
+            "whose worker still runs",
+        );
+        sid_tables.finish(id, true, "1 accepted").unwrap();
+        assert_eq!(claim(id), "done sid true");
+        viewer.join().unwrap().unwrap();
+    });
+}

@@ -73,3 +73,104 @@ BEGIN
       INTO r FROM paydesk.audit_inbox i WHERE i.n OPERATOR(pg_catalog.=) mine;
     RETURN r;
 END $$;
+
+-- F4. A claim is alive only while a session of the role that claimed runs under its
+--     process number (and start time, when the owner may read it). Without
+--     pg_read_all_stats the owner sees no member session's start, so a claim was alive
+--     by its number alone: any member who got a dead worker's number (Linux hands them
+--     out in turn) kept its request held, unpaid, for as long as it stayed connected.
+--     A session's role (`usesysid`) is visible without any grant, and a member cannot
+--     connect as another: only the same signer revives their own claim.
+CREATE FUNCTION paydesk.claim_alive(pid integer, started timestamptz, by text) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+    SELECT claim_alive.pid IS NOT NULL AND claim_alive.by IS NOT NULL AND EXISTS (
+        SELECT 1 FROM pg_catalog.pg_stat_activity a
+          JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.usesysid
+         WHERE a.pid OPERATOR(pg_catalog.=) claim_alive.pid
+           AND r.rolname OPERATOR(pg_catalog.=) claim_alive.by
+           AND (claim_alive.started IS NULL OR a.backend_start IS NULL
+                OR a.backend_start OPERATOR(pg_catalog.=) claim_alive.started))
+$$;
+REVOKE ALL ON FUNCTION paydesk.claim_alive(integer, timestamptz, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.claim_alive(integer, timestamptz, text) TO paydesk_signer;
+
+-- The two-argument form, for desks from before this migration: the claimer is the
+-- role of the request claimed under that process and start.
+CREATE OR REPLACE FUNCTION paydesk.claim_alive(pid integer, started timestamptz) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+    SELECT paydesk.claim_alive(claim_alive.pid, claim_alive.started,
+        (SELECT q.claimed_by FROM paydesk.requests q
+          WHERE q.claimed_pid OPERATOR(pg_catalog.=) claim_alive.pid
+            AND q.claimed_backend_start IS NOT DISTINCT FROM claim_alive.started
+          ORDER BY q.claimed_at DESC LIMIT 1))
+$$;
+
+CREATE OR REPLACE FUNCTION paydesk.request_moves() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE approvers integer; me_start timestamptz; mine boolean;
+BEGIN
+    IF (NEW.operation, NEW.currency, NEW.total, NEW.row_count, NEW.summary, NEW.source,
+        NEW.maker, NEW.approvals_needed, NEW.created_at)
+       IS DISTINCT FROM
+       (OLD.operation, OLD.currency, OLD.total, OLD.row_count, OLD.summary, OLD.source,
+        OLD.maker, OLD.approvals_needed, OLD.created_at) THEN
+        RAISE EXCEPTION 'request %: what was requested never changes', OLD.id;
+    END IF;
+    IF NEW.state OPERATOR(pg_catalog.=) OLD.state AND NEW.state OPERATOR(pg_catalog.<>) 'executing' THEN
+        IF (NEW.claimed_by, NEW.claimed_pid, NEW.claimed_backend_start, NEW.finished_at, NEW.outcome, NEW.decided_at)
+           IS DISTINCT FROM (OLD.claimed_by, OLD.claimed_pid, OLD.claimed_backend_start, OLD.finished_at, OLD.outcome, OLD.decided_at) THEN
+            RAISE EXCEPTION 'request %: a % request does not change', OLD.id, OLD.state;
+        END IF;
+        RETURN NEW;
+    END IF;
+    -- An executing request held by another live worker is that worker's to move.
+    IF OLD.state OPERATOR(pg_catalog.=) 'executing' AND OLD.claimed_pid IS NOT NULL THEN
+        me_start := paydesk.own_backend_start();
+        mine := OLD.claimed_pid OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()
+            AND (OLD.claimed_backend_start IS NULL OR me_start IS NULL
+                 OR OLD.claimed_backend_start OPERATOR(pg_catalog.=) me_start);
+        IF NOT mine AND paydesk.claim_alive(OLD.claimed_pid, OLD.claimed_backend_start, OLD.claimed_by) THEN
+            RAISE EXCEPTION 'request %: held by % (process %), whose worker still runs; it is taken over once that worker is gone',
+                OLD.id, OLD.claimed_by, OLD.claimed_pid;
+        END IF;
+    END IF;
+    SELECT pg_catalog.count(*) INTO approvers FROM paydesk.decisions d
+     WHERE d.request_id OPERATOR(pg_catalog.=) OLD.id AND d.decision OPERATOR(pg_catalog.=) 'approve'
+       AND d.member OPERATOR(pg_catalog.<>) OLD.maker;
+    IF OLD.state OPERATOR(pg_catalog.=) 'waiting' AND NEW.state OPERATOR(pg_catalog.=) 'approved' THEN
+        IF approvers OPERATOR(pg_catalog.<) OLD.approvals_needed THEN
+            RAISE EXCEPTION 'request %: four eyes: % of % approvals', OLD.id, approvers, OLD.approvals_needed;
+        END IF;
+        NEW.decided_at := pg_catalog.now();
+    ELSIF OLD.state OPERATOR(pg_catalog.=) 'waiting' AND NEW.state OPERATOR(pg_catalog.=) 'rejected' THEN
+        IF NOT EXISTS (SELECT 1 FROM paydesk.decisions d WHERE d.request_id OPERATOR(pg_catalog.=) OLD.id
+                          AND d.decision OPERATOR(pg_catalog.=) 'reject') THEN
+            RAISE EXCEPTION 'request %: rejected only by a rejection with its reason', OLD.id;
+        END IF;
+        NEW.decided_at := pg_catalog.now();
+    ELSIF OLD.state OPERATOR(pg_catalog.=) ANY (ARRAY['approved', 'executing']) AND NEW.state OPERATOR(pg_catalog.=) 'executing' THEN
+        IF approvers OPERATOR(pg_catalog.<) OLD.approvals_needed THEN
+            RAISE EXCEPTION 'request %: four eyes: % of % approvals', OLD.id, approvers, OLD.approvals_needed;
+        END IF;
+        -- A claim is this session's: its process number and start time, whatever the
+        -- signer wrote. Given back (no process), it names nobody's.
+        IF NEW.claimed_pid IS NOT NULL THEN
+            NEW.claimed_pid := pg_catalog.pg_backend_pid();
+            NEW.claimed_backend_start := coalesce(me_start, paydesk.own_backend_start());
+            NEW.claimed_by := session_user;
+            NEW.claimed_at := pg_catalog.now();
+        ELSE
+            NEW.claimed_backend_start := NULL;
+        END IF;
+    ELSIF OLD.state OPERATOR(pg_catalog.=) 'executing' AND NEW.state OPERATOR(pg_catalog.=) 'done' THEN
+        NEW.finished_at := pg_catalog.now();
+    ELSE
+        RAISE EXCEPTION 'request %: cannot go from % to %', OLD.id, OLD.state, NEW.state;
+    END IF;
+    IF NEW.state OPERATOR(pg_catalog.<>) OLD.state THEN
+        PERFORM paydesk.audit('team.request.' OPERATOR(pg_catalog.||) NEW.state, pg_catalog.format('request=%s', OLD.id),
+            coalesce(NEW.outcome, NEW.state));
+        PERFORM pg_catalog.pg_notify('paydesk_requests', OLD.id::pg_catalog.text);
+    END IF;
+    RETURN NEW;
+END $$;
