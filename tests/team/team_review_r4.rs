@@ -13,13 +13,14 @@ use paydesk_testpg::{Options, TestPg};
 
 use common::team::{DB, PASSWORD, member};
 
-/// Admin alice, maker mark, approver ann, viewer vic, signers sam and sid; MXN payouts
+/// Admin alice, makers mark and max, approver ann, viewer vic, signers sam and sid; MXN payouts
 /// above 10,000 need one approval.
 fn team_db_with(opts: Options) -> TestPg {
     common::team::team_db_of(
         opts,
         &[
             ("mark", TeamRole::Maker),
+            ("max", TeamRole::Maker),
             ("ann", TeamRole::Approver),
             ("vic", TeamRole::Viewer),
             ("sam", TeamRole::Signer),
@@ -436,4 +437,126 @@ fn a_dead_workers_claim_is_not_kept_alive_by_another_members_session_without_gra
         assert_eq!(claim(id), "done sid true");
         viewer.join().unwrap().unwrap();
     });
+}
+
+// ---------------------------------------------------------------------------------
+// F2: a card payout's holder in the journal.
+
+/// F2: the journal entry of a card payout the signer's worker sent names its holder
+/// (summary and request: name, e-mail, mobile, address). A viewer, an admin and a maker
+/// of another request are refused the journal's `request` and `summary` in plain SQL,
+/// and read the entry through the desk's own journal with the holder left out (the
+/// card's mask, the amount, the number and the outcome kept); the approver, the signer
+/// and the maker who asked for the payout read it whole.
+#[test]
+fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
+    use paydesk_core::store::pg::journal::PgJournal;
+    use paydesk_core::store::prelude::JournalStore as _;
+    let pg = team_db();
+    let mer = common::MER as i64;
+    // Mark's card payout request under PIN-CARD-J (as his desk writes it).
+    let holder = "card 411111******1111 of John Doe, MX, jd@x.mx";
+    sql(
+        &pg,
+        "mark",
+        &format!(
+            "BEGIN;
+             INSERT INTO paydesk.requests (operation, currency, total, row_count, summary)
+                  VALUES ('payout', 'MXN', 500, 1, '500 MXN to {holder}');
+             INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary)
+                  VALUES (currval('paydesk.requests_id_seq'), 1, 'PIN-CARD-J', 500,
+                          '{{\"kind\":\"CARD\",\"merOrderNo\":\"PIN-CARD-J\",\"amount\":\"500\",\"currency\":\"MXN\",\"sealedCardNo\":\"x\"}}',
+                          '{holder}');
+             COMMIT;"
+        ),
+    )
+    .unwrap();
+    // The signer's worker's journal entry of that payout (as `payout_card` writes it).
+    let request = r#"{"benFirstName":"John","benLastName":"Doe","cardNo":"411111******1111","currencyCode":"MXN","email":"jd@x.mx","merOrderNo":"PIN-CARD-J","mobile":"5512345678","addressLine":"Calle 1","city":"CDMX","postCode":"01000","sourceAmount":"500"}"#;
+    sql(
+        &pg,
+        "sam",
+        &format!(
+            "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status,
+                 attempts, created_at, updated_at, fingerprint)
+             VALUES ({mer}, 'team', 'v1.payout', 'PIN-CARD-J', '{request}',
+                     'payout CARD 500 MXN to John Doe 411111******1111', 'accepted', 1, 1, 1, 'fp')"
+        ),
+    )
+    .unwrap();
+    for user in ["vic", "alice", "max"] {
+        for col in ["summary", "request"] {
+            refused(
+                sql(
+                    &pg,
+                    user,
+                    &format!("SELECT {col} FROM paydesk.journal WHERE mer_order_no = 'PIN-CARD-J'"),
+                ),
+                &format!("{user} reads the journal's {col}"),
+                "permission denied",
+            );
+        }
+        // What the journal's screens need besides is still theirs.
+        assert_eq!(
+            sql(
+                &pg,
+                user,
+                "SELECT status || ' ' || operation FROM paydesk.journal WHERE mer_order_no = 'PIN-CARD-J'"
+            )
+            .unwrap()
+            .trim(),
+            "accepted v1.payout"
+        );
+    }
+    let holder_words = [
+        "John",
+        "Doe",
+        "jd@x.mx",
+        "5512345678",
+        "Calle",
+        "CDMX",
+        "01000",
+    ];
+    for (user, sees) in [
+        ("vic", false),
+        ("alice", false),
+        ("max", false),
+        ("mark", true),
+        ("ann", true),
+        ("sam", true),
+    ] {
+        let team = member(&pg, user);
+        let journal = PgJournal::on(team.link(), mer);
+        let listed = journal.list("team", &[], &[], 100).unwrap();
+        assert_eq!(listed.len(), 1, "{user}");
+        let one = journal
+            .get_by_number("team", "PIN-CARD-J")
+            .unwrap()
+            .unwrap();
+        for e in [&listed[0], &one] {
+            let text = format!("{} {}", e.summary, e.request);
+            assert_eq!(e.mer_order_no, "PIN-CARD-J", "{user}");
+            assert!(e.request["cardNo"] == "411111******1111", "{user}: {text}");
+            assert!(e.request["sourceAmount"] == "500", "{user}: {text}");
+            if sees {
+                assert_eq!(
+                    e.summary,
+                    "payout CARD 500 MXN to John Doe 411111******1111"
+                );
+                assert!(
+                    holder_words.iter().all(|w| text.contains(w)),
+                    "{user}: {text}"
+                );
+            } else {
+                assert_eq!(
+                    e.summary, "payout CARD 500 MXN to card 411111******1111",
+                    "{user}"
+                );
+                assert!(
+                    holder_words.iter().all(|w| !text.contains(w)),
+                    "{user}: {text}"
+                );
+            }
+        }
+    }
 }

@@ -174,3 +174,76 @@ BEGIN
     END IF;
     RETURN NEW;
 END $$;
+
+-- F2. A card payout's holder (name, e-mail, mobile, address) is shown to who approves,
+--     sends or asked for the payout; everyone else read it from the journal the signer's
+--     worker writes (the summary "payout CARD 500 MXN to John Doe 4111...", the request's
+--     benFirstName, email, mobile, addressLine...), though 0016 hid it in the requests.
+--     Now the journal's `request` and `summary` are refused to viewers, support, makers
+--     and admins; every member reads the journal through `paydesk.journal_shown`, which
+--     leaves a card payout's holder out for whom `sees_journal_holders` is false.
+
+-- Whether the session's user may read the holder of the card payout under
+-- `mer_order_no`: an approver, a signer, the owner, or the maker of the request whose
+-- row carries that number.
+CREATE FUNCTION paydesk.sees_journal_holders(mer_order_no text) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+    SELECT pg_catalog.pg_has_role(session_user, 'paydesk_approver', 'MEMBER')
+        OR pg_catalog.pg_has_role(session_user, 'paydesk_signer', 'MEMBER')
+        OR paydesk.is_owner()
+        OR EXISTS (SELECT 1 FROM paydesk.request_rows rr
+                     JOIN paydesk.requests q ON q.id OPERATOR(pg_catalog.=) rr.request_id
+                    WHERE rr.mer_order_no OPERATOR(pg_catalog.=) sees_journal_holders.mer_order_no
+                      AND q.maker OPERATOR(pg_catalog.=) session_user::pg_catalog.text)
+$$;
+REVOKE ALL ON FUNCTION paydesk.sees_journal_holders(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.sees_journal_holders(text) TO paydesk_viewer, paydesk_support,
+    paydesk_maker, paydesk_approver, paydesk_signer, paydesk_admin;
+
+-- A card payout's request (JSON) without its holder's members; text that is not a JSON
+-- object is shown as `{}` (the desk writes JSON; nothing a signer writes there fails
+-- another member's read).
+CREATE FUNCTION paydesk.holder_free_request(request text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, paydesk, pg_temp AS $$
+BEGIN
+    RETURN (holder_free_request.request::pg_catalog.jsonb OPERATOR(pg_catalog.-)
+            ARRAY['benFirstName', 'benLastName', 'email', 'mobile', 'addressLine', 'addressLine2',
+                  'city', 'state', 'countryCode', 'postCode']::pg_catalog.text[])::pg_catalog.text;
+EXCEPTION WHEN OTHERS THEN
+    RETURN '{}';
+END $$;
+REVOKE ALL ON FUNCTION paydesk.holder_free_request(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION paydesk.holder_free_request(text) TO paydesk_viewer, paydesk_support,
+    paydesk_maker, paydesk_approver, paydesk_signer, paydesk_admin;
+
+-- The journal as the session's user may read it. The desk writes a card payout's summary
+-- as "payout CARD <amount> <currency> to <first> <last> <masked card>": shown as
+-- "payout CARD <amount> <currency> to card <masked card>"; one in another shape, as
+-- "payout CARD (holder hidden)".
+CREATE VIEW paydesk.journal_shown WITH (security_barrier) AS
+SELECT j.id, j.mer_no, j.profile, j.operation, j.mer_order_no,
+       CASE WHEN j.operation OPERATOR(pg_catalog.<>) 'v1.payout' THEN j.request
+            WHEN paydesk.sees_journal_holders(j.mer_order_no) THEN j.request
+            ELSE paydesk.holder_free_request(j.request) END AS request,
+       CASE WHEN j.operation OPERATOR(pg_catalog.<>) 'v1.payout' THEN j.summary
+            WHEN paydesk.sees_journal_holders(j.mer_order_no) THEN j.summary
+            WHEN j.summary OPERATOR(pg_catalog.~) '^payout CARD [^ ]+ [^ ]+ to .* [^ ]+$'
+                THEN pg_catalog.regexp_replace(j.summary, '^(payout CARD [^ ]+ [^ ]+ to ).* ([^ ]+)$', '\1card \2')
+            ELSE 'payout CARD (holder hidden)' END AS summary,
+       j.status, j.trade_no, j.code, j.message, j.attempts, j.created_at, j.updated_at,
+       j.next_check_at, j.fingerprint, j.claimed_by, j.claimed_until, j.sent_at, j.lookups,
+       j.resolution, j.answered_ok, j.written_by
+  FROM paydesk.journal j;
+GRANT SELECT ON paydesk.journal_shown TO paydesk_viewer, paydesk_support, paydesk_maker,
+    paydesk_approver, paydesk_signer, paydesk_admin;
+
+REVOKE SELECT ON paydesk.journal FROM paydesk_viewer, paydesk_support, paydesk_maker, paydesk_admin;
+DO $$
+DECLARE cols text;
+BEGIN
+    SELECT pg_catalog.string_agg(pg_catalog.quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+      FROM pg_catalog.pg_attribute a
+     WHERE a.attrelid = 'paydesk.journal'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+       AND a.attname <> ALL (ARRAY['request', 'summary']);
+    EXECUTE pg_catalog.format('GRANT SELECT (%s) ON paydesk.journal TO paydesk_viewer, paydesk_support, paydesk_maker, paydesk_admin', cols);
+END $$;
