@@ -560,3 +560,121 @@ fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------
+// F3: a signer holding the requests' rows in an idle transaction.
+
+/// A member's psql left open: the statements run, then the session idles (no
+/// statement running) until the test drops it.
+struct IdleSession {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    _out: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+    pid: i32,
+}
+
+impl IdleSession {
+    fn open(pg: &TestPg, user: &str, statements: &str) -> IdleSession {
+        use std::io::{BufRead as _, Write as _};
+        use std::process::{Command, Stdio};
+        let psql = pg.bin_dir().join("psql");
+        let mut child = Command::new(if psql.is_file() { psql } else { "psql".into() })
+            .env("PGPASSWORD", PASSWORD)
+            .env_remove("PGSERVICE")
+            .env_remove("PGOPTIONS")
+            .args(["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"])
+            .args(["-h", pg.host(), "-p", &pg.port().to_string(), "-U", user])
+            .args(["-d", DB])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{statements}\nSELECT 'ready ' || pg_backend_pid();").unwrap();
+        stdin.flush().unwrap();
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let pid = loop {
+            let line = lines
+                .next()
+                .unwrap_or_else(|| panic!("{user}'s session ended before it idled"))
+                .unwrap();
+            if let Some(pid) = line.strip_prefix("ready ") {
+                break pid.parse().unwrap();
+            }
+        };
+        IdleSession {
+            child,
+            stdin,
+            _out: lines,
+            pid,
+        }
+    }
+
+    fn alive(&self, pg: &TestPg) -> bool {
+        pg.psql_super(
+            DB,
+            &format!(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid = {}",
+                self.pid
+            ),
+        )
+        .unwrap()
+        .trim()
+            == "1"
+    }
+}
+
+impl Drop for IdleSession {
+    fn drop(&mut self) {
+        use std::io::Write as _;
+        let _ = writeln!(self.stdin, "\\q");
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// F3: signer sid sets its idle bound to 0 and holds every approved request's row in a
+/// transaction left idle: sam's worker finds nothing to claim. Once sid's session has
+/// sat so 10 s with a request waiting, the stall check the worker runs (`end_stalls`)
+/// ends it, saying so in the log, and sam's worker takes the request.
+#[test]
+fn a_signer_holding_the_approved_requests_idle_is_ended() {
+    use paydesk_core::store::pg::team::TeamTables;
+    let pg = team_db();
+    let id = payout(&pg, "500", "PIN-F3-1");
+    let holder = IdleSession::open(
+        &pg,
+        "sid",
+        "SET idle_in_transaction_session_timeout = 0;
+         BEGIN;
+         SELECT id FROM paydesk.requests WHERE state IN ('approved', 'executing') FOR UPDATE;",
+    );
+    let sam = member(&pg, "sam");
+    let tables = TeamTables::on(sam.link());
+    assert_eq!(tables.claim_next(30).unwrap().map(|r| r.id), None);
+    // Not yet: a transaction idle a moment is any desk's.
+    assert_eq!(tables.end_stalls().unwrap(), 0);
+    assert!(holder.alive(&pg));
+    std::thread::sleep(std::time::Duration::from_millis(10_500));
+    assert_eq!(tables.end_stalls().unwrap(), 1);
+    let started = std::time::Instant::now();
+    while holder.alive(&pg) {
+        assert!(started.elapsed().as_secs() < 5, "sid's session still runs");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(tables.claim_next(30).unwrap().map(|r| r.id), Some(id));
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT string_agg(identifiers || ' ' || result, ';') FROM (
+                 SELECT identifiers, result FROM paydesk.audit_log WHERE operation = 'team.stall.end'
+                 UNION ALL
+                 SELECT identifiers, result FROM paydesk.audit_inbox WHERE operation = 'team.stall.end') x"
+        )
+        .split(" for ")
+        .next()
+        .unwrap(),
+        "member=sid ended: idle in transaction"
+    );
+}

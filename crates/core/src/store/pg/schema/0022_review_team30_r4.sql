@@ -247,3 +247,83 @@ BEGIN
        AND a.attname <> ALL (ARRAY['request', 'summary']);
     EXECUTE pg_catalog.format('GRANT SELECT (%s) ON paydesk.journal TO paydesk_viewer, paydesk_support, paydesk_maker, paydesk_admin', cols);
 END $$;
+
+-- F3. A signer holding approved requests' rows (SELECT ... FOR UPDATE, its session's
+--     idle bound SET to 0) left every other signer's worker with nothing to claim
+--     (claim_next skips locked rows, so nobody waits and nothing was a "stall"). A
+--     member's session is now also stalling when it sits idle in a transaction:
+--     - for 10 s or more holding row locks on the requests (a ROW SHARE or ROW
+--       EXCLUSIVE lock on paydesk.requests: FOR UPDATE/SHARE or an UPDATE) while a
+--       request waits to be taken (approved, or executing with its worker gone); no
+--       desk keeps a transaction open on the requests between statements;
+--     - for 65 s or more holding any lock above ACCESS SHARE on a team table (past
+--       the team's own bound of 60 s, which a session may SET away).
+--     end_stalls ends it as any stall (seen idle twice, the owner allowed to, audited
+--     `team.stall.end`).
+CREATE OR REPLACE FUNCTION paydesk.stalling_sessions()
+RETURNS TABLE (pid integer, who text, state text, state_change timestamptz, waiter text)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+SELECT DISTINCT ON (s.pid) s.pid, s.who, s.state, s.state_change, s.waiter FROM (
+SELECT b.pid, b.usename::pg_catalog.text, b.state, b.state_change, w.waiter
+      FROM pg_catalog.pg_stat_activity b
+     CROSS JOIN LATERAL (
+          SELECT w.usename::pg_catalog.text AS waiter
+            FROM pg_catalog.pg_stat_activity w
+           WHERE w.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+             AND w.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+             AND w.pid OPERATOR(pg_catalog.<>) b.pid
+             AND (w.usename OPERATOR(pg_catalog.<>) session_user
+                  OR pg_catalog.pg_has_role(session_user, 'paydesk_signer', 'MEMBER'))
+             AND w.state OPERATOR(pg_catalog.=) 'active'
+             AND w.wait_event_type OPERATOR(pg_catalog.=) 'Lock'
+             AND w.query_start OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '5 seconds')
+             AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) w.usename::pg_catalog.text)
+             AND b.pid OPERATOR(pg_catalog.=) ANY (pg_catalog.pg_blocking_pids(w.pid))
+           LIMIT 1) w
+     WHERE b.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+       AND b.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+       AND b.usename OPERATOR(pg_catalog.<>) session_user
+       AND (b.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)'])
+            OR EXISTS (
+                SELECT 1 FROM pg_catalog.pg_locks k
+                  JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) k.relation
+                  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+                 WHERE k.pid OPERATOR(pg_catalog.=) b.pid AND k.granted
+                   AND k.locktype OPERATOR(pg_catalog.=) 'relation'
+                   AND n.nspname OPERATOR(pg_catalog.=) 'paydesk'
+                   AND k.mode OPERATOR(pg_catalog.=) ANY (ARRAY['ShareUpdateExclusiveLock', 'ShareLock',
+                       'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock'])))
+       AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) b.usename::pg_catalog.text)
+    UNION ALL
+    SELECT b.pid, b.usename::pg_catalog.text, b.state, b.state_change,
+           'the requests waiting to be taken'::pg_catalog.text
+      FROM pg_catalog.pg_stat_activity b
+     WHERE b.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()
+       AND b.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+       AND b.usename OPERATOR(pg_catalog.<>) session_user
+       AND b.state OPERATOR(pg_catalog.=) 'idle in transaction'
+       AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) b.usename::pg_catalog.text)
+       AND ((b.state_change OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '10 seconds')
+             AND EXISTS (
+                 SELECT 1 FROM pg_catalog.pg_locks k
+                  WHERE k.pid OPERATOR(pg_catalog.=) b.pid AND k.granted
+                    AND k.locktype OPERATOR(pg_catalog.=) 'relation'
+                    AND k.relation OPERATOR(pg_catalog.=) 'paydesk.requests'::pg_catalog.regclass
+                    AND k.mode OPERATOR(pg_catalog.=) ANY (ARRAY['RowShareLock', 'RowExclusiveLock']))
+             AND EXISTS (
+                 SELECT 1 FROM paydesk.requests q
+                  WHERE q.state OPERATOR(pg_catalog.=) 'approved'
+                     OR (q.state OPERATOR(pg_catalog.=) 'executing' AND q.claimed_pid IS NOT NULL
+                         AND NOT paydesk.claim_alive(q.claimed_pid, q.claimed_backend_start, q.claimed_by))))
+            OR (b.state_change OPERATOR(pg_catalog.<) (pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) interval '65 seconds')
+                AND EXISTS (
+                    SELECT 1 FROM pg_catalog.pg_locks k
+                      JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) k.relation
+                      JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+                     WHERE k.pid OPERATOR(pg_catalog.=) b.pid AND k.granted
+                       AND k.locktype OPERATOR(pg_catalog.=) 'relation'
+                       AND n.nspname OPERATOR(pg_catalog.=) 'paydesk'
+                       AND k.mode OPERATOR(pg_catalog.<>) 'AccessShareLock')))
+) s (pid, who, state, state_change, waiter)
+ORDER BY s.pid
+$$;
