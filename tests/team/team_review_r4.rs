@@ -678,3 +678,58 @@ fn a_signer_holding_the_approved_requests_idle_is_ended() {
         "member=sid ended: idle in transaction"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// F6: the signer's desk's locks are no member's to take.
+
+/// F6: on a team whose owner may not end members' sessions, a viewer takes the
+/// advisory lock of the merchant's order cache (its key computed from public strings,
+/// as the desk computes it) at session level and idles: the signer's desk still
+/// records an order at once. The table the desk's locks now live on is refused to
+/// every member, the signer included.
+#[test]
+fn a_viewer_cannot_take_the_signers_desk_lock() {
+    use paydesk_core::store::orders::{MadeOrder, OrderKind, OrderStore as _};
+    let pg = team_without_grants();
+    let mer = common::MER as i64;
+    let key = format!(
+        "('x' || left(encode(sha256(convert_to(E'paydesk.orders\\x1f' || {mer}, 'UTF8')), 'hex'), 16))::bit(64)::bigint"
+    );
+    let _viewer = IdleSession::open(&pg, "vic", &format!("SELECT pg_advisory_lock({key});"));
+    let sam = member(&pg, "sam");
+    let orders = paydesk_core::store::pg::orders::PgOrders::on(sam.link(), mer);
+    let started = std::time::Instant::now();
+    assert!(
+        orders
+            .record_made(
+                mer as u64,
+                &MadeOrder {
+                    trade_no: "T-F6-1".into(),
+                    mer_order_no: "M-F6-1".into(),
+                    kind: OrderKind::Payout,
+                    method: "CLABE".into(),
+                    currency: "MXN".into(),
+                    amount: "500".parse().unwrap(),
+                    state: Some(2),
+                    made_at: 1,
+                },
+            )
+            .unwrap()
+    );
+    assert!(
+        started.elapsed().as_secs() < 3,
+        "the signer's write waited {:?}",
+        started.elapsed()
+    );
+    for user in ["vic", "sam", "alice"] {
+        refused(
+            sql(
+                &pg,
+                user,
+                "BEGIN; SELECT key FROM paydesk.desk_locks FOR UPDATE; ROLLBACK;",
+            ),
+            &format!("{user} locks the desk's locks"),
+            "permission denied",
+        );
+    }
+}

@@ -118,7 +118,8 @@ fn lock_key(kind: &str, mer_no: i64, value: &str) -> i64 {
 }
 
 /// Held until the transaction ends: first the number's lock, then the intent's, each
-/// through the team's function (an idle member session holding one is ended after 5 s).
+/// through the team's function (a row lock on `paydesk.desk_locks`, which only that
+/// function takes; a signer's session left idle holding one is ended after 5 s).
 fn lock_intent(tx: &Tx<'_>, mer_no: i64, intent: &Intent<'_>) -> CoreResult<()> {
     let number = lock_key("number", mer_no, intent.mer_order_no);
     let fingerprint = lock_key("fingerprint", mer_no, intent.fingerprint);

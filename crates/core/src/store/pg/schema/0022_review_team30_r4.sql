@@ -327,3 +327,88 @@ SELECT b.pid, b.usename::pg_catalog.text, b.state, b.state_change, w.waiter
 ) s (pid, who, state, state_change, waiter)
 ORDER BY s.pid
 $$;
+
+-- F6. The signer's desk's locks (the merchant's order cache, a journal number or
+--     intent) were advisory locks on keys any member computes (SHA-256 of public
+--     strings), and pg_advisory_lock is any role's: a viewer holding one at session
+--     level stalled every sync and every send of that number, and without
+--     pg_signal_backend nothing could end it. Now each is a row lock on a table of the
+--     owner's that no member holds any right on: only the team's function takes one,
+--     held until the transaction ends as before. `paydesk.advisory_xact_lock` keeps its
+--     name (the desks call it) and its 5 s waits; who holds a lock is who holds a lock
+--     on that table (only that function's callers: a signer's session seen idle
+--     holding one is a stall, as before).
+CREATE TABLE paydesk.desk_locks (key bigint PRIMARY KEY);
+REVOKE ALL ON paydesk.desk_locks FROM PUBLIC;
+
+-- The member sessions (other than this one) inside a transaction that took one of the
+-- desk's locks.
+CREATE FUNCTION paydesk.desk_lock_holders()
+RETURNS TABLE (pid integer, who text, state text, state_change timestamptz, signer boolean)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+    SELECT DISTINCT a.pid, a.usename::pg_catalog.text, a.state, a.state_change,
+           pg_catalog.pg_has_role(a.usesysid, 'paydesk_signer', 'MEMBER')
+      FROM pg_catalog.pg_locks k
+      JOIN pg_catalog.pg_stat_activity a ON a.pid OPERATOR(pg_catalog.=) k.pid
+     WHERE k.locktype OPERATOR(pg_catalog.=) 'relation' AND k.granted
+       AND k.relation OPERATOR(pg_catalog.=) 'paydesk.desk_locks'::pg_catalog.regclass
+       AND k.mode OPERATOR(pg_catalog.=) 'RowExclusiveLock'
+       AND a.pid OPERATOR(pg_catalog.<>) pg_catalog.pg_backend_pid()
+       AND EXISTS (SELECT 1 FROM paydesk.logins l WHERE l.name OPERATOR(pg_catalog.=) a.usename::pg_catalog.text)
+$$;
+REVOKE ALL ON FUNCTION paydesk.desk_lock_holders() FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION paydesk.advisory_xact_lock(key bigint) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '5s' AS $$
+DECLARE h record; pids integer[]; changes timestamptz[]; left_alone integer := 0;
+BEGIN
+    BEGIN
+        INSERT INTO paydesk.desk_locks AS l (key) VALUES (advisory_xact_lock.key)
+            ON CONFLICT ON CONSTRAINT desk_locks_pkey DO UPDATE SET key = l.key;
+        RETURN;
+    EXCEPTION WHEN lock_not_available THEN
+        NULL;
+    END;
+    PERFORM pg_catalog.pg_stat_clear_snapshot();
+    SELECT pg_catalog.array_agg(c.pid), pg_catalog.array_agg(c.state_change) INTO pids, changes
+      FROM paydesk.desk_lock_holders() c
+     WHERE NOT c.signer
+        OR c.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)']);
+    IF pids IS NOT NULL THEN
+        PERFORM pg_catalog.pg_sleep(0.25);
+        PERFORM pg_catalog.pg_stat_clear_snapshot();
+        FOR h IN
+            SELECT c.pid, c.who, c.state, c.signer, a.usesysid,
+                   pg_catalog.date_trunc('second', pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) c.state_change) AS since
+              FROM paydesk.desk_lock_holders() c
+              JOIN pg_catalog.pg_stat_activity a ON a.pid OPERATOR(pg_catalog.=) c.pid
+             WHERE c.pid OPERATOR(pg_catalog.=) ANY (pids)
+               AND (NOT c.signer
+                    OR (c.state OPERATOR(pg_catalog.=) ANY (ARRAY['idle', 'idle in transaction', 'idle in transaction (aborted)'])
+                        AND c.state_change OPERATOR(pg_catalog.=) changes[pg_catalog.array_position(pids, c.pid)]))
+        LOOP
+            IF NOT paydesk.owner_may_end(h.usesysid) THEN
+                left_alone := left_alone OPERATOR(pg_catalog.+) 1;
+                CONTINUE;
+            END IF;
+            IF pg_catalog.pg_terminate_backend(h.pid, 2000) THEN
+                PERFORM paydesk.audit('team.stall.end', 'member=' OPERATOR(pg_catalog.||) h.who,
+                    'ended: ' OPERATOR(pg_catalog.||) coalesce(h.state, 'a session the owner cannot see')
+                    OPERATOR(pg_catalog.||) coalesce(' for ' OPERATOR(pg_catalog.||) h.since::pg_catalog.text, '')
+                    OPERATOR(pg_catalog.||) CASE WHEN h.signer THEN ', holding a lock of the signer''s desk'
+                                                 ELSE ', holding a lock only the signers'' desks take' END);
+            END IF;
+        END LOOP;
+    END IF;
+    BEGIN
+        INSERT INTO paydesk.desk_locks AS l (key) VALUES (advisory_xact_lock.key)
+            ON CONFLICT ON CONSTRAINT desk_locks_pkey DO UPDATE SET key = l.key;
+    EXCEPTION WHEN lock_not_available THEN
+        IF left_alone OPERATOR(pg_catalog.>) 0 AND paydesk.stall_grants_missing() OPERATOR(pg_catalog.<>) '' THEN
+            RAISE EXCEPTION 'another member''s session holds a lock of the signer''s desk and the team''s owner may not end it (a superuser runs GRANT % TO %); nothing was changed, try again',
+                paydesk.stall_grants_missing(), current_user
+                USING ERRCODE = 'lock_not_available';
+        END IF;
+        RAISE;
+    END;
+END $$;
