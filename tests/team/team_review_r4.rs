@@ -446,10 +446,12 @@ fn a_dead_workers_claim_is_not_kept_alive_by_another_members_session_without_gra
 /// (summary and request: name, e-mail, mobile, address). A viewer, an admin and a maker
 /// of another request are refused the journal's `request` and `summary` in plain SQL,
 /// and read the entry through the desk's own journal with the holder left out (the
-/// card's mask, the amount, the number and the outcome kept); the approver, the signer
-/// and the maker who asked for the payout read it whole.
+/// card's mask, the amount, the number and the outcome kept), nor find the order by the
+/// holder's name; the approver, the signer and the maker who asked for the payout read
+/// it whole.
 #[test]
 fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
+    use paydesk_core::store::orders::OrderStore as _;
     use paydesk_core::store::pg::journal::PgJournal;
     use paydesk_core::store::prelude::JournalStore as _;
     let pg = team_db();
@@ -478,9 +480,12 @@ fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
         "sam",
         &format!(
             "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status,
-                 attempts, created_at, updated_at, fingerprint)
+                 attempts, created_at, updated_at, fingerprint, trade_no)
              VALUES ({mer}, 'team', 'v1.payout', 'PIN-CARD-J', '{request}',
-                     'payout CARD 500 MXN to John Doe 411111******1111', 'accepted', 1, 1, 1, 'fp')"
+                     'payout CARD 500 MXN to John Doe 411111******1111', 'accepted', 1, 1, 1, 'fp', 'T-CARD-J');
+             INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
+                 amount_e4, created_at, synced_at)
+             VALUES ({mer}, 'T-CARD-J', 'PIN-CARD-J', 2, 'MXN', 500, 5000000, 1, 1)"
         ),
     )
     .unwrap();
@@ -526,6 +531,15 @@ fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
         ("sam", true),
     ] {
         let team = member(&pg, user);
+        // The orders screen finds the sent order by its holder's name only for who may
+        // read the holder.
+        let by_holder = paydesk_core::store::pg::orders::PgOrders::on(team.link(), mer)
+            .count(&paydesk_core::store::orders::OrderFilter {
+                search: Some("Doe".into()),
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(by_holder, i64::from(sees), "{user}");
         let journal = PgJournal::on(team.link(), mer);
         let listed = journal.list("team", &[], &[], 100).unwrap();
         assert_eq!(listed.len(), 1, "{user}");
