@@ -387,26 +387,23 @@ fn a_session_shortens_its_own_wait_never_lengthens_it() {
 }
 
 /// The signer's desk's own lock (`advisory_xact_lock`: the merchant's order cache, a
-/// journal number), held by a viewer who idles: without the right to end the viewer,
-/// the signer's step waits its two bounds (5 s, 5 s) and fails naming the grant, not
-/// "permission denied to terminate process"; the viewer lives on.
+/// journal number) is a row lock only the team's function takes (0022, review r4 F6):
+/// a viewer who takes the advisory lock of the same key and idles, with no right of the
+/// owner to end it, no longer holds up the signer's step, and is left alone.
 #[test]
-fn without_the_right_to_end_a_signers_lock_is_waited_for_and_the_step_fails_naming_it() {
+fn without_the_right_to_end_a_viewers_advisory_lock_no_longer_holds_up_the_signer() {
     let pg = team_without_grants(&[]);
     let key = 4646;
     let holder = IdleSession::open(&pg, "vic", &format!("SELECT pg_advisory_lock({key});"));
     let start = Instant::now();
-    let e = sql(
+    sql(
         &pg,
         "sam",
         &format!("BEGIN; SELECT paydesk.advisory_xact_lock({key}); COMMIT;"),
     )
-    .unwrap_err();
+    .unwrap();
     let took = start.elapsed();
-    names_the_grant(&e, "pg_signal_backend, pg_read_all_stats");
-    assert!(e.contains("a lock of the signer's desk"), "{e}");
-    assert!(took >= Duration::from_secs(10), "gave up after {took:?}");
-    assert!(took < Duration::from_secs(16), "waited {took:?}");
+    assert!(took < Duration::from_secs(3), "waited {took:?}");
     assert!(holder.alive(&pg), "the viewer's session was ended");
     assert_eq!(stalls_ended(&pg), "0");
 }

@@ -330,8 +330,9 @@ fn end_stalls_ignores_the_callers_own_waiter() {
 
 /// F1: a viewer holds the merchant's order cache with a session-level advisory lock
 /// (its key is computable) and idles, outside any transaction. The signer's next
-/// record of a made order goes through within bounded time: the idle holder is ended,
-/// and the log says so.
+/// record of a made order goes through within bounded time: since 0022 (review r4 F6)
+/// the desk's lock is a row lock only the team's function takes, so the viewer's
+/// advisory lock holds up nothing and is left alone.
 #[test]
 fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
     let pg = team_db();
@@ -360,7 +361,7 @@ fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
     let took = start.elapsed();
     assert!(recorded.unwrap(), "the made order was not recorded");
     assert!(took < Duration::from_secs(10), "waited {took:?}");
-    assert!(!viewer.alive(&pg), "the viewer's idle session lived on");
+    assert!(viewer.alive(&pg), "the viewer's harmless session was ended");
     assert_eq!(
         owner_sql(
             &pg,
@@ -368,7 +369,7 @@ fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
         ),
         "1"
     );
-    assert_eq!(stalls_ended(&pg), "sam member=vic");
+    assert_eq!(stalls_ended(&pg), "");
     // The signer's next record waits for nobody.
     let start = Instant::now();
     PgOrders::on(sam.link(), mer as i64)
@@ -387,15 +388,16 @@ fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
         )
         .unwrap();
     assert!(start.elapsed() < Duration::from_secs(2));
-    // Kept busy instead (a statement running), the viewer's hold is no signer's work:
-    // ended all the same.
+    drop(viewer);
+    // Kept busy instead (a statement running), the viewer's hold holds up nothing
+    // either, and the viewer's statement runs to its end.
     std::thread::scope(|s| {
         let busy = s.spawn(|| {
             sql(
                 &pg,
                 "vic",
                 &format!(
-                    "SELECT pg_advisory_lock({}); SELECT pg_sleep(30);",
+                    "SELECT pg_advisory_lock({}); SELECT pg_sleep(3);",
                     orders_key(mer)
                 ),
             )
@@ -417,11 +419,10 @@ fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
                 },
             )
             .unwrap();
-        assert!(start.elapsed() < Duration::from_secs(10));
-        let e = busy.join().unwrap().unwrap_err();
-        assert!(e.contains("terminating connection"), "{e}");
+        assert!(start.elapsed() < Duration::from_secs(2));
+        busy.join().unwrap().unwrap();
     });
-    assert_eq!(stalls_ended(&pg), "sam member=vic;sam member=vic");
+    assert_eq!(stalls_ended(&pg), "");
     // Nor may a viewer take the signer's lock function to end others.
     refused(
         sql(&pg, "vic", "SELECT paydesk.advisory_xact_lock(1)"),
@@ -660,8 +661,9 @@ fn a_viewers_idle_lock_on_a_journal_number_does_not_stall_the_signer() {
     let took = start.elapsed();
     assert!(matches!(begun.unwrap(), Begin::Send(..)));
     assert!(took < Duration::from_secs(10), "waited {took:?}");
-    assert!(!viewer.alive(&pg), "the viewer's idle session lived on");
-    assert_eq!(stalls_ended(&pg), "sam member=vic");
+    // Since 0022 (review r4 F6) the viewer's advisory lock holds up nothing.
+    assert!(viewer.alive(&pg), "the viewer's harmless session was ended");
+    assert_eq!(stalls_ended(&pg), "");
 }
 
 /// F4, the maker's side: a maker's desk seals nothing before its member trusts a key

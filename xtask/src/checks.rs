@@ -246,11 +246,15 @@ pub const TEAM_ON_PG16: &[(&str, &str)] = &[
     ),
     (
         "team_no_grants",
-        "without_the_right_to_end_a_signers_lock_is_waited_for_and_the_step_fails_naming_it",
+        "without_the_right_to_end_a_viewers_advisory_lock_no_longer_holds_up_the_signer",
     ),
     (
         "team_no_grants",
         "a_session_shortens_its_own_wait_never_lengthens_it",
+    ),
+    (
+        "team_review_r4",
+        "a_viewer_cannot_take_the_signers_desk_lock",
     ),
     (
         "team_attacks",

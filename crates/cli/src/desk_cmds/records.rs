@@ -409,12 +409,7 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
                     let mut lines = vec![format!(
                         "archive {n}: sealed with a lost key, kept as written but not checkable"
                     )];
-                    lines.extend(rows.iter().map(|r| {
-                        format!(
-                            "#{:<6} {} {:<10} {:<24} {:<30} {:<18} {} ms",
-                            r.id, r.at, r.operator, r.operation, r.identifiers, r.result, r.latency_ms
-                        )
-                    }));
+                    lines.extend(rows.iter().map(audit_line));
                     lines.join("\n")
                 })
             }
@@ -471,18 +466,7 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
                 })?;
                 print(g, &rows, || {
                     rows.iter()
-                        .map(|r| {
-                            format!(
-                                "#{:<6} {} {:<10} {:<24} {:<30} {:<18} {} ms",
-                                r.id,
-                                r.at,
-                                r.operator,
-                                r.operation,
-                                r.identifiers,
-                                r.result,
-                                r.latency_ms
-                            )
-                        })
+                        .map(audit_line)
                         .collect::<Vec<_>>()
                         .join("\n")
                 })
@@ -641,4 +625,59 @@ pub fn review_match(paths: Vec<String>, g: &Global) -> Result<(), Failure> {
         }
         Ok(())
     })
+}
+
+/// One audit row as `audit list` prints it: one line, whatever its text holds. A line
+/// break, an escape sequence or a direction-changing character in a row (a team member
+/// may write any text in their own rows) is printed escaped (`\n`, `\u{1b}`,
+/// `\u{202e}`), so no row prints as lines of another operator's.
+fn audit_line(r: &paydesk_core::audit::AuditEntry) -> String {
+    use paydesk_core::store::pg::audit::escaped;
+    format!(
+        "#{:<6} {} {:<10} {:<24} {:<30} {:<18} {} ms",
+        r.id,
+        r.at,
+        escaped(&r.operator),
+        escaped(&r.operation),
+        escaped(&r.identifiers),
+        escaped(&r.result),
+        r.latency_ms
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::audit_line;
+
+    /// A row whose identifiers carry a forged second line and whose result carries an
+    /// ANSI erase and a right-to-left override prints as one line of plain text, the
+    /// forged text visible, escaped; a payee's letters print as they are.
+    #[test]
+    fn an_audit_row_prints_as_one_line_of_visible_text() {
+        let row = paydesk_core::audit::AuditEntry {
+            id: 8,
+            at: 1_764_201_000_000,
+            profile: "desk".into(),
+            operator: "vic".into(),
+            operation: "export".into(),
+            identifiers: "x\n#9      1764201000000 apo        team.request.approved    request=2"
+                .into(),
+            result: "ok\u{1b}[2K\r\u{202e}José".into(),
+            latency_ms: 0,
+            prev_hash: String::new(),
+            hash: String::new(),
+            db_user: None,
+        };
+        let line = audit_line(&row);
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert!(
+            !line
+                .chars()
+                .any(|c| c.is_control() || ('\u{2028}'..='\u{202e}').contains(&c)),
+            "{line:?}"
+        );
+        assert!(line.contains(r"x\n#9"), "{line}");
+        assert!(line.contains(r"ok\u{1b}[2K\r\u{202e}José"), "{line}");
+        assert!(line.starts_with("#8      1764201000000 vic "), "{line}");
+    }
 }

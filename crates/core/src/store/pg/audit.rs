@@ -274,6 +274,32 @@ fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Whether the team's log refuses `c` in a row's identifiers or result (migration 0022):
+/// a control character (a line break, a tab, an escape) or an invisible or
+/// direction-changing one, any of which lets a row print as lines it does not hold.
+pub fn unshowable(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+}
+
+/// `text` as the team's log takes a row's identifiers or result: every character the
+/// log refuses escaped as Rust writes it (`\n`, `\u{1b}`, `\u{202e}`), letters of any
+/// script kept.
+pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(unshowable) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unshowable(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 impl AuditStore for PgAudit<'_> {
     /// Appends through `paydesk.audit_append`, which returns the row as the database
     /// sealed it (a member who may not read the log still learns its own row), or with
@@ -293,7 +319,8 @@ impl AuditStore for PgAudit<'_> {
         // is cut, saying so, and a desk profile named `team` is written as `team (desk)`.
         // Profile and operation are printable ASCII there (a tab or a no-break space
         // would let a desk's row pass for the team's own): any other character is
-        // written escaped (`\t`, `\u{a0}`), as the database would refuse it.
+        // written escaped (`\t`, `\u{a0}`), as the database would refuse it; so are a
+        // control or direction-changing character in identifiers and result.
         let profile = printable(r.profile);
         let profile = if profile.trim().eq_ignore_ascii_case("team") {
             "team (desk)".into()
@@ -308,8 +335,8 @@ impl AuditStore for PgAudit<'_> {
                 &profile.as_ref(),
                 &self.link.user(),
                 &operation.as_ref(),
-                &bounded(&r.identifiers),
-                &bounded(&r.result),
+                &bounded(&escaped(&r.identifiers)),
+                &bounded(&escaped(&r.result)),
                 &r.latency_ms,
             ],
         )?;

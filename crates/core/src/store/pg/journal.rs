@@ -35,7 +35,10 @@ use crate::store::journal::{
 };
 use crate::store::now_ms;
 
-/// The columns of an [`Entry`], in the order [`entry`] reads them.
+/// The columns of an [`Entry`], in the order [`entry`] reads them. Read from
+/// `paydesk.journal_shown` (migration 0022), which leaves a card payout's holder out of
+/// `request` and `summary` for a member who may not read it (a viewer, support, an
+/// admin, a maker of another request); the signer's locking read alone reads the table.
 const COLUMNS: &str = "id, profile, operation, mer_order_no, request, summary, status, trade_no, code, message, attempts::bigint, created_at, updated_at, next_check_at, fingerprint, sent_at, lookups::bigint, resolution";
 
 /// The database's time in UTC millis, the clock every desk's claims are measured on.
@@ -115,7 +118,8 @@ fn lock_key(kind: &str, mer_no: i64, value: &str) -> i64 {
 }
 
 /// Held until the transaction ends: first the number's lock, then the intent's, each
-/// through the team's function (an idle member session holding one is ended after 5 s).
+/// through the team's function (a row lock on `paydesk.desk_locks`, which only that
+/// function takes; a signer's session left idle holding one is ended after 5 s).
 fn lock_intent(tx: &Tx<'_>, mer_no: i64, intent: &Intent<'_>) -> CoreResult<()> {
     let number = lock_key("number", mer_no, intent.mer_order_no);
     let fingerprint = lock_key("fingerprint", mer_no, intent.fingerprint);
@@ -126,7 +130,7 @@ fn lock_intent(tx: &Tx<'_>, mer_no: i64, intent: &Intent<'_>) -> CoreResult<()> 
 
 fn by_id(run: &impl Run, mer_no: i64, id: i64) -> CoreResult<Option<Entry>> {
     run.row(
-        &format!("SELECT {COLUMNS} FROM paydesk.journal WHERE id = $1 AND mer_no = $2"),
+        &format!("SELECT {COLUMNS} FROM paydesk.journal_shown WHERE id = $1 AND mer_no = $2"),
         &[&id, &mer_no],
     )?
     .as_ref()
@@ -142,7 +146,7 @@ fn by_key(
 ) -> CoreResult<Option<Entry>> {
     run.row(
         &format!(
-            "SELECT {COLUMNS} FROM paydesk.journal
+            "SELECT {COLUMNS} FROM paydesk.journal_shown
               WHERE mer_no = $1 AND operation = $2 AND mer_order_no = $3"
         ),
         &[&mer_no, &operation, &mer_order_no],
@@ -161,7 +165,7 @@ fn same_intent_on(
 ) -> CoreResult<Option<Entry>> {
     run.row(
         &format!(
-            "SELECT {COLUMNS} FROM paydesk.journal WHERE mer_no = $1 AND fingerprint = $2
+            "SELECT {COLUMNS} FROM paydesk.journal_shown WHERE mer_no = $1 AND fingerprint = $2
                AND (status IN ({live})
                     OR (status = 'accepted' AND updated_at > $3))
                AND NOT (mer_order_no = ANY($4::text[]))
@@ -291,7 +295,7 @@ impl JournalStore for PgJournal<'_> {
     ) -> CoreResult<Vec<Entry>> {
         entries(self.link.query(
             &format!(
-                "SELECT {COLUMNS} FROM paydesk.journal WHERE mer_no = $1 AND fingerprint = $2
+                "SELECT {COLUMNS} FROM paydesk.journal_shown WHERE mer_no = $1 AND fingerprint = $2
                    AND (status IN ({live})
                         OR (status = 'accepted' AND updated_at > $3))
                  ORDER BY id DESC LIMIT 100",
@@ -309,7 +313,7 @@ impl JournalStore for PgJournal<'_> {
     ) -> CoreResult<Vec<Entry>> {
         entries(self.link.query(
             &format!(
-                "SELECT {COLUMNS} FROM paydesk.journal
+                "SELECT {COLUMNS} FROM paydesk.journal_shown
                  WHERE mer_no = $1 AND fingerprint = $2 AND operation = $3 ORDER BY id"
             ),
             &[&self.mer_no, &fingerprint, &operation],
@@ -473,7 +477,7 @@ impl JournalStore for PgJournal<'_> {
     ) -> CoreResult<Vec<Entry>> {
         entries(self.link.query(
             &format!(
-                "SELECT {COLUMNS} FROM paydesk.journal WHERE mer_no = $1
+                "SELECT {COLUMNS} FROM paydesk.journal_shown WHERE mer_no = $1
                    AND (($3 <> '' AND mer_order_no = $3) OR ($2 <> '' AND trade_no = $2))
                  ORDER BY id LIMIT 200"
             ),
@@ -494,7 +498,7 @@ impl JournalStore for PgJournal<'_> {
         self.link
             .query_opt(
                 &format!(
-                    "SELECT {COLUMNS} FROM paydesk.journal WHERE mer_no = $1 AND mer_order_no = $2
+                    "SELECT {COLUMNS} FROM paydesk.journal_shown WHERE mer_no = $1 AND mer_order_no = $2
                       ORDER BY id LIMIT 1"
                 ),
                 &[&self.mer_no, &mer_order_no],
@@ -516,7 +520,7 @@ impl JournalStore for PgJournal<'_> {
         let limit = (limit >= 0).then_some(limit);
         entries(self.link.query(
             &format!(
-                "SELECT {COLUMNS} FROM paydesk.journal WHERE mer_no = $1
+                "SELECT {COLUMNS} FROM paydesk.journal_shown WHERE mer_no = $1
                    AND (cardinality($2::text[]) = 0 OR status = ANY($2::text[]))
                    AND (cardinality($3::text[]) = 0 OR operation = ANY($3::text[]))
                  ORDER BY id DESC LIMIT $4"
@@ -528,7 +532,7 @@ impl JournalStore for PgJournal<'_> {
     fn unresolved(&self, _profile: &str) -> CoreResult<Vec<Entry>> {
         entries(self.link.query(
             &format!(
-                "SELECT {COLUMNS} FROM paydesk.journal
+                "SELECT {COLUMNS} FROM paydesk.journal_shown
                   WHERE mer_no = $1 AND status IN ({unsettled}) ORDER BY id",
                 unsettled = statuses(&Status::UNSETTLED)
             ),

@@ -175,13 +175,14 @@ fn clause(f: &OrderFilter, mer_no: i64) -> CoreResult<Where> {
                 let p = w.arg(Box::new(format!("%{}%", like_escape(&frag))));
                 // An order the team's journal made is found by its customer too, as on a
                 // single desk: the e-mail, name and user id of the request it sent (read from
-                // the journal, never copied into the read model). The journal's numbers are
-                // read once into an array (an init plan), so each of the three stays an
-                // index condition the planner ORs together (the trigram indexes and the
-                // cache's key); an `IN (subquery)` made the whole search a scan of every order.
+                // the journal as the member may read it, never copied into the read model:
+                // a card payout's holder only by who may read the holder). The journal's
+                // numbers are read once into an array (an init plan), so each of the three
+                // stays an index condition the planner ORs together (the trigram indexes and
+                // the cache's key); an `IN (subquery)` made the search a scan of every order.
                 w.parts.push(format!(
                     "(trade_no ILIKE {p} OR mer_order_no ILIKE {p} OR trade_no = ANY (ARRAY \
-                     (SELECT j.trade_no FROM paydesk.journal j WHERE j.mer_no = $1 \
+                     (SELECT j.trade_no FROM paydesk.journal_shown j WHERE j.mer_no = $1 \
                      AND j.trade_no IS NOT NULL AND {PG_CUSTOMER_TEXT} ILIKE {p})))"
                 ));
             }

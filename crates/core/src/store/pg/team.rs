@@ -695,9 +695,9 @@ impl<'a> TeamTables<'a> {
 
     /// A signer takes the oldest approved request no other signer holds, or one whose
     /// signer died (its connection is gone) or gave it back a while ago. The claim
-    /// names this connection's server process by number and start time (the database
-    /// writes both): it dies with the connection, even when another session gets the
-    /// number later.
+    /// names this connection's server process by number and start time, and its role
+    /// (the database writes them): it dies with the connection, even when another
+    /// member's session gets the number later.
     pub fn claim_next(&self, retry_after_secs: i32) -> CoreResult<Option<Request>> {
         let r = self.link.atomic(|tx: &Tx<'_>| {
             tx.query_opt(
@@ -707,7 +707,7 @@ impl<'a> TeamTables<'a> {
                          SELECT id FROM paydesk.requests q
                          WHERE q.state = 'approved'
                             OR (q.state = 'executing' AND q.claimed_pid IS NOT NULL
-                                AND NOT paydesk.claim_alive(q.claimed_pid, q.claimed_backend_start))
+                                AND NOT paydesk.claim_alive(q.claimed_pid, q.claimed_backend_start, q.claimed_by))
                             OR (q.state = 'executing' AND q.claimed_pid IS NULL
                                 AND q.claimed_at < now() - make_interval(secs => $1))
                          ORDER BY id

@@ -35,8 +35,9 @@ fn lock_key(mer_no: i64) -> i64 {
     i64::from_be_bytes(bytes)
 }
 
-/// Through the team's function: an idle member session holding this (computable) key
-/// is ended after 5 s, so no member stalls the sync by holding it.
+/// Through the team's function, a row lock on the owner's `paydesk.desk_locks` no member
+/// holds any right on (0022): a member taking the advisory lock of this (computable)
+/// key holds up nothing; a signer's session left idle holding it is ended after 5 s.
 fn lock(run: &dyn Run, mer_no: i64) -> CoreResult<()> {
     run.exec(
         "SELECT paydesk.advisory_xact_lock($1)",
