@@ -172,8 +172,9 @@ test("the column chooser hides a column, and shows it again", async () => {
     () => document.querySelector('[data-testid="order-row"]')?.querySelectorAll("td").length ?? 0,
   );
   assert.equal(cells, (await headers()).length, "a row has a cell per header");
-  const kept = await browser.execute(() => localStorage.getItem("paydesk.orders.hiddenColumns"));
-  assert.deepEqual(JSON.parse(kept ?? "[]"), ["fee"], "the choice is kept on this machine");
+  // Kept on this machine with the columns' order and widths (a saved view keeps them too).
+  const kept = await browser.execute(() => localStorage.getItem("paydesk.orders.columnLayout"));
+  assert.deepEqual(JSON.parse(kept ?? "{}").hidden, ["fee"], "the choice is kept on this machine");
   await h.click(id("column-toggle-fee"));
   await browser.waitUntil(async () => (await headers()).includes("Fee"), { timeout: 5_000 });
   await browser.keys("Escape");
