@@ -339,12 +339,6 @@ impl From<GatewayError> for CoreError {
     }
 }
 
-impl From<rusqlite::Error> for CoreError {
-    fn from(e: rusqlite::Error) -> Self {
-        Self::storage(e.to_string())
-    }
-}
-
 impl From<std::io::Error> for CoreError {
     fn from(e: std::io::Error) -> Self {
         Self::storage(e.to_string())

@@ -24,6 +24,7 @@ use sha2::{Digest, Sha256};
 
 use super::now_ms;
 use crate::error::{CoreError, CoreResult};
+use crate::store::Db;
 
 const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
@@ -82,13 +83,13 @@ fn row_entry(r: &rusqlite::Row<'_>) -> rusqlite::Result<AuditEntry> {
 }
 
 fn db_head(conn: &Connection) -> CoreResult<Option<(i64, String, i64)>> {
-    Ok(conn
-        .query_row(
-            "SELECT last_id, last_hash, count FROM audit_head WHERE one = 1",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional()?)
+    conn.query_row(
+        "SELECT last_id, last_hash, count FROM audit_head WHERE one = 1",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .optional()
+    .db()
 }
 
 /// Why the log cannot be continued: what the keyring recorded is no longer in the
@@ -108,7 +109,8 @@ fn continuity(conn: &Connection, count: i64, anchor: &Anchor) -> CoreResult<Opti
             [anchor.last_id],
             |r| r.get(0),
         )
-        .optional()?;
+        .optional()
+        .db()?;
     if hash.as_deref().is_none_or(|h| !same(h, &anchor.last_hash)) {
         return Ok(Some(format!(
             "row {} is not the row the keyring recorded",
@@ -161,12 +163,12 @@ pub(super) fn append(
         "INSERT INTO audit_log (id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![e.id, e.at, e.profile, e.operator, e.operation, e.identifiers, e.result, e.latency_ms, e.prev_hash, e.hash],
-    )?;
+    ).db()?;
     tx.execute(
         "INSERT INTO audit_head (one, last_id, last_hash, count) VALUES (1, ?1, ?2, ?3)
          ON CONFLICT (one) DO UPDATE SET last_id = excluded.last_id, last_hash = excluded.last_hash, count = excluded.count",
         params![e.id, e.hash, count + 1],
-    )?;
+    ).db()?;
     let anchor = Anchor {
         first_keyed: first_keyed.unwrap_or(e.id).min(e.id),
         count: count + 1,
@@ -186,17 +188,17 @@ fn verify(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<
     }
     // One read transaction: the rows and the head record from the same snapshot, even
     // while another desk appends.
-    let tx = conn.unchecked_transaction()?;
+    let tx = conn.unchecked_transaction().db()?;
     let check = verify_in(&tx, key, anchor)?;
-    tx.finish()?;
+    tx.finish().db()?;
     Ok(check)
 }
 
 fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
     let mut stmt = conn.prepare(
         "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log ORDER BY id",
-    )?;
-    let mut rows = stmt.query([])?;
+    ).db()?;
+    let mut rows = stmt.query([]).db()?;
     let first_keyed = anchor.map(|a| a.first_keyed);
     let mut prev = GENESIS.to_string();
     let mut expected_id = 1;
@@ -218,8 +220,8 @@ fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResu
         c.problem = Some(why);
         c
     };
-    while let Some(r) = rows.next()? {
-        let e = row_entry(r)?;
+    while let Some(r) = rows.next().db()? {
+        let e = row_entry(r).db()?;
         n += 1;
         if e.id != expected_id {
             return Ok(broken(
@@ -317,13 +319,13 @@ fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResu
 pub fn sealed_rows(conn: &Connection) -> CoreResult<(i64, i64)> {
     let mut stmt = conn.prepare(
         "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log ORDER BY id",
-    )?;
-    let mut rows = stmt.query([])?;
+    ).db()?;
+    let mut rows = stmt.query([]).db()?;
     let mut prev = GENESIS.to_string();
     let (mut n, mut plain) = (0i64, 0i64);
     let mut still_plain = true;
-    while let Some(r) = rows.next()? {
-        let e = row_entry(r)?;
+    while let Some(r) = rows.next().db()? {
+        let e = row_entry(r).db()?;
         n += 1;
         if still_plain && e.prev_hash == prev && same(&plain_hash(&prev, &e), &e.hash) {
             plain += 1;
@@ -349,15 +351,15 @@ pub fn archive_and_restart(
         conn.execute(
             "INSERT INTO audit_archive (archived_at, row_count, sealed_rows, reason) VALUES (?1, ?2, ?3, ?4)",
             params![archived_at, rows, sealed, reason],
-        )?;
+        ).db()?;
         let archive = conn.last_insert_rowid();
         conn.execute(
             "INSERT INTO audit_archived_row (archive, id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash)
              SELECT ?1, id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log",
             [archive],
-        )?;
-        conn.execute("DELETE FROM audit_log", [])?;
-        conn.execute("DELETE FROM audit_head", [])?;
+        ).db()?;
+        conn.execute("DELETE FROM audit_log", []).db()?;
+        conn.execute("DELETE FROM audit_head", []).db()?;
         let record = Record {
             identifiers: format!("archive={archive} archivedRows={rows} sealedRows={sealed}"),
             ..r
@@ -381,17 +383,19 @@ pub fn archive_and_restart(
 pub fn archives(conn: &Connection) -> CoreResult<Vec<AuditArchive>> {
     let mut stmt = conn.prepare(
         "SELECT archive, archived_at, row_count, sealed_rows, reason FROM audit_archive ORDER BY archive DESC",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok(AuditArchive {
-            archive: r.get(0)?,
-            archived_at: r.get(1)?,
-            rows: r.get(2)?,
-            sealed_rows: r.get(3)?,
-            reason: r.get(4)?,
+    ).db()?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(AuditArchive {
+                archive: r.get(0)?,
+                archived_at: r.get(1)?,
+                rows: r.get(2)?,
+                sealed_rows: r.get(3)?,
+                reason: r.get(4)?,
+            })
         })
-    })?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        .db()?;
+    rows.collect::<Result<Vec<_>, _>>().db()
 }
 
 /// The rows of archive `archive`, as written (newest first, at most `limit`).
@@ -399,9 +403,9 @@ pub fn archived_rows(conn: &Connection, archive: i64, limit: i64) -> CoreResult<
     let mut stmt = conn.prepare(
         "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash
          FROM audit_archived_row WHERE archive = ?1 ORDER BY id DESC LIMIT ?2",
-    )?;
-    let rows = stmt.query_map(params![archive, limit], row_entry)?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    ).db()?;
+    let rows = stmt.query_map(params![archive, limit], row_entry).db()?;
+    rows.collect::<Result<Vec<_>, _>>().db()
 }
 
 fn list(conn: &Connection, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
@@ -411,12 +415,14 @@ fn list(conn: &Connection, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {
            AND (?2 IS NULL OR identifiers LIKE '%' || ?2 || '%' OR result LIKE '%' || ?2 || '%')
            AND (?3 IS NULL OR at >= ?3) AND (?4 IS NULL OR at < ?4)
          ORDER BY id DESC LIMIT ?5",
-    )?;
-    let rows = stmt.query_map(
-        params![f.operation, f.text, f.from, f.to, f.limit.unwrap_or(500)],
-        row_entry,
-    )?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    ).db()?;
+    let rows = stmt
+        .query_map(
+            params![f.operation, f.text, f.from, f.to, f.limit.unwrap_or(500)],
+            row_entry,
+        )
+        .db()?;
+    rows.collect::<Result<Vec<_>, _>>().db()
 }
 /// The audit log: a keyed hash chain of every operation.
 pub trait AuditStore {

@@ -34,6 +34,7 @@ use super::sync_state::{SyncState, SyncStateStore};
 use super::views::{SavedViews, ViewStore};
 use super::{Durability, atomic, shrink_memory};
 use crate::error::CoreResult;
+use crate::store::Db;
 
 /// Where a desk keeps its cache, journal and audit log. Cheap to share (`Arc`).
 #[derive(Debug)]
@@ -279,7 +280,7 @@ impl Store {
         match &self.backend {
             Backend::Sqlite { cache, .. } => {
                 let conn = lock(cache);
-                let tx = conn.unchecked_transaction()?;
+                let tx = conn.unchecked_transaction().db()?;
                 let orders = Orders::on(&*tx);
                 let sync_state = SyncState::on(&*tx);
                 let balances = Balances::on(&*tx);

@@ -8,6 +8,7 @@ use std::ops::Deref;
 use rusqlite::{Connection, params};
 
 use crate::error::CoreResult;
+use crate::store::Db;
 
 fn snapshot(r: &rusqlite::Row<'_>) -> rusqlite::Result<BalanceSnapshot> {
     Ok(BalanceSnapshot {
@@ -47,23 +48,23 @@ impl<C: Deref<Target = Connection>> BalanceStore for Balances<C> {
         self.conn.execute(
             "INSERT INTO balance_snapshots (currency, balance, un_checked_balance, total_balance, taken_at) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![s.currency, s.balance, s.un_checked_balance, s.total_balance, s.taken_at],
-        )?;
+        ).db()?;
         Ok(())
     }
 
     fn history(&self, currency: &str) -> CoreResult<Vec<BalanceSnapshot>> {
         let mut stmt = self.conn.prepare(
             "SELECT currency, balance, un_checked_balance, total_balance, taken_at FROM balance_snapshots WHERE currency = ?1 ORDER BY taken_at",
-        )?;
-        let rows = stmt.query_map([currency], snapshot)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        ).db()?;
+        let rows = stmt.query_map([currency], snapshot).db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 
     fn latest(&self) -> CoreResult<Vec<BalanceSnapshot>> {
         let mut stmt = self.conn.prepare(
             "SELECT currency, balance, un_checked_balance, total_balance, MAX(taken_at) FROM balance_snapshots GROUP BY currency ORDER BY currency",
-        )?;
-        let rows = stmt.query_map([], snapshot)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        ).db()?;
+        let rows = stmt.query_map([], snapshot).db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 }

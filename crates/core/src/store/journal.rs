@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::dialect::statuses;
 use super::now_ms;
 use crate::error::{CoreError, CoreResult};
+use crate::store::Db;
 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
     let request: String = r.get(4)?;
@@ -333,7 +334,7 @@ impl<C: Deref<Target = Connection>> Journal<C> {
             params![profile, intent.mer_order_no, intent.operation],
             row,
         )
-        .optional()?;
+        .optional().db()?;
         let now = now_ms();
         let claim = Claim(new_claim());
         let out = match existing {
@@ -348,14 +349,15 @@ impl<C: Deref<Target = Connection>> Journal<C> {
                 "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint, claimed_by, claimed_until, sent_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, 'sending', 1, ?6, ?6, ?7, ?8, ?9, ?6)",
                 params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint, claim.0, now + CLAIM_LEASE_MS],
-            )?;
+            ).db()?;
                 let id = tx.last_insert_rowid();
                 Begin::Send(
                     tx.query_row(
                         &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
                         [id],
                         row,
-                    )?,
+                    )
+                    .db()?,
                     claim,
                 )
             }
@@ -371,13 +373,14 @@ impl<C: Deref<Target = Connection>> Journal<C> {
                         claimed_by = ?3, claimed_until = ?4, sent_at = ?2, lookups = 0, next_check_at = NULL
                  WHERE id = ?1",
                 params![e.id, now, claim.0, now + CLAIM_LEASE_MS],
-            )?;
+            ).db()?;
                 Begin::Resend(
                     tx.query_row(
                         &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
                         [e.id],
                         row,
-                    )?,
+                    )
+                    .db()?,
                     claim,
                 )
             }
@@ -394,7 +397,8 @@ impl<C: Deref<Target = Connection>> Journal<C> {
                 [id],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .optional()?;
+            .optional()
+            .db()?;
         let Some((holder, until)) = current else {
             return Ok(None);
         };
@@ -406,12 +410,15 @@ impl<C: Deref<Target = Connection>> Journal<C> {
         tx.execute(
             "UPDATE journal SET claimed_by = ?2, claimed_until = ?3 WHERE id = ?1",
             params![id, claim.0, now + CLAIM_LEASE_MS],
-        )?;
-        let entry = tx.query_row(
-            &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
-            [id],
-            row,
-        )?;
+        )
+        .db()?;
+        let entry = tx
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
+                [id],
+                row,
+            )
+            .db()?;
         Ok(Some((entry, claim)))
     }
 }
@@ -425,8 +432,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         except: &[&str],
     ) -> CoreResult<Option<Entry>> {
         let except = serde_json::to_string(except).unwrap_or_else(|_| "[]".into());
-        Ok(self
-            .conn
+        self.conn
             .query_row(
                 &format!(
                     "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
@@ -439,7 +445,8 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
                 params![profile, fingerprint, now_ms() - window_ms, except],
                 row,
             )
-            .optional()?)
+            .optional()
+            .db()
     }
 
     fn same_intents(
@@ -448,15 +455,20 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         fingerprint: &str,
         window_ms: i64,
     ) -> CoreResult<Vec<Entry>> {
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2
            AND (status IN ({live})
                 OR (status = 'accepted' AND updated_at > ?3))
          ORDER BY id DESC LIMIT 100",
-            live = statuses(&Status::LIVE)
-        ))?;
-        let rows = stmt.query_map(params![profile, fingerprint, now_ms() - window_ms], row)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+                live = statuses(&Status::LIVE)
+            ))
+            .db()?;
+        let rows = stmt
+            .query_map(params![profile, fingerprint, now_ms() - window_ms], row)
+            .db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 
     fn with_fingerprint(
@@ -468,9 +480,11 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND fingerprint = ?2 AND operation = ?3
          ORDER BY id"
-        ))?;
-        let rows = stmt.query_map(params![profile, fingerprint, operation], row)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        )).db()?;
+        let rows = stmt
+            .query_map(params![profile, fingerprint, operation], row)
+            .db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 
     fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
@@ -516,7 +530,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
          VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6, ?7)
          ON CONFLICT (profile, operation, mer_order_no) DO NOTHING",
         params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint],
-    )?;
+    ).db()?;
         self.get_by_key(profile, intent.operation, intent.mer_order_no)?
             .ok_or_else(|| CoreError::internal("queued entry vanished"))
     }
@@ -529,7 +543,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         self.conn.execute(
         "UPDATE journal SET claimed_by = NULL, claimed_until = NULL WHERE id = ?1 AND claimed_by = ?2",
         params![id, claim.0],
-    )?;
+    ).db()?;
         Ok(())
     }
 
@@ -540,7 +554,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         &format!("UPDATE journal SET status = ?2, trade_no = COALESCE(?3, trade_no), code = ?4, message = ?5, updated_at = ?6, next_check_at = ?7
          WHERE id = ?1 AND status IN ({})", statuses(&Status::finishing_as(o.status))),
         params![id, o.status.as_str(), o.trade_no, o.code, o.message, now, next_check],
-    )?;
+    ).db()?;
         self.release(id, claim)?;
         Ok(changed == 1)
     }
@@ -556,15 +570,17 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         &format!("UPDATE journal SET status = 'unknown', lookups = lookups + 1, next_check_at = ?2, message = ?3, code = 'not_found_yet', updated_at = ?4
          WHERE id = ?1 AND status IN ({})", statuses(&Status::UNSETTLED)),
         params![id, next_check_at, message, now_ms()],
-    )?;
+    ).db()?;
         self.release(id, claim)
     }
 
     fn mark_answered(&self, id: i64) -> CoreResult<()> {
-        self.conn.execute(
-            "UPDATE journal SET answered_ok = 1, updated_at = ?2 WHERE id = ?1",
-            params![id, now_ms()],
-        )?;
+        self.conn
+            .execute(
+                "UPDATE journal SET answered_ok = 1, updated_at = ?2 WHERE id = ?1",
+                params![id, now_ms()],
+            )
+            .db()?;
         Ok(())
     }
 
@@ -574,7 +590,8 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
             .query_row("SELECT answered_ok FROM journal WHERE id = ?1", [id], |r| {
                 r.get::<_, i64>(0)
             })
-            .optional()?
+            .optional()
+            .db()?
             .unwrap_or(0)
             != 0)
     }
@@ -583,7 +600,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         self.conn.execute(
             "UPDATE journal SET next_check_at = NULL, message = ?2, updated_at = ?3 WHERE id = ?1",
             params![id, message, now_ms()],
-        )?;
+        ).db()?;
         Ok(())
     }
 
@@ -591,7 +608,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         self.conn.execute(
             "UPDATE journal SET next_check_at = ?2, message = ?3, updated_at = ?4 WHERE id = ?1",
             params![id, until, message, now_ms()],
-        )?;
+        ).db()?;
         Ok(())
     }
 
@@ -600,20 +617,20 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         &format!("UPDATE journal SET status = ?2, resolution = ?3, message = ?3, code = 'resolved', updated_at = ?4, next_check_at = NULL
          WHERE id = ?1 AND status IN ({})", statuses(&Status::UNSETTLED)),
         params![id, if done { "accepted" } else { "pending" }, resolution, now_ms()],
-    )?;
+    ).db()?;
         self.release(id, claim)?;
         Ok(changed == 1)
     }
 
     fn get(&self, id: i64) -> CoreResult<Option<Entry>> {
-        Ok(self
-            .conn
+        self.conn
             .query_row(
                 &format!("SELECT {COLUMNS} FROM journal WHERE id = ?1"),
                 [id],
                 row,
             )
-            .optional()?)
+            .optional()
+            .db()
     }
 
     fn get_by_key(
@@ -622,25 +639,25 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         operation: &str,
         mer_order_no: &str,
     ) -> CoreResult<Option<Entry>> {
-        Ok(self
+        self
             .conn
         .query_row(
             &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND operation = ?2 AND mer_order_no = ?3"),
             params![profile, operation, mer_order_no],
             row,
         )
-        .optional()?)
+        .optional().db()
     }
 
     fn get_by_number(&self, profile: &str, mer_order_no: &str) -> CoreResult<Option<Entry>> {
-        Ok(self
+        self
             .conn
         .query_row(
             &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND mer_order_no = ?2 ORDER BY id LIMIT 1"),
             params![profile, mer_order_no],
             row,
         )
-        .optional()?)
+        .optional().db()
     }
 
     fn list(
@@ -652,17 +669,22 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     ) -> CoreResult<Vec<Entry>> {
         let statuses: Vec<&str> = statuses.iter().map(|s| s.as_str()).collect();
         let json = |v: &[&str]| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT {COLUMNS} FROM journal WHERE profile = ?1
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {COLUMNS} FROM journal WHERE profile = ?1
            AND (?2 = '[]' OR status IN (SELECT value FROM json_each(?2)))
            AND (?3 = '[]' OR operation IN (SELECT value FROM json_each(?3)))
          ORDER BY id DESC LIMIT ?4"
-        ))?;
-        let rows = stmt.query_map(
-            params![profile, json(&statuses), json(operations), limit],
-            row,
-        )?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            ))
+            .db()?;
+        let rows = stmt
+            .query_map(
+                params![profile, json(&statuses), json(operations), limit],
+                row,
+            )
+            .db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 
     fn of_order(
@@ -671,22 +693,27 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         trade_no: &str,
         mer_order_no: &str,
     ) -> CoreResult<Vec<Entry>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM journal WHERE profile = ?1
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM journal WHERE profile = ?1
                AND ((?3 <> '' AND mer_order_no = ?3) OR (?2 <> '' AND trade_no = ?2))
              ORDER BY id LIMIT 200"
-        ))?;
-        let rows = stmt.query_map(params![profile, trade_no, mer_order_no], row)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            ))
+            .db()?;
+        let rows = stmt
+            .query_map(params![profile, trade_no, mer_order_no], row)
+            .db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 
     fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>> {
         let mut stmt = self.conn.prepare(&format!(
         "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND status IN ({unsettled}) ORDER BY id",
         unsettled = statuses(&Status::UNSETTLED)
-    ))?;
-        let rows = stmt.query_map([profile], row)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    )).db()?;
+        let rows = stmt.query_map([profile], row).db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 }
 

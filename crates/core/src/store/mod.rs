@@ -47,6 +47,24 @@ use rusqlite_migration::{M, Migrations};
 
 use crate::error::{CoreError, CoreResult};
 
+/// SQLite's errors as the engine's: each SQLite call in the store says `.db()?`, so
+/// the engine's error type names no driver (`crates/core/tests/layers.rs`) and the
+/// mapping is written once, here.
+pub(crate) trait Db<T> {
+    fn db(self) -> CoreResult<T>;
+}
+
+impl<T> Db<T> for rusqlite::Result<T> {
+    fn db(self) -> CoreResult<T> {
+        self.map_err(db_error)
+    }
+}
+
+/// One SQLite error as a storage error (for a `map_err` where `.db()` does not fit).
+pub(crate) fn db_error(e: rusqlite::Error) -> CoreError {
+    CoreError::storage(e.to_string())
+}
+
 /// One migration: its SQL, and the oldest schema version whose PayDesk can still open a
 /// database this migration was applied to. A migration that only adds what older code
 /// ignores keeps the previous migration's value; one that changes what older code reads
@@ -155,9 +173,9 @@ pub fn open_with(
     // Readable by the user only (the -wal and -shm files take the database's mode).
     crate::private_fs::file(path)
         .map_err(|e| CoreError::storage(format!("cannot create {}: {e}", path.display())))?;
-    let mut conn = Connection::open(path)?;
-    conn.busy_timeout(Duration::from_secs(10))?;
-    conn.pragma_update(None, "journal_mode", "WAL")?;
+    let mut conn = Connection::open(path).db()?;
+    conn.busy_timeout(Duration::from_secs(10)).db()?;
+    conn.pragma_update(None, "journal_mode", "WAL").db()?;
     conn.pragma_update(
         None,
         "synchronous",
@@ -165,8 +183,9 @@ pub fn open_with(
             Durability::Cache => "NORMAL",
             Durability::Journal => "FULL",
         },
-    )?;
-    conn.pragma_update(None, "foreign_keys", "ON")?;
+    )
+    .db()?;
+    conn.pragma_update(None, "foreign_keys", "ON").db()?;
     // On macOS, FULL alone does not reach the disk's platter: the journal (and the
     // audit chain whose anchor the keyring keeps) must survive a power cut.
     #[cfg(target_os = "macos")]
@@ -176,11 +195,12 @@ pub fn open_with(
     // A million orders with their indexes are a few hundred MB: a 64 MB page cache and
     // 64 MB of memory-mapped reads keep lists and syncs off the disk's slow path while
     // the process stays well under 200 MB resident.
-    conn.pragma_update(None, "cache_size", -65_536)?;
-    conn.pragma_update(None, "mmap_size", 67_108_864)?;
-    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    conn.pragma_update(None, "cache_size", -65_536).db()?;
+    conn.pragma_update(None, "mmap_size", 67_108_864).db()?;
+    conn.pragma_update(None, "temp_store", "MEMORY").db()?;
     // Checkpoint the WAL every ~40 MB rather than every 4 MB: a sync writes in batches.
-    conn.pragma_update(None, "wal_autocheckpoint", 10_000)?;
+    conn.pragma_update(None, "wal_autocheckpoint", 10_000)
+        .db()?;
     migrate_with(&mut conn, list)?;
     Ok(conn)
 }
@@ -193,7 +213,8 @@ pub fn migrate(conn: &mut Connection) -> Result<(), CoreError> {
 
 fn migrate_with(conn: &mut Connection, list: &[Migration]) -> Result<(), CoreError> {
     let found: usize = conn
-        .pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))?
+        .pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))
+        .db()?
         .try_into()
         .unwrap_or(0);
     let ours = list.len();
@@ -231,7 +252,8 @@ fn migrate_with(conn: &mut Connection, list: &[Migration]) -> Result<(), CoreErr
             "INSERT INTO schema_compat (one, oldest_reader) VALUES (1, ?1)
              ON CONFLICT (one) DO UPDATE SET oldest_reader = excluded.oldest_reader",
             [i64::try_from(oldest).unwrap_or(i64::MAX)],
-        )?;
+        )
+        .db()?;
     }
     Ok(())
 }
@@ -264,7 +286,8 @@ pub fn atomic<R>(conn: &Connection, f: impl FnOnce() -> CoreResult<R>) -> CoreRe
         "BEGIN IMMEDIATE"
     } else {
         "SAVEPOINT store_atomic"
-    })?;
+    })
+    .db()?;
     let mut undo = Undo {
         conn,
         outer,
@@ -275,7 +298,8 @@ pub fn atomic<R>(conn: &Connection, f: impl FnOnce() -> CoreResult<R>) -> CoreRe
         "COMMIT"
     } else {
         "RELEASE store_atomic"
-    })?;
+    })
+    .db()?;
     undo.armed = false;
     Ok(r)
 }
@@ -295,7 +319,7 @@ pub fn committed<R>(conn: &Connection, f: impl FnOnce() -> CoreResult<R>) -> Cor
 
 /// Hands SQLite's page cache of `conn` back to the allocator.
 pub fn shrink_memory(conn: &Connection) -> CoreResult<()> {
-    conn.execute_batch("PRAGMA shrink_memory")?;
+    conn.execute_batch("PRAGMA shrink_memory").db()?;
     Ok(())
 }
 

@@ -10,6 +10,7 @@ use rusqlite::{Connection, params};
 
 use super::now_ms;
 use crate::error::CoreResult;
+use crate::store::Db;
 
 /// Notifications received from the gateway.
 pub trait NotificationStore {
@@ -40,20 +41,20 @@ impl<C: Deref<Target = Connection>> NotificationStore for Notifications<C> {
         self.conn.execute(
             "INSERT INTO notifications (received_at, kind, trade_no, body, signature_ok) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![now_ms(), kind, trade_no, body, signature_ok],
-        )?;
+        ).db()?;
         Ok(())
     }
 
     fn latest(&self, limit: i64) -> CoreResult<Vec<Stored>> {
-        let mut stmt = self.conn.prepare("SELECT id, received_at, kind, trade_no, body, signature_ok FROM notifications ORDER BY id DESC LIMIT ?1")?;
-        let rows = stmt.query_map([limit], stored)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        let mut stmt = self.conn.prepare("SELECT id, received_at, kind, trade_no, body, signature_ok FROM notifications ORDER BY id DESC LIMIT ?1").db()?;
+        let rows = stmt.query_map([limit], stored).db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 
     fn of_order(&self, trade_no: &str) -> CoreResult<Vec<Stored>> {
-        let mut stmt = self.conn.prepare("SELECT id, received_at, kind, trade_no, body, signature_ok FROM notifications WHERE trade_no = ?1 ORDER BY id LIMIT 200")?;
-        let rows = stmt.query_map([trade_no], stored)?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        let mut stmt = self.conn.prepare("SELECT id, received_at, kind, trade_no, body, signature_ok FROM notifications WHERE trade_no = ?1 ORDER BY id LIMIT 200").db()?;
+        let rows = stmt.query_map([trade_no], stored).db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 }
 

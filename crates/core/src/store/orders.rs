@@ -17,6 +17,7 @@ use paydesk_model::filter::{Predicate, Search, Values};
 
 use super::dialect::{MOVED, SortSql, list_column};
 use crate::error::CoreResult;
+use crate::store::Db;
 
 mod statement;
 mod write;
@@ -228,10 +229,12 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
             filter.order_by(),
             offset.max(0)
         );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
         let rows = stmt
-            .query_map(params_from_iter(args.iter()), row_to_order)?
-            .collect::<Result<Vec<_>, _>>()?;
+            .query_map(params_from_iter(args.iter()), row_to_order)
+            .db()?
+            .collect::<Result<Vec<_>, _>>()
+            .db()?;
         let total = self.count(filter)?;
         Ok(OrderPage {
             rows,
@@ -247,17 +250,17 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
             filter.sort_column(),
             filter.order_by()
         );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params_from_iter(args.iter()))?;
+        let mut stmt = self.conn.prepare(&sql).db()?;
+        let mut rows = stmt.query(params_from_iter(args.iter())).db()?;
         let mut keys = Vec::new();
         let mut n: i64 = 0;
-        while let Some(r) = rows.next()? {
+        while let Some(r) = rows.next().db()? {
             n += 1;
             if n % ANCHOR_EVERY == 0 {
-                let id: i64 = r.get(1)?;
+                let id: i64 = r.get(1).db()?;
                 keys.push(match filter.sort {
-                    SortKey::TradeNo => Anchor::text(r.get(0)?, id),
-                    _ => Anchor::number(r.get(0)?, id),
+                    SortKey::TradeNo => Anchor::text(r.get(0).db()?, id),
+                    _ => Anchor::number(r.get(0).db()?, id),
                 });
             }
         }
@@ -295,10 +298,12 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
             "SELECT {COLUMNS} FROM orders {clause} {} LIMIT {limit} OFFSET {rest}",
             filter.order_by()
         );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut stmt = self.conn.prepare_cached(&sql).db()?;
         let rows = stmt
-            .query_map(params_from_iter(args.iter()), row_to_order)?
-            .collect::<Result<Vec<_>, _>>()?;
+            .query_map(params_from_iter(args.iter()), row_to_order)
+            .db()?
+            .collect::<Result<Vec<_>, _>>()
+            .db()?;
         Ok(OrderPage {
             rows,
             total: anchors.total,
@@ -309,10 +314,11 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
     fn count(&self, filter: &OrderFilter) -> CoreResult<i64> {
         let (clause, args) = filter.clause()?;
         let sql = format!("SELECT COUNT(*) FROM orders {clause}");
-        Ok(self
-            .conn
-            .prepare_cached(&sql)?
-            .query_row(params_from_iter(args.iter()), |r| r.get(0))?)
+        self.conn
+            .prepare_cached(&sql)
+            .db()?
+            .query_row(params_from_iter(args.iter()), |r| r.get(0))
+            .db()
     }
 
     fn for_each(
@@ -325,37 +331,41 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
             "SELECT {COLUMNS} FROM orders {clause} {}",
             filter.order_by()
         );
-        let mut stmt = self.conn.prepare(&sql)?;
-        let mut rows = stmt.query(params_from_iter(args.iter()))?;
-        while let Some(r) = rows.next()? {
-            f(&row_to_order(r)?)?;
+        let mut stmt = self.conn.prepare(&sql).db()?;
+        let mut rows = stmt.query(params_from_iter(args.iter())).db()?;
+        while let Some(r) = rows.next().db()? {
+            f(&row_to_order(r).db()?)?;
         }
         Ok(())
     }
 
     fn get(&self, trade_no: &str) -> CoreResult<Option<CachedOrder>> {
         let sql = format!("SELECT {COLUMNS} FROM orders WHERE trade_no = ?1");
-        Ok(self
-            .conn
-            .prepare_cached(&sql)?
+        self.conn
+            .prepare_cached(&sql)
+            .db()?
             .query_row([trade_no], row_to_order)
-            .optional()?)
+            .optional()
+            .db()
     }
 
     fn by_mer_order_no(&self, mer_order_no: &str) -> CoreResult<Option<CachedOrder>> {
         let sql = format!("SELECT {COLUMNS} FROM orders WHERE mer_order_no = ?1");
-        Ok(self
-            .conn
-            .prepare_cached(&sql)?
+        self.conn
+            .prepare_cached(&sql)
+            .db()?
             .query_row([mer_order_no], row_to_order)
-            .optional()?)
+            .optional()
+            .db()
     }
 
     fn state_changes(&self, trade_no: &str) -> CoreResult<Vec<(i64, i64, String)>> {
-        let mut stmt = self.conn.prepare_cached("SELECT state, seen_at, source FROM order_history WHERE trade_no = ?1 ORDER BY seen_at, rowid")?;
+        let mut stmt = self.conn.prepare_cached("SELECT state, seen_at, source FROM order_history WHERE trade_no = ?1 ORDER BY seen_at, rowid").db()?;
         let changes = stmt
-            .query_map([trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<Result<Vec<(i64, i64, String)>, _>>()?;
+            .query_map([trade_no], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .db()?
+            .collect::<Result<Vec<(i64, i64, String)>, _>>()
+            .db()?;
         Ok(changes)
     }
 
@@ -363,19 +373,22 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
         // Dates and labels the row of this very order (same trade, order and merchant
         // numbers), never another; the method fills only a blank one.
         let label = || -> CoreResult<bool> {
-            let updated = self.conn.execute(
-                "UPDATE orders SET kind = ?2, made_at = ?3, created_at = ?3,
+            let updated = self
+                .conn
+                .execute(
+                    "UPDATE orders SET kind = ?2, made_at = ?3, created_at = ?3,
                     method = CASE WHEN method = '' THEN ?4 ELSE method END
                  WHERE trade_no = ?1 AND mer_order_no = ?5 AND mer_no = ?6",
-                params![
-                    o.trade_no,
-                    o.kind.as_str(),
-                    o.made_at,
-                    o.method,
-                    o.mer_order_no,
-                    mer_no as i64
-                ],
-            )?;
+                    params![
+                        o.trade_no,
+                        o.kind.as_str(),
+                        o.made_at,
+                        o.method,
+                        o.mer_order_no,
+                        mer_no as i64
+                    ],
+                )
+                .db()?;
             Ok(updated == 1)
         };
         super::atomic(&self.conn, || {
@@ -399,12 +412,12 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
                     o.made_at,
                     o.kind.as_str(),
                 ],
-            )?;
+            ).db()?;
             if inserted == 1 {
                 self.conn.execute(
                     "INSERT INTO orders_fts (rowid, trade_no, mer_order_no) VALUES (?1, ?2, ?3)",
                     params![self.conn.last_insert_rowid(), o.trade_no, o.mer_order_no],
-                )?;
+                ).db()?;
                 return Ok(true);
             }
             label()
@@ -412,35 +425,41 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
     }
 
     fn label_kind(&self, prefix: &str, kind: OrderKind) -> CoreResult<u64> {
-        let n = self.conn.execute(
-            "UPDATE orders SET kind = ?1
+        let n = self
+            .conn
+            .execute(
+                "UPDATE orders SET kind = ?1
               WHERE kind = '' AND substr(mer_order_no, 1, length(?2)) = ?2",
-            params![kind.as_str(), prefix],
-        )?;
+                params![kind.as_str(), prefix],
+            )
+            .db()?;
         Ok(n as u64)
     }
 
     fn open_orders(&self, open: &[i64], from: i64, to: i64) -> CoreResult<Vec<String>> {
         let open = serde_json::to_string(open).unwrap_or_else(|_| "[]".into());
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT trade_no FROM orders WHERE state IN (SELECT value FROM json_each(?1))
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT trade_no FROM orders WHERE state IN (SELECT value FROM json_each(?1))
            AND created_at >= ?2 AND created_at < ?3 ORDER BY created_at",
-        )?;
-        let rows = stmt.query_map(params![open, from, to], |r| r.get(0))?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            )
+            .db()?;
+        let rows = stmt.query_map(params![open, from, to], |r| r.get(0)).db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 
     fn distinct_currencies(&self) -> CoreResult<Vec<String>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT DISTINCT currency FROM orders ORDER BY currency")?;
-        let rows = stmt.query_map([], |r| r.get(0))?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            .prepare("SELECT DISTINCT currency FROM orders ORDER BY currency")
+            .db()?;
+        let rows = stmt.query_map([], |r| r.get(0)).db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 
     fn last_payout_fee(&self, currency: &str) -> CoreResult<Option<PayoutFee>> {
-        Ok(self
-            .conn
+        self.conn
             .query_row(
                 "SELECT handling_fee, transaction_fixed_fee, mer_order_no FROM orders
              WHERE currency = ?1 AND method IN ('CLABE', 'CARD') AND kind IN ('payout', '')
@@ -455,36 +474,40 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
                     })
                 },
             )
-            .optional()?)
+            .optional()
+            .db()
     }
 
     fn created_at(&self, trade_no: &str) -> CoreResult<Option<i64>> {
-        Ok(self
-            .conn
+        self.conn
             .query_row(
                 "SELECT created_at FROM orders WHERE trade_no = ?1",
                 [trade_no],
                 |r| r.get(0),
             )
-            .optional()?)
+            .optional()
+            .db()
     }
 
     fn day_figures(&self, since: i64) -> CoreResult<Vec<DayFigures>> {
         // Summed here as decimals, exactly: an i64 SUM of 10^-4 units overflows (an
         // error in SQLite) once amounts near the 10^15 the desk accepts are cached.
-        let mut stmt = self.conn.prepare(
-            "SELECT (created_at / 86400000) * 86400000, currency, source_amount FROM orders
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT (created_at / 86400000) * 86400000, currency, source_amount FROM orders
              WHERE created_at >= ?1",
-        )?;
+            )
+            .db()?;
         let mut days: std::collections::BTreeMap<(i64, String), (i64, Decimal)> =
             Default::default();
-        let mut rows = stmt.query([since])?;
-        while let Some(r) = rows.next()? {
-            let text: String = r.get(2)?;
+        let mut rows = stmt.query([since]).db()?;
+        while let Some(r) = rows.next().db()? {
+            let text: String = r.get(2).db()?;
             let amount = text.trim().parse::<Decimal>().map_err(|e| {
                 crate::error::CoreError::storage(format!("orders.source_amount {text:?}: {e}"))
             })?;
-            let e = days.entry((r.get(0)?, r.get(1)?)).or_default();
+            let e = days.entry((r.get(0).db()?, r.get(1).db()?)).or_default();
             e.0 += 1;
             e.1 = e.1.checked_add(amount).ok_or_else(|| {
                 crate::error::CoreError::internal("a day's volume beyond 7.9 x 10^28")
@@ -502,9 +525,9 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
     }
 
     fn count_all(&self) -> CoreResult<i64> {
-        Ok(self
-            .conn
-            .query_row("SELECT COUNT(*) FROM orders", [], |r| r.get(0))?)
+        self.conn
+            .query_row("SELECT COUNT(*) FROM orders", [], |r| r.get(0))
+            .db()
     }
 
     fn statement_groups(&self, filter: &OrderFilter) -> CoreResult<Vec<StatementGroup>> {

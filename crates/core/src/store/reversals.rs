@@ -11,6 +11,7 @@ use rust_decimal::Decimal;
 
 use super::now_ms;
 use crate::error::CoreResult;
+use crate::store::Db;
 
 fn text(d: Option<Decimal>) -> Option<String> {
     d.map(|d| d.to_string())
@@ -52,7 +53,7 @@ impl<C: Deref<Target = Connection>> ReversalStore for Reversals<C> {
                state = CASE WHEN excluded.state = '' THEN refunds.state ELSE excluded.state END,
                refund_amount = excluded.refund_amount, fetched_at = excluded.fetched_at",
             params![r.trade_no, r.refund_no, r.state, text(r.amount), r.currency, r.settle, now_ms()],
-        )?;
+        ).db()?;
         Ok(())
     }
 
@@ -63,7 +64,7 @@ impl<C: Deref<Target = Connection>> ReversalStore for Reversals<C> {
              ON CONFLICT (trade_no, refund_no) DO UPDATE SET state = excluded.state, refund_amount = excluded.refund_amount,
                trade_fee = excluded.trade_fee, settle = excluded.settle, receive_amount = excluded.receive_amount, fetched_at = excluded.fetched_at",
             params![r.trade_no, r.refund_no, r.state, text(r.amount), r.currency, text(r.fee), r.settle, text(r.receive_amount), now_ms()],
-        )?;
+        ).db()?;
         Ok(())
     }
 
@@ -75,7 +76,7 @@ impl<C: Deref<Target = Connection>> ReversalStore for Reversals<C> {
                actual_chargeback_amount = excluded.actual_chargeback_amount, actual_chargeback_currency = excluded.actual_chargeback_currency,
                status = excluded.status, fetched_at = excluded.fetched_at",
             params![c.trade_no, text(c.amount), c.currency, text(c.actual_amount), c.actual_currency, c.status, now_ms()],
-        )?;
+        ).db()?;
         Ok(())
     }
 
@@ -87,20 +88,22 @@ impl<C: Deref<Target = Connection>> ReversalStore for Reversals<C> {
              SELECT 'chargeback', trade_no, '', status, chargeback_amount, chargeback_currency, NULL, NULL, fetched_at FROM chargebacks
                WHERE ?1 IS NULL OR trade_no = ?1
              ORDER BY 9 DESC",
-        )?;
-        let rows = stmt.query_map([trade_no], |r| {
-            Ok(Reversal {
-                kind: r.get(0)?,
-                trade_no: r.get(1)?,
-                refund_no: r.get(2)?,
-                state: r.get(3)?,
-                amount: r.get(4)?,
-                currency: r.get(5)?,
-                fee: r.get(6)?,
-                settle: r.get(7)?,
-                fetched_at: r.get(8)?,
+        ).db()?;
+        let rows = stmt
+            .query_map([trade_no], |r| {
+                Ok(Reversal {
+                    kind: r.get(0)?,
+                    trade_no: r.get(1)?,
+                    refund_no: r.get(2)?,
+                    state: r.get(3)?,
+                    amount: r.get(4)?,
+                    currency: r.get(5)?,
+                    fee: r.get(6)?,
+                    settle: r.get(7)?,
+                    fetched_at: r.get(8)?,
+                })
             })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+            .db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 }

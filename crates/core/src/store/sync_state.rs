@@ -10,6 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::now_ms;
 use crate::error::CoreResult;
+use crate::store::Db;
 
 /// How far each sync window has been read.
 pub trait SyncStateStore {
@@ -55,7 +56,7 @@ impl<C: Deref<Target = Connection>> SyncStateStore for SyncState<C> {
                 params![profile, start],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .optional()?;
+            .optional().db()?;
         Ok(matches!(row, Some((1, e)) if e == end))
     }
 
@@ -68,7 +69,7 @@ impl<C: Deref<Target = Connection>> SyncStateStore for SyncState<C> {
                complete = CASE WHEN excluded.pages_done >= excluded.total_pages THEN excluded.complete
                  WHEN window_end = excluded.window_end THEN MAX(complete, excluded.complete) ELSE 0 END,
                updated_at = excluded.updated_at, error = NULL",
-        )?
+        ).db()?
         .execute(params![
             profile,
             p.window_start,
@@ -77,7 +78,7 @@ impl<C: Deref<Target = Connection>> SyncStateStore for SyncState<C> {
             p.total_pages,
             p.clean && p.page_num >= p.total_pages,
             now_ms()
-        ])?;
+        ]).db()?;
         Ok(())
     }
 
@@ -86,34 +87,38 @@ impl<C: Deref<Target = Connection>> SyncStateStore for SyncState<C> {
             "INSERT INTO sync_state (profile, window_start, window_end, complete, updated_at, error) VALUES (?1, -1, -1, 0, ?2, ?3)
              ON CONFLICT (profile, window_start) DO UPDATE SET updated_at = excluded.updated_at, error = excluded.error",
             params![profile, now_ms(), error],
-        )?;
+        ).db()?;
         Ok(())
     }
 
     fn last_error(&self, profile: &str) -> CoreResult<Option<(i64, String)>> {
-        Ok(self
+        self
             .conn
             .query_row(
                 "SELECT updated_at, error FROM sync_state WHERE profile = ?1 AND window_start = -1 AND error IS NOT NULL",
                 [profile],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .optional()?)
+            .optional().db()
     }
 
     fn last_synced(&self, profile: &str) -> CoreResult<Option<i64>> {
-        Ok(self.conn.query_row(
-            "SELECT MAX(updated_at) FROM sync_state WHERE profile = ?1 AND window_start >= 0",
-            [profile],
-            |r| r.get(0),
-        )?)
+        self.conn
+            .query_row(
+                "SELECT MAX(updated_at) FROM sync_state WHERE profile = ?1 AND window_start >= 0",
+                [profile],
+                |r| r.get(0),
+            )
+            .db()
     }
 
     fn clear_error(&self, profile: &str) -> CoreResult<()> {
-        self.conn.execute(
-            "DELETE FROM sync_state WHERE profile = ?1 AND window_start = -1",
-            [profile],
-        )?;
+        self.conn
+            .execute(
+                "DELETE FROM sync_state WHERE profile = ?1 AND window_start = -1",
+                [profile],
+            )
+            .db()?;
         Ok(())
     }
 }

@@ -6,6 +6,7 @@
 //! orders on five columns cost more than reading them (about 110 of 200 ms in
 //! `statement_bench`). PostgreSQL hashes its groups itself (`pg/orders.rs`).
 
+use crate::store::Db;
 use std::collections::HashMap;
 
 use rusqlite::types::{Value as Sql, ValueRef};
@@ -87,22 +88,23 @@ pub(super) fn groups(
         "SELECT currency, kind, state, settle, rolling_reserve_status, {}, {CHARGEBACK} FROM orders {clause}",
         AMOUNTS.join(", ")
     );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut rows = stmt.query(params_from_iter(args.iter()))?;
+    let mut stmt = conn.prepare_cached(&sql).db()?;
+    let mut rows = stmt.query(params_from_iter(args.iter())).db()?;
     let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut accs: Vec<Acc> = Vec::new();
     let mut key: Vec<u8> = Vec::with_capacity(64);
-    while let Some(r) = rows.next()? {
+    while let Some(r) = rows.next().db()? {
         let text = |i: usize| -> CoreResult<&str> {
-            r.get_ref(i)?
+            r.get_ref(i)
+                .db()?
                 .as_str()
                 .map_err(|e| CoreError::storage(format!("orders column {i}: {e}")))
         };
         let currency = text(0)?;
         let kind = text(1)?;
-        let state: i64 = r.get(2)?;
-        let settle = int(r.get_ref(3)?);
-        let reserve = int(r.get_ref(4)?);
+        let state: i64 = r.get(2).db()?;
+        let settle = int(r.get_ref(3).db()?);
+        let reserve = int(r.get_ref(4).db()?);
         key.clear();
         key.extend_from_slice(currency.as_bytes());
         key.push(0);
@@ -142,7 +144,7 @@ pub(super) fn groups(
         acc.group.count += 1;
         let mut source = Decimal::ZERO;
         for (i, column) in AMOUNTS.iter().enumerate() {
-            let v = amount(r.get_ref(5 + i)?, column)?.unwrap_or_default();
+            let v = amount(r.get_ref(5 + i).db()?, column)?.unwrap_or_default();
             if i == 0 {
                 source = v;
             }
@@ -151,7 +153,7 @@ pub(super) fn groups(
             }
             add(&mut acc.sums[i], v)?;
         }
-        match amount(r.get_ref(5 + AMOUNTS.len())?, "chargeback")? {
+        match amount(r.get_ref(5 + AMOUNTS.len()).db()?, "chargeback")? {
             Some(v) => {
                 acc.group.sums.chargebacks_looked_up += 1;
                 add(&mut acc.chargeback, v)?;

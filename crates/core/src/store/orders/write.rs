@@ -4,6 +4,7 @@
 //! rows in one INSERT ... SELECT); an order already cached is read, updated, and a change
 //! of state recorded, one at a time.
 
+use crate::store::Db;
 use std::fmt::Write as _;
 
 use rusqlite::{Connection, Statement, params};
@@ -55,9 +56,9 @@ fn bind_decimal(
         Some(d) => {
             buf.clear();
             write!(buf, "{d}").ok();
-            stmt.raw_bind_parameter(i, buf.as_str())?;
+            stmt.raw_bind_parameter(i, buf.as_str()).db()?;
         }
-        None => stmt.raw_bind_parameter(i, rusqlite::types::Null)?,
+        None => stmt.raw_bind_parameter(i, rusqlite::types::Null).db()?,
     }
     Ok(())
 }
@@ -68,12 +69,15 @@ fn bind(stmt: &mut Statement<'_>, base: usize, u: &Upsert<'_>, buf: &mut String)
     let it = u.item;
     let mut dec =
         |stmt: &mut Statement<'_>, i: usize, d: Option<Decimal>| bind_decimal(stmt, i, d, buf);
-    stmt.raw_bind_parameter(base, it.trade_no.as_str())?;
-    stmt.raw_bind_parameter(base + 1, it.mer_order_no.as_str())?;
-    stmt.raw_bind_parameter(base + 2, it.state)?;
-    stmt.raw_bind_parameter(base + 3, it.source_currency.as_str())?;
+    stmt.raw_bind_parameter(base, it.trade_no.as_str()).db()?;
+    stmt.raw_bind_parameter(base + 1, it.mer_order_no.as_str())
+        .db()?;
+    stmt.raw_bind_parameter(base + 2, it.state).db()?;
+    stmt.raw_bind_parameter(base + 3, it.source_currency.as_str())
+        .db()?;
     dec(stmt, base + 4, Some(it.source_amount))?;
-    stmt.raw_bind_parameter(base + 5, amount_e4(it.source_amount))?;
+    stmt.raw_bind_parameter(base + 5, amount_e4(it.source_amount))
+        .db()?;
     dec(stmt, base + 6, it.handling_fee)?;
     dec(stmt, base + 7, it.receive_amount)?;
     dec(stmt, base + 8, it.settle_amount)?;
@@ -81,14 +85,19 @@ fn bind(stmt: &mut Statement<'_>, base: usize, u: &Upsert<'_>, buf: &mut String)
     dec(stmt, base + 10, it.transaction_fixed_fee)?;
     dec(stmt, base + 11, it.exception_handling_fee)?;
     dec(stmt, base + 12, it.refund_amount)?;
-    stmt.raw_bind_parameter(base + 13, it.settlement_currency.as_str())?;
-    stmt.raw_bind_parameter(base + 14, it.refund_currency.as_str())?;
-    stmt.raw_bind_parameter(base + 15, it.rolling_reserve_status)?;
-    stmt.raw_bind_parameter(base + 16, it.settle)?;
-    stmt.raw_bind_parameter(base + 17, it.refusal_pay_reason.as_str())?;
-    stmt.raw_bind_parameter(base + 18, it.message.as_str())?;
-    stmt.raw_bind_parameter(base + 19, u.created_at)?;
-    stmt.raw_bind_parameter(base + 20, u.verified)?;
+    stmt.raw_bind_parameter(base + 13, it.settlement_currency.as_str())
+        .db()?;
+    stmt.raw_bind_parameter(base + 14, it.refund_currency.as_str())
+        .db()?;
+    stmt.raw_bind_parameter(base + 15, it.rolling_reserve_status)
+        .db()?;
+    stmt.raw_bind_parameter(base + 16, it.settle).db()?;
+    stmt.raw_bind_parameter(base + 17, it.refusal_pay_reason.as_str())
+        .db()?;
+    stmt.raw_bind_parameter(base + 18, it.message.as_str())
+        .db()?;
+    stmt.raw_bind_parameter(base + 19, u.created_at).db()?;
+    stmt.raw_bind_parameter(base + 20, u.verified).db()?;
     Ok(())
 }
 
@@ -112,12 +121,12 @@ fn insert(
     now: i64,
     buf: &mut String,
 ) -> CoreResult<usize> {
-    stmt.raw_bind_parameter(1, mer_no as i64)?;
-    stmt.raw_bind_parameter(2, now)?;
+    stmt.raw_bind_parameter(1, mer_no as i64).db()?;
+    stmt.raw_bind_parameter(2, now).db()?;
     for (k, &i) in chunk.iter().enumerate() {
         bind(stmt, 3 + k * PER_ROW, sorted[i], buf)?;
     }
-    Ok(stmt.raw_execute()?)
+    stmt.raw_execute().db()
 }
 
 pub(super) fn upsert(tx: &Connection, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
@@ -142,13 +151,14 @@ pub(super) fn upsert(tx: &Connection, mer_no: u64, rows: &[Upsert<'_>]) -> CoreR
     let before: i64 = tx
         .query_row("SELECT MAX(id) FROM orders", [], |r| {
             r.get::<_, Option<i64>>(0)
-        })?
+        })
+        .db()?
         .unwrap_or(0);
     let mut inserted = 0usize;
     let mut buf = String::with_capacity(32);
     {
-        let mut many = tx.prepare_cached(&insert_sql(ROWS_PER_INSERT))?;
-        let mut one = tx.prepare_cached(&insert_sql(1))?;
+        let mut many = tx.prepare_cached(&insert_sql(ROWS_PER_INSERT)).db()?;
+        let mut one = tx.prepare_cached(&insert_sql(1)).db()?;
         for chunk in firsts.chunks(ROWS_PER_INSERT) {
             let mut n = 0;
             if chunk.len() == ROWS_PER_INSERT {
@@ -177,8 +187,10 @@ pub(super) fn upsert(tx: &Connection, mer_no: u64, rows: &[Upsert<'_>]) -> CoreR
         tx.prepare_cached(
             "INSERT INTO orders_fts (rowid, trade_no, mer_order_no)
              SELECT id, trade_no, mer_order_no FROM orders WHERE id > ?1",
-        )?
-        .execute([before])?;
+        )
+        .db()?
+        .execute([before])
+        .db()?;
     }
     if fate.iter().all(|f| *f == Fate::Inserted) {
         return Ok(inserted);
@@ -195,7 +207,7 @@ fn bind_update(
     buf: &mut String,
 ) -> CoreResult<()> {
     let it = u.item;
-    stmt.raw_bind_parameter(1, id)?;
+    stmt.raw_bind_parameter(1, id).db()?;
     for (i, d) in [
         (2, it.handling_fee),
         (3, it.receive_amount),
@@ -208,14 +220,18 @@ fn bind_update(
     ] {
         bind_decimal(stmt, i, d, buf)?;
     }
-    stmt.raw_bind_parameter(9, it.settlement_currency.as_str())?;
-    stmt.raw_bind_parameter(10, it.refund_currency.as_str())?;
-    stmt.raw_bind_parameter(11, it.rolling_reserve_status)?;
-    stmt.raw_bind_parameter(12, it.settle)?;
-    stmt.raw_bind_parameter(13, it.refusal_pay_reason.as_str())?;
-    stmt.raw_bind_parameter(14, it.message.as_str())?;
-    stmt.raw_bind_parameter(15, now)?;
-    stmt.raw_bind_parameter(16, u.verified)?;
+    stmt.raw_bind_parameter(9, it.settlement_currency.as_str())
+        .db()?;
+    stmt.raw_bind_parameter(10, it.refund_currency.as_str())
+        .db()?;
+    stmt.raw_bind_parameter(11, it.rolling_reserve_status)
+        .db()?;
+    stmt.raw_bind_parameter(12, it.settle).db()?;
+    stmt.raw_bind_parameter(13, it.refusal_pay_reason.as_str())
+        .db()?;
+    stmt.raw_bind_parameter(14, it.message.as_str()).db()?;
+    stmt.raw_bind_parameter(15, now).db()?;
+    stmt.raw_bind_parameter(16, u.verified).db()?;
     Ok(())
 }
 
@@ -228,10 +244,14 @@ fn update_cached(
     before: i64,
     now: i64,
 ) -> CoreResult<usize> {
-    let mut current = tx.prepare_cached(
-        "SELECT id, state, currency, amount_e4, created_at FROM orders WHERE trade_no = ?1",
-    )?;
-    let mut place = tx.prepare_cached("UPDATE orders SET created_at = ?2 WHERE id = ?1")?;
+    let mut current = tx
+        .prepare_cached(
+            "SELECT id, state, currency, amount_e4, created_at FROM orders WHERE trade_no = ?1",
+        )
+        .db()?;
+    let mut place = tx
+        .prepare_cached("UPDATE orders SET created_at = ?2 WHERE id = ?1")
+        .db()?;
     // An order whose state, currency and amount are as cached (most of a re-sync) is
     // updated without its indexed columns, so SQLite rewrites the row and no index.
     let light = "UPDATE orders SET handling_fee = ?2, receive_amount = ?3, settle_amount = ?4, rolling_reserve = ?5,
@@ -246,20 +266,26 @@ fn update_cached(
             OR rolling_reserve_status IS NOT ?11 OR settle IS NOT ?12 OR source_amount IS NOT ?17
             THEN ?15 ELSE moved_at END"
     );
-    let mut same = tx.prepare_cached(&format!("{light_moved} WHERE id = ?1"))?;
-    let mut moved = tx.prepare_cached(&format!(
-        "{light}, state = ?18, currency = ?19, amount_e4 = ?20, moved_at = ?15 WHERE id = ?1"
-    ))?;
+    let mut same = tx
+        .prepare_cached(&format!("{light_moved} WHERE id = ?1"))
+        .db()?;
+    let mut moved = tx
+        .prepare_cached(&format!(
+            "{light}, state = ?18, currency = ?19, amount_e4 = ?20, moved_at = ?15 WHERE id = ?1"
+        ))
+        .db()?;
     let mut history = tx.prepare_cached(
         "INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, 'sync')",
-    )?;
+    ).db()?;
     let mut first_seen = tx.prepare_cached(
         "SELECT (SELECT COUNT(*) FROM order_history WHERE trade_no = ?2), created_at, made_at IS NOT NULL
          FROM orders WHERE id = ?1",
-    )?;
-    let mut first = tx.prepare_cached(
-        "INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, ?4)",
-    )?;
+    ).db()?;
+    let mut first = tx
+        .prepare_cached(
+            "INSERT INTO order_history (trade_no, state, seen_at, source) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .db()?;
     let mut buf = String::with_capacity(32);
     let mut changed = 0;
     for (u, f) in sorted.iter().zip(fate) {
@@ -270,7 +296,8 @@ fn update_cached(
         let (id, old, currency, e4, day): (i64, i64, String, i64, i64) = current
             .query_row([&it.trade_no], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })?;
+            })
+            .db()?;
         if *f == Fate::Unknown && id > before {
             // Inserted by this batch's INSERT pass.
             continue;
@@ -280,31 +307,36 @@ fn update_cached(
         {
             // Listed by a window of another day than it was cached on: the window that
             // lists it now places it.
-            place.execute(params![id, u.created_at])?;
+            place.execute(params![id, u.created_at]).db()?;
         }
         let amount = amount_e4(it.source_amount);
         // What the list says, over what this desk sent (an order made here).
         let stmt = if old == it.state && currency == it.source_currency && e4 == amount {
             &mut same
         } else {
-            moved.raw_bind_parameter(18, it.state)?;
-            moved.raw_bind_parameter(19, it.source_currency.as_str())?;
-            moved.raw_bind_parameter(20, amount)?;
+            moved.raw_bind_parameter(18, it.state).db()?;
+            moved
+                .raw_bind_parameter(19, it.source_currency.as_str())
+                .db()?;
+            moved.raw_bind_parameter(20, amount).db()?;
             &mut moved
         };
         bind_update(stmt, id, u, now, &mut buf)?;
-        stmt.raw_execute()?;
+        stmt.raw_execute().db()?;
         if old != it.state {
             // The first change also records the state the order was first seen in.
             let (seen, first_seen_at, made_here): (i64, i64, bool) = first_seen
                 .query_row(params![id, it.trade_no], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                })?;
+                })
+                .db()?;
             if seen == 0 {
                 let how = if made_here { "made here" } else { "first seen" };
-                first.execute(params![it.trade_no, old, first_seen_at, how])?;
+                first
+                    .execute(params![it.trade_no, old, first_seen_at, how])
+                    .db()?;
             }
-            history.execute(params![it.trade_no, it.state, now])?;
+            history.execute(params![it.trade_no, it.state, now]).db()?;
             changed += 1;
         }
     }
