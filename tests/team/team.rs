@@ -8,6 +8,7 @@
 #[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
+use paydesk_core::store::pg::AsPgLink;
 use std::sync::Arc;
 
 use paydesk_core::store::pg::{PgLink, init_team};
@@ -903,7 +904,7 @@ async fn a_card_payouts_number_hides_the_card_and_the_old_number_is_still_recogn
     // request row (F6), not "made outside".
     let trade_no = ann.rows(before.id).unwrap()[0].trade_no.clone().unwrap();
     use paydesk_core::store::orders::OrderStore as _;
-    let made = paydesk_core::store::pg::orders::PgOrders::on(sam.link(), common::MER as i64)
+    let made = paydesk_core::store::pg::orders::PgOrders::on(sam.link().pg(), common::MER as i64)
         .get(&trade_no)
         .unwrap()
         .unwrap();

@@ -10,6 +10,7 @@
 #[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
+use paydesk_core::store::pg::AsPgLink;
 use std::time::{Duration, Instant};
 
 use paydesk_core::CoreError;
@@ -561,7 +562,7 @@ fn no_member_stalls_the_others() {
     }
     // The rows held back are chained by the next sealer (here, a verify); then every
     // approval is in the chain, once, with who made it, and the chain holds.
-    let check = PgAudit::on(member(&pg, "ann").link())
+    let check = PgAudit::on(member(&pg, "ann").link().pg())
         .verify(&[], None)
         .unwrap();
     assert!(check.ok, "{check:?}");

@@ -10,6 +10,7 @@
 mod common;
 
 use paydesk_core::forms::{PayoutForm, PayoutKind};
+use paydesk_core::store::pg::AsPgLink;
 use paydesk_core::store::pg::audit::PgAudit;
 use paydesk_core::store::prelude::AuditStore;
 use paydesk_core::team::{self, TeamRole};
@@ -126,7 +127,7 @@ async fn a_rebuilt_team_chain_is_reported_and_its_desk_does_not_sign() {
         .unwrap();
     assert!(approval < anchor.last_id);
     rebuild_without(&pg, approval);
-    let alone = PgAudit::on(member(&pg, "ann").link())
+    let alone = PgAudit::on(member(&pg, "ann").link().pg())
         .verify(&[], None)
         .unwrap();
     assert!(

@@ -12,6 +12,7 @@ mod common;
 
 use std::sync::{Arc, Barrier};
 
+use paydesk_core::store::pg::AsPgLink;
 use paydesk_core::store::pg::team::TeamTables;
 use paydesk_core::store::pg::{PgLink, init_team};
 use paydesk_core::team::{self, RequestState, RowState, Team, TeamRole};
@@ -205,7 +206,10 @@ async fn a_rejected_file_corrected_and_sent_again_is_paid_once_and_a_live_one_is
     assert_eq!(again.state, RequestState::Waiting);
     ann.approve(again.id).unwrap();
     // Claimed by the signer (executing), as a worker that is still sending it.
-    let claimed = TeamTables::on(sam.link()).claim_next(30).unwrap().unwrap();
+    let claimed = TeamTables::on(sam.link().pg())
+        .claim_next(30)
+        .unwrap()
+        .unwrap();
     assert_eq!(claimed.id, again.id);
     assert_eq!(claimed.state, RequestState::Executing);
     refused_by(

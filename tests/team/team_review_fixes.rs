@@ -10,6 +10,7 @@
 #[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
+use paydesk_core::store::pg::AsPgLink;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -345,7 +346,7 @@ fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
     std::thread::sleep(Duration::from_secs(1));
     let sam = member(&pg, "sam");
     let start = Instant::now();
-    let recorded = PgOrders::on(sam.link(), mer as i64).record_made(
+    let recorded = PgOrders::on(sam.link().pg(), mer as i64).record_made(
         mer,
         &MadeOrder {
             trade_no: "T-F1-1".into(),
@@ -372,7 +373,7 @@ fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
     assert_eq!(stalls_ended(&pg), "");
     // The signer's next record waits for nobody.
     let start = Instant::now();
-    PgOrders::on(sam.link(), mer as i64)
+    PgOrders::on(sam.link().pg(), mer as i64)
         .record_made(
             mer,
             &MadeOrder {
@@ -404,7 +405,7 @@ fn a_viewers_idle_advisory_lock_does_not_stall_the_signer() {
         });
         std::thread::sleep(Duration::from_secs(1));
         let start = Instant::now();
-        PgOrders::on(sam.link(), mer as i64)
+        PgOrders::on(sam.link().pg(), mer as i64)
             .record_made(
                 mer,
                 &MadeOrder {
@@ -644,7 +645,7 @@ fn a_viewers_idle_lock_on_a_journal_number_does_not_stall_the_signer() {
     let body = serde_json::json!({"sourceAmount": "10.00", "clabe": CLABE});
     let fp = fingerprint(b"0123456789abcdef0123456789abcdef", "v2.payout", &body);
     let start = Instant::now();
-    let begun = PgJournal::on(sam.link(), mer as i64).begin(
+    let begun = PgJournal::on(sam.link().pg(), mer as i64).begin(
         "sam-desk",
         Intent {
             operation: "v2.payout",
@@ -856,7 +857,7 @@ fn a_signer_cannot_relabel_who_made_an_order() {
     // A team-made order: a request approved (no rule applies under 10,000) and claimed.
     let id = payout(&pg, "500", "T-F6-1");
     let sam = member(&pg, "sam");
-    let claimed = paydesk_core::store::pg::team::TeamTables::on(sam.link())
+    let claimed = paydesk_core::store::pg::team::TeamTables::on(sam.link().pg())
         .claim_next(30)
         .unwrap()
         .unwrap();
@@ -872,7 +873,7 @@ fn a_signer_cannot_relabel_who_made_an_order() {
         state: Some(2),
         made_at,
     };
-    let orders = PgOrders::on(sam.link(), mer);
+    let orders = PgOrders::on(sam.link().pg(), mer);
     // Another amount than approved: cached, but as made outside.
     assert!(
         orders
@@ -1005,14 +1006,14 @@ fn a_signer_cannot_move_or_keep_a_label_a_request_row_gave() {
     payout(&pg, "300", "PIN-4");
     payout(&pg, "200", "PIN-5");
     let sam = member(&pg, "sam");
-    let claimed = paydesk_core::store::pg::team::TeamTables::on(sam.link())
+    let claimed = paydesk_core::store::pg::team::TeamTables::on(sam.link().pg())
         .claim_next(30)
         .unwrap()
         .unwrap();
     assert_eq!(claimed.id, id);
     // The other two are sent too: only a sent row's order is the team's.
     for _ in 0..2 {
-        paydesk_core::store::pg::team::TeamTables::on(sam.link())
+        paydesk_core::store::pg::team::TeamTables::on(sam.link().pg())
             .claim_next(30)
             .unwrap()
             .unwrap();
@@ -1282,7 +1283,7 @@ fn a_rows_outcome_is_written_after_its_order_claimed_it() {
     let pg = team_db();
     let id = payout(&pg, "500", "PIN-R1");
     let sam = member(&pg, "sam");
-    let tables = TeamTables::on(sam.link());
+    let tables = TeamTables::on(sam.link().pg());
     assert_eq!(tables.claim_next(30).unwrap().unwrap().id, id);
     assert_eq!(record_as_signer(&pg, "T-R1", "PIN-R1", "500"), "t");
     assert_eq!(row_status(&pg, "PIN-R1"), "waiting T-R1");
@@ -1359,7 +1360,7 @@ fn a_signer_cannot_claim_an_unsent_rows_number() {
     // Sent: the real order is the team's and claims the row.
     let sam = member(&pg, "sam");
     assert_eq!(
-        TeamTables::on(sam.link())
+        TeamTables::on(sam.link().pg())
             .claim_next(30)
             .unwrap()
             .unwrap()
@@ -1380,7 +1381,7 @@ fn a_rejected_row_claims_no_order() {
     let pg = team_db();
     let id = payout(&pg, "500", "PIN-R5");
     let sam = member(&pg, "sam");
-    let tables = TeamTables::on(sam.link());
+    let tables = TeamTables::on(sam.link().pg());
     assert_eq!(tables.claim_next(30).unwrap().unwrap().id, id);
     tables
         .row_outcome(

@@ -12,6 +12,7 @@
 #[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
+use paydesk_core::store::pg::AsPgLink;
 use paydesk_core::team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
@@ -141,7 +142,8 @@ fn a_signer_cannot_lock_the_journal_or_the_read_model() {
     // The sync's error is recorded and cleared through the desk's own store.
     use paydesk_core::store::sync_state::SyncStateStore as _;
     let team = member(&pg, "sam");
-    let store = paydesk_core::store::pg::cache::PgSyncState::on(team.link(), common::MER as i64);
+    let store =
+        paydesk_core::store::pg::cache::PgSyncState::on(team.link().pg(), common::MER as i64);
     store.record_error("p", "gateway down").unwrap();
     assert_eq!(store.last_error("p").unwrap().unwrap().1, "gateway down");
     store.clear_error("p").unwrap();
@@ -219,7 +221,7 @@ fn a_members_log_row_never_spells_the_teams_profile_another_way() {
     // The desk writes a profile it cannot spell in printable ASCII escaped, never refused.
     use paydesk_core::store::prelude::AuditStore as _;
     let sam = member(&pg, "sam");
-    let audit = paydesk_core::store::pg::audit::PgAudit::on(sam.link());
+    let audit = paydesk_core::store::pg::audit::PgAudit::on(sam.link().pg());
     let (row, _) = audit
         .append(
             paydesk_core::store::audit::Record {
@@ -295,7 +297,7 @@ fn an_orders_sorting_amount_is_its_amount() {
     // The desk's own record: half a ten-thousandth rounds away from zero, as the
     // database rounds it.
     let sam = member(&pg, "sam");
-    let orders = paydesk_core::store::pg::orders::PgOrders::on(sam.link(), mer);
+    let orders = paydesk_core::store::pg::orders::PgOrders::on(sam.link().pg(), mer);
     assert!(
         orders
             .record_made(
@@ -374,7 +376,7 @@ fn a_dead_workers_request_is_taken_over_though_its_process_number_was_reused() {
         // Sid's worker takes the dead worker's request up while the viewer's session
         // with its number runs.
         let sid = member(&pg, "sid");
-        let sid_tables = TeamTables::on(sid.link());
+        let sid_tables = TeamTables::on(sid.link().pg());
         assert_eq!(sid_tables.claim_next(30).unwrap().map(|r| r.id), Some(id));
         assert_eq!(claimed_by(id), "executing sid");
         assert_eq!(
@@ -391,7 +393,7 @@ fn a_dead_workers_request_is_taken_over_though_its_process_number_was_reused() {
         // Sam's new worker leaves sid's live claim alone and takes the next request.
         let sam = member(&pg, "sam");
         assert_eq!(
-            TeamTables::on(sam.link())
+            TeamTables::on(sam.link().pg())
                 .claim_next(30)
                 .unwrap()
                 .map(|r| r.id),
@@ -493,7 +495,7 @@ fn an_order_seen_before_its_number_was_requested_is_not_the_requests() {
     });
     let sam = member(&pg, "sam");
     assert_eq!(
-        TeamTables::on(sam.link())
+        TeamTables::on(sam.link().pg())
             .claim_next(30)
             .unwrap()
             .map(|r| r.id),
@@ -622,23 +624,26 @@ fn a_removed_signers_open_session_holds_no_request() {
     let id = payout(&pg, "500", "PIN-GONE-1");
     let sam = member(&pg, "sam");
     assert_eq!(
-        TeamTables::on(sam.link())
+        TeamTables::on(sam.link().pg())
             .claim_next(30)
             .unwrap()
             .map(|r| r.id),
         Some(id)
     );
     let sid = member(&pg, "sid");
-    assert_eq!(TeamTables::on(sid.link()).claim_next(30).unwrap(), None);
+    assert_eq!(
+        TeamTables::on(sid.link().pg()).claim_next(30).unwrap(),
+        None
+    );
     member(&pg, "alice").remove_member("sam").unwrap();
     assert_eq!(
-        TeamTables::on(sid.link())
+        TeamTables::on(sid.link().pg())
             .claim_next(30)
             .unwrap()
             .map(|r| r.id),
         Some(id)
     );
-    assert!(TeamTables::on(sam.link()).claim_next(30).is_err());
+    assert!(TeamTables::on(sam.link().pg()).claim_next(30).is_err());
     let logged = owner_sql(
         &pg,
         "SELECT string_agg(result, ';') FROM (

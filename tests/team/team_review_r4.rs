@@ -8,6 +8,7 @@
 #[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
+use paydesk_core::store::pg::AsPgLink;
 use paydesk_core::team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
@@ -234,7 +235,7 @@ fn a_signer_records_a_review_submission_twice() {
     use paydesk_core::store::reviews::{Outcome, ReviewStore as _};
     let pg = team_db();
     let sam = member(&pg, "sam");
-    let reviews = PgReviews::on(sam.link(), common::MER as i64);
+    let reviews = PgReviews::on(sam.link().pg(), common::MER as i64);
     let outcome = |outcome: &'static str, evidence: &'static str| Outcome {
         reference: "R-1",
         journal_id: None,
@@ -311,7 +312,7 @@ fn a_members_log_row_cannot_print_as_another_members_line() {
     // The desk's own writer escapes what the log refuses.
     use paydesk_core::store::prelude::AuditStore as _;
     let sam = member(&pg, "sam");
-    let audit = paydesk_core::store::pg::audit::PgAudit::on(sam.link());
+    let audit = paydesk_core::store::pg::audit::PgAudit::on(sam.link().pg());
     let (row, _) = audit
         .append(
             paydesk_core::store::audit::Record {
@@ -418,14 +419,14 @@ fn a_dead_workers_claim_is_not_kept_alive_by_another_members_session_without_gra
             ),
         );
         let sid = member(&pg, "sid");
-        let sid_tables = TeamTables::on(sid.link());
+        let sid_tables = TeamTables::on(sid.link().pg());
         assert_eq!(sid_tables.claim_next(30).unwrap().map(|r| r.id), Some(id));
         assert_eq!(claim(id), "executing sid true");
         // Sid's live claim stays sid's: sam's worker takes the next request, and sam's
         // plain SQL does not take it over.
         let sam = member(&pg, "sam");
         assert_eq!(
-            TeamTables::on(sam.link())
+            TeamTables::on(sam.link().pg())
                 .claim_next(30)
                 .unwrap()
                 .map(|r| r.id),
@@ -542,14 +543,14 @@ fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
         let team = member(&pg, user);
         // The orders screen finds the sent order by its holder's name only for who may
         // read the holder.
-        let by_holder = paydesk_core::store::pg::orders::PgOrders::on(team.link(), mer)
+        let by_holder = paydesk_core::store::pg::orders::PgOrders::on(team.link().pg(), mer)
             .count(&paydesk_core::store::orders::OrderFilter {
                 search: Some("Doe".into()),
                 ..Default::default()
             })
             .unwrap();
         assert_eq!(by_holder, i64::from(sees), "{user}");
-        let journal = PgJournal::on(team.link(), mer);
+        let journal = PgJournal::on(team.link().pg(), mer);
         let listed = journal.list("team", &[], &[], 100).unwrap();
         assert_eq!(listed.len(), 1, "{user}");
         let one = journal
@@ -674,7 +675,7 @@ fn a_signer_holding_the_approved_requests_idle_is_ended() {
          SELECT id FROM paydesk.requests WHERE state IN ('approved', 'executing') FOR UPDATE;",
     );
     let sam = member(&pg, "sam");
-    let tables = TeamTables::on(sam.link());
+    let tables = TeamTables::on(sam.link().pg());
     assert_eq!(tables.claim_next(30).unwrap().map(|r| r.id), None);
     // Not yet: a transaction idle a moment is any desk's.
     assert_eq!(tables.end_stalls().unwrap(), 0);
@@ -720,7 +721,7 @@ fn a_viewer_cannot_take_the_signers_desk_lock() {
     );
     let _viewer = IdleSession::open(&pg, "vic", &format!("SELECT pg_advisory_lock({key});"));
     let sam = member(&pg, "sam");
-    let orders = paydesk_core::store::pg::orders::PgOrders::on(sam.link(), mer);
+    let orders = paydesk_core::store::pg::orders::PgOrders::on(sam.link().pg(), mer);
     let started = std::time::Instant::now();
     assert!(
         orders

@@ -60,7 +60,7 @@ pub struct Profile {
     /// A team profile: the team's PostgreSQL database (the password in the keyring).
     /// `None`: a single desk on its own SQLite file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub team: Option<crate::store::pg::PgConfig>,
+    pub team: Option<crate::store::team::TeamConfig>,
 }
 
 /// How a desk reads the gateway's order list, and how fast it may ask (the interface
@@ -1244,7 +1244,7 @@ mod tests {
         std::fs::write(&key, "a member's key file\n").unwrap();
         let missing = dir.path().join("member.crt");
         let p = |cert: &std::path::Path| Profile {
-            team: Some(crate::store::pg::PgConfig {
+            team: Some(crate::store::team::TeamConfig {
                 host: "db.team.example".into(),
                 port: 5432,
                 database: "team".into(),

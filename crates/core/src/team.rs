@@ -22,16 +22,15 @@ use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
 use crate::forms::{CardForm, CardMove, Filler, PayinForm, PayoutForm, PayoutKind, PayoutOp};
 use crate::journal::Status;
-pub use crate::store::pg::team::{
+pub use crate::store::team::{
     Decision, Member, Request, RequestRow, RequestState, RowState, Rule, TeamRole,
 };
-use crate::store::pg::team::{NewRequest, NewRow, TeamTables};
-use crate::store::pg::{PgConfig, PgLink};
+use crate::store::team::{NewRequest, NewRow, TeamConfig, TeamDb, TeamStore};
 
 /// A member's open connection to the team.
 #[derive(Debug, Clone)]
 pub struct Team {
-    link: Arc<PgLink>,
+    link: Arc<dyn TeamDb>,
     mer_no: i64,
     idle_lock_minutes: i32,
     salt: String,
@@ -57,15 +56,17 @@ pub struct RuleInput {
 
 impl Team {
     /// Connects as the member `cfg.user`.
-    pub fn connect(cfg: &PgConfig, password: &str) -> CoreResult<Team> {
-        Self::on(Arc::new(PgLink::connect(cfg, password)?))
+    pub fn connect(cfg: &TeamConfig, password: &str) -> CoreResult<Team> {
+        Self::on(crate::store::team::connect(cfg, password)?)
     }
 
-    /// A team on a link already open.
-    pub fn on(link: Arc<PgLink>) -> CoreResult<Team> {
-        let tables = TeamTables::on(&link);
-        let (mer_no, idle_lock_minutes, salt) = tables.settings()?;
-        let me = tables.me()?;
+    /// A team on a connection already open.
+    pub fn on(link: Arc<dyn TeamDb>) -> CoreResult<Team> {
+        let (mer_no, idle_lock_minutes, salt, me) = {
+            let tables = link.tables();
+            let (mer_no, idle_lock_minutes, salt) = tables.settings()?;
+            (mer_no, idle_lock_minutes, salt, tables.me()?)
+        };
         Ok(Team {
             link,
             mer_no,
@@ -149,12 +150,13 @@ impl Team {
         Ok(now)
     }
 
-    pub fn link(&self) -> &Arc<PgLink> {
+    /// The member's connection to the team.
+    pub fn link(&self) -> &Arc<dyn TeamDb> {
         &self.link
     }
 
-    fn tables(&self) -> TeamTables<'_> {
-        TeamTables::on(&self.link)
+    fn tables(&self) -> Box<dyn TeamStore + '_> {
+        self.link.tables()
     }
 
     /// The merchant the team works for.
@@ -776,12 +778,12 @@ impl Team {
 }
 
 fn check_member_name(name: &str) -> CoreResult<()> {
-    if crate::store::pg::valid_user_name(name) {
+    if crate::store::team::valid_user_name(name) {
         Ok(())
     } else {
         Err(CoreError::keyed(
             "name",
-            crate::store::pg::USER_NAME_RULE,
+            crate::store::team::USER_NAME_RULE,
             "memberName",
             &[],
         ))
@@ -798,7 +800,7 @@ fn verifier_of(password: &str) -> CoreResult<String> {
             &[],
         ));
     }
-    Ok(crate::store::pg::scram_verifier(password))
+    Ok(crate::store::team::scram_verifier(password))
 }
 
 fn file_name(name: &str) -> &str {
@@ -1412,7 +1414,7 @@ struct StallWatch {
 }
 
 impl StallWatch {
-    fn start(link: Arc<PgLink>) -> StallWatch {
+    fn start(link: Arc<dyn TeamDb>) -> StallWatch {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let spawned = std::thread::Builder::new()
@@ -1428,7 +1430,7 @@ impl StallWatch {
                     if link.is_closed() {
                         return;
                     }
-                    if let Err(e) = TeamTables::on(&link).end_stalls() {
+                    if let Err(e) = link.tables().end_stalls() {
                         tracing::warn!(error = %e, "stalled members' sessions not checked");
                     }
                 }

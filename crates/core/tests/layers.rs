@@ -311,3 +311,60 @@ fn each_database_driver_stays_in_its_backend() {
         assert!(text.contains(driver), "{backend} should name {driver}");
     }
 }
+
+/// The engine (the desk, the team's workflow, profiles, everything outside `store/`)
+/// speaks to the store's traits and its opener, never to a backend: no handle of the
+/// PostgreSQL store (`PgLink`, `PgAudit`, `TeamTables`, ...) and no `store::pg` path, as
+/// none of SQLite's (its handles are the store's own: `Store` hands out tables). A team
+/// desk is opened by `Store::connect_team`, and the team reached through
+/// `store::team::{TeamDb, TeamStore}`.
+#[test]
+fn the_engine_names_no_store_backend() {
+    let mut files = Vec::new();
+    sources(
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")),
+        &mut files,
+    );
+    let engine: Vec<&(String, String)> = files
+        .iter()
+        .filter(|(f, _)| !f.starts_with("store/"))
+        .collect();
+    assert!(
+        ["team.rs", "profile.rs", "desk/mod.rs"]
+            .iter()
+            .all(|f| engine.iter().any(|(e, _)| e == f)),
+        "the engine's files are read"
+    );
+    let pg_handle = |text: &str| {
+        text.match_indices("Pg").any(|(i, _)| {
+            text[i + 2..].starts_with(|c: char| c.is_ascii_uppercase())
+                && !text[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        })
+    };
+    let mut wrong = Vec::new();
+    for (file, text) in &engine {
+        for backend in [
+            "store::pg",
+            "pg::",
+            "TeamTables",
+            "Journal::on",
+            "AuditLog::on",
+            "Orders::on",
+        ] {
+            if text.contains(backend) {
+                wrong.push(format!("{file} names {backend}"));
+            }
+        }
+        if pg_handle(text) {
+            wrong.push(format!("{file} names a PostgreSQL handle (Pg...)"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    // The check sees what it should: the store's backend module does name them.
+    let backend = &files
+        .iter()
+        .find(|(f, _)| f == "store/backend.rs")
+        .unwrap()
+        .1;
+    assert!(pg_handle(backend) && backend.contains("pg::"));
+}

@@ -60,6 +60,7 @@ use crate::profile::{Home, NotifyTarget, Profile};
 use crate::secrets::Secrets;
 use crate::store::Store;
 use crate::store::orders::CachedOrder;
+use crate::store::team::TeamDb;
 
 /// An operation that went through the journal: its entry, and the gateway's data when
 /// this call got an answer.
@@ -405,10 +406,10 @@ pub const TEAM_MONEY_RULE: &str = "on a team profile every money movement is a r
 fn check_team_chain(
     secrets: &Secrets,
     profile: &str,
-    link: &crate::store::pg::PgLink,
+    team: &dyn TeamDb,
     anchor: Option<&audit::Anchor>,
 ) -> CoreResult<Option<String>> {
-    let (check, next) = crate::store::pg::audit::PgAudit::on(link).check_from(anchor)?;
+    let (check, next) = team.check_chain_from(anchor)?;
     if !check.ok {
         let why = format!(
             "the team's audit chain no longer holds what this desk verified before: {}",
@@ -577,16 +578,14 @@ impl Desk {
                     }
                     other => other?,
                 };
-                let journal = crate::store::pg::PgLink::connect(cfg, password.expose())?;
-                let cache = crate::store::pg::PgLink::connect(cfg, password.expose())?;
-                Store::open_team(Arc::new(journal), Arc::new(cache), profile.mer_no as i64)?
+                Store::connect_team(cfg, password.expose(), profile.mer_no as i64)?
             }
             None => Store::open_sqlite(&path)?,
         };
         // A signer's desk publishes the key makers seal card numbers and tax ids to (the merchant's
         // public key), or puts it back should another have been put in its place.
-        if let (Some(link), Some(c)) = (store.team_link(), &client) {
-            let tables = crate::store::pg::team::TeamTables::on(link.as_ref());
+        if let (Some(team), Some(c)) = (store.team_db(), &client) {
+            let tables = team.tables();
             let spki = c.private_key().public_key();
             if tables.seal_key().ok().flatten().as_deref() != Some(spki.spki_der())
                 && let Err(e) = tables.publish_seal_key(spki.spki_der())
@@ -600,8 +599,13 @@ impl Desk {
             return Err(lost_audit::lost_key_error(&lost));
         }
         let audit_key = secrets.audit_key(&profile.name)?;
-        let team_chain_problem = match store.team_link() {
-            Some(link) => check_team_chain(&secrets, &profile.name, link, audit_anchor.as_ref())?,
+        let team_chain_problem = match store.team_db() {
+            Some(team) => check_team_chain(
+                &secrets,
+                &profile.name,
+                team.as_ref(),
+                audit_anchor.as_ref(),
+            )?,
             None => None,
         };
         let audit_anchor = secrets.audit_anchor(&profile.name)?;
@@ -707,13 +711,13 @@ impl Desk {
     /// The gateway's address this desk talks to. (The client itself stays inside the
     /// engine: a front end that held it could send a payout past the journal.)
     /// The team's database, when this desk is a team profile's.
-    pub fn team_link(&self) -> Option<&Arc<crate::store::pg::PgLink>> {
-        self.store.team_link()
+    pub fn team_link(&self) -> Option<&Arc<dyn TeamDb>> {
+        self.store.team_db()
     }
 
     /// The desk's second connection to the team's database (its read model's).
-    pub fn team_cache_link(&self) -> Option<&Arc<crate::store::pg::PgLink>> {
-        self.store.team_cache_link()
+    pub fn team_cache_link(&self) -> Option<&Arc<dyn TeamDb>> {
+        self.store.team_cache_db()
     }
 
     /// On a team desk, whether a connection to the team's database was lost: whoever
@@ -727,7 +731,7 @@ impl Desk {
     /// is and what the database lets them do (read from the database each time).
     pub fn team(&self) -> CoreResult<Option<crate::team::Team>> {
         self.store
-            .team_link()
+            .team_db()
             .map(|link| {
                 crate::team::Team::on(link.clone())
                     .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
@@ -798,13 +802,16 @@ impl Desk {
     /// round, not only at its next connect. Returns the problem, if any (kept for the
     /// desk's life); `Ok(None)` on a single desk.
     pub fn recheck_team_chain(&self) -> CoreResult<Option<&str>> {
-        if let Some(link) = self.store.team_link()
+        if let Some(link) = self.store.team_db()
             && self.team_chain_problem.get().is_none()
         {
             let anchor = self.secrets.audit_anchor(&self.profile.name)?;
-            if let Some(why) =
-                check_team_chain(&self.secrets, &self.profile.name, link, anchor.as_ref())?
-            {
+            if let Some(why) = check_team_chain(
+                &self.secrets,
+                &self.profile.name,
+                link.as_ref(),
+                anchor.as_ref(),
+            )? {
                 let _ = self.team_chain_problem.set(why);
             }
         }
@@ -821,7 +828,7 @@ impl Desk {
         self: &Arc<Self>,
         every: std::time::Duration,
     ) -> Option<tokio::task::JoinHandle<()>> {
-        self.store.team_link()?;
+        self.store.team_db()?;
         let desk = Arc::downgrade(self);
         Some(tokio::spawn(async move {
             loop {

@@ -31,6 +31,7 @@ use super::pg::{PgLink, Tx};
 use super::reversals::{ReversalStore, Reversals};
 use super::reviews::{ReviewStore, Reviews};
 use super::sync_state::{SyncState, SyncStateStore};
+use super::team::{TeamConfig, TeamDb};
 use super::views::{SavedViews, ViewStore};
 use super::{Durability, atomic, shrink_memory};
 use crate::error::CoreResult;
@@ -57,6 +58,8 @@ enum Backend {
         journal: Arc<PgLink>,
         cache: Arc<PgLink>,
         mer_no: i64,
+        /// The same two links as the engine sees them (`store::team`).
+        links: [Arc<dyn TeamDb>; 2],
     },
 }
 
@@ -97,13 +100,39 @@ impl Store {
                 &[("found", found.to_string()), ("ours", ours.to_string())],
             ));
         }
+        let links: [Arc<dyn TeamDb>; 2] = [journal.clone(), cache.clone()];
         Ok(Arc::new(Store {
             backend: Backend::Team {
                 journal,
                 cache,
                 mer_no,
+                links,
             },
         }))
+    }
+
+    /// A team desk's store: two connections to the team's database as the member
+    /// `cfg.user` (the journal's and the read model's), on the team of merchant `mer_no`.
+    pub fn connect_team(cfg: &TeamConfig, password: &str, mer_no: i64) -> CoreResult<Arc<Self>> {
+        let journal = PgLink::connect(cfg, password)?;
+        let cache = PgLink::connect(cfg, password)?;
+        Self::open_team(Arc::new(journal), Arc::new(cache), mer_no)
+    }
+
+    /// The member's connection to the team (the journal's), on a team desk.
+    pub fn team_db(&self) -> Option<&Arc<dyn TeamDb>> {
+        match &self.backend {
+            Backend::Team { links, .. } => Some(&links[0]),
+            Backend::Sqlite { .. } => None,
+        }
+    }
+
+    /// The member's second connection to the team (the read model's), on a team desk.
+    pub fn team_cache_db(&self) -> Option<&Arc<dyn TeamDb>> {
+        match &self.backend {
+            Backend::Team { links, .. } => Some(&links[1]),
+            Backend::Sqlite { .. } => None,
+        }
     }
 
     /// The team's database (the journal's link), on a team desk.

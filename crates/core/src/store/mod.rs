@@ -21,6 +21,7 @@ pub mod pg;
 pub mod reversals;
 pub mod reviews;
 pub mod sync_state;
+pub mod team;
 pub mod views;
 
 pub use backend::{CacheTx, Store};

@@ -16,6 +16,9 @@ pub mod orders;
 mod run;
 mod sql_rules;
 pub mod team;
+mod team_db;
+
+pub use team_db::AsPgLink;
 
 use std::future::Future;
 use std::net::IpAddr;

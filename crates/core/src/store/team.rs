@@ -1,0 +1,95 @@
+//! The team's tables as the engine sees them: [`TeamDb`] (a member's connection to the
+//! team: its tables, its audit chain's check, the database's notifications) and
+//! [`TeamStore`] (requests, decisions, rules, members, the signer's claims), opened by
+//! [`connect`]. The engine (`crate::team`, the desk) speaks to these traits only; the
+//! team's PostgreSQL database implements them (`store/pg/team_db.rs`), and
+//! `crates/core/tests/layers.rs` holds that nothing above the store names it.
+//!
+//! The types the tables take and return are the team's records, backend-neutral
+//! (re-exported here from where they are defined today; the model's next session).
+
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Duration;
+
+use paydesk_model::audit::{Anchor, ChainCheck};
+
+use crate::error::CoreResult;
+
+pub use super::pg::PgConfig as TeamConfig;
+pub use super::pg::team::{
+    Decision, Member, NewRequest, NewRow, Request, RequestRow, RequestState, RowState, Rule,
+    TeamRole,
+};
+pub use super::pg::{Notice, USER_NAME_RULE, scram_verifier, valid_user_name};
+
+/// A member's connection to the team's database. Shared (`Arc`) between the desk, its
+/// team handle and the signer's loop.
+pub trait TeamDb: Send + Sync + std::fmt::Debug {
+    /// The team's tables on this connection.
+    fn tables(&self) -> Box<dyn TeamStore + '_>;
+    /// The team's audit chain checked from `anchor` (the head this desk last verified;
+    /// the whole chain without one) to its end; with the anchor to keep when it holds.
+    fn check_chain_from(&self, anchor: Option<&Anchor>)
+    -> CoreResult<(ChainCheck, Option<Anchor>)>;
+    /// Asks the database to tell this connection of events on `channel`.
+    fn listen(&self, channel: &str) -> CoreResult<()>;
+    /// The next event of a channel listened to, waiting up to `timeout` (blocks).
+    fn wait_notice(&self, timeout: Duration) -> Option<Notice>;
+    /// Whether the connection was lost (it does not reconnect by itself).
+    fn is_closed(&self) -> bool;
+    /// The member this connection is (the database user).
+    fn user(&self) -> &str;
+    /// The backend's own handle, for the backend's own tests and tools.
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// Connects to the team's database as the member `cfg.user`.
+pub fn connect(cfg: &TeamConfig, password: &str) -> CoreResult<Arc<dyn TeamDb>> {
+    Ok(Arc::new(super::pg::PgLink::connect(cfg, password)?))
+}
+
+/// The team's tables. Every call runs as the member: what their roles may not do, the
+/// database refuses, as a validation error naming the team's rule.
+pub trait TeamStore: Send + Sync {
+    /// The team's merchant, idle lock (minutes) and the salt of its intent keys.
+    fn settings(&self) -> CoreResult<(i64, i32, String)>;
+    fn me(&self) -> CoreResult<Member>;
+    fn members(&self) -> CoreResult<Vec<Member>>;
+    fn add_member(&self, name: &str, role: TeamRole, verifier: &str) -> CoreResult<String>;
+    fn set_member_roles(&self, name: &str, roles: &[TeamRole]) -> CoreResult<String>;
+    fn reset_member_password(&self, name: &str, verifier: &str) -> CoreResult<()>;
+    fn set_default_approvals(&self, approvals: i32) -> CoreResult<()>;
+    fn default_approvals(&self) -> CoreResult<i32>;
+    fn remove_member(&self, name: &str) -> CoreResult<()>;
+    fn rules(&self) -> CoreResult<Vec<Rule>>;
+    fn set_rule(
+        &self,
+        operation: &str,
+        currency: &str,
+        above: &str,
+        approvals: i32,
+    ) -> CoreResult<i64>;
+    fn remove_rule(&self, id: i64) -> CoreResult<bool>;
+    fn approvals_needed(&self, operation: &str, currency: &str, total: &str) -> CoreResult<i32>;
+    fn make(&self, new: &NewRequest<'_>) -> CoreResult<Request>;
+    fn requests(&self, states: &[RequestState], limit: i64) -> CoreResult<Vec<Request>>;
+    fn request(&self, id: i64) -> CoreResult<Option<Request>>;
+    fn rows(&self, id: i64) -> CoreResult<Vec<RequestRow>>;
+    fn rows_with_forms(&self, id: i64) -> CoreResult<Vec<RequestRow>>;
+    fn decide(&self, id: i64, approve: bool, reason: Option<&str>) -> CoreResult<Request>;
+    fn number_requested(&self, no: &str) -> CoreResult<bool>;
+    fn seal_key(&self) -> CoreResult<Option<Vec<u8>>>;
+    fn publish_seal_key(&self, spki: &[u8]) -> CoreResult<()>;
+    fn end_stalls(&self) -> CoreResult<i32>;
+    fn claim_next(&self, retry_after_secs: i32) -> CoreResult<Option<Request>>;
+    fn row_outcome(
+        &self,
+        id: i64,
+        row_no: i32,
+        state: RowState,
+        trade_no: Option<&str>,
+        message: Option<&str>,
+    ) -> CoreResult<()>;
+    fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()>;
+}
