@@ -1,0 +1,114 @@
+//! The store's contract suites (`tests/contract/`) run on both backends: a desk's
+//! SQLite file and the team's PostgreSQL database (a scratch server from
+//! `paydesk-testpg`, its schema as `paydesk team init` makes it, the owner's links).
+//! The same scenarios, the same answers: a rule one adapter keeps and the other does
+//! not fails here, under the backend's name.
+
+#![allow(clippy::unwrap_used)]
+
+mod contract;
+
+use std::sync::Arc;
+
+use contract::{Facts, audit, journal};
+use paydesk_core::store::Store;
+use paydesk_core::store::pg::{PgLink, init_team};
+use paydesk_core::store::team::TeamConfig;
+use paydesk_testpg::TestPg;
+
+const MER: i64 = 123;
+const DB: &str = "team";
+
+const SQLITE: Facts = Facts {
+    name: "SQLite",
+    shared_by_profiles: false,
+    database_seals_audit: false,
+};
+
+const POSTGRES: Facts = Facts {
+    name: "PostgreSQL",
+    shared_by_profiles: true,
+    database_seals_audit: true,
+};
+
+/// Both backends' stores, each fresh, and what keeps them alive.
+struct Both {
+    sqlite: Arc<Store>,
+    pg: Arc<Store>,
+    _dir: tempfile::TempDir,
+    _server: TestPg,
+}
+
+fn both() -> Both {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = Store::open_sqlite(&dir.path().join("desk.sqlite")).unwrap();
+    let server = TestPg::start().unwrap();
+    server.create_database(DB).unwrap();
+    let cfg = TeamConfig {
+        host: server.host().into(),
+        port: server.port(),
+        database: DB.into(),
+        user: server.owner().into(),
+        ca_file: String::new(),
+        cert_file: String::new(),
+        key_file: String::new(),
+    };
+    init_team(
+        &PgLink::connect(&cfg, server.owner_password()).unwrap(),
+        MER,
+    )
+    .unwrap();
+    let pg = Store::connect_team(&cfg, server.owner_password(), MER).unwrap();
+    Both {
+        sqlite,
+        pg,
+        _dir: dir,
+        _server: server,
+    }
+}
+
+/// Runs `scenario` on each backend's fresh store.
+fn on_both(scenario: impl Fn(&Store, Facts)) {
+    let b = both();
+    scenario(&b.sqlite, SQLITE);
+    scenario(&b.pg, POSTGRES);
+}
+
+#[test]
+fn journal_outcomes_move_entries_only_forward() {
+    on_both(|s, f| journal::outcomes_move_entries_only_forward(&*s.journal(), f));
+}
+
+#[test]
+fn journal_only_unsettled_entries_are_listed_looked_up_and_resolved() {
+    on_both(|s, f| {
+        journal::only_unsettled_entries_are_listed_looked_up_and_resolved(&*s.journal(), f)
+    });
+}
+
+#[test]
+fn journal_a_live_or_recent_intent_is_a_duplicate_and_writes_nothing() {
+    on_both(|s, f| {
+        journal::a_live_or_recent_intent_is_a_duplicate_and_writes_nothing(&*s.journal(), f)
+    });
+}
+
+#[test]
+fn journal_a_live_claim_keeps_others_out() {
+    on_both(|s, f| journal::a_live_claim_keeps_others_out(&*s.journal(), f));
+}
+
+#[test]
+fn journal_a_list_limit_counts_only_matching_entries() {
+    on_both(|s, f| journal::a_list_limit_counts_only_matching_entries(&*s.journal(), f));
+}
+
+#[test]
+fn audit_appended_rows_read_back_and_verify() {
+    on_both(|s, f| audit::appended_rows_read_back_and_verify(&*s.audit(), f));
+}
+
+#[test]
+fn audit_an_anchor_past_the_end_is_reported() {
+    on_both(|s, f| audit::an_anchor_past_the_end_is_reported(&*s.audit(), f));
+}
