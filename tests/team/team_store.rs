@@ -671,3 +671,92 @@ fn only_a_signer_writes_the_journal() {
         Err(CoreError::Validation { .. })
     ));
 }
+
+/// Schema 0027 (issue 32): an order's `moved_at` is the time its writer states it read
+/// the order (the sync's `synced_at`, on the engine's clock), no longer the server's.
+/// Attacked as a signer with plain SQL: a stated time before the order's previous read,
+/// or more than a day past the server's clock, is not taken (the server's is); a viewer
+/// writes no order at all.
+#[test]
+fn a_signers_stated_read_time_moves_an_order_only_within_bounds() {
+    use paydesk_core::store::orders::Upsert;
+    use paydesk_gateway::wire::OrderListItem;
+
+    let team = Team::start();
+    team.member("sam", "signer");
+    team.member("vic", "viewer");
+    const T0: i64 = 1_600_000_000_000;
+    let it = OrderListItem {
+        state: 2,
+        trade_no: "TMV1".into(),
+        mer_order_no: "MV1".into(),
+        source_amount: rust_decimal::Decimal::new(10_000, 2),
+        source_currency: "MXN".into(),
+        ..OrderListItem::default()
+    };
+    let row = Upsert {
+        item: &it,
+        created_at: T0,
+        verified: true,
+        window_end: None,
+    };
+    team.store
+        .orders()
+        .upsert_at(MER_NO as u64, &[row], T0)
+        .unwrap();
+    let moved = || -> i64 {
+        team.sql("SELECT moved_at FROM paydesk.orders WHERE trade_no = 'TMV1'")
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let server_now = || -> i64 {
+        team.sql("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint")
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(moved(), T0, "first seen at the sync's time");
+    let as_sam = |q: &str| team.pg.psql_as("sam", "x", DB, q);
+
+    // Within bounds: the signer's stated read time.
+    as_sam(
+        "UPDATE paydesk.orders SET settle = 1, synced_at = 1600000005000 WHERE trade_no = 'TMV1'",
+    )
+    .unwrap();
+    assert_eq!(moved(), T0 + 5_000);
+
+    // Before the order's previous read: the server's time instead.
+    let before = server_now();
+    as_sam("UPDATE paydesk.orders SET handling_fee = 9, synced_at = 1600000001000 WHERE trade_no = 'TMV1'")
+        .unwrap();
+    let m = moved();
+    assert!(m >= before && m <= server_now(), "backdated: {m}");
+
+    // Ten days past the server's clock: the server's time instead.
+    let future = server_now() + 10 * 86_400_000;
+    let before = server_now();
+    as_sam(&format!(
+        "UPDATE paydesk.orders SET refund_amount = 1, synced_at = {future} WHERE trade_no = 'TMV1'"
+    ))
+    .unwrap();
+    let m = moved();
+    assert!(m >= before && m <= server_now(), "in the future: {m}");
+
+    // A viewer moves nothing.
+    let refused = team
+        .pg
+        .psql_as(
+            "vic",
+            "x",
+            DB,
+            "UPDATE paydesk.orders SET settle = 2, synced_at = 1 WHERE trade_no = 'TMV1'",
+        )
+        .unwrap_err();
+    assert!(refused.contains("permission denied"), "{refused}");
+    assert_eq!(
+        team.sql("SELECT settle FROM paydesk.orders WHERE trade_no = 'TMV1'")
+            .trim(),
+        "1"
+    );
+}

@@ -58,7 +58,6 @@ use crate::error::{CoreError, CoreResult};
 use crate::store::Store;
 use crate::store::orders::Upsert;
 use crate::store::sync_state::PageDone;
-use crate::store::{self};
 
 mod tally;
 
@@ -184,6 +183,9 @@ pub struct SyncTarget {
     /// The order states the profile's dictionary does not call final: orders in them
     /// are re-read by an incremental sync.
     pub open_states: Vec<i64>,
+    /// The desk's clock: when the orders written were read (`synced_at`, and
+    /// `moved_at` of those whose balance fields changed), on every backend.
+    pub clock: Arc<dyn crate::clock::Clock>,
 }
 
 /// Orders written in one transaction, at most (a little over).
@@ -1121,7 +1123,9 @@ fn write_batch(target: &SyncTarget, batch: &[Page], done: &[PageDone]) -> CoreRe
         })
         .collect();
     target.store.cache_atomic(|tx| {
-        let changed = tx.orders.upsert(target.mer_no, &rows)?;
+        let changed = tx
+            .orders
+            .upsert_at(target.mer_no, &rows, target.clock.now_ms())?;
         for page in done {
             tx.sync_state.page_done(&target.profile, *page)?;
         }
@@ -1200,10 +1204,12 @@ async fn reread_open(
         });
         report.refuse(refused);
         // An order already cached keeps its date: `created_at` here is ignored on conflict.
-        target
-            .store
-            .orders()
-            .upsert_items(target.mer_no, &items, store::now_ms(), verified)?;
+        target.store.orders().upsert_items(
+            target.mer_no,
+            &items,
+            target.clock.now_ms(),
+            verified,
+        )?;
         n += items.len() as u64;
     }
     target.store.sync_state().clear_error(&target.profile)?;

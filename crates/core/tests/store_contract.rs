@@ -10,7 +10,7 @@ mod contract;
 
 use std::sync::Arc;
 
-use contract::{Facts, audit, journal};
+use contract::{Facts, audit, journal, orders};
 use paydesk_core::store::Store;
 use paydesk_core::store::pg::{PgLink, init_team};
 use paydesk_core::store::team::TeamConfig;
@@ -111,4 +111,11 @@ fn audit_appended_rows_read_back_and_verify() {
 #[test]
 fn audit_an_anchor_past_the_end_is_reported() {
     on_both(|s, f| audit::an_anchor_past_the_end_is_reported(&*s.audit(), f));
+}
+
+#[test]
+fn orders_balance_moves_at_the_time_of_the_read_that_saw_it() {
+    on_both(|s, f| {
+        orders::balance_moves_at_the_time_of_the_read_that_saw_it(&*s.orders(), MER as u64, f)
+    });
 }

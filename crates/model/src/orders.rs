@@ -300,3 +300,22 @@ pub struct GroupSums {
     /// ([`CachedOrder::outside_team`]); 0 on a single desk's own cache.
     pub outside_team: i64,
 }
+
+/// The fields of a cached order that move the merchant's balance: when the gateway's
+/// list shows one of them changed, the order is seen moving the balance again, at the
+/// time of the read that saw it (`moved_at`, what a balance reconciliation windows
+/// on). Named as the order's fields and the caches' columns are; both store backends
+/// take this from here (the SQLite writer renders it, the PostgreSQL trigger is checked
+/// against it).
+pub const BALANCE_FIELDS: [&str; 10] = [
+    "state",
+    "currency",
+    "source_amount",
+    "handling_fee",
+    "transaction_fixed_fee",
+    "exception_handling_fee",
+    "rolling_reserve",
+    "rolling_reserve_status",
+    "settle",
+    "refund_amount",
+];

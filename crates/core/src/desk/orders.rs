@@ -81,6 +81,7 @@ impl Desk {
             profile: self.profile.name.clone(),
             mer_no: self.profile.mer_no,
             open_states: self.open_states(),
+            clock: self.clock.clone(),
         };
         let started = Instant::now();
         // Never more a page than the gateway takes, nor a longer dateLimit (its

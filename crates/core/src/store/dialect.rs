@@ -5,6 +5,7 @@
 
 use paydesk_model::filter::ListColumn;
 use paydesk_model::journal::Status;
+use paydesk_model::orders::BALANCE_FIELDS;
 
 use super::orders::{OrderFilter, SortKey};
 
@@ -13,6 +14,28 @@ use super::orders::{OrderFilter, SortKey};
 /// its journal time; any other order when a sync first saw it as it stands (`moved_at`).
 pub(crate) const MOVED: &str = "(CASE WHEN made_at IS NOT NULL AND kind IN ('payout', 'topUp', 'withdraw') \
      THEN made_at ELSE moved_at END)";
+
+/// Whether a write changes what moves the balance ([`BALANCE_FIELDS`]), for SQLite's
+/// writer: each field compared with the parameter that writes it (`bound`), except
+/// those the writer has already found equal (`equal`). Every balance field is one or
+/// the other (a field forgotten would never move an order; checked in the tests).
+pub(crate) fn sqlite_balance_changed(bound: &[(&str, usize)], equal: &[&str]) -> String {
+    debug_assert!(
+        BALANCE_FIELDS
+            .iter()
+            .all(|f| equal.contains(f) || bound.iter().any(|(b, _)| b == f))
+    );
+    BALANCE_FIELDS
+        .iter()
+        .filter_map(|f| {
+            bound
+                .iter()
+                .find(|(b, _)| b == f)
+                .map(|(b, i)| format!("{b} IS NOT ?{i}"))
+        })
+        .collect::<Vec<_>>()
+        .join(" OR ")
+}
 
 /// The column (or expression) a list of the filter matches.
 pub(crate) fn list_column(c: ListColumn) -> &'static str {
@@ -59,4 +82,38 @@ pub(crate) fn statuses(states: &[Status]) -> String {
         .map(|s| format!("'{}'", s.as_str()))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The PostgreSQL trigger's columns (schema 0027), read from its SQL: the same
+    /// balance fields, in the order of the list.
+    #[test]
+    fn the_postgres_trigger_moves_on_the_balance_fields() {
+        let sql = include_str!("pg/schema/0027_moved_on_the_writers_clock.sql");
+        // The columns compared on an update: the tuples after `ELSIF`.
+        let sql = &sql[sql.find("ELSIF").unwrap()..];
+        let tuple = |side: &str| -> Vec<String> {
+            let start = sql.find(&format!("({side}.")).unwrap();
+            let end = start + sql[start..].find(')').unwrap();
+            sql[start + 1..end]
+                .split(',')
+                .map(|c| c.trim().trim_start_matches(&format!("{side}.")).to_string())
+                .collect()
+        };
+        assert_eq!(tuple("NEW"), BALANCE_FIELDS);
+        assert_eq!(tuple("OLD"), BALANCE_FIELDS);
+    }
+
+    #[test]
+    fn sqlites_check_names_every_balance_field_not_found_equal() {
+        let rest: Vec<&str> = BALANCE_FIELDS
+            .into_iter()
+            .filter(|f| !["settle", "handling_fee"].contains(f))
+            .collect();
+        let sql = sqlite_balance_changed(&[("settle", 3), ("handling_fee", 4)], &rest);
+        assert_eq!(sql, "handling_fee IS NOT ?4 OR settle IS NOT ?3");
+    }
 }

@@ -176,9 +176,16 @@ pub trait OrderStore {
     ) -> CoreResult<usize>;
 
     /// Upserts any number of items atomically (the sync batches several pages: SQLite
-    /// rewrites far fewer index pages per order that way). Inside a caller's transaction it
-    /// commits with it.
-    fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize>;
+    /// rewrites far fewer index pages per order that way), as read at `now` (UTC millis,
+    /// the engine's clock): their `synced_at`, and the `moved_at` of an order whose
+    /// balance fields ([`paydesk_model::orders::BALANCE_FIELDS`]) changed, on every
+    /// backend. Inside a caller's transaction it commits with it.
+    fn upsert_at(&self, mer_no: u64, rows: &[Upsert<'_>], now: i64) -> CoreResult<usize>;
+
+    /// [`OrderStore::upsert_at`] now, by the system's clock.
+    fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
+        self.upsert_at(mer_no, rows, super::now_ms())
+    }
 }
 
 /// The order cache of one database (a connection or a transaction).
@@ -192,8 +199,8 @@ impl<C: Deref<Target = Connection>> Orders<C> {
         Orders { conn }
     }
 
-    fn upsert_in(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
-        write::upsert(&self.conn, mer_no, rows)
+    fn upsert_in(&self, mer_no: u64, rows: &[Upsert<'_>], now: i64) -> CoreResult<usize> {
+        write::upsert(&self.conn, mer_no, rows, now)
     }
 }
 
@@ -217,8 +224,8 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
         self.upsert(mer_no, &rows)
     }
 
-    fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
-        super::atomic(&self.conn, || self.upsert_in(mer_no, rows))
+    fn upsert_at(&self, mer_no: u64, rows: &[Upsert<'_>], now: i64) -> CoreResult<usize> {
+        super::atomic(&self.conn, || self.upsert_in(mer_no, rows, now))
     }
 
     fn query(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {

@@ -13,6 +13,7 @@
 
 pub mod audit;
 pub mod journal;
+pub mod orders;
 
 /// What a backend does differently by design, stated by its runner.
 #[derive(Debug, Clone, Copy)]

@@ -12,7 +12,6 @@ use rust_decimal::Decimal;
 
 use super::{Upsert, amount_e4};
 use crate::error::CoreResult;
-use crate::store::now_ms;
 
 /// Orders per multi-row INSERT (21 parameters each, two shared).
 const ROWS_PER_INSERT: usize = 64;
@@ -129,8 +128,14 @@ fn insert(
     stmt.raw_execute().db()
 }
 
-pub(super) fn upsert(tx: &Connection, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
-    let now = now_ms();
+/// Writes `rows` as read at `now` (UTC millis, the caller's clock): their `synced_at`,
+/// and `moved_at` of those whose balance fields changed.
+pub(super) fn upsert(
+    tx: &Connection,
+    mer_no: u64,
+    rows: &[Upsert<'_>],
+    now: i64,
+) -> CoreResult<usize> {
     // In trade-number order, the unique index and the search index are written in runs
     // instead of scattered. The sort is stable: two copies of one order (a page that
     // shifted under the sync) are applied in the order the list gave them.
@@ -259,13 +264,22 @@ fn update_cached(
             refund_currency = ?10, rolling_reserve_status = ?11, settle = ?12, refusal_pay_reason = ?13, message = ?14,
             synced_at = ?15, signature_verified = ?16, source_amount = ?17";
     // What moves the balance changed (the amounts as the same formatting wrote them):
-    // seen moving now. The right side reads the row as it was.
-    let light_moved = format!(
-        "{light}, moved_at = CASE WHEN handling_fee IS NOT ?2 OR rolling_reserve IS NOT ?5
-            OR transaction_fixed_fee IS NOT ?6 OR exception_handling_fee IS NOT ?7 OR refund_amount IS NOT ?8
-            OR rolling_reserve_status IS NOT ?11 OR settle IS NOT ?12 OR source_amount IS NOT ?17
-            THEN ?15 ELSE moved_at END"
+    // seen moving now, at this write's time (?15). The right side reads the row as it
+    // was. State and currency are as cached on this path (else `moved` below).
+    let changed = crate::store::dialect::sqlite_balance_changed(
+        &[
+            ("handling_fee", 2),
+            ("rolling_reserve", 5),
+            ("transaction_fixed_fee", 6),
+            ("exception_handling_fee", 7),
+            ("refund_amount", 8),
+            ("rolling_reserve_status", 11),
+            ("settle", 12),
+            ("source_amount", 17),
+        ],
+        &["state", "currency"],
     );
+    let light_moved = format!("{light}, moved_at = CASE WHEN {changed} THEN ?15 ELSE moved_at END");
     let mut same = tx
         .prepare_cached(&format!("{light_moved} WHERE id = ?1"))
         .db()?;

@@ -223,13 +223,19 @@ impl<'a> PgOrders<'a> {
 
     /// `touch`: an order the list shows as cached is written all the same (its
     /// `synced_at`), else only a new or changed one.
-    fn upsert_rows(&self, mer_no: u64, rows: &[Upsert<'_>], touch: bool) -> CoreResult<usize> {
+    fn upsert_rows(
+        &self,
+        mer_no: u64,
+        rows: &[Upsert<'_>],
+        touch: bool,
+        now: i64,
+    ) -> CoreResult<usize> {
         self.check_merchant(mer_no)?;
         if rows.is_empty() {
             return Ok(0);
         }
         let mer_no = self.mer_no;
-        atomically(self.run, |run| write::upsert(run, mer_no, rows, touch))
+        atomically(self.run, |run| write::upsert(run, mer_no, rows, touch, now))
     }
 
     /// The merchant a write names must be the team's: rows of another would never be read.
@@ -569,13 +575,13 @@ impl OrderStore for PgOrders<'_> {
         // Orders read by their numbers (a look-up, the order page's re-read): each one
         // shown by the list is written with the list's time, changed or not, so "synced"
         // is when it was last read and the order page's re-read waits its minute.
-        self.upsert_rows(mer_no, &rows, true)
+        self.upsert_rows(mer_no, &rows, true, crate::store::now_ms())
     }
 
     /// The sync's batches: an order the list shows as cached is not written again (see
     /// `write::UPSERT`).
-    fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
-        self.upsert_rows(mer_no, rows, false)
+    fn upsert_at(&self, mer_no: u64, rows: &[Upsert<'_>], now: i64) -> CoreResult<usize> {
+        self.upsert_rows(mer_no, rows, false, now)
     }
 }
 

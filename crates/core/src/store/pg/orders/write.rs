@@ -254,13 +254,13 @@ pub(super) fn upsert(
     mer_no: i64,
     rows: &[Upsert<'_>],
     touch: bool,
+    now: i64,
 ) -> CoreResult<usize> {
     lock(run, mer_no)?;
     // The planner cannot estimate the CTEs' rows (it guesses millions), so it would JIT
     // compile the statement: about half a second a batch, for a statement that runs in
     // less. Off for this transaction only.
     run.exec("SET LOCAL jit = off", &[])?;
-    let now = now_ms();
     let mut copies: HashMap<&str, usize> = HashMap::with_capacity(rows.len());
     let mut rounds: Vec<Vec<&Upsert<'_>>> = Vec::new();
     for u in rows {
