@@ -21,7 +21,8 @@ impl Clock for SystemClock {
 }
 
 /// The system's clock moved forward by hand: what a test uses to be "later" at once.
-/// (Times the journal writes stay the system's, so only forward moves are meaningful.)
+/// (Times the journal writes stay the system's, so only forward moves are meaningful;
+/// the sync writes its orders' read times by the desk's clock.)
 #[derive(Debug, Default)]
 pub struct ShiftedClock {
     ahead_ms: AtomicI64,

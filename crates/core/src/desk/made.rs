@@ -111,7 +111,7 @@ impl Desk {
             .is_some_and(|m| m.is_final());
         let fresh = cached
             .synced_at
-            .is_some_and(|at| crate::store::now_ms() - at < RELIST_AFTER_MS);
+            .is_some_and(|at| self.clock.now_ms() - at < RELIST_AFTER_MS);
         if is_final && fresh {
             return Ok(false);
         }
