@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use contract::{Facts, audit, journal, orders};
 use paydesk_core::store::Store;
-use paydesk_core::store::pg::{PgLink, init_team};
-use paydesk_core::store::team::TeamConfig;
+use paydesk_core::store::pg::TEAM_MIGRATIONS;
+use paydesk_core::store::team::{self, TeamConfig};
 use paydesk_testpg::TestPg;
 
 const MER: i64 = 123;
@@ -36,7 +36,7 @@ struct Both {
     sqlite: Arc<Store>,
     pg: Arc<Store>,
     _dir: tempfile::TempDir,
-    _server: TestPg,
+    server: TestPg,
 }
 
 fn both() -> Both {
@@ -53,17 +53,14 @@ fn both() -> Both {
         cert_file: String::new(),
         key_file: String::new(),
     };
-    init_team(
-        &PgLink::connect(&cfg, server.owner_password()).unwrap(),
-        MER,
-    )
-    .unwrap();
+    let (applied, _) = team::init(&cfg, server.owner_password(), MER).unwrap();
+    assert_eq!(applied, TEAM_MIGRATIONS.len());
     let pg = Store::connect_team(&cfg, server.owner_password(), MER).unwrap();
     Both {
         sqlite,
         pg,
         _dir: dir,
-        _server: server,
+        server,
     }
 }
 
@@ -118,4 +115,35 @@ fn orders_balance_moves_at_the_time_of_the_read_that_saw_it() {
     on_both(|s, f| {
         orders::balance_moves_at_the_time_of_the_read_that_saw_it(&*s.orders(), MER as u64, f)
     });
+}
+
+/// The store layer's opener of a team: `init` brings the schema up once (nothing the
+/// second time), a store on one link or two answers alike, and the connection says
+/// which schema it found.
+#[test]
+fn the_team_opener_inits_once_and_opens_on_one_link_or_two() {
+    let b = both();
+    let team = b.pg.team_db().unwrap();
+    assert_eq!(
+        team.schema_version().unwrap() as usize,
+        TEAM_MIGRATIONS.len()
+    );
+    assert_eq!(team.user(), b.server.owner());
+    let cfg = TeamConfig {
+        host: b.server.host().into(),
+        port: b.server.port(),
+        database: DB.into(),
+        user: b.server.owner().into(),
+        ca_file: String::new(),
+        cert_file: String::new(),
+        key_file: String::new(),
+    };
+    let (again, _) = team::init(&cfg, b.server.owner_password(), MER).unwrap();
+    assert_eq!(again, 0, "nothing to apply the second time");
+    let one = Store::connect_team_one_link(&cfg, b.server.owner_password(), MER).unwrap();
+    assert!(one.journal().list("p", &[], &[], 10).unwrap().is_empty());
+    assert!(
+        team::connect(&cfg, "not the password").is_err(),
+        "a wrong password is refused"
+    );
 }

@@ -119,6 +119,17 @@ impl Store {
         Self::open_team(Arc::new(journal), Arc::new(cache), mer_no)
     }
 
+    /// A team store on one connection for everything (a report's: the overview reads a
+    /// few rows), as [`Store::connect_team`] otherwise.
+    pub fn connect_team_one_link(
+        cfg: &TeamConfig,
+        password: &str,
+        mer_no: i64,
+    ) -> CoreResult<Arc<Self>> {
+        let link = Arc::new(PgLink::connect(cfg, password)?);
+        Self::open_team(link.clone(), link, mer_no)
+    }
+
     /// The member's connection to the team (the journal's), on a team desk.
     pub fn team_db(&self) -> Option<&Arc<dyn TeamDb>> {
         match &self.backend {

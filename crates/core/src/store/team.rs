@@ -40,6 +40,8 @@ pub trait TeamDb: Send + Sync + std::fmt::Debug {
     fn is_closed(&self) -> bool;
     /// The member this connection is (the database user).
     fn user(&self) -> &str;
+    /// The version of the team's schema in the database (0: no team in it).
+    fn schema_version(&self) -> CoreResult<i32>;
     /// The backend's own handle, for the backend's own tests and tools.
     fn as_any(&self) -> &dyn Any;
 }
@@ -47,6 +49,19 @@ pub trait TeamDb: Send + Sync + std::fmt::Debug {
 /// Connects to the team's database as the member `cfg.user`.
 pub fn connect(cfg: &TeamConfig, password: &str) -> CoreResult<Arc<dyn TeamDb>> {
     Ok(Arc::new(super::pg::PgLink::connect(cfg, password)?))
+}
+
+/// Creates or brings up to date the team's schema for merchant `mer_no`, as the
+/// database's owner (`cfg.user`): the migrations applied now, and the grants the owner
+/// lacks to end members' stalling sessions (empty: none).
+pub fn init(
+    cfg: &TeamConfig,
+    owner_password: &str,
+    mer_no: i64,
+) -> CoreResult<(usize, Vec<String>)> {
+    let link = super::pg::PgLink::connect(cfg, owner_password)?;
+    let applied = super::pg::init_team(&link, mer_no)?;
+    Ok((applied, super::pg::owner_stall_grants_missing(&link)?))
 }
 
 /// The team's tables. Every call runs as the member: what their roles may not do, the

@@ -43,6 +43,10 @@ impl TeamDb for PgLink {
         PgLink::user(self)
     }
 
+    fn schema_version(&self) -> CoreResult<i32> {
+        super::team_schema_version(self)
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
