@@ -447,21 +447,23 @@ impl Desk {
         }
 
         if let Some(team) = self.team()? {
-            team_alerts(&team, settings, now, &mut out)?;
+            out.extend(team_alerts(&team, settings, now)?);
         }
         out.sort_by(|a, b| (a.at, &a.key).cmp(&(b.at, &b.key)));
         Ok(out)
     }
 }
 
-/// A team's alerts for its member `team.me()`.
-fn team_alerts(
+/// A team's alerts for its member `team.me()` at `now`: the requests waiting for my
+/// approval, and approved requests no signer's worker took for the set time (part of
+/// [`Desk::current_alerts`] on a team desk).
+pub fn team_alerts(
     team: &crate::team::Team,
     settings: &AlertSettings,
     now: i64,
-    out: &mut Vec<Alert>,
-) -> CoreResult<()> {
+) -> CoreResult<Vec<Alert>> {
     use crate::store::pg::team::{RequestState, TeamRole};
+    let mut out = Vec::new();
     let me = team.me().name.clone();
     if team.has_role(TeamRole::Approver) {
         for r in team.requests(&[RequestState::Waiting], LIST_LIMIT)? {
@@ -517,7 +519,7 @@ fn team_alerts(
             AlertTarget::Request { id: oldest.id },
         ));
     }
-    Ok(())
+    Ok(out)
 }
 
 impl Home {
