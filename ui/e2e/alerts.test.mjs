@@ -60,9 +60,10 @@ test("a low balance raises an alert: counted, listed, notified once, opened to i
   );
   await h.click(id("alerts-button"));
   const row = await h.waitFor(id("alert-balance_low"));
-  const text = await row.getText();
+  await h.settled();
+  const text = await h.text(id("alert-balance_low"));
   assert.match(text, /Balance under its threshold/);
-  assert.match(text, /MXN balance [\d.]+ is under 999999999999/);
+  assert.match(text, /Balance MXN [\d,]+\.\d\d is under MXN 999,999,999,999\.00/);
   assert.equal(await row.getAttribute("data-read"), "0");
   await h.settled();
   await h.shot("alerts-inbox-light");
@@ -72,7 +73,7 @@ test("a low balance raises an alert: counted, listed, notified once, opened to i
     timeout: 30_000,
     timeoutMsg: `no Notify call seen on the session bus: ${calls.slice(0, 400)}`,
   });
-  assert.match(calls, /MXN balance [\d.]+ is under 999999999999/);
+  assert.match(calls, /Balance MXN [\d,]+\.\d\d is under MXN 999,999,999,999\.00/);
   await new Promise((r) => setTimeout(r, 16_000));
   const notifies = calls.split("member=Notify").length - 1;
   assert.equal(notifies, 1, `notified ${notifies} times:\n${calls}`);

@@ -659,12 +659,11 @@ export const en = {
       worker_stopped: "Signer's worker stopped",
     },
     text: {
-      approval_waiting:
-        "Request #{{id}} by {{maker}}: {{operation}} {{total}} {{currency}} ({{summary}})",
+      approval_waiting: "Request #{{id}} by {{maker}}: {{operation}} {{total}} ({{summary}})",
       outcome_unknown:
         "{{number}} (journal #{{id}}) still unknown after {{minutes}} min: {{summary}}",
-      balance_low: "{{currency}} balance {{balance}} is under {{threshold}}",
-      chargeback: "Order {{tradeNo}}: {{amount}} {{currency}} charged back (status {{state}})",
+      balance_low: "Balance {{balance}} is under {{threshold}}",
+      chargeback: "Order {{tradeNo}}: {{amount}} charged back (status {{state}})",
       refused: "{{number}} (journal #{{id}}) refused: {{why}} ({{summary}})",
       sync_failed: "The last sync failed: {{why}}",
       sync_stale: "No sync has run for {{hours}} h",

@@ -619,11 +619,10 @@ export const zh: Catalogue = {
       worker_stopped: "签名者的工作进程已停止",
     },
     text: {
-      approval_waiting:
-        "{{maker}} 的请求 #{{id}}：{{operation}} {{total}} {{currency}}（{{summary}}）",
+      approval_waiting: "{{maker}} 的请求 #{{id}}：{{operation}} {{total}}（{{summary}}）",
       outcome_unknown: "{{number}}（日志 #{{id}}）在 {{minutes}} 分钟后结果仍未知：{{summary}}",
-      balance_low: "{{currency}} 余额 {{balance}} 低于 {{threshold}}",
-      chargeback: "订单 {{tradeNo}}：{{amount}} {{currency}} 被拒付（状态 {{state}}）",
+      balance_low: "余额 {{balance}} 低于 {{threshold}}",
+      chargeback: "订单 {{tradeNo}}：{{amount}} 被拒付（状态 {{state}}）",
       refused: "{{number}}（日志 #{{id}}）被拒绝：{{why}}（{{summary}}）",
       sync_failed: "上次同步失败：{{why}}",
       sync_stale: "已有 {{hours}} 小时未同步",

@@ -19,18 +19,28 @@ import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
-import { formatDateTime } from "../../lib/format";
+import { formatDateTime, formatMoney } from "../../lib/format";
 import type { Alert } from "../../lib/types";
 import { ALERTS_EVERY_MS, alertNotify, alertsDue, useAlerts, useMarkAlerts } from "./queries";
 import { alertRoute } from "./route";
 
 /// An alert in the user's language: its title and one line.
 export function useAlertWords() {
-  const { t } = useTranslation();
-  return (a: Alert) => ({
-    title: t(`alerts.kind.${a.kind}`),
-    text: t(`alerts.text.${a.kind}`, { ...a.params }),
-  });
+  const { t, i18n } = useTranslation();
+  const loc = locale(i18n.language);
+  return (a: Alert) => {
+    const p: Record<string, string> = { ...a.params };
+    // Amounts as everywhere else: grouped, with the currency's decimals.
+    const currency = p.currency ?? "";
+    for (const k of ["balance", "threshold", "amount", "total"]) {
+      const v = p[k];
+      if (v && currency) p[k] = formatMoney(v, currency, loc);
+    }
+    return {
+      title: t(`alerts.kind.${a.kind}`),
+      text: t(`alerts.text.${a.kind}`, p),
+    };
+  };
 }
 
 /// Asks for the alerts to notify, every while and whenever the inbox was read again
@@ -139,7 +149,7 @@ export function AlertInbox({ enabled }: { enabled: boolean }) {
   };
   return (
     <>
-      <Tooltip label={t("alerts.inbox")}>
+      <Tooltip label={t("alerts.inbox")} disabled={opened}>
         <Indicator
           label={unread.length}
           size={16}
