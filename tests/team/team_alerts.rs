@@ -58,8 +58,8 @@ fn an_approval_waits_for_the_approvers_who_have_not_decided_and_a_stopped_worker
         AlertKind::ApprovalWaiting,
         AlertTarget::Request { id: big.id },
     );
-    assert_eq!(kinds(&ann, now()), [waiting.clone()]);
-    assert_eq!(kinds(&abe, now()), [waiting.clone()]);
+    assert_eq!(kinds(&ann, now()), std::slice::from_ref(&waiting));
+    assert_eq!(kinds(&abe, now()), std::slice::from_ref(&waiting));
     // Not for its maker, nor for a member who does not approve.
     assert!(kinds(&mark, now()).is_empty());
     assert!(kinds(&vic, now()).is_empty());
@@ -79,7 +79,10 @@ fn an_approval_waits_for_the_approvers_who_have_not_decided_and_a_stopped_worker
         AlertKind::WorkerStopped,
         AlertTarget::Request { id: big.id },
     );
-    assert_eq!(kinds(&vic, now() + 16 * 60_000), [stopped.clone()]);
+    assert_eq!(
+        kinds(&vic, now() + 16 * 60_000),
+        std::slice::from_ref(&stopped)
+    );
     assert_eq!(kinds(&mark, now() + 16 * 60_000), [stopped]);
     let w = &team_alerts(&vic, &AlertSettings::default(), now() + 16 * 60_000).unwrap()[0];
     assert_eq!(w.params["count"], "1");

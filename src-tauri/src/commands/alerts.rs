@@ -12,7 +12,10 @@ use crate::state::AppState;
 
 /// Shows a system notification (title, body): the notification plugin in the app,
 /// nothing in tests that build the app without a window.
-pub struct Notifier(pub Box<dyn Fn(&str, &str) -> Result<(), String> + Send + Sync>);
+pub struct Notifier(pub Box<ShowNotification>);
+
+/// Shows a notification with its title and body; why not, if it could not.
+pub type ShowNotification = dyn Fn(&str, &str) -> Result<(), String> + Send + Sync;
 
 impl std::fmt::Debug for Notifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
