@@ -561,8 +561,12 @@ impl Home {
     ) -> CoreResult<R> {
         let _one = FILE_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         let mut file = self.load_alerts(profile)?;
+        let before = serde_json::to_value(&file).ok();
         let r = f(&mut file)?;
-        self.save_alerts(profile, &file)?;
+        // The inbox is read every few seconds: the file is written only when it changed.
+        if before != serde_json::to_value(&file).ok() {
+            self.save_alerts(profile, &file)?;
+        }
         Ok(r)
     }
 
