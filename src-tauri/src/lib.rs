@@ -45,8 +45,8 @@ macro_rules! specta_commands {
 /// Every command, for the invoke handler and the bindings.
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
     use commands::{
-        activity, balances, lock, lookup, money, orders, records, reports, schedules, settings,
-        team, team_admin, views,
+        activity, alerts, balances, lock, lookup, money, orders, records, reports, schedules,
+        settings, team, team_admin, views,
     };
     Builder::<R>::new()
         .commands(app_commands!(specta_commands))
@@ -157,11 +157,24 @@ pub fn run() {
     let builder = specta_builder::<tauri::Wry>();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
         .manage(state)
         .manage(commands::team_admin::Worker::default())
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);
+            // The system's notifications for alerts, through the notification plugin.
+            let notify = app.handle().clone();
+            app.manage(commands::alerts::Notifier(Box::new(move |title, body| {
+                use tauri_plugin_notification::NotificationExt;
+                notify
+                    .notification()
+                    .builder()
+                    .title(title)
+                    .body(body)
+                    .show()
+                    .map_err(|e| e.to_string())
+            })));
             if let Some(window) = app.get_webview_window("main") {
                 software_rendering(&window);
             }

@@ -169,6 +169,14 @@ macro_rules! app_commands {
             lock::desk_lock_minutes_set => ["lock"],
             // The first password opens the desk the lock screen held: read it all again.
             lock::desk_password_set => ["*"],
+            // Alerts (issue 35 item 4): the inbox, its marks, the thresholds; the system's
+            // notifications (handed out once by the engine, shown from Rust).
+            alerts::alerts_list => [],
+            alerts::alerts_mark => ["alerts"],
+            alerts::alerts_due => ["alerts"],
+            alerts::alert_notify => [],
+            alerts::alert_settings => [],
+            alerts::alert_settings_save => ["alerts"],
         }
     };
 }

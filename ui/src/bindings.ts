@@ -428,9 +428,158 @@ export const commands = {
 	 *  (`current`) to change it.
 	 */
 	deskPasswordSet: (current: string, password: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("desk_password_set", { current, password })),
+	/**  The open profile's alerts, newest first (dismissed ones left out). */
+	alertsList: () => typedError<Alert_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("alerts_list")),
+	/**  Marks alerts read, or dismisses them (`dismiss`). */
+	alertsMark: (keys: string[], dismiss: boolean) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("alerts_mark", { keys, dismiss })),
+	/**
+	 *  The alerts the system's notifications show now, each once (marked notified as
+	 *  they are handed out); none in the quiet hours or with notifications off. Asked
+	 *  by the window on a timer while a desk is open; never opens one.
+	 */
+	alertsDue: () => typedError<Alert_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("alerts_due")),
+	/**
+	 *  Shows one system notification, as the window words an alert handed out by
+	 *  [`alerts_due`].
+	 */
+	alertNotify: (title: string, body: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("alert_notify", { title, body })),
+	/**  The open profile's alert thresholds. */
+	alertSettings: () => typedError<AlertSettings_Serialize, CoreError_Serialize>(__TAURI_INVOKE("alert_settings")),
+	/**  Sets the open profile's alert thresholds, checked member by member. */
+	alertSettingsSave: (settings: AlertSettings_Deserialize) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("alert_settings_save", { settings })),
 };
 
 /* Types */
+/**  One alert: a condition that holds now, with this person's marks. */
+export type Alert = Alert_Serialize | Alert_Deserialize;
+
+/**  What an alert is about. */
+export type AlertKind = 
+/**  A team request waits for my approval (I approve, I did not make it, not decided). */
+"approval_waiting" | 
+/**  A journal entry's outcome is still unknown after the set time. */
+"outcome_unknown" | 
+/**  A currency's available balance is under its threshold. */
+"balance_low" | 
+/**  A chargeback came in lately. */
+"chargeback" | 
+/**  The gateway refused a request lately. */
+"refused" | 
+/**  The last sync failed. */
+"sync_failed" | 
+/**  No sync has run for the set time. */
+"sync_stale" | 
+/**  Approved team requests wait longer than the set time: no signer's worker takes them. */
+"worker_stopped";
+
+/**  A profile's alert thresholds. */
+export type AlertSettings = AlertSettings_Serialize | AlertSettings_Deserialize;
+
+/**  A profile's alert thresholds. */
+export type AlertSettings_Deserialize = {
+	/**  An outcome still unknown this many minutes after it was sent is an alert. */
+	unknownAfterMinutes?: number,
+	/**  Per currency, the available balance under which it is an alert (decimal strings). */
+	lowBalance?: { [key in string]: string },
+	/**  No sync for this many hours is an alert. */
+	syncStaleHours?: number,
+	/**  Chargebacks and refusals of the last this many days are alerts. */
+	recentDays?: number,
+	/**  Approved team requests waiting this many minutes for a signer's worker are an alert. */
+	workerWaitMinutes?: number,
+	/**  Whether the system's notifications are shown at all. */
+	systemNotifications?: boolean,
+	quietHours?: QuietHours | null,
+};
+
+/**  A profile's alert thresholds. */
+export type AlertSettings_Serialize = {
+	/**  An outcome still unknown this many minutes after it was sent is an alert. */
+	unknownAfterMinutes: number,
+	/**  Per currency, the available balance under which it is an alert (decimal strings). */
+	lowBalance: { [key in string]: string },
+	/**  No sync for this many hours is an alert. */
+	syncStaleHours: number,
+	/**  Chargebacks and refusals of the last this many days are alerts. */
+	recentDays: number,
+	/**  Approved team requests waiting this many minutes for a signer's worker are an alert. */
+	workerWaitMinutes: number,
+	/**  Whether the system's notifications are shown at all. */
+	systemNotifications: boolean,
+	quietHours: QuietHours | null,
+};
+
+/**  What opening an alert shows. */
+export type AlertTarget = AlertTarget_Serialize | AlertTarget_Deserialize;
+
+/**  What opening an alert shows. */
+export type AlertTarget_Deserialize = 
+/**  A journal entry (its order too, when the gateway gave it a number). */
+{ to: "entry"; id: number; tradeNo?: string | null } | 
+/**  An order of the cache. */
+{ to: "order"; tradeNo: string } | 
+/**  The balances, at a currency. */
+{ to: "balances"; currency: string } | 
+/**  The sync's state (the Dashboard's sync panel). */
+{ to: "sync" } | 
+/**  A team request, on the Approvals screen. */
+{ to: "request"; id: number };
+
+/**  What opening an alert shows. */
+export type AlertTarget_Serialize = 
+/**  A journal entry (its order too, when the gateway gave it a number). */
+{ to: "entry"; id: number; tradeNo: string | null } | 
+/**  An order of the cache. */
+{ to: "order"; tradeNo: string } | 
+/**  The balances, at a currency. */
+{ to: "balances"; currency: string } | 
+/**  The sync's state (the Dashboard's sync panel). */
+{ to: "sync" } | 
+/**  A team request, on the Approvals screen. */
+{ to: "request"; id: number };
+
+/**  One alert: a condition that holds now, with this person's marks. */
+export type Alert_Deserialize = {
+	/**  Stable while the condition holds (`outcome_unknown:12`, `balance_low:MXN`). */
+	key: string,
+	kind: AlertKind,
+	/**
+	 *  When the thing it is about happened (UTC ms): the entry sent, the balance read,
+	 *  the chargeback seen, the sync failed.
+	 */
+	at: number,
+	/**  In English, one line (the CLI, the system's notification when no window words it). */
+	text: string,
+	/**  What the window words it with (`alerts.<kind>` in the catalogues). */
+	params: { [key in string]: string },
+	target: AlertTarget_Deserialize,
+	/**  This person marked it read. */
+	read: boolean,
+	/**  A system notification was shown for it. */
+	notified: boolean,
+};
+
+/**  One alert: a condition that holds now, with this person's marks. */
+export type Alert_Serialize = {
+	/**  Stable while the condition holds (`outcome_unknown:12`, `balance_low:MXN`). */
+	key: string,
+	kind: AlertKind,
+	/**
+	 *  When the thing it is about happened (UTC ms): the entry sent, the balance read,
+	 *  the chargeback seen, the sync failed.
+	 */
+	at: number,
+	/**  In English, one line (the CLI, the system's notification when no window words it). */
+	text: string,
+	/**  What the window words it with (`alerts.<kind>` in the catalogues). */
+	params: { [key in string]: string },
+	target: AlertTarget_Serialize,
+	/**  This person marked it read. */
+	read: boolean,
+	/**  A system notification was shown for it. */
+	notified: boolean,
+};
+
 /**  What the banner and the status bar show. */
 export type AppStatus = AppStatus_Serialize | AppStatus_Deserialize;
 
@@ -3260,6 +3409,15 @@ export type QueryTypes_Serialize = {
 	sales: string,
 	refund: string,
 	chargeback: string,
+};
+
+/**
+ *  The hours in which no system notification is shown (the inbox still fills), `HH:MM`
+ *  to `HH:MM` in the profile's business zone; across midnight when `from` is later.
+ */
+export type QuietHours = {
+	from: string,
+	to: string,
 };
 
 /**  One line of a success-rate table (a method, a currency, a day, or every order). */

@@ -3,7 +3,7 @@
 //! Exit codes:
 //! - 0: success.
 //! - 1: the answer is no: a signature is not valid (`verify`), the gateway rejected the
-//!   request, the audit chain is broken.
+//!   request, the audit chain is broken, `alerts` has alerts to show.
 //! - 2: bad input or usage (a one-line reason on stderr).
 //! - 3: the outcome is unknown (the request may have reached the gateway); run
 //!   `paydesk journal reconcile`.
@@ -92,6 +92,10 @@ enum Command {
     /// Requests waiting for approval: list, show, approve, reject.
     #[command(subcommand)]
     Approvals(desk_cmds::ApprovalsCmd),
+    /// Alerts (the app's inbox): approvals waiting for you, unknown outcomes, low
+    /// balances, chargebacks and refusals, the sync, the signer's worker. Exits 1 when
+    /// there are alerts, 0 when none (for monitoring scripts).
+    Alerts(desk_cmds::AlertsArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -191,6 +195,7 @@ fn main() -> ExitCode {
         Command::Audit(c) => desk_cmds::audit(c, g),
         Command::Team(c) => desk_cmds::team(c, g),
         Command::Approvals(c) => desk_cmds::approvals(c, g),
+        Command::Alerts(a) => desk_cmds::alerts(a, g),
     };
     let (code, msg) = match result {
         Ok(()) => return ExitCode::SUCCESS,

@@ -5,6 +5,7 @@
 //! ships without its test double: which gateway a desk talks to (a profile's base URL,
 //! or the built-in sandbox that `paydesk-session` runs) is the caller's [`Endpoint`].
 
+pub mod alerts;
 pub mod answers;
 pub mod bulk;
 pub mod clock;

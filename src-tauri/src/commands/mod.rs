@@ -3,6 +3,7 @@
 //! crosses IPC as `{ "code": ..., ... }` for the UI to branch on.
 
 pub mod activity;
+pub mod alerts;
 pub mod balances;
 pub mod lock;
 pub mod lookup;

@@ -139,6 +139,12 @@ export const invalidates = {
   deskLockSettings: [],
   deskLockMinutesSet: ["lock"],
   deskPasswordSet: ["*"],
+  alertsList: [],
+  alertsMark: ["alerts"],
+  alertsDue: ["alerts"],
+  alertNotify: [],
+  alertSettings: [],
+  alertSettingsSave: ["alerts"],
 } as const satisfies Record<keyof typeof commands, readonly string[]>;
 
 export type CommandName = keyof typeof invalidates;

@@ -1,6 +1,10 @@
 // The shapes the UI works with, from the generated bindings: what the backend sends
 // (serde's serialize side, every field present).
 export type {
+  // Alerts (issue 35 item 4).
+  Alert_Serialize as Alert,
+  AlertSettings_Serialize as AlertSettings,
+  AlertTarget_Serialize as AlertTarget,
   Attention_Serialize as Attention,
   BalanceResult_Serialize as BalanceResult,
   BankDetails,

@@ -20,6 +20,7 @@ import { useTranslation } from "react-i18next";
 import { Outlet, useLocation, useNavigate } from "react-router";
 import { ErrorAlert } from "../components/ErrorAlert";
 import { useKeepFocus } from "../components/useKeepFocus";
+import { AlertInbox } from "../features/alerts/AlertInbox";
 import { useAppStatus, useNotificationWatch } from "../features/app/queries";
 import { FirstRunSync } from "../features/dashboard/FirstRun";
 import { CommandPalette, openPalette } from "../features/palette/CommandPalette";
@@ -182,17 +183,20 @@ export function Shell() {
             </Title>
             <ModeBanner />
           </Group>
-          <Tooltip label={t("app.palette")}>
-            <ActionIcon
-              variant="default"
-              size="lg"
-              onClick={openPalette}
-              aria-label={t("app.palette")}
-              data-testid="palette-button"
-            >
-              <IconSearch size={18} />
-            </ActionIcon>
-          </Tooltip>
+          <Group gap="sm" wrap="nowrap">
+            <AlertInbox enabled={status.data !== undefined} />
+            <Tooltip label={t("app.palette")}>
+              <ActionIcon
+                variant="default"
+                size="lg"
+                onClick={openPalette}
+                aria-label={t("app.palette")}
+                data-testid="palette-button"
+              >
+                <IconSearch size={18} />
+              </ActionIcon>
+            </Tooltip>
+          </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label={t("nav.main")}>

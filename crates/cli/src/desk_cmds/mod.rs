@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::Failure;
 
+mod alerts;
 mod lookup;
 mod money;
 mod orders;
@@ -24,6 +25,7 @@ mod report;
 mod schedule;
 mod team;
 
+pub use alerts::*;
 pub use money::*;
 pub use orders::*;
 pub use profile::*;

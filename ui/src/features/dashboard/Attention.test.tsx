@@ -125,3 +125,42 @@ describe("a scheduled report that failed or was missed", () => {
     });
   });
 });
+
+describe("an alert opened on the Dashboard (issue 35)", () => {
+  it("opens the journal entry its ?entry= names, and leaves the address clean", async () => {
+    const entry = {
+      id: 41,
+      profile: "sandbox",
+      operation: "v2.payout",
+      merOrderNo: "PO-ALERT-41",
+      request: {},
+      summary: "payout 20.00 MXN",
+      status: "unknown",
+      tradeNo: null,
+      code: null,
+      message: null,
+      attempts: 1,
+      createdAt: 1_700_000_000_000,
+      updatedAt: 1_700_000_000_000,
+      nextCheckAt: null,
+      fingerprint: "",
+      sentAt: 1_700_000_000_000,
+      lookups: 0,
+      resolution: null,
+      canBeLookedUp: true,
+    };
+    invoke.mockImplementation(async (cmd: string) => (cmd === "journal_entry" ? entry : null));
+    const withEntry = {
+      ...data,
+      heldBulk: [],
+      needsAttention: [{ entry, action: "look_up", accountField: null }],
+    } as unknown as Dashboard;
+    const router = createMemoryRouter(
+      [{ path: "/", element: <AttentionCard data={withEntry} /> }],
+      { initialEntries: ["/?entry=41"] },
+    );
+    renderUi(<RouterProvider router={router} />);
+    await waitFor(() => expect(screen.getByText(/PO-ALERT-41/, { selector: "h2" })).toBeTruthy());
+    expect(new URLSearchParams(router.state.location.search).get("entry")).toBeNull();
+  });
+});

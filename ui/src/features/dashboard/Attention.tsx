@@ -1,8 +1,8 @@
 import { Alert, Badge, Button, Card, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { IconAlertTriangle } from "@tabler/icons-react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { useNavigate } from "react-router";
+import { useNavigate, useSearchParams } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatDateTime } from "../../lib/format";
@@ -243,6 +243,21 @@ export function AttentionCard({ data }: { data: Dashboard }) {
   const loc = locale(i18n.language);
   const [open, setOpen] = useState<Entry | null>(null);
   const items = data.needsAttention;
+  // An alert opened here (`?entry=<journal id>`, issue 35) opens its entry.
+  const [params, setParams] = useSearchParams();
+  const asked = params.get("entry");
+  useEffect(() => {
+    const found = items.find((i) => String(i.entry.id) === asked);
+    if (!found) return;
+    setOpen(found.entry);
+    setParams(
+      (p) => {
+        p.delete("entry");
+        return p;
+      },
+      { replace: true },
+    );
+  }, [asked, items, setParams]);
   const held = data.heldBulk;
   const schedules = data.scheduleAlerts ?? [];
   const count = items.length + held.length + schedules.length;

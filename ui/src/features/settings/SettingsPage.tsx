@@ -21,6 +21,7 @@ import { ErrorAlert, toastError, toastOk } from "../../components/ErrorAlert";
 import { ProfileKind } from "../../components/ProfileKind";
 import { LANGUAGES, type Language, setLanguage } from "../../i18n";
 import type { Profile } from "../../lib/types";
+import { AlertSettingsCard } from "../alerts/AlertSettingsCard";
 import { useAppStatus } from "../app/queries";
 import { DeskLockCard } from "../team/DeskLockCard";
 import { ConnectionCheckModal } from "./ConnectionCheck";
@@ -265,6 +266,7 @@ export function SettingsPage() {
         />
       ) : null}
       <DeskLockCard />
+      <AlertSettingsCard />
       <Appearance />
       {status.data ? (
         <Text size="xs" c="dimmed">
