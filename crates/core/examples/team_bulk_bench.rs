@@ -46,6 +46,20 @@ fn cfg(pg: &TestPg, user: &str) -> PgConfig {
     }
 }
 
+/// Transactions committed in the team's database so far (every session's; the
+/// statistics are flushed first).
+fn commits(pg: &TestPg) -> Result<i64, Box<dyn std::error::Error>> {
+    let out = pg.psql_super(
+        DB,
+        "SELECT pg_stat_force_next_flush(); SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
+    )?;
+    Ok(out
+        .lines()
+        .filter_map(|l| l.trim().parse::<i64>().ok())
+        .last()
+        .ok_or("no commit count")?)
+}
+
 /// A payroll of `rows` CLABE rows, amounts from `first` cents up (each row a payout of
 /// its own, and no two runs alike: the duplicate guard never holds one).
 fn payroll(rows: usize, first: usize) -> String {
@@ -141,6 +155,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             payroll(rows, k * rows).as_bytes(),
         )?;
         approver.approve(request.id)?;
+        let commits_before = commits(&pg)?;
         let (desk_cpu, sandbox_cpu) = (cpu("self"), cpu(&sandbox));
         let t = Instant::now();
         let mut accepted = 0;
@@ -149,12 +164,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let secs = t.elapsed().as_secs_f64();
         let (desk_cpu, sandbox_cpu) = (cpu("self") - desk_cpu, cpu(&sandbox) - sandbox_cpu);
+        let per_row = (commits(&pg)? - commits_before) as f64 / rows as f64;
         if accepted != rows {
             return Err(format!("{accepted} of {rows} rows accepted").into());
         }
         let rate = rows as f64 / secs;
         println!(
-            "signer, {n} in flight: {rows} rows in {secs:.2} s = {rate:.0} rows/s; CPU this process (desk, PostgreSQL's client side) {desk_cpu:.2} s, sandbox {sandbox_cpu:.2} s"
+            "signer, {n} in flight: {rows} rows in {secs:.2} s = {rate:.0} rows/s; CPU this process (desk, PostgreSQL's client side) {desk_cpu:.2} s, sandbox {sandbox_cpu:.2} s; the team database's commits: {per_row:.1} a row"
         );
         figures.push((n, rate, secs));
     }
