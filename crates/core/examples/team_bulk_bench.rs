@@ -46,18 +46,23 @@ fn cfg(pg: &TestPg, user: &str) -> PgConfig {
     }
 }
 
-/// Transactions committed in the team's database so far (every session's; the
-/// statistics are flushed first).
-fn commits(pg: &TestPg) -> Result<i64, Box<dyn std::error::Error>> {
+/// Transactions committed in the team's database so far (every session's, reads
+/// included) and the server's WAL flushes (`wal_sync`: what a writing commit waits
+/// for), the statistics flushed first.
+fn commits(pg: &TestPg) -> Result<(i64, i64), Box<dyn std::error::Error>> {
     let out = pg.psql_super(
         DB,
-        "SELECT pg_stat_force_next_flush(); SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
+        "SELECT pg_stat_force_next_flush(); SELECT xact_commit || ' ' || (SELECT wal_sync FROM pg_stat_wal) FROM pg_stat_database WHERE datname = current_database()",
     )?;
-    Ok(out
+    let line = out
         .lines()
-        .filter_map(|l| l.trim().parse::<i64>().ok())
-        .last()
-        .ok_or("no commit count")?)
+        .rfind(|l| l.trim().contains(' '))
+        .ok_or("no commit count")?;
+    let mut n = line.split_whitespace().map(str::parse::<i64>);
+    match (n.next(), n.next()) {
+        (Some(Ok(c)), Some(Ok(w))) => Ok((c, w)),
+        _ => Err(format!("unreadable counts: {line}").into()),
+    }
 }
 
 /// A payroll of `rows` CLABE rows, amounts from `first` cents up (each row a payout of
@@ -164,13 +169,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let secs = t.elapsed().as_secs_f64();
         let (desk_cpu, sandbox_cpu) = (cpu("self") - desk_cpu, cpu(&sandbox) - sandbox_cpu);
-        let per_row = (commits(&pg)? - commits_before) as f64 / rows as f64;
+        let after = commits(&pg)?;
+        let per_row = (after.0 - commits_before.0) as f64 / rows as f64;
+        let flushes = (after.1 - commits_before.1) as f64 / rows as f64;
         if accepted != rows {
             return Err(format!("{accepted} of {rows} rows accepted").into());
         }
         let rate = rows as f64 / secs;
         println!(
-            "signer, {n} in flight: {rows} rows in {secs:.2} s = {rate:.0} rows/s; CPU this process (desk, PostgreSQL's client side) {desk_cpu:.2} s, sandbox {sandbox_cpu:.2} s; the team database's commits: {per_row:.1} a row"
+            "signer, {n} in flight: {rows} rows in {secs:.2} s = {rate:.0} rows/s; CPU this process (desk, PostgreSQL's client side) {desk_cpu:.2} s, sandbox {sandbox_cpu:.2} s; the team database's transactions: {per_row:.1} a row, WAL flushes {flushes:.1} a row"
         );
         figures.push((n, rate, secs));
     }
