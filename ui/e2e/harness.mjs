@@ -40,6 +40,37 @@ async function waitForPort(port, timeoutMs) {
   throw new Error(`tauri-driver did not listen on ${port} within ${timeoutMs} ms`);
 }
 
+/// An X server of the app's own (Xvfb, 1280×800): the files that run at once (xtask
+/// runs two) never share a screen, so one app's window never takes another's focus.
+/// Its display (`:N`) once it serves, and its stop.
+async function ownDisplay() {
+  const x = spawn("Xvfb", ["-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp"], {
+    stdio: ["ignore", "ignore", "ignore", "pipe"],
+  });
+  const display = await new Promise((resolve, reject) => {
+    let text = "";
+    const timer = setTimeout(() => reject(new Error("Xvfb served no display within 10 s")), 10_000);
+    x.stdio[3].on("data", (d) => {
+      text += d;
+      if (text.includes("\n")) {
+        clearTimeout(timer);
+        resolve(`:${text.trim()}`);
+      }
+    });
+    x.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Xvfb ended (${code}) before it served a display`));
+    });
+  });
+  const stopX = async () => {
+    if (x.exitCode !== null || x.signalCode !== null) return;
+    const gone = new Promise((r) => x.once("exit", r));
+    x.kill("SIGTERM");
+    await gone;
+  };
+  return { display, stop: stopX };
+}
+
 /// Every process started under `pid` (WebKitWebDriver, the app, its web processes).
 function descendants(pid) {
   let children = [];
@@ -61,6 +92,7 @@ export async function startApp({ home: given, app = APP, env = {} } = {}) {
   mkdirSync(ARTIFACTS, { recursive: true });
   const port = await freePort();
   const nativePort = await freePort();
+  const screen = await ownDisplay();
   const driver = spawn(
     "tauri-driver",
     ["--port", String(port), "--native-port", String(nativePort)],
@@ -79,23 +111,40 @@ export async function startApp({ home: given, app = APP, env = {} } = {}) {
         // No accessibility bus runs in the tests' private D-Bus session: GTK's bridge to
         // it would only wait on calls that cannot be answered.
         NO_AT_BRIDGE: "1",
+        DISPLAY: screen.display,
         ...env,
       },
     },
   );
-  await waitForPort(port, 15_000);
-  const browser = await remote({
-    hostname: "127.0.0.1",
-    port,
-    logLevel: "error",
-    connectionRetryCount: 1,
-    connectionRetryTimeout: 30_000,
-    capabilities: {
-      browserName: "wry",
-      "wdio:enforceWebDriverClassic": true,
-      "tauri:options": { application: app },
-    },
-  });
+  let browser;
+  try {
+    await waitForPort(port, 15_000);
+    browser = await remote({
+      hostname: "127.0.0.1",
+      port,
+      logLevel: "error",
+      connectionRetryCount: 1,
+      connectionRetryTimeout: 30_000,
+      capabilities: {
+        browserName: "wry",
+        "wdio:enforceWebDriverClassic": true,
+        "tauri:options": { application: app },
+      },
+    });
+  } catch (e) {
+    // A start that failed leaves nothing running: the driver, what it started, the X
+    // server.
+    for (const pid of descendants(driver.pid)) {
+      try {
+        process.kill(pid, "SIGTERM");
+      } catch {
+        // Already gone.
+      }
+    }
+    driver.kill("SIGTERM");
+    await screen.stop();
+    throw e;
+  }
   const stop = async () => {
     // Known before the session ends: a session lost to a crashed page leaves the app
     // running unless it is stopped by its PID.
@@ -112,6 +161,7 @@ export async function startApp({ home: given, app = APP, env = {} } = {}) {
       }
       driver.kill("SIGTERM");
       await new Promise((r) => driver.once("exit", r));
+      await screen.stop();
       if (!given) rmSync(home, { recursive: true, force: true });
     }
   };

@@ -134,32 +134,11 @@ pub fn rust_tests() -> Result<Tally> {
 /// run with `more` arguments (a filter) builds nothing again. `envs` go to the tests.
 fn nextest(what: &str, more: &[&str], envs: &[(&str, String)]) -> Result<Tally> {
     let mut args = dbus_session_args();
-    args.extend(
-        [
-            "cargo",
-            "nextest",
-            "run",
-            "--workspace",
-            "--locked",
-            "--lib",
-            "--bins",
-            "--tests",
-            "--examples",
-            "--profile",
-            "ci",
-        ]
-        .map(String::from),
-    );
+    args.extend(["cargo", "nextest", "run"].map(String::from));
+    args.extend(TEST_BUILD.iter().map(|a| a.to_string()));
+    args.extend(["--profile", "ci"].map(String::from));
     args.extend(more.iter().map(|a| a.to_string()));
-    let driver = clippy_driver()?;
-    let mut all = vec![
-        ("RUSTC_WORKSPACE_WRAPPER", driver),
-        // How `cargo clippy` hands its arguments to the driver.
-        (
-            "CLIPPY_ARGS",
-            "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".into(),
-        ),
-    ];
+    let mut all = clippy_as_compiler()?;
     all.extend(envs.iter().cloned());
     run_counting(
         what,
@@ -177,6 +156,34 @@ fn nextest(what: &str, more: &[&str], envs: &[(&str, String)]) -> Result<Tally> 
             Ok(tally)
         }
     })
+}
+
+/// What the tests' build compiles: every workspace target, and the desktop app serving
+/// its built UI (`custom-protocol`, what `tauri build` compiles; the UI is built before
+/// the Rust tests), so that the window tests run the binary this build made instead of
+/// a second build of the app, its workspace crates and Tauri (minutes on two cores).
+const TEST_BUILD: &[&str] = &[
+    "--workspace",
+    "--locked",
+    "--lib",
+    "--bins",
+    "--tests",
+    "--examples",
+    "--features",
+    "paydesk-app/custom-protocol",
+];
+
+/// Clippy as the compiler of the workspace's crates (warnings are errors), as
+/// `cargo clippy` sets it: the environment of every build of [`TEST_BUILD`].
+fn clippy_as_compiler() -> Result<Vec<(&'static str, String)>> {
+    Ok(vec![
+        ("RUSTC_WORKSPACE_WRAPPER", clippy_driver()?),
+        // How `cargo clippy` hands its arguments to the driver.
+        (
+            "CLIPPY_ARGS",
+            "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".into(),
+        ),
+    ])
 }
 
 /// The team's tests run again on PostgreSQL 16 (the whole suite runs on the system's,
@@ -487,6 +494,48 @@ pub fn build_app() -> Result {
     Ok(())
 }
 
+/// The app binary the Rust tests' build made (with the bundled UI: [`TEST_BUILD`]),
+/// copied for the window tests, with the command line and the test database server it
+/// built too. `cargo test --no-run` with the same arguments and compiler finds every
+/// target fresh (it compiles nothing after the Rust tests) and names the binaries.
+pub fn app_of_the_test_build() -> Result {
+    let args: Vec<&str> = ["test", "--no-run"]
+        .into_iter()
+        .chain(TEST_BUILD.iter().copied())
+        .collect();
+    let envs = clippy_as_compiler()?;
+    println!(
+        "==> the app of the tests' build (fresh: nothing is compiled again): cargo {}",
+        args.join(" ")
+    );
+    let t = Instant::now();
+    let status = Command::new("cargo")
+        .args(&args)
+        .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cannot start cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("the tests' build of the app failed ({status})"));
+    }
+    let debug = root().join("target").join("debug");
+    for bin in ["paydesk-app", "paydesk", "paydesk-testpg"] {
+        if !debug.join(bin).is_file() {
+            return Err(format!(
+                "the tests' build made no {}",
+                debug.join(bin).display()
+            ));
+        }
+    }
+    let built = debug.join("paydesk-app");
+    let copy = window_test_app();
+    std::fs::create_dir_all(copy.parent().unwrap_or(&root()))
+        .and_then(|()| std::fs::copy(&built, &copy))
+        .map_err(|e| format!("cannot copy {} to {}: {e}", built.display(), copy.display()))?;
+    println!("    (took {:.1?})", t.elapsed());
+    Ok(())
+}
+
 /// `dbus-run-session` with gnome-keyring, then `xvfb-run` with a 1280×800 screen,
 /// around `command`: the session every run of the app's window needs here.
 pub fn window_session(command: &[&str]) -> Vec<String> {
@@ -501,13 +550,25 @@ pub fn window_session(command: &[&str]) -> Vec<String> {
 /// test runner. Screenshots land in `artifacts/e2e/`. A failure fails the run: nothing
 /// is retried. Node applies `--test-timeout` to each file as well as to each test: a
 /// file of several flows (money.test.mjs, about 80 s alone on 2 cores) gets 5 minutes,
-/// and a hung step still fails the run.
+/// and a hung step still fails the run. One file at a time unless
+/// `PAYDESK_WINDOW_CONCURRENCY` says more: each app runs on an X server of its own
+/// (`ui/e2e/harness.mjs`), so files running at once never take each other's focus; on
+/// a loaded two-core machine two at once measured slower, the web views' software
+/// rendering being most of the work (BENCHMARKS.md, *CI time*).
 pub fn window_tests() -> Result<Tally> {
     let app = window_test_app();
+    let concurrency = format!(
+        "--test-concurrency={}",
+        std::env::var("PAYDESK_WINDOW_CONCURRENCY")
+            .ok()
+            .and_then(|n| n.trim().parse::<u32>().ok())
+            .filter(|n| (1..=4).contains(n))
+            .unwrap_or(1)
+    );
     let args = window_session(&[
         "node",
         "--test",
-        "--test-concurrency=1",
+        concurrency.as_str(),
         "--test-timeout=300000",
         "--test-reporter=spec",
         "e2e/",

@@ -132,7 +132,7 @@ fn test() -> Result {
     let (version, num) = checks::server_version(None, None)?;
     println!("==> the Rust tests ran on PostgreSQL {version} (server_version_num {num})");
     let pg16 = checks::team_tests_on_pg16()?;
-    checks::build_app()?;
+    checks::app_of_the_test_build()?;
     let window = checks::window_tests()?;
     audit::audit()?;
     println!("==> xtask test: every check passed");

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use futures_util::StreamExt as _;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
@@ -983,6 +984,7 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
         unknown: 0,
         done: false,
     };
+    let mut open = Vec::new();
     for row in tables.rows_with_forms(request.id)? {
         if row.state.is_final() {
             match row.state {
@@ -990,22 +992,52 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
                 RowState::Rejected => out.rejected += 1,
                 _ => out.failed += 1,
             }
+        } else {
+            open.push(row);
+        }
+    }
+    // The rows not final yet, a bounded number at once (the profile's payouts in flight,
+    // never more than a second's worth under its rate limit, as a bulk run sends): each
+    // goes its own way through the journal (its intent committed and claimed before its
+    // request leaves, its audit row), and its outcome is recorded as soon as it is
+    // known. The request stays claimed by this signer meanwhile.
+    let at_once = rows_at_once(&desk.profile.sync);
+    let mut waiting = open.iter();
+    let mut out_now = futures_util::stream::FuturesUnordered::new();
+    // A row's outcome that cannot be written (the database gone) stops no row already
+    // out: every one is waited for, and the first such error is said at the end (the
+    // request, still claimed, is taken up again and its rows found in the journal).
+    let mut unrecorded = None;
+    loop {
+        while unrecorded.is_none() && out_now.len() < at_once {
+            let Some(row) = waiting.next() else { break };
+            out_now.push(execute_numbered(desk, &request, row));
+        }
+        let Some((row, (state, trade_no, message))) = out_now.next().await else {
+            break;
+        };
+        if unrecorded.is_some() {
             continue;
         }
-        let (state, trade_no, message) = execute_row(desk, &request, &row).await;
-        tables.row_outcome(
+        if let Err(e) = tables.row_outcome(
             request.id,
             row.row_no,
             state,
             trade_no.as_deref(),
             message.as_deref(),
-        )?;
+        ) {
+            unrecorded = Some(e);
+            continue;
+        }
         match state {
             RowState::Accepted => out.accepted += 1,
             RowState::Rejected => out.rejected += 1,
             RowState::Failed => out.failed += 1,
             RowState::Unknown | RowState::Waiting => out.unknown += 1,
         }
+    }
+    if let Some(e) = unrecorded {
+        return Err(e);
     }
     out.done = out.unknown == 0;
     let outcome = format!(
@@ -1014,6 +1046,25 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     );
     tables.finish(request.id, out.done, &outcome)?;
     Ok(Some(out))
+}
+
+/// [`execute_row`], with the row it executed.
+async fn execute_numbered<'a>(
+    desk: &Desk,
+    request: &Request,
+    row: &'a RequestRow,
+) -> (&'a RequestRow, (RowState, Option<String>, Option<String>)) {
+    (row, execute_row(desk, request, row).await)
+}
+
+/// Rows of a request a signer's worker sends at once: the profile's payouts in flight,
+/// never more than its rate limit allows in a second (as a bulk run sends), at least 1.
+fn rows_at_once(sync: &crate::profile::SyncSettings) -> usize {
+    let n = match sync.rate_limit {
+        0 => sync.payouts_in_flight,
+        rate => sync.payouts_in_flight.min(rate),
+    };
+    n.clamp(1, crate::profile::MAX_PAYOUTS_IN_FLIGHT) as usize
 }
 
 // What the signer sends of a row is what its request was approved for, field by field:

@@ -94,13 +94,15 @@ impl Desk {
     ) -> CoreResult<()> {
         let mut one_by_one = Vec::new();
         // The keyring's anchor, read once a run: the groups' audit rows continue the
-        // chain only if the log still reaches it (another desk may have written since).
+        // chain only if the log still reaches it (another desk may have written since,
+        // or the log was set aside and started again). This desk's own stands only if
+        // the log reaches it further along the same chain.
         if self.profile.team.is_none()
             && let Ok(Some(kept)) = self.secrets.audit_anchor(&self.profile.name)
         {
-            let mut ours = super::lock(&self.audit_anchor);
-            if ours.as_ref().is_none_or(|a| a.count < kept.count) {
-                *ours = Some(kept);
+            let ours = super::lock(&self.audit_anchor).clone();
+            if !ours.is_some_and(|o| self.ours_is_later(Some(&kept), &o)) {
+                *super::lock(&self.audit_anchor) = Some(kept);
             }
         }
         let r = if self.profile.team.is_some() {

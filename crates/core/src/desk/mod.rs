@@ -953,11 +953,13 @@ impl Desk {
         }
         let records = self.audit_records(rows);
         let anchor = lock(&self.audit_anchor).clone();
-        match self
-            .store
-            .audit()
-            .append_many(records, self.audit_key.expose(), anchor.as_ref())
-        {
+        // Bound first: the log (and the journal's connection) is free again before the
+        // keyring's anchor is written, which reads the log.
+        let appended =
+            self.store
+                .audit()
+                .append_many(records, self.audit_key.expose(), anchor.as_ref());
+        match appended {
             Ok(Some(a)) if self.profile.team.is_none() => {
                 *lock(&self.audit_anchor) = Some(a);
                 self.anchor_audit();
@@ -1004,10 +1006,24 @@ impl Desk {
             return;
         };
         let kept = self.secrets.audit_anchor(&self.profile.name).ok().flatten();
-        if kept.is_none_or(|k| k.count < ours.count)
+        if self.ours_is_later(kept.as_ref(), &ours)
             && let Err(e) = self.secrets.set_audit_anchor(&self.profile.name, &ours)
         {
             tracing::error!(error = %e, "audit anchor not recorded in the keyring");
+        }
+    }
+
+    /// Whether the anchor this desk holds (`ours`) stands over the keyring's (`kept`):
+    /// the log still reaches it and it is further along the same chain, `kept` being
+    /// reached too. Row counts alone are no guide: a log set aside and started again
+    /// ([`start_new_audit_log`]) counts from one, so an anchor of the old log has more
+    /// rows; and a keyring's anchor the log no longer reaches (rows cut) must stand, so
+    /// that the next append is refused.
+    fn ours_is_later(&self, kept: Option<&audit::Anchor>, ours: &audit::Anchor) -> bool {
+        let reached = |a: &audit::Anchor| matches!(self.store.audit_reaches(a), Ok(Some(true)));
+        match kept {
+            None => reached(ours),
+            Some(k) => k.count < ours.count && reached(ours) && reached(k),
         }
     }
 

@@ -120,6 +120,13 @@ fn continuity(conn: &Connection, count: i64, anchor: &Anchor) -> CoreResult<Opti
     Ok(None)
 }
 
+/// Whether the log still reaches `anchor`: it holds at least its count of rows and its
+/// last row as recorded (what an append checks before continuing the chain).
+pub fn reaches(conn: &Connection, anchor: &Anchor) -> CoreResult<bool> {
+    let count = db_head(conn)?.map_or(0, |(_, _, count)| count);
+    Ok(continuity(conn, count, anchor)?.is_none())
+}
+
 /// Appends a row to the chain, sealed with `key`, in its own immediate transaction.
 /// `anchor` is what the keyring holds now: a database that no longer reaches it is not
 /// continued (the append fails, so a cut end cannot be papered over by the next row). Returns the row and the anchor to record in the

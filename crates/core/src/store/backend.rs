@@ -208,6 +208,18 @@ impl Store {
         }
     }
 
+    /// Whether a desk's own audit log still reaches `anchor` (its rows and its last row
+    /// as recorded: [`super::audit::reaches`]); `None` on a team's database, whose desks
+    /// anchor the head they verified when they connect.
+    pub fn audit_reaches(&self, anchor: &super::audit::Anchor) -> CoreResult<Option<bool>> {
+        match &self.backend {
+            Backend::Sqlite { journal, .. } => {
+                super::audit::reaches(&lock(journal), anchor).map(Some)
+            }
+            Backend::Team { .. } => Ok(None),
+        }
+    }
+
     /// Sets a desk's own audit log aside and starts a new chain
     /// ([`super::audit::archive_and_restart`]); refused on a team's database.
     pub fn audit_archive_and_restart(
