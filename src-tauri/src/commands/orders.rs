@@ -105,19 +105,13 @@ pub async fn orders_sync(
         full,
         ..desk.sync_options(i64::from(days))
     };
-    let report = desk
-        .sync(&opts, std::sync::Arc::default(), |p| {
-            let _ = on_progress.send(p.clone());
-        })
-        .await?;
-    // The balances the synced orders moved, before the sync is said done: the
-    // dashboard and the balance history show them with its figures. A failure of this
-    // snapshot is the log's, not the sync's.
-    if desk.holds_key()
-        && let Err(e) = desk.balances(&[]).await
-    {
-        tracing::warn!("balance snapshot after a sync: {e}");
-    }
+    // The balances the synced orders moved are kept before the sync is said done
+    // (`paydesk_api::orders::sync`): the dashboard and the balance history show them
+    // with its figures. A failure of that snapshot is the log's, not the sync's.
+    let (report, _) = paydesk_api::orders::sync(&desk, &opts, std::sync::Arc::default(), |p| {
+        let _ = on_progress.send(p.clone());
+    })
+    .await?;
     Ok(report)
 }
 

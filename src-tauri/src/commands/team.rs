@@ -3,8 +3,8 @@
 //! lock. The database decides what a member may do (roles, grants, row-level security,
 //! four-eyes triggers); these commands only carry its answers.
 
+use paydesk_api::team::PgConfig;
 use paydesk_core::forms::{CardForm, PayinForm, PayoutForm};
-use paydesk_core::store::pg::{PgConfig, PgLink};
 use paydesk_core::team::{Request, RequestRow, RequestState, Rule, Team, TeamRole};
 use paydesk_core::{CoreError, Desk};
 use serde::Serialize;
@@ -348,15 +348,10 @@ pub async fn team_test(
         password
     });
     tokio::task::spawn_blocking(move || {
-        let link = std::sync::Arc::new(PgLink::connect(&config, &password)?);
-        let schema_version = paydesk_core::store::pg::team_schema_version(&link)?;
-        if schema_version == 0 {
-            return Err(CoreError::validation(
-                "team.database",
-                "has no PayDesk team in it: the owner runs `paydesk team init` first",
-            ));
-        }
-        let team = Team::on(link)?;
+        let paydesk_api::team::Probe {
+            team,
+            schema_version,
+        } = paydesk_api::team::probe(&config, &password)?;
         Ok(TeamProbe {
             user: team.me().name.clone(),
             roles: team.me().roles.clone(),

@@ -206,8 +206,8 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 if g.json {
                     pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
                 }
-                let report = desk
-                    .sync(&opts, Arc::new(AtomicBool::new(false)), |p| {
+                // Then a balance snapshot, as every sync (`paydesk_api::orders::sync`).
+                let report = paydesk_api::orders::sync(&desk, &opts, Arc::new(AtomicBool::new(false)), |p| {
                         // Orders against the gateway's count (estimated for the windows not
                         // counted yet), at the rate so far, with the time that leaves.
                         pb.set_length(p.orders_expected.unwrap_or(0).max(p.orders));
@@ -216,7 +216,10 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                     })
                     .await;
                 pb.finish_and_clear();
-                let report = report?;
+                let (report, balances_failed) = report?;
+                if let Some(e) = balances_failed {
+                    eprintln!("note: the balances after the sync were not read: {e}");
+                }
                 print(g, &report, || {
                     let mut text = format!(
                         "synced {} orders in {} pages ({} windows, {} skipped as complete, {} changed) in {:.1} s ({:.0} orders/s; {} requests, {} of them asking a lost page again)",

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use paydesk_api::team::PgConfig;
 use paydesk_core::forms::CardMove;
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team, owner_stall_grants_missing};
 use paydesk_core::team::{self, Request, RequestState, RuleInput, Team, TeamRole};
 
 use super::*;
@@ -248,15 +248,11 @@ fn connect(g: &Global) -> Result<Team, Failure> {
         Some(n) => n.clone(),
         None => session.active_profile()?,
     };
-    let profile = session.home().get(&name)?;
-    let cfg = profile.team.clone().ok_or_else(|| {
-        Failure::Input(format!(
-            "profile {name} is not a team profile (add one with `paydesk profile add ... --team-host H --team-database D --team-user U`)"
-        ))
-    })?;
-    let secrets = session.secrets()?;
-    let password = secrets.team_password(&name)?;
-    Ok(Team::connect(&cfg, password.expose())?.pinning_seal_key(secrets, &name))
+    Ok(paydesk_api::team::connect(
+        session.home(),
+        session.secrets()?,
+        &name,
+    )?)
 }
 
 fn request_line(r: &Request) -> String {
@@ -288,9 +284,10 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                 key_file: String::new(),
             };
             let pw = password("PAYDESK_TEAM_PASSWORD", "the database owner's password: ")?;
-            let link = PgLink::connect(&cfg, &pw)?;
-            let applied = init_team(&link, mer_no)?;
-            let missing = owner_stall_grants_missing(&link)?;
+            let paydesk_api::team::Initialized {
+                applied,
+                missing_grants: missing,
+            } = paydesk_api::team::init(&cfg, &pw, mer_no)?;
             if !missing.is_empty() {
                 eprintln!(
                     "warning: the owner {user} lacks {list}, so no member's stalling session can be ended: a step another member's open transaction holds up waits its bound (30 s) and fails. As a superuser run: GRANT {list} TO {user}",
@@ -565,11 +562,7 @@ fn worker(
     let rt = runtime()?;
     rt.block_on(async {
         let desk = open(g).await?;
-        let link = desk
-            .team_link()
-            .cloned()
-            .ok_or_else(|| Failure::Input("the worker runs on a team profile".into()))?;
-        let t = Team::on(link)?;
+        let t = paydesk_api::team::of_desk(&desk)?;
         if !t.has_role(TeamRole::Signer) {
             return Err(Failure::Input(format!(
                 "{} is not a signer of the team: only signers execute requests",
