@@ -91,11 +91,12 @@ export const commands = {
 	 */
 	orderFind: (number: string) => typedError<string | null, CoreError_Serialize>(__TAURI_INVOKE("order_find", { number })),
 	/**
-	 *  Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the
-	 *  user's UTC offset; answers with the number of rows. A file already there is replaced
+	 *  Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the zone
+	 *  `time_zone` names (the machine's zone name; empty: the profile's business zone),
+	 *  each with the daylight saving of its own day; answers with the number of rows. A file already there is replaced
 	 *  only with `overwrite` (the user confirmed it).
 	 */
-	ordersExport: (filter: OrderFilter_Deserialize, path: string, overwrite: boolean, utcOffsetMinutes: number, onProgress: Channel<ExportProgress>) => typedError<number, CoreError_Serialize>(__TAURI_INVOKE("orders_export", { filter, path, overwrite, utcOffsetMinutes, onProgress })),
+	ordersExport: (filter: OrderFilter_Deserialize, path: string, overwrite: boolean, timeZone: string, onProgress: Channel<ExportProgress>) => typedError<number, CoreError_Serialize>(__TAURI_INVOKE("orders_export", { filter, path, overwrite, timeZone, onProgress })),
 	/**
 	 *  Looks up the numbers of `text` (pasted, or a file's content), sending progress on
 	 *  the channel; `orders_lookup_cancel` stops it between requests.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use chrono::{FixedOffset, TimeZone, Utc};
+use chrono::{TimeZone, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -12,7 +12,7 @@ use crate::output::Existing;
 /// Moved to the engine with the desk's other CSV writers; kept at this path.
 pub use crate::output::{safe_cell, safe_record};
 use crate::store::orders::{CachedOrder, OrderFilter, OrderStore};
-use paydesk_core::period::zone_name;
+use paydesk_core::period::{Zone, zone_name};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -115,16 +115,22 @@ pub(crate) fn amount_format(currency: &str) -> rust_xlsxwriter::Format {
 pub(crate) fn cells(
     o: &CachedOrder,
     dict: &paydesk_gateway::StateDictionary,
-    tz: FixedOffset,
+    tz: Zone,
 ) -> [String; 20] {
     // The time of day is known only for an order the journal made; the gateway's list
     // gives its day (UTC), which is written as a day, in UTC, never as a midnight.
     let at = Utc.timestamp_millis_opt(o.created_at).single();
     let (date, zone) = match (at, o.made_at) {
-        (Some(t), Some(_)) => (
-            t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string(),
-            zone_name(tz),
-        ),
+        // The zone's offset at that moment (daylight saving decided here, per order).
+        (Some(t), Some(_)) => {
+            let offset = tz.offset_at(o.created_at);
+            (
+                t.with_timezone(&offset)
+                    .format("%Y-%m-%d %H:%M:%S")
+                    .to_string(),
+                zone_name(offset),
+            )
+        }
         (Some(t), None) => (t.format("%Y-%m-%d").to_string(), "UTC".to_string()),
         (None, _) => (String::new(), String::new()),
     };
@@ -232,10 +238,11 @@ pub fn export(
     filter: &OrderFilter,
     path: &Path,
     existing: Existing,
-    tz: FixedOffset,
+    tz: impl Into<Zone>,
     dict: &paydesk_gateway::StateDictionary,
     mut progress: impl FnMut(u64, u64),
 ) -> CoreResult<u64> {
+    let tz = tz.into();
     let format = Format::from_path(path)?;
     let mut out = crate::output::create(path, existing)?;
     let total = orders.count(filter)? as u64;

@@ -157,7 +157,7 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
         descending: true,
       },
       path: "/tmp/orders.csv",
-      offsetMinutes: 480,
+      zone: "Asia/Shanghai",
       force: true,
     }),
   reconcile: () =>
@@ -343,12 +343,12 @@ describe("the paydesk command of an app action", () => {
         reasons: ["R1"],
       },
       path: "",
-      offsetMinutes: -330,
+      zone: "Asia/Kolkata",
     });
     const w = shellWords(c.line);
     expect(w[w.indexOf("--from") + 1]).toBe("2026-10-31");
     expect(w[w.indexOf("--to") + 1]).toBe("2026-11-01");
-    expect(w[w.indexOf("--tz") + 1]).toBe("-05:30");
+    expect(w[w.indexOf("--tz") + 1]).toBe("Asia/Kolkata");
     expect(c.notes.map((n) => n.key)).toEqual(["utcDays", "filtersNotInCli"]);
     expect(c.notes[1]?.values?.fields).toBe("refunded, reasons");
     expect(offsetText(0)).toBe("+00:00");

@@ -397,14 +397,15 @@ const SORT: Record<string, string> = {
   tradeNo: "trade-no",
 };
 
-/// `paydesk orders export FILE [filters] --tz`. The CLI's `--from`/`--to` are whole UTC
-/// days: a range that is not is widened to the UTC days it touches, and said so; filters
-/// the CLI does not take are named.
+/// `paydesk orders export FILE [filters] --tz ZONE`. The CLI's `--from`/`--to` are whole
+/// UTC days: a range that is not is widened to the UTC days it touches, and said so;
+/// filters the CLI does not take are named. The zone goes by name: its daylight saving
+/// is the CLI's and the app's to apply, per order, never computed here.
 export function ordersExportCommand(v: {
   profile: string;
   filter: OrdersFilterValues;
   path: string;
-  offsetMinutes: number;
+  zone: string;
   force?: boolean;
 }): CliCommand {
   const f = v.filter;
@@ -447,8 +448,7 @@ export function ordersExportCommand(v: {
       ...range,
       ...(sort === "created" ? [] : ["--sort", sort]),
       ...(f.descending ? ["--desc"] : []),
-      "--tz",
-      offsetText(v.offsetMinutes),
+      ...opt("--tz", v.zone),
       ...(v.force ? ["--force"] : []),
     ]),
     notes,

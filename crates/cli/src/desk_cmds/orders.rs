@@ -42,7 +42,9 @@ pub enum OrdersCmd {
         force: bool,
         #[command(flatten)]
         filter: FilterArgs,
-        /// Time zone offset for the date column, e.g. +08:00 (default UTC).
+        /// The time zone of the date column: a zone name such as Europe/Berlin (each
+        /// order's time with the daylight saving of its day), UTC, or an offset such as
+        /// +08:00 (default UTC).
         #[arg(long, default_value = "+00:00")]
         tz: String,
     },
@@ -291,7 +293,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 filter,
                 tz,
             } => {
-                let offset: chrono::FixedOffset = tz.parse().map_err(|_| Failure::Input(format!("--tz: must be an offset such as +08:00, got {tz:?}")))?;
+                let offset = paydesk_reports::statement::parse_zone("--tz", &tz)?;
                 let pb = bar(0, "exporting");
                 if g.json {
                     pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
