@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use paydesk_core::journal::{Begin, Guard, Intent, Outcome, Status, fingerprint};
 use paydesk_core::store::Store;
 use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
-use paydesk_core::store::prelude::*;
 use paydesk_testpg::TestPg;
 use serde_json::json;
 

@@ -305,3 +305,48 @@ pub fn export(
     progress(done, total);
     Ok(done)
 }
+
+#[cfg(test)]
+mod zone_tests {
+    use super::*;
+
+    fn made_at(ms: i64) -> CachedOrder {
+        serde_json::from_value(serde_json::json!({
+            "tradeNo": "T1", "merOrderNo": "PO-1", "state": 2, "method": "", "currency": "EUR",
+            "sourceAmount": "1.00", "handlingFee": null, "receiveAmount": null,
+            "settleAmount": null, "rollingReserve": null, "transactionFixedFee": null,
+            "refundAmount": null, "refundCurrency": "", "settlementCurrency": "",
+            "rollingReserveStatus": null, "settle": null, "refusalPayReason": "",
+            "message": "", "createdAt": ms, "syncedAt": null, "signatureVerified": true,
+            "kind": null, "madeAt": ms, "exceptionHandlingFee": null
+        }))
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// An export in a zone with daylight saving writes each order with the offset of its
+    /// own moment (the UI once sent today's offset for every order).
+    #[test]
+    fn each_order_is_written_with_the_offset_of_its_own_day() {
+        let berlin = paydesk_core::period::parse_zone("tz", "Europe/Berlin")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let dict = paydesk_gateway::StateDictionary::default();
+        let at = |m: u32| {
+            Utc.with_ymd_and_hms(2026, m, 15, 12, 0, 0)
+                .single()
+                .map(|t| t.timestamp_millis())
+                .unwrap_or_default()
+        };
+        let winter = cells(&made_at(at(1)), &dict, berlin);
+        let summer = cells(&made_at(at(7)), &dict, berlin);
+        assert!(
+            winter.contains(&"2026-01-15 13:00:00".to_string()),
+            "{winter:?}"
+        );
+        assert!(winter.contains(&"UTC+01:00".to_string()), "{winter:?}");
+        assert!(
+            summer.contains(&"2026-07-15 14:00:00".to_string()),
+            "{summer:?}"
+        );
+        assert!(summer.contains(&"UTC+02:00".to_string()), "{summer:?}");
+    }
+}
