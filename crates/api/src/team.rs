@@ -32,6 +32,21 @@ pub fn of_desk(desk: &Desk) -> CoreResult<Team> {
     })
 }
 
+/// How often the signer's worker syncs the team's orders and snapshots the balances
+/// between requests (minutes), so members' desks show them: the app's worker and
+/// `paydesk team worker` by default.
+pub const UPKEEP_EVERY_MINS: u64 = 5;
+/// The days each of those syncs covers (windows already complete are skipped).
+pub const UPKEEP_DAYS: i64 = 30;
+
+/// The worker's upkeep every `every_mins` minutes over `days` days; none for 0 minutes.
+pub fn upkeep(every_mins: u64, days: i64) -> Option<core_team::Upkeep> {
+    (every_mins > 0).then(|| core_team::Upkeep {
+        every: std::time::Duration::from_secs(every_mins * 60),
+        days,
+    })
+}
+
 /// Tests settings before they are saved (who the database says the member is).
 pub fn probe(cfg: &PgConfig, password: &str) -> CoreResult<Probe> {
     core_team::probe(cfg, password)

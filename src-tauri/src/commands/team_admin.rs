@@ -215,6 +215,12 @@ pub async fn team_worker_start(
         };
     }
     let status = worker.status.clone();
+    // Between requests, the team's orders synced and the balances snapshotted, as
+    // `paydesk team worker` does by default, so members' desks show them.
+    let keep = paydesk_api::team::upkeep(
+        paydesk_api::team::UPKEEP_EVERY_MINS,
+        paydesk_api::team::UPKEEP_DAYS,
+    );
     // A thread and a runtime of its own: the worker's waits never hold the window's.
     std::thread::Builder::new()
         .name("team-worker".into())
@@ -223,7 +229,7 @@ pub async fn team_worker_start(
                 .enable_all()
                 .build()
             {
-                Ok(rt) => rt.block_on(team::work(&desk, &t, &stop, POLL, None, |event| {
+                Ok(rt) => rt.block_on(team::work(&desk, &t, &stop, POLL, keep, |event| {
                     let mut s = lock(&status);
                     match event {
                         team::WorkEvent::Executed(e) => {

@@ -56,10 +56,10 @@ pub enum TeamCmd {
         poll_secs: u64,
         /// Between requests, sync the team's orders from the gateway and snapshot the
         /// balances this often (minutes; 0: never), so members' desks show them.
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=1440))]
+        #[arg(long, default_value_t = paydesk_api::team::UPKEEP_EVERY_MINS, value_parser = clap::value_parser!(u64).range(0..=1440))]
         sync_every_mins: u64,
         /// The days each of those syncs covers (windows already complete are skipped).
-        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(i64).range(1..=3660))]
+        #[arg(long, default_value_t = paydesk_api::team::UPKEEP_DAYS, value_parser = clap::value_parser!(i64).range(1..=3660))]
         sync_days: i64,
     },
 }
@@ -523,10 +523,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             sync_every_mins,
             sync_days,
         } => {
-            let keep = (sync_every_mins > 0).then(|| team::Upkeep {
-                every: Duration::from_secs(sync_every_mins * 60),
-                days: sync_days,
-            });
+            let keep = paydesk_api::team::upkeep(sync_every_mins, sync_days);
             worker(g, once, poll_secs, keep)
         }
     }
