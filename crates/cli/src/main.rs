@@ -285,6 +285,18 @@ mod tests {
                     );
                 }
                 "resendPayout" => assert!(shown.contains(&format!("account: Some(\"{clabe}\")"))),
+                "balanceHistory" => assert!(matches!(
+                    &cli.command,
+                    Command::Balance {
+                        what: Some(desk_cmds::BalanceCmd::History { currency }),
+                        ..
+                    } if currency == "MXN"
+                )),
+                "overview" => assert!(
+                    matches!(&cli.command, Command::Overview(a)
+                        if a.to.as_deref() == Some("MXN") && a.rates == ["USD=17.05"]),
+                    "{shown}"
+                ),
                 _ => {}
             }
         }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   balanceCommand,
+  balanceHistoryCommand,
   bulkCommand,
   type CliCommand,
   cardMoveCommand,
@@ -8,6 +9,7 @@ import {
   lookupCommand,
   offsetText,
   ordersExportCommand,
+  overviewCommand,
   payinCommand,
   payoutCardCommand,
   payoutClabeCommand,
@@ -177,6 +179,16 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
     }),
   lookup: () => lookupCommand({ profile: "main", askGateway: false, refresh: true }),
   balance: () => balanceCommand({ profile: "main", currencies: ["MXN", "USD"] }),
+  balanceHistory: () => balanceHistoryCommand({ profile: "main", currency: "MXN" }),
+  overview: () =>
+    overviewCommand({
+      profile: "main",
+      target: "MXN",
+      rates: [
+        { currency: "USD", rate: "17.05" },
+        { currency: "EUR", rate: " " },
+      ],
+    }),
   refundShow: () =>
     refundShowCommand({ profile: "main", tradeNo: " T2026112700001 ", refundNo: "R-1" }),
   reviewSubmit: () =>

@@ -530,6 +530,31 @@ export function balanceCommand(v: { profile: string; currencies?: string[] }): C
   };
 }
 
+/// `paydesk balance history --currency C` (Balances → a currency's history; issue 32).
+export function balanceHistoryCommand(v: { profile: string; currency: string }): CliCommand {
+  return {
+    line: line(v.profile, ["balance", "history", "--currency", v.currency.trim()]),
+    notes: [],
+  };
+}
+
+/// `paydesk overview [--to C --rate D=RATE ...]` (Balances → all profiles; issue 32): the
+/// totals converted only at the rates given.
+export function overviewCommand(v: {
+  profile: string;
+  target?: string | null;
+  rates: { currency: string; rate: string }[];
+}): CliCommand {
+  const to = v.target?.trim() ?? "";
+  const rates =
+    to === ""
+      ? []
+      : v.rates
+          .filter((r) => r.rate.trim() !== "")
+          .flatMap((r) => ["--rate", `${r.currency.trim()}=${r.rate.trim()}`]);
+  return { line: line(v.profile, ["overview", ...opt("--to", to), ...rates]), notes: [] };
+}
+
 /// `paydesk refund show --trade-no T [--refund-no R]` (Refunds → the V1 refund query).
 export function refundShowCommand(v: {
   profile: string;
