@@ -378,6 +378,12 @@ export const commands = {
 	 *  database says the member is.
 	 */
 	teamTest: (profile: string, config: PgConfig_Deserialize, password: string) => typedError<TeamProbe, CoreError_Serialize>(__TAURI_INVOKE("team_test", { profile, config, password })),
+	/**
+	 *  Creates or upgrades the team's schema in the database of `config`, connecting as its
+	 *  owner with `password` (used once, never kept), for the saved profile's merchant:
+	 *  `paydesk team init` from the window (`paydesk_api::team::init`).
+	 */
+	teamInit: (profile: string, config: PgConfig_Deserialize, password: string) => typedError<TeamInitDone, CoreError_Serialize>(__TAURI_INVOKE("team_init", { profile, config, password })),
 	teamSealKey: () => typedError<SealKeyState_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_seal_key")),
 	/**
 	 *  Trusts on this desk the seal key the team's database holds, if its fingerprint is
@@ -4854,6 +4860,14 @@ export type Tally_Serialize = {
 	/**  One line per currency, by currency code. */
 	amounts: CurrencyAmount[],
 	filter: OrderFilter_Serialize | null,
+};
+
+/**  What creating or upgrading the team's schema did. */
+export type TeamInitDone = {
+	/**  Migrations applied now (0: it was up to date). */
+	applied: number,
+	/**  Grants the owner lacks to end members' stalling sessions (empty: none). */
+	missingGrants: string[],
 };
 
 /**  What a connection test found. */

@@ -364,6 +364,46 @@ pub async fn team_test(
     .map_err(internal)?
 }
 
+/// What creating or upgrading the team's schema did.
+#[derive(Debug, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamInitDone {
+    /// Migrations applied now (0: it was up to date).
+    pub applied: u32,
+    /// Grants the owner lacks to end members' stalling sessions (empty: none).
+    pub missing_grants: Vec<String>,
+}
+
+/// Creates or upgrades the team's schema in the database of `config`, connecting as its
+/// owner with `password` (used once, never kept), for the saved profile's merchant:
+/// `paydesk team init` from the window (`paydesk_api::team::init`).
+#[tauri::command]
+#[specta::specta]
+pub async fn team_init(
+    state: State<'_, AppState>,
+    profile: String,
+    config: PgConfig,
+    password: String,
+) -> CmdResult<TeamInitDone> {
+    state.unlocked()?;
+    let password = zeroize::Zeroizing::new(password);
+    if password.is_empty() {
+        return Err(CoreError::validation(
+            "team.password",
+            "the database owner's password: it is used once and never kept",
+        ));
+    }
+    let mer_no = state.home().get(&profile)?.mer_no as i64;
+    let done =
+        tokio::task::spawn_blocking(move || paydesk_api::team::init(&config, &password, mer_no))
+            .await
+            .map_err(internal)??;
+    Ok(TeamInitDone {
+        applied: u32::try_from(done.applied).unwrap_or(u32::MAX),
+        missing_grants: done.missing_grants,
+    })
+}
+
 /// Keeps the member's database password in the keyring.
 #[tauri::command]
 #[specta::specta]
