@@ -388,9 +388,11 @@ pub async fn team_init(
     state.unlocked()?;
     let password = zeroize::Zeroizing::new(password);
     if password.is_empty() {
-        return Err(CoreError::validation(
+        return Err(CoreError::keyed(
             "team.password",
             "the database owner's password: it is used once and never kept",
+            "ownerPasswordOnce",
+            &[],
         ));
     }
     let mer_no = state.home().get(&profile)?.mer_no as i64;

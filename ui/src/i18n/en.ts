@@ -2273,6 +2273,8 @@ export const en = {
     noCertificate: "{{file}} holds no certificate",
     noPrivateKey: "{{file}} holds no private key in PEM: {{detail}}",
     certKeyMismatch: "the client certificate and its key cannot be used together: {{detail}}",
+    // api32 (issue 32)
+    ownerPasswordOnce: "the database owner's password: it is used once and never kept",
     pemMissing: "{{file}}: no such file",
     pemNotFile: "{{file}} is not a file",
     ownerSuperuser:

@@ -2083,6 +2083,8 @@ export const zh: Catalogue = {
     noCertificate: "{{file}} 不含证书",
     noPrivateKey: "{{file}} 不含 PEM 格式的私钥：{{detail}}",
     certKeyMismatch: "客户端证书与其私钥无法配合使用：{{detail}}",
+    // api32 (issue 32)
+    ownerPasswordOnce: "数据库所有者的密码：仅使用一次，从不保存",
     pemMissing: "{{file}}：文件不存在",
     pemNotFile: "{{file}} 不是文件",
     ownerSuperuser:
