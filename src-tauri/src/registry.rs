@@ -145,6 +145,7 @@ macro_rules! app_commands {
             team::team_request_payin => ["team"],
             team::team_request_card => ["team"],
             team::team_test => [],
+            team::team_init => [],
             team::team_seal_key => [],
             team::team_trust_seal_key => ["team"],
             team::team_password_set => ["team", "app"],

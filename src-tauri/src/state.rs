@@ -411,7 +411,7 @@ impl AppState {
         let password = zeroize::Zeroizing::new(password.to_string());
         let checked: CoreResult<()> = match profile.team {
             Some(cfg) => tokio::task::spawn_blocking(move || {
-                paydesk_core::store::pg::PgLink::connect(&cfg, &password).map(drop)
+                paydesk_api::team::check_password(&cfg, &password)
             })
             .await
             .map_err(internal)?,
@@ -585,21 +585,6 @@ impl AppState {
 /// Wraps an error that has no variant of its own.
 pub fn internal(e: impl std::fmt::Display) -> CoreError {
     CoreError::internal(e.to_string())
-}
-
-/// A balance snapshot of `currencies` (every currency the desk knows when empty) in the
-/// background, after a sync or a money movement: the balance history follows what
-/// happened, not only the Balances screen's button. A failure is logged, never shown
-/// as the command's: what the command did stands.
-pub fn snapshot_after(desk: Arc<Desk>, currencies: Vec<String>) {
-    if !desk.holds_key() {
-        return;
-    }
-    tauri::async_runtime::spawn(async move {
-        if let Err(e) = desk.balances(&currencies).await {
-            tracing::warn!("balance snapshot after a change: {e}");
-        }
-    });
 }
 
 #[cfg(test)]

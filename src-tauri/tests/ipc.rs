@@ -246,7 +246,7 @@ fn export_refuses_a_relative_path_naming_the_field() {
     let err = invoke(
         &f,
         "orders_export",
-        json!({ "filter": empty_filter(), "path": "orders.csv", "overwrite": false, "utcOffsetMinutes": 0, "onProgress": "__CHANNEL__:1" }),
+        json!({ "filter": empty_filter(), "path": "orders.csv", "overwrite": false, "timeZone": "UTC", "onProgress": "__CHANNEL__:1" }),
     )
     .expect_err("relative path");
     assert_eq!(err["code"], "validation", "{err}");
@@ -265,7 +265,7 @@ fn export_refuses_a_relative_path_naming_the_field() {
     let err = invoke(
         &f,
         "orders_export",
-        json!({ "filter": empty_filter(), "path": path, "overwrite": false, "utcOffsetMinutes": 0, "onProgress": "__CHANNEL__:1" }),
+        json!({ "filter": empty_filter(), "path": path, "overwrite": false, "timeZone": "UTC", "onProgress": "__CHANNEL__:1" }),
     )
     .expect_err("a file is there");
     assert_eq!(err["field"], "path", "{err}");

@@ -321,3 +321,90 @@ fn form_json() -> Value {
         "countryCode": "MX", "email": "", "mobile": "", "ipAddress": "", "notifyUrl": ""
     })
 }
+
+/// `paydesk team init` from the window (issue 32, the app's parity with the CLI): the
+/// database's owner creates the team's schema for the saved profile's merchant, a second
+/// run applies nothing, a member may not, and a missing password names its field.
+#[test]
+fn the_owner_creates_the_teams_schema_from_the_window() {
+    let pg = TestPg::start().unwrap();
+    pg.create_database(DB).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let service = format!("PayDesk-team-ipc-init-{}", std::process::id());
+    let state = AppState::new(Home::at(home.path()), &service);
+    let app = mock_builder()
+        .manage(state)
+        .invoke_handler(paydesk_app::specta_builder::<MockRuntime>().invoke_handler())
+        .build(mock_context(noop_assets()))
+        .unwrap();
+    let window = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+    let f = Fixture {
+        _app: app,
+        window,
+        _home: home,
+    };
+    let owner = json!({ "host": pg.host(), "port": pg.port(), "database": DB, "user": pg.owner() });
+    let profile = json!({
+        "name": "owner", "baseUrl": "https://gateway.example.com", "merNo": MER,
+        "origin": "https://shop.example.com", "lang": "en", "orderType": null,
+        "signSettings": { "excludedKeys": ["sign"], "skipEmpty": true },
+        "stateOverrides": {}, "operator": "owner",
+        "notifyUrl": "https://shop.example.com/paydesk/notify",
+        "team": owner
+    });
+    invoke(
+        &f,
+        "profile_save",
+        json!({ "profile": profile, "previous": null }),
+    )
+    .expect("add");
+    let e = invoke(
+        &f,
+        "team_init",
+        json!({ "profile": "owner", "config": owner, "password": "" }),
+    )
+    .expect_err("no password");
+    assert_eq!(e["field"], "team.password", "{e}");
+
+    let done = invoke(
+        &f,
+        "team_init",
+        json!({ "profile": "owner", "config": owner, "password": pg.owner_password() }),
+    )
+    .expect("init");
+    let applied = done["applied"].as_u64().unwrap();
+    assert!(applied > 0, "{done}");
+    // The team is there, for the profile's merchant: the connection test sees it.
+    let probe = invoke(
+        &f,
+        "team_test",
+        json!({ "profile": "owner", "config": owner, "password": pg.owner_password() }),
+    )
+    .expect("probe");
+    assert_eq!(probe["merNo"], MER);
+    assert_eq!(probe["schemaVersion"].as_u64(), Some(applied));
+    let again = invoke(
+        &f,
+        "team_init",
+        json!({ "profile": "owner", "config": owner, "password": pg.owner_password() }),
+    )
+    .expect("again");
+    assert_eq!(again["applied"], 0, "up to date: {again}");
+
+    // A member is not the owner: refused, nothing changed.
+    pg.psql_owner(
+        DB,
+        "CREATE ROLE mia LOGIN PASSWORD 'x'; GRANT paydesk_maker TO mia;",
+    )
+    .unwrap();
+    let member = json!({ "host": pg.host(), "port": pg.port(), "database": DB, "user": "mia" });
+    let e = invoke(
+        &f,
+        "team_init",
+        json!({ "profile": "owner", "config": member, "password": "x" }),
+    )
+    .expect_err("a member");
+    assert_eq!(e["code"], "validation", "{e}");
+}

@@ -158,7 +158,8 @@ test("the reports offer their commands: statement export, orders export, bulk lo
   await h.waitFor(id("export-path"));
   await h.settled();
   const exported = await openCommand("export-command");
-  assert.match(exported, /^paydesk --profile sandbox orders export \S+ .*--tz [+-]\d\d:\d\d$/);
+  // The machine's zone by name (its daylight saving is the desk's to apply, per order).
+  assert.match(exported, /^paydesk --profile sandbox orders export \S+ .*--tz [A-Za-z][\w+\-/]*$/);
   await h.shot("copy-command-orders-export");
   await browser.keys("Escape");
   await h.closeOverlays();
@@ -169,5 +170,25 @@ test("the reports offer their commands: statement export, orders export, bulk lo
   assert.equal(lookup, "paydesk --profile sandbox orders lookup --file numbers.txt");
   assert.match(await h.text(id("lookup-command-panel")), /numbers\.txt, one a line/);
   await h.shot("copy-command-lookup");
+  await browser.keys("Escape");
+});
+
+test("the balances offer their commands: a currency's history, every profile's overview", async () => {
+  await h.go("balances");
+  // The screen asks the balances once and shows the first currency's history.
+  const first = await h.waitFor(id("balance-row"), 30_000);
+  const currency = await first.getAttribute("data-currency");
+  await h.waitFor(id("balance-history"), 30_000);
+  await h.settled();
+  const history = await openCommand("balance-history-command");
+  assert.equal(history, `paydesk --profile sandbox balance history --currency ${currency}`);
+  await h.shot("copy-command-balance-history");
+  await browser.keys("Escape");
+  await h.closeOverlays();
+  const all = await h.waitFor(id("all-profiles"), 20_000);
+  await all.scrollIntoView();
+  const overview = await openCommand("overview-command");
+  assert.equal(overview, "paydesk --profile sandbox overview");
+  await h.shot("copy-command-overview");
   await browser.keys("Escape");
 });

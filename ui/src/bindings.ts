@@ -91,11 +91,12 @@ export const commands = {
 	 */
 	orderFind: (number: string) => typedError<string | null, CoreError_Serialize>(__TAURI_INVOKE("order_find", { number })),
 	/**
-	 *  Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the
-	 *  user's UTC offset; answers with the number of rows. A file already there is replaced
+	 *  Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the zone
+	 *  `time_zone` names (the machine's zone name; empty: the profile's business zone),
+	 *  each with the daylight saving of its own day; answers with the number of rows. A file already there is replaced
 	 *  only with `overwrite` (the user confirmed it).
 	 */
-	ordersExport: (filter: OrderFilter_Deserialize, path: string, overwrite: boolean, utcOffsetMinutes: number, onProgress: Channel<ExportProgress>) => typedError<number, CoreError_Serialize>(__TAURI_INVOKE("orders_export", { filter, path, overwrite, utcOffsetMinutes, onProgress })),
+	ordersExport: (filter: OrderFilter_Deserialize, path: string, overwrite: boolean, timeZone: string, onProgress: Channel<ExportProgress>) => typedError<number, CoreError_Serialize>(__TAURI_INVOKE("orders_export", { filter, path, overwrite, timeZone, onProgress })),
 	/**
 	 *  Looks up the numbers of `text` (pasted, or a file's content), sending progress on
 	 *  the channel; `orders_lookup_cancel` stops it between requests.
@@ -377,6 +378,12 @@ export const commands = {
 	 *  database says the member is.
 	 */
 	teamTest: (profile: string, config: PgConfig_Deserialize, password: string) => typedError<TeamProbe, CoreError_Serialize>(__TAURI_INVOKE("team_test", { profile, config, password })),
+	/**
+	 *  Creates or upgrades the team's schema in the database of `config`, connecting as its
+	 *  owner with `password` (used once, never kept), for the saved profile's merchant:
+	 *  `paydesk team init` from the window (`paydesk_api::team::init`).
+	 */
+	teamInit: (profile: string, config: PgConfig_Deserialize, password: string) => typedError<TeamInitDone, CoreError_Serialize>(__TAURI_INVOKE("team_init", { profile, config, password })),
 	teamSealKey: () => typedError<SealKeyState_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_seal_key")),
 	/**
 	 *  Trusts on this desk the seal key the team's database holds, if its fingerprint is
@@ -5011,6 +5018,14 @@ export type Tally_Serialize = {
 	/**  One line per currency, by currency code. */
 	amounts: CurrencyAmount[],
 	filter: OrderFilter_Serialize | null,
+};
+
+/**  What creating or upgrading the team's schema did. */
+export type TeamInitDone = {
+	/**  Migrations applied now (0: it was up to date). */
+	applied: number,
+	/**  Grants the owner lacks to end members' stalling sessions (empty: none). */
+	missingGrants: string[],
 };
 
 /**  What a connection test found. */

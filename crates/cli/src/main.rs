@@ -64,12 +64,18 @@ enum Command {
     /// Refund query (V1).
     #[command(subcommand)]
     Refund(RefundCmd),
-    /// Balances per currency (every answer is kept for the history).
+    /// Balances per currency (every answer is kept for the history); `history` and
+    /// `upcoming` read what is kept.
+    #[command(args_conflicts_with_subcommands = true)]
     Balance {
         /// Currencies (default: every currency in the cache).
         #[arg(long, value_delimiter = ',')]
         currency: Vec<String>,
+        #[command(subcommand)]
+        what: Option<desk_cmds::BalanceCmd>,
     },
+    /// Every profile's last balances, last sync and unknown outcomes, with totals.
+    Overview(desk_cmds::OverviewArgs),
     /// Card top-up and withdraw, through the journal.
     #[command(subcommand)]
     Card(desk_cmds::CardCmd),
@@ -186,7 +192,9 @@ fn main() -> ExitCode {
         }) => desk_cmds::refund(trade_no, refund_no, g),
         Command::Refund(RefundCmd::List { trade_no }) => desk_cmds::reversals(trade_no, g),
         Command::Events(c) => desk_cmds::events(c, g),
-        Command::Balance { currency } => desk_cmds::balance(currency, g),
+        Command::Balance { what: Some(w), .. } => desk_cmds::balance_cmd(w, g),
+        Command::Balance { currency, .. } => desk_cmds::balance(currency, g),
+        Command::Overview(a) => desk_cmds::overview(a, g),
         Command::Card(c) => desk_cmds::card(c, g),
         Command::Review(ReviewCmd::Submit(a)) => desk_cmds::review(a, g),
         Command::Review(ReviewCmd::Queue) => desk_cmds::review_queue(g),
@@ -282,6 +290,18 @@ mod tests {
                     );
                 }
                 "resendPayout" => assert!(shown.contains(&format!("account: Some(\"{clabe}\")"))),
+                "balanceHistory" => assert!(matches!(
+                    &cli.command,
+                    Command::Balance {
+                        what: Some(desk_cmds::BalanceCmd::History { currency }),
+                        ..
+                    } if currency == "MXN"
+                )),
+                "overview" => assert!(
+                    matches!(&cli.command, Command::Overview(a)
+                        if a.to.as_deref() == Some("MXN") && a.rates == ["USD=17.05"]),
+                    "{shown}"
+                ),
                 _ => {}
             }
         }

@@ -23,10 +23,18 @@ use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
 use crate::forms::{CardForm, CardMove, Filler, PayinForm, PayoutForm, PayoutKind, PayoutOp};
 use crate::journal::Status;
+/// Where a team's database is (a team profile's connection settings).
+pub use crate::store::team::TeamConfig as PgConfig;
 pub use crate::store::team::{
     Decision, Member, Request, RequestRow, RequestState, RowState, Rule, TeamRole,
 };
 use crate::store::team::{NewRequest, NewRow, TeamConfig, TeamDb, TeamStore};
+
+mod open;
+pub use open::{
+    Initialized, Links, Probe, check_password, connect_profile, init, member_password, open_store,
+    probe,
+};
 
 /// A member's open connection to the team.
 #[derive(Debug, Clone)]
@@ -1442,8 +1450,13 @@ pub struct Upkeep {
 /// One round of upkeep: a sync, then the balances. Says what it did in one line.
 pub async fn upkeep(desk: &Desk, days: i64) -> CoreResult<String> {
     let cancel = Arc::new(AtomicBool::new(false));
-    let report = desk.sync(&desk.sync_options(days), cancel, |_| {}).await?;
-    let balances = desk.balances(&[]).await?;
+    // Sync, then the balances (the rule every sync keeps: `Desk::sync_then_snapshot`);
+    // the worker's desk holds the key, so they are asked.
+    let synced = desk
+        .sync_then_snapshot(&desk.sync_options(days), cancel, |_| {})
+        .await?;
+    let report = synced.report;
+    let balances = synced.balances.transpose()?.unwrap_or_default();
     let taken = balances.iter().filter(|b| b.snapshot.is_some()).count();
     let failed: Vec<String> = balances
         .iter()

@@ -376,3 +376,82 @@ fn the_engine_names_no_store_backend() {
         .1;
     assert!(pg_handle(backend) && backend.contains("pg::"));
 }
+
+/// Who may call whom at the top (issue 32): the front ends (`paydesk-app`,
+/// `paydesk-cli`) call the one API (`paydesk-api`), which composes the session, the
+/// reports and the engine; nothing below the front ends calls the API, and the API
+/// calls no front end.
+#[test]
+fn the_front_ends_share_one_api_and_nothing_below_calls_it() {
+    let meta = metadata();
+    let names = names(&meta);
+    const FRONT_ENDS: &[&str] = &["paydesk-app", "paydesk-cli"];
+    for front in FRONT_ENDS {
+        let own = direct(&meta, &names, front);
+        assert!(
+            own.contains("paydesk-api"),
+            "{front} calls the engine through paydesk-api: {own:?}"
+        );
+    }
+    let api = direct(&meta, &names, "paydesk-api");
+    for below in ["paydesk-core", "paydesk-session", "paydesk-reports"] {
+        assert!(api.contains(below), "paydesk-api composes {below}: {api:?}");
+    }
+    let api_links: Vec<String> = linked(&meta, &names, "paydesk-api")
+        .into_iter()
+        .filter(|p| FRONT_ENDS.contains(&p[p.len() - 1].as_str()))
+        .map(|p| p.join(" -> "))
+        .collect();
+    assert!(
+        api_links.is_empty(),
+        "the API calls no front end: {api_links:?}"
+    );
+    for below in [
+        "paydesk-model",
+        "paydesk-core",
+        "paydesk-reports",
+        "paydesk-session",
+        "paydesk-gateway",
+    ] {
+        let up = reaching(&meta, &names, below, &["paydesk-api"]);
+        assert!(up.is_empty(), "{below} must not call the API: {up:?}");
+    }
+}
+
+/// Every `.rs` file under `dir`, with its path relative to the workspace's root.
+fn workspace_sources(dir: &str, out: &mut Vec<(String, String)>) {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../");
+    let mut todo = vec![std::path::PathBuf::from(root).join(dir)];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.to_string_lossy().trim_start_matches(root).to_string();
+                out.push((rel, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+}
+
+/// The front ends never reach into the store's PostgreSQL backend: the team's database
+/// is opened, tested and initialised through `paydesk_api::team` (one place, the
+/// engine's `team::open`), so neither shell names `store::pg` nor a link of it.
+#[test]
+fn neither_front_end_names_the_team_database_backend() {
+    let mut files = Vec::new();
+    workspace_sources("src-tauri/src", &mut files);
+    workspace_sources("crates/cli/src", &mut files);
+    assert!(files.len() > 20, "the sources are read: {}", files.len());
+    let wrong: Vec<String> = files
+        .iter()
+        .flat_map(|(file, text)| {
+            ["store::pg", "PgLink", "init_team", "team_schema_version"]
+                .into_iter()
+                .filter(|name| text.contains(name))
+                .map(move |name| format!("{file} names {name}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

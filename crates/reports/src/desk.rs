@@ -90,7 +90,7 @@ pub trait DeskReports {
         filter: &OrderFilter,
         path: &Path,
         existing: crate::output::Existing,
-        tz: chrono::FixedOffset,
+        tz: impl Into<crate::statement::Zone>,
         progress: impl FnMut(u64, u64),
     ) -> CoreResult<u64>;
 }
@@ -304,7 +304,7 @@ impl DeskReports for Desk {
         filter: &OrderFilter,
         path: &Path,
         existing: crate::output::Existing,
-        tz: chrono::FixedOffset,
+        tz: impl Into<crate::statement::Zone>,
         progress: impl FnMut(u64, u64),
     ) -> CoreResult<u64> {
         let started = Instant::now();

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use chrono::{FixedOffset, TimeZone, Utc};
+use chrono::{TimeZone, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -12,7 +12,7 @@ use crate::output::Existing;
 /// Moved to the engine with the desk's other CSV writers; kept at this path.
 pub use crate::output::{safe_cell, safe_record};
 use crate::store::orders::{CachedOrder, OrderFilter, OrderStore};
-use paydesk_core::period::zone_name;
+use paydesk_core::period::{Zone, zone_name};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -115,16 +115,22 @@ pub(crate) fn amount_format(currency: &str) -> rust_xlsxwriter::Format {
 pub(crate) fn cells(
     o: &CachedOrder,
     dict: &paydesk_gateway::StateDictionary,
-    tz: FixedOffset,
+    tz: Zone,
 ) -> [String; 20] {
     // The time of day is known only for an order the journal made; the gateway's list
     // gives its day (UTC), which is written as a day, in UTC, never as a midnight.
     let at = Utc.timestamp_millis_opt(o.created_at).single();
     let (date, zone) = match (at, o.made_at) {
-        (Some(t), Some(_)) => (
-            t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string(),
-            zone_name(tz),
-        ),
+        // The zone's offset at that moment (daylight saving decided here, per order).
+        (Some(t), Some(_)) => {
+            let offset = tz.offset_at(o.created_at);
+            (
+                t.with_timezone(&offset)
+                    .format("%Y-%m-%d %H:%M:%S")
+                    .to_string(),
+                zone_name(offset),
+            )
+        }
         (Some(t), None) => (t.format("%Y-%m-%d").to_string(), "UTC".to_string()),
         (None, _) => (String::new(), String::new()),
     };
@@ -232,10 +238,11 @@ pub fn export(
     filter: &OrderFilter,
     path: &Path,
     existing: Existing,
-    tz: FixedOffset,
+    tz: impl Into<Zone>,
     dict: &paydesk_gateway::StateDictionary,
     mut progress: impl FnMut(u64, u64),
 ) -> CoreResult<u64> {
+    let tz = tz.into();
     let format = Format::from_path(path)?;
     let mut out = crate::output::create(path, existing)?;
     let total = orders.count(filter)? as u64;
@@ -297,4 +304,49 @@ pub fn export(
     out.commit()?;
     progress(done, total);
     Ok(done)
+}
+
+#[cfg(test)]
+mod zone_tests {
+    use super::*;
+
+    fn made_at(ms: i64) -> CachedOrder {
+        serde_json::from_value(serde_json::json!({
+            "tradeNo": "T1", "merOrderNo": "PO-1", "state": 2, "method": "", "currency": "EUR",
+            "sourceAmount": "1.00", "handlingFee": null, "receiveAmount": null,
+            "settleAmount": null, "rollingReserve": null, "transactionFixedFee": null,
+            "refundAmount": null, "refundCurrency": "", "settlementCurrency": "",
+            "rollingReserveStatus": null, "settle": null, "refusalPayReason": "",
+            "message": "", "createdAt": ms, "syncedAt": null, "signatureVerified": true,
+            "kind": null, "madeAt": ms, "exceptionHandlingFee": null
+        }))
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// An export in a zone with daylight saving writes each order with the offset of its
+    /// own moment (the UI once sent today's offset for every order).
+    #[test]
+    fn each_order_is_written_with_the_offset_of_its_own_day() {
+        let berlin = paydesk_core::period::parse_zone("tz", "Europe/Berlin")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let dict = paydesk_gateway::StateDictionary::default();
+        let at = |m: u32| {
+            Utc.with_ymd_and_hms(2026, m, 15, 12, 0, 0)
+                .single()
+                .map(|t| t.timestamp_millis())
+                .unwrap_or_default()
+        };
+        let winter = cells(&made_at(at(1)), &dict, berlin);
+        let summer = cells(&made_at(at(7)), &dict, berlin);
+        assert!(
+            winter.contains(&"2026-01-15 13:00:00".to_string()),
+            "{winter:?}"
+        );
+        assert!(winter.contains(&"UTC+01:00".to_string()), "{winter:?}");
+        assert!(
+            summer.contains(&"2026-07-15 14:00:00".to_string()),
+            "{summer:?}"
+        );
+        assert!(summer.contains(&"UTC+02:00".to_string()), "{summer:?}");
+    }
 }

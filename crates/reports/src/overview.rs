@@ -4,7 +4,6 @@
 //! unless the user gives rates, and then the converted total says which rates it used.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -133,10 +132,16 @@ fn figures_of(home: &Home, secrets: &Secrets, p: &Profile) -> ProfileFigures {
         },
     };
     let store = match &p.team {
-        Some(cfg) => secrets.team_password(&p.name).and_then(|password| {
-            let link = Arc::new(crate::store::pg::PgLink::connect(cfg, password.expose())?);
-            Store::open_team(link.clone(), link, p.mer_no as i64)
-        }),
+        Some(cfg) => {
+            paydesk_core::team::member_password(cfg, secrets, &p.name).and_then(|password| {
+                paydesk_core::team::open_store(
+                    cfg,
+                    password.expose(),
+                    p.mer_no as i64,
+                    paydesk_core::team::Links::One,
+                )
+            })
+        }
         None => {
             let path = home.database(&p.name);
             if !path.exists() {

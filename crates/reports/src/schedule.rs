@@ -188,13 +188,7 @@ async fn write(
                     },
                     ..Default::default()
                 };
-                desk.export(
-                    &filter,
-                    &target,
-                    existing,
-                    zone.offset_at(period.from),
-                    |_, _| {},
-                )
+                desk.export(&filter, &target, existing, zone, |_, _| {})
             }
         }
     })

@@ -1,7 +1,6 @@
 //! Balances per currency and their history.
 
 use paydesk_core::desk::{BalanceResult, BalanceSnapshot};
-use paydesk_reports::DeskReports;
 use tauri::State;
 
 use super::CmdResult;
@@ -31,7 +30,7 @@ pub async fn balance_history(
     state: State<'_, AppState>,
     currency: String,
 ) -> CmdResult<Vec<BalanceSnapshot>> {
-    state.desk().await?.balance_history(currency.trim())
+    paydesk_api::balances::history(&*state.desk().await?, &currency)
 }
 
 /// Every profile's last balances, last sync and unknown outcomes, with totals per
@@ -44,14 +43,7 @@ pub async fn balances_overview(
     target: Option<String>,
     rates: Vec<paydesk_reports::overview::ConversionRate>,
 ) -> CmdResult<paydesk_reports::overview::Overview> {
-    let home = state.home().clone();
-    let secrets = state.secrets()?;
-    tokio::task::spawn_blocking(move || {
-        let to = target.as_deref().filter(|t| !t.trim().is_empty());
-        paydesk_reports::overview::overview(&home, &secrets, to.map(|t| (t, rates.as_slice())))
-    })
-    .await
-    .map_err(crate::state::internal)?
+    paydesk_api::balances::overview(state.home().clone(), state.secrets()?, target, rates).await
 }
 
 /// The reconciliation of `currency`'s balance between two of its snapshots (their
@@ -64,10 +56,7 @@ pub async fn balance_reconcile(
     from_taken_at: i64,
     to_taken_at: i64,
 ) -> CmdResult<paydesk_reports::reconcile::Reconciliation> {
-    state
-        .desk()
-        .await?
-        .reconcile_balance(currency.trim(), from_taken_at, to_taken_at)
+    paydesk_api::balances::reconcile(&*state.desk().await?, &currency, from_taken_at, to_taken_at)
 }
 
 /// Paid payins not settled yet and rolling reserve not released yet, per currency (one
@@ -78,9 +67,5 @@ pub async fn balances_upcoming(
     state: State<'_, AppState>,
     currency: Option<String>,
 ) -> CmdResult<Vec<paydesk_reports::reconcile::Upcoming>> {
-    let currency = currency.filter(|c| !c.trim().is_empty());
-    state
-        .desk()
-        .await?
-        .upcoming(currency.as_deref().map(str::trim))
+    paydesk_api::balances::upcoming(&*state.desk().await?, currency.as_deref())
 }

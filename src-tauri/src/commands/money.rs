@@ -2,6 +2,7 @@
 //! through the core's journal, keyed by the order number the form fixed when it opened,
 //! so a second click or a retry never makes a second order.
 
+use paydesk_api::money::After;
 use paydesk_core::CoreError;
 use paydesk_core::bulk::{self, BulkPlan, RowResult};
 use paydesk_core::forms::{CardForm, PayinForm, PayoutForm, PayoutPreview, Receipt};
@@ -49,14 +50,7 @@ pub async fn payin_create(
     allow_duplicate: bool,
 ) -> CmdResult<Receipt> {
     let desk = state.desk().await?;
-    if allow_duplicate {
-        desk.allow_duplicate_once(&form.mer_order_no);
-    }
-    let r = desk.payin(&form).await;
-    if r.as_ref().is_ok_and(|r| r.entry.status == Status::Accepted) {
-        crate::state::snapshot_after(desk, vec![form.currency.clone()]);
-    }
-    r
+    paydesk_api::money::payin(&desk, &form, allow_duplicate, After::Background).await
 }
 
 /// Checks a payout and answers with what the confirmation step shows.
@@ -83,18 +77,14 @@ pub async fn payout_create(
     allow_duplicate: bool,
 ) -> CmdResult<Receipt> {
     let desk = state.opened().await?;
-    if allow_duplicate {
-        desk.allow_duplicate_once(&form.mer_order_no);
-    }
-    let r = if lose_answer {
-        desk.payout_losing_answer(&form).await
-    } else {
-        desk.payout(&form).await
-    };
-    if r.as_ref().is_ok_and(|r| r.entry.status == Status::Accepted) {
-        crate::state::snapshot_after(desk.desk().clone(), vec![form.currency.clone()]);
-    }
-    r
+    paydesk_api::money::payout(
+        &desk,
+        &form,
+        allow_duplicate,
+        lose_answer,
+        After::Background,
+    )
+    .await
 }
 
 /// One journal entry, as it stands now.
@@ -154,14 +144,7 @@ pub async fn payout_resend(
     account: String,
 ) -> CmdResult<Receipt> {
     let desk = state.opened().await?;
-    let r = desk.resend_payout(id, &account).await;
-    if let Ok(r) = &r
-        && r.entry.status == Status::Accepted
-        && let Some(c) = r.entry.request.get("currencyCode").and_then(|c| c.as_str())
-    {
-        crate::state::snapshot_after(desk.desk().clone(), vec![c.to_string()]);
-    }
-    r
+    paydesk_api::money::payout_resend(desk.desk(), id, &account, After::Background).await
 }
 
 /// Sends again, under its own number, a payin the journal knows never reached the
@@ -343,7 +326,7 @@ pub async fn bulk_send(
             });
         })
         .await?;
-    crate::state::snapshot_after(desk.clone(), Vec::new());
+    paydesk_api::money::after_bulk(&desk, After::Background).await;
     // The rows this run held wait on the Dashboard until a run of the file sends them.
     let now = chrono::Utc::now().timestamp_millis();
     if let Err(e) =
@@ -373,14 +356,7 @@ pub async fn card_move(
     allow_duplicate: bool,
 ) -> CmdResult<Receipt> {
     let desk = state.desk().await?;
-    if allow_duplicate {
-        desk.allow_duplicate_once(&form.reference);
-    }
-    let r = desk.card(&form).await;
-    if r.as_ref().is_ok_and(|r| r.entry.status == Status::Accepted) {
-        crate::state::snapshot_after(desk, vec![form.currency.clone()]);
-    }
-    r
+    paydesk_api::money::card(&desk, &form, allow_duplicate, After::Background).await
 }
 
 #[tauri::command]

@@ -105,19 +105,13 @@ pub async fn orders_sync(
         full,
         ..desk.sync_options(i64::from(days))
     };
-    let report = desk
-        .sync(&opts, std::sync::Arc::default(), |p| {
-            let _ = on_progress.send(p.clone());
-        })
-        .await?;
-    // The balances the synced orders moved, before the sync is said done: the
-    // dashboard and the balance history show them with its figures. A failure of this
-    // snapshot is the log's, not the sync's.
-    if desk.holds_key()
-        && let Err(e) = desk.balances(&[]).await
-    {
-        tracing::warn!("balance snapshot after a sync: {e}");
-    }
+    // The balances the synced orders moved are kept before the sync is said done
+    // (`paydesk_api::orders::sync`): the dashboard and the balance history show them
+    // with its figures. A failure of that snapshot is the log's, not the sync's.
+    let (report, _) = paydesk_api::orders::sync(&desk, &opts, std::sync::Arc::default(), |p| {
+        let _ = on_progress.send(p.clone());
+    })
+    .await?;
     Ok(report)
 }
 
@@ -189,8 +183,9 @@ pub struct ExportProgress {
     pub total: u32,
 }
 
-/// Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the
-/// user's UTC offset; answers with the number of rows. A file already there is replaced
+/// Writes every order of the filter to `path` (`.csv` or `.xlsx`), dates in the zone
+/// `time_zone` names (the machine's zone name; empty: the profile's business zone),
+/// each with the daylight saving of its own day; answers with the number of rows. A file already there is replaced
 /// only with `overwrite` (the user confirmed it).
 #[tauri::command]
 #[specta::specta]
@@ -199,13 +194,12 @@ pub async fn orders_export(
     filter: OrderFilter,
     path: String,
     overwrite: bool,
-    utc_offset_minutes: i32,
+    time_zone: String,
     on_progress: Channel<ExportProgress>,
 ) -> CmdResult<u32> {
     let path = super::export_target(&path, overwrite)?;
-    let tz = chrono::FixedOffset::east_opt(utc_offset_minutes.saturating_mul(60))
-        .ok_or_else(|| CoreError::validation("utcOffsetMinutes", "must be within ±24 hours"))?;
     let desk = state.desk().await?;
+    let tz = paydesk_api::reports::zone("timeZone", Some(&time_zone), &desk.reporting())?;
     let rows = tokio::task::spawn_blocking(move || {
         let existing = paydesk_core::output::Existing::replace_if(overwrite);
         desk.export(&filter, &path, existing, tz, |done, total| {

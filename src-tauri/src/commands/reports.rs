@@ -3,7 +3,6 @@
 //! given by name (`time_zone`; empty: the profile's business zone): the statement of
 //! November in Shanghai starts at 2026-11-01 00:00 +08:00, daylight saving honoured.
 
-use paydesk_core::CoreError;
 use paydesk_core::desk::Refreshed;
 use paydesk_core::profile::Reporting;
 use paydesk_reports::DeskReports;
@@ -14,24 +13,14 @@ use tauri::State;
 use super::CmdResult;
 use crate::state::{AppState, internal};
 
-/// The zone named (a zone name, UTC or an offset), else the profile's business zone.
+/// The zone named (a zone name, UTC or an offset), else the profile's business zone
+/// (`paydesk_api::reports`, as the CLI reads it).
 fn zone(desk: &paydesk_core::Desk, time_zone: &str) -> CmdResult<Zone> {
-    if time_zone.trim().is_empty() {
-        Ok(desk.reporting().zone())
-    } else {
-        Ok(paydesk_reports::statement::parse_zone(
-            "timeZone", time_zone,
-        )?)
-    }
-}
-
-fn day(field: &str, text: &str) -> CmdResult<chrono::NaiveDate> {
-    chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
-        .map_err(|_| CoreError::validation(field, format!("a day as YYYY-MM-DD, got {text:?}")))
+    paydesk_api::reports::zone("timeZone", Some(time_zone), &desk.reporting())
 }
 
 fn period(from: &str, to: &str, tz: Zone) -> CmdResult<Period> {
-    Period::days(day("from", from)?, day("to", to)?, tz)
+    paydesk_api::reports::days(from, to, tz)
 }
 
 fn one_currency(c: Option<String>) -> Option<String> {
@@ -152,12 +141,7 @@ pub async fn report_failures(
 ) -> CmdResult<paydesk_reports::failures::FailureReport> {
     let desk = state.desk().await?;
     let tz = zone(&desk, &time_zone)?;
-    let current = if from.trim().is_empty() && to.trim().is_empty() {
-        let today = day("to", &tz.day_of(desk.now_ms()))?;
-        Period::days(today - chrono::Duration::days(6), today, tz)?
-    } else {
-        period(&from, &to, tz)?
-    };
+    let current = paydesk_api::reports::period(Some(&from), Some(&to), tz, desk.now_ms())?;
     tokio::task::spawn_blocking(move || desk.failures(current, tz))
         .await
         .map_err(internal)?

@@ -3,8 +3,8 @@
 //! lock. The database decides what a member may do (roles, grants, row-level security,
 //! four-eyes triggers); these commands only carry its answers.
 
+use paydesk_api::team::PgConfig;
 use paydesk_core::forms::{CardForm, PayinForm, PayoutForm};
-use paydesk_core::store::pg::{PgConfig, PgLink};
 use paydesk_core::team::{Request, RequestRow, RequestState, Rule, Team, TeamRole};
 use paydesk_core::{CoreError, Desk};
 use serde::Serialize;
@@ -348,15 +348,10 @@ pub async fn team_test(
         password
     });
     tokio::task::spawn_blocking(move || {
-        let link = std::sync::Arc::new(PgLink::connect(&config, &password)?);
-        let schema_version = paydesk_core::store::pg::team_schema_version(&link)?;
-        if schema_version == 0 {
-            return Err(CoreError::validation(
-                "team.database",
-                "has no PayDesk team in it: the owner runs `paydesk team init` first",
-            ));
-        }
-        let team = Team::on(link)?;
+        let paydesk_api::team::Probe {
+            team,
+            schema_version,
+        } = paydesk_api::team::probe(&config, &password)?;
         Ok(TeamProbe {
             user: team.me().name.clone(),
             roles: team.me().roles.clone(),
@@ -367,6 +362,48 @@ pub async fn team_test(
     })
     .await
     .map_err(internal)?
+}
+
+/// What creating or upgrading the team's schema did.
+#[derive(Debug, Serialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamInitDone {
+    /// Migrations applied now (0: it was up to date).
+    pub applied: u32,
+    /// Grants the owner lacks to end members' stalling sessions (empty: none).
+    pub missing_grants: Vec<String>,
+}
+
+/// Creates or upgrades the team's schema in the database of `config`, connecting as its
+/// owner with `password` (used once, never kept), for the saved profile's merchant:
+/// `paydesk team init` from the window (`paydesk_api::team::init`).
+#[tauri::command]
+#[specta::specta]
+pub async fn team_init(
+    state: State<'_, AppState>,
+    profile: String,
+    config: PgConfig,
+    password: String,
+) -> CmdResult<TeamInitDone> {
+    state.unlocked()?;
+    let password = zeroize::Zeroizing::new(password);
+    if password.is_empty() {
+        return Err(CoreError::keyed(
+            "team.password",
+            "the database owner's password: it is used once and never kept",
+            "ownerPasswordOnce",
+            &[],
+        ));
+    }
+    let mer_no = state.home().get(&profile)?.mer_no as i64;
+    let done =
+        tokio::task::spawn_blocking(move || paydesk_api::team::init(&config, &password, mer_no))
+            .await
+            .map_err(internal)??;
+    Ok(TeamInitDone {
+        applied: u32::try_from(done.applied).unwrap_or(u32::MAX),
+        missing_grants: done.missing_grants,
+    })
 }
 
 /// Keeps the member's database password in the keyring.

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use paydesk_core::CoreError;
-use paydesk_core::team::{self, Executed, Member, Rule, RuleInput, Team, TeamRole};
+use paydesk_core::team::{self, Executed, Member, Rule, RuleInput, TeamRole};
 use serde::Serialize;
 use specta::Type;
 use tauri::State;
@@ -176,21 +176,22 @@ pub async fn team_worker_start(
         return Ok(lock(&worker.status).clone());
     }
     let desk = state.desk().await?;
-    let Some(cfg) = desk.profile.team.clone() else {
+    if desk.profile.team.is_none() {
         return Err(CoreError::validation(
             "team",
             "the worker runs on a team profile",
         ));
-    };
+    }
     if !desk.holds_key() {
         return Err(CoreError::validation(
             "team",
             "this desk holds no merchant key: only a signer's desk runs the worker",
         ));
     }
-    let password = state.secrets()?.team_password(&desk.profile.name)?;
+    let (home, secrets) = (state.home().clone(), state.secrets()?);
+    let name = desk.profile.name.clone();
     // A connection of its own: the worker waits on the team's notifications on it.
-    let t = tokio::task::spawn_blocking(move || Team::connect(&cfg, password.expose()))
+    let t = tokio::task::spawn_blocking(move || paydesk_api::team::connect(&home, secrets, &name))
         .await
         .map_err(internal)??;
     if !t.has_role(TeamRole::Signer) {
@@ -214,6 +215,12 @@ pub async fn team_worker_start(
         };
     }
     let status = worker.status.clone();
+    // Between requests, the team's orders synced and the balances snapshotted, as
+    // `paydesk team worker` does by default, so members' desks show them.
+    let keep = paydesk_api::team::upkeep(
+        paydesk_api::team::UPKEEP_EVERY_MINS,
+        paydesk_api::team::UPKEEP_DAYS,
+    );
     // A thread and a runtime of its own: the worker's waits never hold the window's.
     std::thread::Builder::new()
         .name("team-worker".into())
@@ -222,7 +229,7 @@ pub async fn team_worker_start(
                 .enable_all()
                 .build()
             {
-                Ok(rt) => rt.block_on(team::work(&desk, &t, &stop, POLL, None, |event| {
+                Ok(rt) => rt.block_on(team::work(&desk, &t, &stop, POLL, keep, |event| {
                     let mut s = lock(&status);
                     match event {
                         team::WorkEvent::Executed(e) => {

@@ -1958,6 +1958,14 @@ export const en = {
       withTls: "The connection is encrypted (TLS).",
       loopback: "This machine: no TLS needed.",
       failed: "The connection failed",
+      // api32 (issue 32): `paydesk team init` from the window.
+      init: "Create or upgrade the team (owner)",
+      initHint:
+        "The database's owner creates the team's schema for this profile's merchant, or brings it up to date: the password above is the owner's, used once and never kept. Save the profile first.",
+      initDone: "The team's schema is ready: {{count}} migration(s) applied.",
+      initGrants:
+        "The owner lacks {{list}}: no member's stalling session can be ended. A superuser runs GRANT {{list}} TO {{user}}.",
+      initFailed: "The team's schema was not created",
     },
     title: "Settings",
     profiles: "Profiles",
@@ -2325,6 +2333,8 @@ export const en = {
     noCertificate: "{{file}} holds no certificate",
     noPrivateKey: "{{file}} holds no private key in PEM: {{detail}}",
     certKeyMismatch: "the client certificate and its key cannot be used together: {{detail}}",
+    // api32 (issue 32)
+    ownerPasswordOnce: "the database owner's password: it is used once and never kept",
     pemMissing: "{{file}}: no such file",
     pemNotFile: "{{file}} is not a file",
     ownerSuperuser:

@@ -1803,6 +1803,14 @@ export const zh: Catalogue = {
       withTls: "连接已加密（TLS）。",
       loopback: "本机：无需 TLS。",
       failed: "连接失败",
+      // api32 (issue 32)：在窗口中执行 `paydesk team init`。
+      init: "创建或升级团队（所有者）",
+      initHint:
+        "数据库所有者为此配置的商户创建团队架构，或将其升级到最新：上面的密码为所有者的密码，仅使用一次，从不保存。请先保存配置。",
+      initDone: "团队架构已就绪：已应用 {{count}} 个迁移。",
+      initGrants:
+        "所有者缺少 {{list}}：无法结束成员停滞的会话。请由超级用户执行 GRANT {{list}} TO {{user}}。",
+      initFailed: "未能创建团队架构",
     },
     title: "设置",
     profiles: "配置",
@@ -2131,6 +2139,8 @@ export const zh: Catalogue = {
     noCertificate: "{{file}} 不含证书",
     noPrivateKey: "{{file}} 不含 PEM 格式的私钥：{{detail}}",
     certKeyMismatch: "客户端证书与其私钥无法配合使用：{{detail}}",
+    // api32 (issue 32)
+    ownerPasswordOnce: "数据库所有者的密码：仅使用一次，从不保存",
     pemMissing: "{{file}}：文件不存在",
     pemNotFile: "{{file}} 不是文件",
     ownerSuperuser:

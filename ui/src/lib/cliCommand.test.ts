@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   balanceCommand,
+  balanceHistoryCommand,
   bulkCommand,
   type CliCommand,
   cardMoveCommand,
@@ -8,6 +9,7 @@ import {
   lookupCommand,
   offsetText,
   ordersExportCommand,
+  overviewCommand,
   payinCommand,
   payoutCardCommand,
   payoutClabeCommand,
@@ -157,7 +159,7 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
         descending: true,
       },
       path: "/tmp/orders.csv",
-      offsetMinutes: 480,
+      zone: "Asia/Shanghai",
       force: true,
     }),
   reconcile: () =>
@@ -177,6 +179,16 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
     }),
   lookup: () => lookupCommand({ profile: "main", askGateway: false, refresh: true }),
   balance: () => balanceCommand({ profile: "main", currencies: ["MXN", "USD"] }),
+  balanceHistory: () => balanceHistoryCommand({ profile: "main", currency: "MXN" }),
+  overview: () =>
+    overviewCommand({
+      profile: "main",
+      target: "MXN",
+      rates: [
+        { currency: "USD", rate: "17.05" },
+        { currency: "EUR", rate: " " },
+      ],
+    }),
   refundShow: () =>
     refundShowCommand({ profile: "main", tradeNo: " T2026112700001 ", refundNo: "R-1" }),
   reviewSubmit: () =>
@@ -343,12 +355,12 @@ describe("the paydesk command of an app action", () => {
         reasons: ["R1"],
       },
       path: "",
-      offsetMinutes: -330,
+      zone: "Asia/Kolkata",
     });
     const w = shellWords(c.line);
     expect(w[w.indexOf("--from") + 1]).toBe("2026-10-31");
     expect(w[w.indexOf("--to") + 1]).toBe("2026-11-01");
-    expect(w[w.indexOf("--tz") + 1]).toBe("-05:30");
+    expect(w[w.indexOf("--tz") + 1]).toBe("Asia/Kolkata");
     expect(c.notes.map((n) => n.key)).toEqual(["utcDays", "filtersNotInCli"]);
     expect(c.notes[1]?.values?.fields).toBe("refunded, reasons");
     expect(offsetText(0)).toBe("+00:00");

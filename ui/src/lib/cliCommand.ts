@@ -397,14 +397,15 @@ const SORT: Record<string, string> = {
   tradeNo: "trade-no",
 };
 
-/// `paydesk orders export FILE [filters] --tz`. The CLI's `--from`/`--to` are whole UTC
-/// days: a range that is not is widened to the UTC days it touches, and said so; filters
-/// the CLI does not take are named.
+/// `paydesk orders export FILE [filters] --tz ZONE`. The CLI's `--from`/`--to` are whole
+/// UTC days: a range that is not is widened to the UTC days it touches, and said so;
+/// filters the CLI does not take are named. The zone goes by name: its daylight saving
+/// is the CLI's and the app's to apply, per order, never computed here.
 export function ordersExportCommand(v: {
   profile: string;
   filter: OrdersFilterValues;
   path: string;
-  offsetMinutes: number;
+  zone: string;
   force?: boolean;
 }): CliCommand {
   const f = v.filter;
@@ -447,8 +448,7 @@ export function ordersExportCommand(v: {
       ...range,
       ...(sort === "created" ? [] : ["--sort", sort]),
       ...(f.descending ? ["--desc"] : []),
-      "--tz",
-      offsetText(v.offsetMinutes),
+      ...opt("--tz", v.zone),
       ...(v.force ? ["--force"] : []),
     ]),
     notes,
@@ -528,6 +528,31 @@ export function balanceCommand(v: { profile: string; currencies?: string[] }): C
     line: line(v.profile, ["balance", ...(cs.length > 0 ? ["--currency", cs.join(",")] : [])]),
     notes: [],
   };
+}
+
+/// `paydesk balance history --currency C` (Balances → a currency's history; issue 32).
+export function balanceHistoryCommand(v: { profile: string; currency: string }): CliCommand {
+  return {
+    line: line(v.profile, ["balance", "history", "--currency", v.currency.trim()]),
+    notes: [],
+  };
+}
+
+/// `paydesk overview [--to C --rate D=RATE ...]` (Balances → all profiles; issue 32): the
+/// totals converted only at the rates given.
+export function overviewCommand(v: {
+  profile: string;
+  target?: string | null;
+  rates: { currency: string; rate: string }[];
+}): CliCommand {
+  const to = v.target?.trim() ?? "";
+  const rates =
+    to === ""
+      ? []
+      : v.rates
+          .filter((r) => r.rate.trim() !== "")
+          .flatMap((r) => ["--rate", `${r.currency.trim()}=${r.rate.trim()}`]);
+  return { line: line(v.profile, ["overview", ...opt("--to", to), ...rates]), notes: [] };
 }
 
 /// `paydesk refund show --trade-no T [--refund-no R]` (Refunds → the V1 refund query).

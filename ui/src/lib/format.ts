@@ -108,6 +108,13 @@ export function formatDay(millis: number, locale: string) {
   }).format(new Date(millis));
 }
 
+/// This machine's time zone by name (`Asia/Shanghai`), as the desk takes a zone: the
+/// desk applies each moment's daylight saving itself; empty when the system names none
+/// (the desk then uses the profile's business zone).
+export function machineZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone ?? "";
+}
+
 /// The local zone's name and offset, e.g. "Asia/Shanghai (UTC+08:00)"; a zone that is
 /// UTC itself is said once, "UTC".
 export function timeZoneLabel(

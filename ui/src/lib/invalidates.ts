@@ -117,6 +117,7 @@ export const invalidates = {
   teamRequestPayin: ["team"],
   teamRequestCard: ["team"],
   teamTest: [],
+  teamInit: [],
   teamSealKey: [],
   teamTrustSealKey: ["team"],
   teamPasswordSet: ["team", "app"],

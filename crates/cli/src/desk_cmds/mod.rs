@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::Failure;
 
 mod alerts;
+mod balances;
 mod lookup;
 mod money;
 mod orders;
@@ -26,6 +27,7 @@ mod schedule;
 mod team;
 
 pub use alerts::*;
+pub use balances::*;
 pub use money::*;
 pub use orders::*;
 pub use profile::*;

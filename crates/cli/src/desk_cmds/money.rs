@@ -2,6 +2,7 @@
 //! cards, review submissions.
 
 use super::*;
+use paydesk_api::money::After;
 use paydesk_core::ReviewRequest;
 use paydesk_core::forms::{
     BrowserForm, CardForm, CardMove, PayinForm, PayinMethod, PayoutForm, PayoutKind, ProductLine,
@@ -256,10 +257,8 @@ pub fn payin(a: PayinArgs, g: &Global) -> Result<(), Failure> {
     let allow = a.money.allow_duplicate;
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        if allow {
-            desk.allow_duplicate_once(&form.mer_order_no);
-        }
-        let r = desk.payin(&form).await;
+        // The balance snapshot after it, before the command ends (`paydesk_api::money`).
+        let r = paydesk_api::money::payin(desk.desk(), &form, allow, After::Wait).await;
         finish(g, r)
     })
 }
@@ -408,10 +407,7 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
                 }
             }
         };
-        if allow {
-            desk.allow_duplicate_once(&form.mer_order_no);
-        }
-        let r = desk.payout(&form).await;
+        let r = paydesk_api::money::payout(&desk, &form, allow, false, After::Wait).await;
         finish(g, r)
     })
 }
@@ -522,10 +518,7 @@ pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
                 });
             }
         };
-        if allow {
-            desk.allow_duplicate_once(&form.reference);
-        }
-        let r = desk.card(&form).await;
+        let r = paydesk_api::money::card(desk.desk(), &form, allow, After::Wait).await;
         finish(g, r)
     })
 }
@@ -616,7 +609,7 @@ struct BulkRun {
 }
 
 async fn bulk(
-    desk: &Desk,
+    desk: &OpenDesk,
     g: &Global,
     file: &std::path::Path,
     result: Option<PathBuf>,
@@ -747,6 +740,7 @@ async fn bulk(
         .await;
     pb.finish_and_clear();
     let results = results?;
+    paydesk_api::money::after_bulk(desk.desk(), After::Wait).await;
     // The rows this run held wait on the app's Dashboard until a run of the file sends
     // them.
     if let Ok(s) = session()

@@ -42,7 +42,9 @@ pub enum OrdersCmd {
         force: bool,
         #[command(flatten)]
         filter: FilterArgs,
-        /// Time zone offset for the date column, e.g. +08:00 (default UTC).
+        /// The time zone of the date column: a zone name such as Europe/Berlin (each
+        /// order's time with the daylight saving of its day), UTC, or an offset such as
+        /// +08:00 (default UTC).
         #[arg(long, default_value = "+00:00")]
         tz: String,
     },
@@ -206,8 +208,8 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 if g.json {
                     pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
                 }
-                let report = desk
-                    .sync(&opts, Arc::new(AtomicBool::new(false)), |p| {
+                // Then a balance snapshot, as every sync (`paydesk_api::orders::sync`).
+                let report = paydesk_api::orders::sync(&desk, &opts, Arc::new(AtomicBool::new(false)), |p| {
                         // Orders against the gateway's count (estimated for the windows not
                         // counted yet), at the rate so far, with the time that leaves.
                         pb.set_length(p.orders_expected.unwrap_or(0).max(p.orders));
@@ -216,7 +218,10 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                     })
                     .await;
                 pb.finish_and_clear();
-                let report = report?;
+                let (report, balances_failed) = report?;
+                if let Some(e) = balances_failed {
+                    eprintln!("note: the balances after the sync were not read: {e}");
+                }
                 print(g, &report, || {
                     let mut text = format!(
                         "synced {} orders in {} pages ({} windows, {} skipped as complete, {} changed) in {:.1} s ({:.0} orders/s; {} requests, {} of them asking a lost page again)",
@@ -288,7 +293,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 filter,
                 tz,
             } => {
-                let offset: chrono::FixedOffset = tz.parse().map_err(|_| Failure::Input(format!("--tz: must be an offset such as +08:00, got {tz:?}")))?;
+                let offset = paydesk_reports::statement::parse_zone("--tz", &tz)?;
                 let pb = bar(0, "exporting");
                 if g.json {
                     pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());

@@ -247,7 +247,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                 },
                 team: match a.team_host {
                     Some(host) => {
-                        let cfg = paydesk_core::store::pg::PgConfig {
+                        let cfg = paydesk_api::team::PgConfig {
                             host,
                             port: a.team_port,
                             database: a.team_database.unwrap_or_default(),

@@ -192,7 +192,16 @@ pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
                     ]
                 } else {
                     let account = account.unwrap_or_default();
-                    vec![desk.resend_payout(id, &account).await?.entry]
+                    vec![
+                        paydesk_api::money::payout_resend(
+                            desk.desk(),
+                            id,
+                            &account,
+                            paydesk_api::money::After::Wait,
+                        )
+                        .await?
+                        .entry,
+                    ]
                 }
             }
         };
@@ -632,7 +641,7 @@ pub fn review_match(paths: Vec<String>, g: &Global) -> Result<(), Failure> {
 /// may write any text in their own rows) is printed escaped (`\n`, `\u{1b}`,
 /// `\u{202e}`), so no row prints as lines of another operator's.
 fn audit_line(r: &paydesk_core::audit::AuditEntry) -> String {
-    use paydesk_core::store::pg::audit::escaped;
+    use paydesk_api::records::escaped;
     format!(
         "#{:<6} {} {:<10} {:<24} {:<30} {:<18} {} ms",
         r.id,

@@ -246,9 +246,15 @@ fn line_words(k: paydesk_reports::reconcile::LineKind) -> &'static str {
     }
 }
 
-fn date(field: &str, s: &str) -> Result<chrono::NaiveDate, Failure> {
-    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
-        .map_err(|_| Failure::Input(format!("--{field}: must be a date YYYY-MM-DD, got {s:?}")))
+/// A report's period error in the CLI's terms: its field named as the flag.
+fn as_flags(e: paydesk_core::CoreError) -> Failure {
+    e.in_terms(|f| match f {
+        "from" => "--from",
+        "to" => "--to",
+        "tz" => "--tz",
+        other => other,
+    })
+    .into()
 }
 
 pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
@@ -279,8 +285,8 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
     };
     // The arguments are checked before a desk is opened.
     let zone = zone_or_profile(tz.as_deref(), g)?;
-    let period =
-        paydesk_reports::statement::Period::days(date("from", &from)?, date("to", &to)?, zone)?;
+    // Read as the app reads them (`paydesk_api::reports`).
+    let period = paydesk_api::reports::days(&from, &to, zone).map_err(as_flags)?;
     match out
         .extension()
         .and_then(|e| e.to_str())

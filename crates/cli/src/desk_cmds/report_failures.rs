@@ -12,19 +12,9 @@ fn period(
     to: Option<&str>,
     zone: paydesk_reports::statement::Zone,
 ) -> Result<paydesk_reports::statement::Period, Failure> {
-    let last = match to {
-        Some(t) => date("to", t)?,
-        None => chrono::NaiveDate::parse_from_str(
-            &zone.day_of(chrono::Utc::now().timestamp_millis()),
-            "%Y-%m-%d",
-        )
-        .map_err(|e| Failure::Other(e.to_string()))?,
-    };
-    let first = match from {
-        Some(f) => date("from", f)?,
-        None => last - chrono::Duration::days(6),
-    };
-    Ok(paydesk_reports::statement::Period::days(first, last, zone)?)
+    // Read as the Reports screen reads them (`paydesk_api::reports::period`).
+    paydesk_api::reports::period(from, to, zone, chrono::Utc::now().timestamp_millis())
+        .map_err(as_flags)
 }
 
 pub(super) fn run(

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use paydesk_api::team::PgConfig;
 use paydesk_core::forms::CardMove;
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team, owner_stall_grants_missing};
 use paydesk_core::team::{self, Request, RequestState, RuleInput, Team, TeamRole};
 
 use super::*;
@@ -56,10 +56,10 @@ pub enum TeamCmd {
         poll_secs: u64,
         /// Between requests, sync the team's orders from the gateway and snapshot the
         /// balances this often (minutes; 0: never), so members' desks show them.
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=1440))]
+        #[arg(long, default_value_t = paydesk_api::team::UPKEEP_EVERY_MINS, value_parser = clap::value_parser!(u64).range(0..=1440))]
         sync_every_mins: u64,
         /// The days each of those syncs covers (windows already complete are skipped).
-        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(i64).range(1..=3660))]
+        #[arg(long, default_value_t = paydesk_api::team::UPKEEP_DAYS, value_parser = clap::value_parser!(i64).range(1..=3660))]
         sync_days: i64,
     },
 }
@@ -248,15 +248,11 @@ fn connect(g: &Global) -> Result<Team, Failure> {
         Some(n) => n.clone(),
         None => session.active_profile()?,
     };
-    let profile = session.home().get(&name)?;
-    let cfg = profile.team.clone().ok_or_else(|| {
-        Failure::Input(format!(
-            "profile {name} is not a team profile (add one with `paydesk profile add ... --team-host H --team-database D --team-user U`)"
-        ))
-    })?;
-    let secrets = session.secrets()?;
-    let password = secrets.team_password(&name)?;
-    Ok(Team::connect(&cfg, password.expose())?.pinning_seal_key(secrets, &name))
+    Ok(paydesk_api::team::connect(
+        session.home(),
+        session.secrets()?,
+        &name,
+    )?)
 }
 
 fn request_line(r: &Request) -> String {
@@ -288,9 +284,10 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                 key_file: String::new(),
             };
             let pw = password("PAYDESK_TEAM_PASSWORD", "the database owner's password: ")?;
-            let link = PgLink::connect(&cfg, &pw)?;
-            let applied = init_team(&link, mer_no)?;
-            let missing = owner_stall_grants_missing(&link)?;
+            let paydesk_api::team::Initialized {
+                applied,
+                missing_grants: missing,
+            } = paydesk_api::team::init(&cfg, &pw, mer_no)?;
             if !missing.is_empty() {
                 eprintln!(
                     "warning: the owner {user} lacks {list}, so no member's stalling session can be ended: a step another member's open transaction holds up waits its bound (30 s) and fails. As a superuser run: GRANT {list} TO {user}",
@@ -526,10 +523,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             sync_every_mins,
             sync_days,
         } => {
-            let keep = (sync_every_mins > 0).then(|| team::Upkeep {
-                every: Duration::from_secs(sync_every_mins * 60),
-                days: sync_days,
-            });
+            let keep = paydesk_api::team::upkeep(sync_every_mins, sync_days);
             worker(g, once, poll_secs, keep)
         }
     }
@@ -565,11 +559,7 @@ fn worker(
     let rt = runtime()?;
     rt.block_on(async {
         let desk = open(g).await?;
-        let link = desk
-            .team_link()
-            .cloned()
-            .ok_or_else(|| Failure::Input("the worker runs on a team profile".into()))?;
-        let t = Team::on(link)?;
+        let t = paydesk_api::team::of_desk(&desk)?;
         if !t.has_role(TeamRole::Signer) {
             return Err(Failure::Input(format!(
                 "{} is not a signer of the team: only signers execute requests",

@@ -9,6 +9,7 @@ mod bulk_send;
 mod check;
 mod customer;
 mod extension;
+mod follow_up;
 mod lost_audit;
 mod made;
 mod money;
@@ -28,6 +29,7 @@ pub use bulk_lookup::{
 };
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use customer::{Customer, customer_of};
+pub use follow_up::Synced;
 pub use lost_audit::{
     LostAuditKey, NEW_LOG_OPERATION, NewAuditLog, audit_key_lost, start_new_audit_log,
 };
@@ -572,13 +574,13 @@ impl Desk {
             // second link, so a long sync batch never holds up the journal.
             Some(cfg) => {
                 // A member authenticated by a client certificate may keep no password.
-                let password = match secrets.team_password(&profile.name) {
-                    Err(CoreError::MissingSecret { .. }) if !cfg.cert_file.is_empty() => {
-                        paydesk_gateway::Sensitive::new(String::new())
-                    }
-                    other => other?,
-                };
-                Store::connect_team(cfg, password.expose(), profile.mer_no as i64)?
+                let password = crate::team::member_password(cfg, &secrets, &profile.name)?;
+                crate::team::open_store(
+                    cfg,
+                    password.expose(),
+                    profile.mer_no as i64,
+                    crate::team::Links::JournalAndCache,
+                )?
             }
             None => Store::open_sqlite(&path)?,
         };

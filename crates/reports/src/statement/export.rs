@@ -320,7 +320,7 @@ fn row_labels() -> Vec<&'static str> {
 
 /// One order's cells on the statement's orders sheet.
 fn row_cells(o: &CachedOrder, dict: &StateDictionary, tz: &Zone) -> Vec<String> {
-    let mut v = cells(o, dict, tz.offset_at(o.created_at)).to_vec();
+    let mut v = cells(o, dict, *tz).to_vec();
     v.push(if o.outside_team { "yes" } else { "" }.to_string());
     v
 }
@@ -575,25 +575,19 @@ fn write_xlsx(
     let mut failed: Option<Failed> = None;
     let read = orders.for_each(&rows_filter(s), &mut |o| {
         row += 1;
-        write_row(
-            sheet,
-            row,
-            o,
-            cells(o, dict, tz.offset_at(o.created_at)),
-            &mut formats,
-        )
-        .and_then(|()| {
-            if o.outside_team {
-                sheet.write_string(row, outside_column, "yes").map(|_| ())
-            } else {
-                Ok(())
-            }
-        })
-        .map_err(|e| {
-            let message = e.to_string();
-            failed = Some(Failed::Xlsx(e));
-            CoreError::storage(message)
-        })
+        write_row(sheet, row, o, cells(o, dict, *tz), &mut formats)
+            .and_then(|()| {
+                if o.outside_team {
+                    sheet.write_string(row, outside_column, "yes").map(|_| ())
+                } else {
+                    Ok(())
+                }
+            })
+            .map_err(|e| {
+                let message = e.to_string();
+                failed = Some(Failed::Xlsx(e));
+                CoreError::storage(message)
+            })
     });
     if let Some(f) = failed {
         return Err(f);

@@ -15,11 +15,14 @@ import {
 import { useDebouncedValue } from "@mantine/hooks";
 import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CopyCommand } from "../../components/CopyCommand";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
+import { overviewCommand } from "../../lib/cliCommand";
 import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import type { ConversionRate } from "../../lib/types";
+import { useProfileName } from "../app/queries";
 import { useOverview } from "./queries";
 
 /// A manager's view: every profile's last balances, last sync and unknown outcomes, the
@@ -38,15 +41,22 @@ export function AllProfiles() {
     [debounced, target],
   );
   const overview = useOverview(target, rates);
+  const profile = useProfileName();
   const data = overview.data;
   const currencies = data?.totals.map((x) => x.currency) ?? [];
   const invalid = fieldOf(overview.error);
   return (
     <Card withBorder data-testid="all-profiles">
       <Stack>
-        <Title order={3} size="h4">
-          {t("balances.all.title")}
-        </Title>
+        <Group justify="space-between">
+          <Title order={3} size="h4">
+            {t("balances.all.title")}
+          </Title>
+          <CopyCommand
+            command={profile ? overviewCommand({ profile, target, rates }) : null}
+            testId="overview-command"
+          />
+        </Group>
         <Text size="sm" c="dimmed">
           {t("balances.all.intro")}
         </Text>

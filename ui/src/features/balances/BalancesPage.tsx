@@ -17,7 +17,7 @@ import { CopyCommand } from "../../components/CopyCommand";
 import { coreText, ErrorAlert } from "../../components/ErrorAlert";
 import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
 import { locale } from "../../i18n";
-import { balanceCommand } from "../../lib/cliCommand";
+import { balanceCommand, balanceHistoryCommand } from "../../lib/cliCommand";
 import { chartValue, formatDateTime, formatMoney } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import type { BalanceResult } from "../../lib/types";
@@ -31,6 +31,7 @@ function History({ currency }: { currency: string }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const q = useBalanceHistory(currency);
+  const profile = useProfileName();
   const data = (q.data ?? []).map((s) => ({
     at: formatDateTime(s.takenAt, loc),
     balance: chartValue(s.balance),
@@ -47,9 +48,15 @@ function History({ currency }: { currency: string }) {
   const axis = new Intl.NumberFormat(loc, { notation: "compact", maximumFractionDigits: 1 });
   return (
     <Card withBorder data-testid="balance-history">
-      <Title order={3} size="h5" mb="sm">
-        {t("balances.historyOf", { currency })}
-      </Title>
+      <Group justify="space-between" mb="sm">
+        <Title order={3} size="h5">
+          {t("balances.historyOf", { currency })}
+        </Title>
+        <CopyCommand
+          command={profile ? balanceHistoryCommand({ profile, currency }) : null}
+          testId="balance-history-command"
+        />
+      </Group>
       <ErrorAlert error={q.error} />
       {data.length === 0 ? (
         <Text c="dimmed">{t("balances.noHistory")}</Text>

@@ -14,7 +14,7 @@ import { CopyCommand } from "../../components/CopyCommand";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { ordersExportCommand } from "../../lib/cliCommand";
-import { formatCount, timeZoneLabel } from "../../lib/format";
+import { formatCount, machineZone, timeZoneLabel } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
 import type { ExportProgress, OrderFilter } from "../../lib/types";
 import { useProfileName } from "../app/queries";
@@ -42,13 +42,14 @@ export const ExportModal = memo(function ExportModal({ opened, onClose, filter, 
   }, [suggested.data]);
   const pathError = fieldOf(run.error)?.field === "path" ? fieldOf(run.error)?.rule : undefined;
   const profile = useProfileName();
-  // The same export as a `paydesk` command line, in this machine's offset as the app's.
+  // The same export as a `paydesk` command line, in this machine's zone as the app's
+  // (by name: each order's daylight saving is applied by the desk, not here).
   const command = profile
     ? ordersExportCommand({
         profile,
         filter,
         path,
-        offsetMinutes: -new Date().getTimezoneOffset(),
+        zone: machineZone(),
       })
     : null;
   const target = useSaveTarget((to, overwrite) => {

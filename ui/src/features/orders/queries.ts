@@ -9,6 +9,7 @@ import {
 import { Channel } from "@tauri-apps/api/core";
 import { useEffect, useSyncExternalStore } from "react";
 import { commands } from "../../bindings";
+import { machineZone } from "../../lib/format";
 import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
 import type {
@@ -174,9 +175,7 @@ export function useExport(onProgress: (p: ExportProgress) => void) {
     }) => {
       const channel = new Channel<ExportProgress>();
       channel.onmessage = onProgress;
-      return unwrap(
-        commands.ordersExport(filter, path, overwrite, -new Date().getTimezoneOffset(), channel),
-      );
+      return unwrap(commands.ordersExport(filter, path, overwrite, machineZone(), channel));
     },
   });
 }

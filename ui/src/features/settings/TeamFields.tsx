@@ -10,12 +10,12 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { IconPlugConnected } from "@tabler/icons-react";
+import { IconDatabaseCog, IconPlugConnected } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { fieldOf } from "../../lib/ipc";
 import type { PgConfig } from "../../lib/types";
-import { useTeamTest } from "../team/queries";
+import { useTeamInit, useTeamTest } from "../team/queries";
 
 export const NEW_TEAM: PgConfig = { host: "", port: 5432, database: "paydesk", user: "" };
 
@@ -39,10 +39,12 @@ export function TeamFields({
 }) {
   const { t } = useTranslation();
   const test = useTeamTest();
+  const init = useTeamInit();
   const probe = test.data;
   const testField = fieldOf(test.error)?.field;
   const set = (k: keyof PgConfig, v: string | number) => {
     test.reset();
+    init.reset();
     if (team) setTeam({ ...team, [k]: v }, `team.${k}`);
   };
   return (
@@ -156,7 +158,33 @@ export function TeamFields({
             >
               {t("settings.team.test")}
             </Button>
+            <Button
+              variant="subtle"
+              leftSection={<IconDatabaseCog size={16} />}
+              loading={init.isPending}
+              onClick={() => init.mutate({ profile, config: team, password })}
+              title={t("settings.team.initHint")}
+              data-testid="profile-team-init"
+            >
+              {t("settings.team.init")}
+            </Button>
           </Group>
+          {init.data ? (
+            <Alert color="teal" data-testid="profile-team-init-done">
+              {t("settings.team.initDone", { count: init.data.applied })}
+              {init.data.missingGrants.length > 0
+                ? ` ${t("settings.team.initGrants", {
+                    list: init.data.missingGrants.join(", "),
+                    user: team.user,
+                  })}`
+                : null}
+            </Alert>
+          ) : null}
+          {init.error ? (
+            <div data-testid="profile-team-init-failed">
+              <ErrorAlert error={init.error} title={t("settings.team.initFailed")} />
+            </div>
+          ) : null}
           {probe ? (
             <Alert color="teal" data-testid="profile-team-ok">
               {t("settings.team.ok", {

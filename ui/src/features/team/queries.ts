@@ -128,6 +128,14 @@ export function useTeamTest() {
   });
 }
 
+/// `paydesk team init` from the window: the owner creates or upgrades the team's schema.
+export function useTeamInit() {
+  return useMutation({
+    mutationFn: (v: { profile: string; config: PgConfig; password: string }) =>
+      unwrap(commands.teamInit(v.profile, v.config, v.password)),
+  });
+}
+
 export function useTeamPasswordSet() {
   return useCommandMutation("teamPasswordSet", (v: { profile: string; password: string }) =>
     unwrap(commands.teamPasswordSet(v.profile, v.password)),

@@ -5,6 +5,16 @@
 //! SQLite's: a call blocks its caller until the answer is back, whatever runtime (or
 //! none) the caller is on.
 //!
+//! **Blocking is explicit, and decided here only** ([`off_workers`]): every wait of
+//! this module on the network (a statement, a connection, a notice) goes through that
+//! one function, which tells a multi-threaded tokio runtime that its worker is about to
+//! block (`tokio::task::block_in_place`), so the runtime hands the worker's other tasks
+//! to another thread before the wait starts. An async desk method on a team desk may so
+//! call the store like a SQLite one: no runtime worker waits on the team's database
+//! (`tests/team/team_blocking.rs`). A current-thread runtime has no other thread to
+//! hand its tasks to: who drives a team desk from one runs the call on its blocking
+//! pool (`spawn_blocking`), as the front ends' runtimes are multi-threaded.
+//!
 //! The rules of a team live in the database, not in this code: roles, grants and
 //! row-level security say who may read, request, approve and execute
 //! (`schema/0001_team.sql`); a desk only asks.
@@ -253,7 +263,20 @@ impl std::fmt::Debug for PgLink {
 /// Runs a future of the client on the calling thread. The connection itself is driven
 /// by its own thread, so this never needs (nor disturbs) the caller's runtime.
 fn block<F: Future>(f: F) -> F::Output {
-    futures_executor::block_on(f)
+    off_workers(|| futures_executor::block_on(f))
+}
+
+/// The one rule of the PostgreSQL store's waits (module docs): `wait` runs on the
+/// calling thread, and when that thread is a worker of a multi-threaded tokio runtime
+/// the runtime is told first (`block_in_place`), so its other tasks move to another
+/// thread and keep running while this one waits on the network. Off a runtime, on its
+/// blocking pool, or on a current-thread runtime (which has no other thread), `wait`
+/// just runs.
+pub(crate) fn off_workers<T>(wait: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
+        _ => wait(),
+    }
 }
 
 /// The unique index that gives a merchant order number to one live request row.
@@ -353,8 +376,7 @@ impl PgLink {
                 });
             })
             .map_err(|e| CoreError::internal(e.to_string()))?;
-        let client = client_rx
-            .recv()
+        let client = off_workers(|| client_rx.recv())
             .map_err(|_| CoreError::internal("the database thread ended"))??;
         let backend_pid: i32 = block(client.query_one("SELECT pg_backend_pid()", &[]))
             .map_err(db_error)?
@@ -377,8 +399,16 @@ impl PgLink {
         self.backend_pid
     }
 
+    /// The link's client, for one statement or one transaction: while another caller
+    /// holds it (and waits on the database), this caller waits too, by [`off_workers`].
     fn client(&self) -> MutexGuard<'_, Client> {
-        self.client.lock().unwrap_or_else(PoisonError::into_inner)
+        match self.client.try_lock() {
+            Ok(c) => c,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                off_workers(|| self.client.lock().unwrap_or_else(PoisonError::into_inner))
+            }
+        }
     }
 
     pub(crate) fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> CoreResult<Vec<Row>> {
@@ -477,8 +507,10 @@ impl PgLink {
 
     /// Waits up to `timeout` for a notification; `None` when none came.
     pub fn wait_notice(&self, timeout: std::time::Duration) -> Option<Notice> {
-        let rx = self.notices.lock().unwrap_or_else(PoisonError::into_inner);
-        rx.recv_timeout(timeout).ok()
+        off_workers(|| {
+            let rx = self.notices.lock().unwrap_or_else(PoisonError::into_inner);
+            rx.recv_timeout(timeout).ok()
+        })
     }
 
     /// Whether the connection is still open.
