@@ -236,6 +236,7 @@ impl Team {
             tax_id => Some(self.seal(TAX_ID, tax_id)?),
         };
         let mut form = form.clone();
+        form.purpose = crate::purpose::check(&form.purpose, false)?.unwrap_or_default();
         form.mer_order_no = self.number_of(
             &form.mer_order_no,
             &[
@@ -286,6 +287,7 @@ impl Team {
     /// Requests a card's top-up or withdrawal (its reference fixed now).
     pub fn request_card(&self, form: &CardForm) -> CoreResult<Request> {
         let mut form = form.clone();
+        form.purpose = crate::purpose::check(&form.purpose, false)?.unwrap_or_default();
         form.reference = self.number_of(
             &form.reference,
             &[
@@ -415,6 +417,7 @@ impl Team {
                 &p.currency_code,
             );
             form.clabe = p.clabe.clone();
+            form.purpose = file.purposes.get(line).cloned().unwrap_or_default();
             forms.push((form_value(&form)?, op.preview(), form, *line));
         }
         let currency = currency.unwrap_or_default();
@@ -583,6 +586,9 @@ impl Team {
         }
         form.notify_url.clear();
         form.ip_address.clear();
+        // The maker's purpose, bounded and printable (what approvers see and the signer
+        // journals; a profile that requires one refuses the row when it is executed).
+        form.purpose = crate::purpose::check(&form.purpose, false)?.unwrap_or_default();
         Ok(form)
     }
 
@@ -1046,6 +1052,7 @@ fn approved_payout(f: &PayoutForm) -> PayoutForm {
         state: for_card(&f.state),
         post_code: for_card(&f.post_code),
         beneficiary_type: for_card(&f.beneficiary_type),
+        purpose: f.purpose.clone(),
     }
 }
 
@@ -1148,6 +1155,7 @@ fn approved_payin(f: PayinForm) -> PayinForm {
         payment_method_str: f.payment_method_str,
         product_name: f.product_name,
         vn_bank_id: f.vn_bank_id,
+        purpose: f.purpose,
     }
 }
 
@@ -1161,6 +1169,7 @@ fn approved_card(f: CardForm) -> CardForm {
         currency: f.currency,
         sub_mer_no: f.sub_mer_no,
         remark: f.remark,
+        purpose: f.purpose,
     }
 }
 

@@ -2326,6 +2326,16 @@ export const en = {
     scheduleName: "must be 1 to 80 characters",
     scheduleOrdersPdf: "an orders export is CSV or XLSX",
     scheduleFolder: "must be a full path to a folder",
+    // A reason on every movement (issue 35).
+    purposeRequired:
+      "is required: this profile asks for a purpose on every movement (Settings, “Purpose required”)",
+    purposeRequiredRow:
+      "is required: this profile asks for a purpose on every movement (a purpose column, or the run's purpose)",
+    purposeRequiredLine:
+      "line {{line}}: is required: this profile asks for a purpose on every movement; nothing was sent",
+    purposeTooLong: "at most {{max}} characters ({{given}} given)",
+    purposeCharacter:
+      "printable text only: no control characters (line break, tab, escape) and no invisible or direction-changing characters (found {{code}})",
   },
   cliCommand: {
     button: "Copy as command",

@@ -2131,6 +2131,12 @@ export const zh: Catalogue = {
     scheduleName: "必须为 1 到 80 个字符",
     scheduleOrdersPdf: "订单导出只能是 CSV 或 XLSX",
     scheduleFolder: "必须是文件夹的完整路径",
+    // A reason on every movement (issue 35).
+    purposeRequired: "必填：此配置要求每笔资金往来都写明用途（设置中的“必须填写用途”）",
+    purposeRequiredRow: "必填：此配置要求每笔资金往来都写明用途（purpose 列，或本次批量的用途）",
+    purposeRequiredLine: "第 {{line}} 行：必填：此配置要求每笔资金往来都写明用途；未发送任何款项",
+    purposeTooLong: "最多 {{max}} 个字符（已输入 {{given}} 个）",
+    purposeCharacter: "只能是可打印文字：不能有控制字符（换行、制表符、转义）及不可见或改变书写方向的字符（发现 {{code}}）",
   },
   cliCommand: {
     button: "复制为命令",
