@@ -330,13 +330,25 @@ impl Team {
     /// file fixed after its request was rejected goes again, its unchanged rows under
     /// the same numbers (a rejected request's numbers are free: it was never sent).
     pub fn request_bulk(&self, name: &str, bytes: &[u8]) -> CoreResult<Request> {
+        self.request_bulk_for(name, bytes, &crate::purpose::Purpose::default())
+    }
+
+    /// [`Team::request_bulk`] with the batch's purpose for the rows whose `purpose`
+    /// column is empty (issue 35); each row's purpose travels in its form.
+    pub fn request_bulk_for(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        purpose: &crate::purpose::Purpose,
+    ) -> CoreResult<Request> {
         let ctx = crate::bulk::BulkContext {
             mer_no: self.mer_no as u64,
             // Checked here, not kept: the signer's desk sends its own notification URL.
             notify_url: "https://signer.invalid/notify".into(),
             ip_address: "127.0.0.1".into(),
         };
-        let file = crate::bulk::parse(bytes, &ctx)?;
+        let mut file = crate::bulk::parse(bytes, &ctx)?;
+        file.with_default_purpose(purpose, false)?;
         if let Some(e) = file.errors.first() {
             return Err(CoreError::validation(
                 "file",

@@ -68,6 +68,8 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
       currency: "MXN",
       ipAddress: "",
       notifyUrl: "",
+      purpose: " March payroll ",
+      purposeRef: "INV-1042",
     }),
   payoutCard: () =>
     payoutCardCommand({
@@ -128,9 +130,16 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
       reference: "WD-1",
       amount: "5.10",
       currency: "USD",
+      purpose: "Float for O'Hara",
+      purposeRef: "T-88",
     }),
   bulk: () =>
-    bulkCommand({ profile: "main", file: "/home/ana/Payroll Nov.csv", includeHeld: true }),
+    bulkCommand({
+      profile: "main",
+      file: "/home/ana/Payroll Nov.csv",
+      includeHeld: true,
+      purpose: "Payroll November",
+    }),
   resendPayout: () => resendCommand({ profile: "main", id: 42, payout: true }),
   resendPayin: () => resendCommand({ profile: "main", id: 43, payout: false }),
   statement: () =>
