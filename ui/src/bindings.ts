@@ -282,7 +282,7 @@ export const commands = {
 	 *  Reads and checks a bulk payout CSV (columns: type, amount, currency, account,
 	 *  firstName, lastName, country, merOrderNo); nothing is written or sent.
 	 */
-	bulkCheck: (path: string) => typedError<BulkCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_check", { path })),
+	bulkCheck: (path: string, purpose: Purpose_Deserialize | null) => typedError<BulkCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_check", { path, purpose })),
 	/**
 	 *  Writes an empty bulk payout file (the header row) to the downloads folder under a
 	 *  name no file has; returns its path.
@@ -292,7 +292,7 @@ export const commands = {
 	 *  Fixes one cell of a bulk file in place (a row the check refused), then checks the
 	 *  file again: the new preview.
 	 */
-	bulkFix: (path: string, line: number, column: string, value: string) => typedError<BulkCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_fix", { path, line, column, value })),
+	bulkFix: (path: string, line: number, column: string, value: string, purpose: Purpose_Deserialize | null) => typedError<BulkCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_fix", { path, line, column, value, purpose })),
 	/**
 	 *  Sends the rows of a bulk file the operator confirmed (each first written to the
 	 *  journal; rows paid before are not sent again, unknown ones are looked up; held rows
@@ -300,7 +300,7 @@ export const commands = {
 	 *  digest of the plan the confirmation showed (`digest`, or `digestWithHeld`): if the
 	 *  plan made again now differs, nothing is sent.
 	 */
-	bulkSend: (path: string, includeHeld: boolean, expected: string, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_send", { path, includeHeld, expected, onProgress })),
+	bulkSend: (path: string, includeHeld: boolean, expected: string, purpose: Purpose_Deserialize | null, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_send", { path, includeHeld, expected, purpose, onProgress })),
 	cardMove: (form: CardForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("card_move", { form, allowDuplicate })),
 	cards: () => typedError<CardSummary_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("cards")),
 	cardOperations: () => typedError<CardOperation_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("card_operations")),
@@ -989,6 +989,11 @@ export type CardForm_Deserialize = {
 	/**  Top-up: the sub-merchant account; empty means the card number. */
 	subMerNo?: string,
 	remark?: string,
+	/**
+	 *  Why the money moves, and a reference (issue 35); a top-up without a remark of
+	 *  its own sends the purpose as its `remark`.
+	 */
+	purpose?: Purpose_Deserialize,
 };
 
 /**  A card top-up or withdraw as filled in. */
@@ -1006,6 +1011,11 @@ export type CardForm_Serialize = {
 	/**  Top-up: the sub-merchant account; empty means the card number. */
 	subMerNo: string,
 	remark: string,
+	/**
+	 *  Why the money moves, and a reference (issue 35); a top-up without a remark of
+	 *  its own sends the purpose as its `remark`.
+	 */
+	purpose: Purpose_Serialize,
 };
 
 export type CardMove = 
@@ -1817,6 +1827,11 @@ export type Entry_Deserialize = {
 	 *  interface can look up (an unknown outcome of those is settled by the operator).
 	 */
 	canBeLookedUp: boolean,
+	/**
+	 *  Why the money moved, as given before the request left (issue 35); none for an
+	 *  entry made without one (or before PayDesk kept purposes).
+	 */
+	purpose?: Purpose_Deserialize | null,
 };
 
 export type Entry_Serialize = {
@@ -1852,6 +1867,11 @@ export type Entry_Serialize = {
 	 *  interface can look up (an unknown outcome of those is settled by the operator).
 	 */
 	canBeLookedUp: boolean,
+	/**
+	 *  Why the money moved, as given before the request left (issue 35); none for an
+	 *  entry made without one (or before PayDesk kept purposes).
+	 */
+	purpose: Purpose_Serialize | null,
 };
 
 /**  A notification as the Events screen lists it. */
@@ -2791,6 +2811,8 @@ export type PayinForm_Deserialize = {
 	paymentMethodStr?: string,
 	productName?: string,
 	vnBankId?: string,
+	/**  Why the money moves, and a reference (issue 35); kept in PayDesk's records. */
+	purpose?: Purpose_Deserialize,
 };
 
 /**  A payin as filled in. Fields a method does not use are ignored. */
@@ -2827,6 +2849,8 @@ export type PayinForm_Serialize = {
 	paymentMethodStr: string,
 	productName: string,
 	vnBankId: string,
+	/**  Why the money moves, and a reference (issue 35); kept in PayDesk's records. */
+	purpose: Purpose_Serialize,
 };
 
 /**  Every payin method of the interface; `WechatV1` is WECHAT through the V1 path. */
@@ -2861,6 +2885,8 @@ export type PayoutForm_Deserialize = {
 	postCode?: string,
 	/**  `individual` (when empty) or `company`. */
 	beneficiaryType?: string,
+	/**  Why the money moves, and a reference (issue 35); kept in PayDesk's records. */
+	purpose?: Purpose_Deserialize,
 };
 
 /**  A payout as filled in. */
@@ -2889,6 +2915,8 @@ export type PayoutForm_Serialize = {
 	postCode: string,
 	/**  `individual` (when empty) or `company`. */
 	beneficiaryType: string,
+	/**  Why the money moves, and a reference (issue 35); kept in PayDesk's records. */
+	purpose: Purpose_Serialize,
 };
 
 /**  The payout channels. */
@@ -3238,6 +3266,34 @@ export type Profiles_Deserialize = {
 export type Profiles_Serialize = {
 	active: string,
 	profiles: Profile_Serialize[],
+};
+
+/**
+ *  A movement's purpose and optional reference, as given (the engine checks and trims
+ *  them: `paydesk_core::purpose`). An empty `text` is no purpose.
+ */
+export type Purpose = Purpose_Serialize | Purpose_Deserialize;
+
+/**
+ *  A movement's purpose and optional reference, as given (the engine checks and trims
+ *  them: `paydesk_core::purpose`). An empty `text` is no purpose.
+ */
+export type Purpose_Deserialize = {
+	/**  What the money is for ("March payroll", "refund of invoice 1042"). */
+	text?: string,
+	/**  A ticket or invoice number; may be empty. */
+	reference?: string,
+};
+
+/**
+ *  A movement's purpose and optional reference, as given (the engine checks and trims
+ *  them: `paydesk_core::purpose`). An empty `text` is no purpose.
+ */
+export type Purpose_Serialize = {
+	/**  What the money is for ("March payroll", "refund of invoice 1042"). */
+	text: string,
+	/**  A ticket or invoice number; may be empty. */
+	reference: string,
 };
 
 /**  The kinds of record the V2 order query answers with. */
@@ -4121,6 +4177,11 @@ export type Safety_Deserialize = {
 	notFoundGraceSecs?: number,
 	/**  ...and for at least this many lookups. */
 	notFoundLookups?: number,
+	/**
+	 *  Every payout, payin, card move and bulk row needs a purpose (issue 35): one
+	 *  without is refused before anything is journaled, naming the field.
+	 */
+	purposeRequired?: boolean,
 };
 
 /**
@@ -4140,6 +4201,11 @@ export type Safety_Serialize = {
 	notFoundGraceSecs: number,
 	/**  ...and for at least this many lookups. */
 	notFoundLookups: number,
+	/**
+	 *  Every payout, payin, card move and bulk row needs a purpose (issue 35): one
+	 *  without is refused before anything is journaled, naming the field.
+	 */
+	purposeRequired: boolean,
 };
 
 /**  A view as a screen applies it. */
@@ -4947,7 +5013,12 @@ export type TimelineEvent_Deserialize =
  *  A journal entry about the order (the request that made it, a card operation, a
  *  review submission) as it stands now.
  */
-{ type: "request"; at: number; id: number; operation: JournalOperation; status: Status; merOrderNo: string; code?: string | null } | 
+{ type: "request"; at: number; id: number; operation: JournalOperation; status: Status; merOrderNo: string; code?: string | null; 
+/**
+ *  Why the money moved, as given when the entry was written (issue 35); none
+ *  when no purpose was recorded.
+ */
+purpose?: Purpose_Deserialize | null } | 
 /**  A refund or chargeback as a query last gave it (`at` is when it was fetched). */
 { type: "reversal"; at: number; kind: string; refundNo: string; state: string; amount?: string | null; currency: string } | 
 /**  A notification the gateway sent about the order. */
@@ -4971,7 +5042,12 @@ export type TimelineEvent_Serialize =
  *  A journal entry about the order (the request that made it, a card operation, a
  *  review submission) as it stands now.
  */
-{ type: "request"; at: number; id: number; operation: JournalOperation; status: Status; merOrderNo: string; code: string | null } | 
+{ type: "request"; at: number; id: number; operation: JournalOperation; status: Status; merOrderNo: string; code: string | null; 
+/**
+ *  Why the money moved, as given when the entry was written (issue 35); none
+ *  when no purpose was recorded.
+ */
+purpose: Purpose_Serialize | null } | 
 /**  A refund or chargeback as a query last gave it (`at` is when it was fetched). */
 { type: "reversal"; at: number; kind: string; refundNo: string; state: string; amount: string | null; currency: string } | 
 /**  A notification the gateway sent about the order. */

@@ -2377,6 +2377,23 @@ export const en = {
         "Run as it is, it is this same submission (--reference): sent once. Leave --reference out for a new one.",
     },
   },
+  // A reason on every movement (issue 35, item 3).
+  purpose: {
+    label: "Purpose",
+    hint: "What the money is for, kept with the journal entry, the audit log and the order (not sent to the gateway).",
+    runLabel: "Purpose of the run",
+    runHint: "For the rows whose file gives no purpose column value.",
+    reference: "Reference",
+    referenceHint: "A ticket or invoice number (optional).",
+    none: "No purpose recorded",
+    noneGiven: "This order was made here without a purpose.",
+    notMadeHere: "This desk did not make this order: its purpose is not known here.",
+    refOnly: "ref {{reference}}",
+    withRef: "{{text}} · ref {{reference}}",
+    requiredSetting: "Purpose required",
+    requiredSettingHint:
+      "Every payout, payin, card move and bulk row needs a purpose; one without is refused before anything is sent.",
+  },
 } as const;
 
 /// Another language's catalogue: the same keys, but a plural's forms are the language's

@@ -55,16 +55,16 @@ function amount(a: string): string {
   return a.trim();
 }
 
-/// Why the money moves (issue 35): the movement's purpose and its reference.
+/// Why the money moves (issue 35): the movement's purpose and its reference, as the
+/// forms hold them (so a form's values carry them as they are).
 export interface PurposeValues {
-  purpose?: string;
-  purposeRef?: string;
+  purpose?: { text?: string; reference?: string } | null;
 }
 
 /// `--purpose TEXT` and the reference under `refFlag` (`--reference`, or `--purpose-ref`
 /// where `--reference` is the command's own number), each when given.
 function purposeWords(v: PurposeValues, refFlag = "--reference"): Word[] {
-  return [...opt("--purpose", v.purpose), ...opt(refFlag, v.purposeRef)];
+  return [...opt("--purpose", v.purpose?.text), ...opt(refFlag, v.purpose?.reference)];
 }
 
 export interface PayoutValues extends PurposeValues {
