@@ -3,7 +3,7 @@
 // again on the confirmation and on the order's page. The desk checks them (printable
 // text, bounded) and keeps them with the journal entry; the gateway is never sent them
 // (but a card top-up without a remark of its own sends the purpose as its remark).
-import { Group, Stack, Table, Text, TextInput } from "@mantine/core";
+import { Stack, Table, Text, TextInput } from "@mantine/core";
 import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
 import type { TimelineEvent } from "../../bindings";
@@ -39,7 +39,7 @@ export function PurposeFields({
   const { t } = useTranslation();
   const required = usePurposeRequired();
   return (
-    <Group grow align="flex-start">
+    <Stack gap="sm">
       <TextInput
         label={t(run ? "purpose.runLabel" : "purpose.label")}
         description={t(run ? "purpose.runHint" : "purpose.hint")}
@@ -59,7 +59,7 @@ export function PurposeFields({
         error={err?.("purposeRef")}
         data-testid={`${testId}-reference`}
       />
-    </Group>
+    </Stack>
   );
 }
 
@@ -79,7 +79,7 @@ export function purposeWords(
 /// The confirmation's row: what the money is for, as it will be kept.
 export function PurposeRow({ purpose }: { purpose: Purpose | undefined }) {
   const { t } = useTranslation();
-  if (!purpose) return null;
+  if (!purpose || (purpose.text.trim() === "" && purpose.reference.trim() === "")) return null;
   return (
     <Table.Tr>
       <Table.Th>{t("purpose.label")}</Table.Th>

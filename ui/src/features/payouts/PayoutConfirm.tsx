@@ -103,11 +103,11 @@ export function PayoutConfirm({
                       })}
                 </Table.Td>
               </Table.Tr>
+              <PurposeRow purpose={purpose} />
               <Table.Tr>
                 <Table.Th>{t("payouts.merOrderNo")}</Table.Th>
                 <Table.Td>{preview.merOrderNo}</Table.Td>
               </Table.Tr>
-              <PurposeRow purpose={purpose} />
             </Table.Tbody>
           </Table>
           <Text size="sm" c="dimmed">
