@@ -3701,6 +3701,11 @@ export type RequestRow_Deserialize = {
 	state: RowState,
 	tradeNo?: string | null,
 	message?: string | null,
+	/**
+	 *  What the maker gave as the row's purpose (issue 35); every member who reads the
+	 *  rows reads it (approvers decide with it).
+	 */
+	purpose?: Purpose_Deserialize | null,
 };
 
 /**  One row of a request. */
@@ -3714,6 +3719,11 @@ export type RequestRow_Serialize = {
 	state: RowState,
 	tradeNo: string | null,
 	message: string | null,
+	/**
+	 *  What the maker gave as the row's purpose (issue 35); every member who reads the
+	 *  rows reads it (approvers decide with it).
+	 */
+	purpose: Purpose_Serialize | null,
 };
 
 /**  Where a request stands. */

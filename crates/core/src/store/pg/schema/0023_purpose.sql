@@ -73,3 +73,11 @@ SELECT j.id, j.mer_no, j.profile, j.operation, j.mer_order_no,
   FROM paydesk.journal j;
 GRANT SELECT (purpose, purpose_ref) ON paydesk.journal TO paydesk_viewer, paydesk_support,
     paydesk_maker, paydesk_admin;
+
+-- Approvers see the maker's purpose: a request row's purpose (its form's `purpose`) as a
+-- column of its own, which every member who reads the rows may read (the form itself,
+-- which carries the full account, stays the signers').
+ALTER TABLE paydesk.request_rows
+    ADD COLUMN purpose pg_catalog.jsonb GENERATED ALWAYS AS (form OPERATOR(pg_catalog.->) 'purpose') STORED;
+GRANT SELECT (purpose) ON paydesk.request_rows TO paydesk_viewer, paydesk_maker,
+    paydesk_approver, paydesk_admin;
