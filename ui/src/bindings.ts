@@ -363,7 +363,7 @@ export const commands = {
 	 */
 	teamRequestPayout: (form: PayoutForm_Deserialize) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request_payout", { form })),
 	/**  Requests a bulk payout file for approval as one batch (makers). */
-	teamRequestBulk: (path: string) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request_bulk", { path })),
+	teamRequestBulk: (path: string, purpose: Purpose_Deserialize | null) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request_bulk", { path, purpose })),
 	/**
 	 *  Requests a payin for approval (makers): once a signer creates it, the row's message
 	 *  carries the payment link for the customer.

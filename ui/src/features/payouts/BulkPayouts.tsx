@@ -156,7 +156,8 @@ export function BulkPayouts({
           progress={progress}
           onSend={() => {
             if (!asRequest) setConfirming(true);
-            else if (!request.isPending && !request.data) request.mutate(c.path);
+            else if (!request.isPending && !request.data)
+              request.mutate({ path: c.path, purpose: runPurpose });
           }}
           sendLabel={asRequest ? t("payouts.bulkRequest", { count: plan.rows.length }) : undefined}
           sendClosed={requestClosed ?? (request.data ? t("payouts.bulkRequested") : undefined)}
