@@ -523,6 +523,7 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
         currency: "USD".into(),
         sub_mer_no: String::new(),
         remark: String::new(),
+        purpose: Default::default(),
     };
     let top_up = maker
         .request_card(&card(CardMove::TopUp, "T-TU-1", "40"))

@@ -1321,6 +1321,7 @@ fn orders_made_here_are_found_by_their_customer_on_postgres_as_on_sqlite() {
                     request: &request,
                     summary: "payin",
                     fingerprint: &format!("fp-{no}"),
+                    purpose: None,
                 },
                 Guard {
                     window_ms: 0,

@@ -653,6 +653,7 @@ fn a_viewers_idle_lock_on_a_journal_number_does_not_stall_the_signer() {
             request: &body,
             summary: "payout 10.00 MXN",
             fingerprint: &fp,
+            purpose: None,
         },
         Guard {
             window_ms: 3_600_000,

@@ -55,6 +55,7 @@ fn top_up(reference: &str, amount: &str) -> CardForm {
         currency: "USD".into(),
         sub_mer_no: String::new(),
         remark: String::new(),
+        purpose: Default::default(),
     }
 }
 

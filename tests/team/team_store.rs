@@ -111,6 +111,7 @@ fn begin_guarded(
             request: body,
             summary: "s",
             fingerprint: &fp,
+            purpose: None,
         },
         guard,
     )
@@ -260,6 +261,7 @@ fn a_queued_entry_is_sent_once_by_begin_and_an_entry_elsewhere_is_not_ours() {
         request: &body,
         summary: "row 1",
         fingerprint: &fp,
+        purpose: None,
     };
     let queued = j.queue("desk-a", intent).unwrap();
     assert_eq!((queued.status, queued.attempts), (Status::Pending, 0));
@@ -644,6 +646,7 @@ fn only_a_signer_writes_the_journal() {
         request: &body,
         summary: "s",
         fingerprint: &fp,
+        purpose: None,
     };
     let err = PgJournal::on(&maker, MER_NO)
         .begin("mia", intent, GUARD)

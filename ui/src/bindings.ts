@@ -283,7 +283,7 @@ export const commands = {
 	 *  Reads and checks a bulk payout CSV (columns: type, amount, currency, account,
 	 *  firstName, lastName, country, merOrderNo); nothing is written or sent.
 	 */
-	bulkCheck: (path: string) => typedError<BulkCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_check", { path })),
+	bulkCheck: (path: string, purpose: Purpose_Deserialize | null) => typedError<BulkCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_check", { path, purpose })),
 	/**
 	 *  Writes an empty bulk payout file (the header row) to the downloads folder under a
 	 *  name no file has; returns its path.
@@ -293,7 +293,7 @@ export const commands = {
 	 *  Fixes one cell of a bulk file in place (a row the check refused), then checks the
 	 *  file again: the new preview.
 	 */
-	bulkFix: (path: string, line: number, column: string, value: string) => typedError<BulkCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_fix", { path, line, column, value })),
+	bulkFix: (path: string, line: number, column: string, value: string, purpose: Purpose_Deserialize | null) => typedError<BulkCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_fix", { path, line, column, value, purpose })),
 	/**
 	 *  Sends the rows of a bulk file the operator confirmed (each first written to the
 	 *  journal; rows paid before are not sent again, unknown ones are looked up; held rows
@@ -301,7 +301,7 @@ export const commands = {
 	 *  digest of the plan the confirmation showed (`digest`, or `digestWithHeld`): if the
 	 *  plan made again now differs, nothing is sent.
 	 */
-	bulkSend: (path: string, includeHeld: boolean, expected: string, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_send", { path, includeHeld, expected, onProgress })),
+	bulkSend: (path: string, includeHeld: boolean, expected: string, purpose: Purpose_Deserialize | null, onProgress: Channel<BulkProgress>) => typedError<BulkOutcome_Serialize, CoreError_Serialize>(__TAURI_INVOKE("bulk_send", { path, includeHeld, expected, purpose, onProgress })),
 	cardMove: (form: CardForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("card_move", { form, allowDuplicate })),
 	cards: () => typedError<CardSummary_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("cards")),
 	cardOperations: () => typedError<CardOperation_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("card_operations")),
@@ -364,7 +364,7 @@ export const commands = {
 	 */
 	teamRequestPayout: (form: PayoutForm_Deserialize) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request_payout", { form })),
 	/**  Requests a bulk payout file for approval as one batch (makers). */
-	teamRequestBulk: (path: string) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request_bulk", { path })),
+	teamRequestBulk: (path: string, purpose: Purpose_Deserialize | null) => typedError<RequestView_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_request_bulk", { path, purpose })),
 	/**
 	 *  Requests a payin for approval (makers): once a signer creates it, the row's message
 	 *  carries the payment link for the customer.
@@ -1145,6 +1145,11 @@ export type CardForm_Deserialize = {
 	/**  Top-up: the sub-merchant account; empty means the card number. */
 	subMerNo?: string,
 	remark?: string,
+	/**
+	 *  Why the money moves, and a reference (issue 35); a top-up without a remark of
+	 *  its own sends the purpose as its `remark`.
+	 */
+	purpose?: Purpose_Deserialize,
 };
 
 /**  A card top-up or withdraw as filled in. */
@@ -1162,6 +1167,11 @@ export type CardForm_Serialize = {
 	/**  Top-up: the sub-merchant account; empty means the card number. */
 	subMerNo: string,
 	remark: string,
+	/**
+	 *  Why the money moves, and a reference (issue 35); a top-up without a remark of
+	 *  its own sends the purpose as its `remark`.
+	 */
+	purpose: Purpose_Serialize,
 };
 
 export type CardMove = 
@@ -1973,6 +1983,11 @@ export type Entry_Deserialize = {
 	 *  interface can look up (an unknown outcome of those is settled by the operator).
 	 */
 	canBeLookedUp: boolean,
+	/**
+	 *  Why the money moved, as given before the request left (issue 35); none for an
+	 *  entry made without one (or before PayDesk kept purposes).
+	 */
+	purpose?: Purpose_Deserialize | null,
 };
 
 export type Entry_Serialize = {
@@ -2008,6 +2023,11 @@ export type Entry_Serialize = {
 	 *  interface can look up (an unknown outcome of those is settled by the operator).
 	 */
 	canBeLookedUp: boolean,
+	/**
+	 *  Why the money moved, as given before the request left (issue 35); none for an
+	 *  entry made without one (or before PayDesk kept purposes).
+	 */
+	purpose: Purpose_Serialize | null,
 };
 
 /**  A notification as the Events screen lists it. */
@@ -2947,6 +2967,8 @@ export type PayinForm_Deserialize = {
 	paymentMethodStr?: string,
 	productName?: string,
 	vnBankId?: string,
+	/**  Why the money moves, and a reference (issue 35); kept in PayDesk's records. */
+	purpose?: Purpose_Deserialize,
 };
 
 /**  A payin as filled in. Fields a method does not use are ignored. */
@@ -2983,6 +3005,8 @@ export type PayinForm_Serialize = {
 	paymentMethodStr: string,
 	productName: string,
 	vnBankId: string,
+	/**  Why the money moves, and a reference (issue 35); kept in PayDesk's records. */
+	purpose: Purpose_Serialize,
 };
 
 /**  Every payin method of the interface; `WechatV1` is WECHAT through the V1 path. */
@@ -3017,6 +3041,8 @@ export type PayoutForm_Deserialize = {
 	postCode?: string,
 	/**  `individual` (when empty) or `company`. */
 	beneficiaryType?: string,
+	/**  Why the money moves, and a reference (issue 35); kept in PayDesk's records. */
+	purpose?: Purpose_Deserialize,
 };
 
 /**  A payout as filled in. */
@@ -3045,6 +3071,8 @@ export type PayoutForm_Serialize = {
 	postCode: string,
 	/**  `individual` (when empty) or `company`. */
 	beneficiaryType: string,
+	/**  Why the money moves, and a reference (issue 35); kept in PayDesk's records. */
+	purpose: Purpose_Serialize,
 };
 
 /**  The payout channels. */
@@ -3394,6 +3422,34 @@ export type Profiles_Deserialize = {
 export type Profiles_Serialize = {
 	active: string,
 	profiles: Profile_Serialize[],
+};
+
+/**
+ *  A movement's purpose and optional reference, as given (the engine checks and trims
+ *  them: `paydesk_core::purpose`). An empty `text` is no purpose.
+ */
+export type Purpose = Purpose_Serialize | Purpose_Deserialize;
+
+/**
+ *  A movement's purpose and optional reference, as given (the engine checks and trims
+ *  them: `paydesk_core::purpose`). An empty `text` is no purpose.
+ */
+export type Purpose_Deserialize = {
+	/**  What the money is for ("March payroll", "refund of invoice 1042"). */
+	text?: string,
+	/**  A ticket or invoice number; may be empty. */
+	reference?: string,
+};
+
+/**
+ *  A movement's purpose and optional reference, as given (the engine checks and trims
+ *  them: `paydesk_core::purpose`). An empty `text` is no purpose.
+ */
+export type Purpose_Serialize = {
+	/**  What the money is for ("March payroll", "refund of invoice 1042"). */
+	text: string,
+	/**  A ticket or invoice number; may be empty. */
+	reference: string,
 };
 
 /**  The kinds of record the V2 order query answers with. */
@@ -3810,6 +3866,11 @@ export type RequestRow_Deserialize = {
 	state: RowState,
 	tradeNo?: string | null,
 	message?: string | null,
+	/**
+	 *  What the maker gave as the row's purpose (issue 35); every member who reads the
+	 *  rows reads it (approvers decide with it).
+	 */
+	purpose?: Purpose_Deserialize | null,
 };
 
 /**  One row of a request. */
@@ -3823,6 +3884,11 @@ export type RequestRow_Serialize = {
 	state: RowState,
 	tradeNo: string | null,
 	message: string | null,
+	/**
+	 *  What the maker gave as the row's purpose (issue 35); every member who reads the
+	 *  rows reads it (approvers decide with it).
+	 */
+	purpose: Purpose_Serialize | null,
 };
 
 /**  Where a request stands. */
@@ -4286,6 +4352,11 @@ export type Safety_Deserialize = {
 	notFoundGraceSecs?: number,
 	/**  ...and for at least this many lookups. */
 	notFoundLookups?: number,
+	/**
+	 *  Every payout, payin, card move and bulk row needs a purpose (issue 35): one
+	 *  without is refused before anything is journaled, naming the field.
+	 */
+	purposeRequired?: boolean,
 };
 
 /**
@@ -4305,6 +4376,11 @@ export type Safety_Serialize = {
 	notFoundGraceSecs: number,
 	/**  ...and for at least this many lookups. */
 	notFoundLookups: number,
+	/**
+	 *  Every payout, payin, card move and bulk row needs a purpose (issue 35): one
+	 *  without is refused before anything is journaled, naming the field.
+	 */
+	purposeRequired: boolean,
 };
 
 /**  A view as a screen applies it. */
@@ -5120,7 +5196,12 @@ export type TimelineEvent_Deserialize =
  *  A journal entry about the order (the request that made it, a card operation, a
  *  review submission) as it stands now.
  */
-{ type: "request"; at: number; id: number; operation: JournalOperation; status: Status; merOrderNo: string; code?: string | null } | 
+{ type: "request"; at: number; id: number; operation: JournalOperation; status: Status; merOrderNo: string; code?: string | null; 
+/**
+ *  Why the money moved, as given when the entry was written (issue 35); none
+ *  when no purpose was recorded.
+ */
+purpose?: Purpose_Deserialize | null } | 
 /**  A refund or chargeback as a query last gave it (`at` is when it was fetched). */
 { type: "reversal"; at: number; kind: string; refundNo: string; state: string; amount?: string | null; currency: string } | 
 /**  A notification the gateway sent about the order. */
@@ -5144,7 +5225,12 @@ export type TimelineEvent_Serialize =
  *  A journal entry about the order (the request that made it, a card operation, a
  *  review submission) as it stands now.
  */
-{ type: "request"; at: number; id: number; operation: JournalOperation; status: Status; merOrderNo: string; code: string | null } | 
+{ type: "request"; at: number; id: number; operation: JournalOperation; status: Status; merOrderNo: string; code: string | null; 
+/**
+ *  Why the money moved, as given when the entry was written (issue 35); none
+ *  when no purpose was recorded.
+ */
+purpose: Purpose_Serialize | null } | 
 /**  A refund or chargeback as a query last gave it (`at` is when it was fetched). */
 { type: "reversal"; at: number; kind: string; refundNo: string; state: string; amount: string | null; currency: string } | 
 /**  A notification the gateway sent about the order. */

@@ -271,6 +271,9 @@ mod tests {
                     assert!(shown.contains("profile: Some(\"Acme Payroll\")"), "{shown}");
                     assert!(shown.contains("amount: \"1234.50\""), "{shown}");
                     assert!(shown.contains(&format!("clabe: \"{clabe}\"")), "{shown}");
+                    // Why (issue 35): the purpose and its reference reach the payout.
+                    assert!(shown.contains("purpose: \"March payroll\""), "{shown}");
+                    assert!(shown.contains("reference: \"INV-1042\""), "{shown}");
                     assert!(matches!(
                         cli.command,
                         Command::Payout(desk_cmds::PayoutCmd::Clabe { .. })
@@ -280,6 +283,12 @@ mod tests {
                     assert!(shown.contains("last_name: \"O'Brien\""), "{shown}");
                     assert!(shown.contains("card_no: None"), "{shown}");
                 }
+                "cardWithdraw" => {
+                    assert!(shown.contains("reference: Some(\"WD-1\")"), "{shown}");
+                    assert!(shown.contains("purpose: \"Float for O'Hara\""), "{shown}");
+                    assert!(shown.contains("purpose_ref: \"T-88\""), "{shown}");
+                }
+                "bulk" => assert!(shown.contains("purpose: \"Payroll November\""), "{shown}"),
                 "payinWechatV1" => assert!(shown.contains("product: \"Tea; rm -rf ~\""), "{shown}"),
                 "statement" => assert!(shown.contains("\"/tmp/Statement $HOME.pdf\""), "{shown}"),
                 "reviewSubmit" => {

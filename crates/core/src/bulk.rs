@@ -246,6 +246,9 @@ pub struct BulkFile {
     /// The name each line gives (first and last), by line: shown at the desk, sent only
     /// by the payouts that carry one (cards).
     pub names: std::collections::BTreeMap<usize, String>,
+    /// The purpose of each line that has one (its `purpose` and `reference` columns, or
+    /// the run's default: [`BulkFile::with_default_purpose`]), checked.
+    pub purposes: std::collections::BTreeMap<usize, crate::purpose::Purpose>,
 }
 
 impl std::fmt::Debug for BulkFile {
@@ -293,6 +296,11 @@ struct Row {
     post_code: String,
     #[serde(rename = "beneficiaryType", default)]
     beneficiary_type: String,
+    /// Why the row's money moves, and its reference (issue 35; optional columns).
+    #[serde(default)]
+    purpose: String,
+    #[serde(default)]
+    reference: String,
 }
 
 /// Where payout results are sent (`notifyUrl`) and from which address (`ipAddress`).
@@ -445,6 +453,27 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                 continue;
             }
         };
+        // The row's purpose (not part of its identity: a purpose edited later is the
+        // same payout), bounded and printable, naming the file's column.
+        match crate::purpose::check(
+            &crate::purpose::Purpose::new(row.purpose.as_str(), row.reference.as_str()),
+            false,
+        ) {
+            Ok(Some(p)) => {
+                out.purposes.insert(line, p);
+            }
+            Ok(None) => {}
+            Err(CoreError::Validation { field, rule }) => {
+                let column = if field == crate::purpose::REFERENCE_FIELD {
+                    "reference"
+                } else {
+                    "purpose"
+                };
+                out.errors.push(fail(column, rule));
+                continue;
+            }
+            Err(e) => return Err(e),
+        }
         let name = [row.first_name.as_str(), row.last_name.as_str()]
             .iter()
             .filter(|s| !s.is_empty())
@@ -601,6 +630,47 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
         }
     }
     Ok(out)
+}
+
+impl BulkFile {
+    /// Gives `default` (the run's purpose) to every row without a purpose of its own,
+    /// then, when the profile requires a purpose, turns each row still without one into
+    /// that row's error (field `purpose`): it is never sent.
+    pub fn with_default_purpose(
+        &mut self,
+        default: &crate::purpose::Purpose,
+        required: bool,
+    ) -> CoreResult<()> {
+        let default = crate::purpose::check(default, false)?;
+        let mut kept = Vec::with_capacity(self.rows.len());
+        for (line, op) in std::mem::take(&mut self.rows) {
+            let has = self.purposes.get(&line).is_some_and(|p| !p.text.is_empty());
+            if !has && let Some(d) = &default {
+                let own = self.purposes.entry(line).or_default();
+                own.text.clone_from(&d.text);
+                if own.reference.is_empty() {
+                    own.reference.clone_from(&d.reference);
+                }
+            }
+            if required && self.purposes.get(&line).is_none_or(|p| p.text.is_empty()) {
+                self.errors.push(RowError {
+                    line,
+                    field: "purpose".into(),
+                    rule: Rule::keyed(
+                        "is required: this profile asks for a purpose on every movement (a purpose column, or the run's purpose)",
+                        "purposeRequiredRow",
+                        &[],
+                    ),
+                    value: None,
+                });
+                continue;
+            }
+            kept.push((line, op));
+        }
+        self.rows = kept;
+        self.errors.sort_by_key(|e| e.line);
+        Ok(())
+    }
 }
 
 /// Fixes one cell of a bulk file in place: the record on `line` (as the checks number

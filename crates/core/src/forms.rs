@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, CoreResult};
 use crate::journal::Entry;
+use crate::purpose::Purpose;
 
 /// Every payin method of the interface; `WechatV1` is WECHAT through the V1 path.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -158,6 +159,9 @@ pub struct PayinForm {
     pub product_name: String,
     #[serde(default)]
     pub vn_bank_id: String,
+    /// Why the money moves, and a reference (issue 35); kept in PayDesk's records.
+    #[serde(default)]
+    pub purpose: Purpose,
 }
 
 /// The payout channels.
@@ -256,6 +260,9 @@ pub struct PayoutForm {
     /// `individual` (when empty) or `company`.
     #[serde(default)]
     pub beneficiary_type: String,
+    /// Why the money moves, and a reference (issue 35); kept in PayDesk's records.
+    #[serde(default)]
+    pub purpose: Purpose,
 }
 
 /// The beneficiary types a card payout takes.
@@ -325,6 +332,10 @@ pub struct CardForm {
     pub sub_mer_no: String,
     #[serde(default)]
     pub remark: String,
+    /// Why the money moves, and a reference (issue 35); a top-up without a remark of
+    /// its own sends the purpose as its `remark`.
+    #[serde(default)]
+    pub purpose: Purpose,
 }
 
 /// Bank details a SEPA payin answers with, for the payer's transfer.
@@ -446,6 +457,7 @@ impl PayinForm {
             payment_method_str: String::new(),
             product_name: String::new(),
             vn_bank_id: String::new(),
+            purpose: Purpose::default(),
         }
     }
 
@@ -591,6 +603,7 @@ impl PayoutForm {
             state: String::new(),
             post_code: String::new(),
             beneficiary_type: String::new(),
+            purpose: Purpose::default(),
         }
     }
 
@@ -774,7 +787,11 @@ impl CardForm {
                 card,
                 value,
                 currency,
-                self.remark.trim().to_string(),
+                if self.remark.trim().is_empty() {
+                    self.purpose.line().trim().to_string()
+                } else {
+                    self.remark.trim().to_string()
+                },
             )),
             CardMove::Withdraw => CardOp::Withdraw(
                 wire::V1CardWithdraw {

@@ -21,6 +21,7 @@ pub mod output;
 pub mod period;
 pub mod private_fs;
 pub mod profile;
+pub mod purpose;
 pub mod review;
 pub mod review_match;
 pub mod schedule;

@@ -172,6 +172,9 @@ pub struct Safety {
     pub not_found_grace_secs: u32,
     /// ...and for at least this many lookups.
     pub not_found_lookups: u32,
+    /// Every payout, payin, card move and bulk row needs a purpose (issue 35): one
+    /// without is refused before anything is journaled, naming the field.
+    pub purpose_required: bool,
 }
 
 impl Default for Safety {
@@ -180,6 +183,7 @@ impl Default for Safety {
             duplicate_window_hours: 24,
             not_found_grace_secs: 300,
             not_found_lookups: 3,
+            purpose_required: false,
         }
     }
 }

@@ -247,6 +247,7 @@ impl Team {
             tax_id => Some(self.seal(TAX_ID, tax_id)?),
         };
         let mut form = form.clone();
+        form.purpose = crate::purpose::check(&form.purpose, false)?.unwrap_or_default();
         form.mer_order_no = self.number_of(
             &form.mer_order_no,
             &[
@@ -297,6 +298,7 @@ impl Team {
     /// Requests a card's top-up or withdrawal (its reference fixed now).
     pub fn request_card(&self, form: &CardForm) -> CoreResult<Request> {
         let mut form = form.clone();
+        form.purpose = crate::purpose::check(&form.purpose, false)?.unwrap_or_default();
         form.reference = self.number_of(
             &form.reference,
             &[
@@ -339,13 +341,25 @@ impl Team {
     /// file fixed after its request was rejected goes again, its unchanged rows under
     /// the same numbers (a rejected request's numbers are free: it was never sent).
     pub fn request_bulk(&self, name: &str, bytes: &[u8]) -> CoreResult<Request> {
+        self.request_bulk_for(name, bytes, &crate::purpose::Purpose::default())
+    }
+
+    /// [`Team::request_bulk`] with the batch's purpose for the rows whose `purpose`
+    /// column is empty (issue 35); each row's purpose travels in its form.
+    pub fn request_bulk_for(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        purpose: &crate::purpose::Purpose,
+    ) -> CoreResult<Request> {
         let ctx = crate::bulk::BulkContext {
             mer_no: self.mer_no as u64,
             // Checked here, not kept: the signer's desk sends its own notification URL.
             notify_url: "https://signer.invalid/notify".into(),
             ip_address: "127.0.0.1".into(),
         };
-        let file = crate::bulk::parse(bytes, &ctx)?;
+        let mut file = crate::bulk::parse(bytes, &ctx)?;
+        file.with_default_purpose(purpose, false)?;
         if let Some(e) = file.errors.first() {
             return Err(CoreError::validation(
                 "file",
@@ -426,6 +440,7 @@ impl Team {
                 &p.currency_code,
             );
             form.clabe = p.clabe.clone();
+            form.purpose = file.purposes.get(line).cloned().unwrap_or_default();
             forms.push((form_value(&form)?, op.preview(), form, *line));
         }
         let currency = currency.unwrap_or_default();
@@ -594,6 +609,9 @@ impl Team {
         }
         form.notify_url.clear();
         form.ip_address.clear();
+        // The maker's purpose, bounded and printable (what approvers see and the signer
+        // journals; a profile that requires one refuses the row when it is executed).
+        form.purpose = crate::purpose::check(&form.purpose, false)?.unwrap_or_default();
         Ok(form)
     }
 
@@ -1107,6 +1125,7 @@ fn approved_payout(f: &PayoutForm) -> PayoutForm {
         state: for_card(&f.state),
         post_code: for_card(&f.post_code),
         beneficiary_type: for_card(&f.beneficiary_type),
+        purpose: f.purpose.clone(),
     }
 }
 
@@ -1209,6 +1228,7 @@ fn approved_payin(f: PayinForm) -> PayinForm {
         payment_method_str: f.payment_method_str,
         product_name: f.product_name,
         vn_bank_id: f.vn_bank_id,
+        purpose: f.purpose,
     }
 }
 
@@ -1222,6 +1242,7 @@ fn approved_card(f: CardForm) -> CardForm {
         currency: f.currency,
         sub_mer_no: f.sub_mer_no,
         remark: f.remark,
+        purpose: f.purpose,
     }
 }
 

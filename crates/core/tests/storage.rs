@@ -133,6 +133,7 @@ fn store_handles_join_the_callers_transaction() {
             request: &body,
             summary: "s",
             fingerprint: "f",
+            purpose: None,
         },
         paydesk_core::journal::Guard {
             window_ms: 1,

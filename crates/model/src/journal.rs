@@ -119,6 +119,10 @@ pub struct Entry {
     /// withdrawal or a review submission, which carry no merchant order number the
     /// interface can look up (an unknown outcome of those is settled by the operator).
     pub can_be_looked_up: bool,
+    /// Why the money moved, as given before the request left (issue 35); none for an
+    /// entry made without one (or before PayDesk kept purposes).
+    #[serde(default)]
+    pub purpose: Option<crate::purpose::Purpose>,
 }
 
 /// The operations the journal records, as their journal names (`v2.payout`, ...).
@@ -222,6 +226,8 @@ pub struct Intent<'a> {
     pub summary: &'a str,
     /// [`fingerprint`] of the request.
     pub fingerprint: &'a str,
+    /// Why the money moves (checked by the engine), stored with the entry.
+    pub purpose: Option<&'a crate::purpose::Purpose>,
 }
 
 /// The rule against paying one intent twice under two numbers.

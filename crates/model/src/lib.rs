@@ -11,6 +11,7 @@ pub mod filter;
 pub mod journal;
 pub mod notifications;
 pub mod orders;
+pub mod purpose;
 pub mod reversals;
 pub mod reviews;
 pub mod sync_state;

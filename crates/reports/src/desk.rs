@@ -226,7 +226,9 @@ impl DeskReports for Desk {
         let tz = tz.into();
         let started = Instant::now();
         let r = self.statement(period, currency).and_then(|s| {
-            let made = crate::statement::export::export(
+            let purposes =
+                crate::purposes::Purposes::of(&*self.store().journal(), &self.profile.name)?;
+            let made = crate::statement::export::export_with(
                 &*self.store().orders(),
                 &s,
                 self.dictionary(),
@@ -234,6 +236,7 @@ impl DeskReports for Desk {
                 tz,
                 self.now_ms(),
                 &format!("{} (merNo {})", self.profile.name, self.profile.mer_no),
+                Some(&purposes),
             )?;
             Ok((s, made))
         });
@@ -308,15 +311,19 @@ impl DeskReports for Desk {
         progress: impl FnMut(u64, u64),
     ) -> CoreResult<u64> {
         let started = Instant::now();
-        let r = crate::export::export(
-            &*self.store().orders(),
-            filter,
-            path,
-            existing,
-            tz,
-            self.dictionary(),
-            progress,
-        );
+        let r = crate::purposes::Purposes::of(&*self.store().journal(), &self.profile.name)
+            .and_then(|purposes| {
+                crate::export::export_with(
+                    &*self.store().orders(),
+                    filter,
+                    path,
+                    existing,
+                    tz,
+                    self.dictionary(),
+                    Some(&purposes),
+                    progress,
+                )
+            });
         let result = match &r {
             Ok(n) => format!("ok {n} rows"),
             Err(e) => format!("error {e}"),

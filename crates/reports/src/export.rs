@@ -240,9 +240,32 @@ pub fn export(
     existing: Existing,
     tz: impl Into<Zone>,
     dict: &paydesk_gateway::StateDictionary,
+    progress: impl FnMut(u64, u64),
+) -> CoreResult<u64> {
+    export_with(orders, filter, path, existing, tz, dict, None, progress)
+}
+
+/// [`export`] with the journal's purposes (issue 35): two more columns after
+/// [`OUTSIDE_TEAM_HEADER`], [`crate::purposes::HEADERS`], empty for an order this desk
+/// did not make. What the desk's export writes ([`crate::DeskReports::export`]).
+#[allow(clippy::too_many_arguments)]
+pub fn export_with(
+    orders: &dyn OrderStore,
+    filter: &OrderFilter,
+    path: &Path,
+    existing: Existing,
+    tz: impl Into<Zone>,
+    dict: &paydesk_gateway::StateDictionary,
+    purposes: Option<&crate::purposes::Purposes>,
     mut progress: impl FnMut(u64, u64),
 ) -> CoreResult<u64> {
     let tz = tz.into();
+    let extra: &[&str] = if purposes.is_some() {
+        &crate::purposes::HEADERS
+    } else {
+        &[]
+    };
+    let purpose_cells = |o: &CachedOrder| purposes.map(|p| p.cells(o)).unwrap_or_default();
     let format = Format::from_path(path)?;
     let mut out = crate::output::create(path, existing)?;
     let total = orders.count(filter)? as u64;
@@ -256,11 +279,14 @@ pub fn export(
     match format {
         Format::Csv => {
             let mut w = csv::Writer::from_writer(out.file());
-            w.write_record(HEADERS.iter().chain([&OUTSIDE_TEAM_HEADER]))
+            w.write_record(HEADERS.iter().chain([&OUTSIDE_TEAM_HEADER]).chain(extra))
                 .map_err(|e| io(&e))?;
             orders.for_each(filter, &mut |o| {
                 let mut row = safe_record(cells(o, dict, tz));
                 row.push(outside_team_cell(o).to_string());
+                if purposes.is_some() {
+                    row.extend(safe_record(purpose_cells(o)));
+                }
                 w.write_record(row).map_err(|e| io(&e))?;
                 done += 1;
                 tick(done, &mut progress);
@@ -276,7 +302,12 @@ pub fn export(
             sheet.set_name("Orders").map_err(|e| io(&e))?;
             let bold = rust_xlsxwriter::Format::new().set_bold();
             let mut formats = std::collections::HashMap::new();
-            for (c, h) in HEADERS.iter().chain([&OUTSIDE_TEAM_HEADER]).enumerate() {
+            for (c, h) in HEADERS
+                .iter()
+                .chain([&OUTSIDE_TEAM_HEADER])
+                .chain(extra)
+                .enumerate()
+            {
                 sheet
                     .write_string_with_format(0, c as u16, *h, &bold)
                     .map_err(|e| io(&e))?;
@@ -295,6 +326,13 @@ pub fn export(
                 sheet
                     .write_string(row, HEADERS.len() as u16, outside_team_cell(o))
                     .map_err(|e| io(&e))?;
+                if purposes.is_some() {
+                    for (i, v) in purpose_cells(o).iter().enumerate() {
+                        sheet
+                            .write_string(row, (HEADERS.len() + 1 + i) as u16, v)
+                            .map_err(|e| io(&e))?;
+                    }
+                }
                 tick(done, &mut progress);
                 Ok(())
             })?;

@@ -11,6 +11,7 @@ pub mod export;
 pub mod failures;
 pub mod lookup;
 pub mod overview;
+pub mod purposes;
 pub mod reconcile;
 pub mod schedule;
 pub mod statement;

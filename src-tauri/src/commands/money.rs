@@ -227,16 +227,23 @@ pub(crate) fn bulk_path(path: &str) -> CmdResult<std::path::PathBuf> {
     Ok(p)
 }
 
+/// The file read and checked; `purpose` (the run's, issue 35) given to the rows without
+/// one, and a row still without one an error where the profile requires it.
 async fn read_bulk(
     state: &State<'_, AppState>,
     path: &str,
+    purpose: Option<paydesk_core::purpose::Purpose>,
 ) -> CmdResult<(std::sync::Arc<paydesk_core::Desk>, bulk::BulkFile)> {
     let p = bulk_path(path)?;
     let desk = state.desk().await?;
     let ctx = desk.bulk_context()?;
-    let file = tokio::task::spawn_blocking(move || bulk::read(&p, &ctx))
+    let mut file = tokio::task::spawn_blocking(move || bulk::read(&p, &ctx))
         .await
         .map_err(internal)??;
+    file.with_default_purpose(
+        &purpose.unwrap_or_default(),
+        desk.profile.safety.purpose_required,
+    )?;
     Ok((desk, file))
 }
 
@@ -244,8 +251,12 @@ async fn read_bulk(
 /// firstName, lastName, country, merOrderNo); nothing is written or sent.
 #[tauri::command]
 #[specta::specta]
-pub async fn bulk_check(state: State<'_, AppState>, path: String) -> CmdResult<BulkCheck> {
-    let (desk, file) = read_bulk(&state, &path).await?;
+pub async fn bulk_check(
+    state: State<'_, AppState>,
+    path: String,
+    purpose: Option<paydesk_core::purpose::Purpose>,
+) -> CmdResult<BulkCheck> {
+    let (desk, file) = read_bulk(&state, &path, purpose).await?;
     let result_path = bulk::fresh_result_path(&bulk_path(&path)?)
         .display()
         .to_string();
@@ -266,12 +277,13 @@ pub async fn bulk_fix(
     line: u32,
     column: String,
     value: String,
+    purpose: Option<paydesk_core::purpose::Purpose>,
 ) -> CmdResult<BulkCheck> {
     let p = bulk_path(&path)?;
     tokio::task::spawn_blocking(move || bulk::fix_cell(&p, line as usize, &column, &value))
         .await
         .map_err(internal)??;
-    bulk_check(state, path).await
+    bulk_check(state, path, purpose).await
 }
 
 /// Writes an empty bulk payout file (the header row) to the downloads folder under a
@@ -307,9 +319,10 @@ pub async fn bulk_send(
     path: String,
     include_held: bool,
     expected: String,
+    purpose: Option<paydesk_core::purpose::Purpose>,
     on_progress: Channel<BulkProgress>,
 ) -> CmdResult<BulkOutcome> {
-    let (desk, file) = read_bulk(&state, &path).await?;
+    let (desk, file) = read_bulk(&state, &path, purpose).await?;
     // Where the outcomes go, proven writable before anything is sent: a file of its own,
     // so an earlier run's results are never replaced.
     let input = bulk_path(&path)?;

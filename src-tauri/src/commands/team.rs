@@ -302,7 +302,11 @@ pub async fn team_request_card(
 /// Requests a bulk payout file for approval as one batch (makers).
 #[tauri::command]
 #[specta::specta]
-pub async fn team_request_bulk(state: State<'_, AppState>, path: String) -> CmdResult<RequestView> {
+pub async fn team_request_bulk(
+    state: State<'_, AppState>,
+    path: String,
+    purpose: Option<paydesk_core::purpose::Purpose>,
+) -> CmdResult<RequestView> {
     let p = super::money::bulk_path(&path)?;
     let name = p
         .file_name()
@@ -311,7 +315,8 @@ pub async fn team_request_bulk(state: State<'_, AppState>, path: String) -> CmdR
     let bytes = paydesk_core::input::read_file_rule(&p, paydesk_core::input::MAX_DOCUMENT_BYTES)
         .map_err(|rule| CoreError::validation("path", rule))?;
     with_team(&state, move |_, team| {
-        let r = team.request_bulk(&name, &bytes)?;
+        // The batch's purpose (issue 35) for the rows whose file gives none.
+        let r = team.request_bulk_for(&name, &bytes, &purpose.unwrap_or_default())?;
         Ok(view(team, &team.rules()?, r))
     })
     .await

@@ -2396,6 +2396,16 @@ export const en = {
     scheduleName: "must be 1 to 80 characters",
     scheduleOrdersPdf: "an orders export is CSV or XLSX",
     scheduleFolder: "must be a full path to a folder",
+    // A reason on every movement (issue 35).
+    purposeRequired:
+      "is required: this profile asks for a purpose on every movement (Settings, “Purpose required”)",
+    purposeRequiredRow:
+      "is required: this profile asks for a purpose on every movement (a purpose column, or the run's purpose)",
+    purposeRequiredLine:
+      "line {{line}}: is required: this profile asks for a purpose on every movement; nothing was sent",
+    purposeTooLong: "at most {{max}} characters ({{given}} given)",
+    purposeCharacter:
+      "printable text only: no control characters (line break, tab, escape) and no invisible or direction-changing characters (found {{code}})",
   },
   cliCommand: {
     button: "Copy as command",
@@ -2436,6 +2446,23 @@ export const en = {
       sameReference:
         "Run as it is, it is this same submission (--reference): sent once. Leave --reference out for a new one.",
     },
+  },
+  // A reason on every movement (issue 35, item 3).
+  purpose: {
+    label: "Purpose",
+    hint: "What the money is for, kept with the journal entry, the audit log and the order (not sent to the gateway).",
+    runLabel: "Purpose of the run",
+    runHint: "For the rows whose file gives no purpose column value.",
+    reference: "Reference",
+    referenceHint: "A ticket or invoice number (optional).",
+    none: "No purpose recorded",
+    noneGiven: "This order was made here without a purpose.",
+    notMadeHere: "This desk did not make this order: its purpose is not known here.",
+    refOnly: "ref {{reference}}",
+    withRef: "{{text}} · ref {{reference}}",
+    requiredSetting: "Purpose required",
+    requiredSettingHint:
+      "Every payout, payin, card move and bulk row needs a purpose; one without is refused before anything is sent.",
   },
 } as const;
 

@@ -2197,6 +2197,13 @@ export const zh: Catalogue = {
     scheduleName: "必须为 1 到 80 个字符",
     scheduleOrdersPdf: "订单导出只能是 CSV 或 XLSX",
     scheduleFolder: "必须是文件夹的完整路径",
+    // A reason on every movement (issue 35).
+    purposeRequired: "必填：此配置要求每笔资金往来都写明用途（设置中的“必须填写用途”）",
+    purposeRequiredRow: "必填：此配置要求每笔资金往来都写明用途（purpose 列，或本次批量的用途）",
+    purposeRequiredLine: "第 {{line}} 行：必填：此配置要求每笔资金往来都写明用途；未发送任何款项",
+    purposeTooLong: "最多 {{max}} 个字符（已输入 {{given}} 个）",
+    purposeCharacter:
+      "只能是可打印文字：不能有控制字符（换行、制表符、转义）及不可见或改变书写方向的字符（发现 {{code}}）",
   },
   cliCommand: {
     button: "复制为命令",
@@ -2229,5 +2236,21 @@ export const zh: Catalogue = {
       sameReference:
         "原样运行即为同一次提交（--reference）：只发送一次。去掉 --reference 则为新的提交。",
     },
+  },
+  // A reason on every movement (issue 35, item 3).
+  purpose: {
+    label: "用途",
+    hint: "这笔钱的用途，随日志条目、审计日志和订单一起保存（不发送给网关）。",
+    runLabel: "本次批量的用途",
+    runHint: "用于文件中 purpose 列为空的行。",
+    reference: "参考号",
+    referenceHint: "工单号或发票号（可选）。",
+    none: "未记录用途",
+    noneGiven: "此订单在本处创建时未填写用途。",
+    notMadeHere: "此订单不是本处创建的：这里不知道它的用途。",
+    refOnly: "参考号 {{reference}}",
+    withRef: "{{text}} · 参考号 {{reference}}",
+    requiredSetting: "必须填写用途",
+    requiredSettingHint: "每笔付款、收款、卡操作和批量行都必须写明用途；未填写的在发送前即被拒绝。",
   },
 };

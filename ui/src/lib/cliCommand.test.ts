@@ -70,6 +70,7 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
       currency: "MXN",
       ipAddress: "",
       notifyUrl: "",
+      purpose: { text: " March payroll ", reference: "INV-1042" },
     }),
   payoutCard: () =>
     payoutCardCommand({
@@ -130,9 +131,15 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
       reference: "WD-1",
       amount: "5.10",
       currency: "USD",
+      purpose: { text: "Float for O'Hara", reference: "T-88" },
     }),
   bulk: () =>
-    bulkCommand({ profile: "main", file: "/home/ana/Payroll Nov.csv", includeHeld: true }),
+    bulkCommand({
+      profile: "main",
+      file: "/home/ana/Payroll Nov.csv",
+      includeHeld: true,
+      purpose: { text: "Payroll November" },
+    }),
   resendPayout: () => resendCommand({ profile: "main", id: 42, payout: true }),
   resendPayin: () => resendCommand({ profile: "main", id: 43, payout: false }),
   statement: () =>

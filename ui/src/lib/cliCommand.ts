@@ -55,7 +55,19 @@ function amount(a: string): string {
   return a.trim();
 }
 
-export interface PayoutValues {
+/// Why the money moves (issue 35): the movement's purpose and its reference, as the
+/// forms hold them (so a form's values carry them as they are).
+export interface PurposeValues {
+  purpose?: { text?: string; reference?: string } | null;
+}
+
+/// `--purpose TEXT` and the reference under `refFlag` (`--reference`, or `--purpose-ref`
+/// where `--reference` is the command's own number), each when given.
+function purposeWords(v: PurposeValues, refFlag = "--reference"): Word[] {
+  return [...opt("--purpose", v.purpose?.text), ...opt(refFlag, v.purpose?.reference)];
+}
+
+export interface PayoutValues extends PurposeValues {
   profile: string;
   merOrderNo: string;
   amount: string;
@@ -83,6 +95,7 @@ export function payoutClabeCommand(v: PayoutValues): CliCommand {
         "--clabe",
         { env: "CLABE" },
         ...opt("--mer-order-no", v.merOrderNo),
+        ...purposeWords(v),
       ]),
       notes: [{ key: "clabeVariable" }, { key: "teamRequest" }],
     };
@@ -100,6 +113,7 @@ export function payoutClabeCommand(v: PayoutValues): CliCommand {
       ...opt("--mer-order-no", v.merOrderNo),
       ...opt("--ip", v.ipAddress),
       ...opt("--notify-url", v.notifyUrl),
+      ...purposeWords(v),
     ]),
     notes: [{ key: "clabeVariable" }, { key: "sameNumber" }],
   };
@@ -150,12 +164,13 @@ export function payoutCardCommand(v: CardPayoutValues): CliCommand {
       ...opt("--mer-order-no", v.merOrderNo),
       ...opt("--ip", v.ipAddress),
       ...opt("--notify-url", v.notifyUrl),
+      ...purposeWords(v),
     ]),
     notes,
   };
 }
 
-export interface PayinValues {
+export interface PayinValues extends PurposeValues {
   profile: string;
   /// The app's method name (`WECHAT_V1` is the CLI's `WECHAT-V1`).
   method: string;
@@ -219,12 +234,13 @@ export function payinCommand(v: PayinValues): CliCommand {
       ...opt("--name", name),
       ...(method === "VN_BANK" && bank !== "" ? ["--vn-bank-id", bank] : []),
       ...opt("--product", product),
+      ...purposeWords(v),
     ]),
     notes,
   };
 }
 
-export interface CardMoveValues {
+export interface CardMoveValues extends PurposeValues {
   profile: string;
   kind: "top_up" | "withdraw";
   /// The card's application number (not a card number: the CLI's `--card`).
@@ -253,6 +269,7 @@ export function cardMoveCommand(v: CardMoveValues): CliCommand {
         "--currency",
         v.currency,
         ...opt("--reference", v.reference),
+        ...purposeWords(v, "--purpose-ref"),
       ]),
       notes: [{ key: "teamRequest" }],
     };
@@ -271,6 +288,7 @@ export function cardMoveCommand(v: CardMoveValues): CliCommand {
           ...opt("--mer-order-no", v.reference),
           ...opt("--sub-mer-no", v.subMerNo),
           ...opt("--remark", v.remark),
+          ...purposeWords(v),
         ]
       : [
           "card",
@@ -282,26 +300,36 @@ export function cardMoveCommand(v: CardMoveValues): CliCommand {
           "--currency",
           v.currency,
           ...opt("--reference", v.reference),
+          // `--reference` is the withdrawal's own number here.
+          ...purposeWords(v, "--purpose-ref"),
         ];
   return { line: line(v.profile, words), notes: [{ key: "sameNumber" }] };
 }
 
 /// `paydesk payout bulk FILE`: the same file, checked, planned and sent as the app does.
-export function bulkCommand(v: {
-  profile: string;
-  file: string;
-  includeHeld?: boolean;
-  /// A team desk without the merchant key: `paydesk team request bulk FILE`.
-  request?: boolean;
-}): CliCommand {
+export function bulkCommand(
+  v: {
+    profile: string;
+    file: string;
+    includeHeld?: boolean;
+    /// A team desk without the merchant key: `paydesk team request bulk FILE`.
+    request?: boolean;
+  } & PurposeValues,
+): CliCommand {
   if (v.request) {
     return {
-      line: line(v.profile, ["team", "request", "bulk", v.file]),
+      line: line(v.profile, ["team", "request", "bulk", v.file, ...purposeWords(v)]),
       notes: [{ key: "teamRequest" }],
     };
   }
   return {
-    line: line(v.profile, ["payout", "bulk", v.file, ...(v.includeHeld ? ["--include-held"] : [])]),
+    line: line(v.profile, [
+      "payout",
+      "bulk",
+      v.file,
+      ...(v.includeHeld ? ["--include-held"] : []),
+      ...purposeWords(v),
+    ]),
     notes: [{ key: "bulkAsks" }],
   };
 }

@@ -53,6 +53,8 @@ export type {
   PlannedRow_Serialize as PlannedRow,
   ProductLine_Serialize as ProductLine,
   Profile_Serialize as Profile,
+  // Why money moved (issue 35).
+  Purpose_Serialize as Purpose,
   Receipt_Serialize as Receipt,
   Received_Serialize as Received,
   RefundRecord_Serialize as RefundRecord,

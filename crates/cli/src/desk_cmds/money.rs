@@ -9,6 +9,25 @@ use paydesk_core::forms::{
     Receipt,
 };
 
+/// Why the money moves (issue 35): kept with the journal entry, the audit row, the
+/// order's timeline, the exports and the statement (never sent to the gateway, but as a
+/// top-up's remark when it has none). Required when the profile says so.
+#[derive(Debug, Args, Default)]
+pub struct PurposeArgs {
+    /// What the money is for ("March payroll"): printable text, at most 140 characters.
+    #[arg(long, default_value = "")]
+    pub purpose: String,
+    /// A ticket or invoice number for it, at most 64 characters.
+    #[arg(long, default_value = "", visible_alias = "purpose-ref")]
+    pub reference: String,
+}
+
+impl PurposeArgs {
+    pub fn purpose(&self) -> paydesk_core::purpose::Purpose {
+        paydesk_core::purpose::Purpose::new(self.purpose.as_str(), self.reference.as_str())
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct MoneyArgs {
     /// A positive decimal with at most the currency's minor digits.
@@ -30,6 +49,8 @@ pub struct MoneyArgs {
     /// Written to the audit log.
     #[arg(long)]
     allow_duplicate: bool,
+    #[command(flatten)]
+    pub why: PurposeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -124,6 +145,10 @@ pub enum PayoutCmd {
         /// Do not ask for the confirmation (scripts): the plan is printed, then sent.
         #[arg(long, short = 'y')]
         yes: bool,
+        /// The run's purpose and reference: for the rows whose `purpose` column is
+        /// empty (a row's own reference is kept).
+        #[command(flatten)]
+        why: PurposeArgs,
     },
 }
 
@@ -201,6 +226,17 @@ fn next_step(e: &paydesk_core::journal::Entry) -> String {
     }
 }
 
+/// ` — purpose: <text> (ref <reference>)` for an entry with a purpose; empty without.
+pub(crate) fn purpose_words(e: &paydesk_core::journal::Entry) -> String {
+    match &e.purpose {
+        Some(p) => format!(
+            " — purpose: {}",
+            paydesk_gateway::redact::terminal_safe(&p.line(), 300)
+        ),
+        None => String::new(),
+    }
+}
+
 fn show_submitted<T: Serialize>(g: &Global, s: &paydesk_core::Submitted<T>) -> Result<(), Failure> {
     print(g, s, || {
         let e = &s.entry;
@@ -214,6 +250,7 @@ fn show_submitted<T: Serialize>(g: &Global, s: &paydesk_core::Submitted<T>) -> R
         if let Some(t) = &e.trade_no {
             line.push_str(&format!(" (tradeNo {t})"));
         }
+        line.push_str(&purpose_words(e));
         if s.replayed {
             line.push_str(" — already in the journal, nothing sent again");
         }
@@ -321,6 +358,7 @@ pub fn payin_form(a: &PayinArgs, ask_tax_id: bool) -> Result<PayinForm, Failure>
         payment_method_str: "BANK".into(),
         product_name: a.product.clone(),
         vn_bank_id: a.vn_bank_id.to_string(),
+        purpose: a.money.why.purpose(),
     })
 }
 
@@ -328,6 +366,7 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
     let form = |kind, money: &MoneyArgs| PayoutForm {
         ip_address: money.ip.clone(),
         notify_url: money.notify_url.clone().unwrap_or_default(),
+        purpose: money.why.purpose(),
         ..PayoutForm::new(
             kind,
             &money
@@ -362,12 +401,14 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
                 check,
                 include_held,
                 yes,
+                why,
             } => {
                 let how = BulkRun {
                     check,
                     include_held,
                     yes,
                     force,
+                    purpose: why.purpose(),
                 };
                 return bulk(&desk, g, &file, result, how).await;
             }
@@ -427,11 +468,14 @@ pub enum CardCmd {
         currency: String,
         #[arg(long)]
         mer_order_no: Option<String>,
+        /// Sent to the gateway; without one, the purpose is sent as the remark.
         #[arg(long, default_value = "")]
         remark: String,
         /// Send although the same request is in the journal under another number.
         #[arg(long)]
         allow_duplicate: bool,
+        #[command(flatten)]
+        why: PurposeArgs,
     },
     /// Take funds off a card (V1 withdraw).
     Withdraw {
@@ -447,6 +491,13 @@ pub enum CardCmd {
         /// Send although the same request is in the journal under another number.
         #[arg(long)]
         allow_duplicate: bool,
+        /// What the money is for: printable text, at most 140 characters.
+        #[arg(long, default_value = "")]
+        purpose: String,
+        /// A ticket or invoice number for it (`--reference` is the withdrawal's own
+        /// number here), at most 64 characters.
+        #[arg(long, default_value = "")]
+        purpose_ref: String,
     },
     /// Card operations made from this desk.
     History,
@@ -465,6 +516,7 @@ pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
                 mer_order_no,
                 remark,
                 allow_duplicate,
+                why,
             } => {
                 allow = allow_duplicate;
                 CardForm {
@@ -475,6 +527,7 @@ pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
                     currency,
                     sub_mer_no,
                     remark,
+                    purpose: why.purpose(),
                 }
             }
             CardCmd::Withdraw {
@@ -483,6 +536,8 @@ pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
                 currency,
                 reference,
                 allow_duplicate,
+                purpose,
+                purpose_ref,
             } => {
                 allow = allow_duplicate;
                 CardForm {
@@ -493,6 +548,7 @@ pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
                     currency,
                     sub_mer_no: String::new(),
                     remark: String::new(),
+                    purpose: paydesk_core::purpose::Purpose::new(purpose, purpose_ref),
                 }
             }
             CardCmd::History => {
@@ -599,13 +655,15 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
 }
 
 /// How a bulk command runs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct BulkRun {
     check: bool,
     include_held: bool,
     yes: bool,
     /// Replace an existing --result file.
     force: bool,
+    /// The run's purpose, for rows without one.
+    purpose: paydesk_core::purpose::Purpose,
 }
 
 async fn bulk(
@@ -617,7 +675,8 @@ async fn bulk(
 ) -> Result<(), Failure> {
     use paydesk_core::bulk;
     let ctx = desk.bulk_context()?;
-    let checked = bulk::read(file, &ctx)?;
+    let mut checked = bulk::read(file, &ctx)?;
+    checked.with_default_purpose(&how.purpose, desk.profile.safety.purpose_required)?;
     for e in &checked.errors {
         eprintln!(
             "line {}: {}: {}",

@@ -44,6 +44,15 @@ pub enum ProfileCmd {
     /// "Connecting a live gateway".
     #[command(subcommand)]
     Conventions(ConventionsCmd),
+    /// Whether every payout, payin, card move and bulk row needs a purpose (`on`) or
+    /// not (`off`): one without is refused before anything is journaled.
+    RequirePurpose {
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+        /// The profile (default: the active one).
+        #[arg(long = "of")]
+        name: Option<String>,
+    },
     /// Check the connection with no money moved: a signed balance query and a signed
     /// order-list query of the last day, their signatures verified; says what works and
     /// which setting to change. Exits 1 when something fails.
@@ -134,6 +143,9 @@ pub struct AddProfile {
     #[arg(long, default_value_t = 3, allow_negative_numbers = true,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     not_found_lookups: u32,
+    /// Every payout, payin, card move and bulk row needs a purpose (`--purpose`).
+    #[arg(long)]
+    purpose_required: bool,
     /// Orders asked for in one page of the order list: the largest the gateway
     /// accepts reads fastest.
     #[arg(long, default_value_t = 500, allow_negative_numbers = true,
@@ -237,6 +249,7 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                     duplicate_window_hours: a.duplicate_window_hours,
                     not_found_grace_secs: a.not_found_grace_secs,
                     not_found_lookups: a.not_found_lookups,
+                    purpose_required: a.purpose_required,
                 },
                 sync: paydesk_core::profile::SyncSettings {
                     page_size: a.page_size,
@@ -312,6 +325,18 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
                     info.public_pem, info.fingerprint, info.bits
                 )
             })
+        }
+        ProfileCmd::RequirePurpose { state, name } => {
+            let name = which(name)?;
+            let mut p = home.get(&name)?;
+            p.safety.purpose_required = state == "on";
+            home.save_profile(p, Some(&name))?;
+            let said = if state == "on" {
+                "a purpose is now required on every movement"
+            } else {
+                "a purpose is now optional"
+            };
+            print(g, &state, || format!("{name}: {said}"))
         }
         ProfileCmd::SetGatewayKey { name, file } => {
             let name = which(name)?;

@@ -260,12 +260,13 @@ fn attention_step(a: &paydesk_core::Attention) -> String {
 
 fn entry_line(e: &paydesk_core::journal::Entry) -> String {
     format!(
-        "#{:<5} {:<10} {:<26} {:<22} {}",
+        "#{:<5} {:<10} {:<26} {:<22} {}{}",
         e.id,
         e.status.as_str(),
         e.mer_order_no,
         e.trade_no.clone().unwrap_or_default(),
-        e.summary
+        e.summary,
+        super::money::purpose_words(e)
     )
 }
 

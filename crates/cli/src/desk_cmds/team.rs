@@ -149,9 +149,16 @@ pub enum RequestCmd {
         /// Fixed now if not given.
         #[arg(long)]
         mer_order_no: Option<String>,
+        #[command(flatten)]
+        why: super::money::PurposeArgs,
     },
     /// A bulk payout file (CSV), approved as one batch.
-    Bulk { file: PathBuf },
+    Bulk {
+        file: PathBuf,
+        /// The batch's purpose and reference, for rows without a `purpose` column's.
+        #[command(flatten)]
+        why: super::money::PurposeArgs,
+    },
     /// A payout to a card. The card number is read from stdin (one line) or asked for
     /// without echo, and sealed to the signers: the team's database never holds it
     /// readable.
@@ -178,6 +185,8 @@ pub enum RequestCmd {
         /// Fixed now if not given.
         #[arg(long)]
         mer_order_no: Option<String>,
+        #[command(flatten)]
+        why: super::money::PurposeArgs,
     },
     /// A payin: once a signer creates it, `approvals show` gives its payment link. A
     /// PIX payer's tax id is read from stdin or asked for, and sealed to the signers.
@@ -194,6 +203,12 @@ pub enum RequestCmd {
         /// Fixed now if not given.
         #[arg(long)]
         reference: Option<String>,
+        /// What the money is for.
+        #[arg(long, default_value = "")]
+        purpose: String,
+        /// A ticket or invoice number for it (`--reference` is the top-up's own number).
+        #[arg(long, default_value = "")]
+        purpose_ref: String,
     },
     /// A card's withdrawal.
     Withdraw {
@@ -206,6 +221,12 @@ pub enum RequestCmd {
         /// Fixed now if not given.
         #[arg(long)]
         reference: Option<String>,
+        /// What the money is for.
+        #[arg(long, default_value = "")]
+        purpose: String,
+        /// A ticket or invoice number for it (`--reference` is the withdrawal's own number).
+        #[arg(long, default_value = "")]
+        purpose_ref: String,
     },
 }
 
@@ -435,6 +456,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             currency,
             clabe,
             mer_order_no,
+            why,
         }) => {
             let mut form = paydesk_core::forms::PayoutForm::new(
                 paydesk_core::forms::PayoutKind::Clabe,
@@ -443,6 +465,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                 &currency,
             );
             form.clabe = clabe;
+            form.purpose = why.purpose();
             // The amount's rules first (a negative amount is named as such), before any
             // connection.
             paydesk_gateway::validate::currency("currency", form.currency.trim())
@@ -457,11 +480,12 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             let r = connect(g)?.request_payout(&form)?;
             print(g, &r, || request_line(&r))
         }
-        TeamCmd::Request(RequestCmd::Bulk { file }) => {
+        TeamCmd::Request(RequestCmd::Bulk { file, why }) => {
             let bytes =
                 paydesk_core::input::read_file(&file, paydesk_core::input::MAX_DOCUMENT_BYTES)
                     .map_err(|rule| Failure::Input(format!("file: {rule}")))?;
-            let r = connect(g)?.request_bulk(&file.to_string_lossy(), &bytes)?;
+            let r =
+                connect(g)?.request_bulk_for(&file.to_string_lossy(), &bytes, &why.purpose())?;
             print(g, &r, || request_line(&r))
         }
         TeamCmd::Request(RequestCmd::CardPayout {
@@ -475,9 +499,11 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             state,
             post_code,
             mer_order_no,
+            why,
         }) => {
             let card_no = super::money::read_private("cardNo", "Card number (not shown): ")?;
             let form = paydesk_core::forms::PayoutForm {
+                purpose: why.purpose(),
                 card_no: card_no.to_string(),
                 first_name,
                 last_name,
@@ -510,13 +536,27 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             amount,
             currency,
             reference,
-        }) => card_request(g, CardMove::TopUp, card, amount, currency, reference),
+            purpose,
+            purpose_ref,
+        }) => card_request(
+            g,
+            CardMove::TopUp,
+            (card, amount, currency, reference),
+            paydesk_core::purpose::Purpose::new(purpose, purpose_ref),
+        ),
         TeamCmd::Request(RequestCmd::Withdraw {
             card,
             amount,
             currency,
             reference,
-        }) => card_request(g, CardMove::Withdraw, card, amount, currency, reference),
+            purpose,
+            purpose_ref,
+        }) => card_request(
+            g,
+            CardMove::Withdraw,
+            (card, amount, currency, reference),
+            paydesk_core::purpose::Purpose::new(purpose, purpose_ref),
+        ),
         TeamCmd::Worker {
             once,
             poll_secs,
@@ -532,12 +572,11 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
 fn card_request(
     g: &Global,
     kind: CardMove,
-    card: String,
-    amount: String,
-    currency: String,
-    reference: Option<String>,
+    (card, amount, currency, reference): (String, String, String, Option<String>),
+    purpose: paydesk_core::purpose::Purpose,
 ) -> Result<(), Failure> {
     let form = paydesk_core::forms::CardForm {
+        purpose,
         kind,
         card,
         reference: reference.unwrap_or_default(),

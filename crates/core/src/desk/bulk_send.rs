@@ -202,6 +202,9 @@ impl Desk {
                     request: body,
                     summary,
                     fingerprint: fp,
+                    // Queued with its purpose before the run began (`bulk_payouts`):
+                    // begun here as that entry.
+                    purpose: None,
                 })
                 .collect();
             let begun = self.write_turn(&answered, &intents)?;

@@ -287,6 +287,7 @@ mod tests {
             lookups: 0,
             resolution: None,
             can_be_looked_up: operation.can_be_looked_up(),
+            purpose: None,
         }
     }
 

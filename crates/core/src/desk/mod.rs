@@ -15,6 +15,7 @@ mod made;
 mod money;
 mod notified;
 mod orders;
+mod purpose;
 mod queries;
 mod refresh;
 mod resend_payin;
@@ -353,6 +354,16 @@ fn money_identifiers(entry: &Entry, trade_no: Option<String>) -> String {
     let currency = field("currencyCode").or_else(|| field("currency"));
     if let (Some(a), Some(c)) = (amount, currency) {
         ids.push_str(&format!(" amount={a} {c}"));
+    }
+    // Why (issue 35): quoted, as checked (no controls, no direction changes).
+    if let Some(p) = &entry.purpose {
+        let quoted = |t: &str| serde_json::to_string(t).unwrap_or_default();
+        if !p.text.is_empty() {
+            ids.push_str(&format!(" purpose={}", quoted(&p.text)));
+        }
+        if !p.reference.is_empty() {
+            ids.push_str(&format!(" ref={}", quoted(&p.reference)));
+        }
     }
     ids
 }
@@ -1156,12 +1167,14 @@ impl Desk {
         let body = Value::Object(prepared.body.clone());
         let fp = self.fingerprint_of(op)?;
         let allow_duplicate = lock(&self.allowed_duplicates).remove(mer_order_no);
+        let why = purpose::current();
         let intent = Intent {
             operation: O::NAME,
             mer_order_no,
             request: &body,
             summary,
             fingerprint: &fp,
+            purpose: why.as_ref(),
         };
         // Twice at most: an unknown entry that its lookups prove absent goes again now.
         for _ in 0..2 {
@@ -1780,6 +1793,7 @@ mod tests {
             lookups,
             resolution: None,
             can_be_looked_up: true,
+            purpose: None,
         }
     }
 

@@ -781,6 +781,24 @@ impl Desk {
         mut progress: impl FnMut(usize, usize),
     ) -> CoreResult<Vec<bulk::RowResult>> {
         let planned = self.plan_rows(file, include_held)?;
+        // A profile that requires a purpose sends no row without one (the front ends
+        // turn such rows into errors first: `BulkFile::with_default_purpose`).
+        if self.profile.safety.purpose_required
+            && let Some(p) = planned.iter().find(|p| {
+                p.action == bulk::RowAction::Send
+                    && file.purposes.get(&p.line).is_none_or(|w| w.text.is_empty())
+            })
+        {
+            return Err(CoreError::keyed(
+                "purpose",
+                format!(
+                    "line {}: is required: this profile asks for a purpose on every movement; nothing was sent",
+                    p.line
+                ),
+                "purposeRequiredLine",
+                &[("line", p.line.to_string())],
+            ));
+        }
         if let Some(confirmed) = expected
             && confirmed != self.plan_digest(&planned)
         {
@@ -818,6 +836,7 @@ impl Desk {
                 request: body,
                 summary,
                 fingerprint: &p.fingerprint,
+                purpose: file.purposes.get(&p.line),
             })
             .collect();
         self.store
@@ -1033,6 +1052,11 @@ impl Desk {
     }
 
     async fn payin_in(&self, form: &PayinForm) -> CoreResult<Receipt> {
+        let why = self.check_purpose(&form.purpose)?;
+        Self::with_purpose(why, self.payin_why(form)).await
+    }
+
+    async fn payin_why(&self, form: &PayinForm) -> CoreResult<Receipt> {
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
         Ok(match op {
             PayinOp::V2(op) => {
@@ -1071,6 +1095,7 @@ impl Desk {
     /// Checks a payout form and answers with what the confirmation step shows; nothing
     /// is written or sent.
     fn payout_preview_in(&self, form: &PayoutForm) -> CoreResult<PayoutPreview> {
+        self.check_purpose(&form.purpose)?;
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
         // The wire's own checks, where this desk holds the key to sign with (a team
         // maker's desk previews what it will request; the signer's desk checks again).
@@ -1092,15 +1117,30 @@ impl Desk {
 
     /// A payout as filled in (and confirmed), through the journal.
     async fn payout_in(&self, form: &PayoutForm) -> CoreResult<Receipt> {
-        let s = match self.fill(Some(&form.notify_url), |who| form.build(who))? {
-            PayoutOp::Card(op) => self.payout_card(op).await?,
-            PayoutOp::Clabe(op) => self.payout_clabe(op).await?,
-        };
+        let why = self.check_purpose(&form.purpose)?;
+        let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
+        let s = Self::with_purpose(why, async {
+            match op {
+                PayoutOp::Card(op) => self.payout_card(op).await,
+                PayoutOp::Clabe(op) => self.payout_clabe(op).await,
+            }
+        })
+        .await?;
         Ok(Receipt::new(s.entry, s.replayed))
     }
 
     /// A card top-up or withdraw as filled in, through the journal.
     async fn card_in(&self, form: &CardForm) -> CoreResult<Receipt> {
+        let why = self.check_purpose(&form.purpose)?;
+        // The top-up's remark takes the purpose as checked (trimmed).
+        let form = &CardForm {
+            purpose: why.clone().unwrap_or_default(),
+            ..form.clone()
+        };
+        Self::with_purpose(why, self.card_why(form)).await
+    }
+
+    async fn card_why(&self, form: &CardForm) -> CoreResult<Receipt> {
         Ok(match self.fill(None, |who| form.build(who))? {
             CardOp::TopUp(op) => {
                 let s = self.card_top_up(op).await?;

@@ -35,6 +35,10 @@ pub enum TimelineEvent {
         status: Status,
         mer_order_no: String,
         code: Option<String>,
+        /// Why the money moved, as given when the entry was written (issue 35); none
+        /// when no purpose was recorded.
+        #[serde(default)]
+        purpose: Option<crate::purpose::Purpose>,
     },
     /// A refund or chargeback as a query last gave it (`at` is when it was fetched).
     #[serde(rename_all = "camelCase")]
@@ -103,6 +107,8 @@ const READS: &[&str] = &[
 fn names_any(identifiers: &str, numbers: &[&str]) -> bool {
     identifiers
         .split_whitespace()
+        // A purpose and its reference come last, quoted free text: never an identifier.
+        .take_while(|w| !w.starts_with("purpose=\"") && !w.starts_with("ref=\""))
         .filter_map(|w| w.split_once('=').map(|(_, v)| v.trim_end_matches(',')))
         .any(|v| numbers.iter().any(|n| !n.is_empty() && v == *n))
 }
@@ -142,6 +148,7 @@ impl Desk {
             status: e.status,
             mer_order_no: e.mer_order_no,
             code: e.code,
+            purpose: e.purpose,
         }));
         let reversals = self.store.reversals().list(Some(trade_no))?;
         events.extend(reversals.into_iter().map(|r| TimelineEvent::Reversal {
@@ -214,5 +221,9 @@ mod tests {
         assert!(names_any(ids, &["X", "PD-1"]));
         assert!(!names_any(ids, &["T100", ""]));
         assert!(!names_any(ids, &["", ""]));
+        // A purpose's words never name an order, whatever they hold.
+        let ids = r#"merOrderNo=PD-1 amount=1 MXN purpose="a b=T100 c" ref="x=T200""#;
+        assert!(names_any(ids, &["PD-1", ""]));
+        assert!(!names_any(ids, &["T100", "T200"]));
     }
 }

@@ -5,6 +5,7 @@
 
 /// The table's types are the model's (`paydesk-model`: no I/O); kept at this path.
 pub use paydesk_model::journal::*;
+pub use paydesk_model::purpose::Purpose;
 
 use std::ops::Deref;
 
@@ -49,10 +50,26 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Entry> {
         sent_at: r.get(15)?,
         lookups: r.get(16)?,
         resolution: r.get(17)?,
+        purpose: purpose_of(r.get(18)?, r.get(19)?),
     })
 }
 
-const COLUMNS: &str = "id, profile, operation, mer_order_no, request, summary, status, trade_no, code, message, attempts, created_at, updated_at, next_check_at, fingerprint, sent_at, lookups, resolution";
+/// The purpose kept in the columns `purpose`, `purpose_ref` (none when neither is).
+pub(crate) fn purpose_of(text: Option<String>, reference: Option<String>) -> Option<Purpose> {
+    let p = Purpose::new(text.unwrap_or_default(), reference.unwrap_or_default());
+    (!p.is_empty()).then_some(p)
+}
+
+/// An intent's purpose as the columns `purpose`, `purpose_ref` keep it (NULL: none).
+pub(crate) fn purpose_columns(p: Option<&Purpose>) -> (Option<&str>, Option<&str>) {
+    let p = p.filter(|p| !p.is_empty());
+    (
+        p.map(|p| p.text.as_str()).filter(|t| !t.is_empty()),
+        p.map(|p| p.reference.as_str()).filter(|t| !t.is_empty()),
+    )
+}
+
+const COLUMNS: &str = "id, profile, operation, mer_order_no, request, summary, status, trade_no, code, message, attempts, created_at, updated_at, next_check_at, fingerprint, sent_at, lookups, resolution, purpose, purpose_ref";
 
 /// Masks what must never be stored: card numbers and CLABEs (first 6, last 4), tax ids
 /// (last 2), file contents replaced by their size, signatures left out.
@@ -276,6 +293,11 @@ pub trait JournalStore {
     /// Entries whose outcome is not known: `unknown`, and `sending` left by a crash.
     fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>>;
 
+    /// Every entry's purpose (issue 35), as (merchant order number or reference, trade
+    /// number, purpose), oldest first: what the exports and the statement write beside
+    /// the orders this desk made.
+    fn purposes(&self, profile: &str) -> CoreResult<Vec<(String, Option<String>, Purpose)>>;
+
     /// [`JournalStore::queue`] of several intents, in one transaction where the backend
     /// can (a bulk run's rows: one commit, not one per row).
     fn queue_many(&self, profile: &str, intents: &[Intent<'_>]) -> CoreResult<()> {
@@ -345,10 +367,11 @@ impl<C: Deref<Target = Connection>> Journal<C> {
                 {
                     return Ok(Begin::Duplicate(earlier));
                 }
+                let (purpose, purpose_ref) = purpose_columns(intent.purpose);
                 tx.execute(
-                "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint, claimed_by, claimed_until, sent_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'sending', 1, ?6, ?6, ?7, ?8, ?9, ?6)",
-                params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint, claim.0, now + CLAIM_LEASE_MS],
+                "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint, claimed_by, claimed_until, sent_at, purpose, purpose_ref)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'sending', 1, ?6, ?6, ?7, ?8, ?9, ?6, ?10, ?11)",
+                params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint, claim.0, now + CLAIM_LEASE_MS, purpose, purpose_ref],
             ).db()?;
                 let id = tx.last_insert_rowid();
                 Begin::Send(
@@ -525,11 +548,12 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
 
     fn queue(&self, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {
         let now = now_ms();
+        let (purpose, purpose_ref) = purpose_columns(intent.purpose);
         self.conn.execute(
-        "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6, ?7)
+        "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint, purpose, purpose_ref)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6, ?7, ?8, ?9)
          ON CONFLICT (profile, operation, mer_order_no) DO NOTHING",
-        params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint],
+        params![profile, intent.operation, intent.mer_order_no, mask_request(intent.request).to_string(), intent.summary, now, intent.fingerprint, purpose, purpose_ref],
     ).db()?;
         self.get_by_key(profile, intent.operation, intent.mer_order_no)?
             .ok_or_else(|| CoreError::internal("queued entry vanished"))
@@ -707,6 +731,28 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         rows.collect::<Result<Vec<_>, _>>().db()
     }
 
+    fn purposes(&self, profile: &str) -> CoreResult<Vec<(String, Option<String>, Purpose)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT mer_order_no, trade_no, purpose, purpose_ref FROM journal
+              WHERE profile = ?1 AND (purpose IS NOT NULL OR purpose_ref IS NOT NULL) ORDER BY id",
+        )?;
+        let rows = stmt.query_map([profile], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                purpose_of(r.get(2)?, r.get(3)?),
+            ))
+        })?;
+        let mut out = Vec::new();
+        for r in rows {
+            let (no, trade_no, p) = r?;
+            if let Some(p) = p {
+                out.push((no, trade_no, p));
+            }
+        }
+        Ok(out)
+    }
+
     fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>> {
         let mut stmt = self.conn.prepare(&format!(
         "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND status IN ({unsettled}) ORDER BY id",
@@ -776,6 +822,7 @@ mod tests {
                     request: body,
                     summary: "s",
                     fingerprint: &fp,
+                    purpose: None,
                 },
                 GUARD,
             )

@@ -136,6 +136,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../migrations/0013_review_evidence.sql"),
         oldest_reader: 9,
     },
+    // Adds `journal.purpose` and `purpose_ref` (issue 35): older desks write entries
+    // without a purpose, and keep working.
+    Migration {
+        sql: include_str!("../../migrations/0014_purpose.sql"),
+        oldest_reader: 9,
+    },
 ];
 
 fn migrations(list: &[Migration]) -> Migrations<'static> {

@@ -26,6 +26,7 @@ fn begin(j: &dyn JournalStore, profile: &str, op: &str, no: &str, body: &Value, 
             request: body,
             summary: "s",
             fingerprint: &fp,
+            purpose: None,
         },
         g,
     )
@@ -63,6 +64,7 @@ fn entry_in(j: &dyn JournalStore, no: &str, status: Status) -> Entry {
                     request: &body,
                     summary: "s",
                     fingerprint: &fp,
+                    purpose: None,
                 },
             )
             .unwrap()

@@ -22,6 +22,7 @@ use crate::export::{
     EXACT_AS_TEXT, LABELS, amount_format, cells, safe_record, significant_digits, write_row,
 };
 use crate::output::Output;
+use crate::purposes::Purposes;
 use crate::store::orders::{CachedOrder, OrderFilter, OrderStore, SortKey};
 
 /// What a statement export wrote.
@@ -312,16 +313,28 @@ const OUTSIDE_TEAM_LINE: &str =
     "Orders made outside this team (no request of the team made them; never counted as payins)";
 
 /// The statement's orders sheet's headers: the orders export's, then [`OUTSIDE_TEAM`].
-fn row_labels() -> Vec<&'static str> {
+/// With the journal's purposes (issue 35): their two columns after it.
+fn row_labels(purposes: Option<&Purposes>) -> Vec<&'static str> {
     let mut v = LABELS.to_vec();
     v.push(OUTSIDE_TEAM);
+    if purposes.is_some() {
+        v.extend(crate::purposes::LABELS);
+    }
     v
 }
 
 /// One order's cells on the statement's orders sheet.
-fn row_cells(o: &CachedOrder, dict: &StateDictionary, tz: &Zone) -> Vec<String> {
+fn row_cells(
+    o: &CachedOrder,
+    dict: &StateDictionary,
+    tz: &Zone,
+    purposes: Option<&Purposes>,
+) -> Vec<String> {
     let mut v = cells(o, dict, *tz).to_vec();
     v.push(if o.outside_team { "yes" } else { "" }.to_string());
+    if let Some(p) = purposes {
+        v.extend(p.cells(o));
+    }
     v
 }
 
@@ -342,11 +355,22 @@ pub fn digest(
     dict: &StateDictionary,
     tz: &Zone,
 ) -> CoreResult<(u64, String, u64)> {
+    digest_with(orders, s, dict, tz, None)
+}
+
+/// [`digest`] of the rows with their purposes (what [`export_with`] writes).
+pub fn digest_with(
+    orders: &dyn OrderStore,
+    s: &Statement,
+    dict: &StateDictionary,
+    tz: &Zone,
+    purposes: Option<&Purposes>,
+) -> CoreResult<(u64, String, u64)> {
     let mut h = Sha256::new();
     let mut n = 0u64;
     let mut outside = 0u64;
     orders.for_each(&rows_filter(s), &mut |o| {
-        let row = serde_json::to_string(&row_cells(o, dict, tz))
+        let row = serde_json::to_string(&row_cells(o, dict, tz, purposes))
             .map_err(|e| CoreError::internal(e.to_string()))?;
         h.update(row.as_bytes());
         h.update(b"\n");
@@ -365,16 +389,33 @@ pub fn export(
     orders: &dyn OrderStore,
     s: &Statement,
     dict: &StateDictionary,
+    out: Output,
+    tz: impl Into<Zone>,
+    made_at: i64,
+    merchant: &str,
+) -> CoreResult<StatementExport> {
+    export_with(orders, s, dict, out, tz, made_at, merchant, None)
+}
+
+/// [`export`] with the journal's purposes on the orders sheet (issue 35): "Purpose" and
+/// "Purpose reference" after its own columns, empty for an order this desk did not
+/// make; hashed with the rows. What the desk writes ([`crate::DeskReports`]).
+#[allow(clippy::too_many_arguments)]
+pub fn export_with(
+    orders: &dyn OrderStore,
+    s: &Statement,
+    dict: &StateDictionary,
     mut out: Output,
     tz: impl Into<Zone>,
     made_at: i64,
     merchant: &str,
+    purposes: Option<&Purposes>,
 ) -> CoreResult<StatementExport> {
     let tz = &tz.into();
     let path = &out.path().to_path_buf();
     let format = format_of(path)?;
     // Hashed first: the header that carries the hash comes before the rows.
-    let (rows, sha, outside) = digest(orders, s, dict, tz)?;
+    let (rows, sha, outside) = digest_with(orders, s, dict, tz, purposes)?;
     let mut head = header(s, merchant, tz, made_at, rows, &sha);
     // Said after the line of orders of unknown kind, where those orders are counted.
     let at = head
@@ -410,15 +451,16 @@ pub fn export(
                 .map_err(|e| io(&e))?;
             }
             w.write_record([""]).map_err(|e| io(&e))?;
-            w.write_record(row_labels()).map_err(|e| io(&e))?;
+            w.write_record(row_labels(purposes)).map_err(|e| io(&e))?;
             orders.for_each(&rows_filter(s), &mut |o| {
-                w.write_record(safe_record(row_cells(o, dict, tz)))
+                w.write_record(safe_record(row_cells(o, dict, tz, purposes)))
                     .map_err(|e| io(&e))
             })?;
             w.flush().map_err(|e| io(&e))?;
         }
         // Said once: an error of the cache as it is, the workbook's with the path.
-        Format::Xlsx => match write_xlsx(orders, s, dict, out.file(), tz, made_at, &head) {
+        Format::Xlsx => match write_xlsx(orders, s, dict, out.file(), tz, made_at, &head, purposes)
+        {
             Ok(()) => {}
             Err(Failed::Core(e)) => return Err(e),
             Err(Failed::Xlsx(e)) => return Err(io(&e)),
@@ -467,6 +509,7 @@ fn excel_time(millis: i64, tz: &Zone) -> Result<rust_xlsxwriter::ExcelDateTime, 
     Ok(rust_xlsxwriter::ExcelDateTime::from_timestamp(local)?)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_xlsx(
     orders: &dyn OrderStore,
     s: &Statement,
@@ -475,6 +518,7 @@ fn write_xlsx(
     tz: &Zone,
     made_at: i64,
     head: &[(&'static str, String)],
+    purposes: Option<&Purposes>,
 ) -> Result<(), Failed> {
     use rust_xlsxwriter::{Format as Fmt, Workbook};
     let mut book = Workbook::new();
@@ -565,29 +609,44 @@ fn write_xlsx(
     }
     let sheet = book.add_worksheet_with_constant_memory()?;
     sheet.set_name("Orders")?;
-    let labels = row_labels();
+    let labels = row_labels(purposes);
     for (c, h) in labels.iter().enumerate() {
         sheet.write_string_with_format(0, c as u16, *h, &bold)?;
     }
-    let outside_column = (labels.len() - 1) as u16;
+    let outside_column = LABELS.len() as u16;
     let mut formats = HashMap::new();
     let mut row = 0u32;
     let mut failed: Option<Failed> = None;
     let read = orders.for_each(&rows_filter(s), &mut |o| {
         row += 1;
-        write_row(sheet, row, o, cells(o, dict, *tz), &mut formats)
-            .and_then(|()| {
-                if o.outside_team {
-                    sheet.write_string(row, outside_column, "yes").map(|_| ())
-                } else {
-                    Ok(())
+        write_row(
+            sheet,
+            row,
+            o,
+            cells(o, dict, *tz),
+            &mut formats,
+        )
+        .and_then(|()| {
+            if o.outside_team {
+                sheet.write_string(row, outside_column, "yes").map(|_| ())
+            } else {
+                Ok(())
+            }
+        })
+        .and_then(|()| {
+            let Some(p) = purposes else { return Ok(()) };
+            for (i, v) in p.cells(o).iter().enumerate() {
+                if !v.is_empty() {
+                    sheet.write_string(row, outside_column + 1 + i as u16, v)?;
                 }
-            })
-            .map_err(|e| {
-                let message = e.to_string();
-                failed = Some(Failed::Xlsx(e));
-                CoreError::storage(message)
-            })
+            }
+            Ok(())
+        })
+        .map_err(|e| {
+            let message = e.to_string();
+            failed = Some(Failed::Xlsx(e));
+            CoreError::storage(message)
+        })
     });
     if let Some(f) = failed {
         return Err(f);

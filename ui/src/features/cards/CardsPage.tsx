@@ -22,11 +22,12 @@ import { locale } from "../../i18n";
 import { cardMoveCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
-import type { CardForm, CardMove, Receipt } from "../../lib/types";
+import type { CardForm, CardMove, Purpose, Receipt } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
 import { useProfileName } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
+import { blankPurpose, PurposeFields } from "../money/PurposeFields";
 import { useOrderNo } from "../money/queries";
 import { ReceiptView } from "../money/ReceiptView";
 import { GatewayNotice } from "../team/GatewayNotice";
@@ -36,8 +37,8 @@ import { useCardMove, useCardOperations, useCards } from "./queries";
 
 /// What is typed for one kind of operation, held by the screen so that switching between
 /// top-up and withdrawal loses neither.
-type CardDraft = { card: string; amount: string; currency: string };
-const BLANK: CardDraft = { card: "", amount: "", currency: "" };
+type CardDraft = { card: string; amount: string; currency: string; purpose: Purpose };
+const BLANK: CardDraft = { card: "", amount: "", currency: "", purpose: blankPurpose() };
 
 function MoveForm({
   kind,
@@ -50,7 +51,7 @@ function MoveForm({
   const loc = locale(i18n.language);
   const cards = useCards();
   const [reference, renew] = useOrderNo(kind === "top_up" ? "TU" : "WD");
-  const { card, amount, currency } = draft;
+  const { card, amount, currency, purpose } = draft;
   const setCard = (v: string) => setDraft((d) => ({ ...d, card: v }));
   const setAmount = (v: string) => setDraft((d) => ({ ...d, amount: v }));
   const setCurrency = (v: string) => setDraft((d) => ({ ...d, currency: v }));
@@ -63,7 +64,16 @@ function MoveForm({
   const dup = useDuplicate();
   const move = useCardMove(dup.settle);
   const known = cards.data ?? [];
-  const form: CardForm = { kind, card, reference, amount, currency, subMerNo: "", remark: "" };
+  const form: CardForm = {
+    kind,
+    card,
+    reference,
+    amount,
+    currency,
+    subMerNo: "",
+    remark: "",
+    purpose,
+  };
   const failure = useFieldErrors(move.error ?? request.error);
   const profile = useProfileName();
   const command = profile ? cardMoveCommand({ ...form, profile, request: asRequest }) : null;
@@ -132,6 +142,12 @@ function MoveForm({
             value={reference}
             readOnly
             description={t("payins.merOrderNoHint")}
+          />
+          <PurposeFields
+            value={purpose}
+            onChange={(p) => setDraft((d) => ({ ...d, purpose: p }))}
+            err={err}
+            testId="card-purpose"
           />
           {kind === "withdraw" && (
             <Text size="sm" c="dimmed">

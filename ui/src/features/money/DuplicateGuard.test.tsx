@@ -29,6 +29,7 @@ const form: PayoutForm = {
   state: "",
   postCode: "",
   beneficiaryType: "",
+  purpose: { text: "", reference: "" },
 };
 
 const entry = (over: Partial<Entry>): Entry => ({
@@ -51,6 +52,7 @@ const entry = (over: Partial<Entry>): Entry => ({
   lookups: 2,
   resolution: null,
   canBeLookedUp: true,
+  purpose: null,
   ...over,
 });
 

@@ -25,6 +25,7 @@ const pix: Entry = {
   lookups: 1,
   resolution: null,
   canBeLookedUp: true,
+  purpose: null,
 };
 
 function answer(entry: Entry) {

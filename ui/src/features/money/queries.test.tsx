@@ -26,6 +26,7 @@ const unknown: Entry = {
   lookups: 0,
   resolution: null,
   canBeLookedUp: true,
+  purpose: null,
 };
 
 describe("an unknown outcome reconciled", () => {

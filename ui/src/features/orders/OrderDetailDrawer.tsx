@@ -22,6 +22,7 @@ import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import type { CachedOrder, OrderRecord, SignatureStatus, SimulateAction } from "../../lib/types";
 import { useAppStatus } from "../app/queries";
 import { StateBadge } from "../app/StateBadge";
+import { OrderPurpose } from "../money/PurposeFields";
 import { CacheAsOf } from "./CacheAsOf";
 import { OrderCustomer } from "./OrderCustomer";
 import { LiveCachedDifference, OrderReversals } from "./OrderReversals";
@@ -379,6 +380,7 @@ export function OrderDetailDrawer({
               <Title order={3} size="h5" mb="xs">
                 {t("detail.timeline")}
               </Title>
+              <OrderPurpose events={d.timeline} />
               <OrderTimeline events={d.timeline} />
             </Card>
           </>

@@ -15,6 +15,7 @@ import { locale } from "../../i18n";
 import { formatDateTime, formatMoney, formatUtcDay } from "../../lib/format";
 import { operationLabel } from "../../lib/operations";
 import { StateBadge } from "../app/StateBadge";
+import { purposeWords } from "../money/PurposeFields";
 import { Evidence } from "../review/Evidence";
 import { reviewOutcome } from "../review/ReviewHistory";
 
@@ -60,7 +61,10 @@ function item(e: TimelineEvent, t: TFunction, loc: string): [ReactNode, ReactNod
             {t(`journal.${e.status}`)}
           </Badge>
         </Group>,
-        `${at} · ${t("detail.tl.orderNo", { no: e.merOrderNo })}`,
+        // Why (issue 35): the purpose written with the request, when one was.
+        `${at} · ${t("detail.tl.orderNo", { no: e.merOrderNo })}${
+          e.purpose ? ` · ${t("purpose.label")}: ${purposeWords(t, e.purpose)}` : ""
+        }`,
       ];
     case "reversal":
       return [

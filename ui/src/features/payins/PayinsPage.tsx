@@ -19,6 +19,7 @@ import type { PayinMethod, ProductLine, Receipt } from "../../lib/types";
 import { useProfileName } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
+import { PurposeFields } from "../money/PurposeFields";
 import { useEntryNow, useOrderNo } from "../money/queries";
 import { GatewayNotice } from "../team/GatewayNotice";
 import { useAccess, useRequestPayin } from "../team/queries";
@@ -194,6 +195,12 @@ export function PayinsPage() {
                 <ProductLines form={form} set={set} err={err} setProduct={setProduct} />
               )}
               {m === "VN_BANK" && <VnBankFields form={form} set={set} err={err} />}
+              <PurposeFields
+                value={form.purpose}
+                onChange={(p) => set("purpose", p)}
+                err={err}
+                testId="payin-purpose"
+              />
               <Group>
                 {receipt || request.data ? (
                   <Button onClick={next} data-testid="payin-next">

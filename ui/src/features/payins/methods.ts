@@ -1,4 +1,5 @@
 import type { PayinForm, PayinMethod } from "../../lib/types";
+import { blankPurpose } from "../money/PurposeFields";
 
 /// A payin being typed: everything but its order number, which is fixed apart.
 export type PayinDraft = Omit<PayinForm, "merOrderNo">;
@@ -65,5 +66,6 @@ export function blankPayin(method: PayinMethod): PayinDraft {
     paymentMethodStr: "BANK",
     productName: "",
     vnBankId: "970436",
+    purpose: blankPurpose(),
   };
 }

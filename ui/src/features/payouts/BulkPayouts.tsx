@@ -7,6 +7,7 @@ import { bulkCommand } from "../../lib/cliCommand";
 import { fieldError } from "../../lib/ipc";
 import type { BulkProgress } from "../../lib/types";
 import { useProfileName } from "../app/queries";
+import { blankPurpose, PurposeFields } from "../money/PurposeFields";
 import { GatewayNotice } from "../team/GatewayNotice";
 import { useAccess, useRequestBulk } from "../team/queries";
 import { RequestMade } from "../team/RequestMade";
@@ -38,11 +39,14 @@ export function BulkPayouts({
   const requestClosed = asRequest && !access.has("maker") ? t("team.notMaker") : undefined;
   const profile = useProfileName();
   const checked = useRef(false);
+  // The run's purpose (issue 35), for the rows whose file gives none.
+  const [purpose, setPurpose] = useState(blankPurpose);
+  const runPurpose = purpose.text.trim() || purpose.reference.trim() ? purpose : null;
   const { mutate: checkFile } = check;
   useEffect(() => {
     if (checkNow && path && !checked.current) {
       checked.current = true;
-      checkFile(path);
+      checkFile({ path, purpose: null });
     }
   }, [checkNow, path, checkFile]);
   const c = check.data;
@@ -105,7 +109,7 @@ export function BulkPayouts({
                     if (!first) return;
                     setPath(first);
                     startOver();
-                    check.mutate(first);
+                    check.mutate({ path: first, purpose: runPurpose });
                   })
                   .catch((e) => toastError(t, e))
               }
@@ -118,13 +122,22 @@ export function BulkPayouts({
               disabled={send.isPending}
               onClick={() => {
                 send.reset();
-                check.mutate(path);
+                check.mutate({ path, purpose: runPurpose });
               }}
               data-testid="bulk-check"
             >
               {t("payouts.bulkCheck")}
             </Button>
           </Group>
+          <PurposeFields
+            run
+            value={purpose}
+            onChange={(p) => {
+              setPurpose(p);
+              startOver();
+            }}
+            testId="bulk-purpose"
+          />
           {check.error && !fieldError(check.error, "path", "file") && (
             <ErrorAlert error={check.error} />
           )}
@@ -136,14 +149,15 @@ export function BulkPayouts({
           path={c.path}
           onFixed={() => {
             send.reset();
-            check.mutate(c.path);
+            check.mutate({ path: c.path, purpose: runPurpose });
           }}
           out={out}
           sending={send.isPending || request.isPending}
           progress={progress}
           onSend={() => {
             if (!asRequest) setConfirming(true);
-            else if (!request.isPending && !request.data) request.mutate(c.path);
+            else if (!request.isPending && !request.data)
+              request.mutate({ path: c.path, purpose: runPurpose });
           }}
           sendLabel={asRequest ? t("payouts.bulkRequest", { count: plan.rows.length }) : undefined}
           sendClosed={requestClosed ?? (request.data ? t("payouts.bulkRequested") : undefined)}
@@ -153,7 +167,13 @@ export function BulkPayouts({
             resultPath={c.resultPath}
             command={(includeHeld) =>
               profile
-                ? bulkCommand({ profile, file: c.path, includeHeld, request: asRequest })
+                ? bulkCommand({
+                    profile,
+                    file: c.path,
+                    includeHeld,
+                    request: asRequest,
+                    purpose: runPurpose,
+                  })
                 : null
             }
             opened={confirming}
@@ -163,7 +183,7 @@ export function BulkPayouts({
               if (send.isPending) return;
               setProgress(null);
               setConfirming(false);
-              send.mutate({ path: c.path, includeHeld, expected });
+              send.mutate({ path: c.path, includeHeld, expected, purpose: runPurpose });
             }}
           />
         </BulkPreview>

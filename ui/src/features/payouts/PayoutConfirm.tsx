@@ -4,8 +4,9 @@ import { CopyCommand } from "../../components/CopyCommand";
 import { locale } from "../../i18n";
 import type { CliCommand } from "../../lib/cliCommand";
 import { formatMoney } from "../../lib/format";
-import type { PayoutPreview } from "../../lib/types";
+import type { PayoutPreview, Purpose } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
+import { PurposeRow } from "../money/PurposeFields";
 
 /// The payout as it will be sent, masked, with the last word before sending.
 export function PayoutConfirm({
@@ -15,6 +16,7 @@ export function PayoutConfirm({
   sending,
   asRequest = false,
   command = null,
+  purpose,
 }: {
   preview: PayoutPreview | null;
   onConfirm: () => void;
@@ -24,6 +26,8 @@ export function PayoutConfirm({
   asRequest?: boolean;
   /// The same payout as a `paydesk` command line (no account number in it).
   command?: CliCommand | null;
+  /// What the money is for, as typed (issue 35).
+  purpose?: Purpose;
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -99,6 +103,7 @@ export function PayoutConfirm({
                       })}
                 </Table.Td>
               </Table.Tr>
+              <PurposeRow purpose={purpose} />
               <Table.Tr>
                 <Table.Th>{t("payouts.merOrderNo")}</Table.Th>
                 <Table.Td>{preview.merOrderNo}</Table.Td>

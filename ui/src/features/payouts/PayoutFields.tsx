@@ -1,6 +1,7 @@
 import { Group, SegmentedControl, TextInput } from "@mantine/core";
 import { useTranslation } from "react-i18next";
 import type { PayoutForm, PayoutKind } from "../../lib/types";
+import { blankPurpose } from "../money/PurposeFields";
 
 /// A payout being typed: everything but its order number, which is fixed apart.
 export type PayoutDraft = Omit<PayoutForm, "merOrderNo">;
@@ -24,6 +25,7 @@ export const blankPayout = (kind: PayoutKind): PayoutDraft => ({
   state: "",
   postCode: "",
   beneficiaryType: "individual",
+  purpose: blankPurpose(),
 });
 
 /// What a kind's fields edit, and the rule the backend said a field broke (by the

@@ -175,6 +175,7 @@ const entry = (over: Partial<Entry>): Entry => ({
   sentAt: 1_700_000_000_000,
   lookups: 3,
   canBeLookedUp: true,
+  purpose: null,
   resolution: null,
   ...over,
 });

@@ -19,6 +19,7 @@ import type { PayoutKind, Receipt } from "../../lib/types";
 import { useAppStatus, useProfileName } from "../app/queries";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
+import { PurposeFields } from "../money/PurposeFields";
 import { useEntryNow, useOrderNo } from "../money/queries";
 import { ReceiptView } from "../money/ReceiptView";
 import { GatewayNotice } from "../team/GatewayNotice";
@@ -100,6 +101,7 @@ export function SinglePayout({
             currency: shown.currency,
             ipAddress: form.ipAddress,
             notifyUrl: form.notifyUrl,
+            purpose: form.purpose,
             request: asRequest,
           })
         : payoutCardCommand({
@@ -155,6 +157,7 @@ export function SinglePayout({
             ) : (
               <CardFields form={form} set={set} err={err} />
             )}
+            <PurposeFields value={form.purpose} onChange={(p) => set("purpose", p)} err={err} />
             {status.data?.sandbox && (
               <Checkbox
                 label={t("payouts.loseAnswer")}
@@ -260,6 +263,7 @@ export function SinglePayout({
         sending={send.isPending || request.isPending}
         asRequest={asRequest}
         command={command}
+        purpose={form.purpose}
         onCancel={() => preview.reset()}
         onConfirm={() => {
           if (asRequest) {

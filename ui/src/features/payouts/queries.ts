@@ -2,7 +2,7 @@ import { useMutation } from "@tanstack/react-query";
 import { Channel } from "@tauri-apps/api/core";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
-import type { BulkProgress, PayoutForm } from "../../lib/types";
+import type { BulkProgress, PayoutForm, Purpose } from "../../lib/types";
 import { type Settled, useMoneyMutation } from "../money/queries";
 
 /// The payout as the gateway will be asked for it, checked and masked, for confirming.
@@ -20,17 +20,21 @@ export function useCreatePayout(onSettled?: Settled) {
   );
 }
 
+/// `purpose`: the run's (issue 35), for rows whose file gives none.
 export function useBulkCheck() {
-  return useMutation({ mutationFn: (path: string) => unwrap(commands.bulkCheck(path)) });
+  return useMutation({
+    mutationFn: (v: { path: string; purpose: Purpose | null }) =>
+      unwrap(commands.bulkCheck(v.path, v.purpose)),
+  });
 }
 
 export function useBulkSend(onProgress: (p: BulkProgress) => void) {
   return useMoneyMutation(
     "bulkSend",
-    (v: { path: string; includeHeld: boolean; expected: string }) => {
+    (v: { path: string; includeHeld: boolean; expected: string; purpose: Purpose | null }) => {
       const channel = new Channel<BulkProgress>();
       channel.onmessage = onProgress;
-      return unwrap(commands.bulkSend(v.path, v.includeHeld, v.expected, channel));
+      return unwrap(commands.bulkSend(v.path, v.includeHeld, v.expected, v.purpose, channel));
     },
   );
 }
@@ -58,9 +62,10 @@ export function useBulkFix(
   e: { line: number; field: string },
   value: string,
   options: { onSuccess: () => void },
+  purpose: Purpose | null = null,
 ) {
   return useMutation({
-    mutationFn: () => unwrap(commands.bulkFix(path, e.line, e.field, value)),
+    mutationFn: () => unwrap(commands.bulkFix(path, e.line, e.field, value, purpose)),
     onSuccess: options.onSuccess,
   });
 }

@@ -39,6 +39,7 @@ export const NEW_PROFILE: Profile = {
     duplicateWindowHours: 24,
     notFoundGraceSecs: 300,
     notFoundLookups: 3,
+    purposeRequired: false,
   },
   sync: { pageSize: 500, inFlight: 8, rateLimit: 0, balancesEveryMins: 60, payoutsInFlight: 16 },
 };
@@ -351,6 +352,19 @@ export function ProfileForm({ editing, opened, onClose, focus, onSaved }: Props)
                   {t("errors.validation", invalid)}
                 </Text>
               )}
+              <Switch
+                label={t("purpose.requiredSetting")}
+                description={t("purpose.requiredSettingHint")}
+                checked={p.safety.purposeRequired ?? false}
+                onChange={(e) =>
+                  set(
+                    "safety",
+                    { ...p.safety, purposeRequired: e.currentTarget.checked },
+                    "safety.purposeRequired",
+                  )
+                }
+                data-testid="profile-purpose-required"
+              />
               <Title order={3} size="h5">
                 {t("settings.readingOrders")}
               </Title>

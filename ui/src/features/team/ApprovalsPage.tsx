@@ -23,6 +23,7 @@ import { locale } from "../../i18n";
 import { formatDateTime, formatDateTimeShort, formatMoney, timeZoneLabel } from "../../lib/format";
 import { fieldError } from "../../lib/ipc";
 import type { RequestState, RequestView, RowState, TeamRule, TeamStatus } from "../../lib/types";
+import { purposeWords } from "../money/PurposeFields";
 import { useApprove, useReject, useRequest, useRequests, useTeamStatus } from "./queries";
 
 const FILTERS: Record<string, readonly RequestState[]> = {
@@ -283,6 +284,7 @@ function RequestDrawer({ id, onClose }: { id: number | null; onClose: () => void
                 <Table.Th>{t("approvals.merOrderNo")}</Table.Th>
                 <Table.Th ta="right">{t("approvals.amount")}</Table.Th>
                 <Table.Th>{t("approvals.beneficiary")}</Table.Th>
+                <Table.Th>{t("purpose.label")}</Table.Th>
                 <Table.Th>{t("approvals.rowState")}</Table.Th>
                 <Table.Th>{t("approvals.tradeNo")}</Table.Th>
                 <Table.Th>{t("approvals.message")}</Table.Th>
@@ -295,6 +297,9 @@ function RequestDrawer({ id, onClose }: { id: number | null; onClose: () => void
                   <Table.Td ff="monospace">{row.merOrderNo}</Table.Td>
                   <Table.Td ta="right">{formatMoney(row.amount, r.currency, lang)}</Table.Td>
                   <Table.Td>{row.beneficiary}</Table.Td>
+                  <Table.Td data-testid={`row-purpose-${row.rowNo}`}>
+                    {purposeWords(t, row.purpose)}
+                  </Table.Td>
                   <Table.Td>
                     <Tooltip label={row.message} disabled={!row.message} multiline w={300}>
                       <Badge color={ROW_COLOR[row.state]} variant="light">

@@ -9,6 +9,7 @@ import type {
   PayinForm,
   PayoutForm,
   PgConfig,
+  Purpose,
   RequestState,
   TeamRole,
   TeamStatus,
@@ -115,9 +116,10 @@ export function useRequestCard() {
   );
 }
 
+/// `purpose`: the batch's (issue 35), for the rows whose file gives none.
 export function useRequestBulk() {
-  return useTeamMutation("teamRequestBulk", (path: string) =>
-    unwrap(commands.teamRequestBulk(path)),
+  return useTeamMutation("teamRequestBulk", (v: { path: string; purpose: Purpose | null }) =>
+    unwrap(commands.teamRequestBulk(v.path, v.purpose)),
   );
 }
 

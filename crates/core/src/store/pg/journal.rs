@@ -39,7 +39,7 @@ use crate::store::now_ms;
 /// `paydesk.journal_shown` (migration 0022), which leaves a card payout's holder out of
 /// `request` and `summary` for a member who may not read it (a viewer, support, an
 /// admin, a maker of another request); the signer's locking read alone reads the table.
-const COLUMNS: &str = "id, profile, operation, mer_order_no, request, summary, status, trade_no, code, message, attempts::bigint, created_at, updated_at, next_check_at, fingerprint, sent_at, lookups::bigint, resolution";
+const COLUMNS: &str = "id, profile, operation, mer_order_no, request, summary, status, trade_no, code, message, attempts::bigint, created_at, updated_at, next_check_at, fingerprint, sent_at, lookups::bigint, resolution, purpose, purpose_ref";
 
 /// The database's time in UTC millis, the clock every desk's claims are measured on.
 const DB_NOW: &str = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
@@ -99,6 +99,7 @@ fn entry(r: &Row) -> CoreResult<Entry> {
         sent_at: get(r, 15)?,
         lookups: get(r, 16)?,
         resolution: get(r, 17)?,
+        purpose: crate::store::journal::purpose_of(get(r, 18)?, get(r, 19)?),
     })
 }
 
@@ -219,11 +220,15 @@ impl<'a> PgJournal<'a> {
                 {
                     return Ok(Begin::Duplicate(earlier));
                 }
+                // A request row's number takes the maker's purpose in the database
+                // (migration 0023), whatever is given here.
+                let (purpose, purpose_ref) = crate::store::journal::purpose_columns(intent.purpose);
                 let row = tx.query_one(
                     &format!(
                         "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status, attempts,
-                                created_at, updated_at, fingerprint, claimed_by, claimed_until, sent_at)
-                         VALUES ($1, $2, $3, $4, $5, $6, 'sending', 1, $7, $7, $8, $9, {DB_NOW} + $10, $7)
+                                created_at, updated_at, fingerprint, claimed_by, claimed_until, sent_at,
+                                purpose, purpose_ref)
+                         VALUES ($1, $2, $3, $4, $5, $6, 'sending', 1, $7, $7, $8, $9, {DB_NOW} + $10, $7, $11, $12)
                          RETURNING {COLUMNS}"
                     ),
                     &[
@@ -237,6 +242,8 @@ impl<'a> PgJournal<'a> {
                         &intent.fingerprint,
                         &claim.0,
                         &CLAIM_LEASE_MS,
+                        &purpose,
+                        &purpose_ref,
                     ],
                 )?;
                 Begin::Send(entry(&row)?, claim)
@@ -331,10 +338,11 @@ impl JournalStore for PgJournal<'_> {
             // The same locks as `begin`: a queued entry is seen by a begin of its number
             // or of its intent, never written beside one.
             lock_intent(tx, self.mer_no, &intent)?;
+            let (purpose, purpose_ref) = crate::store::journal::purpose_columns(intent.purpose);
             tx.execute(
                 "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status, attempts,
-                        created_at, updated_at, fingerprint)
-                 VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $7, $8)
+                        created_at, updated_at, fingerprint, purpose, purpose_ref)
+                 VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $7, $8, $9, $10)
                  ON CONFLICT (mer_no, operation, mer_order_no) DO NOTHING",
                 &[
                     &self.mer_no,
@@ -345,6 +353,8 @@ impl JournalStore for PgJournal<'_> {
                     &intent.summary,
                     &now,
                     &intent.fingerprint,
+                    &purpose,
+                    &purpose_ref,
                 ],
             )?;
             by_key(tx, self.mer_no, intent.operation, intent.mer_order_no)?
@@ -527,6 +537,24 @@ impl JournalStore for PgJournal<'_> {
             ),
             &[&self.mer_no, &statuses, &operations, &limit],
         )?)
+    }
+
+    fn purposes(
+        &self,
+        _profile: &str,
+    ) -> CoreResult<Vec<(String, Option<String>, crate::store::journal::Purpose)>> {
+        let rows = self.link.query(
+            "SELECT mer_order_no, trade_no, purpose, purpose_ref FROM paydesk.journal_shown
+              WHERE mer_no = $1 AND (purpose IS NOT NULL OR purpose_ref IS NOT NULL) ORDER BY id",
+            &[&self.mer_no],
+        )?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            if let Some(p) = crate::store::journal::purpose_of(get(r, 2)?, get(r, 3)?) {
+                out.push((get(r, 0)?, get(r, 1)?, p));
+            }
+        }
+        Ok(out)
     }
 
     fn unresolved(&self, _profile: &str) -> CoreResult<Vec<Entry>> {

@@ -852,6 +852,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0020_stalls_without_grants.sql"),
     include_str!("schema/0022_review_team30_r4.sql"),
     include_str!("schema/0027_moved_on_the_writers_clock.sql"),
+    include_str!("schema/0023_purpose.sql"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.

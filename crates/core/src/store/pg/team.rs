@@ -241,6 +241,10 @@ pub struct RequestRow {
     pub state: RowState,
     pub trade_no: Option<String>,
     pub message: Option<String>,
+    /// What the maker gave as the row's purpose (issue 35); every member who reads the
+    /// rows reads it (approvers decide with it).
+    #[serde(default)]
+    pub purpose: Option<crate::purpose::Purpose>,
 }
 
 /// A row to request.
@@ -605,7 +609,7 @@ impl<'a> TeamTables<'a> {
                 // The beneficiary as the member may read it (a card payout's holder
                 // only to its approvers, signers and maker).
                 "SELECT row_no, mer_order_no, amount::text, paydesk.shown_beneficiary(request_id, row_no),
-                        {form}, status, trade_no, message
+                        {form}, status, trade_no, message, purpose
                  FROM paydesk.request_rows WHERE request_id = $1 ORDER BY row_no"
             ),
             &[&id],
@@ -621,6 +625,10 @@ impl<'a> TeamTables<'a> {
                 state: RowState::parse(r.get(5)),
                 trade_no: r.get(6),
                 message: r.get(7),
+                purpose: r
+                    .get::<_, Option<Value>>(8)
+                    .and_then(|v| serde_json::from_value::<crate::purpose::Purpose>(v).ok())
+                    .filter(|p| !p.is_empty()),
             })
             .collect())
     }
