@@ -475,11 +475,12 @@ impl Desk {
     }
 
     pub fn bulk_plan(&self, file: &bulk::BulkFile) -> CoreResult<bulk::BulkPlan> {
-        let planned = self.plan_rows(file, false)?;
+        let (planned, funds) = self.plan_rows_funded(file, false)?;
         let mut plan = bulk::BulkPlan {
+            funds,
             errors: file.errors.clone(),
             digest: self.plan_digest(&planned),
-            digest_with_held: self.plan_digest(&self.plan_rows(file, true)?),
+            digest_with_held: self.plan_digest(&self.plan_rows_funded(file, true)?.0),
             ..bulk::BulkPlan::default()
         };
         let mut totals: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)> =
@@ -539,7 +540,10 @@ impl Desk {
     /// The fee of one payout in `currency`, as the last cached payout in that currency
     /// shows it (the gateway states no fee before a payout is made), and the merchant
     /// order number of that payout. `None` when no such payout is cached.
-    fn payout_fee_estimate(&self, currency: &str) -> Option<(rust_decimal::Decimal, String)> {
+    pub(super) fn payout_fee_estimate(
+        &self,
+        currency: &str,
+    ) -> Option<(rust_decimal::Decimal, String)> {
         let row = self.store.orders().last_payout_fee(currency).ok().flatten();
         let crate::store::orders::PayoutFee {
             handling_fee: fee,
@@ -551,6 +555,17 @@ impl Desk {
                 .unwrap_or_default()
         };
         Some((d(fee) + d(fixed), no))
+    }
+
+    /// [`Desk::plan_rows`] with the rows beyond the balance or a limit held (issue 35).
+    fn plan_rows_funded(
+        &self,
+        file: &bulk::BulkFile,
+        include_held: bool,
+    ) -> CoreResult<(Vec<bulk::Planned>, Vec<bulk::CurrencyFunds>)> {
+        let mut planned = self.plan_rows(file, include_held)?;
+        let funds = self.hold_beyond_funds(&mut planned)?;
+        Ok((planned, funds))
     }
 
     /// A digest of the rows a plan sends: what the operator confirms.
@@ -780,7 +795,8 @@ impl Desk {
         expected: Option<&str>,
         mut progress: impl FnMut(usize, usize),
     ) -> CoreResult<Vec<bulk::RowResult>> {
-        let planned = self.plan_rows(file, include_held)?;
+        self.refresh_bulk_balances(file).await;
+        let (planned, _) = self.plan_rows_funded(file, include_held)?;
         if let Some(confirmed) = expected
             && confirmed != self.plan_digest(&planned)
         {
@@ -1082,6 +1098,9 @@ impl Desk {
         }
         let mut preview = op.preview();
         let (currency, amount) = op.money();
+        if let Some(over) = self.over_limit(currency, amount)? {
+            return Err(over.error());
+        }
         if let Some((fee, from)) = self.payout_fee_estimate(currency) {
             preview.estimated_fee = Some(fee.to_string());
             preview.estimated_total = Some((amount + fee).to_string());
@@ -1092,7 +1111,11 @@ impl Desk {
 
     /// A payout as filled in (and confirmed), through the journal.
     async fn payout_in(&self, form: &PayoutForm) -> CoreResult<Receipt> {
-        let s = match self.fill(Some(&form.notify_url), |who| form.build(who))? {
+        let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
+        let (currency, amount) = op.money();
+        self.check_before_journal(op.mer_order_no(), currency, amount)
+            .await?;
+        let s = match op {
             PayoutOp::Card(op) => self.payout_card(op).await?,
             PayoutOp::Clabe(op) => self.payout_clabe(op).await?,
         };
