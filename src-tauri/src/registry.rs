@@ -104,6 +104,9 @@ macro_rules! app_commands {
             money::pay_url_open => [],
             money::payin_create => ["journal", "cards", "dashboard", "orders", "palette", "review"],
             money::payout_preview => [],
+            // Issue 35: the balance asked now is kept as a snapshot; limits per profile.
+            funds::payout_funds => ["balances", "dashboard"],
+            funds::payout_limits => ["funds"],
             money::payout_create => ["journal", "cards", "dashboard", "orders", "palette", "review"],
             money::journal_entry => [],
             money::journal_reconcile => ["journal", "cards", "dashboard", "orders", "palette", "review"],

@@ -116,6 +116,14 @@ pub enum RowReason {
     },
 }
 
+impl RowReason {
+    /// Held whatever the operator confirms: the money is not there for it, or a limit
+    /// says no (issue 35). `--include-held` and the app's confirmation do not send it.
+    pub fn is_firm(&self) -> bool {
+        matches!(self, Self::OverLimit { .. } | Self::BeyondBalance { .. })
+    }
+}
+
 impl std::fmt::Display for RowReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let then = |f: &mut std::fmt::Formatter<'_>, confirmed: &Option<String>, held: &str| {
@@ -253,8 +261,12 @@ pub struct BulkPlan {
     pub held: u32,
     /// Per currency, the rows that will be sent.
     pub totals: Vec<CurrencyTotal>,
-    /// Per currency, the held rows (sent too if confirmed).
+    /// Per currency, the held rows sent too if confirmed (not those held firm).
     pub held_totals: Vec<CurrencyTotal>,
+    /// Of `held`, the rows held whatever is confirmed: over a limit or beyond the
+    /// balance (issue 35); never sent by this run.
+    #[serde(default)]
+    pub held_firm: u32,
     /// What is confirmed: a digest of the rows that will be sent (number, amount,
     /// currency, account). Sending checks it against the plan made again then.
     pub digest: String,

@@ -267,7 +267,7 @@ pub async fn bulk_check(state: State<'_, AppState>, path: String) -> CmdResult<B
         .display()
         .to_string();
     Ok(BulkCheck {
-        plan: desk.bulk_plan(&file)?,
+        plan: desk.bulk_plan_fresh(&file).await?,
         path,
         result_path,
     })

@@ -29,6 +29,7 @@ pub use bulk_lookup::{
 };
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use customer::{Customer, customer_of};
+pub use funds::Funds;
 pub use lost_audit::{
     LostAuditKey, NEW_LOG_OPERATION, NewAuditLog, audit_key_lost, start_new_audit_log,
 };

@@ -498,6 +498,10 @@ impl Desk {
                 }
                 bulk::RowAction::Paid => plan.paid += 1,
                 bulk::RowAction::LookUp => plan.look_up += 1,
+                bulk::RowAction::Held if p.why.is_firm() => {
+                    plan.held += 1;
+                    plan.held_firm += 1;
+                }
                 bulk::RowAction::Held => {
                     plan.held += 1;
                     let t = held.entry(currency.to_string()).or_default();
