@@ -240,6 +240,16 @@ export const commands = {
 	/**  Checks a payout and answers with what the confirmation step shows. */
 	payoutPreview: (form: PayoutForm_Deserialize) => typedError<PayoutPreview_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_preview", { form })),
 	/**
+	 *  The confirmation's figures for a payout of `amount` in `currency`; `refresh` asks the
+	 *  gateway for the balance now (kept as a snapshot), else the cached one with its age.
+	 */
+	payoutFunds: (currency: string, amount: string, refresh: boolean) => typedError<Funds_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_funds", { currency, amount, refresh })),
+	/**
+	 *  The active profile's payout limits; with `set`, sets them first (checked, kept with
+	 *  the profile, and taken by the running desk at once).
+	 */
+	payoutLimits: (set: Limits_Deserialize | null) => typedError<Limits_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_limits", { set })),
+	/**
 	 *  Sends a confirmed payout. `lose_answer` (built-in sandbox only) makes the sandbox
 	 *  commit the payout and drop the connection, to see a lost answer handled for real.
 	 *  `allow_duplicate`: the operator confirmed a second payout of an intent that is in
@@ -792,8 +802,13 @@ export type BulkPlan_Deserialize = {
 	held: number,
 	/**  Per currency, the rows that will be sent. */
 	totals: CurrencyTotal_Deserialize[],
-	/**  Per currency, the held rows (sent too if confirmed). */
+	/**  Per currency, the held rows sent too if confirmed (not those held firm). */
 	heldTotals: CurrencyTotal_Deserialize[],
+	/**
+	 *  Of `held`, the rows held whatever is confirmed: over a limit or beyond the
+	 *  balance (issue 35); never sent by this run.
+	 */
+	heldFirm?: number,
 	/**
 	 *  What is confirmed: a digest of the rows that will be sent (number, amount,
 	 *  currency, account). Sending checks it against the plan made again then.
@@ -801,6 +816,8 @@ export type BulkPlan_Deserialize = {
 	digest: string,
 	/**  The same with the held rows included. */
 	digestWithHeld: string,
+	/**  Per currency, the balance against what goes (issue 35). */
+	funds?: CurrencyFunds_Deserialize[],
 };
 
 /**  What sending a checked file would do now. */
@@ -813,8 +830,13 @@ export type BulkPlan_Serialize = {
 	held: number,
 	/**  Per currency, the rows that will be sent. */
 	totals: CurrencyTotal_Serialize[],
-	/**  Per currency, the held rows (sent too if confirmed). */
+	/**  Per currency, the held rows sent too if confirmed (not those held firm). */
 	heldTotals: CurrencyTotal_Serialize[],
+	/**
+	 *  Of `held`, the rows held whatever is confirmed: over a limit or beyond the
+	 *  balance (issue 35); never sent by this run.
+	 */
+	heldFirm: number,
 	/**
 	 *  What is confirmed: a digest of the rows that will be sent (number, amount,
 	 *  currency, account). Sending checks it against the plan made again then.
@@ -822,6 +844,8 @@ export type BulkPlan_Serialize = {
 	digest: string,
 	/**  The same with the held rows included. */
 	digestWithHeld: string,
+	/**  Per currency, the balance against what goes (issue 35). */
+	funds: CurrencyFunds_Serialize[],
 };
 
 export type BulkProgress = {
@@ -1500,6 +1524,74 @@ export type CurrencyChange_Serialize = {
 	net: Change_Serialize,
 };
 
+/**  One currency's balance against what a plan sends (issue 35). */
+export type CurrencyFunds = CurrencyFunds_Serialize | CurrencyFunds_Deserialize;
+
+/**  One currency's balance against what a plan sends (issue 35). */
+export type CurrencyFunds_Deserialize = {
+	currency: string,
+	/**
+	 *  The latest available balance this desk holds (decimal string); `None`: not known
+	 *  (no row is held for the balance then).
+	 */
+	balance?: string | null,
+	takenAt?: number | null,
+	ageSecs?: number | null,
+	fresh: boolean,
+	/**  The rows that go: amounts plus the fees this desk knows. */
+	total: string,
+	/**  Whether a fee is known for this currency (else `total` has amounts only). */
+	feeKnown: boolean,
+	/**  Balance minus total. */
+	left?: string | null,
+	/**  Rows held because the balance does not reach them. */
+	heldBeyondBalance: number,
+};
+
+/**  One currency's balance against what a plan sends (issue 35). */
+export type CurrencyFunds_Serialize = {
+	currency: string,
+	/**
+	 *  The latest available balance this desk holds (decimal string); `None`: not known
+	 *  (no row is held for the balance then).
+	 */
+	balance: string | null,
+	takenAt: number | null,
+	ageSecs: number | null,
+	fresh: boolean,
+	/**  The rows that go: amounts plus the fees this desk knows. */
+	total: string,
+	/**  Whether a fee is known for this currency (else `total` has amounts only). */
+	feeKnown: boolean,
+	/**  Balance minus total. */
+	left: string | null,
+	/**  Rows held because the balance does not reach them. */
+	heldBeyondBalance: number,
+};
+
+/**  One currency's limits; a limit left out is no limit. */
+export type CurrencyLimit = CurrencyLimit_Serialize | CurrencyLimit_Deserialize;
+
+/**  One currency's limits; a limit left out is no limit. */
+export type CurrencyLimit_Deserialize = {
+	/**  ISO 4217 code, upper case. */
+	currency?: string,
+	/**  The most one payout may be (decimal string). */
+	perPayout?: string | null,
+	/**  The most the payouts of one business day may add up to (decimal string). */
+	perDay?: string | null,
+};
+
+/**  One currency's limits; a limit left out is no limit. */
+export type CurrencyLimit_Serialize = {
+	/**  ISO 4217 code, upper case. */
+	currency: string,
+	/**  The most one payout may be (decimal string). */
+	perPayout: string | null,
+	/**  The most the payouts of one business day may add up to (decimal string). */
+	perDay: string | null,
+};
+
 /**  One currency's statement. */
 export type CurrencyStatement = CurrencyStatement_Serialize | CurrencyStatement_Deserialize;
 
@@ -2127,6 +2219,77 @@ export type Found =
  */
 "notListedYet";
 
+/**  What one currency's balance says about money about to leave. */
+export type Funds = Funds_Serialize | Funds_Deserialize;
+
+/**  What one currency's balance says about money about to leave. */
+export type Funds_Deserialize = {
+	currency: string,
+	/**  The available balance (decimal string); `None` when the desk has none. */
+	balance?: string | null,
+	/**  When the balance was answered (UTC millis). */
+	takenAt?: number | null,
+	/**  Its age in seconds when this was made. */
+	ageSecs?: number | null,
+	/**  Answered within [`FRESH_SECS`]. */
+	fresh: boolean,
+	/**  Why the balance could not be read now (the cached one is shown instead). */
+	refreshError?: string | null,
+	/**  What leaves: the amount(s) (decimal string). */
+	amount: string,
+	/**  The fees this desk knows for it; `None`: fee not known. */
+	fee?: string | null,
+	/**  The payout the fee is read from. */
+	feeFrom?: string | null,
+	/**  Amount plus the known fees. */
+	total: string,
+	/**  Balance minus total; `None` without a balance. */
+	left?: string | null,
+	/**  The balance is short of the total. */
+	short: boolean,
+	/**
+	 *  The profile's limits for this currency (decimal strings) and what today's payouts
+	 *  already add up to (in the profile's business zone).
+	 */
+	limitPerPayout?: string | null,
+	limitPerDay?: string | null,
+	usedToday: string,
+};
+
+/**  What one currency's balance says about money about to leave. */
+export type Funds_Serialize = {
+	currency: string,
+	/**  The available balance (decimal string); `None` when the desk has none. */
+	balance: string | null,
+	/**  When the balance was answered (UTC millis). */
+	takenAt: number | null,
+	/**  Its age in seconds when this was made. */
+	ageSecs: number | null,
+	/**  Answered within [`FRESH_SECS`]. */
+	fresh: boolean,
+	/**  Why the balance could not be read now (the cached one is shown instead). */
+	refreshError: string | null,
+	/**  What leaves: the amount(s) (decimal string). */
+	amount: string,
+	/**  The fees this desk knows for it; `None`: fee not known. */
+	fee: string | null,
+	/**  The payout the fee is read from. */
+	feeFrom: string | null,
+	/**  Amount plus the known fees. */
+	total: string,
+	/**  Balance minus total; `None` without a balance. */
+	left: string | null,
+	/**  The balance is short of the total. */
+	short: boolean,
+	/**
+	 *  The profile's limits for this currency (decimal strings) and what today's payouts
+	 *  already add up to (in the profile's business zone).
+	 */
+	limitPerPayout: string | null,
+	limitPerDay: string | null,
+	usedToday: string,
+};
+
 /**  Whether the gateway was asked about what the cache lacked. */
 export type GatewayAsked = 
 /**  Every number that needed it was asked. */
@@ -2218,6 +2381,22 @@ export type KindRule = {
 	/**  Numbers starting with this text (case-sensitive) are of `kind`. */
 	prefix: string,
 	kind: OrderKind,
+};
+
+/**  Which limit a payout is over. */
+export type LimitKind = "perPayout" | "perDay";
+
+/**  A profile's payout limits. */
+export type Limits = Limits_Serialize | Limits_Deserialize;
+
+/**  A profile's payout limits. */
+export type Limits_Deserialize = {
+	currencies?: CurrencyLimit_Deserialize[],
+};
+
+/**  A profile's payout limits. */
+export type Limits_Serialize = {
+	currencies: CurrencyLimit_Serialize[],
 };
 
 /**  What a reconciliation line is. */
@@ -3995,7 +4174,14 @@ export type RowReason_Deserialize =
 /**  The same payout was paid longer ago than the profile's window. */
 { kind: "paidDaysAgo"; earlier: string; days: number; confirmedAs?: string | null } | 
 /**  The same payout was made lately under a number that is not this file's. */
-{ kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs?: string | null };
+{ kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs?: string | null } | 
+/**  Over one of the profile's limits (issue 35): held whatever is confirmed. */
+{ kind: "overLimit"; limit: LimitKind; currency: string; value: string } | 
+/**
+ *  Beyond the available balance in file order: this row's amount and known fee,
+ *  with the rows before it, come to `needed`; held whatever is confirmed.
+ */
+{ kind: "beyondBalance"; currency: string; balance: string; needed: string };
 
 /**
  *  Why a row is sent, held, looked up or already paid: the facts, for any language.
@@ -4014,7 +4200,14 @@ export type RowReason_Serialize =
 /**  The same payout was paid longer ago than the profile's window. */
 { kind: "paidDaysAgo"; earlier: string; days: number; confirmedAs: string | null } | 
 /**  The same payout was made lately under a number that is not this file's. */
-{ kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs: string | null };
+{ kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs: string | null } | 
+/**  Over one of the profile's limits (issue 35): held whatever is confirmed. */
+{ kind: "overLimit"; limit: LimitKind; currency: string; value: string } | 
+/**
+ *  Beyond the available balance in file order: this row's amount and known fee,
+ *  with the rows before it, come to `needed`; held whatever is confirmed.
+ */
+{ kind: "beyondBalance"; currency: string; balance: string; needed: string };
 
 /**  The outcome of one row, as the result file lists it. */
 export type RowResult = RowResult_Serialize | RowResult_Deserialize;

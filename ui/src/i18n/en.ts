@@ -2364,8 +2364,10 @@ export const en = {
     limits: "Limits: {{perPayout}} per payout, {{perDay}} per day ({{used}} used today)",
     noLimit: "none",
     planTitle: "Balances for this run",
-    planLine:
-      "{{currency}}: {{total}} goes, {{balance}} available, {{left}} left; {{held}} rows held beyond the balance",
+    planLine_one:
+      "{{currency}}: {{total}} goes, {{balance}} available, {{left}} left; {{count, number}} row held beyond the balance",
+    planLine_other:
+      "{{currency}}: {{total}} goes, {{balance}} available, {{left}} left; {{count, number}} rows held beyond the balance",
     planNoBalance: "{{currency}}: {{total}} goes; balance not known (no row held for it)",
     planFeesUnknown: "fees not known",
     settingsTitle: "Payout limits",

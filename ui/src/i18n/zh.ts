@@ -298,7 +298,8 @@ export const zh: Catalogue = {
       heldNewNumber: "仅在您确认后以新编号发送。",
       heldNewPayout: "仅在您确认这是一笔新付款后发送。",
       confirmedAs: "已确认：以 {{number}} 发送。",
-      overLimit: "超过此配置的{{limit}}限额 {{value}} {{currency}}：已暂缓，不发送（确认也不会发送）。",
+      overLimit:
+        "超过此配置的{{limit}}限额 {{value}} {{currency}}：已暂缓，不发送（确认也不会发送）。",
       beyondBalance:
         "超出可用余额 {{balance}} {{currency}}：截至此行（含已知手续费）需要 {{needed}} {{currency}}。已暂缓，不发送（确认也不会发送）。",
       limitPerPayout: "单笔",
@@ -2167,8 +2168,8 @@ export const zh: Catalogue = {
     limits: "限额：单笔 {{perPayout}}，每日 {{perDay}}（今天已用 {{used}}）",
     noLimit: "无",
     planTitle: "本次运行的余额",
-    planLine:
-      "{{currency}}：发送 {{total}}，可用 {{balance}}，剩余 {{left}}；{{held}} 行因超出余额而暂缓",
+    planLine_other:
+      "{{currency}}：发送 {{total}}，可用 {{balance}}，剩余 {{left}}；{{count, number}} 行因超出余额而暂缓",
     planNoBalance: "{{currency}}：发送 {{total}}；余额未知（没有行因此暂缓）",
     planFeesUnknown: "手续费未知",
     settingsTitle: "付款限额",

@@ -78,6 +78,8 @@ export const invalidates = {
   payUrlOpen: [],
   payinCreate: ["journal", "cards", "dashboard", "orders", "palette", "review"],
   payoutPreview: [],
+  payoutFunds: ["balances", "dashboard"],
+  payoutLimits: ["funds"],
   payoutCreate: ["journal", "cards", "dashboard", "orders", "palette", "review"],
   journalEntry: [],
   journalReconcile: ["journal", "cards", "dashboard", "orders", "palette", "review"],

@@ -1,4 +1,5 @@
 import { Button, Group, Modal, Stack, Table, Text } from "@mantine/core";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { CopyCommand } from "../../components/CopyCommand";
 import { locale } from "../../i18n";
@@ -6,6 +7,7 @@ import type { CliCommand } from "../../lib/cliCommand";
 import { formatMoney } from "../../lib/format";
 import type { PayoutPreview } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
+import { FundsCheck } from "./FundsCheck";
 
 /// The payout as it will be sent, masked, with the last word before sending.
 export function PayoutConfirm({
@@ -27,6 +29,7 @@ export function PayoutConfirm({
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
+  const [short, setShort] = useState(false);
   return (
     <Modal
       opened={!!preview}
@@ -105,6 +108,7 @@ export function PayoutConfirm({
               </Table.Tr>
             </Table.Tbody>
           </Table>
+          <FundsCheck currency={preview.currency} amount={preview.amount} onShort={setShort} />
           <Text size="sm" c="dimmed">
             {t(asRequest ? "payouts.requestHint" : "payouts.confirmHint")}
           </Text>
@@ -117,6 +121,7 @@ export function PayoutConfirm({
               <Button
                 color={asRequest ? "blue" : "red"}
                 loading={sending}
+                disabled={short}
                 onClick={onConfirm}
                 data-testid="payout-send"
               >

@@ -26,6 +26,7 @@ import { DeskLockCard } from "../team/DeskLockCard";
 import { ConnectionCheckModal } from "./ConnectionCheck";
 import { ConventionsDrawer } from "./conventions/ConventionsDrawer";
 import { KeysPanel } from "./KeysPanel";
+import { LimitsCard } from "./LimitsCard";
 import { ProfileForm } from "./ProfileForm";
 import { useDeleteProfile, useProfiles, useSwitchProfile } from "./queries";
 
@@ -265,6 +266,7 @@ export function SettingsPage() {
         />
       ) : null}
       <DeskLockCard />
+      <LimitsCard />
       <Appearance />
       {status.data ? (
         <Text size="xs" c="dimmed">
