@@ -2360,7 +2360,7 @@ export const en = {
     total: "Amount + known fees",
     left: "Left after it",
     short:
-      "The balance is short of this payout: {{balance}} {{currency}} available, {{total}} {{currency}} needed. Sending is refused.",
+      "The balance is short of this payout: {{balance}} available, {{total}} needed. Sending is refused.",
     limits: "Limits: {{perPayout}} per payout, {{perDay}} per day ({{used}} used today)",
     noLimit: "none",
     planTitle: "Balances for this run",

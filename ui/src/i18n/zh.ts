@@ -2163,8 +2163,7 @@ export const zh: Catalogue = {
     feeUnknown: "手续费未知",
     total: "金额 + 已知手续费",
     left: "付款后剩余",
-    short:
-      "余额不足以支付此笔付款：可用 {{balance}} {{currency}}，需要 {{total}} {{currency}}。发送被拒绝。",
+    short: "余额不足以支付此笔付款：可用 {{balance}}，需要 {{total}}。发送被拒绝。",
     limits: "限额：单笔 {{perPayout}}，每日 {{perDay}}（今天已用 {{used}}）",
     noLimit: "无",
     planTitle: "本次运行的余额",

@@ -114,7 +114,6 @@ export function FundsCheck({
           {t("funds.short", {
             balance: money(f.balance),
             total: money(f.total),
-            currency: f.currency,
           })}
         </Alert>
       )}
