@@ -215,3 +215,28 @@ async fn a_bulk_plan_holds_the_rows_beyond_the_balance_and_no_run_sends_them() {
         assert!(journal.iter().all(|x| x.mer_order_no != r.mer_order_no));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_balance_that_fell_after_the_preview_refuses_the_whole_run_before_anything_is_journaled()
+{
+    let f = common::Fixture::new("bulkfell").await;
+    mxn_balance(&f, "1000.00");
+    let desk = f.desk().await;
+    let csv = "type,amount,currency,account,firstName,lastName,country,merOrderNo\n\
+               clabe,400.00,MXN,002010077777777771,Ana,Lima,,FELL-1\n\
+               clabe,500.00,MXN,002010077777777771,Bo,Lima,,FELL-2\n";
+    let path = f.dir.path().join("fell.csv");
+    std::fs::write(&path, csv).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan_fresh(&file).await.unwrap();
+    assert_eq!(plan.to_send, 2, "900 fits 1000");
+    // Money left the account after the preview: 899.99 no longer reaches both rows.
+    mxn_balance(&f, &(d("400.00") + d("500.00") - d("0.01")).to_string());
+    let e = desk
+        .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap_err();
+    assert_eq!(rule_key(&e).as_deref(), Some("bulkBalanceChanged"), "{e}");
+    assert!(desk.journal_entries(&[], 50).unwrap().is_empty());
+    assert!(orders_at_gateway(&f).is_empty());
+}

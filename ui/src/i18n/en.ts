@@ -2341,6 +2341,8 @@ export const en = {
     limitAmount: "must be an amount above zero, got “{{got}}”",
     limitCurrency: "must be a three-letter currency code, got “{{got}}”",
     limitCurrencyTwice: "{{currency}} has limits set twice",
+    bulkBalanceChanged:
+      "the {{currency}} balance is now {{balance}}: it no longer reaches every row confirmed (line {{line}}); nothing was sent, check the file again",
   },
   funds: {
     title: "Balance check",

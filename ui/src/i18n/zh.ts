@@ -2146,6 +2146,8 @@ export const zh: Catalogue = {
     limitAmount: "必须是大于零的金额，收到“{{got}}”",
     limitCurrency: "必须是三个字母的货币代码，收到“{{got}}”",
     limitCurrencyTwice: "{{currency}} 的限额设置了两次",
+    bulkBalanceChanged:
+      "{{currency}} 余额现在为 {{balance}}：已不足以支付所有已确认的行（第 {{line}} 行）；未发送任何内容，请重新检查文件",
   },
   funds: {
     title: "余额检查",

@@ -352,6 +352,48 @@ impl Desk {
             .collect())
     }
 
+    /// Before a confirmed run writes anything: the balances asked again; if they no
+    /// longer reach a row the plan sends, the run is refused whole (nothing journaled),
+    /// naming the currency and its balance, for the plan to be checked again.
+    pub(super) async fn funds_still_there(
+        &self,
+        file: &bulk::BulkFile,
+        planned: &[bulk::Planned],
+    ) -> CoreResult<()> {
+        if self.client.is_none() {
+            return Ok(());
+        }
+        self.refresh_bulk_balances(file).await;
+        let mut again = planned.to_vec();
+        self.hold_beyond_funds(&mut again)?;
+        let changed = planned
+            .iter()
+            .zip(&again)
+            .find(|(p, a)| p.action == RowAction::Send && a.action == RowAction::Held);
+        if let Some((_, a)) = changed {
+            let (currency, balance) = match &a.why {
+                RowReason::BeyondBalance {
+                    currency, balance, ..
+                } => (currency.clone(), balance.clone()),
+                _ => (a.payout.money().0.to_ascii_uppercase(), String::new()),
+            };
+            return Err(CoreError::keyed(
+                "file",
+                format!(
+                    "the {currency} balance is now {balance}: it no longer reaches every row confirmed (line {}); nothing was sent, check the file again",
+                    a.line
+                ),
+                "bulkBalanceChanged",
+                &[
+                    ("currency", currency),
+                    ("balance", balance),
+                    ("line", a.line.to_string()),
+                ],
+            ));
+        }
+        Ok(())
+    }
+
     /// The latest balance of each currency a bulk file pays in, asked of the gateway now
     /// (when this desk holds the key); a currency that cannot be read keeps its snapshot.
     pub async fn refresh_bulk_balances(&self, file: &bulk::BulkFile) {

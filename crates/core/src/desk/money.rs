@@ -799,7 +799,8 @@ impl Desk {
         expected: Option<&str>,
         mut progress: impl FnMut(usize, usize),
     ) -> CoreResult<Vec<bulk::RowResult>> {
-        self.refresh_bulk_balances(file).await;
+        // Planned on the balances the preview read (kept as snapshots), at once: the
+        // digest is checked against the journal as it stands now.
         let (planned, _) = self.plan_rows_funded(file, include_held)?;
         if let Some(confirmed) = expected
             && confirmed != self.plan_digest(&planned)
@@ -811,6 +812,7 @@ impl Desk {
                 &[],
             ));
         }
+        self.funds_still_there(file, &planned).await?;
         // Every row to send is in the journal before any leaves: one commit for them all.
         let sends: Vec<&bulk::Planned> = planned
             .iter()
