@@ -165,6 +165,8 @@ macro_rules! app_commands {
             team_admin::team_rule_set => ["team"],
             team_admin::team_rule_remove => ["team"],
             team_admin::team_default_set => ["team"],
+            team_admin::team_member_limits => [],
+            team_admin::team_member_limit_set => ["team"],
             team_admin::team_worker_status => [],
             team_admin::team_worker_start => ["team"],
             team_admin::team_worker_stop => ["team"],

@@ -421,6 +421,10 @@ export const commands = {
 	teamRuleRemove: (id: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_rule_remove", { id })),
 	/**  The approvals a request no rule names needs (admins). */
 	teamDefaultSet: (approvals: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_default_set", { approvals })),
+	/**  Every member's payout limits (issue 35), held by the team's database. */
+	teamMemberLimits: () => typedError<MemberLimit_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("team_member_limits")),
+	/**  Sets a member's payout limits in a currency (admins; both empty clears them). */
+	teamMemberLimitSet: (limit: MemberLimit_Deserialize) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_member_limit_set", { limit })),
 	teamWorkerStatus: () => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_status")),
 	/**
 	 *  Starts the signer's worker (`paydesk team worker`) for the open team desk: it
@@ -2633,6 +2637,35 @@ export type Meaning = "created" | "pending" | "success" | "failed" | "closed" | 
 
 /**  A member of the team: a database user and the team roles it holds. */
 export type Member = Member_Serialize | Member_Deserialize;
+
+/**  A member's payout limits in one currency (issue 35), held by the team's database. */
+export type MemberLimit = MemberLimit_Serialize | MemberLimit_Deserialize;
+
+/**  A member's payout limits in one currency (issue 35), held by the team's database. */
+export type MemberLimit_Deserialize = {
+	member: string,
+	currency: string,
+	/**  Decimal strings; `None`: no limit. */
+	perPayout?: string | null,
+	perDay?: string | null,
+	/**  The zone of the day of `per_day` (a time zone name, or UTC). */
+	dayZone: string,
+	/**  The admin who set it (empty when setting). */
+	setBy?: string,
+};
+
+/**  A member's payout limits in one currency (issue 35), held by the team's database. */
+export type MemberLimit_Serialize = {
+	member: string,
+	currency: string,
+	/**  Decimal strings; `None`: no limit. */
+	perPayout: string | null,
+	perDay: string | null,
+	/**  The zone of the day of `per_day` (a time zone name, or UTC). */
+	dayZone: string,
+	/**  The admin who set it (empty when setting). */
+	setBy: string,
+};
 
 /**  A member of the team: a database user and the team roles it holds. */
 export type Member_Deserialize = {

@@ -2341,6 +2341,10 @@ export const en = {
     limitAmount: "must be an amount above zero, got “{{got}}”",
     limitCurrency: "must be a three-letter currency code, got “{{got}}”",
     limitCurrencyTwice: "{{currency}} has limits set twice",
+    sqlMemberLimitPerPayout:
+      "row {{row}} is {{amount}} {{currency}}, over the limit per payout of {{limit}} {{currency}} the team set for {{member}}",
+    sqlMemberLimitPerDay:
+      "row {{row}} ({{amount}} {{currency}}) would take {{member}}'s payouts today over the limit per day of {{limit}} {{currency}} the team set ({{used}} {{currency}} requested today)",
     bulkBalanceChanged:
       "the {{currency}} balance is now {{balance}}: it no longer reaches every row confirmed (line {{line}}); nothing was sent, check the file again",
   },
@@ -2382,6 +2386,13 @@ export const en = {
     remove: "Remove",
     save: "Save limits",
     saved: "Limits saved",
+    teamTitle: "Members' payout limits",
+    teamHint:
+      "Per member and currency, held by the team's database: a payout request row over a member's limit per payout, or taking their day's rows over the limit per day, is refused when it is made, whoever writes it. Admins set them; leave both amounts empty to clear a member's limits.",
+    teamLine: "{{currency}}: {{perPayout}} per payout, {{perDay}} per day (days in {{zone}})",
+    teamNone: "No member has payout limits.",
+    member: "Member",
+    dayZone: "Day's time zone",
   },
   cliCommand: {
     button: "Copy as command",

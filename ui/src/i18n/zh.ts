@@ -2146,6 +2146,10 @@ export const zh: Catalogue = {
     limitAmount: "必须是大于零的金额，收到“{{got}}”",
     limitCurrency: "必须是三个字母的货币代码，收到“{{got}}”",
     limitCurrencyTwice: "{{currency}} 的限额设置了两次",
+    sqlMemberLimitPerPayout:
+      "第 {{row}} 行为 {{amount}} {{currency}}，超过团队为 {{member}} 设置的单笔限额 {{limit}} {{currency}}",
+    sqlMemberLimitPerDay:
+      "第 {{row}} 行（{{amount}} {{currency}}）将使 {{member}} 今天的付款超过团队设置的每日限额 {{limit}} {{currency}}（今天已申请 {{used}} {{currency}}）",
     bulkBalanceChanged:
       "{{currency}} 余额现在为 {{balance}}：已不足以支付所有已确认的行（第 {{line}} 行）；未发送任何内容，请重新检查文件",
   },
@@ -2183,6 +2187,13 @@ export const zh: Catalogue = {
     remove: "删除",
     save: "保存限额",
     saved: "限额已保存",
+    teamTitle: "成员付款限额",
+    teamHint:
+      "按成员和货币设置，由团队数据库执行：超过成员单笔限额、或使其当日合计超过每日限额的付款申请行，无论由谁写入，都会在创建时被拒绝。由管理员设置；两个金额都留空即清除该成员的限额。",
+    teamLine: "{{currency}}：单笔 {{perPayout}}，每日 {{perDay}}（按 {{zone}} 计日）",
+    teamNone: "没有成员设置付款限额。",
+    member: "成员",
+    dayZone: "计日时区",
   },
   cliCommand: {
     button: "复制为命令",

@@ -135,6 +135,8 @@ export const invalidates = {
   teamRuleSet: ["team"],
   teamRuleRemove: ["team"],
   teamDefaultSet: ["team"],
+  teamMemberLimits: [],
+  teamMemberLimitSet: ["team"],
   teamWorkerStatus: [],
   teamWorkerStart: ["team"],
   teamWorkerStop: ["team"],

@@ -84,7 +84,8 @@ BEGIN
     END IF;
     IF l.per_payout IS NOT NULL AND NEW.amount OPERATOR(pg_catalog.>) l.per_payout THEN
         RAISE EXCEPTION 'amount: row % is % %, over the limit per payout of % % the team set for %',
-            NEW.row_no, NEW.amount, r.currency, l.per_payout, r.currency, r.maker
+            NEW.row_no, pg_catalog.trim_scale(NEW.amount), r.currency, pg_catalog.trim_scale(l.per_payout),
+            r.currency, r.maker
             USING ERRCODE = 'check_violation';
     END IF;
     IF l.per_day IS NOT NULL THEN
@@ -99,7 +100,8 @@ BEGIN
            AND rr.status OPERATOR(pg_catalog.<>) ALL (ARRAY['rejected', 'failed']);
         IF used OPERATOR(pg_catalog.+) NEW.amount OPERATOR(pg_catalog.>) l.per_day THEN
             RAISE EXCEPTION 'amount: row % (% %) would take %''s payouts today over the limit per day of % % the team set (% % requested today)',
-                NEW.row_no, NEW.amount, r.currency, r.maker, l.per_day, r.currency, used, r.currency
+                NEW.row_no, pg_catalog.trim_scale(NEW.amount), r.currency, r.maker,
+                pg_catalog.trim_scale(l.per_day), r.currency, pg_catalog.trim_scale(used), r.currency
                 USING ERRCODE = 'check_violation';
         END IF;
     END IF;
