@@ -422,9 +422,9 @@ export const commands = {
 	/**  The approvals a request no rule names needs (admins). */
 	teamDefaultSet: (approvals: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_default_set", { approvals })),
 	/**  Every member's payout limits (issue 35), held by the team's database. */
-	teamMemberLimits: () => typedError<MemberLimit_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("team_member_limits")),
+	teamLimits: () => typedError<MemberLimit_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("team_limits")),
 	/**  Sets a member's payout limits in a currency (admins; both empty clears them). */
-	teamMemberLimitSet: (limit: MemberLimit_Deserialize) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_member_limit_set", { limit })),
+	teamLimitSet: (limit: MemberLimit_Deserialize) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_limit_set", { limit })),
 	teamWorkerStatus: () => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_status")),
 	/**
 	 *  Starts the signer's worker (`paydesk team worker`) for the open team desk: it

@@ -10,14 +10,14 @@ export const memberLimitKeys = { all: [...teamKeys.all, "memberLimits"] as const
 export function useMemberLimits() {
   return useQuery({
     queryKey: memberLimitKeys.all,
-    queryFn: () => unwrap(commands.teamMemberLimits()),
+    queryFn: () => unwrap(commands.teamLimits()),
   });
 }
 
 export function useMemberLimitSet() {
   return useCommandMutation(
-    "teamMemberLimitSet",
-    (limit: MemberLimit) => unwrap(commands.teamMemberLimitSet(limit)),
+    "teamLimitSet",
+    (limit: MemberLimit) => unwrap(commands.teamLimitSet(limit)),
     { evenOnError: true },
   );
 }
