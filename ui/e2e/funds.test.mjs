@@ -132,6 +132,7 @@ test("a payout short of the balance is shown short and cannot be sent; a bulk pl
   await h.click(id("bulk-send"));
   const confirm = await h.waitFor(id("bulk-confirm"));
   assert.equal(await browser.$(id("bulk-include-held")).isExisting(), false);
+  await browser.pause(400); // the modal's opening transition, for the screenshot
   await h.shot("funds-bulk-confirm");
   assert.ok(confirm);
   await browser.keys("Escape");
