@@ -45,7 +45,7 @@ macro_rules! specta_commands {
 /// Every command, for the invoke handler and the bindings.
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
     use commands::{
-        activity, alerts, balances, lock, lookup, money, orders, records, reports, schedules,
+        activity, alerts, balances, funds, lock, lookup, money, orders, records, reports, schedules,
         settings, team, team_admin, views,
     };
     Builder::<R>::new()

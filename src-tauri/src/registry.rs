@@ -104,6 +104,9 @@ macro_rules! app_commands {
             money::pay_url_open => [],
             money::payin_create => ["journal", "cards", "dashboard", "orders", "palette", "review"],
             money::payout_preview => [],
+            // Issue 35: the balance asked now is kept as a snapshot; limits per profile.
+            funds::payout_funds => ["balances", "dashboard"],
+            funds::payout_limits => ["funds"],
             money::payout_create => ["journal", "cards", "dashboard", "orders", "palette", "review"],
             money::journal_entry => [],
             money::journal_reconcile => ["journal", "cards", "dashboard", "orders", "palette", "review"],
@@ -163,6 +166,8 @@ macro_rules! app_commands {
             team_admin::team_rule_set => ["team"],
             team_admin::team_rule_remove => ["team"],
             team_admin::team_default_set => ["team"],
+            team_admin::team_limits => [],
+            team_admin::team_limit_set => ["team"],
             team_admin::team_worker_status => [],
             team_admin::team_worker_start => ["team"],
             team_admin::team_worker_stop => ["team"],

@@ -241,6 +241,16 @@ export const commands = {
 	/**  Checks a payout and answers with what the confirmation step shows. */
 	payoutPreview: (form: PayoutForm_Deserialize) => typedError<PayoutPreview_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_preview", { form })),
 	/**
+	 *  The confirmation's figures for a payout of `amount` in `currency`; `refresh` asks the
+	 *  gateway for the balance now (kept as a snapshot), else the cached one with its age.
+	 */
+	payoutFunds: (currency: string, amount: string, refresh: boolean) => typedError<Funds_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_funds", { currency, amount, refresh })),
+	/**
+	 *  The active profile's payout limits; with `set`, sets them first (checked, kept with
+	 *  the profile, and taken by the running desk at once).
+	 */
+	payoutLimits: (set: Limits_Deserialize | null) => typedError<Limits_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_limits", { set })),
+	/**
 	 *  Sends a confirmed payout. `lose_answer` (built-in sandbox only) makes the sandbox
 	 *  commit the payout and drop the connection, to see a lost answer handled for real.
 	 *  `allow_duplicate`: the operator confirmed a second payout of an intent that is in
@@ -418,6 +428,10 @@ export const commands = {
 	teamRuleRemove: (id: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_rule_remove", { id })),
 	/**  The approvals a request no rule names needs (admins). */
 	teamDefaultSet: (approvals: number) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_default_set", { approvals })),
+	/**  Every member's payout limits (issue 35), held by the team's database. */
+	teamLimits: () => typedError<MemberLimit_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("team_limits")),
+	/**  Sets a member's payout limits in a currency (admins; both empty clears them). */
+	teamLimitSet: (limit: MemberLimit_Deserialize) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("team_limit_set", { limit })),
 	teamWorkerStatus: () => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_status")),
 	/**
 	 *  Starts the signer's worker (`paydesk team worker`) for the open team desk: it
@@ -948,8 +962,13 @@ export type BulkPlan_Deserialize = {
 	held: number,
 	/**  Per currency, the rows that will be sent. */
 	totals: CurrencyTotal_Deserialize[],
-	/**  Per currency, the held rows (sent too if confirmed). */
+	/**  Per currency, the held rows sent too if confirmed (not those held firm). */
 	heldTotals: CurrencyTotal_Deserialize[],
+	/**
+	 *  Of `held`, the rows held whatever is confirmed: over a limit or beyond the
+	 *  balance (issue 35); never sent by this run.
+	 */
+	heldFirm?: number,
 	/**
 	 *  What is confirmed: a digest of the rows that will be sent (number, amount,
 	 *  currency, account). Sending checks it against the plan made again then.
@@ -957,6 +976,8 @@ export type BulkPlan_Deserialize = {
 	digest: string,
 	/**  The same with the held rows included. */
 	digestWithHeld: string,
+	/**  Per currency, the balance against what goes (issue 35). */
+	funds?: CurrencyFunds_Deserialize[],
 };
 
 /**  What sending a checked file would do now. */
@@ -969,8 +990,13 @@ export type BulkPlan_Serialize = {
 	held: number,
 	/**  Per currency, the rows that will be sent. */
 	totals: CurrencyTotal_Serialize[],
-	/**  Per currency, the held rows (sent too if confirmed). */
+	/**  Per currency, the held rows sent too if confirmed (not those held firm). */
 	heldTotals: CurrencyTotal_Serialize[],
+	/**
+	 *  Of `held`, the rows held whatever is confirmed: over a limit or beyond the
+	 *  balance (issue 35); never sent by this run.
+	 */
+	heldFirm: number,
 	/**
 	 *  What is confirmed: a digest of the rows that will be sent (number, amount,
 	 *  currency, account). Sending checks it against the plan made again then.
@@ -978,6 +1004,8 @@ export type BulkPlan_Serialize = {
 	digest: string,
 	/**  The same with the held rows included. */
 	digestWithHeld: string,
+	/**  Per currency, the balance against what goes (issue 35). */
+	funds: CurrencyFunds_Serialize[],
 };
 
 export type BulkProgress = {
@@ -1666,6 +1694,74 @@ export type CurrencyChange_Serialize = {
 	net: Change_Serialize,
 };
 
+/**  One currency's balance against what a plan sends (issue 35). */
+export type CurrencyFunds = CurrencyFunds_Serialize | CurrencyFunds_Deserialize;
+
+/**  One currency's balance against what a plan sends (issue 35). */
+export type CurrencyFunds_Deserialize = {
+	currency: string,
+	/**
+	 *  The latest available balance this desk holds (decimal string); `None`: not known
+	 *  (no row is held for the balance then).
+	 */
+	balance?: string | null,
+	takenAt?: number | null,
+	ageSecs?: number | null,
+	fresh: boolean,
+	/**  The rows that go: amounts plus the fees this desk knows. */
+	total: string,
+	/**  Whether a fee is known for this currency (else `total` has amounts only). */
+	feeKnown: boolean,
+	/**  Balance minus total. */
+	left?: string | null,
+	/**  Rows held because the balance does not reach them. */
+	heldBeyondBalance: number,
+};
+
+/**  One currency's balance against what a plan sends (issue 35). */
+export type CurrencyFunds_Serialize = {
+	currency: string,
+	/**
+	 *  The latest available balance this desk holds (decimal string); `None`: not known
+	 *  (no row is held for the balance then).
+	 */
+	balance: string | null,
+	takenAt: number | null,
+	ageSecs: number | null,
+	fresh: boolean,
+	/**  The rows that go: amounts plus the fees this desk knows. */
+	total: string,
+	/**  Whether a fee is known for this currency (else `total` has amounts only). */
+	feeKnown: boolean,
+	/**  Balance minus total. */
+	left: string | null,
+	/**  Rows held because the balance does not reach them. */
+	heldBeyondBalance: number,
+};
+
+/**  One currency's limits; a limit left out is no limit. */
+export type CurrencyLimit = CurrencyLimit_Serialize | CurrencyLimit_Deserialize;
+
+/**  One currency's limits; a limit left out is no limit. */
+export type CurrencyLimit_Deserialize = {
+	/**  ISO 4217 code, upper case. */
+	currency?: string,
+	/**  The most one payout may be (decimal string). */
+	perPayout?: string | null,
+	/**  The most the payouts of one business day may add up to (decimal string). */
+	perDay?: string | null,
+};
+
+/**  One currency's limits; a limit left out is no limit. */
+export type CurrencyLimit_Serialize = {
+	/**  ISO 4217 code, upper case. */
+	currency: string,
+	/**  The most one payout may be (decimal string). */
+	perPayout: string | null,
+	/**  The most the payouts of one business day may add up to (decimal string). */
+	perDay: string | null,
+};
+
 /**  One currency's statement. */
 export type CurrencyStatement = CurrencyStatement_Serialize | CurrencyStatement_Deserialize;
 
@@ -2303,6 +2399,77 @@ export type Found =
  */
 "notListedYet";
 
+/**  What one currency's balance says about money about to leave. */
+export type Funds = Funds_Serialize | Funds_Deserialize;
+
+/**  What one currency's balance says about money about to leave. */
+export type Funds_Deserialize = {
+	currency: string,
+	/**  The available balance (decimal string); `None` when the desk has none. */
+	balance?: string | null,
+	/**  When the balance was answered (UTC millis). */
+	takenAt?: number | null,
+	/**  Its age in seconds when this was made. */
+	ageSecs?: number | null,
+	/**  Answered within [`FRESH_SECS`]. */
+	fresh: boolean,
+	/**  Why the balance could not be read now (the cached one is shown instead). */
+	refreshError?: string | null,
+	/**  What leaves: the amount(s) (decimal string). */
+	amount: string,
+	/**  The fees this desk knows for it; `None`: fee not known. */
+	fee?: string | null,
+	/**  The payout the fee is read from. */
+	feeFrom?: string | null,
+	/**  Amount plus the known fees. */
+	total: string,
+	/**  Balance minus total; `None` without a balance. */
+	left?: string | null,
+	/**  The balance is short of the total. */
+	short: boolean,
+	/**
+	 *  The profile's limits for this currency (decimal strings) and what today's payouts
+	 *  already add up to (in the profile's business zone).
+	 */
+	limitPerPayout?: string | null,
+	limitPerDay?: string | null,
+	usedToday: string,
+};
+
+/**  What one currency's balance says about money about to leave. */
+export type Funds_Serialize = {
+	currency: string,
+	/**  The available balance (decimal string); `None` when the desk has none. */
+	balance: string | null,
+	/**  When the balance was answered (UTC millis). */
+	takenAt: number | null,
+	/**  Its age in seconds when this was made. */
+	ageSecs: number | null,
+	/**  Answered within [`FRESH_SECS`]. */
+	fresh: boolean,
+	/**  Why the balance could not be read now (the cached one is shown instead). */
+	refreshError: string | null,
+	/**  What leaves: the amount(s) (decimal string). */
+	amount: string,
+	/**  The fees this desk knows for it; `None`: fee not known. */
+	fee: string | null,
+	/**  The payout the fee is read from. */
+	feeFrom: string | null,
+	/**  Amount plus the known fees. */
+	total: string,
+	/**  Balance minus total; `None` without a balance. */
+	left: string | null,
+	/**  The balance is short of the total. */
+	short: boolean,
+	/**
+	 *  The profile's limits for this currency (decimal strings) and what today's payouts
+	 *  already add up to (in the profile's business zone).
+	 */
+	limitPerPayout: string | null,
+	limitPerDay: string | null,
+	usedToday: string,
+};
+
 /**  Whether the gateway was asked about what the cache lacked. */
 export type GatewayAsked = 
 /**  Every number that needed it was asked. */
@@ -2394,6 +2561,22 @@ export type KindRule = {
 	/**  Numbers starting with this text (case-sensitive) are of `kind`. */
 	prefix: string,
 	kind: OrderKind,
+};
+
+/**  Which limit a payout is over. */
+export type LimitKind = "perPayout" | "perDay";
+
+/**  A profile's payout limits. */
+export type Limits = Limits_Serialize | Limits_Deserialize;
+
+/**  A profile's payout limits. */
+export type Limits_Deserialize = {
+	currencies?: CurrencyLimit_Deserialize[],
+};
+
+/**  A profile's payout limits. */
+export type Limits_Serialize = {
+	currencies: CurrencyLimit_Serialize[],
 };
 
 /**  What a reconciliation line is. */
@@ -2630,6 +2813,35 @@ export type Meaning = "created" | "pending" | "success" | "failed" | "closed" | 
 
 /**  A member of the team: a database user and the team roles it holds. */
 export type Member = Member_Serialize | Member_Deserialize;
+
+/**  A member's payout limits in one currency (issue 35), held by the team's database. */
+export type MemberLimit = MemberLimit_Serialize | MemberLimit_Deserialize;
+
+/**  A member's payout limits in one currency (issue 35), held by the team's database. */
+export type MemberLimit_Deserialize = {
+	member: string,
+	currency: string,
+	/**  Decimal strings; `None`: no limit. */
+	perPayout?: string | null,
+	perDay?: string | null,
+	/**  The zone of the day of `per_day` (a time zone name, or UTC). */
+	dayZone: string,
+	/**  The admin who set it (empty when setting). */
+	setBy?: string,
+};
+
+/**  A member's payout limits in one currency (issue 35), held by the team's database. */
+export type MemberLimit_Serialize = {
+	member: string,
+	currency: string,
+	/**  Decimal strings; `None`: no limit. */
+	perPayout: string | null,
+	perDay: string | null,
+	/**  The zone of the day of `per_day` (a time zone name, or UTC). */
+	dayZone: string,
+	/**  The admin who set it (empty when setting). */
+	setBy: string,
+};
 
 /**  A member of the team: a database user and the team roles it holds. */
 export type Member_Deserialize = {
@@ -4226,7 +4438,14 @@ export type RowReason_Deserialize =
 /**  The same payout was paid longer ago than the profile's window. */
 { kind: "paidDaysAgo"; earlier: string; days: number; confirmedAs?: string | null } | 
 /**  The same payout was made lately under a number that is not this file's. */
-{ kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs?: string | null };
+{ kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs?: string | null } | 
+/**  Over one of the profile's limits (issue 35): held whatever is confirmed. */
+{ kind: "overLimit"; limit: LimitKind; currency: string; value: string } | 
+/**
+ *  Beyond the available balance in file order: this row's amount and known fee,
+ *  with the rows before it, come to `needed`; held whatever is confirmed.
+ */
+{ kind: "beyondBalance"; currency: string; balance: string; needed: string };
 
 /**
  *  Why a row is sent, held, looked up or already paid: the facts, for any language.
@@ -4245,7 +4464,14 @@ export type RowReason_Serialize =
 /**  The same payout was paid longer ago than the profile's window. */
 { kind: "paidDaysAgo"; earlier: string; days: number; confirmedAs: string | null } | 
 /**  The same payout was made lately under a number that is not this file's. */
-{ kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs: string | null };
+{ kind: "sameRecent"; earlier: string; status: string; minutes: number; confirmedAs: string | null } | 
+/**  Over one of the profile's limits (issue 35): held whatever is confirmed. */
+{ kind: "overLimit"; limit: LimitKind; currency: string; value: string } | 
+/**
+ *  Beyond the available balance in file order: this row's amount and known fee,
+ *  with the rows before it, come to `needed`; held whatever is confirmed.
+ */
+{ kind: "beyondBalance"; currency: string; balance: string; needed: string };
 
 /**  The outcome of one row, as the result file lists it. */
 export type RowResult = RowResult_Serialize | RowResult_Deserialize;

@@ -99,6 +99,29 @@ pub enum RowReason {
         minutes: i64,
         confirmed_as: Option<String>,
     },
+    /// Over one of the profile's limits (issue 35): held whatever is confirmed.
+    #[serde(rename_all = "camelCase")]
+    OverLimit {
+        limit: crate::limits::LimitKind,
+        currency: String,
+        value: String,
+    },
+    /// Beyond the available balance in file order: this row's amount and known fee,
+    /// with the rows before it, come to `needed`; held whatever is confirmed.
+    #[serde(rename_all = "camelCase")]
+    BeyondBalance {
+        currency: String,
+        balance: String,
+        needed: String,
+    },
+}
+
+impl RowReason {
+    /// Held whatever the operator confirms: the money is not there for it, or a limit
+    /// says no (issue 35). `--include-held` and the app's confirmation do not send it.
+    pub fn is_firm(&self) -> bool {
+        matches!(self, Self::OverLimit { .. } | Self::BeyondBalance { .. })
+    }
 }
 
 impl std::fmt::Display for RowReason {
@@ -155,6 +178,23 @@ impl std::fmt::Display for RowReason {
                 )?;
                 then(f, confirmed_as, "; sent only when you confirm a new payout")
             }
+            Self::OverLimit {
+                limit,
+                currency,
+                value,
+            } => write!(
+                f,
+                "over this profile's limit {} of {value} {currency}: held, not sent",
+                limit.as_str()
+            ),
+            Self::BeyondBalance {
+                currency,
+                balance,
+                needed,
+            } => write!(
+                f,
+                "beyond the available balance of {balance} {currency} (the rows up to this one need {needed} {currency} with known fees): held, not sent"
+            ),
         }
     }
 }
@@ -186,6 +226,28 @@ pub struct CurrencyTotal {
     pub fee_from: Option<String>,
 }
 
+/// One currency's balance against what a plan sends (issue 35).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CurrencyFunds {
+    pub currency: String,
+    /// The latest available balance this desk holds (decimal string); `None`: not known
+    /// (no row is held for the balance then).
+    pub balance: Option<String>,
+    pub taken_at: Option<i64>,
+    pub age_secs: Option<i64>,
+    pub fresh: bool,
+    /// The rows that go: amounts plus the fees this desk knows.
+    pub total: String,
+    /// Whether a fee is known for this currency (else `total` has amounts only).
+    pub fee_known: bool,
+    /// Balance minus total.
+    pub left: Option<String>,
+    /// Rows held because the balance does not reach them.
+    pub held_beyond_balance: u32,
+}
+
 /// What sending a checked file would do now.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -199,13 +261,20 @@ pub struct BulkPlan {
     pub held: u32,
     /// Per currency, the rows that will be sent.
     pub totals: Vec<CurrencyTotal>,
-    /// Per currency, the held rows (sent too if confirmed).
+    /// Per currency, the held rows sent too if confirmed (not those held firm).
     pub held_totals: Vec<CurrencyTotal>,
+    /// Of `held`, the rows held whatever is confirmed: over a limit or beyond the
+    /// balance (issue 35); never sent by this run.
+    #[serde(default)]
+    pub held_firm: u32,
     /// What is confirmed: a digest of the rows that will be sent (number, amount,
     /// currency, account). Sending checks it against the plan made again then.
     pub digest: String,
     /// The same with the held rows included.
     pub digest_with_held: String,
+    /// Per currency, the balance against what goes (issue 35).
+    #[serde(default)]
+    pub funds: Vec<CurrencyFunds>,
 }
 
 /// A row that failed its checks: 1-based line number in the file, field and rule.

@@ -16,6 +16,7 @@ pub mod events;
 pub mod forms;
 pub mod held;
 pub mod input;
+pub mod limits;
 pub mod lookup;
 pub mod output;
 pub mod period;

@@ -535,6 +535,10 @@ struct ProfilesFile {
     /// or the gateway), kept apart as the conventions are.
     #[serde(default)]
     setup: BTreeMap<String, SetupMarks>,
+    /// Each profile's payout limits per currency (issue 35), kept apart as the
+    /// conventions are. A profile without an entry has none.
+    #[serde(default)]
+    limits: BTreeMap<String, crate::limits::Limits>,
 }
 
 /// What a person said about a live set-up that the desk cannot check itself, kept with
@@ -749,6 +753,31 @@ impl Home {
         self.save(&f)
     }
 
+    /// A profile's payout limits (none until set).
+    pub fn limits(&self, name: &str) -> CoreResult<crate::limits::Limits> {
+        let f = self.load()?;
+        if !f.profiles.iter().any(|p| p.name == name) {
+            return Err(CoreError::not_found(format!("no profile named {name:?}")));
+        }
+        Ok(f.limits.get(name).cloned().unwrap_or_default())
+    }
+
+    /// Sets a profile's payout limits, checked; returns them as kept.
+    pub fn set_limits(
+        &self,
+        name: &str,
+        limits: crate::limits::Limits,
+    ) -> CoreResult<crate::limits::Limits> {
+        let limits = limits.normalised()?;
+        let mut f = self.load()?;
+        if !f.profiles.iter().any(|p| p.name == name) {
+            return Err(CoreError::not_found(format!("no profile named {name:?}")));
+        }
+        f.limits.insert(name.to_string(), limits.clone());
+        self.save(&f)?;
+        Ok(limits)
+    }
+
     /// A profile's live set-up marks (none until said).
     pub fn setup_marks(&self, name: &str) -> CoreResult<SetupMarks> {
         let f = self.load()?;
@@ -933,6 +962,7 @@ impl Home {
         f.conventions.remove(name);
         f.reporting.remove(name);
         f.setup.remove(name);
+        f.limits.remove(name);
         if f.active.as_deref() == Some(name) {
             f.active = f.profiles.first().map(|p| p.name.clone());
         }

@@ -48,6 +48,23 @@ pub struct Team {
     seal_pin: Option<(crate::secrets::Secrets, String)>,
 }
 
+/// A member's payout limits in one currency (issue 35), held by the team's database.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemberLimit {
+    pub member: String,
+    pub currency: String,
+    /// Decimal strings; `None`: no limit.
+    pub per_payout: Option<String>,
+    pub per_day: Option<String>,
+    /// The zone of the day of `per_day` (a time zone name, or UTC).
+    pub day_zone: String,
+    /// The admin who set it (empty when setting).
+    #[serde(default)]
+    pub set_by: String,
+}
+
 /// A rule as an admin sets it.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -733,6 +750,45 @@ impl Team {
             })
             .map(|(r, _)| r)
             .filter(|r| r.approvals == request.approvals_needed)
+    }
+
+    /// Every member's payout limits (issue 35): what the database refuses a member's
+    /// payout rows beyond.
+    pub fn member_limits(&self) -> CoreResult<Vec<MemberLimit>> {
+        self.tables().member_limits()
+    }
+
+    /// Sets a member's payout limits in a currency (an admin; both `None` clears them),
+    /// checked here first for a clear error; the database holds them whatever writes.
+    pub fn set_member_limit(&self, limit: &MemberLimit) -> CoreResult<()> {
+        let checked = crate::limits::Limits {
+            currencies: vec![crate::limits::CurrencyLimit {
+                currency: limit.currency.clone(),
+                per_payout: limit.per_payout.clone(),
+                per_day: limit.per_day.clone(),
+            }],
+        };
+        checked.validate()?;
+        let c = &checked.currencies[0];
+        let zone = if limit.day_zone.trim().is_empty() {
+            "UTC".to_string()
+        } else {
+            crate::period::parse_zone("dayZone", &limit.day_zone)?;
+            limit.day_zone.trim().to_string()
+        };
+        self.tables().set_member_limit(
+            limit.member.trim(),
+            &c.currency.trim().to_ascii_uppercase(),
+            c.per_payout
+                .as_deref()
+                .map(str::trim)
+                .filter(|v| !v.is_empty()),
+            c.per_day
+                .as_deref()
+                .map(str::trim)
+                .filter(|v| !v.is_empty()),
+            &zone,
+        )
     }
 
     pub fn remove_rule(&self, id: i64) -> CoreResult<()> {

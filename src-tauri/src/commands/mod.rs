@@ -5,6 +5,7 @@
 pub mod activity;
 pub mod alerts;
 pub mod balances;
+pub mod funds;
 pub mod lock;
 pub mod lookup;
 pub mod money;

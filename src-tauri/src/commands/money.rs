@@ -261,7 +261,7 @@ pub async fn bulk_check(
         .display()
         .to_string();
     Ok(BulkCheck {
-        plan: desk.bulk_plan(&file)?,
+        plan: desk.bulk_plan_fresh(&file).await?,
         path,
         result_path,
     })

@@ -106,6 +106,20 @@ pub async fn team_rule_remove(state: State<'_, AppState>, id: i64) -> CmdResult<
     with_team(&state, move |_, t| t.remove_rule(id)).await
 }
 
+/// Every member's payout limits (issue 35), held by the team's database.
+#[tauri::command]
+#[specta::specta]
+pub async fn team_limits(state: State<'_, AppState>) -> CmdResult<Vec<team::MemberLimit>> {
+    with_team(&state, |_, t| t.member_limits()).await
+}
+
+/// Sets a member's payout limits in a currency (admins; both empty clears them).
+#[tauri::command]
+#[specta::specta]
+pub async fn team_limit_set(state: State<'_, AppState>, limit: team::MemberLimit) -> CmdResult<()> {
+    with_team(&state, move |_, t| t.set_member_limit(&limit)).await
+}
+
 /// The approvals a request no rule names needs (admins).
 #[tauri::command]
 #[specta::specta]

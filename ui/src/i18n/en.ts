@@ -316,6 +316,12 @@ export const en = {
       heldNewNumber: "Sent only when you confirm, under a new number.",
       heldNewPayout: "Sent only when you confirm it is a new payout.",
       confirmedAs: "Confirmed: sent as {{number}}.",
+      overLimit:
+        "Over this profile's limit {{limit}} of {{value}} {{currency}}: held, not sent (confirming does not send it).",
+      beyondBalance:
+        "Beyond the available balance of {{balance}} {{currency}}: the rows up to this one need {{needed}} {{currency}} with known fees. Held, not sent (confirming does not send it).",
+      limitPerPayout: "per payout",
+      limitPerDay: "per day",
     },
     title: "Payouts",
     card: "Card payout",
@@ -2406,6 +2412,67 @@ export const en = {
     purposeTooLong: "at most {{max}} characters ({{given}} given)",
     purposeCharacter:
       "printable text only: no control characters (line break, tab, escape) and no invisible or direction-changing characters (found {{code}})",
+    // lim35 (issue 35): balance and limits checked before a payout leaves.
+    balanceShort:
+      "is more than the available balance: {{balance}} {{currency}} now, {{total}} {{currency}} needed with the fees this desk knows; nothing was sent",
+    limitPerPayout: "is over this profile's limit per payout of {{limit}} {{currency}}",
+    limitPerDay:
+      "would take today's payouts over this profile's limit per day of {{limit}} {{currency}} ({{used}} {{currency}} paid or on the way today)",
+    limitAmount: "must be an amount above zero, got “{{got}}”",
+    limitCurrency: "must be a three-letter currency code, got “{{got}}”",
+    limitCurrencyTwice: "{{currency}} has limits set twice",
+    sqlMemberLimitPerPayout:
+      "row {{row}} is {{amount}} {{currency}}, over the limit per payout of {{limit}} {{currency}} the team set for {{member}}",
+    sqlMemberLimitPerDay:
+      "row {{row}} ({{amount}} {{currency}}) would take {{member}}'s payouts today over the limit per day of {{limit}} {{currency}} the team set ({{used}} {{currency}} requested today)",
+    bulkBalanceChanged:
+      "the {{currency}} balance is now {{balance}}: it no longer reaches every row confirmed (line {{line}}); nothing was sent, check the file again",
+  },
+  funds: {
+    title: "Balance check",
+    balance: "Available balance",
+    fresh: "asked of the gateway just now",
+    age_one: "cached, {{count, number}} minute old",
+    age_other: "cached, {{count, number}} minutes old",
+    ageSecs: "cached, {{count, number}} s old",
+    noBalance: "not known: the desk has no balance for {{currency}}",
+    refreshFailed: "The gateway could not be asked now ({{error}}); the cached balance is shown.",
+    stale: "This balance is not fresh: refresh it before you send.",
+    refresh: "Refresh balance",
+    amount: "Amount",
+    fee: "Fee",
+    feeFrom: "{{fee}} (as payout {{from}} cost)",
+    feeUnknown: "fee not known",
+    total: "Amount + known fees",
+    left: "Left after it",
+    short:
+      "The balance is short of this payout: {{balance}} available, {{total}} needed. Sending is refused.",
+    limits: "Limits: {{perPayout}} per payout, {{perDay}} per day ({{used}} used today)",
+    noLimit: "none",
+    planTitle: "Balances for this run",
+    planLine_one:
+      "{{currency}}: {{total}} goes, {{balance}} available, {{left}} left; {{count, number}} row held beyond the balance",
+    planLine_other:
+      "{{currency}}: {{total}} goes, {{balance}} available, {{left}} left; {{count, number}} rows held beyond the balance",
+    planNoBalance: "{{currency}}: {{total}} goes; balance not known (no row held for it)",
+    planFeesUnknown: "fees not known",
+    settingsTitle: "Payout limits",
+    settingsHint:
+      "Per currency: the most one payout may be, and the most one business day's payouts (in the business zone) may add up to. A payout or bulk row over a limit is refused or held before anything is sent. Leave empty for no limit.",
+    currency: "Currency",
+    perPayout: "Per payout",
+    perDay: "Per day",
+    add: "Add a currency",
+    remove: "Remove",
+    save: "Save limits",
+    saved: "Limits saved",
+    teamTitle: "Members' payout limits",
+    teamHint:
+      "Per member and currency, held by the team's database: a payout request row over a member's limit per payout, or taking their day's rows over the limit per day, is refused when it is made, whoever writes it. Admins set them; leave both amounts empty to clear a member's limits.",
+    teamLine: "{{currency}}: {{perPayout}} per payout, {{perDay}} per day (days in {{zone}})",
+    teamNone: "No member has payout limits.",
+    member: "Member",
+    dayZone: "Day's time zone",
   },
   cliCommand: {
     button: "Copy as command",

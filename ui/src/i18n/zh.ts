@@ -298,6 +298,12 @@ export const zh: Catalogue = {
       heldNewNumber: "仅在您确认后以新编号发送。",
       heldNewPayout: "仅在您确认这是一笔新付款后发送。",
       confirmedAs: "已确认：以 {{number}} 发送。",
+      overLimit:
+        "超过此配置的{{limit}}限额 {{value}} {{currency}}：已暂缓，不发送（确认也不会发送）。",
+      beyondBalance:
+        "超出可用余额 {{balance}} {{currency}}：截至此行（含已知手续费）需要 {{needed}} {{currency}}。已暂缓，不发送（确认也不会发送）。",
+      limitPerPayout: "单笔",
+      limitPerDay: "每日",
     },
     title: "付款",
     card: "银行卡付款",
@@ -2204,6 +2210,63 @@ export const zh: Catalogue = {
     purposeTooLong: "最多 {{max}} 个字符（已输入 {{given}} 个）",
     purposeCharacter:
       "只能是可打印文字：不能有控制字符（换行、制表符、转义）及不可见或改变书写方向的字符（发现 {{code}}）",
+    // lim35 (issue 35): balance and limits checked before a payout leaves.
+    balanceShort:
+      "超过可用余额：当前 {{balance}} {{currency}}，加上本桌面已知的手续费需要 {{total}} {{currency}}；未发送任何内容",
+    limitPerPayout: "超过此配置的单笔付款限额 {{limit}} {{currency}}",
+    limitPerDay:
+      "将使今天的付款超过此配置的每日限额 {{limit}} {{currency}}（今天已付或在途 {{used}} {{currency}}）",
+    limitAmount: "必须是大于零的金额，收到“{{got}}”",
+    limitCurrency: "必须是三个字母的货币代码，收到“{{got}}”",
+    limitCurrencyTwice: "{{currency}} 的限额设置了两次",
+    sqlMemberLimitPerPayout:
+      "第 {{row}} 行为 {{amount}} {{currency}}，超过团队为 {{member}} 设置的单笔限额 {{limit}} {{currency}}",
+    sqlMemberLimitPerDay:
+      "第 {{row}} 行（{{amount}} {{currency}}）将使 {{member}} 今天的付款超过团队设置的每日限额 {{limit}} {{currency}}（今天已申请 {{used}} {{currency}}）",
+    bulkBalanceChanged:
+      "{{currency}} 余额现在为 {{balance}}：已不足以支付所有已确认的行（第 {{line}} 行）；未发送任何内容，请重新检查文件",
+  },
+  funds: {
+    title: "余额检查",
+    balance: "可用余额",
+    fresh: "刚刚向网关查询",
+    age_other: "缓存，{{count, number}} 分钟前",
+    ageSecs: "缓存，{{count, number}} 秒前",
+    noBalance: "未知：本桌面没有 {{currency}} 的余额",
+    refreshFailed: "现在无法查询网关（{{error}}）；显示的是缓存余额。",
+    stale: "此余额不是最新的：发送前请刷新。",
+    refresh: "刷新余额",
+    amount: "金额",
+    fee: "手续费",
+    feeFrom: "{{fee}}（按付款 {{from}} 的费用）",
+    feeUnknown: "手续费未知",
+    total: "金额 + 已知手续费",
+    left: "付款后剩余",
+    short: "余额不足以支付此笔付款：可用 {{balance}}，需要 {{total}}。发送被拒绝。",
+    limits: "限额：单笔 {{perPayout}}，每日 {{perDay}}（今天已用 {{used}}）",
+    noLimit: "无",
+    planTitle: "本次运行的余额",
+    planLine_other:
+      "{{currency}}：发送 {{total}}，可用 {{balance}}，剩余 {{left}}；{{count, number}} 行因超出余额而暂缓",
+    planNoBalance: "{{currency}}：发送 {{total}}；余额未知（没有行因此暂缓）",
+    planFeesUnknown: "手续费未知",
+    settingsTitle: "付款限额",
+    settingsHint:
+      "按货币：单笔付款的上限，以及一个营业日（按营业时区）付款合计的上限。超过限额的付款或批量行会在发送前被拒绝或暂缓。留空表示不限。",
+    currency: "货币",
+    perPayout: "单笔",
+    perDay: "每日",
+    add: "添加货币",
+    remove: "删除",
+    save: "保存限额",
+    saved: "限额已保存",
+    teamTitle: "成员付款限额",
+    teamHint:
+      "按成员和货币设置，由团队数据库执行：超过成员单笔限额、或使其当日合计超过每日限额的付款申请行，无论由谁写入，都会在创建时被拒绝。由管理员设置；两个金额都留空即清除该成员的限额。",
+    teamLine: "{{currency}}：单笔 {{perPayout}}，每日 {{perDay}}（按 {{zone}} 计日）",
+    teamNone: "没有成员设置付款限额。",
+    member: "成员",
+    dayZone: "计日时区",
   },
   cliCommand: {
     button: "复制为命令",

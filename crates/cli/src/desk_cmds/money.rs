@@ -150,6 +150,17 @@ pub enum PayoutCmd {
         #[command(flatten)]
         why: PurposeArgs,
     },
+    /// The profile's payout limits per currency: the most one payout may be, and the
+    /// most one business day's payouts may add up to. Shows them; with --currency, sets
+    /// that currency's (`none` clears one).
+    Limits {
+        #[arg(long)]
+        currency: Option<String>,
+        #[arg(long)]
+        per_payout: Option<String>,
+        #[arg(long)]
+        per_day: Option<String>,
+    },
 }
 
 /// Card numbers and tax ids never come as arguments (`ps`, shell history): `flag` was given.
@@ -390,10 +401,19 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
         }
         _ => None,
     };
+    if let PayoutCmd::Limits {
+        currency,
+        per_payout,
+        per_day,
+    } = cmd
+    {
+        return limits(currency, per_payout, per_day, g);
+    }
     runtime()?.block_on(async {
         let desk = open(g).await?;
         let allow;
         let form = match cmd {
+            PayoutCmd::Limits { .. } => unreachable!("answered above"),
             PayoutCmd::Bulk {
                 file,
                 result,
@@ -654,6 +674,61 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
     })
 }
 
+/// `paydesk payout limits`: shows the profile's limits, or sets one currency's.
+fn limits(
+    currency: Option<String>,
+    per_payout: Option<String>,
+    per_day: Option<String>,
+    g: &Global,
+) -> Result<(), Failure> {
+    let s = session()?;
+    let name = match g.profile.as_deref() {
+        Some(p) => p.to_string(),
+        None => s.active_profile()?,
+    };
+    let mut l = s.home().limits(&name)?;
+    if let Some(c) = currency {
+        let value = |v: Option<String>, old: Option<String>| match v {
+            Some(v) if v.trim().eq_ignore_ascii_case("none") => None,
+            Some(v) => Some(v),
+            None => old,
+        };
+        let old = l
+            .currencies
+            .iter()
+            .position(|x| x.currency.eq_ignore_ascii_case(c.trim()))
+            .map(|i| l.currencies.remove(i))
+            .unwrap_or_default();
+        l.currencies.push(paydesk_core::limits::CurrencyLimit {
+            currency: c,
+            per_payout: value(per_payout, old.per_payout),
+            per_day: value(per_day, old.per_day),
+        });
+        l = s.home().set_limits(&name, l)?;
+    } else if per_payout.is_some() || per_day.is_some() {
+        return Err(Failure::Input(
+            "--currency: required with --per-payout or --per-day".into(),
+        ));
+    }
+    print(g, &l, || {
+        if l.currencies.is_empty() {
+            return format!("{name}: no payout limits");
+        }
+        l.currencies
+            .iter()
+            .map(|c| {
+                format!(
+                    "{name}: {} per payout {}, per day {}",
+                    c.currency,
+                    c.per_payout.as_deref().unwrap_or("none"),
+                    c.per_day.as_deref().unwrap_or("none")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
 /// How a bulk command runs.
 #[derive(Debug, Clone)]
 struct BulkRun {
@@ -685,7 +760,7 @@ async fn bulk(
             paydesk_gateway::redact::terminal_safe(&e.rule, 1_000)
         );
     }
-    let plan = desk.bulk_plan(&checked)?;
+    let plan = desk.bulk_plan_fresh(&checked).await?;
     for r in plan
         .rows
         .iter()
@@ -715,7 +790,36 @@ async fn bulk(
             .collect::<Vec<_>>()
             .join("; ")
     };
-    let held_sent = if how.include_held { plan.held } else { 0 };
+    // Rows held firm (over a limit, beyond the balance) are never sent by a run.
+    let held_sent = if how.include_held {
+        plan.held - plan.held_firm
+    } else {
+        0
+    };
+    for f in &plan.funds {
+        let fees = if f.fee_known {
+            "with the fees this desk knows"
+        } else {
+            "fees not known"
+        };
+        match (&f.balance, &f.left, f.age_secs) {
+            (Some(b), Some(left), Some(age)) => eprintln!(
+                "{}: {} goes ({fees}), balance {b} ({}), {left} left; {} rows held beyond the balance",
+                f.currency,
+                f.total,
+                if f.fresh {
+                    "asked just now".to_string()
+                } else {
+                    format!("cached, {} min old", age / 60)
+                },
+                f.held_beyond_balance
+            ),
+            _ => eprintln!(
+                "{}: {} goes ({fees}); balance not known, no row held for it",
+                f.currency, f.total
+            ),
+        }
+    }
     let mut sent_totals = totals(&plan.totals);
     if held_sent > 0 {
         sent_totals = format!(
@@ -736,10 +840,12 @@ async fn bulk(
         plan.paid,
         plan.look_up,
         plan.held,
-        if plan.held > 0 && !how.include_held {
-            " (not sent: add --include-held to send them as new payouts)"
+        if plan.held > plan.held_firm && !how.include_held {
+            " (not sent: add --include-held to send those held as repeats as new payouts; rows over a limit or beyond the balance are never sent)"
+        } else if plan.held > plan.held_firm {
+            " (those held as repeats sent as new payouts; rows over a limit or beyond the balance are not sent)"
         } else if plan.held > 0 {
-            " (sent as new payouts)"
+            " (over a limit or beyond the balance: not sent)"
         } else {
             ""
         },

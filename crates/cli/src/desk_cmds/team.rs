@@ -28,6 +28,9 @@ pub enum TeamCmd {
     /// Approval rules.
     #[command(subcommand)]
     Rules(RulesCmd),
+    /// Members' payout limits per currency, held by the team's database (issue 35).
+    #[command(subcommand)]
+    Limits(LimitsCmd),
     /// Make a request for approval (makers).
     #[command(subcommand)]
     Request(RequestCmd),
@@ -133,6 +136,27 @@ pub enum RulesCmd {
     Default {
         #[arg(long, value_parser = clap::value_parser!(i32).range(0..=5))]
         approvals: i32,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LimitsCmd {
+    List,
+    /// Set a member's limits in a currency (admins): the most one payout row may be,
+    /// and the most the member's payout rows of one day may add up to. Neither given:
+    /// the member's limits in that currency are cleared.
+    Set {
+        #[arg(long)]
+        member: String,
+        #[arg(long)]
+        currency: String,
+        #[arg(long)]
+        per_payout: Option<String>,
+        #[arg(long)]
+        per_day: Option<String>,
+        /// The zone of the day (a time zone name such as America/Mexico_City, or UTC).
+        #[arg(long, default_value = "UTC")]
+        day_zone: String,
     },
 }
 
@@ -444,6 +468,55 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                 format!(
                     "rule #{}: {} {} above {} needs {} approver(s)",
                     rule.id, rule.operation, rule.currency, rule.above, rule.approvals
+                )
+            })
+        }
+        TeamCmd::Limits(LimitsCmd::List) => {
+            let limits = connect(g)?.member_limits()?;
+            print(g, &limits, || {
+                if limits.is_empty() {
+                    return "no member has payout limits".into();
+                }
+                limits
+                    .iter()
+                    .map(|l| {
+                        format!(
+                            "{} {}: per payout {}, per day {} (days in {}), set by {}",
+                            l.member,
+                            l.currency,
+                            l.per_payout.as_deref().unwrap_or("none"),
+                            l.per_day.as_deref().unwrap_or("none"),
+                            l.day_zone,
+                            l.set_by
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+        TeamCmd::Limits(LimitsCmd::Set {
+            member,
+            currency,
+            per_payout,
+            per_day,
+            day_zone,
+        }) => {
+            let limit = paydesk_core::team::MemberLimit {
+                member,
+                currency,
+                per_payout,
+                per_day,
+                day_zone,
+                set_by: String::new(),
+            };
+            connect(g)?.set_member_limit(&limit)?;
+            print(g, &true, || {
+                format!(
+                    "{} {}: per payout {}, per day {}",
+                    limit.member,
+                    limit.currency.to_ascii_uppercase(),
+                    limit.per_payout.as_deref().unwrap_or("none"),
+                    limit.per_day.as_deref().unwrap_or("none")
                 )
             })
         }

@@ -10,6 +10,7 @@ mod check;
 mod customer;
 mod extension;
 mod follow_up;
+mod funds;
 mod lost_audit;
 mod made;
 mod money;
@@ -31,6 +32,7 @@ pub use bulk_lookup::{
 pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
 pub use customer::{Customer, customer_of};
 pub use follow_up::Synced;
+pub use funds::Funds;
 pub use lost_audit::{
     LostAuditKey, NEW_LOG_OPERATION, NewAuditLog, audit_key_lost, start_new_audit_log,
 };
@@ -160,6 +162,9 @@ pub struct Desk {
     /// The profile's reporting settings (business zone, change horizon), read at opening
     /// and replaced when the running desk's settings are set ([`Desk::use_reporting`]).
     reporting: Mutex<crate::profile::Reporting>,
+    /// The profile's payout limits (issue 35), read at opening and replaced when the
+    /// running desk's are set ([`Desk::use_limits`]).
+    limits: Mutex<crate::limits::Limits>,
     secrets: Secrets,
     /// The signed client of the gateway: `None` on a team desk that holds no merchant
     /// key (a maker's, an approver's, a viewer's): it works on the team's data and makes
@@ -535,6 +540,7 @@ impl Desk {
         config.order_type = profile.order_type.clone();
         let conventions = home.conventions(profile_name)?;
         let reporting = home.reporting(profile_name)?;
+        let limits = home.limits(profile_name)?;
         config.conventions = conventions.clone();
         config.rate_limit = std::num::NonZeroU32::new(profile.sync.rate_limit);
         if !profile.proxy.is_empty() {
@@ -627,6 +633,7 @@ impl Desk {
             profile,
             conventions,
             reporting: Mutex::new(reporting),
+            limits: Mutex::new(limits),
             secrets,
             client,
             base_url,

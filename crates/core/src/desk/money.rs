@@ -475,11 +475,12 @@ impl Desk {
     }
 
     pub fn bulk_plan(&self, file: &bulk::BulkFile) -> CoreResult<bulk::BulkPlan> {
-        let planned = self.plan_rows(file, false)?;
+        let (planned, funds) = self.plan_rows_funded(file, false)?;
         let mut plan = bulk::BulkPlan {
+            funds,
             errors: file.errors.clone(),
             digest: self.plan_digest(&planned),
-            digest_with_held: self.plan_digest(&self.plan_rows(file, true)?),
+            digest_with_held: self.plan_digest(&self.plan_rows_funded(file, true)?.0),
             ..bulk::BulkPlan::default()
         };
         let mut totals: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)> =
@@ -497,6 +498,10 @@ impl Desk {
                 }
                 bulk::RowAction::Paid => plan.paid += 1,
                 bulk::RowAction::LookUp => plan.look_up += 1,
+                bulk::RowAction::Held if p.why.is_firm() => {
+                    plan.held += 1;
+                    plan.held_firm += 1;
+                }
                 bulk::RowAction::Held => {
                     plan.held += 1;
                     let t = held.entry(currency.to_string()).or_default();
@@ -539,7 +544,10 @@ impl Desk {
     /// The fee of one payout in `currency`, as the last cached payout in that currency
     /// shows it (the gateway states no fee before a payout is made), and the merchant
     /// order number of that payout. `None` when no such payout is cached.
-    fn payout_fee_estimate(&self, currency: &str) -> Option<(rust_decimal::Decimal, String)> {
+    pub(super) fn payout_fee_estimate(
+        &self,
+        currency: &str,
+    ) -> Option<(rust_decimal::Decimal, String)> {
         let row = self.store.orders().last_payout_fee(currency).ok().flatten();
         let crate::store::orders::PayoutFee {
             handling_fee: fee,
@@ -551,6 +559,17 @@ impl Desk {
                 .unwrap_or_default()
         };
         Some((d(fee) + d(fixed), no))
+    }
+
+    /// [`Desk::plan_rows`] with the rows beyond the balance or a limit held (issue 35).
+    fn plan_rows_funded(
+        &self,
+        file: &bulk::BulkFile,
+        include_held: bool,
+    ) -> CoreResult<(Vec<bulk::Planned>, Vec<bulk::CurrencyFunds>)> {
+        let mut planned = self.plan_rows(file, include_held)?;
+        let funds = self.hold_beyond_funds(&mut planned)?;
+        Ok((planned, funds))
     }
 
     /// A digest of the rows a plan sends: what the operator confirms.
@@ -780,7 +799,9 @@ impl Desk {
         expected: Option<&str>,
         mut progress: impl FnMut(usize, usize),
     ) -> CoreResult<Vec<bulk::RowResult>> {
-        let planned = self.plan_rows(file, include_held)?;
+        // Planned on the balances the preview read (kept as snapshots), at once: the
+        // digest is checked against the journal as it stands now.
+        let (planned, _) = self.plan_rows_funded(file, include_held)?;
         // A profile that requires a purpose sends no row without one (the front ends
         // turn such rows into errors first: `BulkFile::with_default_purpose`).
         if self.profile.safety.purpose_required
@@ -809,6 +830,7 @@ impl Desk {
                 &[],
             ));
         }
+        self.funds_still_there(file, &planned).await?;
         // Every row to send is in the journal before any leaves: one commit for them all.
         let sends: Vec<&bulk::Planned> = planned
             .iter()
@@ -1107,6 +1129,9 @@ impl Desk {
         }
         let mut preview = op.preview();
         let (currency, amount) = op.money();
+        if let Some(over) = self.over_limit(currency, amount)? {
+            return Err(over.error());
+        }
         if let Some((fee, from)) = self.payout_fee_estimate(currency) {
             preview.estimated_fee = Some(fee.to_string());
             preview.estimated_total = Some((amount + fee).to_string());
@@ -1119,6 +1144,9 @@ impl Desk {
     async fn payout_in(&self, form: &PayoutForm) -> CoreResult<Receipt> {
         let why = self.check_purpose(&form.purpose)?;
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
+        let (currency, amount) = op.money();
+        self.check_before_journal(op.mer_order_no(), currency, amount)
+            .await?;
         let s = Self::with_purpose(why, async {
             match op {
                 PayoutOp::Card(op) => self.payout_card(op).await,

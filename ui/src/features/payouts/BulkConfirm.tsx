@@ -7,7 +7,7 @@ import type { CliCommand } from "../../lib/cliCommand";
 import { formatMoney } from "../../lib/format";
 import type { BulkPlan } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
-import { rowReason } from "./reason";
+import { heldFirm, rowReason } from "./reason";
 import { Totals } from "./Totals";
 
 /// The last word before a bulk run: what will be sent, how much, what it may cost, and
@@ -70,8 +70,9 @@ function BulkConfirmBody({
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const [includeHeld, setIncludeHeld] = useState(false);
-  const count = plan.toSend + (includeHeld ? plan.held : 0);
-  const held = plan.rows.filter((r) => r.action === "held");
+  // Rows held firm (over a limit, beyond the balance) are never sent: not offered here.
+  const count = plan.toSend + (includeHeld ? plan.held - plan.heldFirm : 0);
+  const held = plan.rows.filter((r) => r.action === "held" && !heldFirm(r.why));
   return (
     <Stack data-testid="bulk-confirm" data-to-send={plan.toSend} data-held={plan.held}>
       <LiveCue />
@@ -111,7 +112,7 @@ function BulkConfirmBody({
               </Table>
             </Table.ScrollContainer>
             <Checkbox
-              label={t("payouts.bulkIncludeHeld", { count: plan.held })}
+              label={t("payouts.bulkIncludeHeld", { count: held.length })}
               description={t("payouts.bulkIncludeHeldHint")}
               checked={includeHeld}
               onChange={(e) => setIncludeHeld(e.currentTarget.checked)}

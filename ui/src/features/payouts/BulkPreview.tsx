@@ -6,6 +6,7 @@ import { formatCount } from "../../lib/format";
 import { brokenRuleText } from "../../lib/ipc";
 import type { BulkOutcome, BulkPlan, BulkProgress } from "../../lib/types";
 import { BulkErrorRow } from "./BulkFix";
+import { BulkFunds } from "./BulkFunds";
 import { ACTION_COLORS, BulkRows } from "./BulkRows";
 import { Totals } from "./Totals";
 
@@ -113,6 +114,7 @@ export function BulkPreview({
         </Stack>
       )}
       <Totals totals={plan.totals} testId="bulk-totals" />
+      <BulkFunds plan={plan} />
       {plan.errors.length > 0 && (
         <Alert color="red" variant="light" my="xs" title={t("payouts.bulkErrors")}>
           <Stack gap={2} data-testid="bulk-errors">

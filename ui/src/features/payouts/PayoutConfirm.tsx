@@ -1,4 +1,5 @@
 import { Button, Group, Modal, Stack, Table, Text } from "@mantine/core";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { CopyCommand } from "../../components/CopyCommand";
 import { locale } from "../../i18n";
@@ -7,6 +8,7 @@ import { formatMoney } from "../../lib/format";
 import type { PayoutPreview, Purpose } from "../../lib/types";
 import { LiveCue } from "../app/LiveCue";
 import { PurposeRow } from "../money/PurposeFields";
+import { FundsCheck } from "./FundsCheck";
 
 /// The payout as it will be sent, masked, with the last word before sending.
 export function PayoutConfirm({
@@ -31,6 +33,7 @@ export function PayoutConfirm({
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
+  const [short, setShort] = useState(false);
   return (
     <Modal
       opened={!!preview}
@@ -110,6 +113,7 @@ export function PayoutConfirm({
               </Table.Tr>
             </Table.Tbody>
           </Table>
+          <FundsCheck currency={preview.currency} amount={preview.amount} onShort={setShort} />
           <Text size="sm" c="dimmed">
             {t(asRequest ? "payouts.requestHint" : "payouts.confirmHint")}
           </Text>
@@ -122,6 +126,7 @@ export function PayoutConfirm({
               <Button
                 color={asRequest ? "blue" : "red"}
                 loading={sending}
+                disabled={short}
                 onClick={onConfirm}
                 data-testid="payout-send"
               >

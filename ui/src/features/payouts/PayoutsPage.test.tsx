@@ -76,6 +76,8 @@ const checked: BulkCheck = {
     ],
     digest: "d-send",
     digestWithHeld: "d-send-and-held",
+    heldFirm: 0,
+    funds: [],
   },
 };
 

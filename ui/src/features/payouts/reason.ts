@@ -24,7 +24,24 @@ export function rowReason(t: TFunction, why: RowReason): string {
       return `${t("payouts.why.changed", { earlier: why.earlier, status: status(why.status) })} ${then(why.confirmedAs, "payouts.why.heldNewNumber")}`;
     case "paidDaysAgo":
       return `${t("payouts.why.paidDaysAgo", { earlier: why.earlier, count: why.days })} ${then(why.confirmedAs, "payouts.why.heldNewPayout")}`;
+    case "overLimit":
+      return t("payouts.why.overLimit", {
+        limit: t(why.limit === "perDay" ? "payouts.why.limitPerDay" : "payouts.why.limitPerPayout"),
+        value: why.value,
+        currency: why.currency,
+      });
+    case "beyondBalance":
+      return t("payouts.why.beyondBalance", {
+        balance: why.balance,
+        needed: why.needed,
+        currency: why.currency,
+      });
     case "sameRecent":
       return `${t("payouts.why.sameRecent", { earlier: why.earlier, status: status(why.status), count: why.minutes })} ${then(why.confirmedAs, "payouts.why.heldNewPayout")}`;
   }
+}
+
+/// Held whatever is confirmed (issue 35): over a limit or beyond the balance.
+export function heldFirm(why: RowReason): boolean {
+  return why.kind === "overLimit" || why.kind === "beyondBalance";
 }

@@ -27,6 +27,7 @@ import { DeskLockCard } from "../team/DeskLockCard";
 import { ConnectionCheckModal } from "./ConnectionCheck";
 import { ConventionsDrawer } from "./conventions/ConventionsDrawer";
 import { KeysPanel } from "./KeysPanel";
+import { LimitsCard } from "./LimitsCard";
 import { ProfileForm } from "./ProfileForm";
 import { useDeleteProfile, useProfiles, useSwitchProfile } from "./queries";
 
@@ -267,6 +268,7 @@ export function SettingsPage() {
       ) : null}
       <DeskLockCard />
       <AlertSettingsCard />
+      <LimitsCard />
       <Appearance />
       {status.data ? (
         <Text size="xs" c="dimmed">

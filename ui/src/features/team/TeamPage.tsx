@@ -46,6 +46,7 @@ import {
   useWorkerStart,
   useWorkerStop,
 } from "./adminQueries";
+import { MemberLimitsCard } from "./MemberLimitsCard";
 import { useRequest, useRequests, useSealKey, useTeamStatus, useTrustSealKey } from "./queries";
 import { TeamChainAlert } from "./TeamChainAlert";
 
@@ -839,6 +840,7 @@ export function TeamPage() {
           {member.roles.includes("signer") ? <WorkerCard team={member} /> : null}
           <Members team={member} />
           <Rules team={member} />
+          <MemberLimitsCard team={member} />
           <SealKeyCard />
           {member.roles.includes("signer") ? null : <WorkerCard team={member} />}
         </>

@@ -853,6 +853,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0022_review_team30_r4.sql"),
     include_str!("schema/0027_moved_on_the_writers_clock.sql"),
     include_str!("schema/0023_purpose.sql"),
+    include_str!("schema/0025_member_limits.sql"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.

@@ -44,6 +44,23 @@ const KNOWN: &[(&str, &str, &[&str])] = &[
     ("only an admin resets members", "sqlOnlyAdmin", &[]),
     ("only an admin removes approval rules", "sqlOnlyAdmin", &[]),
     (
+        "only an admin sets a member's payout limits",
+        "sqlOnlyAdmin",
+        &[],
+    ),
+    (
+        "amount: row % is % %, over the limit per payout of % % the team set for %",
+        "sqlMemberLimitPerPayout",
+        &["row", "amount", "currency", "limit", "currency", "member"],
+    ),
+    (
+        "amount: row % (% %) would take %'s payouts today over the limit per day of % % the team set (% % requested today)",
+        "sqlMemberLimitPerDay",
+        &[
+            "row", "amount", "currency", "member", "limit", "currency", "used", "currency",
+        ],
+    ),
+    (
         "member %: already a member (holds %); change the role with `team user role`, the password with `team user password`",
         "sqlAlreadyMember",
         &["member", "roles"],

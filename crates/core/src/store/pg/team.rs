@@ -467,6 +467,43 @@ impl<'a> TeamTables<'a> {
             .get(0))
     }
 
+    /// Every member's payout limits (issue 35), by member and currency.
+    pub fn member_limits(&self) -> CoreResult<Vec<crate::team::MemberLimit>> {
+        let rows = self.link.query(
+            "SELECT member, currency, per_payout::text, per_day::text, day_zone, set_by
+             FROM paydesk.member_limits ORDER BY member, currency",
+            &[],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| crate::team::MemberLimit {
+                member: r.get(0),
+                currency: r.get(1),
+                per_payout: r.get::<_, Option<String>>(2).map(trim_decimal),
+                per_day: r.get::<_, Option<String>>(3).map(trim_decimal),
+                day_zone: r.get(4),
+                set_by: r.get(5),
+            })
+            .collect())
+    }
+
+    /// Sets (both limits `None`: clears) a member's payout limits in a currency, through
+    /// the database's function (an admin's only way; it audits the change).
+    pub fn set_member_limit(
+        &self,
+        member: &str,
+        currency: &str,
+        per_payout: Option<&str>,
+        per_day: Option<&str>,
+        day_zone: &str,
+    ) -> CoreResult<()> {
+        self.link.query_one(
+            "SELECT paydesk.set_member_limit($1, $2, $3::text::numeric, $4::text::numeric, $5)",
+            &[&member, &currency, &per_payout, &per_day, &day_zone],
+        )?;
+        Ok(())
+    }
+
     /// The approvals the rules ask of a request like this one.
     pub fn approvals_needed(
         &self,
