@@ -6,6 +6,7 @@
 //! or the built-in sandbox that `paydesk-session` runs) is the caller's [`Endpoint`].
 
 pub mod answers;
+pub mod beneficiaries;
 pub mod bulk;
 pub mod clock;
 pub mod desk;

@@ -1033,6 +1033,7 @@ fn approved_payout(f: &PayoutForm) -> PayoutForm {
         currency: f.currency.clone(),
         clabe: if card { String::new() } else { f.clabe.clone() },
         card_no: String::new(),
+        beneficiary: String::new(),
         first_name: for_card(&f.first_name),
         last_name: for_card(&f.last_name),
         country_code: for_card(&f.country_code),

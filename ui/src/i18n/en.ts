@@ -2326,6 +2326,21 @@ export const en = {
     scheduleName: "must be 1 to 80 characters",
     scheduleOrdersPdf: "an orders export is CSV or XLSX",
     scheduleFolder: "must be a full path to a folder",
+    // The book of payees (issue 35).
+    payeeText: "must be at most {{max}} characters, without control characters",
+    payeeNicknameRequired: "is required",
+    payeeNicknameFormula: "must not start with =, +, - or @ (a spreadsheet would run it as a formula)",
+    payeeNameRequired: "the payee needs a name",
+    payeeCountry: "must be a two-letter country code such as MX, got “{{got}}”",
+    payeeCardNames: "a card payout needs the payee's first and last name",
+    payeeSealUnreadable:
+      "the account of payee “{{nickname}}” cannot be opened with this desk's key; add the payee again",
+    payeeUnknown: "no payee “{{nickname}}” in the book (Beneficiaries): add it first, or give the account",
+    payeeTypeDiffers: "payee “{{nickname}}” is paid by {{kind}}",
+    payeeAccountDiffers:
+      "differs from the account the book holds for payee “{{nickname}}” ({{account}}): give one or the other",
+    payeeNicknameTaken: "the book already has a payee “{{nickname}}”; choose another nickname",
+    payeeTeamBook: "a team profile has no book of payees yet: give the account",
   },
   cliCommand: {
     button: "Copy as command",

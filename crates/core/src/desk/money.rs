@@ -515,6 +515,7 @@ impl Desk {
                 name_in_file: file.names.get(&p.line).cloned(),
             });
         }
+        self.note_payees(&mut plan.rows, &planned);
         let total = |m: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)>| {
             m.into_iter()
                 .map(|(currency, (count, amount))| {
@@ -1071,6 +1072,7 @@ impl Desk {
     /// Checks a payout form and answers with what the confirmation step shows; nothing
     /// is written or sent.
     fn payout_preview_in(&self, form: &PayoutForm) -> CoreResult<PayoutPreview> {
+        let form = &*self.with_beneficiary(form)?;
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
         // The wire's own checks, where this desk holds the key to sign with (a team
         // maker's desk previews what it will request; the signer's desk checks again).
@@ -1081,6 +1083,7 @@ impl Desk {
             }
         }
         let mut preview = op.preview();
+        preview.payee = self.payee_of(&op);
         let (currency, amount) = op.money();
         if let Some((fee, from)) = self.payout_fee_estimate(currency) {
             preview.estimated_fee = Some(fee.to_string());
@@ -1092,6 +1095,7 @@ impl Desk {
 
     /// A payout as filled in (and confirmed), through the journal.
     async fn payout_in(&self, form: &PayoutForm) -> CoreResult<Receipt> {
+        let form = &*self.with_beneficiary(form)?;
         let s = match self.fill(Some(&form.notify_url), |who| form.build(who))? {
             PayoutOp::Card(op) => self.payout_card(op).await?,
             PayoutOp::Clabe(op) => self.payout_clabe(op).await?,
