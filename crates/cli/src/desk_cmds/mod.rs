@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::Failure;
 
+mod beneficiaries;
 mod lookup;
 mod money;
 mod orders;
@@ -24,6 +25,7 @@ mod report;
 mod schedule;
 mod team;
 
+pub use beneficiaries::*;
 pub use money::*;
 pub use orders::*;
 pub use profile::*;
