@@ -103,6 +103,10 @@ macro_rules! app_commands {
             money::order_no_new => [],
             money::pay_url_open => [],
             money::payin_create => ["journal", "cards", "dashboard", "orders", "palette", "review"],
+            // The book of payees (issue 35).
+            beneficiaries::beneficiaries_list => [],
+            beneficiaries::beneficiary_add => ["beneficiaries"],
+            beneficiaries::beneficiary_remove => ["beneficiaries"],
             money::payout_preview => [],
             money::payout_create => ["journal", "cards", "dashboard", "orders", "palette", "review"],
             money::journal_entry => [],

@@ -267,6 +267,10 @@ mod tests {
                         Command::Payout(desk_cmds::PayoutCmd::Clabe { .. })
                     ));
                 }
+                "payoutBeneficiary" => {
+                    assert!(shown.contains("beneficiary: Some(\"rent\")"), "{shown}");
+                    assert!(shown.contains("clabe: \"\""), "{shown}");
+                }
                 "payoutCard" => {
                     assert!(shown.contains("last_name: \"O'Brien\""), "{shown}");
                     assert!(shown.contains("card_no: None"), "{shown}");

@@ -4,6 +4,7 @@
 
 pub mod activity;
 pub mod balances;
+pub mod beneficiaries;
 pub mod lock;
 pub mod lookup;
 pub mod money;

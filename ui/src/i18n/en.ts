@@ -149,6 +149,8 @@ export const en = {
     reference: "Reference",
     infoList: "Information",
     fileList: "Files",
+    beneficiary: "Payee from the book",
+    nickname: "Nickname",
   },
   meaning: {
     created: "Created",
@@ -2033,6 +2035,31 @@ export const en = {
       lastMonth: "Last month",
     },
   },
+  beneficiaries: {
+    title: "Beneficiaries",
+    pick: "Payee from the book",
+    pickHint: "Type a nickname or a name to search; the account comes from the book.",
+    pickNone: "None: type the account",
+    noMatch: "No payee matches",
+    known: "Payee in the book: {{nickname}} ({{name}})",
+    newTitle: "New payee",
+    newHint: "This account has never been paid from the book of payees. Check it before sending.",
+    newPayee: "New payee (not in the book)",
+    inBook: "Book: {{nickname}}",
+    save: "Save this payee",
+    saved: "Saved to the book as {{nickname}}",
+    nickname: "Nickname",
+    name: "Name",
+    country: "Country",
+    add: "Add a payee",
+    addButton: "Add to the book",
+    empty: "The book is empty. Add a payee here, or save one from a payout's confirmation.",
+    remove: "Remove",
+    removeOne: "Remove payee {{nickname}}",
+    removeTitle: "Remove this payee?",
+    removeMessage:
+      "{{nickname}} leaves the book. Payouts already made to it stay as they are; a bulk file naming it is refused until it is added again.",
+  },
   rules: {
     // Saved views (issue 36).
     viewNameLength: "must be 1 to 60 characters",
@@ -2329,13 +2356,15 @@ export const en = {
     // The book of payees (issue 35).
     payeeText: "must be at most {{max}} characters, without control characters",
     payeeNicknameRequired: "is required",
-    payeeNicknameFormula: "must not start with =, +, - or @ (a spreadsheet would run it as a formula)",
+    payeeNicknameFormula:
+      "must not start with =, +, - or @ (a spreadsheet would run it as a formula)",
     payeeNameRequired: "the payee needs a name",
     payeeCountry: "must be a two-letter country code such as MX, got “{{got}}”",
     payeeCardNames: "a card payout needs the payee's first and last name",
     payeeSealUnreadable:
       "the account of payee “{{nickname}}” cannot be opened with this desk's key; add the payee again",
-    payeeUnknown: "no payee “{{nickname}}” in the book (Beneficiaries): add it first, or give the account",
+    payeeUnknown:
+      "no payee “{{nickname}}” in the book (Beneficiaries): add it first, or give the account",
     payeeTypeDiffers: "payee “{{nickname}}” is paid by {{kind}}",
     payeeAccountDiffers:
       "differs from the account the book holds for payee “{{nickname}}” ({{account}}): give one or the other",

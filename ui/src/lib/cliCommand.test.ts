@@ -69,6 +69,14 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
       ipAddress: "",
       notifyUrl: "",
     }),
+  payoutBeneficiary: () =>
+    payoutClabeCommand({
+      profile: "main",
+      merOrderNo: "PO-9",
+      amount: "10.00",
+      currency: "MXN",
+      beneficiary: " rent ",
+    }),
   payoutCard: () =>
     payoutCardCommand({
       profile: "main",

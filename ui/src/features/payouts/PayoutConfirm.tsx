@@ -1,4 +1,5 @@
 import { Button, Group, Modal, Stack, Table, Text } from "@mantine/core";
+import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { CopyCommand } from "../../components/CopyCommand";
 import { locale } from "../../i18n";
@@ -15,6 +16,7 @@ export function PayoutConfirm({
   sending,
   asRequest = false,
   command = null,
+  payee = null,
 }: {
   preview: PayoutPreview | null;
   onConfirm: () => void;
@@ -24,6 +26,8 @@ export function PayoutConfirm({
   asRequest?: boolean;
   /// The same payout as a `paydesk` command line (no account number in it).
   command?: CliCommand | null;
+  /// Whether the book of payees knows the account (`features/beneficiaries`).
+  payee?: ReactNode;
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -105,6 +109,7 @@ export function PayoutConfirm({
               </Table.Tr>
             </Table.Tbody>
           </Table>
+          {payee}
           <Text size="sm" c="dimmed">
             {t(asRequest ? "payouts.requestHint" : "payouts.confirmHint")}
           </Text>

@@ -11,6 +11,7 @@ export const blankPayout = (kind: PayoutKind): PayoutDraft => ({
   currency: kind === "CLABE" ? "MXN" : "USD",
   clabe: "",
   cardNo: "",
+  beneficiary: "",
   firstName: "",
   lastName: "",
   countryCode: "",

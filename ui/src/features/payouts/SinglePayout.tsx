@@ -17,6 +17,8 @@ import { payoutCardCommand, payoutClabeCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayoutKind, Receipt } from "../../lib/types";
 import { useAppStatus, useProfileName } from "../app/queries";
+import { PayeeNote } from "../beneficiaries/PayeeNote";
+import { PayeePicker } from "../beneficiaries/PayeePicker";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { useEntryNow, useOrderNo } from "../money/queries";
@@ -101,6 +103,7 @@ export function SinglePayout({
             ipAddress: form.ipAddress,
             notifyUrl: form.notifyUrl,
             request: asRequest,
+            beneficiary: form.beneficiary,
           })
         : payoutCardCommand({
             ...form,
@@ -150,7 +153,17 @@ export function SinglePayout({
                 testId="payout-currency"
               />
             </Group>
-            {kind === "CLABE" ? (
+            <PayeePicker
+              kind={kind}
+              value={form.beneficiary}
+              onChange={(n) => {
+                // A payee's account comes from the book: nothing typed is kept beside it.
+                set("beneficiary", n);
+                set(kind === "CLABE" ? "clabe" : "cardNo", "");
+              }}
+              error={err("beneficiary")}
+            />
+            {form.beneficiary ? null : kind === "CLABE" ? (
               <ClabeFields form={form} set={set} err={err} />
             ) : (
               <CardFields form={form} set={set} err={err} />
@@ -260,6 +273,7 @@ export function SinglePayout({
         sending={send.isPending || request.isPending}
         asRequest={asRequest}
         command={command}
+        payee={preview.data ? <PayeeNote payee={preview.data.payee} form={full} /> : null}
         onCancel={() => preview.reset()}
         onConfirm={() => {
           if (asRequest) {

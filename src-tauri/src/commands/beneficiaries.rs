@@ -1,0 +1,30 @@
+//! The book of payees (issue 35): listed (masked), added (from the Beneficiaries screen
+//! or a payout's confirmation), removed.
+
+use paydesk_core::beneficiaries::{Beneficiary, NewBeneficiary};
+use tauri::State;
+
+use super::CmdResult;
+use crate::state::AppState;
+
+#[tauri::command]
+#[specta::specta]
+pub async fn beneficiaries_list(state: State<'_, AppState>) -> CmdResult<Vec<Beneficiary>> {
+    state.desk().await?.beneficiaries()
+}
+
+/// Adds a payee; its account is kept masked and sealed, never in clear.
+#[tauri::command]
+#[specta::specta]
+pub async fn beneficiary_add(
+    state: State<'_, AppState>,
+    payee: NewBeneficiary,
+) -> CmdResult<Beneficiary> {
+    state.desk().await?.add_beneficiary(&payee)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn beneficiary_remove(state: State<'_, AppState>, nickname: String) -> CmdResult<()> {
+    state.desk().await?.remove_beneficiary(&nickname)
+}

@@ -1,0 +1,31 @@
+import { useQuery } from "@tanstack/react-query";
+import { commands } from "../../bindings";
+import { useCommandMutation } from "../../lib/invalidate";
+import { unwrap } from "../../lib/ipc";
+import type { NewBeneficiary } from "../../lib/types";
+
+export const beneficiaryKeys = {
+  all: ["beneficiaries"] as const,
+  list: ["beneficiaries", "list"] as const,
+};
+
+/// The book of payees (masked); none on a desk that keeps no book (a team's, for now).
+export function useBeneficiaries() {
+  return useQuery({
+    queryKey: beneficiaryKeys.list,
+    queryFn: () => unwrap(commands.beneficiariesList()),
+    retry: false,
+  });
+}
+
+export function useAddBeneficiary() {
+  return useCommandMutation("beneficiaryAdd", (payee: NewBeneficiary) =>
+    unwrap(commands.beneficiaryAdd(payee)),
+  );
+}
+
+export function useRemoveBeneficiary() {
+  return useCommandMutation("beneficiaryRemove", (nickname: string) =>
+    unwrap(commands.beneficiaryRemove(nickname)),
+  );
+}
