@@ -321,6 +321,9 @@ paydesk_gateway::masked_debug!(Opened);
 #[derive(Clone, Default)]
 pub struct Book {
     by_nickname: std::collections::HashMap<String, Opened>,
+    /// Payees whose sealed account this desk's key does not open (its intent key
+    /// changed): a row naming one is refused; the others still go.
+    unreadable: std::collections::HashSet<String>,
 }
 
 impl std::fmt::Debug for Book {
@@ -352,7 +355,13 @@ impl Book {
                 .into_iter()
                 .map(|p| (nickname_key(&p.nickname), p))
                 .collect(),
+            unreadable: Default::default(),
         }
+    }
+
+    /// Notes a payee whose account cannot be opened here.
+    pub fn unreadable(&mut self, nickname: &str) {
+        self.unreadable.insert(nickname_key(nickname));
     }
 
     pub fn len(&self) -> usize {
@@ -372,6 +381,18 @@ impl Book {
     /// own type or account disagrees with the payee's. Names and country the row leaves
     /// empty come from the book.
     pub fn fill_row(&self, nickname: &str, row: RowCells<'_>) -> Result<(), (String, Rule)> {
+        if self.unreadable.contains(&nickname_key(nickname)) {
+            return Err((
+                "beneficiary".into(),
+                Rule::keyed(
+                    format!(
+                        "the account of payee {nickname:?} cannot be opened with this desk's key (the keyring's intent key changed?); add the payee again"
+                    ),
+                    "payeeSealUnreadable",
+                    &[("nickname", nickname.to_string())],
+                ),
+            ));
+        }
         let Some(p) = self.get(nickname) else {
             return Err((
                 "beneficiary".into(),

@@ -179,6 +179,15 @@ impl Team {
     /// Requests a payout (CLABE, or card with its number sealed to the signers): its
     /// number fixed now, executed by a signer once the approvals the rules ask are in.
     pub fn request_payout(&self, form: &PayoutForm) -> CoreResult<Request> {
+        // The book of payees is a solo desk's for now (issue 35): never a silent "no account".
+        if !form.beneficiary.trim().is_empty() {
+            return Err(CoreError::keyed(
+                "beneficiary",
+                "a team profile has no book of payees yet: give the account",
+                "payeeTeamBook",
+                &[],
+            ));
+        }
         let form = self.checked_form(form)?;
         let op = form
             .build(&self.checking_filler())

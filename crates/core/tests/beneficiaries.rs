@@ -236,6 +236,36 @@ async fn bulk_rows_name_payees_by_nickname_and_a_wrong_one_is_refused_naming_row
     );
     // The card payee's names and country come from the book.
     assert_eq!(plan.rows[1].payout.beneficiary, "Bob Stone");
+    // A payee whose sealed account this desk's key does not open (here: its seal moved
+    // onto another payee's row) is refused on its rows; the rest of the book still pays.
+    desk.add_beneficiary(&payee("water", "Agua", BANAMEX))
+        .unwrap();
+    {
+        let conn = rusqlite::Connection::open(f.home.database(&f.name)).unwrap();
+        conn.execute(
+            "UPDATE beneficiaries SET account_sealed = (SELECT account_sealed FROM beneficiaries WHERE nickname = 'rent') WHERE nickname = 'water'",
+            [],
+        )
+        .unwrap();
+    }
+    let mixed = desk
+        .bulk_parse(b"amount,currency,beneficiary\n1.00,MXN,water\n2.00,MXN,rent\n")
+        .unwrap();
+    let refused: Vec<(usize, &str, Option<&str>)> = mixed
+        .errors
+        .iter()
+        .map(|e| (e.line, e.field.as_str(), e.rule.key.as_deref()))
+        .collect();
+    assert_eq!(refused, [(2, "beneficiary", Some("payeeSealUnreadable"))]);
+    assert_eq!(mixed.rows.len(), 1);
+    let single = desk
+        .payout_preview(&PayoutForm {
+            beneficiary: "water".into(),
+            ..clabe_form("1")
+        })
+        .unwrap_err();
+    assert_eq!(key_of(&single).1.as_deref(), Some("payeeSealUnreadable"));
+
     // A row by nickname and the same row by its account are one payout (one number).
     let nick_no = &plan.rows[0].mer_order_no;
     let by_account = format!("type,amount,currency,account\nclabe,10.00,MXN,{BBVA}\n");

@@ -213,11 +213,23 @@ impl Desk {
         };
         let all = store.list()?;
         drop(store);
-        Ok(Book::new(
-            all.into_iter()
-                .map(|b| self.opened(b))
-                .collect::<CoreResult<Vec<_>>>()?,
-        ))
+        let mut opened = Vec::new();
+        let mut unreadable = Vec::new();
+        for b in all {
+            let nickname = b.shown.nickname.clone();
+            match self.opened(b) {
+                Ok(o) => opened.push(o),
+                Err(e) => {
+                    tracing::warn!(error = %e, "a payee's account does not open");
+                    unreadable.push(nickname);
+                }
+            }
+        }
+        let mut book = Book::new(opened);
+        for n in unreadable {
+            book.unreadable(&n);
+        }
+        Ok(book)
     }
 
     /// Reads and checks a bulk payout file, its `beneficiary` column's nicknames taken
