@@ -816,6 +816,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0018_review_evidence.sql"),
     include_str!("schema/0020_stalls_without_grants.sql"),
     include_str!("schema/0022_review_team30_r4.sql"),
+    include_str!("schema/0024_beneficiaries.sql"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.
