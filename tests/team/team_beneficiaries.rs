@@ -9,10 +9,12 @@
 #[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
+use paydesk_core::beneficiaries::NewBeneficiary;
 use paydesk_core::team::TeamRole;
+use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_testpg::{Options, TestPg};
 
-use common::team::{CLABE, DB, PASSWORD};
+use common::team::{CLABE, DB, PASSWORD, cfg, member};
 
 const MER: i64 = common::MER as i64;
 
@@ -276,4 +278,81 @@ fn the_book_is_written_only_through_its_functions_never_in_clear_and_four_eyes_w
         assert!(audit.contains(&line), "{line} not in {audit}");
     }
     assert!(!audit.contains(CLABE));
+}
+
+/// A signer's desk (it publishes the key payees are sealed to).
+fn signer_desk(f: &common::Fixture, pg: &TestPg, user: &str) -> Desk {
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(Profile {
+            team: Some(cfg(pg, user)),
+            ..p
+        })
+        .unwrap();
+    f.secrets.set_team_password(&f.name, PASSWORD).unwrap();
+    Desk::open(&f.home, f.secrets.clone(), &f.name, Endpoint::Profile).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_approval() {
+    let pg = team_db();
+    let f = common::Fixture::new("team-book").await;
+    let _signer = signer_desk(&f, &pg, "sam");
+    let (mark, ann, alice, vic) = (
+        member(&pg, "mark"),
+        member(&pg, "ann"),
+        member(&pg, "alice"),
+        member(&pg, "vic"),
+    );
+    let rent = NewBeneficiary {
+        nickname: "Rent".into(),
+        first_name: "Casa Azul".into(),
+        account: CLABE.into(),
+        ..Default::default()
+    };
+    // Only an admin turns the approval on.
+    assert!(matches!(
+        mark.set_payee_approval(true),
+        Err(CoreError::Validation { .. })
+    ));
+    alice.set_payee_approval(true).unwrap();
+    let added = mark.add_payee(&rent).unwrap();
+    assert_eq!(added.payee.account, "002010********7771");
+    assert_eq!(added.payee.bank.as_deref(), Some("BANAMEX"));
+    assert_eq!(added.added_by, "mark");
+    assert_eq!(added.approved_by, None);
+    // The database holds it sealed: no CLABE in any column, for anyone who reads it.
+    let row = sql(
+        &pg,
+        "vic",
+        "SELECT t::text FROM paydesk.beneficiaries t WHERE nickname = 'Rent'",
+    )
+    .unwrap();
+    assert!(!row.contains(CLABE), "{row}");
+    assert!(!row.contains(&CLABE[6..14]), "{row}");
+    let sealed = mark.payee_sealed_account("rent").unwrap().unwrap();
+    assert!(sealed.len() >= 340, "{sealed}");
+    // Four eyes: not the maker, not a viewer; an approver.
+    assert!(mark.approve_payee("rent").is_err());
+    assert!(vic.approve_payee("rent").is_err());
+    assert!(
+        vic.add_payee(&NewBeneficiary {
+            nickname: "x".into(),
+            ..rent.clone()
+        })
+        .is_err()
+    );
+    ann.approve_payee("RENT").unwrap();
+    let listed = vic.payees().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].approved_by.as_deref(), Some("ann"));
+    assert!(matches!(
+        mark.add_payee(&NewBeneficiary {
+            nickname: "rent".into(),
+            ..rent.clone()
+        }),
+        Err(CoreError::Validation { .. })
+    ));
+    assert!(mark.remove_payee("rent").unwrap());
+    assert!(!mark.remove_payee("rent").unwrap());
 }

@@ -8,6 +8,8 @@
 //! mistake gets a clear error before it reaches the database, and passes the
 //! database's refusals on.
 
+mod book;
+pub use book::TeamPayee;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

@@ -2370,6 +2370,7 @@ export const en = {
       "differs from the account the book holds for payee “{{nickname}}” ({{account}}): give one or the other",
     payeeNicknameTaken: "the book already has a payee “{{nickname}}”; choose another nickname",
     payeeTeamBook: "a team profile has no book of payees yet: give the account",
+    payeeApprovalAdmin: "only an admin changes whether a payee needs an approval",
   },
   cliCommand: {
     button: "Copy as command",

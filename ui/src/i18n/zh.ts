@@ -2171,6 +2171,7 @@ export const zh: Catalogue = {
     payeeAccountDiffers: "与名册中收款人“{{nickname}}”的账号（{{account}}）不一致：二者只填其一",
     payeeNicknameTaken: "名册中已有收款人“{{nickname}}”；请换一个昵称",
     payeeTeamBook: "团队配置还没有收款人名册：请直接填写账号",
+    payeeApprovalAdmin: "只有管理员能设置添加收款人是否需要审批",
   },
   cliCommand: {
     button: "复制为命令",

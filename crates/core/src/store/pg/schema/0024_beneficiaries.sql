@@ -85,8 +85,7 @@ BEGIN
         CASE WHEN needs THEN 'awaiting approval' ELSE 'ok' END);
     RETURN new_id;
 EXCEPTION WHEN unique_violation THEN
-    RAISE EXCEPTION 'nickname: the book already has a payee %', pg_catalog.btrim(add_beneficiary.nickname)
-        USING ERRCODE = '23505';
+    RAISE EXCEPTION 'nickname: the book already has a payee %', pg_catalog.btrim(add_beneficiary.nickname);
 END $$;
 
 -- Approves a payee awaiting approval: an approver, signer or admin who did not add it.
