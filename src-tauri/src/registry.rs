@@ -107,6 +107,7 @@ macro_rules! app_commands {
             beneficiaries::beneficiaries_list => [],
             beneficiaries::beneficiary_add => ["beneficiaries"],
             beneficiaries::beneficiary_remove => ["beneficiaries"],
+            beneficiaries::beneficiary_approve => ["beneficiaries"],
             money::payout_preview => [],
             money::payout_create => ["journal", "cards", "dashboard", "orders", "palette", "review"],
             money::journal_entry => [],

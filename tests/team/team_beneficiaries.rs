@@ -297,7 +297,7 @@ fn signer_desk(f: &common::Fixture, pg: &TestPg, user: &str) -> Desk {
 async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_approval() {
     let pg = team_db();
     let f = common::Fixture::new("team-book").await;
-    let _signer = signer_desk(&f, &pg, "sam");
+    let signer = signer_desk(&f, &pg, "sam");
     let (mark, ann, alice, vic) = (
         member(&pg, "mark"),
         member(&pg, "ann"),
@@ -330,6 +330,11 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
     .unwrap();
     assert!(!row.contains(CLABE), "{row}");
     assert!(!row.contains(&CLABE[6..14]), "{row}");
+    // A team desk's book is the team's: awaiting the approval there too.
+    let on_desk = signer.beneficiaries().unwrap();
+    assert_eq!(on_desk.len(), 1);
+    assert!(on_desk[0].awaiting_approval);
+    assert_eq!(on_desk[0].account, "002010********7771");
     let sealed = mark.payee_sealed_account("rent").unwrap().unwrap();
     assert!(sealed.len() >= 340, "{sealed}");
     // Four eyes: not the maker, not a viewer; an approver.
@@ -353,6 +358,9 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
         }),
         Err(CoreError::Validation { .. })
     ));
+    assert!(!signer.beneficiaries().unwrap()[0].awaiting_approval);
+    // A signer's desk does not remove a payee (a maker or an admin does).
+    assert!(signer.remove_beneficiary("rent").is_err());
     assert!(mark.remove_payee("rent").unwrap());
     assert!(!mark.remove_payee("rent").unwrap());
 }

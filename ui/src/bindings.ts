@@ -241,6 +241,8 @@ export const commands = {
 	/**  Adds a payee; its account is kept masked and sealed, never in clear. */
 	beneficiaryAdd: (payee: NewBeneficiary_Deserialize) => typedError<Beneficiary_Serialize, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_add", { payee })),
 	beneficiaryRemove: (nickname: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_remove", { nickname })),
+	/**  On a team: approves a payee another member added. */
+	beneficiaryApprove: (nickname: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_approve", { nickname })),
 	/**  Checks a payout and answers with what the confirmation step shows. */
 	payoutPreview: (form: PayoutForm_Deserialize) => typedError<PayoutPreview_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_preview", { form })),
 	/**
@@ -659,6 +661,8 @@ export type Beneficiary_Deserialize = {
 	country: string,
 	/**  Milliseconds since the epoch. */
 	createdAt: number,
+	/**  On a team whose admin asks for it: added, not yet approved by another member. */
+	awaitingApproval?: boolean,
 };
 
 /**  A payee as every screen shows it: nothing unmasked. */
@@ -675,6 +679,8 @@ export type Beneficiary_Serialize = {
 	country: string,
 	/**  Milliseconds since the epoch. */
 	createdAt: number,
+	/**  On a team whose admin asks for it: added, not yet approved by another member. */
+	awaitingApproval: boolean,
 };
 
 /**  The figures of one period. */

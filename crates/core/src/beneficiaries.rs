@@ -32,6 +32,9 @@ pub struct Beneficiary {
     pub country: String,
     /// Milliseconds since the epoch.
     pub created_at: i64,
+    /// On a team whose admin asks for it: added, not yet approved by another member.
+    #[serde(default)]
+    pub awaiting_approval: bool,
 }
 
 impl Beneficiary {
@@ -206,6 +209,7 @@ pub fn check(new: &NewBeneficiary) -> CoreResult<(Beneficiary, String)> {
             bank,
             country,
             created_at: 0,
+            awaiting_approval: false,
         },
         account,
     ))

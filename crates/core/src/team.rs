@@ -185,7 +185,7 @@ impl Team {
         if !form.beneficiary.trim().is_empty() {
             return Err(CoreError::keyed(
                 "beneficiary",
-                "a team profile has no book of payees yet: give the account",
+                "a team's payouts do not take a payee from the book yet: give the account",
                 "payeeTeamBook",
                 &[],
             ));

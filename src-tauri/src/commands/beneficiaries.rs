@@ -23,6 +23,13 @@ pub async fn beneficiary_add(
     state.desk().await?.add_beneficiary(&payee)
 }
 
+/// On a team: approves a payee another member added.
+#[tauri::command]
+#[specta::specta]
+pub async fn beneficiary_approve(state: State<'_, AppState>, nickname: String) -> CmdResult<()> {
+    state.desk().await?.approve_beneficiary(&nickname)
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn beneficiary_remove(state: State<'_, AppState>, nickname: String) -> CmdResult<()> {

@@ -2056,6 +2056,8 @@ export const en = {
     empty: "The book is empty. Add a payee here, or save one from a payout's confirmation.",
     remove: "Remove",
     removeOne: "Remove payee {{nickname}}",
+    awaiting: "Awaiting approval",
+    approve: "Approve",
     removeTitle: "Remove this payee?",
     removeMessage:
       "{{nickname}} leaves the book. Payouts already made to it stay as they are; a bulk file naming it is refused until it is added again.",
@@ -2369,7 +2371,9 @@ export const en = {
     payeeAccountDiffers:
       "differs from the account the book holds for payee “{{nickname}}” ({{account}}): give one or the other",
     payeeNicknameTaken: "the book already has a payee “{{nickname}}”; choose another nickname",
-    payeeTeamBook: "a team profile has no book of payees yet: give the account",
+    payeeTeamBook: "a team's payouts do not take a payee from the book yet: give the account",
+    payeeNoApproval: "a payee of this desk's own book needs no approval",
+    payeeApprovalTeamOnly: "only a team's payees can need an approval",
     payeeApprovalAdmin: "only an admin changes whether a payee needs an approval",
   },
   cliCommand: {

@@ -1896,6 +1896,8 @@ export const zh: Catalogue = {
     empty: "名册为空。可在此添加收款人，或在代付确认时保存。",
     remove: "移除",
     removeOne: "移除收款人 {{nickname}}",
+    awaiting: "待审批",
+    approve: "批准",
     removeTitle: "移除此收款人？",
     removeMessage:
       "{{nickname}} 将从名册中移除。已付的代付不受影响；引用它的批量文件在重新添加前会被拒绝。",
@@ -2170,7 +2172,9 @@ export const zh: Catalogue = {
     payeeTypeDiffers: "收款人“{{nickname}}”的付款方式是 {{kind}}",
     payeeAccountDiffers: "与名册中收款人“{{nickname}}”的账号（{{account}}）不一致：二者只填其一",
     payeeNicknameTaken: "名册中已有收款人“{{nickname}}”；请换一个昵称",
-    payeeTeamBook: "团队配置还没有收款人名册：请直接填写账号",
+    payeeTeamBook: "团队的代付暂不支持从名册选择收款人：请直接填写账号",
+    payeeNoApproval: "本台自己名册中的收款人无需审批",
+    payeeApprovalTeamOnly: "只有团队的收款人才需要审批",
     payeeApprovalAdmin: "只有管理员能设置添加收款人是否需要审批",
   },
   cliCommand: {

@@ -80,6 +80,7 @@ export const invalidates = {
   beneficiariesList: [],
   beneficiaryAdd: ["beneficiaries"],
   beneficiaryRemove: ["beneficiaries"],
+  beneficiaryApprove: ["beneficiaries"],
   payoutPreview: [],
   payoutCreate: ["journal", "cards", "dashboard", "orders", "palette", "review"],
   journalEntry: [],

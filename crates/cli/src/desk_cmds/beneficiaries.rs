@@ -36,16 +36,28 @@ pub enum BeneficiariesCmd {
     },
     /// Removes a payee (payouts already made to it stay as they are).
     Remove { nickname: String },
+    /// On a team: approves a payee another member added (an approver, signer or admin).
+    Approve { nickname: String },
+    /// On a team (an admin): whether a new payee needs another member's approval.
+    RequireApproval {
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
 }
 
 fn line(b: &Beneficiary) -> String {
     format!(
-        "{}\t{}\t{}\t{}\t{}",
+        "{}\t{}\t{}\t{}\t{}{}",
         b.nickname,
         b.name(),
         b.account,
         b.bank.as_deref().unwrap_or("-"),
-        b.country
+        b.country,
+        if b.awaiting_approval {
+            "\tawaiting approval"
+        } else {
+            ""
+        }
     )
 }
 
@@ -90,6 +102,21 @@ pub fn beneficiaries(cmd: BeneficiariesCmd, g: &Global) -> Result<(), Failure> {
                     country,
                 })?;
                 print(g, &added, || format!("added: {}", line(&added)))
+            }
+            BeneficiariesCmd::Approve { nickname } => {
+                desk.approve_beneficiary(&nickname)?;
+                print(
+                    g,
+                    &serde_json::json!({ "approved": nickname.trim() }),
+                    || format!("approved: {}", nickname.trim()),
+                )
+            }
+            BeneficiariesCmd::RequireApproval { state } => {
+                let on = state == "on";
+                desk.set_payee_approval(on)?;
+                print(g, &serde_json::json!({ "payeeApproval": on }), || {
+                    format!("a new payee needs another member's approval: {state}")
+                })
             }
             BeneficiariesCmd::Remove { nickname } => {
                 desk.remove_beneficiary(&nickname)?;

@@ -15,8 +15,11 @@ use crate::error::{CoreError, CoreResult};
 use crate::forms::{PayoutForm, PayoutKind, PayoutOp};
 
 impl Desk {
-    /// The book, by nickname; nothing unmasked.
+    /// The book, by nickname; nothing unmasked. On a team, the team's book.
     pub fn beneficiaries(&self) -> CoreResult<Vec<Beneficiary>> {
+        if let Some(team) = self.team()? {
+            return Ok(team.payees()?.into_iter().map(|p| p.payee).collect());
+        }
         Ok(self
             .store
             .beneficiaries()?
@@ -29,6 +32,10 @@ impl Desk {
     /// Adds a payee: checked (nickname unique in the book, the CLABE's or card's rules),
     /// its account kept masked and sealed, never in clear.
     pub fn add_beneficiary(&self, new: &NewBeneficiary) -> CoreResult<Beneficiary> {
+        // A team's payee: sealed to the signers, audited by the team's database.
+        if let Some(team) = self.team()? {
+            return Ok(team.add_payee(new)?.payee);
+        }
         let (shown, account) = book::check(new)?;
         let key = self.intent_key.expose();
         let digest = book::account_digest(key, shown.kind, &account);
@@ -53,6 +60,17 @@ impl Desk {
 
     /// Removes the payee of `nickname` (payouts already made to it stay as they are).
     pub fn remove_beneficiary(&self, nickname: &str) -> CoreResult<()> {
+        if let Some(team) = self.team()? {
+            if !team.remove_payee(nickname)? {
+                return Err(CoreError::keyed(
+                    "nickname",
+                    format!("no payee {:?} in the book", nickname.trim()),
+                    "payeeUnknown",
+                    &[("nickname", nickname.trim().to_string())],
+                ));
+            }
+            return Ok(());
+        }
         let store = self.store.beneficiaries()?;
         let Some(b) = store.by_nickname(nickname)? else {
             return Err(CoreError::keyed(
@@ -70,6 +88,33 @@ impl Desk {
             "ok",
         );
         Ok(())
+    }
+
+    /// Approves a payee another member of the team added (the team's database holds
+    /// who may); a solo desk's payees need none.
+    pub fn approve_beneficiary(&self, nickname: &str) -> CoreResult<()> {
+        match self.team()? {
+            Some(team) => team.approve_payee(nickname),
+            None => Err(CoreError::keyed(
+                "nickname",
+                "a payee of this desk's own book needs no approval",
+                "payeeNoApproval",
+                &[],
+            )),
+        }
+    }
+
+    /// Whether a team's new payees need another member's approval (an admin's setting).
+    pub fn set_payee_approval(&self, on: bool) -> CoreResult<()> {
+        match self.team()? {
+            Some(team) => team.set_payee_approval(on),
+            None => Err(CoreError::keyed(
+                "payeeApproval",
+                "only a team's payees can need an approval",
+                "payeeApprovalTeamOnly",
+                &[],
+            )),
+        }
     }
 
     fn opened(&self, b: StoredBeneficiary) -> CoreResult<Opened> {

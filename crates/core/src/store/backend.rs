@@ -246,7 +246,7 @@ impl Store {
             )),
             Backend::Team { .. } => Err(crate::error::CoreError::keyed(
                 "beneficiary",
-                "a team profile has no book of payees yet: give the account",
+                "a team's payouts do not take a payee from the book yet: give the account",
                 "payeeTeamBook",
                 &[],
             )),

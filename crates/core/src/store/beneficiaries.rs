@@ -59,6 +59,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredBeneficiary> {
             bank: r.get(5)?,
             country: r.get(6)?,
             created_at: r.get(7)?,
+            awaiting_approval: false,
         },
         sealed_account: r.get(8)?,
         account_digest: r.get(9)?,

@@ -53,6 +53,7 @@ impl Team {
                         bank: r.get(5),
                         country: r.get(6),
                         created_at: r.get(7),
+                        awaiting_approval: r.get::<_, Option<String>>(9).is_none(),
                     },
                     added_by: r.get(8),
                     approved_by: r.get(9),

@@ -1,4 +1,5 @@
 import {
+  Badge,
   Button,
   Card,
   Group,
@@ -15,7 +16,12 @@ import { ConfirmModal } from "../../components/ConfirmModal";
 import { ErrorAlert, FormError } from "../../components/ErrorAlert";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { NewBeneficiary, PayoutKind } from "../../lib/types";
-import { useAddBeneficiary, useBeneficiaries, useRemoveBeneficiary } from "./queries";
+import {
+  useAddBeneficiary,
+  useApproveBeneficiary,
+  useBeneficiaries,
+  useRemoveBeneficiary,
+} from "./queries";
 
 const blank = (kind: PayoutKind): NewBeneficiary => ({
   nickname: "",
@@ -33,6 +39,7 @@ export function BeneficiaryBook() {
   const book = useBeneficiaries();
   const add = useAddBeneficiary();
   const remove = useRemoveBeneficiary();
+  const approve = useApproveBeneficiary();
   const [form, setForm] = useState<NewBeneficiary>(blank("CLABE"));
   const [removing, setRemoving] = useState<string | null>(null);
   const failure = useFieldErrors(add.error);
@@ -118,6 +125,7 @@ export function BeneficiaryBook() {
           </Stack>
         </form>
       </Card>
+      <FormError error={approve.error ?? remove.error} testId="payee-action-error" />
       {book.isError ? (
         <ErrorAlert error={book.error} />
       ) : (book.data ?? []).length === 0 ? (
@@ -140,12 +148,30 @@ export function BeneficiaryBook() {
             <Table.Tbody>
               {(book.data ?? []).map((b) => (
                 <Table.Tr key={b.nickname} data-nickname={b.nickname}>
-                  <Table.Td>{b.nickname}</Table.Td>
+                  <Table.Td>
+                    {b.nickname}
+                    {b.awaitingApproval && (
+                      <Badge ml="xs" color="yellow" variant="light" data-testid="payee-awaiting">
+                        {t("beneficiaries.awaiting")}
+                      </Badge>
+                    )}
+                  </Table.Td>
                   <Table.Td>{[b.firstName, b.lastName].filter(Boolean).join(" ")}</Table.Td>
                   <Table.Td data-testid="payee-account-masked">{b.account}</Table.Td>
                   <Table.Td>{b.bank ?? "—"}</Table.Td>
                   <Table.Td>{b.country}</Table.Td>
                   <Table.Td>
+                    {b.awaitingApproval && (
+                      <Button
+                        size="xs"
+                        variant="light"
+                        loading={approve.isPending && approve.variables === b.nickname}
+                        onClick={() => approve.mutate(b.nickname)}
+                        data-testid="payee-approve"
+                      >
+                        {t("beneficiaries.approve")}
+                      </Button>
+                    )}
                     <Button
                       size="xs"
                       variant="subtle"

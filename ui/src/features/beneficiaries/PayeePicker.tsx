@@ -16,7 +16,9 @@ export function PayeePicker({
   value,
   onChange,
   error,
+  hidden = false,
 }: {
+  hidden?: boolean;
   kind: PayoutKind;
   value: string;
   onChange: (nickname: string) => void;
@@ -24,8 +26,8 @@ export function PayeePicker({
 }) {
   const { t } = useTranslation();
   const book = useBeneficiaries();
-  const payees = (book.data ?? []).filter((b) => b.kind === kind);
-  if (book.isError || (payees.length === 0 && !value)) return null;
+  const payees = (book.data ?? []).filter((b) => b.kind === kind && !b.awaitingApproval);
+  if (hidden || book.isError || (payees.length === 0 && !value)) return null;
   return (
     <Select
       label={t("beneficiaries.pick")}

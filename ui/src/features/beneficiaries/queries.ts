@@ -24,6 +24,13 @@ export function useAddBeneficiary() {
   );
 }
 
+/// On a team: approves a payee another member added (the database says who may).
+export function useApproveBeneficiary() {
+  return useCommandMutation("beneficiaryApprove", (nickname: string) =>
+    unwrap(commands.beneficiaryApprove(nickname)),
+  );
+}
+
 export function useRemoveBeneficiary() {
   return useCommandMutation("beneficiaryRemove", (nickname: string) =>
     unwrap(commands.beneficiaryRemove(nickname)),

@@ -153,7 +153,9 @@ export function SinglePayout({
                 testId="payout-currency"
               />
             </Group>
+            {/* A team's payouts do not take a payee from the book yet. */}
             <PayeePicker
+              hidden={asRequest}
               kind={kind}
               value={form.beneficiary}
               onChange={(n) => {
