@@ -108,6 +108,8 @@ macro_rules! app_commands {
             beneficiaries::beneficiary_add => ["beneficiaries"],
             beneficiaries::beneficiary_remove => ["beneficiaries"],
             beneficiaries::beneficiary_approve => ["beneficiaries"],
+            beneficiaries::payee_approval => [],
+            beneficiaries::payee_approval_set => ["beneficiaries"],
             money::payout_preview => [],
             money::payout_create => ["journal", "cards", "dashboard", "orders", "palette", "review"],
             money::journal_entry => [],

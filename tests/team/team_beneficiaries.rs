@@ -315,7 +315,11 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
         mark.set_payee_approval(true),
         Err(CoreError::Validation { .. })
     ));
+    assert_eq!(signer.payee_approval().unwrap(), Some(false));
     alice.set_payee_approval(true).unwrap();
+    assert_eq!(signer.payee_approval().unwrap(), Some(true));
+    // A signer's desk does not change it (an admin's setting).
+    assert!(signer.set_payee_approval(false).is_err());
     let added = mark.add_payee(&rent).unwrap();
     assert_eq!(added.payee.account, "002010********7771");
     assert_eq!(added.payee.bank.as_deref(), Some("BANAMEX"));

@@ -243,6 +243,10 @@ export const commands = {
 	beneficiaryRemove: (nickname: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_remove", { nickname })),
 	/**  On a team: approves a payee another member added. */
 	beneficiaryApprove: (nickname: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_approve", { nickname })),
+	/**  On a team: whether a new payee needs another member's approval (none: a solo desk). */
+	payeeApproval: () => typedError<boolean | null, CoreError_Serialize>(__TAURI_INVOKE("payee_approval")),
+	/**  On a team (an admin): sets whether a new payee needs another member's approval. */
+	payeeApprovalSet: (on: boolean) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("payee_approval_set", { on })),
 	/**  Checks a payout and answers with what the confirmation step shows. */
 	payoutPreview: (form: PayoutForm_Deserialize) => typedError<PayoutPreview_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_preview", { form })),
 	/**

@@ -30,6 +30,20 @@ pub async fn beneficiary_approve(state: State<'_, AppState>, nickname: String) -
     state.desk().await?.approve_beneficiary(&nickname)
 }
 
+/// On a team: whether a new payee needs another member's approval (none: a solo desk).
+#[tauri::command]
+#[specta::specta]
+pub async fn payee_approval(state: State<'_, AppState>) -> CmdResult<Option<bool>> {
+    state.desk().await?.payee_approval()
+}
+
+/// On a team (an admin): sets whether a new payee needs another member's approval.
+#[tauri::command]
+#[specta::specta]
+pub async fn payee_approval_set(state: State<'_, AppState>, on: bool) -> CmdResult<()> {
+    state.desk().await?.set_payee_approval(on)
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn beneficiary_remove(state: State<'_, AppState>, nickname: String) -> CmdResult<()> {

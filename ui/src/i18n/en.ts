@@ -2057,6 +2057,9 @@ export const en = {
     remove: "Remove",
     removeOne: "Remove payee {{nickname}}",
     awaiting: "Awaiting approval",
+    requireApproval: "A new payee needs another member's approval",
+    requireApprovalHint:
+      "An admin's setting, held by the team's database: an approver, signer or admin other than the one who added a payee approves it before it is used.",
     approve: "Approve",
     removeTitle: "Remove this payee?",
     removeMessage:

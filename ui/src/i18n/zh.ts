@@ -1897,6 +1897,9 @@ export const zh: Catalogue = {
     remove: "移除",
     removeOne: "移除收款人 {{nickname}}",
     awaiting: "待审批",
+    requireApproval: "新收款人需要另一位成员批准",
+    requireApprovalHint:
+      "管理员的设置，由团队数据库强制执行：添加者以外的审批人、签名人或管理员批准后才能使用。",
     approve: "批准",
     removeTitle: "移除此收款人？",
     removeMessage:

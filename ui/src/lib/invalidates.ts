@@ -81,6 +81,8 @@ export const invalidates = {
   beneficiaryAdd: ["beneficiaries"],
   beneficiaryRemove: ["beneficiaries"],
   beneficiaryApprove: ["beneficiaries"],
+  payeeApproval: [],
+  payeeApprovalSet: ["beneficiaries"],
   payoutPreview: [],
   payoutCreate: ["journal", "cards", "dashboard", "orders", "palette", "review"],
   journalEntry: [],

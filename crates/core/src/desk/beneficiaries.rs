@@ -104,6 +104,11 @@ impl Desk {
         }
     }
 
+    /// Whether a team's new payees need another member's approval; none on a solo desk.
+    pub fn payee_approval(&self) -> CoreResult<Option<bool>> {
+        self.team()?.map(|t| t.payee_approval()).transpose()
+    }
+
     /// Whether a team's new payees need another member's approval (an admin's setting).
     pub fn set_payee_approval(&self, on: bool) -> CoreResult<()> {
         match self.team()? {

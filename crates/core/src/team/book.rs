@@ -107,6 +107,14 @@ impl Team {
         Ok(r.get(0))
     }
 
+    /// Whether a new payee needs another member's approval now.
+    pub fn payee_approval(&self) -> CoreResult<bool> {
+        let r = self
+            .link
+            .query_one("SELECT payee_approval FROM paydesk.team WHERE id = 1", &[])?;
+        Ok(r.get(0))
+    }
+
     /// Whether adding a payee needs another member's approval (an admin's setting).
     pub fn set_payee_approval(&self, on: bool) -> CoreResult<()> {
         if !self.has_role(TeamRole::Admin) {

@@ -5,6 +5,7 @@ import {
   Group,
   SegmentedControl,
   Stack,
+  Switch,
   Table,
   Text,
   TextInput,
@@ -20,7 +21,9 @@ import {
   useAddBeneficiary,
   useApproveBeneficiary,
   useBeneficiaries,
+  usePayeeApproval,
   useRemoveBeneficiary,
+  useSetPayeeApproval,
 } from "./queries";
 
 const blank = (kind: PayoutKind): NewBeneficiary => ({
@@ -40,6 +43,8 @@ export function BeneficiaryBook() {
   const add = useAddBeneficiary();
   const remove = useRemoveBeneficiary();
   const approve = useApproveBeneficiary();
+  const approval = usePayeeApproval();
+  const setApproval = useSetPayeeApproval();
   const [form, setForm] = useState<NewBeneficiary>(blank("CLABE"));
   const [removing, setRemoving] = useState<string | null>(null);
   const failure = useFieldErrors(add.error);
@@ -125,7 +130,20 @@ export function BeneficiaryBook() {
           </Stack>
         </form>
       </Card>
-      <FormError error={approve.error ?? remove.error} testId="payee-action-error" />
+      {typeof approval.data === "boolean" && (
+        <Switch
+          label={t("beneficiaries.requireApproval")}
+          description={t("beneficiaries.requireApprovalHint")}
+          checked={approval.data}
+          disabled={setApproval.isPending}
+          onChange={(e) => setApproval.mutate(e.currentTarget.checked)}
+          data-testid="payee-require-approval"
+        />
+      )}
+      <FormError
+        error={approve.error ?? remove.error ?? setApproval.error}
+        testId="payee-action-error"
+      />
       {book.isError ? (
         <ErrorAlert error={book.error} />
       ) : (book.data ?? []).length === 0 ? (

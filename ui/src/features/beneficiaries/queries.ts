@@ -31,6 +31,21 @@ export function useApproveBeneficiary() {
   );
 }
 
+/// On a team: whether a new payee needs another member's approval (null: a solo desk).
+export function usePayeeApproval() {
+  return useQuery({
+    queryKey: [...beneficiaryKeys.all, "approval"],
+    queryFn: () => unwrap(commands.payeeApproval()),
+    retry: false,
+  });
+}
+
+export function useSetPayeeApproval() {
+  return useCommandMutation("payeeApprovalSet", (on: boolean) =>
+    unwrap(commands.payeeApprovalSet(on)),
+  );
+}
+
 export function useRemoveBeneficiary() {
   return useCommandMutation("beneficiaryRemove", (nickname: string) =>
     unwrap(commands.beneficiaryRemove(nickname)),
