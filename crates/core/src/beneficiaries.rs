@@ -328,6 +328,8 @@ pub struct Book {
     /// Payees whose sealed account this desk's key does not open (its intent key
     /// changed): a row naming one is refused; the others still go.
     unreadable: std::collections::HashSet<String>,
+    /// Where payouts do not take payees from the book (a team's requests, for now).
+    closed: bool,
 }
 
 impl std::fmt::Debug for Book {
@@ -360,6 +362,16 @@ impl Book {
                 .map(|p| (nickname_key(&p.nickname), p))
                 .collect(),
             unreadable: Default::default(),
+            closed: false,
+        }
+    }
+
+    /// The book of a team's payout requests, which do not take payees from it yet: a
+    /// row naming one is refused saying so.
+    pub fn not_for_team_payouts() -> Self {
+        Book {
+            closed: true,
+            ..Book::default()
         }
     }
 
@@ -385,6 +397,16 @@ impl Book {
     /// own type or account disagrees with the payee's. Names and country the row leaves
     /// empty come from the book.
     pub fn fill_row(&self, nickname: &str, row: RowCells<'_>) -> Result<(), (String, Rule)> {
+        if self.closed {
+            return Err((
+                "beneficiary".into(),
+                Rule::keyed(
+                    "a team's payouts do not take a payee from the book yet: give the account",
+                    "payeeTeamBook",
+                    &[],
+                ),
+            ));
+        }
         if self.unreadable.contains(&nickname_key(nickname)) {
             return Err((
                 "beneficiary".into(),
@@ -477,6 +499,32 @@ mod tests {
         assert!(unseal(b"another key entirely.............", &d, &sealed, "n").is_err());
         let other = account_digest(KEY, PayoutKind::Clabe, "012180001234567897");
         assert!(unseal(KEY, &other, &sealed, "n").is_err());
+    }
+
+    #[test]
+    fn a_book_closed_to_payouts_refuses_a_row_by_nickname_saying_why() {
+        let (mut kind, mut account, mut first, mut last, mut country) = Default::default();
+        let cells = RowCells {
+            kind: &mut kind,
+            account: &mut account,
+            first_name: &mut first,
+            last_name: &mut last,
+            country: &mut country,
+        };
+        let (field, rule) = Book::not_for_team_payouts()
+            .fill_row("rent", cells)
+            .unwrap_err();
+        assert_eq!(field, "beneficiary");
+        assert_eq!(rule.key.as_deref(), Some("payeeTeamBook"));
+        let cells = RowCells {
+            kind: &mut kind,
+            account: &mut account,
+            first_name: &mut first,
+            last_name: &mut last,
+            country: &mut country,
+        };
+        let (_, unknown) = Book::default().fill_row("rent", cells).unwrap_err();
+        assert_eq!(unknown.key.as_deref(), Some("payeeUnknown"));
     }
 
     #[test]
