@@ -3,11 +3,7 @@ import { commands } from "../../bindings";
 import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
 import type { NewBeneficiary } from "../../lib/types";
-
-export const beneficiaryKeys = {
-  all: ["beneficiaries"] as const,
-  list: ["beneficiaries", "list"] as const,
-};
+import { beneficiaryKeys } from "./keys";
 
 /// The book of payees (masked); none on a desk that keeps no book (a team's, for now).
 export function useBeneficiaries() {
@@ -34,7 +30,7 @@ export function useApproveBeneficiary() {
 /// On a team: whether a new payee needs another member's approval (null: a solo desk).
 export function usePayeeApproval() {
   return useQuery({
-    queryKey: [...beneficiaryKeys.all, "approval"],
+    queryKey: beneficiaryKeys.approval,
     queryFn: () => unwrap(commands.payeeApproval()),
     retry: false,
   });
