@@ -45,8 +45,8 @@ macro_rules! specta_commands {
 /// Every command, for the invoke handler and the bindings.
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
     use commands::{
-        activity, alerts, balances, funds, lock, lookup, money, orders, records, reports, schedules,
-        settings, team, team_admin, views,
+        activity, alerts, balances, beneficiaries, funds, lock, lookup, money, orders, records,
+        reports, schedules, settings, team, team_admin, views,
     };
     Builder::<R>::new()
         .commands(app_commands!(specta_commands))

@@ -103,6 +103,13 @@ macro_rules! app_commands {
             money::order_no_new => [],
             money::pay_url_open => [],
             money::payin_create => ["journal", "cards", "dashboard", "orders", "palette", "review"],
+            // The book of payees (issue 35).
+            beneficiaries::beneficiaries_list => [],
+            beneficiaries::beneficiary_add => ["beneficiaries"],
+            beneficiaries::beneficiary_remove => ["beneficiaries"],
+            beneficiaries::beneficiary_approve => ["beneficiaries"],
+            beneficiaries::payee_approval => [],
+            beneficiaries::payee_approval_set => ["beneficiaries"],
             money::payout_preview => [],
             // Issue 35: the balance asked now is kept as a snapshot; limits per profile.
             funds::payout_funds => ["balances", "dashboard"],

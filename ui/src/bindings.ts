@@ -238,6 +238,16 @@ export const commands = {
 	 */
 	payUrlOpen: (url: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("pay_url_open", { url })),
 	payinCreate: (form: PayinForm_Deserialize, allowDuplicate: boolean) => typedError<Receipt_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payin_create", { form, allowDuplicate })),
+	beneficiariesList: () => typedError<Beneficiary_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("beneficiaries_list")),
+	/**  Adds a payee; its account is kept masked and sealed, never in clear. */
+	beneficiaryAdd: (payee: NewBeneficiary_Deserialize) => typedError<Beneficiary_Serialize, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_add", { payee })),
+	beneficiaryRemove: (nickname: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_remove", { nickname })),
+	/**  On a team: approves a payee another member added. */
+	beneficiaryApprove: (nickname: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_approve", { nickname })),
+	/**  On a team: whether a new payee needs another member's approval (none: a solo desk). */
+	payeeApproval: () => typedError<boolean | null, CoreError_Serialize>(__TAURI_INVOKE("payee_approval")),
+	/**  On a team (an admin): sets whether a new payee needs another member's approval. */
+	payeeApprovalSet: (on: boolean) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("payee_approval_set", { on })),
 	/**  Checks a payout and answers with what the confirmation step shows. */
 	payoutPreview: (form: PayoutForm_Deserialize) => typedError<PayoutPreview_Serialize, CoreError_Serialize>(__TAURI_INVOKE("payout_preview", { form })),
 	/**
@@ -806,6 +816,45 @@ export type BaseUrlPreview_Serialize = {
 	requestUrl: string,
 	/**  `/v2` (as written) when the base URL's path ends in a version. */
 	versionSuffix: string | null,
+};
+
+/**  A payee as every screen shows it: nothing unmasked. */
+export type Beneficiary = Beneficiary_Serialize | Beneficiary_Deserialize;
+
+/**  A payee as every screen shows it: nothing unmasked. */
+export type Beneficiary_Deserialize = {
+	nickname: string,
+	kind: PayoutKind,
+	firstName: string,
+	lastName: string,
+	/**  First 6 and last 4 digits. */
+	account: string,
+	/**  The CLABE's bank, from its first three digits (none for a card). */
+	bank?: string | null,
+	/**  ISO 3166 alpha-2 (MX for a CLABE). */
+	country: string,
+	/**  Milliseconds since the epoch. */
+	createdAt: number,
+	/**  On a team whose admin asks for it: added, not yet approved by another member. */
+	awaitingApproval?: boolean,
+};
+
+/**  A payee as every screen shows it: nothing unmasked. */
+export type Beneficiary_Serialize = {
+	nickname: string,
+	kind: PayoutKind,
+	firstName: string,
+	lastName: string,
+	/**  First 6 and last 4 digits. */
+	account: string,
+	/**  The CLABE's bank, from its first three digits (none for a card). */
+	bank: string | null,
+	/**  ISO 3166 alpha-2 (MX for a CLABE). */
+	country: string,
+	/**  Milliseconds since the epoch. */
+	createdAt: number,
+	/**  On a team whose admin asks for it: added, not yet approved by another member. */
+	awaitingApproval: boolean,
 };
 
 /**  The figures of one period. */
@@ -2878,6 +2927,31 @@ export type NewAuditLog_Serialize = {
 	firstRow: AuditEntry_Serialize,
 };
 
+/**  A payee to add, as typed: the one place the full account passes (its `Debug` masks it). */
+export type NewBeneficiary = NewBeneficiary_Serialize | NewBeneficiary_Deserialize;
+
+/**  A payee to add, as typed: the one place the full account passes (its `Debug` masks it). */
+export type NewBeneficiary_Deserialize = {
+	nickname: string,
+	/**  `CLABE` or `CARD`; empty: read from the account (18 digits is a CLABE). */
+	kind?: PayoutKind | null,
+	firstName?: string,
+	lastName?: string,
+	account: string,
+	country?: string,
+};
+
+/**  A payee to add, as typed: the one place the full account passes (its `Debug` masks it). */
+export type NewBeneficiary_Serialize = {
+	nickname: string,
+	/**  `CLABE` or `CARD`; empty: read from the account (18 digits is a CLABE). */
+	kind: PayoutKind | null,
+	firstName: string,
+	lastName: string,
+	account: string,
+	country: string,
+};
+
 /**  Where the gateway is told to send notifications about orders made at a desk. */
 export type NotifyTarget = NotifyTarget_Serialize | NotifyTarget_Deserialize;
 
@@ -3142,6 +3216,16 @@ export type Overview_Serialize = {
 	converted: ConvertedTotal | null,
 };
 
+/**
+ *  Whether a payout's account is in the book: what a confirmation (and each row of a
+ *  bulk plan) says about its payee.
+ */
+export type Payee = 
+/**  The book holds this account under `nickname`. */
+{ kind: "known"; nickname: string; name: string } | 
+/**  The book has never seen this account. */
+{ kind: "new" };
+
 /**  A payin as filled in. Fields a method does not use are ignored. */
 export type PayinForm = PayinForm_Serialize | PayinForm_Deserialize;
 
@@ -3235,6 +3319,11 @@ export type PayoutForm_Deserialize = {
 	currency: string,
 	clabe?: string,
 	cardNo?: string,
+	/**
+	 *  A payee of the book by nickname (issue 35): the desk fills the account (and a
+	 *  card's names and country) from it; an account given too must be the payee's.
+	 */
+	beneficiary?: string,
 	firstName?: string,
 	lastName?: string,
 	countryCode?: string,
@@ -3265,6 +3354,11 @@ export type PayoutForm_Serialize = {
 	currency: string,
 	clabe: string,
 	cardNo: string,
+	/**
+	 *  A payee of the book by nickname (issue 35): the desk fills the account (and a
+	 *  card's names and country) from it; an account given too must be the payee's.
+	 */
+	beneficiary: string,
 	firstName: string,
 	lastName: string,
 	countryCode: string,
@@ -3310,6 +3404,8 @@ export type PayoutPreview_Deserialize = {
 	account: string,
 	/**  The CLABE's bank, from its first three digits. */
 	bank?: string | null,
+	/**  Whether the book of payees holds this account (none: the book was not asked). */
+	payee?: Payee | null,
 	/**
 	 *  The fee this payout will likely cost, as the last cached payout in its currency
 	 *  shows it; `None` when not known (the gateway states no fee before a payout).
@@ -3334,6 +3430,8 @@ export type PayoutPreview_Serialize = {
 	account: string,
 	/**  The CLABE's bank, from its first three digits. */
 	bank: string | null,
+	/**  Whether the book of payees holds this account (none: the book was not asked). */
+	payee: Payee | null,
 	/**
 	 *  The fee this payout will likely cost, as the last cached payout in its currency
 	 *  shows it; `None` when not known (the gateway states no fee before a payout).

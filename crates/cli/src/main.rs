@@ -55,6 +55,9 @@ enum Command {
     /// for cron).
     #[command(subcommand)]
     Schedule(desk_cmds::ScheduleCmd),
+    /// The book of payees: list, add, remove (a payout names one with --beneficiary).
+    #[command(subcommand)]
+    Beneficiaries(desk_cmds::BeneficiariesCmd),
     /// Payins.
     #[command(subcommand)]
     Payin(PayinCmd),
@@ -185,6 +188,7 @@ fn main() -> ExitCode {
         Command::Report(c) => desk_cmds::report(c, g),
         Command::Schedule(c) => desk_cmds::schedule(c, g),
         Command::Payin(PayinCmd::Create(a)) => desk_cmds::payin(a, g),
+        Command::Beneficiaries(c) => desk_cmds::beneficiaries(c, g),
         Command::Payout(c) => desk_cmds::payout(c, g),
         Command::Refund(RefundCmd::Show {
             trade_no,
@@ -278,6 +282,10 @@ mod tests {
                         cli.command,
                         Command::Payout(desk_cmds::PayoutCmd::Clabe { .. })
                     ));
+                }
+                "payoutBeneficiary" => {
+                    assert!(shown.contains("beneficiary: Some(\"rent\")"), "{shown}");
+                    assert!(shown.contains("clabe: \"\""), "{shown}");
                 }
                 "payoutCard" => {
                     assert!(shown.contains("last_name: \"O'Brien\""), "{shown}");

@@ -14,6 +14,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::beneficiaries::Book;
 use crate::error::{CoreError, CoreResult, Rule};
 use crate::forms::{Filler, PayoutForm, PayoutKind, PayoutOp};
 use crate::output::Existing;
@@ -370,6 +371,9 @@ struct Row {
     purpose: String,
     #[serde(default)]
     reference: String,
+    /// A payee of the book by nickname (issue 35; `crate::beneficiaries`).
+    #[serde(default)]
+    beneficiary: String,
 }
 
 /// Where payout results are sent (`notifyUrl`) and from which address (`ipAddress`).
@@ -382,9 +386,14 @@ pub struct BulkContext {
 
 /// Reads and checks a bulk payout file; nothing is sent.
 pub fn read(path: &Path, ctx: &BulkContext) -> CoreResult<BulkFile> {
+    read_with_book(path, ctx, &Book::default())
+}
+
+/// [`read`], a `beneficiary` column's nicknames taken from `book`.
+pub fn read_with_book(path: &Path, ctx: &BulkContext, book: &Book) -> CoreResult<BulkFile> {
     let bytes = crate::input::read_file_rule(path, crate::input::MAX_DOCUMENT_BYTES)
         .map_err(|rule| CoreError::validation("file", rule))?;
-    parse(&bytes, ctx)
+    parse_with_book(&bytes, ctx, book)
 }
 
 /// A cell without the `'` that [`crate::output::safe_cell`] put before a leading
@@ -447,6 +456,12 @@ fn text_encoding(bytes: &[u8]) -> CoreResult<()> {
 
 /// Checks the rows of a bulk payout file held in memory.
 pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
+    parse_with_book(bytes, ctx, &Book::default())
+}
+
+/// [`parse`], a `beneficiary` column's nicknames taken from `book`: such a row needs no
+/// `type` or `account` of its own (one it gives must be the payee's).
+pub fn parse_with_book(bytes: &[u8], ctx: &BulkContext, book: &Book) -> CoreResult<BulkFile> {
     // A spreadsheet may save a byte order mark; it is not part of the first column's name.
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     text_encoding(bytes)?;
@@ -467,8 +482,10 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             )
         })?
         .clone();
+    let by_nickname = headers.iter().any(|h| h == "beneficiary");
     for required in ["type", "amount", "currency", "account"] {
-        if !headers.iter().any(|h| h == required) {
+        let from_book = by_nickname && matches!(required, "type" | "account");
+        if !from_book && !headers.iter().any(|h| h == required) {
             return Err(CoreError::keyed(
                 "file",
                 format!("the header row has no {required:?} column"),
@@ -500,7 +517,7 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
             rule,
             value: None,
         };
-        let row: Row = match record.and_then(|r| r.deserialize(Some(&headers))) {
+        let mut row: Row = match record.and_then(|r| r.deserialize(Some(&headers))) {
             Ok(r) => r,
             Err(e) => {
                 out.errors.push(fail(
@@ -515,6 +532,19 @@ pub fn parse(bytes: &[u8], ctx: &BulkContext) -> CoreResult<BulkFile> {
                 continue;
             }
         };
+        if !row.beneficiary.is_empty() {
+            let cells = crate::beneficiaries::RowCells {
+                kind: &mut row.kind,
+                account: &mut row.account,
+                first_name: &mut row.first_name,
+                last_name: &mut row.last_name,
+                country: &mut row.country,
+            };
+            if let Err((field, rule)) = book.fill_row(&row.beneficiary, cells) {
+                out.errors.push(fail(&field, rule));
+                continue;
+            }
+        }
         let amount = match paydesk_gateway::money::parse_decimal("amount", &row.amount) {
             Ok(a) => a,
             Err(e) => {

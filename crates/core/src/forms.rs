@@ -231,6 +231,10 @@ pub struct PayoutForm {
     pub clabe: String,
     #[serde(default)]
     pub card_no: String,
+    /// A payee of the book by nickname (issue 35): the desk fills the account (and a
+    /// card's names and country) from it; an account given too must be the payee's.
+    #[serde(default)]
+    pub beneficiary: String,
     #[serde(default)]
     pub first_name: String,
     #[serde(default)]
@@ -284,6 +288,9 @@ pub struct PayoutPreview {
     pub account: String,
     /// The CLABE's bank, from its first three digits.
     pub bank: Option<String>,
+    /// Whether the book of payees holds this account (none: the book was not asked).
+    #[serde(default)]
+    pub payee: Option<crate::beneficiaries::Payee>,
     /// The fee this payout will likely cost, as the last cached payout in its currency
     /// shows it; `None` when not known (the gateway states no fee before a payout).
     pub estimated_fee: Option<String>,
@@ -590,6 +597,7 @@ impl PayoutForm {
             currency: currency.to_string(),
             clabe: String::new(),
             card_no: String::new(),
+            beneficiary: String::new(),
             first_name: String::new(),
             last_name: String::new(),
             country_code: String::new(),
@@ -745,6 +753,7 @@ pub fn clabe_preview(p: &wire::V2Payout) -> PayoutPreview {
         beneficiary: String::new(),
         account: v::mask_card(&p.clabe),
         bank: p.clabe.get(..3).and_then(v::clabe_bank).map(str::to_string),
+        payee: None,
         estimated_fee: None,
         estimated_fee_from: None,
         estimated_total: None,
@@ -760,6 +769,7 @@ pub fn card_preview(p: &wire::V1CardPayout) -> PayoutPreview {
         beneficiary: format!("{} {}", p.ben_first_name, p.ben_last_name),
         account: v::mask_card(&p.card_no),
         bank: None,
+        payee: None,
         estimated_fee: None,
         estimated_fee_from: None,
         estimated_total: None,

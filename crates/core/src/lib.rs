@@ -7,6 +7,7 @@
 
 pub mod alerts;
 pub mod answers;
+pub mod beneficiaries;
 pub mod bulk;
 pub mod clock;
 pub mod desk;

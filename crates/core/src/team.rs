@@ -8,6 +8,8 @@
 //! mistake gets a clear error before it reaches the database, and passes the
 //! database's refusals on.
 
+mod book;
+pub use book::TeamPayee;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -207,6 +209,15 @@ impl Team {
     /// Requests a payout (CLABE, or card with its number sealed to the signers): its
     /// number fixed now, executed by a signer once the approvals the rules ask are in.
     pub fn request_payout(&self, form: &PayoutForm) -> CoreResult<Request> {
+        // The book of payees is a solo desk's for now (issue 35): never a silent "no account".
+        if !form.beneficiary.trim().is_empty() {
+            return Err(CoreError::keyed(
+                "beneficiary",
+                "a team's payouts do not take a payee from the book yet: give the account",
+                "payeeTeamBook",
+                &[],
+            ));
+        }
         let form = self.checked_form(form)?;
         let op = form
             .build(&self.checking_filler())
@@ -375,7 +386,12 @@ impl Team {
             notify_url: "https://signer.invalid/notify".into(),
             ip_address: "127.0.0.1".into(),
         };
-        let mut file = crate::bulk::parse(bytes, &ctx)?;
+        // A team's batch does not take payees from the book yet: a row naming one says so.
+        let mut file = crate::bulk::parse_with_book(
+            bytes,
+            &ctx,
+            &crate::beneficiaries::Book::not_for_team_payouts(),
+        )?;
         file.with_default_purpose(purpose, false)?;
         if let Some(e) = file.errors.first() {
             return Err(CoreError::validation(
@@ -1168,6 +1184,7 @@ fn approved_payout(f: &PayoutForm) -> PayoutForm {
         currency: f.currency.clone(),
         clabe: if card { String::new() } else { f.clabe.clone() },
         card_no: String::new(),
+        beneficiary: String::new(),
         first_name: for_card(&f.first_name),
         last_name: for_card(&f.last_name),
         country_code: for_card(&f.country_code),

@@ -6,6 +6,7 @@ pub mod activity;
 pub mod alerts;
 pub mod balances;
 pub mod funds;
+pub mod beneficiaries;
 pub mod lock;
 pub mod lookup;
 pub mod money;

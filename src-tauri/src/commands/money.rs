@@ -236,8 +236,8 @@ async fn read_bulk(
 ) -> CmdResult<(std::sync::Arc<paydesk_core::Desk>, bulk::BulkFile)> {
     let p = bulk_path(path)?;
     let desk = state.desk().await?;
-    let ctx = desk.bulk_context()?;
-    let mut file = tokio::task::spawn_blocking(move || bulk::read(&p, &ctx))
+    let reader = desk.clone();
+    let mut file = tokio::task::spawn_blocking(move || reader.bulk_read(&p))
         .await
         .map_err(internal)??;
     file.with_default_purpose(

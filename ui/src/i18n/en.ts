@@ -149,6 +149,8 @@ export const en = {
     reference: "Reference",
     infoList: "Information",
     fileList: "Files",
+    beneficiary: "Payee from the book",
+    nickname: "Nickname",
   },
   meaning: {
     created: "Created",
@@ -2103,6 +2105,36 @@ export const en = {
       lastMonth: "Last month",
     },
   },
+  beneficiaries: {
+    title: "Beneficiaries",
+    pick: "Payee from the book",
+    pickHint: "Type a nickname or a name to search; the account comes from the book.",
+    pickNone: "None: type the account",
+    noMatch: "No payee matches",
+    known: "Payee in the book: {{nickname}} ({{name}})",
+    newTitle: "New payee",
+    newHint: "This account has never been paid from the book of payees. Check it before sending.",
+    newPayee: "New payee (not in the book)",
+    inBook: "Book: {{nickname}}",
+    save: "Save this payee",
+    saved: "Saved to the book as {{nickname}}",
+    nickname: "Nickname",
+    name: "Name",
+    country: "Country",
+    add: "Add a payee",
+    addButton: "Add to the book",
+    empty: "The book is empty. Add a payee here, or save one from a payout's confirmation.",
+    remove: "Remove",
+    removeOne: "Remove payee {{nickname}}",
+    awaiting: "Awaiting approval",
+    requireApproval: "A new payee needs another member's approval",
+    requireApprovalHint:
+      "An admin's setting, held by the team's database: an approver, signer or admin other than the one who added a payee approves it before it is used.",
+    approve: "Approve",
+    removeTitle: "Remove this payee?",
+    removeMessage:
+      "{{nickname}} leaves the book. Payouts already made to it stay as they are; a bulk file naming it is refused until it is added again.",
+  },
   rules: {
     // Saved views (issue 36).
     viewNameLength: "must be 1 to 60 characters",
@@ -2427,6 +2459,26 @@ export const en = {
       "row {{row}} ({{amount}} {{currency}}) would take {{member}}'s payouts today over the limit per day of {{limit}} {{currency}} the team set ({{used}} {{currency}} requested today)",
     bulkBalanceChanged:
       "the {{currency}} balance is now {{balance}}: it no longer reaches every row confirmed (line {{line}}); nothing was sent, check the file again",
+    // The book of payees (issue 35).
+    payeeText: "must be at most {{max}} characters, without control characters",
+    payeeNicknameRequired: "is required",
+    payeeNicknameFormula:
+      "must not start with =, +, - or @ (a spreadsheet would run it as a formula)",
+    payeeNameRequired: "the payee needs a name",
+    payeeCountry: "must be a two-letter country code such as MX, got “{{got}}”",
+    payeeCardNames: "a card payout needs the payee's first and last name",
+    payeeSealUnreadable:
+      "the account of payee “{{nickname}}” cannot be opened with this desk's key; add the payee again",
+    payeeUnknown:
+      "no payee “{{nickname}}” in the book (Beneficiaries): add it first, or give the account",
+    payeeTypeDiffers: "payee “{{nickname}}” is paid by {{kind}}",
+    payeeAccountDiffers:
+      "differs from the account the book holds for payee “{{nickname}}” ({{account}}): give one or the other",
+    payeeNicknameTaken: "the book already has a payee “{{nickname}}”; choose another nickname",
+    payeeTeamBook: "a team's payouts do not take a payee from the book yet: give the account",
+    payeeNoApproval: "a payee of this desk's own book needs no approval",
+    payeeApprovalTeamOnly: "only a team's payees can need an approval",
+    payeeApprovalAdmin: "only an admin changes whether a payee needs an approval",
   },
   funds: {
     title: "Balance check",

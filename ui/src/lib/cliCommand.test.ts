@@ -72,6 +72,14 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
       notifyUrl: "",
       purpose: { text: " March payroll ", reference: "INV-1042" },
     }),
+  payoutBeneficiary: () =>
+    payoutClabeCommand({
+      profile: "main",
+      merOrderNo: "PO-9",
+      amount: "10.00",
+      currency: "MXN",
+      beneficiary: " rent ",
+    }),
   payoutCard: () =>
     payoutCardCommand({
       profile: "main",

@@ -77,6 +77,8 @@ export interface PayoutValues extends PurposeValues {
   /// A team desk without the merchant key: the app makes a request for approval, and so
   /// does the command (`paydesk team request ...`).
   request?: boolean;
+  /// A payee of the book chosen by nickname (issue 35): `--beneficiary NICK`, no account.
+  beneficiary?: string;
 }
 
 /// `paydesk payout clabe`: the CLABE as "$CLABE" (the CLI takes it only as an argument).
@@ -100,6 +102,7 @@ export function payoutClabeCommand(v: PayoutValues): CliCommand {
       notes: [{ key: "clabeVariable" }, { key: "teamRequest" }],
     };
   }
+  const payee = v.beneficiary?.trim() ?? "";
   return {
     line: line(v.profile, [
       "payout",
@@ -108,14 +111,13 @@ export function payoutClabeCommand(v: PayoutValues): CliCommand {
       amount(v.amount),
       "--currency",
       v.currency,
-      "--clabe",
-      { env: "CLABE" },
+      ...(payee ? ["--beneficiary", payee] : ["--clabe", { env: "CLABE" }]),
       ...opt("--mer-order-no", v.merOrderNo),
       ...opt("--ip", v.ipAddress),
       ...opt("--notify-url", v.notifyUrl),
       ...purposeWords(v),
     ]),
-    notes: [{ key: "clabeVariable" }, { key: "sameNumber" }],
+    notes: payee ? [{ key: "sameNumber" }] : [{ key: "clabeVariable" }, { key: "sameNumber" }],
   };
 }
 
@@ -135,7 +137,10 @@ export interface CardPayoutValues extends PayoutValues {
 
 /// `paydesk payout card`: no card number (the CLI reads it from stdin or asks for it).
 export function payoutCardCommand(v: CardPayoutValues): CliCommand {
-  const notes: CommandNote[] = [{ key: "cardStdin" }, { key: "sameNumber" }];
+  const payee = v.beneficiary?.trim() ?? "";
+  const notes: CommandNote[] = payee
+    ? [{ key: "sameNumber" }]
+    : [{ key: "cardStdin" }, { key: "sameNumber" }];
   const lacking = [v.email?.trim() ? "email" : null, v.mobile?.trim() ? "mobile" : null].filter(
     (x): x is string => x !== null,
   );
@@ -149,11 +154,10 @@ export function payoutCardCommand(v: CardPayoutValues): CliCommand {
       amount(v.amount),
       "--currency",
       v.currency,
-      // Required by the CLI even when empty.
-      "--first-name",
-      v.firstName?.trim() ?? "",
-      "--last-name",
-      v.lastName?.trim() ?? "",
+      // Required by the CLI even when empty, unless a payee of the book names them.
+      ...(payee
+        ? ["--beneficiary", payee]
+        : ["--first-name", v.firstName?.trim() ?? "", "--last-name", v.lastName?.trim() ?? ""]),
       ...opt("--country", v.countryCode),
       ...opt("--address-line", v.addressLine),
       ...opt("--address-line2", v.addressLine2),

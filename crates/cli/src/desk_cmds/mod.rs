@@ -17,6 +17,7 @@ use crate::Failure;
 
 mod alerts;
 mod balances;
+mod beneficiaries;
 mod lookup;
 mod money;
 mod orders;
@@ -28,6 +29,7 @@ mod team;
 
 pub use alerts::*;
 pub use balances::*;
+pub use beneficiaries::*;
 pub use money::*;
 pub use orders::*;
 pub use profile::*;

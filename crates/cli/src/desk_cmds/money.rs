@@ -89,8 +89,11 @@ pub enum PayoutCmd {
     Clabe {
         #[command(flatten)]
         money: MoneyArgs,
-        #[arg(long)]
+        #[arg(long, required_unless_present = "beneficiary", default_value = "")]
         clabe: String,
+        /// A payee of the book by nickname (`paydesk beneficiaries list`): its account.
+        #[arg(long)]
+        beneficiary: Option<String>,
     },
     /// V1 payout to a card (withdrawType 1).
     Card {
@@ -100,9 +103,12 @@ pub enum PayoutCmd {
         /// history. It is read from stdin (one line), or asked for without echo.
         #[arg(long, hide = true)]
         card_no: Option<String>,
+        /// A payee of the book by nickname: its card number, names and country.
         #[arg(long)]
+        beneficiary: Option<String>,
+        #[arg(long, required_unless_present = "beneficiary", default_value = "")]
         first_name: String,
-        #[arg(long)]
+        #[arg(long, required_unless_present = "beneficiary", default_value = "")]
         last_name: String,
         #[arg(long, default_value = "")]
         country: String,
@@ -396,9 +402,11 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
         } => {
             return Err(refuse_argument("card-no", "card number"));
         }
-        PayoutCmd::Card { card_no: None, .. } => {
-            Some(read_private("cardNo", "Card number (not shown): ")?)
-        }
+        PayoutCmd::Card {
+            card_no: None,
+            beneficiary: None,
+            ..
+        } => Some(read_private("cardNo", "Card number (not shown): ")?),
         _ => None,
     };
     if let PayoutCmd::Limits {
@@ -432,10 +440,15 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
                 };
                 return bulk(&desk, g, &file, result, how).await;
             }
-            PayoutCmd::Clabe { money, clabe } => {
+            PayoutCmd::Clabe {
+                money,
+                clabe,
+                beneficiary,
+            } => {
                 allow = money.allow_duplicate;
                 PayoutForm {
                     clabe,
+                    beneficiary: beneficiary.unwrap_or_default(),
                     ..form(PayoutKind::Clabe, &money)
                 }
             }
@@ -450,11 +463,13 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
                 state,
                 post_code,
                 beneficiary_type,
+                beneficiary,
                 ..
             } => {
                 allow = money.allow_duplicate;
                 PayoutForm {
                     card_no: card_no.as_deref().cloned().unwrap_or_default(),
+                    beneficiary: beneficiary.unwrap_or_default(),
                     first_name,
                     last_name,
                     country_code: country,
@@ -468,6 +483,7 @@ pub fn payout(cmd: PayoutCmd, g: &Global) -> Result<(), Failure> {
                 }
             }
         };
+        new_payee_note(&desk, &form);
         let r = paydesk_api::money::payout(&desk, &form, allow, false, After::Wait).await;
         finish(g, r)
     })
@@ -749,8 +765,7 @@ async fn bulk(
     how: BulkRun,
 ) -> Result<(), Failure> {
     use paydesk_core::bulk;
-    let ctx = desk.bulk_context()?;
-    let mut checked = bulk::read(file, &ctx)?;
+    let mut checked = desk.bulk_read(file)?;
     checked.with_default_purpose(&how.purpose, desk.profile.safety.purpose_required)?;
     for e in &checked.errors {
         eprintln!(
@@ -761,6 +776,7 @@ async fn bulk(
         );
     }
     let plan = desk.bulk_plan_fresh(&checked).await?;
+    new_payee_rows(&plan);
     for r in plan
         .rows
         .iter()

@@ -4,6 +4,7 @@
 //! submodules.
 
 mod attention;
+mod beneficiaries;
 mod bulk_lookup;
 mod bulk_send;
 mod check;

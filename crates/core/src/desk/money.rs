@@ -520,6 +520,7 @@ impl Desk {
                 name_in_file: file.names.get(&p.line).cloned(),
             });
         }
+        self.note_payees(&mut plan.rows, &planned);
         let total = |m: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)>| {
             m.into_iter()
                 .map(|(currency, (count, amount))| {
@@ -1117,6 +1118,7 @@ impl Desk {
     /// Checks a payout form and answers with what the confirmation step shows; nothing
     /// is written or sent.
     fn payout_preview_in(&self, form: &PayoutForm) -> CoreResult<PayoutPreview> {
+        let form = &*self.with_beneficiary(form)?;
         self.check_purpose(&form.purpose)?;
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
         // The wire's own checks, where this desk holds the key to sign with (a team
@@ -1128,6 +1130,7 @@ impl Desk {
             }
         }
         let mut preview = op.preview();
+        preview.payee = self.payee_of(&op);
         let (currency, amount) = op.money();
         if let Some(over) = self.over_limit(currency, amount)? {
             return Err(over.error());
@@ -1142,6 +1145,7 @@ impl Desk {
 
     /// A payout as filled in (and confirmed), through the journal.
     async fn payout_in(&self, form: &PayoutForm) -> CoreResult<Receipt> {
+        let form = &*self.with_beneficiary(form)?;
         let why = self.check_purpose(&form.purpose)?;
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
         let (currency, amount) = op.money();

@@ -288,6 +288,24 @@ impl Store {
         }
     }
 
+    /// The book of payees (issue 35): the desk's own file; a team's book is not kept
+    /// here yet, and says so.
+    pub fn beneficiaries(
+        &self,
+    ) -> CoreResult<Box<dyn super::beneficiaries::BeneficiaryStore + '_>> {
+        match &self.backend {
+            Backend::Sqlite { journal, .. } => Ok(Box::new(
+                super::beneficiaries::Beneficiaries::on(lock(journal)),
+            )),
+            Backend::Team { .. } => Err(crate::error::CoreError::keyed(
+                "beneficiary",
+                "a team's payouts do not take a payee from the book yet: give the account",
+                "payeeTeamBook",
+                &[],
+            )),
+        }
+    }
+
     pub fn balances(&self) -> Box<dyn BalanceStore + '_> {
         match &self.backend {
             Backend::Sqlite { cache, .. } => Box::new(Balances::on(lock(cache))),

@@ -12,6 +12,7 @@
 pub mod audit;
 mod backend;
 pub mod balances;
+pub mod beneficiaries;
 pub mod cards;
 mod dialect;
 pub mod journal;
@@ -140,6 +141,11 @@ pub const MIGRATIONS: &[Migration] = &[
     // without a purpose, and keep working.
     Migration {
         sql: include_str!("../../migrations/0014_purpose.sql"),
+        oldest_reader: 9,
+    },
+    // Adds the book of payees (issue 35): older desks ignore it.
+    Migration {
+        sql: include_str!("../../migrations/0015_beneficiaries.sql"),
         oldest_reader: 9,
     },
 ];

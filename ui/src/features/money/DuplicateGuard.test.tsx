@@ -11,6 +11,7 @@ import { ReceiptView } from "./ReceiptView";
 
 const form: PayoutForm = {
   kind: "CLABE",
+  beneficiary: "",
   merOrderNo: "PO-NEW-2",
   amount: "88.00",
   currency: "MXN",

@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import { locale } from "../../i18n";
 import { formatMoney } from "../../lib/format";
 import type { BulkOutcome, BulkPlan, RowAction } from "../../lib/types";
+import { PayeeTag } from "../beneficiaries/PayeeNote";
 import { rowReason } from "./reason";
 
 export const ACTION_COLORS: Record<RowAction, string> = {
@@ -94,6 +95,7 @@ export function BulkRows({ plan, out }: { plan: BulkPlan; out: BulkOutcome | und
                         {t("payouts.noBeneficiary")}
                       </Text>
                     ))}
+                  <PayeeTag payee={r.payout.payee} />
                 </Table.Td>
                 <Table.Td>{no}</Table.Td>
                 <Table.Td>

@@ -1,5 +1,5 @@
 import { Button, Group, Modal, Stack, Table, Text } from "@mantine/core";
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { CopyCommand } from "../../components/CopyCommand";
 import { locale } from "../../i18n";
@@ -19,6 +19,7 @@ export function PayoutConfirm({
   asRequest = false,
   command = null,
   purpose,
+  payee = null,
 }: {
   preview: PayoutPreview | null;
   onConfirm: () => void;
@@ -30,6 +31,8 @@ export function PayoutConfirm({
   command?: CliCommand | null;
   /// What the money is for, as typed (issue 35).
   purpose?: Purpose;
+  /// Whether the book of payees knows the account (`features/beneficiaries`).
+  payee?: ReactNode;
 }) {
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
@@ -114,6 +117,7 @@ export function PayoutConfirm({
             </Table.Tbody>
           </Table>
           <FundsCheck currency={preview.currency} amount={preview.amount} onShort={setShort} />
+          {payee}
           <Text size="sm" c="dimmed">
             {t(asRequest ? "payouts.requestHint" : "payouts.confirmHint")}
           </Text>

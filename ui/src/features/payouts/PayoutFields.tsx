@@ -12,6 +12,7 @@ export const blankPayout = (kind: PayoutKind): PayoutDraft => ({
   currency: kind === "CLABE" ? "MXN" : "USD",
   clabe: "",
   cardNo: "",
+  beneficiary: "",
   firstName: "",
   lastName: "",
   countryCode: "",

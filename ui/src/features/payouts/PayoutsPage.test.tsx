@@ -38,6 +38,7 @@ const row = (line: number, action: PlannedRow["action"], no: string): PlannedRow
     amount: "10.00",
     currency: "MXN",
     beneficiary: "",
+    payee: null,
     account: "002010******7771",
     bank: "BANAMEX",
     estimatedFee: null,

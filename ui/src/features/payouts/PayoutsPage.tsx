@@ -3,6 +3,7 @@ import { type Dispatch, type SetStateAction, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useSearchParams } from "react-router";
 import type { PayoutKind } from "../../lib/types";
+import { BeneficiaryBook } from "../beneficiaries/BeneficiaryBook";
 import { BulkPayouts } from "./BulkPayouts";
 import { blankPayout, type PayoutDraft } from "./PayoutFields";
 import { RecentPayouts } from "./RecentPayouts";
@@ -45,6 +46,9 @@ export function PayoutsPage() {
           <Tabs.Tab value="bulk" data-testid="tab-bulk">
             {t("payouts.bulk")}
           </Tabs.Tab>
+          <Tabs.Tab value="beneficiaries" data-testid="tab-beneficiaries">
+            {t("beneficiaries.title")}
+          </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="card" pt="md">
           <SinglePayout kind="CARD" draft={draft("CARD")} />
@@ -54,6 +58,9 @@ export function PayoutsPage() {
         </Tabs.Panel>
         <Tabs.Panel value="bulk" pt="md">
           <BulkPayouts path={bulk} checkNow={bulkFile !== ""} />
+        </Tabs.Panel>
+        <Tabs.Panel value="beneficiaries" pt="md">
+          <BeneficiaryBook />
         </Tabs.Panel>
       </Tabs>
       <RecentPayouts />

@@ -17,6 +17,8 @@ import { payoutCardCommand, payoutClabeCommand } from "../../lib/cliCommand";
 import { useFieldErrors } from "../../lib/fieldErrors";
 import type { PayoutKind, Receipt } from "../../lib/types";
 import { useAppStatus, useProfileName } from "../app/queries";
+import { PayeeNote } from "../beneficiaries/PayeeNote";
+import { PayeePicker } from "../beneficiaries/PayeePicker";
 import { CurrencySelect } from "../money/CurrencySelect";
 import { DuplicateGuard, duplicateOf, useDuplicate } from "../money/DuplicateGuard";
 import { PurposeFields } from "../money/PurposeFields";
@@ -103,6 +105,7 @@ export function SinglePayout({
             notifyUrl: form.notifyUrl,
             purpose: form.purpose,
             request: asRequest,
+            beneficiary: form.beneficiary,
           })
         : payoutCardCommand({
             ...form,
@@ -152,7 +155,19 @@ export function SinglePayout({
                 testId="payout-currency"
               />
             </Group>
-            {kind === "CLABE" ? (
+            {/* A team's payouts do not take a payee from the book yet. */}
+            <PayeePicker
+              hidden={asRequest}
+              kind={kind}
+              value={form.beneficiary}
+              onChange={(n) => {
+                // A payee's account comes from the book: nothing typed is kept beside it.
+                set("beneficiary", n);
+                set(kind === "CLABE" ? "clabe" : "cardNo", "");
+              }}
+              error={err("beneficiary")}
+            />
+            {form.beneficiary ? null : kind === "CLABE" ? (
               <ClabeFields form={form} set={set} err={err} />
             ) : (
               <CardFields form={form} set={set} err={err} />
@@ -264,6 +279,7 @@ export function SinglePayout({
         asRequest={asRequest}
         command={command}
         purpose={form.purpose}
+        payee={preview.data ? <PayeeNote payee={preview.data.payee} form={full} /> : null}
         onCancel={() => preview.reset()}
         onConfirm={() => {
           if (asRequest) {

@@ -1,0 +1,51 @@
+//! The book of payees (issue 35): listed (masked), added (from the Beneficiaries screen
+//! or a payout's confirmation), removed.
+
+use paydesk_core::beneficiaries::{Beneficiary, NewBeneficiary};
+use tauri::State;
+
+use super::CmdResult;
+use crate::state::AppState;
+
+#[tauri::command]
+#[specta::specta]
+pub async fn beneficiaries_list(state: State<'_, AppState>) -> CmdResult<Vec<Beneficiary>> {
+    state.desk().await?.beneficiaries()
+}
+
+/// Adds a payee; its account is kept masked and sealed, never in clear.
+#[tauri::command]
+#[specta::specta]
+pub async fn beneficiary_add(
+    state: State<'_, AppState>,
+    payee: NewBeneficiary,
+) -> CmdResult<Beneficiary> {
+    state.desk().await?.add_beneficiary(&payee)
+}
+
+/// On a team: approves a payee another member added.
+#[tauri::command]
+#[specta::specta]
+pub async fn beneficiary_approve(state: State<'_, AppState>, nickname: String) -> CmdResult<()> {
+    state.desk().await?.approve_beneficiary(&nickname)
+}
+
+/// On a team: whether a new payee needs another member's approval (none: a solo desk).
+#[tauri::command]
+#[specta::specta]
+pub async fn payee_approval(state: State<'_, AppState>) -> CmdResult<Option<bool>> {
+    state.desk().await?.payee_approval()
+}
+
+/// On a team (an admin): sets whether a new payee needs another member's approval.
+#[tauri::command]
+#[specta::specta]
+pub async fn payee_approval_set(state: State<'_, AppState>, on: bool) -> CmdResult<()> {
+    state.desk().await?.set_payee_approval(on)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn beneficiary_remove(state: State<'_, AppState>, nickname: String) -> CmdResult<()> {
+    state.desk().await?.remove_beneficiary(&nickname)
+}

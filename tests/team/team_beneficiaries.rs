@@ -1,0 +1,370 @@
+//! Issue 35, the team's book of payees (schema 0024), held by the database against each
+//! role with plain SQL (psql, the member's own password), as a hostile member would try:
+//! nobody writes the table but through its functions, no full account can be put in it
+//! in clear, and with the admin's setting on, a payee is approved only by a member other
+//! than the one who added it.
+
+#![allow(clippy::unwrap_used)]
+
+#[path = "../../crates/core/tests/common/mod.rs"]
+mod common;
+
+use paydesk_core::beneficiaries::NewBeneficiary;
+use paydesk_core::team::TeamRole;
+use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_testpg::{Options, TestPg};
+
+use common::team::{CLABE, DB, PASSWORD, cfg, member};
+
+const MER: i64 = common::MER as i64;
+
+/// Admin alice (added by the owner), maker mark, approver ann, viewer vic, signer sam.
+fn team_db() -> TestPg {
+    common::team::team_db_of(
+        Options::default(),
+        &[
+            ("mark", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("vic", TeamRole::Viewer),
+            ("sam", TeamRole::Signer),
+        ],
+        "10000",
+    )
+}
+
+fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
+    pg.psql_as(user, PASSWORD, DB, q)
+        .map(|s| s.trim().to_string())
+}
+
+fn refused(r: Result<String, String>, what: &str, needle: &str) {
+    match r {
+        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
+        Err(e) => assert!(
+            e.contains(needle),
+            "{what}: refused, but not for {needle:?}: {e}"
+        ),
+    }
+}
+
+/// The shape of a value sealed to the signers (a 2048-bit RSA block, base64): the
+/// database cannot open it, and holds that nothing shorter or in clear goes there.
+fn sealed() -> String {
+    format!("{}==", "Q".repeat(342))
+}
+
+fn add_call(nickname: &str, masked: &str, sealed: &str) -> String {
+    format!(
+        "SELECT paydesk.add_beneficiary({MER}, '{nickname}', 'clabe', 'Casa', '', '{masked}', '{sealed}', 'BANAMEX', 'MX')"
+    )
+}
+
+#[test]
+fn the_book_is_written_only_through_its_functions_never_in_clear_and_four_eyes_when_asked() {
+    let pg = team_db();
+    let masked = "002010********7771";
+
+    // Nobody writes the table directly, whatever their role.
+    for user in ["mark", "ann", "vic", "sam", "alice"] {
+        refused(
+            sql(
+                &pg,
+                user,
+                &format!(
+                    "INSERT INTO paydesk.beneficiaries (mer_no, nickname, nickname_key, kind, first_name, last_name, account_masked, account_sealed, country, needs_approval, added_by, approved_by)
+                     VALUES ({MER}, 'x', 'x', 'clabe', 'A', '', '{masked}', '{}', 'MX', false, '{user}', '{user}')",
+                    sealed()
+                ),
+            ),
+            &format!("{user} inserts a payee"),
+            "permission denied",
+        );
+        refused(
+            sql(&pg, user, "TRUNCATE paydesk.beneficiaries"),
+            &format!("{user} truncates the book"),
+            "permission denied",
+        );
+        refused(
+            sql(
+                &pg,
+                user,
+                "BEGIN; LOCK TABLE paydesk.beneficiaries IN ACCESS EXCLUSIVE MODE; COMMIT",
+            ),
+            &format!("{user} locks the book"),
+            "permission denied",
+        );
+    }
+    // A viewer or an approver adds none.
+    for user in ["vic", "ann"] {
+        refused(
+            sql(&pg, user, &add_call("x", masked, &sealed())),
+            &format!("{user} adds a payee"),
+            "only a maker or an admin adds a payee",
+        );
+    }
+    // No full account in clear: not as the masked form, not as the sealed one.
+    refused(
+        sql(&pg, "mark", &add_call("clear", CLABE, &sealed())),
+        "a full CLABE as the masked account",
+        "check constraint",
+    );
+    refused(
+        sql(&pg, "mark", &add_call("clear", masked, CLABE)),
+        "a full CLABE as the sealed account",
+        "check constraint",
+    );
+    refused(
+        sql(
+            &pg,
+            "mark",
+            &add_call("clear", masked, &format!("{CLABE}{}", "0".repeat(340))),
+        ),
+        "a full CLABE padded to a length no RSA block has",
+        "check constraint",
+    );
+    let found = sql(
+        &pg,
+        "alice",
+        &format!("SELECT count(*) FROM paydesk.beneficiaries t WHERE t::text LIKE '%{CLABE}%'"),
+    )
+    .unwrap();
+    assert_eq!(found, "0");
+
+    // The setting off: a maker's payee is approved at once.
+    sql(&pg, "mark", &add_call("rent", masked, &sealed())).unwrap();
+    assert_eq!(
+        sql(
+            &pg,
+            "vic",
+            "SELECT nickname || ',' || account_masked || ',' || coalesce(approved_by, '-') FROM paydesk.beneficiaries"
+        )
+        .unwrap(),
+        format!("rent,{masked},mark")
+    );
+    refused(
+        sql(&pg, "mark", &add_call("RENT", masked, &sealed())),
+        "the same nickname in another case",
+        "already has a payee",
+    );
+
+    // Only an admin turns the approval on.
+    for user in ["mark", "ann", "sam"] {
+        refused(
+            sql(&pg, user, "UPDATE paydesk.team SET payee_approval = true"),
+            &format!("{user} changes the payee setting"),
+            "permission denied",
+        );
+    }
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET payee_approval = true",
+    )
+    .unwrap();
+
+    // Now a payee waits for another member's approval.
+    sql(&pg, "mark", &add_call("water", masked, &sealed())).unwrap();
+    let state = |who: &str| {
+        sql(
+            &pg,
+            who,
+            "SELECT coalesce(approved_by, 'waiting') FROM paydesk.beneficiaries WHERE nickname = 'water'",
+        )
+        .unwrap()
+    };
+    assert_eq!(state("vic"), "waiting");
+    // Not around the rule: no column update, no self-approval, no approval by a viewer.
+    for user in ["mark", "ann", "alice"] {
+        refused(
+            sql(
+                &pg,
+                user,
+                "UPDATE paydesk.beneficiaries SET approved_by = 'ann', approved_at = now() WHERE nickname = 'water'",
+            ),
+            &format!("{user} approves by UPDATE"),
+            "permission denied",
+        );
+    }
+    refused(
+        sql(
+            &pg,
+            "mark",
+            &format!("SELECT paydesk.approve_beneficiary({MER}, 'water')"),
+        ),
+        "the adder approves",
+        "only an approver, a signer or an admin",
+    );
+    refused(
+        sql(
+            &pg,
+            "vic",
+            &format!("SELECT paydesk.approve_beneficiary({MER}, 'water')"),
+        ),
+        "a viewer approves",
+        "only an approver, a signer or an admin",
+    );
+    // An admin who adds a payee cannot approve it either.
+    sql(&pg, "alice", &add_call("gas", masked, &sealed())).unwrap();
+    refused(
+        sql(
+            &pg,
+            "alice",
+            &format!("SELECT paydesk.approve_beneficiary({MER}, 'gas')"),
+        ),
+        "an admin approves their own payee",
+        "four eyes",
+    );
+    sql(
+        &pg,
+        "ann",
+        &format!("SELECT paydesk.approve_beneficiary({MER}, 'WATER')"),
+    )
+    .unwrap();
+    assert_eq!(state("vic"), "ann");
+    refused(
+        sql(
+            &pg,
+            "sam",
+            &format!("SELECT paydesk.approve_beneficiary({MER}, 'water')"),
+        ),
+        "approved twice",
+        "already approved",
+    );
+
+    // Removed through the function only, by a maker or an admin.
+    for user in ["mark", "alice"] {
+        refused(
+            sql(
+                &pg,
+                user,
+                "DELETE FROM paydesk.beneficiaries WHERE nickname = 'rent'",
+            ),
+            &format!("{user} deletes a payee"),
+            "permission denied",
+        );
+    }
+    refused(
+        sql(
+            &pg,
+            "vic",
+            &format!("SELECT paydesk.remove_beneficiary({MER}, 'rent')"),
+        ),
+        "a viewer removes a payee",
+        "only a maker or an admin removes a payee",
+    );
+    assert_eq!(
+        sql(
+            &pg,
+            "mark",
+            &format!("SELECT paydesk.remove_beneficiary({MER}, 'rent')")
+        )
+        .unwrap(),
+        "t"
+    );
+
+    // Each step is in the team's audit log, under the member who took it.
+    let audit = pg
+        .psql_owner(
+            DB,
+            "SELECT string_agg(operator || ':' || operation || ':' || identifiers, '|' ORDER BY id) FROM paydesk.audit_log WHERE operation LIKE 'team.payee.%'",
+        )
+        .unwrap();
+    for line in [
+        format!("mark:team.payee.add:nickname=rent account={masked}"),
+        format!("mark:team.payee.add:nickname=water account={masked}"),
+        format!("ann:team.payee.approve:nickname=water account={masked} added_by=mark"),
+        format!("mark:team.payee.remove:nickname=rent account={masked}"),
+    ] {
+        assert!(audit.contains(&line), "{line} not in {audit}");
+    }
+    assert!(!audit.contains(CLABE));
+}
+
+/// A signer's desk (it publishes the key payees are sealed to).
+fn signer_desk(f: &common::Fixture, pg: &TestPg, user: &str) -> Desk {
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(Profile {
+            team: Some(cfg(pg, user)),
+            ..p
+        })
+        .unwrap();
+    f.secrets.set_team_password(&f.name, PASSWORD).unwrap();
+    Desk::open(&f.home, f.secrets.clone(), &f.name, Endpoint::Profile).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_approval() {
+    let pg = team_db();
+    let f = common::Fixture::new("team-book").await;
+    let signer = signer_desk(&f, &pg, "sam");
+    let (mark, ann, alice, vic) = (
+        member(&pg, "mark"),
+        member(&pg, "ann"),
+        member(&pg, "alice"),
+        member(&pg, "vic"),
+    );
+    let rent = NewBeneficiary {
+        nickname: "Rent".into(),
+        first_name: "Casa Azul".into(),
+        account: CLABE.into(),
+        ..Default::default()
+    };
+    // Only an admin turns the approval on.
+    assert!(matches!(
+        mark.set_payee_approval(true),
+        Err(CoreError::Validation { .. })
+    ));
+    assert_eq!(signer.payee_approval().unwrap(), Some(false));
+    alice.set_payee_approval(true).unwrap();
+    assert_eq!(signer.payee_approval().unwrap(), Some(true));
+    // A signer's desk does not change it (an admin's setting).
+    assert!(signer.set_payee_approval(false).is_err());
+    let added = mark.add_payee(&rent).unwrap();
+    assert_eq!(added.payee.account, "002010********7771");
+    assert_eq!(added.payee.bank.as_deref(), Some("BANAMEX"));
+    assert_eq!(added.added_by, "mark");
+    assert_eq!(added.approved_by, None);
+    // The database holds it sealed: no CLABE in any column, for anyone who reads it.
+    let row = sql(
+        &pg,
+        "vic",
+        "SELECT t::text FROM paydesk.beneficiaries t WHERE nickname = 'Rent'",
+    )
+    .unwrap();
+    assert!(!row.contains(CLABE), "{row}");
+    assert!(!row.contains(&CLABE[6..14]), "{row}");
+    // A team desk's book is the team's: awaiting the approval there too.
+    let on_desk = signer.beneficiaries().unwrap();
+    assert_eq!(on_desk.len(), 1);
+    assert!(on_desk[0].awaiting_approval);
+    assert_eq!(on_desk[0].account, "002010********7771");
+    let sealed = mark.payee_sealed_account("rent").unwrap().unwrap();
+    assert!(sealed.len() >= 340, "{sealed}");
+    // Four eyes: not the maker, not a viewer; an approver.
+    assert!(mark.approve_payee("rent").is_err());
+    assert!(vic.approve_payee("rent").is_err());
+    assert!(
+        vic.add_payee(&NewBeneficiary {
+            nickname: "x".into(),
+            ..rent.clone()
+        })
+        .is_err()
+    );
+    ann.approve_payee("RENT").unwrap();
+    let listed = vic.payees().unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].approved_by.as_deref(), Some("ann"));
+    assert!(matches!(
+        mark.add_payee(&NewBeneficiary {
+            nickname: "rent".into(),
+            ..rent.clone()
+        }),
+        Err(CoreError::Validation { .. })
+    ));
+    assert!(!signer.beneficiaries().unwrap()[0].awaiting_approval);
+    // A signer's desk does not remove a payee (a maker or an admin does).
+    assert!(signer.remove_beneficiary("rent").is_err());
+    assert!(mark.remove_payee("rent").unwrap());
+    assert!(!mark.remove_payee("rent").unwrap());
+}
