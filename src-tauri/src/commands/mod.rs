@@ -5,8 +5,8 @@
 pub mod activity;
 pub mod alerts;
 pub mod balances;
-pub mod funds;
 pub mod beneficiaries;
+pub mod funds;
 pub mod lock;
 pub mod lookup;
 pub mod money;

@@ -107,4 +107,49 @@ pub trait TeamStore: Send + Sync {
         message: Option<&str>,
     ) -> CoreResult<()>;
     fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()>;
+    /// Every member's payout limits (issue 35, schema 0025).
+    fn member_limits(&self) -> CoreResult<Vec<crate::team::MemberLimit>>;
+    /// Sets (both `None`: clears) a member's limits in a currency (an admin's; audited).
+    fn set_member_limit(
+        &self,
+        member: &str,
+        currency: &str,
+        per_payout: Option<&str>,
+        per_day: Option<&str>,
+        day_zone: &str,
+    ) -> CoreResult<()>;
+    /// The team's book of payees (issue 35, schema 0024), by nickname.
+    fn payees(&self, mer_no: i64) -> CoreResult<Vec<PayeeRecord>>;
+    /// Adds a payee through the database's function (its account sealed to the signers).
+    fn add_payee(&self, mer_no: i64, payee: &PayeeRecord, sealed: &str) -> CoreResult<()>;
+    /// Approves a payee another member added.
+    fn approve_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<()>;
+    /// Removes a payee; false when the book has none of that nickname.
+    fn remove_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<bool>;
+    /// Whether a new payee needs another member's approval.
+    fn payee_approval(&self) -> CoreResult<bool>;
+    /// Sets whether a new payee needs another member's approval (the database lets only
+    /// an admin).
+    fn set_payee_approval(&self, on: bool) -> CoreResult<()>;
+    /// A payee's sealed account as the book holds it.
+    fn payee_sealed_account(&self, mer_no: i64, nickname: &str) -> CoreResult<Option<String>>;
+}
+
+/// A payee of the team's book as its table holds it (the account masked; its sealed
+/// form is read apart, by [`TeamStore::payee_sealed_account`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayeeRecord {
+    pub nickname: String,
+    /// `clabe` or `card`.
+    pub kind: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub account_masked: String,
+    pub bank: Option<String>,
+    pub country: String,
+    /// Milliseconds since the epoch (0 when adding).
+    pub added_at: i64,
+    pub added_by: String,
+    /// None while it waits for another member's approval.
+    pub approved_by: Option<String>,
 }

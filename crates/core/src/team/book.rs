@@ -9,6 +9,7 @@ use super::{CARD_NO, Team, TeamRole};
 use crate::beneficiaries::{self as book, Beneficiary, NewBeneficiary};
 use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutKind;
+use crate::store::team::PayeeRecord;
 
 /// A payee of the team's book: as every screen shows it, who added it, who approved it.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -33,30 +34,26 @@ fn sealed_field(kind: PayoutKind) -> &'static str {
 impl Team {
     /// The book, by nickname.
     pub fn payees(&self) -> CoreResult<Vec<TeamPayee>> {
-        let rows = self.link.query(
-            "SELECT nickname, kind, first_name, last_name, account_masked, bank, country,
-                    (extract(epoch FROM added_at) * 1000)::bigint, added_by, approved_by
-               FROM paydesk.beneficiaries WHERE mer_no = $1 ORDER BY nickname_key",
-            &[&self.mer_no],
-        )?;
-        rows.iter()
+        self.tables()
+            .payees(self.mer_no)?
+            .into_iter()
             .map(|r| {
-                let kind: String = r.get(1);
                 Ok(TeamPayee {
                     payee: Beneficiary {
-                        nickname: r.get(0),
-                        kind: book::kind_of(&kind)
-                            .ok_or_else(|| CoreError::storage(format!("payee kind {kind:?}")))?,
-                        first_name: r.get(2),
-                        last_name: r.get(3),
-                        account: r.get(4),
-                        bank: r.get(5),
-                        country: r.get(6),
-                        created_at: r.get(7),
-                        awaiting_approval: r.get::<_, Option<String>>(9).is_none(),
+                        nickname: r.nickname,
+                        kind: book::kind_of(&r.kind).ok_or_else(|| {
+                            CoreError::storage(format!("payee kind {:?}", r.kind))
+                        })?,
+                        first_name: r.first_name,
+                        last_name: r.last_name,
+                        account: r.account_masked,
+                        bank: r.bank,
+                        country: r.country,
+                        created_at: r.added_at,
+                        awaiting_approval: r.approved_by.is_none(),
                     },
-                    added_by: r.get(8),
-                    approved_by: r.get(9),
+                    added_by: r.added_by,
+                    approved_by: r.approved_by,
                 })
             })
             .collect()
@@ -67,20 +64,19 @@ impl Team {
     pub fn add_payee(&self, new: &NewBeneficiary) -> CoreResult<TeamPayee> {
         let (shown, account) = book::check(new)?;
         let sealed = self.seal(sealed_field(shown.kind), &account)?;
-        self.link.query_one(
-            "SELECT paydesk.add_beneficiary($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            &[
-                &self.mer_no,
-                &shown.nickname,
-                &book::kind_name(shown.kind),
-                &shown.first_name,
-                &shown.last_name,
-                &shown.account,
-                &sealed,
-                &shown.bank,
-                &shown.country,
-            ],
-        )?;
+        let record = PayeeRecord {
+            nickname: shown.nickname.clone(),
+            kind: book::kind_name(shown.kind).to_string(),
+            first_name: shown.first_name.clone(),
+            last_name: shown.last_name.clone(),
+            account_masked: shown.account.clone(),
+            bank: shown.bank.clone(),
+            country: shown.country.clone(),
+            added_at: 0,
+            added_by: String::new(),
+            approved_by: None,
+        };
+        self.tables().add_payee(self.mer_no, &record, &sealed)?;
         self.payees()?
             .into_iter()
             .find(|p| book::nickname_key(&p.payee.nickname) == book::nickname_key(&shown.nickname))
@@ -91,28 +87,17 @@ impl Team {
 
     /// Approves a payee another member added.
     pub fn approve_payee(&self, nickname: &str) -> CoreResult<()> {
-        self.link.execute(
-            "SELECT paydesk.approve_beneficiary($1, $2)",
-            &[&self.mer_no, &nickname],
-        )?;
-        Ok(())
+        self.tables().approve_payee(self.mer_no, nickname)
     }
 
     /// Removes a payee; false when the book has none of that nickname.
     pub fn remove_payee(&self, nickname: &str) -> CoreResult<bool> {
-        let r = self.link.query_one(
-            "SELECT paydesk.remove_beneficiary($1, $2)",
-            &[&self.mer_no, &nickname],
-        )?;
-        Ok(r.get(0))
+        self.tables().remove_payee(self.mer_no, nickname)
     }
 
     /// Whether a new payee needs another member's approval now.
     pub fn payee_approval(&self) -> CoreResult<bool> {
-        let r = self
-            .link
-            .query_one("SELECT payee_approval FROM paydesk.team WHERE id = 1", &[])?;
-        Ok(r.get(0))
+        self.tables().payee_approval()
     }
 
     /// Whether adding a payee needs another member's approval (an admin's setting).
@@ -125,22 +110,11 @@ impl Team {
                 &[],
             ));
         }
-        self.link.execute(
-            "UPDATE paydesk.team SET payee_approval = $1 WHERE id = 1",
-            &[&on],
-        )?;
-        Ok(())
+        self.tables().set_payee_approval(on)
     }
 
     /// A payee's sealed account as the book holds it (for a signer's desk to open).
     pub fn payee_sealed_account(&self, nickname: &str) -> CoreResult<Option<String>> {
-        Ok(self
-            .link
-            .query_opt(
-                "SELECT account_sealed FROM paydesk.beneficiaries
-                  WHERE mer_no = $1 AND nickname_key = lower(btrim($2))",
-                &[&self.mer_no, &nickname],
-            )?
-            .map(|r| r.get(0)))
+        self.tables().payee_sealed_account(self.mer_no, nickname)
     }
 }

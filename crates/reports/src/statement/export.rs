@@ -619,34 +619,28 @@ fn write_xlsx(
     let mut failed: Option<Failed> = None;
     let read = orders.for_each(&rows_filter(s), &mut |o| {
         row += 1;
-        write_row(
-            sheet,
-            row,
-            o,
-            cells(o, dict, *tz),
-            &mut formats,
-        )
-        .and_then(|()| {
-            if o.outside_team {
-                sheet.write_string(row, outside_column, "yes").map(|_| ())
-            } else {
-                Ok(())
-            }
-        })
-        .and_then(|()| {
-            let Some(p) = purposes else { return Ok(()) };
-            for (i, v) in p.cells(o).iter().enumerate() {
-                if !v.is_empty() {
-                    sheet.write_string(row, outside_column + 1 + i as u16, v)?;
+        write_row(sheet, row, o, cells(o, dict, *tz), &mut formats)
+            .and_then(|()| {
+                if o.outside_team {
+                    sheet.write_string(row, outside_column, "yes").map(|_| ())
+                } else {
+                    Ok(())
                 }
-            }
-            Ok(())
-        })
-        .map_err(|e| {
-            let message = e.to_string();
-            failed = Some(Failed::Xlsx(e));
-            CoreError::storage(message)
-        })
+            })
+            .and_then(|()| {
+                let Some(p) = purposes else { return Ok(()) };
+                for (i, v) in p.cells(o).iter().enumerate() {
+                    if !v.is_empty() {
+                        sheet.write_string(row, outside_column + 1 + i as u16, v)?;
+                    }
+                }
+                Ok(())
+            })
+            .map_err(|e| {
+                let message = e.to_string();
+                failed = Some(Failed::Xlsx(e));
+                CoreError::storage(message)
+            })
     });
     if let Some(f) = failed {
         return Err(f);

@@ -504,6 +504,97 @@ impl<'a> TeamTables<'a> {
         Ok(())
     }
 
+    /// The team's book of payees, by nickname.
+    pub fn payees(&self, mer_no: i64) -> CoreResult<Vec<crate::store::team::PayeeRecord>> {
+        let rows = self.link.query(
+            "SELECT nickname, kind, first_name, last_name, account_masked, bank, country,
+                    (extract(epoch FROM added_at) * 1000)::bigint, added_by, approved_by
+               FROM paydesk.beneficiaries WHERE mer_no = $1 ORDER BY nickname_key",
+            &[&mer_no],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| crate::store::team::PayeeRecord {
+                nickname: r.get(0),
+                kind: r.get(1),
+                first_name: r.get(2),
+                last_name: r.get(3),
+                account_masked: r.get(4),
+                bank: r.get(5),
+                country: r.get(6),
+                added_at: r.get(7),
+                added_by: r.get(8),
+                approved_by: r.get(9),
+            })
+            .collect())
+    }
+
+    /// Adds a payee through `paydesk.add_beneficiary` (the database checks who may).
+    pub fn add_payee(
+        &self,
+        mer_no: i64,
+        p: &crate::store::team::PayeeRecord,
+        sealed: &str,
+    ) -> CoreResult<()> {
+        self.link.query_one(
+            "SELECT paydesk.add_beneficiary($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            &[
+                &mer_no,
+                &p.nickname,
+                &p.kind,
+                &p.first_name,
+                &p.last_name,
+                &p.account_masked,
+                &sealed,
+                &p.bank,
+                &p.country,
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn approve_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<()> {
+        self.link.execute(
+            "SELECT paydesk.approve_beneficiary($1, $2)",
+            &[&mer_no, &nickname],
+        )?;
+        Ok(())
+    }
+
+    pub fn remove_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<bool> {
+        let r = self.link.query_one(
+            "SELECT paydesk.remove_beneficiary($1, $2)",
+            &[&mer_no, &nickname],
+        )?;
+        Ok(r.get(0))
+    }
+
+    pub fn payee_approval(&self) -> CoreResult<bool> {
+        let r = self
+            .link
+            .query_one("SELECT payee_approval FROM paydesk.team WHERE id = 1", &[])?;
+        Ok(r.get(0))
+    }
+
+    pub fn set_payee_approval(&self, on: bool) -> CoreResult<()> {
+        self.link.execute(
+            "UPDATE paydesk.team SET payee_approval = $1 WHERE id = 1",
+            &[&on],
+        )?;
+        Ok(())
+    }
+
+    pub fn payee_sealed_account(&self, mer_no: i64, nickname: &str) -> CoreResult<Option<String>> {
+        Ok(self
+            .link
+            .query_opt(
+                "SELECT account_sealed FROM paydesk.beneficiaries
+                  WHERE mer_no = $1 AND nickname_key = lower(btrim($2))",
+                &[&mer_no, &nickname],
+            )?
+            .map(|r| r.get(0)))
+    }
+
     /// The approvals the rules ask of a request like this one.
     pub fn approvals_needed(
         &self,

@@ -11,8 +11,8 @@ use super::audit::PgAudit;
 use super::team::TeamTables;
 use crate::error::CoreResult;
 use crate::store::team::{
-    Member, NewRequest, Notice, Request, RequestRow, RequestState, RowState, Rule, TeamDb,
-    TeamRole, TeamStore,
+    Member, NewRequest, Notice, PayeeRecord, Request, RequestRow, RequestState, RowState, Rule,
+    TeamDb, TeamRole, TeamStore,
 };
 
 impl TeamDb for PgLink {
@@ -184,5 +184,47 @@ impl TeamStore for TeamTables<'_> {
 
     fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()> {
         TeamTables::finish(self, id, done, outcome)
+    }
+    fn member_limits(&self) -> CoreResult<Vec<crate::team::MemberLimit>> {
+        TeamTables::member_limits(self)
+    }
+
+    fn set_member_limit(
+        &self,
+        member: &str,
+        currency: &str,
+        per_payout: Option<&str>,
+        per_day: Option<&str>,
+        day_zone: &str,
+    ) -> CoreResult<()> {
+        TeamTables::set_member_limit(self, member, currency, per_payout, per_day, day_zone)
+    }
+
+    fn payees(&self, mer_no: i64) -> CoreResult<Vec<PayeeRecord>> {
+        TeamTables::payees(self, mer_no)
+    }
+
+    fn add_payee(&self, mer_no: i64, payee: &PayeeRecord, sealed: &str) -> CoreResult<()> {
+        TeamTables::add_payee(self, mer_no, payee, sealed)
+    }
+
+    fn approve_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<()> {
+        TeamTables::approve_payee(self, mer_no, nickname)
+    }
+
+    fn remove_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<bool> {
+        TeamTables::remove_payee(self, mer_no, nickname)
+    }
+
+    fn payee_approval(&self) -> CoreResult<bool> {
+        TeamTables::payee_approval(self)
+    }
+
+    fn set_payee_approval(&self, on: bool) -> CoreResult<()> {
+        TeamTables::set_payee_approval(self, on)
+    }
+
+    fn payee_sealed_account(&self, mer_no: i64, nickname: &str) -> CoreResult<Option<String>> {
+        TeamTables::payee_sealed_account(self, mer_no, nickname)
     }
 }
