@@ -4,10 +4,9 @@ import { useQuery } from "@tanstack/react-query";
 import { commands } from "../../bindings";
 import { unwrap } from "../../lib/ipc";
 
-export const fundsKeys = {
-  all: ["funds"] as const,
-  payout: (currency: string, amount: string) => ["funds", "payout", currency, amount] as const,
-};
+import { fundsKeys } from "./keys";
+
+export { fundsKeys };
 
 /// The funds of a payout of `amount` in `currency`; `refetch()` asks the gateway again.
 export function usePayoutFunds(currency: string, amount: string) {

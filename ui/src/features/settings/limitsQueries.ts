@@ -4,7 +4,9 @@ import { commands, type Limits_Deserialize } from "../../bindings";
 import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
 
-const limitsKey = ["funds", "limits"] as const;
+import { fundsKeys } from "../payouts/keys";
+
+const limitsKey = fundsKeys.limits;
 
 export function usePayoutLimits() {
   return useQuery({ queryKey: limitsKey, queryFn: () => unwrap(commands.payoutLimits(null)) });
