@@ -732,20 +732,25 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     }
 
     fn purposes(&self, profile: &str) -> CoreResult<Vec<(String, Option<String>, Purpose)>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT mer_order_no, trade_no, purpose, purpose_ref FROM journal
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT mer_order_no, trade_no, purpose, purpose_ref FROM journal
               WHERE profile = ?1 AND (purpose IS NOT NULL OR purpose_ref IS NOT NULL) ORDER BY id",
-        )?;
-        let rows = stmt.query_map([profile], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                purpose_of(r.get(2)?, r.get(3)?),
-            ))
-        })?;
+            )
+            .db()?;
+        let rows = stmt
+            .query_map([profile], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(1)?,
+                    purpose_of(r.get(2)?, r.get(3)?),
+                ))
+            })
+            .db()?;
         let mut out = Vec::new();
         for r in rows {
-            let (no, trade_no, p) = r?;
+            let (no, trade_no, p) = r.db()?;
             if let Some(p) = p {
                 out.push((no, trade_no, p));
             }

@@ -107,4 +107,15 @@ pub trait TeamStore: Send + Sync {
         message: Option<&str>,
     ) -> CoreResult<()>;
     fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()>;
+    /// Every member's payout limits (issue 35), by member and currency.
+    fn member_limits(&self) -> CoreResult<Vec<crate::team::MemberLimit>>;
+    /// Sets (both limits `None`: clears) a member's payout limits in a currency.
+    fn set_member_limit(
+        &self,
+        member: &str,
+        currency: &str,
+        per_payout: Option<&str>,
+        per_day: Option<&str>,
+        day_zone: &str,
+    ) -> CoreResult<()>;
 }

@@ -185,4 +185,19 @@ impl TeamStore for TeamTables<'_> {
     fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()> {
         TeamTables::finish(self, id, done, outcome)
     }
+
+    fn member_limits(&self) -> CoreResult<Vec<crate::team::MemberLimit>> {
+        TeamTables::member_limits(self)
+    }
+
+    fn set_member_limit(
+        &self,
+        member: &str,
+        currency: &str,
+        per_payout: Option<&str>,
+        per_day: Option<&str>,
+        day_zone: &str,
+    ) -> CoreResult<()> {
+        TeamTables::set_member_limit(self, member, currency, per_payout, per_day, day_zone)
+    }
 }
