@@ -51,6 +51,7 @@ async fn a_journal_write_waiting_on_a_row_lock_holds_no_runtime_worker() {
                 request: &body,
                 summary: "s",
                 fingerprint: &fp,
+                purpose: None,
             },
             Guard {
                 window_ms: 3_600_000,
