@@ -9,6 +9,7 @@ use super::{CARD_NO, Team, TeamRole};
 use crate::beneficiaries::{self as book, Beneficiary, NewBeneficiary};
 use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutKind;
+use crate::store::pg::AsPgLink;
 
 /// A payee of the team's book: as every screen shows it, who added it, who approved it.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -31,12 +32,13 @@ fn sealed_field(kind: PayoutKind) -> &'static str {
 }
 
 impl Team {
-    /// The book, by nickname.
+    /// The book, by nickname: a payee's names and bank blank for a viewer or support
+    /// (schema 0028 hides a card's holder from them).
     pub fn payees(&self) -> CoreResult<Vec<TeamPayee>> {
-        let rows = self.link.query(
+        let rows = self.link.pg().query(
             "SELECT nickname, kind, first_name, last_name, account_masked, bank, country,
                     (extract(epoch FROM added_at) * 1000)::bigint, added_by, approved_by
-               FROM paydesk.beneficiaries WHERE mer_no = $1 ORDER BY nickname_key",
+               FROM paydesk.beneficiaries_shown WHERE mer_no = $1 ORDER BY nickname_key",
             &[&self.mer_no],
         )?;
         rows.iter()
@@ -67,7 +69,7 @@ impl Team {
     pub fn add_payee(&self, new: &NewBeneficiary) -> CoreResult<TeamPayee> {
         let (shown, account) = book::check(new)?;
         let sealed = self.seal(sealed_field(shown.kind), &account)?;
-        self.link.query_one(
+        self.link.pg().query_one(
             "SELECT paydesk.add_beneficiary($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             &[
                 &self.mer_no,
@@ -91,7 +93,7 @@ impl Team {
 
     /// Approves a payee another member added.
     pub fn approve_payee(&self, nickname: &str) -> CoreResult<()> {
-        self.link.execute(
+        self.link.pg().execute(
             "SELECT paydesk.approve_beneficiary($1, $2)",
             &[&self.mer_no, &nickname],
         )?;
@@ -100,7 +102,7 @@ impl Team {
 
     /// Removes a payee; false when the book has none of that nickname.
     pub fn remove_payee(&self, nickname: &str) -> CoreResult<bool> {
-        let r = self.link.query_one(
+        let r = self.link.pg().query_one(
             "SELECT paydesk.remove_beneficiary($1, $2)",
             &[&self.mer_no, &nickname],
         )?;
@@ -111,6 +113,7 @@ impl Team {
     pub fn payee_approval(&self) -> CoreResult<bool> {
         let r = self
             .link
+            .pg()
             .query_one("SELECT payee_approval FROM paydesk.team WHERE id = 1", &[])?;
         Ok(r.get(0))
     }
@@ -125,7 +128,7 @@ impl Team {
                 &[],
             ));
         }
-        self.link.execute(
+        self.link.pg().execute(
             "UPDATE paydesk.team SET payee_approval = $1 WHERE id = 1",
             &[&on],
         )?;
@@ -136,6 +139,7 @@ impl Team {
     pub fn payee_sealed_account(&self, nickname: &str) -> CoreResult<Option<String>> {
         Ok(self
             .link
+            .pg()
             .query_opt(
                 "SELECT account_sealed FROM paydesk.beneficiaries
                   WHERE mer_no = $1 AND nickname_key = lower(btrim($2))",
