@@ -168,7 +168,7 @@ REVOKE ALL ON FUNCTION paydesk.orders_moved() FROM PUBLIC;
 -- F7 (0024 + 0015). Turning payee approval on or off is in the settings' audit line
 -- (tests/team/team_review_r5.rs checks that every column an admin may update is).
 CREATE OR REPLACE FUNCTION paydesk.team_audit() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
 BEGIN
     PERFORM paydesk.audit('team.settings.update',
         pg_catalog.format('default_approvals=%s idle_lock_minutes=%s mer_no=%s payee_approval=%s',
@@ -209,7 +209,7 @@ END $$;
 REVOKE ALL ON FUNCTION paydesk.audit_escaped(text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION paydesk.audit(operation text, identifiers text, result text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
 BEGIN
     PERFORM paydesk.check_session_bounds();
     INSERT INTO paydesk.audit_inbox (at, profile, operator, operation, identifiers, result, latency_ms, db_user)
