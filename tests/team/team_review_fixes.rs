@@ -1433,7 +1433,10 @@ fn an_admins_change_to_the_default_approvals_is_audited() {
         "UPDATE paydesk.team SET default_approvals = 1",
     )
     .unwrap();
-    let at = |n: u32| format!("default_approvals={n} idle_lock_minutes={idle} mer_no={mer}");
+    // With the payee-approval switch since schema 0028 (review r5, F7).
+    let at = |n: u32| {
+        format!("default_approvals={n} idle_lock_minutes={idle} mer_no={mer} payee_approval=false")
+    };
     assert_eq!(
         log_rows(
             &pg,

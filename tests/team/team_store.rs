@@ -688,7 +688,13 @@ fn a_signers_stated_read_time_moves_an_order_only_within_bounds() {
     let team = Team::start();
     team.member("sam", "signer");
     team.member("vic", "viewer");
-    const T0: i64 = 1_600_000_000_000;
+    // An hour before the server's clock: a new order's stated read is taken within a
+    // day of it (schema 0028).
+    let t0: i64 = team
+        .sql("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 3600000")
+        .trim()
+        .parse()
+        .unwrap();
     let it = OrderListItem {
         state: 2,
         trade_no: "TMV1".into(),
@@ -699,13 +705,13 @@ fn a_signers_stated_read_time_moves_an_order_only_within_bounds() {
     };
     let row = Upsert {
         item: &it,
-        created_at: T0,
+        created_at: t0,
         verified: true,
         window_end: None,
     };
     team.store
         .orders()
-        .upsert_at(MER_NO as u64, &[row], T0)
+        .upsert_at(MER_NO as u64, &[row], t0)
         .unwrap();
     let moved = || -> i64 {
         team.sql("SELECT moved_at FROM paydesk.orders WHERE trade_no = 'TMV1'")
@@ -719,20 +725,24 @@ fn a_signers_stated_read_time_moves_an_order_only_within_bounds() {
             .parse()
             .unwrap()
     };
-    assert_eq!(moved(), T0, "first seen at the sync's time");
+    assert_eq!(moved(), t0, "first seen at the sync's time");
     let as_sam = |q: &str| team.pg.psql_as("sam", "x", DB, q);
 
     // Within bounds: the signer's stated read time.
-    as_sam(
-        "UPDATE paydesk.orders SET settle = 1, synced_at = 1600000005000 WHERE trade_no = 'TMV1'",
-    )
+    as_sam(&format!(
+        "UPDATE paydesk.orders SET settle = 1, synced_at = {} WHERE trade_no = 'TMV1'",
+        t0 + 5_000
+    ))
     .unwrap();
-    assert_eq!(moved(), T0 + 5_000);
+    assert_eq!(moved(), t0 + 5_000);
 
     // Before the order's previous read: the server's time instead.
     let before = server_now();
-    as_sam("UPDATE paydesk.orders SET handling_fee = 9, synced_at = 1600000001000 WHERE trade_no = 'TMV1'")
-        .unwrap();
+    as_sam(&format!(
+        "UPDATE paydesk.orders SET handling_fee = 9, synced_at = {} WHERE trade_no = 'TMV1'",
+        t0 + 1_000
+    ))
+    .unwrap();
     let m = moved();
     assert!(m >= before && m <= server_now(), "backdated: {m}");
 

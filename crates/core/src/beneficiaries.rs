@@ -116,7 +116,35 @@ pub fn normalized_account(account: &str) -> String {
         .collect()
 }
 
+/// A character a payee's nickname, names and bank never hold: controls, no-break and
+/// other invisible spaces, and invisible or direction-changing characters (the team's
+/// database refuses the same set: schema 0028).
+pub fn forbidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{00A0}'
+            | '\u{00AD}'
+            | '\u{061C}'
+            | '\u{180E}'
+            | '\u{2007}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{2028}'..='\u{202F}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{FEFF}')
+}
+
 fn text_rule(field: &str, value: &str, max: usize) -> CoreResult<()> {
+    if let Some(c) = value.chars().find(|c| !c.is_control() && forbidden(*c)) {
+        return Err(CoreError::keyed(
+            field,
+            format!(
+                "printable text only: no invisible, no-break or direction-changing characters (found U+{:04X})",
+                c as u32
+            ),
+            "payeeCharacter",
+            &[("code", format!("U+{:04X}", c as u32))],
+        ));
+    }
     if value.chars().count() > max || value.chars().any(char::is_control) {
         return Err(CoreError::keyed(
             field,

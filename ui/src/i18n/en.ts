@@ -2461,6 +2461,8 @@ export const en = {
       "the {{currency}} balance is now {{balance}}: it no longer reaches every row confirmed (line {{line}}); nothing was sent, check the file again",
     // The book of payees (issue 35).
     payeeText: "must be at most {{max}} characters, without control characters",
+    payeeCharacter:
+      "printable text only: no invisible, no-break or direction-changing characters (found {{code}})",
     payeeNicknameRequired: "is required",
     payeeNicknameFormula:
       "must not start with =, +, - or @ (a spreadsheet would run it as a formula)",

@@ -2259,6 +2259,7 @@ export const zh: Catalogue = {
       "{{currency}} 余额现在为 {{balance}}：已不足以支付所有已确认的行（第 {{line}} 行）；未发送任何内容，请重新检查文件",
     // 收款人名册（issue 35）。
     payeeText: "最多 {{max}} 个字符，且不含控制字符",
+    payeeCharacter: "只能是可打印文字：不能有不可见、不换行或改变书写方向的字符（发现 {{code}}）",
     payeeNicknameRequired: "必填",
     payeeNicknameFormula: "不能以 =、+、- 或 @ 开头（电子表格会把它当作公式执行）",
     payeeNameRequired: "收款人需要一个名字",

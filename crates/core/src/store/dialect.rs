@@ -88,11 +88,11 @@ pub(crate) fn statuses(states: &[Status]) -> String {
 mod tests {
     use super::*;
 
-    /// The PostgreSQL trigger's columns (schema 0027), read from its SQL: the same
+    /// The PostgreSQL trigger's columns (schema 0028, which replaced 0027's), read from its SQL: the same
     /// balance fields, in the order of the list.
     #[test]
     fn the_postgres_trigger_moves_on_the_balance_fields() {
-        let sql = include_str!("pg/schema/0027_moved_on_the_writers_clock.sql");
+        let sql = include_str!("pg/schema/0028_review_r5.sql");
         // The columns compared on an update: the tuples after `ELSIF`.
         let sql = &sql[sql.find("ELSIF").unwrap()..];
         let tuple = |side: &str| -> Vec<String> {

@@ -504,12 +504,13 @@ impl<'a> TeamTables<'a> {
         Ok(())
     }
 
-    /// The team's book of payees, by nickname.
+    /// The team's book of payees, by nickname: a payee's names and bank blank for a
+    /// viewer or support (schema 0028 hides a card's holder from them).
     pub fn payees(&self, mer_no: i64) -> CoreResult<Vec<crate::store::team::PayeeRecord>> {
         let rows = self.link.query(
             "SELECT nickname, kind, first_name, last_name, account_masked, bank, country,
                     (extract(epoch FROM added_at) * 1000)::bigint, added_by, approved_by
-               FROM paydesk.beneficiaries WHERE mer_no = $1 ORDER BY nickname_key",
+               FROM paydesk.beneficiaries_shown WHERE mer_no = $1 ORDER BY nickname_key",
             &[&mer_no],
         )?;
         Ok(rows
