@@ -462,7 +462,7 @@ pub fn team_alerts(
     settings: &AlertSettings,
     now: i64,
 ) -> CoreResult<Vec<Alert>> {
-    use crate::store::pg::team::{RequestState, TeamRole};
+    use crate::store::team::{RequestState, TeamRole};
     let mut out = Vec::new();
     let me = team.me().name.clone();
     if team.has_role(TeamRole::Approver) {

@@ -93,12 +93,25 @@ async fn a_bulk_run_after_the_log_was_started_again_continues_the_new_chain() {
     assert_eq!(results.len(), 5);
 
     // A desk opened now checks the new log against the keyring: whole, its first row and
-    // then one row per payout of the second run.
+    // then the second run's rows (one per payout, and the balance the run asked again
+    // before sending, issue 35).
     let fresh = f.desk().await;
     let check = fresh.audit_verify().unwrap();
     assert!(check.ok, "{check:?}");
-    assert_eq!(check.rows, 1 + 5, "{check:?}");
+    let rows = fresh
+        .audit_list(&paydesk_core::audit::AuditFilter {
+            limit: Some(1000),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(check.rows as usize, rows.len(), "{check:?} {rows:?}");
+    let payouts = rows.iter().filter(|r| r.operation.contains("payout")).count();
+    assert_eq!(payouts, 5, "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r.operation == "audit.newLog"),
+        "the new log's first row: {rows:?}"
+    );
     let kept = f.secrets.audit_anchor(&f.name).unwrap().unwrap();
-    assert_eq!(kept.count, 1 + 5, "the keyring's anchor: {kept:?}");
+    assert_eq!(kept.count, check.rows, "the keyring's anchor: {kept:?}");
     assert!(f.secrets.audit_alert(&f.name).unwrap().is_none());
 }
