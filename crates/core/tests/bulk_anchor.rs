@@ -105,7 +105,10 @@ async fn a_bulk_run_after_the_log_was_started_again_continues_the_new_chain() {
         })
         .unwrap();
     assert_eq!(check.rows as usize, rows.len(), "{check:?} {rows:?}");
-    let payouts = rows.iter().filter(|r| r.operation.contains("payout")).count();
+    let payouts = rows
+        .iter()
+        .filter(|r| r.operation.contains("payout"))
+        .count();
     assert_eq!(payouts, 5, "{rows:?}");
     assert!(
         rows.iter().any(|r| r.operation == "audit.newLog"),

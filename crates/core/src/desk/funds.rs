@@ -217,7 +217,9 @@ impl Desk {
         if let Some(over) = self.over_limit(currency, amount)? {
             return Err(over.error());
         }
-        if self.client.is_none() {
+        // An amount no payout can have is the form's rules' to refuse, without asking the
+        // gateway anything first.
+        if self.client.is_none() || amount <= Decimal::ZERO {
             return Ok(());
         }
         let Ok(s) = self.balance(currency).await else {
