@@ -260,8 +260,12 @@ impl Desk {
         &self,
         planned: &mut [bulk::Planned],
     ) -> CoreResult<Vec<bulk::CurrencyFunds>> {
+        // Left out of "paid today" only the rows this plan sends (a row the journal holds
+        // as queued is counted once, here): rows of the same file paid by an earlier run
+        // count against the day like any other payout (review-money-r5 F2).
         let own: HashSet<String> = planned
             .iter()
+            .filter(|p| p.action == RowAction::Send)
             .map(|p| p.payout.mer_order_no().to_string())
             .collect();
         let limits = self.limits();
