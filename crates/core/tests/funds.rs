@@ -240,3 +240,68 @@ async fn a_balance_that_fell_after_the_preview_refuses_the_whole_run_before_anyt
     assert!(desk.journal_entries(&[], 50).unwrap().is_empty());
     assert!(orders_at_gateway(&f).is_empty());
 }
+
+/// A payroll file run again after a first run held rows over the day's limit: the rows the
+/// first run paid count against the day, so the second run sends none of the held rows
+/// (review-money-r5 F2: the file's own rows were left out of "paid today").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_run_again_counts_what_its_first_run_paid_against_the_day() {
+    let f = common::Fixture::new("dayrerun").await;
+    mxn_balance(&f, "100000.00");
+    f.home
+        .set_limits(
+            &f.name,
+            Limits {
+                currencies: vec![CurrencyLimit {
+                    currency: "MXN".into(),
+                    per_payout: None,
+                    per_day: Some("100.00".into()),
+                }],
+            },
+        )
+        .unwrap();
+    let desk = f.desk().await;
+    let mut csv =
+        String::from("type,amount,currency,account,firstName,lastName,country,merOrderNo\n");
+    for i in 0..4 {
+        csv.push_str(&format!(
+            "clabe,40.00,MXN,002010077777777771,Ana,Lima,,DR-{i}\n"
+        ));
+    }
+    let path = f.dir.path().join("payroll.csv");
+    std::fs::write(&path, csv).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+
+    // 40 + 40 fit the day's 100; the third would make 120.
+    let plan = desk.bulk_plan_fresh(&file).await.unwrap();
+    let sends = |p: &bulk::BulkPlan| -> Vec<String> {
+        p.rows
+            .iter()
+            .filter(|r| r.action == RowAction::Send)
+            .map(|r| r.mer_order_no.clone())
+            .collect()
+    };
+    assert_eq!(sends(&plan), ["DR-0", "DR-1"]);
+    desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+
+    // The same file again: 80 paid today, so 40 more would pass the limit.
+    let again = desk.bulk_plan_fresh(&file).await.unwrap();
+    assert!(sends(&again).is_empty(), "{:?}", again.rows);
+    for r in again
+        .rows
+        .iter()
+        .filter(|r| r.mer_order_no == "DR-2" || r.mer_order_no == "DR-3")
+    {
+        assert!(
+            matches!(r.why, RowReason::OverLimit { .. }),
+            "{}: {:?}",
+            r.mer_order_no,
+            r.why
+        );
+    }
+    let mut at_gateway = orders_at_gateway(&f);
+    at_gateway.sort();
+    assert_eq!(at_gateway, ["DR-0", "DR-1"]);
+}
