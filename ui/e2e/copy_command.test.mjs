@@ -54,7 +54,9 @@ test("the CLABE payout's confirmation copies a paydesk command without the CLABE
   await h.waitFor(id("payout-confirm"));
   await h.settled();
   const orderNo = await browser.execute(() => {
-    const rows = [...document.querySelectorAll('[data-testid="payout-confirm"] tr')];
+    // The payout's own table (the balance check follows it in the dialog).
+    const table = document.querySelector('[data-testid="payout-confirm"] table');
+    const rows = [...(table?.querySelectorAll("tr") ?? [])];
     return rows.at(-1)?.querySelector("td")?.textContent ?? "";
   });
   assert.match(orderNo, /^PO/);

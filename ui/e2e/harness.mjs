@@ -245,6 +245,9 @@ export function helpers(browser) {
 
   const click = async (selector) => {
     const el = await waitFor(selector);
+    // In the middle of the window, as `typeInto` does: a button at the bottom of a tall
+    // dialog otherwise sits under the notifications in the window's corner.
+    await browser.execute((e) => e.scrollIntoView({ block: "center" }), el);
     try {
       await el.waitForClickable({ timeout: 10_000 });
     } catch (e) {

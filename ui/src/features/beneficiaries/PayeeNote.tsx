@@ -85,7 +85,7 @@ export function PayeeTag({ payee }: { payee: Payee | null }) {
       {t("beneficiaries.inBook", { nickname: payee.nickname })}
     </Text>
   ) : (
-    <Text span size="xs" c="yellow.8" display="block" data-testid="bulk-payee-new">
+    <Text span size="xs" c="dimmed" fw={700} display="block" data-testid="bulk-payee-new">
       {t("beneficiaries.newPayee")}
     </Text>
   );
