@@ -147,3 +147,8 @@ fn the_team_opener_inits_once_and_opens_on_one_link_or_two() {
         "a wrong password is refused"
     );
 }
+
+#[test]
+fn journal_a_day_limit_is_summed_where_the_intent_is_written() {
+    on_both(|s, f| journal::a_day_limit_is_summed_where_the_intent_is_written(&*s.journal(), f));
+}

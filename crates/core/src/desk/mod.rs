@@ -166,6 +166,8 @@ pub struct Desk {
     /// The profile's payout limits (issue 35), read at opening and replaced when the
     /// running desk's are set ([`Desk::use_limits`]).
     limits: Mutex<crate::limits::Limits>,
+    /// The home the profile was opened from: its limits are read again for each check.
+    home: crate::profile::Home,
     secrets: Secrets,
     /// The signed client of the gateway: `None` on a team desk that holds no merchant
     /// key (a maker's, an approver's, a viewer's): it works on the team's data and makes
@@ -635,6 +637,7 @@ impl Desk {
             conventions,
             reporting: Mutex::new(reporting),
             limits: Mutex::new(limits),
+            home: home.clone(),
             secrets,
             client,
             base_url,
@@ -1185,12 +1188,43 @@ impl Desk {
             purpose: why.as_ref(),
         };
         // Twice at most: an unknown entry that its lookups prove absent goes again now.
+        // A payout's per-day limit is checked again in the transaction that writes it
+        // (review-money-r5 F1): payouts at once cannot pass on the same "used today".
+        let day = self.day_limit_of(O::NAME, &body)?;
         for _ in 0..2 {
-            let began = self.store.journal().begin(
-                &self.profile.name,
-                intent,
-                self.guard(allow_duplicate),
-            )?;
+            let guard = self.guard(allow_duplicate);
+            let began = match &day {
+                None => self
+                    .store
+                    .journal()
+                    .begin(&self.profile.name, intent, guard)?,
+                Some((currency, amount, per_day, since_ms)) => {
+                    let within = journal::DayLimit {
+                        operations: &funds::PAYOUTS,
+                        currency,
+                        amount: *amount,
+                        per_day: *per_day,
+                        since_ms: *since_ms,
+                    };
+                    match self.store.journal().begin_within(
+                        &self.profile.name,
+                        intent,
+                        guard,
+                        within,
+                    )? {
+                        Ok(b) => b,
+                        Err(over) => {
+                            return Err(crate::limits::OverLimit {
+                                kind: crate::limits::LimitKind::PerDay,
+                                currency: currency.clone(),
+                                limit: *per_day,
+                                used_today: over.used,
+                            }
+                            .error());
+                        }
+                    }
+                }
+            };
             let (entry, claim) = match began {
                 Begin::Send(e, claim) => {
                     let earlier = if allow_duplicate {

@@ -409,3 +409,99 @@ pub fn a_list_limit_counts_only_matching_entries(j: &dyn JournalStore, facts: Fa
         facts.name
     );
 }
+
+/// A payout begun under a per-day limit is summed against the day's other payouts in the
+/// transaction that writes it: what would pass the limit is refused and writes nothing; a
+/// `pending` entry taken up counts once (as itself); refused entries, other currencies
+/// and entries that go nowhere new are not summed or checked (review-money-r5 F1, F3).
+pub fn a_day_limit_is_summed_where_the_intent_is_written(j: &dyn JournalStore, f: Facts) {
+    use paydesk_core::journal::{DayLimit, OverDay};
+    use rust_decimal::Decimal;
+    let d = |s: &str| s.parse::<Decimal>().unwrap();
+    let payout = |no: &str, amount: &str, currency: &str| json!({ "sourceAmount": amount, "currencyCode": currency, "clabe": no });
+    let within = |no: &str, body: &Value| {
+        let fp = fingerprint(KEY, "v2.payout", body);
+        let amount = d(body["sourceAmount"].as_str().unwrap());
+        j.begin_within(
+            "p",
+            Intent {
+                operation: "v2.payout",
+                mer_order_no: no,
+                request: body,
+                summary: "s",
+                fingerprint: &fp,
+                purpose: None,
+            },
+            DAY,
+            DayLimit {
+                operations: &["v2.payout", "v1.payout"],
+                currency: "MXN",
+                amount,
+                per_day: d("100"),
+                since_ms: chrono::Utc::now().timestamp_millis() - 3_600_000,
+            },
+        )
+        .unwrap()
+    };
+    let queue = |no: &str, body: &Value| {
+        let fp = fingerprint(KEY, "v2.payout", body);
+        j.queue(
+            "p",
+            Intent {
+                operation: "v2.payout",
+                mer_order_no: no,
+                request: body,
+                summary: "s",
+                fingerprint: &fp,
+                purpose: None,
+            },
+        )
+        .unwrap()
+    };
+    let name = f.name;
+    // 40 accepted, 40 in flight: 80 used.
+    let a = payout("A", "40.00", "MXN");
+    let (e, c) = sent(within("A", &a).unwrap());
+    assert!(j.finish(e.id, &c, outcome(Status::Accepted)).unwrap());
+    let (e, c) = sent(within("B", &payout("B", "40", "mxn")).unwrap());
+    j.release(e.id, &c).unwrap();
+    // Refused ones and other currencies do not count.
+    let (e, c) = sent(within("R", &payout("R", "10", "MXN")).unwrap());
+    assert!(j.finish(e.id, &c, outcome(Status::Rejected)).unwrap());
+    let usd = payout("U", "500", "USD");
+    let (e, c) = sent(begin(j, "p", "v2.payout", "U", &usd, DAY));
+    assert!(j.finish(e.id, &c, outcome(Status::Accepted)).unwrap());
+    // 80 + 30 > 100: refused, nothing written.
+    let used = d("40") + d("40");
+    assert_eq!(
+        within("C", &payout("C", "30", "MXN")).unwrap_err(),
+        OverDay { used },
+        "{name}"
+    );
+    assert!(j.get_by_number("p", "C").unwrap().is_none(), "{name}");
+    // A queued 20 taken up: counted as itself, 80 + 20 = 100 fits.
+    queue("D", &payout("D", "20", "MXN"));
+    match within("D", &payout("D", "20", "MXN")) {
+        Ok(Begin::Resend(e, _)) => assert_eq!(e.mer_order_no, "D"),
+        other => panic!("{name}: {other:?}"),
+    }
+    // A queued 10 taken up now would make 110: refused, it stays not sent.
+    queue("E", &payout("E", "10", "MXN"));
+    assert_eq!(
+        within("E", &payout("E", "10", "MXN")).unwrap_err(),
+        OverDay {
+            used: used + d("20")
+        },
+        "{name}"
+    );
+    assert_eq!(
+        j.get_by_number("p", "E").unwrap().unwrap().status,
+        Status::Pending,
+        "{name}"
+    );
+    // An entry that goes nowhere new is not checked: the journal answers with it.
+    match within("A", &a) {
+        Ok(Begin::Exists(e)) => assert_eq!(e.mer_order_no, "A"),
+        other => panic!("{name}: {other:?}"),
+    }
+}

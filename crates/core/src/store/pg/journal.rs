@@ -30,8 +30,8 @@ use super::{PgLink, Tx};
 use crate::error::{CoreError, CoreResult};
 use crate::store::dialect::statuses;
 use crate::store::journal::{
-    Begin, CLAIM_LEASE_MS, Claim, Entry, Guard, Intent, JournalOperation, JournalStore, Outcome,
-    Status, mask_request, new_claim,
+    Begin, CLAIM_LEASE_MS, Claim, DAY_COUNTS, DayLimit, Entry, Guard, Intent, JournalOperation,
+    JournalStore, Outcome, OverDay, Status, day_sum, goes_now, mask_request, new_claim,
 };
 use crate::store::now_ms;
 
@@ -330,6 +330,60 @@ impl JournalStore for PgJournal<'_> {
     fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
         self.link
             .atomic(|tx| self.begin_in(tx, profile, intent, guard))
+    }
+
+    fn begin_within(
+        &self,
+        profile: &str,
+        intent: Intent<'_>,
+        guard: Guard,
+        day: DayLimit<'_>,
+    ) -> CoreResult<Result<Begin, OverDay>> {
+        self.link.atomic(|tx| {
+            // The intent's locks first (as every begin), then the day's of this merchant
+            // and currency: two signers' payouts in one currency sum and write one at a
+            // time (always in this order, so they cannot deadlock).
+            lock_intent(tx, self.mer_no, &intent)?;
+            let key = lock_key(
+                "day",
+                self.mer_no,
+                &day.currency.trim().to_ascii_uppercase(),
+            );
+            tx.execute("SELECT paydesk.advisory_xact_lock($1)", &[&key])?;
+            let existing = tx
+                .query_opt(
+                    &format!(
+                        "SELECT {COLUMNS} FROM paydesk.journal WHERE mer_no = $1 AND mer_order_no = $2
+                          ORDER BY operation = $3 DESC, id LIMIT 1"
+                    ),
+                    &[&self.mer_no, &intent.mer_order_no, &intent.operation],
+                )?
+                .as_ref()
+                .map(entry)
+                .transpose()?;
+            if let Some(except) = goes_now(existing.as_ref(), &intent) {
+                let ops: Vec<String> = day.operations.iter().map(|o| o.to_string()).collect();
+                let rows = tx.query(
+                    &format!(
+                        "SELECT request FROM paydesk.journal WHERE mer_no = $1
+                            AND operation = ANY($2) AND status IN ({})
+                            AND COALESCE(sent_at, created_at) >= $3
+                            AND ($4::bigint IS NULL OR id <> $4)",
+                        statuses(&DAY_COUNTS)
+                    ),
+                    &[&self.mer_no, &ops, &day.since_ms, &except],
+                )?;
+                let requests = rows
+                    .iter()
+                    .map(|r| get::<String>(r, 0))
+                    .collect::<CoreResult<Vec<_>>>()?;
+                let used = day_sum(requests.iter().map(String::as_str), day.currency);
+                if used + day.amount > day.per_day {
+                    return Ok(Err(OverDay { used }));
+                }
+            }
+            self.begin_in(tx, profile, intent, guard).map(Ok)
+        })
     }
 
     fn queue(&self, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {
