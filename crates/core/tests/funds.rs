@@ -535,3 +535,41 @@ async fn second_process_pays_its_half() {
         println!("RACE {} {a} {outcome}", form.mer_order_no);
     }
 }
+
+/// Limits changed while a desk is open (`paydesk payout limits` in a terminal, another
+/// window) hold at its next payout: the desk reads them for each check (review-money-r5
+/// F7).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_changed_elsewhere_hold_at_the_open_desks_next_payout() {
+    let f = common::Fixture::new("limitslive").await;
+    mxn_balance(&f, "100000.00");
+    let desk = f.desk().await;
+    desk.payout(&form("LL-1", "45.00")).await.unwrap();
+
+    // Another process's handle on the same home, as the CLI's.
+    let cli = paydesk_core::Home::at(f.dir.path());
+    cli.set_limits(
+        &f.name,
+        Limits {
+            currencies: vec![CurrencyLimit {
+                currency: "MXN".into(),
+                per_payout: Some("40.00".into()),
+                per_day: None,
+            }],
+        },
+    )
+    .unwrap();
+    let funds = desk.payout_funds("MXN", "45.00", false).await.unwrap();
+    assert_eq!(funds.limit_per_payout.as_deref().map(d), Some(d("40")));
+    let e = desk.payout_preview(&form("LL-2", "45.00")).unwrap_err();
+    assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
+    let e = desk.payout(&form("LL-2", "45.00")).await.unwrap_err();
+    assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
+    assert!(!orders_at_gateway(&f).contains(&"LL-2".to_string()));
+
+    // Cleared again there: the payout goes (a confirmed second one of LL-1's intent).
+    cli.set_limits(&f.name, Limits::default()).unwrap();
+    desk.allow_duplicate_once("LL-2");
+    desk.payout(&form("LL-2", "45.00")).await.unwrap();
+    assert!(orders_at_gateway(&f).contains(&"LL-2".to_string()));
+}
