@@ -22,6 +22,7 @@ mod queries;
 mod refresh;
 mod resend_payin;
 mod review_desk;
+mod same_payout;
 mod timeline;
 mod views;
 

@@ -1151,6 +1151,10 @@ impl Desk {
         let (currency, amount) = op.money();
         self.check_before_journal(op.mer_order_no(), currency, amount)
             .await?;
+        // The same money to the same account under another number, whatever optional
+        // members the book filled (review-money-r5 F2b); after the limits and the
+        // balance, as the journal's own guard.
+        self.same_payout_elsewhere(&op)?;
         let s = Self::with_purpose(why, async {
             match op {
                 PayoutOp::Card(op) => self.payout_card(op).await,
