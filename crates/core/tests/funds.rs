@@ -573,3 +573,57 @@ async fn limits_changed_elsewhere_hold_at_the_open_desks_next_payout() {
     desk.payout(&form("LL-2", "45.00")).await.unwrap();
     assert!(orders_at_gateway(&f).contains(&"LL-2".to_string()));
 }
+
+/// Sending the held repeats too never takes the money of a row the plan showed going: the
+/// rows that go are funded first, in file order, and only the rest goes to the repeats
+/// (review-money-r5 F4). The plan's "held rows sent too" are those the run then sends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sending_the_held_repeats_too_never_takes_the_money_of_a_row_shown_going() {
+    let f = common::Fixture::new("heldorder").await;
+    mxn_balance(&f, "100.00");
+    let desk = f.desk().await;
+    // Paid by hand earlier: a file row of the same payout is held as a repeat.
+    desk.payout_clabe(common::payout("BYHAND-1", "30.00"))
+        .await
+        .unwrap();
+    let funds = desk.payout_funds("MXN", "1", true).await.unwrap();
+    let balance = d(funds.balance.as_deref().unwrap());
+    let fee = funds.fee.as_deref().map(d).unwrap_or_default();
+    // The new supplier's row takes all but 5 of what is left; the repeat (line 2, before
+    // it in the file) then does not fit.
+    let supplier = (balance - fee - d("5")).round_dp(2);
+    assert!(supplier > Decimal::ZERO && d("30") + fee > d("5"));
+    let csv = format!(
+        "type,amount,currency,account,firstName,lastName,country,merOrderNo\n\
+         clabe,30.00,MXN,002010077777777771,Ana,Lima,,HO-1\n\
+         clabe,{supplier},MXN,012180001234567899,Casa,Azul,,HO-2\n"
+    );
+    let path = f.dir.path().join("payroll.csv");
+    std::fs::write(&path, csv).unwrap();
+    let file = bulk::read(&path, &ctx()).unwrap();
+    let plan = desk.bulk_plan_fresh(&file).await.unwrap();
+    let action = |no: &str| plan.rows.iter().find(|r| r.mer_order_no == no).unwrap();
+    assert_eq!(action("HO-2").action, RowAction::Send);
+    assert_eq!(action("HO-1").action, RowAction::Held);
+    assert!(
+        matches!(action("HO-1").why, RowReason::SameRecent { .. }),
+        "{:?}",
+        action("HO-1").why
+    );
+    // The plan says no held row goes with it: the money is not there for it.
+    assert_eq!(
+        plan.held_totals.iter().map(|t| t.count).sum::<u32>(),
+        0,
+        "{:?}",
+        plan.held_totals
+    );
+
+    let results = desk
+        .bulk_payouts(&file, true, Some(&plan.digest_with_held), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(results.len(), 2);
+    let mut at_gateway = orders_at_gateway(&f);
+    at_gateway.sort();
+    assert_eq!(at_gateway, ["BYHAND-1", "HO-2"], "the row shown going went");
+}

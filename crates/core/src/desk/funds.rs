@@ -341,7 +341,23 @@ impl Desk {
             held: u32,
         }
         let mut runs: BTreeMap<String, Run> = BTreeMap::new();
-        for p in planned.iter_mut() {
+        // The rows any plan sends take the money first, in file order; only then the
+        // repeats the operator confirmed (`include_held`) take what is left: a row shown
+        // as going still goes when the held rows are sent too (review-money-r5 F4).
+        let repeat = |p: &bulk::Planned| {
+            matches!(
+                p.why,
+                RowReason::Changed { .. }
+                    | RowReason::PaidDaysAgo { .. }
+                    | RowReason::SameRecent { .. }
+            )
+        };
+        let order: Vec<usize> = (0..planned.len())
+            .filter(|i| !repeat(&planned[*i]))
+            .chain((0..planned.len()).filter(|i| repeat(&planned[*i])))
+            .collect();
+        for i in order {
+            let p = &mut planned[i];
             if p.action != RowAction::Send {
                 continue;
             }

@@ -476,11 +476,12 @@ impl Desk {
 
     pub fn bulk_plan(&self, file: &bulk::BulkFile) -> CoreResult<bulk::BulkPlan> {
         let (planned, funds) = self.plan_rows_funded(file, false)?;
+        let with_held = self.plan_rows_funded(file, true)?.0;
         let mut plan = bulk::BulkPlan {
             funds,
             errors: file.errors.clone(),
             digest: self.plan_digest(&planned),
-            digest_with_held: self.plan_digest(&self.plan_rows_funded(file, true)?.0),
+            digest_with_held: self.plan_digest(&with_held),
             ..bulk::BulkPlan::default()
         };
         let mut totals: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)> =
@@ -502,12 +503,7 @@ impl Desk {
                     plan.held += 1;
                     plan.held_firm += 1;
                 }
-                bulk::RowAction::Held => {
-                    plan.held += 1;
-                    let t = held.entry(currency.to_string()).or_default();
-                    t.0 += 1;
-                    t.1 += amount;
-                }
+                bulk::RowAction::Held => plan.held += 1,
             }
             plan.rows.push(bulk::PlannedRow {
                 line: p.line,
@@ -519,6 +515,20 @@ impl Desk {
                 earlier: p.earlier.clone(),
                 name_in_file: file.names.get(&p.line).cloned(),
             });
+        }
+        // The held rows sent too if confirmed: those the plan with them sends (the
+        // balance and the limits left after the rows that go: review-money-r5 F4).
+        for (p, w) in planned.iter().zip(&with_held) {
+            if p.line == w.line
+                && p.action == bulk::RowAction::Held
+                && !p.why.is_firm()
+                && w.action == bulk::RowAction::Send
+            {
+                let (currency, amount) = w.payout.money();
+                let t = held.entry(currency.to_string()).or_default();
+                t.0 += 1;
+                t.1 += amount;
+            }
         }
         self.note_payees(&mut plan.rows, &planned);
         let total = |m: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)>| {
