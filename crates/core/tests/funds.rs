@@ -627,3 +627,27 @@ async fn sending_the_held_repeats_too_never_takes_the_money_of_a_row_shown_going
     at_gateway.sort();
     assert_eq!(at_gateway, ["BYHAND-1", "HO-2"], "the row shown going went");
 }
+
+/// An amount no payout can have is refused by the request's own rule, naming the amount,
+/// before the gateway is asked anything: no balance asked (no snapshot kept), nothing
+/// journaled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_amount_no_payout_can_have_is_refused_before_any_balance_is_asked() {
+    let f = common::Fixture::new("zeroamount").await;
+    let desk = f.desk().await;
+    assert!(desk.latest_balances().unwrap().is_empty());
+    for amount in ["0.00", "-5.00"] {
+        let e = desk.payout(&form("ZERO-1", amount)).await.unwrap_err();
+        match &e {
+            paydesk_core::CoreError::Validation { field, .. } => {
+                assert_eq!(field, "amount", "{e}")
+            }
+            other => panic!("{amount}: {other:?}"),
+        }
+    }
+    assert!(
+        desk.latest_balances().unwrap().is_empty(),
+        "a balance was asked"
+    );
+    assert!(desk.journal_entries(&[], 10).unwrap().is_empty());
+}

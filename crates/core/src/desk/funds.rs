@@ -279,9 +279,8 @@ impl Desk {
         if let Some(over) = self.over_limit_but(currency, amount, &except)? {
             return Err(over.error());
         }
-        // An amount no payout can have is the form's rules' to refuse, without asking the
-        // gateway anything first.
-        if self.client.is_none() || amount <= Decimal::ZERO {
+        // An amount no payout can have was refused by the request's rules before this.
+        if self.client.is_none() {
             return Ok(());
         }
         let Ok(s) = self.balance(currency).await else {

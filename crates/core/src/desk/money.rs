@@ -1158,6 +1158,12 @@ impl Desk {
         let form = &*self.with_beneficiary(form)?;
         let why = self.check_purpose(&form.purpose)?;
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
+        // The request's own rules (an amount above zero, ...) before the gateway is asked
+        // anything, a balance included.
+        match &op {
+            PayoutOp::Card(p) => paydesk_gateway::wire::Operation::validate(p)?,
+            PayoutOp::Clabe(p) => paydesk_gateway::wire::Operation::validate(p)?,
+        }
         let (currency, amount) = op.money();
         self.check_before_journal(op.mer_order_no(), currency, amount)
             .await?;
