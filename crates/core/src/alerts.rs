@@ -361,6 +361,72 @@ impl Desk {
             ));
         }
 
+        // Payouts the gateway accepted that its order list shows failed since (a sync
+        // read them failed): a refusal that came later, alerted like one.
+        let dictionary = self.dictionary();
+        for e in self.store().journal().list(
+            &profile,
+            &[Status::Accepted],
+            &["v2.payout", "v1.payout"],
+            LIST_LIMIT,
+        )? {
+            let Some(trade_no) = e.trade_no.as_deref().filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            let Some(order) = self.store().orders().get(trade_no)? else {
+                continue;
+            };
+            let failed = dictionary.meaning(
+                paydesk_gateway::dictionary::StateField::OrderState,
+                &order.state.to_string(),
+            ) == Some(paydesk_gateway::dictionary::Meaning::Failed);
+            if !failed {
+                continue;
+            }
+            // When the list was seen saying so (its state change), else when last read.
+            let at = self
+                .store()
+                .orders()
+                .state_changes(trade_no)?
+                .iter()
+                .rev()
+                .find(|(state, _, _)| *state == order.state)
+                .map(|(_, at, _)| *at)
+                .or(order.synced_at)
+                .unwrap_or(e.updated_at);
+            if at < recent {
+                continue;
+            }
+            let why = [
+                "failed at the gateway after it was accepted",
+                order.refusal_pay_reason.as_str(),
+                order.message.as_str(),
+            ]
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join(": ");
+            out.push(alert(
+                format!("failed:{}", e.id),
+                AlertKind::Refused,
+                at,
+                format!(
+                    "refused by the gateway: {} (journal #{}) {why}: {}",
+                    e.mer_order_no, e.id, e.summary
+                ),
+                &[
+                    ("number", e.mer_order_no.clone()),
+                    ("id", e.id.to_string()),
+                    ("why", why.clone()),
+                    ("summary", e.summary.clone()),
+                ],
+                AlertTarget::Entry {
+                    id: e.id,
+                    trade_no: e.trade_no.clone(),
+                },
+            ));
+        }
+
         // Chargebacks lately.
         for r in self.store().reversals().list(None)? {
             if r.kind != "chargeback" || r.fetched_at < recent {
