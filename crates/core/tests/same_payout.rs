@@ -129,3 +129,38 @@ async fn another_card_masked_alike_is_not_a_duplicate() {
     desk.payout(&other).await.unwrap();
     assert_eq!(orders_to_card(&f), 2);
 }
+
+/// A second payout of the same money confirmed by the operator but refused before it was
+/// sent (over the day's limit) leaves no confirmation behind: sent plainly later, it is
+/// asked about again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmed_duplicate_refused_before_sending_is_asked_about_again() {
+    use paydesk_core::limits::{CurrencyLimit, Limits};
+    let f = common::Fixture::new("duponce").await;
+    let mut m = f
+        .running
+        .sandbox
+        .with_state(|s| s.merchants[&common::MER].clone());
+    m.opening.insert("MXN".into(), "100000.00".parse().unwrap());
+    f.running.sandbox.add_merchant(m);
+    let desk = f.desk().await;
+    desk.payout(&by_account("60.00")).await.unwrap();
+    let limit = |per_day: Option<&str>| Limits {
+        currencies: vec![CurrencyLimit {
+            currency: "MXN".into(),
+            per_payout: None,
+            per_day: per_day.map(str::to_string),
+        }],
+    };
+    f.home.set_limits(&f.name, limit(Some("100"))).unwrap();
+    let second = by_account("60.00");
+    desk.allow_duplicate_once(&second.mer_order_no);
+    let e = desk.payout(&second).await.unwrap_err();
+    assert!(e.to_string().contains("per day"), "{e}");
+    f.home.set_limits(&f.name, limit(None)).unwrap();
+    assert!(
+        matches!(desk.payout(&second).await, Err(CoreError::Duplicate { .. })),
+        "sent without asking again"
+    );
+    assert_eq!(orders_to_card(&f), 1);
+}

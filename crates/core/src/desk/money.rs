@@ -1070,6 +1070,9 @@ impl Desk {
             .payout_in(form)
             .await
             .map_err(|e| e.in_terms(crate::forms::payout_field));
+        // A confirmed second one is for this attempt only: refused before it was sent (a
+        // limit, the balance, the purpose), a later plain send asks again.
+        super::lock(&self.allowed_duplicates).remove(form.mer_order_no.trim());
         let r = self.receipt_or_error(form.kind.operation(), &form.mer_order_no, r);
         self.reread_made(&r).await;
         r
