@@ -164,3 +164,61 @@ async fn a_confirmed_duplicate_refused_before_sending_is_asked_about_again() {
     );
     assert_eq!(orders_to_card(&f), 1);
 }
+
+/// The same in a bulk file: a card payout by account without a country whose answer was
+/// lost, then a file row paying the same payee by nickname the same amount, is held as a
+/// repeat of it (not sent as new).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bulk_row_by_nickname_repeating_an_unknown_card_payout_is_held() {
+    use paydesk_core::bulk::{RowAction, RowReason};
+    let f = common::Fixture::new("samebulk").await;
+    let mut m = f
+        .running
+        .sandbox
+        .with_state(|s| s.merchants[&common::MER].clone());
+    m.opening.insert("MXN".into(), "100000.00".parse().unwrap());
+    f.running.sandbox.add_merchant(m);
+    let desk = f.desk().await;
+    f.running.sandbox.set_fault(
+        "/payout",
+        Fault {
+            drop_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    let first = by_account("500.00");
+    assert_eq!(
+        desk.payout(&first).await.unwrap().entry.status,
+        Status::Unknown
+    );
+    f.running.sandbox.clear_faults();
+    desk.add_beneficiary(&NewBeneficiary {
+        nickname: "ana".into(),
+        first_name: "Ana".into(),
+        last_name: "Lopez".into(),
+        account: CARD.into(),
+        country: "MX".into(),
+        kind: Some(PayoutKind::Card),
+    })
+    .unwrap();
+    let file = desk
+        .bulk_parse(
+            b"type,amount,currency,account,beneficiary,firstName,lastName,country\n\
+              card,500.00,MXN,,ana,,,\n\
+              card,501.00,MXN,,ana,,,\n",
+        )
+        .unwrap();
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!(plan.rows[0].action, RowAction::Held, "{:?}", plan.rows[0]);
+    assert!(
+        matches!(&plan.rows[0].why, RowReason::SameRecent { earlier, .. } if *earlier == first.mer_order_no),
+        "{:?}",
+        plan.rows[0].why
+    );
+    assert_eq!(plan.rows[1].action, RowAction::Send, "another amount goes");
+    desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(orders_to_card(&f), 2, "the first and the 501.00 row only");
+}

@@ -664,6 +664,9 @@ impl Desk {
             })
         };
         let journal = self.store.journal();
+        // The same money to the same account, whatever optional members differ (a card
+        // row by account, then by nickname: review-money-r5 F2b).
+        let money = self.money_candidates(&*journal)?;
         let window = i64::from(self.profile.safety.duplicate_window_hours) * 3_600_000;
         let now = self.clock.now_ms();
         let days = |e: &journal::Entry| (now - e.updated_at).max(0) / 86_400_000;
@@ -765,16 +768,20 @@ impl Desk {
                     confirmed_as,
                 })
             } else {
-                journal
+                let same = journal
                     .same_intents(&self.profile.name, &fp, window)?
                     .into_iter()
-                    .find(|e| !ours(&e.mer_order_no))
-                    .map(|e| bulk::RowReason::SameRecent {
-                        minutes: (now - e.created_at).max(0) / 60_000,
-                        status: e.status.as_str().into(),
-                        earlier: e.mer_order_no,
-                        confirmed_as,
-                    })
+                    .find(|e| !ours(&e.mer_order_no));
+                let same = match same {
+                    Some(e) => Some(e),
+                    None => self.same_money(&planned.payout, &money, &ours)?.cloned(),
+                };
+                same.map(|e| bulk::RowReason::SameRecent {
+                    minutes: (now - e.created_at).max(0) / 60_000,
+                    status: e.status.as_str().into(),
+                    earlier: e.mer_order_no,
+                    confirmed_as,
+                })
             };
             if let Some(why) = repeats {
                 if !include_held {

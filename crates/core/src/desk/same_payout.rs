@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{Desk, lock};
 use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutOp;
-use crate::journal::{Entry, Status, mask_request};
+use crate::journal::{Entry, JournalStore, Status, mask_request};
 use crate::store::now_ms;
 use paydesk_gateway::wire;
 
@@ -37,38 +37,65 @@ impl Desk {
         if lock(&self.allowed_duplicates).contains(no.trim()) {
             return Ok(());
         }
-        let journal = self.store.journal();
-        if journal.get_by_number(&self.profile.name, no)?.is_some() {
-            // A retry of its own number: the journal replays it or refuses a mismatch.
+        let candidates = {
+            let journal = self.store.journal();
+            if journal.get_by_number(&self.profile.name, no)?.is_some() {
+                // A retry of its own number: the journal replays it or refuses a mismatch.
+                return Ok(());
+            }
+            self.money_candidates(&*journal)?
+        };
+        let Some(earlier) = self.same_money(op, &candidates, |n| n == no)? else {
             return Ok(());
-        }
-        let (operation, body) = match op {
-            PayoutOp::Clabe(p) => ("v2.payout", serde_json::to_value(p)),
-            PayoutOp::Card(p) => ("v1.payout", serde_json::to_value(p)),
+        };
+        Err(CoreError::Duplicate {
+            earlier_id: earlier.id,
+            age_secs: (self.clock.now_ms() - earlier.created_at).max(0) / 1000,
+            earlier_status: earlier.status.as_str().into(),
+            earlier_mer_order_no: earlier.mer_order_no.clone(),
+            summary: earlier.summary.clone(),
+        })
+    }
+
+    /// The payouts a new one may repeat: live, or accepted within the duplicate window.
+    pub(super) fn money_candidates(&self, journal: &dyn JournalStore) -> CoreResult<Vec<Entry>> {
+        let since = now_ms() - self.guard(false).window_ms;
+        Ok(journal
+            .list(
+                &self.profile.name,
+                &[
+                    Status::Pending,
+                    Status::Sending,
+                    Status::Unknown,
+                    Status::Accepted,
+                ],
+                &["v2.payout", "v1.payout"],
+                1_000,
+            )?
+            .into_iter()
+            .filter(|e| e.status != Status::Accepted || e.updated_at > since)
+            .collect())
+    }
+
+    /// The first of `candidates` (numbers for which `skip` holds left out) that pays the
+    /// same amount in the same currency to the same account as `op`, by the same kind
+    /// of payout.
+    pub(super) fn same_money<'e>(
+        &self,
+        op: &PayoutOp,
+        candidates: &'e [Entry],
+        skip: impl Fn(&str) -> bool,
+    ) -> CoreResult<Option<&'e Entry>> {
+        let (operation, body, account_field) = match op {
+            PayoutOp::Clabe(p) => ("v2.payout", serde_json::to_value(p), "clabe"),
+            PayoutOp::Card(p) => ("v1.payout", serde_json::to_value(p), "cardNo"),
         };
         let body = body.map_err(|e| CoreError::internal(e.to_string()))?;
-        let account_field = match op {
-            PayoutOp::Clabe(_) => "clabe",
-            PayoutOp::Card(_) => "cardNo",
-        };
         let masked = mask_request(&body);
         let (currency, amount) = op.money();
-        let since = now_ms() - self.guard(false).window_ms;
-        let candidates = journal.list(
-            &self.profile.name,
-            &[
-                Status::Pending,
-                Status::Sending,
-                Status::Unknown,
-                Status::Accepted,
-            ],
-            &[operation],
-            1_000,
-        )?;
-        drop(journal);
-        let found = candidates.into_iter().find(|e| {
-            e.mer_order_no != no
-                && (e.status != Status::Accepted || e.updated_at > since)
+        Ok(candidates.iter().find(|e| {
+            e.operation.name() == operation
+                && !skip(&e.mer_order_no)
                 && e.request
                     .get("currencyCode")
                     .and_then(Value::as_str)
@@ -76,17 +103,7 @@ impl Desk {
                 && amount_of(&e.request) == Some(amount)
                 && e.request.get(account_field) == masked.get(account_field)
                 && self.same_account(e, op, &body, &masked)
-        });
-        let Some(earlier) = found else {
-            return Ok(());
-        };
-        Err(CoreError::Duplicate {
-            earlier_id: earlier.id,
-            age_secs: (self.clock.now_ms() - earlier.created_at).max(0) / 1000,
-            earlier_status: earlier.status.as_str().into(),
-            earlier_mer_order_no: earlier.mer_order_no,
-            summary: earlier.summary,
-        })
+        }))
     }
 
     /// Whether `e` (whose masked account matches) was made to this very account: its
