@@ -774,7 +774,7 @@ impl Desk {
                     .find(|e| !ours(&e.mer_order_no));
                 let same = match same {
                     Some(e) => Some(e),
-                    None => self.same_money(&planned.payout, &money, &ours)?.cloned(),
+                    None => self.same_money(&planned.payout, &money, ours)?.cloned(),
                 };
                 same.map(|e| bulk::RowReason::SameRecent {
                     minutes: (now - e.created_at).max(0) / 60_000,
