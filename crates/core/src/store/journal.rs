@@ -982,6 +982,29 @@ mod tests {
         );
     }
 
+    /// The day's sum of a per-day limit (in the write transaction) reads the day's rows
+    /// by the journal's day index, not the whole journal.
+    #[test]
+    fn the_days_sum_reads_the_day_index() {
+        let (_dir, conn) = open();
+        let plan: Vec<String> = conn
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN SELECT request FROM journal WHERE profile = ?1
+                   AND operation IN (SELECT value FROM json_each(?2))
+                   AND status IN ({})
+                   AND COALESCE(sent_at, created_at) >= ?3 AND id IS NOT ?4",
+                statuses(&DAY_COUNTS)
+            ))
+            .unwrap()
+            .query_map(params!["p", "[\"v2.payout\"]", 0, None::<i64>], |r| {
+                r.get::<_, String>(3)
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(plan.iter().any(|l| l.contains("journal_day")), "{plan:?}");
+    }
+
     #[test]
     fn a_live_claim_keeps_others_out_and_a_dead_process_gives_it_up() {
         let (_dir, mut conn) = open();

@@ -148,6 +148,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../migrations/0015_beneficiaries.sql"),
         oldest_reader: 9,
     },
+    // Adds an index of the journal by day (a payout's per-day limit): older desks ignore it.
+    Migration {
+        sql: include_str!("../../migrations/0016_journal_day.sql"),
+        oldest_reader: 9,
+    },
 ];
 
 fn migrations(list: &[Migration]) -> Migrations<'static> {

@@ -340,6 +340,9 @@ impl JournalStore for PgJournal<'_> {
         day: DayLimit<'_>,
     ) -> CoreResult<Result<Begin, OverDay>> {
         self.link.atomic(|tx| {
+            // Each statement on a snapshot of its own, whatever the role's default: the
+            // sum after the day's lock sees what the lock's last holder committed.
+            tx.batch("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")?;
             // The intent's locks first (as every begin), then the day's of this merchant
             // and currency: two signers' payouts in one currency sum and write one at a
             // time (always in this order, so they cannot deadlock).
