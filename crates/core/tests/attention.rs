@@ -189,3 +189,77 @@ async fn a_payout_sent_again_is_checked_against_the_limits_and_the_balance_of_no
     assert_eq!(sent.entry.status, Status::Accepted);
     assert_eq!(f.running.sandbox.orders_numbered(common::MER, "AL-1"), 1);
 }
+
+/// A file row the journal holds as not sent (an earlier run wrote it, then stopped),
+/// held firm by this run's plan (over the day's limit): not sent, and the result names
+/// its number, so it is found on the Attention list (review-money-r5 F3).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_held_firm_that_the_journal_holds_as_not_sent_keeps_its_number_in_the_result() {
+    use paydesk_core::bulk::{self, RowStatus};
+    use paydesk_core::limits::{CurrencyLimit, Limits};
+    let f = common::Fixture::new("attnbulk").await;
+    let mut p = f.home.get("attnbulk").unwrap();
+    p.safety = Safety {
+        not_found_grace_secs: 1,
+        not_found_lookups: 1,
+        ..Safety::default()
+    };
+    f.home.put(p).unwrap();
+    let sb = &f.running.sandbox;
+    let mut desk = f.desk().await;
+    let clock = Arc::new(paydesk_core::clock::ShiftedClock::default());
+    desk.set_clock(clock.clone());
+    sb.set_fault(
+        "/v2/payout",
+        Fault {
+            error_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    assert!(desk.payout_clabe(payout("AB-1", "50.00")).await.is_err());
+    sb.clear_faults();
+    clock.advance(std::time::Duration::from_millis(1_100));
+    let waiting = desk.needs_attention(100).unwrap();
+    let e = desk.reconcile_entry(&waiting[0].entry, true).await.unwrap();
+    assert_eq!(e.status, Status::Pending);
+
+    f.home
+        .set_limits(
+            &f.name,
+            Limits {
+                currencies: vec![CurrencyLimit {
+                    currency: "MXN".into(),
+                    per_payout: None,
+                    per_day: Some("40.00".into()),
+                }],
+            },
+        )
+        .unwrap();
+    let path = f.dir.path().join("payroll.csv");
+    std::fs::write(
+        &path,
+        "type,amount,currency,account,firstName,lastName,country,merOrderNo\n\
+         clabe,50.00,MXN,002010077777777771,Ana,Lima,,AB-1\n",
+    )
+    .unwrap();
+    let ctx = bulk::BulkContext {
+        mer_no: common::MER,
+        notify_url: "https://desk.example/n".into(),
+        ip_address: "203.0.113.7".into(),
+    };
+    let file = bulk::read(&path, &ctx).unwrap();
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert!(
+        matches!(plan.rows[0].why, bulk::RowReason::OverLimit { .. }),
+        "{:?}",
+        plan.rows[0]
+    );
+    let results = desk
+        .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(results[0].status, RowStatus::Held);
+    assert_eq!(results[0].mer_order_no, "AB-1");
+    assert_eq!(sb.orders_numbered(common::MER, "AB-1"), 0);
+    assert_eq!(desk.journal_entry(e.id).unwrap().status, Status::Pending);
+}

@@ -958,8 +958,15 @@ impl Desk {
             let no = p.payout.mer_order_no().to_string();
             match p.action {
                 bulk::RowAction::Held => {
+                    // A row the journal holds as not sent (an earlier run wrote it and
+                    // stopped) keeps its number, to be found on the Attention list.
+                    let kept = self
+                        .store
+                        .journal()
+                        .get_by_number(&self.profile.name, &no)?
+                        .is_some_and(|e| e.status == Status::Pending);
                     results.push(bulk::RowResult {
-                        mer_order_no: String::new(),
+                        mer_order_no: if kept { no.clone() } else { String::new() },
                         ..result_of(p, bulk::RowStatus::Held, None, p.why.to_string())
                     });
                 }
