@@ -164,8 +164,8 @@ pub struct Desk {
     /// The profile's reporting settings (business zone, change horizon), read at opening
     /// and replaced when the running desk's settings are set ([`Desk::use_reporting`]).
     reporting: Mutex<crate::profile::Reporting>,
-    /// The profile's payout limits (issue 35), read at opening and replaced when the
-    /// running desk's are set ([`Desk::use_limits`]).
+    /// The profile's payout limits (issue 35) as last read from the home (they are read
+    /// again for each check, [`Desk::limits`]), or set by [`Desk::use_limits`].
     limits: Mutex<crate::limits::Limits>,
     /// The home the profile was opened from: its limits are read again for each check.
     home: crate::profile::Home,
@@ -1188,10 +1188,10 @@ impl Desk {
             fingerprint: &fp,
             purpose: why.as_ref(),
         };
-        // Twice at most: an unknown entry that its lookups prove absent goes again now.
         // A payout's per-day limit is checked again in the transaction that writes it
         // (review-money-r5 F1): payouts at once cannot pass on the same "used today".
         let day = self.day_limit_of(O::NAME, &body)?;
+        // Twice at most: an unknown entry that its lookups prove absent goes again now.
         for _ in 0..2 {
             let guard = self.guard(allow_duplicate);
             let began = match &day {
