@@ -709,13 +709,14 @@ fn worker(
             t.mer_no(),
             t.me().name
         );
-        // The profile's scheduled reports run while the worker does (this machine's
-        // schedules: `paydesk schedule add`); stopped with the desk.
-        let schedules = paydesk_reports::schedule::keep_running(
+        // The profile's background duties run while the worker does, as in the app: its
+        // scheduled reports (this machine's schedules: `paydesk schedule add`) and its
+        // scheduled balance snapshot; stopped with the desk.
+        let schedules = paydesk_api::duties::keep_running(
             desk.desk(),
             session()?.home().clone(),
-            "worker",
-            paydesk_reports::schedule::TICK,
+            paydesk_api::duties::By::Worker,
+            paydesk_api::duties::TICK,
             |run| eprintln!("scheduled report: {}", super::schedule::run_line(run)),
         );
         let json = g.json;
