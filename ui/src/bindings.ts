@@ -446,9 +446,9 @@ export const commands = {
 	/**
 	 *  Starts the signer's worker (`paydesk team worker`) for the open team desk: it
 	 *  executes approved requests as they come until stopped or the app quits. Signers
-	 *  only, on a desk that holds the merchant key.
+	 *  only, on a desk that holds the merchant key. `settings` none: the defaults.
 	 */
-	teamWorkerStart: () => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_start")),
+	teamWorkerStart: (settings: WorkerSettings | null) => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_start", { settings })),
 	/**  Asks the worker to stop once its current request is done. */
 	teamWorkerStop: () => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_stop")),
 	deskLockSettings: () => typedError<DeskLockSettings, CoreError_Serialize>(__TAURI_INVOKE("desk_lock_settings")),
@@ -5702,6 +5702,25 @@ export type ViewSpec_Serialize = {
 	sort: ViewSort | null,
 };
 
+/**
+ *  The signer's worker's settings, as `paydesk team worker` takes them
+ *  (`paydesk_api::team::WorkerOptions`, which checks them).
+ */
+export type WorkerSettings = {
+	/**
+	 *  How often it looks for approved requests besides the database's notifications
+	 *  (seconds, 1 to 3600).
+	 */
+	pollSecs: number,
+	/**
+	 *  Minutes between syncs of the team's orders and balance snapshots (0: never, up
+	 *  to 1440).
+	 */
+	syncEveryMins: number,
+	/**  The days each of those syncs covers (1 to 3660). */
+	syncDays: number,
+};
+
 /**  Where the signer's worker in the window stands. */
 export type WorkerStatus = WorkerStatus_Serialize | WorkerStatus_Deserialize;
 
@@ -5729,6 +5748,8 @@ export type WorkerStatus_Deserialize = {
 	lastError?: string | null,
 	/**  Why it ended, when it ended on its own. */
 	ended?: string | null,
+	/**  The settings it runs with (the defaults until it is first started). */
+	settings: WorkerSettings,
 };
 
 /**  Where the signer's worker in the window stands. */
@@ -5755,6 +5776,8 @@ export type WorkerStatus_Serialize = {
 	lastError: string | null,
 	/**  Why it ended, when it ended on its own. */
 	ended: string | null,
+	/**  The settings it runs with (the defaults until it is first started). */
+	settings: WorkerSettings,
 };
 
 /* Tauri Specta runtime */

@@ -1452,6 +1452,19 @@ export const en = {
     workerCurrentLabel: "Rows of request {{id}} with an outcome",
     workerDone: "Done",
     workerLater: "Taken up again later",
+    // api32b: the worker's settings (`paydesk team worker --poll-secs --sync-every-mins --sync-days`).
+    workerSetting: {
+      pollSecs: "Look for approved requests every (seconds)",
+      pollSecsHint: "Besides the database's notifications; {{min}} to {{max}}",
+      syncEveryMins: "Sync the team's orders and balances every (minutes)",
+      syncEveryMinsHint: "So members' desks show them; 0 never, up to {{max}}",
+      syncDays: "Days each sync covers",
+      syncDaysHint: "{{min}} to {{max}}; windows already complete are skipped",
+    },
+    workerSettingsNow:
+      "Looks for approved requests every {{poll}} s; syncs the team's orders and balances every {{every}} min over {{days}} days.",
+    workerSettingsNoSync:
+      "Looks for approved requests every {{poll}} s; does not sync the team's orders.",
     count: {
       requests: "Requests executed",
       accepted: "Rows accepted",
@@ -2171,6 +2184,10 @@ export const en = {
     payoutsInFlightRange_one: "must be between 1 and {{count}} payout",
     payoutsInFlightRange_other: "must be between 1 and {{count}} payouts",
     balancesEveryRange: "must be between 0 (not on a schedule) and 1440 minutes (a day)",
+    // api32b: the signer's worker's settings.
+    workerPollRange: "must be between 1 and {{max}} seconds",
+    workerSyncEveryRange: "must be between 0 (never) and {{max}} minutes",
+    workerSyncDaysRange: "must be between 1 and {{max}} days",
     duplicateWindowRange: "must be between 1 and 2160 hours (90 days)",
     notFoundGraceRange: "must be at most 604800 seconds (7 days)",
     notFoundLookupsRange: "must be between 1 and 100",

@@ -1342,6 +1342,18 @@ export const zh: Catalogue = {
     workerCurrentLabel: "请求 {{id}} 中已有结果的行",
     workerDone: "完成",
     workerLater: "稍后再处理",
+    // api32b: the worker's settings (`paydesk team worker --poll-secs --sync-every-mins --sync-days`).
+    workerSetting: {
+      pollSecs: "查找已批准请求的间隔（秒）",
+      pollSecsHint: "数据库通知之外；{{min}} 到 {{max}}",
+      syncEveryMins: "同步团队订单和余额的间隔（分钟）",
+      syncEveryMinsHint: "让成员的桌面显示它们；0 表示从不，最多 {{max}}",
+      syncDays: "每次同步覆盖的天数",
+      syncDaysHint: "{{min}} 到 {{max}}；已完整的时间窗口会跳过",
+    },
+    workerSettingsNow:
+      "每 {{poll}} 秒查找已批准的请求；每 {{every}} 分钟同步团队最近 {{days}} 天的订单和余额。",
+    workerSettingsNoSync: "每 {{poll}} 秒查找已批准的请求；不同步团队的订单。",
     count: {
       requests: "已执行请求",
       accepted: "已受理行",
@@ -2005,6 +2017,10 @@ export const zh: Catalogue = {
     rateLimitRange: "必须在 0（不限）到每秒 {{max}} 个请求之间",
     payoutsInFlightRange_other: "必须在 1 到 {{count}} 笔代付之间",
     balancesEveryRange: "必须在 0（不定时）到 1440 分钟（一天）之间",
+    // api32b: the signer's worker's settings.
+    workerPollRange: "必须在 1 到 {{max}} 秒之间",
+    workerSyncEveryRange: "必须在 0（从不）到 {{max}} 分钟之间",
+    workerSyncDaysRange: "必须在 1 到 {{max}} 天之间",
     duplicateWindowRange: "必须在 1 到 2160 小时（90 天）之间",
     notFoundGraceRange: "最多 604800 秒（7 天）",
     notFoundLookupsRange: "必须在 1 到 100 之间",
