@@ -190,6 +190,9 @@ macro_rules! app_commands {
             alerts::alert_notify => [],
             alerts::alert_settings => [],
             alerts::alert_settings_save => ["alerts"],
+            // Signing tools (issue 32, `paydesk verify` and `sign`): reads, nothing kept.
+            tools::tools_verify => [],
+            tools::tools_sign => [],
         }
     };
 }

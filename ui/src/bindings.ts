@@ -478,6 +478,17 @@ export const commands = {
 	alertSettings: () => typedError<AlertSettings_Serialize, CoreError_Serialize>(__TAURI_INVOKE("alert_settings")),
 	/**  Sets the open profile's alert thresholds, checked member by member. */
 	alertSettingsSave: (settings: AlertSettings_Deserialize) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("alert_settings_save", { settings })),
+	/**
+	 *  Checks `signature` over the JSON object `body` with `publicKey` (PEM or base64 DER),
+	 *  or with the active profile's gateway key when none is given. `exclude`: the top-level
+	 *  keys left out (none: `sign`, `sing`, `signType`); `keepEmpty`: empty values stay in.
+	 */
+	toolsVerify: (body: string, signature: string, publicKey: string | null, exclude: string[] | null, keepEmpty: boolean) => typedError<VerifyResult, CoreError_Serialize>(__TAURI_INVOKE("tools_verify", { body, signature, publicKey, exclude, keepEmpty })),
+	/**
+	 *  Signs the JSON object `body` with the active profile's merchant key (kept in the
+	 *  keyring); answers the canonical string and the signature.
+	 */
+	toolsSign: (body: string, exclude: string[] | null, keepEmpty: boolean) => typedError<SignResult, CoreError_Serialize>(__TAURI_INVOKE("tools_sign", { body, exclude, keepEmpty })),
 };
 
 /* Types */
@@ -5045,6 +5056,15 @@ export type SetupMarks_Serialize = {
 	checkPassed: boolean | null,
 };
 
+/**  A body signed with the active profile's merchant key. */
+export type SignResult = {
+	canonical: string,
+	/**  Standard base64. */
+	sign: string,
+	/**  The profile whose key signed. */
+	profile: string,
+};
+
 /**
  *  How the canonical string is built. A real gateway that differs from the project's
  *  reading is met by changing these settings in a profile, not by code edits.
@@ -5626,6 +5646,15 @@ export type Upcoming_Serialize = {
 export type V1QuerySignField = "sign" | "sing";
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  What a signature check found. */
+export type VerifyResult = {
+	valid: boolean,
+	/**  The canonical string the signature was checked over. */
+	canonical: string,
+	/**  The SHA-256 fingerprint of the key it was checked with. */
+	keyFingerprint: string,
+};
 
 /**  A column shown, in the view's order, with its width in pixels (none: the screen's). */
 export type ViewColumn = ViewColumn_Serialize | ViewColumn_Deserialize;

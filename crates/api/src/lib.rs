@@ -15,7 +15,8 @@
 //! - balances: history, reconciliation and the manager's overview ([`balances`]);
 //! - the background duties of a running desk, its scheduled balance snapshot and
 //!   reports, by the desk's clock ([`duties`]): the app's timers and the CLI's worker
-//!   only say when.
+//!   only say when;
+//! - the signing tools ([`tools`]): one reading of a body, its settings and a key.
 //!
 //! Layers: the front ends call this crate; it composes `paydesk-session`,
 //! `paydesk-reports` and `paydesk-core`, and nothing below it calls it.
@@ -27,3 +28,4 @@ pub mod orders;
 pub mod records;
 pub mod reports;
 pub mod team;
+pub mod tools;

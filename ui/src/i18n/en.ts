@@ -1473,6 +1473,26 @@ export const en = {
       failed: "Rows failed",
     },
   },
+  // api32b (issue 32): Settings → Signing tools (`paydesk verify` and `paydesk sign`).
+  signingTools: {
+    title: "Signing tools",
+    intro:
+      "Check a signature over a JSON object, or sign one with this profile's merchant key (it stays in the keyring), by the gateway's signing rule: what `paydesk verify` and `paydesk sign` do. A new key pair is made in the keyring from the profile's keys above.",
+    body: "JSON object",
+    exclude: "Keys left out",
+    excludeHint: "Top-level keys, comma-separated; empty: sign, sing, signType",
+    keepEmpty: "Keep empty values in the canonical string",
+    signature: "Signature (base64)",
+    publicKey: "Public key",
+    publicKeyHint: "PEM or base64 DER; empty: this profile's gateway key",
+    verify: "Check the signature",
+    sign: "Sign with this profile's key",
+    valid: "Valid",
+    invalid: "Not valid",
+    key: "Key {{fingerprint}}",
+    canonical: "Canonical string",
+    signedBy: "Signature by the merchant key of {{profile}}",
+  },
   lookup: {
     title: "Bulk look-up",
     intro:

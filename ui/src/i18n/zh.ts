@@ -1362,6 +1362,26 @@ export const zh: Catalogue = {
       failed: "失败行",
     },
   },
+  // api32b (issue 32): Settings → Signing tools (`paydesk verify` and `paydesk sign`).
+  signingTools: {
+    title: "签名工具",
+    intro:
+      "按网关的签名规则检查 JSON 对象上的签名，或用本配置的商户密钥（保留在钥匙串中）签名：即 `paydesk verify` 和 `paydesk sign` 的功能。新的密钥对在上方配置的密钥中生成到钥匙串里。",
+    body: "JSON 对象",
+    exclude: "排除的键",
+    excludeHint: "顶层键，逗号分隔；留空：sign、sing、signType",
+    keepEmpty: "规范字符串中保留空值",
+    signature: "签名（base64）",
+    publicKey: "公钥",
+    publicKeyHint: "PEM 或 base64 DER；留空：本配置的网关公钥",
+    verify: "检查签名",
+    sign: "用本配置的密钥签名",
+    valid: "有效",
+    invalid: "无效",
+    key: "密钥 {{fingerprint}}",
+    canonical: "规范字符串",
+    signedBy: "由 {{profile}} 的商户密钥签名",
+  },
   lookup: {
     title: "批量查询",
     intro:

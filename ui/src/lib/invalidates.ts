@@ -156,6 +156,8 @@ export const invalidates = {
   alertNotify: [],
   alertSettings: [],
   alertSettingsSave: ["alerts"],
+  toolsVerify: [],
+  toolsSign: [],
 } as const satisfies Record<keyof typeof commands, readonly string[]>;
 
 export type CommandName = keyof typeof invalidates;

@@ -30,6 +30,7 @@ import { KeysPanel } from "./KeysPanel";
 import { LimitsCard } from "./LimitsCard";
 import { ProfileForm } from "./ProfileForm";
 import { useDeleteProfile, useProfiles, useSwitchProfile } from "./queries";
+import { SigningTools } from "./SigningTools";
 
 function Appearance() {
   const { t, i18n } = useTranslation();
@@ -269,6 +270,7 @@ export function SettingsPage() {
       <DeskLockCard />
       <AlertSettingsCard />
       <LimitsCard />
+      <SigningTools />
       <Appearance />
       {status.data ? (
         <Text size="xs" c="dimmed">
