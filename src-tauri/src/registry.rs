@@ -54,6 +54,8 @@ macro_rules! app_commands {
             orders::order_customer => [],
             orders::sandbox_simulate => ["orders", "dashboard", "palette"],
             orders::sandbox_actions => [],
+            // Orders added at the sandbox's side: the cache has them after a sync.
+            orders::sandbox_seed => [],
             orders::order_find => [],
             orders::orders_export => [],
             // Cached orders the gateway answered for are updated (a refresh).

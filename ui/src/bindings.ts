@@ -86,6 +86,11 @@ export const commands = {
 	 */
 	sandboxActions: (tradeNo: string) => typedError<SimulateAction[], CoreError_Serialize>(__TAURI_INVOKE("sandbox_actions", { tradeNo })),
 	/**
+	 *  Adds `count` demo orders to the built-in sandbox (`paydesk sandbox --seed-orders`);
+	 *  how many were added. A sync brings them into the cache.
+	 */
+	sandboxSeed: (count: number) => typedError<number, CoreError_Serialize>(__TAURI_INVOKE("sandbox_seed", { count })),
+	/**
 	 *  The trade number of an order by its trade or merchant order number (the cache, then
 	 *  the gateway's list); none when neither knows it.
 	 */

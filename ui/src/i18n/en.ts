@@ -1473,6 +1473,17 @@ export const en = {
       failed: "Rows failed",
     },
   },
+  // api32b (issue 32): Settings → Built-in sandbox (`paydesk sandbox --seed-orders`).
+  sandboxTools: {
+    title: "Built-in sandbox",
+    intro:
+      "Add demo orders of the last 90 days to the built-in sandbox, as `paydesk sandbox --seed-orders` and `paydesk orders seed` do; the next full sync brings them into the desk. No real money moves.",
+    count: "Demo orders",
+    countHint: "1 to {{max, number}}",
+    seed: "Add demo orders",
+    added_one: "{{count, number}} demo order added: sync (all windows) to see it",
+    added_other: "{{count, number}} demo orders added: sync (all windows) to see them",
+  },
   // api32b (issue 32): Settings → Signing tools (`paydesk verify` and `paydesk sign`).
   signingTools: {
     title: "Signing tools",
@@ -2205,6 +2216,7 @@ export const en = {
     payoutsInFlightRange_other: "must be between 1 and {{count}} payouts",
     balancesEveryRange: "must be between 0 (not on a schedule) and 1440 minutes (a day)",
     // api32b: the signer's worker's settings.
+    seedCountRange: "must be between 1 and {{max}}",
     workerPollRange: "must be between 1 and {{max}} seconds",
     workerSyncEveryRange: "must be between 0 (never) and {{max}} minutes",
     workerSyncDaysRange: "must be between 1 and {{max}} days",

@@ -1362,6 +1362,16 @@ export const zh: Catalogue = {
       failed: "失败行",
     },
   },
+  // api32b (issue 32): Settings → Built-in sandbox (`paydesk sandbox --seed-orders`).
+  sandboxTools: {
+    title: "内置沙箱",
+    intro:
+      "向内置沙箱添加最近 90 天的演示订单，与 `paydesk sandbox --seed-orders` 和 `paydesk orders seed` 相同；下一次完整同步会把它们带入桌面。不会移动真实资金。",
+    count: "演示订单数",
+    countHint: "1 到 {{max, number}}",
+    seed: "添加演示订单",
+    added_other: "已添加 {{count, number}} 个演示订单：同步（全部时间窗口）后可见",
+  },
   // api32b (issue 32): Settings → Signing tools (`paydesk verify` and `paydesk sign`).
   signingTools: {
     title: "签名工具",
@@ -2038,6 +2048,7 @@ export const zh: Catalogue = {
     payoutsInFlightRange_other: "必须在 1 到 {{count}} 笔代付之间",
     balancesEveryRange: "必须在 0（不定时）到 1440 分钟（一天）之间",
     // api32b: the signer's worker's settings.
+    seedCountRange: "必须在 1 到 {{max}} 之间",
     workerPollRange: "必须在 1 到 {{max}} 秒之间",
     workerSyncEveryRange: "必须在 0（从不）到 {{max}} 分钟之间",
     workerSyncDaysRange: "必须在 1 到 {{max}} 天之间",

@@ -34,6 +34,7 @@ export const invalidates = {
   orderCustomer: [],
   sandboxSimulate: ["orders", "dashboard", "palette"],
   sandboxActions: [],
+  sandboxSeed: [],
   orderFind: [],
   ordersExport: [],
   ordersLookup: ["orders", "dashboard", "palette"],

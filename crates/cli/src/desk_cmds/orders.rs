@@ -51,6 +51,24 @@ pub enum OrdersCmd {
     /// Look many order or trade numbers up at once (one a line; a CSV's merOrderNo or
     /// tradeNo column): the cache first, then the gateway in batched list requests.
     Lookup(super::lookup::LookupArgs),
+    /// The built-in sandbox only (the app's order page's sandbox actions): move an order
+    /// as its gateway would (pay, fail, expire, settle, refund, chargeback, ...); the
+    /// order is then read again into the cache.
+    Simulate {
+        trade_no: String,
+        /// The action's name, as `paydesk orders simulate --help` or the app lists them.
+        #[arg(long)]
+        action: String,
+        /// For refund and chargeback: the amount (blank: all that is left).
+        #[arg(long)]
+        amount: Option<String>,
+    },
+    /// The built-in sandbox only (`paydesk sandbox --seed-orders` for its own sandbox):
+    /// add this many demo orders of the last 90 days; `orders sync` brings them in.
+    Seed {
+        #[arg(long, default_value_t = 1000)]
+        count: u32,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -287,6 +305,24 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 })
             }
             OrdersCmd::Lookup(args) => super::lookup::run(&desk, args, g).await,
+            OrdersCmd::Simulate {
+                trade_no,
+                action,
+                amount,
+            } => {
+                let action: paydesk_session::SimulateAction = action.parse()?;
+                let refund = desk.simulate(&trade_no, action, amount.as_deref()).await?;
+                print(g, &refund, || match &refund {
+                    Some(no) => format!("{action} on {trade_no}: done, refund {no}"),
+                    None => format!("{action} on {trade_no}: done"),
+                })
+            }
+            OrdersCmd::Seed { count } => {
+                let n = desk.seed_sandbox(count)?;
+                print(g, &n, || {
+                    format!("{n} demo orders added to the sandbox: `paydesk orders sync` brings them in")
+                })
+            }
             OrdersCmd::Export {
                 path,
                 force,

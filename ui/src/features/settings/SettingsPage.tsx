@@ -30,6 +30,7 @@ import { KeysPanel } from "./KeysPanel";
 import { LimitsCard } from "./LimitsCard";
 import { ProfileForm } from "./ProfileForm";
 import { useDeleteProfile, useProfiles, useSwitchProfile } from "./queries";
+import { SandboxCard } from "./SandboxCard";
 import { SigningTools } from "./SigningTools";
 
 function Appearance() {
@@ -270,6 +271,7 @@ export function SettingsPage() {
       <DeskLockCard />
       <AlertSettingsCard />
       <LimitsCard />
+      {status.data?.sandbox ? <SandboxCard /> : null}
       <SigningTools />
       <Appearance />
       {status.data ? (
