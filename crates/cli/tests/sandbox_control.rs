@@ -1,7 +1,8 @@
 //! The built-in sandbox's control from the terminal (issue 32, parity with the app):
 //! demo orders added to it (`orders seed`, the app's Settings → Built-in sandbox) come in
 //! with the next full sync, and an order moved by a simulation action (`orders simulate`,
-//! the app's order page) is read again into the cache; bad input names its field.
+//! the app's order page) is read again into the cache; a saved view of the app's Orders
+//! screen lists its orders (`orders list --view`); bad input names its field.
 
 #![allow(clippy::unwrap_used)]
 
@@ -70,4 +71,36 @@ fn demo_orders_are_added_and_an_order_is_moved_in_the_built_in_sandbox() {
     // Paid: paying it again is refused before the sandbox is asked.
     let again = env.run(&["orders", "simulate", &trade, "--action", "pay"], "");
     assert_eq!(again.status.code(), Some(2), "{again:?}");
+
+    // A saved view of the Orders screen (the app's; saved here as the app saves one)
+    // lists its orders from the terminal, by name.
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let session =
+            paydesk_session::Session::new(paydesk_core::Home::at(env.home.path()), &env.service);
+        let open = session.open(Some("sandbox")).await.unwrap();
+        let paid = paydesk_core::store::orders::OrderFilter {
+            states: vec![5],
+            ..Default::default()
+        };
+        open.desk().save_filter("Paid", &paid).unwrap();
+    });
+    assert_eq!(
+        json(&mut env, &["orders", "views"]),
+        serde_json::json!(["Paid"])
+    );
+    let by_view = json(
+        &mut env,
+        &["orders", "list", "--view", " paid ", "--limit", "1"],
+    );
+    assert_eq!(by_view["total"].as_u64(), Some(total(&mut env, "5")));
+    assert!(by_view["total"].as_u64().unwrap() > 0);
+    let missing = env.run(&["orders", "list", "--view", "unpaid"], "");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("Paid"));
+    let both = env.run(&["orders", "list", "--view", "Paid", "--state", "1"], "");
+    assert_eq!(
+        both.status.code(),
+        Some(2),
+        "a view and a filter flag together"
+    );
 }

@@ -63,6 +63,8 @@ pub enum OrdersCmd {
         #[arg(long)]
         amount: Option<String>,
     },
+    /// The saved views of the Orders screen (the app's), for `--view`.
+    Views,
     /// The built-in sandbox only (`paydesk sandbox --seed-orders` for its own sandbox):
     /// add this many demo orders of the last 90 days; `orders sync` brings them in.
     Seed {
@@ -73,6 +75,11 @@ pub enum OrdersCmd {
 
 #[derive(Debug, Args)]
 pub struct FilterArgs {
+    /// A saved view of the Orders screen by name (the app's saved views; its dates
+    /// resolved today in the business zone): its filter and sort, instead of the flags
+    /// below. `paydesk orders views` lists them.
+    #[arg(long, conflicts_with_all = ["state", "currency", "method", "kind", "search", "min_amount", "max_amount", "from", "to", "desc"])]
+    view: Option<String>,
     /// States, e.g. 5 or 2,5.
     #[arg(long, value_delimiter = ',')]
     state: Vec<i64>,
@@ -146,7 +153,29 @@ fn day(field: &str, s: &str) -> Result<i64, Failure> {
 }
 
 impl FilterArgs {
-    fn filter(self) -> Result<OrderFilter, Failure> {
+    fn filter(self, desk: &paydesk_core::Desk) -> Result<OrderFilter, Failure> {
+        if let Some(name) = &self.view {
+            let name = name.trim();
+            let views = desk.views(paydesk_core::views::Screen::Orders)?;
+            let v = views
+                .iter()
+                .find(|v| v.name.eq_ignore_ascii_case(name))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = views.iter().map(|v| v.name.as_str()).collect();
+                    Failure::Input(format!(
+                        "--view: no saved view of the orders named {name:?} (saved: {})",
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ))
+                })?;
+            let mut f = v.spec.order_filter.clone().unwrap_or_default();
+            f.from = v.from;
+            f.to = v.to;
+            return Ok(f);
+        }
         let sort = match self.sort.as_str() {
             "created" => SortKey::Created,
             "amount" => SortKey::Amount,
@@ -271,7 +300,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 })
             }
             OrdersCmd::List { filter, limit, offset } => {
-                let page = desk.orders(&filter.filter()?, offset, limit)?;
+                let page = desk.orders(&filter.filter(&desk)?, offset, limit)?;
                 let dict = desk.dictionary().clone();
                 print(g, &page, || {
                     let mut out = vec![format!("{} orders match; showing {}", page.total, page.rows.len())];
@@ -317,6 +346,17 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                     None => format!("{action} on {trade_no}: done"),
                 })
             }
+            OrdersCmd::Views => {
+                let views = desk.views(paydesk_core::views::Screen::Orders)?;
+                let names: Vec<&str> = views.iter().map(|v| v.name.as_str()).collect();
+                print(g, &names, || {
+                    if names.is_empty() {
+                        "no saved views (save one on the app's Orders screen)".into()
+                    } else {
+                        names.join("\n")
+                    }
+                })
+            }
             OrdersCmd::Seed { count } => {
                 let n = desk.seed_sandbox(count)?;
                 print(g, &n, || {
@@ -335,7 +375,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                     pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
                 }
                 let existing = paydesk_core::output::Existing::replace_if(force);
-                let n = desk.export(&filter.filter()?, &path, existing, offset, |done, total| {
+                let n = desk.export(&filter.filter(&desk)?, &path, existing, offset, |done, total| {
                     pb.set_length(total);
                     pb.set_position(done);
                 });
