@@ -84,6 +84,11 @@ fn journal_only_unsettled_entries_are_listed_looked_up_and_resolved() {
 }
 
 #[test]
+fn journal_times_follow_the_store_s_clock() {
+    on_both(journal::times_follow_the_store_s_clock);
+}
+
+#[test]
 fn journal_a_live_or_recent_intent_is_a_duplicate_and_writes_nothing() {
     on_both(|s, f| {
         journal::a_live_or_recent_intent_is_a_duplicate_and_writes_nothing(&*s.journal(), f)

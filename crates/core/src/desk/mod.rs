@@ -719,9 +719,12 @@ impl Desk {
         *lock(&self.notify_url) = Some(url.to_string());
     }
 
-    /// Sets where "now" comes from for the journal's timing rules (a test moves a
-    /// [`crate::clock::ShiftedClock`] instead of sleeping).
+    /// Sets where "now" comes from for the journal's timing rules and the times its
+    /// store writes (a test moves a [`crate::clock::ShiftedClock`] instead of sleeping).
     pub fn set_clock(&mut self, clock: Arc<dyn crate::clock::Clock>) {
+        let store_clock = clock.clone();
+        self.store
+            .set_clock(crate::store::Now::of(move || store_clock.now_ms()));
         self.clock = clock;
     }
 

@@ -41,6 +41,8 @@ use crate::store::Db;
 #[derive(Debug)]
 pub struct Store {
     backend: Backend,
+    /// The desk's clock, for the journal's times ([`Store::set_clock`]).
+    now: std::sync::RwLock<super::Now>,
 }
 
 // One per desk, behind an `Arc`: the size of a variant costs nothing.
@@ -108,6 +110,7 @@ impl Store {
                 mer_no,
                 links,
             },
+            now: Default::default(),
         }))
     }
 
@@ -180,15 +183,29 @@ impl Store {
                 cache: Mutex::new(cache),
                 journal: Mutex::new(journal),
             },
+            now: Default::default(),
         }))
+    }
+
+    /// Reads "now" from `now` from here on (the desk's clock: `Desk::set_clock`).
+    pub fn set_clock(&self, now: super::Now) {
+        *self.now.write().unwrap_or_else(PoisonError::into_inner) = now;
+    }
+
+    /// Now by the desk's clock.
+    fn now(&self) -> super::Now {
+        self.now
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     pub fn journal(&self) -> Box<dyn JournalStore + '_> {
         match &self.backend {
-            Backend::Sqlite { journal, .. } => Box::new(Journal::on(lock(journal))),
+            Backend::Sqlite { journal, .. } => Box::new(Journal::on(lock(journal)).at(self.now())),
             Backend::Team {
                 journal, mer_no, ..
-            } => Box::new(PgJournal::on(journal, *mer_no)),
+            } => Box::new(PgJournal::on(journal, *mer_no).at(self.now())),
         }
     }
 
@@ -412,7 +429,7 @@ impl Store {
                     for r in records {
                         anchor = Some(super::audit::append(&conn, r, key, anchor.as_ref())?.1);
                     }
-                    let j = Journal::on(&*conn);
+                    let j = Journal::on(&*conn).at(self.now());
                     for (id, claim, o) in outcomes {
                         j.finish(*id, claim, *o)?;
                     }

@@ -412,14 +412,24 @@ pub trait JournalStore {
 }
 
 /// The journal of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Journal<C> {
     conn: C,
+    /// The times it writes and measures: the desk's clock ([`Journal::at`]).
+    now: super::Now,
 }
 
 impl<C: Deref<Target = Connection>> Journal<C> {
     pub fn on(conn: C) -> Self {
-        Journal { conn }
+        Journal {
+            conn,
+            now: super::Now::system(),
+        }
+    }
+
+    /// This journal on the clock `now` (the desk's).
+    pub fn at(self, now: super::Now) -> Self {
+        Journal { now, ..self }
     }
 
     pub(super) fn begin_in(
@@ -436,7 +446,7 @@ impl<C: Deref<Target = Connection>> Journal<C> {
             row,
         )
         .optional().db()?;
-        let now = now_ms();
+        let now = self.now.ms();
         let claim = Claim(new_claim());
         let out = match existing {
             None => {
@@ -504,7 +514,7 @@ impl<C: Deref<Target = Connection>> Journal<C> {
         let Some((holder, until)) = current else {
             return Ok(None);
         };
-        let now = now_ms();
+        let now = self.now.ms();
         if claim_live(holder.as_deref(), until, now) {
             return Ok(None);
         }
@@ -544,7 +554,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
                  ORDER BY id DESC LIMIT 1",
                     live = statuses(&Status::LIVE)
                 ),
-                params![profile, fingerprint, now_ms() - window_ms, except],
+                params![profile, fingerprint, self.now.ms() - window_ms, except],
                 row,
             )
             .optional()
@@ -568,7 +578,10 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
             ))
             .db()?;
         let rows = stmt
-            .query_map(params![profile, fingerprint, now_ms() - window_ms], row)
+            .query_map(
+                params![profile, fingerprint, self.now.ms() - window_ms],
+                row,
+            )
             .db()?;
         rows.collect::<Result<Vec<_>, _>>().db()
     }
@@ -672,7 +685,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     }
 
     fn queue(&self, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {
-        let now = now_ms();
+        let now = self.now.ms();
         let (purpose, purpose_ref) = purpose_columns(intent.purpose);
         self.conn.execute(
         "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint, purpose, purpose_ref)
@@ -697,7 +710,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     }
 
     fn finish(&self, id: i64, claim: &Claim, o: Outcome<'_>) -> CoreResult<bool> {
-        let now = now_ms();
+        let now = self.now.ms();
         let next_check = (o.status == Status::Unknown).then_some(now);
         let changed = self.conn.execute(
         &format!("UPDATE journal SET status = ?2, trade_no = COALESCE(?3, trade_no), code = ?4, message = ?5, updated_at = ?6, next_check_at = ?7
@@ -718,7 +731,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         self.conn.execute(
         &format!("UPDATE journal SET status = 'unknown', lookups = lookups + 1, next_check_at = ?2, message = ?3, code = 'not_found_yet', updated_at = ?4
          WHERE id = ?1 AND status IN ({})", statuses(&Status::UNSETTLED)),
-        params![id, next_check_at, message, now_ms()],
+        params![id, next_check_at, message, self.now.ms()],
     ).db()?;
         self.release(id, claim)
     }
@@ -727,7 +740,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         self.conn
             .execute(
                 "UPDATE journal SET answered_ok = 1, updated_at = ?2 WHERE id = ?1",
-                params![id, now_ms()],
+                params![id, self.now.ms()],
             )
             .db()?;
         Ok(())
@@ -748,7 +761,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     fn note(&self, id: i64, message: &str) -> CoreResult<()> {
         self.conn.execute(
             "UPDATE journal SET next_check_at = NULL, message = ?2, updated_at = ?3 WHERE id = ?1",
-            params![id, message, now_ms()],
+            params![id, message, self.now.ms()],
         ).db()?;
         Ok(())
     }
@@ -756,7 +769,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     fn defer(&self, id: i64, until: i64, message: &str) -> CoreResult<()> {
         self.conn.execute(
             "UPDATE journal SET next_check_at = ?2, message = ?3, updated_at = ?4 WHERE id = ?1",
-            params![id, until, message, now_ms()],
+            params![id, until, message, self.now.ms()],
         ).db()?;
         Ok(())
     }
@@ -765,7 +778,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         let changed = self.conn.execute(
         &format!("UPDATE journal SET status = ?2, resolution = ?3, message = ?3, code = 'resolved', updated_at = ?4, next_check_at = NULL
          WHERE id = ?1 AND status IN ({})", statuses(&Status::UNSETTLED)),
-        params![id, if done { "accepted" } else { "pending" }, resolution, now_ms()],
+        params![id, if done { "accepted" } else { "pending" }, resolution, self.now.ms()],
     ).db()?;
         self.release(id, claim)?;
         Ok(changed == 1)

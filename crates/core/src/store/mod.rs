@@ -17,6 +17,7 @@ pub mod cards;
 mod dialect;
 pub mod journal;
 pub mod notifications;
+mod now;
 pub mod orders;
 pub mod pg;
 pub mod reversals;
@@ -26,6 +27,7 @@ pub mod team;
 pub mod views;
 
 pub use backend::{CacheTx, Store};
+pub use now::Now;
 
 /// The table traits, for code that uses a table handle directly (tests, benchmarks).
 pub mod prelude {

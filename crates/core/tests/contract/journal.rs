@@ -504,4 +504,56 @@ pub fn a_day_limit_is_summed_where_the_intent_is_written(j: &dyn JournalStore, f
         Ok(Begin::Exists(e)) => assert_eq!(e.mer_order_no, "A"),
         other => panic!("{name}: {other:?}"),
     }
+
+/// The journal's times are the store's clock's (the desk's: `Desk::set_clock`), not the
+/// system's: an entry's creation, sending and outcome times, and the duplicate window
+/// measured from its outcome.
+pub fn times_follow_the_store_s_clock(s: &paydesk_core::store::Store, facts: Facts) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicI64, Ordering};
+    // 2030-03-17: a time no system clock of a test run reads.
+    const T0: i64 = 1_900_000_000_000;
+    let t = Arc::new(AtomicI64::new(T0));
+    let at = t.clone();
+    s.set_clock(paydesk_core::store::Now::of(move || {
+        at.load(Ordering::Relaxed)
+    }));
+    let minute = Guard {
+        window_ms: 60_000,
+        allow_duplicate: false,
+    };
+    let body = json!({ "sourceAmount": "3.00", "n": "clock" });
+    let (e, claim) = sent(begin(
+        &*s.journal(),
+        "p",
+        "v2.payout",
+        "CLK-1",
+        &body,
+        minute,
+    ));
+    assert_eq!((e.created_at, e.sent_at), (T0, Some(T0)), "{}", facts.name);
+    t.store(T0 + 5_000, Ordering::Relaxed);
+    assert!(
+        s.journal()
+            .finish(e.id, &claim, outcome(Status::Accepted))
+            .unwrap()
+    );
+    let done = s.journal().get(e.id).unwrap().unwrap();
+    assert_eq!(done.updated_at, T0 + 5_000, "{}", facts.name);
+    // Accepted 59 s ago by the clock: the same intent is a duplicate; 61 s: it is not.
+    t.store(T0 + 5_000 + 59_000, Ordering::Relaxed);
+    match begin(&*s.journal(), "p", "v2.payout", "CLK-2", &body, minute) {
+        Begin::Duplicate(d) => assert_eq!(d.id, e.id),
+        other => panic!("{}: within the window: {other:?}", facts.name),
+    }
+    t.store(T0 + 5_000 + 61_000, Ordering::Relaxed);
+    let (again, _) = sent(begin(
+        &*s.journal(),
+        "p",
+        "v2.payout",
+        "CLK-3",
+        &body,
+        minute,
+    ));
+    assert_eq!(again.created_at, T0 + 66_000, "{}", facts.name);
 }
