@@ -504,6 +504,7 @@ pub fn a_day_limit_is_summed_where_the_intent_is_written(j: &dyn JournalStore, f
         Ok(Begin::Exists(e)) => assert_eq!(e.mer_order_no, "A"),
         other => panic!("{name}: {other:?}"),
     }
+}
 
 /// The journal's times are the store's clock's (the desk's: `Desk::set_clock`), not the
 /// system's: an entry's creation, sending and outcome times, and the duplicate window
