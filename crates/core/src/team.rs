@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
+use futures_util::{FutureExt as _, StreamExt as _};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
@@ -1106,33 +1106,50 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     // out: every one is waited for, and the first such error is said at the end (the
     // request, still claimed, is taken up again and its rows found in the journal).
     let mut unrecorded = None;
+    // Rows recorded since the team's audit chain was last checked: the worker's calls
+    // append their audit rows unchecked (`Desk::audit`), and the chain is checked (and
+    // the keyring's anchor moved) once a group of rows instead.
+    let mut unchecked = 0;
     loop {
         while unrecorded.is_none() && out_now.len() < at_once {
             let Some(row) = waiting.next() else { break };
             out_now.push(execute_numbered(desk, &request, row));
         }
-        let Some((row, (state, trade_no, message))) = out_now.next().await else {
+        let Some(first) = out_now.next().await else {
             break;
         };
+        // With it, every other row already answered: their outcomes in one statement.
+        let mut done = vec![first];
+        while let Some(Some(more)) = out_now.next().now_or_never() {
+            done.push(more);
+        }
         if unrecorded.is_some() {
             continue;
         }
-        if let Err(e) = tables.row_outcome(
-            request.id,
-            row.row_no,
-            state,
-            trade_no.as_deref(),
-            message.as_deref(),
-        ) {
+        let outcomes: Vec<crate::store::team::RowOutcome> = done
+            .into_iter()
+            .map(|(row, (state, trade_no, message))| (row.row_no, state, trade_no, message))
+            .collect();
+        if let Err(e) = tables.row_outcomes(request.id, &outcomes) {
             unrecorded = Some(e);
             continue;
         }
-        match state {
-            RowState::Accepted => out.accepted += 1,
-            RowState::Rejected => out.rejected += 1,
-            RowState::Failed => out.failed += 1,
-            RowState::Unknown | RowState::Waiting => out.unknown += 1,
+        for (_, state, _, _) in &outcomes {
+            match state {
+                RowState::Accepted => out.accepted += 1,
+                RowState::Rejected => out.rejected += 1,
+                RowState::Failed => out.failed += 1,
+                RowState::Unknown | RowState::Waiting => out.unknown += 1,
+            }
         }
+        unchecked += outcomes.len();
+        if unchecked >= at_once {
+            unchecked = 0;
+            recheck_after_rows(desk);
+        }
+    }
+    if unchecked > 0 {
+        recheck_after_rows(desk);
     }
     if let Some(e) = unrecorded {
         return Err(e);
@@ -1144,6 +1161,15 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     );
     tables.finish(request.id, out.done, &outcome)?;
     Ok(Some(out))
+}
+
+/// The team's audit chain checked again after a group of rows (their calls' audit rows
+/// included) and the keyring's anchor moved to the head it verified: a problem found is
+/// kept by the desk, and the next round sends nothing (`execute_next`).
+fn recheck_after_rows(desk: &Desk) {
+    if let Err(e) = desk.recheck_team_chain() {
+        tracing::warn!(error = %e, "the team's audit chain not checked again after a group of rows");
+    }
 }
 
 /// [`execute_row`], with the row it executed.

@@ -106,6 +106,14 @@ pub trait TeamStore: Send + Sync {
         trade_no: Option<&str>,
         message: Option<&str>,
     ) -> CoreResult<()>;
+    /// The outcomes of several rows of request `id` (row, state, trade number, message),
+    /// in one statement where the backend can (a signer's worker records a group at once).
+    fn row_outcomes(&self, id: i64, rows: &[RowOutcome]) -> CoreResult<()> {
+        for (row_no, state, trade_no, message) in rows {
+            self.row_outcome(id, *row_no, *state, trade_no.as_deref(), message.as_deref())?;
+        }
+        Ok(())
+    }
     fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()>;
     /// Every member's payout limits (issue 35, schema 0025).
     fn member_limits(&self) -> CoreResult<Vec<crate::team::MemberLimit>>;
@@ -134,6 +142,10 @@ pub trait TeamStore: Send + Sync {
     /// A payee's sealed account as the book holds it.
     fn payee_sealed_account(&self, mer_no: i64, nickname: &str) -> CoreResult<Option<String>>;
 }
+
+/// A row's outcome as a signer's worker records it: row number, state, trade number,
+/// message.
+pub type RowOutcome = (i32, RowState, Option<String>, Option<String>);
 
 /// A payee of the team's book as its table holds it (the account masked; its sealed
 /// form is read apart, by [`TeamStore::payee_sealed_account`]).

@@ -182,6 +182,10 @@ impl TeamStore for TeamTables<'_> {
         TeamTables::row_outcome(self, id, row_no, state, trade_no, message)
     }
 
+    fn row_outcomes(&self, id: i64, rows: &[crate::store::team::RowOutcome]) -> CoreResult<()> {
+        TeamTables::row_outcomes(self, id, rows)
+    }
+
     fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()> {
         TeamTables::finish(self, id, done, outcome)
     }
