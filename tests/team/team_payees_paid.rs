@@ -703,3 +703,63 @@ fn the_journal_takes_a_requests_purpose_for_its_own_operation_only() {
     // As the payout it is: the maker's.
     assert_eq!(journal("v2.payout", "fp-b"), "Rent for November");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_desks_confirmation_names_the_payee_or_says_the_account_is_new() {
+    use paydesk_core::beneficiaries::Payee;
+    let pg = team_db();
+    let f = common::Fixture::new("team-note").await;
+    // A signer's desk publishes the seal key.
+    drop(signer_desk(&f, &pg, "sam"));
+    let mark = member(&pg, "mark");
+    mark.add_payee(&payee("Rent", CLABE)).unwrap();
+    // Mark's own profile: the same team, no merchant key (a desk reads the team's log:
+    // mark views too).
+    member(&pg, "alice")
+        .set_member_roles("mark", &[TeamRole::Maker, TeamRole::Viewer])
+        .unwrap();
+    let prof = f.home.get(&f.name).unwrap();
+    f.home
+        .put(Profile {
+            name: "mark-desk".into(),
+            team: Some(cfg(&pg, "mark")),
+            ..prof
+        })
+        .unwrap();
+    f.secrets.set_team_password("mark-desk", PASSWORD).unwrap();
+    let desk = Desk::open(&f.home, f.secrets.clone(), "mark-desk", Endpoint::Profile).unwrap();
+    assert!(!desk.holds_key());
+    // Chosen from the team's book: the payee, its account masked; nothing sent.
+    let p = desk.payout_preview(&to_payee("rent", "100")).unwrap();
+    assert_eq!(
+        p.payee,
+        Some(Payee::Known {
+            nickname: "Rent".into(),
+            name: "Casa Azul".into()
+        })
+    );
+    assert_eq!(p.account, "002010********7771");
+    assert_eq!(p.bank.as_deref(), Some("BANAMEX"));
+    // Typed in full, an account no payee of the book has: new.
+    let mut typed = PayoutForm::new(PayoutKind::Clabe, "T-NOTE-1", "100", "MXN");
+    typed.clabe = CLABE_2.into();
+    assert_eq!(desk.payout_preview(&typed).unwrap().payee, Some(Payee::New));
+    // Typed in full, masking like a payee's: the desk cannot tell (it does not open
+    // the seals), so it claims neither.
+    typed.clabe = CLABE.into();
+    assert_eq!(desk.payout_preview(&typed).unwrap().payee, None);
+    // The maker's own limit, said at the confirmation.
+    member(&pg, "alice")
+        .set_member_limit(&MemberLimit {
+            member: "mark".into(),
+            currency: "MXN".into(),
+            per_payout: Some("50".into()),
+            per_day: None,
+            day_zone: "UTC".into(),
+            set_by: String::new(),
+        })
+        .unwrap();
+    let e = desk.payout_preview(&to_payee("rent", "100")).unwrap_err();
+    assert_eq!(rule_key(&e).as_deref(), Some("memberLimitPerPayout"), "{e}");
+    assert_eq!(owner_sql(&pg, "SELECT count(*) FROM paydesk.requests"), "0");
+}

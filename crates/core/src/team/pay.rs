@@ -127,6 +127,53 @@ impl Team {
         Ok((crate::beneficiaries::Book::new(opened), by_key))
     }
 
+    /// A team desk's payout form that names a payee of the book, with a stand-in for its
+    /// account, for the confirmation (a preview: nothing is written or sent).
+    pub(crate) fn payout_form_for_preview(
+        &self,
+        form: &crate::forms::PayoutForm,
+    ) -> CoreResult<crate::forms::PayoutForm> {
+        let p = self.payee_for_request(&form.beneficiary)?;
+        self.payee_form(form, &p)
+    }
+
+    /// What a team desk's confirmation says of a payout's payee: the payee it names; for
+    /// an account typed in full, "new" when no payee of the team's book has an account
+    /// that masks as it does. A typed account that masks like a payee's is not claimed
+    /// known (a maker's desk cannot open the seals to compare): `None`, no note.
+    pub(crate) fn payee_note(
+        &self,
+        form: &crate::forms::PayoutForm,
+        op: &crate::forms::PayoutOp,
+    ) -> CoreResult<Option<crate::beneficiaries::Payee>> {
+        use crate::beneficiaries::Payee;
+        let nickname = form.beneficiary.trim();
+        if !nickname.is_empty() {
+            let p = self.payee_for_request(nickname)?;
+            let name = [p.first_name.trim(), p.last_name.trim()]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            return Ok(Some(Payee::Known {
+                nickname: p.nickname,
+                name,
+            }));
+        }
+        let (kind, account) = match op {
+            crate::forms::PayoutOp::Clabe(o) => (PayoutKind::Clabe, o.clabe.as_str()),
+            crate::forms::PayoutOp::Card(o) => (PayoutKind::Card, o.card_no.as_str()),
+        };
+        let masked = v::mask_card(account);
+        let kind = crate::beneficiaries::kind_name(kind);
+        let alike = self
+            .tables()
+            .payees(self.mer_no)?
+            .into_iter()
+            .any(|p| p.kind == kind && p.account_masked == masked);
+        Ok((!alike).then_some(Payee::New))
+    }
+
     /// A payout form to payee `p`, for the maker's desk to check: the payee's kind, a
     /// stand-in for its account, a card's names and country from the book where the
     /// form gives none, and (unless given) a number made from the payee's id and seal

@@ -12,7 +12,7 @@ use crate::error::{CoreError, CoreResult};
 impl Team {
     /// Refuses payouts of `amounts` in `currency` that would pass this member's limit
     /// per payout or per day, naming the limit; nothing when the member has none.
-    pub(super) fn check_my_limit(&self, currency: &str, amounts: &[&str]) -> CoreResult<()> {
+    pub(crate) fn check_my_limit(&self, currency: &str, amounts: &[&str]) -> CoreResult<()> {
         let currency = currency.trim().to_ascii_uppercase();
         let Some(l) = self.tables().my_payout_limit(&currency)? else {
             return Ok(());
