@@ -2485,6 +2485,8 @@ export const en = {
     payeeApprovalTeamOnly: "only a team's payees can need an approval",
     payeeApprovalAdmin: "only an admin changes whether a payee needs an approval",
     // team35: a team's payouts to a payee of its book; the maker's own limits.
+    payeeNicknameMixedScript:
+      "mixes Latin letters with Cyrillic or Greek ones (a look-alike of another name): use one script",
     payeeAwaitingApproval:
       "payee “{{nickname}}” waits for another member's approval; it is not paid before",
     payeeAwaitingApprovalLine:

@@ -2278,6 +2278,8 @@ export const zh: Catalogue = {
     payeeApprovalTeamOnly: "只有团队的收款人才需要审批",
     payeeApprovalAdmin: "只有管理员能设置添加收款人是否需要审批",
     // team35: a team's payouts to a payee of its book; the maker's own limits.
+    payeeNicknameMixedScript:
+      "混用了拉丁字母与西里尔或希腊字母（会与其他名称形似）：请只用一种文字",
     payeeAwaitingApproval: "收款人“{{nickname}}”正在等待另一位成员审批；审批前不会付款",
     payeeAwaitingApprovalLine:
       "第 {{line}} 行：收款人“{{nickname}}”正在等待另一位成员审批；审批前不会付款",

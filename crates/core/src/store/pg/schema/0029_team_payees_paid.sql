@@ -133,8 +133,11 @@ BEGIN
             OR pg_catalog.pg_has_role(session_user, 'paydesk_admin', 'MEMBER')) THEN
         RAISE EXCEPTION 'beneficiary: only a maker or an admin adds a payee' USING ERRCODE = '42501';
     END IF;
-    -- One add at a time: the look-alike check below sees every payee added before.
-    LOCK TABLE paydesk.beneficiaries IN SHARE ROW EXCLUSIVE MODE;
+    -- One add at a time: the look-alike check below sees every payee added before. (A
+    -- mode no request, approval or removal waits for: they take ROW SHARE or ROW
+    -- EXCLUSIVE; a member cannot take it but through this function, in a transaction
+    -- `end_stalls` ends when it holds others up.)
+    LOCK TABLE paydesk.beneficiaries IN SHARE UPDATE EXCLUSIVE MODE;
     SELECT t.payee_approval INTO needs FROM paydesk.team t
      WHERE t.mer_no OPERATOR(pg_catalog.=) add_beneficiary.merchant
        FOR SHARE;
