@@ -624,7 +624,7 @@ async fn the_signers_worker_beats_while_it_runs_and_refuses_a_row_beyond_the_bal
     let f = common::Fixture::new("team-beat").await;
     let desk = signer_desk(&f, &pg, "sam");
     let (mark, ann, sam) = (member(&pg, "mark"), member(&pg, "ann"), member(&pg, "sam"));
-    // The balance short of the payout: the signer's desk asks it first; the row fails
+    // The balance short of the payout: the signer's worker asks it first; the row fails
     // saying so, nothing is sent.
     let mut m = f
         .running
@@ -663,12 +663,43 @@ async fn the_signers_worker_beats_while_it_runs_and_refuses_a_row_beyond_the_bal
         row.message
             .as_deref()
             .unwrap()
-            .contains("more than the available balance"),
+            .contains("beyond the available balance: 100 MXN"),
         "{row:?}"
     );
     assert_eq!(f.running.sandbox.orders_numbered(common::MER, "T-BAL-1"), 0);
     // Stopped on purpose: said so.
     assert_eq!(beats(), "sam,false");
+
+    // A batch beyond the balance: the balance is asked once before any row goes; the
+    // rows it reaches, in order, are paid, the next ones are not sent and say why.
+    let batch = mark
+        .request_bulk(
+            "pay.csv",
+            format!(
+                "type,amount,currency,account,merOrderNo\nclabe,40,MXN,{CLABE},T-BAL-2\nclabe,50,MXN,{CLABE},T-BAL-3\nclabe,30,MXN,{CLABE},T-BAL-4\n"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    let done = team::execute_next(&desk, &sam).await.unwrap().unwrap();
+    assert_eq!(
+        (done.accepted, done.failed),
+        (2, 1),
+        "{:?}",
+        ann.rows(batch.id)
+    );
+    let rows = ann.rows(batch.id).unwrap();
+    // 40 + 50 = 90 within 100; 90 + 30 is not.
+    assert_eq!(rows[2].state, RowState::Failed);
+    let said = rows[2].message.as_deref().unwrap();
+    assert!(
+        said.contains("beyond the available balance: 100 MXN") && said.contains("90 MXN taken"),
+        "{said}"
+    );
+    assert_eq!(f.running.sandbox.orders_numbered(common::MER, "T-BAL-4"), 0);
+    for no in ["T-BAL-2", "T-BAL-3"] {
+        assert_eq!(f.running.sandbox.orders_numbered(common::MER, no), 1);
+    }
 }
 
 #[test]

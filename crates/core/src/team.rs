@@ -1152,6 +1152,8 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     // request leaves, its audit row), and its outcome is recorded as soon as it is
     // known. The request stays claimed by this signer meanwhile.
     let at_once = rows_at_once(&desk.profile.sync);
+    // Rows the balance does not reach are not sent (team/precheck.rs).
+    let held = precheck::rows_beyond_balance(desk, &request, &open).await;
     let mut waiting = open.iter();
     let mut out_now = futures_util::stream::FuturesUnordered::new();
     // A row's outcome that cannot be written (the database gone) stops no row already
@@ -1161,7 +1163,13 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     loop {
         while unrecorded.is_none() && out_now.len() < at_once {
             let Some(row) = waiting.next() else { break };
-            out_now.push(execute_numbered(desk, team, &request, row));
+            out_now.push(execute_numbered(
+                desk,
+                team,
+                &request,
+                row,
+                held.get(&row.row_no),
+            ));
         }
         let Some((row, (state, trade_no, message))) = out_now.next().await else {
             break;
@@ -1204,7 +1212,11 @@ async fn execute_numbered<'a>(
     team: &Team,
     request: &Request,
     row: &'a RequestRow,
+    held: Option<&String>,
 ) -> (&'a RequestRow, (RowState, Option<String>, Option<String>)) {
+    if let Some(why) = held {
+        return (row, (RowState::Failed, None, Some(why.clone())));
+    }
     (row, execute_row(desk, team, request, row).await)
 }
 
