@@ -148,7 +148,7 @@ async fn a_team_pays_a_payee_by_nickname_and_never_one_changed_since_or_not_matc
     let row = &ann.rows(r.id).unwrap()[0];
     assert_eq!(
         row.beneficiary,
-        "payee Rent: CLABE 002010********7771 (BANAMEX)"
+        "CLABE 002010********7771 (BANAMEX), payee Rent"
     );
     let (id, hash) = id_and_hash(&pg, "rent");
     let form = sql(
@@ -344,8 +344,14 @@ async fn a_team_pays_a_payee_by_nickname_and_never_one_changed_since_or_not_matc
         .unwrap();
     let rows = ann.rows(batch.id).unwrap();
     assert_eq!(rows.len(), 2);
-    assert!(rows[0].beneficiary.starts_with("payee water: CLABE 002010"));
-    assert!(rows[1].beneficiary.starts_with("payee spare: CLABE 002010"));
+    assert_eq!(
+        rows[0].beneficiary,
+        "CLABE 002010********7771 (BANAMEX), payee water"
+    );
+    assert_eq!(
+        rows[1].beneficiary,
+        "CLABE 002010********7771 (BANAMEX), payee spare"
+    );
     let forms = sql(
         &pg,
         "sam",
@@ -409,7 +415,7 @@ fn a_row_names_only_an_approved_current_payee_and_the_seals_are_the_signers() {
         .unwrap(),
         hash('Q')
     );
-    let masked = "payee acme: CLABE 002010********7771 (BANAMEX)";
+    let masked = "CLABE 002010********7771 (BANAMEX), payee acme";
     // Another payee's hash, an id not in the book, an account of its own, a row that
     // does not name the payee's mask, a malformed hash: refused.
     refused(
@@ -793,4 +799,85 @@ async fn a_team_desks_confirmation_names_the_payee_or_says_the_account_is_new() 
     let e = desk.payout_preview(&to_payee("rent", "100")).unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("memberLimitPerPayout"), "{e}");
     assert_eq!(owner_sql(&pg, "SELECT count(*) FROM paydesk.requests"), "0");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_payee_is_paid_from_its_seal_and_its_holder_stays_hidden_from_viewers() {
+    let pg = team_db();
+    let f = common::Fixture::new("team-card-payee").await;
+    let desk = signer_desk(&f, &pg, "sam");
+    let (mark, ann, sam) = (member(&pg, "mark"), member(&pg, "ann"), member(&pg, "sam"));
+    mark.add_payee(&NewBeneficiary {
+        nickname: "ana".into(),
+        first_name: "Ana".into(),
+        last_name: "Lima".into(),
+        account: "4111 1111 1111 1111".into(),
+        country: "US".into(),
+        ..Default::default()
+    })
+    .unwrap();
+    // The card's names and country from the book; the rest of the holder's address the
+    // maker gives, as for any card payout.
+    let mut form = PayoutForm::new(PayoutKind::Card, "T-CPAYEE-1", "30", "USD");
+    form.beneficiary = "ana".into();
+    for (field, value) in [
+        (&mut form.email, "ana.lima@example.com"),
+        (&mut form.mobile, "5551234567"),
+        (&mut form.address_line, "1 Main St"),
+        (&mut form.city, "Austin"),
+        (&mut form.state, "TX"),
+        (&mut form.post_code, "73301"),
+    ] {
+        *field = value.into();
+    }
+    let r = mark.request_payout(&form).unwrap();
+    let row = &ann.rows(r.id).unwrap()[0];
+    assert!(
+        row.beneficiary
+            .starts_with("card 411111******1111 of Ana Lima, US")
+            && row.beneficiary.ends_with(", payee ana"),
+        "{}",
+        row.beneficiary
+    );
+    // A viewer reads the card's mask, not its holder (schema 0016's rule holds for a
+    // payee's row too).
+    let seen = sql(
+        &pg,
+        "vic",
+        &format!(
+            "SELECT paydesk.shown_beneficiary({}, 1) || ' | ' || paydesk.shown_summary({})",
+            r.id, r.id
+        ),
+    )
+    .unwrap();
+    assert!(
+        !seen.contains("Lima") && seen.contains("411111******1111"),
+        "{seen}"
+    );
+    let form_text = sql(
+        &pg,
+        "sam",
+        &format!(
+            "SELECT form FROM paydesk.request_rows WHERE request_id = {}",
+            r.id
+        ),
+    )
+    .unwrap();
+    assert!(!form_text.contains("41111111"), "{form_text}");
+    if ann.request(r.id).unwrap().state == RequestState::Waiting {
+        ann.approve(r.id).unwrap();
+    }
+    let done = team::execute_next(&desk, &sam).await.unwrap().unwrap();
+    assert_eq!((done.accepted, done.failed), (1, 0), "{:?}", ann.rows(r.id));
+    assert_eq!(
+        f.running.sandbox.orders_numbered(common::MER, "T-CPAYEE-1"),
+        1
+    );
+    let account = f.running.sandbox.with_state(|s| {
+        s.orders
+            .iter()
+            .find(|o| o.mer_order_no == "T-CPAYEE-1")
+            .map(|o| o.account.clone())
+    });
+    assert_eq!(account.as_deref(), Some("411111******1111"));
 }

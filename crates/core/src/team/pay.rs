@@ -30,10 +30,11 @@ pub(super) fn seal_hash(sealed: &str) -> String {
     hex::encode(sha2::Sha256::digest(sealed.as_bytes()))
 }
 
-/// What a row paying a payee names for approvers: the nickname, then the account as
-/// any payout's row names it.
+/// What a row paying a payee names for approvers: the account as any payout's row
+/// names it, then the payee's nickname (after it, so what the schema hides of a card's
+/// holder from viewers, everything after the card's mask, hides it here too).
 pub(super) fn payee_beneficiary(nickname: &str, account: &str) -> String {
-    format!("payee {nickname}: {account}")
+    format!("{account}, payee {nickname}")
 }
 
 pub(super) fn kind_of(p: &PayeeRef) -> CoreResult<PayoutKind> {
