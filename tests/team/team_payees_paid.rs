@@ -881,3 +881,42 @@ async fn a_card_payee_is_paid_from_its_seal_and_its_holder_stays_hidden_from_vie
     });
     assert_eq!(account.as_deref(), Some("411111******1111"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payee_row_sent_before_is_looked_up_not_refused_when_its_payee_is_gone() {
+    let pg = team_db();
+    let f = common::Fixture::new("team-payee-again").await;
+    let desk = signer_desk(&f, &pg, "sam");
+    let (mark, ann, sam) = (member(&pg, "mark"), member(&pg, "ann"), member(&pg, "sam"));
+    mark.add_payee(&payee("rent", CLABE)).unwrap();
+    let r = mark.request_payout(&to_payee("rent", "75")).unwrap();
+    // The gateway takes the payout but its answer is lost: the row stays unknown.
+    f.running.sandbox.set_fault(
+        "/v2/payout",
+        paydesk_sandbox::Fault {
+            drop_rate: 1.0,
+            ..Default::default()
+        },
+    );
+    let done = team::execute_next(&desk, &sam).await.unwrap().unwrap();
+    assert_eq!(done.unknown, 1, "{:?}", ann.rows(r.id));
+    let no = ann.rows(r.id).unwrap()[0].mer_order_no.clone();
+    assert_eq!(f.running.sandbox.orders_numbered(common::MER, &no), 1);
+    f.running.sandbox.clear_faults();
+    // The payee is removed meanwhile; the request is taken up again (its wait cut short
+    // by the owner): the row was sent, so it is looked up, never refused as "not paid".
+    assert!(mark.remove_payee("rent").unwrap());
+    owner_sql(
+        &pg,
+        &format!(
+            "UPDATE paydesk.requests SET claimed_at = now() - interval '1 hour' WHERE id = {}",
+            r.id
+        ),
+    );
+    desk.reconcile_all(false).await.unwrap();
+    let again = team::execute_next(&desk, &sam).await.unwrap().unwrap();
+    let row = &ann.rows(r.id).unwrap()[0];
+    assert_ne!(row.state, RowState::Failed, "{row:?}");
+    assert_eq!(row.state, RowState::Accepted, "{again:?} {row:?}");
+    assert_eq!(f.running.sandbox.orders_numbered(common::MER, &no), 1);
+}

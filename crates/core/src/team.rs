@@ -1436,7 +1436,16 @@ async fn execute_row(
                 // A payee of the team's book: its seal opened and checked (`team/pay.rs`).
                 let payee = match pay::payee_to_send(desk, team, &row.form, f.kind) {
                     Ok(p) => p,
-                    Err(why) => return (RowState::Failed, None, Some(why)),
+                    // Sent before under its number (a request taken up again): never
+                    // refused now, its journal entry says what it came to.
+                    Err(why) => {
+                        return match desk
+                            .journal_entry_numbered(&row.mer_order_no, row_kind(operation))
+                        {
+                            Ok(Some(entry)) => journaled_outcome(&entry, &why),
+                            _ => (RowState::Failed, None, Some(why)),
+                        };
+                    }
                 };
                 if let Some((_, account)) = &payee {
                     if !f.clabe.is_empty() || row.form.get(SEALED_CARD_NO).is_some() {
@@ -1613,6 +1622,36 @@ async fn execute_row(
             ),
             _ => (RowState::Unknown, None, Some(e.to_string())),
         },
+    }
+}
+
+/// A row's outcome as its journal entry says it, when the row was sent before and the
+/// worker cannot send it again now (`why`): settled as the entry is, unknown (given back,
+/// looked up) while it is not.
+fn journaled_outcome(
+    entry: &crate::journal::Entry,
+    why: &str,
+) -> (RowState, Option<String>, Option<String>) {
+    match entry.status {
+        Status::Accepted => (RowState::Accepted, entry.trade_no.clone(), None),
+        Status::Rejected => (
+            RowState::Rejected,
+            None,
+            Some(
+                [entry.code.clone(), entry.message.clone()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+        ),
+        _ => (
+            RowState::Unknown,
+            None,
+            Some(format!(
+                "sent before under this number, outcome not known yet (looked up); not sent again: {why}"
+            )),
+        ),
     }
 }
 
