@@ -517,7 +517,12 @@ export type AlertKind =
 /**  No sync has run for the set time. */
 "sync_stale" | 
 /**  Approved team requests wait longer than the set time: no signer's worker takes them. */
-"worker_stopped";
+"worker_stopped" | 
+/**
+ *  A signer's worker that was running has not written its heartbeat for the set
+ *  time (it died, or its machine or connection did), and no other worker runs.
+ */
+"worker_silent";
 
 /**  A profile's alert thresholds. */
 export type AlertSettings = AlertSettings_Serialize | AlertSettings_Deserialize;

@@ -50,6 +50,9 @@ pub enum AlertKind {
     SyncStale,
     /// Approved team requests wait longer than the set time: no signer's worker takes them.
     WorkerStopped,
+    /// A signer's worker that was running has not written its heartbeat for the set
+    /// time (it died, or its machine or connection did), and no other worker runs.
+    WorkerSilent,
 }
 
 impl AlertKind {
@@ -63,6 +66,7 @@ impl AlertKind {
             Self::SyncFailed => "sync_failed",
             Self::SyncStale => "sync_stale",
             Self::WorkerStopped => "worker_stopped",
+            Self::WorkerSilent => "worker_silent",
         }
     }
 }
@@ -585,7 +589,58 @@ pub fn team_alerts(
             AlertTarget::Request { id: oldest.id },
         ));
     }
+    out.extend(worker_silent(team, &waiting, wait, now)?);
     Ok(out)
+}
+
+/// The signer's worker that stopped answering (issue 35 item 4): its heartbeat (schema
+/// 0029) older than the set time while it did not stop on purpose, and no other
+/// signer's worker answering. Opens the oldest approved request waiting, or the sync
+/// (the worker keeps the team's sync too) when none waits.
+fn worker_silent(
+    team: &crate::team::Team,
+    waiting: &[crate::store::team::Request],
+    wait: i64,
+    now: i64,
+) -> CoreResult<Option<Alert>> {
+    let beats = crate::team::worker_beats(team)?;
+    if beats
+        .iter()
+        .any(|b| b.stopped_at.is_none() && now - b.seen_at < wait)
+    {
+        return Ok(None);
+    }
+    let Some(last) = beats
+        .iter()
+        .filter(|b| b.stopped_at.is_none())
+        .max_by_key(|b| b.seen_at)
+    else {
+        return Ok(None);
+    };
+    let minutes = (now - last.seen_at) / MINUTE;
+    let target = match waiting
+        .iter()
+        .min_by_key(|r| (r.decided_at.unwrap_or(r.created_at), r.id))
+    {
+        Some(r) => AlertTarget::Request { id: r.id },
+        None => AlertTarget::Sync,
+    };
+    Ok(Some(alert(
+        format!("worker_silent:{}:{}", last.signer, last.started_at),
+        AlertKind::WorkerSilent,
+        last.seen_at,
+        format!(
+            "the signer's worker of {} has not answered for {minutes} min; {} approved request(s) waiting",
+            last.signer,
+            waiting.len()
+        ),
+        &[
+            ("signer", last.signer.clone()),
+            ("minutes", minutes.to_string()),
+            ("count", waiting.len().to_string()),
+        ],
+        target,
+    )))
 }
 
 impl Home {

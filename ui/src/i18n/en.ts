@@ -665,6 +665,7 @@ export const en = {
       sync_failed: "Sync failed",
       sync_stale: "No sync lately",
       worker_stopped: "Signer's worker stopped",
+      worker_silent: "Signer's worker not answering",
     },
     text: {
       approval_waiting: "Request #{{id}} by {{maker}}: {{operation}} {{total}} ({{summary}})",
@@ -677,6 +678,8 @@ export const en = {
       sync_stale: "No sync has run for {{hours}} h",
       worker_stopped:
         "{{count}} approved request(s) wait for a signer's worker; #{{id}} for {{minutes}} min",
+      worker_silent:
+        "The signer's worker of {{signer}} has not answered for {{minutes}} min; {{count}} approved request(s) waiting",
     },
     settings: {
       title: "Alerts",
@@ -2530,6 +2533,17 @@ export const en = {
     payeeNoApproval: "a payee of this desk's own book needs no approval",
     payeeApprovalTeamOnly: "only a team's payees can need an approval",
     payeeApprovalAdmin: "only an admin changes whether a payee needs an approval",
+    // team35: a team's payouts to a payee of its book; the maker's own limits.
+    payeeNicknameMixedScript:
+      "mixes Latin letters with Cyrillic or Greek ones (a look-alike of another name): use one script",
+    payeeAwaitingApproval:
+      "payee “{{nickname}}” waits for another member's approval; it is not paid before",
+    payeeAwaitingApprovalLine:
+      "line {{line}}: payee “{{nickname}}” waits for another member's approval; it is not paid before",
+    memberLimitPerPayout:
+      "{{amount}} {{currency}} is over your limit per payout of {{limit}} {{currency}} (set by the team's admin)",
+    memberLimitPerDay:
+      "{{amount}} {{currency}} would take your payouts today over your limit per day of {{limit}} {{currency}} ({{used}} {{currency}} requested today, {{left}} {{currency}} left; the day is {{zone}}'s)",
   },
   funds: {
     title: "Balance check",

@@ -625,6 +625,7 @@ export const zh: Catalogue = {
       sync_failed: "同步失败",
       sync_stale: "近期未同步",
       worker_stopped: "签名者的工作进程已停止",
+      worker_silent: "签名者的工作进程无响应",
     },
     text: {
       approval_waiting: "{{maker}} 的请求 #{{id}}：{{operation}} {{total}}（{{summary}}）",
@@ -636,6 +637,8 @@ export const zh: Catalogue = {
       sync_stale: "已有 {{hours}} 小时未同步",
       worker_stopped:
         "{{count}} 个已批准的请求在等待签名者的工作进程；#{{id}} 已等待 {{minutes}} 分钟",
+      worker_silent:
+        "{{signer}} 的签名工作进程已 {{minutes}} 分钟无响应；{{count}} 个已批准的请求在等待",
     },
     settings: {
       title: "提醒",
@@ -2321,6 +2324,16 @@ export const zh: Catalogue = {
     payeeNoApproval: "本台自己名册中的收款人无需审批",
     payeeApprovalTeamOnly: "只有团队的收款人才需要审批",
     payeeApprovalAdmin: "只有管理员能设置添加收款人是否需要审批",
+    // team35: a team's payouts to a payee of its book; the maker's own limits.
+    payeeNicknameMixedScript:
+      "混用了拉丁字母与西里尔或希腊字母（会与其他名称形似）：请只用一种文字",
+    payeeAwaitingApproval: "收款人“{{nickname}}”正在等待另一位成员审批；审批前不会付款",
+    payeeAwaitingApprovalLine:
+      "第 {{line}} 行：收款人“{{nickname}}”正在等待另一位成员审批；审批前不会付款",
+    memberLimitPerPayout:
+      "{{amount}} {{currency}} 超过了您的单笔代付限额 {{limit}} {{currency}}（由团队管理员设置）",
+    memberLimitPerDay:
+      "{{amount}} {{currency}} 会使您今天的代付超过每日限额 {{limit}} {{currency}}（今天已申请 {{used}} {{currency}}，剩余 {{left}} {{currency}}；按 {{zone}} 的日期计算）",
   },
   funds: {
     title: "余额检查",

@@ -166,8 +166,12 @@ pub enum RequestCmd {
         amount: String,
         #[arg(long)]
         currency: String,
-        #[arg(long)]
+        #[arg(long, required_unless_present = "beneficiary", default_value = "")]
         clabe: String,
+        /// A payee of the team's book by nickname, instead of the CLABE: the request
+        /// names the payee; its account stays sealed to the signers.
+        #[arg(long, conflicts_with = "clabe", default_value = "")]
+        beneficiary: String,
         /// Fixed now if not given.
         #[arg(long)]
         mer_order_no: Option<String>,
@@ -526,6 +530,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             amount,
             currency,
             clabe,
+            beneficiary,
             mer_order_no,
             why,
         }) => {
@@ -536,6 +541,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                 &currency,
             );
             form.clabe = clabe;
+            form.beneficiary = beneficiary;
             form.purpose = why.purpose();
             // The amount's rules first (a negative amount is named as such), before any
             // connection.

@@ -1157,10 +1157,14 @@ impl Desk {
             }
         }
         let mut preview = op.preview();
-        preview.payee = self.payee_of(&op);
+        preview.payee = self.payee_of_payout(form, &op);
         let (currency, amount) = op.money();
         if let Some(over) = self.over_limit(currency, amount)? {
             return Err(over.error());
+        }
+        // A team maker's own limits, said at the confirmation (team/precheck.rs).
+        if let Some(team) = self.team()? {
+            team.check_my_limit(currency, &[&amount.to_string()])?;
         }
         if let Some((fee, from)) = self.payout_fee_estimate(currency) {
             preview.estimated_fee = Some(fee.to_string());

@@ -856,6 +856,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0025_member_limits.sql"),
     include_str!("schema/0024_beneficiaries.sql"),
     include_str!("schema/0028_review_r5.sql"),
+    include_str!("schema/0029_team_payees_paid.sql"),
     include_str!("schema/0030_journal_day.sql"),
 ];
 

@@ -1072,3 +1072,5 @@ fn decision_row(r: &Row) -> Decision {
 fn is_lock_timeout(e: &CoreError) -> bool {
     matches!(e, CoreError::Storage { message, .. } if message.starts_with("PostgreSQL 55P03"))
 }
+
+mod paid;

@@ -231,4 +231,35 @@ impl TeamStore for TeamTables<'_> {
     fn payee_sealed_account(&self, mer_no: i64, nickname: &str) -> CoreResult<Option<String>> {
         TeamTables::payee_sealed_account(self, mer_no, nickname)
     }
+
+    fn payee_to_pay(
+        &self,
+        mer_no: i64,
+        nickname: &str,
+    ) -> CoreResult<Option<crate::store::team::PayeeRef>> {
+        TeamTables::payee_to_pay(self, mer_no, nickname)
+    }
+
+    fn payee_by_id(
+        &self,
+        mer_no: i64,
+        id: i64,
+    ) -> CoreResult<Option<(crate::store::team::PayeeRef, String)>> {
+        TeamTables::payee_by_id(self, mer_no, id)
+    }
+
+    fn my_payout_limit(
+        &self,
+        currency: &str,
+    ) -> CoreResult<Option<crate::store::team::MyPayoutLimit>> {
+        TeamTables::my_payout_limit(self, currency)
+    }
+
+    fn worker_beat(&self, starting: bool, stopping: bool) -> CoreResult<()> {
+        TeamTables::worker_beat(self, starting, stopping)
+    }
+
+    fn worker_beats(&self) -> CoreResult<Vec<crate::store::team::WorkerBeat>> {
+        TeamTables::worker_beats(self)
+    }
 }
