@@ -312,6 +312,28 @@ impl Desk {
         Ok(())
     }
 
+    /// [`Desk::check_before_journal`] of a payout about to leave again in the same call
+    /// (review r6 R6-3): an unknown entry its lookups just proved absent is `pending`
+    /// now, and goes only within the limits and the balance of now, as any payout sent
+    /// again; its currency and amount as its request says. Other operations: nothing.
+    pub(super) async fn check_before_resend(
+        &self,
+        operation: &str,
+        mer_order_no: &str,
+        body: &serde_json::Value,
+    ) -> CoreResult<()> {
+        if !PAYOUTS.contains(&operation) {
+            return Ok(());
+        }
+        let currency = body.get("currencyCode").and_then(|c| c.as_str());
+        let amount = body.get("sourceAmount").and_then(dec);
+        let (Some(currency), Some(amount)) = (currency, amount) else {
+            return Ok(());
+        };
+        self.check_before_journal(mer_order_no, currency.trim(), amount)
+            .await
+    }
+
     /// A bulk plan's rows against the balances and limits, in file order per currency:
     /// a row over a limit is held naming it; once a row's amount and known fee go beyond
     /// the balance (the latest snapshot), it and every later row of its currency are held.

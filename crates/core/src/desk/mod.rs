@@ -1270,6 +1270,11 @@ impl Desk {
                         _ => e,
                     };
                     if e.status == Status::Pending {
+                        // Proven absent: it leaves now, checked as a payout sent again
+                        // (the limits and the balance of now, R6-3); refused, it stays
+                        // pending.
+                        self.check_before_resend(O::NAME, mer_order_no, &body)
+                            .await?;
                         continue;
                     }
                     if e.status == Status::Accepted && method.is_some() {
