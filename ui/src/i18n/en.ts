@@ -2530,6 +2530,9 @@ export const en = {
     payeeNoApproval: "a payee of this desk's own book needs no approval",
     payeeApprovalTeamOnly: "only a team's payees can need an approval",
     payeeApprovalAdmin: "only an admin changes whether a payee needs an approval",
+    // r6money (review r6 R6-5): a confirmed second payout waits for the earlier one.
+    duplicateEarlierUnknown:
+      "a second payout of this money to this account is not sent while the earlier one, {{orderNo}}, is unknown: the gateway could not yet say whether it was paid. Look it up or resolve it first (Attention), then confirm again; nothing was sent",
   },
   funds: {
     title: "Balance check",
