@@ -408,4 +408,15 @@ async fn a_bulk_row_by_nickname_repeating_an_unknown_card_payout_is_held() {
         .await
         .unwrap();
     assert_eq!(orders_to_card(&f), 2, "the first and the 501.00 row only");
+
+    // Sending the held repeats too does not send it beside the unknown one (review r6
+    // R6-5): held until that one is looked up or resolved, whatever is confirmed.
+    let plan = desk.bulk_plan(&file).unwrap();
+    let run = desk
+        .bulk_payouts(&file, true, Some(&plan.digest_with_held), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(orders_to_card(&f), 2, "nothing more sent: {run:?}");
+    assert_eq!(plan.rows[0].action, RowAction::Held);
+    assert!(plan.rows[0].why.is_firm(), "{:?}", plan.rows[0].why);
 }

@@ -324,6 +324,9 @@ export const en = {
         "Beyond the available balance of {{balance}} {{currency}}: the rows up to this one need {{needed}} {{currency}} with known fees. Held, not sent (confirming does not send it).",
       limitPerPayout: "per payout",
       limitPerDay: "per day",
+      // r6money (review r6 R6-5): a repeat of a payout whose outcome is unknown.
+      heldUntilKnown:
+        "Its outcome is unknown: held until it is looked up or resolved (Attention), not sent (confirming does not send it).",
     },
     title: "Payouts",
     card: "Card payout",

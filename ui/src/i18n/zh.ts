@@ -306,6 +306,8 @@ export const zh: Catalogue = {
         "超出可用余额 {{balance}} {{currency}}：截至此行（含已知手续费）需要 {{needed}} {{currency}}。已暂缓，不发送（确认也不会发送）。",
       limitPerPayout: "单笔",
       limitPerDay: "每日",
+      // r6money (review r6 R6-5): a repeat of a payout whose outcome is unknown.
+      heldUntilKnown: "其结果未知：在查询或处理（待处理）之前暂缓，不发送（确认也不会发送）。",
     },
     title: "付款",
     card: "银行卡付款",

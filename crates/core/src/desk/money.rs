@@ -783,9 +783,14 @@ impl Desk {
                     confirmed_as,
                 })
             };
-            if let Some(why) = repeats {
-                if !include_held {
+            if let Some(mut why) = repeats {
+                if !include_held || why.is_firm() {
                     planned.action = bulk::RowAction::Held;
+                }
+                if let bulk::RowReason::SameRecent { confirmed_as, .. } = &mut why
+                    && planned.action == bulk::RowAction::Held
+                {
+                    *confirmed_as = None;
                 }
                 planned.earlier = match &why {
                     bulk::RowReason::Changed { earlier, .. }
