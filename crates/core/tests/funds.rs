@@ -724,3 +724,32 @@ async fn a_payout_sent_again_after_a_lost_request_holds_the_limit_per_payout_and
     let at_gateway = orders_at_gateway(&f);
     assert_eq!(at_gateway.iter().filter(|n| *n == "RS-1").count(), 1);
 }
+
+/// Limits set on an open desk (the app's Settings) are kept with the profile and hold at
+/// that desk's next payout and for every other handle on the home (review r6: the desk's
+/// own copy alone was replaced by the home's at the next check).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_set_on_the_open_desk_hold_at_its_next_payout_and_are_kept() {
+    let f = common::Fixture::new("limitsset").await;
+    mxn_balance(&f, "100000.00");
+    let desk = f.desk().await;
+    let kept = desk
+        .set_limits(Limits {
+            currencies: vec![CurrencyLimit {
+                currency: "mxn".into(),
+                per_payout: Some("40".into()),
+                per_day: None,
+            }],
+        })
+        .unwrap();
+    assert_eq!(kept.currencies[0].currency, "MXN", "kept as checked");
+    let e = desk.payout(&form("LS-1", "45.00")).await.unwrap_err();
+    assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
+    assert!(!orders_at_gateway(&f).contains(&"LS-1".to_string()));
+    assert_eq!(
+        paydesk_core::Home::at(f.dir.path())
+            .limits(&f.name)
+            .unwrap(),
+        kept
+    );
+}

@@ -87,11 +87,14 @@ impl Desk {
         }
     }
 
-    /// The running desk takes these limits (checked) at once; keeping them with the
-    /// profile is [`crate::Home::set_limits`]'s.
-    pub fn use_limits(&self, limits: crate::limits::Limits) -> CoreResult<()> {
-        *super::lock(&self.limits) = limits.normalised()?;
-        Ok(())
+    /// Sets the profile's payout limits: checked, kept with the profile in the home the
+    /// desk was opened from ([`crate::Home::set_limits`], where every check reads them),
+    /// and held by this desk at once. Returns them as kept. (Was `use_limits`, which only
+    /// changed this desk's copy until the next check read the home again: review r6.)
+    pub fn set_limits(&self, limits: crate::limits::Limits) -> CoreResult<crate::limits::Limits> {
+        let kept = self.home.set_limits(&self.profile.name, limits)?;
+        *super::lock(&self.limits) = kept.clone();
+        Ok(kept)
     }
 
     /// What the payouts of today (the business day in the profile's zone) in `currency`

@@ -165,7 +165,7 @@ pub struct Desk {
     /// and replaced when the running desk's settings are set ([`Desk::use_reporting`]).
     reporting: Mutex<crate::profile::Reporting>,
     /// The profile's payout limits (issue 35) as last read from the home (they are read
-    /// again for each check, [`Desk::limits`]), or set by [`Desk::use_limits`].
+    /// again for each check, [`Desk::limits`]), or as set by [`Desk::set_limits`].
     limits: Mutex<crate::limits::Limits>,
     /// The home the profile was opened from: its limits are read again for each check.
     home: crate::profile::Home,
