@@ -420,3 +420,69 @@ async fn a_bulk_row_by_nickname_repeating_an_unknown_card_payout_is_held() {
     assert_eq!(plan.rows[0].action, RowAction::Held);
     assert!(plan.rows[0].why.is_firm(), "{:?}", plan.rows[0].why);
 }
+
+/// The same for a card top-up (money leaves for a card): a second one of the same top-up
+/// confirmed while the first one's answer was lost: the first is looked up first; while
+/// the gateway cannot say, nothing is sent; found made, the person is asked again
+/// (review r6 R6-5).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmed_second_card_top_up_waits_while_the_first_is_unknown() {
+    use paydesk_core::forms::{CardForm, CardMove};
+    let f = common::Fixture::new("duptopup").await;
+    let desk = f.desk().await;
+    let top_up = |reference: &str| CardForm {
+        kind: CardMove::TopUp,
+        card: "CARD-1".into(),
+        reference: reference.into(),
+        amount: "5".into(),
+        currency: "USD".into(),
+        sub_mer_no: String::new(),
+        remark: String::new(),
+        purpose: Default::default(),
+    };
+    f.running.sandbox.set_fault(
+        "/v2/card/topUp",
+        Fault {
+            drop_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    let _ = desk.card(&top_up("TU-1")).await;
+    f.running.sandbox.clear_faults();
+    let first = desk.journal_entry_by_number("TU-1").unwrap().unwrap();
+    assert_eq!(first.status, Status::Unknown, "{first:?}");
+    // Its lookups fail: the gateway's order list does not answer.
+    f.running.sandbox.set_fault(
+        "/v2/order/queryOrderList",
+        Fault {
+            error_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    desk.allow_duplicate_once("TU-2");
+    let e = desk.card(&top_up("TU-2")).await.unwrap_err();
+    let json = serde_json::to_value(&e).unwrap();
+    assert_eq!(json["ruleKey"], "duplicateEarlierUnknown", "{e}");
+    assert!(e.to_string().contains("TU-1"), "names it: {e}");
+    // Nothing journaled: nothing sent (every move is journaled before it leaves).
+    assert!(desk.journal_entry_by_number("TU-2").unwrap().is_none());
+    assert_eq!(
+        desk.journal_entry_by_number("TU-1")
+            .unwrap()
+            .unwrap()
+            .status,
+        Status::Unknown
+    );
+
+    // The list answers again: found made, the person is asked again, as made; nothing
+    // sent.
+    f.running.sandbox.clear_faults();
+    desk.allow_duplicate_once("TU-2");
+    match desk.card(&top_up("TU-2")).await {
+        Err(CoreError::Duplicate { earlier_status, .. }) => {
+            assert_eq!(earlier_status, Status::Accepted.as_str())
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(desk.journal_entry_by_number("TU-2").unwrap().is_none());
+}

@@ -2535,7 +2535,7 @@ export const en = {
     payeeApprovalAdmin: "only an admin changes whether a payee needs an approval",
     // r6money (review r6 R6-5): a confirmed second payout waits for the earlier one.
     duplicateEarlierUnknown:
-      "a second payout of this money to this account is not sent while the earlier one, {{orderNo}}, is unknown: the gateway could not yet say whether it was paid. Look it up or resolve it first (Attention), then confirm again; nothing was sent",
+      "a second one of the same money is not sent while the earlier one, {{orderNo}}, is unknown: the gateway could not yet say whether it went through. Look it up or resolve it first (Attention), then confirm again; nothing was sent",
   },
   funds: {
     title: "Balance check",

@@ -2325,7 +2325,7 @@ export const zh: Catalogue = {
     payeeApprovalAdmin: "只有管理员能设置添加收款人是否需要审批",
     // r6money (review r6 R6-5): a confirmed second payout waits for the earlier one.
     duplicateEarlierUnknown:
-      "之前的同一笔付款 {{orderNo}} 结果仍未知（网关尚不能确认是否已付），因此不发送第二笔相同金额、相同账户的付款。请先查询或处理它（待处理），再重新确认；未发送任何款项",
+      "之前相同的一笔 {{orderNo}} 结果仍未知（网关尚不能确认是否已完成），因此不发送相同金额的第二笔。请先查询或处理它（待处理），再重新确认；未发送任何款项",
   },
   funds: {
     title: "余额检查",

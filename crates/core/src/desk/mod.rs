@@ -1190,6 +1190,11 @@ impl Desk {
         let body = Value::Object(prepared.body.clone());
         let fp = self.fingerprint_of(op)?;
         let allow_duplicate = lock(&self.allowed_duplicates).remove(mer_order_no);
+        // Confirmed: a second one only beside earlier ones of the intent whose outcome is
+        // known (review r6 R6-5): an unknown one is looked up first.
+        if allow_duplicate {
+            self.earlier_intents_known(&fp, mer_order_no).await?;
+        }
         let why = purpose::current();
         let intent = Intent {
             operation: O::NAME,

@@ -111,6 +111,30 @@ impl Desk {
                 .cloned()
                 .collect()
         };
+        self.earlier_known(unsettled).await
+    }
+
+    /// [`Desk::earlier_known_before_a_second`] for any confirmed second request under
+    /// `mer_order_no` (a card move, a payin, a payout): the journal's unresolved entries
+    /// of the same intent (`fingerprint`) under other numbers are looked up first.
+    pub(super) async fn earlier_intents_known(
+        &self,
+        fingerprint: &str,
+        mer_order_no: &str,
+    ) -> CoreResult<()> {
+        let unsettled: Vec<Entry> = self
+            .store
+            .journal()
+            .same_intents(&self.profile.name, fingerprint, self.guard(false).window_ms)?
+            .into_iter()
+            .filter(|e| e.mer_order_no != mer_order_no && Status::UNSETTLED.contains(&e.status))
+            .collect();
+        self.earlier_known(unsettled).await
+    }
+
+    /// Each of `unsettled` looked up: one still unknown refuses, naming it; one found
+    /// accepted asks again ([`CoreError::Duplicate`], as accepted).
+    async fn earlier_known(&self, unsettled: Vec<Entry>) -> CoreResult<()> {
         for earlier in unsettled {
             let now = self.reconcile_entry(&earlier, true).await?;
             match now.status {
@@ -119,7 +143,7 @@ impl Desk {
                     return Err(CoreError::keyed(
                         "merOrderNo",
                         format!(
-                            "a second payout of this money to this account is not sent while the earlier one, {earlier_no}, is unknown: the gateway could not yet say whether it was paid. Look it up or resolve it first (Attention), then confirm again; nothing was sent"
+                            "a second request of the same money is not sent while the earlier one, {earlier_no}, is unknown: the gateway could not yet say whether it went through. Look it up or resolve it first (Attention), then confirm again; nothing was sent"
                         ),
                         "duplicateEarlierUnknown",
                         &[("orderNo", earlier_no)],
