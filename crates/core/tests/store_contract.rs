@@ -106,6 +106,11 @@ fn journal_a_list_limit_counts_only_matching_entries() {
 }
 
 #[test]
+fn journal_live_or_recent_entries_are_read_whole() {
+    on_both(journal::live_or_recent_entries_are_read_whole);
+}
+
+#[test]
 fn audit_appended_rows_read_back_and_verify() {
     on_both(|s, f| audit::appended_rows_read_back_and_verify(&*s.audit(), f));
 }

@@ -372,6 +372,19 @@ pub trait JournalStore {
     /// Entries whose outcome is not known: `unknown`, and `sending` left by a crash.
     fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>>;
 
+    /// The entries of these operations a new one may repeat (review r6 R6-2): every live
+    /// one (pending, sending, unknown), however many and however old, and those accepted
+    /// within `window_ms` (counted from when they were found accepted, on the journal's
+    /// clock); with `contains`, only those whose request's text contains it (a masked
+    /// account, as the journal keeps it). Newest first, without a cap.
+    fn live_or_recent(
+        &self,
+        profile: &str,
+        operations: &[&str],
+        window_ms: i64,
+        contains: Option<&str>,
+    ) -> CoreResult<Vec<Entry>>;
+
     /// Every entry's purpose (issue 35), as (merchant order number or reference, trade
     /// number, purpose), oldest first: what the exports and the statement write beside
     /// the orders this desk made.
@@ -894,6 +907,34 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
             }
         }
         Ok(out)
+    }
+
+    fn live_or_recent(
+        &self,
+        profile: &str,
+        operations: &[&str],
+        window_ms: i64,
+        contains: Option<&str>,
+    ) -> CoreResult<Vec<Entry>> {
+        let ops = serde_json::to_string(operations).unwrap_or_else(|_| "[]".into());
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {COLUMNS} FROM journal WHERE profile = ?1
+                   AND operation IN (SELECT value FROM json_each(?2))
+                   AND (status IN ({live}) OR (status = 'accepted' AND updated_at > ?3))
+                   AND (?4 IS NULL OR instr(request, ?4) > 0)
+                 ORDER BY id DESC",
+                live = statuses(&Status::LIVE)
+            ))
+            .db()?;
+        let rows = stmt
+            .query_map(
+                params![profile, ops, self.now.ms() - window_ms, contains],
+                row,
+            )
+            .db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
     }
 
     fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>> {
