@@ -544,9 +544,31 @@ fn look_alike_nicknames_are_refused() {
     }
     add("pal").unwrap();
     refused(add("pa1"), "pa1", "reads like payee pal");
+    // Review r6 R6-1: all Greek capitals reading as Latin ones, fullwidth and
+    // mathematical letters, a capital I for an l, "rn" for an m.
+    add("ANNA").unwrap();
+    add("MAXIMA").unwrap();
+    add("lan").unwrap();
+    add("mark").unwrap();
+    for (nick, alike) in [
+        ("\u{0391}\u{039D}\u{039D}\u{0391}", "ANNA"),
+        ("\u{039C}\u{0391}\u{03A7}\u{0399}\u{039C}\u{0391}", "MAXIMA"),
+        ("\u{FF41}\u{FF43}\u{FF4D}\u{FF45}", "acme"),
+        ("\u{FF21}\u{FF23}\u{FF2D}\u{FF25}", "acme"),
+        ("\u{1D5BA}cme", "acme"),
+        ("Ian", "lan"),
+        ("rnark", "mark"),
+    ] {
+        refused(add(nick), nick, &format!("reads like payee {alike}"));
+    }
+    // Armenian and the other Cyrillic blocks among Latin letters.
+    for nick in ["acm\u{0585}", "p\u{1C82}l", "pa\u{A64B}"] {
+        refused(add(nick), nick, "mixes Latin letters");
+    }
     // A name in one script of its own is a payee like any other.
     add("Иван").unwrap();
-    assert_eq!(member(&pg, "vic").payees().unwrap().len(), 3);
+    add("ΔΗΜΗΤΡΑ").unwrap();
+    assert_eq!(member(&pg, "vic").payees().unwrap().len(), 8);
 }
 
 #[test]

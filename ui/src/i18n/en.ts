@@ -2535,7 +2535,10 @@ export const en = {
     payeeApprovalAdmin: "only an admin changes whether a payee needs an approval",
     // team35: a team's payouts to a payee of its book; the maker's own limits.
     payeeNicknameMixedScript:
-      "mixes Latin letters with Cyrillic or Greek ones (a look-alike of another name): use one script",
+      "mixes Latin letters with Greek, Cyrillic or Armenian ones (a look-alike of another name): use one script",
+    // r6team: a nickname that reads like a payee already in the book.
+    payeeNicknameLookAlike:
+      "reads like payee “{{alike}}” already in the book: choose a nickname that does not",
     payeeAwaitingApproval:
       "payee “{{nickname}}” waits for another member's approval; it is not paid before",
     payeeAwaitingApprovalLine:

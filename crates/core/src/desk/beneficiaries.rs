@@ -37,6 +37,24 @@ impl Desk {
             return Ok(team.add_payee(new)?.payee);
         }
         let (shown, account) = book::check(new)?;
+        // Review r6 R6-1: a nickname that reads like one already in the book (the team's
+        // database refuses the same: schema 0031).
+        let skeleton = book::nickname_skeleton(&shown.nickname);
+        let key = book::nickname_key(&shown.nickname);
+        if let Some(alike) = self.store.beneficiaries()?.list()?.into_iter().find(|b| {
+            book::nickname_key(&b.shown.nickname) != key
+                && book::nickname_skeleton(&b.shown.nickname) == skeleton
+        }) {
+            return Err(CoreError::keyed(
+                "nickname",
+                format!(
+                    "reads like payee {:?} already in the book: choose a nickname that does not",
+                    alike.shown.nickname
+                ),
+                "payeeNicknameLookAlike",
+                &[("alike", alike.shown.nickname)],
+            ));
+        }
         let key = self.intent_key.expose();
         let digest = book::account_digest(key, shown.kind, &account);
         let stored = StoredBeneficiary {
