@@ -942,3 +942,26 @@ async fn a_payee_row_sent_before_is_looked_up_not_refused_when_its_payee_is_gone
     assert_eq!(row.state, RowState::Accepted, "{again:?} {row:?}");
     assert_eq!(f.running.sandbox.orders_numbered(common::MER, &no), 1);
 }
+
+/// Review r6 R6-8: the confirmation of a payout naming a payee carries a stand-in
+/// account (it passes the rules and masks as the payee's, so it is likely a stranger's).
+/// The send path of a team desk refuses any form naming a payee on its own rule, before
+/// the gateway is asked anything: only the signer's worker pays a payee, by its seal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_desk_never_sends_a_payout_naming_a_payee_with_its_stand_in() {
+    let pg = team_db();
+    let f = common::Fixture::new("team-standin").await;
+    let desk = signer_desk(&f, &pg, "sam");
+    member(&pg, "mark")
+        .add_payee(&payee("Rent", CLABE))
+        .unwrap();
+    let orders = || f.running.sandbox.with_state(|s| s.orders.len());
+    let before = orders();
+    let e = desk.payout(&to_payee("rent", "250")).await.unwrap_err();
+    assert_eq!(
+        rule_key(&e).as_deref(),
+        Some("teamPayeeSentOnlyByRequest"),
+        "{e}"
+    );
+    assert_eq!(orders(), before);
+}

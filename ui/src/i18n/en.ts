@@ -2539,6 +2539,8 @@ export const en = {
     // r6team: a nickname that reads like a payee already in the book.
     payeeNicknameLookAlike:
       "reads like payee “{{alike}}” already in the book: choose a nickname that does not",
+    teamPayeeSentOnlyByRequest:
+      "a team pays a payee of its book through an approved request, its account opened by the signer's worker; this desk never sends a payout naming a payee",
     payeeAwaitingApproval:
       "payee “{{nickname}}” waits for another member's approval; it is not paid before",
     payeeAwaitingApprovalLine:

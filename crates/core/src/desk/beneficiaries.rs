@@ -227,6 +227,26 @@ impl Desk {
         Ok(Cow::Owned(out))
     }
 
+    /// [`Desk::with_beneficiary`] for the send path (review r6 R6-8). On a team desk a
+    /// form naming a payee is never sent from here: the confirmation's form carries a
+    /// stand-in account (one that passes the rules and masks like the payee's, so likely
+    /// a stranger's), and the signer's worker pays the approved row by its payee's seal,
+    /// with no nickname in the form it sends. Refused before anything is asked.
+    pub(crate) fn with_beneficiary_to_send<'a>(
+        &self,
+        form: &'a PayoutForm,
+    ) -> CoreResult<Cow<'a, PayoutForm>> {
+        if self.profile.team.is_some() && !form.beneficiary.trim().is_empty() {
+            return Err(CoreError::keyed(
+                "beneficiary",
+                "a team pays a payee of its book through an approved request, its account opened by the signer's worker; this desk never sends a payout naming a payee",
+                "teamPayeeSentOnlyByRequest",
+                &[],
+            ));
+        }
+        self.with_beneficiary(form)
+    }
+
     /// Whether the book holds a payout's account; none when this desk keeps no book.
     pub(crate) fn payee_of(&self, op: &PayoutOp) -> Option<Payee> {
         let (kind, account) = match op {
