@@ -1629,6 +1629,19 @@ async fn execute_row(
             {
                 (RowState::Failed, None, Some(e.to_string()))
             }
+            // Review r6 R6-6: an entry proved never sent (`pending`, e.g. a signer killed
+            // before sending it, its lookups finding nothing) that a rule refuses now (the
+            // day's limit, the per-payout limit, the balance): the approved row is refused
+            // for good, naming the rule, never taken up and sent by itself another day.
+            Ok(Some(entry))
+                if entry.status == Status::Pending && matches!(e, CoreError::Validation { .. }) =>
+            {
+                (
+                    RowState::Failed,
+                    None,
+                    Some(format!("refused before sending, not sent: {e}")),
+                )
+            }
             // The row's journal entry exists (made by this signer or another, perhaps
             // under an intent key of before): what it says is the row's outcome, and
             // anything not settled is unknown, given back and looked up, never final.
