@@ -1535,9 +1535,46 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !(same || sent_before()) {
                     return mismatch();
                 }
-                crate::desk::APPROVED_REQUEST
+                let sent = crate::desk::APPROVED_REQUEST
                     .scope(request.id, desk.payout(&f))
-                    .await
+                    .await;
+                // Review r6 R6-4: the same money to the same account as another row of
+                // this very request (two invoices of one supplier) is what its approvers
+                // approved, row by row: it goes as a deliberate second payout, whichever
+                // row happened to be journaled first, never failed for its sibling.
+                match &sent {
+                    Err(CoreError::Duplicate {
+                        earlier_mer_order_no,
+                        ..
+                    }) if team.rows(request.id).is_ok_and(|rows| {
+                        rows.iter().any(|r| {
+                            r.row_no != row.row_no && r.mer_order_no == *earlier_mer_order_no
+                        })
+                    }) =>
+                    {
+                        desk.allow_duplicate_once(&row.mer_order_no);
+                        let again = crate::desk::APPROVED_REQUEST
+                            .scope(request.id, desk.payout(&f))
+                            .await;
+                        // Still refused before anything was written (its sibling's
+                        // outcome not known yet): taken up again later, never failed.
+                        if let Err(e) = &again
+                            && desk
+                                .journal_entry_numbered(&row.mer_order_no, row_kind(operation))
+                                .is_ok_and(|entry| entry.is_none())
+                        {
+                            return (
+                                RowState::Unknown,
+                                None,
+                                Some(format!(
+                                    "waits for its sibling row {earlier_mer_order_no} of this request: {e}"
+                                )),
+                            );
+                        }
+                        again
+                    }
+                    _ => sent,
+                }
             }
         },
         "payin" => match serde_json::from_value::<PayinForm>(form) {
