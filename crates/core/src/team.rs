@@ -1097,6 +1097,16 @@ pub const RETRY_AFTER_SECS: i32 = 30;
 /// when the request was made. A row already in the journal is never sent again: a
 /// lost answer is looked up. `None` when nothing waits.
 pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Executed>> {
+    execute_next_beating(desk, team, false).await
+}
+
+/// [`execute_next`]; a running worker (`beating`) also writes its heartbeat between the
+/// rows of a long request, every [`BEAT_EVERY`] (review r6 R6-7).
+async fn execute_next_beating(
+    desk: &Desk,
+    team: &Team,
+    beating: bool,
+) -> CoreResult<Option<Executed>> {
     if desk.profile.mer_no as i64 != team.mer_no {
         return Err(CoreError::keyed(
             "merNo",
@@ -1164,7 +1174,14 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     // append their audit rows unchecked (`Desk::audit`), and the chain is checked (and
     // the keyring's anchor moved) once a group of rows instead.
     let mut unchecked = 0;
+    let mut last_beat = std::time::Instant::now();
     loop {
+        if beating && last_beat.elapsed() >= BEAT_EVERY {
+            if let Err(e) = tables.worker_beat(false, false) {
+                tracing::warn!(error = %e, "the worker's heartbeat was not written");
+            }
+            last_beat = std::time::Instant::now();
+        }
         while unrecorded.is_none() && out_now.len() < at_once {
             let Some(row) = waiting.next() else { break };
             out_now.push(execute_numbered(
@@ -1849,7 +1866,7 @@ pub async fn work(
         if let Err(e) = team.tables().end_stalls() {
             tracing::warn!(error = %e, "stalled members' sessions not checked");
         }
-        match execute_next(desk, team).await {
+        match execute_next_beating(desk, team, true).await {
             Ok(Some(done)) => {
                 on_event(WorkEvent::Executed(&done));
                 continue;
@@ -1895,7 +1912,8 @@ pub async fn work(
     Ok(())
 }
 
-/// How often the signer's worker writes its heartbeat (at most; between rounds).
+/// How often the signer's worker writes its heartbeat (at most; between rounds, and
+/// between the rows of a long request).
 pub const BEAT_EVERY: Duration = Duration::from_secs(10);
 
 /// Every signer's worker's last heartbeat, the latest first (schema 0029).
