@@ -58,15 +58,6 @@ BEGIN
         RAISE EXCEPTION 'nickname: % mixes Latin letters with Greek, Cyrillic or Armenian ones (a look-alike of another name): use one script', add_beneficiary.nickname
             USING ERRCODE = 'check_violation';
     END IF;
-    SELECT x.nickname INTO alike FROM paydesk.beneficiaries x
-     WHERE x.mer_no OPERATOR(pg_catalog.=) add_beneficiary.merchant
-       AND x.nickname_key OPERATOR(pg_catalog.<>) pg_catalog.lower(pg_catalog.btrim(add_beneficiary.nickname))
-       AND paydesk.nickname_skeleton(x.nickname) OPERATOR(pg_catalog.=) paydesk.nickname_skeleton(add_beneficiary.nickname)
-     LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'nickname: % reads like payee % already in the book: choose a nickname that does not', add_beneficiary.nickname, alike
-            USING ERRCODE = 'check_violation';
-    END IF;
     INSERT INTO paydesk.beneficiaries (mer_no, nickname, nickname_key, kind, first_name,
         last_name, account_masked, account_sealed, bank, country, needs_approval, added_by,
         approved_by, approved_at)
@@ -78,6 +69,18 @@ BEGIN
         CASE WHEN needs THEN NULL ELSE session_user END,
         CASE WHEN needs THEN NULL ELSE pg_catalog.now() END)
     RETURNING id INTO new_id;
+    -- After the row's own checks (printable text...), so their refusal is said first;
+    -- a look-alike undoes the insert with the statement.
+    SELECT x.nickname INTO alike FROM paydesk.beneficiaries x
+     WHERE x.mer_no OPERATOR(pg_catalog.=) add_beneficiary.merchant
+       AND x.id OPERATOR(pg_catalog.<>) new_id
+       AND x.nickname_key OPERATOR(pg_catalog.<>) pg_catalog.lower(pg_catalog.btrim(add_beneficiary.nickname))
+       AND paydesk.nickname_skeleton(x.nickname) OPERATOR(pg_catalog.=) paydesk.nickname_skeleton(add_beneficiary.nickname)
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'nickname: % reads like payee % already in the book: choose a nickname that does not', add_beneficiary.nickname, alike
+            USING ERRCODE = 'check_violation';
+    END IF;
     PERFORM paydesk.audit('team.payee.add',
         pg_catalog.format('nickname=%s account=%s id=%s', pg_catalog.btrim(add_beneficiary.nickname),
             add_beneficiary.account_masked, new_id),
