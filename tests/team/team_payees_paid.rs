@@ -544,9 +544,31 @@ fn look_alike_nicknames_are_refused() {
     }
     add("pal").unwrap();
     refused(add("pa1"), "pa1", "reads like payee pal");
+    // Review r6 R6-1: all Greek capitals reading as Latin ones, fullwidth and
+    // mathematical letters, a capital I for an l, "rn" for an m.
+    add("ANNA").unwrap();
+    add("MAXIMA").unwrap();
+    add("lan").unwrap();
+    add("mark").unwrap();
+    for (nick, alike) in [
+        ("\u{0391}\u{039D}\u{039D}\u{0391}", "ANNA"),
+        ("\u{039C}\u{0391}\u{03A7}\u{0399}\u{039C}\u{0391}", "MAXIMA"),
+        ("\u{FF41}\u{FF43}\u{FF4D}\u{FF45}", "acme"),
+        ("\u{FF21}\u{FF23}\u{FF2D}\u{FF25}", "acme"),
+        ("\u{1D5BA}cme", "acme"),
+        ("Ian", "lan"),
+        ("rnark", "mark"),
+    ] {
+        refused(add(nick), nick, &format!("reads like payee {alike}"));
+    }
+    // Armenian and the other Cyrillic blocks among Latin letters.
+    for nick in ["acm\u{0585}", "p\u{1C82}l", "pa\u{A64B}"] {
+        refused(add(nick), nick, "mixes Latin letters");
+    }
     // A name in one script of its own is a payee like any other.
     add("Иван").unwrap();
-    assert_eq!(member(&pg, "vic").payees().unwrap().len(), 3);
+    add("ΔΗΜΗΤΡΑ").unwrap();
+    assert_eq!(member(&pg, "vic").payees().unwrap().len(), 8);
 }
 
 #[test]
@@ -612,9 +634,16 @@ fn a_signers_worker_that_stopped_answering_is_an_alert() {
     sql(&pg, "sam", "SELECT paydesk.worker_beat(true, false)").unwrap();
     // Seen just now: running.
     assert!(kinds(now()).is_empty());
-    // Not seen for 16 minutes (the default 15): stopped answering; it opens the sync,
-    // which it keeps, when no request waits.
-    let later = now() + 16 * 60_000;
+    // Review r6 R6-7: the beat's age is the database's; a member's desk whose clock runs
+    // an hour ahead raises no alert for a worker seen just now.
+    assert!(kinds(now() + 60 * 60_000).is_empty());
+    // Not seen for 16 minutes (the default 15), by the database's clock: stopped
+    // answering; it opens the sync, which it keeps, when no request waits.
+    owner_sql(
+        &pg,
+        "UPDATE paydesk.worker_beats SET seen_at = seen_at - interval '16 minutes', started_at = started_at - interval '16 minutes'",
+    );
+    let later = now();
     assert_eq!(kinds(later), [(AlertKind::WorkerSilent, AlertTarget::Sync)]);
     let a = &team_alerts(&vic, &AlertSettings::default(), later).unwrap()[0];
     assert_eq!(a.params["signer"], "sam");
@@ -919,4 +948,98 @@ async fn a_payee_row_sent_before_is_looked_up_not_refused_when_its_payee_is_gone
     assert_ne!(row.state, RowState::Failed, "{row:?}");
     assert_eq!(row.state, RowState::Accepted, "{again:?} {row:?}");
     assert_eq!(f.running.sandbox.orders_numbered(common::MER, &no), 1);
+}
+
+/// Review r6 R6-8: the confirmation of a payout naming a payee carries a stand-in
+/// account (it passes the rules and masks as the payee's, so it is likely a stranger's).
+/// The send path of a team desk refuses any form naming a payee on its own rule, before
+/// the gateway is asked anything: only the signer's worker pays a payee, by its seal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_desk_never_sends_a_payout_naming_a_payee_with_its_stand_in() {
+    let pg = team_db();
+    let f = common::Fixture::new("team-standin").await;
+    let desk = signer_desk(&f, &pg, "sam");
+    member(&pg, "mark")
+        .add_payee(&payee("Rent", CLABE))
+        .unwrap();
+    let orders = || f.running.sandbox.with_state(|s| s.orders.len());
+    let before = orders();
+    let e = desk.payout(&to_payee("rent", "250")).await.unwrap_err();
+    assert_eq!(
+        rule_key(&e).as_deref(),
+        Some("teamPayeeSentOnlyByRequest"),
+        "{e}"
+    );
+    assert_eq!(orders(), before);
+}
+
+/// Review r6 R6-7: a running worker beats between the rows of a long request too, so a
+/// request longer than the heartbeat's period raises no "worker silent" meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_signers_worker_beats_during_a_long_request() {
+    let pg = team_db();
+    let f = common::Fixture::new("team-longbeat").await;
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(Profile {
+            sync: paydesk_core::profile::SyncSettings {
+                payouts_in_flight: 1,
+                ..p.sync.clone()
+            },
+            ..p
+        })
+        .unwrap();
+    let desk = signer_desk(&f, &pg, "sam");
+    let (mark, ann, sam) = (member(&pg, "mark"), member(&pg, "ann"), member(&pg, "sam"));
+    // Rows one at a time, each answered after 1 s: longer than one heartbeat period.
+    let rows = team::BEAT_EVERY.as_secs() + 3;
+    f.running.sandbox.set_fault(
+        "/v2/payout",
+        paydesk_sandbox::Fault {
+            latency_ms: 1_000,
+            ..Default::default()
+        },
+    );
+    let mut csv = String::from("type,amount,currency,account,firstName,lastName,country\n");
+    for i in 0..rows {
+        csv.push_str(&format!("clabe,{}.00,MXN,{CLABE},,,MX\n", 10 + i));
+    }
+    // Under the team's rule (10,000): approved at once.
+    let r = mark.request_bulk("long.csv", csv.as_bytes()).unwrap();
+    let stop = AtomicBool::new(false);
+    // Milliseconds between the worker's first beat and its latest, read while the
+    // request is still executing.
+    let span = || {
+        sql(
+            &pg,
+            "vic",
+            "SELECT (extract(epoch FROM seen_at - started_at) * 1000)::bigint FROM paydesk.worker_beats",
+        )
+        .unwrap()
+        .parse::<i64>()
+        .unwrap_or(0)
+    };
+    let run = team::work(&desk, &sam, &stop, Duration::from_millis(200), None, |_| {});
+    let watch = async {
+        let mut beat_while_executing = 0;
+        for _ in 0..400 {
+            let state = ann.request(r.id).unwrap().state;
+            if state == RequestState::Done {
+                break;
+            }
+            if state == RequestState::Executing {
+                beat_while_executing = beat_while_executing.max(span());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        stop.store(true, Ordering::Relaxed);
+        beat_while_executing
+    };
+    let (ran, beat_while_executing) = tokio::join!(run, watch);
+    ran.unwrap();
+    assert_eq!(ann.request(r.id).unwrap().state, RequestState::Done);
+    assert!(
+        beat_while_executing >= team::BEAT_EVERY.as_millis() as i64,
+        "no beat during the request (latest {beat_while_executing} ms after the first)"
+    );
 }

@@ -124,3 +124,58 @@ async fn a_signer_sends_a_batchs_rows_a_bounded_number_at_once_each_paid_once() 
     assert_eq!(desk.team_chain_problem(), None);
     assert!(team::execute_next(&desk, &sam).await.unwrap().is_none());
 }
+
+/// Review r6 R6-4: two rows of one approved request pay the same money to the same
+/// account (two invoices of one supplier). The approvers approved both: both are paid,
+/// once each, whichever is journaled first (one at a time here, so the second always
+/// meets the first in the journal), never one failed as a "possible duplicate" of its
+/// sibling.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_rows_of_one_request_paying_the_same_money_to_one_account_are_both_paid() {
+    let pg = team_db_of(
+        paydesk_testpg::Options::default(),
+        &[
+            ("mark", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("sam", TeamRole::Signer),
+        ],
+        "0",
+    );
+    let f = common::Fixture::new("siblings").await;
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(Profile {
+            team: Some(cfg(&pg, "sam")),
+            sync: paydesk_core::profile::SyncSettings {
+                payouts_in_flight: 1,
+                ..p.sync.clone()
+            },
+            ..p
+        })
+        .unwrap();
+    f.secrets.set_team_password(&f.name, PASSWORD).unwrap();
+    let desk = Desk::open(&f.home, f.secrets.clone(), &f.name, Endpoint::Profile).unwrap();
+    let csv = format!(
+        "type,amount,currency,account,firstName,lastName,country\n\
+         clabe,5000.00,MXN,{CLABE},Invoice,A-17,MX\n\
+         clabe,5000.00,MXN,{CLABE},Invoice,A-18,MX\n"
+    );
+    let maker = member(&pg, "mark");
+    let batch = maker.request_bulk("invoices.csv", csv.as_bytes()).unwrap();
+    member(&pg, "ann").approve(batch.id).unwrap();
+    let done = team::execute_next(&desk, &member(&pg, "sam"))
+        .await
+        .unwrap()
+        .unwrap();
+    let rows = maker.rows(batch.id).unwrap();
+    assert_eq!((done.accepted, done.failed), (2, 0), "{rows:?}");
+    for row in &rows {
+        assert_eq!(row.state, RowState::Accepted, "{row:?}");
+        assert_eq!(
+            f.running
+                .sandbox
+                .orders_numbered(common::MER, &row.mer_order_no),
+            1
+        );
+    }
+}

@@ -589,7 +589,7 @@ pub fn team_alerts(
             AlertTarget::Request { id: oldest.id },
         ));
     }
-    out.extend(worker_silent(team, &waiting, wait, now)?);
+    out.extend(worker_silent(team, &waiting, wait)?);
     Ok(out)
 }
 
@@ -601,12 +601,12 @@ fn worker_silent(
     team: &crate::team::Team,
     waiting: &[crate::store::team::Request],
     wait: i64,
-    now: i64,
 ) -> CoreResult<Option<Alert>> {
+    // Ages on the database's clock, as the beats are written (review r6 R6-7).
     let beats = crate::team::worker_beats(team)?;
     if beats
         .iter()
-        .any(|b| b.stopped_at.is_none() && now - b.seen_at < wait)
+        .any(|b| b.stopped_at.is_none() && b.age_ms < wait)
     {
         return Ok(None);
     }
@@ -617,7 +617,7 @@ fn worker_silent(
     else {
         return Ok(None);
     };
-    let minutes = (now - last.seen_at) / MINUTE;
+    let minutes = last.age_ms / MINUTE;
     let target = match waiting
         .iter()
         .min_by_key(|r| (r.decided_at.unwrap_or(r.created_at), r.id))

@@ -108,6 +108,56 @@ pub fn nickname_key(nickname: &str) -> String {
     nickname.trim().to_lowercase()
 }
 
+/// Capitals that read as Latin letters, mapped before lowercasing (review r6 R6-1): all
+/// Greek "ΑΝΝΑ" reads "ANNA", a capital I reads as l. The team's database maps the same
+/// (schema 0031 `nickname_skeleton`).
+const CAPITALS: (&str, &str) = (
+    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧАВЕКМНОРСТХУІЈЅӀԚԜI",
+    "abezhlkmnoptyxabekmhopctxyljslqwl",
+);
+/// Small letters of Greek, Cyrillic, Armenian and Coptic that print as Latin ones, 0 and 1.
+const SMALL: (&str, &str) = (
+    "аеорсухіјѕԁӏһԛԝкмнвтгαοριυνκτχβεηζօսհոռցքզⲟ01",
+    "aeopcyxijsdlhqwkmhbtraopiuvktxbenzouhnngpqool",
+);
+
+fn translate(text: &str, (from, to): (&str, &str)) -> String {
+    text.chars()
+        .map(|c| match from.chars().position(|f| f == c) {
+            Some(i) => to.chars().nth(i).unwrap_or(c),
+            None => c,
+        })
+        .collect()
+}
+
+/// What a nickname reads as, so that look-alikes compare equal: its NFKC form (fullwidth
+/// and mathematical letters fold to the ones they imitate), trimmed, the look-alike
+/// capitals mapped, lowercased, the look-alike small letters mapped, "rn" read as "m".
+pub fn nickname_skeleton(nickname: &str) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    let folded: String = nickname.nfkc().collect();
+    let capitals = translate(folded.trim(), CAPITALS);
+    translate(&capitals.to_lowercase(), SMALL).replace("rn", "m")
+}
+
+/// Whether a nickname (in its NFKC form) mixes Latin letters with Greek, Cyrillic (any
+/// block) or Armenian ones.
+pub fn mixes_scripts(nickname: &str) -> bool {
+    use unicode_normalization::UnicodeNormalization as _;
+    let folded: String = nickname.nfkc().collect();
+    folded.chars().any(|c| c.is_ascii_alphabetic())
+        && folded.chars().any(|c| {
+            matches!(c,
+                '\u{0370}'..='\u{03FF}'
+                | '\u{1F00}'..='\u{1FFF}'
+                | '\u{0400}'..='\u{052F}'
+                | '\u{1C80}'..='\u{1C8F}'
+                | '\u{2DE0}'..='\u{2DFF}'
+                | '\u{A640}'..='\u{A69F}'
+                | '\u{0530}'..='\u{058F}')
+        })
+}
+
 /// An account with spaces and dashes left out (as the payout forms read it).
 pub fn normalized_account(account: &str) -> String {
     account
@@ -172,14 +222,11 @@ pub fn check(new: &NewBeneficiary) -> CoreResult<(Beneficiary, String)> {
     text_rule("nickname", &nickname, NICKNAME_MAX)?;
     // Review r5 F8: Latin letters mixed with Cyrillic or Greek ones make a look-alike of
     // another nickname (the team's database refuses it too: schema 0029).
-    let latin = nickname.chars().any(|c| c.is_ascii_alphabetic());
-    let other = nickname
-        .chars()
-        .any(|c| matches!(c, '\u{0370}'..='\u{03FF}' | '\u{0400}'..='\u{052F}'));
-    if latin && other {
+    // (Review r6 R6-1: in the NFKC form, every Greek, Cyrillic and Armenian block.)
+    if mixes_scripts(&nickname) {
         return Err(CoreError::keyed(
             "nickname",
-            "mixes Latin letters with Cyrillic or Greek ones (a look-alike of another name): use one script",
+            "mixes Latin letters with Greek, Cyrillic or Armenian ones (a look-alike of another name): use one script",
             "payeeNicknameMixedScript",
             &[],
         ));
@@ -577,12 +624,39 @@ mod tests {
             account: "002010077777777771".into(),
             ..Default::default()
         };
-        for mixed in ["\u{0430}cme", "acm\u{03B5}"] {
+        for mixed in [
+            "\u{0430}cme",
+            "acm\u{03B5}",
+            "acm\u{0585}",
+            "p\u{1C82}l",
+            "pa\u{A64B}",
+        ] {
             let e = check(&new(mixed)).unwrap_err();
             assert!(e.to_string().contains("mixes Latin letters"), "{e}");
         }
         for one in ["acme", "Иван", "Ωμέγα"] {
             check(&new(one)).unwrap();
+        }
+    }
+
+    /// Review r6 R6-1: the desk reads look-alikes as the team's database does (schema
+    /// 0031): pairs a reader takes for the same nickname, and pairs a reader tells apart.
+    #[test]
+    fn look_alike_nicknames_read_the_same() {
+        for (a, b) in [
+            ("\u{0391}\u{039D}\u{039D}\u{0391}", "ANNA"),
+            ("\u{039C}\u{0391}\u{03A7}\u{0399}\u{039C}\u{0391}", "MAXIMA"),
+            ("\u{FF41}\u{FF43}\u{FF4D}\u{FF45}", "acme"),
+            ("\u{1D5BA}cme", "acme"),
+            ("\u{0410}\u{0421}\u{041C}\u{0415}", "acme"),
+            ("Ian", "lan"),
+            ("pa1", "pal"),
+            ("rnark", "mark"),
+        ] {
+            assert_eq!(nickname_skeleton(a), nickname_skeleton(b), "{a} / {b}");
+        }
+        for (a, b) in [("anna", "emma"), ("Иван", "ivan"), ("rent", "rant")] {
+            assert_ne!(nickname_skeleton(a), nickname_skeleton(b), "{a} / {b}");
         }
     }
 

@@ -1097,6 +1097,16 @@ pub const RETRY_AFTER_SECS: i32 = 30;
 /// when the request was made. A row already in the journal is never sent again: a
 /// lost answer is looked up. `None` when nothing waits.
 pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Executed>> {
+    execute_next_beating(desk, team, false).await
+}
+
+/// [`execute_next`]; a running worker (`beating`) also writes its heartbeat between the
+/// rows of a long request, every [`BEAT_EVERY`] (review r6 R6-7).
+async fn execute_next_beating(
+    desk: &Desk,
+    team: &Team,
+    beating: bool,
+) -> CoreResult<Option<Executed>> {
     if desk.profile.mer_no as i64 != team.mer_no {
         return Err(CoreError::keyed(
             "merNo",
@@ -1164,7 +1174,14 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     // append their audit rows unchecked (`Desk::audit`), and the chain is checked (and
     // the keyring's anchor moved) once a group of rows instead.
     let mut unchecked = 0;
+    let mut last_beat = std::time::Instant::now();
     loop {
+        if beating && last_beat.elapsed() >= BEAT_EVERY {
+            if let Err(e) = tables.worker_beat(false, false) {
+                tracing::warn!(error = %e, "the worker's heartbeat was not written");
+            }
+            last_beat = std::time::Instant::now();
+        }
         while unrecorded.is_none() && out_now.len() < at_once {
             let Some(row) = waiting.next() else { break };
             out_now.push(execute_numbered(
@@ -1535,9 +1552,46 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !(same || sent_before()) {
                     return mismatch();
                 }
-                crate::desk::APPROVED_REQUEST
+                let sent = crate::desk::APPROVED_REQUEST
                     .scope(request.id, desk.payout(&f))
-                    .await
+                    .await;
+                // Review r6 R6-4: the same money to the same account as another row of
+                // this very request (two invoices of one supplier) is what its approvers
+                // approved, row by row: it goes as a deliberate second payout, whichever
+                // row happened to be journaled first, never failed for its sibling.
+                match &sent {
+                    Err(CoreError::Duplicate {
+                        earlier_mer_order_no,
+                        ..
+                    }) if team.rows(request.id).is_ok_and(|rows| {
+                        rows.iter().any(|r| {
+                            r.row_no != row.row_no && r.mer_order_no == *earlier_mer_order_no
+                        })
+                    }) =>
+                    {
+                        desk.allow_duplicate_once(&row.mer_order_no);
+                        let again = crate::desk::APPROVED_REQUEST
+                            .scope(request.id, desk.payout(&f))
+                            .await;
+                        // Still refused before anything was written (its sibling's
+                        // outcome not known yet): taken up again later, never failed.
+                        if let Err(e) = &again
+                            && desk
+                                .journal_entry_numbered(&row.mer_order_no, row_kind(operation))
+                                .is_ok_and(|entry| entry.is_none())
+                        {
+                            return (
+                                RowState::Unknown,
+                                None,
+                                Some(format!(
+                                    "waits for its sibling row {earlier_mer_order_no} of this request: {e}"
+                                )),
+                            );
+                        }
+                        again
+                    }
+                    _ => sent,
+                }
             }
         },
         "payin" => match serde_json::from_value::<PayinForm>(form) {
@@ -1628,6 +1682,19 @@ async fn execute_row(
                 ) =>
             {
                 (RowState::Failed, None, Some(e.to_string()))
+            }
+            // Review r6 R6-6: an entry proved never sent (`pending`, e.g. a signer killed
+            // before sending it, its lookups finding nothing) that a rule refuses now (the
+            // day's limit, the per-payout limit, the balance): the approved row is refused
+            // for good, naming the rule, never taken up and sent by itself another day.
+            Ok(Some(entry))
+                if entry.status == Status::Pending && matches!(e, CoreError::Validation { .. }) =>
+            {
+                (
+                    RowState::Failed,
+                    None,
+                    Some(format!("refused before sending, not sent: {e}")),
+                )
             }
             // The row's journal entry exists (made by this signer or another, perhaps
             // under an intent key of before): what it says is the row's outcome, and
@@ -1799,7 +1866,7 @@ pub async fn work(
         if let Err(e) = team.tables().end_stalls() {
             tracing::warn!(error = %e, "stalled members' sessions not checked");
         }
-        match execute_next(desk, team).await {
+        match execute_next_beating(desk, team, true).await {
             Ok(Some(done)) => {
                 on_event(WorkEvent::Executed(&done));
                 continue;
@@ -1845,7 +1912,8 @@ pub async fn work(
     Ok(())
 }
 
-/// How often the signer's worker writes its heartbeat (at most; between rounds).
+/// How often the signer's worker writes its heartbeat (at most; between rounds, and
+/// between the rows of a long request).
 pub const BEAT_EVERY: Duration = Duration::from_secs(10);
 
 /// Every signer's worker's last heartbeat, the latest first (schema 0029).

@@ -273,3 +273,31 @@ async fn bulk_rows_name_payees_by_nickname_and_a_wrong_one_is_refused_naming_row
     let plain_plan = desk.bulk_plan(&plain).unwrap();
     assert_eq!(&plain_plan.rows[0].mer_order_no, nick_no);
 }
+
+/// Review r6 R6-1: a solo desk refuses a nickname that reads like one in its book (all
+/// Greek capitals, fullwidth letters, a capital I for an l), as the team's database does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nickname_reading_like_a_payee_in_the_book_is_refused() {
+    let f = common::Fixture::new("lookalike").await;
+    let desk = f.desk().await;
+    desk.add_beneficiary(&payee("ANNA", "Ana", BANAMEX))
+        .unwrap();
+    desk.add_beneficiary(&payee("lan", "Lan", BBVA)).unwrap();
+    for nick in [
+        "\u{0391}\u{039D}\u{039D}\u{0391}",
+        "\u{FF41}\u{FF4E}\u{FF4E}\u{FF41}",
+        "Ian",
+    ] {
+        let e = desk
+            .add_beneficiary(&payee(nick, "Impostor", BANORTE))
+            .unwrap_err();
+        assert_eq!(
+            key_of(&e),
+            ("nickname".into(), Some("payeeNicknameLookAlike".into())),
+            "{nick}: {e}"
+        );
+    }
+    assert_eq!(desk.beneficiaries().unwrap().len(), 2);
+    desk.add_beneficiary(&payee("Ivan", "Ivan", BANORTE))
+        .unwrap();
+}

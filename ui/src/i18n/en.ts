@@ -2538,7 +2538,12 @@ export const en = {
     payeeApprovalAdmin: "only an admin changes whether a payee needs an approval",
     // team35: a team's payouts to a payee of its book; the maker's own limits.
     payeeNicknameMixedScript:
-      "mixes Latin letters with Cyrillic or Greek ones (a look-alike of another name): use one script",
+      "mixes Latin letters with Greek, Cyrillic or Armenian ones (a look-alike of another name): use one script",
+    // r6team: a nickname that reads like a payee already in the book.
+    payeeNicknameLookAlike:
+      "reads like payee “{{alike}}” already in the book: choose a nickname that does not",
+    teamPayeeSentOnlyByRequest:
+      "a team pays a payee of its book through an approved request, its account opened by the signer's worker; this desk never sends a payout naming a payee",
     payeeAwaitingApproval:
       "payee “{{nickname}}” waits for another member's approval; it is not paid before",
     payeeAwaitingApprovalLine:

@@ -2328,7 +2328,11 @@ export const zh: Catalogue = {
     payeeApprovalAdmin: "只有管理员能设置添加收款人是否需要审批",
     // team35: a team's payouts to a payee of its book; the maker's own limits.
     payeeNicknameMixedScript:
-      "混用了拉丁字母与西里尔或希腊字母（会与其他名称形似）：请只用一种文字",
+      "混用了拉丁字母与希腊、西里尔或亚美尼亚字母（会与其他名称形似）：请只用一种文字",
+    // r6team: a nickname that reads like a payee already in the book.
+    payeeNicknameLookAlike: "看起来像名册中已有的收款人“{{alike}}”：请换一个不相似的昵称",
+    teamPayeeSentOnlyByRequest:
+      "团队通过已批准的请求向名册中的收款人付款，账号由签名人的工作进程解封；本台从不直接发送指定收款人的代付",
     payeeAwaitingApproval: "收款人“{{nickname}}”正在等待另一位成员审批；审批前不会付款",
     payeeAwaitingApprovalLine:
       "第 {{line}} 行：收款人“{{nickname}}”正在等待另一位成员审批；审批前不会付款",

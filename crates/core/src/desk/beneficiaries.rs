@@ -37,6 +37,24 @@ impl Desk {
             return Ok(team.add_payee(new)?.payee);
         }
         let (shown, account) = book::check(new)?;
+        // Review r6 R6-1: a nickname that reads like one already in the book (the team's
+        // database refuses the same: schema 0031).
+        let skeleton = book::nickname_skeleton(&shown.nickname);
+        let key = book::nickname_key(&shown.nickname);
+        if let Some(alike) = self.store.beneficiaries()?.list()?.into_iter().find(|b| {
+            book::nickname_key(&b.shown.nickname) != key
+                && book::nickname_skeleton(&b.shown.nickname) == skeleton
+        }) {
+            return Err(CoreError::keyed(
+                "nickname",
+                format!(
+                    "reads like payee {:?} already in the book: choose a nickname that does not",
+                    alike.shown.nickname
+                ),
+                "payeeNicknameLookAlike",
+                &[("alike", alike.shown.nickname)],
+            ));
+        }
         let key = self.intent_key.expose();
         let digest = book::account_digest(key, shown.kind, &account);
         let stored = StoredBeneficiary {
@@ -207,6 +225,26 @@ impl Desk {
             out.last_name = form.last_name.clone();
         }
         Ok(Cow::Owned(out))
+    }
+
+    /// [`Desk::with_beneficiary`] for the send path (review r6 R6-8). On a team desk a
+    /// form naming a payee is never sent from here: the confirmation's form carries a
+    /// stand-in account (one that passes the rules and masks like the payee's, so likely
+    /// a stranger's), and the signer's worker pays the approved row by its payee's seal,
+    /// with no nickname in the form it sends. Refused before anything is asked.
+    pub(crate) fn with_beneficiary_to_send<'a>(
+        &self,
+        form: &'a PayoutForm,
+    ) -> CoreResult<Cow<'a, PayoutForm>> {
+        if self.profile.team.is_some() && !form.beneficiary.trim().is_empty() {
+            return Err(CoreError::keyed(
+                "beneficiary",
+                "a team pays a payee of its book through an approved request, its account opened by the signer's worker; this desk never sends a payout naming a payee",
+                "teamPayeeSentOnlyByRequest",
+                &[],
+            ));
+        }
+        self.with_beneficiary(form)
     }
 
     /// Whether the book holds a payout's account; none when this desk keeps no book.

@@ -1181,7 +1181,7 @@ impl Desk {
 
     /// A payout as filled in (and confirmed), through the journal.
     async fn payout_in(&self, form: &PayoutForm) -> CoreResult<Receipt> {
-        let form = &*self.with_beneficiary(form)?;
+        let form = &*self.with_beneficiary_to_send(form)?;
         let why = self.check_purpose(&form.purpose)?;
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
         // The request's own rules (an amount above zero, ...) before the gateway is asked

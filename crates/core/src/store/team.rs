@@ -188,6 +188,9 @@ pub struct WorkerBeat {
     pub seen_at: i64,
     /// When it was stopped on purpose; `None` while it runs (or died).
     pub stopped_at: Option<i64>,
+    /// How long ago it was seen, in milliseconds, on the database's clock (review r6 R6-7:
+    /// a member's desk whose clock is off neither raises nor hides the alert).
+    pub age_ms: i64,
 }
 
 /// A row's outcome as a signer's worker records it: row number, state, trade number,

@@ -858,6 +858,7 @@ pub const TEAM_MIGRATIONS: &[&str] = &[
     include_str!("schema/0028_review_r5.sql"),
     include_str!("schema/0029_team_payees_paid.sql"),
     include_str!("schema/0030_journal_day.sql"),
+    include_str!("schema/0031_review_r6.sql"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.

@@ -84,7 +84,8 @@ impl TeamTables<'_> {
         let rows = self.link.query(
             "SELECT signer, (extract(epoch FROM started_at) * 1000)::bigint,
                     (extract(epoch FROM seen_at) * 1000)::bigint,
-                    (extract(epoch FROM stopped_at) * 1000)::bigint
+                    (extract(epoch FROM stopped_at) * 1000)::bigint,
+                    (extract(epoch FROM now() - seen_at) * 1000)::bigint
                FROM paydesk.worker_beats ORDER BY seen_at DESC, signer",
             &[],
         )?;
@@ -95,6 +96,7 @@ impl TeamTables<'_> {
                 started_at: r.get(1),
                 seen_at: r.get(2),
                 stopped_at: r.get(3),
+                age_ms: r.get(4),
             })
             .collect())
     }
