@@ -828,6 +828,13 @@ async fn a_team_desks_confirmation_names_the_payee_or_says_the_account_is_new() 
     let e = desk.payout_preview(&to_payee("rent", "100")).unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("memberLimitPerPayout"), "{e}");
     assert_eq!(owner_sql(&pg, "SELECT count(*) FROM paydesk.requests"), "0");
+    // A member who makes no requests (the signer) previews a payout without a maker's
+    // limit being asked of the database, which keeps it to makers (review r6 R6-12).
+    let sam = signer_desk(&f, &pg, "sam");
+    let mut own = PayoutForm::new(PayoutKind::Clabe, "T-NOTE-2", "100", "MXN");
+    own.clabe = CLABE_2.into();
+    let p = sam.payout_preview(&own).unwrap();
+    assert_eq!(p.amount, "100");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

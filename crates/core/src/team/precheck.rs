@@ -6,13 +6,18 @@
 
 use rust_decimal::Decimal;
 
-use super::Team;
+use super::{Team, TeamRole};
 use crate::error::{CoreError, CoreResult};
 
 impl Team {
     /// Refuses payouts of `amounts` in `currency` that would pass this member's limit
-    /// per payout or per day, naming the limit; nothing when the member has none.
+    /// per payout or per day, naming the limit; nothing when the member has none, or
+    /// makes no requests (an approver's, a signer's or an admin's preview: the database
+    /// keeps `my_payout_limit` to makers, and only a maker's requests are limited).
     pub(crate) fn check_my_limit(&self, currency: &str, amounts: &[&str]) -> CoreResult<()> {
+        if !self.has_role(TeamRole::Maker) {
+            return Ok(());
+        }
         let currency = currency.trim().to_ascii_uppercase();
         let Some(l) = self.tables().my_payout_limit(&currency)? else {
             return Ok(());
