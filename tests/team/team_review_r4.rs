@@ -132,7 +132,7 @@ fn columns_the_desk_updates() -> std::collections::BTreeSet<(String, String)> {
             })
             .collect()
     }
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/core/src/store/pg");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/store-pg/src");
     let mut paths = Vec::new();
     files(&root, &mut paths);
     let mut out = std::collections::BTreeSet::new();
