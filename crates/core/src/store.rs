@@ -17,8 +17,8 @@ pub use backend::{CacheTx, Store};
 pub use paydesk_store_pg as pg;
 /// A desk's SQLite file: opening, migrations, transactions.
 pub use paydesk_store_sqlite::{
-    Db, Durability, MIGRATIONS, Migration, atomic, committed, db_error, migrate, now_ms, open,
-    open_with, prelude, schema_version, shrink_memory,
+    Durability, MIGRATIONS, Migration, atomic, committed, migrate, now_ms, open, open_with,
+    prelude, schema_version, shrink_memory,
 };
 /// Each table: the store's trait and types, and the SQLite file's adapter.
 pub use paydesk_store_sqlite::{

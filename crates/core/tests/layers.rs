@@ -336,6 +336,38 @@ fn each_store_backend_is_a_crate_that_never_links_the_other() {
     );
 }
 
+/// The engine and the reports depend on no database driver of their own: a desk's file
+/// and the team's database are reached through the store's backend crates, which only
+/// the engine's store facade (`store/backend.rs`) chooses between; the reports read the
+/// store through its traits and name no backend crate either.
+#[test]
+fn neither_the_engine_nor_the_reports_depend_on_a_driver() {
+    let meta = metadata();
+    let names = names(&meta);
+    for krate in ["paydesk-core", "paydesk-reports"] {
+        let own = direct(&meta, &names, krate);
+        let drivers: Vec<&String> = own
+            .iter()
+            .filter(|d| SQLITE.contains(&d.as_str()) || POSTGRES.contains(&d.as_str()))
+            .collect();
+        assert!(
+            drivers.is_empty(),
+            "{krate} reaches the databases through the store's crates: {drivers:?}"
+        );
+    }
+    let reports = direct(&meta, &names, "paydesk-reports");
+    assert!(
+        !reports.contains("paydesk-store-sqlite") && !reports.contains("paydesk-store-pg"),
+        "paydesk-reports reads the store through its traits: {reports:?}"
+    );
+    // The check sees what it should: the engine names both backend crates.
+    let core = direct(&meta, &names, "paydesk-core");
+    assert!(
+        core.contains("paydesk-store-sqlite") && core.contains("paydesk-store-pg"),
+        "{core:?}"
+    );
+}
+
 /// The engine's sources (the desk, forms, sync, profiles, the team, everything but the
 /// store's facade that picks a backend) name no database driver: each backend crate
 /// maps its driver's errors and types itself.
@@ -358,6 +390,17 @@ fn the_engine_names_no_database_driver() {
             "postgres_protocol",
             "postgres_types",
         ] {
+            if text.contains(driver) {
+                wrong.push(format!("{file} names {driver}"));
+            }
+        }
+    }
+    let mut reports = Vec::new();
+    workspace_sources("crates/reports/src", &mut reports);
+    assert!(reports.len() > 5, "the reports' sources are read");
+    // Their unit tests (`tests.rs`) may fill a desk's file directly.
+    for (file, text) in reports.iter().filter(|(f, _)| !f.ends_with("tests.rs")) {
+        for driver in ["rusqlite", "tokio_postgres", "postgres_protocol"] {
             if text.contains(driver) {
                 wrong.push(format!("{file} names {driver}"));
             }

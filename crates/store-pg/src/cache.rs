@@ -47,7 +47,7 @@ macro_rules! handle {
 
             // Only the tables `CacheTx` carries run inside a caller's transaction today.
             #[allow(dead_code)]
-            pub fn in_run(run: &'a dyn Run, mer_no: i64) -> Self {
+            pub(crate) fn in_run(run: &'a dyn Run, mer_no: i64) -> Self {
                 $name { run, mer_no }
             }
         }

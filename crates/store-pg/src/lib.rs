@@ -20,6 +20,7 @@
 //! (`schema/0001_team.sql`); a desk only asks.
 
 pub mod audit;
+mod backend;
 pub mod cache;
 pub mod journal;
 pub mod orders;
@@ -28,6 +29,7 @@ mod sql_rules;
 pub mod team;
 mod team_db;
 
+pub use backend::PgStore;
 pub use team_db::AsPgLink;
 
 use std::future::Future;
@@ -250,7 +252,7 @@ impl PgLink {
 
     /// Runs `f` in one transaction on this link (nothing else uses the link meanwhile):
     /// committed when `f` returns `Ok`, rolled back otherwise.
-    pub fn atomic<T>(&self, f: impl FnOnce(&Tx<'_>) -> CoreResult<T>) -> CoreResult<T> {
+    pub(crate) fn atomic<T>(&self, f: impl FnOnce(&Tx<'_>) -> CoreResult<T>) -> CoreResult<T> {
         let c = self.client();
         block(c.batch_execute("BEGIN")).map_err(db_error)?;
         let tx = Tx { client: &c };
@@ -269,7 +271,7 @@ impl PgLink {
     /// Runs `f` in one read-only transaction with one snapshot (repeatable read): what it
     /// reads is one moment's data, so a screen's figures agree; it never waits for a
     /// writer nor holds one up.
-    pub fn read<T>(&self, f: impl FnOnce(&Tx<'_>) -> CoreResult<T>) -> CoreResult<T> {
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Tx<'_>) -> CoreResult<T>) -> CoreResult<T> {
         let c = self.client();
         block(c.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"))
             .map_err(db_error)?;

@@ -217,7 +217,7 @@ impl<'a> PgOrders<'a> {
         PgOrders { run: link, mer_no }
     }
 
-    pub fn in_run(run: &'a dyn Run, mer_no: i64) -> Self {
+    pub(crate) fn in_run(run: &'a dyn Run, mer_no: i64) -> Self {
         PgOrders { run, mer_no }
     }
 

@@ -8,10 +8,10 @@ use tokio_postgres::types::{FromSql, ToSql};
 use super::{PgLink, Tx};
 use paydesk_store::error::{CoreError, CoreResult};
 
-pub type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
+pub(crate) type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 
 /// A link, or a transaction on one.
-pub trait Run {
+pub(crate) trait Run {
     fn rows(&self, sql: &str, params: Params<'_>) -> CoreResult<Vec<Row>>;
     fn row(&self, sql: &str, params: Params<'_>) -> CoreResult<Option<Row>>;
     fn one(&self, sql: &str, params: Params<'_>) -> CoreResult<Row>;

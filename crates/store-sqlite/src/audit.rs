@@ -134,7 +134,7 @@ pub fn reaches(conn: &Connection, anchor: &Anchor) -> CoreResult<bool> {
 ///
 /// A failed append leaves the log incomplete; the desk records that in the keyring
 /// (`audit-alert`) and [`verify`] reports it.
-pub fn append(
+pub(super) fn append(
     tx: &Connection,
     r: Record<'_>,
     key: &[u8],

@@ -86,7 +86,12 @@ impl<C: Deref<Target = Connection>> Journal<C> {
         Journal { conn }
     }
 
-    pub fn begin_in(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
+    pub(super) fn begin_in(
+        &self,
+        profile: &str,
+        intent: Intent<'_>,
+        guard: Guard,
+    ) -> CoreResult<Begin> {
         let tx: &Connection = &self.conn;
         let existing = tx
         .query_row(

@@ -10,6 +10,7 @@
 //! older readers working, and is refused with a clear message otherwise.
 
 pub mod audit;
+mod backend;
 pub mod balances;
 pub mod beneficiaries;
 pub mod cards;
@@ -21,6 +22,7 @@ pub mod reviews;
 pub mod sync_state;
 pub mod views;
 
+pub use backend::SqliteStore;
 pub use paydesk_store::now_ms;
 /// The table traits, for code that uses a table handle directly (tests, benchmarks).
 pub use paydesk_store::prelude;
@@ -36,7 +38,7 @@ use paydesk_store::error::{CoreError, CoreResult};
 /// SQLite's errors as the engine's: each SQLite call in the store says `.db()?`, so
 /// the engine's error type names no driver (`crates/core/tests/layers.rs`) and the
 /// mapping is written once, here.
-pub trait Db<T> {
+pub(crate) trait Db<T> {
     fn db(self) -> CoreResult<T>;
 }
 
@@ -47,7 +49,7 @@ impl<T> Db<T> for rusqlite::Result<T> {
 }
 
 /// One SQLite error as a storage error (for a `map_err` where `.db()` does not fit).
-pub fn db_error(e: rusqlite::Error) -> CoreError {
+pub(crate) fn db_error(e: rusqlite::Error) -> CoreError {
     CoreError::storage(e.to_string())
 }
 

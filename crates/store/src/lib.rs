@@ -39,6 +39,16 @@ pub mod prelude {
     pub use super::views::ViewStore;
 }
 
+/// The cache's tables on one transaction: what a backend's `cache_read` and
+/// `cache_atomic` hand their closure.
+#[allow(missing_debug_implementations)]
+pub struct CacheTx<'a> {
+    pub orders: &'a dyn orders::OrderStore,
+    pub sync_state: &'a dyn sync_state::SyncStateStore,
+    pub balances: &'a dyn balances::BalanceStore,
+    pub reviews: &'a dyn reviews::ReviewStore,
+}
+
 /// The system's clock in UTC milliseconds (what a store writes when the engine's
 /// clock does not say).
 pub fn now_ms() -> i64 {

@@ -6,8 +6,8 @@
 //! rule kept by one adapter and not the other fails here. What a backend does
 //! differently by design is a fact it states ([`Facts`]), not a copy of the suite.
 //!
-//! When the store becomes a crate of its own, this module is its contract suite and
-//! each backend crate's tests call it.
+//! This module is the store crate's contract suite (`paydesk-store`'s tests, beside the
+//! traits it holds to), run on each backend crate's adapters.
 
 #![allow(dead_code, clippy::unwrap_used)]
 

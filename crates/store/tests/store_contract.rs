@@ -1,19 +1,21 @@
 //! The store's contract suites (`tests/contract/`) run on both backends: a desk's
-//! SQLite file and the team's PostgreSQL database (a scratch server from
-//! `paydesk-testpg`, its schema as `paydesk team init` makes it, the owner's links).
-//! The same scenarios, the same answers: a rule one adapter keeps and the other does
-//! not fails here, under the backend's name.
+//! SQLite file (`paydesk-store-sqlite`) and the team's PostgreSQL database
+//! (`paydesk-store-pg`: a scratch server from `paydesk-testpg`, its schema as
+//! `paydesk team init` makes it, the owner's links). The same scenarios, the same
+//! answers: a rule one adapter keeps and the other does not fails here, under the
+//! backend's name.
 
 #![allow(clippy::unwrap_used)]
 
 mod contract;
 
-use std::sync::Arc;
-
 use contract::{Facts, audit, journal, orders};
-use paydesk_core::store::Store;
-use paydesk_core::store::pg::TEAM_MIGRATIONS;
-use paydesk_core::store::team::{self, TeamConfig};
+use paydesk_store::audit::AuditStore;
+use paydesk_store::journal::JournalStore;
+use paydesk_store::orders::OrderStore;
+use paydesk_store::team::TeamConfig;
+use paydesk_store_pg::{PgLink, PgStore, TEAM_MIGRATIONS, init_team};
+use paydesk_store_sqlite::SqliteStore;
 use paydesk_testpg::TestPg;
 
 const MER: i64 = 123;
@@ -31,20 +33,45 @@ const POSTGRES: Facts = Facts {
     database_seals_audit: true,
 };
 
+/// One backend's store: the tables a scenario takes.
+enum Store {
+    Sqlite(SqliteStore),
+    Pg(PgStore),
+}
+
+impl Store {
+    fn journal(&self) -> Box<dyn JournalStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.journal(),
+            Store::Pg(p) => p.journal(),
+        }
+    }
+
+    fn audit(&self) -> Box<dyn AuditStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.audit(),
+            Store::Pg(p) => p.audit(),
+        }
+    }
+
+    fn orders(&self) -> Box<dyn OrderStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.orders(),
+            Store::Pg(p) => p.orders(),
+        }
+    }
+}
+
 /// Both backends' stores, each fresh, and what keeps them alive.
 struct Both {
-    sqlite: Arc<Store>,
-    pg: Arc<Store>,
+    sqlite: Store,
+    pg: Store,
     _dir: tempfile::TempDir,
     server: TestPg,
 }
 
-fn both() -> Both {
-    let dir = tempfile::tempdir().unwrap();
-    let sqlite = Store::open_sqlite(&dir.path().join("desk.sqlite")).unwrap();
-    let server = TestPg::start().unwrap();
-    server.create_database(DB).unwrap();
-    let cfg = TeamConfig {
+fn config(server: &TestPg) -> TeamConfig {
+    TeamConfig {
         host: server.host().into(),
         port: server.port(),
         database: DB.into(),
@@ -52,13 +79,21 @@ fn both() -> Both {
         ca_file: String::new(),
         cert_file: String::new(),
         key_file: String::new(),
-    };
-    let (applied, _) = team::init(&cfg, server.owner_password(), MER).unwrap();
-    assert_eq!(applied, TEAM_MIGRATIONS.len());
-    let pg = Store::connect_team(&cfg, server.owner_password(), MER).unwrap();
+    }
+}
+
+fn both() -> Both {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = SqliteStore::open(&dir.path().join("desk.sqlite")).unwrap();
+    let server = TestPg::start().unwrap();
+    server.create_database(DB).unwrap();
+    let cfg = config(&server);
+    let owner = PgLink::connect(&cfg, server.owner_password()).unwrap();
+    assert_eq!(init_team(&owner, MER).unwrap(), TEAM_MIGRATIONS.len());
+    let pg = PgStore::connect(&cfg, server.owner_password(), MER).unwrap();
     Both {
-        sqlite,
-        pg,
+        sqlite: Store::Sqlite(sqlite),
+        pg: Store::Pg(pg),
         _dir: dir,
         server,
     }
@@ -123,27 +158,26 @@ fn orders_balance_moves_at_the_time_of_the_read_that_saw_it() {
 #[test]
 fn the_team_opener_inits_once_and_opens_on_one_link_or_two() {
     let b = both();
-    let team = b.pg.team_db().unwrap();
+    let Store::Pg(pg) = &b.pg else {
+        unreachable!("the second store is the team's")
+    };
+    let team = pg.team_db();
     assert_eq!(
         team.schema_version().unwrap() as usize,
         TEAM_MIGRATIONS.len()
     );
     assert_eq!(team.user(), b.server.owner());
-    let cfg = TeamConfig {
-        host: b.server.host().into(),
-        port: b.server.port(),
-        database: DB.into(),
-        user: b.server.owner().into(),
-        ca_file: String::new(),
-        cert_file: String::new(),
-        key_file: String::new(),
-    };
-    let (again, _) = team::init(&cfg, b.server.owner_password(), MER).unwrap();
-    assert_eq!(again, 0, "nothing to apply the second time");
-    let one = Store::connect_team_one_link(&cfg, b.server.owner_password(), MER).unwrap();
+    let cfg = config(&b.server);
+    let owner = PgLink::connect(&cfg, b.server.owner_password()).unwrap();
+    assert_eq!(
+        init_team(&owner, MER).unwrap(),
+        0,
+        "nothing to apply the second time"
+    );
+    let one = PgStore::connect_one_link(&cfg, b.server.owner_password(), MER).unwrap();
     assert!(one.journal().list("p", &[], &[], 10).unwrap().is_empty());
     assert!(
-        team::connect(&cfg, "not the password").is_err(),
+        PgLink::connect(&cfg, "not the password").is_err(),
         "a wrong password is refused"
     );
 }

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use paydesk_core::journal::{Begin, Claim, Entry, Guard, Intent, Outcome, Status, fingerprint};
-use paydesk_core::store::prelude::JournalStore;
+use paydesk_store::journal::{Begin, Claim, Entry, Guard, Intent, Outcome, Status, fingerprint};
+use paydesk_store::prelude::JournalStore;
 use serde_json::{Value, json};
 
 use super::Facts;

@@ -2,8 +2,8 @@
 //! newest first and filtered; the chain verifies over every row; an anchor the log no
 //! longer reaches (rows cut from its end) is reported.
 
-use paydesk_core::audit::{Anchor, AuditFilter, Record};
-use paydesk_core::store::prelude::AuditStore;
+use paydesk_store::audit::{Anchor, AuditFilter, Record};
+use paydesk_store::prelude::AuditStore;
 
 use super::Facts;
 

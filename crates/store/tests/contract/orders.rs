@@ -4,9 +4,9 @@
 //! engine's clock); an order whose balance fields changed is seen moving at that time,
 //! on every backend, and one whose other fields changed is not.
 
-use paydesk_core::store::orders::{OrderFilter, Upsert};
-use paydesk_core::store::prelude::OrderStore;
 use paydesk_gateway::wire::OrderListItem;
+use paydesk_store::orders::{OrderFilter, Upsert};
+use paydesk_store::prelude::OrderStore;
 use rust_decimal::Decimal;
 
 use super::Facts;
@@ -86,7 +86,7 @@ pub fn balance_moves_at_the_time_of_the_read_that_saw_it(
         }),
     ];
     let mut names: Vec<&str> = moving.iter().map(|(n, _)| *n).collect();
-    let mut model = paydesk_core::store::orders::BALANCE_FIELDS.to_vec();
+    let mut model = paydesk_store::orders::BALANCE_FIELDS.to_vec();
     names.sort_unstable();
     model.sort_unstable();
     assert_eq!(names, model, "the model's list of balance fields");
