@@ -1,8 +1,9 @@
-//! The store: every SQL statement of the engine, one module per table (or per pair of
-//! tables that only make sense together), each with a typed handle that runs on a
-//! connection or inside a transaction ([`atomic`]). Nothing outside this module writes
-//! SQL. The handles take and return the engine's own types, never SQLite's, so a second
-//! backend (PostgreSQL for the team desk) can implement the same handles.
+//! The store on a desk's own SQLite file: one module per table (or per pair of tables
+//! that only make sense together), each a typed handle implementing the table's trait
+//! (`paydesk-store`) on a connection or inside a transaction ([`atomic`]), and
+//! [`SqliteStore`], the file's tables as a desk uses them. The handles take and return
+//! the model's types, never SQLite's, so the team's PostgreSQL store
+//! (`paydesk-store-pg`, which never links this crate) implements the same traits.
 //!
 //! This file: the SQLite file itself (WAL, `busy_timeout`, durability), the embedded
 //! ordered migrations, and the schema's compatibility rule: a database written by a
