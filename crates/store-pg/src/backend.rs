@@ -26,7 +26,9 @@ use crate::cache::{
 };
 use crate::journal::PgJournal;
 use crate::orders::PgOrders;
-use crate::{PgConfig, PgLink, TEAM_MIGRATIONS, Tx, team_schema_version};
+use crate::{
+    PgConfig, PgLink, TEAM_MIGRATIONS, Tx, migrations, team_schema_applied, team_schema_version,
+};
 
 /// A team desk's store on the team's database, as a member.
 #[derive(Debug)]
@@ -44,7 +46,18 @@ impl PgStore {
     /// with a clear message when `team init` has not brought the database's schema up
     /// to this PayDesk's.
     pub fn open(journal: Arc<PgLink>, cache: Arc<PgLink>, mer_no: i64) -> CoreResult<Self> {
-        let found = team_schema_version(&journal)?;
+        let applied = team_schema_applied(&journal)?;
+        let found = if applied.iter().all(|a| a.file.is_none()) {
+            // Initialised by an older PayDesk (positions only), or not at all.
+            i64::from(team_schema_version(&journal)?)
+        } else {
+            // Which of this build's files, with this build's texts, were applied.
+            migrations::check_applied(TEAM_MIGRATIONS, &applied, false)?;
+            TEAM_MIGRATIONS
+                .iter()
+                .filter(|m| applied.iter().any(|a| a.file == Some(m.number())))
+                .count() as i64
+        };
         let ours = TEAM_MIGRATIONS.len();
         if usize::try_from(found).unwrap_or(0) < ours {
             return Err(CoreError::keyed(

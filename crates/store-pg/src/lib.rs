@@ -23,6 +23,7 @@ pub mod audit;
 mod backend;
 pub mod cache;
 pub mod journal;
+pub mod migrations;
 pub mod orders;
 mod run;
 mod sql_rules;
@@ -30,6 +31,7 @@ pub mod team;
 mod team_db;
 
 pub use backend::PgStore;
+pub use migrations::TeamMigration;
 pub use team_db::AsPgLink;
 
 use std::future::Future;
@@ -641,31 +643,33 @@ impl rustls::client::danger::ServerCertVerifier for AnyCertOnLoopback {
 }
 
 /// The team schema's migrations, in order; applied by `team init` (as the database's
-/// owner), never by a member's desk. Never edit a released one: add the next.
-pub const TEAM_MIGRATIONS: &[&str] = &[
-    include_str!("schema/0001_team.sql"),
-    include_str!("schema/0002_read_model.sql"),
-    include_str!("schema/0003_more_requests.sql"),
-    include_str!("schema/0004_live_numbers.sql"),
-    include_str!("schema/0005_moved_at.sql"),
-    include_str!("schema/0006_rows_match_forms.sql"),
-    include_str!("schema/0007_hostile_callers.sql"),
-    include_str!("schema/0008_rules_without_holes.sql"),
-    include_str!("schema/0009_nobody_waits_on_the_chain.sql"),
-    include_str!("schema/0012_review_fixes.sql"),
-    include_str!("schema/0013_made_by_requests.sql"),
-    include_str!("schema/0014_review_team30.sql"),
-    include_str!("schema/0015_review_team30_r2.sql"),
-    include_str!("schema/0016_review_team30_r3.sql"),
-    include_str!("schema/0017_saved_views.sql"),
-    include_str!("schema/0018_review_evidence.sql"),
-    include_str!("schema/0020_stalls_without_grants.sql"),
-    include_str!("schema/0022_review_team30_r4.sql"),
-    include_str!("schema/0027_moved_on_the_writers_clock.sql"),
-    include_str!("schema/0023_purpose.sql"),
-    include_str!("schema/0025_member_limits.sql"),
-    include_str!("schema/0024_beneficiaries.sql"),
-    include_str!("schema/0028_review_r5.sql"),
+/// owner), never by a member's desk. Never edit a released one: add the next, with a
+/// number above every other (the database records each file's number and hash:
+/// `migrations.rs`).
+pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
+    team_migration!("0001_team"),
+    team_migration!("0002_read_model"),
+    team_migration!("0003_more_requests"),
+    team_migration!("0004_live_numbers"),
+    team_migration!("0005_moved_at"),
+    team_migration!("0006_rows_match_forms"),
+    team_migration!("0007_hostile_callers"),
+    team_migration!("0008_rules_without_holes"),
+    team_migration!("0009_nobody_waits_on_the_chain"),
+    team_migration!("0012_review_fixes"),
+    team_migration!("0013_made_by_requests"),
+    team_migration!("0014_review_team30"),
+    team_migration!("0015_review_team30_r2"),
+    team_migration!("0016_review_team30_r3"),
+    team_migration!("0017_saved_views"),
+    team_migration!("0018_review_evidence"),
+    team_migration!("0020_stalls_without_grants"),
+    team_migration!("0022_review_team30_r4"),
+    team_migration!("0027_moved_on_the_writers_clock"),
+    team_migration!("0023_purpose"),
+    team_migration!("0025_member_limits"),
+    team_migration!("0024_beneficiaries"),
+    team_migration!("0028_review_r5"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.
@@ -726,24 +730,41 @@ pub fn init_team(link: &PgLink, mer_no: i64) -> CoreResult<usize> {
              version integer PRIMARY KEY,
              applied_at timestamptz NOT NULL DEFAULT now(),
              applied_by text NOT NULL DEFAULT session_user
-         );",
+         );
+         ALTER TABLE paydesk.schema_migrations
+             ADD COLUMN IF NOT EXISTS file integer UNIQUE,
+             ADD COLUMN IF NOT EXISTS sha256 text;",
     )?;
     let mut applied = 0;
-    for (i, sql) in TEAM_MIGRATIONS.iter().enumerate() {
+    // The record of an older PayDesk (positions only) read as this build's list, once;
+    // from then on each row says which file it was, and what its text was.
+    link.atomic(|tx| {
+        tx.batch("LOCK TABLE paydesk.schema_migrations IN EXCLUSIVE MODE")?;
+        for (i, m) in TEAM_MIGRATIONS.iter().enumerate() {
+            tx.execute(
+                "UPDATE paydesk.schema_migrations SET file = $2, sha256 = $3
+                  WHERE version = $1 AND file IS NULL",
+                &[&(i as i32 + 1), &m.number(), &m.sha256()],
+            )?;
+        }
+        migrations::check_applied(TEAM_MIGRATIONS, &applied_in(tx)?, true)
+    })?;
+    for (i, m) in TEAM_MIGRATIONS.iter().enumerate() {
         let version = i as i32 + 1;
         link.atomic(|tx| {
             tx.batch("LOCK TABLE paydesk.schema_migrations IN EXCLUSIVE MODE")?;
             let done = tx
                 .query_opt(
-                    "SELECT 1 FROM paydesk.schema_migrations WHERE version = $1",
-                    &[&version],
+                    "SELECT 1 FROM paydesk.schema_migrations WHERE file = $1",
+                    &[&m.number()],
                 )?
                 .is_some();
             if !done {
-                tx.batch(sql)?;
+                migrations::check_applied(TEAM_MIGRATIONS, &applied_in(tx)?, true)?;
+                tx.batch(m.sql)?;
                 tx.execute(
-                    "INSERT INTO paydesk.schema_migrations (version) VALUES ($1)",
-                    &[&version],
+                    "INSERT INTO paydesk.schema_migrations (version, file, sha256) VALUES ($1, $2, $3)",
+                    &[&version, &m.number(), &m.sha256()],
                 )?;
                 applied += 1;
             }
@@ -800,6 +821,58 @@ pub fn owner_stall_grants_missing(link: &PgLink) -> CoreResult<Vec<String>> {
         &[&STALL_GRANTS.to_vec()],
     )?;
     Ok(rows.iter().map(|r| r.get(0)).collect())
+}
+
+/// The rows of `paydesk.schema_migrations` (which files, with which texts, were applied).
+fn applied_in(tx: &Tx<'_>) -> CoreResult<Vec<migrations::Applied>> {
+    Ok(tx
+        .query(
+            "SELECT version, file, sha256 FROM paydesk.schema_migrations ORDER BY version",
+            &[],
+        )?
+        .iter()
+        .map(|r| migrations::Applied {
+            version: r.get(0),
+            file: r.get(1),
+            sha256: r.get(2),
+        })
+        .collect())
+}
+
+/// What a member's desk finds of the team's schema: the rows of the migrations applied,
+/// by file where `team init` of this PayDesk recorded them (none: never initialised).
+pub fn team_schema_applied(link: &PgLink) -> CoreResult<Vec<migrations::Applied>> {
+    let exists: bool = link
+        .query_one(
+            "SELECT to_regclass('paydesk.schema_migrations') IS NOT NULL",
+            &[],
+        )?
+        .get(0);
+    if !exists {
+        return Ok(Vec::new());
+    }
+    let has_file: bool = link
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM information_schema.columns
+                             WHERE table_schema = 'paydesk' AND table_name = 'schema_migrations'
+                               AND column_name = 'file')",
+            &[],
+        )?
+        .get(0);
+    let sql = if has_file {
+        "SELECT version, file, sha256 FROM paydesk.schema_migrations ORDER BY version"
+    } else {
+        "SELECT version, NULL::integer, NULL::text FROM paydesk.schema_migrations ORDER BY version"
+    };
+    Ok(link
+        .query(sql, &[])?
+        .iter()
+        .map(|r| migrations::Applied {
+            version: r.get(0),
+            file: r.get(1),
+            sha256: r.get(2),
+        })
+        .collect())
 }
 
 /// The version of the team schema in the database, 0 if `team init` never ran.
