@@ -9,10 +9,12 @@
 
 mod contract;
 
-use contract::{Facts, audit, journal, orders};
+use contract::{Facts, audit, balances, journal, orders, sync_state};
 use paydesk_store::audit::AuditStore;
+use paydesk_store::balances::BalanceStore;
 use paydesk_store::journal::JournalStore;
 use paydesk_store::orders::OrderStore;
+use paydesk_store::sync_state::SyncStateStore;
 use paydesk_store::team::TeamConfig;
 use paydesk_store_pg::{PgLink, PgStore, TEAM_MIGRATIONS, init_team};
 use paydesk_store_sqlite::SqliteStore;
@@ -58,6 +60,20 @@ impl Store {
         match self {
             Store::Sqlite(s) => s.orders(),
             Store::Pg(p) => p.orders(),
+        }
+    }
+
+    fn sync_state(&self) -> Box<dyn SyncStateStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.sync_state(),
+            Store::Pg(p) => p.sync_state(),
+        }
+    }
+
+    fn balances(&self) -> Box<dyn BalanceStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.balances(),
+            Store::Pg(p) => p.balances(),
         }
     }
 }
@@ -149,6 +165,36 @@ fn audit_an_anchor_past_the_end_is_reported() {
 fn orders_balance_moves_at_the_time_of_the_read_that_saw_it() {
     on_both(|s, f| {
         orders::balance_moves_at_the_time_of_the_read_that_saw_it(&*s.orders(), MER as u64, f)
+    });
+}
+
+#[test]
+fn sync_state_a_window_that_grew_is_complete_only_when_its_last_page_is_in() {
+    on_both(|s, f| {
+        sync_state::a_window_that_grew_is_complete_only_when_its_last_page_is_in(
+            &*s.sync_state(),
+            f,
+        )
+    });
+}
+
+#[test]
+fn sync_state_a_failure_is_kept_until_cleared_and_a_page_dates_the_last_sync() {
+    on_both(|s, f| {
+        sync_state::a_failure_is_kept_until_cleared_and_a_page_dates_the_last_sync(
+            &*s.sync_state(),
+            f,
+        )
+    });
+}
+
+#[test]
+fn balances_snapshots_read_back_as_written_oldest_first_and_latest_per_currency() {
+    on_both(|s, f| {
+        balances::snapshots_read_back_as_written_oldest_first_and_latest_per_currency(
+            &*s.balances(),
+            f,
+        )
     });
 }
 

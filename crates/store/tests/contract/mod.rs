@@ -12,8 +12,10 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 pub mod audit;
+pub mod balances;
 pub mod journal;
 pub mod orders;
+pub mod sync_state;
 
 /// What a backend does differently by design, stated by its runner.
 #[derive(Debug, Clone, Copy)]
