@@ -9,11 +9,13 @@
 
 mod contract;
 
-use contract::{Facts, audit, balances, journal, orders, sync_state};
+use contract::{Facts, audit, balances, journal, notifications, orders, reversals, sync_state};
 use paydesk_store::audit::AuditStore;
 use paydesk_store::balances::BalanceStore;
 use paydesk_store::journal::JournalStore;
+use paydesk_store::notifications::NotificationStore;
 use paydesk_store::orders::OrderStore;
+use paydesk_store::reversals::ReversalStore;
 use paydesk_store::sync_state::SyncStateStore;
 use paydesk_store::team::TeamConfig;
 use paydesk_store_pg::{PgLink, PgStore, TEAM_MIGRATIONS, init_team};
@@ -67,6 +69,20 @@ impl Store {
         match self {
             Store::Sqlite(s) => s.sync_state(),
             Store::Pg(p) => p.sync_state(),
+        }
+    }
+
+    fn reversals(&self) -> Box<dyn ReversalStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.reversals(),
+            Store::Pg(p) => p.reversals(),
+        }
+    }
+
+    fn notifications(&self) -> Box<dyn NotificationStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.notifications(),
+            Store::Pg(p) => p.notifications(),
         }
     }
 
@@ -193,6 +209,26 @@ fn balances_snapshots_read_back_as_written_oldest_first_and_latest_per_currency(
     on_both(|s, f| {
         balances::snapshots_read_back_as_written_oldest_first_and_latest_per_currency(
             &*s.balances(),
+            f,
+        )
+    });
+}
+
+#[test]
+fn reversals_a_refund_keeps_what_the_refund_query_said_when_the_order_query_reports_it() {
+    on_both(|s, f| {
+        reversals::a_refund_keeps_what_the_refund_query_said_when_the_order_query_reports_it(
+            &*s.reversals(),
+            f,
+        )
+    });
+}
+
+#[test]
+fn notifications_are_kept_as_received_and_listed_both_ways() {
+    on_both(|s, f| {
+        notifications::notifications_are_kept_as_received_and_listed_both_ways(
+            &*s.notifications(),
             f,
         )
     });

@@ -14,7 +14,9 @@
 pub mod audit;
 pub mod balances;
 pub mod journal;
+pub mod notifications;
 pub mod orders;
+pub mod reversals;
 pub mod sync_state;
 
 /// What a backend does differently by design, stated by its runner.
