@@ -9,7 +9,9 @@
 
 mod contract;
 
-use contract::{Facts, audit, balances, journal, notifications, orders, reversals, sync_state};
+use contract::{
+    Facts, audit, balances, journal, notifications, orders, reversals, sync_state, views,
+};
 use paydesk_store::audit::AuditStore;
 use paydesk_store::balances::BalanceStore;
 use paydesk_store::journal::JournalStore;
@@ -18,6 +20,7 @@ use paydesk_store::orders::OrderStore;
 use paydesk_store::reversals::ReversalStore;
 use paydesk_store::sync_state::SyncStateStore;
 use paydesk_store::team::TeamConfig;
+use paydesk_store::views::ViewStore;
 use paydesk_store_pg::{PgLink, PgStore, TEAM_MIGRATIONS, init_team};
 use paydesk_store_sqlite::SqliteStore;
 use paydesk_testpg::TestPg;
@@ -83,6 +86,13 @@ impl Store {
         match self {
             Store::Sqlite(s) => s.notifications(),
             Store::Pg(p) => p.notifications(),
+        }
+    }
+
+    fn views(&self) -> Box<dyn ViewStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.views(),
+            Store::Pg(p) => p.views(),
         }
     }
 
@@ -231,6 +241,13 @@ fn notifications_are_kept_as_received_and_listed_both_ways() {
             &*s.notifications(),
             f,
         )
+    });
+}
+
+#[test]
+fn views_are_saved_by_name_listed_per_screen_changed_and_deleted() {
+    on_both(|s, f| {
+        views::views_are_saved_by_name_listed_per_screen_changed_and_deleted(&*s.views(), f)
     });
 }
 

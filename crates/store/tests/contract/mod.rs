@@ -18,6 +18,7 @@ pub mod notifications;
 pub mod orders;
 pub mod reversals;
 pub mod sync_state;
+pub mod views;
 
 /// What a backend does differently by design, stated by its runner.
 #[derive(Debug, Clone, Copy)]
