@@ -10,7 +10,7 @@
 mod contract;
 
 use contract::{
-    Facts, audit, balances, journal, notifications, orders, reversals, sync_state, views,
+    Facts, audit, balances, journal, notifications, orders, reversals, reviews, sync_state, views,
 };
 use paydesk_store::audit::AuditStore;
 use paydesk_store::balances::BalanceStore;
@@ -18,6 +18,7 @@ use paydesk_store::journal::JournalStore;
 use paydesk_store::notifications::NotificationStore;
 use paydesk_store::orders::OrderStore;
 use paydesk_store::reversals::ReversalStore;
+use paydesk_store::reviews::ReviewStore;
 use paydesk_store::sync_state::SyncStateStore;
 use paydesk_store::team::TeamConfig;
 use paydesk_store::views::ViewStore;
@@ -93,6 +94,13 @@ impl Store {
         match self {
             Store::Sqlite(s) => s.views(),
             Store::Pg(p) => p.views(),
+        }
+    }
+
+    fn reviews(&self) -> Box<dyn ReviewStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.reviews(),
+            Store::Pg(p) => p.reviews(),
         }
     }
 
@@ -248,6 +256,13 @@ fn notifications_are_kept_as_received_and_listed_both_ways() {
 fn views_are_saved_by_name_listed_per_screen_changed_and_deleted() {
     on_both(|s, f| {
         views::views_are_saved_by_name_listed_per_screen_changed_and_deleted(&*s.views(), f)
+    });
+}
+
+#[test]
+fn reviews_a_submission_is_one_row_per_reference_until_its_final_answer() {
+    on_both(|s, f| {
+        reviews::a_submission_is_one_row_per_reference_until_its_final_answer(&*s.reviews(), f)
     });
 }
 

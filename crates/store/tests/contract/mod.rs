@@ -17,6 +17,7 @@ pub mod journal;
 pub mod notifications;
 pub mod orders;
 pub mod reversals;
+pub mod reviews;
 pub mod sync_state;
 pub mod views;
 
