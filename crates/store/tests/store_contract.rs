@@ -10,10 +10,12 @@
 mod contract;
 
 use contract::{
-    Facts, audit, balances, journal, notifications, orders, reversals, reviews, sync_state, views,
+    Facts, audit, balances, cards, journal, notifications, orders, reversals, reviews, sync_state,
+    views,
 };
 use paydesk_store::audit::AuditStore;
 use paydesk_store::balances::BalanceStore;
+use paydesk_store::cards::CardStore;
 use paydesk_store::journal::JournalStore;
 use paydesk_store::notifications::NotificationStore;
 use paydesk_store::orders::OrderStore;
@@ -101,6 +103,13 @@ impl Store {
         match self {
             Store::Sqlite(s) => s.reviews(),
             Store::Pg(p) => p.reviews(),
+        }
+    }
+
+    fn cards(&self) -> Box<dyn CardStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.cards(),
+            Store::Pg(p) => p.cards(),
         }
     }
 
@@ -264,6 +273,11 @@ fn reviews_a_submission_is_one_row_per_reference_until_its_final_answer() {
     on_both(|s, f| {
         reviews::a_submission_is_one_row_per_reference_until_its_final_answer(&*s.reviews(), f)
     });
+}
+
+#[test]
+fn cards_card_operations_read_back_as_written_newest_first() {
+    on_both(|s, f| cards::card_operations_read_back_as_written_newest_first(&*s.cards(), f));
 }
 
 /// The store layer's opener of a team: `init` brings the schema up once (nothing the

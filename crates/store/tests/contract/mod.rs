@@ -13,6 +13,7 @@
 
 pub mod audit;
 pub mod balances;
+pub mod cards;
 pub mod journal;
 pub mod notifications;
 pub mod orders;
