@@ -231,53 +231,28 @@ fn sync_state_a_failure_is_kept_until_cleared_and_a_page_dates_the_last_sync() {
     });
 }
 
+/// The read model's smaller tables, each its own scenario, on one pair of fresh
+/// stores (they share no table, and one server is started instead of six).
 #[test]
-fn balances_snapshots_read_back_as_written_oldest_first_and_latest_per_currency() {
-    on_both(|s, f| {
+fn the_read_models_smaller_tables_keep_their_contracts() {
+    let b = both();
+    for (s, f) in [(&b.sqlite, SQLITE), (&b.pg, POSTGRES)] {
         balances::snapshots_read_back_as_written_oldest_first_and_latest_per_currency(
             &*s.balances(),
             f,
-        )
-    });
-}
-
-#[test]
-fn reversals_a_refund_keeps_what_the_refund_query_said_when_the_order_query_reports_it() {
-    on_both(|s, f| {
+        );
         reversals::a_refund_keeps_what_the_refund_query_said_when_the_order_query_reports_it(
             &*s.reversals(),
             f,
-        )
-    });
-}
-
-#[test]
-fn notifications_are_kept_as_received_and_listed_both_ways() {
-    on_both(|s, f| {
+        );
         notifications::notifications_are_kept_as_received_and_listed_both_ways(
             &*s.notifications(),
             f,
-        )
-    });
-}
-
-#[test]
-fn views_are_saved_by_name_listed_per_screen_changed_and_deleted() {
-    on_both(|s, f| {
-        views::views_are_saved_by_name_listed_per_screen_changed_and_deleted(&*s.views(), f)
-    });
-}
-
-#[test]
-fn reviews_a_submission_is_one_row_per_reference_until_its_final_answer() {
-    on_both(|s, f| {
-        reviews::a_submission_is_one_row_per_reference_until_its_final_answer(&*s.reviews(), f)
-    });
-}
-
-#[test]
-fn cards_card_operations_read_back_as_written_newest_first() {
-    on_both(|s, f| cards::card_operations_read_back_as_written_newest_first(&*s.cards(), f));
+        );
+        views::views_are_saved_by_name_listed_per_screen_changed_and_deleted(&*s.views(), f);
+        reviews::a_submission_is_one_row_per_reference_until_its_final_answer(&*s.reviews(), f);
+        cards::card_operations_read_back_as_written_newest_first(&*s.cards(), f);
+    }
 }
 
 /// The store layer's opener of a team: `init` brings the schema up once (nothing the
