@@ -264,3 +264,26 @@ pub trait JournalStore {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn the_fingerprint_is_what_the_request_does() {
+        let a = serde_json::json!({"merOrderNo": "A", "sourceAmount": "10.00", "currencyCode": "MXN", "clabe": "002010077777777771", "notifyUrl": "http://x", "sign": "s1"});
+        let b = serde_json::json!({"merOrderNo": "B", "sourceAmount": "10", "currencyCode": "MXN", "clabe": "002010077777777771", "notifyUrl": "http://y", "sign": "s2"});
+        let c = serde_json::json!({"merOrderNo": "A", "sourceAmount": "10.01", "currencyCode": "MXN", "clabe": "002010077777777771"});
+        let f = |op: &str, v: &Value| fingerprint(KEY, op, v);
+        assert_eq!(f("v2.payout", &a), f("v2.payout", &b));
+        assert_ne!(f("v2.payout", &a), f("v2.payout", &c));
+        assert_ne!(f("v2.payout", &a), f("v1.payout", &a));
+        assert_ne!(
+            f("v2.payout", &a),
+            fingerprint(b"another key of 32 bytes, really!", "v2.payout", &a),
+            "keyed: the digest cannot be recomputed without the keyring's key"
+        );
+    }
+}
