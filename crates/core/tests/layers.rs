@@ -446,6 +446,9 @@ fn the_engine_names_no_store_backend() {
         for backend in [
             "store::pg",
             "pg::",
+            "paydesk_store_sqlite",
+            "paydesk_store_pg",
+            "SqliteStore",
             "TeamTables",
             "Journal::on",
             "AuditLog::on",
@@ -467,6 +470,7 @@ fn the_engine_names_no_store_backend() {
         .unwrap()
         .1;
     assert!(pg_handle(backend) && backend.contains("pg::"));
+    assert!(backend.contains("paydesk_store_sqlite") && backend.contains("SqliteStore"));
 }
 
 /// Who may call whom at the top (issue 32): the front ends (`paydesk-app`,
