@@ -46,7 +46,7 @@ macro_rules! specta_commands {
 pub fn specta_builder<R: Runtime>() -> Builder<R> {
     use commands::{
         activity, alerts, balances, beneficiaries, funds, lock, lookup, money, orders, records,
-        reports, schedules, settings, team, team_admin, views,
+        reports, schedules, settings, team, team_admin, tools, views,
     };
     Builder::<R>::new()
         .commands(app_commands!(specta_commands))

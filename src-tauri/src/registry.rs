@@ -54,6 +54,8 @@ macro_rules! app_commands {
             orders::order_customer => [],
             orders::sandbox_simulate => ["orders", "dashboard", "palette"],
             orders::sandbox_actions => [],
+            // Orders added at the sandbox's side: the cache has them after a sync.
+            orders::sandbox_seed => [],
             orders::order_find => [],
             orders::orders_export => [],
             // Cached orders the gateway answered for are updated (a refresh).
@@ -190,6 +192,9 @@ macro_rules! app_commands {
             alerts::alert_notify => [],
             alerts::alert_settings => [],
             alerts::alert_settings_save => ["alerts"],
+            // Signing tools (issue 32, `paydesk verify` and `sign`): reads, nothing kept.
+            tools::tools_verify => [],
+            tools::tools_sign => [],
         }
     };
 }

@@ -523,7 +523,8 @@ impl AppState {
         self.open.lock().await.as_ref().map(|o| o.desk().clone())
     }
 
-    /// The profile's scheduled balance snapshot, when the open desk is due one.
+    /// The profile's scheduled balance snapshot, when the open desk is due one
+    /// (`paydesk_api::duties::snapshot_if_due`).
     pub async fn snapshot_if_due(&self) {
         if lock(&self.idle).locked {
             return;
@@ -531,10 +532,7 @@ impl AppState {
         let Some(desk) = self.open_desk().await else {
             return;
         };
-        match desk
-            .snapshot_balances_if_due(chrono::Utc::now().timestamp_millis())
-            .await
-        {
+        match paydesk_api::duties::snapshot_if_due(&desk).await {
             Ok(Some(n)) => tracing::info!(currencies = n, "scheduled balance snapshot"),
             Ok(None) => {}
             Err(e) => tracing::warn!("scheduled balance snapshot: {e}"),
@@ -542,7 +540,7 @@ impl AppState {
     }
 
     /// The open profile's scheduled reports that are due (missed ones caught up), when
-    /// a desk is open and not locked.
+    /// a desk is open and not locked (`paydesk_api::duties::reports_if_due`).
     pub async fn reports_if_due(&self) {
         if lock(&self.idle).locked {
             return;
@@ -550,8 +548,8 @@ impl AppState {
         let Some(desk) = self.open_desk().await else {
             return;
         };
-        let now = desk.now_ms();
-        match paydesk_reports::schedule::run_due(&desk, self.home(), now, "desk").await {
+        let by = paydesk_api::duties::By::Desk;
+        match paydesk_api::duties::reports_if_due(&desk, self.home(), by).await {
             Ok(runs) if !runs.is_empty() => {
                 tracing::info!(runs = runs.len(), "scheduled reports run")
             }

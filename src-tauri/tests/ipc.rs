@@ -190,6 +190,32 @@ fn no_ipc_result_carries_private_key_material() {
         .expect("status")
         .to_string();
     assert!(!status.contains("PRIVATE") && !status.contains("sbx_"));
+
+    // The signing tools (issue 32): a body signed with the profile's key in the keyring
+    // answers only the signature, which its public key (as `keys` shows it) verifies and
+    // the gateway's key (the default) does not.
+    let body = r#"{"merNo":"10001","amount":"10.00","sign":"old"}"#;
+    let signed = invoke(
+        &f,
+        "tools_sign",
+        json!({ "body": body, "exclude": null, "keepEmpty": false }),
+    )
+    .expect("tools_sign");
+    assert_eq!(signed["canonical"], "amount=10.00&merNo=10001");
+    assert!(!signed.to_string().contains("PRIVATE"), "{signed}");
+    let check = |public_key: Value| {
+        invoke(
+            &f,
+            "tools_verify",
+            json!({ "body": body, "signature": signed["sign"], "publicKey": public_key,
+                    "exclude": null, "keepEmpty": false }),
+        )
+        .expect("tools_verify")
+    };
+    let ours = check(keys["merchant"]["public_pem"].clone());
+    assert_eq!(ours["valid"], true, "{ours}");
+    assert_eq!(ours["keyFingerprint"], keys["merchant"]["fingerprint"]);
+    assert_eq!(check(Value::Null)["valid"], false);
 }
 
 #[test]

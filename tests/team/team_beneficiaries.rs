@@ -124,7 +124,7 @@ fn the_book_is_written_only_through_its_functions_never_in_clear_and_four_eyes_w
     );
     let found = sql(
         &pg,
-        "alice",
+        "sam",
         &format!("SELECT count(*) FROM paydesk.beneficiaries t WHERE t::text LIKE '%{CLABE}%'"),
     )
     .unwrap();
@@ -328,7 +328,8 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
     // The database holds it sealed: no CLABE in any column, for anyone who reads it (a
     // viewer reads the book through `beneficiaries_shown`: schema 0028).
     for (user, table) in [
-        ("ann", "paydesk.beneficiaries"),
+        ("sam", "paydesk.beneficiaries"),
+        ("ann", "paydesk.beneficiaries_shown"),
         ("vic", "paydesk.beneficiaries_shown"),
     ] {
         let row = sql(
@@ -346,7 +347,12 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
     assert_eq!(on_desk.len(), 1);
     assert!(on_desk[0].awaiting_approval);
     assert_eq!(on_desk[0].account, "002010********7771");
-    let sealed = mark.payee_sealed_account("rent").unwrap().unwrap();
+    // Sealed to the signers: a signer reads the seal (schema 0029), a maker does not.
+    assert!(mark.payee_sealed_account("rent").is_err());
+    let sealed = member(&pg, "sam")
+        .payee_sealed_account("rent")
+        .unwrap()
+        .unwrap();
     assert!(sealed.len() >= 340, "{sealed}");
     // Four eyes: not the maker, not a viewer; an approver.
     assert!(mark.approve_payee("rent").is_err());

@@ -111,7 +111,8 @@ fn a_makers_payout_rows_beyond_their_limits_are_refused_by_the_database() {
         "over the limit per day of 250",
     );
     sql(&pg, "mark", &request("LIM-PG-5", &room.to_string())).unwrap();
-    // Through the maker's own desk: the same refusal, as a rule a window translates.
+    // Through the maker's own desk: said before anything is submitted (team35), naming
+    // the limit, as a rule a window translates (the database's refusal stands behind it).
     let e = member(&pg, "mark")
         .request_payout(&paydesk_core::forms::PayoutForm {
             clabe: CLABE.into(),
@@ -124,7 +125,7 @@ fn a_makers_payout_rows_beyond_their_limits_are_refused_by_the_database() {
         })
         .unwrap_err();
     let v = serde_json::to_value(&e).unwrap();
-    assert_eq!(v["ruleKey"], "sqlMemberLimitPerPayout", "{e}");
+    assert_eq!(v["ruleKey"], "memberLimitPerPayout", "{e}");
     assert_eq!(v["ruleParams"]["limit"], "100", "{e}");
     // Another maker has no limit.
     sql(&pg, "max", &request("LIM-PG-6", "5000")).unwrap();

@@ -62,7 +62,7 @@ const NOT_THE_SIGNERS: [&str; 4] = ["team", "rules", "saved_views", "last_views"
 
 /// Every (table, column) an `UPDATE paydesk.<table> ... SET` or an
 /// `INSERT INTO paydesk.<table> ... ON CONFLICT ... DO UPDATE SET` in the desk's
-/// PostgreSQL store (crates/core/src/store/pg, its schema aside) sets, read from the
+/// PostgreSQL store (crates/store-pg/src, its schema aside) sets, read from the
 /// Rust source itself, so a column added to a statement later is checked too.
 fn columns_the_desk_updates() -> std::collections::BTreeSet<(String, String)> {
     fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use paydesk_core::team::{self, RowState, TeamRole};
 use paydesk_core::{Desk, Endpoint, Profile};
 
-use common::team::{CLABE, PASSWORD, cfg, member, team_db_of};
+use common::team::{CLABE, DB, PASSWORD, cfg, member, team_db_of};
 
 /// Every payout answered after this long, by the sandbox.
 const LATENCY_MS: u64 = 400;
@@ -102,5 +102,25 @@ async fn a_signer_sends_a_batchs_rows_a_bounded_number_at_once_each_paid_once() 
         assert_eq!(entry.trade_no, row.trade_no);
         assert!(row.trade_no.is_some());
     }
+    // The worker's calls appended their audit rows unchecked; the chain was checked once
+    // a group and at the end, and the keyring's anchor moved to the head it verified:
+    // past the last row of the desk's calls to the gateway (the request's end, recorded
+    // by the database after it, is anchored at the next check).
+    let head: i64 = pg
+        .psql_owner(
+            DB,
+            "SELECT max(id) FROM paydesk.audit_log WHERE operation LIKE 'v2.%' AND db_user = 'sam'",
+        )
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let anchor = f.secrets.audit_anchor(&f.name).unwrap().unwrap();
+    assert!(
+        anchor.last_id >= head,
+        "the keyring's anchor (row {}) is short of the worker's last call (row {head})",
+        anchor.last_id
+    );
+    assert_eq!(desk.team_chain_problem(), None);
     assert!(team::execute_next(&desk, &sam).await.unwrap().is_none());
 }

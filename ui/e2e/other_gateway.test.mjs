@@ -6,13 +6,13 @@
 // change; then, as a person would, Settings → Conventions → Import (the file's text
 // pasted) → Check connection → Orders → Sync now: every order the sandbox seeded is
 // synced, each in the state the gateway gave, read through the conventions.
-// The same scenario through the CLI: crates/cli/tests/other_gateway.rs.
+// The same scenario through the CLI: tests/cli/other_gateway.rs.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import { helpers, startApp } from "./harness.mjs";
 
 /// The other gateway's conventions, as its support would describe them: the JSON of
-/// `other_conventions()` in crates/cli/tests/other_gateway.rs, written by hand there.
+/// `other_conventions()` in tests/cli/other_gateway.rs, written by hand there.
 const OTHER = {
   format: 1,
   name: "other gateway",

@@ -86,6 +86,11 @@ export const commands = {
 	 */
 	sandboxActions: (tradeNo: string) => typedError<SimulateAction[], CoreError_Serialize>(__TAURI_INVOKE("sandbox_actions", { tradeNo })),
 	/**
+	 *  Adds `count` demo orders to the built-in sandbox (`paydesk sandbox --seed-orders`);
+	 *  how many were added. A sync brings them into the cache.
+	 */
+	sandboxSeed: (count: number) => typedError<number, CoreError_Serialize>(__TAURI_INVOKE("sandbox_seed", { count })),
+	/**
 	 *  The trade number of an order by its trade or merchant order number (the cache, then
 	 *  the gateway's list); none when neither knows it.
 	 */
@@ -446,9 +451,9 @@ export const commands = {
 	/**
 	 *  Starts the signer's worker (`paydesk team worker`) for the open team desk: it
 	 *  executes approved requests as they come until stopped or the app quits. Signers
-	 *  only, on a desk that holds the merchant key.
+	 *  only, on a desk that holds the merchant key. `settings` none: the defaults.
 	 */
-	teamWorkerStart: () => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_start")),
+	teamWorkerStart: (settings: WorkerSettings | null) => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_start", { settings })),
 	/**  Asks the worker to stop once its current request is done. */
 	teamWorkerStop: () => typedError<WorkerStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("team_worker_stop")),
 	deskLockSettings: () => typedError<DeskLockSettings, CoreError_Serialize>(__TAURI_INVOKE("desk_lock_settings")),
@@ -478,6 +483,17 @@ export const commands = {
 	alertSettings: () => typedError<AlertSettings_Serialize, CoreError_Serialize>(__TAURI_INVOKE("alert_settings")),
 	/**  Sets the open profile's alert thresholds, checked member by member. */
 	alertSettingsSave: (settings: AlertSettings_Deserialize) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("alert_settings_save", { settings })),
+	/**
+	 *  Checks `signature` over the JSON object `body` with `publicKey` (PEM or base64 DER),
+	 *  or with the active profile's gateway key when none is given. `exclude`: the top-level
+	 *  keys left out (none: `sign`, `sing`, `signType`); `keepEmpty`: empty values stay in.
+	 */
+	toolsVerify: (body: string, signature: string, publicKey: string | null, exclude: string[] | null, keepEmpty: boolean) => typedError<VerifyResult, CoreError_Serialize>(__TAURI_INVOKE("tools_verify", { body, signature, publicKey, exclude, keepEmpty })),
+	/**
+	 *  Signs the JSON object `body` with the active profile's merchant key (kept in the
+	 *  keyring); answers the canonical string and the signature.
+	 */
+	toolsSign: (body: string, exclude: string[] | null, keepEmpty: boolean) => typedError<SignResult, CoreError_Serialize>(__TAURI_INVOKE("tools_sign", { body, exclude, keepEmpty })),
 };
 
 /* Types */
@@ -501,7 +517,12 @@ export type AlertKind =
 /**  No sync has run for the set time. */
 "sync_stale" | 
 /**  Approved team requests wait longer than the set time: no signer's worker takes them. */
-"worker_stopped";
+"worker_stopped" | 
+/**
+ *  A signer's worker that was running has not written its heartbeat for the set
+ *  time (it died, or its machine or connection did), and no other worker runs.
+ */
+"worker_silent";
 
 /**  A profile's alert thresholds. */
 export type AlertSettings = AlertSettings_Serialize | AlertSettings_Deserialize;
@@ -5045,6 +5066,15 @@ export type SetupMarks_Serialize = {
 	checkPassed: boolean | null,
 };
 
+/**  A body signed with the active profile's merchant key. */
+export type SignResult = {
+	canonical: string,
+	/**  Standard base64. */
+	sign: string,
+	/**  The profile whose key signed. */
+	profile: string,
+};
+
 /**
  *  How the canonical string is built. A real gateway that differs from the project's
  *  reading is met by changing these settings in a profile, not by code edits.
@@ -5627,6 +5657,15 @@ export type V1QuerySignField = "sign" | "sing";
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
+/**  What a signature check found. */
+export type VerifyResult = {
+	valid: boolean,
+	/**  The canonical string the signature was checked over. */
+	canonical: string,
+	/**  The SHA-256 fingerprint of the key it was checked with. */
+	keyFingerprint: string,
+};
+
 /**  A column shown, in the view's order, with its width in pixels (none: the screen's). */
 export type ViewColumn = ViewColumn_Serialize | ViewColumn_Deserialize;
 
@@ -5702,6 +5741,25 @@ export type ViewSpec_Serialize = {
 	sort: ViewSort | null,
 };
 
+/**
+ *  The signer's worker's settings, as `paydesk team worker` takes them
+ *  (`paydesk_api::team::WorkerOptions`, which checks them).
+ */
+export type WorkerSettings = {
+	/**
+	 *  How often it looks for approved requests besides the database's notifications
+	 *  (seconds, 1 to 3600).
+	 */
+	pollSecs: number,
+	/**
+	 *  Minutes between syncs of the team's orders and balance snapshots (0: never, up
+	 *  to 1440).
+	 */
+	syncEveryMins: number,
+	/**  The days each of those syncs covers (1 to 3660). */
+	syncDays: number,
+};
+
 /**  Where the signer's worker in the window stands. */
 export type WorkerStatus = WorkerStatus_Serialize | WorkerStatus_Deserialize;
 
@@ -5729,6 +5787,8 @@ export type WorkerStatus_Deserialize = {
 	lastError?: string | null,
 	/**  Why it ended, when it ended on its own. */
 	ended?: string | null,
+	/**  The settings it runs with (the defaults until it is first started). */
+	settings: WorkerSettings,
 };
 
 /**  Where the signer's worker in the window stands. */
@@ -5755,6 +5815,8 @@ export type WorkerStatus_Serialize = {
 	lastError: string | null,
 	/**  Why it ended, when it ended on its own. */
 	ended: string | null,
+	/**  The settings it runs with (the defaults until it is first started). */
+	settings: WorkerSettings,
 };
 
 /* Tauri Specta runtime */

@@ -47,6 +47,80 @@ pub fn upkeep(every_mins: u64, days: i64) -> Option<core_team::Upkeep> {
     })
 }
 
+/// How often the worker looks for approved requests besides the database's
+/// notifications (seconds), by default.
+pub const POLL_SECS: u64 = 5;
+/// The longest look interval (seconds).
+pub const POLL_SECS_MAX: u64 = 3600;
+/// The longest time between upkeeps (minutes: a day).
+pub const UPKEEP_EVERY_MINS_MAX: u64 = 1440;
+/// The most days an upkeep's sync covers.
+pub const UPKEEP_DAYS_MAX: i64 = 3660;
+
+/// The signer's worker's settings, the same for `paydesk team worker` and the Team
+/// screen: how often it looks for approved requests, and its upkeep between them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerOptions {
+    /// Seconds, 1 to [`POLL_SECS_MAX`].
+    pub poll_secs: u64,
+    /// Minutes between upkeeps (a sync of the team's orders and a balance snapshot),
+    /// 0 (never) to [`UPKEEP_EVERY_MINS_MAX`].
+    pub sync_every_mins: u64,
+    /// The days each upkeep's sync covers, 1 to [`UPKEEP_DAYS_MAX`].
+    pub sync_days: i64,
+}
+
+impl Default for WorkerOptions {
+    fn default() -> Self {
+        Self {
+            poll_secs: POLL_SECS,
+            sync_every_mins: UPKEEP_EVERY_MINS,
+            sync_days: UPKEEP_DAYS,
+        }
+    }
+}
+
+impl WorkerOptions {
+    /// Refuses a setting out of its range, naming it.
+    pub fn check(&self) -> CoreResult<()> {
+        if !(1..=POLL_SECS_MAX).contains(&self.poll_secs) {
+            return Err(CoreError::keyed(
+                "pollSecs",
+                format!("must be between 1 and {POLL_SECS_MAX} seconds"),
+                "workerPollRange",
+                &[("max", POLL_SECS_MAX.to_string())],
+            ));
+        }
+        if self.sync_every_mins > UPKEEP_EVERY_MINS_MAX {
+            return Err(CoreError::keyed(
+                "syncEveryMins",
+                format!("must be between 0 (never) and {UPKEEP_EVERY_MINS_MAX} minutes"),
+                "workerSyncEveryRange",
+                &[("max", UPKEEP_EVERY_MINS_MAX.to_string())],
+            ));
+        }
+        if !(1..=UPKEEP_DAYS_MAX).contains(&self.sync_days) {
+            return Err(CoreError::keyed(
+                "syncDays",
+                format!("must be between 1 and {UPKEEP_DAYS_MAX} days"),
+                "workerSyncDaysRange",
+                &[("max", UPKEEP_DAYS_MAX.to_string())],
+            ));
+        }
+        Ok(())
+    }
+
+    /// How often the worker looks for approved requests.
+    pub fn poll(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.poll_secs)
+    }
+
+    /// The upkeep between requests; none when `sync_every_mins` is 0.
+    pub fn upkeep(&self) -> Option<core_team::Upkeep> {
+        upkeep(self.sync_every_mins, self.sync_days)
+    }
+}
+
 /// Tests settings before they are saved (who the database says the member is).
 pub fn probe(cfg: &PgConfig, password: &str) -> CoreResult<Probe> {
     core_team::probe(cfg, password)
@@ -60,4 +134,58 @@ pub fn check_password(cfg: &PgConfig, password: &str) -> CoreResult<()> {
 /// Creates or brings up to date the team's schema, as the database's owner.
 pub fn init(cfg: &PgConfig, owner_password: &str, mer_no: i64) -> CoreResult<Initialized> {
     core_team::init(cfg, owner_password, mer_no)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_setting_out_of_its_range_is_refused_by_name() {
+        assert!(WorkerOptions::default().check().is_ok());
+        let d = WorkerOptions::default();
+        for (bad, field) in [
+            (WorkerOptions { poll_secs: 0, ..d }, "pollSecs"),
+            (
+                WorkerOptions {
+                    poll_secs: 3601,
+                    ..d
+                },
+                "pollSecs",
+            ),
+            (
+                WorkerOptions {
+                    sync_every_mins: 1441,
+                    ..d
+                },
+                "syncEveryMins",
+            ),
+            (WorkerOptions { sync_days: 0, ..d }, "syncDays"),
+            (
+                WorkerOptions {
+                    sync_days: 3661,
+                    ..d
+                },
+                "syncDays",
+            ),
+        ] {
+            match bad.check() {
+                Err(CoreError::Validation { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{bad:?}: {other:?}"),
+            }
+        }
+        let never = WorkerOptions {
+            sync_every_mins: 0,
+            ..d
+        };
+        assert!(never.check().is_ok());
+        assert!(never.upkeep().is_none());
+        let hourly = WorkerOptions {
+            sync_every_mins: 60,
+            sync_days: 7,
+            ..d
+        }
+        .upkeep();
+        assert_eq!(hourly.map(|u| (u.every.as_secs(), u.days)), Some((3600, 7)));
+    }
 }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use paydesk_gateway::{PrivateKey, PublicKey, SignSettings, sign_body, verify_body};
+use paydesk_gateway::{PrivateKey, PublicKey, SignSettings, sign_body};
 use serde_json::{Map, Value};
 
 use crate::Failure;
@@ -57,17 +57,9 @@ fn parse_bits(s: &str) -> Result<usize, String> {
     }
 }
 
+/// The canonical string's settings, as the app's signing tools read them.
 fn settings(exclude: Option<Vec<String>>, keep_empty: bool) -> SignSettings {
-    let mut s = SignSettings::default();
-    if let Some(keys) = exclude {
-        s.excluded_keys = keys
-            .into_iter()
-            .map(|k| k.trim().to_string())
-            .filter(|k| !k.is_empty())
-            .collect();
-    }
-    s.skip_empty = !keep_empty;
-    s
+    paydesk_api::tools::settings(exclude, keep_empty)
 }
 
 fn read_key_file(path: &Path) -> Result<zeroize::Zeroizing<String>, Failure> {
@@ -101,15 +93,16 @@ pub fn verify(a: VerifyArgs) -> Result<(), Failure> {
     let key = PublicKey::from_text(&read_key_file(&a.public_key)?)
         .map_err(|e| Failure::Input(format!("{}: {e}", a.public_key.display())))?;
     let body = read_body()?;
-    match verify_body(&body, &settings(a.exclude, a.keep_empty), &key, &a.sign) {
-        Ok(()) => {
+    match paydesk_api::tools::verify(&body, &settings(a.exclude, a.keep_empty), &key, &a.sign) {
+        Ok(v) if v.valid => {
             println!("valid");
             Ok(())
         }
-        Err(paydesk_gateway::signing::VerifyError::NotBase64) => {
-            Err(Failure::Input("--sign is not valid base64".into()))
-        }
-        Err(e) => Err(Failure::Check(format!("invalid: {e}"))),
+        Ok(_) => Err(Failure::Check(format!(
+            "invalid: {}",
+            paydesk_gateway::signing::VerifyError::Mismatch
+        ))),
+        Err(_) => Err(Failure::Input("--sign is not valid base64".into())),
     }
 }
 

@@ -10,7 +10,9 @@
 //! cargo run --release -p paydesk-core --example team_bulk_bench -- [ROWS]
 //!
 //! `TEAM_IN_FLIGHT` (default `16,1`) lists the profile's `sync.payoutsInFlight` values to
-//! run with. The independent client runs before and after; the ratio is taken against
+//! run with. `TEAM_BENCH_STATEMENTS=1` has the server log every statement and prints,
+//! after each run, the statements of the signer's sessions counted by their first words
+//! (what each row costs the team's database). The independent client runs before and after; the ratio is taken against
 //! the mean of the two. Prints figures, asserts none.
 
 use std::sync::Arc;
@@ -79,6 +81,33 @@ fn payroll(rows: usize, first: usize) -> String {
     csv
 }
 
+/// The signer's statements in `log` counted by their first words, most frequent first,
+/// per row.
+fn print_statements(log: &str, rows: usize) {
+    let mut counts = std::collections::HashMap::<String, usize>::new();
+    for line in log.lines() {
+        let Some(rest) = line.strip_prefix("sam ") else {
+            continue;
+        };
+        // Simple queries log `statement: `, prepared ones `execute <name>: `.
+        let text = match (rest.find("statement: "), rest.find("execute ")) {
+            (Some(at), _) => &rest[at + 11..],
+            (None, Some(at)) => match rest[at..].find(": ") {
+                Some(colon) => &rest[at + colon + 2..],
+                None => continue,
+            },
+            _ => continue,
+        };
+        let words: Vec<&str> = text.split_whitespace().take(6).collect();
+        *counts.entry(words.join(" ")).or_default() += 1;
+    }
+    let mut counts: Vec<_> = counts.into_iter().collect();
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    for (what, n) in counts.iter().take(40) {
+        println!("  {:6.2} a row  {what}", *n as f64 / rows as f64);
+    }
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -96,7 +125,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sandbox = child.id().to_string();
 
     // The team's database: a maker, an approver, a signer, and one rule.
-    let pg = TestPg::start_with(Options::default().durable())?;
+    let statements = std::env::var("TEAM_BENCH_STATEMENTS").is_ok_and(|v| v == "1");
+    let mut options = Options::default().durable();
+    if statements {
+        options = options
+            .setting("log_statement", "all")
+            .setting("log_line_prefix", "%u %x ");
+    }
+    let pg = TestPg::start_with(options)?;
     pg.create_database(DB)?;
     let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password())?;
     init_team(&owner, MER as i64)?;
@@ -160,6 +196,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             payroll(rows, k * rows).as_bytes(),
         )?;
         approver.approve(request.id)?;
+        let log_from = pg.log().len();
         let commits_before = commits(&pg)?;
         let (desk_cpu, sandbox_cpu) = (cpu("self"), cpu(&sandbox));
         let t = Instant::now();
@@ -179,6 +216,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "signer, {n} in flight: {rows} rows in {secs:.2} s = {rate:.0} rows/s; CPU this process (desk, PostgreSQL's client side) {desk_cpu:.2} s, sandbox {sandbox_cpu:.2} s; the team database's transactions: {per_row:.1} a row, WAL flushes {flushes:.1} a row"
         );
+        if statements {
+            let log = pg.log();
+            print_statements(&log[log_from..], rows);
+            if let Ok(path) = std::env::var("TEAM_BENCH_LOG") {
+                std::fs::write(path, &log[log_from..])?;
+            }
+        }
         figures.push((n, rate, secs));
     }
     let after = independent(dir.path(), &base, &merchant, rows, "PY2-")?;

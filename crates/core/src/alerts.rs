@@ -50,6 +50,9 @@ pub enum AlertKind {
     SyncStale,
     /// Approved team requests wait longer than the set time: no signer's worker takes them.
     WorkerStopped,
+    /// A signer's worker that was running has not written its heartbeat for the set
+    /// time (it died, or its machine or connection did), and no other worker runs.
+    WorkerSilent,
 }
 
 impl AlertKind {
@@ -63,6 +66,7 @@ impl AlertKind {
             Self::SyncFailed => "sync_failed",
             Self::SyncStale => "sync_stale",
             Self::WorkerStopped => "worker_stopped",
+            Self::WorkerSilent => "worker_silent",
         }
     }
 }
@@ -361,6 +365,72 @@ impl Desk {
             ));
         }
 
+        // Payouts the gateway accepted that its order list shows failed since (a sync
+        // read them failed): a refusal that came later, alerted like one.
+        let dictionary = self.dictionary();
+        for e in self.store().journal().list(
+            &profile,
+            &[Status::Accepted],
+            &["v2.payout", "v1.payout"],
+            LIST_LIMIT,
+        )? {
+            let Some(trade_no) = e.trade_no.as_deref().filter(|t| !t.is_empty()) else {
+                continue;
+            };
+            let Some(order) = self.store().orders().get(trade_no)? else {
+                continue;
+            };
+            let failed = dictionary.meaning(
+                paydesk_gateway::dictionary::StateField::OrderState,
+                &order.state.to_string(),
+            ) == Some(paydesk_gateway::dictionary::Meaning::Failed);
+            if !failed {
+                continue;
+            }
+            // When the list was seen saying so (its state change), else when last read.
+            let at = self
+                .store()
+                .orders()
+                .state_changes(trade_no)?
+                .iter()
+                .rev()
+                .find(|(state, _, _)| *state == order.state)
+                .map(|(_, at, _)| *at)
+                .or(order.synced_at)
+                .unwrap_or(e.updated_at);
+            if at < recent {
+                continue;
+            }
+            let why = [
+                "failed at the gateway after it was accepted",
+                order.refusal_pay_reason.as_str(),
+                order.message.as_str(),
+            ]
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join(": ");
+            out.push(alert(
+                format!("failed:{}", e.id),
+                AlertKind::Refused,
+                at,
+                format!(
+                    "refused by the gateway: {} (journal #{}) {why}: {}",
+                    e.mer_order_no, e.id, e.summary
+                ),
+                &[
+                    ("number", e.mer_order_no.clone()),
+                    ("id", e.id.to_string()),
+                    ("why", why.clone()),
+                    ("summary", e.summary.clone()),
+                ],
+                AlertTarget::Entry {
+                    id: e.id,
+                    trade_no: e.trade_no.clone(),
+                },
+            ));
+        }
+
         // Chargebacks lately.
         for r in self.store().reversals().list(None)? {
             if r.kind != "chargeback" || r.fetched_at < recent {
@@ -519,7 +589,58 @@ pub fn team_alerts(
             AlertTarget::Request { id: oldest.id },
         ));
     }
+    out.extend(worker_silent(team, &waiting, wait, now)?);
     Ok(out)
+}
+
+/// The signer's worker that stopped answering (issue 35 item 4): its heartbeat (schema
+/// 0029) older than the set time while it did not stop on purpose, and no other
+/// signer's worker answering. Opens the oldest approved request waiting, or the sync
+/// (the worker keeps the team's sync too) when none waits.
+fn worker_silent(
+    team: &crate::team::Team,
+    waiting: &[crate::store::team::Request],
+    wait: i64,
+    now: i64,
+) -> CoreResult<Option<Alert>> {
+    let beats = crate::team::worker_beats(team)?;
+    if beats
+        .iter()
+        .any(|b| b.stopped_at.is_none() && now - b.seen_at < wait)
+    {
+        return Ok(None);
+    }
+    let Some(last) = beats
+        .iter()
+        .filter(|b| b.stopped_at.is_none())
+        .max_by_key(|b| b.seen_at)
+    else {
+        return Ok(None);
+    };
+    let minutes = (now - last.seen_at) / MINUTE;
+    let target = match waiting
+        .iter()
+        .min_by_key(|r| (r.decided_at.unwrap_or(r.created_at), r.id))
+    {
+        Some(r) => AlertTarget::Request { id: r.id },
+        None => AlertTarget::Sync,
+    };
+    Ok(Some(alert(
+        format!("worker_silent:{}:{}", last.signer, last.started_at),
+        AlertKind::WorkerSilent,
+        last.seen_at,
+        format!(
+            "the signer's worker of {} has not answered for {minutes} min; {} approved request(s) waiting",
+            last.signer,
+            waiting.len()
+        ),
+        &[
+            ("signer", last.signer.clone()),
+            ("minutes", minutes.to_string()),
+            ("count", waiting.len().to_string()),
+        ],
+        target,
+    )))
 }
 
 impl Home {

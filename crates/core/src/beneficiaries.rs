@@ -114,6 +114,20 @@ pub fn check(new: &NewBeneficiary) -> CoreResult<(Beneficiary, String)> {
         ));
     }
     text_rule("nickname", &nickname, NICKNAME_MAX)?;
+    // Review r5 F8: Latin letters mixed with Cyrillic or Greek ones make a look-alike of
+    // another nickname (the team's database refuses it too: schema 0029).
+    let latin = nickname.chars().any(|c| c.is_ascii_alphabetic());
+    let other = nickname
+        .chars()
+        .any(|c| matches!(c, '\u{0370}'..='\u{03FF}' | '\u{0400}'..='\u{052F}'));
+    if latin && other {
+        return Err(CoreError::keyed(
+            "nickname",
+            "mixes Latin letters with Cyrillic or Greek ones (a look-alike of another name): use one script",
+            "payeeNicknameMixedScript",
+            &[],
+        ));
+    }
     if nickname.starts_with(['=', '+', '-', '@']) {
         return Err(CoreError::keyed(
             "nickname",
@@ -481,6 +495,23 @@ mod tests {
         };
         let (_, unknown) = Book::default().fill_row("rent", cells).unwrap_err();
         assert_eq!(unknown.key.as_deref(), Some("payeeUnknown"));
+    }
+
+    #[test]
+    fn a_nickname_mixing_latin_with_cyrillic_or_greek_is_refused() {
+        let new = |nickname: &str| NewBeneficiary {
+            nickname: nickname.into(),
+            first_name: "Casa".into(),
+            account: "002010077777777771".into(),
+            ..Default::default()
+        };
+        for mixed in ["\u{0430}cme", "acm\u{03B5}"] {
+            let e = check(&new(mixed)).unwrap_err();
+            assert!(e.to_string().contains("mixes Latin letters"), "{e}");
+        }
+        for one in ["acme", "Иван", "Ωμέγα"] {
+            check(&new(one)).unwrap();
+        }
     }
 
     #[test]

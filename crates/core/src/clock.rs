@@ -21,8 +21,8 @@ impl Clock for SystemClock {
 }
 
 /// The system's clock moved forward by hand: what a test uses to be "later" at once.
-/// (Times the journal writes stay the system's, so only forward moves are meaningful;
-/// the sync writes its orders' read times by the desk's clock.)
+/// (The journal's times and the sync's read times follow the desk's clock; other
+/// records keep the system's, so only forward moves are meaningful.)
 #[derive(Debug, Default)]
 pub struct ShiftedClock {
     ahead_ms: AtomicI64,

@@ -724,6 +724,7 @@ impl Home {
 
     /// Sets a profile's gateway conventions, checked member by member.
     pub fn set_conventions(&self, name: &str, conventions: Conventions) -> CoreResult<()> {
+        let _writing = self.writing()?;
         conventions.check().map_err(CoreError::from)?;
         let mut f = self.load()?;
         if !f.profiles.iter().any(|p| p.name == name) {
@@ -744,6 +745,7 @@ impl Home {
 
     /// Sets a profile's reporting settings, checked member by member.
     pub fn set_reporting(&self, name: &str, reporting: Reporting) -> CoreResult<()> {
+        let _writing = self.writing()?;
         reporting.validate()?;
         let mut f = self.load()?;
         if !f.profiles.iter().any(|p| p.name == name) {
@@ -769,6 +771,7 @@ impl Home {
         limits: crate::limits::Limits,
     ) -> CoreResult<crate::limits::Limits> {
         let limits = limits.normalised()?;
+        let _writing = self.writing()?;
         let mut f = self.load()?;
         if !f.profiles.iter().any(|p| p.name == name) {
             return Err(CoreError::not_found(format!("no profile named {name:?}")));
@@ -789,6 +792,7 @@ impl Home {
 
     /// Sets a profile's live set-up marks.
     pub fn set_setup_marks(&self, name: &str, marks: SetupMarks) -> CoreResult<()> {
+        let _writing = self.writing()?;
         marks.validate()?;
         let mut f = self.load()?;
         if !f.profiles.iter().any(|p| p.name == name) {
@@ -798,9 +802,30 @@ impl Home {
         self.save(&f)
     }
 
-    fn save(&self, f: &ProfilesFile) -> CoreResult<()> {
+    /// Held while one load-modify-save of the profiles file runs: another window, desk or
+    /// the CLI saving at the same moment waits, so neither write is lost (an advisory
+    /// lock on `profiles.json.lock`, released when dropped).
+    fn writing(&self) -> CoreResult<std::fs::File> {
         crate::private_fs::dir(&self.dir)?;
-        let tmp = self.dir.join("profiles.json.tmp");
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.dir.join("profiles.json.lock"))?;
+        lock.lock()?;
+        Ok(lock)
+    }
+
+    fn save(&self, f: &ProfilesFile) -> CoreResult<()> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        crate::private_fs::dir(&self.dir)?;
+        // A name of this save's own: two saves never write one temporary file.
+        let tmp = self.dir.join(format!(
+            "profiles.json.{}-{}.tmp",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
         let text =
             serde_json::to_string_pretty(f).map_err(|e| CoreError::internal(e.to_string()))?;
         crate::private_fs::write(&tmp, text.as_bytes())?;
@@ -942,6 +967,7 @@ impl Home {
     /// built-in profile's set-up writes it; people's edits go through
     /// [`Home::save_profile`].
     pub fn put(&self, profile: Profile) -> CoreResult<()> {
+        let _writing = self.writing()?;
         profile.validate()?;
         let mut f = self.load()?;
         f.profiles.retain(|p| p.name != profile.name);
@@ -957,6 +983,7 @@ impl Home {
     /// its journal and audit log stay readable, and a new profile of the same name
     /// starts afresh (its audit chain under a new key).
     pub fn remove(&self, name: &str) -> CoreResult<()> {
+        let _writing = self.writing()?;
         let mut f = self.load()?;
         f.profiles.retain(|p| p.name != name);
         f.conventions.remove(name);
@@ -999,6 +1026,7 @@ impl Home {
     }
 
     pub fn activate(&self, name: &str) -> CoreResult<()> {
+        let _writing = self.writing()?;
         let mut f = self.load()?;
         if !f.profiles.iter().any(|p| p.name == name) {
             return Err(CoreError::not_found(format!("no profile named {name:?}")));
@@ -1033,6 +1061,44 @@ mod tests {
             sync: Default::default(),
             team: None,
         }
+    }
+
+    /// Two handles on one home saving at the same moment (the app's settings and the
+    /// CLI's `payout limits`): each save is load-modify-save under the home's lock, so
+    /// neither loses the other's write (review-money-r5 F7).
+    #[test]
+    fn saves_at_the_same_moment_keep_both_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        Home::at(dir.path()).put(real("desk")).unwrap();
+        let limits = |n: u32| crate::limits::Limits {
+            currencies: vec![crate::limits::CurrencyLimit {
+                currency: "MXN".into(),
+                per_payout: None,
+                per_day: Some(n.to_string()),
+            }],
+        };
+        let cli = {
+            let home = Home::at(dir.path());
+            std::thread::spawn(move || {
+                for n in 1..=60 {
+                    home.set_limits("desk", limits(n)).unwrap();
+                    // Whatever the other handle saved meanwhile carried this value.
+                    assert_eq!(home.limits("desk").unwrap(), limits(n), "lost at {n}");
+                }
+            })
+        };
+        let app = Home::at(dir.path());
+        for days in 1..=60 {
+            let r = Reporting {
+                change_horizon_days: days,
+                ..Reporting::default()
+            };
+            app.set_reporting("desk", r.clone()).unwrap();
+            assert_eq!(app.reporting("desk").unwrap(), r, "lost at {days}");
+        }
+        cli.join().unwrap();
+        assert_eq!(app.limits("desk").unwrap(), limits(60));
+        assert_eq!(app.reporting("desk").unwrap().change_horizon_days, 60);
     }
 
     fn field(e: CoreError) -> (String, String) {

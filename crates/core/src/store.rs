@@ -12,6 +12,8 @@
 mod backend;
 
 pub use backend::{CacheTx, Store};
+/// Where the store reads "now": the desk's clock (`Store::set_clock`).
+pub use paydesk_store::Now;
 
 /// The team's PostgreSQL database.
 pub use paydesk_store_pg as pg;

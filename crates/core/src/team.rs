@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
+use futures_util::{FutureExt as _, StreamExt as _};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
@@ -35,6 +35,8 @@ pub use crate::store::team::{
 use crate::store::team::{NewRequest, NewRow, TeamConfig, TeamDb, TeamStore};
 
 mod open;
+mod pay;
+mod precheck;
 pub use open::{
     Initialized, Links, Probe, check_password, connect_profile, init, member_password, open_store,
     probe,
@@ -194,16 +196,16 @@ impl Team {
     /// Requests a payout (CLABE, or card with its number sealed to the signers): its
     /// number fixed now, executed by a signer once the approvals the rules ask are in.
     pub fn request_payout(&self, form: &PayoutForm) -> CoreResult<Request> {
-        // The book of payees is a solo desk's for now (issue 35): never a silent "no account".
-        if !form.beneficiary.trim().is_empty() {
-            return Err(CoreError::keyed(
-                "beneficiary",
-                "a team's payouts do not take a payee from the book yet: give the account",
-                "payeeTeamBook",
-                &[],
-            ));
-        }
-        let form = self.checked_form(form)?;
+        // A payee of the team's book: the row names it (its id and its seal's hash), the
+        // account stays sealed to the signers (`team/pay.rs`).
+        let payee = match form.beneficiary.trim() {
+            "" => None,
+            nickname => Some(self.payee_for_request(nickname)?),
+        };
+        let form = match &payee {
+            None => self.checked_form(form)?,
+            Some(p) => self.checked_form(&self.payee_form(form, p)?)?,
+        };
         let op = form
             .build(&self.checking_filler())
             .map_err(|e| e.in_terms(crate::forms::payout_field))?;
@@ -216,8 +218,15 @@ impl Team {
         // A card number is sealed to the signers: the stored form never carries it.
         let mut stored = form.clone();
         stored.card_no.clear();
+        if payee.is_some() {
+            // The stand-in never leaves this desk: the signer pays the payee's seal.
+            stored.clabe.clear();
+        }
         let mut form_json = form_value(&stored)?;
-        if form.kind == PayoutKind::Card
+        if let (Some(p), serde_json::Value::Object(fields)) = (&payee, &mut form_json) {
+            fields.insert(pay::PAYEE_ID.into(), p.id.into());
+            fields.insert(pay::PAYEE_SHA256.into(), p.sealed_sha256.clone().into());
+        } else if form.kind == PayoutKind::Card
             && let serde_json::Value::Object(fields) = &mut form_json
         {
             let card_no: String = form
@@ -230,8 +239,12 @@ impl Team {
                 serde_json::Value::String(self.seal(CARD_NO, &card_no)?),
             );
         }
-        let beneficiary = beneficiary(&preview, &form);
+        let mut beneficiary = beneficiary(&preview, &form);
+        if let Some(p) = &payee {
+            beneficiary = pay::payee_beneficiary(&p.nickname, &beneficiary);
+        }
         let summary = format!("{} {} to {}", preview.amount, preview.currency, beneficiary);
+        self.check_my_limit(&preview.currency, &[preview.amount.as_str()])?;
         self.tables().make(&NewRequest {
             operation: "payout",
             currency: &preview.currency,
@@ -371,12 +384,11 @@ impl Team {
             notify_url: "https://signer.invalid/notify".into(),
             ip_address: "127.0.0.1".into(),
         };
-        // A team's batch does not take payees from the book yet: a row naming one says so.
-        let mut file = crate::bulk::parse_with_book(
-            bytes,
-            &ctx,
-            &crate::beneficiaries::Book::not_for_team_payouts(),
-        )?;
+        // A row naming a payee of the team's book is checked with a stand-in for its
+        // account, then names the payee instead (`team/pay.rs`).
+        let (book, payees) = self.bulk_payees()?;
+        let mut file = crate::bulk::parse_with_book(bytes, &ctx, &book)?;
+        let payee_column = file.headers.iter().position(|h| h == "beneficiary");
         file.with_default_purpose(purpose, false)?;
         if let Some(e) = file.errors.first() {
             return Err(CoreError::validation(
@@ -445,9 +457,17 @@ impl Team {
                 Some(_) => {}
             }
             total += p.source_amount;
-            let number = match file.derived.get(line) {
-                Some(content) => self.bulk_number(content),
-                None => p.mer_order_no.clone(),
+            let payee = match payee_column {
+                Some(i) => pay::payee_of_line(&file, &payees, *line, i)?,
+                None => None,
+            };
+            let number = match (file.derived.get(line), payee) {
+                (Some(content), Some(payee)) => self.bulk_number(&content.replace(
+                    &p.clabe,
+                    &format!("payee {} {}", payee.id, payee.sealed_sha256),
+                )),
+                (Some(content), None) => self.bulk_number(content),
+                (None, _) => p.mer_order_no.clone(),
             };
             let mut op = op.clone();
             op.set_mer_order_no(&number);
@@ -457,9 +477,31 @@ impl Team {
                 &p.source_amount.normalize().to_string(),
                 &p.currency_code,
             );
-            form.clabe = p.clabe.clone();
             form.purpose = file.purposes.get(line).cloned().unwrap_or_default();
-            forms.push((form_value(&form)?, op.preview(), form, *line));
+            let preview = op.preview();
+            let json = match payee {
+                None => {
+                    form.clabe = p.clabe.clone();
+                    form_value(&form)?
+                }
+                // The stand-in account never leaves this desk.
+                Some(payee) => {
+                    form.beneficiary = payee.nickname.clone();
+                    let mut json = form_value(&form)?;
+                    if let serde_json::Value::Object(fields) = &mut json {
+                        fields.insert(pay::PAYEE_ID.into(), payee.id.into());
+                        fields.insert(pay::PAYEE_SHA256.into(), payee.sealed_sha256.clone().into());
+                    }
+                    json
+                }
+            };
+            forms.push((
+                json,
+                preview,
+                form,
+                *line,
+                payee.map(|p| p.nickname.clone()),
+            ));
         }
         let currency = currency.unwrap_or_default();
         let digest = hex::encode(sha2::Sha256::digest(bytes));
@@ -472,12 +514,22 @@ impl Team {
             currency,
             file_name(name)
         );
-        let beneficiaries: Vec<String> =
-            forms.iter().map(|(_, p, f, _)| beneficiary(p, f)).collect();
+        let beneficiaries: Vec<String> = forms
+            .iter()
+            .map(|(_, p, f, _, payee)| match payee {
+                Some(nickname) => pay::payee_beneficiary(nickname, &beneficiary(p, f)),
+                None => beneficiary(p, f),
+            })
+            .collect();
+        let amounts: Vec<&str> = forms
+            .iter()
+            .map(|(_, _, f, _, _)| f.amount.as_str())
+            .collect();
+        self.check_my_limit(&currency, &amounts)?;
         let rows = forms
             .iter()
             .zip(&beneficiaries)
-            .map(|((json, _, form, line), b)| NewRow {
+            .map(|((json, _, form, line, _), b)| NewRow {
                 line: Some(*line),
                 mer_order_no: &form.mer_order_no,
                 amount: &form.amount,
@@ -1085,39 +1137,64 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     // request leaves, its audit row), and its outcome is recorded as soon as it is
     // known. The request stays claimed by this signer meanwhile.
     let at_once = rows_at_once(&desk.profile.sync);
+    // Rows the balance does not reach are not sent (team/precheck.rs).
+    let held = precheck::rows_beyond_balance(desk, &request, &open).await;
     let mut waiting = open.iter();
     let mut out_now = futures_util::stream::FuturesUnordered::new();
     // A row's outcome that cannot be written (the database gone) stops no row already
     // out: every one is waited for, and the first such error is said at the end (the
     // request, still claimed, is taken up again and its rows found in the journal).
     let mut unrecorded = None;
+    // Rows recorded since the team's audit chain was last checked: the worker's calls
+    // append their audit rows unchecked (`Desk::audit`), and the chain is checked (and
+    // the keyring's anchor moved) once a group of rows instead.
+    let mut unchecked = 0;
     loop {
         while unrecorded.is_none() && out_now.len() < at_once {
             let Some(row) = waiting.next() else { break };
-            out_now.push(execute_numbered(desk, &request, row));
+            out_now.push(execute_numbered(
+                desk,
+                team,
+                &request,
+                row,
+                held.get(&row.row_no),
+            ));
         }
-        let Some((row, (state, trade_no, message))) = out_now.next().await else {
+        let Some(first) = out_now.next().await else {
             break;
         };
+        // With it, every other row already answered: their outcomes in one statement.
+        let mut done = vec![first];
+        while let Some(Some(more)) = out_now.next().now_or_never() {
+            done.push(more);
+        }
         if unrecorded.is_some() {
             continue;
         }
-        if let Err(e) = tables.row_outcome(
-            request.id,
-            row.row_no,
-            state,
-            trade_no.as_deref(),
-            message.as_deref(),
-        ) {
+        let outcomes: Vec<crate::store::team::RowOutcome> = done
+            .into_iter()
+            .map(|(row, (state, trade_no, message))| (row.row_no, state, trade_no, message))
+            .collect();
+        if let Err(e) = tables.row_outcomes(request.id, &outcomes) {
             unrecorded = Some(e);
             continue;
         }
-        match state {
-            RowState::Accepted => out.accepted += 1,
-            RowState::Rejected => out.rejected += 1,
-            RowState::Failed => out.failed += 1,
-            RowState::Unknown | RowState::Waiting => out.unknown += 1,
+        for (_, state, _, _) in &outcomes {
+            match state {
+                RowState::Accepted => out.accepted += 1,
+                RowState::Rejected => out.rejected += 1,
+                RowState::Failed => out.failed += 1,
+                RowState::Unknown | RowState::Waiting => out.unknown += 1,
+            }
         }
+        unchecked += outcomes.len();
+        if unchecked >= at_once {
+            unchecked = 0;
+            recheck_after_rows(desk);
+        }
+    }
+    if unchecked > 0 {
+        recheck_after_rows(desk);
     }
     if let Some(e) = unrecorded {
         return Err(e);
@@ -1131,13 +1208,27 @@ pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Execute
     Ok(Some(out))
 }
 
+/// The team's audit chain checked again after a group of rows (their calls' audit rows
+/// included) and the keyring's anchor moved to the head it verified: a problem found is
+/// kept by the desk, and the next round sends nothing (`execute_next`).
+fn recheck_after_rows(desk: &Desk) {
+    if let Err(e) = desk.recheck_team_chain() {
+        tracing::warn!(error = %e, "the team's audit chain not checked again after a group of rows");
+    }
+}
+
 /// [`execute_row`], with the row it executed.
 async fn execute_numbered<'a>(
     desk: &Desk,
+    team: &Team,
     request: &Request,
     row: &'a RequestRow,
+    held: Option<&String>,
 ) -> (&'a RequestRow, (RowState, Option<String>, Option<String>)) {
-    (row, execute_row(desk, request, row).await)
+    if let Some(why) = held {
+        return (row, (RowState::Failed, None, Some(why.clone())));
+    }
+    (row, execute_row(desk, team, request, row).await)
 }
 
 /// Rows of a request a signer's worker sends at once: the profile's payouts in flight,
@@ -1320,6 +1411,7 @@ fn row_kind(operation: &str) -> crate::store::orders::OrderKind {
 /// message (the gateway's refusal, a payin's payment link, why it is not known yet).
 async fn execute_row(
     desk: &Desk,
+    team: &Team,
     request: &Request,
     row: &RequestRow,
 ) -> (RowState, Option<String>, Option<String>) {
@@ -1352,8 +1444,30 @@ async fn execute_row(
             Err(e) => return unreadable(e),
             Ok(f) => {
                 let mut f = approved_payout(&f);
-                // A card payout's number, sealed to the signers by the maker's desk.
-                if f.kind == PayoutKind::Card {
+                // A payee of the team's book: its seal opened and checked (`team/pay.rs`).
+                let payee = match pay::payee_to_send(desk, team, &row.form, f.kind) {
+                    Ok(p) => p,
+                    // Sent before under its number (a request taken up again): never
+                    // refused now, its journal entry says what it came to.
+                    Err(why) => {
+                        return match desk
+                            .journal_entry_numbered(&row.mer_order_no, row_kind(operation))
+                        {
+                            Ok(Some(entry)) => journaled_outcome(&entry, &why),
+                            _ => (RowState::Failed, None, Some(why)),
+                        };
+                    }
+                };
+                if let Some((_, account)) = &payee {
+                    if !f.clabe.is_empty() || row.form.get(SEALED_CARD_NO).is_some() {
+                        return mismatch();
+                    }
+                    match f.kind {
+                        PayoutKind::Clabe => f.clabe = account.clone(),
+                        PayoutKind::Card => f.card_no = account.clone(),
+                    }
+                } else if f.kind == PayoutKind::Card {
+                    // A card payout's number, sealed to the signers by the maker's desk.
                     let Some(sealed) = row
                         .form
                         .get(SEALED_CARD_NO)
@@ -1377,8 +1491,14 @@ async fn execute_row(
                     }
                 }
                 let preview = f.build(&filler).map(|op| op.preview());
+                let named = |p: &crate::forms::PayoutPreview| match &payee {
+                    Some((payee, _)) => {
+                        pay::payee_beneficiary(&payee.nickname, &beneficiary(p, &f))
+                    }
+                    None => beneficiary(p, &f),
+                };
                 let same = preview.as_ref().is_ok_and(|p| {
-                    same_as_approved(&f.amount, &f.currency, &beneficiary(p, &f), row, request)
+                    same_as_approved(&f.amount, &f.currency, &named(p), row, request)
                 });
                 // A card row made before its holder was named to approvers: only what was
                 // already sent under its number goes on (looked up, never sent again).
@@ -1516,6 +1636,36 @@ async fn execute_row(
     }
 }
 
+/// A row's outcome as its journal entry says it, when the row was sent before and the
+/// worker cannot send it again now (`why`): settled as the entry is, unknown (given back,
+/// looked up) while it is not.
+fn journaled_outcome(
+    entry: &crate::journal::Entry,
+    why: &str,
+) -> (RowState, Option<String>, Option<String>) {
+    match entry.status {
+        Status::Accepted => (RowState::Accepted, entry.trade_no.clone(), None),
+        Status::Rejected => (
+            RowState::Rejected,
+            None,
+            Some(
+                [entry.code.clone(), entry.message.clone()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+        ),
+        _ => (
+            RowState::Unknown,
+            None,
+            Some(format!(
+                "sent before under this number, outcome not known yet (looked up); not sent again: {why}"
+            )),
+        ),
+    }
+}
+
 /// What the signer's worker keeps up besides executing requests: the team's read model
 /// synced from the gateway (the last `days` days; windows a sync completed are skipped)
 /// and a balance snapshot of every currency, every `every`, so that every member's desk
@@ -1621,7 +1771,15 @@ pub async fn work(
     // session ask for it).
     let _watch = desk.team_cache_link().cloned().map(StallWatch::start);
     let mut last_upkeep: Option<std::time::Instant> = None;
+    // The worker's heartbeat (schema 0029): every member's alerts read it.
+    let mut last_beat: Option<std::time::Instant> = None;
     while !stop.load(Ordering::Relaxed) {
+        if last_beat.is_none_or(|t| t.elapsed() >= BEAT_EVERY) {
+            if let Err(e) = team.tables().worker_beat(last_beat.is_none(), false) {
+                tracing::warn!(error = %e, "the worker's heartbeat was not written");
+            }
+            last_beat = Some(std::time::Instant::now());
+        }
         // A member's transaction holding what others wait for, too long, is ended.
         if let Err(e) = team.tables().end_stalls() {
             tracing::warn!(error = %e, "stalled members' sessions not checked");
@@ -1665,7 +1823,19 @@ pub async fn work(
             waited += step;
         }
     }
+    // Stopped on purpose: the alerts say so only when approved requests wait.
+    if let Err(e) = team.tables().worker_beat(false, true) {
+        tracing::warn!(error = %e, "the worker's stop was not written");
+    }
     Ok(())
+}
+
+/// How often the signer's worker writes its heartbeat (at most; between rounds).
+pub const BEAT_EVERY: Duration = Duration::from_secs(10);
+
+/// Every signer's worker's last heartbeat, the latest first (schema 0029).
+pub fn worker_beats(team: &Team) -> CoreResult<Vec<crate::store::team::WorkerBeat>> {
+    team.tables().worker_beats()
 }
 
 #[cfg(test)]

@@ -274,3 +274,66 @@ async fn no_system_notification_in_the_quiet_hours_the_inbox_fills_and_they_come
     assert_eq!(f.home.alerts(&desk).unwrap().len(), 1);
     assert!(f.home.alerts_to_notify(&desk).unwrap().is_empty());
 }
+
+/// A payout the gateway accepted and its order list shows failed later (read by a sync)
+/// is alerted as a refusal is, opening its journal entry; not before the sync saw it, and
+/// not once it is no longer recent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payout_found_failed_by_a_sync_after_it_was_accepted_alerts_like_a_refusal() {
+    use paydesk_core::sync::SyncOptions;
+    let f = common::Fixture::new("alerts-failed").await;
+    let mut desk = f.desk().await;
+    let clock = Arc::new(ShiftedClock::default());
+    desk.set_clock(clock.clone());
+    f.home
+        .set_alert_settings(
+            "alerts-failed",
+            AlertSettings {
+                recent_days: 1,
+                ..AlertSettings::default()
+            },
+        )
+        .unwrap();
+    let paid = desk.payout_clabe(payout("AL-FAIL", "20.00")).await.unwrap();
+    assert_eq!(paid.entry.status, paydesk_core::journal::Status::Accepted);
+    let mut all = SyncOptions::last_days(2);
+    all.to = chrono::Utc::now() + chrono::Duration::days(1);
+    desk.sync(&all, Arc::default(), |_| {}).await.unwrap();
+    assert!(
+        !kinds(&f.home.alerts(&desk).unwrap()).contains(&AlertKind::Refused),
+        "accepted and not failed: no alert"
+    );
+
+    // The gateway fails it later; the desk knows once a sync reads its list.
+    assert!(f.running.sandbox.alter_order(common::MER, "AL-FAIL", |o| {
+        o.state = 3;
+        o.refusal_reason = "beneficiary account closed".into();
+    }));
+    assert!(!kinds(&f.home.alerts(&desk).unwrap()).contains(&AlertKind::Refused));
+    desk.sync(&all, Arc::default(), |_| {}).await.unwrap();
+    let list = f.home.alerts(&desk).unwrap();
+    let failed: Vec<_> = list
+        .iter()
+        .filter(|a| a.kind == AlertKind::Refused)
+        .collect();
+    assert_eq!(failed.len(), 1, "{list:?}");
+    let a = failed[0];
+    assert_eq!(
+        a.target,
+        AlertTarget::Entry {
+            id: paid.entry.id,
+            trade_no: paid.entry.trade_no.clone()
+        }
+    );
+    assert_eq!(a.params["number"], "AL-FAIL");
+    assert!(
+        a.params["why"].contains("beneficiary account closed"),
+        "{}",
+        a.params["why"]
+    );
+    assert_eq!(f.home.alerts_to_notify(&desk).unwrap().len(), 1);
+
+    // Two days later it is no longer recent.
+    clock.advance(Duration::from_secs(2 * 24 * 3600));
+    assert!(!kinds(&f.home.alerts(&desk).unwrap()).contains(&AlertKind::Refused));
+}

@@ -3,8 +3,8 @@
 //! was closed at their time), or one a person asks for; each reads its period again
 //! when its schedule says so, writes its file into its folder under a name no earlier
 //! run has (`…_02` for a second file of the same period), and is recorded ok or failed
-//! with the error. The desk and the team's worker call [`keep_running`]; `paydesk
-//! schedule run-due` calls [`run_due`] once.
+//! with the error. [`run_due`] is called by `paydesk_api::duties` for the app's desk,
+//! the team's worker and `paydesk schedule run-due`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -195,33 +195,4 @@ async fn write(
     .await
     .map_err(|e| e.to_string())?
     .map_err(|e| e.to_string())
-}
-
-/// Runs what falls due while `desk` is open (the app, the team's worker): at once (what
-/// was missed while nothing ran is caught up), then every `tick`. Stops when the desk is
-/// dropped. `on_run` hears each run made (the app tells its window).
-pub fn keep_running(
-    desk: &Arc<Desk>,
-    home: Home,
-    by: &'static str,
-    tick: std::time::Duration,
-    on_run: impl Fn(&ScheduleRun) + Send + 'static,
-) -> tokio::task::JoinHandle<()> {
-    let desk = Arc::downgrade(desk);
-    tokio::spawn(async move {
-        loop {
-            let Some(d) = desk.upgrade() else { return };
-            let now = d.now_ms();
-            match run_due(&d, &home, now, by).await {
-                Ok(runs) => runs.iter().for_each(&on_run),
-                Err(e) => tracing::warn!(
-                    profile = %d.profile.name,
-                    error = %e,
-                    "scheduled reports not checked this round"
-                ),
-            }
-            drop(d);
-            tokio::time::sleep(tick).await;
-        }
-    })
 }

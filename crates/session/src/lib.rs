@@ -292,6 +292,41 @@ impl OpenDesk {
             .collect())
     }
 
+    /// Adds `count` realistic orders of this profile's merchant to the built-in sandbox,
+    /// over the last 90 days (what `paydesk sandbox --seed-orders` does for the sandbox it
+    /// serves); how many were added. A sync then brings them into the cache.
+    pub fn seed_sandbox(&self, count: u32) -> CoreResult<usize> {
+        let sandbox = self.sandbox.as_ref().ok_or_else(|| {
+            CoreError::keyed(
+                "profile",
+                "simulation actions exist only on the sandbox",
+                "sandboxOnly",
+                &[],
+            )
+        })?;
+        let max = paydesk_sandbox::MAX_SEED_COUNT;
+        let count = usize::try_from(count).unwrap_or(usize::MAX);
+        if !(1..=max).contains(&count) {
+            return Err(CoreError::keyed(
+                "count",
+                format!("must be between 1 and {max}"),
+                "seedCountRange",
+                &[("max", max.to_string())],
+            ));
+        }
+        let n = sandbox.sandbox().seed(&paydesk_sandbox::SeedSpec {
+            mer_no: Some(self.desk.profile.mer_no),
+            seed: u64::try_from(self.desk.now_ms()).unwrap_or(1),
+            ..paydesk_sandbox::SeedSpec::new(count)
+        });
+        self.desk.audit_event(
+            "sandbox.seed",
+            format!("count={count}"),
+            &format!("added {n}"),
+        );
+        Ok(n)
+    }
+
     /// A simulation action on one order (built-in sandbox only), audited; then the
     /// order's day is read again so that the cache shows its new state. An action the
     /// cached order's kind and state do not allow is refused before the sandbox is asked.

@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use paydesk_store::CacheTx;
 use paydesk_store::audit::{Anchor, AuditStore, Record};
 use paydesk_store::balances::BalanceStore;
 use paydesk_store::cards::CardStore;
@@ -19,6 +18,7 @@ use paydesk_store::reviews::ReviewStore;
 use paydesk_store::sync_state::SyncStateStore;
 use paydesk_store::team::TeamDb;
 use paydesk_store::views::ViewStore;
+use paydesk_store::{CacheTx, Now};
 
 use crate::audit::PgAudit;
 use crate::cache::{
@@ -120,7 +120,12 @@ impl PgStore {
     }
 
     pub fn journal(&self) -> Box<dyn JournalStore + '_> {
-        Box::new(PgJournal::on(&self.journal, self.mer_no))
+        self.journal_at(Now::system())
+    }
+
+    /// The journal, reading "now" from `now` (the desk's clock) for its times.
+    pub fn journal_at(&self, now: Now) -> Box<dyn JournalStore + '_> {
+        Box::new(PgJournal::on(&self.journal, self.mer_no).at(now))
     }
 
     pub fn audit(&self) -> Box<dyn AuditStore + '_> {
@@ -182,10 +187,11 @@ impl PgStore {
         profile: &str,
         intents: &[Intent<'_>],
         guard: Guard,
+        now: Now,
     ) -> CoreResult<(Option<Anchor>, Vec<Begin>)> {
         let anchor = self.audit().append_many(records, key, anchor)?;
-        self.journal().finish_many(outcomes)?;
-        let begun = self.journal().begin_many(profile, intents, guard)?;
+        self.journal_at(now.clone()).finish_many(outcomes)?;
+        let begun = self.journal_at(now).begin_many(profile, intents, guard)?;
         Ok((anchor, begun))
     }
 }

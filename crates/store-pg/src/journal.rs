@@ -30,10 +30,9 @@ use super::{PgLink, Tx};
 use paydesk_store::dialect::statuses;
 use paydesk_store::error::{CoreError, CoreResult};
 use paydesk_store::journal::{
-    Begin, CLAIM_LEASE_MS, Claim, Entry, Guard, Intent, JournalOperation, JournalStore, Outcome,
-    Status, mask_request, new_claim,
+    Begin, CLAIM_LEASE_MS, Claim, DAY_COUNTS, DayLimit, Entry, Guard, Intent, JournalOperation,
+    JournalStore, Outcome, OverDay, Status, day_sum, goes_now, mask_request, new_claim,
 };
-use paydesk_store::now_ms;
 
 /// The columns of an [`Entry`], in the order [`entry`] reads them. Read from
 /// `paydesk.journal_shown` (migration 0022), which leaves a card payout's holder out of
@@ -58,10 +57,11 @@ fn claim_live_sql() -> String {
 }
 
 /// The journal of the team of merchant `mer_no`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct PgJournal<'a> {
     link: &'a PgLink,
     mer_no: i64,
+    now: paydesk_store::Now,
 }
 
 fn get<'a, T: FromSql<'a>>(r: &'a Row, i: usize) -> CoreResult<T> {
@@ -163,6 +163,7 @@ fn same_intent_on(
     fingerprint: &str,
     window_ms: i64,
     except: &[&str],
+    now: i64,
 ) -> CoreResult<Option<Entry>> {
     run.row(
         &format!(
@@ -173,7 +174,7 @@ fn same_intent_on(
              ORDER BY id DESC LIMIT 1",
             live = statuses(&Status::LIVE)
         ),
-        &[&mer_no, &fingerprint, &(now_ms() - window_ms), &except],
+        &[&mer_no, &fingerprint, &(now - window_ms), &except],
     )?
     .as_ref()
     .map(entry)
@@ -182,7 +183,17 @@ fn same_intent_on(
 
 impl<'a> PgJournal<'a> {
     pub fn on(link: &'a PgLink, mer_no: i64) -> Self {
-        PgJournal { link, mer_no }
+        PgJournal {
+            link,
+            mer_no,
+            now: paydesk_store::Now::system(),
+        }
+    }
+
+    /// This journal on the clock `now` (the desk's) for the times it writes and the
+    /// duplicate window; claims stay on the database's clock (one for every desk).
+    pub fn at(self, now: paydesk_store::Now) -> Self {
+        PgJournal { now, ..self }
     }
 
     /// A new claim of this link: `pg:<backend pid>:<nonce>`.
@@ -210,13 +221,19 @@ impl<'a> PgJournal<'a> {
             .as_ref()
             .map(entry)
             .transpose()?;
-        let now = now_ms();
+        let now = self.now.ms();
         let claim = self.new_claim();
         let out = match existing {
             None => {
                 if !guard.allow_duplicate
-                    && let Some(earlier) =
-                        same_intent_on(tx, self.mer_no, intent.fingerprint, guard.window_ms, &[])?
+                    && let Some(earlier) = same_intent_on(
+                        tx,
+                        self.mer_no,
+                        intent.fingerprint,
+                        guard.window_ms,
+                        &[],
+                        now,
+                    )?
                 {
                     return Ok(Begin::Duplicate(earlier));
                 }
@@ -292,7 +309,14 @@ impl JournalStore for PgJournal<'_> {
         window_ms: i64,
         except: &[&str],
     ) -> CoreResult<Option<Entry>> {
-        same_intent_on(self.link, self.mer_no, fingerprint, window_ms, except)
+        same_intent_on(
+            self.link,
+            self.mer_no,
+            fingerprint,
+            window_ms,
+            except,
+            self.now.ms(),
+        )
     }
 
     fn same_intents(
@@ -309,7 +333,7 @@ impl JournalStore for PgJournal<'_> {
                  ORDER BY id DESC LIMIT 100",
                 live = statuses(&Status::LIVE)
             ),
-            &[&self.mer_no, &fingerprint, &(now_ms() - window_ms)],
+            &[&self.mer_no, &fingerprint, &(self.now.ms() - window_ms)],
         )?)
     }
 
@@ -333,8 +357,65 @@ impl JournalStore for PgJournal<'_> {
             .atomic(|tx| self.begin_in(tx, profile, intent, guard))
     }
 
+    fn begin_within(
+        &self,
+        profile: &str,
+        intent: Intent<'_>,
+        guard: Guard,
+        day: DayLimit<'_>,
+    ) -> CoreResult<Result<Begin, OverDay>> {
+        self.link.atomic(|tx| {
+            // Each statement on a snapshot of its own, whatever the role's default: the
+            // sum after the day's lock sees what the lock's last holder committed.
+            tx.batch("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")?;
+            // The intent's locks first (as every begin), then the day's of this merchant
+            // and currency: two signers' payouts in one currency sum and write one at a
+            // time (always in this order, so they cannot deadlock).
+            lock_intent(tx, self.mer_no, &intent)?;
+            let key = lock_key(
+                "day",
+                self.mer_no,
+                &day.currency.trim().to_ascii_uppercase(),
+            );
+            tx.execute("SELECT paydesk.advisory_xact_lock($1)", &[&key])?;
+            let existing = tx
+                .query_opt(
+                    &format!(
+                        "SELECT {COLUMNS} FROM paydesk.journal WHERE mer_no = $1 AND mer_order_no = $2
+                          ORDER BY operation = $3 DESC, id LIMIT 1"
+                    ),
+                    &[&self.mer_no, &intent.mer_order_no, &intent.operation],
+                )?
+                .as_ref()
+                .map(entry)
+                .transpose()?;
+            if let Some(except) = goes_now(existing.as_ref(), &intent) {
+                let ops: Vec<String> = day.operations.iter().map(|o| o.to_string()).collect();
+                let rows = tx.query(
+                    &format!(
+                        "SELECT request FROM paydesk.journal WHERE mer_no = $1
+                            AND operation = ANY($2) AND status IN ({})
+                            AND COALESCE(sent_at, created_at) >= $3
+                            AND ($4::bigint IS NULL OR id <> $4)",
+                        statuses(&DAY_COUNTS)
+                    ),
+                    &[&self.mer_no, &ops, &day.since_ms, &except],
+                )?;
+                let requests = rows
+                    .iter()
+                    .map(|r| get::<String>(r, 0))
+                    .collect::<CoreResult<Vec<_>>>()?;
+                let used = day_sum(requests.iter().map(String::as_str), day.currency);
+                if used + day.amount > day.per_day {
+                    return Ok(Err(OverDay { used }));
+                }
+            }
+            self.begin_in(tx, profile, intent, guard).map(Ok)
+        })
+    }
+
     fn queue(&self, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {
-        let now = now_ms();
+        let now = self.now.ms();
         self.link.atomic(|tx| {
             // The same locks as `begin`: a queued entry is seen by a begin of its number
             // or of its intent, never written beside one.
@@ -384,7 +465,7 @@ impl JournalStore for PgJournal<'_> {
     }
 
     fn finish(&self, id: i64, claim: &Claim, o: Outcome<'_>) -> CoreResult<bool> {
-        let now = now_ms();
+        let now = self.now.ms();
         let next_check = (o.status == Status::Unknown).then_some(now);
         self.link.atomic(|tx| {
             let changed = tx.execute(
@@ -419,7 +500,7 @@ impl JournalStore for PgJournal<'_> {
                 &format!("UPDATE paydesk.journal SET status = 'unknown', lookups = lookups + 1, next_check_at = $3, message = $4,
                         code = 'not_found_yet', updated_at = $5
                   WHERE id = $1 AND mer_no = $2 AND status IN ({})", statuses(&Status::UNSETTLED)),
-                &[&id, &self.mer_no, &next_check_at, &message, &now_ms()],
+                &[&id, &self.mer_no, &next_check_at, &message, &self.now.ms()],
             )?;
             self.release_on(tx, id, claim)
         })
@@ -428,7 +509,7 @@ impl JournalStore for PgJournal<'_> {
     fn mark_answered(&self, id: i64) -> CoreResult<()> {
         self.link.execute(
             "UPDATE paydesk.journal SET answered_ok = true, updated_at = $3 WHERE id = $1 AND mer_no = $2",
-            &[&id, &self.mer_no, &now_ms()],
+            &[&id, &self.mer_no, &self.now.ms()],
         )?;
         Ok(())
     }
@@ -448,7 +529,7 @@ impl JournalStore for PgJournal<'_> {
         self.link.execute(
             "UPDATE paydesk.journal SET next_check_at = NULL, message = $3, updated_at = $4
               WHERE id = $1 AND mer_no = $2",
-            &[&id, &self.mer_no, &message, &now_ms()],
+            &[&id, &self.mer_no, &message, &self.now.ms()],
         )?;
         Ok(())
     }
@@ -457,7 +538,7 @@ impl JournalStore for PgJournal<'_> {
         self.link.execute(
             "UPDATE paydesk.journal SET next_check_at = $3, message = $4, updated_at = $5
               WHERE id = $1 AND mer_no = $2",
-            &[&id, &self.mer_no, &until, &message, &now_ms()],
+            &[&id, &self.mer_no, &until, &message, &self.now.ms()],
         )?;
         Ok(())
     }
@@ -469,7 +550,7 @@ impl JournalStore for PgJournal<'_> {
                 &format!("UPDATE paydesk.journal SET status = $3, resolution = $4, message = $4, code = 'resolved',
                         updated_at = $5, next_check_at = NULL
                   WHERE id = $1 AND mer_no = $2 AND status IN ({})", statuses(&Status::UNSETTLED)),
-                &[&id, &self.mer_no, &status, &resolution, &now_ms()],
+                &[&id, &self.mer_no, &status, &resolution, &self.now.ms()],
             )?;
             self.release_on(tx, id, claim)?;
             Ok(changed == 1)

@@ -670,6 +670,8 @@ pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
     team_migration!("0025_member_limits"),
     team_migration!("0024_beneficiaries"),
     team_migration!("0028_review_r5"),
+    team_migration!("0029_team_payees_paid"),
+    team_migration!("0030_journal_day"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.

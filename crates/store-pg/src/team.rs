@@ -619,6 +619,30 @@ impl<'a> TeamTables<'a> {
         Ok(())
     }
 
+    /// Records the outcomes of several rows in one statement (a signer's worker's group:
+    /// one commit, not one a row).
+    pub fn row_outcomes(
+        &self,
+        id: i64,
+        rows: &[paydesk_store::team::RowOutcome],
+    ) -> CoreResult<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let row_nos: Vec<i32> = rows.iter().map(|r| r.0).collect();
+        let states: Vec<&str> = rows.iter().map(|r| r.1.as_str()).collect();
+        let trade_nos: Vec<Option<&str>> = rows.iter().map(|r| r.2.as_deref()).collect();
+        let messages: Vec<Option<&str>> = rows.iter().map(|r| r.3.as_deref()).collect();
+        self.link.execute(
+            "UPDATE paydesk.request_rows r
+                SET status = u.status, trade_no = COALESCE(u.trade_no, r.trade_no), message = u.message
+               FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS u(row_no, status, trade_no, message)
+              WHERE r.request_id = $1 AND r.row_no = u.row_no",
+            &[&id, &row_nos, &states, &trade_nos, &messages],
+        )?;
+        Ok(())
+    }
+
     /// Ends an execution: done with its outcome, or given back (rows still unknown) to
     /// be taken up again later.
     pub fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()> {
@@ -796,3 +820,5 @@ fn decision_row(r: &Row) -> Decision {
 fn is_lock_timeout(e: &CoreError) -> bool {
     matches!(e, CoreError::Storage { message, .. } if message.starts_with("PostgreSQL 55P03"))
 }
+
+mod paid;

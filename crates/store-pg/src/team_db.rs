@@ -182,6 +182,10 @@ impl TeamStore for TeamTables<'_> {
         TeamTables::row_outcome(self, id, row_no, state, trade_no, message)
     }
 
+    fn row_outcomes(&self, id: i64, rows: &[paydesk_store::team::RowOutcome]) -> CoreResult<()> {
+        TeamTables::row_outcomes(self, id, rows)
+    }
+
     fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()> {
         TeamTables::finish(self, id, done, outcome)
     }
@@ -226,5 +230,36 @@ impl TeamStore for TeamTables<'_> {
 
     fn payee_sealed_account(&self, mer_no: i64, nickname: &str) -> CoreResult<Option<String>> {
         TeamTables::payee_sealed_account(self, mer_no, nickname)
+    }
+
+    fn payee_to_pay(
+        &self,
+        mer_no: i64,
+        nickname: &str,
+    ) -> CoreResult<Option<paydesk_store::team::PayeeRef>> {
+        TeamTables::payee_to_pay(self, mer_no, nickname)
+    }
+
+    fn payee_by_id(
+        &self,
+        mer_no: i64,
+        id: i64,
+    ) -> CoreResult<Option<(paydesk_store::team::PayeeRef, String)>> {
+        TeamTables::payee_by_id(self, mer_no, id)
+    }
+
+    fn my_payout_limit(
+        &self,
+        currency: &str,
+    ) -> CoreResult<Option<paydesk_store::team::MyPayoutLimit>> {
+        TeamTables::my_payout_limit(self, currency)
+    }
+
+    fn worker_beat(&self, starting: bool, stopping: bool) -> CoreResult<()> {
+        TeamTables::worker_beat(self, starting, stopping)
+    }
+
+    fn worker_beats(&self) -> CoreResult<Vec<paydesk_store::team::WorkerBeat>> {
+        TeamTables::worker_beats(self)
     }
 }

@@ -22,7 +22,7 @@ use crate::reversals::{ReversalStore, Reversals};
 use crate::reviews::{ReviewStore, Reviews};
 use crate::sync_state::{SyncState, SyncStateStore};
 use crate::views::{SavedViews, ViewStore};
-use crate::{Db, Durability, atomic, committed, open, shrink_memory};
+use crate::{Db, Durability, Now, atomic, committed, open, shrink_memory};
 
 /// A desk's SQLite file: the cache's connection and the journal's.
 #[derive(Debug)]
@@ -47,7 +47,12 @@ impl SqliteStore {
     }
 
     pub fn journal(&self) -> Box<dyn JournalStore + '_> {
-        Box::new(Journal::on(lock(&self.journal)))
+        self.journal_at(Now::system())
+    }
+
+    /// The journal, reading "now" from `now` (the desk's clock) for its times.
+    pub fn journal_at(&self, now: Now) -> Box<dyn JournalStore + '_> {
+        Box::new(Journal::on(lock(&self.journal)).at(now))
     }
 
     pub fn audit(&self) -> Box<dyn AuditStore + '_> {
@@ -167,6 +172,7 @@ impl SqliteStore {
         profile: &str,
         intents: &[Intent<'_>],
         guard: Guard,
+        now: Now,
     ) -> CoreResult<(Option<Anchor>, Vec<Begin>)> {
         let conn = lock(&self.journal);
         committed(&conn, || {
@@ -174,7 +180,7 @@ impl SqliteStore {
             for r in records {
                 anchor = Some(audit::append(&conn, r, key, anchor.as_ref())?.1);
             }
-            let j = Journal::on(&*conn);
+            let j = Journal::on(&*conn).at(now);
             for (id, claim, o) in outcomes {
                 j.finish(*id, claim, *o)?;
             }

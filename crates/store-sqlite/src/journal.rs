@@ -11,7 +11,6 @@ use std::ops::Deref;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 
-use super::now_ms;
 use crate::Db;
 use paydesk_store::dialect::statuses;
 use paydesk_store::error::{CoreError, CoreResult};
@@ -76,14 +75,24 @@ fn claim_live(holder: Option<&str>, until: Option<i64>, now: i64) -> bool {
 }
 
 /// The journal of one database (a connection or a transaction).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Journal<C> {
     conn: C,
+    /// The times it writes and measures: the desk's clock ([`Journal::at`]).
+    now: super::Now,
 }
 
 impl<C: Deref<Target = Connection>> Journal<C> {
     pub fn on(conn: C) -> Self {
-        Journal { conn }
+        Journal {
+            conn,
+            now: super::Now::system(),
+        }
+    }
+
+    /// This journal on the clock `now` (the desk's).
+    pub fn at(self, now: super::Now) -> Self {
+        Journal { now, ..self }
     }
 
     pub(super) fn begin_in(
@@ -100,7 +109,7 @@ impl<C: Deref<Target = Connection>> Journal<C> {
             row,
         )
         .optional().db()?;
-        let now = now_ms();
+        let now = self.now.ms();
         let claim = Claim(new_claim());
         let out = match existing {
             None => {
@@ -168,7 +177,7 @@ impl<C: Deref<Target = Connection>> Journal<C> {
         let Some((holder, until)) = current else {
             return Ok(None);
         };
-        let now = now_ms();
+        let now = self.now.ms();
         if claim_live(holder.as_deref(), until, now) {
             return Ok(None);
         }
@@ -208,7 +217,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
                  ORDER BY id DESC LIMIT 1",
                     live = statuses(&Status::LIVE)
                 ),
-                params![profile, fingerprint, now_ms() - window_ms, except],
+                params![profile, fingerprint, self.now.ms() - window_ms, except],
                 row,
             )
             .optional()
@@ -232,7 +241,10 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
             ))
             .db()?;
         let rows = stmt
-            .query_map(params![profile, fingerprint, now_ms() - window_ms], row)
+            .query_map(
+                params![profile, fingerprint, self.now.ms() - window_ms],
+                row,
+            )
             .db()?;
         rows.collect::<Result<Vec<_>, _>>().db()
     }
@@ -255,6 +267,52 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
 
     fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin> {
         super::committed(&self.conn, || self.begin_in(profile, intent, guard))
+    }
+
+    fn begin_within(
+        &self,
+        profile: &str,
+        intent: Intent<'_>,
+        guard: Guard,
+        day: DayLimit<'_>,
+    ) -> CoreResult<Result<Begin, OverDay>> {
+        // BEGIN IMMEDIATE: the sum and the write are one step for every process.
+        super::committed(&self.conn, || {
+            let existing = self
+                .conn
+                .query_row(
+                    &format!("SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND mer_order_no = ?2 ORDER BY operation = ?3 DESC, id LIMIT 1"),
+                    params![profile, intent.mer_order_no, intent.operation],
+                    row,
+                )
+                .optional()
+                .db()?;
+            if let Some(except) = goes_now(existing.as_ref(), &intent) {
+                let mut stmt = self
+                    .conn
+                    .prepare(&format!(
+                        "SELECT request FROM journal WHERE profile = ?1
+                           AND operation IN (SELECT value FROM json_each(?2))
+                           AND status IN ({})
+                           AND COALESCE(sent_at, created_at) >= ?3 AND id IS NOT ?4",
+                        statuses(&DAY_COUNTS)
+                    ))
+                    .db()?;
+                let ops = serde_json::to_string(day.operations).unwrap_or_else(|_| "[]".into());
+                let requests = stmt
+                    .query_map(params![profile, ops, day.since_ms, except], |r| {
+                        r.get::<_, String>(0)
+                    })
+                    .db()?
+                    .collect::<Result<Vec<_>, _>>()
+                    .db()?;
+                let used = day_sum(requests.iter().map(String::as_str), day.currency);
+                if used + day.amount > day.per_day {
+                    return Ok(Err(OverDay { used }));
+                }
+            }
+            self.begin_in(profile, intent, guard).map(Ok)
+        })
     }
 
     fn queue_many(&self, profile: &str, intents: &[Intent<'_>]) -> CoreResult<()> {
@@ -290,7 +348,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     }
 
     fn queue(&self, profile: &str, intent: Intent<'_>) -> CoreResult<Entry> {
-        let now = now_ms();
+        let now = self.now.ms();
         let (purpose, purpose_ref) = purpose_columns(intent.purpose);
         self.conn.execute(
         "INSERT INTO journal (profile, operation, mer_order_no, request, summary, status, attempts, created_at, updated_at, fingerprint, purpose, purpose_ref)
@@ -315,7 +373,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     }
 
     fn finish(&self, id: i64, claim: &Claim, o: Outcome<'_>) -> CoreResult<bool> {
-        let now = now_ms();
+        let now = self.now.ms();
         let next_check = (o.status == Status::Unknown).then_some(now);
         let changed = self.conn.execute(
         &format!("UPDATE journal SET status = ?2, trade_no = COALESCE(?3, trade_no), code = ?4, message = ?5, updated_at = ?6, next_check_at = ?7
@@ -336,7 +394,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         self.conn.execute(
         &format!("UPDATE journal SET status = 'unknown', lookups = lookups + 1, next_check_at = ?2, message = ?3, code = 'not_found_yet', updated_at = ?4
          WHERE id = ?1 AND status IN ({})", statuses(&Status::UNSETTLED)),
-        params![id, next_check_at, message, now_ms()],
+        params![id, next_check_at, message, self.now.ms()],
     ).db()?;
         self.release(id, claim)
     }
@@ -345,7 +403,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         self.conn
             .execute(
                 "UPDATE journal SET answered_ok = 1, updated_at = ?2 WHERE id = ?1",
-                params![id, now_ms()],
+                params![id, self.now.ms()],
             )
             .db()?;
         Ok(())
@@ -366,7 +424,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     fn note(&self, id: i64, message: &str) -> CoreResult<()> {
         self.conn.execute(
             "UPDATE journal SET next_check_at = NULL, message = ?2, updated_at = ?3 WHERE id = ?1",
-            params![id, message, now_ms()],
+            params![id, message, self.now.ms()],
         ).db()?;
         Ok(())
     }
@@ -374,7 +432,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
     fn defer(&self, id: i64, until: i64, message: &str) -> CoreResult<()> {
         self.conn.execute(
             "UPDATE journal SET next_check_at = ?2, message = ?3, updated_at = ?4 WHERE id = ?1",
-            params![id, until, message, now_ms()],
+            params![id, until, message, self.now.ms()],
         ).db()?;
         Ok(())
     }
@@ -383,7 +441,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         let changed = self.conn.execute(
         &format!("UPDATE journal SET status = ?2, resolution = ?3, message = ?3, code = 'resolved', updated_at = ?4, next_check_at = NULL
          WHERE id = ?1 AND status IN ({})", statuses(&Status::UNSETTLED)),
-        params![id, if done { "accepted" } else { "pending" }, resolution, now_ms()],
+        params![id, if done { "accepted" } else { "pending" }, resolution, self.now.ms()],
     ).db()?;
         self.release(id, claim)?;
         Ok(changed == 1)
@@ -514,6 +572,7 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::now_ms;
 
     fn open() -> (tempfile::TempDir, Connection) {
         let dir = tempfile::tempdir().unwrap();
@@ -578,6 +637,29 @@ mod tests {
             Begin::Send(e, c) | Begin::Resend(e, c) => (e, c),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// The day's sum of a per-day limit (in the write transaction) reads the day's rows
+    /// by the journal's day index, not the whole journal.
+    #[test]
+    fn the_days_sum_reads_the_day_index() {
+        let (_dir, conn) = open();
+        let plan: Vec<String> = conn
+            .prepare(&format!(
+                "EXPLAIN QUERY PLAN SELECT request FROM journal WHERE profile = ?1
+                   AND operation IN (SELECT value FROM json_each(?2))
+                   AND status IN ({})
+                   AND COALESCE(sent_at, created_at) >= ?3 AND id IS NOT ?4",
+                statuses(&DAY_COUNTS)
+            ))
+            .unwrap()
+            .query_map(params!["p", "[\"v2.payout\"]", 0, None::<i64>], |r| {
+                r.get::<_, String>(3)
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(plan.iter().any(|l| l.contains("journal_day")), "{plan:?}");
     }
 
     #[test]

@@ -24,9 +24,9 @@ pub mod sync_state;
 pub mod views;
 
 pub use backend::SqliteStore;
-pub use paydesk_store::now_ms;
 /// The table traits, for code that uses a table handle directly (tests, benchmarks).
 pub use paydesk_store::prelude;
+pub use paydesk_store::{Now, now_ms};
 
 use std::path::Path;
 use std::time::Duration;
@@ -133,6 +133,11 @@ pub const MIGRATIONS: &[Migration] = &[
     // Adds the book of payees (issue 35): older desks ignore it.
     Migration {
         sql: include_str!("../migrations/0015_beneficiaries.sql"),
+        oldest_reader: 9,
+    },
+    // Adds an index of the journal by day (a payout's per-day limit): older desks ignore it.
+    Migration {
+        sql: include_str!("../migrations/0016_journal_day.sql"),
         oldest_reader: 9,
     },
 ];

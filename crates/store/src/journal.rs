@@ -115,6 +115,74 @@ pub fn new_claim() -> String {
     )
 }
 
+/// A per-day payout limit checked in the journal's own write transaction, right before
+/// a payout's intent is written or a `pending` one is taken up to be sent (review-money-r5
+/// F1): two payouts at once (rows of a team request, two processes) cannot both pass
+/// against the same "used today".
+#[derive(Debug, Clone, Copy)]
+pub struct DayLimit<'a> {
+    /// The journal operations that are payouts (counted together).
+    pub operations: &'a [&'a str],
+    pub currency: &'a str,
+    /// This payout's amount.
+    pub amount: rust_decimal::Decimal,
+    /// The most the day's payouts may add up to.
+    pub per_day: rust_decimal::Decimal,
+    /// When the business day began (UTC millis): a payout counts on the day it was sent
+    /// (or written, never sent).
+    pub since_ms: i64,
+}
+
+/// A payout [`DayLimit`] refused: what the day's other payouts already add up to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverDay {
+    pub used: rust_decimal::Decimal,
+}
+
+/// The statuses whose payouts count against a day's limit: all but refused.
+pub const DAY_COUNTS: [Status; 4] = [
+    Status::Pending,
+    Status::Sending,
+    Status::Accepted,
+    Status::Unknown,
+];
+
+/// What the requests (as the journal keeps them) in `currency` add up to.
+pub fn day_sum<'r>(
+    requests: impl Iterator<Item = &'r str>,
+    currency: &str,
+) -> rust_decimal::Decimal {
+    requests
+        .filter_map(|r| serde_json::from_str::<Value>(r).ok())
+        .filter(|r| {
+            r.get("currencyCode")
+                .and_then(Value::as_str)
+                .is_some_and(|c| c.trim().eq_ignore_ascii_case(currency))
+        })
+        .filter_map(|r| match r.get("sourceAmount") {
+            Some(Value::String(s)) => s.trim().parse::<rust_decimal::Decimal>().ok(),
+            Some(Value::Number(n)) => n.to_string().parse::<rust_decimal::Decimal>().ok(),
+            _ => None,
+        })
+        .sum()
+}
+
+/// Whether `intent` begun now would write a new entry or take up a `pending` one (`Some`,
+/// with the entry to leave out of the day's sum), or find one that goes nowhere new.
+pub fn goes_now(existing: Option<&Entry>, intent: &Intent<'_>) -> Option<Option<i64>> {
+    match existing {
+        None => Some(None),
+        Some(e)
+            if e.status == Status::Pending
+                && e.operation.name() == intent.operation
+                && (e.fingerprint.is_empty() || e.fingerprint == intent.fingerprint) =>
+        {
+            Some(Some(e.id))
+        }
+        Some(_) => None,
+    }
+}
+
 /// The journal: every call that moves money or submits data, written before it is sent.
 pub trait JournalStore {
     /// The newest entry with this fingerprint that is unresolved (pending, sending,
@@ -150,6 +218,17 @@ pub trait JournalStore {
     /// two clicks or two processes cannot both send. A new number is first checked against
     /// the journal for the same intent ([`Guard`]); an existing number against its request.
     fn begin(&self, profile: &str, intent: Intent<'_>, guard: Guard) -> CoreResult<Begin>;
+
+    /// [`JournalStore::begin`] of a payout under a per-day limit, checked in the same
+    /// write transaction right before the intent is written (or a `pending` one taken up):
+    /// `Err` when the day's other payouts plus this one would pass it; nothing is written.
+    fn begin_within(
+        &self,
+        profile: &str,
+        intent: Intent<'_>,
+        guard: Guard,
+        day: DayLimit<'_>,
+    ) -> CoreResult<Result<Begin, OverDay>>;
 
     /// Writes an intent as `pending` without sending (bulk payouts queue their rows). An
     /// entry already under this number is left as it is.

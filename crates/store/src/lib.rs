@@ -14,6 +14,7 @@ pub mod dialect;
 pub mod error;
 pub mod journal;
 pub mod notifications;
+pub mod now;
 pub mod orders;
 pub mod private_fs;
 pub mod reversals;
@@ -23,6 +24,7 @@ pub mod team;
 pub mod views;
 
 pub use error::{CoreError, CoreResult};
+pub use now::Now;
 
 /// The table traits, for code that uses a table handle directly (tests, benchmarks).
 pub mod prelude {

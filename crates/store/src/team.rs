@@ -88,6 +88,14 @@ pub trait TeamStore: Send + Sync {
         trade_no: Option<&str>,
         message: Option<&str>,
     ) -> CoreResult<()>;
+    /// The outcomes of several rows of request `id` (row, state, trade number, message),
+    /// in one statement where the backend can (a signer's worker records a group at once).
+    fn row_outcomes(&self, id: i64, rows: &[RowOutcome]) -> CoreResult<()> {
+        for (row_no, state, trade_no, message) in rows {
+            self.row_outcome(id, *row_no, *state, trade_no.as_deref(), message.as_deref())?;
+        }
+        Ok(())
+    }
     fn finish(&self, id: i64, done: bool, outcome: &str) -> CoreResult<()>;
     /// Every member's payout limits (issue 35, schema 0025).
     fn member_limits(&self) -> CoreResult<Vec<MemberLimit>>;
@@ -115,7 +123,58 @@ pub trait TeamStore: Send + Sync {
     fn set_payee_approval(&self, on: bool) -> CoreResult<()>;
     /// A payee's sealed account as the book holds it.
     fn payee_sealed_account(&self, mer_no: i64, nickname: &str) -> CoreResult<Option<String>>;
+    /// A payee of the book by nickname with the hash of its seal, to pay it (schema 0029).
+    fn payee_to_pay(&self, mer_no: i64, nickname: &str) -> CoreResult<Option<PayeeRef>>;
+    /// A payee by id with its sealed account (a signer's read), to pay it.
+    fn payee_by_id(&self, mer_no: i64, id: i64) -> CoreResult<Option<(PayeeRef, String)>>;
+    /// The member's own payout limit in a currency and what today already counts.
+    fn my_payout_limit(&self, currency: &str) -> CoreResult<Option<MyPayoutLimit>>;
+    /// The signer's worker's heartbeat.
+    fn worker_beat(&self, starting: bool, stopping: bool) -> CoreResult<()>;
+    /// Every signer's worker's last heartbeat, the latest first.
+    fn worker_beats(&self) -> CoreResult<Vec<WorkerBeat>>;
 }
+
+/// A payee of the team's book as a payout names it (schema 0029): its id and the
+/// SHA-256 (hex) of its sealed account bind the request row to this very payee.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayeeRef {
+    pub id: i64,
+    pub nickname: String,
+    /// `clabe` or `card`.
+    pub kind: String,
+    pub first_name: String,
+    pub last_name: String,
+    pub account_masked: String,
+    pub bank: Option<String>,
+    pub country: String,
+    pub approved_by: Option<String>,
+    pub sealed_sha256: String,
+}
+
+/// A member's own payout limit in a currency (decimal strings) and what the database
+/// already counts against it today.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MyPayoutLimit {
+    pub per_payout: Option<String>,
+    pub per_day: Option<String>,
+    pub day_zone: String,
+    pub used_today: String,
+}
+
+/// A signer's worker's last heartbeat (UTC ms, the database's clock).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerBeat {
+    pub signer: String,
+    pub started_at: i64,
+    pub seen_at: i64,
+    /// When it was stopped on purpose; `None` while it runs (or died).
+    pub stopped_at: Option<i64>,
+}
+
+/// A row's outcome as a signer's worker records it: row number, state, trade number,
+/// message.
+pub type RowOutcome = (i32, RowState, Option<String>, Option<String>);
 
 /// A payee of the team's book as its table holds it (the account masked; its sealed
 /// form is read apart, by [`TeamStore::payee_sealed_account`]).

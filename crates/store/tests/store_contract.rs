@@ -13,6 +13,7 @@ use contract::{
     Facts, audit, balances, cards, journal, notifications, orders, reversals, reviews, sync_state,
     views,
 };
+use paydesk_store::Now;
 use paydesk_store::audit::AuditStore;
 use paydesk_store::balances::BalanceStore;
 use paydesk_store::cards::CardStore;
@@ -54,6 +55,13 @@ impl Store {
         match self {
             Store::Sqlite(s) => s.journal(),
             Store::Pg(p) => p.journal(),
+        }
+    }
+
+    fn journal_at(&self, now: Now) -> Box<dyn JournalStore + '_> {
+        match self {
+            Store::Sqlite(s) => s.journal_at(now),
+            Store::Pg(p) => p.journal_at(now),
         }
     }
 
@@ -175,6 +183,16 @@ fn journal_only_unsettled_entries_are_listed_looked_up_and_resolved() {
     on_both(|s, f| {
         journal::only_unsettled_entries_are_listed_looked_up_and_resolved(&*s.journal(), f)
     });
+}
+
+#[test]
+fn journal_times_follow_the_store_s_clock() {
+    on_both(|s, f| journal::times_follow_the_store_s_clock(&|now| s.journal_at(now), f));
+}
+
+#[test]
+fn journal_a_day_limit_is_summed_where_the_intent_is_written() {
+    on_both(|s, f| journal::a_day_limit_is_summed_where_the_intent_is_written(&*s.journal(), f));
 }
 
 #[test]

@@ -17,6 +17,7 @@ pub mod schedules;
 pub mod settings;
 pub mod team;
 pub mod team_admin;
+pub mod tools;
 pub mod views;
 
 pub type CmdResult<T> = Result<T, paydesk_core::CoreError>;

@@ -176,6 +176,18 @@ pub async fn sandbox_simulate(
         .await
 }
 
+/// Adds `count` demo orders to the built-in sandbox (`paydesk sandbox --seed-orders`);
+/// how many were added. A sync brings them into the cache.
+#[tauri::command]
+#[specta::specta]
+pub async fn sandbox_seed(state: State<'_, AppState>, count: u32) -> CmdResult<u32> {
+    let open = state.opened().await?;
+    let n = tokio::task::spawn_blocking(move || open.seed_sandbox(count))
+        .await
+        .map_err(crate::state::internal)??;
+    Ok(u32::try_from(n).unwrap_or(u32::MAX))
+}
+
 #[derive(Debug, Clone, Serialize, Type)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportProgress {

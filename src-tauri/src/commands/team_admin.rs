@@ -5,7 +5,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use paydesk_core::CoreError;
 use paydesk_core::team::{self, Executed, Member, Rule, RuleInput, TeamRole};
@@ -151,6 +150,44 @@ pub struct WorkerStatus {
     pub last_error: Option<String>,
     /// Why it ended, when it ended on its own.
     pub ended: Option<String>,
+    /// The settings it runs with (the defaults until it is first started).
+    pub settings: WorkerSettings,
+}
+
+/// The signer's worker's settings, as `paydesk team worker` takes them
+/// (`paydesk_api::team::WorkerOptions`, which checks them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Type)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerSettings {
+    /// How often it looks for approved requests besides the database's notifications
+    /// (seconds, 1 to 3600).
+    pub poll_secs: u32,
+    /// Minutes between syncs of the team's orders and balance snapshots (0: never, up
+    /// to 1440).
+    pub sync_every_mins: u32,
+    /// The days each of those syncs covers (1 to 3660).
+    pub sync_days: u32,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        let d = paydesk_api::team::WorkerOptions::default();
+        Self {
+            poll_secs: u32::try_from(d.poll_secs).unwrap_or(u32::MAX),
+            sync_every_mins: u32::try_from(d.sync_every_mins).unwrap_or(u32::MAX),
+            sync_days: u32::try_from(d.sync_days).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+impl WorkerSettings {
+    fn options(self) -> paydesk_api::team::WorkerOptions {
+        paydesk_api::team::WorkerOptions {
+            poll_secs: u64::from(self.poll_secs),
+            sync_every_mins: u64::from(self.sync_every_mins),
+            sync_days: i64::from(self.sync_days),
+        }
+    }
 }
 
 /// The worker run from the window, one at a time (managed beside the app's state).
@@ -164,9 +201,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// How often the worker looks for approved requests when no notification wakes it.
-const POLL: Duration = Duration::from_secs(5);
-
 #[tauri::command]
 #[specta::specta]
 pub fn team_worker_status(
@@ -179,16 +213,20 @@ pub fn team_worker_status(
 
 /// Starts the signer's worker (`paydesk team worker`) for the open team desk: it
 /// executes approved requests as they come until stopped or the app quits. Signers
-/// only, on a desk that holds the merchant key.
+/// only, on a desk that holds the merchant key. `settings` none: the defaults.
 #[tauri::command]
 #[specta::specta]
 pub async fn team_worker_start(
     state: State<'_, AppState>,
     worker: State<'_, Worker>,
+    settings: Option<WorkerSettings>,
 ) -> CmdResult<WorkerStatus> {
     if lock(&worker.status).running {
         return Ok(lock(&worker.status).clone());
     }
+    let settings = settings.unwrap_or_default();
+    let options = settings.options();
+    options.check()?;
     let desk = state.desk().await?;
     if desk.profile.team.is_none() {
         return Err(CoreError::validation(
@@ -225,16 +263,14 @@ pub async fn team_worker_start(
             running: true,
             profile: Some(desk.profile.name.clone()),
             started_at: Some(chrono::Utc::now().timestamp_millis()),
+            settings,
             ..WorkerStatus::default()
         };
     }
     let status = worker.status.clone();
     // Between requests, the team's orders synced and the balances snapshotted, as
-    // `paydesk team worker` does by default, so members' desks show them.
-    let keep = paydesk_api::team::upkeep(
-        paydesk_api::team::UPKEEP_EVERY_MINS,
-        paydesk_api::team::UPKEEP_DAYS,
-    );
+    // `paydesk team worker` does, so members' desks show them.
+    let (poll, keep) = (options.poll(), options.upkeep());
     // A thread and a runtime of its own: the worker's waits never hold the window's.
     std::thread::Builder::new()
         .name("team-worker".into())
@@ -243,7 +279,7 @@ pub async fn team_worker_start(
                 .enable_all()
                 .build()
             {
-                Ok(rt) => rt.block_on(team::work(&desk, &t, &stop, POLL, keep, |event| {
+                Ok(rt) => rt.block_on(team::work(&desk, &t, &stop, poll, keep, |event| {
                     let mut s = lock(&status);
                     match event {
                         team::WorkEvent::Executed(e) => {

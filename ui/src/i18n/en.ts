@@ -665,6 +665,7 @@ export const en = {
       sync_failed: "Sync failed",
       sync_stale: "No sync lately",
       worker_stopped: "Signer's worker stopped",
+      worker_silent: "Signer's worker not answering",
     },
     text: {
       approval_waiting: "Request #{{id}} by {{maker}}: {{operation}} {{total}} ({{summary}})",
@@ -677,6 +678,8 @@ export const en = {
       sync_stale: "No sync has run for {{hours}} h",
       worker_stopped:
         "{{count}} approved request(s) wait for a signer's worker; #{{id}} for {{minutes}} min",
+      worker_silent:
+        "The signer's worker of {{signer}} has not answered for {{minutes}} min; {{count}} approved request(s) waiting",
     },
     settings: {
       title: "Alerts",
@@ -1452,6 +1455,19 @@ export const en = {
     workerCurrentLabel: "Rows of request {{id}} with an outcome",
     workerDone: "Done",
     workerLater: "Taken up again later",
+    // api32b: the worker's settings (`paydesk team worker --poll-secs --sync-every-mins --sync-days`).
+    workerSetting: {
+      pollSecs: "Look for approved requests every (seconds)",
+      pollSecsHint: "Besides the database's notifications; {{min}} to {{max}}",
+      syncEveryMins: "Sync the team's orders and balances every (minutes)",
+      syncEveryMinsHint: "So members' desks show them; 0 never, up to {{max}}",
+      syncDays: "Days each sync covers",
+      syncDaysHint: "{{min}} to {{max}}; windows already complete are skipped",
+    },
+    workerSettingsNow:
+      "Looks for approved requests every {{poll}} s; syncs the team's orders and balances every {{every}} min over {{days}} days.",
+    workerSettingsNoSync:
+      "Looks for approved requests every {{poll}} s; does not sync the team's orders.",
     count: {
       requests: "Requests executed",
       accepted: "Rows accepted",
@@ -1459,6 +1475,37 @@ export const en = {
       unknown: "Rows unknown",
       failed: "Rows failed",
     },
+  },
+  // api32b (issue 32): Settings → Built-in sandbox (`paydesk sandbox --seed-orders`).
+  sandboxTools: {
+    title: "Built-in sandbox",
+    intro:
+      "Add demo orders of the last 90 days to the built-in sandbox, as `paydesk sandbox --seed-orders` and `paydesk orders seed` do; the next full sync brings them into the desk. No real money moves.",
+    count: "Demo orders",
+    countHint: "1 to {{max, number}}",
+    seed: "Add demo orders",
+    added_one: "{{count, number}} demo order added: sync (all windows) to see it",
+    added_other: "{{count, number}} demo orders added: sync (all windows) to see them",
+  },
+  // api32b (issue 32): Settings → Signing tools (`paydesk verify` and `paydesk sign`).
+  signingTools: {
+    title: "Signing tools",
+    intro:
+      "Check a signature over a JSON object, or sign one with this profile's merchant key (it stays in the keyring), by the gateway's signing rule: what `paydesk verify` and `paydesk sign` do. A new key pair is made in the keyring from the profile's keys above.",
+    body: "JSON object",
+    exclude: "Keys left out",
+    excludeHint: "Top-level keys, comma-separated; empty: sign, sing, signType",
+    keepEmpty: "Keep empty values in the canonical string",
+    signature: "Signature (base64)",
+    publicKey: "Public key",
+    publicKeyHint: "PEM or base64 DER; empty: this profile's gateway key",
+    verify: "Check the signature",
+    sign: "Sign with this profile's key",
+    valid: "Valid",
+    invalid: "Not valid",
+    key: "Key {{fingerprint}}",
+    canonical: "Canonical string",
+    signedBy: "Signature by the merchant key of {{profile}}",
   },
   lookup: {
     title: "Bulk look-up",
@@ -2171,6 +2218,11 @@ export const en = {
     payoutsInFlightRange_one: "must be between 1 and {{count}} payout",
     payoutsInFlightRange_other: "must be between 1 and {{count}} payouts",
     balancesEveryRange: "must be between 0 (not on a schedule) and 1440 minutes (a day)",
+    // api32b: the signer's worker's settings.
+    seedCountRange: "must be between 1 and {{max}}",
+    workerPollRange: "must be between 1 and {{max}} seconds",
+    workerSyncEveryRange: "must be between 0 (never) and {{max}} minutes",
+    workerSyncDaysRange: "must be between 1 and {{max}} days",
     duplicateWindowRange: "must be between 1 and 2160 hours (90 days)",
     notFoundGraceRange: "must be at most 604800 seconds (7 days)",
     notFoundLookupsRange: "must be between 1 and 100",
@@ -2487,6 +2539,17 @@ export const en = {
     payeeNoApproval: "a payee of this desk's own book needs no approval",
     payeeApprovalTeamOnly: "only a team's payees can need an approval",
     payeeApprovalAdmin: "only an admin changes whether a payee needs an approval",
+    // team35: a team's payouts to a payee of its book; the maker's own limits.
+    payeeNicknameMixedScript:
+      "mixes Latin letters with Cyrillic or Greek ones (a look-alike of another name): use one script",
+    payeeAwaitingApproval:
+      "payee “{{nickname}}” waits for another member's approval; it is not paid before",
+    payeeAwaitingApprovalLine:
+      "line {{line}}: payee “{{nickname}}” waits for another member's approval; it is not paid before",
+    memberLimitPerPayout:
+      "{{amount}} {{currency}} is over your limit per payout of {{limit}} {{currency}} (set by the team's admin)",
+    memberLimitPerDay:
+      "{{amount}} {{currency}} would take your payouts today over your limit per day of {{limit}} {{currency}} ({{used}} {{currency}} requested today, {{left}} {{currency}} left; the day is {{zone}}'s)",
   },
   funds: {
     title: "Balance check",

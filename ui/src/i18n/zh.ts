@@ -625,6 +625,7 @@ export const zh: Catalogue = {
       sync_failed: "同步失败",
       sync_stale: "近期未同步",
       worker_stopped: "签名者的工作进程已停止",
+      worker_silent: "签名者的工作进程无响应",
     },
     text: {
       approval_waiting: "{{maker}} 的请求 #{{id}}：{{operation}} {{total}}（{{summary}}）",
@@ -636,6 +637,8 @@ export const zh: Catalogue = {
       sync_stale: "已有 {{hours}} 小时未同步",
       worker_stopped:
         "{{count}} 个已批准的请求在等待签名者的工作进程；#{{id}} 已等待 {{minutes}} 分钟",
+      worker_silent:
+        "{{signer}} 的签名工作进程已 {{minutes}} 分钟无响应；{{count}} 个已批准的请求在等待",
     },
     settings: {
       title: "提醒",
@@ -1342,6 +1345,18 @@ export const zh: Catalogue = {
     workerCurrentLabel: "请求 {{id}} 中已有结果的行",
     workerDone: "完成",
     workerLater: "稍后再处理",
+    // api32b: the worker's settings (`paydesk team worker --poll-secs --sync-every-mins --sync-days`).
+    workerSetting: {
+      pollSecs: "查找已批准请求的间隔（秒）",
+      pollSecsHint: "数据库通知之外；{{min}} 到 {{max}}",
+      syncEveryMins: "同步团队订单和余额的间隔（分钟）",
+      syncEveryMinsHint: "让成员的桌面显示它们；0 表示从不，最多 {{max}}",
+      syncDays: "每次同步覆盖的天数",
+      syncDaysHint: "{{min}} 到 {{max}}；已完整的时间窗口会跳过",
+    },
+    workerSettingsNow:
+      "每 {{poll}} 秒查找已批准的请求；每 {{every}} 分钟同步团队最近 {{days}} 天的订单和余额。",
+    workerSettingsNoSync: "每 {{poll}} 秒查找已批准的请求；不同步团队的订单。",
     count: {
       requests: "已执行请求",
       accepted: "已受理行",
@@ -1349,6 +1364,36 @@ export const zh: Catalogue = {
       unknown: "未知行",
       failed: "失败行",
     },
+  },
+  // api32b (issue 32): Settings → Built-in sandbox (`paydesk sandbox --seed-orders`).
+  sandboxTools: {
+    title: "内置沙箱",
+    intro:
+      "向内置沙箱添加最近 90 天的演示订单，与 `paydesk sandbox --seed-orders` 和 `paydesk orders seed` 相同；下一次完整同步会把它们带入桌面。不会移动真实资金。",
+    count: "演示订单数",
+    countHint: "1 到 {{max, number}}",
+    seed: "添加演示订单",
+    added_other: "已添加 {{count, number}} 个演示订单：同步（全部时间窗口）后可见",
+  },
+  // api32b (issue 32): Settings → Signing tools (`paydesk verify` and `paydesk sign`).
+  signingTools: {
+    title: "签名工具",
+    intro:
+      "按网关的签名规则检查 JSON 对象上的签名，或用本配置的商户密钥（保留在钥匙串中）签名：即 `paydesk verify` 和 `paydesk sign` 的功能。新的密钥对在上方配置的密钥中生成到钥匙串里。",
+    body: "JSON 对象",
+    exclude: "排除的键",
+    excludeHint: "顶层键，逗号分隔；留空：sign、sing、signType",
+    keepEmpty: "规范字符串中保留空值",
+    signature: "签名（base64）",
+    publicKey: "公钥",
+    publicKeyHint: "PEM 或 base64 DER；留空：本配置的网关公钥",
+    verify: "检查签名",
+    sign: "用本配置的密钥签名",
+    valid: "有效",
+    invalid: "无效",
+    key: "密钥 {{fingerprint}}",
+    canonical: "规范字符串",
+    signedBy: "由 {{profile}} 的商户密钥签名",
   },
   lookup: {
     title: "批量查询",
@@ -2005,6 +2050,11 @@ export const zh: Catalogue = {
     rateLimitRange: "必须在 0（不限）到每秒 {{max}} 个请求之间",
     payoutsInFlightRange_other: "必须在 1 到 {{count}} 笔代付之间",
     balancesEveryRange: "必须在 0（不定时）到 1440 分钟（一天）之间",
+    // api32b: the signer's worker's settings.
+    seedCountRange: "必须在 1 到 {{max}} 之间",
+    workerPollRange: "必须在 1 到 {{max}} 秒之间",
+    workerSyncEveryRange: "必须在 0（从不）到 {{max}} 分钟之间",
+    workerSyncDaysRange: "必须在 1 到 {{max}} 天之间",
     duplicateWindowRange: "必须在 1 到 2160 小时（90 天）之间",
     notFoundGraceRange: "最多 604800 秒（7 天）",
     notFoundLookupsRange: "必须在 1 到 100 之间",
@@ -2280,6 +2330,16 @@ export const zh: Catalogue = {
     payeeNoApproval: "本台自己名册中的收款人无需审批",
     payeeApprovalTeamOnly: "只有团队的收款人才需要审批",
     payeeApprovalAdmin: "只有管理员能设置添加收款人是否需要审批",
+    // team35: a team's payouts to a payee of its book; the maker's own limits.
+    payeeNicknameMixedScript:
+      "混用了拉丁字母与西里尔或希腊字母（会与其他名称形似）：请只用一种文字",
+    payeeAwaitingApproval: "收款人“{{nickname}}”正在等待另一位成员审批；审批前不会付款",
+    payeeAwaitingApprovalLine:
+      "第 {{line}} 行：收款人“{{nickname}}”正在等待另一位成员审批；审批前不会付款",
+    memberLimitPerPayout:
+      "{{amount}} {{currency}} 超过了您的单笔代付限额 {{limit}} {{currency}}（由团队管理员设置）",
+    memberLimitPerDay:
+      "{{amount}} {{currency}} 会使您今天的代付超过每日限额 {{limit}} {{currency}}（今天已申请 {{used}} {{currency}}，剩余 {{left}} {{currency}}；按 {{zone}} 的日期计算）",
   },
   funds: {
     title: "余额检查",

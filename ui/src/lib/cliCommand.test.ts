@@ -80,6 +80,15 @@ const cases: Record<keyof typeof fixture, () => CliCommand> = {
       currency: "MXN",
       beneficiary: " rent ",
     }),
+  requestPayoutBeneficiary: () =>
+    payoutClabeCommand({
+      profile: "team-mx",
+      merOrderNo: "PO-10",
+      amount: "20.00",
+      currency: "MXN",
+      beneficiary: "rent",
+      request: true,
+    }),
   payoutCard: () =>
     payoutCardCommand({
       profile: "main",

@@ -84,6 +84,7 @@ export interface PayoutValues extends PurposeValues {
 /// `paydesk payout clabe`: the CLABE as "$CLABE" (the CLI takes it only as an argument).
 /// As a team's request: `paydesk team request payout`.
 export function payoutClabeCommand(v: PayoutValues): CliCommand {
+  const requestPayee = v.beneficiary?.trim() ?? "";
   if (v.request) {
     return {
       line: line(v.profile, [
@@ -94,12 +95,13 @@ export function payoutClabeCommand(v: PayoutValues): CliCommand {
         amount(v.amount),
         "--currency",
         v.currency,
-        "--clabe",
-        { env: "CLABE" },
+        ...(requestPayee ? ["--beneficiary", requestPayee] : ["--clabe", { env: "CLABE" }]),
         ...opt("--mer-order-no", v.merOrderNo),
         ...purposeWords(v),
       ]),
-      notes: [{ key: "clabeVariable" }, { key: "teamRequest" }],
+      notes: requestPayee
+        ? [{ key: "teamRequest" }]
+        : [{ key: "clabeVariable" }, { key: "teamRequest" }],
     };
   }
   const payee = v.beneficiary?.trim() ?? "";

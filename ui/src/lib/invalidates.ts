@@ -34,6 +34,7 @@ export const invalidates = {
   orderCustomer: [],
   sandboxSimulate: ["orders", "dashboard", "palette"],
   sandboxActions: [],
+  sandboxSeed: [],
   orderFind: [],
   ordersExport: [],
   ordersLookup: ["orders", "dashboard", "palette"],
@@ -156,6 +157,8 @@ export const invalidates = {
   alertNotify: [],
   alertSettings: [],
   alertSettingsSave: ["alerts"],
+  toolsVerify: [],
+  toolsSign: [],
 } as const satisfies Record<keyof typeof commands, readonly string[]>;
 
 export type CommandName = keyof typeof invalidates;

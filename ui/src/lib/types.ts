@@ -89,5 +89,6 @@ export type {
   TeamRole,
   TeamRules,
   TeamStatus,
+  WorkerSettings,
   WorkerStatus_Serialize as WorkerStatus,
 } from "../bindings";

@@ -806,9 +806,10 @@ async fn bulk(
             .collect::<Vec<_>>()
             .join("; ")
     };
-    // Rows held firm (over a limit, beyond the balance) are never sent by a run.
+    // Rows held firm (over a limit, beyond the balance) are never sent by a run; of the
+    // repeats, those the money left after the rows that go reaches (`held_totals`).
     let held_sent = if how.include_held {
-        plan.held - plan.held_firm
+        plan.held_totals.iter().map(|t| t.count).sum()
     } else {
         0
     };

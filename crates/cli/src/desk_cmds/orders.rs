@@ -51,10 +51,35 @@ pub enum OrdersCmd {
     /// Look many order or trade numbers up at once (one a line; a CSV's merOrderNo or
     /// tradeNo column): the cache first, then the gateway in batched list requests.
     Lookup(super::lookup::LookupArgs),
+    /// The built-in sandbox only (the app's order page's sandbox actions): move an order
+    /// as its gateway would (pay, fail, expire, settle, refund, chargeback, ...); the
+    /// order is then read again into the cache.
+    Simulate {
+        trade_no: String,
+        /// The action's name, as `paydesk orders simulate --help` or the app lists them.
+        #[arg(long)]
+        action: String,
+        /// For refund and chargeback: the amount (blank: all that is left).
+        #[arg(long)]
+        amount: Option<String>,
+    },
+    /// The saved views of the Orders screen (the app's), for `--view`.
+    Views,
+    /// The built-in sandbox only (`paydesk sandbox --seed-orders` for its own sandbox):
+    /// add this many demo orders of the last 90 days; `orders sync` brings them in.
+    Seed {
+        #[arg(long, default_value_t = 1000)]
+        count: u32,
+    },
 }
 
 #[derive(Debug, Args)]
 pub struct FilterArgs {
+    /// A saved view of the Orders screen by name (the app's saved views; its dates
+    /// resolved today in the business zone): its filter and sort, instead of the flags
+    /// below. `paydesk orders views` lists them.
+    #[arg(long, conflicts_with_all = ["state", "currency", "method", "kind", "search", "min_amount", "max_amount", "from", "to", "desc"])]
+    view: Option<String>,
     /// States, e.g. 5 or 2,5.
     #[arg(long, value_delimiter = ',')]
     state: Vec<i64>,
@@ -128,7 +153,29 @@ fn day(field: &str, s: &str) -> Result<i64, Failure> {
 }
 
 impl FilterArgs {
-    fn filter(self) -> Result<OrderFilter, Failure> {
+    fn filter(self, desk: &paydesk_core::Desk) -> Result<OrderFilter, Failure> {
+        if let Some(name) = &self.view {
+            let name = name.trim();
+            let views = desk.views(paydesk_core::views::Screen::Orders)?;
+            let v = views
+                .iter()
+                .find(|v| v.name.eq_ignore_ascii_case(name))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = views.iter().map(|v| v.name.as_str()).collect();
+                    Failure::Input(format!(
+                        "--view: no saved view of the orders named {name:?} (saved: {})",
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ))
+                })?;
+            let mut f = v.spec.order_filter.clone().unwrap_or_default();
+            f.from = v.from;
+            f.to = v.to;
+            return Ok(f);
+        }
         let sort = match self.sort.as_str() {
             "created" => SortKey::Created,
             "amount" => SortKey::Amount,
@@ -253,7 +300,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 })
             }
             OrdersCmd::List { filter, limit, offset } => {
-                let page = desk.orders(&filter.filter()?, offset, limit)?;
+                let page = desk.orders(&filter.filter(&desk)?, offset, limit)?;
                 let dict = desk.dictionary().clone();
                 print(g, &page, || {
                     let mut out = vec![format!("{} orders match; showing {}", page.total, page.rows.len())];
@@ -287,6 +334,35 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 })
             }
             OrdersCmd::Lookup(args) => super::lookup::run(&desk, args, g).await,
+            OrdersCmd::Simulate {
+                trade_no,
+                action,
+                amount,
+            } => {
+                let action: paydesk_session::SimulateAction = action.parse()?;
+                let refund = desk.simulate(&trade_no, action, amount.as_deref()).await?;
+                print(g, &refund, || match &refund {
+                    Some(no) => format!("{action} on {trade_no}: done, refund {no}"),
+                    None => format!("{action} on {trade_no}: done"),
+                })
+            }
+            OrdersCmd::Views => {
+                let views = desk.views(paydesk_core::views::Screen::Orders)?;
+                let names: Vec<&str> = views.iter().map(|v| v.name.as_str()).collect();
+                print(g, &names, || {
+                    if names.is_empty() {
+                        "no saved views (save one on the app's Orders screen)".into()
+                    } else {
+                        names.join("\n")
+                    }
+                })
+            }
+            OrdersCmd::Seed { count } => {
+                let n = desk.seed_sandbox(count)?;
+                print(g, &n, || {
+                    format!("{n} demo orders added to the sandbox: `paydesk orders sync` brings them in")
+                })
+            }
             OrdersCmd::Export {
                 path,
                 force,
@@ -299,7 +375,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                     pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
                 }
                 let existing = paydesk_core::output::Existing::replace_if(force);
-                let n = desk.export(&filter.filter()?, &path, existing, offset, |done, total| {
+                let n = desk.export(&filter.filter(&desk)?, &path, existing, offset, |done, total| {
                     pb.set_length(total);
                     pb.set_position(done);
                 });

@@ -214,9 +214,8 @@ pub fn schedule(cmd: ScheduleCmd, g: &Global) -> Result<(), Failure> {
             let rt = runtime()?;
             let runs = rt.block_on(async {
                 let desk = open(g).await?;
-                Ok::<_, Failure>(
-                    paydesk_reports::schedule::run_due(desk.desk(), &home, now, "cli").await?,
-                )
+                let by = paydesk_api::duties::By::Cli;
+                Ok::<_, Failure>(paydesk_api::duties::reports_if_due(desk.desk(), &home, by).await?)
             })?;
             print(g, &runs, || {
                 if runs.is_empty() {

@@ -1,8 +1,6 @@
 //! `paydesk team` and `paydesk approvals`: a team's database, its members and rules,
 //! requests, approvals, and the signer's worker.
 
-use std::time::Duration;
-
 use paydesk_api::team::PgConfig;
 use paydesk_core::forms::CardMove;
 use paydesk_core::team::{self, Request, RequestState, RuleInput, Team, TeamRole};
@@ -55,14 +53,14 @@ pub enum TeamCmd {
         once: bool,
         /// Look for approved requests at least this often (seconds), besides the
         /// database's notifications.
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        #[arg(long, default_value_t = paydesk_api::team::POLL_SECS, value_parser = clap::value_parser!(u64).range(1..=paydesk_api::team::POLL_SECS_MAX))]
         poll_secs: u64,
         /// Between requests, sync the team's orders from the gateway and snapshot the
         /// balances this often (minutes; 0: never), so members' desks show them.
-        #[arg(long, default_value_t = paydesk_api::team::UPKEEP_EVERY_MINS, value_parser = clap::value_parser!(u64).range(0..=1440))]
+        #[arg(long, default_value_t = paydesk_api::team::UPKEEP_EVERY_MINS, value_parser = clap::value_parser!(u64).range(0..=paydesk_api::team::UPKEEP_EVERY_MINS_MAX))]
         sync_every_mins: u64,
         /// The days each of those syncs covers (windows already complete are skipped).
-        #[arg(long, default_value_t = paydesk_api::team::UPKEEP_DAYS, value_parser = clap::value_parser!(i64).range(1..=3660))]
+        #[arg(long, default_value_t = paydesk_api::team::UPKEEP_DAYS, value_parser = clap::value_parser!(i64).range(1..=paydesk_api::team::UPKEEP_DAYS_MAX))]
         sync_days: i64,
     },
 }
@@ -168,8 +166,12 @@ pub enum RequestCmd {
         amount: String,
         #[arg(long)]
         currency: String,
-        #[arg(long)]
+        #[arg(long, required_unless_present = "beneficiary", default_value = "")]
         clabe: String,
+        /// A payee of the team's book by nickname, instead of the CLABE: the request
+        /// names the payee; its account stays sealed to the signers.
+        #[arg(long, conflicts_with = "clabe", default_value = "")]
+        beneficiary: String,
         /// Fixed now if not given.
         #[arg(long)]
         mer_order_no: Option<String>,
@@ -528,6 +530,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             amount,
             currency,
             clabe,
+            beneficiary,
             mer_order_no,
             why,
         }) => {
@@ -538,6 +541,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
                 &currency,
             );
             form.clabe = clabe;
+            form.beneficiary = beneficiary;
             form.purpose = why.purpose();
             // The amount's rules first (a negative amount is named as such), before any
             // connection.
@@ -636,8 +640,13 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             sync_every_mins,
             sync_days,
         } => {
-            let keep = paydesk_api::team::upkeep(sync_every_mins, sync_days);
-            worker(g, once, poll_secs, keep)
+            let options = paydesk_api::team::WorkerOptions {
+                poll_secs,
+                sync_every_mins,
+                sync_days,
+            };
+            options.check()?;
+            worker(g, once, options)
         }
     }
 }
@@ -665,8 +674,7 @@ fn card_request(
 fn worker(
     g: &Global,
     once: bool,
-    poll_secs: u64,
-    keep: Option<team::Upkeep>,
+    options: paydesk_api::team::WorkerOptions,
 ) -> Result<(), Failure> {
     let rt = runtime()?;
     rt.block_on(async {
@@ -709,13 +717,14 @@ fn worker(
             t.mer_no(),
             t.me().name
         );
-        // The profile's scheduled reports run while the worker does (this machine's
-        // schedules: `paydesk schedule add`); stopped with the desk.
-        let schedules = paydesk_reports::schedule::keep_running(
+        // The profile's background duties run while the worker does, as in the app: its
+        // scheduled reports (this machine's schedules: `paydesk schedule add`) and its
+        // scheduled balance snapshot; stopped with the desk.
+        let schedules = paydesk_api::duties::keep_running(
             desk.desk(),
             session()?.home().clone(),
-            "worker",
-            paydesk_reports::schedule::TICK,
+            paydesk_api::duties::By::Worker,
+            paydesk_api::duties::TICK,
             |run| eprintln!("scheduled report: {}", super::schedule::run_line(run)),
         );
         let json = g.json;
@@ -723,8 +732,8 @@ fn worker(
             &desk,
             &t,
             &stop,
-            Duration::from_secs(poll_secs),
-            keep,
+            options.poll(),
+            options.upkeep(),
             |event| match event {
                 team::WorkEvent::Executed(e) if json => {
                     println!("{}", serde_json::to_string(e).unwrap_or_default());

@@ -24,9 +24,45 @@ pub struct Env {
     pub outputs: Vec<String>,
 }
 
+/// The `paydesk` binary: Cargo's own for the CLI's tests; for the scenarios in the
+/// top-level `tests/` (package `paydesk-tests`, to which Cargo names no binary of
+/// another package) `PAYDESK_BIN` when set, else the one the same build made beside the
+/// test (`cargo xtask test` builds every binary of the workspace), built once with
+/// `cargo build -p paydesk-cli` when it is not there yet. A binary left from an older
+/// build is used as it is: run `cargo build -p paydesk-cli` after changing the CLI.
+pub fn paydesk_bin() -> PathBuf {
+    if let Some(bin) = option_env!("CARGO_BIN_EXE_paydesk") {
+        return PathBuf::from(bin);
+    }
+    if let Some(bin) = std::env::var_os("PAYDESK_BIN") {
+        return PathBuf::from(bin);
+    }
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            // target/<profile>/deps/<test> → target/<profile>/paydesk
+            let exe = std::env::current_exe().unwrap();
+            let dir = exe.parent().and_then(Path::parent).unwrap();
+            let bin = dir.join(format!("paydesk{}", std::env::consts::EXE_SUFFIX));
+            if !bin.exists() {
+                let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+                let mut build = Command::new(cargo);
+                build.args(["build", "-p", "paydesk-cli", "--bin", "paydesk"]);
+                if dir.file_name().is_some_and(|n| n == "release") {
+                    build.arg("--release");
+                }
+                let status = build.status().unwrap();
+                assert!(status.success(), "cargo build -p paydesk-cli failed");
+            }
+            assert!(bin.exists(), "no paydesk binary at {}", bin.display());
+            bin
+        })
+        .clone()
+}
+
 impl Env {
     pub fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_paydesk"));
+        let mut c = Command::new(paydesk_bin());
         c.args(args)
             .env("PAYDESK_HOME", self.home.path())
             .env("PAYDESK_KEYRING_SERVICE", &self.service);

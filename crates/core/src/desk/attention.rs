@@ -159,6 +159,23 @@ impl Desk {
                 &[("number", e.mer_order_no.clone())],
             )
         };
+        // Sent again, it leaves now: the profile's limits and the balance are asked as for a
+        // new payout (review-money-r5 F3); refused, it stays "not sent", naming the rule.
+        let currency = e
+            .request
+            .get("currencyCode")
+            .and_then(|c| c.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let amount = match e.request.get("sourceAmount") {
+            Some(serde_json::Value::String(s)) => s.trim().parse().ok(),
+            Some(serde_json::Value::Number(n)) => n.to_string().parse().ok(),
+            _ => None,
+        };
+        if let Some(amount) = amount {
+            self.check_before_journal(&e.mer_order_no, &currency, amount)
+                .await?;
+        }
         let r = match e.operation {
             JournalOperation::V2Payout => {
                 let op: wire::V2Payout = serde_json::from_value(request).map_err(unreadable)?;

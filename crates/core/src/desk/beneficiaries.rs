@@ -164,6 +164,11 @@ impl Desk {
         if nickname.is_empty() {
             return Ok(Cow::Borrowed(form));
         }
+        // A team's payee: its account stays sealed to the signers; the confirmation
+        // shows its mask (team/pay.rs).
+        if let Some(team) = self.team()? {
+            return Ok(Cow::Owned(team.payout_form_for_preview(form)?));
+        }
         let store = self.store.beneficiaries()?;
         let found = store.by_nickname(nickname)?;
         drop(store);
@@ -222,6 +227,18 @@ impl Desk {
                 tracing::warn!(error = %e, "the book of payees could not be read");
                 None
             }
+        }
+    }
+
+    /// What a payout's confirmation says of its payee: on a team desk from the team's
+    /// book ([`crate::team::Team::payee_note`]), else from this desk's own.
+    pub(crate) fn payee_of_payout(&self, form: &PayoutForm, op: &PayoutOp) -> Option<Payee> {
+        match self.team() {
+            Ok(Some(team)) => team.payee_note(form, op).unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "the team's book of payees could not be read");
+                None
+            }),
+            _ => self.payee_of(op),
         }
     }
 

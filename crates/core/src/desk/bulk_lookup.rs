@@ -541,7 +541,7 @@ impl Desk {
                 self.store.orders().upsert_items(
                     self.profile.mer_no,
                     &held,
-                    crate::store::now_ms(),
+                    self.now_ms(),
                     verified,
                 )?;
                 self.orders_changed();

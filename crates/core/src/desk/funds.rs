@@ -21,6 +21,9 @@ use crate::limits::OverLimit;
 use crate::store::balances::BalanceSnapshot;
 use crate::store::now_ms;
 
+/// The journal's payout operations: what a day's limit counts.
+pub(super) const PAYOUTS: [&str; 2] = ["v2.payout", "v1.payout"];
+
 /// A balance answered within this many seconds is fresh.
 pub const FRESH_SECS: i64 = 120;
 
@@ -68,9 +71,20 @@ fn dec(v: &serde_json::Value) -> Option<Decimal> {
 }
 
 impl Desk {
-    /// The profile's payout limits, as read at opening or last set on this desk.
+    /// The profile's payout limits as the home keeps them now (read for each check, so a
+    /// change made elsewhere, e.g. `paydesk payout limits` while the app is open, holds
+    /// at the next payout: review-money-r5 F7); the last ones read if the file cannot be.
     pub fn limits(&self) -> crate::limits::Limits {
-        super::lock(&self.limits).clone()
+        match self.home.limits(&self.profile.name) {
+            Ok(l) => {
+                *super::lock(&self.limits) = l.clone();
+                l
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the profile's limits not read again: the last ones read hold");
+                super::lock(&self.limits).clone()
+            }
+        }
     }
 
     /// The running desk takes these limits (checked) at once; keeping them with the
@@ -83,11 +97,7 @@ impl Desk {
     /// What the payouts of today (the business day in the profile's zone) in `currency`
     /// add up to: every payout in the journal but those refused, and but `except`.
     pub fn paid_today(&self, currency: &str, except: &HashSet<String>) -> CoreResult<Decimal> {
-        let zone = self.reporting().zone();
-        let now = self.clock.now_ms();
-        let today = chrono::NaiveDate::parse_from_str(&zone.day_of(now), "%Y-%m-%d")
-            .map_err(|e| CoreError::internal(format!("today in the business zone: {e}")))?;
-        let start = zone.start_of(today).unwrap_or(now - 86_400_000);
+        let start = self.day_start()?;
         let entries = self.store.journal().list(
             &self.profile.name,
             &[
@@ -96,12 +106,14 @@ impl Desk {
                 Status::Accepted,
                 Status::Unknown,
             ],
-            &["v2.payout", "v1.payout"],
+            &PAYOUTS,
             1_000_000,
         )?;
         Ok(entries
             .iter()
-            .filter(|e| e.created_at >= start && !except.contains(&e.mer_order_no))
+            // A payout counts on the day it was sent (written, if never sent).
+            .filter(|e| e.sent_at.unwrap_or(e.created_at) >= start)
+            .filter(|e| !except.contains(&e.mer_order_no))
             .filter(|e| {
                 e.request
                     .get("currencyCode")
@@ -112,15 +124,59 @@ impl Desk {
             .sum())
     }
 
+    /// When today (the business day in the profile's zone) began, in UTC millis.
+    fn day_start(&self) -> CoreResult<i64> {
+        let zone = self.reporting().zone();
+        let now = self.clock.now_ms();
+        let today = chrono::NaiveDate::parse_from_str(&zone.day_of(now), "%Y-%m-%d")
+            .map_err(|e| CoreError::internal(format!("today in the business zone: {e}")))?;
+        Ok(zone.start_of(today).unwrap_or(now - 86_400_000))
+    }
+
+    /// A payout request's per-day limit as the journal checks it in the transaction that
+    /// writes the intent ([`crate::store::journal::JournalStore::begin_within`]): `None`
+    /// for an operation that is no payout or a currency without a per-day limit.
+    pub(super) fn day_limit_of(
+        &self,
+        operation: &str,
+        body: &serde_json::Value,
+    ) -> CoreResult<Option<(String, Decimal, Decimal, i64)>> {
+        if !PAYOUTS.contains(&operation) {
+            return Ok(None);
+        }
+        let Some(currency) = body.get("currencyCode").and_then(|c| c.as_str()) else {
+            return Ok(None);
+        };
+        let currency = currency.trim().to_ascii_uppercase();
+        let Some(per_day) = self.limits().of(&currency).1 else {
+            return Ok(None);
+        };
+        let Some(amount) = body.get("sourceAmount").and_then(dec) else {
+            return Ok(None);
+        };
+        Ok(Some((currency, amount, per_day, self.day_start()?)))
+    }
+
     /// A payout of `amount` in `currency` against the profile's limits: the first limit
     /// it is over, counting today's payouts.
     pub fn over_limit(&self, currency: &str, amount: Decimal) -> CoreResult<Option<OverLimit>> {
+        self.over_limit_but(currency, amount, &HashSet::new())
+    }
+
+    /// [`Desk::over_limit`], today's payouts numbered in `except` left out (a `pending`
+    /// entry about to be sent is counted as this payout, not twice).
+    fn over_limit_but(
+        &self,
+        currency: &str,
+        amount: Decimal,
+        except: &HashSet<String>,
+    ) -> CoreResult<Option<OverLimit>> {
         let limits = self.limits();
         let (one, day) = limits.of(currency);
         if one.is_none() && day.is_none() {
             return Ok(None);
         }
-        let used = self.paid_today(currency, &HashSet::new())?;
+        let used = self.paid_today(currency, except)?;
         Ok(limits.check(currency, amount, used))
     }
 
@@ -199,27 +255,32 @@ impl Desk {
     /// The checks a payout passes before it is journaled: the profile's limits, then a
     /// balance asked of the gateway now (when this desk holds the key): short of the
     /// amount and the known fee, it is refused naming the balance. A number already in
-    /// the journal is not checked again (it goes nowhere new: the journal replays it).
+    /// the journal is not checked again (it goes nowhere new: the journal replays it),
+    /// but for one still `pending` (never sent, or resolved as not there): it is about to
+    /// leave, and is checked like a new one (review-money-r5 F3).
     pub(super) async fn check_before_journal(
         &self,
         mer_order_no: &str,
         currency: &str,
         amount: Decimal,
     ) -> CoreResult<()> {
-        if self
+        let mut except = HashSet::new();
+        match self
             .store
             .journal()
             .get_by_number(&self.profile.name, mer_order_no)?
-            .is_some()
         {
-            return Ok(());
+            Some(e) if e.status == Status::Pending => {
+                except.insert(e.mer_order_no);
+            }
+            Some(_) => return Ok(()),
+            None => {}
         }
-        if let Some(over) = self.over_limit(currency, amount)? {
+        if let Some(over) = self.over_limit_but(currency, amount, &except)? {
             return Err(over.error());
         }
-        // An amount no payout can have is the form's rules' to refuse, without asking the
-        // gateway anything first.
-        if self.client.is_none() || amount <= Decimal::ZERO {
+        // An amount no payout can have was refused by the request's rules before this.
+        if self.client.is_none() {
             return Ok(());
         }
         let Ok(s) = self.balance(currency).await else {
@@ -279,7 +340,23 @@ impl Desk {
             held: u32,
         }
         let mut runs: BTreeMap<String, Run> = BTreeMap::new();
-        for p in planned.iter_mut() {
+        // The rows any plan sends take the money first, in file order; only then the
+        // repeats the operator confirmed (`include_held`) take what is left: a row shown
+        // as going still goes when the held rows are sent too (review-money-r5 F4).
+        let repeat = |p: &bulk::Planned| {
+            matches!(
+                p.why,
+                RowReason::Changed { .. }
+                    | RowReason::PaidDaysAgo { .. }
+                    | RowReason::SameRecent { .. }
+            )
+        };
+        let order: Vec<usize> = (0..planned.len())
+            .filter(|i| !repeat(&planned[*i]))
+            .chain((0..planned.len()).filter(|i| repeat(&planned[*i])))
+            .collect();
+        for i in order {
+            let p = &mut planned[i];
             if p.action != RowAction::Send {
                 continue;
             }

@@ -135,7 +135,7 @@ impl Desk {
         else {
             return Ok(false);
         };
-        self.cache_listed(&item, crate::store::now_ms(), verified);
+        self.cache_listed(&item, self.now_ms(), verified);
         Ok(true)
     }
 

@@ -476,11 +476,12 @@ impl Desk {
 
     pub fn bulk_plan(&self, file: &bulk::BulkFile) -> CoreResult<bulk::BulkPlan> {
         let (planned, funds) = self.plan_rows_funded(file, false)?;
+        let with_held = self.plan_rows_funded(file, true)?.0;
         let mut plan = bulk::BulkPlan {
             funds,
             errors: file.errors.clone(),
             digest: self.plan_digest(&planned),
-            digest_with_held: self.plan_digest(&self.plan_rows_funded(file, true)?.0),
+            digest_with_held: self.plan_digest(&with_held),
             ..bulk::BulkPlan::default()
         };
         let mut totals: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)> =
@@ -502,12 +503,7 @@ impl Desk {
                     plan.held += 1;
                     plan.held_firm += 1;
                 }
-                bulk::RowAction::Held => {
-                    plan.held += 1;
-                    let t = held.entry(currency.to_string()).or_default();
-                    t.0 += 1;
-                    t.1 += amount;
-                }
+                bulk::RowAction::Held => plan.held += 1,
             }
             plan.rows.push(bulk::PlannedRow {
                 line: p.line,
@@ -519,6 +515,20 @@ impl Desk {
                 earlier: p.earlier.clone(),
                 name_in_file: file.names.get(&p.line).cloned(),
             });
+        }
+        // The held rows sent too if confirmed: those the plan with them sends (the
+        // balance and the limits left after the rows that go: review-money-r5 F4).
+        for (p, w) in planned.iter().zip(&with_held) {
+            if p.line == w.line
+                && p.action == bulk::RowAction::Held
+                && !p.why.is_firm()
+                && w.action == bulk::RowAction::Send
+            {
+                let (currency, amount) = w.payout.money();
+                let t = held.entry(currency.to_string()).or_default();
+                t.0 += 1;
+                t.1 += amount;
+            }
         }
         self.note_payees(&mut plan.rows, &planned);
         let total = |m: std::collections::BTreeMap<String, (u32, rust_decimal::Decimal)>| {
@@ -654,6 +664,9 @@ impl Desk {
             })
         };
         let journal = self.store.journal();
+        // The same money to the same account, whatever optional members differ (a card
+        // row by account, then by nickname: review-money-r5 F2b).
+        let money = self.money_candidates(&*journal)?;
         let window = i64::from(self.profile.safety.duplicate_window_hours) * 3_600_000;
         let now = self.clock.now_ms();
         let days = |e: &journal::Entry| (now - e.updated_at).max(0) / 86_400_000;
@@ -755,16 +768,20 @@ impl Desk {
                     confirmed_as,
                 })
             } else {
-                journal
+                let same = journal
                     .same_intents(&self.profile.name, &fp, window)?
                     .into_iter()
-                    .find(|e| !ours(&e.mer_order_no))
-                    .map(|e| bulk::RowReason::SameRecent {
-                        minutes: (now - e.created_at).max(0) / 60_000,
-                        status: e.status.as_str().into(),
-                        earlier: e.mer_order_no,
-                        confirmed_as,
-                    })
+                    .find(|e| !ours(&e.mer_order_no));
+                let same = match same {
+                    Some(e) => Some(e),
+                    None => self.same_money(&planned.payout, &money, ours)?.cloned(),
+                };
+                same.map(|e| bulk::RowReason::SameRecent {
+                    minutes: (now - e.created_at).max(0) / 60_000,
+                    status: e.status.as_str().into(),
+                    earlier: e.mer_order_no,
+                    confirmed_as,
+                })
             };
             if let Some(why) = repeats {
                 if !include_held {
@@ -941,8 +958,15 @@ impl Desk {
             let no = p.payout.mer_order_no().to_string();
             match p.action {
                 bulk::RowAction::Held => {
+                    // A row the journal holds as not sent (an earlier run wrote it and
+                    // stopped) keeps its number, to be found on the Attention list.
+                    let kept = self
+                        .store
+                        .journal()
+                        .get_by_number(&self.profile.name, &no)?
+                        .is_some_and(|e| e.status == Status::Pending);
                     results.push(bulk::RowResult {
-                        mer_order_no: String::new(),
+                        mer_order_no: if kept { no.clone() } else { String::new() },
                         ..result_of(p, bulk::RowStatus::Held, None, p.why.to_string())
                     });
                 }
@@ -1060,6 +1084,9 @@ impl Desk {
             .payout_in(form)
             .await
             .map_err(|e| e.in_terms(crate::forms::payout_field));
+        // A confirmed second one is for this attempt only: refused before it was sent (a
+        // limit, the balance, the purpose), a later plain send asks again.
+        super::lock(&self.allowed_duplicates).remove(form.mer_order_no.trim());
         let r = self.receipt_or_error(form.kind.operation(), &form.mer_order_no, r);
         self.reread_made(&r).await;
         r
@@ -1130,10 +1157,14 @@ impl Desk {
             }
         }
         let mut preview = op.preview();
-        preview.payee = self.payee_of(&op);
+        preview.payee = self.payee_of_payout(form, &op);
         let (currency, amount) = op.money();
         if let Some(over) = self.over_limit(currency, amount)? {
             return Err(over.error());
+        }
+        // A team maker's own limits, said at the confirmation (team/precheck.rs).
+        if let Some(team) = self.team()? {
+            team.check_my_limit(currency, &[&amount.to_string()])?;
         }
         if let Some((fee, from)) = self.payout_fee_estimate(currency) {
             preview.estimated_fee = Some(fee.to_string());
@@ -1148,9 +1179,19 @@ impl Desk {
         let form = &*self.with_beneficiary(form)?;
         let why = self.check_purpose(&form.purpose)?;
         let op = self.fill(Some(&form.notify_url), |who| form.build(who))?;
+        // The request's own rules (an amount above zero, ...) before the gateway is asked
+        // anything, a balance included.
+        match &op {
+            PayoutOp::Card(p) => paydesk_gateway::wire::Operation::validate(p)?,
+            PayoutOp::Clabe(p) => paydesk_gateway::wire::Operation::validate(p)?,
+        }
         let (currency, amount) = op.money();
         self.check_before_journal(op.mer_order_no(), currency, amount)
             .await?;
+        // The same money to the same account under another number, whatever optional
+        // members the book filled (review-money-r5 F2b); after the limits and the
+        // balance, as the journal's own guard.
+        self.same_payout_elsewhere(&op)?;
         let s = Self::with_purpose(why, async {
             match op {
                 PayoutOp::Card(op) => self.payout_card(op).await,

@@ -8,7 +8,6 @@ use super::Desk;
 use crate::audit::{self};
 use crate::error::{CoreError, CoreResult};
 use crate::journal::{Entry, Status};
-use crate::store::now_ms;
 use crate::store::reversals::{ChargebackSeen, RefundSeen};
 
 pub use crate::store::balances::BalanceSnapshot;
@@ -146,7 +145,7 @@ impl Desk {
             balance: a.data.balance.to_string(),
             un_checked_balance: a.data.un_checked_balance.to_string(),
             total_balance: a.data.total_balance.to_string(),
-            taken_at: now_ms(),
+            taken_at: self.now_ms(),
         };
         self.store.balances().add(&s)?;
         Ok(s)
@@ -348,7 +347,7 @@ impl Desk {
         self.store.cache_read(|c| {
             Ok((
                 c.balances.latest()?,
-                c.orders.day_figures(now_ms() - 30 * 86_400_000)?,
+                c.orders.day_figures(self.now_ms() - 30 * 86_400_000)?,
                 c.reviews.pending_count()?,
                 c.orders.count_all()?,
                 c.sync_state.last_error(&self.profile.name)?,

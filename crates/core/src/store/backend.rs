@@ -13,7 +13,7 @@
 //! Nothing above the store knows which one a desk has; this file only chooses.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use paydesk_store::audit::{Anchor, AuditArchive, AuditEntry, AuditStore, Record};
 use paydesk_store::balances::BalanceStore;
@@ -30,6 +30,8 @@ use paydesk_store::views::ViewStore;
 use paydesk_store_pg::{PgLink, PgStore};
 use paydesk_store_sqlite::SqliteStore;
 
+use super::Now;
+
 pub use paydesk_store::CacheTx;
 
 use crate::error::{CoreError, CoreResult};
@@ -38,6 +40,8 @@ use crate::error::{CoreError, CoreResult};
 #[derive(Debug)]
 pub struct Store {
     backend: Backend,
+    /// The desk's clock, for the journal's times ([`Store::set_clock`]).
+    now: RwLock<Now>,
 }
 
 #[derive(Debug)]
@@ -83,6 +87,7 @@ impl Store {
     fn team(store: PgStore) -> Arc<Self> {
         Arc::new(Store {
             backend: Backend::Team(store),
+            now: Default::default(),
         })
     }
 
@@ -90,7 +95,21 @@ impl Store {
     pub fn open_sqlite(path: &Path) -> CoreResult<Arc<Self>> {
         Ok(Arc::new(Store {
             backend: Backend::Sqlite(SqliteStore::open(path)?),
+            now: Default::default(),
         }))
+    }
+
+    /// Reads "now" from `now` from here on (the desk's clock: `Desk::set_clock`).
+    pub fn set_clock(&self, now: Now) {
+        *self.now.write().unwrap_or_else(PoisonError::into_inner) = now;
+    }
+
+    /// Now by the desk's clock.
+    fn now(&self) -> Now {
+        self.now
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The member's connection to the team (the journal's), on a team desk.
@@ -136,8 +155,8 @@ impl Store {
 
     pub fn journal(&self) -> Box<dyn JournalStore + '_> {
         match &self.backend {
-            Backend::Sqlite(s) => s.journal(),
-            Backend::Team(t) => t.journal(),
+            Backend::Sqlite(s) => s.journal_at(self.now()),
+            Backend::Team(t) => t.journal_at(self.now()),
         }
     }
 
@@ -309,12 +328,26 @@ impl Store {
         guard: Guard,
     ) -> CoreResult<(Option<Anchor>, Vec<Begin>)> {
         match &self.backend {
-            Backend::Sqlite(s) => {
-                s.bulk_turn(records, key, anchor, outcomes, profile, intents, guard)
-            }
-            Backend::Team(t) => {
-                t.bulk_turn(records, key, anchor, outcomes, profile, intents, guard)
-            }
+            Backend::Sqlite(s) => s.bulk_turn(
+                records,
+                key,
+                anchor,
+                outcomes,
+                profile,
+                intents,
+                guard,
+                self.now(),
+            ),
+            Backend::Team(t) => t.bulk_turn(
+                records,
+                key,
+                anchor,
+                outcomes,
+                profile,
+                intents,
+                guard,
+                self.now(),
+            ),
         }
     }
 

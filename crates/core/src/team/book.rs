@@ -24,7 +24,7 @@ pub struct TeamPayee {
 
 /// The form field a payee's account is sealed for: a card's as a card payout's number
 /// (so a payout to it can carry that seal), a CLABE's as `clabe`.
-fn sealed_field(kind: PayoutKind) -> &'static str {
+pub(super) fn sealed_field(kind: PayoutKind) -> &'static str {
     match kind {
         PayoutKind::Card => CARD_NO,
         PayoutKind::Clabe => "clabe",

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use paydesk_store::Now;
 use paydesk_store::journal::{Begin, Claim, Entry, Guard, Intent, Outcome, Status, fingerprint};
 use paydesk_store::prelude::JournalStore;
 use serde_json::{Value, json};
@@ -408,4 +409,161 @@ pub fn a_list_limit_counts_only_matching_entries(j: &dyn JournalStore, facts: Fa
         "{}: another profile's journal",
         facts.name
     );
+}
+
+/// A payout begun under a per-day limit is summed against the day's other payouts in the
+/// transaction that writes it: what would pass the limit is refused and writes nothing; a
+/// `pending` entry taken up counts once (as itself); refused entries, other currencies
+/// and entries that go nowhere new are not summed or checked (review-money-r5 F1, F3).
+pub fn a_day_limit_is_summed_where_the_intent_is_written(j: &dyn JournalStore, f: Facts) {
+    use paydesk_store::journal::{DayLimit, OverDay};
+    use rust_decimal::Decimal;
+    let d = |s: &str| s.parse::<Decimal>().unwrap();
+    let payout = |no: &str, amount: &str, currency: &str| json!({ "sourceAmount": amount, "currencyCode": currency, "clabe": no });
+    let within = |no: &str, body: &Value| {
+        let fp = fingerprint(KEY, "v2.payout", body);
+        let amount = d(body["sourceAmount"].as_str().unwrap());
+        j.begin_within(
+            "p",
+            Intent {
+                operation: "v2.payout",
+                mer_order_no: no,
+                request: body,
+                summary: "s",
+                fingerprint: &fp,
+                purpose: None,
+            },
+            DAY,
+            DayLimit {
+                operations: &["v2.payout", "v1.payout"],
+                currency: "MXN",
+                amount,
+                per_day: d("100"),
+                since_ms: chrono::Utc::now().timestamp_millis() - 3_600_000,
+            },
+        )
+        .unwrap()
+    };
+    let queue = |no: &str, body: &Value| {
+        let fp = fingerprint(KEY, "v2.payout", body);
+        j.queue(
+            "p",
+            Intent {
+                operation: "v2.payout",
+                mer_order_no: no,
+                request: body,
+                summary: "s",
+                fingerprint: &fp,
+                purpose: None,
+            },
+        )
+        .unwrap()
+    };
+    let name = f.name;
+    // 40 accepted, 40 in flight: 80 used.
+    let a = payout("A", "40.00", "MXN");
+    let (e, c) = sent(within("A", &a).unwrap());
+    assert!(j.finish(e.id, &c, outcome(Status::Accepted)).unwrap());
+    let (e, c) = sent(within("B", &payout("B", "40", "mxn")).unwrap());
+    j.release(e.id, &c).unwrap();
+    // Refused ones and other currencies do not count.
+    let (e, c) = sent(within("R", &payout("R", "10", "MXN")).unwrap());
+    assert!(j.finish(e.id, &c, outcome(Status::Rejected)).unwrap());
+    let usd = payout("U", "500", "USD");
+    let (e, c) = sent(begin(j, "p", "v2.payout", "U", &usd, DAY));
+    assert!(j.finish(e.id, &c, outcome(Status::Accepted)).unwrap());
+    // 80 + 30 > 100: refused, nothing written.
+    let used = d("40") + d("40");
+    assert_eq!(
+        within("C", &payout("C", "30", "MXN")).unwrap_err(),
+        OverDay { used },
+        "{name}"
+    );
+    assert!(j.get_by_number("p", "C").unwrap().is_none(), "{name}");
+    // A queued 20 taken up: counted as itself, 80 + 20 = 100 fits.
+    queue("D", &payout("D", "20", "MXN"));
+    match within("D", &payout("D", "20", "MXN")) {
+        Ok(Begin::Resend(e, _)) => assert_eq!(e.mer_order_no, "D"),
+        other => panic!("{name}: {other:?}"),
+    }
+    // A queued 10 taken up now would make 110: refused, it stays not sent.
+    queue("E", &payout("E", "10", "MXN"));
+    assert_eq!(
+        within("E", &payout("E", "10", "MXN")).unwrap_err(),
+        OverDay {
+            used: used + d("20")
+        },
+        "{name}"
+    );
+    assert_eq!(
+        j.get_by_number("p", "E").unwrap().unwrap().status,
+        Status::Pending,
+        "{name}"
+    );
+    // An entry that goes nowhere new is not checked: the journal answers with it.
+    match within("A", &a) {
+        Ok(Begin::Exists(e)) => assert_eq!(e.mer_order_no, "A"),
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+/// The journal's times are the store's clock's (the desk's: `Desk::set_clock`), not the
+/// system's: an entry's creation, sending and outcome times, and the duplicate window
+/// measured from its outcome.
+pub fn times_follow_the_store_s_clock<'a>(
+    journal_at: &dyn Fn(Now) -> Box<dyn JournalStore + 'a>,
+    facts: Facts,
+) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicI64, Ordering};
+    // 2030-03-17: a time no system clock of a test run reads.
+    const T0: i64 = 1_900_000_000_000;
+    let t = Arc::new(AtomicI64::new(T0));
+    let at = t.clone();
+    let now = Now::of(move || at.load(Ordering::Relaxed));
+    let minute = Guard {
+        window_ms: 60_000,
+        allow_duplicate: false,
+    };
+    let body = json!({ "sourceAmount": "3.00", "n": "clock" });
+    let (e, claim) = sent(begin(
+        &*journal_at(now.clone()),
+        "p",
+        "v2.payout",
+        "CLK-1",
+        &body,
+        minute,
+    ));
+    assert_eq!((e.created_at, e.sent_at), (T0, Some(T0)), "{}", facts.name);
+    t.store(T0 + 5_000, Ordering::Relaxed);
+    assert!(
+        journal_at(now.clone())
+            .finish(e.id, &claim, outcome(Status::Accepted))
+            .unwrap()
+    );
+    let done = journal_at(now.clone()).get(e.id).unwrap().unwrap();
+    assert_eq!(done.updated_at, T0 + 5_000, "{}", facts.name);
+    // Accepted 59 s ago by the clock: the same intent is a duplicate; 61 s: it is not.
+    t.store(T0 + 5_000 + 59_000, Ordering::Relaxed);
+    match begin(
+        &*journal_at(now.clone()),
+        "p",
+        "v2.payout",
+        "CLK-2",
+        &body,
+        minute,
+    ) {
+        Begin::Duplicate(d) => assert_eq!(d.id, e.id),
+        other => panic!("{}: within the window: {other:?}", facts.name),
+    }
+    t.store(T0 + 5_000 + 61_000, Ordering::Relaxed);
+    let (again, _) = sent(begin(
+        &*journal_at(now.clone()),
+        "p",
+        "v2.payout",
+        "CLK-3",
+        &body,
+        minute,
+    ));
+    assert_eq!(again.created_at, T0 + 66_000, "{}", facts.name);
 }

@@ -71,7 +71,9 @@ function BulkConfirmBody({
   const loc = locale(i18n.language);
   const [includeHeld, setIncludeHeld] = useState(false);
   // Rows held firm (over a limit, beyond the balance) are never sent: not offered here.
-  const count = plan.toSend + (includeHeld ? plan.held - plan.heldFirm : 0);
+  // Of the repeats, those the money left after the rows that go reaches (heldTotals).
+  const heldGoing = plan.heldTotals.reduce((n, c) => n + c.count, 0);
+  const count = plan.toSend + (includeHeld ? heldGoing : 0);
   const held = plan.rows.filter((r) => r.action === "held" && !heldFirm(r.why));
   return (
     <Stack data-testid="bulk-confirm" data-to-send={plan.toSend} data-held={plan.held}>
@@ -112,7 +114,7 @@ function BulkConfirmBody({
               </Table>
             </Table.ScrollContainer>
             <Checkbox
-              label={t("payouts.bulkIncludeHeld", { count: held.length })}
+              label={t("payouts.bulkIncludeHeld", { count: heldGoing })}
               description={t("payouts.bulkIncludeHeldHint")}
               checked={includeHeld}
               onChange={(e) => setIncludeHeld(e.currentTarget.checked)}

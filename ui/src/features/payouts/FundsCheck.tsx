@@ -36,10 +36,13 @@ export function FundsCheck({
     );
   }
   const money = (v: string | null) => formatMoney(v, f.currency, loc);
+  // "Asked just now" only when the gateway answered this refresh; when it could not be
+  // asked, the cached balance is said to be cached, with its age, however young.
+  const askedNow = f.fresh && !f.refreshError;
   const age =
-    f.ageSecs === null
+    f.ageSecs === null || f.ageSecs === undefined
       ? ""
-      : f.fresh
+      : askedNow
         ? t("funds.fresh")
         : f.ageSecs < 120
           ? t("funds.ageSecs", { count: f.ageSecs })
@@ -59,7 +62,12 @@ export function FundsCheck({
               ) : (
                 <Group gap="xs">
                   <Text size="sm">{money(f.balance)}</Text>
-                  <Text size="xs" c={f.fresh ? "dimmed" : "yellow"} data-testid="funds-age">
+                  <Text
+                    size="xs"
+                    c={askedNow ? "dimmed" : "yellow"}
+                    data-testid="funds-age"
+                    data-asked-now={askedNow}
+                  >
                     {age}
                   </Text>
                 </Group>

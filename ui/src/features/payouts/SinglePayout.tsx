@@ -155,9 +155,9 @@ export function SinglePayout({
                 testId="payout-currency"
               />
             </Group>
-            {/* A team's payouts do not take a payee from the book yet. */}
+            {/* On a team, the team's book: the request names the payee, its account
+                stays sealed to the signers. */}
             <PayeePicker
-              hidden={asRequest}
               kind={kind}
               value={form.beneficiary}
               onChange={(n) => {

@@ -30,6 +30,8 @@ import { KeysPanel } from "./KeysPanel";
 import { LimitsCard } from "./LimitsCard";
 import { ProfileForm } from "./ProfileForm";
 import { useDeleteProfile, useProfiles, useSwitchProfile } from "./queries";
+import { SandboxCard } from "./SandboxCard";
+import { SigningTools } from "./SigningTools";
 
 function Appearance() {
   const { t, i18n } = useTranslation();
@@ -269,6 +271,8 @@ export function SettingsPage() {
       <DeskLockCard />
       <AlertSettingsCard />
       <LimitsCard />
+      {status.data?.sandbox ? <SandboxCard /> : null}
+      <SigningTools />
       <Appearance />
       {status.data ? (
         <Text size="xs" c="dimmed">

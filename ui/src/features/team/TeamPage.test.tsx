@@ -44,7 +44,18 @@ function mock(team: TeamStatus) {
         recent: [],
         lastError: null,
         ended: null,
+        settings: { pollSecs: 5, syncEveryMins: 5, syncDays: 30 },
       });
+    if (cmd === "team_worker_start") {
+      const settings = args.settings as { pollSecs: number } | null;
+      return settings && settings.pollSecs > 3600
+        ? Promise.reject({
+            code: "validation",
+            field: "pollSecs",
+            rule: "must be between 1 and 3600 seconds",
+          })
+        : Promise.reject({ code: "validation", field: "team", rule: "not started in this test" });
+    }
     if (cmd === "team_seal_key") return Promise.resolve({ database: SEAL, trusted: null });
     if (cmd === "team_trust_seal_key")
       return String(args.fingerprint)
@@ -142,6 +153,28 @@ describe("the team screen", () => {
           .map(([, a]) => a.fingerprint),
       ).toEqual(["ffffffffffffffff", "SHA256:ab:12:ab:12:ab:12:ab:12"]),
     );
+  });
+
+  // Issue 32: the worker's settings of `paydesk team worker` (--poll-secs,
+  // --sync-every-mins, --sync-days), shown with the defaults the app reports, sent as
+  // the person set them, and a refused one shown on its field.
+  it("starts the signer's worker with the settings the person set", async () => {
+    mock({ ...admin, user: "sam", roles: ["signer"], holdsKey: true });
+    page();
+    const poll = (await screen.findByTestId("worker-pollSecs")) as HTMLInputElement;
+    expect(poll.value).toBe("5");
+    expect((screen.getByTestId("worker-syncEveryMins") as HTMLInputElement).value).toBe("5");
+    expect((screen.getByTestId("worker-syncDays") as HTMLInputElement).value).toBe("30");
+    fireEvent.change(screen.getByTestId("worker-syncEveryMins"), { target: { value: "0" } });
+    fireEvent.change(screen.getByTestId("worker-syncDays"), { target: { value: "7" } });
+    fireEvent.change(poll, { target: { value: "4000" } });
+    fireEvent.click(screen.getByTestId("worker-start"));
+    await waitFor(() =>
+      expect(
+        invoke.mock.calls.filter(([c]) => c === "team_worker_start").map(([, a]) => a.settings),
+      ).toEqual([{ pollSecs: 4000, syncEveryMins: 0, syncDays: 7 }]),
+    );
+    await waitFor(() => expect(document.body.textContent).toContain("between 1 and 3600 seconds"));
   });
 
   it("closes the changes to a member who is not an admin, saying why, and asks nothing", async () => {

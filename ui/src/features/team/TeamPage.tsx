@@ -31,7 +31,14 @@ import { ErrorAlert, FormError, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
 import { formatDateTimeShort, formatMoney } from "../../lib/format";
 import { fieldError } from "../../lib/ipc";
-import type { TeamMember, TeamRole, TeamRule, TeamStatus, WorkerStatus } from "../../lib/types";
+import type {
+  TeamMember,
+  TeamRole,
+  TeamRule,
+  TeamStatus,
+  WorkerSettings,
+  WorkerStatus,
+} from "../../lib/types";
 import {
   useDefaultSet,
   useMemberAdd,
@@ -547,6 +554,41 @@ function Rules({ team }: { team: TeamStatus }) {
   );
 }
 
+/// The worker's settings before it starts (what `paydesk team worker` takes as
+/// `--poll-secs`, `--sync-every-mins`, `--sync-days`); the app checks them again.
+function WorkerSettingsFields({
+  settings,
+  onChange,
+  error,
+}: {
+  settings: WorkerSettings;
+  onChange: (s: WorkerSettings) => void;
+  error: unknown;
+}) {
+  const { t } = useTranslation();
+  const field = (key: keyof WorkerSettings, min: number, max: number) => (
+    <NumberInput
+      label={t(`teamAdmin.workerSetting.${key}`)}
+      description={t(`teamAdmin.workerSetting.${key}Hint`, { min, max })}
+      value={settings[key]}
+      onChange={(v) => onChange({ ...settings, [key]: typeof v === "number" ? v : min })}
+      min={min}
+      max={max}
+      allowDecimal={false}
+      allowNegative={false}
+      error={fieldError(error, key)}
+      data-testid={`worker-${key}`}
+    />
+  );
+  return (
+    <SimpleGrid cols={{ base: 1, sm: 3 }} data-testid="worker-settings">
+      {field("pollSecs", 1, 3600)}
+      {field("syncEveryMins", 0, 1440)}
+      {field("syncDays", 1, 3660)}
+    </SimpleGrid>
+  );
+}
+
 function WorkerCard({ team }: { team: TeamStatus }) {
   const { t } = useTranslation();
   const signer = team.roles.includes("signer");
@@ -568,6 +610,10 @@ function WorkerCard({ team }: { team: TeamStatus }) {
   const queued = waiting.data?.length ?? 0;
   const done = s?.requests ?? 0;
   const lang = locale();
+  // The settings the next start uses: the person's, else those it last ran with (the
+  // defaults before).
+  const [edited, setEdited] = useState<WorkerSettings | null>(null);
+  const settings = edited ?? s?.settings ?? null;
   return (
     <Card withBorder data-testid="team-worker" data-running={s?.running ? "true" : "false"}>
       <Stack>
@@ -608,7 +654,7 @@ function WorkerCard({ team }: { team: TeamStatus }) {
                 <Button
                   leftSection={<IconPlayerPlay size={16} />}
                   loading={start.isPending}
-                  onClick={() => start.mutate(undefined)}
+                  onClick={() => start.mutate(settings)}
                   data-testid="worker-start"
                 >
                   {t("teamAdmin.workerStart")}
@@ -618,6 +664,20 @@ function WorkerCard({ team }: { team: TeamStatus }) {
                 {t("teamAdmin.workerQueued", { count: queued })}
               </Text>
             </Group>
+            {settings && !s?.running ? (
+              <WorkerSettingsFields settings={settings} onChange={setEdited} error={start.error} />
+            ) : null}
+            {settings && s?.running ? (
+              <Text size="sm" c="dimmed" data-testid="worker-settings-now">
+                {settings.syncEveryMins === 0
+                  ? t("teamAdmin.workerSettingsNoSync", { poll: settings.pollSecs })
+                  : t("teamAdmin.workerSettingsNow", {
+                      poll: settings.pollSecs,
+                      every: settings.syncEveryMins,
+                      days: settings.syncDays,
+                    })}
+              </Text>
+            ) : null}
             <ErrorAlert error={start.error} />
             {s?.running || done > 0 ? (
               <Stack gap={6} data-testid="worker-progress">

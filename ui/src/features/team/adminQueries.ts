@@ -4,7 +4,7 @@ import { commands } from "../../bindings";
 import { useCommandMutation } from "../../lib/invalidate";
 import type { CommandName } from "../../lib/invalidates";
 import { unwrap } from "../../lib/ipc";
-import type { RuleInput, TeamRole } from "../../lib/types";
+import type { RuleInput, TeamRole, WorkerSettings } from "../../lib/types";
 import { teamKeys } from "./keys";
 
 export const adminKeys = {
@@ -85,7 +85,9 @@ export function useWorker(enabled: boolean) {
 }
 
 export function useWorkerStart() {
-  return useAdminMutation("teamWorkerStart", () => unwrap(commands.teamWorkerStart()));
+  return useAdminMutation("teamWorkerStart", (settings: WorkerSettings | null) =>
+    unwrap(commands.teamWorkerStart(settings)),
+  );
 }
 
 export function useWorkerStop() {

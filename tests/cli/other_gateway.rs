@@ -7,6 +7,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+#[path = "../../crates/cli/tests/common/mod.rs"]
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};

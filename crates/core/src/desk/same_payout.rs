@@ -1,0 +1,148 @@
+//! The same money to the same account, whatever else the request says (review-money-r5
+//! F2b): a card payout by account without a country and the same payee by nickname (the
+//! book fills the country and names) are two requests with two fingerprints, so the
+//! journal's guard alone does not see a retry after a lost answer. Before a payout with a
+//! new number is journaled, the journal's live and recent payouts of the same kind are
+//! matched on the account, the amount and the currency; a match is held as a possible
+//! duplicate (the operator confirms a second one, as for the journal's own guard).
+
+use rust_decimal::Decimal;
+use serde_json::Value;
+
+use super::{Desk, lock};
+use crate::error::{CoreError, CoreResult};
+use crate::forms::PayoutOp;
+use crate::journal::{Entry, JournalStore, Status, mask_request};
+use crate::store::now_ms;
+use paydesk_gateway::wire;
+
+/// The members the journal keeps masked (`paydesk_gateway::redact::masked_json`).
+const MASKED: &[&str] = &["cardNo", "clabe", "account", "socialSecurityNumber"];
+
+fn amount_of(v: &Value) -> Option<Decimal> {
+    match v.get("sourceAmount")? {
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Number(n) => n.to_string().parse().ok(),
+        _ => None,
+    }
+}
+
+impl Desk {
+    /// Refuses ([`CoreError::Duplicate`]) a payout under a number new to the journal when
+    /// a live payout, or one accepted within the duplicate window, of the same kind pays
+    /// the same amount in the same currency to the same account, unless the operator
+    /// confirmed a second one ([`Desk::allow_duplicate_once`]).
+    pub(super) fn same_payout_elsewhere(&self, op: &PayoutOp) -> CoreResult<()> {
+        let no = op.mer_order_no();
+        if lock(&self.allowed_duplicates).contains(no.trim()) {
+            return Ok(());
+        }
+        let candidates = {
+            let journal = self.store.journal();
+            if journal.get_by_number(&self.profile.name, no)?.is_some() {
+                // A retry of its own number: the journal replays it or refuses a mismatch.
+                return Ok(());
+            }
+            self.money_candidates(&*journal)?
+        };
+        let Some(earlier) = self.same_money(op, &candidates, |n| n == no)? else {
+            return Ok(());
+        };
+        Err(CoreError::Duplicate {
+            earlier_id: earlier.id,
+            age_secs: (self.clock.now_ms() - earlier.created_at).max(0) / 1000,
+            earlier_status: earlier.status.as_str().into(),
+            earlier_mer_order_no: earlier.mer_order_no.clone(),
+            summary: earlier.summary.clone(),
+        })
+    }
+
+    /// The payouts a new one may repeat: live, or accepted within the duplicate window.
+    pub(super) fn money_candidates(&self, journal: &dyn JournalStore) -> CoreResult<Vec<Entry>> {
+        let since = now_ms() - self.guard(false).window_ms;
+        Ok(journal
+            .list(
+                &self.profile.name,
+                &[
+                    Status::Pending,
+                    Status::Sending,
+                    Status::Unknown,
+                    Status::Accepted,
+                ],
+                &["v2.payout", "v1.payout"],
+                1_000,
+            )?
+            .into_iter()
+            .filter(|e| e.status != Status::Accepted || e.updated_at > since)
+            .collect())
+    }
+
+    /// The first of `candidates` (numbers for which `skip` holds left out) that pays the
+    /// same amount in the same currency to the same account as `op`, by the same kind
+    /// of payout.
+    pub(super) fn same_money<'e>(
+        &self,
+        op: &PayoutOp,
+        candidates: &'e [Entry],
+        skip: impl Fn(&str) -> bool,
+    ) -> CoreResult<Option<&'e Entry>> {
+        let (operation, body, account_field) = match op {
+            PayoutOp::Clabe(p) => ("v2.payout", serde_json::to_value(p), "clabe"),
+            PayoutOp::Card(p) => ("v1.payout", serde_json::to_value(p), "cardNo"),
+        };
+        let body = body.map_err(|e| CoreError::internal(e.to_string()))?;
+        let masked = mask_request(&body);
+        let (currency, amount) = op.money();
+        Ok(candidates.iter().find(|e| {
+            e.operation.name() == operation
+                && !skip(&e.mer_order_no)
+                && e.request
+                    .get("currencyCode")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| c.trim().eq_ignore_ascii_case(currency))
+                && amount_of(&e.request) == Some(amount)
+                && e.request.get(account_field) == masked.get(account_field)
+                && self.same_account(e, op, &body, &masked)
+        }))
+    }
+
+    /// Whether `e` (whose masked account matches) was made to this very account: its
+    /// request, each masked member restored from this one's, has `e`'s own fingerprint.
+    /// A member masked in `e` that this request cannot restore (it carries another, or
+    /// none) leaves it unproven: a possible duplicate is asked about, not let through.
+    fn same_account(&self, e: &Entry, op: &PayoutOp, body: &Value, masked: &Value) -> bool {
+        let (Some(kept), Some(full), Some(masked)) =
+            (e.request.as_object(), body.as_object(), masked.as_object())
+        else {
+            return true;
+        };
+        let mut restored = kept.clone();
+        for (k, shown) in kept {
+            match full.get(k) {
+                Some(v) if masked.get(k) == Some(shown) => {
+                    restored.insert(k.clone(), v.clone());
+                }
+                // Masked in `e`, and this request carries another or none: unproven.
+                _ if MASKED.contains(&k.as_str())
+                    && shown.as_str().is_some_and(|s| !s.is_empty()) =>
+                {
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        let restored = Value::Object(restored);
+        let fp = match op {
+            PayoutOp::Clabe(_) => serde_json::from_value::<wire::V2Payout>(restored)
+                .ok()
+                .and_then(|p| self.fingerprint_of(&p).ok()),
+            PayoutOp::Card(_) => serde_json::from_value::<wire::V1CardPayout>(restored)
+                .ok()
+                .and_then(|p| self.fingerprint_of(&p).ok()),
+        };
+        match fp {
+            Some(fp) => e.fingerprint.is_empty() || fp == e.fingerprint,
+            None => true,
+        }
+    }
+}

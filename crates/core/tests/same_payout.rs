@@ -1,0 +1,224 @@
+//! The same money to the same account is one payout, whatever optional members the book
+//! fills (review-money-r5 F2b): a card payout by account without a country whose answer
+//! was lost, then the same payee by nickname (the book gives the country), is held as a
+//! possible duplicate; the operator confirms a second one, or another amount goes.
+//! Against the sandbox on loopback, real keyring, real SQLite file.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use paydesk_core::CoreError;
+use paydesk_core::beneficiaries::NewBeneficiary;
+use paydesk_core::forms::{PayoutForm, PayoutKind};
+use paydesk_core::journal::Status;
+use paydesk_core::new_mer_order_no;
+use paydesk_sandbox::Fault;
+
+const CARD: &str = "4111111111111111";
+
+fn by_account(amount: &str) -> PayoutForm {
+    PayoutForm {
+        card_no: CARD.into(),
+        first_name: "Ana".into(),
+        last_name: "Lopez".into(),
+        ..PayoutForm::new(PayoutKind::Card, &new_mer_order_no("PO"), amount, "MXN")
+    }
+}
+
+fn by_nickname(amount: &str) -> PayoutForm {
+    PayoutForm {
+        beneficiary: "ana".into(),
+        ..PayoutForm::new(PayoutKind::Card, &new_mer_order_no("PO"), amount, "MXN")
+    }
+}
+
+fn orders_to_card(f: &common::Fixture) -> usize {
+    f.running
+        .sandbox
+        .with_state(|s| s.orders.iter().filter(|o| o.mer_no == common::MER).count())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_payout_retried_by_nickname_after_a_lost_answer_is_held_as_a_duplicate() {
+    let f = common::Fixture::new("samepayee").await;
+    let mut m = f
+        .running
+        .sandbox
+        .with_state(|s| s.merchants[&common::MER].clone());
+    m.opening.insert("MXN".into(), "100000.00".parse().unwrap());
+    f.running.sandbox.add_merchant(m);
+    let desk = f.desk().await;
+
+    // By account, no country: the gateway makes it, the answer is lost.
+    f.running.sandbox.set_fault(
+        "/payout",
+        Fault {
+            drop_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    let first = by_account("500.00");
+    let r = desk.payout(&first).await.unwrap();
+    assert_eq!(r.entry.status, Status::Unknown, "{r:?}");
+    f.running.sandbox.clear_faults();
+    let made = orders_to_card(&f);
+    assert_eq!(made, 1, "the first one was made at the gateway");
+
+    // The payee saved with its country, then paid by nickname: the same money to the
+    // same account, held as a possible repeat of the unknown one; nothing leaves.
+    desk.add_beneficiary(&NewBeneficiary {
+        nickname: "ana".into(),
+        first_name: "Ana".into(),
+        last_name: "Lopez".into(),
+        account: CARD.into(),
+        country: "MX".into(),
+        kind: Some(PayoutKind::Card),
+    })
+    .unwrap();
+    let retry = by_nickname("500");
+    match desk.payout(&retry).await {
+        Err(CoreError::Duplicate {
+            earlier_mer_order_no,
+            earlier_status,
+            ..
+        }) => {
+            assert_eq!(earlier_mer_order_no, first.mer_order_no);
+            assert_eq!(earlier_status, Status::Unknown.as_str());
+        }
+        other => panic!("not held as a duplicate: {other:?}"),
+    }
+    assert!(
+        desk.journal_entries(&[], 50)
+            .unwrap()
+            .iter()
+            .all(|x| x.mer_order_no != retry.mer_order_no),
+        "nothing journaled"
+    );
+    assert_eq!(orders_to_card(&f), made, "nothing sent");
+
+    // Another amount to the same payee is another payout: it goes.
+    desk.payout(&by_nickname("501.00")).await.unwrap();
+    assert_eq!(orders_to_card(&f), made + 1);
+
+    // A second one of the same money, confirmed by the operator, goes.
+    desk.allow_duplicate_once(&retry.mer_order_no);
+    let r = desk.payout(&retry).await.unwrap();
+    assert_eq!(r.entry.status, Status::Accepted);
+    assert_eq!(orders_to_card(&f), made + 2);
+}
+
+/// Another card with the same first six and last four digits (the journal keeps only
+/// those) is another account: not held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_card_masked_alike_is_not_a_duplicate() {
+    let f = common::Fixture::new("samemask").await;
+    let mut m = f
+        .running
+        .sandbox
+        .with_state(|s| s.merchants[&common::MER].clone());
+    m.opening.insert("MXN".into(), "100000.00".parse().unwrap());
+    f.running.sandbox.add_merchant(m);
+    let desk = f.desk().await;
+    desk.payout(&by_account("70.00")).await.unwrap();
+    // 411111 ... 1111 again, other middle digits (Luhn-valid).
+    let other = PayoutForm {
+        card_no: "4111110000091111".into(),
+        ..by_account("70.00")
+    };
+    desk.payout(&other).await.unwrap();
+    assert_eq!(orders_to_card(&f), 2);
+}
+
+/// A second payout of the same money confirmed by the operator but refused before it was
+/// sent (over the day's limit) leaves no confirmation behind: sent plainly later, it is
+/// asked about again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmed_duplicate_refused_before_sending_is_asked_about_again() {
+    use paydesk_core::limits::{CurrencyLimit, Limits};
+    let f = common::Fixture::new("duponce").await;
+    let mut m = f
+        .running
+        .sandbox
+        .with_state(|s| s.merchants[&common::MER].clone());
+    m.opening.insert("MXN".into(), "100000.00".parse().unwrap());
+    f.running.sandbox.add_merchant(m);
+    let desk = f.desk().await;
+    desk.payout(&by_account("60.00")).await.unwrap();
+    let limit = |per_day: Option<&str>| Limits {
+        currencies: vec![CurrencyLimit {
+            currency: "MXN".into(),
+            per_payout: None,
+            per_day: per_day.map(str::to_string),
+        }],
+    };
+    f.home.set_limits(&f.name, limit(Some("100"))).unwrap();
+    let second = by_account("60.00");
+    desk.allow_duplicate_once(&second.mer_order_no);
+    let e = desk.payout(&second).await.unwrap_err();
+    assert!(e.to_string().contains("per day"), "{e}");
+    f.home.set_limits(&f.name, limit(None)).unwrap();
+    assert!(
+        matches!(desk.payout(&second).await, Err(CoreError::Duplicate { .. })),
+        "sent without asking again"
+    );
+    assert_eq!(orders_to_card(&f), 1);
+}
+
+/// The same in a bulk file: a card payout by account without a country whose answer was
+/// lost, then a file row paying the same payee by nickname the same amount, is held as a
+/// repeat of it (not sent as new).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bulk_row_by_nickname_repeating_an_unknown_card_payout_is_held() {
+    use paydesk_core::bulk::{RowAction, RowReason};
+    let f = common::Fixture::new("samebulk").await;
+    let mut m = f
+        .running
+        .sandbox
+        .with_state(|s| s.merchants[&common::MER].clone());
+    m.opening.insert("MXN".into(), "100000.00".parse().unwrap());
+    f.running.sandbox.add_merchant(m);
+    let desk = f.desk().await;
+    f.running.sandbox.set_fault(
+        "/payout",
+        Fault {
+            drop_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    let first = by_account("500.00");
+    assert_eq!(
+        desk.payout(&first).await.unwrap().entry.status,
+        Status::Unknown
+    );
+    f.running.sandbox.clear_faults();
+    desk.add_beneficiary(&NewBeneficiary {
+        nickname: "ana".into(),
+        first_name: "Ana".into(),
+        last_name: "Lopez".into(),
+        account: CARD.into(),
+        country: "MX".into(),
+        kind: Some(PayoutKind::Card),
+    })
+    .unwrap();
+    let file = desk
+        .bulk_parse(
+            b"type,amount,currency,account,beneficiary,firstName,lastName,country\n\
+              card,500.00,MXN,,ana,,,\n\
+              card,501.00,MXN,,ana,,,\n",
+        )
+        .unwrap();
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let plan = desk.bulk_plan(&file).unwrap();
+    assert_eq!(plan.rows[0].action, RowAction::Held, "{:?}", plan.rows[0]);
+    assert!(
+        matches!(&plan.rows[0].why, RowReason::SameRecent { earlier, .. } if *earlier == first.mer_order_no),
+        "{:?}",
+        plan.rows[0].why
+    );
+    assert_eq!(plan.rows[1].action, RowAction::Send, "another amount goes");
+    desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(orders_to_card(&f), 2, "the first and the 501.00 row only");
+}
