@@ -57,8 +57,15 @@ fn refused(r: Result<String, String>, what: &str, needle: &str) {
 // F1: the signer's desk updates only columns the signer holds UPDATE on.
 
 /// Tables the desk's PostgreSQL store updates that are not the signer's to write: the
-/// team's settings and rules (the admin's), and each member's own saved views.
-const NOT_THE_SIGNERS: [&str; 4] = ["team", "rules", "saved_views", "last_views"];
+/// team's settings and rules (the admin's), each member's own saved views, and the
+/// record of the schema's migrations (`team init`'s, as the database's owner).
+const NOT_THE_SIGNERS: [&str; 5] = [
+    "team",
+    "rules",
+    "saved_views",
+    "last_views",
+    "schema_migrations",
+];
 
 /// Every (table, column) an `UPDATE paydesk.<table> ... SET` or an
 /// `INSERT INTO paydesk.<table> ... ON CONFLICT ... DO UPDATE SET` in the desk's
