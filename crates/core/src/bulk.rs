@@ -117,11 +117,25 @@ pub enum RowReason {
     },
 }
 
+/// Whether an earlier payout's journal status (as a row's reason names it) leaves its
+/// outcome unknown.
+fn earlier_unsettled(status: &str) -> bool {
+    crate::journal::Status::UNSETTLED
+        .iter()
+        .any(|s| s.as_str() == status)
+}
+
 impl RowReason {
     /// Held whatever the operator confirms: the money is not there for it, or a limit
-    /// says no (issue 35). `--include-held` and the app's confirmation do not send it.
+    /// says no (issue 35), or it repeats a payout whose outcome is unknown (review r6
+    /// R6-5: held until that one is looked up or resolved, never sent blind beside it).
+    /// `--include-held` and the app's confirmation do not send it.
     pub fn is_firm(&self) -> bool {
-        matches!(self, Self::OverLimit { .. } | Self::BeyondBalance { .. })
+        match self {
+            Self::OverLimit { .. } | Self::BeyondBalance { .. } => true,
+            Self::SameRecent { status, .. } => earlier_unsettled(status),
+            _ => false,
+        }
     }
 }
 
@@ -177,6 +191,11 @@ impl std::fmt::Display for RowReason {
                     f,
                     "the same payout as {earlier} ({status}, {minutes} min ago)"
                 )?;
+                if earlier_unsettled(status) {
+                    return f.write_str(
+                        "; held until its outcome is known: look it up or resolve it first",
+                    );
+                }
                 then(f, confirmed_as, "; sent only when you confirm a new payout")
             }
             Self::OverLimit {

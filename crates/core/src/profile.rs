@@ -820,6 +820,15 @@ impl Home {
         use std::sync::atomic::{AtomicU64, Ordering};
         static N: AtomicU64 = AtomicU64::new(0);
         crate::private_fs::dir(&self.dir)?;
+        // Every save runs under the home's lock (`writing`): another save's temporary
+        // file found now is one a crash left (review r6), removed so none pile up.
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for e in entries.flatten() {
+                if e.file_name().to_str().is_some_and(left_by_a_save) {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
         // A name of this save's own: two saves never write one temporary file.
         let tmp = self.dir.join(format!(
             "profiles.json.{}-{}.tmp",
@@ -1041,6 +1050,18 @@ impl Home {
     }
 }
 
+/// Whether `name` is a temporary file of [`Home::save`] (`profiles.json.<pid>-<n>.tmp`).
+fn left_by_a_save(name: &str) -> bool {
+    name.strip_prefix("profiles.json.")
+        .and_then(|r| r.strip_suffix(".tmp"))
+        .and_then(|r| r.split_once('-'))
+        .is_some_and(|(pid, n)| {
+            [pid, n]
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1099,6 +1120,35 @@ mod tests {
         cli.join().unwrap();
         assert_eq!(app.limits("desk").unwrap(), limits(60));
         assert_eq!(app.reporting("desk").unwrap().change_horizon_days, 60);
+    }
+
+    /// A save's temporary file left by a crash (a save killed between writing it and
+    /// renaming it) is removed by the next save, so they never pile up in the home; the
+    /// home's other files stay.
+    #[test]
+    fn a_temporary_file_a_crashed_save_left_is_removed_by_the_next_save() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        home.put(real("desk")).unwrap();
+        let left = dir.path().join("profiles.json.4242-7.tmp");
+        std::fs::write(&left, "{").unwrap();
+        let others = ["profiles.json.tmp", "notes-1.tmp", "profiles.json.x-1.tmp"];
+        for o in others {
+            std::fs::write(dir.path().join(o), "keep").unwrap();
+        }
+        home.set_reporting("desk", Reporting::default()).unwrap();
+        assert!(!left.exists(), "left in the home");
+        for o in others {
+            assert!(dir.path().join(o).exists(), "{o} removed");
+        }
+        let tmp: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| left_by_a_save(n))
+            .collect();
+        assert!(tmp.is_empty(), "{tmp:?}");
+        assert_eq!(home.get("desk").unwrap().name, "desk");
     }
 
     fn field(e: CoreError) -> (String, String) {

@@ -651,3 +651,105 @@ async fn an_amount_no_payout_can_have_is_refused_before_any_balance_is_asked() {
     );
     assert!(desk.journal_entries(&[], 10).unwrap().is_empty());
 }
+
+/// The same form sent again after a lost request (the same number): its lookups prove it
+/// never arrived, so it leaves in that call, and only within the limits and the balance
+/// of now, as any payout sent again (review r6 R6-3: only the day's limit was asked). A
+/// refusal names the rule and leaves it not sent, under its number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payout_sent_again_after_a_lost_request_holds_the_limit_per_payout_and_the_balance() {
+    use paydesk_core::journal::Status;
+    use paydesk_core::profile::Safety;
+    use paydesk_sandbox::Fault;
+    use std::sync::Arc;
+    let f = common::Fixture::new("resendlim").await;
+    let mut p = f.home.get(&f.name).unwrap();
+    p.safety = Safety {
+        not_found_grace_secs: 1,
+        not_found_lookups: 1,
+        ..Safety::default()
+    };
+    f.home.put(p).unwrap();
+    mxn_balance(&f, "100000.00");
+    let mut desk = f.desk().await;
+    let clock = Arc::new(paydesk_core::clock::ShiftedClock::default());
+    desk.set_clock(clock.clone());
+    // HTTP 503 before the gateway does anything: unknown to the desk.
+    f.running.sandbox.set_fault(
+        "/v2/payout",
+        Fault {
+            error_rate: 1.0,
+            ..Fault::default()
+        },
+    );
+    let payout = form("RS-1", "500.00");
+    let other = form("RS-2", "400.00");
+    for p in [&payout, &other] {
+        let r = desk.payout(p).await.unwrap();
+        assert_eq!(r.entry.status, Status::Unknown, "{r:?}");
+    }
+    f.running.sandbox.clear_faults();
+    let not_sent = |desk: &paydesk_core::Desk, no: &str| {
+        let e = desk.journal_entry_by_number(no).unwrap().unwrap();
+        assert_eq!(e.status, Status::Pending, "{e:?}");
+        assert!(!orders_at_gateway(&f).contains(&no.to_string()));
+    };
+
+    // The limit per payout lowered below it meanwhile (elsewhere: the home).
+    let limit = |per_payout: Option<&str>| Limits {
+        currencies: vec![CurrencyLimit {
+            currency: "MXN".into(),
+            per_payout: per_payout.map(str::to_string),
+            per_day: None,
+        }],
+    };
+    f.home.set_limits(&f.name, limit(Some("100.00"))).unwrap();
+    clock.advance(std::time::Duration::from_millis(1_100));
+    let e = desk.payout(&payout).await.unwrap_err();
+    assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
+    assert!(e.to_string().contains("100"), "names the limit: {e}");
+    not_sent(&desk, "RS-1");
+
+    // No limit, but the balance is short of the other one now.
+    f.home.set_limits(&f.name, Limits::default()).unwrap();
+    mxn_balance(&f, "50.00");
+    let e = desk.payout(&other).await.unwrap_err();
+    assert_eq!(rule_key(&e).as_deref(), Some("balanceShort"), "{e}");
+    not_sent(&desk, "RS-2");
+
+    // Within both, it goes, once, under its number.
+    mxn_balance(&f, "100000.00");
+    let r = desk.payout(&payout).await.unwrap();
+    assert_eq!(r.entry.status, Status::Accepted);
+    let at_gateway = orders_at_gateway(&f);
+    assert_eq!(at_gateway.iter().filter(|n| *n == "RS-1").count(), 1);
+}
+
+/// Limits set on an open desk (the app's Settings) are kept with the profile and hold at
+/// that desk's next payout and for every other handle on the home (review r6: the desk's
+/// own copy alone was replaced by the home's at the next check).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_set_on_the_open_desk_hold_at_its_next_payout_and_are_kept() {
+    let f = common::Fixture::new("limitsset").await;
+    mxn_balance(&f, "100000.00");
+    let desk = f.desk().await;
+    let kept = desk
+        .set_limits(Limits {
+            currencies: vec![CurrencyLimit {
+                currency: "mxn".into(),
+                per_payout: Some("40".into()),
+                per_day: None,
+            }],
+        })
+        .unwrap();
+    assert_eq!(kept.currencies[0].currency, "MXN", "kept as checked");
+    let e = desk.payout(&form("LS-1", "45.00")).await.unwrap_err();
+    assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
+    assert!(!orders_at_gateway(&f).contains(&"LS-1".to_string()));
+    assert_eq!(
+        paydesk_core::Home::at(f.dir.path())
+            .limits(&f.name)
+            .unwrap(),
+        kept
+    );
+}

@@ -639,6 +639,31 @@ impl JournalStore for PgJournal<'_> {
         Ok(out)
     }
 
+    fn live_or_recent(
+        &self,
+        _profile: &str,
+        operations: &[&str],
+        window_ms: i64,
+        contains: Option<&str>,
+    ) -> CoreResult<Vec<Entry>> {
+        entries(self.link.query(
+            &format!(
+                "SELECT {COLUMNS} FROM paydesk.journal_shown WHERE mer_no = $1
+                   AND operation = ANY($2::text[])
+                   AND (status IN ({live}) OR (status = 'accepted' AND updated_at > $3))
+                   AND ($4::text IS NULL OR strpos(request, $4) > 0)
+                 ORDER BY id DESC",
+                live = statuses(&Status::LIVE)
+            ),
+            &[
+                &self.mer_no,
+                &operations,
+                &(self.now.ms() - window_ms),
+                &contains,
+            ],
+        )?)
+    }
+
     fn unresolved(&self, _profile: &str) -> CoreResult<Vec<Entry>> {
         entries(self.link.query(
             &format!(

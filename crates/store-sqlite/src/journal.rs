@@ -559,6 +559,34 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         Ok(out)
     }
 
+    fn live_or_recent(
+        &self,
+        profile: &str,
+        operations: &[&str],
+        window_ms: i64,
+        contains: Option<&str>,
+    ) -> CoreResult<Vec<Entry>> {
+        let ops = serde_json::to_string(operations).unwrap_or_else(|_| "[]".into());
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {COLUMNS} FROM journal WHERE profile = ?1
+                   AND operation IN (SELECT value FROM json_each(?2))
+                   AND (status IN ({live}) OR (status = 'accepted' AND updated_at > ?3))
+                   AND (?4 IS NULL OR instr(request, ?4) > 0)
+                 ORDER BY id DESC",
+                live = statuses(&Status::LIVE)
+            ))
+            .db()?;
+        let rows = stmt
+            .query_map(
+                params![profile, ops, self.now.ms() - window_ms, contains],
+                row,
+            )
+            .db()?;
+        rows.collect::<Result<Vec<_>, _>>().db()
+    }
+
     fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>> {
         let mut stmt = self.conn.prepare(&format!(
         "SELECT {COLUMNS} FROM journal WHERE profile = ?1 AND status IN ({unsettled}) ORDER BY id",

@@ -305,6 +305,19 @@ pub trait JournalStore {
     /// Entries whose outcome is not known: `unknown`, and `sending` left by a crash.
     fn unresolved(&self, profile: &str) -> CoreResult<Vec<Entry>>;
 
+    /// The entries of these operations a new one may repeat (review r6 R6-2): every live
+    /// one (pending, sending, unknown), however many and however old, and those accepted
+    /// within `window_ms` (counted from when they were found accepted, on the journal's
+    /// clock); with `contains`, only those whose request's text contains it (a masked
+    /// account, as the journal keeps it). Newest first, without a cap.
+    fn live_or_recent(
+        &self,
+        profile: &str,
+        operations: &[&str],
+        window_ms: i64,
+        contains: Option<&str>,
+    ) -> CoreResult<Vec<Entry>>;
+
     /// Every entry's purpose (issue 35), as (merchant order number or reference, trade
     /// number, purpose), oldest first: what the exports and the statement write beside
     /// the orders this desk made.

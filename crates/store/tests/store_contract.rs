@@ -186,6 +186,11 @@ fn journal_only_unsettled_entries_are_listed_looked_up_and_resolved() {
 }
 
 #[test]
+fn journal_live_or_recent_entries_are_read_whole() {
+    on_both(|s, f| journal::live_or_recent_entries_are_read_whole(&|now| s.journal_at(now), f));
+}
+
+#[test]
 fn journal_times_follow_the_store_s_clock() {
     on_both(|s, f| journal::times_follow_the_store_s_clock(&|now| s.journal_at(now), f));
 }

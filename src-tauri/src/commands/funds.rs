@@ -31,11 +31,8 @@ pub async fn payout_funds(
 #[specta::specta]
 pub async fn payout_limits(state: State<'_, AppState>, set: Option<Limits>) -> CmdResult<Limits> {
     let desk = state.desk().await?;
-    let name = desk.profile.name.clone();
-    let home = state.home();
     if let Some(l) = set {
-        let kept = home.set_limits(&name, l)?;
-        desk.use_limits(kept)?;
+        return desk.set_limits(l);
     }
-    home.limits(&name)
+    state.home().limits(&desk.profile.name)
 }

@@ -324,6 +324,9 @@ export const en = {
         "Beyond the available balance of {{balance}} {{currency}}: the rows up to this one need {{needed}} {{currency}} with known fees. Held, not sent (confirming does not send it).",
       limitPerPayout: "per payout",
       limitPerDay: "per day",
+      // r6money (review r6 R6-5): a repeat of a payout whose outcome is unknown.
+      heldUntilKnown:
+        "Its outcome is unknown: held until it is looked up or resolved (Attention), not sent (confirming does not send it).",
     },
     title: "Payouts",
     card: "Card payout",
@@ -2550,6 +2553,9 @@ export const en = {
       "{{amount}} {{currency}} is over your limit per payout of {{limit}} {{currency}} (set by the team's admin)",
     memberLimitPerDay:
       "{{amount}} {{currency}} would take your payouts today over your limit per day of {{limit}} {{currency}} ({{used}} {{currency}} requested today, {{left}} {{currency}} left; the day is {{zone}}'s)",
+    // r6money (review r6 R6-5): a confirmed second payout waits for the earlier one.
+    duplicateEarlierUnknown:
+      "a second one of the same money is not sent while the earlier one, {{orderNo}}, is unknown: the gateway could not yet say whether it went through. Look it up or resolve it first (Attention), then confirm again; nothing was sent",
   },
   funds: {
     title: "Balance check",

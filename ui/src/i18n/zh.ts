@@ -306,6 +306,8 @@ export const zh: Catalogue = {
         "超出可用余额 {{balance}} {{currency}}：截至此行（含已知手续费）需要 {{needed}} {{currency}}。已暂缓，不发送（确认也不会发送）。",
       limitPerPayout: "单笔",
       limitPerDay: "每日",
+      // r6money (review r6 R6-5): a repeat of a payout whose outcome is unknown.
+      heldUntilKnown: "其结果未知：在查询或处理（待处理）之前暂缓，不发送（确认也不会发送）。",
     },
     title: "付款",
     card: "银行卡付款",
@@ -2340,6 +2342,9 @@ export const zh: Catalogue = {
       "{{amount}} {{currency}} 超过了您的单笔代付限额 {{limit}} {{currency}}（由团队管理员设置）",
     memberLimitPerDay:
       "{{amount}} {{currency}} 会使您今天的代付超过每日限额 {{limit}} {{currency}}（今天已申请 {{used}} {{currency}}，剩余 {{left}} {{currency}}；按 {{zone}} 的日期计算）",
+    // r6money (review r6 R6-5): a confirmed second payout waits for the earlier one.
+    duplicateEarlierUnknown:
+      "之前相同的一笔 {{orderNo}} 结果仍未知（网关尚不能确认是否已完成），因此不发送相同金额的第二笔。请先查询或处理它（待处理），再重新确认；未发送任何款项",
   },
   funds: {
     title: "余额检查",

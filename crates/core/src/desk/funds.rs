@@ -87,11 +87,14 @@ impl Desk {
         }
     }
 
-    /// The running desk takes these limits (checked) at once; keeping them with the
-    /// profile is [`crate::Home::set_limits`]'s.
-    pub fn use_limits(&self, limits: crate::limits::Limits) -> CoreResult<()> {
-        *super::lock(&self.limits) = limits.normalised()?;
-        Ok(())
+    /// Sets the profile's payout limits: checked, kept with the profile in the home the
+    /// desk was opened from ([`crate::Home::set_limits`], where every check reads them),
+    /// and held by this desk at once. Returns them as kept. (Was `use_limits`, which only
+    /// changed this desk's copy until the next check read the home again: review r6.)
+    pub fn set_limits(&self, limits: crate::limits::Limits) -> CoreResult<crate::limits::Limits> {
+        let kept = self.home.set_limits(&self.profile.name, limits)?;
+        *super::lock(&self.limits) = kept.clone();
+        Ok(kept)
     }
 
     /// What the payouts of today (the business day in the profile's zone) in `currency`
@@ -310,6 +313,28 @@ impl Desk {
             ));
         }
         Ok(())
+    }
+
+    /// [`Desk::check_before_journal`] of a payout about to leave again in the same call
+    /// (review r6 R6-3): an unknown entry its lookups just proved absent is `pending`
+    /// now, and goes only within the limits and the balance of now, as any payout sent
+    /// again; its currency and amount as its request says. Other operations: nothing.
+    pub(super) async fn check_before_resend(
+        &self,
+        operation: &str,
+        mer_order_no: &str,
+        body: &serde_json::Value,
+    ) -> CoreResult<()> {
+        if !PAYOUTS.contains(&operation) {
+            return Ok(());
+        }
+        let currency = body.get("currencyCode").and_then(|c| c.as_str());
+        let amount = body.get("sourceAmount").and_then(dec);
+        let (Some(currency), Some(amount)) = (currency, amount) else {
+            return Ok(());
+        };
+        self.check_before_journal(mer_order_no, currency.trim(), amount)
+            .await
     }
 
     /// A bulk plan's rows against the balances and limits, in file order per currency:

@@ -165,7 +165,7 @@ pub struct Desk {
     /// and replaced when the running desk's settings are set ([`Desk::use_reporting`]).
     reporting: Mutex<crate::profile::Reporting>,
     /// The profile's payout limits (issue 35) as last read from the home (they are read
-    /// again for each check, [`Desk::limits`]), or set by [`Desk::use_limits`].
+    /// again for each check, [`Desk::limits`]), or as set by [`Desk::set_limits`].
     limits: Mutex<crate::limits::Limits>,
     /// The home the profile was opened from: its limits are read again for each check.
     home: crate::profile::Home,
@@ -1190,6 +1190,11 @@ impl Desk {
         let body = Value::Object(prepared.body.clone());
         let fp = self.fingerprint_of(op)?;
         let allow_duplicate = lock(&self.allowed_duplicates).remove(mer_order_no);
+        // Confirmed: a second one only beside earlier ones of the intent whose outcome is
+        // known (review r6 R6-5): an unknown one is looked up first.
+        if allow_duplicate {
+            self.earlier_intents_known(&fp, mer_order_no).await?;
+        }
         let why = purpose::current();
         let intent = Intent {
             operation: O::NAME,
@@ -1270,6 +1275,11 @@ impl Desk {
                         _ => e,
                     };
                     if e.status == Status::Pending {
+                        // Proven absent: it leaves now, checked as a payout sent again
+                        // (the limits and the balance of now, R6-3); refused, it stays
+                        // pending.
+                        self.check_before_resend(O::NAME, mer_order_no, &body)
+                            .await?;
                         continue;
                     }
                     if e.status == Status::Accepted && method.is_some() {

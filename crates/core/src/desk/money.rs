@@ -666,7 +666,7 @@ impl Desk {
         let journal = self.store.journal();
         // The same money to the same account, whatever optional members differ (a card
         // row by account, then by nickname: review-money-r5 F2b).
-        let money = self.money_candidates(&*journal)?;
+        let money = self.money_candidates(&*journal, None)?;
         let window = i64::from(self.profile.safety.duplicate_window_hours) * 3_600_000;
         let now = self.clock.now_ms();
         let days = |e: &journal::Entry| (now - e.updated_at).max(0) / 86_400_000;
@@ -783,9 +783,14 @@ impl Desk {
                     confirmed_as,
                 })
             };
-            if let Some(why) = repeats {
-                if !include_held {
+            if let Some(mut why) = repeats {
+                if !include_held || why.is_firm() {
                     planned.action = bulk::RowAction::Held;
+                }
+                if let bulk::RowReason::SameRecent { confirmed_as, .. } = &mut why
+                    && planned.action == bulk::RowAction::Held
+                {
+                    *confirmed_as = None;
                 }
                 planned.earlier = match &why {
                     bulk::RowReason::Changed { earlier, .. }
@@ -1192,6 +1197,8 @@ impl Desk {
         // members the book filled (review-money-r5 F2b); after the limits and the
         // balance, as the journal's own guard.
         self.same_payout_elsewhere(&op)?;
+        // Confirmed: a second one only beside earlier ones whose outcome is known (R6-5).
+        self.earlier_known_before_a_second(&op).await?;
         let s = Self::with_purpose(why, async {
             match op {
                 PayoutOp::Card(op) => self.payout_card(op).await,

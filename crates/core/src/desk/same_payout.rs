@@ -13,7 +13,6 @@ use super::{Desk, lock};
 use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutOp;
 use crate::journal::{Entry, JournalStore, Status, mask_request};
-use crate::store::now_ms;
 use paydesk_gateway::wire;
 
 /// The members the journal keeps masked (`paydesk_gateway::redact::masked_json`).
@@ -25,6 +24,20 @@ fn amount_of(v: &Value) -> Option<Decimal> {
         Value::Number(n) => n.to_string().parse().ok(),
         _ => None,
     }
+}
+
+/// The account of `op` as the journal keeps it (masked), written as in the kept request's
+/// text (a JSON string); none when it has none.
+fn masked_account(op: &PayoutOp) -> CoreResult<Option<String>> {
+    let (body, field) = match op {
+        PayoutOp::Clabe(p) => (serde_json::to_value(p), "clabe"),
+        PayoutOp::Card(p) => (serde_json::to_value(p), "cardNo"),
+    };
+    let body = body.map_err(|e| CoreError::internal(e.to_string()))?;
+    Ok(mask_request(&body)
+        .get(field)
+        .filter(|v| v.as_str().is_some_and(|s| !s.trim().is_empty()))
+        .map(Value::to_string))
 }
 
 impl Desk {
@@ -43,7 +56,7 @@ impl Desk {
                 // A retry of its own number: the journal replays it or refuses a mismatch.
                 return Ok(());
             }
-            self.money_candidates(&*journal)?
+            self.money_candidates(&*journal, Some(op))?
         };
         let Some(earlier) = self.same_money(op, &candidates, |n| n == no)? else {
             return Ok(());
@@ -57,24 +70,98 @@ impl Desk {
         })
     }
 
-    /// The payouts a new one may repeat: live, or accepted within the duplicate window.
-    pub(super) fn money_candidates(&self, journal: &dyn JournalStore) -> CoreResult<Vec<Entry>> {
-        let since = now_ms() - self.guard(false).window_ms;
-        Ok(journal
-            .list(
-                &self.profile.name,
-                &[
-                    Status::Pending,
-                    Status::Sending,
-                    Status::Unknown,
-                    Status::Accepted,
-                ],
-                &["v2.payout", "v1.payout"],
-                1_000,
-            )?
+    /// The payouts a new one may repeat: every live one (however many and however old),
+    /// and those accepted within the duplicate window, by the desk's clock, read in the
+    /// query (review r6 R6-2: not the newest thousand, filtered after); with `op`, only
+    /// those whose kept request holds its masked account.
+    pub(super) fn money_candidates(
+        &self,
+        journal: &dyn JournalStore,
+        op: Option<&PayoutOp>,
+    ) -> CoreResult<Vec<Entry>> {
+        let account = op.map(masked_account).transpose()?.flatten();
+        journal.live_or_recent(
+            &self.profile.name,
+            &super::funds::PAYOUTS,
+            self.guard(false).window_ms,
+            account.as_deref(),
+        )
+    }
+
+    /// A confirmed second payout of the same money goes only beside earlier ones whose
+    /// outcome is known (review r6 R6-5: a "send anyway" beside an unknown one is a blind
+    /// resend). Each earlier one still unknown (or left sending) is looked up first: one
+    /// that stays unknown refuses the confirmation, naming it (the person looks it up or
+    /// resolves it, then confirms again); one found paid meanwhile is asked about again,
+    /// as paid. Nothing to do without a confirmation.
+    pub(super) async fn earlier_known_before_a_second(&self, op: &PayoutOp) -> CoreResult<()> {
+        let no = op.mer_order_no().trim();
+        if !lock(&self.allowed_duplicates).contains(no) {
+            return Ok(());
+        }
+        let unsettled: Vec<Entry> = {
+            let journal = self.store.journal();
+            if journal.get_by_number(&self.profile.name, no)?.is_some() {
+                return Ok(());
+            }
+            let candidates = self.money_candidates(&*journal, Some(op))?;
+            self.all_same_money(op, &candidates, |n| n == no)?
+                .into_iter()
+                .filter(|e| Status::UNSETTLED.contains(&e.status))
+                .cloned()
+                .collect()
+        };
+        self.earlier_known(unsettled).await
+    }
+
+    /// [`Desk::earlier_known_before_a_second`] for any confirmed second request under
+    /// `mer_order_no` (a card move, a payin, a payout): the journal's unresolved entries
+    /// of the same intent (`fingerprint`) under other numbers are looked up first.
+    pub(super) async fn earlier_intents_known(
+        &self,
+        fingerprint: &str,
+        mer_order_no: &str,
+    ) -> CoreResult<()> {
+        let unsettled: Vec<Entry> = self
+            .store
+            .journal()
+            .same_intents(&self.profile.name, fingerprint, self.guard(false).window_ms)?
             .into_iter()
-            .filter(|e| e.status != Status::Accepted || e.updated_at > since)
-            .collect())
+            .filter(|e| e.mer_order_no != mer_order_no && Status::UNSETTLED.contains(&e.status))
+            .collect();
+        self.earlier_known(unsettled).await
+    }
+
+    /// Each of `unsettled` looked up: one still unknown refuses, naming it; one found
+    /// accepted asks again ([`CoreError::Duplicate`], as accepted).
+    async fn earlier_known(&self, unsettled: Vec<Entry>) -> CoreResult<()> {
+        for earlier in unsettled {
+            let now = self.reconcile_entry(&earlier, true).await?;
+            match now.status {
+                Status::Unknown | Status::Sending => {
+                    let earlier_no = now.mer_order_no;
+                    return Err(CoreError::keyed(
+                        "merOrderNo",
+                        format!(
+                            "a second request of the same money is not sent while the earlier one, {earlier_no}, is unknown: the gateway could not yet say whether it went through. Look it up or resolve it first (Attention), then confirm again; nothing was sent"
+                        ),
+                        "duplicateEarlierUnknown",
+                        &[("orderNo", earlier_no)],
+                    ));
+                }
+                Status::Accepted => {
+                    return Err(CoreError::Duplicate {
+                        earlier_id: now.id,
+                        age_secs: (self.clock.now_ms() - now.created_at).max(0) / 1000,
+                        earlier_status: now.status.as_str().into(),
+                        earlier_mer_order_no: now.mer_order_no.clone(),
+                        summary: now.summary.clone(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// The first of `candidates` (numbers for which `skip` holds left out) that pays the
@@ -86,6 +173,19 @@ impl Desk {
         candidates: &'e [Entry],
         skip: impl Fn(&str) -> bool,
     ) -> CoreResult<Option<&'e Entry>> {
+        Ok(self
+            .all_same_money(op, candidates, skip)?
+            .into_iter()
+            .next())
+    }
+
+    /// Every one of `candidates` that [`Desk::same_money`] would answer, in their order.
+    fn all_same_money<'e>(
+        &self,
+        op: &PayoutOp,
+        candidates: &'e [Entry],
+        skip: impl Fn(&str) -> bool,
+    ) -> CoreResult<Vec<&'e Entry>> {
         let (operation, body, account_field) = match op {
             PayoutOp::Clabe(p) => ("v2.payout", serde_json::to_value(p), "clabe"),
             PayoutOp::Card(p) => ("v1.payout", serde_json::to_value(p), "cardNo"),
@@ -93,17 +193,20 @@ impl Desk {
         let body = body.map_err(|e| CoreError::internal(e.to_string()))?;
         let masked = mask_request(&body);
         let (currency, amount) = op.money();
-        Ok(candidates.iter().find(|e| {
-            e.operation.name() == operation
-                && !skip(&e.mer_order_no)
-                && e.request
-                    .get("currencyCode")
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| c.trim().eq_ignore_ascii_case(currency))
-                && amount_of(&e.request) == Some(amount)
-                && e.request.get(account_field) == masked.get(account_field)
-                && self.same_account(e, op, &body, &masked)
-        }))
+        Ok(candidates
+            .iter()
+            .filter(|e| {
+                e.operation.name() == operation
+                    && !skip(&e.mer_order_no)
+                    && e.request
+                        .get("currencyCode")
+                        .and_then(Value::as_str)
+                        .is_some_and(|c| c.trim().eq_ignore_ascii_case(currency))
+                    && amount_of(&e.request) == Some(amount)
+                    && e.request.get(account_field) == masked.get(account_field)
+                    && self.same_account(e, op, &body, &masked)
+            })
+            .collect())
     }
 
     /// Whether `e` (whose masked account matches) was made to this very account: its

@@ -567,3 +567,83 @@ pub fn times_follow_the_store_s_clock<'a>(
     ));
     assert_eq!(again.created_at, T0 + 66_000, "{}", facts.name);
 }
+
+/// The payouts a new one may repeat (review r6 R6-2): every live entry of the operations
+/// asked, however many newer entries there are, and accepted ones only within the window
+/// (by the store's clock); rejected ones and other operations never; with `contains`,
+/// only those whose kept request holds that text. Newest first, no cap.
+pub fn live_or_recent_entries_are_read_whole<'a>(
+    journal_at: &dyn Fn(Now) -> Box<dyn JournalStore + 'a>,
+    facts: Facts,
+) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicI64, Ordering};
+    const T0: i64 = 1_900_000_000_000;
+    let t = Arc::new(AtomicI64::new(T0));
+    let at = t.clone();
+    let now = Now::of(move || at.load(Ordering::Relaxed));
+    let j = journal_at(now.clone());
+    let j = &*j;
+    let unknown = entry_in(j, "LR-unknown", Status::Unknown);
+    let pending = entry_in(j, "LR-pending", Status::Pending);
+    let old = entry_in(j, "LR-accepted-old", Status::Accepted);
+    let _rejected = entry_in(j, "LR-rejected", Status::Rejected);
+    t.store(T0 + 120_000, Ordering::Relaxed);
+    let recent = entry_in(j, "LR-accepted-new", Status::Accepted);
+    let payin = {
+        let (e, c) = sent(begin(
+            j,
+            "p",
+            "v1.payment",
+            "LR-payin",
+            &json!({"n": 1}),
+            DAY,
+        ));
+        j.finish(e.id, &c, outcome(Status::Unknown)).unwrap();
+        e
+    };
+    // More newer entries than any cap a list would take.
+    for i in 0..1_050 {
+        entry_in(j, &format!("LR-more-{i}"), Status::Accepted);
+    }
+    let minute = 60_000;
+    let got = j.live_or_recent("p", &["v2.payout"], minute, None).unwrap();
+    let ids: BTreeSet<i64> = got.iter().map(|e| e.id).collect();
+    assert!(
+        ids.contains(&unknown.id),
+        "{}: an old unknown one",
+        facts.name
+    );
+    assert!(ids.contains(&pending.id), "{}", facts.name);
+    assert!(ids.contains(&recent.id), "{}", facts.name);
+    assert!(
+        !ids.contains(&old.id),
+        "{}: accepted before the window",
+        facts.name
+    );
+    assert!(
+        !ids.contains(&payin.id),
+        "{}: another operation",
+        facts.name
+    );
+    assert_eq!(got.len(), 3 + 1_050, "{}: no cap", facts.name);
+    assert!(
+        got.windows(2).all(|w| w[0].id > w[1].id),
+        "{}: newest first",
+        facts.name
+    );
+    // Only those whose kept request holds the text ("n":"LR-unknown" is one's own).
+    let one = j
+        .live_or_recent("p", &["v2.payout"], minute, Some("\"LR-unknown\""))
+        .unwrap();
+    assert_eq!(
+        one.iter().map(|e| e.id).collect::<Vec<_>>(),
+        [unknown.id],
+        "{}",
+        facts.name
+    );
+    let payins = j
+        .live_or_recent("p", &["v1.payment", "v2.payout"], minute, Some("\"n\":1"))
+        .unwrap();
+    assert_eq!(payins.len(), 1, "{}: {payins:?}", facts.name);
+}

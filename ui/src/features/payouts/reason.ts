@@ -37,11 +37,21 @@ export function rowReason(t: TFunction, why: RowReason): string {
         currency: why.currency,
       });
     case "sameRecent":
-      return `${t("payouts.why.sameRecent", { earlier: why.earlier, status: status(why.status), count: why.minutes })} ${then(why.confirmedAs, "payouts.why.heldNewPayout")}`;
+      return `${t("payouts.why.sameRecent", { earlier: why.earlier, status: status(why.status), count: why.minutes })} ${earlierUnknown(why.status) ? t("payouts.why.heldUntilKnown") : then(why.confirmedAs, "payouts.why.heldNewPayout")}`;
   }
 }
 
-/// Held whatever is confirmed (issue 35): over a limit or beyond the balance.
+/// The earlier payout's outcome is unknown (its journal status), so a repeat of it waits.
+function earlierUnknown(status: string): boolean {
+  return status === "unknown" || status === "sending";
+}
+
+/// Held whatever is confirmed (issue 35): over a limit or beyond the balance; or a repeat
+/// of a payout whose outcome is unknown (review r6 R6-5), until that one is known.
 export function heldFirm(why: RowReason): boolean {
-  return why.kind === "overLimit" || why.kind === "beyondBalance";
+  return (
+    why.kind === "overLimit" ||
+    why.kind === "beyondBalance" ||
+    (why.kind === "sameRecent" && earlierUnknown(why.status))
+  );
 }
