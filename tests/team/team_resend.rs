@@ -412,7 +412,8 @@ fn the_migration_frees_the_numbers_of_requests_rejected_before_it() {
     let before = 3;
     for (i, m) in TEAM_MIGRATIONS[..before].iter().enumerate() {
         su(&format!(
-            "BEGIN;\n{m}\nINSERT INTO paydesk.schema_migrations (version) VALUES ({});\nCOMMIT;",
+            "BEGIN;\n{}\nINSERT INTO paydesk.schema_migrations (version) VALUES ({});\nCOMMIT;",
+            m.sql,
             i + 1
         ));
     }

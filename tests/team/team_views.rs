@@ -368,7 +368,7 @@ fn an_upgrade_turns_each_members_saved_filters_into_their_personal_views() {
     // tables and function gone, saved_filters' old grants back, the migration not done.
     let version = TEAM_MIGRATIONS
         .iter()
-        .position(|m| m.contains("CREATE TABLE paydesk.saved_views"))
+        .position(|m| m.sql.contains("CREATE TABLE paydesk.saved_views"))
         .unwrap()
         + 1;
     owner_sql(
@@ -409,11 +409,17 @@ fn an_upgrade_turns_each_members_saved_filters_into_their_personal_views() {
     .unwrap();
 
     let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
-    assert_eq!(
-        init_team(&owner, MER).unwrap(),
-        1,
-        "the views' migration ran again"
-    );
+    // `team init` does not run a file the record lacks before later ones (review r5,
+    // F1): it names it, and changes nothing.
+    match init_team(&owner, MER) {
+        Err(paydesk_core::CoreError::Validation { rule, .. }) => {
+            assert_eq!(rule.key.as_deref(), Some("teamSchemaSkipped"), "{rule}");
+            assert!(rule.contains("0017"), "{rule}");
+        }
+        other => panic!("init ran around a skipped file: {other:?}"),
+    }
+    // The views' migration as `team init` runs it on a team that stood before it.
+    owner_sql(&pg, TEAM_MIGRATIONS[version - 1].sql);
 
     let vic = PgLink::connect(&cfg(&pg, "vic"), PASSWORD).unwrap();
     let views = PgViews::on(&vic, MER).list(Screen::Orders).unwrap();

@@ -12,46 +12,13 @@ use crate::forms::PayoutKind;
 use paydesk_gateway::validate as v;
 
 /// The longest nickname and name.
+/// The book's records are the model's (`paydesk-model`); kept at this path.
+pub use paydesk_model::beneficiaries::{
+    Beneficiary, StoredBeneficiary, kind_name, kind_of, nickname_key,
+};
+
 pub const NICKNAME_MAX: usize = 40;
 pub const NAME_MAX: usize = 80;
-
-/// A payee as every screen shows it: nothing unmasked.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Beneficiary {
-    pub nickname: String,
-    pub kind: PayoutKind,
-    pub first_name: String,
-    pub last_name: String,
-    /// First 6 and last 4 digits.
-    pub account: String,
-    /// The CLABE's bank, from its first three digits (none for a card).
-    pub bank: Option<String>,
-    /// ISO 3166 alpha-2 (MX for a CLABE).
-    pub country: String,
-    /// Milliseconds since the epoch.
-    pub created_at: i64,
-    /// On a team whose admin asks for it: added, not yet approved by another member.
-    #[serde(default)]
-    pub awaiting_approval: bool,
-}
-
-impl Beneficiary {
-    /// The name as one text.
-    pub fn name(&self) -> String {
-        join_name(&self.first_name, &self.last_name)
-    }
-}
-
-fn join_name(first: &str, last: &str) -> String {
-    [first.trim(), last.trim()]
-        .iter()
-        .filter(|s| !s.is_empty())
-        .copied()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// A payee to add, as typed: the one place the full account passes (its `Debug` masks it).
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -72,24 +39,6 @@ pub struct NewBeneficiary {
 }
 paydesk_gateway::masked_debug!(NewBeneficiary);
 
-/// A row of the book as stored: what is shown, plus the sealed account and its digest.
-#[derive(Clone, PartialEq, Eq)]
-pub struct StoredBeneficiary {
-    pub shown: Beneficiary,
-    /// base64(nonce ‖ AES-256-GCM ciphertext ‖ tag) of the full account.
-    pub sealed_account: String,
-    /// The keyed digest of the account (see [`account_digest`]).
-    pub account_digest: String,
-}
-
-impl std::fmt::Debug for StoredBeneficiary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StoredBeneficiary")
-            .field("shown", &self.shown)
-            .finish_non_exhaustive()
-    }
-}
-
 /// Whether a payout's account is in the book: what a confirmation (and each row of a
 /// bulk plan) says about its payee.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -101,11 +50,6 @@ pub enum Payee {
     Known { nickname: String, name: String },
     /// The book has never seen this account.
     New,
-}
-
-/// A nickname as the book compares it: trimmed, lower case.
-pub fn nickname_key(nickname: &str) -> String {
-    nickname.trim().to_lowercase()
 }
 
 /// Capitals that read as Latin letters, mapped before lowercasing (review r6 R6-1): all
@@ -302,22 +246,6 @@ pub fn check(new: &NewBeneficiary) -> CoreResult<(Beneficiary, String)> {
         },
         account,
     ))
-}
-
-/// What a kind is called in the digest, the seal's binding and the store.
-pub fn kind_name(kind: PayoutKind) -> &'static str {
-    match kind {
-        PayoutKind::Clabe => "clabe",
-        PayoutKind::Card => "card",
-    }
-}
-
-pub fn kind_of(name: &str) -> Option<PayoutKind> {
-    match name {
-        "clabe" => Some(PayoutKind::Clabe),
-        "card" => Some(PayoutKind::Card),
-        _ => None,
-    }
 }
 
 /// The keyed digest of an account under the profile's intent key: equal for the same

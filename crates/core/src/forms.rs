@@ -164,27 +164,8 @@ pub struct PayinForm {
     pub purpose: Purpose,
 }
 
-/// The payout channels.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum PayoutKind {
-    /// V1 card payout (`withdrawType` 1).
-    Card,
-    /// V2 bank-CLABE payout (`withdrawType` 6).
-    Clabe,
-}
-
-impl PayoutKind {
-    /// The journal's name of the operation.
-    pub fn operation(self) -> &'static str {
-        use paydesk_gateway::wire::Operation;
-        match self {
-            Self::Card => wire::V1CardPayout::NAME,
-            Self::Clabe => wire::V2Payout::NAME,
-        }
-    }
-}
+/// The payout channels are the model's (`paydesk-model`); kept at this path.
+pub use paydesk_model::beneficiaries::PayoutKind;
 
 /// The payin form's name of a wire field: an error names what the operator filled in.
 pub fn payin_field(wire: &str) -> &str {

@@ -12,7 +12,8 @@ pub mod bulk;
 pub mod clock;
 pub mod desk;
 pub mod endpoint;
-pub mod error;
+/// The engine's error is the store's (`paydesk-store`, below every backend); kept at this path.
+pub use paydesk_store::error;
 pub mod events;
 pub mod forms;
 pub mod held;
@@ -21,7 +22,7 @@ pub mod limits;
 pub mod lookup;
 pub mod output;
 pub mod period;
-pub mod private_fs;
+pub use paydesk_store::private_fs;
 pub mod profile;
 pub mod purpose;
 pub mod review;

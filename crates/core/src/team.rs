@@ -10,6 +10,8 @@
 
 mod book;
 pub use book::TeamPayee;
+/// A member's payout limits are a record of the store's team tables; kept at this path.
+pub use paydesk_store::team::MemberLimit;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -50,23 +52,6 @@ pub struct Team {
     me: Member,
     /// Where the seal key's fingerprint is pinned (a profile's keyring), if anywhere.
     seal_pin: Option<(crate::secrets::Secrets, String)>,
-}
-
-/// A member's payout limits in one currency (issue 35), held by the team's database.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MemberLimit {
-    pub member: String,
-    pub currency: String,
-    /// Decimal strings; `None`: no limit.
-    pub per_payout: Option<String>,
-    pub per_day: Option<String>,
-    /// The zone of the day of `per_day` (a time zone name, or UTC).
-    pub day_zone: String,
-    /// The admin who set it (empty when setting).
-    #[serde(default)]
-    pub set_by: String,
 }
 
 /// A rule as an admin sets it.

@@ -4,7 +4,7 @@
 use chrono::{Datelike, NaiveDate};
 
 pub use paydesk_model::views::{
-    RelativeRange, Screen, StoredView, ViewColumn, ViewDates, ViewSort, ViewSpec,
+    RelativeRange, Screen, StoredView, ViewColumn, ViewDates, ViewSort, ViewSpec, read_spec,
 };
 
 use crate::error::{CoreError, CoreResult};
@@ -125,10 +125,4 @@ pub fn checked_spec(spec: &ViewSpec) -> CoreResult<String> {
         ));
     }
     Ok(json)
-}
-
-/// A stored spec read back; one a later PayDesk wrote and this one cannot read is
-/// skipped rather than failing the list.
-pub fn read_spec(json: &str) -> Option<ViewSpec> {
-    serde_json::from_str(json).ok()
 }

@@ -262,59 +262,151 @@ fn sources(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// Until the backends are crates of their own, the seam inside the engine is guarded by
-/// its sources: a database driver (`rusqlite` and its migrations; `tokio_postgres`, its
-/// TLS, `postgres_protocol` and `postgres_types`) is named only by its backend's modules (the SQLite
-/// tables in `store/`, the PostgreSQL ones in `store/pg/`), never by the engine (the
-/// desk, forms, sync, profiles, the team, the error type: each backend maps its driver's
-/// errors itself) and never by the other backend; nor does the PostgreSQL backend use
-/// the SQLite one's handles.
+/// The database drivers: SQLite's (and its migrations), PostgreSQL's (its client, its
+/// TLS, its protocol's SCRAM).
+const SQLITE: &[&str] = &["rusqlite", "rusqlite_migration"];
+const POSTGRES: &[&str] = &[
+    "tokio-postgres",
+    "postgres-protocol",
+    "tokio-postgres-rustls",
+];
+
+/// The store's crates (issue 32): `paydesk-store` holds the table traits and links no
+/// database driver and neither backend; each backend crate links its own driver and
+/// never the other backend (nor its driver).
 #[test]
-fn each_database_driver_stays_in_its_backend() {
+fn each_store_backend_is_a_crate_that_never_links_the_other() {
+    let meta = metadata();
+    let names = names(&meta);
+    let store = reaching(
+        &meta,
+        &names,
+        "paydesk-store",
+        &[
+            SQLITE,
+            POSTGRES,
+            &["paydesk-store-sqlite", "paydesk-store-pg", "paydesk-core"],
+        ]
+        .concat(),
+    );
+    assert!(
+        store.is_empty(),
+        "paydesk-store is backend-neutral (traits and types): {store:?}"
+    );
+    let pg = reaching(
+        &meta,
+        &names,
+        "paydesk-store-pg",
+        &[SQLITE, &["paydesk-store-sqlite", "paydesk-core"]].concat(),
+    );
+    assert!(
+        pg.is_empty(),
+        "paydesk-store-pg never links the SQLite store: {pg:?}"
+    );
+    let sqlite = reaching(
+        &meta,
+        &names,
+        "paydesk-store-sqlite",
+        &[POSTGRES, &["paydesk-store-pg", "paydesk-core"]].concat(),
+    );
+    assert!(
+        sqlite.is_empty(),
+        "paydesk-store-sqlite never links the PostgreSQL store: {sqlite:?}"
+    );
+    // The check sees what it should: each backend links its driver and the store.
+    assert_eq!(
+        reaching(
+            &meta,
+            &names,
+            "paydesk-store-sqlite",
+            &["rusqlite", "paydesk-store"]
+        )
+        .len(),
+        2
+    );
+    assert_eq!(
+        reaching(
+            &meta,
+            &names,
+            "paydesk-store-pg",
+            &["tokio-postgres", "paydesk-store"]
+        )
+        .len(),
+        2
+    );
+}
+
+/// The engine and the reports depend on no database driver of their own: a desk's file
+/// and the team's database are reached through the store's backend crates, which only
+/// the engine's store facade (`store/backend.rs`) chooses between; the reports read the
+/// store through its traits and name no backend crate either.
+#[test]
+fn neither_the_engine_nor_the_reports_depend_on_a_driver() {
+    let meta = metadata();
+    let names = names(&meta);
+    for krate in ["paydesk-core", "paydesk-reports"] {
+        let own = direct(&meta, &names, krate);
+        let drivers: Vec<&String> = own
+            .iter()
+            .filter(|d| SQLITE.contains(&d.as_str()) || POSTGRES.contains(&d.as_str()))
+            .collect();
+        assert!(
+            drivers.is_empty(),
+            "{krate} reaches the databases through the store's crates: {drivers:?}"
+        );
+    }
+    let reports = direct(&meta, &names, "paydesk-reports");
+    assert!(
+        !reports.contains("paydesk-store-sqlite") && !reports.contains("paydesk-store-pg"),
+        "paydesk-reports reads the store through its traits: {reports:?}"
+    );
+    // The check sees what it should: the engine names both backend crates.
+    let core = direct(&meta, &names, "paydesk-core");
+    assert!(
+        core.contains("paydesk-store-sqlite") && core.contains("paydesk-store-pg"),
+        "{core:?}"
+    );
+}
+
+/// The engine's sources (the desk, forms, sync, profiles, the team, everything but the
+/// store's facade that picks a backend) name no database driver: each backend crate
+/// maps its driver's errors and types itself.
+#[test]
+fn the_engine_names_no_database_driver() {
     let mut files = Vec::new();
     sources(
         std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")),
         &mut files,
     );
     assert!(files.len() > 40, "the sources are read: {}", files.len());
-    let pg = |f: &str| f.starts_with("store/pg/");
-    let sqlite = |f: &str| f.starts_with("store/") && !pg(f);
     let mut wrong = Vec::new();
     for (file, text) in &files {
+        if file.starts_with("store") {
+            continue;
+        }
         for driver in [
             "rusqlite",
             "tokio_postgres",
             "postgres_protocol",
             "postgres_types",
         ] {
-            if !text.contains(driver) {
-                continue;
-            }
-            let ok = match driver {
-                "rusqlite" => sqlite(file),
-                _ => pg(file),
-            };
-            if !ok {
+            if text.contains(driver) {
                 wrong.push(format!("{file} names {driver}"));
             }
         }
-        if pg(file) {
-            for sqlite_handle in ["Orders::on", "Journal::on", "AuditLog::on", "FilterSql"] {
-                if text.contains(sqlite_handle) {
-                    wrong.push(format!("{file} uses the SQLite backend's {sqlite_handle}"));
-                }
+    }
+    let mut reports = Vec::new();
+    workspace_sources("crates/reports/src", &mut reports);
+    assert!(reports.len() > 5, "the reports' sources are read");
+    // Their unit tests (`tests.rs`) may fill a desk's file directly.
+    for (file, text) in reports.iter().filter(|(f, _)| !f.ends_with("tests.rs")) {
+        for driver in ["rusqlite", "tokio_postgres", "postgres_protocol"] {
+            if text.contains(driver) {
+                wrong.push(format!("{file} names {driver}"));
             }
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
-    // The check sees what it should: each backend's files name their driver.
-    for (backend, driver) in [
-        ("store/journal.rs", "rusqlite"),
-        ("store/pg/mod.rs", "tokio_postgres"),
-    ] {
-        let text = &files.iter().find(|(f, _)| f == backend).unwrap().1;
-        assert!(text.contains(driver), "{backend} should name {driver}");
-    }
 }
 
 /// The engine (the desk, the team's workflow, profiles, everything outside `store/`)
@@ -332,7 +424,7 @@ fn the_engine_names_no_store_backend() {
     );
     let engine: Vec<&(String, String)> = files
         .iter()
-        .filter(|(f, _)| !f.starts_with("store/"))
+        .filter(|(f, _)| !f.starts_with("store"))
         .collect();
     assert!(
         ["team.rs", "profile.rs", "desk/mod.rs"]
@@ -354,6 +446,9 @@ fn the_engine_names_no_store_backend() {
         for backend in [
             "store::pg",
             "pg::",
+            "paydesk_store_sqlite",
+            "paydesk_store_pg",
+            "SqliteStore",
             "TeamTables",
             "Journal::on",
             "AuditLog::on",
@@ -375,6 +470,7 @@ fn the_engine_names_no_store_backend() {
         .unwrap()
         .1;
     assert!(pg_handle(backend) && backend.contains("pg::"));
+    assert!(backend.contains("paydesk_store_sqlite") && backend.contains("SqliteStore"));
 }
 
 /// Who may call whom at the top (issue 32): the front ends (`paydesk-app`,

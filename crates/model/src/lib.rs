@@ -6,6 +6,7 @@
 
 pub mod audit;
 pub mod balances;
+pub mod beneficiaries;
 pub mod cards;
 pub mod filter;
 pub mod journal;

@@ -128,3 +128,9 @@ pub const NAME_MAX: usize = 60;
 pub const SPEC_MAX: usize = 16_384;
 /// The most columns a view keeps.
 pub const COLUMNS_MAX: usize = 40;
+
+/// A stored spec read back; one a later PayDesk wrote and this one cannot read is
+/// skipped rather than failing the list.
+pub fn read_spec(json: &str) -> Option<ViewSpec> {
+    serde_json::from_str(json).ok()
+}

@@ -2407,6 +2407,12 @@ export const en = {
     teamSchemaOld:
       "the team's database has schema version {{found}}, this PayDesk needs {{ours}}: the database's owner runs `paydesk team init` to bring it up to date",
     cancelled: "cancelled",
+    teamSchemaDiffers:
+      "the team's database applied its migration {{file}} from another text than this PayDesk's: a build with other migrations under the same number ran `team init` on it; nothing was changed",
+    teamSchemaUnknown:
+      "the team's database applied a migration {{file}} this PayDesk does not have (a newer PayDesk's, or another build's): run `team init` with the PayDesk that applied it; nothing was changed",
+    teamSchemaSkipped:
+      "the team's database applied migration {{later}} but not {{missing}}, which comes before it in this PayDesk: a build that skipped {{missing}} ran `team init` on it; nothing was changed",
     jsonObject: "must be a JSON object",
     notJson: "is not valid JSON ({{detail}})",
     pathEmpty: "must name a file",

@@ -2211,6 +2211,12 @@ export const zh: Catalogue = {
     teamSchemaOld:
       "团队数据库的架构版本是 {{found}}，此 PayDesk 需要 {{ours}}：请数据库所有者运行 `paydesk team init` 进行升级",
     cancelled: "已取消",
+    teamSchemaDiffers:
+      "团队数据库已应用的迁移 {{file}} 与本 PayDesk 的内容不同：另一个在同一编号下有不同迁移的版本对它运行过 `team init`；未做任何更改",
+    teamSchemaUnknown:
+      "团队数据库已应用本 PayDesk 没有的迁移 {{file}}（更新的 PayDesk 或其他版本的）：请用应用它的 PayDesk 运行 `team init`；未做任何更改",
+    teamSchemaSkipped:
+      "团队数据库已应用迁移 {{later}}，但未应用本 PayDesk 中排在它之前的 {{missing}}：一个跳过了 {{missing}} 的版本对它运行过 `team init`；未做任何更改",
     jsonObject: "必须是 JSON 对象",
     notJson: "不是有效的 JSON（{{detail}}）",
     pathEmpty: "必须指定一个文件",

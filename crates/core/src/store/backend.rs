@@ -1,81 +1,55 @@
 //! [`Store`]: what a desk keeps its records in, behind the table traits
 //! ([`JournalStore`], [`OrderStore`], ...). The desk asks the store for a table and calls
-//! the trait; it never sees a connection. Two backends implement the same traits:
+//! the trait; it never sees a connection. Two backends implement the same traits, each a
+//! crate of its own:
 //!
-//! - SQLite, a desk's own: the profile's file opened twice, one connection for the cache
-//!   and one for the journal and the audit log (so a long sync batch never holds up a
-//!   payout's intent).
-//! - The team's PostgreSQL database, shared by a team's desks: two links likewise, one
-//!   for the journal and the audit log, one for the read model (the cache's tables).
+//! - SQLite, a desk's own (`paydesk_store_sqlite::SqliteStore`): the profile's file
+//!   opened twice, one connection for the cache and one for the journal and the audit
+//!   log (so a long sync batch never holds up a payout's intent).
+//! - The team's PostgreSQL database, shared by a team's desks
+//!   (`paydesk_store_pg::PgStore`): two links likewise, one for the journal and the audit
+//!   log, one for the read model (the cache's tables).
 //!
-//! Nothing above the store knows which one a desk has.
+//! Nothing above the store knows which one a desk has; this file only chooses.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, PoisonError, RwLock};
 
-use rusqlite::Connection;
+use paydesk_store::audit::{Anchor, AuditArchive, AuditEntry, AuditStore, Record};
+use paydesk_store::balances::BalanceStore;
+use paydesk_store::beneficiaries::BeneficiaryStore;
+use paydesk_store::cards::CardStore;
+use paydesk_store::journal::{Begin, Claim, Guard, Intent, JournalStore, Outcome};
+use paydesk_store::notifications::NotificationStore;
+use paydesk_store::orders::OrderStore;
+use paydesk_store::reversals::ReversalStore;
+use paydesk_store::reviews::ReviewStore;
+use paydesk_store::sync_state::SyncStateStore;
+use paydesk_store::team::{TeamConfig, TeamDb};
+use paydesk_store::views::ViewStore;
+use paydesk_store_pg::{PgLink, PgStore};
+use paydesk_store_sqlite::SqliteStore;
 
-use super::audit::{AuditLog, AuditStore};
-use super::balances::{BalanceStore, Balances};
-use super::cards::{CardOperations, CardStore};
-use super::journal::{Journal, JournalStore};
-use super::notifications::{NotificationStore, Notifications};
-use super::orders::{OrderStore, Orders};
-use super::pg::audit::PgAudit;
-use super::pg::cache::{
-    PgBalances, PgCards, PgNotifications, PgReversals, PgReviews, PgSyncState, PgViews,
-};
-use super::pg::journal::PgJournal;
-use super::pg::orders::PgOrders;
-use super::pg::{PgLink, Tx};
-use super::reversals::{ReversalStore, Reversals};
-use super::reviews::{ReviewStore, Reviews};
-use super::sync_state::{SyncState, SyncStateStore};
-use super::team::{TeamConfig, TeamDb};
-use super::views::{SavedViews, ViewStore};
-use super::{Durability, atomic, shrink_memory};
-use crate::error::CoreResult;
-use crate::store::Db;
+use super::Now;
+
+pub use paydesk_store::CacheTx;
+
+use crate::error::{CoreError, CoreResult};
 
 /// Where a desk keeps its cache, journal and audit log. Cheap to share (`Arc`).
 #[derive(Debug)]
 pub struct Store {
     backend: Backend,
     /// The desk's clock, for the journal's times ([`Store::set_clock`]).
-    now: std::sync::RwLock<super::Now>,
+    now: RwLock<Now>,
 }
 
-// One per desk, behind an `Arc`: the size of a variant costs nothing.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Backend {
-    Sqlite {
-        cache: Mutex<Connection>,
-        journal: Mutex<Connection>,
-    },
+    Sqlite(SqliteStore),
     /// A team desk: everything in the team's PostgreSQL database, shared by every desk
-    /// of the team (of merchant `mer_no`); the read model on a link of its own, so a
-    /// long sync batch never holds up the journal.
-    Team {
-        journal: Arc<PgLink>,
-        cache: Arc<PgLink>,
-        mer_no: i64,
-        /// The same two links as the engine sees them (`store::team`).
-        links: [Arc<dyn TeamDb>; 2],
-    },
-}
-
-/// The cache's tables on one transaction: what [`Store::cache_atomic`] hands its closure.
-#[allow(missing_debug_implementations)]
-pub struct CacheTx<'a> {
-    pub orders: &'a dyn OrderStore,
-    pub sync_state: &'a dyn SyncStateStore,
-    pub balances: &'a dyn BalanceStore,
-    pub reviews: &'a dyn ReviewStore,
-}
-
-fn lock(m: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+    /// of the team (of merchant `mer_no`).
+    Team(PgStore),
 }
 
 impl Store {
@@ -89,37 +63,13 @@ impl Store {
         cache: Arc<PgLink>,
         mer_no: i64,
     ) -> CoreResult<Arc<Self>> {
-        let found = super::pg::team_schema_version(&journal)?;
-        let ours = super::pg::TEAM_MIGRATIONS.len();
-        if usize::try_from(found).unwrap_or(0) < ours {
-            return Err(crate::error::CoreError::keyed(
-                "team",
-                format!(
-                    "the team's database has schema version {found}, this PayDesk needs {ours}: \
-                     the database's owner runs `paydesk team init` to bring it up to date"
-                ),
-                "teamSchemaOld",
-                &[("found", found.to_string()), ("ours", ours.to_string())],
-            ));
-        }
-        let links: [Arc<dyn TeamDb>; 2] = [journal.clone(), cache.clone()];
-        Ok(Arc::new(Store {
-            backend: Backend::Team {
-                journal,
-                cache,
-                mer_no,
-                links,
-            },
-            now: Default::default(),
-        }))
+        Ok(Self::team(PgStore::open(journal, cache, mer_no)?))
     }
 
     /// A team desk's store: two connections to the team's database as the member
     /// `cfg.user` (the journal's and the read model's), on the team of merchant `mer_no`.
     pub fn connect_team(cfg: &TeamConfig, password: &str, mer_no: i64) -> CoreResult<Arc<Self>> {
-        let journal = PgLink::connect(cfg, password)?;
-        let cache = PgLink::connect(cfg, password)?;
-        Self::open_team(Arc::new(journal), Arc::new(cache), mer_no)
+        Ok(Self::team(PgStore::connect(cfg, password, mer_no)?))
     }
 
     /// A team store on one connection for everything (a report's: the overview reads a
@@ -129,39 +79,68 @@ impl Store {
         password: &str,
         mer_no: i64,
     ) -> CoreResult<Arc<Self>> {
-        let link = Arc::new(PgLink::connect(cfg, password)?);
-        Self::open_team(link.clone(), link, mer_no)
+        Ok(Self::team(PgStore::connect_one_link(
+            cfg, password, mer_no,
+        )?))
+    }
+
+    fn team(store: PgStore) -> Arc<Self> {
+        Arc::new(Store {
+            backend: Backend::Team(store),
+            now: Default::default(),
+        })
+    }
+
+    /// The SQLite file at `path` (created and migrated if needed).
+    pub fn open_sqlite(path: &Path) -> CoreResult<Arc<Self>> {
+        Ok(Arc::new(Store {
+            backend: Backend::Sqlite(SqliteStore::open(path)?),
+            now: Default::default(),
+        }))
+    }
+
+    /// Reads "now" from `now` from here on (the desk's clock: `Desk::set_clock`).
+    pub fn set_clock(&self, now: Now) {
+        *self.now.write().unwrap_or_else(PoisonError::into_inner) = now;
+    }
+
+    /// Now by the desk's clock.
+    fn now(&self) -> Now {
+        self.now
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The member's connection to the team (the journal's), on a team desk.
     pub fn team_db(&self) -> Option<&Arc<dyn TeamDb>> {
         match &self.backend {
-            Backend::Team { links, .. } => Some(&links[0]),
-            Backend::Sqlite { .. } => None,
+            Backend::Team(t) => Some(t.team_db()),
+            Backend::Sqlite(_) => None,
         }
     }
 
     /// The member's second connection to the team (the read model's), on a team desk.
     pub fn team_cache_db(&self) -> Option<&Arc<dyn TeamDb>> {
         match &self.backend {
-            Backend::Team { links, .. } => Some(&links[1]),
-            Backend::Sqlite { .. } => None,
+            Backend::Team(t) => Some(t.team_cache_db()),
+            Backend::Sqlite(_) => None,
         }
     }
 
     /// The team's database (the journal's link), on a team desk.
     pub fn team_link(&self) -> Option<&Arc<PgLink>> {
         match &self.backend {
-            Backend::Team { journal, .. } => Some(journal),
-            Backend::Sqlite { .. } => None,
+            Backend::Team(t) => Some(t.link()),
+            Backend::Sqlite(_) => None,
         }
     }
 
     /// The team's database (the read model's link), on a team desk.
     pub fn team_cache_link(&self) -> Option<&Arc<PgLink>> {
         match &self.backend {
-            Backend::Team { cache, .. } => Some(cache),
-            Backend::Sqlite { .. } => None,
+            Backend::Team(t) => Some(t.cache_link()),
+            Backend::Sqlite(_) => None,
         }
     }
 
@@ -169,50 +148,22 @@ impl Store {
     /// restarted, the network dropped): the desk is then opened again.
     pub fn team_connection_lost(&self) -> bool {
         match &self.backend {
-            Backend::Team { journal, cache, .. } => journal.is_closed() || cache.is_closed(),
-            Backend::Sqlite { .. } => false,
+            Backend::Team(t) => t.connection_lost(),
+            Backend::Sqlite(_) => false,
         }
-    }
-
-    /// The SQLite file at `path` (created and migrated if needed).
-    pub fn open_sqlite(path: &Path) -> CoreResult<Arc<Self>> {
-        let cache = super::open(path, Durability::Cache)?;
-        let journal = super::open(path, Durability::Journal)?;
-        Ok(Arc::new(Store {
-            backend: Backend::Sqlite {
-                cache: Mutex::new(cache),
-                journal: Mutex::new(journal),
-            },
-            now: Default::default(),
-        }))
-    }
-
-    /// Reads "now" from `now` from here on (the desk's clock: `Desk::set_clock`).
-    pub fn set_clock(&self, now: super::Now) {
-        *self.now.write().unwrap_or_else(PoisonError::into_inner) = now;
-    }
-
-    /// Now by the desk's clock.
-    fn now(&self) -> super::Now {
-        self.now
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
     }
 
     pub fn journal(&self) -> Box<dyn JournalStore + '_> {
         match &self.backend {
-            Backend::Sqlite { journal, .. } => Box::new(Journal::on(lock(journal)).at(self.now())),
-            Backend::Team {
-                journal, mer_no, ..
-            } => Box::new(PgJournal::on(journal, *mer_no).at(self.now())),
+            Backend::Sqlite(s) => s.journal_at(self.now()),
+            Backend::Team(t) => t.journal_at(self.now()),
         }
     }
 
     pub fn audit(&self) -> Box<dyn AuditStore + '_> {
         match &self.backend {
-            Backend::Sqlite { journal, .. } => Box::new(AuditLog::on(lock(journal))),
-            Backend::Team { journal, .. } => Box::new(PgAudit::on(journal)),
+            Backend::Sqlite(s) => s.audit(),
+            Backend::Team(t) => t.audit(),
         }
     }
 
@@ -220,40 +171,32 @@ impl Store {
     /// log is the team's.
     pub fn audit_sealed_rows(&self) -> CoreResult<Option<(i64, i64)>> {
         match &self.backend {
-            Backend::Sqlite { journal, .. } => super::audit::sealed_rows(&lock(journal)).map(Some),
-            Backend::Team { .. } => Ok(None),
+            Backend::Sqlite(s) => s.audit_sealed_rows().map(Some),
+            Backend::Team(_) => Ok(None),
         }
     }
 
     /// Whether a desk's own audit log still reaches `anchor` (its rows and its last row
-    /// as recorded: [`super::audit::reaches`]); `None` on a team's database, whose desks
-    /// anchor the head they verified when they connect.
-    pub fn audit_reaches(&self, anchor: &super::audit::Anchor) -> CoreResult<Option<bool>> {
+    /// as recorded); `None` on a team's database, whose desks anchor the head they
+    /// verified when they connect.
+    pub fn audit_reaches(&self, anchor: &Anchor) -> CoreResult<Option<bool>> {
         match &self.backend {
-            Backend::Sqlite { journal, .. } => {
-                super::audit::reaches(&lock(journal), anchor).map(Some)
-            }
-            Backend::Team { .. } => Ok(None),
+            Backend::Sqlite(s) => s.audit_reaches(anchor).map(Some),
+            Backend::Team(_) => Ok(None),
         }
     }
 
-    /// Sets a desk's own audit log aside and starts a new chain
-    /// ([`super::audit::archive_and_restart`]); refused on a team's database.
+    /// Sets a desk's own audit log aside and starts a new chain; refused on a team's
+    /// database.
     pub fn audit_archive_and_restart(
         &self,
-        r: super::audit::Record<'_>,
+        r: Record<'_>,
         reason: &str,
         key: &[u8],
-    ) -> CoreResult<(
-        super::audit::AuditArchive,
-        super::audit::AuditEntry,
-        super::audit::Anchor,
-    )> {
+    ) -> CoreResult<(AuditArchive, AuditEntry, Anchor)> {
         match &self.backend {
-            Backend::Sqlite { journal, .. } => {
-                super::audit::archive_and_restart(&lock(journal), r, reason, key)
-            }
-            Backend::Team { .. } => Err(crate::error::CoreError::keyed(
+            Backend::Sqlite(s) => s.audit_archive_and_restart(r, reason, key),
+            Backend::Team(_) => Err(CoreError::keyed(
                 "profile",
                 "a team's audit log is kept in the team's database and cannot be set aside from one desk",
                 "teamAuditNotAside",
@@ -263,58 +206,48 @@ impl Store {
     }
 
     /// The audit logs set aside (none on a team's database).
-    pub fn audit_archives(&self) -> CoreResult<Vec<super::audit::AuditArchive>> {
+    pub fn audit_archives(&self) -> CoreResult<Vec<AuditArchive>> {
         match &self.backend {
-            Backend::Sqlite { journal, .. } => super::audit::archives(&lock(journal)),
-            Backend::Team { .. } => Ok(Vec::new()),
+            Backend::Sqlite(s) => s.audit_archives(),
+            Backend::Team(_) => Ok(Vec::new()),
         }
     }
 
     /// The rows of a log set aside, newest first.
-    pub fn audit_archived_rows(
-        &self,
-        archive: i64,
-        limit: i64,
-    ) -> CoreResult<Vec<super::audit::AuditEntry>> {
+    pub fn audit_archived_rows(&self, archive: i64, limit: i64) -> CoreResult<Vec<AuditEntry>> {
         match &self.backend {
-            Backend::Sqlite { journal, .. } => {
-                super::audit::archived_rows(&lock(journal), archive, limit)
-            }
-            Backend::Team { .. } => Ok(Vec::new()),
+            Backend::Sqlite(s) => s.audit_archived_rows(archive, limit),
+            Backend::Team(_) => Ok(Vec::new()),
         }
     }
 
     pub fn orders(&self) -> Box<dyn OrderStore + '_> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => Box::new(Orders::on(lock(cache))),
-            Backend::Team { cache, mer_no, .. } => Box::new(PgOrders::on(cache, *mer_no)),
+            Backend::Sqlite(s) => s.orders(),
+            Backend::Team(t) => t.orders(),
         }
     }
 
     pub fn sync_state(&self) -> Box<dyn SyncStateStore + '_> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => Box::new(SyncState::on(lock(cache))),
-            Backend::Team { cache, mer_no, .. } => Box::new(PgSyncState::on(cache, *mer_no)),
+            Backend::Sqlite(s) => s.sync_state(),
+            Backend::Team(t) => t.sync_state(),
         }
     }
 
     pub fn views(&self) -> Box<dyn ViewStore + '_> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => Box::new(SavedViews::on(lock(cache))),
-            Backend::Team { cache, mer_no, .. } => Box::new(PgViews::on(cache, *mer_no)),
+            Backend::Sqlite(s) => s.views(),
+            Backend::Team(t) => t.views(),
         }
     }
 
     /// The book of payees (issue 35): the desk's own file; a team's book is not kept
     /// here yet, and says so.
-    pub fn beneficiaries(
-        &self,
-    ) -> CoreResult<Box<dyn super::beneficiaries::BeneficiaryStore + '_>> {
+    pub fn beneficiaries(&self) -> CoreResult<Box<dyn BeneficiaryStore + '_>> {
         match &self.backend {
-            Backend::Sqlite { journal, .. } => Ok(Box::new(
-                super::beneficiaries::Beneficiaries::on(lock(journal)),
-            )),
-            Backend::Team { .. } => Err(crate::error::CoreError::keyed(
+            Backend::Sqlite(s) => Ok(s.beneficiaries()),
+            Backend::Team(_) => Err(CoreError::keyed(
                 "beneficiary",
                 "a team's payouts do not take a payee from the book yet: give the account",
                 "payeeTeamBook",
@@ -325,36 +258,36 @@ impl Store {
 
     pub fn balances(&self) -> Box<dyn BalanceStore + '_> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => Box::new(Balances::on(lock(cache))),
-            Backend::Team { cache, mer_no, .. } => Box::new(PgBalances::on(cache, *mer_no)),
+            Backend::Sqlite(s) => s.balances(),
+            Backend::Team(t) => t.balances(),
         }
     }
 
     pub fn cards(&self) -> Box<dyn CardStore + '_> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => Box::new(CardOperations::on(lock(cache))),
-            Backend::Team { cache, mer_no, .. } => Box::new(PgCards::on(cache, *mer_no)),
+            Backend::Sqlite(s) => s.cards(),
+            Backend::Team(t) => t.cards(),
         }
     }
 
     pub fn reviews(&self) -> Box<dyn ReviewStore + '_> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => Box::new(Reviews::on(lock(cache))),
-            Backend::Team { cache, mer_no, .. } => Box::new(PgReviews::on(cache, *mer_no)),
+            Backend::Sqlite(s) => s.reviews(),
+            Backend::Team(t) => t.reviews(),
         }
     }
 
     pub fn reversals(&self) -> Box<dyn ReversalStore + '_> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => Box::new(Reversals::on(lock(cache))),
-            Backend::Team { cache, mer_no, .. } => Box::new(PgReversals::on(cache, *mer_no)),
+            Backend::Sqlite(s) => s.reversals(),
+            Backend::Team(t) => t.reversals(),
         }
     }
 
     pub fn notifications(&self) -> Box<dyn NotificationStore + '_> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => Box::new(Notifications::on(lock(cache))),
-            Backend::Team { cache, mer_no, .. } => Box::new(PgNotifications::on(cache, *mer_no)),
+            Backend::Sqlite(s) => s.notifications(),
+            Backend::Team(t) => t.notifications(),
         }
     }
 
@@ -365,43 +298,16 @@ impl Store {
     /// (repeatable read; writes in it are refused).
     pub fn cache_read<R>(&self, f: impl FnOnce(&CacheTx<'_>) -> CoreResult<R>) -> CoreResult<R> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => {
-                let conn = lock(cache);
-                let tx = conn.unchecked_transaction().db()?;
-                let orders = Orders::on(&*tx);
-                let sync_state = SyncState::on(&*tx);
-                let balances = Balances::on(&*tx);
-                let reviews = Reviews::on(&*tx);
-                f(&CacheTx {
-                    orders: &orders,
-                    sync_state: &sync_state,
-                    balances: &balances,
-                    reviews: &reviews,
-                })
-            }
-            Backend::Team { cache, mer_no, .. } => cache.read(|tx| pg_tables(tx, *mer_no, f)),
+            Backend::Sqlite(s) => s.cache_read(f),
+            Backend::Team(t) => t.cache_read(f),
         }
     }
 
     /// Runs `f` on the cache's tables in one transaction: all of it is written or none.
     pub fn cache_atomic<R>(&self, f: impl FnOnce(&CacheTx<'_>) -> CoreResult<R>) -> CoreResult<R> {
         match &self.backend {
-            Backend::Sqlite { cache, .. } => {
-                let conn = lock(cache);
-                let orders = Orders::on(&*conn);
-                let sync_state = SyncState::on(&*conn);
-                let balances = Balances::on(&*conn);
-                let reviews = Reviews::on(&*conn);
-                atomic(&conn, || {
-                    f(&CacheTx {
-                        orders: &orders,
-                        sync_state: &sync_state,
-                        balances: &balances,
-                        reviews: &reviews,
-                    })
-                })
-            }
-            Backend::Team { cache, mer_no, .. } => cache.atomic(|tx| pg_tables(tx, *mer_no, f)),
+            Backend::Sqlite(s) => s.cache_atomic(f),
+            Backend::Team(t) => t.cache_atomic(f),
         }
     }
 
@@ -413,39 +319,35 @@ impl Store {
     #[allow(clippy::too_many_arguments)]
     pub fn bulk_turn(
         &self,
-        records: Vec<super::audit::Record<'_>>,
+        records: Vec<Record<'_>>,
         key: &[u8],
-        anchor: Option<&super::audit::Anchor>,
-        outcomes: &[(i64, &super::journal::Claim, super::journal::Outcome<'_>)],
+        anchor: Option<&Anchor>,
+        outcomes: &[(i64, &Claim, Outcome<'_>)],
         profile: &str,
-        intents: &[super::journal::Intent<'_>],
-        guard: super::journal::Guard,
-    ) -> CoreResult<(Option<super::audit::Anchor>, Vec<super::journal::Begin>)> {
+        intents: &[Intent<'_>],
+        guard: Guard,
+    ) -> CoreResult<(Option<Anchor>, Vec<Begin>)> {
         match &self.backend {
-            Backend::Sqlite { journal, .. } => {
-                let conn = lock(journal);
-                super::committed(&conn, || {
-                    let mut anchor = anchor.cloned();
-                    for r in records {
-                        anchor = Some(super::audit::append(&conn, r, key, anchor.as_ref())?.1);
-                    }
-                    let j = Journal::on(&*conn).at(self.now());
-                    for (id, claim, o) in outcomes {
-                        j.finish(*id, claim, *o)?;
-                    }
-                    let begun = intents
-                        .iter()
-                        .map(|i| j.begin_in(profile, *i, guard))
-                        .collect::<CoreResult<Vec<_>>>()?;
-                    Ok((anchor, begun))
-                })
-            }
-            Backend::Team { .. } => {
-                let anchor = self.audit().append_many(records, key, anchor)?;
-                self.journal().finish_many(outcomes)?;
-                let begun = self.journal().begin_many(profile, intents, guard)?;
-                Ok((anchor, begun))
-            }
+            Backend::Sqlite(s) => s.bulk_turn(
+                records,
+                key,
+                anchor,
+                outcomes,
+                profile,
+                intents,
+                guard,
+                self.now(),
+            ),
+            Backend::Team(t) => t.bulk_turn(
+                records,
+                key,
+                anchor,
+                outcomes,
+                profile,
+                intents,
+                guard,
+                self.now(),
+            ),
         }
     }
 
@@ -453,29 +355,8 @@ impl Store {
     /// its caches on its server).
     pub fn shrink_memory(&self) -> CoreResult<()> {
         match &self.backend {
-            Backend::Sqlite { cache, journal } => {
-                shrink_memory(&lock(cache))?;
-                shrink_memory(&lock(journal))
-            }
-            Backend::Team { .. } => Ok(()),
+            Backend::Sqlite(s) => s.shrink_memory(),
+            Backend::Team(_) => Ok(()),
         }
     }
-}
-
-/// The read model's tables on one transaction of the team's database.
-fn pg_tables<R>(
-    tx: &Tx<'_>,
-    mer_no: i64,
-    f: impl FnOnce(&CacheTx<'_>) -> CoreResult<R>,
-) -> CoreResult<R> {
-    let orders = PgOrders::in_run(tx, mer_no);
-    let sync_state = PgSyncState::in_run(tx, mer_no);
-    let balances = PgBalances::in_run(tx, mer_no);
-    let reviews = PgReviews::in_run(tx, mer_no);
-    f(&CacheTx {
-        orders: &orders,
-        sync_state: &sync_state,
-        balances: &balances,
-        reviews: &reviews,
-    })
 }
