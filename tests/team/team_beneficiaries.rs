@@ -9,10 +9,11 @@
 #[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
-use paydesk_core::beneficiaries::NewBeneficiary;
+use paydesk_core::beneficiaries::{NewBeneficiary, TeamPayeeRow};
 use paydesk_core::team::TeamRole;
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_testpg::{Options, TestPg};
+use sha2::Digest as _;
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};
 
@@ -57,6 +58,24 @@ fn add_call(nickname: &str, masked: &str, sealed: &str) -> String {
     format!(
         "SELECT paydesk.add_beneficiary({MER}, '{nickname}', 'clabe', 'Casa', '', '{masked}', '{sealed}', 'BANAMEX', 'MX')"
     )
+}
+
+/// Approves the payee of `nickname` as the book shows it now (its id and seal's hash).
+fn approve_call(nickname: &str) -> String {
+    format!(
+        "SELECT paydesk.approve_beneficiary({MER}, id, account_sealed_sha256)
+           FROM paydesk.beneficiaries_shown WHERE nickname_key = '{nickname}'"
+    )
+}
+
+/// The row of `nickname` as `t`'s book shows it (what an approver is shown).
+fn row_of(t: &paydesk_core::team::Team, nickname: &str) -> TeamPayeeRow {
+    t.payees()
+        .unwrap()
+        .into_iter()
+        .find(|p| p.payee.nickname.eq_ignore_ascii_case(nickname))
+        .and_then(|p| p.payee.team_row)
+        .unwrap()
 }
 
 #[test]
@@ -186,47 +205,32 @@ fn the_book_is_written_only_through_its_functions_never_in_clear_and_four_eyes_w
         );
     }
     refused(
-        sql(
-            &pg,
-            "mark",
-            &format!("SELECT paydesk.approve_beneficiary({MER}, 'water')"),
-        ),
-        "the adder approves",
-        "only an approver, a signer or an admin",
+        sql(&pg, "mark", &approve_call("water")),
+        "the adder (a maker) approves",
+        "permission denied",
     );
     refused(
-        sql(
-            &pg,
-            "vic",
-            &format!("SELECT paydesk.approve_beneficiary({MER}, 'water')"),
-        ),
+        sql(&pg, "vic", &approve_call("water")),
         "a viewer approves",
-        "only an approver, a signer or an admin",
+        "permission denied",
     );
     // An admin who adds a payee cannot approve it either.
     sql(&pg, "alice", &add_call("gas", masked, &sealed())).unwrap();
     refused(
-        sql(
-            &pg,
-            "alice",
-            &format!("SELECT paydesk.approve_beneficiary({MER}, 'gas')"),
-        ),
+        sql(&pg, "alice", &approve_call("gas")),
         "an admin approves their own payee",
         "four eyes",
     );
-    sql(
+    sql(&pg, "ann", &approve_call("water")).unwrap();
+    assert_eq!(state("vic"), "ann");
+    let water_id = sql(
         &pg,
-        "ann",
-        &format!("SELECT paydesk.approve_beneficiary({MER}, 'WATER')"),
+        "vic",
+        "SELECT id FROM paydesk.beneficiaries_shown WHERE nickname_key = 'water'",
     )
     .unwrap();
-    assert_eq!(state("vic"), "ann");
     refused(
-        sql(
-            &pg,
-            "sam",
-            &format!("SELECT paydesk.approve_beneficiary({MER}, 'water')"),
-        ),
+        sql(&pg, "sam", &approve_call("water")),
         "approved twice",
         "already approved",
     );
@@ -272,7 +276,9 @@ fn the_book_is_written_only_through_its_functions_never_in_clear_and_four_eyes_w
     for line in [
         format!("mark:team.payee.add:nickname=rent account={masked}"),
         format!("mark:team.payee.add:nickname=water account={masked}"),
-        format!("ann:team.payee.approve:nickname=water account={masked} added_by=mark"),
+        format!(
+            "ann:team.payee.approve:id={water_id} nickname=water account={masked} added_by=mark"
+        ),
         format!("mark:team.payee.remove:nickname=rent account={masked}"),
     ] {
         assert!(audit.contains(&line), "{line} not in {audit}");
@@ -281,6 +287,133 @@ fn the_book_is_written_only_through_its_functions_never_in_clear_and_four_eyes_w
 }
 
 /// A signer's desk (it publishes the key payees are sealed to).
+/// Review sql-r6 F1: an approval names the row the approver was shown (its id and the
+/// hash of its sealed account). A maker who removes the payee and adds the nickname
+/// again with their own account while the approver looks gets a row that approval does
+/// not reach; the nickname's approval approves nothing, and is no member's to call.
+#[test]
+fn an_approval_names_the_row_shown_so_a_payee_swapped_meanwhile_is_not_approved() {
+    let pg = team_db();
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET payee_approval = true",
+    )
+    .unwrap();
+    let victims = "002010********7771";
+    let makers = "646180********4321";
+    let makers_seal = format!("{}==", "R".repeat(342));
+    sql(&pg, "mark", &add_call("Acme SA", victims, &sealed())).unwrap();
+    // What the approver is shown: the row's id and its seal's hash (every member reads
+    // them from the view).
+    let shown = || {
+        let out = sql(
+            &pg,
+            "ann",
+            "SELECT id || ' ' || account_sealed_sha256 FROM paydesk.beneficiaries_shown WHERE nickname_key = 'acme sa'",
+        )
+        .unwrap();
+        let (id, hash) = out.split_once(' ').unwrap();
+        (id.parse::<i64>().unwrap(), hash.to_string())
+    };
+    let (seen_id, seen_hash) = shown();
+    // The hash is the seal's, computed here apart from the database.
+    assert_eq!(
+        seen_hash,
+        hex::encode(sha2::Sha256::digest(sealed().as_bytes()))
+    );
+    let approve = |who: &str, id: i64, hash: &str| {
+        sql(
+            &pg,
+            who,
+            &format!("SELECT paydesk.approve_beneficiary({MER}, {id}, '{hash}')"),
+        )
+    };
+
+    // Meanwhile the maker swaps the payee: same nickname, their own account.
+    sql(
+        &pg,
+        "mark",
+        &format!("SELECT paydesk.remove_beneficiary({MER}, 'Acme SA')"),
+    )
+    .unwrap();
+    sql(&pg, "mark", &add_call("Acme SA", makers, &makers_seal)).unwrap();
+    let (new_id, new_hash) = shown();
+    assert_ne!(new_id, seen_id);
+
+    // The approver approves what they saw: refused, the new row stays unapproved.
+    refused(
+        approve("ann", seen_id, &seen_hash),
+        "approving the row seen, swapped since",
+        "no longer in the book",
+    );
+    refused(
+        approve("ann", new_id, &seen_hash),
+        "the new row with the seal seen",
+        "another account than the one you were shown",
+    );
+    // Not by nickname, whoever calls it (its grant is gone; its body refuses too).
+    for user in ["mark", "ann", "vic", "sam", "alice"] {
+        refused(
+            sql(
+                &pg,
+                user,
+                &format!("SELECT paydesk.approve_beneficiary({MER}, 'Acme SA'::text)"),
+            ),
+            &format!("{user} approves by nickname"),
+            "permission denied",
+        );
+    }
+    // Arguments checked: no hash, a hash not of 64 hex digits.
+    for bad in [
+        "NULL",
+        "''",
+        "'ABC'",
+        &format!("'{}'", new_hash.to_uppercase()),
+    ] {
+        refused(
+            sql(
+                &pg,
+                "ann",
+                &format!("SELECT paydesk.approve_beneficiary({MER}, {new_id}, {bad})"),
+            ),
+            &format!("hash {bad}"),
+            "64 hex digits",
+        );
+    }
+    // Granted to approvers, signers and admins only.
+    for user in ["mark", "vic"] {
+        refused(
+            approve(user, new_id, &new_hash),
+            &format!("{user} calls the approval"),
+            "permission denied",
+        );
+    }
+    let state = sql(
+        &pg,
+        "vic",
+        "SELECT coalesce(approved_by, 'waiting') FROM paydesk.beneficiaries_shown WHERE nickname_key = 'acme sa'",
+    )
+    .unwrap();
+    assert_eq!(state, "waiting");
+
+    // The row the approver is shown now: approved, and the log names its id.
+    approve("ann", new_id, &new_hash).unwrap();
+    let state = sql(
+        &pg,
+        "vic",
+        "SELECT coalesce(approved_by, 'waiting') FROM paydesk.beneficiaries_shown WHERE nickname_key = 'acme sa'",
+    )
+    .unwrap();
+    assert_eq!(state, "ann");
+    let logged = sql(
+        &pg,
+        "alice",
+        "SELECT count(*) FROM paydesk.audit_log WHERE operation = 'team.payee.approve' AND identifiers LIKE 'id=' || (SELECT id FROM paydesk.beneficiaries_shown WHERE nickname_key = 'acme sa') || ' %'",
+    );
+    assert_eq!(logged.as_deref(), Ok("1"), "{logged:?}");
+}
+
 fn signer_desk(f: &common::Fixture, pg: &TestPg, user: &str) -> Desk {
     let p = f.home.get(&f.name).unwrap();
     f.home
@@ -355,8 +488,8 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
         .unwrap();
     assert!(sealed.len() >= 340, "{sealed}");
     // Four eyes: not the maker, not a viewer; an approver.
-    assert!(mark.approve_payee("rent").is_err());
-    assert!(vic.approve_payee("rent").is_err());
+    assert!(mark.approve_payee(&row_of(&vic, "rent")).is_err());
+    assert!(vic.approve_payee(&row_of(&vic, "rent")).is_err());
     assert!(
         vic.add_payee(&NewBeneficiary {
             nickname: "x".into(),
@@ -364,7 +497,7 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
         })
         .is_err()
     );
-    ann.approve_payee("RENT").unwrap();
+    ann.approve_payee(&row_of(&ann, "rent")).unwrap();
     let listed = vic.payees().unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].approved_by.as_deref(), Some("ann"));

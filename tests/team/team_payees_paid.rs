@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use paydesk_core::alerts::{AlertKind, AlertSettings, AlertTarget, team_alerts};
-use paydesk_core::beneficiaries::NewBeneficiary;
+use paydesk_core::beneficiaries::{NewBeneficiary, TeamPayeeRow};
 use paydesk_core::forms::{PayoutForm, PayoutKind};
 use paydesk_core::team::{self, MemberLimit, RequestState, RowState, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
@@ -328,7 +328,11 @@ async fn a_team_pays_a_payee_by_nickname_and_never_one_changed_since_or_not_matc
         "waits for another member's approval",
     );
     // Approved by another member: paid.
-    ann.approve_payee("water").unwrap();
+    ann.approve_payee(&TeamPayeeRow {
+        id: wid,
+        sealed_sha256: whash.clone(),
+    })
+    .unwrap();
     let r5 = mark.request_payout(&to_payee("water", "110")).unwrap();
     team::execute_next(&desk, &sam).await.unwrap().unwrap();
     assert_eq!(ann.rows(r5.id).unwrap()[0].state, RowState::Accepted);

@@ -14,7 +14,7 @@ use paydesk_gateway::validate as v;
 /// The longest nickname and name.
 /// The book's records are the model's (`paydesk-model`); kept at this path.
 pub use paydesk_model::beneficiaries::{
-    Beneficiary, StoredBeneficiary, kind_name, kind_of, nickname_key,
+    Beneficiary, StoredBeneficiary, TeamPayeeRow, kind_name, kind_of, nickname_key,
 };
 
 pub const NICKNAME_MAX: usize = 40;
@@ -243,6 +243,7 @@ pub fn check(new: &NewBeneficiary) -> CoreResult<(Beneficiary, String)> {
             country,
             created_at: 0,
             awaiting_approval: false,
+            team_row: None,
         },
         account,
     ))

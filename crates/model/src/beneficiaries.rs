@@ -47,6 +47,21 @@ pub struct Beneficiary {
     /// On a team whose admin asks for it: added, not yet approved by another member.
     #[serde(default)]
     pub awaiting_approval: bool,
+    /// On a team: the book's row (its id) and the SHA-256 of its sealed account, which an
+    /// approval names (review sql-r6 F1: the row the approver was shown, not a nickname
+    /// another payee could take meanwhile). None on a solo desk.
+    #[serde(default)]
+    pub team_row: Option<TeamPayeeRow>,
+}
+
+/// A team payee's row as an approval names it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamPayeeRow {
+    pub id: i64,
+    /// Hex SHA-256 of the sealed account's text.
+    pub sealed_sha256: String,
 }
 
 impl Beneficiary {

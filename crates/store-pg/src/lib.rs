@@ -673,6 +673,7 @@ pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
     team_migration!("0029_team_payees_paid"),
     team_migration!("0030_journal_day"),
     team_migration!("0031_review_r6"),
+    team_migration!("0032_review_sql_r6"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.

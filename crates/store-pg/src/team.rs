@@ -253,7 +253,8 @@ impl<'a> TeamTables<'a> {
     pub fn payees(&self, mer_no: i64) -> CoreResult<Vec<paydesk_store::team::PayeeRecord>> {
         let rows = self.link.query(
             "SELECT nickname, kind, first_name, last_name, account_masked, bank, country,
-                    (extract(epoch FROM added_at) * 1000)::bigint, added_by, approved_by
+                    (extract(epoch FROM added_at) * 1000)::bigint, added_by, approved_by,
+                    id, account_sealed_sha256
                FROM paydesk.beneficiaries_shown WHERE mer_no = $1 ORDER BY nickname_key",
             &[&mer_no],
         )?;
@@ -270,6 +271,8 @@ impl<'a> TeamTables<'a> {
                 added_at: r.get(7),
                 added_by: r.get(8),
                 approved_by: r.get(9),
+                id: r.get(10),
+                sealed_sha256: r.get(11),
             })
             .collect())
     }
@@ -298,10 +301,10 @@ impl<'a> TeamTables<'a> {
         Ok(())
     }
 
-    pub fn approve_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<()> {
+    pub fn approve_payee(&self, mer_no: i64, id: i64, sealed_sha256: &str) -> CoreResult<()> {
         self.link.execute(
-            "SELECT paydesk.approve_beneficiary($1, $2)",
-            &[&mer_no, &nickname],
+            "SELECT paydesk.approve_beneficiary($1, $2::bigint, $3::text)",
+            &[&mer_no, &id, &sealed_sha256],
         )?;
         Ok(())
     }

@@ -212,8 +212,8 @@ impl TeamStore for TeamTables<'_> {
         TeamTables::add_payee(self, mer_no, payee, sealed)
     }
 
-    fn approve_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<()> {
-        TeamTables::approve_payee(self, mer_no, nickname)
+    fn approve_payee(&self, mer_no: i64, id: i64, sealed_sha256: &str) -> CoreResult<()> {
+        TeamTables::approve_payee(self, mer_no, id, sealed_sha256)
     }
 
     fn remove_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<bool> {

@@ -51,6 +51,7 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredBeneficiary> {
             country: r.get(6)?,
             created_at: r.get(7)?,
             awaiting_approval: false,
+            team_row: None,
         },
         sealed_account: r.get(8)?,
         account_digest: r.get(9)?,

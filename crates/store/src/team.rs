@@ -112,8 +112,9 @@ pub trait TeamStore: Send + Sync {
     fn payees(&self, mer_no: i64) -> CoreResult<Vec<PayeeRecord>>;
     /// Adds a payee through the database's function (its account sealed to the signers).
     fn add_payee(&self, mer_no: i64, payee: &PayeeRecord, sealed: &str) -> CoreResult<()>;
-    /// Approves a payee another member added.
-    fn approve_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<()>;
+    /// Approves a payee another member added: its row by id and the hash of its sealed
+    /// account (review sql-r6 F1), refused when the row holds another.
+    fn approve_payee(&self, mer_no: i64, id: i64, sealed_sha256: &str) -> CoreResult<()>;
     /// Removes a payee; false when the book has none of that nickname.
     fn remove_payee(&self, mer_no: i64, nickname: &str) -> CoreResult<bool>;
     /// Whether a new payee needs another member's approval.
@@ -196,4 +197,8 @@ pub struct PayeeRecord {
     pub added_by: String,
     /// None while it waits for another member's approval.
     pub approved_by: Option<String>,
+    /// The book's row (0 when adding).
+    pub id: i64,
+    /// Hex SHA-256 of the sealed account's text (empty when adding).
+    pub sealed_sha256: String,
 }

@@ -1,7 +1,7 @@
 //! The book of payees (issue 35): listed (masked), added (from the Beneficiaries screen
 //! or a payout's confirmation), removed.
 
-use paydesk_core::beneficiaries::{Beneficiary, NewBeneficiary};
+use paydesk_core::beneficiaries::{Beneficiary, NewBeneficiary, TeamPayeeRow};
 use tauri::State;
 
 use super::CmdResult;
@@ -23,11 +23,12 @@ pub async fn beneficiary_add(
     state.desk().await?.add_beneficiary(&payee)
 }
 
-/// On a team: approves a payee another member added.
+/// On a team: approves a payee another member added: the row the book showed (its id
+/// and sealed account's hash), refused when the book's row is now another.
 #[tauri::command]
 #[specta::specta]
-pub async fn beneficiary_approve(state: State<'_, AppState>, nickname: String) -> CmdResult<()> {
-    state.desk().await?.approve_beneficiary(&nickname)
+pub async fn beneficiary_approve(state: State<'_, AppState>, row: TeamPayeeRow) -> CmdResult<()> {
+    state.desk().await?.approve_beneficiary(&row)
 }
 
 /// On a team: whether a new payee needs another member's approval (none: a solo desk).

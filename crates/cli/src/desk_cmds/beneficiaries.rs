@@ -3,7 +3,7 @@
 //! payout names one with `--beneficiary NICK`; a bulk file with a `beneficiary` column.
 
 use super::*;
-use paydesk_core::beneficiaries::{Beneficiary, NewBeneficiary, Payee};
+use paydesk_core::beneficiaries::{Beneficiary, NewBeneficiary, Payee, TeamPayeeRow};
 use paydesk_core::forms::{PayoutForm, PayoutKind};
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -36,8 +36,15 @@ pub enum BeneficiariesCmd {
     },
     /// Removes a payee (payouts already made to it stay as they are).
     Remove { nickname: String },
-    /// On a team: approves a payee another member added (an approver, signer or admin).
-    Approve { nickname: String },
+    /// On a team: approves a payee another member added (an approver, signer or admin):
+    /// the row `list` showed, by its id and the hash of its sealed account (`seal=`), so
+    /// a payee removed and added again meanwhile under the same nickname is not approved.
+    Approve {
+        /// The payee's id (`id=` in `list`).
+        id: i64,
+        /// The hash of its sealed account (`seal=` in `list`, 64 hex digits).
+        seal: String,
+    },
     /// On a team (an admin): whether a new payee needs another member's approval.
     RequireApproval {
         #[arg(value_parser = ["on", "off"])]
@@ -53,10 +60,9 @@ fn line(b: &Beneficiary) -> String {
         b.account,
         b.bank.as_deref().unwrap_or("-"),
         b.country,
-        if b.awaiting_approval {
-            "\tawaiting approval"
-        } else {
-            ""
+        match (&b.team_row, b.awaiting_approval) {
+            (Some(r), true) => format!("\tawaiting approval\tid={} seal={}", r.id, r.sealed_sha256),
+            _ => String::new(),
         }
     )
 }
@@ -103,13 +109,14 @@ pub fn beneficiaries(cmd: BeneficiariesCmd, g: &Global) -> Result<(), Failure> {
                 })?;
                 print(g, &added, || format!("added: {}", line(&added)))
             }
-            BeneficiariesCmd::Approve { nickname } => {
-                desk.approve_beneficiary(&nickname)?;
-                print(
-                    g,
-                    &serde_json::json!({ "approved": nickname.trim() }),
-                    || format!("approved: {}", nickname.trim()),
-                )
+            BeneficiariesCmd::Approve { id, seal } => {
+                desk.approve_beneficiary(&TeamPayeeRow {
+                    id,
+                    sealed_sha256: seal.trim().to_ascii_lowercase(),
+                })?;
+                print(g, &serde_json::json!({ "approved": id }), || {
+                    format!("approved: payee id={id}")
+                })
             }
             BeneficiariesCmd::RequireApproval { state } => {
                 let on = state == "on";

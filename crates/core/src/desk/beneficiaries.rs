@@ -9,6 +9,7 @@ use std::path::Path;
 use super::Desk;
 use crate::beneficiaries::{
     self as book, Beneficiary, Book, NewBeneficiary, Opened, Payee, RowCells, StoredBeneficiary,
+    TeamPayeeRow,
 };
 use crate::bulk;
 use crate::error::{CoreError, CoreResult};
@@ -108,11 +109,13 @@ impl Desk {
         Ok(())
     }
 
-    /// Approves a payee another member of the team added (the team's database holds
-    /// who may); a solo desk's payees need none.
-    pub fn approve_beneficiary(&self, nickname: &str) -> CoreResult<()> {
+    /// Approves a payee another member of the team added: the row the approver was
+    /// shown (its id and sealed account's hash, from [`Beneficiary::team_row`]), never a
+    /// nickname another payee could take meanwhile. The team's database holds who may;
+    /// a solo desk's payees need none.
+    pub fn approve_beneficiary(&self, row: &TeamPayeeRow) -> CoreResult<()> {
         match self.team()? {
-            Some(team) => team.approve_payee(nickname),
+            Some(team) => team.approve_payee(row),
             None => Err(CoreError::keyed(
                 "nickname",
                 "a payee of this desk's own book needs no approval",

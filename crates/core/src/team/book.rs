@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{CARD_NO, Team, TeamRole};
-use crate::beneficiaries::{self as book, Beneficiary, NewBeneficiary};
+use crate::beneficiaries::{self as book, Beneficiary, NewBeneficiary, TeamPayeeRow};
 use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutKind;
 use crate::store::team::PayeeRecord;
@@ -51,6 +51,10 @@ impl Team {
                         country: r.country,
                         created_at: r.added_at,
                         awaiting_approval: r.approved_by.is_none(),
+                        team_row: Some(TeamPayeeRow {
+                            id: r.id,
+                            sealed_sha256: r.sealed_sha256,
+                        }),
                     },
                     added_by: r.added_by,
                     approved_by: r.approved_by,
@@ -75,6 +79,8 @@ impl Team {
             added_at: 0,
             added_by: String::new(),
             approved_by: None,
+            id: 0,
+            sealed_sha256: String::new(),
         };
         self.tables().add_payee(self.mer_no, &record, &sealed)?;
         self.payees()?
@@ -85,9 +91,11 @@ impl Team {
             })
     }
 
-    /// Approves a payee another member added.
-    pub fn approve_payee(&self, nickname: &str) -> CoreResult<()> {
-        self.tables().approve_payee(self.mer_no, nickname)
+    /// Approves a payee another member added: the row the approver was shown (its id
+    /// and the hash of its sealed account), refused when the book's row is another.
+    pub fn approve_payee(&self, row: &TeamPayeeRow) -> CoreResult<()> {
+        self.tables()
+            .approve_payee(self.mer_no, row.id, &row.sealed_sha256)
     }
 
     /// Removes a payee; false when the book has none of that nickname.
