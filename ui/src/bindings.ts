@@ -247,8 +247,11 @@ export const commands = {
 	/**  Adds a payee; its account is kept masked and sealed, never in clear. */
 	beneficiaryAdd: (payee: NewBeneficiary_Deserialize) => typedError<Beneficiary_Serialize, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_add", { payee })),
 	beneficiaryRemove: (nickname: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_remove", { nickname })),
-	/**  On a team: approves a payee another member added. */
-	beneficiaryApprove: (nickname: string) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_approve", { nickname })),
+	/**
+	 *  On a team: approves a payee another member added: the row the book showed (its id
+	 *  and sealed account's hash), refused when the book's row is now another.
+	 */
+	beneficiaryApprove: (row: TeamPayeeRow) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("beneficiary_approve", { row })),
 	/**  On a team: whether a new payee needs another member's approval (none: a solo desk). */
 	payeeApproval: () => typedError<boolean | null, CoreError_Serialize>(__TAURI_INVOKE("payee_approval")),
 	/**  On a team (an admin): sets whether a new payee needs another member's approval. */
@@ -858,6 +861,12 @@ export type Beneficiary_Deserialize = {
 	createdAt: number,
 	/**  On a team whose admin asks for it: added, not yet approved by another member. */
 	awaitingApproval?: boolean,
+	/**
+	 *  On a team: the book's row (its id) and the SHA-256 of its sealed account, which an
+	 *  approval names (review sql-r6 F1: the row the approver was shown, not a nickname
+	 *  another payee could take meanwhile). None on a solo desk.
+	 */
+	teamRow?: TeamPayeeRow | null,
 };
 
 /**  A payee as every screen shows it: nothing unmasked. */
@@ -876,6 +885,12 @@ export type Beneficiary_Serialize = {
 	createdAt: number,
 	/**  On a team whose admin asks for it: added, not yet approved by another member. */
 	awaitingApproval: boolean,
+	/**
+	 *  On a team: the book's row (its id) and the SHA-256 of its sealed account, which an
+	 *  approval names (review sql-r6 F1: the row the approver was shown, not a nickname
+	 *  another payee could take meanwhile). None on a solo desk.
+	 */
+	teamRow: TeamPayeeRow | null,
 };
 
 /**  The figures of one period. */
@@ -5456,6 +5471,13 @@ export type TeamInitDone = {
 	applied: number,
 	/**  Grants the owner lacks to end members' stalling sessions (empty: none). */
 	missingGrants: string[],
+};
+
+/**  A team payee's row as an approval names it. */
+export type TeamPayeeRow = {
+	id: number,
+	/**  Hex SHA-256 of the sealed account's text. */
+	sealedSha256: string,
 };
 
 /**  What a connection test found. */

@@ -85,6 +85,7 @@ export type {
   Status as JournalStatus,
   SyncProgress_Deserialize as SyncProgress,
   SyncReport_Serialize as SyncReport,
+  TeamPayeeRow,
   TeamProbe,
   TeamRole,
   TeamRules,

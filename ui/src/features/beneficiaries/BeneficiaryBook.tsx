@@ -179,12 +179,12 @@ export function BeneficiaryBook() {
                   <Table.Td>{b.bank ?? "—"}</Table.Td>
                   <Table.Td>{b.country}</Table.Td>
                   <Table.Td>
-                    {b.awaitingApproval && (
+                    {b.awaitingApproval && b.teamRow && (
                       <Button
                         size="xs"
                         variant="light"
-                        loading={approve.isPending && approve.variables === b.nickname}
-                        onClick={() => approve.mutate(b.nickname)}
+                        loading={approve.isPending && approve.variables?.id === b.teamRow.id}
+                        onClick={() => b.teamRow && approve.mutate(b.teamRow)}
                         data-testid="payee-approve"
                       >
                         {t("beneficiaries.approve")}

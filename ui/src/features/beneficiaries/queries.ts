@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { commands } from "../../bindings";
 import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
-import type { NewBeneficiary } from "../../lib/types";
+import type { NewBeneficiary, TeamPayeeRow } from "../../lib/types";
 import { beneficiaryKeys } from "./keys";
 
 /// The book of payees (masked); none on a desk that keeps no book (a team's, for now).
@@ -20,10 +20,11 @@ export function useAddBeneficiary() {
   );
 }
 
-/// On a team: approves a payee another member added (the database says who may).
+/// On a team: approves a payee another member added (the database says who may): the
+/// row the book showed (its id and sealed account's hash), never a nickname.
 export function useApproveBeneficiary() {
-  return useCommandMutation("beneficiaryApprove", (nickname: string) =>
-    unwrap(commands.beneficiaryApprove(nickname)),
+  return useCommandMutation("beneficiaryApprove", (row: TeamPayeeRow) =>
+    unwrap(commands.beneficiaryApprove(row)),
   );
 }
 
