@@ -575,6 +575,69 @@ fn look_alike_nicknames_are_refused() {
     assert_eq!(member(&pg, "vic").payees().unwrap().len(), 8);
 }
 
+/// Review sql-r6 F2: invisible characters NFKC keeps are not printable (a variation
+/// selector after "Acme" prints as "Acme"); the skeleton lowercases the same whatever the
+/// caller's collation (the book's column is "C"); Latin with diacritics is Latin in the
+/// one-script rule ("ÉΤΑΤ" is É and Greek Tau, Alpha, Tau).
+#[test]
+fn invisible_characters_and_accented_look_alikes_are_refused() {
+    let pg = team_db();
+    let add = |nick: &str| {
+        sql(
+            &pg,
+            "mark",
+            &format!(
+                "SELECT paydesk.add_beneficiary({MER}, '{nick}', 'clabe', 'Casa', '', '002010********7771', '{}==', 'BANAMEX', 'MX')",
+                "Q".repeat(342)
+            ),
+        )
+    };
+    add("Acme SA").unwrap();
+    for c in [
+        '\u{FE0F}',
+        '\u{FE00}',
+        '\u{034F}',
+        '\u{115F}',
+        '\u{1160}',
+        '\u{3164}',
+        '\u{FFA0}',
+        '\u{17B4}',
+        '\u{180B}',
+        '\u{E0041}',
+        '\u{E0100}',
+    ] {
+        let nick = format!("Acme{c} SA");
+        refused(
+            add(&nick),
+            &format!("U+{:04X} in a nickname", c as u32),
+            "beneficiaries_printable_r6",
+        );
+        // The desk refuses it before the database is asked.
+        assert!(
+            paydesk_core::beneficiaries::forbidden(c),
+            "U+{:04X} on the desk",
+            c as u32
+        );
+    }
+    // The same skeleton in the book's collation ("C") as in the caller's.
+    let skel = pg
+        .psql_owner(
+            DB,
+            "SELECT paydesk.nickname_skeleton('ÉTAT' COLLATE \"C\") || '|' || paydesk.nickname_skeleton('état' COLLATE \"C\")",
+        )
+        .unwrap();
+    assert_eq!(skel.trim(), "état|état");
+    add("ÉTAT").unwrap();
+    refused(add("ÉΤΑΤ"), "ÉΤΑΤ", "mixes Latin letters");
+    assert!(paydesk_core::beneficiaries::mixes_scripts("ÉΤΑΤ"));
+    assert!(!paydesk_core::beneficiaries::mixes_scripts("ÉTAT"));
+    assert!(!paydesk_core::beneficiaries::mixes_scripts("ΔΗΜΗΤΡΑ"));
+    // Not refused by the wider rules: accents and one script of its own.
+    add("Café Ñandú").unwrap();
+    add("ΔΗΜΗΤΡΑ").unwrap();
+    assert_eq!(member(&pg, "vic").payees().unwrap().len(), 4);
+}
+
 #[test]
 fn a_makers_desk_names_the_limit_a_payout_would_pass_before_submitting() {
     let pg = team_db();

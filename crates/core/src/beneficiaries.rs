@@ -89,9 +89,16 @@ pub fn nickname_skeleton(nickname: &str) -> String {
 pub fn mixes_scripts(nickname: &str) -> bool {
     use unicode_normalization::UnicodeNormalization as _;
     let folded: String = nickname.nfkc().collect();
-    folded.chars().any(|c| c.is_ascii_alphabetic())
-        && folded.chars().any(|c| {
-            matches!(c,
+    // Latin with diacritics is Latin too (review sql-r6 F2: "ÉΤΑΤ" mixes scripts).
+    folded.chars().any(|c| {
+        c.is_ascii_alphabetic()
+            || matches!(c,
+                '\u{00C0}'..='\u{00D6}'
+                | '\u{00D8}'..='\u{00F6}'
+                | '\u{00F8}'..='\u{024F}'
+                | '\u{1E00}'..='\u{1EFF}')
+    }) && folded.chars().any(|c| {
+        matches!(c,
                 '\u{0370}'..='\u{03FF}'
                 | '\u{1F00}'..='\u{1FFF}'
                 | '\u{0400}'..='\u{052F}'
@@ -99,7 +106,7 @@ pub fn mixes_scripts(nickname: &str) -> bool {
                 | '\u{2DE0}'..='\u{2DFF}'
                 | '\u{A640}'..='\u{A69F}'
                 | '\u{0530}'..='\u{058F}')
-        })
+    })
 }
 
 /// An account with spaces and dashes left out (as the payout forms read it).
@@ -125,6 +132,27 @@ pub fn forbidden(c: char) -> bool {
             | '\u{2028}'..='\u{202F}'
             | '\u{2060}'..='\u{2069}'
             | '\u{FEFF}')
+        || default_ignorable(c)
+}
+
+/// Invisible "default-ignorable" characters NFKC keeps (review sql-r6 F2; the team's
+/// database refuses the same: schema 0032): the combining grapheme joiner, Hangul
+/// fillers, Khmer and Mongolian invisibles, variation selectors, shorthand and musical
+/// format controls, tag characters.
+fn default_ignorable(c: char) -> bool {
+    matches!(c,
+        '\u{034F}'
+        | '\u{115F}'
+        | '\u{1160}'
+        | '\u{17B4}'
+        | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}'
+        | '\u{3164}'
+        | '\u{FE00}'..='\u{FE0F}'
+        | '\u{FFA0}'
+        | '\u{1BCA0}'..='\u{1BCA3}'
+        | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0000}'..='\u{E0FFF}')
 }
 
 fn text_rule(field: &str, value: &str, max: usize) -> CoreResult<()> {

@@ -55,3 +55,50 @@ END $$;
 REVOKE ALL ON FUNCTION paydesk.approve_beneficiary(bigint, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION paydesk.approve_beneficiary(bigint, text) FROM paydesk_viewer,
     paydesk_support, paydesk_maker, paydesk_approver, paydesk_signer, paydesk_admin;
+
+-- Review sql-r6 F2a: invisible "default-ignorable" characters NFKC keeps (the combining
+-- grapheme joiner, Hangul fillers, Khmer and Mongolian invisibles, variation selectors,
+-- tag characters, shorthand and musical format controls) are not printable either: "Acme"
+-- with a variation selector prints as "Acme". The desk refuses the same
+-- (crates/core/src/beneficiaries.rs `forbidden`). NOT VALID: a payee already in a book
+-- stays (it can be removed); every new or changed row is held to it.
+ALTER TABLE paydesk.beneficiaries ADD CONSTRAINT beneficiaries_printable_r6 CHECK (
+    nickname OPERATOR(pg_catalog.!~) '[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]'
+    AND first_name OPERATOR(pg_catalog.!~) '[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]'
+    AND last_name OPERATOR(pg_catalog.!~) '[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]'
+    AND coalesce(bank, '') OPERATOR(pg_catalog.!~) '[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]'
+) NOT VALID;
+
+-- F2b: the skeleton lowercases in one collation whatever the caller's: the book's column
+-- is COLLATE "C" (which lowercases ASCII only) and a new nickname is in the database's
+-- default, so "ÉTAT" in the book and a new "état" had different skeletons. ICU's root
+-- collation where the server has it (it lowercases every script), else the default.
+DO $do$
+DECLARE coll text := CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_collation c
+                                        WHERE c.collname OPERATOR(pg_catalog.=) 'und-x-icu'
+                                          AND c.collnamespace OPERATOR(pg_catalog.=) 'pg_catalog'::pg_catalog.regnamespace)
+                          THEN 'pg_catalog."und-x-icu"' ELSE 'pg_catalog."default"' END;
+BEGIN
+    EXECUTE pg_catalog.format($f$
+CREATE OR REPLACE FUNCTION paydesk.nickname_skeleton(nickname text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, paydesk, pg_temp AS $$
+    SELECT pg_catalog.replace(pg_catalog.translate(pg_catalog.lower(pg_catalog.translate(
+        pg_catalog.btrim(normalize(nickname, NFKC)),
+        'ΑΒΕΖΗΙΚΜΝΟΡΤΥΧАВЕКМНОРСТХУІЈЅӀԚԜI',
+        'abezhlkmnoptyxabekmhopctxyljslqwl') COLLATE %s),
+        'аеорсухіјѕԁӏһԛԝкмнвтгαοριυνκτχβεηζօսհոռցքզⲟ01',
+        'aeopcyxijsdlhqwkmhbtraopiuvktxbenzouhnngpqool'),
+        'rn', 'm')
+$$$f$, coll);
+END $do$;
+REVOKE ALL ON FUNCTION paydesk.nickname_skeleton(text) FROM PUBLIC;
+
+-- F2c: Latin letters with diacritics (Latin-1, Extended-A/B, Extended Additional) are
+-- Latin in the one-script rule: "ÉΤΑΤ" (É with Greek Tau, Alpha, Tau) mixes scripts.
+CREATE OR REPLACE FUNCTION paydesk.nickname_mixes_scripts(nickname text) RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, paydesk, pg_temp AS $$
+    SELECT normalize(nickname, NFKC) OPERATOR(pg_catalog.~) '[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff]'
+       AND normalize(nickname, NFKC) OPERATOR(pg_catalog.~)
+           '[\u0370-\u03ff\u1f00-\u1fff\u0400-\u052f\u1c80-\u1c8f\u2de0-\u2dff\ua640-\ua69f\u0530-\u058f]'
+$$;
+REVOKE ALL ON FUNCTION paydesk.nickname_mixes_scripts(text) FROM PUBLIC;
