@@ -414,6 +414,77 @@ fn an_approval_names_the_row_shown_so_a_payee_swapped_meanwhile_is_not_approved(
     assert_eq!(logged.as_deref(), Ok("1"), "{logged:?}");
 }
 
+/// Review sql-r6 F3: a team upgrade waits a bounded time for each lock it needs. A
+/// member's open read (a viewer's transaction on the book) no longer holds `team init`,
+/// and every session queued behind it, for ever: it fails within its bound, naming who
+/// holds the lock, and applies once they are gone.
+#[test]
+fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
+    use paydesk_core::store::pg::{PgLink, init_team};
+    use std::time::{Duration, Instant};
+    let pg = team_db();
+    // The database as the release before schema 0032 left it (0032 is the last file).
+    pg.psql_owner(
+        DB,
+        "DROP FUNCTION paydesk.approve_beneficiary(bigint, bigint, text);
+         ALTER TABLE paydesk.beneficiaries DROP CONSTRAINT beneficiaries_printable_r6;
+         DELETE FROM paydesk.schema_migrations WHERE file = 32",
+    )
+    .unwrap();
+    let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
+    std::thread::scope(|s| {
+        let held = s.spawn(|| {
+            sql(
+                &pg,
+                "vic",
+                "BEGIN; SELECT count(*) FROM paydesk.beneficiaries_shown; SELECT pg_sleep(30); COMMIT",
+            )
+        });
+        let holds = || {
+            pg.psql_owner(
+                DB,
+                "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+                  WHERE a.usename = 'vic' AND l.granted AND l.relation = 'paydesk.beneficiaries'::regclass",
+            )
+            .unwrap()
+            .trim()
+                == "1"
+        };
+        let waited = Instant::now();
+        while !holds() {
+            assert!(waited.elapsed() < Duration::from_secs(10), "vic never read");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let started = Instant::now();
+        let e = init_team(&owner, MER).unwrap_err().to_string();
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        for needle in ["0032", "vic", "beneficiaries", "paydesk team init"] {
+            assert!(e.contains(needle), "{needle} not in {e}");
+        }
+        pg.psql_super(
+            DB,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'vic'",
+        )
+        .unwrap();
+        let _ = held.join();
+    });
+    // Nothing of 0032 was applied; once the reader is gone the upgrade applies it.
+    assert_eq!(init_team(&owner, MER).unwrap(), 1);
+    assert_eq!(
+        sql(
+            &pg,
+            "vic",
+            "SELECT count(*) FROM paydesk.schema_migrations WHERE file = 32"
+        )
+        .unwrap(),
+        "1"
+    );
+}
+
 fn signer_desk(f: &common::Fixture, pg: &TestPg, user: &str) -> Desk {
     let p = f.home.get(&f.name).unwrap();
     f.home

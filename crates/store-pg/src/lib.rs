@@ -756,6 +756,13 @@ pub fn init_team(link: &PgLink, mer_no: i64) -> CoreResult<usize> {
     for (i, m) in TEAM_MIGRATIONS.iter().enumerate() {
         let version = i as i32 + 1;
         link.atomic(|tx| {
+            // Review sql-r6 F3: an upgrade waits a bounded time for each lock, so a
+            // member's open read (a viewer's idle transaction) cannot hold it, and the
+            // signer's worker queued behind it, for ever; it fails naming who holds it.
+            tx.batch(&format!(
+                "SET LOCAL lock_timeout = '{}ms'",
+                INIT_LOCK_WAIT.as_millis()
+            ))?;
             tx.batch("LOCK TABLE paydesk.schema_migrations IN EXCLUSIVE MODE")?;
             let done = tx
                 .query_opt(
@@ -773,6 +780,12 @@ pub fn init_team(link: &PgLink, mer_no: i64) -> CoreResult<usize> {
                 applied += 1;
             }
             Ok(())
+        })
+        .map_err(|e| match &e {
+            CoreError::Storage { message, .. } if message.starts_with("PostgreSQL 55P03") => {
+                lock_holders_named(link, m.number(), &e)
+            }
+            _ => e,
         })?;
     }
     link.atomic(|tx| {
@@ -802,6 +815,34 @@ pub fn init_team(link: &PgLink, mer_no: i64) -> CoreResult<usize> {
         Ok(())
     })?;
     Ok(applied)
+}
+
+/// How long `team init` waits for each lock an upgrade step needs (review sql-r6 F3).
+pub const INIT_LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// An upgrade step that waited [`INIT_LOCK_WAIT`] for a lock: the error names the
+/// sessions holding locks on the team's tables (member, process id, state, table), so
+/// the owner knows whom to ask (or whose session to end) before trying again.
+fn lock_holders_named(link: &PgLink, file: i32, e: &CoreError) -> CoreError {
+    let holders = link
+        .query(
+            "SELECT string_agg(DISTINCT pg_catalog.format('%s (pid %s, %s) on %s',
+                        coalesce(a.usename::text, '?'), l.pid, coalesce(a.state, '?'), c.relname), '; ')
+               FROM pg_catalog.pg_locks l
+               JOIN pg_catalog.pg_class c ON c.oid = l.relation
+               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+               LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
+              WHERE n.nspname = 'paydesk' AND l.granted AND l.pid <> pg_catalog.pg_backend_pid()",
+            &[],
+        )
+        .ok()
+        .and_then(|rows| rows.first().and_then(|r| r.get::<_, Option<String>>(0)))
+        .unwrap_or_else(|| "another session (gone since)".into());
+    CoreError::storage(format!(
+        "team upgrade: schema file {file:04} waited {} s for a lock held by {holders}; nothing of that file was applied. \
+         Ask them to close PayDesk (or end those sessions), stop the signer's worker, and run `paydesk team init` again ({e})",
+        INIT_LOCK_WAIT.as_secs()
+    ))
 }
 
 /// The roles the team's owner (`link`'s user) may take itself to see and end members'
