@@ -47,7 +47,7 @@ GRANT EXECUTE ON FUNCTION paydesk.approve_beneficiary(bigint, bigint, text)
 -- The nickname's approval approves nothing any more (an older desk calling it is told
 -- why), and no member may call it.
 CREATE OR REPLACE FUNCTION paydesk.approve_beneficiary(merchant bigint, nickname text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp AS $$
+LANGUAGE plpgsql SECURITY INVOKER SET search_path = pg_catalog, paydesk, pg_temp AS $$
 BEGIN
     RAISE EXCEPTION 'beneficiary: a payee is approved by its id and sealed account, not by nickname: update PayDesk'
         USING ERRCODE = '42501';
