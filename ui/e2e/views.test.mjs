@@ -250,10 +250,13 @@ test("Activity, Refunds and Events keep views too: the last one is back when the
     timeout: 10_000,
     timeoutMsg: "the activity screen did not open with its last view",
   });
-  assert.equal(
-    await browser.execute(() => document.querySelector('[data-testid="activity-dates"]')?.value),
-    "Today",
-  );
+  // The view's dates are applied once its spec is read back (a moment after it is chosen).
+  const dates = () =>
+    browser.execute(() => document.querySelector('[data-testid="activity-dates"]')?.value);
+  await browser.waitUntil(async () => (await dates()) === "Today", {
+    timeout: 10_000,
+    timeoutMsg: "the activity view's dates did not come back",
+  });
 });
 
 /// The views menu of `screen`, opened and walked with the keyboard to `testid`, then
