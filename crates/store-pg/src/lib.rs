@@ -674,6 +674,7 @@ pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
     team_migration!("0030_journal_day"),
     team_migration!("0031_review_r6"),
     team_migration!("0032_review_sql_r6"),
+    team_migration!("0033_review_r7"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.

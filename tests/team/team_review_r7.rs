@@ -1,0 +1,196 @@
+//! What the sixth hostile SQL review found (notes: review-sql-r6, F4-F12; migrations
+//! 0033 and 0034), each hole attacked as the member who would use it, with plain SQL
+//! (psql, their own password), on a team owned by a role that is not a superuser. Every
+//! expected sum and time is the test's own.
+
+#![allow(clippy::unwrap_used)]
+
+#[path = "../../crates/core/tests/common/mod.rs"]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use paydesk_core::team::{MemberLimit, TeamRole};
+use paydesk_testpg::{Options, TestPg};
+
+use common::team::{CLABE, DB, PASSWORD, member};
+
+/// Admins alice and adam, makers mark and max, approver ann, viewer vic, signers sam
+/// and sid; MXN payouts above 10,000 need one approval.
+fn team_db() -> TestPg {
+    common::team::team_db_of(
+        Options::default(),
+        &[
+            ("adam", TeamRole::Admin),
+            ("mark", TeamRole::Maker),
+            ("max", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("vic", TeamRole::Viewer),
+            ("sam", TeamRole::Signer),
+            ("sid", TeamRole::Signer),
+        ],
+        "10000",
+    )
+}
+
+fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
+    pg.psql_as(user, PASSWORD, DB, q)
+        .map(|s| s.trim().to_string())
+}
+
+fn owner_sql(pg: &TestPg, q: &str) -> String {
+    pg.psql_owner(DB, q).unwrap().trim().to_string()
+}
+
+fn refused(r: Result<String, String>, what: &str, needle: &str) {
+    match r {
+        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
+        Err(e) => assert!(
+            e.contains(needle),
+            "{what}: refused, but not for {needle:?}: {e}"
+        ),
+    }
+}
+
+/// One payout request of one row to a typed CLABE, as a maker's psql writes it.
+fn request(no: &str, amount: &str) -> String {
+    format!(
+        "WITH r AS (INSERT INTO paydesk.requests (operation, currency, total, row_count, summary) \
+         VALUES ('payout', 'MXN', {amount}, 1, '{amount} MXN to CLABE 002010********7771') RETURNING id) \
+         INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary) \
+         SELECT id, 1, '{no}', {amount}, \
+         '{{\"kind\":\"CLABE\",\"merOrderNo\":\"{no}\",\"amount\":\"{amount}\",\"currency\":\"MXN\",\"clabe\":\"{CLABE}\"}}', \
+         'CLABE 002010********7771' FROM r"
+    )
+}
+
+/// Waits until a session of `user` runs a statement containing `tag`.
+fn wait_running(pg: &TestPg, user: &str, tag: &str) {
+    let start = Instant::now();
+    while owner_sql(
+        pg,
+        &format!(
+            "SELECT count(*) FROM pg_stat_activity WHERE usename = '{user}' AND query LIKE '%{tag}%' AND state = 'active'"
+        ),
+    ) != "1"
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{user} never ran {tag}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// F5: a maker's day is the day each row is added, not the day the transaction began.
+
+/// The zone (a POSIX spec, whole seconds east of UTC) in which a day begins at the
+/// database's whole second `at` (seconds since the epoch). A team names its zone from
+/// the time zone database (`set_member_limit` checks); this stands in for "a named
+/// zone whose midnight is now", so a test needs no wait for a real one.
+fn zone_with_midnight_at(at: i64) -> String {
+    let mut east = (-at).rem_euclid(86_400);
+    if east > 43_200 {
+        east -= 86_400;
+    }
+    // POSIX counts west as positive.
+    let west = -east;
+    let (sign, w) = if west < 0 { ('-', -west) } else { ('+', west) };
+    format!(
+        "<F5>{sign}{:02}:{:02}:{:02}",
+        w / 3600,
+        (w / 60) % 60,
+        w % 60
+    )
+}
+
+#[test]
+fn a_makers_transaction_opened_before_the_day_began_counts_its_rows_on_the_day_they_are_added() {
+    let pg = team_db();
+    member(&pg, "alice")
+        .set_member_limit(&MemberLimit {
+            member: "mark".into(),
+            currency: "MXN".into(),
+            per_payout: None,
+            per_day: Some("150".into()),
+            day_zone: "UTC".into(),
+            set_by: String::new(),
+        })
+        .unwrap();
+    // The zone is right: its day began at the second asked (checked on the database's
+    // own conversion, not the function under test).
+    let probe = 1_790_000_123;
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT extract(epoch FROM date_trunc('day', to_timestamp({probe} + 5) AT TIME ZONE '{z}') AT TIME ZONE '{z}')::bigint",
+                z = zone_with_midnight_at(probe)
+            )
+        ),
+        probe.to_string()
+    );
+
+    // Mark opens a transaction, and the day of mark's limit ends while it is open: the
+    // team's day begins one second after the transaction did (and before its insert).
+    let late = format!(
+        "BEGIN; SELECT 1; SELECT pg_sleep(3) AS f5_wait; {}; COMMIT;",
+        request("R7-F5-1", "100")
+    );
+    let first = std::thread::scope(|s| {
+        let t = s.spawn(|| sql(&pg, "mark", &late));
+        wait_running(&pg, "mark", "f5_wait");
+        let began: i64 = owner_sql(
+            &pg,
+            "SELECT ceil(extract(epoch FROM xact_start))::bigint FROM pg_stat_activity \
+             WHERE usename = 'mark' AND query LIKE '%f5_wait%'",
+        )
+        .parse()
+        .unwrap();
+        let midnight = began + 1;
+        owner_sql(
+            &pg,
+            &format!(
+                "UPDATE paydesk.member_limits SET day_zone = '{}' WHERE member = 'mark'",
+                zone_with_midnight_at(midnight)
+            ),
+        );
+        assert!(
+            owner_sql(
+                &pg,
+                &format!("SELECT clock_timestamp() < to_timestamp({midnight} + 1)")
+            ) == "t",
+            "the day began too late for the test: the insert may come first"
+        );
+        t.join().unwrap()
+    });
+    first.unwrap();
+    // The row was added after the day began (the test's check, on the database's
+    // clock): it is today's.
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT rr.added_at > q.created_at FROM paydesk.request_rows rr \
+             JOIN paydesk.requests q ON q.id = rr.request_id WHERE rr.mer_order_no = 'R7-F5-1'"
+        ),
+        "t"
+    );
+    // Another 100 today would be 200 in one day, over 150: refused naming today's 100.
+    refused(
+        sql(&pg, "mark", &request("R7-F5-2", "100")),
+        "a second 100 the same day",
+        "over the limit per day of 150 MXN the team set (100 MXN requested today)",
+    );
+    // The maker's desk says the same: 100 used today.
+    assert_eq!(
+        sql(
+            &pg,
+            "mark",
+            "SELECT trim_scale(used_today) FROM paydesk.my_payout_limit('MXN')"
+        )
+        .unwrap(),
+        "100"
+    );
+    sql(&pg, "mark", &request("R7-F5-3", "50")).unwrap();
+}
