@@ -424,7 +424,7 @@ fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
     use std::time::{Duration, Instant};
     let pg = team_db();
     // The database as the release before schema 0032 left it (0032 and the files after
-    // it undone: 0033 adds an index).
+    // it undone: 0033 adds an index, 0034 a trigger).
     let later: usize = pg
         .psql_owner(
             DB,
@@ -439,6 +439,8 @@ fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
         "DROP FUNCTION paydesk.approve_beneficiary(bigint, bigint, text);
          ALTER TABLE paydesk.beneficiaries DROP CONSTRAINT beneficiaries_printable_r6;
          DROP INDEX paydesk.request_rows_added;
+         DROP TRIGGER journal_sends_kept ON paydesk.journal;
+         DROP FUNCTION paydesk.journal_sends_kept();
          DELETE FROM paydesk.schema_migrations WHERE file >= 32",
     )
     .unwrap();

@@ -194,3 +194,149 @@ fn a_makers_transaction_opened_before_the_day_began_counts_its_rows_on_the_day_t
     );
     sql(&pg, "mark", &request("R7-F5-3", "50")).unwrap();
 }
+
+// ---------------------------------------------------------------------------------
+// F7: a signer does not shrink the day's payouts every signer's worker sums.
+
+const MER: i64 = common::MER as i64;
+
+/// A journal entry of a payout of `amount` MXN, as a signer's psql writes one.
+fn journal_entry(no: &str, amount: &str, status: &str, at: i64, sent: Option<i64>) -> String {
+    let sent = sent.map_or("NULL".to_string(), |s| s.to_string());
+    format!(
+        "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status, \
+         attempts, created_at, updated_at, fingerprint, sent_at) VALUES ({MER}, 'team', 'v2.payout', '{no}', \
+         '{{\"merOrderNo\":\"{no}\",\"sourceAmount\":\"{amount}\",\"currencyCode\":\"MXN\"}}', \
+         'payout {amount} MXN', '{status}', 1, {at}, {at}, 'fp-{no}', {sent})"
+    )
+}
+
+/// What the day's payouts since `since` add up to, read as `begin_within` reads them
+/// (the counted statuses, sent or else written since), summed by the test.
+fn day_used(pg: &TestPg, since: i64) -> rust_decimal::Decimal {
+    owner_sql(
+        pg,
+        &format!(
+            "SELECT request FROM paydesk.journal WHERE mer_no = {MER} AND operation = 'v2.payout' \
+             AND status IN ('pending', 'sending', 'accepted', 'unknown') \
+             AND COALESCE(sent_at, created_at) >= {since}"
+        ),
+    )
+    .lines()
+    .filter(|l| !l.trim().is_empty())
+    .map(|l| {
+        let v: serde_json::Value = serde_json::from_str(l.trim()).unwrap();
+        v["sourceAmount"]
+            .as_str()
+            .unwrap()
+            .parse::<rust_decimal::Decimal>()
+            .unwrap()
+    })
+    .sum()
+}
+
+#[test]
+fn a_signer_cannot_take_the_days_payouts_out_of_the_day_sum() {
+    let pg = team_db();
+    let now: i64 = owner_sql(
+        &pg,
+        "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+    )
+    .parse()
+    .unwrap();
+    let since = now - 60_000;
+    let d = |s: &str| s.parse::<rust_decimal::Decimal>().unwrap();
+    // Today: one accepted payout, one queued and never sent (no send time), one in flight.
+    sql(
+        &pg,
+        "sam",
+        &journal_entry("R7-F7-A", "700", "accepted", now, Some(now)),
+    )
+    .unwrap();
+    sql(
+        &pg,
+        "sam",
+        &journal_entry("R7-F7-P", "200", "pending", now, None),
+    )
+    .unwrap();
+    sql(
+        &pg,
+        "sam",
+        &journal_entry("R7-F7-S", "50", "sending", now, Some(now)),
+    )
+    .unwrap();
+    let all = d("700") + d("200") + d("50");
+    assert_eq!(day_used(&pg, since), all);
+
+    // Another signer, with psql: the send times back to 1970 or cleared, the written
+    // time moved, the accepted payout marked refused or queued again.
+    for q in [
+        "UPDATE paydesk.journal SET sent_at = 0",
+        "UPDATE paydesk.journal SET sent_at = NULL",
+        &format!("UPDATE paydesk.journal SET sent_at = {}", since - 1),
+    ] {
+        sql(&pg, "sid", q).unwrap();
+        assert_eq!(day_used(&pg, since), all, "after {q}");
+    }
+    refused(
+        sql(&pg, "sid", "UPDATE paydesk.journal SET created_at = 0"),
+        "the written time moved",
+        "permission denied",
+    );
+    for to in ["rejected", "pending", "unknown", "sending"] {
+        refused(
+            sql(
+                &pg,
+                "sid",
+                &format!(
+                    "UPDATE paydesk.journal SET status = '{to}' WHERE mer_order_no = 'R7-F7-A'"
+                ),
+            ),
+            &format!("the accepted payout made {to}"),
+            "an accepted send is final",
+        );
+    }
+    // An upsert is an update too.
+    refused(
+        sql(
+            &pg,
+            "sid",
+            &format!(
+                "{} ON CONFLICT (mer_no, operation, mer_order_no) DO UPDATE SET status = 'rejected'",
+                journal_entry("R7-F7-A", "700", "pending", now, None)
+            ),
+        ),
+        "the accepted payout refused by an upsert",
+        "an accepted send is final",
+    );
+    assert_eq!(day_used(&pg, since), all);
+
+    // The desk's own steps still go: the queued one sent (a little behind the writer's
+    // clock: kept at its written time), refused, then found accepted after all; the one
+    // in flight unknown, then proven absent (pending) and sent again later.
+    for q in [
+        format!(
+            "UPDATE paydesk.journal SET status = 'sending', sent_at = {} WHERE mer_order_no = 'R7-F7-P'",
+            now - 5_000
+        ),
+        "UPDATE paydesk.journal SET status = 'rejected' WHERE mer_order_no = 'R7-F7-P'".into(),
+        "UPDATE paydesk.journal SET status = 'accepted' WHERE mer_order_no = 'R7-F7-P'".into(),
+        "UPDATE paydesk.journal SET status = 'unknown' WHERE mer_order_no = 'R7-F7-S'".into(),
+        "UPDATE paydesk.journal SET status = 'pending' WHERE mer_order_no = 'R7-F7-S'".into(),
+        format!(
+            "UPDATE paydesk.journal SET status = 'sending', sent_at = {} WHERE mer_order_no = 'R7-F7-S'",
+            now + 1_000
+        ),
+    ] {
+        sql(&pg, "sam", &q).unwrap();
+    }
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT string_agg(mer_order_no || ' ' || status || ' ' || (sent_at - created_at), ', ' ORDER BY mer_order_no) \
+             FROM paydesk.journal"
+        ),
+        "R7-F7-A accepted 0, R7-F7-P accepted 0, R7-F7-S sending 1000"
+    );
+    assert_eq!(day_used(&pg, since), all);
+}

@@ -1,0 +1,46 @@
+-- What the sixth hostile SQL review found besides F5 (notes: review-sql-r6; 0033 has F5),
+-- each attacked as the member who would use it with plain SQL first
+-- (tests/team/team_review_r7.rs). Every function here pins its search_path (pg_temp
+-- last) and is revoked from PUBLIC; the definer ones take a lock bound.
+
+-- F7 (0016). The day's payouts every signer's worker sums (journal.rs `begin_within`:
+-- the entries of the payout operations, in a counted status, `COALESCE(sent_at,
+-- created_at)` since the day began, their `request`'s amount and currency) are kept
+-- as the sends wrote them. A signer holds UPDATE on `status` and `sent_at` for the
+-- desk's own steps, and wrote `sent_at = 0` or `status = 'rejected'` on the day's
+-- accepted payouts with psql: every worker then saw nothing used today. Now:
+-- * what the sum reads and a signer never writes (merchant, operation, number, request,
+--   written at) does not change, whoever asks;
+-- * `sent_at` is never cleared and never moves earlier than it was, or than the entry
+--   was written (a send again moves it later): an entry counted today stays counted
+--   today;
+-- * the status moves as the desk's journal moves it (paydesk_model `Status::
+--   may_finish_as`, begin's pending -> sending, a lookup's unsettled -> unknown or
+--   pending): an accepted entry is final, a rejected one only becomes accepted.
+-- What stays open: an entry still in flight (pending, sending, unknown) may be marked
+-- rejected, as a gateway's refusal is; that is at most the payouts in flight at once.
+CREATE FUNCTION paydesk.journal_sends_kept() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, paydesk, pg_temp AS $$
+BEGIN
+    IF (NEW.mer_no, NEW.operation, NEW.mer_order_no, NEW.request, NEW.created_at)
+       IS DISTINCT FROM (OLD.mer_no, OLD.operation, OLD.mer_order_no, OLD.request, OLD.created_at) THEN
+        RAISE EXCEPTION 'journal: entry %''s merchant, operation, number, request and time written are kept as written', OLD.id
+            USING ERRCODE = '42501';
+    END IF;
+    -- Never earlier than it was (or than the entry was written): a signer's desk whose
+    -- clock is a little behind the one that wrote the entry still sends it again, at
+    -- the entry's time; `sent_at = 0` or NULL leaves it where it was.
+    NEW.sent_at := GREATEST(NEW.sent_at, OLD.sent_at,
+        CASE WHEN NEW.sent_at IS NOT NULL OR OLD.sent_at IS NOT NULL THEN OLD.created_at END);
+    IF NEW.status IS DISTINCT FROM OLD.status
+       AND NOT (OLD.status OPERATOR(pg_catalog.=) ANY (ARRAY['pending', 'sending', 'unknown'])
+                OR (OLD.status OPERATOR(pg_catalog.=) 'rejected' AND NEW.status OPERATOR(pg_catalog.=) 'accepted')) THEN
+        RAISE EXCEPTION 'status: entry % is %, which does not become %: an accepted send is final, a refused one only turns out accepted',
+            OLD.id, OLD.status, NEW.status
+            USING ERRCODE = '42501';
+    END IF;
+    RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION paydesk.journal_sends_kept() FROM PUBLIC;
+CREATE TRIGGER journal_sends_kept BEFORE UPDATE ON paydesk.journal
+    FOR EACH ROW EXECUTE FUNCTION paydesk.journal_sends_kept();
