@@ -340,3 +340,97 @@ fn a_signer_cannot_take_the_days_payouts_out_of_the_day_sum() {
     );
     assert_eq!(day_used(&pg, since), all);
 }
+
+// ---------------------------------------------------------------------------------
+// F4: with payee approval on, a payout goes to an approved payee of the book only.
+
+/// A card payout of one row carrying its own (sealed) card number, as a maker's psql
+/// writes it.
+fn card_request(no: &str) -> String {
+    format!(
+        "WITH r AS (INSERT INTO paydesk.requests (operation, currency, total, row_count, summary) \
+         VALUES ('payout', 'MXN', 100, 1, '100 MXN to card 411111******1111') RETURNING id) \
+         INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary) \
+         SELECT id, 1, '{no}', 100, \
+         '{{\"kind\":\"CARD\",\"merOrderNo\":\"{no}\",\"amount\":\"100\",\"currency\":\"MXN\",\"sealedCardNo\":\"{}==\"}}', \
+         'CARD 411111******1111' FROM r",
+        "S".repeat(342)
+    )
+}
+
+/// A payout of one row naming payee `id` by its seal's hash, as a maker's psql writes it.
+fn payee_request(no: &str, id: i64, hash: &str) -> String {
+    format!(
+        "WITH r AS (INSERT INTO paydesk.requests (operation, currency, total, row_count, summary) \
+         VALUES ('payout', 'MXN', 100, 1, '100 MXN') RETURNING id) \
+         INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary) \
+         SELECT id, 1, '{no}', 100, \
+         '{{\"kind\":\"CLABE\",\"merOrderNo\":\"{no}\",\"amount\":\"100\",\"currency\":\"MXN\",\"payeeId\":{id},\"payeeSealedSha256\":\"{hash}\"}}', \
+         'CLABE 002010********7771 (BANAMEX), payee acme' FROM r"
+    )
+}
+
+#[test]
+fn with_payee_approval_on_a_maker_pays_only_an_approved_payee_of_the_book() {
+    let pg = team_db();
+    // Approval off: a typed account is paid as before.
+    sql(&pg, "mark", &request("R7-F4-0", "100")).unwrap();
+    sql(&pg, "mark", &card_request("R7-F4-C0")).unwrap();
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET payee_approval = true WHERE id = 1",
+    )
+    .unwrap();
+    // On: the maker's typed CLABE, or a sealed card number of their own, is refused.
+    refused(
+        sql(&pg, "mark", &request("R7-F4-1", "100")),
+        "a typed CLABE with payee approval on",
+        "goes to an approved payee of the book",
+    );
+    refused(
+        sql(&pg, "mark", &card_request("R7-F4-C1")),
+        "a card number of the maker's with payee approval on",
+        "goes to an approved payee of the book",
+    );
+    // A payee the maker adds waits for another member; approved by ann, it is paid.
+    let seal = format!("{}==", "Q".repeat(342));
+    sql(
+        &pg,
+        "mark",
+        &format!(
+            "SELECT paydesk.add_beneficiary({MER}, 'acme', 'clabe', 'Acme', '', '002010********7771', '{seal}', 'BANAMEX', 'MX')"
+        ),
+    )
+    .unwrap();
+    let id: i64 = owner_sql(
+        &pg,
+        "SELECT id FROM paydesk.beneficiaries WHERE nickname = 'acme'",
+    )
+    .parse()
+    .unwrap();
+    let hash = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(seal.as_bytes()))
+    };
+    refused(
+        sql(&pg, "mark", &payee_request("R7-F4-2", id, &hash)),
+        "a payee awaiting approval",
+        "waits for another member's approval",
+    );
+    sql(
+        &pg,
+        "ann",
+        &format!("SELECT paydesk.approve_beneficiary({MER}, {id}, '{hash}')"),
+    )
+    .unwrap();
+    sql(&pg, "mark", &payee_request("R7-F4-3", id, &hash)).unwrap();
+    // Off again: typed accounts go again.
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET payee_approval = false WHERE id = 1",
+    )
+    .unwrap();
+    sql(&pg, "mark", &request("R7-F4-4", "100")).unwrap();
+}

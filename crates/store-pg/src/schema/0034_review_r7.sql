@@ -44,3 +44,56 @@ END $$;
 REVOKE ALL ON FUNCTION paydesk.journal_sends_kept() FROM PUBLIC;
 CREATE TRIGGER journal_sends_kept BEFORE UPDATE ON paydesk.journal
     FOR EACH ROW EXECUTE FUNCTION paydesk.journal_sends_kept();
+
+-- F4 (0029). With payee approval on ("require-approval on"), a maker paid an account
+-- nobody approved by typing it in the row (a CLABE, or a sealed card number) instead of
+-- naming a payee: the setting held the book, not the payouts. Now a payout row names a
+-- payee of the book (`payeeId`, which request_row_payee holds to an approved payee with
+-- its seal) whenever the team approves its payees. As 0029's otherwise.
+CREATE OR REPLACE FUNCTION paydesk.request_row_matches_form() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, paydesk, pg_temp SET lock_timeout = '10s' AS $$
+DECLARE r paydesk.requests; amount numeric; number text;
+BEGIN
+    SELECT * INTO r FROM paydesk.requests q WHERE q.id OPERATOR(pg_catalog.=) NEW.request_id;
+    BEGIN
+        amount := (NEW.form OPERATOR(pg_catalog.->>) 'amount')::pg_catalog.numeric;
+    EXCEPTION WHEN others THEN
+        RAISE EXCEPTION 'row %: its form''s amount % is not a decimal', NEW.row_no, NEW.form OPERATOR(pg_catalog.->>) 'amount';
+    END;
+    IF amount IS DISTINCT FROM NEW.amount THEN
+        RAISE EXCEPTION 'row %: its form sends % but the row says %', NEW.row_no, amount, NEW.amount;
+    END IF;
+    IF pg_catalog.upper(NEW.form OPERATOR(pg_catalog.->>) 'currency') IS DISTINCT FROM r.currency THEN
+        RAISE EXCEPTION 'row %: its form sends % but the request is in %',
+            NEW.row_no, NEW.form OPERATOR(pg_catalog.->>) 'currency', r.currency;
+    END IF;
+    number := coalesce(NEW.form OPERATOR(pg_catalog.->>) 'merOrderNo', NEW.form OPERATOR(pg_catalog.->>) 'reference');
+    IF number IS DISTINCT FROM NEW.mer_order_no THEN
+        RAISE EXCEPTION 'row %: its form sends number % but the row is %', NEW.row_no, number, NEW.mer_order_no;
+    END IF;
+    IF r.operation OPERATOR(pg_catalog.=) 'payout' THEN
+        IF (NEW.form OPERATOR(pg_catalog.->>) 'kind') IS NOT DISTINCT FROM 'CLABE' THEN
+            IF r.currency OPERATOR(pg_catalog.<>) 'MXN' THEN
+                RAISE EXCEPTION 'row %: currency: a CLABE payout is in MXN (a CLABE is a Mexican account), not %',
+                    NEW.row_no, r.currency;
+            END IF;
+        ELSIF (NEW.form OPERATOR(pg_catalog.->>) 'kind') IS NOT DISTINCT FROM 'CARD' THEN
+            IF coalesce(NEW.form OPERATOR(pg_catalog.->>) 'cardNo', '') OPERATOR(pg_catalog.<>) ''
+               OR (coalesce(NEW.form OPERATOR(pg_catalog.->>) 'sealedCardNo', '') OPERATOR(pg_catalog.=) ''
+                   AND NOT NEW.form OPERATOR(pg_catalog.?) 'payeeId') THEN
+                RAISE EXCEPTION 'row %: cardNo: a card number is sealed to the signers (sealedCardNo), never stored readable', NEW.row_no;
+            END IF;
+        ELSE
+            RAISE EXCEPTION 'row %: kind: a team payout is a CLABE or a card payout, not %', NEW.row_no, NEW.form OPERATOR(pg_catalog.->>) 'kind';
+        END IF;
+        -- F4: with payee approval on, a payout goes to a payee of the book only (read
+        -- without a lock: a request is made under the setting it finds, F6).
+        IF NOT NEW.form OPERATOR(pg_catalog.?) 'payeeId'
+           AND coalesce((SELECT t.payee_approval FROM paydesk.team t WHERE t.id OPERATOR(pg_catalog.=) 1), false) THEN
+            RAISE EXCEPTION 'beneficiary: row %: the team approves its payees, so a payout goes to an approved payee of the book: choose one, or add this account to the book for approval', NEW.row_no
+                USING ERRCODE = 'check_violation';
+        END IF;
+    END IF;
+    RETURN NEW;
+END $$;
+REVOKE ALL ON FUNCTION paydesk.request_row_matches_form() FROM PUBLIC;
