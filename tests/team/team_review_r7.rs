@@ -434,3 +434,53 @@ fn with_payee_approval_on_a_maker_pays_only_an_approved_payee_of_the_book() {
     .unwrap();
     sql(&pg, "mark", &request("R7-F4-4", "100")).unwrap();
 }
+
+// ---------------------------------------------------------------------------------
+// F12: the book's functions are granted to the roles that use them only.
+
+#[test]
+fn only_makers_and_admins_may_call_the_books_add_and_remove() {
+    let pg = team_db();
+    let granted = |f: &str, role: &str| {
+        owner_sql(
+            &pg,
+            &format!("SELECT has_function_privilege('{role}', '{f}', 'EXECUTE')"),
+        ) == "t"
+    };
+    let add = "paydesk.add_beneficiary(bigint, text, text, text, text, text, text, text, text)";
+    let remove = "paydesk.remove_beneficiary(bigint, text)";
+    let approve = "paydesk.approve_beneficiary(bigint, bigint, text)";
+    for (role, adds, approves) in [
+        ("paydesk_viewer", false, false),
+        ("paydesk_support", false, false),
+        ("paydesk_maker", true, false),
+        ("paydesk_approver", false, true),
+        ("paydesk_signer", false, true),
+        ("paydesk_admin", true, true),
+    ] {
+        assert_eq!(granted(add, role), adds, "{role} adds");
+        assert_eq!(granted(remove, role), adds, "{role} removes");
+        assert_eq!(granted(approve, role), approves, "{role} approves");
+    }
+    // As the members themselves, with psql.
+    for user in ["vic", "ann", "sam"] {
+        refused(
+            sql(
+                &pg,
+                user,
+                &format!("SELECT paydesk.remove_beneficiary({MER}, 'x')"),
+            ),
+            &format!("{user} removes a payee"),
+            "permission denied for function remove_beneficiary",
+        );
+    }
+    assert_eq!(
+        sql(
+            &pg,
+            "mark",
+            &format!("SELECT paydesk.remove_beneficiary({MER}, 'x')")
+        )
+        .unwrap(),
+        "f"
+    );
+}

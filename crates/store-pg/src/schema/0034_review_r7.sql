@@ -97,3 +97,11 @@ BEGIN
     RETURN NEW;
 END $$;
 REVOKE ALL ON FUNCTION paydesk.request_row_matches_form() FROM PUBLIC;
+
+-- F12 (0024, 0031). The book's functions are granted to the roles that may use them
+-- only: adding and removing a payee to makers and admins (the others were refused
+-- inside; now they cannot call them at all). Approving is the approvers', signers' and
+-- admins' already (0032).
+REVOKE EXECUTE ON FUNCTION paydesk.add_beneficiary(bigint, text, text, text, text, text, text, text, text),
+    paydesk.remove_beneficiary(bigint, text)
+    FROM paydesk_viewer, paydesk_support, paydesk_approver, paydesk_signer;
