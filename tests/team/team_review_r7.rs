@@ -484,3 +484,99 @@ fn only_makers_and_admins_may_call_the_books_add_and_remove() {
         "f"
     );
 }
+
+// ---------------------------------------------------------------------------------
+// F6: a maker's open transaction holds no payee against removal and no setting against
+// an admin.
+
+fn add_payee_sql(nick: &str, seal: &str) -> String {
+    format!(
+        "SELECT paydesk.add_beneficiary({MER}, '{nick}', 'clabe', 'Acme', '', '002010********7771', '{seal}', 'BANAMEX', 'MX')"
+    )
+}
+
+/// Runs `q` as `user` and says how long it took.
+fn timed(pg: &TestPg, user: &str, q: &str) -> (Result<String, String>, Duration) {
+    let start = Instant::now();
+    let out = sql(pg, user, q);
+    (out, start.elapsed())
+}
+
+#[test]
+fn a_makers_open_transaction_holds_no_payee_and_no_setting_of_the_admins() {
+    let pg = team_db();
+    // Approval off: mark's payee is approved as added.
+    let seal = format!("{}==", "Q".repeat(342));
+    sql(&pg, "mark", &add_payee_sql("acme", &seal)).unwrap();
+    let id: i64 = owner_sql(
+        &pg,
+        "SELECT id FROM paydesk.beneficiaries WHERE nickname = 'acme'",
+    )
+    .parse()
+    .unwrap();
+    let hash = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(seal.as_bytes()))
+    };
+    // Mark requests a payout to it and keeps the transaction open (busy, so no idle
+    // bound ends it).
+    let hold = format!(
+        "BEGIN; {}; SELECT pg_sleep(30) AS f6_row; COMMIT",
+        payee_request("R7-F6-1", id, &hash)
+    );
+    std::thread::scope(|s| {
+        let held = s.spawn(|| sql(&pg, "mark", &hold));
+        wait_running(&pg, "mark", "f6_row");
+        // Alice removes the payee meanwhile: at once, not after a lock wait.
+        let (out, took) = timed(
+            &pg,
+            "alice",
+            &format!("SELECT paydesk.remove_beneficiary({MER}, 'acme')"),
+        );
+        assert_eq!(out.unwrap(), "t");
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        pg.psql_super(
+            DB,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'mark'",
+        )
+        .unwrap();
+        let _ = held.join();
+    });
+
+    // Mark adds a payee and keeps the transaction open: alice turns approval on at once.
+    let hold = format!(
+        "BEGIN; {}; SELECT pg_sleep(30) AS f6_add; COMMIT",
+        add_payee_sql("beta", &format!("{}==", "R".repeat(342)))
+    );
+    std::thread::scope(|s| {
+        let held = s.spawn(|| sql(&pg, "mark", &hold));
+        wait_running(&pg, "mark", "f6_add");
+        let (out, took) = timed(
+            &pg,
+            "alice",
+            "UPDATE paydesk.team SET payee_approval = true WHERE id = 1",
+        );
+        out.unwrap();
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        pg.psql_super(
+            DB,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'mark'",
+        )
+        .unwrap();
+        let _ = held.join();
+    });
+    // A payee added now waits for another member's approval.
+    sql(
+        &pg,
+        "mark",
+        &add_payee_sql("gamma", &format!("{}==", "S".repeat(342))),
+    )
+    .unwrap();
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT string_agg(nickname || ' ' || (approved_by IS NULL), ',') FROM paydesk.beneficiaries"
+        ),
+        "gamma true"
+    );
+}
