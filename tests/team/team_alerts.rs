@@ -2,7 +2,7 @@
 //! approval only while I approve, did not make it and have not decided; approved
 //! requests that no signer's worker takes for the set time are "the worker stopped".
 //! Each member's view comes from their own connection (what the database lets them
-//! read), as `Desk::current_alerts` reads it on a team desk.
+//! read), as `Records::current_alerts` reads it on a team desk.
 
 #![allow(clippy::unwrap_used)]
 

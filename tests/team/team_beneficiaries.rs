@@ -519,11 +519,11 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
         mark.set_payee_approval(true),
         Err(CoreError::Validation { .. })
     ));
-    assert_eq!(signer.payee_approval().unwrap(), Some(false));
+    assert_eq!(signer.records().payee_approval().unwrap(), Some(false));
     alice.set_payee_approval(true).unwrap();
-    assert_eq!(signer.payee_approval().unwrap(), Some(true));
+    assert_eq!(signer.records().payee_approval().unwrap(), Some(true));
     // A signer's desk does not change it (an admin's setting).
-    assert!(signer.set_payee_approval(false).is_err());
+    assert!(signer.records().set_payee_approval(false).is_err());
     let added = mark.add_payee(&rent).unwrap();
     assert_eq!(added.payee.account, "002010********7771");
     assert_eq!(added.payee.bank.as_deref(), Some("BANAMEX"));
@@ -547,7 +547,7 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
         assert!(!row.contains(&CLABE[6..14]), "{row}");
     }
     // A team desk's book is the team's: awaiting the approval there too.
-    let on_desk = signer.beneficiaries().unwrap();
+    let on_desk = signer.records().beneficiaries().unwrap();
     assert_eq!(on_desk.len(), 1);
     assert!(on_desk[0].awaiting_approval);
     assert_eq!(on_desk[0].account, "002010********7771");
@@ -588,9 +588,9 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
         }),
         Err(CoreError::Validation { .. })
     ));
-    assert!(!signer.beneficiaries().unwrap()[0].awaiting_approval);
+    assert!(!signer.records().beneficiaries().unwrap()[0].awaiting_approval);
     // A signer's desk does not remove a payee (a maker or an admin does).
-    assert!(signer.remove_beneficiary("rent").is_err());
+    assert!(signer.records().remove_beneficiary("rent").is_err());
     assert!(mark.remove_payee("rent").unwrap());
     assert!(!mark.remove_payee("rent").unwrap());
 }

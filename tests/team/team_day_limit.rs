@@ -96,7 +96,8 @@ async fn a_requests_rows_sent_at_once_pay_only_as_far_as_the_day_limit_reaches()
                     row.row_no
                 );
                 assert!(
-                    desk.journal_entry_by_number(&row.mer_order_no)
+                    desk.journal()
+                        .entry_by_number(&row.mer_order_no)
                         .unwrap()
                         .is_none(),
                     "row {} refused yet journaled",

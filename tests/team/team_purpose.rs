@@ -104,7 +104,7 @@ async fn the_makers_purpose_is_journaled_and_no_member_changes_it() {
     }
     let done = team::execute_next(&desk, &sam).await.unwrap().unwrap();
     assert_eq!(done.accepted, 1, "{done:?}");
-    let entry = desk.journal_entry_by_number(&no).unwrap().unwrap();
+    let entry = desk.journal().entry_by_number(&no).unwrap().unwrap();
     assert_eq!(entry.purpose, Some(Purpose::new("Rent Q4", "INV-9")));
 
     // Nobody changes it with plain SQL: not the signer who wrote it, not a maker (the

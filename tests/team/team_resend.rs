@@ -258,7 +258,7 @@ async fn first_sent(desk: &Desk, maker: &Team, approver: &Team, signer: &Team) -
         "MXN",
     );
     form.clabe = CLABE.into();
-    match desk.payout(&form).await {
+    match desk.money().payout(&form).await {
         Err(CoreError::Validation { field, rule }) => {
             assert_eq!(field, "team");
             assert!(rule.contains("request"), "{rule}");

@@ -280,7 +280,7 @@ async fn the_signer_sends_its_own_addresses_never_the_forms() {
                 .map(|o| o.notify_url.clone())
         });
         assert_eq!(sent_to.as_deref(), Some(profile_notify.as_str()), "{no}");
-        let entry = desk.journal_entry_by_number(no).unwrap().unwrap();
+        let entry = desk.journal().entry_by_number(no).unwrap().unwrap();
         let sent = entry.request.to_string();
         assert!(
             !sent.contains("evil.example") && !sent.contains("6.6.6.6"),

@@ -2,7 +2,7 @@
 //! desk's store with the profile's thresholds, for the app's inbox, the operating
 //! system's notifications and `paydesk alerts`.
 //!
-//! - [`Desk::current_alerts`] reads the store (and, on a team, the team's requests) and
+//! - [`Records::current_alerts`] reads the store (and, on a team, the team's requests) and
 //!   says which conditions hold now: an approval waiting for me, an outcome still
 //!   unknown after a set time, a balance under its threshold, a chargeback or a refusal
 //!   lately, a sync that failed or has not run for a set time, approved requests no
@@ -295,7 +295,7 @@ fn alert(
 impl Desk {
     /// Every condition that is an alert now, by `settings`, oldest first. On a team desk
     /// also the team's (approvals waiting for me, requests no worker takes).
-    pub fn current_alerts(&self, settings: &AlertSettings) -> CoreResult<Vec<Alert>> {
+    pub(crate) fn alerts_now(&self, settings: &AlertSettings) -> CoreResult<Vec<Alert>> {
         let now = self.now_ms();
         let profile = self.profile.name.clone();
         let mut out = Vec::new();
@@ -526,7 +526,7 @@ impl Desk {
 
 /// A team's alerts for its member `team.me()` at `now`: the requests waiting for my
 /// approval, and approved requests no signer's worker took for the set time (part of
-/// [`Desk::current_alerts`] on a team desk).
+/// [`Records::current_alerts`] on a team desk).
 pub fn team_alerts(
     team: &crate::team::Team,
     settings: &AlertSettings,
@@ -711,7 +711,7 @@ impl Home {
     pub fn alerts(&self, desk: &Desk) -> CoreResult<Vec<Alert>> {
         let profile = desk.profile.name.clone();
         let settings = self.alert_settings(&profile)?;
-        let current = desk.current_alerts(&settings)?;
+        let current = desk.records().current_alerts(&settings)?;
         let now = desk.now_ms();
         self.with_alerts(&profile, |f| Ok(merge(f, current, now)))
     }
@@ -723,10 +723,10 @@ impl Home {
     pub fn alerts_to_notify(&self, desk: &Desk) -> CoreResult<Vec<Alert>> {
         let profile = desk.profile.name.clone();
         let settings = self.alert_settings(&profile)?;
-        let current = desk.current_alerts(&settings)?;
+        let current = desk.records().current_alerts(&settings)?;
         let now = desk.now_ms();
-        let quiet =
-            !settings.system_notifications || settings.is_quiet(&desk.reporting().zone(), now);
+        let quiet = !settings.system_notifications
+            || settings.is_quiet(&desk.orders().reporting().zone(), now);
         self.with_alerts(&profile, |f| {
             let shown = merge(f, current, now);
             if quiet {

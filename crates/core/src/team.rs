@@ -1078,7 +1078,7 @@ pub struct Executed {
 pub const RETRY_AFTER_SECS: i32 = 30;
 
 /// A signer executes the oldest approved request nobody else holds (or one whose
-/// signer died): each row through the journal (`Desk::payout`), with its number fixed
+/// signer died): each row through the journal (`Money::payout`), with its number fixed
 /// when the request was made. A row already in the journal is never sent again: a
 /// lost answer is looked up. `None` when nothing waits.
 pub async fn execute_next(desk: &Desk, team: &Team) -> CoreResult<Option<Executed>> {
@@ -1109,7 +1109,7 @@ async fn execute_next_beating(
     // A desk that found the team's history rewritten when it connected sends nothing for
     // the team: the rules it would act on may have been rewritten with it.
     // Checked again each round: history cut after the desk connected is seen here.
-    if let Some(why) = desk.recheck_team_chain()? {
+    if let Some(why) = desk.journal().recheck_team_chain()? {
         return Err(CoreError::keyed(
             "audit",
             format!("this desk does not sign for the team: {why}"),
@@ -1229,7 +1229,7 @@ async fn execute_next_beating(
 /// included) and the keyring's anchor moved to the head it verified: a problem found is
 /// kept by the desk, and the next round sends nothing (`execute_next`).
 fn recheck_after_rows(desk: &Desk) {
-    if let Err(e) = desk.recheck_team_chain() {
+    if let Err(e) = desk.journal().recheck_team_chain() {
         tracing::warn!(error = %e, "the team's audit chain not checked again after a group of rows");
     }
 }
@@ -1531,14 +1531,15 @@ async fn execute_row(
                             )
                         })
                         && desk
-                            .journal_entry_by_number(&row.mer_order_no)
+                            .journal()
+                            .entry_by_number(&row.mer_order_no)
                             .is_ok_and(|e| e.is_some())
                 };
                 if f.mer_order_no != row.mer_order_no || !(same || sent_before()) {
                     return mismatch();
                 }
                 let sent = crate::desk::APPROVED_REQUEST
-                    .scope(request.id, desk.payout(&f))
+                    .scope(request.id, desk.money().payout(&f))
                     .await;
                 // Review r6 R6-4: the same money to the same account as another row of
                 // this very request (two invoices of one supplier) is what its approvers
@@ -1554,9 +1555,9 @@ async fn execute_row(
                         })
                     }) =>
                     {
-                        desk.allow_duplicate_once(&row.mer_order_no);
+                        desk.journal().allow_duplicate_once(&row.mer_order_no);
                         let again = crate::desk::APPROVED_REQUEST
-                            .scope(request.id, desk.payout(&f))
+                            .scope(request.id, desk.money().payout(&f))
                             .await;
                         // Still refused before anything was written (its sibling's
                         // outcome not known yet): taken up again later, never failed.
@@ -1610,7 +1611,7 @@ async fn execute_row(
                     return mismatch();
                 }
                 crate::desk::APPROVED_REQUEST
-                    .scope(request.id, desk.payin(&f))
+                    .scope(request.id, desk.money().payin(&f))
                     .await
             }
         },
@@ -1624,7 +1625,7 @@ async fn execute_row(
                     return mismatch();
                 }
                 crate::desk::APPROVED_REQUEST
-                    .scope(request.id, desk.card(&f))
+                    .scope(request.id, desk.money().card(&f))
                     .await
             }
         },
@@ -1746,10 +1747,11 @@ pub struct Upkeep {
 /// One round of upkeep: a sync, then the balances. Says what it did in one line.
 pub async fn upkeep(desk: &Desk, days: i64) -> CoreResult<String> {
     let cancel = Arc::new(AtomicBool::new(false));
-    // Sync, then the balances (the rule every sync keeps: `Desk::sync_then_snapshot`);
+    // Sync, then the balances (the rule every sync keeps: `Orders::sync_then_snapshot`);
     // the worker's desk holds the key, so they are asked.
     let synced = desk
-        .sync_then_snapshot(&desk.sync_options(days), cancel, |_| {})
+        .orders()
+        .sync_then_snapshot(&desk.orders().sync_options(days), cancel, |_| {})
         .await?;
     let report = synced.report;
     let balances = synced.balances.transpose()?.unwrap_or_default();

@@ -138,7 +138,7 @@ pub async fn team_status(state: State<'_, AppState>) -> CmdResult<Option<TeamSta
         host: cfg.host,
         port: cfg.port,
         database: cfg.database,
-        chain_problem: desk.team_chain_problem().map(str::to_string),
+        chain_problem: desk.journal().team_chain_problem().map(str::to_string),
     }))
 }
 

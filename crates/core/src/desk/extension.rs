@@ -2,7 +2,6 @@
 //! store, its clock, and its audit log. The desk's other state stays its own.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use super::Desk;
 use crate::store::Store;
@@ -16,17 +15,5 @@ impl Desk {
     /// Now, by the desk's clock (UTC millis): what a decision that depends on time reads.
     pub fn now_ms(&self) -> i64 {
         self.clock.now_ms()
-    }
-
-    /// Appends an operation that started at `started` to the audit log, with its result
-    /// (what every operation of the desk does; a failure to append is logged, as there).
-    pub fn audit_operation(
-        &self,
-        operation: &str,
-        identifiers: String,
-        result: &str,
-        started: Instant,
-    ) {
-        self.audit(operation, identifiers, result, started);
     }
 }

@@ -95,14 +95,15 @@ pub(super) async fn rows_beyond_balance(
     let fresh: Vec<_> = rows
         .iter()
         .filter(|r| {
-            desk.journal_entry_by_number(&r.mer_order_no)
+            desk.journal()
+                .entry_by_number(&r.mer_order_no)
                 .is_ok_and(|e| e.is_none())
         })
         .collect();
     if fresh.is_empty() {
         return held;
     }
-    let balance = match desk.balance(&request.currency).await {
+    let balance = match desk.money().balance(&request.currency).await {
         Ok(s) => match s.balance.parse::<Decimal>() {
             Ok(b) => b,
             Err(_) => return held,

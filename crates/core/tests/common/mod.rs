@@ -126,7 +126,7 @@ impl Fixture {
             Endpoint::Profile,
         )
         .unwrap();
-        desk.reconcile_all(false).await.unwrap();
+        desk.journal().reconcile_all(false).await.unwrap();
         desk
     }
 }

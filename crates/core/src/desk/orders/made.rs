@@ -8,7 +8,7 @@ use paydesk_gateway::{Meaning, StateDictionary, StateField};
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use super::Desk;
+use crate::desk::Desk;
 use crate::error::CoreResult;
 use crate::journal::Entry;
 use crate::store::journal::JournalOperation;
@@ -98,7 +98,7 @@ impl Desk {
     /// says, as a sync would: what the order page shows live is what the cache keeps.
     /// An order the cache does not hold is left for a sync (the list gives no date to
     /// file it under). Returns whether the list showed it.
-    pub(super) async fn relist(&self, trade_no: &str) -> CoreResult<bool> {
+    pub(in crate::desk) async fn relist(&self, trade_no: &str) -> CoreResult<bool> {
         let Some(cached) = self.store.orders().get(trade_no)? else {
             return Ok(false);
         };
@@ -141,7 +141,12 @@ impl Desk {
 
     /// Caches what a live answer of the order list said of one order (a lookup), as a
     /// sync would: the cache shows what the gateway last said.
-    pub(super) fn cache_listed(&self, item: &OrderListItem, created_at: i64, verified: bool) {
+    pub(in crate::desk) fn cache_listed(
+        &self,
+        item: &OrderListItem,
+        created_at: i64,
+        verified: bool,
+    ) {
         // Checked against the desk's rules as a sync checks every item.
         let (kept, refused) = crate::answers::usable_items(vec![item.clone()]);
         if kept.is_empty() {
@@ -167,7 +172,7 @@ impl Desk {
     /// Only an order of no known kind is labelled. Without it the reconciliation would
     /// count a top-up or a withdrawal as a payin. The cache is a view: a failure is
     /// logged.
-    pub(super) fn label_listed_made(&self) {
+    pub(in crate::desk) fn label_listed_made(&self) {
         let label = || -> CoreResult<()> {
             let names: Vec<&str> = JournalOperation::ALL.iter().map(|o| o.name()).collect();
             let entries = self.store.journal().list(
@@ -202,7 +207,7 @@ impl Desk {
     /// Labels the cached orders of no known kind by the conventions' `kindRules` (the
     /// longest prefix first, so it wins). Only a desk that holds the key writes the
     /// cache. The cache is a view: a failure is logged.
-    pub(super) fn label_by_rules(&self) {
+    pub(in crate::desk) fn label_by_rules(&self) {
         if !self.holds_key() || self.conventions.kind_rules.is_empty() {
             return;
         }
@@ -217,7 +222,7 @@ impl Desk {
     }
 
     /// [`Desk::cache_made`] of several entries, in one transaction of the cache.
-    pub(super) fn cache_made_many(&self, made: &[(Entry, &str, Option<i64>)]) {
+    pub(in crate::desk) fn cache_made_many(&self, made: &[(Entry, &str, Option<i64>)]) {
         let orders: Vec<_> = made
             .iter()
             .filter_map(|(entry, method, pay_code)| {
@@ -241,7 +246,12 @@ impl Desk {
 
     /// Caches the order an accepted entry made (see [`made_order`]). The cache is a
     /// view: a failure here is logged and the next sync brings the order anyway.
-    pub(super) fn cache_made(&self, entry: &Entry, method: Option<&str>, pay_code: Option<i64>) {
+    pub(in crate::desk) fn cache_made(
+        &self,
+        entry: &Entry,
+        method: Option<&str>,
+        pay_code: Option<i64>,
+    ) {
         let state = made_state(&self.dictionary, pay_code);
         let Some(order) = made_order(entry, method, state) else {
             return;

@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Desk;
 use crate::audit::AuditFilter;
 use crate::error::CoreResult;
 use crate::journal::{JournalOperation, Status};
@@ -113,12 +112,12 @@ fn names_any(identifiers: &str, numbers: &[&str]) -> bool {
         .any(|v| numbers.iter().any(|n| !n.is_empty() && v == *n))
 }
 
-impl Desk {
+impl<'d> super::Orders<'d> {
     /// What the desk knows happened to one order, oldest first (no request).
     pub fn order_timeline(&self, trade_no: &str) -> CoreResult<Vec<TimelineEvent>> {
         let trade_no = trade_no.trim();
         let (mer_order_no, listed_day, history) = {
-            let orders = self.store.orders();
+            let orders = self.desk.store.orders();
             let order = orders.get(trade_no)?;
             // An order the desk did not make is dated by the list's day only.
             let listed_day = order
@@ -137,10 +136,11 @@ impl Desk {
                 how,
             })
             .collect();
-        let entries = self
-            .store
-            .journal()
-            .of_order(&self.profile.name, trade_no, &mer_order_no)?;
+        let entries =
+            self.desk
+                .store
+                .journal()
+                .of_order(&self.desk.profile.name, trade_no, &mer_order_no)?;
         events.extend(entries.into_iter().map(|e| TimelineEvent::Request {
             at: e.sent_at.unwrap_or(e.created_at),
             id: e.id,
@@ -150,7 +150,7 @@ impl Desk {
             code: e.code,
             purpose: e.purpose,
         }));
-        let reversals = self.store.reversals().list(Some(trade_no))?;
+        let reversals = self.desk.store.reversals().list(Some(trade_no))?;
         events.extend(reversals.into_iter().map(|r| TimelineEvent::Reversal {
             at: r.fetched_at,
             kind: r.kind,
@@ -159,14 +159,14 @@ impl Desk {
             amount: r.amount,
             currency: r.currency,
         }));
-        let notes = self.store.notifications().of_order(trade_no)?;
+        let notes = self.desk.store.notifications().of_order(trade_no)?;
         events.extend(notes.into_iter().map(|n| TimelineEvent::Notification {
             at: n.received_at,
             id: n.id,
             kind: n.kind,
             signature_ok: n.signature_ok,
         }));
-        let reviews = self.store.reviews().latest(Some(trade_no))?;
+        let reviews = self.desk.store.reviews().latest(Some(trade_no))?;
         events.extend(reviews.into_iter().map(|r| TimelineEvent::Review {
             at: r.at,
             reference: r.reference,
@@ -178,7 +178,7 @@ impl Desk {
         let numbers = [trade_no, mer_order_no.as_str()];
         let mut audited = Vec::new();
         for n in numbers.iter().filter(|n| !n.is_empty()) {
-            let found = self.store.audit().list(&AuditFilter {
+            let found = self.desk.store.audit().list(&AuditFilter {
                 text: Some((*n).to_string()),
                 limit: Some(200),
                 ..AuditFilter::default()

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Desk;
+use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
 use crate::period::Period;
 use crate::store::orders::OrderFilter;
@@ -33,15 +33,10 @@ pub struct SavedView {
 }
 
 impl Desk {
-    /// `range` as it applies now, in the business's time zone.
-    pub fn relative_range(&self, range: RelativeRange) -> CoreResult<Period> {
-        views::resolve(range, self.clock.now_ms(), &self.reporting().zone())
-    }
-
     fn applied(&self, v: StoredView) -> CoreResult<SavedView> {
         let (from, to) = match v.spec.dates {
             Some(ViewDates::Relative { range }) => {
-                let p = self.relative_range(range)?;
+                let p = self.orders().relative_range(range)?;
                 (Some(p.from), Some(p.to))
             }
             Some(ViewDates::Fixed { from, to }) => (from, to),
@@ -64,14 +59,39 @@ impl Desk {
         })
     }
 
-    /// The views of `screen` the member sees (their own, and on a team the shared
-    /// ones), by name, with their dates as they apply now.
-    pub fn views(&self, screen: Screen) -> CoreResult<Vec<SavedView>> {
-        self.store
+    fn view(&self, screen: Screen, id: i64) -> CoreResult<SavedView> {
+        let v = self
+            .store
             .views()
             .list(screen)?
             .into_iter()
-            .map(|v| self.applied(v))
+            .find(|v| v.id == id)
+            .ok_or_else(|| CoreError::not_found(format!("no view {id}")))?;
+        self.applied(v)
+    }
+}
+
+fn may_not(id: i64) -> CoreError {
+    CoreError::not_found(format!(
+        "view {id} is not there, or not yours to change (a shared view is its author's or an admin's)"
+    ))
+}
+
+impl<'d> super::Orders<'d> {
+    /// `range` as it applies now, in the business's time zone.
+    pub fn relative_range(&self, range: RelativeRange) -> CoreResult<Period> {
+        views::resolve(range, self.desk.clock.now_ms(), &self.reporting().zone())
+    }
+
+    /// The views of `screen` the member sees (their own, and on a team the shared
+    /// ones), by name, with their dates as they apply now.
+    pub fn views(&self, screen: Screen) -> CoreResult<Vec<SavedView>> {
+        self.desk
+            .store
+            .views()
+            .list(screen)?
+            .into_iter()
+            .map(|v| self.desk.applied(v))
             .collect()
     }
 
@@ -86,16 +106,16 @@ impl Desk {
     ) -> CoreResult<SavedView> {
         let name = views::checked_name(name)?;
         let json = views::checked_spec(spec)?;
-        let id = self.store.views().save(screen, &name, &json, shared)?;
-        self.store.views().set_last(screen, Some(id))?;
-        self.view(screen, id)
+        let id = self.desk.store.views().save(screen, &name, &json, shared)?;
+        self.desk.store.views().set_last(screen, Some(id))?;
+        self.desk.view(screen, id)
     }
 
     /// Replaces view `id` with what the screen shows now (its author's, or on a team an
     /// admin's for a shared view).
     pub fn update_view(&self, id: i64, spec: &ViewSpec, shared: bool) -> CoreResult<()> {
         let json = views::checked_spec(spec)?;
-        if !self.store.views().update(id, &json, shared)? {
+        if !self.desk.store.views().update(id, &json, shared)? {
             return Err(may_not(id));
         }
         Ok(())
@@ -103,7 +123,7 @@ impl Desk {
 
     /// Deletes view `id` (its author, or on a team an admin for a shared view).
     pub fn delete_view(&self, id: i64) -> CoreResult<()> {
-        if !self.store.views().delete(id)? {
+        if !self.desk.store.views().delete(id)? {
             return Err(may_not(id));
         }
         Ok(())
@@ -111,30 +131,19 @@ impl Desk {
 
     /// Keeps `id` (none: no view) as the view `screen` opens with.
     pub fn use_view(&self, screen: Screen, id: Option<i64>) -> CoreResult<()> {
-        self.store.views().set_last(screen, id)
+        self.desk.store.views().set_last(screen, id)
     }
 
     /// The view `screen` used last, if it is still there for the member.
     pub fn last_view(&self, screen: Screen) -> CoreResult<Option<SavedView>> {
-        let Some(id) = self.store.views().last(screen)? else {
+        let Some(id) = self.desk.store.views().last(screen)? else {
             return Ok(None);
         };
-        match self.view(screen, id) {
+        match self.desk.view(screen, id) {
             Ok(v) => Ok(Some(v)),
             Err(CoreError::NotFound { .. }) => Ok(None),
             Err(e) => Err(e),
         }
-    }
-
-    fn view(&self, screen: Screen, id: i64) -> CoreResult<SavedView> {
-        let v = self
-            .store
-            .views()
-            .list(screen)?
-            .into_iter()
-            .find(|v| v.id == id)
-            .ok_or_else(|| CoreError::not_found(format!("no view {id}")))?;
-        self.applied(v)
     }
 
     /// The saved filter sets of the orders table (the orders views' filters), by name.
@@ -165,6 +174,7 @@ impl Desk {
     /// Deletes the member's filter set (orders view) named `name`.
     pub fn delete_filter(&self, name: &str) -> CoreResult<()> {
         let found = self
+            .desk
             .store
             .views()
             .list(Screen::Orders)?
@@ -175,10 +185,4 @@ impl Desk {
             None => Ok(()),
         }
     }
-}
-
-fn may_not(id: i64) -> CoreError {
-    CoreError::not_found(format!(
-        "view {id} is not there, or not yours to change (a shared view is its author's or an admin's)"
-    ))
 }

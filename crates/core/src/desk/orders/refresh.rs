@@ -2,11 +2,10 @@
 //! a statement or a reconciliation is built of the cache; the profile's reporting
 //! settings on the running desk.
 
-use super::Desk;
 use crate::error::{CoreError, CoreResult};
 use crate::period::Period;
 
-/// What [`Desk::refresh_period`] did before a statement was built.
+/// What [`Orders::refresh_period`] did before a statement was built.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -21,11 +20,28 @@ pub struct Refreshed {
     pub chargebacks_looked_up: u64,
 }
 
-impl Desk {
+/// Days of the change horizon read again together, and costed as one: the re-read goes
+/// stretch by stretch, cheapest first.
+pub const HORIZON_STRETCH_DAYS: i64 = 7;
+
+/// One stretch of the change horizon as its re-read plans it: `[from, to)` in UTC
+/// millis, the orders the cache holds made in it, and the pages reading it again is
+/// expected to take (a page of the profile's size per its cached orders, rounded up; an
+/// empty stretch is counted in one request with its neighbours: nought).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HorizonStretch {
+    pub from: i64,
+    pub to: i64,
+    pub cached_orders: u64,
+    pub expected_pages: u64,
+}
+
+impl<'d> super::Orders<'d> {
     /// When the cache was last synced (UTC millis), for "as of the sync at T".
     pub fn last_synced(&self) -> CoreResult<Option<i64>> {
-        self.store
-            .cache_read(|c| c.sync_state.last_synced(&self.profile.name))
+        self.desk
+            .store
+            .cache_read(|c| c.sync_state.last_synced(&self.desk.profile.name))
     }
 
     /// Reads the period's orders again from the gateway before a statement or a
@@ -36,13 +52,13 @@ impl Desk {
     /// days later); then the charged-back amount of each charged-back payin not looked up
     /// yet (the list gives the state only). `cancel` stops it between pages.
     pub async fn refresh_period(
-        &self,
+        self,
         period: Period,
         cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
         progress: impl FnMut(&crate::sync::SyncProgress) + Send,
     ) -> CoreResult<Refreshed> {
         const DAY: i64 = 86_400_000;
-        let now = self.clock.now_ms();
+        let now = self.desk.clock.now_ms();
         // A minute past now: the windows end on a whole second, and an order made in
         // the last second is read all the same.
         let to = (period.to + DAY).min(now + 60_000);
@@ -91,12 +107,13 @@ impl Desk {
     /// Looks up the charged-back amount of every charged-back payin of `period` whose
     /// amount is not cached yet; returns how many were looked up.
     pub async fn look_up_chargebacks(
-        &self,
+        self,
         period: Period,
         cancel: &std::sync::atomic::AtomicBool,
     ) -> CoreResult<u64> {
         use paydesk_gateway::{Meaning, StateField};
         let states: Vec<i64> = self
+            .desk
             .dictionary
             .entries(StateField::OrderState)
             .filter(|(_, m)| *m == Meaning::ChargedBack)
@@ -114,7 +131,7 @@ impl Desk {
             ..Default::default()
         };
         let mut wanted = Vec::new();
-        self.store.orders().for_each(&filter, &mut |o| {
+        self.desk.store.orders().for_each(&filter, &mut |o| {
             wanted.push(o.trade_no.clone());
             Ok(())
         })?;
@@ -124,6 +141,7 @@ impl Desk {
                 break;
             }
             let known = self
+                .desk
                 .store
                 .reversals()
                 .list(Some(&trade_no))?
@@ -136,29 +154,11 @@ impl Desk {
         }
         Ok(n)
     }
-}
 
-/// Days of the change horizon read again together, and costed as one: the re-read goes
-/// stretch by stretch, cheapest first.
-pub const HORIZON_STRETCH_DAYS: i64 = 7;
-
-/// One stretch of the change horizon as its re-read plans it: `[from, to)` in UTC
-/// millis, the orders the cache holds made in it, and the pages reading it again is
-/// expected to take (a page of the profile's size per its cached orders, rounded up; an
-/// empty stretch is counted in one request with its neighbours: nought).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HorizonStretch {
-    pub from: i64,
-    pub to: i64,
-    pub cached_orders: u64,
-    pub expected_pages: u64,
-}
-
-impl Desk {
     /// The profile's reporting settings (business zone, change horizon): as read when
     /// the desk opened, or as last set on the running desk.
     pub fn reporting(&self) -> crate::profile::Reporting {
-        super::lock(&self.reporting).clone()
+        crate::desk::lock(&self.desk.reporting).clone()
     }
 
     /// The running desk takes these reporting settings (checked) at once: the next
@@ -166,7 +166,7 @@ impl Desk {
     /// is [`crate::Home::set_reporting`]'s.)
     pub fn use_reporting(&self, reporting: crate::profile::Reporting) -> CoreResult<()> {
         reporting.validate()?;
-        *super::lock(&self.reporting) = reporting;
+        *crate::desk::lock(&self.desk.reporting) = reporting;
         Ok(())
     }
 
@@ -190,7 +190,7 @@ impl Desk {
                 to: Some(end),
                 ..Default::default()
             };
-            let cached = u64::try_from(self.store.orders().count(&filter)?).unwrap_or(0);
+            let cached = u64::try_from(self.desk.store.orders().count(&filter)?).unwrap_or(0);
             plan.push(HorizonStretch {
                 from,
                 to: end,
@@ -204,14 +204,14 @@ impl Desk {
     }
 
     /// Reads again every window of the change horizon (the profile's, 120 days unless
-    /// set; finished orders too), stretch by stretch in [`Desk::horizon_plan`]'s order,
+    /// set; finished orders too), stretch by stretch in [`Orders::horizon_plan`]'s order,
     /// cheapest first: what a reconciliation up to now is built on, and what the running
     /// desk does on a schedule. Cut short (cancelled, the gateway failing), the most
     /// stretches for the requests spent were read again. Then the charged-back amount of
     /// each charged-back payin of the horizon not looked up yet. The report sums the
     /// stretches'.
     pub async fn refresh_horizon(
-        &self,
+        self,
         cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
         progress: impl FnMut(&crate::sync::SyncProgress) + Send,
     ) -> CoreResult<crate::sync::SyncReport> {

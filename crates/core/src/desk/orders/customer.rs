@@ -5,7 +5,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Desk;
 use crate::error::CoreResult;
 
 /// Who an order was made for: the payer of a payin, the beneficiary of a card payout.
@@ -44,20 +43,22 @@ pub fn customer_of(request: &Value) -> Option<Customer> {
     (c.name.is_some() || c.email.is_some() || c.user_id.is_some()).then_some(c)
 }
 
-impl Desk {
+impl<'d> super::Orders<'d> {
     /// The customer of an order this desk made (the first of its journal entries that
     /// names one); `None` for an order the desk only read from the gateway's list.
     pub fn order_customer(&self, trade_no: &str) -> CoreResult<Option<Customer>> {
         let mer_order_no = self
+            .desk
             .store
             .orders()
             .get(trade_no)?
             .map(|o| o.mer_order_no)
             .unwrap_or_default();
-        let entries = self
-            .store
-            .journal()
-            .of_order(&self.profile.name, trade_no, &mer_order_no)?;
+        let entries =
+            self.desk
+                .store
+                .journal()
+                .of_order(&self.desk.profile.name, trade_no, &mer_order_no)?;
         Ok(entries.iter().find_map(|e| customer_of(&e.request)))
     }
 }

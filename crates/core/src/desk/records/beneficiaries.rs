@@ -4,145 +4,17 @@
 //! say whether the book knows the account. Every change is in the audit log.
 
 use std::borrow::Cow;
-use std::path::Path;
 
-use super::Desk;
 use crate::beneficiaries::{
     self as book, Beneficiary, Book, NewBeneficiary, Opened, Payee, RowCells, StoredBeneficiary,
     TeamPayeeRow,
 };
 use crate::bulk;
+use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
 use crate::forms::{PayoutForm, PayoutKind, PayoutOp};
 
 impl Desk {
-    /// The book, by nickname; nothing unmasked. On a team, the team's book.
-    pub fn beneficiaries(&self) -> CoreResult<Vec<Beneficiary>> {
-        if let Some(team) = self.team()? {
-            return Ok(team.payees()?.into_iter().map(|p| p.payee).collect());
-        }
-        Ok(self
-            .store
-            .beneficiaries()?
-            .list()?
-            .into_iter()
-            .map(|b| b.shown)
-            .collect())
-    }
-
-    /// Adds a payee: checked (nickname unique in the book, the CLABE's or card's rules),
-    /// its account kept masked and sealed, never in clear.
-    pub fn add_beneficiary(&self, new: &NewBeneficiary) -> CoreResult<Beneficiary> {
-        // A team's payee: sealed to the signers, audited by the team's database.
-        if let Some(team) = self.team()? {
-            return Ok(team.add_payee(new)?.payee);
-        }
-        let (shown, account) = book::check(new)?;
-        // Review r6 R6-1: a nickname that reads like one already in the book (the team's
-        // database refuses the same: schema 0031).
-        let skeleton = book::nickname_skeleton(&shown.nickname);
-        let key = book::nickname_key(&shown.nickname);
-        if let Some(alike) = self.store.beneficiaries()?.list()?.into_iter().find(|b| {
-            book::nickname_key(&b.shown.nickname) != key
-                && book::nickname_skeleton(&b.shown.nickname) == skeleton
-        }) {
-            return Err(CoreError::keyed(
-                "nickname",
-                format!(
-                    "reads like payee {:?} already in the book: choose a nickname that does not",
-                    alike.shown.nickname
-                ),
-                "payeeNicknameLookAlike",
-                &[("alike", alike.shown.nickname)],
-            ));
-        }
-        let key = self.intent_key.expose();
-        let digest = book::account_digest(key, shown.kind, &account);
-        let stored = StoredBeneficiary {
-            sealed_account: book::seal(key, &digest, &account)?,
-            account_digest: digest,
-            shown,
-        };
-        let added = self.store.beneficiaries()?.add(&stored)?;
-        self.audit_event(
-            "beneficiary_add",
-            format!(
-                "nickname={} account={} kind={}",
-                added.nickname,
-                added.account,
-                book::kind_name(added.kind)
-            ),
-            "ok",
-        );
-        Ok(added)
-    }
-
-    /// Removes the payee of `nickname` (payouts already made to it stay as they are).
-    pub fn remove_beneficiary(&self, nickname: &str) -> CoreResult<()> {
-        if let Some(team) = self.team()? {
-            if !team.remove_payee(nickname)? {
-                return Err(CoreError::keyed(
-                    "nickname",
-                    format!("no payee {:?} in the book", nickname.trim()),
-                    "payeeUnknown",
-                    &[("nickname", nickname.trim().to_string())],
-                ));
-            }
-            return Ok(());
-        }
-        let store = self.store.beneficiaries()?;
-        let Some(b) = store.by_nickname(nickname)? else {
-            return Err(CoreError::keyed(
-                "nickname",
-                format!("no payee {:?} in the book", nickname.trim()),
-                "payeeUnknown",
-                &[("nickname", nickname.trim().to_string())],
-            ));
-        };
-        store.remove(nickname)?;
-        drop(store);
-        self.audit_event(
-            "beneficiary_remove",
-            format!("nickname={} account={}", b.shown.nickname, b.shown.account),
-            "ok",
-        );
-        Ok(())
-    }
-
-    /// Approves a payee another member of the team added: the row the approver was
-    /// shown (its id and sealed account's hash, from [`Beneficiary::team_row`]), never a
-    /// nickname another payee could take meanwhile. The team's database holds who may;
-    /// a solo desk's payees need none.
-    pub fn approve_beneficiary(&self, row: &TeamPayeeRow) -> CoreResult<()> {
-        match self.team()? {
-            Some(team) => team.approve_payee(row),
-            None => Err(CoreError::keyed(
-                "nickname",
-                "a payee of this desk's own book needs no approval",
-                "payeeNoApproval",
-                &[],
-            )),
-        }
-    }
-
-    /// Whether a team's new payees need another member's approval; none on a solo desk.
-    pub fn payee_approval(&self) -> CoreResult<Option<bool>> {
-        self.team()?.map(|t| t.payee_approval()).transpose()
-    }
-
-    /// Whether a team's new payees need another member's approval (an admin's setting).
-    pub fn set_payee_approval(&self, on: bool) -> CoreResult<()> {
-        match self.team()? {
-            Some(team) => team.set_payee_approval(on),
-            None => Err(CoreError::keyed(
-                "payeeApproval",
-                "only a team's payees can need an approval",
-                "payeeApprovalTeamOnly",
-                &[],
-            )),
-        }
-    }
-
     fn opened(&self, b: StoredBeneficiary) -> CoreResult<Opened> {
         let account = book::unseal(
             self.intent_key.expose(),
@@ -315,7 +187,7 @@ impl Desk {
 
     /// The book opened, for a bulk file's `beneficiary` column; empty when this desk
     /// keeps no book.
-    fn bulk_book(&self) -> CoreResult<Book> {
+    pub(in crate::desk) fn bulk_book(&self) -> CoreResult<Book> {
         let Ok(store) = self.store.beneficiaries() else {
             return Ok(Book::default());
         };
@@ -339,15 +211,141 @@ impl Desk {
         }
         Ok(book)
     }
+}
 
-    /// Reads and checks a bulk payout file, its `beneficiary` column's nicknames taken
-    /// from the book; nothing is sent.
-    pub fn bulk_read(&self, path: &Path) -> CoreResult<bulk::BulkFile> {
-        bulk::read_with_book(path, &self.bulk_context()?, &self.bulk_book()?)
+impl<'d> super::Records<'d> {
+    /// The book, by nickname; nothing unmasked. On a team, the team's book.
+    pub fn beneficiaries(&self) -> CoreResult<Vec<Beneficiary>> {
+        if let Some(team) = self.desk.team()? {
+            return Ok(team.payees()?.into_iter().map(|p| p.payee).collect());
+        }
+        Ok(self
+            .desk
+            .store
+            .beneficiaries()?
+            .list()?
+            .into_iter()
+            .map(|b| b.shown)
+            .collect())
     }
 
-    /// [`Desk::bulk_read`] of a file held in memory.
-    pub fn bulk_parse(&self, bytes: &[u8]) -> CoreResult<bulk::BulkFile> {
-        bulk::parse_with_book(bytes, &self.bulk_context()?, &self.bulk_book()?)
+    /// Adds a payee: checked (nickname unique in the book, the CLABE's or card's rules),
+    /// its account kept masked and sealed, never in clear.
+    pub fn add_beneficiary(&self, new: &NewBeneficiary) -> CoreResult<Beneficiary> {
+        // A team's payee: sealed to the signers, audited by the team's database.
+        if let Some(team) = self.desk.team()? {
+            return Ok(team.add_payee(new)?.payee);
+        }
+        let (shown, account) = book::check(new)?;
+        // Review r6 R6-1: a nickname that reads like one already in the book (the team's
+        // database refuses the same: schema 0031).
+        let skeleton = book::nickname_skeleton(&shown.nickname);
+        let key = book::nickname_key(&shown.nickname);
+        if let Some(alike) = self
+            .desk
+            .store
+            .beneficiaries()?
+            .list()?
+            .into_iter()
+            .find(|b| {
+                book::nickname_key(&b.shown.nickname) != key
+                    && book::nickname_skeleton(&b.shown.nickname) == skeleton
+            })
+        {
+            return Err(CoreError::keyed(
+                "nickname",
+                format!(
+                    "reads like payee {:?} already in the book: choose a nickname that does not",
+                    alike.shown.nickname
+                ),
+                "payeeNicknameLookAlike",
+                &[("alike", alike.shown.nickname)],
+            ));
+        }
+        let key = self.desk.intent_key.expose();
+        let digest = book::account_digest(key, shown.kind, &account);
+        let stored = StoredBeneficiary {
+            sealed_account: book::seal(key, &digest, &account)?,
+            account_digest: digest,
+            shown,
+        };
+        let added = self.desk.store.beneficiaries()?.add(&stored)?;
+        self.desk.journal().audit_event(
+            "beneficiary_add",
+            format!(
+                "nickname={} account={} kind={}",
+                added.nickname,
+                added.account,
+                book::kind_name(added.kind)
+            ),
+            "ok",
+        );
+        Ok(added)
+    }
+
+    /// Removes the payee of `nickname` (payouts already made to it stay as they are).
+    pub fn remove_beneficiary(&self, nickname: &str) -> CoreResult<()> {
+        if let Some(team) = self.desk.team()? {
+            if !team.remove_payee(nickname)? {
+                return Err(CoreError::keyed(
+                    "nickname",
+                    format!("no payee {:?} in the book", nickname.trim()),
+                    "payeeUnknown",
+                    &[("nickname", nickname.trim().to_string())],
+                ));
+            }
+            return Ok(());
+        }
+        let store = self.desk.store.beneficiaries()?;
+        let Some(b) = store.by_nickname(nickname)? else {
+            return Err(CoreError::keyed(
+                "nickname",
+                format!("no payee {:?} in the book", nickname.trim()),
+                "payeeUnknown",
+                &[("nickname", nickname.trim().to_string())],
+            ));
+        };
+        store.remove(nickname)?;
+        drop(store);
+        self.desk.journal().audit_event(
+            "beneficiary_remove",
+            format!("nickname={} account={}", b.shown.nickname, b.shown.account),
+            "ok",
+        );
+        Ok(())
+    }
+
+    /// Approves a payee another member of the team added: the row the approver was
+    /// shown (its id and sealed account's hash, from [`Beneficiary::team_row`]), never a
+    /// nickname another payee could take meanwhile. The team's database holds who may;
+    /// a solo desk's payees need none.
+    pub fn approve_beneficiary(&self, row: &TeamPayeeRow) -> CoreResult<()> {
+        match self.desk.team()? {
+            Some(team) => team.approve_payee(row),
+            None => Err(CoreError::keyed(
+                "nickname",
+                "a payee of this desk's own book needs no approval",
+                "payeeNoApproval",
+                &[],
+            )),
+        }
+    }
+
+    /// Whether a team's new payees need another member's approval; none on a solo desk.
+    pub fn payee_approval(&self) -> CoreResult<Option<bool>> {
+        self.desk.team()?.map(|t| t.payee_approval()).transpose()
+    }
+
+    /// Whether a team's new payees need another member's approval (an admin's setting).
+    pub fn set_payee_approval(&self, on: bool) -> CoreResult<()> {
+        match self.desk.team()? {
+            Some(team) => team.set_payee_approval(on),
+            None => Err(CoreError::keyed(
+                "payeeApproval",
+                "only a team's payees can need an approval",
+                "payeeApprovalTeamOnly",
+                &[],
+            )),
+        }
     }
 }

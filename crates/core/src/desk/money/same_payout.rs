@@ -9,7 +9,7 @@
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use super::{Desk, lock};
+use crate::desk::{Desk, lock};
 use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutOp;
 use crate::journal::{Entry, JournalStore, Status, mask_request};
@@ -44,8 +44,8 @@ impl Desk {
     /// Refuses ([`CoreError::Duplicate`]) a payout under a number new to the journal when
     /// a live payout, or one accepted within the duplicate window, of the same kind pays
     /// the same amount in the same currency to the same account, unless the operator
-    /// confirmed a second one ([`Desk::allow_duplicate_once`]).
-    pub(super) fn same_payout_elsewhere(&self, op: &PayoutOp) -> CoreResult<()> {
+    /// confirmed a second one ([`Journal::allow_duplicate_once`]).
+    pub(in crate::desk) fn same_payout_elsewhere(&self, op: &PayoutOp) -> CoreResult<()> {
         let no = op.mer_order_no();
         if lock(&self.allowed_duplicates).contains(no.trim()) {
             return Ok(());
@@ -74,7 +74,7 @@ impl Desk {
     /// and those accepted within the duplicate window, by the desk's clock, read in the
     /// query (review r6 R6-2: not the newest thousand, filtered after); with `op`, only
     /// those whose kept request holds its masked account.
-    pub(super) fn money_candidates(
+    pub(in crate::desk) fn money_candidates(
         &self,
         journal: &dyn JournalStore,
         op: Option<&PayoutOp>,
@@ -82,7 +82,7 @@ impl Desk {
         let account = op.map(masked_account).transpose()?.flatten();
         journal.live_or_recent(
             &self.profile.name,
-            &super::funds::PAYOUTS,
+            &crate::desk::money::funds::PAYOUTS,
             self.guard(false).window_ms,
             account.as_deref(),
         )
@@ -94,7 +94,10 @@ impl Desk {
     /// that stays unknown refuses the confirmation, naming it (the person looks it up or
     /// resolves it, then confirms again); one found paid meanwhile is asked about again,
     /// as paid. Nothing to do without a confirmation.
-    pub(super) async fn earlier_known_before_a_second(&self, op: &PayoutOp) -> CoreResult<()> {
+    pub(in crate::desk) async fn earlier_known_before_a_second(
+        &self,
+        op: &PayoutOp,
+    ) -> CoreResult<()> {
         let no = op.mer_order_no().trim();
         if !lock(&self.allowed_duplicates).contains(no) {
             return Ok(());
@@ -117,7 +120,7 @@ impl Desk {
     /// [`Desk::earlier_known_before_a_second`] for any confirmed second request under
     /// `mer_order_no` (a card move, a payin, a payout): the journal's unresolved entries
     /// of the same intent (`fingerprint`) under other numbers are looked up first.
-    pub(super) async fn earlier_intents_known(
+    pub(in crate::desk) async fn earlier_intents_known(
         &self,
         fingerprint: &str,
         mer_order_no: &str,
@@ -136,7 +139,7 @@ impl Desk {
     /// accepted asks again ([`CoreError::Duplicate`], as accepted).
     async fn earlier_known(&self, unsettled: Vec<Entry>) -> CoreResult<()> {
         for earlier in unsettled {
-            let now = self.reconcile_entry(&earlier, true).await?;
+            let now = self.journal().reconcile_entry(&earlier, true).await?;
             match now.status {
                 Status::Unknown | Status::Sending => {
                     let earlier_no = now.mer_order_no;
@@ -167,7 +170,7 @@ impl Desk {
     /// The first of `candidates` (numbers for which `skip` holds left out) that pays the
     /// same amount in the same currency to the same account as `op`, by the same kind
     /// of payout.
-    pub(super) fn same_money<'e>(
+    pub(in crate::desk) fn same_money<'e>(
         &self,
         op: &PayoutOp,
         candidates: &'e [Entry],

@@ -1,6 +1,6 @@
 //! Bulk look-up: many order or trade numbers (pasted, or a text/CSV file) looked up in
 //! the cache and, for what the cache lacks, at the gateway in order-list requests that
-//! carry many numbers at once. One function for both front ends ([`Desk::bulk_lookup`]).
+//! carry many numbers at once. One function for both front ends ([`Orders::bulk_lookup`]).
 //!
 //! The interface gives no limit on how many numbers `merOrderNos` and `tradeNos` take;
 //! the one limit it leaves open that bounds a request is the page size (the profile's
@@ -23,7 +23,7 @@ use paydesk_gateway::dictionary::Meaning;
 use paydesk_gateway::wire::{self, MerNo, OrderListItem};
 use serde::{Deserialize, Serialize};
 
-use super::Desk;
+use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
 
 /// The most distinct numbers one look-up takes.
@@ -372,114 +372,6 @@ impl Desk {
             .meaning(StateField::OrderState, &state.to_string())
     }
 
-    /// Looks `text`'s numbers up (see the module's docs): the cache first, then the
-    /// gateway in batches of at most a page of numbers; `cancel` stops between batches.
-    pub async fn bulk_lookup(
-        &self,
-        text: &str,
-        opts: LookupOptions,
-        cancel: Arc<AtomicBool>,
-        mut progress: impl FnMut(&LookupProgress) + Send,
-    ) -> CoreResult<LookupReport> {
-        let parsed = parse_numbers(text)?;
-        let batch = self
-            .conventions()
-            .max_page_size
-            .clamp(1, paydesk_gateway::validate::MAX_PAGE_SIZE);
-        let mut report = LookupReport {
-            rows: Vec::with_capacity(parsed.numbers.len()),
-            rejected: parsed.rejected,
-            duplicates: parsed.duplicates,
-            gateway: GatewayAsked::NotNeeded,
-            gateway_error: None,
-            requests: 0,
-            batch_size: batch,
-            cache_updated: 0,
-        };
-        // The cache first.
-        let mut cached_trade: HashSet<String> = HashSet::new();
-        {
-            let orders = self.store.orders();
-            for (number, line) in &parsed.numbers {
-                let by_trade = orders.get(number)?;
-                let by_mer = orders.by_mer_order_no(number)?;
-                let mut row = row_of(number, *line, Found::NotAsked);
-                let (main, other) = match (by_mer, by_trade) {
-                    (Some(m), Some(t)) if m.trade_no != t.trade_no => (Some(m), Some(t)),
-                    (Some(m), _) => (Some(m), None),
-                    (None, t) => (t, None),
-                };
-                if let Some(o) = main {
-                    cached_trade.insert(o.trade_no.clone());
-                    row.found = Found::Cache;
-                    row.meaning = self.meaning_of(o.state);
-                    row.state = Some(o.state);
-                    row.amount = given(&o.source_amount);
-                    row.currency = given(&o.currency);
-                    row.mer_order_no = given(&o.mer_order_no);
-                    row.trade_no = Some(o.trade_no);
-                    row.also = other.map(|o| o.trade_no).into_iter().collect();
-                }
-                report.rows.push(row);
-            }
-        }
-        let to_ask: Vec<usize> = (0..report.rows.len())
-            .filter(|&i| opts.refresh || report.rows[i].found == Found::NotAsked)
-            .collect();
-        if to_ask.is_empty() {
-            return Ok(report);
-        }
-        if !opts.ask_gateway {
-            report.gateway = GatewayAsked::Offline;
-            return Ok(report);
-        }
-        report.gateway = GatewayAsked::Asked;
-        let total = u32_of(to_ask.len());
-        let mut asked = 0u32;
-        progress(&LookupProgress {
-            asked,
-            to_ask: total,
-            requests: 0,
-        });
-        for chunk in to_ask.chunks(batch as usize) {
-            if cancel.load(Ordering::Relaxed) {
-                report.gateway = GatewayAsked::Stopped;
-                break;
-            }
-            let numbers: Vec<String> = chunk
-                .iter()
-                .map(|&i| report.rows[i].number.clone())
-                .collect();
-            match self.list_numbers(&numbers, &mut report.requests).await {
-                Ok((items, refused)) => self.take_answer(&mut report, chunk, items, &refused),
-                Err(e) => {
-                    report.gateway = GatewayAsked::Failed;
-                    report.gateway_error = Some(e.to_string());
-                    break;
-                }
-            }
-            asked += u32_of(chunk.len());
-            progress(&LookupProgress {
-                asked,
-                to_ask: total,
-                requests: report.requests,
-            });
-        }
-        // What the gateway said of orders the cache holds, into the cache.
-        let updates: Vec<&LookupRow> = report
-            .rows
-            .iter()
-            .filter(|r| r.found == Found::Gateway)
-            .filter(|r| {
-                r.trade_no
-                    .as_ref()
-                    .is_some_and(|t| cached_trade.contains(t))
-            })
-            .collect();
-        report.cache_updated = u32_of(updates.len());
-        Ok(report)
-    }
-
     /// The order list for `numbers` (as merchant order numbers and as trade numbers),
     /// every page of it: its usable items, and the numbers named by items it refused.
     async fn list_numbers(
@@ -640,6 +532,117 @@ impl Desk {
         let left = e.sent_at?;
         let until = left + i64::from(self.profile.safety.not_found_grace_secs) * 1000;
         (self.now_ms() < until).then_some((left, until))
+    }
+}
+
+impl<'d> super::Orders<'d> {
+    /// Looks `text`'s numbers up (see the module's docs): the cache first, then the
+    /// gateway in batches of at most a page of numbers; `cancel` stops between batches.
+    pub async fn bulk_lookup(
+        self,
+        text: &str,
+        opts: LookupOptions,
+        cancel: Arc<AtomicBool>,
+        mut progress: impl FnMut(&LookupProgress) + Send,
+    ) -> CoreResult<LookupReport> {
+        let parsed = parse_numbers(text)?;
+        let batch = self
+            .desk
+            .conventions()
+            .max_page_size
+            .clamp(1, paydesk_gateway::validate::MAX_PAGE_SIZE);
+        let mut report = LookupReport {
+            rows: Vec::with_capacity(parsed.numbers.len()),
+            rejected: parsed.rejected,
+            duplicates: parsed.duplicates,
+            gateway: GatewayAsked::NotNeeded,
+            gateway_error: None,
+            requests: 0,
+            batch_size: batch,
+            cache_updated: 0,
+        };
+        // The cache first.
+        let mut cached_trade: HashSet<String> = HashSet::new();
+        {
+            let orders = self.desk.store.orders();
+            for (number, line) in &parsed.numbers {
+                let by_trade = orders.get(number)?;
+                let by_mer = orders.by_mer_order_no(number)?;
+                let mut row = row_of(number, *line, Found::NotAsked);
+                let (main, other) = match (by_mer, by_trade) {
+                    (Some(m), Some(t)) if m.trade_no != t.trade_no => (Some(m), Some(t)),
+                    (Some(m), _) => (Some(m), None),
+                    (None, t) => (t, None),
+                };
+                if let Some(o) = main {
+                    cached_trade.insert(o.trade_no.clone());
+                    row.found = Found::Cache;
+                    row.meaning = self.desk.meaning_of(o.state);
+                    row.state = Some(o.state);
+                    row.amount = given(&o.source_amount);
+                    row.currency = given(&o.currency);
+                    row.mer_order_no = given(&o.mer_order_no);
+                    row.trade_no = Some(o.trade_no);
+                    row.also = other.map(|o| o.trade_no).into_iter().collect();
+                }
+                report.rows.push(row);
+            }
+        }
+        let to_ask: Vec<usize> = (0..report.rows.len())
+            .filter(|&i| opts.refresh || report.rows[i].found == Found::NotAsked)
+            .collect();
+        if to_ask.is_empty() {
+            return Ok(report);
+        }
+        if !opts.ask_gateway {
+            report.gateway = GatewayAsked::Offline;
+            return Ok(report);
+        }
+        report.gateway = GatewayAsked::Asked;
+        let total = u32_of(to_ask.len());
+        let mut asked = 0u32;
+        progress(&LookupProgress {
+            asked,
+            to_ask: total,
+            requests: 0,
+        });
+        for chunk in to_ask.chunks(batch as usize) {
+            if cancel.load(Ordering::Relaxed) {
+                report.gateway = GatewayAsked::Stopped;
+                break;
+            }
+            let numbers: Vec<String> = chunk
+                .iter()
+                .map(|&i| report.rows[i].number.clone())
+                .collect();
+            match self.desk.list_numbers(&numbers, &mut report.requests).await {
+                Ok((items, refused)) => self.desk.take_answer(&mut report, chunk, items, &refused),
+                Err(e) => {
+                    report.gateway = GatewayAsked::Failed;
+                    report.gateway_error = Some(e.to_string());
+                    break;
+                }
+            }
+            asked += u32_of(chunk.len());
+            progress(&LookupProgress {
+                asked,
+                to_ask: total,
+                requests: report.requests,
+            });
+        }
+        // What the gateway said of orders the cache holds, into the cache.
+        let updates: Vec<&LookupRow> = report
+            .rows
+            .iter()
+            .filter(|r| r.found == Found::Gateway)
+            .filter(|r| {
+                r.trade_no
+                    .as_ref()
+                    .is_some_and(|t| cached_trade.contains(t))
+            })
+            .collect();
+        report.cache_updated = u32_of(updates.len());
+        Ok(report)
     }
 }
 

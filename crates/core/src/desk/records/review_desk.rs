@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use super::Desk;
 use crate::error::CoreResult;
 use crate::review_match::{FileMatch, OrderNumbers};
 use crate::store::orders::{OrderFilter, OrderKind};
@@ -27,15 +26,15 @@ fn decision_after(notes: &[crate::store::notifications::Stored], after: i64) -> 
         .map(|(_, s)| s)
 }
 
-impl Desk {
+impl<'d> super::Records<'d> {
     /// The bank-transfer orders that need review documents (open, none sent) or have
     /// some (every order a submission was made for), with their status and age; those
     /// that ask something of a person first, oldest first. An order is a bank transfer
     /// when the desk knows its method is SEPA (made here) or the gateway sent a
     /// bank-transfer review (EDD) notification about it.
     pub fn review_queue(&self) -> CoreResult<Vec<ReviewQueueItem>> {
-        let now = self.clock.now_ms();
-        let open_states = self.open_states();
+        let now = self.desk.clock.now_ms();
+        let open_states = self.desk.open_states();
         let filter = OrderFilter {
             methods: vec!["SEPA".into()],
             states: open_states.clone(),
@@ -43,15 +42,16 @@ impl Desk {
             unknown_kind: true,
             ..OrderFilter::default()
         };
-        let open = self.store.orders().query(&filter, 0, QUEUE_OPEN)?.rows;
+        let open = self.desk.store.orders().query(&filter, 0, QUEUE_OPEN)?.rows;
         // Each order's submissions, newest first.
         let mut by_order: HashMap<String, Vec<ReviewSubmission>> = HashMap::new();
-        for s in self.store.reviews().latest(None)? {
+        for s in self.desk.store.reviews().latest(None)? {
             by_order.entry(s.trade_no.clone()).or_default().push(s);
         }
         // The gateway's bank-transfer review (EDD) notifications name orders too, whatever
         // the desk knows of their method (the order list does not give it).
         let named: Vec<String> = self
+            .desk
             .store
             .notifications()
             .latest(1000)?
@@ -62,7 +62,7 @@ impl Desk {
         let mut orders = open;
         for trade_no in by_order.keys().chain(named.iter()) {
             if !orders.iter().any(|o| &o.trade_no == trade_no)
-                && let Some(o) = self.store.orders().get(trade_no)?
+                && let Some(o) = self.desk.store.orders().get(trade_no)?
             {
                 orders.push(o);
             }
@@ -73,7 +73,7 @@ impl Desk {
             let latest = subs.and_then(|s| s.first());
             let decision = match latest {
                 Some(l) if l.outcome == "accepted" => {
-                    let notes = self.store.notifications().of_order(&o.trade_no)?;
+                    let notes = self.desk.store.notifications().of_order(&o.trade_no)?;
                     decision_after(&notes, l.at)
                 }
                 _ => None,

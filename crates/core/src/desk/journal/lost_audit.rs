@@ -152,16 +152,17 @@ pub fn start_new_audit_log(
     Ok(NewAuditLog { archive, first_row })
 }
 
-impl super::Desk {
+impl<'d> super::Journal<'d> {
     /// The audit logs set aside because their key was lost, newest first.
     pub fn audit_archives(&self) -> CoreResult<Vec<AuditArchive>> {
-        self.store.audit_archives()
+        self.desk.store.audit_archives()
     }
 
     /// The rows of a log set aside, as written (newest first, at most `limit`): kept and
     /// readable, but sealed with a lost key, so not checkable.
     pub fn audit_archived_rows(&self, archive: i64, limit: i64) -> CoreResult<Vec<AuditEntry>> {
-        self.store
+        self.desk
+            .store
             .audit_archived_rows(archive, limit.clamp(1, 10_000))
     }
 }

@@ -5,7 +5,7 @@
 use paydesk_gateway::wire;
 use serde::{Deserialize, Serialize};
 
-use super::Desk;
+use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
 use crate::forms::Receipt;
 use crate::journal::{Entry, JournalOperation, Status};
@@ -57,11 +57,31 @@ pub(crate) fn action_of(e: &Entry) -> Option<AttentionAction> {
 }
 
 impl Desk {
+    /// After a money movement the gateway accepted, the order it made is read again
+    /// from the gateway's list (its state and fees as the gateway has them, not only as
+    /// the answer implied). A list that does not show it yet, or a failed read, leaves
+    /// the cache as the answer made it: the next sync or notification reads it.
+    pub(crate) async fn reread_made(&self, r: &CoreResult<Receipt>) {
+        let Some(trade_no) = r
+            .as_ref()
+            .ok()
+            .filter(|r| r.entry.status == Status::Accepted && !r.replayed)
+            .and_then(|r| r.entry.trade_no.clone())
+        else {
+            return;
+        };
+        if let Err(e) = self.relist(&trade_no).await {
+            tracing::info!(error = %e, %trade_no, "a made order was not read again");
+        }
+    }
+}
+
+impl<'d> super::Journal<'d> {
     /// Every entry of this profile that needs a person, oldest first (the longest
     /// waiting at the top), at most `limit`.
     pub fn needs_attention(&self, limit: i64) -> CoreResult<Vec<Attention>> {
-        let mut list = self.store.journal().list(
-            &self.profile.name,
+        let mut list = self.desk.store.journal().list(
+            &self.desk.profile.name,
             &[Status::Pending, Status::Unknown, Status::Sending],
             &[],
             limit,
@@ -69,7 +89,7 @@ impl Desk {
         list.sort_by_key(|e| (e.created_at, e.id));
         Ok(list
             .into_iter()
-            .map(|e| self.as_seen(e))
+            .map(|e| self.desk.as_seen(e))
             .filter_map(|entry| {
                 let action = action_of(&entry)?;
                 let account_field = (action == AttentionAction::SendAgain)
@@ -89,8 +109,8 @@ impl Desk {
     /// gateway (`pending`). The journal keeps the account masked, so the person types it
     /// again (`account`); it must make the very request of the entry (its fingerprint),
     /// or nothing is sent. Anything else about the request is the journal's.
-    pub async fn resend_payout(&self, id: i64, account: &str) -> CoreResult<Receipt> {
-        let e = self.journal_entry(id)?;
+    pub async fn resend_payout(self, id: i64, account: &str) -> CoreResult<Receipt> {
+        let e = self.entry(id)?;
         if e.status != Status::Pending {
             return Err(CoreError::keyed(
                 "id",
@@ -173,46 +193,31 @@ impl Desk {
             _ => None,
         };
         if let Some(amount) = amount {
-            self.check_before_journal(&e.mer_order_no, &currency, amount)
+            self.desk
+                .check_before_journal(&e.mer_order_no, &currency, amount)
                 .await?;
         }
         let r = match e.operation {
             JournalOperation::V2Payout => {
                 let op: wire::V2Payout = serde_json::from_value(request).map_err(unreadable)?;
-                if self.fingerprint_of(&op)? != e.fingerprint {
+                if self.desk.fingerprint_of(&op)? != e.fingerprint {
                     return Err(not_it());
                 }
-                self.payout_clabe(op).await
+                self.desk.money().payout_clabe(op).await
             }
             _ => {
                 let op: wire::V1CardPayout = serde_json::from_value(request).map_err(unreadable)?;
-                if self.fingerprint_of(&op)? != e.fingerprint {
+                if self.desk.fingerprint_of(&op)? != e.fingerprint {
                     return Err(not_it());
                 }
-                self.payout_card(op).await
+                self.desk.money().payout_card(op).await
             }
         };
         let r = r.map(|s| Receipt::new(s.entry, s.replayed));
-        let r = self.receipt_or_error(e.operation.name(), &e.mer_order_no, r);
-        self.reread_made(&r).await;
+        let r = self
+            .desk
+            .receipt_or_error(e.operation.name(), &e.mer_order_no, r);
+        self.desk.reread_made(&r).await;
         r
-    }
-
-    /// After a money movement the gateway accepted, the order it made is read again
-    /// from the gateway's list (its state and fees as the gateway has them, not only as
-    /// the answer implied). A list that does not show it yet, or a failed read, leaves
-    /// the cache as the answer made it: the next sync or notification reads it.
-    pub(crate) async fn reread_made(&self, r: &CoreResult<Receipt>) {
-        let Some(trade_no) = r
-            .as_ref()
-            .ok()
-            .filter(|r| r.entry.status == Status::Accepted && !r.replayed)
-            .and_then(|r| r.entry.trade_no.clone())
-        else {
-            return;
-        };
-        if let Err(e) = self.relist(&trade_no).await {
-            tracing::info!(error = %e, %trade_no, "a made order was not read again");
-        }
     }
 }

@@ -6,7 +6,7 @@
 
 use paydesk_gateway::wire;
 
-use super::Desk;
+use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
 use crate::forms::Receipt;
 use crate::journal::{JournalOperation, Status};
@@ -18,11 +18,19 @@ const V1_METHODS: [&str; 6] = ["WECHAT", "PIX", "APPLE_PAY", "CASH_APP", "GCASH"
 pub const PAYIN_TAX_ID: &str = "socialSecurityNumber";
 
 impl Desk {
+    fn not_its_request(&self, mer_order_no: &str) -> CoreError {
+        CoreError::internal(format!(
+            "the journal's request of {mer_order_no} does not make the request it recorded: nothing was sent"
+        ))
+    }
+}
+
+impl<'d> super::Journal<'d> {
     /// Sends again, under its own number, a payin the journal knows was not sent.
     /// `tax_id`: a PIX payer's CPF, typed again (the journal keeps it masked); ignored
     /// for every other method. Anything else about the request is the journal's.
-    pub async fn resend_payin(&self, id: i64, tax_id: Option<&str>) -> CoreResult<Receipt> {
-        let e = self.journal_entry(id)?;
+    pub async fn resend_payin(self, id: i64, tax_id: Option<&str>) -> CoreResult<Receipt> {
+        let e = self.entry(id)?;
         if e.status != Status::Pending {
             return Err(CoreError::keyed(
                 "id",
@@ -48,20 +56,24 @@ impl Desk {
             JournalOperation::V2Payment => {
                 let op: wire::V2Payment =
                     serde_json::from_value(e.request.clone()).map_err(unreadable)?;
-                if self.fingerprint_of(&op)? != e.fingerprint {
-                    return Err(self.not_its_request(&e.mer_order_no));
+                if self.desk.fingerprint_of(&op)? != e.fingerprint {
+                    return Err(self.desk.not_its_request(&e.mer_order_no));
                 }
-                self.payin_v2(op.common)
+                self.desk
+                    .money()
+                    .payin_v2(op.common)
                     .await
                     .map(|s| Receipt::new(s.entry, s.replayed))
             }
             JournalOperation::V1VnBankPayment => {
                 let op: wire::V1VnBankPayment =
                     serde_json::from_value(e.request.clone()).map_err(unreadable)?;
-                if self.fingerprint_of(&op)? != e.fingerprint {
-                    return Err(self.not_its_request(&e.mer_order_no));
+                if self.desk.fingerprint_of(&op)? != e.fingerprint {
+                    return Err(self.desk.not_its_request(&e.mer_order_no));
                 }
-                self.payin_vn_bank(op)
+                self.desk
+                    .money()
+                    .payin_vn_bank(op)
                     .await
                     .map(|s| Receipt::new(s.entry, s.replayed))
             }
@@ -134,7 +146,7 @@ impl Desk {
                             version: version.clone(),
                             method,
                         };
-                        if self.fingerprint_of(&op)? == e.fingerprint {
+                        if self.desk.fingerprint_of(&op)? == e.fingerprint {
                             found = Some(op);
                             break 'ways;
                         }
@@ -156,10 +168,12 @@ impl Desk {
                             &[("number", e.mer_order_no.clone())],
                         )
                     } else {
-                        self.not_its_request(&e.mer_order_no)
+                        self.desk.not_its_request(&e.mer_order_no)
                     });
                 };
-                self.payin_v1(op)
+                self.desk
+                    .money()
+                    .payin_v1(op)
                     .await
                     .map(|s| Receipt::new(s.entry, s.replayed))
             }
@@ -178,14 +192,10 @@ impl Desk {
                 ));
             }
         };
-        let r = self.receipt_or_error(e.operation.name(), &e.mer_order_no, r);
-        self.reread_made(&r).await;
+        let r = self
+            .desk
+            .receipt_or_error(e.operation.name(), &e.mer_order_no, r);
+        self.desk.reread_made(&r).await;
         r
-    }
-
-    fn not_its_request(&self, mer_order_no: &str) -> CoreError {
-        CoreError::internal(format!(
-            "the journal's request of {mer_order_no} does not make the request it recorded: nothing was sent"
-        ))
     }
 }

@@ -20,7 +20,7 @@ use paydesk_gateway::GatewayError;
 use paydesk_gateway::wire::{self, Operation};
 use serde_json::Value;
 
-use super::{Desk, money_identifiers, plain_failure, unusable_success};
+use crate::desk::{Desk, money_identifiers, plain_failure, unusable_success};
 use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutOp;
 use crate::journal::{Begin, Claim, Entry, Intent, Outcome, Status};
@@ -29,12 +29,12 @@ use crate::journal::{Begin, Claim, Entry, Intent, Outcome, Status};
 const GATHER: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// A row to send: its index in the run's plan, the payout, its fingerprint.
-pub(super) type Row = (usize, PayoutOp, String);
+pub(in crate::desk) type Row = (usize, PayoutOp, String);
 
 type Answer = Result<paydesk_gateway::Answer<wire::PayoutResult>, GatewayError>;
 
 /// The journal's request (unsigned) and the summary line of a bulk row.
-pub(super) fn intent_parts(p: &PayoutOp) -> CoreResult<(Value, String)> {
+pub(in crate::desk) fn intent_parts(p: &PayoutOp) -> CoreResult<(Value, String)> {
     let internal = |e: serde_json::Error| CoreError::internal(e.to_string());
     Ok(match p {
         PayoutOp::Clabe(o) => (
@@ -87,7 +87,7 @@ impl Desk {
     /// `sync.payoutsInFlight` at once; `on_row(index, entry or error)` as each row's
     /// outcome is recorded. A row another desk holds, or whose entry is not pending any
     /// more, goes the single payout's way ([`Desk::submit`]) after the others.
-    pub(super) async fn send_bulk_rows(
+    pub(in crate::desk) async fn send_bulk_rows(
         &self,
         rows: Vec<Row>,
         on_row: &mut impl FnMut(usize, CoreResult<Entry>),
@@ -100,9 +100,9 @@ impl Desk {
         if self.profile.team.is_none()
             && let Ok(Some(kept)) = self.secrets.audit_anchor(&self.profile.name)
         {
-            let ours = super::lock(&self.audit_anchor).clone();
+            let ours = crate::desk::lock(&self.audit_anchor).clone();
             if !ours.is_some_and(|o| self.ours_is_later(Some(&kept), &o)) {
-                *super::lock(&self.audit_anchor) = Some(kept);
+                *crate::desk::lock(&self.audit_anchor) = Some(kept);
             }
         }
         let r = if self.profile.team.is_some() {
@@ -118,8 +118,8 @@ impl Desk {
         r?;
         for (i, payout) in one_by_one {
             let r = match payout {
-                PayoutOp::Clabe(o) => self.payout_clabe(o).await,
-                PayoutOp::Card(o) => self.payout_card(o).await,
+                PayoutOp::Clabe(o) => self.money().payout_clabe(o).await,
+                PayoutOp::Card(o) => self.money().payout_card(o).await,
             };
             on_row(i, r.map(|s| s.entry));
         }
@@ -359,7 +359,7 @@ impl Desk {
             })
             .collect();
         let records = self.audit_records(rows.clone());
-        let anchor = super::lock(&self.audit_anchor).clone();
+        let anchor = crate::desk::lock(&self.audit_anchor).clone();
         match self.store.bulk_turn(
             records,
             self.audit_key.expose(),
@@ -373,7 +373,7 @@ impl Desk {
                 if let Some(a) = anchor
                     && self.profile.team.is_none()
                 {
-                    *super::lock(&self.audit_anchor) = Some(a);
+                    *crate::desk::lock(&self.audit_anchor) = Some(a);
                     // The keyring's anchor follows the log turn by turn (one write a
                     // turn): a run killed or dropped midway leaves at most its last
                     // turn's rows past it, not the whole run's.

@@ -5,7 +5,7 @@
 
 use std::future::Future;
 
-use super::Desk;
+use crate::desk::Desk;
 use crate::error::CoreResult;
 use crate::purpose::{self, Purpose};
 
@@ -15,19 +15,21 @@ tokio::task_local! {
 }
 
 /// The purpose of the movement being submitted, if one was given.
-pub(super) fn current() -> Option<Purpose> {
+pub(in crate::desk) fn current() -> Option<Purpose> {
     PURPOSE.try_with(Clone::clone).ok().flatten()
 }
 
 impl Desk {
+    /// Runs `f` (a form's submission) with `p` as its movement's purpose.
+    pub(in crate::desk) async fn with_purpose<F: Future>(p: Option<Purpose>, f: F) -> F::Output {
+        PURPOSE.scope(p, f).await
+    }
+}
+
+impl<'d> super::Records<'d> {
     /// `p` checked by the profile's rules (required or not; bounds; characters): a
     /// refusal names the field, and nothing is journaled.
     pub fn check_purpose(&self, p: &Purpose) -> CoreResult<Option<Purpose>> {
-        purpose::check(p, self.profile.safety.purpose_required)
-    }
-
-    /// Runs `f` (a form's submission) with `p` as its movement's purpose.
-    pub(super) async fn with_purpose<F: Future>(p: Option<Purpose>, f: F) -> F::Output {
-        PURPOSE.scope(p, f).await
+        purpose::check(p, self.desk.profile.safety.purpose_required)
     }
 }

@@ -7,7 +7,7 @@ use paydesk_gateway::wire::{self, DateLimit, MerNo, V2OrderList};
 use paydesk_gateway::{GatewayError, SignatureStatus};
 use serde::Serialize;
 
-use super::{Desk, ask};
+use crate::desk::ask;
 use crate::error::CoreResult;
 
 /// One finding of the check.
@@ -155,15 +155,15 @@ fn verified(what: &str, s: SignatureStatus, desk_has_key: bool) -> Option<CheckI
     }
 }
 
-impl Desk {
+impl<'d> super::Money<'d> {
     /// Checks the connection with no money moved: a signed balance query of `currency`
     /// (the first the desk knows, else USD), and a signed order-list query of the last
     /// day in the gateway's zone at the page size a sync would use; the answers'
     /// signatures verified. Each finding names the setting to change.
-    pub async fn check_connection(&self, currency: Option<&str>) -> CoreResult<ConnectionCheck> {
-        let client = self.client()?;
+    pub async fn check_connection(self, currency: Option<&str>) -> CoreResult<ConnectionCheck> {
+        let client = self.desk.client()?;
         let mut items = Vec::new();
-        let has_gateway_key = self.gateway_key.is_some();
+        let has_gateway_key = self.desk.gateway_key.is_some();
         let currency = match currency {
             Some(c) => c.trim().to_uppercase(),
             None => self
@@ -175,7 +175,7 @@ impl Desk {
         let balance = ask(
             client,
             &wire::V2BalanceQuery {
-                mer_no: MerNo(self.profile.mer_no),
+                mer_no: MerNo(self.desk.profile.mer_no),
                 currency: currency.clone(),
             },
         )
@@ -184,7 +184,7 @@ impl Desk {
         if let Ok(a) = &balance
             && let Some(at) = a.date
         {
-            let skew = (self.clock.now_ms() - at.timestamp_millis()) / 1000;
+            let skew = (self.desk.clock.now_ms() - at.timestamp_millis()) / 1000;
             if skew.abs() > 120 {
                 items.push(item(
                     "clock",
@@ -205,13 +205,13 @@ impl Desk {
                 CheckOutcome::Works,
                 format!(
                     "a signed balance query of {currency} was accepted (code {}): the gateway knows merchant {} and accepts this desk's signature",
-                    a.code, self.profile.mer_no
+                    a.code, self.desk.profile.mer_no
                 ),
                 None,
             )),
             Err(e) => items.push(failure("balance", e)),
         }
-        let zone = self.conventions.gateway_zone();
+        let zone = self.desk.conventions.gateway_zone();
         let now = Utc::now();
         let fmt = |t: chrono::DateTime<Utc>| {
             t.with_timezone(&zone)
@@ -219,19 +219,20 @@ impl Desk {
                 .to_string()
         };
         // The last day, or the longest span the conventions say the list takes.
-        let hours = match self.conventions.max_span_hours {
+        let hours = match self.desk.conventions.max_span_hours {
             0 => 24,
             h => i64::from(h).min(24),
         };
         let since = now - Duration::hours(hours) + Duration::seconds(1);
         let page_size = i64::from(
-            self.profile
+            self.desk
+                .profile
                 .sync
                 .page_size
-                .min(self.conventions.max_page_size),
+                .min(self.desk.conventions.max_page_size),
         );
         let list = |size: i64| V2OrderList {
-            mer_no: MerNo(self.profile.mer_no),
+            mer_no: MerNo(self.desk.profile.mer_no),
             mer_order_nos: vec![],
             trade_nos: vec![],
             date_limit: Some(DateLimit {
@@ -251,7 +252,7 @@ impl Desk {
                         "the order list of the last {hours} hours ({} to {}, read in the gateway's zone {}) answered {} orders in pages of {page_size}",
                         fmt(since),
                         fmt(now),
-                        self.conventions.time_zone,
+                        self.desk.conventions.time_zone,
                         a.data.total
                     ),
                     None,
@@ -288,11 +289,11 @@ impl Desk {
             CheckOutcome::Note,
             format!(
                 "the registered origin ({}) and the access token are sent only with payins, payouts and top-ups, which move money: not tried here. A first payin of a small amount proves them",
-                self.profile.origin
+                self.desk.profile.origin
             ),
             Some("origin"),
         ));
-        if self.secrets.bearer(&self.profile.name)?.is_none() {
+        if self.desk.secrets.bearer(&self.desk.profile.name)?.is_none() {
             items.push(item(
                 "token",
                 CheckOutcome::Note,
@@ -301,15 +302,15 @@ impl Desk {
             ));
         }
         let ok = !items.iter().any(|i| i.outcome == CheckOutcome::Fails);
-        self.audit(
+        self.desk.audit(
             "connection_check",
             format!("currency={currency}"),
             if ok { "ok" } else { "problems" },
             std::time::Instant::now(),
         );
         Ok(ConnectionCheck {
-            profile: self.profile.name.clone(),
-            base_url: self.base_url.to_string(),
+            profile: self.desk.profile.name.clone(),
+            base_url: self.desk.base_url.to_string(),
             items,
             ok,
         })

@@ -1,6 +1,6 @@
 //! Checked before it leaves (issue 35): the balance a payout comes out of, the fees this
 //! desk knows, what is left, and the profile's limits; for one payout's confirmation
-//! ([`Desk::payout_funds`]) and for a bulk run's plan ([`Desk::hold_beyond_funds`]).
+//! ([`Money::payout_funds`]) and for a bulk run's plan ([`Desk::hold_beyond_funds`]).
 //!
 //! The gateway states no fee before a payout is made: a fee is known only from the last
 //! cached payout of the currency (never invented). A balance is fresh when the gateway
@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, HashSet};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use super::Desk;
 use crate::bulk::{self, RowAction, RowReason};
+use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
 use crate::journal::Status;
 use crate::limits::OverLimit;
@@ -22,7 +22,7 @@ use crate::store::balances::BalanceSnapshot;
 use crate::store::now_ms;
 
 /// The journal's payout operations: what a day's limit counts.
-pub(super) const PAYOUTS: [&str; 2] = ["v2.payout", "v1.payout"];
+pub(in crate::desk) const PAYOUTS: [&str; 2] = ["v2.payout", "v1.payout"];
 
 /// A balance answered within this many seconds is fresh.
 pub const FRESH_SECS: i64 = 120;
@@ -71,65 +71,9 @@ fn dec(v: &serde_json::Value) -> Option<Decimal> {
 }
 
 impl Desk {
-    /// The profile's payout limits as the home keeps them now (read for each check, so a
-    /// change made elsewhere, e.g. `paydesk payout limits` while the app is open, holds
-    /// at the next payout: review-money-r5 F7); the last ones read if the file cannot be.
-    pub fn limits(&self) -> crate::limits::Limits {
-        match self.home.limits(&self.profile.name) {
-            Ok(l) => {
-                *super::lock(&self.limits) = l.clone();
-                l
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "the profile's limits not read again: the last ones read hold");
-                super::lock(&self.limits).clone()
-            }
-        }
-    }
-
-    /// Sets the profile's payout limits: checked, kept with the profile in the home the
-    /// desk was opened from ([`crate::Home::set_limits`], where every check reads them),
-    /// and held by this desk at once. Returns them as kept. (Was `use_limits`, which only
-    /// changed this desk's copy until the next check read the home again: review r6.)
-    pub fn set_limits(&self, limits: crate::limits::Limits) -> CoreResult<crate::limits::Limits> {
-        let kept = self.home.set_limits(&self.profile.name, limits)?;
-        *super::lock(&self.limits) = kept.clone();
-        Ok(kept)
-    }
-
-    /// What the payouts of today (the business day in the profile's zone) in `currency`
-    /// add up to: every payout in the journal but those refused, and but `except`.
-    pub fn paid_today(&self, currency: &str, except: &HashSet<String>) -> CoreResult<Decimal> {
-        let start = self.day_start()?;
-        let entries = self.store.journal().list(
-            &self.profile.name,
-            &[
-                Status::Pending,
-                Status::Sending,
-                Status::Accepted,
-                Status::Unknown,
-            ],
-            &PAYOUTS,
-            1_000_000,
-        )?;
-        Ok(entries
-            .iter()
-            // A payout counts on the day it was sent (written, if never sent).
-            .filter(|e| e.sent_at.unwrap_or(e.created_at) >= start)
-            .filter(|e| !except.contains(&e.mer_order_no))
-            .filter(|e| {
-                e.request
-                    .get("currencyCode")
-                    .and_then(|c| c.as_str())
-                    .is_some_and(|c| c.eq_ignore_ascii_case(currency))
-            })
-            .filter_map(|e| e.request.get("sourceAmount").and_then(dec))
-            .sum())
-    }
-
     /// When today (the business day in the profile's zone) began, in UTC millis.
     fn day_start(&self) -> CoreResult<i64> {
-        let zone = self.reporting().zone();
+        let zone = self.orders().reporting().zone();
         let now = self.clock.now_ms();
         let today = chrono::NaiveDate::parse_from_str(&zone.day_of(now), "%Y-%m-%d")
             .map_err(|e| CoreError::internal(format!("today in the business zone: {e}")))?;
@@ -139,7 +83,7 @@ impl Desk {
     /// A payout request's per-day limit as the journal checks it in the transaction that
     /// writes the intent ([`crate::store::journal::JournalStore::begin_within`]): `None`
     /// for an operation that is no payout or a currency without a per-day limit.
-    pub(super) fn day_limit_of(
+    pub(in crate::desk) fn day_limit_of(
         &self,
         operation: &str,
         body: &serde_json::Value,
@@ -151,7 +95,7 @@ impl Desk {
             return Ok(None);
         };
         let currency = currency.trim().to_ascii_uppercase();
-        let Some(per_day) = self.limits().of(&currency).1 else {
+        let Some(per_day) = self.money().limits().of(&currency).1 else {
             return Ok(None);
         };
         let Some(amount) = body.get("sourceAmount").and_then(dec) else {
@@ -160,13 +104,7 @@ impl Desk {
         Ok(Some((currency, amount, per_day, self.day_start()?)))
     }
 
-    /// A payout of `amount` in `currency` against the profile's limits: the first limit
-    /// it is over, counting today's payouts.
-    pub fn over_limit(&self, currency: &str, amount: Decimal) -> CoreResult<Option<OverLimit>> {
-        self.over_limit_but(currency, amount, &HashSet::new())
-    }
-
-    /// [`Desk::over_limit`], today's payouts numbered in `except` left out (a `pending`
+    /// [`Money::over_limit`], today's payouts numbered in `except` left out (a `pending`
     /// entry about to be sent is counted as this payout, not twice).
     fn over_limit_but(
         &self,
@@ -174,12 +112,12 @@ impl Desk {
         amount: Decimal,
         except: &HashSet<String>,
     ) -> CoreResult<Option<OverLimit>> {
-        let limits = self.limits();
+        let limits = self.money().limits();
         let (one, day) = limits.of(currency);
         if one.is_none() && day.is_none() {
             return Ok(None);
         }
-        let used = self.paid_today(currency, except)?;
+        let used = self.money().paid_today(currency, except)?;
         Ok(limits.check(currency, amount, used))
     }
 
@@ -193,75 +131,13 @@ impl Desk {
             .find(|b| b.currency.eq_ignore_ascii_case(currency)))
     }
 
-    /// The confirmation's figures for a payout of `amount` in `currency`: the balance
-    /// asked of the gateway now when `refresh` (the cached one with its age if that
-    /// fails, or without `refresh`), the known fee, what is left, the limits.
-    pub async fn payout_funds(
-        &self,
-        currency: &str,
-        amount: &str,
-        refresh: bool,
-    ) -> CoreResult<Funds> {
-        let amount: Decimal = amount.trim().parse().map_err(|_| {
-            CoreError::keyed(
-                "amount",
-                format!("must be an amount, got {amount:?}"),
-                "limitAmount",
-                &[("got", amount.to_string())],
-            )
-        })?;
-        let mut refresh_error = None;
-        let snapshot = if refresh && self.client.is_some() {
-            match self.balance(currency).await {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    refresh_error = Some(e.to_string());
-                    self.cached_balance(currency)?
-                }
-            }
-        } else {
-            self.cached_balance(currency)?
-        };
-        let fee = self.payout_fee_estimate(currency);
-        let total = amount + fee.as_ref().map(|(f, _)| *f).unwrap_or_default();
-        let balance = snapshot
-            .as_ref()
-            .and_then(|s| s.balance.parse::<Decimal>().ok());
-        let age = snapshot
-            .as_ref()
-            .map(|s| ((now_ms() - s.taken_at) / 1000).max(0));
-        let (one, day) = self.limits().of(currency);
-        Ok(Funds {
-            currency: currency.to_ascii_uppercase(),
-            balance: balance.map(|b| b.to_string()),
-            taken_at: snapshot.as_ref().map(|s| s.taken_at),
-            age_secs: age,
-            fresh: age.is_some_and(|a| a <= FRESH_SECS),
-            refresh_error,
-            amount: amount.to_string(),
-            fee: fee.as_ref().map(|(f, _)| f.to_string()),
-            fee_from: fee.map(|(_, from)| from),
-            total: total.to_string(),
-            left: balance.map(|b| (b - total).to_string()),
-            short: balance.is_some_and(|b| b < total),
-            limit_per_payout: one.map(|d| d.to_string()),
-            limit_per_day: day.map(|d| d.to_string()),
-            // The journal is read only when a limit asks what today's payouts add up to.
-            used_today: if one.is_some() || day.is_some() {
-                self.paid_today(currency, &HashSet::new())?.to_string()
-            } else {
-                "0".into()
-            },
-        })
-    }
-
     /// The checks a payout passes before it is journaled: the profile's limits, then a
     /// balance asked of the gateway now (when this desk holds the key): short of the
     /// amount and the known fee, it is refused naming the balance. A number already in
     /// the journal is not checked again (it goes nowhere new: the journal replays it),
     /// but for one still `pending` (never sent, or resolved as not there): it is about to
     /// leave, and is checked like a new one (review-money-r5 F3).
-    pub(super) async fn check_before_journal(
+    pub(in crate::desk) async fn check_before_journal(
         &self,
         mer_order_no: &str,
         currency: &str,
@@ -286,7 +162,7 @@ impl Desk {
         if self.client.is_none() {
             return Ok(());
         }
-        let Ok(s) = self.balance(currency).await else {
+        let Ok(s) = self.money().balance(currency).await else {
             return Ok(());
         };
         let Ok(balance) = s.balance.parse::<Decimal>() else {
@@ -319,7 +195,7 @@ impl Desk {
     /// (review r6 R6-3): an unknown entry its lookups just proved absent is `pending`
     /// now, and goes only within the limits and the balance of now, as any payout sent
     /// again; its currency and amount as its request says. Other operations: nothing.
-    pub(super) async fn check_before_resend(
+    pub(in crate::desk) async fn check_before_resend(
         &self,
         operation: &str,
         mer_order_no: &str,
@@ -342,7 +218,7 @@ impl Desk {
     /// the balance (the latest snapshot), it and every later row of its currency are held.
     /// These holds stand whatever the operator confirmed (`include_held` does not send a
     /// row the money is not there for). Returns the funds of each currency the plan sends.
-    pub(super) fn hold_beyond_funds(
+    pub(in crate::desk) fn hold_beyond_funds(
         &self,
         planned: &mut [bulk::Planned],
     ) -> CoreResult<Vec<bulk::CurrencyFunds>> {
@@ -354,7 +230,7 @@ impl Desk {
             .filter(|p| p.action == RowAction::Send)
             .map(|p| p.payout.mer_order_no().to_string())
             .collect();
-        let limits = self.limits();
+        let limits = self.money().limits();
         let latest = self.store.balances().latest()?;
         struct Run {
             balance: Option<(Decimal, i64)>,
@@ -394,7 +270,7 @@ impl Desk {
                     .and_then(|b| Some((b.balance.parse().ok()?, b.taken_at)));
                 let (one, day) = limits.of(&currency);
                 let today = if one.is_some() || day.is_some() {
-                    self.paid_today(&currency, &own)?
+                    self.money().paid_today(&currency, &own)?
                 } else {
                     Decimal::ZERO
                 };
@@ -463,7 +339,7 @@ impl Desk {
     /// Before a confirmed run writes anything: the balances asked again; if they no
     /// longer reach a row the plan sends, the run is refused whole (nothing journaled),
     /// naming the currency and its balance, for the plan to be checked again.
-    pub(super) async fn funds_still_there(
+    pub(in crate::desk) async fn funds_still_there(
         &self,
         file: &bulk::BulkFile,
         planned: &[bulk::Planned],
@@ -471,7 +347,7 @@ impl Desk {
         if self.client.is_none() {
             return Ok(());
         }
-        self.refresh_bulk_balances(file).await;
+        self.money().refresh_bulk_balances(file).await;
         let mut again = planned.to_vec();
         self.hold_beyond_funds(&mut again)?;
         let changed = planned
@@ -501,11 +377,137 @@ impl Desk {
         }
         Ok(())
     }
+}
+
+impl<'d> super::Money<'d> {
+    /// The profile's payout limits as the home keeps them now (read for each check, so a
+    /// change made elsewhere, e.g. `paydesk payout limits` while the app is open, holds
+    /// at the next payout: review-money-r5 F7); the last ones read if the file cannot be.
+    pub fn limits(&self) -> crate::limits::Limits {
+        match self.desk.home.limits(&self.desk.profile.name) {
+            Ok(l) => {
+                *crate::desk::lock(&self.desk.limits) = l.clone();
+                l
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the profile's limits not read again: the last ones read hold");
+                crate::desk::lock(&self.desk.limits).clone()
+            }
+        }
+    }
+
+    /// Sets the profile's payout limits: checked, kept with the profile in the home the
+    /// desk was opened from ([`crate::Home::set_limits`], where every check reads them),
+    /// and held by this desk at once. Returns them as kept. (Was `use_limits`, which only
+    /// changed this desk's copy until the next check read the home again: review r6.)
+    pub fn set_limits(&self, limits: crate::limits::Limits) -> CoreResult<crate::limits::Limits> {
+        let kept = self.desk.home.set_limits(&self.desk.profile.name, limits)?;
+        *crate::desk::lock(&self.desk.limits) = kept.clone();
+        Ok(kept)
+    }
+
+    /// What the payouts of today (the business day in the profile's zone) in `currency`
+    /// add up to: every payout in the journal but those refused, and but `except`.
+    pub fn paid_today(&self, currency: &str, except: &HashSet<String>) -> CoreResult<Decimal> {
+        let start = self.desk.day_start()?;
+        let entries = self.desk.store.journal().list(
+            &self.desk.profile.name,
+            &[
+                Status::Pending,
+                Status::Sending,
+                Status::Accepted,
+                Status::Unknown,
+            ],
+            &PAYOUTS,
+            1_000_000,
+        )?;
+        Ok(entries
+            .iter()
+            // A payout counts on the day it was sent (written, if never sent).
+            .filter(|e| e.sent_at.unwrap_or(e.created_at) >= start)
+            .filter(|e| !except.contains(&e.mer_order_no))
+            .filter(|e| {
+                e.request
+                    .get("currencyCode")
+                    .and_then(|c| c.as_str())
+                    .is_some_and(|c| c.eq_ignore_ascii_case(currency))
+            })
+            .filter_map(|e| e.request.get("sourceAmount").and_then(dec))
+            .sum())
+    }
+
+    /// A payout of `amount` in `currency` against the profile's limits: the first limit
+    /// it is over, counting today's payouts.
+    pub fn over_limit(&self, currency: &str, amount: Decimal) -> CoreResult<Option<OverLimit>> {
+        self.desk.over_limit_but(currency, amount, &HashSet::new())
+    }
+
+    /// The confirmation's figures for a payout of `amount` in `currency`: the balance
+    /// asked of the gateway now when `refresh` (the cached one with its age if that
+    /// fails, or without `refresh`), the known fee, what is left, the limits.
+    pub async fn payout_funds(
+        self,
+        currency: &str,
+        amount: &str,
+        refresh: bool,
+    ) -> CoreResult<Funds> {
+        let amount: Decimal = amount.trim().parse().map_err(|_| {
+            CoreError::keyed(
+                "amount",
+                format!("must be an amount, got {amount:?}"),
+                "limitAmount",
+                &[("got", amount.to_string())],
+            )
+        })?;
+        let mut refresh_error = None;
+        let snapshot = if refresh && self.desk.client.is_some() {
+            match self.balance(currency).await {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    refresh_error = Some(e.to_string());
+                    self.desk.cached_balance(currency)?
+                }
+            }
+        } else {
+            self.desk.cached_balance(currency)?
+        };
+        let fee = self.desk.payout_fee_estimate(currency);
+        let total = amount + fee.as_ref().map(|(f, _)| *f).unwrap_or_default();
+        let balance = snapshot
+            .as_ref()
+            .and_then(|s| s.balance.parse::<Decimal>().ok());
+        let age = snapshot
+            .as_ref()
+            .map(|s| ((now_ms() - s.taken_at) / 1000).max(0));
+        let (one, day) = self.limits().of(currency);
+        Ok(Funds {
+            currency: currency.to_ascii_uppercase(),
+            balance: balance.map(|b| b.to_string()),
+            taken_at: snapshot.as_ref().map(|s| s.taken_at),
+            age_secs: age,
+            fresh: age.is_some_and(|a| a <= FRESH_SECS),
+            refresh_error,
+            amount: amount.to_string(),
+            fee: fee.as_ref().map(|(f, _)| f.to_string()),
+            fee_from: fee.map(|(_, from)| from),
+            total: total.to_string(),
+            left: balance.map(|b| (b - total).to_string()),
+            short: balance.is_some_and(|b| b < total),
+            limit_per_payout: one.map(|d| d.to_string()),
+            limit_per_day: day.map(|d| d.to_string()),
+            // The journal is read only when a limit asks what today's payouts add up to.
+            used_today: if one.is_some() || day.is_some() {
+                self.paid_today(currency, &HashSet::new())?.to_string()
+            } else {
+                "0".into()
+            },
+        })
+    }
 
     /// The latest balance of each currency a bulk file pays in, asked of the gateway now
     /// (when this desk holds the key); a currency that cannot be read keeps its snapshot.
-    pub async fn refresh_bulk_balances(&self, file: &bulk::BulkFile) {
-        if self.client.is_none() {
+    pub async fn refresh_bulk_balances(self, file: &bulk::BulkFile) {
+        if self.desk.client.is_none() {
             return;
         }
         let mut currencies: Vec<String> = file
@@ -519,12 +521,10 @@ impl Desk {
             let _ = self.balance(&c).await;
         }
     }
-}
 
-impl Desk {
-    /// [`Desk::bulk_plan`] on balances asked of the gateway now, as the run will ask
+    /// [`Money::bulk_plan`] on balances asked of the gateway now, as the run will ask
     /// them again before it sends (what a preview shows and its digest).
-    pub async fn bulk_plan_fresh(&self, file: &bulk::BulkFile) -> CoreResult<bulk::BulkPlan> {
+    pub async fn bulk_plan_fresh(self, file: &bulk::BulkFile) -> CoreResult<bulk::BulkPlan> {
         self.refresh_bulk_balances(file).await;
         self.bulk_plan(file)
     }

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use paydesk_gateway::wire::{self, MerNo};
 
-use super::{Desk, OrderDetail, lock};
+use crate::desk::{Desk, OrderDetail, lock};
 use crate::error::{CoreError, CoreResult};
 use crate::store::orders::{self, OrderFilter, OrderPage};
 use crate::sync::{self, SyncOptions, SyncProgress, SyncReport, SyncTarget};
@@ -21,53 +21,6 @@ impl Drop for SyncSlot<'_> {
 }
 
 impl Desk {
-    /// A sync of the last `days` days with this profile's page size and requests in
-    /// flight.
-    pub fn sync_options(&self, days: i64) -> SyncOptions {
-        SyncOptions {
-            page_size: i64::from(self.profile.sync.page_size),
-            in_flight: self.profile.sync.in_flight as usize,
-            ..SyncOptions::last_days(days)
-        }
-    }
-
-    /// Syncs the order cache, one sync at a time on this desk (a second is refused while
-    /// one runs); [`Desk::cancel_sync`] or `cancel` stops it between pages.
-    pub async fn sync(
-        &self,
-        opts: &SyncOptions,
-        cancel: Arc<AtomicBool>,
-        progress: impl FnMut(&SyncProgress) + Send,
-    ) -> CoreResult<SyncReport> {
-        {
-            let mut running = lock(&self.sync_running);
-            if running.is_some() {
-                return Err(CoreError::keyed(
-                    "sync",
-                    "a sync is already running",
-                    "syncRunning",
-                    &[],
-                ));
-            }
-            *running = Some(cancel.clone());
-        }
-        let _slot = SyncSlot(&self.sync_running);
-        self.sync_unguarded(opts, cancel, progress).await
-    }
-
-    /// Asks the running sync to stop; false when none runs.
-    pub fn cancel_sync(&self) -> bool {
-        lock(&self.sync_running).as_ref().is_some_and(|c| {
-            c.store(true, std::sync::atomic::Ordering::Relaxed);
-            true
-        })
-    }
-
-    /// Whether a sync runs on this desk.
-    pub fn syncing(&self) -> bool {
-        lock(&self.sync_running).is_some()
-    }
-
     /// A sync without the one-at-a-time rule: the desk's own re-read of one order's day,
     /// which may run beside the operator's sync.
     async fn sync_unguarded(
@@ -156,21 +109,85 @@ impl Desk {
         }
     }
 
+    /// The order states the profile's dictionary does not call final (the raw values
+    /// that are numbers; the order list's `state` is one).
+    pub(in crate::desk) fn open_states(&self) -> Vec<i64> {
+        self.dictionary
+            .entries(paydesk_gateway::StateField::OrderState)
+            .filter(|(_, meaning)| !meaning.is_final())
+            .filter_map(|(raw, _)| raw.parse().ok())
+            .collect()
+    }
+
+    /// Forgets the deep-page anchors (the orders changed).
+    pub(in crate::desk) fn orders_changed(&self) {
+        lock(&self.anchors).clear();
+    }
+}
+
+impl<'d> super::Orders<'d> {
+    /// A sync of the last `days` days with this profile's page size and requests in
+    /// flight.
+    pub fn sync_options(&self, days: i64) -> SyncOptions {
+        SyncOptions {
+            page_size: i64::from(self.desk.profile.sync.page_size),
+            in_flight: self.desk.profile.sync.in_flight as usize,
+            ..SyncOptions::last_days(days)
+        }
+    }
+
+    /// Syncs the order cache, one sync at a time on this desk (a second is refused while
+    /// one runs); [`Orders::cancel_sync`] or `cancel` stops it between pages.
+    pub async fn sync(
+        self,
+        opts: &SyncOptions,
+        cancel: Arc<AtomicBool>,
+        progress: impl FnMut(&SyncProgress) + Send,
+    ) -> CoreResult<SyncReport> {
+        {
+            let mut running = lock(&self.desk.sync_running);
+            if running.is_some() {
+                return Err(CoreError::keyed(
+                    "sync",
+                    "a sync is already running",
+                    "syncRunning",
+                    &[],
+                ));
+            }
+            *running = Some(cancel.clone());
+        }
+        let _slot = SyncSlot(&self.desk.sync_running);
+        self.desk.sync_unguarded(opts, cancel, progress).await
+    }
+
+    /// Asks the running sync to stop; false when none runs.
+    pub fn cancel_sync(&self) -> bool {
+        lock(&self.desk.sync_running).as_ref().is_some_and(|c| {
+            c.store(true, std::sync::atomic::Ordering::Relaxed);
+            true
+        })
+    }
+
+    /// Whether a sync runs on this desk.
+    pub fn syncing(&self) -> bool {
+        lock(&self.desk.sync_running).is_some()
+    }
+
     /// A page of the orders table. Pages past the first 10,000 rows are read after an
     /// anchor (computed once per filter, until the next sync), so scrolling anywhere in
     /// a million rows stays fast.
-    pub fn orders(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {
-        let cached_orders = self.store.orders();
+    pub fn page(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage> {
+        let cached_orders = self.desk.store.orders();
         if offset < orders::ANCHOR_EVERY {
             return cached_orders.query(filter, offset, limit);
         }
         let key = filter.cache_key();
-        let cached = lock(&self.anchors).get(&key).cloned();
+        let cached = lock(&self.desk.anchors).get(&key).cloned();
         let anchors = match cached {
             Some(a) => a,
             None => {
                 let a = Arc::new(cached_orders.anchors(filter)?);
-                lock(&self.anchors).insert(key, a.clone());
+                lock(&self.desk.anchors).insert(key, a.clone());
                 a
             }
         };
@@ -183,24 +200,14 @@ impl Desk {
         filter: &OrderFilter,
         mut f: impl FnMut(&crate::store::orders::CachedOrder) -> CoreResult<()>,
     ) -> CoreResult<()> {
-        self.store.orders().for_each(filter, &mut f)
-    }
-
-    /// The order states the profile's dictionary does not call final (the raw values
-    /// that are numbers; the order list's `state` is one).
-    pub(super) fn open_states(&self) -> Vec<i64> {
-        self.dictionary
-            .entries(paydesk_gateway::StateField::OrderState)
-            .filter(|(_, meaning)| !meaning.is_final())
-            .filter_map(|(raw, _)| raw.parse().ok())
-            .collect()
+        self.desk.store.orders().for_each(filter, &mut f)
     }
 
     /// The trade number of the order numbered `number` (a trade number or a merchant
     /// order number, whole): from the cache, else from the gateway's order list (one
     /// request per kind of number). `None` when neither knows it, so nothing opens an
     /// order that does not exist.
-    pub async fn find_order(&self, number: &str) -> CoreResult<Option<String>> {
+    pub async fn find_order(self, number: &str) -> CoreResult<Option<String>> {
         let number = number.trim();
         paydesk_gateway::validate::required("number", number)?;
         if number.chars().count() > 64 || number.chars().any(char::is_control) {
@@ -211,7 +218,7 @@ impl Desk {
                 &[],
             ));
         }
-        let cached = self.store.orders();
+        let cached = self.desk.store.orders();
         if let Some(o) = cached.get(number)?.or(cached.by_mer_order_no(number)?) {
             return Ok(Some(o.trade_no));
         }
@@ -227,7 +234,7 @@ impl Desk {
                 continue;
             }
             let op = wire::V2OrderList {
-                mer_no: MerNo(self.profile.mer_no),
+                mer_no: MerNo(self.desk.profile.mer_no),
                 mer_order_nos: if by_trade_no {
                     vec![]
                 } else {
@@ -244,7 +251,7 @@ impl Desk {
                 version: wire::V2OrderList::VERSION.into(),
             };
             let key = if by_trade_no { "tradeNo" } else { "merOrderNo" };
-            let a = self.query(&op, format!("{key}={number}")).await?;
+            let a = self.desk.query(&op, format!("{key}={number}")).await?;
             crate::answers::order_page(&a.data, 10)?;
             let (items, _refused) = crate::answers::usable_items(a.data.list);
             // Only an item that is the order asked for: a list may answer with others.
@@ -266,19 +273,15 @@ impl Desk {
         &self,
         trade_no: &str,
     ) -> CoreResult<Option<crate::store::orders::CachedOrder>> {
-        self.store.orders().get(trade_no.trim())
-    }
-
-    /// Forgets the deep-page anchors (the orders changed).
-    pub(super) fn orders_changed(&self) {
-        lock(&self.anchors).clear();
+        self.desk.store.orders().get(trade_no.trim())
     }
 
     /// The cached order, its timeline, and a live V2 query with its signature status.
     /// The cached row is read again from the gateway's list at the same time, so that
     /// what the page shows live and cached agree (a failed re-read leaves it as it was).
-    pub async fn order_detail(&self, trade_no: &str) -> CoreResult<OrderDetail> {
+    pub async fn order_detail(self, trade_no: &str) -> CoreResult<OrderDetail> {
         let mer_order_no = self
+            .desk
             .store
             .orders()
             .get(trade_no)?
@@ -287,20 +290,20 @@ impl Desk {
         let op = wire::V2OrderQuery {
             mer_order_no,
             ..wire::V2OrderQuery::new(
-                MerNo(self.profile.mer_no),
+                MerNo(self.desk.profile.mer_no),
                 trade_no.to_string(),
                 // The gateway's name of a sale's query (its conventions).
-                self.conventions.query_types.sales.clone(),
+                self.desk.conventions.query_types.sales.clone(),
             )
         };
         let (relisted, queried) = tokio::join!(
-            self.relist(trade_no),
-            self.query(&op, format!("tradeNo={trade_no}"))
+            self.desk.relist(trade_no),
+            self.desk.query(&op, format!("tradeNo={trade_no}"))
         );
         if let Err(e) = relisted {
             tracing::info!(error = %e, trade_no, "order not read again from the list");
         }
-        let order = self.store.orders().get(trade_no)?;
+        let order = self.desk.store.orders().get(trade_no)?;
         let timeline = self.order_timeline(trade_no)?;
         let live = queried.and_then(|a| {
             crate::answers::order_record(trade_no, "sales", &a.data)?;
@@ -344,7 +347,7 @@ impl Desk {
     /// with `identifiers`, then, when it went through, the order's day is read again so
     /// that the cache shows its new state.
     pub async fn order_step(
-        &self,
+        self,
         operation: &str,
         trade_no: &str,
         identifiers: String,
@@ -352,14 +355,14 @@ impl Desk {
     ) -> CoreResult<()> {
         let started = Instant::now();
         let r = step.await;
-        self.audit(
+        self.desk.audit(
             operation,
             identifiers,
             if r.is_ok() { "ok" } else { "refused" },
             started,
         );
         r?;
-        let created = self.store.orders().created_at(trade_no)?;
+        let created = self.desk.store.orders().created_at(trade_no)?;
         if let Some(at) = created.and_then(chrono::DateTime::from_timestamp_millis) {
             let opts = SyncOptions {
                 from: at,
@@ -367,7 +370,9 @@ impl Desk {
                 full: true,
                 ..self.sync_options(1)
             };
-            self.sync_unguarded(&opts, Arc::default(), |_| {}).await?;
+            self.desk
+                .sync_unguarded(&opts, Arc::default(), |_| {})
+                .await?;
         }
         Ok(())
     }
