@@ -551,3 +551,84 @@ fn neither_front_end_names_the_team_database_backend() {
         .collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// The public methods (`pub fn`, `pub async fn`; not `pub(crate)`) of each top-level
+/// inherent `impl` block of `ty` in `text` (`impl Desk {`, `impl<'d> super::Money<'d> {`).
+fn public_methods_of(text: &str, ty: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if !inside {
+            let head = line.strip_prefix("impl").unwrap_or("");
+            let head = head.strip_prefix("<'d>").unwrap_or(head).trim_start();
+            let head = head
+                .strip_prefix("super::")
+                .or_else(|| head.strip_prefix("crate::desk::"))
+                .unwrap_or(head);
+            inside = line.starts_with("impl")
+                && head
+                    .strip_prefix(ty)
+                    .is_some_and(|rest| rest == " {" || rest == "<'d> {" || rest == "<'_> {");
+        } else if line == "}" {
+            inside = false;
+        } else if let Some(sig) = line
+            .strip_prefix("    pub fn ")
+            .or_else(|| line.strip_prefix("    pub async fn "))
+        {
+            let name: String = sig
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            found.push(name);
+        }
+    }
+    found
+}
+
+/// The desk's services (issue 32): `Desk` opens a profile (profile, secrets, gateway
+/// client, store, clock) and composes four services, `desk.money()`, `desk.orders()`,
+/// `desk.records()` and `desk.journal()`, which the API (`paydesk-api`) calls. Desk's
+/// own public surface stays the opening, the accessors and a few identity items; each
+/// service's methods live in its own module (`desk/money/`, ...), so a payout is found
+/// under money and Desk does not grow back into one object of every operation.
+#[test]
+fn the_desk_composes_services_and_each_lives_in_its_module() {
+    let mut files = Vec::new();
+    sources(
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")),
+        &mut files,
+    );
+    let desk: Vec<String> = files
+        .iter()
+        .flat_map(|(_, text)| public_methods_of(text, "Desk"))
+        .collect();
+    for must in ["open", "money", "orders", "records", "journal"] {
+        assert!(desk.iter().any(|m| m == must), "Desk::{must}: {desk:?}");
+    }
+    assert!(
+        desk.len() <= 20,
+        "Desk keeps at most 20 public methods (opening, the service accessors, identity); \
+         an operation belongs to a service: {} {desk:?}",
+        desk.len()
+    );
+    for (ty, dir, example) in [
+        ("Money", "desk/money/", "payout"),
+        ("Orders", "desk/orders/", "sync"),
+        ("Records", "desk/records/", "beneficiaries"),
+        ("Journal", "desk/journal/", "needs_attention"),
+    ] {
+        let mut methods = Vec::new();
+        for (file, text) in &files {
+            let here = public_methods_of(text, ty);
+            assert!(
+                here.is_empty() || file.starts_with(dir),
+                "{ty}'s methods live in {dir}, not {file}: {here:?}"
+            );
+            methods.extend(here);
+        }
+        assert!(
+            methods.iter().any(|m| m == example) && methods.len() > 10,
+            "{ty} holds its operations ({example}, ...): {methods:?}"
+        );
+    }
+}
