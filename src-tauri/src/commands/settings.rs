@@ -292,7 +292,7 @@ pub async fn conventions_export(
 }
 
 /// Checks a profile's connection with no money moved (see
-/// `paydesk_core::Money::check_connection`).
+/// `paydesk_core::desk::Money::check_connection`).
 #[tauri::command]
 #[specta::specta]
 pub async fn profile_check(
