@@ -1,5 +1,6 @@
 //! What a crate that extends the desk (the reports of `paydesk-reports`) reads of it: its
-//! store, its clock, and its audit log. The desk's other state stays its own.
+//! store and its clock (its audit log through `desk.journal().audit_operation`). The
+//! desk's other state stays its own.
 
 use std::sync::Arc;
 

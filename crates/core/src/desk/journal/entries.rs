@@ -1,4 +1,6 @@
-//! The journal service's part of what `desk/mod.rs` held.
+//! The journal's entries as the service hands them out: read, reconciled with the
+//! gateway, resolved by a person; a deliberate second request allowed once; the desk's
+//! own audit events; on a team desk, the check of the team's audit chain.
 
 use crate::desk::{check_team_chain, lock};
 use crate::error::{CoreError, CoreResult};

@@ -5,10 +5,9 @@
 //! checks, lists, exports and archives, and the team's audit chain.
 
 pub(super) mod attention;
-pub(super) mod audit_ops;
+pub(super) mod audit_log;
 pub(super) mod entries;
 pub(super) mod lost_audit;
-pub(super) mod queries;
 pub(super) mod resend_payin;
 
 use super::Desk;

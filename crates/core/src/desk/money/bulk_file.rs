@@ -1,4 +1,4 @@
-//! The money service's part of what `desk/beneficiaries.rs` held.
+//! A bulk payout file read or parsed with the desk's book of payees.
 
 use crate::bulk;
 use crate::error::CoreResult;

@@ -1,4 +1,4 @@
-//! The money service's part of what `desk/mod.rs` held.
+//! The merchant's currencies as the desk knows them.
 
 use crate::error::CoreResult;
 

@@ -4,13 +4,13 @@
 //! before it is sent), reviews, bulk payouts, funds checks and limits, refunds, balances,
 //! the connection check.
 
+pub(super) mod balances;
 pub(super) mod bulk_file;
 pub(super) mod bulk_send;
 pub(super) mod check;
 pub(super) mod currencies;
 pub(super) mod funds;
 pub(super) mod payments;
-pub(super) mod queries;
 pub(super) mod same_payout;
 
 use super::Desk;

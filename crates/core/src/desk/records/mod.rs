@@ -4,10 +4,10 @@
 //! notifications (where they go, received, checked) and alerts.
 
 pub(super) mod beneficiaries;
+pub(super) mod notifications;
 pub(super) mod notified;
 pub(super) mod notify_to;
 pub(super) mod purpose;
-pub(super) mod queries;
 pub(super) mod review_desk;
 
 use super::Desk;

@@ -1,4 +1,4 @@
-//! The records service's part of what `desk/mod.rs` held.
+//! Where notifications about orders made at this desk go.
 
 use crate::desk::lock;
 use crate::error::{CoreError, CoreResult};

@@ -1,6 +1,10 @@
-//! The journal service's part of what `desk/queries.rs` held.
+//! The audit log as the journal service reads and writes it: its check (with the
+//! keyring's anchor and alert), its rows, its CSV export, and an operation appended by a
+//! crate that extends the desk.
 
 use crate::audit::{self};
+use std::time::Instant;
+
 use crate::error::CoreResult;
 
 impl<'d> crate::desk::Journal<'d> {
@@ -69,5 +73,19 @@ impl<'d> crate::desk::Journal<'d> {
         drop(w);
         out.commit()?;
         Ok(rows.len())
+    }
+}
+
+impl<'d> crate::desk::Journal<'d> {
+    /// Appends an operation that started at `started` to the audit log, with its result
+    /// (what every operation of the desk does; a failure to append is logged, as there).
+    pub fn audit_operation(
+        &self,
+        operation: &str,
+        identifiers: String,
+        result: &str,
+        started: Instant,
+    ) {
+        self.desk.audit(operation, identifiers, result, started);
     }
 }

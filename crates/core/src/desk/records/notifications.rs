@@ -1,4 +1,5 @@
-//! The records service's part of what `desk/queries.rs` held.
+//! Notifications kept at the desk (recorded, listed with their delivery, checked
+//! without storing) and the alerts of the moment.
 
 use crate::desk::Event;
 use crate::error::CoreResult;

@@ -1,4 +1,5 @@
-//! The money service's part of what `desk/queries.rs` held.
+//! Balances (asked of the gateway and kept as snapshots, the scheduled snapshot, their
+//! history) and refunds.
 
 use crate::desk::{BalanceResult, BalanceSnapshot};
 use crate::error::{CoreError, CoreResult};

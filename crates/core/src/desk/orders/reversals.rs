@@ -1,4 +1,4 @@
-//! The orders service's part of what `desk/notified.rs` held.
+//! An order's refunds and chargebacks, looked up as its page opens.
 
 use crate::desk::OrderReversals;
 use crate::error::CoreResult;
