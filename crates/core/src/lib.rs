@@ -31,7 +31,7 @@ pub mod schedule;
 pub mod secrets;
 pub mod store;
 pub mod sync;
-pub mod team;
+pub mod team_member;
 pub mod views;
 
 pub use desk::{

@@ -272,7 +272,7 @@ impl Desk {
     }
 
     /// What a payout's confirmation says of its payee: on a team desk from the team's
-    /// book ([`crate::team::Team::payee_note`]), else from this desk's own.
+    /// book ([`crate::team_member::TeamMember::payee_note`]), else from this desk's own.
     pub(crate) fn payee_of_payout(&self, form: &PayoutForm, op: &PayoutOp) -> Option<Payee> {
         match self.team() {
             Ok(Some(team)) => team.payee_note(form, op).unwrap_or_else(|e| {

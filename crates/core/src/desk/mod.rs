@@ -481,7 +481,7 @@ impl Desk {
 
     /// The journal's entry under this merchant order number for an order of `kind`:
     /// once it exists, a failure is an unknown outcome, never final.
-    pub(crate) fn journal_entry_numbered(
+    pub fn journal_entry_numbered(
         &self,
         mer_order_no: &str,
         kind: crate::store::orders::OrderKind,
@@ -595,12 +595,12 @@ impl Desk {
             // second link, so a long sync batch never holds up the journal.
             Some(cfg) => {
                 // A member authenticated by a client certificate may keep no password.
-                let password = crate::team::member_password(cfg, &secrets, &profile.name)?;
-                crate::team::open_store(
+                let password = crate::team_member::member_password(cfg, &secrets, &profile.name)?;
+                crate::team_member::open_store(
                     cfg,
                     password.expose(),
                     profile.mer_no as i64,
-                    crate::team::Links::JournalAndCache,
+                    crate::team_member::Links::JournalAndCache,
                 )?
             }
             None => Store::open_sqlite(&path)?,
@@ -757,11 +757,11 @@ impl Desk {
 
     /// This desk's member's connection to the team, on a team profile: who the member
     /// is and what the database lets them do (read from the database each time).
-    pub fn team(&self) -> CoreResult<Option<crate::team::Team>> {
+    pub fn team(&self) -> CoreResult<Option<crate::team_member::TeamMember>> {
         self.store
             .team_db()
             .map(|link| {
-                crate::team::Team::on(link.clone())
+                crate::team_member::TeamMember::on(link.clone())
                     .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
             })
             .transpose()
@@ -814,8 +814,8 @@ impl Desk {
 
     /// Opens a value a maker's desk sealed to the team's signers (see `team`), with this
     /// desk's merchant key.
-    pub(crate) fn unseal_for_team(&self, label: &[u8], sealed: &str) -> CoreResult<String> {
-        crate::team::unseal(self.client()?.private_key().pkcs8_der(), label, sealed)
+    pub fn unseal_for_team(&self, label: &[u8], sealed: &str) -> CoreResult<String> {
+        crate::team_member::unseal(self.client()?.private_key().pkcs8_der(), label, sealed)
     }
 
     /// On a team desk, why the team's audit chain failed this desk's check when it
