@@ -209,7 +209,7 @@ impl TeamMember {
         }
     }
 
-    /// `value` of form field `field` sealed to the signers (see [`seal_to_signers`]);
+    /// `value` of form field `field` sealed to the signers (see `seal_to_signers`);
     /// refused, naming the field, before any signer's desk published the key.
     pub fn seal(&self, field: &str, value: &str) -> CoreResult<String> {
         let Some(spki) = self.tables().seal_key()? else {
@@ -298,7 +298,7 @@ fn seal_to_signers(spki: &[u8], label: &[u8], plain: &str) -> CoreResult<String>
     Ok(base64::engine::general_purpose::STANDARD.encode(sealed))
 }
 
-/// Opens a value [`seal_to_signers`] sealed, with the merchant's private key (PKCS#8).
+/// Opens a value `seal_to_signers` sealed, with the merchant's private key (PKCS#8).
 pub fn unseal(pkcs8: &[u8], label: &[u8], sealed: &str) -> CoreResult<String> {
     use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPrivateDecryptingKey, PrivateDecryptingKey};
     use base64::Engine as _;

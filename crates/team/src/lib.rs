@@ -154,7 +154,7 @@ impl Team {
     /// number fixed now, executed by a signer once the approvals the rules ask are in.
     pub fn request_payout(&self, form: &PayoutForm) -> CoreResult<Request> {
         // A payee of the team's book: the row names it (its id and its seal's hash), the
-        // account stays sealed to the signers (`team/pay.rs`).
+        // account stays sealed to the signers (`paydesk_core::team_member::pay`).
         let payee = match form.beneficiary.trim() {
             "" => None,
             nickname => Some(self.payee_for_request(nickname)?),
@@ -342,7 +342,7 @@ impl Team {
             ip_address: "127.0.0.1".into(),
         };
         // A row naming a payee of the team's book is checked with a stand-in for its
-        // account, then names the payee instead (`team/pay.rs`).
+        // account, then names the payee instead (`paydesk_core::team_member::pay`).
         let (book, payees) = self.bulk_payees()?;
         let mut file = paydesk_core::bulk::parse_with_book(bytes, &ctx, &book)?;
         let payee_column = file.headers.iter().position(|h| h == "beneficiary");
@@ -1038,7 +1038,7 @@ async fn execute_next_beating(
     // request leaves, its audit row), and its outcome is recorded as soon as it is
     // known. The request stays claimed by this signer meanwhile.
     let at_once = rows_at_once(&desk.profile.sync);
-    // Rows the balance does not reach are not sent (team/precheck.rs).
+    // Rows the balance does not reach are not sent (precheck.rs).
     let held = precheck::rows_beyond_balance(desk, &request, &open).await;
     let mut waiting = open.iter();
     let mut out_now = futures_util::stream::FuturesUnordered::new();
@@ -1277,7 +1277,7 @@ async fn execute_row(
             Err(e) => return unreadable(e),
             Ok(f) => {
                 let mut f = approved_payout(&f);
-                // A payee of the team's book: its seal opened and checked (`team/pay.rs`).
+                // A payee of the team's book: its seal opened and checked (`paydesk_core::team_member::pay`).
                 let payee = match pay::payee_to_send(desk, team, &row.form, f.kind) {
                     Ok(p) => p,
                     // Sent before under its number (a request taken up again): never

@@ -186,7 +186,7 @@ impl Desk {
             return Ok(Cow::Borrowed(form));
         }
         // A team's payee: its account stays sealed to the signers; the confirmation
-        // shows its mask (team/pay.rs).
+        // shows its mask (team_member/pay.rs).
         if let Some(team) = self.team()? {
             return Ok(Cow::Owned(team.payout_form_for_preview(form)?));
         }
