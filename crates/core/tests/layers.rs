@@ -685,7 +685,8 @@ fn the_front_ends_reach_the_team_through_the_api() {
 
 /// The one door by which the signer's worker passes the desk's rule that a team's money
 /// moves only as an approved request (`team_member::executing_approved`) is opened by
-/// the team crate's worker alone: no front end, API or other engine code names it.
+/// the team crate's worker alone: no front end, API or other engine code names it; and
+/// seals to the signers are opened by the engine and the worker only.
 #[test]
 fn only_the_signers_worker_opens_the_approved_request_door() {
     let mut files = Vec::new();
@@ -710,4 +711,18 @@ fn only_the_signers_worker_opens_the_approved_request_door() {
         .map(|(file, _)| file)
         .collect();
     assert_eq!(used.len(), 1, "the worker's door is seen where it is used");
+    // What a maker's desk sealed to the signers is opened by the engine and the worker
+    // only (`Desk::unseal_for_team`), never by a front end or the API.
+    let unseal = ["unseal", "_for_team"].concat();
+    let wrong: Vec<&String> = files
+        .iter()
+        .filter(|(file, text)| {
+            text.contains(&unseal)
+                && !file.starts_with("crates/core/src/")
+                && !file.starts_with("crates/team/src/")
+                && file != "crates/core/tests/layers.rs"
+        })
+        .map(|(file, _)| file)
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }
