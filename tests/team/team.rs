@@ -5,15 +5,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::store::pg::AsPgLink;
 use std::sync::Arc;
 
 use paydesk_core::store::pg::{PgLink, init_team};
-use paydesk_core::team::{self, RequestState, RowState, RuleInput, Team, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_team::{self as team, RequestState, RowState, RuleInput, Team, TeamRole};
 use paydesk_testpg::TestPg;
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};

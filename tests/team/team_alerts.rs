@@ -6,12 +6,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::alerts::{AlertKind, AlertSettings, AlertTarget, team_alerts};
 use paydesk_core::forms::{PayoutForm, PayoutKind};
-use paydesk_core::team::{Team, TeamRole};
+use paydesk_team::{Team, TeamRole};
 use paydesk_testpg::Options;
 
 use common::team::{CLABE, member};

@@ -6,12 +6,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::beneficiaries::{NewBeneficiary, TeamPayeeRow};
-use paydesk_core::team::TeamRole;
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 use sha2::Digest as _;
 
@@ -69,7 +68,7 @@ fn approve_call(nickname: &str) -> String {
 }
 
 /// The row of `nickname` as `t`'s book shows it (what an approver is shown).
-fn row_of(t: &paydesk_core::team::Team, nickname: &str) -> TeamPayeeRow {
+fn row_of(t: &paydesk_team::Team, nickname: &str) -> TeamPayeeRow {
     t.payees()
         .unwrap()
         .into_iter()

@@ -6,15 +6,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::forms::{PayoutForm, PayoutKind};
 use paydesk_core::store::pg::AsPgLink;
 use paydesk_core::store::pg::audit::PgAudit;
 use paydesk_core::store::prelude::AuditStore;
-use paydesk_core::team::{self, TeamRole};
 use paydesk_core::{Desk, Endpoint, Profile};
+use paydesk_team::{self as team, TeamRole};
 use paydesk_testpg::TestPg;
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};

@@ -6,12 +6,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::limits::{CurrencyLimit, Limits};
-use paydesk_core::team::{self, RowState, TeamRole};
 use paydesk_core::{Desk, Endpoint, Profile};
+use paydesk_team::{self as team, RowState, TeamRole};
 use rust_decimal::Decimal;
 
 use common::team::{CLABE, PASSWORD, cfg, member, team_db_of};

@@ -9,7 +9,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,8 +17,8 @@ use std::time::Duration;
 use paydesk_core::alerts::{AlertKind, AlertSettings, AlertTarget, team_alerts};
 use paydesk_core::beneficiaries::{NewBeneficiary, TeamPayeeRow};
 use paydesk_core::forms::{PayoutForm, PayoutKind};
-use paydesk_core::team::{self, MemberLimit, RequestState, RowState, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_team::{self as team, MemberLimit, RequestState, RowState, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 use rust_decimal::Decimal;
 use sha2::Digest as _;

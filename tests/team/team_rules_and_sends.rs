@@ -6,12 +6,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::forms::{CardForm, CardMove, PayinForm, PayinMethod, PayoutForm, PayoutKind};
-use paydesk_core::team::{self, RequestState, RowState, Team, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_team::{self as team, RequestState, RowState, Team, TeamRole};
 use paydesk_testpg::TestPg;
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};

@@ -4,13 +4,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use std::time::{Duration, Instant};
 
-use paydesk_core::team::{self, RowState, TeamRole};
 use paydesk_core::{Desk, Endpoint, Profile};
+use paydesk_team::{self as team, RowState, TeamRole};
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member, team_db_of};
 

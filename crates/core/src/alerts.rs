@@ -528,7 +528,7 @@ impl Desk {
 /// approval, and approved requests no signer's worker took for the set time (part of
 /// [`Records::current_alerts`] on a team desk).
 pub fn team_alerts(
-    team: &crate::team::Team,
+    team: &crate::team_member::TeamMember,
     settings: &AlertSettings,
     now: i64,
 ) -> CoreResult<Vec<Alert>> {
@@ -536,7 +536,10 @@ pub fn team_alerts(
     let mut out = Vec::new();
     let me = team.me().name.clone();
     if team.has_role(TeamRole::Approver) {
-        for r in team.requests(&[RequestState::Waiting], LIST_LIMIT)? {
+        for r in team
+            .tables()
+            .requests(&[RequestState::Waiting], LIST_LIMIT)?
+        {
             if r.maker == me || r.decisions.iter().any(|d| d.member == me) {
                 continue;
             }
@@ -562,6 +565,7 @@ pub fn team_alerts(
     }
     let wait = i64::from(settings.worker_wait_minutes) * MINUTE;
     let waiting: Vec<_> = team
+        .tables()
         .requests(&[RequestState::Approved], LIST_LIMIT)?
         .into_iter()
         .filter(|r| now - r.decided_at.unwrap_or(r.created_at) >= wait)
@@ -598,12 +602,12 @@ pub fn team_alerts(
 /// signer's worker answering. Opens the oldest approved request waiting, or the sync
 /// (the worker keeps the team's sync too) when none waits.
 fn worker_silent(
-    team: &crate::team::Team,
+    team: &crate::team_member::TeamMember,
     waiting: &[crate::store::team::Request],
     wait: i64,
 ) -> CoreResult<Option<Alert>> {
     // Ages on the database's clock, as the beats are written (review r6 R6-7).
-    let beats = crate::team::worker_beats(team)?;
+    let beats = team.tables().worker_beats()?;
     if beats
         .iter()
         .any(|b| b.stopped_at.is_none() && b.age_ms < wait)

@@ -586,12 +586,12 @@ impl Desk {
             // second link, so a long sync batch never holds up the journal.
             Some(cfg) => {
                 // A member authenticated by a client certificate may keep no password.
-                let password = crate::team::member_password(cfg, &secrets, &profile.name)?;
-                crate::team::open_store(
+                let password = crate::team_member::member_password(cfg, &secrets, &profile.name)?;
+                crate::team_member::open_store(
                     cfg,
                     password.expose(),
                     profile.mer_no as i64,
-                    crate::team::Links::JournalAndCache,
+                    crate::team_member::Links::JournalAndCache,
                 )?
             }
             None => Store::open_sqlite(&path)?,
@@ -697,11 +697,11 @@ impl Desk {
 
     /// This desk's member's connection to the team, on a team profile: who the member
     /// is and what the database lets them do (read from the database each time).
-    pub fn team(&self) -> CoreResult<Option<crate::team::Team>> {
+    pub fn team(&self) -> CoreResult<Option<crate::team_member::TeamMember>> {
         self.store
             .team_db()
             .map(|link| {
-                crate::team::Team::on(link.clone())
+                crate::team_member::TeamMember::on(link.clone())
                     .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
             })
             .transpose()
@@ -750,12 +750,6 @@ impl Desk {
                 .conventions
                 .list_shows
                 .shows(crate::store::journal::kind_of(e.operation))
-    }
-
-    /// Opens a value a maker's desk sealed to the team's signers (see `team`), with this
-    /// desk's merchant key.
-    pub(crate) fn unseal_for_team(&self, label: &[u8], sealed: &str) -> CoreResult<String> {
-        crate::team::unseal(self.client()?.private_key().pkcs8_der(), label, sealed)
     }
 
     /// On a team desk, checks the team's audit chain from this desk's anchor every

@@ -3,8 +3,6 @@
 
 #![allow(clippy::unwrap_used, dead_code)]
 
-pub mod team;
-
 use std::sync::Arc;
 use std::time::Duration;
 

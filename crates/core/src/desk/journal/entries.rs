@@ -183,6 +183,17 @@ impl<'d> crate::desk::Journal<'d> {
             .get_by_key(&self.desk.profile.name, operation, key.trim())
     }
 
+    /// The journal's entry under this merchant order number for an order of `kind`:
+    /// once it exists, a failure is an unknown outcome, never final (the signer's
+    /// worker asks it of each row it takes up).
+    pub fn entry_numbered(
+        &self,
+        mer_order_no: &str,
+        kind: crate::store::orders::OrderKind,
+    ) -> CoreResult<Option<Entry>> {
+        self.desk.journal_entry_numbered(mer_order_no, kind)
+    }
+
     /// The entry under a merchant order number (or reference), whatever its operation.
     pub fn entry_by_number(&self, key: &str) -> CoreResult<Option<Entry>> {
         self.desk

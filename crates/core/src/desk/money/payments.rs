@@ -516,7 +516,7 @@ impl Desk {
         if let Some(over) = self.money().over_limit(currency, amount)? {
             return Err(over.error());
         }
-        // A team maker's own limits, said at the confirmation (team/precheck.rs).
+        // A team maker's own limits, said at the confirmation (team_member.rs).
         if let Some(team) = self.team()? {
             team.check_my_limit(currency, &[&amount.to_string()])?;
         }

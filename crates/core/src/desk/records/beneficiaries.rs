@@ -58,7 +58,7 @@ impl Desk {
             return Ok(Cow::Borrowed(form));
         }
         // A team's payee: its account stays sealed to the signers; the confirmation
-        // shows its mask (team/pay.rs).
+        // shows its mask (team_member/pay.rs).
         if let Some(team) = self.team()? {
             return Ok(Cow::Owned(team.payout_form_for_preview(form)?));
         }
@@ -144,7 +144,7 @@ impl Desk {
     }
 
     /// What a payout's confirmation says of its payee: on a team desk from the team's
-    /// book ([`crate::team::Team::payee_note`]), else from this desk's own.
+    /// book ([`crate::team_member::TeamMember::payee_note`]), else from this desk's own.
     pub(crate) fn payee_of_payout(&self, form: &PayoutForm, op: &PayoutOp) -> Option<Payee> {
         match self.team() {
             Ok(Some(team)) => team.payee_note(form, op).unwrap_or_else(|e| {

@@ -1,17 +1,28 @@
-//! A team desk: a member's connection to the team's database ([`Team`]), what each
-//! role does through it (makers request, approvers decide, admins keep members and
-//! rules), and the signer's worker ([`execute_next`], [`work`]) that executes approved
-//! requests through the journal, exactly once, whoever else is working.
+//! The team's workflow (`paydesk-team`): what each role does through a member's
+//! connection to the team's database ([`Team`]: makers request, approvers decide, admins
+//! keep members and rules), and the signer's worker ([`execute_next`], [`work`]) that
+//! executes approved requests through the journal, exactly once, whoever else is
+//! working.
+//!
+//! # The seam with the engine
+//!
+//! This crate builds on the engine (`paydesk-core`); the engine never depends on it
+//! (`tests/layers.rs`). What a team desk itself needs stays in the engine, as code over
+//! the store's team tables (`paydesk_core::team_member`): opening the desk's store on
+//! the team's database, the member's connection ([`TeamMember`], which [`Team`]
+//! derefs to), the team's book of payees, the maker's own limits checked at a payout's
+//! confirmation, the alerts, and the seals to the signers. The worker reaches the desk's
+//! money path through one door, `paydesk_core::team_member::executing_approved`, which
+//! it opens only around a request its database claimed as approved; the front ends
+//! never name it. The front ends reach this crate through `paydesk-api`.
 //!
 //! What a role may do is decided by the database (roles, grants, row-level security,
 //! the schema's triggers), not here: this module checks a request's fields so a
 //! mistake gets a clear error before it reaches the database, and passes the
 //! database's refusals on.
 
-mod book;
-pub use book::TeamPayee;
 /// A member's payout limits are a record of the store's team tables; kept at this path.
-pub use paydesk_store::team::MemberLimit;
+pub use paydesk_core::store::team::MemberLimit;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -23,35 +34,104 @@ use sha2::Digest;
 
 use paydesk_gateway::wire::Operation as _;
 
-use crate::desk::Desk;
-use crate::error::{CoreError, CoreResult};
-use crate::forms::{CardForm, CardMove, Filler, PayinForm, PayoutForm, PayoutKind, PayoutOp};
-use crate::journal::Status;
+use paydesk_core::desk::Desk;
+use paydesk_core::error::{CoreError, CoreResult};
+use paydesk_core::forms::{
+    CardForm, CardMove, Filler, PayinForm, PayoutForm, PayoutKind, PayoutOp,
+};
+use paydesk_core::journal::Status;
 /// Where a team's database is (a team profile's connection settings).
-pub use crate::store::team::TeamConfig as PgConfig;
-pub use crate::store::team::{
+pub use paydesk_core::store::team::TeamConfig as PgConfig;
+pub use paydesk_core::store::team::{
     Decision, Member, Request, RequestRow, RequestState, RowState, Rule, TeamRole,
 };
-use crate::store::team::{NewRequest, NewRow, TeamConfig, TeamDb, TeamStore};
+use paydesk_core::store::team::{NewRequest, NewRow, TeamConfig, TeamDb};
 
-mod open;
-mod pay;
 mod precheck;
-pub use open::{
-    Initialized, Links, Probe, check_password, connect_profile, init, member_password, open_store,
-    probe,
+use paydesk_core::team_member as pay;
+use paydesk_core::team_member::{
+    CARD_NO, SEALED_CARD_NO, SEALED_TAX_ID, TAX_ID, executing_approved, seal_label,
+};
+pub use paydesk_core::team_member::{
+    Initialized, Links, TeamMember, TeamPayee, check_password, init, member_password, open_store,
 };
 
-/// A member's open connection to the team.
+/// The member's team for a team profile (its password from the keyring), the seal key
+/// pinned in that profile's keyring.
+pub fn connect_profile(
+    cfg: &TeamConfig,
+    secrets: paydesk_core::secrets::Secrets,
+    profile: &str,
+) -> CoreResult<Team> {
+    let password = member_password(cfg, &secrets, profile)?;
+    Ok(Team::connect(cfg, password.expose())?.pinning_seal_key(secrets, profile))
+}
+
+/// What a connection test finds: the member, and the team schema's version.
+#[derive(Debug)]
+pub struct Probe {
+    pub team: Team,
+    pub schema_version: i32,
+}
+
+/// Tests settings before they are saved: connects, reads the schema's version, and who
+/// the database says the member is. A database without a team is said so.
+pub fn probe(cfg: &TeamConfig, password: &str) -> CoreResult<Probe> {
+    let link = paydesk_core::store::team::connect(cfg, password)?;
+    let schema_version = link.schema_version()?;
+    if schema_version == 0 {
+        return Err(CoreError::validation(
+            "team.database",
+            "has no PayDesk team in it: the owner runs `paydesk team init` first",
+        ));
+    }
+    Ok(Probe {
+        team: Team::on(link)?,
+        schema_version,
+    })
+}
+
+/// A member's open connection to the team, with what each role does through it; what a
+/// team desk itself needs of it is the engine's [`TeamMember`], which it derefs to.
 #[derive(Debug, Clone)]
 pub struct Team {
-    link: Arc<dyn TeamDb>,
-    mer_no: i64,
-    idle_lock_minutes: i32,
-    salt: String,
-    me: Member,
-    /// Where the seal key's fingerprint is pinned (a profile's keyring), if anywhere.
-    seal_pin: Option<(crate::secrets::Secrets, String)>,
+    member: TeamMember,
+}
+
+impl std::ops::Deref for Team {
+    type Target = TeamMember;
+    fn deref(&self) -> &TeamMember {
+        &self.member
+    }
+}
+
+impl From<TeamMember> for Team {
+    fn from(member: TeamMember) -> Team {
+        Team { member }
+    }
+}
+
+impl Team {
+    /// Connects as the member `cfg.user`.
+    pub fn connect(cfg: &TeamConfig, password: &str) -> CoreResult<Team> {
+        TeamMember::connect(cfg, password).map(Team::from)
+    }
+
+    /// A team on a connection already open.
+    pub fn on(link: Arc<dyn TeamDb>) -> CoreResult<Team> {
+        TeamMember::on(link).map(Team::from)
+    }
+
+    /// [`TeamMember::pinning_seal_key`].
+    pub fn pinning_seal_key(self, secrets: paydesk_core::secrets::Secrets, profile: &str) -> Team {
+        Team::from(self.member.pinning_seal_key(secrets, profile))
+    }
+
+    /// The member's team on `desk`'s connection, on a team profile (the seal key pinned in
+    /// its profile's keyring, as `Desk::team` gives it).
+    pub fn of(desk: &Desk) -> CoreResult<Option<Team>> {
+        Ok(desk.team()?.map(Team::from))
+    }
 }
 
 /// A rule as an admin sets it.
@@ -70,134 +150,11 @@ pub struct RuleInput {
 }
 
 impl Team {
-    /// Connects as the member `cfg.user`.
-    pub fn connect(cfg: &TeamConfig, password: &str) -> CoreResult<Team> {
-        Self::on(crate::store::team::connect(cfg, password)?)
-    }
-
-    /// A team on a connection already open.
-    pub fn on(link: Arc<dyn TeamDb>) -> CoreResult<Team> {
-        let (mer_no, idle_lock_minutes, salt, me) = {
-            let tables = link.tables();
-            let (mer_no, idle_lock_minutes, salt) = tables.settings()?;
-            (mer_no, idle_lock_minutes, salt, tables.me()?)
-        };
-        Ok(Team {
-            link,
-            mer_no,
-            idle_lock_minutes,
-            salt,
-            me,
-            seal_pin: None,
-        })
-    }
-
-    /// Pins the key this member's secrets are sealed to in `profile`'s keyring: nothing
-    /// is sealed until the member trusts a key ([`Team::trust_seal_key`], having
-    /// compared its fingerprint with the one a signer or the database's owner gives
-    /// them: a key published first by a puppet signer an admin made is not trusted by
-    /// being first), and a seal to another key than the trusted one is refused.
-    pub fn pinning_seal_key(mut self, secrets: crate::secrets::Secrets, profile: &str) -> Team {
-        self.seal_pin = Some((secrets, profile.to_string()));
-        self
-    }
-
-    /// The fingerprint (SHA-256 of its SPKI DER, hex) of the key the team's database
-    /// holds for sealing card numbers and tax ids; `None` before any signer published one.
-    pub fn seal_key_fingerprint(&self) -> CoreResult<Option<String>> {
-        use sha2::Digest as _;
-        Ok(self
-            .tables()
-            .seal_key()?
-            .map(|spki| hex::encode(sha2::Sha256::digest(&spki))))
-    }
-
-    /// Trusts on this desk the seal key the team's database holds now: its fingerprint
-    /// is pinned in the keyring and returned. `expected`, when given, is the fingerprint
-    /// (or its first 16 hex digits at least; `:`, spaces and a leading `SHA256:` as a
-    /// signer's `profile key show` prints it ignored) the member was told: another key
-    /// is refused, naming both.
-    pub fn trust_seal_key(&self, expected: Option<&str>) -> CoreResult<String> {
-        let Some((secrets, profile)) = &self.seal_pin else {
-            return Err(CoreError::keyed(
-                "profile",
-                "this connection keeps no pin (a desk's team connection does)",
-                "teamNoPin",
-                &[],
-            ));
-        };
-        let Some(now) = self.seal_key_fingerprint()? else {
-            return Err(CoreError::keyed(
-                "sealKey",
-                "no signer's desk has published the key yet: have a signer open their desk first",
-                "sealKeyUnpublished",
-                &[],
-            ));
-        };
-        if let Some(expected) = expected {
-            let want: String = expected
-                .chars()
-                .filter(|c| !c.is_whitespace() && *c != ':')
-                .collect::<String>()
-                .to_ascii_lowercase();
-            // As `paydesk profile key show` prints a key's: `SHA256:` and hex pairs.
-            let want = want.strip_prefix("sha256").unwrap_or(&want).to_string();
-            if want.len() < 16 || !want.chars().all(|c| c.is_ascii_hexdigit()) {
-                return Err(CoreError::keyed(
-                    "fingerprint",
-                    "the key's SHA-256 fingerprint in hex, 16 digits at least",
-                    "sealFingerprint",
-                    &[],
-                ));
-            }
-            if !now.starts_with(&want) {
-                return Err(CoreError::keyed(
-                    "fingerprint",
-                    format!(
-                        "the team's database holds key {now}, not the {want} you were given: nothing trusted; ask the database's owner"
-                    ),
-                    "sealFingerprintDiffers",
-                    &[("now", now.clone()), ("want", want.clone())],
-                ));
-            }
-        }
-        secrets.set_seal_key_pin(profile, &now)?;
-        Ok(now)
-    }
-
-    /// The member's connection to the team.
-    pub fn link(&self) -> &Arc<dyn TeamDb> {
-        &self.link
-    }
-
-    fn tables(&self) -> Box<dyn TeamStore + '_> {
-        self.link.tables()
-    }
-
-    /// The merchant the team works for.
-    pub fn mer_no(&self) -> i64 {
-        self.mer_no
-    }
-
-    /// Minutes without activity after which a team desk locks.
-    pub fn idle_lock_minutes(&self) -> i32 {
-        self.idle_lock_minutes
-    }
-
-    /// This member: name and roles, as the database says.
-    pub fn me(&self) -> &Member {
-        &self.me
-    }
-
-    pub fn has_role(&self, role: TeamRole) -> bool {
-        self.me.roles.contains(&role)
-    }
-
     /// Requests a payout (CLABE, or card with its number sealed to the signers): its
     /// number fixed now, executed by a signer once the approvals the rules ask are in.
     pub fn request_payout(&self, form: &PayoutForm) -> CoreResult<Request> {
         // A payee of the team's book: the row names it (its id and its seal's hash), the
-        // account stays sealed to the signers (`team/pay.rs`).
+        // account stays sealed to the signers (`paydesk_core::team_member::pay`).
         let payee = match form.beneficiary.trim() {
             "" => None,
             nickname => Some(self.payee_for_request(nickname)?),
@@ -208,12 +165,12 @@ impl Team {
         };
         let op = form
             .build(&self.checking_filler())
-            .map_err(|e| e.in_terms(crate::forms::payout_field))?;
+            .map_err(|e| e.in_terms(paydesk_core::forms::payout_field))?;
         match &op {
             PayoutOp::Card(o) => o.validate(),
             PayoutOp::Clabe(o) => o.validate(),
         }
-        .map_err(|e| CoreError::from(e).in_terms(crate::forms::payout_field))?;
+        .map_err(|e| CoreError::from(e).in_terms(paydesk_core::forms::payout_field))?;
         let preview = op.preview();
         // A card number is sealed to the signers: the stored form never carries it.
         let mut stored = form.clone();
@@ -273,7 +230,7 @@ impl Team {
             tax_id => Some(self.seal(TAX_ID, tax_id)?),
         };
         let mut form = form.clone();
-        form.purpose = crate::purpose::check(&form.purpose, false)?.unwrap_or_default();
+        form.purpose = paydesk_core::purpose::check(&form.purpose, false)?.unwrap_or_default();
         form.mer_order_no = self.number_of(
             &form.mer_order_no,
             &[
@@ -291,13 +248,13 @@ impl Team {
         form.ip_address.clear();
         let op = form
             .build(&self.checking_filler())
-            .map_err(|e| e.in_terms(crate::forms::payin_field))?;
+            .map_err(|e| e.in_terms(paydesk_core::forms::payin_field))?;
         match &op {
-            crate::forms::PayinOp::V2(o) => o.validate(),
-            crate::forms::PayinOp::V1(o) => o.validate(),
-            crate::forms::PayinOp::VnBank(o) => o.validate(),
+            paydesk_core::forms::PayinOp::V2(o) => o.validate(),
+            paydesk_core::forms::PayinOp::V1(o) => o.validate(),
+            paydesk_core::forms::PayinOp::VnBank(o) => o.validate(),
         }
-        .map_err(|e| CoreError::from(e).in_terms(crate::forms::payin_field))?;
+        .map_err(|e| CoreError::from(e).in_terms(paydesk_core::forms::payin_field))?;
         let (amount, currency) = money_of(&form.amount, &form.currency)?;
         let beneficiary = payin_beneficiary(&form);
         form.social_security_number.clear();
@@ -324,7 +281,7 @@ impl Team {
     /// Requests a card's top-up or withdrawal (its reference fixed now).
     pub fn request_card(&self, form: &CardForm) -> CoreResult<Request> {
         let mut form = form.clone();
-        form.purpose = crate::purpose::check(&form.purpose, false)?.unwrap_or_default();
+        form.purpose = paydesk_core::purpose::check(&form.purpose, false)?.unwrap_or_default();
         form.reference = self.number_of(
             &form.reference,
             &[
@@ -336,12 +293,12 @@ impl Team {
         );
         let op = form
             .build(&self.checking_filler())
-            .map_err(|e| e.in_terms(crate::forms::card_field))?;
+            .map_err(|e| e.in_terms(paydesk_core::forms::card_field))?;
         match &op {
-            crate::forms::CardOp::TopUp(o) => o.validate(),
-            crate::forms::CardOp::Withdraw(o, _) => o.validate(),
+            paydesk_core::forms::CardOp::TopUp(o) => o.validate(),
+            paydesk_core::forms::CardOp::Withdraw(o, _) => o.validate(),
         }
-        .map_err(|e| CoreError::from(e).in_terms(crate::forms::card_field))?;
+        .map_err(|e| CoreError::from(e).in_terms(paydesk_core::forms::card_field))?;
         let (amount, currency) = money_of(&form.amount, &form.currency)?;
         let (operation, beneficiary) = card_beneficiary(&form);
         self.tables().make(&NewRequest {
@@ -367,7 +324,7 @@ impl Team {
     /// file fixed after its request was rejected goes again, its unchanged rows under
     /// the same numbers (a rejected request's numbers are free: it was never sent).
     pub fn request_bulk(&self, name: &str, bytes: &[u8]) -> CoreResult<Request> {
-        self.request_bulk_for(name, bytes, &crate::purpose::Purpose::default())
+        self.request_bulk_for(name, bytes, &paydesk_core::purpose::Purpose::default())
     }
 
     /// [`Team::request_bulk`] with the batch's purpose for the rows whose `purpose`
@@ -376,24 +333,24 @@ impl Team {
         &self,
         name: &str,
         bytes: &[u8],
-        purpose: &crate::purpose::Purpose,
+        purpose: &paydesk_core::purpose::Purpose,
     ) -> CoreResult<Request> {
-        let ctx = crate::bulk::BulkContext {
-            mer_no: self.mer_no as u64,
+        let ctx = paydesk_core::bulk::BulkContext {
+            mer_no: self.mer_no() as u64,
             // Checked here, not kept: the signer's desk sends its own notification URL.
             notify_url: "https://signer.invalid/notify".into(),
             ip_address: "127.0.0.1".into(),
         };
         // A row naming a payee of the team's book is checked with a stand-in for its
-        // account, then names the payee instead (`team/pay.rs`).
+        // account, then names the payee instead (`paydesk_core::team_member::pay`).
         let (book, payees) = self.bulk_payees()?;
-        let mut file = crate::bulk::parse_with_book(bytes, &ctx, &book)?;
+        let mut file = paydesk_core::bulk::parse_with_book(bytes, &ctx, &book)?;
         let payee_column = file.headers.iter().position(|h| h == "beneficiary");
         file.with_default_purpose(purpose, false)?;
         if let Some(e) = file.errors.first() {
             return Err(CoreError::validation(
                 "file",
-                crate::error::Rule::keyed(
+                paydesk_core::error::Rule::keyed(
                     format!(
                         "{} row(s) have errors; the first, line {}: {} {}",
                         file.errors.len(),
@@ -547,91 +504,18 @@ impl Team {
         })
     }
 
-    /// A bulk row's number from its content and the team's salt.
-    fn bulk_number(&self, content: &str) -> String {
-        let mut h = sha2::Sha256::new();
-        h.update(self.salt.as_bytes());
-        h.update([0x1f]);
-        h.update(content.as_bytes());
-        let d = hex::encode(h.finalize());
-        format!("T{}", &d[..24])
-    }
-
-    /// A request's number: the one given, or, when none is, one made from what it sends
-    /// and today's date (UTC) with the team's salt, as a bulk file's rows get theirs. So
-    /// the same request made twice in a day (a command run again after an "unknown", a
-    /// script run twice) is refused by the database as a number already requested,
-    /// naming the first, instead of waiting beside it for an approver to pass both; two
-    /// identical requests on purpose on one day are given numbers of their own.
-    fn number_of(&self, given: &str, content: &[&str]) -> String {
-        match given.trim() {
-            "" => {
-                let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
-                self.bulk_number(&format!("{day}\u{1f}{}", content.join("\u{1f}")))
-            }
-            n => n.to_string(),
-        }
-    }
-
     /// What a request's form is checked with, by the wire's own rules, when it is made:
     /// the signer's desk sends its own notification URL, so a stand-in fills that field
     /// here (the form keeps none).
     fn checking_filler(&self) -> Filler<'static> {
         Filler {
-            mer_no: self.mer_no as u64,
+            mer_no: self.mer_no() as u64,
             notify_url: "https://signer.invalid/notify",
             requester_ip: "127.0.0.1",
         }
     }
 
     /// A payout form a team may carry: CLABE only, its number given or made now.
-    /// `value` of form field `field` sealed to the signers (see [`seal_to_signers`]);
-    /// refused, naming the field, before any signer's desk published the key.
-    fn seal(&self, field: &str, value: &str) -> CoreResult<String> {
-        let Some(spki) = self.tables().seal_key()? else {
-            return Err(CoreError::keyed(
-                field,
-                "this is sealed to the signers, and no signer's desk has connected to the team yet: have a signer open their desk first",
-                "sealNoSigner",
-                &[],
-            ));
-        };
-        if let Some((secrets, profile)) = &self.seal_pin {
-            use sha2::Digest as _;
-            let now = hex::encode(sha2::Sha256::digest(&spki));
-            match secrets.seal_key_pin(profile)? {
-                None => {
-                    return Err(CoreError::keyed(
-                        field,
-                        format!(
-                            "no seal key is trusted on this desk yet: nothing was sealed. The team's database holds key {now}; compare it with the fingerprint a signer or the database's owner gives you, then trust it (Team screen, or `paydesk team trust-seal-key --fingerprint {}`)",
-                            &now[..16]
-                        ),
-                        "sealUntrusted",
-                        &[("now", now.to_string()), ("short", now[..16].to_string())],
-                    ));
-                }
-                Some(pinned) if pinned == now => {}
-                Some(pinned) => {
-                    return Err(CoreError::keyed(
-                        field,
-                        format!(
-                            "the key this is sealed to has changed since this desk last sealed (pinned {}…, now {}…): nothing was sealed. Only the database's owner replaces it, when the merchant key is rotated; if they did, run `paydesk team trust-seal-key`",
-                            &pinned[..pinned.len().min(16)],
-                            &now[..16]
-                        ),
-                        "sealKeyChanged",
-                        &[
-                            ("pinned", pinned[..pinned.len().min(16)].to_string()),
-                            ("now", now[..16].to_string()),
-                        ],
-                    ));
-                }
-            }
-        }
-        seal_to_signers(&spki, &seal_label(self.mer_no, field), value)
-    }
-
     fn checked_form(&self, form: &PayoutForm) -> CoreResult<PayoutForm> {
         if form.kind != PayoutKind::Card && !form.card_no.trim().is_empty() {
             return Err(CoreError::keyed(
@@ -681,7 +565,7 @@ impl Team {
         form.ip_address.clear();
         // The maker's purpose, bounded and printable (what approvers see and the signer
         // journals; a profile that requires one refuses the row when it is executed).
-        form.purpose = crate::purpose::check(&form.purpose, false)?.unwrap_or_default();
+        form.purpose = paydesk_core::purpose::check(&form.purpose, false)?.unwrap_or_default();
         Ok(form)
     }
 
@@ -753,7 +637,10 @@ impl RuleInput {
         let currency = rule.currency.trim().to_ascii_uppercase();
         if currency != "*" {
             paydesk_gateway::money::Currency::parse(&currency).map_err(|e| {
-                CoreError::validation("currency", crate::error::Rule::currency(&currency, e))
+                CoreError::validation(
+                    "currency",
+                    paydesk_core::error::Rule::currency(&currency, e),
+                )
             })?;
         }
         let above: Decimal = rule.above.trim().parse().map_err(|_| {
@@ -814,8 +701,8 @@ impl Team {
     /// Sets a member's payout limits in a currency (an admin; both `None` clears them),
     /// checked here first for a clear error; the database holds them whatever writes.
     pub fn set_member_limit(&self, limit: &MemberLimit) -> CoreResult<()> {
-        let checked = crate::limits::Limits {
-            currencies: vec![crate::limits::CurrencyLimit {
+        let checked = paydesk_core::limits::Limits {
+            currencies: vec![paydesk_core::limits::CurrencyLimit {
                 currency: limit.currency.clone(),
                 per_payout: limit.per_payout.clone(),
                 per_day: limit.per_day.clone(),
@@ -826,7 +713,7 @@ impl Team {
         let zone = if limit.day_zone.trim().is_empty() {
             "UTC".to_string()
         } else {
-            crate::period::parse_zone("dayZone", &limit.day_zone)?;
+            paydesk_core::period::parse_zone("dayZone", &limit.day_zone)?;
             limit.day_zone.trim().to_string()
         };
         self.tables().set_member_limit(
@@ -914,12 +801,12 @@ impl Team {
 }
 
 fn check_member_name(name: &str) -> CoreResult<()> {
-    if crate::store::team::valid_user_name(name) {
+    if paydesk_core::store::team::valid_user_name(name) {
         Ok(())
     } else {
         Err(CoreError::keyed(
             "name",
-            crate::store::team::USER_NAME_RULE,
+            paydesk_core::store::team::USER_NAME_RULE,
             "memberName",
             &[],
         ))
@@ -936,7 +823,7 @@ fn verifier_of(password: &str) -> CoreResult<String> {
             &[],
         ));
     }
-    Ok(crate::store::team::scram_verifier(password))
+    Ok(paydesk_core::store::team::scram_verifier(password))
 }
 
 fn file_name(name: &str) -> &str {
@@ -949,7 +836,7 @@ fn file_name(name: &str) -> &str {
 /// Who a payout row pays, as approvers see it and the signer checks it: a CLABE's
 /// account and bank; a card's masked number with its holder (name, country, e-mail), so
 /// four-eyes binds the payee, not the mask and the amount only.
-fn beneficiary(p: &crate::forms::PayoutPreview, f: &PayoutForm) -> String {
+fn beneficiary(p: &paydesk_core::forms::PayoutPreview, f: &PayoutForm) -> String {
     if p.kind == PayoutKind::Card {
         let mut b = format!("card {} of {}", p.account, p.beneficiary.trim());
         for extra in [f.country_code.trim(), f.email.trim()] {
@@ -969,7 +856,7 @@ fn beneficiary(p: &crate::forms::PayoutPreview, f: &PayoutForm) -> String {
 /// How a card payout's row named its payee before the holder was part of it (the mask
 /// only): such a row is executed only if its number is already in the journal (sent
 /// then: looked up, never sent again).
-fn legacy_card_beneficiary(p: &crate::forms::PayoutPreview) -> String {
+fn legacy_card_beneficiary(p: &paydesk_core::forms::PayoutPreview) -> String {
     format!("CLABE {}", p.account)
 }
 
@@ -1040,7 +927,10 @@ fn money_of(amount: &str, currency: &str) -> CoreResult<(String, String)> {
     }
     let currency = currency.trim().to_uppercase();
     paydesk_gateway::money::Currency::parse(&currency).map_err(|e| {
-        CoreError::validation("currency", crate::error::Rule::currency(&currency, e))
+        CoreError::validation(
+            "currency",
+            paydesk_core::error::Rule::currency(&currency, e),
+        )
     })?;
     Ok((value.to_string(), currency))
 }
@@ -1092,17 +982,18 @@ async fn execute_next_beating(
     team: &Team,
     beating: bool,
 ) -> CoreResult<Option<Executed>> {
-    if desk.profile.mer_no as i64 != team.mer_no {
+    if desk.profile.mer_no as i64 != team.mer_no() {
         return Err(CoreError::keyed(
             "merNo",
             format!(
                 "this desk signs for merchant {}, the team works for {}",
-                desk.profile.mer_no, team.mer_no
+                desk.profile.mer_no,
+                team.mer_no()
             ),
             "signerMerchant",
             &[
                 ("desk", desk.profile.mer_no.to_string()),
-                ("team", team.mer_no.to_string()),
+                ("team", team.mer_no().to_string()),
             ],
         ));
     }
@@ -1147,7 +1038,7 @@ async fn execute_next_beating(
     // request leaves, its audit row), and its outcome is recorded as soon as it is
     // known. The request stays claimed by this signer meanwhile.
     let at_once = rows_at_once(&desk.profile.sync);
-    // Rows the balance does not reach are not sent (team/precheck.rs).
+    // Rows the balance does not reach are not sent (precheck.rs).
     let held = precheck::rows_beyond_balance(desk, &request, &open).await;
     let mut waiting = open.iter();
     let mut out_now = futures_util::stream::FuturesUnordered::new();
@@ -1188,7 +1079,7 @@ async fn execute_next_beating(
         if unrecorded.is_some() {
             continue;
         }
-        let outcomes: Vec<crate::store::team::RowOutcome> = done
+        let outcomes: Vec<paydesk_core::store::team::RowOutcome> = done
             .into_iter()
             .map(|(row, (state, trade_no, message))| (row.row_no, state, trade_no, message))
             .collect();
@@ -1250,12 +1141,12 @@ async fn execute_numbered<'a>(
 
 /// Rows of a request a signer's worker sends at once: the profile's payouts in flight,
 /// never more than its rate limit allows in a second (as a bulk run sends), at least 1.
-fn rows_at_once(sync: &crate::profile::SyncSettings) -> usize {
+fn rows_at_once(sync: &paydesk_core::profile::SyncSettings) -> usize {
     let n = match sync.rate_limit {
         0 => sync.payouts_in_flight,
         rate => sync.payouts_in_flight.min(rate),
     };
-    n.clamp(1, crate::profile::MAX_PAYOUTS_IN_FLIGHT) as usize
+    n.clamp(1, paydesk_core::profile::MAX_PAYOUTS_IN_FLIGHT) as usize
 }
 
 // What the signer sends of a row is what its request was approved for, field by field:
@@ -1293,81 +1184,6 @@ fn approved_payout(f: &PayoutForm) -> PayoutForm {
         beneficiary_type: for_card(&f.beneficiary_type),
         purpose: f.purpose.clone(),
     }
-}
-
-/// The name of a sealed field in a stored form, and what its seal is bound to.
-const SEALED_TAX_ID: &str = "sealedSocialSecurityNumber";
-const TAX_ID: &str = "socialSecurityNumber";
-const SEALED_CARD_NO: &str = "sealedCardNo";
-const CARD_NO: &str = "cardNo";
-
-/// What a sealed value is bound to: the team's merchant and the field (a value sealed
-/// for another field or merchant does not open).
-fn seal_label(mer_no: i64, field: &str) -> Vec<u8> {
-    format!("paydesk team seal v1, merchant {mer_no}, {field}").into_bytes()
-}
-
-/// Seals `plain` to the signers: RSA-OAEP (SHA-256) to the merchant's public key
-/// (`spki`, DER), whose private half only the signers' desks hold. Base64.
-fn seal_to_signers(spki: &[u8], label: &[u8], plain: &str) -> CoreResult<String> {
-    use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPublicEncryptingKey, PublicEncryptingKey};
-    use base64::Engine as _;
-    let key = PublicEncryptingKey::from_der(spki)
-        .ok()
-        .and_then(|k| OaepPublicEncryptingKey::new(k).ok())
-        .ok_or_else(|| CoreError::storage("the team's seal key is not an RSA public key"))?;
-    if plain.len() > key.max_plaintext_size(&OAEP_SHA256_MGF1SHA256) {
-        return Err(CoreError::keyed(
-            "socialSecurityNumber",
-            "too long",
-            "sealTooLong",
-            &[],
-        ));
-    }
-    let mut out = vec![0_u8; key.ciphertext_size()];
-    let sealed = key
-        .encrypt(
-            &OAEP_SHA256_MGF1SHA256,
-            plain.as_bytes(),
-            &mut out,
-            Some(label),
-        )
-        .map_err(|_| CoreError::internal("sealing failed"))?;
-    Ok(base64::engine::general_purpose::STANDARD.encode(sealed))
-}
-
-/// Opens a value [`seal_to_signers`] sealed, with the merchant's private key (PKCS#8).
-pub(crate) fn unseal(pkcs8: &[u8], label: &[u8], sealed: &str) -> CoreResult<String> {
-    use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPrivateDecryptingKey, PrivateDecryptingKey};
-    use base64::Engine as _;
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(sealed)
-        .map_err(|_| {
-            CoreError::keyed(
-                "form",
-                "a sealed value is not base64",
-                "sealedNotBase64",
-                &[],
-            )
-        })?;
-    let key = PrivateDecryptingKey::from_pkcs8(pkcs8)
-        .ok()
-        .and_then(|k| OaepPrivateDecryptingKey::new(k).ok())
-        .ok_or_else(|| CoreError::internal("the merchant key cannot decrypt"))?;
-    let mut out = zeroize::Zeroizing::new(vec![0_u8; key.min_output_size()]);
-    let n = key
-        .decrypt(&OAEP_SHA256_MGF1SHA256, &bytes, &mut out, Some(label))
-        .map_err(|_| {
-            CoreError::keyed(
-                "form",
-                "sealed to another key, or for another field",
-                "sealedOtherKey",
-                &[],
-            )
-        })?
-        .len();
-    String::from_utf8(out[..n].to_vec())
-        .map_err(|_| CoreError::keyed("form", "a sealed value is not text", "sealedNotText", &[]))
 }
 
 /// A payin row as approved: what the customer and the method need; no URL, no address.
@@ -1413,8 +1229,8 @@ fn approved_card(f: CardForm) -> CardForm {
 }
 
 /// The kind of order a request's operation makes.
-fn row_kind(operation: &str) -> crate::store::orders::OrderKind {
-    use crate::store::orders::OrderKind;
+fn row_kind(operation: &str) -> paydesk_core::store::orders::OrderKind {
+    use paydesk_core::store::orders::OrderKind;
     match operation {
         "payin" => OrderKind::Payin,
         "top_up" => OrderKind::TopUp,
@@ -1461,14 +1277,15 @@ async fn execute_row(
             Err(e) => return unreadable(e),
             Ok(f) => {
                 let mut f = approved_payout(&f);
-                // A payee of the team's book: its seal opened and checked (`team/pay.rs`).
+                // A payee of the team's book: its seal opened and checked (`paydesk_core::team_member::pay`).
                 let payee = match pay::payee_to_send(desk, team, &row.form, f.kind) {
                     Ok(p) => p,
                     // Sent before under its number (a request taken up again): never
                     // refused now, its journal entry says what it came to.
                     Err(why) => {
                         return match desk
-                            .journal_entry_numbered(&row.mer_order_no, row_kind(operation))
+                            .journal()
+                            .entry_numbered(&row.mer_order_no, row_kind(operation))
                         {
                             Ok(Some(entry)) => journaled_outcome(&entry, &why),
                             _ => (RowState::Failed, None, Some(why)),
@@ -1492,9 +1309,11 @@ async fn execute_row(
                     else {
                         return mismatch();
                     };
-                    match desk
-                        .unseal_for_team(&seal_label(desk.profile.mer_no as i64, CARD_NO), sealed)
-                    {
+                    match paydesk_core::team_member::unseal_for_team(
+                        desk,
+                        &seal_label(desk.profile.mer_no as i64, CARD_NO),
+                        sealed,
+                    ) {
                         Ok(card_no) => f.card_no = card_no,
                         Err(e) => {
                             return (
@@ -1508,7 +1327,7 @@ async fn execute_row(
                     }
                 }
                 let preview = f.build(&filler).map(|op| op.preview());
-                let named = |p: &crate::forms::PayoutPreview| match &payee {
+                let named = |p: &paydesk_core::forms::PayoutPreview| match &payee {
                     Some((payee, _)) => {
                         pay::payee_beneficiary(&payee.nickname, &beneficiary(p, &f))
                     }
@@ -1538,9 +1357,7 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !(same || sent_before()) {
                     return mismatch();
                 }
-                let sent = crate::desk::APPROVED_REQUEST
-                    .scope(request.id, desk.money().payout(&f))
-                    .await;
+                let sent = executing_approved(request.id, desk.money().payout(&f)).await;
                 // Review r6 R6-4: the same money to the same account as another row of
                 // this very request (two invoices of one supplier) is what its approvers
                 // approved, row by row: it goes as a deliberate second payout, whichever
@@ -1556,14 +1373,13 @@ async fn execute_row(
                     }) =>
                     {
                         desk.journal().allow_duplicate_once(&row.mer_order_no);
-                        let again = crate::desk::APPROVED_REQUEST
-                            .scope(request.id, desk.money().payout(&f))
-                            .await;
+                        let again = executing_approved(request.id, desk.money().payout(&f)).await;
                         // Still refused before anything was written (its sibling's
                         // outcome not known yet): taken up again later, never failed.
                         if let Err(e) = &again
                             && desk
-                                .journal_entry_numbered(&row.mer_order_no, row_kind(operation))
+                                .journal()
+                                .entry_numbered(&row.mer_order_no, row_kind(operation))
                                 .is_ok_and(|entry| entry.is_none())
                         {
                             return (
@@ -1590,9 +1406,11 @@ async fn execute_row(
                     .get(SEALED_TAX_ID)
                     .and_then(serde_json::Value::as_str)
                 {
-                    match desk
-                        .unseal_for_team(&seal_label(desk.profile.mer_no as i64, TAX_ID), sealed)
-                    {
+                    match paydesk_core::team_member::unseal_for_team(
+                        desk,
+                        &seal_label(desk.profile.mer_no as i64, TAX_ID),
+                        sealed,
+                    ) {
                         Ok(tax_id) => f.social_security_number = tax_id,
                         Err(e) => {
                             return (
@@ -1610,9 +1428,7 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !same {
                     return mismatch();
                 }
-                crate::desk::APPROVED_REQUEST
-                    .scope(request.id, desk.money().payin(&f))
-                    .await
+                executing_approved(request.id, desk.money().payin(&f)).await
             }
         },
         "top_up" | "withdraw" => match serde_json::from_value::<CardForm>(form) {
@@ -1624,9 +1440,7 @@ async fn execute_row(
                 if f.reference != row.mer_order_no || op != operation || !same {
                     return mismatch();
                 }
-                crate::desk::APPROVED_REQUEST
-                    .scope(request.id, desk.money().card(&f))
-                    .await
+                executing_approved(request.id, desk.money().card(&f)).await
             }
         },
         other => {
@@ -1659,7 +1473,10 @@ async fn execute_row(
                 (RowState::Unknown, None, r.entry.message.clone())
             }
         },
-        Err(e) => match desk.journal_entry_numbered(&row.mer_order_no, row_kind(operation)) {
+        Err(e) => match desk
+            .journal()
+            .entry_numbered(&row.mer_order_no, row_kind(operation))
+        {
             // Refused before anything was written: the row cannot go as approved.
             Ok(None)
                 if matches!(
@@ -1708,7 +1525,7 @@ async fn execute_row(
 /// worker cannot send it again now (`why`): settled as the entry is, unknown (given back,
 /// looked up) while it is not.
 fn journaled_outcome(
-    entry: &crate::journal::Entry,
+    entry: &paydesk_core::journal::Entry,
     why: &str,
 ) -> (RowState, Option<String>, Option<String>) {
     match entry.status {
@@ -1833,7 +1650,7 @@ pub async fn work(
     keep: Option<Upkeep>,
     mut on_event: impl FnMut(WorkEvent<'_>),
 ) -> CoreResult<()> {
-    team.link.listen("paydesk_requests")?;
+    team.link().listen("paydesk_requests")?;
     // While the loop runs, the desk's second connection ends every 3 s the idle
     // sessions of members that hold what this worker's own steps have waited 5 s for
     // (its waiting connection cannot ask; `paydesk.end_stalls` lets a signer's other
@@ -1872,13 +1689,13 @@ pub async fn work(
             // Requests approved meanwhile go first.
             continue;
         }
-        if team.link.is_closed() {
+        if team.link().is_closed() {
             return Err(CoreError::NotSent {
                 message: "the connection to the team's database was lost".into(),
             });
         }
         // Wait for a notification (on a blocking thread: the link's wait blocks).
-        let link = team.link.clone();
+        let link = team.link().clone();
         let step = poll.min(Duration::from_millis(500));
         let mut waited = Duration::ZERO;
         while waited < poll && !stop.load(Ordering::Relaxed) {
@@ -1904,7 +1721,7 @@ pub async fn work(
 pub const BEAT_EVERY: Duration = Duration::from_secs(10);
 
 /// Every signer's worker's last heartbeat, the latest first (schema 0029).
-pub fn worker_beats(team: &Team) -> CoreResult<Vec<crate::store::team::WorkerBeat>> {
+pub fn worker_beats(team: &Team) -> CoreResult<Vec<paydesk_core::store::team::WorkerBeat>> {
     team.tables().worker_beats()
 }
 
@@ -1964,33 +1781,5 @@ mod tests {
         assert_eq!(id("100000.5", 2), Some(2));
         // Made when the rules asked something else: no current rule explains it.
         assert_eq!(id("100000.5", 1), None);
-    }
-
-    /// A sealed value opens with the merchant key it was sealed to, for the field and
-    /// merchant it was sealed for, and with nothing else.
-    #[test]
-    fn a_sealed_value_opens_only_with_its_key_for_its_field() {
-        let key = paydesk_gateway::PrivateKey::generate(2048).unwrap();
-        let other = paydesk_gateway::PrivateKey::generate(2048).unwrap();
-        let spki = key.public_key().spki_der().to_vec();
-        let sealed =
-            seal_to_signers(&spki, &seal_label(10001, CARD_NO), "4111111111111111").unwrap();
-        assert!(!sealed.contains("4111"));
-        assert_eq!(
-            unseal(key.pkcs8_der(), &seal_label(10001, CARD_NO), &sealed).unwrap(),
-            "4111111111111111"
-        );
-        for (pkcs8, label) in [
-            (other.pkcs8_der(), seal_label(10001, CARD_NO)),
-            (key.pkcs8_der(), seal_label(10001, TAX_ID)),
-            (key.pkcs8_der(), seal_label(10002, CARD_NO)),
-        ] {
-            assert!(unseal(pkcs8, &label, &sealed).is_err());
-        }
-        // Each sealing is new (OAEP is randomized): equal values are not seen as equal.
-        assert_ne!(
-            sealed,
-            seal_to_signers(&spki, &seal_label(10001, CARD_NO), "4111111111111111").unwrap()
-        );
     }
 }

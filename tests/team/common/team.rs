@@ -2,7 +2,7 @@
 //! CLABE their payouts go to, a member's connection settings and their connection.
 
 use paydesk_core::store::pg::PgConfig;
-use paydesk_core::team::Team;
+use paydesk_team::Team;
 use paydesk_testpg::TestPg;
 
 pub const DB: &str = "team";
@@ -31,11 +31,11 @@ pub fn member(pg: &TestPg, user: &str) -> Team {
 /// `members` added by her, and one rule: MXN payouts above `above` need one approval.
 pub fn team_db_of(
     opts: paydesk_testpg::Options,
-    members: &[(&str, paydesk_core::team::TeamRole)],
+    members: &[(&str, paydesk_team::TeamRole)],
     above: &str,
 ) -> TestPg {
     use paydesk_core::store::pg::{PgLink, init_team};
-    use paydesk_core::team::{RuleInput, TeamRole};
+    use paydesk_team::{RuleInput, TeamRole};
     let pg = TestPg::start_with(opts).unwrap();
     pg.create_database(DB).unwrap();
     let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();

@@ -1,6 +1,6 @@
 //! Opening the team's database: the one place the engine connects to it for a desk, a
 //! report or a member's command (issue 32). A desk's store, the overview's, the member's
-//! [`Team`], the connection test and `team init` all come from here, so the password a
+//! [`super::TeamMember`] (and `paydesk-team`'s `Team`), the connection test and `team init` all come from here, so the password a
 //! member connects with, the links a store keeps and the schema's check are decided once;
 //! the front ends reach these through `paydesk-api` and never name the store's
 //! PostgreSQL module.
@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use paydesk_gateway::Sensitive;
 
-use super::Team;
 use crate::error::{CoreError, CoreResult};
 use crate::secrets::Secrets;
 use crate::store::Store;
@@ -54,40 +53,9 @@ pub fn open_store(
     }
 }
 
-/// The member's team for a team profile (its password from the keyring), the seal key
-/// pinned in that profile's keyring.
-pub fn connect_profile(cfg: &PgConfig, secrets: Secrets, profile: &str) -> CoreResult<Team> {
-    let password = member_password(cfg, &secrets, profile)?;
-    Ok(Team::connect(cfg, password.expose())?.pinning_seal_key(secrets, profile))
-}
-
 /// Whether `password` signs `cfg`'s member in (the idle lock's unlock on a team desk).
 pub fn check_password(cfg: &PgConfig, password: &str) -> CoreResult<()> {
     crate::store::team::connect(cfg, password).map(drop)
-}
-
-/// What a connection test finds: the member, and the team schema's version.
-#[derive(Debug)]
-pub struct Probe {
-    pub team: Team,
-    pub schema_version: i32,
-}
-
-/// Tests settings before they are saved: connects, reads the schema's version, and who
-/// the database says the member is. A database without a team is said so.
-pub fn probe(cfg: &PgConfig, password: &str) -> CoreResult<Probe> {
-    let link = crate::store::team::connect(cfg, password)?;
-    let schema_version = link.schema_version()?;
-    if schema_version == 0 {
-        return Err(CoreError::validation(
-            "team.database",
-            "has no PayDesk team in it: the owner runs `paydesk team init` first",
-        ));
-    }
-    Ok(Probe {
-        team: Team::on(link)?,
-        schema_version,
-    })
 }
 
 /// What `team init` did.

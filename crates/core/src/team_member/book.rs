@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{CARD_NO, Team, TeamRole};
+use super::{CARD_NO, TeamMember, TeamRole};
 use crate::beneficiaries::{self as book, Beneficiary, NewBeneficiary, TeamPayeeRow};
 use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutKind;
@@ -31,7 +31,7 @@ pub(super) fn sealed_field(kind: PayoutKind) -> &'static str {
     }
 }
 
-impl Team {
+impl TeamMember {
     /// The book, by nickname.
     pub fn payees(&self) -> CoreResult<Vec<TeamPayee>> {
         self.tables()

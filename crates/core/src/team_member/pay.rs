@@ -14,7 +14,7 @@
 
 use sha2::Digest as _;
 
-use super::{Team, book::sealed_field, seal_label};
+use super::{TeamMember, book::sealed_field, seal_label};
 use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutKind;
@@ -22,22 +22,22 @@ use crate::store::team::PayeeRef;
 use paydesk_gateway::validate as v;
 
 /// The form's fields that name a payee of the book.
-pub(super) const PAYEE_ID: &str = "payeeId";
-pub(super) const PAYEE_SHA256: &str = "payeeSealedSha256";
+pub const PAYEE_ID: &str = "payeeId";
+pub const PAYEE_SHA256: &str = "payeeSealedSha256";
 
 /// SHA-256 (hex) of a sealed account's text, as the database computes it.
-pub(super) fn seal_hash(sealed: &str) -> String {
+pub fn seal_hash(sealed: &str) -> String {
     hex::encode(sha2::Sha256::digest(sealed.as_bytes()))
 }
 
 /// What a row paying a payee names for approvers: the account as any payout's row
 /// names it, then the payee's nickname (after it, so what the schema hides of a card's
 /// holder from viewers, everything after the card's mask, hides it here too).
-pub(super) fn payee_beneficiary(nickname: &str, account: &str) -> String {
+pub fn payee_beneficiary(nickname: &str, account: &str) -> String {
     format!("{account}, payee {nickname}")
 }
 
-pub(super) fn kind_of(p: &PayeeRef) -> CoreResult<PayoutKind> {
+pub fn kind_of(p: &PayeeRef) -> CoreResult<PayoutKind> {
     crate::beneficiaries::kind_of(&p.kind)
         .ok_or_else(|| CoreError::storage(format!("payee kind {:?}", p.kind)))
 }
@@ -45,7 +45,7 @@ pub(super) fn kind_of(p: &PayeeRef) -> CoreResult<PayoutKind> {
 /// An account that passes the rules of `kind` and masks as `masked` (first 6 and last 4
 /// digits kept): the stand-in for a payee's account while the maker's desk checks a
 /// row. `None` when no such account exists (a mask no account of the kind has).
-pub(super) fn stand_in(kind: PayoutKind, masked: &str) -> Option<String> {
+pub fn stand_in(kind: PayoutKind, masked: &str) -> Option<String> {
     let n = masked.chars().count();
     if n < 12 || !masked.is_ascii() {
         return None;
@@ -63,7 +63,7 @@ pub(super) fn stand_in(kind: PayoutKind, masked: &str) -> Option<String> {
 
 /// The payee a bulk file's line names in its `beneficiary` column (`column`), if any:
 /// refused, naming the line, while it waits for an approval.
-pub(super) fn payee_of_line<'p>(
+pub fn payee_of_line<'p>(
     file: &crate::bulk::BulkFile,
     payees: &'p std::collections::HashMap<String, PayeeRef>,
     line: usize,
@@ -96,10 +96,10 @@ pub(super) fn payee_of_line<'p>(
     Ok(Some(p))
 }
 
-impl Team {
+impl TeamMember {
     /// The team's book as a bulk file's rows read it on a maker's desk: each payee with a
     /// stand-in for its account, and the payees by nickname key.
-    pub(super) fn bulk_payees(
+    pub fn bulk_payees(
         &self,
     ) -> CoreResult<(
         crate::beneficiaries::Book,
@@ -179,7 +179,7 @@ impl Team {
     /// stand-in for its account, a card's names and country from the book where the
     /// form gives none, and (unless given) a number made from the payee's id and seal
     /// with what the payout sends, as any request's number is made.
-    pub(super) fn payee_form(
+    pub fn payee_form(
         &self,
         form: &crate::forms::PayoutForm,
         p: &PayeeRef,
@@ -248,7 +248,7 @@ impl Team {
 
     /// The payee of the book a maker's payout names, checked as the database will check
     /// it: in the book, approved, of the payout's kind.
-    pub(super) fn payee_for_request(&self, nickname: &str) -> CoreResult<PayeeRef> {
+    pub fn payee_for_request(&self, nickname: &str) -> CoreResult<PayeeRef> {
         let nickname = nickname.trim();
         let Some(p) = self.tables().payee_to_pay(self.mer_no, nickname)? else {
             return Err(CoreError::keyed(
@@ -278,9 +278,9 @@ impl Team {
 /// The payee a request row names and the account its seal opens to, checked again on
 /// the signer's desk just before it pays: `Ok(None)` when the row names no payee; `Err`
 /// with the reason the row is not sent.
-pub(super) fn payee_to_send(
+pub fn payee_to_send(
     desk: &Desk,
-    team: &Team,
+    team: &TeamMember,
     form: &serde_json::Value,
     kind: PayoutKind,
 ) -> Result<Option<(PayeeRef, String)>, String> {
@@ -325,9 +325,7 @@ pub(super) fn payee_to_send(
             crate::beneficiaries::kind_name(kind)
         ));
     }
-    let account = desk
-        .unseal_for_team(
-            &seal_label(team.mer_no, sealed_field(payee_kind)),
+    let account = crate::team_member::unseal_for_team(desk, &seal_label(team.mer_no, sealed_field(payee_kind)),
             &sealed,
         )
         .map_err(|e| {

@@ -13,7 +13,7 @@
 //! - A burst (throughput): N requests made, then approved one after another as fast as
 //!   the approver can; timed from the first approval until the worker has done them all.
 //!
-//! cargo run --release -p paydesk-core --example team_latency_bench -- [REQUESTS]
+//! cargo run --release -p paydesk-team --example team_latency_bench -- [REQUESTS]
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,9 +22,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use paydesk_core::forms::{PayoutForm, PayoutKind};
 use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
-use paydesk_core::team::{self, RequestState, RuleInput, Team, TeamRole};
 use paydesk_core::{Desk, Endpoint, Home, MemoryStore, Profile, Secrets};
 use paydesk_sandbox::{Sandbox, SandboxConfig, demo_merchant};
+use paydesk_team::{self as team, RequestState, RuleInput, Team, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 use rust_decimal::Decimal;
 

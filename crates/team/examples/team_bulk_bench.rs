@@ -7,7 +7,7 @@
 //! time) against the same sandbox, which runs in a child process. PostgreSQL is a
 //! scratch server from `paydesk-testpg` with its own durability settings.
 //!
-//! cargo run --release -p paydesk-core --example team_bulk_bench -- [ROWS]
+//! cargo run --release -p paydesk-team --example team_bulk_bench -- [ROWS]
 //!
 //! `TEAM_IN_FLIGHT` (default `16,1`) lists the profile's `sync.payoutsInFlight` values to
 //! run with. `TEAM_BENCH_STATEMENTS=1` has the server log every statement and prints,
@@ -19,16 +19,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
-use paydesk_core::team::{self, RuleInput, Team, TeamRole};
 use paydesk_core::{Desk, Endpoint, Home, MemoryStore, Profile, Secrets};
 use paydesk_gateway::PrivateKey;
+use paydesk_team::{self as team, RuleInput, Team, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
-#[path = "common/proc_stat.rs"]
+#[path = "../../core/examples/common/proc_stat.rs"]
 mod proc_stat;
 use proc_stat::cpu;
 
-#[path = "common/independent.rs"]
+#[path = "../../core/examples/common/independent.rs"]
 mod independent;
 use independent::{MER, ORIGIN, TOKEN, independent, loadavg, serve, start_sandbox};
 
