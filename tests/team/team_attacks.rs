@@ -7,7 +7,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::store::pg::AsPgLink;
@@ -18,7 +17,7 @@ use paydesk_core::audit::Record;
 use paydesk_core::store::pg::audit::PgAudit;
 use paydesk_core::store::pg::{PgLink, init_team};
 use paydesk_core::store::prelude::AuditStore;
-use paydesk_core::team::{RequestState, Team, TeamRole};
+use paydesk_team::{RequestState, Team, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};

@@ -6,12 +6,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::beneficiaries::{NewBeneficiary, TeamPayeeRow};
-use paydesk_core::team::TeamRole;
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 use sha2::Digest as _;
 
@@ -69,7 +68,7 @@ fn approve_call(nickname: &str) -> String {
 }
 
 /// The row of `nickname` as `t`'s book shows it (what an approver is shown).
-fn row_of(t: &paydesk_core::team::Team, nickname: &str) -> TeamPayeeRow {
+fn row_of(t: &paydesk_team::Team, nickname: &str) -> TeamPayeeRow {
     t.payees()
         .unwrap()
         .into_iter()
@@ -533,11 +532,11 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
         mark.set_payee_approval(true),
         Err(CoreError::Validation { .. })
     ));
-    assert_eq!(signer.payee_approval().unwrap(), Some(false));
+    assert_eq!(signer.records().payee_approval().unwrap(), Some(false));
     alice.set_payee_approval(true).unwrap();
-    assert_eq!(signer.payee_approval().unwrap(), Some(true));
+    assert_eq!(signer.records().payee_approval().unwrap(), Some(true));
     // A signer's desk does not change it (an admin's setting).
-    assert!(signer.set_payee_approval(false).is_err());
+    assert!(signer.records().set_payee_approval(false).is_err());
     let added = mark.add_payee(&rent).unwrap();
     assert_eq!(added.payee.account, "002010********7771");
     assert_eq!(added.payee.bank.as_deref(), Some("BANAMEX"));
@@ -561,7 +560,7 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
         assert!(!row.contains(&CLABE[6..14]), "{row}");
     }
     // A team desk's book is the team's: awaiting the approval there too.
-    let on_desk = signer.beneficiaries().unwrap();
+    let on_desk = signer.records().beneficiaries().unwrap();
     assert_eq!(on_desk.len(), 1);
     assert!(on_desk[0].awaiting_approval);
     assert_eq!(on_desk[0].account, "002010********7771");
@@ -602,9 +601,9 @@ async fn a_makers_payee_is_sealed_to_the_signers_and_waits_for_another_members_a
         }),
         Err(CoreError::Validation { .. })
     ));
-    assert!(!signer.beneficiaries().unwrap()[0].awaiting_approval);
+    assert!(!signer.records().beneficiaries().unwrap()[0].awaiting_approval);
     // A signer's desk does not remove a payee (a maker or an admin does).
-    assert!(signer.remove_beneficiary("rent").is_err());
+    assert!(signer.records().remove_beneficiary("rent").is_err());
     assert!(mark.remove_payee("rent").unwrap());
     assert!(!mark.remove_payee("rent").unwrap());
 }
