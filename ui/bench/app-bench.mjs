@@ -19,6 +19,27 @@ const VISITS = Number(process.env.PAYDESK_BENCH_VISITS ?? 10);
 const SCREENS_ONLY = process.env.PAYDESK_BENCH_SCREENS_ONLY === "1";
 if (!APP) throw new Error("PAYDESK_APP must name the release build of the app");
 
+/// The command running a release example of paydesk-core: built by cargo, or the
+/// binary in `PAYDESK_BENCH_EXAMPLES` (a folder of them, built beforehand).
+const example = (name, args) =>
+  process.env.PAYDESK_BENCH_EXAMPLES
+    ? [path.join(process.env.PAYDESK_BENCH_EXAMPLES, name), args]
+    : [
+        "cargo",
+        [
+          "run",
+          "--release",
+          "--locked",
+          "-q",
+          "-p",
+          "paydesk-core",
+          "--example",
+          name,
+          "--",
+          ...args,
+        ],
+      ];
+
 const pct = (values) => {
   const v = [...values].sort((a, b) => a - b);
   const at = (p) => v[Math.round((v.length - 1) * p)];
@@ -146,21 +167,11 @@ try {
 
   console.log(`filling the cache with ${ORDERS.toLocaleString("en")} orders…`);
   const fill = spawnSync(
-    "cargo",
-    [
-      "run",
-      "--release",
-      "--locked",
-      "-q",
-      "-p",
-      "paydesk-core",
-      "--example",
-      "cache_bench",
-      "--",
+    ...example("cache_bench", [
       String(ORDERS),
       "--fill",
       path.join(home, "data", "sandbox.sqlite"),
-    ],
+    ]),
     { stdio: "inherit", cwd: path.resolve("..") },
   );
   if (fill.status !== 0) throw new Error("filling the cache failed");
@@ -170,21 +181,11 @@ try {
   // `startApp`'s service for this home).
   console.log(`appending ${AUDIT_ROWS.toLocaleString("en")} rows to the audit log…`);
   const audit = spawnSync(
-    "cargo",
-    [
-      "run",
-      "--release",
-      "--locked",
-      "-q",
-      "-p",
-      "paydesk-core",
-      "--example",
-      "audit_fill",
-      "--",
+    ...example("audit_fill", [
       String(AUDIT_ROWS),
       path.join(home, "data", "sandbox.sqlite"),
       "sandbox",
-    ],
+    ]),
     {
       stdio: "inherit",
       cwd: path.resolve(".."),
