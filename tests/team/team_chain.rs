@@ -10,11 +10,11 @@
 mod common;
 
 use paydesk_core::forms::{PayoutForm, PayoutKind};
-use paydesk_core::store::pg::AsPgLink;
-use paydesk_core::store::pg::audit::PgAudit;
 use paydesk_core::store::prelude::AuditStore;
 use paydesk_core::team::{self, TeamRole};
 use paydesk_core::{Desk, Endpoint, Profile};
+use paydesk_store_pg::AsPgLink;
+use paydesk_store_pg::audit::PgAudit;
 use paydesk_testpg::TestPg;
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};

@@ -16,8 +16,8 @@ use std::process::Command;
 
 use paydesk_core::CoreError;
 use paydesk_core::forms::{PayoutForm, PayoutKind};
-use paydesk_core::store::pg::{PgConfig, PgLink};
 use paydesk_core::team::{RequestState, Team, TeamRole};
+use paydesk_store_pg::{PgConfig, PgLink};
 use paydesk_testpg::Options;
 
 use common::team::{CLABE, PASSWORD, cfg, member};

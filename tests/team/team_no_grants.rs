@@ -18,8 +18,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use paydesk_core::store::pg::{PgLink, owner_stall_grants_missing};
 use paydesk_core::team::{RequestState, TeamRole};
+use paydesk_store_pg::{PgLink, owner_stall_grants_missing};
 use paydesk_testpg::{Options, TestPg};
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};

@@ -1,7 +1,7 @@
 //! The team's database as the front ends reach it: a member's connection for a profile,
 //! a desk's, the connection test, the unlock's password check and `team init`. Each
 //! opens through the engine's one place (`paydesk_core::team::open`); the waits on the
-//! network follow the store's one rule (`store::pg::off_workers`).
+//! network follow the store's one rule (`paydesk_store_pg::off_workers`).
 
 use paydesk_core::team::{self as core_team, Team};
 pub use paydesk_core::team::{Initialized, PgConfig, Probe};

@@ -18,10 +18,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
 use paydesk_core::team::{self, RuleInput, Team, TeamRole};
 use paydesk_core::{Desk, Endpoint, Home, MemoryStore, Profile, Secrets};
 use paydesk_gateway::PrivateKey;
+use paydesk_store_pg::{PgConfig, PgLink, init_team};
 use paydesk_testpg::{Options, TestPg};
 
 #[path = "common/proc_stat.rs"]

@@ -1,8 +1,8 @@
 //! A team's database in the core's team tests: its name, the members' password, the
 //! CLABE their payouts go to, a member's connection settings and their connection.
 
-use paydesk_core::store::pg::PgConfig;
 use paydesk_core::team::Team;
+use paydesk_store_pg::PgConfig;
 use paydesk_testpg::TestPg;
 
 pub const DB: &str = "team";
@@ -34,8 +34,8 @@ pub fn team_db_of(
     members: &[(&str, paydesk_core::team::TeamRole)],
     above: &str,
 ) -> TestPg {
-    use paydesk_core::store::pg::{PgLink, init_team};
     use paydesk_core::team::{RuleInput, TeamRole};
+    use paydesk_store_pg::{PgLink, init_team};
     let pg = TestPg::start_with(opts).unwrap();
     pg.create_database(DB).unwrap();
     let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
