@@ -238,7 +238,7 @@ impl AppState {
             tracing::warn!(
                 "the connection to the team's database was lost; opening the desk again"
             );
-            o.desk().cancel_sync();
+            o.desk().orders().cancel_sync();
             *open = None;
         }
         let o = Arc::new(self.session.start(None).await?);
@@ -478,7 +478,7 @@ impl AppState {
                 let ids = format!("profile={profile} failures={failures}");
                 let result = result.to_string();
                 if let Err(e) = tokio::task::spawn_blocking(move || {
-                    d.audit_event("session.unlock", ids, &result);
+                    d.journal().audit_event("session.unlock", ids, &result);
                 })
                 .await
                 {
@@ -507,7 +507,7 @@ impl AppState {
             *last = None;
         }
         let desk = self.open.lock().await.as_ref().map(|o| o.desk().clone());
-        if let Some(d) = desk.filter(|d| !d.syncing())
+        if let Some(d) = desk.filter(|d| !d.orders().syncing())
             && let Err(e) = tokio::task::spawn_blocking(move || d.release_memory())
                 .await
                 .map_err(internal)
@@ -562,7 +562,7 @@ impl AppState {
     /// current settings and secrets.
     pub async fn close(&self) {
         if let Some(open) = self.open.lock().await.take() {
-            open.desk().cancel_sync();
+            open.desk().orders().cancel_sync();
         }
     }
 

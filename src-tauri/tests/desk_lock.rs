@@ -139,6 +139,7 @@ async fn failed_unlocks_are_throttled_across_a_relaunch_and_audited() {
 
     let desk = state.desk().await.unwrap();
     let tries = desk
+        .journal()
         .audit_list(&AuditFilter {
             operation: Some("session.unlock".into()),
             ..Default::default()
@@ -152,7 +153,10 @@ async fn failed_unlocks_are_throttled_across_a_relaunch_and_audited() {
     }
     assert_eq!(results[8], "ok");
     assert!(tries.iter().all(|a| a.identifiers.contains("profile=live")));
-    assert!(desk.audit_verify().unwrap().ok, "the chain holds the tries");
+    assert!(
+        desk.journal().audit_verify().unwrap().ok,
+        "the chain holds the tries"
+    );
 
     // Unlocked for good: the file says so, and a relaunch opens the desk.
     drop(state);

@@ -34,7 +34,7 @@ async fn limits_set_from_the_cli_hold_at_the_open_desks_next_payout() {
         Endpoint::Profile,
     )
     .unwrap();
-    desk.payout(&form("LIVE-1", "45.00")).await.unwrap();
+    desk.money().payout(&form("LIVE-1", "45.00")).await.unwrap();
 
     env.ok(&[
         "payout",
@@ -44,7 +44,11 @@ async fn limits_set_from_the_cli_hold_at_the_open_desks_next_payout() {
         "--per-payout",
         "40",
     ]);
-    let e = desk.payout(&form("LIVE-2", "41.00")).await.unwrap_err();
+    let e = desk
+        .money()
+        .payout(&form("LIVE-2", "41.00"))
+        .await
+        .unwrap_err();
     let key = serde_json::to_value(&e).unwrap()["ruleKey"].clone();
     assert_eq!(key, "limitPerPayout", "{e}");
     assert_eq!(running.sandbox.orders_numbered(10001, "LIVE-2"), 0);
@@ -57,6 +61,6 @@ async fn limits_set_from_the_cli_hold_at_the_open_desks_next_payout() {
         "--per-payout",
         "none",
     ]);
-    desk.payout(&form("LIVE-2", "41.00")).await.unwrap();
+    desk.money().payout(&form("LIVE-2", "41.00")).await.unwrap();
     assert_eq!(running.sandbox.orders_numbered(10001, "LIVE-2"), 1);
 }

@@ -82,7 +82,7 @@ fn demo_orders_are_added_and_an_order_is_moved_in_the_built_in_sandbox() {
             states: vec![5],
             ..Default::default()
         };
-        open.desk().save_filter("Paid", &paid).unwrap();
+        open.desk().orders().save_filter("Paid", &paid).unwrap();
     });
     assert_eq!(
         json(&mut env, &["orders", "views"]),

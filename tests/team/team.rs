@@ -5,15 +5,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_store_pg::AsPgLink;
 use std::sync::Arc;
 
-use paydesk_core::team::{self, RequestState, RowState, RuleInput, Team, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_store_pg::{PgLink, init_team};
+use paydesk_team::{self as team, RequestState, RowState, RuleInput, Team, TeamRole};
 use paydesk_testpg::TestPg;
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};
@@ -389,7 +388,8 @@ async fn two_signers_execute_an_approved_batch_once_and_a_file_sent_again_is_ref
             row.row_no
         );
         let entry = desk_a
-            .journal_entry_by_number(&row.mer_order_no)
+            .journal()
+            .entry_by_number(&row.mer_order_no)
             .unwrap()
             .unwrap();
         assert_eq!(entry.trade_no, row.trade_no);
@@ -595,7 +595,10 @@ async fn payins_and_card_moves_are_requested_approved_and_executed_once() {
     }
     // Once each, by number, in the shared journal.
     for no in ["T-PI-1", "T-PI-2", "T-CP-1", "T-TU-1", "T-WD-1"] {
-        assert!(desk.journal_entry_by_number(no).unwrap().is_some(), "{no}");
+        assert!(
+            desk.journal().entry_by_number(no).unwrap().is_some(),
+            "{no}"
+        );
     }
     assert_eq!(team::execute_next(&desk, &sam).await.unwrap(), None);
 
@@ -644,7 +647,7 @@ async fn the_signers_upkeep_is_what_a_keyless_viewer_desk_shows() {
     assert!(desk.holds_key());
     let line = team::upkeep(&desk, 30).await.unwrap();
     assert!(line.starts_with("synced "), "{line}");
-    let signer_view = desk.dashboard().unwrap();
+    let signer_view = desk.orders().dashboard().unwrap();
     assert_eq!(
         signer_view.cached_orders, 300,
         "the sandbox's orders of the last 20 days"
@@ -663,7 +666,7 @@ async fn the_signers_upkeep_is_what_a_keyless_viewer_desk_shows() {
     f.secrets.set_team_password("vic-desk", PASSWORD).unwrap();
     let viewer = Desk::open(&f.home, f.secrets.clone(), "vic-desk", Endpoint::Profile).unwrap();
     assert!(!viewer.holds_key());
-    let seen = viewer.dashboard().unwrap();
+    let seen = viewer.orders().dashboard().unwrap();
     assert_eq!(seen.cached_orders, signer_view.cached_orders);
     assert_eq!(seen.last_sync, signer_view.last_sync);
     let figures = |b: &[paydesk_core::desk::BalanceSnapshot]| {
@@ -672,7 +675,7 @@ async fn the_signers_upkeep_is_what_a_keyless_viewer_desk_shows() {
             .collect::<Vec<_>>()
     };
     assert_eq!(figures(&seen.balances), figures(&signer_view.balances));
-    match viewer.balances(&[]).await {
+    match viewer.money().balances(&[]).await {
         Ok(list) => assert!(
             list.iter().all(
                 |b| matches!(&b.error, Some(CoreError::Validation { field, .. }) if field == "team")
@@ -682,7 +685,11 @@ async fn the_signers_upkeep_is_what_a_keyless_viewer_desk_shows() {
         Err(e) => panic!("{e}"),
     }
     let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    match viewer.sync(&viewer.sync_options(1), cancel, |_| {}).await {
+    match viewer
+        .orders()
+        .sync(&viewer.orders().sync_options(1), cancel, |_| {})
+        .await
+    {
         Err(CoreError::Validation { field, rule }) => {
             assert_eq!(field, "team");
             assert!(rule.contains("no merchant key"), "{rule}");
@@ -690,7 +697,14 @@ async fn the_signers_upkeep_is_what_a_keyless_viewer_desk_shows() {
         other => panic!("a viewer's desk synced: {other:?}"),
     }
     // Nothing to reconcile on a desk that never sends.
-    assert!(viewer.reconcile_all(true).await.unwrap().is_empty());
+    assert!(
+        viewer
+            .journal()
+            .reconcile_all(true)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// A maker who writes a request by hand cannot have the signer send more than the
@@ -837,7 +851,7 @@ async fn a_card_payout_is_sent_only_to_the_holder_approvers_saw() {
         let row = &ann.rows(id).unwrap()[0];
         assert_eq!(row.state, RowState::Failed, "{no}: {row:?}");
         assert!(
-            desk.journal_entry_by_number(no).unwrap().is_none(),
+            desk.journal().entry_by_number(no).unwrap().is_none(),
             "{no} was sent"
         );
     }

@@ -2,16 +2,15 @@
 //! approval only while I approve, did not make it and have not decided; approved
 //! requests that no signer's worker takes for the set time are "the worker stopped".
 //! Each member's view comes from their own connection (what the database lets them
-//! read), as `Desk::current_alerts` reads it on a team desk.
+//! read), as `Records::current_alerts` reads it on a team desk.
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::alerts::{AlertKind, AlertSettings, AlertTarget, team_alerts};
 use paydesk_core::forms::{PayoutForm, PayoutKind};
-use paydesk_core::team::{Team, TeamRole};
+use paydesk_team::{Team, TeamRole};
 use paydesk_testpg::Options;
 
 use common::team::{CLABE, member};

@@ -7,7 +7,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_store_pg::AsPgLink;
@@ -16,9 +15,9 @@ use std::time::{Duration, Instant};
 use paydesk_core::CoreError;
 use paydesk_core::audit::Record;
 use paydesk_core::store::prelude::AuditStore;
-use paydesk_core::team::{RequestState, Team, TeamRole};
 use paydesk_store_pg::audit::PgAudit;
 use paydesk_store_pg::{PgLink, init_team};
+use paydesk_team::{RequestState, Team, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};

@@ -6,15 +6,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::forms::{PayoutForm, PayoutKind};
 use paydesk_core::store::prelude::AuditStore;
-use paydesk_core::team::{self, TeamRole};
 use paydesk_core::{Desk, Endpoint, Profile};
 use paydesk_store_pg::AsPgLink;
 use paydesk_store_pg::audit::PgAudit;
+use paydesk_team::{self as team, TeamRole};
 use paydesk_testpg::TestPg;
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};
@@ -98,7 +97,7 @@ async fn a_rebuilt_team_chain_is_reported_and_its_desk_does_not_sign() {
     // The signer's desk connects: the chain holds, its head is anchored in the keyring.
     steps(&pg, "T-CHAIN-1");
     let desk = signer_desk(&f, &pg);
-    assert_eq!(desk.team_chain_problem(), None);
+    assert_eq!(desk.journal().team_chain_problem(), None);
     let anchored = f.secrets.audit_anchor(&f.name).unwrap().unwrap();
     assert_eq!(anchored.last_id, rows(&pg));
     drop(desk);
@@ -106,8 +105,8 @@ async fn a_rebuilt_team_chain_is_reported_and_its_desk_does_not_sign() {
     // More steps; the desk connects again: the anchor moves on to the new head.
     steps(&pg, "T-CHAIN-2");
     let desk = signer_desk(&f, &pg);
-    assert_eq!(desk.team_chain_problem(), None);
-    assert!(desk.audit_verify().unwrap().ok);
+    assert_eq!(desk.journal().team_chain_problem(), None);
+    assert!(desk.journal().audit_verify().unwrap().ok);
     let anchor = f.secrets.audit_anchor(&f.name).unwrap().unwrap();
     assert_eq!(anchor.last_id, rows(&pg));
     assert!(anchor.last_id > anchored.last_id);
@@ -137,14 +136,14 @@ async fn a_rebuilt_team_chain_is_reported_and_its_desk_does_not_sign() {
 
     // The signer's desk connects: it says so, keeps its anchor, and does not sign.
     let desk = signer_desk(&f, &pg);
-    let problem = desk.team_chain_problem().unwrap().to_string();
+    let problem = desk.journal().team_chain_problem().unwrap().to_string();
     assert!(problem.contains("rewritten"), "{problem}");
     assert!(
         problem.contains(&format!("row {}", anchor.last_id)),
         "{problem}"
     );
     assert_eq!(f.secrets.audit_anchor(&f.name).unwrap().unwrap(), anchor);
-    let check = desk.audit_verify().unwrap();
+    let check = desk.journal().audit_verify().unwrap();
     assert!(!check.ok);
     assert!(
         check.problem.unwrap_or_default().contains("rewritten"),
@@ -157,7 +156,12 @@ async fn a_rebuilt_team_chain_is_reported_and_its_desk_does_not_sign() {
     }
     // Reconnecting does not make it go away.
     drop(desk);
-    assert!(signer_desk(&f, &pg).team_chain_problem().is_some());
+    assert!(
+        signer_desk(&f, &pg)
+            .journal()
+            .team_chain_problem()
+            .is_some()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -167,7 +171,7 @@ async fn a_cut_team_chain_is_reported() {
     steps(&pg, "T-CUT-1");
     steps(&pg, "T-CUT-2");
     let desk = signer_desk(&f, &pg);
-    assert_eq!(desk.team_chain_problem(), None);
+    assert_eq!(desk.journal().team_chain_problem(), None);
     drop(desk);
     let head = rows(&pg);
     // The owner cuts the last rows: what is left is a consistent chain.
@@ -182,7 +186,7 @@ async fn a_cut_team_chain_is_reported() {
     )
     .unwrap();
     let desk = signer_desk(&f, &pg);
-    let problem = desk.team_chain_problem().unwrap().to_string();
+    let problem = desk.journal().team_chain_problem().unwrap().to_string();
     assert!(problem.contains("cut"), "{problem}");
     assert!(
         problem.contains(&format!("verified {head} rows")),
@@ -218,9 +222,9 @@ async fn history_cut_while_a_desk_is_connected_is_seen_at_the_workers_next_round
     let desk = signer_desk(&f, &pg);
     let at_connect = f.secrets.audit_anchor(&f.name).unwrap().unwrap().last_id;
     // The desk's own steps after it connected, and others' between them.
-    desk.audit_event("test.step", "n=1".into(), "ok");
+    desk.journal().audit_event("test.step", "n=1".into(), "ok");
     steps(&pg, "T-LIVE-2");
-    desk.audit_event("test.step", "n=2".into(), "ok");
+    desk.journal().audit_event("test.step", "n=2".into(), "ok");
     let head = rows(&pg);
     let anchor = f.secrets.audit_anchor(&f.name).unwrap().unwrap();
     assert_eq!(
@@ -228,7 +232,7 @@ async fn history_cut_while_a_desk_is_connected_is_seen_at_the_workers_next_round
         "the anchor did not follow the desk's own step"
     );
     assert!(head > at_connect + 2);
-    assert_eq!(desk.team_chain_problem(), None);
+    assert_eq!(desk.journal().team_chain_problem(), None);
     // The owner cuts what followed the connect; the desk is still open.
     cut_after(&pg, at_connect + 1);
     let sam = member(&pg, "sam");
@@ -236,9 +240,9 @@ async fn history_cut_while_a_desk_is_connected_is_seen_at_the_workers_next_round
         Err(e) => assert!(e.to_string().contains("does not sign for the team"), "{e}"),
         Ok(done) => panic!("the worker signed on a cut chain: {done:?}"),
     }
-    let problem = desk.team_chain_problem().unwrap().to_string();
+    let problem = desk.journal().team_chain_problem().unwrap().to_string();
     assert!(problem.contains("cut"), "{problem}");
-    assert!(desk.audit_verify().unwrap().ok.eq(&false));
+    assert!(desk.journal().audit_verify().unwrap().ok.eq(&false));
 }
 
 /// F7: the same cut seen at the desk's own next step, with no worker running.
@@ -248,9 +252,9 @@ async fn history_cut_while_a_desk_is_connected_is_seen_at_its_next_step() {
     let f = common::Fixture::new("chain-cut-step").await;
     steps(&pg, "T-STEP-1");
     let desk = signer_desk(&f, &pg);
-    desk.audit_event("test.step", "n=1".into(), "ok");
+    desk.journal().audit_event("test.step", "n=1".into(), "ok");
     steps(&pg, "T-STEP-2");
-    desk.audit_event("test.step", "n=2".into(), "ok");
+    desk.journal().audit_event("test.step", "n=2".into(), "ok");
     let head = rows(&pg);
     // The owner rewrites the latest rows: the desk's last step cut, and a row put back
     // in its place (sealed by the database's own trigger, so the chain checks out alone).
@@ -260,9 +264,9 @@ async fn history_cut_while_a_desk_is_connected_is_seen_at_its_next_step() {
         "SELECT paydesk.audit('team.member.role', 'member=x', 'nothing happened')",
     )
     .unwrap();
-    assert_eq!(desk.team_chain_problem(), None);
-    desk.audit_event("test.step", "n=3".into(), "ok");
-    let problem = desk.team_chain_problem().unwrap().to_string();
+    assert_eq!(desk.journal().team_chain_problem(), None);
+    desk.journal().audit_event("test.step", "n=3".into(), "ok");
+    let problem = desk.journal().team_chain_problem().unwrap().to_string();
     assert!(problem.contains(&format!("row {head}")), "{problem}");
 }
 
@@ -303,12 +307,12 @@ async fn history_cut_while_a_desk_sits_idle_is_seen_by_its_own_timer() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert_eq!(viewer.team_chain_problem(), None);
+    assert_eq!(viewer.journal().team_chain_problem(), None);
     // The owner cuts the rows the idle desk verified; the desk takes no step.
     cut_after(&pg, head - 2);
     let cut_at = std::time::Instant::now();
     let problem = loop {
-        if let Some(p) = viewer.team_chain_problem() {
+        if let Some(p) = viewer.journal().team_chain_problem() {
             break p.to_string();
         }
         assert!(
@@ -328,7 +332,7 @@ async fn history_cut_while_a_desk_sits_idle_is_seen_by_its_own_timer() {
         .await
         .expect("the timer ends after a finding")
         .unwrap();
-    assert!(viewer.team_chain_problem().is_some());
+    assert!(viewer.journal().team_chain_problem().is_some());
     // A single desk has nothing to watch.
     let single = std::sync::Arc::new(f.desk().await);
     assert!(single.watch_team_chain(every).is_none());

@@ -7,7 +7,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt, chown};
@@ -16,8 +15,8 @@ use std::process::Command;
 
 use paydesk_core::CoreError;
 use paydesk_core::forms::{PayoutForm, PayoutKind};
-use paydesk_core::team::{RequestState, Team, TeamRole};
 use paydesk_store_pg::{PgConfig, PgLink};
+use paydesk_team::{RequestState, Team, TeamRole};
 use paydesk_testpg::Options;
 
 use common::team::{CLABE, PASSWORD, cfg, member};

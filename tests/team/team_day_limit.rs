@@ -6,12 +6,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::limits::{CurrencyLimit, Limits};
-use paydesk_core::team::{self, RowState, TeamRole};
 use paydesk_core::{Desk, Endpoint, Profile};
+use paydesk_team::{self as team, RowState, TeamRole};
 use rust_decimal::Decimal;
 
 use common::team::{CLABE, PASSWORD, cfg, member, team_db_of};
@@ -96,7 +95,8 @@ async fn a_requests_rows_sent_at_once_pay_only_as_far_as_the_day_limit_reaches()
                     row.row_no
                 );
                 assert!(
-                    desk.journal_entry_by_number(&row.mer_order_no)
+                    desk.journal()
+                        .entry_by_number(&row.mer_order_no)
                         .unwrap()
                         .is_none(),
                     "row {} refused yet journaled",

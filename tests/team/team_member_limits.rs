@@ -6,10 +6,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
-use paydesk_core::team::{MemberLimit, TeamRole};
+use paydesk_team::{MemberLimit, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 use rust_decimal::Decimal;
 

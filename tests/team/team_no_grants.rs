@@ -11,15 +11,14 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use paydesk_core::team::{RequestState, TeamRole};
 use paydesk_store_pg::{PgLink, owner_stall_grants_missing};
+use paydesk_team::{RequestState, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};

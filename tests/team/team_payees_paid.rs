@@ -9,7 +9,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,8 +17,8 @@ use std::time::Duration;
 use paydesk_core::alerts::{AlertKind, AlertSettings, AlertTarget, team_alerts};
 use paydesk_core::beneficiaries::{NewBeneficiary, TeamPayeeRow};
 use paydesk_core::forms::{PayoutForm, PayoutKind};
-use paydesk_core::team::{self, MemberLimit, RequestState, RowState, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_team::{self as team, MemberLimit, RequestState, RowState, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 use rust_decimal::Decimal;
 use sha2::Digest as _;
@@ -185,7 +184,8 @@ async fn a_team_pays_a_payee_by_nickname_and_never_one_changed_since_or_not_matc
     });
     assert_eq!(account.as_deref(), Some("CLABE 002…7771"));
     let entry = desk
-        .journal_entry_by_number(&row.mer_order_no)
+        .journal()
+        .entry_by_number(&row.mer_order_no)
         .unwrap()
         .unwrap();
     // The journal keeps the account masked. What was sent was the payee's full CLABE:
@@ -863,7 +863,10 @@ async fn a_team_desks_confirmation_names_the_payee_or_says_the_account_is_new() 
     let desk = Desk::open(&f.home, f.secrets.clone(), "mark-desk", Endpoint::Profile).unwrap();
     assert!(!desk.holds_key());
     // Chosen from the team's book: the payee, its account masked; nothing sent.
-    let p = desk.payout_preview(&to_payee("rent", "100")).unwrap();
+    let p = desk
+        .money()
+        .payout_preview(&to_payee("rent", "100"))
+        .unwrap();
     assert_eq!(
         p.payee,
         Some(Payee::Known {
@@ -876,11 +879,14 @@ async fn a_team_desks_confirmation_names_the_payee_or_says_the_account_is_new() 
     // Typed in full, an account no payee of the book has: new.
     let mut typed = PayoutForm::new(PayoutKind::Clabe, "T-NOTE-1", "100", "MXN");
     typed.clabe = CLABE_2.into();
-    assert_eq!(desk.payout_preview(&typed).unwrap().payee, Some(Payee::New));
+    assert_eq!(
+        desk.money().payout_preview(&typed).unwrap().payee,
+        Some(Payee::New)
+    );
     // Typed in full, masking like a payee's: the desk cannot tell (it does not open
     // the seals), so it claims neither.
     typed.clabe = CLABE.into();
-    assert_eq!(desk.payout_preview(&typed).unwrap().payee, None);
+    assert_eq!(desk.money().payout_preview(&typed).unwrap().payee, None);
     // The maker's own limit, said at the confirmation.
     member(&pg, "alice")
         .set_member_limit(&MemberLimit {
@@ -892,7 +898,10 @@ async fn a_team_desks_confirmation_names_the_payee_or_says_the_account_is_new() 
             set_by: String::new(),
         })
         .unwrap();
-    let e = desk.payout_preview(&to_payee("rent", "100")).unwrap_err();
+    let e = desk
+        .money()
+        .payout_preview(&to_payee("rent", "100"))
+        .unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("memberLimitPerPayout"), "{e}");
     assert_eq!(owner_sql(&pg, "SELECT count(*) FROM paydesk.requests"), "0");
     // A member who makes no requests (the signer) previews a payout without a maker's
@@ -900,7 +909,7 @@ async fn a_team_desks_confirmation_names_the_payee_or_says_the_account_is_new() 
     let sam = signer_desk(&f, &pg, "sam");
     let mut own = PayoutForm::new(PayoutKind::Clabe, "T-NOTE-2", "100", "MXN");
     own.clabe = CLABE_2.into();
-    let p = sam.payout_preview(&own).unwrap();
+    let p = sam.money().payout_preview(&own).unwrap();
     assert_eq!(p.amount, "100");
 }
 
@@ -1016,7 +1025,7 @@ async fn a_payee_row_sent_before_is_looked_up_not_refused_when_its_payee_is_gone
             r.id
         ),
     );
-    desk.reconcile_all(false).await.unwrap();
+    desk.journal().reconcile_all(false).await.unwrap();
     let again = team::execute_next(&desk, &sam).await.unwrap().unwrap();
     let row = &ann.rows(r.id).unwrap()[0];
     assert_ne!(row.state, RowState::Failed, "{row:?}");
@@ -1038,7 +1047,11 @@ async fn a_team_desk_never_sends_a_payout_naming_a_payee_with_its_stand_in() {
         .unwrap();
     let orders = || f.running.sandbox.with_state(|s| s.orders.len());
     let before = orders();
-    let e = desk.payout(&to_payee("rent", "250")).await.unwrap_err();
+    let e = desk
+        .money()
+        .payout(&to_payee("rent", "250"))
+        .await
+        .unwrap_err();
     assert_eq!(
         rule_key(&e).as_deref(),
         Some("teamPayeeSentOnlyByRequest"),

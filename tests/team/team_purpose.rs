@@ -6,13 +6,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::forms::{PayoutForm, PayoutKind};
 use paydesk_core::purpose::Purpose;
-use paydesk_core::team::{self, RequestState, TeamRole};
 use paydesk_core::{Desk, Endpoint, Profile};
+use paydesk_team::{self as team, RequestState, TeamRole};
 use paydesk_testpg::TestPg;
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};
@@ -104,7 +103,7 @@ async fn the_makers_purpose_is_journaled_and_no_member_changes_it() {
     }
     let done = team::execute_next(&desk, &sam).await.unwrap().unwrap();
     assert_eq!(done.accepted, 1, "{done:?}");
-    let entry = desk.journal_entry_by_number(&no).unwrap().unwrap();
+    let entry = desk.journal().entry_by_number(&no).unwrap().unwrap();
     assert_eq!(entry.purpose, Some(Purpose::new("Rent Q4", "INV-9")));
 
     // Nobody changes it with plain SQL: not the signer who wrote it, not a maker (the

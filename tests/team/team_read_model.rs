@@ -1048,8 +1048,9 @@ async fn a_signer_desk_syncs_the_sandbox_and_a_viewer_reads_the_same_page() {
         "a team desk keeps no SQLite file"
     );
     let report = desk
+        .orders()
         .sync(
-            &desk.sync_options(120),
+            &desk.orders().sync_options(120),
             Arc::new(AtomicBool::new(false)),
             |_| {},
         )
@@ -1060,7 +1061,7 @@ async fn a_signer_desk_syncs_the_sandbox_and_a_viewer_reads_the_same_page() {
         sort: SortKey::TradeNo,
         ..OrderFilter::default()
     };
-    let theirs = desk.orders(&filter, 0, 100).unwrap();
+    let theirs = desk.orders().page(&filter, 0, 100).unwrap();
     assert_eq!(theirs.total, seeded as i64);
     let team = Store::open_team(
         Arc::new(viewer),
@@ -1077,7 +1078,7 @@ async fn a_signer_desk_syncs_the_sandbox_and_a_viewer_reads_the_same_page() {
         .orders()
         .query_anchored(&filter, &anchors, 1_100, 100)
         .unwrap();
-    assert_eq!(deep, desk.orders(&filter, 1_100, 100).unwrap());
+    assert_eq!(deep, desk.orders().page(&filter, 1_100, 100).unwrap());
     // The viewer's dashboard sees the team's sync.
     assert!(
         team.sync_state()

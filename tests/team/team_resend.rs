@@ -7,16 +7,15 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use std::sync::{Arc, Barrier};
 
-use paydesk_core::team::{self, RequestState, RowState, Team, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_store_pg::AsPgLink;
 use paydesk_store_pg::team::TeamTables;
 use paydesk_store_pg::{PgLink, init_team};
+use paydesk_team::{self as team, RequestState, RowState, Team, TeamRole};
 use paydesk_testpg::TestPg;
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};
@@ -258,7 +257,7 @@ async fn first_sent(desk: &Desk, maker: &Team, approver: &Team, signer: &Team) -
         "MXN",
     );
     form.clabe = CLABE.into();
-    match desk.payout(&form).await {
+    match desk.money().payout(&form).await {
         Err(CoreError::Validation { field, rule }) => {
             assert_eq!(field, "team");
             assert!(rule.contains("request"), "{rule}");

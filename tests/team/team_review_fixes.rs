@@ -7,7 +7,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_store_pg::AsPgLink;
@@ -17,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use paydesk_core::store::orders::{MadeOrder, OrderKind, OrderStore};
 use paydesk_core::store::prelude::AuditStore;
-use paydesk_core::team::{RequestState, TeamRole};
 use paydesk_store_pg::orders::PgOrders;
+use paydesk_team::{RequestState, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 use sha2::{Digest, Sha256};
 

@@ -9,11 +9,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
-use paydesk_core::team::TeamRole;
 use paydesk_store_pg::AsPgLink;
+use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
 use common::team::{CLABE, DB, PASSWORD, member};

@@ -5,12 +5,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use std::time::{Duration, Instant};
 
-use paydesk_core::team::{MemberLimit, TeamRole};
+use paydesk_team::{MemberLimit, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
 use common::team::{CLABE, DB, PASSWORD, member};

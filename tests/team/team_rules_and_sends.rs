@@ -6,12 +6,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::forms::{CardForm, CardMove, PayinForm, PayinMethod, PayoutForm, PayoutKind};
-use paydesk_core::team::{self, RequestState, RowState, Team, TeamRole};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_team::{self as team, RequestState, RowState, Team, TeamRole};
 use paydesk_testpg::TestPg;
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member};
@@ -280,7 +279,7 @@ async fn the_signer_sends_its_own_addresses_never_the_forms() {
                 .map(|o| o.notify_url.clone())
         });
         assert_eq!(sent_to.as_deref(), Some(profile_notify.as_str()), "{no}");
-        let entry = desk.journal_entry_by_number(no).unwrap().unwrap();
+        let entry = desk.journal().entry_by_number(no).unwrap().unwrap();
         let sent = entry.request.to_string();
         assert!(
             !sent.contains("evil.example") && !sent.contains("6.6.6.6"),

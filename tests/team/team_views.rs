@@ -6,14 +6,13 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use paydesk_core::store::prelude::ViewStore;
 use paydesk_core::store::views::Screen;
-use paydesk_core::team::TeamRole;
 use paydesk_store_pg::PgLink;
 use paydesk_store_pg::cache::PgViews;
+use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
 use common::team::{DB, PASSWORD, cfg};

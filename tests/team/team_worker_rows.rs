@@ -4,13 +4,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../crates/core/tests/common/mod.rs"]
 mod common;
 
 use std::time::{Duration, Instant};
 
-use paydesk_core::team::{self, RowState, TeamRole};
 use paydesk_core::{Desk, Endpoint, Profile};
+use paydesk_team::{self as team, RowState, TeamRole};
 
 use common::team::{CLABE, DB, PASSWORD, cfg, member, team_db_of};
 
@@ -96,7 +95,8 @@ async fn a_signer_sends_a_batchs_rows_a_bounded_number_at_once_each_paid_once() 
             row.row_no
         );
         let entry = desk
-            .journal_entry_by_number(&row.mer_order_no)
+            .journal()
+            .entry_by_number(&row.mer_order_no)
             .unwrap()
             .unwrap();
         assert_eq!(entry.trade_no, row.trade_no);
@@ -121,7 +121,7 @@ async fn a_signer_sends_a_batchs_rows_a_bounded_number_at_once_each_paid_once() 
         "the keyring's anchor (row {}) is short of the worker's last call (row {head})",
         anchor.last_id
     );
-    assert_eq!(desk.team_chain_problem(), None);
+    assert_eq!(desk.journal().team_chain_problem(), None);
     assert!(team::execute_next(&desk, &sam).await.unwrap().is_none());
 }
 

@@ -32,7 +32,7 @@ export const commands = {
 	conventionsExport: (profile: string, path: string, overwrite: boolean) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("conventions_export", { profile, path, overwrite })),
 	/**
 	 *  Checks a profile's connection with no money moved (see
-	 *  `paydesk_core::Desk::check_connection`).
+	 *  `paydesk_core::desk::Money::check_connection`).
 	 */
 	profileCheck: (profile: string, currency: string | null) => typedError<ConnectionCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("profile_check", { profile, currency })),
 	profileSwitch: (name: string) => typedError<AppStatus_Serialize, CoreError_Serialize>(__TAURI_INVOKE("profile_switch", { name })),
@@ -4047,7 +4047,7 @@ export type Reconciliation_Serialize = {
 	filter: OrderFilter_Serialize,
 };
 
-/**  What [`Desk::refresh_period`] did before a statement was built. */
+/**  What [`Orders::refresh_period`] did before a statement was built. */
 export type Refreshed = {
 	/**  When the period's windows were read again (UTC millis). */
 	at: number,

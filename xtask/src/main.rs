@@ -214,7 +214,7 @@ fn bench() -> Result {
     )?;
     example(
         "the team: from an approval to its execution by the signer's worker, 200 requests",
-        "paydesk-core",
+        "paydesk-team",
         "team_latency_bench",
         &["200"],
     )?;

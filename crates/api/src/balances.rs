@@ -21,7 +21,7 @@ fn currency(text: &str) -> CoreResult<String> {
 
 /// Every snapshot of `currency` kept by this desk, oldest first.
 pub fn history(desk: &Desk, currency_code: &str) -> CoreResult<Vec<BalanceSnapshot>> {
-    desk.balance_history(&currency(currency_code)?)
+    desk.money().balance_history(&currency(currency_code)?)
 }
 
 /// The reconciliation of `currency` between two of its snapshots (`takenAt`).

@@ -39,7 +39,7 @@ pub const TICK: std::time::Duration = paydesk_reports::schedule::TICK;
 /// kept, none when nothing was due (a desk without the merchant key, a sync running,
 /// the schedule off, the last snapshot recent enough).
 pub async fn snapshot_if_due(desk: &Desk) -> CoreResult<Option<usize>> {
-    desk.snapshot_balances_if_due(desk.now_ms()).await
+    desk.money().snapshot_balances_if_due(desk.now_ms()).await
 }
 
 /// Every scheduled report of the desk's profile due by the desk's clock and not run yet

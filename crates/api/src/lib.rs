@@ -6,7 +6,7 @@
 //!   saying only *when* ([`money::After`]: in the background for the app, before the
 //!   command ends for the CLI);
 //! - a sync is followed by a balance snapshot ([`orders::sync`], the rule the team's
-//!   signer keeps too: `Desk::sync_then_snapshot`);
+//!   signer keeps too: `Orders::sync_then_snapshot`);
 //! - the team's database is opened by [`team`] (no front end names the store's
 //!   PostgreSQL module: `crates/core/tests/layers.rs`);
 //! - report periods and zones are read one way ([`reports`]): the same days, the same

@@ -26,7 +26,7 @@ pub async fn snapshot_after(desk: &Arc<Desk>, currencies: Vec<String>, after: Af
     }
     let desk = desk.clone();
     let take = async move {
-        if let Err(e) = desk.balances(&currencies).await {
+        if let Err(e) = desk.money().balances(&currencies).await {
             tracing::warn!("balance snapshot after a change: {e}");
         }
     };
@@ -59,9 +59,9 @@ pub async fn payin(
     after: After,
 ) -> CoreResult<Receipt> {
     if allow_duplicate {
-        desk.allow_duplicate_once(&form.mer_order_no);
+        desk.journal().allow_duplicate_once(&form.mer_order_no);
     }
-    let r = desk.payin(form).await;
+    let r = desk.money().payin(form).await;
     after_accepted(desk, &r, Some(form.currency.clone()), after).await;
     r
 }
@@ -76,12 +76,12 @@ pub async fn payout(
     after: After,
 ) -> CoreResult<Receipt> {
     if allow_duplicate {
-        desk.allow_duplicate_once(&form.mer_order_no);
+        desk.journal().allow_duplicate_once(&form.mer_order_no);
     }
     let r = if lose_answer {
         desk.payout_losing_answer(form).await
     } else {
-        desk.payout(form).await
+        desk.money().payout(form).await
     };
     after_accepted(desk.desk(), &r, Some(form.currency.clone()), after).await;
     r
@@ -95,9 +95,9 @@ pub async fn card(
     after: After,
 ) -> CoreResult<Receipt> {
     if allow_duplicate {
-        desk.allow_duplicate_once(&form.reference);
+        desk.journal().allow_duplicate_once(&form.reference);
     }
-    let r = desk.card(form).await;
+    let r = desk.money().card(form).await;
     after_accepted(desk, &r, Some(form.currency.clone()), after).await;
     r
 }
@@ -110,7 +110,7 @@ pub async fn payout_resend(
     account: &str,
     after: After,
 ) -> CoreResult<Receipt> {
-    let r = desk.resend_payout(id, account).await;
+    let r = desk.journal().resend_payout(id, account).await;
     let currency = r.as_ref().ok().and_then(|r| {
         r.entry
             .request

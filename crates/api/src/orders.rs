@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use paydesk_core::sync::{SyncOptions, SyncProgress, SyncReport};
 use paydesk_core::{CoreResult, Desk};
 
-/// Syncs, then takes a balance snapshot (`Desk::sync_then_snapshot`). A failure of the
+/// Syncs, then takes a balance snapshot (`Orders::sync_then_snapshot`). A failure of the
 /// snapshot is logged and the sync's report stands; `balances_failed` says it to a
 /// front end that shows it.
 pub async fn sync(
@@ -16,7 +16,10 @@ pub async fn sync(
     cancel: Arc<AtomicBool>,
     progress: impl FnMut(&SyncProgress) + Send,
 ) -> CoreResult<(SyncReport, Option<String>)> {
-    let synced = desk.sync_then_snapshot(opts, cancel, progress).await?;
+    let synced = desk
+        .orders()
+        .sync_then_snapshot(opts, cancel, progress)
+        .await?;
     let failed = match synced.balances {
         Some(Err(e)) => {
             tracing::warn!("balance snapshot after a sync: {e}");

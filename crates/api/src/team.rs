@@ -1,11 +1,20 @@
 //! The team's database as the front ends reach it: a member's connection for a profile,
 //! a desk's, the connection test, the unlock's password check and `team init`. Each
-//! opens through the engine's one place (`paydesk_core::team::open`); the waits on the
-//! network follow the store's one rule (`paydesk_store_pg::off_workers`).
+//! opens through the engine's one place (`paydesk_core::team_member::open_store` and its
+//! neighbours); the waits on the network follow the store's one rule
+//! (`paydesk_store_pg::off_workers`). The team's workflow is `paydesk-team`'s, reached by the
+//! front ends through here.
 
-use paydesk_core::team::{self as core_team, Team};
-pub use paydesk_core::team::{Initialized, PgConfig, Probe};
 use paydesk_core::{CoreError, CoreResult, Desk, Home, Secrets};
+use paydesk_team as core_team;
+/// The team's workflow as the front ends use it (`paydesk-team`: a member's requests,
+/// approvals and admin, and the signer's worker).
+pub use paydesk_team::{
+    BEAT_EVERY, Decision, Executed, Member, MemberLimit, RETRY_AFTER_SECS, Request, RequestRow,
+    RequestState, RowState, Rule, RuleInput, Team, TeamMember, TeamPayee, TeamRole, Upkeep,
+    WorkEvent, execute_next, work, worker_beats,
+};
+pub use paydesk_team::{Initialized, PgConfig, Probe};
 
 /// The member's team for the profile `name`, its password from the keyring, the seal
 /// key pinned there.
@@ -24,7 +33,7 @@ pub fn connect(home: &Home, secrets: Secrets, name: &str) -> CoreResult<Team> {
 
 /// The member's team on an open desk's own link (the worker's, the Approvals screen's).
 pub fn of_desk(desk: &Desk) -> CoreResult<Team> {
-    desk.team()?.ok_or_else(|| {
+    Team::of(desk)?.ok_or_else(|| {
         CoreError::validation(
             "team",
             "this profile is a single desk: the team's work belongs to a team profile (Settings, team connection)",

@@ -62,14 +62,15 @@ async fn duties_are_due_by_the_desk_s_clock() {
     let mut desk = f.desk().await;
     desk.set_clock(clock.clone());
     let desk = Arc::new(desk);
-    desk.sync(
-        &desk.sync_options(90),
-        Arc::new(AtomicBool::new(false)),
-        |_| {},
-    )
-    .await
-    .unwrap();
-    let currencies = desk.currencies().unwrap();
+    desk.orders()
+        .sync(
+            &desk.orders().sync_options(90),
+            Arc::new(AtomicBool::new(false)),
+            |_| {},
+        )
+        .await
+        .unwrap();
+    let currencies = desk.money().currencies().unwrap();
     assert!(!currencies.is_empty());
 
     // The balance snapshot: due at once (none kept yet), then every 60 minutes (the
@@ -87,7 +88,7 @@ async fn duties_are_due_by_the_desk_s_clock() {
         "61 minutes later by the desk's clock: due"
     );
     // The snapshot is kept at the desk's time, not the system's...
-    let last = desk.balance_history(&currencies[0]).unwrap();
+    let last = desk.money().balance_history(&currencies[0]).unwrap();
     assert_eq!(last.len(), 2);
     assert!(last[1].taken_at >= ahead, "{} < {ahead}", last[1].taken_at);
     // ...so 30 minutes on (91 past the system's time) the next one is not due yet.
@@ -129,7 +130,7 @@ async fn duties_are_due_by_the_desk_s_clock() {
     clock.advance(24 * 60 * MIN);
     let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
     let h = heard.clone();
-    let before = desk.balance_history(&currencies[0]).unwrap().len();
+    let before = desk.money().balance_history(&currencies[0]).unwrap().len();
     let task = duties::keep_running(
         &desk,
         f.home.clone(),
@@ -139,7 +140,7 @@ async fn duties_are_due_by_the_desk_s_clock() {
     );
     let deadline = Instant::now() + Duration::from_secs(20);
     while heard.lock().unwrap().is_empty()
-        || desk.balance_history(&currencies[0]).unwrap().len() == before
+        || desk.money().balance_history(&currencies[0]).unwrap().len() == before
     {
         assert!(Instant::now() < deadline, "the worker's round did not run");
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -154,7 +155,7 @@ async fn duties_are_due_by_the_desk_s_clock() {
     let mut form = PayoutForm::new(PayoutKind::Clabe, "DUTIES-1", "5.00", "MXN");
     form.clabe = "002010077777777771".into();
     let sent_after = clock.now_ms();
-    let r = desk.payout(&form).await.unwrap();
+    let r = desk.money().payout(&form).await.unwrap();
     assert!(r.entry.created_at >= sent_after, "{:?}", r.entry);
     assert!(r.entry.updated_at >= sent_after, "{:?}", r.entry);
 }

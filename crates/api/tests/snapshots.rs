@@ -45,7 +45,7 @@ async fn money_moved_and_syncs_are_followed_by_a_balance_snapshot() {
     let session = session(dir.path());
     builtin::ensure_profile(session.home(), &session.secrets().unwrap()).unwrap();
     let desk = session.open(Some("sandbox")).await.unwrap();
-    assert!(desk.balance_history("MXN").unwrap().is_empty());
+    assert!(desk.money().balance_history("MXN").unwrap().is_empty());
 
     // The CLI's way: the snapshot is there when the call returns.
     let r = paydesk_api::money::payout(&desk, &payout("API-1", "10.00"), false, false, After::Wait)
@@ -54,9 +54,9 @@ async fn money_moved_and_syncs_are_followed_by_a_balance_snapshot() {
     assert_eq!(r.entry.status, Status::Accepted);
     // The last one kept is the balance the payout left (the balance check before sending
     // may keep the one it read first): asked again now, the gateway says the same.
-    let kept = desk.balance_history("MXN").unwrap();
+    let kept = desk.money().balance_history("MXN").unwrap();
     let last = kept.last().expect("a snapshot after the payout");
-    let now = desk.balance("MXN").await.unwrap();
+    let now = desk.money().balance("MXN").await.unwrap();
     assert_eq!(last.balance, now.balance, "{kept:?}");
 
     // The app's way: on a task of its own, soon after the answer.
@@ -73,6 +73,7 @@ async fn money_moved_and_syncs_are_followed_by_a_balance_snapshot() {
     // Waited for: a snapshot of a balance other than the one before this payout.
     let deadline = Instant::now() + Duration::from_secs(10);
     while desk
+        .money()
         .balance_history("MXN")
         .unwrap()
         .last()
@@ -81,31 +82,43 @@ async fn money_moved_and_syncs_are_followed_by_a_balance_snapshot() {
         assert!(Instant::now() < deadline, "no snapshot after the payout");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let moved = desk.balance_history("MXN").unwrap().last().unwrap().clone();
-    assert_eq!(moved.balance, desk.balance("MXN").await.unwrap().balance);
+    let moved = desk
+        .money()
+        .balance_history("MXN")
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        moved.balance,
+        desk.money().balance("MXN").await.unwrap().balance
+    );
 
     // A payout refused before sending moves nothing and keeps no snapshot.
-    let before = desk.balance_history("MXN").unwrap().len();
+    let before = desk.money().balance_history("MXN").unwrap().len();
     let refused =
         paydesk_api::money::payout(&desk, &payout("API-3", "-1"), false, false, After::Wait).await;
     assert!(refused.is_err());
-    assert_eq!(desk.balance_history("MXN").unwrap().len(), before);
+    assert_eq!(desk.money().balance_history("MXN").unwrap().len(), before);
 
     // A sync: then a snapshot of every currency the cache holds.
-    let days = desk.sync_options(400);
+    let days = desk.orders().sync_options(400);
     let (report, failed) =
         paydesk_api::orders::sync(&desk, &days, Arc::new(AtomicBool::new(false)), |_| {})
             .await
             .unwrap();
     assert!(failed.is_none(), "{failed:?}");
     assert!(report.progress.orders > 0);
-    let currencies = desk.currencies().unwrap();
+    let currencies = desk.money().currencies().unwrap();
     assert!(currencies.len() > 1, "{currencies:?}");
     for c in &currencies {
         assert!(
-            !desk.balance_history(c).unwrap().is_empty(),
+            !desk.money().balance_history(c).unwrap().is_empty(),
             "no snapshot of {c} after the sync"
         );
     }
-    assert_eq!(desk.balance_history("MXN").unwrap().len(), before + 1);
+    assert_eq!(
+        desk.money().balance_history("MXN").unwrap().len(),
+        before + 1
+    );
 }

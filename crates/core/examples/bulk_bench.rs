@@ -1,4 +1,4 @@
-//! Benchmark: a bulk payout file through the desk (`Desk::bulk_payouts`, what `paydesk
+//! Benchmark: a bulk payout file through the desk (`Money::bulk_payouts`, what `paydesk
 //! payout bulk` and the Payouts screen run: the journal, the claims, the audit chain,
 //! signed requests, verified answers) against the sandbox on loopback, side by side with
 //! an independent client in the same run: a Python program that signs the same payouts
@@ -107,8 +107,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let path = home.join("payroll.csv");
         std::fs::write(&path, payroll(rows))?;
         let t = Instant::now();
-        let file = bulk::read(&path, &desk.bulk_context()?)?;
-        let plan = desk.bulk_plan(&file)?;
+        let file = bulk::read(&path, &desk.money().bulk_context()?)?;
+        let plan = desk.money().bulk_plan(&file)?;
         let planned = t.elapsed().as_secs_f64();
         if plan.to_send as usize != rows {
             return Err(format!("the plan sends {} of {rows} rows", plan.to_send).into());
@@ -116,6 +116,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (desk_cpu, sandbox_cpu) = (cpu("self"), cpu(&sandbox));
         let t = Instant::now();
         let results = desk
+            .money()
             .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
             .await?;
         let secs = t.elapsed().as_secs_f64();
@@ -127,7 +128,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         if accepted != rows {
             return Err(format!("{accepted} of {rows} rows accepted").into());
         }
-        let check = desk.audit_verify()?;
+        let check = desk.journal().audit_verify()?;
         if !check.ok {
             return Err(format!("the audit chain does not verify: {check:?}").into());
         }

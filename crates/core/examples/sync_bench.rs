@@ -210,6 +210,7 @@ async fn sync_run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let (desk_cpu, sandbox_cpu) = (cpu("self"), cpu(sandbox_pid));
     let t = Instant::now();
     let report = desk
+        .orders()
         .sync(&opts, Arc::new(AtomicBool::new(false)), |_| {})
         .await?;
     let secs = t.elapsed().as_secs_f64();
@@ -286,7 +287,7 @@ fn open_desk(
 /// prepared statement per row, no network. Rows per second.
 fn raw_insert(dir: &tempfile::TempDir, desk: &Desk) -> Result<f64, Box<dyn std::error::Error>> {
     let mut rows = Vec::new();
-    desk.for_each_order(&OrderFilter::default(), |o| {
+    desk.orders().for_each_order(&OrderFilter::default(), |o| {
         rows.push(o.clone());
         Ok(())
     })?;

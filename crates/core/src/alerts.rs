@@ -2,7 +2,7 @@
 //! desk's store with the profile's thresholds, for the app's inbox, the operating
 //! system's notifications and `paydesk alerts`.
 //!
-//! - [`Desk::current_alerts`] reads the store (and, on a team, the team's requests) and
+//! - [`Records::current_alerts`] reads the store (and, on a team, the team's requests) and
 //!   says which conditions hold now: an approval waiting for me, an outcome still
 //!   unknown after a set time, a balance under its threshold, a chargeback or a refusal
 //!   lately, a sync that failed or has not run for a set time, approved requests no
@@ -295,7 +295,7 @@ fn alert(
 impl Desk {
     /// Every condition that is an alert now, by `settings`, oldest first. On a team desk
     /// also the team's (approvals waiting for me, requests no worker takes).
-    pub fn current_alerts(&self, settings: &AlertSettings) -> CoreResult<Vec<Alert>> {
+    pub(crate) fn alerts_now(&self, settings: &AlertSettings) -> CoreResult<Vec<Alert>> {
         let now = self.now_ms();
         let profile = self.profile.name.clone();
         let mut out = Vec::new();
@@ -526,9 +526,9 @@ impl Desk {
 
 /// A team's alerts for its member `team.me()` at `now`: the requests waiting for my
 /// approval, and approved requests no signer's worker took for the set time (part of
-/// [`Desk::current_alerts`] on a team desk).
+/// [`Records::current_alerts`] on a team desk).
 pub fn team_alerts(
-    team: &crate::team::Team,
+    team: &crate::team_member::TeamMember,
     settings: &AlertSettings,
     now: i64,
 ) -> CoreResult<Vec<Alert>> {
@@ -536,7 +536,10 @@ pub fn team_alerts(
     let mut out = Vec::new();
     let me = team.me().name.clone();
     if team.has_role(TeamRole::Approver) {
-        for r in team.requests(&[RequestState::Waiting], LIST_LIMIT)? {
+        for r in team
+            .tables()
+            .requests(&[RequestState::Waiting], LIST_LIMIT)?
+        {
             if r.maker == me || r.decisions.iter().any(|d| d.member == me) {
                 continue;
             }
@@ -562,6 +565,7 @@ pub fn team_alerts(
     }
     let wait = i64::from(settings.worker_wait_minutes) * MINUTE;
     let waiting: Vec<_> = team
+        .tables()
         .requests(&[RequestState::Approved], LIST_LIMIT)?
         .into_iter()
         .filter(|r| now - r.decided_at.unwrap_or(r.created_at) >= wait)
@@ -598,12 +602,12 @@ pub fn team_alerts(
 /// signer's worker answering. Opens the oldest approved request waiting, or the sync
 /// (the worker keeps the team's sync too) when none waits.
 fn worker_silent(
-    team: &crate::team::Team,
+    team: &crate::team_member::TeamMember,
     waiting: &[crate::store::team::Request],
     wait: i64,
 ) -> CoreResult<Option<Alert>> {
     // Ages on the database's clock, as the beats are written (review r6 R6-7).
-    let beats = crate::team::worker_beats(team)?;
+    let beats = team.tables().worker_beats()?;
     if beats
         .iter()
         .any(|b| b.stopped_at.is_none() && b.age_ms < wait)
@@ -711,7 +715,7 @@ impl Home {
     pub fn alerts(&self, desk: &Desk) -> CoreResult<Vec<Alert>> {
         let profile = desk.profile.name.clone();
         let settings = self.alert_settings(&profile)?;
-        let current = desk.current_alerts(&settings)?;
+        let current = desk.records().current_alerts(&settings)?;
         let now = desk.now_ms();
         self.with_alerts(&profile, |f| Ok(merge(f, current, now)))
     }
@@ -723,10 +727,10 @@ impl Home {
     pub fn alerts_to_notify(&self, desk: &Desk) -> CoreResult<Vec<Alert>> {
         let profile = desk.profile.name.clone();
         let settings = self.alert_settings(&profile)?;
-        let current = desk.current_alerts(&settings)?;
+        let current = desk.records().current_alerts(&settings)?;
         let now = desk.now_ms();
-        let quiet =
-            !settings.system_notifications || settings.is_quiet(&desk.reporting().zone(), now);
+        let quiet = !settings.system_notifications
+            || settings.is_quiet(&desk.orders().reporting().zone(), now);
         self.with_alerts(&profile, |f| {
             let shown = merge(f, current, now);
             if quiet {

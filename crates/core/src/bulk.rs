@@ -326,7 +326,7 @@ pub struct BulkFile {
     pub records: Vec<(usize, Vec<String>)>,
     /// For each line without a `merOrderNo`: its normalised content and its occurrence
     /// among identical rows (`content#n`), from which the desk makes its number (`B`
-    /// and a keyed digest, see `Desk::bulk_plan`). Until then such a row carries
+    /// and a keyed digest, see `Money::bulk_plan`). Until then such a row carries
     /// [`UNNUMBERED`].
     pub derived: std::collections::BTreeMap<usize, String>,
     /// For a CLABE line in `derived` that names someone: its content as desks before

@@ -414,7 +414,8 @@ struct Line {
 }
 
 /// A payin's wire operation.
-pub(crate) enum PayinOp {
+#[derive(Debug)]
+pub enum PayinOp {
     V2(wire::V2Payment),
     V1(wire::V1Payment),
     VnBank(wire::V1VnBankPayment),
@@ -449,7 +450,7 @@ impl PayinForm {
         }
     }
 
-    pub(crate) fn build(&self, who: &Filler<'_>) -> CoreResult<PayinOp> {
+    pub fn build(&self, who: &Filler<'_>) -> CoreResult<PayinOp> {
         let source_amount = amount("sourceAmount", &self.amount)?;
         let common = wire::PayinCommon {
             mer_no: MerNo(who.mer_no),
@@ -758,13 +759,14 @@ pub fn card_preview(p: &wire::V1CardPayout) -> PayoutPreview {
 }
 
 /// A card operation's wire form.
-pub(crate) enum CardOp {
+#[derive(Debug)]
+pub enum CardOp {
     TopUp(wire::V2CardTopUp),
     Withdraw(wire::V1CardWithdraw, String),
 }
 
 impl CardForm {
-    pub(crate) fn build(&self, who: &Filler<'_>) -> CoreResult<CardOp> {
+    pub fn build(&self, who: &Filler<'_>) -> CoreResult<CardOp> {
         let card = self.card.trim().to_string();
         v::required("card", &card)?;
         let reference = order_no("reference", &self.reference)?;

@@ -1,7 +1,9 @@
 //! PayDesk's engine, with no Tauri in it: profiles, secrets in the OS keyring, the
 //! SQLite cache and journal, the sync engine, the journal's reconcile, the chained audit
 //! log, and the services the desktop app and the `paydesk` CLI are thin layers over
-//! (statements, balance reconciliation, the overview and exports are `paydesk-reports`'). It
+//! (statements, balance reconciliation, the overview and exports are `paydesk-reports`';
+//! the team's workflow and the signer's worker are `paydesk-team`'s, over
+//! [`team_member`], and the engine never depends on either). It
 //! ships without its test double: which gateway a desk talks to (a profile's base URL,
 //! or the built-in sandbox that `paydesk-session` runs) is the caller's [`Endpoint`].
 
@@ -31,7 +33,7 @@ pub mod schedule;
 pub mod secrets;
 pub mod store;
 pub mod sync;
-pub mod team;
+pub mod team_member;
 pub mod views;
 
 pub use desk::{

@@ -1,7 +1,7 @@
 //! Payout limits per currency (issue 35): the most one payout may be, and the most the
 //! payouts of one business day (in the profile's business zone) may add up to. Kept per
 //! profile in the home beside its reporting settings ([`crate::Home::limits`]); checked
-//! by the desk before anything is journaled ([`crate::Desk::payout`], a bulk run's plan).
+//! by the desk before anything is journaled ([`crate::Money::payout`], a bulk run's plan).
 
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};

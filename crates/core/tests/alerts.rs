@@ -45,7 +45,12 @@ async fn an_unknown_outcome_alerts_after_its_time_is_notified_once_and_can_be_re
             ..Fault::default()
         },
     );
-    assert!(desk.payout_clabe(payout("AL-1", "20.00")).await.is_err());
+    assert!(
+        desk.money()
+            .payout_clabe(payout("AL-1", "20.00"))
+            .await
+            .is_err()
+    );
     f.running.sandbox.clear_faults();
     // Not yet: 29 minutes is under the threshold.
     clock.advance(Duration::from_secs(29 * 60));
@@ -54,7 +59,7 @@ async fn an_unknown_outcome_alerts_after_its_time_is_notified_once_and_can_be_re
     let list = f.home.alerts(&desk).unwrap();
     assert_eq!(kinds(&list), [AlertKind::OutcomeUnknown]);
     let a = &list[0];
-    let entry = desk.journal_entry_by_number("AL-1").unwrap().unwrap();
+    let entry = desk.journal().entry_by_number("AL-1").unwrap().unwrap();
     assert_eq!(
         a.target,
         AlertTarget::Entry {
@@ -92,7 +97,7 @@ async fn an_unknown_outcome_alerts_after_its_time_is_notified_once_and_can_be_re
 async fn a_balance_under_its_threshold_alerts_and_comes_back_when_it_falls_again() {
     let f = common::Fixture::new("alerts-balance").await;
     let desk = f.desk().await;
-    let read = desk.balance("MXN").await.unwrap();
+    let read = desk.money().balance("MXN").await.unwrap();
     let balance: rust_decimal::Decimal = read.balance.parse().unwrap();
     let set = |threshold: rust_decimal::Decimal| {
         let mut s = AlertSettings::default();
@@ -137,11 +142,12 @@ async fn a_refusal_a_chargeback_and_the_sync_alert() {
     desk.set_clock(clock.clone());
     // The gateway refuses a payout beyond the balance.
     assert!(
-        desk.payout_clabe(payout("AL-NO", "999999999.00"))
+        desk.money()
+            .payout_clabe(payout("AL-NO", "999999999.00"))
             .await
             .is_err()
     );
-    let refused = desk.journal_entry_by_number("AL-NO").unwrap().unwrap();
+    let refused = desk.journal().entry_by_number("AL-NO").unwrap().unwrap();
     assert_eq!(refused.status, paydesk_core::journal::Status::Rejected);
     // A chargeback as the V2 order query keeps it.
     desk.store()
@@ -235,7 +241,7 @@ async fn no_system_notification_in_the_quiet_hours_the_inbox_fills_and_they_come
     desk.set_clock(clock.clone());
     // Quiet from the minute before now to two hours later, in the profile's business
     // zone (UTC here; the zone rule itself is the unit test's).
-    let zone = desk.reporting().zone();
+    let zone = desk.orders().reporting().zone();
     let now = desk.now_ms();
     let hm = |ms: i64| zone.format(ms, "%H:%M");
     let mut s = AlertSettings {
@@ -247,7 +253,7 @@ async fn no_system_notification_in_the_quiet_hours_the_inbox_fills_and_they_come
     };
     s.low_balance.insert("MXN".into(), "1000000000".into());
     f.home.set_alert_settings("alerts-quiet", s).unwrap();
-    desk.balance("MXN").await.unwrap();
+    desk.money().balance("MXN").await.unwrap();
 
     assert_eq!(
         kinds(&f.home.alerts(&desk).unwrap()),
@@ -294,11 +300,18 @@ async fn a_payout_found_failed_by_a_sync_after_it_was_accepted_alerts_like_a_ref
             },
         )
         .unwrap();
-    let paid = desk.payout_clabe(payout("AL-FAIL", "20.00")).await.unwrap();
+    let paid = desk
+        .money()
+        .payout_clabe(payout("AL-FAIL", "20.00"))
+        .await
+        .unwrap();
     assert_eq!(paid.entry.status, paydesk_core::journal::Status::Accepted);
     let mut all = SyncOptions::last_days(2);
     all.to = chrono::Utc::now() + chrono::Duration::days(1);
-    desk.sync(&all, Arc::default(), |_| {}).await.unwrap();
+    desk.orders()
+        .sync(&all, Arc::default(), |_| {})
+        .await
+        .unwrap();
     assert!(
         !kinds(&f.home.alerts(&desk).unwrap()).contains(&AlertKind::Refused),
         "accepted and not failed: no alert"
@@ -310,7 +323,10 @@ async fn a_payout_found_failed_by_a_sync_after_it_was_accepted_alerts_like_a_ref
         o.refusal_reason = "beneficiary account closed".into();
     }));
     assert!(!kinds(&f.home.alerts(&desk).unwrap()).contains(&AlertKind::Refused));
-    desk.sync(&all, Arc::default(), |_| {}).await.unwrap();
+    desk.orders()
+        .sync(&all, Arc::default(), |_| {})
+        .await
+        .unwrap();
     let list = f.home.alerts(&desk).unwrap();
     let failed: Vec<_> = list
         .iter()

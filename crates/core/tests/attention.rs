@@ -30,7 +30,7 @@ async fn a_payout_that_never_arrived_waits_for_a_person_and_goes_again_under_its
     let mut desk = f.desk().await;
     let clock = Arc::new(paydesk_core::clock::ShiftedClock::default());
     desk.set_clock(clock.clone());
-    assert!(desk.needs_attention(100).unwrap().is_empty());
+    assert!(desk.journal().needs_attention(100).unwrap().is_empty());
 
     // HTTP 503 before the gateway does anything: unknown to the desk, a lookup to make.
     sb.set_fault(
@@ -40,9 +40,14 @@ async fn a_payout_that_never_arrived_waits_for_a_person_and_goes_again_under_its
             ..Fault::default()
         },
     );
-    assert!(desk.payout_clabe(payout("AT-1", "20.00")).await.is_err());
+    assert!(
+        desk.money()
+            .payout_clabe(payout("AT-1", "20.00"))
+            .await
+            .is_err()
+    );
     sb.clear_faults();
-    let waiting = desk.needs_attention(100).unwrap();
+    let waiting = desk.journal().needs_attention(100).unwrap();
     assert_eq!(waiting.len(), 1);
     assert_eq!(waiting[0].entry.mer_order_no, "AT-1");
     assert_eq!(waiting[0].action, AttentionAction::LookUp);
@@ -50,9 +55,13 @@ async fn a_payout_that_never_arrived_waits_for_a_person_and_goes_again_under_its
 
     // The grace passes and the lookup does not find it: proven not sent.
     clock.advance(std::time::Duration::from_millis(1_100));
-    let e = desk.reconcile_entry(&waiting[0].entry, true).await.unwrap();
+    let e = desk
+        .journal()
+        .reconcile_entry(&waiting[0].entry, true)
+        .await
+        .unwrap();
     assert_eq!(e.status, Status::Pending);
-    let waiting = desk.needs_attention(100).unwrap();
+    let waiting = desk.journal().needs_attention(100).unwrap();
     assert_eq!(waiting.len(), 1);
     assert_eq!(waiting[0].action, AttentionAction::SendAgain);
     assert_eq!(waiting[0].account_field.as_deref(), Some("clabe"));
@@ -64,7 +73,10 @@ async fn a_payout_that_never_arrived_waits_for_a_person_and_goes_again_under_its
     assert_ne!(kept, "002010077777777771");
 
     // Another account is not this payout: nothing leaves.
-    let wrong = desk.resend_payout(e.id, "012180000000000008").await;
+    let wrong = desk
+        .journal()
+        .resend_payout(e.id, "012180000000000008")
+        .await;
     match wrong {
         Err(CoreError::Validation { field, rule }) => {
             assert_eq!(field, "clabe");
@@ -74,12 +86,13 @@ async fn a_payout_that_never_arrived_waits_for_a_person_and_goes_again_under_its
     }
     assert_eq!(f.running.sandbox.orders_numbered(common::MER, "AT-1"), 0);
     assert!(matches!(
-        desk.resend_payout(e.id, " ").await,
+        desk.journal().resend_payout(e.id, " ").await,
         Err(CoreError::Validation { .. })
     ));
 
     // Its own account (typed with spaces) sends it under its own number, once.
     let sent = desk
+        .journal()
         .resend_payout(e.id, "0020 1007 7777 7777 71")
         .await
         .unwrap();
@@ -88,9 +101,10 @@ async fn a_payout_that_never_arrived_waits_for_a_person_and_goes_again_under_its
     assert_eq!(sent.entry.id, e.id);
     assert_eq!(sent.entry.attempts, 2);
     assert_eq!(f.running.sandbox.orders_numbered(common::MER, "AT-1"), 1);
-    assert!(desk.needs_attention(100).unwrap().is_empty());
+    assert!(desk.journal().needs_attention(100).unwrap().is_empty());
     // The order it made was read again from the gateway's list at once.
     let made = desk
+        .orders()
         .cached_order(sent.entry.trade_no.as_deref().unwrap())
         .unwrap()
         .unwrap();
@@ -101,7 +115,9 @@ async fn a_payout_that_never_arrived_waits_for_a_person_and_goes_again_under_its
 
     // Accepted: never sent again from here.
     assert!(matches!(
-        desk.resend_payout(e.id, "002010077777777771").await,
+        desk.journal()
+            .resend_payout(e.id, "002010077777777771")
+            .await,
         Err(CoreError::Validation { .. })
     ));
     assert_eq!(f.running.sandbox.orders_numbered(common::MER, "AT-1"), 1);
@@ -133,11 +149,20 @@ async fn a_payout_sent_again_is_checked_against_the_limits_and_the_balance_of_no
             ..Fault::default()
         },
     );
-    assert!(desk.payout_clabe(payout("AL-1", "50.00")).await.is_err());
+    assert!(
+        desk.money()
+            .payout_clabe(payout("AL-1", "50.00"))
+            .await
+            .is_err()
+    );
     sb.clear_faults();
     clock.advance(std::time::Duration::from_millis(1_100));
-    let waiting = desk.needs_attention(100).unwrap();
-    let e = desk.reconcile_entry(&waiting[0].entry, true).await.unwrap();
+    let waiting = desk.journal().needs_attention(100).unwrap();
+    let e = desk
+        .journal()
+        .reconcile_entry(&waiting[0].entry, true)
+        .await
+        .unwrap();
     assert_eq!(e.status, Status::Pending);
 
     let rule_key = |e: &CoreError| {
@@ -146,7 +171,7 @@ async fn a_payout_sent_again_is_checked_against_the_limits_and_the_balance_of_no
             .map(str::to_string)
     };
     let still_not_sent = |desk: &paydesk_core::Desk| {
-        let now = desk.journal_entry(e.id).unwrap();
+        let now = desk.journal().entry(e.id).unwrap();
         assert_eq!(now.status, Status::Pending);
         assert_eq!(f.running.sandbox.orders_numbered(common::MER, "AL-1"), 0);
     };
@@ -160,6 +185,7 @@ async fn a_payout_sent_again_is_checked_against_the_limits_and_the_balance_of_no
     };
     f.home.set_limits(&f.name, limit(Some("40.00"))).unwrap();
     let err = desk
+        .journal()
         .resend_payout(e.id, "002010077777777771")
         .await
         .unwrap_err();
@@ -173,6 +199,7 @@ async fn a_payout_sent_again_is_checked_against_the_limits_and_the_balance_of_no
     m.opening.insert("MXN".into(), "10.00".parse().unwrap());
     sb.add_merchant(m.clone());
     let err = desk
+        .journal()
         .resend_payout(e.id, "002010077777777771")
         .await
         .unwrap_err();
@@ -183,6 +210,7 @@ async fn a_payout_sent_again_is_checked_against_the_limits_and_the_balance_of_no
     m.opening.insert("MXN".into(), "1000.00".parse().unwrap());
     sb.add_merchant(m);
     let sent = desk
+        .journal()
         .resend_payout(e.id, "002010077777777771")
         .await
         .unwrap();
@@ -216,11 +244,20 @@ async fn a_row_held_firm_that_the_journal_holds_as_not_sent_keeps_its_number_in_
             ..Fault::default()
         },
     );
-    assert!(desk.payout_clabe(payout("AB-1", "50.00")).await.is_err());
+    assert!(
+        desk.money()
+            .payout_clabe(payout("AB-1", "50.00"))
+            .await
+            .is_err()
+    );
     sb.clear_faults();
     clock.advance(std::time::Duration::from_millis(1_100));
-    let waiting = desk.needs_attention(100).unwrap();
-    let e = desk.reconcile_entry(&waiting[0].entry, true).await.unwrap();
+    let waiting = desk.journal().needs_attention(100).unwrap();
+    let e = desk
+        .journal()
+        .reconcile_entry(&waiting[0].entry, true)
+        .await
+        .unwrap();
     assert_eq!(e.status, Status::Pending);
 
     f.home
@@ -248,18 +285,19 @@ async fn a_row_held_firm_that_the_journal_holds_as_not_sent_keeps_its_number_in_
         ip_address: "203.0.113.7".into(),
     };
     let file = bulk::read(&path, &ctx).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     assert!(
         matches!(plan.rows[0].why, bulk::RowReason::OverLimit { .. }),
         "{:?}",
         plan.rows[0]
     );
     let results = desk
+        .money()
         .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
         .await
         .unwrap();
     assert_eq!(results[0].status, RowStatus::Held);
     assert_eq!(results[0].mer_order_no, "AB-1");
     assert_eq!(sb.orders_numbered(common::MER, "AB-1"), 0);
-    assert_eq!(desk.journal_entry(e.id).unwrap().status, Status::Pending);
+    assert_eq!(desk.journal().entry(e.id).unwrap().status, Status::Pending);
 }

@@ -60,23 +60,26 @@ async fn a_payee_chosen_by_nickname_is_paid_at_its_account_and_kept_only_masked_
     let f = common::Fixture::new("book").await;
     let desk = f.desk().await;
     let rent = desk
+        .records()
         .add_beneficiary(&payee("Rent", "Casa Azul", BBVA))
         .unwrap();
     assert_eq!(rent.account, "012180********7899");
     assert_eq!(rent.bank.as_deref(), Some("BBVA MEXICO"));
     assert_eq!(rent.country, "MX");
-    desk.add_beneficiary(&payee("payroll-ana", "Ana", BANORTE))
+    desk.records()
+        .add_beneficiary(&payee("payroll-ana", "Ana", BANORTE))
         .unwrap();
 
     // A nickname is unique per book, whatever its case.
     let taken = desk
+        .records()
         .add_beneficiary(&payee("RENT", "Other", BANAMEX))
         .unwrap_err();
     assert_eq!(
         key_of(&taken),
         ("nickname".into(), Some("payeeNicknameTaken".into()))
     );
-    let listed = desk.beneficiaries().unwrap();
+    let listed = desk.records().beneficiaries().unwrap();
     let names: Vec<&str> = listed.iter().map(|b| b.nickname.as_str()).collect();
     assert_eq!(names, ["payroll-ana", "Rent"]);
 
@@ -86,7 +89,7 @@ async fn a_payee_chosen_by_nickname_is_paid_at_its_account_and_kept_only_masked_
         beneficiary: "rent".into(),
         ..clabe_form("12.34")
     };
-    let preview = desk.payout_preview(&form).unwrap();
+    let preview = desk.money().payout_preview(&form).unwrap();
     assert_eq!(preview.account, "012180********7899");
     assert_eq!(preview.bank.as_deref(), Some("BBVA MEXICO"));
     assert_eq!(
@@ -96,7 +99,7 @@ async fn a_payee_chosen_by_nickname_is_paid_at_its_account_and_kept_only_masked_
             name: "Casa Azul".into()
         })
     );
-    let receipt = desk.payout(&form).await.unwrap();
+    let receipt = desk.money().payout(&form).await.unwrap();
     assert_eq!(
         receipt.entry.status,
         paydesk_core::journal::Status::Accepted
@@ -113,6 +116,7 @@ async fn a_payee_chosen_by_nickname_is_paid_at_its_account_and_kept_only_masked_
 
     // An account the book has never seen says so.
     let new = desk
+        .money()
         .payout_preview(&PayoutForm {
             clabe: BANAMEX.into(),
             ..clabe_form("5")
@@ -121,6 +125,7 @@ async fn a_payee_chosen_by_nickname_is_paid_at_its_account_and_kept_only_masked_
     assert_eq!(new.payee, Some(Payee::New));
     // The same account typed in full is the known payee.
     let typed = desk
+        .money()
         .payout_preview(&PayoutForm {
             clabe: BANORTE.into(),
             ..clabe_form("5")
@@ -134,6 +139,7 @@ async fn a_payee_chosen_by_nickname_is_paid_at_its_account_and_kept_only_masked_
     // anything is written or sent.
     let before = f.running.sandbox.with_state(|s| s.orders.len());
     let unknown = desk
+        .money()
         .payout(&PayoutForm {
             beneficiary: "landlord".into(),
             ..clabe_form("5")
@@ -145,6 +151,7 @@ async fn a_payee_chosen_by_nickname_is_paid_at_its_account_and_kept_only_masked_
         ("beneficiary".into(), Some("payeeUnknown".into()))
     );
     let differs = desk
+        .money()
         .payout(&PayoutForm {
             beneficiary: "Rent".into(),
             clabe: BANAMEX.into(),
@@ -168,9 +175,9 @@ async fn a_payee_chosen_by_nickname_is_paid_at_its_account_and_kept_only_masked_
     }
 
     // Removed, the nickname is unknown again; the audit log has both changes.
-    desk.remove_beneficiary("RENT").unwrap();
-    assert_eq!(desk.beneficiaries().unwrap().len(), 1);
-    let again = desk.remove_beneficiary("rent").unwrap_err();
+    desk.records().remove_beneficiary("RENT").unwrap();
+    assert_eq!(desk.records().beneficiaries().unwrap().len(), 1);
+    let again = desk.records().remove_beneficiary("rent").unwrap_err();
     assert_eq!(key_of(&again).1.as_deref(), Some("payeeUnknown"));
 }
 
@@ -178,17 +185,19 @@ async fn a_payee_chosen_by_nickname_is_paid_at_its_account_and_kept_only_masked_
 async fn bulk_rows_name_payees_by_nickname_and_a_wrong_one_is_refused_naming_row_and_field() {
     let f = common::Fixture::new("bookbulk").await;
     let desk = f.desk().await;
-    desk.add_beneficiary(&payee("rent", "Casa Azul", BBVA))
+    desk.records()
+        .add_beneficiary(&payee("rent", "Casa Azul", BBVA))
         .unwrap();
-    desk.add_beneficiary(&NewBeneficiary {
-        nickname: "visa-bob".into(),
-        first_name: "Bob".into(),
-        last_name: "Stone".into(),
-        account: "4111111111111111".into(),
-        country: "US".into(),
-        kind: Some(PayoutKind::Card),
-    })
-    .unwrap();
+    desk.records()
+        .add_beneficiary(&NewBeneficiary {
+            nickname: "visa-bob".into(),
+            first_name: "Bob".into(),
+            last_name: "Stone".into(),
+            account: "4111111111111111".into(),
+            country: "US".into(),
+            kind: Some(PayoutKind::Card),
+        })
+        .unwrap();
     let file = format!(
         "type,amount,currency,account,beneficiary,firstName,lastName,country\n\
          ,10.00,MXN,,rent,,,\n\
@@ -199,7 +208,7 @@ async fn bulk_rows_name_payees_by_nickname_and_a_wrong_one_is_refused_naming_row
          clabe,15.00,MXN,{BBVA},Rent,,,\n\
          card,16.00,MXN,,rent,,,\n"
     );
-    let checked = desk.bulk_parse(file.as_bytes()).unwrap();
+    let checked = desk.money().bulk_parse(file.as_bytes()).unwrap();
     let errors: Vec<(usize, &str, Option<&str>)> = checked
         .errors
         .iter()
@@ -215,7 +224,7 @@ async fn bulk_rows_name_payees_by_nickname_and_a_wrong_one_is_refused_naming_row
     );
     // The refusals name the row's own cell.
     assert_eq!(checked.errors[0].value.as_deref(), Some("landlord"));
-    let plan = desk.bulk_plan(&checked).unwrap();
+    let plan = desk.money().bulk_plan(&checked).unwrap();
     let rows: Vec<(usize, &str, Option<&Payee>)> = plan
         .rows
         .iter()
@@ -238,7 +247,8 @@ async fn bulk_rows_name_payees_by_nickname_and_a_wrong_one_is_refused_naming_row
     assert_eq!(plan.rows[1].payout.beneficiary, "Bob Stone");
     // A payee whose sealed account this desk's key does not open (here: its seal moved
     // onto another payee's row) is refused on its rows; the rest of the book still pays.
-    desk.add_beneficiary(&payee("water", "Agua", BANAMEX))
+    desk.records()
+        .add_beneficiary(&payee("water", "Agua", BANAMEX))
         .unwrap();
     {
         let conn = rusqlite::Connection::open(f.home.database(&f.name)).unwrap();
@@ -249,6 +259,7 @@ async fn bulk_rows_name_payees_by_nickname_and_a_wrong_one_is_refused_naming_row
         .unwrap();
     }
     let mixed = desk
+        .money()
         .bulk_parse(b"amount,currency,beneficiary\n1.00,MXN,water\n2.00,MXN,rent\n")
         .unwrap();
     let refused: Vec<(usize, &str, Option<&str>)> = mixed
@@ -259,6 +270,7 @@ async fn bulk_rows_name_payees_by_nickname_and_a_wrong_one_is_refused_naming_row
     assert_eq!(refused, [(2, "beneficiary", Some("payeeSealUnreadable"))]);
     assert_eq!(mixed.rows.len(), 1);
     let single = desk
+        .money()
         .payout_preview(&PayoutForm {
             beneficiary: "water".into(),
             ..clabe_form("1")
@@ -269,8 +281,8 @@ async fn bulk_rows_name_payees_by_nickname_and_a_wrong_one_is_refused_naming_row
     // A row by nickname and the same row by its account are one payout (one number).
     let nick_no = &plan.rows[0].mer_order_no;
     let by_account = format!("type,amount,currency,account\nclabe,10.00,MXN,{BBVA}\n");
-    let plain = desk.bulk_parse(by_account.as_bytes()).unwrap();
-    let plain_plan = desk.bulk_plan(&plain).unwrap();
+    let plain = desk.money().bulk_parse(by_account.as_bytes()).unwrap();
+    let plain_plan = desk.money().bulk_plan(&plain).unwrap();
     assert_eq!(&plain_plan.rows[0].mer_order_no, nick_no);
 }
 
@@ -280,15 +292,19 @@ async fn bulk_rows_name_payees_by_nickname_and_a_wrong_one_is_refused_naming_row
 async fn a_nickname_reading_like_a_payee_in_the_book_is_refused() {
     let f = common::Fixture::new("lookalike").await;
     let desk = f.desk().await;
-    desk.add_beneficiary(&payee("ANNA", "Ana", BANAMEX))
+    desk.records()
+        .add_beneficiary(&payee("ANNA", "Ana", BANAMEX))
         .unwrap();
-    desk.add_beneficiary(&payee("lan", "Lan", BBVA)).unwrap();
+    desk.records()
+        .add_beneficiary(&payee("lan", "Lan", BBVA))
+        .unwrap();
     for nick in [
         "\u{0391}\u{039D}\u{039D}\u{0391}",
         "\u{FF41}\u{FF4E}\u{FF4E}\u{FF41}",
         "Ian",
     ] {
         let e = desk
+            .records()
             .add_beneficiary(&payee(nick, "Impostor", BANORTE))
             .unwrap_err();
         assert_eq!(
@@ -297,7 +313,8 @@ async fn a_nickname_reading_like_a_payee_in_the_book_is_refused() {
             "{nick}: {e}"
         );
     }
-    assert_eq!(desk.beneficiaries().unwrap().len(), 2);
-    desk.add_beneficiary(&payee("Ivan", "Ivan", BANORTE))
+    assert_eq!(desk.records().beneficiaries().unwrap().len(), 2);
+    desk.records()
+        .add_beneficiary(&payee("Ivan", "Ivan", BANORTE))
         .unwrap();
 }

@@ -55,11 +55,12 @@ async fn a_bulk_run_after_the_log_was_started_again_continues_the_new_chain() {
         bulk::read(&path, &ctx()).unwrap()
     };
     let first = run(6, 1, "first.csv");
-    let plan = desk.bulk_plan(&first).unwrap();
-    desk.bulk_payouts(&first, false, Some(&plan.digest), |_, _| {})
+    let plan = desk.money().bulk_plan(&first).unwrap();
+    desk.money()
+        .bulk_payouts(&first, false, Some(&plan.digest), |_, _| {})
         .await
         .unwrap();
-    let before = desk.audit_verify().unwrap();
+    let before = desk.journal().audit_verify().unwrap();
     assert!(before.ok, "{before:?}");
     assert!(before.rows >= 6, "{before:?}");
 
@@ -85,8 +86,9 @@ async fn a_bulk_run_after_the_log_was_started_again_continues_the_new_chain() {
     assert_eq!(anchor.count, 1);
 
     let second = run(5, 2, "second.csv");
-    let plan = desk.bulk_plan(&second).unwrap();
+    let plan = desk.money().bulk_plan(&second).unwrap();
     let results = desk
+        .money()
         .bulk_payouts(&second, false, Some(&plan.digest), |_, _| {})
         .await
         .unwrap();
@@ -96,9 +98,10 @@ async fn a_bulk_run_after_the_log_was_started_again_continues_the_new_chain() {
     // then the second run's rows (one per payout, and the balance the run asked again
     // before sending, issue 35).
     let fresh = f.desk().await;
-    let check = fresh.audit_verify().unwrap();
+    let check = fresh.journal().audit_verify().unwrap();
     assert!(check.ok, "{check:?}");
     let rows = fresh
+        .journal()
         .audit_list(&paydesk_core::audit::AuditFilter {
             limit: Some(1000),
             ..Default::default()

@@ -79,7 +79,8 @@ async fn two_hundred_numbers_are_found_in_the_cache_and_at_the_gateway_in_batche
     let desk = f.desk().await;
     let mut all = SyncOptions::last_days(400);
     all.to = chrono::Utc::now() + chrono::Duration::days(1);
-    desk.sync(&all, Arc::new(AtomicBool::new(false)), |_| {})
+    desk.orders()
+        .sync(&all, Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
     let cached = made(&f);
@@ -135,6 +136,7 @@ async fn two_hundred_numbers_are_found_in_the_cache_and_at_the_gateway_in_batche
     f.running.sandbox.reset_traffic();
     let mut seen_progress = Vec::new();
     let r = desk
+        .orders()
         .bulk_lookup(
             &text,
             LookupOptions::default(),
@@ -188,6 +190,7 @@ async fn two_hundred_numbers_are_found_in_the_cache_and_at_the_gateway_in_batche
     // Offline: the cache's answers, and the gateway not asked about the rest.
     f.running.sandbox.reset_traffic();
     let off = desk
+        .orders()
         .bulk_lookup(
             &text,
             LookupOptions {
@@ -213,6 +216,7 @@ async fn two_hundred_numbers_are_found_in_the_cache_and_at_the_gateway_in_batche
 
     // Stopped before the first batch: nothing asked, nothing called absent.
     let stopped = desk
+        .orders()
         .bulk_lookup(
             &text,
             LookupOptions::default(),
@@ -235,7 +239,10 @@ async fn a_refresh_reads_cached_orders_again_and_updates_the_cache() {
     let desk = f.desk().await;
     let mut all = SyncOptions::last_days(400);
     all.to = chrono::Utc::now() + chrono::Duration::days(1);
-    desk.sync(&all, Arc::default(), |_| {}).await.unwrap();
+    desk.orders()
+        .sync(&all, Arc::default(), |_| {})
+        .await
+        .unwrap();
     let one = made(&f).into_values().next().unwrap();
     let moved = if one.state == 4 { 3 } else { 4 };
     assert!(
@@ -245,6 +252,7 @@ async fn a_refresh_reads_cached_orders_again_and_updates_the_cache() {
     );
 
     let cached_only = desk
+        .orders()
         .bulk_lookup(
             &one.mer_order_no,
             LookupOptions::default(),
@@ -258,6 +266,7 @@ async fn a_refresh_reads_cached_orders_again_and_updates_the_cache() {
     assert_eq!(cached_only.gateway, GatewayAsked::NotNeeded);
 
     let fresh = desk
+        .orders()
         .bulk_lookup(
             &one.mer_order_no,
             LookupOptions {
@@ -273,7 +282,11 @@ async fn a_refresh_reads_cached_orders_again_and_updates_the_cache() {
     assert_eq!(fresh.rows[0].state, Some(moved));
     assert_eq!(fresh.cache_updated, 1);
     assert_eq!(
-        desk.cached_order(&one.trade_no).unwrap().unwrap().state,
+        desk.orders()
+            .cached_order(&one.trade_no)
+            .unwrap()
+            .unwrap()
+            .state,
         moved
     );
 }
@@ -295,6 +308,7 @@ async fn a_gateway_answer_that_cannot_be_believed_leaves_numbers_not_asked_never
         },
     );
     let r = desk
+        .orders()
         .bulk_lookup(
             &format!("{}\nNOPE-1\n", one.trade_no),
             LookupOptions::default(),
@@ -352,6 +366,7 @@ async fn a_number_sent_within_the_grace_of_a_late_listing_gateway_is_not_listed_
         },
     );
     let err = desk
+        .money()
         .payout_clabe(common::payout("LATE-1", "10.00"))
         .await
         .unwrap_err();
@@ -366,21 +381,23 @@ async fn a_number_sent_within_the_grace_of_a_late_listing_gateway_is_not_listed_
         "the gateway made it"
     );
     let sent_at = desk
-        .journal_entry_by_number("LATE-1")
+        .journal()
+        .entry_by_number("LATE-1")
         .unwrap()
         .unwrap()
         .sent_at
         .unwrap();
 
     let look = || async {
-        desk.bulk_lookup(
-            "LATE-1\nNOPE-LATE-1\n",
-            LookupOptions::default(),
-            Arc::default(),
-            |_| {},
-        )
-        .await
-        .unwrap()
+        desk.orders()
+            .bulk_lookup(
+                "LATE-1\nNOPE-LATE-1\n",
+                LookupOptions::default(),
+                Arc::default(),
+                |_| {},
+            )
+            .await
+            .unwrap()
     };
     let r = look().await;
     assert_eq!(r.gateway, GatewayAsked::Asked);

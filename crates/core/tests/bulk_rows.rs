@@ -33,7 +33,7 @@ async fn a_name_fixed_on_a_clabe_row_is_the_same_payout_and_a_rerun_counts_its_o
     );
     std::fs::write(&path, &first).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     assert_eq!(plan.to_send, 3);
     let names: Vec<Option<&str>> = plan
         .rows
@@ -45,6 +45,7 @@ async fn a_name_fixed_on_a_clabe_row_is_the_same_payout_and_a_rerun_counts_its_o
         vec![Some("Ana Lima"), Some("Bruno Souza"), Some("Carla Mendes")]
     );
     let results = desk
+        .money()
         .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
         .await
         .unwrap();
@@ -65,7 +66,7 @@ async fn a_name_fixed_on_a_clabe_row_is_the_same_payout_and_a_rerun_counts_its_o
     );
     std::fs::write(&path, &second).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     let actions: Vec<RowAction> = plan.rows.iter().map(|r| r.action).collect();
     assert_eq!(
         actions,
@@ -82,6 +83,7 @@ async fn a_name_fixed_on_a_clabe_row_is_the_same_payout_and_a_rerun_counts_its_o
         Some("Ana Lima Pereira")
     );
     let results = desk
+        .money()
         .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
         .await
         .unwrap();
@@ -122,6 +124,7 @@ async fn a_clabe_row_paid_under_its_former_number_is_not_paid_again_after_its_na
         )
     );
     let paid = desk
+        .money()
         .payout_clabe(common::payout(&former, "101.00"))
         .await
         .unwrap();
@@ -133,12 +136,13 @@ async fn a_clabe_row_paid_under_its_former_number_is_not_paid_again_after_its_na
     let edited = format!("{HEADER}clabe,101.00,MXN,002010077777777771,Ana,Lima Pereira,,\n");
     std::fs::write(&path, &edited).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     assert_eq!(plan.rows[0].action, RowAction::Paid, "{:?}", plan.rows[0]);
     assert_eq!(plan.rows[0].mer_order_no, former);
     assert_eq!((plan.to_send, plan.held), (0, 0));
     // The operator confirms everything the plan holds: nothing is.
     let results = desk
+        .money()
         .bulk_payouts(&file, true, Some(&plan.digest_with_held), |_, _| {})
         .await
         .unwrap();
@@ -153,15 +157,16 @@ async fn a_clabe_row_paid_under_its_former_number_is_not_paid_again_after_its_na
     );
     std::fs::write(&path, &two).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     let actions: Vec<RowAction> = plan.rows.iter().map(|r| r.action).collect();
     assert_eq!(actions, vec![RowAction::Paid, RowAction::Send]);
-    desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+    desk.money()
+        .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
         .await
         .unwrap();
     assert_eq!(orders(), 2);
     // Run again: nothing more.
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     assert_eq!((plan.to_send, plan.paid, plan.held), (0, 2, 0));
 }
 
@@ -245,10 +250,11 @@ async fn lost_answers_with_eight_in_flight_stay_unknown_are_looked_up_and_nothin
     let path = f.dir.path().join("payroll.csv");
     std::fs::write(&path, payroll(rows)).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     assert_eq!(plan.to_send as usize, rows);
     let mut seen = Vec::new();
     let results = desk
+        .money()
         .bulk_payouts(&file, false, Some(&plan.digest), |done, total| {
             seen.push((done, total))
         })
@@ -279,10 +285,11 @@ async fn lost_answers_with_eight_in_flight_stay_unknown_are_looked_up_and_nothin
         .sandbox
         .set_fault("/v2/payout", Default::default());
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     assert_eq!(plan.look_up as usize, unknown);
     assert_eq!(plan.to_send, 0);
     let results = desk
+        .money()
         .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
         .await
         .unwrap();
@@ -303,7 +310,7 @@ async fn lost_answers_with_eight_in_flight_stay_unknown_are_looked_up_and_nothin
     for r in &results {
         assert_eq!(trade_of.get(&r.mer_order_no), Some(&r.trade_no));
     }
-    let check = desk.audit_verify().unwrap();
+    let check = desk.journal().audit_verify().unwrap();
     assert!(check.ok, "{check:?}");
     // A call per row sent, a lookup per unknown one, and the rest.
     assert!(check.rows as usize >= rows + unknown, "{check:?}");
@@ -331,10 +338,10 @@ async fn a_bulk_run_aborted_mid_flight_then_run_again_pays_no_row_twice() {
     let path = f.dir.path().join("payroll.csv");
     std::fs::write(&path, payroll(rows)).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     // Stopped once a tenth of the rows are at the gateway (the run's future dropped).
     let stopped = tokio::select! {
-        r = desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {}) => r.is_ok(),
+        r = desk.money().bulk_payouts(&file, false, Some(&plan.digest), |_, _| {}) => r.is_ok(),
         () = async {
             while at_gateway(&f).len() < rows / 10 {
                 tokio::time::sleep(std::time::Duration::from_millis(2)).await;
@@ -346,7 +353,7 @@ async fn a_bulk_run_aborted_mid_flight_then_run_again_pays_no_row_twice() {
     assert!(paid_then > 0 && paid_then < rows, "{paid_then}");
     // The keyring's anchor of the audit chain follows the log turn by turn: the log
     // verifies, and its anchor is not far behind its end.
-    let check = desk.audit_verify().unwrap();
+    let check = desk.journal().audit_verify().unwrap();
     assert!(check.ok, "{check:?}");
     let anchored = check.anchored_rows.unwrap_or(0);
     assert!(
@@ -356,8 +363,9 @@ async fn a_bulk_run_aborted_mid_flight_then_run_again_pays_no_row_twice() {
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
 
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     let results = desk
+        .money()
         .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
         .await
         .unwrap();
@@ -433,7 +441,7 @@ async fn a_storage_error_mid_run_still_records_every_answer_already_at_the_gatew
     let path = f.dir.path().join("payroll.csv");
     std::fs::write(&path, payroll(rows)).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     // The first eight rows go; any row after them finds the file full.
     // (The run writes its rows down `pending` first, then takes each up as `sending`.)
     let before: i64 = sqlite(&f)
@@ -456,6 +464,7 @@ async fn a_storage_error_mid_run_still_records_every_answer_already_at_the_gatew
         ))
         .unwrap();
     let r = desk
+        .money()
         .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
         .await;
     assert!(r.is_err(), "the storage error is said");
@@ -474,7 +483,7 @@ async fn a_storage_error_mid_run_still_records_every_answer_already_at_the_gatew
             "{no}'s call in the audit log"
         );
     }
-    let check = desk.audit_verify().unwrap();
+    let check = desk.journal().audit_verify().unwrap();
     assert!(check.ok, "{check:?}");
 }
 
@@ -500,12 +509,12 @@ async fn audit_rows_cut_after_a_run_stopped_midway_fail_verification() {
     let path = f.dir.path().join("payroll.csv");
     std::fs::write(&path, payroll(rows)).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     let rows_before: i64 = sqlite(&f)
         .query_row("SELECT count(*) FROM audit_log", [], |r| r.get(0))
         .unwrap();
     let stopped = tokio::select! {
-        r = desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {}) => r.is_ok(),
+        r = desk.money().bulk_payouts(&file, false, Some(&plan.digest), |_, _| {}) => r.is_ok(),
         () = async {
             while at_gateway(&f).len() < rows / 2 {
                 tokio::time::sleep(std::time::Duration::from_millis(2)).await;
@@ -513,7 +522,7 @@ async fn audit_rows_cut_after_a_run_stopped_midway_fail_verification() {
         } => false,
     };
     assert!(!stopped, "the run was stopped before its end");
-    assert!(desk.audit_verify().unwrap().ok);
+    assert!(desk.journal().audit_verify().unwrap().ok);
     // The run's audit rows, all but its first few, cut; the head rewritten to the row now
     // last, as one who can write the file would.
     let db = sqlite(&f);
@@ -530,7 +539,7 @@ async fn audit_rows_cut_after_a_run_stopped_midway_fail_verification() {
              count = (SELECT count(*) FROM audit_log);"
     ))
     .unwrap();
-    let check = desk.audit_verify().unwrap();
+    let check = desk.journal().audit_verify().unwrap();
     assert!(!check.ok, "the cut went unnoticed: {check:?}");
 }
 
@@ -559,12 +568,13 @@ async fn two_desks_running_the_same_file_at_once_pay_each_row_once() {
     let path = f.dir.path().join("payroll.csv");
     std::fs::write(&path, payroll(rows)).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = a.bulk_plan(&file).unwrap();
+    let plan = a.money().bulk_plan(&file).unwrap();
     // The second desk's plan is made when its run starts (the first one's rows are in the
     // journal by then, so a confirmed plan would differ and be refused: no confirmation).
     let (ra, rb) = tokio::join!(
-        a.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {}),
-        b.bulk_payouts(&file, false, None, |_, _| {})
+        a.money()
+            .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {}),
+        b.money().bulk_payouts(&file, false, None, |_, _| {})
     );
     let (ra, rb) = (ra.unwrap(), rb.unwrap());
     assert_eq!((ra.len(), rb.len()), (rows, rows), "a result for every row");

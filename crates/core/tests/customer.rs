@@ -36,6 +36,7 @@ async fn orders_are_found_by_their_customers_email_name_and_user_id() {
         }),
     };
     let ana = desk
+        .money()
         .payin_v1(pix("ana.lima@example.com", "cust-0042", "Ana Lima"))
         .await
         .unwrap()
@@ -43,6 +44,7 @@ async fn orders_are_found_by_their_customers_email_name_and_user_id() {
         .trade_no
         .unwrap();
     let bruno = desk
+        .money()
         .payin_v1(pix("bruno@example.org", "cust-0077", "Bruno Souza"))
         .await
         .unwrap()
@@ -56,7 +58,8 @@ async fn orders_are_found_by_their_customers_email_name_and_user_id() {
             ..Default::default()
         };
         let mut rows: Vec<String> = desk
-            .orders(&filter, 0, 100)
+            .orders()
+            .page(&filter, 0, 100)
             .unwrap()
             .rows
             .into_iter()
@@ -77,7 +80,7 @@ async fn orders_are_found_by_their_customers_email_name_and_user_id() {
     // Order numbers are still found as before.
     assert_eq!(found(&ana[ana.len() - 8..]), vec![ana.clone()]);
 
-    let c = desk.order_customer(&ana).unwrap().unwrap();
+    let c = desk.orders().order_customer(&ana).unwrap().unwrap();
     assert_eq!(c.email.as_deref(), Some("ana.lima@example.com"));
     assert_eq!(c.name.as_deref(), Some("Ana Lima"));
     assert_eq!(c.user_id.as_deref(), Some("cust-0042"));

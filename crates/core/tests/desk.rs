@@ -41,30 +41,37 @@ async fn sync_of_100000_orders_matches_the_gateway_exactly_and_resumes() {
     let first = {
         let (desk, seen) = (desk.clone(), seen.clone());
         tokio::spawn(async move {
-            desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), move |p| {
-                seen.store(p.orders, std::sync::atomic::Ordering::Relaxed);
-            })
-            .await
+            desk.orders()
+                .sync(&all_time(), Arc::new(AtomicBool::new(false)), move |p| {
+                    seen.store(p.orders, std::sync::atomic::Ordering::Relaxed);
+                })
+                .await
         })
     };
     while seen.load(std::sync::atomic::Ordering::Relaxed) <= 20_000 && !first.is_finished() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     let second = desk
+        .orders()
         .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
         .await;
     assert!(
         matches!(&second, Err(CoreError::Validation { field, .. }) if field == "sync"),
         "{second:?}"
     );
-    assert!(desk.cancel_sync());
+    assert!(desk.orders().cancel_sync());
     let r = first.await.unwrap();
     assert!(matches!(r, Err(CoreError::Cancelled)), "{r:?}");
-    assert!(!desk.syncing());
-    let partial = desk.orders(&OrderFilter::default(), 0, 1).unwrap().total;
+    assert!(!desk.orders().syncing());
+    let partial = desk
+        .orders()
+        .page(&OrderFilter::default(), 0, 1)
+        .unwrap()
+        .total;
     assert!(partial > 0 && partial < 100_000, "{partial}");
 
     let report = desk
+        .orders()
         .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
@@ -76,11 +83,12 @@ async fn sync_of_100000_orders_matches_the_gateway_exactly_and_resumes() {
             .collect()
     });
     let mut have = BTreeMap::new();
-    desk.for_each_order(&OrderFilter::default(), |o| {
-        have.insert(o.trade_no.clone(), o.state);
-        Ok(())
-    })
-    .unwrap();
+    desk.orders()
+        .for_each_order(&OrderFilter::default(), |o| {
+            have.insert(o.trade_no.clone(), o.state);
+            Ok(())
+        })
+        .unwrap();
     assert_eq!(have.len(), 100_000);
     assert!(have == want, "the cache differs from the gateway");
 }
@@ -102,13 +110,20 @@ async fn a_bad_page_signature_stops_the_sync_and_caches_nothing_of_it() {
         },
     );
     let err = desk
+        .orders()
         .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap_err();
     assert!(matches!(err, CoreError::SignatureInvalid { .. }), "{err}");
-    assert_eq!(desk.orders(&OrderFilter::default(), 0, 1).unwrap().total, 0);
+    assert_eq!(
+        desk.orders()
+            .page(&OrderFilter::default(), 0, 1)
+            .unwrap()
+            .total,
+        0
+    );
     assert!(
-        desk.dashboard().unwrap().sync_error.is_some(),
+        desk.orders().dashboard().unwrap().sync_error.is_some(),
         "the dashboard shows the failed sync"
     );
 }
@@ -132,12 +147,13 @@ async fn a_refused_page_size_is_named_in_the_error_and_on_the_dashboard() {
     });
     let desk = f.desk().await;
     let err = desk
+        .orders()
         .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap_err();
     assert!(matches!(err, CoreError::Rejected { .. }), "{err}");
     assert!(err.to_string().contains("maxPageSize"), "{err}");
-    let (_, shown) = desk.dashboard().unwrap().sync_error.unwrap();
+    let (_, shown) = desk.orders().dashboard().unwrap().sync_error.unwrap();
     assert!(shown.contains("maxPageSize"), "the dashboard: {shown}");
 }
 
@@ -148,22 +164,26 @@ async fn a_double_submit_sends_once() {
     let desk = f.desk().await;
     let no = new_mer_order_no("PO");
     let (a, b) = tokio::join!(
-        desk.payout_clabe(payout(&no, "10.00")),
-        desk.payout_clabe(payout(&no, "10.00"))
+        desk.money().payout_clabe(payout(&no, "10.00")),
+        desk.money().payout_clabe(payout(&no, "10.00"))
     );
     let accepted = [&a, &b]
         .iter()
         .filter(|r| matches!(r, Ok(s) if s.entry.status == Status::Accepted))
         .count();
     assert!(accepted >= 1, "{a:?} {b:?}");
-    let again = desk.payout_clabe(payout(&no, "10.00")).await.unwrap();
+    let again = desk
+        .money()
+        .payout_clabe(payout(&no, "10.00"))
+        .await
+        .unwrap();
     assert!(again.replayed);
     let at_gateway = running
         .sandbox
         .with_state(|s| s.orders.iter().filter(|o| o.mer_order_no == no).count());
     assert_eq!(at_gateway, 1);
     // The journal keeps the account masked.
-    let e = &desk.journal_entries(&[], 10).unwrap()[0];
+    let e = &desk.journal().entries(&[], 10).unwrap()[0];
     assert_eq!(e.request["clabe"], "002010********7771");
     assert!(e.summary.contains("002010********7771"));
 
@@ -174,7 +194,7 @@ async fn a_double_submit_sends_once() {
         kinds: vec![OrderKind::Payout],
         ..OrderFilter::default()
     };
-    let page = desk.orders(&mine, 0, 10).unwrap();
+    let page = desk.orders().page(&mine, 0, 10).unwrap();
     assert_eq!(page.total, 1);
     let o = &page.rows[0];
     assert_eq!(o.mer_order_no, no);
@@ -192,25 +212,30 @@ async fn a_double_submit_sends_once() {
         kinds: vec![OrderKind::Payin],
         ..OrderFilter::default()
     };
-    assert_eq!(desk.orders(&payins, 0, 10).unwrap().total, 0);
+    assert_eq!(desk.orders().page(&payins, 0, 10).unwrap().total, 0);
     // A sync confirms it and keeps what the journal knew.
-    desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+    desk.orders()
+        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
-    let o = desk.orders(&mine, 0, 10).unwrap().rows[0].clone();
+    let o = desk.orders().page(&mine, 0, 10).unwrap().rows[0].clone();
     assert!(o.synced_at.is_some(), "confirmed by the list");
     assert_eq!(o.kind, Some(OrderKind::Payout));
     assert_eq!(o.method, "CLABE");
     assert_eq!(o.made_at, Some(made));
     assert_eq!(o.created_at, made);
     assert_eq!(
-        desk.orders(&OrderFilter::default(), 0, 10).unwrap().total,
+        desk.orders()
+            .page(&OrderFilter::default(), 0, 10)
+            .unwrap()
+            .total,
         1
     );
 
     // Activity finds the payout by its trade number and says its amount.
     let trade_no = o.trade_no.clone();
     let found = desk
+        .journal()
         .audit_list(&paydesk_core::audit::AuditFilter {
             operation: Some("v2.payout".into()),
             text: Some(trade_no.clone()),
@@ -242,6 +267,7 @@ async fn a_double_submit_sends_once() {
     let each = fee.parse::<rust_decimal::Decimal>().unwrap()
         + fixed.parse::<rust_decimal::Decimal>().unwrap();
     let preview = desk
+        .money()
         .payout_preview(&paydesk_core::forms::PayoutForm {
             clabe: "002010077777777771".into(),
             ..paydesk_core::forms::PayoutForm::new(
@@ -301,7 +327,7 @@ async fn five_hundred_payouts_through_lost_answers_and_timeouts_land_exactly_onc
                 let amount = amount_of(&no);
                 // A loaded machine times out more than the faults make: more tries.
                 for _ in 0..40 {
-                    match desk.payout_clabe(payout(&no, &amount)).await {
+                    match desk.money().payout_clabe(payout(&no, &amount)).await {
                         Ok(s) if matches!(s.entry.status, Status::Accepted | Status::Rejected) => {
                             break;
                         }
@@ -323,7 +349,8 @@ async fn five_hundred_payouts_through_lost_answers_and_timeouts_land_exactly_onc
     // the grace period. Every request the faults held is answered within 3 s: past that,
     // the desk's clock is moved past the grace instead of waiting it out.
     let waiting = desk
-        .journal_entries(&[Status::Unknown, Status::Sending], 1000)
+        .journal()
+        .entries(&[Status::Unknown, Status::Sending], 1000)
         .unwrap();
     if !waiting.is_empty() {
         tokio::time::sleep(std::time::Duration::from_millis(3_500)).await;
@@ -331,6 +358,7 @@ async fn five_hundred_payouts_through_lost_answers_and_timeouts_land_exactly_onc
         for e in waiting {
             for _ in 0..10 {
                 match desk
+                    .money()
                     .payout_clabe(payout(&e.mer_order_no, &amount_of(&e.mer_order_no)))
                     .await
                 {
@@ -340,7 +368,7 @@ async fn five_hundred_payouts_through_lost_answers_and_timeouts_land_exactly_onc
             }
         }
     }
-    let entries = desk.journal_entries(&[], 1000).unwrap();
+    let entries = desk.journal().entries(&[], 1000).unwrap();
     assert_eq!(entries.len(), 500);
     assert!(
         entries.iter().all(|e| matches!(e.status, Status::Accepted)),
@@ -381,7 +409,14 @@ async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
         user_id: String::new(),
         email: String::new(),
     };
-    let trade_no = desk.payin_v2(common).await.unwrap().entry.trade_no.unwrap();
+    let trade_no = desk
+        .money()
+        .payin_v2(common)
+        .await
+        .unwrap()
+        .entry
+        .trade_no
+        .unwrap();
     let http = reqwest::Client::new();
     for action in ["pay", "chargeback"] {
         let url = running
@@ -398,7 +433,11 @@ async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
                 .is_success()
         );
     }
-    let a = desk.query_order(&trade_no, "chargeback").await.unwrap();
+    let a = desk
+        .orders()
+        .query_order(&trade_no, "chargeback")
+        .await
+        .unwrap();
     assert_eq!(a.data.chargeback_amount, Some("88.00".parse().unwrap()));
     // As kept in the file, read as another program would.
     let cached: String = rusqlite::Connection::open_with_flags(
@@ -413,7 +452,7 @@ async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
     )
     .unwrap();
     assert_eq!(cached, "88.00");
-    let listed = desk.reversals(Some(&trade_no)).unwrap();
+    let listed = desk.orders().reversals(Some(&trade_no)).unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(
         (listed[0].kind.as_str(), listed[0].amount.as_deref()),
@@ -421,6 +460,7 @@ async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
     );
     let audit_csv = f.dir.path().join("audit.csv");
     let n = desk
+        .journal()
         .export_audit(
             &Default::default(),
             &audit_csv,
@@ -435,24 +475,25 @@ async fn chargebacks_are_queried_and_cached_and_notifications_verified() {
             .count(),
         n
     );
-    let err = desk.query_order(&trade_no, "").await.unwrap_err();
+    let err = desk.orders().query_order(&trade_no, "").await.unwrap_err();
     assert!(matches!(err, CoreError::Validation { ref field, .. } if field == "queryType"));
 
     let notes = running.sandbox.notifications();
     assert!(notes.len() >= 2);
     for n in &notes {
         let body = serde_json::Value::Object(n.body.clone()).to_string();
-        let r = desk.record_notification(&body).unwrap();
+        let r = desk.records().record_notification(&body).unwrap();
         assert!(r.signature_ok, "{r:?}");
         let mut tampered = n.body.clone();
         tampered.insert("sourceAmount".into(), serde_json::json!("1.00"));
         let r = desk
+            .records()
             .verify_notification(&serde_json::Value::Object(tampered).to_string())
             .unwrap();
         assert!(!r.signature_ok);
     }
-    assert_eq!(desk.notifications(10).unwrap().len(), notes.len());
-    assert!(desk.verify_notification("not json").is_err());
+    assert_eq!(desk.records().notifications(10).unwrap().len(), notes.len());
+    assert!(desk.records().verify_notification("not json").is_err());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -466,11 +507,13 @@ async fn an_incremental_sync_rereads_open_orders_and_keeps_their_history() {
     let desk = f.desk().await;
     let mut opts = all_time();
     opts.to = chrono::Utc::now() - chrono::Duration::hours(1);
-    desk.sync(&opts, Arc::new(AtomicBool::new(false)), |_| {})
+    desk.orders()
+        .sync(&opts, Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
     let pending = desk
-        .orders(
+        .orders()
+        .page(
             &OrderFilter {
                 states: vec![2],
                 ..OrderFilter::default()
@@ -497,12 +540,13 @@ async fn an_incremental_sync_rereads_open_orders_and_keeps_their_history() {
     );
 
     let report = desk
+        .orders()
         .sync(&opts, Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
     assert_eq!(report.progress.pages, 0, "every window was complete");
     assert!(report.reread >= 1);
-    let detail = desk.order_detail(&pending.trade_no).await.unwrap();
+    let detail = desk.orders().order_detail(&pending.trade_no).await.unwrap();
     assert_eq!(detail.order.as_ref().unwrap().state, 5);
     assert_eq!(detail.states(), vec![2, 5], "first seen pending, then paid");
 
@@ -512,11 +556,13 @@ async fn an_incremental_sync_rereads_open_orders_and_keeps_their_history() {
         ..OrderFilter::default()
     };
     for bad in ["", "   ", &"x".repeat(61)] {
-        let e = desk.save_filter(bad, &pending_only).unwrap_err();
+        let e = desk.orders().save_filter(bad, &pending_only).unwrap_err();
         assert!(e.to_string().contains("1 to 60 characters"), "{e}");
     }
-    desk.save_filter("  Pending  ", &pending_only).unwrap();
-    let saved = desk.saved_filters().unwrap();
+    desk.orders()
+        .save_filter("  Pending  ", &pending_only)
+        .unwrap();
+    let saved = desk.orders().saved_filters().unwrap();
     assert_eq!(saved.len(), 1);
     assert_eq!(saved[0].0, "Pending");
     assert_eq!(saved[0].1.states, vec![2]);
@@ -541,13 +587,17 @@ async fn a_bulk_file_edited_after_its_preview_sends_nothing() {
         notify_url: "https://desk.example/n".into(),
         ip_address: "203.0.113.7".into(),
     };
-    let previewed = desk.bulk_plan(&bulk::read(&path, &ctx).unwrap()).unwrap();
+    let previewed = desk
+        .money()
+        .bulk_plan(&bulk::read(&path, &ctx).unwrap())
+        .unwrap();
     std::fs::write(
         &path,
         format!("{header}clabe,10.00,MXN,012180000000000008,,,,PO-EDIT-1\n"),
     )
     .unwrap();
     let err = desk
+        .money()
         .bulk_payouts(
             &bulk::read(&path, &ctx).unwrap(),
             false,
@@ -558,7 +608,10 @@ async fn a_bulk_file_edited_after_its_preview_sends_nothing() {
         .unwrap_err();
     assert!(err.to_string().contains("not the ones confirmed"), "{err}");
     assert!(
-        desk.journal_entry_by_number("PO-EDIT-1").unwrap().is_none(),
+        desk.journal()
+            .entry_by_number("PO-EDIT-1")
+            .unwrap()
+            .is_none(),
         "nothing was written to the journal, so nothing was sent"
     );
 }
@@ -598,10 +651,11 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
         vec![(12, "account"), (52, "account"), (92, "amount")]
     );
 
-    let plan = desk.bulk_plan(&file).unwrap();
+    let plan = desk.money().bulk_plan(&file).unwrap();
     assert_eq!(plan.to_send, 97);
     let mut ticks = Vec::new();
     let results = desk
+        .money()
         .bulk_payouts(&file, false, Some(&plan.digest), |done, total| {
             ticks.push((done, total))
         })
@@ -635,6 +689,7 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
 
     // The same file again: nothing is paid twice.
     let again = desk
+        .money()
         .bulk_payouts(&bulk::read(&path, &ctx).unwrap(), false, None, |_, _| {})
         .await
         .unwrap();
@@ -647,7 +702,7 @@ async fn bulk_payouts_of_100_rows_with_3_bad_ones_pay_97_once() {
     );
     let at_gateway = f.running.sandbox.with_state(|s| s.orders.len());
     assert_eq!(at_gateway, 97);
-    assert_eq!(desk.journal_entries(&[], 1000).unwrap().len(), 97);
+    assert_eq!(desk.journal().entries(&[], 1000).unwrap().len(), 97);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -673,7 +728,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
             billing_last_name: "Lima".into(),
         }),
     };
-    let sepa = desk.payin_v1(op).await.unwrap();
+    let sepa = desk.money().payin_v1(op).await.unwrap();
     let trade_no = sepa.entry.trade_no.clone().unwrap();
     assert_eq!(
         sepa.data.unwrap().iban.as_deref(),
@@ -687,6 +742,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
     std::fs::write(dir.join("tool.exe"), b"MZ\x90\x00").unwrap();
 
     let too_big = desk
+        .money()
         .submit_review(
             "RV-1",
             &review(&trade_no, vec![], vec![("21".into(), dir.join("big.png"))]),
@@ -698,6 +754,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
         "{too_big}"
     );
     let wrong = desk
+        .money()
         .submit_review(
             "RV-1",
             &review(&trade_no, vec![], vec![("21".into(), dir.join("tool.exe"))]),
@@ -724,6 +781,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
         .unwrap();
     let offline = f.desk().await;
     let queued = offline
+        .money()
         .submit_review(
             "RV-0",
             &review(
@@ -734,22 +792,23 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
         )
         .await;
     assert!(queued.is_err());
-    let listed = desk.review_submissions(Some(&trade_no)).unwrap();
+    let listed = desk.money().review_submissions(Some(&trade_no)).unwrap();
     assert!(
         listed[0].queued && listed[0].reference == "RV-0",
         "{listed:?}"
     );
     drop(offline);
     f.home.put(online).unwrap();
-    let resent = desk.review_resend("RV-0").await.unwrap();
+    let resent = desk.money().review_resend("RV-0").await.unwrap();
     assert_eq!(resent.entry.status, Status::Accepted);
-    let listed = desk.review_submissions(Some(&trade_no)).unwrap();
+    let listed = desk.money().review_submissions(Some(&trade_no)).unwrap();
     assert_eq!(listed.len(), 1, "a resend updates its submission");
     assert!(
         !listed[0].queued && listed[0].outcome == "accepted",
         "{listed:?}"
     );
     let ok = desk
+        .money()
         .submit_review(
             "RV-1",
             &review(
@@ -762,6 +821,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
         .unwrap();
     assert_eq!(ok.entry.status, Status::Accepted);
     let again = desk
+        .money()
         .submit_review(
             "RV-1",
             &review(&trade_no, vec![("1".into(), "Invoice 55".into())], files),
@@ -781,7 +841,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
         vec![(".png".to_string(), 18), (".pdf".to_string(), 12)]
     );
     // The journal keeps no file contents.
-    let e = &desk.journal_entries(&[], 10).unwrap()[0];
+    let e = &desk.journal().entries(&[], 10).unwrap()[0];
     assert!(
         e.request["fileList"][0]["fileContent"]
             .as_str()
@@ -792,7 +852,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
     // The order's timeline tells it all, oldest first: the payin made here (its state
     // and its request), the submissions, and the audit entries naming the order.
     use paydesk_core::desk::TimelineEvent as T;
-    let timeline = desk.order_timeline(&trade_no).unwrap();
+    let timeline = desk.orders().order_timeline(&trade_no).unwrap();
     assert!(
         timeline.windows(2).all(|w| w[0].at() <= w[1].at()),
         "{timeline:?}"
@@ -824,6 +884,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
     // A payout is no bank transfer: its review is refused before anything is read or
     // sent, naming the order and the rule.
     let payout = desk
+        .money()
         .payout_clabe(paydesk_gateway::wire::V2Payout::new(
             MerNo(common::MER),
             new_mer_order_no("PO"),
@@ -838,6 +899,7 @@ async fn review_files_are_read_checked_and_encoded_in_rust() {
     let payout_no = payout.entry.trade_no.unwrap();
     let sent_before = f.running.sandbox.with_state(|s| s.reviews.len());
     let refused = desk
+        .money()
         .submit_review(
             "RV-2",
             &review(&payout_no, vec![("1".into(), "x".into())], vec![]),
@@ -960,12 +1022,16 @@ async fn a_success_without_a_usable_trade_number_is_unknown_until_looked_up() {
         },
     );
     let no = new_mer_order_no("PO");
-    let err = desk.payout_clabe(payout(&no, "12.00")).await.unwrap_err();
+    let err = desk
+        .money()
+        .payout_clabe(payout(&no, "12.00"))
+        .await
+        .unwrap_err();
     assert!(
         matches!(&err, CoreError::OutcomeUnknown { message } if message.contains("tradeNo: is empty")),
         "{err}"
     );
-    let entry = desk.journal_entry_by_number(&no).unwrap().unwrap();
+    let entry = desk.journal().entry_by_number(&no).unwrap().unwrap();
     assert_eq!(
         (entry.status, entry.trade_no.clone()),
         (Status::Unknown, None)
@@ -979,10 +1045,10 @@ async fn a_success_without_a_usable_trade_number_is_unknown_until_looked_up() {
         speaks: None,
     });
     for _ in 0..3 {
-        let e = desk.reconcile_entry(&entry, true).await.unwrap();
+        let e = desk.journal().reconcile_entry(&entry, true).await.unwrap();
         assert_eq!(e.status, Status::Unknown, "{:?}", e.message);
         // The operator runs the same payout again: still unknown, nothing sent.
-        let again = desk.payout_clabe(payout(&no, "12.00")).await;
+        let again = desk.money().payout_clabe(payout(&no, "12.00")).await;
         assert!(
             again
                 .as_ref()
@@ -1004,7 +1070,7 @@ async fn a_success_without_a_usable_trade_number_is_unknown_until_looked_up() {
             .map(|o| o.trade_no.clone())
             .unwrap()
     });
-    let done = desk.reconcile_entry(&entry, true).await.unwrap();
+    let done = desk.journal().reconcile_entry(&entry, true).await.unwrap();
     assert_eq!(done.status, Status::Accepted);
     assert_eq!(done.trade_no.as_deref(), Some(real.as_str()));
     let at_gateway = running
@@ -1024,14 +1090,15 @@ async fn an_order_opened_shows_the_gateways_state_in_its_cached_row() {
         ..SeedSpec::new(200)
     });
     let desk = f.desk().await;
-    desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+    desk.orders()
+        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
     let pending = OrderFilter {
         states: vec![2],
         ..OrderFilter::default()
     };
-    let order = desk.orders(&pending, 0, 1).unwrap().rows[0].clone();
+    let order = desk.orders().page(&pending, 0, 1).unwrap().rows[0].clone();
     let url = running
         .base_url()
         .join(&format!("__sandbox/orders/{}/pay", order.trade_no))
@@ -1043,12 +1110,12 @@ async fn an_order_opened_shows_the_gateways_state_in_its_cached_row() {
         .await
         .unwrap();
     assert!(paid.status().is_success());
-    let detail = desk.order_detail(&order.trade_no).await.unwrap();
+    let detail = desk.orders().order_detail(&order.trade_no).await.unwrap();
     assert!(detail.live.is_some());
     let cached = detail.order.clone().unwrap();
     assert_eq!(cached.state, 5, "the cache took the list's state at once");
     assert_eq!(detail.states(), vec![2, 5]);
-    let still_pending = desk.orders(&pending, 0, 1000).unwrap();
+    let still_pending = desk.orders().page(&pending, 0, 1000).unwrap();
     assert!(
         still_pending
             .rows
@@ -1060,7 +1127,7 @@ async fn an_order_opened_shows_the_gateways_state_in_its_cached_row() {
     // An order is found by its whole number: from the cache, else from the gateway's
     // list (an order made elsewhere since the sync); a number nobody knows is none.
     assert_eq!(
-        desk.find_order(&order.mer_order_no).await.unwrap(),
+        desk.orders().find_order(&order.mer_order_no).await.unwrap(),
         Some(order.trade_no.clone())
     );
     let known: HashSet<String> = running
@@ -1078,17 +1145,22 @@ async fn an_order_opened_shows_the_gateways_state_in_its_cached_row() {
             .map(|o| (o.trade_no.clone(), o.mer_order_no.clone()))
             .unwrap()
     });
-    assert!(desk.cached_order(&elsewhere.0).unwrap().is_none());
+    assert!(desk.orders().cached_order(&elsewhere.0).unwrap().is_none());
     assert_eq!(
-        desk.find_order(&elsewhere.0).await.unwrap(),
+        desk.orders().find_order(&elsewhere.0).await.unwrap(),
         Some(elsewhere.0.clone())
     );
     assert_eq!(
-        desk.find_order(&elsewhere.1).await.unwrap(),
+        desk.orders().find_order(&elsewhere.1).await.unwrap(),
         Some(elsewhere.0.clone())
     );
-    assert_eq!(desk.find_order("NOPE-3002").await.unwrap(), None);
-    let empty = desk.find_order("  ").await.unwrap_err().to_string();
+    assert_eq!(desk.orders().find_order("NOPE-3002").await.unwrap(), None);
+    let empty = desk
+        .orders()
+        .find_order("  ")
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(empty.contains("number"), "{empty}");
 }
 
@@ -1104,34 +1176,38 @@ async fn balance_snapshots_are_taken_when_the_schedule_says() {
     let desk = f.desk().await;
     let now = chrono::Utc::now().timestamp_millis();
     assert_eq!(
-        desk.snapshot_balances_if_due(now).await.unwrap(),
+        desk.money().snapshot_balances_if_due(now).await.unwrap(),
         None,
         "no currency known yet: nothing to ask"
     );
     let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    desk.sync(&desk.sync_options(90), cancel, |_| {})
+    desk.orders()
+        .sync(&desk.orders().sync_options(90), cancel, |_| {})
         .await
         .unwrap();
-    let currencies = desk.currencies().unwrap().len();
+    let currencies = desk.money().currencies().unwrap().len();
     assert!(currencies > 0);
-    let taken = desk.snapshot_balances_if_due(now).await.unwrap();
+    let taken = desk.money().snapshot_balances_if_due(now).await.unwrap();
     assert_eq!(taken, Some(currencies), "never taken: due at once");
     let later = chrono::Utc::now().timestamp_millis();
     assert_eq!(
-        desk.snapshot_balances_if_due(later + 59 * 60_000)
+        desk.money()
+            .snapshot_balances_if_due(later + 59 * 60_000)
             .await
             .unwrap(),
         None
     );
     assert_eq!(
-        desk.snapshot_balances_if_due(later + 61 * 60_000)
+        desk.money()
+            .snapshot_balances_if_due(later + 61 * 60_000)
             .await
             .unwrap(),
         Some(currencies),
         "the profile's default: every 60 minutes"
     );
     let history = desk
-        .balance_history(&desk.currencies().unwrap()[0])
+        .money()
+        .balance_history(&desk.money().currencies().unwrap()[0])
         .unwrap();
     assert_eq!(history.len(), 2);
 
@@ -1148,7 +1224,8 @@ async fn balance_snapshots_are_taken_when_the_schedule_says() {
         .unwrap();
     let off = f.desk().await;
     assert_eq!(
-        off.snapshot_balances_if_due(later + 10 * 86_400_000)
+        off.money()
+            .snapshot_balances_if_due(later + 10 * 86_400_000)
             .await
             .unwrap(),
         None
@@ -1162,7 +1239,7 @@ async fn balance_snapshots_are_taken_when_the_schedule_says() {
 async fn the_connection_check_works_and_sees_a_clock_ahead_of_the_gateways() {
     let f = common::Fixture::new("check").await;
     let mut desk = f.desk().await;
-    let report = desk.check_connection(Some("USD")).await.unwrap();
+    let report = desk.money().check_connection(Some("USD")).await.unwrap();
     assert!(report.ok, "{report:?}");
     let tried: Vec<&str> = report.items.iter().map(|i| i.what.as_str()).collect();
     assert!(
@@ -1173,7 +1250,7 @@ async fn the_connection_check_works_and_sees_a_clock_ahead_of_the_gateways() {
     let clock = Arc::new(paydesk_core::clock::ShiftedClock::default());
     clock.advance(std::time::Duration::from_secs(600));
     desk.set_clock(clock);
-    let report = desk.check_connection(Some("USD")).await.unwrap();
+    let report = desk.money().check_connection(Some("USD")).await.unwrap();
     assert!(!report.ok);
     let c = report.items.iter().find(|i| i.what == "clock").unwrap();
     assert_eq!(c.setting.as_deref(), Some("systemClock"));

@@ -55,7 +55,11 @@ async fn a_payout_short_of_the_fresh_balance_is_refused_and_leaves_nothing_to_se
 
     // The confirmation's figures: the balance asked now, no fee known yet (nothing
     // cached), what is left.
-    let funds = desk.payout_funds("MXN", "300.00", true).await.unwrap();
+    let funds = desk
+        .money()
+        .payout_funds("MXN", "300.00", true)
+        .await
+        .unwrap();
     assert_eq!(funds.balance.as_deref().map(d), Some(d("250.00")));
     assert!(funds.fresh && funds.short);
     assert_eq!(funds.fee, None, "no fee is invented");
@@ -64,13 +68,17 @@ async fn a_payout_short_of_the_fresh_balance_is_refused_and_leaves_nothing_to_se
         Some(d("250.00") - d("300.00"))
     );
 
-    let e = desk.payout(&form("SHORT-1", "300.00")).await.unwrap_err();
+    let e = desk
+        .money()
+        .payout(&form("SHORT-1", "300.00"))
+        .await
+        .unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("balanceShort"), "{e}");
     assert!(
         e.to_string().contains("250"),
         "the rule names the balance: {e}"
     );
-    let journal = desk.journal_entries(&[], 50).unwrap();
+    let journal = desk.journal().entries(&[], 50).unwrap();
     assert!(
         journal.iter().all(|x| x.mer_order_no != "SHORT-1"),
         "nothing journaled"
@@ -78,7 +86,11 @@ async fn a_payout_short_of_the_fresh_balance_is_refused_and_leaves_nothing_to_se
     assert!(!orders_at_gateway(&f).contains(&"SHORT-1".to_string()));
 
     // Within the balance it goes.
-    let r = desk.payout(&form("SHORT-2", "200.00")).await.unwrap();
+    let r = desk
+        .money()
+        .payout(&form("SHORT-2", "200.00"))
+        .await
+        .unwrap();
     assert!(r.trade_no.is_some(), "{r:?}");
 }
 
@@ -103,30 +115,32 @@ async fn limits_per_payout_and_per_day_refuse_before_anything_is_journaled() {
 
     // One cent over the per-payout limit: refused at the preview and at the send.
     let over = form("LIM-1", "100.01");
-    let e = desk.payout_preview(&over).unwrap_err();
+    let e = desk.money().payout_preview(&over).unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
-    let e = desk.payout(&over).await.unwrap_err();
+    let e = desk.money().payout(&over).await.unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
     assert!(e.to_string().contains("100"), "{e}");
 
     // 90 today, then 60 would make 150.00 + 0 ... 90 + 60 = 150 is at the limit: goes;
     // one more cent is over the day's.
     let first = d("90.00");
-    desk.payout(&form("LIM-2", "90.00")).await.unwrap();
+    desk.money().payout(&form("LIM-2", "90.00")).await.unwrap();
     let room = d("150.00") - first;
     let e = desk
+        .money()
         .payout(&form("LIM-3", &(room + d("0.01")).to_string()))
         .await
         .unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("limitPerDay"), "{e}");
     assert!(e.to_string().contains("150"), "{e}");
-    let journal = desk.journal_entries(&[], 50).unwrap();
+    let journal = desk.journal().entries(&[], 50).unwrap();
     assert!(
         journal
             .iter()
             .all(|x| x.mer_order_no != "LIM-1" && x.mer_order_no != "LIM-3")
     );
-    desk.payout(&form("LIM-4", &room.to_string()))
+    desk.money()
+        .payout(&form("LIM-4", &room.to_string()))
         .await
         .unwrap();
     let sent = orders_at_gateway(&f);
@@ -158,7 +172,7 @@ async fn a_bulk_plan_holds_the_rows_beyond_the_balance_and_no_run_sends_them() {
     let path = f.dir.path().join("payroll.csv");
     std::fs::write(&path, csv).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan_fresh(&file).await.unwrap();
+    let plan = desk.money().bulk_plan_fresh(&file).await.unwrap();
 
     // No fee is known (nothing cached): the running sum in file order, cut at the first
     // row the balance does not reach; every later row held too.
@@ -202,6 +216,7 @@ async fn a_bulk_plan_holds_the_rows_beyond_the_balance_and_no_run_sends_them() {
 
     // Confirmed with the held rows: the balance holds stand.
     let results = desk
+        .money()
         .bulk_payouts(&file, true, Some(&plan.digest_with_held), |_, _| {})
         .await
         .unwrap();
@@ -210,7 +225,7 @@ async fn a_bulk_plan_holds_the_rows_beyond_the_balance_and_no_run_sends_them() {
     at_gateway.sort();
     assert_eq!(at_gateway, goes);
     // The journal holds nothing for the held rows that a later run could send.
-    let journal = desk.journal_entries(&[], 50).unwrap();
+    let journal = desk.journal().entries(&[], 50).unwrap();
     for r in plan.rows.iter().filter(|r| r.action == RowAction::Held) {
         assert!(journal.iter().all(|x| x.mer_order_no != r.mer_order_no));
     }
@@ -228,16 +243,17 @@ async fn a_balance_that_fell_after_the_preview_refuses_the_whole_run_before_anyt
     let path = f.dir.path().join("fell.csv");
     std::fs::write(&path, csv).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan_fresh(&file).await.unwrap();
+    let plan = desk.money().bulk_plan_fresh(&file).await.unwrap();
     assert_eq!(plan.to_send, 2, "900 fits 1000");
     // Money left the account after the preview: 899.99 no longer reaches both rows.
     mxn_balance(&f, &(d("400.00") + d("500.00") - d("0.01")).to_string());
     let e = desk
+        .money()
         .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
         .await
         .unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("bulkBalanceChanged"), "{e}");
-    assert!(desk.journal_entries(&[], 50).unwrap().is_empty());
+    assert!(desk.journal().entries(&[], 50).unwrap().is_empty());
     assert!(orders_at_gateway(&f).is_empty());
 }
 
@@ -273,7 +289,7 @@ async fn a_file_run_again_counts_what_its_first_run_paid_against_the_day() {
     let file = bulk::read(&path, &ctx()).unwrap();
 
     // 40 + 40 fit the day's 100; the third would make 120.
-    let plan = desk.bulk_plan_fresh(&file).await.unwrap();
+    let plan = desk.money().bulk_plan_fresh(&file).await.unwrap();
     let sends = |p: &bulk::BulkPlan| -> Vec<String> {
         p.rows
             .iter()
@@ -282,12 +298,13 @@ async fn a_file_run_again_counts_what_its_first_run_paid_against_the_day() {
             .collect()
     };
     assert_eq!(sends(&plan), ["DR-0", "DR-1"]);
-    desk.bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
+    desk.money()
+        .bulk_payouts(&file, false, Some(&plan.digest), |_, _| {})
         .await
         .unwrap();
 
     // The same file again: 80 paid today, so 40 more would pass the limit.
-    let again = desk.bulk_plan_fresh(&file).await.unwrap();
+    let again = desk.money().bulk_plan_fresh(&file).await.unwrap();
     assert!(sends(&again).is_empty(), "{:?}", again.rows);
     for r in again
         .rows
@@ -343,7 +360,8 @@ async fn payouts_at_once_pass_the_day_limit_only_as_far_as_it_reaches() {
         .enumerate()
         .map(|(i, a)| form(&format!("RACE-{i}"), &a.to_string()))
         .collect();
-    let results = futures_util::future::join_all(forms.iter().map(|f| desk.payout(f))).await;
+    let results =
+        futures_util::future::join_all(forms.iter().map(|f| desk.money().payout(f))).await;
 
     let mut paid = Vec::new();
     let mut paid_sum = Decimal::ZERO;
@@ -372,7 +390,8 @@ async fn payouts_at_once_pass_the_day_limit_only_as_far_as_it_reaches() {
     }
     // Nothing else journaled, nothing else at the gateway.
     let mut journaled: Vec<String> = desk
-        .journal_entries(&[], 50)
+        .journal()
+        .entries(&[], 50)
         .unwrap()
         .into_iter()
         .map(|e| e.mer_order_no)
@@ -439,7 +458,8 @@ async fn two_processes_at_once_pass_the_day_limit_only_as_far_as_it_reaches() {
         .enumerate()
         .map(|(i, a)| form(&format!("P1-{i}"), &a.to_string()))
         .collect();
-    let results = futures_util::future::join_all(forms.iter().map(|f| desk.payout(f))).await;
+    let results =
+        futures_util::future::join_all(forms.iter().map(|f| desk.money().payout(f))).await;
     let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
         .unwrap();
@@ -486,7 +506,8 @@ async fn two_processes_at_once_pass_the_day_limit_only_as_far_as_it_reaches() {
         }
     }
     let mut journaled: Vec<String> = desk
-        .journal_entries(&[], 50)
+        .journal()
+        .entries(&[], 50)
         .unwrap()
         .into_iter()
         .map(|e| e.mer_order_no)
@@ -524,7 +545,8 @@ async fn second_process_pays_its_half() {
         .enumerate()
         .map(|(i, a)| form(&format!("P2-{i}"), &a.to_string()))
         .collect();
-    let results = futures_util::future::join_all(forms.iter().map(|f| desk.payout(f))).await;
+    let results =
+        futures_util::future::join_all(forms.iter().map(|f| desk.money().payout(f))).await;
     for ((form, a), r) in forms.iter().zip(&amounts).zip(&results) {
         let outcome = match r {
             Ok(_) => "paid".to_string(),
@@ -544,7 +566,7 @@ async fn limits_changed_elsewhere_hold_at_the_open_desks_next_payout() {
     let f = common::Fixture::new("limitslive").await;
     mxn_balance(&f, "100000.00");
     let desk = f.desk().await;
-    desk.payout(&form("LL-1", "45.00")).await.unwrap();
+    desk.money().payout(&form("LL-1", "45.00")).await.unwrap();
 
     // Another process's handle on the same home, as the CLI's.
     let cli = paydesk_core::Home::at(f.dir.path());
@@ -559,18 +581,29 @@ async fn limits_changed_elsewhere_hold_at_the_open_desks_next_payout() {
         },
     )
     .unwrap();
-    let funds = desk.payout_funds("MXN", "45.00", false).await.unwrap();
+    let funds = desk
+        .money()
+        .payout_funds("MXN", "45.00", false)
+        .await
+        .unwrap();
     assert_eq!(funds.limit_per_payout.as_deref().map(d), Some(d("40")));
-    let e = desk.payout_preview(&form("LL-2", "45.00")).unwrap_err();
+    let e = desk
+        .money()
+        .payout_preview(&form("LL-2", "45.00"))
+        .unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
-    let e = desk.payout(&form("LL-2", "45.00")).await.unwrap_err();
+    let e = desk
+        .money()
+        .payout(&form("LL-2", "45.00"))
+        .await
+        .unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
     assert!(!orders_at_gateway(&f).contains(&"LL-2".to_string()));
 
     // Cleared again there: the payout goes (a confirmed second one of LL-1's intent).
     cli.set_limits(&f.name, Limits::default()).unwrap();
-    desk.allow_duplicate_once("LL-2");
-    desk.payout(&form("LL-2", "45.00")).await.unwrap();
+    desk.journal().allow_duplicate_once("LL-2");
+    desk.money().payout(&form("LL-2", "45.00")).await.unwrap();
     assert!(orders_at_gateway(&f).contains(&"LL-2".to_string()));
 }
 
@@ -583,10 +616,11 @@ async fn sending_the_held_repeats_too_never_takes_the_money_of_a_row_shown_going
     mxn_balance(&f, "100.00");
     let desk = f.desk().await;
     // Paid by hand earlier: a file row of the same payout is held as a repeat.
-    desk.payout_clabe(common::payout("BYHAND-1", "30.00"))
+    desk.money()
+        .payout_clabe(common::payout("BYHAND-1", "30.00"))
         .await
         .unwrap();
-    let funds = desk.payout_funds("MXN", "1", true).await.unwrap();
+    let funds = desk.money().payout_funds("MXN", "1", true).await.unwrap();
     let balance = d(funds.balance.as_deref().unwrap());
     let fee = funds.fee.as_deref().map(d).unwrap_or_default();
     // The new supplier's row takes all but 5 of what is left; the repeat (line 2, before
@@ -601,7 +635,7 @@ async fn sending_the_held_repeats_too_never_takes_the_money_of_a_row_shown_going
     let path = f.dir.path().join("payroll.csv");
     std::fs::write(&path, csv).unwrap();
     let file = bulk::read(&path, &ctx()).unwrap();
-    let plan = desk.bulk_plan_fresh(&file).await.unwrap();
+    let plan = desk.money().bulk_plan_fresh(&file).await.unwrap();
     let action = |no: &str| plan.rows.iter().find(|r| r.mer_order_no == no).unwrap();
     assert_eq!(action("HO-2").action, RowAction::Send);
     assert_eq!(action("HO-1").action, RowAction::Held);
@@ -619,6 +653,7 @@ async fn sending_the_held_repeats_too_never_takes_the_money_of_a_row_shown_going
     );
 
     let results = desk
+        .money()
         .bulk_payouts(&file, true, Some(&plan.digest_with_held), |_, _| {})
         .await
         .unwrap();
@@ -635,9 +670,13 @@ async fn sending_the_held_repeats_too_never_takes_the_money_of_a_row_shown_going
 async fn an_amount_no_payout_can_have_is_refused_before_any_balance_is_asked() {
     let f = common::Fixture::new("zeroamount").await;
     let desk = f.desk().await;
-    assert!(desk.latest_balances().unwrap().is_empty());
+    assert!(desk.money().latest_balances().unwrap().is_empty());
     for amount in ["0.00", "-5.00"] {
-        let e = desk.payout(&form("ZERO-1", amount)).await.unwrap_err();
+        let e = desk
+            .money()
+            .payout(&form("ZERO-1", amount))
+            .await
+            .unwrap_err();
         match &e {
             paydesk_core::CoreError::Validation { field, .. } => {
                 assert_eq!(field, "amount", "{e}")
@@ -646,10 +685,10 @@ async fn an_amount_no_payout_can_have_is_refused_before_any_balance_is_asked() {
         }
     }
     assert!(
-        desk.latest_balances().unwrap().is_empty(),
+        desk.money().latest_balances().unwrap().is_empty(),
         "a balance was asked"
     );
-    assert!(desk.journal_entries(&[], 10).unwrap().is_empty());
+    assert!(desk.journal().entries(&[], 10).unwrap().is_empty());
 }
 
 /// The same form sent again after a lost request (the same number): its lookups prove it
@@ -685,12 +724,12 @@ async fn a_payout_sent_again_after_a_lost_request_holds_the_limit_per_payout_and
     let payout = form("RS-1", "500.00");
     let other = form("RS-2", "400.00");
     for p in [&payout, &other] {
-        let r = desk.payout(p).await.unwrap();
+        let r = desk.money().payout(p).await.unwrap();
         assert_eq!(r.entry.status, Status::Unknown, "{r:?}");
     }
     f.running.sandbox.clear_faults();
     let not_sent = |desk: &paydesk_core::Desk, no: &str| {
-        let e = desk.journal_entry_by_number(no).unwrap().unwrap();
+        let e = desk.journal().entry_by_number(no).unwrap().unwrap();
         assert_eq!(e.status, Status::Pending, "{e:?}");
         assert!(!orders_at_gateway(&f).contains(&no.to_string()));
     };
@@ -705,7 +744,7 @@ async fn a_payout_sent_again_after_a_lost_request_holds_the_limit_per_payout_and
     };
     f.home.set_limits(&f.name, limit(Some("100.00"))).unwrap();
     clock.advance(std::time::Duration::from_millis(1_100));
-    let e = desk.payout(&payout).await.unwrap_err();
+    let e = desk.money().payout(&payout).await.unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
     assert!(e.to_string().contains("100"), "names the limit: {e}");
     not_sent(&desk, "RS-1");
@@ -713,13 +752,13 @@ async fn a_payout_sent_again_after_a_lost_request_holds_the_limit_per_payout_and
     // No limit, but the balance is short of the other one now.
     f.home.set_limits(&f.name, Limits::default()).unwrap();
     mxn_balance(&f, "50.00");
-    let e = desk.payout(&other).await.unwrap_err();
+    let e = desk.money().payout(&other).await.unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("balanceShort"), "{e}");
     not_sent(&desk, "RS-2");
 
     // Within both, it goes, once, under its number.
     mxn_balance(&f, "100000.00");
-    let r = desk.payout(&payout).await.unwrap();
+    let r = desk.money().payout(&payout).await.unwrap();
     assert_eq!(r.entry.status, Status::Accepted);
     let at_gateway = orders_at_gateway(&f);
     assert_eq!(at_gateway.iter().filter(|n| *n == "RS-1").count(), 1);
@@ -734,6 +773,7 @@ async fn limits_set_on_the_open_desk_hold_at_its_next_payout_and_are_kept() {
     mxn_balance(&f, "100000.00");
     let desk = f.desk().await;
     let kept = desk
+        .money()
         .set_limits(Limits {
             currencies: vec![CurrencyLimit {
                 currency: "mxn".into(),
@@ -743,7 +783,11 @@ async fn limits_set_on_the_open_desk_hold_at_its_next_payout_and_are_kept() {
         })
         .unwrap();
     assert_eq!(kept.currencies[0].currency, "MXN", "kept as checked");
-    let e = desk.payout(&form("LS-1", "45.00")).await.unwrap_err();
+    let e = desk
+        .money()
+        .payout(&form("LS-1", "45.00"))
+        .await
+        .unwrap_err();
     assert_eq!(rule_key(&e).as_deref(), Some("limitPerPayout"), "{e}");
     assert!(!orders_at_gateway(&f).contains(&"LS-1".to_string()));
     assert_eq!(

@@ -355,15 +355,17 @@ async fn hostile_answers_never_panic_never_pollute_the_cache_never_pay_twice() {
     let mut desk = f.desk().await;
     desk.set_timeout(Duration::from_secs(5)).unwrap();
     // Honest first: the cache holds the seeded orders, the desk knows their numbers.
-    desk.sync(
-        &SyncOptions::last_days(100),
-        Arc::new(AtomicBool::new(false)),
-        |_| {},
-    )
-    .await
-    .unwrap();
+    desk.orders()
+        .sync(
+            &SyncOptions::last_days(100),
+            Arc::new(AtomicBool::new(false)),
+            |_| {},
+        )
+        .await
+        .unwrap();
     let known: Vec<String> = desk
-        .orders(&Default::default(), 0, 10)
+        .orders()
+        .page(&Default::default(), 0, 10)
         .unwrap()
         .rows
         .into_iter()
@@ -387,36 +389,48 @@ async fn hostile_answers_never_panic_never_pollute_the_cache_never_pay_twice() {
                 payouts.push((no.clone(), amount.clone()));
                 (
                     "payout",
-                    desk.payout_clabe(common::payout(&no, &amount))
+                    desk.money()
+                        .payout_clabe(common::payout(&no, &amount))
                         .await
                         .map(|_| ()),
                 )
             }
             1 => (
                 "sync",
-                desk.sync(
-                    &SyncOptions::last_days(100),
-                    Arc::new(AtomicBool::new(false)),
-                    |_| {},
-                )
-                .await
-                .map(|_| ()),
-            ),
-            2 => (
-                "order detail",
-                desk.order_detail(trade_no).await.map(|_| ()),
-            ),
-            3 => (
-                "balance",
-                desk.balance(if rng.bool() { "USD" } else { "MXN" })
+                desk.orders()
+                    .sync(
+                        &SyncOptions::last_days(100),
+                        Arc::new(AtomicBool::new(false)),
+                        |_| {},
+                    )
                     .await
                     .map(|_| ()),
             ),
-            4 => ("reconcile", desk.reconcile_all(false).await.map(|_| ())),
-            5 => ("refund", desk.refund(trade_no, "").await.map(|_| ())),
+            2 => (
+                "order detail",
+                desk.orders().order_detail(trade_no).await.map(|_| ()),
+            ),
+            3 => (
+                "balance",
+                desk.money()
+                    .balance(if rng.bool() { "USD" } else { "MXN" })
+                    .await
+                    .map(|_| ()),
+            ),
+            4 => (
+                "reconcile",
+                desk.journal().reconcile_all(false).await.map(|_| ()),
+            ),
+            5 => (
+                "refund",
+                desk.money().refund(trade_no, "").await.map(|_| ()),
+            ),
             _ => (
                 "order record",
-                desk.query_order(trade_no, "sales").await.map(|_| ()),
+                desk.orders()
+                    .query_order(trade_no, "sales")
+                    .await
+                    .map(|_| ()),
             ),
         };
         if let Err(e) = &result
@@ -439,7 +453,7 @@ async fn hostile_answers_never_panic_never_pollute_the_cache_never_pay_twice() {
     }
     // Honest again: every payout settles to the gateway's own number, none twice.
     proxy.hostile.store(false, Ordering::Relaxed);
-    desk.reconcile_all(true).await.unwrap();
+    desk.journal().reconcile_all(true).await.unwrap();
     let mut refused_by_word = 0;
     for (no, _) in &payouts {
         let at_gateway = |f: &common::Fixture| {
@@ -451,7 +465,7 @@ async fn hostile_answers_never_panic_never_pollute_the_cache_never_pay_twice() {
                     .collect::<Vec<_>>()
             })
         };
-        let Some(e) = desk.journal_entry_by_number(no).unwrap() else {
+        let Some(e) = desk.journal().entry_by_number(no).unwrap() else {
             // Refused before the journal (held as a repeat): nothing was sent.
             assert!(
                 at_gateway(&f).is_empty(),

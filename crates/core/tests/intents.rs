@@ -29,12 +29,13 @@ async fn fixture(name: &str, grace_secs: u32, lookups: u32) -> common::Fixture {
 }
 
 fn audits(desk: &paydesk_core::Desk, operation: &str) -> Vec<paydesk_core::audit::AuditEntry> {
-    desk.audit_list(&paydesk_core::audit::AuditFilter {
-        operation: Some(operation.into()),
-        limit: Some(100),
-        ..Default::default()
-    })
-    .unwrap()
+    desk.journal()
+        .audit_list(&paydesk_core::audit::AuditFilter {
+            operation: Some(operation.into()),
+            limit: Some(100),
+            ..Default::default()
+        })
+        .unwrap()
 }
 
 fn orders_numbered(f: &common::Fixture, no: &str) -> usize {
@@ -60,18 +61,19 @@ async fn a_lost_answer_stays_unknown_until_the_lagging_list_shows_it() {
         },
     );
     let err = desk
+        .money()
         .payout_clabe(payout("LAG-1", "10.00"))
         .await
         .unwrap_err();
     assert!(matches!(err, CoreError::OutcomeUnknown { .. }), "{err}");
     sb.clear_faults();
     // The list does not show it yet: "not found yet", never "safe to send again".
-    let e = desk.journal_entry_by_number("LAG-1").unwrap().unwrap();
-    let e = desk.reconcile_entry(&e, true).await.unwrap();
+    let e = desk.journal().entry_by_number("LAG-1").unwrap().unwrap();
+    let e = desk.journal().reconcile_entry(&e, true).await.unwrap();
     assert_eq!(e.status, Status::Unknown, "{:?}", e.message);
     assert!(e.message.unwrap().contains("not found yet"));
     // The same payout under a new number is refused, naming the first.
-    match desk.payout_clabe(payout("LAG-2", "10.00")).await {
+    match desk.money().payout_clabe(payout("LAG-2", "10.00")).await {
         Err(CoreError::Duplicate {
             earlier_mer_order_no,
             earlier_status,
@@ -83,19 +85,28 @@ async fn a_lost_answer_stays_unknown_until_the_lagging_list_shows_it() {
         other => panic!("{other:?}"),
     }
     // The operator retries the same number: looked up, not sent.
-    let again = desk.payout_clabe(payout("LAG-1", "10.00")).await.unwrap();
+    let again = desk
+        .money()
+        .payout_clabe(payout("LAG-1", "10.00"))
+        .await
+        .unwrap();
     assert!(again.replayed);
     assert_eq!(again.entry.status, Status::Unknown);
     assert_eq!(orders_numbered(&f, "LAG-1"), 1);
     // Once the list shows it, it is accepted with the gateway's trade number.
     tokio::time::sleep(std::time::Duration::from_millis(2_100)).await;
-    let done = desk.payout_clabe(payout("LAG-1", "10.00")).await.unwrap();
+    let done = desk
+        .money()
+        .payout_clabe(payout("LAG-1", "10.00"))
+        .await
+        .unwrap();
     assert_eq!(done.entry.status, Status::Accepted);
     assert!(done.entry.trade_no.is_some());
     assert_eq!(orders_numbered(&f, "LAG-1"), 1, "paid once");
     assert_eq!(sb.with_state(|s| s.orders.len()), 1);
     // The same number with another amount is refused before anything is sent.
     let err = desk
+        .money()
         .payout_clabe(payout("LAG-1", "11.00"))
         .await
         .unwrap_err();
@@ -104,8 +115,12 @@ async fn a_lost_answer_stays_unknown_until_the_lagging_list_shows_it() {
         "{err}"
     );
     // A second payout of the same intent on purpose: only when confirmed, and audited.
-    desk.allow_duplicate_once("LAG-3");
-    let second = desk.payout_clabe(payout("LAG-3", "10.00")).await.unwrap();
+    desk.journal().allow_duplicate_once("LAG-3");
+    let second = desk
+        .money()
+        .payout_clabe(payout("LAG-3", "10.00"))
+        .await
+        .unwrap();
     assert_eq!(second.entry.status, Status::Accepted);
     let audit = audits(&desk, "duplicate_override");
     assert_eq!(audit.len(), 1);
@@ -133,9 +148,18 @@ async fn a_request_that_never_arrived_goes_again_under_its_own_number_after_the_
             ..Fault::default()
         },
     );
-    assert!(desk.payout_clabe(payout("GR-1", "20.00")).await.is_err());
+    assert!(
+        desk.money()
+            .payout_clabe(payout("GR-1", "20.00"))
+            .await
+            .is_err()
+    );
     sb.clear_faults();
-    let first = desk.payout_clabe(payout("GR-1", "20.00")).await.unwrap();
+    let first = desk
+        .money()
+        .payout_clabe(payout("GR-1", "20.00"))
+        .await
+        .unwrap();
     assert_eq!(
         first.entry.status,
         Status::Unknown,
@@ -143,7 +167,11 @@ async fn a_request_that_never_arrived_goes_again_under_its_own_number_after_the_
     );
     assert_eq!(orders_numbered(&f, "GR-1"), 0);
     clock.advance(std::time::Duration::from_millis(1_100));
-    let sent = desk.payout_clabe(payout("GR-1", "20.00")).await.unwrap();
+    let sent = desk
+        .money()
+        .payout_clabe(payout("GR-1", "20.00"))
+        .await
+        .unwrap();
     assert_eq!(sent.entry.status, Status::Accepted);
     assert_eq!(sent.entry.attempts, 2, "sent again under the same number");
     assert_eq!(orders_numbered(&f, "GR-1"), 1);
@@ -168,14 +196,19 @@ async fn a_reused_number_refused_on_a_resend_is_evidence_not_a_rejection() {
             ..Fault::default()
         },
     );
-    assert!(desk.payout_clabe(payout("EV-1", "30.00")).await.is_err());
+    assert!(
+        desk.money()
+            .payout_clabe(payout("EV-1", "30.00"))
+            .await
+            .is_err()
+    );
     sb.clear_faults();
-    let r = desk.payout_clabe(payout("EV-1", "30.00")).await;
-    let e = desk.journal_entry_by_number("EV-1").unwrap().unwrap();
+    let r = desk.money().payout_clabe(payout("EV-1", "30.00")).await;
+    let e = desk.journal().entry_by_number("EV-1").unwrap().unwrap();
     assert_eq!(e.status, Status::Unknown, "{r:?} {:?}", e.message);
     assert_eq!(e.attempts, 2);
     tokio::time::sleep(std::time::Duration::from_millis(2_600)).await;
-    let e = desk.reconcile_entry(&e, true).await.unwrap();
+    let e = desk.journal().reconcile_entry(&e, true).await.unwrap();
     assert_eq!(e.status, Status::Accepted);
     assert_eq!(orders_numbered(&f, "EV-1"), 1);
 }
@@ -196,10 +229,10 @@ async fn two_desks_on_one_profile_never_look_up_or_send_one_entry_at_once() {
     );
     let sending = {
         let a = a.clone();
-        tokio::spawn(async move { a.payout_clabe(payout("TWO-1", "40.00")).await })
+        tokio::spawn(async move { a.money().payout_clabe(payout("TWO-1", "40.00")).await })
     };
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let seen = b.reconcile_all(true).await.unwrap();
+    let seen = b.journal().reconcile_all(true).await.unwrap();
     assert_eq!(seen.len(), 1);
     assert_eq!(
         seen[0].status,
@@ -219,7 +252,12 @@ async fn two_desks_on_one_profile_never_look_up_or_send_one_entry_at_once() {
             ..Fault::default()
         },
     );
-    assert!(a.payout_clabe(payout("TWO-2", "41.00")).await.is_err());
+    assert!(
+        a.money()
+            .payout_clabe(payout("TWO-2", "41.00"))
+            .await
+            .is_err()
+    );
     sb.set_fault(
         "/v2/order/queryOrderList",
         Fault {
@@ -227,8 +265,11 @@ async fn two_desks_on_one_profile_never_look_up_or_send_one_entry_at_once() {
             ..Fault::default()
         },
     );
-    let e = a.journal_entry_by_number("TWO-2").unwrap().unwrap();
-    let (ra, rb) = tokio::join!(a.reconcile_entry(&e, true), b.reconcile_entry(&e, true));
+    let e = a.journal().entry_by_number("TWO-2").unwrap().unwrap();
+    let (ra, rb) = tokio::join!(
+        a.journal().reconcile_entry(&e, true),
+        b.journal().reconcile_entry(&e, true)
+    );
     let (ra, rb) = (ra.unwrap(), rb.unwrap());
     assert!(
         [ra.status, rb.status].contains(&Status::Accepted),
@@ -236,7 +277,7 @@ async fn two_desks_on_one_profile_never_look_up_or_send_one_entry_at_once() {
     );
     assert_eq!(audits(&a, "reconcile").len(), 1);
     assert_eq!(
-        a.journal_entry(e.id).unwrap().status,
+        a.journal().entry(e.id).unwrap().status,
         Status::Accepted,
         "one outcome in the journal"
     );
@@ -262,28 +303,33 @@ async fn an_unknown_withdrawal_is_resolved_by_the_operator_with_a_reason() {
             ..Fault::default()
         },
     );
-    assert!(desk.card_withdraw(op(), "WD-1").await.is_err());
+    assert!(desk.money().card_withdraw(op(), "WD-1").await.is_err());
     sb.clear_faults();
     // The gateway cannot be asked: it stays unknown, saying what to do.
-    let e = desk.journal_entry_by_number("WD-1").unwrap().unwrap();
-    let e = desk.reconcile_entry(&e, true).await.unwrap();
+    let e = desk.journal().entry_by_number("WD-1").unwrap().unwrap();
+    let e = desk.journal().reconcile_entry(&e, true).await.unwrap();
     assert_eq!(e.status, Status::Unknown);
     assert!(e.message.unwrap().contains("mark it done"));
     // Sending it again under its reference is not possible while it is unknown.
-    let again = desk.card_withdraw(op(), "WD-1").await.unwrap();
+    let again = desk.money().card_withdraw(op(), "WD-1").await.unwrap();
     assert!(again.replayed);
     assert_eq!(sb.with_state(|s| s.orders.len()), 1);
     // A resolution needs a reason.
-    let err = desk.resolve_entry(e.id, true, " ").unwrap_err();
+    let err = desk.journal().resolve_entry(e.id, true, " ").unwrap_err();
     assert!(matches!(&err, CoreError::Validation { field, .. } if field == "reason"));
     let done = desk
+        .journal()
         .resolve_entry(e.id, true, "card history shows the 5.00 debit")
         .unwrap();
     assert_eq!(done.status, Status::Accepted);
     assert!(done.resolution.unwrap().contains("card history"));
     assert_eq!(audits(&desk, "journal_resolve").len(), 1);
     // Resolving a resolved entry is refused.
-    assert!(desk.resolve_entry(e.id, false, "again please").is_err());
+    assert!(
+        desk.journal()
+            .resolve_entry(e.id, false, "again please")
+            .is_err()
+    );
 
     // Another one that never arrived: the operator makes it sendable again.
     sb.set_fault(
@@ -297,13 +343,14 @@ async fn an_unknown_withdrawal_is_resolved_by_the_operator_with_a_reason() {
         amount: "6.00".parse().unwrap(),
         ..op()
     };
-    assert!(desk.card_withdraw(op2(), "WD-2").await.is_err());
+    assert!(desk.money().card_withdraw(op2(), "WD-2").await.is_err());
     sb.clear_faults();
-    let e2 = desk.journal_entry_by_number("WD-2").unwrap().unwrap();
+    let e2 = desk.journal().entry_by_number("WD-2").unwrap().unwrap();
     assert_eq!(e2.status, Status::Unknown);
-    desk.resolve_entry(e2.id, false, "no debit on the card after an hour")
+    desk.journal()
+        .resolve_entry(e2.id, false, "no debit on the card after an hour")
         .unwrap();
-    let sent = desk.card_withdraw(op2(), "WD-2").await.unwrap();
+    let sent = desk.money().card_withdraw(op2(), "WD-2").await.unwrap();
     assert_eq!(sent.entry.status, Status::Accepted);
     assert_eq!(sent.entry.attempts, 2, "the same reference, sent again");
     assert_eq!(sb.with_state(|s| s.orders.len()), 2);

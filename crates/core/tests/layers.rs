@@ -4,7 +4,9 @@
 //! through another crate (DESIGN.md, "Layers"); the sandbox is started by
 //! `paydesk-session`, the core's tests may use it. The engine links no report writer
 //! (`paydesk-reports` depends on the engine, never the reverse), and the reports name no
-//! database driver; the model (`paydesk-model`) does no I/O.
+//! database driver; the model (`paydesk-model`) does no I/O. The team's workflow
+//! (`paydesk-team`) builds on the engine, which never depends on it; it names no
+//! database driver, and the front ends reach it through `paydesk-api`.
 
 #![allow(clippy::unwrap_used)]
 
@@ -427,7 +429,7 @@ fn the_engine_names_no_store_backend() {
         .filter(|(f, _)| !f.starts_with("store"))
         .collect();
     assert!(
-        ["team.rs", "profile.rs", "desk/mod.rs"]
+        ["team_member.rs", "profile.rs", "desk/mod.rs"]
             .iter()
             .all(|f| engine.iter().any(|(e, _)| e == f)),
         "the engine's files are read"
@@ -546,7 +548,12 @@ fn the_front_ends_share_one_api_and_nothing_below_calls_it() {
         );
     }
     let api = direct(&meta, &names, "paydesk-api");
-    for below in ["paydesk-core", "paydesk-session", "paydesk-reports"] {
+    for below in [
+        "paydesk-core",
+        "paydesk-session",
+        "paydesk-reports",
+        "paydesk-team",
+    ] {
         assert!(api.contains(below), "paydesk-api composes {below}: {api:?}");
     }
     let api_links: Vec<String> = linked(&meta, &names, "paydesk-api")
@@ -564,6 +571,7 @@ fn the_front_ends_share_one_api_and_nothing_below_calls_it() {
         "paydesk-reports",
         "paydesk-session",
         "paydesk-gateway",
+        "paydesk-team",
     ] {
         let up = reaching(&meta, &names, below, &["paydesk-api"]);
         assert!(up.is_empty(), "{below} must not call the API: {up:?}");
@@ -606,4 +614,252 @@ fn neither_front_end_names_the_team_database_backend() {
         })
         .collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Every dependency `name`'s manifest declares, of any kind (normal, dev, build).
+fn declared(meta: &Value, name: &str) -> BTreeSet<String> {
+    meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no package {name} in the workspace"))["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The team's workflow (`paydesk-team`: requests, approvals, the signer's worker) builds
+/// on the engine; the engine, and everything below the API, never depends on it, not
+/// even for its tests (what a team desk itself needs is the engine's `team_member`).
+#[test]
+fn nothing_below_the_api_depends_on_the_team_crate() {
+    let meta = metadata();
+    let names = names(&meta);
+    for below in [
+        "paydesk-model",
+        "paydesk-store",
+        "paydesk-store-sqlite",
+        "paydesk-store-pg",
+        "paydesk-core",
+        "paydesk-reports",
+        "paydesk-session",
+    ] {
+        let up = reaching(&meta, &names, below, &["paydesk-team"]);
+        assert!(
+            up.is_empty(),
+            "{below} must not depend on paydesk-team: {up:?}"
+        );
+    }
+    let core = declared(&meta, "paydesk-core");
+    assert!(
+        !core.contains("paydesk-team"),
+        "paydesk-core names paydesk-team in its manifest: {core:?}"
+    );
+    // The check sees what it should: the team crate links the engine.
+    assert_eq!(
+        reaching(&meta, &names, "paydesk-team", &["paydesk-core"]).len(),
+        1
+    );
+}
+
+/// The team crate reaches the team's database through the engine's store facade (the
+/// store's team tables), never through a driver or a backend crate of its own.
+#[test]
+fn the_team_crate_names_no_database_driver() {
+    let meta = metadata();
+    let names = names(&meta);
+    let own = direct(&meta, &names, "paydesk-team");
+    let drivers: Vec<&String> = own
+        .iter()
+        .filter(|d| {
+            [
+                "rusqlite",
+                "tokio-postgres",
+                "postgres-protocol",
+                "paydesk-store-sqlite",
+                "paydesk-store-pg",
+            ]
+            .contains(&d.as_str())
+        })
+        .collect();
+    assert!(
+        drivers.is_empty(),
+        "paydesk-team must reach the team's database through the engine: {drivers:?}"
+    );
+    assert!(own.contains("paydesk-core"), "{own:?}");
+    let mut files = Vec::new();
+    workspace_sources("crates/team/src", &mut files);
+    assert!(!files.is_empty(), "the sources are read");
+    let wrong: Vec<String> = files
+        .iter()
+        .flat_map(|(file, text)| {
+            [
+                "rusqlite",
+                "tokio_postgres",
+                "store::pg",
+                "pg::",
+                "PgLink",
+                "paydesk_store_sqlite",
+                "paydesk_store_pg",
+                "SqliteStore",
+                "TeamTables",
+            ]
+            .into_iter()
+            .filter(|name| text.contains(name))
+            .map(move |name| format!("{file} names {name}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The front ends reach the team's workflow through `paydesk-api`, never naming the team
+/// crate themselves.
+#[test]
+fn the_front_ends_reach_the_team_through_the_api() {
+    let meta = metadata();
+    let names = names(&meta);
+    for front in ["paydesk-app", "paydesk-cli"] {
+        let own = direct(&meta, &names, front);
+        assert!(
+            !own.contains("paydesk-team"),
+            "{front} reaches paydesk-team through paydesk-api: {own:?}"
+        );
+    }
+    let mut files = Vec::new();
+    workspace_sources("src-tauri/src", &mut files);
+    workspace_sources("crates/cli/src", &mut files);
+    let wrong: Vec<&String> = files
+        .iter()
+        .filter(|(_, text)| text.contains("paydesk_team"))
+        .map(|(file, _)| file)
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The one door by which the signer's worker passes the desk's rule that a team's money
+/// moves only as an approved request (`team_member::executing_approved`) is opened by
+/// the team crate's worker alone: no front end, API or other engine code names it; and
+/// seals to the signers are opened by the engine and the worker only.
+#[test]
+fn only_the_signers_worker_opens_the_approved_request_door() {
+    let mut files = Vec::new();
+    for dir in ["crates", "src-tauri/src", "tests"] {
+        workspace_sources(dir, &mut files);
+    }
+    let allowed = [
+        "crates/core/src/team_member.rs",
+        "crates/team/src/lib.rs",
+        "crates/core/tests/layers.rs",
+    ];
+    let door = ["executing", "_approved"].concat();
+    let wrong: Vec<&String> = files
+        .iter()
+        .filter(|(file, text)| text.contains(&door) && !allowed.contains(&file.as_str()))
+        .map(|(file, _)| file)
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    let used: Vec<&String> = files
+        .iter()
+        .filter(|(file, text)| file == "crates/team/src/lib.rs" && text.contains(&door))
+        .map(|(file, _)| file)
+        .collect();
+    assert_eq!(used.len(), 1, "the worker's door is seen where it is used");
+    // What a maker's desk sealed to the signers is opened by the engine and the worker
+    // only (`Desk::unseal_for_team`), never by a front end or the API.
+    let unseal = ["unseal", "_for_team"].concat();
+    let wrong: Vec<&String> = files
+        .iter()
+        .filter(|(file, text)| {
+            text.contains(&unseal)
+                && !file.starts_with("crates/core/src/")
+                && !file.starts_with("crates/team/src/")
+                && file != "crates/core/tests/layers.rs"
+        })
+        .map(|(file, _)| file)
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The public methods (`pub fn`, `pub async fn`; not `pub(crate)`) of each top-level
+/// inherent `impl` block of `ty` in `text` (`impl Desk {`, `impl<'d> super::Money<'d> {`).
+fn public_methods_of(text: &str, ty: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if !inside {
+            let head = line.strip_prefix("impl").unwrap_or("");
+            let head = head.strip_prefix("<'d>").unwrap_or(head).trim_start();
+            let head = head
+                .strip_prefix("super::")
+                .or_else(|| head.strip_prefix("crate::desk::"))
+                .unwrap_or(head);
+            inside = line.starts_with("impl")
+                && head
+                    .strip_prefix(ty)
+                    .is_some_and(|rest| rest == " {" || rest == "<'d> {" || rest == "<'_> {");
+        } else if line == "}" {
+            inside = false;
+        } else if let Some(sig) = line
+            .strip_prefix("    pub fn ")
+            .or_else(|| line.strip_prefix("    pub async fn "))
+        {
+            let name: String = sig
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            found.push(name);
+        }
+    }
+    found
+}
+
+/// The desk's services (issue 32): `Desk` opens a profile (profile, secrets, gateway
+/// client, store, clock) and composes four services, `desk.money()`, `desk.orders()`,
+/// `desk.records()` and `desk.journal()`, which the API (`paydesk-api`) calls. Desk's
+/// own public surface stays the opening, the accessors and a few identity items; each
+/// service's methods live in its own module (`desk/money/`, ...), so a payout is found
+/// under money and Desk does not grow back into one object of every operation.
+#[test]
+fn the_desk_composes_services_and_each_lives_in_its_module() {
+    let mut files = Vec::new();
+    sources(
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")),
+        &mut files,
+    );
+    let desk: Vec<String> = files
+        .iter()
+        .flat_map(|(_, text)| public_methods_of(text, "Desk"))
+        .collect();
+    for must in ["open", "money", "orders", "records", "journal"] {
+        assert!(desk.iter().any(|m| m == must), "Desk::{must}: {desk:?}");
+    }
+    assert!(
+        desk.len() <= 20,
+        "Desk keeps at most 20 public methods (opening, the service accessors, identity); \
+         an operation belongs to a service: {} {desk:?}",
+        desk.len()
+    );
+    for (ty, dir, example) in [
+        ("Money", "desk/money/", "payout"),
+        ("Orders", "desk/orders/", "sync"),
+        ("Records", "desk/records/", "beneficiaries"),
+        ("Journal", "desk/journal/", "needs_attention"),
+    ] {
+        let mut methods = Vec::new();
+        for (file, text) in &files {
+            let here = public_methods_of(text, ty);
+            assert!(
+                here.is_empty() || file.starts_with(dir),
+                "{ty}'s methods live in {dir}, not {file}: {here:?}"
+            );
+            methods.extend(here);
+        }
+        assert!(
+            methods.iter().any(|m| m == example) && methods.len() > 10,
+            "{ty} holds its operations ({example}, ...): {methods:?}"
+        );
+    }
 }

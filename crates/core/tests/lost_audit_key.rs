@@ -15,13 +15,14 @@ async fn a_lost_audit_key_is_named_and_a_new_log_keeps_the_old_rows() {
     let f = common::Fixture::new("lak").await;
     let desk = f.desk().await;
     for c in ["USD", "MXN", "USD"] {
-        let _ = desk.balance(c).await;
+        let _ = desk.money().balance(c).await;
     }
     let old = desk
+        .journal()
         .audit_list(&paydesk_core::audit::AuditFilter::default())
         .unwrap();
     assert!(old.len() >= 3, "the queries were recorded: {old:?}");
-    assert!(desk.audit_verify().unwrap().ok);
+    assert!(desk.journal().audit_verify().unwrap().ok);
     let ids: Vec<i64> = old.iter().map(|e| e.id).collect();
     drop(desk);
 
@@ -69,11 +70,12 @@ async fn a_lost_audit_key_is_named_and_a_new_log_keeps_the_old_rows() {
 
     // The desk opens; its new chain verifies; the old rows are readable in the archive.
     let desk = f.desk().await;
-    let _ = desk.balance("USD").await;
-    let check = desk.audit_verify().unwrap();
+    let _ = desk.money().balance("USD").await;
+    let check = desk.journal().audit_verify().unwrap();
     assert!(check.ok, "{check:?}");
     assert!(check.rows >= 2, "{check:?}");
     let first = desk
+        .journal()
         .audit_list(&paydesk_core::audit::AuditFilter {
             operation: Some(NEW_LOG_OPERATION.into()),
             ..Default::default()
@@ -81,10 +83,11 @@ async fn a_lost_audit_key_is_named_and_a_new_log_keeps_the_old_rows() {
         .unwrap();
     assert_eq!(first.len(), 1);
     assert_eq!(first[0].id, 1);
-    let archives = desk.audit_archives().unwrap();
+    let archives = desk.journal().audit_archives().unwrap();
     assert_eq!(archives.len(), 1);
     assert!(archives[0].reason.contains("missing"), "{:?}", archives[0]);
     let kept = desk
+        .journal()
         .audit_archived_rows(archives[0].archive, 10_000)
         .unwrap();
     assert_eq!(kept, old, "the old rows are kept exactly as they were");

@@ -47,8 +47,20 @@ async fn a_verified_notification_moves_its_order_at_once_and_a_forged_one_does_n
         user_id: String::new(),
         email: String::new(),
     };
-    let trade_no = desk.payin_v2(payin).await.unwrap().entry.trade_no.unwrap();
-    let made = desk.cached_order(&trade_no).unwrap().unwrap().state;
+    let trade_no = desk
+        .money()
+        .payin_v2(payin)
+        .await
+        .unwrap()
+        .entry
+        .trade_no
+        .unwrap();
+    let made = desk
+        .orders()
+        .cached_order(&trade_no)
+        .unwrap()
+        .unwrap()
+        .state;
     assert_ne!(made, 5, "a new payin is not paid yet");
     simulate(running, &trade_no, "pay", serde_json::json!({})).await;
     let note = running
@@ -62,25 +74,41 @@ async fn a_verified_notification_moves_its_order_at_once_and_a_forged_one_does_n
     let mut forged = note.body.clone();
     forged.insert("sourceAmount".into(), serde_json::json!("1.00"));
     let r = desk
+        .records()
         .receive_notification(&serde_json::Value::Object(forged).to_string())
         .await
         .unwrap();
     assert!(!r.signature_ok);
-    assert_eq!(desk.cached_order(&trade_no).unwrap().unwrap().state, made);
+    assert_eq!(
+        desk.orders()
+            .cached_order(&trade_no)
+            .unwrap()
+            .unwrap()
+            .state,
+        made
+    );
 
     let r = desk
+        .records()
         .receive_notification(&serde_json::Value::Object(note.body.clone()).to_string())
         .await
         .unwrap();
     assert!(r.signature_ok, "{r:?}");
     // Paid (the sandbox's list state 5), with no sync.
-    assert_eq!(desk.cached_order(&trade_no).unwrap().unwrap().state, 5);
-    let latest = desk.latest_notification().unwrap().unwrap();
+    assert_eq!(
+        desk.orders()
+            .cached_order(&trade_no)
+            .unwrap()
+            .unwrap()
+            .state,
+        5
+    );
+    let latest = desk.records().latest_notification().unwrap().unwrap();
     assert_eq!(
         (latest.trade_no.as_str(), latest.signature_ok),
         (trade_no.as_str(), true)
     );
-    let timeline = desk.order_timeline(&trade_no).unwrap();
+    let timeline = desk.orders().order_timeline(&trade_no).unwrap();
     let states: Vec<i64> = timeline
         .iter()
         .filter_map(|e| match e {
@@ -104,7 +132,8 @@ async fn a_verified_notification_moves_its_order_at_once_and_a_forged_one_does_n
 
     // A partial refund: the order's page finds it, with the refund's own state.
     assert!(
-        desk.order_reversals(&trade_no)
+        desk.orders()
+            .order_reversals(&trade_no)
             .await
             .unwrap()
             .reversals
@@ -117,7 +146,7 @@ async fn a_verified_notification_moves_its_order_at_once_and_a_forged_one_does_n
         serde_json::json!({"amount": "20.00"}),
     )
     .await;
-    let found = desk.order_reversals(&trade_no).await.unwrap();
+    let found = desk.orders().order_reversals(&trade_no).await.unwrap();
     assert!(found.not_looked_up.is_empty(), "{:?}", found.not_looked_up);
     assert_eq!(found.reversals.len(), 1);
     let refund = &found.reversals[0];

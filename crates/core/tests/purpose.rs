@@ -59,23 +59,26 @@ async fn a_payouts_purpose_is_in_its_journal_entry_audit_row_timeline_export_and
     let desk = f.desk().await;
     let given = Purpose::new("  March payroll — Nómina ", " INV-1042 ");
     let r = desk
+        .money()
         .payout(&clabe_payout("PO-WHY-1", "125.50", given))
         .await
         .unwrap();
     assert_eq!(r.entry.status, Status::Accepted);
     let want = Purpose::new("March payroll — Nómina", "INV-1042");
     // The journal keeps it with the entry (trimmed), read back from the file.
-    let entry = desk.journal_entry_by_number("PO-WHY-1").unwrap().unwrap();
+    let entry = desk.journal().entry_by_number("PO-WHY-1").unwrap().unwrap();
     assert_eq!(entry.purpose.as_ref(), Some(&want));
     // A payout with none keeps none (never an invented value).
-    desk.payout(&clabe_payout("PO-WHY-2", "10", Purpose::default()))
+    desk.money()
+        .payout(&clabe_payout("PO-WHY-2", "10", Purpose::default()))
         .await
         .unwrap();
-    let bare = desk.journal_entry_by_number("PO-WHY-2").unwrap().unwrap();
+    let bare = desk.journal().entry_by_number("PO-WHY-2").unwrap().unwrap();
     assert_eq!(bare.purpose, None);
 
     // The audit row of the send says why, quoted.
     let rows = desk
+        .journal()
         .audit_list(&AuditFilter {
             text: Some("PO-WHY-1".into()),
             ..AuditFilter::default()
@@ -94,7 +97,7 @@ async fn a_payouts_purpose_is_in_its_journal_entry_audit_row_timeline_export_and
 
     // The order's timeline: the request that made it, with its purpose.
     let trade_no = entry.trade_no.clone().unwrap();
-    let timeline = desk.order_timeline(&trade_no).unwrap();
+    let timeline = desk.orders().order_timeline(&trade_no).unwrap();
     let request = timeline
         .iter()
         .find_map(|e| match e {
@@ -173,12 +176,12 @@ async fn a_required_purpose_missing_is_refused_before_anything_is_journaled() {
 
     // Payout: refused at the confirmation's preview and at the send, naming the field.
     let form = clabe_payout("PO-REQ-1", "10", Purpose::new("  ", "INV-7"));
-    let e = desk.payout_preview(&form).unwrap_err();
+    let e = desk.money().payout_preview(&form).unwrap_err();
     assert_eq!(
         rule_of(&e),
         ("purpose".into(), Some("purposeRequired".into()))
     );
-    let e = desk.payout(&form).await.unwrap_err();
+    let e = desk.money().payout(&form).await.unwrap_err();
     assert_eq!(
         rule_of(&e),
         ("purpose".into(), Some("purposeRequired".into()))
@@ -189,7 +192,7 @@ async fn a_required_purpose_missing_is_refused_before_anything_is_journaled() {
         user_id: "u1".into(),
         ..PayinForm::new(PayinMethod::Wechat, "PI-REQ-1", "10", "USD")
     };
-    let e = desk.payin(&payin).await.unwrap_err();
+    let e = desk.money().payin(&payin).await.unwrap_err();
     assert_eq!(rule_of(&e).0, "purpose");
     let card = CardForm {
         kind: CardMove::TopUp,
@@ -201,10 +204,11 @@ async fn a_required_purpose_missing_is_refused_before_anything_is_journaled() {
         remark: String::new(),
         purpose: Purpose::default(),
     };
-    let e = desk.card(&card).await.unwrap_err();
+    let e = desk.money().card(&card).await.unwrap_err();
     assert_eq!(rule_of(&e).0, "purpose");
     // A control or direction-changing character is refused naming its field, too.
     let e = desk
+        .money()
         .payout(&clabe_payout(
             "PO-REQ-2",
             "10",
@@ -217,6 +221,7 @@ async fn a_required_purpose_missing_is_refused_before_anything_is_journaled() {
         ("purposeRef".into(), Some("purposeCharacter".into()))
     );
     let e = desk
+        .money()
         .payout(&clabe_payout(
             "PO-REQ-3",
             "10",
@@ -231,12 +236,16 @@ async fn a_required_purpose_missing_is_refused_before_anything_is_journaled() {
 
     // Nothing was journaled, nothing reached the gateway.
     for no in ["PO-REQ-1", "PI-REQ-1", "TU-REQ-1", "PO-REQ-2", "PO-REQ-3"] {
-        assert!(desk.journal_entry_by_number(no).unwrap().is_none(), "{no}");
+        assert!(
+            desk.journal().entry_by_number(no).unwrap().is_none(),
+            "{no}"
+        );
     }
     assert_eq!(f.running.sandbox.traffic().requests, before);
 
     // With a purpose it goes; a top-up without a remark sends the purpose as its remark.
     let ok = desk
+        .money()
         .card(&CardForm {
             purpose: Purpose::new("Float for the Monterrey office", "T-88"),
             ..card
@@ -244,7 +253,7 @@ async fn a_required_purpose_missing_is_refused_before_anything_is_journaled() {
         .await
         .unwrap();
     assert_eq!(ok.entry.status, Status::Accepted);
-    let e = desk.journal_entry_by_number("TU-REQ-1").unwrap().unwrap();
+    let e = desk.journal().entry_by_number("TU-REQ-1").unwrap().unwrap();
     assert_eq!(
         e.request.get("remark").and_then(|v| v.as_str()),
         Some("Float for the Monterrey office [ref T-88]")
@@ -268,7 +277,7 @@ async fn bulk_rows_take_their_purpose_column_or_the_runs_and_a_required_one_is_a
     );
     let path = f.dir.path().join("run.csv");
     std::fs::write(&path, csv).unwrap();
-    let ctx = desk.bulk_context().unwrap();
+    let ctx = desk.money().bulk_context().unwrap();
 
     // Read: the bad purpose is that row's error, naming the file's column.
     let file = bulk::read(&path, &ctx).unwrap();
@@ -297,13 +306,14 @@ async fn bulk_rows_take_their_purpose_column_or_the_runs_and_a_required_one_is_a
     require_purpose(&f);
     let strict = f.desk().await;
     let e = strict
+        .money()
         .bulk_payouts(&file, false, None, |_, _| {})
         .await
         .unwrap_err();
     assert_eq!(rule_of(&e).0, "purpose");
     for no in ["PO-B-1", "PO-B-2", "PO-B-3"] {
         assert!(
-            strict.journal_entry_by_number(no).unwrap().is_none(),
+            strict.journal().entry_by_number(no).unwrap().is_none(),
             "{no}"
         );
     }
@@ -313,6 +323,7 @@ async fn bulk_rows_take_their_purpose_column_or_the_runs_and_a_required_one_is_a
     file.with_default_purpose(&Purpose::new("March payroll", "RUN-3"), true)
         .unwrap();
     let results = strict
+        .money()
         .bulk_payouts(&file, false, None, |_, _| {})
         .await
         .unwrap();
@@ -325,7 +336,8 @@ async fn bulk_rows_take_their_purpose_column_or_the_runs_and_a_required_one_is_a
     );
     let purpose = |no: &str| {
         strict
-            .journal_entry_by_number(no)
+            .journal()
+            .entry_by_number(no)
             .unwrap()
             .unwrap()
             .purpose

@@ -33,7 +33,7 @@ async fn not_sent(
         },
     );
     // An answer of the gateway's failure: the desk does not know the outcome yet.
-    let first = desk.payin(form).await;
+    let first = desk.money().payin(form).await;
     assert!(
         first
             .as_ref()
@@ -41,7 +41,7 @@ async fn not_sent(
         "{first:?}"
     );
     sb.clear_faults();
-    let waiting = desk.needs_attention(100).unwrap();
+    let waiting = desk.journal().needs_attention(100).unwrap();
     let entry = waiting
         .iter()
         .find(|a| a.entry.mer_order_no == form.mer_order_no)
@@ -49,9 +49,9 @@ async fn not_sent(
         .entry
         .clone();
     clock.advance(std::time::Duration::from_millis(1_100));
-    let e = desk.reconcile_entry(&entry, true).await.unwrap();
+    let e = desk.journal().reconcile_entry(&entry, true).await.unwrap();
     assert_eq!(e.status, Status::Pending, "{e:?}");
-    let waiting = desk.needs_attention(100).unwrap();
+    let waiting = desk.journal().needs_attention(100).unwrap();
     let item = waiting.iter().find(|a| a.entry.id == e.id).unwrap();
     assert_eq!(item.action, AttentionAction::SendAgain);
     assert_eq!(sb.orders_numbered(common::MER, &form.mer_order_no), 0);
@@ -79,7 +79,7 @@ async fn a_payin_never_sent_goes_again_under_its_number_with_its_own_method() {
     sepa.last_name = "Lima".into();
     sepa.email = "ana.lima@example.com".into();
     let id = not_sent(&f, &desk, &clock, &sepa).await;
-    let sent = desk.resend_payin(id, None).await.unwrap();
+    let sent = desk.journal().resend_payin(id, None).await.unwrap();
     assert_eq!(sent.entry.status, Status::Accepted, "{sent:?}");
     assert_eq!(sent.entry.id, id);
     assert_eq!(sent.entry.mer_order_no, "RP-SEPA-1");
@@ -87,7 +87,7 @@ async fn a_payin_never_sent_goes_again_under_its_number_with_its_own_method() {
     assert_eq!(sb.orders_numbered(common::MER, "RP-SEPA-1"), 1);
     // Accepted: never again.
     assert!(matches!(
-        desk.resend_payin(id, None).await,
+        desk.journal().resend_payin(id, None).await,
         Err(CoreError::Validation { .. })
     ));
     assert_eq!(sb.orders_numbered(common::MER, "RP-SEPA-1"), 1);
@@ -97,16 +97,20 @@ async fn a_payin_never_sent_goes_again_under_its_number_with_its_own_method() {
     pix.name = "Ana Lima".into();
     pix.social_security_number = "12345678909".into();
     let id = not_sent(&f, &desk, &clock, &pix).await;
-    let kept = desk.journal_entry(id).unwrap().request["socialSecurityNumber"]
+    let kept = desk.journal().entry(id).unwrap().request["socialSecurityNumber"]
         .as_str()
         .unwrap()
         .to_string();
     assert_ne!(kept, "12345678909", "the journal keeps the CPF masked");
-    match desk.resend_payin(id, None).await {
+    match desk.journal().resend_payin(id, None).await {
         Err(CoreError::Validation { field, .. }) => assert_eq!(field, "socialSecurityNumber"),
         other => panic!("a resend without the CPF was not refused: {other:?}"),
     }
-    match desk.resend_payin(id, Some("987.654.321-00")).await {
+    match desk
+        .journal()
+        .resend_payin(id, Some("987.654.321-00"))
+        .await
+    {
         Err(CoreError::Validation { field, rule }) => {
             assert_eq!(field, "socialSecurityNumber");
             assert!(rule.contains("RP-PIX-1"), "{rule}");
@@ -114,10 +118,14 @@ async fn a_payin_never_sent_goes_again_under_its_number_with_its_own_method() {
         other => panic!("another CPF was not refused: {other:?}"),
     }
     assert_eq!(sb.orders_numbered(common::MER, "RP-PIX-1"), 0);
-    let sent = desk.resend_payin(id, Some("123.456.789-09")).await.unwrap();
+    let sent = desk
+        .journal()
+        .resend_payin(id, Some("123.456.789-09"))
+        .await
+        .unwrap();
     assert_eq!(sent.entry.status, Status::Accepted, "{sent:?}");
     assert_eq!(sent.entry.mer_order_no, "RP-PIX-1");
     assert_eq!(sb.orders_numbered(common::MER, "RP-PIX-1"), 1);
 
-    assert!(desk.needs_attention(100).unwrap().is_empty());
+    assert!(desk.journal().needs_attention(100).unwrap().is_empty());
 }

@@ -65,7 +65,13 @@ async fn sepa_order(desk: &paydesk_core::Desk) -> String {
             billing_last_name: "Lima".into(),
         }),
     };
-    desk.payin_v1(op).await.unwrap().entry.trade_no.unwrap()
+    desk.money()
+        .payin_v1(op)
+        .await
+        .unwrap()
+        .entry
+        .trade_no
+        .unwrap()
 }
 
 /// The journal's request of the review under `reference`, read from the database file
@@ -227,7 +233,7 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
     let desk = f.desk().await;
     let trade_no = sepa_order(&desk).await;
     // The order waits for documents: it is in the queue.
-    let queue = desk.review_queue().unwrap();
+    let queue = desk.records().review_queue().unwrap();
     let row = queue.iter().find(|q| q.trade_no == trade_no).unwrap();
     assert_eq!(row.status, ReviewStatus::NeedsDocuments);
     assert_eq!(row.submissions, 0);
@@ -267,7 +273,11 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
         })
         .unwrap();
     let proxied = f.desk().await;
-    let sent = proxied.submit_review("RV-E1", &request).await.unwrap();
+    let sent = proxied
+        .money()
+        .submit_review("RV-E1", &request)
+        .await
+        .unwrap();
     assert_eq!(sent.entry.status, Status::Accepted);
     let seen_then = seen.lock().unwrap().clone();
     assert_eq!(seen_then.len(), 1, "one review request reached the gateway");
@@ -301,10 +311,10 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
     assert_eq!(at_gateway, expected);
 
     // The submission's row and the order's timeline show the same evidence.
-    let listed = desk.review_submissions(Some(&trade_no)).unwrap();
+    let listed = desk.money().review_submissions(Some(&trade_no)).unwrap();
     assert_evidence(&listed[0].evidence, &written);
     use paydesk_core::desk::TimelineEvent as T;
-    let timeline = desk.order_timeline(&trade_no).unwrap();
+    let timeline = desk.orders().order_timeline(&trade_no).unwrap();
     let on_timeline = timeline
         .iter()
         .find_map(|e| match e {
@@ -314,6 +324,7 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
         .unwrap();
     assert_evidence(&on_timeline, &written);
     let row = desk
+        .records()
         .review_queue()
         .unwrap()
         .into_iter()
@@ -344,7 +355,7 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
         info: vec![],
         files: vec![("22".into(), dir.join("statement.pdf").display().to_string())],
     };
-    let _ = proxied.submit_review("RV-E2", &lost_request).await;
+    let _ = proxied.money().submit_review("RV-E2", &lost_request).await;
     let seen_lost = seen.lock().unwrap()[1].clone();
     assert_journal_has(
         seen_lost
@@ -354,14 +365,15 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
         &[],
     );
     let entry = proxied
-        .journal_entries(&[], 10)
+        .journal()
+        .entries(&[], 10)
         .unwrap()
         .into_iter()
         .find(|e| e.mer_order_no == "RV-E2")
         .unwrap();
     assert_eq!(entry.status, Status::Unknown, "the answer was lost");
     assert_journal_has(&journal_request(&db, "RV-E2").unwrap(), &other, &[]);
-    let listed = desk.review_submissions(Some(&trade_no)).unwrap();
+    let listed = desk.money().review_submissions(Some(&trade_no)).unwrap();
     let lost = listed.iter().find(|s| s.reference == "RV-E2").unwrap();
     assert_eq!(lost.outcome, "unknown");
     assert_evidence(&lost.evidence, &other);
@@ -371,6 +383,7 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
         .with_state(|s| s.reviews[1].files[0].sha256.clone());
     assert_eq!(at_gateway, other[0].sha256, "the request did leave");
     let row = desk
+        .records()
         .review_queue()
         .unwrap()
         .into_iter()
@@ -381,6 +394,7 @@ async fn a_review_keeps_each_files_sha256_size_and_type_in_the_journal_before_it
     // Two files dropped together: the one named after the order is matched to it, the
     // other listed as unmatched.
     let matched = desk
+        .records()
         .review_match(&[
             dir.join(&written[0].name).display().to_string(),
             dir.join("holiday.png").display().to_string(),

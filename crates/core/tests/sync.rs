@@ -63,15 +63,16 @@ fn gateway_and_cache(f: &common::Fixture, desk: &Desk) -> (Listed, Listed) {
             .collect()
     });
     let mut have = BTreeMap::new();
-    desk.for_each_order(&OrderFilter::default(), |o| {
-        let shown = DateTime::from_timestamp_millis(o.created_at)
-            .unwrap()
-            .format("%F")
-            .to_string();
-        have.insert(o.trade_no.clone(), (o.state, shown));
-        Ok(())
-    })
-    .unwrap();
+    desk.orders()
+        .for_each_order(&OrderFilter::default(), |o| {
+            let shown = DateTime::from_timestamp_millis(o.created_at)
+                .unwrap()
+                .format("%F")
+                .to_string();
+            have.insert(o.trade_no.clone(), (o.state, shown));
+            Ok(())
+        })
+        .unwrap();
     (want, have)
 }
 
@@ -90,6 +91,7 @@ async fn sync_until_done(desk: &Desk, opts: &SyncOptions, runs: usize) -> SyncRe
     let mut last = None;
     for _ in 0..runs {
         match desk
+            .orders()
             .sync(opts, Arc::new(AtomicBool::new(false)), |_| {})
             .await
         {
@@ -131,6 +133,7 @@ async fn windows_split_and_merged_under_lost_pages_lose_and_double_nothing() {
     // far fewer requests than a request a day and one a page (the empty and quiet
     // stretches are read together and split by what they hold).
     let again = desk
+        .orders()
         .sync(
             &SyncOptions {
                 full: true,
@@ -171,6 +174,7 @@ async fn windows_split_and_merged_under_lost_pages_lose_and_double_nothing() {
 
     // An incremental run finds every past window complete and reads only today's.
     let last = desk
+        .orders()
         .sync(&all_time(50, 8), Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
@@ -198,26 +202,28 @@ async fn the_newest_days_are_cached_first() {
         let desk2 = desk.clone();
         let first_written = first_written.clone();
         let oldest_at_first = oldest_at_first.clone();
-        desk.sync(
-            &all_time(100, 4),
-            Arc::new(AtomicBool::new(false)),
-            move |p| {
-                let mut first = first_written.lock().unwrap();
-                if first.is_none() && p.orders > 0 {
-                    *first = Some(p.orders as i64);
-                    let mut oldest = i64::MAX;
-                    desk2
-                        .for_each_order(&OrderFilter::default(), |o| {
-                            oldest = oldest.min(o.created_at);
-                            Ok(())
-                        })
-                        .unwrap();
-                    *oldest_at_first.lock().unwrap() = Some(oldest);
-                }
-            },
-        )
-        .await
-        .unwrap()
+        desk.orders()
+            .sync(
+                &all_time(100, 4),
+                Arc::new(AtomicBool::new(false)),
+                move |p| {
+                    let mut first = first_written.lock().unwrap();
+                    if first.is_none() && p.orders > 0 {
+                        *first = Some(p.orders as i64);
+                        let mut oldest = i64::MAX;
+                        desk2
+                            .orders()
+                            .for_each_order(&OrderFilter::default(), |o| {
+                                oldest = oldest.min(o.created_at);
+                                Ok(())
+                            })
+                            .unwrap();
+                        *oldest_at_first.lock().unwrap() = Some(oldest);
+                    }
+                },
+            )
+            .await
+            .unwrap()
     };
     assert!(report.progress.orders > 0);
     let oldest = oldest_at_first.lock().unwrap().unwrap();
@@ -262,12 +268,13 @@ async fn a_sync_cancelled_midway_resumes_without_loss() {
             let (desk, cancel) = (desk.clone(), cancel.clone());
             tokio::spawn(async move {
                 let stop = cancel.clone();
-                desk.sync(&all_time(20, 8), cancel, move |p| {
-                    if p.orders >= 1_000 {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                })
-                .await
+                desk.orders()
+                    .sync(&all_time(20, 8), cancel, move |p| {
+                        if p.orders >= 1_000 {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    })
+                    .await
             })
         };
         let r = run.await.unwrap();
@@ -307,6 +314,7 @@ async fn the_rate_limit_is_never_exceeded_and_connections_are_reused() {
     // Pages of 50 over 4 days: about 85 requests, 8 in flight, at most 25 a second.
     let started = std::time::Instant::now();
     let report = desk
+        .orders()
         .sync(&all_time(50, 8), Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();

@@ -340,17 +340,18 @@ fn options(from: i64, to: i64, page_size: i64, in_flight: usize) -> SyncOptions 
 /// The cached orders made from `from` to `to`, with the day they are cached on.
 fn cached(desk: &Desk, from: i64, to: i64) -> BTreeMap<String, i64> {
     let mut have = BTreeMap::new();
-    desk.for_each_order(&OrderFilter::default(), |o| {
-        if (from..to).contains(&o.created_at) {
-            assert!(
-                have.insert(o.trade_no.clone(), o.created_at).is_none(),
-                "{} cached twice",
-                o.trade_no
-            );
-        }
-        Ok(())
-    })
-    .unwrap();
+    desk.orders()
+        .for_each_order(&OrderFilter::default(), |o| {
+            if (from..to).contains(&o.created_at) {
+                assert!(
+                    have.insert(o.trade_no.clone(), o.created_at).is_none(),
+                    "{} cached twice",
+                    o.trade_no
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
     have
 }
 
@@ -375,6 +376,7 @@ fn complete_windows(s: &Setup, from: i64, to: i64) -> Vec<i64> {
 
 async fn sync(s: &Setup, opts: &SyncOptions) -> paydesk_core::CoreResult<SyncReport> {
     s.desk
+        .orders()
         .sync(opts, Arc::new(AtomicBool::new(false)), |_| {})
         .await
 }

@@ -37,15 +37,16 @@ fn at(text: &str) -> i64 {
 }
 
 fn in_zone(desk: &Desk, zone: &str) {
-    desk.use_reporting(Reporting {
-        business_zone: zone.into(),
-        ..Reporting::default()
-    })
-    .unwrap();
+    desk.orders()
+        .use_reporting(Reporting {
+            business_zone: zone.into(),
+            ..Reporting::default()
+        })
+        .unwrap();
 }
 
 fn range(desk: &Desk, r: RelativeRange) -> (i64, i64) {
-    let p = desk.relative_range(r).unwrap();
+    let p = desk.orders().relative_range(r).unwrap();
     (p.from, p.to)
 }
 
@@ -132,11 +133,13 @@ async fn relative_dates_follow_the_business_calendar_on_the_day_they_are_applied
     // A view saved with "last 7 days" is not frozen: applied the next day, it is the
     // next day's last 7 days (also after the desk is opened again).
     let id = desk
+        .orders()
         .save_view(Screen::Orders, "This week", &relative(Last7Days), false)
         .unwrap()
         .id;
     clock.0.store(at("2026-04-01T10:00:00Z"), Ordering::Relaxed);
     let v = desk
+        .orders()
         .views(Screen::Orders)
         .unwrap()
         .into_iter()
@@ -180,8 +183,9 @@ async fn a_view_keeps_columns_and_sort_and_the_last_one_comes_back_when_the_desk
     };
     let id = {
         let desk = f.desk().await;
-        assert!(desk.last_view(Screen::Orders).unwrap().is_none());
+        assert!(desk.orders().last_view(Screen::Orders).unwrap().is_none());
         let v = desk
+            .orders()
             .save_view(Screen::Orders, "  MXN by amount ", &spec, false)
             .unwrap();
         assert_eq!(v.name, "MXN by amount");
@@ -203,36 +207,37 @@ async fn a_view_keeps_columns_and_sort_and_the_last_one_comes_back_when_the_desk
                 "columns",
             ),
         ] {
-            match desk.save_view(Screen::Orders, name, &s, shared) {
+            match desk.orders().save_view(Screen::Orders, name, &s, shared) {
                 Err(CoreError::Validation { field: got, .. }) => assert_eq!(got, field),
                 other => panic!("{name:?} saved: {other:?}"),
             }
         }
-        desk.save_view(Screen::Events, "events", &ViewSpec::default(), false)
+        desk.orders()
+            .save_view(Screen::Events, "events", &ViewSpec::default(), false)
             .unwrap();
-        desk.use_view(Screen::Orders, Some(v.id)).unwrap();
+        desk.orders().use_view(Screen::Orders, Some(v.id)).unwrap();
         v.id
     };
     // Opened again (an app restart): the orders screen's view comes back whole.
     let desk = f.desk().await;
-    let back = desk.last_view(Screen::Orders).unwrap().unwrap();
+    let back = desk.orders().last_view(Screen::Orders).unwrap().unwrap();
     assert_eq!(back.id, id);
     assert_eq!(back.spec, spec);
     assert!(
         back.from.is_some() && back.to.unwrap() - back.from.unwrap() >= 30 * 86_400_000 - 3_600_000
     );
-    let events = desk.last_view(Screen::Events).unwrap().unwrap();
+    let events = desk.orders().last_view(Screen::Events).unwrap().unwrap();
     assert_eq!(
         events.name, "events",
         "saving makes a view the screen's current one"
     );
     // A deleted view no longer comes back.
-    desk.delete_view(id).unwrap();
-    assert!(desk.last_view(Screen::Orders).unwrap().is_none());
-    assert!(desk.delete_view(id).is_err());
+    desk.orders().delete_view(id).unwrap();
+    assert!(desk.orders().last_view(Screen::Orders).unwrap().is_none());
+    assert!(desk.orders().delete_view(id).is_err());
     // Choosing no view is kept too.
-    desk.use_view(Screen::Events, None).unwrap();
-    assert!(desk.last_view(Screen::Events).unwrap().is_none());
+    desk.orders().use_view(Screen::Events, None).unwrap();
+    assert!(desk.orders().last_view(Screen::Events).unwrap().is_none());
 }
 
 /// Filters saved before views (absolute dates, no columns) become orders views holding

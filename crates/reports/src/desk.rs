@@ -36,7 +36,7 @@ pub trait DeskReports {
     /// period's first or last moment. An order this desk made is dated by the moment it
     /// was made; any other sits at the start of the list window that last placed it, so
     /// one placed less than a day before a boundary is exact only when a complete window
-    /// (of an hour or a day) placed it and ends by the boundary ([`Desk::refresh_period`]
+    /// (of an hour or a day) placed it and ends by the boundary ([`Orders::refresh_period`]
     /// reads the hours around each boundary so).
     fn uncertain(
         &self,
@@ -136,7 +136,7 @@ impl DeskReports for Desk {
         }
         let mut s = Statement::build(&*self.store().orders(), self.dictionary(), period, currency)?;
         s.uncertain = self.uncertain(&s.filter, period)?;
-        s.as_of = self.last_synced()?;
+        s.as_of = self.orders().last_synced()?;
         Ok(s)
     }
 
@@ -151,7 +151,7 @@ impl DeskReports for Desk {
             period,
             &zone,
         )?;
-        r.as_of = self.last_synced()?;
+        r.as_of = self.orders().last_synced()?;
         Ok(r)
     }
 
@@ -244,7 +244,7 @@ impl DeskReports for Desk {
             Ok((_, e)) => format!("ok {} rows sha256={}", e.rows, e.sha256),
             Err(e) => format!("error {e}"),
         };
-        self.audit_operation(
+        self.journal().audit_operation(
             "statement.export",
             format!(
                 "file={} from={} to={} currency={}",
@@ -328,7 +328,7 @@ impl DeskReports for Desk {
             Ok(n) => format!("ok {n} rows"),
             Err(e) => format!("error {e}"),
         };
-        self.audit_operation(
+        self.journal().audit_operation(
             "export",
             format!(
                 "file={}",

@@ -1,5 +1,5 @@
 //! A bulk look-up's table written to a file (`paydesk_core::desk::LookupReport`, made by
-//! `Desk::bulk_lookup`): CSV or XLSX, every cell safe from a spreadsheet's formulas.
+//! `Orders::bulk_lookup`): CSV or XLSX, every cell safe from a spreadsheet's formulas.
 
 use std::io::Write;
 use std::path::Path;

@@ -133,12 +133,12 @@ fn figures_of(home: &Home, secrets: &Secrets, p: &Profile) -> ProfileFigures {
     };
     let store = match &p.team {
         Some(cfg) => {
-            paydesk_core::team::member_password(cfg, secrets, &p.name).and_then(|password| {
-                paydesk_core::team::open_store(
+            paydesk_core::team_member::member_password(cfg, secrets, &p.name).and_then(|password| {
+                paydesk_core::team_member::open_store(
                     cfg,
                     password.expose(),
                     p.mer_no as i64,
-                    paydesk_core::team::Links::One,
+                    paydesk_core::team_member::Links::One,
                 )
             })
         }

@@ -30,7 +30,7 @@ pub async fn run_due(
     now: i64,
     by: &str,
 ) -> CoreResult<Vec<ScheduleRun>> {
-    let zone = desk.reporting().zone();
+    let zone = desk.orders().reporting().zone();
     // Read first without the lock (a running desk asks every few seconds): nothing due,
     // nothing written.
     let book = home.schedules(&desk.profile.name)?;
@@ -58,7 +58,7 @@ pub async fn run_now(
     now: i64,
     by: &str,
 ) -> CoreResult<ScheduleRun> {
-    let zone = desk.reporting().zone();
+    let zone = desk.orders().reporting().zone();
     let claim = home.claim_now(&desk.profile.name, id, &zone, now, by)?;
     finish(desk, home, claim).await
 }
@@ -112,7 +112,7 @@ fn free_name(folder: &Path, name: impl Fn(u32) -> String) -> CoreResult<PathBuf>
 /// Writes a run's file; the error in words when it could not.
 async fn execute(desk: &Arc<Desk>, c: &Claim) -> Result<(PathBuf, u64), String> {
     let spec = &c.schedule.spec;
-    let zone = desk.reporting().zone();
+    let zone = desk.orders().reporting().zone();
     let text = |e: CoreError| e.to_string();
     let (first, last) = (
         day(&c.run.first_day).map_err(text)?,
@@ -126,12 +126,16 @@ async fn execute(desk: &Arc<Desk>, c: &Claim) -> Result<(PathBuf, u64), String> 
         let mut tries = 0;
         loop {
             let waited = std::time::Instant::now();
-            while desk.syncing() && waited.elapsed() < SYNC_WAIT {
+            while desk.orders().syncing() && waited.elapsed() < SYNC_WAIT {
                 tokio::time::sleep(std::time::Duration::from_secs(1)).await;
             }
-            match desk.refresh_period(period, Arc::default(), |_| {}).await {
+            match desk
+                .orders()
+                .refresh_period(period, Arc::default(), |_| {})
+                .await
+            {
                 Ok(_) => break,
-                Err(_) if desk.syncing() && tries < 3 => tries += 1,
+                Err(_) if desk.orders().syncing() && tries < 3 => tries += 1,
                 Err(e) => {
                     return Err(format!(
                         "the period could not be read again from the gateway, so no file was written: {e}"

@@ -28,7 +28,8 @@ fn all_time() -> SyncOptions {
 }
 
 async fn sync(desk: &Desk) {
-    desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+    desk.orders()
+        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
 }
@@ -45,7 +46,13 @@ async fn payin(desk: &Desk, amount: &str) -> String {
         user_id: String::new(),
         email: String::new(),
     };
-    desk.payin_v2(common).await.unwrap().entry.trade_no.unwrap()
+    desk.money()
+        .payin_v2(common)
+        .await
+        .unwrap()
+        .entry
+        .trade_no
+        .unwrap()
 }
 
 /// Simulation actions on an order, in turn (`refund` and `chargeback` with an amount).
@@ -118,7 +125,7 @@ async fn on_the_sandbox_the_difference_is_zero_and_the_lines_are_its_ledger() {
     let early_open = payin(&desk, "80.00").await;
     act(&f, &early_open, &[("pay", None)]).await;
     sync(&desk).await;
-    let first = desk.balance(CUR).await.unwrap();
+    let first = desk.money().balance(CUR).await.unwrap();
     let known: Vec<String> = f
         .running
         .sandbox
@@ -156,35 +163,38 @@ async fn on_the_sandbox_the_difference_is_zero_and_the_lines_are_its_ledger() {
     let open = payin(&desk, "40.00").await;
     for amount in ["10.00", "25.50"] {
         let r = desk
+            .money()
             .payout_clabe(common::payout(&new_mer_order_no("PO"), amount))
             .await
             .unwrap();
         assert!(r.entry.trade_no.is_some());
     }
-    desk.card_top_up(V2CardTopUp::new(
-        MerNo(common::MER),
-        "SUB-MX".into(),
-        new_mer_order_no("TU"),
-        "CARD-MX".into(),
-        "20.00".parse().unwrap(),
-        CUR.into(),
-        String::new(),
-    ))
-    .await
-    .unwrap();
-    desk.card_withdraw(
-        V1CardWithdraw {
-            mer_no: MerNo(common::MER),
-            apply_order_no: "CARD-MX".into(),
-            amount: "7.00".parse().unwrap(),
-            currency: CUR.into(),
-        },
-        &new_mer_order_no("WD"),
-    )
-    .await
-    .unwrap();
+    desk.money()
+        .card_top_up(V2CardTopUp::new(
+            MerNo(common::MER),
+            "SUB-MX".into(),
+            new_mer_order_no("TU"),
+            "CARD-MX".into(),
+            "20.00".parse().unwrap(),
+            CUR.into(),
+            String::new(),
+        ))
+        .await
+        .unwrap();
+    desk.money()
+        .card_withdraw(
+            V1CardWithdraw {
+                mer_no: MerNo(common::MER),
+                apply_order_no: "CARD-MX".into(),
+                amount: "7.00".parse().unwrap(),
+                currency: CUR.into(),
+            },
+            &new_mer_order_no("WD"),
+        )
+        .await
+        .unwrap();
     sync(&desk).await;
-    let second = desk.balance(CUR).await.unwrap();
+    let second = desk.money().balance(CUR).await.unwrap();
     f.running.sandbox.with_state(|s| s.check_ledger()).unwrap();
 
     let r = desk
@@ -219,7 +229,7 @@ async fn on_the_sandbox_the_difference_is_zero_and_the_lines_are_its_ledger() {
             .sum();
         assert_eq!(d(&line.effect), want, "{:?}", line.kind);
         // And each line's filter lists its orders.
-        let page = desk.orders(&line.filter, 0, 100).unwrap();
+        let page = desk.orders().page(&line.filter, 0, 100).unwrap();
         assert_eq!(page.total, line.count, "{:?}", line.kind);
     }
     let line = |k: LineKind| r.lines.iter().find(|l| l.kind == k).unwrap();
@@ -256,7 +266,8 @@ async fn on_the_sandbox_the_difference_is_zero_and_the_lines_are_its_ledger() {
     assert_eq!(d(&up[0].reserve_amount), reserve);
     assert_eq!((up[0].settles_at, up[0].released_at), (None, None));
     assert!(
-        desk.orders(&r.filter, 0, 100)
+        desk.orders()
+            .page(&r.filter, 0, 100)
             .unwrap()
             .rows
             .iter()
@@ -275,19 +286,20 @@ async fn the_desks_own_payouts_are_dated_by_their_journal_time() {
     let funds = payin(&desk, "900.00").await;
     act(&f, &funds, &[("pay", None), ("settle", None)]).await;
     sync(&desk).await;
-    let a = desk.balance(CUR).await.unwrap();
+    let a = desk.money().balance(CUR).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     for amount in ["120.00", "33.45"] {
-        desk.payout_clabe(common::payout(&new_mer_order_no("PO"), amount))
+        desk.money()
+            .payout_clabe(common::payout(&new_mer_order_no("PO"), amount))
             .await
             .unwrap();
     }
     // No sync: the balance already shows the payroll.
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    let b = desk.balance(CUR).await.unwrap();
+    let b = desk.money().balance(CUR).await.unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     sync(&desk).await;
-    let c = desk.balance(CUR).await.unwrap();
+    let c = desk.money().balance(CUR).await.unwrap();
     let d = |s: &str| s.parse::<Decimal>().unwrap();
     let fees: Decimal = f.running.sandbox.with_state(|s| {
         s.orders

@@ -67,7 +67,7 @@ async fn a_due_schedule_writes_its_statement_and_failures_and_misses_are_raised(
             "MXN",
         );
         form.clabe = "002010077777777771".into();
-        desk.payout(&form).await.unwrap();
+        desk.money().payout(&form).await.unwrap();
         numbers.push(no);
     }
     let expected: Decimal = amounts.iter().map(|a| a.parse::<Decimal>().unwrap()).sum();
@@ -300,18 +300,19 @@ async fn a_run_due_during_a_sync_waits_for_it() {
     let syncing = desk.clone();
     let sync = tokio::spawn(async move {
         syncing
+            .orders()
             .sync(
-                &syncing.sync_options(3),
+                &syncing.orders().sync_options(3),
                 Arc::new(std::sync::atomic::AtomicBool::new(false)),
                 |_| {},
             )
             .await
     });
     let started = std::time::Instant::now();
-    while !desk.syncing() && started.elapsed() < std::time::Duration::from_secs(10) {
+    while !desk.orders().syncing() && started.elapsed() < std::time::Duration::from_secs(10) {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
-    assert!(desk.syncing(), "the operator's sync runs");
+    assert!(desk.orders().syncing(), "the operator's sync runs");
     let now = chrono::Utc::now().timestamp_millis();
     let run = paydesk_reports::schedule::run_now(&desk, &f.home, s.id, now, "desk")
         .await

@@ -93,15 +93,16 @@ async fn the_statement_adds_up_to_the_orders_export_of_each_figure() {
             "MXN",
         );
         form.clabe = "002010077777777771".into();
-        desk.payout(&form).await.unwrap();
+        desk.money().payout(&form).await.unwrap();
     }
-    desk.sync(
-        &desk.sync_options(100),
-        Arc::new(AtomicBool::new(false)),
-        |_| {},
-    )
-    .await
-    .unwrap();
+    desk.orders()
+        .sync(
+            &desk.orders().sync_options(100),
+            Arc::new(AtomicBool::new(false)),
+            |_| {},
+        )
+        .await
+        .unwrap();
     let now = chrono::Utc::now().timestamp_millis();
     let period = Period::new(now - 60 * DAY, now + DAY).unwrap();
     let s = desk.statement(period, None).unwrap();
@@ -337,7 +338,8 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
     });
     let desk = f.desk().await;
     let cancel = || Arc::new(AtomicBool::new(false));
-    desk.sync(&desk.sync_options(100), cancel(), |_| {})
+    desk.orders()
+        .sync(&desk.orders().sync_options(100), cancel(), |_| {})
         .await
         .unwrap();
     // A paid payin of ten days ago or more, not refunded.
@@ -366,16 +368,19 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
                 o.state = st::CHARGED_BACK;
             })
     );
-    desk.sync(&desk.sync_options(100), cancel(), |_| {})
+    desk.orders()
+        .sync(&desk.orders().sync_options(100), cancel(), |_| {})
         .await
         .unwrap();
-    let cached = |desk: &paydesk_core::desk::Desk| desk.cached_order(&trade_no).unwrap().unwrap();
+    let cached =
+        |desk: &paydesk_core::desk::Desk| desk.orders().cached_order(&trade_no).unwrap().unwrap();
     assert_eq!(
         cached(&desk).state,
         st::SUCCESS,
         "a plain sync skips the completed day"
     );
     let r = desk
+        .orders()
         .refresh_period(period_to_come(now), cancel(), |_| {})
         .await
         .unwrap();
@@ -390,7 +395,7 @@ async fn a_later_partial_chargeback_reaches_the_statement_once_the_period_is_rea
     // uncertain at the end; the start was read by the hour.
     let s = desk.statement(period_to_come(now), None).unwrap();
     assert_eq!(s.uncertain, 0);
-    let cb = desk.reversals(Some(&trade_no)).unwrap();
+    let cb = desk.orders().reversals(Some(&trade_no)).unwrap();
     assert_eq!(
         cb.iter()
             .find(|r| r.kind == "chargeback")
@@ -423,9 +428,10 @@ async fn reading_the_change_horizon_again_brings_later_refunds() {
         ..paydesk_sandbox::SeedSpec::new(200)
     });
     let desk = f.desk().await;
-    assert_eq!(desk.reporting().change_horizon_days, 30);
+    assert_eq!(desk.orders().reporting().change_horizon_days, 30);
     let cancel = || Arc::new(AtomicBool::new(false));
-    desk.sync(&desk.sync_options(90), cancel(), |_| {})
+    desk.orders()
+        .sync(&desk.orders().sync_options(90), cancel(), |_| {})
         .await
         .unwrap();
     let now = chrono::Utc::now();
@@ -458,15 +464,20 @@ async fn reading_the_change_horizon_again_brings_later_refunds() {
             o.state = st::PARTLY_REFUNDED;
         }));
     }
-    desk.sync(&desk.sync_options(90), cancel(), |_| {})
+    desk.orders()
+        .sync(&desk.orders().sync_options(90), cancel(), |_| {})
         .await
         .unwrap();
-    let state = |t: &str| desk.cached_order(t).unwrap().unwrap().state;
+    let state = |t: &str| desk.orders().cached_order(t).unwrap().unwrap().state;
     assert_eq!(state(&inside_trade), st::SUCCESS, "a plain sync skips it");
-    desk.refresh_horizon(cancel(), |_| {}).await.unwrap();
+    desk.orders()
+        .refresh_horizon(cancel(), |_| {})
+        .await
+        .unwrap();
     assert_eq!(state(&inside_trade), st::PARTLY_REFUNDED);
     assert_eq!(
-        desk.cached_order(&inside_trade)
+        desk.orders()
+            .cached_order(&inside_trade)
             .unwrap()
             .unwrap()
             .refund_amount
@@ -485,35 +496,38 @@ async fn card_moves_are_lines_of_the_net() {
     use paydesk_gateway::wire::{MerNo, V1CardWithdraw, V2CardTopUp};
     let f = common::Fixture::new("statement-cards").await;
     let desk = f.desk().await;
-    desk.card_top_up(V2CardTopUp::new(
-        MerNo(common::MER),
-        "SUB-1".into(),
-        new_mer_order_no("TU"),
-        "CARD-1".into(),
-        "20.00".parse().unwrap(),
-        "USD".into(),
-        String::new(),
-    ))
-    .await
-    .unwrap();
-    desk.card_withdraw(
-        V1CardWithdraw {
-            mer_no: MerNo(common::MER),
-            apply_order_no: "CARD-1".into(),
-            amount: "7.00".parse().unwrap(),
-            currency: "USD".into(),
-        },
-        &new_mer_order_no("WD"),
-    )
-    .await
-    .unwrap();
+    desk.money()
+        .card_top_up(V2CardTopUp::new(
+            MerNo(common::MER),
+            "SUB-1".into(),
+            new_mer_order_no("TU"),
+            "CARD-1".into(),
+            "20.00".parse().unwrap(),
+            "USD".into(),
+            String::new(),
+        ))
+        .await
+        .unwrap();
+    desk.money()
+        .card_withdraw(
+            V1CardWithdraw {
+                mer_no: MerNo(common::MER),
+                apply_order_no: "CARD-1".into(),
+                amount: "7.00".parse().unwrap(),
+                currency: "USD".into(),
+            },
+            &new_mer_order_no("WD"),
+        )
+        .await
+        .unwrap();
     let now = chrono::Utc::now();
     let period = Period::new(
         (now - chrono::Duration::days(1)).timestamp_millis(),
         (now + chrono::Duration::days(1)).timestamp_millis(),
     )
     .unwrap();
-    desk.refresh_period(period, Arc::new(AtomicBool::new(false)), |_| {})
+    desk.orders()
+        .refresh_period(period, Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
     let s = desk.statement(period, Some("USD")).unwrap();

@@ -198,10 +198,10 @@ async fn a_month_adds_up_to_the_sandboxs_own_orders_in_every_zone() {
 
     let desk = f.desk().await;
     let cancel = || Arc::new(AtomicBool::new(false));
-    let mut first = desk.sync_options(1);
+    let mut first = desk.orders().sync_options(1);
     first.from = utc("2025-10-10");
     first.to = utc("2025-11-20");
-    desk.sync(&first, cancel(), |_| {}).await.unwrap();
+    desk.orders().sync(&first, cancel(), |_| {}).await.unwrap();
 
     // After it, changes to old orders: partial chargebacks, later refunds, a refund
     // charged back later, reserve released, a pending payout paid.
@@ -248,7 +248,10 @@ async fn a_month_adds_up_to_the_sandboxs_own_orders_in_every_zone() {
         let tz = parse_zone("tz", zone).unwrap();
         for (first, last) in [("2025-10-01", "2025-10-31"), ("2025-11-01", "2025-11-30")] {
             let period = Period::days(day(first), day(last), tz).unwrap();
-            desk.refresh_period(period, cancel(), |_| {}).await.unwrap();
+            desk.orders()
+                .refresh_period(period, cancel(), |_| {})
+                .await
+                .unwrap();
             let s = desk.statement(period, None).unwrap();
             assert_eq!(s.uncertain, 0, "{zone} {first}: every order placed");
             let orders = sb.with_state(|st| st.orders.clone());

@@ -86,7 +86,7 @@ impl Session {
     /// starting the built-in sandbox's gateway when the profile is the sandbox. Nothing
     /// goes over the network and nothing is started beside the desk: outcomes an
     /// earlier run left unknown are not reconciled here (see [`Session::start`] and
-    /// [`Desk::reconcile_all`]).
+    /// [`Journal::reconcile_all`]).
     pub async fn open(&self, profile: Option<&str>) -> CoreResult<OpenDesk> {
         let started = Instant::now();
         let secrets = self.secrets()?;
@@ -141,7 +141,7 @@ impl Session {
         }
         tracing::info!(
             profile = %open.desk.profile.name,
-            notify = ?open.desk.notify_target(),
+            notify = ?open.desk.records().notify_target(),
             "desk open"
         );
         open.reconcile_in_background();
@@ -218,7 +218,7 @@ impl OpenDesk {
     pub fn reconcile_in_background(&self) -> tokio::task::JoinHandle<()> {
         let desk = self.desk.clone();
         tokio::spawn(async move {
-            match desk.reconcile_all(false).await {
+            match desk.journal().reconcile_all(false).await {
                 Ok(entries) => tracing::info!(
                     profile = %desk.profile.name,
                     entries = entries.len(),
@@ -235,7 +235,7 @@ impl OpenDesk {
 
     /// Reads the change horizon's windows again (finished orders too: refunds,
     /// chargebacks, settlements and reserve releases come to them later), cheapest
-    /// stretch first ([`Desk::horizon_plan`]), `first` after now and every `every` after
+    /// stretch first ([`Orders::horizon_plan`]), `first` after now and every `every` after
     /// that, while the desk is open (the app: [`FRESH_FIRST`], [`FRESH_EVERY`]; a test:
     /// milliseconds). The horizon is the desk's at each round. A sync already running
     /// (the operator's) is left alone: that round is skipped.
@@ -251,7 +251,7 @@ impl OpenDesk {
             loop {
                 let Some(d) = desk.upgrade() else { return };
                 let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
-                match d.refresh_horizon(cancel, |_| {}).await {
+                match d.orders().refresh_horizon(cancel, |_| {}).await {
                     Ok(r) => tracing::info!(
                         profile = %d.profile.name,
                         changed = r.changed,
@@ -282,7 +282,7 @@ impl OpenDesk {
         if self.sandbox.is_none() {
             return Ok(Vec::new());
         }
-        let Some(order) = self.desk.cached_order(trade_no)? else {
+        let Some(order) = self.desk.orders().cached_order(trade_no)? else {
             return Ok(Vec::new());
         };
         let dictionary = self.desk.dictionary();
@@ -319,7 +319,7 @@ impl OpenDesk {
             seed: u64::try_from(self.desk.now_ms()).unwrap_or(1),
             ..paydesk_sandbox::SeedSpec::new(count)
         });
-        self.desk.audit_event(
+        self.desk.journal().audit_event(
             "sandbox.seed",
             format!("count={count}"),
             &format!("added {n}"),
@@ -348,7 +348,7 @@ impl OpenDesk {
             )
         })?;
         paydesk_gateway::validate::required("tradeNo", trade_no)?;
-        if let Some(order) = self.desk.cached_order(trade_no)?
+        if let Some(order) = self.desk.orders().cached_order(trade_no)?
             && !action.applies_to(&order, self.desk.dictionary())
         {
             return Err(CoreError::keyed(
@@ -373,6 +373,7 @@ impl OpenDesk {
             ));
         }
         self.desk
+            .orders()
             .order_step(
                 "sandbox.simulate",
                 trade_no,
@@ -385,7 +386,7 @@ impl OpenDesk {
             SimulateAction::Chargeback => "chargeback",
             _ => return Ok(None),
         };
-        match self.desk.query_order(trade_no, query_type).await {
+        match self.desk.orders().query_order(trade_no, query_type).await {
             Ok(a) => Ok(Some(a.data.refund_no).filter(|n| !n.is_empty())),
             Err(e) => {
                 tracing::info!(error = %e, trade_no, "the reversal was not looked up");
@@ -410,7 +411,7 @@ impl OpenDesk {
             PayoutKind::Card => sandbox.lose_answers::<wire::V1CardPayout>(),
             PayoutKind::Clabe => sandbox.lose_answers::<wire::V2Payout>(),
         }
-        let r = self.desk.payout(form).await;
+        let r = self.desk.money().payout(form).await;
         sandbox.clear_faults();
         r
     }

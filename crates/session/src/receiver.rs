@@ -50,7 +50,7 @@ pub async fn serve(desk: Arc<Desk>) -> CoreResult<Receiver> {
             let desk = d.clone();
             async move {
                 let text = String::from_utf8_lossy(&body);
-                match desk.receive_notification(&text).await {
+                match desk.records().receive_notification(&text).await {
                     Ok(r) if r.signature_ok => (StatusCode::OK, "SUCCESS".to_string()),
                     Ok(r) => (
                         StatusCode::BAD_REQUEST,
@@ -76,6 +76,6 @@ pub async fn serve(desk: Arc<Desk>) -> CoreResult<Receiver> {
         addr,
         shutdown: Some(tx),
     };
-    desk.set_notify_url(&receiver.url());
+    desk.records().set_notify_url(&receiver.url());
     Ok(receiver)
 }

@@ -35,13 +35,14 @@ async fn the_schedule_brings_later_refunds_and_chargebacks_inside_the_horizon_on
         ..paydesk_sandbox::SeedSpec::new(300)
     });
     let open = f.session.open(Some(&f.name)).await.unwrap();
-    open.sync(
-        &open.sync_options(90),
-        Arc::new(AtomicBool::new(false)),
-        |_| {},
-    )
-    .await
-    .unwrap();
+    open.orders()
+        .sync(
+            &open.orders().sync_options(90),
+            Arc::new(AtomicBool::new(false)),
+            |_| {},
+        )
+        .await
+        .unwrap();
     let now = chrono::Utc::now();
     // Paid payins of the sandbox aged `from` to `to` days, other than those in `not`.
     let pick = |from: i64, to: i64, not: &[String]| {
@@ -82,7 +83,7 @@ async fn the_schedule_brings_later_refunds_and_chargebacks_inside_the_horizon_on
         o.chargeback = Some(part);
         o.state = st::CHARGED_BACK;
     }));
-    let state = |t: &str| open.cached_order(t).unwrap().unwrap().state;
+    let state = |t: &str| open.orders().cached_order(t).unwrap().unwrap().state;
     assert_eq!(
         state(&refunded_trade),
         st::SUCCESS,
@@ -102,7 +103,8 @@ async fn the_schedule_brings_later_refunds_and_chargebacks_inside_the_horizon_on
     }
     assert_eq!(state(&refunded_trade), st::PARTLY_REFUNDED);
     assert_eq!(
-        open.cached_order(&refunded_trade)
+        open.orders()
+            .cached_order(&refunded_trade)
             .unwrap()
             .unwrap()
             .refund_amount
@@ -111,6 +113,7 @@ async fn the_schedule_brings_later_refunds_and_chargebacks_inside_the_horizon_on
     );
     assert_eq!(state(&charged_trade), st::CHARGED_BACK);
     let chargeback = open
+        .orders()
         .reversals(Some(&charged_trade))
         .unwrap()
         .into_iter()
@@ -162,14 +165,15 @@ async fn the_horizon_is_read_cheapest_stretch_first() {
         ..paydesk_sandbox::SeedSpec::new(1100)
     });
     let open = f.session.open(Some(&f.name)).await.unwrap();
-    open.sync(
-        &open.sync_options(90),
-        Arc::new(AtomicBool::new(false)),
-        |_| {},
-    )
-    .await
-    .unwrap();
-    let plan = open.horizon_plan().unwrap();
+    open.orders()
+        .sync(
+            &open.orders().sync_options(90),
+            Arc::new(AtomicBool::new(false)),
+            |_| {},
+        )
+        .await
+        .unwrap();
+    let plan = open.orders().horizon_plan().unwrap();
     // The stretches cover the horizon's 60 days to now, without gap or overlap.
     let mut spans: Vec<(i64, i64)> = plan.iter().map(|s| (s.from, s.to)).collect();
     spans.sort();

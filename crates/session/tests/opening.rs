@@ -31,7 +31,7 @@ async fn simulation_and_lost_answers_are_refused_on_a_real_gateway_profile() {
         other => panic!("{other:?}"),
     }
     assert!(
-        desk.journal_entries(&[], 10).unwrap().is_empty(),
+        desk.journal().entries(&[], 10).unwrap().is_empty(),
         "nothing was sent"
     );
 }
@@ -46,7 +46,7 @@ async fn lose_a_payout(f: &common::Fixture, no: &str, amount: &str) -> i64 {
     let desk = f.session.open(Some(&f.name)).await.unwrap();
     let form = common::payout_form(no, amount);
     // The core answers with the entry's receipt although the answer was lost.
-    let receipt = desk.payout(&form).await.unwrap();
+    let receipt = desk.money().payout(&form).await.unwrap();
     f.running.sandbox.clear_faults();
     assert_eq!(receipt.entry.status, Status::Unknown, "{receipt:?}");
     receipt.entry.id
@@ -61,7 +61,7 @@ async fn the_start_up_reconcile_runs_in_the_background_and_opening_waits_on_no_g
     let desk = f.session.start(Some("bg")).await.unwrap();
     let t = Instant::now();
     let entry = loop {
-        let e = desk.journal_entry(id).unwrap();
+        let e = desk.journal().entry(id).unwrap();
         if e.status != Status::Unknown || t.elapsed() > Duration::from_secs(20) {
             break e;
         }
@@ -97,7 +97,7 @@ async fn the_start_up_reconcile_runs_in_the_background_and_opening_waits_on_no_g
             "opening (start: {starting}) waited on the gateway: {:?}",
             t.elapsed()
         );
-        let unknown = desk.journal_entries(&[Status::Unknown], 10).unwrap();
+        let unknown = desk.journal().entries(&[Status::Unknown], 10).unwrap();
         assert_eq!(unknown.len(), 1, "still unknown, and shown as such");
     }
 }
@@ -110,7 +110,10 @@ async fn notifications_reach_the_desks_endpoint_verified() {
     let open = f.session.start(Some("rcv")).await.unwrap();
     assert!(open.receiver().is_none());
     let _receiver = receiver::serve(open.desk().clone()).await.unwrap();
-    assert_eq!(open.notify_url().unwrap(), "http://127.0.0.1:9/notify");
+    assert_eq!(
+        open.records().notify_url().unwrap(),
+        "http://127.0.0.1:9/notify"
+    );
     drop(open);
     // Chosen explicitly, the desk's receiver is where notifications go.
     let online = f.session.home().get(&f.name).unwrap();
@@ -124,16 +127,16 @@ async fn notifications_reach_the_desks_endpoint_verified() {
         .unwrap();
     let open = f.session.open(Some("rcv")).await.unwrap();
     assert!(
-        open.notify_url().is_err(),
+        open.records().notify_url().is_err(),
         "no receiver runs yet: the desk must refuse rather than invent an address"
     );
     drop(open);
     // The app's start runs it.
     let desk = f.session.start(Some("rcv")).await.unwrap();
     let receiver = desk.receiver().unwrap();
-    assert_eq!(desk.notify_url().unwrap(), receiver.url());
+    assert_eq!(desk.records().notify_url().unwrap(), receiver.url());
     assert_eq!(
-        desk.notify_target(),
+        desk.records().notify_target(),
         paydesk_core::profile::NotifyTarget::Desk {
             url: Some(receiver.url())
         }
@@ -144,12 +147,19 @@ async fn notifications_reach_the_desks_endpoint_verified() {
         currency_code: "CNY".into(),
         source_amount: "12.00".parse().unwrap(),
         return_url: String::new(),
-        notify_url: desk.notify_url().unwrap(),
+        notify_url: desk.records().notify_url().unwrap(),
         ip_address: "203.0.113.7".into(),
         user_id: String::new(),
         email: String::new(),
     };
-    let trade_no = desk.payin_v2(common).await.unwrap().entry.trade_no.unwrap();
+    let trade_no = desk
+        .money()
+        .payin_v2(common)
+        .await
+        .unwrap()
+        .entry
+        .trade_no
+        .unwrap();
     let url = f
         .running
         .base_url()
@@ -178,7 +188,7 @@ async fn notifications_reach_the_desks_endpoint_verified() {
     }
     let sent = f.running.sandbox.notifications();
     assert!(sent[0].delivered, "{:?}", sent[0].attempts);
-    let got = desk.notifications(10).unwrap();
+    let got = desk.records().notifications(10).unwrap();
     assert_eq!(got.len(), 1);
     assert!(got[0].signature_ok);
     assert_eq!(

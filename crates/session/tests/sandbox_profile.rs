@@ -32,31 +32,36 @@ async fn the_built_in_sandbox_profile_works_with_no_set_up() {
     let desk = session.open(Some("sandbox")).await.unwrap();
 
     let report = desk
+        .orders()
         .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
     assert_eq!(report.progress.orders as usize, builtin::DEMO_ORDERS);
-    let page = desk.orders(&OrderFilter::default(), 0, 100).unwrap();
+    let page = desk.orders().page(&OrderFilter::default(), 0, 100).unwrap();
     assert_eq!(page.total as usize, builtin::DEMO_ORDERS);
     assert!(page.rows.iter().all(|o| o.signature_verified));
 
-    let detail = desk.order_detail(&page.rows[0].trade_no).await.unwrap();
+    let detail = desk
+        .orders()
+        .order_detail(&page.rows[0].trade_no)
+        .await
+        .unwrap();
     assert_eq!(
         detail.signature,
         Some(paydesk_gateway::SignatureStatus::Verified)
     );
     assert_eq!(detail.live.unwrap().trade_no, page.rows[0].trade_no);
 
-    let usd = desk.balance("USD").await.unwrap();
+    let usd = desk.money().balance("USD").await.unwrap();
     assert!(!usd.total_balance.is_empty());
-    let dash = desk.dashboard().unwrap();
+    let dash = desk.orders().dashboard().unwrap();
     assert_eq!(dash.cached_orders as usize, builtin::DEMO_ORDERS);
     assert_eq!(dash.balances.len(), 1);
     assert!(!dash.days.is_empty());
     assert!(dash.last_sync.is_some());
-    assert!(desk.audit_verify().unwrap().ok);
+    assert!(desk.journal().audit_verify().unwrap().ok);
     // The sandbox's own cards, with their balances, through the desk's control.
-    let cards = desk.cards().unwrap();
+    let cards = desk.money().cards().unwrap();
     assert_eq!(cards.len(), 2, "{cards:?}");
     assert!(
         cards
@@ -83,14 +88,15 @@ async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
     let secrets = session.secrets().unwrap();
     builtin::ensure_profile(session.home(), &secrets).unwrap();
     let desk = session.open(Some("sandbox")).await.unwrap();
-    desk.sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
+    desk.orders()
+        .sync(&all_time(), Arc::new(AtomicBool::new(false)), |_| {})
         .await
         .unwrap();
     let pending = OrderFilter {
         states: vec![2],
         ..OrderFilter::default()
     };
-    let before = desk.orders(&pending, 0, 1).unwrap();
+    let before = desk.orders().page(&pending, 0, 1).unwrap();
     let order = before.rows[0].clone();
 
     // A pending order can be paid, failed or closed; nothing else.
@@ -105,13 +111,13 @@ async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
     desk.simulate(&order.trade_no, SimulateAction::Pay, None)
         .await
         .unwrap();
-    let after = desk.orders(&pending, 0, 1).unwrap();
+    let after = desk.orders().page(&pending, 0, 1).unwrap();
     assert_eq!(
         after.total,
         before.total - 1,
         "the cache re-read the order's day"
     );
-    let detail = desk.order_detail(&order.trade_no).await.unwrap();
+    let detail = desk.orders().order_detail(&order.trade_no).await.unwrap();
     assert!(detail.states().contains(&5), "{:?}", detail.timeline);
     assert_eq!(detail.order.unwrap().state, 5);
     assert_eq!(detail.live.unwrap().status, "SUCCESS");
@@ -138,7 +144,11 @@ async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
         .await
         .unwrap()
         .expect("the refund's number");
-    let timeline = desk.desk().order_timeline(&order.trade_no).unwrap();
+    let timeline = desk
+        .desk()
+        .orders()
+        .order_timeline(&order.trade_no)
+        .unwrap();
     assert!(
         timeline.iter().any(|e| matches!(e,
             paydesk_core::desk::TimelineEvent::Reversal { refund_no: n, amount: Some(a), state, .. }
@@ -155,6 +165,7 @@ async fn sandbox_simulation_moves_an_order_and_the_cache_follows() {
     }
     // Each step is in the audit log.
     let steps = desk
+        .journal()
         .audit_list(&paydesk_core::audit::AuditFilter::default())
         .unwrap()
         .into_iter()
@@ -184,6 +195,7 @@ async fn a_lost_answer_leaves_the_payout_unknown_and_only_that_payout() {
 
     // The fault is gone after that payout: the next one is answered.
     let next = desk
+        .money()
         .payout(&common::payout_form("PO-LOST-2", "11.00"))
         .await
         .unwrap();

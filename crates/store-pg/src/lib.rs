@@ -674,6 +674,8 @@ pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
     team_migration!("0030_journal_day"),
     team_migration!("0031_review_r6"),
     team_migration!("0032_review_sql_r6"),
+    team_migration!("0033_review_r7"),
+    team_migration!("0034_review_r7"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.
@@ -744,6 +746,7 @@ pub fn init_team(link: &PgLink, mer_no: i64) -> CoreResult<usize> {
     // from then on each row says which file it was, and what its text was.
     link.atomic(|tx| {
         tx.batch("LOCK TABLE paydesk.schema_migrations IN EXCLUSIVE MODE")?;
+        check_legacy_record(tx)?;
         for (i, m) in TEAM_MIGRATIONS.iter().enumerate() {
             tx.execute(
                 "UPDATE paydesk.schema_migrations SET file = $2, sha256 = $3
@@ -869,6 +872,91 @@ pub fn owner_stall_grants_missing(link: &PgLink) -> CoreResult<Vec<String>> {
 }
 
 /// The rows of `paydesk.schema_migrations` (which files, with which texts, were applied).
+/// The most positions an older PayDesk's record (positions only, before each row named
+/// its file) can hold: the last such list ended at 0028, its 23rd file.
+const LEGACY_POSITIONS: i32 = 23;
+
+/// An object each file creates that older PayDesks' lists placed at different
+/// positions (branch builds had 0023, 0024 or 0025 where this list has 0027): a SQL
+/// condition true once the file was applied. (0027 only replaces a function's body.)
+const LEGACY_MARKERS: &[(i32, &str)] = &[
+    (
+        23,
+        "EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = pg_catalog.to_regclass('paydesk.journal')
+                   AND attname = 'purpose' AND NOT attisdropped)",
+    ),
+    (24, "pg_catalog.to_regclass('paydesk.beneficiaries') IS NOT NULL"),
+    (25, "pg_catalog.to_regclass('paydesk.member_limits') IS NOT NULL"),
+    (
+        28,
+        "EXISTS (SELECT 1 FROM pg_catalog.pg_constraint c JOIN pg_catalog.pg_namespace n ON n.oid = c.connamespace
+                  WHERE n.nspname = 'paydesk' AND c.conname = 'beneficiaries_printable')",
+    ),
+];
+
+/// Review sql-r6 F11: an older PayDesk's record (rows without a file) is read by this
+/// build's list only when the database agrees with it: no position beyond what such a
+/// list held, and each file with a marker applied exactly when the record's positions
+/// say this list's file there was. A database another build set up (0024 at position
+/// 19) is refused naming the file, before anything is changed or applied.
+fn check_legacy_record(tx: &Tx<'_>) -> CoreResult<()> {
+    let legacy: Vec<i32> = tx
+        .query(
+            "SELECT version FROM paydesk.schema_migrations WHERE file IS NULL ORDER BY version",
+            &[],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    if legacy.is_empty() {
+        return Ok(());
+    }
+    let most = LEGACY_POSITIONS.min(TEAM_MIGRATIONS.len() as i32);
+    if let Some(beyond) = legacy.iter().find(|v| **v > most || **v < 1) {
+        return Err(CoreError::keyed(
+            "team",
+            format!(
+                "the team's database holds an older PayDesk's record with position {beyond}, beyond the {most} files such a record can name: another build set it up; run `team init` with that build; nothing was changed"
+            ),
+            "teamSchemaLegacyBeyond",
+            &[("position", beyond.to_string()), ("most", most.to_string())],
+        ));
+    }
+    for (i, m) in TEAM_MIGRATIONS.iter().enumerate() {
+        let Some((_, marker)) = LEGACY_MARKERS.iter().find(|(n, _)| *n == m.number()) else {
+            continue;
+        };
+        let position = i as i32 + 1;
+        let listed = legacy.contains(&position);
+        let present: bool = tx.query_one(&format!("SELECT {marker}"), &[])?.get(0);
+        if listed != present {
+            let file = format!("{:04}", m.number());
+            let (key, text) = if listed {
+                (
+                    "teamSchemaLegacyMissing",
+                    format!(
+                        "the team's database holds an older PayDesk's record naming position {position} as applied, where this PayDesk has migration {file}, but {file}'s objects are not there: another build set it up; run `team init` with that build; nothing was changed"
+                    ),
+                )
+            } else {
+                (
+                    "teamSchemaLegacyExtra",
+                    format!(
+                        "the team's database holds migration {file}'s objects, but its older PayDesk's record does not name position {position}, where this PayDesk has {file}: another build set it up; run `team init` with that build; nothing was changed"
+                    ),
+                )
+            };
+            return Err(CoreError::keyed(
+                "team",
+                text,
+                key,
+                &[("file", file), ("position", position.to_string())],
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn applied_in(tx: &Tx<'_>) -> CoreResult<Vec<migrations::Applied>> {
     Ok(tx
         .query(

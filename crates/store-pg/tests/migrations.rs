@@ -185,6 +185,76 @@ fn each_file_is_recorded_by_its_number_and_hash_and_a_disagreeing_record_is_refu
     assert_eq!(record(&pg, "fresh"), before_refusal, "nothing was changed");
 }
 
+/// An older PayDesk's record, positions only: `files` applied in order, position by
+/// position, in a new database `db`.
+fn older_database(pg: &TestPg, db: &str, files: &[&paydesk_store_pg::TeamMigration]) {
+    pg.create_database(db).unwrap();
+    let mut old = String::from(
+        "CREATE SCHEMA paydesk;
+         CREATE TABLE paydesk.schema_migrations (
+             version integer PRIMARY KEY,
+             applied_at timestamptz NOT NULL DEFAULT now(),
+             applied_by text NOT NULL DEFAULT session_user);\n",
+    );
+    for (i, m) in files.iter().enumerate() {
+        old += &format!(
+            "{}\nINSERT INTO paydesk.schema_migrations (version) VALUES ({});\n",
+            m.sql,
+            i + 1
+        );
+    }
+    pg.psql_owner(db, &format!("BEGIN;\n{old}\nCOMMIT;"))
+        .unwrap();
+}
+
+/// Review sql-r6 F11: an older record is read by this build's list only when the
+/// database agrees with it. A branch build's database (0024 at position 19, where this
+/// list has 0027) was read as 0027 applied, and failed later re-applying 0024 with a
+/// misleading error; a position beyond any older list stayed unjudged. Both are refused
+/// naming the file or position, and nothing is changed.
+#[test]
+fn an_older_record_another_build_wrote_is_refused_naming_the_file() {
+    let pg = TestPg::start().unwrap();
+    let by_number = |n: i32| TEAM_MIGRATIONS.iter().find(|m| m.number() == n).unwrap();
+    // Files 1 to 18 as every build had them, then 0024 at position 19.
+    let mut files: Vec<&paydesk_store_pg::TeamMigration> = TEAM_MIGRATIONS[..18].iter().collect();
+    files.push(by_number(24));
+    older_database(&pg, "branch", &files);
+    let (key, text) = refusal(init_team(&owner(&pg, "branch"), MER));
+    assert_eq!(key, "teamSchemaLegacyExtra", "{text}");
+    assert!(text.contains("0024"), "{text}");
+    // Nothing read or applied: the same 19 positions, none named a file.
+    let after = record(&pg, "branch");
+    assert_eq!(after.len(), 19);
+    assert!(after.iter().all(|(f, _)| f == "-"), "{after:?}");
+
+    // This list's first 20 files, and a position no older list had.
+    let files: Vec<&paydesk_store_pg::TeamMigration> = TEAM_MIGRATIONS[..20].iter().collect();
+    older_database(&pg, "beyond", &files);
+    pg.psql_owner(
+        "beyond",
+        "INSERT INTO paydesk.schema_migrations (version) VALUES (40)",
+    )
+    .unwrap();
+    let (key, text) = refusal(init_team(&owner(&pg, "beyond"), MER));
+    assert_eq!(key, "teamSchemaLegacyBeyond", "{text}");
+    assert!(text.contains("position 40"), "{text}");
+    let after = record(&pg, "beyond");
+    assert_eq!(after.len(), 21);
+    assert!(after.iter().all(|(f, _)| f == "-"), "{after:?}");
+    // Without it, the same record is read and brought up to date.
+    pg.psql_owner(
+        "beyond",
+        "DELETE FROM paydesk.schema_migrations WHERE version = 40",
+    )
+    .unwrap();
+    assert_eq!(
+        init_team(&owner(&pg, "beyond"), MER).unwrap(),
+        TEAM_MIGRATIONS.len() - 20
+    );
+    assert_eq!(record(&pg, "beyond"), expected());
+}
+
 /// The list itself: every file named once by its number, and from 0028 on each new
 /// file numbered above every file before it (so list order is version order for the
 /// files to come; the four before it were released out of order).

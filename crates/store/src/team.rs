@@ -1,8 +1,8 @@
 //! The team's tables as the engine sees them: [`TeamDb`] (a member's connection to the
 //! team: its tables, its audit chain's check, the database's notifications) and
 //! [`TeamStore`] (requests, decisions, rules, members, the signer's claims), opened by
-//! `paydesk_core::store::team::connect`. The engine (`paydesk_core::team`, the desk)
-//! speaks to these traits only; the team's PostgreSQL database implements them
+//! `paydesk_core::store::team::connect`. The engine (`paydesk_core::team_member`, the
+//! desk) and the team's workflow (`paydesk-team`) speak to these traits only; the team's PostgreSQL database implements them
 //! (`paydesk-store-pg`, `team_db.rs`), and `crates/core/tests/layers.rs` holds that
 //! nothing above the store names it.
 //!

@@ -18,7 +18,7 @@ pub async fn audit_list(
         limit: Some(filter.limit.unwrap_or(500).clamp(1, 10_000)),
         ..filter
     };
-    tokio::task::spawn_blocking(move || desk.audit_list(&filter))
+    tokio::task::spawn_blocking(move || desk.journal().audit_list(&filter))
         .await
         .map_err(internal)?
 }
@@ -28,7 +28,7 @@ pub async fn audit_list(
 #[specta::specta]
 pub async fn audit_verify(state: State<'_, AppState>) -> CmdResult<ChainCheck> {
     let desk = state.desk().await?;
-    tokio::task::spawn_blocking(move || desk.audit_verify())
+    tokio::task::spawn_blocking(move || desk.journal().audit_verify())
         .await
         .map_err(internal)?
 }
@@ -46,7 +46,7 @@ pub async fn audit_export(
     let path = super::export_target(&path, overwrite)?;
     let desk = state.desk().await?;
     let n = tokio::task::spawn_blocking(move || {
-        desk.export_audit(
+        desk.journal().export_audit(
             &AuditFilter {
                 limit: None,
                 ..filter
@@ -103,7 +103,7 @@ pub async fn audit_archives(
     state: State<'_, AppState>,
 ) -> CmdResult<Vec<paydesk_core::audit::AuditArchive>> {
     let desk = state.desk().await?;
-    tokio::task::spawn_blocking(move || desk.audit_archives())
+    tokio::task::spawn_blocking(move || desk.journal().audit_archives())
         .await
         .map_err(internal)?
 }
@@ -117,7 +117,7 @@ pub async fn audit_archived_rows(
     limit: i64,
 ) -> CmdResult<Vec<AuditEntry>> {
     let desk = state.desk().await?;
-    tokio::task::spawn_blocking(move || desk.audit_archived_rows(archive, limit))
+    tokio::task::spawn_blocking(move || desk.journal().audit_archived_rows(archive, limit))
         .await
         .map_err(internal)?
 }

@@ -14,14 +14,14 @@ pub async fn balances(
     state: State<'_, AppState>,
     currencies: Vec<String>,
 ) -> CmdResult<Vec<BalanceResult>> {
-    state.desk().await?.balances(&currencies).await
+    state.desk().await?.money().balances(&currencies).await
 }
 
 /// The last snapshot of each currency (no request to the gateway).
 #[tauri::command]
 #[specta::specta]
 pub async fn balances_latest(state: State<'_, AppState>) -> CmdResult<Vec<BalanceSnapshot>> {
-    state.desk().await?.latest_balances()
+    state.desk().await?.money().latest_balances()
 }
 
 #[tauri::command]

@@ -21,6 +21,7 @@ pub async fn payout_funds(
     state
         .desk()
         .await?
+        .money()
         .payout_funds(&currency, &amount, refresh)
         .await
 }
@@ -32,7 +33,7 @@ pub async fn payout_funds(
 pub async fn payout_limits(state: State<'_, AppState>, set: Option<Limits>) -> CmdResult<Limits> {
     let desk = state.desk().await?;
     if let Some(l) = set {
-        return desk.set_limits(l);
+        return desk.money().set_limits(l);
     }
     state.home().limits(&desk.profile.name)
 }

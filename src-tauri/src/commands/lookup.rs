@@ -1,4 +1,4 @@
-//! Bulk look-up of many order or trade numbers (`Desk::bulk_lookup`), with progress,
+//! Bulk look-up of many order or trade numbers (`Orders::bulk_lookup`), with progress,
 //! a stop, and an export of its table.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,6 +28,7 @@ pub async fn orders_lookup(
     let cancel = Arc::new(AtomicBool::new(false));
     *RUNNING.lock().unwrap_or_else(PoisonError::into_inner) = Some(cancel.clone());
     let r = desk
+        .orders()
         .bulk_lookup(&text, options, cancel, |p| {
             let _ = on_progress.send(*p);
         })

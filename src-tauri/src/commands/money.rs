@@ -60,7 +60,7 @@ pub async fn payout_preview(
     state: State<'_, AppState>,
     form: PayoutForm,
 ) -> CmdResult<PayoutPreview> {
-    state.desk().await?.payout_preview(&form)
+    state.desk().await?.money().payout_preview(&form)
 }
 
 /// Sends a confirmed payout. `lose_answer` (built-in sandbox only) makes the sandbox
@@ -91,7 +91,7 @@ pub async fn payout_create(
 #[tauri::command]
 #[specta::specta]
 pub async fn journal_entry(state: State<'_, AppState>, id: i64) -> CmdResult<Entry> {
-    state.desk().await?.journal_entry(id)
+    state.desk().await?.journal().entry(id)
 }
 
 /// Asks the gateway about an entry whose outcome is unknown (never sends it again).
@@ -99,9 +99,9 @@ pub async fn journal_entry(state: State<'_, AppState>, id: i64) -> CmdResult<Ent
 #[specta::specta]
 pub async fn journal_reconcile(state: State<'_, AppState>, id: i64) -> CmdResult<Entry> {
     let desk = state.desk().await?;
-    let e = desk.journal_entry(id)?;
+    let e = desk.journal().entry(id)?;
     match e.status {
-        Status::Unknown | Status::Sending => desk.reconcile_entry(&e, false).await,
+        Status::Unknown | Status::Sending => desk.journal().reconcile_entry(&e, false).await,
         _ => Ok(e),
     }
 }
@@ -117,7 +117,11 @@ pub async fn journal_resolve(
     done: bool,
     reason: String,
 ) -> CmdResult<Entry> {
-    state.desk().await?.resolve_entry(id, done, &reason)
+    state
+        .desk()
+        .await?
+        .journal()
+        .resolve_entry(id, done, &reason)
 }
 
 /// Looks an unknown outcome up at the gateway now, whatever its backoff says (a
@@ -126,9 +130,9 @@ pub async fn journal_resolve(
 #[specta::specta]
 pub async fn journal_look_up(state: State<'_, AppState>, id: i64) -> CmdResult<Entry> {
     let desk = state.desk().await?;
-    let e = desk.journal_entry(id)?;
+    let e = desk.journal().entry(id)?;
     match e.status {
-        Status::Unknown | Status::Sending => desk.reconcile_entry(&e, true).await,
+        Status::Unknown | Status::Sending => desk.journal().reconcile_entry(&e, true).await,
         _ => Ok(e),
     }
 }
@@ -158,7 +162,8 @@ pub async fn payin_resend(
 ) -> CmdResult<Receipt> {
     let tax_id = tax_id.map(zeroize::Zeroizing::new);
     let desk = state.opened().await?;
-    desk.resend_payin(id, tax_id.as_deref().map(|s| s.as_str()))
+    desk.journal()
+        .resend_payin(id, tax_id.as_deref().map(|s| s.as_str()))
         .await
 }
 
@@ -174,7 +179,8 @@ pub async fn journal_list(
     state
         .desk()
         .await?
-        .journal_entries_of(&operations, i64::from(limit.clamp(1, 1000)))
+        .journal()
+        .entries_of(&operations, i64::from(limit.clamp(1, 1000)))
 }
 
 /// A bulk payout file, checked against the journal: what sending it would do with each
@@ -237,7 +243,7 @@ async fn read_bulk(
     let p = bulk_path(path)?;
     let desk = state.desk().await?;
     let reader = desk.clone();
-    let mut file = tokio::task::spawn_blocking(move || reader.bulk_read(&p))
+    let mut file = tokio::task::spawn_blocking(move || reader.money().bulk_read(&p))
         .await
         .map_err(internal)??;
     file.with_default_purpose(
@@ -261,7 +267,7 @@ pub async fn bulk_check(
         .display()
         .to_string();
     Ok(BulkCheck {
-        plan: desk.bulk_plan_fresh(&file).await?,
+        plan: desk.money().bulk_plan_fresh(&file).await?,
         path,
         result_path,
     })
@@ -332,6 +338,7 @@ pub async fn bulk_send(
         paydesk_core::output::Existing::Refuse,
     )?;
     let results = desk
+        .money()
         .bulk_payouts(&file, include_held, Some(&expected), |done, total| {
             let _ = on_progress.send(BulkProgress {
                 done: u32::try_from(done).unwrap_or(u32::MAX),
@@ -375,11 +382,11 @@ pub async fn card_move(
 #[tauri::command]
 #[specta::specta]
 pub async fn cards(state: State<'_, AppState>) -> CmdResult<Vec<CardSummary>> {
-    state.desk().await?.cards()
+    state.desk().await?.money().cards()
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn card_operations(state: State<'_, AppState>) -> CmdResult<Vec<CardOperation>> {
-    state.desk().await?.card_operations()
+    state.desk().await?.money().card_operations()
 }

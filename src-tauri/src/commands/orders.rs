@@ -23,7 +23,7 @@ pub async fn dashboard(state: State<'_, AppState>) -> CmdResult<Dashboard> {
     let desk = state.desk().await?;
     let started = std::time::Instant::now();
     let name = desk.profile.name.clone();
-    let mut d = tokio::task::spawn_blocking(move || desk.dashboard())
+    let mut d = tokio::task::spawn_blocking(move || desk.orders().dashboard())
         .await
         .map_err(internal)??;
     tracing::debug!(ms = started.elapsed().as_millis(), "dashboard figures read");
@@ -38,7 +38,7 @@ pub async fn dashboard(state: State<'_, AppState>) -> CmdResult<Dashboard> {
 #[tauri::command]
 #[specta::specta]
 pub async fn currencies(state: State<'_, AppState>) -> CmdResult<Vec<String>> {
-    state.desk().await?.currencies()
+    state.desk().await?.money().currencies()
 }
 
 /// One raw value of a state field and what the profile's dictionary says it means.
@@ -85,9 +85,12 @@ pub async fn orders_page(
     limit: u32,
 ) -> CmdResult<OrderPage> {
     let desk = state.desk().await?;
-    tokio::task::spawn_blocking(move || desk.orders(&filter, i64::from(offset), i64::from(limit)))
-        .await
-        .map_err(internal)?
+    tokio::task::spawn_blocking(move || {
+        desk.orders()
+            .page(&filter, i64::from(offset), i64::from(limit))
+    })
+    .await
+    .map_err(internal)?
 }
 
 /// Syncs the last `days` days (all of them again with `full`), sending progress on
@@ -103,7 +106,7 @@ pub async fn orders_sync(
     let desk = state.desk().await?;
     let opts = SyncOptions {
         full,
-        ..desk.sync_options(i64::from(days))
+        ..desk.orders().sync_options(i64::from(days))
     };
     // The balances the synced orders moved are kept before the sync is said done
     // (`paydesk_api::orders::sync`): the dashboard and the balance history show them
@@ -118,13 +121,18 @@ pub async fn orders_sync(
 #[tauri::command]
 #[specta::specta]
 pub async fn orders_sync_cancel(state: State<'_, AppState>) -> CmdResult<bool> {
-    Ok(state.desk().await?.cancel_sync())
+    Ok(state.desk().await?.orders().cancel_sync())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn order_detail(state: State<'_, AppState>, trade_no: String) -> CmdResult<OrderDetail> {
-    state.desk().await?.order_detail(trade_no.trim()).await
+    state
+        .desk()
+        .await?
+        .orders()
+        .order_detail(trade_no.trim())
+        .await
 }
 
 /// The customer of an order this desk made, from its journal entry; none for an order
@@ -136,7 +144,7 @@ pub async fn order_customer(
     trade_no: String,
 ) -> CmdResult<Option<paydesk_core::desk::Customer>> {
     let desk = state.desk().await?;
-    tokio::task::spawn_blocking(move || desk.order_customer(trade_no.trim()))
+    tokio::task::spawn_blocking(move || desk.orders().order_customer(trade_no.trim()))
         .await
         .map_err(internal)?
 }
@@ -146,7 +154,7 @@ pub async fn order_customer(
 #[tauri::command]
 #[specta::specta]
 pub async fn order_find(state: State<'_, AppState>, number: String) -> CmdResult<Option<String>> {
-    state.desk().await?.find_order(&number).await
+    state.desk().await?.orders().find_order(&number).await
 }
 
 /// The sandbox simulation actions that apply to a cached order now (none on a real
@@ -211,7 +219,7 @@ pub async fn orders_export(
 ) -> CmdResult<u32> {
     let path = super::export_target(&path, overwrite)?;
     let desk = state.desk().await?;
-    let tz = paydesk_api::reports::zone("timeZone", Some(&time_zone), &desk.reporting())?;
+    let tz = paydesk_api::reports::zone("timeZone", Some(&time_zone), &desk.orders().reporting())?;
     let rows = tokio::task::spawn_blocking(move || {
         let existing = paydesk_core::output::Existing::replace_if(overwrite);
         desk.export(&filter, &path, existing, tz, |done, total| {

@@ -26,6 +26,7 @@ pub async fn refund_query(
     state
         .desk()
         .await?
+        .money()
         .refund(trade_no.trim(), refund_no.trim())
         .await
 }
@@ -43,6 +44,7 @@ pub async fn order_query(
     Ok(state
         .desk()
         .await?
+        .orders()
         .query_order(trade_no.trim(), query_type.as_str())
         .await?
         .data)
@@ -58,7 +60,7 @@ pub async fn reversals(
     let t = trade_no
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty());
-    state.desk().await?.reversals(t.as_deref())
+    state.desk().await?.orders().reversals(t.as_deref())
 }
 
 /// Checks a file for a review submission (size, type by content) and answers with a
@@ -88,16 +90,16 @@ pub async fn review_submit(
 ) -> CmdResult<Receipt> {
     let desk = state.desk().await?;
     if allow_duplicate {
-        desk.allow_duplicate_once(&reference);
+        desk.journal().allow_duplicate_once(&reference);
     }
-    desk.review(&reference, &request).await
+    desk.money().review(&reference, &request).await
 }
 
 /// Sends a queued submission again, with its reference.
 #[tauri::command]
 #[specta::specta]
 pub async fn review_resend(state: State<'_, AppState>, reference: String) -> CmdResult<Receipt> {
-    state.desk().await?.review_again(&reference).await
+    state.desk().await?.money().review_again(&reference).await
 }
 
 #[tauri::command]
@@ -109,7 +111,7 @@ pub async fn review_list(
     let t = trade_no
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty());
-    state.desk().await?.review_submissions(t.as_deref())
+    state.desk().await?.money().review_submissions(t.as_deref())
 }
 
 /// The review queue: bank-transfer orders that need or have review documents, with
@@ -117,7 +119,7 @@ pub async fn review_list(
 #[tauri::command]
 #[specta::specta]
 pub async fn review_queue(state: State<'_, AppState>) -> CmdResult<Vec<ReviewQueueItem>> {
-    state.desk().await?.review_queue()
+    state.desk().await?.records().review_queue()
 }
 
 /// Files for several orders' reviews, each matched to a queued order by the order
@@ -128,14 +130,14 @@ pub async fn review_match(
     state: State<'_, AppState>,
     paths: Vec<String>,
 ) -> CmdResult<Vec<FileMatch>> {
-    state.desk().await?.review_match(&paths)
+    state.desk().await?.records().review_match(&paths)
 }
 
 /// Notifications received at this desk's endpoint, newest first.
 #[tauri::command]
 #[specta::specta]
 pub async fn events(state: State<'_, AppState>) -> CmdResult<Vec<Event>> {
-    state.desk().await?.events(500)
+    state.desk().await?.records().events(500)
 }
 
 /// An order's refunds and chargebacks, looked up at the gateway as its page opens.
@@ -145,7 +147,12 @@ pub async fn order_reversals(
     state: State<'_, AppState>,
     trade_no: String,
 ) -> CmdResult<paydesk_core::desk::OrderReversals> {
-    state.desk().await?.order_reversals(&trade_no).await
+    state
+        .desk()
+        .await?
+        .orders()
+        .order_reversals(&trade_no)
+        .await
 }
 
 /// The newest notification kept: the screens watch it and refresh what it changed (its
@@ -155,14 +162,14 @@ pub async fn order_reversals(
 pub async fn notification_latest(
     state: State<'_, AppState>,
 ) -> CmdResult<Option<paydesk_core::events::Stored>> {
-    state.desk().await?.latest_notification()
+    state.desk().await?.records().latest_notification()
 }
 
 /// Checks a pasted notification body's signature with the gateway's key.
 #[tauri::command]
 #[specta::specta]
 pub async fn event_verify(state: State<'_, AppState>, body: String) -> CmdResult<Received> {
-    state.desk().await?.verify_notification(&body)
+    state.desk().await?.records().verify_notification(&body)
 }
 
 /// The system's file picker, opened from Rust (the web view has no dialog or file

@@ -16,7 +16,7 @@ use crate::state::{AppState, internal};
 /// The zone named (a zone name, UTC or an offset), else the profile's business zone
 /// (`paydesk_api::reports`, as the CLI reads it).
 fn zone(desk: &paydesk_core::Desk, time_zone: &str) -> CmdResult<Zone> {
-    paydesk_api::reports::zone("timeZone", Some(time_zone), &desk.reporting())
+    paydesk_api::reports::zone("timeZone", Some(time_zone), &desk.orders().reporting())
 }
 
 fn period(from: &str, to: &str, tz: Zone) -> CmdResult<Period> {
@@ -102,7 +102,8 @@ pub async fn report_refresh(
     let desk = state.desk().await?;
     let tz = zone(&desk, &time_zone)?;
     let current = period(&from, &to, tz)?;
-    desk.refresh_period(current, std::sync::Arc::default(), |_| {})
+    desk.orders()
+        .refresh_period(current, std::sync::Arc::default(), |_| {})
         .await
 }
 
@@ -121,7 +122,7 @@ pub async fn report_settings(
     if let Some(r) = set {
         home.set_reporting(&name, r.clone())?;
         // The running desk too: its next re-read of the change horizon covers the new days.
-        desk.use_reporting(r)?;
+        desk.orders().use_reporting(r)?;
     }
     home.reporting(&name)
 }

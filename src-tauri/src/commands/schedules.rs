@@ -35,7 +35,7 @@ pub struct Schedules {
 #[specta::specta]
 pub async fn schedules(state: State<'_, AppState>) -> CmdResult<Schedules> {
     let desk = state.desk().await?;
-    let zone = desk.reporting().zone();
+    let zone = desk.orders().reporting().zone();
     let now = desk.now_ms();
     let book = state.home().schedules(&desk.profile.name)?;
     let schedules = book

@@ -51,7 +51,7 @@ pub async fn app_status(state: State<'_, AppState>) -> CmdResult<AppStatus> {
         sandbox: desk.profile.is_sandbox(),
         base_url: desk.base_url().to_string(),
         keyring_service: state.service().to_string(),
-        notify: desk.notify_target(),
+        notify: desk.records().notify_target(),
         version: env!("CARGO_PKG_VERSION").to_string(),
     })
 }
@@ -292,7 +292,7 @@ pub async fn conventions_export(
 }
 
 /// Checks a profile's connection with no money moved (see
-/// `paydesk_core::Desk::check_connection`).
+/// `paydesk_core::desk::Money::check_connection`).
 #[tauri::command]
 #[specta::specta]
 pub async fn profile_check(
@@ -301,5 +301,8 @@ pub async fn profile_check(
     currency: Option<String>,
 ) -> CmdResult<paydesk_core::desk::ConnectionCheck> {
     let open = state.desk_of(&profile).await?;
-    open.desk().check_connection(currency.as_deref()).await
+    open.desk()
+        .money()
+        .check_connection(currency.as_deref())
+        .await
 }

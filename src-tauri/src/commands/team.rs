@@ -4,8 +4,8 @@
 //! four-eyes triggers); these commands only carry its answers.
 
 use paydesk_api::team::PgConfig;
+use paydesk_api::team::{Request, RequestRow, RequestState, Rule, Team, TeamRole};
 use paydesk_core::forms::{CardForm, PayinForm, PayoutForm};
-use paydesk_core::team::{Request, RequestRow, RequestState, Rule, Team, TeamRole};
 use paydesk_core::{CoreError, Desk};
 use serde::Serialize;
 use specta::Type;
@@ -91,7 +91,7 @@ fn not_team() -> CoreError {
 async fn team_of(state: &State<'_, AppState>) -> CmdResult<(std::sync::Arc<Desk>, Team)> {
     let desk = state.desk().await?;
     let d = desk.clone();
-    let team = tokio::task::spawn_blocking(move || d.team())
+    let team = tokio::task::spawn_blocking(move || Team::of(&d))
         .await
         .map_err(internal)??
         .ok_or_else(not_team)?;
@@ -138,7 +138,7 @@ pub async fn team_status(state: State<'_, AppState>) -> CmdResult<Option<TeamSta
         host: cfg.host,
         port: cfg.port,
         database: cfg.database,
-        chain_problem: desk.team_chain_problem().map(str::to_string),
+        chain_problem: desk.journal().team_chain_problem().map(str::to_string),
     }))
 }
 

@@ -6,8 +6,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use paydesk_api::team::{self, Executed, Member, Rule, RuleInput, TeamRole};
 use paydesk_core::CoreError;
-use paydesk_core::team::{self, Executed, Member, Rule, RuleInput, TeamRole};
 use serde::Serialize;
 use specta::Type;
 use tauri::State;

@@ -13,14 +13,14 @@ use crate::state::AppState;
 #[tauri::command]
 #[specta::specta]
 pub async fn views_list(state: State<'_, AppState>, screen: Screen) -> CmdResult<Vec<SavedView>> {
-    state.desk().await?.views(screen)
+    state.desk().await?.orders().views(screen)
 }
 
 /// The view `screen` used last (it opens with it), if it is still there.
 #[tauri::command]
 #[specta::specta]
 pub async fn view_last(state: State<'_, AppState>, screen: Screen) -> CmdResult<Option<SavedView>> {
-    state.desk().await?.last_view(screen)
+    state.desk().await?.orders().last_view(screen)
 }
 
 #[tauri::command]
@@ -32,7 +32,11 @@ pub async fn view_save(
     spec: ViewSpec,
     shared: bool,
 ) -> CmdResult<SavedView> {
-    state.desk().await?.save_view(screen, &name, &spec, shared)
+    state
+        .desk()
+        .await?
+        .orders()
+        .save_view(screen, &name, &spec, shared)
 }
 
 #[tauri::command]
@@ -43,13 +47,13 @@ pub async fn view_update(
     spec: ViewSpec,
     shared: bool,
 ) -> CmdResult<()> {
-    state.desk().await?.update_view(id, &spec, shared)
+    state.desk().await?.orders().update_view(id, &spec, shared)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn view_delete(state: State<'_, AppState>, id: i64) -> CmdResult<()> {
-    state.desk().await?.delete_view(id)
+    state.desk().await?.orders().delete_view(id)
 }
 
 /// Keeps the view `screen` shows now (none: no view) for the next time it opens.
@@ -60,12 +64,12 @@ pub async fn view_use(
     screen: Screen,
     id: Option<i64>,
 ) -> CmdResult<()> {
-    state.desk().await?.use_view(screen, id)
+    state.desk().await?.orders().use_view(screen, id)
 }
 
 /// A relative date range as it applies now, in the business's time zone.
 #[tauri::command]
 #[specta::specta]
 pub async fn relative_range(state: State<'_, AppState>, range: RelativeRange) -> CmdResult<Period> {
-    state.desk().await?.relative_range(range)
+    state.desk().await?.orders().relative_range(range)
 }

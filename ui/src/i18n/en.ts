@@ -2413,6 +2413,12 @@ export const en = {
       "the team's database applied a migration {{file}} this PayDesk does not have (a newer PayDesk's, or another build's): run `team init` with the PayDesk that applied it; nothing was changed",
     teamSchemaSkipped:
       "the team's database applied migration {{later}} but not {{missing}}, which comes before it in this PayDesk: a build that skipped {{missing}} ran `team init` on it; nothing was changed",
+    teamSchemaLegacyBeyond:
+      "the team's database holds an older PayDesk's record with position {{position}}, beyond the {{most}} files such a record can name: another build set it up; run `team init` with that build; nothing was changed",
+    teamSchemaLegacyMissing:
+      "the team's database holds an older PayDesk's record naming position {{position}} as applied, where this PayDesk has migration {{file}}, but {{file}}'s objects are not there: another build set it up; run `team init` with that build; nothing was changed",
+    teamSchemaLegacyExtra:
+      "the team's database holds migration {{file}}'s objects, but its older PayDesk's record does not name position {{position}}, where this PayDesk has {{file}}: another build set it up; run `team init` with that build; nothing was changed",
     jsonObject: "must be a JSON object",
     notJson: "is not valid JSON ({{detail}})",
     pathEmpty: "must name a file",

@@ -2217,6 +2217,12 @@ export const zh: Catalogue = {
       "团队数据库已应用本 PayDesk 没有的迁移 {{file}}（更新的 PayDesk 或其他版本的）：请用应用它的 PayDesk 运行 `team init`；未做任何更改",
     teamSchemaSkipped:
       "团队数据库已应用迁移 {{later}}，但未应用本 PayDesk 中排在它之前的 {{missing}}：一个跳过了 {{missing}} 的版本对它运行过 `team init`；未做任何更改",
+    teamSchemaLegacyBeyond:
+      "团队数据库保存着旧版 PayDesk 的记录，其中有第 {{position}} 位，超出此类记录最多能列出的 {{most}} 个文件：它由另一个版本建立；请用该版本运行 `team init`；未做任何更改",
+    teamSchemaLegacyMissing:
+      "团队数据库中旧版 PayDesk 的记录称第 {{position}} 位已应用（本 PayDesk 在该位置是迁移 {{file}}），但 {{file}} 创建的对象不存在：它由另一个版本建立；请用该版本运行 `team init`；未做任何更改",
+    teamSchemaLegacyExtra:
+      "团队数据库中已有迁移 {{file}} 创建的对象，但其旧版 PayDesk 的记录未列出第 {{position}} 位（本 PayDesk 在该位置是 {{file}}）：它由另一个版本建立；请用该版本运行 `team init`；未做任何更改",
     jsonObject: "必须是 JSON 对象",
     notJson: "不是有效的 JSON（{{detail}}）",
     pathEmpty: "必须指定一个文件",

@@ -49,7 +49,7 @@ fn at(zone: &paydesk_reports::statement::Zone, millis: i64) -> String {
 pub fn balance_cmd(cmd: BalanceCmd, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        let zone = desk.reporting().zone();
+        let zone = desk.orders().reporting().zone();
         match cmd {
             BalanceCmd::History { currency } => {
                 let list = paydesk_api::balances::history(&desk, &currency)?;

@@ -80,7 +80,7 @@ pub fn beneficiaries(cmd: BeneficiariesCmd, g: &Global) -> Result<(), Failure> {
         let desk = open(g).await?;
         match cmd {
             BeneficiariesCmd::List => {
-                let all = desk.beneficiaries()?;
+                let all = desk.records().beneficiaries()?;
                 print(g, &all, || {
                     if all.is_empty() {
                         "The book of payees is empty (`paydesk beneficiaries add NICK`).".into()
@@ -96,7 +96,7 @@ pub fn beneficiaries(cmd: BeneficiariesCmd, g: &Global) -> Result<(), Failure> {
                 country,
                 kind,
             } => {
-                let added = desk.add_beneficiary(&NewBeneficiary {
+                let added = desk.records().add_beneficiary(&NewBeneficiary {
                     nickname,
                     kind: kind.map(|k| match k {
                         PayeeKindArg::Clabe => PayoutKind::Clabe,
@@ -110,7 +110,7 @@ pub fn beneficiaries(cmd: BeneficiariesCmd, g: &Global) -> Result<(), Failure> {
                 print(g, &added, || format!("added: {}", line(&added)))
             }
             BeneficiariesCmd::Approve { id, seal } => {
-                desk.approve_beneficiary(&TeamPayeeRow {
+                desk.records().approve_beneficiary(&TeamPayeeRow {
                     id,
                     sealed_sha256: seal.trim().to_ascii_lowercase(),
                 })?;
@@ -120,13 +120,13 @@ pub fn beneficiaries(cmd: BeneficiariesCmd, g: &Global) -> Result<(), Failure> {
             }
             BeneficiariesCmd::RequireApproval { state } => {
                 let on = state == "on";
-                desk.set_payee_approval(on)?;
+                desk.records().set_payee_approval(on)?;
                 print(g, &serde_json::json!({ "payeeApproval": on }), || {
                     format!("a new payee needs another member's approval: {state}")
                 })
             }
             BeneficiariesCmd::Remove { nickname } => {
-                desk.remove_beneficiary(&nickname)?;
+                desk.records().remove_beneficiary(&nickname)?;
                 print(
                     g,
                     &serde_json::json!({ "removed": nickname.trim() }),
@@ -139,7 +139,7 @@ pub fn beneficiaries(cmd: BeneficiariesCmd, g: &Global) -> Result<(), Failure> {
 
 /// Says on stderr when a payout's account is one the book has never seen.
 pub(super) fn new_payee_note(desk: &Desk, form: &PayoutForm) {
-    if let Ok(p) = desk.payout_preview(form)
+    if let Ok(p) = desk.money().payout_preview(form)
         && p.payee == Some(Payee::New)
     {
         eprintln!(

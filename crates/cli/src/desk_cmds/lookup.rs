@@ -1,4 +1,4 @@
-//! `paydesk orders lookup`: many numbers at once, through `Desk::bulk_lookup`.
+//! `paydesk orders lookup`: many numbers at once, through `Orders::bulk_lookup`.
 
 use std::io::Write as _;
 
@@ -91,6 +91,7 @@ pub async fn run(desk: &Desk, args: LookupArgs, g: &Global) -> Result<(), Failur
         pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let r = desk
+        .orders()
         .bulk_lookup(&text, opts, Arc::new(AtomicBool::new(false)), |p| {
             pb.set_length(u64::from(p.to_ask));
             pb.set_position(u64::from(p.asked));

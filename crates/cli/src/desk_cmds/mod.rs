@@ -83,7 +83,7 @@ fn session() -> Result<Session, Failure> {
 /// start does: the command then sees them as they stand.
 async fn open(g: &Global) -> Result<OpenDesk, Failure> {
     let desk = session()?.open(g.profile.as_deref()).await?;
-    desk.reconcile_all(false).await?;
+    desk.journal().reconcile_all(false).await?;
     Ok(desk)
 }
 

@@ -588,7 +588,7 @@ pub fn card(cmd: CardCmd, g: &Global) -> Result<(), Failure> {
                 }
             }
             CardCmd::History => {
-                let ops = desk.card_operations()?;
+                let ops = desk.money().card_operations()?;
                 return print(g, &ops, || {
                     ops.iter()
                         .map(|o| {
@@ -659,9 +659,10 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
             .clone()
             .unwrap_or_else(|| new_mer_order_no("RV"));
         if a.allow_duplicate {
-            desk.allow_duplicate_once(&reference);
+            desk.journal().allow_duplicate_once(&reference);
         }
         let r = desk
+            .money()
             .review(
                 &reference,
                 &ReviewRequest {
@@ -675,6 +676,7 @@ pub fn review(a: ReviewArgs, g: &Global) -> Result<(), Failure> {
         // The evidence kept of each file sent (text only: `--json` prints the receipt).
         if !g.json
             && let Some(s) = desk
+                .money()
                 .review_submissions(Some(a.trade_no.trim()))?
                 .into_iter()
                 .find(|s| s.reference == reference)
@@ -765,7 +767,7 @@ async fn bulk(
     how: BulkRun,
 ) -> Result<(), Failure> {
     use paydesk_core::bulk;
-    let mut checked = desk.bulk_read(file)?;
+    let mut checked = desk.money().bulk_read(file)?;
     checked.with_default_purpose(&how.purpose, desk.profile.safety.purpose_required)?;
     for e in &checked.errors {
         eprintln!(
@@ -775,7 +777,7 @@ async fn bulk(
             paydesk_gateway::redact::terminal_safe(&e.rule, 1_000)
         );
     }
-    let plan = desk.bulk_plan_fresh(&checked).await?;
+    let plan = desk.money().bulk_plan_fresh(&checked).await?;
     new_payee_rows(&plan);
     for r in plan
         .rows
@@ -916,6 +918,7 @@ async fn bulk(
         pb.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let results = desk
+        .money()
         .bulk_payouts(&checked, how.include_held, Some(expected), |done, _| {
             pb.set_position(done as u64)
         })

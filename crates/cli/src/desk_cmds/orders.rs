@@ -156,7 +156,7 @@ impl FilterArgs {
     fn filter(self, desk: &paydesk_core::Desk) -> Result<OrderFilter, Failure> {
         if let Some(name) = &self.view {
             let name = name.trim();
-            let views = desk.views(paydesk_core::views::Screen::Orders)?;
+            let views = desk.orders().views(paydesk_core::views::Screen::Orders)?;
             let v = views
                 .iter()
                 .find(|v| v.name.eq_ignore_ascii_case(name))
@@ -248,7 +248,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
         let desk = open(g).await?;
         match cmd {
             OrdersCmd::Sync { days, full, window_hours } => {
-                let mut opts = desk.sync_options(days);
+                let mut opts = desk.orders().sync_options(days);
                 opts.full = full;
                 opts.window_hours = window_hours;
                 let pb = sync_bar();
@@ -300,7 +300,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 })
             }
             OrdersCmd::List { filter, limit, offset } => {
-                let page = desk.orders(&filter.filter(&desk)?, offset, limit)?;
+                let page = desk.orders().page(&filter.filter(&desk)?, offset, limit)?;
                 let dict = desk.dictionary().clone();
                 print(g, &page, || {
                     let mut out = vec![format!("{} orders match; showing {}", page.total, page.rows.len())];
@@ -318,7 +318,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 })
             }
             OrdersCmd::Show { trade_no } => {
-                let d = desk.order_detail(&trade_no).await?;
+                let d = desk.orders().order_detail(&trade_no).await?;
                 print(g, &d, || {
                     let covers = match d.signature {
                         Some(paydesk_gateway::SignatureStatus::Verified) => format!(
@@ -347,7 +347,7 @@ pub fn orders(cmd: OrdersCmd, g: &Global) -> Result<(), Failure> {
                 })
             }
             OrdersCmd::Views => {
-                let views = desk.views(paydesk_core::views::Screen::Orders)?;
+                let views = desk.orders().views(paydesk_core::views::Screen::Orders)?;
                 let names: Vec<&str> = views.iter().map(|v| v.name.as_str()).collect();
                 print(g, &names, || {
                     if names.is_empty() {

@@ -361,7 +361,8 @@ pub fn profile(cmd: ProfileCmd, g: &Global) -> Result<(), Failure> {
             let name = which(name)?;
             let report = runtime()?.block_on(async {
                 let desk = session.open(Some(&name)).await?;
-                desk.check_connection(currency.as_deref())
+                desk.money()
+                    .check_connection(currency.as_deref())
                     .await
                     .map_err(Failure::from)
             })?;

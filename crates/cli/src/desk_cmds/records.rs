@@ -5,7 +5,7 @@ use super::*;
 pub fn refund(trade_no: String, refund_no: String, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        let r = desk.refund(&trade_no, &refund_no).await?;
+        let r = desk.money().refund(&trade_no, &refund_no).await?;
         let dict = desk.dictionary().clone();
         print(g, &r, || {
             let meaning = dict
@@ -27,7 +27,7 @@ pub fn refund(trade_no: String, refund_no: String, g: &Global) -> Result<(), Fai
 pub fn balance(currency: Vec<String>, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        let out = desk.balances(&currency).await?;
+        let out = desk.money().balances(&currency).await?;
         if out.is_empty() {
             return Err(Failure::Input(
                 "no currency to ask about: the cache has no orders yet; name one with --currency"
@@ -125,19 +125,19 @@ pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
                             .map_err(|_| Failure::Input(format!("--status: unknown status {s:?}")))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                desk.journal_entries(&statuses, limit)?
+                desk.journal().entries(&statuses, limit)?
             }
             JournalCmd::Reconcile { mer_order_no, id } => {
                 let one = match (mer_order_no, id) {
-                    (Some(no), _) => Some(desk.journal_entry_by_number(&no)?.ok_or_else(|| {
+                    (Some(no), _) => Some(desk.journal().entry_by_number(&no)?.ok_or_else(|| {
                         Failure::Input(format!("--mer-order-no: no journal entry {no:?}"))
                     })?),
-                    (None, Some(id)) => Some(desk.journal_entry(id)?),
+                    (None, Some(id)) => Some(desk.journal().entry(id)?),
                     (None, None) => None,
                 };
                 let entries = match one {
-                    Some(e) => vec![desk.reconcile_entry(&e, true).await?],
-                    None => desk.reconcile_all(true).await?,
+                    Some(e) => vec![desk.journal().reconcile_entry(&e, true).await?],
+                    None => desk.journal().reconcile_all(true).await?,
                 };
                 return show_reconciled(g, &entries);
             }
@@ -146,9 +146,9 @@ pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
                 done,
                 retry: _,
                 reason,
-            } => vec![desk.resolve_entry(id, done, &reason)?],
+            } => vec![desk.journal().resolve_entry(id, done, &reason)?],
             JournalCmd::Attention => {
-                let items = desk.needs_attention(1000)?;
+                let items = desk.journal().needs_attention(1000)?;
                 return print(g, &items, || {
                     if items.is_empty() {
                         return "nothing needs attention".into();
@@ -168,7 +168,7 @@ pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
                 });
             }
             JournalCmd::Resend { id, account } => {
-                let e = desk.journal_entry(id)?;
+                let e = desk.journal().entry(id)?;
                 if is_payin(e.operation) {
                     if account.is_some() {
                         return Err(Failure::Input(format!(
@@ -186,7 +186,7 @@ pub fn journal(cmd: JournalCmd, g: &Global) -> Result<(), Failure> {
                         None
                     };
                     vec![
-                        desk.resend_payin(id, tax_id.as_deref().map(String::as_str))
+                        desk.journal().resend_payin(id, tax_id.as_deref().map(String::as_str))
                             .await?
                             .entry,
                     ]
@@ -394,7 +394,7 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
         match cmd {
             AuditCmd::NewLog => Ok(()),
             AuditCmd::Archived { archive: None, .. } => {
-                let list = desk.audit_archives()?;
+                let list = desk.journal().audit_archives()?;
                 print(g, &list, || {
                     if list.is_empty() {
                         return "no audit log was set aside".into();
@@ -414,7 +414,7 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
                 archive: Some(n),
                 limit,
             } => {
-                let rows = desk.audit_archived_rows(n, limit)?;
+                let rows = desk.journal().audit_archived_rows(n, limit)?;
                 print(g, &rows, || {
                     let mut lines = vec![format!(
                         "archive {n}: sealed with a lost key, kept as written but not checkable"
@@ -424,10 +424,10 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
                 })
             }
             AuditCmd::Verify => {
-                let check = desk.audit_verify()?;
+                let check = desk.journal().audit_verify()?;
                 // On a team desk: what the check against this desk's keyring anchor found
                 // when it connected (a cut or rewritten team chain), said here too.
-                let team_problem = desk.team_chain_problem();
+                let team_problem = desk.journal().team_chain_problem();
                 print(g, &check, || {
                     let head = match &check.problem {
                         None => format!("audit chain intact: {} rows", check.rows),
@@ -456,7 +456,7 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
                 operation,
                 force,
             } => {
-                let n = desk.export_audit(
+                let n = desk.journal().export_audit(
                     &paydesk_core::audit::AuditFilter {
                         operation,
                         ..Default::default()
@@ -469,7 +469,7 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
                 })
             }
             AuditCmd::List { operation, limit } => {
-                let rows = desk.audit_list(&paydesk_core::audit::AuditFilter {
+                let rows = desk.journal().audit_list(&paydesk_core::audit::AuditFilter {
                     operation,
                     limit: Some(limit),
                     ..Default::default()
@@ -488,7 +488,7 @@ pub fn audit(cmd: AuditCmd, g: &Global) -> Result<(), Failure> {
 pub fn reversals(trade_no: Option<String>, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        let rows = desk.reversals(trade_no.as_deref())?;
+        let rows = desk.orders().reversals(trade_no.as_deref())?;
         print(g, &rows, || {
             rows.iter()
                 .map(|r| {
@@ -527,7 +527,7 @@ pub fn events(cmd: EventsCmd, g: &Global) -> Result<(), Failure> {
         let desk = open(g).await?;
         match cmd {
             EventsCmd::List { limit } => {
-                let rows = desk.notifications(limit)?;
+                let rows = desk.records().notifications(limit)?;
                 print(g, &rows, || {
                     rows.iter()
                         .map(|n| {
@@ -546,7 +546,7 @@ pub fn events(cmd: EventsCmd, g: &Global) -> Result<(), Failure> {
             EventsCmd::Verify => {
                 let body = paydesk_core::input::read_stdin(paydesk_core::input::MAX_DOCUMENT_BYTES)
                     .map_err(Failure::Input)?;
-                let r = desk.verify_notification(&body)?;
+                let r = desk.records().verify_notification(&body)?;
                 print(g, &r, || match &r.problem {
                     None => format!("valid: {} notification for {}", r.kind, r.trade_no),
                     Some(p) => format!("invalid: {p}"),
@@ -568,7 +568,7 @@ pub fn events(cmd: EventsCmd, g: &Global) -> Result<(), Failure> {
 pub fn review_queue(g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        let rows = desk.review_queue()?;
+        let rows = desk.records().review_queue()?;
         print(g, &rows, || {
             if rows.is_empty() {
                 return "no bank-transfer order needs or has review documents".into();
@@ -609,7 +609,7 @@ fn age(s: i64) -> String {
 pub fn review_match(paths: Vec<String>, g: &Global) -> Result<(), Failure> {
     runtime()?.block_on(async {
         let desk = open(g).await?;
-        let rows = desk.review_match(&paths)?;
+        let rows = desk.records().review_match(&paths)?;
         print(g, &rows, || {
             rows.iter()
                 .map(|m| match (&m.trade_no, m.status) {

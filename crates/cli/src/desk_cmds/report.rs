@@ -181,8 +181,8 @@ fn reconcile(
         let mut to = to;
         if now && !offline {
             let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            desk.refresh_horizon(cancel, |_| {}).await?;
-            to = Some(desk.balance(&currency).await?.taken_at);
+            desk.orders().refresh_horizon(cancel, |_| {}).await?;
+            to = Some(desk.money().balance(&currency).await?.taken_at);
         }
         let r = desk.reconcile_snapshots(&currency, from, to)?;
         print(g, &r, || {
@@ -308,7 +308,7 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
             None
         } else {
             let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            Some(desk.refresh_period(period, cancel, |_| {}).await?)
+            Some(desk.orders().refresh_period(period, cancel, |_| {}).await?)
         };
         let as_of = match &refreshed {
             Some(r) => format!(
@@ -322,7 +322,7 @@ pub fn report(cmd: ReportCmd, g: &Global) -> Result<(), Failure> {
                     String::new()
                 }
             ),
-            None => match desk.last_synced()? {
+            None => match desk.orders().last_synced()? {
                 Some(t) => format!(
                     "figures as of the sync at {} (offline: not read again)",
                     zone.format(t, "%Y-%m-%d %H:%M:%S")

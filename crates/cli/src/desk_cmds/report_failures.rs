@@ -33,7 +33,7 @@ pub(super) fn run(
             // Both periods at once: the one before ends where this one starts.
             let both = paydesk_reports::statement::Period::new(period.previous().from, period.to)?;
             let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-            desk.refresh_period(both, cancel, |_| {}).await?;
+            desk.orders().refresh_period(both, cancel, |_| {}).await?;
         }
         let r = desk.failures(period, zone)?;
         print(g, &r, || text(&r, &zone, offline))

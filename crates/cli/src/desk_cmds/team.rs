@@ -2,8 +2,8 @@
 //! requests, approvals, and the signer's worker.
 
 use paydesk_api::team::PgConfig;
+use paydesk_api::team::{self, Request, RequestState, RuleInput, Team, TeamRole};
 use paydesk_core::forms::CardMove;
-use paydesk_core::team::{self, Request, RequestState, RuleInput, Team, TeamRole};
 
 use super::*;
 
@@ -503,7 +503,7 @@ pub fn team(cmd: TeamCmd, g: &Global) -> Result<(), Failure> {
             per_day,
             day_zone,
         }) => {
-            let limit = paydesk_core::team::MemberLimit {
+            let limit = team::MemberLimit {
                 member,
                 currency,
                 per_payout,

@@ -1,7 +1,7 @@
 //! The payroll benchmarks' yardstick: the sandbox in a child process (the benchmark
 //! started again with `--serve`), and an independent client, a Python program signing
 //! each payout with `cryptography` and sending them one at a time over one kept-alive
-//! connection. Shared by `bulk_bench` and `team_bulk_bench`.
+//! connection. Shared by `bulk_bench` and `team_bulk_bench` (in `crates/team/examples`).
 
 use std::io::{BufRead, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};

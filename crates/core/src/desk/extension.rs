@@ -1,8 +1,8 @@
 //! What a crate that extends the desk (the reports of `paydesk-reports`) reads of it: its
-//! store, its clock, and its audit log. The desk's other state stays its own.
+//! store and its clock (its audit log through `desk.journal().audit_operation`). The
+//! desk's other state stays its own.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use super::Desk;
 use crate::store::Store;
@@ -16,17 +16,5 @@ impl Desk {
     /// Now, by the desk's clock (UTC millis): what a decision that depends on time reads.
     pub fn now_ms(&self) -> i64 {
         self.clock.now_ms()
-    }
-
-    /// Appends an operation that started at `started` to the audit log, with its result
-    /// (what every operation of the desk does; a failure to append is logged, as there).
-    pub fn audit_operation(
-        &self,
-        operation: &str,
-        identifiers: String,
-        result: &str,
-        started: Instant,
-    ) {
-        self.audit(operation, identifiers, result, started);
     }
 }

@@ -3,50 +3,38 @@
 //! submit and reconcile, and the audit trail; orders, money and queries in the
 //! submodules.
 
-mod attention;
-mod beneficiaries;
-mod bulk_lookup;
-mod bulk_send;
-mod check;
-mod customer;
 mod extension;
-mod follow_up;
-mod funds;
-mod lost_audit;
-mod made;
+mod journal;
 mod money;
-mod notified;
 mod orders;
-mod purpose;
-mod queries;
-mod refresh;
-mod resend_payin;
-mod review_desk;
-mod same_payout;
-mod timeline;
-mod views;
+mod records;
 
-pub use attention::{Attention, AttentionAction};
-pub use bulk_lookup::{
+pub use journal::Journal;
+pub use money::Money;
+pub use orders::Orders;
+pub use records::Records;
+
+pub use journal::attention::{Attention, AttentionAction};
+pub use journal::lost_audit::{
+    LostAuditKey, NEW_LOG_OPERATION, NewAuditLog, audit_key_lost, start_new_audit_log,
+};
+pub use journal::resend_payin::PAYIN_TAX_ID;
+pub use money::check::{CheckItem, CheckOutcome, ConnectionCheck};
+pub use money::funds::Funds;
+pub use money::payments::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
+pub use orders::bulk_lookup::{
     Found, GatewayAsked, LookupOptions, LookupProgress, LookupReport, LookupRow, RejectReason,
     RejectedLine, parse_numbers,
 };
-pub use check::{CheckItem, CheckOutcome, ConnectionCheck};
-pub use customer::{Customer, customer_of};
-pub use follow_up::Synced;
-pub use funds::Funds;
-pub use lost_audit::{
-    LostAuditKey, NEW_LOG_OPERATION, NewAuditLog, audit_key_lost, start_new_audit_log,
-};
-pub use money::{CardOperation, CardSummary, ReviewRequest, ReviewSubmission};
-pub use notified::OrderReversals;
-pub use queries::{
+pub use orders::customer::{Customer, customer_of};
+pub use orders::follow_up::Synced;
+pub use orders::queries::{
     BalanceResult, BalanceSnapshot, Dashboard, DayFigures, Event, QueryType, Reversal,
 };
-pub use refresh::Refreshed;
-pub use resend_payin::PAYIN_TAX_ID;
-pub use timeline::TimelineEvent;
-pub use views::SavedView;
+pub use orders::refresh::Refreshed;
+pub use orders::timeline::TimelineEvent;
+pub use orders::views::SavedView;
+pub use records::notified::OrderReversals;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -62,8 +50,8 @@ use serde_json::Value;
 use crate::audit::{self, Record};
 use crate::endpoint::{Endpoint, SandboxControl};
 use crate::error::{CoreError, CoreResult};
-use crate::journal::{self, Begin, Claim, Entry, Guard, Intent, Outcome, Status};
-use crate::profile::{Home, NotifyTarget, Profile};
+use crate::journal::{Begin, Claim, Entry, Guard, Intent, Outcome, Status};
+use crate::profile::{Home, Profile};
 use crate::secrets::Secrets;
 use crate::store::Store;
 use crate::store::orders::CachedOrder;
@@ -162,10 +150,10 @@ pub struct Desk {
     /// opens: a change takes effect at the next opening).
     conventions: paydesk_gateway::Conventions,
     /// The profile's reporting settings (business zone, change horizon), read at opening
-    /// and replaced when the running desk's settings are set ([`Desk::use_reporting`]).
+    /// and replaced when the running desk's settings are set ([`Orders::use_reporting`]).
     reporting: Mutex<crate::profile::Reporting>,
     /// The profile's payout limits (issue 35) as last read from the home (they are read
-    /// again for each check, [`Desk::limits`]), or as set by [`Desk::set_limits`].
+    /// again for each check, [`Money::limits`]), or as set by [`Money::set_limits`].
     limits: Mutex<crate::limits::Limits>,
     /// The home the profile was opened from: its limits are read again for each check.
     home: crate::profile::Home,
@@ -488,9 +476,12 @@ impl Desk {
     ) -> CoreResult<Option<Entry>> {
         // Only an entry of the same kind of order is this row's: a payin that happens
         // to carry the number of a payout row says nothing of the payout.
-        let ops = journal::JournalOperation::ALL.into_iter().filter(|op| {
-            *op != journal::JournalOperation::V1TransferOrderSubmit && journal::kind_of(*op) == kind
-        });
+        let ops = crate::journal::JournalOperation::ALL
+            .into_iter()
+            .filter(|op| {
+                *op != crate::journal::JournalOperation::V1TransferOrderSubmit
+                    && crate::journal::kind_of(*op) == kind
+            });
         for op in ops {
             let entry =
                 self.store
@@ -505,7 +496,7 @@ impl Desk {
 
     /// Opens `profile_name` on the gateway `endpoint` names. Nothing goes over the
     /// network: outcomes left unknown by an earlier run are reconciled by
-    /// [`Desk::reconcile_all`], which the caller runs after opening (the app in the
+    /// [`Journal::reconcile_all`], which the caller runs after opening (the app in the
     /// background, the CLI before its command).
     pub fn open(
         home: &Home,
@@ -595,12 +586,12 @@ impl Desk {
             // second link, so a long sync batch never holds up the journal.
             Some(cfg) => {
                 // A member authenticated by a client certificate may keep no password.
-                let password = crate::team::member_password(cfg, &secrets, &profile.name)?;
-                crate::team::open_store(
+                let password = crate::team_member::member_password(cfg, &secrets, &profile.name)?;
+                crate::team_member::open_store(
                     cfg,
                     password.expose(),
                     profile.mer_no as i64,
-                    crate::team::Links::JournalAndCache,
+                    crate::team_member::Links::JournalAndCache,
                 )?
             }
             None => Store::open_sqlite(&path)?,
@@ -618,8 +609,8 @@ impl Desk {
         }
         // A desk's own log with rows sealed by a key the keyring no longer holds: a new
         // key made in silence would make them read as tampered with. Refused, naming it.
-        if let Some(lost) = lost_audit::lost_in(&store, &secrets, &profile.name)? {
-            return Err(lost_audit::lost_key_error(&lost));
+        if let Some(lost) = journal::lost_audit::lost_in(&store, &secrets, &profile.name)? {
+            return Err(journal::lost_audit::lost_key_error(&lost));
         }
         let audit_key = secrets.audit_key(&profile.name)?;
         let team_chain_problem = match store.team_db() {
@@ -668,57 +659,6 @@ impl Desk {
         Ok(desk)
     }
 
-    /// Where notifications about orders made here go.
-    pub fn notify_target(&self) -> NotifyTarget {
-        if self.profile.notifies_desk() {
-            return NotifyTarget::Desk {
-                url: lock(&self.notify_url).clone(),
-            };
-        }
-        if self.profile.notify_url.is_empty() {
-            NotifyTarget::Missing
-        } else {
-            NotifyTarget::Profile {
-                url: self.profile.notify_url.clone(),
-            }
-        }
-    }
-
-    /// The `notifyUrl` to put on payins and payouts made here.
-    pub fn notify_url(&self) -> CoreResult<String> {
-        match self.notify_target() {
-            NotifyTarget::Profile { url } | NotifyTarget::Desk { url: Some(url) } => Ok(url),
-            // The built-in sandbox from the CLI: no receiver runs; the sandbox's own
-            // origin stands in (its notifications are kept in its state either way).
-            NotifyTarget::Desk { url: None } if self.profile.is_sandbox() => Ok(format!(
-                "{}/notify",
-                self.profile.origin.trim_end_matches('/')
-            )),
-            // No receiver runs here (the CLI): the profile's own URL, if it has one.
-            NotifyTarget::Desk { url: None } if !self.profile.notify_url.is_empty() => {
-                Ok(self.profile.notify_url.clone())
-            }
-            NotifyTarget::Desk { url: None } => Err(CoreError::keyed(
-                "notifyUrl",
-                "this profile receives notifications at the desk, whose receiver runs only in \
-                 the app; set a notifyUrl on the profile to create orders from here",
-                "notifyAtDeskCli",
-                &[],
-            )),
-            NotifyTarget::Missing => Err(CoreError::keyed(
-                "notifyUrl",
-                crate::profile::NOTIFY_URL_RULE,
-                "notifyUrlRequired",
-                &[],
-            )),
-        }
-    }
-
-    /// The desk's own notification endpoint runs at `url` (set by the layer that runs it).
-    pub fn set_notify_url(&self, url: &str) {
-        *lock(&self.notify_url) = Some(url.to_string());
-    }
-
     /// Sets where "now" comes from for the journal's timing rules and the times its
     /// store writes (a test moves a [`crate::clock::ShiftedClock`] instead of sleeping).
     pub fn set_clock(&mut self, clock: Arc<dyn crate::clock::Clock>) {
@@ -757,11 +697,11 @@ impl Desk {
 
     /// This desk's member's connection to the team, on a team profile: who the member
     /// is and what the database lets them do (read from the database each time).
-    pub fn team(&self) -> CoreResult<Option<crate::team::Team>> {
+    pub fn team(&self) -> CoreResult<Option<crate::team_member::TeamMember>> {
         self.store
             .team_db()
             .map(|link| {
-                crate::team::Team::on(link.clone())
+                crate::team_member::TeamMember::on(link.clone())
                     .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
             })
             .transpose()
@@ -812,44 +752,10 @@ impl Desk {
                 .shows(crate::store::journal::kind_of(e.operation))
     }
 
-    /// Opens a value a maker's desk sealed to the team's signers (see `team`), with this
-    /// desk's merchant key.
-    pub(crate) fn unseal_for_team(&self, label: &[u8], sealed: &str) -> CoreResult<String> {
-        crate::team::unseal(self.client()?.private_key().pkcs8_der(), label, sealed)
-    }
-
-    /// On a team desk, why the team's audit chain failed this desk's check when it
-    /// connected (rewritten or cut history); `None` when it held.
-    pub fn team_chain_problem(&self) -> Option<&str> {
-        self.team_chain_problem.get().map(String::as_str)
-    }
-
-    /// On a team desk, checks the team's audit chain again from this desk's keyring
-    /// anchor to its head, and moves the anchor to that head when it holds: so history
-    /// cut or rewritten after this desk connected is seen at its next own step or worker
-    /// round, not only at its next connect. Returns the problem, if any (kept for the
-    /// desk's life); `Ok(None)` on a single desk.
-    pub fn recheck_team_chain(&self) -> CoreResult<Option<&str>> {
-        if let Some(link) = self.store.team_db()
-            && self.team_chain_problem.get().is_none()
-        {
-            let anchor = self.secrets.audit_anchor(&self.profile.name)?;
-            if let Some(why) = check_team_chain(
-                &self.secrets,
-                &self.profile.name,
-                link.as_ref(),
-                anchor.as_ref(),
-            )? {
-                let _ = self.team_chain_problem.set(why);
-            }
-        }
-        Ok(self.team_chain_problem())
-    }
-
     /// On a team desk, checks the team's audit chain from this desk's anchor every
-    /// `every` while the desk lives ([`Desk::recheck_team_chain`]), so a desk left open
+    /// `every` while the desk lives ([`Journal::recheck_team_chain`]), so a desk left open
     /// and idle, a viewer's too, sees history cut or rewritten without a step of its own:
-    /// the problem is logged as an error and kept ([`Desk::team_chain_problem`], which the
+    /// the problem is logged as an error and kept ([`Journal::team_chain_problem`], which the
     /// app shows), as at connect. Ends when the desk is dropped or once a problem is
     /// found (it stays for the desk's life). `None` on a single desk.
     pub fn watch_team_chain(
@@ -862,11 +768,11 @@ impl Desk {
             loop {
                 tokio::time::sleep(every).await;
                 let Some(d) = desk.upgrade() else { return };
-                if d.team_chain_problem().is_some() {
+                if d.journal().team_chain_problem().is_some() {
                     return;
                 }
                 let checked = tokio::task::spawn_blocking(move || {
-                    let found = d.recheck_team_chain().map(|p| p.is_some());
+                    let found = d.journal().recheck_team_chain().map(|p| p.is_some());
                     (d, found)
                 })
                 .await;
@@ -893,29 +799,6 @@ impl Desk {
     /// high-water mark of its last big query. The next query reads from the OS cache.
     pub fn release_memory(&self) -> CoreResult<()> {
         self.store.shrink_memory()
-    }
-
-    /// The merchant's currencies as the desk knows them: those of its cached orders and
-    /// of its balance snapshots, sorted, each once (what forms offer first).
-    pub fn currencies(&self) -> CoreResult<Vec<String>> {
-        let mut all = self.store.orders().distinct_currencies()?;
-        all.extend(
-            self.store
-                .balances()
-                .latest()?
-                .into_iter()
-                .map(|b| b.currency),
-        );
-        all.retain(|c| !c.trim().is_empty());
-        all.sort();
-        all.dedup();
-        Ok(all)
-    }
-
-    /// Records an event of the desk itself, not a gateway call (an unlock of its idle
-    /// lock, refused or accepted), in its audit log.
-    pub fn audit_event(&self, operation: &str, identifiers: String, result: &str) {
-        self.audit(operation, identifiers, result, Instant::now());
     }
 
     fn audit(&self, operation: &str, identifiers: String, result: &str, started: Instant) {
@@ -955,7 +838,7 @@ impl Desk {
             // row's calls.
             Ok(_) if self.profile.team.is_some() && APPROVED_REQUEST.try_with(|_| ()).is_ok() => {}
             Ok(_) if self.profile.team.is_some() => {
-                if let Err(e) = self.recheck_team_chain() {
+                if let Err(e) = self.journal().recheck_team_chain() {
                     tracing::warn!(error = %e, operation, "the team's audit chain not checked again");
                 }
             }
@@ -1077,7 +960,7 @@ impl Desk {
     }
 
     /// A query (nothing moves): sent, audited, answered.
-    pub async fn query<O: Operation>(
+    pub(crate) async fn query<O: Operation>(
         &self,
         op: &O,
         identifiers: String,
@@ -1099,13 +982,6 @@ impl Desk {
         }
     }
 
-    /// Lets the next submit of `mer_order_no` go ahead although the same intent is in
-    /// the journal under another number: the operator confirmed a second, deliberate
-    /// one. The override is written to the audit log when it is used.
-    pub fn allow_duplicate_once(&self, mer_order_no: &str) {
-        lock(&self.allowed_duplicates).insert(mer_order_no.trim().to_string());
-    }
-
     fn guard(&self, allow_duplicate: bool) -> Guard {
         Guard {
             window_ms: i64::from(self.profile.safety.duplicate_window_hours) * 3_600_000,
@@ -1113,7 +989,7 @@ impl Desk {
         }
     }
 
-    /// The fingerprint of an operation's request ([`journal::fingerprint`]), its
+    /// The fingerprint of an operation's request ([`crate::journal::fingerprint`]), its
     /// payment method (a header, not a member) included. Made from the request's
     /// members, not its signed body: the signature is no part of the intent, and a
     /// bulk plan fingerprints every row without signing it.
@@ -1123,22 +999,26 @@ impl Desk {
             Some(t) => format!("{}/{t}", O::NAME),
             None => O::NAME.to_string(),
         };
-        Ok(journal::fingerprint(self.intent_key.expose(), &name, &body))
+        Ok(crate::journal::fingerprint(
+            self.intent_key.expose(),
+            &name,
+            &body,
+        ))
     }
 
     /// A keyed digest for this profile (bulk row numbers).
     pub(crate) fn keyed(&self, text: &str, bytes: usize) -> String {
-        journal::keyed_digest(self.intent_key.expose(), text, bytes)
+        crate::journal::keyed_digest(self.intent_key.expose(), text, bytes)
     }
 
     /// Sends an operation that moves money or submits data, through the journal:
     /// the intent is committed before the request leaves, `mer_order_no` is the entry's
     /// fixed key, and an existing entry is never sent twice. A new number for an intent
     /// that is unresolved or was accepted lately is refused ([`CoreError::Duplicate`])
-    /// unless [`Desk::allow_duplicate_once`] confirmed it; an existing number with
+    /// unless [`Journal::allow_duplicate_once`] confirmed it; an existing number with
     /// another request is refused. An unknown entry is looked up, and sent again (same
     /// number) only once the lookups prove it is not at the gateway.
-    pub async fn submit<O: Operation>(
+    pub(crate) async fn submit<O: Operation>(
         &self,
         op: &O,
         mer_order_no: &str,
@@ -1195,7 +1075,7 @@ impl Desk {
         if allow_duplicate {
             self.earlier_intents_known(&fp, mer_order_no).await?;
         }
-        let why = purpose::current();
+        let why = records::purpose::current();
         let intent = Intent {
             operation: O::NAME,
             mer_order_no,
@@ -1216,8 +1096,8 @@ impl Desk {
                     .journal()
                     .begin(&self.profile.name, intent, guard)?,
                 Some((currency, amount, per_day, since_ms)) => {
-                    let within = journal::DayLimit {
-                        operations: &funds::PAYOUTS,
+                    let within = crate::journal::DayLimit {
+                        operations: &money::funds::PAYOUTS,
                         currency,
                         amount: *amount,
                         per_day: *per_day,
@@ -1271,7 +1151,9 @@ impl Desk {
                 Begin::Resend(e, claim) => (e, claim),
                 Begin::Exists(e) => {
                     let e = match e.status {
-                        Status::Unknown | Status::Sending => self.reconcile_entry(&e, true).await?,
+                        Status::Unknown | Status::Sending => {
+                            self.journal().reconcile_entry(&e, true).await?
+                        }
                         _ => e,
                     };
                     if e.status == Status::Pending {
@@ -1530,8 +1412,8 @@ impl Desk {
         let verified = answer.signature == paydesk_gateway::SignatureStatus::Verified;
         let intended = crate::lookup::Intended {
             mer_order_no,
-            money: made::intended_money(entry),
-            kind: made::intended_kind(entry),
+            money: orders::made::intended_money(entry),
+            kind: orders::made::intended_kind(entry),
         };
         let known_kind = |trade_no: &str| {
             self.store
@@ -1550,18 +1432,6 @@ impl Desk {
                 reason: format!("the order list for merOrderNo {mer_order_no} {why}"),
             }),
         }
-    }
-
-    /// Looks an entry up at the gateway (order list by `merOrderNos`), under a claim in
-    /// the database so that two processes never look up or send one entry at once.
-    /// Found means accepted. Not found means "not found yet" until the profile's grace
-    /// period since the request left has passed and enough lookups were made; only
-    /// then is it pending (safe to send again, with the same `merOrderNo`). A failed
-    /// lookup puts the next one off with backoff. Not due yet (`force` false): as is.
-    pub async fn reconcile_entry(&self, e: &Entry, force: bool) -> CoreResult<Entry> {
-        self.reconcile_entry_unseen(e, force)
-            .await
-            .map(|e| self.as_seen(e))
     }
 
     /// An entry as this desk sees it: whether the gateway's list can prove where it
@@ -1678,112 +1548,6 @@ impl Desk {
         Ok(journal.get(e.id)?.unwrap_or(e))
     }
 
-    /// Reconciles every unknown outcome that is due (at every start), or every one
-    /// now (`force`: an operator asked).
-    pub async fn reconcile_all(&self, force: bool) -> CoreResult<Vec<Entry>> {
-        if !self.holds_key() {
-            // A team desk without the key: the team's signer reconciles the journal.
-            return Ok(Vec::new());
-        }
-        let pending = self.store.journal().unresolved(&self.profile.name)?;
-        let mut out = Vec::new();
-        for e in pending {
-            out.push(self.reconcile_entry(&e, force).await?);
-        }
-        Ok(out)
-    }
-
-    /// An operator's resolution of an outcome the gateway cannot be asked about (a card
-    /// withdrawal, a review submission): `done` marks it accepted, otherwise it becomes
-    /// pending, to be sent again with the same reference. The reason is kept on the
-    /// entry and in the audit log.
-    pub fn resolve_entry(&self, id: i64, done: bool, reason: &str) -> CoreResult<Entry> {
-        let reason = reason.trim();
-        if reason.chars().count() < 3 {
-            return Err(CoreError::keyed(
-                "reason",
-                "say why (at least 3 characters): what you checked",
-                "resolveReason",
-                &[],
-            ));
-        }
-        let e = self.journal_entry(id)?;
-        if !matches!(e.status, Status::Unknown | Status::Sending) {
-            return Err(CoreError::keyed(
-                "id",
-                format!(
-                    "journal #{id} is {}, not unknown: nothing to resolve",
-                    e.status.as_str()
-                ),
-                "resolveNotUnknown",
-                &[
-                    ("id", id.to_string()),
-                    ("status", e.status.as_str().to_string()),
-                ],
-            ));
-        }
-        if self.listable(&e) {
-            return Err(CoreError::keyed(
-                "id",
-                format!(
-                    "journal #{id} ({}) can be looked up at the gateway: reconcile it instead",
-                    e.operation
-                ),
-                "resolveLookUp",
-                &[("id", id.to_string())],
-            ));
-        }
-        let Some((_, claim)) = self.store.journal().claim(id)? else {
-            return Err(CoreError::keyed(
-                "id",
-                format!(
-                    "journal #{id} is being sent or looked up right now: try again in a moment"
-                ),
-                "resolveBusy",
-                &[("id", id.to_string())],
-            ));
-        };
-        let note = format!(
-            "{} by {}: {reason}",
-            if done { "marked done" } else { "to send again" },
-            self.profile.operator
-        );
-        self.store.journal().resolve(id, &claim, done, &note)?;
-        self.audit(
-            "journal_resolve",
-            format!("id={id} merOrderNo={}", e.mer_order_no),
-            if done { "done" } else { "retry" },
-            Instant::now(),
-        );
-        self.journal_entry(id)
-    }
-
-    pub fn journal_entries(&self, statuses: &[Status], limit: i64) -> CoreResult<Vec<Entry>> {
-        Ok(self
-            .store
-            .journal()
-            .list(&self.profile.name, statuses, &[], limit)?
-            .into_iter()
-            .map(|e| self.as_seen(e))
-            .collect())
-    }
-
-    /// The newest entries of these operations (e.g. `v2.payout`), whatever their status.
-    pub fn journal_entries_of(
-        &self,
-        operations: &[journal::JournalOperation],
-        limit: i64,
-    ) -> CoreResult<Vec<Entry>> {
-        let names: Vec<&str> = operations.iter().map(|o| o.name()).collect();
-        Ok(self
-            .store
-            .journal()
-            .list(&self.profile.name, &[], &names, limit)?
-            .into_iter()
-            .map(|e| self.as_seen(e))
-            .collect())
-    }
-
     /// An operation's outcome as a receipt even when the call failed after its journal
     /// entry was written (refused, outcome unknown, not sent): the entry tells how it
     /// stands and what happens next. A failure before that (a broken rule) stays an error.
@@ -1806,28 +1570,6 @@ impl Desk {
             }
             other => other,
         }
-    }
-
-    /// The entry of an operation under its key (order number or reference), if any.
-    pub fn journal_entry_by_key(&self, operation: &str, key: &str) -> CoreResult<Option<Entry>> {
-        self.store
-            .journal()
-            .get_by_key(&self.profile.name, operation, key.trim())
-    }
-
-    /// The entry under a merchant order number (or reference), whatever its operation.
-    pub fn journal_entry_by_number(&self, key: &str) -> CoreResult<Option<Entry>> {
-        self.store
-            .journal()
-            .get_by_number(&self.profile.name, key.trim())
-    }
-
-    pub fn journal_entry(&self, id: i64) -> CoreResult<Entry> {
-        self.store
-            .journal()
-            .get(id)?
-            .map(|e| self.as_seen(e))
-            .ok_or_else(|| CoreError::not_found(format!("no journal entry {id}")))
     }
 }
 

@@ -3,8 +3,6 @@
 
 #![allow(clippy::unwrap_used, dead_code)]
 
-pub mod team;
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -126,7 +124,7 @@ impl Fixture {
             Endpoint::Profile,
         )
         .unwrap();
-        desk.reconcile_all(false).await.unwrap();
+        desk.journal().reconcile_all(false).await.unwrap();
         desk
     }
 }

@@ -1,0 +1,447 @@
+//! A team desk's member, as the desk itself needs it (issue 32): the member's connection
+//! to the team's database ([`TeamMember`]), how a desk's store on it is opened
+//! ([`open_store`]), the team's book of payees ([`TeamPayee`]), a maker's own payout
+//! limits checked before a request is made ([`TeamMember::check_my_limit`]), and the
+//! seal of card numbers, tax ids and payees' accounts to the signers ([`unseal`]).
+//!
+//! The team's workflow (requests, approvals, the admin's members and rules, and the
+//! signer's worker that executes approved requests) is `paydesk-team`'s, which builds
+//! on this module; the engine never depends on it. The desk uses this module on a team
+//! profile for its own operations (its store, the Beneficiaries screen, a payout's
+//! confirmation, the alerts); the only way into the desk's money path for the worker is
+//! [`executing_approved`].
+//!
+//! What a role may do is decided by the database (roles, grants, row-level security,
+//! the schema's triggers), not here: this module checks fields so a mistake gets a clear
+//! error before it reaches the database, and passes the database's refusals on.
+
+mod book;
+mod open;
+mod pay;
+pub use book::TeamPayee;
+pub use open::{Initialized, Links, check_password, init, member_password, open_store};
+pub use pay::{
+    PAYEE_ID, PAYEE_SHA256, kind_of, payee_beneficiary, payee_of_line, payee_to_send, seal_hash,
+    stand_in,
+};
+
+use std::sync::Arc;
+
+use rust_decimal::Decimal;
+use sha2::Digest;
+
+use crate::error::{CoreError, CoreResult};
+use crate::store::team::{Member, TeamConfig, TeamDb, TeamRole, TeamStore};
+
+/// The team request a signer's worker is executing, for the duration of `fut`: the
+/// desk's money operations called within it pass the team's rule that money moves only
+/// as an approved request (`Desk::approved_if_team`). For the worker of `paydesk-team`
+/// only, once its database claimed the approved request `request` for this signer; no
+/// front end names it (`tests/layers.rs`).
+pub async fn executing_approved<F: std::future::Future>(request: i64, fut: F) -> F::Output {
+    crate::desk::APPROVED_REQUEST.scope(request, fut).await
+}
+
+/// A member's open connection to the team.
+#[derive(Debug, Clone)]
+pub struct TeamMember {
+    link: Arc<dyn TeamDb>,
+    mer_no: i64,
+    idle_lock_minutes: i32,
+    salt: String,
+    me: Member,
+    /// Where the seal key's fingerprint is pinned (a profile's keyring), if anywhere.
+    seal_pin: Option<(crate::secrets::Secrets, String)>,
+}
+
+impl TeamMember {
+    /// Connects as the member `cfg.user`.
+    pub fn connect(cfg: &TeamConfig, password: &str) -> CoreResult<TeamMember> {
+        Self::on(crate::store::team::connect(cfg, password)?)
+    }
+
+    /// A team on a connection already open.
+    pub fn on(link: Arc<dyn TeamDb>) -> CoreResult<TeamMember> {
+        let (mer_no, idle_lock_minutes, salt, me) = {
+            let tables = link.tables();
+            let (mer_no, idle_lock_minutes, salt) = tables.settings()?;
+            (mer_no, idle_lock_minutes, salt, tables.me()?)
+        };
+        Ok(TeamMember {
+            link,
+            mer_no,
+            idle_lock_minutes,
+            salt,
+            me,
+            seal_pin: None,
+        })
+    }
+
+    /// Pins the key this member's secrets are sealed to in `profile`'s keyring: nothing
+    /// is sealed until the member trusts a key ([`TeamMember::trust_seal_key`], having
+    /// compared its fingerprint with the one a signer or the database's owner gives
+    /// them: a key published first by a puppet signer an admin made is not trusted by
+    /// being first), and a seal to another key than the trusted one is refused.
+    pub fn pinning_seal_key(
+        mut self,
+        secrets: crate::secrets::Secrets,
+        profile: &str,
+    ) -> TeamMember {
+        self.seal_pin = Some((secrets, profile.to_string()));
+        self
+    }
+
+    /// The fingerprint (SHA-256 of its SPKI DER, hex) of the key the team's database
+    /// holds for sealing card numbers and tax ids; `None` before any signer published one.
+    pub fn seal_key_fingerprint(&self) -> CoreResult<Option<String>> {
+        use sha2::Digest as _;
+        Ok(self
+            .tables()
+            .seal_key()?
+            .map(|spki| hex::encode(sha2::Sha256::digest(&spki))))
+    }
+
+    /// Trusts on this desk the seal key the team's database holds now: its fingerprint
+    /// is pinned in the keyring and returned. `expected`, when given, is the fingerprint
+    /// (or its first 16 hex digits at least; `:`, spaces and a leading `SHA256:` as a
+    /// signer's `profile key show` prints it ignored) the member was told: another key
+    /// is refused, naming both.
+    pub fn trust_seal_key(&self, expected: Option<&str>) -> CoreResult<String> {
+        let Some((secrets, profile)) = &self.seal_pin else {
+            return Err(CoreError::keyed(
+                "profile",
+                "this connection keeps no pin (a desk's team connection does)",
+                "teamNoPin",
+                &[],
+            ));
+        };
+        let Some(now) = self.seal_key_fingerprint()? else {
+            return Err(CoreError::keyed(
+                "sealKey",
+                "no signer's desk has published the key yet: have a signer open their desk first",
+                "sealKeyUnpublished",
+                &[],
+            ));
+        };
+        if let Some(expected) = expected {
+            let want: String = expected
+                .chars()
+                .filter(|c| !c.is_whitespace() && *c != ':')
+                .collect::<String>()
+                .to_ascii_lowercase();
+            // As `paydesk profile key show` prints a key's: `SHA256:` and hex pairs.
+            let want = want.strip_prefix("sha256").unwrap_or(&want).to_string();
+            if want.len() < 16 || !want.chars().all(|c| c.is_ascii_hexdigit()) {
+                return Err(CoreError::keyed(
+                    "fingerprint",
+                    "the key's SHA-256 fingerprint in hex, 16 digits at least",
+                    "sealFingerprint",
+                    &[],
+                ));
+            }
+            if !now.starts_with(&want) {
+                return Err(CoreError::keyed(
+                    "fingerprint",
+                    format!(
+                        "the team's database holds key {now}, not the {want} you were given: nothing trusted; ask the database's owner"
+                    ),
+                    "sealFingerprintDiffers",
+                    &[("now", now.clone()), ("want", want.clone())],
+                ));
+            }
+        }
+        secrets.set_seal_key_pin(profile, &now)?;
+        Ok(now)
+    }
+
+    /// The member's connection to the team.
+    pub fn link(&self) -> &Arc<dyn TeamDb> {
+        &self.link
+    }
+
+    /// The team's tables on the member's connection.
+    pub fn tables(&self) -> Box<dyn TeamStore + '_> {
+        self.link.tables()
+    }
+
+    /// The merchant the team works for.
+    pub fn mer_no(&self) -> i64 {
+        self.mer_no
+    }
+
+    /// Minutes without activity after which a team desk locks.
+    pub fn idle_lock_minutes(&self) -> i32 {
+        self.idle_lock_minutes
+    }
+
+    /// This member: name and roles, as the database says.
+    pub fn me(&self) -> &Member {
+        &self.me
+    }
+
+    pub fn has_role(&self, role: TeamRole) -> bool {
+        self.me.roles.contains(&role)
+    }
+
+    /// A bulk row's number from its content and the team's salt.
+    pub fn bulk_number(&self, content: &str) -> String {
+        let mut h = sha2::Sha256::new();
+        h.update(self.salt.as_bytes());
+        h.update([0x1f]);
+        h.update(content.as_bytes());
+        let d = hex::encode(h.finalize());
+        format!("T{}", &d[..24])
+    }
+
+    /// A request's number: the one given, or, when none is, one made from what it sends
+    /// and today's date (UTC) with the team's salt, as a bulk file's rows get theirs. So
+    /// the same request made twice in a day (a command run again after an "unknown", a
+    /// script run twice) is refused by the database as a number already requested,
+    /// naming the first, instead of waiting beside it for an approver to pass both; two
+    /// identical requests on purpose on one day are given numbers of their own.
+    pub fn number_of(&self, given: &str, content: &[&str]) -> String {
+        match given.trim() {
+            "" => {
+                let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
+                self.bulk_number(&format!("{day}\u{1f}{}", content.join("\u{1f}")))
+            }
+            n => n.to_string(),
+        }
+    }
+
+    /// `value` of form field `field` sealed to the signers (see `seal_to_signers`);
+    /// refused, naming the field, before any signer's desk published the key.
+    pub fn seal(&self, field: &str, value: &str) -> CoreResult<String> {
+        let Some(spki) = self.tables().seal_key()? else {
+            return Err(CoreError::keyed(
+                field,
+                "this is sealed to the signers, and no signer's desk has connected to the team yet: have a signer open their desk first",
+                "sealNoSigner",
+                &[],
+            ));
+        };
+        if let Some((secrets, profile)) = &self.seal_pin {
+            use sha2::Digest as _;
+            let now = hex::encode(sha2::Sha256::digest(&spki));
+            match secrets.seal_key_pin(profile)? {
+                None => {
+                    return Err(CoreError::keyed(
+                        field,
+                        format!(
+                            "no seal key is trusted on this desk yet: nothing was sealed. The team's database holds key {now}; compare it with the fingerprint a signer or the database's owner gives you, then trust it (Team screen, or `paydesk team trust-seal-key --fingerprint {}`)",
+                            &now[..16]
+                        ),
+                        "sealUntrusted",
+                        &[("now", now.to_string()), ("short", now[..16].to_string())],
+                    ));
+                }
+                Some(pinned) if pinned == now => {}
+                Some(pinned) => {
+                    return Err(CoreError::keyed(
+                        field,
+                        format!(
+                            "the key this is sealed to has changed since this desk last sealed (pinned {}…, now {}…): nothing was sealed. Only the database's owner replaces it, when the merchant key is rotated; if they did, run `paydesk team trust-seal-key`",
+                            &pinned[..pinned.len().min(16)],
+                            &now[..16]
+                        ),
+                        "sealKeyChanged",
+                        &[
+                            ("pinned", pinned[..pinned.len().min(16)].to_string()),
+                            ("now", now[..16].to_string()),
+                        ],
+                    ));
+                }
+            }
+        }
+        seal_to_signers(&spki, &seal_label(self.mer_no, field), value)
+    }
+}
+
+/// The name of a sealed field in a stored form, and what its seal is bound to.
+pub const SEALED_TAX_ID: &str = "sealedSocialSecurityNumber";
+pub const TAX_ID: &str = "socialSecurityNumber";
+pub const SEALED_CARD_NO: &str = "sealedCardNo";
+pub const CARD_NO: &str = "cardNo";
+
+/// What a sealed value is bound to: the team's merchant and the field (a value sealed
+/// for another field or merchant does not open).
+pub fn seal_label(mer_no: i64, field: &str) -> Vec<u8> {
+    format!("paydesk team seal v1, merchant {mer_no}, {field}").into_bytes()
+}
+
+/// Seals `plain` to the signers: RSA-OAEP (SHA-256) to the merchant's public key
+/// (`spki`, DER), whose private half only the signers' desks hold. Base64.
+fn seal_to_signers(spki: &[u8], label: &[u8], plain: &str) -> CoreResult<String> {
+    use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPublicEncryptingKey, PublicEncryptingKey};
+    use base64::Engine as _;
+    let key = PublicEncryptingKey::from_der(spki)
+        .ok()
+        .and_then(|k| OaepPublicEncryptingKey::new(k).ok())
+        .ok_or_else(|| CoreError::storage("the team's seal key is not an RSA public key"))?;
+    if plain.len() > key.max_plaintext_size(&OAEP_SHA256_MGF1SHA256) {
+        return Err(CoreError::keyed(
+            "socialSecurityNumber",
+            "too long",
+            "sealTooLong",
+            &[],
+        ));
+    }
+    let mut out = vec![0_u8; key.ciphertext_size()];
+    let sealed = key
+        .encrypt(
+            &OAEP_SHA256_MGF1SHA256,
+            plain.as_bytes(),
+            &mut out,
+            Some(label),
+        )
+        .map_err(|_| CoreError::internal("sealing failed"))?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(sealed))
+}
+
+/// Opens a value `seal_to_signers` sealed, with the merchant's private key (PKCS#8).
+pub fn unseal(pkcs8: &[u8], label: &[u8], sealed: &str) -> CoreResult<String> {
+    use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPrivateDecryptingKey, PrivateDecryptingKey};
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(sealed)
+        .map_err(|_| {
+            CoreError::keyed(
+                "form",
+                "a sealed value is not base64",
+                "sealedNotBase64",
+                &[],
+            )
+        })?;
+    let key = PrivateDecryptingKey::from_pkcs8(pkcs8)
+        .ok()
+        .and_then(|k| OaepPrivateDecryptingKey::new(k).ok())
+        .ok_or_else(|| CoreError::internal("the merchant key cannot decrypt"))?;
+    let mut out = zeroize::Zeroizing::new(vec![0_u8; key.min_output_size()]);
+    let n = key
+        .decrypt(&OAEP_SHA256_MGF1SHA256, &bytes, &mut out, Some(label))
+        .map_err(|_| {
+            CoreError::keyed(
+                "form",
+                "sealed to another key, or for another field",
+                "sealedOtherKey",
+                &[],
+            )
+        })?
+        .len();
+    String::from_utf8(out[..n].to_vec())
+        .map_err(|_| CoreError::keyed("form", "a sealed value is not text", "sealedNotText", &[]))
+}
+
+// What a maker's desk checks before it submits a request (issue 35 item 1): the
+// member's own payout limits, which the team's database enforces (schema 0025/0028),
+// read first so the desk says which limit a payout would pass, naming it, before
+// anything is written. The database still decides (a request made meanwhile by the
+// same member on another desk counts there).
+impl TeamMember {
+    /// Refuses payouts of `amounts` in `currency` that would pass this member's limit
+    /// per payout or per day, naming the limit; nothing when the member has none, or
+    /// makes no requests (an approver's, a signer's or an admin's preview: the database
+    /// keeps `my_payout_limit` to makers, and only a maker's requests are limited).
+    pub fn check_my_limit(&self, currency: &str, amounts: &[&str]) -> CoreResult<()> {
+        if !self.has_role(TeamRole::Maker) {
+            return Ok(());
+        }
+        let currency = currency.trim().to_ascii_uppercase();
+        let Some(l) = self.tables().my_payout_limit(&currency)? else {
+            return Ok(());
+        };
+        let dec = |s: &str| s.trim().parse::<Decimal>().ok();
+        let amounts: Vec<Decimal> = amounts.iter().filter_map(|a| dec(a)).collect();
+        if let Some(max) = l.per_payout.as_deref().and_then(dec)
+            && let Some((i, over)) = amounts.iter().enumerate().find(|(_, a)| **a > max)
+        {
+            let row = if amounts.len() > 1 {
+                format!("row {}: ", i + 1)
+            } else {
+                String::new()
+            };
+            return Err(CoreError::keyed(
+                "amount",
+                format!(
+                    "{row}{} {currency} is over your limit per payout of {} {currency} (set by the team's admin)",
+                    over.normalize(),
+                    max.normalize()
+                ),
+                "memberLimitPerPayout",
+                &[
+                    ("amount", over.normalize().to_string()),
+                    ("limit", max.normalize().to_string()),
+                    ("currency", currency.clone()),
+                ],
+            ));
+        }
+        if let Some(day) = l.per_day.as_deref().and_then(dec) {
+            let used = dec(&l.used_today).unwrap_or_default();
+            let asked: Decimal = amounts.iter().sum();
+            if used + asked > day {
+                let left = (day - used).max(Decimal::ZERO).normalize().to_string();
+                return Err(CoreError::keyed(
+                    "amount",
+                    format!(
+                        "{} {currency} would take your payouts today over your limit per day of {} {currency} ({} {currency} requested today, {} {currency} left; the day is {}'s)",
+                        asked.normalize(),
+                        day.normalize(),
+                        used.normalize(),
+                        left,
+                        l.day_zone
+                    ),
+                    "memberLimitPerDay",
+                    &[
+                        ("amount", asked.normalize().to_string()),
+                        ("limit", day.normalize().to_string()),
+                        ("used", used.normalize().to_string()),
+                        ("left", left.clone()),
+                        ("currency", currency.clone()),
+                        ("zone", l.day_zone.clone()),
+                    ],
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Opens a value a maker's desk sealed to the team's signers, with `desk`'s merchant key
+/// (a signer's desk; the others hold no key and are refused). Only the engine and the
+/// signer's worker call it (`crates/core/tests/layers.rs`).
+pub fn unseal_for_team(desk: &crate::desk::Desk, label: &[u8], sealed: &str) -> CoreResult<String> {
+    unseal(desk.client()?.private_key().pkcs8_der(), label, sealed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sealed value opens with the merchant key it was sealed to, for the field and
+    /// merchant it was sealed for, and with nothing else.
+    #[test]
+    fn a_sealed_value_opens_only_with_its_key_for_its_field() {
+        let key = paydesk_gateway::PrivateKey::generate(2048).unwrap();
+        let other = paydesk_gateway::PrivateKey::generate(2048).unwrap();
+        let spki = key.public_key().spki_der().to_vec();
+        let sealed =
+            seal_to_signers(&spki, &seal_label(10001, CARD_NO), "4111111111111111").unwrap();
+        assert!(!sealed.contains("4111"));
+        assert_eq!(
+            unseal(key.pkcs8_der(), &seal_label(10001, CARD_NO), &sealed).unwrap(),
+            "4111111111111111"
+        );
+        for (pkcs8, label) in [
+            (other.pkcs8_der(), seal_label(10001, CARD_NO)),
+            (key.pkcs8_der(), seal_label(10001, TAX_ID)),
+            (key.pkcs8_der(), seal_label(10002, CARD_NO)),
+        ] {
+            assert!(unseal(pkcs8, &label, &sealed).is_err());
+        }
+        // Each sealing is new (OAEP is randomized): equal values are not seen as equal.
+        assert_ne!(
+            sealed,
+            seal_to_signers(&spki, &seal_label(10001, CARD_NO), "4111111111111111").unwrap()
+        );
+    }
+}

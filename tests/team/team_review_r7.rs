@@ -1,0 +1,581 @@
+//! What the sixth hostile SQL review found (notes: review-sql-r6, F4-F12; migrations
+//! 0033 and 0034), each hole attacked as the member who would use it, with plain SQL
+//! (psql, their own password), on a team owned by a role that is not a superuser. Every
+//! expected sum and time is the test's own.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use paydesk_team::{MemberLimit, TeamRole};
+use paydesk_testpg::{Options, TestPg};
+
+use common::team::{CLABE, DB, PASSWORD, member};
+
+/// Admins alice and adam, makers mark and max, approver ann, viewer vic, signers sam
+/// and sid; MXN payouts above 10,000 need one approval.
+fn team_db() -> TestPg {
+    common::team::team_db_of(
+        Options::default(),
+        &[
+            ("adam", TeamRole::Admin),
+            ("mark", TeamRole::Maker),
+            ("max", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("vic", TeamRole::Viewer),
+            ("sam", TeamRole::Signer),
+            ("sid", TeamRole::Signer),
+        ],
+        "10000",
+    )
+}
+
+fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
+    pg.psql_as(user, PASSWORD, DB, q)
+        .map(|s| s.trim().to_string())
+}
+
+fn owner_sql(pg: &TestPg, q: &str) -> String {
+    pg.psql_owner(DB, q).unwrap().trim().to_string()
+}
+
+fn refused(r: Result<String, String>, what: &str, needle: &str) {
+    match r {
+        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
+        Err(e) => assert!(
+            e.contains(needle),
+            "{what}: refused, but not for {needle:?}: {e}"
+        ),
+    }
+}
+
+/// One payout request of one row to a typed CLABE, as a maker's psql writes it.
+fn request(no: &str, amount: &str) -> String {
+    format!(
+        "WITH r AS (INSERT INTO paydesk.requests (operation, currency, total, row_count, summary) \
+         VALUES ('payout', 'MXN', {amount}, 1, '{amount} MXN to CLABE 002010********7771') RETURNING id) \
+         INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary) \
+         SELECT id, 1, '{no}', {amount}, \
+         '{{\"kind\":\"CLABE\",\"merOrderNo\":\"{no}\",\"amount\":\"{amount}\",\"currency\":\"MXN\",\"clabe\":\"{CLABE}\"}}', \
+         'CLABE 002010********7771' FROM r"
+    )
+}
+
+/// Waits until a session of `user` runs a statement containing `tag`.
+fn wait_running(pg: &TestPg, user: &str, tag: &str) {
+    let start = Instant::now();
+    while owner_sql(
+        pg,
+        &format!(
+            "SELECT count(*) FROM pg_stat_activity WHERE usename = '{user}' AND query LIKE '%{tag}%' AND state = 'active'"
+        ),
+    ) != "1"
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{user} never ran {tag}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// F5: a maker's day is the day each row is added, not the day the transaction began.
+
+/// The zone (a POSIX spec, whole seconds east of UTC) in which a day begins at the
+/// database's whole second `at` (seconds since the epoch). A team names its zone from
+/// the time zone database (`set_member_limit` checks); this stands in for "a named
+/// zone whose midnight is now", so a test needs no wait for a real one.
+fn zone_with_midnight_at(at: i64) -> String {
+    let mut east = (-at).rem_euclid(86_400);
+    if east > 43_200 {
+        east -= 86_400;
+    }
+    // POSIX counts west as positive.
+    let west = -east;
+    let (sign, w) = if west < 0 { ('-', -west) } else { ('+', west) };
+    format!(
+        "<F5>{sign}{:02}:{:02}:{:02}",
+        w / 3600,
+        (w / 60) % 60,
+        w % 60
+    )
+}
+
+#[test]
+fn a_makers_transaction_opened_before_the_day_began_counts_its_rows_on_the_day_they_are_added() {
+    let pg = team_db();
+    member(&pg, "alice")
+        .set_member_limit(&MemberLimit {
+            member: "mark".into(),
+            currency: "MXN".into(),
+            per_payout: None,
+            per_day: Some("150".into()),
+            day_zone: "UTC".into(),
+            set_by: String::new(),
+        })
+        .unwrap();
+    // The zone is right: its day began at the second asked (checked on the database's
+    // own conversion, not the function under test).
+    let probe = 1_790_000_123;
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT extract(epoch FROM date_trunc('day', to_timestamp({probe} + 5) AT TIME ZONE '{z}') AT TIME ZONE '{z}')::bigint",
+                z = zone_with_midnight_at(probe)
+            )
+        ),
+        probe.to_string()
+    );
+
+    // Mark opens a transaction, and the day of mark's limit ends while it is open: the
+    // team's day begins one second after the transaction did (and before its insert).
+    let late = format!(
+        "BEGIN; SELECT 1; SELECT pg_sleep(3) AS f5_wait; {}; COMMIT;",
+        request("R7-F5-1", "100")
+    );
+    let first = std::thread::scope(|s| {
+        let t = s.spawn(|| sql(&pg, "mark", &late));
+        wait_running(&pg, "mark", "f5_wait");
+        let began: i64 = owner_sql(
+            &pg,
+            "SELECT ceil(extract(epoch FROM xact_start))::bigint FROM pg_stat_activity \
+             WHERE usename = 'mark' AND query LIKE '%f5_wait%'",
+        )
+        .parse()
+        .unwrap();
+        let midnight = began + 1;
+        owner_sql(
+            &pg,
+            &format!(
+                "UPDATE paydesk.member_limits SET day_zone = '{}' WHERE member = 'mark'",
+                zone_with_midnight_at(midnight)
+            ),
+        );
+        assert!(
+            owner_sql(
+                &pg,
+                &format!("SELECT clock_timestamp() < to_timestamp({midnight} + 1)")
+            ) == "t",
+            "the day began too late for the test: the insert may come first"
+        );
+        t.join().unwrap()
+    });
+    first.unwrap();
+    // The row was added after the day began (the test's check, on the database's
+    // clock): it is today's.
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT rr.added_at > q.created_at FROM paydesk.request_rows rr \
+             JOIN paydesk.requests q ON q.id = rr.request_id WHERE rr.mer_order_no = 'R7-F5-1'"
+        ),
+        "t"
+    );
+    // Another 100 today would be 200 in one day, over 150: refused naming today's 100.
+    refused(
+        sql(&pg, "mark", &request("R7-F5-2", "100")),
+        "a second 100 the same day",
+        "over the limit per day of 150 MXN the team set (100 MXN requested today)",
+    );
+    // The maker's desk says the same: 100 used today.
+    assert_eq!(
+        sql(
+            &pg,
+            "mark",
+            "SELECT trim_scale(used_today) FROM paydesk.my_payout_limit('MXN')"
+        )
+        .unwrap(),
+        "100"
+    );
+    sql(&pg, "mark", &request("R7-F5-3", "50")).unwrap();
+}
+
+// ---------------------------------------------------------------------------------
+// F7: a signer does not shrink the day's payouts every signer's worker sums.
+
+const MER: i64 = common::MER as i64;
+
+/// A journal entry of a payout of `amount` MXN, as a signer's psql writes one.
+fn journal_entry(no: &str, amount: &str, status: &str, at: i64, sent: Option<i64>) -> String {
+    let sent = sent.map_or("NULL".to_string(), |s| s.to_string());
+    format!(
+        "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status, \
+         attempts, created_at, updated_at, fingerprint, sent_at) VALUES ({MER}, 'team', 'v2.payout', '{no}', \
+         '{{\"merOrderNo\":\"{no}\",\"sourceAmount\":\"{amount}\",\"currencyCode\":\"MXN\"}}', \
+         'payout {amount} MXN', '{status}', 1, {at}, {at}, 'fp-{no}', {sent})"
+    )
+}
+
+/// What the day's payouts since `since` add up to, read as `begin_within` reads them
+/// (the counted statuses, sent or else written since), summed by the test.
+fn day_used(pg: &TestPg, since: i64) -> rust_decimal::Decimal {
+    owner_sql(
+        pg,
+        &format!(
+            "SELECT request FROM paydesk.journal WHERE mer_no = {MER} AND operation = 'v2.payout' \
+             AND status IN ('pending', 'sending', 'accepted', 'unknown') \
+             AND COALESCE(sent_at, created_at) >= {since}"
+        ),
+    )
+    .lines()
+    .filter(|l| !l.trim().is_empty())
+    .map(|l| {
+        let v: serde_json::Value = serde_json::from_str(l.trim()).unwrap();
+        v["sourceAmount"]
+            .as_str()
+            .unwrap()
+            .parse::<rust_decimal::Decimal>()
+            .unwrap()
+    })
+    .sum()
+}
+
+#[test]
+fn a_signer_cannot_take_the_days_payouts_out_of_the_day_sum() {
+    let pg = team_db();
+    let now: i64 = owner_sql(
+        &pg,
+        "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+    )
+    .parse()
+    .unwrap();
+    let since = now - 60_000;
+    let d = |s: &str| s.parse::<rust_decimal::Decimal>().unwrap();
+    // Today: one accepted payout, one queued and never sent (no send time), one in flight.
+    sql(
+        &pg,
+        "sam",
+        &journal_entry("R7-F7-A", "700", "accepted", now, Some(now)),
+    )
+    .unwrap();
+    sql(
+        &pg,
+        "sam",
+        &journal_entry("R7-F7-P", "200", "pending", now, None),
+    )
+    .unwrap();
+    sql(
+        &pg,
+        "sam",
+        &journal_entry("R7-F7-S", "50", "sending", now, Some(now)),
+    )
+    .unwrap();
+    let all = d("700") + d("200") + d("50");
+    assert_eq!(day_used(&pg, since), all);
+
+    // Another signer, with psql: the send times back to 1970 or cleared, the written
+    // time moved, the accepted payout marked refused or queued again.
+    for q in [
+        "UPDATE paydesk.journal SET sent_at = 0",
+        "UPDATE paydesk.journal SET sent_at = NULL",
+        &format!("UPDATE paydesk.journal SET sent_at = {}", since - 1),
+    ] {
+        sql(&pg, "sid", q).unwrap();
+        assert_eq!(day_used(&pg, since), all, "after {q}");
+    }
+    refused(
+        sql(&pg, "sid", "UPDATE paydesk.journal SET created_at = 0"),
+        "the written time moved",
+        "permission denied",
+    );
+    for to in ["rejected", "pending", "unknown", "sending"] {
+        refused(
+            sql(
+                &pg,
+                "sid",
+                &format!(
+                    "UPDATE paydesk.journal SET status = '{to}' WHERE mer_order_no = 'R7-F7-A'"
+                ),
+            ),
+            &format!("the accepted payout made {to}"),
+            "an accepted send is final",
+        );
+    }
+    // An upsert is an update too.
+    refused(
+        sql(
+            &pg,
+            "sid",
+            &format!(
+                "{} ON CONFLICT (mer_no, operation, mer_order_no) DO UPDATE SET status = 'rejected'",
+                journal_entry("R7-F7-A", "700", "pending", now, None)
+            ),
+        ),
+        "the accepted payout refused by an upsert",
+        "an accepted send is final",
+    );
+    assert_eq!(day_used(&pg, since), all);
+
+    // The desk's own steps still go: the queued one sent (a little behind the writer's
+    // clock: kept at its written time), refused, then found accepted after all; the one
+    // in flight unknown, then proven absent (pending) and sent again later.
+    for q in [
+        format!(
+            "UPDATE paydesk.journal SET status = 'sending', sent_at = {} WHERE mer_order_no = 'R7-F7-P'",
+            now - 5_000
+        ),
+        "UPDATE paydesk.journal SET status = 'rejected' WHERE mer_order_no = 'R7-F7-P'".into(),
+        "UPDATE paydesk.journal SET status = 'accepted' WHERE mer_order_no = 'R7-F7-P'".into(),
+        "UPDATE paydesk.journal SET status = 'unknown' WHERE mer_order_no = 'R7-F7-S'".into(),
+        "UPDATE paydesk.journal SET status = 'pending' WHERE mer_order_no = 'R7-F7-S'".into(),
+        format!(
+            "UPDATE paydesk.journal SET status = 'sending', sent_at = {} WHERE mer_order_no = 'R7-F7-S'",
+            now + 1_000
+        ),
+    ] {
+        sql(&pg, "sam", &q).unwrap();
+    }
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT string_agg(mer_order_no || ' ' || status || ' ' || (sent_at - created_at), ', ' ORDER BY mer_order_no) \
+             FROM paydesk.journal"
+        ),
+        "R7-F7-A accepted 0, R7-F7-P accepted 0, R7-F7-S sending 1000"
+    );
+    assert_eq!(day_used(&pg, since), all);
+}
+
+// ---------------------------------------------------------------------------------
+// F4: with payee approval on, a payout goes to an approved payee of the book only.
+
+/// A card payout of one row carrying its own (sealed) card number, as a maker's psql
+/// writes it.
+fn card_request(no: &str) -> String {
+    format!(
+        "WITH r AS (INSERT INTO paydesk.requests (operation, currency, total, row_count, summary) \
+         VALUES ('payout', 'MXN', 100, 1, '100 MXN to card 411111******1111') RETURNING id) \
+         INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary) \
+         SELECT id, 1, '{no}', 100, \
+         '{{\"kind\":\"CARD\",\"merOrderNo\":\"{no}\",\"amount\":\"100\",\"currency\":\"MXN\",\"sealedCardNo\":\"{}==\"}}', \
+         'CARD 411111******1111' FROM r",
+        "S".repeat(342)
+    )
+}
+
+/// A payout of one row naming payee `id` by its seal's hash, as a maker's psql writes it.
+fn payee_request(no: &str, id: i64, hash: &str) -> String {
+    format!(
+        "WITH r AS (INSERT INTO paydesk.requests (operation, currency, total, row_count, summary) \
+         VALUES ('payout', 'MXN', 100, 1, '100 MXN') RETURNING id) \
+         INSERT INTO paydesk.request_rows (request_id, row_no, mer_order_no, amount, form, beneficiary) \
+         SELECT id, 1, '{no}', 100, \
+         '{{\"kind\":\"CLABE\",\"merOrderNo\":\"{no}\",\"amount\":\"100\",\"currency\":\"MXN\",\"payeeId\":{id},\"payeeSealedSha256\":\"{hash}\"}}', \
+         'CLABE 002010********7771 (BANAMEX), payee acme' FROM r"
+    )
+}
+
+#[test]
+fn with_payee_approval_on_a_maker_pays_only_an_approved_payee_of_the_book() {
+    let pg = team_db();
+    // Approval off: a typed account is paid as before.
+    sql(&pg, "mark", &request("R7-F4-0", "100")).unwrap();
+    sql(&pg, "mark", &card_request("R7-F4-C0")).unwrap();
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET payee_approval = true WHERE id = 1",
+    )
+    .unwrap();
+    // On: the maker's typed CLABE, or a sealed card number of their own, is refused.
+    refused(
+        sql(&pg, "mark", &request("R7-F4-1", "100")),
+        "a typed CLABE with payee approval on",
+        "goes to an approved payee of the book",
+    );
+    refused(
+        sql(&pg, "mark", &card_request("R7-F4-C1")),
+        "a card number of the maker's with payee approval on",
+        "goes to an approved payee of the book",
+    );
+    // A payee the maker adds waits for another member; approved by ann, it is paid.
+    let seal = format!("{}==", "Q".repeat(342));
+    sql(
+        &pg,
+        "mark",
+        &format!(
+            "SELECT paydesk.add_beneficiary({MER}, 'acme', 'clabe', 'Acme', '', '002010********7771', '{seal}', 'BANAMEX', 'MX')"
+        ),
+    )
+    .unwrap();
+    let id: i64 = owner_sql(
+        &pg,
+        "SELECT id FROM paydesk.beneficiaries WHERE nickname = 'acme'",
+    )
+    .parse()
+    .unwrap();
+    let hash = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(seal.as_bytes()))
+    };
+    refused(
+        sql(&pg, "mark", &payee_request("R7-F4-2", id, &hash)),
+        "a payee awaiting approval",
+        "waits for another member's approval",
+    );
+    sql(
+        &pg,
+        "ann",
+        &format!("SELECT paydesk.approve_beneficiary({MER}, {id}, '{hash}')"),
+    )
+    .unwrap();
+    sql(&pg, "mark", &payee_request("R7-F4-3", id, &hash)).unwrap();
+    // Off again: typed accounts go again.
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET payee_approval = false WHERE id = 1",
+    )
+    .unwrap();
+    sql(&pg, "mark", &request("R7-F4-4", "100")).unwrap();
+}
+
+// ---------------------------------------------------------------------------------
+// F12: the book's functions are granted to the roles that use them only.
+
+#[test]
+fn only_makers_and_admins_may_call_the_books_add_and_remove() {
+    let pg = team_db();
+    let granted = |f: &str, role: &str| {
+        owner_sql(
+            &pg,
+            &format!("SELECT has_function_privilege('{role}', '{f}', 'EXECUTE')"),
+        ) == "t"
+    };
+    let add = "paydesk.add_beneficiary(bigint, text, text, text, text, text, text, text, text)";
+    let remove = "paydesk.remove_beneficiary(bigint, text)";
+    let approve = "paydesk.approve_beneficiary(bigint, bigint, text)";
+    for (role, adds, approves) in [
+        ("paydesk_viewer", false, false),
+        ("paydesk_support", false, false),
+        ("paydesk_maker", true, false),
+        ("paydesk_approver", false, true),
+        ("paydesk_signer", false, true),
+        ("paydesk_admin", true, true),
+    ] {
+        assert_eq!(granted(add, role), adds, "{role} adds");
+        assert_eq!(granted(remove, role), adds, "{role} removes");
+        assert_eq!(granted(approve, role), approves, "{role} approves");
+    }
+    // As the members themselves, with psql.
+    for user in ["vic", "ann", "sam"] {
+        refused(
+            sql(
+                &pg,
+                user,
+                &format!("SELECT paydesk.remove_beneficiary({MER}, 'x')"),
+            ),
+            &format!("{user} removes a payee"),
+            "permission denied for function remove_beneficiary",
+        );
+    }
+    assert_eq!(
+        sql(
+            &pg,
+            "mark",
+            &format!("SELECT paydesk.remove_beneficiary({MER}, 'x')")
+        )
+        .unwrap(),
+        "f"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// F6: a maker's open transaction holds no payee against removal and no setting against
+// an admin.
+
+fn add_payee_sql(nick: &str, seal: &str) -> String {
+    format!(
+        "SELECT paydesk.add_beneficiary({MER}, '{nick}', 'clabe', 'Acme', '', '002010********7771', '{seal}', 'BANAMEX', 'MX')"
+    )
+}
+
+/// Runs `q` as `user` and says how long it took.
+fn timed(pg: &TestPg, user: &str, q: &str) -> (Result<String, String>, Duration) {
+    let start = Instant::now();
+    let out = sql(pg, user, q);
+    (out, start.elapsed())
+}
+
+#[test]
+fn a_makers_open_transaction_holds_no_payee_and_no_setting_of_the_admins() {
+    let pg = team_db();
+    // Approval off: mark's payee is approved as added.
+    let seal = format!("{}==", "Q".repeat(342));
+    sql(&pg, "mark", &add_payee_sql("acme", &seal)).unwrap();
+    let id: i64 = owner_sql(
+        &pg,
+        "SELECT id FROM paydesk.beneficiaries WHERE nickname = 'acme'",
+    )
+    .parse()
+    .unwrap();
+    let hash = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(seal.as_bytes()))
+    };
+    // Mark requests a payout to it and keeps the transaction open (busy, so no idle
+    // bound ends it).
+    let hold = format!(
+        "BEGIN; {}; SELECT pg_sleep(30) AS f6_row; COMMIT",
+        payee_request("R7-F6-1", id, &hash)
+    );
+    std::thread::scope(|s| {
+        let held = s.spawn(|| sql(&pg, "mark", &hold));
+        wait_running(&pg, "mark", "f6_row");
+        // Alice removes the payee meanwhile: at once, not after a lock wait.
+        let (out, took) = timed(
+            &pg,
+            "alice",
+            &format!("SELECT paydesk.remove_beneficiary({MER}, 'acme')"),
+        );
+        assert_eq!(out.unwrap(), "t");
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        pg.psql_super(
+            DB,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'mark'",
+        )
+        .unwrap();
+        let _ = held.join();
+    });
+
+    // Mark adds a payee and keeps the transaction open: alice turns approval on at once.
+    let hold = format!(
+        "BEGIN; {}; SELECT pg_sleep(30) AS f6_add; COMMIT",
+        add_payee_sql("beta", &format!("{}==", "R".repeat(342)))
+    );
+    std::thread::scope(|s| {
+        let held = s.spawn(|| sql(&pg, "mark", &hold));
+        wait_running(&pg, "mark", "f6_add");
+        let (out, took) = timed(
+            &pg,
+            "alice",
+            "UPDATE paydesk.team SET payee_approval = true WHERE id = 1",
+        );
+        out.unwrap();
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        pg.psql_super(
+            DB,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'mark'",
+        )
+        .unwrap();
+        let _ = held.join();
+    });
+    // A payee added now waits for another member's approval.
+    sql(
+        &pg,
+        "mark",
+        &add_payee_sql("gamma", &format!("{}==", "S".repeat(342))),
+    )
+    .unwrap();
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT string_agg(nickname || ' ' || (approved_by IS NULL), ',') FROM paydesk.beneficiaries"
+        ),
+        "gamma true"
+    );
+}
