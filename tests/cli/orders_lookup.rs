@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use paydesk_sandbox::SeedSpec;
 
-mod common;
+use crate::common;
 use common::*;
 
 fn orders_at(running: &paydesk_sandbox::Running) -> Vec<(String, String)> {

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::*;
 
 const DAY: i64 = 86_400_000;

@@ -1,4 +1,5 @@
-//! Shared set-up for the CLI's tests: a sandbox gateway on loopback, a profile made
+//! Shared set-up for the CLI's scenarios (`tests/cli`, and the team's through the
+//! command, `tests/team/cli`): a sandbox gateway on loopback, a profile made
 //! through the CLI with the real keyring, and the command runner.
 
 #![allow(clippy::unwrap_used, dead_code)]
@@ -24,16 +25,13 @@ pub struct Env {
     pub outputs: Vec<String>,
 }
 
-/// The `paydesk` binary: Cargo's own for the CLI's tests; for the scenarios in the
-/// top-level `tests/` (package `paydesk-tests`, to which Cargo names no binary of
-/// another package) `PAYDESK_BIN` when set, else the one the same build made beside the
-/// test (`cargo xtask test` builds every binary of the workspace), built once with
-/// `cargo build -p paydesk-cli` when it is not there yet. A binary left from an older
-/// build is used as it is: run `cargo build -p paydesk-cli` after changing the CLI.
+/// The `paydesk` binary (Cargo names a package's binaries only to that package's own
+/// tests, and these scenarios live in `paydesk-tests`): `PAYDESK_BIN` when set, else the
+/// one the same build made beside the test (`cargo xtask test` builds every binary of the
+/// workspace), built once with `cargo build -p paydesk-cli` when it is not there yet. A
+/// binary left from an older build is used as it is: run `cargo build -p paydesk-cli`
+/// after changing the CLI.
 pub fn paydesk_bin() -> PathBuf {
-    if let Some(bin) = option_env!("CARGO_BIN_EXE_paydesk") {
-        return PathBuf::from(bin);
-    }
     if let Some(bin) = std::env::var_os("PAYDESK_BIN") {
         return PathBuf::from(bin);
     }

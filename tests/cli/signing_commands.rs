@@ -9,10 +9,12 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-const VECTORS: &str = include_str!("../../gateway/tests/vectors/signing.json");
+use crate::common::paydesk_bin;
+
+const VECTORS: &str = include_str!("../../crates/gateway/tests/vectors/signing.json");
 
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_paydesk"))
+    let mut child = Command::new(paydesk_bin())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::Env;
 
 fn json(env: &mut Env, args: &[&str]) -> Value {

@@ -11,7 +11,7 @@ use paydesk_sandbox::SeedSpec;
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::*;
 
 const DAY: i64 = 86_400_000;

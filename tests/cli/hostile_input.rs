@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use paydesk_sandbox::Fault;
@@ -151,7 +151,7 @@ async fn numbers_out_of_range_and_control_characters_are_refused_naming_the_rule
 
     // A key below the size rule says the rule.
     let weak = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../gateway/tests/fixtures/rsa1024-pkcs8.pem");
+        .join("../crates/gateway/tests/fixtures/rsa1024-pkcs8.pem");
     let out = env.run(
         &[
             "profile",

@@ -11,7 +11,7 @@ use std::str::FromStr;
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::*;
 
 fn json(env: &mut Env, args: &[&str]) -> Value {

@@ -9,11 +9,13 @@ use std::process::{Command, Stdio};
 use paydesk_gateway::{PrivateKey, SignSettings, sign_body};
 use serde_json::{Value, json};
 
+use crate::common::paydesk_bin;
+
 #[test]
 fn serves_the_demo_merchant_on_loopback() {
     let dir = tempfile::tempdir().unwrap();
     let keys = dir.path().join("keys");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_paydesk"))
+    let mut child = Command::new(paydesk_bin())
         .args([
             "sandbox",
             "--port",

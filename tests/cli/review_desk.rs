@@ -8,7 +8,7 @@
 use serde_json::Value;
 use sha2::Digest as _;
 
-mod common;
+use crate::common;
 use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,7 +7,7 @@
 use paydesk_sandbox::SeedSpec;
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,7 +14,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::team::*;
 use common::*;
