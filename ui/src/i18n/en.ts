@@ -1002,6 +1002,7 @@ export const en = {
     cached: "In the cache",
     live: "Live from the gateway",
     liveFailed: "The live query failed: {{error}}",
+    checking: "From the cache, checking with the gateway…",
     notCached: "This order is not in the cache yet.",
     signature: "Response signature",
     sig: {

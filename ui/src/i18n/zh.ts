@@ -927,6 +927,7 @@ export const zh: Catalogue = {
     cached: "缓存中的数据",
     live: "网关实时数据",
     liveFailed: "实时查询失败：{{error}}",
+    checking: "来自缓存，正在向网关核实…",
     notCached: "此订单尚未缓存。",
     signature: "应答签名",
     sig: {

@@ -16,7 +16,8 @@ import {
 } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { IconFileExport, IconRefresh, IconSearch } from "@tabler/icons-react";
-import { useEffect, useMemo, useState } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
@@ -104,6 +105,9 @@ const COLUMNS: TableColumn[] = [
   { id: "latency", label: "activity.latency", width: 100, sortable: true },
 ];
 const DEFAULTS = { fields: { operation: "", text: "" }, sort: null };
+/// A row's height before it is measured (a badge's row; long identifiers wrap and are
+/// measured as drawn).
+const ROW_ESTIMATE = 41;
 
 export function ActivityPage() {
   const { t, i18n } = useTranslation();
@@ -152,6 +156,20 @@ export function ActivityPage() {
     if (suggested.data) setPath(suggested.data);
   }, [suggested.data]);
   const pathError = fieldOf(exp.error)?.field === "path" ? fieldOf(exp.error)?.rule : undefined;
+  // Only the rows in view (and a few around them) are in the document, as in Orders'
+  // table: the log reads up to 500 rows and drawing them all took most of a second.
+  // Spacer rows above and below keep the scroll bar's length and the sticky header.
+  const viewport = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: entries.length,
+    getScrollElement: () => viewport.current,
+    estimateSize: () => ROW_ESTIMATE,
+    overscan: 10,
+    initialRect: { width: 0, height: 800 },
+  });
+  const items = virtualizer.getVirtualItems();
+  const before = items[0]?.start ?? 0;
+  const after = items.length > 0 ? virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0) : 0;
 
   return (
     <Stack data-testid="screen-activity">
@@ -188,42 +206,69 @@ export function ActivityPage() {
       <ErrorAlert error={list.error} />
       {list.data ? (
         <Card withBorder padding={0}>
-          <ScrollArea h="calc(100vh - 420px)" type="auto">
+          <ScrollArea
+            h="calc(100vh - 420px)"
+            type="auto"
+            viewportRef={viewport}
+            viewportProps={{ tabIndex: 0, "aria-label": t("activity.title") }}
+          >
             <Table stickyHeader striped data-testid="audit-table">
               <ViewHead tv={shownView} />
               <Table.Tbody>
-                {entries.map((e) => (
-                  <Table.Tr key={e.id} data-testid="audit-row">
-                    {columns.map((c) => (
-                      <Table.Td
-                        key={c.id}
-                        style={{
-                          width: c.width,
-                          ...(c.id === "identifiers" ? { wordBreak: "break-all" as const } : {}),
-                        }}
-                        ta={c.id === "latency" ? "right" : undefined}
-                        title={c.id === "operation" ? e.operation : undefined}
-                        data-testid={c.id === "dbUser" ? "audit-db-user" : undefined}
-                      >
-                        {c.id === "id" ? e.id : null}
-                        {c.id === "at" ? formatDateTime(e.at, loc) : null}
-                        {c.id === "operator" ? e.operator : null}
-                        {c.id === "dbUser" ? (e.dbUser ?? "") : null}
-                        {c.id === "operation" ? operationLabel(t, e.operation) : null}
-                        {c.id === "identifiers" ? e.identifiers : null}
-                        {c.id === "result" ? (
-                          <Badge
-                            variant="light"
-                            color={e.result === "ok" || e.result.startsWith("ok ") ? "teal" : "red"}
-                          >
-                            {e.result}
-                          </Badge>
-                        ) : null}
-                        {c.id === "latency" ? `${formatCount(e.latencyMs, loc)} ms` : null}
-                      </Table.Td>
-                    ))}
-                  </Table.Tr>
-                ))}
+                {/* The spacer above (and one more of no height when the first row drawn is
+                    odd) keeps each row's stripe as it scrolls. */}
+                <tr aria-hidden style={{ height: before }}>
+                  <td colSpan={columns.length} style={{ padding: 0, border: 0 }} />
+                </tr>
+                {(items[0]?.index ?? 0) % 2 === 1 ? <tr aria-hidden /> : null}
+                {items.map((v) => {
+                  const e = entries[v.index];
+                  if (!e) return null;
+                  return (
+                    <Table.Tr
+                      key={e.id}
+                      data-testid="audit-row"
+                      data-index={v.index}
+                      ref={virtualizer.measureElement}
+                    >
+                      {columns.map((c) => (
+                        <Table.Td
+                          key={c.id}
+                          style={{
+                            width: c.width,
+                            ...(c.id === "identifiers" ? { wordBreak: "break-all" as const } : {}),
+                          }}
+                          ta={c.id === "latency" ? "right" : undefined}
+                          title={c.id === "operation" ? e.operation : undefined}
+                          data-testid={c.id === "dbUser" ? "audit-db-user" : undefined}
+                        >
+                          {c.id === "id" ? e.id : null}
+                          {c.id === "at" ? formatDateTime(e.at, loc) : null}
+                          {c.id === "operator" ? e.operator : null}
+                          {c.id === "dbUser" ? (e.dbUser ?? "") : null}
+                          {c.id === "operation" ? operationLabel(t, e.operation) : null}
+                          {c.id === "identifiers" ? e.identifiers : null}
+                          {c.id === "result" ? (
+                            <Badge
+                              variant="light"
+                              color={
+                                e.result === "ok" || e.result.startsWith("ok ") ? "teal" : "red"
+                              }
+                            >
+                              {e.result}
+                            </Badge>
+                          ) : null}
+                          {c.id === "latency" ? `${formatCount(e.latencyMs, loc)} ms` : null}
+                        </Table.Td>
+                      ))}
+                    </Table.Tr>
+                  );
+                })}
+                {after > 0 ? (
+                  <tr aria-hidden style={{ height: after }}>
+                    <td colSpan={columns.length} style={{ padding: 0, border: 0 }} />
+                  </tr>
+                ) : null}
               </Table.Tbody>
             </Table>
             {entries.length === 0 ? (

@@ -1,7 +1,7 @@
 // The Activity screen opens with the view it used last (issue 36): its search applied to
 // the log's query, its columns in its order, its sort, its dates as the desk resolved them.
 import { cleanup, screen, waitFor, within } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { renderUi } from "../../test/render";
 import { invoke } from "../../test/tauri";
 import { ActivityPage } from "./ActivityPage";
@@ -45,9 +45,15 @@ const LAST = {
 };
 
 describe("the activity screen's views", () => {
-  afterEach(cleanup);
+  afterEach(() => {
+    cleanup();
+    vi.restoreAllMocks();
+  });
 
   it("opens with the last view: its search, columns, dates and sort", async () => {
+    // The table's rows are a virtual window over its scroll area: give it a height (jsdom
+    // lays nothing out).
+    vi.spyOn(Element.prototype, "clientHeight", "get").mockReturnValue(400);
     invoke.mockReset();
     invoke.mockImplementation((cmd: string) => {
       if (cmd === "view_last") return Promise.resolve(LAST);

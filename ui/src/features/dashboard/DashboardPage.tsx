@@ -15,6 +15,7 @@ import { useTranslation } from "react-i18next";
 import { useNavigate } from "react-router";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { locale } from "../../i18n";
+import { useAfterFirstPaint } from "../../lib/afterPaint";
 import { formatCount, formatDateTime, formatMoney } from "../../lib/format";
 import type { Dashboard } from "../../lib/types";
 import { CacheAsOf } from "../orders/CacheAsOf";
@@ -54,6 +55,18 @@ function Balances({ data }: { data: Dashboard }) {
         </Card>
       ))}
     </SimpleGrid>
+  );
+}
+
+/// The day charts, drawn after the figures above them are on screen.
+function LaterCharts({ data }: { data: Dashboard }) {
+  const painted = useAfterFirstPaint();
+  return painted ? (
+    <Suspense fallback={<Skeleton h={260} />}>
+      <DayCharts data={data} />
+    </Suspense>
+  ) : (
+    <Skeleton h={260} />
   );
 }
 
@@ -105,9 +118,7 @@ export function DashboardPage() {
           </Title>
           <Balances data={q.data} />
           <FailuresCard />
-          <Suspense fallback={<Skeleton h={260} />}>
-            <DayCharts data={q.data} />
-          </Suspense>
+          <LaterCharts data={q.data} />
         </>
       ) : null}
     </Stack>

@@ -27,7 +27,7 @@ import { CacheAsOf } from "./CacheAsOf";
 import { OrderCustomer } from "./OrderCustomer";
 import { LiveCachedDifference, OrderReversals } from "./OrderReversals";
 import { OrderTimeline } from "./OrderTimeline";
-import { useOrderDetail, useSimulate, useSimulationActions } from "./queries";
+import { useListedOrder, useOrderDetail, useSimulate, useSimulationActions } from "./queries";
 
 const SIG_COLOR: Record<SignatureStatus, string> = {
   verified: "teal",
@@ -260,6 +260,8 @@ export function OrderDetailDrawer({
 }) {
   const { t } = useTranslation();
   const q = useOrderDetail(tradeNo);
+  // The cached figures the table read are shown while the gateway is asked, marked so.
+  const listed = useListedOrder(tradeNo);
   const status = useAppStatus();
   const navigate = useNavigate();
   const d = q.data;
@@ -322,7 +324,25 @@ export function OrderDetailDrawer({
             {t("detail.reversals")}
           </Button>
         </Group>
-        {q.isPending ? <Loader /> : null}
+        {q.isPending && !listed ? <Loader /> : null}
+        {q.isPending && listed ? (
+          <Card withBorder data-testid="detail-early">
+            <Group justify="space-between" mb="xs">
+              <Title order={3} size="h5">
+                {t("detail.cached")}
+              </Title>
+              <Badge
+                color="gray"
+                variant="light"
+                leftSection={<Loader size={10} />}
+                data-testid="detail-checking"
+              >
+                {t("detail.checking")}
+              </Badge>
+            </Group>
+            <Cached o={listed} />
+          </Card>
+        ) : null}
         <ErrorAlert error={q.error} />
         {d ? (
           <>

@@ -7,12 +7,13 @@ import {
   useQueryClient,
 } from "@tanstack/react-query";
 import { Channel } from "@tauri-apps/api/core";
-import { useEffect, useSyncExternalStore } from "react";
+import { useEffect, useMemo, useSyncExternalStore } from "react";
 import { commands } from "../../bindings";
 import { machineZone } from "../../lib/format";
 import { useCommandMutation } from "../../lib/invalidate";
 import { unwrap } from "../../lib/ipc";
 import type {
+  CachedOrder,
   ExportProgress,
   OrderFilter,
   SimulateAction,
@@ -80,6 +81,23 @@ export function useOrderDetail(tradeNo: string | null) {
     queryFn: () => unwrap(commands.orderDetail(tradeNo ?? "")),
     staleTime: 0,
   });
+}
+
+/// The order as the orders table already read it (a page of any filter in the UI's query
+/// cache), shown at once while `order_detail` asks the gateway; `null` when no page read
+/// holds it (the order opened from its address, say).
+export function useListedOrder(tradeNo: string | null): CachedOrder | null {
+  const client = useQueryClient();
+  return useMemo(() => {
+    if (!tradeNo) return null;
+    for (const [, page] of client.getQueriesData<{ rows: CachedOrder[] }>({
+      queryKey: ["orders", "page"],
+    })) {
+      const o = page?.rows.find((r) => r.tradeNo === tradeNo);
+      if (o) return o;
+    }
+    return null;
+  }, [client, tradeNo]);
 }
 
 /// Every sync is one mutation of this key, whoever starts it (the Orders screen's button,

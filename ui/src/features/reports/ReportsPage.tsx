@@ -7,6 +7,7 @@ import {
   SegmentedControl,
   Select,
   SimpleGrid,
+  Skeleton,
   Stack,
   Table,
   Text,
@@ -23,6 +24,7 @@ import { CopyCommand } from "../../components/CopyCommand";
 import { ErrorAlert, toastOk } from "../../components/ErrorAlert";
 import { EXACT, MoneyChartTooltip } from "../../components/MoneyChartTooltip";
 import { locale } from "../../i18n";
+import { useAfterFirstPaint } from "../../lib/afterPaint";
 import { statementCommand } from "../../lib/cliCommand";
 import { chartValue, formatCount, formatMoney } from "../../lib/format";
 import { fieldOf } from "../../lib/ipc";
@@ -132,6 +134,8 @@ function CurrencyCard({
   const { t, i18n } = useTranslation();
   const loc = locale(i18n.language);
   const navigate = useNavigate();
+  // The chart is drawn after the statement's figures are on screen.
+  const painted = useAfterFirstPaint();
   const cur = current.currency;
   const before = new Map(previous ? lines(t, previous).map((l) => [l.key, l.amount]) : []);
   const shown = lines(t, current);
@@ -213,20 +217,29 @@ function CurrencyCard({
               {t("reports.notLookedUp", { count: current.chargebacksNotLookedUp })}
             </Text>
           ) : null}
-          <BarChart
-            h={320}
-            data={chart}
-            dataKey="line"
-            orientation="vertical"
-            yAxisProps={{ width: 110 }}
-            series={series}
-            withLegend
-            tooltipProps={{
-              content: ({ label, payload }) => (
-                <MoneyChartTooltip label={label} payload={payload} series={series} currency={cur} />
-              ),
-            }}
-          />
+          {painted ? (
+            <BarChart
+              h={320}
+              data={chart}
+              dataKey="line"
+              orientation="vertical"
+              yAxisProps={{ width: 110 }}
+              series={series}
+              withLegend
+              tooltipProps={{
+                content: ({ label, payload }) => (
+                  <MoneyChartTooltip
+                    label={label}
+                    payload={payload}
+                    series={series}
+                    currency={cur}
+                  />
+                ),
+              }}
+            />
+          ) : (
+            <Skeleton h={320} />
+          )}
         </SimpleGrid>
       </Stack>
     </Card>
