@@ -676,6 +676,7 @@ pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
     team_migration!("0032_review_sql_r6"),
     team_migration!("0033_review_r7"),
     team_migration!("0034_review_r7"),
+    team_migration!("0035_review_r7b"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.
