@@ -883,3 +883,157 @@ fn a_send_time_never_runs_far_ahead_and_the_owner_voids_a_poisoned_entry() {
         "an accepted send is final",
     );
 }
+
+// ---------------------------------------------------------------------------------
+// Review r7, R7-2: turning payee approval on is a cut-off again, and nobody waits for it.
+
+/// `nick`'s approver as the book shows it to `user` ("-" while it awaits approval).
+fn approver_of(pg: &TestPg, user: &str, nick: &str) -> String {
+    sql(
+        pg,
+        user,
+        &format!(
+            "SELECT coalesce(approved_by, '-') || ' ' || needs_approval FROM paydesk.beneficiaries_shown WHERE nickname = '{nick}'"
+        ),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_payee_a_maker_commits_after_approval_was_turned_on_waits_for_another_member() {
+    let pg = team_db();
+    let seal = |c: char| format!("{}==", c.to_string().repeat(342));
+    let hash = |s: &str| {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(s.as_bytes()))
+    };
+    let id_of = |nick: &str| -> i64 {
+        owner_sql(
+            &pg,
+            &format!("SELECT id FROM paydesk.beneficiaries WHERE nickname = '{nick}'"),
+        )
+        .parse()
+        .unwrap()
+    };
+    // Added and committed while approval is off: approved as added, and stays so.
+    sql(&pg, "mark", &add_payee_sql("early", &seal('E'))).unwrap();
+
+    // a) READ COMMITTED: mark adds a payee (approval off) and holds the transaction open
+    // (busy) while alice turns approval on; alice does not wait; mark commits after.
+    let hold = format!(
+        "BEGIN; {}; SELECT pg_sleep(3) AS r72_rc; COMMIT",
+        add_payee_sql("late", &seal('L'))
+    );
+    std::thread::scope(|s| {
+        let held = s.spawn(|| sql(&pg, "mark", &hold));
+        wait_running(&pg, "mark", "r72_rc");
+        let (out, took) = timed(
+            &pg,
+            "alice",
+            "UPDATE paydesk.team SET payee_approval = true WHERE id = 1",
+        );
+        out.unwrap();
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        held.join().unwrap().unwrap();
+    });
+    // The payee committed after the switch awaits another member, as every member reads
+    // the book; the one committed before keeps its approval.
+    for user in ["alice", "mark", "ann", "sam", "vic"] {
+        assert_eq!(approver_of(&pg, user, "late"), "- true", "{user}");
+        assert_eq!(approver_of(&pg, user, "early"), "mark false", "{user}");
+    }
+    // The signer's worker reads it the same way (schema 0036's check, as the worker's
+    // read makes it).
+    assert_eq!(
+        sql(
+            &pg,
+            "sam",
+            &format!(
+                "SELECT coalesce(CASE WHEN paydesk.payee_approved_late(id) THEN NULL ELSE approved_by END, '-') \
+                 FROM paydesk.beneficiaries WHERE id = {}",
+                id_of("late")
+            )
+        )
+        .unwrap(),
+        "-"
+    );
+    // Mark cannot pay it; the payee added before is paid.
+    let (late, late_seal) = (id_of("late"), seal('L'));
+    refused(
+        sql(
+            &pg,
+            "mark",
+            &payee_request("R7-2-1", late, &hash(&late_seal)),
+        ),
+        "a payee self-approved after approval was on",
+        "waits for another member's approval",
+    );
+    sql(
+        &pg,
+        "mark",
+        &payee_request("R7-2-0", id_of("early"), &hash(&seal('E'))),
+    )
+    .unwrap();
+    // Approved by another member (ann), it is paid.
+    sql(
+        &pg,
+        "ann",
+        &format!(
+            "SELECT paydesk.approve_beneficiary({MER}, {late}, '{}')",
+            hash(&late_seal)
+        ),
+    )
+    .unwrap();
+    assert_eq!(approver_of(&pg, "mark", "late"), "ann true");
+    sql(
+        &pg,
+        "mark",
+        &payee_request("R7-2-2", late, &hash(&late_seal)),
+    )
+    .unwrap();
+
+    // b) REPEATABLE READ: mark's snapshot is taken while approval is off, and the add
+    // comes after alice turned it on (both reads inside the add see "off").
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET payee_approval = false WHERE id = 1",
+    )
+    .unwrap();
+    let hold = format!(
+        "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM paydesk.team; \
+         SELECT pg_sleep(3) AS r72_rr; {}; COMMIT",
+        add_payee_sql("snap", &seal('N'))
+    );
+    std::thread::scope(|s| {
+        let held = s.spawn(|| sql(&pg, "mark", &hold));
+        wait_running(&pg, "mark", "r72_rr");
+        sql(
+            &pg,
+            "alice",
+            "UPDATE paydesk.team SET payee_approval = true WHERE id = 1",
+        )
+        .unwrap();
+        held.join().unwrap().unwrap();
+    });
+    assert_eq!(approver_of(&pg, "alice", "snap"), "- true");
+    refused(
+        sql(
+            &pg,
+            "mark",
+            &payee_request("R7-2-3", id_of("snap"), &hash(&seal('N'))),
+        ),
+        "a payee self-approved from a snapshot before approval was on",
+        "waits for another member's approval",
+    );
+    // The admin cannot move the cut-off by hand.
+    refused(
+        sql(
+            &pg,
+            "alice",
+            "UPDATE paydesk.team SET payee_approval_on = NULL WHERE id = 1",
+        ),
+        "the admin clearing the cut-off",
+        "permission denied",
+    );
+}
