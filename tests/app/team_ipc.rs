@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use paydesk_app::state::AppState;
 use paydesk_core::Home;
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
+use paydesk_store_pg::{PgConfig, PgLink, init_team};
 use paydesk_team::{RuleInput, Team, TeamRole};
 use paydesk_testpg::TestPg;
 use serde_json::{Value, json};

@@ -11,8 +11,7 @@ use paydesk_sandbox::{Fault, SeedSpec};
 use rusqlite::Connection;
 use serde_json::Value;
 
-#[path = "../../crates/cli/tests/common/mod.rs"]
-mod common;
+use crate::common;
 use common::*;
 
 const CARD_NO: &str = "4111111111111111";

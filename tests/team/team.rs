@@ -7,11 +7,11 @@
 
 mod common;
 
-use paydesk_core::store::pg::AsPgLink;
+use paydesk_store_pg::AsPgLink;
 use std::sync::Arc;
 
-use paydesk_core::store::pg::{PgLink, init_team};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_store_pg::{PgLink, init_team};
 use paydesk_team::{self as team, RequestState, RowState, RuleInput, Team, TeamRole};
 use paydesk_testpg::TestPg;
 
@@ -24,7 +24,7 @@ fn team_db() -> TestPg {
     let owner = PgLink::connect(&cfg(&pg, pg.owner()), pg.owner_password()).unwrap();
     assert_eq!(
         init_team(&owner, common::MER as i64).unwrap(),
-        paydesk_core::store::pg::TEAM_MIGRATIONS.len()
+        paydesk_store_pg::TEAM_MIGRATIONS.len()
     );
     // Run twice: nothing more to apply, and the merchant must match.
     assert_eq!(init_team(&owner, common::MER as i64).unwrap(), 0);
@@ -919,7 +919,7 @@ async fn a_card_payouts_number_hides_the_card_and_the_old_number_is_still_recogn
     // request row (F6), not "made outside".
     let trade_no = ann.rows(before.id).unwrap()[0].trade_no.clone().unwrap();
     use paydesk_core::store::orders::OrderStore as _;
-    let made = paydesk_core::store::pg::orders::PgOrders::on(sam.link().pg(), common::MER as i64)
+    let made = paydesk_store_pg::orders::PgOrders::on(sam.link().pg(), common::MER as i64)
         .get(&trade_no)
         .unwrap()
         .unwrap();

@@ -9,14 +9,14 @@
 
 mod common;
 
-use paydesk_core::store::pg::AsPgLink;
+use paydesk_store_pg::AsPgLink;
 use std::time::{Duration, Instant};
 
 use paydesk_core::CoreError;
 use paydesk_core::audit::Record;
-use paydesk_core::store::pg::audit::PgAudit;
-use paydesk_core::store::pg::{PgLink, init_team};
 use paydesk_core::store::prelude::AuditStore;
+use paydesk_store_pg::audit::PgAudit;
+use paydesk_store_pg::{PgLink, init_team};
 use paydesk_team::{RequestState, Team, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 

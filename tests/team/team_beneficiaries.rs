@@ -419,7 +419,7 @@ fn an_approval_names_the_row_shown_so_a_payee_swapped_meanwhile_is_not_approved(
 /// holds the lock, and applies once they are gone.
 #[test]
 fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
-    use paydesk_core::store::pg::{PgLink, init_team};
+    use paydesk_store_pg::{PgLink, init_team};
     use std::time::{Duration, Instant};
     let pg = team_db();
     // The database as the release before schema 0032 left it (0032 and the files after

@@ -1,7 +1,7 @@
 //! Blocking is explicit (issue 32): a team desk's store waits on the network, and the
-//! one rule that says how (`store::pg::off_workers`) keeps that wait off the runtime's
-//! workers. A journal write blocked on a row another session of the team holds must not
-//! stop the other tasks of the runtime, even on a runtime of one worker.
+//! one rule that says how (`paydesk_store_pg::off_workers`) keeps that wait off the
+//! runtime's workers. A journal write blocked on a row another session of the team holds
+//! must not stop the other tasks of the runtime, even on a runtime of one worker.
 
 #![allow(clippy::unwrap_used)]
 
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use paydesk_core::journal::{Begin, Guard, Intent, Outcome, Status, fingerprint};
 use paydesk_core::store::Store;
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
+use paydesk_store_pg::{PgConfig, PgLink, init_team};
 use paydesk_testpg::TestPg;
 use serde_json::json;
 

@@ -9,10 +9,10 @@
 mod common;
 
 use paydesk_core::forms::{PayoutForm, PayoutKind};
-use paydesk_core::store::pg::AsPgLink;
-use paydesk_core::store::pg::audit::PgAudit;
 use paydesk_core::store::prelude::AuditStore;
 use paydesk_core::{Desk, Endpoint, Profile};
+use paydesk_store_pg::AsPgLink;
+use paydesk_store_pg::audit::PgAudit;
 use paydesk_team::{self as team, TeamRole};
 use paydesk_testpg::TestPg;
 

@@ -15,7 +15,7 @@ use std::process::Command;
 
 use paydesk_core::CoreError;
 use paydesk_core::forms::{PayoutForm, PayoutKind};
-use paydesk_core::store::pg::{PgConfig, PgLink};
+use paydesk_store_pg::{PgConfig, PgLink};
 use paydesk_team::{RequestState, Team, TeamRole};
 use paydesk_testpg::Options;
 

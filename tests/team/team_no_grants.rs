@@ -17,7 +17,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use paydesk_core::store::pg::{PgLink, owner_stall_grants_missing};
+use paydesk_store_pg::{PgLink, owner_stall_grants_missing};
 use paydesk_team::{RequestState, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 

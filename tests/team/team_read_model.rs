@@ -13,26 +13,27 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use paydesk_core::store::balances::BalanceSnapshot;
-use paydesk_core::store::balances::Balances;
-use paydesk_core::store::cards::{CardOperations, NewCardOperation};
-use paydesk_core::store::notifications::Notifications;
-use paydesk_core::store::orders::{
-    self, MadeOrder, OrderFilter, OrderKind, Orders, SortKey, Upsert,
-};
-use paydesk_core::store::pg::cache::{
-    PgBalances, PgCards, PgNotifications, PgReversals, PgReviews, PgSyncState, PgViews,
-};
-use paydesk_core::store::pg::orders::PgOrders;
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
+use paydesk_core::store::Store;
 use paydesk_core::store::prelude::*;
-use paydesk_core::store::reversals::{ChargebackSeen, RefundSeen, Reversals};
-use paydesk_core::store::reviews::{Outcome, Reviews};
-use paydesk_core::store::sync_state::{PageDone, SyncState};
-use paydesk_core::store::views::{SavedViews, Screen};
-use paydesk_core::store::{self as db, Durability, Store};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
 use paydesk_gateway::wire::OrderListItem;
+use paydesk_store_pg::cache::{
+    PgBalances, PgCards, PgNotifications, PgReversals, PgReviews, PgSyncState, PgViews,
+};
+use paydesk_store_pg::orders::PgOrders;
+use paydesk_store_pg::{PgConfig, PgLink, init_team};
+use paydesk_store_sqlite::balances::BalanceSnapshot;
+use paydesk_store_sqlite::balances::Balances;
+use paydesk_store_sqlite::cards::{CardOperations, NewCardOperation};
+use paydesk_store_sqlite::notifications::Notifications;
+use paydesk_store_sqlite::orders::{
+    self, MadeOrder, OrderFilter, OrderKind, Orders, SortKey, Upsert,
+};
+use paydesk_store_sqlite::reversals::{ChargebackSeen, RefundSeen, Reversals};
+use paydesk_store_sqlite::reviews::{Outcome, Reviews};
+use paydesk_store_sqlite::sync_state::{PageDone, SyncState};
+use paydesk_store_sqlite::views::{SavedViews, Screen};
+use paydesk_store_sqlite::{self as db, Durability};
 use paydesk_testpg::TestPg;
 use rusqlite::Connection;
 
@@ -1306,8 +1307,8 @@ fn zip_text(bytes: &[u8]) -> String {
 #[test]
 fn orders_made_here_are_found_by_their_customer_on_postgres_as_on_sqlite() {
     use paydesk_core::journal::Status;
-    use paydesk_core::store::journal::{Begin, Guard, Intent, Journal, Outcome as Finished};
-    use paydesk_core::store::pg::journal::PgJournal;
+    use paydesk_store_pg::journal::PgJournal;
+    use paydesk_store_sqlite::journal::{Begin, Guard, Intent, Journal, Outcome as Finished};
 
     let (pg, owner) = team_db();
     let (_d, conn) = sqlite();

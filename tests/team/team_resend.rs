@@ -11,10 +11,10 @@ mod common;
 
 use std::sync::{Arc, Barrier};
 
-use paydesk_core::store::pg::AsPgLink;
-use paydesk_core::store::pg::team::TeamTables;
-use paydesk_core::store::pg::{PgLink, init_team};
 use paydesk_core::{CoreError, Desk, Endpoint, Profile};
+use paydesk_store_pg::AsPgLink;
+use paydesk_store_pg::team::TeamTables;
+use paydesk_store_pg::{PgLink, init_team};
 use paydesk_team::{self as team, RequestState, RowState, Team, TeamRole};
 use paydesk_testpg::TestPg;
 
@@ -399,7 +399,7 @@ fn a_number_taken_by_a_transaction_not_yet_committed_is_refused_by_the_index() {
 /// waiting request: the migration frees the rejected request's number only.
 #[test]
 fn the_migration_frees_the_numbers_of_requests_rejected_before_it() {
-    use paydesk_core::store::pg::TEAM_MIGRATIONS;
+    use paydesk_store_pg::TEAM_MIGRATIONS;
     let pg = TestPg::start().unwrap();
     pg.create_database(DB).unwrap();
     let su = |q: &str| pg.psql_owner(DB, q).unwrap();

@@ -9,14 +9,14 @@
 
 mod common;
 
-use paydesk_core::store::pg::AsPgLink;
+use paydesk_store_pg::AsPgLink;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use paydesk_core::store::orders::{MadeOrder, OrderKind, OrderStore};
-use paydesk_core::store::pg::orders::PgOrders;
 use paydesk_core::store::prelude::AuditStore;
+use paydesk_store_pg::orders::PgOrders;
 use paydesk_team::{RequestState, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 use sha2::{Digest, Sha256};
@@ -599,9 +599,8 @@ fn a_members_log_rows_are_bounded_and_never_the_teams() {
     );
 
     // A desk's own long text is cut to the bound, saying so, never refused.
-    let link =
-        paydesk_core::store::pg::PgLink::connect(&common::team::cfg(&pg, "vic"), PASSWORD).unwrap();
-    paydesk_core::store::pg::audit::PgAudit::on(&link)
+    let link = paydesk_store_pg::PgLink::connect(&common::team::cfg(&pg, "vic"), PASSWORD).unwrap();
+    paydesk_store_pg::audit::PgAudit::on(&link)
         .append(
             paydesk_core::audit::Record {
                 profile: "team",
@@ -632,8 +631,8 @@ fn a_members_log_rows_are_bounded_and_never_the_teams() {
 #[test]
 fn a_viewers_idle_lock_on_a_journal_number_does_not_stall_the_signer() {
     use paydesk_core::journal::{Begin, Guard, Intent, fingerprint};
-    use paydesk_core::store::pg::journal::PgJournal;
     use paydesk_core::store::prelude::JournalStore;
+    use paydesk_store_pg::journal::PgJournal;
     let pg = team_db();
     let mer = common::MER;
     let no = "T-F1-J-1";
@@ -857,7 +856,7 @@ fn a_signer_cannot_relabel_who_made_an_order() {
     // A team-made order: a request approved (no rule applies under 10,000) and claimed.
     let id = payout(&pg, "500", "T-F6-1");
     let sam = member(&pg, "sam");
-    let claimed = paydesk_core::store::pg::team::TeamTables::on(sam.link().pg())
+    let claimed = paydesk_store_pg::team::TeamTables::on(sam.link().pg())
         .claim_next(30)
         .unwrap()
         .unwrap();
@@ -1006,14 +1005,14 @@ fn a_signer_cannot_move_or_keep_a_label_a_request_row_gave() {
     payout(&pg, "300", "PIN-4");
     payout(&pg, "200", "PIN-5");
     let sam = member(&pg, "sam");
-    let claimed = paydesk_core::store::pg::team::TeamTables::on(sam.link().pg())
+    let claimed = paydesk_store_pg::team::TeamTables::on(sam.link().pg())
         .claim_next(30)
         .unwrap()
         .unwrap();
     assert_eq!(claimed.id, id);
     // The other two are sent too: only a sent row's order is the team's.
     for _ in 0..2 {
-        paydesk_core::store::pg::team::TeamTables::on(sam.link().pg())
+        paydesk_store_pg::team::TeamTables::on(sam.link().pg())
             .claim_next(30)
             .unwrap()
             .unwrap();
@@ -1280,7 +1279,7 @@ fn record_as_signer(pg: &TestPg, trade: &str, no: &str, amount: &str) -> String 
 /// written, the number kept, and the request ends: a paid row is never stuck.
 #[test]
 fn a_rows_outcome_is_written_after_its_order_claimed_it() {
-    use paydesk_core::store::pg::team::{RowState, TeamTables};
+    use paydesk_store_pg::team::{RowState, TeamTables};
     let pg = team_db();
     let id = payout(&pg, "500", "PIN-R1");
     let sam = member(&pg, "sam");
@@ -1334,7 +1333,7 @@ fn a_rows_outcome_is_written_after_its_order_claimed_it() {
 /// labelled as the team's; once sent, the real order is.
 #[test]
 fn a_signer_cannot_claim_an_unsent_rows_number() {
-    use paydesk_core::store::pg::team::TeamTables;
+    use paydesk_store_pg::team::TeamTables;
     let pg = team_db();
     let id = payout(&pg, "500", "PIN-R2");
     assert_eq!(
@@ -1378,7 +1377,7 @@ fn a_signer_cannot_claim_an_unsent_rows_number() {
 /// an order under its number labelled as the team's.
 #[test]
 fn a_rejected_row_claims_no_order() {
-    use paydesk_core::store::pg::team::{RowState, TeamTables};
+    use paydesk_store_pg::team::{RowState, TeamTables};
     let pg = team_db();
     let id = payout(&pg, "500", "PIN-R5");
     let sam = member(&pg, "sam");

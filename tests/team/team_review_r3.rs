@@ -11,7 +11,7 @@
 
 mod common;
 
-use paydesk_core::store::pg::AsPgLink;
+use paydesk_store_pg::AsPgLink;
 use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
@@ -141,8 +141,7 @@ fn a_signer_cannot_lock_the_journal_or_the_read_model() {
     // The sync's error is recorded and cleared through the desk's own store.
     use paydesk_core::store::sync_state::SyncStateStore as _;
     let team = member(&pg, "sam");
-    let store =
-        paydesk_core::store::pg::cache::PgSyncState::on(team.link().pg(), common::MER as i64);
+    let store = paydesk_store_pg::cache::PgSyncState::on(team.link().pg(), common::MER as i64);
     store.record_error("p", "gateway down").unwrap();
     assert_eq!(store.last_error("p").unwrap().unwrap().1, "gateway down");
     store.clear_error("p").unwrap();
@@ -220,7 +219,7 @@ fn a_members_log_row_never_spells_the_teams_profile_another_way() {
     // The desk writes a profile it cannot spell in printable ASCII escaped, never refused.
     use paydesk_core::store::prelude::AuditStore as _;
     let sam = member(&pg, "sam");
-    let audit = paydesk_core::store::pg::audit::PgAudit::on(sam.link().pg());
+    let audit = paydesk_store_pg::audit::PgAudit::on(sam.link().pg());
     let (row, _) = audit
         .append(
             paydesk_core::store::audit::Record {
@@ -296,7 +295,7 @@ fn an_orders_sorting_amount_is_its_amount() {
     // The desk's own record: half a ten-thousandth rounds away from zero, as the
     // database rounds it.
     let sam = member(&pg, "sam");
-    let orders = paydesk_core::store::pg::orders::PgOrders::on(sam.link().pg(), mer);
+    let orders = paydesk_store_pg::orders::PgOrders::on(sam.link().pg(), mer);
     assert!(
         orders
             .record_made(
@@ -325,7 +324,7 @@ fn an_orders_sorting_amount_is_its_amount() {
 /// over, given back or ended by another signer's plain SQL.
 #[test]
 fn a_dead_workers_request_is_taken_over_though_its_process_number_was_reused() {
-    use paydesk_core::store::pg::team::TeamTables;
+    use paydesk_store_pg::team::TeamTables;
     let pg = team_db();
     let id = payout(&pg, "500", "PIN-PID-1");
     let later = payout(&pg, "400", "PIN-PID-2");
@@ -461,7 +460,7 @@ fn label_of(pg: &TestPg, trade_no: &str) -> String {
 /// first saw an order is the database's: no member writes it.
 #[test]
 fn an_order_seen_before_its_number_was_requested_is_not_the_requests() {
-    use paydesk_core::store::pg::team::TeamTables;
+    use paydesk_store_pg::team::TeamTables;
     let pg = team_db();
     let mer = common::MER as i64;
     let id = std::thread::scope(|s| {
@@ -618,7 +617,7 @@ fn a_card_holder_is_shown_only_to_who_approves_sends_or_asked_for_the_payout() {
 /// signer's worker at once, and the log says how many of its sessions were ended.
 #[test]
 fn a_removed_signers_open_session_holds_no_request() {
-    use paydesk_core::store::pg::team::TeamTables;
+    use paydesk_store_pg::team::TeamTables;
     let pg = team_db();
     let id = payout(&pg, "500", "PIN-GONE-1");
     let sam = member(&pg, "sam");

@@ -7,7 +7,7 @@
 
 mod common;
 
-use paydesk_core::store::pg::AsPgLink;
+use paydesk_store_pg::AsPgLink;
 use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
@@ -237,8 +237,8 @@ fn the_signer_holds_update_on_every_column_the_desk_updates() {
 /// (the update of the same reference, evidence kept or replaced), on the team.
 #[test]
 fn a_signer_records_a_review_submission_twice() {
-    use paydesk_core::store::pg::cache::PgReviews;
     use paydesk_core::store::reviews::{Outcome, ReviewStore as _};
+    use paydesk_store_pg::cache::PgReviews;
     let pg = team_db();
     let sam = member(&pg, "sam");
     let reviews = PgReviews::on(sam.link().pg(), common::MER as i64);
@@ -318,7 +318,7 @@ fn a_members_log_row_cannot_print_as_another_members_line() {
     // The desk's own writer escapes what the log refuses.
     use paydesk_core::store::prelude::AuditStore as _;
     let sam = member(&pg, "sam");
-    let audit = paydesk_core::store::pg::audit::PgAudit::on(sam.link().pg());
+    let audit = paydesk_store_pg::audit::PgAudit::on(sam.link().pg());
     let (row, _) = audit
         .append(
             paydesk_core::store::audit::Record {
@@ -373,7 +373,7 @@ fn team_without_grants() -> TestPg {
 /// worker's claim is still never taken over by another signer.
 #[test]
 fn a_dead_workers_claim_is_not_kept_alive_by_another_members_session_without_grants() {
-    use paydesk_core::store::pg::team::TeamTables;
+    use paydesk_store_pg::team::TeamTables;
     let pg = team_without_grants();
     let id = payout(&pg, "500", "PIN-F4-1");
     let later = payout(&pg, "400", "PIN-F4-2");
@@ -468,8 +468,8 @@ fn a_dead_workers_claim_is_not_kept_alive_by_another_members_session_without_gra
 #[test]
 fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
     use paydesk_core::store::orders::OrderStore as _;
-    use paydesk_core::store::pg::journal::PgJournal;
     use paydesk_core::store::prelude::JournalStore as _;
+    use paydesk_store_pg::journal::PgJournal;
     let pg = team_db();
     let mer = common::MER as i64;
     // Mark's card payout request under PIN-CARD-J (as his desk writes it).
@@ -550,7 +550,7 @@ fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
         let team = member(&pg, user);
         // The orders screen finds the sent order by its holder's name only for who may
         // read the holder.
-        let by_holder = paydesk_core::store::pg::orders::PgOrders::on(team.link().pg(), mer)
+        let by_holder = paydesk_store_pg::orders::PgOrders::on(team.link().pg(), mer)
             .count(&paydesk_core::store::orders::OrderFilter {
                 search: Some("Doe".into()),
                 ..Default::default()
@@ -671,7 +671,7 @@ impl Drop for IdleSession {
 /// ends it, saying so in the log, and sam's worker takes the request.
 #[test]
 fn a_signer_holding_the_approved_requests_idle_is_ended() {
-    use paydesk_core::store::pg::team::TeamTables;
+    use paydesk_store_pg::team::TeamTables;
     let pg = team_db();
     let id = payout(&pg, "500", "PIN-F3-1");
     let holder = IdleSession::open(
@@ -728,7 +728,7 @@ fn a_viewer_cannot_take_the_signers_desk_lock() {
     );
     let _viewer = IdleSession::open(&pg, "vic", &format!("SELECT pg_advisory_lock({key});"));
     let sam = member(&pg, "sam");
-    let orders = paydesk_core::store::pg::orders::PgOrders::on(sam.link().pg(), mer);
+    let orders = paydesk_store_pg::orders::PgOrders::on(sam.link().pg(), mer);
     let started = std::time::Instant::now();
     assert!(
         orders

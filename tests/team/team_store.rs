@@ -15,9 +15,9 @@ use paydesk_core::journal::{
     Begin, CLAIM_LEASE_MS, Claim, Entry, Guard, Intent, Outcome, Status, fingerprint, mask_request,
 };
 use paydesk_core::store::Store;
-use paydesk_core::store::pg::journal::PgJournal;
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
 use paydesk_core::store::prelude::*;
+use paydesk_store_pg::journal::PgJournal;
+use paydesk_store_pg::{PgConfig, PgLink, init_team};
 use paydesk_testpg::TestPg;
 use serde_json::{Value, json};
 
@@ -492,7 +492,7 @@ fn the_audit_chain_verifies_and_breaks_when_the_owner_edits_or_removes_a_row() {
     assert_eq!((anchor.last_id, anchor.count), (0, 0));
     // A maker may write the log but not read it: its row comes back all the same.
     let maker = team.member("mia", "maker");
-    let (second, _) = paydesk_core::store::pg::audit::PgAudit::on(&maker)
+    let (second, _) = paydesk_store_pg::audit::PgAudit::on(&maker)
         .append(record("payout.request", "merOrderNo=N2"), KEY, None)
         .unwrap();
     assert_eq!(
@@ -500,7 +500,7 @@ fn the_audit_chain_verifies_and_breaks_when_the_owner_edits_or_removes_a_row() {
         (2, first.hash.as_str())
     );
     assert!(matches!(
-        paydesk_core::store::pg::audit::PgAudit::on(&maker).list(&AuditFilter::default()),
+        paydesk_store_pg::audit::PgAudit::on(&maker).list(&AuditFilter::default()),
         Err(CoreError::Validation { .. })
     ));
     assert_eq!(
@@ -607,7 +607,7 @@ fn desks_appending_at_once_keep_one_chain() {
             s.spawn(move || {
                 barrier.wait();
                 for n in 0..EACH {
-                    paydesk_core::store::pg::audit::PgAudit::on(link)
+                    paydesk_store_pg::audit::PgAudit::on(link)
                         .append(record("query", &format!("desk={i} n={n}")), KEY, None)
                         .unwrap();
                 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use paydesk_core::CoreError;
-use paydesk_core::store::pg::{PgConfig, PgLink};
+use paydesk_store_pg::{PgConfig, PgLink};
 use paydesk_testpg::{Options, TestPg};
 
 /// The `postgres` user's uid and gid, when the tests run as root (the server then runs

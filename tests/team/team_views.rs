@@ -8,10 +8,10 @@
 
 mod common;
 
-use paydesk_core::store::pg::PgLink;
-use paydesk_core::store::pg::cache::PgViews;
 use paydesk_core::store::prelude::ViewStore;
 use paydesk_core::store::views::Screen;
+use paydesk_store_pg::PgLink;
+use paydesk_store_pg::cache::PgViews;
 use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
@@ -361,7 +361,7 @@ fn no_member_locks_the_views_tables_above_row_exclusive() {
 /// table-level DELETE every role held on `saved_filters` is gone.
 #[test]
 fn an_upgrade_turns_each_members_saved_filters_into_their_personal_views() {
-    use paydesk_core::store::pg::{TEAM_MIGRATIONS, init_team};
+    use paydesk_store_pg::{TEAM_MIGRATIONS, init_team};
     let pg = team_db();
     // The team as it stood before migration 0017 (the one that adds views): the views'
     // tables and function gone, saved_filters' old grants back, the migration not done.

@@ -1,16 +1,44 @@
 // The desktop app's benchmark (figures printed, never asserted; BENCHMARKS.md keeps
 // them): launch to an interactive dashboard, idle resident memory, and the round trip
-// of one orders page from the web view through IPC to a cache of 1,000,000 orders.
-// Run by `cargo xtask bench-app` under Xvfb and the private D-Bus session.
+// of one orders page from the web view through IPC to a cache of 1,000,000 orders, and
+// every screen from the click to its content (issue 34: Dashboard, Reports over a
+// month, Orders with a jump to the end and a filter change, the order page, Balances,
+// Activity over 100,000 audit rows). Run by `cargo xtask bench-app` under Xvfb and the private D-Bus session.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startApp } from "../e2e/harness.mjs";
+import { measureScreens } from "./screens.mjs";
 
 const APP = process.env.PAYDESK_APP;
 const ORDERS = Number(process.env.PAYDESK_BENCH_ORDERS ?? 1_000_000);
+const AUDIT_ROWS = Number(process.env.PAYDESK_BENCH_AUDIT_ROWS ?? 100_000);
+const VISITS = Number(process.env.PAYDESK_BENCH_VISITS ?? 10);
+/// Only the screens' figures (no launches, memory, IPC pages or software rendering).
+const SCREENS_ONLY = process.env.PAYDESK_BENCH_SCREENS_ONLY === "1";
 if (!APP) throw new Error("PAYDESK_APP must name the release build of the app");
+
+/// The command running a release example of paydesk-core: built by cargo, or the
+/// binary in `PAYDESK_BENCH_EXAMPLES` (a folder of them, built beforehand).
+const example = (name, args) =>
+  process.env.PAYDESK_BENCH_EXAMPLES
+    ? [path.join(process.env.PAYDESK_BENCH_EXAMPLES, name), args]
+    : [
+        "cargo",
+        [
+          "run",
+          "--release",
+          "--locked",
+          "-q",
+          "-p",
+          "paydesk-core",
+          "--example",
+          name,
+          "--",
+          ...args,
+        ],
+      ];
 
 const pct = (values) => {
   const v = [...values].sort((a, b) => a - b);
@@ -139,24 +167,42 @@ try {
 
   console.log(`filling the cache with ${ORDERS.toLocaleString("en")} orders…`);
   const fill = spawnSync(
-    "cargo",
-    [
-      "run",
-      "--release",
-      "--locked",
-      "-q",
-      "-p",
-      "paydesk-core",
-      "--example",
-      "cache_bench",
-      "--",
+    ...example("cache_bench", [
       String(ORDERS),
       "--fill",
       path.join(home, "data", "sandbox.sqlite"),
-    ],
+    ]),
     { stdio: "inherit", cwd: path.resolve("..") },
   );
   if (fill.status !== 0) throw new Error("filling the cache failed");
+
+  // The Activity screen's log: rows sealed with the profile's key from the keyring and
+  // continued from its anchor, as the desk appends them (the keyring the app's own,
+  // `startApp`'s service for this home).
+  console.log(`appending ${AUDIT_ROWS.toLocaleString("en")} rows to the audit log…`);
+  const audit = spawnSync(
+    ...example("audit_fill", [
+      String(AUDIT_ROWS),
+      path.join(home, "data", "sandbox.sqlite"),
+      "sandbox",
+    ]),
+    {
+      stdio: "inherit",
+      cwd: path.resolve(".."),
+      env: { ...process.env, PAYDESK_KEYRING_SERVICE: `PayDesk-e2e-${path.basename(home)}` },
+    },
+  );
+  if (audit.status !== 0) throw new Error("filling the audit log failed");
+
+  if (SCREENS_ONLY) {
+    app = await startApp({ home, app: APP });
+    await waitDashboard(app.browser, 60_000);
+    await app.browser.pause(3_000);
+    await measureScreens(app.browser, VISITS);
+    await app.stop();
+    rmSync(home, { recursive: true, force: true });
+    process.exit(0);
+  }
 
   const launches = [];
   const alone = [];
@@ -235,6 +281,7 @@ try {
   for (const [kind, samples] of Object.entries(times)) {
     console.log(`orders page of 100 through IPC, ${kind}: ${fmt(pct(samples))}`);
   }
+  await measureScreens(app.browser, VISITS);
   await app.stop();
 
   // The same app drawing without GPU compositing (the app's opt-in), warm.

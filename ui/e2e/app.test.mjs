@@ -391,7 +391,7 @@ test("importing a wrong key shows a clear error and keeps the current key", asyn
 
 test("the built-in sandbox's name is reserved: the app says what the CLI says", async () => {
   // One rule in the core for both front ends (the CLI's `profile add sandbox
-  // --base-url ...` gets the same words: crates/cli/tests/hostile_input.rs): what is
+  // --base-url ...` gets the same words: tests/cli/hostile_input.rs): what is
   // wrong is the name, not the address.
   await h.click(id("nav-settings"));
   await h.click(id("profile-add"));

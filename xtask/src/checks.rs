@@ -193,8 +193,8 @@ fn clippy_as_compiler() -> Result<Vec<(&'static str, String)>> {
 pub const TEAM_ON_PG16: &[(&str, &str)] = &[
     // The README's set-up, as its commands say.
     (
-        "team_members",
-        "members_change_roles_and_passwords_as_steps_of_their_own",
+        "team_cli",
+        "team_members::members_change_roles_and_passwords_as_steps_of_their_own",
     ),
     // 1. No member runs code with another's rights; the owner is no superuser.
     (
@@ -234,7 +234,10 @@ pub const TEAM_ON_PG16: &[(&str, &str)] = &[
     // 7, on a server whose owner the superuser granted nothing (16's default): nobody
     // is ended the owner may not end or cannot see idle; a held-up step fails naming
     // the grant. With the grants, an idle holder of a request is ended.
-    ("team_members", "team_init_names_the_grants_the_owner_lacks"),
+    (
+        "team_cli",
+        "team_members::team_init_names_the_grants_the_owner_lacks",
+    ),
     (
         "team_no_grants",
         "team_init_says_which_grants_the_owner_lacks",
@@ -630,7 +633,7 @@ mod tests {
         let filter = super::pg16_filter();
         assert_eq!(filter.matches(" | ").count() + 1, super::TEAM_ON_PG16.len());
         assert!(filter.starts_with(
-            "(binary(=team_members) & test(=members_change_roles_and_passwords_as_steps_of_their_own))"
+            "(binary(=team_cli) & test(=team_members::members_change_roles_and_passwords_as_steps_of_their_own))"
         ));
     }
 

@@ -2,7 +2,7 @@
 //! a desk's, the connection test, the unlock's password check and `team init`. Each
 //! opens through the engine's one place (`paydesk_core::team_member::open_store` and its
 //! neighbours); the waits on the network follow the store's one rule
-//! (`store::pg::off_workers`). The team's workflow is `paydesk-team`'s, reached by the
+//! (`paydesk_store_pg::off_workers`). The team's workflow is `paydesk-team`'s, reached by the
 //! front ends through here.
 
 use paydesk_core::{CoreError, CoreResult, Desk, Home, Secrets};

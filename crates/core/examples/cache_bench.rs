@@ -9,9 +9,9 @@
 use paydesk_core::store::prelude::*;
 use std::time::Instant;
 
-use paydesk_core::store::orders::{OrderFilter, Orders, SortKey};
-use paydesk_core::store::{self as db, Durability};
 use paydesk_gateway::wire::OrderListItem;
+use paydesk_store_sqlite::orders::{OrderFilter, Orders, SortKey};
+use paydesk_store_sqlite::{self as db, Durability};
 
 const BATCH: usize = 5000;
 

@@ -25,12 +25,12 @@ use std::time::Instant;
 
 use paydesk_core::store::Store;
 use paydesk_core::store::orders::{OrderFilter, SortKey, Upsert};
-use paydesk_core::store::pg::orders::{
-    bench_anchor_copy, bench_anchor_drop, bench_anchor_table, bench_vacuum,
-};
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
 use paydesk_core::store::sync_state::PageDone;
 use paydesk_gateway::wire::OrderListItem;
+use paydesk_store_pg::orders::{
+    bench_anchor_copy, bench_anchor_drop, bench_anchor_table, bench_vacuum,
+};
+use paydesk_store_pg::{PgConfig, PgLink, init_team};
 use paydesk_testpg::{Options, TestPg};
 use rust_decimal::Decimal;
 

@@ -291,9 +291,9 @@ fn raw_insert(dir: &tempfile::TempDir, desk: &Desk) -> Result<f64, Box<dyn std::
         rows.push(o.clone());
         Ok(())
     })?;
-    let raw = paydesk_core::store::open(
+    let raw = paydesk_store_sqlite::open(
         &dir.path().join("raw.sqlite"),
-        paydesk_core::store::Durability::Cache,
+        paydesk_store_sqlite::Durability::Cache,
     )?;
     let t = Instant::now();
     raw.execute_batch("BEGIN")?;

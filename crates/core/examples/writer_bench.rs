@@ -20,10 +20,11 @@
 use std::time::Instant;
 
 use chrono::{Duration, TimeZone, Utc};
+use paydesk_core::store::Store;
 use paydesk_core::store::orders::{Upsert, amount_e4};
 use paydesk_core::store::sync_state::PageDone;
-use paydesk_core::store::{self as db, Durability, Store};
 use paydesk_gateway::wire::OrderListItem;
+use paydesk_store_sqlite::{self as db, Durability};
 use rust_decimal::Decimal;
 
 #[path = "common/proc_stat.rs"]

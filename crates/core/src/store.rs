@@ -1,11 +1,14 @@
 //! The desk's store: which backend a desk keeps its records in ([`Store`], `backend.rs`),
-//! over the store's crates, re-exported at the paths the engine has always used:
+//! and the store's tables as the engine sees them, re-exported from `paydesk-store` at
+//! the paths the engine has always used (`store::journal`, `store::orders`, ...): one
+//! trait per table and its types, the team's tables; no database driver.
 //!
-//! - `paydesk-store`: one trait per table, the team's tables, the filter's SQL both
-//!   dialects share; no database driver.
-//! - `paydesk-store-sqlite`: a desk's own SQLite file (its migrations, its durability,
-//!   each table's adapter); `store::journal::Journal`, `store::orders::Orders`, ...
-//! - `paydesk-store-pg`: a team's PostgreSQL database (`store::pg`).
+//! The backends are crates of their own, which only the facade names (`backend.rs`, and
+//! [`team`] below for a member's connection): `paydesk-store-sqlite` (a desk's own SQLite
+//! file: its migrations, its durability, each table's adapter) and `paydesk-store-pg` (a
+//! team's PostgreSQL database). The engine re-exports neither: a test, an example or a benchmark that opens a desk's file or the
+//! team's database itself depends on that backend crate (`tests/layers.rs`,
+//! `the_engine_re_exports_no_backend`).
 //!
 //! Nothing in the engine writes SQL (`tests::no_sql_outside_the_store`).
 
@@ -14,18 +17,12 @@ mod backend;
 pub use backend::{CacheTx, Store};
 /// Where the store reads "now": the desk's clock (`Store::set_clock`).
 pub use paydesk_store::Now;
-
-/// The team's PostgreSQL database.
-pub use paydesk_store_pg as pg;
-/// A desk's SQLite file: opening, migrations, transactions.
-pub use paydesk_store_sqlite::{
-    Durability, MIGRATIONS, Migration, atomic, committed, migrate, now_ms, open, open_with,
-    prelude, schema_version, shrink_memory,
-};
-/// Each table: the store's trait and types, and the SQLite file's adapter.
-pub use paydesk_store_sqlite::{
-    audit, balances, beneficiaries, cards, journal, notifications, orders, reversals, reviews,
-    sync_state, views,
+/// Now on the system's clock, in milliseconds.
+pub use paydesk_store::now_ms;
+/// Each table: the store's trait and its types (the traits in scope: `prelude`).
+pub use paydesk_store::{
+    audit, balances, beneficiaries, cards, journal, notifications, orders, prelude, reversals,
+    reviews, sync_state, views,
 };
 
 /// The team's tables as the engine sees them ([`team::TeamDb`], [`team::TeamStore`]),
@@ -34,13 +31,18 @@ pub mod team {
     use std::sync::Arc;
 
     pub use paydesk_store::team::*;
-    pub use paydesk_store_pg::scram_verifier;
 
     use crate::error::CoreResult;
 
     /// Connects to the team's database as the member `cfg.user`.
     pub fn connect(cfg: &TeamConfig, password: &str) -> CoreResult<Arc<dyn TeamDb>> {
         Ok(Arc::new(paydesk_store_pg::PgLink::connect(cfg, password)?))
+    }
+
+    /// A member's password as the SCRAM-SHA-256 verifier the team's server keeps
+    /// (computed here: the password never reaches the server).
+    pub fn scram_verifier(password: &str) -> String {
+        paydesk_store_pg::scram_verifier(password)
     }
 
     /// Creates or brings up to date the team's schema for merchant `mer_no`, as the

@@ -475,6 +475,62 @@ fn the_engine_names_no_store_backend() {
     assert!(backend.contains("paydesk_store_sqlite") && backend.contains("SqliteStore"));
 }
 
+/// The items of the `pub use` and `pub type` statements in `text` (comments left out)
+/// that name a store backend crate.
+fn backend_re_exports(text: &str) -> Vec<String> {
+    let code: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut found = Vec::new();
+    for start in ["pub use ", "pub type "] {
+        for (i, _) in code.match_indices(start) {
+            let item = code[i..].split(';').next().unwrap_or("");
+            if item.contains("paydesk_store_sqlite") || item.contains("paydesk_store_pg") {
+                found.push(item.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+        }
+    }
+    found
+}
+
+/// The engine re-exports no store backend (issue 32): its facade offers the table traits
+/// and types (`paydesk-store`), `Store` and the few team functions the engine needs;
+/// a test, an example or a benchmark that opens a desk's SQLite file or the team's
+/// database itself names the backend crate (`paydesk-store-sqlite`, `paydesk-store-pg`),
+/// so what the engine offers is what it uses, and a backend's adapters are reached only
+/// through their own crate.
+#[test]
+fn the_engine_re_exports_no_backend() {
+    let mut files = Vec::new();
+    sources(
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")),
+        &mut files,
+    );
+    assert!(
+        files.iter().any(|(f, _)| f == "store.rs") && files.iter().any(|(f, _)| f == "lib.rs"),
+        "the facade is read"
+    );
+    let wrong: Vec<String> = files
+        .iter()
+        .flat_map(|(file, text)| {
+            backend_re_exports(text)
+                .into_iter()
+                .map(move |item| format!("{file}: {item}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    // The check sees what it should: the forms a re-export takes, not a plain import.
+    let sample = "pub use paydesk_store_pg as pg;\n\
+        pub use paydesk_store_sqlite::{\n    open, // the file\n    migrate,\n};\n\
+        pub type Link = paydesk_store_pg::PgLink;\n\
+        use paydesk_store_pg::PgStore;\n\
+        // pub use paydesk_store_sqlite::open;\n\
+        pub(crate) use paydesk_store_sqlite::atomic;\n";
+    assert_eq!(backend_re_exports(sample).len(), 3, "{sample}");
+}
+
 /// Who may call whom at the top (issue 32): the front ends (`paydesk-app`,
 /// `paydesk-cli`) call the one API (`paydesk-api`), which composes the session, the
 /// reports and the engine; nothing below the front ends calls the API, and the API

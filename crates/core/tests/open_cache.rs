@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-use paydesk_core::store::{self as db, Durability};
+use paydesk_store_sqlite::{self as db, Durability};
 
 fn sqlite3(path: &std::path::Path, sql: &str) -> String {
     let out = Command::new("sqlite3")

@@ -4,13 +4,13 @@
 
 #![allow(clippy::unwrap_used)]
 
-use paydesk_core::audit::{self, AuditLog, Record};
-use paydesk_core::store::orders::{self, OrderFilter, Orders, SortKey};
 use paydesk_core::store::prelude::*;
-use paydesk_core::store::views::{SavedViews, Screen};
-use paydesk_core::store::{self as db, Durability};
 use paydesk_gateway::StateDictionary;
 use paydesk_gateway::wire::OrderListItem;
+use paydesk_store_sqlite::audit::{self, AuditLog, Record};
+use paydesk_store_sqlite::orders::{self, OrderFilter, Orders, SortKey};
+use paydesk_store_sqlite::views::{SavedViews, Screen};
+use paydesk_store_sqlite::{self as db, Durability};
 use rusqlite::Connection;
 
 fn item(n: usize, state: i64, currency: &str, amount: &str) -> OrderListItem {
@@ -125,7 +125,7 @@ fn store_handles_join_the_callers_transaction() {
     // else's transaction it is refused, never left for that transaction to commit.
     let tx = conn.transaction().unwrap();
     let body = serde_json::json!({ "n": 1 });
-    let begun = paydesk_core::journal::Journal::on(&*tx).begin(
+    let begun = paydesk_store_sqlite::journal::Journal::on(&*tx).begin(
         "p",
         paydesk_core::journal::Intent {
             operation: "v2.payout",

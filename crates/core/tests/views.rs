@@ -14,10 +14,10 @@ use paydesk_core::clock::Clock;
 use paydesk_core::profile::Reporting;
 use paydesk_core::store::orders::OrderFilter;
 use paydesk_core::store::prelude::ViewStore;
-use paydesk_core::store::views::SavedViews;
-use paydesk_core::store::{self as db, Durability};
 use paydesk_core::views::{RelativeRange, Screen, ViewColumn, ViewDates, ViewSort, ViewSpec};
 use paydesk_core::{CoreError, Desk};
+use paydesk_store_sqlite::views::SavedViews;
+use paydesk_store_sqlite::{self as db, Durability};
 
 /// A clock set by hand to a moment of the calendar.
 #[derive(Debug)]

@@ -9,12 +9,12 @@
 
 use std::time::Instant;
 
-use paydesk_core::store::orders::Orders;
 use paydesk_core::store::prelude::*;
-use paydesk_core::store::{self as db, Durability};
 use paydesk_gateway::StateDictionary;
 use paydesk_gateway::wire::OrderListItem;
 use paydesk_reports::statement::{Period, Statement};
+use paydesk_store_sqlite::orders::Orders;
+use paydesk_store_sqlite::{self as db, Durability};
 use rust_decimal::Decimal;
 
 const BATCH: usize = 5000;

@@ -11,15 +11,15 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use paydesk_core::store::orders::{MadeOrder, OrderKind, Orders};
-use paydesk_core::store::pg::orders::PgOrders;
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
 use paydesk_core::store::prelude::*;
-use paydesk_core::store::{self as db, Durability};
 use paydesk_gateway::StateDictionary;
 use paydesk_gateway::wire::OrderListItem;
 use paydesk_reports::failures::{Breakdown, FailureReport, RateLine, Tally};
 use paydesk_reports::statement::{Period, Zone};
+use paydesk_store_pg::orders::PgOrders;
+use paydesk_store_pg::{PgConfig, PgLink, init_team};
+use paydesk_store_sqlite::orders::{MadeOrder, OrderKind, Orders};
+use paydesk_store_sqlite::{self as db, Durability};
 use paydesk_testpg::TestPg;
 use rust_decimal::Decimal;
 

@@ -3,15 +3,17 @@
 //! (`paydesk-store-pg`: a scratch server from `paydesk-testpg`, its schema as
 //! `paydesk team init` makes it, the owner's links). The same scenarios, the same
 //! answers: a rule one adapter keeps and the other does not fails here, under the
-//! backend's name.
+//! backend's name. A contract that has one backend by design runs on that one alone
+//! (`contract/mod.rs`): the book of payees and a desk's audit log set aside on SQLite,
+//! the team's tables on PostgreSQL.
 
 #![allow(clippy::unwrap_used)]
 
 mod contract;
 
 use contract::{
-    Facts, audit, balances, cards, journal, notifications, orders, reversals, reviews, sync_state,
-    views,
+    Facts, audit, balances, beneficiaries, cards, journal, notifications, orders, reversals,
+    reviews, sync_state, team, views,
 };
 use paydesk_store::Now;
 use paydesk_store::audit::AuditStore;
@@ -23,9 +25,9 @@ use paydesk_store::orders::OrderStore;
 use paydesk_store::reversals::ReversalStore;
 use paydesk_store::reviews::ReviewStore;
 use paydesk_store::sync_state::SyncStateStore;
-use paydesk_store::team::TeamConfig;
+use paydesk_store::team::{TeamConfig, TeamDb};
 use paydesk_store::views::ViewStore;
-use paydesk_store_pg::{PgLink, PgStore, TEAM_MIGRATIONS, init_team};
+use paydesk_store_pg::{PgLink, PgStore, TEAM_MIGRATIONS, init_team, scram_verifier};
 use paydesk_store_sqlite::SqliteStore;
 use paydesk_testpg::TestPg;
 
@@ -276,6 +278,58 @@ fn the_read_models_smaller_tables_keep_their_contracts() {
         reviews::a_submission_is_one_row_per_reference_until_its_final_answer(&*s.reviews(), f);
         cards::card_operations_read_back_as_written_newest_first(&*s.cards(), f);
     }
+}
+
+/// The book of payees, a desk's own: on SQLite alone (`contract/beneficiaries.rs`).
+#[test]
+fn beneficiaries_a_payee_is_added_once_found_by_nickname_and_digest_and_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = SqliteStore::open(&dir.path().join("desk.sqlite")).unwrap();
+    beneficiaries::a_payee_is_added_once_found_by_nickname_and_digest_and_removed(
+        &*sqlite.beneficiaries(),
+        SQLITE,
+    );
+}
+
+/// A desk's audit log set aside after its key was lost: on SQLite alone (a team's log is
+/// the team's database's).
+#[test]
+fn audit_a_log_set_aside_keeps_its_rows_and_a_new_chain_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = SqliteStore::open(&dir.path().join("desk.sqlite")).unwrap();
+    audit::a_log_set_aside_keeps_its_rows_and_a_new_chain_starts(
+        &audit::Archive {
+            log: &|| s.audit(),
+            set_aside: &|r, reason, key| s.audit_archive_and_restart(r, reason, key),
+            archives: &|| s.audit_archives(),
+            rows: &|archive, limit| s.audit_archived_rows(archive, limit),
+        },
+        SQLITE,
+    );
+}
+
+/// The team's tables: on PostgreSQL alone (a desk's file has no team); members signed in
+/// with the verifier the database keeps.
+#[test]
+fn team_members_rules_and_a_request_from_making_to_done() {
+    let server = TestPg::start().unwrap();
+    server.create_database(DB).unwrap();
+    let owner = PgLink::connect(&config(&server), server.owner_password()).unwrap();
+    init_team(&owner, MER).unwrap();
+    let connect = |user: &str, password: &str| -> Box<dyn TeamDb> {
+        let cfg = TeamConfig {
+            user: user.into(),
+            ..config(&server)
+        };
+        Box::new(PgLink::connect(&cfg, password).unwrap())
+    };
+    team::members_rules_and_a_request_from_making_to_done(
+        &owner,
+        &connect,
+        &scram_verifier,
+        MER,
+        POSTGRES,
+    );
 }
 
 /// The store layer's opener of a team: `init` brings the schema up once (nothing the

@@ -18,9 +18,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
 use paydesk_core::{Desk, Endpoint, Home, MemoryStore, Profile, Secrets};
 use paydesk_gateway::PrivateKey;
+use paydesk_store_pg::{PgConfig, PgLink, init_team};
 use paydesk_team::{self as team, RuleInput, Team, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 

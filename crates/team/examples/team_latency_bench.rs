@@ -21,9 +21,9 @@ use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use paydesk_core::forms::{PayoutForm, PayoutKind};
-use paydesk_core::store::pg::{PgConfig, PgLink, init_team};
 use paydesk_core::{Desk, Endpoint, Home, MemoryStore, Profile, Secrets};
 use paydesk_sandbox::{Sandbox, SandboxConfig, demo_merchant};
+use paydesk_store_pg::{PgConfig, PgLink, init_team};
 use paydesk_team::{self as team, RequestState, RuleInput, Team, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 use rust_decimal::Decimal;

@@ -1,7 +1,7 @@
 //! A team's database in the core's team tests: its name, the members' password, the
 //! CLABE their payouts go to, a member's connection settings and their connection.
 
-use paydesk_core::store::pg::PgConfig;
+use paydesk_store_pg::PgConfig;
 use paydesk_team::Team;
 use paydesk_testpg::TestPg;
 
@@ -34,7 +34,7 @@ pub fn team_db_of(
     members: &[(&str, paydesk_team::TeamRole)],
     above: &str,
 ) -> TestPg {
-    use paydesk_core::store::pg::{PgLink, init_team};
+    use paydesk_store_pg::{PgLink, init_team};
     use paydesk_team::{RuleInput, TeamRole};
     let pg = TestPg::start_with(opts).unwrap();
     pg.create_database(DB).unwrap();

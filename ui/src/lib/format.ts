@@ -4,6 +4,31 @@
 
 const minorUnitsCache = new Map<string, number>();
 
+// Intl's formatters, made once per locale and options: making one costs far more than
+// formatting with it (a table of 500 rows made a thousand of them per render).
+const numberFormats = new Map<string, Intl.NumberFormat>();
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+function numberFormat(locale: string, options: Intl.NumberFormatOptions = {}) {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let f = numberFormats.get(key);
+  if (!f) {
+    f = new Intl.NumberFormat(locale, options);
+    numberFormats.set(key, f);
+  }
+  return f;
+}
+
+function dateFormat(locale: string, options: Intl.DateTimeFormatOptions) {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let f = dateFormats.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(locale, options);
+    dateFormats.set(key, f);
+  }
+  return f;
+}
+
 /// The ISO 4217 minor units of a currency (2 when the runtime does not know it).
 export function minorUnits(currency: string): number {
   const cached = minorUnitsCache.get(currency);
@@ -34,7 +59,7 @@ export function formatMoney(amount: string | null | undefined, currency: string,
   const fraction = frac.padEnd(digits, "0");
   let parts: Intl.NumberFormatPart[];
   try {
-    parts = new Intl.NumberFormat(locale, {
+    parts = numberFormat(locale, {
       style: currency ? "currency" : "decimal",
       currency: currency || undefined,
       currencyDisplay: "code",
@@ -45,8 +70,9 @@ export function formatMoney(amount: string | null | undefined, currency: string,
     return `${amount} ${currency}`.trim();
   }
   const decimalSep =
-    new Intl.NumberFormat(locale).formatToParts(1.5).find((p) => p.type === "decimal")?.value ??
-    ".";
+    numberFormat(locale)
+      .formatToParts(1.5)
+      .find((p) => p.type === "decimal")?.value ?? ".";
   const lastInt = parts.map((p) => p.type).lastIndexOf("integer");
   const out = parts.map((p) => p.value);
   if (fraction && lastInt >= 0) out.splice(lastInt + 1, 0, decimalSep + fraction);
@@ -78,7 +104,7 @@ export function formatDateTimeShort(
 }
 
 function dateParts(millis: number, locale: string, timeZone: string | undefined, zone: boolean) {
-  const parts = new Intl.DateTimeFormat(locale, {
+  const parts = dateFormat(locale, {
     year: "numeric",
     month: "2-digit",
     day: "2-digit",
@@ -101,7 +127,7 @@ function dateParts(millis: number, locale: string, timeZone: string | undefined,
 
 /// A day (for the UTC day buckets of the charts).
 export function formatDay(millis: number, locale: string) {
-  return new Intl.DateTimeFormat(locale, {
+  return dateFormat(locale, {
     month: "2-digit",
     day: "2-digit",
     timeZone: "UTC",
@@ -134,7 +160,7 @@ export function timeZoneLabel(
 
 /// A count in the locale (counts are integers well below 2^53).
 export function formatCount(n: number, locale: string) {
-  return new Intl.NumberFormat(locale).format(n);
+  return numberFormat(locale).format(n);
 }
 
 /// Turns a decimal string into a number for a chart's axis only, never for arithmetic.

@@ -7,7 +7,8 @@ use rust_decimal::Decimal;
 
 use super::{LineKind, reconcile, upcoming};
 use crate::store::balances::BalanceSnapshot;
-use crate::store::orders::{MadeOrder, OrderKind, OrderStore, Orders};
+use crate::store::orders::{MadeOrder, OrderKind, OrderStore};
+use paydesk_store_sqlite::orders::Orders;
 
 fn d(s: &str) -> Decimal {
     s.parse().unwrap()
@@ -76,7 +77,7 @@ fn made(orders: &Orders<&Connection>, n: u32, kind: OrderKind, amount: &str, sta
 #[test]
 fn lines_add_up_from_hand_built_orders() {
     let mut conn = Connection::open_in_memory().unwrap();
-    crate::store::migrate(&mut conn).unwrap();
+    paydesk_store_sqlite::migrate(&mut conn).unwrap();
     let orders = Orders::on(&conn);
     let dict = StateDictionary::default();
     let before = crate::store::now_ms() - 1;

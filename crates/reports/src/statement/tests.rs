@@ -5,7 +5,8 @@ use rusqlite::Connection;
 use rust_decimal::Decimal;
 
 use super::*;
-use crate::store::orders::{MadeOrder, Orders};
+use crate::store::orders::MadeOrder;
+use paydesk_store_sqlite::orders::Orders;
 
 fn d(s: &str) -> Decimal {
     s.parse().unwrap()
@@ -26,7 +27,7 @@ fn o(n: u32, currency: &str, state: i64, amount: &str) -> OrderListItem {
 /// The orders of the period [1000, 2000) and two outside it.
 fn cache() -> Connection {
     let mut conn = Connection::open_in_memory().unwrap();
-    crate::store::migrate(&mut conn).unwrap();
+    paydesk_store_sqlite::migrate(&mut conn).unwrap();
     let opt = |s: &str| Some(d(s));
     let a = OrderListItem {
         handling_fee: opt("0.1"),
@@ -416,7 +417,7 @@ fn days_in_a_time_zone_and_zones() {
 #[test]
 fn processing_and_submitted_states_are_pending() {
     let mut conn = Connection::open_in_memory().unwrap();
-    crate::store::migrate(&mut conn).unwrap();
+    paydesk_store_sqlite::migrate(&mut conn).unwrap();
     let orders = Orders::on(&conn);
     let items = vec![
         o(1, "MXN", 20, "100"),
@@ -465,7 +466,7 @@ fn processing_and_submitted_states_are_pending() {
 #[test]
 fn big_sums_partial_chargebacks_pending_payouts_and_cards() {
     let mut conn = Connection::open_in_memory().unwrap();
-    crate::store::migrate(&mut conn).unwrap();
+    paydesk_store_sqlite::migrate(&mut conn).unwrap();
     let opt = |s: &str| Some(d(s));
     let big = "999999999999999.99";
     let items = vec![
@@ -541,7 +542,7 @@ fn big_sums_partial_chargebacks_pending_payouts_and_cards() {
     assert_eq!(usd.card_withdrawal_fees.total, "0.50");
     // Looked up: 40 of it was charged back.
     use crate::store::reversals::ReversalStore;
-    crate::store::reversals::Reversals::on(&conn)
+    paydesk_store_sqlite::reversals::Reversals::on(&conn)
         .chargeback(crate::store::reversals::ChargebackSeen {
             trade_no: "T000003",
             amount: opt("40"),

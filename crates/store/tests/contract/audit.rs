@@ -1,8 +1,11 @@
 //! The audit log's contract ([`AuditStore`]): rows appended read back as written,
 //! newest first and filtered; the chain verifies over every row; an anchor the log no
-//! longer reaches (rows cut from its end) is reported.
+//! longer reaches (rows cut from its end) is reported. And a desk's log set aside
+//! ([`Archive`]: after a keyring reset took its key): only a desk's SQLite file does it,
+//! by design; a team's log is the team's database's, which one desk never sets aside.
 
-use paydesk_store::audit::{Anchor, AuditFilter, Record};
+use paydesk_store::CoreResult;
+use paydesk_store::audit::{Anchor, AuditArchive, AuditEntry, AuditFilter, Record};
 use paydesk_store::prelude::AuditStore;
 
 use super::Facts;
@@ -162,4 +165,100 @@ pub fn an_anchor_past_the_end_is_reported(a: &dyn AuditStore, facts: Facts) {
         facts.name
     );
     let _ = anchor;
+}
+
+/// What setting a log aside returns: the archive, the new chain's first row, its anchor.
+pub type SetAside = CoreResult<(AuditArchive, AuditEntry, Anchor)>;
+
+/// A backend's audit log and its setting aside (no trait: one backend does it). The log
+/// is opened for each use (`log`), as the desk does: an open log may hold the connection
+/// that setting aside takes.
+pub struct Archive<'a> {
+    /// The audit log.
+    pub log: &'a dyn Fn() -> Box<dyn AuditStore + 'a>,
+    /// Sets the whole log aside and starts a new chain whose first row is `record`.
+    pub set_aside: &'a dyn Fn(Record<'_>, &str, &[u8]) -> SetAside,
+    /// The logs set aside, newest first.
+    pub archives: &'a dyn Fn() -> CoreResult<Vec<AuditArchive>>,
+    /// The rows of a log set aside, newest first, at most `limit`.
+    pub rows: &'a dyn Fn(i64, i64) -> CoreResult<Vec<AuditEntry>>,
+}
+
+/// A log set aside keeps its rows as written, under a number the new chain's first row
+/// names with the rows it counted; the new chain holds that row alone and verifies from
+/// its own anchor; a second setting aside is listed first.
+pub fn a_log_set_aside_keeps_its_rows_and_a_new_chain_starts(archive: &Archive<'_>, facts: Facts) {
+    assert!((archive.archives)().unwrap().is_empty(), "{}", facts.name);
+    let mut anchor = None;
+    for i in 0..3 {
+        anchor = Some(
+            (archive.log)()
+                .append(record("sync", &format!("S-{i}"), i), KEY, anchor.as_ref())
+                .unwrap()
+                .1,
+        );
+    }
+    let before = (archive.log)().list(&AuditFilter::default()).unwrap();
+    assert_eq!(before.len(), 3);
+
+    let (first, row, anchor) =
+        (archive.set_aside)(record("audit.new_log", "", 0), "keyring reset", KEY).unwrap();
+    assert_eq!(
+        (first.rows, first.sealed_rows, first.reason.as_str()),
+        (3, 3, "keyring reset"),
+        "{}",
+        facts.name
+    );
+    assert_eq!(
+        row.identifiers,
+        format!("archive={} archivedRows=3 sealedRows=3", first.archive),
+        "{}: the new chain's first row names what was set aside",
+        facts.name
+    );
+    assert_eq!(row.operation, "audit.new_log");
+    let now = (archive.log)().list(&AuditFilter::default()).unwrap();
+    assert_eq!(
+        now,
+        std::slice::from_ref(&row),
+        "{}: the new chain alone",
+        facts.name
+    );
+    let check = (archive.log)().verify(KEY, Some(&anchor)).unwrap();
+    assert!(check.ok, "{}: {check:?}", facts.name);
+    assert_eq!(check.rows, 1);
+    assert_eq!(
+        (archive.archives)().unwrap(),
+        std::slice::from_ref(&first),
+        "{}",
+        facts.name
+    );
+    assert_eq!(
+        (archive.rows)(first.archive, 10).unwrap(),
+        before,
+        "{}: the rows as written, newest first",
+        facts.name
+    );
+    assert_eq!(
+        (archive.rows)(first.archive, 2).unwrap(),
+        before[..2],
+        "{}: at most the limit",
+        facts.name
+    );
+
+    (archive.log)()
+        .append(record("sync", "S-3", 1), KEY, Some(&anchor))
+        .unwrap();
+    let (second, _, _) = (archive.set_aside)(record("audit.new_log", "", 0), "again", KEY).unwrap();
+    assert_eq!(second.rows, 2, "{}", facts.name);
+    assert_eq!(
+        (archive.archives)()
+            .unwrap()
+            .iter()
+            .map(|a| a.archive)
+            .collect::<Vec<_>>(),
+        [second.archive, first.archive],
+        "{}: newest first",
+        facts.name
+    );
+    assert_eq!((archive.rows)(first.archive, 10).unwrap(), before);
 }

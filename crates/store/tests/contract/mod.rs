@@ -6,6 +6,17 @@
 //! rule kept by one adapter and not the other fails here. What a backend does
 //! differently by design is a fact it states ([`Facts`]), not a copy of the suite.
 //!
+//! Three contracts have one backend, by design, and run on it alone: the book of payees
+//! (`beneficiaries`: [`BeneficiaryStore`], a desk's own; a team's book is the team's
+//! tables') and a desk's audit log set aside (`audit::Archive`: a team's log is the
+//! team's database's, never set aside by one desk) on the SQLite file; the team's
+//! tables (`team`: [`TeamDb`], [`TeamStore`]) on the PostgreSQL database (a desk's file
+//! has no team).
+//!
+//! [`BeneficiaryStore`]: paydesk_store::beneficiaries::BeneficiaryStore
+//! [`TeamDb`]: paydesk_store::team::TeamDb
+//! [`TeamStore`]: paydesk_store::team::TeamStore
+//!
 //! This module is the store crate's contract suite (`paydesk-store`'s tests, beside the
 //! traits it holds to), run on each backend crate's adapters.
 
@@ -13,6 +24,7 @@
 
 pub mod audit;
 pub mod balances;
+pub mod beneficiaries;
 pub mod cards;
 pub mod journal;
 pub mod notifications;
@@ -20,6 +32,7 @@ pub mod orders;
 pub mod reversals;
 pub mod reviews;
 pub mod sync_state;
+pub mod team;
 pub mod views;
 
 /// What a backend does differently by design, stated by its runner.
