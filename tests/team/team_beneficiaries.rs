@@ -423,7 +423,8 @@ fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
     use std::time::{Duration, Instant};
     let pg = team_db();
     // The database as the release before schema 0032 left it (0032 and the files after
-    // it undone: 0033 adds an index, 0034 a trigger).
+    // it undone: 0033 adds an index, 0034 a trigger, 0035 a trigger and a function, 0036
+    // a trigger and two columns; its view and function are replaced as they are).
     let later: usize = pg
         .psql_owner(
             DB,
@@ -440,6 +441,13 @@ fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
          DROP INDEX paydesk.request_rows_added;
          DROP TRIGGER journal_sends_kept ON paydesk.journal;
          DROP FUNCTION paydesk.journal_sends_kept();
+         DROP TRIGGER journal_written ON paydesk.journal;
+         DROP FUNCTION paydesk.journal_written();
+         DROP FUNCTION paydesk.journal_void(bigint, text);
+         DROP TRIGGER team_payee_approval_on ON paydesk.team;
+         DROP FUNCTION paydesk.team_payee_approval_on();
+         ALTER TABLE paydesk.beneficiaries DROP COLUMN added_xact;
+         ALTER TABLE paydesk.team DROP COLUMN payee_approval_on;
          DELETE FROM paydesk.schema_migrations WHERE file >= 32",
     )
     .unwrap();

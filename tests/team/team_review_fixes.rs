@@ -1116,8 +1116,9 @@ fn a_maker_cannot_request_a_number_the_merchant_used() {
                  amount_e4, created_at, synced_at)
              VALUES ({mer}, 'T-OUT-9', 'OUT-9', 2, 'MXN', 700, 7000000, 1, 1);
              INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
-                 status, created_at, updated_at)
-             VALUES ({mer}, 'p', 'payout', 'SENT-7', '{{}}', 'x', 'unknown', 1, 1)"
+                 status, created_at, updated_at, fingerprint)
+             VALUES ({mer}, 'p', 'payout', 'SENT-7', '{{}}', 'x', 'sending', 1, 1, 'fp');
+             UPDATE paydesk.journal SET status = 'unknown' WHERE mer_order_no = 'SENT-7'"
         ),
     )
     .unwrap();

@@ -498,7 +498,8 @@ fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
             "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status,
                  attempts, created_at, updated_at, fingerprint, trade_no)
              VALUES ({mer}, 'team', 'v1.payout', 'PIN-CARD-J', '{request}',
-                     'payout CARD 500 MXN to John Doe 411111******1111', 'accepted', 1, 1, 1, 'fp', 'T-CARD-J');
+                     'payout CARD 500 MXN to John Doe 411111******1111', 'sending', 1, 1, 1, 'fp', 'T-CARD-J');
+             UPDATE paydesk.journal SET status = 'accepted' WHERE mer_order_no = 'PIN-CARD-J';
              INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
                  amount_e4, created_at, synced_at)
              VALUES ({mer}, 'T-CARD-J', 'PIN-CARD-J', 2, 'MXN', 500, 5000000, 1, 1)"

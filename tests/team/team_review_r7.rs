@@ -199,8 +199,21 @@ fn a_makers_transaction_opened_before_the_day_began_counts_its_rows_on_the_day_t
 
 const MER: i64 = common::MER as i64;
 
-/// A journal entry of a payout of `amount` MXN, as a signer's psql writes one.
+/// A journal entry of a payout of `amount` MXN, as a signer's psql writes one: written
+/// pending (never sent) or sending, then moved to `status` as a send's outcome moves it
+/// (0035: a new entry is pending or sending).
 fn journal_entry(no: &str, amount: &str, status: &str, at: i64, sent: Option<i64>) -> String {
+    let written = if sent.is_some() { "sending" } else { "pending" };
+    let then = if status == written {
+        String::new()
+    } else {
+        format!("; UPDATE paydesk.journal SET status = '{status}' WHERE mer_order_no = '{no}'")
+    };
+    format!("{}{then}", journal_insert(no, amount, written, at, sent))
+}
+
+/// The INSERT of [`journal_entry`] alone, in `status`.
+fn journal_insert(no: &str, amount: &str, status: &str, at: i64, sent: Option<i64>) -> String {
     let sent = sent.map_or("NULL".to_string(), |s| s.to_string());
     format!(
         "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status, \
@@ -577,5 +590,450 @@ fn a_makers_open_transaction_holds_no_payee_and_no_setting_of_the_admins() {
             "SELECT string_agg(nickname || ' ' || (approved_by IS NULL), ',') FROM paydesk.beneficiaries"
         ),
         "gamma true"
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// Review r7, R7-1: a signer's INSERT into the journal no longer shrinks the day sum.
+
+/// The database's clock, ms.
+fn db_ms(pg: &TestPg) -> i64 {
+    owner_sql(
+        pg,
+        "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+    )
+    .parse()
+    .unwrap()
+}
+
+#[test]
+fn a_signer_writes_no_journal_entry_the_day_sum_would_misread() {
+    let pg = team_db();
+    let now = db_ms(&pg);
+    // A day that began five minutes ago (a new entry is never written before that).
+    let since = now - 300_000;
+    let entry = |no: &str, request: &str, status: &str, fp: &str, at: i64, sent: &str| {
+        format!(
+            "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status, \
+             attempts, created_at, updated_at, fingerprint, sent_at) VALUES ({MER}, 'team', 'v2.payout', '{no}', \
+             '{request}', 's', '{status}', 1, {at}, {at}, '{fp}', {sent})"
+        )
+    };
+    let mxn = |amount: &str| format!(r#"{{"currencyCode":"MXN","sourceAmount":{amount}}}"#);
+    // A payout of nothing or less, or of no readable amount: refused, by every way of
+    // writing it (v1's card payout too).
+    for (what, request) in [
+        ("negative", mxn(r#""-1000000000""#)),
+        ("negative number", mxn("-5")),
+        ("zero", mxn(r#""0""#)),
+        ("not a number", mxn(r#""lots""#)),
+        ("no amount", r#"{"currencyCode":"MXN"}"#.to_string()),
+        ("not JSON", "x".to_string()),
+    ] {
+        refused(
+            sql(
+                &pg,
+                "sam",
+                &entry("R7-1-N", &request, "sending", "fp", now, &now.to_string()),
+            ),
+            &format!("a payout of {what}"),
+            "names the positive amount it sends",
+        );
+    }
+    refused(
+        sql(
+            &pg,
+            "sam",
+            &entry("R7-1-N", &mxn(r#""-1""#), "pending", "fp", now, "NULL")
+                .replace("v2.payout", "v1.payout"),
+        ),
+        "a card payout of -1",
+        "names the positive amount it sends",
+    );
+    // An outcome written, not found by a send.
+    for status in ["accepted", "rejected", "unknown"] {
+        refused(
+            sql(
+                &pg,
+                "sid",
+                &entry(
+                    "R7-1-S",
+                    &mxn(r#""9000000""#),
+                    status,
+                    "fp",
+                    now,
+                    &now.to_string(),
+                ),
+            ),
+            &format!("a new entry {status}"),
+            "written pending or sending",
+        );
+    }
+    // A planted entry without a fingerprint (the worker would take it up for its send).
+    refused(
+        sql(
+            &pg,
+            "sid",
+            &entry("R7-1-F", &mxn(r#""0.01""#), "pending", "", now, "NULL"),
+        ),
+        "a queued entry without a fingerprint",
+        "carries its request's fingerprint",
+    );
+    // Times far ahead of the database's clock (the day sum would count it every day).
+    for (at, sent) in [
+        (now, 9_000_000_000_000_000_i64.to_string()),
+        (9_000_000_000_000_000, "NULL".to_string()),
+        (now + 600_000, (now + 600_000).to_string()),
+    ] {
+        refused(
+            sql(
+                &pg,
+                "sid",
+                &entry("R7-1-T", &mxn(r#""100""#), "sending", "fp", at, &sent),
+            ),
+            &format!("an entry written at {at}, sent at {sent}"),
+            "more than five minutes ahead",
+        );
+    }
+    assert_eq!(
+        owner_sql(&pg, "SELECT count(*) FROM paydesk.journal"),
+        "0",
+        "nothing above was written"
+    );
+    // A desk clock set back a day: the entry counts today all the same (written at the
+    // database's clock less five minutes at the earliest).
+    let day = 86_400_000;
+    sql(
+        &pg,
+        "sid",
+        &entry(
+            "R7-1-Y",
+            &mxn(r#""300""#),
+            "sending",
+            "fp",
+            now - day,
+            &(now - day).to_string(),
+        ),
+    )
+    .unwrap();
+    // What the desk writes goes as written: queued, and sent a little ahead of the
+    // database's clock.
+    sql(
+        &pg,
+        "sam",
+        &entry("R7-1-Q", &mxn(r#""200""#), "pending", "fp-q", now, "NULL"),
+    )
+    .unwrap();
+    sql(
+        &pg,
+        "sam",
+        &entry(
+            "R7-1-A",
+            &mxn(r#""50""#),
+            "sending",
+            "fp-a",
+            now + 2_000,
+            &(now + 2_000).to_string(),
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT string_agg(mer_order_no || ' ' || (created_at >= {since}) || ' ' || (sent_at IS NULL), ', ' \
+                 ORDER BY mer_order_no) FROM paydesk.journal"
+            )
+        ),
+        "R7-1-A true false, R7-1-Q true true, R7-1-Y true false"
+    );
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT created_at || ' ' || sent_at FROM paydesk.journal WHERE mer_order_no = 'R7-1-A'"
+        ),
+        format!("{} {}", now + 2_000, now + 2_000)
+    );
+    let d = |s: &str| s.parse::<rust_decimal::Decimal>().unwrap();
+    assert_eq!(day_used(&pg, since), d("300") + d("200") + d("50"));
+}
+
+// ---------------------------------------------------------------------------------
+// Review r7, R7-3: a send time is never pushed far ahead, and the owner voids what was.
+
+#[test]
+fn a_send_time_never_runs_far_ahead_and_the_owner_voids_a_poisoned_entry() {
+    let pg = team_db();
+    let now = db_ms(&pg);
+    let since = now - 60_000;
+    sql(
+        &pg,
+        "sam",
+        &journal_entry("R7-3-A", "700", "accepted", now, Some(now)),
+    )
+    .unwrap();
+    sql(
+        &pg,
+        "sam",
+        &journal_entry("R7-3-U", "40", "unknown", now, Some(now)),
+    )
+    .unwrap();
+    // Another signer pushes the send times ahead: far, or ten minutes.
+    for ahead in [9_000_000_000_000_000_i64, now + 600_000] {
+        refused(
+            sql(
+                &pg,
+                "sid",
+                &format!("UPDATE paydesk.journal SET sent_at = {ahead}"),
+            ),
+            &format!("the send times moved to {ahead}"),
+            "more than five minutes ahead",
+        );
+    }
+    // A send again a little ahead of the database's clock (a desk's clock) still goes.
+    sql(
+        &pg,
+        "sid",
+        &format!(
+            "UPDATE paydesk.journal SET status = 'pending' WHERE mer_order_no = 'R7-3-U'; \
+             UPDATE paydesk.journal SET status = 'sending', sent_at = {} WHERE mer_order_no = 'R7-3-U'",
+            now + 3_000
+        ),
+    )
+    .unwrap();
+    let d = |s: &str| s.parse::<rust_decimal::Decimal>().unwrap();
+    assert_eq!(day_used(&pg, since), d("740"));
+
+    // An entry poisoned before 0035 (written here by the owner, whom the triggers do not
+    // hold on insert): accepted, 1e9 MXN, sent in the year 2255. It counts every day.
+    owner_sql(
+        &pg,
+        &format!(
+            "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary, status, \
+             attempts, created_at, updated_at, fingerprint, sent_at) VALUES ({MER}, 'team', 'v2.payout', 'R7-3-P', \
+             '{{\"currencyCode\":\"MXN\",\"sourceAmount\":\"1000000000\"}}', 's', 'accepted', 1, {now}, {now}, 'fp', 9000000000000)"
+        ),
+    );
+    assert_eq!(day_used(&pg, now + 86_400_000 * 365), d("1000000000"));
+    let id = owner_sql(
+        &pg,
+        "SELECT id FROM paydesk.journal WHERE mer_order_no = 'R7-3-P'",
+    );
+    // No member undoes it: not by the steps the desk takes, not through the owner's
+    // repair (not granted), not by naming the repair's setting themselves.
+    for user in ["sid", "alice"] {
+        refused(
+            sql(
+                &pg,
+                user,
+                &format!("SELECT paydesk.journal_void({id}, 'mine')"),
+            ),
+            &format!("{user} voids an entry"),
+            "permission denied for function journal_void",
+        );
+    }
+    refused(
+        sql(
+            &pg,
+            "sid",
+            &format!(
+                "SET paydesk.voiding = '{id}'; UPDATE paydesk.journal SET status = 'rejected' WHERE id = {id}"
+            ),
+        ),
+        "a signer naming the repair's setting",
+        "an accepted send is final",
+    );
+    // The owner voids it, saying why, and the audit log says so.
+    assert!(
+        pg.psql_owner(DB, &format!("SELECT paydesk.journal_void({id}, ' ')"))
+            .is_err()
+    );
+    owner_sql(
+        &pg,
+        &format!(
+            "SELECT paydesk.journal_void({id}, 'planted by a signer: the order list has no such payout')"
+        ),
+    );
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT status || ' ' || (sent_at = created_at) || ' ' || resolution FROM paydesk.journal WHERE id = {id}"
+            )
+        ),
+        "rejected true voided by the database's owner: planted by a signer: the order list has no such payout"
+    );
+    assert_eq!(day_used(&pg, now + 86_400_000 * 365), d("0"));
+    assert_eq!(day_used(&pg, since), d("740"));
+    assert_eq!(
+        owner_sql(
+            &pg,
+            "SELECT operation || ' ' || result FROM paydesk.audit_log WHERE operation = 'team.journal.void'"
+        ),
+        "team.journal.void planted by a signer: the order list has no such payout"
+    );
+    // The repair is for that entry only: the others' kept columns stay kept after it.
+    refused(
+        sql(
+            &pg,
+            "sid",
+            "UPDATE paydesk.journal SET status = 'rejected' WHERE mer_order_no = 'R7-3-A'",
+        ),
+        "the accepted payout refused after a repair",
+        "an accepted send is final",
+    );
+}
+
+// ---------------------------------------------------------------------------------
+// Review r7, R7-2: turning payee approval on is a cut-off again, and nobody waits for it.
+
+/// `nick`'s approver as the book shows it to `user` ("-" while it awaits approval).
+fn approver_of(pg: &TestPg, user: &str, nick: &str) -> String {
+    sql(
+        pg,
+        user,
+        &format!(
+            "SELECT coalesce(approved_by, '-') || ' ' || needs_approval FROM paydesk.beneficiaries_shown WHERE nickname = '{nick}'"
+        ),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_payee_a_maker_commits_after_approval_was_turned_on_waits_for_another_member() {
+    let pg = team_db();
+    let seal = |c: char| format!("{}==", c.to_string().repeat(342));
+    let hash = |s: &str| {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(s.as_bytes()))
+    };
+    let id_of = |nick: &str| -> i64 {
+        owner_sql(
+            &pg,
+            &format!("SELECT id FROM paydesk.beneficiaries WHERE nickname = '{nick}'"),
+        )
+        .parse()
+        .unwrap()
+    };
+    // Added and committed while approval is off: approved as added, and stays so.
+    sql(&pg, "mark", &add_payee_sql("early", &seal('E'))).unwrap();
+
+    // a) READ COMMITTED: mark adds a payee (approval off) and holds the transaction open
+    // (busy) while alice turns approval on; alice does not wait; mark commits after.
+    let hold = format!(
+        "BEGIN; {}; SELECT pg_sleep(3) AS r72_rc; COMMIT",
+        add_payee_sql("late", &seal('L'))
+    );
+    std::thread::scope(|s| {
+        let held = s.spawn(|| sql(&pg, "mark", &hold));
+        wait_running(&pg, "mark", "r72_rc");
+        let (out, took) = timed(
+            &pg,
+            "alice",
+            "UPDATE paydesk.team SET payee_approval = true WHERE id = 1",
+        );
+        out.unwrap();
+        assert!(took < Duration::from_secs(2), "{took:?}");
+        held.join().unwrap().unwrap();
+    });
+    // The payee committed after the switch awaits another member, as every member reads
+    // the book; the one committed before keeps its approval.
+    for user in ["alice", "mark", "ann", "sam", "vic"] {
+        assert_eq!(approver_of(&pg, user, "late"), "- true", "{user}");
+        assert_eq!(approver_of(&pg, user, "early"), "mark false", "{user}");
+    }
+    // The signer's worker reads it the same way (schema 0036's check, as the worker's
+    // read makes it).
+    assert_eq!(
+        sql(
+            &pg,
+            "sam",
+            &format!(
+                "SELECT coalesce(CASE WHEN paydesk.payee_approved_late(id) THEN NULL ELSE approved_by END, '-') \
+                 FROM paydesk.beneficiaries WHERE id = {}",
+                id_of("late")
+            )
+        )
+        .unwrap(),
+        "-"
+    );
+    // Mark cannot pay it; the payee added before is paid.
+    let (late, late_seal) = (id_of("late"), seal('L'));
+    refused(
+        sql(
+            &pg,
+            "mark",
+            &payee_request("R7-2-1", late, &hash(&late_seal)),
+        ),
+        "a payee self-approved after approval was on",
+        "waits for another member's approval",
+    );
+    sql(
+        &pg,
+        "mark",
+        &payee_request("R7-2-0", id_of("early"), &hash(&seal('E'))),
+    )
+    .unwrap();
+    // Approved by another member (ann), it is paid.
+    sql(
+        &pg,
+        "ann",
+        &format!(
+            "SELECT paydesk.approve_beneficiary({MER}, {late}, '{}')",
+            hash(&late_seal)
+        ),
+    )
+    .unwrap();
+    assert_eq!(approver_of(&pg, "mark", "late"), "ann true");
+    sql(
+        &pg,
+        "mark",
+        &payee_request("R7-2-2", late, &hash(&late_seal)),
+    )
+    .unwrap();
+
+    // b) REPEATABLE READ: mark's snapshot is taken while approval is off, and the add
+    // comes after alice turned it on (both reads inside the add see "off").
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET payee_approval = false WHERE id = 1",
+    )
+    .unwrap();
+    let hold = format!(
+        "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM paydesk.team; \
+         SELECT pg_sleep(3) AS r72_rr; {}; COMMIT",
+        add_payee_sql("snap", &seal('N'))
+    );
+    std::thread::scope(|s| {
+        let held = s.spawn(|| sql(&pg, "mark", &hold));
+        wait_running(&pg, "mark", "r72_rr");
+        sql(
+            &pg,
+            "alice",
+            "UPDATE paydesk.team SET payee_approval = true WHERE id = 1",
+        )
+        .unwrap();
+        held.join().unwrap().unwrap();
+    });
+    assert_eq!(approver_of(&pg, "alice", "snap"), "- true");
+    refused(
+        sql(
+            &pg,
+            "mark",
+            &payee_request("R7-2-3", id_of("snap"), &hash(&seal('N'))),
+        ),
+        "a payee self-approved from a snapshot before approval was on",
+        "waits for another member's approval",
+    );
+    // The admin cannot move the cut-off by hand.
+    refused(
+        sql(
+            &pg,
+            "alice",
+            "UPDATE paydesk.team SET payee_approval_on = NULL WHERE id = 1",
+        ),
+        "the admin clearing the cut-off",
+        "permission denied",
     );
 }

@@ -626,8 +626,8 @@ fn only_a_signer_writes_the_journal() {
     let signer = team.member("sam", "signer");
     let insert =
         "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
-                          status, created_at, updated_at)
-                  VALUES (123, 'p', 'v2.payout', 'S1', '{}', 's', 'pending', 0, 0)";
+                          status, created_at, updated_at, fingerprint)
+                  VALUES (123, 'p', 'v2.payout', 'S1', '{\"sourceAmount\":\"1\"}', 's', 'pending', 0, 0, 'fp-S1')";
     let refused = team.pg.psql_as("mia", "x", DB, insert).unwrap_err();
     assert!(refused.contains("permission denied"), "{refused}");
     team.pg.psql_as("sam", "x", DB, insert).unwrap();
@@ -673,6 +673,44 @@ fn only_a_signer_writes_the_journal() {
         PgJournal::on(&maker, MER_NO).claim(e.id),
         Err(CoreError::Validation { .. })
     ));
+}
+
+/// Review r7 (R7-1): a signer with psql writes a queued entry under a number another
+/// desk is about to send, with the send's own fingerprint (a signer holds the key) but
+/// a smaller amount: the day's sum would read the smaller one. The desk does not send
+/// through it; an entry queued with the same amount is taken up as before.
+#[test]
+fn a_queued_entry_written_by_hand_with_another_amount_is_not_sent_through() {
+    let team = Team::start();
+    let signer = team.member("sam", "signer");
+    let plant = |no: &str, amount: &str, fp: &str| {
+        team.pg
+            .psql_as(
+                "sam",
+                "x",
+                DB,
+                &format!(
+                    "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
+                            status, created_at, updated_at, fingerprint)
+                     VALUES ({MER_NO}, 'p', 'v2.payout', '{no}',
+                             '{{\"merOrderNo\":\"{no}\",\"sourceAmount\":\"{amount}\",\"currencyCode\":\"MXN\"}}',
+                             's', 'pending', 0, 0, '{fp}')"
+                ),
+            )
+            .unwrap();
+    };
+    let j = PgJournal::on(&signer, MER_NO);
+    let body =
+        |no: &str| json!({"merOrderNo": no, "sourceAmount": "100000", "currencyCode": "MXN"});
+    let (b1, b2) = (body("P1"), body("P2"));
+    plant("P1", "0.01", &fingerprint(KEY, "v2.payout", &b1));
+    match begin_on(&j, "sam", "v2.payout", "P1", &b1) {
+        Begin::Mismatch(e) => assert_eq!(e.status, Status::Pending),
+        other => panic!("sent through a planted 0.01: {other:?}"),
+    }
+    plant("P2", "100000.00", &fingerprint(KEY, "v2.payout", &b2));
+    let (e, _) = sent(begin_on(&j, "sam", "v2.payout", "P2", &b2));
+    assert_eq!(e.status, Status::Sending);
 }
 
 /// Schema 0027 (issue 32): an order's `moved_at` is the time its writer states it read

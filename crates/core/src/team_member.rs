@@ -33,13 +33,70 @@ use sha2::Digest;
 use crate::error::{CoreError, CoreResult};
 use crate::store::team::{Member, TeamConfig, TeamDb, TeamRole, TeamStore};
 
+/// An approved request the team's database claimed for this member, a signer
+/// ([`TeamMember::claim_next`]): the key to the desk's money path for the signer's
+/// worker ([`executing_approved`]) and to the seals a maker's desk made to the signers
+/// ([`unseal_for_team`], [`payee_to_send`]). Its fields are private and only a claim
+/// in the database makes one, so a front end or the API cannot name a request it did
+/// not claim: the compiler holds that, not a search of the sources.
+///
+/// A front end or the API cannot open the money path with a request number of its own:
+///
+/// ```compile_fail
+/// async fn front_end() {
+///     paydesk_core::team_member::executing_approved(0, async {}).await;
+/// }
+/// ```
+///
+/// nor make a claim without the database:
+///
+/// ```compile_fail
+/// fn front_end(r: paydesk_core::store::team::Request) {
+///     let _ = paydesk_core::team_member::ClaimedRequest { request: r, signer: String::new() };
+/// }
+/// ```
+///
+/// The signer's worker claims one, and sends within it:
+///
+/// ```no_run
+/// # async fn worker(team: &paydesk_core::team_member::TeamMember) -> paydesk_core::error::CoreResult<()> {
+/// if let Some(claim) = team.claim_next(60)? {
+///     paydesk_core::team_member::executing_approved(&claim, async {}).await;
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct ClaimedRequest {
+    request: crate::store::team::Request,
+    signer: String,
+}
+
+impl ClaimedRequest {
+    /// The signer the database claimed the request for (this member).
+    pub fn signer(&self) -> &str {
+        &self.signer
+    }
+}
+
+impl std::ops::Deref for ClaimedRequest {
+    type Target = crate::store::team::Request;
+
+    fn deref(&self) -> &Self::Target {
+        &self.request
+    }
+}
+
 /// The team request a signer's worker is executing, for the duration of `fut`: the
 /// desk's money operations called within it pass the team's rule that money moves only
-/// as an approved request (`Desk::approved_if_team`). For the worker of `paydesk-team`
-/// only, once its database claimed the approved request `request` for this signer; no
-/// front end names it (`tests/layers.rs`).
-pub async fn executing_approved<F: std::future::Future>(request: i64, fut: F) -> F::Output {
-    crate::desk::APPROVED_REQUEST.scope(request, fut).await
+/// as an approved request (`Desk::approved_if_team`). Only with a request the database
+/// claimed for this signer ([`ClaimedRequest`]); for the worker of `paydesk-team`
+/// (`tests/layers.rs` also checks no front end names it).
+pub async fn executing_approved<F: std::future::Future>(
+    claim: &ClaimedRequest,
+    fut: F,
+) -> F::Output {
+    crate::desk::APPROVED_REQUEST.scope(claim.id, fut).await
 }
 
 /// A member's open connection to the team.
@@ -164,6 +221,19 @@ impl TeamMember {
         self.link.tables()
     }
 
+    /// Claims the next approved request for this member's worker (the database decides
+    /// which, and refuses a member who is not a signer), as the [`ClaimedRequest`] that
+    /// opens the desk's money path for it.
+    pub fn claim_next(&self, retry_after_secs: i32) -> CoreResult<Option<ClaimedRequest>> {
+        Ok(self
+            .tables()
+            .claim_next(retry_after_secs)?
+            .map(|request| ClaimedRequest {
+                request,
+                signer: self.me.name.clone(),
+            }))
+    }
+
     /// The merchant the team works for.
     pub fn mer_no(&self) -> i64 {
         self.mer_no
@@ -265,7 +335,7 @@ pub const CARD_NO: &str = "cardNo";
 
 /// What a sealed value is bound to: the team's merchant and the field (a value sealed
 /// for another field or merchant does not open).
-pub fn seal_label(mer_no: i64, field: &str) -> Vec<u8> {
+pub(crate) fn seal_label(mer_no: i64, field: &str) -> Vec<u8> {
     format!("paydesk team seal v1, merchant {mer_no}, {field}").into_bytes()
 }
 
@@ -299,7 +369,7 @@ fn seal_to_signers(spki: &[u8], label: &[u8], plain: &str) -> CoreResult<String>
 }
 
 /// Opens a value `seal_to_signers` sealed, with the merchant's private key (PKCS#8).
-pub fn unseal(pkcs8: &[u8], label: &[u8], sealed: &str) -> CoreResult<String> {
+pub(crate) fn unseal(pkcs8: &[u8], label: &[u8], sealed: &str) -> CoreResult<String> {
     use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPrivateDecryptingKey, PrivateDecryptingKey};
     use base64::Engine as _;
     let bytes = base64::engine::general_purpose::STANDARD
@@ -406,11 +476,22 @@ impl TeamMember {
     }
 }
 
-/// Opens a value a maker's desk sealed to the team's signers, with `desk`'s merchant key
-/// (a signer's desk; the others hold no key and are refused). Only the engine and the
-/// signer's worker call it (`crates/core/tests/layers.rs`).
-pub fn unseal_for_team(desk: &crate::desk::Desk, label: &[u8], sealed: &str) -> CoreResult<String> {
-    unseal(desk.client()?.private_key().pkcs8_der(), label, sealed)
+/// Opens a value a maker's desk sealed to the team's signers for `field` (`cardNo`,
+/// `socialSecurityNumber`, a payee's account), with `desk`'s merchant key (a signer's
+/// desk; the others hold no key and are refused), for a row of the request `claim` the
+/// database claimed for this signer: only the signer's worker holds one.
+pub fn unseal_for_team(
+    desk: &crate::desk::Desk,
+    claim: &ClaimedRequest,
+    field: &str,
+    sealed: &str,
+) -> CoreResult<String> {
+    let _ = claim;
+    unseal(
+        desk.client()?.private_key().pkcs8_der(),
+        &seal_label(desk.profile.mer_no as i64, field),
+        sealed,
+    )
 }
 
 #[cfg(test)]

@@ -272,6 +272,14 @@ impl<'a> PgJournal<'a> {
             {
                 Begin::Mismatch(e)
             }
+            // A queued entry under this number that sends another amount (written by
+            // hand: the desk queues the request it sends) is not taken up.
+            Some(e)
+                if e.status == Status::Pending
+                    && !paydesk_store::journal::same_amount(&e.request, intent.request) =>
+            {
+                Begin::Mismatch(e)
+            }
             Some(e) if e.status == Status::Pending => {
                 let row = tx.query_one(
                     &format!(

@@ -676,6 +676,8 @@ pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
     team_migration!("0032_review_sql_r6"),
     team_migration!("0033_review_r7"),
     team_migration!("0034_review_r7"),
+    team_migration!("0035_review_r7b"),
+    team_migration!("0036_review_r7c"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.
@@ -871,7 +873,6 @@ pub fn owner_stall_grants_missing(link: &PgLink) -> CoreResult<Vec<String>> {
     Ok(rows.iter().map(|r| r.get(0)).collect())
 }
 
-/// The rows of `paydesk.schema_migrations` (which files, with which texts, were applied).
 /// The most positions an older PayDesk's record (positions only, before each row named
 /// its file) can hold: the last such list ended at 0028, its 23rd file.
 const LEGACY_POSITIONS: i32 = 23;
@@ -957,6 +958,7 @@ fn check_legacy_record(tx: &Tx<'_>) -> CoreResult<()> {
     Ok(())
 }
 
+/// The rows of `paydesk.schema_migrations` (which files, with which texts, were applied).
 fn applied_in(tx: &Tx<'_>) -> CoreResult<Vec<migrations::Applied>> {
     Ok(tx
         .query(

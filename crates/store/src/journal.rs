@@ -147,7 +147,9 @@ pub const DAY_COUNTS: [Status; 4] = [
     Status::Unknown,
 ];
 
-/// What the requests (as the journal keeps them) in `currency` add up to.
+/// What the requests (as the journal keeps them) in `currency` add up to. An amount
+/// of nothing or less is left out: a send moves money out, never back in (an entry a
+/// signer wrote by hand with a negative amount does not give the day room).
 pub fn day_sum<'r>(
     requests: impl Iterator<Item = &'r str>,
     currency: &str,
@@ -164,7 +166,32 @@ pub fn day_sum<'r>(
             Some(Value::Number(n)) => n.to_string().parse::<rust_decimal::Decimal>().ok(),
             _ => None,
         })
+        .filter(|a| a.is_sign_positive() && !a.is_zero())
         .sum()
+}
+
+/// Whether an entry's request (as the journal keeps it) moves the same amount in the
+/// same currency as `request`: a queued entry is taken up for a send only then (the
+/// day's sum reads the entry's amount, so one written by hand under a row's number with
+/// a smaller amount would hide the send).
+pub fn same_amount(entry: &Value, request: &Value) -> bool {
+    let key = |v: &Value| {
+        let amount = ["sourceAmount", "amount"]
+            .iter()
+            .find_map(|k| v.get(*k))
+            .and_then(|a| match a {
+                Value::String(s) => s.trim().parse::<rust_decimal::Decimal>().ok(),
+                Value::Number(n) => n.to_string().parse::<rust_decimal::Decimal>().ok(),
+                _ => None,
+            });
+        let currency = ["currencyCode", "currency"]
+            .iter()
+            .find_map(|k| v.get(*k))
+            .and_then(Value::as_str)
+            .map(|c| c.trim().to_ascii_uppercase());
+        (amount, currency)
+    };
+    key(entry) == key(request)
 }
 
 /// Whether `intent` begun now would write a new entry or take up a `pending` one (`Some`,
@@ -377,5 +404,37 @@ mod tests {
             fingerprint(b"another key of 32 bytes, really!", "v2.payout", &a),
             "keyed: the digest cannot be recomputed without the keyring's key"
         );
+    }
+
+    #[test]
+    fn a_days_sum_leaves_out_amounts_of_nothing_or_less() {
+        let reqs = [
+            r#"{"currencyCode":"MXN","sourceAmount":"700"}"#,
+            r#"{"currencyCode":"MXN","sourceAmount":"-1000000000"}"#,
+            r#"{"currencyCode":"MXN","sourceAmount":"0"}"#,
+            r#"{"currencyCode":"mxn","sourceAmount":50.5}"#,
+            r#"{"currencyCode":"MXN","sourceAmount":-3}"#,
+            r#"{"currencyCode":"USD","sourceAmount":"9"}"#,
+        ];
+        let want = "750.5".parse::<rust_decimal::Decimal>().unwrap();
+        assert_eq!(super::day_sum(reqs.into_iter(), "MXN"), want);
+    }
+
+    #[test]
+    fn a_queued_entry_is_the_same_send_only_with_the_same_amount_and_currency() {
+        let v = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap();
+        let sent = v(r#"{"currencyCode":"MXN","sourceAmount":"100000"}"#);
+        assert!(super::same_amount(
+            &v(r#"{"currencyCode":"mxn","sourceAmount":"100000.00"}"#),
+            &sent
+        ));
+        assert!(!super::same_amount(
+            &v(r#"{"currencyCode":"MXN","sourceAmount":"0.01"}"#),
+            &sent
+        ));
+        assert!(!super::same_amount(
+            &v(r#"{"currencyCode":"USD","sourceAmount":"100000"}"#),
+            &sent
+        ));
     }
 }

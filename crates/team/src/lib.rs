@@ -50,7 +50,7 @@ use paydesk_core::store::team::{NewRequest, NewRow, TeamConfig, TeamDb};
 mod precheck;
 use paydesk_core::team_member as pay;
 use paydesk_core::team_member::{
-    CARD_NO, SEALED_CARD_NO, SEALED_TAX_ID, TAX_ID, executing_approved, seal_label,
+    CARD_NO, ClaimedRequest, SEALED_CARD_NO, SEALED_TAX_ID, TAX_ID, executing_approved,
 };
 pub use paydesk_core::team_member::{
     Initialized, Links, TeamMember, TeamPayee, check_password, init, member_password, open_store,
@@ -1009,7 +1009,7 @@ async fn execute_next_beating(
         ));
     }
     let tables = team.tables();
-    let Some(request) = tables.claim_next(RETRY_AFTER_SECS)? else {
+    let Some(request) = team.claim_next(RETRY_AFTER_SECS)? else {
         return Ok(None);
     };
     let mut out = Executed {
@@ -1129,7 +1129,7 @@ fn recheck_after_rows(desk: &Desk) {
 async fn execute_numbered<'a>(
     desk: &Desk,
     team: &Team,
-    request: &Request,
+    request: &ClaimedRequest,
     row: &'a RequestRow,
     held: Option<&String>,
 ) -> (&'a RequestRow, (RowState, Option<String>, Option<String>)) {
@@ -1245,7 +1245,7 @@ fn row_kind(operation: &str) -> paydesk_core::store::orders::OrderKind {
 async fn execute_row(
     desk: &Desk,
     team: &Team,
-    request: &Request,
+    request: &ClaimedRequest,
     row: &RequestRow,
 ) -> (RowState, Option<String>, Option<String>) {
     let operation = request.operation.as_str();
@@ -1278,7 +1278,7 @@ async fn execute_row(
             Ok(f) => {
                 let mut f = approved_payout(&f);
                 // A payee of the team's book: its seal opened and checked (`paydesk_core::team_member::pay`).
-                let payee = match pay::payee_to_send(desk, team, &row.form, f.kind) {
+                let payee = match pay::payee_to_send(desk, team, request, &row.form, f.kind) {
                     Ok(p) => p,
                     // Sent before under its number (a request taken up again): never
                     // refused now, its journal entry says what it came to.
@@ -1309,11 +1309,8 @@ async fn execute_row(
                     else {
                         return mismatch();
                     };
-                    match paydesk_core::team_member::unseal_for_team(
-                        desk,
-                        &seal_label(desk.profile.mer_no as i64, CARD_NO),
-                        sealed,
-                    ) {
+                    match paydesk_core::team_member::unseal_for_team(desk, request, CARD_NO, sealed)
+                    {
                         Ok(card_no) => f.card_no = card_no,
                         Err(e) => {
                             return (
@@ -1357,7 +1354,7 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !(same || sent_before()) {
                     return mismatch();
                 }
-                let sent = executing_approved(request.id, desk.money().payout(&f)).await;
+                let sent = executing_approved(request, desk.money().payout(&f)).await;
                 // Review r6 R6-4: the same money to the same account as another row of
                 // this very request (two invoices of one supplier) is what its approvers
                 // approved, row by row: it goes as a deliberate second payout, whichever
@@ -1373,7 +1370,7 @@ async fn execute_row(
                     }) =>
                     {
                         desk.journal().allow_duplicate_once(&row.mer_order_no);
-                        let again = executing_approved(request.id, desk.money().payout(&f)).await;
+                        let again = executing_approved(request, desk.money().payout(&f)).await;
                         // Still refused before anything was written (its sibling's
                         // outcome not known yet): taken up again later, never failed.
                         if let Err(e) = &again
@@ -1406,11 +1403,8 @@ async fn execute_row(
                     .get(SEALED_TAX_ID)
                     .and_then(serde_json::Value::as_str)
                 {
-                    match paydesk_core::team_member::unseal_for_team(
-                        desk,
-                        &seal_label(desk.profile.mer_no as i64, TAX_ID),
-                        sealed,
-                    ) {
+                    match paydesk_core::team_member::unseal_for_team(desk, request, TAX_ID, sealed)
+                    {
                         Ok(tax_id) => f.social_security_number = tax_id,
                         Err(e) => {
                             return (
@@ -1428,7 +1422,7 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !same {
                     return mismatch();
                 }
-                executing_approved(request.id, desk.money().payin(&f)).await
+                executing_approved(request, desk.money().payin(&f)).await
             }
         },
         "top_up" | "withdraw" => match serde_json::from_value::<CardForm>(form) {
@@ -1440,7 +1434,7 @@ async fn execute_row(
                 if f.reference != row.mer_order_no || op != operation || !same {
                     return mismatch();
                 }
-                executing_approved(request.id, desk.money().card(&f)).await
+                executing_approved(request, desk.money().card(&f)).await
             }
         },
         other => {

@@ -14,7 +14,7 @@
 
 use sha2::Digest as _;
 
-use super::{TeamMember, book::sealed_field, seal_label};
+use super::{TeamMember, book::sealed_field};
 use crate::desk::Desk;
 use crate::error::{CoreError, CoreResult};
 use crate::forms::PayoutKind;
@@ -281,6 +281,7 @@ impl TeamMember {
 pub fn payee_to_send(
     desk: &Desk,
     team: &TeamMember,
+    claim: &super::ClaimedRequest,
     form: &serde_json::Value,
     kind: PayoutKind,
 ) -> Result<Option<(PayeeRef, String)>, String> {
@@ -325,7 +326,7 @@ pub fn payee_to_send(
             crate::beneficiaries::kind_name(kind)
         ));
     }
-    let account = crate::team_member::unseal_for_team(desk, &seal_label(team.mer_no, sealed_field(payee_kind)),
+    let account = crate::team_member::unseal_for_team(desk, claim, sealed_field(payee_kind),
             &sealed,
         )
         .map_err(|e| {

@@ -40,14 +40,16 @@ impl TeamTables<'_> {
     }
 
     /// A payee by its id, with its sealed account (a signer's read: the seal is theirs).
+    /// A payee approved as added after approval was turned on (schema 0036) reads as not
+    /// approved.
     pub fn payee_by_id(&self, mer_no: i64, id: i64) -> CoreResult<Option<(PayeeRef, String)>> {
         Ok(self
             .link
             .query_opt(
-                &format!(
-                    "SELECT {PAYEE_COLUMNS}, paydesk.payee_seal_hash(account_sealed), account_sealed
-                       FROM paydesk.beneficiaries WHERE mer_no = $1 AND id = $2"
-                ),
+                "SELECT id, nickname, kind, first_name, last_name, account_masked, bank, country,
+                        CASE WHEN paydesk.payee_approved_late(id) THEN NULL ELSE approved_by END,
+                        paydesk.payee_seal_hash(account_sealed), account_sealed
+                   FROM paydesk.beneficiaries WHERE mer_no = $1 AND id = $2",
                 &[&mer_no, &id],
             )?
             .map(|r| (payee_row(&r, r.get(9)), r.get(10))))
