@@ -424,7 +424,8 @@ fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
     let pg = team_db();
     // The database as the release before schema 0032 left it (0032 and the files after
     // it undone: 0033 adds an index, 0034 a trigger, 0035 a trigger and a function, 0036
-    // a trigger and two columns; its view and function are replaced as they are).
+    // a trigger and two columns, 0037 restates 0035's function; its view and function are
+    // replaced as they are).
     let later: usize = pg
         .psql_owner(
             DB,

@@ -819,7 +819,7 @@ fn the_journal_takes_a_requests_purpose_for_its_own_operation_only() {
             &format!(
                 "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
                      status, attempts, created_at, updated_at, fingerprint, purpose)
-                 VALUES ({MER}, 'p', '{op}', 'F3-1', '{{\"sourceAmount\":\"100\"}}', 's', 'pending', 0, 1, 1, '{fp}', 'signer says')"
+                 VALUES ({MER}, 'p', '{op}', 'F3-1', '{{\"currencyCode\":\"MXN\",\"sourceAmount\":\"100\"}}', 's', 'pending', 0, 1, 1, '{fp}', 'signer says')"
             ),
         )
         .unwrap();

@@ -64,7 +64,7 @@ fn journal_insert(no: &str, purpose: &str) -> String {
     format!(
         "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
                 status, attempts, created_at, updated_at, fingerprint, purpose)
-         VALUES ({mer}, 'p', 'v2.payout', '{no}', '{{\"sourceAmount\":\"100\"}}', 's', 'pending', 0, 1, 1, 'fp-{no}', {purpose})",
+         VALUES ({mer}, 'p', 'v2.payout', '{no}', '{{\"currencyCode\":\"MXN\",\"sourceAmount\":\"100\"}}', 's', 'pending', 0, 1, 1, 'fp-{no}', {purpose})",
         mer = common::MER
     )
 }

@@ -640,7 +640,7 @@ fn a_viewers_idle_lock_on_a_journal_number_does_not_stall_the_signer() {
     let key = i64::from_be_bytes(digest[..8].try_into().unwrap());
     let viewer = IdleSession::open(&pg, "vic", &format!("SELECT pg_advisory_lock({key});"));
     let sam = member(&pg, "sam");
-    let body = serde_json::json!({"sourceAmount": "10.00", "clabe": CLABE});
+    let body = serde_json::json!({"currencyCode": "MXN", "sourceAmount": "10.00", "clabe": CLABE});
     let fp = fingerprint(b"0123456789abcdef0123456789abcdef", "v2.payout", &body);
     let start = Instant::now();
     let begun = PgJournal::on(sam.link().pg(), mer as i64).begin(

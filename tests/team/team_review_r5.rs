@@ -201,7 +201,7 @@ fn the_journal_takes_the_purpose_of_the_live_request_row_not_of_a_rejected_one()
         &format!(
             "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
                  status, attempts, created_at, updated_at, fingerprint, purpose)
-             VALUES ({MER}, 'p', 'v1.payout', 'R5-P1', '{{\"sourceAmount\":\"100\"}}', 's', 'pending', 0, 1, 1, 'fp-r5', 'signer says')"
+             VALUES ({MER}, 'p', 'v1.payout', 'R5-P1', '{{\"currencyCode\":\"MXN\",\"sourceAmount\":\"100\"}}', 's', 'pending', 0, 1, 1, 'fp-r5', 'signer says')"
         ),
     )
     .unwrap();

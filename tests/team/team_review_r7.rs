@@ -629,6 +629,25 @@ fn a_signer_writes_no_journal_entry_the_day_sum_would_misread() {
         ("not a number", mxn(r#""lots""#)),
         ("no amount", r#"{"currencyCode":"MXN"}"#.to_string()),
         ("not JSON", "x".to_string()),
+        // Review r8 R8-1: keys the day's sum does not read. The amount under `amount`
+        // with the currency under either key, or the currency only under `currency`:
+        // the sum would count nothing of what the worker then sends through it.
+        (
+            "an amount keyed `amount`",
+            r#"{"currency":"MXN","amount":"100000"}"#.to_string(),
+        ),
+        (
+            "an amount keyed `amount` in MXN",
+            r#"{"currencyCode":"MXN","amount":"100000"}"#.to_string(),
+        ),
+        (
+            "a currency keyed `currency`",
+            r#"{"currency":"MXN","sourceAmount":"100000"}"#.to_string(),
+        ),
+        (
+            "an empty currency",
+            r#"{"currencyCode":" ","sourceAmount":"100000"}"#.to_string(),
+        ),
     ] {
         refused(
             sql(

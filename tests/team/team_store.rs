@@ -407,7 +407,7 @@ fn a_claim_dies_with_its_connection_and_lives_while_it_runs() {
         "bob",
         "v2.payout",
         "C1",
-        &json!({"sourceAmount": "1.00"}),
+        &json!({"currencyCode": "MXN", "sourceAmount": "1.00"}),
     ));
     let ann_j = PgJournal::on(&ann, MER_NO);
     assert!(ann_j.claim(e.id).unwrap().is_none(), "being sent by bob");
@@ -627,7 +627,7 @@ fn only_a_signer_writes_the_journal() {
     let insert =
         "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
                           status, created_at, updated_at, fingerprint)
-                  VALUES (123, 'p', 'v2.payout', 'S1', '{\"sourceAmount\":\"1\"}', 's', 'pending', 0, 0, 'fp-S1')";
+                  VALUES (123, 'p', 'v2.payout', 'S1', '{\"currencyCode\":\"MXN\",\"sourceAmount\":\"1\"}', 's', 'pending', 0, 0, 'fp-S1')";
     let refused = team.pg.psql_as("mia", "x", DB, insert).unwrap_err();
     assert!(refused.contains("permission denied"), "{refused}");
     team.pg.psql_as("sam", "x", DB, insert).unwrap();
@@ -638,7 +638,7 @@ fn only_a_signer_writes_the_journal() {
     );
 
     // Through the store: the maker's desk is refused by the database, the signer's goes.
-    let body = json!({"sourceAmount": "1.00"});
+    let body = json!({"currencyCode": "MXN", "sourceAmount": "1.00"});
     let fp = fingerprint(KEY, "v2.payout", &body);
     let intent = Intent {
         operation: "v2.payout",

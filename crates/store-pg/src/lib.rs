@@ -678,6 +678,7 @@ pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
     team_migration!("0034_review_r7"),
     team_migration!("0035_review_r7b"),
     team_migration!("0036_review_r7c"),
+    team_migration!("0037_review_r8"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.
