@@ -112,7 +112,7 @@ test("an order's detail shows the verified response signature", async () => {
   await h.shot("order-detail");
   await checkAxe("order detail");
   await browser.keys("Escape");
-  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 5_000 });
+  await h.gone(id("order-detail"), 5_000);
 });
 
 test("a sandbox pay moves a pending order to success after refresh", async () => {
@@ -138,7 +138,7 @@ test("a sandbox pay moves a pending order to success after refresh", async () =>
   // Closed, not closing: the next test starts on the orders screen, and a drawer still on
   // its way out (its transition takes seconds on a loaded machine) is what the next
   // test's closeOverlays would click at, then give up on and leave the screen.
-  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 10_000 });
+  await h.gone(id("order-detail"), 10_000);
   // The desk re-read the order's day: the cache no longer counts it as pending.
   await browser.waitUntil(async () => (await total()) === pendingBefore - 1, {
     timeout: 10_000,
@@ -174,7 +174,7 @@ test("export writes every filtered row", async () => {
   );
   await browser.keys("Escape");
   // Closed, not closing (as after the order's detail above).
-  await (await browser.$(id("export-path"))).waitForExist({ reverse: true, timeout: 10_000 });
+  await h.gone(id("export-path"), 10_000);
 });
 
 test("the command palette opens an order by a fragment of its number", async () => {
@@ -192,12 +192,12 @@ test("the command palette opens an order by a fragment of its number", async () 
   await h.waitFor(id("screen-orders"));
   // The palette is gone first (while its overlay fades, it takes the clicks meant for
   // the drawer), then the drawer is closed with Escape until it is gone.
-  await (await browser.$(PALETTE)).waitForExist({ reverse: true, timeout: 10_000 });
-  for (let i = 0; i < 5 && (await (await browser.$(id("order-detail"))).isExisting()); i++) {
+  await h.gone(PALETTE, 10_000);
+  for (let i = 0; i < 5 && (await h.count(id("order-detail"))) > 0; i++) {
     await browser.keys("Escape");
     await browser.pause(600);
   }
-  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 10_000 });
+  await h.gone(id("order-detail"), 10_000);
 
   // A number nobody knows is looked up first, and said not to exist: nothing opens.
   await browser.keys(["Control", "k"]);
@@ -205,10 +205,7 @@ test("the command palette opens an order by a fragment of its number", async () 
   await h.waitFor('//button[contains(., "Look up order NOPE-3002")]');
   await browser.keys(["Enter"]);
   await h.waitFor('//*[contains(text(), "No order numbered NOPE-3002")]', 10_000);
-  assert.equal(
-    await browser.$(`${id("order-detail")}[data-trade-no="NOPE-3002"]`).isExisting(),
-    false,
-  );
+  assert.equal(await h.count(`${id("order-detail")}[data-trade-no="NOPE-3002"]`), 0);
   await h.closeOverlays();
 });
 

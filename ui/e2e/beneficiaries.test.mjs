@@ -47,7 +47,7 @@ async function sandboxAddress() {
   const address = /https?:\/\/127\.0\.0\.1:\d+\//.exec(panel);
   assert.ok(address, `the check shows the gateway's address: ${panel}`);
   await browser.keys("Escape");
-  await (await browser.$(id("check-panel"))).waitForExist({ reverse: true, timeout: 10_000 });
+  await h.gone(id("check-panel"), 10_000);
   return address[0];
 }
 

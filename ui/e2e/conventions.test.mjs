@@ -61,16 +61,13 @@ async function openConventions() {
 /// Closed, not closing: a modal on its way out takes the clicks meant for the page.
 async function closeCheck() {
   await browser.keys("Escape");
-  await (await browser.$(id("check-panel"))).waitForExist({ reverse: true, timeout: 10_000 });
+  await h.gone(id("check-panel"), 10_000);
   await h.settled();
 }
 
 async function closeDrawer() {
   await browser.keys("Escape");
-  await (await browser.$(id("conventions-panel"))).waitForExist({
-    reverse: true,
-    timeout: 10_000,
-  });
+  await h.gone(id("conventions-panel"), 10_000);
 }
 
 test("the sandbox's conventions: a new time zone and largest page are saved and there again on reopening", async () => {
@@ -91,7 +88,7 @@ test("the sandbox's conventions: a new time zone and largest page are saved and 
   await h.waitFor(id("conv-dirty"));
   await h.click(id("conv-save"));
   // Saved: the panel reads the saved conventions again, with nothing left unsaved.
-  await (await browser.$(id("conv-dirty"))).waitForExist({ reverse: true, timeout: 30_000 });
+  await h.gone(id("conv-dirty"), 30_000);
   assert.equal(await inputValue(id("conv-maxPageSize")), "200");
   await h.shot("conventions-saved");
   await closeDrawer();

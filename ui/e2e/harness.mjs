@@ -243,6 +243,32 @@ export function helpers(browser) {
     await settled();
   };
 
+  /// How many elements match now, counted in the page (CSS, or XPath when it starts with
+  /// "/" or "("): no element handle is made, so an element being removed meanwhile cannot
+  /// fail the call with WebDriver's "stale element" (as `browser.$` did on the palette
+  /// while it faded out).
+  const count = (selector) =>
+    browser.execute((s) => {
+      if (s.startsWith("/") || s.startsWith("(")) {
+        return document.evaluate(s, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null)
+          .snapshotLength;
+      }
+      return document.querySelectorAll(s).length;
+    }, selector);
+  /// Waits until nothing matches `selector` (a drawer, palette or panel has closed).
+  const gone = async (selector, timeout = 10_000) => {
+    try {
+      await browser.waitUntil(async () => (await count(selector)) === 0, {
+        timeout,
+        interval: 100,
+        timeoutMsg: `still in the page after ${timeout} ms: ${selector}`,
+      });
+    } catch (e) {
+      await shot(`failed-gone-${Date.now()}`);
+      throw e;
+    }
+  };
+
   const click = async (selector) => {
     const el = await waitFor(selector);
     // In the middle of the window, as `typeInto` does: a button at the bottom of a tall
@@ -425,6 +451,8 @@ export function helpers(browser) {
   };
   return {
     waitFor,
+    count,
+    gone,
     click,
     typeInto,
     shot,

@@ -362,7 +362,7 @@ test("a review upload of a PNG and a PDF; an oversized file is refused before se
   await browser.pause(500);
   await h.shot("order-timeline");
   await browser.keys("Escape");
-  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 10_000 });
+  await h.gone(id("order-detail"), 10_000);
 });
 
 test("a notification from the sandbox appears in Events with a valid signature", async () => {

@@ -149,10 +149,7 @@ async function openConventions() {
 
 async function closeDrawer() {
   await browser.keys("Escape");
-  await (await browser.$(id("conventions-panel"))).waitForExist({
-    reverse: true,
-    timeout: 10_000,
-  });
+  await h.gone(id("conventions-panel"), 10_000);
 }
 
 /// The connection check of the built-in profile, run and finished.
@@ -165,7 +162,7 @@ async function check() {
 
 async function closeCheck() {
   await browser.keys("Escape");
-  await (await browser.$(id("check-panel"))).waitForExist({ reverse: true, timeout: 10_000 });
+  await h.gone(id("check-panel"), 10_000);
   await browser.pause(400);
 }
 
@@ -274,7 +271,7 @@ test("the conventions imported from their pasted text and saved: the check works
   await browser.pause(400);
   await h.shot("other-gateway-import");
   await h.click(id("conv-import-save"));
-  await (await browser.$(id("conv-import"))).waitForExist({ reverse: true, timeout: 30_000 });
+  await h.gone(id("conv-import"), 30_000);
   // The drawer reads the saved conventions again.
   await browser.waitUntil(async () => (await inputValue(id("conv-maxPageSize"))) === "100", {
     timeout: 20_000,

@@ -53,7 +53,7 @@ async function closeOrder() {
     await browser.keys("Escape");
     await browser.pause(600);
   }
-  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 10_000 });
+  await h.gone(id("order-detail"), 10_000);
 }
 
 test("a payout sent with a purpose shows it on its order's page and timeline", async () => {

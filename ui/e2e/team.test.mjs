@@ -289,7 +289,7 @@ test("an order no request of the team made is marked as made outside this team",
   await browser.pause(600);
   await h.shot("order-outside-team");
   await browser.keys("Escape");
-  await (await browser.$(id("order-detail"))).waitForExist({ reverse: true, timeout: 5_000 });
+  await h.gone(id("order-detail"), 5_000);
 });
 
 // Issue 30: this desk seals nothing before its member trusts the seal key; the Team
