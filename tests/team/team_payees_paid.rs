@@ -812,6 +812,8 @@ fn the_journal_takes_a_requests_purpose_for_its_own_operation_only() {
     form.clabe = CLABE.into();
     form.purpose = paydesk_core::purpose::Purpose::new("Rent for November", "");
     mark.request_payout(&form).unwrap();
+    // Executed by sam's worker (a signer journals a payout only so, 0039).
+    common::team::take_row(&pg, "ann", "sam", "F3-1");
     let journal = |op: &str, fp: &str| {
         sql(
             &pg,

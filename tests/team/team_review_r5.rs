@@ -194,6 +194,8 @@ fn the_journal_takes_the_purpose_of_the_live_request_row_not_of_a_rejected_one()
     let second: i64 = last_request().parse().unwrap();
     assert_ne!(first, second);
     ann.approve(second).unwrap();
+    // Sam's worker executes it (a signer journals a payout only so, 0039).
+    common::team::take_row(&pg, "ann", "sam", "R5-P1");
     // The signer journals the number, stating a purpose of its own.
     sql(
         &pg,
@@ -201,7 +203,7 @@ fn the_journal_takes_the_purpose_of_the_live_request_row_not_of_a_rejected_one()
         &format!(
             "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
                  status, attempts, created_at, updated_at, fingerprint, purpose)
-             VALUES ({MER}, 'p', 'v1.payout', 'R5-P1', '{{\"currencyCode\":\"MXN\",\"sourceAmount\":\"100\"}}', 's', 'pending', 0, 1, 1, 'fp-r5', 'signer says')"
+             VALUES ({MER}, 'p', 'v1.payout', 'R5-P1', '{{\"currencyCode\":\"MXN\",\"sourceAmount\":\"20000\"}}', 's', 'pending', 0, 1, 1, 'fp-r5', 'signer says')"
         ),
     )
     .unwrap();
