@@ -794,3 +794,45 @@ fn a_signer_journals_a_payout_only_as_a_row_their_worker_executes() {
     // The owner is not held (a repair).
     owner_sql(&pg, &plant("R8-5-9", "1", "MXN", "pending"));
 }
+
+// ---------------------------------------------------------------------------------
+// R8-7: after a logical restore (the payees' transaction ids are the old cluster's), the
+// README's step keeps every payee approved as added approved.
+
+#[test]
+fn a_logical_restore_cleared_as_the_readme_says_keeps_the_payees_approval() {
+    let pg = team_db();
+    let seal = format!("{}==", "Q".repeat(342));
+    sql(
+        &pg,
+        "mark",
+        &format!(
+            "SELECT paydesk.add_beneficiary({MER}, 'acme', 'clabe', 'Acme', '', '002010********7771', '{seal}', 'BANAMEX', 'MX')"
+        ),
+    )
+    .unwrap();
+    // As a dump restored into a younger cluster leaves it: the add's transaction id is
+    // past every one this cluster has given out.
+    owner_sql(
+        &pg,
+        "UPDATE paydesk.beneficiaries SET added_xact = '900000000000'::xid8",
+    );
+    sql(
+        &pg,
+        "alice",
+        "UPDATE paydesk.team SET payee_approval = true WHERE id = 1",
+    )
+    .unwrap();
+    let shown = || {
+        sql(
+            &pg,
+            "alice",
+            "SELECT coalesce(approved_by, '-') || ' ' || needs_approval FROM paydesk.beneficiaries_shown WHERE nickname = 'acme'",
+        )
+        .unwrap()
+    };
+    assert_eq!(shown(), "- true", "the stall the review found");
+    // The restore's step (README, "A team on PostgreSQL").
+    owner_sql(&pg, "UPDATE paydesk.beneficiaries SET added_xact = NULL");
+    assert_eq!(shown(), "mark false");
+}
