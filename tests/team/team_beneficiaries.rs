@@ -14,7 +14,7 @@ use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 use sha2::Digest as _;
 
-use common::team::{CLABE, DB, PASSWORD, cfg, member};
+use common::team::{CLABE, DB, PASSWORD, cfg, member, refused, sql};
 
 const MER: i64 = common::MER as i64;
 
@@ -30,21 +30,6 @@ fn team_db() -> TestPg {
         ],
         "10000",
     )
-}
-
-fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
-    pg.psql_as(user, PASSWORD, DB, q)
-        .map(|s| s.trim().to_string())
-}
-
-fn refused(r: Result<String, String>, what: &str, needle: &str) {
-    match r {
-        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
-        Err(e) => assert!(
-            e.contains(needle),
-            "{what}: refused, but not for {needle:?}: {e}"
-        ),
-    }
 }
 
 /// The shape of a value sealed to the signers (a 2048-bit RSA block, base64): the

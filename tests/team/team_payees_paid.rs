@@ -23,7 +23,7 @@ use paydesk_testpg::{Options, TestPg};
 use rust_decimal::Decimal;
 use sha2::Digest as _;
 
-use common::team::{CLABE, DB, PASSWORD, cfg, member};
+use common::team::{CLABE, DB, PASSWORD, cfg, member, owner_sql, refused, sql};
 
 const MER: i64 = common::MER as i64;
 /// A second account (BBVA), valid by the CLABE's rules.
@@ -44,25 +44,6 @@ fn team_db() -> TestPg {
         ],
         "10000",
     )
-}
-
-fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
-    pg.psql_as(user, PASSWORD, DB, q)
-        .map(|s| s.trim().to_string())
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
-}
-
-fn refused(r: Result<String, String>, what: &str, needle: &str) {
-    match r {
-        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
-        Err(e) => assert!(
-            e.contains(needle),
-            "{what}: refused, but not for {needle:?}: {e}"
-        ),
-    }
 }
 
 fn rule_key(e: &CoreError) -> Option<String> {

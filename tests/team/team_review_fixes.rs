@@ -21,7 +21,7 @@ use paydesk_team::{RequestState, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 use sha2::{Digest, Sha256};
 
-use common::team::{CLABE, DB, PASSWORD, member};
+use common::team::{CLABE, DB, PASSWORD, member, owner_sql};
 
 /// Admin alice, maker mark, approvers ann and abe, viewer vic, signer sam; a second
 /// admin, ada; MXN payouts above 10,000 need one approval.
@@ -42,10 +42,6 @@ fn team_db() -> TestPg {
 
 fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
     pg.psql_as(user, PASSWORD, DB, q)
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
 }
 
 /// The database refused, saying `needle` (in any case: PostgreSQL 15 says "must have

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use paydesk_team::{MemberLimit, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
-use common::team::{CLABE, DB, PASSWORD, claim_request_sql, executing_row, member};
+use common::team::{
+    CLABE, DB, claim_request_sql, db_ms, executing_row, member, owner_sql, refused, sql,
+};
 
 /// Admins alice and adam, makers mark and max, approver ann, viewer vic, signers sam
 /// and sid; MXN payouts above 10,000 need one approval.
@@ -30,25 +32,6 @@ fn team_db() -> TestPg {
         ],
         "10000",
     )
-}
-
-fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
-    pg.psql_as(user, PASSWORD, DB, q)
-        .map(|s| s.trim().to_string())
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
-}
-
-fn refused(r: Result<String, String>, what: &str, needle: &str) {
-    match r {
-        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
-        Err(e) => assert!(
-            e.contains(needle),
-            "{what}: refused, but not for {needle:?}: {e}"
-        ),
-    }
 }
 
 /// One payout request of one row to a typed CLABE, as a maker's psql writes it.
@@ -625,16 +608,6 @@ fn a_makers_open_transaction_holds_no_payee_and_no_setting_of_the_admins() {
 
 // ---------------------------------------------------------------------------------
 // Review r7, R7-1: a signer's INSERT into the journal no longer shrinks the day sum.
-
-/// The database's clock, ms.
-fn db_ms(pg: &TestPg) -> i64 {
-    owner_sql(
-        pg,
-        "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
-    )
-    .parse()
-    .unwrap()
-}
 
 #[test]
 fn a_signer_writes_no_journal_entry_the_day_sum_would_misread() {
