@@ -836,3 +836,59 @@ fn a_logical_restore_cleared_as_the_readme_says_keeps_the_payees_approval() {
     owner_sql(&pg, "UPDATE paydesk.beneficiaries SET added_xact = NULL");
     assert_eq!(shown(), "mark false");
 }
+
+/// The desk's side of the grace (journal.rs `finish`): a send its desk calls never
+/// received within the team's grace (a connection refused, a lookup on a clock that runs
+/// ahead) stays unknown, looked up again when the grace ends; after it, pending.
+#[test]
+fn a_send_called_never_received_within_the_grace_stays_unknown_until_it_ends() {
+    let pg = team_db();
+    let link = PgLink::connect(&cfg(&pg, "sam"), PASSWORD).unwrap();
+    let journal = PgJournal::on(&link, MER);
+    let body =
+        serde_json::json!({"merOrderNo": "R8-3-D", "sourceAmount": "10", "currencyCode": "MXN"});
+    let intent = Intent {
+        operation: "v2.payment",
+        mer_order_no: "R8-3-D",
+        request: &body,
+        summary: "payin 10 MXN",
+        fingerprint: "fp-r8-3-d",
+        purpose: None,
+    };
+    let guard = Guard {
+        window_ms: 60_000,
+        allow_duplicate: false,
+    };
+    let (e, claim) = match journal.begin("desk", intent, guard).unwrap() {
+        Begin::Send(e, c) => (e, c),
+        other => panic!("{other:?}"),
+    };
+    let not_sent = Outcome {
+        status: Status::Pending,
+        trade_no: None,
+        code: Some("refused"),
+        message: Some("connection refused"),
+    };
+    assert!(!journal.finish(e.id, &claim, not_sent).unwrap());
+    let after = journal.get(e.id).unwrap().unwrap();
+    assert_eq!(after.status, Status::Unknown);
+    assert_eq!(after.next_check_at, after.sent_at.map(|s| s + 300_000));
+    assert_eq!(
+        owner_sql(
+            &pg,
+            &format!(
+                "SELECT claimed_by IS NULL FROM paydesk.journal WHERE id = {}",
+                e.id
+            )
+        ),
+        "t"
+    );
+    // Once the grace is over (the owner's shorter one here), it is pending.
+    owner_sql(
+        &pg,
+        "UPDATE paydesk.team SET not_found_grace_ms = 0 WHERE id = 1",
+    );
+    let (_, claim) = journal.claim(e.id).unwrap().unwrap();
+    assert!(journal.finish(e.id, &claim, not_sent).unwrap());
+    assert_eq!(journal.get(e.id).unwrap().unwrap().status, Status::Pending);
+}
