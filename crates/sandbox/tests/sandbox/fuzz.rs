@@ -1,4 +1,4 @@
-//! A bounded fuzz test: one sandbox in-process, and for about 18 seconds random and
+//! A bounded fuzz test: one sandbox in-process, and for about 12 seconds random and
 //! hostile requests to every route it serves (the 11 operations and every call of the
 //! simulation API, in turn): random bytes, truncated and deeply nested JSON, huge and
 //! NaN-like numbers, wrong types per field, signed requests with one field mutated,
@@ -12,7 +12,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
