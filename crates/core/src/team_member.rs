@@ -131,8 +131,9 @@ pub fn same_money(
 /// The row of a team request a signer's worker is executing, for the duration of `fut`:
 /// the desk's money operations called within it pass the team's rule that money moves
 /// only as an approved request (`Desk::approved_if_team`), and only for what `row` was
-/// approved for: the order's number, amount and currency must be the row's as the
-/// database held them when `claim` was claimed (review r8 R8-5), or the desk refuses it
+/// approved for: the order's number, amount and currency (and a typed CLABE payout's
+/// account) must be the row's as the database held them when `claim` was claimed (review
+/// r8 R8-5), or the desk refuses it
 /// before anything is journaled or sent. `row` picks the claim's row by its number; a row
 /// that is not one of the claim's opens nothing. Only with a request the database
 /// claimed for this signer ([`ClaimedRequest`]); for the worker of `paydesk-team`
@@ -150,6 +151,13 @@ pub async fn executing_approved<F: std::future::Future>(
             mer_order_no: r.mer_order_no.clone(),
             amount: r.amount.clone(),
             currency: claim.request.currency.clone(),
+            clabe: r
+                .form
+                .get("clabe")
+                .and_then(serde_json::Value::as_str)
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string),
         });
     let scope = crate::desk::ApprovedScope {
         request: claim.request.id,

@@ -1996,8 +1996,8 @@ mod review_r8_claim {
         }
     }
 
-    /// R8-5 and L4: within a real claim's scope for its row, an order of another amount
-    /// or another number is refused by the desk (another currency is compared by the same
+    /// R8-5 and L4: within a real claim's scope for its row, an order of another amount,
+    /// another number or to another account is refused by the desk (another currency is compared by the same
     /// `same_money`, tested below; a CLABE payout in another currency is refused by its
     /// form first), naming the rule, before
     /// anything is journaled or sent, as is the scope of a row the claim does not hold;
@@ -2018,6 +2018,11 @@ mod review_r8_claim {
             for (what, form) in [
                 ("another amount", clabe_payout("T-R8-5", "1000000", "MXN")),
                 ("another number", clabe_payout("T-R8-OTHER", "100", "MXN")),
+                ("another account", {
+                    let mut f = clabe_payout("T-R8-5", "100", "MXN");
+                    f.clabe = "012180001234567899".into();
+                    f
+                }),
             ] {
                 refused(
                     executing_approved(&claim, &row, w.desk.money().payout(&form)).await,

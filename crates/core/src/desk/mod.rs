@@ -407,6 +407,9 @@ pub(crate) struct ApprovedRow {
     pub(crate) amount: String,
     /// The request's currency.
     pub(crate) currency: String,
+    /// The CLABE a typed-account payout row goes to, as its form holds it (`None` for a
+    /// payee of the team's book, whose account is sealed, and for any other row).
+    pub(crate) clabe: Option<String>,
 }
 
 /// What a signer's worker executes (see [`Desk::approved_if_team`]): the claimed
@@ -496,7 +499,8 @@ impl Desk {
     /// the claimed row's (review r8 R8-5): its number (`mer_order_no`), and the amount and
     /// currency of its request `body` (a card move's `amount`/`currency`, any other's
     /// `sourceAmount`/`currencyCode`) must be the row's as the database held them when the
-    /// request was claimed, and the claim must be this desk's merchant's. Checked before
+    /// request was claimed (and a typed CLABE payout's account the row's form's), and the
+    /// claim must be this desk's merchant's. Checked before
     /// anything is journaled or sent; a clear refusal naming the rule otherwise.
     fn approved_row_is<O: Operation>(&self, mer_order_no: &str, body: &Value) -> CoreResult<()> {
         if self.profile.team.is_none() || O::NAME == wire::V1TransferOrderSubmit::NAME {
@@ -535,6 +539,14 @@ impl Desk {
                 "{mer_order_no} is not the number of the claimed row {} of request {}",
                 row.mer_order_no, scope.request
             ),
+            Some(ApprovedRow {
+                clabe: Some(clabe), ..
+            }) if O::NAME == wire::V2Payout::NAME && text("clabe").trim() != clabe.trim() => {
+                format!(
+                    "the account is not the one row {mer_order_no} of request {} was approved for",
+                    scope.request
+                )
+            }
             Some(row)
                 if !crate::team_member::same_money(
                     &amount,
