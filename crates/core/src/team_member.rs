@@ -138,11 +138,15 @@ pub fn same_money(
 /// that is not one of the claim's opens nothing. Only with a request the database
 /// claimed for this signer ([`ClaimedRequest`]); for the worker of `paydesk-team`
 /// (`tests/layers.rs` also checks no front end names it).
+///
+/// Returns `fut`'s output and the refusals the gateway gave within the scope, as this
+/// desk recorded them ([`Refusals`]): a journal entry found `rejected` that is not one of
+/// them was not refused in this call (review r8 R8-8).
 pub async fn executing_approved<F: std::future::Future>(
     claim: &ClaimedRequest,
     row: &RequestRow,
     fut: F,
-) -> F::Output {
+) -> (F::Output, Refusals) {
     let approved = claim
         .rows
         .iter()
@@ -159,12 +163,37 @@ pub async fn executing_approved<F: std::future::Future>(
                 .filter(|c| !c.is_empty())
                 .map(str::to_string),
         });
+    let refused = Arc::new(std::sync::Mutex::new(Vec::new()));
     let scope = crate::desk::ApprovedScope {
         request: claim.request.id,
         mer_no: claim.mer_no,
         row: approved,
+        refused: refused.clone(),
     };
-    crate::desk::APPROVED_REQUEST.scope(scope, fut).await
+    let out = crate::desk::APPROVED_REQUEST.scope(scope, fut).await;
+    let seen = refused.lock().map(|v| v.clone()).unwrap_or_default();
+    (out, Refusals(seen))
+}
+
+/// The journal entries a desk recorded refused on the gateway's own answer within an
+/// approved scope ([`executing_approved`]).
+#[derive(Debug, Clone, Default)]
+pub struct Refusals(Vec<(i64, String)>);
+
+impl Refusals {
+    /// Whether `entry`'s refusal is one the gateway gave within the scope (its id and
+    /// code as the desk recorded them), not one found in the journal.
+    pub fn saw(&self, entry: &crate::journal::Entry) -> bool {
+        self.0
+            .iter()
+            .any(|(id, code)| *id == entry.id && entry.code.as_deref() == Some(code.as_str()))
+    }
+
+    /// Both scopes' refusals (a row sent twice within one execution).
+    pub fn and(mut self, other: Refusals) -> Refusals {
+        self.0.extend(other.0);
+        self
+    }
 }
 
 /// A member's open connection to the team.

@@ -1273,6 +1273,8 @@ async fn execute_row(
         requester_ip: &desk.conventions().requester_ip,
     };
     let form = row.form.clone();
+    // The refusals the gateway gave within this row's scopes, as the desk recorded them.
+    let mut seen: paydesk_core::team_member::Refusals;
     let sent = match operation {
         "payout" => match serde_json::from_value::<PayoutForm>(form) {
             Err(e) => return unreadable(e),
@@ -1355,7 +1357,9 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !(same || sent_before()) {
                     return mismatch();
                 }
-                let sent = executing_approved(request, row, desk.money().payout(&f)).await;
+                let (sent, refused) =
+                    executing_approved(request, row, desk.money().payout(&f)).await;
+                seen = refused;
                 // Review r6 R6-4: the same money to the same account as another row of
                 // this very request (two invoices of one supplier) is what its approvers
                 // approved, row by row: it goes as a deliberate second payout, whichever
@@ -1371,7 +1375,9 @@ async fn execute_row(
                     }) =>
                     {
                         desk.journal().allow_duplicate_once(&row.mer_order_no);
-                        let again = executing_approved(request, row, desk.money().payout(&f)).await;
+                        let (again, refused) =
+                            executing_approved(request, row, desk.money().payout(&f)).await;
+                        seen = seen.and(refused);
                         // Still refused before anything was written (its sibling's
                         // outcome not known yet): taken up again later, never failed.
                         if let Err(e) = &again
@@ -1423,7 +1429,10 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !same {
                     return mismatch();
                 }
-                executing_approved(request, row, desk.money().payin(&f)).await
+                let (sent, refused) =
+                    executing_approved(request, row, desk.money().payin(&f)).await;
+                seen = refused;
+                sent
             }
         },
         "top_up" | "withdraw" => match serde_json::from_value::<CardForm>(form) {
@@ -1435,7 +1444,9 @@ async fn execute_row(
                 if f.reference != row.mer_order_no || op != operation || !same {
                     return mismatch();
                 }
-                executing_approved(request, row, desk.money().card(&f)).await
+                let (sent, refused) = executing_approved(request, row, desk.money().card(&f)).await;
+                seen = refused;
+                sent
             }
         },
         other => {
@@ -1446,6 +1457,7 @@ async fn execute_row(
             );
         }
     };
+
     match sent {
         Ok(r) => match r.entry.status {
             Status::Accepted => (
@@ -1453,8 +1465,13 @@ async fn execute_row(
                 r.entry.trade_no.clone().or(r.trade_no.clone()),
                 r.pay_url.map(|u| format!("payment link: {u}")),
             ),
-            // Found refused in the journal (a row taken up again): this call did not see
-            // the gateway refuse it (review r8 R8-8).
+            // Refused by the gateway in this very call: the desk's own finish wrote it.
+            Status::Rejected if seen.saw(&r.entry) => {
+                (RowState::Rejected, None, Some(refusal_of(&r.entry)))
+            }
+            // Refused in the journal, but not by an answer this call saw (a row taken up
+            // again, or marked so by hand while it was out: review r8 R8-8): looked up,
+            // never final by itself.
             Status::Rejected => refused_outcome(desk, &r.entry).await,
             Status::Pending | Status::Sending | Status::Unknown => {
                 (RowState::Unknown, None, r.entry.message.clone())
@@ -1494,11 +1511,7 @@ async fn execute_row(
             }
             // Refused by the gateway in this very call: the desk's own finish wrote the
             // entry's refusal with the gateway's code.
-            Ok(Some(entry))
-                if entry.status == Status::Rejected
-                    && matches!(&e, CoreError::Rejected { gateway_code, .. }
-                        if entry.code.as_deref() == Some(gateway_code.as_str())) =>
-            {
+            Ok(Some(entry)) if entry.status == Status::Rejected && seen.saw(&entry) => {
                 (RowState::Rejected, None, Some(refusal_of(&entry)))
             }
             // Refused in the journal, but not by an answer this call saw (review r8 R8-8:
@@ -2025,7 +2038,9 @@ mod review_r8_claim {
                 }),
             ] {
                 refused(
-                    executing_approved(&claim, &row, w.desk.money().payout(&form)).await,
+                    executing_approved(&claim, &row, w.desk.money().payout(&form))
+                        .await
+                        .0,
                     what,
                 );
             }
@@ -2038,7 +2053,8 @@ mod review_r8_claim {
                     &foreign,
                     w.desk.money().payout(&clabe_payout("T-R8-5", "100", "MXN")),
                 )
-                .await,
+                .await
+                .0,
                 "a row not of the claim",
             );
             assert_eq!(journaled(&w.pg), journal_before, "nothing journaled");
@@ -2058,6 +2074,7 @@ mod review_r8_claim {
                     .payout(&clabe_payout("T-R8-5", "100.00", "mxn")),
             )
             .await
+            .0
             .unwrap();
             assert_eq!(paid.entry.status, Status::Accepted);
             assert_eq!(journaled(&w.pg), journal_before + 1);
@@ -2077,6 +2094,27 @@ mod review_r8_claim {
         assert!(!same_money("100", "", "100", "MXN"));
         assert!(!same_money("", "MXN", "100", "MXN"));
         assert!(!same_money("abc", "MXN", "abc", "MXN"));
+    }
+
+    /// R8-8, the honest path: a payout the gateway refuses in the worker's own call (the
+    /// whole balance asked, its fee not left: the gateway refuses) is a final Rejected
+    /// row at once, with the gateway's code, as before; nothing made at the gateway.
+    #[test]
+    fn a_refusal_the_worker_saw_is_final() {
+        block_on(async {
+            let w = world().await;
+            let id = approved(&w.pg, "T-R8-8R", "6000000");
+            let sam = Team::of(&w.desk).unwrap().unwrap();
+            let done = execute_next(&w.desk, &sam).await.unwrap().unwrap();
+            let row = &sam.rows(id).unwrap()[0];
+            assert_eq!(
+                (done.request, done.rejected, done.unknown),
+                (id, 1, 0),
+                "{done:?} {row:?}"
+            );
+            assert_eq!(row.state, RowState::Rejected, "{row:?}");
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R8-8R"), 0);
+        });
     }
 
     /// R8-8: a payout the worker sent (the gateway has it) whose journal entry was

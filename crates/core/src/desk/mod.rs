@@ -420,6 +420,9 @@ pub(crate) struct ApprovedScope {
     pub(crate) request: i64,
     pub(crate) mer_no: i64,
     pub(crate) row: Option<ApprovedRow>,
+    /// The entries (id, code) this desk recorded refused on the gateway's answer within
+    /// the scope (review r8 R8-8: a refusal the worker saw, not one found in the journal).
+    pub(crate) refused: Arc<Mutex<Vec<(i64, String)>>>,
 }
 
 tokio::task_local! {
@@ -1443,7 +1446,7 @@ impl Desk {
             }
             _ => plain_failure(&e),
         };
-        self.store.journal().finish(
+        let written = self.store.journal().finish(
             entry.id,
             &claim,
             Outcome {
@@ -1453,6 +1456,12 @@ impl Desk {
                 message: Some(&message),
             },
         )?;
+        if written && status == Status::Rejected {
+            // Within a signer's worker's scope: the refusal it saw the gateway give.
+            let _ = APPROVED_REQUEST.try_with(|scope| {
+                lock(&scope.refused).push((entry.id, code.clone().unwrap_or_default()));
+            });
+        }
         Err(match (status, e) {
             (Status::Unknown, GatewayError::Rejected { code, message }) => {
                 CoreError::OutcomeUnknown {
