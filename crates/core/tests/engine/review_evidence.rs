@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use paydesk_core::bulk::{self, RowAction, RowReason};
 use paydesk_core::forms::{PayoutForm, PayoutKind};
@@ -431,7 +431,7 @@ async fn two_processes_at_once_pass_the_day_limit_only_as_far_as_it_reaches() {
     let child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "second_process_pays_its_half",
+            &crate::test_name(module_path!(), "second_process_pays_its_half"),
             "--ignored",
             "--nocapture",
             "--test-threads=1",

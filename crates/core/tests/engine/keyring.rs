@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use paydesk_core::{CoreError, KeyringStore, SecretStore};
 
@@ -88,7 +88,12 @@ fn every_secret_fits_windows_credential_limit() {
 fn without_a_secret_service_the_probe_refuses_with_a_clear_error() {
     // A child process with no session bus: the store is missing.
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "probe_without_bus", "--ignored", "--nocapture"])
+        .args([
+            "--exact",
+            &crate::test_name(module_path!(), "probe_without_bus"),
+            "--ignored",
+            "--nocapture",
+        ])
         .env_remove("DBUS_SESSION_BUS_ADDRESS")
         .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
         .output()

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use paydesk_core::desk::{NEW_LOG_OPERATION, audit_key_lost, start_new_audit_log};
 use paydesk_core::{CoreError, Desk, Endpoint};

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use paydesk_core::new_mer_order_no;
 use paydesk_core::store::orders::OrderFilter;

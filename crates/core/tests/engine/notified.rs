@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use paydesk_core::desk::TimelineEvent;
 use paydesk_core::new_mer_order_no;

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use paydesk_core::CoreError;
 use paydesk_core::beneficiaries::{NewBeneficiary, Payee};
