@@ -583,6 +583,44 @@ impl JournalStore for PgJournal<'_> {
         Ok(())
     }
 
+    fn refusal_facts(&self, id: i64) -> CoreResult<paydesk_store::journal::RefusalFacts> {
+        // The database's clock (the one that stamped the entry's send time, schema
+        // 0038), the team's not-found grace, and the owner's void (a column no member
+        // writes).
+        let row = self.link.query_opt(
+            "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint,
+                    COALESCE((SELECT t.not_found_grace_ms FROM paydesk.team t WHERE t.id = 1), 300000),
+                    j.voided
+               FROM paydesk.journal j WHERE j.id = $1 AND j.mer_no = $2",
+            &[&id, &self.mer_no],
+        )?;
+        Ok(match row {
+            Some(r) => paydesk_store::journal::RefusalFacts {
+                now: Some(get(&r, 0)?),
+                grace_ms: get(&r, 1)?,
+                voided: get(&r, 2)?,
+            },
+            None => paydesk_store::journal::RefusalFacts::default(),
+        })
+    }
+
+    fn refusal_looked_up(
+        &self,
+        id: i64,
+        claim: &Claim,
+        next_check_at: i64,
+        message: &str,
+    ) -> CoreResult<()> {
+        self.link.atomic(|tx| {
+            tx.execute(
+                "UPDATE paydesk.journal SET lookups = lookups + 1, next_check_at = $3, message = $4, updated_at = $5
+                  WHERE id = $1 AND mer_no = $2 AND status = 'rejected'",
+                &[&id, &self.mer_no, &next_check_at, &message, &self.now.ms()],
+            )?;
+            self.release_on(tx, id, claim)
+        })
+    }
+
     fn resolve(&self, id: i64, claim: &Claim, done: bool, resolution: &str) -> CoreResult<bool> {
         let status = if done { "accepted" } else { "pending" };
         self.link.atomic(|tx| {

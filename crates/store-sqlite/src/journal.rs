@@ -437,6 +437,21 @@ impl<C: Deref<Target = Connection>> JournalStore for Journal<C> {
         Ok(())
     }
 
+    fn refusal_looked_up(
+        &self,
+        id: i64,
+        claim: &Claim,
+        next_check_at: i64,
+        message: &str,
+    ) -> CoreResult<()> {
+        self.conn.execute(
+            "UPDATE journal SET lookups = lookups + 1, next_check_at = ?2, message = ?3, updated_at = ?4
+              WHERE id = ?1 AND status = 'rejected'",
+            params![id, next_check_at, message, self.now.ms()],
+        ).db()?;
+        self.release(id, claim)
+    }
+
     fn resolve(&self, id: i64, claim: &Claim, done: bool, resolution: &str) -> CoreResult<bool> {
         let changed = self.conn.execute(
         &format!("UPDATE journal SET status = ?2, resolution = ?3, message = ?3, code = 'resolved', updated_at = ?4, next_check_at = NULL

@@ -222,6 +222,18 @@ pub fn goes_now(existing: Option<&Entry>, intent: &Intent<'_>) -> Option<Option<
     }
 }
 
+/// What a refused entry's recheck reads from the store ([`JournalStore::refusal_facts`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RefusalFacts {
+    /// Now (UTC millis) on the clock the entry's times were written on, when that is
+    /// not the desk's own (a team database stamps a send's time).
+    pub now: Option<i64>,
+    /// The least not-found grace (ms) the store holds for every desk (a team's).
+    pub grace_ms: i64,
+    /// The store's owner voided the entry: refused by a person's decision.
+    pub voided: bool,
+}
+
 /// The journal: every call that moves money or submits data, written before it is sent.
 pub trait JournalStore {
     /// The newest entry with this fingerprint that is unresolved (pending, sending,
@@ -308,6 +320,26 @@ pub trait JournalStore {
 
     /// Puts off the next reconcile attempt of an unknown entry.
     fn defer(&self, id: i64, until: i64, message: &str) -> CoreResult<()>;
+
+    /// What a `rejected` entry's recheck reads besides the entry (review r9 R9-2, R9-6,
+    /// L1): now on the clock its times were written on, the least not-found grace the
+    /// store holds for every desk, and whether the store's owner voided it (a person's
+    /// decision no member can write). By default: the desk's own clock (`None`), no grace
+    /// of the store's, never voided (a desk's own journal has one writer).
+    fn refusal_facts(&self, _id: i64) -> CoreResult<RefusalFacts> {
+        Ok(RefusalFacts::default())
+    }
+
+    /// A `rejected` entry this desk claimed and looked up again without settling it: the
+    /// lookup counted, the next one put off to `next_check_at`, `message` kept, the claim
+    /// given up; its status and code as they were (review r9 R9-2).
+    fn refusal_looked_up(
+        &self,
+        id: i64,
+        claim: &Claim,
+        next_check_at: i64,
+        message: &str,
+    ) -> CoreResult<()>;
 
     /// An operator's own resolution of an outcome the gateway cannot be asked about: the
     /// entry becomes accepted (`done`) or pending (to be sent again with the same key),

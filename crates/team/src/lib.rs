@@ -1554,52 +1554,42 @@ fn refusal_of(entry: &paydesk_core::journal::Entry) -> String {
         .join(" ")
 }
 
-/// Codes the desk writes on an entry for what is not the gateway's refusal.
-const NOT_A_REFUSAL: [&str; 4] = ["not_found_yet", "resolved", "conflict", "reconciled"];
-
 /// A row whose journal entry says refused, when the worker did not see the gateway refuse
 /// it in this call (review r8 R8-8): a member can mark an entry `rejected` by hand while
 /// its request is out, and a row recorded refused is final (its maker may request it
-/// again, and the money could go twice). So the refusal is the gateway's to prove: the
-/// order is looked up, and the row is accepted when the gateway has it, refused when its
-/// list proves the order absent (the not-found grace since it left over), and unknown
-/// (given back, looked up again at the next round, never sent again) otherwise. Of an
-/// operation the gateway cannot be asked about, only a refusal as the desk's own finish
-/// writes it (sent, with a gateway's code, not resolved or voided by hand) is final.
+/// again under a new number, and the money could go twice). So the refusal is the
+/// gateway's or a person's to prove ([`paydesk_core::desk::Journal::recheck_refused`]):
+/// the row is accepted when the gateway has the order, refused when the gateway lists it
+/// failed or closed or the team database's owner voided the entry, and unknown (given
+/// back, looked up again with backoff, never sent again) otherwise: what the entry's
+/// columns say (attempts, code, resolution: a signer may write them all) never makes it
+/// final (review r9 R9-1, R9-2, R9-6, R9-7).
 async fn refused_outcome(
     desk: &Desk,
     entry: &paydesk_core::journal::Entry,
 ) -> (RowState, Option<String>, Option<String>) {
+    use paydesk_core::desk::Rechecked;
     let unproven = |why: String| {
         (
             RowState::Unknown,
             None,
             Some(format!(
-                "the journal says refused ({}), but the gateway did not refuse it in this worker's call and {why}: looked up again later, never sent again",
+                "the journal says refused ({}), but the gateway did not refuse it in this worker's call and {why}",
                 refusal_of(entry)
             )),
         )
     };
     match desk.journal().recheck_refused(entry).await {
-        Ok((now, _)) if now.status == Status::Accepted => {
-            (RowState::Accepted, now.trade_no.clone(), None)
-        }
-        Ok((now, Some(true))) => (RowState::Rejected, None, Some(refusal_of(&now))),
-        Ok((now, None))
-            if now.attempts > 0
-                && now.resolution.is_none()
-                && now
-                    .code
-                    .as_deref()
-                    .is_some_and(|c| !c.is_empty() && !NOT_A_REFUSAL.contains(&c)) =>
-        {
-            (RowState::Rejected, None, Some(refusal_of(&now)))
-        }
-        Ok((_, None)) => unproven("the gateway cannot be asked about it".into()),
-        Ok((_, Some(false))) => {
-            unproven("the gateway's order list does not prove it refused yet".into())
-        }
-        Err(e) => unproven(format!("its lookup failed ({e})")),
+        Ok((now, Rechecked::Accepted)) => (RowState::Accepted, now.trade_no.clone(), None),
+        Ok((now, Rechecked::Refused(why))) => (
+            RowState::Rejected,
+            None,
+            Some(format!("{} ({why})", refusal_of(&now))),
+        ),
+        Ok((_, Rechecked::Unproven(why))) => unproven(format!("nothing proves it: {why}")),
+        Err(e) => unproven(format!(
+            "its lookup failed ({e}); looked up again later, never sent again"
+        )),
     }
 }
 

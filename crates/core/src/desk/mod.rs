@@ -10,6 +10,7 @@ mod orders;
 mod records;
 
 pub use journal::Journal;
+pub use journal::entries::Rechecked;
 pub use money::Money;
 pub use orders::Orders;
 pub use records::Records;
@@ -56,6 +57,7 @@ use crate::secrets::Secrets;
 use crate::store::Store;
 use crate::store::orders::CachedOrder;
 use crate::store::team::TeamDb;
+use paydesk_gateway::dictionary::{Meaning, StateField};
 
 /// An operation that went through the journal: its entry, and the gateway's data when
 /// this call got an answer.
@@ -1235,6 +1237,10 @@ impl Desk {
                     }
                 }
             };
+            // Whether this call takes up an entry sent before (review r9 R9-10: from the
+            // journal's answer to this call, never from the `attempts` column a signer
+            // may write).
+            let resend = matches!(began, Begin::Resend(..));
             let (entry, claim) = match began {
                 Begin::Send(e, claim) => {
                     let earlier = if allow_duplicate {
@@ -1309,7 +1315,9 @@ impl Desk {
                     ));
                 }
             };
-            return self.send_claimed(op, &prepared, entry, claim, method).await;
+            return self
+                .send_claimed(op, &prepared, entry, claim, method, resend)
+                .await;
         }
         let entry = self
             .store
@@ -1331,19 +1339,21 @@ impl Desk {
         entry: Entry,
         claim: Claim,
         method: Option<&str>,
+        resend: bool,
     ) -> CoreResult<Submitted<O::Output>>
     where
         O::Output: TradeNo,
     {
         let started = Instant::now();
         let r = self.client()?.send_prepared(op, prepared).await;
-        self.record_answer::<O>(entry, claim, r, method, started)
+        self.record_answer::<O>(entry, claim, r, method, started, resend)
             .await
     }
 
     /// Records the gateway's answer to an entry this desk sent under `claim` (its audit
     /// row, its outcome in the journal, the order made cached): what [`Desk::submit`]
-    /// does once the answer (or the lack of one) is in.
+    /// does once the answer (or the lack of one) is in. `resend`: the entry was sent
+    /// before (its refusal is looked up before it is believed).
     pub(super) async fn record_answer<O: Operation>(
         &self,
         entry: Entry,
@@ -1351,6 +1361,7 @@ impl Desk {
         r: Result<paydesk_gateway::Answer<O::Output>, GatewayError>,
         method: Option<&str>,
         started: Instant,
+        resend: bool,
     ) -> CoreResult<Submitted<O::Output>>
     where
         O::Output: TradeNo,
@@ -1406,7 +1417,39 @@ impl Desk {
         };
         let mut message = e.to_string();
         let (status, code) = match &e {
-            GatewayError::Rejected { code, .. } if entry.attempts > 1 && self.listable(&entry) => {
+            // "This number is already used" (the conventions' duplicate codes), on any
+            // attempt (review r9 R9-10): the number is at the gateway, so it is never a
+            // refusal; looked up (found: accepted), unknown otherwise.
+            GatewayError::Rejected { code, .. }
+                if self.conventions.duplicate_codes.contains(code) =>
+            {
+                message = format!(
+                    "the gateway refused the number as already used ({code}): an order under it is at the gateway; kept unknown and looked up, never sent again"
+                );
+                let found = if self.listable(&entry) {
+                    self.look_up(&entry).await
+                } else {
+                    Err(GatewayError::NotSent {
+                        reason: "not listable".into(),
+                    })
+                };
+                if let Ok(Listed::Found(item, verified)) = found {
+                    let note = format!(
+                        "the gateway refused the number as already used ({code}), and the order is at the gateway: an attempt before arrived"
+                    );
+                    let entry =
+                        self.accepted(entry, &claim, Some(&item.trade_no), "reconciled", &note)?;
+                    self.cache_listed(&item, entry.created_at, verified);
+                    self.cache_made(&entry, method, None);
+                    return Ok(Submitted {
+                        entry,
+                        data: None,
+                        replayed: false,
+                    });
+                }
+                (Status::Unknown, Some(code.clone()))
+            }
+            GatewayError::Rejected { code, .. } if resend && self.listable(&entry) => {
                 // A refusal of a resend may mean the first attempt arrived after all
                 // (a reused number refused): look before believing it.
                 match self.look_up(&entry).await {
@@ -1561,71 +1604,180 @@ impl Desk {
         e
     }
 
-    /// A `rejected` entry looked up at the gateway again ([`Journal::recheck_refused`]):
-    /// the entry now, and `Some(true)` when the gateway's list proves it refused (not
-    /// listed, the profile's not-found grace since it left over), `Some(false)` when it
-    /// does not (yet), `None` when the gateway cannot be asked about it.
-    pub(crate) async fn recheck_refused_unseen(
-        &self,
-        e: &Entry,
-    ) -> CoreResult<(Entry, Option<bool>)> {
+    /// A `rejected` entry whose refusal the caller did not see the gateway give, looked
+    /// up at the gateway again ([`Journal::recheck_refused`]): the entry now, and what
+    /// that proved (review r9 R9-1, R9-2, R9-6, R9-7).
+    pub(crate) async fn recheck_refused_unseen(&self, e: &Entry) -> CoreResult<(Entry, Rechecked)> {
         let current = || -> CoreResult<Entry> {
             Ok(self.store.journal().get(e.id)?.unwrap_or_else(|| e.clone()))
         };
-        if e.status != Status::Rejected {
-            return Ok((current()?, Some(false)));
+        let now_entry = current()?;
+        match now_entry.status {
+            Status::Accepted => return Ok((now_entry, Rechecked::Accepted)),
+            Status::Rejected => {}
+            other => {
+                let why = format!("the journal says {} now", other.as_str());
+                return Ok((now_entry, Rechecked::Unproven(why)));
+            }
         }
-        if !e.operation.can_be_looked_up() || !self.listable(e) {
-            return Ok((current()?, None));
+        let facts = self.store.journal().refusal_facts(e.id)?;
+        if facts.voided {
+            // A person's decision (the team database's owner, `paydesk.journal_void`,
+            // audited there; no member writes the mark), after checking the merchant's
+            // order list: the refusal is settled.
+            let why = format!(
+                "refused by a person's decision: {}",
+                now_entry
+                    .resolution
+                    .clone()
+                    .unwrap_or_else(|| "voided by the team database's owner".into())
+            );
+            return Ok((now_entry, Rechecked::Refused(why)));
+        }
+        let settle = "a person settles it: the team database's owner voids the entry once the merchant's order list shows the order never went (`SELECT paydesk.journal_void(<entry>, '<what you checked>')`, audited), and the row is refused then";
+        if !self.listable(&now_entry) {
+            let why = format!(
+                "the gateway cannot be asked about it (a card withdrawal, or an order its list does not show: conventions listShows), so nothing proves the refusal; never sent again, never final by itself: {settle}"
+            );
+            return Ok((now_entry, Rechecked::Unproven(why)));
+        }
+        let desk_now = self.clock.now_ms();
+        if let Some(at) = now_entry.next_check_at.filter(|at| *at > desk_now) {
+            let why = format!(
+                "not proven refused at its last lookup; looked up again from {} (backoff)",
+                utc_time(at)
+            );
+            return Ok((now_entry, Rechecked::Unproven(why)));
         }
         let Some((e, claim)) = self.store.journal().claim(e.id)? else {
             // Another process is looking it up or sending it right now.
-            return Ok((current()?, Some(false)));
+            let why = "another process is at work on its entry".to_string();
+            return Ok((current()?, Rechecked::Unproven(why)));
         };
         if e.status != Status::Rejected {
             self.store.journal().release(e.id, &claim)?;
-            return Ok((current()?, Some(false)));
+            let now_entry = current()?;
+            if now_entry.status == Status::Accepted {
+                return Ok((now_entry, Rechecked::Accepted));
+            }
+            let why = format!("the journal says {} now", now_entry.status.as_str());
+            return Ok((now_entry, Rechecked::Unproven(why)));
         }
         let r = self.look_up(&e).await;
         let journal = self.store.journal();
-        match r {
+        // The next lookup of a refusal that is not proven: backed off from 30 s to an
+        // hour (R9-6: such a row is taken up every 30 s).
+        let next = |lookups: i64| {
+            desk_now + (30_000i64 * 2i64.pow(lookups.clamp(0, 7) as u32)).min(3_600_000)
+        };
+        let why = match r {
             Ok(Listed::Found(item, verified)) => {
-                // A refused entry's one way on: the gateway has the order.
-                journal.finish(
-                    e.id,
-                    &claim,
-                    Outcome {
-                        status: Status::Accepted,
-                        trade_no: Some(&item.trade_no),
-                        code: Some("reconciled"),
-                        message: Some("found at the gateway although the journal said refused"),
-                    },
-                )?;
-                let now_entry = journal.get(e.id)?.unwrap_or_else(|| e.clone());
-                drop(journal);
-                self.audit(
-                    "journal_refusal_disproved",
-                    format!("merOrderNo={} id={}", e.mer_order_no, e.id),
-                    "accepted",
-                    Instant::now(),
-                );
-                self.cache_listed(&item, now_entry.created_at, verified);
-                self.cache_made(&now_entry, None, None);
-                Ok((now_entry, Some(false)))
+                let meaning = self
+                    .dictionary
+                    .meaning(StateField::OrderState, &item.state.to_string());
+                match meaning {
+                    // The gateway lists the order as not paid (R9-7): the refusal is
+                    // proven; the entry stays refused.
+                    Some(Meaning::Failed | Meaning::Closed) => {
+                        journal.release(e.id, &claim)?;
+                        drop(journal);
+                        self.audit(
+                            "journal_refusal_proven",
+                            format!(
+                                "merOrderNo={} id={} tradeNo={} state={}",
+                                e.mer_order_no, e.id, item.trade_no, item.state
+                            ),
+                            "rejected",
+                            Instant::now(),
+                        );
+                        self.cache_listed(&item, e.created_at, verified);
+                        let why = format!(
+                            "the gateway lists the order {} in state {} ({}): refused",
+                            item.trade_no,
+                            item.state,
+                            meaning.map_or("?", Meaning::as_str)
+                        );
+                        return Ok((current()?, Rechecked::Refused(why)));
+                    }
+                    // A state this desk's conventions do not name: neither paid nor
+                    // refused is proven.
+                    None => format!(
+                        "the gateway lists the order {} in state {}, which this desk's conventions do not name",
+                        item.trade_no, item.state
+                    ),
+                    // Made, in progress or paid: the money may leave or has left.
+                    Some(_) => {
+                        journal.finish(
+                            e.id,
+                            &claim,
+                            Outcome {
+                                status: Status::Accepted,
+                                trade_no: Some(&item.trade_no),
+                                code: Some("reconciled"),
+                                message: Some(
+                                    "found at the gateway although the journal said refused",
+                                ),
+                            },
+                        )?;
+                        let now_entry = journal.get(e.id)?.unwrap_or_else(|| e.clone());
+                        drop(journal);
+                        self.audit(
+                            "journal_refusal_disproved",
+                            format!("merOrderNo={} id={}", e.mer_order_no, e.id),
+                            "accepted",
+                            Instant::now(),
+                        );
+                        self.cache_listed(&item, now_entry.created_at, verified);
+                        self.cache_made(&now_entry, None, None);
+                        return Ok((now_entry, Rechecked::Accepted));
+                    }
+                }
             }
             Ok(Listed::Absent) => {
+                // The rule every other "not at the gateway" of the desk follows
+                // (`not_listed`, R9-2): never for an entry the gateway answered, the
+                // lookups counted, the grace on the clock that stamped the send (the
+                // team database's, L1) and at least the team's grace. Even then a
+                // refusal this worker did not see is not made final here: a row refused
+                // is requested again under a new number, which no gateway can tell from
+                // the first, while a list that shows orders late is what the grace is for
+                // (and a signer may write the lookups and answered columns).
+                let answered = journal.answered(e.id)?;
+                let safety =
+                    crate::profile::Safety {
+                        not_found_grace_secs: self.profile.safety.not_found_grace_secs.max(
+                            u32::try_from(facts.grace_ms.div_euclid(1000)).unwrap_or(u32::MAX),
+                        ),
+                        ..self.profile.safety.clone()
+                    };
+                let now = facts.now.unwrap_or(desk_now);
+                match not_listed(&e, answered, &safety, now) {
+                    NotListed::SafeToSend { note } => format!(
+                        "the gateway's list does not show it ({note}); most likely refused, but a refusal no worker's call was seen to get is not final by itself"
+                    ),
+                    NotListed::LookAgain { note, .. } => note,
+                }
+            }
+            Ok(Listed::WithoutTradeNo) => {
+                "the gateway lists the order without a trade number".to_string()
+            }
+            Ok(Listed::Conflict(why)) => format!("conflict: {why}"),
+            Err(err) => {
+                let why = format!("its lookup failed ({err})");
+                journal.defer(e.id, next(e.lookups), &why)?;
                 journal.release(e.id, &claim)?;
                 drop(journal);
-                let left = e.sent_at.unwrap_or(e.created_at);
-                let grace_ends = left + i64::from(self.profile.safety.not_found_grace_secs) * 1000;
-                Ok((current()?, Some(self.clock.now_ms() >= grace_ends)))
+                return Ok((current()?, Rechecked::Unproven(why)));
             }
-            _ => {
-                journal.release(e.id, &claim)?;
-                drop(journal);
-                Ok((current()?, Some(false)))
-            }
-        }
+        };
+        let at = next(e.lookups + 1);
+        let message = format!(
+            "refused in the journal, not seen refused by a worker's call: {why}; looked up again from {}; never sent again: {settle}",
+            utc_time(at)
+        );
+        journal.refusal_looked_up(e.id, &claim, at, &message)?;
+        drop(journal);
+        Ok((current()?, Rechecked::Unproven(message)))
     }
 
     async fn reconcile_entry_unseen(&self, e: &Entry, force: bool) -> CoreResult<Entry> {

@@ -7,6 +7,18 @@ use crate::error::{CoreError, CoreResult};
 use crate::journal::{self, Entry, Status};
 use std::time::Instant;
 
+/// What looking a refused entry up again proved ([`crate::desk::Journal::recheck_refused`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rechecked {
+    /// The gateway has the order (made, in progress or paid): the entry is accepted now.
+    Accepted,
+    /// The refusal is proven (why): the gateway lists the order failed or closed, or the
+    /// team database's owner voided the entry.
+    Refused(String),
+    /// Nothing proves it either way (why): never sent again, never final by itself.
+    Unproven(String),
+}
+
 impl<'d> crate::desk::Journal<'d> {
     /// On a team desk, why the team's audit chain failed this desk's check when it
     /// connected (rewritten or cut history); `None` when it held.
@@ -53,12 +65,15 @@ impl<'d> crate::desk::Journal<'d> {
     /// A `rejected` entry whose refusal the caller did not see the gateway give (a
     /// signer's worker finding a row's entry refused when it takes the row up, or after a
     /// call that ended otherwise: a member may have marked an entry refused by hand while
-    /// it was out, review r8 R8-8), looked up at the gateway. Returns the entry now
-    /// (accepted when the gateway lists the order, a refused entry's one way on) and
-    /// `Some(true)` when the gateway's list proves it refused (not listed, and the
-    /// profile's not-found grace since it left is over), `Some(false)` when nothing
-    /// proves it yet, `None` when the gateway cannot be asked about it. Nothing is sent.
-    pub async fn recheck_refused(self, e: &Entry) -> CoreResult<(Entry, Option<bool>)> {
+    /// it was out, review r8 R8-8), looked up at the gateway. Returns the entry now and
+    /// what was proven ([`Rechecked`]): accepted when the gateway lists the order made,
+    /// in progress or paid (a refused entry's one way on); refused only when the gateway
+    /// lists it failed or closed, or the team database's owner voided the entry (a
+    /// person's decision); otherwise unproven, whatever the journal's columns say (a
+    /// signer may write them) and however long the list has not shown it (review r9
+    /// R9-1, R9-2, R9-7). An unproven entry is looked up again with backoff (30 s to an
+    /// hour). Nothing is sent.
+    pub async fn recheck_refused(self, e: &Entry) -> CoreResult<(Entry, Rechecked)> {
         self.desk
             .recheck_refused_unseen(e)
             .await

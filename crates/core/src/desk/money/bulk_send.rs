@@ -269,7 +269,7 @@ impl Desk {
                 let Some(f) = out.flying.remove(&i) else {
                     continue;
                 };
-                match plain(i, f, answer) {
+                match plain(i, f, answer, &self.conventions.duplicate_codes) {
                     Ok(p) => answered.push(p),
                     Err(more) => more_to_do.push((i, *more)),
                 }
@@ -314,14 +314,20 @@ impl Desk {
     /// of their own.
     async fn record_flying(&self, f: Flying, answer: Answer) -> CoreResult<Entry> {
         let method = Some(method_of(&f.payout));
+        // A bulk run's own desk (a team's payouts go one by one, `send_bulk_rows`): its
+        // journal has one writer, and a queued row's first send is taken up as a resend
+        // of its `pending` entry, so its attempts tell a send again.
+        let resend = f.entry.attempts > 1;
         let r = match f.payout {
             PayoutOp::Clabe(_) => {
-                self.record_answer::<wire::V2Payout>(f.entry, f.claim, answer, method, f.started)
-                    .await
+                self.record_answer::<wire::V2Payout>(
+                    f.entry, f.claim, answer, method, f.started, resend,
+                )
+                .await
             }
             PayoutOp::Card(_) => {
                 self.record_answer::<wire::V1CardPayout>(
-                    f.entry, f.claim, answer, method, f.started,
+                    f.entry, f.claim, answer, method, f.started, resend,
                 )
                 .await
             }
@@ -438,7 +444,14 @@ struct Plain {
 /// The answer's outcome as the single payout records it, when recording it needs
 /// nothing more; otherwise the answer back (a success without a usable trade number, a
 /// refused resend that may have arrived after all).
-fn plain(i: usize, f: Flying, answer: Answer) -> Result<Plain, Box<(Flying, Answer)>> {
+/// A refusal under a duplicate code ("this number is already used") is never plain, on
+/// any attempt (review r9 R9-10).
+fn plain(
+    i: usize,
+    f: Flying,
+    answer: Answer,
+    duplicate: &[String],
+) -> Result<Plain, Box<(Flying, Answer)>> {
     let result = Desk::result_code(&answer);
     match &answer {
         Ok(a) if unusable_success(&f.entry, &a.data).is_none() => Ok(Plain {
@@ -452,7 +465,11 @@ fn plain(i: usize, f: Flying, answer: Answer) -> Result<Plain, Box<(Flying, Answ
             f,
         }),
         Ok(_) => Err(Box::new((f, answer))),
-        Err(GatewayError::Rejected { .. }) if f.entry.attempts > 1 => Err(Box::new((f, answer))),
+        Err(GatewayError::Rejected { code, .. })
+            if f.entry.attempts > 1 || duplicate.contains(code) =>
+        {
+            Err(Box::new((f, answer)))
+        }
         Err(e) => {
             let (status, code) = plain_failure(e);
             Ok(Plain {
