@@ -1634,7 +1634,7 @@ impl Desk {
             );
             return Ok((now_entry, Rechecked::Refused(why)));
         }
-        let settle = "a person settles it: the team database's owner voids the entry once the merchant's order list shows the order never went (`SELECT paydesk.journal_void(<entry>, '<what you checked>')`, audited), and the row is refused then";
+        let settle = "a person settles it: the team database's owner voids the entry once the merchant's order list shows the order never went (with the database's function `paydesk.journal_void(<entry>, '<what you checked>')`, audited), and the row is refused then";
         if !self.listable(&now_entry) {
             let why = format!(
                 "the gateway cannot be asked about it (a card withdrawal, or an order its list does not show: conventions listShows), so nothing proves the refusal; never sent again, never final by itself: {settle}"
