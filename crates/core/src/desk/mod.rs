@@ -1509,7 +1509,7 @@ impl Desk {
             (Status::Unknown, GatewayError::Rejected { code, message }) => {
                 CoreError::OutcomeUnknown {
                     message: format!(
-                        "the resend was refused ({code} {message}) but the order is not in the gateway's list yet"
+                        "the gateway refused it ({code} {message}), which does not prove it refused (a number already used, or a send again): the order is not in the gateway's list yet; looked up, never sent again"
                     ),
                 }
             }
