@@ -108,6 +108,23 @@ fn taken_up_again(pg: &TestPg, id: i64) {
     .unwrap();
 }
 
+/// Signer sam's psql marks entry `no` refused, with a code and a message, under a claim
+/// of its own, then gives the claim up, in one session (its claim is never left live).
+fn flipped_by_sam(pg: &TestPg, no: &str) {
+    sql(
+        pg,
+        "sam",
+        &format!(
+            "UPDATE paydesk.journal SET status = 'rejected', code = 'E_X', message = 'refused', {MINE} \
+             WHERE mer_order_no = '{no}';
+             UPDATE paydesk.journal SET claimed_by = NULL, claimed_until = NULL WHERE mer_order_no = '{no}';
+             SELECT status FROM paydesk.journal WHERE mer_order_no = '{no}'"
+        ),
+    )
+    .map(|out| assert!(out.ends_with("rejected"), "{out}"))
+    .unwrap();
+}
+
 fn journal(pg: &TestPg, no: &str, what: &str) -> String {
     owner_sql(
         pg,
@@ -195,21 +212,7 @@ async fn an_unseen_refusal_the_list_does_not_show_is_not_final() {
         "R9-2",
         "status = 'unknown', trade_no = NULL, answered_ok = true, lookups = 0, next_check_at = NULL",
     );
-    sql(
-        &w.pg,
-        "sam",
-        &format!(
-            "UPDATE paydesk.journal SET status = 'rejected', code = 'E_X', message = 'refused', {MINE} \
-             WHERE mer_order_no = 'R9-2'"
-        ),
-    )
-    .unwrap();
-    sql(
-        &w.pg,
-        "sam",
-        "UPDATE paydesk.journal SET claimed_by = NULL, claimed_until = NULL WHERE mer_order_no = 'R9-2'",
-    )
-    .unwrap();
+    flipped_by_sam(&w.pg, "R9-2");
     let calls = payout_calls(&w);
     let again = team::execute_next(&w.desk, &sam).await.unwrap().unwrap();
     let r = row(&w.pg, id);
@@ -267,21 +270,7 @@ async fn a_hand_written_refusal_the_gateway_cannot_prove_waits_for_a_person() {
         "R9-1",
         "status = 'unknown', trade_no = NULL, code = NULL, message = NULL",
     );
-    sql(
-        &w.pg,
-        "sam",
-        &format!(
-            "UPDATE paydesk.journal SET status = 'rejected', code = 'E_X', message = 'refused', {MINE} \
-             WHERE mer_order_no = 'R9-1'"
-        ),
-    )
-    .unwrap();
-    sql(
-        &w.pg,
-        "sam",
-        "UPDATE paydesk.journal SET claimed_by = NULL, claimed_until = NULL WHERE mer_order_no = 'R9-1'",
-    )
-    .unwrap();
+    flipped_by_sam(&w.pg, "R9-1");
     for round in 0..2 {
         if round > 0 {
             taken_up_again(&w.pg, id);
