@@ -135,7 +135,9 @@ pub fn same_money(
 /// account) must be the row's as the database held them when `claim` was claimed (review
 /// r8 R8-5), or the desk refuses it
 /// before anything is journaled or sent. `row` picks the claim's row by its number; a row
-/// that is not one of the claim's opens nothing. Only with a request the database
+/// that is not one of the claim's, or was already final (accepted, rejected, failed) when
+/// the request was claimed, opens nothing (review r9 R9-5; the team's database refuses a
+/// payout journaled under a row no longer open too, schema 0040). Only with a request the database
 /// claimed for this signer ([`ClaimedRequest`]); for the worker of `paydesk-team`
 /// (`tests/layers.rs` also checks no front end names it).
 ///
@@ -151,6 +153,10 @@ pub async fn executing_approved<F: std::future::Future>(
         .rows
         .iter()
         .find(|r| r.row_no == row.row_no && r.mer_order_no == row.mer_order_no)
+        // A row already final when the request was claimed (accepted, refused, failed:
+        // its maker may have requested it again under a new number) opens nothing (review
+        // r9 R9-5).
+        .filter(|r| !r.state.is_final())
         .map(|r| crate::desk::ApprovedRow {
             mer_order_no: r.mer_order_no.clone(),
             amount: r.amount.clone(),

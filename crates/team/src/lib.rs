@@ -2178,4 +2178,60 @@ mod review_r8_claim {
             assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R8-8"), 1);
         });
     }
+
+    /// Review r9 R9-5: a row already final (here failed, as a row held beyond the balance
+    /// or over a limit is, with nothing journaled) opens nothing: not from a later claim
+    /// of its request, which holds the row as final (the desk refuses it, naming the
+    /// rule), and not from the claim taken before it failed (the team's database refuses
+    /// its payout journaled under a row no longer open, schema 0040). Nothing is
+    /// journaled or sent either way.
+    #[test]
+    fn a_row_already_final_is_paid_by_no_claim() {
+        block_on(async {
+            let w = world().await;
+            let id = approved(&w.pg, "T-R9-5", "100");
+            let sam = Team::of(&w.desk).unwrap().unwrap();
+            let first = sam.claim_next(30).unwrap().unwrap();
+            let open_row = first.rows()[0].clone();
+            assert_eq!((first.id, open_row.state), (id, RowState::Waiting));
+            // The worker's own outcome for it, and the request given back.
+            sam.tables()
+                .row_outcome(
+                    id,
+                    1,
+                    RowState::Failed,
+                    None,
+                    Some("held: beyond the balance"),
+                )
+                .unwrap();
+            sam.tables()
+                .finish(id, false, "0 accepted, 1 failed")
+                .unwrap();
+            let again = sam.claim_next(0).unwrap().unwrap();
+            let final_row = again.rows()[0].clone();
+            assert_eq!((again.id, final_row.state), (id, RowState::Failed));
+            let (journal_before, gateway_before) =
+                (journaled(&w.pg), payouts_at_gateway(&w.running));
+            let form = clabe_payout("T-R9-5", "100", "MXN");
+            refused(
+                executing_approved(&again, &final_row, w.desk.money().payout(&form))
+                    .await
+                    .0,
+                "a row final when its request was claimed",
+            );
+            match executing_approved(&first, &open_row, w.desk.money().payout(&form))
+                .await
+                .0
+            {
+                Err(e) => assert!(
+                    e.to_string().contains("not a row of an approved request"),
+                    "the database's refusal: {e}"
+                ),
+                Ok(r) => panic!("a row failed since its claim was paid: {r:?}"),
+            }
+            assert_eq!(journaled(&w.pg), journal_before, "nothing journaled");
+            assert_eq!(payouts_at_gateway(&w.running), gateway_before);
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-5"), 0);
+        });
+    }
 }

@@ -535,7 +535,7 @@ impl Desk {
                 scope.request, scope.mer_no, self.profile.mer_no
             ),
             None => format!(
-                "the row named is not one of request {}'s as it was claimed",
+                "the row named is not one of request {}'s still open (waiting or unknown) when it was claimed",
                 scope.request
             ),
             Some(row) if row.mer_order_no != mer_order_no => format!(
