@@ -20,6 +20,7 @@ mod open;
 mod pay;
 pub use book::TeamPayee;
 pub use open::{Initialized, Links, check_password, init, member_password, open_store};
+pub(crate) use pay::payee_of_row;
 pub use pay::{
     PAYEE_ID, PAYEE_SHA256, kind_of, payee_beneficiary, payee_of_line, payee_to_send, seal_hash,
     stand_in,
@@ -161,6 +162,8 @@ pub async fn executing_approved<F: std::future::Future>(
             mer_order_no: r.mer_order_no.clone(),
             amount: r.amount.clone(),
             currency: claim.request.currency.clone(),
+            operation: claim.request.operation.clone(),
+            form: r.form.clone(),
             clabe: r
                 .form
                 .get("clabe")
@@ -615,17 +618,29 @@ pub fn unseal_for_team(
     field: &str,
     sealed: &str,
 ) -> CoreResult<String> {
-    if claim.mer_no != desk.profile.mer_no as i64 {
+    unseal_for(desk, claim.mer_no, claim.request.id, field, sealed)
+}
+
+/// [`unseal_for_team`] for request `request` claimed for merchant `mer_no` (the desk's
+/// own check of a row's account within its scope, review r9 R9-3).
+pub(crate) fn unseal_for(
+    desk: &crate::desk::Desk,
+    mer_no: i64,
+    request: i64,
+    field: &str,
+    sealed: &str,
+) -> CoreResult<String> {
+    if mer_no != desk.profile.mer_no as i64 {
         return Err(CoreError::keyed(
             "merNo",
             format!(
-                "request {} was claimed for merchant {}, not this desk's {}: nothing opened",
-                claim.request.id, claim.mer_no, desk.profile.mer_no
+                "request {request} was claimed for merchant {mer_no}, not this desk's {}: nothing opened",
+                desk.profile.mer_no
             ),
             "teamClaimOtherMerchant",
             &[
-                ("request", claim.request.id.to_string()),
-                ("team", claim.mer_no.to_string()),
+                ("request", request.to_string()),
+                ("team", mer_no.to_string()),
                 ("desk", desk.profile.mer_no.to_string()),
             ],
         ));

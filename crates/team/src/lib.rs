@@ -2234,4 +2234,64 @@ mod review_r8_claim {
             assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-5"), 0);
         });
     }
+
+    /// Review r9 R9-3: within a CLABE row's scope, the row's number, amount and currency
+    /// sent as a card payout (`v1.payout`, to any card), or as `v2.payout` to the row's
+    /// CLABE with a card number besides, are refused by the desk, naming the rule, before
+    /// anything is journaled or sent; the row as approved still pays.
+    #[test]
+    fn a_claim_sends_its_row_only_as_its_operation_to_its_account() {
+        block_on(async {
+            let w = world().await;
+            let id = approved(&w.pg, "T-R9-3", "100");
+            let sam = Team::of(&w.desk).unwrap().unwrap();
+            let claim = sam.claim_next(30).unwrap().unwrap();
+            assert_eq!(claim.id, id);
+            let row = claim.rows()[0].clone();
+            let (journal_before, gateway_before) =
+                (journaled(&w.pg), payouts_at_gateway(&w.running));
+            let card = PayoutForm {
+                card_no: "4111111111111111".into(),
+                first_name: "Ana".into(),
+                last_name: "Lopez".into(),
+                ..PayoutForm::new(PayoutKind::Card, "T-R9-3", "100", "MXN")
+            };
+            refused(
+                executing_approved(&claim, &row, w.desk.money().payout(&card))
+                    .await
+                    .0,
+                "a card payout under a CLABE row",
+            );
+            let filler = Filler {
+                mer_no: MER,
+                notify_url: "https://signer.invalid/notify",
+                requester_ip: &w.desk.conventions().requester_ip,
+            };
+            let PayoutOp::Clabe(mut op) =
+                clabe_payout("T-R9-3", "100", "MXN").build(&filler).unwrap()
+            else {
+                panic!("a CLABE form builds a v2 payout")
+            };
+            op.card_no = "4111111111111111".into();
+            refused(
+                executing_approved(&claim, &row, w.desk.money().payout_clabe(op))
+                    .await
+                    .0,
+                "a v2 payout to the row's CLABE with a card number",
+            );
+            assert_eq!(journaled(&w.pg), journal_before, "nothing journaled");
+            assert_eq!(payouts_at_gateway(&w.running), gateway_before);
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-3"), 0);
+            let paid = executing_approved(
+                &claim,
+                &row,
+                w.desk.money().payout(&clabe_payout("T-R9-3", "100", "MXN")),
+            )
+            .await
+            .0
+            .unwrap();
+            assert_eq!(paid.entry.status, Status::Accepted);
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-3"), 1);
+        });
+    }
 }
