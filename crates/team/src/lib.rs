@@ -996,6 +996,19 @@ async fn execute_next_beating(
             ],
         ));
     }
+    // Review r9 R9-4: the team is the desk's own (its profile's server, database and
+    // member), never another database of the same merchant (a staging team's, a copy).
+    if !team.is_desks_team(desk) {
+        return Err(CoreError::keyed(
+            "team",
+            format!(
+                "this team connection is not the one desk {}'s profile names: its worker executes only its own team's requests",
+                desk.profile.name
+            ),
+            "signerTeamDatabase",
+            &[("profile", desk.profile.name.clone())],
+        ));
+    }
     // A desk that found the team's history rewritten when it connected sends nothing for
     // the team: the rules it would act on may have been rewritten with it.
     // Checked again each round: history cut after the desk connected is seen here.
@@ -2292,6 +2305,77 @@ mod review_r8_claim {
             .unwrap();
             assert_eq!(paid.entry.status, Status::Accepted);
             assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-3"), 1);
+        });
+    }
+
+    /// Review r9 R9-4: a team of the same merchant on another database (a second scratch
+    /// server here: a copy, a staging team, one of the caller's own), connected to with
+    /// `Team::connect`, pays nothing through the real desk: its worker refuses it before
+    /// claiming, and a claim taken there opens no scope of the desk (refused by the desk,
+    /// naming the rule, before anything is journaled or sent). The desk's own team still
+    /// pays, through a connection of its own (as the app's worker opens one).
+    #[test]
+    fn a_claim_on_another_database_pays_nothing_through_the_desk() {
+        block_on(async {
+            let w = world().await;
+            let other = TestPg::start().unwrap();
+            other.create_database(DB).unwrap();
+            let owner = cfg(&other, other.owner());
+            paydesk_core::store::team::init(&owner, other.owner_password(), MER as i64).unwrap();
+            Team::connect(&owner, other.owner_password())
+                .unwrap()
+                .add_member("alice", TeamRole::Admin, PASSWORD)
+                .unwrap();
+            for (name, role) in [
+                ("mark", TeamRole::Maker),
+                ("ann", TeamRole::Approver),
+                ("sam", TeamRole::Signer),
+            ] {
+                member(&other, "alice")
+                    .add_member(name, role, PASSWORD)
+                    .unwrap();
+            }
+            let made = member(&other, "mark")
+                .request_payout(&clabe_payout("T-R9-4", "100", "MXN"))
+                .unwrap();
+            // Approved there (when its default asks an approval at all).
+            let _ = member(&other, "ann").approve(made.id);
+            let fake = member(&other, "sam");
+            assert_eq!(fake.mer_no(), MER as i64);
+            match execute_next(&w.desk, &fake).await {
+                Err(CoreError::Validation { rule, .. }) => {
+                    assert_eq!(
+                        rule.key.as_deref(),
+                        Some("signerTeamDatabase"),
+                        "{}",
+                        rule.text
+                    )
+                }
+                other => panic!("another database's worker round: {other:?}"),
+            }
+            let claim = fake.claim_next(30).unwrap().unwrap();
+            assert_eq!(claim.id, made.id);
+            let row = claim.rows()[0].clone();
+            refused(
+                executing_approved(
+                    &claim,
+                    &row,
+                    w.desk.money().payout(&clabe_payout("T-R9-4", "100", "MXN")),
+                )
+                .await
+                .0,
+                "a claim on another database",
+            );
+            assert_eq!(journaled(&w.pg), 0, "nothing journaled");
+            assert_eq!(payouts_at_gateway(&w.running), 0);
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-4"), 0);
+            // The desk's own team, on a connection of its own to the profile's database.
+            let id = approved(&w.pg, "T-R9-4B", "100");
+            let own = member(&w.pg, "sam");
+            assert!(own.is_desks_team(&w.desk));
+            let done = execute_next(&w.desk, &own).await.unwrap().unwrap();
+            assert_eq!((done.request, done.accepted), (id, 1), "{done:?}");
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-4B"), 1);
         });
     }
 }

@@ -423,6 +423,8 @@ pub(crate) struct ApprovedRow {
 pub(crate) struct ApprovedScope {
     pub(crate) request: i64,
     pub(crate) mer_no: i64,
+    /// Where the claim was taken (review r9 R9-4: only this desk's team opens it).
+    pub(crate) opened: crate::team_member::Opened,
     pub(crate) row: Option<ApprovedRow>,
     /// The entries (id, code) this desk recorded refused on the gateway's answer within
     /// the scope (review r8 R8-8: a refusal the worker saw, not one found in the journal).
@@ -539,13 +541,19 @@ impl Desk {
             .row
             .as_ref()
             .filter(|r| {
-                r.mer_order_no == mer_order_no && scope.mer_no == self.profile.mer_no as i64
+                r.mer_order_no == mer_order_no
+                    && scope.mer_no == self.profile.mer_no as i64
+                    && crate::team_member::desk_opens(self, &scope.opened)
             })
             .and_then(|r| self.row_op_and_account::<O>(scope.request, scope.mer_no, r, body));
         let why = match &scope.row {
             _ if scope.mer_no != self.profile.mer_no as i64 => format!(
                 "request {} was claimed for merchant {}, not this desk's {}",
                 scope.request, scope.mer_no, self.profile.mer_no
+            ),
+            _ if !crate::team_member::desk_opens(self, &scope.opened) => format!(
+                "request {} was claimed on {}, not on this desk's team",
+                scope.request, scope.opened
             ),
             None => format!(
                 "the row named is not one of request {}'s still open (waiting or unknown) when it was claimed",
@@ -926,8 +934,14 @@ impl Desk {
             .team_db()
             .map(|link| {
                 // The desk's own connection: its member claims for the signer's worker.
-                crate::team_member::TeamMember::opened(link.clone(), true)
-                    .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
+                crate::team_member::TeamMember::opened(
+                    link.clone(),
+                    self.profile
+                        .team
+                        .as_ref()
+                        .map(crate::team_member::Opened::of),
+                )
+                .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
             })
             .transpose()
     }
