@@ -424,7 +424,8 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
 
     fn failure_groups_by_day(&self, days: &[(i64, i64)]) -> CoreResult<Vec<Vec<FailureGroup>>> {
         report_days::groups(&self.conn, report_days::FAILURES, days, |from, to| {
-            failure_groups(self, from, to)
+            let (clause, args) = OrderFilter::dated(from, to).clause()?;
+            statement::failure_groups(&self.conn, &clause, &args)
         })
     }
 }
