@@ -23,9 +23,10 @@
 //!
 //! The orders are read a day of the zone at a time as groups of the same state, kind,
 //! method, currency, reason and message ([`OrderStore::failure_groups_by_day`]: the
-//! SQLite cache keeps each day's groups until one of its orders changes; a team's
-//! PostgreSQL read model reads the day's orders), and added up here, so both give the
-//! same figures.
+//! SQLite cache keeps each day's groups until one of its orders changes); a backend
+//! that keeps no days (a team's PostgreSQL read model) is read through
+//! [`OrderStore::for_each`] over the whole period. Both are added up here, so both give
+//! the same figures.
 
 use std::collections::BTreeMap;
 
@@ -373,7 +374,8 @@ impl Breakdown {
         let zone_days = days(period, zone);
         let ranges: Vec<(i64, i64)> = zone_days.iter().map(|(_, f, t)| (*f, *t)).collect();
         let mut rows: Vec<Row> = Vec::new();
-        let covered = ranges.first().map(|r| r.0) == Some(period.from)
+        let covered = orders.keeps_report_days()
+            && ranges.first().map(|r| r.0) == Some(period.from)
             && ranges.last().map(|r| r.1) == Some(period.to)
             && ranges.windows(2).all(|w| w[0].1 == w[1].0);
         if covered {

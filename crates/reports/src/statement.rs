@@ -690,8 +690,8 @@ impl Statement {
             days.push((at, end));
             at = end;
         }
-        let groups = if at < period.to {
-            // Longer than a century: not by day.
+        let groups = if at < period.to || !orders.keeps_report_days() {
+            // Longer than a century, or a backend that keeps no days: not by day.
             orders.statement_groups(&filter)?
         } else {
             merge(

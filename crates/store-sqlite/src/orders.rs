@@ -415,6 +415,10 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
         statement::groups(&self.conn, &clause, &args)
     }
 
+    fn keeps_report_days(&self) -> bool {
+        true
+    }
+
     fn statement_groups_by_day(&self, days: &[(i64, i64)]) -> CoreResult<Vec<Vec<StatementGroup>>> {
         report_days::groups(&self.conn, report_days::STATEMENT, days, |from, to| {
             let (clause, args) = OrderFilter::dated(from, to).clause()?;

@@ -112,6 +112,13 @@ pub trait OrderStore {
     /// however many orders), counted and summed in the database.
     fn statement_groups(&self, filter: &OrderFilter) -> CoreResult<Vec<StatementGroup>>;
 
+    /// Whether this backend keeps reports' sums per day
+    /// ([`OrderStore::statement_groups_by_day`]): a report then reads a period a day at a
+    /// time; otherwise it reads the period at once (one query), as it always did.
+    fn keeps_report_days(&self) -> bool {
+        false
+    }
+
     /// [`OrderStore::statement_groups`] of the orders dated in each of `days` (each
     /// `[from, to)`), every currency: one list per day, in `days`' order. A backend may
     /// keep them (the SQLite cache keeps each day of at most 26 hours until an order in
