@@ -14,7 +14,7 @@ use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 use sha2::Digest as _;
 
-use common::team::{CLABE, DB, PASSWORD, cfg, member};
+use common::team::{CLABE, DB, PASSWORD, cfg, member, refused, sql};
 
 const MER: i64 = common::MER as i64;
 
@@ -30,21 +30,6 @@ fn team_db() -> TestPg {
         ],
         "10000",
     )
-}
-
-fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
-    pg.psql_as(user, PASSWORD, DB, q)
-        .map(|s| s.trim().to_string())
-}
-
-fn refused(r: Result<String, String>, what: &str, needle: &str) {
-    match r {
-        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
-        Err(e) => assert!(
-            e.contains(needle),
-            "{what}: refused, but not for {needle:?}: {e}"
-        ),
-    }
 }
 
 /// The shape of a value sealed to the signers (a 2048-bit RSA block, base64): the
@@ -424,8 +409,10 @@ fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
     let pg = team_db();
     // The database as the release before schema 0032 left it (0032 and the files after
     // it undone: 0033 adds an index, 0034 a trigger, 0035 a trigger and a function, 0036
-    // a trigger and two columns, 0037 restates 0035's function; its view and function are
-    // replaced as they are).
+    // a trigger and two columns, 0037 restates 0035's function, 0038 two columns and
+    // three functions and replaces 0035's void, 0039 a trigger and two functions and
+    // restates 0022's lock; its view and
+    // function are replaced as they are).
     let later: usize = pg
         .psql_owner(
             DB,
@@ -444,7 +431,15 @@ fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
          DROP FUNCTION paydesk.journal_sends_kept();
          DROP TRIGGER journal_written ON paydesk.journal;
          DROP FUNCTION paydesk.journal_written();
-         DROP FUNCTION paydesk.journal_void(bigint, text);
+         DROP FUNCTION paydesk.journal_void(bigint, text, boolean);
+         DROP FUNCTION paydesk.journal_reset_sent_at(bigint, text);
+         DROP FUNCTION paydesk.journal_claim_live(text, bigint);
+         DROP TRIGGER journal_x_payout_approved ON paydesk.journal;
+         DROP FUNCTION paydesk.journal_x_payout_approved();
+         DROP FUNCTION paydesk.journal_payout_approved(text, text);
+         DROP FUNCTION paydesk.journal_owner_session();
+         ALTER TABLE paydesk.journal DROP COLUMN voided;
+         ALTER TABLE paydesk.team DROP COLUMN not_found_grace_ms;
          DROP TRIGGER team_payee_approval_on ON paydesk.team;
          DROP FUNCTION paydesk.team_payee_approval_on();
          ALTER TABLE paydesk.beneficiaries DROP COLUMN added_xact;

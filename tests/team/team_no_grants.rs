@@ -21,7 +21,7 @@ use paydesk_store_pg::{PgLink, owner_stall_grants_missing};
 use paydesk_team::{RequestState, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
-use common::team::{CLABE, DB, PASSWORD, cfg, member};
+use common::team::{CLABE, DB, PASSWORD, cfg, member, owner_sql};
 
 /// The bound (seconds) the approver's own session gives its wait for a held request
 /// row here (30 s unless a session shortens its own).
@@ -67,10 +67,6 @@ fn team_without_grants(keep: &[&str]) -> TestPg {
 
 fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
     pg.psql_as(user, PASSWORD, DB, q)
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
 }
 
 fn payout(pg: &TestPg, amount: &str, no: &str) -> i64 {

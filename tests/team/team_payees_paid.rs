@@ -23,7 +23,7 @@ use paydesk_testpg::{Options, TestPg};
 use rust_decimal::Decimal;
 use sha2::Digest as _;
 
-use common::team::{CLABE, DB, PASSWORD, cfg, member};
+use common::team::{CLABE, DB, PASSWORD, cfg, member, owner_sql, refused, sql};
 
 const MER: i64 = common::MER as i64;
 /// A second account (BBVA), valid by the CLABE's rules.
@@ -44,25 +44,6 @@ fn team_db() -> TestPg {
         ],
         "10000",
     )
-}
-
-fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
-    pg.psql_as(user, PASSWORD, DB, q)
-        .map(|s| s.trim().to_string())
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
-}
-
-fn refused(r: Result<String, String>, what: &str, needle: &str) {
-    match r {
-        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
-        Err(e) => assert!(
-            e.contains(needle),
-            "{what}: refused, but not for {needle:?}: {e}"
-        ),
-    }
 }
 
 fn rule_key(e: &CoreError) -> Option<String> {
@@ -812,6 +793,8 @@ fn the_journal_takes_a_requests_purpose_for_its_own_operation_only() {
     form.clabe = CLABE.into();
     form.purpose = paydesk_core::purpose::Purpose::new("Rent for November", "");
     mark.request_payout(&form).unwrap();
+    // Executed by sam's worker (a signer journals a payout only so, 0039).
+    common::team::take_row(&pg, "ann", "sam", "F3-1");
     let journal = |op: &str, fp: &str| {
         sql(
             &pg,

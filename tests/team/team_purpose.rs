@@ -59,12 +59,13 @@ fn payout(no: &str, amount: &str, purpose: Purpose) -> PayoutForm {
     form
 }
 
-/// A journal row written by hand (what a signer's desk inserts), with `purpose`.
-fn journal_insert(no: &str, purpose: &str) -> String {
+/// A journal row of a payout of `amount` MXN written by hand (what a signer's desk
+/// inserts), with `purpose`.
+fn journal_insert(no: &str, amount: &str, purpose: &str) -> String {
     format!(
         "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
                 status, attempts, created_at, updated_at, fingerprint, purpose)
-         VALUES ({mer}, 'p', 'v2.payout', '{no}', '{{\"currencyCode\":\"MXN\",\"sourceAmount\":\"100\"}}', 's', 'pending', 0, 1, 1, 'fp-{no}', {purpose})",
+         VALUES ({mer}, 'p', 'v2.payout', '{no}', '{{\"currencyCode\":\"MXN\",\"sourceAmount\":\"{amount}\"}}', 's', 'pending', 0, 1, 1, 'fp-{no}', {purpose})",
         mer = common::MER
     )
 }
@@ -145,11 +146,13 @@ async fn the_makers_purpose_is_journaled_and_no_member_changes_it() {
         .request_payout(&payout("T-WHY-2", "30", Purpose::new("Payroll Max", "")))
         .unwrap();
     let other_no = ann.rows(other.id).unwrap()[0].mer_order_no.clone();
+    // Executed by sam's worker (a signer journals a payout only so, 0039).
+    common::team::take_row(&pg, "ann", "sam", &other_no);
     pg.psql_as(
         "sam",
         PASSWORD,
         DB,
-        &journal_insert(&other_no, "'Forged by sam'"),
+        &journal_insert(&other_no, "30", "'Forged by sam'"),
     )
     .unwrap();
     let kept = pg
@@ -169,7 +172,14 @@ async fn the_makers_purpose_is_journaled_and_no_member_changes_it() {
         ("repeat('x', 141)", "141 characters"),
     ] {
         refused(
-            pg.psql_as("sam", PASSWORD, DB, &journal_insert("T-WHY-BAD", bad)),
+            // (a payin's entry: a payout's is a request row's, whose purpose is the
+            // maker's, 0039)
+            pg.psql_as(
+                "sam",
+                PASSWORD,
+                DB,
+                &journal_insert("T-WHY-BAD", "100", bad).replace("v2.payout", "v2.payment"),
+            ),
             what,
             "journal_purpose_text",
         );

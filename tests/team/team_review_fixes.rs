@@ -21,7 +21,7 @@ use paydesk_team::{RequestState, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 use sha2::{Digest, Sha256};
 
-use common::team::{CLABE, DB, PASSWORD, member};
+use common::team::{CLABE, DB, PASSWORD, member, owner_sql};
 
 /// Admin alice, maker mark, approvers ann and abe, viewer vic, signer sam; a second
 /// admin, ada; MXN payouts above 10,000 need one approval.
@@ -42,10 +42,6 @@ fn team_db() -> TestPg {
 
 fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
     pg.psql_as(user, PASSWORD, DB, q)
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
 }
 
 /// The database refused, saying `needle` (in any case: PostgreSQL 15 says "must have
@@ -639,6 +635,9 @@ fn a_viewers_idle_lock_on_a_journal_number_does_not_stall_the_signer() {
     let digest = Sha256::digest(format!("paydesk.journal.number\x1f{mer}\x1f{no}").as_bytes());
     let key = i64::from_be_bytes(digest[..8].try_into().unwrap());
     let viewer = IdleSession::open(&pg, "vic", &format!("SELECT pg_advisory_lock({key});"));
+    // A row of an approved request sam's worker executes (a signer journals a payout
+    // only so, 0039).
+    common::team::executing_row(&pg, "mark", "ann", "sam", no, "10.00");
     let sam = member(&pg, "sam");
     let body = serde_json::json!({"currencyCode": "MXN", "sourceAmount": "10.00", "clabe": CLABE});
     let fp = fingerprint(b"0123456789abcdef0123456789abcdef", "v2.payout", &body);
@@ -1118,7 +1117,8 @@ fn a_maker_cannot_request_a_number_the_merchant_used() {
              INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
                  status, created_at, updated_at, fingerprint)
              VALUES ({mer}, 'p', 'payout', 'SENT-7', '{{}}', 'x', 'sending', 1, 1, 'fp');
-             UPDATE paydesk.journal SET status = 'unknown' WHERE mer_order_no = 'SENT-7'"
+             UPDATE paydesk.journal SET status = 'unknown', claimed_by = 'pg:' || pg_backend_pid() || ':psql'
+              WHERE mer_order_no = 'SENT-7'"
         ),
     )
     .unwrap();

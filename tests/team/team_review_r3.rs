@@ -15,7 +15,7 @@ use paydesk_store_pg::AsPgLink;
 use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
-use common::team::{CLABE, DB, PASSWORD, member};
+use common::team::{CLABE, DB, PASSWORD, member, owner_sql};
 
 /// Admin alice, makers mark and max, approver ann, viewer vic, signers sam and sid; MXN payouts
 /// above 10,000 need one approval.
@@ -36,10 +36,6 @@ fn team_db() -> TestPg {
 
 fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
     pg.psql_as(user, PASSWORD, DB, q)
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
 }
 
 fn refused(r: Result<String, String>, what: &str, needle: &str) {

@@ -11,7 +11,7 @@ use paydesk_store_pg::AsPgLink;
 use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
-use common::team::{DB, PASSWORD, member};
+use common::team::{DB, PASSWORD, member, owner_sql};
 
 /// Admin alice, makers mark and max, approver ann, viewer vic, signers sam and sid; MXN payouts
 /// above 10,000 need one approval.
@@ -36,10 +36,6 @@ fn team_db() -> TestPg {
 
 fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
     pg.psql_as(user, PASSWORD, DB, q)
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
 }
 
 fn refused(r: Result<String, String>, what: &str, needle: &str) {
@@ -489,6 +485,8 @@ fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
         ),
     )
     .unwrap();
+    // Approved and executed by sam's worker (a signer journals a payout only so, 0039).
+    common::team::take_row(&pg, "ann", "sam", "PIN-CARD-J");
     // The signer's worker's journal entry of that payout (as `payout_card` writes it).
     let request = r#"{"benFirstName":"John","benLastName":"Doe","cardNo":"411111******1111","currencyCode":"MXN","email":"jd@x.mx","merOrderNo":"PIN-CARD-J","mobile":"5512345678","addressLine":"Calle 1","city":"CDMX","postCode":"01000","sourceAmount":"500"}"#;
     sql(
@@ -499,7 +497,8 @@ fn a_card_holder_in_the_journal_is_shown_only_to_who_approves_sends_or_asked() {
                  attempts, created_at, updated_at, fingerprint, trade_no)
              VALUES ({mer}, 'team', 'v1.payout', 'PIN-CARD-J', '{request}',
                      'payout CARD 500 MXN to John Doe 411111******1111', 'sending', 1, 1, 1, 'fp', 'T-CARD-J');
-             UPDATE paydesk.journal SET status = 'accepted' WHERE mer_order_no = 'PIN-CARD-J';
+             UPDATE paydesk.journal SET status = 'accepted', claimed_by = 'pg:' || pg_backend_pid() || ':psql'
+              WHERE mer_order_no = 'PIN-CARD-J';
              INSERT INTO paydesk.orders (mer_no, trade_no, mer_order_no, state, currency, source_amount,
                  amount_e4, created_at, synced_at)
              VALUES ({mer}, 'T-CARD-J', 'PIN-CARD-J', 2, 'MXN', 500, 5000000, 1, 1)"

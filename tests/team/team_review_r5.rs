@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use paydesk_team::{MemberLimit, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
-use common::team::{CLABE, DB, PASSWORD, member};
+use common::team::{CLABE, member, owner_sql, refused, sql};
 
 const MER: i64 = common::MER as i64;
 
@@ -31,25 +31,6 @@ fn team_db() -> TestPg {
         ],
         "10000",
     )
-}
-
-fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
-    pg.psql_as(user, PASSWORD, DB, q)
-        .map(|s| s.trim().to_string())
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
-}
-
-fn refused(r: Result<String, String>, what: &str, needle: &str) {
-    match r {
-        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
-        Err(e) => assert!(
-            e.contains(needle),
-            "{what}: refused, but not for {needle:?}: {e}"
-        ),
-    }
 }
 
 /// One payout request of one row, as a maker's psql writes it, with a purpose.
@@ -194,6 +175,8 @@ fn the_journal_takes_the_purpose_of_the_live_request_row_not_of_a_rejected_one()
     let second: i64 = last_request().parse().unwrap();
     assert_ne!(first, second);
     ann.approve(second).unwrap();
+    // Sam's worker executes it (a signer journals a payout only so, 0039).
+    common::team::take_row(&pg, "ann", "sam", "R5-P1");
     // The signer journals the number, stating a purpose of its own.
     sql(
         &pg,
@@ -201,7 +184,7 @@ fn the_journal_takes_the_purpose_of_the_live_request_row_not_of_a_rejected_one()
         &format!(
             "INSERT INTO paydesk.journal (mer_no, profile, operation, mer_order_no, request, summary,
                  status, attempts, created_at, updated_at, fingerprint, purpose)
-             VALUES ({MER}, 'p', 'v1.payout', 'R5-P1', '{{\"currencyCode\":\"MXN\",\"sourceAmount\":\"100\"}}', 's', 'pending', 0, 1, 1, 'fp-r5', 'signer says')"
+             VALUES ({MER}, 'p', 'v1.payout', 'R5-P1', '{{\"currencyCode\":\"MXN\",\"sourceAmount\":\"20000\"}}', 's', 'pending', 0, 1, 1, 'fp-r5', 'signer says')"
         ),
     )
     .unwrap();

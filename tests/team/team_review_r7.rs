@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use paydesk_team::{MemberLimit, TeamRole};
 use paydesk_testpg::{Options, TestPg};
 
-use common::team::{CLABE, DB, PASSWORD, member};
+use common::team::{
+    CLABE, DB, claim_request_sql, db_ms, executing_row, member, owner_sql, refused, sql,
+};
 
 /// Admins alice and adam, makers mark and max, approver ann, viewer vic, signers sam
 /// and sid; MXN payouts above 10,000 need one approval.
@@ -30,25 +32,6 @@ fn team_db() -> TestPg {
         ],
         "10000",
     )
-}
-
-fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
-    pg.psql_as(user, PASSWORD, DB, q)
-        .map(|s| s.trim().to_string())
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
-}
-
-fn refused(r: Result<String, String>, what: &str, needle: &str) {
-    match r {
-        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
-        Err(e) => assert!(
-            e.contains(needle),
-            "{what}: refused, but not for {needle:?}: {e}"
-        ),
-    }
 }
 
 /// One payout request of one row to a typed CLABE, as a maker's psql writes it.
@@ -199,15 +182,22 @@ fn a_makers_transaction_opened_before_the_day_began_counts_its_rows_on_the_day_t
 
 const MER: i64 = common::MER as i64;
 
+/// The claim a signer's psql session takes on an entry (0038: a status changes only
+/// under the session's own claim, as the desk's `pg:<backend pid>:…`).
+const MINE: &str = "claimed_by = 'pg:' || pg_backend_pid() || ':psql', \
+     claimed_until = (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 60000";
+
 /// A journal entry of a payout of `amount` MXN, as a signer's psql writes one: written
 /// pending (never sent) or sending, then moved to `status` as a send's outcome moves it
-/// (0035: a new entry is pending or sending).
+/// (0035: a new entry is pending or sending), under the session's own claim.
 fn journal_entry(no: &str, amount: &str, status: &str, at: i64, sent: Option<i64>) -> String {
     let written = if sent.is_some() { "sending" } else { "pending" };
     let then = if status == written {
         String::new()
     } else {
-        format!("; UPDATE paydesk.journal SET status = '{status}' WHERE mer_order_no = '{no}'")
+        format!(
+            "; UPDATE paydesk.journal SET status = '{status}', {MINE} WHERE mer_order_no = '{no}'"
+        )
     };
     format!("{}{then}", journal_insert(no, amount, written, at, sent))
 }
@@ -258,6 +248,10 @@ fn a_signer_cannot_take_the_days_payouts_out_of_the_day_sum() {
     .unwrap();
     let since = now - 60_000;
     let d = |s: &str| s.parse::<rust_decimal::Decimal>().unwrap();
+    // Each a row of an approved request sam's worker executes (0039).
+    for (no, amount) in [("R7-F7-A", "700"), ("R7-F7-P", "200"), ("R7-F7-S", "50")] {
+        executing_row(&pg, "mark", "ann", "sam", no, amount);
+    }
     // Today: one accepted payout, one queued and never sent (no send time), one in flight.
     sql(
         &pg,
@@ -314,7 +308,8 @@ fn a_signer_cannot_take_the_days_payouts_out_of_the_day_sum() {
             &pg,
             "sid",
             &format!(
-                "{} ON CONFLICT (mer_no, operation, mer_order_no) DO UPDATE SET status = 'rejected'",
+                "{}; {} ON CONFLICT (mer_no, operation, mer_order_no) DO UPDATE SET status = 'rejected'",
+                claim_request_sql("R7-F7-A"),
                 journal_entry("R7-F7-A", "700", "pending", now, None)
             ),
         ),
@@ -323,32 +318,50 @@ fn a_signer_cannot_take_the_days_payouts_out_of_the_day_sum() {
     );
     assert_eq!(day_used(&pg, since), all);
 
-    // The desk's own steps still go: the queued one sent (a little behind the writer's
-    // clock: kept at its written time), refused, then found accepted after all; the one
-    // in flight unknown, then proven absent (pending) and sent again later.
+    // The desk's own steps still go (each under the session's own claim, 0038): the
+    // queued one sent (its send time the database's clock, whatever the desk says),
+    // refused, then found accepted after all; the one in flight unknown, then proven
+    // absent (pending: once the team's not-found grace is over, set short here by the
+    // owner) and sent again later.
+    owner_sql(
+        &pg,
+        "UPDATE paydesk.team SET not_found_grace_ms = 0 WHERE id = 1",
+    );
+    let before = db_ms(&pg);
     for q in [
         format!(
-            "UPDATE paydesk.journal SET status = 'sending', sent_at = {} WHERE mer_order_no = 'R7-F7-P'",
+            "UPDATE paydesk.journal SET status = 'sending', sent_at = {}, {MINE} WHERE mer_order_no = 'R7-F7-P'",
             now - 5_000
         ),
-        "UPDATE paydesk.journal SET status = 'rejected' WHERE mer_order_no = 'R7-F7-P'".into(),
-        "UPDATE paydesk.journal SET status = 'accepted' WHERE mer_order_no = 'R7-F7-P'".into(),
-        "UPDATE paydesk.journal SET status = 'unknown' WHERE mer_order_no = 'R7-F7-S'".into(),
-        "UPDATE paydesk.journal SET status = 'pending' WHERE mer_order_no = 'R7-F7-S'".into(),
         format!(
-            "UPDATE paydesk.journal SET status = 'sending', sent_at = {} WHERE mer_order_no = 'R7-F7-S'",
+            "UPDATE paydesk.journal SET status = 'rejected', {MINE} WHERE mer_order_no = 'R7-F7-P'"
+        ),
+        format!(
+            "UPDATE paydesk.journal SET status = 'accepted', {MINE} WHERE mer_order_no = 'R7-F7-P'"
+        ),
+        format!(
+            "UPDATE paydesk.journal SET status = 'unknown', {MINE} WHERE mer_order_no = 'R7-F7-S'"
+        ),
+        format!(
+            "UPDATE paydesk.journal SET status = 'pending', {MINE} WHERE mer_order_no = 'R7-F7-S'"
+        ),
+        format!(
+            "UPDATE paydesk.journal SET status = 'sending', sent_at = {}, {MINE} WHERE mer_order_no = 'R7-F7-S'",
             now + 1_000
         ),
     ] {
         sql(&pg, "sam", &q).unwrap();
     }
+    let after = db_ms(&pg);
     assert_eq!(
         owner_sql(
             &pg,
-            "SELECT string_agg(mer_order_no || ' ' || status || ' ' || (sent_at - created_at), ', ' ORDER BY mer_order_no) \
-             FROM paydesk.journal"
+            &format!(
+                "SELECT string_agg(mer_order_no || ' ' || status || ' ' || (sent_at = created_at) || ' ' \
+                 || (sent_at BETWEEN {before} AND {after}), ', ' ORDER BY mer_order_no) FROM paydesk.journal"
+            )
         ),
-        "R7-F7-A accepted 0, R7-F7-P accepted 0, R7-F7-S sending 1000"
+        "R7-F7-A accepted true false, R7-F7-P accepted false true, R7-F7-S sending false true"
     );
     assert_eq!(day_used(&pg, since), all);
 }
@@ -596,16 +609,6 @@ fn a_makers_open_transaction_holds_no_payee_and_no_setting_of_the_admins() {
 // ---------------------------------------------------------------------------------
 // Review r7, R7-1: a signer's INSERT into the journal no longer shrinks the day sum.
 
-/// The database's clock, ms.
-fn db_ms(pg: &TestPg) -> i64 {
-    owner_sql(
-        pg,
-        "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
-    )
-    .parse()
-    .unwrap()
-}
-
 #[test]
 fn a_signer_writes_no_journal_entry_the_day_sum_would_misread() {
     let pg = team_db();
@@ -719,8 +722,16 @@ fn a_signer_writes_no_journal_entry_the_day_sum_would_misread() {
         "0",
         "nothing above was written"
     );
+    // Each a row of an approved request the signer's worker executes (0039).
+    for (no, amount, signer) in [
+        ("R7-1-Y", "300", "sid"),
+        ("R7-1-Q", "200", "sam"),
+        ("R7-1-A", "50", "sam"),
+    ] {
+        executing_row(&pg, "mark", "ann", signer, no, amount);
+    }
     // A desk clock set back a day: the entry counts today all the same (written at the
-    // database's clock less five minutes at the earliest).
+    // database's clock at the earliest).
     let day = 86_400_000;
     sql(
         &pg,
@@ -766,12 +777,19 @@ fn a_signer_writes_no_journal_entry_the_day_sum_would_misread() {
         ),
         "R7-1-A true false, R7-1-Q true true, R7-1-Y true false"
     );
+    // Kept as written, or raised to the database's clock if that has passed it meanwhile
+    // (review r8, R8-3: a slow machine can take longer than the 2 s between).
     assert_eq!(
         owner_sql(
             &pg,
-            "SELECT created_at || ' ' || sent_at FROM paydesk.journal WHERE mer_order_no = 'R7-1-A'"
+            &format!(
+                "SELECT (created_at >= {a}) || ' ' || (sent_at = created_at) || ' ' \
+                 || (created_at <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint + 2000) \
+                 FROM paydesk.journal WHERE mer_order_no = 'R7-1-A'",
+                a = now + 2_000
+            )
         ),
-        format!("{} {}", now + 2_000, now + 2_000)
+        "true true true"
     );
     let d = |s: &str| s.parse::<rust_decimal::Decimal>().unwrap();
     assert_eq!(day_used(&pg, since), d("300") + d("200") + d("50"));
@@ -785,6 +803,9 @@ fn a_send_time_never_runs_far_ahead_and_the_owner_voids_a_poisoned_entry() {
     let pg = team_db();
     let now = db_ms(&pg);
     let since = now - 60_000;
+    for (no, amount) in [("R7-3-A", "700"), ("R7-3-U", "40")] {
+        executing_row(&pg, "mark", "ann", "sam", no, amount);
+    }
     sql(
         &pg,
         "sam",
@@ -809,13 +830,19 @@ fn a_send_time_never_runs_far_ahead_and_the_owner_voids_a_poisoned_entry() {
             "more than five minutes ahead",
         );
     }
-    // A send again a little ahead of the database's clock (a desk's clock) still goes.
+    // A send again a little ahead of the database's clock (a desk's clock) still goes,
+    // once the team's not-found grace is over (set short here by the owner, 0038).
+    owner_sql(
+        &pg,
+        "UPDATE paydesk.team SET not_found_grace_ms = 0 WHERE id = 1",
+    );
     sql(
         &pg,
         "sid",
         &format!(
-            "UPDATE paydesk.journal SET status = 'pending' WHERE mer_order_no = 'R7-3-U'; \
-             UPDATE paydesk.journal SET status = 'sending', sent_at = {} WHERE mer_order_no = 'R7-3-U'",
+            "{}; UPDATE paydesk.journal SET status = 'pending', {MINE} WHERE mer_order_no = 'R7-3-U'; \
+             UPDATE paydesk.journal SET status = 'sending', sent_at = {}, {MINE} WHERE mer_order_no = 'R7-3-U'",
+            claim_request_sql("R7-3-U"),
             now + 3_000
         ),
     )

@@ -15,7 +15,7 @@ use paydesk_store_pg::cache::PgViews;
 use paydesk_team::TeamRole;
 use paydesk_testpg::{Options, TestPg};
 
-use common::team::{DB, PASSWORD, cfg};
+use common::team::{PASSWORD, cfg, owner_sql, refused, sql};
 
 const MER: i64 = common::MER as i64;
 
@@ -31,25 +31,6 @@ fn team_db() -> TestPg {
         ],
         "10000",
     )
-}
-
-fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
-    pg.psql_as(user, PASSWORD, DB, q)
-        .map(|s| s.trim().to_string())
-}
-
-fn owner_sql(pg: &TestPg, q: &str) -> String {
-    pg.psql_owner(DB, q).unwrap().trim().to_string()
-}
-
-fn refused(r: Result<String, String>, what: &str, needle: &str) {
-    match r {
-        Ok(out) => panic!("{what}: the database allowed it ({out:?})"),
-        Err(e) => assert!(
-            e.contains(needle),
-            "{what}: refused, but not for {needle:?}: {e}"
-        ),
-    }
 }
 
 /// `user` adds a view with plain SQL; its id.

@@ -48,8 +48,8 @@ pub fn bindings() -> Result {
             "-p",
             "paydesk-app",
             "--test",
-            "ipc",
-            "generated_",
+            "app",
+            "ipc::generated_",
         ])
         .env("PAYDESK_WRITE_BINDINGS", "1")
         .current_dir(root())

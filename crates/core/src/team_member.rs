@@ -31,20 +31,22 @@ use rust_decimal::Decimal;
 use sha2::Digest;
 
 use crate::error::{CoreError, CoreResult};
-use crate::store::team::{Member, TeamConfig, TeamDb, TeamRole, TeamStore};
+use crate::store::team::{Member, RequestRow, TeamConfig, TeamDb, TeamRole, TeamStore};
 
 /// An approved request the team's database claimed for this member, a signer
-/// ([`TeamMember::claim_next`]): the key to the desk's money path for the signer's
-/// worker ([`executing_approved`]) and to the seals a maker's desk made to the signers
-/// ([`unseal_for_team`], [`payee_to_send`]). Its fields are private and only a claim
-/// in the database makes one, so a front end or the API cannot name a request it did
-/// not claim: the compiler holds that, not a search of the sources.
+/// ([`TeamMember::claim_next`]), with its rows as the database held them when it was
+/// claimed: the key to the desk's money path for the signer's worker, one row at a time
+/// ([`executing_approved`]), and to the seals a maker's desk made to the signers
+/// ([`unseal_for_team`], [`payee_to_send`]). Its fields are private, and only a claim in
+/// the database, taken on a connection the engine opened itself, makes one (review r8
+/// R8-4: a member made with [`TeamMember::on`] on a connection of the caller's own claims
+/// nothing), so a front end or the API cannot name a request it did not claim.
 ///
 /// A front end or the API cannot open the money path with a request number of its own:
 ///
 /// ```compile_fail
 /// async fn front_end() {
-///     paydesk_core::team_member::executing_approved(0, async {}).await;
+///     paydesk_core::team_member::executing_approved(0, 0, async {}).await;
 /// }
 /// ```
 ///
@@ -52,16 +54,26 @@ use crate::store::team::{Member, TeamConfig, TeamDb, TeamRole, TeamStore};
 ///
 /// ```compile_fail
 /// fn front_end(r: paydesk_core::store::team::Request) {
-///     let _ = paydesk_core::team_member::ClaimedRequest { request: r, signer: String::new() };
+///     let _ = paydesk_core::team_member::ClaimedRequest { request: r, signer: String::new(), rows: Vec::new() };
 /// }
 /// ```
 ///
-/// The signer's worker claims one, and sends within it:
+/// nor a scope of a claim for a row it names itself (the scope is the claim's own row):
+///
+/// ```compile_fail
+/// fn front_end() {
+///     let _ = paydesk_core::desk::APPROVED_REQUEST;
+/// }
+/// ```
+///
+/// The signer's worker claims one, and sends each of its rows within it:
 ///
 /// ```no_run
 /// # async fn worker(team: &paydesk_core::team_member::TeamMember) -> paydesk_core::error::CoreResult<()> {
 /// if let Some(claim) = team.claim_next(60)? {
-///     paydesk_core::team_member::executing_approved(&claim, async {}).await;
+///     for row in claim.rows() {
+///         paydesk_core::team_member::executing_approved(&claim, row, async {}).await;
+///     }
 /// }
 /// # Ok(())
 /// # }
@@ -70,12 +82,22 @@ use crate::store::team::{Member, TeamConfig, TeamDb, TeamRole, TeamStore};
 pub struct ClaimedRequest {
     request: crate::store::team::Request,
     signer: String,
+    /// The team's merchant (a claim opens only a desk of that merchant).
+    mer_no: i64,
+    /// The request's rows, forms included, read when it was claimed.
+    rows: Vec<RequestRow>,
 }
 
 impl ClaimedRequest {
     /// The signer the database claimed the request for (this member).
     pub fn signer(&self) -> &str {
         &self.signer
+    }
+
+    /// The request's rows as the database held them when it was claimed: the only rows
+    /// [`executing_approved`] opens the money path for.
+    pub fn rows(&self) -> &[RequestRow] {
+        &self.rows
     }
 }
 
@@ -87,16 +109,91 @@ impl std::ops::Deref for ClaimedRequest {
     }
 }
 
-/// The team request a signer's worker is executing, for the duration of `fut`: the
-/// desk's money operations called within it pass the team's rule that money moves only
-/// as an approved request (`Desk::approved_if_team`). Only with a request the database
+/// Whether `amount` in `currency` is what a row was approved for (`approved_amount` of
+/// the request's `approved_currency`): equal as decimals, the currency's case aside. The
+/// one comparison of money the signer's worker makes before it builds a row's order and
+/// the desk makes again when that order is sent ([`executing_approved`]).
+pub fn same_money(
+    amount: &str,
+    currency: &str,
+    approved_amount: &str,
+    approved_currency: &str,
+) -> bool {
+    let dec = |s: &str| s.trim().parse::<Decimal>().ok();
+    dec(amount).is_some()
+        && dec(amount) == dec(approved_amount)
+        && !currency.trim().is_empty()
+        && currency
+            .trim()
+            .eq_ignore_ascii_case(approved_currency.trim())
+}
+
+/// The row of a team request a signer's worker is executing, for the duration of `fut`:
+/// the desk's money operations called within it pass the team's rule that money moves
+/// only as an approved request (`Desk::approved_if_team`), and only for what `row` was
+/// approved for: the order's number, amount and currency (and a typed CLABE payout's
+/// account) must be the row's as the database held them when `claim` was claimed (review
+/// r8 R8-5), or the desk refuses it
+/// before anything is journaled or sent. `row` picks the claim's row by its number; a row
+/// that is not one of the claim's opens nothing. Only with a request the database
 /// claimed for this signer ([`ClaimedRequest`]); for the worker of `paydesk-team`
 /// (`tests/layers.rs` also checks no front end names it).
+///
+/// Returns `fut`'s output and the refusals the gateway gave within the scope, as this
+/// desk recorded them ([`Refusals`]): a journal entry found `rejected` that is not one of
+/// them was not refused in this call (review r8 R8-8).
 pub async fn executing_approved<F: std::future::Future>(
     claim: &ClaimedRequest,
+    row: &RequestRow,
     fut: F,
-) -> F::Output {
-    crate::desk::APPROVED_REQUEST.scope(claim.id, fut).await
+) -> (F::Output, Refusals) {
+    let approved = claim
+        .rows
+        .iter()
+        .find(|r| r.row_no == row.row_no && r.mer_order_no == row.mer_order_no)
+        .map(|r| crate::desk::ApprovedRow {
+            mer_order_no: r.mer_order_no.clone(),
+            amount: r.amount.clone(),
+            currency: claim.request.currency.clone(),
+            clabe: r
+                .form
+                .get("clabe")
+                .and_then(serde_json::Value::as_str)
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string),
+        });
+    let refused = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let scope = crate::desk::ApprovedScope {
+        request: claim.request.id,
+        mer_no: claim.mer_no,
+        row: approved,
+        refused: refused.clone(),
+    };
+    let out = crate::desk::APPROVED_REQUEST.scope(scope, fut).await;
+    let seen = refused.lock().map(|v| v.clone()).unwrap_or_default();
+    (out, Refusals(seen))
+}
+
+/// The journal entries a desk recorded refused on the gateway's own answer within an
+/// approved scope ([`executing_approved`]).
+#[derive(Debug, Clone, Default)]
+pub struct Refusals(Vec<(i64, String)>);
+
+impl Refusals {
+    /// Whether `entry`'s refusal is one the gateway gave within the scope (its id and
+    /// code as the desk recorded them), not one found in the journal.
+    pub fn saw(&self, entry: &crate::journal::Entry) -> bool {
+        self.0
+            .iter()
+            .any(|(id, code)| *id == entry.id && entry.code.as_deref() == Some(code.as_str()))
+    }
+
+    /// Both scopes' refusals (a row sent twice within one execution).
+    pub fn and(mut self, other: Refusals) -> Refusals {
+        self.0.extend(other.0);
+        self
+    }
 }
 
 /// A member's open connection to the team.
@@ -109,16 +206,28 @@ pub struct TeamMember {
     me: Member,
     /// Where the seal key's fingerprint is pinned (a profile's keyring), if anywhere.
     seal_pin: Option<(crate::secrets::Secrets, String)>,
+    /// Whether the engine opened this member's connection itself ([`TeamMember::connect`],
+    /// a desk's own): only such a member claims requests (review r8 R8-4). A connection
+    /// given to [`TeamMember::on`] may be anything that implements `TeamDb`, a wrapper
+    /// whose `claim_next` answers without the database included.
+    claims: bool,
 }
 
 impl TeamMember {
     /// Connects as the member `cfg.user`.
     pub fn connect(cfg: &TeamConfig, password: &str) -> CoreResult<TeamMember> {
-        Self::on(crate::store::team::connect(cfg, password)?)
+        Self::opened(crate::store::team::connect(cfg, password)?, true)
     }
 
-    /// A team on a connection already open.
+    /// A team on a connection already open (an owner's, a test's): everything a member
+    /// does through it but claiming a request for the signer's worker, which only a
+    /// connection the engine opened itself does ([`TeamMember::connect`], `Desk::team`).
     pub fn on(link: Arc<dyn TeamDb>) -> CoreResult<TeamMember> {
+        Self::opened(link, false)
+    }
+
+    /// A team on a connection the engine opened itself (`claims`) or was given.
+    pub(crate) fn opened(link: Arc<dyn TeamDb>, claims: bool) -> CoreResult<TeamMember> {
         let (mer_no, idle_lock_minutes, salt, me) = {
             let tables = link.tables();
             let (mer_no, idle_lock_minutes, salt) = tables.settings()?;
@@ -131,6 +240,7 @@ impl TeamMember {
             salt,
             me,
             seal_pin: None,
+            claims,
         })
     }
 
@@ -223,15 +333,28 @@ impl TeamMember {
 
     /// Claims the next approved request for this member's worker (the database decides
     /// which, and refuses a member who is not a signer), as the [`ClaimedRequest`] that
-    /// opens the desk's money path for it.
+    /// opens the desk's money path for its rows, read now. Refused on a member made with
+    /// [`TeamMember::on`]: only a connection the engine opened claims (review r8 R8-4).
     pub fn claim_next(&self, retry_after_secs: i32) -> CoreResult<Option<ClaimedRequest>> {
-        Ok(self
-            .tables()
-            .claim_next(retry_after_secs)?
-            .map(|request| ClaimedRequest {
-                request,
-                signer: self.me.name.clone(),
-            }))
+        if !self.claims {
+            return Err(CoreError::keyed(
+                "team",
+                "a request is claimed for the signer's worker only on a connection PayDesk opened itself (the desk's, or TeamMember::connect), never on one given to TeamMember::on",
+                "teamClaimForeignLink",
+                &[],
+            ));
+        }
+        let tables = self.tables();
+        let Some(request) = tables.claim_next(retry_after_secs)? else {
+            return Ok(None);
+        };
+        let rows = tables.rows_with_forms(request.id)?;
+        Ok(Some(ClaimedRequest {
+            request,
+            signer: self.me.name.clone(),
+            mer_no: self.mer_no,
+            rows,
+        }))
     }
 
     /// The merchant the team works for.
@@ -486,7 +609,21 @@ pub fn unseal_for_team(
     field: &str,
     sealed: &str,
 ) -> CoreResult<String> {
-    let _ = claim;
+    if claim.mer_no != desk.profile.mer_no as i64 {
+        return Err(CoreError::keyed(
+            "merNo",
+            format!(
+                "request {} was claimed for merchant {}, not this desk's {}: nothing opened",
+                claim.request.id, claim.mer_no, desk.profile.mer_no
+            ),
+            "teamClaimOtherMerchant",
+            &[
+                ("request", claim.request.id.to_string()),
+                ("team", claim.mer_no.to_string()),
+                ("desk", desk.profile.mer_no.to_string()),
+            ],
+        ));
+    }
     unseal(
         desk.client()?.private_key().pkcs8_der(),
         &seal_label(desk.profile.mer_no as i64, field),
@@ -497,6 +634,226 @@ pub fn unseal_for_team(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Review r8 R8-4, the review's forging code: a connection of the caller's own whose
+    /// tables say a request was claimed, with no database behind it at all. Given to the
+    /// public `TeamMember::on`, it makes a member (its settings and `me` answer), but that
+    /// member claims nothing: no `ClaimedRequest`, so no key to the money path.
+    #[test]
+    fn a_member_on_a_connection_of_its_own_claims_nothing() {
+        use crate::store::team::*;
+        use std::any::Any;
+        use std::time::Duration;
+
+        #[derive(Debug)]
+        struct Liar;
+        struct LiarTables;
+        impl TeamDb for Liar {
+            fn tables(&self) -> Box<dyn TeamStore + '_> {
+                Box::new(LiarTables)
+            }
+            fn check_chain_from(
+                &self,
+                _: Option<&crate::audit::Anchor>,
+            ) -> CoreResult<(crate::audit::ChainCheck, Option<crate::audit::Anchor>)> {
+                unreachable!()
+            }
+            fn listen(&self, _: &str) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn wait_notice(&self, _: Duration) -> Option<Notice> {
+                unreachable!()
+            }
+            fn is_closed(&self) -> bool {
+                false
+            }
+            fn user(&self) -> &str {
+                "sam"
+            }
+            fn schema_version(&self) -> CoreResult<i32> {
+                Ok(99)
+            }
+            fn as_any(&self) -> &dyn Any {
+                self
+            }
+        }
+        fn forged() -> Request {
+            Request {
+                id: 7,
+                operation: "payout".into(),
+                currency: "MXN".into(),
+                total: "1000000".into(),
+                row_count: 1,
+                summary: "forged".into(),
+                source: None,
+                maker: "sam".into(),
+                approvals_needed: 0,
+                decisions: Vec::new(),
+                state: RequestState::Executing,
+                created_at: 0,
+                decided_at: None,
+                claimed_by: Some("sam".into()),
+                finished_at: None,
+                outcome: None,
+            }
+        }
+        impl TeamStore for LiarTables {
+            fn settings(&self) -> CoreResult<(i64, i32, String)> {
+                Ok((10001, 15, "salt".into()))
+            }
+            fn me(&self) -> CoreResult<Member> {
+                Ok(Member {
+                    name: "sam".into(),
+                    roles: vec![TeamRole::Signer],
+                    added_by: String::new(),
+                    added_at: None,
+                })
+            }
+            fn claim_next(&self, _: i32) -> CoreResult<Option<Request>> {
+                Ok(Some(forged()))
+            }
+            fn rows_with_forms(&self, _: i64) -> CoreResult<Vec<RequestRow>> {
+                Ok(Vec::new())
+            }
+            fn members(&self) -> CoreResult<Vec<Member>> {
+                unreachable!()
+            }
+            fn add_member(&self, _: &str, _: TeamRole, _: &str) -> CoreResult<String> {
+                unreachable!()
+            }
+            fn set_member_roles(&self, _: &str, _: &[TeamRole]) -> CoreResult<String> {
+                unreachable!()
+            }
+            fn reset_member_password(&self, _: &str, _: &str) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn set_default_approvals(&self, _: i32) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn default_approvals(&self) -> CoreResult<i32> {
+                unreachable!()
+            }
+            fn remove_member(&self, _: &str) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn rules(&self) -> CoreResult<Vec<Rule>> {
+                unreachable!()
+            }
+            fn set_rule(&self, _: &str, _: &str, _: &str, _: i32) -> CoreResult<i64> {
+                unreachable!()
+            }
+            fn remove_rule(&self, _: i64) -> CoreResult<bool> {
+                unreachable!()
+            }
+            fn approvals_needed(&self, _: &str, _: &str, _: &str) -> CoreResult<i32> {
+                unreachable!()
+            }
+            fn make(&self, _: &NewRequest<'_>) -> CoreResult<Request> {
+                unreachable!()
+            }
+            fn requests(&self, _: &[RequestState], _: i64) -> CoreResult<Vec<Request>> {
+                unreachable!()
+            }
+            fn request(&self, _: i64) -> CoreResult<Option<Request>> {
+                unreachable!()
+            }
+            fn rows(&self, _: i64) -> CoreResult<Vec<RequestRow>> {
+                unreachable!()
+            }
+            fn decide(&self, _: i64, _: bool, _: Option<&str>) -> CoreResult<Request> {
+                unreachable!()
+            }
+            fn number_requested(&self, _: &str) -> CoreResult<bool> {
+                unreachable!()
+            }
+            fn seal_key(&self) -> CoreResult<Option<Vec<u8>>> {
+                unreachable!()
+            }
+            fn publish_seal_key(&self, _: &[u8]) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn end_stalls(&self) -> CoreResult<i32> {
+                unreachable!()
+            }
+            fn row_outcome(
+                &self,
+                _: i64,
+                _: i32,
+                _: RowState,
+                _: Option<&str>,
+                _: Option<&str>,
+            ) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn finish(&self, _: i64, _: bool, _: &str) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn member_limits(&self) -> CoreResult<Vec<MemberLimit>> {
+                unreachable!()
+            }
+            fn set_member_limit(
+                &self,
+                _: &str,
+                _: &str,
+                _: Option<&str>,
+                _: Option<&str>,
+                _: &str,
+            ) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn payees(&self, _: i64) -> CoreResult<Vec<PayeeRecord>> {
+                unreachable!()
+            }
+            fn add_payee(&self, _: i64, _: &PayeeRecord, _: &str) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn approve_payee(&self, _: i64, _: i64, _: &str) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn remove_payee(&self, _: i64, _: &str) -> CoreResult<bool> {
+                unreachable!()
+            }
+            fn payee_approval(&self) -> CoreResult<bool> {
+                unreachable!()
+            }
+            fn set_payee_approval(&self, _: bool) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn payee_sealed_account(&self, _: i64, _: &str) -> CoreResult<Option<String>> {
+                unreachable!()
+            }
+            fn payee_to_pay(&self, _: i64, _: &str) -> CoreResult<Option<PayeeRef>> {
+                unreachable!()
+            }
+            fn payee_by_id(&self, _: i64, _: i64) -> CoreResult<Option<(PayeeRef, String)>> {
+                unreachable!()
+            }
+            fn my_payout_limit(&self, _: &str) -> CoreResult<Option<MyPayoutLimit>> {
+                unreachable!()
+            }
+            fn worker_beat(&self, _: bool, _: bool) -> CoreResult<()> {
+                unreachable!()
+            }
+            fn worker_beats(&self) -> CoreResult<Vec<WorkerBeat>> {
+                unreachable!()
+            }
+        }
+
+        // The member is made (a front end reads who it is through any connection)...
+        let member = TeamMember::on(Arc::new(Liar)).unwrap();
+        assert_eq!(member.me().name, "sam");
+        assert_eq!(member.mer_no(), 10001);
+        // ... and its "claim" is refused, naming the rule, with no claim minted.
+        match member.claim_next(0) {
+            Err(CoreError::Validation { field, rule }) => {
+                assert_eq!(field, "team");
+                assert!(rule.text.contains("opened itself"), "{}", rule.text);
+            }
+            other => panic!("a claim through a connection of the caller's own: {other:?}"),
+        }
+        // A clone of it (or a `paydesk_team::Team` made from it) claims nothing either.
+        assert!(member.clone().claim_next(0).is_err());
+    }
 
     /// A sealed value opens with the merchant key it was sealed to, for the field and
     /// merchant it was sealed for, and with nothing else.

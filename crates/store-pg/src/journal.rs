@@ -476,6 +476,38 @@ impl JournalStore for PgJournal<'_> {
         let now = self.now.ms();
         let next_check = (o.status == Status::Unknown).then_some(now);
         self.link.atomic(|tx| {
+            // A send called never received (`pending`, to be sent again) before the
+            // team's not-found grace has passed since it left, by the database's clock,
+            // stays unknown and is looked up again when the grace ends (schema 0038
+            // refuses a member's move; a desk's own word that it never left is not
+            // proof; the database's owner, whom it does not hold, is not held here).
+            if o.status == Status::Pending
+                && let Some(r) = tx.query_opt(
+                    "SELECT COALESCE(sent_at, created_at)
+                            + COALESCE((SELECT t.not_found_grace_ms FROM paydesk.team t WHERE t.id = 1), 300000)
+                       FROM paydesk.journal
+                      WHERE id = $1 AND mer_no = $2 AND status IN ('sending', 'unknown')
+                        AND NOT paydesk.journal_owner_session()
+                        AND (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                            < COALESCE(sent_at, created_at)
+                              + COALESCE((SELECT t.not_found_grace_ms FROM paydesk.team t WHERE t.id = 1), 300000)",
+                    &[&id, &self.mer_no],
+                )?
+            {
+                let grace_ends: i64 = get(&r, 0)?;
+                let message = format!(
+                    "{} (not sent again before the team's not-found grace ends: looked up again then)",
+                    o.message.unwrap_or("not found")
+                );
+                tx.execute(
+                    "UPDATE paydesk.journal SET status = 'unknown', code = $3, message = $4, updated_at = $5,
+                            next_check_at = $6
+                      WHERE id = $1 AND mer_no = $2 AND status IN ('sending', 'unknown')",
+                    &[&id, &self.mer_no, &o.code, &message, &now, &grace_ends],
+                )?;
+                self.release_on(tx, id, claim)?;
+                return Ok(false);
+            }
             let changed = tx.execute(
                 &format!("UPDATE paydesk.journal SET status = $3, trade_no = COALESCE($4, trade_no), code = $5, message = $6,
                         updated_at = $7, next_check_at = $8

@@ -679,6 +679,8 @@ pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
     team_migration!("0035_review_r7b"),
     team_migration!("0036_review_r7c"),
     team_migration!("0037_review_r8"),
+    team_migration!("0038_review_r8b"),
+    team_migration!("0039_review_r8c"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.

@@ -154,44 +154,56 @@ pub fn day_sum<'r>(
     requests: impl Iterator<Item = &'r str>,
     currency: &str,
 ) -> rust_decimal::Decimal {
+    let currency = currency.trim().to_ascii_uppercase();
     requests
         .filter_map(|r| serde_json::from_str::<Value>(r).ok())
-        .filter(|r| {
-            r.get("currencyCode")
-                .and_then(Value::as_str)
-                .is_some_and(|c| c.trim().eq_ignore_ascii_case(currency))
-        })
-        .filter_map(|r| match r.get("sourceAmount") {
-            Some(Value::String(s)) => s.trim().parse::<rust_decimal::Decimal>().ok(),
-            Some(Value::Number(n)) => n.to_string().parse::<rust_decimal::Decimal>().ok(),
-            _ => None,
-        })
-        .filter(|a| a.is_sign_positive() && !a.is_zero())
+        .filter_map(|r| day_key(&r))
+        .filter(|(a, c)| *c == currency && a.is_sign_positive() && !a.is_zero())
+        .map(|(a, _)| a)
         .sum()
+}
+
+/// What a payout's request (as the journal keeps it, or as it is sent) counts in the
+/// day's sum: its `sourceAmount` and its `currencyCode` (upper case), the keys both
+/// payouts the desk sends name (review r8 R8-1: one reading for the sum and for the
+/// check that a queued entry sends what it says). `None` when either is missing or
+/// unreadable.
+pub fn day_key(v: &Value) -> Option<(rust_decimal::Decimal, String)> {
+    let amount = match v.get("sourceAmount")? {
+        Value::String(s) => s.trim().parse::<rust_decimal::Decimal>().ok()?,
+        Value::Number(n) => n.to_string().parse::<rust_decimal::Decimal>().ok()?,
+        _ => return None,
+    };
+    let currency = v.get("currencyCode")?.as_str()?.trim().to_ascii_uppercase();
+    (!currency.is_empty()).then_some((amount, currency))
 }
 
 /// Whether an entry's request (as the journal keeps it) moves the same amount in the
 /// same currency as `request`: a queued entry is taken up for a send only then (the
 /// day's sum reads the entry's amount, so one written by hand under a row's number with
-/// a smaller amount would hide the send).
+/// a smaller amount would hide the send). A request the day's sum reads (a payout, a
+/// payin: [`day_key`]) matches only an entry the sum reads the same way (an entry it
+/// cannot read is a mismatch); a card's top-up or withdrawal names `amount` and
+/// `currency`, which both sides must name alike.
 pub fn same_amount(entry: &Value, request: &Value) -> bool {
-    let key = |v: &Value| {
-        let amount = ["sourceAmount", "amount"]
-            .iter()
-            .find_map(|k| v.get(*k))
-            .and_then(|a| match a {
-                Value::String(s) => s.trim().parse::<rust_decimal::Decimal>().ok(),
-                Value::Number(n) => n.to_string().parse::<rust_decimal::Decimal>().ok(),
-                _ => None,
-            });
-        let currency = ["currencyCode", "currency"]
-            .iter()
-            .find_map(|k| v.get(*k))
-            .and_then(Value::as_str)
-            .map(|c| c.trim().to_ascii_uppercase());
-        (amount, currency)
-    };
-    key(entry) == key(request)
+    match day_key(request) {
+        Some(k) => day_key(entry) == Some(k),
+        None => {
+            let card_key = |v: &Value| {
+                let amount = v.get("amount").and_then(|a| match a {
+                    Value::String(s) => s.trim().parse::<rust_decimal::Decimal>().ok(),
+                    Value::Number(n) => n.to_string().parse::<rust_decimal::Decimal>().ok(),
+                    _ => None,
+                });
+                let currency = v
+                    .get("currency")
+                    .and_then(Value::as_str)
+                    .map(|c| c.trim().to_ascii_uppercase());
+                (amount, currency)
+            };
+            day_key(entry).is_none() && card_key(entry) == card_key(request)
+        }
+    }
 }
 
 /// Whether `intent` begun now would write a new entry or take up a `pending` one (`Some`,
@@ -436,5 +448,56 @@ mod tests {
             &v(r#"{"currencyCode":"USD","sourceAmount":"100000"}"#),
             &sent
         ));
+        // Review r8 R8-1: an entry whose amount or currency is under keys the day's sum
+        // does not read is another send, whatever it says there.
+        for planted in [
+            r#"{"currency":"MXN","amount":"100000"}"#,
+            r#"{"currencyCode":"MXN","amount":"100000"}"#,
+            r#"{"currency":"MXN","sourceAmount":"100000"}"#,
+            r#"{}"#,
+        ] {
+            assert!(!super::same_amount(&v(planted), &sent), "{planted}");
+            assert_eq!(
+                super::day_sum([planted].into_iter(), "MXN"),
+                rust_decimal::Decimal::ZERO
+            );
+        }
+        // A card's top-up or withdrawal names `amount` and `currency`.
+        let card = v(r#"{"currency":"MXN","amount":"250"}"#);
+        assert!(super::same_amount(
+            &v(r#"{"currency":"mxn","amount":"250.00"}"#),
+            &card
+        ));
+        assert!(!super::same_amount(
+            &v(r#"{"currency":"MXN","amount":"25"}"#),
+            &card
+        ));
+        assert!(!super::same_amount(
+            &v(r#"{"currency":"MXN","amount":"250","currencyCode":"MXN","sourceAmount":"1"}"#),
+            &card
+        ));
+    }
+
+    #[test]
+    fn the_day_key_is_source_amount_and_currency_code_only() {
+        let v = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap();
+        let d = |s: &str| s.parse::<rust_decimal::Decimal>().unwrap();
+        assert_eq!(
+            super::day_key(&v(r#"{"currencyCode":" mxn ","sourceAmount":" 12.50 "}"#)),
+            Some((d("12.5"), "MXN".to_string()))
+        );
+        assert_eq!(
+            super::day_key(&v(r#"{"currencyCode":"MXN","sourceAmount":7}"#)),
+            Some((d("7"), "MXN".to_string()))
+        );
+        for none in [
+            r#"{"currency":"MXN","sourceAmount":"1"}"#,
+            r#"{"currencyCode":"MXN","amount":"1"}"#,
+            r#"{"currencyCode":" ","sourceAmount":"1"}"#,
+            r#"{"currencyCode":"MXN","sourceAmount":"lots"}"#,
+            r#"{"currencyCode":1,"sourceAmount":"1"}"#,
+        ] {
+            assert_eq!(super::day_key(&v(none)), None, "{none}");
+        }
     }
 }

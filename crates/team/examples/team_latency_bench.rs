@@ -198,8 +198,8 @@ async fn main() -> Result<(), BoxError> {
     // The signer's desk and its worker, on a task of its own (no upkeep: the worker
     // only executes requests).
     let desk = Arc::new(Desk::open(&home, secrets, PROFILE, Endpoint::Profile)?);
-    let link = desk.team_link().cloned().ok_or("not a team desk")?;
-    let signer = Team::on(link)?;
+    // The desk's own connection: only a connection PayDesk opened claims requests.
+    let signer = Team::of(&desk)?.ok_or("not a team desk")?;
     let stop = Arc::new(AtomicBool::new(false));
     let (done_tx, done_rx) = mpsc::channel::<Finished>();
     let worker = {

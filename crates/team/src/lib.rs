@@ -895,10 +895,9 @@ fn same_as_approved(
     row: &RequestRow,
     request: &Request,
 ) -> bool {
-    let dec = |s: &str| s.trim().parse::<Decimal>().ok();
-    dec(amount).is_some()
-        && dec(amount) == dec(&row.amount)
-        && currency.trim().eq_ignore_ascii_case(&request.currency)
+    // The money compared as the desk compares it again when the order is sent within
+    // the claimed row's scope (`executing_approved`): one comparison.
+    paydesk_core::team_member::same_money(amount, currency, &row.amount, &request.currency)
         && beneficiary == row.beneficiary
 }
 
@@ -1021,7 +1020,9 @@ async fn execute_next_beating(
         done: false,
     };
     let mut open = Vec::new();
-    for row in tables.rows_with_forms(request.id)? {
+    // The rows as the database held them when it claimed the request: the only ones the
+    // claim opens the desk's money path for (`executing_approved`).
+    for row in request.rows().iter().cloned() {
         if row.state.is_final() {
             match row.state {
                 RowState::Accepted => out.accepted += 1,
@@ -1272,6 +1273,8 @@ async fn execute_row(
         requester_ip: &desk.conventions().requester_ip,
     };
     let form = row.form.clone();
+    // The refusals the gateway gave within this row's scopes, as the desk recorded them.
+    let mut seen: paydesk_core::team_member::Refusals;
     let sent = match operation {
         "payout" => match serde_json::from_value::<PayoutForm>(form) {
             Err(e) => return unreadable(e),
@@ -1287,7 +1290,7 @@ async fn execute_row(
                             .journal()
                             .entry_numbered(&row.mer_order_no, row_kind(operation))
                         {
-                            Ok(Some(entry)) => journaled_outcome(&entry, &why),
+                            Ok(Some(entry)) => journaled_outcome(desk, &entry, &why).await,
                             _ => (RowState::Failed, None, Some(why)),
                         };
                     }
@@ -1354,7 +1357,9 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !(same || sent_before()) {
                     return mismatch();
                 }
-                let sent = executing_approved(request, desk.money().payout(&f)).await;
+                let (sent, refused) =
+                    executing_approved(request, row, desk.money().payout(&f)).await;
+                seen = refused;
                 // Review r6 R6-4: the same money to the same account as another row of
                 // this very request (two invoices of one supplier) is what its approvers
                 // approved, row by row: it goes as a deliberate second payout, whichever
@@ -1370,7 +1375,9 @@ async fn execute_row(
                     }) =>
                     {
                         desk.journal().allow_duplicate_once(&row.mer_order_no);
-                        let again = executing_approved(request, desk.money().payout(&f)).await;
+                        let (again, refused) =
+                            executing_approved(request, row, desk.money().payout(&f)).await;
+                        seen = seen.and(refused);
                         // Still refused before anything was written (its sibling's
                         // outcome not known yet): taken up again later, never failed.
                         if let Err(e) = &again
@@ -1422,7 +1429,10 @@ async fn execute_row(
                 if f.mer_order_no != row.mer_order_no || !same {
                     return mismatch();
                 }
-                executing_approved(request, desk.money().payin(&f)).await
+                let (sent, refused) =
+                    executing_approved(request, row, desk.money().payin(&f)).await;
+                seen = refused;
+                sent
             }
         },
         "top_up" | "withdraw" => match serde_json::from_value::<CardForm>(form) {
@@ -1434,7 +1444,9 @@ async fn execute_row(
                 if f.reference != row.mer_order_no || op != operation || !same {
                     return mismatch();
                 }
-                executing_approved(request, desk.money().card(&f)).await
+                let (sent, refused) = executing_approved(request, row, desk.money().card(&f)).await;
+                seen = refused;
+                sent
             }
         },
         other => {
@@ -1445,6 +1457,7 @@ async fn execute_row(
             );
         }
     };
+
     match sent {
         Ok(r) => match r.entry.status {
             Status::Accepted => (
@@ -1452,17 +1465,14 @@ async fn execute_row(
                 r.entry.trade_no.clone().or(r.trade_no.clone()),
                 r.pay_url.map(|u| format!("payment link: {u}")),
             ),
-            Status::Rejected => (
-                RowState::Rejected,
-                None,
-                Some(
-                    [r.entry.code.clone(), r.entry.message.clone()]
-                        .into_iter()
-                        .flatten()
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ),
-            ),
+            // Refused by the gateway in this very call: the desk's own finish wrote it.
+            Status::Rejected if seen.saw(&r.entry) => {
+                (RowState::Rejected, None, Some(refusal_of(&r.entry)))
+            }
+            // Refused in the journal, but not by an answer this call saw (a row taken up
+            // again, or marked so by hand while it was out: review r8 R8-8): looked up,
+            // never final by itself.
+            Status::Rejected => refused_outcome(desk, &r.entry).await,
             Status::Pending | Status::Sending | Status::Unknown => {
                 (RowState::Unknown, None, r.entry.message.clone())
             }
@@ -1499,42 +1509,32 @@ async fn execute_row(
             Ok(Some(entry)) if entry.status == Status::Accepted => {
                 (RowState::Accepted, entry.trade_no.clone(), None)
             }
-            Ok(Some(entry)) if entry.status == Status::Rejected => (
-                RowState::Rejected,
-                None,
-                Some(
-                    [entry.code.clone(), entry.message.clone()]
-                        .into_iter()
-                        .flatten()
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                ),
-            ),
+            // Refused by the gateway in this very call: the desk's own finish wrote the
+            // entry's refusal with the gateway's code.
+            Ok(Some(entry)) if entry.status == Status::Rejected && seen.saw(&entry) => {
+                (RowState::Rejected, None, Some(refusal_of(&entry)))
+            }
+            // Refused in the journal, but not by an answer this call saw (review r8 R8-8:
+            // marked so by hand while it was out, say): looked up, never final by itself.
+            Ok(Some(entry)) if entry.status == Status::Rejected => {
+                refused_outcome(desk, &entry).await
+            }
             _ => (RowState::Unknown, None, Some(e.to_string())),
         },
     }
 }
 
 /// A row's outcome as its journal entry says it, when the row was sent before and the
-/// worker cannot send it again now (`why`): settled as the entry is, unknown (given back,
-/// looked up) while it is not.
-fn journaled_outcome(
+/// worker cannot send it again now (`why`): settled as the entry is (a refusal only as
+/// [`refused_outcome`] proves it), unknown (given back, looked up) while it is not.
+async fn journaled_outcome(
+    desk: &Desk,
     entry: &paydesk_core::journal::Entry,
     why: &str,
 ) -> (RowState, Option<String>, Option<String>) {
     match entry.status {
         Status::Accepted => (RowState::Accepted, entry.trade_no.clone(), None),
-        Status::Rejected => (
-            RowState::Rejected,
-            None,
-            Some(
-                [entry.code.clone(), entry.message.clone()]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            ),
-        ),
+        Status::Rejected => refused_outcome(desk, entry).await,
         _ => (
             RowState::Unknown,
             None,
@@ -1542,6 +1542,64 @@ fn journaled_outcome(
                 "sent before under this number, outcome not known yet (looked up); not sent again: {why}"
             )),
         ),
+    }
+}
+
+/// The gateway's refusal as a row's message: its code and message.
+fn refusal_of(entry: &paydesk_core::journal::Entry) -> String {
+    [entry.code.clone(), entry.message.clone()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Codes the desk writes on an entry for what is not the gateway's refusal.
+const NOT_A_REFUSAL: [&str; 4] = ["not_found_yet", "resolved", "conflict", "reconciled"];
+
+/// A row whose journal entry says refused, when the worker did not see the gateway refuse
+/// it in this call (review r8 R8-8): a member can mark an entry `rejected` by hand while
+/// its request is out, and a row recorded refused is final (its maker may request it
+/// again, and the money could go twice). So the refusal is the gateway's to prove: the
+/// order is looked up, and the row is accepted when the gateway has it, refused when its
+/// list proves the order absent (the not-found grace since it left over), and unknown
+/// (given back, looked up again at the next round, never sent again) otherwise. Of an
+/// operation the gateway cannot be asked about, only a refusal as the desk's own finish
+/// writes it (sent, with a gateway's code, not resolved or voided by hand) is final.
+async fn refused_outcome(
+    desk: &Desk,
+    entry: &paydesk_core::journal::Entry,
+) -> (RowState, Option<String>, Option<String>) {
+    let unproven = |why: String| {
+        (
+            RowState::Unknown,
+            None,
+            Some(format!(
+                "the journal says refused ({}), but the gateway did not refuse it in this worker's call and {why}: looked up again later, never sent again",
+                refusal_of(entry)
+            )),
+        )
+    };
+    match desk.journal().recheck_refused(entry).await {
+        Ok((now, _)) if now.status == Status::Accepted => {
+            (RowState::Accepted, now.trade_no.clone(), None)
+        }
+        Ok((now, Some(true))) => (RowState::Rejected, None, Some(refusal_of(&now))),
+        Ok((now, None))
+            if now.attempts > 0
+                && now.resolution.is_none()
+                && now
+                    .code
+                    .as_deref()
+                    .is_some_and(|c| !c.is_empty() && !NOT_A_REFUSAL.contains(&c)) =>
+        {
+            (RowState::Rejected, None, Some(refusal_of(&now)))
+        }
+        Ok((_, None)) => unproven("the gateway cannot be asked about it".into()),
+        Ok((_, Some(false))) => {
+            unproven("the gateway's order list does not prove it refused yet".into())
+        }
+        Err(e) => unproven(format!("its lookup failed ({e})")),
     }
 }
 
@@ -1775,5 +1833,349 @@ mod tests {
         assert_eq!(id("100000.5", 2), Some(2));
         // Made when the rules asked something else: no current rule explains it.
         assert_eq!(id("100000.5", 1), None);
+    }
+}
+
+/// Review r8 (R8-5, R8-8, L4) against a real PostgreSQL server (`paydesk-testpg`) and the
+/// sandbox gateway on loopback: a claim pays only its own rows, each as approved; a row
+/// whose journal entry was marked refused by hand is settled by what the gateway says.
+/// Here, not in `tests/team/`, because the claimed row's scope is opened through the
+/// worker's one door, which only this file names (`tests/layers.rs`).
+#[cfg(test)]
+mod review_r8_claim {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use paydesk_core::{Endpoint, Home, MemoryStore, Profile, Secrets};
+    use paydesk_sandbox::{Running, Sandbox, SandboxConfig, demo_merchant};
+    // A scratch server for the test (not a database driver; named through an alias, as
+    // `tests/layers.rs` reads this file for driver paths).
+    use paydesk_testpg as scratch;
+    use scratch::TestPg;
+
+    const MER: u64 = 10001;
+    const ORIGIN: &str = "https://r8.local";
+    const TOKEN: &str = "r8-token";
+    const DB: &str = "team";
+    const PROFILE: &str = "signer";
+    const PASSWORD: &str = "correct-horse-battery";
+    const CLABE: &str = "002010077777777771";
+
+    fn cfg(pg: &TestPg, user: &str) -> TeamConfig {
+        TeamConfig {
+            host: pg.host().into(),
+            port: pg.port(),
+            database: DB.into(),
+            user: user.into(),
+            ca_file: String::new(),
+            cert_file: String::new(),
+            key_file: String::new(),
+        }
+    }
+
+    fn member(pg: &TestPg, user: &str) -> Team {
+        Team::connect(&cfg(pg, user), PASSWORD).unwrap()
+    }
+
+    /// A team (admin alice, maker mark, approver ann, signer sam; every MXN payout needs
+    /// one approval), the sandbox with the merchant, and signer sam's desk on it.
+    struct World {
+        pg: TestPg,
+        running: Running,
+        desk: Desk,
+        _dir: tempfile::TempDir,
+    }
+
+    async fn world() -> World {
+        let pg = TestPg::start().unwrap();
+        pg.create_database(DB).unwrap();
+        // The team's schema and its admin, by the database's owner (through the engine's
+        // facade: this crate names no database driver).
+        let owner = cfg(&pg, pg.owner());
+        paydesk_core::store::team::init(&owner, pg.owner_password(), MER as i64).unwrap();
+        Team::connect(&owner, pg.owner_password())
+            .unwrap()
+            .add_member("alice", TeamRole::Admin, PASSWORD)
+            .unwrap();
+        let admin = member(&pg, "alice");
+        for (name, role) in [
+            ("mark", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("sam", TeamRole::Signer),
+        ] {
+            admin.add_member(name, role, PASSWORD).unwrap();
+        }
+        admin
+            .set_rule(&RuleInput {
+                operation: "payout".into(),
+                currency: "MXN".into(),
+                above: "0".into(),
+                approvals: 1,
+            })
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::at(dir.path());
+        let secrets = Secrets::new(Arc::new(MemoryStore::default()));
+        let info = secrets.generate_merchant_key(PROFILE, 2048).unwrap();
+        let public = paydesk_gateway::PublicKey::from_text(&info.public_pem).unwrap();
+        let sb = Sandbox::new(SandboxConfig::default()).unwrap();
+        sb.add_merchant(demo_merchant(MER, &public, ORIGIN, TOKEN));
+        let running = sb.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+        secrets
+            .set_gateway_key(PROFILE, &running.sandbox.gateway_public_key().to_pem())
+            .unwrap();
+        secrets.set_bearer(PROFILE, TOKEN).unwrap();
+        secrets.set_team_password(PROFILE, PASSWORD).unwrap();
+        home.put(Profile {
+            name: PROFILE.into(),
+            base_url: Some(running.base_url().to_string()),
+            mer_no: MER,
+            origin: ORIGIN.into(),
+            lang: "en".into(),
+            order_type: None,
+            operator: "r8".into(),
+            notify_url: "http://127.0.0.1:9/notify".into(),
+            notify_at_desk: false,
+            proxy: String::new(),
+            safety: Default::default(),
+            sync: Default::default(),
+            team: Some(cfg(&pg, "sam")),
+        })
+        .unwrap();
+        let desk = Desk::open(&home, secrets, PROFILE, Endpoint::Profile).unwrap();
+        World {
+            pg,
+            running,
+            desk,
+            _dir: dir,
+        }
+    }
+
+    fn clabe_payout(no: &str, amount: &str, currency: &str) -> PayoutForm {
+        let mut form = PayoutForm::new(PayoutKind::Clabe, no, amount, currency);
+        form.clabe = CLABE.into();
+        form
+    }
+
+    /// Request `no` of `amount` MXN made by mark and approved by ann: its id.
+    fn approved(pg: &TestPg, no: &str, amount: &str) -> i64 {
+        let id = member(pg, "mark")
+            .request_payout(&clabe_payout(no, amount, "MXN"))
+            .unwrap()
+            .id;
+        member(pg, "ann").approve(id).unwrap();
+        id
+    }
+
+    /// The journal's entries, counted with plain SQL.
+    fn journaled(pg: &TestPg) -> i64 {
+        pg.psql_super(DB, "SELECT count(*) FROM paydesk.journal")
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// Payout calls the sandbox received.
+    fn payouts_at_gateway(running: &Running) -> u64 {
+        running
+            .sandbox
+            .traffic()
+            .by_path
+            .iter()
+            .filter(|(path, _)| path.contains("payout"))
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    /// Refused by the claimed row's rule, naming it.
+    fn refused<T: std::fmt::Debug>(r: CoreResult<T>, what: &str) {
+        match r {
+            Err(CoreError::Validation { field, rule }) => {
+                assert_eq!(field, "team", "{what}: {}", rule.text);
+                assert_eq!(rule.key.as_deref(), Some("teamApprovedRow"), "{what}");
+                assert!(rule.text.contains("nothing journaled or sent"), "{what}");
+            }
+            other => panic!("{what}: not refused by the claimed row's rule: {other:?}"),
+        }
+    }
+
+    /// R8-5 and L4: within a real claim's scope for its row, an order of another amount,
+    /// another number or to another account is refused by the desk (another currency is compared by the same
+    /// `same_money`, tested below; a CLABE payout in another currency is refused by its
+    /// form first), naming the rule, before
+    /// anything is journaled or sent, as is the scope of a row the claim does not hold;
+    /// the row as approved still pays.
+    #[test]
+    fn a_claim_pays_only_its_own_row_as_approved() {
+        block_on(async {
+            let w = world().await;
+            let id = approved(&w.pg, "T-R8-5", "100");
+            let sam = Team::of(&w.desk).unwrap().unwrap();
+            let claim = sam.claim_next(30).unwrap().unwrap();
+            assert_eq!(claim.id, id);
+            assert_eq!(claim.signer(), "sam");
+            let row = claim.rows()[0].clone();
+            assert_eq!(row.mer_order_no, "T-R8-5");
+            let (journal_before, gateway_before) =
+                (journaled(&w.pg), payouts_at_gateway(&w.running));
+            for (what, form) in [
+                ("another amount", clabe_payout("T-R8-5", "1000000", "MXN")),
+                ("another number", clabe_payout("T-R8-OTHER", "100", "MXN")),
+                ("another account", {
+                    let mut f = clabe_payout("T-R8-5", "100", "MXN");
+                    f.clabe = "012180001234567899".into();
+                    f
+                }),
+            ] {
+                refused(
+                    executing_approved(&claim, &row, w.desk.money().payout(&form))
+                        .await
+                        .0,
+                    what,
+                );
+            }
+            // A row the claim does not hold (its number is another request's to be).
+            let mut foreign = row.clone();
+            foreign.row_no = 2;
+            refused(
+                executing_approved(
+                    &claim,
+                    &foreign,
+                    w.desk.money().payout(&clabe_payout("T-R8-5", "100", "MXN")),
+                )
+                .await
+                .0,
+                "a row not of the claim",
+            );
+            assert_eq!(journaled(&w.pg), journal_before, "nothing journaled");
+            assert_eq!(
+                payouts_at_gateway(&w.running),
+                gateway_before,
+                "nothing reached the gateway"
+            );
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R8-5"), 0);
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R8-OTHER"), 0);
+            // The row as approved pays, once.
+            let paid = executing_approved(
+                &claim,
+                &row,
+                w.desk
+                    .money()
+                    .payout(&clabe_payout("T-R8-5", "100.00", "mxn")),
+            )
+            .await
+            .0
+            .unwrap();
+            assert_eq!(paid.entry.status, Status::Accepted);
+            assert_eq!(journaled(&w.pg), journal_before + 1);
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R8-5"), 1);
+        });
+    }
+
+    /// The one comparison of money the worker and the desk make: equal decimals, the
+    /// currency's case aside; another amount or currency, or nothing, is not the row's.
+    #[test]
+    fn the_money_of_a_row_is_compared_once_and_whole() {
+        use paydesk_core::team_member::same_money;
+        assert!(same_money("100.00", "mxn", "100.000000", "MXN"));
+        assert!(same_money(" 100 ", "MXN ", "100", "MXN"));
+        assert!(!same_money("100.01", "MXN", "100", "MXN"));
+        assert!(!same_money("100", "USD", "100", "MXN"));
+        assert!(!same_money("100", "", "100", "MXN"));
+        assert!(!same_money("", "MXN", "100", "MXN"));
+        assert!(!same_money("abc", "MXN", "abc", "MXN"));
+    }
+
+    /// R8-8, the honest path: a payout the gateway refuses in the worker's own call (the
+    /// whole balance asked, its fee not left: the gateway refuses) is a final Rejected
+    /// row at once, with the gateway's code, as before; nothing made at the gateway.
+    #[test]
+    fn a_refusal_the_worker_saw_is_final() {
+        block_on(async {
+            let w = world().await;
+            let id = approved(&w.pg, "T-R8-8R", "6000000");
+            let sam = Team::of(&w.desk).unwrap().unwrap();
+            let done = execute_next(&w.desk, &sam).await.unwrap().unwrap();
+            let row = &sam.rows(id).unwrap()[0];
+            assert_eq!(
+                (done.request, done.rejected, done.unknown),
+                (id, 1, 0),
+                "{done:?} {row:?}"
+            );
+            assert_eq!(row.state, RowState::Rejected, "{row:?}");
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R8-8R"), 0);
+        });
+    }
+
+    /// R8-8: a payout the worker sent (the gateway has it) whose journal entry was
+    /// `sending` when its worker died, then marked `rejected` by hand with plain SQL: the
+    /// worker that takes the request up again looks the order up, and the row ends as
+    /// the gateway says (accepted, with its trade number), never refused (final, and
+    /// requestable again by its maker).
+    #[test]
+    fn a_refusal_written_by_hand_is_the_gateways_to_prove() {
+        block_on(async {
+            let w = world().await;
+            let id = approved(&w.pg, "T-R8-8", "100");
+            let sam = Team::of(&w.desk).unwrap().unwrap();
+            let done = execute_next(&w.desk, &sam).await.unwrap().unwrap();
+            assert_eq!((done.request, done.accepted), (id, 1));
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R8-8"), 1);
+            let trade_no = sam.rows(id).unwrap()[0].trade_no.clone().unwrap();
+            // As if the worker had died with the order out: the entry `sending`, the row
+            // waiting, the request claimed by no live worker (the database's superuser,
+            // the schema's triggers off for this session).
+            w.pg.psql_super(
+                DB,
+                &format!(
+                    "SET session_replication_role = replica;
+                     UPDATE paydesk.journal SET status = 'sending', trade_no = NULL, code = NULL, message = NULL
+                      WHERE mer_order_no = 'T-R8-8';
+                     UPDATE paydesk.request_rows SET status = 'waiting', trade_no = NULL, message = NULL
+                      WHERE request_id = {id};
+                     UPDATE paydesk.requests SET state = 'approved', claimed_by = NULL, claimed_pid = NULL,
+                            claimed_at = NULL, finished_at = NULL, outcome = NULL
+                      WHERE id = {id};"
+                ),
+            )
+            .unwrap();
+            // The hand flip: the entry in flight marked refused, with a code and a message.
+            w.pg.psql_super(
+                DB,
+                "SET session_replication_role = replica;
+                 UPDATE paydesk.journal SET status = 'rejected', code = 'E_X', message = 'refused'
+                  WHERE mer_order_no = 'T-R8-8' AND status = 'sending'",
+            )
+            .unwrap();
+            let again = execute_next(&w.desk, &sam).await.unwrap().unwrap();
+            assert_eq!(again.request, id);
+            assert_eq!(
+                (again.accepted, again.rejected, again.unknown),
+                (1, 0, 0),
+                "{again:?}"
+            );
+            let row = &sam.rows(id).unwrap()[0];
+            assert_eq!(row.state, RowState::Accepted, "{row:?}");
+            assert_eq!(row.trade_no.as_deref(), Some(trade_no.as_str()));
+            let status =
+                w.pg.psql_super(
+                    DB,
+                    "SELECT status FROM paydesk.journal WHERE mer_order_no = 'T-R8-8'",
+                )
+                .unwrap();
+            assert_eq!(status.trim(), "accepted");
+            // Paid once: nothing went again.
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R8-8"), 1);
+        });
     }
 }

@@ -140,6 +140,12 @@ async fn a_worker_killed_mid_batch_leaves_every_row_paid_exactly_once() {
         "1000",
     )
     .await;
+    // The team's own not-found grace (the database's, schema 0038) settles at once too.
+    pg.psql_owner(
+        "team",
+        "UPDATE paydesk.team SET not_found_grace_ms = 0 WHERE id = 1",
+    )
+    .unwrap();
     // A gateway that would pay a reused number twice, and slowly.
     running.sandbox.set_behaviour(Behaviour {
         accept_reused_order_no: true,
@@ -199,6 +205,12 @@ async fn a_second_signer_takes_over_a_dead_signers_batch_and_pays_each_row_once(
         "1000",
     )
     .await;
+    // The team's own not-found grace (the database's, schema 0038) settles at once too.
+    pg.psql_owner(
+        "team",
+        "UPDATE paydesk.team SET not_found_grace_ms = 0 WHERE id = 1",
+    )
+    .unwrap();
     running.sandbox.set_behaviour(Behaviour {
         accept_reused_order_no: true,
         ..Behaviour::default()

@@ -2388,6 +2388,12 @@ export const en = {
       "{{file}} is not a regular file (a directory, device, pipe or socket is not read)",
     teamMoneyRule:
       "on a team profile every money movement is a request under the team's rules, the signers' own included: make a request for approval; a signer's worker sends it once approved",
+    teamApprovedRow:
+      "a signer's worker sends of an approved request only its rows, each as approved: {{why}}; nothing journaled or sent",
+    teamClaimForeignLink:
+      "a request is claimed for the signer's worker only on a connection PayDesk opened itself",
+    teamClaimOtherMerchant:
+      "request {{request}} was claimed for merchant {{team}}, not this desk's {{desk}}: nothing opened",
     notifyAtDeskCli:
       "this profile receives notifications at the desk, whose receiver runs only in the app; set a notifyUrl on the profile to create orders from here",
     teamNoMerchantKey:

@@ -2196,6 +2196,11 @@ export const zh: Catalogue = {
     fileNotRegular: "{{file}} 不是普通文件（不读取目录、设备、管道或套接字）",
     teamMoneyRule:
       "团队配置中的每笔资金变动都是受团队规则约束的申请（签署人自己的也不例外）：请提交审批申请；批准后由签署人的工作进程发送",
+    teamApprovedRow:
+      "签署人的工作进程只发送已批准申请中的各行，且须与批准时一致：{{why}}；未记入日志，也未发送",
+    teamClaimForeignLink: "只有在 PayDesk 自己打开的连接上，才能为签署人的工作进程认领申请",
+    teamClaimOtherMerchant:
+      "申请 {{request}} 是为商户 {{team}} 认领的，不是本工作台的 {{desk}}：未打开任何内容",
     notifyAtDeskCli:
       "此配置在桌面端接收通知，而接收器只在应用中运行；请为配置设置 notifyUrl 才能在此创建订单",
     teamNoMerchantKey: "此桌面端没有商户密钥：只有团队的签署人与网关通信；请改为提交审批申请",

@@ -398,10 +398,41 @@ pub fn team_chain_check_every(raw: Option<&str>) -> std::time::Duration {
     }
 }
 
+/// The row of a team request a signer's worker is executing, as the database held it
+/// when the request was claimed (the worker's scope of one row, made in `team_member`).
+#[derive(Debug, Clone)]
+pub(crate) struct ApprovedRow {
+    pub(crate) mer_order_no: String,
+    /// Decimal string, as the request's row keeps it.
+    pub(crate) amount: String,
+    /// The request's currency.
+    pub(crate) currency: String,
+    /// The CLABE a typed-account payout row goes to, as its form holds it (`None` for a
+    /// payee of the team's book, whose account is sealed, and for any other row).
+    pub(crate) clabe: Option<String>,
+}
+
+/// What a signer's worker executes (see [`Desk::approved_if_team`]): the claimed
+/// request, its team's merchant, and the row being paid (`None`: the row named is not one
+/// of the claim's, and nothing is paid).
+#[derive(Debug, Clone)]
+pub(crate) struct ApprovedScope {
+    pub(crate) request: i64,
+    pub(crate) mer_no: i64,
+    pub(crate) row: Option<ApprovedRow>,
+    /// The entries (id, code) this desk recorded refused on the gateway's answer within
+    /// the scope (review r8 R8-8: a refusal the worker saw, not one found in the journal).
+    pub(crate) refused: Arc<Mutex<Vec<(i64, String)>>>,
+}
+
 tokio::task_local! {
     /// The team request a signer's worker is executing (see [`Desk::approved_if_team`]).
-    pub(crate) static APPROVED_REQUEST: i64;
+    pub(crate) static APPROVED_REQUEST: ApprovedScope;
 }
+
+/// Why a signer's worker's call is refused although it runs in an approved scope: the
+/// order it sends is not the claimed row's.
+pub const TEAM_APPROVED_ROW_RULE: &str = "a signer's worker sends of an approved request only its rows, each as approved: the order's number, amount and currency must be the claimed row's";
 
 /// Why a team profile's desk sends no money on its own.
 pub const TEAM_MONEY_RULE: &str = "on a team profile every money movement is a request under the team's rules, the signers' own included: make a request (`paydesk team request`, or the screen's Request for approval); a signer's worker sends it once approved";
@@ -465,6 +496,86 @@ impl Desk {
             ));
         }
         Ok(())
+    }
+
+    /// On a team profile, the order a signer's worker sends within an approved scope is
+    /// the claimed row's (review r8 R8-5): its number (`mer_order_no`), and the amount and
+    /// currency of its request `body` (a card move's `amount`/`currency`, any other's
+    /// `sourceAmount`/`currencyCode`) must be the row's as the database held them when the
+    /// request was claimed (and a typed CLABE payout's account the row's form's), and the
+    /// claim must be this desk's merchant's. Checked before
+    /// anything is journaled or sent; a clear refusal naming the rule otherwise.
+    fn approved_row_is<O: Operation>(&self, mer_order_no: &str, body: &Value) -> CoreResult<()> {
+        if self.profile.team.is_none() || O::NAME == wire::V1TransferOrderSubmit::NAME {
+            return Ok(());
+        }
+        let Ok(scope) = APPROVED_REQUEST.try_with(ApprovedScope::clone) else {
+            return Err(CoreError::keyed(
+                "team",
+                TEAM_MONEY_RULE,
+                "teamMoneyRule",
+                &[],
+            ));
+        };
+        let card = [wire::V2CardTopUp::NAME, wire::V1CardWithdraw::NAME].contains(&O::NAME);
+        let (amount_key, currency_key) = if card {
+            ("amount", "currency")
+        } else {
+            ("sourceAmount", "currencyCode")
+        };
+        let text = |key: &str| match body.get(key) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => String::new(),
+        };
+        let (amount, currency) = (text(amount_key), text(currency_key));
+        let why = match &scope.row {
+            _ if scope.mer_no != self.profile.mer_no as i64 => format!(
+                "request {} was claimed for merchant {}, not this desk's {}",
+                scope.request, scope.mer_no, self.profile.mer_no
+            ),
+            None => format!(
+                "the row named is not one of request {}'s as it was claimed",
+                scope.request
+            ),
+            Some(row) if row.mer_order_no != mer_order_no => format!(
+                "{mer_order_no} is not the number of the claimed row {} of request {}",
+                row.mer_order_no, scope.request
+            ),
+            Some(ApprovedRow {
+                clabe: Some(clabe), ..
+            }) if O::NAME == wire::V2Payout::NAME && text("clabe").trim() != clabe.trim() => {
+                format!(
+                    "the account is not the one row {mer_order_no} of request {} was approved for",
+                    scope.request
+                )
+            }
+            Some(row)
+                if !crate::team_member::same_money(
+                    &amount,
+                    &currency,
+                    &row.amount,
+                    &row.currency,
+                ) =>
+            {
+                format!(
+                    "{} {} is not what row {} of request {} was approved for ({} {})",
+                    amount.trim(),
+                    currency.trim(),
+                    row.mer_order_no,
+                    scope.request,
+                    row.amount,
+                    row.currency
+                )
+            }
+            Some(_) => return Ok(()),
+        };
+        Err(CoreError::keyed(
+            "team",
+            format!("{TEAM_APPROVED_ROW_RULE}: {why}; nothing journaled or sent"),
+            "teamApprovedRow",
+            &[("request", scope.request.to_string()), ("why", why.clone())],
+        ))
     }
 
     /// The journal's entry under this merchant order number for an order of `kind`:
@@ -701,7 +812,8 @@ impl Desk {
         self.store
             .team_db()
             .map(|link| {
-                crate::team_member::TeamMember::on(link.clone())
+                // The desk's own connection: its member claims for the signer's worker.
+                crate::team_member::TeamMember::opened(link.clone(), true)
                     .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
             })
             .transpose()
@@ -1068,6 +1180,7 @@ impl Desk {
         self.approved_if_team::<O>()?;
         let prepared = self.client()?.prepare(op)?;
         let body = Value::Object(prepared.body.clone());
+        self.approved_row_is::<O>(mer_order_no, &body)?;
         let fp = self.fingerprint_of(op)?;
         let allow_duplicate = lock(&self.allowed_duplicates).remove(mer_order_no);
         // Confirmed: a second one only beside earlier ones of the intent whose outcome is
@@ -1333,7 +1446,7 @@ impl Desk {
             }
             _ => plain_failure(&e),
         };
-        self.store.journal().finish(
+        let written = self.store.journal().finish(
             entry.id,
             &claim,
             Outcome {
@@ -1343,6 +1456,12 @@ impl Desk {
                 message: Some(&message),
             },
         )?;
+        if written && status == Status::Rejected {
+            // Within a signer's worker's scope: the refusal it saw the gateway give.
+            let _ = APPROVED_REQUEST.try_with(|scope| {
+                lock(&scope.refused).push((entry.id, code.clone().unwrap_or_default()));
+            });
+        }
         Err(match (status, e) {
             (Status::Unknown, GatewayError::Rejected { code, message }) => {
                 CoreError::OutcomeUnknown {
@@ -1440,6 +1559,73 @@ impl Desk {
     pub(crate) fn as_seen(&self, mut e: Entry) -> Entry {
         e.can_be_looked_up = self.listable(&e);
         e
+    }
+
+    /// A `rejected` entry looked up at the gateway again ([`Journal::recheck_refused`]):
+    /// the entry now, and `Some(true)` when the gateway's list proves it refused (not
+    /// listed, the profile's not-found grace since it left over), `Some(false)` when it
+    /// does not (yet), `None` when the gateway cannot be asked about it.
+    pub(crate) async fn recheck_refused_unseen(
+        &self,
+        e: &Entry,
+    ) -> CoreResult<(Entry, Option<bool>)> {
+        let current = || -> CoreResult<Entry> {
+            Ok(self.store.journal().get(e.id)?.unwrap_or_else(|| e.clone()))
+        };
+        if e.status != Status::Rejected {
+            return Ok((current()?, Some(false)));
+        }
+        if !e.operation.can_be_looked_up() || !self.listable(e) {
+            return Ok((current()?, None));
+        }
+        let Some((e, claim)) = self.store.journal().claim(e.id)? else {
+            // Another process is looking it up or sending it right now.
+            return Ok((current()?, Some(false)));
+        };
+        if e.status != Status::Rejected {
+            self.store.journal().release(e.id, &claim)?;
+            return Ok((current()?, Some(false)));
+        }
+        let r = self.look_up(&e).await;
+        let journal = self.store.journal();
+        match r {
+            Ok(Listed::Found(item, verified)) => {
+                // A refused entry's one way on: the gateway has the order.
+                journal.finish(
+                    e.id,
+                    &claim,
+                    Outcome {
+                        status: Status::Accepted,
+                        trade_no: Some(&item.trade_no),
+                        code: Some("reconciled"),
+                        message: Some("found at the gateway although the journal said refused"),
+                    },
+                )?;
+                let now_entry = journal.get(e.id)?.unwrap_or_else(|| e.clone());
+                drop(journal);
+                self.audit(
+                    "journal_refusal_disproved",
+                    format!("merOrderNo={} id={}", e.mer_order_no, e.id),
+                    "accepted",
+                    Instant::now(),
+                );
+                self.cache_listed(&item, now_entry.created_at, verified);
+                self.cache_made(&now_entry, None, None);
+                Ok((now_entry, Some(false)))
+            }
+            Ok(Listed::Absent) => {
+                journal.release(e.id, &claim)?;
+                drop(journal);
+                let left = e.sent_at.unwrap_or(e.created_at);
+                let grace_ends = left + i64::from(self.profile.safety.not_found_grace_secs) * 1000;
+                Ok((current()?, Some(self.clock.now_ms() >= grace_ends)))
+            }
+            _ => {
+                journal.release(e.id, &claim)?;
+                drop(journal);
+                Ok((current()?, Some(false)))
+            }
+        }
     }
 
     async fn reconcile_entry_unseen(&self, e: &Entry, force: bool) -> CoreResult<Entry> {

@@ -50,6 +50,21 @@ impl<'d> crate::desk::Journal<'d> {
         lock(&self.desk.allowed_duplicates).insert(mer_order_no.trim().to_string());
     }
 
+    /// A `rejected` entry whose refusal the caller did not see the gateway give (a
+    /// signer's worker finding a row's entry refused when it takes the row up, or after a
+    /// call that ended otherwise: a member may have marked an entry refused by hand while
+    /// it was out, review r8 R8-8), looked up at the gateway. Returns the entry now
+    /// (accepted when the gateway lists the order, a refused entry's one way on) and
+    /// `Some(true)` when the gateway's list proves it refused (not listed, and the
+    /// profile's not-found grace since it left is over), `Some(false)` when nothing
+    /// proves it yet, `None` when the gateway cannot be asked about it. Nothing is sent.
+    pub async fn recheck_refused(self, e: &Entry) -> CoreResult<(Entry, Option<bool>)> {
+        self.desk
+            .recheck_refused_unseen(e)
+            .await
+            .map(|(e, proven)| (self.desk.as_seen(e), proven))
+    }
+
     /// Looks an entry up at the gateway (order list by `merOrderNos`), under a claim in
     /// the database so that two processes never look up or send one entry at once.
     /// Found means accepted. Not found means "not found yet" until the profile's grace
