@@ -468,6 +468,7 @@ impl Secrets {
         }
         self.store.delete(&Self::name(profile, "audit-anchor"))?;
         self.store.delete(&Self::name(profile, "audit-alert"))?;
+        self.store.delete(&Self::name(profile, "audit-checked"))?;
         self.store.set(&Self::name(profile, "audit-key"), key)
     }
 
@@ -491,6 +492,26 @@ impl Secrets {
     pub fn set_audit_anchor(&self, profile: &str, anchor: &crate::audit::Anchor) -> CoreResult<()> {
         let bytes = serde_json::to_vec(anchor).map_err(|e| CoreError::internal(e.to_string()))?;
         self.store.set(&Self::name(profile, "audit-anchor"), &bytes)
+    }
+
+    /// How far the audit chain was last found sealed ([`AuditChecked`]), if it was.
+    /// Unreadable: as if never checked (the whole chain is checked again).
+    pub fn audit_checked(&self, profile: &str) -> CoreResult<Option<AuditChecked>> {
+        Ok(self
+            .store
+            .get(&Self::name(profile, "audit-checked"))?
+            .and_then(|b| serde_json::from_slice(b.expose()).ok()))
+    }
+
+    /// Forgets how far the chain was checked: the next check reads the whole chain.
+    pub fn forget_audit_checked(&self, profile: &str) -> CoreResult<()> {
+        self.store.delete(&Self::name(profile, "audit-checked"))
+    }
+
+    pub fn set_audit_checked(&self, profile: &str, checked: &AuditChecked) -> CoreResult<()> {
+        let bytes = serde_json::to_vec(checked).map_err(|e| CoreError::internal(e.to_string()))?;
+        self.store
+            .set(&Self::name(profile, "audit-checked"), &bytes)
     }
 
     /// Records, once, that an audit entry could not be written (the first reason stays).
@@ -538,6 +559,7 @@ impl Secrets {
             "audit-key",
             "audit-anchor",
             "audit-alert",
+            "audit-checked",
             "desk-password",
             "seal-key-pin",
         ] {
@@ -610,4 +632,17 @@ impl Secrets {
     pub fn delete_merchant_key(&self, profile: &str) -> CoreResult<()> {
         self.store.delete(&Self::name(profile, "merchant-key"))
     }
+}
+
+/// How far the audit chain was found sealed, kept in the keyring (beside the anchor, out
+/// of reach of whoever can write the database): the last row checked and its hash, and
+/// when the whole chain was last checked. Activity's check reads only the rows after it
+/// ([`crate::desk::Journal::audit_check`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditChecked {
+    pub last_id: i64,
+    pub last_hash: String,
+    /// When the whole chain was last checked and found sealed (UTC millis).
+    pub whole_at: i64,
 }

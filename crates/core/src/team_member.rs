@@ -20,6 +20,7 @@ mod open;
 mod pay;
 pub use book::TeamPayee;
 pub use open::{Initialized, Links, check_password, init, member_password, open_store};
+pub(crate) use pay::payee_of_row;
 pub use pay::{
     PAYEE_ID, PAYEE_SHA256, kind_of, payee_beneficiary, payee_of_line, payee_to_send, seal_hash,
     stand_in,
@@ -40,7 +41,14 @@ use crate::store::team::{Member, RequestRow, TeamConfig, TeamDb, TeamRole, TeamS
 /// ([`unseal_for_team`], [`payee_to_send`]). Its fields are private, and only a claim in
 /// the database, taken on a connection the engine opened itself, makes one (review r8
 /// R8-4: a member made with [`TeamMember::on`] on a connection of the caller's own claims
-/// nothing), so a front end or the API cannot name a request it did not claim.
+/// nothing). What holds (review r9): a claim opens only a desk whose team profile names
+/// the server, database and member it was claimed on (R9-4: a claim on another database
+/// of the same merchant opens nothing), only the rows still open (waiting or unknown)
+/// when it was claimed (R9-5), and each only as its operation to its account (R9-3). It
+/// is a snapshot: the team's database, not the claim, refuses a payout journaled under a
+/// row that is no longer open or no longer this login's to execute (schema 0039, 0040).
+/// Code in the signer's process that holds the merchant key can still build a gateway
+/// client of its own (review r7 R7-5): that is beyond what a claim guards.
 ///
 /// A front end or the API cannot open the money path with a request number of its own:
 ///
@@ -84,6 +92,9 @@ pub struct ClaimedRequest {
     signer: String,
     /// The team's merchant (a claim opens only a desk of that merchant).
     mer_no: i64,
+    /// Where the connection that claimed it goes: a claim opens only a desk whose team
+    /// profile names that server, database and member (review r9 R9-4).
+    opened: Opened,
     /// The request's rows, forms included, read when it was claimed.
     rows: Vec<RequestRow>,
 }
@@ -135,7 +146,9 @@ pub fn same_money(
 /// account) must be the row's as the database held them when `claim` was claimed (review
 /// r8 R8-5), or the desk refuses it
 /// before anything is journaled or sent. `row` picks the claim's row by its number; a row
-/// that is not one of the claim's opens nothing. Only with a request the database
+/// that is not one of the claim's, or was already final (accepted, rejected, failed) when
+/// the request was claimed, opens nothing (review r9 R9-5; the team's database refuses a
+/// payout journaled under a row no longer open too, schema 0040). Only with a request the database
 /// claimed for this signer ([`ClaimedRequest`]); for the worker of `paydesk-team`
 /// (`tests/layers.rs` also checks no front end names it).
 ///
@@ -151,10 +164,16 @@ pub async fn executing_approved<F: std::future::Future>(
         .rows
         .iter()
         .find(|r| r.row_no == row.row_no && r.mer_order_no == row.mer_order_no)
+        // A row already final when the request was claimed (accepted, refused, failed:
+        // its maker may have requested it again under a new number) opens nothing (review
+        // r9 R9-5).
+        .filter(|r| !r.state.is_final())
         .map(|r| crate::desk::ApprovedRow {
             mer_order_no: r.mer_order_no.clone(),
             amount: r.amount.clone(),
             currency: claim.request.currency.clone(),
+            operation: claim.request.operation.clone(),
+            form: r.form.clone(),
             clabe: r
                 .form
                 .get("clabe")
@@ -167,6 +186,7 @@ pub async fn executing_approved<F: std::future::Future>(
     let scope = crate::desk::ApprovedScope {
         request: claim.request.id,
         mer_no: claim.mer_no,
+        opened: claim.opened.clone(),
         row: approved,
         refused: refused.clone(),
     };
@@ -196,6 +216,38 @@ impl Refusals {
     }
 }
 
+/// Where a connection the engine opened itself goes: the team's server, its database and
+/// the member (review r9 R9-4: a claim taken there opens only a desk whose team profile
+/// names the same, never a real desk for a database of the caller's choosing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Opened {
+    host: String,
+    port: u16,
+    database: String,
+    user: String,
+}
+
+impl Opened {
+    pub(crate) fn of(cfg: &TeamConfig) -> Opened {
+        Opened {
+            host: cfg.host.trim().to_ascii_lowercase(),
+            port: cfg.port,
+            database: cfg.database.trim().to_string(),
+            user: cfg.user.trim().to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}@{}:{}/{}",
+            self.user, self.host, self.port, self.database
+        )
+    }
+}
+
 /// A member's open connection to the team.
 #[derive(Debug, Clone)]
 pub struct TeamMember {
@@ -210,24 +262,28 @@ pub struct TeamMember {
     /// a desk's own): only such a member claims requests (review r8 R8-4). A connection
     /// given to [`TeamMember::on`] may be anything that implements `TeamDb`, a wrapper
     /// whose `claim_next` answers without the database included.
-    claims: bool,
+    /// Where it goes (review r9 R9-4); `None` on a connection given to [`TeamMember::on`].
+    claims: Option<Opened>,
 }
 
 impl TeamMember {
     /// Connects as the member `cfg.user`.
     pub fn connect(cfg: &TeamConfig, password: &str) -> CoreResult<TeamMember> {
-        Self::opened(crate::store::team::connect(cfg, password)?, true)
+        Self::opened(
+            crate::store::team::connect(cfg, password)?,
+            Some(Opened::of(cfg)),
+        )
     }
 
     /// A team on a connection already open (an owner's, a test's): everything a member
     /// does through it but claiming a request for the signer's worker, which only a
     /// connection the engine opened itself does ([`TeamMember::connect`], `Desk::team`).
     pub fn on(link: Arc<dyn TeamDb>) -> CoreResult<TeamMember> {
-        Self::opened(link, false)
+        Self::opened(link, None)
     }
 
     /// A team on a connection the engine opened itself (`claims`) or was given.
-    pub(crate) fn opened(link: Arc<dyn TeamDb>, claims: bool) -> CoreResult<TeamMember> {
+    pub(crate) fn opened(link: Arc<dyn TeamDb>, claims: Option<Opened>) -> CoreResult<TeamMember> {
         let (mer_no, idle_lock_minutes, salt, me) = {
             let tables = link.tables();
             let (mer_no, idle_lock_minutes, salt) = tables.settings()?;
@@ -336,14 +392,14 @@ impl TeamMember {
     /// opens the desk's money path for its rows, read now. Refused on a member made with
     /// [`TeamMember::on`]: only a connection the engine opened claims (review r8 R8-4).
     pub fn claim_next(&self, retry_after_secs: i32) -> CoreResult<Option<ClaimedRequest>> {
-        if !self.claims {
+        let Some(opened) = self.claims.clone() else {
             return Err(CoreError::keyed(
                 "team",
                 "a request is claimed for the signer's worker only on a connection PayDesk opened itself (the desk's, or TeamMember::connect), never on one given to TeamMember::on",
                 "teamClaimForeignLink",
                 &[],
             ));
-        }
+        };
         let tables = self.tables();
         let Some(request) = tables.claim_next(retry_after_secs)? else {
             return Ok(None);
@@ -353,6 +409,7 @@ impl TeamMember {
             request,
             signer: self.me.name.clone(),
             mer_no: self.mer_no,
+            opened,
             rows,
         }))
     }
@@ -609,17 +666,54 @@ pub fn unseal_for_team(
     field: &str,
     sealed: &str,
 ) -> CoreResult<String> {
-    if claim.mer_no != desk.profile.mer_no as i64 {
+    if !desk_opens(desk, &claim.opened) {
+        return Err(CoreError::keyed(
+            "team",
+            format!(
+                "request {} was claimed on {}, not on this desk's team: nothing opened",
+                claim.request.id, claim.opened
+            ),
+            "teamClaimOtherDatabase",
+            &[("request", claim.request.id.to_string())],
+        ));
+    }
+    unseal_for(desk, claim.mer_no, claim.request.id, field, sealed)
+}
+
+/// Whether `desk`'s team profile names where `opened` goes (review r9 R9-4).
+pub(crate) fn desk_opens(desk: &crate::desk::Desk, opened: &Opened) -> bool {
+    desk.profile.team.as_ref().map(Opened::of).as_ref() == Some(opened)
+}
+
+impl TeamMember {
+    /// Whether this member's connection goes where `desk`'s team profile says (its
+    /// server, database and member): only then do its claims open that desk (review r9
+    /// R9-4). A connection given to [`TeamMember::on`] is no desk's.
+    pub fn is_desks_team(&self, desk: &crate::desk::Desk) -> bool {
+        self.claims.as_ref().is_some_and(|o| desk_opens(desk, o))
+    }
+}
+
+/// [`unseal_for_team`] for request `request` claimed for merchant `mer_no` (the desk's
+/// own check of a row's account within its scope, review r9 R9-3).
+pub(crate) fn unseal_for(
+    desk: &crate::desk::Desk,
+    mer_no: i64,
+    request: i64,
+    field: &str,
+    sealed: &str,
+) -> CoreResult<String> {
+    if mer_no != desk.profile.mer_no as i64 {
         return Err(CoreError::keyed(
             "merNo",
             format!(
-                "request {} was claimed for merchant {}, not this desk's {}: nothing opened",
-                claim.request.id, claim.mer_no, desk.profile.mer_no
+                "request {request} was claimed for merchant {mer_no}, not this desk's {}: nothing opened",
+                desk.profile.mer_no
             ),
             "teamClaimOtherMerchant",
             &[
-                ("request", claim.request.id.to_string()),
-                ("team", claim.mer_no.to_string()),
+                ("request", request.to_string()),
+                ("team", mer_no.to_string()),
                 ("desk", desk.profile.mer_no.to_string()),
             ],
         ));

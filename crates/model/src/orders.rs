@@ -144,6 +144,15 @@ pub struct OrderFilter {
 }
 
 impl OrderFilter {
+    /// Every order dated in `[from, to)` (UTC millis), nothing else filtered.
+    pub fn dated(from: i64, to: i64) -> Self {
+        OrderFilter {
+            from: Some(from),
+            to: Some(to),
+            ..OrderFilter::default()
+        }
+    }
+
     /// The `kind` column's values the filter asks for (`''`: not known); empty: any.
     pub fn kind_names(&self) -> Vec<&'static str> {
         let mut names: Vec<&'static str> = self.kinds.iter().map(|k| k.as_str()).collect();
@@ -275,6 +284,23 @@ pub struct StatementGroup {
     pub reserve_status: Option<i64>,
     pub count: i64,
     pub sums: GroupSums,
+}
+
+/// Orders of one state, kind, method, currency, reason and message, counted, their
+/// `sourceAmount` summed ([`OrderStore::failure_groups`]): what a failure breakdown
+/// (issue 36) is made of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailureGroup {
+    pub state: i64,
+    /// `None`: the journal does not know it.
+    pub kind: Option<OrderKind>,
+    pub method: String,
+    pub currency: String,
+    /// `refusalPayReason` ("" when none was given).
+    pub reason: String,
+    pub message: String,
+    pub count: i64,
+    pub amount: Decimal,
 }
 
 /// The sums of a group's amounts (a field the gateway left out counts as zero).

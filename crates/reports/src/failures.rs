@@ -21,9 +21,12 @@
 //! [`OrderFilter`] of exactly the orders behind it (the Orders screen opens it), `None`
 //! when it counts none.
 //!
-//! The orders are read through [`OrderStore::for_each`] over the period's filter, which
-//! each store backend renders in its dialect (SQLite on a desk, PostgreSQL on a team's
-//! read model), and added up here, so both give the same figures.
+//! The orders are read a day of the zone at a time as groups of the same state, kind,
+//! method, currency, reason and message ([`OrderStore::failure_groups_by_day`]: the
+//! SQLite cache keeps each day's groups until one of its orders changes); a backend
+//! that keeps no days (a team's PostgreSQL read model) is read through
+//! [`OrderStore::for_each`] over the whole period. Both are added up here, so both give
+//! the same figures.
 
 use std::collections::BTreeMap;
 
@@ -194,6 +197,9 @@ struct Row {
     day: String,
     reason: String,
     message: String,
+    /// How many orders (a day's group of them) the row stands for.
+    count: i64,
+    /// Their `sourceAmount`, summed.
     amount: Decimal,
 }
 
@@ -206,9 +212,9 @@ struct Acc {
 
 impl Acc {
     fn add(&mut self, r: &Row) -> CoreResult<()> {
-        self.count += 1;
+        self.count += r.count;
         let e = self.by_currency.entry(r.currency.clone()).or_default();
-        e.0 += 1;
+        e.0 += r.count;
         e.1 =
             e.1.checked_add(r.amount)
                 .ok_or_else(|| CoreError::internal("a failure sum beyond 7.9 x 10^28"))?;
@@ -363,27 +369,58 @@ impl Breakdown {
             descending: false,
             ..OrderFilter::default()
         };
+        // Read a day at a time (the zone's days, the first and last cut to the period),
+        // which the cache keeps: a month is read from its days' groups, not its orders.
+        let zone_days = days(period, zone);
+        let ranges: Vec<(i64, i64)> = zone_days.iter().map(|(_, f, t)| (*f, *t)).collect();
         let mut rows: Vec<Row> = Vec::new();
-        orders.for_each(&base, &mut |o| {
-            let meaning = dict.meaning(StateField::OrderState, &o.state.to_string());
-            let amount = o
-                .source_amount
-                .trim()
-                .parse::<Decimal>()
-                .map_err(|e| CoreError::storage(format!("orders.source_amount: {e}")))?;
-            rows.push(Row {
-                outcome: Outcome::of(meaning),
-                state: o.state,
-                kind: o.kind,
-                method: o.method.clone(),
-                currency: o.currency.clone(),
-                day: zone.day_of(o.created_at),
-                reason: o.refusal_pay_reason.clone(),
-                message: o.message.clone(),
-                amount,
-            });
-            Ok(())
-        })?;
+        let covered = orders.keeps_report_days()
+            && ranges.first().map(|r| r.0) == Some(period.from)
+            && ranges.last().map(|r| r.1) == Some(period.to)
+            && ranges.windows(2).all(|w| w[0].1 == w[1].0);
+        if covered {
+            for ((day, _, _), groups) in
+                zone_days.iter().zip(orders.failure_groups_by_day(&ranges)?)
+            {
+                for g in groups {
+                    let meaning = dict.meaning(StateField::OrderState, &g.state.to_string());
+                    rows.push(Row {
+                        outcome: Outcome::of(meaning),
+                        state: g.state,
+                        kind: g.kind,
+                        method: g.method,
+                        currency: g.currency,
+                        day: day.clone(),
+                        reason: g.reason,
+                        message: g.message,
+                        count: g.count,
+                        amount: g.amount,
+                    });
+                }
+            }
+        } else {
+            orders.for_each(&base, &mut |o| {
+                let meaning = dict.meaning(StateField::OrderState, &o.state.to_string());
+                let amount = o
+                    .source_amount
+                    .trim()
+                    .parse::<Decimal>()
+                    .map_err(|e| CoreError::storage(format!("orders.source_amount: {e}")))?;
+                rows.push(Row {
+                    outcome: Outcome::of(meaning),
+                    state: o.state,
+                    kind: o.kind,
+                    method: o.method.clone(),
+                    currency: o.currency.clone(),
+                    day: zone.day_of(o.created_at),
+                    reason: o.refusal_pay_reason.clone(),
+                    message: o.message.clone(),
+                    count: 1,
+                    amount,
+                });
+                Ok(())
+            })?;
+        }
         let states = States::new(dict, rows.iter().map(|r| (r.state, r.outcome)));
         let mut all = LineAcc::default();
         let mut kinds: BTreeMap<Option<&'static str>, LineAcc> = BTreeMap::new();
@@ -406,9 +443,9 @@ impl Breakdown {
                     .or_default();
                 e.0.add(r)?;
                 if r.outcome == Outcome::Failed {
-                    e.1 += 1;
+                    e.1 += r.count;
                 } else {
-                    e.2 += 1;
+                    e.2 += r.count;
                 }
             }
         }

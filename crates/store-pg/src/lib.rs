@@ -681,6 +681,7 @@ pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
     team_migration!("0037_review_r8"),
     team_migration!("0038_review_r8b"),
     team_migration!("0039_review_r8c"),
+    team_migration!("0040_review_r9"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.

@@ -189,28 +189,76 @@ pub(super) fn append(
 /// row's seal (keyed from `anchor.first_keyed`), the database's head record, and the
 /// keyring's `anchor` (count and last hash: nothing cut from the end).
 fn verify(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
+    // The whole chain's check always answers.
+    verify_from(conn, key, anchor, None)?
+        .ok_or_else(|| CoreError::internal("the audit chain was not checked"))
+}
+
+/// The whole chain's check (`since` `None`), or the check of the rows after `since`
+/// (`None` when its row is not there with its hash).
+fn verify_from(
+    conn: &Connection,
+    key: &[u8],
+    anchor: Option<&Anchor>,
+    since: Option<(i64, &str)>,
+) -> CoreResult<Option<ChainCheck>> {
     if !conn.is_autocommit() {
         // Inside the caller's transaction: its snapshot already.
-        return verify_in(conn, key, anchor);
+        return verify_in(conn, key, anchor, since);
     }
     // One read transaction: the rows and the head record from the same snapshot, even
     // while another desk appends.
     let tx = conn.unchecked_transaction().db()?;
-    let check = verify_in(&tx, key, anchor)?;
+    let check = verify_in(&tx, key, anchor, since)?;
     tx.finish().db()?;
     Ok(check)
 }
 
-fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
-    let mut stmt = conn.prepare(
-        "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log ORDER BY id",
-    ).db()?;
-    let mut rows = stmt.query([]).db()?;
-    let first_keyed = anchor.map(|a| a.first_keyed);
+fn verify_in(
+    conn: &Connection,
+    key: &[u8],
+    anchor: Option<&Anchor>,
+    since: Option<(i64, &str)>,
+) -> CoreResult<Option<ChainCheck>> {
     let mut prev = GENESIS.to_string();
     let mut expected_id = 1;
     let mut n = 0;
     let mut anchored_hash = None;
+    if let Some((id, hash)) = since {
+        // The row checked before, still there with the hash it was checked with: the
+        // chain up to it is taken as checked (ids 1 to `id`, as the check found them).
+        let kept: Option<String> = conn
+            .query_row("SELECT hash FROM audit_log WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .db()?;
+        match kept {
+            Some(h) if id >= 1 && same(&h, hash) => {
+                prev = h;
+                expected_id = id + 1;
+                n = id;
+            }
+            _ => return Ok(None),
+        }
+        if let Some(a) = anchor
+            && a.last_id <= id
+        {
+            anchored_hash = conn
+                .query_row(
+                    "SELECT hash FROM audit_log WHERE id = ?1",
+                    [a.last_id],
+                    |r| r.get::<_, String>(0),
+                )
+                .optional()
+                .db()?;
+        }
+    }
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, at, profile, operator, operation, identifiers, result, latency_ms, prev_hash, hash FROM audit_log WHERE id >= ?1 ORDER BY id",
+    ).db()?;
+    let mut rows = stmt.query([expected_id]).db()?;
+    let first_keyed = anchor.map(|a| a.first_keyed);
     let mut check = ChainCheck {
         rows: 0,
         ok: true,
@@ -231,27 +279,27 @@ fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResu
         let e = row_entry(r).db()?;
         n += 1;
         if e.id != expected_id {
-            return Ok(broken(
+            return Ok(Some(broken(
                 check,
                 expected_id,
                 n,
                 format!("row {expected_id} is missing"),
-            ));
+            )));
         }
         if e.prev_hash != prev {
-            return Ok(broken(
+            return Ok(Some(broken(
                 check,
                 e.id,
                 n,
                 format!("row {} does not follow the row before it", e.id),
-            ));
+            )));
         }
         // From the first keyed row on, only the keyed seal counts; before it, a row may
         // be an older plain one (or keyed, written while another desk started the key).
         let sealed = same(&keyed_hash(key, &prev, &e), &e.hash)
             || (first_keyed.is_none_or(|k| e.id < k) && same(&plain_hash(&prev, &e), &e.hash));
         if !sealed {
-            return Ok(broken(
+            return Ok(Some(broken(
                 check,
                 e.id,
                 n,
@@ -259,7 +307,7 @@ fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResu
                     "row {} was changed after it was written (its seal does not match)",
                     e.id
                 ),
-            ));
+            )));
         }
         if anchor.is_some_and(|a| a.last_id == e.id) {
             anchored_hash = Some(e.hash.clone());
@@ -269,7 +317,7 @@ fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResu
     }
     if let Some(a) = anchor {
         if n < a.count {
-            return Ok(broken(
+            return Ok(Some(broken(
                 check,
                 n + 1,
                 n,
@@ -279,18 +327,18 @@ fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResu
                     n + 1,
                     a.last_id
                 ),
-            ));
+            )));
         }
         if anchored_hash
             .as_deref()
             .is_none_or(|h| !same(h, &a.last_hash))
         {
-            return Ok(broken(
+            return Ok(Some(broken(
                 check,
                 a.last_id,
                 n,
                 format!("row {} is not the row the keyring recorded", a.last_id),
-            ));
+            )));
         }
     }
     match db_head(conn)? {
@@ -306,17 +354,17 @@ fn verify_in(conn: &Connection, key: &[u8], anchor: Option<&Anchor>) -> CoreResu
                     expected_id - 1
                 ),
             );
-            Ok(check)
+            Ok(Some(check))
         }
-        None if n > 0 => Ok(broken(
+        None if n > 0 => Ok(Some(broken(
             check,
             1,
             n,
             "the chain's head record is missing".into(),
-        )),
+        ))),
         _ => {
             check.rows = n;
-            Ok(check)
+            Ok(Some(check))
         }
     }
 }
@@ -471,6 +519,16 @@ impl<C: Deref<Target = Connection>> AuditStore for AuditLog<C> {
 
     fn verify(&self, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck> {
         verify(&self.conn, key, anchor)
+    }
+
+    fn verify_since(
+        &self,
+        key: &[u8],
+        anchor: Option<&Anchor>,
+        since_id: i64,
+        since_hash: &str,
+    ) -> CoreResult<Option<ChainCheck>> {
+        verify_from(&self.conn, key, anchor, Some((since_id, since_hash)))
     }
 
     fn list(&self, f: &AuditFilter) -> CoreResult<Vec<AuditEntry>> {

@@ -19,6 +19,7 @@ use crate::Db;
 use paydesk_store::dialect::{MOVED, SortSql, list_column};
 use paydesk_store::error::CoreResult;
 
+mod report_days;
 mod statement;
 mod write;
 
@@ -412,6 +413,24 @@ impl<C: Deref<Target = Connection>> OrderStore for Orders<C> {
     fn statement_groups(&self, filter: &OrderFilter) -> CoreResult<Vec<StatementGroup>> {
         let (clause, args) = filter.clause()?;
         statement::groups(&self.conn, &clause, &args)
+    }
+
+    fn keeps_report_days(&self) -> bool {
+        true
+    }
+
+    fn statement_groups_by_day(&self, days: &[(i64, i64)]) -> CoreResult<Vec<Vec<StatementGroup>>> {
+        report_days::groups(&self.conn, report_days::STATEMENT, days, |from, to| {
+            let (clause, args) = OrderFilter::dated(from, to).clause()?;
+            statement::groups(&self.conn, &clause, &args)
+        })
+    }
+
+    fn failure_groups_by_day(&self, days: &[(i64, i64)]) -> CoreResult<Vec<Vec<FailureGroup>>> {
+        report_days::groups(&self.conn, report_days::FAILURES, days, |from, to| {
+            let (clause, args) = OrderFilter::dated(from, to).clause()?;
+            statement::failure_groups(&self.conn, &clause, &args)
+        })
     }
 }
 

@@ -41,6 +41,23 @@ pub trait AuditStore {
     /// keyring's `anchor` (count and last hash: nothing cut from the end).
     fn verify(&self, key: &[u8], anchor: Option<&Anchor>) -> CoreResult<ChainCheck>;
 
+    /// The rows after `since` (a row an earlier check found sealed: its id and hash)
+    /// checked as [`AuditStore::verify`] checks every row, and the rest of what it
+    /// checks (the keyring's anchor, the head record); the rows up to `since` are not
+    /// read again. `None` when this log cannot check so (the row `since` names is not
+    /// there with that hash, or the backend checks only the whole chain): then only the
+    /// whole chain's check says anything. A row changed at or before `since` after it
+    /// was checked is found by the whole chain's check, not by this one.
+    fn verify_since(
+        &self,
+        _key: &[u8],
+        _anchor: Option<&Anchor>,
+        _since_id: i64,
+        _since_hash: &str,
+    ) -> CoreResult<Option<ChainCheck>> {
+        Ok(None)
+    }
+
     /// [`AuditLog::verify`], and an entry the desk could not write (the keyring's
     /// `audit-alert`) makes the log broken from that point: it is incomplete
     /// ([`ChainCheck::with_alert`]; the same on every backend).

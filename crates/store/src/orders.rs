@@ -111,6 +111,32 @@ pub trait OrderStore {
     /// currency, kind, state, settlement and reserve status (a few hundred groups at most,
     /// however many orders), counted and summed in the database.
     fn statement_groups(&self, filter: &OrderFilter) -> CoreResult<Vec<StatementGroup>>;
+
+    /// Whether this backend keeps reports' sums per day
+    /// ([`OrderStore::statement_groups_by_day`]): a report then reads a period a day at a
+    /// time; otherwise it reads the period at once (one query), as it always did.
+    fn keeps_report_days(&self) -> bool {
+        false
+    }
+
+    /// [`OrderStore::statement_groups`] of the orders dated in each of `days` (each
+    /// `[from, to)`), every currency: one list per day, in `days`' order. A backend may
+    /// keep them (the SQLite cache keeps each day of at most 26 hours until an order in
+    /// it changes); this default sums each day from its orders.
+    fn statement_groups_by_day(&self, days: &[(i64, i64)]) -> CoreResult<Vec<Vec<StatementGroup>>> {
+        days.iter()
+            .map(|&(from, to)| self.statement_groups(&OrderFilter::dated(from, to)))
+            .collect()
+    }
+
+    /// The [`FailureGroup`]s of the orders dated in each of `days` (each `[from, to)`):
+    /// one list per day, in `days`' order. A backend may keep them, as
+    /// [`OrderStore::statement_groups_by_day`]; this default reads each day's orders.
+    fn failure_groups_by_day(&self, days: &[(i64, i64)]) -> CoreResult<Vec<Vec<FailureGroup>>> {
+        days.iter()
+            .map(|&(from, to)| failure_groups(self, from, to))
+            .collect()
+    }
     /// A page of `limit` rows from `offset` (at most 1,000).
     fn query(&self, filter: &OrderFilter, offset: i64, limit: i64) -> CoreResult<OrderPage>;
 
@@ -135,4 +161,56 @@ pub trait OrderStore {
     fn upsert(&self, mer_no: u64, rows: &[Upsert<'_>]) -> CoreResult<usize> {
         self.upsert_at(mer_no, rows, crate::now_ms())
     }
+}
+
+/// The [`FailureGroup`]s of the orders `orders` dates in `[from, to)`, read from its
+/// rows ([`OrderStore::for_each`]) and summed exactly.
+pub fn failure_groups<S: OrderStore + ?Sized>(
+    orders: &S,
+    from: i64,
+    to: i64,
+) -> CoreResult<Vec<FailureGroup>> {
+    type Key = (i64, Option<OrderKind>, String, String, String, String);
+    let mut index: std::collections::HashMap<Key, usize> = Default::default();
+    let mut out: Vec<FailureGroup> = Vec::new();
+    orders.for_each(&OrderFilter::dated(from, to), &mut |o| {
+        let amount = o
+            .source_amount
+            .trim()
+            .parse::<rust_decimal::Decimal>()
+            .map_err(|e| crate::error::CoreError::storage(format!("orders.source_amount: {e}")))?;
+        let key = (
+            o.state,
+            o.kind,
+            o.method.clone(),
+            o.currency.clone(),
+            o.refusal_pay_reason.clone(),
+            o.message.clone(),
+        );
+        let at = match index.get(&key) {
+            Some(&at) => at,
+            None => {
+                out.push(FailureGroup {
+                    state: o.state,
+                    kind: o.kind,
+                    method: key.2.clone(),
+                    currency: key.3.clone(),
+                    reason: key.4.clone(),
+                    message: key.5.clone(),
+                    count: 0,
+                    amount: rust_decimal::Decimal::ZERO,
+                });
+                index.insert(key, out.len() - 1);
+                out.len() - 1
+            }
+        };
+        let g = &mut out[at];
+        g.count += 1;
+        g.amount = g
+            .amount
+            .checked_add(amount)
+            .ok_or_else(|| crate::error::CoreError::internal("a failure sum beyond 7.9 x 10^28"))?;
+        Ok(())
+    })?;
+    Ok(out)
 }

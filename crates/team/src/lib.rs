@@ -996,6 +996,19 @@ async fn execute_next_beating(
             ],
         ));
     }
+    // Review r9 R9-4: the team is the desk's own (its profile's server, database and
+    // member), never another database of the same merchant (a staging team's, a copy).
+    if !team.is_desks_team(desk) {
+        return Err(CoreError::keyed(
+            "team",
+            format!(
+                "this team connection is not the one desk {}'s profile names: its worker executes only its own team's requests",
+                desk.profile.name
+            ),
+            "signerTeamDatabase",
+            &[("profile", desk.profile.name.clone())],
+        ));
+    }
     // A desk that found the team's history rewritten when it connected sends nothing for
     // the team: the rules it would act on may have been rewritten with it.
     // Checked again each round: history cut after the desk connected is seen here.
@@ -2166,6 +2179,193 @@ mod review_r8_claim {
             assert_eq!(status.trim(), "accepted");
             // Paid once: nothing went again.
             assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R8-8"), 1);
+        });
+    }
+
+    /// Review r9 R9-5: a row already final (here failed, as a row held beyond the balance
+    /// or over a limit is, with nothing journaled) opens nothing: not from a later claim
+    /// of its request, which holds the row as final (the desk refuses it, naming the
+    /// rule), and not from the claim taken before it failed (the team's database refuses
+    /// its payout journaled under a row no longer open, schema 0040). Nothing is
+    /// journaled or sent either way.
+    #[test]
+    fn a_row_already_final_is_paid_by_no_claim() {
+        block_on(async {
+            let w = world().await;
+            let id = approved(&w.pg, "T-R9-5", "100");
+            let sam = Team::of(&w.desk).unwrap().unwrap();
+            let first = sam.claim_next(30).unwrap().unwrap();
+            let open_row = first.rows()[0].clone();
+            assert_eq!((first.id, open_row.state), (id, RowState::Waiting));
+            // The worker's own outcome for it, and the request given back.
+            sam.tables()
+                .row_outcome(
+                    id,
+                    1,
+                    RowState::Failed,
+                    None,
+                    Some("held: beyond the balance"),
+                )
+                .unwrap();
+            sam.tables()
+                .finish(id, false, "0 accepted, 1 failed")
+                .unwrap();
+            let again = sam.claim_next(0).unwrap().unwrap();
+            let final_row = again.rows()[0].clone();
+            assert_eq!((again.id, final_row.state), (id, RowState::Failed));
+            let (journal_before, gateway_before) =
+                (journaled(&w.pg), payouts_at_gateway(&w.running));
+            let form = clabe_payout("T-R9-5", "100", "MXN");
+            refused(
+                executing_approved(&again, &final_row, w.desk.money().payout(&form))
+                    .await
+                    .0,
+                "a row final when its request was claimed",
+            );
+            match executing_approved(&first, &open_row, w.desk.money().payout(&form))
+                .await
+                .0
+            {
+                Err(e) => assert!(
+                    e.to_string().contains("not a row of an approved request"),
+                    "the database's refusal: {e}"
+                ),
+                Ok(r) => panic!("a row failed since its claim was paid: {r:?}"),
+            }
+            assert_eq!(journaled(&w.pg), journal_before, "nothing journaled");
+            assert_eq!(payouts_at_gateway(&w.running), gateway_before);
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-5"), 0);
+        });
+    }
+
+    /// Review r9 R9-3: within a CLABE row's scope, the row's number, amount and currency
+    /// sent as a card payout (`v1.payout`, to any card), or as `v2.payout` to the row's
+    /// CLABE with a card number besides, are refused by the desk, naming the rule, before
+    /// anything is journaled or sent; the row as approved still pays.
+    #[test]
+    fn a_claim_sends_its_row_only_as_its_operation_to_its_account() {
+        block_on(async {
+            let w = world().await;
+            let id = approved(&w.pg, "T-R9-3", "100");
+            let sam = Team::of(&w.desk).unwrap().unwrap();
+            let claim = sam.claim_next(30).unwrap().unwrap();
+            assert_eq!(claim.id, id);
+            let row = claim.rows()[0].clone();
+            let (journal_before, gateway_before) =
+                (journaled(&w.pg), payouts_at_gateway(&w.running));
+            let card = PayoutForm {
+                card_no: "4111111111111111".into(),
+                first_name: "Ana".into(),
+                last_name: "Lopez".into(),
+                ..PayoutForm::new(PayoutKind::Card, "T-R9-3", "100", "MXN")
+            };
+            refused(
+                executing_approved(&claim, &row, w.desk.money().payout(&card))
+                    .await
+                    .0,
+                "a card payout under a CLABE row",
+            );
+            let filler = Filler {
+                mer_no: MER,
+                notify_url: "https://signer.invalid/notify",
+                requester_ip: &w.desk.conventions().requester_ip,
+            };
+            let PayoutOp::Clabe(mut op) =
+                clabe_payout("T-R9-3", "100", "MXN").build(&filler).unwrap()
+            else {
+                panic!("a CLABE form builds a v2 payout")
+            };
+            op.card_no = "4111111111111111".into();
+            refused(
+                executing_approved(&claim, &row, w.desk.money().payout_clabe(op))
+                    .await
+                    .0,
+                "a v2 payout to the row's CLABE with a card number",
+            );
+            assert_eq!(journaled(&w.pg), journal_before, "nothing journaled");
+            assert_eq!(payouts_at_gateway(&w.running), gateway_before);
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-3"), 0);
+            let paid = executing_approved(
+                &claim,
+                &row,
+                w.desk.money().payout(&clabe_payout("T-R9-3", "100", "MXN")),
+            )
+            .await
+            .0
+            .unwrap();
+            assert_eq!(paid.entry.status, Status::Accepted);
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-3"), 1);
+        });
+    }
+
+    /// Review r9 R9-4: a team of the same merchant on another database (a second scratch
+    /// server here: a copy, a staging team, one of the caller's own), connected to with
+    /// `Team::connect`, pays nothing through the real desk: its worker refuses it before
+    /// claiming, and a claim taken there opens no scope of the desk (refused by the desk,
+    /// naming the rule, before anything is journaled or sent). The desk's own team still
+    /// pays, through a connection of its own (as the app's worker opens one).
+    #[test]
+    fn a_claim_on_another_database_pays_nothing_through_the_desk() {
+        block_on(async {
+            let w = world().await;
+            let other = TestPg::start().unwrap();
+            other.create_database(DB).unwrap();
+            let owner = cfg(&other, other.owner());
+            paydesk_core::store::team::init(&owner, other.owner_password(), MER as i64).unwrap();
+            Team::connect(&owner, other.owner_password())
+                .unwrap()
+                .add_member("alice", TeamRole::Admin, PASSWORD)
+                .unwrap();
+            for (name, role) in [
+                ("mark", TeamRole::Maker),
+                ("ann", TeamRole::Approver),
+                ("sam", TeamRole::Signer),
+            ] {
+                member(&other, "alice")
+                    .add_member(name, role, PASSWORD)
+                    .unwrap();
+            }
+            let made = member(&other, "mark")
+                .request_payout(&clabe_payout("T-R9-4", "100", "MXN"))
+                .unwrap();
+            // Approved there (when its default asks an approval at all).
+            let _ = member(&other, "ann").approve(made.id);
+            let fake = member(&other, "sam");
+            assert_eq!(fake.mer_no(), MER as i64);
+            match execute_next(&w.desk, &fake).await {
+                Err(CoreError::Validation { rule, .. }) => {
+                    assert_eq!(
+                        rule.key.as_deref(),
+                        Some("signerTeamDatabase"),
+                        "{}",
+                        rule.text
+                    )
+                }
+                other => panic!("another database's worker round: {other:?}"),
+            }
+            let claim = fake.claim_next(30).unwrap().unwrap();
+            assert_eq!(claim.id, made.id);
+            let row = claim.rows()[0].clone();
+            refused(
+                executing_approved(
+                    &claim,
+                    &row,
+                    w.desk.money().payout(&clabe_payout("T-R9-4", "100", "MXN")),
+                )
+                .await
+                .0,
+                "a claim on another database",
+            );
+            assert_eq!(journaled(&w.pg), 0, "nothing journaled");
+            assert_eq!(payouts_at_gateway(&w.running), 0);
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-4"), 0);
+            // The desk's own team, on a connection of its own to the profile's database.
+            let id = approved(&w.pg, "T-R9-4B", "100");
+            let own = member(&w.pg, "sam");
+            assert!(own.is_desks_team(&w.desk));
+            let done = execute_next(&w.desk, &own).await.unwrap().unwrap();
+            assert_eq!((done.request, done.accepted), (id, 1), "{done:?}");
+            assert_eq!(w.running.sandbox.orders_numbered(MER, "T-R9-4B"), 1);
         });
     }
 }

@@ -412,6 +412,10 @@ pub(crate) struct ApprovedRow {
     /// The CLABE a typed-account payout row goes to, as its form holds it (`None` for a
     /// payee of the team's book, whose account is sealed, and for any other row).
     pub(crate) clabe: Option<String>,
+    /// The request's operation (`payout`, `payin`, `top_up`, `withdraw`) and the row's
+    /// form as claimed: the wire operation and the account the row pays (review r9 R9-3).
+    pub(crate) operation: String,
+    pub(crate) form: Value,
 }
 
 /// What a signer's worker executes (see [`Desk::approved_if_team`]): the claimed
@@ -421,6 +425,8 @@ pub(crate) struct ApprovedRow {
 pub(crate) struct ApprovedScope {
     pub(crate) request: i64,
     pub(crate) mer_no: i64,
+    /// Where the claim was taken (review r9 R9-4: only this desk's team opens it).
+    pub(crate) opened: crate::team_member::Opened,
     pub(crate) row: Option<ApprovedRow>,
     /// The entries (id, code) this desk recorded refused on the gateway's answer within
     /// the scope (review r8 R8-8: a refusal the worker saw, not one found in the journal).
@@ -531,19 +537,35 @@ impl Desk {
             _ => String::new(),
         };
         let (amount, currency) = (text(amount_key), text(currency_key));
+        // Review r9 R9-3: the operation and the account, for the claimed row named (of
+        // this desk's merchant).
+        let op_account = scope
+            .row
+            .as_ref()
+            .filter(|r| {
+                r.mer_order_no == mer_order_no
+                    && scope.mer_no == self.profile.mer_no as i64
+                    && crate::team_member::desk_opens(self, &scope.opened)
+            })
+            .and_then(|r| self.row_op_and_account::<O>(scope.request, scope.mer_no, r, body));
         let why = match &scope.row {
             _ if scope.mer_no != self.profile.mer_no as i64 => format!(
                 "request {} was claimed for merchant {}, not this desk's {}",
                 scope.request, scope.mer_no, self.profile.mer_no
             ),
+            _ if !crate::team_member::desk_opens(self, &scope.opened) => format!(
+                "request {} was claimed on {}, not on this desk's team",
+                scope.request, scope.opened
+            ),
             None => format!(
-                "the row named is not one of request {}'s as it was claimed",
+                "the row named is not one of request {}'s still open (waiting or unknown) when it was claimed",
                 scope.request
             ),
             Some(row) if row.mer_order_no != mer_order_no => format!(
                 "{mer_order_no} is not the number of the claimed row {} of request {}",
                 row.mer_order_no, scope.request
             ),
+            Some(_) if op_account.is_some() => op_account.clone().unwrap_or_default(),
             Some(ApprovedRow {
                 clabe: Some(clabe), ..
             }) if O::NAME == wire::V2Payout::NAME && text("clabe").trim() != clabe.trim() => {
@@ -578,6 +600,105 @@ impl Desk {
             "teamApprovedRow",
             &[("request", scope.request.to_string()), ("why", why.clone())],
         ))
+    }
+
+    /// Review r9 R9-3: what a claimed row's scope sends is the row's operation (a CLABE
+    /// payout row's `v2.payout`, a card payout row's `v1.payout`, a payin row's payment, a
+    /// top-up's or a withdrawal's card move), and a payout goes to the row's account (its
+    /// typed CLABE, its sealed card number, or its payee's sealed account, each resolved
+    /// here from the row as claimed, not taken from the caller), with no other account
+    /// field set. Why not, or `None`.
+    fn row_op_and_account<O: Operation>(
+        &self,
+        request: i64,
+        mer_no: i64,
+        row: &ApprovedRow,
+        body: &Value,
+    ) -> Option<String> {
+        use crate::forms::PayoutKind;
+        let kind = row
+            .form
+            .get("kind")
+            .and_then(|k| serde_json::from_value::<PayoutKind>(k.clone()).ok());
+        let want: &[&str] = match (row.operation.as_str(), kind) {
+            ("payout", Some(PayoutKind::Clabe)) => &[wire::V2Payout::NAME],
+            ("payout", Some(PayoutKind::Card)) => &[wire::V1CardPayout::NAME],
+            ("payin", _) => &[
+                wire::V2Payment::NAME,
+                wire::V1Payment::NAME,
+                wire::V1VnBankPayment::NAME,
+            ],
+            ("top_up", _) => &[wire::V2CardTopUp::NAME],
+            ("withdraw", _) => &[wire::V1CardWithdraw::NAME],
+            _ => &[],
+        };
+        if !want.contains(&O::NAME) {
+            return Some(format!(
+                "{} is not how row {} of request {request} ({} {}) is sent",
+                O::NAME,
+                row.mer_order_no,
+                row.operation,
+                row.form.get("kind").and_then(Value::as_str).unwrap_or("")
+            ));
+        }
+        let kind = kind.filter(|_| row.operation == "payout")?;
+        let account = |key: &str| {
+            crate::beneficiaries::normalized_account(
+                body.get(key).and_then(Value::as_str).unwrap_or(""),
+            )
+        };
+        let (key, other) = match kind {
+            PayoutKind::Clabe => ("clabe", "cardNo"),
+            PayoutKind::Card => ("cardNo", "clabe"),
+        };
+        let approved = match self.row_account(request, mer_no, row, kind) {
+            Ok(a) => crate::beneficiaries::normalized_account(&a),
+            Err(why) => return Some(why),
+        };
+        (approved.is_empty() || account(key) != approved || !account(other).is_empty()).then(|| {
+            format!(
+                "the account is not the one row {} of request {request} was approved for",
+                row.mer_order_no
+            )
+        })
+    }
+
+    /// The account a claimed payout row pays, resolved from the row as claimed: its
+    /// payee's sealed account (checked as the worker checks it, `payee_to_send`), its
+    /// sealed card number, or its typed CLABE.
+    fn row_account(
+        &self,
+        request: i64,
+        mer_no: i64,
+        row: &ApprovedRow,
+        kind: crate::forms::PayoutKind,
+    ) -> Result<String, String> {
+        use crate::team_member::{CARD_NO, PAYEE_ID, PAYEE_SHA256, SEALED_CARD_NO};
+        let form = &row.form;
+        if form.get(PAYEE_ID).is_some() || form.get(PAYEE_SHA256).is_some() {
+            let team = self
+                .team()
+                .map_err(|e| format!("the team's book could not be read ({e})"))?
+                .ok_or_else(|| "this desk has no team".to_string())?;
+            return crate::team_member::payee_of_row(self, &team, mer_no, request, form, kind)?
+                .map(|(_, account)| account)
+                .ok_or_else(|| "the row names no payee".to_string());
+        }
+        match kind {
+            crate::forms::PayoutKind::Clabe => Ok(form
+                .get("clabe")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()),
+            crate::forms::PayoutKind::Card => {
+                let sealed = form
+                    .get(SEALED_CARD_NO)
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| "the row carries no sealed card number".to_string())?;
+                crate::team_member::unseal_for(self, mer_no, request, CARD_NO, sealed)
+                    .map_err(|e| format!("the row's sealed card number does not open ({e})"))
+            }
+        }
     }
 
     /// The journal's entry under this merchant order number for an order of `kind`:
@@ -815,8 +936,14 @@ impl Desk {
             .team_db()
             .map(|link| {
                 // The desk's own connection: its member claims for the signer's worker.
-                crate::team_member::TeamMember::opened(link.clone(), true)
-                    .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
+                crate::team_member::TeamMember::opened(
+                    link.clone(),
+                    self.profile
+                        .team
+                        .as_ref()
+                        .map(crate::team_member::Opened::of),
+                )
+                .map(|t| t.pinning_seal_key(self.secrets.clone(), &self.profile.name))
             })
             .transpose()
     }

@@ -285,6 +285,19 @@ pub fn payee_to_send(
     form: &serde_json::Value,
     kind: PayoutKind,
 ) -> Result<Option<(PayeeRef, String)>, String> {
+    payee_of_row(desk, team, claim.mer_no, claim.request.id, form, kind)
+}
+
+/// [`payee_to_send`] for request `request` claimed for merchant `mer_no`: also the desk's
+/// own resolution of the account a payee's row pays, within its scope (review r9 R9-3).
+pub(crate) fn payee_of_row(
+    desk: &Desk,
+    team: &TeamMember,
+    mer_no: i64,
+    request: i64,
+    form: &serde_json::Value,
+    kind: PayoutKind,
+) -> Result<Option<(PayeeRef, String)>, String> {
     let (id, hash) = match (form.get(PAYEE_ID), form.get(PAYEE_SHA256)) {
         (None, None) => return Ok(None),
         (Some(id), Some(hash)) => (id.as_i64(), hash.as_str()),
@@ -326,9 +339,8 @@ pub fn payee_to_send(
             crate::beneficiaries::kind_name(kind)
         ));
     }
-    let account = crate::team_member::unseal_for_team(desk, claim, sealed_field(payee_kind),
-            &sealed,
-        )
+    let account =
+        crate::team_member::unseal_for(desk, mer_no, request, sealed_field(payee_kind), &sealed)
         .map_err(|e| {
             format!(
                 "the sealed account of payee {:?} cannot be opened with this signer's merchant key ({e}): nothing was sent",

@@ -94,3 +94,79 @@ async fn a_lost_audit_key_is_named_and_a_new_log_keeps_the_old_rows() {
     let kept_ids: Vec<i64> = kept.iter().map(|e| e.id).collect();
     assert_eq!(kept_ids, ids);
 }
+
+/// Activity's check of the audit chain (issue 34): the first reads the whole chain and
+/// the keyring keeps how far it was found sealed; later ones read only the rows after
+/// that, so an old row changed after it was checked is found by the whole chain's check:
+/// at once by `paydesk audit verify` (`audit_verify`), and by Activity's check the first
+/// time a day after the last whole one, and from then on at every check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn activitys_check_reads_the_newer_rows_and_the_whole_chain_once_a_day() {
+    let f = common::Fixture::new("acd").await;
+    let mut desk = f.desk().await;
+    let clock = std::sync::Arc::new(paydesk_core::clock::ShiftedClock::default());
+    desk.set_clock(clock.clone());
+    for c in ["USD", "MXN"] {
+        let _ = desk.money().balance(c).await;
+    }
+    assert!(f.secrets.audit_checked(&f.name).unwrap().is_none());
+    let c = desk.journal().audit_check().unwrap();
+    assert!(c.ok && c.rows >= 2, "{c:?}");
+    let kept = f.secrets.audit_checked(&f.name).unwrap().unwrap();
+    assert_eq!(
+        kept.last_id, c.rows,
+        "the keyring keeps how far the whole check went"
+    );
+
+    // An old row, already checked, is changed in the database; a newer row is added.
+    let db = rusqlite::Connection::open(f.home.database(&f.name)).unwrap();
+    db.execute("UPDATE audit_log SET result = 'forged' WHERE id = 1", [])
+        .unwrap();
+    let _ = desk.money().balance("USD").await;
+    let c = desk.journal().audit_check().unwrap();
+    assert!(
+        c.ok,
+        "Activity's check reads only the rows after row {}: {c:?}",
+        kept.last_id
+    );
+    assert!(f.secrets.audit_checked(&f.name).unwrap().unwrap().last_id > kept.last_id);
+
+    // A newer row changed: Activity's check finds it.
+    let newest: i64 = db
+        .query_row("SELECT MAX(id) FROM audit_log", [], |r| r.get(0))
+        .unwrap();
+    let _ = desk.money().balance("MXN").await;
+    db.execute(
+        "UPDATE audit_log SET result = 'forged' WHERE id = ?1",
+        [newest + 1],
+    )
+    .unwrap();
+    let c = desk.journal().audit_check().unwrap();
+    assert!(!c.ok, "{c:?}");
+    // It read the whole chain then (what it found broken after the row checked): the
+    // old row is where the chain breaks, and no later check starts from a checked row.
+    assert_eq!(c.broken_at, Some(1), "{c:?}");
+    assert!(f.secrets.audit_checked(&f.name).unwrap().is_none());
+
+    // The whole chain's check finds the old row at once.
+    let w = desk.journal().audit_verify().unwrap();
+    assert_eq!((w.ok, w.broken_at), (false, Some(1)), "{w:?}");
+}
+
+/// A day after the last whole check, Activity's check reads the whole chain again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn activitys_check_reads_the_whole_chain_a_day_after_the_last_whole_check() {
+    let f = common::Fixture::new("acw").await;
+    let mut desk = f.desk().await;
+    let clock = std::sync::Arc::new(paydesk_core::clock::ShiftedClock::default());
+    desk.set_clock(clock.clone());
+    let _ = desk.money().balance("USD").await;
+    assert!(desk.journal().audit_check().unwrap().ok);
+    let db = rusqlite::Connection::open(f.home.database(&f.name)).unwrap();
+    db.execute("UPDATE audit_log SET result = 'forged' WHERE id = 1", [])
+        .unwrap();
+    assert!(desk.journal().audit_check().unwrap().ok, "within the day");
+    clock.advance(std::time::Duration::from_secs(24 * 3600));
+    let c = desk.journal().audit_check().unwrap();
+    assert_eq!((c.ok, c.broken_at), (false, Some(1)), "{c:?}");
+}
