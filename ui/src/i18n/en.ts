@@ -2392,6 +2392,10 @@ export const en = {
       "a signer's worker sends of an approved request only its rows, each as approved: {{why}}; nothing journaled or sent",
     teamClaimForeignLink:
       "a request is claimed for the signer's worker only on a connection PayDesk opened itself",
+    teamClaimOtherDatabase:
+      "request {{request}} was claimed on another team database than this desk's: nothing opened",
+    signerTeamDatabase:
+      "this team connection is not the one the profile {{profile}} names: its worker executes only its own team's requests",
     teamClaimOtherMerchant:
       "request {{request}} was claimed for merchant {{team}}, not this desk's {{desk}}: nothing opened",
     notifyAtDeskCli:

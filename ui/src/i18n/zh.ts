@@ -2199,6 +2199,9 @@ export const zh: Catalogue = {
     teamApprovedRow:
       "签署人的工作进程只发送已批准申请中的各行，且须与批准时一致：{{why}}；未记入日志，也未发送",
     teamClaimForeignLink: "只有在 PayDesk 自己打开的连接上，才能为签署人的工作进程认领申请",
+    teamClaimOtherDatabase:
+      "申请 {{request}} 是在另一个团队数据库上认领的，不是本工作台的团队数据库：未打开任何内容",
+    signerTeamDatabase: "此团队连接不是配置 {{profile}} 指定的连接：其工作进程只执行本团队的申请",
     teamClaimOtherMerchant:
       "申请 {{request}} 是为商户 {{team}} 认领的，不是本工作台的 {{desk}}：未打开任何内容",
     notifyAtDeskCli:
