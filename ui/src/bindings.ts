@@ -205,7 +205,12 @@ export const commands = {
 	scheduleRunsSeen: (ids: number[]) => typedError<null, CoreError_Serialize>(__TAURI_INVOKE("schedule_runs_seen", { ids })),
 	/**  The newest entries matching the filter (500 unless the filter says otherwise). */
 	auditList: (filter: AuditFilter_Deserialize) => typedError<AuditEntry_Serialize[], CoreError_Serialize>(__TAURI_INVOKE("audit_list", { filter })),
-	/**  Walks the whole chain: every row's hash covers its content and the previous hash. */
+	/**
+	 *  The chain's check: every row's hash covers its content and the previous hash. The
+	 *  rows after the last one found sealed (the keyring keeps how far), and the whole chain
+	 *  once a day or when that row changed (`Journal::audit_check`; the CLI's `paydesk audit
+	 *  verify` always reads the whole chain).
+	 */
 	auditVerify: () => typedError<ChainCheck_Serialize, CoreError_Serialize>(__TAURI_INVOKE("audit_verify")),
 	/**
 	 *  Writes every entry matching the filter to a CSV file; answers with the row count.
