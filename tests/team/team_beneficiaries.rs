@@ -411,7 +411,7 @@ fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
     // it undone: 0033 adds an index, 0034 a trigger, 0035 a trigger and a function, 0036
     // a trigger and two columns, 0037 restates 0035's function, 0038 two columns and
     // three functions and replaces 0035's void, 0039 a trigger and two functions and
-    // restates 0022's lock; its view and
+    // restates 0022's lock, 0041 a trigger, its function and two columns; its view and
     // function are replaced as they are).
     let later: usize = pg
         .psql_owner(
@@ -424,7 +424,10 @@ fn a_team_upgrade_waits_a_bounded_time_for_a_members_open_read_and_names_it() {
         .unwrap();
     pg.psql_owner(
         DB,
-        "DROP FUNCTION paydesk.approve_beneficiary(bigint, bigint, text);
+        "DROP TRIGGER journal_w_sent_claim ON paydesk.journal;
+         DROP FUNCTION paydesk.journal_w_sent_claim();
+         ALTER TABLE paydesk.journal DROP COLUMN sent_claim, DROP COLUMN refused_on_send;
+         DROP FUNCTION paydesk.approve_beneficiary(bigint, bigint, text);
          ALTER TABLE paydesk.beneficiaries DROP CONSTRAINT beneficiaries_printable_r6;
          DROP INDEX paydesk.request_rows_added;
          DROP TRIGGER journal_sends_kept ON paydesk.journal;

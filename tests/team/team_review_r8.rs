@@ -236,11 +236,24 @@ fn a_signer_moves_no_send_time_and_the_owners_void_sticks() {
             "SELECT paydesk.journal_void({in_flight}, 'the order list has no such payout', force => true)"
         ),
     );
-    // A planted "accepted" payout without a trade number is voided as it is.
+    // A planted "accepted" payout without a trade number is voided with force too
+    // (review r10 R10-9: accepted, its money may have left; a top-up never has one).
     let planted = id_of(&pg, "R8-2-B");
+    assert!(
+        pg.psql_owner(
+            common::team::DB,
+            &format!("SELECT paydesk.journal_void({planted}, 'planted: not in the order list')")
+        )
+        .unwrap_err()
+        .to_string()
+        .contains("its money may have left"),
+        "an accepted entry voided without force"
+    );
     owner_sql(
         &pg,
-        &format!("SELECT paydesk.journal_void({planted}, 'planted: not in the order list')"),
+        &format!(
+            "SELECT paydesk.journal_void({planted}, 'planted: not in the order list', force => true)"
+        ),
     );
     assert_eq!(
         owner_sql(
@@ -527,10 +540,22 @@ fn a_signer_changes_no_status_without_its_own_claim() {
     journal
         .not_found_yet(id, &lookup, 0, "not listed yet")
         .unwrap();
+    // Released, the claim is a member's to take (visible to every member), and a status
+    // changes under it; never to refused (review r10 R10-2: only the owner's void
+    // refuses an unknown entry).
+    refused(
+        sql(
+            &pg,
+            "sid",
+            &format!("UPDATE paydesk.journal SET status = 'rejected', {MINE} WHERE id = {id}"),
+        ),
+        "an unknown entry refused by a member",
+        "only the team database's owner refuses it",
+    );
     sql(
         &pg,
         "sid",
-        &format!("UPDATE paydesk.journal SET status = 'rejected', {MINE} WHERE id = {id}"),
+        &format!("UPDATE paydesk.journal SET status = 'accepted', {MINE} WHERE id = {id}"),
     )
     .unwrap();
     assert_eq!(
@@ -540,7 +565,7 @@ fn a_signer_changes_no_status_without_its_own_claim() {
                 "SELECT status || ' ' || (claimed_by LIKE 'pg:%:psql') FROM paydesk.journal WHERE id = {id}"
             )
         ),
-        "rejected true"
+        "accepted true"
     );
 }
 

@@ -108,21 +108,33 @@ fn taken_up_again(pg: &TestPg, id: i64) {
     .unwrap();
 }
 
-/// Signer sam's psql marks entry `no` refused, with a code and a message, under a claim
-/// of its own, then gives the claim up, in one session (its claim is never left live).
+/// Entry `no` marked refused by hand, with a code and a message. Signer sam's psql is
+/// refused that since schema 0041 (review r10 R10-2: no member refuses an unknown
+/// entry, only the claim that sent it refuses a sending one), so the flip is written as
+/// one written before 0041 was (the database's superuser, the triggers off; the entries
+/// refused then count as their senders' refusals): the worker must not trust it either.
 fn flipped_by_sam(pg: &TestPg, no: &str) {
-    sql(
-        pg,
-        "sam",
+    let flip = format!(
+        "UPDATE paydesk.journal SET status = 'rejected', code = 'E_X', message = 'refused', {MINE} \
+         WHERE mer_order_no = '{no}'"
+    );
+    let refused = sql(pg, "sam", &flip).unwrap_err();
+    assert!(
+        refused.contains("refused only by the claim that sent it")
+            || refused.contains("only the team database's owner refuses it"),
+        "{refused}"
+    );
+    pg.psql_super(
+        DB,
         &format!(
-            "UPDATE paydesk.journal SET status = 'rejected', code = 'E_X', message = 'refused', {MINE} \
-             WHERE mer_order_no = '{no}';
-             UPDATE paydesk.journal SET claimed_by = NULL, claimed_until = NULL WHERE mer_order_no = '{no}';
-             SELECT status FROM paydesk.journal WHERE mer_order_no = '{no}'"
+            "SET session_replication_role = replica;
+             UPDATE paydesk.journal SET status = 'rejected', code = 'E_X', message = 'refused',
+                    claimed_by = NULL, claimed_until = NULL, refused_on_send = true
+              WHERE mer_order_no = '{no}';"
         ),
     )
-    .map(|out| assert!(out.ends_with("rejected"), "{out}"))
     .unwrap();
+    assert_eq!(journal(pg, no, "status"), "rejected");
 }
 
 fn journal(pg: &TestPg, no: &str, what: &str) -> String {
@@ -169,7 +181,8 @@ async fn a_listed_order_in_a_failed_state_proves_the_refusal() {
         &w.pg,
         id,
         "R9-7",
-        "status = 'rejected', trade_no = NULL, code = 'E2001', message = 'refused by the bank'",
+        // The honest worker's finish (under the claim that sent it) wrote the refusal.
+        "status = 'rejected', refused_on_send = true, trade_no = NULL, code = 'E2001', message = 'refused by the bank'",
     );
     let again = team::execute_next(&w.desk, &sam).await.unwrap().unwrap();
     let r = row(&w.pg, id);

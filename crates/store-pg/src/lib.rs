@@ -682,6 +682,7 @@ pub const TEAM_MIGRATIONS: &[TeamMigration] = &[
     team_migration!("0038_review_r8b"),
     team_migration!("0039_review_r8c"),
     team_migration!("0040_review_r9"),
+    team_migration!("0041_review_r10"),
 ];
 
 /// Who may run `team init`: the database's owner, with CREATEROLE, never a superuser.
