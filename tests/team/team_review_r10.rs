@@ -389,3 +389,72 @@ fn a_signer_moves_no_entrys_time_out_of_the_duplicate_window() {
     let ahead = at(&pg) - db_ms(&pg);
     assert!(ahead <= 300_000, "moved {ahead} ms ahead");
 }
+
+/// R10-1 with the signer's own worker: signer sam's psql holds its request's row failed
+/// (uncommitted) while sam's worker takes the request up and journals the row. The
+/// journaling waits for the row, sees it failed, and nothing is sent: the row failed
+/// (requestable again) is never a payout that left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workers_journaling_waits_for_a_row_failed_by_hand_and_sends_nothing() {
+    use paydesk_core::forms::{PayoutForm, PayoutKind};
+    use paydesk_core::{Desk, Endpoint, Profile};
+    use paydesk_team as team;
+
+    let pg = common::team::team_db_of(
+        Options::default(),
+        &[
+            ("mark", TeamRole::Maker),
+            ("ann", TeamRole::Approver),
+            ("sam", TeamRole::Signer),
+        ],
+        "0",
+    );
+    let f = common::Fixture::new("r10race").await;
+    let p = f.home.get(&f.name).unwrap();
+    f.home
+        .put(Profile {
+            team: Some(common::team::cfg(&pg, "sam")),
+            ..p
+        })
+        .unwrap();
+    f.secrets
+        .set_team_password(&f.name, common::team::PASSWORD)
+        .unwrap();
+    let desk = Desk::open(&f.home, f.secrets.clone(), &f.name, Endpoint::Profile).unwrap();
+    let mut form = PayoutForm::new(PayoutKind::Clabe, "R10-1-W", "100", "MXN");
+    form.clabe = common::team::CLABE.into();
+    let id = common::team::member(&pg, "mark")
+        .request_payout(&form)
+        .unwrap()
+        .id;
+    common::team::member(&pg, "ann").approve(id).unwrap();
+    // Sam's psql takes the request (its claim gone with that session), then another of
+    // its sessions fails the row and holds it 3 s.
+    sql(&pg, "sam", &common::team::claim_request_sql("R10-1-W")).unwrap();
+    let sam = common::team::member(&pg, "sam");
+    let pg_ref = &pg;
+    let held = std::thread::scope(|s| {
+        let held = s.spawn(move || {
+            sql(
+                pg_ref,
+                "sam",
+                &format!(
+                    "BEGIN; {}; SELECT pg_sleep(3); COMMIT;",
+                    outcome_sql("R10-1-W", "failed")
+                ),
+            )
+        });
+        std::thread::sleep(Duration::from_millis(500));
+        let rt = tokio::runtime::Handle::current();
+        let _ = tokio::task::block_in_place(|| rt.block_on(team::execute_next(&desk, &sam)));
+        held.join().unwrap()
+    });
+    held.unwrap();
+    assert_eq!(row_status(&pg, "R10-1-W"), "failed");
+    assert_eq!(entry_status(&pg, "R10-1-W"), "none");
+    assert_eq!(
+        f.running.sandbox.orders_numbered(common::MER, "R10-1-W"),
+        0,
+        "nothing was sent"
+    );
+}
