@@ -61,9 +61,26 @@ pub fn team_db_of(
 
 /// Runs `q` with psql as member `user` (their own password): its output, trimmed, or
 /// the database's refusal.
+///
+/// A statement that takes a journal entry's claim for its session (`'pg:' ||
+/// pg_backend_pid()`) returns once that session's server process has gone: the
+/// database holds a claim as another session's while its process lives (schema 0038),
+/// and on a loaded machine psql's server process can outlive psql itself by a moment,
+/// so the test's next psql session would meet its own previous claim as another's.
 pub fn sql(pg: &TestPg, user: &str, q: &str) -> Result<String, String> {
-    pg.psql_as(user, PASSWORD, DB, q)
-        .map(|s| s.trim().to_string())
+    let out = pg
+        .psql_as(user, PASSWORD, DB, q)
+        .map(|s| s.trim().to_string());
+    if q.contains("pg_backend_pid()") {
+        let gone = format!(
+            "SELECT count(*) FROM pg_stat_activity WHERE usename = '{user}' AND application_name = 'psql'"
+        );
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        while owner_sql(pg, &gone) != "0" && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    out
 }
 
 /// Runs `q` with psql as the database's owner: its output, trimmed.
