@@ -899,7 +899,7 @@ fn a_send_time_never_runs_far_ahead_and_the_owner_voids_a_poisoned_entry() {
     owner_sql(
         &pg,
         &format!(
-            "SELECT paydesk.journal_void({id}, 'planted by a signer: the order list has no such payout')"
+            "SELECT paydesk.journal_void({id}, 'planted by a signer: the order list has no such payout', force => true)"
         ),
     );
     assert_eq!(
